@@ -1,0 +1,128 @@
+#include "api/api.hpp"
+
+#include <functional>
+
+#include "api/job.hpp"
+#include "core/error.hpp"
+#include "core/version.hpp"
+#include "presets/preset_store.hpp"
+#include "scenario/scenario.hpp"
+
+namespace sightline::api {
+
+namespace {
+
+std::string ok_envelope(json result) {
+  json e = {{"ok", true}, {"result", std::move(result)}, {"warnings", json::array()}};
+  return e.dump();
+}
+
+std::string error_envelope(const std::string& code, const std::string& path, const std::string& message) {
+  json e = {{"ok", false}, {"error", {{"code", code}, {"path", path}, {"message", message}}}};
+  return e.dump();
+}
+
+// Runs `body`, turning every exception into an error envelope.
+std::string guarded(const std::function<json()>& body) {
+  try {
+    return ok_envelope(body());
+  } catch (const SightlineError& e) {
+    return error_envelope(e.code(), e.path(), e.what());
+  } catch (const std::bad_alloc&) {
+    return error_envelope(error_code::kInternal, "", "out of memory");
+  } catch (const std::exception& e) {
+    return error_envelope(error_code::kInternal, "", std::string("internal error: ") + e.what());
+  } catch (...) {
+    return error_envelope(error_code::kInternal, "", "internal error");
+  }
+}
+
+constexpr int64_t kRunAllUnits = int64_t{1} << 62;
+
+}  // namespace
+
+std::string run_scenario(const std::string& scenario_json) {
+  return guarded([&] {
+    Scenario s = read_scenario(parse_json_text(scenario_json));
+    auto job = make_job(s);
+    while (!job->step(kRunAllUnits)) {
+    }
+    return job->result();
+  });
+}
+
+std::string validate_scenario(const std::string& scenario_json) {
+  return guarded([&] { return scenario_to_json(read_scenario(parse_json_text(scenario_json))); });
+}
+
+std::string list_presets(const std::string& kind) {
+  return guarded([&] {
+    if (kind.empty()) return json(preset_kinds());
+    bool known = false;
+    for (const auto& k : preset_kinds()) known = known || k == kind;
+    if (!known) {
+      std::string kinds;
+      for (const auto& k : preset_kinds()) kinds += (kinds.empty() ? "" : ", ") + k;
+      fail(error_code::kInvalidValue, "", "unknown preset kind '" + kind + "'; known: " + kinds);
+    }
+    json arr = json::array();
+    for (const json* p : sightline::list_presets(kind)) arr.push_back(*p);
+    return arr;
+  });
+}
+
+std::string get_preset(const std::string& kind, const std::string& id) {
+  return guarded([&] { return require_preset(kind, id, ""); });
+}
+
+std::string version() {
+  return guarded([] {
+    return json{{"engine_version", kEngineVersion},
+                {"scenario_schema_version", kScenarioSchemaVersion},
+                {"result_schema_version", kResultSchemaVersion}};
+  });
+}
+
+Engine::Engine() = default;
+Engine::~Engine() = default;
+
+std::string Engine::start(const std::string& scenario_json) {
+  return guarded([&] {
+    Scenario s = read_scenario(parse_json_text(scenario_json));
+    const int handle = next_handle_++;
+    jobs_[handle] = make_job(s);
+    return json{{"handle", handle}};
+  });
+}
+
+namespace {
+Job& find_job(std::map<int, std::unique_ptr<Job>>& jobs, int handle) {
+  auto it = jobs.find(handle);
+  if (it == jobs.end()) fail(error_code::kUnknownHandle, "", "no run with handle " + std::to_string(handle));
+  return *it->second;
+}
+}  // namespace
+
+std::string Engine::step(int handle, int max_units) {
+  return guarded([&] {
+    Job& job = find_job(jobs_, handle);
+    const bool done = job.step(max_units < 1 ? 1 : max_units);
+    return json{{"done", done}, {"progress", job.progress()}};
+  });
+}
+
+std::string Engine::result(int handle) {
+  return guarded([&] {
+    Job& job = find_job(jobs_, handle);
+    if (job.progress() < 1.0) fail(error_code::kConstraint, "", "run " + std::to_string(handle) + " is not finished");
+    json r = job.result();
+    jobs_.erase(handle);
+    return r;
+  });
+}
+
+std::string Engine::cancel(int handle) {
+  return guarded([&] { return json{{"cancelled", jobs_.erase(handle) > 0}}; });
+}
+
+}  // namespace sightline::api

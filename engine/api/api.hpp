@@ -1,0 +1,40 @@
+#pragma once
+// The engine's public API: JSON text in, JSON envelope out. The CLI, the wasm
+// bindings and the tests all go through these functions.
+//   success: {"ok":true,"result":...,"warnings":[...]}
+//   failure: {"ok":false,"error":{"code":...,"path":...,"message":...}}
+// No exception escapes.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+
+namespace sightline {
+
+class Job;
+
+namespace api {
+
+std::string run_scenario(const std::string& scenario_json);
+std::string validate_scenario(const std::string& scenario_json);  // result: the resolved scenario
+std::string list_presets(const std::string& kind);                // kind "" lists the kinds
+std::string get_preset(const std::string& kind, const std::string& id);
+std::string version();
+
+// Sliced runs for callers that must stay responsive (the web worker).
+class Engine {
+ public:
+  Engine();
+  ~Engine();
+  std::string start(const std::string& scenario_json);    // result: {"handle": n}
+  std::string step(int handle, int max_units);             // result: {"done": b, "progress": x}
+  std::string result(int handle);                          // result: the run's result; frees the handle
+  std::string cancel(int handle);                          // result: {"cancelled": b}
+
+ private:
+  std::map<int, std::unique_ptr<Job>> jobs_;
+  int next_handle_ = 1;
+};
+
+}  // namespace api
+}  // namespace sightline

@@ -1,0 +1,120 @@
+#include "infer/latency_job.hpp"
+
+#include <algorithm>
+
+#include "core/version.hpp"
+#include "mem/inference_memory.hpp"
+#include "model/param_count.hpp"
+
+namespace sightline {
+
+LatencyJob::LatencyJob(Scenario scenario) : s_(std::move(scenario)) {
+  const auto& sv = *s_.serving;
+  ctx_.gpu = &s_.hardware.gpu;
+  // TP stays inside a node (validated); PP stages cross nodes when a node holds fewer GPUs than the pipeline.
+  if (s_.hardware.intra_node) ctx_.tp_link = &*s_.hardware.intra_node;
+  const bool pp_crosses_nodes = s_.hardware.nodes > 1;
+  ctx_.pp_link = pp_crosses_nodes && s_.hardware.inter_node ? &*s_.hardware.inter_node : ctx_.tp_link;
+  // One unit for the prefill, one per decode step.
+  total_units_ = 1 + (sv.workload.output_tokens - 1);
+}
+
+StepCost LatencyJob::price(const BatchShape& batch) const {
+  const auto& sv = *s_.serving;
+  return price_step(build_forward_step(s_.model, s_.precision, sv.parallelism, batch, sv.attention), cost_model_,
+                    ctx_);
+}
+
+bool LatencyJob::step(int64_t max_units) {
+  const auto& w = s_.serving->workload;
+  for (int64_t n = 0; n < max_units && done_units_ < total_units_; ++n, ++done_units_) {
+    BatchShape batch;
+    if (done_units_ == 0) {
+      batch.seqs.assign(static_cast<size_t>(w.batch_size), SeqChunk{w.prompt_tokens, 0});
+      prefill_ = price(batch);
+    } else {
+      // Decode step i feeds the i-th generated token; the cache holds the prompt and the i-1 tokens before it.
+      batch.seqs.assign(static_cast<size_t>(w.batch_size), SeqChunk{1, w.prompt_tokens + done_units_ - 1});
+      StepCost c = price(batch);
+      decode_time_s_ += c.time_s;
+      decode_breakdown_.add(c);
+    }
+  }
+  return done_units_ >= total_units_;
+}
+
+double LatencyJob::progress() const {
+  return total_units_ > 0 ? static_cast<double>(done_units_) / static_cast<double>(total_units_) : 1.0;
+}
+
+json LatencyJob::result() const {
+  const auto& sv = *s_.serving;
+  const auto& w = sv.workload;
+  const double decode_steps = static_cast<double>(w.output_tokens - 1);
+  const double ttft_s = prefill_.time_s;
+  const double e2e_s = ttft_s + decode_time_s_;
+  const double tpot_s = decode_steps > 0 ? decode_time_s_ / decode_steps : 0.0;
+  const double batch = static_cast<double>(w.batch_size);
+
+  const ParamCounts params = count_params(s_.model);
+  InferenceMemory mem;
+  mem.capacity_GiB = s_.hardware.gpu.memory_GiB;
+  mem.weights_GiB = weight_bytes_per_gpu(s_.model, s_.precision, sv.parallelism) / kBytesPerGiB;
+  mem.kv_cache_GiB = kv_bytes_per_token_per_gpu(s_.model, s_.precision, sv.parallelism.tp,
+                                                s_.model.num_layers / sv.parallelism.pp) *
+                     batch * static_cast<double>(w.prompt_tokens + w.output_tokens) / kBytesPerGiB;
+  mem.activations_GiB = activation_peak_bytes(s_.model, s_.precision, sv.parallelism.tp,
+                                              w.batch_size * w.prompt_tokens, w.batch_size) / kBytesPerGiB;
+  mem.runtime_overhead_GiB = sv.runtime_overhead_GiB;
+  mem.free_GiB = mem.capacity_GiB - mem.weights_GiB - mem.kv_cache_GiB - mem.activations_GiB - mem.runtime_overhead_GiB;
+
+  // Physical floors for orientation: every weight a decode step reads (all but
+  // an untied embedding table, of which only the batch's rows are gathered), at
+  // full HBM bandwidth on every pipeline stage in turn; all prefill FLOPs at dense peak.
+  const double act_b = dtype_bytes(s_.precision.activations == Dtype::FP8 ? Dtype::BF16 : s_.precision.activations);
+  const double unread_embedding_bytes =
+      s_.model.tied_embeddings ? 0.0 : static_cast<double>(params.embedding) * act_b / sv.parallelism.tp;
+  const double weight_read_floor_s = (mem.weights_GiB * kBytesPerGiB - unread_embedding_bytes) /
+                                     (s_.hardware.gpu.hbm_bandwidth_GBps * 1e9) * sv.parallelism.pp;
+  double prefill_flops = 0;
+  for (const auto& p : prefill_.parts) prefill_flops += p.flops;
+  const double peak = s_.hardware.gpu.peak_tflops_for(s_.precision.activations);
+
+  BreakdownAccumulator prefill_breakdown;
+  prefill_breakdown.add(prefill_);
+
+  json r;
+  r["schema_version"] = kResultSchemaVersion;
+  r["engine_version"] = kEngineVersion;
+  r["seed"] = s_.seed;
+  r["kind"] = "serving_latency";
+  r["cost_tier"] = cost_model_.tier();
+  r["scenario"] = {{"id", s_.id}, {"title", s_.title}};
+  r["model"] = {{"id", s_.model.id},
+                {"name", s_.model.name},
+                {"params_B", static_cast<double>(params.total) / 1e9},
+                {"active_params_B", static_cast<double>(params.active) / 1e9}};
+  r["deployment"] = {{"gpu", s_.hardware.gpu.id},
+                     {"gpus", sv.parallelism.tp * sv.parallelism.pp},
+                     {"tp", sv.parallelism.tp},
+                     {"pp", sv.parallelism.pp},
+                     {"weights", dtype_name(s_.precision.weights)},
+                     {"kv_cache", dtype_name(s_.precision.kv_cache)}};
+  r["workload"] = {{"prompt_tokens", w.prompt_tokens},
+                   {"output_tokens", w.output_tokens},
+                   {"batch_size", w.batch_size}};
+  r["metrics"] = {{"ttft_ms", ttft_s * 1e3},
+                  {"tpot_ms", tpot_s * 1e3},
+                  {"e2e_ms", e2e_s * 1e3},
+                  {"output_tokens_per_s", batch * static_cast<double>(w.output_tokens) / e2e_s},
+                  {"decode_tokens_per_s", tpot_s > 0 ? batch / tpot_s : 0.0},
+                  {"prefill_tokens_per_s", batch * static_cast<double>(w.prompt_tokens) / ttft_s}};
+  r["floors"] = {{"decode_weight_read_ms", weight_read_floor_s * 1e3},
+                 {"prefill_compute_ms", peak > 0 ? prefill_flops / (peak * 1e12) * 1e3 : 0.0}};
+  r["memory_per_gpu"] = mem.to_json();
+  r["breakdown"] = {{"prefill", prefill_breakdown.to_json(1)},
+                    {"decode_per_step", decode_breakdown_.to_json(decode_steps)}};
+  return r;
+}
+
+}  // namespace sightline

@@ -1,0 +1,31 @@
+#pragma once
+// Latency of one batch of identical requests on one deployment, with no queue:
+// a prefill step for the whole batch, then one decode step per output token,
+// each priced operator by operator at its exact KV length.
+#include "api/job.hpp"
+#include "perf/kernel_cost.hpp"
+#include "perf/step_cost.hpp"
+
+namespace sightline {
+
+class LatencyJob : public Job {
+ public:
+  explicit LatencyJob(Scenario scenario);
+  bool step(int64_t max_units) override;
+  double progress() const override;
+  json result() const override;
+
+ private:
+  StepCost price(const BatchShape& batch) const;
+
+  Scenario s_;
+  RooflineCostModel cost_model_;
+  CostContext ctx_;
+  int64_t total_units_ = 0;
+  int64_t done_units_ = 0;
+  StepCost prefill_;
+  double decode_time_s_ = 0;
+  BreakdownAccumulator decode_breakdown_;
+};
+
+}  // namespace sightline

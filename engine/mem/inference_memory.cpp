@@ -1,0 +1,54 @@
+#include "mem/inference_memory.hpp"
+
+#include <algorithm>
+
+#include "model/param_count.hpp"
+
+namespace sightline {
+
+double weight_bytes_per_gpu(const ModelArch& m, const Precision& p, const ParallelLayout& layout) {
+  const ParamCounts c = count_params(m);
+  const double act_b = dtype_bytes(p.activations == Dtype::FP8 ? Dtype::BF16 : p.activations);
+  const double w_b = dtype_bytes(p.weights, is_integer_weight_only(p.weights) ? p.weight_group_size : 0);
+  const double tp = layout.tp;
+  auto layer_bytes = [&](const LayerParams& l) {
+    // Norm weights are replicated on every rank; the rest is sharded.
+    return (static_cast<double>(l.attention + l.mlp) * w_b) / tp + static_cast<double>(l.norms) * act_b;
+  };
+  // MLA's latent projections are not sharded by head in practice, but they are
+  // small; the per-head projections dominate and are sharded.
+  const double dense_layers = m.num_dense_layers();
+  const double moe_layers = m.num_moe_layers();
+  const double all_layers = dense_layers * layer_bytes(c.dense_layer) +
+                            moe_layers * layer_bytes(c.moe_layer);
+  const double per_stage_layers = all_layers / layout.pp;
+  const double embedding = static_cast<double>(c.embedding) * act_b / tp;
+  const double head = static_cast<double>(c.lm_head + c.final_norm) * act_b / tp;
+  if (layout.pp == 1) return per_stage_layers + embedding + head;
+  return per_stage_layers + std::max(embedding, head);
+}
+
+double activation_peak_bytes(const ModelArch& m, const Precision& p, int tp, int64_t tokens, int64_t logit_rows) {
+  const ShardDims d = shard_dims(m, tp);
+  const double a = dtype_bytes(p.activations);
+  const double t = static_cast<double>(tokens);
+  const double h = static_cast<double>(m.hidden_size);
+  const int64_t inter = m.is_moe() ? std::max(d.intermediate, d.expert_intermediate * m.moe.top_k) : d.intermediate;
+  const double up = (m.gated_mlp ? 2.0 : 1.0) * static_cast<double>(inter);
+  // Residual stream + normed input, the up projection's output and the activation output.
+  const double mlp_peak = t * (2.0 * h + up + static_cast<double>(inter)) * a;
+  // Residual + normed input + q, k, v + attention output.
+  const double qkv = static_cast<double>(d.heads + 2 * d.kv_heads) * m.qk_head_dim();
+  const double attn_peak = t * (2.0 * h + qkv + static_cast<double>(d.heads) * m.v_head_dim()) * a;
+  // fp32 logits and probabilities for the rows that are sampled.
+  const double logits = static_cast<double>(logit_rows) * static_cast<double>(m.vocab_size) * 4.0 * 2.0;
+  return std::max(mlp_peak, attn_peak) + logits;
+}
+
+json InferenceMemory::to_json() const {
+  return {{"capacity_GiB", capacity_GiB},   {"weights_GiB", weights_GiB},
+          {"kv_cache_GiB", kv_cache_GiB},   {"activations_GiB", activations_GiB},
+          {"runtime_overhead_GiB", runtime_overhead_GiB}, {"free_GiB", free_GiB}};
+}
+
+}  // namespace sightline

@@ -1,0 +1,33 @@
+#pragma once
+// Per-GPU memory of an inference deployment: weights, KV cache, transient
+// activations and the runtime's own reservation. Reported in GiB.
+#include <cstdint>
+
+#include "core/json_reader.hpp"
+#include "model/architecture.hpp"
+#include "model/operators.hpp"
+
+namespace sightline {
+
+inline constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
+
+// Weight bytes held by the most loaded GPU (the pipeline stage with the
+// embedding or the LM head). Linear layers use the weight dtype; embeddings,
+// LM head and norms stay in the activation dtype, as quantized checkpoints keep them.
+double weight_bytes_per_gpu(const ModelArch& m, const Precision& p, const ParallelLayout& layout);
+
+// Peak transient activation bytes of one forward step of `tokens` new tokens
+// producing logits for `logit_rows` rows: the live tensors at the MLP peak.
+double activation_peak_bytes(const ModelArch& m, const Precision& p, int tp, int64_t tokens, int64_t logit_rows);
+
+struct InferenceMemory {
+  double capacity_GiB = 0;
+  double weights_GiB = 0;
+  double kv_cache_GiB = 0;
+  double activations_GiB = 0;
+  double runtime_overhead_GiB = 0;
+  double free_GiB = 0;
+  json to_json() const;
+};
+
+}  // namespace sightline

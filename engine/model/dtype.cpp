@@ -1,0 +1,50 @@
+#include "model/dtype.hpp"
+
+#include <stdexcept>
+
+namespace sightline {
+
+const std::vector<std::string>& dtype_names() {
+  static const std::vector<std::string> names = {"fp32", "bf16", "fp16", "fp8", "int8", "int4"};
+  return names;
+}
+
+Dtype parse_dtype(const std::string& name) {
+  if (name == "fp32") return Dtype::FP32;
+  if (name == "bf16") return Dtype::BF16;
+  if (name == "fp16") return Dtype::FP16;
+  if (name == "fp8") return Dtype::FP8;
+  if (name == "int8") return Dtype::INT8;
+  if (name == "int4") return Dtype::INT4;
+  throw std::logic_error("parse_dtype: unchecked name " + name);
+}
+
+std::string dtype_name(Dtype d) {
+  switch (d) {
+    case Dtype::FP32: return "fp32";
+    case Dtype::BF16: return "bf16";
+    case Dtype::FP16: return "fp16";
+    case Dtype::FP8: return "fp8";
+    case Dtype::INT8: return "int8";
+    case Dtype::INT4: return "int4";
+  }
+  return "?";
+}
+
+double dtype_bytes(Dtype d, int group_size) {
+  double base = 0;
+  switch (d) {
+    case Dtype::FP32: return 4.0;
+    case Dtype::BF16:
+    case Dtype::FP16: return 2.0;
+    case Dtype::FP8: return 1.0;
+    case Dtype::INT8: base = 1.0; break;
+    case Dtype::INT4: base = 0.5; break;
+  }
+  // fp16 scale + fp16 zero point per group of `group_size` weights.
+  return group_size > 0 ? base + 4.0 / group_size : base;
+}
+
+bool is_integer_weight_only(Dtype d) { return d == Dtype::INT8 || d == Dtype::INT4; }
+
+}  // namespace sightline

@@ -1,0 +1,417 @@
+#include "model/operators.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace sightline {
+
+std::string op_family_name(OpFamily f) {
+  switch (f) {
+    case OpFamily::Gemm: return "gemm";
+    case OpFamily::AttentionPrefill: return "attention_prefill";
+    case OpFamily::AttentionDecode: return "attention_decode";
+    case OpFamily::Norm: return "norm";
+    case OpFamily::Elementwise: return "elementwise";
+    case OpFamily::Rope: return "rope";
+    case OpFamily::KvCacheWrite: return "kv_cache_write";
+    case OpFamily::Embedding: return "embedding";
+    case OpFamily::MoeRouter: return "moe_router";
+    case OpFamily::Collective: return "collective";
+    case OpFamily::Sampling: return "sampling";
+  }
+  return "?";
+}
+
+std::string collective_name(CollectiveKind k) {
+  switch (k) {
+    case CollectiveKind::AllReduce: return "all_reduce";
+    case CollectiveKind::AllGather: return "all_gather";
+    case CollectiveKind::ReduceScatter: return "reduce_scatter";
+    case CollectiveKind::AllToAll: return "all_to_all";
+    case CollectiveKind::SendRecv: return "send_recv";
+    case CollectiveKind::Broadcast: return "broadcast";
+  }
+  return "?";
+}
+
+int64_t BatchShape::total_new_tokens() const {
+  int64_t t = 0;
+  for (const auto& s : seqs) t += s.new_tokens;
+  return t;
+}
+
+ShardDims shard_dims(const ModelArch& m, int tp) {
+  ShardDims d;
+  d.heads = m.num_heads / tp;
+  // With more TP ranks than KV heads, each rank keeps a replica of one KV head.
+  d.kv_heads = std::max(1, m.num_kv_heads / tp);
+  d.intermediate = (m.intermediate_size + tp - 1) / tp;
+  d.expert_intermediate = (m.moe.expert_intermediate_size + tp - 1) / tp;
+  d.vocab = (m.vocab_size + tp - 1) / tp;
+  return d;
+}
+
+double kv_bytes_per_token_per_gpu(const ModelArch& m, const Precision& p, int tp, int layers) {
+  double elements;
+  if (m.mla.enabled) {
+    elements = static_cast<double>(m.kv_elements_per_token_per_layer());  // latent is replicated per rank
+  } else {
+    elements = 2.0 * shard_dims(m, tp).kv_heads * m.head_dim;
+  }
+  return elements * layers * dtype_bytes(p.kv_cache);
+}
+
+namespace {
+
+// x^n by repeated squaring: exact-order multiplications only, so native and
+// wasm agree bit for bit (libm pow need not).
+double ipow(double x, int64_t n) {
+  double result = 1.0;
+  while (n > 0) {
+    if (n & 1) result *= x;
+    x *= x;
+    n >>= 1;
+  }
+  return result;
+}
+
+class StepBuilder {
+ public:
+  StepBuilder(const ModelArch& m, const Precision& p, const ParallelLayout& layout, const BatchShape& batch,
+              AttentionImpl attention)
+      : m_(m), p_(p), layout_(layout), batch_(batch), attention_(attention), dims_(shard_dims(m, layout.tp)) {
+    tokens_ = batch.total_new_tokens();
+    act_bytes_ = dtype_bytes(p.activations);
+    weight_bytes_ = dtype_bytes(p.weights, is_integer_weight_only(p.weights) ? p.weight_group_size : 0);
+    gemm_dtype_ = gemm_compute_dtype(p);
+  }
+
+  StepOperators build() {
+    add_embedding();
+    const int dense = m_.num_dense_layers();
+    const int moe = m_.num_moe_layers();
+    if (dense > 0) add_layer(dense, false);
+    if (moe > 0) add_layer(moe, true);
+    add_head();
+    if (layout_.pp > 1) {
+      // Activations cross each stage boundary once per step.
+      add_collective("pp_send_recv", CollectiveKind::SendRecv, layout_.pp - 1,
+                     static_cast<double>(tokens_) * m_.hidden_size * act_bytes_, 2);
+    }
+    return std::move(out_);
+  }
+
+ private:
+  static Dtype gemm_compute_dtype(const Precision& p) {
+    // Weight-only integer formats dequantize into the activation dtype;
+    // fp8 weights with fp8 activations use fp8 tensor cores.
+    if (p.activations == Dtype::FP8 && p.weights == Dtype::FP8) return Dtype::FP8;
+    if (p.activations == Dtype::INT8 && p.weights == Dtype::INT8) return Dtype::INT8;
+    return p.activations == Dtype::FP8 ? Dtype::BF16 : p.activations;
+  }
+
+  void add_gemm(const std::string& name, double count, int64_t mm, int64_t nn, int64_t kk, bool bias = false) {
+    Operator op;
+    op.name = name;
+    op.family = OpFamily::Gemm;
+    op.count = count;
+    op.m = mm;
+    op.n = nn;
+    op.k = kk;
+    op.compute_dtype = gemm_dtype_;
+    op.flops = 2.0 * mm * nn * kk + (bias ? static_cast<double>(mm) * nn : 0.0);
+    op.bytes = static_cast<double>(mm) * kk * act_bytes_ + static_cast<double>(kk) * nn * weight_bytes_ +
+               static_cast<double>(mm) * nn * act_bytes_;
+    out_.ops.push_back(op);
+  }
+
+  // Elementwise-like kernels: `elements_read` and `elements_written` in activation dtype.
+  void add_memory_op(const std::string& name, OpFamily family, double count, double elements_read,
+                     double elements_written, double flops_per_element) {
+    Operator op;
+    op.name = name;
+    op.family = family;
+    op.count = count;
+    op.compute_dtype = p_.activations;
+    op.flops = flops_per_element * std::max(elements_read, elements_written);
+    op.bytes = (elements_read + elements_written) * act_bytes_;
+    out_.ops.push_back(op);
+  }
+
+  void add_collective(const std::string& name, CollectiveKind kind, double count, double message_bytes, int group) {
+    Operator op;
+    op.name = name;
+    op.family = OpFamily::Collective;
+    op.count = count;
+    op.collective = kind;
+    op.group_size = group;
+    op.message_bytes = message_bytes;
+    op.bytes = message_bytes;
+    op.compute_dtype = p_.activations;
+    out_.ops.push_back(op);
+  }
+
+  void add_embedding() {
+    const double t = static_cast<double>(tokens_);
+    const double h = static_cast<double>(m_.hidden_size);
+    Operator op;
+    op.name = "emb";
+    op.family = OpFamily::Embedding;
+    op.count = 1;
+    op.compute_dtype = p_.activations;
+    op.bytes = 2.0 * t * h * act_bytes_ + t * 4.0;  // gather rows, write hidden states, read token ids
+    out_.ops.push_back(op);
+    if (m_.position_embedding == "learned") add_memory_op("emb_position", OpFamily::Elementwise, 1, 2 * t * h, t * h, 1);
+    if (layout_.tp > 1)  // vocabulary-parallel embedding: partial rows are summed across ranks
+      add_collective("emb_all_reduce", CollectiveKind::AllReduce, 1, t * h * act_bytes_, layout_.tp);
+  }
+
+  void add_attention_core(double layers) {
+    // Split the batch into sequences still in prefill and pure decodes.
+    double prefill_flops = 0, prefill_bytes = 0, decode_flops = 0, decode_bytes = 0;
+    int64_t prefill_q = 0, prefill_kv = 0, decode_q = 0, decode_kv = 0;
+    const bool mla = m_.mla.enabled;
+    const double heads = dims_.heads;
+    const double kv_b = dtype_bytes(p_.kv_cache);
+    for (const auto& s : batch_.seqs) {
+      const double q = static_cast<double>(s.new_tokens);
+      const double past = static_cast<double>(s.cached_tokens);
+      const double kv_len = past + q;
+      if (s.new_tokens == 1 && s.cached_tokens > 0) {
+        // Decode: one query row per head reads the whole KV cache of the sequence.
+        // MLA decode runs in the latent space (weights absorbed): one shared
+        // latent "head" of width kv_lora + rope.
+        const double qk = mla ? m_.mla.kv_lora_rank + m_.mla.qk_rope_head_dim : m_.head_dim;
+        const double v = mla ? m_.mla.kv_lora_rank : m_.head_dim;
+        const double kv_heads = mla ? 1 : dims_.kv_heads;
+        decode_flops += heads * kv_len * 2.0 * (qk + v);
+        decode_bytes += kv_len * kv_heads * (mla ? qk : qk + v) * kv_b + 2.0 * heads * qk * act_bytes_;
+        decode_q += 1;
+        decode_kv += s.cached_tokens + 1;
+      } else {
+        const double qk = static_cast<double>(m_.qk_head_dim());
+        const double v = static_cast<double>(m_.v_head_dim());
+        const double kv_heads = mla ? heads : dims_.kv_heads;
+        // Causal pairs: each new token attends to the past and to the new tokens before it.
+        const double causal_pairs = q * past + q * (q + 1) / 2;
+        const double full_pairs = q * kv_len;
+        const double pairs = attention_ == AttentionImpl::Flash ? causal_pairs : full_pairs;
+        prefill_flops += heads * pairs * 2.0 * (qk + v);
+        double bytes = q * heads * (qk + v) * act_bytes_ + kv_len * kv_heads * (qk + v) * kv_b;
+        if (attention_ == AttentionImpl::Standard) {
+          // Scores are materialized: S written, read by softmax, P written, read by P·V.
+          bytes += 4.0 * heads * full_pairs * act_bytes_;
+        }
+        prefill_bytes += bytes;
+        prefill_q += s.new_tokens;
+        prefill_kv += s.cached_tokens + s.new_tokens;
+      }
+    }
+    if (prefill_q > 0) {
+      Operator op;
+      op.name = "attn_prefill";
+      op.family = OpFamily::AttentionPrefill;
+      op.count = layers;
+      op.flops = prefill_flops;
+      op.bytes = prefill_bytes;
+      op.compute_dtype = p_.activations == Dtype::FP8 ? Dtype::BF16 : p_.activations;
+      op.q_tokens = prefill_q;
+      op.kv_tokens = prefill_kv;
+      op.heads = dims_.heads;
+      op.kv_heads = mla ? dims_.heads : dims_.kv_heads;
+      op.qk_dim = m_.qk_head_dim();
+      op.v_dim = m_.v_head_dim();
+      out_.ops.push_back(op);
+    }
+    if (decode_q > 0) {
+      Operator op;
+      op.name = "attn_decode";
+      op.family = OpFamily::AttentionDecode;
+      op.count = layers;
+      op.flops = decode_flops;
+      op.bytes = decode_bytes;
+      op.compute_dtype = p_.activations == Dtype::FP8 ? Dtype::BF16 : p_.activations;
+      op.q_tokens = decode_q;
+      op.kv_tokens = decode_kv;
+      op.heads = dims_.heads;
+      op.kv_heads = mla ? 1 : dims_.kv_heads;
+      op.qk_dim = mla ? m_.mla.kv_lora_rank + m_.mla.qk_rope_head_dim : m_.head_dim;
+      op.v_dim = mla ? m_.mla.kv_lora_rank : m_.head_dim;
+      out_.ops.push_back(op);
+    }
+  }
+
+  void add_attention_block(double layers) {
+    const int64_t t = tokens_;
+    const int64_t h = m_.hidden_size;
+    const bool bias = m_.attention_bias || m_.qkv_bias;
+    double rope_elements = 0;
+    double kv_write_elements = 0;
+    if (m_.mla.enabled) {
+      const auto& a = m_.mla;
+      const int64_t qk = a.qk_nope_head_dim + a.qk_rope_head_dim;
+      if (a.q_lora_rank > 0) {
+        add_gemm("attn_q_a_proj", layers, t, a.q_lora_rank, h);
+        add_gemm("attn_q_b_proj", layers, t, dims_.heads * qk, a.q_lora_rank);
+      } else {
+        add_gemm("attn_pre_proj", layers, t, dims_.heads * qk, h);
+      }
+      add_gemm("attn_kv_a_proj", layers, t, a.kv_lora_rank + a.qk_rope_head_dim, h);
+      // Prefill expands the latent into per-head K and V for the tokens attended.
+      int64_t prefill_kv = 0;
+      for (const auto& s : batch_.seqs)
+        if (!(s.new_tokens == 1 && s.cached_tokens > 0)) prefill_kv += s.cached_tokens + s.new_tokens;
+      if (prefill_kv > 0)
+        add_gemm("attn_kv_b_proj", layers, prefill_kv, dims_.heads * (a.qk_nope_head_dim + a.v_head_dim),
+                 a.kv_lora_rank);
+      rope_elements = static_cast<double>(t) * (dims_.heads + 1) * a.qk_rope_head_dim;
+      kv_write_elements = static_cast<double>(t) * (a.kv_lora_rank + a.qk_rope_head_dim);
+    } else {
+      const int64_t q_out = dims_.heads * m_.head_dim;
+      const int64_t kv_out = dims_.kv_heads * m_.head_dim;
+      add_gemm("attn_pre_proj", layers, t, q_out + 2 * kv_out, h, bias);
+      if (m_.position_embedding == "rope") rope_elements = static_cast<double>(t) * (q_out + kv_out);
+      kv_write_elements = static_cast<double>(t) * 2 * kv_out;
+    }
+    if (rope_elements > 0) add_memory_op("attn_rope", OpFamily::Rope, layers, rope_elements, rope_elements, 6);
+    {
+      Operator op;
+      op.name = "kv_cache_write";
+      op.family = OpFamily::KvCacheWrite;
+      op.count = layers;
+      op.compute_dtype = p_.kv_cache;
+      op.bytes = kv_write_elements * (act_bytes_ + dtype_bytes(p_.kv_cache));
+      op.flops = p_.kv_cache == p_.activations ? 0 : kv_write_elements;  // quantize on write
+      out_.ops.push_back(op);
+    }
+    add_attention_core(layers);
+    add_gemm("attn_post_proj", layers, t, h, dims_.heads * m_.v_head_dim(), m_.attention_bias);
+  }
+
+  void add_dense_mlp(double layers, int64_t intermediate_per_gpu) {
+    const int64_t t = tokens_;
+    const int64_t h = m_.hidden_size;
+    const int64_t up = (m_.gated_mlp ? 2 : 1) * intermediate_per_gpu;
+    add_gemm("mlp_up_proj", layers, t, up, h, m_.mlp_bias);
+    add_memory_op("mlp_act", OpFamily::Elementwise, layers, static_cast<double>(t) * up,
+                  static_cast<double>(t) * intermediate_per_gpu, m_.gated_mlp ? 6 : 8);
+    add_gemm("mlp_down_proj", layers, t, h, intermediate_per_gpu, m_.mlp_bias);
+  }
+
+  void add_moe_mlp(double layers) {
+    const int64_t t = tokens_;
+    const int64_t h = m_.hidden_size;
+    const auto& moe = m_.moe;
+    const int64_t e_inter = dims_.expert_intermediate;
+    {
+      Operator op;
+      op.name = "moe_router";
+      op.family = OpFamily::MoeRouter;
+      op.count = layers;
+      op.m = t;
+      op.n = moe.num_experts;
+      op.k = h;
+      op.compute_dtype = p_.activations;
+      op.flops = 2.0 * t * moe.num_experts * h + 8.0 * t * moe.num_experts;  // gate GEMM + softmax/top-k
+      op.bytes = static_cast<double>(t) * h * act_bytes_ + static_cast<double>(h) * moe.num_experts * act_bytes_ +
+                 static_cast<double>(t) * moe.num_experts * 4.0;
+      out_.ops.push_back(op);
+    }
+    // Tokens are gathered per expert and scattered back (top_k copies each).
+    add_memory_op("moe_permute", OpFamily::Elementwise, layers, 2.0 * t * moe.top_k * h, 2.0 * t * moe.top_k * h, 0);
+    // Expected number of distinct experts hit by t tokens under uniform routing:
+    // only their weights are read.
+    const double assignments = static_cast<double>(t) * moe.top_k;
+    const double miss = ipow(1.0 - static_cast<double>(moe.top_k) / moe.num_experts, t);
+    const double experts_hit = std::max(1.0, moe.num_experts * (1.0 - miss));
+    const int64_t tokens_per_expert = static_cast<int64_t>(std::ceil(assignments / experts_hit));
+    const int64_t up = (m_.gated_mlp ? 2 : 1) * e_inter;
+    add_gemm("moe_expert_up_proj", layers * experts_hit, tokens_per_expert, up, h);
+    add_memory_op("moe_expert_act", OpFamily::Elementwise, layers * experts_hit,
+                  static_cast<double>(tokens_per_expert) * up, static_cast<double>(tokens_per_expert) * e_inter, 6);
+    add_gemm("moe_expert_down_proj", layers * experts_hit, tokens_per_expert, h, e_inter);
+    if (moe.num_shared_experts > 0) {
+      const int64_t shared_inter = e_inter * moe.num_shared_experts;
+      add_gemm("moe_shared_up_proj", layers, t, (m_.gated_mlp ? 2 : 1) * shared_inter, h);
+      add_memory_op("moe_shared_act", OpFamily::Elementwise, layers,
+                    static_cast<double>(t) * (m_.gated_mlp ? 2 : 1) * shared_inter,
+                    static_cast<double>(t) * shared_inter, 6);
+      add_gemm("moe_shared_down_proj", layers, t, h, shared_inter);
+    }
+  }
+
+  void add_layer(int layer_count, bool moe_layer) {
+    const double layers = layer_count;
+    const double t = static_cast<double>(tokens_);
+    const double h = static_cast<double>(m_.hidden_size);
+    const double norm_flops = m_.norm == "layernorm" ? 8 : 5;
+    const double hidden_bytes = t * h * act_bytes_;
+    add_memory_op("input_layernorm", OpFamily::Norm, layers, t * h, t * h, norm_flops);
+    add_attention_block(layers);
+    if (!m_.parallel_attn_mlp) {
+      if (layout_.tp > 1) add_collective("attn_all_reduce", CollectiveKind::AllReduce, layers, hidden_bytes, layout_.tp);
+      add_memory_op("post_attention_layernorm", OpFamily::Norm, layers, t * h, t * h, norm_flops);
+    } else if (m_.norm == "layernorm") {
+      add_memory_op("post_attention_layernorm", OpFamily::Norm, layers, t * h, t * h, norm_flops);
+    }
+    if (moe_layer) add_moe_mlp(layers);
+    else add_dense_mlp(layers, dims_.intermediate);
+    if (layout_.tp > 1) add_collective("mlp_all_reduce", CollectiveKind::AllReduce, layers, hidden_bytes, layout_.tp);
+    // Residual additions: attention output and MLP output each join the stream.
+    add_memory_op("add", OpFamily::Elementwise, 2 * layers, 2 * t * h, t * h, 1);
+  }
+
+  void add_head() {
+    const double t = static_cast<double>(tokens_);
+    const double h = static_cast<double>(m_.hidden_size);
+    add_memory_op("final_layernorm", OpFamily::Norm, 1, t * h, t * h, m_.norm == "layernorm" ? 8 : 5);
+    // Logits are needed only for each sequence's last position in this step.
+    int64_t rows = 0;
+    for (const auto& s : batch_.seqs) rows += s.new_tokens > 0 ? 1 : 0;
+    if (rows == 0) return;
+    // The LM head stays in the activation dtype in quantized checkpoints (GPTQ/AWQ/FP8).
+    Operator op;
+    op.name = "lm_head";
+    op.family = OpFamily::Gemm;
+    op.count = 1;
+    op.m = rows;
+    op.n = dims_.vocab;
+    op.k = m_.hidden_size;
+    op.compute_dtype = p_.activations == Dtype::FP8 ? Dtype::BF16 : p_.activations;
+    op.flops = 2.0 * rows * dims_.vocab * h;
+    op.bytes = rows * h * act_bytes_ + static_cast<double>(dims_.vocab) * h * act_bytes_ + rows * dims_.vocab * 4.0;
+    out_.ops.push_back(op);
+    if (layout_.tp > 1)
+      add_collective("logits_all_gather", CollectiveKind::AllGather, 1,
+                     static_cast<double>(rows) * m_.vocab_size * 4.0, layout_.tp);
+    Operator sample;
+    sample.name = "sampling";
+    sample.family = OpFamily::Sampling;
+    sample.count = 1;
+    sample.compute_dtype = Dtype::FP32;
+    sample.flops = 5.0 * rows * m_.vocab_size;
+    sample.bytes = 2.0 * rows * m_.vocab_size * 4.0;  // softmax reads logits, writes probabilities
+    out_.ops.push_back(sample);
+  }
+
+  const ModelArch& m_;
+  const Precision& p_;
+  const ParallelLayout& layout_;
+  const BatchShape& batch_;
+  AttentionImpl attention_;
+  ShardDims dims_;
+  int64_t tokens_ = 0;
+  double act_bytes_ = 2;
+  double weight_bytes_ = 2;
+  Dtype gemm_dtype_ = Dtype::BF16;
+  StepOperators out_;
+};
+
+}  // namespace
+
+StepOperators build_forward_step(const ModelArch& m, const Precision& p, const ParallelLayout& layout,
+                                 const BatchShape& batch, AttentionImpl attention) {
+  return StepBuilder(m, p, layout, batch, attention).build();
+}
+
+}  // namespace sightline

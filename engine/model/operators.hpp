@@ -1,0 +1,100 @@
+#pragma once
+// The operator list of one model step: every kernel a forward pass launches,
+// with its FLOPs, bytes moved and shape. Cost models price these; nothing here
+// knows about time.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/architecture.hpp"
+#include "model/dtype.hpp"
+
+namespace sightline {
+
+enum class OpFamily {
+  Gemm,
+  AttentionPrefill,
+  AttentionDecode,
+  Norm,
+  Elementwise,
+  Rope,
+  KvCacheWrite,
+  Embedding,
+  MoeRouter,
+  Collective,
+  Sampling,
+};
+
+std::string op_family_name(OpFamily f);
+
+enum class CollectiveKind { AllReduce, AllGather, ReduceScatter, AllToAll, SendRecv, Broadcast };
+std::string collective_name(CollectiveKind k);
+
+// One sequence's share of a step: `new_tokens` processed now on top of
+// `cached_tokens` already in the KV cache (decode: new_tokens == 1).
+struct SeqChunk {
+  int64_t new_tokens = 0;
+  int64_t cached_tokens = 0;
+};
+
+struct BatchShape {
+  std::vector<SeqChunk> seqs;
+  int64_t total_new_tokens() const;
+};
+
+enum class AttentionImpl { Flash, Standard };
+
+struct Precision {
+  Dtype weights = Dtype::BF16;
+  Dtype activations = Dtype::BF16;
+  Dtype kv_cache = Dtype::BF16;
+  int weight_group_size = 128;  // int4/int8 weight-only quantization groups
+};
+
+struct ParallelLayout {
+  int tp = 1;
+  int pp = 1;
+};
+
+struct Operator {
+  std::string name;       // e.g. "attn_pre_proj", matching the measured-data columns
+  OpFamily family = OpFamily::Elementwise;
+  double count = 1;       // invocations per step (layers, experts hit, ...)
+  double flops = 0;       // per invocation
+  double bytes = 0;       // per invocation, HBM traffic
+  Dtype compute_dtype = Dtype::BF16;
+  // GEMM shape (C[m,n] = A[m,k] B[k,n]).
+  int64_t m = 0, n = 0, k = 0;
+  // Attention shape (per GPU).
+  int64_t q_tokens = 0, kv_tokens = 0;
+  int heads = 0, kv_heads = 0;
+  int64_t qk_dim = 0, v_dim = 0;
+  // Collective.
+  CollectiveKind collective = CollectiveKind::AllReduce;
+  int group_size = 1;
+  double message_bytes = 0;
+};
+
+struct StepOperators {
+  std::vector<Operator> ops;
+};
+
+// Per-GPU shard sizes under a tensor-parallel layout.
+struct ShardDims {
+  int heads = 0;        // query heads per GPU
+  int kv_heads = 0;     // KV heads per GPU (replicated when tp > num_kv_heads)
+  int64_t intermediate = 0;
+  int64_t expert_intermediate = 0;
+  int64_t vocab = 0;
+};
+ShardDims shard_dims(const ModelArch& m, int tp);
+
+// KV-cache bytes one token occupies on one GPU, over `layers` layers.
+double kv_bytes_per_token_per_gpu(const ModelArch& m, const Precision& p, int tp, int layers);
+
+// The forward operators of one step over the whole model (all pipeline stages
+// in sequence) for one GPU's tensor-parallel shard.
+StepOperators build_forward_step(const ModelArch& m, const Precision& p, const ParallelLayout& layout,
+                                 const BatchShape& batch, AttentionImpl attention);
+
+}  // namespace sightline

@@ -1,0 +1,28 @@
+#include "perf/kernel_cost.hpp"
+
+#include <algorithm>
+
+namespace sightline {
+
+OpCost RooflineCostModel::cost(const Operator& op, const CostContext& ctx) const {
+  OpCost c;
+  if (op.family == OpFamily::Collective) {
+    const InterconnectSpec* link = op.collective == CollectiveKind::SendRecv ? ctx.pp_link : ctx.tp_link;
+    if (link) c.time_s = collective_cost(op.collective, op.message_bytes, op.group_size, *link).time_s;
+    c.bound = "communication";
+    return c;
+  }
+  const GpuSpec& g = *ctx.gpu;
+  // Non-tensor-core work (norms, softmax, sampling) runs on the FP32 units.
+  const bool tensor_core = op.family == OpFamily::Gemm || op.family == OpFamily::AttentionPrefill ||
+                           op.family == OpFamily::AttentionDecode || op.family == OpFamily::MoeRouter;
+  double peak = tensor_core ? g.peak_tflops_for(op.compute_dtype) : g.peak_tflops.fp32;
+  if (peak <= 0) peak = g.peak_tflops.fp16 > 0 ? g.peak_tflops.fp16 : g.peak_tflops.bf16;
+  c.compute_s = op.flops / (peak * 1e12);
+  c.memory_s = op.bytes / (g.hbm_bandwidth_GBps * 1e9);
+  c.time_s = std::max(c.compute_s, c.memory_s);
+  c.bound = c.compute_s >= c.memory_s ? "compute" : "memory";
+  return c;
+}
+
+}  // namespace sightline

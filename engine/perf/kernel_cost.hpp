@@ -1,0 +1,39 @@
+#pragma once
+// Prices operators on a GPU. The roofline tier is the plain physical bound:
+// max(compute at dense peak, traffic at HBM bandwidth). The calibrated tiers of
+// the cost-model issue plug in behind the same interface.
+#include <string>
+
+#include "comm/collectives.hpp"
+#include "hw/hardware.hpp"
+#include "model/operators.hpp"
+
+namespace sightline {
+
+struct OpCost {
+  double time_s = 0;      // per invocation
+  double compute_s = 0;   // FLOPs at peak
+  double memory_s = 0;    // bytes at bandwidth
+  std::string bound;      // "compute", "memory" or "communication"
+};
+
+struct CostContext {
+  const GpuSpec* gpu = nullptr;
+  const InterconnectSpec* tp_link = nullptr;  // link used by tensor-parallel collectives
+  const InterconnectSpec* pp_link = nullptr;  // link between pipeline stages
+};
+
+class KernelCostModel {
+ public:
+  virtual ~KernelCostModel() = default;
+  virtual std::string tier() const = 0;
+  virtual OpCost cost(const Operator& op, const CostContext& ctx) const = 0;
+};
+
+class RooflineCostModel : public KernelCostModel {
+ public:
+  std::string tier() const override { return "roofline"; }
+  OpCost cost(const Operator& op, const CostContext& ctx) const override;
+};
+
+}  // namespace sightline

@@ -1,0 +1,57 @@
+#pragma once
+// A scenario after validation: presets expanded, defaults filled, every
+// cross-field constraint checked. Nothing downstream re-validates input.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "core/json_reader.hpp"
+#include "hw/hardware.hpp"
+#include "model/architecture.hpp"
+#include "model/operators.hpp"
+
+namespace sightline {
+
+inline constexpr int kScenarioSchemaVersion = 1;
+
+struct HardwareSpec {
+  GpuSpec gpu;
+  int gpus_per_node = 1;
+  int nodes = 1;
+  std::optional<InterconnectSpec> intra_node;
+  std::optional<InterconnectSpec> inter_node;
+  int total_gpus() const { return gpus_per_node * nodes; }
+};
+
+struct LatencyWorkload {
+  int64_t prompt_tokens = 0;
+  int64_t output_tokens = 0;
+  int64_t batch_size = 1;
+};
+
+struct ServingSpec {
+  std::string mode = "latency";
+  ParallelLayout parallelism;
+  LatencyWorkload workload;
+  AttentionImpl attention = AttentionImpl::Flash;
+  double runtime_overhead_GiB = 1.0;
+};
+
+struct Scenario {
+  std::string id;
+  std::string title;
+  std::string source;
+  uint64_t seed = 0;
+  ModelArch model;
+  HardwareSpec hardware;
+  Precision precision;
+  std::optional<ServingSpec> serving;
+};
+
+// Parses and validates a scenario document (already parsed JSON).
+Scenario read_scenario(const json& doc);
+
+// The scenario as the engine understood it, with every default made explicit.
+json scenario_to_json(const Scenario& s);
+
+}  // namespace sightline
