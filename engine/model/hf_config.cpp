@@ -154,6 +154,7 @@ ModelArch read_hf_config(const json& config, const std::string& path) {
     fail(error_code::kInvalidValue, pointer_append(path, "model_type"),
          "unsupported model_type '" + type + "'; supported: llama, mistral, mixtral, qwen2, falcon, gpt2, deepseek_v3");
   }
+  if (m.head_dim == 0) m.head_dim = m.hidden_size / m.num_heads;
   check_model(m, path);
   return m;
 }

@@ -1,0 +1,31 @@
+// Embind bindings: plain functions over JSON strings, mirroring engine/api/api.hpp.
+// One Engine instance per module holds the sliced runs of this worker.
+#include <emscripten/bind.h>
+
+#include "api/api.hpp"
+
+namespace {
+
+sightline::api::Engine& engine() {
+  static sightline::api::Engine instance;
+  return instance;
+}
+
+std::string start(const std::string& scenario) { return engine().start(scenario); }
+std::string step(int handle, int max_units) { return engine().step(handle, max_units); }
+std::string result(int handle) { return engine().result(handle); }
+std::string cancel(int handle) { return engine().cancel(handle); }
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(sightline) {
+  emscripten::function("runScenario", &sightline::api::run_scenario);
+  emscripten::function("validateScenario", &sightline::api::validate_scenario);
+  emscripten::function("listPresets", &sightline::api::list_presets);
+  emscripten::function("getPreset", &sightline::api::get_preset);
+  emscripten::function("version", &sightline::api::version);
+  emscripten::function("start", &start);
+  emscripten::function("step", &step);
+  emscripten::function("result", &result);
+  emscripten::function("cancel", &cancel);
+}
