@@ -16,7 +16,7 @@ namespace {
 
 const char* kUsage =
     "usage:\n"
-    "  sightline run FILE|--preset ID [--format table|json|csv]\n"
+    "  sightline run FILE|--preset ID [--format table|json|csv|envelope]\n"
     "  sightline validate FILE\n"
     "  sightline presets [models|gpus|interconnects|scenarios] [--format json]\n"
     "  sightline version\n"
@@ -114,7 +114,8 @@ int cmd_run(const std::vector<std::string>& args) {
     else if (file.empty() && (args[i] == "-" || args[i].rfind("--", 0) != 0)) file = args[i];
     else return usage_error("unexpected argument '" + args[i] + "'");
   }
-  if (format != "table" && format != "json" && format != "csv") return usage_error("unknown format '" + format + "'");
+  if (format != "table" && format != "json" && format != "csv" && format != "envelope")
+    return usage_error("unknown format '" + format + "'");
   if (file.empty() == preset.empty()) return usage_error("run takes exactly one of FILE or --preset ID");
   std::string text;
   if (!preset.empty()) {
@@ -125,8 +126,13 @@ int cmd_run(const std::vector<std::string>& args) {
     std::cerr << "error [io_error] at '': cannot read " << file << "\n";
     return 1;
   }
-  json envelope = json::parse(sightline::api::run_scenario(text));
+  const std::string raw = sightline::api::run_scenario(text);
+  json envelope = json::parse(raw);
   if (!envelope["ok"].get<bool>()) return report_error(envelope);
+  if (format == "envelope") {  // the API's bytes, as the wasm module returns them
+    std::cout << raw << "\n";
+    return 0;
+  }
   const json& r = envelope["result"];
   if (format == "json") {
     std::cout << envelope.dump(2) << "\n";

@@ -1,0 +1,48 @@
+// Golden scenarios: tests/golden/<name>.json is a scenario, <name>.expected.json
+// the metrics the real CLI produced when the golden was last reviewed.
+// Regenerate after an intended model change with:
+//   SIGHTLINE_REGENERATE=1 node --test tests/cli/golden.test.mjs
+// and review the diff before committing it.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { cliPath, repoRoot } from '../wasm/wasm_module.mjs';
+
+const goldenDir = path.join(repoRoot, 'tests', 'golden');
+const relTolerance = 1e-9;
+const regenerate = process.env.SIGHTLINE_REGENERATE === '1';
+
+function pick(result) {
+  return { metrics: result.metrics, memory_per_gpu: result.memory_per_gpu, cost_tier: result.cost_tier };
+}
+
+function compare(actual, expected, where) {
+  if (typeof expected === 'number') {
+    const tol = relTolerance * Math.max(1, Math.abs(expected));
+    assert.ok(Math.abs(actual - expected) <= tol, `${where}: ${actual} != ${expected}`);
+  } else if (expected && typeof expected === 'object') {
+    assert.deepEqual(Object.keys(actual).sort(), Object.keys(expected).sort(), `${where}: keys differ`);
+    for (const k of Object.keys(expected)) compare(actual[k], expected[k], `${where}.${k}`);
+  } else {
+    assert.equal(actual, expected, where);
+  }
+}
+
+const cases = readdirSync(goldenDir).filter((f) => f.endsWith('.json') && !f.endsWith('.expected.json'));
+
+test('there are golden scenarios', () => assert.ok(cases.length >= 5));
+
+for (const file of cases) {
+  test(`golden ${file}`, () => {
+    const out = execFileSync(cliPath, ['run', path.join(goldenDir, file), '--format', 'json'], { cwd: repoRoot });
+    const actual = pick(JSON.parse(out.toString()).result);
+    const expectedPath = path.join(goldenDir, file.replace(/\.json$/, '.expected.json'));
+    if (regenerate) {
+      writeFileSync(expectedPath, JSON.stringify(actual, null, 2) + '\n');
+      return;
+    }
+    compare(actual, JSON.parse(readFileSync(expectedPath, 'utf8')), file);
+  });
+}

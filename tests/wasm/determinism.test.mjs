@@ -1,0 +1,73 @@
+// The wasm module under Node returns byte-identical results to the native
+// engine (the real CLI) for the same scenarios.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { loadWasm, repoRoot, cliPath } from './wasm_module.mjs';
+
+const scenarios = ['I1.1', 'I1.2', 'I1.3', 'I1.4', 'I1.5'];
+
+test('wasm and native produce byte-identical result envelopes', async () => {
+  const m = await loadWasm();
+  const ids = JSON.parse(m.listPresets('scenarios')).result.map((s) => s.id);
+  for (const id of scenarios) assert.ok(ids.includes(id), `preset ${id} exists`);
+  for (const id of ids) {
+    const scenario = JSON.parse(m.getPreset('scenarios', id)).result;
+    const fromWasm = m.runScenario(JSON.stringify(scenario));
+    const fromNative = execFileSync(cliPath, ['run', '--preset', id, '--format', 'envelope'], { cwd: repoRoot })
+      .toString()
+      .trimEnd();
+    assert.equal(JSON.parse(fromWasm).ok, true, `${id} runs in wasm`);
+    assert.equal(fromWasm, fromNative, `${id}: wasm and native bytes differ`);
+  }
+});
+
+test('sliced runs (start/step/result) equal one-shot runs', async () => {
+  const m = await loadWasm();
+  const scenario = JSON.stringify(JSON.parse(m.getPreset('scenarios', 'I1.3')).result);
+  const started = JSON.parse(m.start(scenario));
+  assert.equal(started.ok, true);
+  const handle = started.result.handle;
+  let progress = [];
+  for (;;) {
+    const s = JSON.parse(m.step(handle, 100));
+    assert.equal(s.ok, true);
+    progress.push(s.result.progress);
+    if (s.result.done) break;
+  }
+  assert.ok(progress.length > 5, 'a 2048-token decode takes several slices');
+  for (let i = 1; i < progress.length; i++) assert.ok(progress[i] >= progress[i - 1]);
+  assert.equal(progress.at(-1), 1);
+  const sliced = JSON.parse(m.result(handle));
+  const oneShot = JSON.parse(m.runScenario(scenario));
+  assert.deepEqual(sliced, oneShot);
+});
+
+test('cancel frees a run; a cancelled handle is unknown afterwards', async () => {
+  const m = await loadWasm();
+  const scenario = JSON.stringify(JSON.parse(m.getPreset('scenarios', 'I1.3')).result);
+  const handle = JSON.parse(m.start(scenario)).result.handle;
+  JSON.parse(m.step(handle, 10));
+  assert.equal(JSON.parse(m.cancel(handle)).result.cancelled, true);
+  assert.equal(JSON.parse(m.step(handle, 10)).error.code, 'unknown_handle');
+});
+
+test('bad input returns a located error envelope, never a thrown number', async () => {
+  const m = await loadWasm();
+  const bad = JSON.parse(m.getPreset('scenarios', 'I1.1')).result;
+  bad.serving.workload.batch_size = 'many';
+  const e = JSON.parse(m.runScenario(JSON.stringify(bad)));
+  assert.equal(e.ok, false);
+  assert.equal(e.error.code, 'type_error');
+  assert.equal(e.error.path, '/serving/workload/batch_size');
+  assert.equal(JSON.parse(m.runScenario('not json')).error.code, 'parse_error');
+});
+
+test('one instance runs thousands of scenarios in a row', async () => {
+  const m = await loadWasm();
+  const scenario = JSON.parse(m.getPreset('scenarios', 'I1.1')).result;
+  scenario.serving.workload.output_tokens = 8;
+  const text = JSON.stringify(scenario);
+  const first = m.runScenario(text);
+  for (let i = 0; i < 2000; i++) assert.equal(m.runScenario(text), first);
+});

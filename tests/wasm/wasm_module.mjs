@@ -1,0 +1,16 @@
+// Loads the built wasm module under Node (passing the bytes: Node's global
+// fetch cannot load a file path, see ../shared/TOOLCHAIN.md).
+import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const cliPath = path.join(repoRoot, 'build', 'sightline');
+const wasmDir = path.join(repoRoot, 'build-wasm', 'wasm');
+
+export async function loadWasm() {
+  const require = createRequire(import.meta.url);
+  const createSightline = require(path.join(wasmDir, 'sightline.js'));
+  return createSightline({ wasmBinary: readFileSync(path.join(wasmDir, 'sightline.wasm')) });
+}

@@ -1,0 +1,164 @@
+/* Sightline engine worker.
+ *
+ * A classic (non-module) worker, because sightline.js is a classic Emscripten
+ * build that defines the global factory `createSightline`. The engine runs
+ * here and only here; the page talks to it with messages {id, type, payload}:
+ *
+ *   page -> worker   RUN {scenario}    sliced run: PROGRESS* then RESULT | ERROR
+ *                    CANCEL {id}       cancel the run whose request id is `id`
+ *                    PRESETS {kind}    RESULT {result: [preset records]}
+ *                    VALIDATE {scenario}  RESULT {result: resolved scenario}
+ *   worker -> page   READY {version}   once the wasm module is instantiated (id null)
+ *                    PROGRESS {progress}   0..1
+ *                    RESULT {result, warnings}
+ *                    ERROR {code, path, message}
+ */
+'use strict';
+
+importScripts('sightline.js');
+
+const SLICE_TARGET_MS = 12;   // aim for slices this long, so a CANCEL waits at most ~1 slice
+const MAX_UNITS = 1 << 16;
+
+const runs = new Set();       // request ids of runs received and not finished
+const cancelled = new Set();  // subset of `runs` asked to stop
+
+function post(id, type, payload) {
+  self.postMessage({ id, type, payload });
+}
+
+function postError(id, error) {
+  post(id, 'ERROR', {
+    code: String((error && error.code) || 'engine_error'),
+    path: String((error && error.path) || ''),
+    message: String((error && error.message) || error || 'unknown engine error'),
+  });
+}
+
+// A throw out of the wasm module (trap, abort, bad_alloc that escaped) leaves
+// the instance unusable: report it for the request, then crash the worker for
+// real so the page's onerror restarts a fresh one.
+function crash(id, err) {
+  postError(id, { code: 'engine_crashed', path: '', message: `the engine crashed: ${err && err.message ? err.message : err}` });
+  setTimeout(() => { throw err instanceof Error ? err : new Error(String(err)); });
+}
+
+// Yield to the event loop between slices so CANCEL (and other requests) are
+// handled. MessageChannel avoids setTimeout's 4 ms clamp.
+const yieldQueue = [];
+const yieldChannel = new MessageChannel();
+yieldChannel.port1.onmessage = () => { const resolve = yieldQueue.shift(); if (resolve) resolve(); };
+function yieldToEventLoop() {
+  return new Promise((resolve) => { yieldQueue.push(resolve); yieldChannel.port2.postMessage(null); });
+}
+
+const enginePromise = createSightline({}).then((engine) => {
+  let version = null;
+  try {
+    const env = JSON.parse(engine.version());
+    version = env.ok ? env.result : null;
+  } catch (_) { /* reported as null */ }
+  post(null, 'READY', { version });
+  return engine;
+}, (err) => {
+  postError(null, { code: 'engine_load_failed', message: `could not load the WebAssembly engine: ${err && err.message ? err.message : err}` });
+  throw err;
+});
+
+function scenarioText(scenario) {
+  return typeof scenario === 'string' ? scenario : JSON.stringify(scenario);
+}
+
+function envelopeToMessage(id, envelope) {
+  if (envelope.ok) post(id, 'RESULT', { result: envelope.result, warnings: envelope.warnings || [] });
+  else postError(id, envelope.error);
+}
+
+async function run(id, scenario) {
+  runs.add(id);
+  let engine;
+  try {
+    engine = await enginePromise;
+  } catch (_) {
+    runs.delete(id);
+    return;  // engine_load_failed was already reported
+  }
+  let handle = null;
+  try {
+    if (cancelled.delete(id)) {
+      postError(id, { code: 'cancelled', message: 'run cancelled' });
+      return;
+    }
+    const started = JSON.parse(engine.start(scenarioText(scenario)));
+    if (!started.ok) {
+      postError(id, started.error);
+      return;
+    }
+    handle = started.result.handle;
+    let units = 1;
+    for (;;) {
+      if (cancelled.delete(id)) {
+        engine.cancel(handle);
+        postError(id, { code: 'cancelled', message: 'run cancelled' });
+        return;
+      }
+      const t0 = performance.now();
+      const stepped = JSON.parse(engine.step(handle, units));
+      const dt = performance.now() - t0;
+      if (!stepped.ok) {
+        engine.cancel(handle);
+        postError(id, stepped.error);
+        return;
+      }
+      const { done, progress } = stepped.result;
+      post(id, 'PROGRESS', { progress: Math.min(1, Math.max(0, Number(progress) || 0)) });
+      if (done) break;
+      if (dt < SLICE_TARGET_MS / 2 && units < MAX_UNITS) units *= 2;
+      else if (dt > SLICE_TARGET_MS * 2 && units > 1) units = Math.max(1, units >> 1);
+      await yieldToEventLoop();
+    }
+    envelopeToMessage(id, JSON.parse(engine.result(handle)));  // result() frees the handle
+  } catch (err) {
+    crash(id, err);
+  } finally {
+    runs.delete(id);
+    cancelled.delete(id);
+  }
+}
+
+async function simple(id, call) {
+  let engine;
+  try {
+    engine = await enginePromise;
+  } catch (_) {
+    return;  // engine_load_failed was already reported
+  }
+  try {
+    envelopeToMessage(id, JSON.parse(call(engine)));
+  } catch (err) {
+    crash(id, err);
+  }
+}
+
+self.onmessage = (event) => {
+  const msg = event.data || {};
+  const { id, type } = msg;
+  const payload = msg.payload || {};
+  switch (type) {
+    case 'RUN':
+      run(id, payload.scenario);
+      break;
+    case 'CANCEL':
+      // A RUN always arrives before its CANCEL; ids of finished runs are ignored.
+      if (runs.has(payload.id)) cancelled.add(payload.id);
+      break;
+    case 'PRESETS':
+      simple(id, (engine) => engine.listPresets(String(payload.kind)));
+      break;
+    case 'VALIDATE':
+      simple(id, (engine) => engine.validateScenario(scenarioText(payload.scenario)));
+      break;
+    default:
+      postError(id, { code: 'bad_request', message: `unknown message type '${type}'` });
+  }
+};
