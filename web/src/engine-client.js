@@ -1,0 +1,156 @@
+// The page's side of the worker protocol: request ids, promises, progress
+// callbacks, cancel, and restarting a crashed worker. The main thread never
+// runs the engine itself.
+
+export class EngineError extends Error {
+  constructor(code, path, message) {
+    super(message);
+    this.name = 'EngineError';
+    this.code = code || 'engine_error';
+    this.path = path || '';
+  }
+}
+
+export class EngineClient extends EventTarget {
+  /**
+   * @param {string|URL} workerUrl  URL of the classic worker script
+   * @param {{maxRestarts?: number}} [options]  consecutive crashes (without a READY
+   *   in between) after which the client gives up instead of restarting
+   */
+  constructor(workerUrl, { maxRestarts = 3 } = {}) {
+    super();
+    this.workerUrl = workerUrl;
+    this.maxRestarts = maxRestarts;
+    this.restarts = 0;          // total restarts, for diagnostics and tests
+    this.version = null;
+    this.failed = null;         // EngineError once the engine cannot be used
+    this._crashStreak = 0;
+    this._nextId = 1;
+    this._pending = new Map();  // id -> {resolve, reject, onProgress, type}
+    this._spawn();
+  }
+
+  /** Resolves with the engine version object once the worker is ready. */
+  get ready() {
+    return this._ready;
+  }
+
+  _spawn() {
+    this._ready = new Promise((resolve, reject) => {
+      this._resolveReady = resolve;
+      this._rejectReady = reject;
+    });
+    this._ready.catch(() => {});  // observed through callers
+    const worker = new Worker(this.workerUrl);
+    worker.onmessage = (event) => this._onMessage(event.data);
+    worker.onerror = (event) => {
+      event.preventDefault();
+      const where = event.filename ? ` at ${event.filename.split('/').pop()}:${event.lineno}` : '';
+      this._crash(`${event.message || 'uncaught error'}${where}`);
+    };
+    worker.onmessageerror = () => this._crash('a message could not be deserialized');
+    this.worker = worker;
+  }
+
+  _crash(reason) {
+    this.worker.terminate();
+    const error = new EngineError(
+      'worker_crashed', '',
+      `The engine worker crashed (${reason}). It has been restarted; the request was abandoned, run it again.`);
+    this._rejectAll(error);
+    this._crashStreak += 1;
+    if (this._crashStreak > this.maxRestarts) {
+      this.failed = new EngineError('engine_unavailable', '',
+        `The engine worker crashed ${this._crashStreak} times in a row; reload the page to try again.`);
+      this._rejectReady(this.failed);
+      this.dispatchEvent(new CustomEvent('failed', { detail: this.failed }));
+      return;
+    }
+    this.restarts += 1;
+    this._spawn();
+    this.dispatchEvent(new CustomEvent('restart', { detail: error }));
+  }
+
+  _rejectAll(error) {
+    const pending = [...this._pending.values()];
+    this._pending.clear();
+    for (const p of pending) p.reject(error);
+  }
+
+  _onMessage(msg) {
+    if (!msg || typeof msg !== 'object') return;
+    const { id, type, payload = {} } = msg;
+    if (id === null || id === undefined) {
+      if (type === 'READY') {
+        this._crashStreak = 0;
+        this.version = payload.version;
+        this._resolveReady(payload.version);
+        this.dispatchEvent(new CustomEvent('ready', { detail: payload.version }));
+      } else if (type === 'ERROR') {
+        // The worker could not load the engine at all.
+        this.failed = new EngineError(payload.code, payload.path, payload.message);
+        this._rejectReady(this.failed);
+        this._rejectAll(this.failed);
+        this.dispatchEvent(new CustomEvent('failed', { detail: this.failed }));
+      }
+      return;
+    }
+    const pending = this._pending.get(id);
+    if (!pending) return;  // cancelled or superseded: ignore late messages
+    if (type === 'PROGRESS') {
+      if (pending.onProgress) pending.onProgress(Number(payload.progress) || 0);
+    } else if (type === 'RESULT') {
+      this._pending.delete(id);
+      pending.resolve(payload);
+    } else if (type === 'ERROR') {
+      this._pending.delete(id);
+      pending.reject(new EngineError(payload.code, payload.path, payload.message));
+    }
+  }
+
+  _request(type, payload, onProgress) {
+    const id = this._nextId++;
+    const promise = new Promise((resolve, reject) => {
+      if (this.failed) {
+        reject(this.failed);
+        return;
+      }
+      this._pending.set(id, { resolve, reject, onProgress, type });
+      this.worker.postMessage({ id, type, payload });
+    });
+    return { id, promise };
+  }
+
+  /**
+   * Starts a sliced run. Returns {id, promise}; the promise resolves with
+   * {result, warnings} or rejects with an EngineError (code 'cancelled' when cancelled).
+   */
+  run(scenario, onProgress) {
+    return this._request('RUN', { scenario }, onProgress);
+  }
+
+  /** Cancels the run with request id `id`; its promise rejects at once. */
+  cancel(id) {
+    const pending = this._pending.get(id);
+    if (!pending) return false;
+    this._pending.delete(id);
+    this.worker.postMessage({ id: this._nextId++, type: 'CANCEL', payload: { id } });
+    pending.reject(new EngineError('cancelled', '', 'run cancelled'));
+    return true;
+  }
+
+  /** Preset records of one kind: "models" | "gpus" | "interconnects" | "scenarios". */
+  presets(kind) {
+    return this._request('PRESETS', { kind }).promise.then((r) => r.result);
+  }
+
+  /** Resolves with the resolved scenario, or rejects with the located error. */
+  validate(scenario) {
+    return this._request('VALIDATE', { scenario }).promise.then((r) => r.result);
+  }
+
+  terminate() {
+    this.worker.terminate();
+    this._rejectAll(new EngineError('terminated', '', 'the engine client was shut down'));
+  }
+}
