@@ -8,21 +8,16 @@
 
 namespace sightline {
 
-LatencyJob::LatencyJob(Scenario scenario) : s_(std::move(scenario)) {
-  const auto& sv = *s_.serving;
-  ctx_.gpu = &s_.hardware.gpu;
-  // TP stays inside a node (validated); PP stages cross nodes when a node holds fewer GPUs than the pipeline.
-  if (s_.hardware.intra_node) ctx_.tp_link = &*s_.hardware.intra_node;
-  const bool pp_crosses_nodes = s_.hardware.nodes > 1;
-  ctx_.pp_link = pp_crosses_nodes && s_.hardware.inter_node ? &*s_.hardware.inter_node : ctx_.tp_link;
+LatencyJob::LatencyJob(Scenario scenario) : s_(std::move(scenario)), cost_(make_cost_setup(s_)) {
   // One unit for the prefill, one per decode step.
-  total_units_ = 1 + (sv.workload.output_tokens - 1);
+  total_units_ = 1 + (s_.serving->workload.output_tokens - 1);
 }
 
 StepCost LatencyJob::price(const BatchShape& batch) const {
   const auto& sv = *s_.serving;
-  return price_step(build_forward_step(s_.model, s_.precision, sv.parallelism, batch, sv.attention), cost_model_,
-                    ctx_);
+  StepOptions options;
+  options.attention = sv.attention;
+  return cost_.price(build_forward_step(s_.model, s_.precision, sv.parallelism, batch, options));
 }
 
 bool LatencyJob::step(int64_t max_units) {
@@ -88,7 +83,7 @@ json LatencyJob::result() const {
   r["engine_version"] = kEngineVersion;
   r["seed"] = s_.seed;
   r["kind"] = "serving_latency";
-  r["cost_tier"] = cost_model_.tier();
+  r["cost_tier"] = cost_.model->tier();
   r["scenario"] = {{"id", s_.id}, {"title", s_.title}};
   r["model"] = {{"id", s_.model.id},
                 {"name", s_.model.name},

@@ -3,8 +3,7 @@
 // a prefill step for the whole batch, then one decode step per output token,
 // each priced operator by operator at its exact KV length.
 #include "api/job.hpp"
-#include "perf/kernel_cost.hpp"
-#include "perf/step_cost.hpp"
+#include "perf/cost_setup.hpp"
 
 namespace sightline {
 
@@ -19,8 +18,7 @@ class LatencyJob : public Job {
   StepCost price(const BatchShape& batch) const;
 
   Scenario s_;
-  RooflineCostModel cost_model_;
-  CostContext ctx_;
+  CostSetup cost_;
   int64_t total_units_ = 0;
   int64_t done_units_ = 0;
   StepCost prefill_;

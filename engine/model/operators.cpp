@@ -78,8 +78,9 @@ double ipow(double x, int64_t n) {
 class StepBuilder {
  public:
   StepBuilder(const ModelArch& m, const Precision& p, const ParallelLayout& layout, const BatchShape& batch,
-              AttentionImpl attention)
-      : m_(m), p_(p), layout_(layout), batch_(batch), attention_(attention), dims_(shard_dims(m, layout.tp)) {
+              const StepOptions& options)
+      : m_(m), p_(p), layout_(layout), batch_(batch), attention_(options.attention), training_(options.training),
+        dims_(shard_dims(m, layout.tp)) {
     tokens_ = batch.total_new_tokens();
     act_bytes_ = dtype_bytes(p.activations);
     weight_bytes_ = dtype_bytes(p.weights, is_integer_weight_only(p.weights) ? p.weight_group_size : 0);
@@ -217,6 +218,7 @@ class StepBuilder {
       op.compute_dtype = p_.activations == Dtype::FP8 ? Dtype::BF16 : p_.activations;
       op.q_tokens = prefill_q;
       op.kv_tokens = prefill_kv;
+      op.attention_impl = attention_;
       op.heads = dims_.heads;
       op.kv_heads = mla ? dims_.heads : dims_.kv_heads;
       op.qk_dim = m_.qk_head_dim();
@@ -274,7 +276,7 @@ class StepBuilder {
       kv_write_elements = static_cast<double>(t) * 2 * kv_out;
     }
     if (rope_elements > 0) add_memory_op("attn_rope", OpFamily::Rope, layers, rope_elements, rope_elements, 6);
-    {
+    if (!training_) {
       Operator op;
       op.name = "kv_cache_write";
       op.family = OpFamily::KvCacheWrite;
@@ -365,9 +367,12 @@ class StepBuilder {
     const double t = static_cast<double>(tokens_);
     const double h = static_cast<double>(m_.hidden_size);
     add_memory_op("final_layernorm", OpFamily::Norm, 1, t * h, t * h, m_.norm == "layernorm" ? 8 : 5);
-    // Logits are needed only for each sequence's last position in this step.
+    // Inference needs logits only for each sequence's last position in this
+    // step; training needs them (and the loss) for every token.
     int64_t rows = 0;
-    for (const auto& s : batch_.seqs) rows += s.new_tokens > 0 ? 1 : 0;
+    if (training_) rows = tokens_;
+    else
+      for (const auto& s : batch_.seqs) rows += s.new_tokens > 0 ? 1 : 0;
     if (rows == 0) return;
     // The LM head stays in the activation dtype in quantized checkpoints (GPTQ/AWQ/FP8).
     Operator op;
@@ -381,11 +386,15 @@ class StepBuilder {
     op.flops = 2.0 * rows * dims_.vocab * h;
     op.bytes = rows * h * act_bytes_ + static_cast<double>(dims_.vocab) * h * act_bytes_ + rows * dims_.vocab * 4.0;
     out_.ops.push_back(op);
-    if (layout_.tp > 1)
-      add_collective("logits_all_gather", CollectiveKind::AllGather, 1,
-                     static_cast<double>(rows) * m_.vocab_size * 4.0, layout_.tp);
+    if (layout_.tp > 1) {
+      // Inference gathers the vocabulary shards' logits; training's
+      // vocabulary-parallel cross-entropy only all-reduces per-row max and sum.
+      if (training_) add_collective("loss_all_reduce", CollectiveKind::AllReduce, 1, rows * 2.0 * 4.0, layout_.tp);
+      else add_collective("logits_all_gather", CollectiveKind::AllGather, 1,
+                          static_cast<double>(rows) * m_.vocab_size * 4.0, layout_.tp);
+    }
     Operator sample;
-    sample.name = "sampling";
+    sample.name = training_ ? "cross_entropy" : "sampling";
     sample.family = OpFamily::Sampling;
     sample.count = 1;
     sample.compute_dtype = Dtype::FP32;
@@ -399,6 +408,7 @@ class StepBuilder {
   const ParallelLayout& layout_;
   const BatchShape& batch_;
   AttentionImpl attention_;
+  bool training_ = false;
   ShardDims dims_;
   int64_t tokens_ = 0;
   double act_bytes_ = 2;
@@ -410,8 +420,85 @@ class StepBuilder {
 }  // namespace
 
 StepOperators build_forward_step(const ModelArch& m, const Precision& p, const ParallelLayout& layout,
-                                 const BatchShape& batch, AttentionImpl attention) {
-  return StepBuilder(m, p, layout, batch, attention).build();
+                                 const BatchShape& batch, const StepOptions& options) {
+  return StepBuilder(m, p, layout, batch, options).build();
+}
+
+}  // namespace sightline
+
+namespace sightline {
+
+StepOperators build_backward_step(const StepOperators& forward, const Precision& p) {
+  StepOperators out;
+  const double act_b = dtype_bytes(p.activations == Dtype::FP8 ? Dtype::BF16 : p.activations);
+  // Backward runs in reverse layer order; the order of the list does not
+  // change the step time, so the forward order is kept for readability.
+  for (const Operator& f : forward.ops) {
+    switch (f.family) {
+      case OpFamily::Gemm:
+      case OpFamily::MoeRouter: {
+        // dX[m,k] = dY[m,n] W^T; dW[k,n] = X^T dY. Gradients stay in the
+        // activation dtype (FP8 recipes keep dgrad/wgrad inputs in fp8 too).
+        Operator dgrad = f;
+        dgrad.name = f.name + "_dgrad";
+        dgrad.family = OpFamily::Gemm;
+        dgrad.backward = true;
+        dgrad.m = f.m;
+        dgrad.n = f.k;
+        dgrad.k = f.n;
+        dgrad.flops = 2.0 * f.m * f.n * f.k;
+        dgrad.bytes = (static_cast<double>(f.m) * f.n + static_cast<double>(f.m) * f.k) * act_b +
+                      (f.bytes - (static_cast<double>(f.m) * f.k + static_cast<double>(f.m) * f.n) * act_b);
+        Operator wgrad = dgrad;
+        wgrad.name = f.name + "_wgrad";
+        wgrad.m = f.k;
+        wgrad.n = f.n;
+        wgrad.k = f.m;
+        wgrad.bytes = (static_cast<double>(f.m) * f.k + static_cast<double>(f.m) * f.n) * act_b +
+                      static_cast<double>(f.k) * f.n * act_b;  // weight gradient written in the activation dtype
+        out.ops.push_back(dgrad);
+        out.ops.push_back(wgrad);
+        break;
+      }
+      case OpFamily::AttentionPrefill: {
+        Operator b = f;
+        b.name = f.name + "_bwd";
+        b.backward = true;
+        // FlashAttention counts backward as 2.5x forward FLOPs (five matmuls
+        // vs two); traffic reads Q, K, V, O, dO and writes dQ, dK, dV.
+        b.flops = 2.5 * f.flops;
+        b.bytes = 2.0 * f.bytes;
+        out.ops.push_back(b);
+        break;
+      }
+      case OpFamily::Collective: {
+        if (f.collective == CollectiveKind::SendRecv || f.collective == CollectiveKind::AllReduce ||
+            f.collective == CollectiveKind::AllToAll) {
+          Operator b = f;
+          b.name = f.name + "_bwd";
+          b.backward = true;
+          out.ops.push_back(b);
+        }
+        break;
+      }
+      case OpFamily::AttentionDecode:
+      case OpFamily::KvCacheWrite:
+      case OpFamily::Sampling:
+        break;  // not part of a training step
+      default: {
+        // Elementwise-like kernels read the saved input and the incoming
+        // gradient and write the outgoing gradient: about twice the traffic.
+        Operator b = f;
+        b.name = f.name + "_bwd";
+        b.backward = true;
+        b.flops = 2.0 * f.flops;
+        b.bytes = 2.0 * f.bytes;
+        out.ops.push_back(b);
+        break;
+      }
+    }
+  }
+  return out;
 }
 
 }  // namespace sightline

@@ -44,6 +44,12 @@ struct BatchShape {
 
 enum class AttentionImpl { Flash, Standard };
 
+struct StepOptions {
+  AttentionImpl attention = AttentionImpl::Flash;
+  // Training steps compute logits and loss for every token and keep no KV cache.
+  bool training = false;
+};
+
 struct Precision {
   Dtype weights = Dtype::BF16;
   Dtype activations = Dtype::BF16;
@@ -69,6 +75,9 @@ struct Operator {
   int64_t q_tokens = 0, kv_tokens = 0;
   int heads = 0, kv_heads = 0;
   int64_t qk_dim = 0, v_dim = 0;
+  bool causal = true;
+  AttentionImpl attention_impl = AttentionImpl::Flash;
+  bool backward = false;  // a backward-pass kernel (training)
   // Collective.
   CollectiveKind collective = CollectiveKind::AllReduce;
   int group_size = 1;
@@ -95,6 +104,12 @@ double kv_bytes_per_token_per_gpu(const ModelArch& m, const Precision& p, int tp
 // The forward operators of one step over the whole model (all pipeline stages
 // in sequence) for one GPU's tensor-parallel shard.
 StepOperators build_forward_step(const ModelArch& m, const Precision& p, const ParallelLayout& layout,
-                                 const BatchShape& batch, AttentionImpl attention);
+                                 const BatchShape& batch, const StepOptions& options);
+
+// The backward operators matching a training forward step: for every GEMM a
+// data-gradient and a weight-gradient GEMM, attention backward (2.5x the
+// forward FLOPs, as FlashAttention counts them), the gradient of every
+// memory-bound kernel, and the conjugate collective of every forward one.
+StepOperators build_backward_step(const StepOperators& forward, const Precision& p);
 
 }  // namespace sightline

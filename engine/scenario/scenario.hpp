@@ -9,6 +9,8 @@
 #include "hw/hardware.hpp"
 #include "model/architecture.hpp"
 #include "model/operators.hpp"
+#include "scenario/serving_spec.hpp"
+#include "scenario/training_spec.hpp"
 
 namespace sightline {
 
@@ -23,20 +25,6 @@ struct HardwareSpec {
   int total_gpus() const { return gpus_per_node * nodes; }
 };
 
-struct LatencyWorkload {
-  int64_t prompt_tokens = 0;
-  int64_t output_tokens = 0;
-  int64_t batch_size = 1;
-};
-
-struct ServingSpec {
-  std::string mode = "latency";
-  ParallelLayout parallelism;
-  LatencyWorkload workload;
-  AttentionImpl attention = AttentionImpl::Flash;
-  double runtime_overhead_GiB = 1.0;
-};
-
 struct Scenario {
   std::string id;
   std::string title;
@@ -46,6 +34,7 @@ struct Scenario {
   HardwareSpec hardware;
   Precision precision;
   std::optional<ServingSpec> serving;
+  std::optional<TrainingSpec> training;
 };
 
 // Parses and validates a scenario document (already parsed JSON).

@@ -1,0 +1,31 @@
+#pragma once
+// The "serving" section of a scenario.
+#include <cstdint>
+#include <string>
+
+#include "core/json_reader.hpp"
+#include "model/operators.hpp"
+
+namespace sightline {
+
+struct Scenario;
+
+struct LatencyWorkload {
+  int64_t prompt_tokens = 0;
+  int64_t output_tokens = 0;
+  int64_t batch_size = 1;
+};
+
+struct ServingSpec {
+  std::string mode = "latency";
+  ParallelLayout parallelism;
+  LatencyWorkload workload;
+  AttentionImpl attention = AttentionImpl::Flash;
+  double runtime_overhead_GiB = 1.0;
+};
+
+// Reads and validates the section; `s` has model, hardware and precision already.
+ServingSpec read_serving(const json& v, const std::string& path, const Scenario& s);
+json serving_to_json(const ServingSpec& sv);
+
+}  // namespace sightline
