@@ -109,6 +109,7 @@ async function init() {
     const [scenarios, models, gpus, interconnects] = await Promise.all(
       ['scenarios', 'models', 'gpus', 'interconnects'].map((kind) => client.presets(kind)));
     form.populate({ scenarios, models, gpus, interconnects });
+    view.setCatalog({ gpus });
     for (const s of scenarios) state.scenarios.set(s.id, s);
     const first = state.scenarios.has(DEFAULT_SCENARIO) ? DEFAULT_SCENARIO : scenarios[0] && scenarios[0].id;
     if (first) selectScenario(first);

@@ -110,6 +110,13 @@ function renderMemory(mem) {
   bar.replaceChildren(...segments);
 }
 
+const gpuNames = new Map();  // gpu preset id -> display name
+
+/** Remembers display names of presets for the summary line. */
+export function setCatalog({ gpus = [] }) {
+  for (const g of gpus) gpuNames.set(g.id, g.name || g.id);
+}
+
 let lastResult = null;
 let phase = 'decode';
 
@@ -134,11 +141,13 @@ function renderOps() {
     const time = cell('td', undefined, 'num');
     time.append(metricSpan(`${metricBase}.time_us`, op.time_us));
     const shareCell = cell('td', undefined, 'share');
+    const wrap = cell('div', undefined, 'share-wrap');
     const meter = cell('span', undefined, 'meter');
     const fill = cell('span', undefined, 'meter-fill');
     fill.style.width = `${(share * 100).toFixed(2)}%`;
     meter.append(fill);
-    shareCell.append(meter, cell('span', percent(share), 'muted'));
+    wrap.append(meter, cell('span', percent(share), 'muted'));
+    shareCell.append(wrap);
     const gflop = cell('td', undefined, 'num');
     gflop.append(metricSpan(`${metricBase}.gflop`, op.flops / 1e9));
     const mib = cell('td', undefined, 'num');
@@ -170,7 +179,8 @@ function summaryText(r) {
   const model = (r.model && (r.model.name || r.model.id)) || 'model';
   const params = r.model && Number.isFinite(r.model.params_B) ? ` (${r.model.params_B.toFixed(2)}B params)` : '';
   const w = r.workload || {};
-  return `${model}${params} on ${d.gpus ?? '?'}× ${d.gpu ?? '?'} · TP ${d.tp ?? '?'} · PP ${d.pp ?? '?'} · ` +
+  const gpu = gpuNames.get(d.gpu) || d.gpu || '?';
+  return `${model}${params} on ${d.gpus ?? '?'}× ${gpu} · TP ${d.tp ?? '?'} · PP ${d.pp ?? '?'} · ` +
     `weights ${d.weights ?? '?'}, KV ${d.kv_cache ?? '?'} · batch ${w.batch_size ?? '?'}, ` +
     `${w.prompt_tokens ?? '?'} → ${w.output_tokens ?? '?'} tokens`;
 }

@@ -1,0 +1,55 @@
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+#include "cli/cli_common.hpp"
+
+namespace sightline::cli {
+
+const char* const kUsage =
+    "usage:\n"
+    "  sightline run FILE|--preset ID [--format table|json|csv|envelope]\n"
+    "  sightline validate FILE\n"
+    "  sightline presets [models|gpus|interconnects|scenarios] [--format json]\n"
+    "  sightline version\n"
+    "FILE may be '-' for standard input.\n";
+
+int usage_error(const std::string& message) {
+  std::cerr << "sightline: " << message << "\n" << kUsage;
+  return 2;
+}
+
+bool read_file(const std::string& path, std::string& out) {
+  std::ostringstream s;
+  if (path == "-") {
+    s << std::cin.rdbuf();
+  } else {
+    std::ifstream f(path, std::ios::binary);
+    if (!f) return false;
+    s << f.rdbuf();
+  }
+  out = s.str();
+  return true;
+}
+
+int report_error(const json& envelope) {
+  const json& e = envelope["error"];
+  std::cerr << "error [" << e["code"].get<std::string>() << "] at '" << e["path"].get<std::string>()
+            << "': " << e["message"].get<std::string>() << "\n";
+  return 1;
+}
+
+std::string fixed(double v, int digits) {
+  std::ostringstream s;
+  s << std::fixed << std::setprecision(digits) << v;
+  return s.str();
+}
+
+void print_result_table(const json& result) {
+  const std::string kind = result.value("kind", "");
+  if (kind == "serving_latency") return print_latency_table(result);
+  std::cout << result.dump(2) << "\n";  // kinds without a table of their own
+}
+
+}  // namespace sightline::cli

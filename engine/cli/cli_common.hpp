@@ -1,0 +1,29 @@
+#pragma once
+// Helpers shared by the CLI's commands.
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace sightline::cli {
+
+using json = nlohmann::json;
+using Args = std::vector<std::string>;
+
+extern const char* const kUsage;
+
+int usage_error(const std::string& message);            // prints usage, returns 2
+int report_error(const json& envelope);                 // prints "error [code] at 'path': message", returns 1
+bool read_file(const std::string& path, std::string& out);  // "-" reads standard input
+std::string fixed(double v, int digits);
+
+// Human-readable table of a run result, chosen by its "kind".
+void print_result_table(const json& result);
+void print_latency_table(const json& result);
+
+// Commands: each takes the arguments after its name and returns the exit code.
+int cmd_run(const Args& args);
+int cmd_validate(const Args& args);
+int cmd_presets(const Args& args);
+
+}  // namespace sightline::cli

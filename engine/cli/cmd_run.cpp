@@ -1,0 +1,72 @@
+// sightline run: runs a scenario file or preset.
+#include <iostream>
+
+#include "api/api.hpp"
+#include "cli/cli_common.hpp"
+
+namespace sightline::cli {
+
+namespace {
+
+// Flattens nested objects into dotted keys for CSV.
+void flatten(const json& j, const std::string& prefix, std::vector<std::pair<std::string, std::string>>& out) {
+  if (j.is_object()) {
+    for (auto it = j.begin(); it != j.end(); ++it) flatten(it.value(), prefix.empty() ? it.key() : prefix + "." + it.key(), out);
+  } else if (j.is_array()) {
+    for (size_t i = 0; i < j.size(); ++i) flatten(j[i], prefix + "." + std::to_string(i), out);
+  } else {
+    out.emplace_back(prefix, j.is_string() ? j.get<std::string>() : j.dump());
+  }
+}
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+}  // namespace
+
+int cmd_run(const std::vector<std::string>& args) {
+  std::string file, preset, format = "table";
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--preset" && i + 1 < args.size()) preset = args[++i];
+    else if (args[i] == "--format" && i + 1 < args.size()) format = args[++i];
+    else if (file.empty() && (args[i] == "-" || args[i].rfind("--", 0) != 0)) file = args[i];
+    else return usage_error("unexpected argument '" + args[i] + "'");
+  }
+  if (format != "table" && format != "json" && format != "csv" && format != "envelope")
+    return usage_error("unknown format '" + format + "'");
+  if (file.empty() == preset.empty()) return usage_error("run takes exactly one of FILE or --preset ID");
+  std::string text;
+  if (!preset.empty()) {
+    json p = json::parse(sightline::api::get_preset("scenarios", preset));
+    if (!p["ok"].get<bool>()) return report_error(p);
+    text = p["result"].dump();
+  } else if (!read_file(file, text)) {
+    std::cerr << "error [io_error] at '': cannot read " << file << "\n";
+    return 1;
+  }
+  const std::string raw = sightline::api::run_scenario(text);
+  json envelope = json::parse(raw);
+  if (!envelope["ok"].get<bool>()) return report_error(envelope);
+  if (format == "envelope") {  // the API's bytes, as the wasm module returns them
+    std::cout << raw << "\n";
+    return 0;
+  }
+  const json& r = envelope["result"];
+  if (format == "json") {
+    std::cout << envelope.dump(2) << "\n";
+  } else if (format == "csv") {
+    std::vector<std::pair<std::string, std::string>> rows;
+    flatten(r, "", rows);
+    std::cout << "key,value\n";
+    for (const auto& [k, v] : rows) std::cout << csv_field(k) << "," << csv_field(v) << "\n";
+  } else {
+    print_result_table(r);
+  }
+  return 0;
+}
+
+}  // namespace sightline::cli

@@ -1,0 +1,125 @@
+// Shared helpers of the page tests: the static server (web/serve.mjs) on a
+// random port, Debian's headless Chromium via playwright-core, and the native
+// CLI as the reference the page's numbers must equal.
+import { spawn, spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const repoDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const siteDir = path.join(repoDir, 'build', 'web');
+export const cliPath = path.join(repoDir, 'build', 'sightline');
+
+const requireFromWeb = createRequire(path.join(repoDir, 'web', 'package.json'));
+const { chromium } = requireFromWeb('playwright-core');
+
+export const CHROMIUM_ARGS = [
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+];
+
+export function checkBuilt() {
+  for (const f of [path.join(siteDir, 'index.html'), path.join(siteDir, 'sightline.wasm'), cliPath]) {
+    if (!fs.existsSync(f)) throw new Error(`${f} is missing: run \`bash .ci/build\` first`);
+  }
+}
+
+/** Starts web/serve.mjs on a random port; resolves with {url, close()}. */
+export async function startServer({ attempts = 5 } = {}) {
+  let lastError;
+  for (let i = 0; i < attempts; i++) {
+    const port = 20000 + Math.floor(Math.random() * 20000);
+    try {
+      return await startServerOn(port);
+    } catch (err) {
+      lastError = err;  // most likely the port was taken: try another one
+    }
+  }
+  throw lastError;
+}
+
+function startServerOn(port) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(repoDir, 'web', 'serve.mjs'), siteDir, String(port)], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    const timer = setTimeout(() => {
+      child.kill();
+      reject(new Error(`serve.mjs did not start within 10 s: ${err}`));
+    }, 10000);
+    child.stdout.on('data', (d) => {
+      out += d;
+      const m = out.match(/^Sightline: (http:\/\/127\.0\.0\.1:(\d+)\/)\n/);
+      if (m) {
+        clearTimeout(timer);
+        resolve({
+          url: m[1],
+          port: Number(m[2]),
+          firstLine: out.split('\n')[0],
+          close: () => new Promise((r) => {
+            if (child.exitCode !== null) return r();
+            child.once('exit', r);
+            child.kill('SIGTERM');
+          }),
+        });
+      }
+    });
+    child.stderr.on('data', (d) => { err += d; });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`serve.mjs exited with ${code}: ${err}`));
+    });
+  });
+}
+
+export async function launchBrowser() {
+  return chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+}
+
+/** A page that fails the test on uncaught page errors (collected in page.errors). */
+export async function newPage(browser) {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  page.errors = [];
+  page.on('pageerror', (e) => page.errors.push(e.message));
+  page.setDefaultTimeout(15000);
+  return page;
+}
+
+/** Runs the native CLI; `scenario` is a preset id or a scenario object. Returns the result object. */
+export function cli(scenario) {
+  const args = typeof scenario === 'string'
+    ? ['run', '--preset', scenario, '--format', 'json']
+    : ['run', '-', '--format', 'json'];
+  const r = spawnSync(cliPath, args, {
+    input: typeof scenario === 'string' ? '' : JSON.stringify(scenario),
+    encoding: 'utf8',
+  });
+  if (r.status !== 0) throw new Error(`sightline ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
+  const parsed = JSON.parse(r.stdout);
+  return parsed.ok === true && parsed.result ? parsed.result : parsed;
+}
+
+export function scenarioPreset(id) {
+  const r = spawnSync(cliPath, ['presets', 'scenarios', '--format', 'json'], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`sightline presets failed: ${r.stderr}`);
+  let list = JSON.parse(r.stdout);
+  if (list && list.ok === true) list = list.result;
+  const found = list.find((s) => s.id === id);
+  if (!found) throw new Error(`no scenario preset ${id}`);
+  return found;
+}
+
+export const fixed3 = (x) => x.toFixed(3);
+
+/** Waits until the page shows a finished run (of scenario `id`, when given). */
+export async function waitDone(page, id) {
+  const sel = id ? `#results[data-scenario="${id}"] #run-status[data-state="done"]` : '#run-status[data-state="done"]';
+  await page.waitForSelector(sel);
+}
+
+export async function metric(page, key) {
+  return page.textContent(`[data-metric="${key}"]`);
+}
