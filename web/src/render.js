@@ -153,7 +153,8 @@ function renderOps() {
     const mib = cell('td', undefined, 'num');
     mib.append(metricSpan(`${metricBase}.mib`, op.bytes / 1048576));
     const bound = cell('td', undefined);
-    bound.append(cell('span', String(op.bound || '—'), `chip bound-${op.bound === 'compute' ? 'compute' : 'memory'}`));
+    const boundClass = ['compute', 'memory', 'communication'].includes(op.bound) ? op.bound : 'other';
+    bound.append(cell('span', String(op.bound || '—'), `chip bound-${boundClass}`));
     tr.append(nameCell, cell('td', String(op.family || ''), 'muted'), cell('td', integer(op.count), 'num muted'), time, shareCell, gflop, mib, bound);
     return tr;
   });
