@@ -25,5 +25,7 @@ void print_latency_table(const json& result);
 int cmd_run(const Args& args);
 int cmd_validate(const Args& args);
 int cmd_presets(const Args& args);
+int cmd_calibrate(const Args& args);
+int cmd_report_accuracy(const Args& args);
 
 }  // namespace sightline::cli

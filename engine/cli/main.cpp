@@ -27,6 +27,8 @@ int main(int argc, char** argv) {
       {"run", cmd_run},
       {"validate", cmd_validate},
       {"presets", cmd_presets},
+      {"calibrate", cmd_calibrate},
+      {"report-accuracy", cmd_report_accuracy},
       {"version", cmd_version},
   };
   const std::string name = args[0];

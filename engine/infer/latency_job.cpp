@@ -5,6 +5,7 @@
 #include "core/version.hpp"
 #include "mem/inference_memory.hpp"
 #include "model/param_count.hpp"
+#include "perf/power.hpp"
 
 namespace sightline {
 
@@ -27,11 +28,16 @@ bool LatencyJob::step(int64_t max_units) {
     if (done_units_ == 0) {
       batch.seqs.assign(static_cast<size_t>(w.batch_size), SeqChunk{w.prompt_tokens, 0});
       prefill_ = price(batch);
+      energy_J_ += step_power(s_.hardware.gpu, s_.precision.activations, prefill_.flops, prefill_.bytes,
+                              prefill_.time_s).joules;
     } else {
       // Decode step i feeds the i-th generated token; the cache holds the prompt and the i-1 tokens before it.
       batch.seqs.assign(static_cast<size_t>(w.batch_size), SeqChunk{1, w.prompt_tokens + done_units_ - 1});
       StepCost c = price(batch);
       decode_time_s_ += c.time_s;
+      decode_low_s_ += c.time_low_s;
+      decode_high_s_ += c.time_high_s;
+      energy_J_ += step_power(s_.hardware.gpu, s_.precision.activations, c.flops, c.bytes, c.time_s).joules;
       decode_breakdown_.add(c);
     }
   }
@@ -98,17 +104,38 @@ json LatencyJob::result() const {
   r["workload"] = {{"prompt_tokens", w.prompt_tokens},
                    {"output_tokens", w.output_tokens},
                    {"batch_size", w.batch_size}};
+  const double gpus = static_cast<double>(sv.parallelism.tp * sv.parallelism.pp);
+  const double output_tokens = batch * static_cast<double>(w.output_tokens);
+  const double joules_all_gpus = energy_J_ * gpus;
   r["metrics"] = {{"ttft_ms", ttft_s * 1e3},
                   {"tpot_ms", tpot_s * 1e3},
                   {"e2e_ms", e2e_s * 1e3},
-                  {"output_tokens_per_s", batch * static_cast<double>(w.output_tokens) / e2e_s},
+                  {"output_tokens_per_s", output_tokens / e2e_s},
+                  {"output_tokens_per_s_per_gpu", output_tokens / e2e_s / gpus},
                   {"decode_tokens_per_s", tpot_s > 0 ? batch / tpot_s : 0.0},
-                  {"prefill_tokens_per_s", batch * static_cast<double>(w.prompt_tokens) / ttft_s}};
+                  {"prefill_tokens_per_s", batch * static_cast<double>(w.prompt_tokens) / ttft_s},
+                  {"energy_J_per_output_token", joules_all_gpus / output_tokens}};
+  if (s_.cost_model.gpu_hour_usd > 0)
+    r["metrics"]["usd_per_million_output_tokens"] =
+        s_.cost_model.gpu_hour_usd * gpus * (e2e_s / 3600.0) / output_tokens * 1e6;
+  // 80% intervals from the calibration residuals (errors taken as fully
+  // correlated within a step, so the band is conservative).
+  r["intervals_80"] = {{"ttft_ms", {prefill_.time_low_s * 1e3, prefill_.time_high_s * 1e3}},
+                       {"tpot_ms", {decode_steps > 0 ? decode_low_s_ / decode_steps * 1e3 : 0.0,
+                                    decode_steps > 0 ? decode_high_s_ / decode_steps * 1e3 : 0.0}},
+                       {"e2e_ms", {(prefill_.time_low_s + decode_low_s_) * 1e3,
+                                   (prefill_.time_high_s + decode_high_s_) * 1e3}}};
+  r["cost_model"] = {{"tier", cost_.model->tier()},
+                     {"provenance", cost_.provenance},
+                     {"software_stack", s_.cost_model.software_stack.id}};
+  r["roofline"] = {{"peak_tflops", peak}, {"hbm_bandwidth_GBps", s_.hardware.gpu.hbm_bandwidth_GBps}};
   r["floors"] = {{"decode_weight_read_ms", weight_read_floor_s * 1e3},
                  {"prefill_compute_ms", peak > 0 ? prefill_flops / (peak * 1e12) * 1e3 : 0.0}};
   r["memory_per_gpu"] = mem.to_json();
   r["breakdown"] = {{"prefill", prefill_breakdown.to_json(1)},
-                    {"decode_per_step", decode_breakdown_.to_json(decode_steps)}};
+                    {"decode_per_step", decode_breakdown_.to_json(decode_steps)},
+                    {"prefill_families", prefill_breakdown.families_json(1)},
+                    {"decode_families_per_step", decode_breakdown_.families_json(decode_steps)}};
   return r;
 }
 

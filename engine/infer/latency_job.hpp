@@ -23,6 +23,8 @@ class LatencyJob : public Job {
   int64_t done_units_ = 0;
   StepCost prefill_;
   double decode_time_s_ = 0;
+  double decode_low_s_ = 0, decode_high_s_ = 0;
+  double energy_J_ = 0;  // one GPU, prefill and every decode step
   BreakdownAccumulator decode_breakdown_;
 };
 

@@ -18,6 +18,7 @@ std::string op_family_name(OpFamily f) {
     case OpFamily::MoeRouter: return "moe_router";
     case OpFamily::Collective: return "collective";
     case OpFamily::Sampling: return "sampling";
+    case OpFamily::Host: return "host";
   }
   return "?";
 }
@@ -32,6 +33,24 @@ std::string collective_name(CollectiveKind k) {
     case CollectiveKind::Broadcast: return "broadcast";
   }
   return "?";
+}
+
+Operator make_gemm_operator(const std::string& name, double count, int64_t m, int64_t n, int64_t k,
+                            double act_bytes, double weight_bytes, Dtype compute_dtype, bool bias,
+                            double dequant_ops_per_weight) {
+  Operator op;
+  op.name = name;
+  op.family = OpFamily::Gemm;
+  op.count = count;
+  op.m = m;
+  op.n = n;
+  op.k = k;
+  op.compute_dtype = compute_dtype;
+  op.flops = 2.0 * m * n * k + (bias ? static_cast<double>(m) * n : 0.0);
+  op.bytes = static_cast<double>(m) * k * act_bytes + static_cast<double>(k) * n * weight_bytes +
+             static_cast<double>(m) * n * act_bytes;
+  op.dequant_ops = dequant_ops_per_weight * static_cast<double>(k) * static_cast<double>(n);
+  return op;
 }
 
 int64_t BatchShape::total_new_tokens() const {
@@ -112,18 +131,10 @@ class StepBuilder {
   }
 
   void add_gemm(const std::string& name, double count, int64_t mm, int64_t nn, int64_t kk, bool bias = false) {
-    Operator op;
-    op.name = name;
-    op.family = OpFamily::Gemm;
-    op.count = count;
-    op.m = mm;
-    op.n = nn;
-    op.k = kk;
-    op.compute_dtype = gemm_dtype_;
-    op.flops = 2.0 * mm * nn * kk + (bias ? static_cast<double>(mm) * nn : 0.0);
-    op.bytes = static_cast<double>(mm) * kk * act_bytes_ + static_cast<double>(kk) * nn * weight_bytes_ +
-               static_cast<double>(mm) * nn * act_bytes_;
-    out_.ops.push_back(op);
+    out_.ops.push_back(make_gemm_operator(name, count, mm, nn, kk, act_bytes_, weight_bytes_, gemm_dtype_, bias,
+                                          is_integer_weight_only(p_.weights) && gemm_dtype_ != Dtype::INT8
+                                              ? kDequantOpsPerWeight
+                                              : 0.0));
   }
 
   // Elementwise-like kernels: `elements_read` and `elements_written` in activation dtype.
@@ -170,7 +181,7 @@ class StepBuilder {
   void add_attention_core(double layers) {
     // Split the batch into sequences still in prefill and pure decodes.
     double prefill_flops = 0, prefill_bytes = 0, decode_flops = 0, decode_bytes = 0;
-    int64_t prefill_q = 0, prefill_kv = 0, decode_q = 0, decode_kv = 0;
+    int64_t prefill_q = 0, prefill_kv = 0, decode_q = 0, decode_kv = 0, prefill_seqs = 0;
     const bool mla = m_.mla.enabled;
     const double heads = dims_.heads;
     const double kv_b = dtype_bytes(p_.kv_cache);
@@ -206,6 +217,7 @@ class StepBuilder {
         prefill_bytes += bytes;
         prefill_q += s.new_tokens;
         prefill_kv += s.cached_tokens + s.new_tokens;
+        prefill_seqs += 1;
       }
     }
     if (prefill_q > 0) {
@@ -218,6 +230,7 @@ class StepBuilder {
       op.compute_dtype = p_.activations == Dtype::FP8 ? Dtype::BF16 : p_.activations;
       op.q_tokens = prefill_q;
       op.kv_tokens = prefill_kv;
+      op.seqs = prefill_seqs;
       op.attention_impl = attention_;
       op.heads = dims_.heads;
       op.kv_heads = mla ? dims_.heads : dims_.kv_heads;
@@ -235,6 +248,7 @@ class StepBuilder {
       op.compute_dtype = p_.activations == Dtype::FP8 ? Dtype::BF16 : p_.activations;
       op.q_tokens = decode_q;
       op.kv_tokens = decode_kv;
+      op.seqs = decode_q;
       op.heads = dims_.heads;
       op.kv_heads = mla ? 1 : dims_.kv_heads;
       op.qk_dim = mla ? m_.mla.kv_lora_rank + m_.mla.qk_rope_head_dim : m_.head_dim;

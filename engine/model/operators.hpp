@@ -23,6 +23,7 @@ enum class OpFamily {
   MoeRouter,
   Collective,
   Sampling,
+  Host,  // CPU-side time (launches, scheduling) exposed on the step's critical path
 };
 
 std::string op_family_name(OpFamily f);
@@ -68,11 +69,13 @@ struct Operator {
   double count = 1;       // invocations per step (layers, experts hit, ...)
   double flops = 0;       // per invocation
   double bytes = 0;       // per invocation, HBM traffic
+  double dequant_ops = 0; // per invocation: scalar ALU work of weight-only dequantization
   Dtype compute_dtype = Dtype::BF16;
   // GEMM shape (C[m,n] = A[m,k] B[k,n]).
   int64_t m = 0, n = 0, k = 0;
   // Attention shape (per GPU).
   int64_t q_tokens = 0, kv_tokens = 0;
+  int64_t seqs = 0;  // sequences in the attention call (kv_tokens / seqs = mean context)
   int heads = 0, kv_heads = 0;
   int64_t qk_dim = 0, v_dim = 0;
   bool causal = true;
@@ -87,6 +90,17 @@ struct Operator {
 struct StepOperators {
   std::vector<Operator> ops;
 };
+
+// One GEMM C[m,n] = A[m,k]·B[k,n] with A and C in the activation dtype and B
+// (the weights) stored at `weight_bytes` per element. Weight-only integer
+// formats also dequantize every weight once per call on the CUDA cores.
+Operator make_gemm_operator(const std::string& name, double count, int64_t m, int64_t n, int64_t k,
+                            double act_bytes, double weight_bytes, Dtype compute_dtype, bool bias = false,
+                            double dequant_ops_per_weight = 0);
+
+// ALU operations to dequantize one int4/int8 weight: unpack (shift, mask),
+// convert to float, multiply-add scale and zero point.
+inline constexpr double kDequantOpsPerWeight = 4.0;
 
 // Per-GPU shard sizes under a tensor-parallel layout.
 struct ShardDims {

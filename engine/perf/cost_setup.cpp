@@ -1,17 +1,62 @@
 #include "perf/cost_setup.hpp"
 
+#include "perf/calibrated_cost.hpp"
 #include "scenario/scenario.hpp"
 
 namespace sightline {
 
+std::string resolve_cost_tier(const std::string& requested, const std::string& gpu_id) {
+  if (requested != "auto") return requested;
+  return find_calibration(gpu_id) ? "target-measured" : "cross-generation";
+}
+
+StepCost CostSetup::price(const StepOperators& step) const {
+  StepCost c = price_step(step, *model, ctx);
+  if (!stack) return c;
+  const HostTime host = host_time(step, *stack);
+  const double wall = step_wall_time_s(c.gpu_time_s, host, *stack);
+  const double exposed = wall - c.gpu_time_s;
+  if (exposed > 0) {
+    PricedOperator p;
+    p.name = "host_overhead";
+    p.family = OpFamily::Host;
+    p.count = 1;
+    p.time_s = p.time_low_s = p.time_high_s = exposed;
+    p.bound = "host";
+    c.parts.push_back(p);
+    c.time_s += exposed;
+    c.time_low_s += exposed;
+    c.time_high_s += exposed;
+  }
+  return c;
+}
+
 CostSetup make_cost_setup(const Scenario& s) {
   CostSetup setup;
-  setup.model = std::make_unique<RooflineCostModel>();
+  const std::string& gpu_id = s.hardware.gpu.id;
+  const std::string tier = resolve_cost_tier(s.cost_model.tier, gpu_id);
+  if (tier == "roofline") {
+    setup.model = std::make_unique<RooflineCostModel>();
+    setup.provenance = "spec-sheet peaks, no efficiency";
+  } else if (tier == "target-measured") {
+    const KernelCalibration& own = *find_calibration(gpu_id);  // validated when the scenario was read
+    setup.model = std::make_unique<CalibratedCostModel>(own, tier);
+    setup.provenance = own.source;
+  } else {
+    // Cross-generation: curves of a measured GPU on this GPU's spec sheet. The
+    // reference itself borrows from the other fully swept GPU.
+    const KernelCalibration& ref = reference_calibration();
+    const KernelCalibration* from = ref.id == gpu_id && find_calibration("a40") ? find_calibration("a40") : &ref;
+    KernelCalibration transferred = transfer_calibration(*from, gpu_id, 0);
+    setup.provenance = transferred.source;
+    setup.model = std::make_unique<CalibratedCostModel>(std::move(transferred), "cross-generation");
+  }
   setup.ctx.gpu = &s.hardware.gpu;
   // Tensor parallelism stays inside a node; pipeline stages cross nodes when
   // the deployment spans several.
   if (s.hardware.intra_node) setup.ctx.tp_link = &*s.hardware.intra_node;
   setup.ctx.pp_link = s.hardware.nodes > 1 && s.hardware.inter_node ? &*s.hardware.inter_node : setup.ctx.tp_link;
+  setup.stack = &s.cost_model.software_stack;
   return setup;
 }
 

@@ -1,9 +1,10 @@
 #pragma once
-// The cost model and links a scenario's steps are priced with. Serving and
-// training code asks for this instead of choosing a model itself, so the
-// calibration tier is decided in one place.
+// The cost model, links and software stack a scenario's steps are priced
+// with. Serving and training code asks for this instead of choosing a model
+// itself, so the calibration tier is decided in one place.
 #include <memory>
 
+#include "perf/host_overhead.hpp"
 #include "perf/kernel_cost.hpp"
 #include "perf/step_cost.hpp"
 
@@ -14,9 +15,19 @@ struct Scenario;
 struct CostSetup {
   std::unique_ptr<KernelCostModel> model;
   CostContext ctx;  // points into the scenario: keep the scenario alive and unmoved
-  StepCost price(const StepOperators& step) const { return price_step(step, *model, ctx); }
+  const SoftwareStack* stack = nullptr;  // host overhead; nullptr prices GPU kernels only
+  std::string provenance;                // which calibration (or transfer) prices the kernels
+
+  // Kernels plus exposed host time (launches, scheduling) of the stack.
+  StepCost price(const StepOperators& step) const;
+  // Kernels only (training steps, whose host work overlaps the GPU).
+  StepCost price_kernels(const StepOperators& step) const { return price_step(step, *model, ctx); }
 };
 
 CostSetup make_cost_setup(const Scenario& s);
+
+// The tier "auto" resolves to for a GPU: target-measured when a calibration
+// ships for it, cross-generation otherwise.
+std::string resolve_cost_tier(const std::string& requested, const std::string& gpu_id);
 
 }  // namespace sightline

@@ -9,6 +9,7 @@ OpCost RooflineCostModel::cost(const Operator& op, const CostContext& ctx) const
   if (op.family == OpFamily::Collective) {
     const InterconnectSpec* link = op.collective == CollectiveKind::SendRecv ? ctx.pp_link : ctx.tp_link;
     if (link) c.time_s = collective_cost(op.collective, op.message_bytes, op.group_size, *link).time_s;
+    c.time_low_s = c.time_high_s = c.time_s;
     c.bound = "communication";
     return c;
   }
@@ -18,9 +19,9 @@ OpCost RooflineCostModel::cost(const Operator& op, const CostContext& ctx) const
                            op.family == OpFamily::AttentionDecode || op.family == OpFamily::MoeRouter;
   double peak = tensor_core ? g.peak_tflops_for(op.compute_dtype) : g.peak_tflops.fp32;
   if (peak <= 0) peak = g.peak_tflops.fp16 > 0 ? g.peak_tflops.fp16 : g.peak_tflops.bf16;
-  c.compute_s = op.flops / (peak * 1e12);
+  c.compute_s = op.flops / (peak * 1e12) + op.dequant_ops / (std::max(g.peak_tflops.fp32, 1.0) * 1e12);
   c.memory_s = op.bytes / (g.hbm_bandwidth_GBps * 1e9);
-  c.time_s = std::max(c.compute_s, c.memory_s);
+  c.time_s = c.time_low_s = c.time_high_s = std::max(c.compute_s, c.memory_s);
   c.bound = c.compute_s >= c.memory_s ? "compute" : "memory";
   return c;
 }

@@ -12,9 +12,11 @@ namespace sightline {
 
 struct OpCost {
   double time_s = 0;      // per invocation
-  double compute_s = 0;   // FLOPs at peak
-  double memory_s = 0;    // bytes at bandwidth
-  std::string bound;      // "compute", "memory" or "communication"
+  double time_low_s = 0;  // 80% interval of the prediction (equal to time_s when uncalibrated)
+  double time_high_s = 0;
+  double compute_s = 0;   // FLOPs at the achievable compute rate
+  double memory_s = 0;    // bytes at the achievable bandwidth
+  std::string bound;      // "compute", "memory", "launch" or "communication"
 };
 
 struct CostContext {

@@ -1,6 +1,8 @@
 #include "perf/step_cost.hpp"
 
 #include <algorithm>
+#include <array>
+#include <map>
 
 namespace sightline {
 
@@ -14,12 +16,21 @@ StepCost price_step(const StepOperators& step, const KernelCostModel& model, con
     p.family = op.family;
     p.count = op.count;
     p.time_s = c.time_s * op.count;
+    p.time_low_s = c.time_low_s * op.count;
+    p.time_high_s = c.time_high_s * op.count;
     p.flops = op.flops * op.count;
     p.bytes = op.bytes * op.count;
     p.bound = c.bound;
     out.time_s += p.time_s;
+    out.time_low_s += p.time_low_s;
+    out.time_high_s += p.time_high_s;
+    if (op.family != OpFamily::Collective) {
+      out.flops += p.flops;
+      out.bytes += p.bytes;
+    }
     out.parts.push_back(std::move(p));
   }
+  out.gpu_time_s = out.time_s;
   return out;
 }
 
@@ -31,6 +42,8 @@ void BreakdownAccumulator::add(const StepCost& step) {
       continue;
     }
     it->time_s += p.time_s;
+    it->time_low_s += p.time_low_s;
+    it->time_high_s += p.time_high_s;
     it->flops += p.flops;
     it->bytes += p.bytes;
     it->count += p.count;
@@ -47,12 +60,32 @@ json BreakdownAccumulator::to_json(double divide_by) const {
                    {"family", op_family_name(t.family)},
                    {"count", t.count / d},
                    {"time_us", time * 1e6},
+                   {"time_low_us", t.time_low_s / d * 1e6},
+                   {"time_high_us", t.time_high_s / d * 1e6},
                    {"flops", t.flops / d},
                    {"bytes", t.bytes / d},
                    {"achieved_tflops", time > 0 ? t.flops / d / time / 1e12 : 0.0},
                    {"achieved_GBps", time > 0 ? t.bytes / d / time / 1e9 : 0.0},
                    {"bound", t.bound}});
   }
+  return arr;
+}
+
+json BreakdownAccumulator::families_json(double divide_by) const {
+  const double d = divide_by > 0 ? divide_by : 1;
+  std::vector<std::string> order;
+  std::map<std::string, std::array<double, 3>> sums;  // time, flops, bytes
+  for (const PricedOperator& t : totals_) {
+    const std::string f = op_family_name(t.family);
+    if (!sums.count(f)) order.push_back(f);
+    auto& v = sums[f];
+    v[0] += t.time_s / d;
+    v[1] += t.flops / d;
+    v[2] += t.bytes / d;
+  }
+  json arr = json::array();
+  for (const std::string& f : order)
+    arr.push_back({{"family", f}, {"time_us", sums[f][0] * 1e6}, {"flops", sums[f][1]}, {"bytes", sums[f][2]}});
   return arr;
 }
 

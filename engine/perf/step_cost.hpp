@@ -14,14 +14,20 @@ struct PricedOperator {
   OpFamily family = OpFamily::Elementwise;
   double count = 0;
   double time_s = 0;   // all invocations in the step
+  double time_low_s = 0, time_high_s = 0;  // 80% interval
   double flops = 0;    // all invocations
   double bytes = 0;    // all invocations
   std::string bound;
 };
 
 struct StepCost {
-  double time_s = 0;
-  std::vector<PricedOperator> parts;  // in operator order
+  double time_s = 0;       // wall time of the step, host overhead included
+  double gpu_time_s = 0;   // sum of the kernels
+  double time_low_s = 0;   // 80% interval, errors taken as fully correlated within the step
+  double time_high_s = 0;
+  double flops = 0;
+  double bytes = 0;
+  std::vector<PricedOperator> parts;  // in operator order (+ "host_overhead" when exposed)
 };
 
 StepCost price_step(const StepOperators& step, const KernelCostModel& model, const CostContext& ctx);
@@ -32,6 +38,8 @@ class BreakdownAccumulator {
   void add(const StepCost& step);
   // Per-step mean when `divide_by` is the number of steps added.
   json to_json(double divide_by) const;
+  // The same parts summed per operator family.
+  json families_json(double divide_by) const;
 
  private:
   std::vector<PricedOperator> totals_;

@@ -1,6 +1,8 @@
 #include "scenario/scenario.hpp"
 
 #include "core/error.hpp"
+#include "perf/calibration.hpp"
+#include "presets/preset_store.hpp"
 #include "scenario/serving_spec.hpp"
 #include "scenario/training_spec.hpp"
 
@@ -66,11 +68,29 @@ Precision read_precision(const json* v, const std::string& path, const GpuSpec& 
   return p;
 }
 
+CostModelSpec read_cost_model(const json* v, const std::string& path, const GpuSpec& gpu) {
+  CostModelSpec c;
+  const json empty = json::object();
+  ObjectReader r(v ? *v : empty, path, {"tier", "software_stack", "gpu_hour_usd"});
+  c.tier = r.choice("tier", {"auto", "target-measured", "cross-generation", "roofline"}, "auto");
+  if (c.tier == "target-measured" && !find_calibration(gpu.id)) {
+    std::string ids;
+    for (const json* p : list_presets("calibrations")) ids += (ids.empty() ? "" : ", ") + p->at("id").get<std::string>();
+    fail(error_code::kConstraint, r.child_path("tier"),
+         "no measurements of '" + gpu.id + "' ship with the engine, so it has no target-measured tier; GPUs with one: " +
+             ids + ". Use \"cross-generation\" or calibrate it with `sightline calibrate`");
+  }
+  c.software_stack = read_software_stack(r.find("software_stack") ? *r.find("software_stack") : json("vllm-like"),
+                                         r.child_path("software_stack"));
+  c.gpu_hour_usd = r.number("gpu_hour_usd", 0, 1e6, 0);
+  return c;
+}
+
 }  // namespace
 
 Scenario read_scenario(const json& doc) {
   ObjectReader r(doc, "", {"schema_version", "id", "title", "source", "seed", "model", "hardware", "precision",
-                           "serving", "training"});
+                           "cost_model", "serving", "training"});
   Scenario s;
   const int64_t version = r.integer("schema_version", 1, 1000, kScenarioSchemaVersion);
   if (version != kScenarioSchemaVersion)
@@ -84,6 +104,7 @@ Scenario read_scenario(const json& doc) {
   s.model = read_model(r.required("model"), r.child_path("model"));
   s.hardware = read_hardware(r.required("hardware"), r.child_path("hardware"));
   s.precision = read_precision(r.find("precision"), r.child_path("precision"), s.hardware.gpu);
+  s.cost_model = read_cost_model(r.find("cost_model"), r.child_path("cost_model"), s.hardware.gpu);
   const bool serving = r.has("serving");
   const bool training = r.has("training");
   if (serving == training)
@@ -107,6 +128,9 @@ json scenario_to_json(const Scenario& s) {
                     {"activations", dtype_name(s.precision.activations)},
                     {"kv_cache", dtype_name(s.precision.kv_cache)},
                     {"weight_group_size", s.precision.weight_group_size}};
+  j["cost_model"] = {{"tier", s.cost_model.tier},
+                     {"software_stack", s.cost_model.software_stack.to_json()},
+                     {"gpu_hour_usd", s.cost_model.gpu_hour_usd}};
   if (s.serving) j["serving"] = serving_to_json(*s.serving);
   if (s.training) j["training"] = training_to_json(*s.training);
   return j;

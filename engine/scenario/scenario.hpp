@@ -9,6 +9,7 @@
 #include "hw/hardware.hpp"
 #include "model/architecture.hpp"
 #include "model/operators.hpp"
+#include "perf/host_overhead.hpp"
 #include "scenario/serving_spec.hpp"
 #include "scenario/training_spec.hpp"
 
@@ -25,6 +26,13 @@ struct HardwareSpec {
   int total_gpus() const { return gpus_per_node * nodes; }
 };
 
+// How steps are priced (the "cost_model" section).
+struct CostModelSpec {
+  std::string tier = "auto";  // auto | target-measured | cross-generation | roofline
+  SoftwareStack software_stack;
+  double gpu_hour_usd = 0;    // 0: no cost figures
+};
+
 struct Scenario {
   std::string id;
   std::string title;
@@ -33,6 +41,7 @@ struct Scenario {
   ModelArch model;
   HardwareSpec hardware;
   Precision precision;
+  CostModelSpec cost_model;
   std::optional<ServingSpec> serving;
   std::optional<TrainingSpec> training;
 };

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const cliPath = path.join(repoRoot, 'build', 'sightline');
+export const cliPath = process.env.SIGHTLINE_CLI || path.join(repoRoot, 'build', 'sightline');
 const wasmDir = path.join(repoRoot, 'build-wasm', 'wasm');
 
 export async function loadWasm() {

@@ -1,24 +1,108 @@
-// Wires the page: loads presets from the engine worker, keeps the form and the
-// current run in sync, supersedes a running run when the form changes.
+// Wires the page: loads presets from the engine worker, keeps the form, the URL
+// hash (share link), localStorage and the current run in sync, and hosts the
+// sweep, compare, embed, export and import features. Strings from links, files
+// and the engine only ever reach the page through textContent / value.
 import { EngineClient } from './engine-client.js';
 import * as form from './form.js';
 import * as view from './render.js';
+import { registerKind, viewFor, allViews } from './kinds.js';
+import { view as latencyView } from './views/latency.js';
+import { decodeLink, encodeLink, resolveLink, linkFor, canonicalOf, LinkError } from './share.js';
+import { getChartView } from './charts/registry.js';
+import { Sweep } from './sweep.js';
+import { Compare } from './compare.js';
+import { download, slug, toCsv, readScenarioFile } from './export.js';
+import { fixed3 } from './format.js';
 
 const DEFAULT_SCENARIO = 'I1.1';
+const STORAGE_KEY = 'sightline.scenario';
+const DEFAULT_EMBED_CHARTS = ['families', 'memory'];
 
-const client = new EngineClient(new URL('./worker.js', import.meta.url));
+registerKind(latencyView);
+
+const workerUrl = new URL('./worker.js', import.meta.url);
+const client = new EngineClient(workerUrl);
+const params = new URLSearchParams(location.search);
+const embed = params.get('embed') === '1';
+
+// Timings read by web/budgets.mjs and the tests.
+const perf = { firstResultMs: null, runs: 0, lastSweepMs: null };
+window.sightlinePerf = perf;
 
 const state = {
   scenarios: new Map(),  // id -> preset scenario record
-  base: null,            // the preset scenario the form started from
+  gpus: new Map(),       // id -> GPU preset record
+  presetId: null,        // the preset the scenario starts from (null: imported / custom)
+  base: null,            // the scenario the form edits
   run: null,             // {id, text} of the run in flight
+  last: null,            // {scenario, result, warnings} of the last finished run
 };
 
 const $ = (id) => document.getElementById(id);
 
+const sweep = new Sweep({ workerUrl, getScenario: () => currentScenario(), onDone: (ms) => { perf.lastSweepMs = ms; } });
+const compare = new Compare();
+
+function currentScenario() {
+  return state.base ? form.read(state.base) : null;
+}
+
+function presetRecord() {
+  return state.presetId ? state.scenarios.get(state.presetId) || null : null;
+}
+
+function currentLink(scenario = currentScenario()) {
+  return linkFor(state.presetId, presetRecord(), scenario);
+}
+
+/** A short name of a scenario: its preset plus the first overrides. */
+function describe(scenario) {
+  const { preset, overrides } = canonicalOf(state.presetId, presetRecord(), scenario);
+  const parts = [];
+  const walk = (obj, prefix) => {
+    for (const [k, v] of Object.entries(obj)) {
+      if (k === 'source' || k === 'title') continue;
+      if (v && typeof v === 'object' && !Array.isArray(v)) walk(v, k);
+      else parts.push(`${k} ${typeof v === 'string' ? v : JSON.stringify(v)}`);
+    }
+  };
+  walk(preset ? overrides : {}, '');
+  const head = preset || (scenario && typeof scenario.id === 'string' ? scenario.id : 'custom scenario');
+  return parts.length ? `${head} with ${parts.slice(0, 3).join(', ')}${parts.length > 3 ? ', …' : ''}` : head;
+}
+
+// ---- URL hash + localStorage -------------------------------------------------------
+
+function persist(scenario) {
+  if (embed) return;
+  let link;
+  try {
+    link = currentLink(scenario);
+  } catch (_) {
+    return;
+  }
+  const url = `${location.pathname}${location.search}#${link}`;
+  if (location.hash !== `#${link}`) history.replaceState(null, '', url);
+  try {
+    localStorage.setItem(STORAGE_KEY, link);
+  } catch (_) { /* storage full or disabled: the hash still holds it */ }
+}
+
+function showLinkNotice(message) {
+  $('link-notice-message').textContent = message;
+  $('link-notice').hidden = false;
+}
+
+// ---- runs --------------------------------------------------------------------------
+
 function updateModified() {
   if (!state.base) return;
-  const edited = JSON.stringify(form.read(state.base)) !== JSON.stringify(state.base);
+  const preset = presetRecord();
+  let edited = true;
+  if (preset) {
+    const { overrides } = canonicalOf(state.presetId, preset, currentScenario());
+    edited = Object.keys(overrides).length > 0;
+  }
   $('modified').hidden = !edited;
 }
 
@@ -31,13 +115,14 @@ function cancelCurrent() {
 
 function runForm() {
   if (!state.base) return;
-  const scenario = form.read(state.base);
+  const scenario = currentScenario();
   const text = JSON.stringify(scenario);
   if (state.run && state.run.text === text) return;  // the same run is already in flight
   cancelCurrent();
   form.clearInvalid();
   view.hideError();
   updateModified();
+  persist(scenario);
   view.setStatus('running', 'Running… 0%');
   view.setProgress(0);
   const t0 = performance.now();
@@ -48,8 +133,10 @@ function runForm() {
   promise.then(({ result, warnings }) => {
     if (!state.run || state.run.id !== id) return;
     state.run = null;
-    view.renderResult(result, warnings);
+    showResult(scenario, result, warnings);
     view.setStatus('done', `Done in ${Math.max(1, Math.round(performance.now() - t0))} ms`);
+    perf.runs += 1;
+    if (perf.firstResultMs === null) perf.firstResultMs = performance.now();
   }, (err) => {
     if (!state.run || state.run.id !== id) return;  // superseded or cancelled
     state.run = null;
@@ -57,21 +144,270 @@ function runForm() {
   });
 }
 
+function showResult(scenario, result, warnings) {
+  state.last = { scenario, result, warnings };
+  const v = viewFor(result);
+  for (const other of allViews()) {
+    const section = $(other.section);
+    if (section) section.hidden = other !== v;
+  }
+  v.render(result, warnings, { scenario, gpus: state.gpus });
+  renderHeadline(v, result);
+  $('summary').hidden = false;
+  if (v.section !== 'latency-view') $('summary').textContent = describe(scenario);
+  $('export-csv').disabled = !v.rows(result).some((r) => r.rows.length);
+  sweep.setMetrics(result);
+  compare.update({ scenario, result, label: describe(scenario) });
+  if (embed) applyEmbedCharts(v);
+}
+
+/** Headline cards built from the view (shown in embed mode). */
+function renderHeadline(v, result) {
+  const cards = v.headline(result).map((h) => {
+    const card = document.createElement('div');
+    card.className = 'kpi panel';
+    card.title = h.title || h.key;
+    const label = document.createElement('div');
+    label.className = 'kpi-label';
+    label.textContent = h.label;
+    const value = document.createElement('div');
+    value.className = 'kpi-value';
+    const num = document.createElement('span');
+    num.dataset.headline = h.key;
+    num.textContent = fixed3(h.value);
+    const unit = document.createElement('span');
+    unit.className = 'unit';
+    unit.textContent = h.unit || '';
+    value.append(num, unit);
+    card.append(label, value);
+    return card;
+  });
+  $('headline').replaceChildren(...cards);
+}
+
 function showEngineError(err) {
   const fieldId = form.markInvalid(err.path);
   const label = fieldId ? document.querySelector(`label[for="${fieldId}"]`) : null;
+  $('error-title').textContent = 'The engine could not run this scenario';
   view.showError(err, label ? label.firstChild.textContent.trim() : '');
   view.setStatus('error', err.code === 'worker_crashed' ? 'Engine restarted' : 'Error');
+}
+
+// ---- scenarios ---------------------------------------------------------------------
+
+const CUSTOM_OPTION = '__custom__';
+
+function showPresetInPicker() {
+  const select = $('scenario');
+  let custom = select.querySelector(`option[value="${CUSTOM_OPTION}"]`);
+  if (state.presetId && state.scenarios.has(state.presetId)) {
+    if (custom) custom.remove();
+    select.value = state.presetId;
+    $('scenario-source').textContent = presetRecord().source || '';
+  } else {
+    if (!custom) {
+      custom = document.createElement('option');
+      custom.value = CUSTOM_OPTION;
+      custom.textContent = 'Custom scenario (imported)';
+      select.prepend(custom);
+    }
+    select.value = CUSTOM_OPTION;
+    $('scenario-source').textContent = '';
+  }
+}
+
+/** Shows a scenario in the form and runs it. */
+function loadScenario(presetId, scenario) {
+  state.presetId = presetId;
+  state.base = structuredClone(scenario);
+  showPresetInPicker();
+  form.fill(state.base);
+  runForm();
 }
 
 function selectScenario(id) {
   const preset = state.scenarios.get(id);
   if (!preset) return;
-  state.base = structuredClone(preset);
-  $('scenario').value = id;
-  $('scenario-source').textContent = preset.source || '';
-  form.fill(state.base);
-  runForm();
+  loadScenario(id, preset);
+}
+
+/** Loads the scenario of a hash; returns false (after saying why) when it cannot. */
+function loadLink(hash, { quiet = false } = {}) {
+  try {
+    const decoded = decodeLink(hash);
+    if (!decoded) return false;
+    loadScenario(decoded.preset, resolveLink(decoded, state.scenarios));
+    $('link-notice').hidden = true;
+    return true;
+  } catch (err) {
+    if (!quiet) {
+      const text = err instanceof LinkError ? err.message : 'the link could not be read';
+      showLinkNotice(`${text.charAt(0).toUpperCase()}${text.slice(1)}.`);
+    }
+    return false;
+  }
+}
+
+function storedLink() {
+  try {
+    return localStorage.getItem(STORAGE_KEY);
+  } catch (_) {
+    return null;
+  }
+}
+
+// ---- share, embed, export, import ----------------------------------------------------
+
+function baseUrl() {
+  return `${location.origin}${location.pathname}`;
+}
+
+function escapeAttr(text) {
+  return String(text).replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+export function embedCode(link, title) {
+  return `<iframe src="${escapeAttr(`${baseUrl()}?embed=1#${link}`)}" title="${escapeAttr(`Sightline: ${title}`)}" ` +
+    'width="100%" height="560" style="border:0" loading="lazy"></iframe>';
+}
+
+async function share(kind) {
+  if (!state.base) return;
+  const scenario = currentScenario();
+  const link = currentLink(scenario);
+  const text = kind === 'embed' ? embedCode(link, describe(scenario)) : `${baseUrl()}#${link}`;
+  $('share-label').textContent = kind === 'embed' ? 'Embed code (paste it into an HTML page)' : 'Share link';
+  const box = $('share-box');
+  const area = $('share-text');
+  box.hidden = false;
+  box.dataset.kind = kind;
+  area.value = text;
+  let copied = false;
+  try {
+    await navigator.clipboard.writeText(text);
+    copied = true;
+  } catch (_) {
+    area.focus();
+    area.select();
+    try {
+      copied = document.execCommand('copy');
+    } catch (__) { /* fall through */ }
+  }
+  $('share-status').textContent = copied
+    ? `${kind === 'embed' ? 'Embed code' : 'Link'} copied to the clipboard.`
+    : 'Select the text above and copy it (Ctrl+C).';
+}
+
+function resultFileStem() {
+  const s = state.last && state.last.scenario;
+  return `sightline-${slug(s && s.id ? s.id : state.presetId || 'scenario')}`;
+}
+
+function exportResult() {
+  if (!state.last) return;
+  const envelope = { ok: true, result: state.last.result, warnings: state.last.warnings || [] };
+  download(`${resultFileStem()}-result.json`, `${JSON.stringify(envelope, null, 2)}\n`, 'application/json');
+}
+
+function exportScenario() {
+  const scenario = currentScenario();
+  if (!scenario) return;
+  download(`${resultFileStem()}-scenario.json`, `${JSON.stringify(scenario, null, 2)}\n`, 'application/json');
+}
+
+function exportCsv() {
+  if (!state.last) return;
+  const sets = viewFor(state.last.result).rows(state.last.result).filter((r) => r.rows.length);
+  for (const set of sets) download(`${resultFileStem()}-${slug(set.name)}.csv`, toCsv(set.rows), 'text/csv;charset=utf-8');
+}
+
+async function exportChart(name, format) {
+  const chart = getChartView(name);
+  if (!chart || !chart.hasData) return;
+  const stem = `${resultFileStem()}-${slug(name)}`;
+  if (format === 'svg') download(`${stem}.svg`, chart.toSvg(), 'image/svg+xml');
+  else download(`${stem}.png`, await chart.toPng());
+}
+
+function showImportError(fileName, err) {
+  cancelCurrent();
+  $('error-title').textContent = `The scenario file “${fileName}” could not be imported`;
+  form.clearInvalid();
+  view.showError({ code: err.code || 'import_error', path: err.path || '', message: err.message || String(err) });
+  view.setStatus('error', 'Import failed');
+}
+
+async function importFile(file) {
+  if (!file) return;
+  let text;
+  try {
+    text = await readScenarioFile(file);
+    await client.validate(text);  // located errors come from the engine itself
+  } catch (err) {
+    showImportError(file.name, err);
+    return;
+  }
+  const scenario = JSON.parse(text);
+  const presetId = typeof scenario.id === 'string' && state.scenarios.has(scenario.id) ? scenario.id : null;
+  loadScenario(presetId, scenario);
+}
+
+function applyEmbedCharts(v) {
+  const wanted = (params.get('charts') || DEFAULT_EMBED_CHARTS.join(',')).split(',').map((s) => s.trim());
+  const known = new Set(v.charts.map((c) => c.id));
+  const chosen = new Set(wanted.filter((c) => known.has(c)));
+  for (const card of document.querySelectorAll('[data-chart]')) card.hidden = !chosen.has(card.dataset.chart);
+}
+
+// ---- tabs --------------------------------------------------------------------------
+
+const TABS = ['result', 'sweep', 'compare'];
+
+function selectTab(name, focus = false) {
+  for (const t of TABS) {
+    const tab = $(`tab-${t}`);
+    const on = t === name;
+    tab.setAttribute('aria-selected', String(on));
+    tab.tabIndex = on ? 0 : -1;
+    $(`panel-${t}`).hidden = !on;
+    if (on && focus) tab.focus();
+  }
+  if (name === 'sweep') {
+    sweep.warm();
+    sweep.draw();
+  }
+  if (name === 'compare') compare.render();
+  if (name === 'result' && state.last) {
+    // Charts drawn while hidden have no size: draw them again.
+    viewFor(state.last.result).render(state.last.result, state.last.warnings, { scenario: state.last.scenario, gpus: state.gpus });
+  }
+}
+
+function bindTabs() {
+  for (const t of TABS) {
+    const tab = $(`tab-${t}`);
+    tab.addEventListener('click', () => selectTab(t));
+    tab.addEventListener('keydown', (e) => {
+      const i = TABS.indexOf(t);
+      let next = null;
+      if (e.key === 'ArrowRight') next = TABS[(i + 1) % TABS.length];
+      else if (e.key === 'ArrowLeft') next = TABS[(i + TABS.length - 1) % TABS.length];
+      else if (e.key === 'Home') next = TABS[0];
+      else if (e.key === 'End') next = TABS[TABS.length - 1];
+      if (next) {
+        e.preventDefault();
+        selectTab(next, true);
+      }
+    });
+  }
+}
+
+// ---- events ------------------------------------------------------------------------
+
+function pinCurrent() {
+  if (!state.last) return;
+  compare.pin({ ...state.last, presetId: state.presetId, label: describe(state.last.scenario) });
+  selectTab('compare');
 }
 
 function bindEvents() {
@@ -81,16 +417,52 @@ function bindEvents() {
     runForm();
   });
   formEl.addEventListener('change', (e) => {
-    if (e.target.id === 'scenario') selectScenario(e.target.value);
-    else runForm();
+    if (e.target.id === 'scenario') {
+      if (e.target.value !== CUSTOM_OPTION) selectScenario(e.target.value);
+    } else runForm();
   });
   formEl.addEventListener('input', updateModified);
-  $('reset').addEventListener('click', () => selectScenario($('scenario').value));
+  $('reset').addEventListener('click', () => {
+    if (state.presetId) selectScenario(state.presetId);
+    else if (state.base) loadScenario(null, state.base);
+  });
   $('cancel').addEventListener('click', () => {
     if (cancelCurrent()) view.setStatus('cancelled', 'Cancelled');
   });
   $('phase-decode').addEventListener('click', () => view.setPhase('decode'));
   $('phase-prefill').addEventListener('click', () => view.setPhase('prefill'));
+  $('family-ms').addEventListener('click', () => latencyView.setFamilyScale('ms'));
+  $('family-pct').addEventListener('click', () => latencyView.setFamilyScale('%'));
+  $('copy-link').addEventListener('click', () => share('link'));
+  $('copy-embed').addEventListener('click', () => share('embed'));
+  $('share-close').addEventListener('click', () => { $('share-box').hidden = true; });
+  $('link-notice-close').addEventListener('click', () => { $('link-notice').hidden = true; });
+  $('export-json').addEventListener('click', exportResult);
+  $('export-scenario').addEventListener('click', exportScenario);
+  $('export-csv').addEventListener('click', exportCsv);
+  $('import').addEventListener('click', () => $('import-file').click());
+  $('import-file').addEventListener('change', (e) => {
+    const file = e.target.files && e.target.files[0];
+    importFile(file).finally(() => { e.target.value = ''; });
+  });
+  $('pin').addEventListener('click', pinCurrent);
+  $('compare-pin').addEventListener('click', pinCurrent);
+  $('compare-clear').addEventListener('click', () => compare.clear());
+  $('compare-only-diff').addEventListener('change', () => compare.render());
+  $('compare-swap').addEventListener('click', () => {
+    const a = compare.a;
+    if (!a || !state.last) return;
+    compare.pin({ ...state.last, presetId: state.presetId, label: describe(state.last.scenario) });
+    loadScenario(a.presetId, a.scenario);
+  });
+  document.addEventListener('click', (e) => {
+    const btn = e.target.closest('[data-export-chart]');
+    if (btn) exportChart(btn.dataset.exportChart, btn.dataset.format);
+  });
+  window.addEventListener('hashchange', () => {
+    if (state.scenarios.size) loadLink(location.hash);
+  });
+  bindTabs();
   client.addEventListener('restart', () => {
     if (!state.run) view.setStatus('error', 'Engine restarted');
   });
@@ -101,8 +473,25 @@ function bindEvents() {
   });
 }
 
+function setupEmbed() {
+  if (!embed) return;
+  document.body.classList.add('embed');
+  const open = $('open-full');
+  const update = () => {
+    let decoded = null;
+    try {
+      decoded = decodeLink(location.hash);
+    } catch (_) { /* the page says why; the link opens the default */ }
+    open.href = decoded ? `./#${encodeLink(decoded)}` : './';
+  };
+  update();
+  window.addEventListener('hashchange', update);
+}
+
 async function init() {
+  setupEmbed();
   bindEvents();
+  sweep.init();
   view.setStatus('loading', 'Loading engine…');
   try {
     view.showVersion(await client.ready);
@@ -110,10 +499,15 @@ async function init() {
       ['scenarios', 'models', 'gpus', 'interconnects'].map((kind) => client.presets(kind)));
     form.populate({ scenarios, models, gpus, interconnects });
     view.setCatalog({ gpus });
+    for (const g of gpus) state.gpus.set(g.id, g);
     for (const s of scenarios) state.scenarios.set(s.id, s);
-    const first = state.scenarios.has(DEFAULT_SCENARIO) ? DEFAULT_SCENARIO : scenarios[0] && scenarios[0].id;
-    if (first) selectScenario(first);
-    else view.setStatus('error', 'No scenario presets');
+    const fromHash = location.hash.length > 1 && loadLink(location.hash);
+    const fromStorage = !fromHash && !embed && location.hash.length <= 1 && storedLink() && loadLink(storedLink(), { quiet: true });
+    if (!fromHash && !fromStorage) {
+      const first = state.scenarios.has(DEFAULT_SCENARIO) ? DEFAULT_SCENARIO : scenarios[0] && scenarios[0].id;
+      if (first) selectScenario(first);
+      else view.setStatus('error', 'No scenario presets');
+    }
   } catch (err) {
     view.showError(err);
     view.setStatus('error', 'Engine unavailable');

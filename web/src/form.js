@@ -32,7 +32,7 @@ function pointerParts(path) {
   return path.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
-function getAt(obj, path) {
+export function getAt(obj, path) {
   let cur = obj;
   for (const key of pointerParts(path)) {
     if (cur === null || typeof cur !== 'object') return undefined;
@@ -41,7 +41,7 @@ function getAt(obj, path) {
   return cur;
 }
 
-function setAt(obj, path, value) {
+export function setAt(obj, path, value) {
   const parts = pointerParts(path);
   let cur = obj;
   for (const key of parts.slice(0, -1)) {

@@ -65,7 +65,7 @@ export function hideError() {
 
 // ---- results -----------------------------------------------------------------
 
-const MEMORY_ROWS = [
+export const MEMORY_ROWS = [
   ['weights_GiB', 'Weights', 'Model weights resident on each GPU (after TP/PP sharding)'],
   ['kv_cache_GiB', 'KV cache', 'Attention key/value cache for the whole batch at full length'],
   ['activations_GiB', 'Activations', 'Peak transient activations'],
@@ -75,10 +75,8 @@ const MEMORY_ROWS = [
 
 function renderMemory(mem) {
   const body = $('memory-table').querySelector('tbody');
-  const bar = $('mem-bar');
   const capacity = mem.capacity_GiB;
   const rows = [];
-  const segments = [];
   for (const [key, label, title] of MEMORY_ROWS) {
     if (!(key in mem)) continue;
     const value = mem[key];
@@ -93,10 +91,6 @@ function renderMemory(mem) {
     td.append(metricSpan(key, value));
     tr.append(th, td, cell('td', percent(share), 'num muted'));
     rows.push(tr);
-    const seg = cell('span', undefined, `stack-seg mem-${key}`);
-    seg.style.width = `${Math.max(0, Math.min(1, share || 0)) * 100}%`;
-    seg.title = `${label}: ${fixed3(value)} GiB`;
-    segments.push(seg);
   }
   const total = document.createElement('tr');
   total.className = 'total';
@@ -107,7 +101,6 @@ function renderMemory(mem) {
   total.append(th, td, cell('td', '100%', 'num muted'));
   rows.push(total);
   body.replaceChildren(...rows);
-  bar.replaceChildren(...segments);
 }
 
 const gpuNames = new Map();  // gpu preset id -> display name

@@ -1,0 +1,92 @@
+#include "cli/calibration_inputs.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "cli/cli_common.hpp"
+#include "core/error.hpp"
+#include "perf/kernel_samples.hpp"
+
+namespace sightline::cli {
+
+namespace fs = std::filesystem;
+
+std::string vidur_gpu_id(const std::string& folder) {
+  if (folder == "a100") return "a100-80g-sxm";  // Vidur's README: A100 80GB SXM
+  return folder;
+}
+
+namespace {
+
+std::vector<std::string> split(const std::string& line) {
+  std::vector<std::string> out;
+  std::string cell;
+  std::istringstream s(line);
+  while (std::getline(s, cell, ',')) out.push_back(cell);
+  return out;
+}
+
+const char* kVidurColumns[] = {"emb", "input_layernorm", "attn_pre_proj", "attn_rope", "attn_post_proj",
+                               "post_attention_layernorm", "mlp_up_proj", "mlp_act", "mlp_down_proj", "add"};
+
+}  // namespace
+
+std::vector<KernelSample> load_vidur_compute(const std::string& vidur_root, const std::string& folder) {
+  const fs::path dir = fs::path(vidur_root) / "compute" / folder;
+  if (!fs::is_directory(dir)) fail("io_error", "", "no Vidur profiling folder " + dir.string());
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::recursive_directory_iterator(dir))
+    if (entry.path().filename() == "mlp.csv") files.push_back(entry.path());
+  std::sort(files.begin(), files.end());  // deterministic order
+  std::vector<KernelSample> out;
+  for (const fs::path& file : files) {
+    const std::string model = file.parent_path().filename().string();
+    std::ifstream in(file);
+    std::string line;
+    std::getline(in, line);
+    const std::vector<std::string> header = split(line);
+    std::map<std::string, size_t> col;
+    for (size_t i = 0; i < header.size(); ++i) col[header[i]] = i;
+    const std::string source = "Vidur profiling (MIT), " + fs::relative(file, vidur_root).string();
+    while (std::getline(in, line)) {
+      const std::vector<std::string> cells = split(line);
+      if (cells.size() != header.size()) continue;
+      auto at = [&](const std::string& key) { return cells.at(col.at(key)); };
+      VidurShape v;
+      v.heads = std::stoi(at("n_head"));
+      v.kv_heads = std::stoi(at("n_kv_head"));
+      v.hidden = std::stoll(at("n_embd"));
+      v.intermediate = std::stoll(at("n_expanded_embd"));
+      v.vocab = std::stoll(at("vocab_size"));
+      v.gated = at("use_gated_mlp") == "True";
+      v.tokens = std::stoll(at("num_tokens"));
+      v.tp = std::stoi(at("num_tensor_parallel_workers"));
+      std::vector<std::pair<std::string, double>> medians;
+      for (const char* c : kVidurColumns) {
+        const std::string key = std::string("time_stats.") + c + ".median";
+        if (col.count(key)) medians.emplace_back(c, std::stod(at(key)));
+      }
+      for (KernelSample& s : vidur_row_samples(v, medians, model, source)) out.push_back(std::move(s));
+    }
+  }
+  return out;
+}
+
+std::vector<KernelSample> load_kernel_csv_file(const std::string& path, const std::string& gpu_id) {
+  std::string text;
+  if (!read_file(path, text)) fail("io_error", "", "cannot read " + path);
+  return read_kernel_csv(text, gpu_id);
+}
+
+std::string default_data_dir() {
+#ifdef SIGHTLINE_SOURCE_DIR
+  return std::string(SIGHTLINE_SOURCE_DIR) + "/../shared/data";
+#else
+  return "../shared/data";
+#endif
+}
+
+}  // namespace sightline::cli

@@ -1,0 +1,23 @@
+#pragma once
+// Reading calibration inputs from disk (native CLI only): Vidur profiling
+// folders and measurement CSV files.
+#include <string>
+#include <vector>
+
+#include "perf/calibrate.hpp"
+
+namespace sightline::cli {
+
+// The GPU preset id that a Vidur profiling folder name stands for ("a100" → "a100-80g-sxm").
+std::string vidur_gpu_id(const std::string& folder);
+
+// Every mlp.csv under <vidur_root>/compute/<folder>/ as samples, one per operator column and row.
+std::vector<KernelSample> load_vidur_compute(const std::string& vidur_root, const std::string& folder);
+
+// Rows of a measurement CSV file for one GPU.
+std::vector<KernelSample> load_kernel_csv_file(const std::string& path, const std::string& gpu_id);
+
+// Default location of the shared data next to the repository.
+std::string default_data_dir();
+
+}  // namespace sightline::cli

@@ -1,0 +1,295 @@
+#include "perf/calibrate.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "perf/calibrated_cost.hpp"
+#include "perf/nelder_mead.hpp"
+
+namespace sightline {
+
+namespace {
+
+double quantile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const double pos = q * static_cast<double>(v.size() - 1);
+  const size_t i = static_cast<size_t>(std::floor(pos));
+  const size_t j = std::min(i + 1, v.size() - 1);
+  return v[i] + (pos - static_cast<double>(i)) * (v[j] - v[i]);
+}
+
+double median(std::vector<double> v) { return quantile(std::move(v), 0.5); }
+
+KernelClass sample_class(const KernelSample& s) { return kernel_class_of(s.ops.front()); }
+
+bool is_attention_fwd_only(const KernelSample& s) {
+  return s.ops.size() == 1 && !s.ops[0].backward && s.ops[0].attention_impl == AttentionImpl::Flash;
+}
+bool is_attention_bwd_only(const KernelSample& s) {
+  return s.ops.size() == 1 && s.ops[0].backward && s.ops[0].attention_impl == AttentionImpl::Flash;
+}
+bool is_standard_attention(const KernelSample& s) { return s.ops[0].attention_impl == AttentionImpl::Standard; }
+
+double predict_with(const KernelSample& sample, const CalibratedCostModel& model, const CostContext& ctx) {
+  double t = 0;
+  for (const Operator& op : sample.ops) t += model.cost(op, ctx).time_s;
+  return t;
+}
+
+double mean_abs_log_error(const std::vector<const KernelSample*>& samples, const KernelCalibration& cal,
+                          const GpuSpec& gpu) {
+  const CalibratedCostModel model(cal, "fit");
+  CostContext ctx;
+  ctx.gpu = &gpu;
+  double sum = 0;
+  for (const KernelSample* s : samples) sum += std::fabs(std::log(predict_with(*s, model, ctx) / s->time_s));
+  return samples.empty() ? 0 : sum / static_cast<double>(samples.size());
+}
+
+FitResiduals residuals_of(const std::vector<const KernelSample*>& samples, const KernelCalibration& cal,
+                          const GpuSpec& gpu) {
+  const CalibratedCostModel model(cal, "fit");
+  CostContext ctx;
+  ctx.gpu = &gpu;
+  std::vector<double> pred, meas;
+  for (const KernelSample* s : samples) {
+    pred.push_back(predict_with(*s, model, ctx));
+    meas.push_back(s->time_s);
+  }
+  return summarize_errors(pred, meas);
+}
+
+// Level-only fit: the scale factor on `param` that minimizes mean |log error|.
+double fit_scale(const std::function<void(KernelCalibration&, double)>& apply, KernelCalibration cal,
+                 const std::vector<const KernelSample*>& samples, const GpuSpec& gpu) {
+  auto objective = [&](const std::vector<double>& x) {
+    KernelCalibration c = cal;
+    apply(c, std::exp(x[0]));
+    return mean_abs_log_error(samples, c, gpu);
+  };
+  return std::exp(nelder_mead(objective, {0.0}, {0.2}, 400, 1e-12).x[0]);
+}
+
+void fit_gemm(KernelCalibration& cal, const std::vector<const KernelSample*>& all, const GpuSpec& gpu,
+              const CalibrationFitOptions& opt) {
+  std::vector<const KernelSample*> half, other;
+  for (const KernelSample* s : all) {
+    const Dtype d = s->ops[0].compute_dtype;
+    (d == Dtype::BF16 || d == Dtype::FP16 ? half : other).push_back(s);
+  }
+  if (half.size() >= static_cast<size_t>(opt.min_samples_for_full_fit)) {
+    // Parameters: log launch_us, eta_compute, eta_memory, log(blend_p - 1).
+    auto apply = [](KernelCalibration& c, const std::vector<double>& x) {
+      c.gemm.launch_us = std::exp(x[0]);
+      c.gemm.eta_compute = x[1];
+      c.gemm.eta_memory = x[2];
+      c.gemm.blend_p = 1.0 + std::exp(x[3]);
+    };
+    auto objective = [&](const std::vector<double>& x) {
+      if (x[1] < 0.05 || x[1] > 1.2 || x[2] < 0.05 || x[2] > 1.5 || x[0] > 5 || x[3] > 4) return 1e9;
+      KernelCalibration c = cal;
+      apply(c, x);
+      return mean_abs_log_error(half, c, gpu);
+    };
+    std::vector<double> start = {std::log(4.0), 0.7, 0.75, std::log(3.0)};
+    MinimizeResult best = nelder_mead(objective, start, {0.5, 0.1, 0.1, 0.5}, 3000);
+    // Restart from the optimum once: Nelder–Mead can stall on a ridge.
+    best = nelder_mead(objective, best.x, {0.2, 0.03, 0.03, 0.3}, 3000);
+    apply(cal, best.x);
+    cal.gemm.provenance = "measured (" + std::to_string(half.size()) + " bf16/fp16 GEMMs)";
+  } else if (!half.empty()) {
+    const double s = fit_scale([](KernelCalibration& c, double f) { c.gemm.eta_compute *= f; }, cal, half, gpu);
+    cal.gemm.eta_compute *= s;
+    cal.gemm.provenance = "anchored: eta_compute fitted to " + std::to_string(half.size()) +
+                          " measured GEMM(s) of this GPU; launch, eta_memory and shape from " + cal.gemm.provenance;
+  }
+  // Other dtypes (fp8, int8): a compute-efficiency multiplier each.
+  std::map<Dtype, std::vector<const KernelSample*>> by_dtype;
+  for (const KernelSample* s : other) by_dtype[s->ops[0].compute_dtype].push_back(s);
+  for (auto& [d, samples] : by_dtype) {
+    const std::string name = dtype_name(d);
+    cal.gemm.dtype_scale[name] = 1.0;
+    const double s = fit_scale([&](KernelCalibration& c, double f) { c.gemm.dtype_scale[name] = f; }, cal,
+                               samples, gpu);
+    cal.gemm.dtype_scale[name] = s;
+  }
+  cal.gemm.residuals = residuals_of(all, cal, gpu);
+}
+
+void fit_memory_class(KernelCalibration& cal, KernelClass k, const std::vector<const KernelSample*>& samples,
+                      const GpuSpec& gpu, const CalibrationFitOptions& opt) {
+  MemoryKernelParams& p = cal.memory[k];
+  const double bw = gpu.hbm_bandwidth_GBps * 1e9;
+  if (samples.size() >= 3) {
+    // Weighted least squares on relative error: t ≈ a + b·bytes.
+    double s11 = 0, s12 = 0, s22 = 0, r1 = 0, r2 = 0;
+    for (const KernelSample* s : samples) {
+      const double b = s->ops[0].bytes, t = s->time_s;
+      s11 += 1 / (t * t);
+      s12 += b / (t * t);
+      s22 += b * b / (t * t);
+      r1 += 1 / t;
+      r2 += b / t;
+    }
+    const double det = s11 * s22 - s12 * s12;
+    double a = (r1 * s22 - r2 * s12) / det;
+    double slope = (s11 * r2 - s12 * r1) / det;
+    if (a < 0 || !std::isfinite(a)) {  // refit through the origin
+      a = 0;
+      slope = r2 / s22;
+    }
+    p.launch_us = a * 1e6;
+    p.eta_memory = std::clamp(1.0 / (slope * bw), 0.01, 5.0);
+    p.provenance = "measured (" + std::to_string(samples.size()) + " kernels)";
+  } else if (!samples.empty()) {
+    const double s = fit_scale([&](KernelCalibration& c, double f) { c.memory[k].eta_memory *= f; }, cal, samples, gpu);
+    p.eta_memory *= s;
+    p.provenance = "anchored: eta_memory fitted to " + std::to_string(samples.size()) +
+                   " measurement(s) of this GPU; launch from " + p.provenance;
+  }
+  (void)opt;
+  p.residuals = residuals_of(samples, cal, gpu);
+}
+
+// Points (context, eta) of single-pass samples, one median eta per context.
+EtaCurve curve_from_points(const std::vector<const KernelSample*>& samples, const GpuSpec& gpu, double launch_us) {
+  std::map<double, std::vector<double>> by_x;
+  for (const KernelSample* s : samples) {
+    const Operator& op = s->ops[0];
+    double peak = gpu.peak_tflops_for(op.compute_dtype);
+    const double context = static_cast<double>(op.kv_tokens) / static_cast<double>(std::max<int64_t>(op.seqs, 1));
+    by_x[std::log2(context)].push_back(op.flops / (peak * 1e12 * std::max(s->time_s - launch_us * 1e-6, 1e-9)));
+  }
+  EtaCurve c;
+  for (auto& [x, etas] : by_x) {
+    c.log2_x.push_back(x);
+    c.eta.push_back(median(etas));
+  }
+  return c;
+}
+
+void scale_curve(EtaCurve& c, double f) {
+  for (double& e : c.eta) e *= f;
+}
+
+void fit_attention(KernelCalibration& cal, const std::vector<const KernelSample*>& all, const GpuSpec& gpu) {
+  std::vector<const KernelSample*> fwd, bwd, both, standard;
+  for (const KernelSample* s : all) {
+    if (is_standard_attention(*s)) standard.push_back(s);
+    else if (is_attention_fwd_only(*s)) fwd.push_back(s);
+    else if (is_attention_bwd_only(*s)) bwd.push_back(s);
+    else both.push_back(s);
+  }
+  std::vector<std::string> notes;
+  AttentionParams& a = cal.attention;
+  auto distinct_contexts = [](const std::vector<const KernelSample*>& v) {
+    std::vector<double> xs;
+    for (const KernelSample* s : v) xs.push_back(static_cast<double>(s->ops[0].kv_tokens) / std::max<int64_t>(s->ops[0].seqs, 1));
+    std::sort(xs.begin(), xs.end());
+    return static_cast<size_t>(std::unique(xs.begin(), xs.end()) - xs.begin());
+  };
+  // 1. Combined forward+backward measurements set the level of both curves.
+  if (!both.empty()) {
+    const double s = fit_scale([](KernelCalibration& c, double f) { scale_curve(c.attention.flash_fwd, f); scale_curve(c.attention.flash_bwd, f); },
+                               cal, both, gpu);
+    scale_curve(a.flash_fwd, s);
+    scale_curve(a.flash_bwd, s);
+    notes.push_back("fwd and bwd levels fitted to " + std::to_string(both.size()) + " fwd+bwd measurements");
+  }
+  // 2. Single-pass measurements: a full curve with 3+ contexts, else a level.
+  auto fit_pass = [&](std::vector<const KernelSample*>& v, EtaCurve& curve, const char* name) {
+    if (v.empty()) return;
+    if (distinct_contexts(v) >= 3) {
+      curve = curve_from_points(v, gpu, a.launch_us);
+      notes.push_back(std::string(name) + " curve measured at " + std::to_string(curve.eta.size()) + " contexts");
+    } else {
+      EtaCurve* target = &curve;
+      const double s = fit_scale([&](KernelCalibration& c, double f) {
+        scale_curve(name == std::string("fwd") ? c.attention.flash_fwd : c.attention.flash_bwd, f); }, cal, v, gpu);
+      scale_curve(*target, s);
+      notes.push_back(std::string(name) + " level anchored to " + std::to_string(v.size()) + " measurement(s)");
+    }
+  };
+  fit_pass(fwd, a.flash_fwd, "fwd");
+  fit_pass(bwd, a.flash_bwd, "bwd");
+  if (standard.size() >= 3) {
+    // Standard attention's fwd and bwd are assumed equally efficient; eta = total FLOPs / (peak · time).
+    std::map<double, std::vector<double>> by_x;
+    for (const KernelSample* s : standard) {
+      double flops = 0;
+      for (const Operator& op : s->ops) flops += op.flops;
+      const Operator& op = s->ops[0];
+      const double context = static_cast<double>(op.kv_tokens) / std::max<int64_t>(op.seqs, 1);
+      by_x[std::log2(context)].push_back(flops / (gpu.peak_tflops_for(op.compute_dtype) * 1e12 * s->time_s));
+    }
+    EtaCurve c;
+    for (auto& [x, etas] : by_x) {
+      c.log2_x.push_back(x);
+      c.eta.push_back(median(etas));
+    }
+    a.standard = c;
+    notes.push_back("standard-attention curve measured at " + std::to_string(c.eta.size()) + " contexts");
+  }
+  if (!notes.empty()) {
+    std::string joined;
+    for (const auto& n : notes) joined += (joined.empty() ? "" : "; ") + n;
+    a.provenance = joined + (fwd.empty() || bwd.empty() ? "; curve shapes from " + a.provenance : "");
+  }
+  a.residuals = residuals_of(all, cal, gpu);
+}
+
+}  // namespace
+
+double predict_sample_s(const KernelSample& sample, const KernelCalibration& calibration, const GpuSpec& gpu) {
+  const CalibratedCostModel model(calibration, "fit");
+  CostContext ctx;
+  ctx.gpu = &gpu;
+  return predict_with(sample, model, ctx);
+}
+
+FitResiduals summarize_errors(const std::vector<double>& predicted_s, const std::vector<double>& measured_s) {
+  FitResiduals r;
+  std::vector<double> ape, log_ratio;
+  for (size_t i = 0; i < predicted_s.size(); ++i) {
+    ape.push_back(std::fabs(predicted_s[i] - measured_s[i]) / measured_s[i]);
+    log_ratio.push_back(std::log(measured_s[i] / predicted_s[i]));
+  }
+  r.samples = static_cast<int>(ape.size());
+  r.median_ape = median(ape);
+  r.p90_ape = quantile(ape, 0.9);
+  r.log_q10 = quantile(log_ratio, 0.1);
+  r.log_q90 = quantile(log_ratio, 0.9);
+  return r;
+}
+
+KernelCalibration fit_kernel_calibration(const GpuSpec& gpu, const std::vector<KernelSample>& samples,
+                                         const KernelCalibration& base, const CalibrationFitOptions& options) {
+  KernelCalibration cal = transfer_calibration(base, gpu.id, options.copy_bandwidth_eta);
+  cal.source = options.source;
+  std::map<KernelClass, std::vector<const KernelSample*>> by_class;
+  for (const KernelSample& s : samples)
+    if (!s.ops.empty() && s.time_s > 0) by_class[sample_class(s)].push_back(&s);
+
+  fit_gemm(cal, by_class[KernelClass::Gemm], gpu, options);
+  for (KernelClass k : memory_bound_classes()) fit_memory_class(cal, k, by_class[k], gpu, options);
+  // Classes without their own measurements borrow from a measured class of
+  // this GPU rather than from another GPU where that is the closer kernel.
+  if (by_class[KernelClass::AttentionDecode].empty() && by_class[KernelClass::Gemm].size() >= 3) {
+    auto& d = cal.memory[KernelClass::AttentionDecode];
+    d.launch_us = cal.gemm.launch_us;
+    d.eta_memory = cal.gemm.eta_memory;
+    d.residuals = cal.gemm.residuals;
+    d.provenance = "derived from this GPU's GEMM weight-streaming efficiency (no decode-attention measurements)";
+  }
+  if (by_class[KernelClass::Elementwise].empty() && by_class[KernelClass::ResidualAdd].size() >= 3) {
+    cal.memory[KernelClass::Elementwise] = cal.memory[KernelClass::ResidualAdd];
+    cal.memory[KernelClass::Elementwise].provenance = "derived from this GPU's residual-add kernels";
+  }
+  if (by_class[KernelClass::Gemm].size() >= 3) cal.attention.launch_us = cal.gemm.launch_us;
+  fit_attention(cal, by_class[KernelClass::AttentionPrefill], gpu);
+  return cal;
+}
+
+}  // namespace sightline

@@ -1,0 +1,38 @@
+#pragma once
+// Calibrated kernel costs: launch + blend(FLOPs / (peak·η_c), bytes / (BW·η_m))
+// with wave quantization, η per kernel class from a KernelCalibration. Each
+// cost carries an 80% interval from the class's fit residuals.
+#include "perf/calibration.hpp"
+#include "perf/kernel_cost.hpp"
+
+namespace sightline {
+
+class CalibratedCostModel : public KernelCostModel {
+ public:
+  // `tier` is "target-measured" or "cross-generation"; `calibration` is the
+  // GPU's own (target-measured) or a transferred copy (cross-generation).
+  CalibratedCostModel(KernelCalibration calibration, std::string tier);
+  std::string tier() const override { return tier_; }
+  OpCost cost(const Operator& op, const CostContext& ctx) const override;
+  const KernelCalibration& calibration() const { return cal_; }
+
+ private:
+  OpCost gemm_cost(const Operator& op, const GpuSpec& g) const;
+  OpCost attention_prefill_cost(const Operator& op, const GpuSpec& g) const;
+  OpCost memory_kernel_cost(const Operator& op, const GpuSpec& g, const MemoryKernelParams& p) const;
+
+  KernelCalibration cal_;
+  std::string tier_;
+};
+
+// Wave quantization: ceil(tiles / SMs) · SMs / tiles ≥ 1 for an m×n output.
+double wave_quantization(int64_t m, int64_t n, int tile_m, int tile_n, int sm_count);
+
+// The cross-generation transfer rule: a measured GPU's efficiencies, taken as
+// fractions of its own spec-sheet peaks, applied to the target's spec sheet.
+// Memory efficiencies are scaled by the ratio of the two GPUs' measured copy
+// bandwidth efficiencies when both are known.
+KernelCalibration transfer_calibration(const KernelCalibration& from, const std::string& target_gpu_id,
+                                       double target_copy_bandwidth_eta);
+
+}  // namespace sightline

@@ -1,0 +1,216 @@
+#include "perf/calibration.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.hpp"
+#include "presets/preset_store.hpp"
+
+namespace sightline {
+
+KernelClass kernel_class_of(const Operator& op) {
+  switch (op.family) {
+    case OpFamily::Gemm: return KernelClass::Gemm;
+    case OpFamily::AttentionPrefill: return KernelClass::AttentionPrefill;
+    case OpFamily::AttentionDecode: return KernelClass::AttentionDecode;
+    case OpFamily::Norm: return KernelClass::Norm;
+    case OpFamily::Rope: return KernelClass::Rope;
+    case OpFamily::Embedding: return KernelClass::Embedding;
+    case OpFamily::Collective: return KernelClass::Collective;
+    case OpFamily::MoeRouter: return KernelClass::Gemm;
+    case OpFamily::Elementwise: {
+      std::string base = op.name;  // backward kernels share their forward kernel's class
+      const std::string bwd = "_bwd";
+      if (base.size() > bwd.size() && base.compare(base.size() - bwd.size(), bwd.size(), bwd) == 0)
+        base.resize(base.size() - bwd.size());
+      if (base == "add") return KernelClass::ResidualAdd;
+      if (base.size() >= 3 && base.compare(base.size() - 3, 3, "act") == 0) return KernelClass::Activation;
+      return KernelClass::Elementwise;
+    }
+    case OpFamily::KvCacheWrite:
+    case OpFamily::Sampling:
+    case OpFamily::Host: return KernelClass::Elementwise;
+  }
+  return KernelClass::Elementwise;
+}
+
+std::string kernel_class_name(KernelClass k) {
+  switch (k) {
+    case KernelClass::Gemm: return "gemm";
+    case KernelClass::AttentionPrefill: return "attention_prefill";
+    case KernelClass::AttentionDecode: return "attention_decode";
+    case KernelClass::Norm: return "norm";
+    case KernelClass::Rope: return "rope";
+    case KernelClass::Activation: return "activation";
+    case KernelClass::ResidualAdd: return "residual_add";
+    case KernelClass::Embedding: return "embedding";
+    case KernelClass::Elementwise: return "elementwise";
+    case KernelClass::Collective: return "collective";
+  }
+  return "?";
+}
+
+const std::vector<KernelClass>& memory_bound_classes() {
+  static const std::vector<KernelClass> classes = {
+      KernelClass::AttentionDecode, KernelClass::Norm,      KernelClass::Rope,       KernelClass::Activation,
+      KernelClass::ResidualAdd,     KernelClass::Embedding, KernelClass::Elementwise};
+  return classes;
+}
+
+json FitResiduals::to_json() const {
+  return {{"samples", samples}, {"median_ape", median_ape}, {"p90_ape", p90_ape},
+          {"log_q10", log_q10}, {"log_q90", log_q90}};
+}
+
+FitResiduals FitResiduals::from_json(const json& j, const std::string& path) {
+  ObjectReader r(j, path, {"samples", "median_ape", "p90_ape", "log_q10", "log_q90"});
+  FitResiduals f;
+  f.samples = static_cast<int>(r.integer("samples", 0, 1 << 30));
+  f.median_ape = r.number("median_ape", 0, 1e6);
+  f.p90_ape = r.number("p90_ape", 0, 1e6);
+  f.log_q10 = r.number("log_q10", -50, 50);
+  f.log_q90 = r.number("log_q90", -50, 50);
+  return f;
+}
+
+double EtaCurve::at(double x) const {
+  if (eta.empty()) return 0;
+  const double lx = std::log2(std::max(x, 1.0));
+  if (lx <= log2_x.front()) return eta.front();
+  if (lx >= log2_x.back()) return eta.back();
+  const size_t i = static_cast<size_t>(std::upper_bound(log2_x.begin(), log2_x.end(), lx) - log2_x.begin());
+  const double t = (lx - log2_x[i - 1]) / (log2_x[i] - log2_x[i - 1]);
+  return eta[i - 1] + t * (eta[i] - eta[i - 1]);
+}
+
+json EtaCurve::to_json() const { return {{"log2_x", log2_x}, {"eta", eta}}; }
+
+EtaCurve EtaCurve::from_json(const json& j, const std::string& path) {
+  ObjectReader r(j, path, {"log2_x", "eta"});
+  EtaCurve c;
+  const json& xs = r.required("log2_x");
+  const json& es = r.required("eta");
+  if (!xs.is_array() || !es.is_array() || xs.size() != es.size())
+    fail(error_code::kConstraint, path, "log2_x and eta must be arrays of equal length");
+  for (size_t i = 0; i < xs.size(); ++i) {
+    c.log2_x.push_back(read_number(xs[i], pointer_append(r.child_path("log2_x"), i), -64, 64));
+    c.eta.push_back(read_number(es[i], pointer_append(r.child_path("eta"), i), 1e-4, 2));
+    if (i > 0 && c.log2_x[i] <= c.log2_x[i - 1])
+      fail(error_code::kConstraint, pointer_append(r.child_path("log2_x"), i), "log2_x must increase");
+  }
+  return c;
+}
+
+json KernelCalibration::to_json() const {
+  json g = {{"provenance", gemm.provenance}, {"launch_us", gemm.launch_us}, {"eta_compute", gemm.eta_compute},
+            {"eta_memory", gemm.eta_memory}, {"blend_p", gemm.blend_p}, {"tile_m", gemm.tile_m},
+            {"tile_n", gemm.tile_n}, {"dtype_scale", gemm.dtype_scale}, {"residuals", gemm.residuals.to_json()}};
+  json a = {{"provenance", attention.provenance},   {"launch_us", attention.launch_us},
+            {"flash_fwd", attention.flash_fwd.to_json()}, {"flash_bwd", attention.flash_bwd.to_json()},
+            {"standard", attention.standard.to_json()}, {"residuals", attention.residuals.to_json()}};
+  json mem = json::object();
+  for (const auto& [k, p] : memory)
+    mem[kernel_class_name(k)] = {{"provenance", p.provenance}, {"launch_us", p.launch_us},
+                                 {"eta_memory", p.eta_memory}, {"residuals", p.residuals.to_json()}};
+  return {{"id", id},     {"name", "Kernel calibration for " + id}, {"source", source}, {"notes", notes},
+          {"copy_bandwidth_eta", copy_bandwidth_eta}, {"gemm", g}, {"attention", a}, {"memory_kernels", mem}};
+}
+
+KernelCalibration KernelCalibration::from_json(const json& j, const std::string& path) {
+  ObjectReader r(j, path,
+                 {"id", "name", "source", "notes", "copy_bandwidth_eta", "gemm", "attention", "memory_kernels"});
+  KernelCalibration c;
+  c.id = r.string("id");
+  c.source = r.string("source");
+  c.notes = r.string("notes", "");
+  c.copy_bandwidth_eta = r.number("copy_bandwidth_eta", 0, 2, 0);
+  {
+    ObjectReader g(r.required("gemm"), r.child_path("gemm"),
+                   {"provenance", "launch_us", "eta_compute", "eta_memory", "blend_p", "tile_m", "tile_n",
+                    "dtype_scale", "residuals"});
+    c.gemm.provenance = g.string("provenance");
+    c.gemm.launch_us = g.number("launch_us", 0, 1e4);
+    c.gemm.eta_compute = g.number("eta_compute", 1e-3, 2);
+    c.gemm.eta_memory = g.number("eta_memory", 1e-3, 2);
+    c.gemm.blend_p = g.number("blend_p", 1, 100);
+    c.gemm.tile_m = static_cast<int>(g.integer("tile_m", 1, 4096));
+    c.gemm.tile_n = static_cast<int>(g.integer("tile_n", 1, 4096));
+    if (const json* ds = g.find("dtype_scale")) {
+      require_object(*ds, g.child_path("dtype_scale"));
+      for (auto it = ds->begin(); it != ds->end(); ++it)
+        c.gemm.dtype_scale[it.key()] = read_number(it.value(), pointer_append(g.child_path("dtype_scale"), it.key()), 1e-3, 10);
+    }
+    c.gemm.residuals = FitResiduals::from_json(g.required("residuals"), g.child_path("residuals"));
+  }
+  {
+    ObjectReader a(r.required("attention"), r.child_path("attention"),
+                   {"provenance", "launch_us", "flash_fwd", "flash_bwd", "standard", "residuals"});
+    c.attention.provenance = a.string("provenance");
+    c.attention.launch_us = a.number("launch_us", 0, 1e4);
+    c.attention.flash_fwd = EtaCurve::from_json(a.required("flash_fwd"), a.child_path("flash_fwd"));
+    c.attention.flash_bwd = EtaCurve::from_json(a.required("flash_bwd"), a.child_path("flash_bwd"));
+    c.attention.standard = EtaCurve::from_json(a.required("standard"), a.child_path("standard"));
+    c.attention.residuals = FitResiduals::from_json(a.required("residuals"), a.child_path("residuals"));
+  }
+  std::vector<std::string> names;
+  for (KernelClass k : memory_bound_classes()) names.push_back(kernel_class_name(k));
+  ObjectReader m(r.required("memory_kernels"), r.child_path("memory_kernels"), names);
+  for (KernelClass k : memory_bound_classes()) {
+    const std::string name = kernel_class_name(k);
+    ObjectReader p(m.required(name), m.child_path(name), {"provenance", "launch_us", "eta_memory", "residuals"});
+    MemoryKernelParams mp;
+    mp.provenance = p.string("provenance");
+    mp.launch_us = p.number("launch_us", 0, 1e4);
+    mp.eta_memory = p.number("eta_memory", 1e-3, 5);
+    mp.residuals = FitResiduals::from_json(p.required("residuals"), p.child_path("residuals"));
+    c.memory[k] = mp;
+  }
+  return c;
+}
+
+namespace {
+
+const std::map<std::string, KernelCalibration>& calibration_index() {
+  static const std::map<std::string, KernelCalibration> index = [] {
+    std::map<std::string, KernelCalibration> out;
+    for (const json* p : list_presets("calibrations")) {
+      KernelCalibration c = KernelCalibration::from_json(*p, "/calibrations/" + p->at("id").get<std::string>());
+      out.emplace(c.id, std::move(c));
+    }
+    return out;
+  }();
+  return index;
+}
+
+}  // namespace
+
+const KernelCalibration* find_calibration(const std::string& gpu_id) {
+  const auto& index = calibration_index();
+  auto it = index.find(gpu_id);
+  return it == index.end() ? nullptr : &it->second;
+}
+
+const KernelCalibration& default_calibration() {
+  static const KernelCalibration defaults = [] {
+    KernelCalibration c;
+    c.id = "defaults";
+    c.source = "built-in starting values, no measurement";
+    c.gemm.provenance = "default";
+    c.attention.provenance = "default";
+    c.attention.flash_fwd = {{9, 14}, {0.4, 0.5}};
+    c.attention.flash_bwd = {{9, 14}, {0.3, 0.5}};
+    c.attention.standard = {{9, 14}, {0.2, 0.2}};
+    for (KernelClass k : memory_bound_classes()) c.memory[k] = MemoryKernelParams{"default", 3, 0.7, {}};
+    return c;
+  }();
+  return defaults;
+}
+
+// A100-80G SXM has the only complete per-operator sweep in the shipped data
+// (../shared/data/vidur-profiling), so it is the reference for transfers.
+const KernelCalibration& reference_calibration() {
+  const KernelCalibration* a100 = find_calibration("a100-80g-sxm");
+  return a100 ? *a100 : default_calibration();
+}
+
+}  // namespace sightline

@@ -1,0 +1,103 @@
+#pragma once
+// Calibrated kernel-efficiency parameters for one GPU, as stored under
+// presets/calibrations/. Every kernel class records where its numbers come
+// from ("measured" on this GPU, "anchored" = shape transferred and level fitted
+// to a few measurements of this GPU, or "transferred" from another GPU) and the
+// residuals of its fit, which give each prediction its 80% interval.
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/json_reader.hpp"
+#include "model/operators.hpp"
+
+namespace sightline {
+
+// Kernel classes priced by separate calibrated curves.
+enum class KernelClass {
+  Gemm,
+  AttentionPrefill,
+  AttentionDecode,
+  Norm,
+  Rope,
+  Activation,
+  ResidualAdd,
+  Embedding,
+  Elementwise,  // other memory-bound kernels (KV-cache write, MoE permute, sampling, router softmax)
+  Collective,
+};
+
+KernelClass kernel_class_of(const Operator& op);
+std::string kernel_class_name(KernelClass k);
+const std::vector<KernelClass>& memory_bound_classes();
+
+struct FitResiduals {
+  int samples = 0;
+  double median_ape = 0;   // median |pred − meas| / meas on the fitted samples
+  double p90_ape = 0;
+  double log_q10 = 0;      // 10th / 90th percentile of log(meas / pred): the 80% band
+  double log_q90 = 0;
+  json to_json() const;
+  static FitResiduals from_json(const json& j, const std::string& path);
+};
+
+struct GemmParams {
+  std::string provenance;
+  double launch_us = 5;
+  double eta_compute = 0.75;  // fraction of the dtype's dense peak at large shapes
+  double eta_memory = 0.75;   // fraction of HBM bandwidth when weight-streaming
+  double blend_p = 4;         // smooth max: (tc^p + tm^p)^(1/p); large p → plain max
+  int tile_m = 128, tile_n = 128;  // tile used for wave quantization
+  std::map<std::string, double> dtype_scale;  // eta_compute multiplier per dtype (fp8 ...)
+  FitResiduals residuals;
+};
+
+struct MemoryKernelParams {
+  std::string provenance;
+  double launch_us = 3;
+  double eta_memory = 0.7;
+  FitResiduals residuals;
+};
+
+// Efficiency as a piecewise-linear function of log2(x), clamped at both ends.
+struct EtaCurve {
+  std::vector<double> log2_x;
+  std::vector<double> eta;
+  double at(double x) const;
+  bool empty() const { return eta.empty(); }
+  json to_json() const;
+  static EtaCurve from_json(const json& j, const std::string& path);
+};
+
+struct AttentionParams {
+  std::string provenance;
+  double launch_us = 10;
+  EtaCurve flash_fwd;   // causal FlashAttention forward, x = context length per sequence
+  EtaCurve flash_bwd;   // causal FlashAttention backward
+  EtaCurve standard;    // materialized-scores attention (fwd and bwd alike)
+  FitResiduals residuals;
+};
+
+struct KernelCalibration {
+  std::string id;      // the GPU preset id it calibrates
+  std::string source;
+  std::string notes;
+  GemmParams gemm;
+  AttentionParams attention;
+  std::map<KernelClass, MemoryKernelParams> memory;  // every class in memory_bound_classes()
+  // Achieved fraction of HBM bandwidth of a plain device copy, when measured:
+  // the anchor that scales memory efficiencies when transferring to another GPU.
+  double copy_bandwidth_eta = 0;
+
+  json to_json() const;
+  static KernelCalibration from_json(const json& j, const std::string& path);
+};
+
+// The calibration shipped for a GPU preset id, or nullptr.
+const KernelCalibration* find_calibration(const std::string& gpu_id);
+// Starting values of a fit when nothing is known (every provenance "default").
+const KernelCalibration& default_calibration();
+// The measured GPU whose curves cross-generation transfer starts from.
+const KernelCalibration& reference_calibration();
+
+}  // namespace sightline

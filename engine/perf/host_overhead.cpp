@@ -1,0 +1,63 @@
+#include "perf/host_overhead.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "presets/preset_store.hpp"
+
+namespace sightline {
+
+json SoftwareStack::to_json() const {
+  return {{"id", id},
+          {"name", name},
+          {"source", source},
+          {"cuda_graphs", cuda_graphs},
+          {"kernel_launch_us", kernel_launch_us},
+          {"graph_launch_us", graph_launch_us},
+          {"scheduler_us_per_step", scheduler_us_per_step},
+          {"scheduler_us_per_sequence", scheduler_us_per_sequence},
+          {"overlap_scheduler", overlap_scheduler}};
+}
+
+SoftwareStack read_software_stack(const json& value, const std::string& path) {
+  const json& v = value.is_string() ? require_preset("stacks", value.get<std::string>(), path) : value;
+  ObjectReader r(v, path,
+                 {"id", "name", "source", "cuda_graphs", "kernel_launch_us", "graph_launch_us",
+                  "scheduler_us_per_step", "scheduler_us_per_sequence", "overlap_scheduler"});
+  SoftwareStack s;
+  s.id = r.string("id", "custom-stack");
+  s.name = r.string("name", s.id);
+  s.source = r.string("source", "user-supplied profile");
+  s.cuda_graphs = r.choice("cuda_graphs", {"none", "decode", "all"}, "decode");
+  s.kernel_launch_us = r.number("kernel_launch_us", 0, 1e5, 0);
+  s.graph_launch_us = r.number("graph_launch_us", 0, 1e6, 0);
+  s.scheduler_us_per_step = r.number("scheduler_us_per_step", 0, 1e7, 0);
+  s.scheduler_us_per_sequence = r.number("scheduler_us_per_sequence", 0, 1e6, 0);
+  s.overlap_scheduler = r.boolean("overlap_scheduler", false);
+  return s;
+}
+
+HostTime host_time(const StepOperators& step, const SoftwareStack& stack) {
+  HostTime h;
+  bool has_prefill = false;
+  int64_t sequences = 0;
+  double kernels = 0;
+  for (const Operator& op : step.ops) {
+    kernels += op.count;
+    if (op.family == OpFamily::AttentionPrefill) has_prefill = true;
+    // Each attention operator covers every sequence of the step once per layer.
+    if (op.family == OpFamily::AttentionPrefill || op.family == OpFamily::AttentionDecode) sequences += op.seqs;
+  }
+  h.kernels = static_cast<int64_t>(std::llround(kernels));
+  h.graphs = stack.cuda_graphs == "all" || (stack.cuda_graphs == "decode" && !has_prefill);
+  h.launch_s = (h.graphs ? stack.graph_launch_us : stack.kernel_launch_us * kernels) * 1e-6;
+  h.scheduler_s = (stack.scheduler_us_per_step + stack.scheduler_us_per_sequence * static_cast<double>(sequences)) * 1e-6;
+  return h;
+}
+
+double step_wall_time_s(double gpu_s, const HostTime& host, const SoftwareStack& stack) {
+  const double overlapped = std::max(gpu_s, host.launch_s);
+  return stack.overlap_scheduler ? std::max(overlapped, host.scheduler_s) : overlapped + host.scheduler_s;
+}
+
+}  // namespace sightline

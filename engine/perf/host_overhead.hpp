@@ -1,0 +1,38 @@
+#pragma once
+// Host-side cost of running a step: kernel launches (eager or CUDA-graph
+// replay) and the serving engine's per-iteration scheduling, grouped into
+// software-stack profiles (presets/stacks/).
+#include <string>
+
+#include "core/json_reader.hpp"
+#include "model/operators.hpp"
+
+namespace sightline {
+
+struct SoftwareStack {
+  std::string id, name, source;
+  std::string cuda_graphs = "decode";  // none | decode | all
+  double kernel_launch_us = 0;         // CPU time per eager launch
+  double graph_launch_us = 0;          // CPU time per graph replay
+  double scheduler_us_per_step = 0;
+  double scheduler_us_per_sequence = 0;
+  bool overlap_scheduler = false;      // scheduling of step i+1 hides behind GPU step i
+  json to_json() const;
+};
+
+SoftwareStack read_software_stack(const json& value, const std::string& path);  // preset id or object
+
+struct HostTime {
+  double launch_s = 0;     // CPU time to launch the step's kernels
+  double scheduler_s = 0;  // CPU time to schedule the step
+  int64_t kernels = 0;
+  bool graphs = false;
+};
+
+HostTime host_time(const StepOperators& step, const SoftwareStack& stack);
+
+// Wall time of a step whose kernels take `gpu_s`: launches overlap kernel
+// execution (the slower of the two wins); scheduling adds unless overlapped.
+double step_wall_time_s(double gpu_s, const HostTime& host, const SoftwareStack& stack);
+
+}  // namespace sightline

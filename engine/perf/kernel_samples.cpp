@@ -1,0 +1,190 @@
+#include "perf/kernel_samples.hpp"
+
+#include <map>
+#include <sstream>
+
+#include "core/error.hpp"
+
+namespace sightline {
+
+namespace {
+
+ModelArch synthetic_model(int heads, int kv_heads, int64_t head_dim, int64_t hidden, int64_t intermediate,
+                          int64_t vocab, bool gated) {
+  ModelArch m;
+  m.id = "measured-shape";
+  m.num_layers = 1;
+  m.hidden_size = hidden;
+  m.num_heads = heads;
+  m.num_kv_heads = kv_heads;
+  m.head_dim = head_dim;
+  m.intermediate_size = intermediate;
+  m.vocab_size = vocab;
+  m.max_context = 1 << 30;
+  m.gated_mlp = gated;
+  m.activation = gated ? "silu" : "gelu";
+  return m;
+}
+
+const Operator* find_op(const StepOperators& step, const std::string& name) {
+  for (const Operator& op : step.ops)
+    if (op.name == name) return &op;
+  return nullptr;
+}
+
+std::vector<std::string> split_csv_line(const std::string& line) {
+  std::vector<std::string> out;
+  std::string cell;
+  bool quoted = false;
+  for (char c : line) {
+    if (c == '"') quoted = !quoted;
+    else if (c == ',' && !quoted) { out.push_back(cell); cell.clear(); }
+    else if (c != '\r') cell += c;
+  }
+  out.push_back(cell);
+  return out;
+}
+
+// FlashAttention's FLOP convention: forward 4·s²·d·h per sequence, halved when
+// causal; backward 2.5× forward.
+double flash_convention_flops(int64_t batch, int64_t seq, int heads, int64_t head_dim, bool causal,
+                              const std::string& pass) {
+  double fwd = 4.0 * batch * static_cast<double>(seq) * seq * head_dim * heads * (causal ? 0.5 : 1.0);
+  if (pass == "fwd") return fwd;
+  if (pass == "bwd") return 2.5 * fwd;
+  return 3.5 * fwd;
+}
+
+}  // namespace
+
+std::vector<Operator> attention_ops(int64_t batch, int64_t seq, int heads, int64_t head_dim, const std::string& pass,
+                                    AttentionImpl impl, Dtype dtype) {
+  const ModelArch m = synthetic_model(heads, heads, head_dim, heads * head_dim, 4 * heads * head_dim, 1, true);
+  Precision p;
+  p.activations = p.weights = p.kv_cache = dtype;
+  BatchShape b;
+  b.seqs.assign(static_cast<size_t>(batch), SeqChunk{seq, 0});
+  StepOptions options;
+  options.attention = impl;
+  options.training = true;
+  const StepOperators fwd = build_forward_step(m, p, ParallelLayout{}, b, options);
+  const Operator* f = find_op(fwd, "attn_prefill");
+  std::vector<Operator> out;
+  StepOperators only_attention;
+  only_attention.ops.push_back(*f);
+  const StepOperators bwd = build_backward_step(only_attention, p);
+  if (pass == "fwd" || pass == "fwd_bwd") out.push_back(*f);
+  if (pass == "bwd" || pass == "fwd_bwd") out.push_back(bwd.ops.at(0));
+  for (Operator& op : out) op.count = 1;
+  return out;
+}
+
+std::vector<KernelSample> vidur_row_samples(const VidurShape& v, const std::vector<std::pair<std::string, double>>& medians_ms,
+                                            const std::string& model, const std::string& source) {
+  const ModelArch m = synthetic_model(v.heads, v.kv_heads, v.hidden / v.heads, v.hidden, v.intermediate, v.vocab, v.gated);
+  Precision p;  // Vidur profiles in fp16/bf16
+  BatchShape b;
+  b.seqs.push_back(SeqChunk{v.tokens, 0});
+  ParallelLayout layout;
+  layout.tp = v.tp;
+  const StepOperators step = build_forward_step(m, p, layout, b, StepOptions{});
+  std::vector<KernelSample> out;
+  for (const auto& [column, ms] : medians_ms) {
+    const Operator* op = find_op(step, column);
+    if (!op || !(ms > 0)) continue;
+    KernelSample s;
+    s.ops.push_back(*op);
+    s.ops.back().count = 1;
+    s.time_s = ms * 1e-3;
+    s.model = model;
+    s.source = source;
+    s.label = column;
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+std::vector<KernelSample> read_kernel_csv(const std::string& csv_text, const std::string& gpu_id) {
+  std::istringstream in(csv_text);
+  std::string line;
+  std::vector<std::string> header;
+  std::vector<KernelSample> out;
+  int line_no = 0;
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<std::string> cells = split_csv_line(line);
+    if (header.empty()) {
+      header = cells;
+      continue;
+    }
+    const std::string where = "/csv/line/" + std::to_string(line_no);
+    std::map<std::string, std::string> row;
+    for (size_t i = 0; i < header.size() && i < cells.size(); ++i) row[header[i]] = cells[i];
+    auto text = [&](const char* key) { return row.count(key) ? row[key] : std::string(); };
+    auto num = [&](const char* key) -> double {
+      const std::string t = text(key);
+      if (t.empty()) return 0;
+      try {
+        size_t used = 0;
+        const double v = std::stod(t, &used);
+        if (used != t.size()) throw std::invalid_argument(t);
+        return v;
+      } catch (const std::exception&) {
+        fail(error_code::kType, where + "/" + key, "not a number: '" + t + "'");
+      }
+    };
+    if (!gpu_id.empty() && text("gpu") != gpu_id) continue;
+    const std::string kind = text("kind");
+    std::string dtype_text = text("dtype").empty() ? "bf16" : text("dtype");
+    bool known_dtype = false;
+    for (const auto& n : dtype_names()) known_dtype = known_dtype || n == dtype_text;
+    if (!known_dtype) fail(error_code::kInvalidValue, where + "/dtype", "unknown dtype '" + dtype_text + "'");
+    const Dtype dtype = parse_dtype(dtype_text);
+    KernelSample s;
+    s.model = text("model");
+    s.source = text("source");
+    s.label = kind;
+    double convention_flops = 0;
+    if (kind == "gemm") {
+      const int64_t m = static_cast<int64_t>(num("m")), n = static_cast<int64_t>(num("n")), k = static_cast<int64_t>(num("k"));
+      if (m <= 0 || n <= 0 || k <= 0) fail(error_code::kRange, where, "gemm rows need positive m, n, k");
+      const double b = dtype_bytes(dtype);
+      s.ops.push_back(make_gemm_operator("gemm", 1, m, n, k, b, b, dtype));
+      convention_flops = s.ops[0].flops;
+    } else if (kind == "attention") {
+      const std::string pass = text("pass").empty() ? "fwd" : text("pass");
+      if (pass != "fwd" && pass != "bwd" && pass != "fwd_bwd")
+        fail(error_code::kInvalidValue, where + "/pass", "pass must be fwd, bwd or fwd_bwd");
+      const AttentionImpl impl = text("impl") == "standard" ? AttentionImpl::Standard : AttentionImpl::Flash;
+      const int64_t batch = static_cast<int64_t>(num("batch")), seq = static_cast<int64_t>(num("seq"));
+      const int heads = static_cast<int>(num("heads"));
+      const int64_t head_dim = static_cast<int64_t>(num("head_dim"));
+      if (batch <= 0 || seq <= 0 || heads <= 0 || head_dim <= 0)
+        fail(error_code::kRange, where, "attention rows need positive batch, seq, heads, head_dim");
+      s.ops = attention_ops(batch, seq, heads, head_dim, pass, impl, dtype);
+      s.label = std::string(impl == AttentionImpl::Standard ? "standard_" : "flash_") + pass;
+      convention_flops = flash_convention_flops(batch, seq, heads, head_dim, impl == AttentionImpl::Flash, pass);
+    } else if (kind == "copy" || kind == "norm" || kind == "activation" || kind == "residual_add" || kind == "rope") {
+      Operator op;
+      op.name = kind == "copy" ? "copy" : kind == "activation" ? "mlp_act" : kind == "residual_add" ? "add"
+                                          : kind == "rope" ? "attn_rope" : "input_layernorm";
+      op.family = kind == "norm" ? OpFamily::Norm : kind == "rope" ? OpFamily::Rope : OpFamily::Elementwise;
+      op.bytes = num("bytes");
+      op.compute_dtype = dtype;
+      if (op.bytes <= 0) fail(error_code::kRange, where + "/bytes", "memory-kernel rows need bytes > 0");
+      s.ops.push_back(op);
+    } else {
+      fail(error_code::kInvalidValue, where + "/kind",
+           "kind must be gemm, attention, copy, norm, activation, residual_add or rope; got '" + kind + "'");
+    }
+    if (num("time_us") > 0) s.time_s = num("time_us") * 1e-6;
+    else if (num("tflops") > 0 && convention_flops > 0) s.time_s = convention_flops / (num("tflops") * 1e12);
+    else if (num("gbps") > 0 && !s.ops.empty()) s.time_s = s.ops[0].bytes / (num("gbps") * 1e9);
+    else fail(error_code::kMissingKey, where + "/time_us", "each row needs time_us, tflops or gbps");
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+}  // namespace sightline

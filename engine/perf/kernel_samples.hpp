@@ -1,0 +1,39 @@
+#pragma once
+// Turns kernel measurements into KernelSamples whose operators come from the
+// same builder that prices scenarios, so fitted efficiencies and predictions
+// count FLOPs and bytes the same way.
+//
+// Measurement CSV (what the microbenchmark script writes), one kernel per row:
+//   gpu,kind,dtype,m,n,k,batch,seq,heads,head_dim,pass,impl,bytes,time_us,tflops,gbps,model,source
+// kind: gemm (m,n,k,dtype) | attention (batch,seq,heads,head_dim, pass fwd|bwd|fwd_bwd,
+// impl flash|standard; causal for flash, non-causal for standard) | copy, norm,
+// activation, residual_add, rope (bytes). The time is time_us, or derived from
+// tflops (FlashAttention FLOP convention for attention) or gbps.
+#include <string>
+#include <vector>
+
+#include "perf/calibrate.hpp"
+
+namespace sightline {
+
+// Rows for `gpu_id` only (all rows when empty). Errors name the CSV line.
+std::vector<KernelSample> read_kernel_csv(const std::string& csv_text, const std::string& gpu_id);
+
+// One row of a Vidur profiling mlp.csv (per-operator medians in ms for one
+// transformer layer shape at one token count and TP degree).
+struct VidurShape {
+  int heads = 0, kv_heads = 0;
+  int64_t hidden = 0, intermediate = 0, vocab = 0;
+  bool gated = true;
+  int64_t tokens = 0;
+  int tp = 1;
+};
+// The samples of one row: `medians_ms` maps Vidur column names to times.
+std::vector<KernelSample> vidur_row_samples(const VidurShape& shape, const std::vector<std::pair<std::string, double>>& medians_ms,
+                                            const std::string& model, const std::string& source);
+
+// Attention operators (forward, or backward, or both) for a batch of equal sequences.
+std::vector<Operator> attention_ops(int64_t batch, int64_t seq, int heads, int64_t head_dim, const std::string& pass,
+                                    AttentionImpl impl, Dtype dtype);
+
+}  // namespace sightline

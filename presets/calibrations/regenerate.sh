@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Regenerates the shipped kernel calibrations from the measurements they are
+# fitted on. Usage: presets/calibrations/regenerate.sh [SIGHTLINE_BIN] [DATA_DIR] [OUT_DIR]
+# The A100 file is fitted first (from defaults) because the other GPUs'
+# unmeasured classes are transferred from it; the engine embeds the files at
+# build time, so rebuild between the two steps.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+bin=${1:-$here/../../build/sightline}
+data=${2:-$here/../../../shared/data}
+out=${3:-$here}
+published=$here/data/published_kernels.csv
+"$bin" calibrate --gpu a100-80g-sxm --base none --vidur-dir "$data/vidur-profiling" --vidur-gpu a100 \
+  --csv "$published" --out "$out/a100-80g-sxm.json"
+if [ "${SIGHTLINE_REGENERATE_REFERENCE_ONLY:-0}" = 1 ]; then exit 0; fi
+"$bin" calibrate --gpu a40 --vidur-dir "$data/vidur-profiling" --vidur-gpu a40 --out "$out/a40.json"
+for gpu in h100-sxm h200 b200; do
+  "$bin" calibrate --gpu "$gpu" --csv "$published" --out "$out/$gpu.json"
+done

@@ -1,0 +1,88 @@
+#!/usr/bin/env node
+// Writes PNG screenshots of the main views to web/docs/ (committed, so reviewers
+// can see the page): result, sweep, compare, embed and the docs page.
+// Usage: node web/screenshots.mjs [out-dir=web/docs]   (needs `bash .ci/build` first)
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const webDir = path.dirname(fileURLToPath(import.meta.url));
+const { startServer, launchBrowser } = await import(path.join(webDir, '..', 'tests', 'web', 'harness.mjs'));
+const outDir = path.resolve(process.argv[2] || path.join(webDir, 'docs'));
+const MAX_BYTES = 300 * 1024;
+
+fs.mkdirSync(outDir, { recursive: true });
+const server = await startServer();
+const browser = await launchBrowser();
+const written = [];
+
+async function page(viewport = { width: 1280, height: 900 }) {
+  const context = await browser.newContext({ viewport, deviceScaleFactor: 1 });
+  const p = await context.newPage();
+  p.setDefaultTimeout(30000);
+  return p;
+}
+
+async function shot(p, name, options = {}) {
+  const file = path.join(outDir, `${name}.png`);
+  await p.screenshot({ path: file, ...options });
+  const size = fs.statSync(file).size;
+  written.push([name, size]);
+  if (size > MAX_BYTES) console.warn(`screenshots.mjs: ${name}.png is ${Math.round(size / 1024)} KiB (> ${MAX_BYTES / 1024} KiB)`);
+}
+
+const done = (p) => p.waitForSelector('#run-status[data-state="done"]', { state: 'attached' });
+
+try {
+  // Result view: Llama-2-70B on 4 A100s (I1.4).
+  let p = await page();
+  await p.goto(server.url);
+  await done(p);
+  await p.selectOption('#scenario', 'I1.4');
+  await p.waitForSelector('#results[data-scenario="I1.4"] #run-status[data-state="done"]');
+  // Down to the roofline (the operator table below it would push the PNG over 300 KiB).
+  const roof = await p.$eval('[data-chart="roofline"]', (e) => e.getBoundingClientRect().bottom + window.scrollY);
+  await shot(p, 'result', { fullPage: true, clip: { x: 0, y: 0, width: 1280, height: Math.ceil(roof + 16) } });
+
+  // Sweep: batch size 1..256 of I1.1, with the Pareto view.
+  await p.selectOption('#scenario', 'I1.1');
+  await p.waitForSelector('#results[data-scenario="I1.1"] #run-status[data-state="done"]');
+  await p.click('#tab-sweep');
+  await p.selectOption('#sweep-field', 'batch_size');
+  await p.fill('#sweep-start', '1');
+  await p.fill('#sweep-stop', '256');
+  await p.fill('#sweep-steps', '9');
+  await p.selectOption('#sweep-scale', 'log');
+  await p.click('#sweep-run');
+  await p.waitForSelector('#sweep-status[data-state="done"]');
+  await shot(p, 'sweep', { fullPage: true });
+
+  // Compare: I1.1 against the same scenario at batch 16.
+  await p.click('#tab-result');
+  await p.click('#pin');
+  await p.fill('#batch_size', '16');
+  await p.dispatchEvent('#batch_size', 'change');
+  await p.waitForFunction(() => document.getElementById('compare-b-label').textContent.includes('batch_size 16'));
+  await p.check('#compare-only-diff');
+  await shot(p, 'compare', { fullPage: true });
+  await p.context().close();
+
+  // Embed mode as an iframe would show it.
+  p = await page({ width: 760, height: 760 });
+  await p.goto(`${server.url}?embed=1&charts=families,roofline#v1=q1bKV7KqrtVRKlCyUvI01DNRqgUA`);
+  await done(p);
+  await shot(p, 'embed', { fullPage: true });
+  await p.context().close();
+
+  // The docs page with its embedded example.
+  p = await page();
+  await p.goto(`${server.url}docs.html`);
+  const frame = await (await p.waitForSelector('iframe')).contentFrame();
+  await done(frame);
+  await shot(p, 'docs', { fullPage: true });
+  await p.context().close();
+} finally {
+  await browser.close();
+  await server.close();
+}
+for (const [name, size] of written) console.log(`${path.relative(process.cwd(), path.join(outDir, `${name}.png`))}  ${Math.round(size / 1024)} KiB`);

@@ -1,0 +1,47 @@
+// Result kinds: how each `result.kind` the engine returns is shown. A view is
+//   {
+//     kind, title,
+//     section: id of the element that shows it (the others are hidden),
+//     render(result, warnings, ctx)   draw tables and charts (ctx: {scenario, gpus})
+//     headline(result) -> [{key, label, unit, value, title}]   embed + compare
+//     charts: [{id, title}]           chart cards an embed may choose (?charts=a,b)
+//     rows(result) -> [{name, rows: [object]}]   per-row CSV exports
+//     compare(result) -> [[group, key, value]]   numbers compared side by side
+//   }
+// The serving simulator and the training estimator register their own views
+// here; anything unknown falls back to the generic view, which shows every
+// numeric metric.
+import * as generic from './views/generic.js';
+
+const views = new Map();
+
+export function registerKind(view) {
+  views.set(view.kind, view);
+}
+
+export function viewFor(result) {
+  return views.get(result && result.kind) || generic.view;
+}
+
+export function allViews() {
+  return [...views.values(), generic.view];
+}
+
+/** Numeric leaves of an object as [path, value] pairs ('a.b.c'), arrays skipped. */
+export function numericLeaves(obj, prefix = '') {
+  const out = [];
+  if (!obj || typeof obj !== 'object' || Array.isArray(obj)) return out;
+  for (const k of Object.keys(obj)) {
+    const v = obj[k];
+    const p = prefix ? `${prefix}.${k}` : k;
+    if (typeof v === 'number' && Number.isFinite(v)) out.push([p, v]);
+    else if (v && typeof v === 'object' && !Array.isArray(v)) out.push(...numericLeaves(v, p));
+  }
+  return out;
+}
+
+/** Keys of numeric values directly under result.metrics (what sweeps can plot). */
+export function metricKeys(result) {
+  const m = (result && result.metrics) || {};
+  return Object.keys(m).filter((k) => typeof m[k] === 'number' && Number.isFinite(m[k]));
+}

@@ -1,0 +1,86 @@
+// A small pool of engine workers for sweeps: each worker runs one scenario at a
+// time; runs are handed out as workers become free. The page's main worker is
+// not part of the pool, so a sweep never delays the main result.
+import { EngineClient } from './engine-client.js';
+
+export function defaultPoolSize() {
+  const cores = Number(navigator.hardwareConcurrency) || 2;
+  return Math.max(2, Math.min(4, cores - 1));
+}
+
+export class EnginePool {
+  constructor(workerUrl, size = defaultPoolSize()) {
+    this.clients = Array.from({ length: size }, () => new EngineClient(workerUrl));
+  }
+
+  get size() {
+    return this.clients.length;
+  }
+
+  get ready() {
+    return Promise.all(this.clients.map((c) => c.ready));
+  }
+
+  /**
+   * Runs every scenario. onPoint(index, {result, warnings} | {error}) is called
+   * as each finishes; onProgress(fraction) as runs advance. Returns
+   * {promise, cancel()}: the promise resolves with the outcomes in input order
+   * once all finished, or rejects with code 'cancelled'.
+   */
+  map(scenarios, { onPoint = () => {}, onProgress = () => {} } = {}) {
+    const n = scenarios.length;
+    const progress = new Array(n).fill(0);
+    const outcomes = new Array(n);
+    const inflight = new Map();  // client -> request id
+    let next = 0;
+    let finished = 0;
+    let cancelled = false;
+    let settle;
+    const promise = new Promise((resolve, reject) => { settle = { resolve, reject }; });
+    const report = () => onProgress(n ? progress.reduce((a, b) => a + b, 0) / n : 1);
+
+    const pump = (client) => {
+      if (cancelled) return;
+      if (next >= n) {
+        if (finished === n) settle.resolve(outcomes);
+        return;
+      }
+      const i = next++;
+      const { id, promise: run } = client.run(scenarios[i], (p) => {
+        progress[i] = p;
+        report();
+      });
+      inflight.set(client, id);
+      run.then((value) => ({ result: value.result, warnings: value.warnings }), (error) => ({ error }))
+        .then((outcome) => {
+          if (cancelled) return;
+          inflight.delete(client);
+          outcomes[i] = outcome;
+          progress[i] = 1;
+          finished += 1;
+          onPoint(i, outcome);
+          report();
+          pump(client);
+        });
+    };
+    if (n === 0) settle.resolve(outcomes);
+    for (const c of this.clients) pump(c);
+
+    const cancel = () => {
+      if (cancelled || finished === n) return false;
+      cancelled = true;
+      for (const [client, id] of inflight) client.cancel(id);
+      inflight.clear();
+      const err = new Error('sweep cancelled');
+      err.code = 'cancelled';
+      err.outcomes = outcomes;
+      settle.reject(err);
+      return true;
+    };
+    return { promise, cancel };
+  }
+
+  terminate() {
+    for (const c of this.clients) c.terminate();
+  }
+}
