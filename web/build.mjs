@@ -1,6 +1,8 @@
 #!/usr/bin/env node
-// Assembles the static page: web/src/* plus the wasm module
-// (build-wasm/wasm/sightline.{js,wasm}) into the output directory argv[2].
+// Assembles the static page: web/src/*, the wasm module
+// (build-wasm/wasm/sightline.{js,wasm}) and the npm libraries the page uses
+// (copied from web/node_modules into vendor/, with their licences; no CDN, so
+// the page works offline) into the output directory argv[2].
 // Usage: node web/build.mjs build/web
 import fs from 'node:fs';
 import path from 'node:path';
@@ -11,6 +13,13 @@ const repoDir = path.dirname(webDir);
 const srcDir = path.join(webDir, 'src');
 const wasmDir = path.join(repoDir, 'build-wasm', 'wasm');
 const wasmFiles = ['sightline.js', 'sightline.wasm'];
+const modulesDir = path.join(webDir, 'node_modules');
+// [package, file in the package, name under vendor/, licence file in the package]
+const vendorFiles = [
+  ['chart.js', 'dist/chart.umd.min.js', 'chart.umd.min.js', 'LICENSE.md'],
+  ['fflate', 'esm/browser.js', 'fflate.js', 'LICENSE'],
+  ['svgcanvas', 'dist/svgcanvas.esm.js', 'svgcanvas.js', 'LICENSE'],
+];
 
 function fail(message) {
   console.error(`web/build.mjs: ${message}`);
@@ -34,10 +43,26 @@ for (const f of wasmFiles) {
   }
 }
 
+for (const [pkg, file] of vendorFiles) {
+  if (!fs.existsSync(path.join(modulesDir, pkg, file))) {
+    fail(`missing ${path.join(modulesDir, pkg, file)}; install the page's packages first (cd web && npm ci)`);
+  }
+}
+
 fs.rmSync(outDir, { recursive: true, force: true });
 fs.mkdirSync(outDir, { recursive: true });
 fs.cpSync(srcDir, outDir, { recursive: true });
 for (const f of wasmFiles) fs.copyFileSync(path.join(wasmDir, f), path.join(outDir, f));
+const vendorDir = path.join(outDir, 'vendor');
+fs.mkdirSync(vendorDir, { recursive: true });
+const notices = [];
+for (const [pkg, file, name, licence] of vendorFiles) {
+  fs.copyFileSync(path.join(modulesDir, pkg, file), path.join(vendorDir, name));
+  const meta = JSON.parse(fs.readFileSync(path.join(modulesDir, pkg, 'package.json'), 'utf8'));
+  const licenceText = fs.readFileSync(path.join(modulesDir, pkg, licence), 'utf8').trim();
+  notices.push(`${name}: ${meta.name} ${meta.version} (${meta.license})\n\n${licenceText}\n`);
+}
+fs.writeFileSync(path.join(vendorDir, 'LICENSES.txt'), notices.join('\n----------------------------------------\n\n'));
 
 const count = fs.readdirSync(outDir, { recursive: true }).length;
 console.log(`web/build.mjs: wrote ${count} files to ${path.relative(process.cwd(), outDir) || '.'}`);

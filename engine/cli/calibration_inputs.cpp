@@ -75,6 +75,46 @@ std::vector<KernelSample> load_vidur_compute(const std::string& vidur_root, cons
   return out;
 }
 
+std::vector<CollectiveSample> load_vidur_network(const std::string& vidur_root, const std::string& system,
+                                                 const std::string& interconnect_id) {
+  std::vector<CollectiveSample> out;
+  for (const char* collective : {"all_reduce", "send_recv"}) {
+    const fs::path file = fs::path(vidur_root) / "network" / system / (std::string(collective) + ".csv");
+    std::ifstream in(file);
+    if (!in) continue;
+    std::string line;
+    std::getline(in, line);
+    const std::vector<std::string> header = split(line);
+    std::map<std::string, size_t> col;
+    for (size_t i = 0; i < header.size(); ++i) col[header[i]] = i;
+    const std::string median = std::string("time_stats.") + collective + ".median";
+    while (std::getline(in, line)) {
+      const std::vector<std::string> cells = split(line);
+      if (cells.size() != header.size()) continue;
+      auto at = [&](const std::string& key) { return cells.at(col.at(key)); };
+      const int workers = std::stoi(at("num_workers"));
+      // Only calls inside one node: the network between Vidur's nodes is not described.
+      if (std::stoi(at("devices_per_node")) != workers) continue;
+      CollectiveSample s;
+      s.interconnect = interconnect_id;
+      s.kind = parse_collective_kind(collective, "");
+      s.gpus = workers;
+      s.bytes = std::stod(at("size"));
+      s.time_s = std::stod(at(median)) * 1e-3;
+      s.source = "Vidur profiling (MIT), network/" + system + "/" + collective + ".csv";
+      out.push_back(s);
+    }
+  }
+  if (out.empty()) fail("io_error", "", "no Vidur network data in " + vidur_root + "/network/" + system);
+  return out;
+}
+
+std::vector<CollectiveSample> load_collective_csv_file(const std::string& path) {
+  std::string text;
+  if (!read_file(path, text)) fail("io_error", "", "cannot read " + path);
+  return read_collective_csv(text);
+}
+
 std::vector<KernelSample> load_kernel_csv_file(const std::string& path, const std::string& gpu_id) {
   std::string text;
   if (!read_file(path, text)) fail("io_error", "", "cannot read " + path);

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "comm/comm_calibration.hpp"
 #include "perf/calibrate.hpp"
 
 namespace sightline::cli {
@@ -13,6 +14,14 @@ std::string vidur_gpu_id(const std::string& folder);
 
 // Every mlp.csv under <vidur_root>/compute/<folder>/ as samples, one per operator column and row.
 std::vector<KernelSample> load_vidur_compute(const std::string& vidur_root, const std::string& folder);
+
+// Single-node collective timings of a Vidur network folder (e.g. "a100_dgx"),
+// labelled with the interconnect preset id they ran on.
+std::vector<CollectiveSample> load_vidur_network(const std::string& vidur_root, const std::string& system,
+                                                 const std::string& interconnect_id);
+
+// Rows of a collective-measurement CSV file.
+std::vector<CollectiveSample> load_collective_csv_file(const std::string& path);
 
 // Rows of a measurement CSV file for one GPU.
 std::vector<KernelSample> load_kernel_csv_file(const std::string& path, const std::string& gpu_id);

@@ -12,6 +12,13 @@ const char* const kUsage =
     "  sightline run FILE|--preset ID [--format table|json|csv|envelope]\n"
     "  sightline validate FILE\n"
     "  sightline presets [models|gpus|interconnects|scenarios] [--format json]\n"
+    "  sightline ops --model ID --gpu ID --phase prefill|decode --tokens N [--batch B] [--kv-len L]\n"
+    "                [--tp N] [--tier auto|target-measured|cross-generation|roofline] [--training] [--format json|table]\n"
+    "  sightline comm --collective NAME --gpus N [--nodes M] --interconnect ID [--intra-node ID] --bytes N\n"
+    "  sightline calibrate --gpu ID [--vidur-dir DIR --vidur-gpu FOLDER] [--csv FILE]... [--base ID|none] [--out FILE]\n"
+    "  sightline calibrate-comm --interconnect ID [--vidur-dir DIR --vidur-system NAME] [--csv FILE]... [--out FILE]\n"
+    "  sightline report-accuracy [--data DIR] [--format table|json]\n"
+    "  sightline report-training [--format table|json]\n"
     "  sightline version\n"
     "FILE may be '-' for standard input.\n";
 

@@ -27,5 +27,8 @@ int cmd_validate(const Args& args);
 int cmd_presets(const Args& args);
 int cmd_calibrate(const Args& args);
 int cmd_report_accuracy(const Args& args);
+int cmd_calibrate_comm(const Args& args);
+int cmd_ops(const Args& args);
+int cmd_comm(const Args& args);
 
 }  // namespace sightline::cli

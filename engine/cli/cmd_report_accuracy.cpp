@@ -10,6 +10,8 @@
 #include <set>
 
 #include "cli/calibration_inputs.hpp"
+#include "comm/collectives.hpp"
+#include "comm/comm_fit.hpp"
 #include "cli/cli_common.hpp"
 #include "core/error.hpp"
 #include "hw/hardware.hpp"
@@ -80,6 +82,70 @@ void print_class_table(const std::string& title, const json& by_class) {
   std::cout << "\n";
 }
 
+json quantiles_json(std::vector<double> ape) {
+  std::sort(ape.begin(), ape.end());
+  auto q = [&](double p) {
+    if (ape.empty()) return 0.0;
+    const double pos = p * static_cast<double>(ape.size() - 1);
+    const size_t i = static_cast<size_t>(pos);
+    const size_t j = std::min(i + 1, ape.size() - 1);
+    return ape[i] + (pos - static_cast<double>(i)) * (ape[j] - ape[i]);
+  };
+  return {{"samples", ape.size()}, {"median_ape", q(0.5)}, {"p90_ape", q(0.9)}};
+}
+
+constexpr double kMiB = 1024.0 * 1024.0;
+
+// Collectives: leave-one-out within each published table (messages >= 1 MiB),
+// the Vidur A100 DGX timings as an independent source, and multi-node rows
+// through the hierarchical model.
+json collective_accuracy(const std::string& csv_path, const std::string& vidur_root) {
+  json out;
+  const std::vector<CollectiveSample> all = load_collective_csv_file(csv_path);
+  for (const std::string id : {"nvlink3-nvswitch", "nvlink4-nvswitch", "nvlink5-nvswitch"}) {
+    const InterconnectSpec link = read_interconnect(json(id), "/interconnect");
+    std::vector<CollectiveSample> rows;
+    for (const CollectiveSample& s : all)
+      if (s.interconnect == id && s.nodes == 1) rows.push_back(s);
+    std::vector<double> ape;
+    for (size_t i = 0; i < rows.size(); ++i) {
+      if (rows[i].bytes < kMiB) continue;
+      std::vector<CollectiveSample> others;
+      for (size_t j = 0; j < rows.size(); ++j)
+        if (j != i) others.push_back(rows[j]);
+      const CommCalibration fitted = fit_comm_calibration(link, others, comm_calibration_for(link), "");
+      const double pred = flat_collective_cost(rows[i].kind, rows[i].bytes, rows[i].gpus, link, fitted).time_s;
+      ape.push_back(std::fabs(pred - rows[i].time_s) / rows[i].time_s);
+    }
+    out["leave_one_out"][id] = quantiles_json(ape);
+  }
+  {
+    const InterconnectSpec link = read_interconnect(json("nvlink3-nvswitch"), "/interconnect");
+    std::vector<double> ape;
+    for (const CollectiveSample& s : load_vidur_network(vidur_root, "a100_dgx", link.id))
+      if (s.bytes >= kMiB) ape.push_back(std::fabs(collective_cost(s.kind, s.bytes, s.gpus, link).time_s - s.time_s) / s.time_s);
+    out["vidur_a100_dgx_vs_nvlink3_calibration"] = quantiles_json(ape);
+  }
+  json multi = json::array();
+  const InterconnectSpec nvlink4 = read_interconnect(json("nvlink4-nvswitch"), "/i");
+  const InterconnectSpec ndr = read_interconnect(json("ib-ndr"), "/i");
+  for (const CollectiveSample& s : all) {
+    if (s.nodes <= 1 || s.nodes == s.gpus) continue;
+    CommGroup g;
+    g.size = s.gpus;
+    g.gpus_per_node = s.gpus / s.nodes;
+    g.intra = &nvlink4;
+    g.inter = &ndr;
+    const CollectiveCost c = collective_cost(s.kind, s.bytes, g);
+    multi.push_back({{"collective", collective_name(s.kind)}, {"gpus", s.gpus}, {"nodes", s.nodes},
+                     {"measured_busbw_GBps", s.bytes * bus_bandwidth_factor(s.kind, s.gpus) / s.time_s / 1e9},
+                     {"predicted_busbw_GBps", c.busbw_GBps}, {"error", (c.time_s - s.time_s) / s.time_s},
+                     {"source", s.source}});
+  }
+  out["multi_node"] = multi;
+  return out;
+}
+
 }  // namespace
 
 int cmd_report_accuracy(const Args& args) {
@@ -132,6 +198,8 @@ int cmd_report_accuracy(const Args& args) {
       }
     }
     report["published_kernels"] = rows;
+    report["collectives"] = collective_accuracy(
+        std::string(SIGHTLINE_SOURCE_DIR) + "/presets/calibrations/data/published_collectives.csv", vidur);
 
     if (format == "json") {
       std::cout << report.dump(2) << "\n";
@@ -155,6 +223,22 @@ int cmd_report_accuracy(const Args& args) {
         std::cout << "  target-measured " << std::setw(7) << fixed(100 * r["target_measured_error"].get<double>(), 1) << "%";
       std::cout << "\n";
     }
+    const json& col = report["collectives"];
+    std::cout << "\nCollectives, messages >= 1 MiB: leave-one-out within each published table (fit on the other rows)\n";
+    for (auto it = col["leave_one_out"].begin(); it != col["leave_one_out"].end(); ++it)
+      std::cout << "  " << std::left << std::setw(20) << it.key() << std::right << std::setw(4)
+                << it.value()["samples"].get<size_t>() << " rows  median " << std::setw(6)
+                << fixed(100 * it.value()["median_ape"].get<double>(), 1) << "%  p90 " << std::setw(6)
+                << fixed(100 * it.value()["p90_ape"].get<double>(), 1) << "%\n";
+    const json& v = col["vidur_a100_dgx_vs_nvlink3_calibration"];
+    std::cout << "  independent source: Vidur A100 DGX all-reduce/send-recv (" << v["samples"].get<size_t>()
+              << " calls) vs the nccl-tests-fitted NVLink3 model: median " << fixed(100 * v["median_ape"].get<double>(), 1)
+              << "%, p90 " << fixed(100 * v["p90_ape"].get<double>(), 1) << "%\n";
+    for (const json& m : col["multi_node"])
+      std::cout << "  multi-node " << m["collective"].get<std::string>() << " " << m["gpus"] << " GPUs / " << m["nodes"]
+                << " nodes: measured busbw " << fixed(m["measured_busbw_GBps"], 1) << " GB/s, predicted "
+                << fixed(m["predicted_busbw_GBps"], 1) << " GB/s (time error " << fixed(100 * m["error"].get<double>(), 1)
+                << "%)\n";
     return 0;
   } catch (const SightlineError& e) {
     std::cerr << "error [" << e.code() << "] at '" << e.path() << "': " << e.what() << "\n";

@@ -29,6 +29,9 @@ int main(int argc, char** argv) {
       {"presets", cmd_presets},
       {"calibrate", cmd_calibrate},
       {"report-accuracy", cmd_report_accuracy},
+      {"calibrate-comm", cmd_calibrate_comm},
+      {"ops", cmd_ops},
+      {"comm", cmd_comm},
       {"version", cmd_version},
   };
   const std::string name = args[0];

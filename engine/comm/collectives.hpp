@@ -1,7 +1,11 @@
 #pragma once
-// Collective communication time on an interconnect: a ring model of
-// latency + volume / bandwidth. The cost-model issue replaces this with
-// calibrated curves and more algorithms.
+// Collective communication time on a topology: calibrated ring, NVLS (in-switch
+// reduction) and point-to-point models per interconnect, composed
+// hierarchically when a group spans nodes (reduce-scatter inside each node,
+// the collective across nodes on 1/g of the data, all-gather inside the node).
+#include <string>
+
+#include "comm/comm_calibration.hpp"
 #include "hw/hardware.hpp"
 #include "model/operators.hpp"
 
@@ -11,10 +15,30 @@ struct CollectiveCost {
   double time_s = 0;
   double algbw_GBps = 0;   // message bytes / time
   double busbw_GBps = 0;   // nccl-tests convention
-  std::string algorithm;
+  std::string algorithm;   // ring | nvls | p2p | pairwise | hierarchical(...)
 };
 
+struct CommGroup {
+  int size = 1;
+  int gpus_per_node = 1;                     // members of the group inside one node
+  const InterconnectSpec* intra = nullptr;   // links inside a node
+  const InterconnectSpec* inter = nullptr;   // network between nodes (needed when size > gpus_per_node)
+};
+
+CollectiveCost collective_cost(CollectiveKind kind, double message_bytes, const CommGroup& group);
+
+// A flat group whose members all talk over `link`.
 CollectiveCost collective_cost(CollectiveKind kind, double message_bytes, int group_size,
                                const InterconnectSpec& link);
+
+// A flat group on `link` priced with an explicit calibration (for fitting and validation).
+CollectiveCost flat_collective_cost(CollectiveKind kind, double message_bytes, int group_size,
+                                    const InterconnectSpec& link, const CommCalibration& calibration);
+
+// The collective model used for a link: its own calibration or a transferred one.
+CommCalibration comm_calibration_for(const InterconnectSpec& link);
+
+// nccl-tests' bus-bandwidth factor for a collective of n ranks.
+double bus_bandwidth_factor(CollectiveKind kind, int n);
 
 }  // namespace sightline

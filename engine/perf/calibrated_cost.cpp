@@ -83,14 +83,7 @@ OpCost CalibratedCostModel::cost(const Operator& op, const CostContext& ctx) con
   switch (k) {
     case KernelClass::Gemm: return gemm_cost(op, g);
     case KernelClass::AttentionPrefill: return attention_prefill_cost(op, g);
-    case KernelClass::Collective: {
-      OpCost c;
-      const InterconnectSpec* link = op.collective == CollectiveKind::SendRecv ? ctx.pp_link : ctx.tp_link;
-      if (link) c.time_s = collective_cost(op.collective, op.message_bytes, op.group_size, *link).time_s;
-      c.time_low_s = c.time_high_s = c.time_s;
-      c.bound = "communication";
-      return c;
-    }
+    case KernelClass::Collective: return collective_op_cost(op, ctx);
     default: return memory_kernel_cost(op, g, cal_.memory.at(k));
   }
 }

@@ -31,26 +31,31 @@ StepCost CostSetup::price(const StepOperators& step) const {
   return c;
 }
 
+std::unique_ptr<KernelCostModel> make_kernel_cost_model(const std::string& requested, const GpuSpec& gpu,
+                                                        std::string* provenance) {
+  const std::string tier = resolve_cost_tier(requested, gpu.id);
+  if (tier == "roofline") {
+    *provenance = "spec-sheet peaks, no efficiency";
+    return std::make_unique<RooflineCostModel>();
+  }
+  if (tier == "target-measured") {
+    const KernelCalibration* own = find_calibration(gpu.id);
+    if (!own) return nullptr;
+    *provenance = own->source;
+    return std::make_unique<CalibratedCostModel>(*own, tier);
+  }
+  // Cross-generation: curves of a measured GPU on this GPU's spec sheet. The
+  // reference itself borrows from the other fully swept GPU.
+  const KernelCalibration& ref = reference_calibration();
+  const KernelCalibration* from = ref.id == gpu.id && find_calibration("a40") ? find_calibration("a40") : &ref;
+  KernelCalibration transferred = transfer_calibration(*from, gpu.id, 0);
+  *provenance = transferred.source;
+  return std::make_unique<CalibratedCostModel>(std::move(transferred), "cross-generation");
+}
+
 CostSetup make_cost_setup(const Scenario& s) {
   CostSetup setup;
-  const std::string& gpu_id = s.hardware.gpu.id;
-  const std::string tier = resolve_cost_tier(s.cost_model.tier, gpu_id);
-  if (tier == "roofline") {
-    setup.model = std::make_unique<RooflineCostModel>();
-    setup.provenance = "spec-sheet peaks, no efficiency";
-  } else if (tier == "target-measured") {
-    const KernelCalibration& own = *find_calibration(gpu_id);  // validated when the scenario was read
-    setup.model = std::make_unique<CalibratedCostModel>(own, tier);
-    setup.provenance = own.source;
-  } else {
-    // Cross-generation: curves of a measured GPU on this GPU's spec sheet. The
-    // reference itself borrows from the other fully swept GPU.
-    const KernelCalibration& ref = reference_calibration();
-    const KernelCalibration* from = ref.id == gpu_id && find_calibration("a40") ? find_calibration("a40") : &ref;
-    KernelCalibration transferred = transfer_calibration(*from, gpu_id, 0);
-    setup.provenance = transferred.source;
-    setup.model = std::make_unique<CalibratedCostModel>(std::move(transferred), "cross-generation");
-  }
+  setup.model = make_kernel_cost_model(s.cost_model.tier, s.hardware.gpu, &setup.provenance);
   setup.ctx.gpu = &s.hardware.gpu;
   // Tensor parallelism stays inside a node; pipeline stages cross nodes when
   // the deployment spans several.

@@ -26,6 +26,12 @@ struct CostSetup {
 
 CostSetup make_cost_setup(const Scenario& s);
 
+// The kernel cost model of a tier ("auto" resolved first) for a GPU, and the
+// provenance of its numbers. A "target-measured" request for a GPU without a
+// calibration falls back to nothing: callers validate the tier first.
+std::unique_ptr<KernelCostModel> make_kernel_cost_model(const std::string& tier, const GpuSpec& gpu,
+                                                        std::string* provenance);
+
 // The tier "auto" resolves to for a GPU: target-measured when a calibration
 // ships for it, cross-generation otherwise.
 std::string resolve_cost_tier(const std::string& requested, const std::string& gpu_id);

@@ -4,15 +4,27 @@
 
 namespace sightline {
 
+OpCost collective_op_cost(const Operator& op, const CostContext& ctx) {
+  OpCost c;
+  c.bound = "communication";
+  CommGroup g;
+  g.size = op.group_size;
+  if (op.collective == CollectiveKind::SendRecv) {
+    g.gpus_per_node = op.group_size;
+    g.intra = ctx.pp_link;
+  } else {
+    g.gpus_per_node = ctx.gpus_per_node > 0 ? ctx.gpus_per_node : op.group_size;
+    g.intra = ctx.tp_link;
+    g.inter = ctx.inter_link;
+  }
+  if (g.intra || g.inter) c.time_s = collective_cost(op.collective, op.message_bytes, g).time_s;
+  c.time_low_s = c.time_high_s = c.time_s;
+  return c;
+}
+
 OpCost RooflineCostModel::cost(const Operator& op, const CostContext& ctx) const {
   OpCost c;
-  if (op.family == OpFamily::Collective) {
-    const InterconnectSpec* link = op.collective == CollectiveKind::SendRecv ? ctx.pp_link : ctx.tp_link;
-    if (link) c.time_s = collective_cost(op.collective, op.message_bytes, op.group_size, *link).time_s;
-    c.time_low_s = c.time_high_s = c.time_s;
-    c.bound = "communication";
-    return c;
-  }
+  if (op.family == OpFamily::Collective) return collective_op_cost(op, ctx);
   const GpuSpec& g = *ctx.gpu;
   // Non-tensor-core work (norms, softmax, sampling) runs on the FP32 units.
   const bool tensor_core = op.family == OpFamily::Gemm || op.family == OpFamily::AttentionPrefill ||

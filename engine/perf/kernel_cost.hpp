@@ -21,9 +21,17 @@ struct OpCost {
 
 struct CostContext {
   const GpuSpec* gpu = nullptr;
-  const InterconnectSpec* tp_link = nullptr;  // link used by tensor-parallel collectives
-  const InterconnectSpec* pp_link = nullptr;  // link between pipeline stages
+  const InterconnectSpec* tp_link = nullptr;  // link used by collectives inside a node
+  const InterconnectSpec* pp_link = nullptr;  // link between pipeline stages (send/recv)
+  // For collectives whose group spans nodes: the network and how many of the
+  // group's ranks share a node (0: the whole group is inside one node).
+  const InterconnectSpec* inter_link = nullptr;
+  int gpus_per_node = 0;
 };
+
+// Collective operators are priced by the calibrated communication model in
+// every tier (the tiers differ in how kernels are priced).
+OpCost collective_op_cost(const Operator& op, const CostContext& ctx);
 
 class KernelCostModel {
  public:

@@ -191,3 +191,36 @@ test('import: a bad scenario file shows the engine\'s located error; broken JSON
   assert.match(await page.evaluate(() => location.hash), /^#v1=/);
   assert.deepEqual(page.errors, []);
 });
+
+test('the view tabs work from the keyboard', async () => {
+  await page.focus('#tab-result');
+  await page.keyboard.press('ArrowRight');
+  assert.equal(await page.getAttribute('#tab-sweep', 'aria-selected'), 'true');
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'tab-sweep');
+  await page.keyboard.press('End');
+  assert.equal(await page.isVisible('#panel-compare'), true);
+  await page.keyboard.press('ArrowRight');
+  assert.equal(await page.getAttribute('#tab-result', 'aria-selected'), 'true');
+  assert.equal(await page.isHidden('#panel-sweep'), true);
+});
+
+test('a result kind without a view of its own is shown by the generic view', async () => {
+  const r = await page.evaluate(async () => {
+    const { viewFor } = await import('./kinds.js');
+    const result = { kind: 'serving_simulation', metrics: { ttft_p99_ms: 412.5, tokens_per_s_per_gpu: 1234.5, label: 'x' } };
+    const v = viewFor(result);
+    v.render(result, []);
+    return {
+      section: v.section,
+      headline: v.headline(result).map((h) => `${h.label}|${h.unit}`),
+      rows: [...document.querySelectorAll('#generic-metrics tbody tr')].map((tr) => tr.textContent),
+      kind: document.getElementById('generic-kind').textContent,
+      compare: v.compare(result),
+    };
+  });
+  assert.equal(r.section, 'generic-view');
+  assert.equal(r.kind, 'serving_simulation');
+  assert.deepEqual(r.headline, ['TTFT p99|ms', 'Tokens|/s/GPU']);
+  assert.deepEqual(r.rows, ['TTFT p99412.500ms', 'Tokens1234.500/s/GPU']);
+  assert.deepEqual(r.compare, [['metrics', 'ttft_p99_ms', 412.5], ['metrics', 'tokens_per_s_per_gpu', 1234.5]]);
+});

@@ -59,14 +59,14 @@ function currentLink(scenario = currentScenario()) {
 function describe(scenario) {
   const { preset, overrides } = canonicalOf(state.presetId, presetRecord(), scenario);
   const parts = [];
-  const walk = (obj, prefix) => {
+  const walk = (obj) => {
     for (const [k, v] of Object.entries(obj)) {
       if (k === 'source' || k === 'title') continue;
-      if (v && typeof v === 'object' && !Array.isArray(v)) walk(v, k);
+      if (v && typeof v === 'object' && !Array.isArray(v)) walk(v);
       else parts.push(`${k} ${typeof v === 'string' ? v : JSON.stringify(v)}`);
     }
   };
-  walk(preset ? overrides : {}, '');
+  walk(preset ? overrides : {});
   const head = preset || (scenario && typeof scenario.id === 'string' ? scenario.id : 'custom scenario');
   return parts.length ? `${head} with ${parts.slice(0, 3).join(', ')}${parts.length > 3 ? ', …' : ''}` : head;
 }
@@ -418,7 +418,10 @@ function bindEvents() {
   });
   formEl.addEventListener('change', (e) => {
     if (e.target.id === 'scenario') {
-      if (e.target.value !== CUSTOM_OPTION) selectScenario(e.target.value);
+      if (e.target.value !== CUSTOM_OPTION) {
+        $('link-notice').hidden = true;
+        selectScenario(e.target.value);
+      }
     } else runForm();
   });
   formEl.addEventListener('input', updateModified);

@@ -14,7 +14,7 @@ export function integer(value) {
 }
 
 const UNIT_SUFFIXES = [
-  ['_tokens_per_s', 'tok/s'], ['_per_s', '/s'], ['_ms', 'ms'], ['_us', 'µs'], ['_s', 's'],
+  ['_tokens_per_s_per_gpu', 'tok/s/GPU'], ['_per_s_per_gpu', '/s/GPU'], ['_tokens_per_s', 'tok/s'], ['_per_s', '/s'], ['_ms', 'ms'], ['_us', 'µs'], ['_s', 's'],
   ['_GiB', 'GiB'], ['_MiB', 'MiB'], ['_GBps', 'GB/s'], ['_tflops', 'TFLOP/s'], ['_pct', '%'],
   ['_B', 'B'], ['_days', 'days'], ['_hours', 'h'],
 ];
@@ -29,7 +29,7 @@ export function metricLabel(key) {
   for (const [suffix, u] of UNIT_SUFFIXES) {
     if (last.endsWith(suffix) && last.length > suffix.length) {
       unit = u;
-      stem = last.slice(0, -suffix.length) + (suffix === '_tokens_per_s' ? '_tokens' : '');
+      stem = last.slice(0, -suffix.length) + (suffix.startsWith('_tokens_') ? '_tokens' : '');
       break;
     }
   }

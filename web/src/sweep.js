@@ -12,8 +12,8 @@ import { toCsv, download } from './export.js';
 const $ = (id) => document.getElementById(id);
 export const MAX_POINTS = 200;
 
-const isLatency = (k) => /_(ms|us|s)$/.test(k) && !/per_s$/.test(k);
-const isThroughput = (k) => /per_s$/.test(k);
+const isThroughput = (k) => /per_s(_per_gpu)?$/.test(k);
+const isLatency = (k) => /_(ms|us|s)$/.test(k) && !isThroughput(k);
 
 function cell(tag, text, className) {
   const c = document.createElement(tag);

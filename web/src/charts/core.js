@@ -7,6 +7,32 @@ import { Context as SvgContext } from '../vendor/svgcanvas.js';
 
 const Chart = globalThis.Chart;
 
+// svgcanvas reads the font through a `style` attribute, which the page's CSP
+// (style-src 'self') refuses; the same text drawing, reading it through the
+// CSSOM instead (allowed).
+const TEXT_ANCHOR = { left: 'start', right: 'end', center: 'middle', start: 'start', end: 'end' };
+const BASELINE = { alphabetic: 'alphabetic', hanging: 'hanging', top: 'text-before-edge', bottom: 'text-after-edge', middle: 'central' };
+SvgContext.prototype.__applyText = function applyText(text, x, y, action) {
+  const probe = document.createElement('span');
+  probe.style.font = this.font;
+  const parent = this.__closestGroupOrSvg();
+  const textElement = this.__createElement('text', {
+    'font-family': probe.style.fontFamily,
+    'font-size': probe.style.fontSize,
+    'font-style': probe.style.fontStyle,
+    'font-weight': probe.style.fontWeight,
+    x,
+    y,
+    'text-anchor': TEXT_ANCHOR[this.textAlign] || 'start',
+    'dominant-baseline': BASELINE[this.textBaseline] || 'alphabetic',
+  }, true);
+  textElement.appendChild(this.__document.createTextNode(text));
+  this.__currentElement = textElement;
+  this.__applyTransformation(textElement);
+  this.__applyStyleToCurrentElement(action);
+  parent.appendChild(textElement);
+};
+
 Chart.defaults.font.family = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif';
 Chart.defaults.font.size = 12;
 Chart.defaults.color = '#5f6b7d';
@@ -22,7 +48,7 @@ const FIXED = new Map([
   ['gemm', '#2f6fdb'], ['attention_decode', '#17a589'], ['attention_prefill', '#0f7a63'],
   ['norm', '#e0a526'], ['rope', '#8e6fd8'], ['kv_cache_write', '#d9534f'], ['embedding', '#3fb6d3'],
   ['activation', '#7f8c2d'], ['sampling', '#c2579a'], ['elementwise', '#e67e22'], ['moe_router', '#c2579a'],
-  ['all_reduce', '#5d6d7e'], ['collective', '#5d6d7e'], ['communication', '#5d6d7e'], ['lm_head', '#1f4e9c'],
+  ['all_reduce', '#5d6d7e'], ['host', '#9aa6b8'], ['collective', '#5d6d7e'], ['communication', '#5d6d7e'], ['lm_head', '#1f4e9c'],
   ['weights_GiB', '#2f6fdb'], ['kv_cache_GiB', '#17a589'], ['activations_GiB', '#e0a526'],
   ['runtime_overhead_GiB', '#8e6fd8'], ['free_GiB', '#dfe4ec'],
 ]);
@@ -46,10 +72,13 @@ export function compact(v) {
   return `${+v.toPrecision(3)}`;
 }
 
-/** Tick callback for logarithmic axes: only 1-2-5 ticks, compact labels. */
-export function logTick(value) {
+/** Tick callback for logarithmic axes: 1-2-5 ticks, or powers of ten only on axes over 4 decades. */
+export function logTick(value, index, ticks) {
   const m = value / 10 ** Math.floor(Math.log10(value) + 1e-9);
-  return [1, 2, 5].some((k) => Math.abs(m - k) < 1e-6) ? compact(value) : '';
+  const lo = ticks && ticks.length ? ticks[0].value : value;
+  const hi = ticks && ticks.length ? ticks[ticks.length - 1].value : value;
+  const keep = lo > 0 && Math.log10(hi / lo) > 4 ? [1] : [1, 2, 5];
+  return keep.some((k) => Math.abs(m - k) < 1e-6) ? compact(value) : '';
 }
 
 /**
@@ -122,7 +151,18 @@ export class ChartView {
     const config = this.build();
     config.options = { ...config.options, responsive: false, animation: false, devicePixelRatio: 1 };
     config.platform = Chart.BasicPlatform;
-    const chart = new Chart(ctx, config);
+    // Lines drawn through Path2D do not reach the SVG context: a `segment`
+    // option makes Chart.js draw them segment by segment instead.
+    for (const ds of config.data.datasets) if (ds.showLine || config.type === 'line') ds.segment = ds.segment || {};
+    // A plain font list that SVG viewers resolve (system-ui is a CSS-only name).
+    const family = Chart.defaults.font.family;
+    Chart.defaults.font.family = 'Helvetica, Arial, sans-serif';
+    let chart;
+    try {
+      chart = new Chart(ctx, config);  // draws synchronously (no animation)
+    } finally {
+      Chart.defaults.font.family = family;
+    }
     const svg = ctx.getSerializedSvg(true);
     chart.destroy();
     return svg;

@@ -1,0 +1,65 @@
+// sightline calibrate-comm: fits the collective model of one interconnect
+// from Vidur network folders and/or collective CSV files and writes it as JSON.
+#include <fstream>
+#include <iostream>
+
+#include "cli/calibration_inputs.hpp"
+#include "cli/cli_common.hpp"
+#include "comm/comm_fit.hpp"
+#include "comm/collectives.hpp"
+#include "core/error.hpp"
+
+namespace sightline::cli {
+
+int cmd_calibrate_comm(const Args& args) {
+  std::string link_id, out_path, vidur_dir, vidur_system;
+  std::vector<std::string> csv_files;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const bool v = i + 1 < args.size();
+    if (args[i] == "--interconnect" && v) link_id = args[++i];
+    else if (args[i] == "--out" && v) out_path = args[++i];
+    else if (args[i] == "--vidur-dir" && v) vidur_dir = args[++i];
+    else if (args[i] == "--vidur-system" && v) vidur_system = args[++i];
+    else if (args[i] == "--csv" && v) csv_files.push_back(args[++i]);
+    else return usage_error("unexpected argument '" + args[i] + "'");
+  }
+  if (link_id.empty()) return usage_error("calibrate-comm needs --interconnect ID");
+  try {
+    const InterconnectSpec link = read_interconnect(json(link_id), "/interconnect");
+    std::vector<CollectiveSample> samples;
+    std::string source;
+    if (!vidur_dir.empty()) {
+      samples = load_vidur_network(vidur_dir, vidur_system, link_id);
+      source = "Vidur network profiling " + vidur_system + " (" + std::to_string(samples.size()) + " single-node calls)";
+    }
+    for (const std::string& f : csv_files) {
+      size_t used = 0;
+      for (CollectiveSample& s : load_collective_csv_file(f))
+        if (s.interconnect == link_id) {
+          samples.push_back(s);
+          ++used;
+        }
+      source += (source.empty() ? "" : "; ") + std::string("collective CSV ") +
+                f.substr(f.find_last_of('/') == std::string::npos ? 0 : f.find_last_of('/') + 1) + " (" +
+                std::to_string(used) + " rows)";
+    }
+    if (samples.empty()) fail(error_code::kMissingKey, "", "no measurements of " + link_id + " in the inputs");
+    CommCalibration base = comm_calibration_for(link);
+    base.ring.provenance = base.p2p.provenance = "the preset's latency_us";
+    base.ring.latency_us = base.p2p.latency_us = link.latency_us;
+    const CommCalibration cal = fit_comm_calibration(link, samples, base, source);
+    const std::string text = cal.to_json().dump(2) + "\n";
+    if (out_path.empty()) std::cout << text;
+    else {
+      std::ofstream f(out_path);
+      if (!f) fail("io_error", "", "cannot write " + out_path);
+      f << text;
+    }
+    return 0;
+  } catch (const SightlineError& e) {
+    std::cerr << "error [" << e.code() << "] at '" << e.path() << "': " << e.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace sightline::cli

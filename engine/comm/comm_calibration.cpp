@@ -1,0 +1,118 @@
+#include "comm/comm_calibration.hpp"
+
+#include <map>
+#include <sstream>
+
+#include "core/error.hpp"
+#include "presets/preset_store.hpp"
+
+namespace sightline {
+
+json AlgorithmParams::to_json() const {
+  return {{"provenance", provenance}, {"eta_bandwidth", eta_bandwidth}, {"latency_us", latency_us},
+          {"chunk_bytes", chunk_bytes}, {"samples", samples}, {"median_ape", median_ape}};
+}
+
+AlgorithmParams AlgorithmParams::from_json(const json& j, const std::string& path) {
+  ObjectReader r(j, path, {"provenance", "eta_bandwidth", "latency_us", "chunk_bytes", "samples", "median_ape"});
+  AlgorithmParams a;
+  a.provenance = r.string("provenance");
+  a.eta_bandwidth = r.number("eta_bandwidth", 1e-3, 5);
+  a.latency_us = r.number("latency_us", 0, 1e6);
+  a.chunk_bytes = r.number("chunk_bytes", 0, 1e12);
+  a.samples = static_cast<int>(r.integer("samples", 0, 1 << 30, 0));
+  a.median_ape = r.number("median_ape", 0, 1e6, 0);
+  return a;
+}
+
+json CommCalibration::to_json() const {
+  return {{"id", id}, {"name", "Collective calibration for " + id}, {"source", source},
+          {"ring", ring.to_json()}, {"nvls", nvls ? nvls->to_json() : json(nullptr)}, {"p2p", p2p.to_json()}};
+}
+
+CommCalibration CommCalibration::from_json(const json& j, const std::string& path) {
+  ObjectReader r(j, path, {"id", "name", "source", "ring", "nvls", "p2p"});
+  CommCalibration c;
+  c.id = r.string("id");
+  c.source = r.string("source");
+  c.ring = AlgorithmParams::from_json(r.required("ring"), r.child_path("ring"));
+  if (const json* n = r.find("nvls")) c.nvls = AlgorithmParams::from_json(*n, r.child_path("nvls"));
+  c.p2p = AlgorithmParams::from_json(r.required("p2p"), r.child_path("p2p"));
+  return c;
+}
+
+const CommCalibration* find_comm_calibration(const std::string& interconnect_id) {
+  static const std::map<std::string, CommCalibration> index = [] {
+    std::map<std::string, CommCalibration> out;
+    for (const json* p : list_presets("comm_calibrations")) {
+      CommCalibration c = CommCalibration::from_json(*p, "/comm_calibrations/" + p->at("id").get<std::string>());
+      out.emplace(c.id, std::move(c));
+    }
+    return out;
+  }();
+  auto it = index.find(interconnect_id);
+  return it == index.end() ? nullptr : &it->second;
+}
+
+CollectiveKind parse_collective_kind(const std::string& name, const std::string& path) {
+  static const std::map<std::string, CollectiveKind> kinds = {
+      {"all_reduce", CollectiveKind::AllReduce},         {"all_gather", CollectiveKind::AllGather},
+      {"reduce_scatter", CollectiveKind::ReduceScatter}, {"all_to_all", CollectiveKind::AllToAll},
+      {"send_recv", CollectiveKind::SendRecv},           {"broadcast", CollectiveKind::Broadcast}};
+  auto it = kinds.find(name);
+  if (it == kinds.end())
+    fail(error_code::kInvalidValue, path,
+         "unknown collective '" + name + "'; known: all_reduce, all_gather, reduce_scatter, all_to_all, send_recv, broadcast");
+  return it->second;
+}
+
+std::vector<CollectiveSample> read_collective_csv(const std::string& csv_text) {
+  std::istringstream in(csv_text);
+  std::string line;
+  std::vector<std::string> header;
+  std::vector<CollectiveSample> out;
+  int line_no = 0;
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<std::string> cells;
+    std::string cell;
+    std::istringstream ls(line);
+    while (std::getline(ls, cell, ',')) cells.push_back(cell);
+    if (header.empty()) {
+      header = cells;
+      continue;
+    }
+    std::map<std::string, std::string> row;
+    for (size_t i = 0; i < header.size() && i < cells.size(); ++i) row[header[i]] = cells[i];
+    const std::string where = "/csv/line/" + std::to_string(line_no);
+    auto num = [&](const std::string& key) {
+      if (!row.count(key) || row[key].empty()) return 0.0;
+      try {
+        return std::stod(row[key]);
+      } catch (const std::exception&) {
+        fail(error_code::kType, where + "/" + key, "not a number: '" + row[key] + "'");
+      }
+    };
+    CollectiveSample s;
+    s.interconnect = row["interconnect"];
+    s.kind = parse_collective_kind(row["collective"], where + "/collective");
+    s.algorithm = row["algorithm"].empty() ? "auto" : row["algorithm"];
+    s.gpus = static_cast<int>(num("gpus"));
+    s.nodes = std::max(1, static_cast<int>(num("nodes")));
+    s.bytes = num("bytes");
+    s.source = row["source"];
+    const double n = s.gpus;
+    const double factor = s.kind == CollectiveKind::AllReduce ? 2 * (n - 1) / n
+                          : s.kind == CollectiveKind::SendRecv || s.kind == CollectiveKind::Broadcast ? 1.0
+                                                                                                     : (n - 1) / n;
+    if (num("time_us") > 0) s.time_s = num("time_us") * 1e-6;
+    else if (num("busbw_GBps") > 0) s.time_s = factor * s.bytes / (num("busbw_GBps") * 1e9);
+    else fail(error_code::kMissingKey, where + "/time_us", "each row needs time_us or busbw_GBps");
+    if (s.gpus < 2 || s.bytes <= 0) fail(error_code::kRange, where, "rows need gpus >= 2 and bytes > 0");
+    out.push_back(s);
+  }
+  return out;
+}
+
+}  // namespace sightline

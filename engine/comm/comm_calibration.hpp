@@ -1,0 +1,60 @@
+#pragma once
+// Calibrated collective models per interconnect (presets/comm_calibrations/).
+// Every algorithm moves data in pipelined chunks, so a call costs its latency,
+// its volume at the achieved bandwidth, and the pipeline fill (one chunk per
+// step) before the bandwidth is reached:
+//   t = steps · latency + (steps · min(chunk, bytes / n) + factor · bytes) / (link bandwidth · eta)
+//   ring (all-reduce, all-gather, reduce-scatter, broadcast): steps = 2(n−1) for
+//       all-reduce, n−1 otherwise; factor as nccl-tests (2(n−1)/n, (n−1)/n, 1)
+//   nvls (all-reduce reduced inside an NVSwitch with SHARP): steps = 1, factor = 1
+//   p2p (send/recv, all-to-all): steps = 1, factor = 1 (all-to-all (n−1)/n)
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/json_reader.hpp"
+#include "model/operators.hpp"
+
+namespace sightline {
+
+struct AlgorithmParams {
+  std::string provenance;
+  double eta_bandwidth = 0.8;
+  double latency_us = 5;  // per step
+  double chunk_bytes = 1 << 20;  // pipeline chunk: the fill cost per step at full bandwidth
+  int samples = 0;
+  double median_ape = 0;
+  json to_json() const;
+  static AlgorithmParams from_json(const json& j, const std::string& path);
+};
+
+struct CommCalibration {
+  std::string id;  // interconnect preset id
+  std::string source;
+  AlgorithmParams ring;
+  std::optional<AlgorithmParams> nvls;
+  AlgorithmParams p2p;
+  json to_json() const;
+  static CommCalibration from_json(const json& j, const std::string& path);
+};
+
+// The shipped calibration of an interconnect, or nullptr.
+const CommCalibration* find_comm_calibration(const std::string& interconnect_id);
+
+// One measured collective call.
+struct CollectiveSample {
+  std::string interconnect;
+  CollectiveKind kind = CollectiveKind::AllReduce;
+  std::string algorithm = "auto";  // auto | ring | nvls
+  int gpus = 2;
+  int nodes = 1;
+  double bytes = 0;
+  double time_s = 0;
+  std::string source;
+};
+
+// Rows of a collective-measurement CSV (see presets/calibrations/data/published_collectives.csv).
+std::vector<CollectiveSample> read_collective_csv(const std::string& csv_text);
+CollectiveKind parse_collective_kind(const std::string& name, const std::string& path);
+
+}  // namespace sightline

@@ -1,0 +1,23 @@
+#pragma once
+// Fits a CommCalibration for one interconnect from single-level collective
+// measurements (all members inside one node, or one GPU per node on a network).
+#include <vector>
+
+#include "comm/comm_calibration.hpp"
+#include "hw/hardware.hpp"
+
+namespace sightline {
+
+// Which algorithm a measured call used: forced ones as labelled; "auto"
+// all-reduces on a SHARP switch from 2 MiB up run NVLS (NCCL's switch point,
+// measurements.md 2b), everything else the ring; send/recv and all-to-all p2p.
+std::string sample_algorithm(const CollectiveSample& s, const InterconnectSpec& link);
+
+CommCalibration fit_comm_calibration(const InterconnectSpec& link, const std::vector<CollectiveSample>& samples,
+                                     const CommCalibration& base, const std::string& source);
+
+// Relative error of the calibrated model on each sample (hierarchical groups included).
+std::vector<double> comm_errors(const std::vector<CollectiveSample>& samples, const InterconnectSpec& intra,
+                                const InterconnectSpec* inter);
+
+}  // namespace sightline

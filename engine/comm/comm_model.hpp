@@ -1,0 +1,15 @@
+#pragma once
+// The time formula shared by the collective model and its fitter.
+#include "comm/comm_calibration.hpp"
+
+namespace sightline {
+
+// Time of one pipelined collective phase (see comm_calibration.hpp).
+inline double pipelined_time_s(const AlgorithmParams& p, double steps, double factor, double bytes, int ranks,
+                               double link_bandwidth_Bps) {
+  const double per_rank = bytes / (ranks > 0 ? ranks : 1);
+  const double chunk = per_rank < p.chunk_bytes ? per_rank : p.chunk_bytes;
+  return steps * p.latency_us * 1e-6 + (steps * chunk + factor * bytes) / (link_bandwidth_Bps * p.eta_bandwidth);
+}
+
+}  // namespace sightline
