@@ -1,11 +1,13 @@
 #include "api/job.hpp"
 
 #include "infer/latency_job.hpp"
+#include "train/training_job.hpp"
 
 namespace sightline {
 
 std::unique_ptr<Job> make_job(const Scenario& scenario) {
-  // Validation guarantees a serving section in "latency" mode for now.
+  if (scenario.training) return std::make_unique<TrainingJob>(scenario);
+  // Otherwise validation guarantees a serving section.
   return std::make_unique<LatencyJob>(scenario);
 }
 

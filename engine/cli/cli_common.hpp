@@ -20,6 +20,7 @@ std::string fixed(double v, int digits);
 // Human-readable table of a run result, chosen by its "kind".
 void print_result_table(const json& result);
 void print_latency_table(const json& result);
+void print_training_table(const json& result);
 
 // Commands: each takes the arguments after its name and returns the exit code.
 int cmd_run(const Args& args);
@@ -30,5 +31,6 @@ int cmd_report_accuracy(const Args& args);
 int cmd_calibrate_comm(const Args& args);
 int cmd_ops(const Args& args);
 int cmd_comm(const Args& args);
+int cmd_report_training(const Args& args);
 
 }  // namespace sightline::cli

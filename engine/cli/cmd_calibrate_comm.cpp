@@ -44,9 +44,11 @@ int cmd_calibrate_comm(const Args& args) {
                 std::to_string(used) + " rows)";
     }
     if (samples.empty()) fail(error_code::kMissingKey, "", "no measurements of " + link_id + " in the inputs");
-    CommCalibration base = comm_calibration_for(link);
-    base.ring.provenance = base.p2p.provenance = "the preset's latency_us";
-    base.ring.latency_us = base.p2p.latency_us = link.latency_us;
+    // Start from fixed defaults (never from a previously shipped file), so a
+    // calibration regenerates identically from the same measurements.
+    CommCalibration base;
+    base.ring = AlgorithmParams{"defaults (the preset's latency_us, 1 MiB chunks)", 0.8, link.latency_us, 1 << 20, 0, 0};
+    base.p2p = base.ring;
     const CommCalibration cal = fit_comm_calibration(link, samples, base, source);
     const std::string text = cal.to_json().dump(2) + "\n";
     if (out_path.empty()) std::cout << text;

@@ -32,6 +32,7 @@ int main(int argc, char** argv) {
       {"calibrate-comm", cmd_calibrate_comm},
       {"ops", cmd_ops},
       {"comm", cmd_comm},
+      {"report-training", cmd_report_training},
       {"version", cmd_version},
   };
   const std::string name = args[0];

@@ -130,8 +130,8 @@ std::vector<BadCase> bad_cases() {
       {"hf config missing hidden size", [] {
          json s = base(); s["model"] = {{"hf_config", {{"model_type", "llama"}, {"num_hidden_layers", 2}}}}; return s; },
        "missing_key", "/model/hf_config/hidden_size"},
-      {"training section not yet supported", [] { json s = base(); s.erase("serving"); s["training"] = json::object(); return s; },
-       "not_implemented", "/training"},
+      {"training section without its batch", [] { json s = base(); s.erase("serving"); s["training"] = json::object(); return s; },
+       "missing_key", "/training/batch"},
       {"scenario is not an object", [] { return json::array(); }, "type_error", ""},
   };
 }

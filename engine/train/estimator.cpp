@@ -1,0 +1,713 @@
+#include "train/estimator.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/version.hpp"
+#include "mem/inference_memory.hpp"
+#include "model/param_count.hpp"
+#include "train/activations.hpp"
+
+namespace sightline {
+
+namespace {
+
+constexpr int64_t kPassesPerUnit = 512;
+
+bool is_compute_cat(int k) { return k <= kCatLoss; }
+
+struct OptimizerCost {
+  double gpu_s = 0;     // update on the GPU
+  double offload_s = 0; // PCIe transfers + host update
+};
+
+}  // namespace
+
+TrainRun::TrainRun(const Scenario& scenario) : s_(scenario), setup_(make_cost_setup(scenario)) {}
+TrainRun::~TrainRun() = default;
+
+int64_t TrainRun::total_units() const {
+  const TrainConfig& c = s_.training->config;
+  const int64_t passes = 2 * static_cast<int64_t>(c.parallelism.pp) * c.parallelism.virtual_stages *
+                         c.batch.gradient_accumulation;
+  return 2 + (passes + kPassesPerUnit - 1) / kPassesPerUnit;
+}
+
+bool TrainRun::advance(int64_t& budget) {
+  while (budget > 0 && !finished_) {
+    if (!setup_done_) {
+      setup();
+      setup_done_ = true;
+      --budget;
+      ++done_units_;
+      continue;
+    }
+    if (!sim_->done()) {
+      const int64_t before = sim_->scheduled_passes();
+      const int64_t units = std::min<int64_t>(budget, (sim_->total_passes() - before + kPassesPerUnit - 1) / kPassesPerUnit);
+      sim_->advance(units * kPassesPerUnit);
+      budget -= units;
+      done_units_ += units;
+      continue;
+    }
+    finish();
+    finished_ = true;
+    --budget;
+    done_units_ = total_units();
+  }
+  return finished_;
+}
+
+void TrainRun::setup() {
+  const TrainConfig& c = s_.training->config;
+  const TrainParallelism& par = c.parallelism;
+  const ModelArch& m = s_.model;
+  groups_ = make_groups(par, s_.hardware);
+  comm_ = std::make_unique<CommPricer>(setup_, s_.hardware);
+  mb_ = std::make_unique<MicroBatchModel>(s_, setup_, *comm_, groups_);
+
+  const int J = par.pp * par.virtual_stages;
+  const int Lc = m.num_layers / J;
+  const RecomputeSpec& rc = c.recompute;
+  auto kind_of = [&](int i) { return m.is_moe() && i >= m.moe.first_dense_layers ? 1 : 0; };
+  auto checkpointed = [&](int i) { return rc.mode == RecomputeMode::Full && i % rc.every_n_layers == 0; };
+  const LayerActivations la[2] = {layer_activations(s_, c, false, rc), layer_activations(s_, c, true, rc)};
+  const double head_act = head_activation_bytes(s_, c);
+  const double w_b = dtype_bytes(s_.precision.weights);
+  const double grad_b = dtype_bytes(c.optimizer.grad_dtype);
+  const double a = dtype_bytes(s_.precision.activations);
+  const int zero = par.zero_stage;
+  const bool fsdp = zero == 3 && (groups_.dp_dense.size > 1 || groups_.dp_expert.size > 1);
+  const double bucket = c.overlap.bucket_MiB * 1024.0 * 1024.0;
+  const CollectiveKind sync_kind = zero == 0 ? CollectiveKind::AllReduce : CollectiveKind::ReduceScatter;
+
+  ScheduleInput in;
+  in.kind = c.schedule;
+  in.pp = par.pp;
+  in.virtual_stages = par.virtual_stages;
+  in.micro_batches = c.batch.gradient_accumulation;
+  in.sync_every_micro_batch = zero == 2;
+  in.overlap_grad_sync = c.overlap.dp;
+  in.buckets.resize(J);
+  chunks_.assign(J, Chunk{});
+  const double overhead_share = mb_->unattributed_s() / J;
+
+  for (int j = 0; j < J; ++j) {
+    Chunk& ch = chunks_[j];
+    std::vector<const ItemCost*> items;
+    if (j == 0) {
+      items.push_back(&mb_->embedding());
+      ch.has_embedding = true;
+    }
+    for (int i = j * Lc; i < (j + 1) * Lc; ++i) {
+      const int k = kind_of(i);
+      const bool ck = checkpointed(i);
+      items.push_back(&mb_->layer(k, ck));
+      ch.act_bytes += ck ? la[k].checkpointed : la[k].stored;
+      ch.transient_bytes = std::max(ch.transient_bytes, la[k].transient);
+      ++ch.layers;
+    }
+    if (j == J - 1) {
+      items.push_back(&mb_->head());
+      ch.act_bytes += head_act;
+      ch.has_head = true;
+    }
+    std::vector<double> ag(items.size(), 0.0), rs(items.size(), 0.0);
+    for (size_t i = 0; i < items.size(); ++i) {
+      const ItemCost& it = *items[i];
+      for (int k = 0; k < kNumTimeCats; ++k) {
+        ch.fwd_cat[k] += it.fwd_cat[k];
+        ch.bwd_cat[k] += it.bwd_cat[k];
+      }
+      ch.flops += it.fwd_flops + it.bwd_flops + it.recompute_flops;
+      ch.recompute_flops += it.recompute_flops;
+      ch.params_dense += it.params_dense;
+      ch.params_expert += it.params_expert;
+      ch.frozen_bytes += it.frozen_param_bytes;
+      ch.fp8_params += it.fp8_gemm_params;
+      ch.largest_item_params = std::max(ch.largest_item_params,
+                                        (it.params_dense + it.params_expert) * w_b + it.frozen_param_bytes);
+      ch.largest_item_grads = std::max(ch.largest_item_grads, (it.params_dense + it.params_expert) * grad_b);
+      ch.tp_s += it.tp_fwd_s + it.tp_bwd_s;
+      ch.tp_ag_s += it.tp_all_gather_s;
+      ch.ep_s += it.ep_s;
+      ch.cp_s += it.cp_s;
+      if (fsdp) {
+        ag[i] = comm_->collective(CollectiveKind::AllGather, it.params_dense * w_b + it.frozen_param_bytes,
+                                  groups_.dp_dense) +
+                comm_->collective(CollectiveKind::AllGather, it.params_expert * w_b, groups_.dp_expert);
+        rs[i] = comm_->collective(CollectiveKind::ReduceScatter, it.params_dense * grad_b, groups_.dp_dense) +
+                comm_->collective(CollectiveKind::ReduceScatter, it.params_expert * grad_b, groups_.dp_expert);
+      }
+    }
+    const size_t n = items.size();
+    double cf = 0, cb = 0;
+    for (const ItemCost* it : items) {
+      cf += it->fwd_s;
+      cb += it->bwd_s;
+    }
+    if (fsdp) {
+      double fwd_dur = 0, bwd_dur = 0;
+      if (c.overlap.fsdp_prefetch) {
+        // Forward: all-gather of item i+1 issued when item i starts computing.
+        double comm_free = ag[0], t = 0;
+        std::vector<double> ag_end(n, 0.0);
+        ag_end[0] = ag[0];
+        for (size_t i = 0; i < n; ++i) {
+          const double start = std::max(t, ag_end[i]);
+          if (i + 1 < n) {
+            ag_end[i + 1] = std::max(comm_free, start) + ag[i + 1];
+            comm_free = ag_end[i + 1];
+          }
+          t = start + items[i]->fwd_s;
+        }
+        fwd_dur = t;
+        // Backward (reverse): re-gather item i-1 when item i starts; reduce-scatter item i when it ends.
+        comm_free = ag[n - 1];
+        t = 0;
+        ag_end[n - 1] = ag[n - 1];
+        for (size_t r = n; r-- > 0;) {
+          const double start = std::max(t, ag_end[r]);
+          if (r > 0) {
+            ag_end[r - 1] = std::max(comm_free, start) + ag[r - 1];
+            comm_free = ag_end[r - 1];
+          }
+          t = start + items[r]->bwd_s;
+          comm_free = std::max(comm_free, t) + rs[r];
+        }
+        bwd_dur = std::max(t, comm_free);
+      } else {
+        for (size_t i = 0; i < n; ++i) {
+          fwd_dur += ag[i] + items[i]->fwd_s;
+          bwd_dur += ag[i] + items[i]->bwd_s + rs[i];
+        }
+      }
+      ch.fwd_cat[kCatFsdpComm] += fwd_dur - cf;
+      ch.bwd_cat[kCatFsdpComm] += bwd_dur - cb;
+      for (size_t i = 0; i < n; ++i) ch.fsdp_s += 2.0 * ag[i] + rs[i];
+      ch.fwd_s = fwd_dur;
+      ch.bwd_s = bwd_dur;
+    } else {
+      ch.fwd_s = cf;
+      ch.bwd_s = cb;
+      if (zero <= 2) {
+        double offset = 0;
+        for (size_t r = n; r-- > 0;) {
+          offset += items[r]->bwd_s;
+          const double g_dense = items[r]->params_dense * grad_b;
+          const double g_expert = items[r]->params_expert * grad_b;
+          double time = 0;
+          if (g_dense > 0 && groups_.dp_dense.size > 1) {
+            const double nb = std::ceil(g_dense / bucket);
+            time += nb * comm_->collective(sync_kind, g_dense / nb, groups_.dp_dense);
+          }
+          if (g_expert > 0 && groups_.dp_expert.size > 1) {
+            const double nb = std::ceil(g_expert / bucket);
+            time += nb * comm_->collective(sync_kind, g_expert / nb, groups_.dp_expert);
+          }
+          if (time > 0) in.buckets[j].push_back(GradBucket{offset, time});
+        }
+      }
+    }
+    ch.fwd_cat[kCatOverhead] += overhead_share * 0.5;
+    ch.bwd_cat[kCatOverhead] += overhead_share * 0.5;
+    ch.fwd_s += overhead_share * 0.5;
+    ch.bwd_s += overhead_share * 0.5;
+    in.fwd_s.push_back(ch.fwd_s);
+    in.bwd_s.push_back(ch.bwd_s);
+    in.act_bytes.push_back(ch.act_bytes);
+  }
+  // Pipeline transfers: one micro-batch's hidden states (split over tp, as Megatron's scatter-gather does).
+  const double p2p_bytes = mb_->tokens() * static_cast<double>(m.hidden_size) * a / par.tp;
+  for (int j = 0; j + 1 < J; ++j) {
+    const int d = j % par.pp;
+    const bool inter = d + 1 < par.pp ? groups_.pp_boundary_inter[d] : groups_.pp_wrap_inter;
+    const double t = comm_->p2p(p2p_bytes, inter);
+    in.p2p_fwd_s.push_back(t);
+    in.p2p_bwd_s.push_back(t);
+  }
+  sim_ = std::make_unique<PipelineSimulation>(std::move(in));
+}
+
+void TrainRun::finish() {
+  const TrainConfig& c = s_.training->config;
+  const TrainParallelism& par = c.parallelism;
+  const ModelArch& m = s_.model;
+  const HardwareSpec& hw = s_.hardware;
+  const GpuSpec& gpu = hw.gpu;
+  const int pp = par.pp, v = par.virtual_stages, J = pp * v;
+  const int world = par.world();
+  const double mb = static_cast<double>(c.batch.gradient_accumulation);
+  const double w_b = dtype_bytes(s_.precision.weights);
+  const double grad_b = dtype_bytes(c.optimizer.grad_dtype);
+  const double a = dtype_bytes(s_.precision.activations);
+  const int zero = par.zero_stage;
+  const double S_dense = zero >= 1 ? groups_.dp_dense.size : 1;
+  const double S_expert = zero >= 1 ? groups_.dp_expert.size : 1;
+  const auto& ranks = sim_->ranks();
+
+  // Optimizer update of n parameters held on one GPU.
+  const OptimizerSpec& o = c.optimizer;
+  const double master = o.master_weights ? 4.0 : w_b;
+  const double moments = o.kind == OptimizerKind::AdamW ? 2.0 : o.kind == OptimizerKind::SgdMomentum ? 1.0 : 0.0;
+  const double sb = dtype_bytes(o.states_dtype);
+  const double flops_pp = o.kind == OptimizerKind::AdamW ? 12.0 : o.kind == OptimizerKind::SgdMomentum ? 4.0 : 10.0;
+  auto update_bytes = [&](double grad_bytes) {
+    // read+write master (or weights) and moments, read the gradient twice
+    // (norm for clipping, then the update), write the low-precision copy.
+    double b = 2.0 * master + 2.0 * moments * sb + 2.0 * grad_bytes + (o.master_weights ? w_b : 0.0);
+    if (o.kind == OptimizerKind::Adafactor) b += grad_bytes;  // row/column statistics pass
+    return b;
+  };
+  auto price_memory_op = [&](const std::string& name, double bytes, double flops) {
+    if (bytes <= 0) return 0.0;
+    Operator op;
+    op.name = name;
+    op.family = OpFamily::Elementwise;
+    op.count = 1;
+    op.bytes = bytes;
+    op.flops = flops;
+    op.compute_dtype = Dtype::FP32;
+    return setup_.model->cost(op, setup_.ctx).time_s;
+  };
+  auto optimizer_cost = [&](double n) {
+    OptimizerCost oc;
+    if (n <= 0) return oc;
+    if (o.cpu_offload) {
+      const double pcie = gpu.pcie_bandwidth_GBps * 1e9;
+      const double host_bw = o.host_memory_bandwidth_GBps * 1e9 / std::max(1, hw.gpus_per_node);
+      oc.offload_s = n * grad_b / pcie + n * update_bytes(4.0) / host_bw + n * w_b / pcie;
+    } else {
+      oc.gpu_s = price_memory_op("optimizer_step", n * update_bytes(grad_b), n * flops_pp);
+    }
+    return oc;
+  };
+  const double state_bytes_pp = (o.master_weights ? 4.0 : 0.0) + moments * sb +
+                                (o.kind == OptimizerKind::Adafactor ? 8.0 / std::max<int64_t>(1, m.hidden_size) : 0.0);
+
+  // Per rank: step end, optimizer, memory.
+  struct RankSummary {
+    double n_dense = 0, n_expert = 0, frozen = 0, fp8 = 0;
+    double opt_s = 0, cast_s = 0, offload_s = 0, ag_s = 0, ag_exposed_s = 0, end_s = 0;
+    CatTimes cats{};
+    double flops = 0, recompute_flops = 0;
+    double tp_s = 0, tp_ag_s = 0, ep_s = 0, cp_s = 0, fsdp_s = 0;
+    // memory (bytes)
+    double params = 0, grads = 0, states = 0, host_states = 0, acts = 0, transient = 0, logits = 0, temp = 0;
+    double total = 0;
+    bool head = false;
+    double largest_params = 0, largest_grads = 0, fwd_first = 0;
+  };
+  std::vector<RankSummary> rs(pp);
+  double step = 0;
+  for (int d = 0; d < pp; ++d) {
+    RankSummary& r = rs[d];
+    for (int k = 0; k < v; ++k) {
+      const Chunk& ch = chunks_[k * pp + d];
+      r.n_dense += ch.params_dense;
+      r.n_expert += ch.params_expert;
+      r.frozen += ch.frozen_bytes;
+      r.fp8 += ch.fp8_params;
+      for (int q = 0; q < kNumTimeCats; ++q) r.cats[q] += mb * (ch.fwd_cat[q] + ch.bwd_cat[q]);
+      r.flops += mb * ch.flops;
+      r.recompute_flops += mb * ch.recompute_flops;
+      r.tp_s += mb * ch.tp_s;
+      r.tp_ag_s += mb * ch.tp_ag_s;
+      r.ep_s += mb * ch.ep_s;
+      r.cp_s += mb * ch.cp_s;
+      r.fsdp_s += mb * ch.fsdp_s;
+      r.transient = std::max(r.transient, ch.transient_bytes);
+      r.head = r.head || ch.has_head;
+      r.largest_params = std::max(r.largest_params, ch.largest_item_params);
+      r.largest_grads = std::max(r.largest_grads, ch.largest_item_grads);
+      if (k == 0) r.fwd_first = ch.fwd_s;
+    }
+    const double n_local = r.n_dense / S_dense + r.n_expert / S_expert;
+    const OptimizerCost oc = optimizer_cost(n_local);
+    r.opt_s = oc.gpu_s;
+    r.offload_s = oc.offload_s;
+    r.cast_s = price_memory_op("fp8_weight_cast", r.fp8 * 4.0, r.fp8 * 2.0);
+    if ((zero == 1 || zero == 2) && (groups_.dp_dense.size > 1 || groups_.dp_expert.size > 1)) {
+      r.ag_s = comm_->collective(CollectiveKind::AllGather, r.n_dense * w_b, groups_.dp_dense) +
+               comm_->collective(CollectiveKind::AllGather, r.n_expert * w_b, groups_.dp_expert);
+      r.ag_exposed_s = c.overlap.param_gather ? std::max(0.0, r.ag_s - r.fwd_first) : r.ag_s;
+    }
+    const RankTimeline& t = ranks[d];
+    r.end_s = std::max(t.end_s, t.comm_end_s) + r.opt_s + r.cast_s + r.offload_s + r.ag_exposed_s;
+    step = std::max(step, r.end_s);
+
+    // Memory.
+    r.params = zero == 3 ? (r.n_dense * w_b + r.frozen) / groups_.dp_dense.size + r.n_expert * w_b / groups_.dp_expert.size
+                         : r.n_dense * w_b + r.n_expert * w_b + r.frozen;
+    const double S2d = zero >= 2 ? groups_.dp_dense.size : 1, S2e = zero >= 2 ? groups_.dp_expert.size : 1;
+    r.grads = (r.n_dense / S2d + r.n_expert / S2e) * grad_b;
+    const double states = n_local * state_bytes_pp;
+    if (o.cpu_offload) r.host_states = states;
+    else r.states = states;
+    r.acts = t.peak_act_bytes;
+    r.logits = r.head ? logits_buffer_bytes(s_, c) : 0.0;
+    double temp = r.logits;
+    if (zero == 3 && groups_.dp_dense.size > 1) temp += 2.0 * r.largest_params + r.largest_grads;  // gather buffers
+    else if (groups_.dp_dense.size > 1 || groups_.dp_expert.size > 1) temp += c.overlap.bucket_MiB * 1024.0 * 1024.0;
+    if (c.fp8 != Fp8Gemms::None) temp += zero == 3 ? 2.0 * r.largest_params / w_b : 2.0 * r.fp8;  // fp8 copies + transposes
+    if (c.lora.enabled && c.lora.base_dtype != Dtype::BF16 && c.lora.base_dtype != Dtype::FP16) {
+      double largest = 0;
+      for (int k = 0; k < 2; ++k)
+        for (int rc = 0; rc < 2; ++rc) largest = std::max(largest, mb_->layer(k, rc == 1).largest_matrix_params);
+      temp += largest * a;  // one dequantized weight matrix
+    }
+    r.temp = temp;
+    r.total = r.params + r.grads + r.states + r.acts + r.transient + r.temp +
+              c.runtime_overhead_GiB * kBytesPerGiB;
+  }
+
+  // Bottleneck rank for the time breakdown; most loaded rank for memory.
+  int b = 0, mem_rank = 0;
+  for (int d = 1; d < pp; ++d) {
+    if (ranks[d].busy_s > ranks[b].busy_s) b = d;
+    if (rs[d].total > rs[mem_rank].total) mem_rank = d;
+  }
+  const RankSummary& rb = rs[b];
+  const RankTimeline& tb = ranks[b];
+  const double dp_exposed = std::max(0.0, tb.comm_end_s - tb.end_s);
+  const double bubble = (tb.end_s - tb.busy_s) + (step - rb.end_s);
+
+  // Throughput, FLOPs.
+  const double seq = static_cast<double>(c.batch.seq_len);
+  const double tokens_step = static_cast<double>(c.batch.global_batch_size) * seq;
+  const double tokens_s = tokens_step / step;
+  const ParamCounts pcnt = count_params(m);
+  const double n_model = static_cast<double>(pcnt.active - pcnt.embedding) +
+                         (m.tied_embeddings ? static_cast<double>(m.vocab_size) * m.hidden_size : 0.0);
+  const double attn_term = 12.0 * m.num_layers * m.num_heads * static_cast<double>(m.qk_head_dim()) * seq;
+  double trainable_total = 0;
+  if (c.lora.enabled) trainable_total = mb_->trainable_params_per_layer_total() * m.num_layers;
+  else trainable_total = static_cast<double>(pcnt.total);
+  const double model_flops_per_token =
+      c.lora.enabled ? 4.0 * n_model + 6.0 * trainable_total + attn_term : 6.0 * n_model + attn_term;
+  const double peak = gpu.peak_tflops_for(s_.precision.activations) * 1e12;
+  double exec_flops = 0;
+  for (int d = 0; d < pp; ++d) exec_flops += rs[d].flops;
+  exec_flops *= static_cast<double>(par.dp) * par.cp * par.tp;
+  const double mfu = model_flops_per_token * tokens_s / (world * peak);
+  const double hfu = exec_flops / step / (world * peak);
+
+  const RankSummary& rm = rs[mem_rank];
+  const double cap = gpu.memory_GiB * kBytesPerGiB;
+  const double act_linear = rm.acts + rm.transient + rm.logits;  // scales with the micro-batch size
+  const double static_bytes = rm.total - act_linear;
+  auto max_mbs_for = [&](double per_sequence) -> int64_t {
+    if (static_bytes > cap) return 0;
+    if (per_sequence <= 0) return int64_t{1} << 20;
+    return std::min<int64_t>(int64_t{1} << 20, static_cast<int64_t>(std::floor((cap - static_bytes) / per_sequence)));
+  };
+  const double mbs = static_cast<double>(c.batch.micro_batch_size);
+  // The same rank's activations under other recomputation policies: the
+  // schedule's in-flight count is kept, the per-chunk bytes change.
+  auto act_for = [&](const RecomputeSpec& rc) {
+    const LayerActivations la[2] = {layer_activations(s_, c, false, rc), layer_activations(s_, c, true, rc)};
+    const Chunk& ch0 = chunks_[mem_rank];
+    double chunk = 0, transient = 0;
+    const int Lc = m.num_layers / J;
+    for (int i = mem_rank * Lc; i < (mem_rank + 1) * Lc; ++i) {
+      const int k = m.is_moe() && i >= m.moe.first_dense_layers ? 1 : 0;
+      const bool ck = rc.mode == RecomputeMode::Full && i % rc.every_n_layers == 0;
+      chunk += ck ? la[k].checkpointed : la[k].stored;
+      transient = std::max(transient, la[k].transient);
+    }
+    if (ch0.has_head) chunk += head_activation_bytes(s_, c);
+    const double scale = ch0.act_bytes > 0 ? chunk / ch0.act_bytes : 1.0;
+    return rm.acts * scale + transient + rm.logits;
+  };
+  json by_recompute = json::object();
+  {
+    RecomputeSpec none, sel, full;
+    sel.mode = RecomputeMode::Selective;
+    sel.core_attn = sel.layernorm = sel.mlp_act = true;
+    full.mode = RecomputeMode::Full;
+    by_recompute["none"] = max_mbs_for(act_for(none) / mbs);
+    by_recompute["selective"] = max_mbs_for(act_for(sel) / mbs);
+    by_recompute["full"] = max_mbs_for(act_for(full) / mbs);
+  }
+  const bool fits = rm.total <= cap;
+
+  // Communication summary (bottleneck rank, per step).
+  const double grads_rank = (rb.n_dense + rb.n_expert) * grad_b;
+  const double one_shot = comm_->collective(CollectiveKind::AllReduce, rb.n_dense * grad_b, groups_.dp_dense) +
+                          comm_->collective(CollectiveKind::AllReduce, rb.n_expert * grad_b, groups_.dp_expert);
+  const double one_shot_intra =
+      comm_->collective_intra(CollectiveKind::AllReduce, rb.n_dense * grad_b, groups_.dp_dense.size) +
+      comm_->collective_intra(CollectiveKind::AllReduce, rb.n_expert * grad_b, groups_.dp_expert.size);
+  const double dp_sync = zero == 3 ? rb.fsdp_s : tb.comm_total_s + rb.ag_s;
+  const double dp_exp = zero == 3 ? rb.cats[kCatFsdpComm] : dp_exposed + rb.ag_exposed_s;
+  double compute_s = 0;
+  for (int k = 0; k < kNumTimeCats; ++k)
+    if (is_compute_cat(k)) compute_s += rb.cats[k];
+  compute_s += rb.cats[kCatRecompute];
+
+  // Per-layer figures.
+  const LayerTimes& lt = mb_->layer_times();
+  double layer_params = 0;
+  {
+    const int k = m.num_dense_layers() >= m.num_moe_layers() ? 0 : 1;
+    const ItemCost& it = mb_->layer(k, false);
+    layer_params = it.params_dense / S_dense + it.params_expert / S_expert;
+  }
+  const OptimizerCost layer_opt = optimizer_cost(layer_params);
+
+  // ---- Result ----
+  json r;
+  r["schema_version"] = kResultSchemaVersion;
+  r["engine_version"] = kEngineVersion;
+  r["seed"] = s_.seed;
+  r["kind"] = "training";
+  r["cost_tier"] = setup_.model->tier();
+  r["scenario"] = {{"id", s_.id}, {"title", s_.title}};
+  r["model"] = {{"id", m.id},
+                {"name", m.name},
+                {"params_B", static_cast<double>(pcnt.total) / 1e9},
+                {"active_params_B", static_cast<double>(pcnt.active) / 1e9},
+                {"trainable_params_M", trainable_total / 1e6},
+                {"trainable_pct", 100.0 * trainable_total / static_cast<double>(pcnt.total)}};
+  json placement = json::array();
+  auto place = [&](const char* axis, const GroupShape& g) {
+    placement.push_back({{"axis", axis},
+                         {"size", g.size},
+                         {"gpus_per_node", g.local},
+                         {"nodes", g.nodes},
+                         {"link", g.size <= 1 ? "none"
+                                  : g.inter_node() ? (comm_->inter() ? comm_->inter()->id : "?")
+                                                   : (comm_->intra() ? comm_->intra()->id : "?")}});
+  };
+  place("tp", groups_.tp);
+  place("cp", groups_.cp);
+  place("ep", groups_.ep);
+  place("dp", groups_.dp_dense);
+  place("dp_expert", groups_.dp_expert);
+  place("pp", groups_.pp);
+  r["deployment"] = {{"gpu", gpu.id},
+                     {"gpus", world},
+                     {"gpus_per_node", hw.gpus_per_node},
+                     {"nodes", hw.nodes},
+                     {"dp", par.dp},
+                     {"tp", par.tp},
+                     {"pp", par.pp},
+                     {"cp", par.cp},
+                     {"ep", par.ep},
+                     {"sequence_parallel", par.sequence_parallel},
+                     {"virtual_stages", par.virtual_stages},
+                     {"zero_stage", zero},
+                     {"schedule", schedule_name(c.schedule)},
+                     {"recompute", recompute_name(c.recompute.mode)},
+                     {"fp8", fp8_name(c.fp8)},
+                     {"optimizer", optimizer_name(o.kind)},
+                     {"cpu_offload", o.cpu_offload},
+                     {"lora", c.lora.enabled ? json{{"rank", c.lora.rank},
+                                                    {"targets", c.lora.targets},
+                                                    {"base_dtype", dtype_name(c.lora.base_dtype)}}
+                                             : json(nullptr)},
+                     {"placement", placement}};
+  r["batch"] = {{"seq_len", c.batch.seq_len},
+                {"micro_batch_size", c.batch.micro_batch_size},
+                {"micro_batches_per_step", c.batch.gradient_accumulation},
+                {"global_batch_size", c.batch.global_batch_size},
+                {"global_batch_tokens", tokens_step}};
+  r["flop_convention"] =
+      "MFU counts model FLOPs per token as 6·N + 12·L·H·d_head·S (PaLM; N = parameters without the input "
+      "embedding, active experts only; attention counted non-causal), LoRA: 4·N_frozen + 6·N_adapters + attention; "
+      "HFU counts the FLOPs the kernels execute (causal attention, recomputation included). Both are relative to "
+      "the dense " + dtype_name(s_.precision.activations) + " peak of the GPU, FP8 runs included.";
+  r["metrics"] = {{"step_time_ms", step * 1e3},
+                  {"tokens_per_s", tokens_s},
+                  {"tokens_per_s_per_gpu", tokens_s / world},
+                  {"samples_per_s", static_cast<double>(c.batch.global_batch_size) / step},
+                  {"mfu_pct", 100.0 * mfu},
+                  {"hfu_pct", 100.0 * hfu},
+                  {"model_tflops_per_gpu", model_flops_per_token * tokens_s / world / 1e12},
+                  {"hardware_tflops_per_gpu", exec_flops / step / world / 1e12},
+                  {"hardware_flops_per_step", exec_flops},
+                  {"recompute_flops_per_step", [&] {
+                     double x = 0;
+                     for (int d = 0; d < pp; ++d) x += rs[d].recompute_flops;
+                     return x * par.dp * par.cp * par.tp;
+                   }()},
+                  {"model_flops_per_token", model_flops_per_token}};
+  json cats = json::object();
+  json compute = json::object();
+  for (int k = 0; k < kNumTimeCats; ++k)
+    if (is_compute_cat(k)) compute[time_cat_name(k)] = rb.cats[k] * 1e3;
+  cats["compute"] = compute;
+  cats["recompute"] = rb.cats[kCatRecompute] * 1e3;
+  cats["exposed_comm"] = {{"tp", rb.cats[kCatTpComm] * 1e3},
+                          {"ep", rb.cats[kCatEpComm] * 1e3},
+                          {"cp", rb.cats[kCatCpComm] * 1e3},
+                          {"fsdp", rb.cats[kCatFsdpComm] * 1e3},
+                          {"dp", (dp_exposed + rb.ag_exposed_s) * 1e3}};
+  cats["pipeline_bubble"] = bubble * 1e3;
+  cats["optimizer"] = (rb.opt_s + rb.cast_s) * 1e3;
+  cats["cpu_offload"] = rb.offload_s * 1e3;
+  cats["overhead"] = rb.cats[kCatOverhead] * 1e3;
+  cats["rank"] = b;
+  r["step_breakdown_ms"] = cats;
+
+  double bubble_mean = 0;
+  const double span = sim_->makespan_s();
+  json stages = json::array();
+  for (int d = 0; d < pp; ++d) {
+    const RankTimeline& t = ranks[d];
+    bubble_mean += span > 0 ? (span - t.busy_s) / span : 0.0;
+    double f = 0, bw = 0;
+    for (int k = 0; k < v; ++k) {
+      f += chunks_[k * pp + d].fwd_s;
+      bw += chunks_[k * pp + d].bwd_s;
+    }
+    stages.push_back({{"rank", d},
+                      {"fwd_ms", f * 1e3},
+                      {"bwd_ms", bw * 1e3},
+                      {"busy_ms", t.busy_s * 1e3},
+                      {"idle_ms", (span - t.busy_s) * 1e3},
+                      {"peak_micro_batches_in_flight", t.peak_in_flight},
+                      {"dp_comm_ms", t.comm_total_s * 1e3},
+                      {"step_end_ms", rs[d].end_s * 1e3}});
+  }
+  bubble_mean /= pp;
+  const auto& pin = sim_->input();
+  r["pipeline"] = {{"schedule", schedule_name(c.schedule)},
+                   {"stages", pp},
+                   {"virtual_stages", v},
+                   {"micro_batches", c.batch.gradient_accumulation},
+                   {"bubble_pct", span > 0 ? 100.0 * (span - tb.busy_s) / span : 0.0},
+                   {"bubble_definition", "idle share of the schedule on the busiest rank (fill and drain); "
+                                         "mean_idle_pct adds the idle time of less loaded stages"},
+                   {"mean_idle_pct", 100.0 * bubble_mean},
+                   {"bubble_formula_pct", 100.0 * bubble_formula(pp, v, c.batch.gradient_accumulation)},
+                   {"makespan_ms", span * 1e3},
+                   {"p2p_transfer_us", pin.p2p_fwd_s.empty() ? 0.0 : pin.p2p_fwd_s.front() * 1e6},
+                   {"per_rank", stages}};
+
+  json comm;
+  comm["tp"] = {{"group", par.tp},
+                {"total_ms", rb.tp_s * 1e3},
+                {"all_gather_ms", rb.tp_ag_s * 1e3},
+                {"all_gather_call_us",
+                 [&] {
+                   const ItemCost& it = mb_->layer(m.num_dense_layers() >= m.num_moe_layers() ? 0 : 1, false);
+                   return it.tp_all_gather_calls > 0 ? it.tp_all_gather_s / it.tp_all_gather_calls * 1e6 : 0.0;
+                 }()},
+                {"exposed_ms", rb.cats[kCatTpComm] * 1e3},
+                {"exposed_pct", 100.0 * rb.cats[kCatTpComm] / step}};
+  comm["ep"] = {{"group", par.ep},
+                {"all_to_all_ms", rb.ep_s * 1e3},
+                {"all_to_all_call_us",
+                 [&] {
+                   const ItemCost& it = mb_->layer(1, false);
+                   return it.ep_calls > 0 ? it.ep_s / it.ep_calls * 1e6 : 0.0;
+                 }()},
+                {"load_imbalance", c.moe_load_imbalance},
+                {"exposed_ms", rb.cats[kCatEpComm] * 1e3}};
+  comm["cp"] = {{"group", par.cp}, {"total_ms", rb.cp_s * 1e3}, {"exposed_ms", rb.cats[kCatCpComm] * 1e3}};
+  comm["pp"] = {{"stages", pp},
+                {"transfer_us", pin.p2p_fwd_s.empty() ? 0.0 : pin.p2p_fwd_s.front() * 1e6},
+                {"transfers_per_step", pp > 1 ? 2.0 * mb * (J - 1) : 0.0}};
+  comm["dp"] = {{"group", groups_.dp_dense.size},
+                {"expert_group", groups_.dp_expert.size},
+                {"gradient_bytes_per_gpu", grads_rank},
+                {"mode", zero == 3 ? "fsdp all-gather + reduce-scatter"
+                         : zero == 0 ? "all-reduce"
+                                     : "reduce-scatter + parameter all-gather"},
+                {"allreduce_one_shot_ms", one_shot * 1e3},
+                {"allreduce_one_shot_intra_node_ms", one_shot_intra * 1e3},
+                {"inter_over_intra", one_shot_intra > 0 ? one_shot / one_shot_intra : 1.0},
+                {"sync_ms", dp_sync * 1e3},
+                {"exposed_ms", dp_exp * 1e3},
+                {"overlap_pct", dp_sync > 0 ? 100.0 * (1.0 - dp_exp / dp_sync) : 0.0},
+                {"comm_to_compute_pct", compute_s > 0 ? 100.0 * dp_sync / compute_s : 0.0}};
+  r["communication"] = comm;
+
+  const double attn_compute = rb.cats[kCatAttention];
+  r["per_layer"] = {{"attention_core_fwd_ms", lt.attn_core_fwd_s * 1e3},
+                    {"attention_core_bwd_ms", lt.attn_core_bwd_s * 1e3},
+                    {"attention_core_fwd_bwd_ms", (lt.attn_core_fwd_s + lt.attn_core_bwd_s) * 1e3},
+                    {"attention_block_fwd_bwd_ms", lt.attn_block_s * 1e3},
+                    {"mlp_block_fwd_bwd_ms", lt.mlp_block_s * 1e3},
+                    {"mlp_flops", lt.mlp_block_flops},
+                    {"mlp_achieved_tflops", lt.mlp_block_s > 0 ? lt.mlp_block_flops / lt.mlp_block_s / 1e12 : 0.0},
+                    {"layer_fwd_bwd_ms", lt.layer_fwd_bwd_s * 1e3},
+                    {"layer_iteration_ms", (lt.layer_fwd_bwd_s + layer_opt.gpu_s + layer_opt.offload_s) * 1e3},
+                    {"attention_share_of_compute_pct", compute_s > 0 ? 100.0 * attn_compute / compute_s : 0.0},
+                    {"note", "one micro-batch on one GPU; the most common layer kind"}};
+
+  const double GiB = kBytesPerGiB;
+  r["memory_per_gpu"] = {{"rank", mem_rank},
+                         {"capacity_GiB", gpu.memory_GiB},
+                         {"params_GiB", rm.params / GiB},
+                         {"grads_GiB", rm.grads / GiB},
+                         {"optimizer_states_GiB", rm.states / GiB},
+                         {"activations_GiB", (rm.acts + rm.transient) / GiB},
+                         {"activations_stored_GiB", rm.acts / GiB},
+                         {"activations_working_GiB", rm.transient / GiB},
+                         {"temporary_GiB", rm.temp / GiB},
+                         {"logits_GiB", rm.logits / GiB},
+                         {"runtime_overhead_GiB", c.runtime_overhead_GiB},
+                         {"total_GiB", rm.total / GiB},
+                         {"free_GiB", (cap - rm.total) / GiB},
+                         {"fits", fits},
+                         {"overflow_GiB", std::max(0.0, rm.total - cap) / GiB},
+                         {"max_micro_batch", max_mbs_for(act_linear / mbs)},
+                         {"max_micro_batch_by_recompute", by_recompute},
+                         {"host_optimizer_states_GiB", rm.host_states / GiB},
+                         {"peak_micro_batches_in_flight", ranks[mem_rank].peak_in_flight}};
+
+  // Time, energy and cost to train.
+  if (c.tokens_to_train > 0) {
+    const double time_s = c.tokens_to_train / tokens_s;
+    const double util = step > 0 ? std::min(1.0, compute_s / step) : 0.0;
+    const double power_W = gpu.idle_power_W + (gpu.tdp_W - gpu.idle_power_W) * util;
+    const double gpu_hours = time_s / 3600.0 * world;
+    json run = {{"tokens_to_train", c.tokens_to_train},
+                {"time_s", time_s},
+                {"time_hours", time_s / 3600.0},
+                {"time_days", time_s / 86400.0},
+                {"gpu_hours", gpu_hours},
+                {"average_power_W_per_gpu", power_W},
+                {"energy_MWh", world * power_W * time_s * c.pue / 3.6e9},
+                {"pue", c.pue}};
+    const double usd = s_.cost_model.gpu_hour_usd;
+    run["gpu_hour_usd"] = usd;
+    run["cost_usd"] = usd > 0 ? json(gpu_hours * usd) : json(nullptr);
+    r["training_run"] = run;
+  } else {
+    r["training_run"] = nullptr;
+  }
+
+  // Operator breakdown of one micro-batch (whole model, one GPU's shard).
+  const OpBreakdown& ob = mb_->breakdown();
+  BreakdownAccumulator fwd, bwd, rec;
+  fwd.add(ob.forward);
+  bwd.add(ob.backward);
+  rec.add(ob.recompute);
+  json comm_parts = json::array();
+  for (const PricedOperator& p : mb_->comm_parts())
+    comm_parts.push_back({{"name", p.name}, {"count", p.count}, {"time_us", p.time_s * 1e6}, {"bytes", p.bytes}});
+  r["breakdown"] = {{"forward_per_micro_batch", fwd.to_json(1)},
+                    {"backward_per_micro_batch", bwd.to_json(1)},
+                    {"recompute_per_micro_batch", rec.to_json(1)},
+                    {"communication_per_micro_batch", comm_parts}};
+  result_ = std::move(r);
+
+  summary_.step_time_s = step;
+  summary_.tokens_per_s = tokens_s;
+  summary_.tokens_per_s_per_gpu = tokens_s / world;
+  summary_.mfu = mfu;
+  summary_.memory_GiB = rm.total / GiB;
+  summary_.activations_GiB = (rm.acts + rm.transient) / GiB;
+  summary_.fits = fits;
+  summary_.gpus = world;
+
+  // The schedule's per-pass arrays are no longer needed.
+  sim_.reset();
+}
+
+json TrainRun::result() const { return result_; }
+
+}  // namespace sightline

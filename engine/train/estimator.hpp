@@ -1,0 +1,74 @@
+#pragma once
+// One training configuration estimated end to end: the micro-batch priced per
+// layer, model chunks composed (with FSDP all-gathers / reduce-scatters
+// overlapped layer by layer), the pipeline schedule simulated with gradient
+// buckets overlapping the backward passes, then the optimizer step, memory per
+// GPU by category, throughput, MFU/HFU and time-to-train. Sliced: setup, the
+// schedule in chunks of passes, and a final unit.
+#include <memory>
+
+#include "core/json_reader.hpp"
+#include "perf/cost_setup.hpp"
+#include "scenario/scenario.hpp"
+#include "train/micro_batch.hpp"
+#include "train/placement.hpp"
+#include "train/schedule.hpp"
+
+namespace sightline {
+
+struct TrainSummary {
+  double step_time_s = 0;
+  double tokens_per_s = 0;
+  double tokens_per_s_per_gpu = 0;
+  double mfu = 0;
+  double memory_GiB = 0;
+  double activations_GiB = 0;
+  bool fits = false;
+  int gpus = 0;
+};
+
+class TrainRun {
+ public:
+  // `scenario` must stay alive and unmoved while the run exists.
+  explicit TrainRun(const Scenario& scenario);
+  ~TrainRun();
+  int64_t total_units() const;
+  int64_t done_units() const { return done_units_; }
+  // Does at most `budget` units (decremented); returns true once finished.
+  bool advance(int64_t& budget);
+  bool done() const { return finished_; }
+  json result() const;  // the full training result (kind "training"); valid once done
+  const TrainSummary& summary() const { return summary_; }
+
+ private:
+  void setup();
+  void finish();
+
+  struct Chunk {
+    double fwd_s = 0, bwd_s = 0;
+    CatTimes fwd_cat{}, bwd_cat{};
+    double flops = 0, recompute_flops = 0, model_flops = 0;
+    double act_bytes = 0, transient_bytes = 0;
+    double params_dense = 0, params_expert = 0, frozen_bytes = 0, fp8_params = 0;
+    double largest_item_params = 0, largest_item_grads = 0;
+    double tp_s = 0, tp_ag_s = 0, ep_s = 0, cp_s = 0;
+    double fsdp_s = 0;  // FSDP all-gather + reduce-scatter time of one micro-batch (before overlap)
+    int layers = 0;
+    bool has_head = false, has_embedding = false;
+  };
+
+  const Scenario& s_;
+  CostSetup setup_;
+  std::unique_ptr<CommPricer> comm_;
+  TrainGroups groups_;
+  std::unique_ptr<MicroBatchModel> mb_;
+  std::unique_ptr<PipelineSimulation> sim_;
+  std::vector<Chunk> chunks_;
+  int64_t done_units_ = 0;
+  bool setup_done_ = false;
+  bool finished_ = false;
+  json result_;
+  TrainSummary summary_;
+};
+
+}  // namespace sightline

@@ -1,0 +1,49 @@
+// The shipped calibrations are reproducible from the data they are fitted on,
+// and the accuracy report meets the cost-model issue's bounds. Needs the
+// shared data next to the repository (../shared/data), as CI has it.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { cliPath, repoRoot } from '../wasm/wasm_module.mjs';
+
+const dataDir = path.resolve(repoRoot, '..', 'shared', 'data');
+const skip = existsSync(dataDir) ? false : `shared data not found at ${dataDir}`;
+
+function regenerated(script) {
+  const out = mkdtempSync(path.join(tmpdir(), 'sightline-cal-'));
+  execFileSync('bash', [path.join(repoRoot, script), cliPath, ...(script.includes('comm') ? [] : [dataDir]), out]);
+  return out;
+}
+
+test('kernel calibrations regenerate byte for byte from the shipped data', { skip }, () => {
+  const out = regenerated('presets/calibrations/regenerate.sh');
+  const dir = path.join(repoRoot, 'presets', 'calibrations');
+  const files = readdirSync(dir).filter((f) => f.endsWith('.json'));
+  assert.ok(files.length >= 5);
+  for (const f of files) assert.equal(readFileSync(path.join(out, f), 'utf8'), readFileSync(path.join(dir, f), 'utf8'), f);
+});
+
+test('collective calibrations regenerate byte for byte', { skip }, () => {
+  const out = regenerated('presets/comm_calibrations/regenerate.sh');
+  const dir = path.join(repoRoot, 'presets', 'comm_calibrations');
+  const files = readdirSync(dir).filter((f) => f.endsWith('.json'));
+  assert.ok(files.length >= 4);
+  for (const f of files) assert.equal(readFileSync(path.join(out, f), 'utf8'), readFileSync(path.join(dir, f), 'utf8'), f);
+});
+
+test('accuracy report: GEMM leave-one-model-out median <= 8%, collectives >= 1 MiB median <= 10%', { skip }, () => {
+  const report = JSON.parse(execFileSync(cliPath, ['report-accuracy', '--data', dataDir, '--format', 'json']).toString());
+  for (const [gpu, r] of Object.entries(report.leave_one_model_out)) {
+    assert.ok(r.models >= 6, `${gpu}: at least 6 models`);
+    assert.ok(r.by_class.gemm.median_ape <= 0.08, `${gpu} GEMM median ${r.by_class.gemm.median_ape}`);
+  }
+  for (const [link, r] of Object.entries(report.collectives.leave_one_out)) {
+    assert.ok(r.samples >= 4, link);
+    assert.ok(r.median_ape <= 0.10, `${link} median ${r.median_ape}`);
+  }
+  // The cross-generation tier is reported, not hidden: GEMMs transfer well between A100 and A40.
+  assert.ok(report.cross_generation['a100-80g-sxm -> a40'].gemm.median_ape < 0.15);
+});
