@@ -56,6 +56,7 @@ std::string fixed(double v, int digits) {
 void print_result_table(const json& result) {
   const std::string kind = result.value("kind", "");
   if (kind == "serving_latency") return print_latency_table(result);
+  if (kind == "serving_simulation") return print_serving_table(result);
   if (kind == "training") return print_training_table(result);
   std::cout << result.dump(2) << "\n";  // kinds without a table of their own
 }

@@ -20,6 +20,7 @@ std::string fixed(double v, int digits);
 // Human-readable table of a run result, chosen by its "kind".
 void print_result_table(const json& result);
 void print_latency_table(const json& result);
+void print_serving_table(const json& result);
 void print_training_table(const json& result);
 
 // Commands: each takes the arguments after its name and returns the exit code.

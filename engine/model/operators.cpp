@@ -221,40 +221,39 @@ class StepBuilder {
       }
     }
     if (prefill_q > 0) {
-      Operator op;
-      op.name = "attn_prefill";
-      op.family = OpFamily::AttentionPrefill;
-      op.count = layers;
-      op.flops = prefill_flops;
-      op.bytes = prefill_bytes;
-      op.compute_dtype = p_.activations == Dtype::FP8 ? Dtype::BF16 : p_.activations;
-      op.q_tokens = prefill_q;
-      op.kv_tokens = prefill_kv;
-      op.seqs = prefill_seqs;
+      Operator op = attention_op("attn_prefill", OpFamily::AttentionPrefill, layers, prefill_flops, prefill_bytes,
+                                 prefill_q, prefill_kv, prefill_seqs, mla ? dims_.heads : dims_.kv_heads,
+                                 m_.qk_head_dim(), m_.v_head_dim());
       op.attention_impl = attention_;
-      op.heads = dims_.heads;
-      op.kv_heads = mla ? dims_.heads : dims_.kv_heads;
-      op.qk_dim = m_.qk_head_dim();
-      op.v_dim = m_.v_head_dim();
       out_.ops.push_back(op);
     }
     if (decode_q > 0) {
-      Operator op;
-      op.name = "attn_decode";
-      op.family = OpFamily::AttentionDecode;
-      op.count = layers;
-      op.flops = decode_flops;
-      op.bytes = decode_bytes;
-      op.compute_dtype = p_.activations == Dtype::FP8 ? Dtype::BF16 : p_.activations;
-      op.q_tokens = decode_q;
-      op.kv_tokens = decode_kv;
-      op.seqs = decode_q;
-      op.heads = dims_.heads;
-      op.kv_heads = mla ? 1 : dims_.kv_heads;
-      op.qk_dim = mla ? m_.mla.kv_lora_rank + m_.mla.qk_rope_head_dim : m_.head_dim;
-      op.v_dim = mla ? m_.mla.kv_lora_rank : m_.head_dim;
-      out_.ops.push_back(op);
+      // MLA decode attends in the latent space: one shared "head" of width kv_lora + rope.
+      out_.ops.push_back(attention_op("attn_decode", OpFamily::AttentionDecode, layers, decode_flops, decode_bytes,
+                                      decode_q, decode_kv, decode_q, mla ? 1 : dims_.kv_heads,
+                                      mla ? m_.mla.kv_lora_rank + m_.mla.qk_rope_head_dim : m_.head_dim,
+                                      mla ? m_.mla.kv_lora_rank : m_.head_dim));
     }
+  }
+
+  Operator attention_op(const char* name, OpFamily family, double layers, double flops, double bytes,
+                        int64_t q_tokens, int64_t kv_tokens, int64_t seqs, int kv_heads, int64_t qk_dim,
+                        int64_t v_dim) const {
+    Operator op;
+    op.name = name;
+    op.family = family;
+    op.count = layers;
+    op.flops = flops;
+    op.bytes = bytes;
+    op.compute_dtype = p_.activations == Dtype::FP8 ? Dtype::BF16 : p_.activations;
+    op.q_tokens = q_tokens;
+    op.kv_tokens = kv_tokens;
+    op.seqs = seqs;
+    op.heads = dims_.heads;
+    op.kv_heads = kv_heads;
+    op.qk_dim = qk_dim;
+    op.v_dim = v_dim;
+    return op;
   }
 
   void add_attention_block(double layers) {

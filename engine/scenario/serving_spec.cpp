@@ -4,16 +4,34 @@
 #include "mem/inference_memory.hpp"
 #include "scenario/checks.hpp"
 #include "scenario/scenario.hpp"
+#include "serve/sim_spec.hpp"
 
 namespace sightline {
 
+namespace {
+
+ServingSpec read_simulate(const json& v, const std::string& path, const Scenario& s) {
+  ServingSpec sv;
+  sv.mode = "simulate";
+  sv.simulation = serve::read_simulation(v, path, s, sv.parallelism);
+  ObjectReader r(v, path,
+                 {"mode", "parallelism", "attention", "runtime_overhead_GiB", "workload", "cluster", "scheduler",
+                  "kv_cache", "speculative", "lora", "moe", "colocated_model", "slo", "cost", "max_qps_search",
+                  "compare", "key_metrics", "outputs", "limits"});
+  sv.attention = r.choice("attention", {"flash", "standard"}, "flash") == "flash" ? AttentionImpl::Flash
+                                                                                  : AttentionImpl::Standard;
+  sv.runtime_overhead_GiB = r.number("runtime_overhead_GiB", 0, 1e4, 1.0);
+  return sv;
+}
+
+}  // namespace
+
 ServingSpec read_serving(const json& v, const std::string& path, const Scenario& s) {
+  if (v.is_object() && v.contains("mode") && v["mode"].is_string() && v["mode"].get<std::string>() == "simulate")
+    return read_simulate(v, path, s);
   ObjectReader r(v, path, {"mode", "parallelism", "workload", "attention", "runtime_overhead_GiB"});
   ServingSpec sv;
   sv.mode = r.choice("mode", {"latency", "simulate"}, "latency");
-  if (sv.mode == "simulate")
-    fail(error_code::kNotImplemented, r.child_path("mode"),
-         "the serving simulator (mode \"simulate\") is not in this engine version yet; use mode \"latency\"");
   if (const json* par = r.find("parallelism")) {
     ObjectReader pr(*par, r.child_path("parallelism"), {"tp", "pp"});
     sv.parallelism.tp = static_cast<int>(pr.integer("tp", 1, 1024, 1));
@@ -73,6 +91,14 @@ ServingSpec read_serving(const json& v, const std::string& path, const Scenario&
 }
 
 json serving_to_json(const ServingSpec& sv) {
+  if (sv.simulation) {
+    json j = serve::simulation_to_json(*sv.simulation);
+    j["mode"] = sv.mode;
+    j["attention"] = sv.attention == AttentionImpl::Flash ? "flash" : "standard";
+    j["runtime_overhead_GiB"] = sv.runtime_overhead_GiB;
+    // The cluster's pools carry the layout; parallelism would conflict with them on re-reading.
+    return j;
+  }
   return {{"mode", sv.mode},
           {"parallelism", {{"tp", sv.parallelism.tp}, {"pp", sv.parallelism.pp}}},
           {"workload",

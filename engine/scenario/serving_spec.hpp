@@ -1,12 +1,16 @@
 #pragma once
 // The "serving" section of a scenario.
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "core/json_reader.hpp"
 #include "model/operators.hpp"
 
 namespace sightline {
+namespace serve {
+struct SimulationSpec;
+}
 
 struct Scenario;
 
@@ -16,10 +20,14 @@ struct LatencyWorkload {
   int64_t batch_size = 1;
 };
 
+// mode "latency": one batch of identical requests, no queue (workload).
+// mode "simulate": the discrete-event serving simulator (simulation); then
+// `parallelism` is the first pool's layout.
 struct ServingSpec {
   std::string mode = "latency";
   ParallelLayout parallelism;
   LatencyWorkload workload;
+  std::shared_ptr<const serve::SimulationSpec> simulation;
   AttentionImpl attention = AttentionImpl::Flash;
   double runtime_overhead_GiB = 1.0;
 };

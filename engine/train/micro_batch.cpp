@@ -67,17 +67,7 @@ double gemm_bytes(int64_t m, int64_t n, int64_t k, double a, double w) {
 }
 
 Operator gemm(const std::string& name, double count, int64_t m, int64_t n, int64_t k, double a, Dtype dt) {
-  Operator op;
-  op.name = name;
-  op.family = OpFamily::Gemm;
-  op.count = count;
-  op.m = m;
-  op.n = n;
-  op.k = k;
-  op.compute_dtype = dt;
-  op.flops = 2.0 * m * n * k;
-  op.bytes = gemm_bytes(m, n, k, a, a);
-  return op;
+  return make_gemm_operator(name, count, m, n, k, a, a, dt);
 }
 
 Operator memory_op(const std::string& name, double count, double bytes, double flops, Dtype dt) {

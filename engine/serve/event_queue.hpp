@@ -1,0 +1,47 @@
+#pragma once
+// A generic discrete-event queue with no LLM knowledge. Time is an int64
+// nanosecond count; events are ordered by (time, priority, insertion sequence)
+// in one comparator, `event_before`, so ties have exactly one rule.
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+namespace sightline::serve {
+
+using TimeNs = int64_t;
+
+// Cost models compute in double seconds; the clock rounds once, here.
+inline TimeNs to_ns(double seconds) { return static_cast<TimeNs>(std::floor(seconds * 1e9 + 0.5)); }
+inline double to_s(TimeNs ns) { return static_cast<double>(ns) * 1e-9; }
+
+struct Event {
+  TimeNs time = 0;
+  int priority = 0;   // smaller runs first at equal time
+  uint64_t seq = 0;   // insertion order, assigned by the queue
+  int kind = 0;       // meaning chosen by the user of the queue
+  int64_t a = 0;      // payload
+  int64_t b = 0;
+};
+
+// True when `x` must be handled before `y`.
+inline bool event_before(const Event& x, const Event& y) {
+  if (x.time != y.time) return x.time < y.time;
+  if (x.priority != y.priority) return x.priority < y.priority;
+  return x.seq < y.seq;
+}
+
+class EventQueue {
+ public:
+  void push(TimeNs time, int priority, int kind, int64_t a = 0, int64_t b = 0);
+  bool empty() const { return heap_.empty(); }
+  std::size_t size() const { return heap_.size(); }
+  const Event& top() const { return heap_.front(); }
+  Event pop();
+  uint64_t pushed() const { return next_seq_; }
+
+ private:
+  std::vector<Event> heap_;
+  uint64_t next_seq_ = 0;
+};
+
+}  // namespace sightline::serve

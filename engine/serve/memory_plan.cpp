@@ -1,0 +1,100 @@
+#include "serve/memory_plan.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "mem/inference_memory.hpp"
+#include "serve/sim_spec.hpp"
+
+namespace sightline::serve {
+
+double lora_adapter_bytes_per_gpu(const ModelArch& m, const Precision& p, const ParallelLayout& layout, int rank,
+                                  bool all_linear) {
+  const ShardDims d = shard_dims(m, layout.tp);
+  const double r = rank;
+  const double h = static_cast<double>(m.hidden_size);
+  // Column-parallel layers keep A whole and shard B; row-parallel layers the reverse.
+  const double qkv_out = static_cast<double>(d.heads + 2 * d.kv_heads) * static_cast<double>(m.head_dim);
+  const double o_in = static_cast<double>(d.heads) * static_cast<double>(m.v_head_dim());
+  double per_layer = r * h + r * qkv_out + r * o_in + r * h;
+  if (all_linear) {
+    const int64_t inter = m.is_moe() ? d.expert_intermediate : d.intermediate;
+    const double up = (m.gated_mlp ? 2.0 : 1.0) * static_cast<double>(inter);
+    per_layer += r * h + r * up + r * static_cast<double>(inter) + r * h;
+  }
+  const double layers = static_cast<double>(m.num_layers) / layout.pp;
+  return per_layer * layers * dtype_bytes(p.activations == Dtype::FP8 ? Dtype::BF16 : p.activations);
+}
+
+int64_t max_step_tokens(const SimulationSpec& spec) {
+  int64_t tokens = spec.scheduler.max_num_batched_tokens;
+  if (spec.speculative.method != SpecMethod::None)
+    tokens = std::max<int64_t>(tokens, spec.scheduler.max_num_seqs * (spec.speculative.k + 1));
+  return std::max<int64_t>(tokens, 1);
+}
+
+ReplicaMemoryPlan plan_replica_memory(const ModelArch& primary, const Precision& p, const ParallelLayout& layout,
+                                      const GpuSpec& gpu, double runtime_overhead_GiB, const SimulationSpec& spec) {
+  ReplicaMemoryPlan plan;
+  plan.capacity_GiB = gpu.memory_GiB;
+  plan.usable_GiB = gpu.memory_GiB * spec.kv.gpu_memory_utilization;
+  plan.runtime_GiB = runtime_overhead_GiB;
+  std::vector<const ModelArch*> models = {&primary};
+  if (spec.colocated.enabled && spec.colocated.model) models.push_back(&*spec.colocated.model);
+
+  const int64_t tokens = max_step_tokens(spec);
+  const int64_t rows = std::min<int64_t>(spec.scheduler.max_num_seqs, tokens);
+  for (const ModelArch* m : models) {
+    plan.weights_GiB += weight_bytes_per_gpu(*m, p, layout) / kBytesPerGiB;
+    // The models run one step at a time: the largest activation peak is reserved once.
+    plan.activations_GiB = std::max(plan.activations_GiB, activation_peak_bytes(*m, p, layout.tp, tokens, rows) / kBytesPerGiB);
+  }
+  double draft_kv_per_token = 0;
+  if (spec.speculative.method == SpecMethod::Draft && spec.speculative.draft_model) {
+    const ModelArch& d = *spec.speculative.draft_model;
+    const ParallelLayout dl{spec.speculative.draft_tp, 1};
+    plan.draft_weights_GiB = weight_bytes_per_gpu(d, p, dl) / kBytesPerGiB;
+    draft_kv_per_token = kv_bytes_per_token_per_gpu(d, p, dl.tp, d.num_layers);
+  }
+  if (spec.lora.enabled) {
+    plan.lora_GiB = lora_adapter_bytes_per_gpu(primary, p, layout, spec.lora.rank,
+                                               spec.lora.targets == LoraTargets::AllLinear) *
+                    spec.lora.max_adapters_per_batch / kBytesPerGiB;
+  }
+  const double kv_budget = plan.usable_GiB - plan.weights_GiB - plan.draft_weights_GiB - plan.lora_GiB -
+                           plan.activations_GiB - plan.runtime_GiB;
+  for (size_t i = 0; i < models.size(); ++i) {
+    EngineMemory e;
+    const ModelArch& m = *models[i];
+    e.kv_bytes_per_token = kv_bytes_per_token_per_gpu(m, p, layout.tp, m.num_layers / layout.pp) +
+                           (i == 0 ? draft_kv_per_token : 0.0);
+    double share = 1.0;
+    if (models.size() > 1) share = i == 0 ? 1.0 - spec.colocated.memory_fraction : spec.colocated.memory_fraction;
+    e.kv_budget_GiB = std::max(0.0, kv_budget * share);
+    const double block_bytes = e.kv_bytes_per_token * static_cast<double>(spec.kv.block_size);
+    e.blocks = kv_budget > 0 && block_bytes > 0
+                   ? static_cast<int64_t>(std::floor(e.kv_budget_GiB * kBytesPerGiB / block_bytes))
+                   : 0;
+    plan.kv_cache_GiB += static_cast<double>(e.blocks) * block_bytes / kBytesPerGiB;
+    plan.engines.push_back(e);
+  }
+  return plan;
+}
+
+json ReplicaMemoryPlan::to_json() const {
+  json blocks = json::array();
+  for (const auto& e : engines) blocks.push_back(e.blocks);
+  return {{"capacity_GiB", capacity_GiB},
+          {"usable_GiB", usable_GiB},
+          {"weights_GiB", weights_GiB},
+          {"draft_weights_GiB", draft_weights_GiB},
+          {"lora_adapters_GiB", lora_GiB},
+          {"activations_GiB", activations_GiB},
+          {"runtime_overhead_GiB", runtime_GiB},
+          {"kv_cache_GiB", kv_cache_GiB},
+          {"unused_GiB", capacity_GiB - weights_GiB - draft_weights_GiB - lora_GiB - activations_GiB - runtime_GiB -
+                             kv_cache_GiB},
+          {"kv_blocks", blocks}};
+}
+
+}  // namespace sightline::serve

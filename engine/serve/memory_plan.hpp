@@ -1,0 +1,49 @@
+#pragma once
+// Per-GPU memory of one serving replica, vLLM-style: the KV cache gets what
+// remains of gpu_memory_utilization x capacity after weights (every hosted
+// model, a draft model, LoRA adapter slots), the activation peak of the
+// largest step and the runtime's reservation. Used by validation (does it
+// fit?) and by the simulator (how many KV blocks).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/json_reader.hpp"
+#include "hw/hardware.hpp"
+#include "model/architecture.hpp"
+#include "model/operators.hpp"
+
+namespace sightline::serve {
+
+struct SimulationSpec;
+
+struct EngineMemory {
+  double kv_bytes_per_token = 0;  // per GPU, this model (plus its draft model)
+  double kv_budget_GiB = 0;
+  int64_t blocks = 0;             // KV blocks of block_size tokens
+};
+
+struct ReplicaMemoryPlan {
+  double capacity_GiB = 0;
+  double usable_GiB = 0;          // capacity x gpu_memory_utilization
+  double weights_GiB = 0;         // every hosted model
+  double draft_weights_GiB = 0;
+  double lora_GiB = 0;
+  double activations_GiB = 0;
+  double runtime_GiB = 0;
+  double kv_cache_GiB = 0;        // all engines
+  std::vector<EngineMemory> engines;  // primary, then the co-located model
+  json to_json() const;
+};
+
+// Bytes of one LoRA adapter on one GPU of a tp x pp replica.
+double lora_adapter_bytes_per_gpu(const ModelArch& m, const Precision& p, const ParallelLayout& layout, int rank,
+                                  bool all_linear);
+
+// Largest number of new tokens (and logit rows) one step can carry.
+int64_t max_step_tokens(const SimulationSpec& spec);
+
+ReplicaMemoryPlan plan_replica_memory(const ModelArch& primary, const Precision& p, const ParallelLayout& layout,
+                                      const GpuSpec& gpu, double runtime_overhead_GiB, const SimulationSpec& spec);
+
+}  // namespace sightline::serve

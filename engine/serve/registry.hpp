@@ -1,0 +1,44 @@
+#pragma once
+// String-keyed registries of the simulator's pluggable policies, each name
+// with a one-line description. Validation takes the valid names from here,
+// so an unknown name fails with the list of valid ones.
+#include <string>
+#include <vector>
+
+#include "core/json_reader.hpp"
+
+namespace sightline::serve {
+
+struct RegistryEntry {
+  const char* name;
+  const char* description;
+};
+
+const std::vector<RegistryEntry>& arrival_processes();
+const std::vector<RegistryEntry>& length_distributions();
+const std::vector<RegistryEntry>& routers();
+const std::vector<RegistryEntry>& pool_roles();
+const std::vector<RegistryEntry>& scheduler_policies();
+const std::vector<RegistryEntry>& scheduler_priorities();
+const std::vector<RegistryEntry>& kv_allocations();
+const std::vector<RegistryEntry>& preemption_modes();
+const std::vector<RegistryEntry>& speculative_methods();
+const std::vector<RegistryEntry>& lora_targets();
+
+std::vector<std::string> registry_names(const std::vector<RegistryEntry>& r);
+
+// Every registry as {family: [{name, description}]} plus the key metrics, for
+// a UI that builds its dropdowns from the engine (not yet wired to the API).
+json registries_json();
+
+// Metrics a scenario can name in serving.key_metrics: where each lives in the result.
+struct KeyMetricEntry {
+  const char* id;
+  const char* label;
+  const char* unit;
+  const char* pointer;  // JSON pointer into the result
+};
+const std::vector<KeyMetricEntry>& key_metric_registry();
+const KeyMetricEntry* find_key_metric(const std::string& id);
+
+}  // namespace sightline::serve

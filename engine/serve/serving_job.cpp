@@ -1,0 +1,335 @@
+#include "serve/serving_job.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/version.hpp"
+#include "mem/inference_memory.hpp"
+#include "model/param_count.hpp"
+#include "serve/registry.hpp"
+
+namespace sightline::serve {
+
+namespace {
+
+constexpr int kMaxBracketRuns = 8;
+
+// Scalar metrics compared between a run and its baseline: name -> pointer into "metrics".
+const std::vector<std::pair<const char*, const char*>>& compared_metrics() {
+  static const std::vector<std::pair<const char*, const char*>> m = {
+      {"output_tokens_per_s", "/throughput/output_tokens_per_s"},
+      {"requests_per_s", "/throughput/requests_per_s"},
+      {"output_tokens_per_s_per_gpu", "/throughput/output_tokens_per_s_per_gpu"},
+      {"goodput_requests_per_s", "/goodput/requests_per_s"},
+      {"ttft_mean_ms", "/ttft_ms/mean"},
+      {"ttft_p50_ms", "/ttft_ms/p50"},
+      {"ttft_p99_ms", "/ttft_ms/p99"},
+      {"ttft_stddev_ms", "/ttft_ms/stddev"},
+      {"tpot_mean_ms", "/tpot_ms/mean"},
+      {"tpot_p50_ms", "/tpot_ms/p50"},
+      {"tpot_p99_ms", "/tpot_ms/p99"},
+      {"itl_p99_ms", "/itl_ms/p99"},
+      {"e2e_mean_s", "/e2e_s/mean"},
+      {"e2e_p50_s", "/e2e_s/p50"},
+      {"e2e_p99_s", "/e2e_s/p99"},
+      {"running_mean", "/concurrency/running_mean"},
+      {"running_max", "/concurrency/running_max"},
+      {"kv_token_utilization", "/kv_cache/token_utilization"},
+      {"kv_peak_blocks_used", "/kv_cache/peak_blocks_used"},
+      {"preemptions", "/kv_cache/preemptions"},
+      {"energy_per_output_token_J", "/energy/per_output_token_J"},
+  };
+  return m;
+}
+
+const json* at_pointer(const json& j, const std::string& pointer) {
+  const json::json_pointer p(pointer);
+  if (!j.contains(p)) return nullptr;
+  const json& v = j.at(p);
+  return v.is_null() ? nullptr : &v;
+}
+
+}  // namespace
+
+ServingJob::ServingJob(Scenario scenario) : s_(std::move(scenario)) {
+  main_ = std::make_unique<Simulation>(s_, WorkloadOverride{}, true);
+}
+
+ServingJob::~ServingJob() = default;
+
+void ServingJob::next_search_run() {
+  const SimulationSpec& spec = *s_.serving->simulation;
+  const SearchSpec& sr = spec.search;
+  const double cap = sr.max_qps > 0 ? sr.max_qps : 1e300;
+  bool done = false;
+  if (runs_.empty()) {
+    double r0 = natural_rate_qps(spec);
+    if (r0 <= 0) r0 = sr.min_qps * 10;
+    rate_ = std::min(std::max(r0, sr.min_qps), cap);
+  } else {
+    const bool ok = runs_.back().ok;
+    const double rate = runs_.back().qps;
+    if (!(have_lo_ && have_hi_)) {
+      ++bracket_steps_;
+      if (ok) {
+        have_lo_ = true;
+        lo_ = rate;
+        if (!have_hi_) {
+          if (rate >= cap) {
+            done = true;
+            search_note_ = "met the SLO at max_qps; the sustainable rate is at least this";
+          } else if (bracket_steps_ >= kMaxBracketRuns) {
+            done = true;
+            search_note_ = "met the SLO at every rate tried; the sustainable rate is at least this";
+          } else {
+            rate_ = std::min(rate * 2, cap);
+          }
+        }
+      } else {
+        have_hi_ = true;
+        hi_ = rate;
+        if (!have_lo_) {
+          if (rate <= sr.min_qps) {
+            done = true;
+            search_note_ = "the SLO is missed even at min_qps";
+          } else if (bracket_steps_ >= kMaxBracketRuns) {
+            done = true;
+            search_note_ = "missed the SLO at every rate tried";
+          } else {
+            rate_ = std::max(rate / 2, sr.min_qps);
+          }
+        }
+      }
+      if (!done && have_lo_ && have_hi_) rate_ = 0.5 * (lo_ + hi_);
+    } else {
+      (ok ? lo_ : hi_) = rate;
+      ++bisect_steps_;
+      if (bisect_steps_ >= sr.iterations) done = true;
+      else rate_ = 0.5 * (lo_ + hi_);
+    }
+  }
+  if (done) {
+    search_.reset();
+    phase_ = 3;
+    return;
+  }
+  WorkloadOverride o;
+  o.rate_qps = rate_;
+  o.num_requests = sr.num_requests;
+  search_ = std::make_unique<Simulation>(s_, o, false);
+}
+
+bool ServingJob::step(int64_t max_units) {
+  const SimulationSpec& spec = *s_.serving->simulation;
+  while (max_units > 0 && phase_ < 3) {
+    Simulation* sim = phase_ == 0 ? main_.get() : phase_ == 1 ? compare_.get() : search_.get();
+    if (!sim) {
+      // Enter the next phase.
+      if (phase_ == 1) {
+        phase_ = 2;
+        if (!spec.search.enabled) phase_ = 3;
+        else next_search_run();
+      }
+      continue;
+    }
+    const int64_t before = sim->events_processed();
+    const bool finished = sim->run(max_units);
+    max_units -= std::max<int64_t>(1, sim->events_processed() - before);
+    if (!finished) continue;
+    if (phase_ == 0) {
+      phase_ = 1;
+      if (spec.compare) compare_ = std::make_unique<Simulation>(*spec.compare, WorkloadOverride{}, false);
+    } else if (phase_ == 1) {
+      phase_ = 2;
+      if (!spec.search.enabled) phase_ = 3;
+      else next_search_run();
+    } else {
+      SearchRun run;
+      run.qps = rate_;
+      // Judge the steady state: the second half of the requests, after the queue has had time to build.
+      run.attainment = search_->slo_attainment(search_->num_requests() / 2);
+      run.completed_all = search_->all_completed();
+      run.ok = run.completed_all && run.attainment >= spec.slo.attainment;
+      runs_.push_back(run);
+      next_search_run();
+    }
+  }
+  return phase_ >= 3;
+}
+
+double ServingJob::progress() const {
+  if (phase_ >= 3) return 1.0;
+  const SimulationSpec& spec = *s_.serving->simulation;
+  const double phases = 1.0 + (spec.compare ? 1.0 : 0.0) + (spec.search.enabled ? 1.0 : 0.0);
+  double done = 0;
+  if (phase_ == 0) done = main_->progress();
+  else if (phase_ == 1) done = 1.0 + (compare_ ? compare_->progress() : 1.0);
+  else {
+    const double expected = spec.search.iterations + 4.0;
+    done = 1.0 + (spec.compare ? 1.0 : 0.0) +
+           std::min(0.99, (static_cast<double>(runs_.size()) + (search_ ? search_->progress() : 0.0)) / expected);
+  }
+  return std::min(0.999, done / phases);
+}
+
+json ServingJob::quantization_block() const {
+  const Precision& p = s_.precision;
+  const Dtype full = p.activations == Dtype::FP8 ? Dtype::BF16 : p.activations;
+  const bool quantized = p.weights != full && p.weights != Dtype::FP32;
+  if (!quantized) return nullptr;
+  const SimulationSpec& spec = *s_.serving->simulation;
+  const PoolSpec& pool = spec.cluster.pools.front();
+  const GpuSpec& gpu = pool.gpu ? *pool.gpu : s_.hardware.gpu;
+  Scenario q = s_;
+  q.hardware.gpu = gpu;
+  q.serving->parallelism = pool.layout;
+  Scenario u = q;
+  u.precision.weights = full;
+  const CostSetup cq = make_cost_setup(q);
+  const CostSetup cu = make_cost_setup(u);
+  StepOptions options;
+  options.attention = s_.serving->attention;
+  const int64_t ctx = std::min<int64_t>(1024, spec.kv.max_model_len / 2);
+  BatchShape decode;
+  decode.seqs.push_back(SeqChunk{1, ctx});
+  BatchShape prefill;
+  prefill.seqs.push_back(SeqChunk{ctx, 0});
+  const double dq = cq.price(build_forward_step(s_.model, q.precision, pool.layout, decode, options)).time_s;
+  const double du = cu.price(build_forward_step(s_.model, u.precision, pool.layout, decode, options)).time_s;
+  const double pq = cq.price(build_forward_step(s_.model, q.precision, pool.layout, prefill, options)).time_s;
+  const double pu = cu.price(build_forward_step(s_.model, u.precision, pool.layout, prefill, options)).time_s;
+  const double wq = weight_bytes_per_gpu(s_.model, q.precision, pool.layout) / kBytesPerGiB;
+  const double wu = weight_bytes_per_gpu(s_.model, u.precision, pool.layout) / kBytesPerGiB;
+  const ReplicaMemoryPlan plan_u =
+      plan_replica_memory(s_.model, u.precision, pool.layout, gpu, s_.serving->runtime_overhead_GiB, spec);
+  return {{"weights", dtype_name(p.weights)},
+          {"unquantized_weights", dtype_name(full)},
+          {"context_tokens", ctx},
+          {"decode_step_ms", dq * 1e3},
+          {"decode_step_ms_unquantized", du * 1e3},
+          {"decode_speedup", dq > 0 ? du / dq : 0.0},
+          {"prefill_ms", pq * 1e3},
+          {"prefill_ms_unquantized", pu * 1e3},
+          {"prefill_speedup", pq > 0 ? pu / pq : 0.0},
+          {"weights_GiB", wq},
+          {"weights_GiB_unquantized", wu},
+          {"weight_reduction", wq > 0 ? wu / wq : 0.0},
+          {"unquantized_fits", plan_u.engines.front().blocks > 0},
+          {"unquantized_kv_blocks", plan_u.engines.front().blocks},
+          {"note", "batch-1 steps priced on the first pool's GPUs with the same tp/pp"}};
+}
+
+json ServingJob::result() const {
+  const SimulationSpec& spec = *s_.serving->simulation;
+  json d = main_->details();
+  const ParamCounts params = count_params(s_.model);
+  const CostSetup tier_setup = make_cost_setup(s_);
+  json r;
+  r["schema_version"] = kResultSchemaVersion;
+  r["engine_version"] = kEngineVersion;
+  r["seed"] = s_.seed;
+  r["kind"] = "serving_simulation";
+  r["cost_tier"] = tier_setup.model->tier();
+  r["scenario"] = {{"id", s_.id}, {"title", s_.title}};
+  r["model"] = {{"id", s_.model.id},
+                {"name", s_.model.name},
+                {"params_B", static_cast<double>(params.total) / 1e9},
+                {"active_params_B", static_cast<double>(params.active) / 1e9}};
+  r["deployment"] = d["deployment"];
+  const auto& w = spec.workload;
+  json wl = {{"arrival", to_string(w.arrival.process)}, {"requests", main_->num_requests()}};
+  if (w.arrival.process != ArrivalProcess::AllAtOnce && w.arrival.process != ArrivalProcess::Trace)
+    wl["rate_qps"] = w.arrival.rate_qps;
+  if (w.arrival.process == ArrivalProcess::Gamma) wl["cv"] = w.arrival.cv;
+  if (w.arrival.process != ArrivalProcess::Trace) {
+    wl["prompt_tokens"] = to_string(w.prompt.dist);
+    wl["output_tokens"] = to_string(w.output.dist);
+  }
+  if (w.prefix.enabled) wl["shared_prefix_tokens"] = w.prefix.tokens;
+  r["workload"] = wl;
+  r["metrics"] = main_->metrics();
+  r["memory_per_gpu"] = d["memory_per_gpu"];
+  r["capacity"] = d["capacity"];
+  r["tokens"] = d["tokens"];
+  const json quant = quantization_block();
+  if (!quant.is_null()) r["quantization"] = quant;
+  json warnings = d["warnings"];
+
+  if (spec.compare && compare_) {
+    const json base = compare_->metrics();
+    const json base_d = compare_->details();
+    json ratio = json::object(), speedup = json::object();
+    for (const auto& [name, ptr] : compared_metrics()) {
+      const json* a = at_pointer(r["metrics"], ptr);
+      const json* b = at_pointer(base, ptr);
+      if (!a || !b || !a->is_number() || !b->is_number()) continue;
+      const double av = a->get<double>(), bv = b->get<double>();
+      ratio[name] = bv != 0 ? json(av / bv) : json(nullptr);
+    }
+    for (const char* key : {"kv_tokens_per_replica", "kv_KiB_per_token", "max_concurrent_at_max_len"}) {
+      const json& a = r["capacity"][key];
+      const json& b = base_d["capacity"][key];
+      if (a.is_number() && b.is_number() && b.get<double>() != 0) ratio[key] = a.get<double>() / b.get<double>();
+    }
+    for (const auto& [name, ptr] : std::vector<std::pair<const char*, const char*>>{
+             {"tpot_mean", "/tpot_ms/mean"}, {"e2e_mean", "/e2e_s/mean"}, {"ttft_mean", "/ttft_ms/mean"}}) {
+      const json* a = at_pointer(r["metrics"], ptr);
+      const json* b = at_pointer(base, ptr);
+      if (!a || !b) continue;
+      const double av = a->get<double>(), bv = b->get<double>();
+      speedup[name] = av != 0 ? json(bv / av) : json(nullptr);
+    }
+    // The patch itself is not echoed: the result must not depend on how the
+    // caller spelled its numbers (1 vs 1.0), so native and wasm stay byte-identical.
+    r["compare"] = {{"label", spec.compare_label},
+                    {"baseline",
+                     {{"metrics", base},
+                      {"deployment", base_d["deployment"]},
+                      {"memory_per_gpu", base_d["memory_per_gpu"]},
+                      {"capacity", base_d["capacity"]},
+                      {"tokens", base_d["tokens"]}}},
+                    {"ratio", ratio},
+                    {"speedup", speedup},
+                    {"ratio_meaning", "this scenario / baseline; speedup = baseline / this"}};
+    for (const auto& wmsg : base_d["warnings"]) warnings.push_back("baseline: " + wmsg.get<std::string>());
+  }
+  if (spec.search.enabled) {
+    json runs = json::array();
+    for (const auto& run : runs_)
+      runs.push_back({{"qps", run.qps}, {"slo_attainment", run.attainment}, {"completed_all", run.completed_all},
+                      {"meets_slo", run.ok}});
+    json slo = json::object();
+    if (spec.slo.ttft_ms > 0) slo["ttft_ms"] = spec.slo.ttft_ms;
+    if (spec.slo.tpot_ms > 0) slo["tpot_ms"] = spec.slo.tpot_ms;
+    if (spec.slo.e2e_ms > 0) slo["e2e_ms"] = spec.slo.e2e_ms;
+    slo["attainment"] = spec.slo.attainment;
+    r["max_qps"] = {{"qps", have_lo_ ? lo_ : 0.0},
+                    {"upper_qps", have_hi_ ? json(hi_) : json(nullptr)},
+                    {"slo", slo},
+                    {"requests_per_run", spec.search.num_requests},
+                    {"criterion", "all requests complete and the SLO attainment of the second half of the requests "
+                                  "(arrival order) reaches slo.attainment"},
+                    {"runs", runs},
+                    {"note", search_note_.empty() ? json(nullptr) : json(search_note_)}};
+  }
+
+  // Key metrics: the scenario's choice, or a default set.
+  std::vector<std::string> ids = spec.key_metrics;
+  if (ids.empty()) ids = {"ttft_p50_ms", "ttft_p99_ms", "tpot_p50_ms", "e2e_p50_s", "e2e_p99_s", "output_tokens_per_s"};
+  json km = json::object();
+  for (size_t i = 0; i < ids.size(); ++i) {
+    const KeyMetricEntry* e = find_key_metric(ids[i]);
+    if (!e) continue;
+    const json* v = at_pointer(r, e->pointer);
+    km[ids[i]] = {{"label", e->label}, {"unit", e->unit}, {"value", v ? *v : json(nullptr)}, {"order", i}};
+  }
+  r["key_metrics"] = km;
+  if (d.contains("time_series")) r["time_series"] = d["time_series"];
+  if (d.contains("requests")) r["requests"] = d["requests"];
+  if (d.contains("trace")) r["trace"] = d["trace"];
+  r["limits"] = d["limits"];
+  r["warnings"] = warnings;
+  return r;
+}
+
+}  // namespace sightline::serve

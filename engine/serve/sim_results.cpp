@@ -1,0 +1,381 @@
+// The simulator's result objects: metrics, deployment and memory, capacity,
+// token accounting, time series, per-request records and the Chrome trace.
+#include <algorithm>
+#include <cmath>
+
+#include "mem/inference_memory.hpp"
+#include "serve/simulation.hpp"
+
+namespace sightline::serve {
+
+namespace {
+
+const char* kFamilyNames[] = {"gemm",          "attention_prefill", "attention_decode", "norm",
+                              "elementwise",   "rope",              "kv_cache_write",   "embedding",
+                              "moe_router",    "collective",        "sampling"};
+
+double safe_div(double a, double b) { return b > 0 ? a / b : 0.0; }
+
+}  // namespace
+
+bool Simulation::all_completed() const { return completed_ == static_cast<int64_t>(reqs_.size()); }
+
+double Simulation::slo_attainment(int64_t skip) const {
+  const int64_t n = static_cast<int64_t>(reqs_.size());
+  skip = std::min(std::max<int64_t>(0, skip), n);
+  if (n - skip <= 0) return 1.0;
+  int64_t good = 0;
+  for (int64_t i = skip; i < n; ++i) {
+    const Req& q = reqs_[static_cast<size_t>(i)];
+    if (q.state != State::Done) continue;
+    const double ttft = static_cast<double>(q.first_token - q.spec.arrival) * 1e-6;
+    const double e2e = static_cast<double>(q.completion - q.spec.arrival) * 1e-6;
+    const double tpot = q.spec.output > 1 ? static_cast<double>(q.completion - q.first_token) * 1e-6 /
+                                                static_cast<double>(q.spec.output - 1)
+                                          : 0.0;
+    const auto& slo = spec_.slo;
+    if (slo.ttft_ms > 0 && ttft > slo.ttft_ms) continue;
+    if (slo.tpot_ms > 0 && tpot > slo.tpot_ms) continue;
+    if (slo.e2e_ms > 0 && e2e > slo.e2e_ms) continue;
+    ++good;
+  }
+  return static_cast<double>(good) / static_cast<double>(n - skip);
+}
+
+json Simulation::metrics() const {
+  std::vector<double> ttft, tpot, e2e, queueing;
+  int64_t good = 0;
+  int64_t in_tokens = 0, out_tokens = 0;
+  for (const Req& q : reqs_) {
+    if (q.state != State::Done) continue;
+    const double t = static_cast<double>(q.first_token - q.spec.arrival) * 1e-6;
+    const double e = static_cast<double>(q.completion - q.spec.arrival) * 1e-9;
+    const double tp = q.spec.output > 1 ? static_cast<double>(q.completion - q.first_token) * 1e-6 /
+                                              static_cast<double>(q.spec.output - 1)
+                                        : 0.0;
+    ttft.push_back(t);
+    e2e.push_back(e);
+    if (q.spec.output > 1) tpot.push_back(tp);
+    queueing.push_back(static_cast<double>(q.first_scheduled - q.spec.arrival) * 1e-6);
+    in_tokens += q.spec.prompt;
+    out_tokens += q.spec.output;
+    const auto& slo = spec_.slo;
+    if (slo.enabled && !(slo.ttft_ms > 0 && t > slo.ttft_ms) && !(slo.tpot_ms > 0 && tp > slo.tpot_ms) &&
+        !(slo.e2e_ms > 0 && e * 1e3 > slo.e2e_ms))
+      ++good;
+  }
+  const TimeNs end = std::max(last_event_, now_);
+  const double duration = std::max(1e-9, static_cast<double>(std::max<TimeNs>(1, (completed_ > 0 ? last_event_ : end) - first_arrival_)) * 1e-9);
+  const double span = std::max(1.0, static_cast<double>(now_ - first_arrival_));
+  int gpus = 0;
+  double energy = 0, busy_gpu_s = 0, step_s = 0;
+  for (const Replica& r : replicas_) {
+    const int g = r.layout.tp * r.layout.pp;
+    gpus += g;
+    const double busy = std::min(r.busy_s, duration);
+    busy_gpu_s += busy * g;
+    step_s += r.step_s;
+    energy += g * (r.gpu->idle_power_W * duration + (r.gpu->tdp_W - r.gpu->idle_power_W) * busy);
+  }
+  int64_t blocks_total = 0, peak_sum = 0;
+  double peak_util = 0;
+  for (const Replica& r : replicas_)
+    for (const Engine& e : r.engines) {
+      blocks_total += e.pool.total();
+      peak_sum += e.pool.peak_used();
+      peak_util = std::max(peak_util, safe_div(static_cast<double>(e.pool.peak_used()), static_cast<double>(e.pool.total())));
+    }
+
+  json m;
+  const int64_t n = static_cast<int64_t>(reqs_.size());
+  m["requests"] = {{"total", n},
+                   {"completed", completed_},
+                   {"dropped", dropped_},
+                   {"unfinished", n - completed_ - dropped_}};
+  m["duration_s"] = duration;
+  m["ttft_ms"] = summarize(ttft);
+  m["tpot_ms"] = summarize(tpot);
+  m["itl_ms"] = itl_.summary_ms();
+  m["e2e_s"] = summarize(e2e);
+  m["queueing_ms"] = summarize(queueing);
+  const double tpot_mean = m["tpot_ms"]["mean"].get<double>();
+  m["decode_tokens_per_s_per_request"] = tpot_mean > 0 ? 1e3 / tpot_mean : 0.0;
+  m["throughput"] = {{"requests_per_s", static_cast<double>(completed_) / duration},
+                     {"input_tokens_per_s", static_cast<double>(in_tokens) / duration},
+                     {"output_tokens_per_s", static_cast<double>(out_tokens) / duration},
+                     {"total_tokens_per_s", static_cast<double>(in_tokens + out_tokens) / duration},
+                     {"output_tokens_per_s_per_gpu", static_cast<double>(out_tokens) / duration / std::max(1, gpus)},
+                     {"gpus", gpus}};
+  if (spec_.slo.enabled) {
+    m["goodput"] = {{"requests_per_s", static_cast<double>(good) / duration},
+                    {"slo_attainment", safe_div(static_cast<double>(good), static_cast<double>(n))}};
+  } else {
+    m["goodput"] = nullptr;
+  }
+  m["concurrency"] = {{"running_mean", int_running_ / span},
+                      {"running_max", max_running_},
+                      {"waiting_mean", int_waiting_ / span},
+                      {"waiting_max", max_waiting_},
+                      {"batch_size_mean", safe_div(sum_batch_, static_cast<double>(steps_))},
+                      {"tokens_per_step_mean", safe_div(sum_tokens_, static_cast<double>(steps_))},
+                      {"steps", steps_}};
+  m["kv_cache"] = {{"allocation", to_string(spec_.kv.allocation)},
+                   {"blocks_total", blocks_total},
+                   {"peak_blocks_used", peak_sum},
+                   {"peak_block_utilization", peak_util},
+                   {"mean_block_utilization", safe_div(int_kv_used_, span * static_cast<double>(blocks_total))},
+                   {"token_utilization", safe_div(int_kv_tokens_, int_kv_alloc_tokens_)},
+                   {"fragmentation", int_kv_alloc_tokens_ > 0 ? 1.0 - int_kv_tokens_ / int_kv_alloc_tokens_ : 0.0},
+                   {"preemptions", preemptions_},
+                   {"recomputes", recomputes_},
+                   {"swaps_out", swaps_out_}};
+  if (spec_.kv.prefix_caching) {
+    int64_t evictions = 0;
+    for (const Replica& r : replicas_)
+      for (const Engine& e : r.engines) evictions += e.pool.evictions();
+    m["prefix_cache"] = {{"admissions", prefix_lookups_},
+                         {"admissions_with_hits", prefix_hits_},
+                         {"cached_tokens", tok_cached_},
+                         {"cached_token_fraction", safe_div(static_cast<double>(tok_cached_), static_cast<double>(tok_prompt_))},
+                         {"evicted_blocks", evictions}};
+  }
+  if (spec_k_ > 0) {
+    m["speculative"] = {{"method", to_string(spec_.speculative.method)},
+                        {"k", spec_k_},
+                        {"verify_steps", verify_items_},
+                        {"tokens_per_verify_step", safe_div(static_cast<double>(verify_committed_), static_cast<double>(verify_items_))},
+                        {"expected_tokens_per_verify_step",
+                         [&] {
+                           // (1 - a^(k+1)) / (1 - a): accepted prefix of k draws plus the target's token.
+                           double sum = 0, term = 1;
+                           for (int i = 0; i <= spec_k_; ++i) {
+                             sum += term;
+                             term *= spec_.speculative.acceptance_rate;
+                           }
+                           return sum;
+                         }()},
+                        {"rejected_tokens", tok_spec_rejected_},
+                        {"draft_time_fraction", safe_div(draft_s_, step_s)}};
+  }
+  if (spec_.lora.enabled) {
+    m["lora"] = {{"adapters", spec_.lora.adapters},
+                 {"adapter_loads", adapter_loads_},
+                 {"load_time_s", lora_load_s_},
+                 {"load_time_per_adapter_ms", lora_load_time_s_ * 1e3},
+                 {"load_time_fraction", safe_div(lora_load_s_, step_s)},
+                 {"lora_gemm_time_fraction", safe_div(lora_gemm_s_, step_s)}};
+  }
+  if (spec_.cluster.disaggregated) {
+    std::vector<double> t = transfer_ms_;
+    m["kv_transfer"] = {{"link", spec_.cluster.kv_transfer_link->id},
+                        {"transfers", transfers_},
+                        {"transfer_ms", summarize(t)},
+                        {"MiB_per_transfer", safe_div(transfer_bytes_, static_cast<double>(transfers_)) / (1024.0 * 1024.0)}};
+  }
+  if (s_.model.is_moe()) {
+    m["moe"] = {{"load_imbalance", spec_.moe.load_imbalance},
+                {"expert_parallel", spec_.moe.expert_parallel},
+                {"expert_time_fraction", safe_div(expert_s_, step_s)}};
+  }
+  json fam = json::object();
+  for (int f = 0; f < 11; ++f)
+    if (family_s_[f] > 0) fam[kFamilyNames[f]] = family_s_[f];
+  if (draft_s_ > 0) fam["draft_model"] = draft_s_;
+  if (swap_s_ > 0) fam["kv_swap"] = swap_s_;
+  if (lora_load_s_ > 0) fam["lora_adapter_load"] = lora_load_s_;
+  if (cpu_s_ > 0) fam["scheduler_cpu"] = cpu_s_;
+  m["gpu"] = {{"busy_fraction", safe_div(busy_gpu_s, duration * gpus)},
+              {"step_time_s", step_s},
+              {"busy_time_s_by_family", fam}};
+  m["energy"] = {{"total_J", energy},
+                 {"per_output_token_J", safe_div(energy, static_cast<double>(out_tokens))},
+                 {"mean_power_per_gpu_W", safe_div(energy, duration * gpus)},
+                 {"model", "idle_power_W + (tdp_W - idle_power_W) x busy fraction, per GPU"}};
+  if (spec_.usd_per_gpu_hour) {
+    const double usd = *spec_.usd_per_gpu_hour * gpus * duration / 3600.0;
+    m["cost"] = {{"usd_per_gpu_hour", *spec_.usd_per_gpu_hour},
+                 {"usd_total", usd},
+                 {"usd_per_million_output_tokens", safe_div(usd, static_cast<double>(out_tokens) / 1e6)},
+                 {"usd_per_million_tokens", safe_div(usd, static_cast<double>(in_tokens + out_tokens) / 1e6)}};
+  } else {
+    m["cost"] = nullptr;
+  }
+  return m;
+}
+
+json Simulation::details() const {
+  json d;
+  // Deployment and memory per pool.
+  json pools = json::array();
+  json memory = json::array();
+  int gpus = 0;
+  for (size_t i = 0; i < spec_.cluster.pools.size(); ++i) {
+    const PoolSpec& p = spec_.cluster.pools[i];
+    const GpuSpec& gpu = p.gpu ? *p.gpu : s_.hardware.gpu;
+    gpus += p.replicas * p.layout.tp * p.layout.pp;
+    json mem = pool_memory_[i].to_json();
+    mem["pool"] = p.name;
+    memory.push_back(mem);
+    pools.push_back({{"name", p.name},
+                     {"role", to_string(p.role)},
+                     {"replicas", p.replicas},
+                     {"tp", p.layout.tp},
+                     {"pp", p.layout.pp},
+                     {"gpu", gpu.id}});
+  }
+  d["deployment"] = {{"gpus", gpus},
+                     {"pools", pools},
+                     {"router", to_string(spec_.cluster.router)},
+                     {"scheduler", to_string(spec_.scheduler.policy)},
+                     {"priority", to_string(spec_.scheduler.priority)},
+                     {"kv_allocation", to_string(spec_.kv.allocation)},
+                     {"block_size", block_size_},
+                     {"weights", dtype_name(s_.precision.weights)},
+                     {"kv_cache", dtype_name(s_.precision.kv_cache)},
+                     {"speculative", to_string(spec_.speculative.method)},
+                     {"prefix_caching", spec_.kv.prefix_caching},
+                     {"disaggregated", spec_.cluster.disaggregated}};
+  if (spec_.colocated.enabled) d["deployment"]["colocated_model"] = spec_.colocated.model->name;
+  d["memory_per_gpu"] = memory;
+
+  // Capacity of one replica of the first pool.
+  {
+    const PoolSpec& p = spec_.cluster.pools.front();
+    const EngineMemory& em = pool_memory_.front().engines.front();
+    const double per_token_replica = kv_bytes_per_token_per_gpu(s_.model, s_.precision, p.layout.tp, s_.model.num_layers) *
+                                     p.layout.tp;
+    json c = {{"kv_bytes_per_token_per_gpu", em.kv_bytes_per_token},
+              {"kv_KiB_per_token", per_token_replica / 1024.0},
+              {"kv_GiB_per_max_len_request", per_token_replica * static_cast<double>(spec_.kv.max_model_len) / kBytesPerGiB},
+              {"kv_tokens_per_replica", em.blocks * block_size_},
+              {"kv_blocks_per_replica", em.blocks},
+              {"max_model_len", spec_.kv.max_model_len},
+              {"max_concurrent_at_max_len", em.blocks / blocks_for(spec_.kv.max_model_len)}};
+    if (!s_.model.mla.enabled) {
+      const double mha = 2.0 * s_.model.num_layers * s_.model.num_heads * static_cast<double>(s_.model.head_dim) *
+                         dtype_bytes(s_.precision.kv_cache);
+      const double actual = 2.0 * s_.model.num_layers * s_.model.num_kv_heads * static_cast<double>(s_.model.head_dim) *
+                            dtype_bytes(s_.precision.kv_cache);
+      c["kv_KiB_per_token_if_mha"] = mha / 1024.0;
+      c["kv_reduction_vs_mha"] = actual > 0 ? mha / actual : 0.0;
+      c["num_heads"] = s_.model.num_heads;
+      c["num_kv_heads"] = s_.model.num_kv_heads;
+    }
+    d["capacity"] = c;
+  }
+
+  // Token accounting over completed requests: each put prompt + output - 1
+  // tokens into its KV cache, minus prefix-cache hits, plus what recompute
+  // preemptions threw away.
+  int64_t prompt = 0, output = 0, processed = 0, cached = 0, discarded = 0, violations = 0, completed = 0;
+  for (const Req& q : reqs_) {
+    if (q.state != State::Done) continue;
+    ++completed;
+    prompt += q.spec.prompt;
+    output += q.spec.output;
+    processed += q.processed;
+    cached += q.cached_tokens;
+    discarded += q.discarded;
+    if (q.processed != q.spec.prompt + q.spec.output - 1 - q.cached_tokens + q.discarded) ++violations;
+  }
+  d["tokens"] = {{"prompt", prompt},
+                 {"output", output},
+                 {"processed", processed},
+                 {"cached_prefix", cached},
+                 {"discarded_by_preemption", discarded},
+                 {"padding", tok_padding_},
+                 {"speculative_rejected", tok_spec_rejected_},
+                 {"expected_processed", prompt + output - completed - cached + discarded},
+                 {"conservation_violations", violations}};
+
+  json warnings = json::array();
+  if (reqs_.empty()) warnings.push_back("the workload produced no requests (duration_s shorter than the first arrival)");
+  if (workload_info_.truncated_outputs > 0)
+    warnings.push_back(std::to_string(workload_info_.truncated_outputs) +
+                       " requests had their output shortened to fit max_model_len");
+  if (workload_info_.capped)
+    warnings.push_back("the workload's duration asked for more than limits.max_requests (" +
+                       std::to_string(spec_.limits.max_requests) + ") requests; generation stopped there");
+  if (!limit_hit_.empty())
+    warnings.push_back("the run stopped at limits." + limit_hit_ + "; " +
+                       std::to_string(static_cast<int64_t>(reqs_.size()) - completed_ - dropped_) +
+                       " requests are unfinished");
+  else if (completed_ + dropped_ < static_cast<int64_t>(reqs_.size()))
+    warnings.push_back(std::to_string(static_cast<int64_t>(reqs_.size()) - completed_ - dropped_) +
+                       " requests could never be scheduled (unfinished)");
+  if (dropped_ > 0) {
+    std::vector<std::pair<std::string, int64_t>> reasons;
+    for (const Req& q : reqs_) {
+      if (q.state != State::Dropped) continue;
+      auto it = std::find_if(reasons.begin(), reasons.end(), [&](const auto& p) { return p.first == q.drop_reason; });
+      if (it == reasons.end()) reasons.emplace_back(q.drop_reason, 1);
+      else ++it->second;
+    }
+    for (const auto& [reason, count] : reasons)
+      warnings.push_back(std::to_string(count) + " requests dropped: " + reason);
+  }
+  if (trace_truncated_)
+    warnings.push_back("the trace keeps the first " + std::to_string(spec_.outputs.trace_max_steps) +
+                       " steps (outputs.trace_max_steps)");
+  d["warnings"] = warnings;
+  d["limits"] = {{"events", events_},
+                 {"max_events", spec_.limits.max_events},
+                 {"simulated_s", to_s(now_)},
+                 {"max_sim_time_s", spec_.limits.max_sim_time_s},
+                 {"limit_hit", limit_hit_.empty() ? json(nullptr) : json(limit_hit_)}};
+
+  if (detailed_) {
+    d["time_series"] = series_.to_json();
+    json rows = json::array();
+    const int64_t limit = std::min<int64_t>(spec_.outputs.max_request_records, static_cast<int64_t>(reqs_.size()));
+    auto t_s = [](TimeNs t) { return t < 0 ? json(nullptr) : json(to_s(t)); };
+    for (int64_t i = 0; i < limit; ++i) {
+      const Req& q = reqs_[static_cast<size_t>(i)];
+      const char* state = q.state == State::Done ? "completed" : q.state == State::Dropped ? "dropped" : "unfinished";
+      rows.push_back(json::array({i, t_s(q.spec.arrival), q.spec.prompt, q.spec.output, t_s(q.first_scheduled),
+                                  t_s(q.first_token), t_s(q.completion), q.preemptions, q.cached_tokens, q.replica,
+                                  state}));
+    }
+    d["requests"] = {{"columns", json::array({"id", "arrival_s", "prompt_tokens", "output_tokens", "first_scheduled_s",
+                                              "first_token_s", "completion_s", "preemptions", "cached_tokens", "replica",
+                                              "state"})},
+                     {"rows", rows},
+                     {"total", reqs_.size()},
+                     {"truncated", limit < static_cast<int64_t>(reqs_.size())}};
+    if (spec_.outputs.trace) {
+      json ev = json::array();
+      for (const Replica& r : replicas_) {
+        ev.push_back({{"name", "process_name"},
+                      {"ph", "M"},
+                      {"pid", r.index},
+                      {"args", {{"name", spec_.cluster.pools[static_cast<size_t>(r.pool)].name + " replica " +
+                                             std::to_string(r.index)}}}});
+      }
+      for (const TraceStep& t : trace_) {
+        const char* name = t.prefill_tokens > 0 && t.decode_tokens > 0 ? "mixed" : t.prefill_tokens > 0 ? "prefill" : "decode";
+        ev.push_back({{"name", name},
+                      {"cat", "step"},
+                      {"ph", "X"},
+                      {"pid", t.replica},
+                      {"tid", t.engine},
+                      {"ts", static_cast<double>(t.start) * 1e-3},
+                      {"dur", static_cast<double>(t.dur) * 1e-3},
+                      {"args", {{"requests", t.requests}, {"prefill_tokens", t.prefill_tokens}, {"decode_tokens", t.decode_tokens}}}});
+      }
+      for (const TraceTransfer& t : trace_transfers_) {
+        ev.push_back({{"name", "kv_transfer"},
+                      {"cat", "transfer"},
+                      {"ph", "X"},
+                      {"pid", t.src},
+                      {"tid", 100},
+                      {"ts", static_cast<double>(t.start) * 1e-3},
+                      {"dur", static_cast<double>(t.dur) * 1e-3},
+                      {"args", {{"request", t.req}, {"to_replica", t.dst}}}});
+      }
+      d["trace"] = {{"traceEvents", ev}, {"displayTimeUnit", "ms"}};
+    }
+  }
+  return d;
+}
+
+}  // namespace sightline::serve

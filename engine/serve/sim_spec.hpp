@@ -1,0 +1,214 @@
+#pragma once
+// The validated configuration of a serving simulation (serving mode
+// "simulate"): workload, cluster, scheduler, KV cache, techniques, SLO,
+// outputs and work limits. Read by serve/sim_spec.cpp; every default is
+// explicit here and in the README's schema section.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/json_reader.hpp"
+#include "hw/hardware.hpp"
+#include "model/architecture.hpp"
+#include "model/operators.hpp"
+
+namespace sightline {
+struct Scenario;
+}
+
+namespace sightline::serve {
+
+enum class ArrivalProcess { Poisson, Gamma, Fixed, AllAtOnce, Trace };
+enum class LengthDist { Fixed, Uniform, Normal, Lognormal, Zipf };
+enum class RouterKind { RoundRobin, LeastOutstanding, LeastKvLoad };
+enum class PoolRole { Mixed, Prefill, Decode };
+enum class SchedulerPolicy { Continuous, ChunkedPrefill, Static };
+enum class Priority { PrefillFirst, DecodeFirst, Fcfs };
+enum class KvAllocation { Paged, Contiguous };
+enum class PreemptionMode { Recompute, Swap };
+enum class SpecMethod { None, Draft, Ngram };
+enum class LoraTargets { Attention, AllLinear };
+
+// One row of an inline trace: arrival time, prompt and output lengths, and an
+// optional shared-prefix group with its prefix length.
+struct TraceRow {
+  double arrival_s = 0;
+  int64_t prompt_tokens = 0;
+  int64_t output_tokens = 0;
+  int64_t prefix_group = -1;
+  int64_t prefix_tokens = 0;
+};
+
+struct ArrivalSpec {
+  ArrivalProcess process = ArrivalProcess::Poisson;
+  double rate_qps = 1.0;
+  double cv = 1.0;  // gamma: coefficient of variation of the inter-arrival time
+  std::vector<TraceRow> trace;
+};
+
+struct LengthSpec {
+  LengthDist dist = LengthDist::Fixed;
+  double value = 0;          // fixed
+  double mean = 0;           // normal, lognormal (mean of the distribution itself)
+  double stddev = 0;         // normal
+  double cv = 0;             // lognormal: stddev / mean
+  double theta = 1.0;        // zipf exponent
+  int64_t min = 1;           // clamp (uniform / zipf: the range)
+  int64_t max = 0;           // clamp (0: the model's max_model_len)
+  int64_t max_possible() const;  // the largest value a draw can take
+};
+
+struct SharedPrefixSpec {
+  bool enabled = false;
+  int64_t tokens = 0;             // prefix length
+  double request_fraction = 1.0;  // share of requests that start with a prefix
+  int groups = 1;                 // distinct prefixes (chosen uniformly)
+};
+
+struct WorkloadSpec {
+  ArrivalSpec arrival;
+  int64_t num_requests = 0;  // 0 when driven by duration_s or a trace
+  double duration_s = 0;
+  LengthSpec prompt;
+  LengthSpec output;
+  SharedPrefixSpec prefix;
+};
+
+struct PoolSpec {
+  std::string name;
+  int replicas = 1;
+  ParallelLayout layout;
+  std::optional<GpuSpec> gpu;  // heterogeneous pools: another GPU than hardware.gpu
+  PoolRole role = PoolRole::Mixed;
+};
+
+struct ClusterSpec {
+  RouterKind router = RouterKind::RoundRobin;
+  std::vector<PoolSpec> pools;
+  bool disaggregated = false;
+  std::optional<InterconnectSpec> kv_transfer_link;  // disaggregated: prefill -> decode
+};
+
+struct SchedulerSpec {
+  SchedulerPolicy policy = SchedulerPolicy::Continuous;
+  Priority priority = Priority::PrefillFirst;
+  int64_t max_num_seqs = 256;
+  int64_t max_num_batched_tokens = 0;  // token budget per step (chunked: the chunk size)
+  int64_t max_prefill_chunk = 0;       // chunked: most prompt tokens one request gets per step (0: the budget)
+  int64_t batch_size = 8;              // static
+  double max_wait_ms = 0;              // static: wait this long for a fuller batch
+  double cpu_overhead_us = 0;          // scheduler/host time added to every step
+};
+
+struct KvCacheSpec {
+  KvAllocation allocation = KvAllocation::Paged;
+  int64_t block_size = 16;
+  double gpu_memory_utilization = 0.9;
+  double watermark = 0.01;
+  PreemptionMode preemption = PreemptionMode::Recompute;
+  double swap_space_GiB = 4.0;
+  bool prefix_caching = false;
+  int64_t max_model_len = 0;  // 0 resolved to the model's max_context
+};
+
+struct SpeculativeSpec {
+  SpecMethod method = SpecMethod::None;
+  std::optional<ModelArch> draft_model;
+  int draft_tp = 1;
+  int k = 5;
+  double acceptance_rate = 0.7;
+  double ngram_lookup_us = 20;
+};
+
+struct LoraSpec {
+  bool enabled = false;
+  int adapters = 1;
+  int rank = 16;
+  int max_adapters_per_batch = 4;
+  double load_time_ms = -1;   // < 0: adapter bytes over PCIe
+  double popularity_zipf = 0;  // 0: uniform adapter choice; > 0: zipf exponent
+  LoraTargets targets = LoraTargets::AllLinear;
+};
+
+struct MoeServingSpec {
+  double load_imbalance = 1.0;  // hottest expert's tokens / mean tokens per expert
+  int expert_parallel = 1;
+};
+
+struct ColocatedSpec {
+  bool enabled = false;
+  std::optional<ModelArch> model;
+  double memory_fraction = 0.5;   // share of the KV budget for the second model
+  double traffic_fraction = 0.5;  // share of requests for the second model
+};
+
+struct SloSpec {
+  bool enabled = false;
+  double ttft_ms = 0;  // 0: no bound
+  double tpot_ms = 0;
+  double e2e_ms = 0;
+  double attainment = 0.9;  // max-QPS search: required share of requests within the SLO
+};
+
+struct SearchSpec {
+  bool enabled = false;
+  double min_qps = 0.1;
+  double max_qps = 0;  // 0: grow from the workload's rate
+  int iterations = 6;
+  int64_t num_requests = 600;
+};
+
+struct OutputSpec {
+  bool trace = false;
+  int64_t trace_max_steps = 20000;
+  int64_t max_request_records = 1000;
+  int time_series_points = 500;
+};
+
+struct LimitSpec {
+  int64_t max_requests = 200000;
+  int64_t max_events = 20000000;
+  double max_sim_time_s = 86400;
+};
+
+struct SimulationSpec {
+  WorkloadSpec workload;
+  ClusterSpec cluster;
+  SchedulerSpec scheduler;
+  KvCacheSpec kv;
+  SpeculativeSpec speculative;
+  LoraSpec lora;
+  MoeServingSpec moe;
+  ColocatedSpec colocated;
+  SloSpec slo;
+  std::optional<double> usd_per_gpu_hour;
+  SearchSpec search;
+  OutputSpec outputs;
+  LimitSpec limits;
+  std::vector<std::string> key_metrics;
+  // A second run of the same workload with a JSON merge patch applied to the
+  // scenario ("compare"), reported next to this one with ratios.
+  std::string compare_label;
+  json compare_patch;
+  std::shared_ptr<const Scenario> compare;
+};
+
+const char* to_string(ArrivalProcess v);
+const char* to_string(LengthDist v);
+const char* to_string(RouterKind v);
+const char* to_string(PoolRole v);
+const char* to_string(SchedulerPolicy v);
+const char* to_string(Priority v);
+const char* to_string(KvAllocation v);
+const char* to_string(PreemptionMode v);
+const char* to_string(SpecMethod v);
+
+// Reads serving mode "simulate". `serving` is the whole serving object, `s`
+// has model, hardware and precision already.
+std::shared_ptr<const SimulationSpec> read_simulation(const json& serving, const std::string& path, const Scenario& s,
+                                                      ParallelLayout& default_layout);
+json simulation_to_json(const SimulationSpec& spec);
+
+}  // namespace sightline::serve

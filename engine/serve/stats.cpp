@@ -1,0 +1,163 @@
+#include "serve/stats.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace sightline::serve {
+
+double percentile(const std::vector<double>& sorted, double p) {
+  if (sorted.empty()) return 0;
+  const double pos = p / 100.0 * static_cast<double>(sorted.size() - 1);
+  const size_t lo = static_cast<size_t>(std::floor(pos));
+  const size_t hi = std::min(lo + 1, sorted.size() - 1);
+  const double frac = pos - static_cast<double>(lo);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * frac;
+}
+
+json summarize(std::vector<double>& v) {
+  if (v.empty())
+    return {{"count", 0}, {"mean", 0.0}, {"stddev", 0.0}, {"min", 0.0}, {"p50", 0.0}, {"p90", 0.0}, {"p99", 0.0}, {"max", 0.0}};
+  std::sort(v.begin(), v.end());
+  double sum = 0;
+  for (double x : v) sum += x;
+  const double mean = sum / static_cast<double>(v.size());
+  double ss = 0;
+  for (double x : v) ss += (x - mean) * (x - mean);
+  return {{"count", v.size()},
+          {"mean", mean},
+          {"stddev", std::sqrt(ss / static_cast<double>(v.size()))},
+          {"min", v.front()},
+          {"p50", percentile(v, 50)},
+          {"p90", percentile(v, 90)},
+          {"p99", percentile(v, 99)},
+          {"max", v.back()}};
+}
+
+int GapHistogram::bucket(int64_t v) {
+  if (v < kSub) return static_cast<int>(v);
+  const int e = 63 - __builtin_clzll(static_cast<unsigned long long>(v));  // highest set bit, >= 7
+  const int shift = e - 7;
+  const int sub = static_cast<int>((static_cast<uint64_t>(v) >> shift) & (kSub - 1));
+  return (e - 6) * kSub + sub;
+}
+
+double GapHistogram::bucket_mid(int b) {
+  if (b < kSub) return static_cast<double>(b);
+  const int e = b / kSub + 6;
+  const int sub = b % kSub;
+  const double lo = std::ldexp(static_cast<double>(kSub + sub), e - 7);
+  const double width = std::ldexp(1.0, e - 7);
+  return lo + 0.5 * (width - 1.0);
+}
+
+void GapHistogram::add(int64_t ns) {
+  if (ns < 0) ns = 0;
+  ++counts_[static_cast<size_t>(bucket(ns))];
+  if (count_ == 0 || ns < min_) min_ = ns;
+  if (count_ == 0 || ns > max_) max_ = ns;
+  ++count_;
+  const double d = static_cast<double>(ns);
+  sum_ += d;
+  sum_sq_ += d * d;
+}
+
+json GapHistogram::summary_ms() const {
+  if (count_ == 0)
+    return {{"count", 0}, {"mean", 0.0}, {"stddev", 0.0}, {"min", 0.0}, {"p50", 0.0}, {"p90", 0.0}, {"p99", 0.0}, {"max", 0.0}};
+  auto at_rank = [&](double p) {
+    const double rank = p / 100.0 * static_cast<double>(count_ - 1);
+    int64_t seen = 0;
+    for (size_t b = 0; b < counts_.size(); ++b) {
+      seen += counts_[b];
+      if (static_cast<double>(seen) > rank) {
+        const double mid = bucket_mid(static_cast<int>(b));
+        return std::min(std::max(mid, static_cast<double>(min_)), static_cast<double>(max_)) * 1e-6;
+      }
+    }
+    return static_cast<double>(max_) * 1e-6;
+  };
+  const double n = static_cast<double>(count_);
+  const double mean = sum_ / n;
+  const double var = std::max(0.0, sum_sq_ / n - mean * mean);
+  return {{"count", count_},
+          {"mean", mean * 1e-6},
+          {"stddev", std::sqrt(var) * 1e-6},
+          {"min", static_cast<double>(min_) * 1e-6},
+          {"p50", at_rank(50)},
+          {"p90", at_rank(90)},
+          {"p99", at_rank(99)},
+          {"max", static_cast<double>(max_) * 1e-6}};
+}
+
+void TimeSeries::add(TimeNs t, const SeriesSample& s) {
+  if (t < 0) t = 0;
+  size_t idx = static_cast<size_t>(t / width_);
+  while (idx >= static_cast<size_t>(2 * max_points_)) {
+    merge_pairs();
+    idx = static_cast<size_t>(t / width_);
+  }
+  if (buckets_.size() <= idx) buckets_.resize(idx + 1);
+  Bucket& b = buckets_[idx];
+  ++b.n;
+  b.sum.running += s.running;
+  b.sum.waiting += s.waiting;
+  b.sum.batch_size += s.batch_size;
+  b.sum.tokens += s.tokens;
+  b.sum.kv_blocks_used += s.kv_blocks_used;
+  b.sum.kv_utilization += s.kv_utilization;
+  b.waiting_max = std::max(b.waiting_max, s.waiting);
+  b.kv_max = std::max(b.kv_max, s.kv_blocks_used);
+  b.kv_util_max = std::max(b.kv_util_max, s.kv_utilization);
+}
+
+void TimeSeries::merge_pairs() {
+  std::vector<Bucket> merged((buckets_.size() + 1) / 2);
+  for (size_t i = 0; i < buckets_.size(); ++i) {
+    Bucket& m = merged[i / 2];
+    const Bucket& b = buckets_[i];
+    m.n += b.n;
+    m.sum.running += b.sum.running;
+    m.sum.waiting += b.sum.waiting;
+    m.sum.batch_size += b.sum.batch_size;
+    m.sum.tokens += b.sum.tokens;
+    m.sum.kv_blocks_used += b.sum.kv_blocks_used;
+    m.sum.kv_utilization += b.sum.kv_utilization;
+    m.waiting_max = std::max(m.waiting_max, b.waiting_max);
+    m.kv_max = std::max(m.kv_max, b.kv_max);
+    m.kv_util_max = std::max(m.kv_util_max, b.kv_util_max);
+  }
+  buckets_ = std::move(merged);
+  width_ *= 2;
+}
+
+json TimeSeries::to_json() const {
+  // At most 2 x max_points buckets are kept; merge once more on output when needed.
+  TimeSeries copy = *this;
+  while (copy.buckets_.size() > static_cast<size_t>(copy.max_points_)) copy.merge_pairs();
+  json t = json::array(), running = json::array(), waiting = json::array(), waiting_max = json::array(),
+       batch = json::array(), tokens = json::array(), kv = json::array(), kv_util = json::array();
+  for (size_t i = 0; i < copy.buckets_.size(); ++i) {
+    const Bucket& b = copy.buckets_[i];
+    if (b.n == 0) continue;
+    const double n = static_cast<double>(b.n);
+    t.push_back(to_s(static_cast<TimeNs>(i) * copy.width_));
+    running.push_back(b.sum.running / n);
+    waiting.push_back(b.sum.waiting / n);
+    waiting_max.push_back(b.waiting_max);
+    batch.push_back(b.sum.batch_size / n);
+    tokens.push_back(b.sum.tokens / n);
+    kv.push_back(b.kv_max);
+    kv_util.push_back(b.kv_util_max);
+  }
+  return {{"bucket_s", to_s(copy.width_)},
+          {"t_s", t},
+          {"running", running},
+          {"waiting", waiting},
+          {"waiting_max", waiting_max},
+          {"batch_size", batch},
+          {"tokens_per_step", tokens},
+          {"kv_blocks_used", kv},
+          {"kv_block_utilization", kv_util}};
+}
+
+}  // namespace sightline::serve

@@ -1,0 +1,58 @@
+#pragma once
+// Summaries for the simulator's metrics: exact percentiles of per-request
+// values, a log-bucketed histogram for per-token gaps, and a time series that
+// downsamples itself online to a bounded number of points.
+#include <cstdint>
+#include <vector>
+
+#include "core/json_reader.hpp"
+#include "serve/event_queue.hpp"
+
+namespace sightline::serve {
+
+// Linear interpolation between closest ranks (numpy's default); `sorted` ascending.
+double percentile(const std::vector<double>& sorted, double p);
+
+// {count, mean, stddev, min, p50, p90, p99, max} of `values` (sorted in place).
+json summarize(std::vector<double>& values);
+
+// Non-negative int64 samples (nanoseconds) in buckets of < 0.8% relative width.
+class GapHistogram {
+ public:
+  void add(int64_t ns);
+  json summary_ms() const;  // same keys as summarize(), in milliseconds
+  int64_t count() const { return count_; }
+
+ private:
+  static constexpr int kSub = 128;
+  static int bucket(int64_t v);
+  static double bucket_mid(int b);
+  std::vector<int64_t> counts_ = std::vector<int64_t>(64 * kSub, 0);
+  int64_t count_ = 0;
+  double sum_ = 0, sum_sq_ = 0;
+  int64_t min_ = 0, max_ = 0;
+};
+
+struct SeriesSample {
+  double running = 0, waiting = 0, batch_size = 0, tokens = 0, kv_blocks_used = 0, kv_utilization = 0;
+};
+
+class TimeSeries {
+ public:
+  explicit TimeSeries(int max_points = 500) : max_points_(max_points) {}
+  void add(TimeNs t, const SeriesSample& s);
+  json to_json() const;
+
+ private:
+  struct Bucket {
+    int64_t n = 0;
+    SeriesSample sum;
+    double waiting_max = 0, kv_max = 0, kv_util_max = 0;
+  };
+  void merge_pairs();
+  int max_points_;
+  TimeNs width_ = 1000000;  // 1 ms, doubled as the run grows
+  std::vector<Bucket> buckets_;
+};
+
+}  // namespace sightline::serve

@@ -1,0 +1,40 @@
+#pragma once
+// Request generation: arrivals and lengths drawn from named seeded streams
+// ("arrivals", "prompt_tokens", "output_tokens", "prefix", "lora",
+// "model_mix"), so changing one aspect leaves the others' draws unchanged.
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "serve/event_queue.hpp"
+#include "serve/sim_spec.hpp"
+
+namespace sightline::serve {
+
+struct RequestSpec {
+  TimeNs arrival = 0;
+  int64_t prompt = 0;
+  int64_t output = 0;
+  int32_t prefix_group = -1;
+  int64_t prefix_tokens = 0;
+  int32_t adapter = -1;
+  int8_t model = 0;  // 0: the scenario's model, 1: the co-located model
+};
+
+struct GeneratedWorkload {
+  std::vector<RequestSpec> requests;
+  int64_t truncated_outputs = 0;  // outputs shortened to fit max_model_len
+  bool capped = false;            // duration-driven generation hit limits.max_requests
+};
+
+struct WorkloadOverride {
+  std::optional<double> rate_qps;        // replaces the rate (a trace is time-scaled to it)
+  std::optional<int64_t> num_requests;   // replaces the count (duration-driven workloads too)
+};
+
+GeneratedWorkload generate_workload(const SimulationSpec& spec, uint64_t seed, const WorkloadOverride& o = {});
+
+// The workload's natural arrival rate (requests per second); 0 for all_at_once.
+double natural_rate_qps(const SimulationSpec& spec);
+
+}  // namespace sightline::serve
