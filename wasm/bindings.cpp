@@ -24,6 +24,7 @@ EMSCRIPTEN_BINDINGS(sightline) {
   emscripten::function("listPresets", &sightline::api::list_presets);
   emscripten::function("getPreset", &sightline::api::get_preset);
   emscripten::function("version", &sightline::api::version);
+  emscripten::function("listRegistries", &sightline::api::list_registries);
   emscripten::function("start", &start);
   emscripten::function("step", &step);
   emscripten::function("result", &result);

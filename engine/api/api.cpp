@@ -7,13 +7,18 @@
 #include "core/version.hpp"
 #include "presets/preset_store.hpp"
 #include "scenario/scenario.hpp"
+#include "serve/registry.hpp"
 
 namespace sightline::api {
 
 namespace {
 
 std::string ok_envelope(json result) {
-  json e = {{"ok", true}, {"result", std::move(result)}, {"warnings", json::array()}};
+  // Runs that report warnings inside their result surface them in the envelope too.
+  json warnings = result.is_object() && result.contains("warnings") && result["warnings"].is_array()
+                      ? result["warnings"]
+                      : json::array();
+  json e = {{"ok", true}, {"result", std::move(result)}, {"warnings", std::move(warnings)}};
   return e.dump();
 }
 
@@ -80,6 +85,23 @@ std::string version() {
     return json{{"engine_version", kEngineVersion},
                 {"scenario_schema_version", kScenarioSchemaVersion},
                 {"result_schema_version", kResultSchemaVersion}};
+  });
+}
+
+std::string list_registries() {
+  return guarded([] {
+    json stacks = json::array();
+    for (const json* p : sightline::list_presets("stacks")) stacks.push_back({{"name", p->at("id")}, {"description", p->at("name")}});
+    return json{{"serving", serve::registries_json()},
+                {"cost_tiers",
+                 json::array({{{"name", "auto"}, {"description", "target-measured where a calibration ships, else cross-generation"}},
+                              {{"name", "target-measured"}, {"description", "efficiency curves fitted from measurements of this GPU"}},
+                              {{"name", "cross-generation"}, {"description", "another GPU's curves applied to this GPU's spec sheet"}},
+                              {{"name", "roofline"}, {"description", "spec-sheet peaks, no efficiency losses"}}})},
+                {"software_stacks", stacks},
+                {"dtypes", dtype_names()},
+                {"attention", json::array({{{"name", "flash"}, {"description", "FlashAttention: scores never materialized"}},
+                                           {{"name", "standard"}, {"description", "materialized scores and probabilities"}}})}};
   });
 }
 

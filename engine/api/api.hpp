@@ -20,6 +20,8 @@ std::string validate_scenario(const std::string& scenario_json);  // result: the
 std::string list_presets(const std::string& kind);                // kind "" lists the kinds
 std::string get_preset(const std::string& kind, const std::string& id);
 std::string version();
+// Policy registries the page builds its dropdowns from: {"serving": {...}, "cost_tiers": [...], ...}.
+std::string list_registries();
 
 // Sliced runs for callers that must stay responsive (the web worker).
 class Engine {

@@ -10,6 +10,11 @@ using namespace sightline::cli;
 
 namespace {
 
+int cmd_registries(const Args&) {
+  std::cout << json::parse(sightline::api::list_registries())["result"].dump(2) << "\n";
+  return 0;
+}
+
 int cmd_version(const Args&) {
   std::cout << json::parse(sightline::api::version())["result"].dump() << "\n";
   return 0;
@@ -33,6 +38,7 @@ int main(int argc, char** argv) {
       {"ops", cmd_ops},
       {"comm", cmd_comm},
       {"report-training", cmd_report_training},
+      {"registries", cmd_registries},
       {"version", cmd_version},
   };
   const std::string name = args[0];

@@ -16,7 +16,7 @@ ServingSpec read_simulate(const json& v, const std::string& path, const Scenario
   sv.simulation = serve::read_simulation(v, path, s, sv.parallelism);
   ObjectReader r(v, path,
                  {"mode", "parallelism", "attention", "runtime_overhead_GiB", "workload", "cluster", "scheduler",
-                  "kv_cache", "speculative", "lora", "moe", "colocated_model", "slo", "cost", "max_qps_search",
+                  "kv_cache", "speculative", "lora", "moe", "colocated_model", "slo", "max_qps_search",
                   "compare", "key_metrics", "outputs", "limits"});
   sv.attention = r.choice("attention", {"flash", "standard"}, "flash") == "flash" ? AttentionImpl::Flash
                                                                                   : AttentionImpl::Standard;

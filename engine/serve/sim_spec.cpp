@@ -640,7 +640,7 @@ std::shared_ptr<const SimulationSpec> read_simulation(const json& v, const std::
                                                       ParallelLayout& default_layout) {
   ObjectReader r(v, path,
                  {"mode", "parallelism", "attention", "runtime_overhead_GiB", "workload", "cluster", "scheduler",
-                  "kv_cache", "speculative", "lora", "moe", "colocated_model", "slo", "cost", "max_qps_search",
+                  "kv_cache", "speculative", "lora", "moe", "colocated_model", "slo", "max_qps_search",
                   "compare", "key_metrics", "outputs", "limits"});
   auto spec = std::make_shared<SimulationSpec>();
   SimulationSpec& sp = *spec;
@@ -719,10 +719,8 @@ std::shared_ptr<const SimulationSpec> read_simulation(const json& v, const std::
     if (sp.slo.ttft_ms <= 0 && sp.slo.tpot_ms <= 0 && sp.slo.e2e_ms <= 0)
       fail(error_code::kInvalidValue, r.child_path("slo"), "an SLO needs at least one of ttft_ms, tpot_ms, e2e_ms above 0");
   }
-  if (const json* cv = r.find("cost")) {
-    ObjectReader cr(*cv, r.child_path("cost"), {"usd_per_gpu_hour"});
-    sp.usd_per_gpu_hour = cr.number("usd_per_gpu_hour", 0.0, 1e6);
-  }
+  // One place for the price of a GPU-hour: the scenario's cost_model.
+  if (s.cost_model.gpu_hour_usd > 0) sp.usd_per_gpu_hour = s.cost_model.gpu_hour_usd;
   if (const json* qv = r.find("max_qps_search")) {
     const std::string qpath = r.child_path("max_qps_search");
     ObjectReader qr(*qv, qpath, {"min_qps", "max_qps", "iterations", "num_requests"});
@@ -872,7 +870,6 @@ json simulation_to_json(const SimulationSpec& sp) {
     if (sp.slo.e2e_ms > 0) slo["e2e_ms"] = sp.slo.e2e_ms;
     j["slo"] = slo;
   }
-  if (sp.usd_per_gpu_hour) j["cost"] = {{"usd_per_gpu_hour", *sp.usd_per_gpu_hour}};
   if (sp.search.enabled) {
     j["max_qps_search"] = {{"min_qps", sp.search.min_qps},
                            {"iterations", sp.search.iterations},
