@@ -19,4 +19,10 @@ struct PowerEstimate {
 
 PowerEstimate step_power(const GpuSpec& gpu, Dtype compute_dtype, double flops, double bytes, double seconds);
 
+// The one power curve every estimate uses: idle + (TDP − idle) · activity,
+// activity clamped to [0, 1]. Callers choose the activity: a step's
+// utilization (above), the serving simulator's busy fraction, or the training
+// step's compute fraction.
+double gpu_power_W(const GpuSpec& gpu, double activity);
+
 }  // namespace sightline

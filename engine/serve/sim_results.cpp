@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "mem/inference_memory.hpp"
+#include "perf/power.hpp"
 #include "serve/simulation.hpp"
 
 namespace sightline::serve {
@@ -75,7 +76,7 @@ json Simulation::metrics() const {
     const double busy = std::min(r.busy_s, duration);
     busy_gpu_s += busy * g;
     step_s += r.step_s;
-    energy += g * (r.gpu->idle_power_W * duration + (r.gpu->tdp_W - r.gpu->idle_power_W) * busy);
+    energy += g * gpu_power_W(*r.gpu, busy / duration) * duration;
   }
   int64_t blocks_total = 0, peak_sum = 0;
   double peak_util = 0;

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/version.hpp"
+#include "perf/power.hpp"
 #include "mem/inference_memory.hpp"
 #include "model/param_count.hpp"
 #include "train/activations.hpp"
@@ -662,7 +663,7 @@ void TrainRun::finish() {
   if (c.tokens_to_train > 0) {
     const double time_s = c.tokens_to_train / tokens_s;
     const double util = step > 0 ? std::min(1.0, compute_s / step) : 0.0;
-    const double power_W = gpu.idle_power_W + (gpu.tdp_W - gpu.idle_power_W) * util;
+    const double power_W = gpu_power_W(gpu, util);
     const double gpu_hours = time_s / 3600.0 * world;
     json run = {{"tokens_to_train", c.tokens_to_train},
                 {"time_s", time_s},
