@@ -4,9 +4,9 @@
 #include <cmath>
 
 #include "core/version.hpp"
-#include "perf/power.hpp"
 #include "mem/inference_memory.hpp"
 #include "model/param_count.hpp"
+#include "perf/power.hpp"
 #include "train/activations.hpp"
 
 namespace sightline {
