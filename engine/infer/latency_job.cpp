@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "core/version.hpp"
+#include "api/result_header.hpp"
 #include "mem/inference_memory.hpp"
 #include "model/param_count.hpp"
 #include "perf/power.hpp"
@@ -84,17 +84,7 @@ json LatencyJob::result() const {
   BreakdownAccumulator prefill_breakdown;
   prefill_breakdown.add(prefill_);
 
-  json r;
-  r["schema_version"] = kResultSchemaVersion;
-  r["engine_version"] = kEngineVersion;
-  r["seed"] = s_.seed;
-  r["kind"] = "serving_latency";
-  r["cost_tier"] = cost_.model->tier();
-  r["scenario"] = {{"id", s_.id}, {"title", s_.title}};
-  r["model"] = {{"id", s_.model.id},
-                {"name", s_.model.name},
-                {"params_B", static_cast<double>(params.total) / 1e9},
-                {"active_params_B", static_cast<double>(params.active) / 1e9}};
+  json r = result_header(s_, "serving_latency", cost_.model->tier());
   r["deployment"] = {{"gpu", s_.hardware.gpu.id},
                      {"gpus", sv.parallelism.tp * sv.parallelism.pp},
                      {"tp", sv.parallelism.tp},

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/version.hpp"
+#include "api/result_header.hpp"
 #include "mem/inference_memory.hpp"
 #include "model/param_count.hpp"
 #include "serve/registry.hpp"
@@ -222,19 +222,8 @@ json ServingJob::quantization_block() const {
 json ServingJob::result() const {
   const SimulationSpec& spec = *s_.serving->simulation;
   json d = main_->details();
-  const ParamCounts params = count_params(s_.model);
   const CostSetup tier_setup = make_cost_setup(s_);
-  json r;
-  r["schema_version"] = kResultSchemaVersion;
-  r["engine_version"] = kEngineVersion;
-  r["seed"] = s_.seed;
-  r["kind"] = "serving_simulation";
-  r["cost_tier"] = tier_setup.model->tier();
-  r["scenario"] = {{"id", s_.id}, {"title", s_.title}};
-  r["model"] = {{"id", s_.model.id},
-                {"name", s_.model.name},
-                {"params_B", static_cast<double>(params.total) / 1e9},
-                {"active_params_B", static_cast<double>(params.active) / 1e9}};
+  json r = result_header(s_, "serving_simulation", tier_setup.model->tier());
   r["deployment"] = d["deployment"];
   const auto& w = spec.workload;
   json wl = {{"arrival", to_string(w.arrival.process)}, {"requests", main_->num_requests()}};

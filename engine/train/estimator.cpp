@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/version.hpp"
+#include "api/result_header.hpp"
 #include "mem/inference_memory.hpp"
 #include "model/param_count.hpp"
 #include "perf/power.hpp"
@@ -457,19 +457,9 @@ void TrainRun::finish() {
   const OptimizerCost layer_opt = optimizer_cost(layer_params);
 
   // ---- Result ----
-  json r;
-  r["schema_version"] = kResultSchemaVersion;
-  r["engine_version"] = kEngineVersion;
-  r["seed"] = s_.seed;
-  r["kind"] = "training";
-  r["cost_tier"] = setup_.model->tier();
-  r["scenario"] = {{"id", s_.id}, {"title", s_.title}};
-  r["model"] = {{"id", m.id},
-                {"name", m.name},
-                {"params_B", static_cast<double>(pcnt.total) / 1e9},
-                {"active_params_B", static_cast<double>(pcnt.active) / 1e9},
-                {"trainable_params_M", trainable_total / 1e6},
-                {"trainable_pct", 100.0 * trainable_total / static_cast<double>(pcnt.total)}};
+  json r = result_header(s_, "training", setup_.model->tier());
+  r["model"]["trainable_params_M"] = trainable_total / 1e6;
+  r["model"]["trainable_pct"] = 100.0 * trainable_total / static_cast<double>(pcnt.total);
   json placement = json::array();
   auto place = [&](const char* axis, const GroupShape& g) {
     placement.push_back({{"axis", axis},
