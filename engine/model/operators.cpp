@@ -53,6 +53,27 @@ Operator make_gemm_operator(const std::string& name, double count, int64_t m, in
   return op;
 }
 
+Operator make_memory_operator(const std::string& name, OpFamily family, double count, double bytes, double flops,
+                              Dtype dtype) {
+  Operator op;
+  op.name = name;
+  op.family = family;
+  op.count = count;
+  op.bytes = bytes;
+  op.flops = flops;
+  op.compute_dtype = dtype;
+  return op;
+}
+
+Operator make_collective_operator(const std::string& name, CollectiveKind kind, double count, double message_bytes,
+                                  int group, Dtype dtype) {
+  Operator op = make_memory_operator(name, OpFamily::Collective, count, message_bytes, 0, dtype);
+  op.collective = kind;
+  op.group_size = group;
+  op.message_bytes = message_bytes;
+  return op;
+}
+
 int64_t BatchShape::total_new_tokens() const {
   int64_t t = 0;
   for (const auto& s : seqs) t += s.new_tokens;
@@ -140,27 +161,13 @@ class StepBuilder {
   // Elementwise-like kernels: `elements_read` and `elements_written` in activation dtype.
   void add_memory_op(const std::string& name, OpFamily family, double count, double elements_read,
                      double elements_written, double flops_per_element) {
-    Operator op;
-    op.name = name;
-    op.family = family;
-    op.count = count;
-    op.compute_dtype = p_.activations;
-    op.flops = flops_per_element * std::max(elements_read, elements_written);
-    op.bytes = (elements_read + elements_written) * act_bytes_;
-    out_.ops.push_back(op);
+    out_.ops.push_back(make_memory_operator(name, family, count, (elements_read + elements_written) * act_bytes_,
+                                            flops_per_element * std::max(elements_read, elements_written),
+                                            p_.activations));
   }
 
   void add_collective(const std::string& name, CollectiveKind kind, double count, double message_bytes, int group) {
-    Operator op;
-    op.name = name;
-    op.family = OpFamily::Collective;
-    op.count = count;
-    op.collective = kind;
-    op.group_size = group;
-    op.message_bytes = message_bytes;
-    op.bytes = message_bytes;
-    op.compute_dtype = p_.activations;
-    out_.ops.push_back(op);
+    out_.ops.push_back(make_collective_operator(name, kind, count, message_bytes, group, p_.activations));
   }
 
   void add_embedding() {

@@ -98,6 +98,14 @@ Operator make_gemm_operator(const std::string& name, double count, int64_t m, in
                             double act_bytes, double weight_bytes, Dtype compute_dtype, bool bias = false,
                             double dequant_ops_per_weight = 0);
 
+// A memory-bound kernel moving `bytes` and doing `flops` of scalar work.
+Operator make_memory_operator(const std::string& name, OpFamily family, double count, double bytes, double flops,
+                              Dtype dtype);
+
+// A collective over `group` ranks on a message of `message_bytes`.
+Operator make_collective_operator(const std::string& name, CollectiveKind kind, double count, double message_bytes,
+                                  int group, Dtype dtype);
+
 // ALU operations to dequantize one int4/int8 weight: unpack (shift, mask),
 // convert to float, multiply-add scale and zero point.
 inline constexpr double kDequantOpsPerWeight = 4.0;

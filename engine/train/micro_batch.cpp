@@ -71,27 +71,11 @@ Operator gemm(const std::string& name, double count, int64_t m, int64_t n, int64
 }
 
 Operator memory_op(const std::string& name, double count, double bytes, double flops, Dtype dt) {
-  Operator op;
-  op.name = name;
-  op.family = OpFamily::Elementwise;
-  op.count = count;
-  op.bytes = bytes;
-  op.flops = flops;
-  op.compute_dtype = dt;
-  return op;
+  return make_memory_operator(name, OpFamily::Elementwise, count, bytes, flops, dt);
 }
 
 Operator collective(const std::string& name, CollectiveKind kind, double count, double bytes, int group, Dtype dt) {
-  Operator op;
-  op.name = name;
-  op.family = OpFamily::Collective;
-  op.collective = kind;
-  op.count = count;
-  op.group_size = group;
-  op.message_bytes = bytes;
-  op.bytes = bytes;
-  op.compute_dtype = dt;
-  return op;
+  return make_collective_operator(name, kind, count, bytes, group, dt);
 }
 
 bool fp8_selected(Fp8Gemms mode, const std::string& n) {
