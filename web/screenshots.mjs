@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Writes PNG screenshots of the main views to web/docs/ (committed, so reviewers
-// can see the page): result, sweep, compare, embed and the docs page.
+// can see the page): result, training, sweep, compare, embed and the docs page.
 // Usage: node web/screenshots.mjs [out-dir=web/docs]   (needs `bash .ci/build` first)
 import fs from 'node:fs';
 import path from 'node:path';
@@ -43,6 +43,22 @@ try {
   // Down to the roofline (the operator table below it would push the PNG over 300 KiB).
   const roof = await p.$eval('[data-chart="roofline"]', (e) => e.getBoundingClientRect().bottom + window.scrollY);
   await shot(p, 'result', { fullPage: true, clip: { x: 0, y: 0, width: 1280, height: Math.ceil(roof + 16) } });
+
+  // Training view: GPT-3 175B, PP=8 × DP=8, interleaved 1F1B (T2.3): the form, the headline, the
+  // step-time breakdown and memory; then the pipeline timeline and the compared schedule.
+  await p.selectOption('#scenario', 'T2.3');
+  await p.waitForSelector('#results[data-scenario="T2.3"] #run-status[data-state="done"]');
+  const cardsBottom = await p.$eval('[data-chart="train-memory"]', (e) => e.getBoundingClientRect().bottom + window.scrollY);
+  await shot(p, 'training', { fullPage: true, clip: { x: 0, y: 0, width: 1280, height: Math.ceil(cardsBottom + 16) } });
+  const pipeline = await p.$eval('[data-chart="timeline"]', (e) => {
+    const r = e.getBoundingClientRect();
+    return { x: r.left, y: r.top + window.scrollY, width: r.width, height: r.height };
+  });
+  const variants = await p.$eval('#train-compare-card', (e) => e.getBoundingClientRect().bottom + window.scrollY);
+  await shot(p, 'training-pipeline', {
+    fullPage: true,
+    clip: { x: Math.floor(pipeline.x) - 8, y: Math.floor(pipeline.y) - 8, width: Math.ceil(pipeline.width) + 16, height: Math.ceil(variants - pipeline.y) + 16 },
+  });
 
   // Sweep: batch size 1..256 of I1.1, with the Pareto view.
   await p.selectOption('#scenario', 'I1.1');

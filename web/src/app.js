@@ -7,6 +7,7 @@ import * as form from './form.js';
 import * as view from './render.js';
 import { registerKind, viewFor, allViews } from './kinds.js';
 import { view as latencyView } from './views/latency.js';
+import { view as trainingView } from './views/training.js';
 import { decodeLink, encodeLink, resolveLink, linkFor, canonicalOf, LinkError } from './share.js';
 import { getChartView } from './charts/registry.js';
 import { Sweep } from './sweep.js';
@@ -17,8 +18,10 @@ import { fixed3 } from './format.js';
 const DEFAULT_SCENARIO = 'I1.1';
 const STORAGE_KEY = 'sightline.scenario';
 const DEFAULT_EMBED_CHARTS = ['families', 'memory'];
+const CSV_TITLE = 'Download one CSV row per operator (prefill and decode step)';
 
 registerKind(latencyView);
+registerKind(trainingView);
 
 const workerUrl = new URL('./worker.js', import.meta.url);
 const client = new EngineClient(workerUrl);
@@ -40,7 +43,12 @@ const state = {
 
 const $ = (id) => document.getElementById(id);
 
-const sweep = new Sweep({ workerUrl, getScenario: () => currentScenario(), onDone: (ms) => { perf.lastSweepMs = ms; } });
+const sweep = new Sweep({
+  workerUrl,
+  getScenario: () => currentScenario(),
+  getGpu: (id) => state.gpus.get(id) || null,
+  onDone: (ms) => { perf.lastSweepMs = ms; },
+});
 const compare = new Compare();
 
 function currentScenario() {
@@ -153,9 +161,12 @@ function showResult(scenario, result, warnings) {
   }
   v.render(result, warnings, { scenario, gpus: state.gpus });
   renderHeadline(v, result);
+  $('results').dataset.scenario = (result.scenario && result.scenario.id) || '';
   $('summary').hidden = false;
-  if (v.section !== 'latency-view') $('summary').textContent = describe(scenario);
+  if (v.summary) $('summary').textContent = v.summary(result, { scenario, gpus: state.gpus });
+  else if (v.section !== 'latency-view') $('summary').textContent = describe(scenario);
   $('export-csv').disabled = !v.rows(result).some((r) => r.rows.length);
+  $('export-csv').title = v.csvTitle || CSV_TITLE;
   sweep.setMetrics(result);
   compare.update({ scenario, result, label: describe(scenario) });
   if (embed) applyEmbedCharts(v);
@@ -174,7 +185,7 @@ function renderHeadline(v, result) {
     value.className = 'kpi-value';
     const num = document.createElement('span');
     num.dataset.headline = h.key;
-    num.textContent = fixed3(h.value);
+    num.textContent = typeof h.text === 'string' ? h.text : fixed3(h.value);
     const unit = document.createElement('span');
     unit.className = 'unit';
     unit.textContent = h.unit || '';
@@ -187,9 +198,8 @@ function renderHeadline(v, result) {
 
 function showEngineError(err) {
   const fieldId = form.markInvalid(err.path);
-  const label = fieldId ? document.querySelector(`label[for="${fieldId}"]`) : null;
   $('error-title').textContent = 'The engine could not run this scenario';
-  view.showError(err, label ? label.firstChild.textContent.trim() : '');
+  view.showError(err, fieldId ? form.fieldLabel(fieldId) : '');
   view.setStatus('error', err.code === 'worker_crashed' ? 'Engine restarted' : 'Error');
 }
 
@@ -222,6 +232,7 @@ function loadScenario(presetId, scenario) {
   state.base = structuredClone(scenario);
   showPresetInPicker();
   form.fill(state.base);
+  sweep.setSection(form.sectionOf(state.base));
   runForm();
 }
 
@@ -353,9 +364,11 @@ async function importFile(file) {
 }
 
 function applyEmbedCharts(v) {
-  const wanted = (params.get('charts') || DEFAULT_EMBED_CHARTS.join(',')).split(',').map((s) => s.trim());
+  const defaults = v.embedCharts || DEFAULT_EMBED_CHARTS;
+  const wanted = (params.get('charts') || defaults.join(',')).split(',').map((s) => s.trim());
   const known = new Set(v.charts.map((c) => c.id));
-  const chosen = new Set(wanted.filter((c) => known.has(c)));
+  let chosen = new Set(wanted.filter((c) => known.has(c)));
+  if (!chosen.size) chosen = new Set(defaults.filter((c) => known.has(c)));  // charts of another result kind
   for (const card of document.querySelectorAll('[data-chart]')) card.hidden = !chosen.has(card.dataset.chart);
 }
 

@@ -7,7 +7,13 @@
 //     charts: [{id, title}]           chart cards an embed may choose (?charts=a,b)
 //     rows(result) -> [{name, rows: [object]}]   per-row CSV exports
 //     compare(result) -> [[group, key, value]]   numbers compared side by side
+//     optional:
+//     summary(result, ctx) -> string  the line above the results (else the scenario's description)
+//     sweepMetrics(result) -> {key: number}   what a sweep can plot (else result.metrics)
+//     embedCharts: [id]                charts an embed shows without ?charts=
+//     csvTitle                         tooltip of the CSV export button
 //   }
+// A headline entry may carry `text` instead of a number (e.g. a fits verdict).
 // The serving simulator and the training estimator register their own views
 // here; anything unknown falls back to the generic view, which shows every
 // numeric metric.

@@ -2,10 +2,10 @@
 // engine run on a small pool of workers; the chosen metric against the swept
 // value, and a throughput-vs-latency view with the Pareto front.
 import { EnginePool } from './pool.js';
-import { FIELDS, setAt } from './form.js';
+import { fieldsOf, fieldLabel, writeField, getAt } from './form.js';
 import { chartView } from './charts/registry.js';
 import { xyConfig, paretoFront } from './charts/xy.js';
-import { metricKeys } from './kinds.js';
+import { viewFor } from './kinds.js';
 import { metricLabel, sig3, fixed3 } from './format.js';
 import { toCsv, download } from './export.js';
 
@@ -69,10 +69,70 @@ export function sweepValues(spec, integer = true) {
   return { values };
 }
 
-/** The scenario of one sweep point: `value` at the field's path; TP×PP GPUs kept in step on one node. */
-export function pointScenario(base, field, value) {
+/** The numbers of a result a sweep can plot (the view's choice, else result.metrics). */
+export function metricsOf(result) {
+  if (!result) return {};
+  const v = viewFor(result);
+  const m = v.sweepMetrics ? v.sweepMetrics(result) : result.metrics;
+  return m && typeof m === 'object' ? m : {};
+}
+
+function metricNames(result) {
+  const m = metricsOf(result);
+  return Object.keys(m).filter((k) => typeof m[k] === 'number' && Number.isFinite(m[k]));
+}
+
+/** The intra-node link a GPU preset most likely has (NVLink generation by bandwidth, else PCIe). */
+export function defaultIntraNode(gpu) {
+  const bw = Number(gpu && gpu.nvlink_bandwidth_GBps) || 0;
+  if (bw >= 1800) return 'nvlink5-nvswitch';
+  if (bw >= 900) return 'nvlink4-nvswitch';
+  if (bw >= 600) return 'nvlink3-nvswitch';
+  return Number(gpu && gpu.pcie_gen) >= 5 ? 'pcie5' : 'pcie4';
+}
+
+/**
+ * The hardware of a training scenario after a parallelism change: dp×tp×pp×cp
+ * GPUs, min(8, that) per node (or the largest divisor ≤ 8 that keeps whole TP
+ * groups in a node when 8 does not divide it) and nodes accordingly; links added
+ * where the new shape needs one and the scenario has none.
+ */
+export function trainingHardware(s, getGpu = () => null) {
+  const par = (s.training && s.training.parallelism) || {};
+  const deg = (k) => (par[k] === undefined ? 1 : par[k]);
+  const [dp, tp, pp, cp] = ['dp', 'tp', 'pp', 'cp'].map(deg);
+  if (![dp, tp, pp, cp].every((v) => Number.isInteger(v) && v >= 1)) return;  // the engine reports it
+  const n = dp * tp * pp * cp;
+  let perNode = Math.min(8, n);
+  if (n % perNode !== 0) {
+    for (let d = 8; d >= 1; d--) {
+      if (n % d === 0 && (d % tp === 0 || tp > 8)) {
+        perNode = d;
+        break;
+      }
+    }
+  }
+  const nodes = Math.ceil(n / perNode);
+  const hw = { ...(s.hardware || {}) };
+  hw.gpus_per_node = perNode;
+  if (nodes > 1 || hw.nodes !== undefined) hw.nodes = nodes;
+  if (perNode > 1 && !hw.intra_node) {
+    const gpu = typeof hw.gpu === 'object' ? hw.gpu : getGpu(hw.gpu);
+    hw.intra_node = defaultIntraNode(gpu);
+  }
+  if (nodes > 1 && !hw.inter_node) hw.inter_node = 'ib-ndr';
+  s.hardware = hw;
+}
+
+/**
+ * The scenario of one sweep point: `value` written through the field. Serving:
+ * TP×PP GPUs kept in step on one node. Training: a parallelism degree sets the
+ * hardware to dp×tp×pp×cp GPUs (see trainingHardware).
+ */
+export function pointScenario(base, field, value, getGpu) {
   const s = structuredClone(base);
-  setAt(s, field.path, value);
+  writeField(s, field, value);
+  if (field.gpus && getAt(s, '/training')) trainingHardware(s, getGpu);
   if (field.id === 'tp' || field.id === 'pp') {
     const par = (s.serving && s.serving.parallelism) || {};
     const hw = s.hardware || {};
@@ -85,9 +145,11 @@ export function pointScenario(base, field, value) {
 
 export class Sweep {
   /** @param {{workerUrl: URL, getScenario: () => object, onDone?: (ms: number) => void}} options */
-  constructor({ workerUrl, getScenario, onDone = () => {} }) {
+  constructor({ workerUrl, getScenario, getGpu = () => null, onDone = () => {} }) {
     this.workerUrl = workerUrl;
     this.getScenario = getScenario;
+    this.getGpu = getGpu;
+    this.section = 'serving';
     this.onDone = onDone;
     this.pool = null;
     this.job = null;
@@ -97,18 +159,33 @@ export class Sweep {
     this.lastDurationMs = null;
   }
 
+  /** The numeric fields of the form's current section (serving or training). */
   get sweepable() {
-    return FIELDS.filter((f) => f.kind === 'int');
+    return fieldsOf(this.section).filter((f) => (f.kind === 'int' || f.kind === 'number') && !f.group);
   }
 
   fieldLabel(field) {
-    const label = document.querySelector(`label[for="${field.id}"]`);
-    return label ? label.firstChild.textContent.trim() : field.id;
+    return fieldLabel(field.id);
+  }
+
+  fillFields() {
+    const sel = $('sweep-field');
+    const keep = sel.value;
+    const list = this.sweepable;
+    sel.replaceChildren(...list.map((f) => option(f.id, this.fieldLabel(f))));
+    const preferred = this.section === 'training' ? 'train_mbs' : 'batch_size';
+    sel.value = list.some((f) => f.id === keep) ? keep : preferred;
+  }
+
+  /** Shows the fields of a serving or a training scenario. */
+  setSection(section) {
+    if (section === this.section) return;
+    this.section = section;
+    this.fillFields();
   }
 
   init() {
-    $('sweep-field').replaceChildren(...this.sweepable.map((f) => option(f.id, this.fieldLabel(f))));
-    $('sweep-field').value = 'batch_size';
+    this.fillFields();
     $('sweep-form').addEventListener('submit', (e) => {
       e.preventDefault();
       this.run();
@@ -145,7 +222,7 @@ export class Sweep {
 
   /** Fills the metric pickers from a result's numeric metrics, keeping choices. */
   setMetrics(result) {
-    const keys = metricKeys(result);
+    const keys = metricNames(result);
     if (!keys.length || keys.join() === this.metrics.join()) return;
     this.metrics = keys;
     const fill = (id, list, preferred) => {
@@ -157,10 +234,10 @@ export class Sweep {
       }));
       sel.value = list.includes(keep) ? keep : (preferred.find((p) => list.includes(p)) || list[0] || '');
     };
-    fill('sweep-metric', keys, ['output_tokens_per_s', 'tpot_ms']);
+    fill('sweep-metric', keys, ['output_tokens_per_s', 'tpot_ms', 'tokens_per_s_per_gpu']);
     const lat = keys.filter(isLatency);
     const thr = keys.filter(isThroughput);
-    fill('pareto-x', lat.length ? lat : keys, ['tpot_ms', 'ttft_p99_ms', 'e2e_ms']);
+    fill('pareto-x', lat.length ? lat : keys, ['tpot_ms', 'ttft_p99_ms', 'e2e_ms', 'step_time_ms']);
     fill('pareto-y', thr.length ? thr : keys, ['output_tokens_per_s', 'tokens_per_s_per_gpu']);
   }
 
@@ -201,7 +278,7 @@ export class Sweep {
       scale: $('sweep-scale').value,
       list: $('sweep-list').value,
     };
-    const { values, error, input } = sweepValues(spec, true);
+    const { values, error, input } = sweepValues(spec, field.kind === 'int');
     if (error) {
       this.showError(`Sweep values: ${error}.`, input);
       return;
@@ -218,7 +295,7 @@ export class Sweep {
     $('sweep-progress').value = 0;
     this.draw();
     let done = 0;
-    const job = this.pool.map(values.map((v) => pointScenario(base, field, v)), {
+    const job = this.pool.map(values.map((v) => pointScenario(base, field, v, this.getGpu)), {
       onPoint: (i, outcome) => {
         this.points[i].outcome = outcome;
         done += 1;
@@ -265,7 +342,7 @@ export class Sweep {
     $('sweep-chart-title').textContent = field ? `${m.label} vs ${fieldName}` : 'Sweep';
 
     const line = chartView('sweep', $('chart-sweep'), { height: 260 });
-    const pts = ok.map((p) => ({ x: p.value, y: p.outcome.result.metrics[metric], label: `${fieldName} = ${p.value}` }))
+    const pts = ok.map((p) => ({ x: p.value, y: metricsOf(p.outcome.result)[metric], label: `${fieldName} = ${p.value}` }))
       .filter((p) => Number.isFinite(p.y));
     if (!pts.length) line.clear('Sweep: no points yet');
     else {
@@ -279,7 +356,7 @@ export class Sweep {
     const px = metricLabel(xKey);
     const py = metricLabel(yKey);
     const pareto = chartView('pareto', $('chart-pareto'), { height: 260 });
-    const cloud = ok.map((p) => ({ x: p.outcome.result.metrics[xKey], y: p.outcome.result.metrics[yKey], label: `${fieldName} = ${p.value}`, value: p.value }))
+    const cloud = ok.map((p) => ({ x: metricsOf(p.outcome.result)[xKey], y: metricsOf(p.outcome.result)[yKey], label: `${fieldName} = ${p.value}`, value: p.value }))
       .filter((p) => Number.isFinite(p.x) && Number.isFinite(p.y));
     const front = paretoFront(cloud);
     const onFront = new Set(front.map((p) => p.value));
@@ -307,7 +384,7 @@ export class Sweep {
     const rows = this.points.map((p) => {
       const tr = document.createElement('tr');
       const r = p.outcome && p.outcome.result;
-      const metrics = (r && r.metrics) || {};
+      const metrics = metricsOf(r);
       tr.dataset.value = String(p.value);
       tr.dataset.state = !p.outcome ? 'pending' : (r ? 'ok' : 'error');
       const th = cell('th', String(p.value), 'num');
@@ -328,7 +405,7 @@ export class Sweep {
     const field = this.field;
     const rows = this.points.map((p) => {
       const r = p.outcome && p.outcome.result;
-      return { [field.id]: p.value, ...((r && r.metrics) || {}), error: p.outcome && p.outcome.error ? `${p.outcome.error.code}: ${p.outcome.error.message}` : '' };
+      return { [field.id]: p.value, ...metricsOf(r), error: p.outcome && p.outcome.error ? `${p.outcome.error.code}: ${p.outcome.error.message}` : '' };
     });
     download(`sightline-sweep-${field.id}.csv`, toCsv(rows), 'text/csv;charset=utf-8');
   }
