@@ -13,6 +13,15 @@ namespace sightline {
 
 namespace {
 
+// Every pass of a rank as {kind, micro_batch, chunk, start_ms, end_ms}, for the page's timeline.
+json passes_json(const std::vector<PassRecord>& passes) {
+  json out = json::array();
+  for (const PassRecord& p : passes)
+    out.push_back({{"kind", p.forward ? "fwd" : "bwd"}, {"micro_batch", p.micro}, {"chunk", p.chunk},
+                   {"start_ms", p.start_s * 1e3}, {"end_ms", p.end_s * 1e3}});
+  return out;
+}
+
 constexpr int64_t kPassesPerUnit = 512;
 
 bool is_compute_cat(int k) { return k <= kCatLoss; }
@@ -559,7 +568,8 @@ void TrainRun::finish() {
                       {"idle_ms", (span - t.busy_s) * 1e3},
                       {"peak_micro_batches_in_flight", t.peak_in_flight},
                       {"dp_comm_ms", t.comm_total_s * 1e3},
-                      {"step_end_ms", rs[d].end_s * 1e3}});
+                      {"step_end_ms", rs[d].end_s * 1e3},
+                      {"passes", passes_json(t.passes)}});
   }
   bubble_mean /= pp;
   const auto& pin = sim_->input();

@@ -127,6 +127,7 @@ bool PipelineSimulation::try_schedule(int d) {
   RankTimeline& r = ranks_[d];
   r.busy_s += dur;
   r.end_s = end;
+  if (total_ <= kMaxRecordedPasses) r.passes.push_back(PassRecord{p.chunk, p.micro, p.forward, start, end});
   if (p.forward) {
     fwd_end_[idx] = end;
     act_now_[d] += in_.act_bytes[j];

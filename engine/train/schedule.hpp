@@ -35,6 +35,18 @@ struct ScheduleInput {
   bool overlap_grad_sync = true;        // false: buckets wait for the rank's last backward
 };
 
+// One simulated pass, kept for drawing the schedule.
+struct PassRecord {
+  int chunk = 0;      // local model chunk on the rank (interleaved schedules)
+  int64_t micro = 0;
+  bool forward = true;
+  double start_s = 0, end_s = 0;
+};
+
+// Schedules up to this many passes keep every pass for the timeline; larger
+// ones keep only the per-rank totals, so results stay small.
+inline constexpr int64_t kMaxRecordedPasses = 4096;
+
 struct RankTimeline {
   double busy_s = 0;         // forward + backward time
   double end_s = 0;          // last pass ends
@@ -42,6 +54,7 @@ struct RankTimeline {
   double comm_total_s = 0;   // gradient bucket time (overlapped or not)
   double peak_act_bytes = 0; // activations held at the worst moment
   int64_t peak_in_flight = 0;  // micro-batch chunks held at the worst moment
+  std::vector<PassRecord> passes;  // empty when the schedule exceeds kMaxRecordedPasses
 };
 
 class PipelineSimulation {

@@ -121,8 +121,11 @@ test('T2.3 draws the pipeline timeline with the CLI\'s bubble numbers', async ()
   assert.ok(canvas, 'a timeline canvas');
   const box = await canvas.boundingBox();
   assert.ok(box.width > 300 && box.height > 150, `the canvas is drawn (${box.width}×${box.height})`);
-  assert.match(await canvas.getAttribute('aria-label'), /^Pipeline timeline of 8 ranks: rank 0 busy/);
-  assert.match(await page.textContent('#timeline-note'), /totals/);
+  // The engine records every pass of schedules up to 4,096 passes (T2.3 has 1,024), so the
+  // timeline draws each forward and backward pass at its simulated start and end.
+  assert.match(await canvas.getAttribute('aria-label'), /^Pipeline timeline of 8 ranks, every forward and backward pass/);
+  assert.match(await page.textContent('#timeline-note'), /forward or backward pass/);
+  assert.equal(p.per_rank[0].passes.length, 2 * p.micro_batches * p.virtual_stages);
   for (const key of ['bubble_pct', 'bubble_formula_pct', 'mean_idle_pct', 'makespan_ms']) {
     assert.equal(await metric(page, `train.pipeline.${key}`), fixed3(p[key]), key);
   }
