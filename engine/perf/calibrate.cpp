@@ -199,21 +199,19 @@ void fit_attention(KernelCalibration& cal, const std::vector<const KernelSample*
     notes.push_back("fwd and bwd levels fitted to " + std::to_string(both.size()) + " fwd+bwd measurements");
   }
   // 2. Single-pass measurements: a full curve with 3+ contexts, else a level.
-  auto fit_pass = [&](std::vector<const KernelSample*>& v, EtaCurve& curve, const char* name) {
+  auto fit_pass = [&](const std::vector<const KernelSample*>& v, EtaCurve AttentionParams::*curve, const char* name) {
     if (v.empty()) return;
     if (distinct_contexts(v) >= 3) {
-      curve = curve_from_points(v, gpu, a.launch_us);
-      notes.push_back(std::string(name) + " curve measured at " + std::to_string(curve.eta.size()) + " contexts");
+      a.*curve = curve_from_points(v, gpu, a.launch_us);
+      notes.push_back(std::string(name) + " curve measured at " + std::to_string((a.*curve).eta.size()) + " contexts");
     } else {
-      EtaCurve* target = &curve;
-      const double s = fit_scale([&](KernelCalibration& c, double f) {
-        scale_curve(name == std::string("fwd") ? c.attention.flash_fwd : c.attention.flash_bwd, f); }, cal, v, gpu);
-      scale_curve(*target, s);
+      const double s = fit_scale([&](KernelCalibration& c, double f) { scale_curve(c.attention.*curve, f); }, cal, v, gpu);
+      scale_curve(a.*curve, s);
       notes.push_back(std::string(name) + " level anchored to " + std::to_string(v.size()) + " measurement(s)");
     }
   };
-  fit_pass(fwd, a.flash_fwd, "fwd");
-  fit_pass(bwd, a.flash_bwd, "bwd");
+  fit_pass(fwd, &AttentionParams::flash_fwd, "fwd");
+  fit_pass(bwd, &AttentionParams::flash_bwd, "bwd");
   if (standard.size() >= 3) {
     // Standard attention's fwd and bwd are assumed equally efficient; eta = total FLOPs / (peak · time).
     std::map<double, std::vector<double>> by_x;
