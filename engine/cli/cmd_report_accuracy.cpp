@@ -32,22 +32,21 @@ void add_errors(ErrorsByClass& errors, const std::vector<KernelSample>& samples,
   }
 }
 
+json quantiles_json(std::vector<double> ape) {
+  std::sort(ape.begin(), ape.end());
+  auto q = [&](double p) {
+    if (ape.empty()) return 0.0;
+    const double pos = p * static_cast<double>(ape.size() - 1);
+    const size_t i = static_cast<size_t>(pos);
+    const size_t j = std::min(i + 1, ape.size() - 1);
+    return ape[i] + (pos - static_cast<double>(i)) * (ape[j] - ape[i]);
+  };
+  return {{"samples", ape.size()}, {"median_ape", q(0.5)}, {"p90_ape", q(0.9)}};
+}
+
 json summarize(const ErrorsByClass& errors) {
   json out = json::object();
-  for (const auto& [cls, e] : errors) {
-    const std::vector<double> pred(e.size(), 1.0);
-    std::vector<double> meas;
-    // summarize_errors works on times; feed 1 vs 1/(1±e) is awkward, so compute quantiles directly.
-    std::vector<double> sorted = e;
-    std::sort(sorted.begin(), sorted.end());
-    auto q = [&](double p) {
-      const double pos = p * static_cast<double>(sorted.size() - 1);
-      const size_t i = static_cast<size_t>(pos);
-      const size_t j = std::min(i + 1, sorted.size() - 1);
-      return sorted[i] + (pos - static_cast<double>(i)) * (sorted[j] - sorted[i]);
-    };
-    out[cls] = {{"samples", e.size()}, {"median_ape", q(0.5)}, {"p90_ape", q(0.9)}};
-  }
+  for (const auto& [cls, e] : errors) out[cls] = quantiles_json(e);
   return out;
 }
 
@@ -80,18 +79,6 @@ void print_class_table(const std::string& title, const json& by_class) {
               << "%" << std::setw(10) << fixed(100 * it.value()["p90_ape"].get<double>(), 1) << "%\n";
   }
   std::cout << "\n";
-}
-
-json quantiles_json(std::vector<double> ape) {
-  std::sort(ape.begin(), ape.end());
-  auto q = [&](double p) {
-    if (ape.empty()) return 0.0;
-    const double pos = p * static_cast<double>(ape.size() - 1);
-    const size_t i = static_cast<size_t>(pos);
-    const size_t j = std::min(i + 1, ape.size() - 1);
-    return ape[i] + (pos - static_cast<double>(i)) * (ape[j] - ape[i]);
-  };
-  return {{"samples", ape.size()}, {"median_ape", q(0.5)}, {"p90_ape", q(0.9)}};
 }
 
 constexpr double kMiB = 1024.0 * 1024.0;

@@ -119,7 +119,7 @@ void fit_gemm(KernelCalibration& cal, const std::vector<const KernelSample*>& al
 }
 
 void fit_memory_class(KernelCalibration& cal, KernelClass k, const std::vector<const KernelSample*>& samples,
-                      const GpuSpec& gpu, const CalibrationFitOptions& opt) {
+                      const GpuSpec& gpu) {
   MemoryKernelParams& p = cal.memory[k];
   const double bw = gpu.hbm_bandwidth_GBps * 1e9;
   if (samples.size() >= 3) {
@@ -149,7 +149,6 @@ void fit_memory_class(KernelCalibration& cal, KernelClass k, const std::vector<c
     p.provenance = "anchored: eta_memory fitted to " + std::to_string(samples.size()) +
                    " measurement(s) of this GPU; launch from " + p.provenance;
   }
-  (void)opt;
   p.residuals = residuals_of(samples, cal, gpu);
 }
 
@@ -271,7 +270,7 @@ KernelCalibration fit_kernel_calibration(const GpuSpec& gpu, const std::vector<K
     if (!s.ops.empty() && s.time_s > 0) by_class[sample_class(s)].push_back(&s);
 
   fit_gemm(cal, by_class[KernelClass::Gemm], gpu, options);
-  for (KernelClass k : memory_bound_classes()) fit_memory_class(cal, k, by_class[k], gpu, options);
+  for (KernelClass k : memory_bound_classes()) fit_memory_class(cal, k, by_class[k], gpu);
   // Classes without their own measurements borrow from a measured class of
   // this GPU rather than from another GPU where that is the closer kernel.
   if (by_class[KernelClass::AttentionDecode].empty() && by_class[KernelClass::Gemm].size() >= 3) {
