@@ -60,6 +60,26 @@ try {
     clip: { x: Math.floor(pipeline.x) - 8, y: Math.floor(pipeline.y) - 8, width: Math.ceil(pipeline.width) + 16, height: Math.ceil(variants - pipeline.y) + 16 },
   });
 
+  // Serving simulation: chunked prefill near saturation (I2.5): the simulate form, the headline,
+  // the TTFT / TPOT / E2E CDFs, and the percentile table; a second image has the time series and the busy time (one image would pass 300 KiB).
+  await p.selectOption('#scenario', 'I2.5');
+  await p.waitForSelector('#results[data-scenario="I2.5"] #run-status[data-state="done"]');
+  const cdfBottom = await p.$eval('[data-chart="cdf-e2e"]', (e) => e.getBoundingClientRect().bottom + window.scrollY);
+  await shot(p, 'serving', { fullPage: true, clip: { x: 0, y: 0, width: 1280, height: Math.ceil(cdfBottom + 16) } });
+  // Then the time series (requests, batch, KV blocks, tokens per step) and the busy time.
+  const series = await p.$eval('[data-chart="queue"]', (e) => {
+    const r = e.getBoundingClientRect();
+    return { x: r.left, y: r.top + window.scrollY };
+  });
+  const busy = await p.$eval('[data-chart="busy"]', (e) => {
+    const r = e.getBoundingClientRect();
+    return { right: r.right, bottom: r.bottom + window.scrollY };
+  });
+  await shot(p, 'serving-series', {
+    fullPage: true,
+    clip: { x: Math.floor(series.x) - 8, y: Math.floor(series.y) - 8, width: Math.ceil(busy.right - series.x) + 16, height: Math.ceil(busy.bottom - series.y) + 16 },
+  });
+
   // Sweep: batch size 1..256 of I1.1, with the Pareto view.
   await p.selectOption('#scenario', 'I1.1');
   await p.waitForSelector('#results[data-scenario="I1.1"] #run-status[data-state="done"]');

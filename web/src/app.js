@@ -8,6 +8,7 @@ import * as view from './render.js';
 import { registerKind, viewFor, allViews } from './kinds.js';
 import { view as latencyView } from './views/latency.js';
 import { view as trainingView } from './views/training.js';
+import { view as servingView } from './views/serving.js';
 import { decodeLink, encodeLink, resolveLink, linkFor, canonicalOf, LinkError } from './share.js';
 import { getChartView } from './charts/registry.js';
 import { Sweep } from './sweep.js';
@@ -22,6 +23,7 @@ const CSV_TITLE = 'Download one CSV row per operator (prefill and decode step)';
 
 registerKind(latencyView);
 registerKind(trainingView);
+registerKind(servingView);
 
 const workerUrl = new URL('./worker.js', import.meta.url);
 const client = new EngineClient(workerUrl);
@@ -167,6 +169,7 @@ function showResult(scenario, result, warnings) {
   else if (v.section !== 'latency-view') $('summary').textContent = describe(scenario);
   $('export-csv').disabled = !v.rows(result).some((r) => r.rows.length);
   $('export-csv').title = v.csvTitle || CSV_TITLE;
+  $('export-csv').textContent = v.csvLabel || 'Operators CSV';
   sweep.setMetrics(result);
   compare.update({ scenario, result, label: describe(scenario) });
   if (embed) applyEmbedCharts(v);
@@ -232,7 +235,7 @@ function loadScenario(presetId, scenario) {
   state.base = structuredClone(scenario);
   showPresetInPicker();
   form.fill(state.base);
-  sweep.setSection(form.sectionOf(state.base));
+  sweep.setSection(form.formSection(state.base));
   runForm();
 }
 
@@ -449,6 +452,7 @@ function bindEvents() {
   $('phase-prefill').addEventListener('click', () => view.setPhase('prefill'));
   $('family-ms').addEventListener('click', () => latencyView.setFamilyScale('ms'));
   $('family-pct').addEventListener('click', () => latencyView.setFamilyScale('%'));
+  servingView.bind();
   $('copy-link').addEventListener('click', () => share('link'));
   $('copy-embed').addEventListener('click', () => share('embed'));
   $('share-close').addEventListener('click', () => { $('share-box').hidden = true; });
@@ -513,7 +517,8 @@ async function init() {
     view.showVersion(await client.ready);
     const [scenarios, models, gpus, interconnects] = await Promise.all(
       ['scenarios', 'models', 'gpus', 'interconnects'].map((kind) => client.presets(kind)));
-    form.populate({ scenarios, models, gpus, interconnects });
+    const registries = await client.registries().catch(() => null);
+    form.populate({ scenarios, models, gpus, interconnects, registries });
     view.setCatalog({ gpus });
     for (const g of gpus) state.gpus.set(g.id, g);
     for (const s of scenarios) state.scenarios.set(s.id, s);

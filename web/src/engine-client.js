@@ -144,6 +144,11 @@ export class EngineClient extends EventTarget {
     return this._request('PRESETS', { kind }).promise.then((r) => r.result);
   }
 
+  /** The engine's registries (dtypes, cost tiers, serving policies, ...), as `sightline registries` prints them. */
+  registries() {
+    return this._request('REGISTRIES', {}).promise.then((r) => r.result);
+  }
+
   /** Resolves with the resolved scenario, or rejects with the located error. */
   validate(scenario) {
     return this._request('VALIDATE', { scenario }).promise.then((r) => r.result);

@@ -51,6 +51,64 @@ export function sectionOf(scenario) {
     ? 'training' : 'serving';
 }
 
+/** The form's finer section: 'training', 'simulate' (serving.mode simulate) or 'latency'. */
+export function formSection(scenario) {
+  if (sectionOf(scenario) === 'training') return 'training';
+  const mode = scenario && scenario.serving && scenario.serving.mode;
+  return mode === 'simulate' ? 'simulate' : 'latency';
+}
+
+/**
+ * Whether a field or element tagged `tag` (data-section) shows in form section
+ * `section`: 'serving' covers both serving modes ('latency' and 'simulate').
+ */
+export function sectionMatches(tag, section) {
+  if (!tag) return true;
+  if (tag === section) return true;
+  if (tag === 'serving') return section === 'latency' || section === 'simulate' || section === 'serving';
+  if (section === 'serving') return tag === 'latency';
+  return false;
+}
+
+/** Token counts: an integer shows as itself, a distribution object as empty (kept unless edited). */
+function tokensField(id, path) {
+  return {
+    id, path, kind: 'int', section: 'serving',
+    show: (s) => {
+      const v = getAt(s, path);
+      return typeof v === 'number' ? String(v) : '';
+    },
+    write: (s, v) => {
+      const n = parseInteger(v);
+      if (n !== undefined) setAt(s, path, n);  // empty: the scenario's own value (a distribution) stays
+    },
+  };
+}
+
+const SIM = 'simulate';
+
+/** Speculative decoding and other toggled groups: the checkbox adds or removes the object. */
+function toggleField(id, path, group) {
+  return { id, path, kind: 'toggle', toggles: group, section: SIM, write: (s, on) => { if (!on) setAt(s, path, undefined); } };
+}
+
+/**
+ * The router lives in serving.cluster, which excludes serving.parallelism: choosing a
+ * router in a scenario laid out by parallelism turns the layout into the equivalent pool.
+ */
+function writeRouter(s, v) {
+  const serving = s.serving || (s.serving = {});
+  if (!serving.cluster && serving.parallelism && typeof serving.parallelism === 'object') {
+    const tp = Number(serving.parallelism.tp) || 1;
+    const pp = Number(serving.parallelism.pp) || 1;
+    const hw = s.hardware || {};
+    const gpus = (Number(hw.gpus_per_node) || 1) * (Number(hw.nodes) || 1);
+    serving.cluster = { pools: [{ name: 'replicas', replicas: Math.max(1, Math.floor(gpus / (tp * pp))), tp, pp }] };
+    delete serving.parallelism;
+  }
+  setAt(s, '/serving/cluster/router', v === NO_LINK ? undefined : v);
+}
+
 const TRAINING_PAR = '/training/parallelism';
 
 /**
@@ -77,9 +135,30 @@ export const FIELDS = [
   { id: 'inter_node', path: '/hardware/inter_node', kind: 'select', optional: true },
   { id: 'tp', path: '/serving/parallelism/tp', kind: 'int', section: 'serving' },
   { id: 'pp', path: '/serving/parallelism/pp', kind: 'int', section: 'serving' },
-  { id: 'prompt_tokens', path: '/serving/workload/prompt_tokens', kind: 'int', section: 'serving' },
-  { id: 'output_tokens', path: '/serving/workload/output_tokens', kind: 'int', section: 'serving' },
-  { id: 'batch_size', path: '/serving/workload/batch_size', kind: 'int', section: 'serving' },
+  tokensField('prompt_tokens', '/serving/workload/prompt_tokens'),
+  tokensField('output_tokens', '/serving/workload/output_tokens'),
+  { id: 'batch_size', path: '/serving/workload/batch_size', kind: 'int', section: 'latency' },
+
+  // serving simulation (serving.mode "simulate")
+  { id: 'sim_arrival', path: '/serving/workload/arrival/process', kind: 'select', section: SIM, def: 'poisson' },
+  { id: 'sim_rate', path: '/serving/workload/arrival/rate_qps', kind: 'number', section: SIM },
+  { id: 'sim_num_requests', path: '/serving/workload/num_requests', kind: 'int', section: SIM },
+  { id: 'sim_router', path: '/serving/cluster/router', kind: 'select', section: SIM, optional: true, write: writeRouter },
+  { id: 'sim_policy', path: '/serving/scheduler/policy', kind: 'select', section: SIM, def: 'continuous' },
+  { id: 'sim_priority', path: '/serving/scheduler/priority', kind: 'select', section: SIM, optional: true },
+  { id: 'sim_max_num_seqs', path: '/serving/scheduler/max_num_seqs', kind: 'int', section: SIM, def: 256 },
+  { id: 'sim_max_batched', path: '/serving/scheduler/max_num_batched_tokens', kind: 'int', section: SIM },
+  { id: 'sim_chunk_size', path: '/serving/scheduler/chunk_size', kind: 'int', section: SIM, def: 512 },
+  { id: 'sim_kv_alloc', path: '/serving/kv_cache/allocation', kind: 'select', section: SIM, def: 'paged' },
+  { id: 'sim_block_size', path: '/serving/kv_cache/block_size', kind: 'int', section: SIM, def: 16 },
+  { id: 'sim_gpu_util', path: '/serving/kv_cache/gpu_memory_utilization', kind: 'number', section: SIM, def: 0.9 },
+  { id: 'sim_prefix_caching', path: '/serving/kv_cache/prefix_caching', kind: 'bool', section: SIM, def: false },
+  toggleField('spec_enabled', '/serving/speculative', 'spec'),
+  { id: 'spec_method', path: '/serving/speculative/method', kind: 'select', section: SIM, group: 'spec', def: 'ngram' },
+  { id: 'spec_k', path: '/serving/speculative/k', kind: 'int', section: SIM, group: 'spec', def: 5 },
+  { id: 'spec_accept', path: '/serving/speculative/acceptance_rate', kind: 'number', section: SIM, group: 'spec', def: 0.7 },
+  { id: 'sim_slo_ttft', path: '/serving/slo/ttft_ms', kind: 'number', section: SIM },
+  { id: 'sim_slo_tpot', path: '/serving/slo/tpot_ms', kind: 'number', section: SIM },
   { id: 'weights', path: '/precision/weights', kind: 'select' },
   { id: 'activations', path: '/precision/activations', kind: 'select' },
   { id: 'kv_cache', path: '/precision/kv_cache', kind: 'select', section: 'serving' },
@@ -142,7 +221,7 @@ export const FIELDS = [
 
   // training: LoRA
   {
-    id: 'lora_enabled', path: '/training/lora', kind: 'lora', section: 'training',
+    id: 'lora_enabled', path: '/training/lora', kind: 'toggle', toggles: 'lora', section: 'training',
     write: (s, on) => { if (!on) setAt(s, '/training/lora', undefined); },
   },
   { id: 'lora_rank', path: '/training/lora/rank', kind: 'int', section: 'training', group: 'lora', def: 16 },
@@ -154,10 +233,12 @@ export const FIELDS = [
   { id: 'gpu_hour_usd', path: '/cost_model/gpu_hour_usd', kind: 'number', section: 'training' },
 ];
 
-/** The fields a scenario of `section` shows. */
+/** The fields a scenario of `section` shows ('latency' | 'simulate' | 'training'; 'serving' means latency). */
 export function fieldsOf(section) {
-  return FIELDS.filter((f) => !f.section || f.section === section);
+  return FIELDS.filter((f) => sectionMatches(f.section, section));
 }
+
+const TOGGLES = () => FIELDS.filter((f) => f.kind === 'toggle');
 
 /** The preset id a scenario's `model` refers to, or null for an inline model. */
 function modelPresetId(model) {
@@ -211,8 +292,33 @@ function setGroupEnabled(group, on) {
   }
 }
 
+const SERVING_SELECTS = [
+  // [select id, registry list, extra first option for "engine default"]
+  ['sim_arrival', 'arrival_processes'],
+  ['sim_router', 'routers', 'Default (round robin)'],
+  ['sim_policy', 'scheduler_policies'],
+  ['sim_priority', 'scheduler_priorities', "Policy's own"],
+  ['sim_kv_alloc', 'kv_allocations'],
+  ['spec_method', 'speculative_methods'],
+];
+
+const FALLBACK_SERVING = {
+  arrival_processes: ['poisson', 'gamma', 'fixed', 'all_at_once', 'trace'],
+  routers: ['round_robin', 'least_outstanding', 'least_kv_load'],
+  scheduler_policies: ['continuous', 'chunked_prefill', 'static'],
+  scheduler_priorities: ['prefill_first', 'decode_first', 'fcfs'],
+  kv_allocations: ['paged', 'contiguous'],
+  speculative_methods: ['draft', 'ngram'],
+};
+
 /** Builds every dropdown from the engine's preset lists and wires linked inputs. */
-export function populate({ scenarios, models, gpus, interconnects }) {
+export function populate({ scenarios, models, gpus, interconnects, registries = null }) {
+  const serving = (registries && registries.serving) || {};
+  for (const [id, list, empty] of SERVING_SELECTS) {
+    const entries = Array.isArray(serving[list]) && serving[list].length ? serving[list] : FALLBACK_SERVING[list];
+    const opts = entries.map((e) => (typeof e === 'string' ? option(e, e) : option(String(e.name), String(e.name), e.description ? String(e.description) : undefined)));
+    fillSelect(el(id), empty ? [option(NO_LINK, empty), ...opts] : opts);
+  }
   fillSelect(el('scenario'), scenarios.map((s) => option(s.id, `${s.id} — ${s.title || s.name || ''}`, s.source)));
   fillSelect(el('model'), models.map((m) => option(m.id, m.name || m.id, m.source)));
   fillSelect(el('gpu'), gpus.map((g) => option(g.id, g.name || g.id, g.source)));
@@ -231,7 +337,7 @@ export function populate({ scenarios, models, gpus, interconnects }) {
     if (!f.clears) continue;
     el(f.id).addEventListener('input', () => { el(f.clears).value = ''; });
   }
-  el('lora_enabled').addEventListener('change', (e) => setGroupEnabled('lora', e.target.checked));
+  for (const t of TOGGLES()) el(t.id).addEventListener('change', (e) => setGroupEnabled(t.toggles, e.target.checked));
 }
 
 /** What an input shows for a scenario, as its comparable value. */
@@ -245,7 +351,7 @@ function shownValue(f, scenario) {
       return String(value);
     case 'bool':
       return typeof value === 'boolean' ? value : Boolean(f.def);
-    case 'lora':
+    case 'toggle':
       return Boolean(value && typeof value === 'object');
     case 'targets':
       return Array.isArray(value) ? value.map(String) : (f.def || []);
@@ -258,14 +364,14 @@ function shownValue(f, scenario) {
 /** The current value of an input, in the same shape as shownValue. */
 function inputValue(f) {
   const input = el(f.id);
-  if (f.kind === 'bool' || f.kind === 'lora') return input.checked;
+  if (f.kind === 'bool' || f.kind === 'toggle') return input.checked;
   if (f.kind === 'targets') return targetBoxes().filter((b) => b.checked).map((b) => b.value);
   return input.value;
 }
 
 function setInput(f, value) {
   const input = el(f.id);
-  if (f.kind === 'bool' || f.kind === 'lora') input.checked = Boolean(value);
+  if (f.kind === 'bool' || f.kind === 'toggle') input.checked = Boolean(value);
   else if (f.kind === 'targets') {
     const set = new Set(value);
     for (const box of targetBoxes()) box.checked = set.has(box.value);
@@ -277,11 +383,13 @@ function setInput(f, value) {
 
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 let filled = new Map();  // field id -> the value fill() put in the input
+let current = 'latency'; // the form section fill() showed
 
 /** Fills the inputs from a scenario and shows the fieldsets of its section. */
 export function fill(scenario) {
-  const section = sectionOf(scenario);
-  for (const node of document.querySelectorAll('#scenario-form [data-section]')) node.hidden = node.dataset.section !== section;
+  const section = formSection(scenario);
+  current = section;
+  for (const node of document.querySelectorAll('#scenario-form [data-section]')) node.hidden = !sectionMatches(node.dataset.section, section);
   filled = new Map();
   for (const f of FIELDS) {
     const input = el(f.id);
@@ -300,7 +408,7 @@ export function fill(scenario) {
     setInput(f, shown);
     filled.set(f.id, inputValue(f));
   }
-  setGroupEnabled('lora', el('lora_enabled').checked);
+  for (const t of TOGGLES()) setGroupEnabled(t.toggles, el(t.id).checked);
 }
 
 function parseInteger(text) {
@@ -332,9 +440,14 @@ export function writeField(scenario, f, value) {
 /** The scenario described by the form: a copy of `base` with every edited field applied. */
 export function read(base) {
   const scenario = structuredClone(base);
-  const section = sectionOf(base);
-  const loraOn = el('lora_enabled').checked;
-  const loraNew = loraOn && !shownValue(FIELDS.find((f) => f.id === 'lora_enabled'), base);
+  const section = formSection(base);
+  const groupOn = new Map();
+  const groupNew = new Map();
+  for (const t of TOGGLES()) {
+    const on = el(t.id).checked;
+    groupOn.set(t.toggles, on);
+    groupNew.set(t.toggles, on && !shownValue(t, base));
+  }
   for (const f of fieldsOf(section)) {
     const input = el(f.id);
     if (f.kind === 'model') {
@@ -343,9 +456,9 @@ export function read(base) {
       if (chosen !== CUSTOM_MODEL && chosen !== modelPresetId(base.model)) scenario.model = chosen;
       continue;
     }
-    if (f.group === 'lora' && !loraOn) continue;
+    if (f.group && !groupOn.get(f.group)) continue;
     const value = inputValue(f);
-    const forced = f.group === 'lora' && loraNew;  // a new LoRA section takes every shown value
+    const forced = Boolean(f.group) && groupNew.get(f.group);  // a new LoRA / speculative section takes every shown value
     if (!forced && filled.has(f.id) && same(value, filled.get(f.id))) continue;
     writeField(scenario, f, value);
   }
@@ -357,7 +470,9 @@ export function fieldForPath(path) {
   if (typeof path !== 'string' || path === '') return null;
   let best = null;
   let bestLength = -1;
-  for (const f of FIELDS) {
+  // Fields of the shown section first (two fields may edit the same path in different sections).
+  const order = [...fieldsOf(current), ...FIELDS.filter((f) => !sectionMatches(f.section, current))];
+  for (const f of order) {
     for (const p of [f.path, ...(f.aliases || [])]) {
       if ((path === p || path.startsWith(`${p}/`)) && p.length > bestLength) {
         best = f;

@@ -149,7 +149,7 @@ export class Sweep {
     this.workerUrl = workerUrl;
     this.getScenario = getScenario;
     this.getGpu = getGpu;
-    this.section = 'serving';
+    this.section = 'latency';
     this.onDone = onDone;
     this.pool = null;
     this.job = null;
@@ -173,7 +173,7 @@ export class Sweep {
     const keep = sel.value;
     const list = this.sweepable;
     sel.replaceChildren(...list.map((f) => option(f.id, this.fieldLabel(f))));
-    const preferred = this.section === 'training' ? 'train_mbs' : 'batch_size';
+    const preferred = { training: 'train_mbs', simulate: 'sim_rate' }[this.section] || 'batch_size';
     sel.value = list.some((f) => f.id === keep) ? keep : preferred;
   }
 

@@ -8,6 +8,7 @@
  *                    CANCEL {id}       cancel the run whose request id is `id`
  *                    PRESETS {kind}    RESULT {result: [preset records]}
  *                    VALIDATE {scenario}  RESULT {result: resolved scenario}
+ *                    REGISTRIES {}     RESULT {result: the engine's policy registries}
  *   worker -> page   READY {version}   once the wasm module is instantiated (id null)
  *                    PROGRESS {progress}   0..1
  *                    RESULT {result, warnings}
@@ -154,6 +155,9 @@ self.onmessage = (event) => {
       break;
     case 'PRESETS':
       simple(id, (engine) => engine.listPresets(String(payload.kind)));
+      break;
+    case 'REGISTRIES':
+      simple(id, (engine) => engine.listRegistries());
       break;
     case 'VALIDATE':
       simple(id, (engine) => engine.validateScenario(scenarioText(payload.scenario)));

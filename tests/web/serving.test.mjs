@@ -1,0 +1,214 @@
+// Serving-simulation scenarios on the real page: the serving view shows the
+// CLI's numbers (headline, percentiles, key metrics, memory, compare), draws the
+// CDFs and time series, the simulate form edits the scenario, bad values are
+// located and highlighted, share links reproduce the numbers, and the
+// per-request CSV matches the records. Needs `bash .ci/build` first.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import {
+  checkBuilt, startServer, launchBrowser, newPage, cli, scenarioPreset, fixed3, waitDone, metric, siteDir,
+} from './harness.mjs';
+
+let server;
+let browser;
+let page;
+let share;
+
+before(async () => {
+  checkBuilt();
+  share = await import(pathToFileURL(path.join(siteDir, 'share.js')).href);
+  server = await startServer();
+  browser = await launchBrowser();
+  page = await newPage(browser);
+  await page.goto(server.url);
+  await waitDone(page, 'I1.1');
+});
+
+after(async () => {
+  if (browser) await browser.close();
+  if (server) await server.close();
+});
+
+async function setField(p, id, value) {
+  await p.fill(`#${id}`, String(value));
+  await p.dispatchEvent(`#${id}`, 'change');
+}
+
+async function servingMetrics(p) {
+  return p.$$eval('#serving-view [data-metric^="serve."]', (els) => Object.fromEntries(els.map((e) => [e.dataset.metric, e.textContent])));
+}
+
+test('I2.1 shows the serving view with the CLI\'s numbers and draws its charts', async () => {
+  await page.selectOption('#scenario', 'I2.1');
+  await waitDone(page, 'I2.1');
+  const expected = cli('I2.1');
+  assert.equal(expected.kind, 'serving_simulation');
+  assert.equal(await page.isVisible('#serving-view'), true);
+  assert.equal(await page.isVisible('#generic-view'), false);
+  assert.equal(await page.isVisible('#modified'), false, 'an untouched form reads back the preset exactly');
+
+  // The simulate form, filled from the preset; the latency-only batch size is hidden.
+  assert.equal(await page.isVisible('#batch_size'), false);
+  assert.equal(await page.inputValue('#sim_arrival'), 'poisson');
+  assert.equal(await page.inputValue('#sim_rate'), '2');
+  assert.equal(await page.inputValue('#sim_num_requests'), '1000');
+  assert.equal(await page.inputValue('#sim_policy'), 'continuous');
+  assert.equal(await page.inputValue('#sim_block_size'), '16');
+  assert.equal(await page.inputValue('#sim_slo_ttft'), '500');
+  assert.equal(await page.inputValue('#prompt_tokens'), '', 'a length distribution shows as empty');
+  const policies = await page.$$eval('#sim_policy option', (o) => o.map((x) => x.value));
+  assert.deepEqual(policies, ['continuous', 'chunked_prefill', 'static'], 'dropdowns from the engine registries');
+  for (const id of ['sim_arrival', 'sim_rate', 'sim_num_requests', 'sim_router', 'sim_policy', 'sim_priority', 'sim_max_num_seqs',
+    'sim_max_batched', 'sim_chunk_size', 'sim_kv_alloc', 'sim_block_size', 'sim_gpu_util', 'sim_prefix_caching',
+    'spec_enabled', 'spec_method', 'spec_k', 'spec_accept', 'sim_slo_ttft', 'sim_slo_tpot']) {
+    assert.ok(await page.$(`label[for="${id}"]`), `label for ${id}`);
+    assert.ok((await page.getAttribute(`#${id}`, 'title')).length > 10, `tooltip on ${id}`);
+  }
+
+  const m = expected.metrics;
+  const shown = await servingMetrics(page);
+  assert.equal(shown['serve.ttft_p50_ms'], fixed3(m.ttft_ms.p50));
+  assert.equal(shown['serve.ttft_p99_ms'], fixed3(m.ttft_ms.p99));
+  assert.equal(shown['serve.tpot_p50_ms'], fixed3(m.tpot_ms.p50));
+  assert.equal(shown['serve.e2e_p99_s'], fixed3(m.e2e_s.p99));
+  assert.equal(shown['serve.output_tokens_per_s'], fixed3(m.throughput.output_tokens_per_s));
+  assert.equal(shown['serve.output_tokens_per_s_per_gpu'], fixed3(m.throughput.output_tokens_per_s_per_gpu));
+  assert.equal(shown['serve.goodput_requests_per_s'], fixed3(m.goodput.requests_per_s));
+  for (const k of ['ttft_ms', 'tpot_ms', 'itl_ms', 'e2e_s', 'queueing_ms']) {
+    for (const s of ['mean', 'p50', 'p90', 'p99', 'max']) assert.equal(shown[`serve.${k}.${s}`], fixed3(m[k][s]), `${k}.${s}`);
+  }
+  for (const [id, k] of Object.entries(expected.key_metrics)) assert.equal(shown[`serve.key.${id}`], fixed3(k.value), id);
+  assert.equal(shown['serve.memory.0.kv_cache_GiB'], fixed3(expected.memory_per_gpu[0].kv_cache_GiB));
+  assert.equal(shown['serve.concurrency.waiting_max'], fixed3(m.concurrency.waiting_max));
+  assert.equal(await page.isVisible('#serve-compare-card'), false, 'I2.1 has no compare block');
+
+  // Every chart is drawn; the CDFs come from the per-request records.
+  for (const id of ['cdf-ttft', 'cdf-tpot', 'cdf-e2e', 'queue', 'kv', 'tokens', 'busy', 'serve-memory']) {
+    assert.equal(await page.getAttribute(`#chart-${id}`, 'data-empty'), 'false', id);
+    const box = await (await page.$(`#chart-${id} canvas`)).boundingBox();
+    assert.ok(box.width > 200 && box.height > 60, `${id} canvas drawn (${box.width}×${box.height})`);
+  }
+  assert.match(await page.getAttribute('#chart-cdf-ttft canvas', 'aria-label'),
+    new RegExp(`^TTFT CDF over 1000 requests: p50 ${String(+m.ttft_ms.p50.toPrecision(4)).replace('.', '\\.')} ms`));
+  // The CDF's own median agrees with the engine's p50 (the records are the same requests).
+  const cdf = await page.evaluate(async () => {
+    const { getChartView } = await import('./charts/registry.js');
+    const ds = getChartView('cdf-ttft').chart.data.datasets[0].data;
+    return { n: ds.length, median: ds.find((p) => p.y >= 0.5).x, last: ds[ds.length - 1] };
+  });
+  assert.equal(cdf.last.y, 1);
+  assert.ok(Math.abs(cdf.median - m.ttft_ms.p50) / m.ttft_ms.p50 < 0.05, `CDF median ${cdf.median} vs p50 ${m.ttft_ms.p50}`);
+  assert.equal(await page.textContent('#export-csv'), 'Requests CSV');
+  assert.deepEqual(page.errors, []);
+});
+
+test('a compare block and the per-request CSV export', async () => {
+  await page.selectOption('#scenario', 'I2.4');
+  await waitDone(page, 'I2.4');
+  const expected = cli('I2.4');
+  assert.equal(await page.isVisible('#serve-compare-card'), true);
+  assert.equal(await metric(page, 'serve.compare.ratio.output_tokens_per_s'), fixed3(expected.compare.ratio.output_tokens_per_s));
+  assert.equal(await metric(page, 'serve.compare.speedup.e2e_mean'), fixed3(expected.compare.speedup.e2e_mean));
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-csv')]);
+  assert.match(download.suggestedFilename(), /requests\.csv$/);
+  const text = await (await download.createReadStream()).toArray().then((c) => Buffer.concat(c).toString('utf8'));
+  const lines = text.trim().split(/\r?\n/);
+  assert.equal(lines.length, 1 + expected.requests.rows.length);
+  assert.match(lines[0], /^id,arrival_s,prompt_tokens,output_tokens,first_scheduled_s,first_token_s,completion_s,.*ttft_ms,tpot_ms,e2e_s/);
+  assert.deepEqual(page.errors, []);
+});
+
+test('a bad rate or block size is located and the field highlighted', async () => {
+  await page.selectOption('#scenario', 'I2.1');
+  await waitDone(page, 'I2.1');
+  await setField(page, 'sim_rate', -1);
+  await page.waitForSelector('#error:not([hidden])');
+  assert.equal(await page.textContent('#error-path'), '/serving/workload/arrival/rate_qps');
+  assert.match(await page.textContent('#error-message'), /\(field: Rate\)$/);
+  assert.equal(await page.getAttribute('#sim_rate', 'aria-invalid'), 'true');
+  assert.equal(await page.$$eval('.invalid', (els) => els.length), 1);
+
+  await setField(page, 'sim_rate', 2);
+  await waitDone(page, 'I2.1');
+  assert.equal(await page.$$eval('.invalid', (els) => els.length), 0);
+  assert.equal(await page.isVisible('#modified'), false, 'back to the preset');
+
+  await setField(page, 'sim_block_size', 0);
+  await page.waitForFunction(() => !document.getElementById('error').hidden
+    && document.getElementById('error-path').textContent === '/serving/kv_cache/block_size');
+  assert.equal(await page.getAttribute('#sim_block_size', 'aria-invalid'), 'true');
+  assert.match(await page.textContent('#error-message'), /\(field: Block size\)$/);
+  await page.click('#reset');
+  await waitDone(page, 'I2.1');
+  assert.deepEqual(page.errors, []);
+});
+
+test('a share link of an edited serving scenario reproduces the same numbers in a fresh browser', async () => {
+  await page.selectOption('#scenario', 'I2.1');
+  await waitDone(page, 'I2.1');
+  await setField(page, 'sim_num_requests', 300);
+  await page.waitForFunction(() => document.getElementById('run-status').dataset.state === 'done'
+    && document.getElementById('summary').textContent.includes('300 requests'));
+  await page.selectOption('#sim_policy', 'chunked_prefill');
+  await page.waitForFunction(() => document.getElementById('run-status').dataset.state === 'done'
+    && document.getElementById('summary').textContent.includes('chunked_prefill'));
+  await page.check('#spec_enabled');
+  await page.waitForFunction(() => document.getElementById('run-status').dataset.state === 'done'
+    && JSON.parse(document.getElementById('serving-json').textContent).deployment.speculative !== 'none');
+  const before = await servingMetrics(page);
+
+  await page.click('#copy-link');
+  await page.waitForSelector('#share-box:not([hidden])');
+  const link = await page.inputValue('#share-text');
+  const decoded = share.decodeLink(link.slice(link.indexOf('#')));
+  assert.equal(decoded.preset, 'I2.1');
+  assert.deepEqual(decoded.overrides.serving.workload, { num_requests: 300 });
+  assert.equal(decoded.overrides.serving.scheduler.policy, 'chunked_prefill');
+  assert.deepEqual(decoded.overrides.serving.speculative, { method: 'ngram', k: 5, acceptance_rate: 0.7 });
+
+  // The CLI gives the same numbers for the same scenario.
+  const scenario = scenarioPreset('I2.1');
+  scenario.serving.workload.num_requests = 300;
+  scenario.serving.scheduler.policy = 'chunked_prefill';
+  scenario.serving.speculative = { method: 'ngram', k: 5, acceptance_rate: 0.7 };
+  const expected = cli(scenario);
+  assert.equal(before['serve.ttft_p99_ms'], fixed3(expected.metrics.ttft_ms.p99));
+  assert.equal(before['serve.output_tokens_per_s'], fixed3(expected.metrics.throughput.output_tokens_per_s));
+
+  const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+  const p = await context.newPage();
+  p.errors = [];
+  p.on('pageerror', (e) => p.errors.push(e.message));
+  p.setDefaultTimeout(15000);
+  await p.goto(link);
+  await waitDone(p, 'I2.1');
+  assert.equal(await p.inputValue('#sim_num_requests'), '300');
+  assert.equal(await p.inputValue('#sim_policy'), 'chunked_prefill');
+  assert.equal(await p.isChecked('#spec_enabled'), true);
+  assert.deepEqual(await servingMetrics(p), before);
+  assert.deepEqual(p.errors, []);
+  await context.close();
+  await page.click('#share-close');
+  await page.click('#reset');
+  await waitDone(page, 'I2.1');
+});
+
+test('choosing a router turns the parallelism into a pool of replicas', async () => {
+  await page.selectOption('#scenario', 'I2.1');
+  await waitDone(page, 'I2.1');
+  await page.selectOption('#sim_router', 'least_outstanding');
+  await page.waitForFunction(() => document.getElementById('run-status').dataset.state === 'done'
+    && document.getElementById('summary').textContent.includes('router least_outstanding'));
+  const scenario = await page.evaluate(async () => {
+    const { decodeLink } = await import('./share.js');
+    return decodeLink(location.hash);
+  });
+  assert.equal(scenario.overrides.serving.cluster.router, 'least_outstanding');
+  assert.deepEqual(scenario.overrides.serving.cluster.pools, [{ name: 'replicas', replicas: 1, tp: 1, pp: 1 }]);
+  assert.equal(await page.isVisible('#error'), false);
+  await page.click('#reset');
+  await waitDone(page, 'I2.1');
+  assert.deepEqual(page.errors, []);
+});
