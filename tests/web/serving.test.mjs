@@ -212,3 +212,58 @@ test('choosing a router turns the parallelism into a pool of replicas', async ()
   await waitDone(page, 'I2.1');
   assert.deepEqual(page.errors, []);
 });
+
+test('a lognormal prompt distribution set in the form gives the CLI\'s numbers', async () => {
+  await page.selectOption('#scenario', 'I2.1');
+  await waitDone(page, 'I2.1');
+  await setField(page, 'sim_num_requests', 200);
+  await page.selectOption('#prompt_dist', 'lognormal');
+  for (const id of ['prompt_mean', 'prompt_cv', 'prompt_min', 'prompt_max']) {
+    assert.equal(await page.isVisible(`#${id}`), true, `${id} shown for lognormal`);
+    assert.ok(await page.$(`label[for="${id}"]`), `label for ${id}`);
+    assert.ok((await page.getAttribute(`#${id}`, 'title')).length > 10, `tooltip on ${id}`);
+  }
+  assert.equal(await page.isVisible('#prompt_theta'), false, 'zipf theta hidden for lognormal');
+  await setField(page, 'prompt_mean', 512);
+  await setField(page, 'prompt_cv', 0.5);
+  await setField(page, 'prompt_min', 16);
+  await setField(page, 'prompt_max', 2048);
+  const want = { dist: 'lognormal', mean: 512, cv: 0.5, min: 16, max: 2048 };
+  // The page's scenario (preset + share-link overrides) holds the distribution once the last run is done.
+  const presetPrompt = scenarioPreset('I2.1').serving.workload.prompt_tokens;
+  let link;
+  for (let i = 0; i < 150; i++) {
+    link = await page.evaluate(async () => {
+      const { decodeLink } = await import('./share.js');
+      return { state: document.getElementById('run-status').dataset.state, decoded: decodeLink(location.hash) };
+    });
+    const w = link.decoded && link.decoded.overrides.serving && link.decoded.overrides.serving.workload;
+    const merged = w && { ...(typeof presetPrompt === 'object' ? presetPrompt : {}), ...w.prompt_tokens };
+    if (link.state === 'done' && w && w.num_requests === 200 && JSON.stringify(Object.entries(merged).sort()) === JSON.stringify(Object.entries(want).sort())) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.equal(link.state, 'done');
+  assert.equal(link.decoded.overrides.serving.workload.num_requests, 200);
+
+  const scenario = scenarioPreset('I2.1');
+  scenario.serving.workload.num_requests = 200;
+  scenario.serving.workload.prompt_tokens = want;
+  const expected = cli(scenario);
+  const m = expected.metrics;
+  const shown = await servingMetrics(page);
+  for (const k of ['ttft_ms', 'tpot_ms', 'e2e_s', 'queueing_ms']) {
+    for (const s of ['mean', 'p50', 'p99']) assert.equal(shown[`serve.${k}.${s}`], fixed3(m[k][s]), `${k}.${s}`);
+  }
+  assert.equal(shown['serve.output_tokens_per_s'], fixed3(m.throughput.output_tokens_per_s));
+  assert.equal(shown['serve.goodput_requests_per_s'], fixed3(m.goodput.requests_per_s));
+
+  // A bad parameter is located at its input.
+  await setField(page, 'prompt_cv', -1);
+  await page.waitForFunction(() => !document.getElementById('error').hidden
+    && document.getElementById('error-path').textContent === '/serving/workload/prompt_tokens/cv');
+  assert.equal(await page.getAttribute('#prompt_cv', 'aria-invalid'), 'true');
+  await page.click('#reset');
+  await waitDone(page, 'I2.1');
+  assert.equal(await page.inputValue('#prompt_dist'), scenarioPreset('I2.1').serving.workload.prompt_tokens.dist || 'fixed');
+  assert.deepEqual(page.errors, []);
+});

@@ -111,6 +111,147 @@ function writeRouter(s, v) {
 
 const TRAINING_PAR = '/training/parallelism';
 
+// Length distributions of prompt_tokens / output_tokens: an integer ('fixed') or a {"dist": ...} object.
+export const DISTS = ['fixed', 'uniform', 'normal', 'lognormal', 'zipf'];
+const DIST_PARAMS = {
+  fixed: [], uniform: ['min', 'max'], normal: ['mean', 'stddev', 'min', 'max'],
+  lognormal: ['mean', 'cv', 'min', 'max'], zipf: ['min', 'max', 'theta'],
+};
+const PARAMS = ['min', 'max', 'mean', 'stddev', 'cv', 'theta'];
+const INT_PARAMS = new Set(['min', 'max']);
+
+function distOf(v) {
+  if (v && typeof v === 'object' && typeof v.dist === 'string') return v.dist;
+  return 'fixed';
+}
+
+/** The distribution selector of a length (`prefix` 'prompt' | 'output') and its parameter inputs. */
+function distFields(prefix, path) {
+  const parse = (p, t) => (INT_PARAMS.has(p) ? parseInteger(t) : parseNumber(t));
+  const select = {
+    id: `${prefix}_dist`, path, kind: 'select', section: SIM,
+    show: (s) => distOf(getAt(s, path)),
+    write: (s, v) => {
+      const cur = getAt(s, path);
+      if (v === 'fixed') {
+        // A fixed length is the plain integer: the token field's, else the distribution's mean (or min).
+        const n = parseInteger(el(`${prefix}_tokens`).value);
+        if (n !== undefined) return setAt(s, path, n);
+        if (cur && typeof cur === 'object') {
+          const x = Number(cur.value ?? cur.mean ?? cur.min);
+          if (Number.isFinite(x)) setAt(s, path, Math.max(1, Math.round(x)));
+        }
+        return undefined;
+      }
+      const obj = { dist: v };
+      for (const p of DIST_PARAMS[v] || []) {
+        const x = parse(p, el(`${prefix}_${p}`).value);
+        if (x !== undefined) obj[p] = x;
+      }
+      return setAt(s, path, obj);
+    },
+  };
+  const params = PARAMS.map((p) => ({
+    id: `${prefix}_${p}`, path: `${path}/${p}`, kind: INT_PARAMS.has(p) ? 'int' : 'number', section: SIM, distParam: p,
+    show: (s) => {
+      const v = getAt(s, path);
+      return v && typeof v === 'object' && v[p] !== undefined && v[p] !== null ? String(v[p]) : '';
+    },
+    write: (s, value) => {
+      const cur = getAt(s, path);
+      // Only a parameter of the chosen distribution is written (a hidden one stays out).
+      if (!cur || typeof cur !== 'object' || !(DIST_PARAMS[cur.dist] || []).includes(p)) return;
+      setAt(s, `${path}/${p}`, parse(p, value));
+    },
+  }));
+  return [select, ...params];
+}
+
+/** Shows the parameter inputs of the distribution chosen for `prefix`. */
+function showDistParams(prefix) {
+  const chosen = DIST_PARAMS[el(`${prefix}_dist`).value] || PARAMS;
+  for (const p of PARAMS) el(`${prefix}_${p}`).closest('.field').hidden = !chosen.includes(p);
+}
+
+/** num_requests and duration_s exclude each other: setting one removes the other. */
+function exclusive(path, other, parse) {
+  return (s, v) => {
+    const n = typeof v === 'number' ? v : parse(v);
+    setAt(s, path, n);
+    if (n !== undefined) setAt(s, other, undefined);
+  };
+}
+
+const MAX_QPS = '/serving/max_qps_search';
+const POOLS = '/serving/cluster/pools';
+
+function gpusOf(s) {
+  const hw = s.hardware || {};
+  return (Number(hw.gpus_per_node) || 1) * (Number(hw.nodes) || 1);
+}
+
+function disaggPools(s) {
+  const pools = getAt(s, POOLS);
+  if (!Array.isArray(pools)) return null;
+  const prefill = pools.find((p) => p && p.role === 'prefill');
+  const decode = pools.find((p) => p && p.role === 'decode');
+  return prefill && decode ? { prefill, decode } : null;
+}
+
+/** What the disaggregation inputs show: the scenario's pools, else an even split of its GPUs. */
+function disaggShown(s, key) {
+  const d = disaggPools(s);
+  if (d) return String(key === 'tp' ? (d.prefill.tp ?? 1) : (d[key].replicas ?? ''));
+  const tp = Number(getAt(s, '/serving/parallelism/tp')) || 1;
+  const replicas = Math.max(1, Math.floor(gpusOf(s) / tp));
+  if (key === 'tp') return String(tp);
+  const prefill = Math.max(1, Math.floor(replicas / 2));
+  return String(key === 'prefill' ? prefill : Math.max(1, replicas - prefill));
+}
+
+/** Rebuilds the cluster as a prefill pool and a decode pool from the disaggregation inputs. */
+function writeDisagg(s) {
+  const serving = s.serving || (s.serving = {});
+  const tp = parseInteger(el('disagg_tp').value) ?? 1;
+  const pools = [
+    { name: 'prefill', replicas: parseInteger(el('disagg_prefill').value), tp, role: 'prefill' },
+    { name: 'decode', replicas: parseInteger(el('disagg_decode').value), tp, role: 'decode' },
+  ];
+  delete serving.parallelism;
+  serving.cluster = { ...(serving.cluster || {}), pools };
+}
+
+/** Unchecking disaggregation turns the two pools back into one pool of mixed replicas. */
+function writeDisaggToggle(s, on) {
+  if (on) return writeDisagg(s);
+  const d = disaggPools(s);
+  if (!d) return undefined;
+  const tp = Number(d.decode.tp) || 1;
+  const pp = Number(d.decode.pp) || 1;
+  return setAt(s, POOLS, [{ name: 'replicas', replicas: Math.max(1, Math.floor(gpusOf(s) / (tp * pp))), tp, pp }]);
+}
+
+const RECOMPUTE = '/training/recompute';
+
+function recomputeMode(s) {
+  const r = getAt(s, RECOMPUTE);
+  if (r && typeof r === 'object') return r.mode;
+  return r;
+}
+
+/** A recompute option (every_n_layers of full, modules of selective) turns the mode string into an object. */
+function recomputeOption(mode, key, parse) {
+  return (s, v) => {
+    if (recomputeMode(s) !== mode) return;  // the option of another mode stays out
+    const value = parse(v);
+    const r = getAt(s, RECOMPUTE);
+    const obj = r && typeof r === 'object' ? { ...r } : { mode };
+    if (value === undefined) delete obj[key];
+    else obj[key] = value;
+    setAt(s, RECOMPUTE, Object.keys(obj).length === 1 ? mode : obj);
+  };
+}
+
 /**
  * Each form field edits one JSON pointer of the scenario. `kind`:
  *   int     – integer input; empty removes the key (engine default), non-integers
@@ -137,12 +278,26 @@ export const FIELDS = [
   { id: 'pp', path: '/serving/parallelism/pp', kind: 'int', section: 'serving' },
   tokensField('prompt_tokens', '/serving/workload/prompt_tokens'),
   tokensField('output_tokens', '/serving/workload/output_tokens'),
+  ...distFields('prompt', '/serving/workload/prompt_tokens'),
+  ...distFields('output', '/serving/workload/output_tokens'),
   { id: 'batch_size', path: '/serving/workload/batch_size', kind: 'int', section: 'latency' },
 
   // serving simulation (serving.mode "simulate")
   { id: 'sim_arrival', path: '/serving/workload/arrival/process', kind: 'select', section: SIM, def: 'poisson' },
   { id: 'sim_rate', path: '/serving/workload/arrival/rate_qps', kind: 'number', section: SIM },
-  { id: 'sim_num_requests', path: '/serving/workload/num_requests', kind: 'int', section: SIM },
+  {
+    id: 'sim_num_requests', path: '/serving/workload/num_requests', kind: 'int', section: SIM, clears: 'sim_duration',
+    write: exclusive('/serving/workload/num_requests', '/serving/workload/duration_s', parseInteger),
+  },
+  {
+    id: 'sim_duration', path: '/serving/workload/duration_s', kind: 'number', section: SIM, clears: 'sim_num_requests',
+    write: exclusive('/serving/workload/duration_s', '/serving/workload/num_requests', parseNumber),
+  },
+  { id: 'sim_cv', path: '/serving/workload/arrival/cv', kind: 'number', section: SIM },
+  toggleField('prefix_enabled', '/serving/workload/shared_prefix', 'prefix'),
+  { id: 'prefix_tokens', path: '/serving/workload/shared_prefix/tokens', kind: 'int', section: SIM, group: 'prefix', def: 512 },
+  { id: 'prefix_fraction', path: '/serving/workload/shared_prefix/request_fraction', kind: 'number', section: SIM, group: 'prefix', def: 1 },
+  { id: 'prefix_groups', path: '/serving/workload/shared_prefix/groups', kind: 'int', section: SIM, group: 'prefix', def: 1 },
   { id: 'sim_router', path: '/serving/cluster/router', kind: 'select', section: SIM, optional: true, write: writeRouter },
   { id: 'sim_policy', path: '/serving/scheduler/policy', kind: 'select', section: SIM, def: 'continuous' },
   { id: 'sim_priority', path: '/serving/scheduler/priority', kind: 'select', section: SIM, optional: true },
@@ -152,13 +307,56 @@ export const FIELDS = [
   { id: 'sim_kv_alloc', path: '/serving/kv_cache/allocation', kind: 'select', section: SIM, def: 'paged' },
   { id: 'sim_block_size', path: '/serving/kv_cache/block_size', kind: 'int', section: SIM, def: 16 },
   { id: 'sim_gpu_util', path: '/serving/kv_cache/gpu_memory_utilization', kind: 'number', section: SIM, def: 0.9 },
+  { id: 'sim_watermark', path: '/serving/kv_cache/watermark', kind: 'number', section: SIM, def: 0.01 },
+  { id: 'sim_preemption', path: '/serving/kv_cache/preemption', kind: 'select', section: SIM, def: 'recompute' },
+  { id: 'sim_swap_space', path: '/serving/kv_cache/swap_space_GiB', kind: 'number', section: SIM, def: 4 },
   { id: 'sim_prefix_caching', path: '/serving/kv_cache/prefix_caching', kind: 'bool', section: SIM, def: false },
   toggleField('spec_enabled', '/serving/speculative', 'spec'),
   { id: 'spec_method', path: '/serving/speculative/method', kind: 'select', section: SIM, group: 'spec', def: 'ngram' },
   { id: 'spec_k', path: '/serving/speculative/k', kind: 'int', section: SIM, group: 'spec', def: 5 },
   { id: 'spec_accept', path: '/serving/speculative/acceptance_rate', kind: 'number', section: SIM, group: 'spec', def: 0.7 },
+  {
+    id: 'spec_draft', path: '/serving/speculative/draft_model', kind: 'select', section: SIM, group: 'spec', optional: true,
+    show: (s) => modelPresetId(getAt(s, '/serving/speculative/draft_model')) || NO_LINK,
+    write: (s, v) => {
+      // Only the draft method takes a draft model.
+      const draft = getAt(s, '/serving/speculative/method') === 'draft';
+      setAt(s, '/serving/speculative/draft_model', draft && v !== NO_LINK ? v : undefined);
+    },
+  },
   { id: 'sim_slo_ttft', path: '/serving/slo/ttft_ms', kind: 'number', section: SIM },
   { id: 'sim_slo_tpot', path: '/serving/slo/tpot_ms', kind: 'number', section: SIM },
+  { id: 'sim_slo_e2e', path: '/serving/slo/e2e_ms', kind: 'number', section: SIM },
+  { id: 'sim_slo_attainment', path: '/serving/slo/attainment', kind: 'number', section: SIM, def: 0.9 },
+  {
+    id: 'sim_max_qps', path: MAX_QPS, kind: 'bool', section: SIM,
+    show: (s) => { const v = getAt(s, MAX_QPS); return Boolean(v && typeof v === 'object'); },
+    write: (s, on) => {
+      const v = getAt(s, MAX_QPS);
+      setAt(s, MAX_QPS, on ? (v && typeof v === 'object' ? v : {}) : undefined);
+    },
+  },
+  toggleField('srv_lora_enabled', '/serving/lora', 'slora'),
+  { id: 'srv_lora_adapters', path: '/serving/lora/adapters', kind: 'int', section: SIM, group: 'slora', def: 8 },
+  { id: 'srv_lora_rank', path: '/serving/lora/rank', kind: 'int', section: SIM, group: 'slora', def: 16 },
+  { id: 'srv_lora_max_batch', path: '/serving/lora/max_adapters_per_batch', kind: 'int', section: SIM, group: 'slora', def: 4 },
+  { id: 'srv_moe_imbalance', path: '/serving/moe/load_imbalance', kind: 'number', section: SIM, def: 1 },
+  {
+    id: 'disagg_enabled', path: POOLS, kind: 'toggle', toggles: 'disagg', section: SIM,
+    show: (s) => Boolean(disaggPools(s)), write: writeDisaggToggle,
+  },
+  {
+    id: 'disagg_prefill', path: `${POOLS}/0/replicas`, kind: 'int', section: SIM, group: 'disagg',
+    show: (s) => disaggShown(s, 'prefill'), write: (s) => writeDisagg(s),
+  },
+  {
+    id: 'disagg_decode', path: `${POOLS}/1/replicas`, kind: 'int', section: SIM, group: 'disagg',
+    show: (s) => disaggShown(s, 'decode'), write: (s) => writeDisagg(s),
+  },
+  {
+    id: 'disagg_tp', path: `${POOLS}/0/tp`, kind: 'int', section: SIM, group: 'disagg', aliases: [`${POOLS}/1/tp`],
+    show: (s) => disaggShown(s, 'tp'), write: (s) => writeDisagg(s),
+  },
   { id: 'weights', path: '/precision/weights', kind: 'select' },
   { id: 'activations', path: '/precision/activations', kind: 'select' },
   { id: 'kv_cache', path: '/precision/kv_cache', kind: 'select', section: 'serving' },
@@ -215,7 +413,18 @@ export const FIELDS = [
       return typeof r === 'string' ? r : 'none';
     },
   },
+  {
+    id: 'train_every_n', path: `${RECOMPUTE}/every_n_layers`, kind: 'int', section: 'training', def: 1,
+    write: recomputeOption('full', 'every_n_layers', parseInteger),
+  },
+  {
+    id: 'train_rc_modules', path: `${RECOMPUTE}/modules`, kind: 'targets', section: 'training', def: ['core_attn'],
+    write: recomputeOption('selective', 'modules', (v) => [...v]),
+  },
+  { id: 'train_attention', path: '/training/attention', kind: 'select', section: 'training', def: 'flash' },
   { id: 'train_fp8', path: '/training/fp8', kind: 'select', section: 'training', def: 'none' },
+  { id: 'train_moe_imbalance', path: '/training/moe/load_imbalance', kind: 'number', section: 'training', def: 1 },
+  { id: 'train_runtime', path: '/training/runtime_overhead_GiB', kind: 'number', section: 'training', def: 2 },
   { id: 'train_optimizer', path: '/training/optimizer/type', kind: 'select', section: 'training', def: 'adamw' },
   { id: 'train_offload', path: '/training/optimizer/cpu_offload', kind: 'bool', section: 'training', def: false },
 
@@ -268,8 +477,8 @@ function ensureOption(select, value, text) {
   if (![...select.options].some((o) => o.value === value)) select.append(option(value, text || value));
 }
 
-function targetBoxes() {
-  return [...el('lora_targets').querySelectorAll('input[type="checkbox"]')];
+function targetBoxes(id) {
+  return [...el(id).querySelectorAll('input[type="checkbox"]')];
 }
 
 /** The label text of a field (without its unit), for messages and the sweep picker. */
@@ -286,7 +495,7 @@ function setGroupEnabled(group, on) {
   for (const f of FIELDS) {
     if (f.group !== group) continue;
     const input = el(f.id);
-    if (f.kind === 'targets') for (const box of targetBoxes()) box.disabled = !on;
+    if (f.kind === 'targets') for (const box of targetBoxes(f.id)) box.disabled = !on;
     else input.disabled = !on;
     input.closest('.field')?.classList.toggle('disabled', !on);
   }
@@ -333,11 +542,31 @@ export function populate({ scenarios, models, gpus, interconnects, registries = 
     ...inter.map((i) => option(i.id, i.name || i.id, i.source)),
   ]);
   for (const id of ['weights', 'activations', 'kv_cache']) fillSelect(el(id), DTYPES.map((d) => option(d, d)));
+  fillSelect(el('spec_draft'), [option(NO_LINK, 'None'), ...models.map((m) => option(m.id, m.name || m.id, m.source))]);
+  for (const prefix of ['prompt', 'output']) {
+    fillSelect(el(`${prefix}_dist`), DISTS.map((d) => option(d, d)));
+    el(`${prefix}_dist`).addEventListener('change', () => showDistParams(prefix));
+    // Typing a length makes it fixed.
+    el(`${prefix}_tokens`).addEventListener('input', () => {
+      if (current !== SIM) return;
+      el(`${prefix}_dist`).value = 'fixed';
+      showDistParams(prefix);
+    });
+  }
+  el('spec_method').addEventListener('change', showDependent);
+  el('train_recompute').addEventListener('change', showDependent);
   for (const f of FIELDS) {
     if (!f.clears) continue;
     el(f.id).addEventListener('input', () => { el(f.clears).value = ''; });
   }
   for (const t of TOGGLES()) el(t.id).addEventListener('change', (e) => setGroupEnabled(t.toggles, e.target.checked));
+}
+
+/** Shows the inputs that only apply to one choice of another (draft model, recompute options). */
+function showDependent() {
+  el('spec_draft').closest('.field').hidden = el('spec_method').value !== 'draft';
+  el('train_every_n').closest('.field').hidden = el('train_recompute').value !== 'full';
+  el('train_rc_modules').closest('.field').hidden = el('train_recompute').value !== 'selective';
 }
 
 /** What an input shows for a scenario, as its comparable value. */
@@ -365,7 +594,7 @@ function shownValue(f, scenario) {
 function inputValue(f) {
   const input = el(f.id);
   if (f.kind === 'bool' || f.kind === 'toggle') return input.checked;
-  if (f.kind === 'targets') return targetBoxes().filter((b) => b.checked).map((b) => b.value);
+  if (f.kind === 'targets') return targetBoxes(f.id).filter((b) => b.checked).map((b) => b.value);
   return input.value;
 }
 
@@ -374,7 +603,7 @@ function setInput(f, value) {
   if (f.kind === 'bool' || f.kind === 'toggle') input.checked = Boolean(value);
   else if (f.kind === 'targets') {
     const set = new Set(value);
-    for (const box of targetBoxes()) box.checked = set.has(box.value);
+    for (const box of targetBoxes(f.id)) box.checked = set.has(box.value);
   } else if (f.kind === 'select') {
     ensureOption(input, value);
     input.value = value;
@@ -409,6 +638,9 @@ export function fill(scenario) {
     filled.set(f.id, inputValue(f));
   }
   for (const t of TOGGLES()) setGroupEnabled(t.toggles, el(t.id).checked);
+  showDistParams('prompt');
+  showDistParams('output');
+  showDependent();
 }
 
 function parseInteger(text) {
