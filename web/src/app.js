@@ -15,6 +15,7 @@ import { Sweep } from './sweep.js';
 import { Compare } from './compare.js';
 import { download, slug, toCsv, readScenarioFile } from './export.js';
 import { fixed3 } from './format.js';
+import { $ } from './dom.js';
 
 const DEFAULT_SCENARIO = 'I1.1';
 const STORAGE_KEY = 'sightline.scenario';
@@ -43,7 +44,6 @@ const state = {
   last: null,            // {scenario, result, warnings} of the last finished run
 };
 
-const $ = (id) => document.getElementById(id);
 
 const sweep = new Sweep({
   workerUrl,

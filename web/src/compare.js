@@ -3,16 +3,9 @@
 // plus a text marker, so it does not rely on colour alone).
 import { viewFor } from './kinds.js';
 import { fixed3, metricLabel } from './format.js';
+import { $, cell } from './dom.js';
 
-const $ = (id) => document.getElementById(id);
 const IGNORED_INPUTS = new Set(['/source', '/title', '/id']);
-
-function cell(tag, text, className) {
-  const c = document.createElement(tag);
-  if (className) c.className = className;
-  if (text !== undefined) c.textContent = text;
-  return c;
-}
 
 /** Leaves of a scenario as [JSON pointer, value text]. */
 export function scenarioLeaves(obj, prefix = '') {

@@ -1,27 +1,8 @@
 // Renders engine results, errors and run status into the page. Engine and user
 // strings only ever go through textContent, never innerHTML.
 import { fixed3, integer, percent } from './format.js';
+import { $, cell, metricSpan, setMetric } from './dom.js';
 
-const $ = (id) => document.getElementById(id);
-
-function cell(tag, text, className) {
-  const c = document.createElement(tag);
-  if (className) c.className = className;
-  if (text !== undefined) c.textContent = text;
-  return c;
-}
-
-/** A <span data-metric=key> holding value with three decimals. */
-function metricSpan(key, value) {
-  const s = document.createElement('span');
-  s.dataset.metric = key;
-  s.textContent = fixed3(value);
-  return s;
-}
-
-function setMetric(key, value) {
-  for (const node of document.querySelectorAll(`[data-metric="${CSS.escape(key)}"]`)) node.textContent = fixed3(value);
-}
 
 function setField(key, text) {
   for (const node of document.querySelectorAll(`[data-field="${CSS.escape(key)}"]`)) node.textContent = text;

@@ -8,19 +8,12 @@ import { xyConfig, paretoFront } from './charts/xy.js';
 import { viewFor } from './kinds.js';
 import { metricLabel, sig3, fixed3 } from './format.js';
 import { toCsv, download } from './export.js';
+import { $, cell } from './dom.js';
 
-const $ = (id) => document.getElementById(id);
 export const MAX_POINTS = 200;
 
 const isThroughput = (k) => /per_s(_per_gpu)?$/.test(k);
 const isLatency = (k) => /_(ms|us|s)$/.test(k) && !isThroughput(k);
-
-function cell(tag, text, className) {
-  const c = document.createElement(tag);
-  if (className) c.className = className;
-  if (text !== undefined) c.textContent = text;
-  return c;
-}
 
 function option(value, text) {
   const o = document.createElement('option');

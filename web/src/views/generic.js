@@ -2,15 +2,8 @@
 // metric as a headline card and a table, and the whole result as JSON text.
 import { fixed3, metricLabel } from '../format.js';
 import { metricKeys, numericLeaves } from '../kinds.js';
+import { $, cell } from '../dom.js';
 
-const $ = (id) => document.getElementById(id);
-
-function cell(tag, text, className) {
-  const c = document.createElement(tag);
-  if (className) c.className = className;
-  if (text !== undefined) c.textContent = text;
-  return c;
-}
 
 export const view = {
   kind: '*',

@@ -7,8 +7,8 @@ import { stackedBarsConfig, groupSum } from '../charts/bars.js';
 import { rooflineConfig, rooflinePoints } from '../charts/roofline.js';
 import { numericLeaves } from '../kinds.js';
 import { sig3 } from '../format.js';
+import { $ } from '../dom.js';
 
-const $ = (id) => document.getElementById(id);
 
 const HEADLINE = [
   ['ttft_ms', 'TTFT', 'ms', 'Time to first token: prompt prefill plus the first decode step'],

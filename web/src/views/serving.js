@@ -10,23 +10,9 @@ import { stackedBarsConfig } from '../charts/bars.js';
 import { xyConfig } from '../charts/xy.js';
 import { numericLeaves } from '../kinds.js';
 import { fixed3, metricLabel, sig3 } from '../format.js';
+import { $, cell, metricSpan } from '../dom.js';
 
-const $ = (id) => document.getElementById(id);
 const num = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : NaN);
-
-function cell(tag, text, className) {
-  const c = document.createElement(tag);
-  if (className) c.className = className;
-  if (text !== undefined) c.textContent = text;
-  return c;
-}
-
-function metricSpan(key, value) {
-  const s = document.createElement('span');
-  s.dataset.metric = key;
-  s.textContent = fixed3(value);
-  return s;
-}
 
 function row(label, key, value, unit, title) {
   const tr = document.createElement('tr');

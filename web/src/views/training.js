@@ -10,27 +10,8 @@ import { timelineConfig, pipelineSegments } from '../charts/timeline.js';
 import { xyConfig } from '../charts/xy.js';
 import { numericLeaves } from '../kinds.js';
 import { fixed3, percent, sig3 } from '../format.js';
+import { $, cell, metricSpan, setMetric } from '../dom.js';
 
-const $ = (id) => document.getElementById(id);
-
-function cell(tag, text, className) {
-  const c = document.createElement(tag);
-  if (className) c.className = className;
-  if (text !== undefined) c.textContent = text;
-  return c;
-}
-
-/** A <span data-metric=key> holding value with three decimals. */
-function metricSpan(key, value) {
-  const s = document.createElement('span');
-  s.dataset.metric = key;
-  s.textContent = fixed3(value);
-  return s;
-}
-
-function setMetric(key, value) {
-  for (const node of document.querySelectorAll(`[data-metric="${CSS.escape(key)}"]`)) node.textContent = fixed3(value);
-}
 
 const num = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : NaN);
 
