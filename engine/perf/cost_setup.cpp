@@ -1,5 +1,6 @@
 #include "perf/cost_setup.hpp"
 
+#include "core/error.hpp"
 #include "perf/calibrated_cost.hpp"
 #include "scenario/scenario.hpp"
 
@@ -56,6 +57,9 @@ std::unique_ptr<KernelCostModel> make_kernel_cost_model(const std::string& reque
 CostSetup make_cost_setup(const Scenario& s) {
   CostSetup setup;
   setup.model = make_kernel_cost_model(s.cost_model.tier, s.hardware.gpu, &setup.provenance);
+  if (!setup.model)  // e.g. a compare variant moved a target-measured scenario to an uncalibrated GPU
+    fail(error_code::kConstraint, "/cost_model/tier",
+         "no target-measured calibration ships for '" + s.hardware.gpu.id + "'; use \"auto\" or \"cross-generation\"");
   setup.ctx.gpu = &s.hardware.gpu;
   // Tensor parallelism stays inside a node; pipeline stages cross nodes when
   // the deployment spans several.
