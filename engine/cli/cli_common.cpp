@@ -48,6 +48,26 @@ int report_error(const json& envelope) {
   return 1;
 }
 
+int report_error(const SightlineError& e) {
+  std::cerr << "error [" << e.code() << "] at '" << e.path() << "': " << e.what() << "\n";
+  return 1;
+}
+
+void write_output(const std::string& path, const std::string& text) {
+  if (path.empty()) {
+    std::cout << text;
+    return;
+  }
+  std::ofstream f(path);
+  if (!f) fail("io_error", "", "cannot write " + path);
+  f << text;
+}
+
+std::string file_name(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
 std::string fixed(double v, int digits) {
   std::ostringstream s;
   s << std::fixed << std::setprecision(digits) << v;

@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/error.hpp"
+
 namespace sightline::cli {
 
 using json = nlohmann::json;
@@ -14,7 +16,10 @@ extern const char* const kUsage;
 
 int usage_error(const std::string& message);            // prints usage, returns 2
 int report_error(const json& envelope);                 // prints "error [code] at 'path': message", returns 1
+int report_error(const SightlineError& e);              // the same for an error caught in a command
 bool read_file(const std::string& path, std::string& out);  // "-" reads standard input
+void write_output(const std::string& path, const std::string& text);  // "" writes standard output; fails with io_error
+std::string file_name(const std::string& path);                     // the part after the last '/' 
 std::string fixed(double v, int digits);
 
 // Human-readable table of a run result, chosen by its "kind".

@@ -1,6 +1,5 @@
 // sightline calibrate: fits a kernel calibration for one GPU from measurements
 // (Vidur profiling folders and/or measurement CSV files) and writes it as JSON.
-#include <fstream>
 #include <iostream>
 
 #include "api/api.hpp"
@@ -52,7 +51,7 @@ int cmd_calibrate(const Args& args) {
     for (const std::string& f : csv_files) {
       std::vector<KernelSample> rows = load_kernel_csv_file(f, gpu_id);
       source += (source.empty() ? "" : "; ") + std::string("measurement CSV ") +
-                f.substr(f.find_last_of('/') == std::string::npos ? 0 : f.find_last_of('/') + 1) + " (" +
+                file_name(f) + " (" +
                 std::to_string(rows.size()) + " rows)";
       for (KernelSample& s : rows) samples.push_back(std::move(s));
     }
@@ -67,17 +66,10 @@ int cmd_calibrate(const Args& args) {
                 std::string(base_id == "none" ? "built-in defaults" : "transferred from " + base_id) +
                 " (see each provenance).";
     const std::string text = cal.to_json().dump(2) + "\n";
-    if (out_path.empty()) {
-      std::cout << text;
-    } else {
-      std::ofstream f(out_path);
-      if (!f) fail("io_error", "", "cannot write " + out_path);
-      f << text;
-    }
+    write_output(out_path, text);
     return 0;
   } catch (const SightlineError& e) {
-    std::cerr << "error [" << e.code() << "] at '" << e.path() << "': " << e.what() << "\n";
-    return 1;
+    return report_error(e);
   }
 }
 

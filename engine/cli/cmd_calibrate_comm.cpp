@@ -1,6 +1,5 @@
 // sightline calibrate-comm: fits the collective model of one interconnect
 // from Vidur network folders and/or collective CSV files and writes it as JSON.
-#include <fstream>
 #include <iostream>
 
 #include "cli/calibration_inputs.hpp"
@@ -40,7 +39,7 @@ int cmd_calibrate_comm(const Args& args) {
           ++used;
         }
       source += (source.empty() ? "" : "; ") + std::string("collective CSV ") +
-                f.substr(f.find_last_of('/') == std::string::npos ? 0 : f.find_last_of('/') + 1) + " (" +
+                file_name(f) + " (" +
                 std::to_string(used) + " rows)";
     }
     if (samples.empty()) fail(error_code::kMissingKey, "", "no measurements of " + link_id + " in the inputs");
@@ -51,16 +50,10 @@ int cmd_calibrate_comm(const Args& args) {
     base.p2p = base.ring;
     const CommCalibration cal = fit_comm_calibration(link, samples, base, source);
     const std::string text = cal.to_json().dump(2) + "\n";
-    if (out_path.empty()) std::cout << text;
-    else {
-      std::ofstream f(out_path);
-      if (!f) fail("io_error", "", "cannot write " + out_path);
-      f << text;
-    }
+    write_output(out_path, text);
     return 0;
   } catch (const SightlineError& e) {
-    std::cerr << "error [" << e.code() << "] at '" << e.path() << "': " << e.what() << "\n";
-    return 1;
+    return report_error(e);
   }
 }
 

@@ -60,8 +60,7 @@ int cmd_comm(const Args& args) {
                 << " us, busbw " << fixed(c.busbw_GBps, 1) << " GB/s (" << c.algorithm << ")\n";
     return 0;
   } catch (const SightlineError& e) {
-    std::cerr << "error [" << e.code() << "] at '" << e.path() << "': " << e.what() << "\n";
-    return 1;
+    return report_error(e);
   }
 }
 

@@ -111,8 +111,7 @@ int cmd_ops(const Args& args) {
     }
     return 0;
   } catch (const SightlineError& e) {
-    std::cerr << "error [" << e.code() << "] at '" << e.path() << "': " << e.what() << "\n";
-    return 1;
+    return report_error(e);
   }
 }
 

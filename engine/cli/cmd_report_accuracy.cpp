@@ -228,8 +228,7 @@ int cmd_report_accuracy(const Args& args) {
                 << "%)\n";
     return 0;
   } catch (const SightlineError& e) {
-    std::cerr << "error [" << e.code() << "] at '" << e.path() << "': " << e.what() << "\n";
-    return 1;
+    return report_error(e);
   }
 }
 
