@@ -62,17 +62,7 @@ async function sweep(browser, url) {
   const page = await context.newPage();
   await page.goto(url);
   await page.waitForSelector('#run-status[data-state="done"]');
-  await page.click('#tab-sweep');
-  await page.selectOption('#sweep-field', 'batch_size');
-  await page.selectOption('#sweep-mode', 'list');
-  await page.fill('#sweep-list', '1,2,3,4,5,6,7,8,9,10');
-  await page.click('#sweep-run');
-  await page.waitForSelector('#sweep-status[data-state="done"]', { timeout: 60000 });
-  const ms = await page.evaluate(() => window.sightlinePerf.lastSweepMs);
-  const points = await page.$$eval('#sweep-table tbody tr[data-state="ok"]', (r) => r.length);
-  const workers = page.workers().length - 1;
-  await context.close();
-  return { ms, points, workers };
+  return runTenPointSweep(page, context, 'batch_size');
 }
 
 /** A 10-point sweep of 1,000-request serving simulations: I2.2, num_requests 1000, rate_qps 1..10. */
@@ -87,8 +77,13 @@ async function servingSweep(browser, url) {
   await page.dispatchEvent('#sim_num_requests', 'change');
   await page.waitForFunction(() => document.getElementById('run-status').dataset.state === 'done'
     && document.getElementById('summary').textContent.includes('1000 requests'), null, { timeout: 60000 });
+  return runTenPointSweep(page, context, 'sim_rate');
+}
+
+/** Sweeps `field` over 1..10 on the loaded page and reports the page's own timing. */
+async function runTenPointSweep(page, context, field) {
   await page.click('#tab-sweep');
-  await page.selectOption('#sweep-field', 'sim_rate');
+  await page.selectOption('#sweep-field', field);
   await page.selectOption('#sweep-mode', 'list');
   await page.fill('#sweep-list', '1,2,3,4,5,6,7,8,9,10');
   await page.click('#sweep-run');

@@ -123,3 +123,15 @@ export async function waitDone(page, id) {
 export async function metric(page, key) {
   return page.textContent(`[data-metric="${key}"]`);
 }
+
+/** Types `value` into the field #id and fires its change event, as a person editing the form. */
+export async function setField(page, id, value) {
+  await page.fill(`#${id}`, String(value));
+  await page.dispatchEvent(`#${id}`, 'change');
+}
+
+/** Every number a view shows (data-metric="<prefix>…"), by key. */
+export async function viewMetrics(page, viewId, prefix) {
+  return page.$$eval(`#${viewId} [data-metric^="${prefix}"]`,
+    (els) => Object.fromEntries(els.map((e) => [e.dataset.metric, e.textContent])));
+}

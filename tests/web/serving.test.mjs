@@ -9,6 +9,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
   checkBuilt, startServer, launchBrowser, newPage, cli, scenarioPreset, fixed3, waitDone, metric, siteDir,
+  setField, viewMetrics,
 } from './harness.mjs';
 
 let server;
@@ -30,15 +31,6 @@ after(async () => {
   if (browser) await browser.close();
   if (server) await server.close();
 });
-
-async function setField(p, id, value) {
-  await p.fill(`#${id}`, String(value));
-  await p.dispatchEvent(`#${id}`, 'change');
-}
-
-async function servingMetrics(p) {
-  return p.$$eval('#serving-view [data-metric^="serve."]', (els) => Object.fromEntries(els.map((e) => [e.dataset.metric, e.textContent])));
-}
 
 test('I2.1 shows the serving view with the CLI\'s numbers and draws its charts', async () => {
   await page.selectOption('#scenario', 'I2.1');
@@ -68,7 +60,7 @@ test('I2.1 shows the serving view with the CLI\'s numbers and draws its charts',
   }
 
   const m = expected.metrics;
-  const shown = await servingMetrics(page);
+  const shown = await viewMetrics(page, 'serving-view', 'serve.');
   assert.equal(shown['serve.ttft_p50_ms'], fixed3(m.ttft_ms.p50));
   assert.equal(shown['serve.ttft_p99_ms'], fixed3(m.ttft_ms.p99));
   assert.equal(shown['serve.tpot_p50_ms'], fixed3(m.tpot_ms.p50));
@@ -157,7 +149,7 @@ test('a share link of an edited serving scenario reproduces the same numbers in 
   await page.check('#spec_enabled');
   await page.waitForFunction(() => document.getElementById('run-status').dataset.state === 'done'
     && JSON.parse(document.getElementById('serving-json').textContent).deployment.speculative !== 'none');
-  const before = await servingMetrics(page);
+  const before = await viewMetrics(page, 'serving-view', 'serve.');
 
   await page.click('#copy-link');
   await page.waitForSelector('#share-box:not([hidden])');
@@ -187,7 +179,7 @@ test('a share link of an edited serving scenario reproduces the same numbers in 
   assert.equal(await p.inputValue('#sim_num_requests'), '300');
   assert.equal(await p.inputValue('#sim_policy'), 'chunked_prefill');
   assert.equal(await p.isChecked('#spec_enabled'), true);
-  assert.deepEqual(await servingMetrics(p), before);
+  assert.deepEqual(await viewMetrics(p, 'serving-view', 'serve.'), before);
   assert.deepEqual(p.errors, []);
   await context.close();
   await page.click('#share-close');
@@ -250,7 +242,7 @@ test('a lognormal prompt distribution set in the form gives the CLI\'s numbers',
   scenario.serving.workload.prompt_tokens = want;
   const expected = cli(scenario);
   const m = expected.metrics;
-  const shown = await servingMetrics(page);
+  const shown = await viewMetrics(page, 'serving-view', 'serve.');
   for (const k of ['ttft_ms', 'tpot_ms', 'e2e_s', 'queueing_ms']) {
     for (const s of ['mean', 'p50', 'p99']) assert.equal(shown[`serve.${k}.${s}`], fixed3(m[k][s]), `${k}.${s}`);
   }

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
-  checkBuilt, startServer, launchBrowser, newPage, cli, scenarioPreset, fixed3, waitDone, siteDir,
+  checkBuilt, startServer, launchBrowser, newPage, cli, scenarioPreset, fixed3, waitDone, siteDir, setField,
 } from './harness.mjs';
 
 let server;
@@ -38,11 +38,6 @@ async function freshPage() {
   page.on('pageerror', (e) => page.errors.push(e.message));
   page.setDefaultTimeout(15000);
   return page;
-}
-
-async function setField(page, id, value) {
-  await page.fill(`#${id}`, String(value));
-  await page.dispatchEvent(`#${id}`, 'change');
 }
 
 let sharedLink;

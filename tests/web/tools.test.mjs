@@ -4,7 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import {
-  checkBuilt, startServer, launchBrowser, newPage, cli, scenarioPreset, fixed3, waitDone, metric,
+  checkBuilt, startServer, launchBrowser, newPage, cli, scenarioPreset, fixed3, waitDone, metric, setField,
 } from './harness.mjs';
 
 let server;
@@ -24,11 +24,6 @@ after(async () => {
   if (browser) await browser.close();
   if (server) await server.close();
 });
-
-async function setField(id, value) {
-  await page.fill(`#${id}`, String(value));
-  await page.dispatchEvent(`#${id}`, 'change');
-}
 
 /** Clicks `selector` and returns the download's file name and bytes. */
 async function downloadOf(selector) {
@@ -102,7 +97,7 @@ test('compare: A pinned, B edited; the differing input and numbers are highlight
   await page.click('#tab-result');
   await page.click('#pin');
   assert.equal(await page.getAttribute('#tab-compare', 'aria-selected'), 'true');
-  await setField('batch_size', 8);
+  await setField(page, 'batch_size', 8);
   await page.waitForFunction(() => document.getElementById('compare-b-label').textContent.includes('batch_size 8'));
   assert.equal(await page.textContent('#compare-a-label'), 'I1.1');
   const diffInputs = await page.$$eval('#compare-inputs tr.diff', (rows) => rows.map((r) => r.dataset.path));

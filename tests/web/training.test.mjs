@@ -10,6 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import {
   checkBuilt, startServer, launchBrowser, newPage, cli, cliPath, scenarioPreset, fixed3, waitDone, metric, siteDir,
+  setField, viewMetrics,
 } from './harness.mjs';
 
 let server;
@@ -31,16 +32,6 @@ after(async () => {
   if (browser) await browser.close();
   if (server) await server.close();
 });
-
-async function setField(p, id, value) {
-  await p.fill(`#${id}`, String(value));
-  await p.dispatchEvent(`#${id}`, 'change');
-}
-
-/** Every training number the page shows (data-metric="train.…"), by key. */
-async function trainingMetrics(p) {
-  return p.$$eval('#training-view [data-metric^="train."]', (els) => Object.fromEntries(els.map((e) => [e.dataset.metric, e.textContent])));
-}
 
 async function freshPage() {
   const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
@@ -205,7 +196,7 @@ test('a share link of an edited training scenario reproduces the same numbers in
     preset: 'T2.3',
     overrides: { training: { batch: { global_batch_size: 128 }, parallelism: { virtual_stages: 1 }, schedule: '1f1b' } },
   });
-  const shown = await trainingMetrics(p);
+  const shown = await viewMetrics(p, 'training-view', 'train.');
   assert.ok(Object.keys(shown).length > 60, `many numbers (${Object.keys(shown).length})`);
 
   const fresh = await freshPage();
@@ -214,7 +205,7 @@ test('a share link of an edited training scenario reproduces the same numbers in
   assert.equal(await fresh.inputValue('#train_gbs'), '128');
   assert.equal(await fresh.inputValue('#train_schedule'), '1f1b');
   assert.equal(await fresh.isVisible('#modified'), true);
-  assert.deepEqual(await trainingMetrics(fresh), shown, 'identical numbers in a fresh browser');
+  assert.deepEqual(await viewMetrics(fresh, 'training-view', 'train.'), shown, 'identical numbers in a fresh browser');
 
   const scenario = scenarioPreset('T2.3');
   scenario.training.batch.global_batch_size = 128;
