@@ -5,7 +5,7 @@
 #include <map>
 
 #include "perf/calibrated_cost.hpp"
-#include "perf/nelder_mead.hpp"
+#include "core/nelder_mead.hpp"
 
 namespace sightline {
 

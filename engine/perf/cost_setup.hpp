@@ -10,11 +10,9 @@
 
 namespace sightline {
 
-struct Scenario;
-
 struct CostSetup {
   std::unique_ptr<KernelCostModel> model;
-  CostContext ctx;  // points into the scenario: keep the scenario alive and unmoved
+  CostContext ctx;  // points into the hardware: keep it alive and unmoved
   const SoftwareStack* stack = nullptr;  // host overhead; nullptr prices GPU kernels only
   std::string provenance;                // which calibration (or transfer) prices the kernels
 
@@ -24,7 +22,9 @@ struct CostSetup {
   StepCost price_kernels(const StepOperators& step) const { return price_step(step, *model, ctx); }
 };
 
-CostSetup make_cost_setup(const Scenario& s);
+// The cost setup of a tier ("auto" resolved here) on a deployment; `hardware`
+// and `stack` must outlive the setup (it points into them).
+CostSetup make_cost_setup(const std::string& tier, const HardwareSpec& hardware, const SoftwareStack& stack);
 
 // The kernel cost model of a tier ("auto" resolved first) for a GPU, and the
 // provenance of its numbers. A "target-measured" request for a GPU without a

@@ -17,15 +17,6 @@ namespace sightline {
 
 inline constexpr int kScenarioSchemaVersion = 1;
 
-struct HardwareSpec {
-  GpuSpec gpu;
-  int gpus_per_node = 1;
-  int nodes = 1;
-  std::optional<InterconnectSpec> intra_node;
-  std::optional<InterconnectSpec> inter_node;
-  int total_gpus() const { return gpus_per_node * nodes; }
-};
-
 // How steps are priced (the "cost_model" section).
 struct CostModelSpec {
   std::string tier = "auto";  // auto | target-measured | cross-generation | roofline

@@ -5,7 +5,7 @@
 #include <memory>
 #include <vector>
 
-#include "api/job.hpp"
+#include "run/job.hpp"
 #include "serve/simulation.hpp"
 
 namespace sightline::serve {

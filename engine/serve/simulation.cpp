@@ -39,7 +39,7 @@ Simulation::Simulation(const Scenario& scenario, const WorkloadOverride& overrid
     c.scenario->hardware.gpu = gpu;
     c.scenario->model = model;
     c.scenario->serving->parallelism = layout;
-    c.setup = make_cost_setup(*c.scenario);
+    c.setup = make_cost_setup(c.scenario->cost_model.tier, c.scenario->hardware, c.scenario->cost_model.software_stack);
     c.model = &c.scenario->model;
     c.layout = layout;
     c.draft = draft;

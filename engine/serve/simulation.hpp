@@ -14,7 +14,7 @@
 #include "scenario/scenario.hpp"
 #include "serve/event_queue.hpp"
 #include "serve/kv_manager.hpp"
-#include "serve/memory_plan.hpp"
+#include "scenario/memory_plan.hpp"
 #include "serve/rng.hpp"
 #include "serve/stats.hpp"
 #include "serve/workload.hpp"

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "api/result_header.hpp"
+#include "run/result_header.hpp"
 #include "mem/inference_memory.hpp"
 #include "model/param_count.hpp"
 #include "perf/power.hpp"
@@ -33,7 +33,7 @@ struct OptimizerCost {
 
 }  // namespace
 
-TrainRun::TrainRun(const Scenario& scenario) : s_(scenario), setup_(make_cost_setup(scenario)) {}
+TrainRun::TrainRun(const Scenario& scenario) : s_(scenario), setup_(make_cost_setup(scenario.cost_model.tier, scenario.hardware, scenario.cost_model.software_stack)) {}
 TrainRun::~TrainRun() = default;
 
 int64_t TrainRun::total_units() const {

@@ -5,7 +5,6 @@
 #include <memory>
 
 #include "core/json_reader.hpp"
-#include "scenario/scenario.hpp"
 
 namespace sightline {
 
@@ -17,7 +16,5 @@ class Job {
   virtual double progress() const = 0;  // 0..1
   virtual json result() const = 0;      // valid once step() returned true
 };
-
-std::unique_ptr<Job> make_job(const Scenario& scenario);
 
 }  // namespace sightline

@@ -1,4 +1,4 @@
-#include "api/job.hpp"
+#include "api/make_job.hpp"
 
 #include "infer/latency_job.hpp"
 #include "serve/serving_job.hpp"
