@@ -1,6 +1,6 @@
 #pragma once
 // Chooses the job a validated scenario runs as: latency, serving simulation or
-// training. It sits in `api` because it is the one place that knows every
+// training, wrapped in the interval runs. It sits in `api` because it is the one place that knows every
 // simulator; the simulators themselves only know the `run` layer below them.
 #include <memory>
 
@@ -9,6 +9,10 @@
 
 namespace sightline {
 
+// The job of a scenario, with intervals on its key metrics (an IntervalJob).
 std::unique_ptr<Job> make_job(const Scenario& scenario);
+
+// One run of the scenario at its cost bound, without intervals.
+std::unique_ptr<Job> make_single_job(const Scenario& scenario);
 
 }  // namespace sightline

@@ -4,11 +4,23 @@
 // itself, so the calibration tier is decided in one place.
 #include <memory>
 
+#include "hw/hardware.hpp"
+#include "perf/cost_bounds.hpp"
 #include "perf/host_overhead.hpp"
 #include "perf/kernel_cost.hpp"
 #include "perf/step_cost.hpp"
 
 namespace sightline {
+
+// How steps are priced (the scenario's "cost_model" section, read by scenario/).
+struct CostModelSpec {
+  std::string tier = "auto";  // auto | target-measured | cross-generation | roofline
+  SoftwareStack software_stack;
+  double gpu_hour_usd = 0;    // 0: no cost figures
+  // Not read from JSON: which bound of the kernels' 80% interval a run prices
+  // at (the interval runs of a job set it; see perf/cost_bounds.hpp).
+  CostBound bound = CostBound::Central;
+};
 
 struct CostSetup {
   std::unique_ptr<KernelCostModel> model;
@@ -22,9 +34,9 @@ struct CostSetup {
   StepCost price_kernels(const StepOperators& step) const { return price_step(step, *model, ctx); }
 };
 
-// The cost setup of a tier ("auto" resolved here) on a deployment; `hardware`
-// and `stack` must outlive the setup (it points into them).
-CostSetup make_cost_setup(const std::string& tier, const HardwareSpec& hardware, const SoftwareStack& stack);
+// The cost setup of a cost-model section on a deployment; `spec` and
+// `hardware` must outlive the setup, unmoved (it points into them).
+CostSetup make_cost_setup(const CostModelSpec& spec, const HardwareSpec& hardware);
 
 // The kernel cost model of a tier ("auto" resolved first) for a GPU, and the
 // provenance of its numbers. A "target-measured" request for a GPU without a

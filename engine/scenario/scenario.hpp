@@ -9,20 +9,13 @@
 #include "hw/hardware.hpp"
 #include "model/architecture.hpp"
 #include "model/operators.hpp"
-#include "perf/host_overhead.hpp"
+#include "perf/cost_setup.hpp"
 #include "scenario/serving_spec.hpp"
 #include "scenario/training_spec.hpp"
 
 namespace sightline {
 
 inline constexpr int kScenarioSchemaVersion = 1;
-
-// How steps are priced (the "cost_model" section).
-struct CostModelSpec {
-  std::string tier = "auto";  // auto | target-measured | cross-generation | roofline
-  SoftwareStack software_stack;
-  double gpu_hour_usd = 0;    // 0: no cost figures
-};
 
 struct Scenario {
   std::string id;

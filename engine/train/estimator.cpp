@@ -33,7 +33,8 @@ struct OptimizerCost {
 
 }  // namespace
 
-TrainRun::TrainRun(const Scenario& scenario) : s_(scenario), setup_(make_cost_setup(scenario.cost_model.tier, scenario.hardware, scenario.cost_model.software_stack)) {}
+TrainRun::TrainRun(const Scenario& scenario)
+    : s_(scenario), setup_(make_cost_setup(scenario.cost_model, scenario.hardware)) {}
 TrainRun::~TrainRun() = default;
 
 int64_t TrainRun::total_units() const {
