@@ -113,10 +113,10 @@ json Simulation::metrics() const {
   } else {
     m["goodput"] = nullptr;
   }
-  m["concurrency"] = {{"running_mean", int_running_ / span},
-                      {"running_max", max_running_},
-                      {"waiting_mean", int_waiting_ / span},
-                      {"waiting_max", max_waiting_},
+  m["concurrency"] = {{"running_mean", rec_.running_integral() / span},
+                      {"running_max", rec_.max_running()},
+                      {"waiting_mean", rec_.waiting_integral() / span},
+                      {"waiting_max", rec_.max_waiting()},
                       {"batch_size_mean", safe_div(sum_batch_, static_cast<double>(steps_))},
                       {"tokens_per_step_mean", safe_div(sum_tokens_, static_cast<double>(steps_))},
                       {"steps", steps_}};
@@ -124,9 +124,9 @@ json Simulation::metrics() const {
                    {"blocks_total", blocks_total},
                    {"peak_blocks_used", peak_sum},
                    {"peak_block_utilization", peak_util},
-                   {"mean_block_utilization", safe_div(int_kv_used_, span * static_cast<double>(blocks_total))},
-                   {"token_utilization", safe_div(int_kv_tokens_, int_kv_alloc_tokens_)},
-                   {"fragmentation", int_kv_alloc_tokens_ > 0 ? 1.0 - int_kv_tokens_ / int_kv_alloc_tokens_ : 0.0},
+                   {"mean_block_utilization", safe_div(rec_.kv_used_integral(), span * static_cast<double>(blocks_total))},
+                   {"token_utilization", safe_div(rec_.kv_tokens_integral(), rec_.kv_allocated_tokens_integral())},
+                   {"fragmentation", rec_.kv_allocated_tokens_integral() > 0 ? 1.0 - rec_.kv_tokens_integral() / rec_.kv_allocated_tokens_integral() : 0.0},
                    {"preemptions", preemptions_},
                    {"recomputes", recomputes_},
                    {"swaps_out", swaps_out_}};
