@@ -21,6 +21,19 @@ double safe_div(double a, double b) { return b > 0 ? a / b : 0.0; }
 
 bool Simulation::all_completed() const { return completed_ == static_cast<int64_t>(reqs_.size()); }
 
+std::vector<RequestOutcome> Simulation::outcomes() const {
+  std::vector<RequestOutcome> out(reqs_.size());
+  for (size_t i = 0; i < reqs_.size(); ++i) {
+    const Req& q = reqs_[i];
+    out[i].arrival = q.spec.arrival;
+    out[i].output_tokens = q.spec.output;
+    if (q.state != State::Done) continue;
+    out[i].first_token = q.first_token;
+    out[i].completion = q.completion;
+  }
+  return out;
+}
+
 double Simulation::slo_attainment(int64_t skip) const {
   const int64_t n = static_cast<int64_t>(reqs_.size());
   skip = std::min(std::max<int64_t>(0, skip), n);

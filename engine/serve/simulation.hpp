@@ -30,6 +30,15 @@
 
 namespace sightline::serve {
 
+// What happened to one request, in arrival order; times in ns, -1 when not
+// reached (a dropped or unfinished request has no completion).
+struct RequestOutcome {
+  TimeNs arrival = 0;
+  TimeNs first_token = -1;
+  TimeNs completion = -1;
+  int64_t output_tokens = 0;
+};
+
 class Simulation : private SchedulerHost, private ReplicaLoads {
  public:
   // `detailed`: keep per-request records, the time series and the trace
@@ -50,6 +59,8 @@ class Simulation : private SchedulerHost, private ReplicaLoads {
   // Share of requests (from index `skip` on, in arrival order) completed within the SLO.
   double slo_attainment(int64_t skip = 0) const;
   bool all_completed() const;
+  // Every request's outcome in arrival order (steady-state analysis of capacity searches).
+  std::vector<RequestOutcome> outcomes() const;
 
  private:
   using State = RequestState;
