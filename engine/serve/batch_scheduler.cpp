@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "core/error.hpp"
+#include "serve/registry.hpp"
 
 namespace sightline::serve {
 
@@ -381,12 +381,7 @@ const std::vector<BatchSchedulerFactory>& batch_scheduler_factories() {
 std::unique_ptr<BatchScheduler> make_batch_scheduler(const std::string& name, const std::string& path,
                                                      const SimulationSpec& spec, std::vector<SimRequest>& requests,
                                                      KvManager& kv, MetricsRecorder& rec, SchedulerHost& host) {
-  std::string valid;
-  for (const BatchSchedulerFactory& f : batch_scheduler_factories()) {
-    if (name == f.name) return f.make(spec, requests, kv, rec, host);
-    valid += (valid.empty() ? "" : ", ") + std::string(f.name);
-  }
-  fail(error_code::kInvalidValue, path, "unknown scheduler policy '" + name + "'; valid: " + valid);
+  return find_by_name(batch_scheduler_factories(), name, path, "scheduler policy").make(spec, requests, kv, rec, host);
 }
 
 }  // namespace sightline::serve

@@ -1,6 +1,6 @@
 #include "serve/router.hpp"
 
-#include "core/error.hpp"
+#include "serve/registry.hpp"
 
 namespace sightline::serve {
 
@@ -68,12 +68,7 @@ const std::vector<RouterFactory>& router_factories() {
 }
 
 std::unique_ptr<Router> make_router(const std::string& name, const std::string& path) {
-  std::string valid;
-  for (const RouterFactory& f : router_factories()) {
-    if (name == f.name) return f.make();
-    valid += (valid.empty() ? "" : ", ") + std::string(f.name);
-  }
-  fail(error_code::kInvalidValue, path, "unknown router '" + name + "'; valid: " + valid);
+  return find_by_name(router_factories(), name, path, "router").make();
 }
 
 }  // namespace sightline::serve
