@@ -2,6 +2,7 @@
 // from Vidur network folders and/or collective CSV files and writes it as JSON.
 #include <iostream>
 
+#include "core/json_text.hpp"
 #include "cli/calibration_inputs.hpp"
 #include "cli/cli_common.hpp"
 #include "comm/comm_fit.hpp"
@@ -49,7 +50,7 @@ int cmd_calibrate_comm(const Args& args) {
     base.ring = AlgorithmParams{"defaults (the preset's latency_us, 1 MiB chunks)", 0.8, link.latency_us, 1 << 20, 0, 0};
     base.p2p = base.ring;
     const CommCalibration cal = fit_comm_calibration(link, samples, base, source);
-    const std::string text = cal.to_json().dump(2) + "\n";
+    const std::string text = safe_dump(cal.to_json(), 2) + "\n";
     write_output(out_path, text);
     return 0;
   } catch (const SightlineError& e) {

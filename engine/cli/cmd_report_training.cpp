@@ -9,6 +9,7 @@
 #include <iomanip>
 #include <iostream>
 
+#include "core/json_text.hpp"
 #include "api/api.hpp"
 #include "cli/cli_common.hpp"
 
@@ -68,7 +69,7 @@ bool run_preset(const std::string& id, json& result, json& scenario) {
     report_error(p);
     return false;
   }
-  const std::string text = p["result"].dump();
+  const std::string text = safe_dump(p["result"]);
   json e = json::parse(sightline::api::run_scenario(text));
   if (!e["ok"].get<bool>()) {
     report_error(e);
@@ -140,8 +141,8 @@ int cmd_report_training(const Args& args) {
   const size_t n = sorted.size();
   const double median = n == 0 ? 0.0 : n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
   if (format == "json") {
-    std::cout << json{{"rows", out}, {"median_abs_error_pct", 100.0 * median}, {"target_pct", 15.0}, {"cost_tier", tier}}
-                     .dump(2)
+    std::cout << safe_dump(json{{"rows", out}, {"median_abs_error_pct", 100.0 * median}, {"target_pct", 15.0}, {"cost_tier", tier}},
+                           2)
               << "\n";
     return 0;
   }
