@@ -1,12 +1,15 @@
 #include "api/job.hpp"
 
+#include "api/interval_job.hpp"
 #include "infer/latency_job.hpp"
 #include "serve/serving_job.hpp"
 #include "train/training_job.hpp"
 
 namespace sightline {
 
-std::unique_ptr<Job> make_job(const Scenario& scenario) {
+std::unique_ptr<Job> make_job(const Scenario& scenario) { return std::make_unique<IntervalJob>(scenario); }
+
+std::unique_ptr<Job> make_single_job(const Scenario& scenario) {
   if (scenario.training) return std::make_unique<TrainingJob>(scenario);
   // Otherwise validation guarantees a serving section.
   if (scenario.serving && scenario.serving->mode == "simulate") return std::make_unique<serve::ServingJob>(scenario);

@@ -18,6 +18,10 @@ class Job {
   virtual json result() const = 0;      // valid once step() returned true
 };
 
+// The job of a scenario, with intervals on its key metrics (an IntervalJob).
 std::unique_ptr<Job> make_job(const Scenario& scenario);
+
+// One run of the scenario at its cost bound, without intervals.
+std::unique_ptr<Job> make_single_job(const Scenario& scenario);
 
 }  // namespace sightline

@@ -121,6 +121,30 @@ std::vector<KernelSample> load_kernel_csv_file(const std::string& path, const st
   return read_kernel_csv(text, gpu_id);
 }
 
+std::map<std::string, std::vector<KernelSample>> load_microbench_sweeps(const std::string& measured_dir) {
+  std::map<std::string, std::vector<KernelSample>> out;
+  std::vector<fs::path> files;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(measured_dir, ec))
+    if (e.path().extension() == ".csv" && e.path().filename().string().rfind("microbench_", 0) == 0) files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  for (const fs::path& f : files) {
+    // microbench_<gpu>_<date>.csv: the GPU id is everything between the prefix and the last '_'.
+    const std::string stem = f.stem().string().substr(std::string("microbench_").size());
+    const std::string gpu = stem.substr(0, stem.rfind('_'));
+    for (KernelSample& s : load_kernel_csv_file(f.string(), gpu)) out[gpu].push_back(std::move(s));
+  }
+  return out;
+}
+
+std::string default_measured_dir() {
+#ifdef SIGHTLINE_SOURCE_DIR
+  return std::string(SIGHTLINE_SOURCE_DIR) + "/presets/calibrations/measured";
+#else
+  return "presets/calibrations/measured";
+#endif
+}
+
 std::string default_data_dir() {
 #ifdef SIGHTLINE_SOURCE_DIR
   return std::string(SIGHTLINE_SOURCE_DIR) + "/../shared/data";

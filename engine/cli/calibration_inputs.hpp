@@ -1,6 +1,7 @@
 #pragma once
 // Reading calibration inputs from disk (native CLI only): Vidur profiling
 // folders and measurement CSV files.
+#include <map>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,13 @@ std::vector<CollectiveSample> load_collective_csv_file(const std::string& path);
 
 // Rows of a measurement CSV file for one GPU.
 std::vector<KernelSample> load_kernel_csv_file(const std::string& path, const std::string& gpu_id);
+
+// Our own microbenchmark sweeps (presets/calibrations/measured/microbench_<gpu>_<date>.csv),
+// by GPU preset id, every timing mode included.
+std::map<std::string, std::vector<KernelSample>> load_microbench_sweeps(const std::string& measured_dir);
+
+// The directory of those sweeps in this source tree.
+std::string default_measured_dir();
 
 // Default location of the shared data next to the repository.
 std::string default_data_dir();

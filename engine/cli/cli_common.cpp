@@ -20,6 +20,7 @@ const char* const kUsage =
     "  sightline calibrate-comm --interconnect ID [--vidur-dir DIR --vidur-system NAME] [--csv FILE]... [--out FILE]\n"
     "  sightline report-accuracy [--data DIR] [--format table|json]\n"
     "  sightline report-training [--format table|json]\n"
+    "  sightline report-e2e [--format table|json]\n"
     "  sightline registries\n"
     "  sightline version\n"
     "FILE may be '-' for standard input.\n";

@@ -38,5 +38,6 @@ int cmd_calibrate_comm(const Args& args);
 int cmd_ops(const Args& args);
 int cmd_comm(const Args& args);
 int cmd_report_training(const Args& args);
+int cmd_report_e2e(const Args& args);
 
 }  // namespace sightline::cli

@@ -18,7 +18,8 @@ namespace {
 double copy_efficiency(const std::vector<KernelSample>& samples, const GpuSpec& gpu) {
   std::vector<double> etas;
   for (const KernelSample& s : samples)
-    if (s.label == "copy") etas.push_back(s.ops[0].bytes / s.time_s / (gpu.hbm_bandwidth_GBps * 1e9));
+    // Device time of copies too large for any shipped GPU's L2 cache (B200: 126 MB).
+    if (s.label == "copy" && is_kernel_timing(s) && s.ops[0].bytes >= 256.0 * (1 << 20)) etas.push_back(s.ops[0].bytes / s.time_s / (gpu.hbm_bandwidth_GBps * 1e9));
   if (etas.empty()) return 0;
   std::sort(etas.begin(), etas.end());
   return etas[etas.size() / 2];

@@ -70,6 +70,45 @@ json leave_one_model_out(const std::vector<KernelSample>& samples, const GpuSpec
   return {{"gpu", gpu.id}, {"models", models.size()}, {"by_class", summarize(errors)}};
 }
 
+struct SignedErrors {
+  std::map<std::string, std::vector<double>> by_class;  // class label → signed relative errors (pred − meas) / meas
+  void add(const std::string& cls, double pred_s, double meas_s) { by_class[cls].push_back((pred_s - meas_s) / meas_s); }
+  json to_json() const {
+    json out = json::object();
+    for (const auto& [cls, e] : by_class) {
+      std::vector<double> ape;
+      for (double x : e) ape.push_back(std::fabs(x));
+      json q = quantiles_json(ape);
+      std::vector<double> sorted = e;
+      std::sort(sorted.begin(), sorted.end());
+      q["median_signed"] = sorted.empty() ? 0.0 : (sorted[(sorted.size() - 1) / 2] + sorted[sorted.size() / 2]) / 2;
+      out[cls] = q;
+    }
+    return out;
+  }
+};
+
+// Our own sweeps predicted cross-generation: the reference GPU's curves on the
+// target's spec sheet, no measurement of the target used.
+json microbench_cross_generation(const std::map<std::string, std::vector<KernelSample>>& sweeps) {
+  json out = json::object();
+  for (const auto& [id, samples] : sweeps) {
+    const GpuSpec gpu = read_gpu(json(id), "/gpu");
+    std::string provenance;
+    const KernelCalibration cross = transfer_calibration(reference_calibration(), id, 0);
+    SignedErrors errors, shipped;
+    const KernelCalibration* own = find_calibration(id);
+    for (const KernelSample& s : samples) {
+      if (!is_kernel_timing(s)) continue;
+      errors.add(sample_class_label(s), predict_sample_s(s, cross, gpu), s.time_s);
+      if (own) shipped.add(sample_class_label(s), predict_sample_s(s, *own, gpu), s.time_s);
+    }
+    out[id] = errors.to_json();
+    if (own) out[id + ", shipped calibration"] = shipped.to_json();
+  }
+  return out;
+}
+
 void print_class_table(const std::string& title, const json& by_class) {
   std::cout << title << "\n";
   std::cout << "  " << std::left << std::setw(20) << "kernel class" << std::right << std::setw(9) << "samples"
@@ -78,6 +117,19 @@ void print_class_table(const std::string& title, const json& by_class) {
     std::cout << "  " << std::left << std::setw(20) << it.key() << std::right << std::setw(9)
               << it.value()["samples"].get<size_t>() << std::setw(13) << fixed(100 * it.value()["median_ape"].get<double>(), 1)
               << "%" << std::setw(10) << fixed(100 * it.value()["p90_ape"].get<double>(), 1) << "%\n";
+  }
+  std::cout << "\n";
+}
+
+void print_signed_class_table(const std::string& title, const json& by_class) {
+  std::cout << title << "\n";
+  std::cout << "  " << std::left << std::setw(20) << "kernel class" << std::right << std::setw(9) << "samples"
+            << std::setw(14) << "median APE" << std::setw(11) << "p90 APE" << std::setw(16) << "median signed" << "\n";
+  for (auto it = by_class.begin(); it != by_class.end(); ++it) {
+    std::cout << "  " << std::left << std::setw(20) << it.key() << std::right << std::setw(9)
+              << it.value()["samples"].get<size_t>() << std::setw(13) << fixed(100 * it.value()["median_ape"].get<double>(), 1)
+              << "%" << std::setw(10) << fixed(100 * it.value()["p90_ape"].get<double>(), 1) << "%" << std::setw(15)
+              << fixed(100 * it.value()["median_signed"].get<double>(), 1) << "%\n";
   }
   std::cout << "\n";
 }
@@ -137,11 +189,12 @@ json collective_accuracy(const std::string& csv_path, const std::string& vidur_r
 }  // namespace
 
 int cmd_report_accuracy(const Args& args) {
-  std::string data_dir = default_data_dir(), format = "table";
+  std::string data_dir = default_data_dir(), format = "table", measured_dir = default_measured_dir();
   std::string published = std::string(SIGHTLINE_SOURCE_DIR) + "/presets/calibrations/data/published_kernels.csv";
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--data" && i + 1 < args.size()) data_dir = args[++i];
     else if (args[i] == "--format" && i + 1 < args.size()) format = args[++i];
+    else if (args[i] == "--measured" && i + 1 < args.size()) measured_dir = args[++i];
     else return usage_error("unexpected argument '" + args[i] + "'");
   }
   if (format != "table" && format != "json") return usage_error("unknown format '" + format + "'");
@@ -186,6 +239,8 @@ int cmd_report_accuracy(const Args& args) {
       }
     }
     report["published_kernels"] = rows;
+    const auto sweeps = load_microbench_sweeps(measured_dir);
+    report["microbench_cross_generation"] = microbench_cross_generation(sweeps);
     report["collectives"] = collective_accuracy(
         std::string(SIGHTLINE_SOURCE_DIR) + "/presets/calibrations/data/published_collectives.csv", vidur);
 
@@ -211,6 +266,13 @@ int cmd_report_accuracy(const Args& args) {
         std::cout << "  target-measured " << std::setw(7) << fixed(100 * r["target_measured_error"].get<double>(), 1) << "%";
       std::cout << "\n";
     }
+    for (auto it = report["microbench_cross_generation"].begin(); it != report["microbench_cross_generation"].end(); ++it)
+      print_signed_class_table(
+          "Our microbenchmark sweep of " + it.key() + " (graph-mode device times): " +
+              (it.key().find(", shipped calibration") == std::string::npos
+                   ? "predicted cross-generation, no measurement of the target used"
+                   : "predicted by the GPU's shipped target-measured calibration (in-sample when fitted on this sweep)"),
+          it.value());
     const json& col = report["collectives"];
     std::cout << "\nCollectives, messages >= 1 MiB: leave-one-out within each published table (fit on the other rows)\n";
     for (auto it = col["leave_one_out"].begin(); it != col["leave_one_out"].end(); ++it)

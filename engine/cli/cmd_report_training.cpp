@@ -9,9 +9,8 @@
 #include <iomanip>
 #include <iostream>
 
-#include "core/json_text.hpp"
-#include "api/api.hpp"
 #include "cli/cli_common.hpp"
+#include "cli/validation_runs.hpp"
 
 namespace sightline::cli {
 
@@ -64,34 +63,13 @@ const std::vector<Row>& rows() {
 }
 
 bool run_preset(const std::string& id, json& result, json& scenario) {
-  json p = json::parse(sightline::api::get_preset("scenarios", id));
-  if (!p["ok"].get<bool>()) {
-    report_error(p);
+  std::string text;
+  json error;
+  if (!preset_text("scenarios", id, text, error) || !run_scenario_text(text, result, scenario, error)) {
+    report_error(json{{"ok", false}, {"error", error}});
     return false;
   }
-  const std::string text = safe_dump(p["result"]);
-  json e = json::parse(sightline::api::run_scenario(text));
-  if (!e["ok"].get<bool>()) {
-    report_error(e);
-    return false;
-  }
-  result = e["result"];
-  json v = json::parse(sightline::api::validate_scenario(text));
-  scenario = v["result"];
   return true;
-}
-
-// Megatron-LM's FLOP count per iteration with full activation recomputation
-// (Narayanan et al. 2021, eq. 3): 96·B·s·l·h²·(1 + s/(6h) + V/(16·l·h)),
-// with the vocabulary padded to a multiple of 1024 as Megatron does.
-double megatron_flops(const json& scenario) {
-  const json& m = scenario["model"];
-  const double B = scenario["training"]["batch"]["global_batch_size"].get<double>();
-  const double s = scenario["training"]["batch"]["seq_len"].get<double>();
-  const double l = m["num_layers"].get<double>();
-  const double h = m["hidden_size"].get<double>();
-  const double V = std::ceil(m["vocab_size"].get<double>() / 1024.0) * 1024.0;
-  return 96.0 * B * s * l * h * h * (1.0 + s / (6.0 * h) + V / (16.0 * l * h));
 }
 
 }  // namespace
@@ -114,8 +92,7 @@ int cmd_report_training(const Args& args) {
     double predicted = 0;
     switch (row.kind) {
       case Kind::MegatronTflopsFullRecompute:
-        predicted = megatron_flops(sa) / (ra["metrics"]["step_time_ms"].get<double>() / 1e3) /
-                    ra["deployment"]["gpus"].get<double>() / 1e12;
+        predicted = megatron_tflops_per_gpu(sa, ra);
         break;
       case Kind::TokensPerGpu: predicted = ra["metrics"]["tokens_per_s_per_gpu"].get<double>(); break;
       case Kind::TokensRatio:
@@ -136,13 +113,10 @@ int cmd_report_training(const Args& args) {
                    {"memory_fits", ra["memory_per_gpu"]["fits"]},
                    {"source", row.source}});
   }
-  std::vector<double> sorted = abs_errors;
-  std::sort(sorted.begin(), sorted.end());
-  const size_t n = sorted.size();
-  const double median = n == 0 ? 0.0 : n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+  const double median_abs = median(abs_errors);
   if (format == "json") {
-    std::cout << safe_dump(json{{"rows", out}, {"median_abs_error_pct", 100.0 * median}, {"target_pct", 15.0}, {"cost_tier", tier}},
-                           2)
+    std::cout << json{{"rows", out}, {"median_abs_error_pct", 100.0 * median_abs}, {"target_pct", 15.0}, {"cost_tier", tier}}
+                     .dump(2, ' ', false, json::error_handler_t::replace)
               << "\n";
     return 0;
   }
@@ -156,7 +130,7 @@ int cmd_report_training(const Args& args) {
               << std::setw(11) << fixed(r["predicted"].get<double>(), r["unit"] == "ratio" ? 3 : 1) << std::setw(8)
               << fixed(r["error_pct"].get<double>(), 1) << "%  " << r["unit"].get<std::string>() << "\n";
   }
-  std::cout << "\nmedian absolute error: " << fixed(100.0 * median, 1) << "% (target <= 15%)\n";
+  std::cout << "\nmedian absolute error: " << fixed(100.0 * median_abs, 1) << "% (target <= 15%)\n";
   std::cout << "Presets V.* hold each configuration and its assumptions; nothing in the engine is fitted to these "
                "results.\n";
   return 0;

@@ -39,6 +39,7 @@ int main(int argc, char** argv) {
       {"ops", cmd_ops},
       {"comm", cmd_comm},
       {"report-training", cmd_report_training},
+      {"report-e2e", cmd_report_e2e},
       {"registries", cmd_registries},
       {"version", cmd_version},
   };

@@ -239,6 +239,18 @@ void fit_attention(KernelCalibration& cal, const std::vector<const KernelSample*
 
 }  // namespace
 
+bool is_kernel_timing(const KernelSample& s) {
+  return !s.ops.empty() && s.label != "launch" && (s.mode.empty() || s.mode == "graph");
+}
+
+std::string sample_class_label(const KernelSample& s) {
+  const Operator& op = s.ops.front();
+  const std::string name = kernel_class_name(kernel_class_of(op));
+  if (kernel_class_of(op) == KernelClass::Gemm && op.compute_dtype != Dtype::BF16 && op.compute_dtype != Dtype::FP16)
+    return name + " " + dtype_name(op.compute_dtype);
+  return name;
+}
+
 double predict_sample_s(const KernelSample& sample, const KernelCalibration& calibration, const GpuSpec& gpu) {
   const CalibratedCostModel model(calibration, "fit");
   CostContext ctx;
@@ -267,7 +279,7 @@ KernelCalibration fit_kernel_calibration(const GpuSpec& gpu, const std::vector<K
   cal.source = options.source;
   std::map<KernelClass, std::vector<const KernelSample*>> by_class;
   for (const KernelSample& s : samples)
-    if (!s.ops.empty() && s.time_s > 0) by_class[sample_class(s)].push_back(&s);
+    if (is_kernel_timing(s) && s.time_s > 0) by_class[sample_class(s)].push_back(&s);
 
   fit_gemm(cal, by_class[KernelClass::Gemm], gpu, options);
   for (KernelClass k : memory_bound_classes()) fit_memory_class(cal, k, by_class[k], gpu);

@@ -18,7 +18,16 @@ struct KernelSample {
   std::string model;          // workload the shape came from, for leave-one-model-out
   std::string source;
   std::string label;          // operator name as measured (attn_pre_proj, flash_fwd, ...)
+  std::string mode;           // timing mode of a microbenchmark row: "" (kernel time), graph, eager or sync
 };
+
+// A row that times a kernel on the device (no mode, or CUDA-graph replay), as
+// opposed to eager/sync rows and empty-kernel launch rows, which time the host.
+bool is_kernel_timing(const KernelSample& s);
+
+// The class a sample's errors are reported under: the kernel class, with
+// GEMMs split by compute dtype ("gemm fp8") since each dtype has its own ceiling.
+std::string sample_class_label(const KernelSample& s);
 
 struct CalibrationFitOptions {
   std::string source;                // recorded in the calibration

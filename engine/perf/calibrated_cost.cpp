@@ -14,14 +14,61 @@ double wave_quantization(int64_t m, int64_t n, int tile_m, int tile_n, int sm_co
   return waves * sm_count / tiles;
 }
 
+IntervalScale interval_scale(const FitResiduals& r) {
+  const double floor = std::log1p(kMinIntervalHalfWidth);
+  return {std::exp(std::min(-floor, r.log_q10)), std::exp(std::max(floor, r.log_q90))};
+}
+
+std::string provenance_kind(const std::string& provenance) {
+  if (provenance.rfind("measured", 0) == 0 || provenance.find("curve measured") != std::string::npos) return "measured";
+  // Levels fitted to, or curves derived from, this GPU's own measurements.
+  if (provenance.rfind("anchored", 0) == 0 || provenance.rfind("derived", 0) == 0 ||
+      provenance.find("fitted to") != std::string::npos)
+    return "anchored";
+  return "transferred";
+}
+
+AccuracySummary CalibratedCostModel::accuracy() const {
+  // The classes that dominate LLM step time decide the headline tier.
+  struct Part {
+    const char* name;
+    const std::string* provenance;
+    const FitResiduals* residuals;
+  };
+  const std::vector<Part> parts = {
+      {"gemm", &cal_.gemm.provenance, &cal_.gemm.residuals},
+      {"attention_prefill", &cal_.attention.provenance, &cal_.attention.residuals},
+      {"attention_decode", &cal_.memory.at(KernelClass::AttentionDecode).provenance,
+       &cal_.memory.at(KernelClass::AttentionDecode).residuals}};
+  AccuracySummary a;
+  a.tier = tier_;
+  std::vector<double> apes;
+  std::string classes;
+  bool any_measured = false, any_other = false;
+  for (const Part& p : parts) {
+    apes.push_back(p.residuals->median_ape);
+    const std::string kind = provenance_kind(*p.provenance);
+    (kind == "measured" ? any_measured : any_other) = true;
+    classes += (classes.empty() ? "" : ", ") + std::string(p.name) + " " + kind;
+  }
+  if (tier_ == "target-measured" && any_measured && any_other) a.tier = "mixed";
+  std::sort(apes.begin(), apes.end());
+  a.expected_error_pct = 100.0 * std::max(apes[1], kMinIntervalHalfWidth);
+  a.note = "kernels priced from " + cal_.source + "; expected error: median over the GEMM, attention-prefill and "
+           "decode-attention classes of their fit residuals; 80% intervals from each class's residuals (at least "
+           "±2%). Classes: " + classes + ".";
+  return a;
+}
+
 CalibratedCostModel::CalibratedCostModel(KernelCalibration calibration, std::string tier)
     : cal_(std::move(calibration)), tier_(std::move(tier)) {}
 
 namespace {
 
 void apply_interval(OpCost& c, const FitResiduals& r) {
-  c.time_low_s = c.time_s * std::exp(std::min(0.0, r.log_q10));
-  c.time_high_s = c.time_s * std::exp(std::max(0.0, r.log_q90));
+  const IntervalScale s = interval_scale(r);
+  c.time_low_s = c.time_s * s.low;
+  c.time_high_s = c.time_s * s.high;
 }
 
 double peak_flops(const GpuSpec& g, Dtype d) {

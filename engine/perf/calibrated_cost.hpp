@@ -15,6 +15,7 @@ class CalibratedCostModel : public KernelCostModel {
   std::string tier() const override { return tier_; }
   OpCost cost(const Operator& op, const CostContext& ctx) const override;
   const KernelCalibration& calibration() const { return cal_; }
+  AccuracySummary accuracy() const override;
 
  private:
   OpCost gemm_cost(const Operator& op, const GpuSpec& g) const;
@@ -24,6 +25,19 @@ class CalibratedCostModel : public KernelCostModel {
   KernelCalibration cal_;
   std::string tier_;
 };
+
+// The 80% interval of a class as multipliers on its predicted time: the
+// 10th/90th percentiles of log(measured / predicted) of its held-out (or, for
+// transferred classes, cross-GPU) residuals, never narrower than
+// ±kMinIntervalHalfWidth (the repeatability of our own graph-mode timings).
+struct IntervalScale {
+  double low = 1, high = 1;
+};
+constexpr double kMinIntervalHalfWidth = 0.02;
+IntervalScale interval_scale(const FitResiduals& r);
+
+// measured | anchored | transferred, from a class's provenance text.
+std::string provenance_kind(const std::string& provenance);
 
 // Wave quantization: ceil(tiles / SMs) · SMs / tiles ≥ 1 for an m×n output.
 double wave_quantization(int64_t m, int64_t n, int tile_m, int tile_n, int sm_count);

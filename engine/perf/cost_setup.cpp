@@ -60,6 +60,8 @@ CostSetup make_cost_setup(const Scenario& s) {
   if (!setup.model)  // e.g. a compare variant moved a target-measured scenario to an uncalibrated GPU
     fail(error_code::kConstraint, "/cost_model/tier",
          "no target-measured calibration ships for '" + s.hardware.gpu.id + "'; use \"auto\" or \"cross-generation\"");
+  if (s.cost_model.bound != CostBound::Central)
+    setup.model = std::make_unique<BoundedCostModel>(std::move(setup.model), s.cost_model.bound);
   setup.ctx.gpu = &s.hardware.gpu;
   // Tensor parallelism stays inside a node; pipeline stages cross nodes when
   // the deployment spans several.

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "perf/calibration.hpp"
+
 namespace sightline {
 
 OpCost collective_op_cost(const Operator& op, const CostContext& ctx) {
@@ -35,7 +37,27 @@ OpCost RooflineCostModel::cost(const Operator& op, const CostContext& ctx) const
   c.memory_s = op.bytes / (g.hbm_bandwidth_GBps * 1e9);
   c.time_s = c.time_low_s = c.time_high_s = std::max(c.compute_s, c.memory_s);
   c.bound = c.compute_s >= c.memory_s ? "compute" : "memory";
+  // Nothing runs faster than the bound; real kernels reach the reference GPU's
+  // measured fraction of it.
+  const KernelCalibration& ref = reference_calibration();
+  const KernelClass k = kernel_class_of(op);
+  double eta = ref.gemm.eta_compute;
+  if (c.bound == "memory") eta = ref.memory.count(k) ? ref.memory.at(k).eta_memory : ref.gemm.eta_memory;
+  c.time_high_s = c.time_s / std::clamp(eta, 0.05, 1.0);
   return c;
+}
+
+AccuracySummary RooflineCostModel::accuracy() const {
+  AccuracySummary a;
+  a.tier = "roofline";
+  a.expected_error_pct = 100.0 * (1.0 - std::min(1.0, reference_calibration().gemm.eta_compute));
+  a.note = "spec-sheet peaks with no efficiency: a lower bound on time; the interval reaches up to the reference "
+           "GPU's measured efficiencies";
+  return a;
+}
+
+json AccuracySummary::to_json() const {
+  return {{"tier", tier}, {"expected_error_pct", expected_error_pct}, {"interval", interval}, {"note", note}};
 }
 
 }  // namespace sightline

@@ -4,6 +4,8 @@
 // the cost-model issue plug in behind the same interface.
 #include <string>
 
+#include "core/json_reader.hpp"
+
 #include "comm/collectives.hpp"
 #include "hw/hardware.hpp"
 #include "model/operators.hpp"
@@ -33,17 +35,30 @@ struct CostContext {
 // every tier (the tiers differ in how kernels are priced).
 OpCost collective_op_cost(const Operator& op, const CostContext& ctx);
 
+// What a result says about its own accuracy (the "accuracy" block of every result).
+struct AccuracySummary {
+  std::string tier;               // target-measured | cross-generation | roofline | mixed
+  double expected_error_pct = 0;  // typical |error| of a kernel time in this tier (held-out median APE)
+  std::string interval = "80%";
+  std::string note;
+  json to_json() const;
+};
+
 class KernelCostModel {
  public:
   virtual ~KernelCostModel() = default;
   virtual std::string tier() const = 0;
   virtual OpCost cost(const Operator& op, const CostContext& ctx) const = 0;
+  virtual AccuracySummary accuracy() const = 0;
 };
 
+// The plain physical bound. It is a floor on time, so its interval runs from
+// the bound up to the bound divided by the reference GPU's measured efficiency.
 class RooflineCostModel : public KernelCostModel {
  public:
   std::string tier() const override { return "roofline"; }
   OpCost cost(const Operator& op, const CostContext& ctx) const override;
+  AccuracySummary accuracy() const override;
 };
 
 }  // namespace sightline

@@ -55,7 +55,29 @@ double flash_convention_flops(int64_t batch, int64_t seq, int heads, int64_t hea
   return 3.5 * fwd;
 }
 
+// Rows without a workload name are grouped by the shape they hold fixed (the
+// (N, K) of a GEMM, the heads of an attention, the hidden size of a memory
+// kernel), so leave-one-group-out predicts shapes the fit has not seen.
+std::string shape_group(const std::string& kind, std::map<std::string, std::string>& row) {
+  if (kind == "gemm") return "gemm n" + row["n"] + " k" + row["k"];
+  if (kind == "attention") return "attention h" + row["heads"] + " d" + row["head_dim"];
+  if (kind == "decode_attention") return "decode_attention kv" + row["seq"];
+  return kind + " m" + row["m"];
+}
+
 }  // namespace
+
+Operator decode_attention_op(int64_t batch, int64_t kv_len, int heads, int kv_heads, int64_t head_dim, Dtype dtype) {
+  const ModelArch m = synthetic_model(heads, kv_heads, head_dim, heads * head_dim, 4 * heads * head_dim, 1, true);
+  Precision p;
+  p.activations = p.weights = p.kv_cache = dtype;
+  BatchShape b;
+  b.seqs.assign(static_cast<size_t>(batch), SeqChunk{1, kv_len - 1});
+  const StepOperators step = build_forward_step(m, p, ParallelLayout{}, b, StepOptions{});
+  Operator op = *find_op(step, "attn_decode");
+  op.count = 1;
+  return op;
+}
 
 std::vector<Operator> attention_ops(int64_t batch, int64_t seq, int heads, int64_t head_dim, const std::string& pass,
                                     AttentionImpl impl, Dtype dtype) {
@@ -165,6 +187,22 @@ std::vector<KernelSample> read_kernel_csv(const std::string& csv_text, const std
       s.ops = attention_ops(batch, seq, heads, head_dim, pass, impl, dtype);
       s.label = std::string(impl == AttentionImpl::Standard ? "standard_" : "flash_") + pass;
       convention_flops = flash_convention_flops(batch, seq, heads, head_dim, impl == AttentionImpl::Flash, pass);
+    } else if (kind == "decode_attention") {
+      // One query token per sequence against a KV cache of `seq` tokens (GQA heads / kv_heads).
+      const int64_t batch = static_cast<int64_t>(num("batch")), seq = static_cast<int64_t>(num("seq"));
+      const int heads = static_cast<int>(num("heads"));
+      const int kv_heads = num("kv_heads") > 0 ? static_cast<int>(num("kv_heads")) : heads;
+      const int64_t head_dim = static_cast<int64_t>(num("head_dim"));
+      if (batch <= 0 || seq <= 0 || heads <= 0 || head_dim <= 0 || heads % kv_heads != 0)
+        fail(error_code::kRange, where, "decode_attention rows need positive batch, seq, heads, head_dim and kv_heads dividing heads");
+      s.ops.push_back(decode_attention_op(batch, seq, heads, kv_heads, head_dim, dtype));
+      s.label = "decode_attention";
+    } else if (kind == "launch") {
+      // An almost empty kernel: `m` launches per timing (graph nodes or eager launches).
+      Operator op = make_memory_operator("launch", OpFamily::Host, 1, 0, 0, dtype);
+      op.m = static_cast<int64_t>(num("m"));
+      if (op.m <= 0) fail(error_code::kRange, where + "/m", "launch rows need the number of launches in m");
+      s.ops.push_back(op);
     } else if (kind == "copy" || kind == "norm" || kind == "activation" || kind == "residual_add" || kind == "rope") {
       Operator op;
       op.name = kind == "copy" ? "copy" : kind == "activation" ? "mlp_act" : kind == "residual_add" ? "add"
@@ -176,8 +214,13 @@ std::vector<KernelSample> read_kernel_csv(const std::string& csv_text, const std
       s.ops.push_back(op);
     } else {
       fail(error_code::kInvalidValue, where + "/kind",
-           "kind must be gemm, attention, copy, norm, activation, residual_add or rope; got '" + kind + "'");
+           "kind must be gemm, attention, decode_attention, copy, norm, activation, residual_add, rope or launch; got '" +
+               kind + "'");
     }
+    s.mode = text("mode");
+    if (!s.mode.empty() && s.mode != "graph" && s.mode != "eager" && s.mode != "sync")
+      fail(error_code::kInvalidValue, where + "/mode", "mode must be graph, eager or sync; got '" + s.mode + "'");
+    if (s.model.empty()) s.model = shape_group(kind, row);
     if (num("time_us") > 0) s.time_s = num("time_us") * 1e-6;
     else if (num("tflops") > 0 && convention_flops > 0) s.time_s = convention_flops / (num("tflops") * 1e12);
     else if (num("gbps") > 0 && !s.ops.empty()) s.time_s = s.ops[0].bytes / (num("gbps") * 1e9);

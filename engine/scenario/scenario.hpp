@@ -9,6 +9,7 @@
 #include "hw/hardware.hpp"
 #include "model/architecture.hpp"
 #include "model/operators.hpp"
+#include "perf/cost_bounds.hpp"
 #include "perf/host_overhead.hpp"
 #include "scenario/serving_spec.hpp"
 #include "scenario/training_spec.hpp"
@@ -31,6 +32,9 @@ struct CostModelSpec {
   std::string tier = "auto";  // auto | target-measured | cross-generation | roofline
   SoftwareStack software_stack;
   double gpu_hour_usd = 0;    // 0: no cost figures
+  // Not read from JSON: which bound of the kernels' 80% interval a run prices
+  // at (the interval runs of a job set it; see perf/cost_bounds.hpp).
+  CostBound bound = CostBound::Central;
 };
 
 struct Scenario {

@@ -1,0 +1,81 @@
+#include "api/interval_job.hpp"
+
+#include <algorithm>
+
+#include "perf/cost_setup.hpp"
+
+namespace sightline {
+
+namespace {
+
+const json* metric_entry(const json& key_metrics, const std::string& id) {
+  if (key_metrics.is_object()) return key_metrics.contains(id) ? &key_metrics.at(id) : nullptr;
+  if (key_metrics.is_array())
+    for (const json& e : key_metrics)
+      if (e.is_object() && e.value("id", "") == id) return &e;
+  return nullptr;
+}
+
+void set_interval(json& entry, const std::string& id, const json& low_km, const json& high_km) {
+  if (!entry.is_object() || !entry.contains("value") || !entry["value"].is_number()) return;
+  const double v = entry["value"].get<double>();
+  double lo = v, hi = v;
+  for (const json* km : {&low_km, &high_km}) {
+    const json* e = metric_entry(*km, id);
+    if (e && e->contains("value") && (*e)["value"].is_number()) {
+      lo = std::min(lo, (*e)["value"].get<double>());
+      hi = std::max(hi, (*e)["value"].get<double>());
+    }
+  }
+  entry["low"] = lo;
+  entry["high"] = hi;
+}
+
+}  // namespace
+
+void attach_key_metric_intervals(json& central, const json& low_run, const json& high_run) {
+  if (!central.contains("key_metrics")) return;
+  json& km = central["key_metrics"];
+  const json empty = json::object();
+  const json& low_km = low_run.contains("key_metrics") ? low_run["key_metrics"] : empty;
+  const json& high_km = high_run.contains("key_metrics") ? high_run["key_metrics"] : empty;
+  if (km.is_object())
+    for (auto it = km.begin(); it != km.end(); ++it) set_interval(it.value(), it.key(), low_km, high_km);
+  else if (km.is_array())
+    for (json& e : km) set_interval(e, e.value("id", ""), low_km, high_km);
+}
+
+IntervalJob::IntervalJob(const Scenario& scenario) {
+  const CostBound bounds[3] = {CostBound::Central, CostBound::Low, CostBound::High};
+  for (int i = 0; i < 3; ++i) {
+    runs_[i].scenario = std::make_unique<Scenario>(scenario);
+    runs_[i].scenario->cost_model.bound = bounds[i];
+    runs_[i].job = make_single_job(*runs_[i].scenario);
+  }
+  std::string provenance;
+  accuracy_ = make_kernel_cost_model(scenario.cost_model.tier, scenario.hardware.gpu, &provenance)->accuracy();
+}
+
+bool IntervalJob::step(int64_t max_units) {
+  for (Run& r : runs_) {
+    if (r.done) continue;
+    r.done = r.job->step(max_units);
+    return false;
+  }
+  return true;
+}
+
+double IntervalJob::progress() const {
+  double p = 0;
+  for (const Run& r : runs_) p += r.done ? 1.0 : r.job->progress();
+  return p / 3.0;
+}
+
+json IntervalJob::result() const {
+  json r = runs_[0].job->result();
+  attach_key_metric_intervals(r, runs_[1].job->result(), runs_[2].job->result());
+  r["accuracy"] = accuracy_.to_json();
+  return r;
+}
+
+}  // namespace sightline

@@ -1,0 +1,35 @@
+#pragma once
+// Runs a scenario three times, at the central cost and at the low and high
+// bounds of every kernel's 80% interval (perf/cost_bounds.hpp), and returns the
+// central result with `low`/`high` on each key metric and the "accuracy" block.
+// Re-running (rather than scaling the answer) lets the bounds pass through
+// batching, queueing, SLO attainment and pipeline overlap as the real run does.
+#include <memory>
+
+#include "api/job.hpp"
+
+namespace sightline {
+
+class IntervalJob : public Job {
+ public:
+  explicit IntervalJob(const Scenario& scenario);
+  bool step(int64_t max_units) override;
+  double progress() const override;
+  json result() const override;
+
+ private:
+  // Each run owns its scenario: jobs keep pointers into it.
+  struct Run {
+    std::unique_ptr<Scenario> scenario;
+    std::unique_ptr<Job> job;
+    bool done = false;
+  };
+  Run runs_[3];  // central, low, high
+  AccuracySummary accuracy_;
+};
+
+// Sets `low`/`high` on every numeric key metric of `central` (array of
+// {id, value} or object keyed by id) from the same metric in the bound runs.
+void attach_key_metric_intervals(json& central, const json& low_run, const json& high_run);
+
+}  // namespace sightline
