@@ -29,7 +29,7 @@ async function embeddedFrame(page) {
 }
 
 async function headline(frame) {
-  return frame.$$eval('[data-headline]', (els) => Object.fromEntries(els.map((e) => [e.dataset.headline, e.textContent])));
+  return frame.$$eval('[data-headline]', (els) => Object.fromEntries(els.map((e) => [e.dataset.headline, e.dataset.value])));
 }
 
 test('the docs page embeds I1.4 in a fresh browser: headline numbers equal the CLI, only the chosen charts, no form', async () => {
