@@ -18,6 +18,9 @@ import { $, showNumber } from './dom.js';
 import { decorate } from './headline.js';
 import { MODES, modeOf, fillPicker } from './presets.js';
 import * as custom from './custom.js';
+import * as dependent from './dependent.js';
+import * as assumptions from './assumptions.js';
+import { addHowToRead, labelDominant } from './howto.js';
 
 const DEFAULT_SCENARIO = 'I1.1';
 const STORAGE_KEY = 'sightline.scenario';
@@ -166,7 +169,10 @@ function runForm({ force = false } = {}) {
     showResult(scenario, result, warnings);
     view.setStatus('done', `Done in ${Math.max(1, Math.round(performance.now() - t0))} ms`);
     perf.runs += 1;
-    if (perf.firstResultMs === null) perf.firstResultMs = performance.now();
+    if (perf.firstResultMs === null) {
+      perf.firstResultMs = performance.now();
+      registerOffline();
+    }
   }, (err) => {
     if (!state.run || state.run.id !== id) return;  // superseded or cancelled
     state.run = null;
@@ -185,6 +191,7 @@ function showResult(scenario, result, warnings) {
   }
   renderHeadline(v, result);
   renderView(v, result, warnings, scenario);
+  assumptions.render(scenario, result);
   $('results').dataset.scenario = (result.scenario && result.scenario.id) || '';
   $('summary').hidden = false;
   if (v.summary) $('summary').textContent = v.summary(result, { scenario, gpus: state.gpus });
@@ -194,13 +201,18 @@ function showResult(scenario, result, warnings) {
   $('export-csv').textContent = v.csvLabel || 'Operators CSV';
   sweep.setMetrics(result);
   compare.update({ scenario, result, label: describe(scenario) });
-  if (embed) applyEmbedCharts(v);
+  if (embed) {
+    applyEmbedCharts(v);
+    document.title = `Sightline: ${$('summary').textContent || describe(scenario)}`;
+    postSize();
+  }
 }
 
 /** Draws a result's view, then scales its headline numbers and shows their intervals and tier. */
 function renderView(v, result, warnings, scenario) {
   v.render(result, warnings, { scenario, gpus: state.gpus });
   decorate(result, [$(v.section), $('headline')], $('accuracy-badge'));
+  labelDominant(result);
 }
 
 /** Headline cards built from the view (shown in embed mode). */
@@ -305,6 +317,7 @@ function loadScenario(presetId, scenario) {
   showPresetInPicker();
   form.fill(state.base);
   custom.fill(state.base);
+  dependent.reset();
   sweep.setSection(form.formSection(state.base));
   runForm();
 }
@@ -350,9 +363,11 @@ function escapeAttr(text) {
   return String(text).replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
+/** The iframe, plus the small script that sizes it to its content (embed.js). */
 export function embedCode(link, title) {
   return `<iframe src="${escapeAttr(`${baseUrl()}?embed=1#${link}`)}" title="${escapeAttr(`Sightline: ${title}`)}" ` +
-    'width="100%" height="560" style="border:0" loading="lazy"></iframe>';
+    'width="100%" height="560" style="border:0" loading="lazy"></iframe>\n' +
+    `<script src="${escapeAttr(new URL('embed.js', baseUrl()).href)}" async></script>`;
 }
 
 async function share(kind) {
@@ -573,9 +588,23 @@ function bindEvents() {
   });
 }
 
+/** After the first result (so it never delays it): the service worker that keeps the app for offline use. */
+function registerOffline() {
+  if (!('serviceWorker' in navigator) || !/^https?:$/.test(location.protocol)) return;
+  navigator.serviceWorker.register('./sw.js').catch(() => { /* offline use is a bonus, not a requirement */ });
+}
+
+/** Tells the host page (embed.js) the embed's content height and a title for screen readers. */
+function postSize() {
+  if (!embed || window.parent === window) return;
+  const height = Math.ceil(document.body.getBoundingClientRect().height);
+  window.parent.postMessage({ type: 'sightline:size', height, title: document.title }, '*');
+}
+
 function setupEmbed() {
   if (!embed) return;
   document.body.classList.add('embed');
+  if (window.ResizeObserver) new ResizeObserver(postSize).observe(document.body);
   const open = $('open-full');
   const update = () => {
     let decoded = null;
@@ -589,6 +618,7 @@ function setupEmbed() {
 }
 
 async function init() {
+  addHowToRead();
   setupEmbed();
   bindEvents();
   sweep.init();
@@ -601,13 +631,17 @@ async function init() {
     form.populate({ scenarios, models, gpus, interconnects, registries });
     fillPicker($('scenario'), scenarios, { models: new Map(models.map((m) => [m.id, m])), gpus: new Map(gpus.map((g) => [g.id, g])) });
     custom.init({ gpus });
+    dependent.init({ gpus, interconnects, currentMode: () => (state.base ? modeOf(state.base) : 'latency') });
     view.setCatalog({ gpus });
     for (const g of gpus) state.gpus.set(g.id, g);
     for (const s of scenarios) state.scenarios.set(s.id, s);
     const fromHash = location.hash.length > 1 && loadLink(location.hash);
-    const fromStorage = !fromHash && !embed && location.hash.length <= 1 && storedLink() && loadLink(storedLink(), { quiet: true });
+    const fromStorage = !fromHash && !embed && !params.get('preset') && location.hash.length <= 1 && storedLink() && loadLink(storedLink(), { quiet: true });
     if (!fromHash && !fromStorage) {
-      const first = state.scenarios.has(DEFAULT_SCENARIO) ? DEFAULT_SCENARIO : scenarios[0] && scenarios[0].id;
+      // ?preset=ID (what <sightline-embed scenario="ID"> asks for): only ever a known preset id.
+      const asked = params.get('preset');
+      const first = asked && state.scenarios.has(asked) ? asked
+        : state.scenarios.has(DEFAULT_SCENARIO) ? DEFAULT_SCENARIO : scenarios[0] && scenarios[0].id;
       if (first) selectScenario(first);
       else view.setStatus('error', 'No scenario presets');
     }
