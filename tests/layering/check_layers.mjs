@@ -52,6 +52,8 @@ export function includeEdges(root) {
             problems.push(`${childRel}:${i + 1}: includes "${target}" of unknown module '${to}' (add it to LAYERS and the README)`);
             return;
           }
+          if (!fs.existsSync(path.join(root, 'engine', target)) && !fs.existsSync(path.join(root, target)))
+            problems.push(`${childRel}:${i + 1}: includes "${target}", which does not exist (moved? see the README's "Layers")`);
           edges.push({ from, to, where: `${childRel}:${i + 1}`, target });
         });
       }

@@ -31,6 +31,8 @@ test('an upward include is reported with its file and line', () => {
   const root = tree({
     'engine/CMakeLists.txt': cmake,
     'engine/perf/a.cpp': '#include "core/error.hpp"\n#include "serve/simulation.hpp"\n',
+    'engine/core/error.hpp': '',
+    'engine/serve/simulation.hpp': '',
   });
   const { errors } = check(root);
   assert.equal(errors.length, 1);
@@ -48,10 +50,17 @@ test('a peer include and a cycle are reported', () => {
   assert.ok(errors.some((e) => e === 'cycle between modules: hw <-> mem'), errors.join('\n'));
 });
 
+test('an include of a header that does not exist is reported', () => {
+  const root = tree({ 'engine/CMakeLists.txt': cmake, 'engine/serve/a.cpp': '#include "serve/sim_spec.hpp"\n' });
+  const { errors } = check(root);
+  assert.deepEqual(errors, ['engine/serve/a.cpp:1: includes "serve/sim_spec.hpp", which does not exist (moved? see the README\'s "Layers")']);
+});
+
 test('a library linked to a higher one is reported', () => {
   const root = tree({
     'engine/CMakeLists.txt': 'target_link_libraries(sightline_comm PUBLIC sightline_perf sightline_core)\n',
     'engine/comm/a.cpp': '#include "core/error.hpp"\n',
+    'engine/core/error.hpp': '',
   });
   const { errors } = check(root);
   assert.deepEqual(errors, ['engine/CMakeLists.txt: sightline_comm links sightline_perf, which is not below it']);
