@@ -16,7 +16,7 @@ const char* const kUsage =
     "                [--tp N] [--tier auto|target-measured|cross-generation|roofline] [--training] [--dtype D] [--weights D] [--format json|table]\n"
     "  sightline comm --collective NAME --gpus N [--nodes M] --interconnect ID [--intra-node ID] --bytes N [--format json|table]\n"
     "  sightline calibrate --gpu ID [--vidur-dir DIR --vidur-gpu FOLDER] [--csv FILE]... [--base ID|none] [--out FILE]\n"
-    "  sightline calibrate-comm --interconnect ID [--vidur-dir DIR --vidur-system NAME] [--csv FILE]... [--out FILE]\n"
+    "  sightline calibrate-comm --interconnect ID [--vidur-dir DIR --vidur-system NAME] [--csv FILE]... [--shape-from FILE] [--out FILE]\n"
     "  sightline report-accuracy [--data DIR] [--format table|json]\n"
     "  sightline report-training [--format table|json]\n"
     "  sightline report-e2e [--format table|json]\n"
