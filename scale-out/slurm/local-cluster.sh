@@ -9,7 +9,10 @@ cmd=${1:?start|stop}; dir=${2:?directory}
 mkdir -p "$dir"; dir=$(cd "$dir" && pwd)
 if [ "$cmd" = stop ]; then
   for p in slurmd slurmctld munged; do
-    if [ -f "$dir/$p.pid" ]; then kill "$(cat "$dir/$p.pid")" 2>/dev/null || true; fi
+    [ -f "$dir/$p.pid" ] || continue
+    pid=$(cat "$dir/$p.pid")
+    kill "$pid" 2>/dev/null || continue
+    for i in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done  # let it write its state and exit
   done
   exit 0
 fi
