@@ -54,3 +54,80 @@ TEST_CASE("T2.2 with TP comm overlap: part of the TP time stays exposed; without
   CHECK(no_sp["step_breakdown_ms"]["exposed_comm"]["tp"].get<double>() ==
         doctest::Approx(no_sp_base["step_breakdown_ms"]["exposed_comm"]["tp"].get<double>()));
 }
+
+namespace {
+
+// Llama 3.1 405B (126 layers) on 16 pipeline stages of 8 H100s, as Meta trained it.
+json llama405b_pp16() {
+  return {{"schema_version", 1},
+          {"model", "llama-3.1-405b"},
+          {"hardware",
+           {{"gpu", "h100-sxm"}, {"gpus_per_node", 8}, {"nodes", 16}, {"intra_node", "nvlink4-nvswitch"},
+            {"inter_node", "ib-ndr"}}},
+          {"precision", {{"weights", "bf16"}, {"activations", "bf16"}}},
+          {"training",
+           {{"parallelism", {{"tp", 8}, {"pp", 16}, {"sequence_parallel", true}}},
+            {"batch", {{"seq_len", 8192}, {"micro_batch_size", 1}, {"gradient_accumulation", 32}}},
+            {"recompute", "full"}}}};
+}
+
+json stages(std::initializer_list<std::pair<int, int>> runs) {  // (count, layers) runs
+  json a = json::array();
+  for (auto [count, layers] : runs)
+    for (int i = 0; i < count; ++i) a.push_back(layers);
+  return a;
+}
+
+}  // namespace
+
+TEST_CASE("uneven pipeline: explicit stage_layers run 126 layers on 16 stages; the slowest stage sets the step") {
+  json s = llama405b_pp16();
+  const json even_error = run(s);
+  REQUIRE(even_error["ok"] == false);  // 16 does not divide 126
+  CHECK(even_error["error"]["path"] == "/training/parallelism/pp");
+  s["training"]["parallelism"]["stage_layers"] = stages({{1, 7}, {14, 8}, {1, 7}});
+  const json meta = training_result(s);
+  CHECK(meta["pipeline"]["layers_per_chunk"][0] == 7);
+  CHECK(meta["pipeline"]["layers_per_chunk"][15] == 7);
+  // Move a layer from the last stage onto the first: the first stage is now the slowest, and the step grows.
+  s["training"]["parallelism"]["stage_layers"] = stages({{1, 9}, {14, 8}, {1, 5}});
+  const json lopsided = training_result(s);
+  CHECK(lopsided["metrics"]["step_time_ms"].get<double>() > meta["metrics"]["step_time_ms"].get<double>() * 1.02);
+  const json& ranks = lopsided["pipeline"]["per_rank"];
+  CHECK(ranks[0]["busy_ms"].get<double>() > ranks[15]["busy_ms"].get<double>());
+}
+
+TEST_CASE("uneven pipeline: an explicit even layout gives the same result as the default split") {
+  json s = preset("scenarios", "T2.3");  // interleaved: 16 model chunks on 8 ranks
+  s["training"].erase("compare");          // its variant has another chunk count
+  const json base = training_result(s);
+  const json& chunks = base["pipeline"]["layers_per_chunk"];
+  REQUIRE(chunks.size() >= 2);
+  s["training"]["parallelism"]["stage_layers"] = chunks;
+  const json explicit_even = training_result(s);
+  CHECK(explicit_even["metrics"]["step_time_ms"].get<double>() == base["metrics"]["step_time_ms"].get<double>());
+}
+
+TEST_CASE("uneven pipeline: bad stage_layers get located errors") {
+  struct Case {
+    json layers;
+    const char* code;
+    const char* path;
+  };
+  const std::vector<Case> cases = {
+      {stages({{15, 8}}), "constraint_violation", "/training/parallelism/stage_layers"},           // 15 entries
+      {stages({{16, 8}}), "constraint_violation", "/training/parallelism/stage_layers"},           // sums to 128
+      {json::array({7, 8, 8, -1}), "out_of_range", "/training/parallelism/stage_layers/3"},
+      {json::array({7, "8"}), "type_error", "/training/parallelism/stage_layers/1"},
+      {json::array(), "type_error", "/training/parallelism/stage_layers"},
+  };
+  for (const Case& c : cases) {
+    json s = llama405b_pp16();
+    s["training"]["parallelism"]["stage_layers"] = c.layers;
+    const json e = run(s);
+    CAPTURE(c.layers.dump());
+    REQUIRE(e["ok"] == false);
+    CHECK(e["error"]["code"] == c.code);
+    CHECK(e["error"]["path"] == c.path);
+  }
+}
