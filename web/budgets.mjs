@@ -23,7 +23,7 @@ export const BUDGETS = {
 };
 
 // Shipped with the page but not loaded by it.
-const NOT_LOADED = new Set(['docs.html', 'help.html', 'accuracy.html', path.join('vendor', 'LICENSES.txt')]);
+const NOT_LOADED = new Set(['docs.html', 'help.html', 'accuracy.html', 'embed.js', path.join('vendor', 'LICENSES.txt')]);
 
 /** gzip -9 sizes of the files the page loads. */
 export function sizes(siteDir) {

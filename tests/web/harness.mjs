@@ -25,13 +25,13 @@ export function checkBuilt() {
   }
 }
 
-/** Starts web/serve.mjs on a random port; resolves with {url, close()}. */
-export async function startServer({ attempts = 5 } = {}) {
+/** Starts web/serve.mjs on a random port serving `dir` (the built site); resolves with {url, close()}. */
+export async function startServer({ attempts = 5, dir = siteDir } = {}) {
   let lastError;
   for (let i = 0; i < attempts; i++) {
     const port = 20000 + Math.floor(Math.random() * 20000);
     try {
-      return await startServerOn(port);
+      return await startServerOn(port, dir);
     } catch (err) {
       lastError = err;  // most likely the port was taken: try another one
     }
@@ -39,9 +39,9 @@ export async function startServer({ attempts = 5 } = {}) {
   throw lastError;
 }
 
-function startServerOn(port) {
+function startServerOn(port, dir) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(repoDir, 'web', 'serve.mjs'), siteDir, String(port)], {
+    const child = spawn(process.execPath, [path.join(repoDir, 'web', 'serve.mjs'), dir, String(port)], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';

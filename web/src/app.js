@@ -166,7 +166,10 @@ function runForm({ force = false } = {}) {
     showResult(scenario, result, warnings);
     view.setStatus('done', `Done in ${Math.max(1, Math.round(performance.now() - t0))} ms`);
     perf.runs += 1;
-    if (perf.firstResultMs === null) perf.firstResultMs = performance.now();
+    if (perf.firstResultMs === null) {
+      perf.firstResultMs = performance.now();
+      registerOffline();
+    }
   }, (err) => {
     if (!state.run || state.run.id !== id) return;  // superseded or cancelled
     state.run = null;
@@ -194,7 +197,11 @@ function showResult(scenario, result, warnings) {
   $('export-csv').textContent = v.csvLabel || 'Operators CSV';
   sweep.setMetrics(result);
   compare.update({ scenario, result, label: describe(scenario) });
-  if (embed) applyEmbedCharts(v);
+  if (embed) {
+    applyEmbedCharts(v);
+    document.title = `Sightline: ${$('summary').textContent || describe(scenario)}`;
+    postSize();
+  }
 }
 
 /** Draws a result's view, then scales its headline numbers and shows their intervals and tier. */
@@ -350,9 +357,11 @@ function escapeAttr(text) {
   return String(text).replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
+/** The iframe, plus the small script that sizes it to its content (embed.js). */
 export function embedCode(link, title) {
   return `<iframe src="${escapeAttr(`${baseUrl()}?embed=1#${link}`)}" title="${escapeAttr(`Sightline: ${title}`)}" ` +
-    'width="100%" height="560" style="border:0" loading="lazy"></iframe>';
+    'width="100%" height="560" style="border:0" loading="lazy"></iframe>\n' +
+    `<script src="${escapeAttr(new URL('embed.js', baseUrl()).href)}" async></script>`;
 }
 
 async function share(kind) {
@@ -573,9 +582,23 @@ function bindEvents() {
   });
 }
 
+/** After the first result (so it never delays it): the service worker that keeps the app for offline use. */
+function registerOffline() {
+  if (!('serviceWorker' in navigator) || !/^https?:$/.test(location.protocol)) return;
+  navigator.serviceWorker.register('./sw.js').catch(() => { /* offline use is a bonus, not a requirement */ });
+}
+
+/** Tells the host page (embed.js) the embed's content height and a title for screen readers. */
+function postSize() {
+  if (!embed || window.parent === window) return;
+  const height = Math.ceil(document.body.getBoundingClientRect().height);
+  window.parent.postMessage({ type: 'sightline:size', height, title: document.title }, '*');
+}
+
 function setupEmbed() {
   if (!embed) return;
   document.body.classList.add('embed');
+  if (window.ResizeObserver) new ResizeObserver(postSize).observe(document.body);
   const open = $('open-full');
   const update = () => {
     let decoded = null;
@@ -605,9 +628,12 @@ async function init() {
     for (const g of gpus) state.gpus.set(g.id, g);
     for (const s of scenarios) state.scenarios.set(s.id, s);
     const fromHash = location.hash.length > 1 && loadLink(location.hash);
-    const fromStorage = !fromHash && !embed && location.hash.length <= 1 && storedLink() && loadLink(storedLink(), { quiet: true });
+    const fromStorage = !fromHash && !embed && !params.get('preset') && location.hash.length <= 1 && storedLink() && loadLink(storedLink(), { quiet: true });
     if (!fromHash && !fromStorage) {
-      const first = state.scenarios.has(DEFAULT_SCENARIO) ? DEFAULT_SCENARIO : scenarios[0] && scenarios[0].id;
+      // ?preset=ID (what <sightline-embed scenario="ID"> asks for): only ever a known preset id.
+      const asked = params.get('preset');
+      const first = asked && state.scenarios.has(asked) ? asked
+        : state.scenarios.has(DEFAULT_SCENARIO) ? DEFAULT_SCENARIO : scenarios[0] && scenarios[0].id;
       if (first) selectScenario(first);
       else view.setStatus('error', 'No scenario presets');
     }
