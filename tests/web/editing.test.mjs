@@ -81,3 +81,40 @@ test('mode tabs switch between latency, serving simulation and training presets'
   assert.match(await page.textContent('#scenario-id'), /T1\.5/);
   assert.deepEqual(page.errors, []);
 });
+
+test('dependent fields follow their owners: TP sizes the node and picks the GPU\'s link; TP beyond a node proposes nodes', async () => {
+  await page.selectOption('#scenario', 'I1.1');
+  await waitDone(page, 'I1.1');
+  await page.fill('#tp', '4');
+  await page.dispatchEvent('#tp', 'change');
+  assert.equal(await page.inputValue('#gpus_per_node'), '4');
+  assert.equal(await page.inputValue('#intra_node'), 'nvlink3-nvswitch', 'the A100\'s NVLink generation');
+  await waitDone(page);
+  assert.equal(await page.isVisible('#error'), false);
+  const scenario = scenarioPreset('I1.1');
+  Object.assign(scenario.hardware, { gpus_per_node: 4, intra_node: 'nvlink3-nvswitch' });
+  scenario.serving.parallelism.tp = 4;
+  await page.waitForFunction((v) => document.querySelector('[data-metric="tpot_ms"]').dataset.value === v, fixed3(cli(scenario).metrics.tpot_ms));
+  // Another GPU brings its own link generation.
+  await page.selectOption('#gpu', 'h100-sxm');
+  assert.equal(await page.inputValue('#intra_node'), 'nvlink4-nvswitch');
+  assert.match(await page.textContent('#follow-note'), /NVLink|nvlink/i);
+  await waitDone(page);
+  // TP 16 does not fit a node of 8: a multi-node layout is proposed and applied on request.
+  await page.fill('#tp', '16');
+  await page.dispatchEvent('#tp', 'change');
+  assert.equal(await page.isVisible('#multinode-note'), true);
+  assert.match(await page.textContent('#multinode-text'), /TP 8 in each node and PP 2 across 2 nodes/);
+  await page.click('#multinode-apply');
+  assert.deepEqual(await Promise.all(['tp', 'pp', 'gpus_per_node', 'nodes'].map((id) => page.inputValue(`#${id}`))), ['8', '2', '8', '2']);
+  assert.notEqual(await page.inputValue('#inter_node'), '');
+  await page.waitForFunction(() => document.getElementById('run-status').dataset.state === 'done'
+    && document.getElementById('summary').textContent.includes('PP 2'));
+  assert.equal(await page.isVisible('#error'), false);
+  // The assumptions behind the result are listed.
+  const assumed = await page.$$eval('#assumption-list li', (lis) => lis.map((li) => li.textContent));
+  assert.ok(assumed.some((t) => /^Software stack: vllm-like \(default\)/.test(t)), assumed.join(' | '));
+  assert.ok(assumed.some((t) => /^KV cache: [\d.]+ GiB per GPU, [\d.]+% of its 80 GiB/.test(t)), assumed.join(' | '));
+  assert.ok(assumed.some((t) => /^Prompt lengths: fixed \d+ tokens/.test(t)), assumed.join(' | '));
+  assert.deepEqual(page.errors, []);
+});

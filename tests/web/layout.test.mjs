@@ -118,6 +118,10 @@ test('headline numbers: three significant digits, scaled units, the 80% interval
   assert.equal(badge.hidden, false);
   assert.match(badge.text, new RegExp(expected.accuracy ? expected.accuracy.tier : expected.cost_tier));
   assert.match(badge.href, /^accuracy\.html#/);
+  // Every chart says how to read it; the roofline names the dominant kernels.
+  const cards = await page.$$eval('#latency-view [data-chart]', (els) => els.map((e) => Boolean(e.querySelector('.how-to-read'))));
+  assert.ok(cards.length >= 3 && cards.every(Boolean), 'a how-to-read line on every chart');
+  assert.match(await page.textContent('[data-chart="roofline"] .dominant'), /^Dominant kernels: prefill \S+ [\d.]+%.*; decode step \S+ [\d.]+%/);
   // The serving simulation: the P99 TTFT card is scaled too, and counts stay integers.
   await page.selectOption('#scenario', 'I2.2');
   await waitDone(page, 'I2.2');

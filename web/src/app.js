@@ -18,6 +18,9 @@ import { $, showNumber } from './dom.js';
 import { decorate } from './headline.js';
 import { MODES, modeOf, fillPicker } from './presets.js';
 import * as custom from './custom.js';
+import * as dependent from './dependent.js';
+import * as assumptions from './assumptions.js';
+import { addHowToRead, labelDominant } from './howto.js';
 
 const DEFAULT_SCENARIO = 'I1.1';
 const STORAGE_KEY = 'sightline.scenario';
@@ -188,6 +191,7 @@ function showResult(scenario, result, warnings) {
   }
   renderHeadline(v, result);
   renderView(v, result, warnings, scenario);
+  assumptions.render(scenario, result);
   $('results').dataset.scenario = (result.scenario && result.scenario.id) || '';
   $('summary').hidden = false;
   if (v.summary) $('summary').textContent = v.summary(result, { scenario, gpus: state.gpus });
@@ -208,6 +212,7 @@ function showResult(scenario, result, warnings) {
 function renderView(v, result, warnings, scenario) {
   v.render(result, warnings, { scenario, gpus: state.gpus });
   decorate(result, [$(v.section), $('headline')], $('accuracy-badge'));
+  labelDominant(result);
 }
 
 /** Headline cards built from the view (shown in embed mode). */
@@ -312,6 +317,7 @@ function loadScenario(presetId, scenario) {
   showPresetInPicker();
   form.fill(state.base);
   custom.fill(state.base);
+  dependent.reset();
   sweep.setSection(form.formSection(state.base));
   runForm();
 }
@@ -612,6 +618,7 @@ function setupEmbed() {
 }
 
 async function init() {
+  addHowToRead();
   setupEmbed();
   bindEvents();
   sweep.init();
@@ -624,6 +631,7 @@ async function init() {
     form.populate({ scenarios, models, gpus, interconnects, registries });
     fillPicker($('scenario'), scenarios, { models: new Map(models.map((m) => [m.id, m])), gpus: new Map(gpus.map((g) => [g.id, g])) });
     custom.init({ gpus });
+    dependent.init({ gpus, interconnects, currentMode: () => (state.base ? modeOf(state.base) : 'latency') });
     view.setCatalog({ gpus });
     for (const g of gpus) state.gpus.set(g.id, g);
     for (const s of scenarios) state.scenarios.set(s.id, s);
