@@ -626,7 +626,7 @@ void TrainRun::finish() {
                 {"sync_ms", dp_sync * 1e3},
                 {"exposed_ms", dp_exp * 1e3},
                 {"overlap_pct", dp_sync > 0 ? 100.0 * (1.0 - dp_exp / dp_sync) : 0.0},
-                {"comm_to_compute_pct", compute_s > 0 ? 100.0 * dp_sync / compute_s : 0.0}};
+                {"comm_to_compute_ratio", compute_s > 0 ? dp_sync / compute_s : 0.0}};
   r["communication"] = comm;
 
   const double attn_compute = rb.cats[kCatAttention];
