@@ -4,6 +4,7 @@
 // (copied from web/node_modules into vendor/, with their licences; no CDN, so
 // the page works offline) into the output directory argv[2].
 // Usage: node web/build.mjs build/web
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -64,5 +65,20 @@ for (const [pkg, file, name, licence] of vendorFiles) {
 }
 fs.writeFileSync(path.join(vendorDir, 'LICENSES.txt'), notices.join('\n----------------------------------------\n\n'));
 
+// The service worker's file list and version: every file written (the site's own
+// address './' stands for index.html), versioned by a hash of their bytes.
+const SW = 'sw.js';
+const siteFiles = fs.readdirSync(outDir, { recursive: true })
+  .filter((f) => f !== SW && fs.statSync(path.join(outDir, f)).isFile())
+  .map((f) => f.split(path.sep).join('/'))
+  .sort();
+const hash = crypto.createHash('sha256');
+for (const f of siteFiles) hash.update(f).update('\0').update(fs.readFileSync(path.join(outDir, f)));
+const version = hash.digest('hex').slice(0, 16);
+const swPath = path.join(outDir, SW);
+fs.writeFileSync(swPath, fs.readFileSync(swPath, 'utf8')
+  .replace("'__SIGHTLINE_VERSION__'", JSON.stringify(version))
+  .replace("['__SIGHTLINE_FILES__']", JSON.stringify(['./', ...siteFiles])));
+
 const count = fs.readdirSync(outDir, { recursive: true }).length;
-console.log(`web/build.mjs: wrote ${count} files to ${path.relative(process.cwd(), outDir) || '.'}`);
+console.log(`web/build.mjs: wrote ${count} files to ${path.relative(process.cwd(), outDir) || '.'} (version ${version})`);

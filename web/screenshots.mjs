@@ -103,8 +103,17 @@ try {
   await shot(p, 'compare', { fullPage: true });
   await p.context().close();
 
-  // Embed mode as an iframe would show it.
-  p = await page({ width: 760, height: 760 });
+  // A phone (390×844): after a run the results come first, the form follows them.
+  p = await page({ width: 390, height: 844 });
+  await p.goto(`${server.url}`);
+  await done(p);
+  await p.selectOption('#scenario', 'I2.2');
+  await p.waitForSelector('#results[data-scenario="I2.2"] #run-status[data-state="done"]');
+  await shot(p, 'phone');
+  await p.context().close();
+
+  // Embed mode in a 600 px documentation column, as an iframe sized to its content shows it.
+  p = await page({ width: 600, height: 760 });
   await p.goto(`${server.url}?embed=1&charts=families,roofline#v1=q1bKV7KqrtVRKlCyUvI01DNRqgUA`);
   await done(p);
   await shot(p, 'embed', { fullPage: true });
@@ -115,7 +124,10 @@ try {
   await p.goto(`${server.url}docs.html`);
   const frame = await (await p.waitForSelector('iframe')).contentFrame();
   await done(frame);
-  await shot(p, 'docs', { fullPage: true });
+  await p.waitForTimeout(300);  // embed.js sizes the iframe to its content
+  const example = await p.$eval('#example', (e) => e.getBoundingClientRect().top + window.scrollY);
+  const end = await p.$eval('#embed-example', (e) => e.getBoundingClientRect().bottom + window.scrollY);
+  await shot(p, 'docs', { fullPage: true, clip: { x: 0, y: Math.floor(example) - 8, width: 1280, height: Math.ceil(end - example) + 24 } });
   await p.context().close();
 } finally {
   await browser.close();

@@ -1,6 +1,7 @@
 // sightline calibrate-comm: fits the collective model of one interconnect
 // from Vidur network folders and/or collective CSV files and writes it as JSON.
 #include <iostream>
+#include <optional>
 
 #include "cli/calibration_inputs.hpp"
 #include "cli/cli_common.hpp"
@@ -11,7 +12,7 @@
 namespace sightline::cli {
 
 int cmd_calibrate_comm(const Args& args) {
-  std::string link_id, out_path, vidur_dir, vidur_system;
+  std::string link_id, out_path, vidur_dir, vidur_system, shape_path;
   std::vector<std::string> csv_files;
   for (size_t i = 0; i < args.size(); ++i) {
     const bool v = i + 1 < args.size();
@@ -20,6 +21,7 @@ int cmd_calibrate_comm(const Args& args) {
     else if (args[i] == "--vidur-dir" && v) vidur_dir = args[++i];
     else if (args[i] == "--vidur-system" && v) vidur_system = args[++i];
     else if (args[i] == "--csv" && v) csv_files.push_back(args[++i]);
+    else if (args[i] == "--shape-from" && v) shape_path = args[++i];
     else return usage_error("unexpected argument '" + args[i] + "'");
   }
   if (link_id.empty()) return usage_error("calibrate-comm needs --interconnect ID");
@@ -48,7 +50,14 @@ int cmd_calibrate_comm(const Args& args) {
     CommCalibration base;
     base.ring = AlgorithmParams{"defaults (the preset's latency_us, 1 MiB chunks)", 0.8, link.latency_us, 1 << 20, 0, 0};
     base.p2p = base.ring;
-    const CommCalibration cal = fit_comm_calibration(link, samples, base, source);
+    std::optional<CommCalibration> shape;
+    if (!shape_path.empty()) {
+      std::string text;
+      if (!read_file(shape_path, text)) fail("io_error", "", "cannot read " + shape_path);
+      shape = CommCalibration::from_json(parse_json_text(text), "");
+      source += "; ring shape from " + file_name(shape_path);
+    }
+    const CommCalibration cal = fit_comm_calibration(link, samples, base, source, shape ? &*shape : nullptr);
     const std::string text = cal.to_json().dump(2) + "\n";
     write_output(out_path, text);
     return 0;

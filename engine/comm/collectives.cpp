@@ -59,13 +59,13 @@ CollectiveCost flat_collective_cost(CollectiveKind kind, double bytes, int n, co
   if (n <= 1 || bytes <= 0) return c;
   const double bw = link.bandwidth_per_gpu_GBps * 1e9;
   const double d = n;
-  auto ring = [&](double steps, double factor) { return pipelined_time_s(cal.ring, steps, factor, bytes, n, bw); };
+  auto ring = [&](double steps, double factor) { return pipelined_time_s(cal.ring, steps, factor, bytes, n, bw, n); };
   switch (kind) {
     case CollectiveKind::AllReduce: {
       c.time_s = ring(2 * (d - 1), 2 * (d - 1) / d);
       c.algorithm = "ring";
       if (link.sharp && cal.nvls) {
-        const double nvls = pipelined_time_s(*cal.nvls, 1, 1, bytes, 1, bw);
+        const double nvls = pipelined_time_s(*cal.nvls, 1, 1, bytes, 1, bw, n);
         if (nvls < c.time_s) {
           c.time_s = nvls;
           c.algorithm = "nvls";
@@ -83,11 +83,11 @@ CollectiveCost flat_collective_cost(CollectiveKind kind, double bytes, int n, co
       c.algorithm = "ring";
       break;
     case CollectiveKind::AllToAll:
-      c.time_s = pipelined_time_s(cal.p2p, 1, (d - 1) / d, bytes, 1, bw);
+      c.time_s = pipelined_time_s(cal.p2p, 1, (d - 1) / d, bytes, 1, bw, n);
       c.algorithm = "pairwise";
       break;
     case CollectiveKind::SendRecv:
-      c.time_s = pipelined_time_s(cal.p2p, 1, 1, bytes, 1, bw);
+      c.time_s = pipelined_time_s(cal.p2p, 1, 1, bytes, 1, bw, 2);
       c.algorithm = "p2p";
       break;
   }
@@ -117,18 +117,20 @@ CollectiveCost collective_cost(CollectiveKind kind, double bytes, const CommGrou
     // node boundary on its own NIC, so a rank's ring throughput is
     // min(its NVLink bandwidth, the node's total NIC bandwidth).
     const CommCalibration cn = comm_calibration_for(*g.inter);
-    double bw = per_node * g.inter->bandwidth_per_gpu_GBps * 1e9 * cn.ring.eta_bandwidth;
+    double bw = per_node * g.inter->bandwidth_per_gpu_GBps * 1e9 * cn.ring.eta_for(g.size);
     AlgorithmParams p = cn.ring;
     if (g.intra) {
       const CommCalibration ci = comm_calibration_for(*g.intra);
-      bw = std::min(bw, g.intra->bandwidth_per_gpu_GBps * 1e9 * ci.ring.eta_bandwidth);
+      bw = std::min(bw, g.intra->bandwidth_per_gpu_GBps * 1e9 * ci.ring.eta_for(per_node));
       p.latency_us = std::max(ci.ring.latency_us, cn.ring.latency_us);
+      p.base_latency_us = std::max(ci.ring.base_latency_us, cn.ring.base_latency_us);
     }
     p.eta_bandwidth = 1.0;  // folded into bw above
+    p.eta_by_gpus.clear();
     const double n = g.size;
     const double steps = kind == CollectiveKind::AllReduce ? 2 * (n - 1) : n - 1;
     const double factor = kind == CollectiveKind::Broadcast ? 1.0 : bus_bandwidth_factor(kind, g.size);
-    c.time_s = pipelined_time_s(p, steps, factor, bytes, g.size, bw);
+    c.time_s = pipelined_time_s(p, steps, factor, bytes, g.size, bw, g.size);
     c.algorithm = "ring (rail-aligned across nodes)";
   }
   fill_bandwidths(c, kind, bytes, g.size);

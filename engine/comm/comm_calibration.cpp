@@ -1,5 +1,6 @@
 #include "comm/comm_calibration.hpp"
 
+#include <cmath>
 #include <map>
 #include <sstream>
 
@@ -8,13 +9,33 @@
 
 namespace sightline {
 
+double AlgorithmParams::eta_for(int gpus) const {
+  if (eta_by_gpus.empty()) return eta_bandwidth;
+  if (gpus <= eta_by_gpus.front().first) return eta_by_gpus.front().second;
+  if (gpus >= eta_by_gpus.back().first) return eta_by_gpus.back().second;
+  for (size_t i = 1; i < eta_by_gpus.size(); ++i) {
+    const auto& [n1, e1] = eta_by_gpus[i];
+    if (gpus > n1) continue;
+    const auto& [n0, e0] = eta_by_gpus[i - 1];
+    const double w = std::log(static_cast<double>(gpus) / n0) / std::log(static_cast<double>(n1) / n0);
+    return e0 + w * (e1 - e0);
+  }
+  return eta_by_gpus.back().second;
+}
+
 json AlgorithmParams::to_json() const {
-  return {{"provenance", provenance}, {"eta_bandwidth", eta_bandwidth}, {"latency_us", latency_us},
-          {"chunk_bytes", chunk_bytes}, {"samples", samples}, {"median_ape", median_ape}};
+  json j = {{"provenance", provenance}, {"eta_bandwidth", eta_bandwidth}, {"latency_us", latency_us},
+            {"chunk_bytes", chunk_bytes}, {"samples", samples}, {"median_ape", median_ape},
+            {"base_latency_us", base_latency_us}};
+  json by = json::array();
+  for (const auto& [n, e] : eta_by_gpus) by.push_back({{"gpus", n}, {"eta_bandwidth", e}});
+  j["eta_by_gpus"] = by;
+  return j;
 }
 
 AlgorithmParams AlgorithmParams::from_json(const json& j, const std::string& path) {
-  ObjectReader r(j, path, {"provenance", "eta_bandwidth", "latency_us", "chunk_bytes", "samples", "median_ape"});
+  ObjectReader r(j, path, {"provenance", "eta_bandwidth", "latency_us", "chunk_bytes", "samples", "median_ape",
+                           "base_latency_us", "eta_by_gpus"});
   AlgorithmParams a;
   a.provenance = r.string("provenance");
   a.eta_bandwidth = r.number("eta_bandwidth", 1e-3, 5);
@@ -22,6 +43,17 @@ AlgorithmParams AlgorithmParams::from_json(const json& j, const std::string& pat
   a.chunk_bytes = r.number("chunk_bytes", 0, 1e12);
   a.samples = static_cast<int>(r.integer("samples", 0, 1 << 30, 0));
   a.median_ape = r.number("median_ape", 0, 1e6, 0);
+  a.base_latency_us = r.number("base_latency_us", 0, 1e6, 0);
+  if (const json* by = r.find("eta_by_gpus")) {
+    if (!by->is_array()) fail(error_code::kType, r.child_path("eta_by_gpus"), "eta_by_gpus must be an array");
+    for (size_t i = 0; i < by->size(); ++i) {
+      ObjectReader e((*by)[i], r.child_path("eta_by_gpus") + "/" + std::to_string(i), {"gpus", "eta_bandwidth"});
+      const int n = static_cast<int>(e.integer("gpus", 2, 1 << 20));
+      if (!a.eta_by_gpus.empty() && n <= a.eta_by_gpus.back().first)
+        fail(error_code::kInvalidValue, e.child_path("gpus"), "eta_by_gpus must be ordered by ascending gpus");
+      a.eta_by_gpus.emplace_back(n, e.number("eta_bandwidth", 1e-3, 5));
+    }
+  }
   return a;
 }
 

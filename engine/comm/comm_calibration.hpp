@@ -3,7 +3,11 @@
 // Every algorithm moves data in pipelined chunks, so a call costs its latency,
 // its volume at the achieved bandwidth, and the pipeline fill (one chunk per
 // step) before the bandwidth is reached:
-//   t = steps · latency + (steps · min(chunk, bytes / n) + factor · bytes) / (link bandwidth · eta)
+//   t = base + steps · latency + (steps · min(chunk, bytes / n) + factor · bytes) / (link bandwidth · eta(n))
+// with NCCL's own latency structure (tuning.cc: a base latency per call plus a
+// hardware latency per step) and the bandwidth efficiency fitted per group size
+// n where measurements of that size exist (eta_by_gpus; interpolated in log n,
+// the nearest measured size outside the measured range).
 //   ring (all-reduce, all-gather, reduce-scatter, broadcast): steps = 2(n−1) for
 //       all-reduce, n−1 otherwise; factor as nccl-tests (2(n−1)/n, (n−1)/n, 1)
 //   nvls (all-reduce reduced inside an NVSwitch with SHARP): steps = 1, factor = 1
@@ -24,6 +28,10 @@ struct AlgorithmParams {
   double chunk_bytes = 1 << 20;  // pipeline chunk: the fill cost per step at full bandwidth
   int samples = 0;
   double median_ape = 0;
+  double base_latency_us = 0;  // per call, whatever the group size
+  // Bandwidth efficiency by group size (GPUs, eta), ascending; empty: eta_bandwidth for every size.
+  std::vector<std::pair<int, double>> eta_by_gpus;
+  double eta_for(int gpus) const;
   json to_json() const;
   static AlgorithmParams from_json(const json& j, const std::string& path);
 };

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "comm/collectives.hpp"
 #include "comm/comm_model.hpp"
@@ -25,29 +26,100 @@ struct Row {
   double bytes;
   int ranks;
   double time_s;
+  int group;  // GPUs taking part
 };
 
 Row row_of(const CollectiveSample& s, const std::string& algorithm) {
   const double n = s.gpus;
   if (algorithm == "ring")
     return {s.kind == CollectiveKind::AllReduce ? 2 * (n - 1) : n - 1, bus_bandwidth_factor(s.kind, s.gpus), s.bytes,
-            s.gpus, s.time_s};
+            s.gpus, s.time_s, s.gpus};
   const double factor = s.kind == CollectiveKind::AllToAll ? (n - 1) / n : 1.0;
-  return {1, factor, s.bytes, 1, s.time_s};
+  return {1, factor, s.bytes, 1, s.time_s, s.gpus};
 }
 
 double mean_abs_log_error(const std::vector<Row>& rows, const AlgorithmParams& p, double bw) {
   double sum = 0;
-  for (const Row& r : rows) sum += std::fabs(std::log(pipelined_time_s(p, r.steps, r.factor, r.bytes, r.ranks, bw) / r.time_s));
+  for (const Row& r : rows)
+    sum += std::fabs(std::log(pipelined_time_s(p, r.steps, r.factor, r.bytes, r.ranks, bw, r.group) / r.time_s));
   return sum / static_cast<double>(rows.size());
 }
 
+// Group sizes with at least `min_rows` rows.
+std::vector<int> group_sizes(const std::vector<Row>& rows, size_t min_rows) {
+  std::map<int, size_t> count;
+  for (const Row& r : rows) ++count[r.group];
+  std::vector<int> out;
+  for (const auto& [n, k] : count)
+    if (k >= min_rows) out.push_back(n);
+  return out;
+}
+
+// Bandwidth efficiency per measured group size, the other parameters held:
+// what a group of that size achieves is measured, not assumed equal.
+void fit_eta_by_group(const std::vector<Row>& rows, AlgorithmParams& p, double bw) {
+  const std::vector<int> sizes = group_sizes(rows, 3);
+  p.eta_by_gpus.clear();
+  if (sizes.size() < 2) return;
+  for (int n : sizes) {
+    std::vector<Row> mine;
+    for (const Row& r : rows)
+      if (r.group == n) mine.push_back(r);
+    auto objective = [&](const std::vector<double>& x) {
+      AlgorithmParams q = p;
+      q.eta_by_gpus.clear();
+      q.eta_bandwidth = x[0];
+      return x[0] < 0.01 || x[0] > 1.5 ? 1e9 : mean_abs_log_error(mine, q, bw);
+    };
+    p.eta_by_gpus.emplace_back(n, nelder_mead(objective, {p.eta_bandwidth}, {0.1}, 400).x[0]);
+  }
+}
+
+constexpr double kLatencyRegimeBytes = 64.0 * 1024;  // below this the bandwidth term is negligible
+
 // Latency, bandwidth efficiency and chunk size by Nelder–Mead on mean |log
-// error| with 4+ samples; otherwise only the efficiency (anchored).
+// error| with 4+ samples; otherwise only the efficiency (anchored). With calls
+// below 64 KiB at several group sizes, the fit is the alpha-beta split:
+// the per-call and per-step latencies from those small calls, then the
+// efficiency and chunk from the larger ones with the latencies held.
 void fit_rows(const std::vector<Row>& rows, AlgorithmParams& p, const std::string& what, double bw) {
   if (rows.empty()) return;
-  if (rows.size() >= 4) {
-    auto apply = [](AlgorithmParams& q, const std::vector<double>& x) {
+  std::vector<Row> small, large;
+  for (const Row& r : rows) (r.bytes < kLatencyRegimeBytes ? small : large).push_back(r);
+  const bool split = group_sizes(small, 1).size() >= 2 && large.size() >= 4;
+  if (split) {
+    auto latency_objective = [&](const std::vector<double>& x) {
+      if (x[0] > 9 || x[1] > 9) return 1e9;
+      AlgorithmParams q = p;
+      q.eta_by_gpus.clear();
+      q.base_latency_us = std::exp(x[0]);
+      q.latency_us = std::exp(x[1]);
+      return mean_abs_log_error(small, q, bw);
+    };
+    MinimizeResult lat = nelder_mead(latency_objective, {std::log(5.0), std::log(1.0)}, {0.7, 0.7}, 2000);
+    lat = nelder_mead(latency_objective, lat.x, {0.3, 0.3}, 2000);
+    p.base_latency_us = std::exp(lat.x[0]);
+    p.latency_us = std::exp(lat.x[1]);
+    auto bandwidth_objective = [&](const std::vector<double>& x) {
+      if (x[0] < 0.05 || x[0] > 1.5 || x[1] > 30) return 1e9;
+      AlgorithmParams q = p;
+      q.eta_by_gpus.clear();
+      q.eta_bandwidth = x[0];
+      q.chunk_bytes = std::exp(x[1]);
+      return mean_abs_log_error(large, q, bw);
+    };
+    MinimizeResult bwf = nelder_mead(bandwidth_objective, {0.7, std::log(1 << 20)}, {0.1, 1.0}, 2000);
+    bwf = nelder_mead(bandwidth_objective, bwf.x, {0.05, 0.5}, 2000);
+    p.eta_bandwidth = bwf.x[0];
+    p.chunk_bytes = std::exp(bwf.x[1]);
+    fit_eta_by_group(large, p, bw);
+    p.provenance = "measured: latencies from " + std::to_string(small.size()) + " " + what +
+                   " calls below 64 KiB, efficiency" + (p.eta_by_gpus.empty() ? "" : " per group size") +
+                   " and chunk from " + std::to_string(large.size()) + " larger ones";
+  } else if (rows.size() >= 4) {
+    p.base_latency_us = 0;  // one group size: the per-step latency holds it all
+    p.eta_by_gpus.clear();
+    auto apply = [&](AlgorithmParams& q, const std::vector<double>& x) {
       q.latency_us = std::exp(x[0]);
       q.eta_bandwidth = x[1];
       q.chunk_bytes = std::exp(x[2]);
@@ -55,6 +127,7 @@ void fit_rows(const std::vector<Row>& rows, AlgorithmParams& p, const std::strin
     auto objective = [&](const std::vector<double>& x) {
       if (x[1] < 0.05 || x[1] > 1.5 || x[0] > 9 || x[2] > 30) return 1e9;
       AlgorithmParams q = p;
+      q.eta_by_gpus.clear();
       apply(q, x);
       return mean_abs_log_error(rows, q, bw);
     };
@@ -75,7 +148,7 @@ void fit_rows(const std::vector<Row>& rows, AlgorithmParams& p, const std::strin
   }
   std::vector<double> ape;
   for (const Row& r : rows) {
-    const double pred = pipelined_time_s(p, r.steps, r.factor, r.bytes, r.ranks, bw);
+    const double pred = pipelined_time_s(p, r.steps, r.factor, r.bytes, r.ranks, bw, r.group);
     ape.push_back(std::fabs(pred - r.time_s) / r.time_s);
   }
   std::sort(ape.begin(), ape.end());
@@ -83,10 +156,35 @@ void fit_rows(const std::vector<Row>& rows, AlgorithmParams& p, const std::strin
   p.median_ape = ape[ape.size() / 2];
 }
 
+// The efficiency level of `shape` scaled to `rows`: every group size keeps its
+// measured ratio to the others.
+void fit_scaled_shape(const std::vector<Row>& rows, const AlgorithmParams& shape, const std::string& shape_id,
+                      AlgorithmParams& p, double bw) {
+  auto scaled = [&](double k) {
+    AlgorithmParams q = shape;
+    q.eta_bandwidth *= k;
+    for (auto& e : q.eta_by_gpus) e.second *= k;
+    return q;
+  };
+  auto objective = [&](const std::vector<double>& x) {
+    return x[0] < 0.05 || x[0] > 3 ? 1e9 : mean_abs_log_error(rows, scaled(x[0]), bw);
+  };
+  p = scaled(nelder_mead(objective, {1.0}, {0.1}, 400).x[0]);
+  p.provenance = "anchored: latencies, chunk and efficiency by group size from " + shape_id +
+                 ", efficiency level fitted to " + std::to_string(rows.size()) + " ring calls";
+  std::vector<double> ape;
+  for (const Row& r : rows)
+    ape.push_back(std::fabs(pipelined_time_s(p, r.steps, r.factor, r.bytes, r.ranks, bw, r.group) - r.time_s) / r.time_s);
+  std::sort(ape.begin(), ape.end());
+  p.samples = static_cast<int>(rows.size());
+  p.median_ape = ape.empty() ? 0.0 : ape[ape.size() / 2];
+}
+
 }  // namespace
 
 CommCalibration fit_comm_calibration(const InterconnectSpec& link, const std::vector<CollectiveSample>& samples,
-                                     const CommCalibration& base, const std::string& source) {
+                                     const CommCalibration& base, const std::string& source,
+                                     const CommCalibration* ring_shape) {
   CommCalibration c = base;
   c.id = link.id;
   c.source = source;
@@ -98,7 +196,8 @@ CommCalibration fit_comm_calibration(const InterconnectSpec& link, const std::ve
     const std::string alg = sample_algorithm(s, link);
     (alg == "ring" ? ring : alg == "nvls" ? nvls : p2p).push_back(row_of(s, alg));
   }
-  fit_rows(ring, c.ring, "ring", bw);
+  if (ring_shape && !ring.empty()) fit_scaled_shape(ring, ring_shape->ring, ring_shape->id, c.ring, bw);
+  else fit_rows(ring, c.ring, "ring", bw);
   if (!nvls.empty()) {
     if (!c.nvls) c.nvls = AlgorithmParams{"default", 0.6, 10, 1 << 20, 0, 0};
     fit_rows(nvls, *c.nvls, "NVLS", bw);

@@ -13,8 +13,12 @@ namespace sightline {
 // measurements.md 2b), everything else the ring; send/recv and all-to-all p2p.
 std::string sample_algorithm(const CollectiveSample& s, const InterconnectSpec& link);
 
+// With `ring_shape`, the ring's latencies, chunk and efficiency-by-group-size
+// shape come from that calibration (a link of the same kind measured at more
+// group sizes) and only the efficiency level is fitted to this link's rows.
 CommCalibration fit_comm_calibration(const InterconnectSpec& link, const std::vector<CollectiveSample>& samples,
-                                     const CommCalibration& base, const std::string& source);
+                                     const CommCalibration& base, const std::string& source,
+                                     const CommCalibration* ring_shape = nullptr);
 
 // Relative error of the calibrated model on each sample (hierarchical groups included).
 std::vector<double> comm_errors(const std::vector<CollectiveSample>& samples, const InterconnectSpec& intra,

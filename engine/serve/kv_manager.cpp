@@ -12,6 +12,23 @@ namespace {
 
 BlockPool::BlockPool(int64_t total_blocks) : total_(total_blocks) {}
 
+void BlockPool::report_to(BlockUsage* usage) {
+  usage_ = usage;
+  if (usage_) {
+    usage_->used_blocks += used();
+    usage_->cached_blocks += live_entries_;
+  }
+}
+
+void BlockPool::count(int64_t private_delta, int64_t entry_delta) {
+  private_used_ += private_delta;
+  live_entries_ += entry_delta;
+  if (usage_) {
+    usage_->used_blocks += private_delta + entry_delta;
+    usage_->cached_blocks += entry_delta;
+  }
+}
+
 void BlockPool::note_peak() {
   const int64_t u = used();
   if (u > total_) invariant("more blocks in use than exist");
@@ -22,14 +39,14 @@ bool BlockPool::take(int64_t n) {
   if (n <= 0) return true;
   if (allocatable() < n) return false;
   while (free() < n) evict_one();
-  private_used_ += n;
+  count(n, 0);
   note_peak();
   return true;
 }
 
 void BlockPool::give(int64_t n) {
   if (n < 0 || n > private_used_) invariant("releasing blocks that were not allocated");
-  private_used_ -= n;
+  count(-n, 0);
 }
 
 int32_t BlockPool::lookup(uint64_t key) const {
@@ -69,8 +86,7 @@ int32_t BlockPool::publish(uint64_t key) {
   e.prev = e.next = -1;
   e.live = true;
   index_.emplace(key, id);
-  --private_used_;
-  ++live_entries_;
+  count(-1, 1);
   return id;
 }
 
@@ -101,7 +117,7 @@ void BlockPool::evict_one() {
   Entry& e = entries_[static_cast<size_t>(id)];
   index_.erase(e.key);
   e.live = false;
-  --live_entries_;
+  count(0, -1);
   ++evictions_;
   free_ids_.push_back(id);
 }

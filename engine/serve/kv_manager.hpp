@@ -10,6 +10,14 @@
 
 namespace sightline::serve {
 
+// Blocks in use and cached prefix blocks summed over every pool that reports
+// here: the simulator's occupancy counters read these instead of walking the
+// replicas on each clock advance.
+struct BlockUsage {
+  int64_t used_blocks = 0;
+  int64_t cached_blocks = 0;
+};
+
 class BlockPool {
  public:
   BlockPool() = default;
@@ -23,6 +31,10 @@ class BlockPool {
   int64_t peak_used() const { return peak_used_; }
   int64_t evictions() const { return evictions_; }
   int64_t cached_blocks() const { return live_entries_; }
+
+  // Every later change of used() and cached_blocks() is also added to `usage`
+  // (which must outlive the pool); the pool's present counts are added now.
+  void report_to(BlockUsage* usage);
 
   // Private blocks: false (and nothing taken) when fewer than n can be made free.
   bool take(int64_t n);
@@ -46,6 +58,7 @@ class BlockPool {
   void lru_remove(int32_t id);
   void evict_one();
   void note_peak();
+  void count(int64_t private_delta, int64_t entry_delta);
 
   int64_t total_ = 0;
   int64_t private_used_ = 0;
@@ -57,6 +70,7 @@ class BlockPool {
   std::vector<int32_t> free_ids_;
   std::unordered_map<uint64_t, int32_t> index_;  // lookups only; never iterated
   int32_t lru_head_ = -1, lru_tail_ = -1;
+  BlockUsage* usage_ = nullptr;
 };
 
 }  // namespace sightline::serve

@@ -12,8 +12,6 @@ namespace sightline::serve {
 
 namespace {
 
-constexpr int kMaxBracketRuns = 8;
-
 // Scalar metrics compared between a run and its baseline: name -> pointer into "metrics".
 const std::vector<std::pair<const char*, const char*>>& compared_metrics() {
   static const std::vector<std::pair<const char*, const char*>> m = {
@@ -57,79 +55,19 @@ ServingJob::ServingJob(Scenario scenario) : s_(std::move(scenario)) {
 
 ServingJob::~ServingJob() = default;
 
-void ServingJob::next_search_run() {
-  const SimulationSpec& spec = *s_.serving->simulation;
-  const SearchSpec& sr = spec.search;
-  const double cap = sr.max_qps > 0 ? sr.max_qps : 1e300;
-  bool done = false;
-  if (runs_.empty()) {
-    double r0 = natural_rate_qps(spec);
-    if (r0 <= 0) r0 = sr.min_qps * 10;
-    rate_ = std::min(std::max(r0, sr.min_qps), cap);
-  } else {
-    const bool ok = runs_.back().ok;
-    const double rate = runs_.back().qps;
-    if (!(have_lo_ && have_hi_)) {
-      ++bracket_steps_;
-      if (ok) {
-        have_lo_ = true;
-        lo_ = rate;
-        if (!have_hi_) {
-          if (rate >= cap) {
-            done = true;
-            search_note_ = "met the SLO at max_qps; the sustainable rate is at least this";
-          } else if (bracket_steps_ >= kMaxBracketRuns) {
-            done = true;
-            search_note_ = "met the SLO at every rate tried; the sustainable rate is at least this";
-          } else {
-            rate_ = std::min(rate * 2, cap);
-          }
-        }
-      } else {
-        have_hi_ = true;
-        hi_ = rate;
-        if (!have_lo_) {
-          if (rate <= sr.min_qps) {
-            done = true;
-            search_note_ = "the SLO is missed even at min_qps";
-          } else if (bracket_steps_ >= kMaxBracketRuns) {
-            done = true;
-            search_note_ = "missed the SLO at every rate tried";
-          } else {
-            rate_ = std::max(rate / 2, sr.min_qps);
-          }
-        }
-      }
-      if (!done && have_lo_ && have_hi_) rate_ = 0.5 * (lo_ + hi_);
-    } else {
-      (ok ? lo_ : hi_) = rate;
-      ++bisect_steps_;
-      if (bisect_steps_ >= sr.iterations) done = true;
-      else rate_ = 0.5 * (lo_ + hi_);
-    }
-  }
-  if (done) {
-    search_.reset();
-    phase_ = 3;
-    return;
-  }
-  WorkloadOverride o;
-  o.rate_qps = rate_;
-  o.num_requests = sr.num_requests;
-  search_ = std::make_unique<Simulation>(s_, o, false);
-}
-
 bool ServingJob::step(int64_t max_units) {
   const SimulationSpec& spec = *s_.serving->simulation;
   while (max_units > 0 && phase_ < 3) {
-    Simulation* sim = phase_ == 0 ? main_.get() : phase_ == 1 ? compare_.get() : search_.get();
-    if (!sim) {
-      // Enter the next phase.
-      if (phase_ == 1) {
-        phase_ = 2;
-        if (!spec.search.enabled) phase_ = 3;
-        else next_search_run();
-      }
+    if (phase_ == 2) {
+      if (!search_) search_ = std::make_unique<CapacitySearch>(s_);
+      const bool done = search_->step(max_units);
+      max_units = 0;
+      if (done) phase_ = 3;
+      continue;
+    }
+    Simulation* sim = phase_ == 0 ? main_.get() : compare_.get();
+    if (!sim) {  // no compare variant
+      phase_ = spec.search.enabled ? 2 : 3;
       continue;
     }
     const int64_t before = sim->events_processed();
@@ -139,19 +77,8 @@ bool ServingJob::step(int64_t max_units) {
     if (phase_ == 0) {
       phase_ = 1;
       if (spec.compare) compare_ = std::make_unique<Simulation>(*spec.compare, WorkloadOverride{}, false);
-    } else if (phase_ == 1) {
-      phase_ = 2;
-      if (!spec.search.enabled) phase_ = 3;
-      else next_search_run();
     } else {
-      SearchRun run;
-      run.qps = rate_;
-      // Judge the steady state: the second half of the requests, after the queue has had time to build.
-      run.attainment = search_->slo_attainment(search_->num_requests() / 2);
-      run.completed_all = search_->all_completed();
-      run.ok = run.completed_all && run.attainment >= spec.slo.attainment;
-      runs_.push_back(run);
-      next_search_run();
+      phase_ = spec.search.enabled ? 2 : 3;
     }
   }
   return phase_ >= 3;
@@ -164,11 +91,7 @@ double ServingJob::progress() const {
   double done = 0;
   if (phase_ == 0) done = main_->progress();
   else if (phase_ == 1) done = 1.0 + (compare_ ? compare_->progress() : 1.0);
-  else {
-    const double expected = spec.search.iterations + 4.0;
-    done = 1.0 + (spec.compare ? 1.0 : 0.0) +
-           std::min(0.99, (static_cast<double>(runs_.size()) + (search_ ? search_->progress() : 0.0)) / expected);
-  }
+  else done = 1.0 + (spec.compare ? 1.0 : 0.0) + (search_ ? search_->progress() : 0.0);
   return std::min(0.999, done / phases);
 }
 
@@ -282,25 +205,7 @@ json ServingJob::result() const {
                     {"ratio_meaning", "this scenario / baseline; speedup = baseline / this"}};
     for (const auto& wmsg : base_d["warnings"]) warnings.push_back("baseline: " + wmsg.get<std::string>());
   }
-  if (spec.search.enabled) {
-    json runs = json::array();
-    for (const auto& run : runs_)
-      runs.push_back({{"qps", run.qps}, {"slo_attainment", run.attainment}, {"completed_all", run.completed_all},
-                      {"meets_slo", run.ok}});
-    json slo = json::object();
-    if (spec.slo.ttft_ms > 0) slo["ttft_ms"] = spec.slo.ttft_ms;
-    if (spec.slo.tpot_ms > 0) slo["tpot_ms"] = spec.slo.tpot_ms;
-    if (spec.slo.e2e_ms > 0) slo["e2e_ms"] = spec.slo.e2e_ms;
-    slo["attainment"] = spec.slo.attainment;
-    r["max_qps"] = {{"qps", have_lo_ ? lo_ : 0.0},
-                    {"upper_qps", have_hi_ ? json(hi_) : json(nullptr)},
-                    {"slo", slo},
-                    {"requests_per_run", spec.search.num_requests},
-                    {"criterion", "all requests complete and the SLO attainment of the second half of the requests "
-                                  "(arrival order) reaches slo.attainment"},
-                    {"runs", runs},
-                    {"note", search_note_.empty() ? json(nullptr) : json(search_note_)}};
-  }
+  if (spec.search.enabled && search_) r["max_qps"] = search_->to_json();
 
   // Key metrics: the scenario's choice, or a default set.
   std::vector<std::string> ids = spec.key_metrics;

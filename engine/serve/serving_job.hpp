@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "api/job.hpp"
+#include "serve/capacity_search.hpp"
 #include "serve/simulation.hpp"
 
 namespace sightline::serve {
@@ -19,26 +20,13 @@ class ServingJob : public Job {
   json result() const override;
 
  private:
-  struct SearchRun {
-    double qps = 0;
-    double attainment = 0;
-    bool completed_all = false;
-    bool ok = false;
-  };
-  void next_search_run();
   json quantization_block() const;
 
   Scenario s_;
   std::unique_ptr<Simulation> main_;
   std::unique_ptr<Simulation> compare_;
-  std::unique_ptr<Simulation> search_;
+  std::unique_ptr<CapacitySearch> search_;
   int phase_ = 0;  // 0 main, 1 compare, 2 search, 3 done
-  // search state
-  std::vector<SearchRun> runs_;
-  double lo_ = 0, hi_ = 0, rate_ = 0;
-  bool have_lo_ = false, have_hi_ = false;
-  int bracket_steps_ = 0, bisect_steps_ = 0;
-  std::string search_note_;
 };
 
 }  // namespace sightline::serve

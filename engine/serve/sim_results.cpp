@@ -21,6 +21,19 @@ double safe_div(double a, double b) { return b > 0 ? a / b : 0.0; }
 
 bool Simulation::all_completed() const { return completed_ == static_cast<int64_t>(reqs_.size()); }
 
+std::vector<RequestOutcome> Simulation::outcomes() const {
+  std::vector<RequestOutcome> out(reqs_.size());
+  for (size_t i = 0; i < reqs_.size(); ++i) {
+    const Req& q = reqs_[i];
+    out[i].arrival = q.spec.arrival;
+    out[i].output_tokens = q.spec.output;
+    if (q.state != State::Done) continue;
+    out[i].first_token = q.first_token;
+    out[i].completion = q.completion;
+  }
+  return out;
+}
+
 double Simulation::slo_attainment(int64_t skip) const {
   const int64_t n = static_cast<int64_t>(reqs_.size());
   skip = std::min(std::max<int64_t>(0, skip), n);
@@ -113,10 +126,10 @@ json Simulation::metrics() const {
   } else {
     m["goodput"] = nullptr;
   }
-  m["concurrency"] = {{"running_mean", int_running_ / span},
-                      {"running_max", max_running_},
-                      {"waiting_mean", int_waiting_ / span},
-                      {"waiting_max", max_waiting_},
+  m["concurrency"] = {{"running_mean", rec_.running_integral() / span},
+                      {"running_max", rec_.max_running()},
+                      {"waiting_mean", rec_.waiting_integral() / span},
+                      {"waiting_max", rec_.max_waiting()},
                       {"batch_size_mean", safe_div(sum_batch_, static_cast<double>(steps_))},
                       {"tokens_per_step_mean", safe_div(sum_tokens_, static_cast<double>(steps_))},
                       {"steps", steps_}};
@@ -124,9 +137,9 @@ json Simulation::metrics() const {
                    {"blocks_total", blocks_total},
                    {"peak_blocks_used", peak_sum},
                    {"peak_block_utilization", peak_util},
-                   {"mean_block_utilization", safe_div(int_kv_used_, span * static_cast<double>(blocks_total))},
-                   {"token_utilization", safe_div(int_kv_tokens_, int_kv_alloc_tokens_)},
-                   {"fragmentation", int_kv_alloc_tokens_ > 0 ? 1.0 - int_kv_tokens_ / int_kv_alloc_tokens_ : 0.0},
+                   {"mean_block_utilization", safe_div(rec_.kv_used_integral(), span * static_cast<double>(blocks_total))},
+                   {"token_utilization", safe_div(rec_.kv_tokens_integral(), rec_.kv_allocated_tokens_integral())},
+                   {"fragmentation", rec_.kv_allocated_tokens_integral() > 0 ? 1.0 - rec_.kv_tokens_integral() / rec_.kv_allocated_tokens_integral() : 0.0},
                    {"preemptions", preemptions_},
                    {"recomputes", recomputes_},
                    {"swaps_out", swaps_out_}};

@@ -723,13 +723,20 @@ std::shared_ptr<const SimulationSpec> read_simulation(const json& v, const std::
   if (s.cost_model.gpu_hour_usd > 0) sp.usd_per_gpu_hour = s.cost_model.gpu_hour_usd;
   if (const json* qv = r.find("max_qps_search")) {
     const std::string qpath = r.child_path("max_qps_search");
-    ObjectReader qr(*qv, qpath, {"min_qps", "max_qps", "iterations", "num_requests"});
+    ObjectReader qr(*qv, qpath,
+                    {"min_qps", "max_qps", "iterations", "num_requests", "precision", "max_requests_per_run", "confidence"});
     sp.search.enabled = true;
     sp.search.min_qps = qr.number("min_qps", 1e-6, 1e6, 0.1);
     sp.search.max_qps = qr.number("max_qps", 0.0, 1e6, 0.0);
-    sp.search.iterations = static_cast<int>(qr.integer("iterations", 1, 20, 6));
-    const int64_t wl_n = sp.workload.num_requests > 0 ? sp.workload.num_requests : 600;
-    sp.search.num_requests = qr.integer("num_requests", 10, sp.limits.max_requests, std::min<int64_t>(wl_n, 600));
+    sp.search.iterations = static_cast<int>(qr.integer("iterations", 1, 30, 12));
+    sp.search.precision = qr.number("precision", 0.001, 1.0, 0.03);
+    sp.search.num_requests = qr.integer("num_requests", std::min<int64_t>(100, sp.limits.max_requests), sp.limits.max_requests, std::min<int64_t>(600, sp.limits.max_requests));
+    sp.search.max_requests_per_run = qr.integer("max_requests_per_run", sp.search.num_requests, sp.limits.max_requests,
+                                                std::max(sp.search.num_requests, std::min<int64_t>(60000, sp.limits.max_requests)));
+    const double conf = qr.number("confidence", 0.8, 0.99, 0.9);
+    if (conf != 0.8 && conf != 0.9 && conf != 0.95 && conf != 0.99)
+      fail(error_code::kInvalidValue, qr.child_path("confidence"), "confidence must be one of 0.8, 0.9, 0.95, 0.99");
+    sp.search.confidence = conf;
     if (sp.search.max_qps > 0 && sp.search.max_qps <= sp.search.min_qps)
       fail(error_code::kConstraint, qr.child_path("max_qps"), "max_qps must exceed min_qps");
     if (!sp.slo.enabled)
@@ -873,7 +880,10 @@ json simulation_to_json(const SimulationSpec& sp) {
   if (sp.search.enabled) {
     j["max_qps_search"] = {{"min_qps", sp.search.min_qps},
                            {"iterations", sp.search.iterations},
-                           {"num_requests", sp.search.num_requests}};
+                           {"precision", sp.search.precision},
+                           {"num_requests", sp.search.num_requests},
+                           {"max_requests_per_run", sp.search.max_requests_per_run},
+                           {"confidence", sp.search.confidence}};
     if (sp.search.max_qps > 0) j["max_qps_search"]["max_qps"] = sp.search.max_qps;
   }
   if (!sp.key_metrics.empty()) j["key_metrics"] = sp.key_metrics;

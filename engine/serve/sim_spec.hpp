@@ -152,12 +152,18 @@ struct SloSpec {
   double attainment = 0.9;  // max-QPS search: required share of requests within the SLO
 };
 
+// The steady-state max-QPS search (serving.max_qps_search): bracket, then
+// bisect the arrival rate on a verdict that needs a stable queue and an SLO
+// attainment whose batch-means interval clears the target.
 struct SearchSpec {
   bool enabled = false;
   double min_qps = 0.1;
-  double max_qps = 0;  // 0: grow from the workload's rate
-  int iterations = 6;
-  int64_t num_requests = 600;
+  double max_qps = 0;                   // 0: grow from the workload's rate
+  int iterations = 12;                  // most bisection steps
+  double precision = 0.03;              // stop once upper / lower - 1 is at most this
+  int64_t num_requests = 600;           // fewest requests per run (runs grow to what L asks for)
+  int64_t max_requests_per_run = 60000; // a run never grows past this
+  double confidence = 0.9;              // batch-means interval level: 0.8, 0.9, 0.95 or 0.99
 };
 
 struct OutputSpec {

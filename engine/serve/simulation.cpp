@@ -26,6 +26,7 @@ Simulation::Simulation(const Scenario& scenario, const WorkloadOverride& overrid
     : s_(scenario),
       spec_(*scenario.serving->simulation),
       detailed_(detailed),
+      rec_(spec_.kv.block_size),
       series_(spec_.outputs.time_series_points) {
   block_size_ = spec_.kv.block_size;
   spec_k_ = spec_.speculative.method != SpecMethod::None ? spec_.speculative.k : 0;
@@ -78,6 +79,7 @@ Simulation::Simulation(const Scenario& scenario, const WorkloadOverride& overrid
         Engine e;
         e.model = static_cast<int>(m);
         e.pool = BlockPool(plan.engines[m].blocks);
+        e.pool.report_to(rec_.block_usage());
         e.watermark_blocks = static_cast<int64_t>(std::floor(spec_.kv.watermark * static_cast<double>(plan.engines[m].blocks)));
         e.kv_bytes_per_token = plan.engines[m].kv_bytes_per_token;
         const double block_bytes = e.kv_bytes_per_token * static_cast<double>(block_size_);
@@ -101,7 +103,7 @@ Simulation::Simulation(const Scenario& scenario, const WorkloadOverride& overrid
   arrivals_pending_ = static_cast<int64_t>(reqs_.size());
   first_arrival_ = reqs_.empty() ? 0 : reqs_.front().spec.arrival;
   for (const auto& q : reqs_) first_arrival_ = std::min(first_arrival_, q.spec.arrival);
-  last_account_ = first_arrival_;
+  rec_.start(first_arrival_);
   now_ = first_arrival_;
   if (reqs_.empty()) finished_ = true;
 }
@@ -125,7 +127,7 @@ bool Simulation::run(int64_t max_events) {
     }
     const Event ev = queue_.pop();
     if (ev.time < now_) fail(error_code::kInternal, "", "serving simulator: the clock went backwards");
-    account(ev.time);
+    rec_.advance(ev.time);
     now_ = ev.time;
     switch (ev.kind) {
       case kArrival: on_arrival(static_cast<int32_t>(ev.a)); break;
@@ -144,7 +146,7 @@ bool Simulation::run(int64_t max_events) {
   }
   if (queue_.empty() || !limit_hit_.empty()) {
     finished_ = true;
-    account(now_);
+    rec_.advance(now_);
   }
   return finished_;
 }
@@ -153,36 +155,6 @@ double Simulation::progress() const {
   if (finished_ || reqs_.empty()) return 1.0;
   const double p = static_cast<double>(completed_ + dropped_) / static_cast<double>(reqs_.size());
   return std::min(p, 0.999);
-}
-
-void Simulation::account(TimeNs t) {
-  if (t <= last_account_) {
-    last_account_ = std::max(last_account_, t);
-    return;
-  }
-  int64_t running = 0, waiting = 0, used = 0;
-  double tokens = 0;
-  for (const Replica& r : replicas_) {
-    for (const Engine& e : r.engines) {
-      running += static_cast<int64_t>(e.running.size());
-      waiting += static_cast<int64_t>(e.waiting.size() + e.swapped.size() + e.incoming.size());
-      used += e.pool.used();
-      tokens += static_cast<double>(e.pool.cached_blocks() * block_size_);
-      for (int32_t id : e.running) {
-        const Req& q = reqs_[static_cast<size_t>(id)];
-        tokens += static_cast<double>(q.computed - static_cast<int64_t>(q.prefix_entries.size()) * block_size_);
-      }
-    }
-  }
-  max_running_ = std::max(max_running_, running);
-  max_waiting_ = std::max(max_waiting_, waiting);
-  const double dt = static_cast<double>(t - last_account_);
-  int_running_ += static_cast<double>(running) * dt;
-  int_waiting_ += static_cast<double>(waiting) * dt;
-  int_kv_used_ += static_cast<double>(used) * dt;
-  int_kv_tokens_ += tokens * dt;
-  int_kv_alloc_tokens_ += static_cast<double>(used * block_size_) * dt;
-  last_account_ = t;
 }
 
 void Simulation::request_schedule(Replica& r, TimeNs t) {
@@ -252,6 +224,7 @@ void Simulation::on_arrival(int32_t id) {
     return drop(q, "prompt longer than max_num_batched_tokens (use chunked_prefill)");
   q.replica = ri;
   e.waiting.push_back(id);
+  rec_.queued();
   e.queued_tokens += q.target;
   ++r.outstanding;
   request_schedule(r, now_);
@@ -371,16 +344,32 @@ int32_t Simulation::pick_victim(const Engine& e, int32_t exclude) const {
   return -1;
 }
 
-void Simulation::remove_running(Engine& e, int32_t id) {
+void Simulation::join_running(Engine& e, Req& q) {
+  e.running.push_back(static_cast<int32_t>(&q - reqs_.data()));
+  q.kv_counted = private_kv_tokens(q);
+  rec_.joins_running(q.kv_counted);
+}
+
+void Simulation::leave_running(Engine& e, Req& q) {
+  const int32_t id = static_cast<int32_t>(&q - reqs_.data());
   auto it = std::find(e.running.begin(), e.running.end(), id);
-  if (it != e.running.end()) e.running.erase(it);
+  if (it == e.running.end()) return;
+  e.running.erase(it);
+  rec_.leaves_running(q.kv_counted);
+  q.kv_counted = 0;
+}
+
+void Simulation::note_computed(Req& q) {
+  const int64_t now = private_kv_tokens(q);
+  rec_.computes(now - q.kv_counted);
+  q.kv_counted = now;
 }
 
 void Simulation::preempt(Engine& e, Req& q, Batch& b) {
   const int32_t id = static_cast<int32_t>(&q - reqs_.data());
   ++preemptions_;
   ++q.preemptions;
-  remove_running(e, id);
+  leave_running(e, q);
   lora_detach(e, q);
   const int64_t held = held_blocks(q);
   if (spec_.kv.preemption == PreemptionMode::Swap && q.computed > 0 && e.host_blocks_free >= held) {
@@ -391,6 +380,7 @@ void Simulation::preempt(Engine& e, Req& q, Batch& b) {
     release_blocks(e, q);
     q.state = State::Swapped;
     e.swapped.push_back(id);
+    rec_.queued();
     return;
   }
   ++recomputes_;
@@ -401,6 +391,7 @@ void Simulation::preempt(Engine& e, Req& q, Batch& b) {
   q.target = q.spec.prompt + q.generated;
   q.state = State::Queued;
   e.waiting.push_front(id);
+  rec_.queued();
   e.queued_tokens += q.target;
 }
 
@@ -417,9 +408,10 @@ void Simulation::swap_in(Engine& e, Batch& b) {
     q.swapped_blocks = 0;
     b.swap_bytes += static_cast<double>(need * block_size_) * e.kv_bytes_per_token;
     q.state = State::Running;
-    e.running.push_back(id);
+    join_running(e, q);
     lora_attach(e, q);
     e.swapped.pop_front();
+    rec_.dequeued();
   }
 }
 
@@ -472,6 +464,7 @@ bool Simulation::form_batch(Replica& r, Engine& e, Batch& b) {
   size_t seats = static_cast<size_t>(std::max<int64_t>(0, max_seqs - static_cast<int64_t>(e.running.size())));
   const size_t look = spec_.lora.enabled ? e.waiting.size() : std::min(e.waiting.size(), seats + 1);
   waiting.assign(e.waiting.begin(), e.waiting.begin() + static_cast<std::ptrdiff_t>(look));
+  const int64_t recomputes_before = recomputes_;
   bool admitted = false;
 
   auto add_item = [&](Req& q, ItemKind kind, int64_t new_tokens) {
@@ -530,7 +523,7 @@ bool Simulation::form_batch(Replica& r, Engine& e, Batch& b) {
           continue;
         }
         q.state = State::Running;
-        e.running.push_back(id);
+        join_running(e, q);
         lora_attach(e, q);
         add_item(q, ItemKind::Prefill, chunk);
         budget -= chunk;
@@ -563,10 +556,19 @@ bool Simulation::form_batch(Replica& r, Engine& e, Batch& b) {
     });
     process(c);
   }
-  if (admitted)
-    e.waiting.erase(std::remove_if(e.waiting.begin(), e.waiting.end(),
-                                   [&](int32_t id) { return reqs_[static_cast<size_t>(id)].state != State::Queued; }),
-                    e.waiting.end());
+  if (admitted) {
+    // Admitted prompts are among the `look` entries examined, which recompute
+    // preemptions during this step may have pushed back: only that head of the
+    // queue is compacted, so the cost does not grow with the queue's length.
+    const size_t head = look + static_cast<size_t>(recomputes_ - recomputes_before);
+    size_t keep = head;  // compacts the head's queued entries towards its end, in order
+    for (size_t i = head; i-- > 0;) {
+      const int32_t id = e.waiting[i];
+      if (reqs_[static_cast<size_t>(id)].state == State::Queued) e.waiting[--keep] = id;
+    }
+    e.waiting.erase(e.waiting.begin(), e.waiting.begin() + static_cast<std::ptrdiff_t>(keep));
+    rec_.dequeued(static_cast<int64_t>(keep));
+  }
   return !b.items.empty();
 }
 
@@ -617,12 +619,13 @@ bool Simulation::form_static(Replica& r, Engine& e, Batch& b) {
   for (int64_t i = 0; i < n; ++i) {
     const int32_t id = e.waiting.front();
     e.waiting.pop_front();
+    rec_.dequeued();
     Req& q = reqs_[static_cast<size_t>(id)];
     e.pool.take(per_seq);
     q.private_blocks = per_seq;
     e.queued_tokens -= q.target;
     q.state = State::Running;
-    e.running.push_back(id);
+    join_running(e, q);
     Item it;
     it.req = id;
     it.kind = ItemKind::Prefill;
@@ -666,6 +669,7 @@ void Simulation::admit_incoming(Replica& r, Engine& e) {
     }
     queue_.push(end, kPriority[kTransferDone], kTransferDone, id);
     e.incoming.pop_front();
+    rec_.dequeued();
   }
 }
 
@@ -869,20 +873,15 @@ double Simulation::start_batch(Replica& r, Engine& e, Batch& b, double extra_s) 
 
 void Simulation::sample_series(const Batch& b) {
   SeriesSample s;
-  int64_t used = 0;
-  for (const Replica& rr : replicas_)
-    for (const Engine& e : rr.engines) {
-      s.running += static_cast<double>(e.running.size());
-      s.waiting += static_cast<double>(e.waiting.size() + e.swapped.size() + e.incoming.size());
-      used += e.pool.used();
-    }
+  const int64_t used = rec_.kv_blocks_used();
+  s.running = static_cast<double>(rec_.running());
+  s.waiting = static_cast<double>(rec_.waiting());
   s.batch_size = static_cast<double>(b.items.size());
   s.tokens = static_cast<double>(b.prefill_tokens + b.decode_tokens);
   s.kv_blocks_used = static_cast<double>(used);
   s.kv_utilization = kv_total_ > 0 ? static_cast<double>(used) / static_cast<double>(kv_total_) : 0;
   series_.add(now_ - first_arrival_, s);
-  max_running_ = std::max(max_running_, static_cast<int64_t>(s.running));
-  max_waiting_ = std::max(max_waiting_, static_cast<int64_t>(s.waiting));
+  rec_.note_sample();
 }
 
 // ---------------------------------------------------------------------------
@@ -897,11 +896,10 @@ void Simulation::emit_tokens(Replica& r, Req& q, int64_t n) {
 }
 
 void Simulation::finish(Replica& r, Engine& e, Req& q) {
-  const int32_t id = static_cast<int32_t>(&q - reqs_.data());
   q.state = State::Done;
   q.completion = now_;
   release_blocks(e, q);
-  remove_running(e, id);
+  leave_running(e, q);
   lora_detach(e, q);
   --r.outstanding;
   ++completed_;
@@ -912,7 +910,7 @@ void Simulation::finish(Replica& r, Engine& e, Req& q) {
 
 void Simulation::handoff(Replica& r, Engine& e, Req& q) {
   const int32_t id = static_cast<int32_t>(&q - reqs_.data());
-  remove_running(e, id);
+  leave_running(e, q);
   lora_detach(e, q);
   q.src_replica = r.index;
   q.src_private = q.private_blocks;
@@ -926,6 +924,7 @@ void Simulation::handoff(Replica& r, Engine& e, Req& q) {
   ++d.outstanding;
   q.replica = di;
   d.engines[static_cast<size_t>(q.spec.model)].incoming.push_back(id);
+  rec_.queued();
   request_schedule(d, now_);
 }
 
@@ -940,7 +939,7 @@ void Simulation::on_transfer_done(int32_t id) {
   q.state = State::Running;
   Replica& d = replicas_[static_cast<size_t>(q.replica)];
   Engine& de = d.engines[static_cast<size_t>(q.spec.model)];
-  de.running.push_back(id);
+  join_running(de, q);
   lora_attach(de, q);
   request_schedule(d, now_);
   request_schedule(src, now_);
@@ -972,6 +971,7 @@ void Simulation::on_step_end(int ri, int slot) {
       } else {
         ++tok_padding_;
       }
+      note_computed(q);
       all_done = all_done && q.generated >= q.spec.output;
     }
     if (all_done) {
@@ -992,6 +992,7 @@ void Simulation::on_step_end(int ri, int slot) {
         q.processed += it.new_tokens;
         tok_processed_ += it.new_tokens;
         publish_prefix(e, q);
+        note_computed(q);
         if (q.computed >= q.target) {
           emit_tokens(r, q, 1);
           if (q.generated >= q.spec.output) finish(r, e, q);
@@ -1003,6 +1004,7 @@ void Simulation::on_step_end(int ri, int slot) {
         q.computed += 1;
         q.processed += 1;
         tok_processed_ += 1;
+        note_computed(q);
         emit_tokens(r, q, 1);
         if (q.generated >= q.spec.output) finish(r, e, q);
         break;
@@ -1019,6 +1021,7 @@ void Simulation::on_step_end(int ri, int slot) {
         q.computed += committed;
         q.processed += committed;
         tok_processed_ += committed;
+        note_computed(q);
         emit_tokens(r, q, committed);
         if (q.generated >= q.spec.output) finish(r, e, q);
         break;

@@ -15,11 +15,21 @@
 #include "serve/event_queue.hpp"
 #include "serve/kv_manager.hpp"
 #include "serve/memory_plan.hpp"
+#include "serve/metrics_recorder.hpp"
 #include "serve/rng.hpp"
 #include "serve/stats.hpp"
 #include "serve/workload.hpp"
 
 namespace sightline::serve {
+
+// What happened to one request, in arrival order; times in ns, -1 when not
+// reached (a dropped or unfinished request has no completion).
+struct RequestOutcome {
+  TimeNs arrival = 0;
+  TimeNs first_token = -1;
+  TimeNs completion = -1;
+  int64_t output_tokens = 0;
+};
 
 class Simulation {
  public:
@@ -41,6 +51,8 @@ class Simulation {
   // Share of requests (from index `skip` on, in arrival order) completed within the SLO.
   double slo_attainment(int64_t skip = 0) const;
   bool all_completed() const;
+  // Every request's outcome in arrival order (steady-state analysis of capacity searches).
+  std::vector<RequestOutcome> outcomes() const;
 
  private:
   enum class State : int8_t { Pending, Queued, Running, Swapped, Handoff, Transferring, Done, Dropped };
@@ -64,6 +76,7 @@ class Simulation {
     int64_t cached_tokens = 0;  // prefix-cache hits over all admissions
     int64_t discarded = 0;      // KV tokens thrown away by recompute preemptions
     int64_t processed = 0;      // tokens this request put into the KV cache
+    int64_t kv_counted = 0;     // private KV tokens the recorder counts for it while it runs
     TimeNs first_scheduled = -1, first_token = -1, last_token = -1, completion = -1;
     TimeNs transfer_ns = 0;
     int32_t preemptions = 0;
@@ -159,7 +172,12 @@ class Simulation {
   bool lora_admissible(const Engine& e, const Req& q) const;
   void lora_attach(Engine& e, const Req& q);
   void lora_detach(Engine& e, const Req& q);
-  void remove_running(Engine& e, int32_t id);
+  void join_running(Engine& e, Req& q);
+  void leave_running(Engine& e, Req& q);
+  void note_computed(Req& q);
+  int64_t private_kv_tokens(const Req& q) const {
+    return q.computed - static_cast<int64_t>(q.prefix_entries.size()) * block_size_;
+  }
   uint64_t prefix_key(const Req& q, int64_t block) const;
   int64_t blocks_for(int64_t tokens) const { return (tokens + block_size_ - 1) / block_size_; }
   int64_t held_blocks(const Req& q) const { return static_cast<int64_t>(q.prefix_entries.size()) + q.private_blocks; }
@@ -176,7 +194,6 @@ class Simulation {
   int route(const std::vector<int>& candidates, const Req& q, int64_t& rr);
   int32_t pick_victim(const Engine& e, int32_t exclude) const;
   void sample_series(const Batch& b);
-  void account(TimeNs t);
 
   const Scenario& s_;
   const SimulationSpec& spec_;
@@ -206,12 +223,9 @@ class Simulation {
   int64_t arrivals_pending_ = 0;
   int64_t completed_ = 0, dropped_ = 0;
 
-  // live counters and their time integrals
-  int64_t n_running_ = 0, n_waiting_ = 0, kv_used_ = 0, kv_total_ = 0;
-  double kv_tokens_ = 0;       // tokens held in allocated blocks (shared blocks once)
-  TimeNs last_account_ = 0;
-  double int_running_ = 0, int_waiting_ = 0, int_kv_used_ = 0, int_kv_tokens_ = 0, int_kv_alloc_tokens_ = 0;
-  int64_t max_running_ = 0, max_waiting_ = 0;
+  // live occupancy counters and their time integrals
+  MetricsRecorder rec_;
+  int64_t kv_total_ = 0;
 
   // step statistics
   int64_t steps_ = 0;

@@ -1,14 +1,22 @@
 #!/usr/bin/env bash
 # Regenerates the shipped collective calibrations. Usage:
 #   presets/comm_calibrations/regenerate.sh [SIGHTLINE_BIN] [OUT_DIR]
-# Every fit uses nccl-tests-style tables transcribed from measurements.md
-# (presets/calibrations/data/published_collectives.csv); the Vidur network
-# data is kept out of the fit and used by report-accuracy as an independent check.
+# The fits use nccl-tests-style tables transcribed from measurements.md
+# (presets/calibrations/data/published_collectives.csv) and, for NVLink 3, Vidur's
+# A100 DGX all-reduce timings at 2, 4 and 8 GPUs (binned by
+# presets/calibrations/data/bin_vidur_network.py into vidur_a100_dgx_all_reduce.csv).
+# NVLink 3 is the only link measured at several group sizes: NVLink 4 and 5 take its
+# per-call and per-step latencies and its efficiency-by-group-size shape, and fit
+# their own efficiency level (--shape-from).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 bin=${1:-$here/../../build/sightline}
 out=${2:-$here}
-csv=$here/../calibrations/data/published_collectives.csv
-for link in nvlink3-nvswitch nvlink4-nvswitch nvlink5-nvswitch ib-ndr; do
-  "$bin" calibrate-comm --interconnect "$link" --csv "$csv" --out "$out/$link.json"
+data=$here/../calibrations/data
+csv=$data/published_collectives.csv
+"$bin" calibrate-comm --interconnect nvlink3-nvswitch --csv "$csv" --csv "$data/vidur_a100_dgx_all_reduce.csv" \
+  --out "$out/nvlink3-nvswitch.json"
+for link in nvlink4-nvswitch nvlink5-nvswitch; do
+  "$bin" calibrate-comm --interconnect "$link" --csv "$csv" --shape-from "$out/nvlink3-nvswitch.json" --out "$out/$link.json"
 done
+"$bin" calibrate-comm --interconnect ib-ndr --csv "$csv" --out "$out/ib-ndr.json"

@@ -465,12 +465,13 @@ TEST_CASE("serving: max-QPS search is bounded and brackets the SLO") {
   s["serving"]["max_qps_search"] = {{"iterations", 3}, {"num_requests", 600}};
   const json r = ok_result(s);
   const json& q = r["max_qps"];
-  CHECK(q["runs"].size() <= 8 + 3);
+  CHECK(q["runs"].size() <= (8 + 3) * 3);  // bracket + bisection steps, each rate run at most 3 times
   CHECK(q["qps"].get<double>() > 1.0);
   CHECK(q["qps"].get<double>() < 50.0);
   CHECK(q["upper_qps"].get<double>() > q["qps"].get<double>());
+  // Bisection on decided verdicts: every run that met the SLO is at or below the answer.
   for (const json& run : q["runs"])
-    CHECK(run["meets_slo"].get<bool>() == (run["qps"].get<double>() <= q["qps"].get<double>()));
+    if (run["meets_slo"].get<bool>()) CHECK(run["qps"].get<double>() <= q["qps"].get<double>());
 }
 
 TEST_CASE("serving: work limits stop a run with a report, never a hang") {

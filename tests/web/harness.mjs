@@ -25,13 +25,13 @@ export function checkBuilt() {
   }
 }
 
-/** Starts web/serve.mjs on a random port; resolves with {url, close()}. */
-export async function startServer({ attempts = 5 } = {}) {
+/** Starts web/serve.mjs on a random port serving `dir` (the built site); resolves with {url, close()}. */
+export async function startServer({ attempts = 5, dir = siteDir } = {}) {
   let lastError;
   for (let i = 0; i < attempts; i++) {
     const port = 20000 + Math.floor(Math.random() * 20000);
     try {
-      return await startServerOn(port);
+      return await startServerOn(port, dir);
     } catch (err) {
       lastError = err;  // most likely the port was taken: try another one
     }
@@ -39,9 +39,9 @@ export async function startServer({ attempts = 5 } = {}) {
   throw lastError;
 }
 
-function startServerOn(port) {
+function startServerOn(port, dir) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(repoDir, 'web', 'serve.mjs'), siteDir, String(port)], {
+    const child = spawn(process.execPath, [path.join(repoDir, 'web', 'serve.mjs'), dir, String(port)], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
@@ -102,6 +102,14 @@ export function cli(scenario) {
   return parsed.ok === true && parsed.result ? parsed.result : parsed;
 }
 
+/** The CLI's presets of one kind (models, gpus, …). */
+export function cliPresets(kind) {
+  const r = spawnSync(cliPath, ['presets', kind, '--format', 'json'], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`sightline presets ${kind} failed: ${r.stderr}`);
+  const list = JSON.parse(r.stdout);
+  return list && list.ok === true ? list.result : list;
+}
+
 export function scenarioPreset(id) {
   const r = spawnSync(cliPath, ['presets', 'scenarios', '--format', 'json'], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`sightline presets failed: ${r.stderr}`);
@@ -120,8 +128,9 @@ export async function waitDone(page, id) {
   await page.waitForSelector(sel);
 }
 
+/** The exact number (three decimals, data-value) behind the shown number of data-metric=key. */
 export async function metric(page, key) {
-  return page.textContent(`[data-metric="${key}"]`);
+  return page.getAttribute(`[data-metric="${key}"]`, 'data-value');
 }
 
 /** Types `value` into the field #id and fires its change event, as a person editing the form. */
@@ -133,5 +142,5 @@ export async function setField(page, id, value) {
 /** Every number a view shows (data-metric="<prefix>…"), by key. */
 export async function viewMetrics(page, viewId, prefix) {
   return page.$$eval(`#${viewId} [data-metric^="${prefix}"]`,
-    (els) => Object.fromEntries(els.map((e) => [e.dataset.metric, e.textContent])));
+    (els) => Object.fromEntries(els.map((e) => [e.dataset.metric, e.dataset.value])));
 }

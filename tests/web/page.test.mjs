@@ -55,10 +55,17 @@ test('(a) the default scenario I1.1 runs on load and matches the CLI', async () 
 });
 
 test('the picker lists every scenario preset and every field has a label and a tooltip', async () => {
-  const options = await page.$$eval('#scenario option', (os) => os.map((o) => o.textContent));
-  const ids = options.map((t) => t.split(' — ')[0]);
-  assert.ok(ids.includes('I1.1') && ids.includes('I1.4'), `picker options: ${options}`);
-  assert.ok(options.every((t) => / — \S/.test(t)), 'each option shows id and title');
+  const options = await page.$$eval('#scenario option', (os) => os.map((o) => ({ id: o.value, text: o.textContent, group: o.parentElement.label })));
+  const ids = options.map((o) => o.id);
+  assert.ok(ids.includes('I1.1') && ids.includes('I1.4'), `picker options: ${ids}`);
+  // Plain names first ("Medium-load API: Llama-2-7B, 1×A100, 10 req/s"), the suite id after them.
+  assert.ok(options.every((o) => o.text.endsWith(` · ${o.id}`) && o.text.length > o.id.length + 8), 'each option: a plain name, then the id');
+  assert.equal(options.find((o) => o.id === 'I2.2').text, 'Medium-load API: Llama-2-7B, 1×A100, 10 req/s · I2.2');
+  // Grouped by mode.
+  assert.match(options.find((o) => o.id === 'I1.1').group, /^Latency/);
+  assert.match(options.find((o) => o.id === 'I2.2').group, /^Serving simulation/);
+  assert.match(options.find((o) => o.id === 'T1.5').group, /^Training/);
+  assert.match(options.find((o) => o.id === 'V.TT1').group, /measured/);
   const fields = ['model', 'gpu', 'gpus_per_node', 'intra_node', 'tp', 'pp', 'prompt_tokens', 'output_tokens',
     'batch_size', 'weights', 'activations', 'kv_cache'];
   for (const id of fields) {

@@ -83,7 +83,7 @@ test('I2.1 shows the serving view with the CLI\'s numbers and draws its charts',
     assert.ok(box.width > 200 && box.height > 60, `${id} canvas drawn (${box.width}×${box.height})`);
   }
   assert.match(await page.getAttribute('#chart-cdf-ttft canvas', 'aria-label'),
-    new RegExp(`^TTFT CDF over 1000 requests: p50 ${String(+m.ttft_ms.p50.toPrecision(4)).replace('.', '\\.')} ms`));
+    new RegExp(`^TTFT CDF over 1000 requests: p50 ${String(+m.ttft_ms.p50.toPrecision(3)).replace('.', '\\.')} ms`));
   // The CDF's own median agrees with the engine's p50 (the records are the same requests).
   const cdf = await page.evaluate(async () => {
     const { getChartView } = await import('./charts/registry.js');

@@ -28,7 +28,7 @@ after(async () => {
 
 /** Every number the page shows (data-metric), by key. */
 async function allMetrics(page) {
-  return page.$$eval('[data-metric]', (els) => Object.fromEntries(els.map((e) => [e.dataset.metric, e.textContent])));
+  return page.$$eval('[data-metric]', (els) => Object.fromEntries(els.map((e) => [e.dataset.metric, e.dataset.value])));
 }
 
 async function freshPage() {

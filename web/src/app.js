@@ -14,8 +14,13 @@ import { getChartView } from './charts/registry.js';
 import { Sweep } from './sweep.js';
 import { Compare } from './compare.js';
 import { download, slug, toCsv, readScenarioFile } from './export.js';
-import { fixed3 } from './format.js';
-import { $ } from './dom.js';
+import { $, showNumber } from './dom.js';
+import { decorate } from './headline.js';
+import { MODES, modeOf, fillPicker } from './presets.js';
+import * as custom from './custom.js';
+import * as dependent from './dependent.js';
+import * as assumptions from './assumptions.js';
+import { addHowToRead, labelDominant } from './howto.js';
 
 const DEFAULT_SCENARIO = 'I1.1';
 const STORAGE_KEY = 'sightline.scenario';
@@ -32,7 +37,10 @@ const params = new URLSearchParams(location.search);
 const embed = params.get('embed') === '1';
 
 // Timings read by web/budgets.mjs and the tests.
-const perf = { firstResultMs: null, runs: 0, lastSweepMs: null };
+const perf = { firstResultMs: null, runs: 0, started: 0, lastSweepMs: null };
+// Typing runs the scenario once the user pauses this long (one run per burst of keystrokes).
+const TYPING_PAUSE_MS = 450;
+let typingTimer = 0;
 window.sightlinePerf = perf;
 
 const state = {
@@ -41,6 +49,7 @@ const state = {
   presetId: null,        // the preset the scenario starts from (null: imported / custom)
   base: null,            // the scenario the form edits
   run: null,             // {id, text} of the run in flight
+  shownText: null,       // the scenario text of the result or error on screen
   last: null,            // {scenario, result, warnings} of the last finished run
 };
 
@@ -54,7 +63,7 @@ const sweep = new Sweep({
 const compare = new Compare();
 
 function currentScenario() {
-  return state.base ? form.read(state.base) : null;
+  return state.base ? custom.apply(form.read(state.base)) : null;
 }
 
 function presetRecord() {
@@ -123,15 +132,27 @@ function cancelCurrent() {
   return true;
 }
 
-function runForm() {
+function runForm({ force = false } = {}) {
   if (!state.base) return;
   const scenario = currentScenario();
   const text = JSON.stringify(scenario);
+  clearTimeout(typingTimer);
   if (state.run && state.run.text === text) return;  // the same run is already in flight
+  if (!state.run && state.shownText === text && !force) return;  // already on screen
   cancelCurrent();
   form.clearInvalid();
+  custom.markInvalid('');
   view.hideError();
   updateModified();
+  const problem = custom.currentProblem();
+  if (problem) {  // e.g. no config.json pasted yet: said here, nothing runs
+    state.shownText = null;
+    if (problem.code === 'missing_key' && !problem.message.includes('cannot fetch')) {
+      custom.markInvalid(problem.path);
+      view.setStatus('waiting', `Waiting: ${problem.message}`);
+    } else showEngineError(problem);
+    return;
+  }
   persist(scenario);
   view.setStatus('running', 'Running… 0%');
   view.setProgress(0);
@@ -140,29 +161,37 @@ function runForm() {
     if (state.run && state.run.id === id) view.setProgress(p);
   });
   state.run = { id, text };
+  perf.started += 1;
   promise.then(({ result, warnings }) => {
     if (!state.run || state.run.id !== id) return;
     state.run = null;
+    state.shownText = text;
     showResult(scenario, result, warnings);
     view.setStatus('done', `Done in ${Math.max(1, Math.round(performance.now() - t0))} ms`);
     perf.runs += 1;
-    if (perf.firstResultMs === null) perf.firstResultMs = performance.now();
+    if (perf.firstResultMs === null) {
+      perf.firstResultMs = performance.now();
+      registerOffline();
+    }
   }, (err) => {
     if (!state.run || state.run.id !== id) return;  // superseded or cancelled
     state.run = null;
+    state.shownText = text;
     showEngineError(err);
   });
 }
 
 function showResult(scenario, result, warnings) {
   state.last = { scenario, result, warnings };
+  document.body.classList.add('has-result');  // narrow windows: the results now come first
   const v = viewFor(result);
   for (const other of allViews()) {
     const section = $(other.section);
     if (section) section.hidden = other !== v;
   }
-  v.render(result, warnings, { scenario, gpus: state.gpus });
   renderHeadline(v, result);
+  renderView(v, result, warnings, scenario);
+  assumptions.render(scenario, result);
   $('results').dataset.scenario = (result.scenario && result.scenario.id) || '';
   $('summary').hidden = false;
   if (v.summary) $('summary').textContent = v.summary(result, { scenario, gpus: state.gpus });
@@ -172,7 +201,18 @@ function showResult(scenario, result, warnings) {
   $('export-csv').textContent = v.csvLabel || 'Operators CSV';
   sweep.setMetrics(result);
   compare.update({ scenario, result, label: describe(scenario) });
-  if (embed) applyEmbedCharts(v);
+  if (embed) {
+    applyEmbedCharts(v);
+    document.title = `Sightline: ${$('summary').textContent || describe(scenario)}`;
+    postSize();
+  }
+}
+
+/** Draws a result's view, then scales its headline numbers and shows their intervals and tier. */
+function renderView(v, result, warnings, scenario) {
+  v.render(result, warnings, { scenario, gpus: state.gpus });
+  decorate(result, [$(v.section), $('headline')], $('accuracy-badge'));
+  labelDominant(result);
 }
 
 /** Headline cards built from the view (shown in embed mode). */
@@ -188,7 +228,8 @@ function renderHeadline(v, result) {
     value.className = 'kpi-value';
     const num = document.createElement('span');
     num.dataset.headline = h.key;
-    num.textContent = typeof h.text === 'string' ? h.text : fixed3(h.value);
+    if (typeof h.text === 'string') num.textContent = h.text;
+    else showNumber(num, h.value);
     const unit = document.createElement('span');
     unit.className = 'unit';
     unit.textContent = h.unit || '';
@@ -200,7 +241,7 @@ function renderHeadline(v, result) {
 }
 
 function showEngineError(err) {
-  const fieldId = form.markInvalid(err.path);
+  const fieldId = custom.markInvalid(err.path) || form.markInvalid(err.path);
   $('error-title').textContent = 'The engine could not run this scenario';
   view.showError(err, fieldId ? form.fieldLabel(fieldId) : '');
   view.setStatus('error', err.code === 'worker_crashed' ? 'Engine restarted' : 'Error');
@@ -213,9 +254,11 @@ const CUSTOM_OPTION = '__custom__';
 function showPresetInPicker() {
   const select = $('scenario');
   let custom = select.querySelector(`option[value="${CUSTOM_OPTION}"]`);
+  showMode(modeOf(state.base));
   if (state.presetId && state.scenarios.has(state.presetId)) {
     if (custom) custom.remove();
     select.value = state.presetId;
+    $('scenario-id').textContent = `Suite id ${state.presetId} ·`;
     $('scenario-source').textContent = presetRecord().source || '';
   } else {
     if (!custom) {
@@ -225,7 +268,45 @@ function showPresetInPicker() {
       select.prepend(custom);
     }
     select.value = CUSTOM_OPTION;
+    $('scenario-id').textContent = '';
     $('scenario-source').textContent = '';
+  }
+}
+
+// ---- modes: explicit tabs over the preset groups ---------------------------------------
+
+const lastPresetOfMode = new Map();  // mode -> the preset last shown in it
+
+function showMode(mode) {
+  for (const [m] of MODES) {
+    const tab = $(`mode-${m}`);
+    tab.setAttribute('aria-selected', String(m === mode));
+    tab.tabIndex = m === mode ? 0 : -1;
+  }
+  if (state.presetId) lastPresetOfMode.set(mode, state.presetId);
+}
+
+/** Switches mode: the preset last shown in that mode, else its first preset. */
+function selectMode(mode) {
+  if (state.base && modeOf(state.base) === mode) return;
+  const first = $('scenario').querySelector(`option[data-mode="${mode}"]`);
+  const id = lastPresetOfMode.get(mode) || (first && first.value);
+  if (id) selectScenario(id);
+}
+
+function bindModeTabs() {
+  const ids = MODES.map(([m]) => m);
+  for (const m of ids) {
+    const tab = $(`mode-${m}`);
+    tab.addEventListener('click', () => selectMode(m));
+    tab.addEventListener('keydown', (e) => {
+      const i = ids.indexOf(m);
+      const next = { ArrowRight: ids[(i + 1) % ids.length], ArrowLeft: ids[(i + ids.length - 1) % ids.length] }[e.key];
+      if (!next) return;
+      e.preventDefault();
+      selectMode(next);
+      $(`mode-${next}`).focus();
+    });
   }
 }
 
@@ -235,6 +316,8 @@ function loadScenario(presetId, scenario) {
   state.base = structuredClone(scenario);
   showPresetInPicker();
   form.fill(state.base);
+  custom.fill(state.base);
+  dependent.reset();
   sweep.setSection(form.formSection(state.base));
   runForm();
 }
@@ -280,9 +363,11 @@ function escapeAttr(text) {
   return String(text).replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
+/** The iframe, plus the small script that sizes it to its content (embed.js). */
 export function embedCode(link, title) {
   return `<iframe src="${escapeAttr(`${baseUrl()}?embed=1#${link}`)}" title="${escapeAttr(`Sightline: ${title}`)}" ` +
-    'width="100%" height="560" style="border:0" loading="lazy"></iframe>';
+    'width="100%" height="560" style="border:0" loading="lazy"></iframe>\n' +
+    `<script src="${escapeAttr(new URL('embed.js', baseUrl()).href)}" async></script>`;
 }
 
 async function share(kind) {
@@ -395,7 +480,7 @@ function selectTab(name, focus = false) {
   if (name === 'compare') compare.render();
   if (name === 'result' && state.last) {
     // Charts drawn while hidden have no size: draw them again.
-    viewFor(state.last.result).render(state.last.result, state.last.warnings, { scenario: state.last.scenario, gpus: state.gpus });
+    renderView(viewFor(state.last.result), state.last.result, state.last.warnings, state.last.scenario);
   }
 }
 
@@ -430,7 +515,7 @@ function bindEvents() {
   const formEl = $('scenario-form');
   formEl.addEventListener('submit', (e) => {
     e.preventDefault();
-    runForm();
+    runForm({ force: true });
   });
   formEl.addEventListener('change', (e) => {
     if (e.target.id === 'scenario') {
@@ -440,13 +525,22 @@ function bindEvents() {
       }
     } else runForm();
   });
-  formEl.addEventListener('input', updateModified);
+  formEl.addEventListener('input', (e) => {
+    updateModified();
+    if (e.target.id === 'scenario' || e.target.type === 'file') return;
+    clearTimeout(typingTimer);
+    typingTimer = setTimeout(runForm, TYPING_PAUSE_MS);
+  });
   $('reset').addEventListener('click', () => {
     if (state.presetId) selectScenario(state.presetId);
     else if (state.base) loadScenario(null, state.base);
   });
   $('cancel').addEventListener('click', () => {
     if (cancelCurrent()) view.setStatus('cancelled', 'Cancelled');
+  });
+  $('edit-jump').addEventListener('click', () => {
+    $('scenario-form').scrollIntoView();
+    $('scenario').focus({ preventScroll: true });
   });
   $('phase-decode').addEventListener('click', () => view.setPhase('decode'));
   $('phase-prefill').addEventListener('click', () => view.setPhase('prefill'));
@@ -483,6 +577,7 @@ function bindEvents() {
     if (state.scenarios.size) loadLink(location.hash);
   });
   bindTabs();
+  bindModeTabs();
   client.addEventListener('restart', () => {
     if (!state.run) view.setStatus('error', 'Engine restarted');
   });
@@ -493,9 +588,23 @@ function bindEvents() {
   });
 }
 
+/** After the first result (so it never delays it): the service worker that keeps the app for offline use. */
+function registerOffline() {
+  if (!('serviceWorker' in navigator) || !/^https?:$/.test(location.protocol)) return;
+  navigator.serviceWorker.register('./sw.js').catch(() => { /* offline use is a bonus, not a requirement */ });
+}
+
+/** Tells the host page (embed.js) the embed's content height and a title for screen readers. */
+function postSize() {
+  if (!embed || window.parent === window) return;
+  const height = Math.ceil(document.body.getBoundingClientRect().height);
+  window.parent.postMessage({ type: 'sightline:size', height, title: document.title }, '*');
+}
+
 function setupEmbed() {
   if (!embed) return;
   document.body.classList.add('embed');
+  if (window.ResizeObserver) new ResizeObserver(postSize).observe(document.body);
   const open = $('open-full');
   const update = () => {
     let decoded = null;
@@ -509,6 +618,7 @@ function setupEmbed() {
 }
 
 async function init() {
+  addHowToRead();
   setupEmbed();
   bindEvents();
   sweep.init();
@@ -519,13 +629,19 @@ async function init() {
       ['scenarios', 'models', 'gpus', 'interconnects'].map((kind) => client.presets(kind)));
     const registries = await client.registries().catch(() => null);
     form.populate({ scenarios, models, gpus, interconnects, registries });
+    fillPicker($('scenario'), scenarios, { models: new Map(models.map((m) => [m.id, m])), gpus: new Map(gpus.map((g) => [g.id, g])) });
+    custom.init({ gpus });
+    dependent.init({ gpus, interconnects, currentMode: () => (state.base ? modeOf(state.base) : 'latency') });
     view.setCatalog({ gpus });
     for (const g of gpus) state.gpus.set(g.id, g);
     for (const s of scenarios) state.scenarios.set(s.id, s);
     const fromHash = location.hash.length > 1 && loadLink(location.hash);
-    const fromStorage = !fromHash && !embed && location.hash.length <= 1 && storedLink() && loadLink(storedLink(), { quiet: true });
+    const fromStorage = !fromHash && !embed && !params.get('preset') && location.hash.length <= 1 && storedLink() && loadLink(storedLink(), { quiet: true });
     if (!fromHash && !fromStorage) {
-      const first = state.scenarios.has(DEFAULT_SCENARIO) ? DEFAULT_SCENARIO : scenarios[0] && scenarios[0].id;
+      // ?preset=ID (what <sightline-embed scenario="ID"> asks for): only ever a known preset id.
+      const asked = params.get('preset');
+      const first = asked && state.scenarios.has(asked) ? asked
+        : state.scenarios.has(DEFAULT_SCENARIO) ? DEFAULT_SCENARIO : scenarios[0] && scenarios[0].id;
       if (first) selectScenario(first);
       else view.setStatus('error', 'No scenario presets');
     }

@@ -1,6 +1,6 @@
 // Small DOM helpers shared by the page's modules. Engine and user strings only
 // ever go through textContent, never innerHTML.
-import { fixed3 } from './format.js';
+import { fixed3, display } from './format.js';
 
 export const $ = (id) => document.getElementById(id);
 
@@ -12,15 +12,28 @@ export function cell(tag, text, className) {
   return c;
 }
 
-/** A <span data-metric=key> holding value with three decimals. */
+/**
+ * Shows `value` in a data-metric element: three significant digits as text,
+ * the exact number with three decimals in data-value (tests, compare) and the
+ * full number in data-raw (unit scaling of headline cards).
+ */
+export function showNumber(node, value) {
+  node.textContent = display(value);
+  node.dataset.value = fixed3(value);
+  node.dataset.raw = typeof value === 'number' && Number.isFinite(value) ? String(value) : '';
+  if (node.dataset.raw) node.title = `${node.dataset.value}`;
+  else node.removeAttribute('title');
+}
+
+/** A <span data-metric=key> holding value (see showNumber). */
 export function metricSpan(key, value) {
   const s = document.createElement('span');
   s.dataset.metric = key;
-  s.textContent = fixed3(value);
+  showNumber(s, value);
   return s;
 }
 
-/** Writes value (three decimals) into every element tagged data-metric=key. */
+/** Writes value into every element tagged data-metric=key (see showNumber). */
 export function setMetric(key, value) {
-  for (const node of document.querySelectorAll(`[data-metric="${CSS.escape(key)}"]`)) node.textContent = fixed3(value);
+  for (const node of document.querySelectorAll(`[data-metric="${CSS.escape(key)}"]`)) showNumber(node, value);
 }

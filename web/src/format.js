@@ -1,5 +1,8 @@
-// Number formatting for the page. Every element with data-metric shows its
-// number with exactly three decimals (tests read these), without grouping.
+// Number formatting for the page. What people read has three significant
+// digits (counts in full), grouped thousands and units that scale
+// (ms -> s -> min, tok/s -> k tok/s, MiB -> GiB). Every element with
+// data-metric also keeps the exact number with three decimals in data-value
+// (tests and the compare view read it) and the full number in data-raw.
 
 export function fixed3(value) {
   return typeof value === 'number' && Number.isFinite(value) ? value.toFixed(3) : '—';
@@ -45,5 +48,72 @@ export function sig3(value) {
   if (typeof value !== 'number' || !Number.isFinite(value)) return '—';
   const a = Math.abs(value);
   if (a !== 0 && (a < 1e-3 || a >= 1e9)) return value.toExponential(2);
-  return String(+value.toPrecision(4));
+  return String(+value.toPrecision(3));
+}
+
+/** Three significant digits for reading; integers (counts) in full; thousands grouped. */
+export function display(value) {
+  if (typeof value !== 'number' || !Number.isFinite(value)) return '—';
+  if (Number.isInteger(value)) return group(value);
+  const a = Math.abs(value);
+  if (a < 1e-3 || a >= 1e15) return value.toExponential(2);
+  const text = value.toPrecision(3);
+  return text.includes('e') ? group(Number(text)) : groupText(text);
+}
+
+function group(n) {
+  return Math.abs(n) < 10000 ? String(n) : n.toLocaleString('en-US', { maximumFractionDigits: 0 });
+}
+
+function groupText(text) {
+  const [int, frac] = text.split('.');
+  const i = Number(int);
+  return Math.abs(i) < 10000 ? text : `${group(i)}${frac ? `.${frac}` : ''}`;
+}
+
+const UNIT_ALIASES = { 'tokens/s': 'tok/s', 'tokens/s/GPU': 'tok/s/GPU', us: 'µs', 'req/s': 'req/s' };
+
+// Ladders of units: [unit, size in the ladder's first unit]. A value moves to the
+// largest unit it is at least one of (minutes from 60 s, hours from 60 min).
+const LADDERS = [
+  [['µs', 1e-3], ['ms', 1], ['s', 1e3], ['min', 6e4], ['h', 3.6e6]],
+  [['tok/s', 1], ['k tok/s', 1e3], ['M tok/s', 1e6]],
+  [['tok/s/GPU', 1], ['k tok/s/GPU', 1e3], ['M tok/s/GPU', 1e6]],
+  [['KiB', 1 / 1048576], ['MiB', 1 / 1024], ['GiB', 1], ['TiB', 1024]],
+  [['GFLOP', 1], ['TFLOP', 1e3], ['PFLOP', 1e6]],
+];
+
+/** The unit a result names, in the page's spelling ('tokens/s' -> 'tok/s'). */
+export function unitName(unit) {
+  const u = String(unit ?? '');
+  return UNIT_ALIASES[u] || u;
+}
+
+/**
+ * A value and its unit scaled for reading: {factor, unit} such that value / factor
+ * is shown in `unit`. Units outside the ladders stay as they are.
+ */
+export function scaleFor(value, unit) {
+  const u = unitName(unit);
+  const ladder = LADDERS.find((l) => l.some(([name]) => name === u));
+  if (!ladder || typeof value !== 'number' || !Number.isFinite(value) || value === 0) return { factor: 1, unit: u };
+  const base = ladder.find(([name]) => name === u)[1];
+  const inFirst = Math.abs(value) * base;
+  let chosen = ladder[0];
+  for (const step of ladder) if (inFirst >= step[1] * (1 - 1e-12)) chosen = step;
+  // Sub-unit steps (µs, KiB) only for values below one of the named unit.
+  if (chosen[1] < base && Math.abs(value) >= 1) chosen = ladder.find(([name]) => name === u);
+  return { factor: chosen[1] / base, unit: chosen[0] };
+}
+
+/** `value` in `unit`, scaled and with three significant digits: {text, unit}. */
+export function quantity(value, unit) {
+  const { factor, unit: shown } = scaleFor(value, unit);
+  return { text: display(typeof value === 'number' ? value / factor : value), unit: shown, factor };
+}
+
+/** "low–high" of an interval in the scale of a shown quantity; '' without one. */
+export function intervalText(low, high, factor = 1) {
+  if (![low, high].every((x) => typeof x === 'number' && Number.isFinite(x))) return '';
+  return `${display(low / factor)}–${display(high / factor)}`;
 }

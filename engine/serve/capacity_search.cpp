@@ -1,0 +1,271 @@
+#include "serve/capacity_search.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace sightline::serve {
+
+namespace {
+constexpr int kMaxBracketRuns = 8;
+constexpr double kProbeRateQps = 1e9;           // the service-rate probe: everything arrives at once
+constexpr int64_t kProbeFills = 4;              // its requests: this many times every replica's batch
+constexpr double kFirstShareOfServiceRate = 0.9;  // the first rate tried
+constexpr double kOccupancyMargin = 1.25;
+constexpr int kMaxExtensions = 3;               // longer reruns of one rate before its verdict counts as a miss       // L grows with the rate: plan runs for a little more
+}  // namespace
+
+CapacitySearch::CapacitySearch(const Scenario& scenario)
+    : s_(scenario), spec_(*scenario.serving->simulation) {
+  options_.confidence = spec_.search.confidence;
+  // First the service rate: every request arrives at once, so the system is
+  // never idle; enough requests to fill every replica's batch four times.
+  int64_t concurrency = 0;
+  const int64_t per_replica =
+      spec_.scheduler.policy == SchedulerPolicy::Static ? spec_.scheduler.batch_size : spec_.scheduler.max_num_seqs;
+  for (const auto& p : spec_.cluster.pools) concurrency += p.replicas * per_replica;
+  probing_ = true;
+  start(kProbeRateQps,
+        std::min(spec_.search.max_requests_per_run, std::max(spec_.search.num_requests, kProbeFills * concurrency)));
+}
+
+CapacitySearch::~CapacitySearch() = default;
+
+// Sized from the measured service rate and the occupancy measured so far: L
+// at `rate` is rate x the mean time in the system of the nearest stable run
+// at or below it (time in the system grows with the rate, so a rate above
+// every stable run takes the highest one's, with a margin; its own run
+// re-measures L and grows if that was too low).
+int64_t CapacitySearch::planned_requests(double rate) const {
+  double in_system = 0, correlation = 0;
+  guesses(rate, in_system, correlation);
+  const int64_t n = run_size(kOccupancyMargin * in_system, kOccupancyMargin * correlation, rho(rate), spec_.slo.attainment,
+                             options_)
+                        .total(options_.batches);
+  return std::max(spec_.search.num_requests, n);
+}
+
+// L and the autocorrelation time at `rate`, from the nearest stable run at or
+// below it (both grow with the rate).
+void CapacitySearch::guesses(double rate, double& in_system, double& correlation) const {
+  double best_rate = -1;
+  in_system = 0;
+  correlation = 0;
+  for (const auto& run : runs_) {
+    const SteadyStateReport& r = run.report;
+    if (!r.stable || r.arrival_rate_qps <= 0 || run.qps > rate || run.qps < best_rate) continue;
+    best_rate = run.qps;
+    in_system = rate * r.in_system_mean / r.arrival_rate_qps;
+    correlation = r.correlation_requests;
+  }
+}
+
+double CapacitySearch::rho(double rate) const { return service_rate_qps_ > 0 ? rate / service_rate_qps_ : 0.0; }
+
+void CapacitySearch::try_rate(double rate) {
+  const int64_t n = planned_requests(rate);
+  if (service_rate_qps_ > 0 && (rate >= service_rate_qps_ || n > spec_.search.max_requests_per_run)) {
+    // Not simulated: at or above the service rate nothing is stable, and a
+    // rate this close to it needs a longer run than allowed to be verified.
+    CapacityRun run;
+    run.qps = rate;
+    run.requests = 0;
+    run.report.needed_requests = n;
+    if (rate >= service_rate_qps_) {
+      run.report.unstable_reason = "the arrival rate is at or above the measured service rate";
+      run.report.verdict = Verdict::Fails;
+    } else {
+      run.report.unstable_reason = "too close to the service rate to verify within max_requests_per_run";
+      run.forced = true;
+    }
+    runs_.push_back(run);
+    next_rate();
+    return;
+  }
+  start(rate, n);
+}
+
+void CapacitySearch::start(double rate, int64_t requests) {
+  rate_ = rate;
+  requests_ = requests;
+  WorkloadOverride o;
+  o.rate_qps = rate;
+  o.num_requests = requests;
+  sim_ = std::make_unique<Simulation>(s_, o, false);
+}
+
+bool CapacitySearch::step(int64_t max_events) {
+  while (max_events > 0 && !finished_) {
+    const int64_t before = sim_->events_processed();
+    const bool done = sim_->run(max_events);
+    max_events -= std::max<int64_t>(1, sim_->events_processed() - before);
+    if (done) on_run_finished();
+  }
+  return finished_;
+}
+
+void CapacitySearch::on_run_finished() {
+  const SearchSpec& sr = spec_.search;
+  if (probing_) {
+    probing_ = false;
+    probe_requests_ = requests_;
+    service_rate_qps_ = saturated_service_rate(sim_->outcomes());
+    sim_.reset();
+    const double cap = sr.max_qps > 0 ? sr.max_qps : 1e300;
+    if (service_rate_qps_ > 0) {
+      have_hi_ = true;
+      hi_ = std::min(service_rate_qps_, cap);
+      try_rate(cap < service_rate_qps_ ? cap : kFirstShareOfServiceRate * service_rate_qps_);
+    } else {
+      double r0 = natural_rate_qps(spec_);
+      if (r0 <= 0) r0 = sr.min_qps * 10;
+      try_rate(std::min(std::max(r0, sr.min_qps), cap));
+    }
+    return;
+  }
+  CapacityRun run;
+  run.qps = rate_;
+  run.requests = requests_;
+  // The warm-up starts from what this run was planned with, including the
+  // same rate's shorter runs.
+  double in_system = 0, correlation = 0;
+  guesses(rate_, in_system, correlation);
+  run.report = judge_steady_state(sim_->outcomes(), spec_.slo, in_system, correlation, rho(rate_), options_);
+  sim_.reset();
+  const Verdict v = run.report.verdict;
+  int same_rate = 0;
+  for (auto it = runs_.rbegin(); it != runs_.rend() && it->qps == rate_; ++it) ++same_rate;
+  if (v == Verdict::Uncertain && requests_ < sr.max_requests_per_run && same_rate < kMaxExtensions) {
+    // Not decided yet: run the same rate longer (at least what L asks for, at least twice as long).
+    const int64_t more = std::min(sr.max_requests_per_run, std::max(run.report.needed_requests, 2 * requests_));
+    runs_.push_back(run);
+    start(rate_, more);
+    return;
+  }
+  run.meets = v == Verdict::Meets;
+  run.forced = v == Verdict::Uncertain;  // still undecided: counted as a miss
+  runs_.push_back(run);
+  next_rate();
+}
+
+void CapacitySearch::next_rate() {
+  const SearchSpec& sr = spec_.search;
+  const double cap = sr.max_qps > 0 ? sr.max_qps : 1e300;
+  const bool ok = runs_.back().meets;
+  const double rate = runs_.back().qps;
+  double next = 0;
+  bool done = false;
+  if (!(have_lo_ && have_hi_)) {
+    ++bracket_steps_;
+    if (ok) {
+      have_lo_ = true;
+      lo_ = rate;
+      if (!have_hi_) {
+        if (rate >= cap && sr.max_qps > 0) {
+          done = true;
+          note_ = "met the SLO at max_qps; the sustainable rate is at least this";
+        } else if (bracket_steps_ >= kMaxBracketRuns) {
+          done = true;
+          note_ = "met the SLO at every rate tried; the sustainable rate is at least this";
+        } else {
+          next = std::min(rate * 2, cap);
+        }
+      }
+    } else {
+      have_hi_ = true;
+      hi_ = rate;
+      if (!have_lo_) {
+        if (rate <= sr.min_qps) {
+          done = true;
+          note_ = "the SLO is missed even at min_qps";
+        } else if (bracket_steps_ >= kMaxBracketRuns) {
+          done = true;
+          note_ = "missed the SLO at every rate tried";
+        } else {
+          next = std::max(rate / 2, sr.min_qps);
+        }
+      }
+    }
+    if (!done && have_lo_ && have_hi_) next = 0.5 * (lo_ + hi_);
+  } else {
+    (ok ? lo_ : hi_) = rate;
+    ++bisect_steps_;
+    next = 0.5 * (lo_ + hi_);
+  }
+  if (!done && have_lo_ && have_hi_ && (hi_ <= lo_ * (1 + sr.precision) || bisect_steps_ >= sr.iterations)) done = true;
+  if (done) {
+    if (note_.empty() && have_lo_ && sr.max_qps > 0 && lo_ >= sr.max_qps)
+      note_ = "met the SLO at max_qps; the sustainable rate is at least this";
+    finished_ = true;
+    return;
+  }
+  try_rate(next);
+}
+
+double CapacitySearch::progress() const {
+  if (finished_) return 1.0;
+  const double expected = spec_.search.iterations + 4.0;
+  return std::min(0.99, (static_cast<double>(runs_.size()) + (sim_ ? sim_->progress() : 0.0)) / expected);
+}
+
+json CapacitySearch::to_json() const {
+  json runs = json::array();
+  int64_t simulated = probe_requests_;
+  for (const auto& run : runs_) {
+    const SteadyStateReport& r = run.report;
+    simulated += run.requests;
+    runs.push_back({{"qps", run.qps},
+                    {"requests", run.requests},
+                    {"warmup_requests", r.warmup_requests},
+                    {"measured_requests", r.measured_requests},
+                    {"needed_requests", r.needed_requests},
+                    {"in_system_mean", r.in_system_mean},
+                    {"in_system_growth", r.in_system_growth},
+                    {"in_system_growth_se", r.in_system_growth_se},
+                    {"correlation_requests", r.correlation_requests},
+                    {"arrival_rate_qps", r.arrival_rate_qps},
+                    {"completion_rate_qps", r.completion_rate_qps},
+                    {"stable", r.stable},
+                    {"unstable_reason", r.unstable_reason ? json(r.unstable_reason) : json(nullptr)},
+                    {"slo_attainment", r.attainment},
+                    {"slo_attainment_low", r.attainment_low},
+                    {"slo_attainment_high", r.attainment_high},
+                    {"completed_all", r.unfinished == 0},
+                    {"verdict", to_string(r.verdict)},
+                    {"meets_slo", run.meets},
+                    {"decided", run.meets || r.verdict == Verdict::Fails || run.forced},
+                    {"undecided_counted_as_miss", run.forced}});
+  }
+  json slo = json::object();
+  if (spec_.slo.ttft_ms > 0) slo["ttft_ms"] = spec_.slo.ttft_ms;
+  if (spec_.slo.tpot_ms > 0) slo["tpot_ms"] = spec_.slo.tpot_ms;
+  if (spec_.slo.e2e_ms > 0) slo["e2e_ms"] = spec_.slo.e2e_ms;
+  slo["attainment"] = spec_.slo.attainment;
+  const double pct = spec_.search.confidence * 100;
+  json confidence = {{"level", spec_.search.confidence},
+                     {"lower_qps", have_lo_ ? json(lo_) : json(nullptr)},
+                     {"upper_qps", have_hi_ ? json(hi_) : json(nullptr)},
+                     {"relative_width", have_lo_ && have_hi_ && lo_ > 0 ? json(hi_ / lo_ - 1) : json(nullptr)},
+                     {"meaning", "the sustainable rate lies between lower_qps (stable, and the " +
+                                     std::to_string(static_cast<int>(pct)) +
+                                     "% batch-means interval of the post-warm-up SLO attainment at or above the target) "
+                                     "and upper_qps (unstable, or that interval below the target, or undecided at "
+                                     "max_requests_per_run or after 3 longer reruns); the statistical bracket only: the cost model's own error "
+                                     "(see accuracy) moves both"}};
+  return {{"qps", have_lo_ ? lo_ : 0.0},
+          {"upper_qps", have_hi_ ? json(hi_) : json(nullptr)},
+          {"slo", slo},
+          {"confidence", confidence},
+          {"service_rate_qps", service_rate_qps_},
+          {"service_rate_probe_requests", probe_requests_},
+          {"requests_per_run", spec_.search.num_requests},
+          {"max_requests_per_run", spec_.search.max_requests_per_run},
+          {"requests_simulated", simulated},
+          {"criterion",
+           "steady state: the requests in the system do not keep growing and completions keep pace with arrivals; "
+           "the SLO attainment of the requests after a warm-up of 3 turnovers of the system (Little's L) and before "
+           "a cool-down of 1, in 10 batch means, reaches slo.attainment with its interval"},
+          {"runs", runs},
+          {"note", note_.empty() ? json(nullptr) : json(note_)}};
+}
+
+}  // namespace sightline::serve

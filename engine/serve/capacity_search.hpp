@@ -1,0 +1,74 @@
+#pragma once
+// The steady-state max-QPS search: the highest Poisson (or gamma, fixed,
+// trace-scaled) arrival rate at which the serving system is stable and meets
+// its SLO once warmed up. Each candidate rate is simulated for as many
+// requests as its measured occupancy asks for (steady_state.hpp); a verdict
+// that stays uncertain grows the run, and one still uncertain at
+// max_requests_per_run counts as a miss, so the answer errs low. A first run
+// with every request arriving at once measures the service rate: the upper
+// end of the bracket, and the utilization that sizes every later run. The
+// rate is then bracketed by halving (doubling when there is no service rate),
+// and bisected on the verdicts until the bracket is within `precision`.
+// Sliced like a Job.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "serve/simulation.hpp"
+#include "serve/steady_state.hpp"
+
+namespace sightline::serve {
+
+struct CapacityRun {
+  double qps = 0;
+  int64_t requests = 0;
+  SteadyStateReport report;
+  bool meets = false;  // the verdict the bisection used
+  bool forced = false; // still uncertain at max_requests_per_run or after the last rerun: a miss
+};
+
+class CapacitySearch {
+ public:
+  // `scenario` must outlive the search; its serving.max_qps_search and slo drive it.
+  explicit CapacitySearch(const Scenario& scenario);
+  ~CapacitySearch();
+  CapacitySearch(const CapacitySearch&) = delete;
+  CapacitySearch& operator=(const CapacitySearch&) = delete;
+
+  bool step(int64_t max_events);  // true once finished
+  bool finished() const { return finished_; }
+  double progress() const;
+
+  bool has_answer() const { return have_lo_; }
+  double qps() const { return have_lo_ ? lo_ : 0.0; }
+  const std::vector<CapacityRun>& runs() const { return runs_; }
+  json to_json() const;  // the result's "max_qps" block
+
+ private:
+  void start(double rate, int64_t requests);
+  void on_run_finished();
+  void next_rate();
+  int64_t planned_requests(double rate) const;
+  void try_rate(double rate);
+  double rho(double rate) const;
+  void guesses(double rate, double& in_system, double& correlation) const;
+
+  const Scenario& s_;
+  const SimulationSpec& spec_;
+  SteadyStateOptions options_;
+  std::unique_ptr<Simulation> sim_;
+  double rate_ = 0;
+  int64_t requests_ = 0;
+  std::vector<CapacityRun> runs_;
+  double lo_ = 0, hi_ = 0;
+  bool have_lo_ = false, have_hi_ = false;
+  int bracket_steps_ = 0, bisect_steps_ = 0;
+  bool finished_ = false;
+  bool probing_ = false;
+  double service_rate_qps_ = 0;  // measured by the probe; 0 if it measured nothing
+  int64_t probe_requests_ = 0;
+  std::string note_;
+};
+
+}  // namespace sightline::serve

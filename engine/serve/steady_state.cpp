@@ -1,0 +1,309 @@
+#include "serve/steady_state.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.hpp"
+
+namespace sightline::serve {
+
+namespace {
+
+// Multiples of Little's L (the mean number of requests in the system): the
+// warm-up skips 3 turnovers of the system's contents, the cool-down 1 (after
+// the last arrival the load falls away), and a batch spans 2 so that batch
+// means are close to independent.
+constexpr double kWarmupTurnovers = 3.0;
+constexpr double kCooldownTurnovers = 1.0;
+constexpr double kBatchTurnovers = 2.0;
+constexpr int64_t kMinWarmup = 50;
+// Batches (and the warm-up) span this many autocorrelation times, so batch
+// means are close to independent.
+constexpr double kBatchCorrelations = 2.0;
+constexpr size_t kMaxAutocorrelationPoints = 2000;
+constexpr int64_t kMinCooldown = 10;
+// A batch sees on average this many SLO misses at the target attainment, so
+// its fraction is not all-or-nothing.
+constexpr double kMissesPerBatch = 20.0;
+constexpr int64_t kMaxBatchForAttainment = 1000;
+// Completions falling this far behind arrivals over the window mean the
+// system is not keeping pace, whatever the trend test says.
+constexpr double kMinCompletionShare = 0.9;
+// Growth of the in-system count that is too small to matter (requests, and
+// share of L): below both, a statistically significant trend is ignored.
+constexpr double kNegligibleGrowth = 2.0;
+constexpr double kIndifferenceShare = 0.25;
+constexpr double kNegligibleGrowthShare = 0.25;
+
+int64_t ceil_at_least(double v, int64_t floor_value) {
+  return std::max<int64_t>(floor_value, static_cast<int64_t>(std::ceil(v)));
+}
+
+int64_t attainment_batch(double attainment) {
+  const double miss = 1.0 - attainment;
+  return miss > 0 ? std::min<int64_t>(kMaxBatchForAttainment, ceil_at_least(kMissesPerBatch / miss, 1)) : kMaxBatchForAttainment;
+}
+
+bool within_slo(const RequestOutcome& q, const SloSpec& slo) {
+  if (q.completion < 0) return false;
+  const double ttft_ms = static_cast<double>(q.first_token - q.arrival) * 1e-6;
+  const double e2e_ms = static_cast<double>(q.completion - q.arrival) * 1e-6;
+  const double tpot_ms =
+      q.output_tokens > 1 ? static_cast<double>(q.completion - q.first_token) * 1e-6 / static_cast<double>(q.output_tokens - 1) : 0.0;
+  if (slo.ttft_ms > 0 && ttft_ms > slo.ttft_ms) return false;
+  if (slo.tpot_ms > 0 && tpot_ms > slo.tpot_ms) return false;
+  if (slo.e2e_ms > 0 && e2e_ms > slo.e2e_ms) return false;
+  return true;
+}
+
+}  // namespace
+
+const char* to_string(Verdict v) {
+  switch (v) {
+    case Verdict::Meets: return "meets";
+    case Verdict::Fails: return "fails";
+    case Verdict::Uncertain: return "uncertain";
+  }
+  return "uncertain";
+}
+
+double student_t_quantile(int dof, double confidence) {
+  // Normal quantiles for the supported levels, then the Cornish-Fisher
+  // expansion in 1/dof (polynomial only, so native and wasm agree to the bit).
+  double z = 1.6448536269514722;
+  if (confidence <= 0.8 + 1e-9) z = 1.2815515655446004;
+  else if (confidence <= 0.9 + 1e-9) z = 1.6448536269514722;
+  else if (confidence <= 0.95 + 1e-9) z = 1.959963984540054;
+  else z = 2.5758293035489004;
+  const double v = std::max(1, dof);
+  const double z2 = z * z, z3 = z2 * z, z5 = z3 * z2, z7 = z5 * z2;
+  return z + (z3 + z) / (4 * v) + (5 * z5 + 16 * z3 + 3 * z) / (96 * v * v) +
+         (3 * z7 + 19 * z5 + 17 * z3 - 15 * z) / (384 * v * v * v);
+}
+
+double relaxation_requests(double rho) {
+  if (rho <= 0) return 0;
+  if (rho >= 1) return 1e300;
+  const double gap = 1.0 - std::sqrt(rho);
+  return rho / (gap * gap);
+}
+
+RunSize run_size(double in_system, double correlation, double rho, double attainment, const SteadyStateOptions& o) {
+  const double relax = std::min(1e15, std::max(correlation, relaxation_requests(rho)));
+  RunSize z;
+  z.warmup = std::max(ceil_at_least(kWarmupTurnovers * in_system, kMinWarmup), ceil_at_least(kBatchCorrelations * relax, 0));
+  z.batch = std::max({o.min_batch_requests, attainment_batch(attainment), ceil_at_least(kBatchTurnovers * in_system, 1),
+                      ceil_at_least(kBatchCorrelations * relax, 0)});
+  z.cooldown = ceil_at_least(kCooldownTurnovers * in_system, kMinCooldown);
+  return z;
+}
+
+double autocorrelation_time(const std::vector<double>& x) {
+  const size_t n = x.size();
+  if (n < 8) return 1.0;
+  const size_t k = std::max<size_t>(1, (n + kMaxAutocorrelationPoints - 1) / kMaxAutocorrelationPoints);
+  std::vector<double> y;
+  for (size_t i = 0; i < n; i += k) y.push_back(x[i]);
+  const size_t m = y.size();
+  double mean = 0;
+  for (double v : y) mean += v;
+  mean /= static_cast<double>(m);
+  for (double& v : y) v -= mean;
+  double c0 = 0;
+  for (double v : y) c0 += v * v;
+  if (c0 <= 0) return static_cast<double>(k);
+  const auto rho_at = [&](size_t lag) {
+    double c = 0;
+    for (size_t i = 0; i + lag < m; ++i) c += y[i] * y[i + lag];
+    return c / c0;
+  };
+  // tau = -1 + 2 * sum of the pair sums Gamma_j = rho(2j) + rho(2j+1) while they stay positive.
+  double tau = -1.0;
+  for (size_t j = 0; 2 * j + 1 < m / 2; ++j) {
+    const double gamma = rho_at(2 * j) + rho_at(2 * j + 1);
+    if (gamma <= 0) break;
+    tau += 2 * gamma;
+  }
+  return std::max(1.0, tau) * static_cast<double>(k);
+}
+
+double saturated_service_rate(const std::vector<RequestOutcome>& outcomes) {
+  std::vector<TimeNs> done;
+  for (const auto& r : outcomes)
+    if (r.completion >= 0) done.push_back(r.completion);
+  if (done.size() < 8) return 0;
+  std::sort(done.begin(), done.end());
+  const size_t a = done.size() / 4, b = done.size() * 3 / 4;
+  const double span_s = static_cast<double>(done[b] - done[a]) * 1e-9;
+  return span_s > 0 ? static_cast<double>(b - a) / span_s : 0;
+}
+
+SteadyStateReport judge_steady_state(const std::vector<RequestOutcome>& outcomes_in, const SloSpec& slo,
+                                     double in_system_guess, double correlation_guess, double rho,
+                                     const SteadyStateOptions& o) {
+  SteadyStateReport rep;
+  std::vector<RequestOutcome> q = outcomes_in;
+  std::stable_sort(q.begin(), q.end(), [](const RequestOutcome& a, const RequestOutcome& b) { return a.arrival < b.arrival; });
+  const int64_t n = static_cast<int64_t>(q.size());
+  rep.requests = n;
+  if (n == 0) {
+    rep.unstable_reason = "no requests";
+    rep.verdict = Verdict::Uncertain;
+    return rep;
+  }
+  std::vector<TimeNs> done;
+  done.reserve(q.size());
+  for (const auto& r : q) {
+    if (r.completion >= 0) done.push_back(r.completion);
+    else ++rep.unfinished;
+  }
+  std::sort(done.begin(), done.end());
+  // Requests in the system seen by each arrival (itself excluded): earlier
+  // arrivals minus completions so far. Poisson arrivals see time averages.
+  std::vector<double> in_system(q.size());
+  size_t c = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const TimeNs t = q[static_cast<size_t>(i)].arrival;
+    while (c < done.size() && done[c] <= t) ++c;
+    in_system[static_cast<size_t>(i)] = static_cast<double>(i) - static_cast<double>(c);
+  }
+
+  // Warm-up and cool-down from L: first from the caller's guess, then once
+  // more from this run's own measurement of L over the window.
+  double L = std::max(0.0, in_system_guess), tau = std::max(0.0, correlation_guess);
+  RunSize size;
+  for (int pass = 0; pass < 2; ++pass) {
+    size = run_size(L, tau, rho, slo.attainment, o);
+    const int64_t lo = std::min(size.warmup, n), hi = n - std::min(size.cooldown, n - lo);
+    if (hi - lo >= 8) {
+      const std::vector<double> window(in_system.begin() + lo, in_system.begin() + hi);
+      double sum = 0;
+      for (double v : window) sum += v;
+      L = std::max(L, sum / static_cast<double>(hi - lo));
+      // Misses come in clusters (a burst of long prompts, an adapter wait):
+      // the SLO indicator's own autocorrelation counts as well.
+      std::vector<double> hits(static_cast<size_t>(hi - lo));
+      for (int64_t i = lo; i < hi; ++i) hits[static_cast<size_t>(i - lo)] = within_slo(q[static_cast<size_t>(i)], slo) ? 1.0 : 0.0;
+      tau = std::max({tau, autocorrelation_time(window), autocorrelation_time(hits)});
+    }
+  }
+  rep.correlation_requests = tau;
+  const int64_t warm = std::min(size.warmup, n), cool = std::min(size.cooldown, n - warm);
+  rep.warmup_requests = warm;
+  rep.cooldown_requests = cool;
+  const int64_t lo = warm, hi = n - cool;
+  rep.measured_requests = std::max<int64_t>(0, hi - lo);
+  rep.needed_requests = size.total(o.batches);
+  // Completions against arrivals over a span of arrival times.
+  const auto pace = [&](int64_t from, int64_t to, double& arrivals_qps, double& completions_qps) {
+    const TimeNs t0 = q[static_cast<size_t>(from)].arrival, t1 = q[static_cast<size_t>(to - 1)].arrival;
+    const double span_s = static_cast<double>(std::max<TimeNs>(1, t1 - t0)) * 1e-9;
+    const auto done_by = [&](TimeNs t) { return std::lower_bound(done.begin(), done.end(), t) - done.begin(); };
+    arrivals_qps = static_cast<double>(to - 1 - from) / span_s;
+    completions_qps = static_cast<double>(done_by(t1) - done_by(t0)) / span_s;
+  };
+  if (rep.measured_requests < 2 * o.min_batch_requests) {
+    // Too short to judge the SLO; an overload still shows in the second half.
+    rep.in_system_mean = L;
+    if (n >= 4) pace(n / 2, n, rep.arrival_rate_qps, rep.completion_rate_qps);
+    if (n >= 4 && rep.completion_rate_qps < kMinCompletionShare * rep.arrival_rate_qps) {
+      rep.unstable_reason = "completions fall behind arrivals";
+      rep.verdict = Verdict::Fails;
+    } else {
+      rep.unstable_reason = "too few requests after the warm-up";
+      rep.verdict = Verdict::Uncertain;
+    }
+    return rep;
+  }
+
+  // Batch means over the window.
+  const int64_t window = rep.measured_requests;
+  const int batches = static_cast<int>(std::max<int64_t>(2, std::min<int64_t>(o.batches, window / o.min_batch_requests)));
+  std::vector<double> att(static_cast<size_t>(batches)), occ(static_cast<size_t>(batches));
+  double e2e_sum = 0;
+  int64_t e2e_n = 0, good_total = 0;
+  double occ_sum = 0;
+  for (int b = 0; b < batches; ++b) {
+    const int64_t s = lo + window * b / batches, e = lo + window * (b + 1) / batches;
+    int64_t good = 0;
+    double occupancy = 0;
+    for (int64_t i = s; i < e; ++i) {
+      const RequestOutcome& r = q[static_cast<size_t>(i)];
+      if (within_slo(r, slo)) ++good;
+      occupancy += in_system[static_cast<size_t>(i)];
+      if (r.completion >= 0) {
+        e2e_sum += static_cast<double>(r.completion - r.arrival) * 1e-9;
+        ++e2e_n;
+      }
+    }
+    good_total += good;
+    att[static_cast<size_t>(b)] = static_cast<double>(good) / static_cast<double>(e - s);
+    occ[static_cast<size_t>(b)] = occupancy / static_cast<double>(e - s);
+    occ_sum += occupancy;
+  }
+  rep.in_system_mean = occ_sum / static_cast<double>(window);
+  rep.e2e_mean_s = e2e_n > 0 ? e2e_sum / static_cast<double>(e2e_n) : 0.0;
+  const double t = student_t_quantile(batches - 1, o.confidence);
+
+  double mean = 0;
+  for (double a : att) mean += a;
+  mean /= batches;
+  double ss = 0;
+  for (double a : att) ss += (a - mean) * (a - mean);
+  const double half = t * std::sqrt(ss / (batches - 1) / batches);
+  rep.attainment = static_cast<double>(good_total) / static_cast<double>(window);
+  rep.attainment_low = std::max(0.0, mean - half);
+  rep.attainment_high = std::min(1.0, mean + half);
+
+  // Trend of the in-system count: least-squares slope over the batch index,
+  // its standard error from the residuals, as growth across the window.
+  const double xm = 0.5 * (batches - 1);
+  double sxx = 0, sxy = 0, ym = 0;
+  for (double y : occ) ym += y;
+  ym /= batches;
+  for (int b = 0; b < batches; ++b) {
+    sxx += (b - xm) * (b - xm);
+    sxy += (b - xm) * (occ[static_cast<size_t>(b)] - ym);
+  }
+  const double slope = sxy / sxx;
+  double res = 0;
+  for (int b = 0; b < batches; ++b) {
+    const double fit = ym + slope * (b - xm);
+    res += (occ[static_cast<size_t>(b)] - fit) * (occ[static_cast<size_t>(b)] - fit);
+  }
+  const double slope_se = batches > 2 ? std::sqrt(res / (batches - 2) / sxx) : 0.0;
+  rep.in_system_growth = slope * (batches - 1);
+  rep.in_system_growth_se = slope_se * (batches - 1);
+
+  pace(lo, hi, rep.arrival_rate_qps, rep.completion_rate_qps);
+
+  const double t_trend = student_t_quantile(std::max(1, batches - 2), o.confidence);
+  const bool growing = rep.in_system_growth > t_trend * rep.in_system_growth_se &&
+                       rep.in_system_growth > std::max(kNegligibleGrowth, kNegligibleGrowthShare * rep.in_system_mean);
+  rep.stable = true;
+  if (growing) {
+    rep.stable = false;
+    rep.unstable_reason = "the number of requests in the system keeps growing";
+  } else if (rep.completion_rate_qps < kMinCompletionShare * rep.arrival_rate_qps) {
+    rep.stable = false;
+    rep.unstable_reason = "completions fall behind arrivals";
+  } else if (rep.unfinished > 0) {
+    rep.stable = false;
+    rep.unstable_reason = "requests were dropped or never completed";
+  }
+
+  // A pass must be shown: the interval's lower end at or above the target.
+  // Once the interval is narrower than half the allowed misses, more
+  // requests would only split hairs around the target, so an interval that
+  // still reaches below it counts as a miss (the answer errs low).
+  const double zone = kIndifferenceShare * (1.0 - slo.attainment);
+  const bool narrow = rep.attainment_high - rep.attainment_low <= 2 * zone;
+  if (!rep.stable || rep.attainment_high < slo.attainment) rep.verdict = Verdict::Fails;
+  else if (rep.needed_requests > n) rep.verdict = Verdict::Uncertain;  // too short to trust a pass
+  else if (rep.attainment_low >= slo.attainment) rep.verdict = Verdict::Meets;
+  else if (narrow) rep.verdict = Verdict::Fails;
+  else rep.verdict = Verdict::Uncertain;
+  return rep;
+}
+
+}  // namespace sightline::serve

@@ -1,0 +1,81 @@
+#pragma once
+// Steady-state verdict on one serving run at a fixed arrival rate: is the
+// system stable (the number of requests in it does not keep growing, and
+// completions keep pace with arrivals), and does it meet the SLO once warmed
+// up? The SLO attainment is estimated by batch means over the requests that
+// arrived after the warm-up (and before the cool-down at the end, where
+// arrivals stop), with a Student-t confidence interval, so a verdict carries
+// its own uncertainty. Pure functions of the per-request outcomes.
+#include <cstdint>
+#include <vector>
+
+#include "serve/sim_spec.hpp"
+#include "serve/simulation.hpp"
+
+namespace sightline::serve {
+
+enum class Verdict { Meets, Fails, Uncertain };
+const char* to_string(Verdict v);
+
+struct SteadyStateOptions {
+  double confidence = 0.9;        // two-sided level of the batch-means interval
+  int batches = 10;               // batch means over the measured window
+  int64_t min_batch_requests = 50;
+};
+
+struct SteadyStateReport {
+  int64_t requests = 0;            // in the run
+  int64_t warmup_requests = 0;     // skipped at the start (arrival order)
+  int64_t cooldown_requests = 0;   // skipped at the end
+  int64_t measured_requests = 0;   // judged
+  int64_t unfinished = 0;          // dropped or never completed (whole run)
+  double in_system_mean = 0;       // mean requests in the system over the window (Little's L)
+  double correlation_requests = 0; // autocorrelation time of that number, in arrivals
+  double in_system_growth = 0;     // fitted growth of that number across the window
+  double in_system_growth_se = 0;  // its standard error
+  double arrival_rate_qps = 0;     // over the window
+  double completion_rate_qps = 0;  // completions inside the window's time span / its length
+  double e2e_mean_s = 0;           // measured requests' mean end-to-end time
+  bool stable = false;
+  const char* unstable_reason = nullptr;
+  double attainment = 0;           // point estimate (mean of batch means)
+  double attainment_low = 0, attainment_high = 0;  // confidence interval
+  int64_t needed_requests = 0;     // run size this window's L asks for (see required_requests)
+  Verdict verdict = Verdict::Uncertain;
+};
+
+// How long a run must be. The warm-up and every batch span at least
+// `correlation` requests (the integrated autocorrelation time of the number
+// of requests in the system, measured in the run: a continuous-batching
+// server's occupancy wanders slowly, because its service rate grows with its
+// batch), at least the heavy-traffic relaxation time rho / (1 - sqrt(rho))^2
+// of a queue at utilization `rho` (arrival rate / measured service rate;
+// <= 0: unknown), a few turnovers of the system's contents (`in_system`,
+// Little's L = rate x mean time in the system), and enough requests to see a
+// few SLO misses at `attainment`.
+struct RunSize {
+  int64_t warmup = 0, batch = 0, cooldown = 0;
+  int64_t total(int batches) const { return warmup + batches * batch + cooldown; }
+};
+RunSize run_size(double in_system, double correlation, double rho, double attainment, const SteadyStateOptions& o);
+double relaxation_requests(double rho);
+
+// Integrated autocorrelation time of a series, in samples (Geyer's initial
+// positive sequence on a series thinned to at most 2000 points).
+double autocorrelation_time(const std::vector<double>& x);
+
+// Judges a run. `in_system_guess`, `correlation_guess` and `rho` size the
+// warm-up (the run's own measurements can only lengthen it).
+SteadyStateReport judge_steady_state(const std::vector<RequestOutcome>& outcomes, const SloSpec& slo,
+                                     double in_system_guess, double correlation_guess, double rho,
+                                     const SteadyStateOptions& o);
+
+// The most requests per second the system completes when it is never idle:
+// completions between the first and the third quartile of completion times of
+// a run whose requests all arrive at once (0 if it has too few).
+double saturated_service_rate(const std::vector<RequestOutcome>& outcomes);
+
+// Two-sided Student-t quantile for `dof` degrees of freedom at `confidence`.
+double student_t_quantile(int dof, double confidence);
+
+}  // namespace sightline::serve

@@ -1,0 +1,138 @@
+// Your own model and GPU: a bare Hugging Face config.json pasted into the page
+// runs and equals the CLI on the same scenario; a typed hub id is explained; a
+// custom GPU runs on the cross-generation tier and says so; both come back
+// from a share link in a fresh browser. Needs `bash .ci/build`.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { checkBuilt, startServer, launchBrowser, newPage, cli, scenarioPreset, fixed3, waitDone, metric } from './harness.mjs';
+
+// Llama-3.1-8B's config.json as Hugging Face publishes it (keys the engine does not use included).
+const HF_CONFIG = {
+  architectures: ['LlamaForCausalLM'], attention_bias: false, attention_dropout: 0.0, bos_token_id: 128000,
+  eos_token_id: 128001, hidden_act: 'silu', hidden_size: 4096, initializer_range: 0.02, intermediate_size: 14336,
+  max_position_embeddings: 131072, mlp_bias: false, model_type: 'llama', num_attention_heads: 32,
+  num_hidden_layers: 32, num_key_value_heads: 8, pretraining_tp: 1, rms_norm_eps: 1e-05,
+  rope_scaling: { factor: 8.0, low_freq_factor: 1.0, high_freq_factor: 4.0, original_max_position_embeddings: 8192, rope_type: 'llama3' },
+  rope_theta: 500000.0, tie_word_embeddings: false, torch_dtype: 'bfloat16', transformers_version: '4.43.0.dev0',
+  use_cache: true, vocab_size: 128256,
+};
+
+let server;
+let browser;
+
+before(async () => {
+  checkBuilt();
+  server = await startServer();
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  if (browser) await browser.close();
+  if (server) await server.close();
+});
+
+async function openI11() {
+  const page = await newPage(browser);
+  await page.goto(server.url);
+  await page.selectOption('#scenario', 'I1.1');
+  await waitDone(page, 'I1.1');
+  return page;
+}
+
+/** Waits for a finished run whose scenario differs from the one on screen before `action`. */
+async function runAfter(page, action) {
+  const n = await page.evaluate(() => window.sightlinePerf.runs);
+  await action();
+  await page.waitForFunction((k) => window.sightlinePerf.runs > k, n, { timeout: 15000 });
+  await waitDone(page);
+}
+
+/** Opens the page's current share link in a fresh browser context. */
+async function reopen(page) {
+  const url = page.url();
+  assert.match(url, /#v1=/);
+  const fresh = await newPage(browser);
+  await fresh.goto(url);
+  await waitDone(fresh);
+  return fresh;
+}
+
+test('a bare Hugging Face config.json pasted runs, equals the CLI, and comes back from a share link', async () => {
+  const page = await openI11();
+  await page.selectOption('#model', '__hf_config__');
+  assert.equal(await page.isVisible('#hf-panel'), true);
+  await runAfter(page, async () => {
+    await page.fill('#hf_config', JSON.stringify(HF_CONFIG, null, 2));
+    await page.dispatchEvent('#hf_config', 'change');
+  });
+  assert.equal(await page.isVisible('#error'), false);
+  assert.match(await page.textContent('#hf-note'), /torch_dtype bfloat16/);
+  const scenario = scenarioPreset('I1.1');
+  scenario.model = { hf_config: HF_CONFIG };
+  const expected = cli(scenario);
+  assert.equal(await metric(page, 'ttft_ms'), fixed3(expected.metrics.ttft_ms));
+  assert.equal(await metric(page, 'weights_GiB'), fixed3(expected.memory_per_gpu.weights_GiB));
+
+  const fresh = await reopen(page);
+  assert.equal(await fresh.inputValue('#model'), '__hf_config__');
+  assert.deepEqual(JSON.parse(await fresh.inputValue('#hf_config')), HF_CONFIG);
+  assert.equal(await metric(fresh, 'ttft_ms'), fixed3(expected.metrics.ttft_ms));
+  assert.deepEqual([...page.errors, ...fresh.errors], []);
+  await Promise.all([page.close(), fresh.close()]);
+});
+
+test('a typed hub id is explained (the page cannot fetch it) and bad JSON is a located error', async () => {
+  const page = await openI11();
+  await page.selectOption('#model', '__hf_config__');
+  await page.fill('#hf_id', 'meta-llama/Llama-3.1-8B');
+  assert.match(await page.textContent('#hf-id-note'), /cannot download from the Hugging Face hub/);
+  assert.equal(await page.getAttribute('#hf-id-note a', 'href'), 'https://huggingface.co/meta-llama/Llama-3.1-8B/blob/main/config.json');
+  await page.waitForSelector('#error:not([hidden])');
+  assert.equal(await page.textContent('#error-path'), '/model/hf_config');
+  assert.match(await page.textContent('#error-message'), /cannot fetch meta-llama\/Llama-3\.1-8B/);
+  await page.fill('#hf_config', '{"architectures": ["LlamaForCausalLM"], oops');
+  await page.dispatchEvent('#hf_config', 'change');
+  await page.waitForFunction(() => document.getElementById('error-code').textContent === 'invalid_json');
+  assert.equal(await page.getAttribute('#hf_config', 'aria-invalid'), 'true');
+  // A config the engine cannot read: its own located error.
+  await page.fill('#hf_config', '{"hidden_size": 4096}');
+  await page.dispatchEvent('#hf_config', 'change');
+  await page.waitForFunction(() => document.getElementById('error-path').textContent.startsWith('/model/hf_config/'));
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('a custom GPU runs on the cross-generation tier, says so, and comes back from a share link', async () => {
+  const page = await openI11();
+  await page.selectOption('#gpu', '__custom_gpu__');
+  assert.equal(await page.isVisible('#gpu-panel'), true);
+  assert.match(await page.textContent('#gpu-panel .note'), /cross-generation tier/);
+  // Starts from the preset it replaces (A100 80G): edit two numbers.
+  assert.equal(await page.inputValue('#cg_bandwidth'), '2039');
+  await runAfter(page, async () => {
+    await page.fill('#cg_bf16', '500');
+    await page.fill('#cg_fp16', '500');
+    await page.fill('#cg_bandwidth', '4000');
+    await page.dispatchEvent('#cg_bandwidth', 'change');
+  });
+  assert.match(await page.textContent('#accuracy-badge'), /cross-generation/);
+  const { id, source, name, ...spec } = (await import('./harness.mjs')).cliPresets('gpus').find((g) => g.id === 'a100-80g-sxm');
+  const scenario = scenarioPreset('I1.1');
+  scenario.hardware.gpu = { ...spec, id: 'custom-gpu', name: `Custom (from ${name})`, hbm_bandwidth_GBps: 4000, peak_tflops: { ...spec.peak_tflops, bf16: 500, fp16: 500 } };
+  const expected = cli(scenario);
+  assert.equal(expected.cost_tier, 'cross-generation');
+  assert.equal(await metric(page, 'tpot_ms'), fixed3(expected.metrics.tpot_ms));
+
+  const fresh = await reopen(page);
+  assert.equal(await fresh.inputValue('#gpu'), '__custom_gpu__');
+  assert.equal(await fresh.inputValue('#cg_bandwidth'), '4000');
+  assert.equal(await metric(fresh, 'tpot_ms'), fixed3(expected.metrics.tpot_ms));
+  // A missing number is located at its input.
+  await fresh.fill('#cg_tdp', '');
+  await fresh.dispatchEvent('#cg_tdp', 'change');
+  await fresh.waitForSelector('#error:not([hidden])');
+  assert.equal(await fresh.textContent('#error-path'), '/hardware/gpu/tdp_W');
+  assert.equal(await fresh.getAttribute('#cg_tdp', 'aria-invalid'), 'true');
+  assert.deepEqual([...page.errors, ...fresh.errors], []);
+  await Promise.all([page.close(), fresh.close()]);
+});

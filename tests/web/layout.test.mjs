@@ -1,0 +1,148 @@
+// Layout on phones, tablets and laptops: the form and the results never overlap
+// (bounding boxes, at several scroll positions), the page never scrolls
+// sideways, below 900 px the results come first once a run has finished, and
+// at 1280 px no table or headline number is wider than its card. Headline
+// numbers read with three significant digits in a scaled unit, with the 80%
+// interval and the cost-tier badge beside them. Needs `bash .ci/build`.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { checkBuilt, startServer, launchBrowser, cli, waitDone } from './harness.mjs';
+
+const WIDTHS = [[360, 740], [390, 844], [768, 1024], [1280, 900]];
+const SCENARIOS = ['I1.4', 'I2.2', 'T2.3'];  // latency, serving simulation, training
+
+let server;
+let browser;
+
+before(async () => {
+  checkBuilt();
+  server = await startServer();
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  if (browser) await browser.close();
+  if (server) await server.close();
+});
+
+/** Boxes of the form and the results in viewport coordinates at three scroll positions. */
+function measureLayout() {
+  const rect = (id) => {
+    const b = document.getElementById(id).getBoundingClientRect();
+    return { left: b.left, right: b.right, top: b.top + scrollY, bottom: b.bottom + scrollY, vtop: b.top, vbottom: b.bottom };
+  };
+  const overlaps = [];
+  const max = document.documentElement.scrollHeight - innerHeight;
+  for (const y of [0, Math.round(max / 2), max]) {
+    window.scrollTo(0, y);
+    const f = document.getElementById('scenario-form').getBoundingClientRect();
+    const r = document.getElementById('results').getBoundingClientRect();
+    const x = Math.min(f.right, r.right) - Math.max(f.left, r.left);
+    const v = Math.min(f.bottom, r.bottom) - Math.max(f.top, r.top);
+    if (x > 0.5 && v > 0.5) overlaps.push({ y, form: [f.left, f.top, f.right, f.bottom], results: [r.left, r.top, r.right, r.bottom] });
+  }
+  window.scrollTo(0, 0);
+  const clipped = [];
+  for (const e of document.querySelectorAll('#results table, #results .kpi-value')) {
+    if (!e.offsetParent) continue;
+    const card = e.closest('.card, .kpi') || e.parentElement;
+    const cs = getComputedStyle(card);
+    const inner = card.getBoundingClientRect().right - parseFloat(cs.paddingRight) - parseFloat(cs.borderRightWidth);
+    if (e.getBoundingClientRect().right > inner + 1 || e.scrollWidth > e.clientWidth + 1) clipped.push(e.id || e.textContent.slice(0, 40));
+  }
+  return { form: rect('scenario-form'), results: rect('results'), overlaps, pageWidth: document.documentElement.scrollWidth, viewport: innerWidth, clipped };
+}
+
+for (const [width, height] of WIDTHS) {
+  test(`${width}×${height}: form and results never overlap, nothing scrolls sideways${width >= 1280 ? ', no table or KPI clips' : ''}`, async () => {
+    const context = await browser.newContext({ viewport: { width, height } });
+    const page = await context.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(server.url);
+    await waitDone(page);
+    for (const id of SCENARIOS) {
+      await page.selectOption('#scenario', id);
+      await waitDone(page, id);
+      const m = await page.evaluate(measureLayout);
+      assert.deepEqual(m.overlaps, [], `${id}: form and results overlap`);
+      assert.ok(m.pageWidth <= m.viewport, `${id}: the page is ${m.pageWidth} px wide in a ${m.viewport} px window`);
+      if (width < 900) {
+        assert.ok(m.results.bottom <= m.form.top, `${id}: after a run the results come before the form`);
+        assert.ok(m.results.vtop < height, `${id}: the results start on the first screen`);
+      } else {
+        assert.ok(m.form.right <= m.results.left, `${id}: form and results side by side`);
+      }
+      if (width >= 1280) assert.deepEqual(m.clipped, [], `${id}: tables and KPIs fit their cards`);
+    }
+    if (width < 900) {
+      await page.click('#edit-jump');
+      await page.waitForFunction(() => document.getElementById('scenario-form').getBoundingClientRect().top < 50);
+    }
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+}
+
+test('headline numbers: three significant digits, scaled units, the 80% interval and the tier badge', async () => {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  await page.goto(server.url);
+  await page.selectOption('#scenario', 'I1.1');
+  await waitDone(page, 'I1.1');
+  const expected = cli('I1.1');
+  const card = async (key) => page.$eval(`#latency-view [data-metric="${key}"]`, (e) => {
+    const kpi = e.closest('.kpi');
+    const interval = kpi.querySelector('.kpi-interval');
+    return { text: e.textContent, unit: kpi.querySelector('.unit').textContent, interval: interval && !interval.hidden ? interval.textContent : null };
+  });
+  const sig = (x) => Number(x.toPrecision(3)).toString();
+  // E2E is over a second: shown in seconds.
+  const e2e = await card('e2e_ms');
+  assert.equal(e2e.unit, 's');
+  assert.equal(e2e.text, (expected.metrics.e2e_ms / 1000).toPrecision(3));
+  const k = Array.isArray(expected.key_metrics) && expected.key_metrics.find((m) => m.id === 'e2e_ms' && Number.isFinite(m.low));
+  const [lo, hi] = k ? [k.low, k.high] : expected.intervals_80.e2e_ms;
+  assert.equal(e2e.interval, `80% interval ${(lo / 1000).toPrecision(3)}–${(hi / 1000).toPrecision(3)} s`);
+  // TTFT stays in milliseconds, with three significant digits.
+  const ttft = await card('ttft_ms');
+  assert.equal(ttft.unit, 'ms');
+  assert.equal(ttft.text, expected.metrics.ttft_ms.toPrecision(3));
+  assert.match(ttft.interval, /^80% interval [\d.]+–[\d.]+ ms$/);
+  // Throughput: tok/s with three significant digits (k tok/s from 1,000).
+  const tput = await card('output_tokens_per_s');
+  const t = expected.metrics.output_tokens_per_s;
+  assert.deepEqual([tput.text, tput.unit], t >= 1000 ? [sig(t / 1000), 'k tok/s'] : [t.toPrecision(3), 'tok/s']);
+  // The tier badge links to the accuracy page.
+  const badge = await page.$eval('#accuracy-badge', (a) => ({ text: a.textContent, href: a.getAttribute('href'), hidden: a.hidden }));
+  assert.equal(badge.hidden, false);
+  assert.match(badge.text, new RegExp(expected.accuracy ? expected.accuracy.tier : expected.cost_tier));
+  assert.match(badge.href, /^accuracy\.html#/);
+  // Every chart says how to read it; the roofline names the dominant kernels.
+  const cards = await page.$$eval('#latency-view [data-chart]', (els) => els.map((e) => Boolean(e.querySelector('.how-to-read'))));
+  assert.ok(cards.length >= 3 && cards.every(Boolean), 'a how-to-read line on every chart');
+  assert.match(await page.textContent('[data-chart="roofline"] .dominant'), /^Dominant kernels: prefill \S+ [\d.]+%.*; decode step \S+ [\d.]+%/);
+  // The serving simulation: the P99 TTFT card is scaled too, and counts stay integers.
+  await page.selectOption('#scenario', 'I2.2');
+  await waitDone(page, 'I2.2');
+  const shown = await page.$$eval('#serving-kpis [data-metric]', (els) => els.map((e) => [e.textContent, e.dataset.raw]));
+  assert.ok(shown.length >= 4);
+  for (const [text, raw] of shown) {
+    if (Number.isInteger(Number(raw))) assert.match(text, /^-?\d{1,3}(,\d{3})*$/, `a count in full: ${text}`);
+    else assert.equal(text.replace(/[^\d]/g, '').replace(/^0+/, '').length, 3, `three significant digits: ${text} (${raw})`);
+  }
+  await context.close();
+});
+
+test('the help and accuracy pages are linked from the header and explain the tiers', async () => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto(server.url);
+  const links = await page.$$eval('header a', (as) => as.map((a) => a.getAttribute('href')));
+  assert.ok(links.includes('help.html') && links.includes('accuracy.html'), links.join(', '));
+  await page.goto(`${server.url}accuracy.html`);
+  for (const tier of ['target-measured', 'cross-generation', 'roofline']) assert.equal(await page.isVisible(`[id="${tier}"]`), true, tier);
+  await page.goto(`${server.url}help.html`);
+  assert.match(await page.title(), /help/i);
+  await context.close();
+});

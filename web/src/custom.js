@@ -1,0 +1,232 @@
+// Your own model and GPU. The model picker offers "Your own model": a Hugging
+// Face config.json pasted or uploaded as published, sent to the engine as
+// {"model": {"hf_config": {...}}}; a typed hub id gets an explanation (the page
+// runs offline and cannot fetch it) and a link to the file. The GPU picker
+// offers "Custom GPU": peaks per dtype, memory, bandwidth, SMs, link and power,
+// sent as an inline GPU spec, which the engine prices on the cross-generation
+// tier. Both live in the scenario, so they travel in share links. Text from
+// the user only reaches the page through value / textContent.
+import { $ } from './dom.js';
+
+export const HF_OPTION = '__hf_config__';
+export const GPU_OPTION = '__custom_gpu__';
+const CUSTOM_GPU_ID = 'custom-gpu';
+const MAX_CONFIG_CHARS = 256 * 1024;
+
+// [input id, key path in the GPU spec]
+const GPU_FIELDS = [
+  ['cg_bf16', ['peak_tflops', 'bf16']], ['cg_fp16', ['peak_tflops', 'fp16']], ['cg_fp8', ['peak_tflops', 'fp8']],
+  ['cg_int8', ['peak_tflops', 'int8']], ['cg_memory', ['memory_GiB']], ['cg_bandwidth', ['hbm_bandwidth_GBps']],
+  ['cg_sms', ['sm_count']], ['cg_link', ['nvlink_bandwidth_GBps']], ['cg_tdp', ['tdp_W']],
+];
+
+let gpuPresets = new Map();
+let baseGpu = null;       // the spec the custom GPU starts from (a preset's, or the scenario's own)
+let lastPresetGpu = null; // the preset chosen before "Custom GPU"
+let problem = null;       // a located error of the inputs here, shown instead of running
+
+function option(value, text) {
+  const o = document.createElement('option');
+  o.value = value;
+  o.textContent = text;
+  return o;
+}
+
+const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** Adds the two options and wires the panels. */
+export function init({ gpus }) {
+  gpuPresets = new Map(gpus.map((g) => [g.id, g]));
+  $('model').append(option(HF_OPTION, 'Your own model: Hugging Face config.json…'));
+  $('gpu').append(option(GPU_OPTION, 'Custom GPU: your own numbers…'));
+  $('gpu').addEventListener('focus', () => { if (gpuPresets.has($('gpu').value)) lastPresetGpu = $('gpu').value; });
+  $('gpu').addEventListener('change', () => {
+    if ($('gpu').value === GPU_OPTION) startCustomGpu();
+    else lastPresetGpu = $('gpu').value;
+    showPanels();
+  });
+  $('model').addEventListener('change', showPanels);
+  $('hf_id').addEventListener('input', explainHubId);
+  $('hf_config').addEventListener('input', notePrecision);
+  $('hf-upload').addEventListener('click', () => $('hf-file').click());
+  $('hf-file').addEventListener('change', async (e) => {
+    const file = e.target.files && e.target.files[0];
+    e.target.value = '';
+    if (!file) return;
+    $('hf_config').value = file.size > MAX_CONFIG_CHARS ? '' : await file.text();
+    $('hf-note').textContent = file.size > MAX_CONFIG_CHARS ? `${file.name} is larger than a config.json can be (${MAX_CONFIG_CHARS / 1024} KiB).` : '';
+    notePrecision();
+    $('hf_config').dispatchEvent(new Event('change', { bubbles: true }));
+  });
+}
+
+function showPanels() {
+  $('hf-panel').hidden = $('model').value !== HF_OPTION;
+  $('gpu-panel').hidden = $('gpu').value !== GPU_OPTION;
+}
+
+/** The custom GPU starts from the preset chosen before it (its numbers are a fair template). */
+function startCustomGpu() {
+  const from = gpuPresets.get(lastPresetGpu) || gpuPresets.values().next().value || null;
+  if (!baseGpu && from) {
+    const { id, source, name, ...spec } = structuredClone(from);
+    baseGpu = { ...spec, name: `Custom (from ${name || id})` };
+    showGpu(baseGpu);
+  }
+}
+
+function showGpu(spec) {
+  $('cg_name').value = String(spec.name || '');
+  for (const [id, keys] of GPU_FIELDS) {
+    const v = keys.reduce((o, k) => (isObject(o) ? o[k] : undefined), spec);
+    $(id).value = typeof v === 'number' ? String(v) : '';
+  }
+}
+
+/** Shows a scenario's own model and GPU in the panels when they are inline. */
+export function fill(scenario) {
+  const model = scenario && scenario.model;
+  if (isObject(model) && isObject(model.hf_config)) {
+    $('model').value = HF_OPTION;
+    $('hf_config').value = JSON.stringify(model.hf_config, null, 2);
+    notePrecision();
+  }
+  const gpu = scenario && scenario.hardware && scenario.hardware.gpu;
+  if (isObject(gpu)) {
+    $('gpu').value = GPU_OPTION;
+    baseGpu = structuredClone(gpu);
+    showGpu(baseGpu);
+  } else {
+    if (typeof gpu === 'string') lastPresetGpu = gpu;
+    baseGpu = null;
+  }
+  showPanels();
+}
+
+function numberOf(id) {
+  const t = $(id).value.trim();
+  if (t === '') return undefined;
+  const n = Number(t);
+  return Number.isFinite(n) ? n : t;  // not a number: the engine reports a located type error
+}
+
+/** The custom GPU spec from the inputs. */
+function customGpu() {
+  const spec = structuredClone(baseGpu || {});
+  spec.id = CUSTOM_GPU_ID;
+  const name = $('cg_name').value.trim();
+  if (name) spec.name = name;
+  else delete spec.name;
+  spec.peak_tflops = isObject(spec.peak_tflops) ? spec.peak_tflops : {};
+  for (const [id, keys] of GPU_FIELDS) {
+    const target = keys.length === 2 ? spec.peak_tflops : spec;
+    const key = keys[keys.length - 1];
+    const v = numberOf(id);
+    if (v === undefined) delete target[key];
+    else target[key] = v;
+  }
+  return spec;
+}
+
+/** Reads the config.json text: {config} or {error} located at /model/hf_config. */
+function parseConfig() {
+  const text = $('hf_config').value.trim();
+  const at = (message, code = 'invalid_value') => ({ error: { code, path: '/model/hf_config', message } });
+  if (!text) {
+    const id = $('hf_id').value.trim();
+    return at(id ? `the page cannot fetch ${id} from the Hugging Face hub: download its config.json and paste or upload it`
+      : 'paste or upload the model\'s config.json', 'missing_key');
+  }
+  if (text.length > MAX_CONFIG_CHARS) return at(`config.json is longer than ${MAX_CONFIG_CHARS / 1024} KiB`);
+  let config;
+  try {
+    config = JSON.parse(text);
+  } catch (err) {
+    return at(`config.json is not valid JSON: ${err.message}`, 'invalid_json');
+  }
+  if (!isObject(config)) return at('config.json must be a JSON object', 'type_error');
+  return { config };
+}
+
+/**
+ * Puts the model and GPU of the panels into `scenario` (the form wrote the
+ * option values there). Returns the scenario; problem() tells what stops it.
+ */
+export function apply(scenario) {
+  problem = null;
+  if ($('model').value === HF_OPTION) {
+    const r = parseConfig();
+    if (r.error) problem = r.error;
+    else scenario.model = { hf_config: r.config };
+  }
+  if ($('gpu').value === GPU_OPTION) {
+    scenario.hardware = isObject(scenario.hardware) ? scenario.hardware : {};
+    scenario.hardware.gpu = customGpu();
+  }
+  return scenario;
+}
+
+export const currentProblem = () => problem;
+
+/** Highlights the panel input an error path points at; returns its id or null. */
+export function markInvalid(path) {
+  let id = null;
+  if (typeof path === 'string') {
+    if (path.startsWith('/model/hf_config')) id = 'hf_config';
+    const m = path.match(/^\/hardware\/gpu\/(.+)$/);
+    if (m) {
+      const keys = m[1].split('/');
+      const found = GPU_FIELDS.find(([, k]) => k.join('/') === keys.slice(0, k.length).join('/'));
+      id = found ? found[0] : (keys[0] === 'name' ? 'cg_name' : null);
+    }
+  }
+  for (const input of document.querySelectorAll('#hf-panel .invalid, #gpu-panel .invalid')) {
+    input.classList.remove('invalid');
+    input.removeAttribute('aria-invalid');
+  }
+  if (!id || $(id).closest('[hidden]')) return null;
+  $(id).classList.add('invalid');
+  $(id).setAttribute('aria-invalid', 'true');
+  return id;
+}
+
+/** A typed hub id: say why the page cannot fetch it and where the file is. */
+function explainHubId() {
+  const id = $('hf_id').value.trim();
+  const note = $('hf-id-note');
+  const m = id.match(/^([\w.-]+)\/([\w.-]+)$/);
+  note.hidden = !id;
+  if (!id) return;
+  if (!m) {
+    note.textContent = 'A Hugging Face model id looks like org/model (for example meta-llama/Llama-3.1-8B).';
+    return;
+  }
+  const url = `https://huggingface.co/${encodeURIComponent(m[1])}/${encodeURIComponent(m[2])}/blob/main/config.json`;
+  const link = document.createElement('a');
+  link.href = url;
+  link.target = '_blank';
+  link.rel = 'noopener noreferrer';
+  link.textContent = url;
+  note.replaceChildren(
+    'This page runs entirely in your browser and cannot download from the Hugging Face hub. Download ',
+    link, ' (gated models need you to sign in there), then paste it or upload it below.');
+}
+
+/** What the config says about its weights; the precision fields stay the user's choice. */
+function notePrecision() {
+  let config = null;
+  try {
+    config = JSON.parse($('hf_config').value);
+  } catch (_) { /* said when it runs */ }
+  const parts = [];
+  if (isObject(config)) {
+    if (typeof config.torch_dtype === 'string') parts.push(`torch_dtype ${config.torch_dtype}`);
+    const q = config.quantization_config;
+    if (isObject(q)) {
+      const bits = q.bits ?? q.w_bit ?? (q.load_in_4bit ? 4 : q.load_in_8bit ? 8 : undefined);
+      parts.push(`quantization_config ${[q.quant_method, bits !== undefined ? `${bits}-bit` : '', q.group_size ?? q.q_group_size ? `group ${q.group_size ?? q.q_group_size}` : '']
+        .filter(Boolean).join(', ')}: set Weights below to match (int4 or int8 weight-only, fp8)`);
+    }
+  }
+  $('hf-note').textContent = parts.length ? `The config says ${parts.join('; ')}.` : '';
+}

@@ -1,0 +1,136 @@
+// Fields that follow their owners, so an edit does not leave the scenario
+// inconsistent: the GPU picks its own link generation for the GPUs of a node;
+// more than one GPU per node picks that link when none is set; in latency mode
+// TP × PP resizes the node to match; and TP larger than a node proposes a
+// multi-node layout (TP inside the node, PP across nodes). Each change is said
+// in a note next to the fields. Runs before the form's own change handler, so
+// the run that follows sees the updated fields.
+import { $ } from './dom.js';
+
+// A server (HGX/DGX and most PCIe servers) holds 8 GPUs: the node size proposed here.
+const NODE_GPUS = 8;
+
+let gpus = new Map();
+let links = [];       // intra-node interconnect presets
+let networks = [];    // inter-node interconnect presets
+let mode = () => 'latency';
+
+const intOf = (id, dflt) => {
+  const n = Number($(id).value);
+  return Number.isInteger(n) && n > 0 ? n : dflt;
+};
+
+/**
+ * The intra-node link of a GPU preset, from its spec: an NVLink/NVSwitch generation
+ * whose per-direction bandwidth matches half the GPU's total NVLink bandwidth
+ * (SXM-class GPUs with at least 600 GB/s), else PCIe of the GPU's generation.
+ */
+export function linkFor(gpu) {
+  if (!gpu) return null;
+  const nvlink = Number(gpu.nvlink_bandwidth_GBps) || 0;
+  const switched = links.filter((l) => /nvswitch/i.test(`${l.id} ${l.name || ''}`));
+  if (nvlink >= 600 && !/pcie/i.test(String(gpu.name || gpu.id)) && switched.length) {
+    const perDirection = nvlink / 2;
+    return switched.reduce((a, b) => (Math.abs(b.bandwidth_per_gpu_GBps - perDirection) < Math.abs(a.bandwidth_per_gpu_GBps - perDirection) ? b : a));
+  }
+  const gen = Number(gpu.pcie_gen) || 4;
+  return links.find((l) => l.id === `pcie${gen}`) || links.find((l) => /^pcie/.test(l.id)) || null;
+}
+
+function say(text) {
+  $('follow-note').textContent = text;
+}
+
+function linkName(l) {
+  return l.name || l.id;
+}
+
+/** The GPU's own link for the node, when the node has more than one GPU. */
+function followGpu() {
+  const gpu = gpus.get($('gpu').value);
+  const link = linkFor(gpu);
+  if (!gpu || !link || intOf('gpus_per_node', 1) < 2 || $('intra_node').value === link.id) return;
+  $('intra_node').value = link.id;
+  say(`Intra-node link set to ${linkName(link)}, the link of the ${gpu.name || gpu.id}.`);
+}
+
+function followNodeSize() {
+  if (intOf('gpus_per_node', 1) < 2 || $('intra_node').value) return;
+  const gpu = gpus.get($('gpu').value);
+  const link = linkFor(gpu) || links[0];
+  if (!link) return;
+  $('intra_node').value = link.id;
+  say(`More than one GPU per node needs a link between them: ${linkName(link)} chosen${gpu ? ` for the ${gpu.name || gpu.id}` : ''}.`);
+}
+
+/** Several nodes need a network: the fastest for a PCIe Gen5 GPU, the slowest listed otherwise. */
+function followNodes() {
+  if (intOf('nodes', 1) < 2 || $('inter_node').value || !networks.length) return;
+  const gpu = gpus.get($('gpu').value);
+  const sorted = [...networks].sort((a, b) => a.bandwidth_per_gpu_GBps - b.bandwidth_per_gpu_GBps);
+  const net = gpu && Number(gpu.pcie_gen) >= 5 ? sorted[sorted.length - 1] : sorted[0];
+  $('inter_node').value = net.id;
+  say(`Several nodes need a network between them: ${linkName(net)} chosen.`);
+}
+
+/** Latency mode runs one replica on TP × PP GPUs: the node follows; TP beyond a node proposes nodes. */
+function followParallelism() {
+  const tp = intOf('tp', 1);
+  const pp = intOf('pp', 1);
+  const note = $('multinode-note');
+  note.hidden = tp <= NODE_GPUS;
+  if (tp > NODE_GPUS) {
+    const nodes = Math.ceil(tp / NODE_GPUS);
+    $('multinode-text').textContent = `TP ${tp} needs ${tp} GPUs in one node, but a node holds ${NODE_GPUS}: tensor parallelism ` +
+      `stays inside a node. Proposed: TP ${NODE_GPUS} in each node and PP ${nodes * pp} across ${nodes * pp} nodes.`;
+    note.dataset.tp = String(NODE_GPUS);
+    note.dataset.pp = String(nodes * pp);
+    return;
+  }
+  if (mode() !== 'latency') return;
+  const want = tp * pp;
+  const have = intOf('gpus_per_node', 1) * intOf('nodes', 1);
+  if (want === have || want > NODE_GPUS) return;
+  $('gpus_per_node').value = String(want);
+  $('nodes').value = '';
+  say(`GPUs per node set to ${want} (TP ${tp} × PP ${pp}).`);
+  followNodeSize();
+  followGpu();
+}
+
+function applyMultiNode() {
+  const note = $('multinode-note');
+  const pp = Number(note.dataset.pp);
+  $('tp').value = note.dataset.tp;
+  $('pp').value = String(pp);
+  $('gpus_per_node').value = String(NODE_GPUS);
+  $('nodes').value = String(pp);
+  note.hidden = true;
+  followNodeSize();
+  followGpu();
+  followNodes();
+  say(`${pp} nodes of ${NODE_GPUS} GPUs: TP ${NODE_GPUS} inside each node, PP ${pp} across them.`);
+  $('tp').dispatchEvent(new Event('change', { bubbles: true }));
+}
+
+/** Wires the followers; `currentMode()` tells the form's mode ('latency' | 'simulate' | 'training'). */
+export function init({ gpus: gpuList, interconnects, currentMode }) {
+  gpus = new Map(gpuList.map((g) => [g.id, g]));
+  links = interconnects.filter((i) => !i.scope || i.scope === 'intra_node');
+  networks = interconnects.filter((i) => i.scope === 'inter_node');
+  mode = currentMode;
+  $('gpu').addEventListener('change', followGpu);
+  // On 'input' too: a typed value runs after the pause, and the followers come first.
+  for (const type of ['input', 'change']) {
+    $('gpus_per_node').addEventListener(type, () => { followNodeSize(); followGpu(); });
+    $('nodes').addEventListener(type, followNodes);
+    for (const id of ['tp', 'pp']) $(id).addEventListener(type, followParallelism);
+  }
+  $('multinode-apply').addEventListener('click', applyMultiNode);
+}
+
+/** A freshly loaded scenario starts without notes. */
+export function reset() {
+  say('');
+  $('multinode-note').hidden = true;
+}
