@@ -214,6 +214,10 @@ int cmd_report_accuracy(const Args& args) {
     }
     // 2. Cross-generation on every GPU pair with development data (leave one GPU out).
     const DevKernels dev = load_development_kernels(vidur, published, measured_dir);
+    // 1b. Our own sweeps: leave one shape group out (the (N, K) of a GEMM, the heads of an attention ...).
+    for (const auto& [id, rows] : dev)
+      if (!vidur_samples.count(id))
+        report["leave_one_group_out"][id] = leave_one_model_out(rows, read_gpu(json(id), "/gpu"), reference_calibration());
     const json pairs = cross_generation_pairs(dev);
     report["cross_generation"] = pairs["pairs"];
     report["cross_generation_pooled"] = pairs["pooled"];
@@ -252,6 +256,11 @@ int cmd_report_accuracy(const Args& args) {
     for (auto it = report["leave_one_model_out"].begin(); it != report["leave_one_model_out"].end(); ++it)
       print_class_table("Leave-one-model-out, " + it.key() + " (" + std::to_string(it.value()["models"].get<int>()) +
                             " models, Vidur per-operator data): fit on the others, predict the held-out model",
+                        it.value()["by_class"]);
+    for (auto it = report["leave_one_group_out"].begin(); it != report["leave_one_group_out"].end(); ++it)
+      print_class_table("Leave-one-shape-group-out, " + it.key() + " (" + std::to_string(it.value()["models"].get<int>()) +
+                            " groups of our microbenchmark sweep and the published figures): fit on the others, "
+                            "predict the held-out group",
                         it.value()["by_class"]);
     for (auto it = report["cross_generation"].begin(); it != report["cross_generation"].end(); ++it)
       print_signed_class_table("Cross-generation " + it.key() + ": fitted on the first GPU only, transferred by spec sheet",
