@@ -4,6 +4,7 @@
 
 #include "api/job.hpp"
 #include "core/error.hpp"
+#include "core/json_text.hpp"
 #include "core/version.hpp"
 #include "presets/preset_store.hpp"
 #include "scenario/scenario.hpp"
@@ -19,26 +20,37 @@ std::string ok_envelope(json result) {
                       ? result["warnings"]
                       : json::array();
   json e = {{"ok", true}, {"result", std::move(result)}, {"warnings", std::move(warnings)}};
-  return e.dump();
+  return safe_dump(e);
 }
 
 std::string error_envelope(const std::string& code, const std::string& path, const std::string& message) {
   json e = {{"ok", false}, {"error", {{"code", code}, {"path", path}, {"message", message}}}};
-  return e.dump();
+  return safe_dump(e);
 }
 
-// Runs `body`, turning every exception into an error envelope.
-std::string guarded(const std::function<json()>& body) {
+// The envelope of last resort, when even an error envelope cannot be built
+// (out of memory): a constant, so nothing can throw.
+const char* const kOutOfMemoryEnvelope =
+    R"({"ok":false,"error":{"code":"internal_error","path":"","message":"out of memory"}})";
+
+// Runs `body`, turning every exception into an error envelope. Nothing leaves
+// this function by exception: building an envelope can itself fail only for
+// lack of memory, which gets the constant envelope.
+std::string guarded(const std::function<json()>& body) noexcept {
   try {
-    return ok_envelope(body());
-  } catch (const SightlineError& e) {
-    return error_envelope(e.code(), e.path(), e.what());
-  } catch (const std::bad_alloc&) {
-    return error_envelope(error_code::kInternal, "", "out of memory");
-  } catch (const std::exception& e) {
-    return error_envelope(error_code::kInternal, "", std::string("internal error: ") + e.what());
+    try {
+      return ok_envelope(body());
+    } catch (const SightlineError& e) {
+      return error_envelope(e.code(), e.path(), e.what());
+    } catch (const std::bad_alloc&) {
+      return error_envelope(error_code::kInternal, "", "out of memory");
+    } catch (const std::exception& e) {
+      return error_envelope(error_code::kInternal, "", std::string("internal error: ") + e.what());
+    } catch (...) {
+      return error_envelope(error_code::kInternal, "", "internal error");
+    }
   } catch (...) {
-    return error_envelope(error_code::kInternal, "", "internal error");
+    return kOutOfMemoryEnvelope;
   }
 }
 

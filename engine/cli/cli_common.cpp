@@ -3,6 +3,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "core/json_text.hpp"
 #include "cli/cli_common.hpp"
 
 namespace sightline::cli {
@@ -80,7 +81,7 @@ void print_result_table(const json& result) {
   if (kind == "serving_latency") return print_latency_table(result);
   if (kind == "serving_simulation") return print_serving_table(result);
   if (kind == "training") return print_training_table(result);
-  std::cout << result.dump(2) << "\n";  // kinds without a table of their own
+  std::cout << safe_dump(result, 2) << "\n";  // kinds without a table of their own
 }
 
 }  // namespace sightline::cli

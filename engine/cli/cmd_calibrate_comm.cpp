@@ -3,6 +3,7 @@
 #include <iostream>
 #include <optional>
 
+#include "core/json_text.hpp"
 #include "cli/calibration_inputs.hpp"
 #include "cli/cli_common.hpp"
 #include "comm/comm_fit.hpp"
@@ -58,7 +59,7 @@ int cmd_calibrate_comm(const Args& args) {
       source += "; ring shape from " + file_name(shape_path);
     }
     const CommCalibration cal = fit_comm_calibration(link, samples, base, source, shape ? &*shape : nullptr);
-    const std::string text = cal.to_json().dump(2) + "\n";
+    const std::string text = safe_dump(cal.to_json(), 2) + "\n";
     write_output(out_path, text);
     return 0;
   } catch (const SightlineError& e) {

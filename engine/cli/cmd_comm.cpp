@@ -3,6 +3,7 @@
 //   then --interconnect is the network between nodes and --intra-node the link inside one.
 #include <iostream>
 
+#include "core/json_text.hpp"
 #include "cli/cli_common.hpp"
 #include "comm/collectives.hpp"
 #include "core/error.hpp"
@@ -54,7 +55,7 @@ int cmd_comm(const Args& args) {
                 {"interconnect", link.id}, {"intra_node", g.inter ? json(intra_id) : json(nullptr)},
                 {"time_us", c.time_s * 1e6}, {"algbw_GBps", c.algbw_GBps}, {"busbw_GBps", c.busbw_GBps},
                 {"algorithm", c.algorithm}, {"calibration", cal.source}};
-    if (format == "json") std::cout << out.dump(2) << "\n";
+    if (format == "json") std::cout << safe_dump(out, 2) << "\n";
     else
       std::cout << collective << " " << bytes << " B on " << gpus << " GPUs: " << fixed(c.time_s * 1e6, 1)
                 << " us, busbw " << fixed(c.busbw_GBps, 1) << " GB/s (" << c.algorithm << ")\n";

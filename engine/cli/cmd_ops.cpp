@@ -3,6 +3,7 @@
 //   decode:  --batch sequences (default --tokens) of one new token after --kv-len cached ones
 #include <iostream>
 
+#include "core/json_text.hpp"
 #include "cli/cli_common.hpp"
 #include "core/error.hpp"
 #include "hw/hardware.hpp"
@@ -102,7 +103,7 @@ int cmd_ops(const Args& args) {
                 {"interconnect", tp > 1 ? json(link_id) : json(nullptr)},
                 {"step_time_us", total * 1e6}, {"operators", ops}};
     if (format == "json") {
-      std::cout << out.dump(2) << "\n";
+      std::cout << safe_dump(out, 2) << "\n";
     } else {
       for (const json& o : ops)
         std::cout << o["name"].get<std::string>() << "\t" << fixed(o["time_us"], 2) << " us x " << o["count"]

@@ -1,6 +1,7 @@
 // sightline presets: lists the presets compiled into the engine.
 #include <iostream>
 
+#include "core/json_text.hpp"
 #include "api/api.hpp"
 #include "cli/cli_common.hpp"
 
@@ -24,7 +25,7 @@ int cmd_presets(const std::vector<std::string>& args) {
     all[k] = envelope["result"];
   }
   if (format == "json") {
-    std::cout << (kind.empty() ? all : all[kind]).dump(2) << "\n";
+    std::cout << safe_dump(kind.empty() ? all : all[kind], 2) << "\n";
     return 0;
   }
   for (const auto& k : kinds) {

@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 
+#include "core/json_text.hpp"
 #include "cli/calibration_inputs.hpp"
 #include "comm/collectives.hpp"
 #include "comm/comm_fit.hpp"
@@ -245,7 +246,7 @@ int cmd_report_accuracy(const Args& args) {
         std::string(SIGHTLINE_SOURCE_DIR) + "/presets/calibrations/data/published_collectives.csv", vidur);
 
     if (format == "json") {
-      std::cout << report.dump(2) << "\n";
+      std::cout << safe_dump(report, 2) << "\n";
       return 0;
     }
     for (auto it = report["leave_one_model_out"].begin(); it != report["leave_one_model_out"].end(); ++it)

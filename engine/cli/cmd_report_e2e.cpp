@@ -13,6 +13,7 @@
 #include <iostream>
 
 #include "api/api.hpp"
+#include "core/json_text.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/validation_runs.hpp"
 
@@ -49,7 +50,7 @@ bool extract(const std::string& metric, const json& resolved, const json& result
 // Scenario text of a row's run: inline (`key`) or a scenario preset (`key`_preset).
 bool scenario_of(const json& row, const std::string& key, std::string& text, json& error) {
   if (row.contains(key)) {
-    text = row[key].dump();
+    text = safe_dump(row[key]);
     return true;
   }
   return preset_text("scenarios", row[key + "_preset"].get<std::string>(), text, error);
@@ -137,7 +138,7 @@ int cmd_report_e2e(const Args& args) {
                       {"signed_error_definition",
                        "predicted/measured - 1 for rates and ratios, measured/predicted - 1 for times: positive means "
                        "the engine promises more speed than was measured"}}
-                     .dump(2)
+                     .dump(2, ' ', false, json::error_handler_t::replace)
               << "\n";
     return failed.empty() ? 0 : 1;
   }

@@ -116,7 +116,7 @@ int cmd_report_training(const Args& args) {
   const double median_abs = median(abs_errors);
   if (format == "json") {
     std::cout << json{{"rows", out}, {"median_abs_error_pct", 100.0 * median_abs}, {"target_pct", 15.0}, {"cost_tier", tier}}
-                     .dump(2)
+                     .dump(2, ' ', false, json::error_handler_t::replace)
               << "\n";
     return 0;
   }

@@ -1,6 +1,7 @@
 // sightline run: runs a scenario file or preset.
 #include <iostream>
 
+#include "core/json_text.hpp"
 #include "api/api.hpp"
 #include "cli/cli_common.hpp"
 
@@ -15,7 +16,7 @@ void flatten(const json& j, const std::string& prefix, std::vector<std::pair<std
   } else if (j.is_array()) {
     for (size_t i = 0; i < j.size(); ++i) flatten(j[i], prefix + "." + std::to_string(i), out);
   } else {
-    out.emplace_back(prefix, j.is_string() ? j.get<std::string>() : j.dump());
+    out.emplace_back(prefix, j.is_string() ? j.get<std::string>() : safe_dump(j));
   }
 }
 
@@ -43,7 +44,7 @@ int cmd_run(const std::vector<std::string>& args) {
   if (!preset.empty()) {
     json p = json::parse(sightline::api::get_preset("scenarios", preset));
     if (!p["ok"].get<bool>()) return report_error(p);
-    text = p["result"].dump();
+    text = safe_dump(p["result"]);
   } else if (!read_file(file, text)) {
     std::cerr << "error [io_error] at '': cannot read " << file << "\n";
     return 1;
@@ -57,7 +58,7 @@ int cmd_run(const std::vector<std::string>& args) {
   }
   const json& r = envelope["result"];
   if (format == "json") {
-    std::cout << envelope.dump(2) << "\n";
+    std::cout << safe_dump(envelope, 2) << "\n";
   } else if (format == "csv") {
     std::vector<std::pair<std::string, std::string>> rows;
     flatten(r, "", rows);

@@ -3,6 +3,7 @@
 #include <iostream>
 #include <map>
 
+#include "core/json_text.hpp"
 #include "api/api.hpp"
 #include "cli/cli_common.hpp"
 
@@ -11,12 +12,12 @@ using namespace sightline::cli;
 namespace {
 
 int cmd_registries(const Args&) {
-  std::cout << json::parse(sightline::api::list_registries())["result"].dump(2) << "\n";
+  std::cout << sightline::safe_dump(json::parse(sightline::api::list_registries())["result"], 2) << "\n";
   return 0;
 }
 
 int cmd_version(const Args&) {
-  std::cout << json::parse(sightline::api::version())["result"].dump() << "\n";
+  std::cout << sightline::safe_dump(json::parse(sightline::api::version())["result"]) << "\n";
   return 0;
 }
 

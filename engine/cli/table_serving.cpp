@@ -5,6 +5,7 @@
 #include <iostream>
 #include <vector>
 
+#include "core/json_text.hpp"
 #include "cli/cli_common.hpp"
 
 namespace sightline::cli {
@@ -17,7 +18,7 @@ std::string num(const json& v, int digits) {
   if (v.is_number_integer() || v.is_number_unsigned()) return std::to_string(v.get<int64_t>());
   if (v.is_number()) return fixed(v.get<double>(), digits);
   if (v.is_string()) return v.get<std::string>();
-  return v.dump();
+  return safe_dump(v);
 }
 
 const json& get(const json& j, const char* key) {

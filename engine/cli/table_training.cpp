@@ -5,6 +5,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "core/json_text.hpp"
 #include "cli/cli_common.hpp"
 
 namespace sightline::cli {
@@ -14,8 +15,8 @@ namespace {
 std::string value_text(const json& v, const std::string& unit) {
   if (v.is_null()) return "n/a";
   if (v.is_boolean()) return v.get<bool>() ? "yes" : "no";
-  if (v.is_number_integer() || v.is_number_unsigned()) return v.dump() + (unit.empty() ? "" : " " + unit);
-  if (!v.is_number()) return v.dump();
+  if (v.is_number_integer() || v.is_number_unsigned()) return safe_dump(v) + (unit.empty() ? "" : " " + unit);
+  if (!v.is_number()) return safe_dump(v);
   const double x = v.get<double>();
   if (x == 0) return "0" + (unit.empty() ? std::string() : " " + unit);
   const double ax = x < 0 ? -x : x;
@@ -42,6 +43,9 @@ void print_training_table(const json& r) {
   const json& b = r["batch"];
   std::cout << "scenario  " << r["scenario"]["id"].get<std::string>() << "  " << r["scenario"]["title"].get<std::string>()
             << "\n";
+  if (r.contains("does_not_fit"))
+    std::cout << "DOES NOT FIT (" << r["does_not_fit"]["path"].get<std::string>() << ")  "
+              << r["does_not_fit"]["message"].get<std::string>() << "\n";
   std::cout << "model     " << r["model"]["name"].get<std::string>() << " (" << fixed(num(r["model"], "params_B"), 2)
             << " B params, " << fixed(num(r["model"], "trainable_params_M"), 1) << " M trainable)\n";
   std::cout << "gpus      " << d["gpus"] << " x " << d["gpu"].get<std::string>() << " (" << d["nodes"] << " node"
@@ -97,8 +101,8 @@ void print_training_table(const json& r) {
   const bool fits = mem["fits"].get<bool>();
   row("fits", fits ? "yes" : "NO, over by " + fixed(num(mem, "overflow_GiB"), 2) + " GiB");
   const json& byr = mem["max_micro_batch_by_recompute"];
-  row("max micro-batch", std::to_string(mem["max_micro_batch"].get<int64_t>()) + " (none " + byr["none"].dump() +
-                             ", selective " + byr["selective"].dump() + ", full " + byr["full"].dump() + ")");
+  row("max micro-batch", std::to_string(mem["max_micro_batch"].get<int64_t>()) + " (none " + safe_dump(byr["none"]) +
+                             ", selective " + safe_dump(byr["selective"]) + ", full " + safe_dump(byr["full"]) + ")");
   std::cout << "\n";
 
   const json& c = r["communication"];
@@ -152,7 +156,7 @@ void print_training_table(const json& r) {
               << "tok/s/GPU" << std::setw(10) << "speedup" << std::setw(12) << "efficiency" << std::setw(6) << "fits"
               << "\n";
     for (const json& pt : r["scaling"]["points"])
-      std::cout << "  " << std::setw(6) << pt["dp"].dump() << std::setw(7) << pt["gpus"].dump() << std::setw(14)
+      std::cout << "  " << std::setw(6) << safe_dump(pt["dp"]) << std::setw(7) << safe_dump(pt["gpus"]) << std::setw(14)
                 << fixed(num(pt, "tokens_per_s"), 0) << std::setw(14) << fixed(num(pt, "tokens_per_s_per_gpu"), 1)
                 << std::setw(9) << fixed(num(pt, "speedup"), 2) << "x" << std::setw(11)
                 << fixed(num(pt, "efficiency_pct"), 1) << "%" << std::setw(6) << (pt["fits"].get<bool>() ? "yes" : "no")
@@ -169,6 +173,7 @@ void print_training_table(const json& r) {
     std::cout << "\n";
   }
   std::cout << "MFU/HFU convention: " << r["flop_convention"].get<std::string>() << "\n";
+  for (const json& w : r["warnings"]) std::cout << "warning: " << w.get<std::string>() << "\n";
 }
 
 }  // namespace sightline::cli

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "api/api.hpp"
+#include "core/json_text.hpp"
 
 namespace sightline::cli {
 
@@ -25,7 +26,7 @@ bool preset_text(const std::string& kind, const std::string& id, std::string& te
     error = p["error"];
     return false;
   }
-  text = p["result"].dump();
+  text = safe_dump(p["result"]);
   return true;
 }
 

@@ -68,7 +68,7 @@ CommCalibration CommCalibration::from_json(const json& j, const std::string& pat
   c.id = r.string("id");
   c.source = r.string("source");
   c.ring = AlgorithmParams::from_json(r.required("ring"), r.child_path("ring"));
-  if (const json* n = r.find("nvls")) c.nvls = AlgorithmParams::from_json(*n, r.child_path("nvls"));
+  if (const json* n = r.nullable("nvls")) c.nvls = AlgorithmParams::from_json(*n, r.child_path("nvls"));
   c.p2p = AlgorithmParams::from_json(r.required("p2p"), r.child_path("p2p"));
   return c;
 }

@@ -10,6 +10,7 @@ namespace sightline {
 namespace error_code {
 inline constexpr const char* kParse = "parse_error";
 inline constexpr const char* kUnknownKey = "unknown_key";
+inline constexpr const char* kDuplicateKey = "duplicate_key";
 inline constexpr const char* kMissingKey = "missing_key";
 inline constexpr const char* kType = "type_error";
 inline constexpr const char* kRange = "out_of_range";
@@ -19,6 +20,7 @@ inline constexpr const char* kConstraint = "constraint_violation";
 inline constexpr const char* kDoesNotFit = "does_not_fit";
 inline constexpr const char* kNotImplemented = "not_implemented";
 inline constexpr const char* kUnknownHandle = "unknown_handle";
+inline constexpr const char* kLimitExceeded = "limit_exceeded";
 inline constexpr const char* kInternal = "internal_error";
 }  // namespace error_code
 

@@ -69,12 +69,20 @@ ObjectReader::ObjectReader(const json& object, std::string path, std::vector<std
   }
 }
 
-bool ObjectReader::has(const std::string& key) const {
+bool ObjectReader::has(const std::string& key) const { return find(key) != nullptr; }
+
+// null is never "use the default": a key is either left out or given a value.
+// (The few keys where null names "none" read through nullable().)
+const json* ObjectReader::find(const std::string& key) const {
   auto it = object_.find(key);
-  return it != object_.end() && !it->is_null();
+  if (it == object_.end()) return nullptr;
+  if (it->is_null())
+    fail(error_code::kType, child_path(key),
+         "null is not a value for '" + key + "'; leave the key out to use its default");
+  return &*it;
 }
 
-const json* ObjectReader::find(const std::string& key) const {
+const json* ObjectReader::nullable(const std::string& key) const {
   auto it = object_.find(key);
   if (it == object_.end() || it->is_null()) return nullptr;
   return &*it;
@@ -99,7 +107,7 @@ int64_t read_integer(const json& v, const std::string& path, int64_t min_value, 
              std::floor(v.get<double>()) == v.get<double>() && std::fabs(v.get<double>()) < 9.0e15) {
     value = static_cast<int64_t>(v.get<double>());
   } else {
-    fail(error_code::kType, path, "expected an integer, got " + json_type_name(v) + " " + v.dump());
+    fail(error_code::kType, path, "expected an integer, got " + json_type_name(v) + " " + printable(safe_dump(v), 80));
   }
   if (value < min_value || value > max_value)
     fail(error_code::kRange, path,
@@ -109,7 +117,7 @@ int64_t read_integer(const json& v, const std::string& path, int64_t min_value, 
 }
 
 double read_number(const json& v, const std::string& path, double min_value, double max_value) {
-  if (!v.is_number()) fail(error_code::kType, path, "expected a number, got " + json_type_name(v) + " " + v.dump());
+  if (!v.is_number()) fail(error_code::kType, path, "expected a number, got " + json_type_name(v) + " " + printable(safe_dump(v), 80));
   double value = v.get<double>();
   if (!std::isfinite(value) || value < min_value || value > max_value)
     fail(error_code::kRange, path,
@@ -164,14 +172,6 @@ std::string ObjectReader::choice(const std::string& key, const std::vector<std::
   if (std::find(allowed.begin(), allowed.end(), value) == allowed.end())
     fail(error_code::kInvalidValue, child_path(key), "'" + value + "' is not one of: " + join(allowed));
   return value;
-}
-
-json parse_json_text(const std::string& text) {
-  try {
-    return json::parse(text);
-  } catch (const json::parse_error& e) {
-    fail(error_code::kParse, "", std::string("invalid JSON: ") + e.what());
-  }
 }
 
 }  // namespace sightline

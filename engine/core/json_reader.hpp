@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include "core/json_text.hpp"
 
 namespace sightline {
 
@@ -30,7 +30,10 @@ class ObjectReader {
   const std::string& path() const { return path_; }
   std::string child_path(const std::string& key) const { return pointer_append(path_, key); }
   bool has(const std::string& key) const;
+  // The value of `key`, or nullptr when it is absent; a null value is a type_error.
   const json* find(const std::string& key) const;
+  // Like find(), but null reads as absent: only for keys documented as "null means none".
+  const json* nullable(const std::string& key) const;
   const json& required(const std::string& key) const;
 
   int64_t integer(const std::string& key, int64_t min_value, int64_t max_value,
@@ -51,8 +54,5 @@ class ObjectReader {
 int64_t read_integer(const json& value, const std::string& path, int64_t min_value, int64_t max_value);
 double read_number(const json& value, const std::string& path, double min_value, double max_value);
 void require_object(const json& value, const std::string& path);
-
-// Parses JSON text; syntax errors become parse_error at path "" with the byte offset.
-json parse_json_text(const std::string& text);
 
 }  // namespace sightline

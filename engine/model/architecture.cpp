@@ -78,8 +78,8 @@ ModelArch read_model_architecture(const json& value, const std::string& path) {
   m.qkv_bias = r.boolean("qkv_bias", false);
   m.mlp_bias = r.boolean("mlp_bias", false);
   m.parallel_attn_mlp = r.boolean("parallel_attn_mlp", false);
-  if (const json* moe = r.find("moe")) m.moe = read_moe(*moe, r.child_path("moe"));
-  if (const json* mla = r.find("mla")) m.mla = read_mla(*mla, r.child_path("mla"));
+  if (const json* moe = r.nullable("moe")) m.moe = read_moe(*moe, r.child_path("moe"));
+  if (const json* mla = r.nullable("mla")) m.mla = read_mla(*mla, r.child_path("mla"));
   if (!head_dim_given && m.hidden_size % m.num_heads != 0)
     fail(error_code::kConstraint, r.child_path("num_heads"),
          "hidden_size (" + std::to_string(m.hidden_size) + ") is not divisible by num_heads (" +

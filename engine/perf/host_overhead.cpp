@@ -28,12 +28,14 @@ SoftwareStack read_software_stack(const json& value, const std::string& path) {
   s.id = r.string("id", "custom-stack");
   s.name = r.string("name", s.id);
   s.source = r.string("source", "user-supplied profile");
-  s.cuda_graphs = r.choice("cuda_graphs", {"none", "decode", "all"}, "decode");
-  s.kernel_launch_us = r.number("kernel_launch_us", 0, 1e5, 0);
-  s.graph_launch_us = r.number("graph_launch_us", 0, 1e6, 0);
-  s.scheduler_us_per_step = r.number("scheduler_us_per_step", 0, 1e7, 0);
-  s.scheduler_us_per_sequence = r.number("scheduler_us_per_sequence", 0, 1e6, 0);
-  s.overlap_scheduler = r.boolean("overlap_scheduler", false);
+  // Every behaviour field is required: a profile that silently took zero
+  // launch and scheduler costs would price a different stack than the user meant.
+  s.cuda_graphs = r.choice("cuda_graphs", {"none", "decode", "all"});
+  s.kernel_launch_us = r.number("kernel_launch_us", 0, 1e5);
+  s.graph_launch_us = r.number("graph_launch_us", 0, 1e6);
+  s.scheduler_us_per_step = r.number("scheduler_us_per_step", 0, 1e7);
+  s.scheduler_us_per_sequence = r.number("scheduler_us_per_sequence", 0, 1e6);
+  s.overlap_scheduler = r.boolean("overlap_scheduler");
   return s;
 }
 

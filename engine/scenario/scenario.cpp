@@ -133,7 +133,9 @@ json scenario_to_json(const Scenario& s) {
                      {"gpu_hour_usd", s.cost_model.gpu_hour_usd}};
   if (s.serving) j["serving"] = serving_to_json(*s.serving);
   if (s.training) j["training"] = training_to_json(*s.training);
-  return j;
+  // The resolved scenario is itself a scenario (compare variants and callers
+  // read it back), so what is absent is left out rather than written as null.
+  return without_nulls(std::move(j));
 }
 
 }  // namespace sightline

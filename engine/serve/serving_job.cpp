@@ -170,18 +170,23 @@ json ServingJob::result() const {
   if (spec.compare && compare_) {
     const json base = compare_->metrics();
     const json base_d = compare_->details();
-    json ratio = json::object(), speedup = json::object();
+    // A ratio over a zero is null, and `undefined` says why, so a null is
+    // never left unexplained.
+    json ratio = json::object(), speedup = json::object(), undefined = json::object();
     for (const auto& [name, ptr] : compared_metrics()) {
       const json* a = at_pointer(r["metrics"], ptr);
       const json* b = at_pointer(base, ptr);
       if (!a || !b || !a->is_number() || !b->is_number()) continue;
       const double av = a->get<double>(), bv = b->get<double>();
       ratio[name] = bv != 0 ? json(av / bv) : json(nullptr);
+      if (bv == 0) undefined["ratio/" + std::string(name)] = "the baseline's value is 0";
     }
     for (const char* key : {"kv_tokens_per_replica", "kv_KiB_per_token", "max_concurrent_at_max_len"}) {
       const json& a = r["capacity"][key];
       const json& b = base_d["capacity"][key];
-      if (a.is_number() && b.is_number() && b.get<double>() != 0) ratio[key] = a.get<double>() / b.get<double>();
+      if (!a.is_number() || !b.is_number()) continue;
+      ratio[key] = b.get<double>() != 0 ? json(a.get<double>() / b.get<double>()) : json(nullptr);
+      if (b.get<double>() == 0) undefined["ratio/" + std::string(key)] = "the baseline's value is 0";
     }
     for (const auto& [name, ptr] : std::vector<std::pair<const char*, const char*>>{
              {"tpot_mean", "/tpot_ms/mean"}, {"e2e_mean", "/e2e_s/mean"}, {"ttft_mean", "/ttft_ms/mean"}}) {
@@ -190,6 +195,7 @@ json ServingJob::result() const {
       if (!a || !b) continue;
       const double av = a->get<double>(), bv = b->get<double>();
       speedup[name] = av != 0 ? json(bv / av) : json(nullptr);
+      if (av == 0) undefined["speedup/" + std::string(name)] = "this scenario's value is 0";
     }
     // The patch itself is not echoed: the result must not depend on how the
     // caller spelled its numbers (1 vs 1.0), so native and wasm stay byte-identical.
@@ -202,7 +208,9 @@ json ServingJob::result() const {
                       {"tokens", base_d["tokens"]}}},
                     {"ratio", ratio},
                     {"speedup", speedup},
-                    {"ratio_meaning", "this scenario / baseline; speedup = baseline / this"}};
+                    {"undefined", undefined},
+                    {"ratio_meaning", "this scenario / baseline; speedup = baseline / this; a ratio over 0 is null "
+                                      "and `undefined` gives the reason"}};
     for (const auto& wmsg : base_d["warnings"]) warnings.push_back("baseline: " + wmsg.get<std::string>());
   }
   if (spec.search.enabled && search_) r["max_qps"] = search_->to_json();

@@ -180,8 +180,33 @@ json length_to_json(const LengthSpec& l) {
 
 // ---- trace CSV --------------------------------------------------------------
 
+// Plain decimal syntax only ([-]digits[.digits][e[+-]digits]): strtod alone
+// would also take hexadecimal, "inf", "nan" and leading blanks.
+bool is_decimal_number(const std::string& f) {
+  size_t i = 0;
+  const auto digits = [&] {
+    const size_t start = i;
+    while (i < f.size() && f[i] >= '0' && f[i] <= '9') ++i;
+    return i > start;
+  };
+  if (i < f.size() && f[i] == '-') ++i;
+  const bool int_part = digits();
+  bool frac_part = false;
+  if (i < f.size() && f[i] == '.') {
+    ++i;
+    frac_part = digits();
+  }
+  if (!int_part && !frac_part) return false;
+  if (i < f.size() && (f[i] == 'e' || f[i] == 'E')) {
+    ++i;
+    if (i < f.size() && (f[i] == '+' || f[i] == '-')) ++i;
+    if (!digits()) return false;
+  }
+  return i == f.size();
+}
+
 bool parse_number(const std::string& field, double& out) {
-  if (field.empty()) return false;
+  if (!is_decimal_number(field)) return false;
   const char* begin = field.c_str();
   char* end = nullptr;
   out = std::strtod(begin, &end);
@@ -259,7 +284,7 @@ std::vector<TraceRow> read_trace(const json& v, const std::string& path, int64_t
     double vals[5] = {0, 0, 0, -1, 0};
     for (size_t i = 0; i < f.size(); ++i) {
       if (!parse_number(f[i], vals[i]))
-        fail(error_code::kType, lpath, where + "field " + kColumns[i] + " is not a number: '" + f[i] + "'");
+        fail(error_code::kType, lpath, where + "field " + kColumns[i] + " is not a number: '" + printable(f[i], 40) + "'");
       if (i > 0 && vals[i] != std::floor(vals[i]))
         fail(error_code::kType, lpath, where + kColumns[i] + " must be an integer");
     }

@@ -2,6 +2,8 @@
 
 #include "train/metrics.hpp"
 
+#include <cstdio>
+
 namespace sightline {
 
 namespace {
@@ -12,6 +14,23 @@ json variant_key_metrics(const json& vr, const std::vector<std::string>& ids) {
   for (const json& k : extract_key_metrics(vr, ids))
     if (!k["value"].is_null()) out.push_back(k);
   return out;
+}
+
+// A configuration that needs more memory than the GPU has is reported as
+// loudly as serving's does_not_fit: a located block in the result and a
+// warning, while the numbers stay to show why.
+json does_not_fit_block(const json& memory, const std::string& what) {
+  const double total = memory["total_GiB"].get<double>(), cap = memory["capacity_GiB"].get<double>();
+  const int64_t max_mbs = memory["max_micro_batch"].get<int64_t>();
+  const std::string path = max_mbs >= 1 ? "/training/batch/micro_batch_size" : "/training/parallelism";
+  char buf[320];
+  std::snprintf(buf, sizeof buf,
+                "%s needs %.1f GiB per GPU (rank %d) but the GPU has %.1f GiB: %.1f GiB over. %s The step time "
+                "and throughput shown assume memory that does not exist.",
+                what.c_str(), total, memory["rank"].get<int>(), cap, total - cap,
+                max_mbs >= 1 ? ("The largest micro-batch that fits is " + std::to_string(max_mbs) + ".").c_str()
+                             : "Even one sequence per micro-batch does not fit: shard more (tp, pp, zero_stage) or recompute.");
+  return {{"code", "does_not_fit"}, {"path", path}, {"message", std::string(buf)}};
 }
 
 }  // namespace
@@ -79,6 +98,17 @@ json TrainingJob::result() const {
                    {"key_metrics", variant_key_metrics(vr, t.key_metrics)}});
   }
   r["compare"] = cmp;
+  json warnings = json::array();
+  if (!base.fits) {
+    r["does_not_fit"] = does_not_fit_block(r["memory_per_gpu"], "this configuration");
+    warnings.push_back("does_not_fit at " + r["does_not_fit"]["path"].get<std::string>() + ": " +
+                       r["does_not_fit"]["message"].get<std::string>());
+  }
+  for (size_t i = 0; i < cmp.size(); ++i)
+    if (!cmp[i]["fits"].get<bool>())
+      warnings.push_back("does_not_fit at /training/compare/" + std::to_string(i) + ": " +
+                         does_not_fit_block(cmp[i]["memory_per_gpu"], "variant '" + t.compare[i].label + "'")["message"]
+                             .get<std::string>());
   if (!t.scaling.values.empty()) {
     json pts = json::array();
     double first = 0, first_tput = 0;
@@ -121,6 +151,15 @@ json TrainingJob::result() const {
   } else {
     r["scaling"] = nullptr;
   }
+  if (r["scaling"].is_object())
+    for (const json& pt : r["scaling"]["points"])
+      if (!pt["fits"].get<bool>()) {
+        char buf[160];
+        std::snprintf(buf, sizeof buf, "the point dp=%d needs %.1f GiB per GPU, more than the GPU has",
+                      pt["dp"].get<int>(), pt["memory_per_gpu_GiB"].get<double>());
+        warnings.push_back(std::string("does_not_fit at /training/scaling: ") + buf);
+      }
+  r["warnings"] = warnings;
   r["key_metrics"] = extract_key_metrics(r, t.key_metrics);
   return r;
 }

@@ -156,11 +156,12 @@ TEST_CASE("every bad input is rejected with its code and JSON path") {
   }
 }
 
-TEST_CASE("malformed JSON text is a parse error at the root") {
+TEST_CASE("malformed JSON text is a parse error located where reading stopped, with the byte offset") {
   const json v = envelope(sightline::api::validate_scenario("{\"model\": "));
   CHECK(v["ok"] == false);
   CHECK(v["error"]["code"] == "parse_error");
-  CHECK(v["error"]["path"] == "");
+  CHECK(v["error"]["path"] == "/model");
+  CHECK(v["error"]["message"].get<std::string>().find("byte ") != std::string::npos);
 }
 
 TEST_CASE("json pointer escaping of odd keys") {
