@@ -42,5 +42,6 @@ int cmd_report_e2e(const Args& args);
 int cmd_sweep(const Args& args);
 int cmd_batch(const Args& args);
 int cmd_merge(const Args& args);
+int cmd_search(const Args& args);
 
 }  // namespace sightline::cli

@@ -43,6 +43,7 @@ int main(int argc, char** argv) {
       {"sweep", cmd_sweep},
       {"batch", cmd_batch},
       {"merge", cmd_merge},
+      {"search", cmd_search},
       {"registries", cmd_registries},
       {"version", cmd_version},
   };
