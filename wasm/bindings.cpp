@@ -25,6 +25,8 @@ EMSCRIPTEN_BINDINGS(sightline) {
   emscripten::function("getPreset", &sightline::api::get_preset);
   emscripten::function("version", &sightline::api::version);
   emscripten::function("listRegistries", &sightline::api::list_registries);
+  emscripten::function("searchPlan", &sightline::api::search_plan);
+  emscripten::function("searchRank", &sightline::api::search_rank);
   emscripten::function("start", &start);
   emscripten::function("step", &step);
   emscripten::function("result", &result);

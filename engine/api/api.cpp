@@ -9,6 +9,7 @@
 #include "presets/preset_store.hpp"
 #include "scenario/scenario.hpp"
 #include "scenario/policy_registry.hpp"
+#include "search/deployment_search.hpp"
 
 namespace sightline::api {
 
@@ -65,6 +66,42 @@ std::string run_scenario(const std::string& scenario_json) {
     while (!job->step(kRunAllUnits)) {
     }
     return job->result();
+  });
+}
+
+std::string search_plan(const std::string& question_json) {
+  return guarded([&] {
+    const search::DeploymentSearchSpec spec = search::read_deployment_search(parse_json_text(question_json));
+    const search::Plan plan = search::plan_deployment_search(spec);
+    json candidates = json::array();
+    for (size_t i = 0; i < plan.candidates.size(); ++i)
+      candidates.push_back({{"index", i}, {"deployment", search::candidate_label(spec, plan.candidates[i])}, {"scenario", plan.scenarios[i]}});
+    json pruned = json::array();
+    for (const auto& p : plan.pruned) pruned.push_back({{"layout", search::candidate_label(spec, p.layout)}, {"reason", p.reason}});
+    return json{{"candidates", candidates},
+                {"pruned", pruned},
+                {"space", {{"layouts", plan.space_size}, {"pruned", plan.pruned.size()}, {"candidates", plan.candidates.size()}}}};
+  });
+}
+
+std::string search_rank(const std::string& question_json, const std::string& results_json) {
+  return guarded([&] {
+    const search::DeploymentSearchSpec spec = search::read_deployment_search(parse_json_text(question_json));
+    const search::Plan plan = search::plan_deployment_search(spec);
+    const json results = parse_json_text(results_json);
+    if (!results.is_array()) fail(error_code::kType, "/results", "expected an array of run results, one per candidate");
+    std::vector<search::CandidateOutcome> central;
+    for (const json& r : results) {
+      const bool envelope = r.is_object() && r.contains("ok");
+      central.push_back(search::read_candidate_outcome(envelope ? (r.value("ok", false) ? r["result"] : r) : r));
+    }
+    const std::vector<size_t> picked = search::interval_candidates(spec, plan, central);
+    std::vector<search::CandidateOutcome> low, high;
+    for (size_t i : picked) {
+      low.push_back(search::evaluate_candidate(plan.scenarios[i], CostBound::Low));
+      high.push_back(search::evaluate_candidate(plan.scenarios[i], CostBound::High));
+    }
+    return search::rank_deployment_search(spec, plan, central, low, high).to_json();
   });
 }
 

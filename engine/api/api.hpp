@@ -23,6 +23,16 @@ std::string version();
 // Policy registries the page builds its dropdowns from: {"serving": {...}, "cost_tiers": [...], ...}.
 std::string list_registries();
 
+// The serving deployment search, split so the page's worker pool runs the
+// candidates (search/deployment_search.hpp):
+// search_plan(question): {"candidates": [{"index", "deployment", "scenario"}...], "pruned": [...], "space": {...}};
+//   each scenario is an ordinary serving scenario (with serving.steady_state) for run_scenario / Engine::start.
+// search_rank(question, results): results is a JSON array, one run result (or its envelope) per candidate in
+//   plan order; re-runs the Pareto points at the kernels' low and high cost bounds (their 80% interval) and
+//   returns the ranked table, the Pareto front and the cheapest deployment meeting the SLO.
+std::string search_plan(const std::string& question_json);
+std::string search_rank(const std::string& question_json, const std::string& results_json);
+
 // Sliced runs for callers that must stay responsive (the web worker).
 class Engine {
  public:

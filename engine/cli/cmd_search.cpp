@@ -1,13 +1,83 @@
 // sightline search: the serving deployment search (search/deployment_search.hpp),
-// with the surviving candidates simulated on --jobs threads.
+// with the candidates, then the Pareto points' interval runs, on --jobs threads.
 #include <atomic>
+#include <cstdio>
+#include <functional>
 #include <iostream>
+#include <sstream>
 #include <thread>
 
 #include "cli/cli_common.hpp"
+#include "core/json_text.hpp"
 #include "search/deployment_search.hpp"
 
 namespace sightline::cli {
+
+namespace {
+
+// Runs task(k) for k in [0, n) on up to `jobs` threads.
+void parallel_for(size_t n, int64_t jobs, const std::function<void(size_t)>& task) {
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t k = next.fetch_add(1); k < n; k = next.fetch_add(1)) task(k);
+  };
+  std::vector<std::thread> pool;
+  for (int64_t t = 0; t < std::min<int64_t>(jobs, static_cast<int64_t>(n)); ++t) pool.emplace_back(worker);
+  for (auto& t : pool) t.join();
+}
+
+std::string value_with_interval(const json& m, int digits) {
+  std::string s = fixed(m["value"].get<double>(), digits);
+  if (m.contains("low")) s += " [" + fixed(m["low"].get<double>(), digits) + ", " + fixed(m["high"].get<double>(), digits) + "]";
+  return s;
+}
+
+std::string table(const search::DeploymentSearchSpec& spec, const json& r) {
+  std::ostringstream s;
+  s << "target " << spec.target_qps << " req/s within " << spec.max_gpus << " GPUs, SLO " << r["slo"].dump() << "\n";
+  s << "space: " << r["space"]["layouts"] << " layouts, " << r["space"]["pruned"] << " pruned, " << r["space"]["simulated"]
+    << " deployments simulated (" << r["space"]["requests_simulated"] << " requests)\n";
+  s << "accuracy: tier " << r["accuracy"].value("tier", "") << ", 80% intervals from the kernels' low/high cost bounds\n\n";
+  s << "  meets  $/Mtok    P99 TTFT ms  P99 TPOT ms  verdict    deployment\n";
+  for (const json& c : r["ranked"]) {
+    if (c.contains("error")) {
+      s << "  error  " << c["deployment"].get<std::string>() << ": " << c["error"].get<std::string>() << "\n";
+      continue;
+    }
+    char line[320];
+    std::snprintf(line, sizeof line, "  %-5s  %-8.3f  %-11.1f  %-11.1f  %-9s  %s%s\n", c["meets_slo"].get<bool>() ? "yes" : "no",
+                  c["usd_per_million_tokens"].get<double>(), c["ttft_p99_ms"].get<double>(), c["tpot_p99_ms"].get<double>(),
+                  c["verdict"].get<std::string>().c_str(), c["deployment"].get<std::string>().c_str(),
+                  c["pareto"].get<bool>() ? "  (Pareto)" : "");
+    s << line;
+  }
+  s << "\nPareto front among deployments meeting the SLO ($/Mtok vs P99 TTFT, 80% intervals):\n";
+  for (const json& c : r["pareto_front"]) {
+    if (!c.contains("key_metrics")) {
+      s << "  " << fixed(c["usd_per_million_tokens"].get<double>(), 3) << " $/Mtok, " << fixed(c["ttft_p99_ms"].get<double>(), 1)
+        << " ms  " << c["deployment"].get<std::string>() << " (no interval run)\n";
+      continue;
+    }
+    s << "  " << value_with_interval(c["key_metrics"][0], 3) << " $/Mtok, P99 TTFT " << value_with_interval(c["key_metrics"][1], 1)
+      << " ms  " << c["deployment"].get<std::string>() << "\n";
+  }
+  const json& best = r["cheapest_meeting_slo"];
+  if (best.is_null()) {
+    s << "\nno deployment met the SLO at the target rate\n";
+  } else {
+    s << "\ncheapest meeting the SLO: " << best["deployment"].get<std::string>() << " (" << best["gpus"] << " GPUs), ";
+    if (best.contains("key_metrics"))
+      s << value_with_interval(best["key_metrics"][0], 3) << " $/Mtok, P99 TTFT " << value_with_interval(best["key_metrics"][1], 1)
+        << " ms, P99 TPOT " << value_with_interval(best["key_metrics"][2], 1) << " ms";
+    else
+      s << fixed(best["usd_per_million_tokens"].get<double>(), 3) << " $/Mtok";
+    s << "; SLO attainment " << fixed(best["slo_attainment"].get<double>(), 4) << " (" << fixed(best["slo_attainment_low"].get<double>(), 4)
+      << "-" << fixed(best["slo_attainment_high"].get<double>(), 4) << ") over " << best["requests"] << " requests\n";
+  }
+  return s.str();
+}
+
+}  // namespace
 
 int cmd_search(const Args& args) {
   std::string file, out, format = "table";
@@ -31,63 +101,28 @@ int cmd_search(const Args& args) {
     }
   }
   if (format != "table" && format != "json") return usage_error("unknown format '" + format + "'");
-  if (file.empty()) return usage_error("search needs a search file (or '-')");
+  if (file.empty()) return usage_error("search needs a search question file (or '-')");
   std::string text;
   if (!read_file(file, text)) {
     std::cerr << "error [io_error] at '': cannot read " << file << "\n";
     return 1;
   }
   try {
-    json doc;
-    try {
-      doc = json::parse(text);
-    } catch (const json::exception& e) {
-      fail("parse_error", "", std::string("invalid JSON: ") + e.what());
-    }
+    const json doc = parse_json_text(text);
     const search::DeploymentSearchSpec spec = search::read_deployment_search(doc);
     const search::Plan plan = search::plan_deployment_search(spec);
-    std::vector<search::CandidateResult> results(plan.candidates.size());
-    std::atomic<size_t> next{0};
-    auto worker = [&] {
-      for (size_t k = next.fetch_add(1); k < results.size(); k = next.fetch_add(1))
-        results[k] = search::evaluate_candidate(spec, plan.candidates[k]);
-    };
-    std::vector<std::thread> pool;
-    for (int64_t t = 0; t < std::min<int64_t>(jobs, static_cast<int64_t>(results.size())); ++t) pool.emplace_back(worker);
-    for (auto& t : pool) t.join();
-    const json r = search::summarize_deployment_search(spec, plan, results);
-    if (format == "json") {
-      write_output(out, r.dump(2) + "\n");
-      return 0;
-    }
-    std::ostringstream s;
-    s << "target " << spec.target_qps << " req/s, SLO " << r["slo"].dump() << "\n";
-    s << "space: " << r["space"]["layouts"] << " layouts, " << r["space"]["pruned"] << " pruned, "
-      << r["space"]["simulated"] << " deployments simulated\n\n";
-    s << "  meets  $/Mtok    P99 TTFT ms  P99 TPOT ms  deployment\n";
-    for (const json& c : r["ranked"]) {
-      if (c.contains("error")) {
-        s << "  error  " << c["deployment"].get<std::string>() << ": " << c["error"].get<std::string>() << "\n";
-        continue;
-      }
-      char line[256];
-      std::snprintf(line, sizeof line, "  %-5s  %-8.3f  %-11.1f  %-11.1f  %s\n", c["meets_slo"].get<bool>() ? "yes" : "no",
-                    c["usd_per_million_tokens"].get<double>(), c["ttft_p99_ms"].get<double>(),
-                    c["tpot_p99_ms"].get<double>(), c["deployment"].get<std::string>().c_str());
-      s << line;
-    }
-    s << "\nPareto front ($/Mtok vs P99 TTFT):\n";
-    for (const json& c : r["pareto_front"])
-      s << "  " << fixed(c["usd_per_million_tokens"].get<double>(), 3) << " $/Mtok, " << fixed(c["ttft_p99_ms"].get<double>(), 1)
-        << " ms  " << c["deployment"].get<std::string>() << "\n";
-    const json& best = r["cheapest_meeting_slo"];
-    if (best.is_null()) s << "\nno deployment met the SLO at the target rate\n";
-    else
-      s << "\ncheapest meeting the SLO: " << best["deployment"].get<std::string>() << ", "
-        << fixed(best["usd_per_million_tokens"].get<double>(), 3) << " $/Mtok (80% interval "
-        << fixed(best["interval_80pct"]["high"]["usd_per_million_tokens"].get<double>(), 3) << "-"
-        << fixed(best["interval_80pct"]["low"]["usd_per_million_tokens"].get<double>(), 3) << ")\n";
-    write_output(out, s.str());
+    std::vector<search::CandidateOutcome> central(plan.candidates.size());
+    parallel_for(central.size(), jobs,
+                 [&](size_t k) { central[k] = search::evaluate_candidate(plan.scenarios[k], CostBound::Central); });
+    const std::vector<size_t> picked = search::interval_candidates(spec, plan, central);
+    std::vector<search::CandidateOutcome> low(picked.size()), high(picked.size());
+    parallel_for(2 * picked.size(), jobs, [&](size_t k) {
+      const size_t i = picked[k / 2];
+      if (k % 2 == 0) low[k / 2] = search::evaluate_candidate(plan.scenarios[i], CostBound::Low);
+      else high[k / 2] = search::evaluate_candidate(plan.scenarios[i], CostBound::High);
+    });
+    const json r = search::rank_deployment_search(spec, plan, central, low, high).to_json();
+    write_output(out, format == "json" ? r.dump(2) + "\n" : table(spec, r));
   } catch (const SightlineError& e) {
     return report_error(e);
   }

@@ -17,7 +17,7 @@ ServingSpec read_simulate(const json& v, const std::string& path, const Scenario
   ObjectReader r(v, path,
                  {"mode", "parallelism", "attention", "runtime_overhead_GiB", "workload", "cluster", "scheduler",
                   "kv_cache", "speculative", "lora", "moe", "colocated_model", "slo", "max_qps_search",
-                  "compare", "key_metrics", "outputs", "limits"});
+                  "steady_state", "compare", "key_metrics", "outputs", "limits"});
   sv.attention = r.choice("attention", {"flash", "standard"}, "flash") == "flash" ? AttentionImpl::Flash
                                                                                   : AttentionImpl::Standard;
   sv.runtime_overhead_GiB = r.number("runtime_overhead_GiB", 0, 1e4, 1.0);

@@ -710,7 +710,7 @@ std::shared_ptr<const SimulationSpec> read_simulation(const json& v, const std::
   ObjectReader r(v, path,
                  {"mode", "parallelism", "attention", "runtime_overhead_GiB", "workload", "cluster", "scheduler",
                   "kv_cache", "speculative", "lora", "moe", "colocated_model", "slo", "max_qps_search",
-                  "compare", "key_metrics", "outputs", "limits"});
+                  "steady_state", "compare", "key_metrics", "outputs", "limits"});
   auto spec = std::make_shared<SimulationSpec>();
   SimulationSpec& sp = *spec;
   if (const json* par = r.find("parallelism")) {
@@ -812,6 +812,20 @@ std::shared_ptr<const SimulationSpec> read_simulation(const json& v, const std::
       fail(error_code::kMissingKey, r.child_path("slo"), "max_qps_search needs an slo to search against");
     if (sp.workload.arrival.process == ArrivalProcess::AllAtOnce)
       fail(error_code::kConstraint, qpath, "max_qps_search needs arrivals with a rate (not all_at_once)");
+  }
+  if (const json* cv = r.find("steady_state")) {
+    const std::string cpath = r.child_path("steady_state");
+    ObjectReader cr(*cv, cpath, {"max_requests", "confidence"});
+    sp.steady_state.enabled = true;
+    sp.steady_state.max_requests = cr.integer("max_requests", sp.workload.num_requests, sp.limits.max_requests,
+                                              std::max(sp.workload.num_requests, std::min<int64_t>(60000, sp.limits.max_requests)));
+    const double conf = cr.number("confidence", 0.8, 0.99, 0.9);
+    if (conf != 0.8 && conf != 0.9 && conf != 0.95 && conf != 0.99)
+      fail(error_code::kInvalidValue, cr.child_path("confidence"), "confidence must be one of 0.8, 0.9, 0.95, 0.99");
+    sp.steady_state.confidence = conf;
+    if (!sp.slo.enabled) fail(error_code::kMissingKey, r.child_path("slo"), "steady_state needs an slo to judge against");
+    if (sp.workload.arrival.process == ArrivalProcess::AllAtOnce)
+      fail(error_code::kConstraint, cpath, "steady_state needs arrivals with a rate (not all_at_once)");
   }
   if (const json* kv = r.find("key_metrics")) {
     const std::string kpath = r.child_path("key_metrics");
@@ -932,6 +946,8 @@ json simulation_to_json(const SimulationSpec& sp) {
                            {"confidence", sp.search.confidence}};
     if (sp.search.max_qps > 0) j["max_qps_search"]["max_qps"] = sp.search.max_qps;
   }
+  if (sp.steady_state.enabled)
+    j["steady_state"] = {{"max_requests", sp.steady_state.max_requests}, {"confidence", sp.steady_state.confidence}};
   if (!sp.key_metrics.empty()) j["key_metrics"] = sp.key_metrics;
   if (!sp.compares.empty()) {
     json list = json::array();

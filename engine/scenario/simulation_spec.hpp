@@ -166,6 +166,17 @@ struct SearchSpec {
   double confidence = 0.9;              // batch-means interval level: 0.8, 0.9, 0.95 or 0.99
 };
 
+// serving.steady_state: judge the run at the workload's own rate by the
+// capacity search's steady-state verdict, and grow the run (to what the
+// measured occupancy asks for, at least doubling, at most 3 times, never past
+// max_requests) while the verdict is undecided. One deployment-search
+// candidate is one such run.
+struct SteadyStateCheckSpec {
+  bool enabled = false;
+  int64_t max_requests = 60000;
+  double confidence = 0.9;
+};
+
 struct OutputSpec {
   bool trace = false;
   int64_t trace_max_steps = 20000;
@@ -191,6 +202,7 @@ struct SimulationSpec {
   SloSpec slo;
   std::optional<double> usd_per_gpu_hour;
   SearchSpec search;
+  SteadyStateCheckSpec steady_state;
   OutputSpec outputs;
   LimitSpec limits;
   std::vector<std::string> key_metrics;

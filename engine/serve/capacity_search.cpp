@@ -11,7 +11,6 @@ constexpr double kProbeRateQps = 1e9;           // the service-rate probe: every
 constexpr int64_t kProbeFills = 4;              // its requests: this many times every replica's batch
 constexpr double kFirstShareOfServiceRate = 0.9;  // the first rate tried
 constexpr double kOccupancyMargin = 1.25;
-constexpr int kMaxExtensions = 3;               // longer reruns of one rate before its verdict counts as a miss       // L grows with the rate: plan runs for a little more
 }  // namespace
 
 CapacitySearch::CapacitySearch(const Scenario& scenario)
@@ -134,9 +133,8 @@ void CapacitySearch::on_run_finished() {
   const Verdict v = run.report.verdict;
   int same_rate = 0;
   for (auto it = runs_.rbegin(); it != runs_.rend() && it->qps == rate_; ++it) ++same_rate;
-  if (v == Verdict::Uncertain && requests_ < sr.max_requests_per_run && same_rate < kMaxExtensions) {
-    // Not decided yet: run the same rate longer (at least what L asks for, at least twice as long).
-    const int64_t more = std::min(sr.max_requests_per_run, std::max(run.report.needed_requests, 2 * requests_));
+  if (v == Verdict::Uncertain && requests_ < sr.max_requests_per_run && same_rate < kMaxRunExtensions) {
+    const int64_t more = extended_run_requests(run.report, requests_, sr.max_requests_per_run);
     runs_.push_back(run);
     start(rate_, more);
     return;

@@ -74,6 +74,7 @@ bool ServingJob::step(int64_t max_units) {
     const bool finished = sim->run(max_units);
     max_units -= std::max<int64_t>(1, sim->events_processed() - before);
     if (!finished) continue;
+    if (phase_ == 0 && spec.steady_state.enabled && extend_steady_state_run()) continue;
     if (phase_ == 0) phase_ = 1;
     if (compares_.size() < spec.compares.size()) {
       compares_.push_back(
@@ -83,6 +84,58 @@ bool ServingJob::step(int64_t max_units) {
     }
   }
   return phase_ >= 3;
+}
+
+// serving.steady_state: the same growth rule as the capacity search's runs at
+// one rate (capacity_search.cpp): judge, and while undecided rerun longer.
+bool ServingJob::extend_steady_state_run() {
+  const SimulationSpec& spec = *s_.serving->simulation;
+  SteadyStateOptions o;
+  o.confidence = spec.steady_state.confidence;
+  double in_system = 0, correlation = 0;
+  if (!steady_runs_.empty()) {
+    in_system = steady_runs_.back().report.in_system_mean;
+    correlation = steady_runs_.back().report.correlation_requests;
+  }
+  SteadyStateRun run;
+  run.requests = main_->num_requests();
+  run.report = judge_steady_state(main_->outcomes(), spec.slo, in_system, correlation, 0.0, o);
+  steady_runs_.push_back(run);
+  if (run.report.verdict != Verdict::Uncertain || run.requests >= spec.steady_state.max_requests ||
+      steady_runs_.size() > static_cast<size_t>(kMaxRunExtensions))
+    return false;
+  WorkloadOverride longer;
+  longer.num_requests = extended_run_requests(run.report, run.requests, spec.steady_state.max_requests);
+  main_ = std::make_unique<Simulation>(s_, longer, true);
+  return true;
+}
+
+json ServingJob::steady_state_block() const {
+  const SteadyStateRun& last = steady_runs_.back();
+  const SteadyStateReport& r = last.report;
+  json runs = json::array();
+  for (const auto& run : steady_runs_)
+    runs.push_back({{"requests", run.requests}, {"verdict", to_string(run.report.verdict)}, {"needed_requests", run.report.needed_requests}});
+  const bool meets = r.verdict == Verdict::Meets;
+  return {{"verdict", to_string(r.verdict)},
+          {"meets_slo", meets},
+          {"undecided_counted_as_miss", r.verdict == Verdict::Uncertain},
+          {"stable", r.stable},
+          {"unstable_reason", r.unstable_reason ? json(r.unstable_reason) : json(nullptr)},
+          {"slo_attainment", r.attainment},
+          {"slo_attainment_low", r.attainment_low},
+          {"slo_attainment_high", r.attainment_high},
+          {"confidence", s_.serving->simulation->steady_state.confidence},
+          {"requests", last.requests},
+          {"warmup_requests", r.warmup_requests},
+          {"measured_requests", r.measured_requests},
+          {"in_system_mean", r.in_system_mean},
+          {"arrival_rate_qps", r.arrival_rate_qps},
+          {"completion_rate_qps", r.completion_rate_qps},
+          {"runs", runs},
+          {"criterion", "the capacity search's verdict at this one rate: stable, and the batch-means interval of the "
+                        "post-warm-up SLO attainment at or above slo.attainment; the run grows while undecided, and a "
+                        "verdict still undecided counts as a miss; the metrics are those of the last (longest) run"}};
 }
 
 double ServingJob::progress() const {
@@ -220,6 +273,7 @@ json ServingJob::result() const {
   }
   if (!compare_blocks.empty()) r["compare"] = spec.compare_is_array ? compare_blocks : compare_blocks.front();
   if (spec.search.enabled && search_) r["max_qps"] = search_->to_json();
+  if (spec.steady_state.enabled && !steady_runs_.empty()) r["steady_state"] = steady_state_block();
 
   // Key metrics: the scenario's choice, or a default set.
   std::vector<std::string> ids = spec.key_metrics;

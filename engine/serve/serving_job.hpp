@@ -8,6 +8,7 @@
 #include "run/job.hpp"
 #include "serve/capacity_search.hpp"
 #include "serve/simulation.hpp"
+#include "serve/steady_state.hpp"
 
 namespace sightline::serve {
 
@@ -21,11 +22,19 @@ class ServingJob : public Job {
 
  private:
   json quantization_block() const;
+  bool extend_steady_state_run();  // judges the finished main run; true when it starts a longer one
+  json steady_state_block() const;
+
+  struct SteadyStateRun {
+    int64_t requests = 0;
+    SteadyStateReport report;
+  };
 
   Scenario s_;
   std::unique_ptr<Simulation> main_;
   std::vector<std::unique_ptr<Simulation>> compares_;  // serving.compare variants, run in turn
   std::unique_ptr<CapacitySearch> search_;
+  std::vector<SteadyStateRun> steady_runs_;  // serving.steady_state: the main run and its longer reruns
   int phase_ = 0;  // 0 main, 1 compare, 2 search, 3 done
 };
 

@@ -19,41 +19,35 @@ double safe_div(double a, double b) { return b > 0 ? a / b : 0.0; }
 
 }  // namespace
 
+bool meets_slo(const RequestOutcome& q, const SloSpec& slo) {
+  if (q.completion < 0) return false;
+  const double ttft_ms = static_cast<double>(q.first_token - q.arrival) * 1e-6;
+  const double e2e_ms = static_cast<double>(q.completion - q.arrival) * 1e-6;
+  const double tpot_ms = q.output_tokens > 1 ? static_cast<double>(q.completion - q.first_token) * 1e-6 /
+                                                   static_cast<double>(q.output_tokens - 1)
+                                             : 0.0;
+  if (slo.ttft_ms > 0 && ttft_ms > slo.ttft_ms) return false;
+  if (slo.tpot_ms > 0 && tpot_ms > slo.tpot_ms) return false;
+  if (slo.e2e_ms > 0 && e2e_ms > slo.e2e_ms) return false;
+  return true;
+}
+
 bool Simulation::all_completed() const { return completed_ == static_cast<int64_t>(reqs_.size()); }
+
+RequestOutcome Simulation::outcome(const Req& q) {
+  RequestOutcome o;
+  o.arrival = q.spec.arrival;
+  o.output_tokens = q.spec.output;
+  if (q.state != State::Done) return o;
+  o.first_token = q.first_token;
+  o.completion = q.completion;
+  return o;
+}
 
 std::vector<RequestOutcome> Simulation::outcomes() const {
   std::vector<RequestOutcome> out(reqs_.size());
-  for (size_t i = 0; i < reqs_.size(); ++i) {
-    const Req& q = reqs_[i];
-    out[i].arrival = q.spec.arrival;
-    out[i].output_tokens = q.spec.output;
-    if (q.state != State::Done) continue;
-    out[i].first_token = q.first_token;
-    out[i].completion = q.completion;
-  }
+  for (size_t i = 0; i < reqs_.size(); ++i) out[i] = outcome(reqs_[i]);
   return out;
-}
-
-double Simulation::slo_attainment(int64_t skip) const {
-  const int64_t n = static_cast<int64_t>(reqs_.size());
-  skip = std::min(std::max<int64_t>(0, skip), n);
-  if (n - skip <= 0) return 1.0;
-  int64_t good = 0;
-  for (int64_t i = skip; i < n; ++i) {
-    const Req& q = reqs_[static_cast<size_t>(i)];
-    if (q.state != State::Done) continue;
-    const double ttft = static_cast<double>(q.first_token - q.spec.arrival) * 1e-6;
-    const double e2e = static_cast<double>(q.completion - q.spec.arrival) * 1e-6;
-    const double tpot = q.spec.output > 1 ? static_cast<double>(q.completion - q.first_token) * 1e-6 /
-                                                static_cast<double>(q.spec.output - 1)
-                                          : 0.0;
-    const auto& slo = spec_.slo;
-    if (slo.ttft_ms > 0 && ttft > slo.ttft_ms) continue;
-    if (slo.tpot_ms > 0 && tpot > slo.tpot_ms) continue;
-    if (slo.e2e_ms > 0 && e2e > slo.e2e_ms) continue;
-    ++good;
-  }
-  return static_cast<double>(good) / static_cast<double>(n - skip);
 }
 
 json Simulation::metrics() const {
@@ -73,10 +67,7 @@ json Simulation::metrics() const {
     queueing.push_back(static_cast<double>(q.first_scheduled - q.spec.arrival) * 1e-6);
     in_tokens += q.spec.prompt;
     out_tokens += q.spec.output;
-    const auto& slo = spec_.slo;
-    if (slo.enabled && !(slo.ttft_ms > 0 && t > slo.ttft_ms) && !(slo.tpot_ms > 0 && tp > slo.tpot_ms) &&
-        !(slo.e2e_ms > 0 && e * 1e3 > slo.e2e_ms))
-      ++good;
+    if (spec_.slo.enabled && meets_slo(outcome(q), spec_.slo)) ++good;
   }
   const TimeNs end = std::max(last_event_, now_);
   const double duration = std::max(1e-9, static_cast<double>(std::max<TimeNs>(1, (completed_ > 0 ? last_event_ : end) - first_arrival_)) * 1e-9);

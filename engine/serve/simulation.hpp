@@ -39,6 +39,10 @@ struct RequestOutcome {
   int64_t output_tokens = 0;
 };
 
+// Whether one request met every bound of the SLO (an unfinished one did not):
+// the one SLO check, used by the run's goodput and the steady-state verdict.
+bool meets_slo(const RequestOutcome& q, const SloSpec& slo);
+
 class Simulation : private SchedulerHost, private ReplicaLoads {
  public:
   // `detailed`: keep per-request records, the time series and the trace
@@ -56,8 +60,6 @@ class Simulation : private SchedulerHost, private ReplicaLoads {
 
   json metrics() const;                 // the "metrics" object
   json details() const;                 // deployment, memory, capacity, tokens, time series, requests, trace, warnings
-  // Share of requests (from index `skip` on, in arrival order) completed within the SLO.
-  double slo_attainment(int64_t skip = 0) const;
   bool all_completed() const;
   // Every request's outcome in arrival order (steady-state analysis of capacity searches).
   std::vector<RequestOutcome> outcomes() const;
@@ -65,6 +67,7 @@ class Simulation : private SchedulerHost, private ReplicaLoads {
  private:
   using State = RequestState;
   using Req = SimRequest;
+  static RequestOutcome outcome(const Req& q);
   using Item = StepItem;
   using Batch = StepBatch;
   using Engine = ModelEngine;

@@ -44,18 +44,6 @@ int64_t attainment_batch(double attainment) {
   return miss > 0 ? std::min<int64_t>(kMaxBatchForAttainment, ceil_at_least(kMissesPerBatch / miss, 1)) : kMaxBatchForAttainment;
 }
 
-bool within_slo(const RequestOutcome& q, const SloSpec& slo) {
-  if (q.completion < 0) return false;
-  const double ttft_ms = static_cast<double>(q.first_token - q.arrival) * 1e-6;
-  const double e2e_ms = static_cast<double>(q.completion - q.arrival) * 1e-6;
-  const double tpot_ms =
-      q.output_tokens > 1 ? static_cast<double>(q.completion - q.first_token) * 1e-6 / static_cast<double>(q.output_tokens - 1) : 0.0;
-  if (slo.ttft_ms > 0 && ttft_ms > slo.ttft_ms) return false;
-  if (slo.tpot_ms > 0 && tpot_ms > slo.tpot_ms) return false;
-  if (slo.e2e_ms > 0 && e2e_ms > slo.e2e_ms) return false;
-  return true;
-}
-
 }  // namespace
 
 const char* to_string(Verdict v) {
@@ -127,6 +115,10 @@ double autocorrelation_time(const std::vector<double>& x) {
   return std::max(1.0, tau) * static_cast<double>(k);
 }
 
+int64_t extended_run_requests(const SteadyStateReport& r, int64_t requests, int64_t max_requests) {
+  return std::min(max_requests, std::max(r.needed_requests, 2 * requests));
+}
+
 double saturated_service_rate(const std::vector<RequestOutcome>& outcomes) {
   std::vector<TimeNs> done;
   for (const auto& r : outcomes)
@@ -183,7 +175,7 @@ SteadyStateReport judge_steady_state(const std::vector<RequestOutcome>& outcomes
       // Misses come in clusters (a burst of long prompts, an adapter wait):
       // the SLO indicator's own autocorrelation counts as well.
       std::vector<double> hits(static_cast<size_t>(hi - lo));
-      for (int64_t i = lo; i < hi; ++i) hits[static_cast<size_t>(i - lo)] = within_slo(q[static_cast<size_t>(i)], slo) ? 1.0 : 0.0;
+      for (int64_t i = lo; i < hi; ++i) hits[static_cast<size_t>(i - lo)] = meets_slo(q[static_cast<size_t>(i)], slo) ? 1.0 : 0.0;
       tau = std::max({tau, autocorrelation_time(window), autocorrelation_time(hits)});
     }
   }
@@ -229,7 +221,7 @@ SteadyStateReport judge_steady_state(const std::vector<RequestOutcome>& outcomes
     double occupancy = 0;
     for (int64_t i = s; i < e; ++i) {
       const RequestOutcome& r = q[static_cast<size_t>(i)];
-      if (within_slo(r, slo)) ++good;
+      if (meets_slo(r, slo)) ++good;
       occupancy += in_system[static_cast<size_t>(i)];
       if (r.completion >= 0) {
         e2e_sum += static_cast<double>(r.completion - r.arrival) * 1e-9;

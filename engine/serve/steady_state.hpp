@@ -75,6 +75,12 @@ SteadyStateReport judge_steady_state(const std::vector<RequestOutcome>& outcomes
 // a run whose requests all arrive at once (0 if it has too few).
 double saturated_service_rate(const std::vector<RequestOutcome>& outcomes);
 
+// An undecided verdict reruns the same rate longer, at most this many times,
+// before it counts as a miss; each rerun is what the measured occupancy asks
+// for, at least twice as long, never past `max_requests`.
+constexpr int kMaxRunExtensions = 3;
+int64_t extended_run_requests(const SteadyStateReport& r, int64_t requests, int64_t max_requests);
+
 // Two-sided Student-t quantile for `dof` degrees of freedom at `confidence`.
 double student_t_quantile(int dof, double confidence);
 
