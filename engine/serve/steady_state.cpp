@@ -35,6 +35,8 @@ constexpr double kNegligibleGrowth = 2.0;
 constexpr double kIndifferenceShare = 0.25;
 constexpr double kNegligibleGrowthShare = 0.25;
 
+constexpr double kRerunMargin = 1.25;
+
 int64_t ceil_at_least(double v, int64_t floor_value) {
   return std::max<int64_t>(floor_value, static_cast<int64_t>(std::ceil(v)));
 }
@@ -116,7 +118,10 @@ double autocorrelation_time(const std::vector<double>& x) {
 }
 
 int64_t extended_run_requests(const SteadyStateReport& r, int64_t requests, int64_t max_requests) {
-  return std::min(max_requests, std::max(r.needed_requests, 2 * requests));
+  // The rerun re-measures L and the autocorrelation time, which rarely come
+  // out lower: a margin keeps it from falling just short of its own need.
+  const int64_t with_margin = static_cast<int64_t>(std::ceil(kRerunMargin * static_cast<double>(r.needed_requests)));
+  return std::min(max_requests, std::max(with_margin, 2 * requests));
 }
 
 double saturated_service_rate(const std::vector<RequestOutcome>& outcomes) {
