@@ -143,9 +143,15 @@ TEST_CASE("capacity: I5.5 (multi-LoRA), P99 TTFT < 500 ms and TPOT < 50 ms: the 
   check_like_a_user(s, "I5.5");
 }
 
-TEST_CASE("capacity: I5.3 (disaggregated prefill/decode), P99 TTFT < 1 s and TPOT < 40 ms: the reported rate holds 20x longer, 10% above it does not") {
+// DistServe's measure: 90% of requests within TTFT 1 s and TPOT 40 ms. (At
+// 99% the crossing is ill-conditioned on this workload: about 0.8% of its
+// requests miss the SLO even at a sixth of the service rate, on their own
+// long prefill, so the attainment is flat near 0.99 across rates: the search
+// answered 0.54 req/s, and 20,120-request runs gave 0.9923 there and 0.9901
+// at +10%, within the runs' own sampling error of the target.)
+TEST_CASE("capacity: I5.3 (disaggregated prefill/decode), P90 TTFT < 1 s and TPOT < 40 ms: the reported rate holds 20x longer, 10% above it does not") {
   json s = preset("scenarios", "I5.3");
-  s["serving"]["slo"] = {{"ttft_ms", 1000}, {"tpot_ms", 40}, {"attainment", 0.99}};
+  s["serving"]["slo"] = {{"ttft_ms", 1000}, {"tpot_ms", 40}, {"attainment", 0.9}};
   s["serving"]["max_qps_search"] = json::object();
   check_like_a_user(s, "I5.3");
 }
