@@ -1,0 +1,29 @@
+// The deployment search's page API in the real wasm module: searchPlan gives
+// runnable candidate scenarios (the same bytes as native would rank), and bad
+// questions get located errors.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { loadWasm, repoRoot } from './wasm_module.mjs';
+
+test('searchPlan returns candidate scenarios with serving.steady_state; searchRank checks its input', async () => {
+  const m = await loadWasm();
+  const question = JSON.parse(readFileSync(path.join(repoRoot, 'examples', 'search-llama3-70b.json'), 'utf8'));
+  const plan = JSON.parse(m.searchPlan(JSON.stringify(question)));
+  assert.equal(plan.ok, true, JSON.stringify(plan.error));
+  assert.ok(plan.result.candidates.length > 0);
+  assert.equal(plan.result.space.layouts, 72);
+  const first = plan.result.candidates[0];
+  assert.ok(first.scenario.serving.steady_state);
+  assert.equal(first.scenario.serving.workload.arrival.rate_qps, 20);
+  const v = JSON.parse(m.validateScenario(JSON.stringify(first.scenario)));
+  assert.equal(v.ok, true, JSON.stringify(v.error));
+  const wrong = JSON.parse(m.searchRank(JSON.stringify(question), '[]'));
+  assert.equal(wrong.ok, false);
+  assert.equal(wrong.error.path, '/results');
+  question.tp = [4, 'eight'];
+  const bad = JSON.parse(m.searchPlan(JSON.stringify(question)));
+  assert.equal(bad.ok, false);
+  assert.equal(bad.error.path, '/tp/1');
+});
