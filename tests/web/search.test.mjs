@@ -3,7 +3,7 @@
 // `run --central-only` byte for byte; and, with the engine's search API in the
 // wasm module, a real search runs in headless Chromium, draws the Pareto chart
 // and the ranked table, a clicked point opens as the current serving scenario,
-// and the shared link reruns the same question to the same answer.
+// and the shared link (question + answer) reruns to the same answer.
 // Needs `bash .ci/build` first.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -27,10 +27,13 @@ test('a search question survives its share link; damaged links say why; scenario
   assert.deepEqual(q.tp, [1, 2]);
   assert.deepEqual(q.base.serving.slo, { attainment: 0.99, ttft_ms: 2000 });
   assert.deepEqual(q.gpus, [{ gpu: 'a100-80g-sxm', usd_per_hour: 1.8, intra_node: 'nvlink3-nvswitch' }]);
-  const link = share.encodeSearchLink(q);
+  const answer = { deployment: 'a100-80g-sxm 1x(tp1) seqs 64', gpus: 1, usd_per_million_tokens: 1.25, ttft_p99_ms: 80, tpot_p99_ms: 20 };
+  const link = share.encodeSearchLink({ question: q, answer });
   assert.match(link, /^s1=[A-Za-z0-9_-]+$/);
-  const back = share.decodeSearchLink(`#${link}`);
+  const { question: back, answer: backAnswer } = share.decodeSearchLink(`#${link}`);
   assert.deepEqual(back, share.canonical(q));
+  assert.deepEqual(backAnswer, share.canonical(answer));
+  assert.equal(share.decodeSearchLink(`#${share.encodeSearchLink({ question: q })}`).answer, null);
   assert.ok(isQuestion(back));
   assert.deepEqual(formValuesOf(back), {
     model: 'llama-2-7b', rate: 4, maxGpus: 2, ttftMs: 2000, tpotMs: '', gpus: [{ gpu: 'a100-80g-sxm', price: 1.8 }],
@@ -40,6 +43,7 @@ test('a search question survives its share link; damaged links say why; scenario
   assert.equal(share.decodeSearchLink('#v1=abc'), null);
   assert.throws(() => share.decodeSearchLink(`#${link.slice(0, 12)}`), share.LinkError);
   assert.throws(() => share.decodeSearchLink('#s2=AAAA'), /search format s2/);
+  assert.throws(() => share.decodeSearchLink(`#${share.encodeSearchLink({ question: JSON.parse('{"base": {"prototype": 1}}') })}`), /forbidden key/);
   // Bad questions name the input at fault.
   const bad = (over, input) => assert.throws(() => buildQuestion({
     workload: scenarioPreset('I2.2'), model: 'llama-2-7b', rate: '4', maxGpus: '2', ttftMs: '2000', tpotMs: '',
@@ -150,6 +154,7 @@ test('a deployment search runs in the worker pool: Pareto chart, ranked table, c
   await other.waitForSelector('#panel-search:not([hidden])');
   await other.waitForSelector('#search-status[data-state="done"]', { timeout: 300000 });
   assert.deepEqual(await searchOutcome(other), first);
+  assert.equal(await other.getAttribute('#search-shared', 'data-same'), 'true', await other.textContent('#search-shared'));
   assert.equal(await other.inputValue('#q-rate'), '4');
   assert.deepEqual(other.errors, []);
   assert.deepEqual(page.errors, []);

@@ -70,7 +70,7 @@ const search = new Search({
     loadScenario(null, scenario);
     selectTab('result');
   },
-  onShare: (question) => `${baseUrl()}#${encodeSearchLink(question)}`,
+  onShare: (link) => `${baseUrl()}#${encodeSearchLink(link)}`,
   onDone: (ms) => { perf.lastSearchMs = ms; },
 });
 
@@ -388,19 +388,19 @@ function loadLink(hash, { quiet = false } = {}) {
 
 /** Opens the Search tab with the question of a #s1=… link and runs it; false when the hash holds none. */
 function loadSearchLink(hash) {
-  let question;
+  let link;
   try {
-    question = decodeSearchLink(hash);
+    link = decodeSearchLink(hash);
   } catch (err) {
     showLinkNotice(`${err.message.charAt(0).toUpperCase()}${err.message.slice(1)}.`);
     return true;
   }
-  if (!question) return false;
+  if (!link) return false;
   if ($('mode-search').hidden) {
     showLinkNotice('The link holds a deployment-search question, and this engine build has no deployment search.');
     return true;
   }
-  if (!search.fill(question)) {
+  if (!search.fill(link)) {
     showLinkNotice('The link holds a deployment-search question this version of Sightline cannot read.');
     return true;
   }

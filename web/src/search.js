@@ -6,10 +6,14 @@
 // cheapest deployment meeting the SLO). A clicked point opens as the current
 // scenario; the question travels in a share link (#s1=…).
 import { EnginePool } from './pool.js';
+import { canonical } from './share.js';
 import { chartView } from './charts/registry.js';
 import { xyConfig } from './charts/xy.js';
 import { defaultIntraNode } from './sweep.js';
 import { buildQuestion, formValuesOf, isQuestion, QuestionError, MAX_SEARCH_POINTS, POINT_BUDGET_MS } from './search-question.js';
+
+/** Pareto points given an interval by their ordinary (three-bound) run when the ranking has none. */
+const MAX_INTERVAL_POINTS = 8;
 import { display, percent } from './format.js';
 import { $, cell, metricSpan, setRunStatus, showFormError } from './dom.js';
 
@@ -31,11 +35,19 @@ function metricOf(row, id) {
   return { value: row[id] };
 }
 
+/** What a share link keeps of an answer: the cheapest deployment meeting the SLO and its numbers. */
+export function answerSummary(a) {
+  if (!a) return null;
+  const b = a.cheapest_meeting_slo;
+  if (!b) return { deployment: null };
+  return { deployment: b.deployment, gpus: b.gpus, usd_per_million_tokens: b.usd_per_million_tokens, ttft_p99_ms: b.ttft_p99_ms, tpot_p99_ms: b.tpot_p99_ms };
+}
+
 export class Search {
   /**
    * @param {{workerUrl: URL, onOpen: (scenario: object, label: string) => void,
-   *          onShare: (question: object) => string, onDone?: (ms: number) => void}} options
-   *   onOpen loads a candidate as the current scenario; onShare returns the link of a question.
+   *          onShare: (link: {question, answer}) => string, onDone?: (ms: number) => void}} options
+   *   onOpen loads a candidate as the current scenario; onShare returns the link of a question and its answer.
    */
   constructor({ workerUrl, onOpen, onShare, onDone = () => {} }) {
     this.workerUrl = workerUrl;
@@ -49,6 +61,7 @@ export class Search {
     this.question = null;
     this.scenarios = [];   // the plan's candidates, in plan order
     this.answer = null;
+    this.shared = null;  // {question, answer} of the shared link the form came from
     this.runId = 0;
   }
 
@@ -144,9 +157,14 @@ export class Search {
     };
   }
 
-  /** Fills the form from a question (a shared link); false when it is not one this page made. */
-  fill(question) {
+  /**
+   * Fills the form from a shared link's {question, answer}; false when the
+   * question is not one this page made. The link's answer is shown beside the
+   * one this page computes again.
+   */
+  fill({ question, answer }) {
     if (!isQuestion(question)) return false;
+    this.shared = { question: canonical(question), answer };
     const v = formValuesOf(question);
     const workload = [...this.workloads.values()].find((s) => s.id === question.workload_from) || null;
     if (workload) $('q-workload').value = workload.id;
@@ -191,6 +209,8 @@ export class Search {
       return;
     }
     this.showError(null);
+    const asked = JSON.stringify(canonical(question));
+    if (this.shared && JSON.stringify(this.shared.question) !== asked) this.shared = null;  // the form was edited
     const runId = ++this.runId;
     const t0 = performance.now();
     this.question = question;
@@ -235,6 +255,8 @@ export class Search {
       const results = outcomes.map((o) => (o.result ? o.result : { error: o.error }));
       const answer = await planner.searchRank(engineQuestion, results);
       if (runId !== this.runId) return;
+      await this.addFrontIntervals(answer);
+      if (runId !== this.runId) return;
       this.answer = answer;
       const ms = performance.now() - t0;
       $('search-progress').value = 1;
@@ -253,6 +275,26 @@ export class Search {
     }
   }
 
+  /**
+   * Where the ranking gave a Pareto point no interval, its P99 TTFT interval from
+   * the ordinary run (central, low and high cost bounds) of that deployment.
+   */
+  async addFrontIntervals(answer) {
+    const rows = (answer.ranked || []).filter((r) => r.pareto && !Number.isFinite(metricOf(r, 'ttft_p99_ms').low))
+      .slice(0, MAX_INTERVAL_POINTS);
+    if (!rows.length) return;
+    this.setStatus('running', `Intervals of the ${rows.length} Pareto deployments…`);
+    const job = this.pool.map(rows.map((r) => this.scenarios[r.candidate]), { budgetMs: POINT_BUDGET_MS });
+    this.job = job;
+    const outcomes = await job.promise;
+    rows.forEach((r, k) => {
+      const km = outcomes[k].result && (outcomes[k].result.key_metrics || []).find((m) => m.id === 'ttft_p99_ms');
+      if (!km || !Number.isFinite(km.low) || !Number.isFinite(km.high)) return;
+      r.key_metrics = (r.key_metrics || []).filter((m) => m.id !== 'ttft_p99_ms');
+      r.key_metrics.push({ id: 'ttft_p99_ms', value: r.ttft_p99_ms, low: km.low, high: km.high });
+    });
+  }
+
   cancel() {
     if (!this.job) return;
     if (!this.job.cancel()) {  // still planning: forget the plan when it comes
@@ -266,7 +308,7 @@ export class Search {
     if (!this.question) return;
     const box = $('search-share-box');
     box.hidden = false;
-    $('search-share-text').value = this.onShare(this.question);
+    $('search-share-text').value = this.onShare({ question: this.question, answer: answerSummary(this.answer) });
     $('search-share-text').select();
   }
 
@@ -320,6 +362,16 @@ export class Search {
       open.textContent = 'Open as serving simulation';
       open.addEventListener('click', () => this.open(best.candidate));
       text.append(open);
+    }
+    const shared = $('search-shared');
+    const linked = this.shared && this.shared.answer;
+    shared.hidden = !linked;
+    if (linked) {
+      const same = JSON.stringify(linked) === JSON.stringify(answerSummary(a));
+      shared.dataset.same = String(same);
+      const was = linked.deployment
+        ? `${linked.deployment} at $${display(linked.usd_per_million_tokens)} per million tokens` : 'no deployment meeting the SLO';
+      shared.textContent = `The shared link's answer: ${was}. ${same ? 'This page computed the same answer again.' : 'This page now computes a different answer (another engine version or calibration).'}`;
     }
     const acc = a.accuracy || {};
     $('search-answer-note').textContent = `${acc.tier ? `Cost model tier: ${acc.tier}` : ''}${Number.isFinite(acc.expected_error_pct) ? ` (expected error ±${display(acc.expected_error_pct)}%)` : ''}. ${a.criterion || ''}`;

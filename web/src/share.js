@@ -225,15 +225,18 @@ export function resolveLink({ preset, overrides }, presets) {
 
 export const SEARCH_LINK_VERSION = 1;
 
-/** The hash payload `s1=...` (without '#') of a deployment-search question. */
-export function encodeSearchLink(question) {
-  return `s${SEARCH_LINK_VERSION}=${compress(question)}`;
+/**
+ * The hash payload `s1=...` (without '#') of a deployment-search question and,
+ * once it has one, the answer it got ({deployment, usd_per_million_tokens, ...}).
+ */
+export function encodeSearchLink({ question, answer = null }) {
+  return `s${SEARCH_LINK_VERSION}=${compress({ q: question, a: answer })}`;
 }
 
 /**
- * The deployment-search question of a hash, or null when it holds none; throws
- * LinkError when the question is damaged. The question's own checks (the engine
- * reads it) come later: this only bounds sizes and refuses dangerous keys.
+ * {question, answer} of a hash, or null when it holds no search question;
+ * throws LinkError when the question is damaged. The question's own checks (the
+ * engine reads it) come later: this only bounds sizes and refuses dangerous keys.
  */
 export function decodeSearchLink(hash) {
   let text = String(hash ?? '');
@@ -244,8 +247,11 @@ export function decodeSearchLink(hash) {
   const eq = entry.indexOf('=');
   const version = Number(entry.slice(1, eq));
   if (version !== SEARCH_LINK_VERSION) throw new LinkError(`the link uses search format s${version}; this page reads s${SEARCH_LINK_VERSION}`);
-  const question = readPayload(entry.slice(eq + 1), 'search question');
-  if (!isObject(question)) throw new LinkError('the link does not hold a search question (expected an object)');
-  checkDepthAndKeys(question);
-  return question;
+  const payload = readPayload(entry.slice(eq + 1), 'search question');
+  if (!isObject(payload) || !isObject(payload.q) || !(payload.a === null || isObject(payload.a))
+    || Object.keys(payload).some((k) => k !== 'q' && k !== 'a')) {
+    throw new LinkError('the link does not hold a search question (it was not made by this version of Sightline)');
+  }
+  checkDepthAndKeys(payload);
+  return { question: payload.q, answer: payload.a };
 }
