@@ -122,7 +122,7 @@ test('a deployment search runs in the worker pool: Pareto chart, ranked table, c
   assert.ok(first.rows.length >= 1, 'the ranked table has rows');
   assert.equal(await page.getAttribute('#chart-search-pareto', 'data-empty'), 'false');
   assert.ok(await page.isVisible('#search-answer'));
-  t.diagnostic(`search: ${first.rows.length} deployments; answer: ${first.answer}`);
+  t.diagnostic(`search: ${first.rows.length} deployments in ${Math.round(await page.evaluate(() => window.sightlinePerf.lastSearchMs))} ms; answer: ${first.answer}`);
 
   // Click the first plotted point: it opens as the current serving scenario.
   const hit = await page.evaluate(() => {
@@ -141,8 +141,15 @@ test('a deployment search runs in the worker pool: Pareto chart, ranked table, c
   await page.mouse.click(hit.x, hit.y);
   await page.waitForSelector('#panel-result:not([hidden])');
   await page.waitForSelector('#mode-simulate[aria-selected="true"]');
-  await waitDone(page, 'search-base');  // the candidate's scenario (the question's base, this deployment)
+  // The candidate's scenario (the question's base with this deployment) is the current scenario and runs
+  // (its full run, with intervals, is left to finish on its own: a steady-state run of ~12k requests, three times).
+  await page.waitForSelector('#run-status[data-state="running"], #run-status[data-state="done"]');
   assert.equal(await page.inputValue('#scenario'), '__custom__');
+  assert.equal(await page.getAttribute('#mode-search', 'aria-selected'), 'false');
+  assert.equal(await page.inputValue('#gpu'), 'a100-80g-sxm');
+  assert.equal(await page.inputValue('#model'), 'llama-2-7b');
+  assert.equal(Number(await page.inputValue('#sim_rate')), 4);
+  t.diagnostic(`opened candidate ${hit.candidate}: ${await page.textContent(`#search-table tr[data-candidate="${hit.candidate}"] th`)}`);
 
   // The question's link, opened in a fresh context, reruns it to the same answer.
   await page.click('#tab-search');

@@ -367,7 +367,7 @@ export class Search {
     const linked = this.shared && this.shared.answer;
     shared.hidden = !linked;
     if (linked) {
-      const same = JSON.stringify(linked) === JSON.stringify(answerSummary(a));
+      const same = JSON.stringify(canonical(linked)) === JSON.stringify(canonical(answerSummary(a)));
       shared.dataset.same = String(same);
       const was = linked.deployment
         ? `${linked.deployment} at $${display(linked.usd_per_million_tokens)} per million tokens` : 'no deployment meeting the SLO';
