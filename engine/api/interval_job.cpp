@@ -1,49 +1,8 @@
 #include "api/interval_job.hpp"
 
-#include <algorithm>
-
 #include "perf/cost_setup.hpp"
 
 namespace sightline {
-
-namespace {
-
-const json* metric_entry(const json& key_metrics, const std::string& id) {
-  if (key_metrics.is_object()) return key_metrics.contains(id) ? &key_metrics.at(id) : nullptr;
-  if (key_metrics.is_array())
-    for (const json& e : key_metrics)
-      if (e.is_object() && e.value("id", "") == id) return &e;
-  return nullptr;
-}
-
-void set_interval(json& entry, const std::string& id, const json& low_km, const json& high_km) {
-  if (!entry.is_object() || !entry.contains("value") || !entry["value"].is_number()) return;
-  const double v = entry["value"].get<double>();
-  double lo = v, hi = v;
-  for (const json* km : {&low_km, &high_km}) {
-    const json* e = metric_entry(*km, id);
-    if (e && e->contains("value") && (*e)["value"].is_number()) {
-      lo = std::min(lo, (*e)["value"].get<double>());
-      hi = std::max(hi, (*e)["value"].get<double>());
-    }
-  }
-  entry["low"] = lo;
-  entry["high"] = hi;
-}
-
-}  // namespace
-
-void attach_key_metric_intervals(json& central, const json& low_run, const json& high_run) {
-  if (!central.contains("key_metrics")) return;
-  json& km = central["key_metrics"];
-  const json empty = json::object();
-  const json& low_km = low_run.contains("key_metrics") ? low_run["key_metrics"] : empty;
-  const json& high_km = high_run.contains("key_metrics") ? high_run["key_metrics"] : empty;
-  if (km.is_object())
-    for (auto it = km.begin(); it != km.end(); ++it) set_interval(it.value(), it.key(), low_km, high_km);
-  else if (km.is_array())
-    for (json& e : km) set_interval(e, e.value("id", ""), low_km, high_km);
-}
 
 IntervalJob::IntervalJob(const Scenario& scenario) {
   const CostBound bounds[3] = {CostBound::Central, CostBound::Low, CostBound::High};
@@ -71,9 +30,16 @@ double IntervalJob::progress() const {
   return p / 3.0;
 }
 
+KeyMetrics IntervalJob::key_metrics() const {
+  KeyMetrics km = runs_[0].job->key_metrics();
+  attach_intervals(km, runs_[1].job->key_metrics(), runs_[2].job->key_metrics());
+  return km;
+}
+
+// Only the central run writes JSON; the bound runs give their typed key metrics.
 json IntervalJob::result() const {
   json r = runs_[0].job->result();
-  attach_key_metric_intervals(r, runs_[1].job->result(), runs_[2].job->result());
+  r["key_metrics"] = key_metrics_to_json(key_metrics());
   r["accuracy"] = accuracy_.to_json();
   return r;
 }

@@ -16,6 +16,7 @@ class IntervalJob : public Job {
   bool step(int64_t max_units) override;
   double progress() const override;
   json result() const override;
+  KeyMetrics key_metrics() const override;  // the central run's, with low/high from the bound runs
 
  private:
   // Each run owns its scenario: jobs keep pointers into it.
@@ -27,9 +28,5 @@ class IntervalJob : public Job {
   Run runs_[3];  // central, low, high
   AccuracySummary accuracy_;
 };
-
-// Sets `low`/`high` on every numeric key metric of `central` (array of
-// {id, value} or object keyed by id) from the same metric in the bound runs.
-void attach_key_metric_intervals(json& central, const json& low_run, const json& high_run);
 
 }  // namespace sightline

@@ -82,17 +82,4 @@ const std::vector<std::string>& default_training_key_metrics() {
   return ids;
 }
 
-json extract_key_metrics(const json& result, const std::vector<std::string>& ids) {
-  json out = json::array();
-  for (const auto& id : ids) {
-    const TrainingMetricInfo* m = find_training_metric(id);
-    if (!m) continue;
-    const json::json_pointer ptr(m->pointer);
-    json value = result.contains(ptr) ? result.at(ptr) : json(nullptr);
-    out.push_back({{"id", m->id}, {"label", m->label}, {"value", value}, {"unit", m->unit},
-                   {"description", m->description}});
-  }
-  return out;
-}
-
 }  // namespace sightline

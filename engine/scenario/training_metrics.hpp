@@ -22,7 +22,4 @@ const std::vector<TrainingMetricInfo>& training_metrics();
 const TrainingMetricInfo* find_training_metric(const std::string& id);
 const std::vector<std::string>& default_training_key_metrics();
 
-// The result's "key_metrics" array: [{id, label, value, unit, description}].
-json extract_key_metrics(const json& result, const std::vector<std::string>& ids);
-
 }  // namespace sightline

@@ -18,15 +18,20 @@ class ServingJob : public Job {
   bool step(int64_t max_units) override;
   double progress() const override;
   json result() const override;
+  KeyMetrics key_metrics() const override;
 
  private:
   json quantization_block() const;
+  json build_result() const;
 
   Scenario s_;
   std::unique_ptr<Simulation> main_;
   std::vector<std::unique_ptr<Simulation>> compares_;  // serving.compare variants, run in turn
   std::unique_ptr<CapacitySearch> search_;
   int phase_ = 0;  // 0 main, 1 compare, 2 search, 3 done
+  // The result is written once, when first asked for (the run is finished by then).
+  mutable json result_;
+  mutable KeyMetrics key_metrics_;
 };
 
 }  // namespace sightline::serve

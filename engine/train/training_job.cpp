@@ -2,18 +2,40 @@
 
 #include "scenario/training_metrics.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace sightline {
 
 namespace {
 
+// The scenario's key metrics (training_metrics() names them) as `result` has them.
+KeyMetrics key_metrics_of(const json& result, const std::vector<std::string>& ids) {
+  KeyMetrics out;
+  for (const std::string& id : ids) {
+    const TrainingMetricInfo* m = find_training_metric(id);
+    if (!m) continue;
+    KeyMetric k;
+    k.id = m->id;
+    k.label = m->label;
+    k.unit = m->unit;
+    k.description = m->description;
+    const json::json_pointer ptr(m->pointer);
+    const json* v = result.contains(ptr) ? &result.at(ptr) : nullptr;
+    k.kind = v ? key_metric_kind(*v) : KeyMetric::Kind::Missing;
+    if (k.kind == KeyMetric::Kind::Bool) k.value = v->get<bool>() ? 1.0 : 0.0;
+    else if (k.numeric()) k.value = v->get<double>();
+    out.push_back(std::move(k));
+  }
+  return out;
+}
+
 // The scenario's key metrics as a variant has them (those about compare/scaling left out).
 json variant_key_metrics(const json& vr, const std::vector<std::string>& ids) {
-  json out = json::array();
-  for (const json& k : extract_key_metrics(vr, ids))
-    if (!k["value"].is_null()) out.push_back(k);
-  return out;
+  KeyMetrics km = key_metrics_of(vr, ids);
+  km.erase(std::remove_if(km.begin(), km.end(), [](const KeyMetric& k) { return k.kind == KeyMetric::Kind::Missing; }),
+           km.end());
+  return key_metrics_to_json(km);
 }
 
 // A configuration that needs more memory than the GPU has is reported as
@@ -64,7 +86,7 @@ double TrainingJob::progress() const {
   return 1.0;
 }
 
-json TrainingJob::result() const {
+json TrainingJob::build_result() const {
   const TrainingSpec& t = *s_.training;
   json r = runs_[0]->result();
   const TrainSummary& base = runs_[0]->summary();
@@ -160,8 +182,19 @@ json TrainingJob::result() const {
         warnings.push_back(std::string("does_not_fit at /training/scaling: ") + buf);
       }
   r["warnings"] = warnings;
-  r["key_metrics"] = extract_key_metrics(r, t.key_metrics);
+  key_metrics_ = key_metrics_of(r, t.key_metrics);
+  r["key_metrics"] = key_metrics_to_json(key_metrics_);
   return r;
+}
+
+json TrainingJob::result() const {
+  if (result_.is_null()) result_ = build_result();
+  return result_;
+}
+
+KeyMetrics TrainingJob::key_metrics() const {
+  if (result_.is_null()) result_ = build_result();
+  return key_metrics_;
 }
 
 }  // namespace sightline

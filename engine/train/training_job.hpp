@@ -15,12 +15,18 @@ class TrainingJob : public Job {
   bool step(int64_t max_units) override;
   double progress() const override;
   json result() const override;
+  KeyMetrics key_metrics() const override;
 
  private:
+  json build_result() const;
+
   Scenario s_;
   std::vector<std::unique_ptr<TrainRun>> runs_;  // base, compare variants, scaling points
   int64_t total_units_ = 0;
   int64_t done_units_ = 0;
+  // The result is written once, when first asked for (the run is finished by then).
+  mutable json result_;
+  mutable KeyMetrics key_metrics_;
 };
 
 }  // namespace sightline
