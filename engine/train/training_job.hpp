@@ -18,15 +18,12 @@ class TrainingJob : public Job {
   KeyMetrics key_metrics() const override;
 
  private:
-  json build_result() const;
+  TrainingResult typed_result() const;  // valid once step() returned true
 
   Scenario s_;
   std::vector<std::unique_ptr<TrainRun>> runs_;  // base, compare variants, scaling points
   int64_t total_units_ = 0;
   int64_t done_units_ = 0;
-  // The result is written once, when first asked for (the run is finished by then).
-  mutable json result_;
-  mutable KeyMetrics key_metrics_;
 };
 
 }  // namespace sightline
