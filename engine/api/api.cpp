@@ -56,16 +56,22 @@ std::string guarded(const std::function<json()>& body) noexcept {
 
 constexpr int64_t kRunAllUnits = int64_t{1} << 62;
 
-}  // namespace
-
-std::string run_scenario(const std::string& scenario_json) {
+std::string run_to_end(const std::string& scenario_json, IntervalMode mode) {
   return guarded([&] {
     Scenario s = read_scenario(parse_json_text(scenario_json));
-    auto job = make_job(s);
+    auto job = make_job(s, mode);
     while (!job->step(kRunAllUnits)) {
     }
     return job->result();
   });
+}
+
+}  // namespace
+
+std::string run_scenario(const std::string& scenario_json) { return run_to_end(scenario_json, IntervalMode::Bounds); }
+
+std::string run_scenario_central_only(const std::string& scenario_json) {
+  return run_to_end(scenario_json, IntervalMode::CentralOnly);
 }
 
 std::string validate_scenario(const std::string& scenario_json) {
