@@ -8,6 +8,7 @@
 #include "core/version.hpp"
 #include "presets/preset_store.hpp"
 #include "scenario/scenario.hpp"
+#include "scenario/metric_catalogue.hpp"
 #include "scenario/policy_registry.hpp"
 
 namespace sightline::api {
@@ -110,7 +111,8 @@ std::string list_registries() {
   return guarded([] {
     json stacks = json::array();
     for (const json* p : sightline::list_presets("stacks")) stacks.push_back({{"name", p->at("id")}, {"description", p->at("name")}});
-    return json{{"serving", serve::registries_json()},
+    return json{{"metrics", metric_catalogue_json()},
+                {"policies", serve::policy_tables_json()},
                 {"cost_tiers",
                  json::array({{{"name", "auto"}, {"description", "target-measured where a calibration ships, else cross-generation"}},
                               {{"name", "target-measured"}, {"description", "efficiency curves fitted from measurements of this GPU"}},

@@ -1,13 +1,48 @@
 #include "infer/latency_result.hpp"
 
+#include <map>
+
+#include "scenario/metric_catalogue.hpp"
+
 namespace sightline {
 
+namespace {
+
+// The typed field behind each latency metric of the catalogue (scenario/metric_catalogue.cpp).
+KeyMetric latency_metric(const std::string& id, const LatencyResult::Metrics& m) {
+  KeyMetric k;
+  k.id = id;
+  if (const MetricInfo* info = find_metric(MetricKind::kLatency, id)) {
+    k.label = info->label;
+    k.unit = info->unit;
+  }
+  const std::map<std::string, double> values = {
+      {"ttft_ms", m.ttft_ms},
+      {"tpot_ms", m.tpot_ms},
+      {"e2e_ms", m.e2e_ms},
+      {"output_tokens_per_s", m.output_tokens_per_s},
+      {"output_tokens_per_s_per_gpu", m.output_tokens_per_s_per_gpu},
+      {"decode_tokens_per_s", m.decode_tokens_per_s},
+      {"prefill_tokens_per_s", m.prefill_tokens_per_s},
+      {"energy_J_per_output_token", m.energy_J_per_output_token}};
+  if (const auto it = values.find(id); it != values.end()) {
+    k.kind = KeyMetric::Kind::Number;
+    k.value = it->second;
+  } else if (id == "usd_per_million_output_tokens" && m.has_cost) {
+    k.kind = KeyMetric::Kind::Number;
+    k.value = m.usd_per_million_output_tokens;
+  }
+  return k;
+}
+
+}  // namespace
+
+// The catalogue's default latency key metrics (a latency scenario names none),
+// labelled from the catalogue and valued from the typed fields.
 KeyMetrics key_metrics(const LatencyResult& r) {
-  const LatencyResult::Metrics& m = r.metrics;
-  return {KeyMetric::number("ttft_ms", "Time to first token", "ms", m.ttft_ms),
-          KeyMetric::number("tpot_ms", "Time per output token", "ms", m.tpot_ms),
-          KeyMetric::number("e2e_ms", "End-to-end latency", "ms", m.e2e_ms),
-          KeyMetric::number("output_tokens_per_s", "Output throughput", "tokens/s", m.output_tokens_per_s)};
+  KeyMetrics out;
+  for (const std::string& id : default_key_metrics(MetricKind::kLatency)) out.push_back(latency_metric(id, r.metrics));
+  return out;
 }
 
 json to_json(const LatencyResult& x) {

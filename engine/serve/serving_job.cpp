@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "run/result_header.hpp"
+#include "scenario/metric_catalogue.hpp"
 #include "mem/inference_memory.hpp"
 #include "model/param_count.hpp"
 #include "scenario/policy_registry.hpp"
@@ -221,18 +222,19 @@ json ServingJob::build_result() const {
   if (!compare_blocks.empty()) r["compare"] = spec.compare_is_array ? compare_blocks : compare_blocks.front();
   if (spec.search.enabled && search_) r["max_qps"] = search_->to_json();
 
-  // Key metrics: the scenario's choice, or a default set, in that order.
-  std::vector<std::string> ids = spec.key_metrics;
-  if (ids.empty()) ids = {"ttft_p50_ms", "ttft_p99_ms", "tpot_p50_ms", "e2e_p50_s", "e2e_p99_s", "output_tokens_per_s"};
+  // Key metrics: the scenario's choice, or the catalogue's default set, in that order.
+  const std::vector<std::string>& ids =
+      spec.key_metrics.empty() ? default_key_metrics(MetricKind::kServing) : spec.key_metrics;
   key_metrics_.clear();
   for (const std::string& id : ids) {
-    const KeyMetricEntry* e = find_key_metric(id);
+    const MetricInfo* e = find_metric(MetricKind::kServing, id);
     if (!e) continue;
     KeyMetric k;
     k.id = id;
     k.label = e->label;
     k.unit = e->unit;
-    const json* v = at_pointer(r, e->pointer);
+    const json* v = metric_value(*e, r);
+    if (v && v->is_null()) v = nullptr;
     k.kind = v ? key_metric_kind(*v) : KeyMetric::Kind::Missing;
     if (k.kind == KeyMetric::Kind::Bool) k.value = v->get<bool>() ? 1.0 : 0.0;
     else if (k.numeric()) k.value = v->get<double>();

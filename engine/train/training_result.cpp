@@ -3,7 +3,7 @@
 #include <functional>
 #include <map>
 
-#include "scenario/training_metrics.hpp"
+#include "scenario/metric_catalogue.hpp"
 
 namespace sightline {
 
@@ -236,7 +236,7 @@ Getter first_variant(double TrainCompareVariant::*f) {
           }};
 }
 
-// Every id of training_metrics() with the field it reads (a test checks that
+// Every training id of the metric catalogue with the field it reads (a test checks that
 // the two lists name the same metrics).
 const std::map<std::string, Getter>& getters() {
   using R = TrainRunResult;
@@ -315,7 +315,7 @@ bool training_metric_has_field(const std::string& id) { return getters().count(i
 KeyMetric training_key_metric(const std::string& id, const TrainRunResult& run, const TrainingResult* whole) {
   KeyMetric k;
   k.id = id;
-  if (const TrainingMetricInfo* info = find_training_metric(id)) {
+  if (const MetricInfo* info = find_metric(MetricKind::kTraining, id)) {
     k.label = info->label;
     k.unit = info->unit;
     k.description = info->description;
@@ -333,7 +333,7 @@ KeyMetrics training_key_metrics(const std::vector<std::string>& ids, const Train
                                 const TrainingResult* whole) {
   KeyMetrics out;
   for (const std::string& id : ids)
-    if (find_training_metric(id)) out.push_back(training_key_metric(id, run, whole));
+    if (find_metric(MetricKind::kTraining, id)) out.push_back(training_key_metric(id, run, whole));
   return out;
 }
 

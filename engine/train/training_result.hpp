@@ -160,7 +160,7 @@ struct TrainingResult {
 // Step-time categories that are compute (the rest are recompute, exposed communication and overhead).
 inline bool is_compute_time_cat(int k) { return k <= kCatLoss; }
 
-// The value of training metric `id` (scenario/training_metrics.hpp names them)
+// The value of training metric `id` (scenario/metric_catalogue.hpp names them)
 // in a result, or Missing when the result has no such figure. `run` alone
 // (whole == nullptr) answers for a compare variant, which has no compare or
 // scaling figures.
@@ -168,7 +168,7 @@ KeyMetric training_key_metric(const std::string& id, const TrainRunResult& run, 
 KeyMetrics training_key_metrics(const std::vector<std::string>& ids, const TrainRunResult& run,
                                 const TrainingResult* whole);
 
-// Whether training metric `id` reads a field of the typed result (every id of training_metrics() must).
+// Whether training metric `id` reads a field of the typed result (every training id of the catalogue must).
 bool training_metric_has_field(const std::string& id);
 
 json to_json(const TrainRunResult& r);
