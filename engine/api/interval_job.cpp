@@ -4,12 +4,32 @@
 
 namespace sightline {
 
+namespace {
+
+// A bound run's copy of a scenario: compare variants and scaling points are
+// scenarios of their own and run at the same bound.
+std::unique_ptr<Scenario> at_bound(const Scenario& scenario, CostBound bound) {
+  auto s = std::make_unique<Scenario>(scenario);
+  s->cost_model.bound = bound;
+  if (s->training) {
+    auto bounded = [&](const std::shared_ptr<const Scenario>& v) {
+      auto copy = std::make_shared<Scenario>(*v);
+      copy->cost_model.bound = bound;
+      return std::shared_ptr<const Scenario>(std::move(copy));
+    };
+    for (TrainVariant& v : s->training->compare) v.scenario = bounded(v.scenario);
+    for (auto& p : s->training->scaling.points) p = bounded(p);
+  }
+  return s;
+}
+
+}  // namespace
+
 IntervalJob::IntervalJob(const Scenario& scenario, IntervalMode mode)
     : run_count_(mode == IntervalMode::CentralOnly ? 1 : 3) {
   const CostBound bounds[3] = {CostBound::Central, CostBound::Low, CostBound::High};
   for (int i = 0; i < run_count_; ++i) {
-    runs_[i].scenario = std::make_unique<Scenario>(scenario);
-    runs_[i].scenario->cost_model.bound = bounds[i];
+    runs_[i].scenario = at_bound(scenario, bounds[i]);
     runs_[i].job = make_single_job(*runs_[i].scenario);
   }
   std::string provenance;
@@ -41,8 +61,18 @@ KeyMetrics IntervalJob::key_metrics() const {
 // Only the central run writes JSON; the bound runs give their typed key metrics.
 json IntervalJob::result() const {
   json r = runs_[0].job->result();
-  if (run_count_ == 3) r["key_metrics"] = key_metrics_to_json(key_metrics());
-  else r["intervals"] = "central_only";
+  if (run_count_ == 3) {
+    r["key_metrics"] = key_metrics_to_json(key_metrics());
+    // Training compare variants carry key metrics of their own.
+    std::vector<KeyMetrics> variants = runs_[0].job->variant_key_metrics();
+    const std::vector<KeyMetrics> low = runs_[1].job->variant_key_metrics(), high = runs_[2].job->variant_key_metrics();
+    for (size_t i = 0; i < variants.size() && i < low.size() && i < high.size(); ++i) {
+      attach_intervals(variants[i], low[i], high[i]);
+      r["compare"][i]["key_metrics"] = key_metrics_to_json(variants[i]);
+    }
+  } else {
+    r["intervals"] = "central_only";
+  }
   r["accuracy"] = accuracy_.to_json();
   return r;
 }

@@ -19,6 +19,8 @@ class Job {
   // The result's headline numbers in order, taken from the typed result (not
   // read back out of its JSON); valid once step() returned true.
   virtual KeyMetrics key_metrics() const = 0;
+  // The key metrics of each compare variant that carries its own (training), in order.
+  virtual std::vector<KeyMetrics> variant_key_metrics() const { return {}; }
 };
 
 }  // namespace sightline

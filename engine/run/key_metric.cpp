@@ -36,7 +36,10 @@ void attach_intervals(KeyMetrics& central, const KeyMetrics& low_run, const KeyM
       lo = std::min(lo, b->value);
       hi = std::max(hi, b->value);
     }
-    k.has_interval = true;
+    // Not moved by the cost bounds: a size or a count (memory, KV capacity,
+    // batch, parameters) that the kernel and comm models do not price. It gets
+    // no interval rather than a zero-width one.
+    k.has_interval = !(lo == k.value && hi == k.value);
     k.low = lo;
     k.high = hi;
   }

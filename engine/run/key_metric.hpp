@@ -31,6 +31,7 @@ using KeyMetrics = std::vector<KeyMetric>;
 
 // Sets low/high on every numeric metric of `central` from the same id in the
 // runs at the low and high cost bounds: the interval spans all three values.
+// A metric no bound moves (a size or a count) gets no interval.
 void attach_intervals(KeyMetrics& central, const KeyMetrics& low_run, const KeyMetrics& high_run);
 
 json to_json(const KeyMetric& k);

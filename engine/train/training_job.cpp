@@ -134,4 +134,11 @@ json TrainingJob::result() const { return to_json(typed_result()); }
 // The key metrics alone, for the interval's bound runs: no JSON is written.
 KeyMetrics TrainingJob::key_metrics() const { return typed_result().key_metrics; }
 
+std::vector<KeyMetrics> TrainingJob::variant_key_metrics() const {
+  const TrainingResult r = typed_result();
+  std::vector<KeyMetrics> out;
+  for (const TrainCompareVariant& v : r.compare) out.push_back(sightline::variant_key_metrics(r, v));
+  return out;
+}
+
 }  // namespace sightline

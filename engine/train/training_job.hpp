@@ -16,6 +16,7 @@ class TrainingJob : public Job {
   double progress() const override;
   json result() const override;
   KeyMetrics key_metrics() const override;
+  std::vector<KeyMetrics> variant_key_metrics() const override;
 
  private:
   TrainingResult typed_result() const;  // valid once step() returned true

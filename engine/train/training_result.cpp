@@ -337,6 +337,15 @@ KeyMetrics training_key_metrics(const std::vector<std::string>& ids, const Train
   return out;
 }
 
+KeyMetrics variant_key_metrics(const TrainingResult& whole, const TrainCompareVariant& variant) {
+  KeyMetrics km;
+  for (const KeyMetric& k : whole.key_metrics) {
+    KeyMetric own = training_key_metric(k.id, variant.run, nullptr);
+    if (own.kind != KeyMetric::Kind::Missing) km.push_back(std::move(own));
+  }
+  return km;
+}
+
 json to_json(const TrainRunResult& x) {
   json r = to_json(x.header);
   r["model"] = model_json(x);
@@ -369,12 +378,6 @@ json to_json(const TrainingResult& t) {
   json cmp = json::array();
   for (const TrainCompareVariant& v : t.compare) {
     const TrainRunResult& x = v.run;
-    // The scenario's key metrics as the variant has them (those about compare/scaling left out).
-    KeyMetrics km;
-    for (const KeyMetric& k : t.key_metrics) {
-      KeyMetric own = training_key_metric(k.id, x, nullptr);
-      if (own.kind != KeyMetric::Kind::Missing) km.push_back(std::move(own));
-    }
     cmp.push_back({{"label", v.label},
                    {"gpu", x.deployment.gpu},
                    {"gpus", x.deployment.gpus},
@@ -395,7 +398,7 @@ json to_json(const TrainingResult& t) {
                    {"per_layer", per_layer_json(x.per_layer)},
                    {"memory_per_gpu", memory_json(x.memory_per_gpu)},
                    {"model", model_json(x)},
-                   {"key_metrics", key_metrics_to_json(km)}});
+                   {"key_metrics", key_metrics_to_json(variant_key_metrics(t, v))}});
   }
   r["compare"] = cmp;
   if (t.does_not_fit_path)

@@ -168,6 +168,10 @@ KeyMetric training_key_metric(const std::string& id, const TrainRunResult& run, 
 KeyMetrics training_key_metrics(const std::vector<std::string>& ids, const TrainRunResult& run,
                                 const TrainingResult* whole);
 
+// The scenario's key metrics as a compare variant has them (those about
+// compare/scaling, which a variant lacks, left out).
+KeyMetrics variant_key_metrics(const TrainingResult& whole, const TrainCompareVariant& variant);
+
 // Whether training metric `id` reads a field of the typed result (every training id of the catalogue must).
 bool training_metric_has_field(const std::string& id);
 
