@@ -128,11 +128,15 @@ std::string list_registries() {
 Engine::Engine() = default;
 Engine::~Engine() = default;
 
-std::string Engine::start(const std::string& scenario_json) {
+std::string Engine::start(const std::string& scenario_json) { return start_job(scenario_json, false); }
+
+std::string Engine::start_central_only(const std::string& scenario_json) { return start_job(scenario_json, true); }
+
+std::string Engine::start_job(const std::string& scenario_json, bool central_only) {
   return guarded([&] {
     Scenario s = read_scenario(parse_json_text(scenario_json));
     const int handle = next_handle_++;
-    jobs_[handle] = make_job(s);
+    jobs_[handle] = make_job(s, central_only ? IntervalMode::CentralOnly : IntervalMode::Bounds);
     return json{{"handle", handle}};
   });
 }
