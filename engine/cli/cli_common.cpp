@@ -16,7 +16,7 @@ const char* const kUsage =
     "  sightline ops --model ID --gpu ID --phase prefill|decode --tokens N [--batch B] [--kv-len L]\n"
     "                [--tp N] [--tier auto|target-measured|cross-generation|roofline] [--training] [--dtype D] [--weights D] [--format json|table]\n"
     "  sightline comm --collective NAME --gpus N [--nodes M] --interconnect ID [--intra-node ID] --bytes N [--format json|table]\n"
-    "  sightline calibrate --gpu ID [--vidur-dir DIR --vidur-gpu FOLDER] [--csv FILE]... [--base ID|none] [--out FILE]\n"
+    "  sightline calibrate --gpu ID [--vidur-dir DIR --vidur-gpu FOLDER] [--csv FILE]... [--base ID|none] [--compute-from ID] [--out FILE]\n"
     "  sightline calibrate-comm --interconnect ID [--vidur-dir DIR --vidur-system NAME] [--csv FILE]... [--shape-from FILE] [--out FILE]\n"
     "  sightline calibrate-comm --csv FILE... --transfer-errors-out FILE\n"
     "  sightline report-accuracy [--data DIR] [--measured DIR] [--format table|json] [--transfer-errors-out FILE]\n"

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "core/json_reader.hpp"
+#include "run/key_metric.hpp"
 
 namespace sightline {
 
@@ -15,6 +16,11 @@ class Job {
   virtual bool step(int64_t max_units) = 0;
   virtual double progress() const = 0;  // 0..1
   virtual json result() const = 0;      // valid once step() returned true
+  // The result's headline numbers in order, taken from the typed result (not
+  // read back out of its JSON); valid once step() returned true.
+  virtual KeyMetrics key_metrics() const = 0;
+  // The key metrics of each compare variant that carries its own (training), in order.
+  virtual std::vector<KeyMetrics> variant_key_metrics() const { return {}; }
 };
 
 }  // namespace sightline

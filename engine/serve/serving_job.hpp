@@ -19,6 +19,7 @@ class ServingJob : public Job {
   bool step(int64_t max_units) override;
   double progress() const override;
   json result() const override;
+  KeyMetrics key_metrics() const override;
 
  private:
   json quantization_block() const;
@@ -29,6 +30,7 @@ class ServingJob : public Job {
     int64_t requests = 0;
     SteadyStateReport report;
   };
+  json build_result() const;
 
   Scenario s_;
   std::unique_ptr<Simulation> main_;
@@ -36,6 +38,9 @@ class ServingJob : public Job {
   std::unique_ptr<CapacitySearch> search_;
   std::vector<SteadyStateRun> steady_runs_;  // serving.steady_state: the main run and its longer reruns
   int phase_ = 0;  // 0 main, 1 compare, 2 search, 3 done
+  // The result is written once, when first asked for (the run is finished by then).
+  mutable json result_;
+  mutable KeyMetrics key_metrics_;
 };
 
 }  // namespace sightline::serve
