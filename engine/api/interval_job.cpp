@@ -50,8 +50,10 @@ IntervalJob::IntervalJob(const Scenario& scenario) {
   for (int i = 0; i < 3; ++i) {
     runs_[i].scenario = std::make_unique<Scenario>(scenario);
     runs_[i].scenario->cost_model.bound = bounds[i];
-    runs_[i].job = make_single_job(*runs_[i].scenario);
   }
+  // The bound runs are made when their turn comes: a run's memory (a serving
+  // simulation holds every request) is then never needed three times at once.
+  runs_[0].job = make_single_job(*runs_[0].scenario);
   std::string provenance;
   accuracy_ = make_kernel_cost_model(scenario.cost_model.tier, scenario.hardware.gpu, &provenance)->accuracy();
 }
@@ -59,6 +61,7 @@ IntervalJob::IntervalJob(const Scenario& scenario) {
 bool IntervalJob::step(int64_t max_units) {
   for (Run& r : runs_) {
     if (r.done) continue;
+    if (!r.job) r.job = make_single_job(*r.scenario);
     r.done = r.job->step(max_units);
     return false;
   }
@@ -67,8 +70,14 @@ bool IntervalJob::step(int64_t max_units) {
 
 double IntervalJob::progress() const {
   double p = 0;
-  for (const Run& r : runs_) p += r.done ? 1.0 : r.job->progress();
+  for (const Run& r : runs_) p += r.done ? 1.0 : r.job ? r.job->progress() : 0.0;
   return p / 3.0;
+}
+
+int64_t IntervalJob::units_done() const {
+  int64_t n = 0;
+  for (const Run& r : runs_) n += r.job ? r.job->units_done() : 0;
+  return n;
 }
 
 json IntervalJob::result() const {

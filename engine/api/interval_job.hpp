@@ -16,6 +16,7 @@ class IntervalJob : public Job {
   bool step(int64_t max_units) override;
   double progress() const override;
   json result() const override;
+  int64_t units_done() const override;
 
  private:
   // Each run owns its scenario: jobs keep pointers into it.

@@ -13,6 +13,7 @@ class LatencyJob : public Job {
   bool step(int64_t max_units) override;
   double progress() const override;
   json result() const override;
+  int64_t units_done() const override { return done_units_; }
 
  private:
   StepCost price(const BatchShape& batch) const;

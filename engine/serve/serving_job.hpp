@@ -18,6 +18,7 @@ class ServingJob : public Job {
   bool step(int64_t max_units) override;
   double progress() const override;
   json result() const override;
+  int64_t units_done() const override { return events_; }  // events of every simulation run so far
 
  private:
   json quantization_block() const;
@@ -26,6 +27,7 @@ class ServingJob : public Job {
   std::unique_ptr<Simulation> main_;
   std::unique_ptr<Simulation> compare_;
   std::unique_ptr<CapacitySearch> search_;
+  int64_t events_ = 0;
   int phase_ = 0;  // 0 main, 1 compare, 2 search, 3 done
 };
 
