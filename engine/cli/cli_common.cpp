@@ -21,6 +21,9 @@ const char* const kUsage =
     "  sightline report-accuracy [--data DIR] [--format table|json]\n"
     "  sightline report-training [--format table|json]\n"
     "  sightline report-e2e [--format table|json]\n"
+    "  sightline sweep BASE --set PATH=v1,v2,... [--set ...] [--zip] [--out FILE]\n"
+    "  sightline batch IN.jsonl [--jobs N] [--shard i/N] [--out FILE]\n"
+    "  sightline merge SHARD.jsonl... [--out FILE]\n"
     "  sightline registries\n"
     "  sightline version\n"
     "FILE may be '-' for standard input.\n";

@@ -39,5 +39,8 @@ int cmd_ops(const Args& args);
 int cmd_comm(const Args& args);
 int cmd_report_training(const Args& args);
 int cmd_report_e2e(const Args& args);
+int cmd_sweep(const Args& args);
+int cmd_batch(const Args& args);
+int cmd_merge(const Args& args);
 
 }  // namespace sightline::cli

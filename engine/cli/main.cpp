@@ -40,6 +40,9 @@ int main(int argc, char** argv) {
       {"comm", cmd_comm},
       {"report-training", cmd_report_training},
       {"report-e2e", cmd_report_e2e},
+      {"sweep", cmd_sweep},
+      {"batch", cmd_batch},
+      {"merge", cmd_merge},
       {"registries", cmd_registries},
       {"version", cmd_version},
   };

@@ -87,7 +87,7 @@ std::vector<std::string> read_string_list(const json& value, const std::string& 
 void read_parallelism(const json* v, const std::string& path, TrainParallelism& p) {
   if (!v) return;
   ObjectReader r(*v, path, {"dp", "tp", "pp", "cp", "ep", "sequence_parallel", "virtual_stages", "zero_stage", "fsdp",
-                            "placement"});
+                            "placement", "stage_layers"});
   p.dp = static_cast<int>(r.integer("dp", 1, 1 << 20, 1));
   p.tp = static_cast<int>(r.integer("tp", 1, 1024, 1));
   p.pp = static_cast<int>(r.integer("pp", 1, 1024, 1));
@@ -104,6 +104,19 @@ void read_parallelism(const json* v, const std::string& path, TrainParallelism& 
            "fsdp: " + std::string(fsdp ? "true" : "false") + " contradicts zero_stage " + str(p.zero_stage) +
                " (fsdp is ZeRO stage 3)");
     if (fsdp) p.zero_stage = 3;
+  }
+  if (const json* sl = r.find("stage_layers")) {
+    const std::string sp = r.child_path("stage_layers");
+    if (!sl->is_array() || sl->empty())
+      fail(error_code::kType, sp, "stage_layers must be a non-empty array of layer counts, one per model chunk");
+    for (size_t i = 0; i < sl->size(); ++i) {
+      const json& n = (*sl)[i];
+      const std::string ip = sp + "/" + std::to_string(i);
+      if (!n.is_number_integer()) fail(error_code::kType, ip, "a layer count must be an integer");
+      if (n.get<int64_t>() < 0 || n.get<int64_t>() > 100000)
+        fail(error_code::kRange, ip, "a layer count must be between 0 and 100000");
+      p.stage_layers.push_back(static_cast<int>(n.get<int64_t>()));
+    }
   }
   if (const json* pl = r.find("placement")) {
     p.placement = read_string_list(*pl, r.child_path("placement"), {"tp", "cp", "dp", "pp"}, false);
@@ -291,9 +304,21 @@ TrainConfig read_train_config(const json& v, const std::string& path, const Scen
                " GPUs; lower tp or put tp first in placement");
   }
   const int chunks = p.pp * p.virtual_stages;
-  if (m.num_layers % chunks != 0)
+  if (!p.stage_layers.empty()) {
+    if (static_cast<int>(p.stage_layers.size()) != chunks)
+      fail(error_code::kConstraint, ppath("stage_layers"),
+           "stage_layers has " + str(static_cast<int>(p.stage_layers.size())) + " entries; it needs one per model chunk: pp × virtual_stages = " +
+               str(chunks));
+    int sum = 0;
+    for (int n : p.stage_layers) sum += n;
+    if (sum != m.num_layers)
+      fail(error_code::kConstraint, ppath("stage_layers"),
+           "stage_layers sum to " + str(sum) + " but the model has " + str(m.num_layers) + " layers");
+  } else if (m.num_layers % chunks != 0) {
     fail(error_code::kConstraint, p.virtual_stages > 1 ? ppath("virtual_stages") : ppath("pp"),
-         "pp × virtual_stages = " + str(chunks) + " must divide num_layers (" + str(m.num_layers) + ")");
+         "pp × virtual_stages = " + str(chunks) + " must divide num_layers (" + str(m.num_layers) +
+             "); give stage_layers for an uneven layout");
+  }
   if (p.virtual_stages > 1 && c.schedule != PipelineSchedule::Interleaved)
     fail(error_code::kConstraint, ppath("virtual_stages"),
          "virtual_stages > 1 needs schedule \"interleaved_1f1b\"");
@@ -566,6 +591,7 @@ json train_config_to_json(const TrainConfig& c) {
                                     {"quant_group_size", c.lora.quant_group_size}}
                              : json(nullptr);
   j["moe"] = {{"load_imbalance", c.moe_load_imbalance}};
+  if (!c.parallelism.stage_layers.empty()) j["parallelism"]["stage_layers"] = c.parallelism.stage_layers;
   return j;
 }
 
@@ -588,6 +614,12 @@ json training_to_json(const TrainingSpec& t) {
   j["scaling"] = t.scaling.values.empty() ? json(nullptr)
                                           : json{{"dp", t.scaling.values}, {"mode", t.scaling.mode}};
   return j;
+}
+
+std::vector<int> chunk_layer_counts(const TrainParallelism& p, int num_layers) {
+  if (!p.stage_layers.empty()) return p.stage_layers;
+  const int chunks = std::max(1, p.pp * p.virtual_stages);
+  return std::vector<int>(static_cast<size_t>(chunks), num_layers / chunks);
 }
 
 }  // namespace sightline

@@ -37,8 +37,16 @@ struct TrainParallelism {
   int virtual_stages = 1;          // model chunks per pipeline rank (interleaved 1F1B)
   int zero_stage = 0;              // 0 none, 1 optimizer states, 2 + gradients, 3 + parameters (FSDP)
   std::vector<std::string> placement = {"tp", "cp", "dp", "pp"};  // innermost first
+  // Explicit transformer layers per model chunk j = c·pp + d (pp × virtual_stages
+  // entries, e.g. fewer on the first and last stages, which also hold the embedding
+  // and the head); empty: an even split.
+  std::vector<int> stage_layers;
   int world() const { return dp * tp * pp * cp; }
 };
+
+// Layers of each model chunk (pp × virtual_stages entries): stage_layers when
+// given, else num_layers split evenly.
+std::vector<int> chunk_layer_counts(const TrainParallelism& p, int num_layers);
 
 struct TrainBatch {
   int64_t seq_len = 0;

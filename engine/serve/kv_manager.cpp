@@ -1,6 +1,10 @@
 #include "serve/kv_manager.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 #include "core/error.hpp"
+#include "mem/inference_memory.hpp"
 
 namespace sightline::serve {
 
@@ -120,6 +124,133 @@ void BlockPool::evict_one() {
   count(0, -1);
   ++evictions_;
   free_ids_.push_back(id);
+}
+
+}  // namespace sightline::serve
+
+// ---------------------------------------------------------------------------
+// KvManager
+
+namespace sightline::serve {
+
+KvManager::KvManager(const KvCacheSpec& kv, int speculative_k)
+    : block_size_(kv.block_size),
+      contiguous_(kv.allocation == KvAllocation::Contiguous),
+      prefix_caching_(kv.prefix_caching),
+      watermark_(kv.watermark),
+      swap_space_GiB_(kv.swap_space_GiB) {
+  reserve_blocks_ = blocks_for(kv.max_model_len + speculative_k);
+}
+
+KvSpace KvManager::make_space(int64_t blocks, double kv_bytes_per_token, BlockUsage* usage) const {
+  KvSpace s;
+  s.pool = BlockPool(blocks);
+  s.pool.report_to(usage);
+  s.watermark_blocks = static_cast<int64_t>(std::floor(watermark_ * static_cast<double>(blocks)));
+  s.kv_bytes_per_token = kv_bytes_per_token;
+  const double block_bytes = kv_bytes_per_token * static_cast<double>(block_size_);
+  s.host_blocks_free = block_bytes > 0 ? static_cast<int64_t>(std::floor(swap_space_GiB_ * kBytesPerGiB / block_bytes)) : 0;
+  return s;
+}
+
+uint64_t KvManager::prefix_key(const RequestSpec& r, int64_t block) const {
+  // Exact packing (no hashing collisions): model 2 bits, adapter 18, group 20, block 24.
+  const uint64_t model = static_cast<uint64_t>(r.model) & 0x3;
+  const uint64_t adapter = static_cast<uint64_t>(r.adapter + 1) & 0x3FFFF;
+  const uint64_t group = static_cast<uint64_t>(r.prefix_group) & 0xFFFFF;
+  const uint64_t blk = static_cast<uint64_t>(block) & 0xFFFFFF;
+  return (model << 62) | (adapter << 44) | (group << 24) | blk;
+}
+
+bool KvManager::grow(KvSpace& s, KvHold& h, int64_t tokens_after) {
+  if (contiguous_) return true;  // reserved on admission
+  const int64_t need = blocks_for(tokens_after) - h.blocks();
+  if (need <= 0) return true;
+  if (!s.pool.take(need)) return false;
+  h.private_blocks += need;
+  return true;
+}
+
+void KvManager::release(KvSpace& s, KvHold& h) {
+  for (int32_t id : h.prefix_entries) s.pool.release(id);
+  h.prefix_entries.clear();
+  s.pool.give(h.private_blocks);
+  h.private_blocks = 0;
+}
+
+void KvManager::publish_prefix(KvSpace& s, KvHold& h, const RequestSpec& r, int64_t computed) {
+  if (!prefix_caching_ || r.prefix_group < 0) return;
+  const int64_t full = r.prefix_tokens / block_size_;
+  while (static_cast<int64_t>(h.prefix_entries.size()) < full &&
+         computed >= (static_cast<int64_t>(h.prefix_entries.size()) + 1) * block_size_ && h.private_blocks > 0) {
+    const int32_t id = s.pool.publish(prefix_key(r, static_cast<int64_t>(h.prefix_entries.size())));
+    if (id < 0) break;  // another request published this block first: ours stays private
+    --h.private_blocks;
+    h.prefix_entries.push_back(id);
+  }
+}
+
+bool KvManager::admit(KvSpace& s, KvHold& h, const RequestSpec& r, int64_t target, int64_t budget, bool chunked,
+                      int64_t& chunk, int64_t& hit_tokens) {
+  std::vector<int32_t> hits;
+  if (prefix_caching_ && r.prefix_group >= 0) {
+    const int64_t nb = std::min(r.prefix_tokens, target - 1) / block_size_;
+    for (int64_t j = 0; j < nb; ++j) {
+      const int32_t id = s.pool.lookup(prefix_key(r, j));
+      if (id < 0) break;
+      hits.push_back(id);
+    }
+  }
+  hit_tokens = static_cast<int64_t>(hits.size()) * block_size_;
+  const int64_t remaining = target - hit_tokens;
+  if (chunked) {
+    chunk = std::min(remaining, budget);
+    if (chunk <= 0) return false;
+  } else {
+    if (remaining > budget) return false;
+    chunk = remaining;
+  }
+  const int64_t need = contiguous_ ? reserve_blocks_ : blocks_for(hit_tokens + chunk) - static_cast<int64_t>(hits.size());
+  int64_t unreferenced = 0;
+  for (int32_t id : hits) unreferenced += s.pool.is_unreferenced(id) ? 1 : 0;
+  const int64_t headroom = contiguous_ ? 0 : s.watermark_blocks;
+  if (s.pool.allocatable() - unreferenced - need < headroom) return false;
+  for (int32_t id : hits) s.pool.acquire(id);
+  if (!s.pool.take(need)) invariant("admission allocation failed");
+  ++admissions_;
+  if (!hits.empty()) ++admissions_with_hits_;
+  h.prefix_entries = std::move(hits);
+  h.private_blocks = need;
+  return true;
+}
+
+bool KvManager::reserve_for_transfer(KvSpace& s, KvHold& h, int64_t tokens) {
+  const int64_t need = contiguous_ ? reserve_blocks_ : blocks_for(tokens);
+  if (s.pool.allocatable() - need < (contiguous_ ? 0 : s.watermark_blocks)) return false;
+  s.pool.take(need);
+  h.private_blocks = need;
+  return true;
+}
+
+bool KvManager::swap_out(KvSpace& s, KvHold& h, int64_t& swapped_blocks, double& bytes) {
+  const int64_t held = h.blocks();
+  if (s.host_blocks_free < held) return false;
+  bytes = static_cast<double>(held * block_size_) * s.kv_bytes_per_token;
+  swapped_blocks = held;
+  s.host_blocks_free -= held;
+  release(s, h);
+  return true;
+}
+
+bool KvManager::swap_in(KvSpace& s, KvHold& h, int64_t& swapped_blocks, double& bytes) {
+  const int64_t need = swapped_blocks;
+  if (s.pool.allocatable() - need < s.watermark_blocks) return false;
+  s.pool.take(need);
+  h.private_blocks = need;
+  s.host_blocks_free += swapped_blocks;
+  swapped_blocks = 0;
+  bytes = static_cast<double>(need * block_size_) * s.kv_bytes_per_token;
+  return true;
 }
 
 }  // namespace sightline::serve

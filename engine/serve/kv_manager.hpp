@@ -1,12 +1,20 @@
 #pragma once
-// The paged KV block pool of one model on one replica, with a prefix cache:
-// full blocks of a shared prompt prefix are published under an exact key,
-// reference-counted by the requests that use them, and kept after their last
-// user finishes until an allocation needs the room (least recently released
-// first). Over-allocation is impossible by construction and also checked.
+// KV-cache management of the serving simulator.
+// BlockPool: the paged KV block pool of one model on one replica, with a
+// prefix cache: full blocks of a shared prompt prefix are published under an
+// exact key, reference-counted by the requests that use them, and kept after
+// their last user finishes until an allocation needs the room (least recently
+// released first). Over-allocation is impossible by construction and also
+// checked.
+// KvManager: the KV policy over those pools (paged or contiguous allocation,
+// watermark, prefix caching, swapping): admission of a prompt, growth of a
+// running sequence, release, publication of prefix blocks, swap out and in.
 #include <cstdint>
 #include <unordered_map>
 #include <vector>
+
+#include "serve/sim_spec.hpp"
+#include "serve/workload.hpp"
 
 namespace sightline::serve {
 
@@ -71,6 +79,75 @@ class BlockPool {
   std::unordered_map<uint64_t, int32_t> index_;  // lookups only; never iterated
   int32_t lru_head_ = -1, lru_tail_ = -1;
   BlockUsage* usage_ = nullptr;
+};
+
+// One model's KV space on one replica: its block pool, the blocks kept free
+// for running sequences to grow into, and the host swap space.
+struct KvSpace {
+  BlockPool pool;
+  int64_t watermark_blocks = 0;
+  double kv_bytes_per_token = 0;  // per GPU
+  int64_t host_blocks_free = 0;   // swap space
+};
+
+// The blocks one request holds in a KvSpace.
+struct KvHold {
+  int64_t private_blocks = 0;
+  std::vector<int32_t> prefix_entries;  // shared prefix blocks, in prompt order
+  int64_t blocks() const { return static_cast<int64_t>(prefix_entries.size()) + private_blocks; }
+  int64_t prefix_tokens(int64_t block_size) const { return static_cast<int64_t>(prefix_entries.size()) * block_size; }
+};
+
+class KvManager {
+ public:
+  KvManager() = default;
+  // `speculative_k` tokens beyond max_model_len are reserved by contiguous allocation.
+  KvManager(const KvCacheSpec& kv, int speculative_k);
+
+  int64_t block_size() const { return block_size_; }
+  int64_t blocks_for(int64_t tokens) const { return (tokens + block_size_ - 1) / block_size_; }
+  bool contiguous() const { return contiguous_; }
+  int64_t reserve_blocks() const { return reserve_blocks_; }  // contiguous: blocks reserved per request
+
+  // A KvSpace of `blocks` blocks whose pool reports to `usage`.
+  KvSpace make_space(int64_t blocks, double kv_bytes_per_token, BlockUsage* usage) const;
+
+  // Admits a prompt that wants `target` tokens in its cache: looks up its
+  // prefix blocks, sizes the first chunk (all remaining tokens, or at most
+  // `budget` when `chunked`), and reserves blocks unless that would eat into
+  // the watermark. On success `h` holds the blocks, `chunk` is the chunk and
+  // `hit_tokens` the tokens found in the prefix cache.
+  bool admit(KvSpace& s, KvHold& h, const RequestSpec& r, int64_t target, int64_t budget, bool chunked, int64_t& chunk,
+             int64_t& hit_tokens);
+  // Reserves the blocks for a KV cache of `tokens` tokens arriving by transfer
+  // (disaggregation); false when that would eat into the watermark.
+  bool reserve_for_transfer(KvSpace& s, KvHold& h, int64_t tokens);
+  // Grows a running sequence's blocks to hold `tokens_after` tokens; false when the pool cannot.
+  bool grow(KvSpace& s, KvHold& h, int64_t tokens_after);
+  void release(KvSpace& s, KvHold& h);
+  // Turns the sequence's full private blocks of its shared prefix into cached
+  // entries, up to the `computed` tokens.
+  void publish_prefix(KvSpace& s, KvHold& h, const RequestSpec& r, int64_t computed);
+
+  // Swap out: when the host space has room, releases the blocks and returns
+  // true with the number of blocks and the bytes moved (per GPU).
+  bool swap_out(KvSpace& s, KvHold& h, int64_t& swapped_blocks, double& bytes);
+  // Swap in: when the pool has room above the watermark, takes the blocks back.
+  bool swap_in(KvSpace& s, KvHold& h, int64_t& swapped_blocks, double& bytes);
+
+  int64_t admissions() const { return admissions_; }
+  int64_t admissions_with_hits() const { return admissions_with_hits_; }
+
+ private:
+  uint64_t prefix_key(const RequestSpec& r, int64_t block) const;
+
+  int64_t block_size_ = 16;
+  bool contiguous_ = false;
+  bool prefix_caching_ = false;
+  double watermark_ = 0;
+  double swap_space_GiB_ = 0;
+  int64_t reserve_blocks_ = 0;
+  int64_t admissions_ = 0, admissions_with_hits_ = 0;
 };
 
 }  // namespace sightline::serve

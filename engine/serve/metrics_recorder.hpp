@@ -13,6 +13,18 @@
 
 namespace sightline::serve {
 
+// Token and preemption counts the scheduler and the simulator add to as steps
+// are formed and completed.
+struct TokenCounts {
+  int64_t processed = 0;        // tokens put into KV caches
+  int64_t cached = 0;           // prefix-cache hits at admission
+  int64_t discarded = 0;        // KV tokens thrown away by recompute preemptions
+  int64_t padding = 0;          // static batching: padded positions
+  int64_t spec_rejected = 0;    // speculative tokens verified and rejected
+  int64_t verify_items = 0, verify_committed = 0;
+  int64_t preemptions = 0, swaps_out = 0, recomputes = 0;
+};
+
 class MetricsRecorder {
  public:
   explicit MetricsRecorder(int64_t block_size = 16) : block_size_(block_size) {}
@@ -61,6 +73,9 @@ class MetricsRecorder {
   // Tokens held in allocated blocks; a shared prefix block counts once.
   int64_t kv_tokens() const { return blocks_.cached_blocks * block_size_ + running_kv_tokens_; }
 
+  TokenCounts& counts() { return counts_; }
+  const TokenCounts& counts() const { return counts_; }
+
   // Integrals (count x ns) and maxima.
   double running_integral() const { return int_running_; }
   double waiting_integral() const { return int_waiting_; }
@@ -77,6 +92,7 @@ class MetricsRecorder {
   TimeNs last_ = 0;
   double int_running_ = 0, int_waiting_ = 0, int_kv_used_ = 0, int_kv_tokens_ = 0, int_kv_alloc_tokens_ = 0;
   int64_t max_running_ = 0, max_waiting_ = 0;
+  TokenCounts counts_;
 };
 
 }  // namespace sightline::serve

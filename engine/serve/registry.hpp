@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/error.hpp"
 #include "core/json_reader.hpp"
 
 namespace sightline::serve {
@@ -26,6 +27,20 @@ const std::vector<RegistryEntry>& speculative_methods();
 const std::vector<RegistryEntry>& lora_targets();
 
 std::vector<std::string> registry_names(const std::vector<RegistryEntry>& r);
+
+// The entry of a factory table (entries with a `name`) called `name`; an
+// unknown name fails with a located invalid_value error at `path` that lists
+// the valid names.
+template <class Entry>
+const Entry& find_by_name(const std::vector<Entry>& table, const std::string& name, const std::string& path,
+                          const char* what) {
+  std::string valid;
+  for (const Entry& e : table) {
+    if (name == e.name) return e;
+    valid += (valid.empty() ? "" : ", ") + std::string(e.name);
+  }
+  fail(error_code::kInvalidValue, path, std::string("unknown ") + what + " '" + name + "'; valid: " + valid);
+}
 
 // Every registry as {family: [{name, description}]} plus the key metrics, for
 // a UI that builds its dropdowns from the engine (not yet wired to the API).

@@ -66,7 +66,7 @@ bool ServingJob::step(int64_t max_units) {
       if (done) phase_ = 3;
       continue;
     }
-    Simulation* sim = phase_ == 0 ? main_.get() : compare_.get();
+    Simulation* sim = phase_ == 0 ? main_.get() : compares_.empty() ? nullptr : compares_.back().get();
     if (!sim) {  // no compare variant
       phase_ = spec.search.enabled ? 2 : 3;
       continue;
@@ -76,9 +76,10 @@ bool ServingJob::step(int64_t max_units) {
     events_ += sim->events_processed() - before;
     max_units -= std::max<int64_t>(1, sim->events_processed() - before);
     if (!finished) continue;
-    if (phase_ == 0) {
-      phase_ = 1;
-      if (spec.compare) compare_ = std::make_unique<Simulation>(*spec.compare, WorkloadOverride{}, false);
+    if (phase_ == 0) phase_ = 1;
+    if (compares_.size() < spec.compares.size()) {
+      compares_.push_back(
+          std::make_unique<Simulation>(*spec.compares[compares_.size()].scenario, WorkloadOverride{}, false));
     } else {
       phase_ = spec.search.enabled ? 2 : 3;
     }
@@ -89,11 +90,12 @@ bool ServingJob::step(int64_t max_units) {
 double ServingJob::progress() const {
   if (phase_ >= 3) return 1.0;
   const SimulationSpec& spec = *s_.serving->simulation;
-  const double phases = 1.0 + (spec.compare ? 1.0 : 0.0) + (spec.search.enabled ? 1.0 : 0.0);
+  const double variants = static_cast<double>(spec.compares.size());
+  const double phases = 1.0 + variants + (spec.search.enabled ? 1.0 : 0.0);
   double done = 0;
   if (phase_ == 0) done = main_->progress();
-  else if (phase_ == 1) done = 1.0 + (compare_ ? compare_->progress() : 1.0);
-  else done = 1.0 + (spec.compare ? 1.0 : 0.0) + (search_ ? search_->progress() : 0.0);
+  else if (phase_ == 1) done = static_cast<double>(compares_.size()) + (compares_.empty() ? 0.0 : compares_.back()->progress());
+  else done = 1.0 + variants + (search_ ? search_->progress() : 0.0);
   return std::min(0.999, done / phases);
 }
 
@@ -190,9 +192,11 @@ json ServingJob::result() const {
     warnings.push_back("limit_exceeded at /serving/limits/" + limit + ": " + r["limit_exceeded"]["message"].get<std::string>());
   }
 
-  if (spec.compare && compare_) {
-    const json base = compare_->metrics();
-    const json base_d = compare_->details();
+  json compare_blocks = json::array();
+  for (size_t ci = 0; ci < compares_.size() && ci < spec.compares.size(); ++ci) {
+    const Simulation& baseline = *compares_[ci];
+    const json base = baseline.metrics();
+    const json base_d = baseline.details();
     // A ratio over a zero is null, and `undefined` says why, so a null is
     // never left unexplained.
     json ratio = json::object(), speedup = json::object(), undefined = json::object();
@@ -222,20 +226,22 @@ json ServingJob::result() const {
     }
     // The patch itself is not echoed: the result must not depend on how the
     // caller spelled its numbers (1 vs 1.0), so native and wasm stay byte-identical.
-    r["compare"] = {{"label", spec.compare_label},
-                    {"baseline",
-                     {{"metrics", base},
-                      {"deployment", base_d["deployment"]},
-                      {"memory_per_gpu", base_d["memory_per_gpu"]},
-                      {"capacity", base_d["capacity"]},
-                      {"tokens", base_d["tokens"]}}},
-                    {"ratio", ratio},
-                    {"speedup", speedup},
-                    {"undefined", undefined},
-                    {"ratio_meaning", "this scenario / baseline; speedup = baseline / this; a ratio over 0 is null "
-                                      "and `undefined` gives the reason"}};
-    for (const auto& wmsg : base_d["warnings"]) warnings.push_back("baseline: " + wmsg.get<std::string>());
+    compare_blocks.push_back({{"label", spec.compares[ci].label},
+                              {"baseline",
+                               {{"metrics", base},
+                                {"deployment", base_d["deployment"]},
+                                {"memory_per_gpu", base_d["memory_per_gpu"]},
+                                {"capacity", base_d["capacity"]},
+                                {"tokens", base_d["tokens"]}}},
+                              {"ratio", ratio},
+                              {"speedup", speedup},
+                              {"undefined", undefined},
+                              {"ratio_meaning", "this scenario / baseline; speedup = baseline / this; a ratio over 0 is "
+                                                "null and `undefined` gives the reason"}});
+    const std::string prefix = spec.compare_is_array ? "baseline " + std::to_string(ci) + ": " : "baseline: ";
+    for (const auto& wmsg : base_d["warnings"]) warnings.push_back(prefix + wmsg.get<std::string>());
   }
+  if (!compare_blocks.empty()) r["compare"] = spec.compare_is_array ? compare_blocks : compare_blocks.front();
   if (spec.search.enabled && search_) r["max_qps"] = search_->to_json();
 
   // Key metrics: the scenario's choice, or a default set.

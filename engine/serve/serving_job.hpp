@@ -1,6 +1,6 @@
 #pragma once
 // A serving-simulation run as a sliced Job: the scenario's simulation, then
-// the comparison variant (serving.compare), then the max-QPS search runs
+// the comparison variants (serving.compare), then the max-QPS search runs
 // (serving.max_qps_search), each advanced a bounded number of events per slice.
 #include <memory>
 #include <vector>
@@ -25,7 +25,7 @@ class ServingJob : public Job {
 
   Scenario s_;
   std::unique_ptr<Simulation> main_;
-  std::unique_ptr<Simulation> compare_;
+  std::vector<std::unique_ptr<Simulation>> compares_;  // serving.compare variants, run in turn
   std::unique_ptr<CapacitySearch> search_;
   int64_t events_ = 0;
   int phase_ = 0;  // 0 main, 1 compare, 2 search, 3 done

@@ -95,9 +95,9 @@ json Simulation::metrics() const {
   double peak_util = 0;
   for (const Replica& r : replicas_)
     for (const Engine& e : r.engines) {
-      blocks_total += e.pool.total();
-      peak_sum += e.pool.peak_used();
-      peak_util = std::max(peak_util, safe_div(static_cast<double>(e.pool.peak_used()), static_cast<double>(e.pool.total())));
+      blocks_total += e.kv.pool.total();
+      peak_sum += e.kv.pool.peak_used();
+      peak_util = std::max(peak_util, safe_div(static_cast<double>(e.kv.pool.peak_used()), static_cast<double>(e.kv.pool.total())));
     }
 
   json m;
@@ -140,24 +140,24 @@ json Simulation::metrics() const {
                    {"mean_block_utilization", safe_div(rec_.kv_used_integral(), span * static_cast<double>(blocks_total))},
                    {"token_utilization", safe_div(rec_.kv_tokens_integral(), rec_.kv_allocated_tokens_integral())},
                    {"fragmentation", rec_.kv_allocated_tokens_integral() > 0 ? 1.0 - rec_.kv_tokens_integral() / rec_.kv_allocated_tokens_integral() : 0.0},
-                   {"preemptions", preemptions_},
-                   {"recomputes", recomputes_},
-                   {"swaps_out", swaps_out_}};
+                   {"preemptions", rec_.counts().preemptions},
+                   {"recomputes", rec_.counts().recomputes},
+                   {"swaps_out", rec_.counts().swaps_out}};
   if (spec_.kv.prefix_caching) {
     int64_t evictions = 0;
     for (const Replica& r : replicas_)
-      for (const Engine& e : r.engines) evictions += e.pool.evictions();
-    m["prefix_cache"] = {{"admissions", prefix_lookups_},
-                         {"admissions_with_hits", prefix_hits_},
-                         {"cached_tokens", tok_cached_},
-                         {"cached_token_fraction", safe_div(static_cast<double>(tok_cached_), static_cast<double>(tok_prompt_))},
+      for (const Engine& e : r.engines) evictions += e.kv.pool.evictions();
+    m["prefix_cache"] = {{"admissions", kv_.admissions()},
+                         {"admissions_with_hits", kv_.admissions_with_hits()},
+                         {"cached_tokens", rec_.counts().cached},
+                         {"cached_token_fraction", safe_div(static_cast<double>(rec_.counts().cached), static_cast<double>(tok_prompt_))},
                          {"evicted_blocks", evictions}};
   }
   if (spec_k_ > 0) {
     m["speculative"] = {{"method", to_string(spec_.speculative.method)},
                         {"k", spec_k_},
-                        {"verify_steps", verify_items_},
-                        {"tokens_per_verify_step", safe_div(static_cast<double>(verify_committed_), static_cast<double>(verify_items_))},
+                        {"verify_steps", rec_.counts().verify_items},
+                        {"tokens_per_verify_step", safe_div(static_cast<double>(rec_.counts().verify_committed), static_cast<double>(rec_.counts().verify_items))},
                         {"expected_tokens_per_verify_step",
                          [&] {
                            // (1 - a^(k+1)) / (1 - a): accepted prefix of k draws plus the target's token.
@@ -168,7 +168,7 @@ json Simulation::metrics() const {
                            }
                            return sum;
                          }()},
-                        {"rejected_tokens", tok_spec_rejected_},
+                        {"rejected_tokens", rec_.counts().spec_rejected},
                         {"draft_time_fraction", safe_div(draft_s_, step_s)}};
   }
   if (spec_.lora.enabled) {
@@ -264,7 +264,7 @@ json Simulation::details() const {
               {"kv_tokens_per_replica", em.blocks * block_size_},
               {"kv_blocks_per_replica", em.blocks},
               {"max_model_len", spec_.kv.max_model_len},
-              {"max_concurrent_at_max_len", em.blocks / blocks_for(spec_.kv.max_model_len)}};
+              {"max_concurrent_at_max_len", em.blocks / kv_.blocks_for(spec_.kv.max_model_len)}};
     if (!s_.model.mla.enabled) {
       const double mha = 2.0 * s_.model.num_layers * s_.model.num_heads * static_cast<double>(s_.model.head_dim) *
                          dtype_bytes(s_.precision.kv_cache);
@@ -297,8 +297,8 @@ json Simulation::details() const {
                  {"processed", processed},
                  {"cached_prefix", cached},
                  {"discarded_by_preemption", discarded},
-                 {"padding", tok_padding_},
-                 {"speculative_rejected", tok_spec_rejected_},
+                 {"padding", rec_.counts().padding},
+                 {"speculative_rejected", rec_.counts().spec_rejected},
                  {"expected_processed", prompt + output - completed - cached + discarded},
                  {"conservation_violations", violations}};
 

@@ -661,6 +661,50 @@ json speculative_to_json(const SpeculativeSpec& sp) {
 
 }  // namespace
 
+namespace {
+
+constexpr size_t kMaxCompareVariants = 16;
+
+// One comparison variant: the scenario with `serving` = `serving` (less its
+// compare) and the merge patch applied, read and checked like any scenario.
+SimulationSpec::CompareVariant read_compare_variant(const json& item, const std::string& cpath, const Scenario& s,
+                                                    const json& serving) {
+  SimulationSpec::CompareVariant out;
+  ObjectReader cr(item, cpath, {"label", "patch"});
+  out.label = cr.string("label", "baseline");
+  const json& patch = cr.required("patch");
+  const std::string patch_path = cr.child_path("patch");
+  require_object(patch, patch_path);
+  if (patch.contains("serving") && patch["serving"].is_object() && patch["serving"].contains("compare"))
+    fail(error_code::kConstraint, pointer_append(pointer_append(patch_path, "serving"), "compare"),
+         "a comparison variant cannot itself have a comparison");
+  json doc = scenario_to_json(s);
+  doc["serving"] = serving;
+  doc["serving"].erase("compare");
+  doc.merge_patch(patch);
+  try {
+    auto variant = std::make_shared<Scenario>(read_scenario(doc));
+    if (!variant->serving || variant->serving->mode != "simulate")
+      fail(error_code::kConstraint, patch_path, "the comparison variant must stay in serving mode \"simulate\"");
+    out.scenario = variant;
+  } catch (const SightlineError& e) {
+    // Point into the patch when the offending value came from it.
+    std::string p = e.path();
+    bool in_patch = false;
+    try {
+      in_patch = !p.empty() && patch.contains(json::json_pointer(p));
+    } catch (...) {
+      in_patch = false;
+    }
+    fail(e.code().c_str(), in_patch ? patch_path + p : patch_path,
+         "comparison variant: " + std::string(e.what()) + (in_patch || p.empty() ? "" : " (at " + p + ")"));
+  }
+  out.patch = patch;
+  return out;
+}
+
+}  // namespace
+
 std::shared_ptr<const SimulationSpec> read_simulation(const json& v, const std::string& path, const Scenario& s,
                                                       ParallelLayout& default_layout) {
   ObjectReader r(v, path,
@@ -822,36 +866,13 @@ std::shared_ptr<const SimulationSpec> read_simulation(const json& v, const std::
 
   if (const json* cv = r.find("compare")) {
     const std::string cpath = r.child_path("compare");
-    ObjectReader cr(*cv, cpath, {"label", "patch"});
-    sp.compare_label = cr.string("label", "baseline");
-    const json& patch = cr.required("patch");
-    const std::string patch_path = cr.child_path("patch");
-    require_object(patch, patch_path);
-    if (patch.contains("serving") && patch["serving"].is_object() && patch["serving"].contains("compare"))
-      fail(error_code::kConstraint, pointer_append(pointer_append(patch_path, "serving"), "compare"),
-           "a comparison variant cannot itself have a comparison");
-    json doc = scenario_to_json(s);
-    doc["serving"] = v;
-    doc["serving"].erase("compare");
-    doc.merge_patch(patch);
-    try {
-      auto variant = std::make_shared<Scenario>(read_scenario(doc));
-      if (!variant->serving || variant->serving->mode != "simulate")
-        fail(error_code::kConstraint, patch_path, "the comparison variant must stay in serving mode \"simulate\"");
-      sp.compare = variant;
-    } catch (const SightlineError& e) {
-      // Point into the patch when the offending value came from it.
-      std::string p = e.path();
-      bool in_patch = false;
-      try {
-        in_patch = !p.empty() && patch.contains(json::json_pointer(p));
-      } catch (...) {
-        in_patch = false;
-      }
-      fail(e.code().c_str(), in_patch ? patch_path + p : patch_path,
-           "comparison variant: " + std::string(e.what()) + (in_patch || p.empty() ? "" : " (at " + p + ")"));
-    }
-    sp.compare_patch = patch;
+    sp.compare_is_array = cv->is_array();
+    if (sp.compare_is_array && (cv->empty() || cv->size() > kMaxCompareVariants))
+      fail(error_code::kRange, cpath, "compare takes 1 to " + std::to_string(kMaxCompareVariants) + " variants");
+    const size_t n = sp.compare_is_array ? cv->size() : 1;
+    for (size_t i = 0; i < n; ++i)
+      sp.compares.push_back(read_compare_variant(sp.compare_is_array ? (*cv)[i] : *cv,
+                                                 sp.compare_is_array ? pointer_append(cpath, i) : cpath, s, v));
   }
   return spec;
 }
@@ -912,7 +933,11 @@ json simulation_to_json(const SimulationSpec& sp) {
     if (sp.search.max_qps > 0) j["max_qps_search"]["max_qps"] = sp.search.max_qps;
   }
   if (!sp.key_metrics.empty()) j["key_metrics"] = sp.key_metrics;
-  if (sp.compare) j["compare"] = {{"label", sp.compare_label}, {"patch", sp.compare_patch}};
+  if (!sp.compares.empty()) {
+    json list = json::array();
+    for (const auto& c : sp.compares) list.push_back({{"label", c.label}, {"patch", c.patch}});
+    j["compare"] = sp.compare_is_array ? list : list.front();
+  }
   j["outputs"] = {{"trace", sp.outputs.trace},
                   {"trace_max_steps", sp.outputs.trace_max_steps},
                   {"max_request_records", sp.outputs.max_request_records},

@@ -194,11 +194,16 @@ struct SimulationSpec {
   OutputSpec outputs;
   LimitSpec limits;
   std::vector<std::string> key_metrics;
-  // A second run of the same workload with a JSON merge patch applied to the
-  // scenario ("compare"), reported next to this one with ratios.
-  std::string compare_label;
-  json compare_patch;
-  std::shared_ptr<const Scenario> compare;
+  // Runs of the same workload with a JSON merge patch applied to the scenario
+  // ("compare": one {label, patch}, or an array of up to 16 of them), each
+  // reported next to this one with ratios.
+  struct CompareVariant {
+    std::string label;
+    json patch;
+    std::shared_ptr<const Scenario> scenario;
+  };
+  std::vector<CompareVariant> compares;
+  bool compare_is_array = false;  // the result's "compare" is then an array too
 };
 
 const char* to_string(ArrivalProcess v);

@@ -27,10 +27,14 @@ Simulation::Simulation(const Scenario& scenario, const WorkloadOverride& overrid
       spec_(*scenario.serving->simulation),
       detailed_(detailed),
       rec_(spec_.kv.block_size),
+      kv_(spec_.kv, spec_.speculative.method != SpecMethod::None ? spec_.speculative.k : 0),
       series_(spec_.outputs.time_series_points) {
   block_size_ = spec_.kv.block_size;
   spec_k_ = spec_.speculative.method != SpecMethod::None ? spec_.speculative.k : 0;
-  reserve_blocks_ = blocks_for(spec_.kv.max_model_len + spec_k_);
+  entry_router_ = make_router(to_string(spec_.cluster.router), "/serving/cluster/router");
+  decode_router_ = make_router(to_string(spec_.cluster.router), "/serving/cluster/router");
+  scheduler_ = make_batch_scheduler(to_string(spec_.scheduler.policy), "/serving/scheduler/policy", spec_, reqs_, kv_,
+                                    rec_, *this);
   accept_rng_ = Rng(stream_seed(s_.seed, "acceptance"));
   const double runtime = s_.serving->runtime_overhead_GiB;
 
@@ -78,15 +82,10 @@ Simulation::Simulation(const Scenario& scenario, const WorkloadOverride& overrid
       for (size_t m = 0; m < plan.engines.size(); ++m) {
         Engine e;
         e.model = static_cast<int>(m);
-        e.pool = BlockPool(plan.engines[m].blocks);
-        e.pool.report_to(rec_.block_usage());
-        e.watermark_blocks = static_cast<int64_t>(std::floor(spec_.kv.watermark * static_cast<double>(plan.engines[m].blocks)));
-        e.kv_bytes_per_token = plan.engines[m].kv_bytes_per_token;
-        const double block_bytes = e.kv_bytes_per_token * static_cast<double>(block_size_);
-        e.host_blocks_free = block_bytes > 0 ? static_cast<int64_t>(std::floor(spec_.kv.swap_space_GiB * kBytesPerGiB / block_bytes)) : 0;
+        e.kv = kv_.make_space(plan.engines[m].blocks, plan.engines[m].kv_bytes_per_token, rec_.block_usage());
         e.cost = model_costs[m];
         if (spec_.lora.enabled) e.adapter_refs.assign(static_cast<size_t>(spec_.lora.adapters), 0);
-        kv_total_ += e.pool.total();
+        kv_total_ += e.kv.pool.total();
         r.engines.push_back(std::move(e));
       }
       (r.role == PoolRole::Decode ? decode_replicas_ : entry_replicas_).push_back(r.index);
@@ -164,37 +163,6 @@ void Simulation::request_schedule(Replica& r, TimeNs t) {
   queue_.push(t, kPriority[kSchedule], kSchedule, r.index);
 }
 
-int Simulation::route(const std::vector<int>& cands, const Req& q, int64_t& rr) {
-  switch (spec_.cluster.router) {
-    case RouterKind::RoundRobin: {
-      const int r = cands[static_cast<size_t>(rr % static_cast<int64_t>(cands.size()))];
-      ++rr;
-      return r;
-    }
-    case RouterKind::LeastOutstanding: {
-      int best = cands.front();
-      for (int c : cands)
-        if (replicas_[static_cast<size_t>(c)].outstanding < replicas_[static_cast<size_t>(best)].outstanding) best = c;
-      return best;
-    }
-    case RouterKind::LeastKvLoad: {
-      int best = cands.front();
-      double best_load = 1e300;
-      for (int c : cands) {
-        const Engine& e = replicas_[static_cast<size_t>(c)].engines[static_cast<size_t>(q.spec.model)];
-        const double load = static_cast<double>(e.pool.used() + blocks_for(e.queued_tokens)) /
-                            static_cast<double>(std::max<int64_t>(1, e.pool.total()));
-        if (load < best_load) {
-          best_load = load;
-          best = c;
-        }
-      }
-      return best;
-    }
-  }
-  return cands.front();
-}
-
 void Simulation::drop(Req& q, const char* reason) {
   q.state = State::Dropped;
   q.drop_reason = reason;
@@ -206,15 +174,15 @@ void Simulation::on_arrival(int32_t id) {
   --arrivals_pending_;
   q.state = State::Queued;
   q.target = q.spec.prompt;
-  const int ri = route(entry_replicas_, q, rr_next_);
+  const int ri = entry_router_->pick(entry_replicas_, q.spec.model, *this);
   Replica& r = replicas_[static_cast<size_t>(ri)];
   Engine& e = r.engines[static_cast<size_t>(q.spec.model)];
   const bool contiguous = spec_.kv.allocation == KvAllocation::Contiguous;
   const bool is_static = spec_.scheduler.policy == SchedulerPolicy::Static;
   auto fits = [&](const Engine& eng) {
-    if (contiguous) return reserve_blocks_ <= eng.pool.total();
-    const int64_t need = blocks_for(q.spec.prompt + q.spec.output + spec_k_);
-    return need + (is_static ? 0 : eng.watermark_blocks) <= eng.pool.total();
+    if (contiguous) return kv_.reserve_blocks() <= eng.kv.pool.total();
+    const int64_t need = kv_.blocks_for(q.spec.prompt + q.spec.output + spec_k_);
+    return need + (is_static ? 0 : eng.kv.watermark_blocks) <= eng.kv.pool.total();
   };
   if (!fits(e)) return drop(q, "needs more KV blocks than a replica has");
   if (!decode_replicas_.empty() &&
@@ -245,8 +213,8 @@ void Simulation::try_start(Replica& r) {
     for (int k = 0; k < n && !started; ++k) {
       const int ei = (r.next_engine + k) % n;
       Engine& e = r.engines[static_cast<size_t>(ei)];
-      b.engine = ei;
-      if (form_batch(r, e, b)) {
+      b.reset(ei);
+      if (scheduler_->form(r, e, b)) {
         start_batch(r, e, b, 0.0);
         // Record which slot this is for the step-end event.
         queue_.push(b.end, kPriority[kStepEnd], kStepEnd, r.index, static_cast<int64_t>(slot));
@@ -258,91 +226,14 @@ void Simulation::try_start(Replica& r) {
   }
 }
 
+double Simulation::kv_load(int replica, int model) const {
+  const Engine& e = replicas_[static_cast<size_t>(replica)].engines[static_cast<size_t>(model)];
+  return static_cast<double>(e.kv.pool.used() + kv_.blocks_for(e.queued_tokens)) /
+         static_cast<double>(std::max<int64_t>(1, e.kv.pool.total()));
+}
+
 // ---------------------------------------------------------------------------
-// KV blocks
-
-uint64_t Simulation::prefix_key(const Req& q, int64_t block) const {
-  // Exact packing (no hashing collisions): model 2 bits, adapter 18, group 20, block 24.
-  const uint64_t model = static_cast<uint64_t>(q.spec.model) & 0x3;
-  const uint64_t adapter = static_cast<uint64_t>(q.spec.adapter + 1) & 0x3FFFF;
-  const uint64_t group = static_cast<uint64_t>(q.spec.prefix_group) & 0xFFFFF;
-  const uint64_t blk = static_cast<uint64_t>(block) & 0xFFFFFF;
-  return (model << 62) | (adapter << 44) | (group << 24) | blk;
-}
-
-bool Simulation::ensure_blocks(Engine& e, Req& q, int64_t tokens_after) {
-  if (spec_.kv.allocation == KvAllocation::Contiguous) return true;  // reserved on admission
-  const int64_t need = blocks_for(tokens_after) - held_blocks(q);
-  if (need <= 0) return true;
-  if (!e.pool.take(need)) return false;
-  q.private_blocks += need;
-  return true;
-}
-
-void Simulation::release_blocks(Engine& e, Req& q) {
-  for (int32_t id : q.prefix_entries) e.pool.release(id);
-  q.prefix_entries.clear();
-  e.pool.give(q.private_blocks);
-  q.private_blocks = 0;
-}
-
-void Simulation::publish_prefix(Engine& e, Req& q) {
-  if (!spec_.kv.prefix_caching || q.spec.prefix_group < 0) return;
-  const int64_t full = q.spec.prefix_tokens / block_size_;
-  while (static_cast<int64_t>(q.prefix_entries.size()) < full &&
-         q.computed >= (static_cast<int64_t>(q.prefix_entries.size()) + 1) * block_size_ && q.private_blocks > 0) {
-    const int32_t id = e.pool.publish(prefix_key(q, static_cast<int64_t>(q.prefix_entries.size())));
-    if (id < 0) break;  // another request published this block first: ours stays private
-    --q.private_blocks;
-    q.prefix_entries.push_back(id);
-  }
-}
-
-bool Simulation::admit(Engine& e, Req& q, int64_t budget, bool chunked, int64_t& chunk) {
-  std::vector<int32_t> hits;
-  if (spec_.kv.prefix_caching && q.spec.prefix_group >= 0) {
-    const int64_t nb = std::min(q.spec.prefix_tokens, q.target - 1) / block_size_;
-    for (int64_t j = 0; j < nb; ++j) {
-      const int32_t id = e.pool.lookup(prefix_key(q, j));
-      if (id < 0) break;
-      hits.push_back(id);
-    }
-  }
-  const int64_t hit_tokens = static_cast<int64_t>(hits.size()) * block_size_;
-  const int64_t remaining = q.target - hit_tokens;
-  if (chunked) {
-    chunk = std::min(remaining, budget);
-    if (chunk <= 0) return false;
-  } else {
-    if (remaining > budget) return false;
-    chunk = remaining;
-  }
-  const bool contiguous = spec_.kv.allocation == KvAllocation::Contiguous;
-  const int64_t need = contiguous ? reserve_blocks_ : blocks_for(hit_tokens + chunk) - static_cast<int64_t>(hits.size());
-  int64_t unreferenced = 0;
-  for (int32_t id : hits) unreferenced += e.pool.is_unreferenced(id) ? 1 : 0;
-  const int64_t headroom = contiguous ? 0 : e.watermark_blocks;
-  if (e.pool.allocatable() - unreferenced - need < headroom) return false;
-  for (int32_t id : hits) e.pool.acquire(id);
-  if (!e.pool.take(need)) fail(error_code::kInternal, "", "serving simulator: admission allocation failed");
-  ++prefix_lookups_;
-  if (!hits.empty()) ++prefix_hits_;
-  q.prefix_entries = std::move(hits);
-  q.private_blocks = need;
-  q.computed = hit_tokens;
-  q.cached_tokens += hit_tokens;
-  tok_cached_ += hit_tokens;
-  e.queued_tokens -= q.target;
-  return true;
-}
-
-int32_t Simulation::pick_victim(const Engine& e, int32_t exclude) const {
-  for (size_t i = e.running.size(); i-- > 0;) {
-    const int32_t id = e.running[i];
-    if (id != exclude && !reqs_[static_cast<size_t>(id)].in_flight) return id;
-  }
-  return -1;
-}
+// Request lifecycle
 
 void Simulation::join_running(Engine& e, Req& q) {
   e.running.push_back(static_cast<int32_t>(&q - reqs_.data()));
@@ -359,7 +250,7 @@ void Simulation::leave_running(Engine& e, Req& q) {
   q.kv_counted = 0;
 }
 
-void Simulation::note_computed(Req& q) {
+void Simulation::computed(Req& q) {
   const int64_t now = private_kv_tokens(q);
   rec_.computes(now - q.kv_counted);
   q.kv_counted = now;
@@ -367,26 +258,24 @@ void Simulation::note_computed(Req& q) {
 
 void Simulation::preempt(Engine& e, Req& q, Batch& b) {
   const int32_t id = static_cast<int32_t>(&q - reqs_.data());
-  ++preemptions_;
+  TokenCounts& counts = rec_.counts();
+  ++counts.preemptions;
   ++q.preemptions;
   leave_running(e, q);
-  lora_detach(e, q);
-  const int64_t held = held_blocks(q);
-  if (spec_.kv.preemption == PreemptionMode::Swap && q.computed > 0 && e.host_blocks_free >= held) {
-    ++swaps_out_;
-    b.swap_bytes += static_cast<double>(held * block_size_) * e.kv_bytes_per_token;
-    q.swapped_blocks = held;
-    e.host_blocks_free -= held;
-    release_blocks(e, q);
+  detach_adapter(e, q);
+  double bytes = 0;
+  if (spec_.kv.preemption == PreemptionMode::Swap && q.computed > 0 && kv_.swap_out(e.kv, q.kv, q.swapped_blocks, bytes)) {
+    ++counts.swaps_out;
+    b.swap_bytes += bytes;
     q.state = State::Swapped;
     e.swapped.push_back(id);
     rec_.queued();
     return;
   }
-  ++recomputes_;
+  ++counts.recomputes;
   q.discarded += q.computed;
-  tok_discarded_ += q.computed;
-  release_blocks(e, q);
+  counts.discarded += q.computed;
+  kv_.release(e.kv, q.kv);
   q.computed = 0;
   q.target = q.spec.prompt + q.generated;
   q.state = State::Queued;
@@ -395,263 +284,36 @@ void Simulation::preempt(Engine& e, Req& q, Batch& b) {
   e.queued_tokens += q.target;
 }
 
-void Simulation::swap_in(Engine& e, Batch& b) {
-  while (!e.swapped.empty()) {
-    const int32_t id = e.swapped.front();
-    Req& q = reqs_[static_cast<size_t>(id)];
-    if (static_cast<int64_t>(e.running.size()) >= spec_.scheduler.max_num_seqs) break;
-    const int64_t need = q.swapped_blocks;
-    if (e.pool.allocatable() - need < e.watermark_blocks) break;
-    e.pool.take(need);
-    q.private_blocks = need;
-    e.host_blocks_free += q.swapped_blocks;
-    q.swapped_blocks = 0;
-    b.swap_bytes += static_cast<double>(need * block_size_) * e.kv_bytes_per_token;
-    q.state = State::Running;
-    join_running(e, q);
-    lora_attach(e, q);
-    e.swapped.pop_front();
-    rec_.dequeued();
-  }
-}
-
 // ---------------------------------------------------------------------------
 // LoRA adapters
 
-bool Simulation::lora_admissible(const Engine& e, const Req& q) const {
+bool Simulation::adapter_fits(const Engine& e, const Req& q) const {
   if (!spec_.lora.enabled || q.spec.adapter < 0) return true;
   return e.adapter_refs[static_cast<size_t>(q.spec.adapter)] > 0 || e.distinct_adapters < spec_.lora.max_adapters_per_batch;
 }
 
-void Simulation::lora_attach(Engine& e, const Req& q) {
+void Simulation::attach_adapter(Engine& e, const Req& q) {
   if (!spec_.lora.enabled || q.spec.adapter < 0) return;
   if (e.adapter_refs[static_cast<size_t>(q.spec.adapter)]++ == 0) ++e.distinct_adapters;
 }
 
-void Simulation::lora_detach(Engine& e, const Req& q) {
+void Simulation::detach_adapter(Engine& e, const Req& q) {
   if (!spec_.lora.enabled || q.spec.adapter < 0) return;
   if (--e.adapter_refs[static_cast<size_t>(q.spec.adapter)] == 0) --e.distinct_adapters;
 }
 
 // ---------------------------------------------------------------------------
-// Batch formation
+// Disaggregation: KV transfers
 
-bool Simulation::form_batch(Replica& r, Engine& e, Batch& b) {
-  b.items.clear();
-  b.shape.seqs.clear();
-  b.static_decode = false;
-  b.swap_bytes = 0;
-  b.prefill_tokens = b.decode_tokens = 0;
-  if (spec_.scheduler.policy == SchedulerPolicy::Static) return form_static(r, e, b);
-  if (r.role == PoolRole::Decode) admit_incoming(r, e);
-  swap_in(e, b);
-
-  const bool chunked = spec_.scheduler.policy == SchedulerPolicy::ChunkedPrefill;
-  const Priority prio = spec_.scheduler.priority;
-  const int64_t max_seqs = spec_.scheduler.max_num_seqs;
-  const int64_t step_tokens = spec_k_ > 0 ? spec_k_ + 1 : 1;
-  int64_t budget = spec_.scheduler.max_num_batched_tokens;
-  bool admissions_blocked = !e.swapped.empty();
-
-  std::vector<int32_t> decodes, partials, waiting;
-  for (int32_t id : e.running) {
-    const Req& q = reqs_[static_cast<size_t>(id)];
-    if (q.in_flight) continue;
-    (q.computed >= q.target ? decodes : partials).push_back(id);
-  }
-  // Admission stops at the first prompt that cannot start, so only the queue's
-  // head matters (all of it when LoRA lets later prompts pass a blocked one).
-  size_t seats = static_cast<size_t>(std::max<int64_t>(0, max_seqs - static_cast<int64_t>(e.running.size())));
-  const size_t look = spec_.lora.enabled ? e.waiting.size() : std::min(e.waiting.size(), seats + 1);
-  waiting.assign(e.waiting.begin(), e.waiting.begin() + static_cast<std::ptrdiff_t>(look));
-  const int64_t recomputes_before = recomputes_;
-  bool admitted = false;
-
-  auto add_item = [&](Req& q, ItemKind kind, int64_t new_tokens) {
-    Item it;
-    it.req = static_cast<int32_t>(&q - reqs_.data());
-    it.kind = kind;
-    it.new_tokens = new_tokens;
-    it.cached = q.computed;
-    b.items.push_back(it);
-    q.in_flight = true;
-    if (kind == ItemKind::Prefill) b.prefill_tokens += new_tokens;
-    else b.decode_tokens += new_tokens;
-  };
-
-  const bool waiting_last = prio == Priority::DecodeFirst || (prio == Priority::PrefillFirst && !chunked);
-  auto process = [&](const std::vector<int32_t>& cand) {
-    for (int32_t id : cand) {
-      if (budget <= 0) break;
-      Req& q = reqs_[static_cast<size_t>(id)];
-      if (q.in_flight) continue;
-      if (q.state == State::Running) {
-        if (q.computed >= q.target) {
-          if (step_tokens > budget) break;
-          bool self_preempted = false;
-          while (!ensure_blocks(e, q, q.computed + step_tokens)) {
-            const int32_t victim = pick_victim(e, id);
-            if (victim < 0) {
-              preempt(e, q, b);
-              self_preempted = true;
-              break;
-            }
-            preempt(e, reqs_[static_cast<size_t>(victim)], b);
-          }
-          if (self_preempted) continue;
-          add_item(q, spec_k_ > 0 ? ItemKind::Verify : ItemKind::Decode, step_tokens);
-          budget -= step_tokens;
-        } else {
-          const int64_t chunk = std::min({q.target - q.computed, budget, spec_.scheduler.max_prefill_chunk});
-          if (!ensure_blocks(e, q, q.computed + chunk)) continue;
-          add_item(q, ItemKind::Prefill, chunk);
-          budget -= chunk;
-        }
-      } else if (q.state == State::Queued) {
-        if (admissions_blocked) {
-          if (waiting_last) break;  // only waiting prompts follow
-          continue;
-        }
-        if (static_cast<int64_t>(e.running.size()) >= max_seqs) {
-          admissions_blocked = true;
-          continue;
-        }
-        if (!lora_admissible(e, q)) continue;
-        int64_t chunk = 0;
-        if (!admit(e, q, chunked ? std::min(budget, spec_.scheduler.max_prefill_chunk) : budget, chunked, chunk)) {
-          admissions_blocked = true;
-          continue;
-        }
-        q.state = State::Running;
-        join_running(e, q);
-        lora_attach(e, q);
-        add_item(q, ItemKind::Prefill, chunk);
-        budget -= chunk;
-        admitted = true;
-      }
-    }
-  };
-
-  if (prio == Priority::PrefillFirst && !chunked) {
-    process(waiting);
-    if (!admitted) process(decodes);
-  } else if (prio == Priority::PrefillFirst) {
-    std::vector<int32_t> c = partials;
-    c.insert(c.end(), waiting.begin(), waiting.end());
-    c.insert(c.end(), decodes.begin(), decodes.end());
-    process(c);
-  } else if (prio == Priority::DecodeFirst) {
-    std::vector<int32_t> c = decodes;
-    c.insert(c.end(), partials.begin(), partials.end());
-    c.insert(c.end(), waiting.begin(), waiting.end());
-    process(c);
-  } else {
-    std::vector<int32_t> c = decodes;
-    c.insert(c.end(), partials.begin(), partials.end());
-    c.insert(c.end(), waiting.begin(), waiting.end());
-    std::stable_sort(c.begin(), c.end(), [&](int32_t x, int32_t y) {
-      const auto& a = reqs_[static_cast<size_t>(x)].spec;
-      const auto& bb = reqs_[static_cast<size_t>(y)].spec;
-      return a.arrival != bb.arrival ? a.arrival < bb.arrival : x < y;
-    });
-    process(c);
-  }
-  if (admitted) {
-    // Admitted prompts are among the `look` entries examined, which recompute
-    // preemptions during this step may have pushed back: only that head of the
-    // queue is compacted, so the cost does not grow with the queue's length.
-    const size_t head = look + static_cast<size_t>(recomputes_ - recomputes_before);
-    size_t keep = head;  // compacts the head's queued entries towards its end, in order
-    for (size_t i = head; i-- > 0;) {
-      const int32_t id = e.waiting[i];
-      if (reqs_[static_cast<size_t>(id)].state == State::Queued) e.waiting[--keep] = id;
-    }
-    e.waiting.erase(e.waiting.begin(), e.waiting.begin() + static_cast<std::ptrdiff_t>(keep));
-    rec_.dequeued(static_cast<int64_t>(keep));
-  }
-  return !b.items.empty();
-}
-
-bool Simulation::form_static(Replica& r, Engine& e, Batch& b) {
-  if (e.static_active) {
-    const int64_t past = e.static_max_prompt + e.static_step;
-    for (int32_t id : e.running) {
-      Req& q = reqs_[static_cast<size_t>(id)];
-      Item it;
-      it.req = id;
-      it.kind = ItemKind::Decode;
-      it.new_tokens = 1;
-      it.cached = past;
-      b.items.push_back(it);
-      b.shape.seqs.push_back(SeqChunk{1, past});
-      q.in_flight = true;
-      ++b.decode_tokens;
-    }
-    b.static_decode = true;
-    return !b.items.empty();
-  }
-  if (e.waiting.empty()) return false;
-  const int64_t want = std::min(spec_.scheduler.batch_size, spec_.scheduler.max_num_seqs);
-  if (static_cast<int64_t>(e.waiting.size()) < want && spec_.scheduler.max_wait_ms > 0 && arrivals_pending_ > 0) {
-    const TimeNs deadline = reqs_[static_cast<size_t>(e.waiting.front())].spec.arrival + to_ns(spec_.scheduler.max_wait_ms * 1e-3);
-    if (now_ < deadline) {
-      request_schedule(r, deadline);
-      return false;
-    }
-  }
-  int64_t n = std::min<int64_t>(want, static_cast<int64_t>(e.waiting.size()));
-  int64_t maxp = 0, maxo = 0, per_seq = 0;
-  for (; n > 0; --n) {
-    maxp = maxo = 0;
-    for (int64_t i = 0; i < n; ++i) {
-      const Req& q = reqs_[static_cast<size_t>(e.waiting[static_cast<size_t>(i)])];
-      maxp = std::max(maxp, q.spec.prompt);
-      maxo = std::max(maxo, q.spec.output);
-    }
-    per_seq = blocks_for(maxp + maxo);
-    if (n * per_seq <= e.pool.allocatable()) break;
-  }
-  if (n == 0) return false;
-  e.static_active = true;
-  e.static_max_prompt = maxp;
-  e.static_max_output = maxo;
-  e.static_step = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    const int32_t id = e.waiting.front();
-    e.waiting.pop_front();
-    rec_.dequeued();
-    Req& q = reqs_[static_cast<size_t>(id)];
-    e.pool.take(per_seq);
-    q.private_blocks = per_seq;
-    e.queued_tokens -= q.target;
-    q.state = State::Running;
-    join_running(e, q);
-    Item it;
-    it.req = id;
-    it.kind = ItemKind::Prefill;
-    it.new_tokens = q.spec.prompt;
-    it.cached = 0;
-    b.items.push_back(it);
-    b.shape.seqs.push_back(SeqChunk{maxp, 0});  // padded to the longest prompt
-    q.in_flight = true;
-    b.prefill_tokens += maxp;
-  }
-  return true;
-}
-
-void Simulation::admit_incoming(Replica& r, Engine& e) {
+void Simulation::admit_transfers(Replica& r, Engine& e) {
   const InterconnectSpec& link = *spec_.cluster.kv_transfer_link;
   while (!e.incoming.empty()) {
     const int32_t id = e.incoming.front();
     Req& q = reqs_[static_cast<size_t>(id)];
     if (static_cast<int64_t>(e.running.size()) >= spec_.scheduler.max_num_seqs) break;
-    const bool contiguous = spec_.kv.allocation == KvAllocation::Contiguous;
-    const int64_t need = contiguous ? reserve_blocks_ : blocks_for(q.computed + 1 + spec_k_);
-    if (e.pool.allocatable() - need < (contiguous ? 0 : e.watermark_blocks)) break;
-    e.pool.take(need);
-    q.private_blocks = need;
+    if (!kv_.reserve_for_transfer(e.kv, q.kv, q.computed + 1 + spec_k_)) break;
     Replica& src = replicas_[static_cast<size_t>(q.src_replica)];
-    const double bytes = static_cast<double>(q.computed) * src.engines[static_cast<size_t>(q.spec.model)].kv_bytes_per_token;
+    const double bytes = static_cast<double>(q.computed) * src.engines[static_cast<size_t>(q.spec.model)].kv.kv_bytes_per_token;
     const double secs = link.latency_us * 1e-6 + bytes / (link.bandwidth_per_gpu_GBps * 1e9);
     const TimeNs start = std::max(now_, src.link_free);
     const TimeNs end = start + std::max<TimeNs>(1, to_ns(secs));
@@ -769,7 +431,7 @@ double Simulation::price(int cost_index, const BatchShape& shape, int adapters, 
 }
 
 double Simulation::start_batch(Replica& r, Engine& e, Batch& b, double extra_s) {
-  if (!b.static_decode && spec_.scheduler.policy != SchedulerPolicy::Static) {
+  if (scheduler_->prices_items()) {
     b.shape.seqs.clear();
     for (const Item& it : b.items) b.shape.seqs.push_back(SeqChunk{it.new_tokens, it.cached});
   }
@@ -887,8 +549,7 @@ void Simulation::sample_series(const Batch& b) {
 // ---------------------------------------------------------------------------
 // Step completion
 
-void Simulation::emit_tokens(Replica& r, Req& q, int64_t n) {
-  (void)r;
+void Simulation::emit_tokens(Req& q, int64_t n) {
   if (q.generated == 0) q.first_token = now_;
   else itl_.add(now_ - q.last_token);
   q.last_token = now_;
@@ -898,9 +559,9 @@ void Simulation::emit_tokens(Replica& r, Req& q, int64_t n) {
 void Simulation::finish(Replica& r, Engine& e, Req& q) {
   q.state = State::Done;
   q.completion = now_;
-  release_blocks(e, q);
+  kv_.release(e.kv, q.kv);
   leave_running(e, q);
-  lora_detach(e, q);
+  detach_adapter(e, q);
   --r.outstanding;
   ++completed_;
   last_event_ = std::max(last_event_, now_);
@@ -911,15 +572,13 @@ void Simulation::finish(Replica& r, Engine& e, Req& q) {
 void Simulation::handoff(Replica& r, Engine& e, Req& q) {
   const int32_t id = static_cast<int32_t>(&q - reqs_.data());
   leave_running(e, q);
-  lora_detach(e, q);
+  detach_adapter(e, q);
   q.src_replica = r.index;
-  q.src_private = q.private_blocks;
-  q.src_prefix = std::move(q.prefix_entries);
-  q.prefix_entries.clear();
-  q.private_blocks = 0;
+  q.src_kv = std::move(q.kv);
+  q.kv = KvHold{};
   q.state = State::Handoff;
   --r.outstanding;
-  const int di = route(decode_replicas_, q, rr_decode_next_);
+  const int di = decode_router_->pick(decode_replicas_, q.spec.model, *this);
   Replica& d = replicas_[static_cast<size_t>(di)];
   ++d.outstanding;
   q.replica = di;
@@ -932,15 +591,12 @@ void Simulation::on_transfer_done(int32_t id) {
   Req& q = reqs_[static_cast<size_t>(id)];
   Replica& src = replicas_[static_cast<size_t>(q.src_replica)];
   Engine& se = src.engines[static_cast<size_t>(q.spec.model)];
-  for (int32_t e : q.src_prefix) se.pool.release(e);
-  q.src_prefix.clear();
-  se.pool.give(q.src_private);
-  q.src_private = 0;
+  kv_.release(se.kv, q.src_kv);
   q.state = State::Running;
   Replica& d = replicas_[static_cast<size_t>(q.replica)];
   Engine& de = d.engines[static_cast<size_t>(q.spec.model)];
   join_running(de, q);
-  lora_attach(de, q);
+  attach_adapter(de, q);
   request_schedule(d, now_);
   request_schedule(src, now_);
 }
@@ -951,83 +607,7 @@ void Simulation::on_step_end(int ri, int slot) {
   Engine& e = r.engines[static_cast<size_t>(b.engine)];
   b.active = false;
   --r.inflight;
-  if (spec_.scheduler.policy == SchedulerPolicy::Static) {
-    if (b.static_decode) ++e.static_step;
-    bool all_done = true;
-    for (const Item& it : b.items) {
-      Req& q = reqs_[static_cast<size_t>(it.req)];
-      q.in_flight = false;
-      if (!b.static_decode) {
-        q.computed = q.spec.prompt;
-        q.processed += q.spec.prompt;
-        tok_processed_ += q.spec.prompt;
-        tok_padding_ += e.static_max_prompt - q.spec.prompt;
-        emit_tokens(r, q, 1);
-      } else if (q.generated < q.spec.output) {
-        ++q.computed;
-        ++q.processed;
-        ++tok_processed_;
-        emit_tokens(r, q, 1);
-      } else {
-        ++tok_padding_;
-      }
-      note_computed(q);
-      all_done = all_done && q.generated >= q.spec.output;
-    }
-    if (all_done) {
-      // The batch returns together: every request completes at its end.
-      for (const Item& it : b.items) finish(r, e, reqs_[static_cast<size_t>(it.req)]);
-      e.static_active = false;
-    }
-    request_schedule(r, now_);
-    return;
-  }
-  for (const Item& it : b.items) {
-    Req& q = reqs_[static_cast<size_t>(it.req)];
-    q.in_flight = false;
-    if (q.state != State::Running) continue;
-    switch (it.kind) {
-      case ItemKind::Prefill: {
-        q.computed += it.new_tokens;
-        q.processed += it.new_tokens;
-        tok_processed_ += it.new_tokens;
-        publish_prefix(e, q);
-        note_computed(q);
-        if (q.computed >= q.target) {
-          emit_tokens(r, q, 1);
-          if (q.generated >= q.spec.output) finish(r, e, q);
-          else if (r.role == PoolRole::Prefill) handoff(r, e, q);
-        }
-        break;
-      }
-      case ItemKind::Decode: {
-        q.computed += 1;
-        q.processed += 1;
-        tok_processed_ += 1;
-        note_computed(q);
-        emit_tokens(r, q, 1);
-        if (q.generated >= q.spec.output) finish(r, e, q);
-        break;
-      }
-      case ItemKind::Verify: {
-        // Each of the k draft tokens is accepted with the configured
-        // probability until the first rejection; the target adds one token.
-        int64_t accepted = 0;
-        while (accepted < spec_k_ && accept_rng_.uniform01() < spec_.speculative.acceptance_rate) ++accepted;
-        const int64_t committed = std::min<int64_t>(accepted + 1, q.spec.output - q.generated);
-        ++verify_items_;
-        verify_committed_ += committed;
-        tok_spec_rejected_ += it.new_tokens - committed;
-        q.computed += committed;
-        q.processed += committed;
-        tok_processed_ += committed;
-        note_computed(q);
-        emit_tokens(r, q, committed);
-        if (q.generated >= q.spec.output) finish(r, e, q);
-        break;
-      }
-    }
-  }
+  scheduler_->complete(r, e, b);
   request_schedule(r, now_);
 }
 

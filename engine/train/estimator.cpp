@@ -77,7 +77,11 @@ void TrainRun::setup() {
   mb_ = std::make_unique<MicroBatchModel>(s_, setup_, *comm_, groups_);
 
   const int J = par.pp * par.virtual_stages;
-  const int Lc = m.num_layers / J;
+  const std::vector<int> layers_of = chunk_layer_counts(par, m.num_layers);
+  std::vector<int> first_layer(J, 0);
+  for (int j = 1; j < J; ++j) first_layer[j] = first_layer[j - 1] + layers_of[j - 1];
+  chunk_first_layer_ = first_layer;
+  chunk_layers_ = layers_of;
   const RecomputeSpec& rc = c.recompute;
   auto kind_of = [&](int i) { return m.is_moe() && i >= m.moe.first_dense_layers ? 1 : 0; };
   auto checkpointed = [&](int i) { return rc.mode == RecomputeMode::Full && i % rc.every_n_layers == 0; };
@@ -109,7 +113,7 @@ void TrainRun::setup() {
       items.push_back(&mb_->embedding());
       ch.has_embedding = true;
     }
-    for (int i = j * Lc; i < (j + 1) * Lc; ++i) {
+    for (int i = first_layer[j]; i < first_layer[j] + layers_of[j]; ++i) {
       const int k = kind_of(i);
       const bool ck = checkpointed(i);
       items.push_back(&mb_->layer(k, ck));
@@ -418,8 +422,7 @@ void TrainRun::finish() {
     const LayerActivations la[2] = {layer_activations(s_, c, false, rc), layer_activations(s_, c, true, rc)};
     const Chunk& ch0 = chunks_[mem_rank];
     double chunk = 0, transient = 0;
-    const int Lc = m.num_layers / J;
-    for (int i = mem_rank * Lc; i < (mem_rank + 1) * Lc; ++i) {
+    for (int i = chunk_first_layer_[mem_rank]; i < chunk_first_layer_[mem_rank] + chunk_layers_[mem_rank]; ++i) {
       const int k = m.is_moe() && i >= m.moe.first_dense_layers ? 1 : 0;
       const bool ck = rc.mode == RecomputeMode::Full && i % rc.every_n_layers == 0;
       chunk += ck ? la[k].checkpointed : la[k].stored;
@@ -577,6 +580,7 @@ void TrainRun::finish() {
                    {"stages", pp},
                    {"virtual_stages", v},
                    {"micro_batches", c.batch.gradient_accumulation},
+                   {"layers_per_chunk", chunk_layers_},
                    {"bubble_pct", span > 0 ? 100.0 * (span - tb.busy_s) / span : 0.0},
                    {"bubble_definition", "idle share of the schedule on the busiest rank (fill and drain); "
                                          "mean_idle_pct adds the idle time of less loaded stages"},

@@ -64,6 +64,7 @@ class TrainRun {
   std::unique_ptr<MicroBatchModel> mb_;
   std::unique_ptr<PipelineSimulation> sim_;
   std::vector<Chunk> chunks_;
+  std::vector<int> chunk_first_layer_, chunk_layers_;  // per model chunk
   int64_t done_units_ = 0;
   bool setup_done_ = false;
   bool finished_ = false;

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "model/param_count.hpp"
+#include "train/tp_overlap.hpp"
 
 namespace sightline {
 
@@ -411,6 +413,9 @@ void MicroBatchModel::build() {
     double part_s[kNumParts] = {0, 0, 0, 0};
     double mlp_flops = 0;
     double ag_s = 0, ag_calls = 0;
+    // Per operator of one layer, for the overlap of each TP collective with its own GEMM.
+    std::vector<NamedTime> tp_fwd_ops, tp_bwd_ops;
+    std::map<std::string, double> gemm_fwd_by_name, gemm_bwd_by_name;
   };
   Acc acc[kNumWhere];
   auto per = [&](int where) { return L[where] > 0 ? L[where] : 1.0; };
@@ -422,6 +427,7 @@ void MicroBatchModel::build() {
     const double flops = op.flops * op.count / per(tg.where);
     if (tg.comm != kCommNone) {
       x.tp_fwd += time;
+      x.tp_fwd_ops.push_back({op.name, time});
       if (op.collective == CollectiveKind::AllGather) {
         x.ag_s += time;
         x.ag_calls += op.count / per(tg.where);
@@ -429,7 +435,10 @@ void MicroBatchModel::build() {
     } else {
       x.fwd[cat_of(op)] += time;
       x.fwd_flops += flops;
-      if (op.family == OpFamily::Gemm) x.gemm_fwd += time;
+      if (op.family == OpFamily::Gemm) {
+        x.gemm_fwd += time;
+        x.gemm_fwd_by_name[op.name] += time;
+      }
       if (tg.part == kPartAttnCore) x.attn_core_fwd += time;
       if (tg.part == kPartMlp) x.mlp_flops += flops;
     }
@@ -441,6 +450,7 @@ void MicroBatchModel::build() {
     Acc& x = acc[tg.where];
     const double time = breakdown_.backward.parts[i].time_s / per(tg.where);
     const double flops = op.flops * op.count / per(tg.where);
+    if (tg.comm != kCommNone) x.tp_bwd_ops.push_back({op.name, time});
     if (tg.comm == kCommTpWgrad) {
       x.tp_wgrad += time;
       x.ag_s += time;
@@ -456,6 +466,7 @@ void MicroBatchModel::build() {
       x.bwd_flops += flops;
       if (op.family == OpFamily::Gemm) {
         x.gemm_bwd += time;
+        x.gemm_bwd_by_name[op.name] += time;
         if (op.name.size() > 6 && op.name.compare(op.name.size() - 6, 6, "_dgrad") == 0) x.dgrad_bwd += time;
       }
       if (tg.part == kPartAttnCore) x.attn_core_bwd += time;
@@ -554,6 +565,7 @@ void MicroBatchModel::build() {
 
   // Compose the items.
   const OverlapSpec& ov = c.overlap;
+  const double tp_sm_share = tp_overlap_sm_share(s_.hardware.gpu.sm_count);
   for (int kind = 0; kind < 2; ++kind) {
     const int where = kind == 0 ? kWhereDense : kWhereMoe;
     const Acc& x = acc[where];
@@ -566,9 +578,14 @@ void MicroBatchModel::build() {
         cf += x.fwd[k];
         cb += x.bwd[k];
       }
-      const double tp_f = ov.tp ? std::max(0.0, x.tp_fwd - x.gemm_fwd) : x.tp_fwd;
-      const double tp_b = (ov.tp ? std::max(0.0, x.tp_bwd - x.gemm_bwd) : x.tp_bwd) +
-                          std::max(0.0, x.tp_wgrad - x.dgrad_bwd);  // wgrad all-gather overlaps dgrad
+      // With comm overlap (it needs sequence parallelism) each collective hides
+      // behind its own GEMM only; without it, only the weight-gradient gather
+      // overlaps the data-gradient GEMMs (Megatron's default).
+      const bool overlap_tp = ov.tp && sp;
+      const double tp_f = overlap_tp ? tp_exposed_with_overlap_s(x.tp_fwd_ops, x.gemm_fwd_by_name, tp_sm_share)
+                                     : x.tp_fwd;
+      const double tp_b = overlap_tp ? tp_exposed_with_overlap_s(x.tp_bwd_ops, x.gemm_bwd_by_name, tp_sm_share)
+                                     : x.tp_bwd + std::max(0.0, x.tp_wgrad - x.dgrad_bwd);
       const double ep_f = where == kWhereMoe ? ep_pass[0] : 0.0;
       const double ep_b = where == kWhereMoe ? ep_pass[1] : 0.0;
       const double cp_f = ov.cp ? std::max(0.0, cp_pass[0] - x.attn_core_fwd) : cp_pass[0];

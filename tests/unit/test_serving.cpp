@@ -147,6 +147,62 @@ TEST_CASE("serving: invariants hold across schedulers, preemption modes and tech
   }
 }
 
+// Token conservation counted outside the engine's token counters: every token
+// a step computed (the trace's prefill and decode tokens) belongs to a
+// completed request, which needs prompt + output - 1 tokens in its KV cache
+// less what it found in the prefix cache (the per-request records).
+// Scenarios without preemption, speculation or static padding, where every
+// computed token is one of those.
+TEST_CASE("serving: tokens computed by the steps equal the tokens the per-request records need") {
+  std::vector<std::pair<std::string, json>> cases;
+  cases.emplace_back("continuous", smaller(scenario("I2.2"), 300));
+  {
+    json s = smaller(scenario("I2.5"), 200);
+    s["serving"].erase("compare");
+    cases.emplace_back("chunked prefill", s);
+    s["serving"]["scheduler"]["priority"] = "fcfs";
+    cases.emplace_back("chunked fcfs", s);
+  }
+  {
+    json s = smaller(scenario("I5.2"), 150);
+    s["serving"].erase("compare");
+    cases.emplace_back("prefix cache", s);
+  }
+  {
+    json s = smaller(scenario("I5.3"), 120);
+    s["serving"].erase("compare");
+    cases.emplace_back("disaggregated", s);
+  }
+  {
+    json s = smaller(scenario("I2.2"), 400);
+    s["hardware"] = {{"gpu", "a100-80g-sxm"}, {"gpus_per_node", 4}, {"intra_node", "nvlink3-nvswitch"}};
+    s["serving"].erase("parallelism");
+    s["serving"]["cluster"] = {{"router", "least_outstanding"}, {"pools", {{{"name", "a"}, {"replicas", 2}, {"tp", 1}, {"pp", 2}}}}};
+    cases.emplace_back("two replicas, pp 2", s);
+  }
+  for (auto& [name, s] : cases) {
+    CAPTURE(name);
+    s["serving"]["outputs"] = {{"trace", true}, {"trace_max_steps", 1000000}, {"max_request_records", 100000}};
+    const json r = ok_result(s);
+    REQUIRE(r["metrics"]["kv_cache"]["preemptions"] == 0);
+    REQUIRE(r["metrics"]["requests"]["completed"] == r["metrics"]["requests"]["total"]);
+    int64_t needed = 0;
+    const size_t p = col(r, "prompt_tokens"), o = col(r, "output_tokens"), c = col(r, "cached_tokens");
+    REQUIRE(r["requests"]["truncated"] == false);
+    for (const json& row : r["requests"]["rows"])
+      needed += row[p].get<int64_t>() + row[o].get<int64_t>() - 1 - row[c].get<int64_t>();
+    int64_t computed = 0, steps = 0;
+    for (const json& e : r["trace"]["traceEvents"]) {
+      if (e["ph"] != "X" || e["cat"] != "step") continue;
+      ++steps;
+      computed += e["args"]["prefill_tokens"].get<int64_t>() + e["args"]["decode_tokens"].get<int64_t>();
+    }
+    CHECK(steps == r["metrics"]["concurrency"]["steps"]);
+    CHECK(needed > 0);
+    CHECK(computed == needed);
+  }
+}
+
 TEST_CASE("serving: same seed gives identical bytes; a different seed changes arrivals") {
   json s = smaller(scenario("I2.2"), 200);
   const std::string a = sightline::api::run_scenario(s.dump());

@@ -203,3 +203,67 @@ TEST_CASE("serving core: every registry names its entries once, with a descripti
     }
   }
 }
+
+#include "core/error.hpp"
+#include "serve/batch_scheduler.hpp"
+#include "serve/router.hpp"
+
+namespace {
+
+template <class Factories>
+std::vector<std::string> factory_names(const Factories& factories) {
+  std::vector<std::string> names;
+  for (const auto& f : factories) names.push_back(f.name);
+  return names;
+}
+
+// The error a call throws: code, path and message.
+template <class F>
+sightline::SightlineError thrown_by(F f) {
+  try {
+    f();
+  } catch (const sightline::SightlineError& e) {
+    return e;
+  }
+  FAIL("no SightlineError thrown");
+  return sightline::SightlineError("", "", "");
+}
+
+}  // namespace
+
+TEST_CASE("serving core: routers and batch schedulers are chosen from registries of the validated names") {
+  CHECK(factory_names(router_factories()) == registry_names(routers()));
+  CHECK(factory_names(batch_scheduler_factories()) == registry_names(scheduler_policies()));
+  for (const std::string& name : registry_names(routers())) CHECK(make_router(name, "/serving/cluster/router") != nullptr);
+
+  const sightline::SightlineError e = thrown_by([] { make_router("random", "/serving/cluster/router"); });
+  CHECK(e.code() == "invalid_value");
+  CHECK(e.path() == "/serving/cluster/router");
+  for (const std::string& name : registry_names(routers())) CHECK(std::string(e.what()).find(name) != std::string::npos);
+}
+
+namespace {
+
+// Replica loads for the router tests: outstanding requests and KV load per replica.
+struct FixedLoads : ReplicaLoads {
+  std::vector<int64_t> requests;
+  std::vector<double> kv;
+  int64_t outstanding(int replica) const override { return requests[static_cast<size_t>(replica)]; }
+  double kv_load(int replica, int) const override { return kv[static_cast<size_t>(replica)]; }
+};
+
+}  // namespace
+
+TEST_CASE("serving core: routers take turns, or the least loaded replica with ties to the first") {
+  FixedLoads loads;
+  loads.requests = {3, 1, 1, 2};
+  loads.kv = {0.5, 0.7, 0.2, 0.2};
+  const std::vector<int> all = {0, 1, 2, 3};
+  auto rr = make_router("round_robin", "");
+  std::vector<int> turns;
+  for (int i = 0; i < 6; ++i) turns.push_back(rr->pick(all, 0, loads));
+  CHECK(turns == std::vector<int>{0, 1, 2, 3, 0, 1});
+  CHECK(make_router("least_outstanding", "")->pick(all, 0, loads) == 1);
+  CHECK(make_router("least_outstanding", "")->pick({3, 0}, 0, loads) == 3);
+  CHECK(make_router("least_kv_load", "")->pick(all, 0, loads) == 2);
+}

@@ -1,0 +1,387 @@
+#include "serve/batch_scheduler.hpp"
+
+#include <algorithm>
+
+#include "serve/registry.hpp"
+
+namespace sightline::serve {
+
+BatchScheduler::BatchScheduler(const SimulationSpec& spec, std::vector<SimRequest>& requests, KvManager& kv,
+                               MetricsRecorder& rec, SchedulerHost& host)
+    : spec_(spec), reqs_(requests), kv_(kv), rec_(rec), host_(host) {
+  spec_k_ = spec.speculative.method != SpecMethod::None ? spec.speculative.k : 0;
+}
+
+namespace {
+
+// Iteration-level batching: every step takes running decodes, prompt chunks
+// and new prompts up to the token budget, in the order the priority sets.
+class IterationScheduler : public BatchScheduler {
+ public:
+  IterationScheduler(bool chunked, const SimulationSpec& spec, std::vector<SimRequest>& requests, KvManager& kv,
+                     MetricsRecorder& rec, SchedulerHost& host)
+      : BatchScheduler(spec, requests, kv, rec, host), chunked_(chunked) {}
+
+  bool form(Replica& r, ModelEngine& e, StepBatch& b) override;
+  void complete(Replica& r, ModelEngine& e, StepBatch& b) override;
+
+ private:
+  void swap_in(ModelEngine& e, StepBatch& b);
+  bool admit(ModelEngine& e, SimRequest& q, int64_t budget, int64_t& chunk);
+  int32_t pick_victim(const ModelEngine& e, int32_t exclude) const;
+
+  bool chunked_;
+};
+
+void IterationScheduler::swap_in(ModelEngine& e, StepBatch& b) {
+  while (!e.swapped.empty()) {
+    const int32_t id = e.swapped.front();
+    SimRequest& q = req(id);
+    if (static_cast<int64_t>(e.running.size()) >= spec_.scheduler.max_num_seqs) break;
+    double bytes = 0;
+    if (!kv_.swap_in(e.kv, q.kv, q.swapped_blocks, bytes)) break;
+    b.swap_bytes += bytes;
+    q.state = RequestState::Running;
+    host_.join_running(e, q);
+    host_.attach_adapter(e, q);
+    e.swapped.pop_front();
+    rec_.dequeued();
+  }
+}
+
+bool IterationScheduler::admit(ModelEngine& e, SimRequest& q, int64_t budget, int64_t& chunk) {
+  int64_t hit_tokens = 0;
+  if (!kv_.admit(e.kv, q.kv, q.spec, q.target, budget, chunked_, chunk, hit_tokens)) return false;
+  q.computed = hit_tokens;
+  q.cached_tokens += hit_tokens;
+  rec_.counts().cached += hit_tokens;
+  e.queued_tokens -= q.target;
+  return true;
+}
+
+// The most recently admitted running request that is not in a step (vLLM preempts from the back).
+int32_t IterationScheduler::pick_victim(const ModelEngine& e, int32_t exclude) const {
+  for (size_t i = e.running.size(); i-- > 0;) {
+    const int32_t id = e.running[i];
+    if (id != exclude && !reqs_[static_cast<size_t>(id)].in_flight) return id;
+  }
+  return -1;
+}
+
+bool IterationScheduler::form(Replica& r, ModelEngine& e, StepBatch& b) {
+  if (r.role == PoolRole::Decode) host_.admit_transfers(r, e);
+  swap_in(e, b);
+
+  const bool chunked = chunked_;
+  const Priority prio = spec_.scheduler.priority;
+  const int64_t max_seqs = spec_.scheduler.max_num_seqs;
+  const int64_t step_tokens = spec_k_ > 0 ? spec_k_ + 1 : 1;
+  int64_t budget = spec_.scheduler.max_num_batched_tokens;
+  bool admissions_blocked = !e.swapped.empty();
+
+  std::vector<int32_t> decodes, partials, waiting;
+  for (int32_t id : e.running) {
+    const SimRequest& q = req(id);
+    if (q.in_flight) continue;
+    (q.computed >= q.target ? decodes : partials).push_back(id);
+  }
+  // Admission stops at the first prompt that cannot start, so only the queue's
+  // head matters (all of it when LoRA lets later prompts pass a blocked one).
+  size_t seats = static_cast<size_t>(std::max<int64_t>(0, max_seqs - static_cast<int64_t>(e.running.size())));
+  const size_t look = spec_.lora.enabled ? e.waiting.size() : std::min(e.waiting.size(), seats + 1);
+  waiting.assign(e.waiting.begin(), e.waiting.begin() + static_cast<std::ptrdiff_t>(look));
+  const int64_t recomputes_before = rec_.counts().recomputes;
+  bool admitted = false;
+
+  auto add_item = [&](SimRequest& q, ItemKind kind, int64_t new_tokens) {
+    StepItem it;
+    it.req = id_of(q);
+    it.kind = kind;
+    it.new_tokens = new_tokens;
+    it.cached = q.computed;
+    b.items.push_back(it);
+    q.in_flight = true;
+    if (kind == ItemKind::Prefill) b.prefill_tokens += new_tokens;
+    else b.decode_tokens += new_tokens;
+  };
+
+  const bool waiting_last = prio == Priority::DecodeFirst || (prio == Priority::PrefillFirst && !chunked);
+  auto process = [&](const std::vector<int32_t>& cand) {
+    for (int32_t id : cand) {
+      if (budget <= 0) break;
+      SimRequest& q = req(id);
+      if (q.in_flight) continue;
+      if (q.state == RequestState::Running) {
+        if (q.computed >= q.target) {
+          if (step_tokens > budget) break;
+          bool self_preempted = false;
+          while (!kv_.grow(e.kv, q.kv, q.computed + step_tokens)) {
+            const int32_t victim = pick_victim(e, id);
+            if (victim < 0) {
+              host_.preempt(e, q, b);
+              self_preempted = true;
+              break;
+            }
+            host_.preempt(e, req(victim), b);
+          }
+          if (self_preempted) continue;
+          add_item(q, spec_k_ > 0 ? ItemKind::Verify : ItemKind::Decode, step_tokens);
+          budget -= step_tokens;
+        } else {
+          const int64_t chunk = std::min({q.target - q.computed, budget, spec_.scheduler.max_prefill_chunk});
+          if (!kv_.grow(e.kv, q.kv, q.computed + chunk)) continue;
+          add_item(q, ItemKind::Prefill, chunk);
+          budget -= chunk;
+        }
+      } else if (q.state == RequestState::Queued) {
+        if (admissions_blocked) {
+          if (waiting_last) break;  // only waiting prompts follow
+          continue;
+        }
+        if (static_cast<int64_t>(e.running.size()) >= max_seqs) {
+          admissions_blocked = true;
+          continue;
+        }
+        if (!host_.adapter_fits(e, q)) continue;
+        int64_t chunk = 0;
+        if (!admit(e, q, chunked ? std::min(budget, spec_.scheduler.max_prefill_chunk) : budget, chunk)) {
+          admissions_blocked = true;
+          continue;
+        }
+        q.state = RequestState::Running;
+        host_.join_running(e, q);
+        host_.attach_adapter(e, q);
+        add_item(q, ItemKind::Prefill, chunk);
+        budget -= chunk;
+        admitted = true;
+      }
+    }
+  };
+
+  if (prio == Priority::PrefillFirst && !chunked) {
+    process(waiting);
+    if (!admitted) process(decodes);
+  } else if (prio == Priority::PrefillFirst) {
+    std::vector<int32_t> c = partials;
+    c.insert(c.end(), waiting.begin(), waiting.end());
+    c.insert(c.end(), decodes.begin(), decodes.end());
+    process(c);
+  } else if (prio == Priority::DecodeFirst) {
+    std::vector<int32_t> c = decodes;
+    c.insert(c.end(), partials.begin(), partials.end());
+    c.insert(c.end(), waiting.begin(), waiting.end());
+    process(c);
+  } else {
+    std::vector<int32_t> c = decodes;
+    c.insert(c.end(), partials.begin(), partials.end());
+    c.insert(c.end(), waiting.begin(), waiting.end());
+    std::stable_sort(c.begin(), c.end(), [&](int32_t x, int32_t y) {
+      const auto& a = req(x).spec;
+      const auto& bb = req(y).spec;
+      return a.arrival != bb.arrival ? a.arrival < bb.arrival : x < y;
+    });
+    process(c);
+  }
+  if (admitted) {
+    // Admitted prompts are among the `look` entries examined, which recompute
+    // preemptions during this step may have pushed back: only that head of the
+    // queue is compacted, so the cost does not grow with the queue's length.
+    const size_t head = look + static_cast<size_t>(rec_.counts().recomputes - recomputes_before);
+    size_t keep = head;  // compacts the head's queued entries towards its end, in order
+    for (size_t i = head; i-- > 0;) {
+      const int32_t id = e.waiting[i];
+      if (req(id).state == RequestState::Queued) e.waiting[--keep] = id;
+    }
+    e.waiting.erase(e.waiting.begin(), e.waiting.begin() + static_cast<std::ptrdiff_t>(keep));
+    rec_.dequeued(static_cast<int64_t>(keep));
+  }
+  return !b.items.empty();
+}
+
+void IterationScheduler::complete(Replica& r, ModelEngine& e, StepBatch& b) {
+  TokenCounts& counts = rec_.counts();
+  for (const StepItem& it : b.items) {
+    SimRequest& q = req(it.req);
+    q.in_flight = false;
+    if (q.state != RequestState::Running) continue;
+    switch (it.kind) {
+      case ItemKind::Prefill: {
+        q.computed += it.new_tokens;
+        q.processed += it.new_tokens;
+        counts.processed += it.new_tokens;
+        kv_.publish_prefix(e.kv, q.kv, q.spec, q.computed);
+        host_.computed(q);
+        if (q.computed >= q.target) {
+          host_.emit_tokens(q, 1);
+          if (q.generated >= q.spec.output) host_.finish(r, e, q);
+          else if (r.role == PoolRole::Prefill) host_.handoff(r, e, q);
+        }
+        break;
+      }
+      case ItemKind::Decode: {
+        q.computed += 1;
+        q.processed += 1;
+        counts.processed += 1;
+        host_.computed(q);
+        host_.emit_tokens(q, 1);
+        if (q.generated >= q.spec.output) host_.finish(r, e, q);
+        break;
+      }
+      case ItemKind::Verify: {
+        // Each of the k draft tokens is accepted with the configured
+        // probability until the first rejection; the target adds one token.
+        int64_t accepted = 0;
+        while (accepted < spec_k_ && host_.acceptance_draw() < spec_.speculative.acceptance_rate) ++accepted;
+        const int64_t committed = std::min<int64_t>(accepted + 1, q.spec.output - q.generated);
+        ++counts.verify_items;
+        counts.verify_committed += committed;
+        counts.spec_rejected += it.new_tokens - committed;
+        q.computed += committed;
+        q.processed += committed;
+        counts.processed += committed;
+        host_.computed(q);
+        host_.emit_tokens(q, committed);
+        if (q.generated >= q.spec.output) host_.finish(r, e, q);
+        break;
+      }
+    }
+  }
+}
+
+// Request-level batching: a batch of up to batch_size prompts, padded to the
+// longest prompt and run until its longest output is done; nothing joins it.
+class StaticScheduler : public BatchScheduler {
+ public:
+  using BatchScheduler::BatchScheduler;
+  bool form(Replica& r, ModelEngine& e, StepBatch& b) override;
+  void complete(Replica& r, ModelEngine& e, StepBatch& b) override;
+  bool prices_items() const override { return false; }
+};
+
+bool StaticScheduler::form(Replica& r, ModelEngine& e, StepBatch& b) {
+  if (e.static_active) {
+    const int64_t past = e.static_max_prompt + e.static_step;
+    for (int32_t id : e.running) {
+      SimRequest& q = req(id);
+      StepItem it;
+      it.req = id;
+      it.kind = ItemKind::Decode;
+      it.new_tokens = 1;
+      it.cached = past;
+      b.items.push_back(it);
+      b.shape.seqs.push_back(SeqChunk{1, past});
+      q.in_flight = true;
+      ++b.decode_tokens;
+    }
+    b.static_decode = true;
+    return !b.items.empty();
+  }
+  if (e.waiting.empty()) return false;
+  const int64_t want = std::min(spec_.scheduler.batch_size, spec_.scheduler.max_num_seqs);
+  if (static_cast<int64_t>(e.waiting.size()) < want && spec_.scheduler.max_wait_ms > 0 && host_.arrivals_pending()) {
+    const TimeNs deadline = req(e.waiting.front()).spec.arrival + to_ns(spec_.scheduler.max_wait_ms * 1e-3);
+    if (host_.now() < deadline) {
+      host_.wake_at(r, deadline);
+      return false;
+    }
+  }
+  int64_t n = std::min<int64_t>(want, static_cast<int64_t>(e.waiting.size()));
+  int64_t maxp = 0, maxo = 0, per_seq = 0;
+  for (; n > 0; --n) {
+    maxp = maxo = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      const SimRequest& q = req(e.waiting[static_cast<size_t>(i)]);
+      maxp = std::max(maxp, q.spec.prompt);
+      maxo = std::max(maxo, q.spec.output);
+    }
+    per_seq = kv_.blocks_for(maxp + maxo);
+    if (n * per_seq <= e.kv.pool.allocatable()) break;
+  }
+  if (n == 0) return false;
+  e.static_active = true;
+  e.static_max_prompt = maxp;
+  e.static_max_output = maxo;
+  e.static_step = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const int32_t id = e.waiting.front();
+    e.waiting.pop_front();
+    rec_.dequeued();
+    SimRequest& q = req(id);
+    e.kv.pool.take(per_seq);
+    q.kv.private_blocks = per_seq;
+    e.queued_tokens -= q.target;
+    q.state = RequestState::Running;
+    host_.join_running(e, q);
+    StepItem it;
+    it.req = id;
+    it.kind = ItemKind::Prefill;
+    it.new_tokens = q.spec.prompt;
+    it.cached = 0;
+    b.items.push_back(it);
+    b.shape.seqs.push_back(SeqChunk{maxp, 0});  // padded to the longest prompt
+    q.in_flight = true;
+    b.prefill_tokens += maxp;
+  }
+  return true;
+}
+
+void StaticScheduler::complete(Replica& r, ModelEngine& e, StepBatch& b) {
+  TokenCounts& counts = rec_.counts();
+  if (b.static_decode) ++e.static_step;
+  bool all_done = true;
+  for (const StepItem& it : b.items) {
+    SimRequest& q = req(it.req);
+    q.in_flight = false;
+    if (!b.static_decode) {
+      q.computed = q.spec.prompt;
+      q.processed += q.spec.prompt;
+      counts.processed += q.spec.prompt;
+      counts.padding += e.static_max_prompt - q.spec.prompt;
+      host_.emit_tokens(q, 1);
+    } else if (q.generated < q.spec.output) {
+      ++q.computed;
+      ++q.processed;
+      ++counts.processed;
+      host_.emit_tokens(q, 1);
+    } else {
+      ++counts.padding;
+    }
+    host_.computed(q);
+    all_done = all_done && q.generated >= q.spec.output;
+  }
+  if (all_done) {
+    // The batch returns together: every request completes at its end.
+    for (const StepItem& it : b.items) host_.finish(r, e, req(it.req));
+    e.static_active = false;
+  }
+}
+
+template <bool Chunked>
+std::unique_ptr<BatchScheduler> make_iteration(const SimulationSpec& spec, std::vector<SimRequest>& requests,
+                                               KvManager& kv, MetricsRecorder& rec, SchedulerHost& host) {
+  return std::make_unique<IterationScheduler>(Chunked, spec, requests, kv, rec, host);
+}
+
+std::unique_ptr<BatchScheduler> make_static(const SimulationSpec& spec, std::vector<SimRequest>& requests, KvManager& kv,
+                                            MetricsRecorder& rec, SchedulerHost& host) {
+  return std::make_unique<StaticScheduler>(spec, requests, kv, rec, host);
+}
+
+}  // namespace
+
+const std::vector<BatchSchedulerFactory>& batch_scheduler_factories() {
+  static const std::vector<BatchSchedulerFactory> r = {
+      {"continuous", make_iteration<false>},
+      {"chunked_prefill", make_iteration<true>},
+      {"static", make_static},
+  };
+  return r;
+}
+
+std::unique_ptr<BatchScheduler> make_batch_scheduler(const std::string& name, const std::string& path,
+                                                     const SimulationSpec& spec, std::vector<SimRequest>& requests,
+                                                     KvManager& kv, MetricsRecorder& rec, SchedulerHost& host) {
+  return find_by_name(batch_scheduler_factories(), name, path, "scheduler policy").make(spec, requests, kv, rec, host);
+}
+
+}  // namespace sightline::serve

@@ -1,0 +1,113 @@
+#pragma once
+// The serving simulator's state, shared by its parts (the router, the batch
+// scheduler, the KV manager and the metrics recorder): requests, the model
+// engines of a replica with their queues, replicas, and the steps in flight.
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+#include "model/operators.hpp"
+#include "hw/hardware.hpp"
+#include "serve/event_queue.hpp"
+#include "serve/kv_manager.hpp"
+#include "serve/sim_spec.hpp"
+#include "serve/workload.hpp"
+
+namespace sightline::serve {
+
+enum class RequestState : int8_t { Pending, Queued, Running, Swapped, Handoff, Transferring, Done, Dropped };
+enum class ItemKind : int8_t { Prefill, Decode, Verify };
+
+struct SimRequest {
+  RequestSpec spec;
+  RequestState state = RequestState::Pending;
+  bool in_flight = false;
+  int32_t replica = -1;
+  int64_t computed = 0;   // tokens whose KV is in the cache
+  int64_t generated = 0;  // output tokens delivered
+  int64_t target = 0;     // tokens to have in cache before the next token comes out of a prefill
+  KvHold kv;
+  int64_t swapped_blocks = 0;
+  // Disaggregation: the prefill replica's blocks, held until the KV transfer ends.
+  int32_t src_replica = -1;
+  KvHold src_kv;
+  int64_t cached_tokens = 0;  // prefix-cache hits over all admissions
+  int64_t discarded = 0;      // KV tokens thrown away by recompute preemptions
+  int64_t processed = 0;      // tokens this request put into the KV cache
+  int64_t kv_counted = 0;     // private KV tokens the recorder counts for it while it runs
+  TimeNs first_scheduled = -1, first_token = -1, last_token = -1, completion = -1;
+  TimeNs transfer_ns = 0;
+  int32_t preemptions = 0;
+  const char* drop_reason = nullptr;
+};
+
+struct StepItem {
+  int32_t req = 0;
+  ItemKind kind = ItemKind::Decode;
+  int64_t new_tokens = 0;
+  int64_t cached = 0;
+};
+
+struct StepBatch {
+  bool active = false;
+  int engine = 0;
+  std::vector<StepItem> items;
+  BatchShape shape;  // what is priced (static batches are padded)
+  TimeNs start = 0, end = 0;
+  int64_t prefill_tokens = 0, decode_tokens = 0;
+  bool static_decode = false;
+  double swap_bytes = 0;  // per GPU, swapped out or in before the step
+
+  // Empties the batch before the scheduler forms a step of engine `engine_index`.
+  void reset(int engine_index) {
+    engine = engine_index;
+    items.clear();
+    shape.seqs.clear();
+    static_decode = false;
+    swap_bytes = 0;
+    prefill_tokens = decode_tokens = 0;
+  }
+};
+
+// One model served by a replica: its KV space and its queues.
+struct ModelEngine {
+  int model = 0;
+  KvSpace kv;
+  std::deque<int32_t> waiting;
+  std::vector<int32_t> running;
+  std::deque<int32_t> swapped;
+  std::deque<int32_t> incoming;  // disaggregated decode: waiting for blocks and the KV transfer
+  int cost = 0;                  // index into the simulator's cost entries
+  int64_t queued_tokens = 0;     // prompt tokens waiting in `waiting` (router load)
+  // LoRA
+  std::vector<int32_t> adapter_refs;
+  int distinct_adapters = 0;
+  std::vector<int32_t> resident;  // least recently used first
+  // static batching
+  bool static_active = false;
+  int64_t static_max_prompt = 0, static_max_output = 0, static_step = 0;
+};
+
+struct Replica {
+  int index = 0;
+  int pool = 0;
+  PoolRole role = PoolRole::Mixed;
+  ParallelLayout layout;
+  const GpuSpec* gpu = nullptr;
+  std::vector<ModelEngine> engines;
+  int next_engine = 0;
+  int inflight = 0;
+  TimeNs stage_free = 0;
+  bool sched_pending = false;
+  TimeNs sched_at = 0;
+  int64_t outstanding = 0;
+  TimeNs link_free = 0;
+  std::vector<StepBatch> slots;
+  int draft_cost = -1;
+  // accounting
+  double busy_s = 0;  // per GPU (step time / pp)
+  double step_s = 0;  // whole steps
+  int64_t steps = 0;
+};
+
+}  // namespace sightline::serve
