@@ -3,13 +3,13 @@
 #include <functional>
 
 #include "api/budgeted_job.hpp"
-#include "api/job.hpp"
+#include "api/make_job.hpp"
 #include "core/error.hpp"
 #include "core/json_text.hpp"
 #include "core/version.hpp"
 #include "presets/preset_store.hpp"
 #include "scenario/scenario.hpp"
-#include "serve/registry.hpp"
+#include "scenario/policy_registry.hpp"
 
 namespace sightline::api {
 

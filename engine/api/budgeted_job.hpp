@@ -6,7 +6,7 @@
 // between slices, so no simulator needs to know about it.
 #include <memory>
 
-#include "api/job.hpp"
+#include "run/job.hpp"
 #include "core/json_reader.hpp"
 
 namespace sightline {

@@ -6,7 +6,7 @@
 // batching, queueing, SLO attainment and pipeline overlap as the real run does.
 #include <memory>
 
-#include "api/job.hpp"
+#include "api/make_job.hpp"
 
 namespace sightline {
 

@@ -18,7 +18,7 @@ const char* const kUsage =
     "  sightline comm --collective NAME --gpus N [--nodes M] --interconnect ID [--intra-node ID] --bytes N [--format json|table]\n"
     "  sightline calibrate --gpu ID [--vidur-dir DIR --vidur-gpu FOLDER] [--csv FILE]... [--base ID|none] [--out FILE]\n"
     "  sightline calibrate-comm --interconnect ID [--vidur-dir DIR --vidur-system NAME] [--csv FILE]... [--shape-from FILE] [--out FILE]\n"
-    "  sightline report-accuracy [--data DIR] [--format table|json]\n"
+    "  sightline report-accuracy [--data DIR] [--measured DIR] [--format table|json] [--transfer-errors-out FILE]\n"
     "  sightline report-training [--format table|json]\n"
     "  sightline report-e2e [--format table|json]\n"
     "  sightline sweep BASE --set PATH=v1,v2,... [--set ...] [--zip] [--out FILE]\n"

@@ -11,6 +11,7 @@
 
 #include "core/json_text.hpp"
 #include "cli/calibration_inputs.hpp"
+#include "cli/kernel_accuracy.hpp"
 #include "comm/collectives.hpp"
 #include "comm/comm_fit.hpp"
 #include "cli/cli_common.hpp"
@@ -190,12 +191,13 @@ json collective_accuracy(const std::string& csv_path, const std::string& vidur_r
 }  // namespace
 
 int cmd_report_accuracy(const Args& args) {
-  std::string data_dir = default_data_dir(), format = "table", measured_dir = default_measured_dir();
+  std::string data_dir = default_data_dir(), format = "table", measured_dir = default_measured_dir(), transfer_errors_out;
   std::string published = std::string(SIGHTLINE_SOURCE_DIR) + "/presets/calibrations/data/published_kernels.csv";
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--data" && i + 1 < args.size()) data_dir = args[++i];
     else if (args[i] == "--format" && i + 1 < args.size()) format = args[++i];
     else if (args[i] == "--measured" && i + 1 < args.size()) measured_dir = args[++i];
+    else if (args[i] == "--transfer-errors-out" && i + 1 < args.size()) transfer_errors_out = args[++i];
     else return usage_error("unexpected argument '" + args[i] + "'");
   }
   if (format != "table" && format != "json") return usage_error("unknown format '" + format + "'");
@@ -211,15 +213,18 @@ int cmd_report_accuracy(const Args& args) {
       vidur_samples[id] = load_vidur_compute(vidur, folder);
       report["leave_one_model_out"][id] = leave_one_model_out(vidur_samples[id], gpus[id], default_calibration());
     }
-    // 2. Cross-generation between the two swept GPUs.
-    CalibrationFitOptions options;
-    for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{{"a100-80g-sxm", "a40"},
-                                                                                    {"a40", "a100-80g-sxm"}}) {
-      const KernelCalibration fitted = fit_kernel_calibration(gpus[from], vidur_samples[from], default_calibration(), options);
-      ErrorsByClass errors;
-      add_errors(errors, vidur_samples[to], transfer_calibration(fitted, to, 0), gpus[to]);
-      report["cross_generation"][from + " -> " + to] = summarize(errors);
-    }
+    // 2. Cross-generation on every GPU pair with development data (leave one GPU out).
+    const DevKernels dev = load_development_kernels(vidur, published, measured_dir);
+    // 1b. Our own sweeps: leave one shape group out (the (N, K) of a GEMM, the heads of an attention ...).
+    for (const auto& [id, rows] : dev)
+      if (!vidur_samples.count(id))
+        report["leave_one_group_out"][id] = leave_one_model_out(rows, read_gpu(json(id), "/gpu"), reference_calibration());
+    const json pairs = cross_generation_pairs(dev);
+    report["cross_generation"] = pairs["pairs"];
+    report["cross_generation_pooled"] = pairs["pooled"];
+    if (!transfer_errors_out.empty()) write_output(transfer_errors_out, transfer_error_preset(pairs).dump(2) + "\n");
+    report["interval_coverage"] = interval_coverage(dev);
+    report["gemm_ceiling_sweep"] = gemm_ceiling_sweep();
     // 3. Published kernel figures of other GPUs.
     json rows = json::array();
     for (const std::string id : {"h100-sxm", "h200", "b200"}) {
@@ -253,9 +258,31 @@ int cmd_report_accuracy(const Args& args) {
       print_class_table("Leave-one-model-out, " + it.key() + " (" + std::to_string(it.value()["models"].get<int>()) +
                             " models, Vidur per-operator data): fit on the others, predict the held-out model",
                         it.value()["by_class"]);
+    for (auto it = report["leave_one_group_out"].begin(); it != report["leave_one_group_out"].end(); ++it)
+      print_class_table("Leave-one-shape-group-out, " + it.key() + " (" + std::to_string(it.value()["models"].get<int>()) +
+                            " groups of our microbenchmark sweep and the published figures): fit on the others, "
+                            "predict the held-out group",
+                        it.value()["by_class"]);
     for (auto it = report["cross_generation"].begin(); it != report["cross_generation"].end(); ++it)
-      print_class_table("Cross-generation " + it.key() + ": fitted on the first GPU only, transferred by spec sheet",
-                        it.value());
+      print_signed_class_table("Cross-generation " + it.key() + ": fitted on the first GPU only, transferred by spec sheet",
+                               it.value());
+    print_signed_class_table("Cross-generation, pooled over every pair (the transfer error that widens transferred "
+                             "classes' intervals)", report["cross_generation_pooled"]);
+    const json& cov = report["interval_coverage"];
+    std::cout << "80% interval coverage (share of development kernel measurements inside the shipped calibration's "
+                 "interval; target 70-90%): mean over GPUs " << fixed(100 * cov["mean_share_over_gpus"].get<double>(), 1)
+              << "%, pooled " << fixed(100 * cov["pooled_share"].get<double>(), 1) << "%\n";
+    for (auto it = cov["by_gpu"].begin(); it != cov["by_gpu"].end(); ++it)
+      std::cout << "  " << std::left << std::setw(14) << it.key() << std::right << std::setw(7)
+                << it.value()["samples"].get<size_t>() << " kernels  " << fixed(100 * it.value()["share"].get<double>(), 1)
+                << "% inside\n";
+    std::cout << "\nGEMM ceiling sweep (every m, n, k in 1..65536 by powers of 2): best priced vs best measured\n";
+    for (const json& r : report["gemm_ceiling_sweep"])
+      std::cout << "  " << std::left << std::setw(14) << r["gpu"].get<std::string>() << std::setw(6)
+                << r["dtype"].get<std::string>() << std::right << " priced " << std::setw(8) << fixed(r["best_priced_tflops"], 1)
+                << " TFLOP/s (" << r["best_priced_shape_mnk"].get<std::string>() << ")  measured best " << std::setw(8)
+                << fixed(r["measured_best_tflops"], 1) << "  " << (r["ok"].get<bool>() ? "ok" : "ABOVE CEILING") << "\n";
+    std::cout << "\n";
     std::cout << "Published kernel figures (measurements.md): cross-generation from A100 vs target-measured "
                  "(in-sample: these rows are the GPU's calibration data)\n";
     for (const json& r : rows) {

@@ -6,7 +6,7 @@
 
 #include "comm/collectives.hpp"
 #include "comm/comm_model.hpp"
-#include "perf/nelder_mead.hpp"
+#include "core/nelder_mead.hpp"
 
 namespace sightline {
 

@@ -1,9 +1,10 @@
 #pragma once
 // GPU and interconnect specifications, read from presets or custom specs.
+#include <optional>
 #include <string>
 
 #include "core/json_reader.hpp"
-#include "model/dtype.hpp"
+#include "core/dtype.hpp"
 
 namespace sightline {
 
@@ -36,6 +37,16 @@ struct InterconnectSpec {
   double latency_us = 0;
   bool sharp = false;
   json to_json() const;
+};
+
+// The deployment's GPUs and the links between them (the scenario's "hardware").
+struct HardwareSpec {
+  GpuSpec gpu;
+  int gpus_per_node = 1;
+  int nodes = 1;
+  std::optional<InterconnectSpec> intra_node;
+  std::optional<InterconnectSpec> inter_node;
+  int total_gpus() const { return gpus_per_node * nodes; }
 };
 
 GpuSpec read_gpu(const json& value, const std::string& path);               // preset id or custom object

@@ -3,14 +3,14 @@
 #include <algorithm>
 #include <array>
 
-#include "api/result_header.hpp"
+#include "run/result_header.hpp"
 #include "mem/inference_memory.hpp"
 #include "model/param_count.hpp"
 #include "perf/power.hpp"
 
 namespace sightline {
 
-LatencyJob::LatencyJob(Scenario scenario) : s_(std::move(scenario)), cost_(make_cost_setup(s_)) {
+LatencyJob::LatencyJob(Scenario scenario) : s_(std::move(scenario)), cost_(make_cost_setup(s_.cost_model, s_.hardware)) {
   // One unit for the prefill, one per decode step.
   total_units_ = 1 + (s_.serving->workload.output_tokens - 1);
 }

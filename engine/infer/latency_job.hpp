@@ -2,7 +2,8 @@
 // Latency of one batch of identical requests on one deployment, with no queue:
 // a prefill step for the whole batch, then one decode step per output token,
 // each priced operator by operator at its exact KV length.
-#include "api/job.hpp"
+#include "run/job.hpp"
+#include "scenario/scenario.hpp"
 #include "perf/cost_setup.hpp"
 
 namespace sightline {

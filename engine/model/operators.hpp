@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "model/architecture.hpp"
-#include "model/dtype.hpp"
+#include "core/dtype.hpp"
 
 namespace sightline {
 

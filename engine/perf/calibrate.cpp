@@ -5,7 +5,7 @@
 #include <map>
 
 #include "perf/calibrated_cost.hpp"
-#include "perf/nelder_mead.hpp"
+#include "core/nelder_mead.hpp"
 
 namespace sightline {
 
@@ -72,6 +72,39 @@ double fit_scale(const std::function<void(KernelCalibration&, double)>& apply, K
   return std::exp(nelder_mead(objective, {0.0}, {0.2}, 400, 1e-12).x[0]);
 }
 
+// At most this many samples per dtype enter the shape fit (evenly strided,
+// so a 90k-row Vidur sweep fits in seconds and keeps every shape family).
+constexpr size_t kMaxGemmFitSamples = 1500;
+
+std::vector<const KernelSample*> strided(const std::vector<const KernelSample*>& v, size_t max_n) {
+  if (v.size() <= max_n) return v;
+  std::vector<const KernelSample*> out;
+  const double step = static_cast<double>(v.size()) / static_cast<double>(max_n);
+  for (size_t i = 0; i < max_n; ++i) out.push_back(v[static_cast<size_t>(i * step)]);
+  return out;
+}
+
+// Best achieved TFLOP/s per dtype over the GEMM samples: the GPU's ceiling.
+void set_gemm_ceilings(KernelCalibration& cal, const std::vector<const KernelSample*>& all) {
+  std::map<std::string, double> best;
+  std::map<std::string, std::string> where;
+  for (const KernelSample* s : all) {
+    const std::string d = dtype_name(s->ops[0].compute_dtype);
+    double flops = 0;
+    for (const Operator& op : s->ops) flops += op.flops * op.count;
+    const double tflops = flops / s->time_s / 1e12;
+    if (tflops > best[d]) {
+      best[d] = tflops;
+      where[d] = s->source.empty() ? s->model : s->source;
+    }
+  }
+  if (best.empty()) return;
+  cal.gemm.ceiling_tflops = best;
+  std::string text;
+  for (const auto& [d, t] : best) text += (text.empty() ? "" : "; ") + d + ": best of this GPU's measurements (" + where[d] + ")";
+  cal.gemm.ceiling_source = text;
+}
+
 void fit_gemm(KernelCalibration& cal, const std::vector<const KernelSample*>& all, const GpuSpec& gpu,
               const CalibrationFitOptions& opt) {
   std::vector<const KernelSample*> half, other;
@@ -79,24 +112,44 @@ void fit_gemm(KernelCalibration& cal, const std::vector<const KernelSample*>& al
     const Dtype d = s->ops[0].compute_dtype;
     (d == Dtype::BF16 || d == Dtype::FP16 ? half : other).push_back(s);
   }
+  set_gemm_ceilings(cal, all);
   if (half.size() >= static_cast<size_t>(opt.min_samples_for_full_fit)) {
-    // Parameters: log launch_us, eta_compute, eta_memory, log(blend_p - 1).
-    auto apply = [](KernelCalibration& c, const std::vector<double>& x) {
+    const std::vector<const KernelSample*> fit_set = strided(half, kMaxGemmFitSamples);
+    // Parameters: log launch_us, eta_compute, eta_memory, log(blend_p - 1), then
+    // the relative efficiency of every tile but the largest. The skinny
+    // 16-row tile runs the same MMA instructions as the 64-row ones (it only
+    // skips padded rows), so it shares the smallest fitted tile's efficiency:
+    // the sweeps' few-token GEMMs are memory-bound and cannot identify it.
+    const size_t extra = cal.gemm.tiles.size() >= 2 ? cal.gemm.tiles.size() - 2 : 0;
+    auto apply = [extra](KernelCalibration& c, const std::vector<double>& x) {
       c.gemm.launch_us = std::exp(x[0]);
       c.gemm.eta_compute = x[1];
       c.gemm.eta_memory = x[2];
       c.gemm.blend_p = 1.0 + std::exp(x[3]);
+      // Smaller tiles are never more efficient per FLOP than larger ones.
+      double e = 1.0;
+      for (size_t i = 0; i < extra; ++i) c.gemm.tiles[i + 1].efficiency = e *= x[4 + i];
+      if (c.gemm.tiles.size() >= 2) c.gemm.tiles.back().efficiency = e;
     };
     auto objective = [&](const std::vector<double>& x) {
-      if (x[1] < 0.05 || x[1] > 1.2 || x[2] < 0.05 || x[2] > 1.5 || x[0] > 5 || x[3] > 4) return 1e9;
+      // Weight streaming cannot beat the HBM's spec-sheet bandwidth (eta_memory <= 1).
+      if (x[1] < 0.05 || x[1] > 1.2 || x[2] < 0.05 || x[2] > 1.0 || x[0] > 5 || x[3] > 4) return 1e9;
+      for (size_t i = 0; i < extra; ++i)
+        if (x[4 + i] < 0.2 || x[4 + i] > 1.0) return 1e9;
       KernelCalibration c = cal;
       apply(c, x);
-      return mean_abs_log_error(half, c, gpu);
+      return mean_abs_log_error(fit_set, c, gpu);
     };
-    std::vector<double> start = {std::log(4.0), 0.7, 0.75, std::log(3.0)};
-    MinimizeResult best = nelder_mead(objective, start, {0.5, 0.1, 0.1, 0.5}, 3000);
+    std::vector<double> start = {std::log(4.0), 0.7, 0.75, std::log(3.0)}, step = {0.5, 0.1, 0.1, 0.5};
+    for (size_t i = 0; i < extra; ++i) {
+      start.push_back(0.9);
+      step.push_back(0.05);
+    }
+    MinimizeResult best = nelder_mead(objective, start, step, 3000);
     // Restart from the optimum once: Nelder–Mead can stall on a ridge.
-    best = nelder_mead(objective, best.x, {0.2, 0.03, 0.03, 0.3}, 3000);
+    std::vector<double> small_step = step;
+    for (double& v : small_step) v *= 0.3;
+    best = nelder_mead(objective, best.x, small_step, 3000);
     apply(cal, best.x);
     cal.gemm.provenance = "measured (" + std::to_string(half.size()) + " bf16/fp16 GEMMs)";
   } else if (!half.empty()) {
@@ -105,14 +158,14 @@ void fit_gemm(KernelCalibration& cal, const std::vector<const KernelSample*>& al
     cal.gemm.provenance = "anchored: eta_compute fitted to " + std::to_string(half.size()) +
                           " measured GEMM(s) of this GPU; launch, eta_memory and shape from " + cal.gemm.provenance;
   }
-  // Other dtypes (fp8, int8): a compute-efficiency multiplier each.
+  // Other dtypes (fp8, int8): a compute-efficiency multiplier each, from that dtype's own measurements.
   std::map<Dtype, std::vector<const KernelSample*>> by_dtype;
   for (const KernelSample* s : other) by_dtype[s->ops[0].compute_dtype].push_back(s);
   for (auto& [d, samples] : by_dtype) {
     const std::string name = dtype_name(d);
     cal.gemm.dtype_scale[name] = 1.0;
     const double s = fit_scale([&](KernelCalibration& c, double f) { c.gemm.dtype_scale[name] = f; }, cal,
-                               samples, gpu);
+                               strided(samples, kMaxGemmFitSamples), gpu);
     cal.gemm.dtype_scale[name] = s;
   }
   cal.gemm.residuals = residuals_of(all, cal, gpu);
@@ -240,7 +293,11 @@ void fit_attention(KernelCalibration& cal, const std::vector<const KernelSample*
 }  // namespace
 
 bool is_kernel_timing(const KernelSample& s) {
-  return !s.ops.empty() && s.label != "launch" && (s.mode.empty() || s.mode == "graph");
+  if (s.ops.empty() || s.label == "launch") return false;
+  if (s.mode.empty() || s.mode == "graph") return true;
+  // The sweep times attention backward eagerly (it is not graph-capturable);
+  // at 0.6 ms and more, the ~12 us launch is under 2% of it.
+  return s.mode == "eager" && s.ops[0].family == OpFamily::AttentionPrefill && s.time_s > 300e-6;
 }
 
 std::string sample_class_label(const KernelSample& s) {
@@ -273,6 +330,42 @@ FitResiduals summarize_errors(const std::vector<double>& predicted_s, const std:
   return r;
 }
 
+namespace {
+
+FitResiduals* class_residuals(KernelCalibration& cal, KernelClass k) {
+  if (k == KernelClass::Gemm) return &cal.gemm.residuals;
+  if (k == KernelClass::AttentionPrefill) return &cal.attention.residuals;
+  auto it = cal.memory.find(k);
+  return it == cal.memory.end() ? nullptr : &it->second.residuals;
+}
+
+// Replaces each class's in-sample residuals by leave-one-group-out residuals:
+// refit without one workload (model, or shape group of a sweep), predict it.
+void set_held_out_residuals(KernelCalibration& cal, const GpuSpec& gpu, const std::vector<KernelSample>& samples,
+                            const KernelCalibration& base, CalibrationFitOptions options) {
+  options.held_out_residuals = false;
+  std::map<std::string, std::vector<KernelSample>> by_group;
+  for (const KernelSample& s : samples)
+    if (is_kernel_timing(s) && s.time_s > 0) by_group[s.model].push_back(s);
+  if (by_group.size() < 2) return;
+  std::map<KernelClass, std::pair<std::vector<double>, std::vector<double>>> held;  // predicted, measured
+  for (const auto& [group, rows] : by_group) {
+    std::vector<KernelSample> rest;
+    for (const auto& [g, r] : by_group)
+      if (g != group) rest.insert(rest.end(), r.begin(), r.end());
+    const KernelCalibration fitted = fit_kernel_calibration(gpu, rest, base, options);
+    for (const KernelSample& s : rows) {
+      auto& [pred, meas] = held[sample_class(s)];
+      pred.push_back(predict_sample_s(s, fitted, gpu));
+      meas.push_back(s.time_s);
+    }
+  }
+  for (auto& [k, pm] : held)
+    if (FitResiduals* r = class_residuals(cal, k); r && pm.first.size() >= 3) *r = summarize_errors(pm.first, pm.second);
+}
+
+}  // namespace
+
 KernelCalibration fit_kernel_calibration(const GpuSpec& gpu, const std::vector<KernelSample>& samples,
                                          const KernelCalibration& base, const CalibrationFitOptions& options) {
   KernelCalibration cal = transfer_calibration(base, gpu.id, options.copy_bandwidth_eta);
@@ -298,6 +391,14 @@ KernelCalibration fit_kernel_calibration(const GpuSpec& gpu, const std::vector<K
   }
   if (by_class[KernelClass::Gemm].size() >= 3) cal.attention.launch_us = cal.gemm.launch_us;
   fit_attention(cal, by_class[KernelClass::AttentionPrefill], gpu);
+  // Launch floor: device time per node of the longest graph of empty kernels.
+  int64_t most_nodes = 0;
+  for (const KernelSample& s : samples)
+    if (s.label == "launch" && s.mode == "graph" && s.ops[0].m > most_nodes) {
+      most_nodes = s.ops[0].m;
+      cal.kernel_floor_us = s.time_s * 1e6;
+    }
+  if (options.held_out_residuals) set_held_out_residuals(cal, gpu, samples, base, options);
   return cal;
 }
 

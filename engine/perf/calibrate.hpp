@@ -33,6 +33,9 @@ struct CalibrationFitOptions {
   std::string source;                // recorded in the calibration
   double copy_bandwidth_eta = 0;     // measured device-copy efficiency of the GPU, 0 if unknown
   int min_samples_for_full_fit = 20;
+  // Store leave-one-workload-out residuals (the interval of a prediction for an
+  // unseen model) instead of in-sample ones; costs one refit per workload.
+  bool held_out_residuals = false;
 };
 
 KernelCalibration fit_kernel_calibration(const GpuSpec& gpu, const std::vector<KernelSample>& samples,

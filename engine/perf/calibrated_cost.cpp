@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "comm/collectives.hpp"
+#include "presets/preset_store.hpp"
 
 namespace sightline {
 
@@ -60,8 +62,29 @@ AccuracySummary CalibratedCostModel::accuracy() const {
   return a;
 }
 
+namespace {
+
+// A class whose shape (or everything) came from another GPU is as uncertain
+// as a transfer between GPUs has measured to be, at least.
+void widen_by_transfer_error(const std::string& provenance, KernelClass k, FitResiduals& r) {
+  if (provenance_kind(provenance) == "measured") return;
+  const auto& errors = kernel_transfer_errors();
+  auto it = errors.find(k);
+  if (it == errors.end()) return;
+  r.log_q10 = std::min(r.log_q10, it->second.log_q10);
+  r.log_q90 = std::max(r.log_q90, it->second.log_q90);
+  r.median_ape = std::max(r.median_ape, it->second.median_ape);
+  r.p90_ape = std::max(r.p90_ape, it->second.p90_ape);
+}
+
+}  // namespace
+
 CalibratedCostModel::CalibratedCostModel(KernelCalibration calibration, std::string tier)
-    : cal_(std::move(calibration)), tier_(std::move(tier)) {}
+    : cal_(std::move(calibration)), tier_(std::move(tier)) {
+  widen_by_transfer_error(cal_.gemm.provenance, KernelClass::Gemm, cal_.gemm.residuals);
+  widen_by_transfer_error(cal_.attention.provenance, KernelClass::AttentionPrefill, cal_.attention.residuals);
+  for (auto& [k, p] : cal_.memory) widen_by_transfer_error(p.provenance, k, p.residuals);
+}
 
 namespace {
 
@@ -81,20 +104,52 @@ double peak_flops(const GpuSpec& g, Dtype d) {
 
 OpCost CalibratedCostModel::gemm_cost(const Operator& op, const GpuSpec& g) const {
   const GemmParams& p = cal_.gemm;
+  const std::string dtype = dtype_name(op.compute_dtype);
   double scale = 1.0;
-  auto it = p.dtype_scale.find(dtype_name(op.compute_dtype));
+  auto it = p.dtype_scale.find(dtype);
   if (it != p.dtype_scale.end()) scale = it->second;
+  const GemmChoice best = best_gemm_tile(op, p, peak_flops(g, op.compute_dtype) * p.eta_compute * scale,
+                                         g.hbm_bandwidth_GBps * 1e9 * p.eta_memory, g.sm_count);
   OpCost c;
-  c.compute_s = op.flops / (peak_flops(g, op.compute_dtype) * p.eta_compute * scale) *
-                wave_quantization(op.m, op.n, p.tile_m, p.tile_n, g.sm_count) +
-                op.dequant_ops / (std::max(g.peak_tflops.fp32, 1.0) * 1e12);
-  c.memory_s = op.bytes / (g.hbm_bandwidth_GBps * 1e9 * p.eta_memory);
+  // Weight-only dequantization runs on the CUDA cores while the tensor cores
+  // multiply (Marlin-style kernels overlap the two), so the slower one counts.
+  c.compute_s = std::max(best.compute_s, op.dequant_ops / (std::max(g.peak_tflops.fp32, 1.0) * 1e12));
+  c.memory_s = best.memory_s;
   const double blended =
       std::pow(std::pow(c.compute_s, p.blend_p) + std::pow(c.memory_s, p.blend_p), 1.0 / p.blend_p);
   c.time_s = p.launch_us * 1e-6 + blended;
+  // A best-over-shapes figure is a ceiling: no shape runs faster than it.
+  auto ceiling = p.ceiling_tflops.find(dtype);
+  if (ceiling != p.ceiling_tflops.end()) c.time_s = std::max(c.time_s, op.flops / (ceiling->second * 1e12));
   c.bound = c.compute_s >= c.memory_s ? "compute" : "memory";
   apply_interval(c, p.residuals);
   return c;
+}
+
+GemmChoice best_gemm_tile(const Operator& op, const GemmParams& p, double flops_per_s, double bytes_per_s,
+                          int sm_count) {
+  GemmChoice best;
+  double best_time = std::numeric_limits<double>::infinity();
+  const double sms = std::max(sm_count, 1);
+  for (const GemmTile& tile : p.tiles) {
+    const double tiles = std::ceil(static_cast<double>(op.m) / tile.m) * std::ceil(static_cast<double>(op.n) / tile.n);
+    for (int split = 1; split <= kMaxSplitK; split *= 2) {
+      if (split > 1 && (op.k / split < kMinSplitKDepth || tiles * split / 2 >= sms)) break;
+      // Every wave runs one tile per SM: the padded tile's FLOPs at the tile's rate.
+      const double waves = std::ceil(tiles * split / sms);
+      const double tile_flops = 2.0 * tile.m * tile.n * (static_cast<double>(op.k) / split);
+      const double compute_s = waves * tile_flops / (flops_per_s * tile.efficiency / sms);
+      // Split-K writes fp32 partial tiles and reads them back to reduce.
+      const double partial_bytes = split > 1 ? 2.0 * 4.0 * split * static_cast<double>(op.m) * op.n : 0.0;
+      const double memory_s = (op.bytes + partial_bytes) / bytes_per_s;
+      const double t = std::max(compute_s, memory_s);
+      if (t < best_time) {
+        best_time = t;
+        best = {tile.m, tile.n, split, compute_s, memory_s};
+      }
+    }
+  }
+  return best;
 }
 
 OpCost CalibratedCostModel::attention_prefill_cost(const Operator& op, const GpuSpec& g) const {
@@ -127,12 +182,22 @@ OpCost CalibratedCostModel::memory_kernel_cost(const Operator& op, const GpuSpec
 OpCost CalibratedCostModel::cost(const Operator& op, const CostContext& ctx) const {
   const GpuSpec& g = *ctx.gpu;
   const KernelClass k = kernel_class_of(op);
+  OpCost c;
   switch (k) {
-    case KernelClass::Gemm: return gemm_cost(op, g);
-    case KernelClass::AttentionPrefill: return attention_prefill_cost(op, g);
+    case KernelClass::Gemm: c = gemm_cost(op, g); break;
+    case KernelClass::AttentionPrefill: c = attention_prefill_cost(op, g); break;
     case KernelClass::Collective: return collective_op_cost(op, ctx);
-    default: return memory_kernel_cost(op, g, cal_.memory.at(k));
+    default: c = memory_kernel_cost(op, g, cal_.memory.at(k));
   }
+  // No kernel runs shorter than an empty kernel's launch on the device.
+  const double floor_s = cal_.kernel_floor_us * 1e-6;
+  if (c.time_s < floor_s) {
+    c.time_s = floor_s;
+    c.bound = "launch";
+  }
+  c.time_low_s = std::max(c.time_low_s, floor_s);
+  c.time_high_s = std::max(c.time_high_s, c.time_s);
+  return c;
 }
 
 KernelCalibration transfer_calibration(const KernelCalibration& from, const std::string& target_gpu_id,
@@ -152,6 +217,15 @@ KernelCalibration transfer_calibration(const KernelCalibration& from, const std:
     p.eta_memory *= memory_scale;
   }
   t.copy_bandwidth_eta = target_copy_bandwidth_eta > 0 ? target_copy_bandwidth_eta : from.copy_bandwidth_eta;
+  // Ceilings move with the spec sheet: the same fraction of the target's peak.
+  if (find_preset("gpus", from.id) && find_preset("gpus", target_gpu_id)) {
+    const GpuSpec a = read_gpu(json(from.id), "/gpu"), b = read_gpu(json(target_gpu_id), "/gpu");
+    for (auto& [dtype, tflops] : t.gemm.ceiling_tflops) {
+      const double pa = a.peak_tflops_for(parse_dtype(dtype)), pb = b.peak_tflops_for(parse_dtype(dtype));
+      tflops = pa > 0 && pb > 0 ? tflops * pb / pa : tflops;
+    }
+    t.gemm.ceiling_source = "transferred from " + from.id + " as the same fraction of peak (" + from.gemm.ceiling_source + ")";
+  }
   return t;
 }
 

@@ -42,6 +42,18 @@ std::string provenance_kind(const std::string& provenance);
 // Wave quantization: ceil(tiles / SMs) · SMs / tiles ≥ 1 for an m×n output.
 double wave_quantization(int64_t m, int64_t n, int tile_m, int tile_n, int sm_count);
 
+// The tile configuration a GEMM is priced with: the fastest of the
+// calibration's tiles, each alone or split along K (split-K) when K is long
+// and the output tiles too few to fill the SMs.
+struct GemmChoice {
+  int tile_m = 0, tile_n = 0, split_k = 1;
+  double compute_s = 0, memory_s = 0;
+};
+constexpr int kMaxSplitK = 16;
+constexpr int64_t kMinSplitKDepth = 256;  // shallower K slices cannot keep a tile's pipeline busy
+GemmChoice best_gemm_tile(const Operator& op, const GemmParams& p, double flops_per_s, double bytes_per_s,
+                          int sm_count);
+
 // The cross-generation transfer rule: a measured GPU's efficiencies, taken as
 // fractions of its own spec-sheet peaks, applied to the target's spec sheet.
 // Memory efficiencies are scaled by the ratio of the two GPUs' measured copy

@@ -102,9 +102,12 @@ EtaCurve EtaCurve::from_json(const json& j, const std::string& path) {
 }
 
 json KernelCalibration::to_json() const {
+  json tiles = json::array();
+  for (const GemmTile& t : gemm.tiles) tiles.push_back({{"m", t.m}, {"n", t.n}, {"efficiency", t.efficiency}});
   json g = {{"provenance", gemm.provenance}, {"launch_us", gemm.launch_us}, {"eta_compute", gemm.eta_compute},
-            {"eta_memory", gemm.eta_memory}, {"blend_p", gemm.blend_p}, {"tile_m", gemm.tile_m},
-            {"tile_n", gemm.tile_n}, {"dtype_scale", gemm.dtype_scale}, {"residuals", gemm.residuals.to_json()}};
+            {"eta_memory", gemm.eta_memory}, {"blend_p", gemm.blend_p}, {"tiles", tiles},
+            {"dtype_scale", gemm.dtype_scale}, {"ceiling_tflops", gemm.ceiling_tflops},
+            {"ceiling_source", gemm.ceiling_source}, {"residuals", gemm.residuals.to_json()}};
   json a = {{"provenance", attention.provenance},   {"launch_us", attention.launch_us},
             {"flash_fwd", attention.flash_fwd.to_json()}, {"flash_bwd", attention.flash_bwd.to_json()},
             {"standard", attention.standard.to_json()}, {"residuals", attention.residuals.to_json()}};
@@ -113,33 +116,46 @@ json KernelCalibration::to_json() const {
     mem[kernel_class_name(k)] = {{"provenance", p.provenance}, {"launch_us", p.launch_us},
                                  {"eta_memory", p.eta_memory}, {"residuals", p.residuals.to_json()}};
   return {{"id", id},     {"name", "Kernel calibration for " + id}, {"source", source}, {"notes", notes},
-          {"copy_bandwidth_eta", copy_bandwidth_eta}, {"gemm", g}, {"attention", a}, {"memory_kernels", mem}};
+          {"copy_bandwidth_eta", copy_bandwidth_eta}, {"kernel_floor_us", kernel_floor_us}, {"gemm", g}, {"attention", a}, {"memory_kernels", mem}};
 }
 
 KernelCalibration KernelCalibration::from_json(const json& j, const std::string& path) {
   ObjectReader r(j, path,
-                 {"id", "name", "source", "notes", "copy_bandwidth_eta", "gemm", "attention", "memory_kernels"});
+                 {"id", "name", "source", "notes", "copy_bandwidth_eta", "kernel_floor_us", "gemm", "attention",
+                  "memory_kernels"});
   KernelCalibration c;
   c.id = r.string("id");
   c.source = r.string("source");
   c.notes = r.string("notes", "");
   c.copy_bandwidth_eta = r.number("copy_bandwidth_eta", 0, 2, 0);
+  c.kernel_floor_us = r.number("kernel_floor_us", 0, 1000, 0);
   {
     ObjectReader g(r.required("gemm"), r.child_path("gemm"),
-                   {"provenance", "launch_us", "eta_compute", "eta_memory", "blend_p", "tile_m", "tile_n",
-                    "dtype_scale", "residuals"});
+                   {"provenance", "launch_us", "eta_compute", "eta_memory", "blend_p", "tiles", "dtype_scale",
+                    "ceiling_tflops", "ceiling_source", "residuals"});
     c.gemm.provenance = g.string("provenance");
     c.gemm.launch_us = g.number("launch_us", 0, 1e4);
     c.gemm.eta_compute = g.number("eta_compute", 1e-3, 2);
     c.gemm.eta_memory = g.number("eta_memory", 1e-3, 2);
     c.gemm.blend_p = g.number("blend_p", 1, 100);
-    c.gemm.tile_m = static_cast<int>(g.integer("tile_m", 1, 4096));
-    c.gemm.tile_n = static_cast<int>(g.integer("tile_n", 1, 4096));
-    if (const json* ds = g.find("dtype_scale")) {
-      require_object(*ds, g.child_path("dtype_scale"));
-      for (auto it = ds->begin(); it != ds->end(); ++it)
-        c.gemm.dtype_scale[it.key()] = read_number(it.value(), pointer_append(g.child_path("dtype_scale"), it.key()), 1e-3, 10);
+    const json& tiles = g.required("tiles");
+    if (!tiles.is_array() || tiles.empty()) fail(error_code::kType, g.child_path("tiles"), "tiles must be a non-empty array");
+    c.gemm.tiles.clear();
+    for (size_t i = 0; i < tiles.size(); ++i) {
+      ObjectReader t(tiles[i], pointer_append(g.child_path("tiles"), i), {"m", "n", "efficiency"});
+      c.gemm.tiles.push_back({static_cast<int>(t.integer("m", 1, 4096)), static_cast<int>(t.integer("n", 1, 4096)),
+                              t.number("efficiency", 0.01, 1.5)});
     }
+    auto read_map = [&](const char* key, double lo, double hi, std::map<std::string, double>& out) {
+      if (const json* ds = g.find(key)) {
+        require_object(*ds, g.child_path(key));
+        for (auto it = ds->begin(); it != ds->end(); ++it)
+          out[it.key()] = read_number(it.value(), pointer_append(g.child_path(key), it.key()), lo, hi);
+      }
+    };
+    read_map("dtype_scale", 1e-3, 10, c.gemm.dtype_scale);
+    read_map("ceiling_tflops", 1, 1e6, c.gemm.ceiling_tflops);
+    c.gemm.ceiling_source = g.string("ceiling_source", "");
     c.gemm.residuals = FitResiduals::from_json(g.required("residuals"), g.child_path("residuals"));
   }
   {
@@ -183,6 +199,26 @@ const std::map<std::string, KernelCalibration>& calibration_index() {
 }
 
 }  // namespace
+
+const std::map<KernelClass, FitResiduals>& kernel_transfer_errors() {
+  static const std::map<KernelClass, FitResiduals> errors = [] {
+    std::map<KernelClass, FitResiduals> out;
+    const json* p = find_preset("transfer_errors", "kernels");
+    if (!p) return out;
+    ObjectReader r(*p, "/transfer_errors/kernels", {"id", "name", "source", "classes"});
+    const json& classes = r.required("classes");
+    require_object(classes, r.child_path("classes"));
+    std::vector<KernelClass> all = memory_bound_classes();
+    all.push_back(KernelClass::Gemm);
+    all.push_back(KernelClass::AttentionPrefill);
+    for (KernelClass k : all)
+      if (classes.contains(kernel_class_name(k)))
+        out[k] = FitResiduals::from_json(classes.at(kernel_class_name(k)),
+                                         pointer_append(r.child_path("classes"), kernel_class_name(k)));
+    return out;
+  }();
+  return errors;
+}
 
 const KernelCalibration* find_calibration(const std::string& gpu_id) {
   const auto& index = calibration_index();

@@ -41,14 +41,30 @@ struct FitResiduals {
   static FitResiduals from_json(const json& j, const std::string& path);
 };
 
+// One output-tile configuration a GEMM library may choose. `efficiency` is the
+// tile's compute efficiency relative to the largest tile (smaller tiles reuse
+// operands less, so they run each FLOP slower but quantize waves more finely).
+struct GemmTile {
+  int m = 128, n = 128;
+  double efficiency = 1.0;
+};
+
 struct GemmParams {
   std::string provenance;
   double launch_us = 5;
-  double eta_compute = 0.75;  // fraction of the dtype's dense peak at large shapes
+  double eta_compute = 0.75;  // fraction of the dtype's dense peak for the largest tile
   double eta_memory = 0.75;   // fraction of HBM bandwidth when weight-streaming
   double blend_p = 4;         // smooth max: (tc^p + tm^p)^(1/p); large p → plain max
-  int tile_m = 128, tile_n = 128;  // tile used for wave quantization
+  // Candidate tiles; a GEMM is priced as the fastest tile (with split-K where
+  // K is long and the tiles are few), and wave quantization follows that tile.
+  // The 16-row tile stands for the skinny (GEMV-like, mma m16) kernels
+  // libraries pick for a few tokens: no 64-row padding, lower per-FLOP rate.
+  std::vector<GemmTile> tiles = {{128, 256, 1.0}, {128, 128, 0.9}, {64, 128, 0.8}, {64, 64, 0.6}, {16, 128, 0.4}};
   std::map<std::string, double> dtype_scale;  // eta_compute multiplier per dtype (fp8 ...)
+  // The best achieved TFLOP/s measured on this GPU per dtype, over all shapes
+  // (mamf-finder figures and our sweeps' maxima): no shape is priced faster.
+  std::map<std::string, double> ceiling_tflops;
+  std::string ceiling_source;
   FitResiduals residuals;
 };
 
@@ -88,10 +104,17 @@ struct KernelCalibration {
   // Achieved fraction of HBM bandwidth of a plain device copy, when measured:
   // the anchor that scales memory efficiencies when transferring to another GPU.
   double copy_bandwidth_eta = 0;
+  // Device time of one almost empty kernel in a CUDA graph (our launch rows):
+  // no kernel is priced below it. 0 when not measured on this GPU or its base.
+  double kernel_floor_us = 0;
 
   json to_json() const;
   static KernelCalibration from_json(const json& j, const std::string& path);
 };
+
+// The measured cross-GPU transfer error per kernel class
+// (presets/transfer_errors/kernels.json); empty when not generated yet.
+const std::map<KernelClass, FitResiduals>& kernel_transfer_errors();
 
 // The calibration shipped for a GPU preset id, or nullptr.
 const KernelCalibration* find_calibration(const std::string& gpu_id);

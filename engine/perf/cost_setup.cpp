@@ -2,7 +2,6 @@
 
 #include "core/error.hpp"
 #include "perf/calibrated_cost.hpp"
-#include "scenario/scenario.hpp"
 
 namespace sightline {
 
@@ -54,20 +53,19 @@ std::unique_ptr<KernelCostModel> make_kernel_cost_model(const std::string& reque
   return std::make_unique<CalibratedCostModel>(std::move(transferred), "cross-generation");
 }
 
-CostSetup make_cost_setup(const Scenario& s) {
+CostSetup make_cost_setup(const CostModelSpec& spec, const HardwareSpec& hardware) {
   CostSetup setup;
-  setup.model = make_kernel_cost_model(s.cost_model.tier, s.hardware.gpu, &setup.provenance);
+  setup.model = make_kernel_cost_model(spec.tier, hardware.gpu, &setup.provenance);
   if (!setup.model)  // e.g. a compare variant moved a target-measured scenario to an uncalibrated GPU
     fail(error_code::kConstraint, "/cost_model/tier",
-         "no target-measured calibration ships for '" + s.hardware.gpu.id + "'; use \"auto\" or \"cross-generation\"");
-  if (s.cost_model.bound != CostBound::Central)
-    setup.model = std::make_unique<BoundedCostModel>(std::move(setup.model), s.cost_model.bound);
-  setup.ctx.gpu = &s.hardware.gpu;
+         "no target-measured calibration ships for '" + hardware.gpu.id + "'; use \"auto\" or \"cross-generation\"");
+  if (spec.bound != CostBound::Central) setup.model = std::make_unique<BoundedCostModel>(std::move(setup.model), spec.bound);
+  setup.ctx.gpu = &hardware.gpu;
   // Tensor parallelism stays inside a node; pipeline stages cross nodes when
   // the deployment spans several.
-  if (s.hardware.intra_node) setup.ctx.tp_link = &*s.hardware.intra_node;
-  setup.ctx.pp_link = s.hardware.nodes > 1 && s.hardware.inter_node ? &*s.hardware.inter_node : setup.ctx.tp_link;
-  setup.stack = &s.cost_model.software_stack;
+  if (hardware.intra_node) setup.ctx.tp_link = &*hardware.intra_node;
+  setup.ctx.pp_link = hardware.nodes > 1 && hardware.inter_node ? &*hardware.inter_node : setup.ctx.tp_link;
+  setup.stack = &spec.software_stack;
   return setup;
 }
 

@@ -4,17 +4,27 @@
 // itself, so the calibration tier is decided in one place.
 #include <memory>
 
+#include "hw/hardware.hpp"
+#include "perf/cost_bounds.hpp"
 #include "perf/host_overhead.hpp"
 #include "perf/kernel_cost.hpp"
 #include "perf/step_cost.hpp"
 
 namespace sightline {
 
-struct Scenario;
+// How steps are priced (the scenario's "cost_model" section, read by scenario/).
+struct CostModelSpec {
+  std::string tier = "auto";  // auto | target-measured | cross-generation | roofline
+  SoftwareStack software_stack;
+  double gpu_hour_usd = 0;    // 0: no cost figures
+  // Not read from JSON: which bound of the kernels' 80% interval a run prices
+  // at (the interval runs of a job set it; see perf/cost_bounds.hpp).
+  CostBound bound = CostBound::Central;
+};
 
 struct CostSetup {
   std::unique_ptr<KernelCostModel> model;
-  CostContext ctx;  // points into the scenario: keep the scenario alive and unmoved
+  CostContext ctx;  // points into the hardware: keep it alive and unmoved
   const SoftwareStack* stack = nullptr;  // host overhead; nullptr prices GPU kernels only
   std::string provenance;                // which calibration (or transfer) prices the kernels
 
@@ -24,7 +34,9 @@ struct CostSetup {
   StepCost price_kernels(const StepOperators& step) const { return price_step(step, *model, ctx); }
 };
 
-CostSetup make_cost_setup(const Scenario& s);
+// The cost setup of a cost-model section on a deployment; `spec` and
+// `hardware` must outlive the setup, unmoved (it points into them).
+CostSetup make_cost_setup(const CostModelSpec& spec, const HardwareSpec& hardware);
 
 // The kernel cost model of a tier ("auto" resolved first) for a GPU, and the
 // provenance of its numbers. A "target-measured" request for a GPU without a

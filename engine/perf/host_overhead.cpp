@@ -52,6 +52,7 @@ HostTime host_time(const StepOperators& step, const SoftwareStack& stack) {
   }
   h.kernels = static_cast<int64_t>(std::llround(kernels));
   h.graphs = stack.cuda_graphs == "all" || (stack.cuda_graphs == "decode" && !has_prefill);
+  h.admits_prompts = has_prefill;
   h.launch_s = (h.graphs ? stack.graph_launch_us : stack.kernel_launch_us * kernels) * 1e-6;
   h.scheduler_s = (stack.scheduler_us_per_step + stack.scheduler_us_per_sequence * static_cast<double>(sequences)) * 1e-6;
   return h;
@@ -59,7 +60,8 @@ HostTime host_time(const StepOperators& step, const SoftwareStack& stack) {
 
 double step_wall_time_s(double gpu_s, const HostTime& host, const SoftwareStack& stack) {
   const double overlapped = std::max(gpu_s, host.launch_s);
-  return stack.overlap_scheduler ? std::max(overlapped, host.scheduler_s) : overlapped + host.scheduler_s;
+  return stack.overlap_scheduler && !host.admits_prompts ? std::max(overlapped, host.scheduler_s)
+                                                         : overlapped + host.scheduler_s;
 }
 
 }  // namespace sightline

@@ -27,12 +27,15 @@ struct HostTime {
   double scheduler_s = 0;  // CPU time to schedule the step
   int64_t kernels = 0;
   bool graphs = false;
+  bool admits_prompts = false;  // the step runs prefill: its scheduling cannot be prepared ahead
 };
 
 HostTime host_time(const StepOperators& step, const SoftwareStack& stack);
 
 // Wall time of a step whose kernels take `gpu_s`: launches overlap kernel
-// execution (the slower of the two wins); scheduling adds unless overlapped.
+// execution (the slower of the two wins); scheduling adds, unless the stack
+// overlaps it with the previous step, which only decode-only steps allow (a
+// step admitting new prompts waits for their scheduling).
 double step_wall_time_s(double gpu_s, const HostTime& host, const SoftwareStack& stack);
 
 }  // namespace sightline

@@ -4,7 +4,7 @@
 #include "mem/inference_memory.hpp"
 #include "scenario/checks.hpp"
 #include "scenario/scenario.hpp"
-#include "serve/sim_spec.hpp"
+#include "scenario/simulation_spec.hpp"
 
 namespace sightline {
 

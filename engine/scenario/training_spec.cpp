@@ -7,7 +7,7 @@
 #include "perf/calibration.hpp"
 #include "scenario/checks.hpp"
 #include "scenario/scenario.hpp"
-#include "train/metrics.hpp"
+#include "scenario/training_metrics.hpp"
 
 namespace sightline {
 

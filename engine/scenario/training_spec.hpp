@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/json_reader.hpp"
-#include "model/dtype.hpp"
+#include "core/dtype.hpp"
 #include "model/operators.hpp"
 
 namespace sightline {

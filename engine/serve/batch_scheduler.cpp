@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "serve/registry.hpp"
+#include "scenario/policy_registry.hpp"
 
 namespace sightline::serve {
 

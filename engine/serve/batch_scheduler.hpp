@@ -15,7 +15,7 @@
 
 #include "serve/kv_manager.hpp"
 #include "serve/metrics_recorder.hpp"
-#include "serve/sim_spec.hpp"
+#include "scenario/simulation_spec.hpp"
 #include "serve/sim_state.hpp"
 
 namespace sightline::serve {

@@ -13,7 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "serve/sim_spec.hpp"
+#include "scenario/simulation_spec.hpp"
 #include "serve/workload.hpp"
 
 namespace sightline::serve {

@@ -1,6 +1,6 @@
 #include "serve/router.hpp"
 
-#include "serve/registry.hpp"
+#include "scenario/policy_registry.hpp"
 
 namespace sightline::serve {
 

@@ -4,10 +4,10 @@
 #include <cmath>
 #include <cstdio>
 
-#include "api/result_header.hpp"
+#include "run/result_header.hpp"
 #include "mem/inference_memory.hpp"
 #include "model/param_count.hpp"
-#include "serve/registry.hpp"
+#include "scenario/policy_registry.hpp"
 
 namespace sightline::serve {
 
@@ -112,8 +112,8 @@ json ServingJob::quantization_block() const {
   q.serving->parallelism = pool.layout;
   Scenario u = q;
   u.precision.weights = full;
-  const CostSetup cq = make_cost_setup(q);
-  const CostSetup cu = make_cost_setup(u);
+  const CostSetup cq = make_cost_setup(q.cost_model, q.hardware);
+  const CostSetup cu = make_cost_setup(u.cost_model, u.hardware);
   StepOptions options;
   options.attention = s_.serving->attention;
   const int64_t ctx = std::min<int64_t>(1024, spec.kv.max_model_len / 2);
@@ -149,7 +149,7 @@ json ServingJob::quantization_block() const {
 json ServingJob::result() const {
   const SimulationSpec& spec = *s_.serving->simulation;
   json d = main_->details();
-  const CostSetup tier_setup = make_cost_setup(s_);
+  const CostSetup tier_setup = make_cost_setup(s_.cost_model, s_.hardware);
   json r = result_header(s_, "serving_simulation", tier_setup.model->tier());
   r["deployment"] = d["deployment"];
   const auto& w = spec.workload;

@@ -5,7 +5,7 @@
 #include <memory>
 #include <vector>
 
-#include "api/job.hpp"
+#include "run/job.hpp"
 #include "serve/capacity_search.hpp"
 #include "serve/simulation.hpp"
 

@@ -10,7 +10,7 @@
 #include "hw/hardware.hpp"
 #include "serve/event_queue.hpp"
 #include "serve/kv_manager.hpp"
-#include "serve/sim_spec.hpp"
+#include "scenario/simulation_spec.hpp"
 #include "serve/workload.hpp"
 
 namespace sightline::serve {

@@ -44,7 +44,7 @@ Simulation::Simulation(const Scenario& scenario, const WorkloadOverride& overrid
     c.scenario->hardware.gpu = gpu;
     c.scenario->model = model;
     c.scenario->serving->parallelism = layout;
-    c.setup = make_cost_setup(*c.scenario);
+    c.setup = make_cost_setup(c.scenario->cost_model, c.scenario->hardware);
     c.model = &c.scenario->model;
     c.layout = layout;
     c.draft = draft;

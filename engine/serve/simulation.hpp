@@ -20,7 +20,7 @@
 #include "serve/event_queue.hpp"
 #include "serve/batch_scheduler.hpp"
 #include "serve/kv_manager.hpp"
-#include "serve/memory_plan.hpp"
+#include "scenario/memory_plan.hpp"
 #include "serve/metrics_recorder.hpp"
 #include "serve/rng.hpp"
 #include "serve/router.hpp"

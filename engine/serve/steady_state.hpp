@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "serve/sim_spec.hpp"
+#include "scenario/simulation_spec.hpp"
 #include "serve/simulation.hpp"
 
 namespace sightline::serve {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "serve/event_queue.hpp"
-#include "serve/sim_spec.hpp"
+#include "scenario/simulation_spec.hpp"
 
 namespace sightline::serve {
 

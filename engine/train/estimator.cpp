@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "api/result_header.hpp"
+#include "run/result_header.hpp"
 #include "mem/inference_memory.hpp"
 #include "model/param_count.hpp"
 #include "perf/power.hpp"
@@ -33,7 +33,8 @@ struct OptimizerCost {
 
 }  // namespace
 
-TrainRun::TrainRun(const Scenario& scenario) : s_(scenario), setup_(make_cost_setup(scenario)) {}
+TrainRun::TrainRun(const Scenario& scenario)
+    : s_(scenario), setup_(make_cost_setup(scenario.cost_model, scenario.hardware)) {}
 TrainRun::~TrainRun() = default;
 
 int64_t TrainRun::total_units() const {
@@ -83,7 +84,9 @@ void TrainRun::setup() {
   chunk_first_layer_ = first_layer;
   chunk_layers_ = layers_of;
   const RecomputeSpec& rc = c.recompute;
-  auto kind_of = [&](int i) { return m.is_moe() && i >= m.moe.first_dense_layers ? 1 : 0; };
+  auto kind_of = [&](int i) {
+    return m.is_moe() && i >= m.moe.first_dense_layers ? LayerKind::Moe : LayerKind::Dense;
+  };
   auto checkpointed = [&](int i) { return rc.mode == RecomputeMode::Full && i % rc.every_n_layers == 0; };
   const LayerActivations la[2] = {layer_activations(s_, c, false, rc), layer_activations(s_, c, true, rc)};
   const double head_act = head_activation_bytes(s_, c);
@@ -114,11 +117,12 @@ void TrainRun::setup() {
       ch.has_embedding = true;
     }
     for (int i = first_layer[j]; i < first_layer[j] + layers_of[j]; ++i) {
-      const int k = kind_of(i);
+      const LayerKind kind = kind_of(i);
+      const LayerActivations& acts = la[kind == LayerKind::Moe ? 1 : 0];
       const bool ck = checkpointed(i);
-      items.push_back(&mb_->layer(k, ck));
-      ch.act_bytes += ck ? la[k].checkpointed : la[k].stored;
-      ch.transient_bytes = std::max(ch.transient_bytes, la[k].transient);
+      items.push_back(&mb_->layer(kind, ck));
+      ch.act_bytes += ck ? acts.checkpointed : acts.stored;
+      ch.transient_bytes = std::max(ch.transient_bytes, acts.transient);
       ++ch.layers;
     }
     if (j == J - 1) {
@@ -366,8 +370,8 @@ void TrainRun::finish() {
     if (c.fp8 != Fp8Gemms::None) temp += zero == 3 ? 2.0 * r.largest_params / w_b : 2.0 * r.fp8;  // fp8 copies + transposes
     if (c.lora.enabled && c.lora.base_dtype != Dtype::BF16 && c.lora.base_dtype != Dtype::FP16) {
       double largest = 0;
-      for (int k = 0; k < 2; ++k)
-        for (int rc = 0; rc < 2; ++rc) largest = std::max(largest, mb_->layer(k, rc == 1).largest_matrix_params);
+      for (const LayerKind kind : {LayerKind::Dense, LayerKind::Moe})
+        for (const bool rc : {false, true}) largest = std::max(largest, mb_->layer(kind, rc).largest_matrix_params);
       temp += largest * a;  // one dequantized weight matrix
     }
     r.temp = temp;
@@ -462,8 +466,7 @@ void TrainRun::finish() {
   const LayerTimes& lt = mb_->layer_times();
   double layer_params = 0;
   {
-    const int k = m.num_dense_layers() >= m.num_moe_layers() ? 0 : 1;
-    const ItemCost& it = mb_->layer(k, false);
+    const ItemCost& it = mb_->layer(mb_->main_layer_kind(), false);
     layer_params = it.params_dense / S_dense + it.params_expert / S_expert;
   }
   const OptimizerCost layer_opt = optimizer_cost(layer_params);
@@ -596,7 +599,7 @@ void TrainRun::finish() {
                 {"all_gather_ms", rb.tp_ag_s * 1e3},
                 {"all_gather_call_us",
                  [&] {
-                   const ItemCost& it = mb_->layer(m.num_dense_layers() >= m.num_moe_layers() ? 0 : 1, false);
+                   const ItemCost& it = mb_->layer(mb_->main_layer_kind(), false);
                    return it.tp_all_gather_calls > 0 ? it.tp_all_gather_s / it.tp_all_gather_calls * 1e6 : 0.0;
                  }()},
                 {"exposed_ms", rb.cats[kCatTpComm] * 1e3},
@@ -605,7 +608,7 @@ void TrainRun::finish() {
                 {"all_to_all_ms", rb.ep_s * 1e3},
                 {"all_to_all_call_us",
                  [&] {
-                   const ItemCost& it = mb_->layer(1, false);
+                   const ItemCost& it = mb_->layer(LayerKind::Moe, false);
                    return it.ep_calls > 0 ? it.ep_s / it.ep_calls * 1e6 : 0.0;
                  }()},
                 {"load_imbalance", c.moe_load_imbalance},

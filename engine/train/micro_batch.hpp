@@ -11,6 +11,7 @@
 
 #include "perf/cost_setup.hpp"
 #include "scenario/scenario.hpp"
+#include "train/micro_batch_graph.hpp"
 #include "train/placement.hpp"
 
 namespace sightline {
@@ -35,8 +36,8 @@ enum TimeCat {
 const char* time_cat_name(int c);
 using CatTimes = std::array<double, kNumTimeCats>;
 
-// Which sub-block of a layer an operator belongs to.
-enum LayerPart { kPartAttnCore, kPartAttnOther, kPartMlp, kPartOther, kNumParts };
+// The two kinds of transformer layer.
+enum class LayerKind { Dense, Moe };
 
 // One layer of a kind (or the embedding / head) for one micro-batch.
 struct ItemCost {
@@ -70,8 +71,12 @@ struct OpBreakdown {
 class MicroBatchModel {
  public:
   MicroBatchModel(const Scenario& s, const CostSetup& setup, const CommPricer& comm, const TrainGroups& groups);
-  // Layer kinds: 0 dense, 1 MoE; `recomputed`: checkpointed under full recomputation.
-  const ItemCost& layer(int kind, bool recomputed) const { return layers_[kind][recomputed ? 1 : 0]; }
+  // `recomputed`: checkpointed under full recomputation.
+  const ItemCost& layer(LayerKind kind, bool recomputed) const {
+    return layers_[kind == LayerKind::Moe ? 1 : 0][recomputed ? 1 : 0];
+  }
+  // The kind most of the model's layers are (dense when tied).
+  LayerKind main_layer_kind() const { return main_kind_; }
   const ItemCost& embedding() const { return embedding_; }
   const ItemCost& head() const { return head_; }
   const LayerTimes& layer_times() const { return layer_times_; }
@@ -89,7 +94,8 @@ class MicroBatchModel {
   const CostSetup& setup_;
   const CommPricer& comm_;
   const TrainGroups& groups_;
-  ItemCost layers_[2][2];
+  ItemCost layers_[2][2];  // [dense, MoE][stored, recomputed]
+  LayerKind main_kind_ = LayerKind::Dense;
   ItemCost embedding_, head_;
   LayerTimes layer_times_;
   OpBreakdown breakdown_;

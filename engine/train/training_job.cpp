@@ -1,6 +1,6 @@
 #include "train/training_job.hpp"
 
-#include "train/metrics.hpp"
+#include "scenario/training_metrics.hpp"
 
 #include <cstdio>
 

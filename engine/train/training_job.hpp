@@ -4,7 +4,7 @@
 #include <memory>
 #include <vector>
 
-#include "api/job.hpp"
+#include "run/job.hpp"
 #include "train/estimator.hpp"
 
 namespace sightline {

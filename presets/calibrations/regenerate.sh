@@ -14,6 +14,10 @@ published=$here/data/published_kernels.csv
   --csv "$published" --out "$out/a100-80g-sxm.json"
 if [ "${SIGHTLINE_REGENERATE_REFERENCE_ONLY:-0}" = 1 ]; then exit 0; fi
 "$bin" calibrate --gpu a40 --vidur-dir "$data/vidur-profiling" --vidur-gpu a40 --out "$out/a40.json"
-for gpu in h100-sxm h200 b200; do
-  "$bin" calibrate --gpu "$gpu" --csv "$published" --out "$out/$gpu.json"
+# H100 SXM and H200: the published figures plus our own microbenchmark sweeps.
+for gpu in h100-sxm h200; do
+  sweeps=()
+  for f in "$here"/measured/microbench_"$gpu"_*.csv; do sweeps+=(--csv "$f"); done
+  "$bin" calibrate --gpu "$gpu" --csv "$published" "${sweeps[@]}" --out "$out/$gpu.json"
 done
+"$bin" calibrate --gpu b200 --csv "$published" --out "$out/b200.json"

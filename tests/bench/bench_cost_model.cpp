@@ -32,7 +32,7 @@ int main() {
   Scenario s = read_scenario(doc);  // Llama-3-8B on one H100, target-measured tier
   s.model = read_model(json("llama-3-70b"), "/model");
   s.serving->parallelism.tp = 1;
-  const CostSetup setup = make_cost_setup(s);
+  const CostSetup setup = make_cost_setup(s.cost_model, s.hardware);
   struct Case {
     const char* name;
     BatchShape batch;

@@ -7,9 +7,12 @@
 //     (64 and 1,024 GPUs), least-outstanding routing, 250 requests and 5 QPS
 //     per replica.
 // Each scenario runs through the public JSON API, as the CLI and the wasm
-// module run it; the figure is the best of a few runs. Fails (exit 2) when
-// the larger scenario of a pair runs at less than half the events/s of the
-// smaller one.
+// module run it; the figure is the best of a few runs. The API simulates a
+// scenario three times (central, low and high cost bounds, for the 80%
+// interval) and reports the central run's events: events/s here is those
+// events over the whole wall time, a third of the simulator's own rate.
+// Fails (exit 2) when the larger scenario of a pair runs at less than half
+// the events/s of the smaller one.
 // Usage: bench_serving_scale [repetitions] [base-scenario.json]
 #include <algorithm>
 #include <chrono>

@@ -8,6 +8,7 @@
 #include "mem/attention_memory.hpp"
 #include "model/param_count.hpp"
 #include "perf/calibrated_cost.hpp"
+#include "perf/cost_bounds.hpp"
 #include "perf/cost_setup.hpp"
 #include "perf/kernel_samples.hpp"
 
@@ -167,4 +168,72 @@ TEST_CASE("collective model: busbw rises with message size towards the link's ca
   const CollectiveCost big = collective_cost(CollectiveKind::AllReduce, 8.0 * (1 << 30), 8, nvlink4);
   CHECK(big.algorithm == "nvls");
   CHECK(big.busbw_GBps > 450);
+}
+
+TEST_CASE("no GEMM shape is priced above the measured best of its GPU and dtype (a sweep)") {
+  int checked = 0;
+  for (const char* id : {"a100-80g-sxm", "a40", "h100-sxm", "h200", "b200"}) {
+    const KernelCalibration* cal = find_calibration(id);
+    REQUIRE(cal != nullptr);
+    for (const char* tier : {"target-measured", "cross-generation"}) {
+      const Priced p = priced(id, tier);
+      const auto* calibrated = dynamic_cast<const CalibratedCostModel*>(p.model.get());
+      REQUIRE(calibrated != nullptr);
+      for (const auto& [dtype, ceiling] : calibrated->calibration().gemm.ceiling_tflops) {
+        const Dtype d = parse_dtype(dtype);
+        for (int64_t m = 1; m <= 65536; m *= 4)
+          for (int64_t n = 256; n <= 65536; n *= 4)
+            for (int64_t k = 256; k <= 65536; k *= 4) {
+              const Operator op = make_gemm_operator("g", 1, m, n, k, dtype_bytes(d), dtype_bytes(d), d);
+              const double tflops = op.flops / p.cost(op).time_s / 1e12;
+              CAPTURE(id);
+              CAPTURE(tier);
+              CAPTURE(dtype);
+              CAPTURE(m);
+              CAPTURE(n);
+              CAPTURE(k);
+              CHECK(tflops <= ceiling * (1 + 1e-9));
+              ++checked;
+            }
+      }
+    }
+  }
+  CHECK(checked > 1000);
+  // The ceilings are the measured figures: H100's bf16 ceiling is the best of our sweep and mamf-finder.
+  CHECK(find_calibration("h100-sxm")->gemm.ceiling_tflops.at("bf16") >= 794.5);
+  CHECK(find_calibration("h100-sxm")->gemm.ceiling_tflops.at("fp8") >= 1402.6);
+}
+
+TEST_CASE("tile choice: a 64-token GEMM is priced near its weight-read floor, split-K used for skinny deep shapes") {
+  const Priced p = priced("h100-sxm");
+  // Llama-3-70B MLP down projection at TP 8: N = 8192, K = 28672 / 8.
+  const Operator op = make_gemm_operator("g", 1, 64, 8192, 3584, 2, 2, Dtype::BF16);
+  const double floor_s = op.bytes / (p.gpu.hbm_bandwidth_GBps * 1e9);
+  CHECK(p.cost(op).time_s < 2.0 * floor_s);
+  const auto* calibrated = dynamic_cast<const CalibratedCostModel*>(p.model.get());
+  const GemmParams& g = calibrated->calibration().gemm;
+  const Operator deep = make_gemm_operator("g", 1, 16, 1024, 28672, 2, 2, Dtype::BF16);
+  const GemmChoice c = best_gemm_tile(deep, g, 1e15, 3e12, p.gpu.sm_count);
+  CHECK(c.split_k > 1);
+}
+
+TEST_CASE("intervals: never zero width, and bound runs price every kernel at its bound") {
+  for (const char* id : {"a100-80g-sxm", "h100-sxm", "b200", "l4"}) {
+    const Priced p = priced(id);
+    CAPTURE(id);
+    const Operator gemm = make_gemm_operator("g", 1, 512, 4096, 4096, 2, 2, Dtype::BF16);
+    const OpCost c = p.cost(gemm);
+    CHECK(c.time_low_s < c.time_s);
+    CHECK(c.time_high_s > c.time_s);
+    CostContext ctx;
+    ctx.gpu = &p.gpu;
+    std::string provenance;
+    const BoundedCostModel low(make_kernel_cost_model("auto", p.gpu, &provenance), CostBound::Low);
+    const BoundedCostModel high(make_kernel_cost_model("auto", p.gpu, &provenance), CostBound::High);
+    CHECK(low.cost(gemm, ctx).time_s == doctest::Approx(c.time_low_s));
+    CHECK(high.cost(gemm, ctx).time_s == doctest::Approx(c.time_high_s));
+    const AccuracySummary a = p.model->accuracy();
+    CHECK(a.expected_error_pct > 0);
+    CHECK((a.tier == "target-measured" || a.tier == "cross-generation" || a.tier == "mixed"));
+  }
 }

@@ -186,7 +186,7 @@ TEST_CASE("serving core: gap histogram percentiles are within 1% of exact") {
   CHECK(s["max"].get<double>() == doctest::Approx(exact.back()));
 }
 
-#include "serve/registry.hpp"
+#include "scenario/policy_registry.hpp"
 
 TEST_CASE("serving core: every registry names its entries once, with a description") {
   const auto all = registries_json();

@@ -2,9 +2,9 @@
 // runs and equals the CLI on the same scenario; a typed hub id is explained; a
 // custom GPU runs on the cross-generation tier and says so; both come back
 // from a share link in a fresh browser. Needs `bash .ci/build`.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkBuilt, startServer, launchBrowser, newPage, cli, scenarioPreset, fixed3, waitDone, metric } from './harness.mjs';
+import { browserSuite, newPage, cli, scenarioPreset, fixed3, waitDone, metric } from './harness.mjs';
 
 // Llama-3.1-8B's config.json as Hugging Face publishes it (keys the engine does not use included).
 const HF_CONFIG = {
@@ -17,23 +17,11 @@ const HF_CONFIG = {
   use_cache: true, vocab_size: 128256,
 };
 
-let server;
-let browser;
-
-before(async () => {
-  checkBuilt();
-  server = await startServer();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  if (browser) await browser.close();
-  if (server) await server.close();
-});
+const suite = browserSuite();
 
 async function openI11() {
-  const page = await newPage(browser);
-  await page.goto(server.url);
+  const page = await newPage(suite.browser);
+  await page.goto(suite.server.url);
   await page.selectOption('#scenario', 'I1.1');
   await waitDone(page, 'I1.1');
   return page;
@@ -51,7 +39,7 @@ async function runAfter(page, action) {
 async function reopen(page) {
   const url = page.url();
   assert.match(url, /#v1=/);
-  const fresh = await newPage(browser);
+  const fresh = await newPage(suite.browser);
   await fresh.goto(url);
   await waitDone(fresh);
   return fresh;

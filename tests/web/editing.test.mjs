@@ -64,7 +64,7 @@ test('mode tabs switch between latency, serving simulation and training presets'
   await page.waitForSelector('#mode-simulate[aria-selected="true"]');
   await waitDone(page);
   const simId = await page.$eval('#scenario', (s) => s.value);
-  assert.equal(await page.$eval('#scenario', (s) => s.selectedOptions[0].parentElement.dataset.mode), 'simulate', simId);
+  assert.equal(await page.$eval('#scenario', (s) => s.selectedOptions[0].dataset.mode), 'simulate', simId);
   assert.equal(await page.isVisible('#serving-view'), true);
   await page.click('#mode-training');
   await page.waitForSelector('#mode-training[aria-selected="true"]');

@@ -2,6 +2,7 @@
 // random port, Debian's headless Chromium via playwright-core, and the native
 // CLI as the reference the page's numbers must equal.
 import { spawn, spawnSync } from 'node:child_process';
+import { before, after } from 'node:test';
 import { createRequire } from 'node:module';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -143,4 +144,23 @@ export async function setField(page, id, value) {
 export async function viewMetrics(page, viewId, prefix) {
   return page.$$eval(`#${viewId} [data-metric^="${prefix}"]`,
     (els) => Object.fromEntries(els.map((e) => [e.dataset.metric, e.dataset.value])));
+}
+
+/**
+ * The usual set-up of a page test file: checks the build, starts the server and
+ * the browser before the tests and stops them after. Returns an object whose
+ * `server` and `browser` are set once the tests run.
+ */
+export function browserSuite() {
+  const suite = { server: null, browser: null };
+  before(async () => {
+    checkBuilt();
+    suite.server = await startServer();
+    suite.browser = await launchBrowser();
+  });
+  after(async () => {
+    if (suite.browser) await suite.browser.close();
+    if (suite.server) await suite.server.close();
+  });
+  return suite;
 }

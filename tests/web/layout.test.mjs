@@ -4,26 +4,14 @@
 // at 1280 px no table or headline number is wider than its card. Headline
 // numbers read with three significant digits in a scaled unit, with the 80%
 // interval and the cost-tier badge beside them. Needs `bash .ci/build`.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkBuilt, startServer, launchBrowser, cli, waitDone } from './harness.mjs';
+import { browserSuite, cli, cliPresets, waitDone } from './harness.mjs';
 
 const WIDTHS = [[360, 740], [390, 844], [768, 1024], [1280, 900]];
 const SCENARIOS = ['I1.4', 'I2.2', 'T2.3'];  // latency, serving simulation, training
 
-let server;
-let browser;
-
-before(async () => {
-  checkBuilt();
-  server = await startServer();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  if (browser) await browser.close();
-  if (server) await server.close();
-});
+const suite = browserSuite();
 
 /** Boxes of the form and the results in viewport coordinates at three scroll positions. */
 function measureLayout() {
@@ -55,11 +43,11 @@ function measureLayout() {
 
 for (const [width, height] of WIDTHS) {
   test(`${width}×${height}: form and results never overlap, nothing scrolls sideways${width >= 1280 ? ', no table or KPI clips' : ''}`, async () => {
-    const context = await browser.newContext({ viewport: { width, height } });
+    const context = await suite.browser.newContext({ viewport: { width, height } });
     const page = await context.newPage();
     const errors = [];
     page.on('pageerror', (e) => errors.push(e.message));
-    await page.goto(server.url);
+    await page.goto(suite.server.url);
     await waitDone(page);
     for (const id of SCENARIOS) {
       await page.selectOption('#scenario', id);
@@ -85,9 +73,9 @@ for (const [width, height] of WIDTHS) {
 }
 
 test('headline numbers: three significant digits, scaled units, the 80% interval and the tier badge', async () => {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const context = await suite.browser.newContext({ viewport: { width: 1280, height: 900 } });
   const page = await context.newPage();
-  await page.goto(server.url);
+  await page.goto(suite.server.url);
   await page.selectOption('#scenario', 'I1.1');
   await waitDone(page, 'I1.1');
   const expected = cli('I1.1');
@@ -135,14 +123,41 @@ test('headline numbers: three significant digits, scaled units, the 80% interval
 });
 
 test('the help and accuracy pages are linked from the header and explain the tiers', async () => {
-  const context = await browser.newContext();
+  const context = await suite.browser.newContext();
   const page = await context.newPage();
-  await page.goto(server.url);
+  await page.goto(suite.server.url);
   const links = await page.$$eval('header a', (as) => as.map((a) => a.getAttribute('href')));
   assert.ok(links.includes('help.html') && links.includes('accuracy.html'), links.join(', '));
-  await page.goto(`${server.url}accuracy.html`);
+  await page.goto(`${suite.server.url}accuracy.html`);
   for (const tier of ['target-measured', 'cross-generation', 'roofline']) assert.equal(await page.isVisible(`[id="${tier}"]`), true, tier);
-  await page.goto(`${server.url}help.html`);
+  await page.goto(`${suite.server.url}help.html`);
   assert.match(await page.title(), /help/i);
+  await context.close();
+});
+
+test('a preset that reproduces a published measurement shows the prediction\'s error against it', async () => {
+  const context = await suite.browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  await page.goto(suite.server.url);
+  await waitDone(page);
+  const id = 'E.I-gf1-7b-tp1-bf16';
+  await page.selectOption('#scenario', id);
+  await waitDone(page, id);
+  const records = cliPresets('validation');
+  const record = records.find((r) => r.id === id);
+  const predicted = cli(record.scenario).metrics[record.metric];
+  const err = (predicted / record.measured - 1) * 100;
+  const line = await page.$eval('#measured-check', (e) => ({ text: e.textContent, err: Number(e.dataset.errorPct), hidden: e.hidden }));
+  assert.equal(line.hidden, false);
+  assert.ok(Math.abs(line.err - err) < 1e-9, `${line.err} vs ${err}`);
+  assert.match(line.text, new RegExp(`error ${err >= 0 ? '\\+' : '−'}${Number(Math.abs(err).toPrecision(3)).toFixed(Math.max(0, 2 - Math.floor(Math.log10(Math.abs(err)))))}%`));
+  // A training run checked against torchtitan (its scenario is the V.TT1 preset).
+  await page.selectOption('#scenario', 'V.TT1');
+  await waitDone(page, 'V.TT1');
+  assert.match(await page.textContent('#measured-check'), /^Published measurement \(TT1\): 2904 tok\/s\/GPU; predicted [\d,.]+ tok\/s\/GPU: error [+−][\d.]+%\.$/);
+  // Editing the preset says the measurement no longer applies.
+  await page.fill('#train_mbs', '2');
+  await page.dispatchEvent('#train_mbs', 'change');
+  await page.waitForFunction(() => /unedited preset/.test(document.getElementById('measured-check').textContent));
   await context.close();
 });

@@ -65,7 +65,8 @@ test('the picker lists every scenario preset and every field has a label and a t
   assert.match(options.find((o) => o.id === 'I1.1').group, /^Latency/);
   assert.match(options.find((o) => o.id === 'I2.2').group, /^Serving simulation/);
   assert.match(options.find((o) => o.id === 'T1.5').group, /^Training/);
-  assert.match(options.find((o) => o.id === 'V.TT1').group, /measured/);
+  assert.match(options.find((o) => o.id === 'V.TT1').group, /^Published measurements/);
+  assert.match(options.find((o) => o.id === 'E.I-gf1-7b-tp1-bf16').group, /^Published measurements/);
   const fields = ['model', 'gpu', 'gpus_per_node', 'intra_node', 'tp', 'pp', 'prompt_tokens', 'output_tokens',
     'batch_size', 'weights', 'activations', 'kv_cache'];
   for (const id of fields) {

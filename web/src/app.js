@@ -16,7 +16,8 @@ import { Compare } from './compare.js';
 import { download, slug, toCsv, readScenarioFile } from './export.js';
 import { $, showNumber } from './dom.js';
 import { decorate } from './headline.js';
-import { MODES, modeOf, fillPicker } from './presets.js';
+import { MODES, modeOf, fillPicker, validationPresets } from './presets.js';
+import { display, unitName } from './format.js';
 import * as custom from './custom.js';
 import * as dependent from './dependent.js';
 import * as assumptions from './assumptions.js';
@@ -50,6 +51,7 @@ const state = {
   base: null,            // the scenario the form edits
   run: null,             // {id, text} of the run in flight
   shownText: null,       // the scenario text of the result or error on screen
+  measured: new Map(),   // preset id -> published measurement it reproduces (presets/validation)
   last: null,            // {scenario, result, warnings} of the last finished run
 };
 
@@ -192,6 +194,7 @@ function showResult(scenario, result, warnings) {
   renderHeadline(v, result);
   renderView(v, result, warnings, scenario);
   assumptions.render(scenario, result);
+  showMeasuredCheck(scenario, result);
   $('results').dataset.scenario = (result.scenario && result.scenario.id) || '';
   $('summary').hidden = false;
   if (v.summary) $('summary').textContent = v.summary(result, { scenario, gpus: state.gpus });
@@ -205,6 +208,27 @@ function showResult(scenario, result, warnings) {
     applyEmbedCharts(v);
     document.title = `Sightline: ${$('summary').textContent || describe(scenario)}`;
     postSize();
+  }
+}
+
+/** Where the preset reproduces a published measurement: the prediction's error against it. */
+function showMeasuredCheck(scenario, result) {
+  const line = $('measured-check');
+  const m = state.presetId ? state.measured.get(state.presetId) : null;
+  line.hidden = !m;
+  if (!m) return;
+  const unit = unitName(m.unit);
+  const { overrides } = canonicalOf(state.presetId, presetRecord(), scenario);
+  const what = `Published measurement (${m.row || m.id}): ${display(m.measured)} ${unit}`;
+  const km = Array.isArray(result.key_metrics) ? result.key_metrics.find((k) => k.id === m.metric) : null;
+  const predicted = result.metrics && Number.isFinite(result.metrics[m.metric]) ? result.metrics[m.metric] : km && km.value;
+  delete line.dataset.errorPct;
+  if (Object.keys(overrides).length) line.textContent = `${what}. It applies to the unedited preset; reset to compare.`;
+  else if (!Number.isFinite(predicted)) line.textContent = `${what}. This metric is derived outside the result (see \`sightline report-e2e\`).`;
+  else {
+    const err = (predicted / m.measured - 1) * 100;
+    line.dataset.errorPct = String(err);
+    line.textContent = `${what}; predicted ${display(predicted)} ${unit}: error ${err >= 0 ? '+' : '−'}${display(Math.abs(err))}%.`;
   }
 }
 
@@ -628,6 +652,9 @@ async function init() {
     const [scenarios, models, gpus, interconnects] = await Promise.all(
       ['scenarios', 'models', 'gpus', 'interconnects'].map((kind) => client.presets(kind)));
     const registries = await client.registries().catch(() => null);
+    const validation = validationPresets(await client.presets('validation').catch(() => []));
+    scenarios.push(...validation.scenarios);
+    state.measured = validation.measured;
     form.populate({ scenarios, models, gpus, interconnects, registries });
     fillPicker($('scenario'), scenarios, { models: new Map(models.map((m) => [m.id, m])), gpus: new Map(gpus.map((g) => [g.id, g])) });
     custom.init({ gpus });

@@ -15,14 +15,14 @@ const GROUPS = {
   latency: 'Latency: one batch, no queue',
   simulate: 'Serving simulation: requests over time',
   training: 'Training: one optimizer step',
-  validation: 'Training: published runs (measured)',
+  validation: 'Published measurements (the prediction is checked against them)',
 };
 
 /** 'latency' | 'simulate' | 'training' of a scenario. */
 export const modeOf = (scenario) => formSection(scenario);
 
-/** Validation presets (V.*) quote a published measurement in their source. */
-export const isValidation = (scenario) => typeof scenario.id === 'string' && scenario.id.startsWith('V.');
+/** Validation presets (V.*, and E.* from presets/validation) reproduce a published measurement. */
+export const isValidation = (scenario) => typeof scenario.id === 'string' && /^[VE]\./.test(scenario.id);
 
 function shortGpu(gpu, gpus) {
   if (gpu && typeof gpu === 'object') return String(gpu.name || gpu.id || 'custom GPU');
@@ -74,7 +74,6 @@ export function fillPicker(select, scenarios, catalog) {
     if (!list.length) continue;
     const og = document.createElement('optgroup');
     og.label = GROUPS[g];
-    og.dataset.mode = g === 'validation' ? 'training' : g;
     for (const s of list) {
       const o = document.createElement('option');
       o.value = s.id;
@@ -86,4 +85,23 @@ export function fillPicker(select, scenarios, catalog) {
     nodes.push(og);
   }
   select.replaceChildren(...nodes);
+}
+
+/**
+ * Scenarios and measurements of the validation presets (presets/validation): a
+ * record either holds its scenario or names a scenario preset (V.*). Returns
+ * {scenarios: the inline ones, as pickable presets; measured: Map(scenario id -> record)}.
+ */
+export function validationPresets(records) {
+  const scenarios = [];
+  const measured = new Map();
+  for (const v of Array.isArray(records) ? records : []) {
+    if (!v || typeof v !== 'object' || !Number.isFinite(v.measured) || typeof v.metric !== 'string') continue;
+    if (v.scenario && typeof v.scenario === 'object') {
+      const s = { ...v.scenario, id: v.scenario.id || v.id, title: v.scenario.title || v.title, source: v.scenario.source || v.source };
+      scenarios.push(s);
+      measured.set(s.id, v);
+    } else if (typeof v.scenario_preset === 'string') measured.set(v.scenario_preset, v);
+  }
+  return { scenarios, measured };
 }

@@ -1,4 +1,4 @@
-#include "api/job.hpp"
+#include "api/make_job.hpp"
 
 #include "api/interval_job.hpp"
 #include "infer/latency_job.hpp"

@@ -5,7 +5,6 @@
 #include <memory>
 
 #include "core/json_reader.hpp"
-#include "scenario/scenario.hpp"
 
 namespace sightline {
 
@@ -20,11 +19,5 @@ class Job {
   // (limits.max_work_units) counts these, so every kind must report them.
   virtual int64_t units_done() const = 0;
 };
-
-// The job of a scenario, with intervals on its key metrics (an IntervalJob).
-std::unique_ptr<Job> make_job(const Scenario& scenario);
-
-// One run of the scenario at its cost bound, without intervals.
-std::unique_ptr<Job> make_single_job(const Scenario& scenario);
 
 }  // namespace sightline

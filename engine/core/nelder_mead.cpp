@@ -1,4 +1,4 @@
-#include "perf/nelder_mead.hpp"
+#include "core/nelder_mead.hpp"
 
 #include <algorithm>
 #include <cmath>

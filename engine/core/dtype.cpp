@@ -1,4 +1,4 @@
-#include "model/dtype.hpp"
+#include "core/dtype.hpp"
 
 #include <stdexcept>
 

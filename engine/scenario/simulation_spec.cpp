@@ -1,4 +1,4 @@
-#include "serve/sim_spec.hpp"
+#include "scenario/simulation_spec.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -10,8 +10,8 @@
 #include "mem/inference_memory.hpp"
 #include "scenario/checks.hpp"
 #include "scenario/scenario.hpp"
-#include "serve/memory_plan.hpp"
-#include "serve/registry.hpp"
+#include "scenario/memory_plan.hpp"
+#include "scenario/policy_registry.hpp"
 
 namespace sightline::serve {
 

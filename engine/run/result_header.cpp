@@ -1,4 +1,4 @@
-#include "api/result_header.hpp"
+#include "run/result_header.hpp"
 
 #include "core/version.hpp"
 #include "model/param_count.hpp"

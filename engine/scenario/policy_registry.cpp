@@ -1,4 +1,4 @@
-#include "serve/registry.hpp"
+#include "scenario/policy_registry.hpp"
 
 namespace sightline::serve {
 

@@ -1,4 +1,4 @@
-#include "train/metrics.hpp"
+#include "scenario/training_metrics.hpp"
 
 namespace sightline {
 

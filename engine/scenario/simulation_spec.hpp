@@ -1,7 +1,7 @@
 #pragma once
 // The validated configuration of a serving simulation (serving mode
 // "simulate"): workload, cluster, scheduler, KV cache, techniques, SLO,
-// outputs and work limits. Read by serve/sim_spec.cpp; every default is
+// outputs and work limits. Read by scenario/simulation_spec.cpp; every default is
 // explicit here and in the README's schema section.
 #include <cstdint>
 #include <memory>

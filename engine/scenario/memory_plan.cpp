@@ -1,10 +1,10 @@
-#include "serve/memory_plan.hpp"
+#include "scenario/memory_plan.hpp"
 
 #include <algorithm>
 #include <cmath>
 
 #include "mem/inference_memory.hpp"
-#include "serve/sim_spec.hpp"
+#include "scenario/simulation_spec.hpp"
 
 namespace sightline::serve {
 

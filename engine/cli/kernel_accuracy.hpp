@@ -1,0 +1,37 @@
+#pragma once
+// Accuracy checks of the kernel model over every GPU with development data
+// (A100 and A40: Vidur per-operator sweeps; H100 SXM and H200: our own
+// microbenchmark sweeps; plus the published kernel figures of each):
+// cross-generation error on every GPU pair, the GEMM ceiling sweep, and the
+// coverage of the 80% intervals.
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/json_reader.hpp"
+#include "perf/calibrate.hpp"
+
+namespace sightline::cli {
+
+using DevKernels = std::map<std::string, std::vector<KernelSample>>;  // GPU id → kernel-time samples
+
+DevKernels load_development_kernels(const std::string& vidur_root, const std::string& published_csv,
+                                    const std::string& measured_dir);
+
+// Leave-one-GPU-out: fit each GPU alone, transfer it by the spec-sheet rule to
+// every other GPU, predict that GPU's kernels. "pairs" holds per-class errors
+// of each "from -> to"; "pooled" the per-class residuals over all pairs (the
+// transfer error that widens transferred classes' intervals).
+json cross_generation_pairs(const DevKernels& dev);
+
+// The pooled residuals as the presets/transfer_errors/kernels.json preset.
+json transfer_error_preset(const json& pairs_report);
+
+// Share of each GPU's kernel measurements inside the shipped calibration's 80% interval.
+json interval_coverage(const DevKernels& dev);
+
+// Prices a grid of GEMM shapes on every calibrated GPU and dtype and checks
+// none beats the GPU's measured best (its ceiling).
+json gemm_ceiling_sweep();
+
+}  // namespace sightline::cli

@@ -1,0 +1,350 @@
+#include "train/micro_batch_graph.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "train/lora_adapters.hpp"
+
+namespace sightline {
+
+namespace {
+
+bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+bool ends_with(const std::string& s, const char* suffix) {
+  const size_t n = std::char_traits<char>::length(suffix);
+  return s.size() > n && s.compare(s.size() - n, n, suffix) == 0;
+}
+
+bool is_embedding_op(const std::string& n) { return n == "emb" || n == "emb_position" || n == "emb_all_reduce"; }
+bool is_head_op(const std::string& n) {
+  return n == "final_layernorm" || n == "lm_head" || n == "loss_all_reduce" || n == "logits_all_gather" ||
+         n == "cross_entropy" || n == "sampling";
+}
+
+LayerPart part_of(const std::string& n) {
+  if (n == "attn_prefill" || n == "attn_decode") return kPartAttnCore;
+  if (n == "input_layernorm" || starts_with(n, "attn_") || starts_with(n, "lora_q") || starts_with(n, "lora_k") ||
+      starts_with(n, "lora_v") || starts_with(n, "lora_o"))
+    return kPartAttnOther;
+  if (n == "post_attention_layernorm" || starts_with(n, "mlp_") || starts_with(n, "moe_") || starts_with(n, "lora_up") ||
+      starts_with(n, "lora_gate") || starts_with(n, "lora_down"))
+    return kPartMlp;
+  return kPartOther;
+}
+
+double gemm_bytes(int64_t m, int64_t n, int64_t k, double a, double w) {
+  return static_cast<double>(m) * k * a + static_cast<double>(k) * n * w + static_cast<double>(m) * n * a;
+}
+
+Operator memory_op(const std::string& name, double count, double bytes, double flops, Dtype dt) {
+  return make_memory_operator(name, OpFamily::Elementwise, count, bytes, flops, dt);
+}
+
+Operator collective(const std::string& name, CollectiveKind kind, double count, double bytes, int group, Dtype dt) {
+  return make_collective_operator(name, kind, count, bytes, group, dt);
+}
+
+bool fp8_selected(Fp8Gemms mode, const std::string& n) {
+  if (mode == Fp8Gemms::None) return false;
+  const bool mlp = starts_with(n, "mlp_") || n == "moe_expert_up_proj" || n == "moe_expert_down_proj" ||
+                   starts_with(n, "moe_shared_");
+  if (mode == Fp8Gemms::Mlp) return mlp;
+  const bool attn = n == "attn_pre_proj" || n == "attn_post_proj" || starts_with(n, "attn_q_") ||
+                    starts_with(n, "attn_kv_");
+  if (mode == Fp8Gemms::Layers) return mlp || attn;
+  return mlp || attn || n == "lm_head";
+}
+
+// An FP8 GEMM reads its FP8 operands (1 byte) and writes a 16-bit output.
+void use_fp8_bytes(Operator& op) {
+  if (op.family == OpFamily::Gemm && op.compute_dtype == Dtype::FP8)
+    op.bytes = static_cast<double>(op.m) * op.k + static_cast<double>(op.k) * op.n + 2.0 * op.m * op.n;
+}
+
+std::vector<Operator> backward_of(const GraphContext& g, const Operator& f) {
+  return build_backward_step(StepOperators{{f}}, g.precision).ops;
+}
+
+// ---- Tags --------------------------------------------------------------
+
+// Walks the forward graph in order and tells where each operator sits; the
+// first layer of a MoE model with dense first layers is dense.
+class ItemTagger {
+ public:
+  explicit ItemTagger(const ModelArch& m) : m_(m) {}
+  OpTag tag_of(const Operator& f) {
+    OpTag tag;
+    if (is_embedding_op(f.name)) tag.item = GraphItem::Embedding;
+    else if (is_head_op(f.name)) tag.item = GraphItem::Head;
+    else {
+      if (f.name == "input_layernorm") ++block_;
+      tag.item = !m_.is_moe() ? GraphItem::DenseLayer
+                              : (m_.num_dense_layers() > 0 && block_ == 0 ? GraphItem::DenseLayer : GraphItem::MoeLayer);
+    }
+    const bool in_layer = tag.item == GraphItem::DenseLayer || tag.item == GraphItem::MoeLayer;
+    tag.part = in_layer ? part_of(f.name) : kPartOther;
+    return tag;
+  }
+
+ private:
+  const ModelArch& m_;
+  int block_ = -1;
+};
+
+// ---- Tensor-parallel communication ---------------------------------------
+
+// The collectives of the tensor-parallel layout for forward collective `f`,
+// with their backward conjugates.
+void add_tp_collectives(const GraphContext& g, const Operator& f, OpTag tag, TrainingGraph& graph) {
+  if (f.collective == CollectiveKind::SendRecv) return;  // pipeline transfers are simulated by the schedule
+  OpTag ct = tag;
+  ct.comm = TpCommRole::Activation;
+  const double msg = f.message_bytes;
+  const int tp = g.tp;
+  const bool sp = g.sequence_parallel;
+  if (f.name == "attn_all_reduce" || f.name == "mlp_all_reduce") {
+    const std::string stem = f.name.substr(0, f.name.size() - std::string("_all_reduce").size());
+    if (sp) {
+      // Megatron sequence parallelism: all-gather into the block, reduce-scatter out of it;
+      // conjugates in backward, plus the all-gather of the block input for the weight gradient.
+      graph.forward.add(collective(stem + "_reduce_scatter", CollectiveKind::ReduceScatter, f.count, msg, tp, g.act_dtype), ct);
+      graph.forward.add(collective(stem + "_all_gather", CollectiveKind::AllGather, f.count, msg, tp, g.act_dtype), ct);
+      graph.backward.add(
+          collective(stem + "_reduce_scatter_bwd", CollectiveKind::ReduceScatter, f.count, msg, tp, g.act_dtype), ct);
+      graph.backward.add(collective(stem + "_all_gather_bwd", CollectiveKind::AllGather, f.count, msg, tp, g.act_dtype),
+                         ct);
+      OpTag wt = ct;
+      wt.comm = TpCommRole::WeightGradGather;
+      const LoraSpec& lo = g.config.lora;
+      // With LoRA the gather is needed only when an adapter on the block's input projection trains.
+      const bool input_trains =
+          !g.lora || (stem == "attn" ? (lo.has_target("q") || lo.has_target("k") || lo.has_target("v"))
+                                     : (lo.has_target("up") || lo.has_target("gate")));
+      if (input_trains)
+        graph.backward.add(
+            collective(stem + "_all_gather_wgrad", CollectiveKind::AllGather, f.count, msg, tp, g.act_dtype), wt);
+    } else {
+      graph.forward.add(f, ct);
+      Operator b = f;
+      b.name = f.name + "_bwd";
+      b.backward = true;
+      graph.backward.add(b, ct);
+    }
+  } else if (f.name == "emb_all_reduce" && sp) {
+    graph.forward.add(collective("emb_reduce_scatter", CollectiveKind::ReduceScatter, f.count, msg, tp, g.act_dtype), ct);
+  } else {
+    graph.forward.add(f, ct);  // the embedding's and the loss's all-reduces run in forward only
+  }
+}
+
+// With sequence parallelism the LM head gathers the sequence-sharded hidden
+// states first (and reduce-scatters their gradient in backward).
+void add_sequence_parallel_head_comm(const GraphContext& g, OpTag tag, TrainingGraph& graph) {
+  OpTag ct = tag;
+  ct.comm = TpCommRole::Activation;
+  graph.forward.add(collective("head_all_gather", CollectiveKind::AllGather, 1, g.hidden_msg_bytes, g.tp, g.act_dtype), ct);
+  graph.backward.add(
+      collective("head_reduce_scatter_bwd", CollectiveKind::ReduceScatter, 1, g.hidden_msg_bytes, g.tp, g.act_dtype), ct);
+}
+
+// ---- Forward -------------------------------------------------------------
+
+struct TrainingOp {
+  Operator op;
+  bool fp8 = false;  // a GEMM that the FP8 recipe runs in FP8
+};
+
+// The forward operator as the training layout runs it on this GPU.
+TrainingOp rewrite_for_training(const GraphContext& g, Operator f) {
+  const ModelArch& m = g.model;
+  const TrainConfig& c = g.config;
+  const int tp = g.tp;
+  const double a = g.act_bytes;
+  // Sequence parallelism shards the norms and residual adds over tp.
+  if (g.sequence_parallel && (f.name == "input_layernorm" || f.name == "post_attention_layernorm" || f.name == "add" ||
+                              f.name == "final_layernorm")) {
+    f.flops /= tp;
+    f.bytes /= tp;
+  }
+  // Vocabulary-parallel cross-entropy works on the vocabulary shard.
+  if (f.name == "cross_entropy") {
+    f.flops /= tp;
+    f.bytes /= tp;
+  }
+  // Expert parallelism: this GPU runs num_experts/ep experts on the tokens
+  // routed to them from every EP rank (the busiest rank gets load_imbalance × the mean).
+  if (g.ep > 1 &&
+      (f.name == "moe_expert_up_proj" || f.name == "moe_expert_act" || f.name == "moe_expert_down_proj")) {
+    const int64_t E = m.moe.num_experts;
+    const double local_experts = static_cast<double>(E / g.ep);
+    const int64_t tpe = static_cast<int64_t>(std::ceil(static_cast<double>(g.tokens) * m.moe.top_k * g.ep *
+                                                        c.moe_load_imbalance / static_cast<double>(E)));
+    const int64_t up = (m.gated_mlp ? 2 : 1) * g.dims.expert_intermediate;
+    f.count = g.layers[item_index(GraphItem::MoeLayer)] * local_experts;
+    if (f.name == "moe_expert_up_proj" || f.name == "moe_expert_down_proj") {
+      f.m = tpe;
+      f.flops = 2.0 * tpe * f.n * f.k;
+      f.bytes = gemm_bytes(tpe, f.n, f.k, a, a);
+    } else {
+      const double rd = static_cast<double>(tpe) * up, wr = static_cast<double>(tpe) * g.dims.expert_intermediate;
+      f.flops = 6.0 * std::max(rd, wr);
+      f.bytes = (rd + wr) * a;
+    }
+  }
+  TrainingOp out;
+  out.fp8 = f.family == OpFamily::Gemm && fp8_selected(c.fp8, f.name);
+  if (out.fp8) {
+    f.compute_dtype = Dtype::FP8;
+    use_fp8_bytes(f);
+  }
+  out.op = std::move(f);
+  return out;
+}
+
+// QLoRA: the frozen quantized weight of a layer GEMM is dequantized before each use, forward and backward.
+bool dequantizes_weight(const GraphContext& g, const Operator& f, OpTag tag) {
+  return g.quantized_base && f.family == OpFamily::Gemm && tag.item != GraphItem::Head;
+}
+
+Operator dequant_op(const GraphContext& g, const Operator& f, const std::string& name) {
+  const double wn = static_cast<double>(f.k) * f.n;
+  return memory_op(name, f.count, wn * (g.base_weight_bytes + g.act_bytes), 2.0 * wn, g.act_dtype);
+}
+
+void add_forward(const GraphContext& g, const TrainingOp& t, OpTag tag, TrainingGraph& graph) {
+  const Operator& f = t.op;
+  // Transformer Engine casts the GEMM input to FP8 (and its transpose for the weight gradient).
+  if (t.fp8)
+    graph.forward.add(memory_op(f.name + "_fp8_cast", f.count, 4.0 * static_cast<double>(f.m) * f.k,
+                                2.0 * static_cast<double>(f.m) * f.k, g.act_dtype),
+                      tag);
+  if (dequantizes_weight(g, f, tag)) graph.forward.add(dequant_op(g, f, f.name + "_dequant"), tag);
+  graph.forward.add(f, tag);
+}
+
+// ---- Backward ------------------------------------------------------------
+
+void add_backward(const GraphContext& g, const TrainingOp& t, OpTag tag, TrainingGraph& graph) {
+  const Operator& f = t.op;
+  if (dequantizes_weight(g, f, tag)) {
+    Operator d = dequant_op(g, f, f.name + "_dequant_bwd");
+    graph.backward.add(d, tag);
+  }
+  if (f.family == OpFamily::Sampling) {
+    // Softmax-cross-entropy gradient: read the fp32 probabilities, write the logits gradient.
+    const double rows = static_cast<double>(g.tokens), vocab = static_cast<double>(g.dims.vocab);
+    Operator grad = memory_op("cross_entropy_bwd", 1, rows * vocab * (4.0 + g.act_bytes), 2.0 * rows * vocab, Dtype::FP32);
+    grad.backward = true;
+    graph.backward.add(grad, tag);
+    return;
+  }
+  for (Operator b : backward_of(g, f)) {
+    if (g.lora && is_weight_gradient(b.name)) continue;  // frozen base: no weight gradient
+    if (g.lora && f.name == "emb") continue;             // frozen embedding: no gradient scatter
+    if (t.fp8) use_fp8_bytes(b);
+    graph.backward.add(b, tag);
+  }
+  // The incoming gradient is cast to FP8 once (and transposed for the weight gradient).
+  if (t.fp8)
+    graph.backward.add(memory_op(f.name + "_grad_fp8_cast", f.count, 4.0 * static_cast<double>(f.m) * f.n,
+                                 2.0 * static_cast<double>(f.m) * f.n, g.act_dtype),
+                       tag);
+}
+
+// ---- Selective recomputation -----------------------------------------------
+
+void add_recompute(const GraphContext& g, const Operator& f, OpTag tag, TrainingGraph& graph) {
+  if (tag.item != GraphItem::DenseLayer && tag.item != GraphItem::MoeLayer) return;
+  const RecomputeSpec& rc = g.config.recompute;
+  TaggedOps& R = graph.recompute;
+  if (rc.mode == RecomputeMode::Selective) {
+    if (rc.core_attn && f.family == OpFamily::AttentionPrefill && g.config.attention == AttentionImpl::Standard)
+      R.add(f, tag);
+    if (rc.layernorm && (f.name == "input_layernorm" || f.name == "post_attention_layernorm")) R.add(f, tag);
+    if (rc.mlp_act && (f.name == "mlp_act" || f.name == "moe_expert_act" || f.name == "moe_shared_act")) R.add(f, tag);
+  } else if (rc.mode == RecomputeMode::SelectiveOp) {
+    // torchtitan's op-level policy: memory-bound ops are recomputed, and
+    // every second matmul of the layer (k, o, and the third MLP matmul).
+    if (f.family == OpFamily::Norm || f.family == OpFamily::Rope || f.name == "mlp_act" ||
+        f.name == "moe_expert_act" || f.name == "moe_shared_act")
+      R.add(f, tag);
+    auto partial_gemm = [&](const char* name, int64_t n) {
+      Operator op = make_gemm_operator(name, f.count, f.m, n, f.k, g.act_bytes, g.act_bytes, f.compute_dtype);
+      use_fp8_bytes(op);
+      return op;
+    };
+    if (f.name == "attn_pre_proj") R.add(partial_gemm("attn_k_proj_recompute", g.kv_local), tag);
+    if (f.name == "attn_post_proj") R.add(f, tag);
+    if (f.name == "mlp_up_proj" && g.model.gated_mlp)
+      R.add(partial_gemm("mlp_up_half_recompute", g.dims.intermediate), tag);
+    if (f.name == "mlp_down_proj" && !g.model.gated_mlp) R.add(f, tag);
+  }
+}
+
+}  // namespace
+
+bool is_weight_gradient(const std::string& op_name) { return ends_with(op_name, "_wgrad"); }
+bool is_data_gradient(const std::string& op_name) { return ends_with(op_name, "_dgrad"); }
+
+GraphContext make_graph_context(const ModelArch& m, const Precision& precision, const TrainConfig& c) {
+  const TrainParallelism& par = c.parallelism;
+  GraphContext g{m, c, precision};
+  g.tp = par.tp;
+  g.cp = par.cp;
+  g.ep = par.ep;
+  g.sequence_parallel = par.sequence_parallel && par.tp > 1;
+  g.act_dtype = precision.activations;
+  g.act_bytes = dtype_bytes(g.act_dtype);
+  g.dims = shard_dims(m, par.tp);
+  g.seq_local = c.batch.seq_len / par.cp;
+  g.tokens = c.batch.micro_batch_size * g.seq_local;
+  g.layers[item_index(GraphItem::DenseLayer)] = static_cast<double>(m.num_dense_layers());
+  g.layers[item_index(GraphItem::MoeLayer)] = static_cast<double>(m.num_moe_layers());
+  g.lora = c.lora.enabled;
+  g.quantized_base = g.lora && c.lora.base_dtype != Dtype::BF16 && c.lora.base_dtype != Dtype::FP16;
+  g.base_weight_bytes =
+      g.lora ? dtype_bytes(c.lora.base_dtype, is_integer_weight_only(c.lora.base_dtype) ? c.lora.quant_group_size : 0)
+             : dtype_bytes(precision.weights);
+  g.hidden_msg_bytes = static_cast<double>(g.tokens) * m.hidden_size * g.act_bytes;
+  g.q_local = static_cast<int64_t>(g.dims.heads) * m.head_dim;
+  g.kv_local = static_cast<int64_t>(g.dims.kv_heads) * m.head_dim;
+  return g;
+}
+
+TrainingGraph build_training_graph(const GraphContext& g) {
+  const TrainConfig& c = g.config;
+  // The model's forward graph for one micro-batch on one GPU. Context
+  // parallelism: each GPU holds seq/cp tokens of each sequence and, with
+  // load-balanced causal chunks, attends over as many pairs as seq²/(2·cp);
+  // `cached_tokens` is set so that the causal pair count matches.
+  BatchShape batch;
+  const int64_t cached = g.cp > 1 ? c.batch.seq_len * (g.cp - 1) / (2 * g.cp) : 0;
+  batch.seqs.assign(static_cast<size_t>(c.batch.micro_batch_size), SeqChunk{g.seq_local, cached});
+  StepOptions opt;
+  opt.attention = c.attention;
+  opt.training = true;
+  ParallelLayout layout;
+  layout.tp = g.tp;
+  layout.pp = 1;
+  const StepOperators forward_graph = build_forward_step(g.model, g.precision, layout, batch, opt);
+
+  TrainingGraph graph;
+  ItemTagger tagger(g.model);
+  for (const Operator& f0 : forward_graph.ops) {
+    const OpTag tag = tagger.tag_of(f0);
+    if (f0.family == OpFamily::Collective) {
+      add_tp_collectives(g, f0, tag, graph);
+      continue;
+    }
+    if (g.sequence_parallel && f0.name == "lm_head") add_sequence_parallel_head_comm(g, tag, graph);
+    const TrainingOp t = rewrite_for_training(g, f0);
+    add_forward(g, t, tag, graph);
+    add_backward(g, t, tag, graph);
+    add_lora_adapter_ops(g, t.op, tag, graph);
+    add_recompute(g, t.op, tag, graph);
+  }
+  return graph;
+}
+
+}  // namespace sightline

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Regenerates the measured cross-GPU transfer error of the kernel model
+# (kernels.json) from the development data: every GPU fitted alone and
+# transferred to every other. Run after presets/calibrations/regenerate.sh and a rebuild.
+# Usage: presets/transfer_errors/regenerate.sh [SIGHTLINE_BIN] [DATA_DIR] [OUT_DIR]
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+bin=${1:-$here/../../build/sightline}
+data=${2:-$here/../../../shared/data}
+out=${3:-$here}
+"$bin" report-accuracy --data "$data" --format json --transfer-errors-out "$out/kernels.json" > /dev/null

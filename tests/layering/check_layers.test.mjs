@@ -1,0 +1,67 @@
+// The layering check itself: it passes on this repository and fails on a
+// tree with an upward include, a peer include, a cycle or an upward link.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { check } from './check_layers.mjs';
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+function tree(files) {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'layers-'));
+  for (const [rel, text] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+    fs.writeFileSync(path.join(root, rel), text);
+  }
+  return root;
+}
+
+const cmake = 'target_link_libraries(sightline_perf PUBLIC sightline_comm sightline_core)\n';
+
+test('the engine only includes downward', () => {
+  const { edges, errors } = check(repo);
+  assert.deepEqual(errors, []);
+  assert.ok(edges.length > 100, `read ${edges.length} includes`);
+});
+
+test('an upward include is reported with its file and line', () => {
+  const root = tree({
+    'engine/CMakeLists.txt': cmake,
+    'engine/perf/a.cpp': '#include "core/error.hpp"\n#include "serve/simulation.hpp"\n',
+    'engine/core/error.hpp': '',
+    'engine/serve/simulation.hpp': '',
+  });
+  const { errors } = check(root);
+  assert.equal(errors.length, 1);
+  assert.match(errors[0], /^engine\/perf\/a\.cpp:2: upward include: perf includes "serve\/simulation\.hpp"/);
+});
+
+test('a peer include and a cycle are reported', () => {
+  const root = tree({
+    'engine/CMakeLists.txt': cmake,
+    'engine/hw/a.hpp': '#include "mem/b.hpp"\n',
+    'engine/mem/b.hpp': '#include "hw/a.hpp"\n',
+  });
+  const { errors } = check(root);
+  assert.ok(errors.some((e) => /sideways include: hw includes "mem\/b\.hpp"/.test(e)), errors.join('\n'));
+  assert.ok(errors.some((e) => e === 'cycle between modules: hw <-> mem'), errors.join('\n'));
+});
+
+test('an include of a header that does not exist is reported', () => {
+  const root = tree({ 'engine/CMakeLists.txt': cmake, 'engine/serve/a.cpp': '#include "serve/sim_spec.hpp"\n' });
+  const { errors } = check(root);
+  assert.deepEqual(errors, ['engine/serve/a.cpp:1: includes "serve/sim_spec.hpp", which does not exist (moved? see the README\'s "Layers")']);
+});
+
+test('a library linked to a higher one is reported', () => {
+  const root = tree({
+    'engine/CMakeLists.txt': 'target_link_libraries(sightline_comm PUBLIC sightline_perf sightline_core)\n',
+    'engine/comm/a.cpp': '#include "core/error.hpp"\n',
+    'engine/core/error.hpp': '',
+  });
+  const { errors } = check(root);
+  assert.deepEqual(errors, ['engine/CMakeLists.txt: sightline_comm links sightline_perf, which is not below it']);
+});
