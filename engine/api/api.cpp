@@ -9,6 +9,7 @@
 #include "core/version.hpp"
 #include "presets/preset_store.hpp"
 #include "scenario/scenario.hpp"
+#include "scenario/metric_catalogue.hpp"
 #include "scenario/policy_registry.hpp"
 
 namespace sightline::api {
@@ -57,18 +58,24 @@ std::string guarded(const std::function<json()>& body) noexcept {
 
 constexpr int64_t kRunAllUnits = int64_t{1} << 62;
 
-}  // namespace
-
-std::string run_scenario(const std::string& scenario_json) {
+std::string run_to_end(const std::string& scenario_json, IntervalMode mode) {
   return guarded([&] {
     json doc = parse_json_text(scenario_json);
     const RunLimits limits = take_run_limits(doc);
     Scenario s = read_scenario(doc);
-    auto job = std::make_unique<BudgetedJob>(make_job(s), limits.max_work_units);
+    auto job = std::make_unique<BudgetedJob>(make_job(s, mode), limits.max_work_units);
     while (!job->step(kRunAllUnits)) {
     }
     return job->result();
   });
+}
+
+}  // namespace
+
+std::string run_scenario(const std::string& scenario_json) { return run_to_end(scenario_json, IntervalMode::Bounds); }
+
+std::string run_scenario_central_only(const std::string& scenario_json) {
+  return run_to_end(scenario_json, IntervalMode::CentralOnly);
 }
 
 std::string validate_scenario(const std::string& scenario_json) {
@@ -113,7 +120,8 @@ std::string list_registries() {
   return guarded([] {
     json stacks = json::array();
     for (const json* p : sightline::list_presets("stacks")) stacks.push_back({{"name", p->at("id")}, {"description", p->at("name")}});
-    return json{{"serving", serve::registries_json()},
+    return json{{"metrics", metric_catalogue_json()},
+                {"policies", serve::policy_tables_json()},
                 {"cost_tiers",
                  json::array({{{"name", "auto"}, {"description", "target-measured where a calibration ships, else cross-generation"}},
                               {{"name", "target-measured"}, {"description", "efficiency curves fitted from measurements of this GPU"}},

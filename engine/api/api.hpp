@@ -16,6 +16,9 @@ class Job;
 namespace api {
 
 std::string run_scenario(const std::string& scenario_json);
+// The central run alone: no low/high on key metrics (the result says
+// "intervals": "central_only"), a third of the work; for ranking many points.
+std::string run_scenario_central_only(const std::string& scenario_json);
 std::string validate_scenario(const std::string& scenario_json);  // result: the resolved scenario
 std::string list_presets(const std::string& kind);                // kind "" lists the kinds
 std::string get_preset(const std::string& kind, const std::string& id);

@@ -35,8 +35,8 @@ double BudgetedJob::progress() const { return stopped_ ? 1.0 : inner_->progress(
 
 json BudgetedJob::result() const {
   if (!stopped_) return inner_->result();
-  char what[200];
-  std::snprintf(what, sizeof what, "%lld work units done, %.1f%% of the run (central estimate and both interval bounds)",
+  char what[256];
+  std::snprintf(what, sizeof what, "%lld work units done, %.1f%% of the run (every simulation it makes: the central estimate and, unless central-only, both interval bounds)",
                 static_cast<long long>(inner_->units_done()), 100.0 * progress_at_stop_);
   fail(error_code::kLimitExceeded, "/limits/max_work_units",
        "the run reached its work budget (limits.max_work_units = " + std::to_string(max_work_units_) + ") after " +

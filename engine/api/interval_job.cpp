@@ -45,9 +45,10 @@ void attach_key_metric_intervals(json& central, const json& low_run, const json&
     for (json& e : km) set_interval(e, e.value("id", ""), low_km, high_km);
 }
 
-IntervalJob::IntervalJob(const Scenario& scenario) {
+IntervalJob::IntervalJob(const Scenario& scenario, IntervalMode mode)
+    : run_count_(mode == IntervalMode::CentralOnly ? 1 : 3) {
   const CostBound bounds[3] = {CostBound::Central, CostBound::Low, CostBound::High};
-  for (int i = 0; i < 3; ++i) {
+  for (int i = 0; i < run_count_; ++i) {
     runs_[i].scenario = std::make_unique<Scenario>(scenario);
     runs_[i].scenario->cost_model.bound = bounds[i];
   }
@@ -59,7 +60,8 @@ IntervalJob::IntervalJob(const Scenario& scenario) {
 }
 
 bool IntervalJob::step(int64_t max_units) {
-  for (Run& r : runs_) {
+  for (int i = 0; i < run_count_; ++i) {
+    Run& r = runs_[i];
     if (r.done) continue;
     if (!r.job) r.job = make_single_job(*r.scenario);
     r.done = r.job->step(max_units);
@@ -70,8 +72,8 @@ bool IntervalJob::step(int64_t max_units) {
 
 double IntervalJob::progress() const {
   double p = 0;
-  for (const Run& r : runs_) p += r.done ? 1.0 : r.job ? r.job->progress() : 0.0;
-  return p / 3.0;
+  for (int i = 0; i < run_count_; ++i) p += runs_[i].done ? 1.0 : runs_[i].job ? runs_[i].job->progress() : 0.0;
+  return p / run_count_;
 }
 
 int64_t IntervalJob::units_done() const {
@@ -82,7 +84,8 @@ int64_t IntervalJob::units_done() const {
 
 json IntervalJob::result() const {
   json r = runs_[0].job->result();
-  attach_key_metric_intervals(r, runs_[1].job->result(), runs_[2].job->result());
+  if (run_count_ == 3) attach_key_metric_intervals(r, runs_[1].job->result(), runs_[2].job->result());
+  else r["intervals"] = "central_only";
   r["accuracy"] = accuracy_.to_json();
   return r;
 }

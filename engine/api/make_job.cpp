@@ -7,7 +7,9 @@
 
 namespace sightline {
 
-std::unique_ptr<Job> make_job(const Scenario& scenario) { return std::make_unique<IntervalJob>(scenario); }
+std::unique_ptr<Job> make_job(const Scenario& scenario, IntervalMode mode) {
+  return std::make_unique<IntervalJob>(scenario, mode);
+}
 
 std::unique_ptr<Job> make_single_job(const Scenario& scenario) {
   if (scenario.training) return std::make_unique<TrainingJob>(scenario);

@@ -9,8 +9,15 @@
 
 namespace sightline {
 
-// The job of a scenario, with intervals on its key metrics (an IntervalJob).
-std::unique_ptr<Job> make_job(const Scenario& scenario);
+// How much of a result's uncertainty a run computes.
+//   Bounds: the central run plus the runs at the low and high cost bounds, so
+//     key metrics carry their 80% interval (three simulations).
+//   CentralOnly: the central run alone; key metrics carry no low/high and the
+//     result says `"intervals": "central_only"` (for ranking many points).
+enum class IntervalMode { Bounds, CentralOnly };
+
+// The job of a scenario, wrapped in its interval runs (an IntervalJob).
+std::unique_ptr<Job> make_job(const Scenario& scenario, IntervalMode mode = IntervalMode::Bounds);
 
 // One run of the scenario at its cost bound, without intervals.
 std::unique_ptr<Job> make_single_job(const Scenario& scenario);

@@ -10,7 +10,7 @@ namespace sightline::cli {
 
 const char* const kUsage =
     "usage:\n"
-    "  sightline run FILE|--preset ID [--format table|json|csv|envelope]\n"
+    "  sightline run FILE|--preset ID [--format table|json|csv|envelope] [--central-only]\n"
     "  sightline validate FILE\n"
     "  sightline presets [models|gpus|interconnects|scenarios|calibrations|comm_calibrations|stacks] [--format json]\n"
     "  sightline ops --model ID --gpu ID --phase prefill|decode --tokens N [--batch B] [--kv-len L]\n"
@@ -22,7 +22,7 @@ const char* const kUsage =
     "  sightline report-training [--format table|json]\n"
     "  sightline report-e2e [--format table|json]\n"
     "  sightline sweep BASE --set PATH=v1,v2,... [--set ...] [--zip] [--out FILE]\n"
-    "  sightline batch IN.jsonl [--jobs N] [--shard i/N] [--out FILE]\n"
+    "  sightline batch IN.jsonl [--jobs N] [--shard i/N] [--out FILE] [--central-only]\n"
     "  sightline merge SHARD.jsonl... [--out FILE]\n"
     "  sightline registries\n"
     "  sightline version\n"

@@ -4,7 +4,8 @@
 // goes on. `--shard i/N` takes the i-th of N contiguous blocks of lines, so
 // the shards' outputs concatenated in shard order are byte for byte the
 // unsharded output (what cluster job arrays rely on). `--jobs N` runs lines on
-// N threads; the output does not depend on it.
+// N threads; the output does not depend on it. `--central-only` skips the
+// interval runs (a third of the work; key metrics without low/high).
 //
 // sightline merge: concatenates shard outputs, ordered by line number, and
 // checks that no line is missing or repeated.
@@ -65,7 +66,7 @@ struct ResultLine {
   bool ok = false;
 };
 
-ResultLine result_line(int64_t line_number, const std::string& input) {
+ResultLine result_line(int64_t line_number, const std::string& input, bool central_only) {
   json id = nullptr;
   try {
     const json doc = json::parse(input);
@@ -73,7 +74,7 @@ ResultLine result_line(int64_t line_number, const std::string& input) {
   } catch (const json::exception&) {
     // Not JSON: the engine reports where (its own parse error).
   }
-  const std::string envelope = api::run_scenario(input);
+  const std::string envelope = central_only ? api::run_scenario_central_only(input) : api::run_scenario(input);
   ResultLine r;
   r.ok = json::parse(envelope).value("ok", false);
   r.text = "{\"line\":" + std::to_string(line_number) + ",\"id\":" + safe_dump(id) + "," + envelope.substr(1);
@@ -103,8 +104,11 @@ int cmd_batch(const Args& args) {
   std::string in, out;
   Shard shard;
   int64_t jobs = 1;
+  bool central_only = false;
   for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--jobs" && i + 1 < args.size()) {
+    if (args[i] == "--central-only") {
+      central_only = true;
+    } else if (args[i] == "--jobs" && i + 1 < args.size()) {
       try {
         jobs = std::stoll(args[++i]);
       } catch (const std::exception&) {
@@ -143,7 +147,7 @@ int cmd_batch(const Args& args) {
     for (;;) {
       const size_t k = next.fetch_add(1);
       if (k >= todo.size()) return;
-      ResultLine r = result_line(todo[k] + 1, lines[static_cast<size_t>(todo[k])]);
+      ResultLine r = result_line(todo[k] + 1, lines[static_cast<size_t>(todo[k])], central_only);
       {
         std::lock_guard<std::mutex> lock(m);
         results[k] = std::move(r);

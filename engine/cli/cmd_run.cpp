@@ -31,8 +31,10 @@ std::string csv_field(const std::string& s) {
 
 int cmd_run(const std::vector<std::string>& args) {
   std::string file, preset, format = "table";
+  bool central_only = false;
   for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--preset" && i + 1 < args.size()) preset = args[++i];
+    if (args[i] == "--central-only") central_only = true;
+    else if (args[i] == "--preset" && i + 1 < args.size()) preset = args[++i];
     else if (args[i] == "--format" && i + 1 < args.size()) format = args[++i];
     else if (file.empty() && (args[i] == "-" || args[i].rfind("--", 0) != 0)) file = args[i];
     else return usage_error("unexpected argument '" + args[i] + "'");
@@ -49,7 +51,8 @@ int cmd_run(const std::vector<std::string>& args) {
     std::cerr << "error [io_error] at '': cannot read " << file << "\n";
     return 1;
   }
-  const std::string raw = sightline::api::run_scenario(text);
+  const std::string raw =
+      central_only ? sightline::api::run_scenario_central_only(text) : sightline::api::run_scenario(text);
   json envelope = json::parse(raw);
   if (!envelope["ok"].get<bool>()) return report_error(envelope);
   if (format == "envelope") {  // the API's bytes, as the wasm module returns them

@@ -1,9 +1,9 @@
 #include "infer/latency_job.hpp"
 
 #include <algorithm>
-#include <array>
 
 #include "run/result_header.hpp"
+#include "scenario/metric_catalogue.hpp"
 #include "mem/inference_memory.hpp"
 #include "model/param_count.hpp"
 #include "perf/power.hpp"
@@ -110,13 +110,11 @@ json LatencyJob::result() const {
     r["metrics"]["usd_per_million_output_tokens"] =
         s_.cost_model.gpu_hour_usd * gpus * (e2e_s / 3600.0) / output_tokens * 1e6;
   // Headline figures (the interval runs of api/interval_job add low/high).
-  const std::vector<std::array<const char*, 3>> headline = {{"ttft_ms", "Time to first token", "ms"},
-                                                            {"tpot_ms", "Time per output token", "ms"},
-                                                            {"e2e_ms", "End-to-end latency", "ms"},
-                                                            {"output_tokens_per_s", "Output throughput", "tokens/s"}};
   r["key_metrics"] = json::array();
-  for (const auto& [id, label, unit] : headline)
-    r["key_metrics"].push_back({{"id", id}, {"label", label}, {"unit", unit}, {"value", r["metrics"][id]}});
+  for (const std::string& id : default_key_metrics(MetricKind::kLatency)) {
+    const MetricInfo& m = *find_metric(MetricKind::kLatency, id);
+    r["key_metrics"].push_back({{"id", m.id}, {"label", m.label}, {"unit", m.unit}, {"value", *metric_value(m, r)}});
+  }
   // 80% intervals from the calibration residuals (errors taken as fully
   // correlated within a step, so the band is conservative).
   r["intervals_80"] = {{"ttft_ms", {prefill_.time_low_s * 1e3, prefill_.time_high_s * 1e3}},

@@ -42,18 +42,8 @@ const Entry& find_by_name(const std::vector<Entry>& table, const std::string& na
   fail(error_code::kInvalidValue, path, std::string("unknown ") + what + " '" + name + "'; valid: " + valid);
 }
 
-// Every registry as {family: [{name, description}]} plus the key metrics, for
-// a UI that builds its dropdowns from the engine (not yet wired to the API).
-json registries_json();
-
-// Metrics a scenario can name in serving.key_metrics: where each lives in the result.
-struct KeyMetricEntry {
-  const char* id;
-  const char* label;
-  const char* unit;
-  const char* pointer;  // JSON pointer into the result
-};
-const std::vector<KeyMetricEntry>& key_metric_registry();
-const KeyMetricEntry* find_key_metric(const std::string& id);
+// Every policy family's table as {family: [{name, description}]}, exported by
+// api::list_registries so the page and the CLI build their dropdowns from it.
+json policy_tables_json();
 
 }  // namespace sightline::serve

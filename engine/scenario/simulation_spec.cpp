@@ -11,6 +11,7 @@
 #include "scenario/checks.hpp"
 #include "scenario/scenario.hpp"
 #include "scenario/memory_plan.hpp"
+#include "scenario/metric_catalogue.hpp"
 #include "scenario/policy_registry.hpp"
 
 namespace sightline::serve {
@@ -820,9 +821,9 @@ std::shared_ptr<const SimulationSpec> read_simulation(const json& v, const std::
       const json& item = (*kv)[i];
       const std::string ip = pointer_append(kpath, i);
       if (!item.is_string()) fail(error_code::kType, ip, "expected a key metric id (string)");
-      if (!find_key_metric(item.get<std::string>())) {
+      if (!find_metric(MetricKind::kServing, item.get<std::string>())) {
         std::string names;
-        for (const auto& e : key_metric_registry()) names += (names.empty() ? "" : ", ") + std::string(e.id);
+        for (const auto& id : metric_ids(MetricKind::kServing)) names += (names.empty() ? "" : ", ") + id;
         fail(error_code::kInvalidValue, ip, "unknown key metric '" + item.get<std::string>() + "'; valid: " + names);
       }
       sp.key_metrics.push_back(item.get<std::string>());

@@ -7,7 +7,7 @@
 #include "perf/calibration.hpp"
 #include "scenario/checks.hpp"
 #include "scenario/scenario.hpp"
-#include "scenario/training_metrics.hpp"
+#include "scenario/metric_catalogue.hpp"
 
 namespace sightline {
 
@@ -528,11 +528,9 @@ TrainingSpec read_training(const json& v, const std::string& path, const Scenari
 
   // Key metrics, from the registry.
   if (const json* km = r.find("key_metrics")) {
-    std::vector<std::string> ids;
-    for (const auto& m : training_metrics()) ids.push_back(m.id);
-    t.key_metrics = read_string_list(*km, r.child_path("key_metrics"), ids, false);
+    t.key_metrics = read_string_list(*km, r.child_path("key_metrics"), metric_ids(MetricKind::kTraining), false);
     for (size_t i = 0; i < t.key_metrics.size(); ++i) {
-      const TrainingMetricInfo* info = find_training_metric(t.key_metrics[i]);
+      const MetricInfo* info = find_metric(MetricKind::kTraining, t.key_metrics[i]);
       const std::string needs = info->needs;
       const std::string ip = pointer_append(r.child_path("key_metrics"), i);
       if (needs == "compare" && t.compare.empty())
@@ -545,7 +543,7 @@ TrainingSpec read_training(const json& v, const std::string& path, const Scenari
         fail(error_code::kConstraint, ip, "'" + t.key_metrics[i] + "' needs training.tokens_to_train and cost_model.gpu_hour_usd");
     }
   } else {
-    t.key_metrics = default_training_key_metrics();
+    t.key_metrics = default_key_metrics(MetricKind::kTraining);
   }
   return t;
 }

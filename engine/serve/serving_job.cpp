@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "run/result_header.hpp"
+#include "scenario/metric_catalogue.hpp"
 #include "mem/inference_memory.hpp"
 #include "model/param_count.hpp"
 #include "scenario/policy_registry.hpp"
@@ -245,13 +246,13 @@ json ServingJob::result() const {
   if (spec.search.enabled && search_) r["max_qps"] = search_->to_json();
 
   // Key metrics: the scenario's choice, or a default set.
-  std::vector<std::string> ids = spec.key_metrics;
-  if (ids.empty()) ids = {"ttft_p50_ms", "ttft_p99_ms", "tpot_p50_ms", "e2e_p50_s", "e2e_p99_s", "output_tokens_per_s"};
+  const std::vector<std::string>& ids =
+      spec.key_metrics.empty() ? default_key_metrics(MetricKind::kServing) : spec.key_metrics;
   json km = json::object();
   for (size_t i = 0; i < ids.size(); ++i) {
-    const KeyMetricEntry* e = find_key_metric(ids[i]);
+    const MetricInfo* e = find_metric(MetricKind::kServing, ids[i]);
     if (!e) continue;
-    const json* v = at_pointer(r, e->pointer);
+    const json* v = metric_value(*e, r);
     km[ids[i]] = {{"label", e->label}, {"unit", e->unit}, {"value", v ? *v : json(nullptr)}, {"order", i}};
   }
   r["key_metrics"] = km;

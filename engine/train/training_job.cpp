@@ -1,6 +1,6 @@
 #include "train/training_job.hpp"
 
-#include "scenario/training_metrics.hpp"
+#include "scenario/metric_catalogue.hpp"
 
 #include <cstdio>
 

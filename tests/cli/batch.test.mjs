@@ -153,3 +153,18 @@ test('the Slurm job-array recipe on a real single-node Slurm (skips, saying why,
     }
   }
 });
+
+test('batch --central-only gives every line the central values without intervals', () => {
+  const file = sweepFile();
+  const full = cli(['batch', file]).out.trim().split('\n').map((l) => JSON.parse(l));
+  const r = cli(['batch', file, '--central-only']);
+  assert.equal(r.code, 0, r.err);
+  const central = r.out.trim().split('\n').map((l) => JSON.parse(l));
+  assert.equal(central.length, full.length);
+  for (let i = 0; i < full.length; i += 1) {
+    assert.equal(central[i].ok, full[i].ok);
+    if (!full[i].ok) continue;
+    assert.equal(central[i].result.intervals, 'central_only');
+    assert.deepEqual(central[i].result.metrics, full[i].result.metrics);
+  }
+});

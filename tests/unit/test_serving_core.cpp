@@ -189,7 +189,7 @@ TEST_CASE("serving core: gap histogram percentiles are within 1% of exact") {
 #include "scenario/policy_registry.hpp"
 
 TEST_CASE("serving core: every registry names its entries once, with a description") {
-  const auto all = registries_json();
+  const auto all = policy_tables_json();
   for (auto it = all.begin(); it != all.end(); ++it) {
     CAPTURE(it.key());
     REQUIRE(it.value().size() > 0);

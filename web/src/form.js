@@ -522,7 +522,7 @@ const FALLBACK_SERVING = {
 
 /** Builds every dropdown from the engine's preset lists and wires linked inputs. */
 export function populate({ scenarios, models, gpus, interconnects, registries = null }) {
-  const serving = (registries && registries.serving) || {};
+  const serving = (registries && registries.policies) || {};
   for (const [id, list, empty] of SERVING_SELECTS) {
     const entries = Array.isArray(serving[list]) && serving[list].length ? serving[list] : FALLBACK_SERVING[list];
     const opts = entries.map((e) => (typeof e === 'string' ? option(e, e) : option(String(e.name), String(e.name), e.description ? String(e.description) : undefined)));

@@ -1,0 +1,205 @@
+#include "scenario/metric_catalogue.hpp"
+
+namespace sightline {
+
+namespace {
+constexpr MetricKind kLatency = MetricKind::kLatency;
+constexpr MetricKind kServing = MetricKind::kServing;
+constexpr MetricKind kTraining = MetricKind::kTraining;
+}  // namespace
+
+const char* metric_kind_name(MetricKind kind) {
+  switch (kind) {
+    case MetricKind::kLatency: return "latency";
+    case MetricKind::kServing: return "serving";
+    case MetricKind::kTraining: return "training";
+    case MetricKind::kSearch: return "search";
+  }
+  return "";
+}
+
+const std::vector<MetricInfo>& metric_catalogue() {
+  static const std::vector<MetricInfo> list = {
+      {kLatency, "ttft_ms", "Time to first token", "ms", "/metrics/ttft_ms", "", "prompt processing of the whole batch"},
+      {kLatency, "tpot_ms", "Time per output token", "ms", "/metrics/tpot_ms", "", "one decode step"},
+      {kLatency, "e2e_ms", "End-to-end latency", "ms", "/metrics/e2e_ms", "", "first token plus every decode step"},
+      {kLatency, "output_tokens_per_s", "Output throughput", "tokens/s", "/metrics/output_tokens_per_s", "", "output tokens of the batch / end-to-end time"},
+      {kLatency, "output_tokens_per_s_per_gpu", "Output throughput per GPU", "tokens/s", "/metrics/output_tokens_per_s_per_gpu", "", ""},
+      {kLatency, "decode_tokens_per_s", "Decode throughput", "tokens/s", "/metrics/decode_tokens_per_s", "", "batch / time per output token"},
+      {kLatency, "prefill_tokens_per_s", "Prefill throughput", "tokens/s", "/metrics/prefill_tokens_per_s", "", "prompt tokens of the batch / time to first token"},
+      {kLatency, "energy_J_per_output_token", "Energy per output token", "J", "/metrics/energy_J_per_output_token", "", "all GPUs"},
+      {kLatency, "usd_per_million_output_tokens", "Cost per million output tokens", "USD", "/metrics/usd_per_million_output_tokens", "gpu_hour_usd", ""},
+      {kServing, "e2e_p50_s", "P50 E2E latency", "s", "/metrics/e2e_s/p50", "", ""},
+      {kServing, "e2e_p99_s", "P99 E2E latency", "s", "/metrics/e2e_s/p99", "", ""},
+      {kServing, "e2e_mean_s", "mean E2E latency", "s", "/metrics/e2e_s/mean", "", ""},
+      {kServing, "ttft_p50_ms", "P50 TTFT", "ms", "/metrics/ttft_ms/p50", "", ""},
+      {kServing, "ttft_p99_ms", "P99 TTFT", "ms", "/metrics/ttft_ms/p99", "", ""},
+      {kServing, "ttft_mean_ms", "mean TTFT", "ms", "/metrics/ttft_ms/mean", "", ""},
+      {kServing, "ttft_stddev_ms", "TTFT standard deviation", "ms", "/metrics/ttft_ms/stddev", "", ""},
+      {kServing, "tpot_p50_ms", "P50 TPOT", "ms", "/metrics/tpot_ms/p50", "", ""},
+      {kServing, "tpot_p99_ms", "P99 TPOT", "ms", "/metrics/tpot_ms/p99", "", ""},
+      {kServing, "tpot_mean_ms", "mean TPOT", "ms", "/metrics/tpot_ms/mean", "", ""},
+      {kServing, "itl_p99_ms", "P99 inter-token latency", "ms", "/metrics/itl_ms/p99", "", ""},
+      {kServing, "itl_max_ms", "max inter-token latency", "ms", "/metrics/itl_ms/max", "", ""},
+      {kServing, "decode_tokens_per_s", "decode speed per request (1/mean TPOT)", "tokens/s", "/metrics/decode_tokens_per_s_per_request", "", ""},
+      {kServing, "output_tokens_per_s", "throughput (output tokens)", "tokens/s", "/metrics/throughput/output_tokens_per_s", "", ""},
+      {kServing, "total_tokens_per_s", "throughput (prompt + output tokens)", "tokens/s", "/metrics/throughput/total_tokens_per_s", "", ""},
+      {kServing, "requests_per_s", "throughput", "req/s", "/metrics/throughput/requests_per_s", "", ""},
+      {kServing, "output_tokens_per_s_per_gpu", "throughput per GPU (output tokens)", "tokens/s", "/metrics/throughput/output_tokens_per_s_per_gpu", "", ""},
+      {kServing, "goodput_requests_per_s", "goodput under the SLO", "req/s", "/metrics/goodput/requests_per_s", "", ""},
+      {kServing, "slo_attainment", "share of requests within the SLO", "fraction", "/metrics/goodput/slo_attainment", "", ""},
+      {kServing, "max_qps", "max sustainable QPS under the SLO", "req/s", "/max_qps/qps", "", ""},
+      {kServing, "queue_depth_max", "max queue depth (waiting requests)", "requests", "/metrics/concurrency/waiting_max", "", ""},
+      {kServing, "queue_depth_mean", "mean queue depth (waiting requests)", "requests", "/metrics/concurrency/waiting_mean", "", ""},
+      {kServing, "queueing_p99_ms", "P99 queueing delay", "ms", "/metrics/queueing_ms/p99", "", ""},
+      {kServing, "running_max", "max concurrent running requests", "requests", "/metrics/concurrency/running_max", "", ""},
+      {kServing, "running_mean", "mean concurrent running requests", "requests", "/metrics/concurrency/running_mean", "", ""},
+      {kServing, "batch_size_mean", "mean batch size", "requests", "/metrics/concurrency/batch_size_mean", "", ""},
+      {kServing, "gpu_utilization", "GPU busy fraction", "fraction", "/metrics/gpu/busy_fraction", "", ""},
+      {kServing, "kv_peak_utilization", "peak KV blocks in use", "fraction", "/metrics/kv_cache/peak_block_utilization", "", ""},
+      {kServing, "kv_memory_utilization", "KV memory holding tokens (of allocated)", "fraction", "/metrics/kv_cache/token_utilization", "", ""},
+      {kServing, "kv_fragmentation", "KV memory allocated but holding no token", "fraction", "/metrics/kv_cache/fragmentation", "", ""},
+      {kServing, "preemptions", "preemptions", "count", "/metrics/kv_cache/preemptions", "", ""},
+      {kServing, "kv_per_token_KiB", "KV cache per token (all GPUs of a replica)", "KiB", "/capacity/kv_KiB_per_token", "", ""},
+      {kServing, "kv_GiB_per_max_len_request", "KV cache of one max_model_len request", "GiB", "/capacity/kv_GiB_per_max_len_request", "", ""},
+      {kServing, "kv_reduction_vs_mha", "KV cache reduction vs multi-head attention", "x", "/capacity/kv_reduction_vs_mha", "", ""},
+      {kServing, "max_concurrent_at_max_len", "max concurrent max_model_len requests", "requests", "/capacity/max_concurrent_at_max_len", "", ""},
+      {kServing, "kv_capacity_tokens", "KV cache capacity per replica", "tokens", "/capacity/kv_tokens_per_replica", "", ""},
+      {kServing, "weights_GiB", "weights per GPU", "GiB", "/memory_per_gpu/0/weights_GiB", "", ""},
+      {kServing, "prefix_hit_rate", "prefix cache: prompt tokens served from cache", "fraction", "/metrics/prefix_cache/cached_token_fraction", "", ""},
+      {kServing, "spec_tokens_per_step", "speculative: tokens per verification step", "tokens", "/metrics/speculative/tokens_per_verify_step", "", ""},
+      {kServing, "lora_load_fraction", "adapter loading share of busy time", "fraction", "/metrics/lora/load_time_fraction", "", ""},
+      {kServing, "lora_adapter_loads", "adapter loads", "count", "/metrics/lora/adapter_loads", "", ""},
+      {kServing, "lora_gemm_fraction", "LoRA GEMM share of busy time", "fraction", "/metrics/lora/lora_gemm_time_fraction", "", ""},
+      {kServing, "kv_transfer_mean_ms", "mean KV transfer time", "ms", "/metrics/kv_transfer/transfer_ms/mean", "", ""},
+      {kServing, "moe_expert_time_fraction", "expert GEMM share of busy time", "fraction", "/metrics/moe/expert_time_fraction", "", ""},
+      {kServing, "energy_per_output_token_J", "energy per output token", "J", "/metrics/energy/per_output_token_J", "", ""},
+      {kServing, "usd_per_million_output_tokens", "cost per million output tokens", "USD", "/metrics/cost/usd_per_million_output_tokens", "", ""},
+      {kServing, "quant_decode_speedup", "decode step speedup vs unquantized weights (same GPUs, batch 1)", "x", "/quantization/decode_speedup", "", ""},
+      {kServing, "quant_weight_reduction", "weight memory reduction vs unquantized", "x", "/quantization/weight_reduction", "", ""},
+      {kServing, "quant_unquantized_fits", "unquantized weights fit these GPUs", "bool", "/quantization/unquantized_fits", "", ""},
+      {kServing, "compare_throughput_ratio", "output throughput vs baseline", "x", "/compare/ratio/output_tokens_per_s", "", ""},
+      {kServing, "compare_goodput_ratio", "goodput vs baseline", "x", "/compare/ratio/goodput_requests_per_s", "", ""},
+      {kServing, "compare_ttft_mean_ratio", "mean TTFT vs baseline", "x", "/compare/ratio/ttft_mean_ms", "", ""},
+      {kServing, "compare_ttft_p99_ratio", "P99 TTFT vs baseline", "x", "/compare/ratio/ttft_p99_ms", "", ""},
+      {kServing, "compare_ttft_stddev_ratio", "TTFT standard deviation vs baseline", "x", "/compare/ratio/ttft_stddev_ms", "", ""},
+      {kServing, "compare_tpot_mean_ratio", "mean TPOT vs baseline", "x", "/compare/ratio/tpot_mean_ms", "", ""},
+      {kServing, "compare_tpot_p99_ratio", "P99 TPOT vs baseline", "x", "/compare/ratio/tpot_p99_ms", "", ""},
+      {kServing, "compare_e2e_p50_ratio", "P50 E2E vs baseline", "x", "/compare/ratio/e2e_p50_s", "", ""},
+      {kServing, "compare_running_mean_ratio", "mean concurrent requests vs baseline", "x", "/compare/ratio/running_mean", "", ""},
+      {kServing, "compare_running_max_ratio", "max concurrent requests vs baseline", "x", "/compare/ratio/running_max", "", ""},
+      {kServing, "compare_kv_capacity_ratio", "KV capacity (tokens per replica) vs baseline", "x", "/compare/ratio/kv_tokens_per_replica", "", ""},
+      {kServing, "compare_kv_peak_ratio", "peak KV blocks in use vs baseline", "x", "/compare/ratio/kv_peak_blocks_used", "", ""},
+      {kServing, "compare_throughput_per_gpu_ratio", "output throughput per GPU vs baseline", "x", "/compare/ratio/output_tokens_per_s_per_gpu", "", ""},
+      {kServing, "compare_decode_speedup", "decode speedup vs baseline (baseline TPOT / TPOT)", "x", "/compare/speedup/tpot_mean", "", ""},
+      {kServing, "compare_e2e_speedup", "E2E speedup vs baseline (baseline E2E / E2E)", "x", "/compare/speedup/e2e_mean", "", ""},
+      {kTraining, "step_time_ms", "Step time", "ms", "/metrics/step_time_ms", "", "one optimizer step, all micro-batches"},
+      {kTraining, "tokens_per_s", "Throughput", "tokens/s", "/metrics/tokens_per_s", "", "tokens trained per second, all GPUs"},
+      {kTraining, "tokens_per_s_per_gpu", "Throughput per GPU", "tokens/s/GPU", "/metrics/tokens_per_s_per_gpu", "", ""},
+      {kTraining, "samples_per_s", "Sequences per second", "seq/s", "/metrics/samples_per_s", "", ""},
+      {kTraining, "mfu_pct", "MFU", "%", "/metrics/mfu_pct", "", "model FLOPs (see flop_convention) / (time × GPUs × bf16 peak)"},
+      {kTraining, "hfu_pct", "HFU", "%", "/metrics/hfu_pct", "", "executed FLOPs incl. recomputation / (time × GPUs × bf16 peak)"},
+      {kTraining, "model_tflops_per_gpu", "Model TFLOP/s per GPU", "TFLOP/s", "/metrics/model_tflops_per_gpu", "", ""},
+      {kTraining, "attention_fwd_bwd_ms", "Attention fwd+bwd (one layer)", "ms", "/per_layer/attention_core_fwd_bwd_ms", "", "attention kernels of one layer for one micro-batch: forward + backward"},
+      {kTraining, "attention_block_fwd_bwd_ms", "Attention block fwd+bwd (one layer)", "ms", "/per_layer/attention_block_fwd_bwd_ms", "", "norm, QKV, RoPE, attention, output projection, TP comm"},
+      {kTraining, "mlp_fwd_bwd_ms", "MLP fwd+bwd (one layer)", "ms", "/per_layer/mlp_block_fwd_bwd_ms", "", "norm, up/gate, activation, down projection, TP comm"},
+      {kTraining, "mlp_achieved_tflops", "MLP achieved TFLOP/s", "TFLOP/s", "/per_layer/mlp_achieved_tflops", "", ""},
+      {kTraining, "layer_fwd_bwd_ms", "Layer fwd+bwd", "ms", "/per_layer/layer_fwd_bwd_ms", "", "one transformer layer"},
+      {kTraining, "layer_iteration_ms", "Layer training iteration", "ms", "/per_layer/layer_iteration_ms", "", "one layer: forward + backward (+ recompute) + its optimizer update"},
+      {kTraining, "dp_allreduce_one_shot_ms", "DP gradient all-reduce (one message)", "ms", "/communication/dp/allreduce_one_shot_ms", "", "all gradients of one GPU all-reduced as a single message"},
+      {kTraining, "dp_allreduce_intra_node_ms", "Same all-reduce inside one NVLink domain", "ms", "/communication/dp/allreduce_one_shot_intra_node_ms", "", ""},
+      {kTraining, "dp_inter_over_intra", "DP all-reduce: topology / NVLink-only", "x", "/communication/dp/inter_over_intra", "", ""},
+      {kTraining, "dp_grad_sync_ms", "DP gradient sync per step", "ms", "/communication/dp/sync_ms", "", "bucketed all-reduce, or reduce-scatter + parameter all-gather under ZeRO"},
+      {kTraining, "dp_grad_sync_exposed_ms", "DP gradient sync exposed", "ms", "/communication/dp/exposed_ms", "", ""},
+      {kTraining, "dp_comm_overlap_pct", "DP/FSDP communication hidden behind compute", "%", "/communication/dp/overlap_pct", "", "share of the data-parallel (DDP or FSDP) communication time overlapped with compute"},
+      {kTraining, "dp_comm_to_compute_ratio", "DP/FSDP communication / compute", "x", "/communication/dp/comm_to_compute_ratio", "", "time of the data-parallel communication over compute time; above 1 when communication takes longer"},
+      {kTraining, "tp_all_gather_ms", "TP all-gather per step", "ms", "/communication/tp/all_gather_ms", "", ""},
+      {kTraining, "tp_all_gather_call_us", "TP all-gather (one call)", "us", "/communication/tp/all_gather_call_us", "", ""},
+      {kTraining, "tp_comm_ms", "TP communication per step", "ms", "/communication/tp/total_ms", "", ""},
+      {kTraining, "tp_comm_exposed_pct", "TP communication exposed (share of step)", "%", "/communication/tp/exposed_pct", "", ""},
+      {kTraining, "ep_all_to_all_ms", "EP all-to-all per step", "ms", "/communication/ep/all_to_all_ms", "", ""},
+      {kTraining, "ep_all_to_all_call_us", "EP all-to-all (one call)", "us", "/communication/ep/all_to_all_call_us", "", ""},
+      {kTraining, "cp_ring_ms", "CP ring exchange per step", "ms", "/communication/cp/total_ms", "", ""},
+      {kTraining, "pp_bubble_pct", "Pipeline bubble", "%", "/pipeline/bubble_pct", "", "idle share of the pipeline schedule"},
+      {kTraining, "max_micro_batch", "Max micro-batch before OOM", "seq", "/memory_per_gpu/max_micro_batch", "", ""},
+      {kTraining, "memory_per_gpu_GiB", "Memory per GPU", "GiB", "/memory_per_gpu/total_GiB", "", "peak, most loaded GPU"},
+      {kTraining, "memory_overflow_GiB", "Memory overflow", "GiB", "/memory_per_gpu/overflow_GiB", "", ""},
+      {kTraining, "activations_GiB", "Activation memory per GPU", "GiB", "/memory_per_gpu/activations_GiB", "", ""},
+      {kTraining, "fits", "Fits in GPU memory", "", "/memory_per_gpu/fits", "", ""},
+      {kTraining, "trainable_params_M", "Trainable parameters", "M", "/model/trainable_params_M", "", ""},
+      {kTraining, "global_batch_size", "Global batch", "seq", "/batch/global_batch_size", "", ""},
+      {kTraining, "global_batch_tokens", "Global batch", "tokens", "/batch/global_batch_tokens", "", ""},
+      {kTraining, "attention_compute_pct", "Attention share of compute", "%", "/per_layer/attention_share_of_compute_pct", "", ""},
+      {kTraining, "time_to_train_hours", "Time to train", "hours", "/training_run/time_hours", "tokens_to_train", ""},
+      {kTraining, "time_to_train_days", "Time to train", "days", "/training_run/time_days", "tokens_to_train", ""},
+      {kTraining, "gpu_hours", "GPU-hours", "GPU·h", "/training_run/gpu_hours", "tokens_to_train", ""},
+      {kTraining, "energy_MWh", "Energy", "MWh", "/training_run/energy_MWh", "tokens_to_train", ""},
+      {kTraining, "cost_usd", "Cost", "USD", "/training_run/cost_usd", "gpu_hour_usd", ""},
+      {kTraining, "scaling_efficiency_pct", "Scaling efficiency (last point)", "%", "/scaling/final_efficiency_pct", "scaling", "tokens/s/GPU at the last point / at the first"},
+      {kTraining, "compare_throughput_ratio", "Throughput: this / first variant", "x", "/compare/0/base_over_variant_throughput", "compare", ""},
+      {kTraining, "compare_memory_ratio", "Memory: first variant / this", "x", "/compare/0/variant_over_base_memory", "compare", ""},
+      {kTraining, "compare_activation_ratio", "Activations: first variant / this", "x", "/compare/0/variant_over_base_activations", "compare", ""},
+  };
+  return list;
+}
+
+const MetricInfo* find_metric(MetricKind kind, const std::string& id) {
+  for (const auto& m : metric_catalogue())
+    if (m.kind == kind && id == m.id) return &m;
+  return nullptr;
+}
+
+std::vector<std::string> metric_ids(MetricKind kind) {
+  std::vector<std::string> ids;
+  for (const auto& m : metric_catalogue())
+    if (m.kind == kind) ids.emplace_back(m.id);
+  return ids;
+}
+
+const std::vector<std::string>& default_key_metrics(MetricKind kind) {
+  static const std::vector<std::string> latency = {"ttft_ms", "tpot_ms", "e2e_ms", "output_tokens_per_s"};
+  static const std::vector<std::string> serving = {"ttft_p50_ms", "ttft_p99_ms", "tpot_p50_ms",
+                                                   "e2e_p50_s",   "e2e_p99_s",   "output_tokens_per_s"};
+  static const std::vector<std::string> training = {"tokens_per_s_per_gpu", "mfu_pct", "step_time_ms",
+                                                    "memory_per_gpu_GiB"};
+  static const std::vector<std::string> none;
+  switch (kind) {
+    case MetricKind::kLatency: return latency;
+    case MetricKind::kServing: return serving;
+    case MetricKind::kTraining: return training;
+    case MetricKind::kSearch: return none;
+  }
+  return none;
+}
+
+const json* metric_value(const MetricInfo& m, const json& result) {
+  const json::json_pointer ptr(m.pointer);
+  return result.contains(ptr) ? &result.at(ptr) : nullptr;
+}
+
+json metric_catalogue_json() {
+  json out = json::array();
+  for (const auto& m : metric_catalogue())
+    out.push_back({{"kind", metric_kind_name(m.kind)},
+                   {"id", m.id},
+                   {"label", m.label},
+                   {"unit", m.unit},
+                   {"pointer", m.pointer},
+                   {"needs", m.needs},
+                   {"description", m.description}});
+  return out;
+}
+
+json extract_key_metrics(const json& result, const std::vector<std::string>& ids) {
+  json out = json::array();
+  for (const auto& id : ids) {
+    const MetricInfo* m = find_metric(MetricKind::kTraining, id);
+    if (!m) continue;
+    const json* value = metric_value(*m, result);
+    out.push_back({{"id", m->id}, {"label", m->label}, {"value", value ? *value : json(nullptr)}, {"unit", m->unit},
+                   {"description", m->description}});
+  }
+  return out;
+}
+
+}  // namespace sightline

@@ -1,0 +1,45 @@
+#pragma once
+// The one catalogue of metrics a result can headline: for every result kind,
+// each metric's id, label, unit, description and where it lives in the result.
+// Scenario readers validate `key_metrics` against it, the jobs write their
+// key_metrics labels from it, and the API exports it (listRegistries), so the
+// page and the CLI tables show the same words and units as the engine.
+#include <string>
+#include <vector>
+
+#include "core/json_reader.hpp"
+
+namespace sightline {
+
+enum class MetricKind { kLatency, kServing, kTraining, kSearch };
+
+struct MetricInfo {
+  MetricKind kind;
+  const char* id;
+  const char* label;
+  const char* unit;
+  const char* pointer;  // JSON pointer into the result of this kind
+  const char* needs;    // "" or the input the metric needs: "compare", "scaling", "tokens_to_train", "gpu_hour_usd"
+  const char* description;
+};
+
+// "latency", "serving", "training", "search".
+const char* metric_kind_name(MetricKind kind);
+
+const std::vector<MetricInfo>& metric_catalogue();
+// nullptr when `kind` has no metric `id`.
+const MetricInfo* find_metric(MetricKind kind, const std::string& id);
+// The ids of one kind, in catalogue order (for "valid: ..." error messages).
+std::vector<std::string> metric_ids(MetricKind kind);
+// The key metrics a result of `kind` headlines when the scenario names none.
+const std::vector<std::string>& default_key_metrics(MetricKind kind);
+// The value at the metric's pointer in `result`; nullptr when absent.
+const json* metric_value(const MetricInfo& m, const json& result);
+
+// The whole catalogue as [{kind, id, label, unit, pointer, needs, description}].
+json metric_catalogue_json();
+
+// A training result's "key_metrics" array: [{id, label, value, unit, description}].
+json extract_key_metrics(const json& result, const std::vector<std::string>& ids);
+
+}  // namespace sightline
