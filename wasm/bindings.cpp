@@ -12,6 +12,7 @@ sightline::api::Engine& engine() {
 }
 
 std::string start(const std::string& scenario) { return engine().start(scenario); }
+std::string start_central_only(const std::string& scenario) { return engine().start_central_only(scenario); }
 std::string step(int handle, int max_units) { return engine().step(handle, max_units); }
 std::string result(int handle) { return engine().result(handle); }
 std::string cancel(int handle) { return engine().cancel(handle); }
@@ -26,6 +27,7 @@ EMSCRIPTEN_BINDINGS(sightline) {
   emscripten::function("version", &sightline::api::version);
   emscripten::function("listRegistries", &sightline::api::list_registries);
   emscripten::function("start", &start);
+  emscripten::function("startCentralOnly", &start_central_only);
   emscripten::function("step", &step);
   emscripten::function("result", &result);
   emscripten::function("cancel", &cancel);

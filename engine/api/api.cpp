@@ -137,13 +137,18 @@ std::string list_registries() {
 Engine::Engine() = default;
 Engine::~Engine() = default;
 
-std::string Engine::start(const std::string& scenario_json) {
+std::string Engine::start(const std::string& scenario_json) { return start_job(scenario_json, false); }
+
+std::string Engine::start_central_only(const std::string& scenario_json) { return start_job(scenario_json, true); }
+
+std::string Engine::start_job(const std::string& scenario_json, bool central_only) {
   return guarded([&] {
     json doc = parse_json_text(scenario_json);
     const RunLimits limits = take_run_limits(doc);
     Scenario s = read_scenario(doc);
     const int handle = next_handle_++;
-    jobs_[handle] = std::make_unique<BudgetedJob>(make_job(s), limits.max_work_units);
+    jobs_[handle] = std::make_unique<BudgetedJob>(
+        make_job(s, central_only ? IntervalMode::CentralOnly : IntervalMode::Bounds), limits.max_work_units);
     return json{{"handle", handle}};
   });
 }

@@ -32,11 +32,15 @@ class Engine {
   Engine();
   ~Engine();
   std::string start(const std::string& scenario_json);    // result: {"handle": n}
+  // The same, running the central cost bound alone (no low/high on key metrics):
+  // how the page's deployment search ranks its many candidates.
+  std::string start_central_only(const std::string& scenario_json);
   std::string step(int handle, int max_units);             // result: {"done": b, "progress": x}
   std::string result(int handle);                          // result: the run's result; frees the handle
   std::string cancel(int handle);                          // result: {"cancelled": b}
 
  private:
+  std::string start_job(const std::string& scenario_json, bool central_only);
   std::map<int, std::unique_ptr<Job>> jobs_;
   int next_handle_ = 1;
 };

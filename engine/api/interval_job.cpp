@@ -27,13 +27,46 @@ void set_interval(json& entry, const std::string& id, const json& low_km, const 
       hi = std::max(hi, (*e)["value"].get<double>());
     }
   }
+  if (lo == v && hi == v) {
+    // Not moved by the cost bounds: a size or a count (memory, KV capacity,
+    // batch, parameters) that the kernel and comm models do not price. It gets
+    // no interval rather than a zero-width one.
+    entry.erase("low");
+    entry.erase("high");
+    return;
+  }
   entry["low"] = lo;
   entry["high"] = hi;
+}
+
+// A bound run's copy of a scenario: compare variants and scaling points are
+// scenarios of their own and run at the same bound.
+std::unique_ptr<Scenario> at_bound(const Scenario& scenario, CostBound bound) {
+  auto s = std::make_unique<Scenario>(scenario);
+  s->cost_model.bound = bound;
+  if (s->training) {
+    auto bounded = [&](const std::shared_ptr<const Scenario>& v) {
+      auto copy = std::make_shared<Scenario>(*v);
+      copy->cost_model.bound = bound;
+      return std::shared_ptr<const Scenario>(std::move(copy));
+    };
+    for (TrainVariant& v : s->training->compare) v.scenario = bounded(v.scenario);
+    for (auto& p : s->training->scaling.points) p = bounded(p);
+  }
+  return s;
 }
 
 }  // namespace
 
 void attach_key_metric_intervals(json& central, const json& low_run, const json& high_run) {
+  // Training compare variants carry key metrics of their own.
+  if (central.contains("compare") && central["compare"].is_array() && low_run.contains("compare") &&
+      high_run.contains("compare")) {
+    json& variants = central["compare"];
+    for (size_t i = 0; i < variants.size(); ++i)
+      if (i < low_run["compare"].size() && i < high_run["compare"].size())
+        attach_key_metric_intervals(variants[i], low_run["compare"][i], high_run["compare"][i]);
+  }
   if (!central.contains("key_metrics")) return;
   json& km = central["key_metrics"];
   const json empty = json::object();
@@ -49,8 +82,7 @@ IntervalJob::IntervalJob(const Scenario& scenario, IntervalMode mode)
     : run_count_(mode == IntervalMode::CentralOnly ? 1 : 3) {
   const CostBound bounds[3] = {CostBound::Central, CostBound::Low, CostBound::High};
   for (int i = 0; i < run_count_; ++i) {
-    runs_[i].scenario = std::make_unique<Scenario>(scenario);
-    runs_[i].scenario->cost_model.bound = bounds[i];
+    runs_[i].scenario = at_bound(scenario, bounds[i]);
   }
   // The bound runs are made when their turn comes: a run's memory (a serving
   // simulation holds every request) is then never needed three times at once.

@@ -32,7 +32,9 @@ class IntervalJob : public Job {
 };
 
 // Sets `low`/`high` on every numeric key metric of `central` (array of
-// {id, value} or object keyed by id) from the same metric in the bound runs.
+// {id, value} or object keyed by id), and of each training compare variant,
+// from the same metric in the bound runs. A metric the bounds do not move (a
+// size or a count) gets neither.
 void attach_key_metric_intervals(json& central, const json& low_run, const json& high_run);
 
 }  // namespace sightline

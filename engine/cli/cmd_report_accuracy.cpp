@@ -225,6 +225,7 @@ int cmd_report_accuracy(const Args& args) {
     if (!transfer_errors_out.empty()) write_output(transfer_errors_out, transfer_error_preset(pairs).dump(2) + "\n");
     report["interval_coverage"] = interval_coverage(dev);
     report["gemm_ceiling_sweep"] = gemm_ceiling_sweep();
+    report["same_silicon_gemms"] = same_silicon_gemms(dev);
     // 3. Published kernel figures of other GPUs.
     json rows = json::array();
     for (const std::string id : {"h100-sxm", "h200", "b200"}) {
@@ -282,6 +283,16 @@ int cmd_report_accuracy(const Args& args) {
                 << r["dtype"].get<std::string>() << std::right << " priced " << std::setw(8) << fixed(r["best_priced_tflops"], 1)
                 << " TFLOP/s (" << r["best_priced_shape_mnk"].get<std::string>() << ")  measured best " << std::setw(8)
                 << fixed(r["measured_best_tflops"], 1) << "  " << (r["ok"].get<bool>() ? "ok" : "ABOVE CEILING") << "\n";
+    for (const json& r : report["same_silicon_gemms"]) {
+      std::cout << "\nSame compute silicon, " << r["gpus"][0].get<std::string>() << " vs " << r["gpus"][1].get<std::string>()
+                << " (fitted eta_compute " << fixed(r["eta_compute"][0], 3) << " / " << fixed(r["eta_compute"][1], 3)
+                << ", bf16 ceilings " << fixed(r["ceiling_bf16_tflops"][0], 1) << " / "
+                << fixed(r["ceiling_bf16_tflops"][1], 1) << " TFLOP/s): GEMM time ratio second/first on shapes measured on both\n";
+      for (auto it = r["by_regime"].begin(); it != r["by_regime"].end(); ++it)
+        std::cout << "  " << std::left << std::setw(26) << it.key() << std::right << std::setw(5)
+                  << it.value()["shapes"].get<size_t>() << " shapes  measured " << fixed(it.value()["measured_time_ratio"], 3)
+                  << "  predicted " << fixed(it.value()["predicted_time_ratio"], 3) << "\n";
+    }
     std::cout << "\n";
     std::cout << "Published kernel figures (measurements.md): cross-generation from A100 vs target-measured "
                  "(in-sample: these rows are the GPU's calibration data)\n";

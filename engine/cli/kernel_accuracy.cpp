@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 
 #include "cli/calibration_inputs.hpp"
 #include "hw/hardware.hpp"
@@ -140,6 +141,62 @@ json interval_coverage(const DevKernels& dev) {
   out["mean_share_over_gpus"] = out["by_gpu"].empty() ? 0.0 : mean_share / out["by_gpu"].size();
   out["pooled_share"] = total_all ? static_cast<double>(inside_all) / total_all : 0.0;
   out["target"] = "between 0.70 and 0.90";
+  return out;
+}
+
+json same_silicon_gemms(const DevKernels& dev) {
+  json out = json::array();
+  for (auto a = dev.begin(); a != dev.end(); ++a)
+    for (auto b = std::next(a); b != dev.end(); ++b) {
+      const KernelCalibration* ca = find_calibration(a->first);
+      const KernelCalibration* cb = find_calibration(b->first);
+      if (!ca || !cb || !find_preset("gpus", a->first) || !find_preset("gpus", b->first)) continue;
+      const GpuSpec ga = read_gpu(json(a->first), "/gpu"), gb = read_gpu(json(b->first), "/gpu");
+      if (ga.peak_tflops.bf16 != gb.peak_tflops.bf16 || ga.sm_count != gb.sm_count ||
+          ga.boost_clock_MHz != gb.boost_clock_MHz)
+        continue;
+      const CalibratedCostModel ma(*ca, "target-measured"), mb(*cb, "target-measured");
+      CostContext xa, xb;
+      xa.gpu = &ga;
+      xb.gpu = &gb;
+      // One GEMM timed on the device, keyed by dtype and shape.
+      auto gemms = [](const std::vector<KernelSample>& rows) {
+        std::map<std::string, const KernelSample*> by_shape;
+        for (const KernelSample& s : rows)
+          if (s.ops.size() == 1 && s.ops[0].family == OpFamily::Gemm && is_kernel_timing(s)) {
+            const Operator& op = s.ops[0];
+            by_shape[dtype_name(op.compute_dtype) + " " + std::to_string(op.m) + "x" + std::to_string(op.n) + "x" +
+                     std::to_string(op.k)] = &s;
+          }
+        return by_shape;
+      };
+      const auto sa = gemms(a->second), sb = gemms(b->second);
+      const double ridge = std::max(ga.peak_tflops.bf16 * 1e12 / (ga.hbm_bandwidth_GBps * 1e9),
+                                    gb.peak_tflops.bf16 * 1e12 / (gb.hbm_bandwidth_GBps * 1e9));
+      std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> ratios;  // measured, predicted
+      for (const auto& [key, s] : sa) {
+        auto it = sb.find(key);
+        if (it == sb.end()) continue;
+        const Operator& op = s->ops[0];
+        const std::string group = dtype_name(op.compute_dtype) +
+                                  (op.flops / op.bytes > ridge ? " compute-bound" : " memory/launch-bound");
+        ratios[group].first.push_back(it->second->time_s / s->time_s);
+        ratios[group].second.push_back(mb.cost(op, xb).time_s / ma.cost(op, xa).time_s);
+      }
+      auto median = [](std::vector<double> v) {
+        std::sort(v.begin(), v.end());
+        return v.empty() ? 0.0 : v[v.size() / 2];
+      };
+      json groups = json::object();
+      for (const auto& [group, r] : ratios)
+        groups[group] = {{"shapes", r.first.size()}, {"measured_time_ratio", median(r.first)},
+                         {"predicted_time_ratio", median(r.second)}};
+      out.push_back({{"gpus", {a->first, b->first}},
+                     {"eta_compute", {ca->gemm.eta_compute, cb->gemm.eta_compute}},
+                     {"ceiling_bf16_tflops", {ca->gemm.ceiling_tflops.count("bf16") ? ca->gemm.ceiling_tflops.at("bf16") : 0.0,
+                                              cb->gemm.ceiling_tflops.count("bf16") ? cb->gemm.ceiling_tflops.at("bf16") : 0.0}},
+                     {"by_regime", groups}});
+    }
   return out;
 }
 

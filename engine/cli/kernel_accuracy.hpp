@@ -34,4 +34,12 @@ json interval_coverage(const DevKernels& dev);
 // none beats the GPU's measured best (its ceiling).
 json gemm_ceiling_sweep();
 
+// GPUs with the same compute silicon (same dense bf16 peak, SM count and boost
+// clock, e.g. H100 SXM and H200): on GEMM shapes measured on both, the median
+// measured time ratio and the ratio their separately fitted calibrations
+// predict, by dtype and regime (compute-bound: arithmetic intensity above both
+// GPUs' ridge points). Separate fits are justified only where they reproduce a
+// measured difference.
+json same_silicon_gemms(const DevKernels& dev);
+
 }  // namespace sightline::cli

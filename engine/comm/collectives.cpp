@@ -25,9 +25,15 @@ CommCalibration comm_calibration_for(const InterconnectSpec& link) {
   // measured kind and the link's own spec-sheet latency.
   const bool network = link.kind == "infiniband" || link.kind == "roce";
   const char* from_id = network ? "ib-ndr" : "nvlink3-nvswitch";
-  CommCalibration c;
-  if (const CommCalibration* from = find_comm_calibration(from_id)) c = *from;
-  const std::string provenance = std::string("transferred from ") + from_id + "; latency from the preset's latency_us";
+  CommCalibration from;
+  from.id = from_id;
+  if (const CommCalibration* shipped = find_comm_calibration(from_id)) from = *shipped;
+  return transferred_comm_calibration(link, from);
+}
+
+CommCalibration transferred_comm_calibration(const InterconnectSpec& link, const CommCalibration& from) {
+  CommCalibration c = from;
+  const std::string provenance = "transferred from " + from.id + "; latency from the preset's latency_us";
   c.id = link.id;
   c.source = provenance;
   c.ring.provenance = c.p2p.provenance = provenance;
@@ -40,6 +46,24 @@ CommCalibration comm_calibration_for(const InterconnectSpec& link) {
 }
 
 namespace {
+
+bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+
+void widen(CollectiveCost& c, const CommBand& b) {
+  c.log_q10 = std::min(c.log_q10, b.log_q10);
+  c.log_q90 = std::max(c.log_q90, b.log_q90);
+}
+
+// The band of calls priced by `p`: its own held-out residuals where enough of
+// this link's calls of this algorithm were measured; otherwise (transferred,
+// derived from the ring, or too few rows) widened by the transfer error.
+void set_band(CollectiveCost& c, const AlgorithmParams& p) {
+  c.log_q10 = p.log_q10;
+  c.log_q90 = p.log_q90;
+  const bool own = p.samples >= kMinRowsForOwnBand && !starts_with(p.provenance, "transferred") &&
+                   !starts_with(p.provenance, "derived");
+  if (!own) widen(c, comm_transfer_error());
+}
 
 CollectiveCost flat_cost(CollectiveKind kind, double bytes, int n, const InterconnectSpec& link) {
   return flat_collective_cost(kind, bytes, n, link, comm_calibration_for(link));
@@ -60,6 +84,7 @@ CollectiveCost flat_collective_cost(CollectiveKind kind, double bytes, int n, co
   const double bw = link.bandwidth_per_gpu_GBps * 1e9;
   const double d = n;
   auto ring = [&](double steps, double factor) { return pipelined_time_s(cal.ring, steps, factor, bytes, n, bw, n); };
+  const AlgorithmParams* used = &cal.ring;
   switch (kind) {
     case CollectiveKind::AllReduce: {
       c.time_s = ring(2 * (d - 1), 2 * (d - 1) / d);
@@ -69,6 +94,7 @@ CollectiveCost flat_collective_cost(CollectiveKind kind, double bytes, int n, co
         if (nvls < c.time_s) {
           c.time_s = nvls;
           c.algorithm = "nvls";
+          used = &*cal.nvls;
         }
       }
       break;
@@ -85,12 +111,15 @@ CollectiveCost flat_collective_cost(CollectiveKind kind, double bytes, int n, co
     case CollectiveKind::AllToAll:
       c.time_s = pipelined_time_s(cal.p2p, 1, (d - 1) / d, bytes, 1, bw, n);
       c.algorithm = "pairwise";
+      used = &cal.p2p;
       break;
     case CollectiveKind::SendRecv:
       c.time_s = pipelined_time_s(cal.p2p, 1, 1, bytes, 1, bw, 2);
       c.algorithm = "p2p";
+      used = &cal.p2p;
       break;
   }
+  set_band(c, *used);
   fill_bandwidths(c, kind, bytes, n);
   return c;
 }
@@ -109,8 +138,17 @@ CollectiveCost collective_cost(CollectiveKind kind, double bytes, const CommGrou
   } else if (kind == CollectiveKind::AllToAll) {
     // The share addressed to other nodes crosses the network; the rest stays on NVLink.
     const int nodes = (g.size + per_node - 1) / per_node;
-    c.time_s = flat_cost(kind, bytes * (nodes - 1) / nodes, nodes, *g.inter).time_s +
-               (per_node > 1 && g.intra ? flat_cost(kind, bytes / nodes, per_node, *g.intra).time_s : 0.0);
+    const CollectiveCost remote = flat_cost(kind, bytes * (nodes - 1) / nodes, nodes, *g.inter);
+    c.time_s = remote.time_s;
+    c.log_q10 = remote.log_q10;
+    c.log_q90 = remote.log_q90;
+    if (per_node > 1 && g.intra) {
+      const CollectiveCost local = flat_cost(kind, bytes / nodes, per_node, *g.intra);
+      c.time_s += local.time_s;
+      c.log_q10 = std::min(c.log_q10, local.log_q10);
+      c.log_q90 = std::max(c.log_q90, local.log_q90);
+    }
+    widen(c, comm_transfer_error());  // the two-level composition itself was never fitted
     c.algorithm = "hierarchical";
   } else {
     // NCCL runs one ring channel per NIC ("rail"): each channel crosses every
@@ -119,12 +157,18 @@ CollectiveCost collective_cost(CollectiveKind kind, double bytes, const CommGrou
     const CommCalibration cn = comm_calibration_for(*g.inter);
     double bw = per_node * g.inter->bandwidth_per_gpu_GBps * 1e9 * cn.ring.eta_for(g.size);
     AlgorithmParams p = cn.ring;
+    set_band(c, cn.ring);
     if (g.intra) {
       const CommCalibration ci = comm_calibration_for(*g.intra);
       bw = std::min(bw, g.intra->bandwidth_per_gpu_GBps * 1e9 * ci.ring.eta_for(per_node));
       p.latency_us = std::max(ci.ring.latency_us, cn.ring.latency_us);
       p.base_latency_us = std::max(ci.ring.base_latency_us, cn.ring.base_latency_us);
+      CollectiveCost intra_band;
+      set_band(intra_band, ci.ring);
+      c.log_q10 = std::min(c.log_q10, intra_band.log_q10);
+      c.log_q90 = std::max(c.log_q90, intra_band.log_q90);
     }
+    widen(c, comm_transfer_error());  // the rail-aligned composition itself was never fitted
     p.eta_bandwidth = 1.0;  // folded into bw above
     p.eta_by_gpus.clear();
     const double n = g.size;

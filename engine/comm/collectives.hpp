@@ -13,6 +13,10 @@ namespace sightline {
 
 struct CollectiveCost {
   double time_s = 0;
+  // 80% band of log(actual / time_s): the algorithm's held-out residuals,
+  // widened by the measured transfer error where the link (or the algorithm,
+  // or the multi-node composition) has too few measurements of its own.
+  double log_q10 = 0, log_q90 = 0;
   double algbw_GBps = 0;   // message bytes / time
   double busbw_GBps = 0;   // nccl-tests convention
   std::string algorithm;   // ring | nvls | p2p | pairwise | hierarchical(...)
@@ -37,6 +41,10 @@ CollectiveCost flat_collective_cost(CollectiveKind kind, double message_bytes, i
 
 // The collective model used for a link: its own calibration or a transferred one.
 CommCalibration comm_calibration_for(const InterconnectSpec& link);
+
+// What a link without measurements gets from calibration `from`: its
+// efficiencies, with the link's own spec-sheet latency.
+CommCalibration transferred_comm_calibration(const InterconnectSpec& link, const CommCalibration& from);
 
 // nccl-tests' bus-bandwidth factor for a collective of n ranks.
 double bus_bandwidth_factor(CollectiveKind kind, int n);

@@ -26,7 +26,7 @@ double AlgorithmParams::eta_for(int gpus) const {
 json AlgorithmParams::to_json() const {
   json j = {{"provenance", provenance}, {"eta_bandwidth", eta_bandwidth}, {"latency_us", latency_us},
             {"chunk_bytes", chunk_bytes}, {"samples", samples}, {"median_ape", median_ape},
-            {"base_latency_us", base_latency_us}};
+            {"log_q10", log_q10}, {"log_q90", log_q90}, {"base_latency_us", base_latency_us}};
   json by = json::array();
   for (const auto& [n, e] : eta_by_gpus) by.push_back({{"gpus", n}, {"eta_bandwidth", e}});
   j["eta_by_gpus"] = by;
@@ -35,7 +35,7 @@ json AlgorithmParams::to_json() const {
 
 AlgorithmParams AlgorithmParams::from_json(const json& j, const std::string& path) {
   ObjectReader r(j, path, {"provenance", "eta_bandwidth", "latency_us", "chunk_bytes", "samples", "median_ape",
-                           "base_latency_us", "eta_by_gpus"});
+                           "log_q10", "log_q90", "base_latency_us", "eta_by_gpus"});
   AlgorithmParams a;
   a.provenance = r.string("provenance");
   a.eta_bandwidth = r.number("eta_bandwidth", 1e-3, 5);
@@ -43,6 +43,8 @@ AlgorithmParams AlgorithmParams::from_json(const json& j, const std::string& pat
   a.chunk_bytes = r.number("chunk_bytes", 0, 1e12);
   a.samples = static_cast<int>(r.integer("samples", 0, 1 << 30, 0));
   a.median_ape = r.number("median_ape", 0, 1e6, 0);
+  a.log_q10 = r.number("log_q10", -20, 0, 0);
+  a.log_q90 = r.number("log_q90", 0, 20, 0);
   a.base_latency_us = r.number("base_latency_us", 0, 1e6, 0);
   if (const json* by = r.find("eta_by_gpus")) {
     if (!by->is_array()) fail(error_code::kType, r.child_path("eta_by_gpus"), "eta_by_gpus must be an array");
@@ -84,6 +86,22 @@ const CommCalibration* find_comm_calibration(const std::string& interconnect_id)
   }();
   auto it = index.find(interconnect_id);
   return it == index.end() ? nullptr : &it->second;
+}
+
+const CommBand& comm_transfer_error() {
+  static const CommBand band = [] {
+    CommBand b;
+    const json* p = find_preset("transfer_errors", "collectives");
+    if (!p) return b;
+    ObjectReader r(*p, "/transfer_errors/collectives",
+                   {"id", "name", "source", "log_q10", "log_q90", "median_ape", "samples"});
+    b.log_q10 = r.number("log_q10", -20, 0);
+    b.log_q90 = r.number("log_q90", 0, 20);
+    b.median_ape = r.number("median_ape", 0, 1e6);
+    b.samples = static_cast<int>(r.integer("samples", 0, 1 << 30));
+    return b;
+  }();
+  return band;
 }
 
 CollectiveKind parse_collective_kind(const std::string& name, const std::string& path) {

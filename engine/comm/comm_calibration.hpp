@@ -28,6 +28,10 @@ struct AlgorithmParams {
   double chunk_bytes = 1 << 20;  // pipeline chunk: the fill cost per step at full bandwidth
   int samples = 0;
   double median_ape = 0;
+  // 10th / 90th percentile of log(measured / predicted) over this algorithm's
+  // rows, each predicted by a fit that left that row out: the 80% band of a
+  // call priced by this model (0 when never measured).
+  double log_q10 = 0, log_q90 = 0;
   double base_latency_us = 0;  // per call, whatever the group size
   // Bandwidth efficiency by group size (GPUs, eta), ascending; empty: eta_bandwidth for every size.
   std::vector<std::pair<int, double>> eta_by_gpus;
@@ -48,6 +52,22 @@ struct CommCalibration {
 
 // The shipped calibration of an interconnect, or nullptr.
 const CommCalibration* find_comm_calibration(const std::string& interconnect_id);
+
+// Residual band of a collective model (log(measured / predicted)).
+struct CommBand {
+  double log_q10 = 0, log_q90 = 0;
+  double median_ape = 0;
+  int samples = 0;
+};
+
+// The measured error of pricing a link from another link's calibration
+// (presets/transfer_errors/collectives.json, written by `calibrate-comm
+// --transfer-errors-out`); zero band with 0 samples when not generated.
+const CommBand& comm_transfer_error();
+
+// Fewer rows than this (left out one at a time) do not measure a band; the
+// algorithm is then widened by the transfer error.
+inline constexpr int kMinRowsForOwnBand = 5;
 
 // One measured collective call.
 struct CollectiveSample {

@@ -82,7 +82,7 @@ constexpr double kLatencyRegimeBytes = 64.0 * 1024;  // below this the bandwidth
 // below 64 KiB at several group sizes, the fit is the alpha-beta split:
 // the per-call and per-step latencies from those small calls, then the
 // efficiency and chunk from the larger ones with the latencies held.
-void fit_rows(const std::vector<Row>& rows, AlgorithmParams& p, const std::string& what, double bw) {
+void fit_rows_once(const std::vector<Row>& rows, AlgorithmParams& p, const std::string& what, double bw) {
   if (rows.empty()) return;
   std::vector<Row> small, large;
   for (const Row& r : rows) (r.bytes < kLatencyRegimeBytes ? small : large).push_back(r);
@@ -146,41 +146,102 @@ void fit_rows(const std::vector<Row>& rows, AlgorithmParams& p, const std::strin
     p.provenance = "anchored: eta fitted to " + std::to_string(rows.size()) + " " + what +
                    " measurement(s); latency and chunk from " + p.provenance;
   }
+}
+
+double predicted_s(const Row& r, const AlgorithmParams& p, double bw) {
+  return pipelined_time_s(p, r.steps, r.factor, r.bytes, r.ranks, bw, r.group);
+}
+
+// The fit's errors: the median in-sample |error|, and the 80% band of
+// log(measured / predicted) with each row predicted by `refit` on the other
+// rows (leave-one-out), so the band says how far an unmeasured call can be off.
+template <typename Refit>
+void set_errors(const std::vector<Row>& rows, AlgorithmParams& p, double bw, const Refit& refit) {
   std::vector<double> ape;
-  for (const Row& r : rows) {
-    const double pred = pipelined_time_s(p, r.steps, r.factor, r.bytes, r.ranks, bw, r.group);
-    ape.push_back(std::fabs(pred - r.time_s) / r.time_s);
-  }
+  for (const Row& r : rows) ape.push_back(std::fabs(predicted_s(r, p, bw) - r.time_s) / r.time_s);
   std::sort(ape.begin(), ape.end());
   p.samples = static_cast<int>(rows.size());
-  p.median_ape = ape[ape.size() / 2];
+  p.median_ape = ape.empty() ? 0.0 : ape[ape.size() / 2];
+  std::vector<double> held_out;
+  if (rows.size() >= 2)
+    for (size_t i = 0; i < rows.size(); ++i) {
+      std::vector<Row> kept = rows;
+      kept.erase(kept.begin() + static_cast<std::ptrdiff_t>(i));
+      held_out.push_back(std::log(rows[i].time_s / predicted_s(rows[i], refit(kept), bw)));
+    }
+  const CommBand band = residual_band(held_out);
+  p.log_q10 = band.log_q10;
+  p.log_q90 = band.log_q90;
+}
+
+void fit_rows(const std::vector<Row>& rows, AlgorithmParams& p, const std::string& what, double bw) {
+  if (rows.empty()) return;
+  const AlgorithmParams start = p;
+  fit_rows_once(rows, p, what, bw);
+  set_errors(rows, p, bw, [&](const std::vector<Row>& kept) {
+    AlgorithmParams q = start;
+    fit_rows_once(kept, q, what, bw);
+    return q;
+  });
 }
 
 // The efficiency level of `shape` scaled to `rows`: every group size keeps its
 // measured ratio to the others.
 void fit_scaled_shape(const std::vector<Row>& rows, const AlgorithmParams& shape, const std::string& shape_id,
                       AlgorithmParams& p, double bw) {
-  auto scaled = [&](double k) {
-    AlgorithmParams q = shape;
-    q.eta_bandwidth *= k;
-    for (auto& e : q.eta_by_gpus) e.second *= k;
-    return q;
+  auto fit = [&](const std::vector<Row>& use) {
+    auto scaled = [&](double k) {
+      AlgorithmParams q = shape;
+      q.eta_bandwidth *= k;
+      for (auto& e : q.eta_by_gpus) e.second *= k;
+      return q;
+    };
+    auto objective = [&](const std::vector<double>& x) {
+      return x[0] < 0.05 || x[0] > 3 ? 1e9 : mean_abs_log_error(use, scaled(x[0]), bw);
+    };
+    return scaled(nelder_mead(objective, {1.0}, {0.1}, 400).x[0]);
   };
-  auto objective = [&](const std::vector<double>& x) {
-    return x[0] < 0.05 || x[0] > 3 ? 1e9 : mean_abs_log_error(rows, scaled(x[0]), bw);
-  };
-  p = scaled(nelder_mead(objective, {1.0}, {0.1}, 400).x[0]);
+  p = fit(rows);
   p.provenance = "anchored: latencies, chunk and efficiency by group size from " + shape_id +
                  ", efficiency level fitted to " + std::to_string(rows.size()) + " ring calls";
-  std::vector<double> ape;
-  for (const Row& r : rows)
-    ape.push_back(std::fabs(pipelined_time_s(p, r.steps, r.factor, r.bytes, r.ranks, bw, r.group) - r.time_s) / r.time_s);
-  std::sort(ape.begin(), ape.end());
-  p.samples = static_cast<int>(rows.size());
-  p.median_ape = ape.empty() ? 0.0 : ape[ape.size() / 2];
+  set_errors(rows, p, bw, fit);
 }
 
 }  // namespace
+
+CommBand residual_band(std::vector<double> log_residuals) {
+  CommBand b;
+  b.samples = static_cast<int>(log_residuals.size());
+  if (log_residuals.empty()) return b;
+  std::sort(log_residuals.begin(), log_residuals.end());
+  // Linear interpolation between order statistics.
+  auto quantile = [&](double q) {
+    const double pos = q * static_cast<double>(log_residuals.size() - 1);
+    const size_t i = static_cast<size_t>(pos);
+    if (i + 1 >= log_residuals.size()) return log_residuals.back();
+    return log_residuals[i] + (pos - static_cast<double>(i)) * (log_residuals[i + 1] - log_residuals[i]);
+  };
+  b.log_q10 = std::min(0.0, quantile(0.1));
+  b.log_q90 = std::max(0.0, quantile(0.9));
+  std::vector<double> ape;
+  for (double x : log_residuals) ape.push_back(std::fabs(std::exp(-x) - 1.0));  // |pred − meas| / meas
+  std::sort(ape.begin(), ape.end());
+  b.median_ape = ape[ape.size() / 2];
+  return b;
+}
+
+std::vector<double> transfer_log_residuals(const std::vector<CollectiveSample>& samples, const InterconnectSpec& target,
+                                           const CommCalibration& from) {
+  const CommCalibration moved = transferred_comm_calibration(target, from);
+  std::vector<double> out;
+  for (const CollectiveSample& s : samples) {
+    const bool single_level = s.nodes == 1 || s.nodes == s.gpus;
+    if (s.interconnect != target.id || !single_level) continue;
+    const double pred = flat_collective_cost(s.kind, s.bytes, s.gpus, target, moved).time_s;
+    if (pred > 0) out.push_back(std::log(s.time_s / pred));
+  }
+  return out;
+}
 
 CommCalibration fit_comm_calibration(const InterconnectSpec& link, const std::vector<CollectiveSample>& samples,
                                      const CommCalibration& base, const std::string& source,

@@ -20,6 +20,14 @@ CommCalibration fit_comm_calibration(const InterconnectSpec& link, const std::ve
                                      const CommCalibration& base, const std::string& source,
                                      const CommCalibration* ring_shape = nullptr);
 
+// The 80% band (10th / 90th percentile, never excluding 0) and median |error| of log(measured / predicted) residuals.
+CommBand residual_band(std::vector<double> log_residuals);
+
+// log(measured / predicted) of `target`'s single-level rows when `target` is
+// priced as a link without measurements, from calibration `from`.
+std::vector<double> transfer_log_residuals(const std::vector<CollectiveSample>& samples, const InterconnectSpec& target,
+                                           const CommCalibration& from);
+
 // Relative error of the calibrated model on each sample (hierarchical groups included).
 std::vector<double> comm_errors(const std::vector<CollectiveSample>& samples, const InterconnectSpec& intra,
                                 const InterconnectSpec* inter);

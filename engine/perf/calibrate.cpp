@@ -121,11 +121,17 @@ void fit_gemm(KernelCalibration& cal, const std::vector<const KernelSample*>& al
     // skips padded rows), so it shares the smallest fitted tile's efficiency:
     // the sweeps' few-token GEMMs are memory-bound and cannot identify it.
     const size_t extra = cal.gemm.tiles.size() >= 2 ? cal.gemm.tiles.size() - 2 : 0;
-    auto apply = [extra](KernelCalibration& c, const std::vector<double>& x) {
+    const GemmParams* shared = opt.shared_compute;
+    if (shared) {
+      cal.gemm.eta_compute = shared->eta_compute;
+      cal.gemm.tiles = shared->tiles;
+    }
+    auto apply = [extra, shared](KernelCalibration& c, const std::vector<double>& x) {
       c.gemm.launch_us = std::exp(x[0]);
-      c.gemm.eta_compute = x[1];
       c.gemm.eta_memory = x[2];
       c.gemm.blend_p = 1.0 + std::exp(x[3]);
+      if (shared) return;  // compute efficiency held from the GPU with the same silicon
+      c.gemm.eta_compute = x[1];
       // Smaller tiles are never more efficient per FLOP than larger ones.
       double e = 1.0;
       for (size_t i = 0; i < extra; ++i) c.gemm.tiles[i + 1].efficiency = e *= x[4 + i];
@@ -152,6 +158,9 @@ void fit_gemm(KernelCalibration& cal, const std::vector<const KernelSample*>& al
     best = nelder_mead(objective, best.x, small_step, 3000);
     apply(cal, best.x);
     cal.gemm.provenance = "measured (" + std::to_string(half.size()) + " bf16/fp16 GEMMs)";
+    if (shared)
+      cal.gemm.provenance += "; eta_compute and tile efficiencies held from " + opt.shared_compute_id +
+                             " (same compute silicon; report-accuracy same_silicon_gemms)";
   } else if (!half.empty()) {
     const double s = fit_scale([](KernelCalibration& c, double f) { c.gemm.eta_compute *= f; }, cal, half, gpu);
     cal.gemm.eta_compute *= s;

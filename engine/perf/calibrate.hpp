@@ -36,6 +36,11 @@ struct CalibrationFitOptions {
   // Store leave-one-workload-out residuals (the interval of a prediction for an
   // unseen model) instead of in-sample ones; costs one refit per workload.
   bool held_out_residuals = false;
+  // Same compute silicon as another calibrated GPU (H200 and H100 SXM): hold
+  // its bf16 compute efficiency (eta_compute and the tiles' relative
+  // efficiencies) and fit only launch, memory and blend from this GPU's rows.
+  const GemmParams* shared_compute = nullptr;
+  std::string shared_compute_id;
 };
 
 KernelCalibration fit_kernel_calibration(const GpuSpec& gpu, const std::vector<KernelSample>& samples,

@@ -1,7 +1,9 @@
 #include "perf/kernel_cost.hpp"
 
 #include <algorithm>
+#include <cmath>
 
+#include "perf/calibrated_cost.hpp"
 #include "perf/calibration.hpp"
 
 namespace sightline {
@@ -19,8 +21,13 @@ OpCost collective_op_cost(const Operator& op, const CostContext& ctx) {
     g.intra = ctx.tp_link;
     g.inter = ctx.inter_link;
   }
-  if (g.intra || g.inter) c.time_s = collective_cost(op.collective, op.message_bytes, g).time_s;
-  c.time_low_s = c.time_high_s = c.time_s;
+  if (!g.intra && !g.inter) return c;
+  const CollectiveCost cc = collective_cost(op.collective, op.message_bytes, g);
+  c.time_s = cc.time_s;
+  // The comm model's measured band, never narrower than the kernels' floor.
+  const double floor = std::log1p(kMinIntervalHalfWidth);
+  c.time_low_s = c.time_s * std::exp(std::min(-floor, cc.log_q10));
+  c.time_high_s = c.time_s * std::exp(std::max(floor, cc.log_q90));
   return c;
 }
 

@@ -34,6 +34,18 @@ test('collective calibrations regenerate byte for byte', { skip }, () => {
   for (const f of files) assert.equal(readFileSync(path.join(out, f), 'utf8'), readFileSync(path.join(dir, f), 'utf8'), f);
 });
 
+test('the collective transfer error regenerates byte for byte from the collective CSVs', () => {
+  const out = mkdtempSync(path.join(tmpdir(), 'sightline-cal-'));
+  const data = path.join(repoRoot, 'presets', 'calibrations', 'data');
+  const file = path.join(out, 'collectives.json');
+  execFileSync(cliPath, ['calibrate-comm', '--csv', path.join(data, 'published_collectives.csv'),
+    '--csv', path.join(data, 'vidur_a100_dgx_all_reduce.csv'), '--transfer-errors-out', file]);
+  const shipped = path.join(repoRoot, 'presets', 'transfer_errors', 'collectives.json');
+  assert.equal(readFileSync(file, 'utf8'), readFileSync(shipped, 'utf8'));
+  const band = JSON.parse(readFileSync(shipped, 'utf8'));
+  assert.ok(band.samples >= 50 && band.log_q10 < 0 && band.log_q90 > 0);
+});
+
 test('accuracy report: GEMM leave-one-model-out median <= 8%, collectives >= 1 MiB median <= 10%', { skip }, () => {
   const report = JSON.parse(execFileSync(cliPath, ['report-accuracy', '--data', dataDir, '--format', 'json']).toString());
   for (const [gpu, r] of Object.entries(report.leave_one_model_out)) {

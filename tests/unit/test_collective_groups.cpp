@@ -56,3 +56,35 @@ TEST_CASE("2-GPU all-reduce: more fixed latency and less bus bandwidth than one 
     CHECK(t8 < 3.5 * t2);  // not proportional to the 7x step count: the base dominates
   }
 }
+
+TEST_CASE("collective bands: own held-out residuals where measured, the transfer error elsewhere, never zero width") {
+  const CommBand& transfer = comm_transfer_error();
+  REQUIRE(transfer.samples > 0);
+  CHECK(transfer.log_q10 < -0.05);
+  CHECK(transfer.log_q90 > 0.05);
+  const double mib = 1024.0 * 1024;
+  // NVLink 3: 33 measured ring calls, its own band (narrower than a transfer).
+  const InterconnectSpec nv3 = read_interconnect(json("nvlink3-nvswitch"), "/i");
+  const CollectiveCost own = collective_cost(CollectiveKind::AllReduce, 16 * mib, 8, nv3);
+  CHECK(own.log_q10 < 0);
+  CHECK(own.log_q90 > 0);
+  CHECK(own.log_q10 > transfer.log_q10);
+  CHECK(own.log_q90 < transfer.log_q90);
+  // Point-to-point was never measured on NVLink 3 (derived from the ring): widened.
+  const CollectiveCost p2p = collective_cost(CollectiveKind::SendRecv, 16 * mib, 2, nv3);
+  CHECK(p2p.log_q10 <= transfer.log_q10);
+  CHECK(p2p.log_q90 >= transfer.log_q90);
+  // A link without a calibration of its own (PCIe) and a multi-node group: widened.
+  const InterconnectSpec pcie = read_interconnect(json("pcie5"), "/i");
+  CHECK(collective_cost(CollectiveKind::AllGather, 16 * mib, 4, pcie).log_q90 >= transfer.log_q90);
+  const InterconnectSpec ib = read_interconnect(json("ib-ndr"), "/i");
+  const InterconnectSpec nv4 = read_interconnect(json("nvlink4-nvswitch"), "/i");
+  CommGroup g;
+  g.size = 32;
+  g.gpus_per_node = 8;
+  g.intra = &nv4;
+  g.inter = &ib;
+  const CollectiveCost multi = collective_cost(CollectiveKind::AllReduce, 256 * mib, g);
+  CHECK(multi.log_q10 <= transfer.log_q10);
+  CHECK(multi.log_q90 >= transfer.log_q90);
+}

@@ -237,3 +237,22 @@ TEST_CASE("intervals: never zero width, and bound runs price every kernel at its
     CHECK((a.tier == "target-measured" || a.tier == "cross-generation" || a.tier == "mixed"));
   }
 }
+
+TEST_CASE("a collective operator's cost has a non-zero-width interval around its time") {
+  const GpuSpec gpu = read_gpu(json("h100-sxm"), "/gpu");
+  const InterconnectSpec nv4 = read_interconnect(json("nvlink4-nvswitch"), "/i");
+  CostContext ctx;
+  ctx.gpu = &gpu;
+  ctx.tp_link = &nv4;
+  ctx.pp_link = &nv4;
+  ctx.gpus_per_node = 8;
+  for (CollectiveKind kind : {CollectiveKind::AllReduce, CollectiveKind::AllGather, CollectiveKind::SendRecv}) {
+    const Operator op = make_collective_operator("c", kind, 1, 8.0 * 1024 * 1024, kind == CollectiveKind::SendRecv ? 2 : 8,
+                                                 Dtype::BF16);
+    const OpCost c = collective_op_cost(op, ctx);
+    CHECK(c.time_s > 0);
+    CHECK(c.time_low_s < c.time_s);
+    CHECK(c.time_high_s > c.time_s);
+    CHECK(c.time_low_s <= c.time_s / 1.02 + 1e-15);  // at least the ±2% floor
+  }
+}

@@ -239,6 +239,21 @@ TEST_CASE("serving: a sliced run equals a one-shot run and reports monotone prog
   CHECK(sliced == run(s));
 }
 
+TEST_CASE("serving: a sliced central-only run equals the one-shot central-only run (the page's search points)") {
+  const json s = smaller(scenario("I2.2"), 60);
+  sightline::api::Engine engine;
+  const json started = json::parse(engine.start_central_only(s.dump()));
+  REQUIRE(started["ok"] == true);
+  const int handle = started["result"]["handle"];
+  while (!json::parse(engine.step(handle, 50))["result"]["done"].get<bool>()) {
+  }
+  const json sliced = json::parse(engine.result(handle));
+  REQUIRE(sliced["ok"] == true);
+  CHECK(sliced["result"]["intervals"] == "central_only");
+  CHECK(sliced == json::parse(sightline::api::run_scenario_central_only(s.dump())));
+  CHECK(sliced != run(s));  // the full run carries its intervals
+}
+
 TEST_CASE("serving: the resolved scenario from validate runs to the same result") {
   const json s = smaller(scenario("I5.1"), 40);
   const json v = validate(s);

@@ -9,10 +9,11 @@ import { registerKind, viewFor, allViews } from './kinds.js';
 import { view as latencyView } from './views/latency.js';
 import { view as trainingView } from './views/training.js';
 import { view as servingView } from './views/serving.js';
-import { decodeLink, encodeLink, resolveLink, linkFor, canonicalOf, LinkError } from './share.js';
+import { decodeLink, encodeLink, resolveLink, linkFor, canonicalOf, LinkError, encodeSearchLink, decodeSearchLink } from './share.js';
 import { getChartView } from './charts/registry.js';
 import { Sweep } from './sweep.js';
 import { Compare } from './compare.js';
+import { Search } from './search.js';
 import { download, slug, toCsv, readScenarioFile } from './export.js';
 import { $, showNumber } from './dom.js';
 import { decorate } from './headline.js';
@@ -38,7 +39,7 @@ const params = new URLSearchParams(location.search);
 const embed = params.get('embed') === '1';
 
 // Timings read by web/budgets.mjs and the tests.
-const perf = { firstResultMs: null, runs: 0, started: 0, lastSweepMs: null };
+const perf = { firstResultMs: null, runs: 0, started: 0, lastSweepMs: null, lastSearchMs: null };
 // Typing runs the scenario once the user pauses this long (one run per burst of keystrokes).
 const TYPING_PAUSE_MS = 450;
 let typingTimer = 0;
@@ -63,6 +64,15 @@ const sweep = new Sweep({
   onDone: (ms) => { perf.lastSweepMs = ms; },
 });
 const compare = new Compare();
+const search = new Search({
+  workerUrl,
+  onOpen: (scenario) => {
+    loadScenario(null, scenario);
+    selectTab('result');
+  },
+  onShare: (link) => `${baseUrl()}#${encodeSearchLink(link)}`,
+  onDone: (ms) => { perf.lastSearchMs = ms; },
+});
 
 function currentScenario() {
   return state.base ? custom.apply(form.read(state.base)) : null;
@@ -302,16 +312,22 @@ function showPresetInPicker() {
 const lastPresetOfMode = new Map();  // mode -> the preset last shown in it
 
 function showMode(mode) {
+  const shown = $('panel-search').hidden ? mode : 'search';  // the Search tab keeps its mode button lit
   for (const [m] of MODES) {
     const tab = $(`mode-${m}`);
-    tab.setAttribute('aria-selected', String(m === mode));
-    tab.tabIndex = m === mode ? 0 : -1;
+    tab.setAttribute('aria-selected', String(m === shown));
+    tab.tabIndex = m === shown ? 0 : -1;
   }
   if (state.presetId) lastPresetOfMode.set(mode, state.presetId);
 }
 
 /** Switches mode: the preset last shown in that mode, else its first preset. */
 function selectMode(mode) {
+  if (mode === 'search') {
+    selectTab('search');
+    return;
+  }
+  if (!$('panel-search').hidden) selectTab('result');
   if (state.base && modeOf(state.base) === mode) return;
   const first = $('scenario').querySelector(`option[data-mode="${mode}"]`);
   const id = lastPresetOfMode.get(mode) || (first && first.value);
@@ -319,11 +335,12 @@ function selectMode(mode) {
 }
 
 function bindModeTabs() {
-  const ids = MODES.map(([m]) => m);
-  for (const m of ids) {
+  const all = MODES.map(([m]) => m);
+  for (const m of all) {
     const tab = $(`mode-${m}`);
     tab.addEventListener('click', () => selectMode(m));
     tab.addEventListener('keydown', (e) => {
+      const ids = all.filter((id) => !$(`mode-${id}`).hidden);  // Deployment search shows only with the engine's search
       const i = ids.indexOf(m);
       const next = { ArrowRight: ids[(i + 1) % ids.length], ArrowLeft: ids[(i + ids.length - 1) % ids.length] }[e.key];
       if (!next) return;
@@ -367,6 +384,30 @@ function loadLink(hash, { quiet = false } = {}) {
     }
     return false;
   }
+}
+
+/** Opens the Search tab with the question of a #s1=… link and runs it; false when the hash holds none. */
+function loadSearchLink(hash) {
+  let link;
+  try {
+    link = decodeSearchLink(hash);
+  } catch (err) {
+    showLinkNotice(`${err.message.charAt(0).toUpperCase()}${err.message.slice(1)}.`);
+    return true;
+  }
+  if (!link) return false;
+  if ($('mode-search').hidden) {
+    showLinkNotice('The link holds a deployment-search question, and this engine build has no deployment search.');
+    return true;
+  }
+  if (!search.fill(link)) {
+    showLinkNotice('The link holds a deployment-search question this version of Sightline cannot read.');
+    return true;
+  }
+  $('link-notice').hidden = true;
+  selectTab('search');
+  search.run();
+  return true;
 }
 
 function storedLink() {
@@ -486,7 +527,7 @@ function applyEmbedCharts(v) {
 
 // ---- tabs --------------------------------------------------------------------------
 
-const TABS = ['result', 'sweep', 'compare'];
+const TABS = ['result', 'sweep', 'compare', 'search'];
 
 function selectTab(name, focus = false) {
   for (const t of TABS) {
@@ -502,6 +543,20 @@ function selectTab(name, focus = false) {
     sweep.draw();
   }
   if (name === 'compare') compare.render();
+  if (name === 'search') {
+    search.warm();
+    search.draw();
+  }
+  // The Deployment search mode button is the Search tab's twin.
+  const modeTab = $('mode-search');
+  const searching = name === 'search';
+  if (searching || modeTab.getAttribute('aria-selected') === 'true') {
+    for (const [m] of MODES) {
+      const on = searching ? m === 'search' : m === (state.base ? modeOf(state.base) : 'latency');
+      $(`mode-${m}`).setAttribute('aria-selected', String(on));
+      $(`mode-${m}`).tabIndex = on ? 0 : -1;
+    }
+  }
   if (name === 'result' && state.last) {
     // Charts drawn while hidden have no size: draw them again.
     renderView(viewFor(state.last.result), state.last.result, state.last.warnings, state.last.scenario);
@@ -513,12 +568,13 @@ function bindTabs() {
     const tab = $(`tab-${t}`);
     tab.addEventListener('click', () => selectTab(t));
     tab.addEventListener('keydown', (e) => {
-      const i = TABS.indexOf(t);
+      const tabs = TABS.filter((name) => !$(`tab-${name}`).hidden);
+      const i = tabs.indexOf(t);
       let next = null;
-      if (e.key === 'ArrowRight') next = TABS[(i + 1) % TABS.length];
-      else if (e.key === 'ArrowLeft') next = TABS[(i + TABS.length - 1) % TABS.length];
-      else if (e.key === 'Home') next = TABS[0];
-      else if (e.key === 'End') next = TABS[TABS.length - 1];
+      if (e.key === 'ArrowRight') next = tabs[(i + 1) % tabs.length];
+      else if (e.key === 'ArrowLeft') next = tabs[(i + tabs.length - 1) % tabs.length];
+      else if (e.key === 'Home') next = tabs[0];
+      else if (e.key === 'End') next = tabs[tabs.length - 1];
       if (next) {
         e.preventDefault();
         selectTab(next, true);
@@ -598,7 +654,8 @@ function bindEvents() {
     if (btn) exportChart(btn.dataset.exportChart, btn.dataset.format);
   });
   window.addEventListener('hashchange', () => {
-    if (state.scenarios.size) loadLink(location.hash);
+    if (!state.scenarios.size) return;
+    if (!loadSearchLink(location.hash)) loadLink(location.hash);
   });
   bindTabs();
   bindModeTabs();
@@ -662,8 +719,14 @@ async function init() {
     view.setCatalog({ gpus });
     for (const g of gpus) state.gpus.set(g.id, g);
     for (const s of scenarios) state.scenarios.set(s.id, s);
-    const fromHash = location.hash.length > 1 && loadLink(location.hash);
-    const fromStorage = !fromHash && !embed && !params.get('preset') && location.hash.length <= 1 && storedLink() && loadLink(storedLink(), { quiet: true });
+    if (client.features.search && !embed) {
+      search.init({ scenarios, models, gpus, isSimulate: (s) => modeOf(s) === 'simulate' && !validation.scenarios.includes(s) });
+      $('mode-search').hidden = false;
+      $('tab-search').hidden = false;
+    }
+    const searchLink = !embed && loadSearchLink(location.hash);
+    const fromHash = !searchLink && location.hash.length > 1 && loadLink(location.hash);
+    const fromStorage = !fromHash && !searchLink && !embed && !params.get('preset') && location.hash.length <= 1 && storedLink() && loadLink(storedLink(), { quiet: true });
     if (!fromHash && !fromStorage) {
       // ?preset=ID (what <sightline-embed scenario="ID"> asks for): only ever a known preset id.
       const asked = params.get('preset');

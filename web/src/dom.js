@@ -37,3 +37,28 @@ export function metricSpan(key, value) {
 export function setMetric(key, value) {
   for (const node of document.querySelectorAll(`[data-metric="${CSS.escape(key)}"]`)) showNumber(node, value);
 }
+
+/** A pool run's status line (`${prefix}-status`, data-state) and its Run / Cancel buttons. */
+export function setRunStatus(prefix, state, text) {
+  const s = $(`${prefix}-status`);
+  s.dataset.state = state;
+  s.textContent = text;
+  $(`${prefix}-cancel`).disabled = state !== 'running';
+  $(`${prefix}-run`).disabled = state === 'running';
+}
+
+/** Shows `message` in the error box `${prefix}-error` (hides it when empty) and marks the input at fault in `${prefix}-form`. */
+export function showFormError(prefix, message, inputId) {
+  for (const el of document.querySelectorAll(`#${prefix}-form .invalid`)) {
+    el.classList.remove('invalid');
+    el.removeAttribute('aria-invalid');
+  }
+  const box = $(`${prefix}-error`);
+  box.hidden = !message;
+  box.textContent = message || '';
+  const input = message && inputId && $(inputId);
+  if (input) {
+    input.classList.add('invalid');
+    input.setAttribute('aria-invalid', 'true');
+  }
+}

@@ -23,6 +23,7 @@ export class EngineClient extends EventTarget {
     this.maxRestarts = maxRestarts;
     this.restarts = 0;          // total restarts, for diagnostics and tests
     this.version = null;
+    this.features = {};         // what this engine build offers (READY's features)
     this.failed = null;         // EngineError once the engine cannot be used
     this._crashStreak = 0;
     this._nextId = 1;
@@ -84,6 +85,7 @@ export class EngineClient extends EventTarget {
       if (type === 'READY') {
         this._crashStreak = 0;
         this.version = payload.version;
+        this.features = payload.features || {};
         this._resolveReady(payload.version);
         this.dispatchEvent(new CustomEvent('ready', { detail: payload.version }));
       } else if (type === 'ERROR') {
@@ -125,8 +127,8 @@ export class EngineClient extends EventTarget {
    * Starts a sliced run. Returns {id, promise}; the promise resolves with
    * {result, warnings} or rejects with an EngineError (code 'cancelled' when cancelled).
    */
-  run(scenario, onProgress) {
-    return this._request('RUN', { scenario }, onProgress);
+  run(scenario, onProgress, { centralOnly = false } = {}) {
+    return this._request('RUN', { scenario, centralOnly }, onProgress);
   }
 
   /** Cancels the run with request id `id`; its promise rejects at once. */
@@ -152,6 +154,16 @@ export class EngineClient extends EventTarget {
   /** Resolves with the resolved scenario, or rejects with the located error. */
   validate(scenario) {
     return this._request('VALIDATE', { scenario }).promise.then((r) => r.result);
+  }
+
+  /** The deployment search's candidates for a question (api::search_plan). */
+  searchPlan(question) {
+    return this._request('SEARCH_PLAN', { question }).promise.then((r) => r.result);
+  }
+
+  /** The ranked answer from the candidates' run results, in plan order (api::search_rank). */
+  searchRank(question, results) {
+    return this._request('SEARCH_RANK', { question, results }).promise.then((r) => r.result);
   }
 
   terminate() {

@@ -25,9 +25,11 @@ export class EnginePool {
    * Runs every scenario. onPoint(index, {result, warnings} | {error}) is called
    * as each finishes; onProgress(fraction) as runs advance. Returns
    * {promise, cancel()}: the promise resolves with the outcomes in input order
-   * once all finished, or rejects with code 'cancelled'.
+   * once all finished, or rejects with code 'cancelled'. centralOnly runs each
+   * scenario at the central cost bound alone; a run past budgetMs is stopped and
+   * its outcome is a limit_exceeded error.
    */
-  map(scenarios, { onPoint = () => {}, onProgress = () => {} } = {}) {
+  map(scenarios, { onPoint = () => {}, onProgress = () => {}, centralOnly = false, budgetMs = 0 } = {}) {
     const n = scenarios.length;
     const progress = new Array(n).fill(0);
     const outcomes = new Array(n);
@@ -49,10 +51,14 @@ export class EnginePool {
       const { id, promise: run } = client.run(scenarios[i], (p) => {
         progress[i] = p;
         report();
-      });
+      }, { centralOnly });
       inflight.set(client, id);
-      run.then((value) => ({ result: value.result, warnings: value.warnings }), (error) => ({ error }))
+      const timer = budgetMs > 0 ? setTimeout(() => client.cancel(id), budgetMs) : 0;
+      const overBudget = { code: 'limit_exceeded', path: '', message: `the run took longer than the page's ${budgetMs / 1000} s per point` };
+      run.then((value) => ({ result: value.result, warnings: value.warnings }),
+        (error) => ({ error: error.code === 'cancelled' && !cancelled ? overBudget : error }))
         .then((outcome) => {
+          clearTimeout(timer);
           if (cancelled) return;
           inflight.delete(client);
           outcomes[i] = outcome;

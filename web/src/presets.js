@@ -4,11 +4,12 @@
 // 1×A100, 10 req/s"); the suite id (I2.2) stays a secondary label.
 import { formSection } from './form.js';
 
-/** The page's modes, in tab order: [mode, tab label]. */
+/** The page's modes, in tab order: [mode, tab label]. 'search' opens the Search tab, not a preset. */
 export const MODES = [
   ['latency', 'Latency'],
   ['simulate', 'Serving simulation'],
   ['training', 'Training'],
+  ['search', 'Deployment search'],
 ];
 
 const GROUPS = {

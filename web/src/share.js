@@ -1,6 +1,7 @@
 // Share links: the canonical scenario (a preset id + the overrides that turn the
 // preset into the scenario, as a JSON merge patch, RFC 7386) compressed into the
-// URL hash as `#v1=<base64url(deflate-raw(JSON))>`.
+// URL hash as `#v1=<base64url(deflate-raw(JSON))>`. A deployment-search
+// question travels the same way as `#s1=<base64url(deflate-raw(JSON))>`.
 //
 // A link is untrusted input. decodeLink() bounds every size, rejects anything
 // that is not the exact v1 shape, refuses keys that could reach Object.prototype,
@@ -139,13 +140,26 @@ function checkDepthAndKeys(value, depth = 0) {
   }
 }
 
+/** The JSON of a link entry's data (base64url of deflate-raw), bounded; `what` names it in errors. */
+function readPayload(data, what) {
+  if (data === '') throw new LinkError(`the link is damaged (its ${what} is empty)`);
+  const json = inflateBounded(fromBase64url(data));
+  try {
+    return JSON.parse(strFromU8(json));
+  } catch (_) {
+    throw new LinkError(`the link is damaged (its ${what} is not valid JSON)`);
+  }
+}
+
+const compress = (value) => toBase64url(deflateSync(strToU8(JSON.stringify(canonical(value))), { level: 9 }));
+
 /**
  * Encodes the canonical scenario {preset, overrides} as the hash payload
  * `v1=...` (without the leading '#').
  */
 export function encodeLink({ preset, overrides }) {
   const payload = canonical({ p: preset ?? null, o: overrides || {} });
-  return `v${LINK_VERSION}=${toBase64url(deflateSync(strToU8(JSON.stringify(payload)), { level: 9 }))}`;
+  return `v${LINK_VERSION}=${compress(payload)}`;
 }
 
 /** The canonical scenario of a scenario relative to its preset record (or null). */
@@ -172,6 +186,7 @@ export function decodeLink(hash) {
   if (text.length > MAX_LINK_CHARS) throw new LinkError(`the link is too long (${text.length} characters; a scenario link is at most ${MAX_LINK_CHARS})`);
   const params = text.split('&');
   const entry = params.find((p) => /^v\d+=/.test(p));
+  if (!entry && params.some((p) => /^s\d+=/.test(p))) return null;  // a search question alone
   if (!entry) {
     if (params.some((p) => /^v\d+$/.test(p))) throw new LinkError('the link is damaged (its scenario is empty)');
     throw new LinkError('the part of the link after "#" is not a Sightline scenario (expected "#v1=…")');
@@ -183,15 +198,7 @@ export function decodeLink(hash) {
       ? `the link uses scenario format v${version}, made by a newer Sightline; this page reads v${LINK_VERSION}`
       : `the link uses an unknown scenario format v${version}; this page reads v${LINK_VERSION}`);
   }
-  const data = entry.slice(eq + 1);
-  if (data === '') throw new LinkError('the link is damaged (its scenario is empty)');
-  const json = inflateBounded(fromBase64url(data));
-  let payload;
-  try {
-    payload = JSON.parse(strFromU8(json));
-  } catch (_) {
-    throw new LinkError('the link is damaged (its scenario is not valid JSON)');
-  }
+  const payload = readPayload(entry.slice(eq + 1), 'scenario');
   if (!isObject(payload)) throw new LinkError('the link does not hold a scenario (expected an object)');
   const extra = Object.keys(payload).filter((k) => k !== 'p' && k !== 'o');
   if (extra.length) throw new LinkError('the link holds unexpected data (it was not made by this version of Sightline)');
@@ -212,4 +219,39 @@ export function resolveLink({ preset, overrides }, presets) {
   const record = presets.get(preset);
   if (!record) throw new LinkError(`the link starts from the preset "${preset}", which this version of Sightline does not have`);
   return applyPatch(record, overrides);
+}
+
+// ---- deployment-search questions ----------------------------------------------
+
+export const SEARCH_LINK_VERSION = 1;
+
+/**
+ * The hash payload `s1=...` (without '#') of a deployment-search question and,
+ * once it has one, the answer it got ({deployment, usd_per_million_tokens, ...}).
+ */
+export function encodeSearchLink({ question, answer = null }) {
+  return `s${SEARCH_LINK_VERSION}=${compress({ q: question, a: answer })}`;
+}
+
+/**
+ * {question, answer} of a hash, or null when it holds no search question;
+ * throws LinkError when the question is damaged. The question's own checks (the
+ * engine reads it) come later: this only bounds sizes and refuses dangerous keys.
+ */
+export function decodeSearchLink(hash) {
+  let text = String(hash ?? '');
+  if (text.startsWith('#')) text = text.slice(1);
+  if (text.length > MAX_LINK_CHARS) throw new LinkError(`the link is too long (${text.length} characters; a link is at most ${MAX_LINK_CHARS})`);
+  const entry = text.split('&').find((p) => /^s\d+=/.test(p));
+  if (!entry) return null;
+  const eq = entry.indexOf('=');
+  const version = Number(entry.slice(1, eq));
+  if (version !== SEARCH_LINK_VERSION) throw new LinkError(`the link uses search format s${version}; this page reads s${SEARCH_LINK_VERSION}`);
+  const payload = readPayload(entry.slice(eq + 1), 'search question');
+  if (!isObject(payload) || !isObject(payload.q) || !(payload.a === null || isObject(payload.a))
+    || Object.keys(payload).some((k) => k !== 'q' && k !== 'a')) {
+    throw new LinkError('the link does not hold a search question (it was not made by this version of Sightline)');
+  }
+  checkDepthAndKeys(payload);
+  return { question: payload.q, answer: payload.a };
 }

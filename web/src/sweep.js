@@ -8,7 +8,7 @@ import { xyConfig, paretoFront } from './charts/xy.js';
 import { viewFor } from './kinds.js';
 import { metricLabel, sig3, fixed3 } from './format.js';
 import { toCsv, download } from './export.js';
-import { $, cell } from './dom.js';
+import { $, cell, setRunStatus, showFormError } from './dom.js';
 
 export const MAX_POINTS = 200;
 
@@ -235,30 +235,13 @@ export class Sweep {
   }
 
   setStatus(state, text) {
-    const s = $('sweep-status');
-    s.dataset.state = state;
-    s.textContent = text;
-    $('sweep-cancel').disabled = state !== 'running';
-    $('sweep-run').disabled = state === 'running';
+    setRunStatus('sweep', state, text);
   }
 
   showError(message, inputId) {
-    for (const el of document.querySelectorAll('#sweep-form .invalid')) {
-      el.classList.remove('invalid');
-      el.removeAttribute('aria-invalid');
-    }
-    const box = $('sweep-error');
-    if (!message) {
-      box.hidden = true;
-      return;
-    }
-    box.textContent = message;
-    box.hidden = false;
-    if (inputId) {
-      $(inputId).classList.add('invalid');
-      $(inputId).setAttribute('aria-invalid', 'true');
-    }
+    showFormError('sweep', message, inputId);
   }
+
 
   run() {
     if (this.job) return;

@@ -4,12 +4,16 @@
  * build that defines the global factory `createSightline`. The engine runs
  * here and only here; the page talks to it with messages {id, type, payload}:
  *
- *   page -> worker   RUN {scenario}    sliced run: PROGRESS* then RESULT | ERROR
+ *   page -> worker   RUN {scenario, centralOnly?}   sliced run: PROGRESS* then RESULT | ERROR
+ *                                     (centralOnly: the central cost bound alone, no intervals)
  *                    CANCEL {id}       cancel the run whose request id is `id`
  *                    PRESETS {kind}    RESULT {result: [preset records]}
  *                    VALIDATE {scenario}  RESULT {result: resolved scenario}
  *                    REGISTRIES {}     RESULT {result: the engine's policy registries}
- *   worker -> page   READY {version}   once the wasm module is instantiated (id null)
+ *                    SEARCH_PLAN {question}   RESULT {result: the deployment search's candidates}
+ *                    SEARCH_RANK {question, results}   RESULT {result: the ranked answer}
+ *   worker -> page   READY {version, features}   once the wasm module is instantiated (id null);
+ *                                     features.search: the module has the deployment search
  *                    PROGRESS {progress}   0..1
  *                    RESULT {result, warnings}
  *                    ERROR {code, path, message}
@@ -59,7 +63,8 @@ const enginePromise = createSightline({}).then((engine) => {
     const env = JSON.parse(engine.version());
     version = env.ok ? env.result : null;
   } catch (_) { /* reported as null */ }
-  post(null, 'READY', { version });
+  const features = { search: typeof engine.searchPlan === 'function' && typeof engine.searchRank === 'function' };
+  post(null, 'READY', { version, features });
   return engine;
 }, (err) => {
   postError(null, { code: 'engine_load_failed', message: `could not load the WebAssembly engine: ${err && err.message ? err.message : err}` });
@@ -75,7 +80,7 @@ function envelopeToMessage(id, envelope) {
   else postError(id, envelope.error);
 }
 
-async function run(id, scenario) {
+async function run(id, scenario, centralOnly) {
   runs.add(id);
   let engine;
   try {
@@ -90,7 +95,8 @@ async function run(id, scenario) {
       postError(id, { code: 'cancelled', message: 'run cancelled' });
       return;
     }
-    const started = JSON.parse(engine.start(scenarioText(scenario)));
+    const text = scenarioText(scenario);
+    const started = JSON.parse(centralOnly ? engine.startCentralOnly(text) : engine.start(text));
     if (!started.ok) {
       postError(id, started.error);
       return;
@@ -147,7 +153,7 @@ self.onmessage = (event) => {
   const payload = msg.payload || {};
   switch (type) {
     case 'RUN':
-      run(id, payload.scenario);
+      run(id, payload.scenario, Boolean(payload.centralOnly));
       break;
     case 'CANCEL':
       // A RUN always arrives before its CANCEL; ids of finished runs are ignored.
@@ -161,6 +167,12 @@ self.onmessage = (event) => {
       break;
     case 'VALIDATE':
       simple(id, (engine) => engine.validateScenario(scenarioText(payload.scenario)));
+      break;
+    case 'SEARCH_PLAN':
+      simple(id, (engine) => engine.searchPlan(JSON.stringify(payload.question)));
+      break;
+    case 'SEARCH_RANK':
+      simple(id, (engine) => engine.searchRank(JSON.stringify(payload.question), JSON.stringify(payload.results)));
       break;
     default:
       postError(id, { code: 'bad_request', message: `unknown message type '${type}'` });

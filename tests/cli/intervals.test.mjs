@@ -1,0 +1,72 @@
+// Every headline number of every shipped scenario carries a real 80% interval
+// (issue 11): latency, serving and training results, and each training
+// compare variant, run through the real CLI. A key metric with a numeric value
+// has low < high with the value inside, or no interval at all when it is a
+// size or a count that the kernel and collective models do not price
+// (memory, KV capacity, batch, parameters), or a quantity that is exactly 0.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { writeFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { cliPath, repoRoot } from '../wasm/wasm_module.mjs';
+
+function cli(args) {
+  const r = spawnSync(cliPath, args, { cwd: repoRoot, encoding: 'utf8', maxBuffer: 1 << 30 });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+// Units of sizes and counts: the cost bounds cannot move them.
+const SIZE_OR_COUNT_UNITS = new Set(['GiB', 'MiB', 'KiB', 'GB', 'tokens', 'requests', 'seq', 'M', '']);
+// Ratios and shares of sizes or counts (same reason), by id.
+const SIZE_OR_COUNT_RATIOS = new Set(['compare_activation_ratio', 'compare_memory_ratio', 'compare_kv_capacity_ratio',
+  'compare_kv_peak_ratio', 'quant_weight_reduction', 'kv_reduction_vs_mha', 'kv_peak_utilization', 'prefix_hit_rate']);
+
+function entries(km) {
+  if (Array.isArray(km)) return km.map((e) => [e.id, e]);
+  return km && typeof km === 'object' ? Object.entries(km) : [];
+}
+
+function checkKeyMetrics(where, km, problems) {
+  let timed = 0;
+  for (const [id, e] of entries(km)) {
+    if (typeof e.value !== 'number') continue;
+    const hasLow = typeof e.low === 'number', hasHigh = typeof e.high === 'number';
+    if (hasLow !== hasHigh) problems.push(`${where} ${id}: only one of low/high`);
+    else if (hasLow) {
+      timed += 1;
+      if (!(e.low < e.high)) problems.push(`${where} ${id}: zero-width interval ${e.low}..${e.high}`);
+      if (!(e.low <= e.value && e.value <= e.high)) problems.push(`${where} ${id}: ${e.value} outside ${e.low}..${e.high}`);
+    } else if (!(SIZE_OR_COUNT_UNITS.has(e.unit) || SIZE_OR_COUNT_RATIOS.has(id) || e.value === 0)) {
+      problems.push(`${where} ${id} (${e.unit}): a priced metric without an interval`);
+    }
+  }
+  return timed;
+}
+
+test('no headline metric of a shipped scenario has a zero-width or missing interval', () => {
+  const presets = JSON.parse(cli(['presets', 'scenarios', '--format', 'json']).out);
+  assert.ok(presets.length >= 40, `only ${presets.length} scenarios`);
+  const dir = mkdtempSync(path.join(tmpdir(), 'sightline-intervals-'));
+  const file = path.join(dir, 'all.jsonl');
+  writeFileSync(file, presets.map((p) => JSON.stringify(p)).join('\n') + '\n');
+  const r = cli(['batch', file, '--jobs', '2']);
+  assert.equal(r.code, 0, r.err);
+  const lines = r.out.trim().split('\n').map((l) => JSON.parse(l));
+  assert.equal(lines.length, presets.length);
+  const problems = [];
+  const kinds = new Map();
+  let timed = 0;
+  for (const line of lines) {
+    assert.ok(line.ok, `${line.id}: ${JSON.stringify(line.error)}`);
+    const res = line.result;
+    kinds.set(res.kind, (kinds.get(res.kind) || 0) + 1);
+    timed += checkKeyMetrics(line.id, res.key_metrics, problems);
+    if (Array.isArray(res.compare))
+      res.compare.forEach((v, i) => { timed += checkKeyMetrics(`${line.id} compare/${i}`, v.key_metrics, problems); });
+  }
+  assert.deepEqual(problems, []);
+  for (const kind of ['serving_latency', 'serving_simulation', 'training']) assert.ok(kinds.get(kind) > 0, `no ${kind} result`);
+  assert.ok(timed > 100, `only ${timed} metrics with intervals`);
+});

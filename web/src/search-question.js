@@ -1,0 +1,116 @@
+// The deployment-search question as the engine reads it (`sightline search`,
+// api::search_plan): a serving "simulate" base scenario (model, workload, SLO),
+// the target rate, the GPU budget, the GPU types with their price per GPU-hour,
+// and the axes of the space. This module builds it from the Search form's
+// values and checks them; nothing here touches the DOM, so Node tests import it.
+
+/** Axes the page searches (the engine's defaults for the rest). */
+export const TP_OPTIONS = [1, 2, 4, 8];
+/** At most this many candidates are simulated in the page (each one a full serving run). */
+export const MAX_SEARCH_POINTS = 120;
+/** A candidate that runs longer than this in a page worker is stopped and counted as a miss. */
+export const POINT_BUDGET_MS = 60000;
+
+export class QuestionError extends Error {
+  constructor(input, message) {
+    super(message);
+    this.input = input;  // the id of the form input at fault
+  }
+}
+
+const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+function positive(value, input, what) {
+  const n = Number(value);
+  if (String(value ?? '').trim() === '' || !Number.isFinite(n) || n <= 0) throw new QuestionError(input, `${what} must be a number above 0`);
+  return n;
+}
+
+function wholeList(text, input, what) {
+  const tokens = String(text ?? '').split(/[\s,;]+/).filter(Boolean);
+  if (!tokens.length) throw new QuestionError(input, `${what}: enter at least one whole number, separated by commas`);
+  const out = [];
+  for (const t of tokens) {
+    const n = Number(t);
+    if (!Number.isInteger(n) || n < 1) throw new QuestionError(input, `${what}: "${t.slice(0, 20)}" is not a whole number above 0`);
+    if (!out.includes(n)) out.push(n);
+  }
+  return out;
+}
+
+/**
+ * The question from the form's values:
+ *   {workload: scenario record (simulate), model, rate, maxGpus, ttftMs, tpotMs,
+ *    gpus: [{gpu, price, intra_node, inter_node}], maxNumSeqs: "64, 128", chunked: 'both'|'on'|'off'}
+ * Throws QuestionError naming the input at fault.
+ */
+export function buildQuestion(v) {
+  if (!isObject(v.workload) || !v.workload.serving || v.workload.serving.mode !== 'simulate') {
+    throw new QuestionError('q-workload', 'choose a serving-simulation scenario for the workload');
+  }
+  if (!v.model) throw new QuestionError('q-model', 'choose a model');
+  const target = positive(v.rate, 'q-rate', 'The target rate');
+  const maxGpus = positive(v.maxGpus, 'q-max-gpus', 'The GPU budget');
+  if (!Number.isInteger(maxGpus) || maxGpus > 4096) throw new QuestionError('q-max-gpus', 'The GPU budget must be a whole number from 1 to 4096');
+  const ttft = String(v.ttftMs ?? '').trim() === '' ? 0 : positive(v.ttftMs, 'q-ttft', 'The P99 TTFT SLO');
+  const tpot = String(v.tpotMs ?? '').trim() === '' ? 0 : positive(v.tpotMs, 'q-tpot', 'The P99 TPOT SLO');
+  if (!ttft && !tpot) throw new QuestionError('q-ttft', 'give a TTFT or a TPOT SLO (or both)');
+  if (!v.gpus || !v.gpus.length) throw new QuestionError('q-gpus', 'tick at least one GPU type');
+  const gpus = v.gpus.map((g) => {
+    const option = { gpu: g.gpu, usd_per_hour: positive(g.price, `q-price-${g.gpu}`, `The price of ${g.gpu}`) };
+    if (g.intra_node) option.intra_node = g.intra_node;
+    if (g.inter_node) option.inter_node = g.inter_node;
+    return option;
+  });
+  const seqs = wholeList(v.maxNumSeqs, 'q-seqs', 'Batch limits');
+  const chunked = { both: [false, true], on: [true], off: [false] }[v.chunked] || [false, true];
+
+  const base = structuredClone(v.workload);
+  delete base.source;
+  base.id = 'search-base';
+  base.title = `Deployment search: ${v.model}`;
+  base.model = v.model;
+  const slo = { attainment: 0.99 };
+  if (ttft) slo.ttft_ms = ttft;
+  if (tpot) slo.tpot_ms = tpot;
+  base.serving.slo = slo;
+  base.serving.workload.arrival = { process: 'poisson', rate_qps: target };
+  // The base must validate on its own: the search replaces hardware and layout per candidate.
+  base.hardware = { gpu: gpus[0].gpu, gpus_per_node: 8, intra_node: gpus[0].intra_node || 'nvlink4-nvswitch' };
+  base.serving.parallelism = { tp: 8, pp: 1 };
+  delete base.serving.cluster;
+  return {
+    base,
+    target_qps: target,
+    max_gpus: maxGpus,
+    gpus,
+    tp: TP_OPTIONS.filter((t) => t <= maxGpus),
+    max_num_seqs: seqs,
+    chunked_prefill: chunked,
+  };
+}
+
+/** The form values a question came from (for a shared link). */
+export function formValuesOf(question) {
+  const base = question.base || {};
+  const slo = (base.serving && base.serving.slo) || {};
+  const chunked = question.chunked_prefill || [false, true];
+  return {
+    model: typeof base.model === 'string' ? base.model : '',
+    rate: question.target_qps,
+    maxGpus: question.max_gpus,
+    ttftMs: slo.ttft_ms ?? '',
+    tpotMs: slo.tpot_ms ?? '',
+    gpus: (question.gpus || []).map((g) => ({ gpu: g.gpu, price: g.usd_per_hour })),
+    maxNumSeqs: (question.max_num_seqs || []).join(', '),
+    chunked: chunked.length === 2 ? 'both' : chunked[0] ? 'on' : 'off',
+  };
+}
+
+/** Checks a question read from a link has the shape buildQuestion() makes (it is untrusted input). */
+export function isQuestion(q) {
+  return isObject(q) && isObject(q.base) && isObject(q.base.serving) && Number.isFinite(q.target_qps)
+    && Number.isInteger(q.max_gpus) && Array.isArray(q.gpus) && q.gpus.length > 0
+    && q.gpus.every((g) => isObject(g) && typeof g.gpu === 'string' && Number.isFinite(g.usd_per_hour))
+    && Array.isArray(q.max_num_seqs) && Array.isArray(q.chunked_prefill);
+}
