@@ -34,7 +34,21 @@ bool BudgetedJob::step(int64_t max_units) {
 double BudgetedJob::progress() const { return stopped_ ? 1.0 : inner_->progress(); }
 
 json BudgetedJob::result() const {
-  if (!stopped_) return inner_->result();
+  if (stopped_) fail_over_budget();
+  return inner_->result();
+}
+
+KeyMetrics BudgetedJob::key_metrics() const {
+  if (stopped_) fail_over_budget();
+  return inner_->key_metrics();
+}
+
+std::vector<KeyMetrics> BudgetedJob::variant_key_metrics() const {
+  if (stopped_) fail_over_budget();
+  return inner_->variant_key_metrics();
+}
+
+void BudgetedJob::fail_over_budget() const {
   char what[256];
   std::snprintf(what, sizeof what, "%lld work units done, %.1f%% of the run (every simulation it makes: the central estimate and, unless central-only, both interval bounds)",
                 static_cast<long long>(inner_->units_done()), 100.0 * progress_at_stop_);

@@ -34,8 +34,11 @@ class BudgetedJob : public Job {
   double progress() const override;
   json result() const override;  // throws limit_exceeded when the budget ran out
   int64_t units_done() const override { return inner_->units_done(); }
+  KeyMetrics key_metrics() const override;  // throws limit_exceeded, like result()
+  std::vector<KeyMetrics> variant_key_metrics() const override;
 
  private:
+  [[noreturn]] void fail_over_budget() const;  // the located limit_exceeded error
   std::unique_ptr<Job> inner_;
   int64_t max_work_units_;
   bool finished_ = false;

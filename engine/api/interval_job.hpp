@@ -18,6 +18,7 @@ class IntervalJob : public Job {
   double progress() const override;
   json result() const override;
   int64_t units_done() const override;
+  KeyMetrics key_metrics() const override;  // the central run's, with low/high from the bound runs
 
  private:
   // Each run owns its scenario: jobs keep pointers into it.
@@ -30,11 +31,5 @@ class IntervalJob : public Job {
   int run_count_ = 3;  // 1 in central-only mode
   AccuracySummary accuracy_;
 };
-
-// Sets `low`/`high` on every numeric key metric of `central` (array of
-// {id, value} or object keyed by id), and of each training compare variant,
-// from the same metric in the bound runs. A metric the bounds do not move (a
-// size or a count) gets neither.
-void attach_key_metric_intervals(json& central, const json& low_run, const json& high_run);
 
 }  // namespace sightline

@@ -56,16 +56,9 @@ void print_serving_table(const json& r) {
             << num(dep["router"], 0) << ", weights " << num(dep["weights"], 0)
             << ", cost tier: " << num(r["cost_tier"], 0) << "\n";
 
-  // Key metrics, in the scenario's order.
-  std::vector<std::pair<int64_t, std::string>> order;
-  for (auto it = r["key_metrics"].begin(); it != r["key_metrics"].end(); ++it)
-    order.emplace_back(it.value()["order"].get<int64_t>(), it.key());
-  std::sort(order.begin(), order.end());
+  // Key metrics, in the scenario's order (the array's).
   std::cout << "\nkey metrics\n";
-  for (const auto& [i, id] : order) {
-    const json& k = r["key_metrics"][id];
-    row(num(k["label"], 0), num(k["value"], 3), num(k["unit"], 0));
-  }
+  for (const json& k : r["key_metrics"]) row(num(k["label"], 0), num(k["value"], 3), num(k["unit"], 0));
 
   const json& req = m["requests"];
   std::cout << "\nrequests  " << num(req["total"], 0) << " total, " << num(req["completed"], 0) << " completed, "

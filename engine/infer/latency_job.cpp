@@ -2,8 +2,6 @@
 
 #include <algorithm>
 
-#include "run/result_header.hpp"
-#include "scenario/metric_catalogue.hpp"
 #include "mem/inference_memory.hpp"
 #include "model/param_count.hpp"
 #include "perf/power.hpp"
@@ -49,7 +47,7 @@ double LatencyJob::progress() const {
   return total_units_ > 0 ? static_cast<double>(done_units_) / static_cast<double>(total_units_) : 1.0;
 }
 
-json LatencyJob::result() const {
+LatencyResult LatencyJob::typed_result() const {
   const auto& sv = *s_.serving;
   const auto& w = sv.workload;
   const double decode_steps = static_cast<double>(w.output_tokens - 1);
@@ -59,7 +57,8 @@ json LatencyJob::result() const {
   const double batch = static_cast<double>(w.batch_size);
 
   const ParamCounts params = count_params(s_.model);
-  InferenceMemory mem;
+  LatencyResult x;
+  InferenceMemory& mem = x.memory;
   mem.capacity_GiB = s_.hardware.gpu.memory_GiB;
   mem.weights_GiB = weight_bytes_per_gpu(s_.model, s_.precision, sv.parallelism) / kBytesPerGiB;
   mem.kv_cache_GiB = kv_bytes_per_token_per_gpu(s_.model, s_.precision, sv.parallelism.tp,
@@ -82,58 +81,51 @@ json LatencyJob::result() const {
   for (const auto& p : prefill_.parts) prefill_flops += p.flops;
   const double peak = s_.hardware.gpu.peak_tflops_for(s_.precision.activations);
 
-  BreakdownAccumulator prefill_breakdown;
-  prefill_breakdown.add(prefill_);
-
-  json r = result_header(s_, "serving_latency", cost_.model->tier());
-  r["deployment"] = {{"gpu", s_.hardware.gpu.id},
-                     {"gpus", sv.parallelism.tp * sv.parallelism.pp},
-                     {"tp", sv.parallelism.tp},
-                     {"pp", sv.parallelism.pp},
-                     {"weights", dtype_name(s_.precision.weights)},
-                     {"kv_cache", dtype_name(s_.precision.kv_cache)}};
-  r["workload"] = {{"prompt_tokens", w.prompt_tokens},
-                   {"output_tokens", w.output_tokens},
-                   {"batch_size", w.batch_size}};
+  x.header = make_result_header(s_, "serving_latency", cost_.model->tier());
+  x.gpu = s_.hardware.gpu.id;
+  x.tp = sv.parallelism.tp;
+  x.pp = sv.parallelism.pp;
+  x.weights = s_.precision.weights;
+  x.kv_cache = s_.precision.kv_cache;
+  x.prompt_tokens = w.prompt_tokens;
+  x.output_tokens = w.output_tokens;
+  x.batch_size = w.batch_size;
   const double gpus = static_cast<double>(sv.parallelism.tp * sv.parallelism.pp);
   const double output_tokens = batch * static_cast<double>(w.output_tokens);
   const double joules_all_gpus = energy_J_ * gpus;
-  r["metrics"] = {{"ttft_ms", ttft_s * 1e3},
-                  {"tpot_ms", tpot_s * 1e3},
-                  {"e2e_ms", e2e_s * 1e3},
-                  {"output_tokens_per_s", output_tokens / e2e_s},
-                  {"output_tokens_per_s_per_gpu", output_tokens / e2e_s / gpus},
-                  {"decode_tokens_per_s", tpot_s > 0 ? batch / tpot_s : 0.0},
-                  {"prefill_tokens_per_s", batch * static_cast<double>(w.prompt_tokens) / ttft_s},
-                  {"energy_J_per_output_token", joules_all_gpus / output_tokens}};
-  if (s_.cost_model.gpu_hour_usd > 0)
-    r["metrics"]["usd_per_million_output_tokens"] =
-        s_.cost_model.gpu_hour_usd * gpus * (e2e_s / 3600.0) / output_tokens * 1e6;
-  // Headline figures (the interval runs of api/interval_job add low/high).
-  r["key_metrics"] = json::array();
-  for (const std::string& id : default_key_metrics(MetricKind::kLatency)) {
-    const MetricInfo& m = *find_metric(MetricKind::kLatency, id);
-    r["key_metrics"].push_back({{"id", m.id}, {"label", m.label}, {"unit", m.unit}, {"value", *metric_value(m, r)}});
-  }
+  LatencyResult::Metrics& m = x.metrics;
+  m.ttft_ms = ttft_s * 1e3;
+  m.tpot_ms = tpot_s * 1e3;
+  m.e2e_ms = e2e_s * 1e3;
+  m.output_tokens_per_s = output_tokens / e2e_s;
+  m.output_tokens_per_s_per_gpu = output_tokens / e2e_s / gpus;
+  m.decode_tokens_per_s = tpot_s > 0 ? batch / tpot_s : 0.0;
+  m.prefill_tokens_per_s = batch * static_cast<double>(w.prompt_tokens) / ttft_s;
+  m.energy_J_per_output_token = joules_all_gpus / output_tokens;
+  m.has_cost = s_.cost_model.gpu_hour_usd > 0;
+  if (m.has_cost)
+    m.usd_per_million_output_tokens = s_.cost_model.gpu_hour_usd * gpus * (e2e_s / 3600.0) / output_tokens * 1e6;
   // 80% intervals from the calibration residuals (errors taken as fully
   // correlated within a step, so the band is conservative).
-  r["intervals_80"] = {{"ttft_ms", {prefill_.time_low_s * 1e3, prefill_.time_high_s * 1e3}},
-                       {"tpot_ms", {decode_steps > 0 ? decode_low_s_ / decode_steps * 1e3 : 0.0,
-                                    decode_steps > 0 ? decode_high_s_ / decode_steps * 1e3 : 0.0}},
-                       {"e2e_ms", {(prefill_.time_low_s + decode_low_s_) * 1e3,
-                                   (prefill_.time_high_s + decode_high_s_) * 1e3}}};
-  r["cost_model"] = {{"tier", cost_.model->tier()},
-                     {"provenance", cost_.provenance},
-                     {"software_stack", s_.cost_model.software_stack.id}};
-  r["roofline"] = {{"peak_tflops", peak}, {"hbm_bandwidth_GBps", s_.hardware.gpu.hbm_bandwidth_GBps}};
-  r["floors"] = {{"decode_weight_read_ms", weight_read_floor_s * 1e3},
-                 {"prefill_compute_ms", peak > 0 ? prefill_flops / (peak * 1e12) * 1e3 : 0.0}};
-  r["memory_per_gpu"] = mem.to_json();
-  r["breakdown"] = {{"prefill", prefill_breakdown.to_json(1)},
-                    {"decode_per_step", decode_breakdown_.to_json(decode_steps)},
-                    {"prefill_families", prefill_breakdown.families_json(1)},
-                    {"decode_families_per_step", decode_breakdown_.families_json(decode_steps)}};
-  return r;
+  x.ttft_interval = {prefill_.time_low_s * 1e3, prefill_.time_high_s * 1e3};
+  x.tpot_interval = {decode_steps > 0 ? decode_low_s_ / decode_steps * 1e3 : 0.0,
+                     decode_steps > 0 ? decode_high_s_ / decode_steps * 1e3 : 0.0};
+  x.e2e_interval = {(prefill_.time_low_s + decode_low_s_) * 1e3, (prefill_.time_high_s + decode_high_s_) * 1e3};
+  x.cost_tier = cost_.model->tier();
+  x.provenance = cost_.provenance;
+  x.software_stack = s_.cost_model.software_stack.id;
+  x.peak_tflops = peak;
+  x.hbm_bandwidth_GBps = s_.hardware.gpu.hbm_bandwidth_GBps;
+  x.decode_weight_read_floor_ms = weight_read_floor_s * 1e3;
+  x.prefill_compute_floor_ms = peak > 0 ? prefill_flops / (peak * 1e12) * 1e3 : 0.0;
+  x.prefill_breakdown.add(prefill_);
+  x.decode_breakdown = decode_breakdown_;
+  x.decode_steps = decode_steps;
+  return x;
 }
+
+json LatencyJob::result() const { return to_json(typed_result()); }
+
+KeyMetrics LatencyJob::key_metrics() const { return sightline::key_metrics(typed_result()); }
 
 }  // namespace sightline

@@ -2,6 +2,7 @@
 // Latency of one batch of identical requests on one deployment, with no queue:
 // a prefill step for the whole batch, then one decode step per output token,
 // each priced operator by operator at its exact KV length.
+#include "infer/latency_result.hpp"
 #include "run/job.hpp"
 #include "scenario/scenario.hpp"
 #include "perf/cost_setup.hpp"
@@ -15,6 +16,8 @@ class LatencyJob : public Job {
   double progress() const override;
   json result() const override;
   int64_t units_done() const override { return done_units_; }
+  KeyMetrics key_metrics() const override;
+  LatencyResult typed_result() const;  // valid once step() returned true
 
  private:
   StepCost price(const BatchShape& batch) const;

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "core/json_reader.hpp"
+#include "run/key_metric.hpp"
 
 namespace sightline {
 
@@ -18,6 +19,11 @@ class Job {
   // Units of work done so far (monotone). The run's work budget
   // (limits.max_work_units) counts these, so every kind must report them.
   virtual int64_t units_done() const = 0;
+  // The result's headline numbers in order, taken from the typed result (not
+  // read back out of its JSON); valid once step() returned true.
+  virtual KeyMetrics key_metrics() const = 0;
+  // The key metrics of each compare variant that carries its own (training), in order.
+  virtual std::vector<KeyMetrics> variant_key_metrics() const { return {}; }
 };
 
 }  // namespace sightline

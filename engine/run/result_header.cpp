@@ -5,20 +5,38 @@
 
 namespace sightline {
 
-json result_header(const Scenario& s, const std::string& kind, const std::string& cost_tier) {
+ResultHeader make_result_header(const Scenario& s, const std::string& kind, const std::string& cost_tier) {
   const ParamCounts params = count_params(s.model);
+  ResultHeader h;
+  h.seed = s.seed;
+  h.kind = kind;
+  h.cost_tier = cost_tier;
+  h.scenario_id = s.id;
+  h.scenario_title = s.title;
+  h.model_id = s.model.id;
+  h.model_name = s.model.name;
+  h.params_B = static_cast<double>(params.total) / 1e9;
+  h.active_params_B = static_cast<double>(params.active) / 1e9;
+  return h;
+}
+
+json to_json(const ResultHeader& h) {
   json r;
   r["schema_version"] = kResultSchemaVersion;
   r["engine_version"] = kEngineVersion;
-  r["seed"] = s.seed;
-  r["kind"] = kind;
-  r["cost_tier"] = cost_tier;
-  r["scenario"] = {{"id", s.id}, {"title", s.title}};
-  r["model"] = {{"id", s.model.id},
-                {"name", s.model.name},
-                {"params_B", static_cast<double>(params.total) / 1e9},
-                {"active_params_B", static_cast<double>(params.active) / 1e9}};
+  r["seed"] = h.seed;
+  r["kind"] = h.kind;
+  r["cost_tier"] = h.cost_tier;
+  r["scenario"] = {{"id", h.scenario_id}, {"title", h.scenario_title}};
+  r["model"] = {{"id", h.model_id},
+                {"name", h.model_name},
+                {"params_B", h.params_B},
+                {"active_params_B", h.active_params_B}};
   return r;
+}
+
+json result_header(const Scenario& s, const std::string& kind, const std::string& cost_tier) {
+  return to_json(make_result_header(s, kind, cost_tier));
 }
 
 }  // namespace sightline

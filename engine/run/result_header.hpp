@@ -1,6 +1,7 @@
 #pragma once
 // The fields every run result starts with: versions, seed, kind, cost tier,
-// the scenario's id and title, and the model's size.
+// the scenario's id and title, and the model's size. Typed, with one writer.
+#include <cstdint>
 #include <string>
 
 #include "core/json_reader.hpp"
@@ -8,6 +9,18 @@
 
 namespace sightline {
 
+struct ResultHeader {
+  uint64_t seed = 0;
+  std::string kind, cost_tier;
+  std::string scenario_id, scenario_title;
+  std::string model_id, model_name;
+  double params_B = 0, active_params_B = 0;
+};
+
+ResultHeader make_result_header(const Scenario& s, const std::string& kind, const std::string& cost_tier);
+json to_json(const ResultHeader& h);
+
+// to_json(make_result_header(...)), for results still assembled as JSON.
 json result_header(const Scenario& s, const std::string& kind, const std::string& cost_tier);
 
 }  // namespace sightline

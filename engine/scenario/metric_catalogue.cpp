@@ -190,16 +190,4 @@ json metric_catalogue_json() {
   return out;
 }
 
-json extract_key_metrics(const json& result, const std::vector<std::string>& ids) {
-  json out = json::array();
-  for (const auto& id : ids) {
-    const MetricInfo* m = find_metric(MetricKind::kTraining, id);
-    if (!m) continue;
-    const json* value = metric_value(*m, result);
-    out.push_back({{"id", m->id}, {"label", m->label}, {"value", value ? *value : json(nullptr)}, {"unit", m->unit},
-                   {"description", m->description}});
-  }
-  return out;
-}
-
 }  // namespace sightline

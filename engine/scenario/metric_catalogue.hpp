@@ -39,7 +39,4 @@ const json* metric_value(const MetricInfo& m, const json& result);
 // The whole catalogue as [{kind, id, label, unit, pointer, needs, description}].
 json metric_catalogue_json();
 
-// A training result's "key_metrics" array: [{id, label, value, unit, description}].
-json extract_key_metrics(const json& result, const std::vector<std::string>& ids);
-
 }  // namespace sightline

@@ -147,7 +147,7 @@ json ServingJob::quantization_block() const {
           {"note", "batch-1 steps priced on the first pool's GPUs with the same tp/pp"}};
 }
 
-json ServingJob::result() const {
+json ServingJob::build_result() const {
   const SimulationSpec& spec = *s_.serving->simulation;
   json d = main_->details();
   const CostSetup tier_setup = make_cost_setup(s_.cost_model, s_.hardware);
@@ -245,23 +245,41 @@ json ServingJob::result() const {
   if (!compare_blocks.empty()) r["compare"] = spec.compare_is_array ? compare_blocks : compare_blocks.front();
   if (spec.search.enabled && search_) r["max_qps"] = search_->to_json();
 
-  // Key metrics: the scenario's choice, or a default set.
+  // Key metrics: the scenario's choice, or the catalogue's default set, in that order.
   const std::vector<std::string>& ids =
       spec.key_metrics.empty() ? default_key_metrics(MetricKind::kServing) : spec.key_metrics;
-  json km = json::object();
-  for (size_t i = 0; i < ids.size(); ++i) {
-    const MetricInfo* e = find_metric(MetricKind::kServing, ids[i]);
+  key_metrics_.clear();
+  for (const std::string& id : ids) {
+    const MetricInfo* e = find_metric(MetricKind::kServing, id);
     if (!e) continue;
+    KeyMetric k;
+    k.id = id;
+    k.label = e->label;
+    k.unit = e->unit;
     const json* v = metric_value(*e, r);
-    km[ids[i]] = {{"label", e->label}, {"unit", e->unit}, {"value", v ? *v : json(nullptr)}, {"order", i}};
+    if (v && v->is_null()) v = nullptr;
+    k.kind = v ? key_metric_kind(*v) : KeyMetric::Kind::Missing;
+    if (k.kind == KeyMetric::Kind::Bool) k.value = v->get<bool>() ? 1.0 : 0.0;
+    else if (k.numeric()) k.value = v->get<double>();
+    key_metrics_.push_back(std::move(k));
   }
-  r["key_metrics"] = km;
+  r["key_metrics"] = key_metrics_to_json(key_metrics_);
   if (d.contains("time_series")) r["time_series"] = d["time_series"];
   if (d.contains("requests")) r["requests"] = d["requests"];
   if (d.contains("trace")) r["trace"] = d["trace"];
   r["limits"] = d["limits"];
   r["warnings"] = warnings;
   return r;
+}
+
+json ServingJob::result() const {
+  if (result_.is_null()) result_ = build_result();
+  return result_;
+}
+
+KeyMetrics ServingJob::key_metrics() const {
+  if (result_.is_null()) result_ = build_result();
+  return key_metrics_;
 }
 
 }  // namespace sightline::serve

@@ -19,9 +19,11 @@ class ServingJob : public Job {
   double progress() const override;
   json result() const override;
   int64_t units_done() const override { return events_; }  // events of every simulation run so far
+  KeyMetrics key_metrics() const override;
 
  private:
   json quantization_block() const;
+  json build_result() const;
 
   Scenario s_;
   std::unique_ptr<Simulation> main_;
@@ -29,6 +31,9 @@ class ServingJob : public Job {
   std::unique_ptr<CapacitySearch> search_;
   int64_t events_ = 0;
   int phase_ = 0;  // 0 main, 1 compare, 2 search, 3 done
+  // The result is written once, when first asked for (the run is finished by then).
+  mutable json result_;
+  mutable KeyMetrics key_metrics_;
 };
 
 }  // namespace sightline::serve

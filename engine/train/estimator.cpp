@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "run/result_header.hpp"
 #include "mem/inference_memory.hpp"
 #include "model/param_count.hpp"
 #include "perf/power.hpp"
@@ -13,18 +12,7 @@ namespace sightline {
 
 namespace {
 
-// Every pass of a rank as {kind, micro_batch, chunk, start_ms, end_ms}, for the page's timeline.
-json passes_json(const std::vector<PassRecord>& passes) {
-  json out = json::array();
-  for (const PassRecord& p : passes)
-    out.push_back({{"kind", p.forward ? "fwd" : "bwd"}, {"micro_batch", p.micro}, {"chunk", p.chunk},
-                   {"start_ms", p.start_s * 1e3}, {"end_ms", p.end_s * 1e3}});
-  return out;
-}
-
 constexpr int64_t kPassesPerUnit = 512;
-
-bool is_compute_cat(int k) { return k <= kCatLoss; }
 
 struct OptimizerCost {
   double gpu_s = 0;     // update on the GPU
@@ -436,15 +424,15 @@ void TrainRun::finish() {
     const double scale = ch0.act_bytes > 0 ? chunk / ch0.act_bytes : 1.0;
     return rm.acts * scale + transient + rm.logits;
   };
-  json by_recompute = json::object();
+  int64_t by_recompute_none = 0, by_recompute_selective = 0, by_recompute_full = 0;
   {
     RecomputeSpec none, sel, full;
     sel.mode = RecomputeMode::Selective;
     sel.core_attn = sel.layernorm = sel.mlp_act = true;
     full.mode = RecomputeMode::Full;
-    by_recompute["none"] = max_mbs_for(act_for(none) / mbs);
-    by_recompute["selective"] = max_mbs_for(act_for(sel) / mbs);
-    by_recompute["full"] = max_mbs_for(act_for(full) / mbs);
+    by_recompute_none = max_mbs_for(act_for(none) / mbs);
+    by_recompute_selective = max_mbs_for(act_for(sel) / mbs);
+    by_recompute_full = max_mbs_for(act_for(full) / mbs);
   }
   const bool fits = rm.total <= cap;
 
@@ -459,7 +447,7 @@ void TrainRun::finish() {
   const double dp_exp = zero == 3 ? rb.cats[kCatFsdpComm] : dp_exposed + rb.ag_exposed_s;
   double compute_s = 0;
   for (int k = 0; k < kNumTimeCats; ++k)
-    if (is_compute_cat(k)) compute_s += rb.cats[k];
+    if (is_compute_time_cat(k)) compute_s += rb.cats[k];
   compute_s += rb.cats[kCatRecompute];
 
   // Per-layer figures.
@@ -471,19 +459,17 @@ void TrainRun::finish() {
   }
   const OptimizerCost layer_opt = optimizer_cost(layer_params);
 
-  // ---- Result ----
-  json r = result_header(s_, "training", setup_.model->tier());
-  r["model"]["trainable_params_M"] = trainable_total / 1e6;
-  r["model"]["trainable_pct"] = 100.0 * trainable_total / static_cast<double>(pcnt.total);
-  json placement = json::array();
+  // ---- Result (typed; train/training_result.cpp writes it) ----
+  TrainRunResult& x = result_;
+  x.header = make_result_header(s_, "training", setup_.model->tier());
+  x.trainable_params_M = trainable_total / 1e6;
+  x.trainable_pct = 100.0 * trainable_total / static_cast<double>(pcnt.total);
+  TrainRunResult::Deployment& dep = x.deployment;
   auto place = [&](const char* axis, const GroupShape& g) {
-    placement.push_back({{"axis", axis},
-                         {"size", g.size},
-                         {"gpus_per_node", g.local},
-                         {"nodes", g.nodes},
-                         {"link", g.size <= 1 ? "none"
-                                  : g.inter_node() ? (comm_->inter() ? comm_->inter()->id : "?")
-                                                   : (comm_->intra() ? comm_->intra()->id : "?")}});
+    dep.placement.push_back({axis, g.size, g.local, g.nodes,
+                             g.size <= 1 ? "none"
+                             : g.inter_node() ? (comm_->inter() ? comm_->inter()->id : "?")
+                                              : (comm_->intra() ? comm_->intra()->id : "?")});
   };
   place("tp", groups_.tp);
   place("cp", groups_.cp);
@@ -491,74 +477,58 @@ void TrainRun::finish() {
   place("dp", groups_.dp_dense);
   place("dp_expert", groups_.dp_expert);
   place("pp", groups_.pp);
-  r["deployment"] = {{"gpu", gpu.id},
-                     {"gpus", world},
-                     {"gpus_per_node", hw.gpus_per_node},
-                     {"nodes", hw.nodes},
-                     {"dp", par.dp},
-                     {"tp", par.tp},
-                     {"pp", par.pp},
-                     {"cp", par.cp},
-                     {"ep", par.ep},
-                     {"sequence_parallel", par.sequence_parallel},
-                     {"virtual_stages", par.virtual_stages},
-                     {"zero_stage", zero},
-                     {"schedule", schedule_name(c.schedule)},
-                     {"recompute", recompute_name(c.recompute.mode)},
-                     {"fp8", fp8_name(c.fp8)},
-                     {"optimizer", optimizer_name(o.kind)},
-                     {"cpu_offload", o.cpu_offload},
-                     {"lora", c.lora.enabled ? json{{"rank", c.lora.rank},
-                                                    {"targets", c.lora.targets},
-                                                    {"base_dtype", dtype_name(c.lora.base_dtype)}}
-                                             : json(nullptr)},
-                     {"placement", placement}};
-  r["batch"] = {{"seq_len", c.batch.seq_len},
-                {"micro_batch_size", c.batch.micro_batch_size},
-                {"micro_batches_per_step", c.batch.gradient_accumulation},
-                {"global_batch_size", c.batch.global_batch_size},
-                {"global_batch_tokens", tokens_step}};
-  r["flop_convention"] =
+  dep.gpu = gpu.id;
+  dep.gpus = world;
+  dep.gpus_per_node = hw.gpus_per_node;
+  dep.nodes = hw.nodes;
+  dep.dp = par.dp;
+  dep.tp = par.tp;
+  dep.pp = par.pp;
+  dep.cp = par.cp;
+  dep.ep = par.ep;
+  dep.sequence_parallel = par.sequence_parallel;
+  dep.virtual_stages = par.virtual_stages;
+  dep.zero_stage = zero;
+  dep.schedule = schedule_name(c.schedule);
+  dep.recompute = recompute_name(c.recompute.mode);
+  dep.fp8 = fp8_name(c.fp8);
+  dep.optimizer = optimizer_name(o.kind);
+  dep.cpu_offload = o.cpu_offload;
+  if (c.lora.enabled) dep.lora = TrainRunResult::Lora{c.lora.rank, c.lora.targets, dtype_name(c.lora.base_dtype)};
+  x.batch = {c.batch.seq_len, c.batch.micro_batch_size, c.batch.gradient_accumulation, c.batch.global_batch_size,
+             tokens_step};
+  x.flop_convention =
       "MFU counts model FLOPs per token as 6·N + 12·L·H·d_head·S (PaLM; N = parameters without the input "
       "embedding, active experts only; attention counted non-causal), LoRA: 4·N_frozen + 6·N_adapters + attention; "
       "HFU counts the FLOPs the kernels execute (causal attention, recomputation included). Both are relative to "
       "the dense " + dtype_name(s_.precision.activations) + " peak of the GPU, FP8 runs included.";
-  r["metrics"] = {{"step_time_ms", step * 1e3},
-                  {"tokens_per_s", tokens_s},
-                  {"tokens_per_s_per_gpu", tokens_s / world},
-                  {"samples_per_s", static_cast<double>(c.batch.global_batch_size) / step},
-                  {"mfu_pct", 100.0 * mfu},
-                  {"hfu_pct", 100.0 * hfu},
-                  {"model_tflops_per_gpu", model_flops_per_token * tokens_s / world / 1e12},
-                  {"hardware_tflops_per_gpu", exec_flops / step / world / 1e12},
-                  {"hardware_flops_per_step", exec_flops},
-                  {"recompute_flops_per_step", [&] {
-                     double x = 0;
-                     for (int d = 0; d < pp; ++d) x += rs[d].recompute_flops;
-                     return x * par.dp * par.cp * par.tp;
-                   }()},
-                  {"model_flops_per_token", model_flops_per_token}};
-  json cats = json::object();
-  json compute = json::object();
-  for (int k = 0; k < kNumTimeCats; ++k)
-    if (is_compute_cat(k)) compute[time_cat_name(k)] = rb.cats[k] * 1e3;
-  cats["compute"] = compute;
-  cats["recompute"] = rb.cats[kCatRecompute] * 1e3;
-  cats["exposed_comm"] = {{"tp", rb.cats[kCatTpComm] * 1e3},
-                          {"ep", rb.cats[kCatEpComm] * 1e3},
-                          {"cp", rb.cats[kCatCpComm] * 1e3},
-                          {"fsdp", rb.cats[kCatFsdpComm] * 1e3},
-                          {"dp", (dp_exposed + rb.ag_exposed_s) * 1e3}};
-  cats["pipeline_bubble"] = bubble * 1e3;
-  cats["optimizer"] = (rb.opt_s + rb.cast_s) * 1e3;
-  cats["cpu_offload"] = rb.offload_s * 1e3;
-  cats["overhead"] = rb.cats[kCatOverhead] * 1e3;
-  cats["rank"] = b;
-  r["step_breakdown_ms"] = cats;
+  TrainRunResult::Metrics& met = x.metrics;
+  met.step_time_ms = step * 1e3;
+  met.tokens_per_s = tokens_s;
+  met.tokens_per_s_per_gpu = tokens_s / world;
+  met.samples_per_s = static_cast<double>(c.batch.global_batch_size) / step;
+  met.mfu_pct = 100.0 * mfu;
+  met.hfu_pct = 100.0 * hfu;
+  met.model_tflops_per_gpu = model_flops_per_token * tokens_s / world / 1e12;
+  met.hardware_tflops_per_gpu = exec_flops / step / world / 1e12;
+  met.hardware_flops_per_step = exec_flops;
+  met.recompute_flops_per_step = [&] {
+    double f = 0;
+    for (int d = 0; d < pp; ++d) f += rs[d].recompute_flops;
+    return f * par.dp * par.cp * par.tp;
+  }();
+  met.model_flops_per_token = model_flops_per_token;
+  TrainRunResult::StepBreakdown& sb_ms = x.step_breakdown_ms;
+  for (int k = 0; k < kNumTimeCats; ++k) sb_ms.cats_ms[k] = rb.cats[k] * 1e3;
+  sb_ms.exposed_dp_ms = (dp_exposed + rb.ag_exposed_s) * 1e3;
+  sb_ms.pipeline_bubble_ms = bubble * 1e3;
+  sb_ms.optimizer_ms = (rb.opt_s + rb.cast_s) * 1e3;
+  sb_ms.cpu_offload_ms = rb.offload_s * 1e3;
+  sb_ms.rank = b;
 
   double bubble_mean = 0;
   const double span = sim_->makespan_s();
-  json stages = json::array();
+  TrainRunResult::Pipeline& pl = x.pipeline;
   for (int d = 0; d < pp; ++d) {
     const RankTimeline& t = ranks[d];
     bubble_mean += span > 0 ? (span - t.busy_s) / span : 0.0;
@@ -567,148 +537,131 @@ void TrainRun::finish() {
       f += chunks_[k * pp + d].fwd_s;
       bw += chunks_[k * pp + d].bwd_s;
     }
-    stages.push_back({{"rank", d},
-                      {"fwd_ms", f * 1e3},
-                      {"bwd_ms", bw * 1e3},
-                      {"busy_ms", t.busy_s * 1e3},
-                      {"idle_ms", (span - t.busy_s) * 1e3},
-                      {"peak_micro_batches_in_flight", t.peak_in_flight},
-                      {"dp_comm_ms", t.comm_total_s * 1e3},
-                      {"step_end_ms", rs[d].end_s * 1e3},
-                      {"passes", passes_json(t.passes)}});
+    pl.per_rank.push_back({d, f * 1e3, bw * 1e3, t.busy_s * 1e3, (span - t.busy_s) * 1e3, t.peak_in_flight,
+                           t.comm_total_s * 1e3, rs[d].end_s * 1e3, t.passes});
   }
   bubble_mean /= pp;
   const auto& pin = sim_->input();
-  r["pipeline"] = {{"schedule", schedule_name(c.schedule)},
-                   {"stages", pp},
-                   {"virtual_stages", v},
-                   {"micro_batches", c.batch.gradient_accumulation},
-                   {"layers_per_chunk", chunk_layers_},
-                   {"bubble_pct", span > 0 ? 100.0 * (span - tb.busy_s) / span : 0.0},
-                   {"bubble_definition", "idle share of the schedule on the busiest rank (fill and drain); "
-                                         "mean_idle_pct adds the idle time of less loaded stages"},
-                   {"mean_idle_pct", 100.0 * bubble_mean},
-                   {"bubble_formula_pct", 100.0 * bubble_formula(pp, v, c.batch.gradient_accumulation)},
-                   {"makespan_ms", span * 1e3},
-                   {"p2p_transfer_us", pin.p2p_fwd_s.empty() ? 0.0 : pin.p2p_fwd_s.front() * 1e6},
-                   {"per_rank", stages}};
+  pl.schedule = schedule_name(c.schedule);
+  pl.stages = pp;
+  pl.virtual_stages = v;
+  pl.micro_batches = c.batch.gradient_accumulation;
+  pl.layers_per_chunk = chunk_layers_;
+  pl.bubble_pct = span > 0 ? 100.0 * (span - tb.busy_s) / span : 0.0;
+  pl.mean_idle_pct = 100.0 * bubble_mean;
+  pl.bubble_formula_pct = 100.0 * bubble_formula(pp, v, c.batch.gradient_accumulation);
+  pl.makespan_ms = span * 1e3;
+  pl.p2p_transfer_us = pin.p2p_fwd_s.empty() ? 0.0 : pin.p2p_fwd_s.front() * 1e6;
 
-  json comm;
-  comm["tp"] = {{"group", par.tp},
-                {"total_ms", rb.tp_s * 1e3},
-                {"all_gather_ms", rb.tp_ag_s * 1e3},
-                {"all_gather_call_us",
-                 [&] {
-                   const ItemCost& it = mb_->layer(mb_->main_layer_kind(), false);
-                   return it.tp_all_gather_calls > 0 ? it.tp_all_gather_s / it.tp_all_gather_calls * 1e6 : 0.0;
-                 }()},
-                {"exposed_ms", rb.cats[kCatTpComm] * 1e3},
-                {"exposed_pct", 100.0 * rb.cats[kCatTpComm] / step}};
-  comm["ep"] = {{"group", par.ep},
-                {"all_to_all_ms", rb.ep_s * 1e3},
-                {"all_to_all_call_us",
-                 [&] {
-                   const ItemCost& it = mb_->layer(LayerKind::Moe, false);
-                   return it.ep_calls > 0 ? it.ep_s / it.ep_calls * 1e6 : 0.0;
-                 }()},
-                {"load_imbalance", c.moe_load_imbalance},
-                {"exposed_ms", rb.cats[kCatEpComm] * 1e3}};
-  comm["cp"] = {{"group", par.cp}, {"total_ms", rb.cp_s * 1e3}, {"exposed_ms", rb.cats[kCatCpComm] * 1e3}};
-  comm["pp"] = {{"stages", pp},
-                {"transfer_us", pin.p2p_fwd_s.empty() ? 0.0 : pin.p2p_fwd_s.front() * 1e6},
-                {"transfers_per_step", pp > 1 ? 2.0 * mb * (J - 1) : 0.0}};
-  comm["dp"] = {{"group", groups_.dp_dense.size},
-                {"expert_group", groups_.dp_expert.size},
-                {"gradient_bytes_per_gpu", grads_rank},
-                {"mode", zero == 3 ? "fsdp all-gather + reduce-scatter"
-                         : zero == 0 ? "all-reduce"
-                                     : "reduce-scatter + parameter all-gather"},
-                {"allreduce_one_shot_ms", one_shot * 1e3},
-                {"allreduce_one_shot_intra_node_ms", one_shot_intra * 1e3},
-                {"inter_over_intra", one_shot_intra > 0 ? one_shot / one_shot_intra : 1.0},
-                {"sync_ms", dp_sync * 1e3},
-                {"exposed_ms", dp_exp * 1e3},
-                {"overlap_pct", dp_sync > 0 ? 100.0 * (1.0 - dp_exp / dp_sync) : 0.0},
-                {"comm_to_compute_ratio", compute_s > 0 ? dp_sync / compute_s : 0.0}};
-  r["communication"] = comm;
+  TrainRunResult::Communication& cm = x.communication;
+  cm.tp_group = par.tp;
+  cm.tp_total_ms = rb.tp_s * 1e3;
+  cm.tp_all_gather_ms = rb.tp_ag_s * 1e3;
+  cm.tp_all_gather_call_us = [&] {
+    const ItemCost& it = mb_->layer(mb_->main_layer_kind(), false);
+    return it.tp_all_gather_calls > 0 ? it.tp_all_gather_s / it.tp_all_gather_calls * 1e6 : 0.0;
+  }();
+  cm.tp_exposed_ms = rb.cats[kCatTpComm] * 1e3;
+  cm.tp_exposed_pct = 100.0 * rb.cats[kCatTpComm] / step;
+  cm.ep_group = par.ep;
+  cm.ep_all_to_all_ms = rb.ep_s * 1e3;
+  cm.ep_all_to_all_call_us = [&] {
+    const ItemCost& it = mb_->layer(LayerKind::Moe, false);
+    return it.ep_calls > 0 ? it.ep_s / it.ep_calls * 1e6 : 0.0;
+  }();
+  cm.ep_load_imbalance = c.moe_load_imbalance;
+  cm.ep_exposed_ms = rb.cats[kCatEpComm] * 1e3;
+  cm.cp_group = par.cp;
+  cm.cp_total_ms = rb.cp_s * 1e3;
+  cm.cp_exposed_ms = rb.cats[kCatCpComm] * 1e3;
+  cm.pp_stages = pp;
+  cm.pp_transfer_us = pin.p2p_fwd_s.empty() ? 0.0 : pin.p2p_fwd_s.front() * 1e6;
+  cm.pp_transfers_per_step = pp > 1 ? 2.0 * mb * (J - 1) : 0.0;
+  cm.dp_group = groups_.dp_dense.size;
+  cm.dp_expert_group = groups_.dp_expert.size;
+  cm.dp_gradient_bytes_per_gpu = grads_rank;
+  cm.dp_mode = zero == 3 ? "fsdp all-gather + reduce-scatter"
+               : zero == 0 ? "all-reduce"
+                           : "reduce-scatter + parameter all-gather";
+  cm.dp_allreduce_one_shot_ms = one_shot * 1e3;
+  cm.dp_allreduce_one_shot_intra_node_ms = one_shot_intra * 1e3;
+  cm.dp_inter_over_intra = one_shot_intra > 0 ? one_shot / one_shot_intra : 1.0;
+  cm.dp_sync_ms = dp_sync * 1e3;
+  cm.dp_exposed_ms = dp_exp * 1e3;
+  cm.dp_overlap_pct = dp_sync > 0 ? 100.0 * (1.0 - dp_exp / dp_sync) : 0.0;
+  cm.dp_comm_to_compute_ratio = compute_s > 0 ? dp_sync / compute_s : 0.0;
 
   const double attn_compute = rb.cats[kCatAttention];
-  r["per_layer"] = {{"attention_core_fwd_ms", lt.attn_core_fwd_s * 1e3},
-                    {"attention_core_bwd_ms", lt.attn_core_bwd_s * 1e3},
-                    {"attention_core_fwd_bwd_ms", (lt.attn_core_fwd_s + lt.attn_core_bwd_s) * 1e3},
-                    {"attention_block_fwd_bwd_ms", lt.attn_block_s * 1e3},
-                    {"mlp_block_fwd_bwd_ms", lt.mlp_block_s * 1e3},
-                    {"mlp_flops", lt.mlp_block_flops},
-                    {"mlp_achieved_tflops", lt.mlp_block_s > 0 ? lt.mlp_block_flops / lt.mlp_block_s / 1e12 : 0.0},
-                    {"layer_fwd_bwd_ms", lt.layer_fwd_bwd_s * 1e3},
-                    {"layer_iteration_ms", (lt.layer_fwd_bwd_s + layer_opt.gpu_s + layer_opt.offload_s) * 1e3},
-                    {"attention_share_of_compute_pct", compute_s > 0 ? 100.0 * attn_compute / compute_s : 0.0},
-                    {"note", "one micro-batch on one GPU; the most common layer kind"}};
+  TrainRunResult::PerLayer& pl_ms = x.per_layer;
+  pl_ms.attention_core_fwd_ms = lt.attn_core_fwd_s * 1e3;
+  pl_ms.attention_core_bwd_ms = lt.attn_core_bwd_s * 1e3;
+  pl_ms.attention_core_fwd_bwd_ms = (lt.attn_core_fwd_s + lt.attn_core_bwd_s) * 1e3;
+  pl_ms.attention_block_fwd_bwd_ms = lt.attn_block_s * 1e3;
+  pl_ms.mlp_block_fwd_bwd_ms = lt.mlp_block_s * 1e3;
+  pl_ms.mlp_flops = lt.mlp_block_flops;
+  pl_ms.mlp_achieved_tflops = lt.mlp_block_s > 0 ? lt.mlp_block_flops / lt.mlp_block_s / 1e12 : 0.0;
+  pl_ms.layer_fwd_bwd_ms = lt.layer_fwd_bwd_s * 1e3;
+  pl_ms.layer_iteration_ms = (lt.layer_fwd_bwd_s + layer_opt.gpu_s + layer_opt.offload_s) * 1e3;
+  pl_ms.attention_share_of_compute_pct = compute_s > 0 ? 100.0 * attn_compute / compute_s : 0.0;
 
   const double GiB = kBytesPerGiB;
-  r["memory_per_gpu"] = {{"rank", mem_rank},
-                         {"capacity_GiB", gpu.memory_GiB},
-                         {"params_GiB", rm.params / GiB},
-                         {"grads_GiB", rm.grads / GiB},
-                         {"optimizer_states_GiB", rm.states / GiB},
-                         {"activations_GiB", (rm.acts + rm.transient) / GiB},
-                         {"activations_stored_GiB", rm.acts / GiB},
-                         {"activations_working_GiB", rm.transient / GiB},
-                         {"temporary_GiB", rm.temp / GiB},
-                         {"logits_GiB", rm.logits / GiB},
-                         {"runtime_overhead_GiB", c.runtime_overhead_GiB},
-                         {"total_GiB", rm.total / GiB},
-                         {"free_GiB", (cap - rm.total) / GiB},
-                         {"fits", fits},
-                         {"overflow_GiB", std::max(0.0, rm.total - cap) / GiB},
-                         {"max_micro_batch", max_mbs_for(act_linear / mbs)},
-                         {"max_micro_batch_by_recompute", by_recompute},
-                         {"host_optimizer_states_GiB", rm.host_states / GiB},
-                         {"peak_micro_batches_in_flight", ranks[mem_rank].peak_in_flight}};
+  TrainRunResult::Memory& mem = x.memory_per_gpu;
+  mem.rank = mem_rank;
+  mem.capacity_GiB = gpu.memory_GiB;
+  mem.params_GiB = rm.params / GiB;
+  mem.grads_GiB = rm.grads / GiB;
+  mem.optimizer_states_GiB = rm.states / GiB;
+  mem.activations_GiB = (rm.acts + rm.transient) / GiB;
+  mem.activations_stored_GiB = rm.acts / GiB;
+  mem.activations_working_GiB = rm.transient / GiB;
+  mem.temporary_GiB = rm.temp / GiB;
+  mem.logits_GiB = rm.logits / GiB;
+  mem.runtime_overhead_GiB = c.runtime_overhead_GiB;
+  mem.total_GiB = rm.total / GiB;
+  mem.free_GiB = (cap - rm.total) / GiB;
+  mem.fits = fits;
+  mem.overflow_GiB = std::max(0.0, rm.total - cap) / GiB;
+  mem.max_micro_batch = max_mbs_for(act_linear / mbs);
+  mem.max_micro_batch_none = by_recompute_none;
+  mem.max_micro_batch_selective = by_recompute_selective;
+  mem.max_micro_batch_full = by_recompute_full;
+  mem.host_optimizer_states_GiB = rm.host_states / GiB;
+  mem.peak_micro_batches_in_flight = ranks[mem_rank].peak_in_flight;
 
   // Time, energy and cost to train.
   if (c.tokens_to_train > 0) {
+    TrainRunResult::Run run;
     const double time_s = c.tokens_to_train / tokens_s;
     const double util = step > 0 ? std::min(1.0, compute_s / step) : 0.0;
     const double power_W = gpu_power_W(gpu, util);
     const double gpu_hours = time_s / 3600.0 * world;
-    json run = {{"tokens_to_train", c.tokens_to_train},
-                {"time_s", time_s},
-                {"time_hours", time_s / 3600.0},
-                {"time_days", time_s / 86400.0},
-                {"gpu_hours", gpu_hours},
-                {"average_power_W_per_gpu", power_W},
-                {"energy_MWh", world * power_W * time_s * c.pue / 3.6e9},
-                {"pue", c.pue}};
-    const double usd = s_.cost_model.gpu_hour_usd;
-    run["gpu_hour_usd"] = usd;
-    run["cost_usd"] = usd > 0 ? json(gpu_hours * usd) : json(nullptr);
-    r["training_run"] = run;
-  } else {
-    r["training_run"] = nullptr;
+    run.tokens_to_train = c.tokens_to_train;
+    run.time_s = time_s;
+    run.time_hours = time_s / 3600.0;
+    run.time_days = time_s / 86400.0;
+    run.gpu_hours = gpu_hours;
+    run.average_power_W_per_gpu = power_W;
+    run.energy_MWh = world * power_W * time_s * c.pue / 3.6e9;
+    run.pue = c.pue;
+    run.gpu_hour_usd = s_.cost_model.gpu_hour_usd;
+    if (run.gpu_hour_usd > 0) run.cost_usd = gpu_hours * run.gpu_hour_usd;
+    x.training_run = run;
   }
 
   // Operator breakdown of one micro-batch (whole model, one GPU's shard).
   const OpBreakdown& ob = mb_->breakdown();
-  BreakdownAccumulator fwd, bwd, rec;
-  fwd.add(ob.forward);
-  bwd.add(ob.backward);
-  rec.add(ob.recompute);
-  json comm_parts = json::array();
-  for (const PricedOperator& p : mb_->comm_parts())
-    comm_parts.push_back({{"name", p.name}, {"count", p.count}, {"time_us", p.time_s * 1e6}, {"bytes", p.bytes}});
-  r["breakdown"] = {{"forward_per_micro_batch", fwd.to_json(1)},
-                    {"backward_per_micro_batch", bwd.to_json(1)},
-                    {"recompute_per_micro_batch", rec.to_json(1)},
-                    {"communication_per_micro_batch", comm_parts}};
-  result_ = std::move(r);
+  x.forward.add(ob.forward);
+  x.backward.add(ob.backward);
+  x.recompute.add(ob.recompute);
+  x.communication_parts = mb_->comm_parts();
 
+  const double GiB_summary = kBytesPerGiB;
   summary_.step_time_s = step;
   summary_.tokens_per_s = tokens_s;
   summary_.tokens_per_s_per_gpu = tokens_s / world;
   summary_.mfu = mfu;
-  summary_.memory_GiB = rm.total / GiB;
-  summary_.activations_GiB = (rm.acts + rm.transient) / GiB;
+  summary_.memory_GiB = rm.total / GiB_summary;
+  summary_.activations_GiB = (rm.acts + rm.transient) / GiB_summary;
   summary_.fits = fits;
   summary_.gpus = world;
 
@@ -716,6 +669,5 @@ void TrainRun::finish() {
   sim_.reset();
 }
 
-json TrainRun::result() const { return result_; }
 
 }  // namespace sightline

@@ -13,6 +13,7 @@
 #include "train/micro_batch.hpp"
 #include "train/placement.hpp"
 #include "train/schedule.hpp"
+#include "train/training_result.hpp"
 
 namespace sightline {
 
@@ -37,7 +38,8 @@ class TrainRun {
   // Does at most `budget` units (decremented); returns true once finished.
   bool advance(int64_t& budget);
   bool done() const { return finished_; }
-  json result() const;  // the full training result (kind "training"); valid once done
+  // The configuration's typed result (kind "training"); valid once done.
+  const TrainRunResult& result() const { return result_; }
   const TrainSummary& summary() const { return summary_; }
 
  private:
@@ -68,7 +70,7 @@ class TrainRun {
   int64_t done_units_ = 0;
   bool setup_done_ = false;
   bool finished_ = false;
-  json result_;
+  TrainRunResult result_;
   TrainSummary summary_;
 };
 

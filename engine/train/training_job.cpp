@@ -1,36 +1,28 @@
 #include "train/training_job.hpp"
 
-#include "scenario/metric_catalogue.hpp"
-
+#include <algorithm>
 #include <cstdio>
+#include <utility>
 
 namespace sightline {
 
 namespace {
 
-// The scenario's key metrics as a variant has them (those about compare/scaling left out).
-json variant_key_metrics(const json& vr, const std::vector<std::string>& ids) {
-  json out = json::array();
-  for (const json& k : extract_key_metrics(vr, ids))
-    if (!k["value"].is_null()) out.push_back(k);
-  return out;
-}
-
 // A configuration that needs more memory than the GPU has is reported as
 // loudly as serving's does_not_fit: a located block in the result and a
-// warning, while the numbers stay to show why.
-json does_not_fit_block(const json& memory, const std::string& what) {
-  const double total = memory["total_GiB"].get<double>(), cap = memory["capacity_GiB"].get<double>();
-  const int64_t max_mbs = memory["max_micro_batch"].get<int64_t>();
+// warning, while the numbers stay to show why. Returns {path, message}.
+std::pair<std::string, std::string> does_not_fit(const TrainRunResult::Memory& memory, const std::string& what) {
+  const double total = memory.total_GiB, cap = memory.capacity_GiB;
+  const int64_t max_mbs = memory.max_micro_batch;
   const std::string path = max_mbs >= 1 ? "/training/batch/micro_batch_size" : "/training/parallelism";
   char buf[320];
   std::snprintf(buf, sizeof buf,
                 "%s needs %.1f GiB per GPU (rank %d) but the GPU has %.1f GiB: %.1f GiB over. %s The step time "
                 "and throughput shown assume memory that does not exist.",
-                what.c_str(), total, memory["rank"].get<int>(), cap, total - cap,
+                what.c_str(), total, memory.rank, cap, total - cap,
                 max_mbs >= 1 ? ("The largest micro-batch that fits is " + std::to_string(max_mbs) + ".").c_str()
                              : "Even one sequence per micro-batch does not fit: shard more (tp, pp, zero_stage) or recompute.");
-  return {{"code", "does_not_fit"}, {"path", path}, {"message", std::string(buf)}};
+  return {path, std::string(buf)};
 }
 
 }  // namespace
@@ -64,104 +56,89 @@ double TrainingJob::progress() const {
   return 1.0;
 }
 
-json TrainingJob::result() const {
+TrainingResult TrainingJob::typed_result() const {
   const TrainingSpec& t = *s_.training;
-  json r = runs_[0]->result();
+  TrainingResult out;
+  out.base = runs_[0]->result();
   const TrainSummary& base = runs_[0]->summary();
   size_t next = 1;
-  json cmp = json::array();
   for (const auto& v : t.compare) {
     const TrainRun& run = *runs_[next++];
     const TrainSummary& x = run.summary();
-    const json vr = run.result();
-    cmp.push_back({{"label", v.label},
-                   {"gpu", vr["deployment"]["gpu"]},
-                   {"gpus", x.gpus},
-                   {"step_time_ms", x.step_time_s * 1e3},
-                   {"tokens_per_s", x.tokens_per_s},
-                   {"tokens_per_s_per_gpu", x.tokens_per_s_per_gpu},
-                   {"mfu_pct", 100.0 * x.mfu},
-                   {"memory_per_gpu_GiB", x.memory_GiB},
-                   {"activations_GiB", x.activations_GiB},
-                   {"fits", x.fits},
-                   {"base_over_variant_throughput", x.tokens_per_s > 0 ? base.tokens_per_s / x.tokens_per_s : 0.0},
-                   {"variant_over_base_memory", base.memory_GiB > 0 ? x.memory_GiB / base.memory_GiB : 0.0},
-                   {"variant_over_base_activations",
-                    base.activations_GiB > 0 ? x.activations_GiB / base.activations_GiB : 0.0},
-                   {"deployment", vr["deployment"]},
-                   {"metrics", vr["metrics"]},
-                   {"step_breakdown_ms", vr["step_breakdown_ms"]},
-                   {"communication", vr["communication"]},
-                   {"per_layer", vr["per_layer"]},
-                   {"memory_per_gpu", vr["memory_per_gpu"]},
-                   {"model", vr["model"]},
-                   {"key_metrics", variant_key_metrics(vr, t.key_metrics)}});
+    out.compare.push_back({v.label, run.result(), x.tokens_per_s > 0 ? base.tokens_per_s / x.tokens_per_s : 0.0,
+                           base.memory_GiB > 0 ? x.memory_GiB / base.memory_GiB : 0.0,
+                           base.activations_GiB > 0 ? x.activations_GiB / base.activations_GiB : 0.0});
   }
-  r["compare"] = cmp;
-  json warnings = json::array();
   if (!base.fits) {
-    r["does_not_fit"] = does_not_fit_block(r["memory_per_gpu"], "this configuration");
-    warnings.push_back("does_not_fit at " + r["does_not_fit"]["path"].get<std::string>() + ": " +
-                       r["does_not_fit"]["message"].get<std::string>());
+    const auto [path, message] = does_not_fit(out.base.memory_per_gpu, "this configuration");
+    out.does_not_fit_path = path;
+    out.does_not_fit_message = message;
+    out.warnings.push_back("does_not_fit at " + path + ": " + message);
   }
-  for (size_t i = 0; i < cmp.size(); ++i)
-    if (!cmp[i]["fits"].get<bool>())
-      warnings.push_back("does_not_fit at /training/compare/" + std::to_string(i) + ": " +
-                         does_not_fit_block(cmp[i]["memory_per_gpu"], "variant '" + t.compare[i].label + "'")["message"]
-                             .get<std::string>());
+  for (size_t i = 0; i < out.compare.size(); ++i)
+    if (!out.compare[i].run.memory_per_gpu.fits)
+      out.warnings.push_back("does_not_fit at /training/compare/" + std::to_string(i) + ": " +
+                             does_not_fit(out.compare[i].run.memory_per_gpu, "variant '" + t.compare[i].label + "'").second);
   if (!t.scaling.values.empty()) {
-    json pts = json::array();
+    TrainingResult::Scaling sc;
+    sc.axis = t.scaling.axis;
+    sc.mode = t.scaling.mode;
     double first = 0, first_tput = 0;
     int first_gpus = 0;
     double last_eff = 0;
     for (size_t i = 0; i < t.scaling.values.size(); ++i) {
       const TrainRun& run = *runs_[next++];
       const TrainSummary& x = run.summary();
-      const json vr = run.result();
+      const TrainRunResult& vr = run.result();
       if (i == 0) {
         first = x.tokens_per_s_per_gpu;
         first_tput = x.tokens_per_s;
         first_gpus = x.gpus;
       }
       last_eff = first > 0 ? 100.0 * x.tokens_per_s_per_gpu / first : 0.0;
-      pts.push_back({{"dp", t.scaling.values[i]},
-                     {"gpus", x.gpus},
-                     {"nodes", vr["deployment"]["nodes"]},
-                     {"micro_batches_per_step", vr["batch"]["micro_batches_per_step"]},
-                     {"global_batch_size", vr["batch"]["global_batch_size"]},
-                     {"step_time_ms", x.step_time_s * 1e3},
-                     {"tokens_per_s", x.tokens_per_s},
-                     {"tokens_per_s_per_gpu", x.tokens_per_s_per_gpu},
-                     {"speedup", first_tput > 0 ? x.tokens_per_s / first_tput : 0.0},
-                     {"ideal_speedup", first_gpus > 0 ? static_cast<double>(x.gpus) / first_gpus : 0.0},
-                     {"efficiency_pct", last_eff},
-                     {"mfu_pct", 100.0 * x.mfu},
-                     {"exposed_dp_comm_ms", vr["step_breakdown_ms"]["exposed_comm"]["dp"]},
-                     {"bubble_ms", vr["step_breakdown_ms"]["pipeline_bubble"]},
-                     {"memory_per_gpu_GiB", x.memory_GiB},
-                     {"fits", x.fits}});
+      TrainScalingPoint p;
+      p.dp = t.scaling.values[i];
+      p.gpus = x.gpus;
+      p.nodes = vr.deployment.nodes;
+      p.micro_batches_per_step = vr.batch.micro_batches_per_step;
+      p.global_batch_size = vr.batch.global_batch_size;
+      p.step_time_ms = x.step_time_s * 1e3;
+      p.tokens_per_s = x.tokens_per_s;
+      p.tokens_per_s_per_gpu = x.tokens_per_s_per_gpu;
+      p.speedup = first_tput > 0 ? x.tokens_per_s / first_tput : 0.0;
+      p.ideal_speedup = first_gpus > 0 ? static_cast<double>(x.gpus) / first_gpus : 0.0;
+      p.efficiency_pct = last_eff;
+      p.mfu_pct = 100.0 * x.mfu;
+      p.exposed_dp_comm_ms = vr.step_breakdown_ms.exposed_dp_ms;
+      p.bubble_ms = vr.step_breakdown_ms.pipeline_bubble_ms;
+      p.memory_per_gpu_GiB = x.memory_GiB;
+      p.fits = x.fits;
+      sc.points.push_back(p);
     }
-    r["scaling"] = {{"axis", t.scaling.axis},
-                    {"mode", t.scaling.mode},
-                    {"points", pts},
-                    {"final_efficiency_pct", last_eff},
-                    {"efficiency_definition",
-                     "tokens/s per GPU at each point relative to the first point (strong scaling: global batch fixed; "
-                     "weak: micro-batches per replica fixed)"}};
-  } else {
-    r["scaling"] = nullptr;
-  }
-  if (r["scaling"].is_object())
-    for (const json& pt : r["scaling"]["points"])
-      if (!pt["fits"].get<bool>()) {
+    sc.final_efficiency_pct = last_eff;
+    for (const TrainScalingPoint& p : sc.points)
+      if (!p.fits) {
         char buf[160];
-        std::snprintf(buf, sizeof buf, "the point dp=%d needs %.1f GiB per GPU, more than the GPU has",
-                      pt["dp"].get<int>(), pt["memory_per_gpu_GiB"].get<double>());
-        warnings.push_back(std::string("does_not_fit at /training/scaling: ") + buf);
+        std::snprintf(buf, sizeof buf, "the point dp=%d needs %.1f GiB per GPU, more than the GPU has", p.dp,
+                      p.memory_per_gpu_GiB);
+        out.warnings.push_back(std::string("does_not_fit at /training/scaling: ") + buf);
       }
-  r["warnings"] = warnings;
-  r["key_metrics"] = extract_key_metrics(r, t.key_metrics);
-  return r;
+    out.scaling = std::move(sc);
+  }
+  out.key_metrics = training_key_metrics(t.key_metrics, out.base, &out);
+  return out;
+}
+
+json TrainingJob::result() const { return to_json(typed_result()); }
+
+// The key metrics alone, for the interval's bound runs: no JSON is written.
+KeyMetrics TrainingJob::key_metrics() const { return typed_result().key_metrics; }
+
+std::vector<KeyMetrics> TrainingJob::variant_key_metrics() const {
+  const TrainingResult r = typed_result();
+  std::vector<KeyMetrics> out;
+  for (const TrainCompareVariant& v : r.compare) out.push_back(sightline::variant_key_metrics(r, v));
+  return out;
 }
 
 }  // namespace sightline

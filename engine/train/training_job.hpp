@@ -16,8 +16,12 @@ class TrainingJob : public Job {
   double progress() const override;
   json result() const override;
   int64_t units_done() const override { return done_units_; }
+  KeyMetrics key_metrics() const override;
+  std::vector<KeyMetrics> variant_key_metrics() const override;
 
  private:
+  TrainingResult typed_result() const;  // valid once step() returned true
+
   Scenario s_;
   std::vector<std::unique_ptr<TrainRun>> runs_;  // base, compare variants, scaling points
   int64_t total_units_ = 0;

@@ -98,7 +98,8 @@ test('--central-only runs the central cost once: same values, no low/high, says 
     assert.equal(central.intervals, 'central_only');
     assert.equal(full.intervals, undefined);
     assert.deepEqual(central.accuracy, full.accuracy);
-    const entries = (km) => (Array.isArray(km) ? km.map((e) => [e.id, e]) : Object.entries(km));
+    assert.ok(Array.isArray(full.key_metrics) && Array.isArray(central.key_metrics), `${preset}: key_metrics is an array`);
+    const entries = (km) => km.map((e) => [e.id, e]);
     const fullById = new Map(entries(full.key_metrics));
     for (const [id, e] of entries(central.key_metrics)) {
       assert.equal(e.low, undefined, `${preset} ${id} has low`);

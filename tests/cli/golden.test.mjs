@@ -14,8 +14,17 @@ const goldenDir = path.join(repoRoot, 'tests', 'golden');
 const relTolerance = 1e-9;
 const regenerate = process.env.SIGHTLINE_REGENERATE === '1';
 
+// Latency goldens hold the metrics and memory; serving and training goldens also
+// hold the ordered key metrics with their 80% intervals, and training ones the
+// step breakdown, communication, per-layer figures and compare variants, so a
+// change in how results are written is caught as well as a change in the model.
 function pick(result) {
-  return { metrics: result.metrics, memory_per_gpu: result.memory_per_gpu, cost_tier: result.cost_tier };
+  const picked = { metrics: result.metrics, memory_per_gpu: result.memory_per_gpu, cost_tier: result.cost_tier };
+  if (result.kind === 'serving_simulation' || result.kind === 'training') picked.key_metrics = result.key_metrics;
+  if (result.kind === 'training') {
+    for (const key of ['step_breakdown_ms', 'communication', 'per_layer', 'compare']) picked[key] = result[key];
+  }
+  return picked;
 }
 
 function compare(actual, expected, where) {

@@ -81,11 +81,13 @@ TEST_CASE("serving: every I2-I5 preset runs and reports its key metrics") {
     CHECK(s["source"].get<std::string>().find(id) != std::string::npos);
     const json r = ok_result(s);
     CHECK(r["kind"] == "serving_simulation");
-    REQUIRE(r["key_metrics"].is_object());
-    CHECK(r["key_metrics"].size() == s["serving"]["key_metrics"].size());
-    for (auto it = r["key_metrics"].begin(); it != r["key_metrics"].end(); ++it) {
-      CAPTURE(it.key());
-      CHECK(!it.value()["value"].is_null());
+    REQUIRE(r["key_metrics"].is_array());
+    REQUIRE(r["key_metrics"].size() == s["serving"]["key_metrics"].size());
+    for (size_t i = 0; i < r["key_metrics"].size(); ++i) {
+      const json& k = r["key_metrics"][i];
+      CAPTURE(k.dump());
+      CHECK(k["id"] == s["serving"]["key_metrics"][i]);  // the scenario's order
+      CHECK(!k["value"].is_null());
     }
     check_invariants(r);
   }

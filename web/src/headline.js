@@ -8,18 +8,13 @@ import { quantity, intervalText, unitName } from './format.js';
 import { cell } from './dom.js';
 
 /**
- * The result's key metrics as an ordered array of {id, label, unit, value, low, high}.
- * Accepts the shared contract (an array), the older object keyed by id (sorted by
- * `order`), and adds the latency result's `intervals_80` ({id: [low, high]}).
+ * The result's key metrics: every kind has one ordered array of
+ * {id, label, unit, value, low, high}; the latency result's `intervals_80`
+ * ({id: [low, high]}) adds intervals for metrics outside it.
  */
 export function keyMetrics(result) {
   const raw = result && result.key_metrics;
-  let list = [];
-  if (Array.isArray(raw)) list = raw.filter((k) => k && typeof k === 'object').map((k) => ({ ...k }));
-  else if (raw && typeof raw === 'object') {
-    list = Object.entries(raw).map(([id, k]) => ({ id, ...(k && typeof k === 'object' ? k : { value: k }) }))
-      .sort((a, b) => (Number(a.order) || 0) - (Number(b.order) || 0));
-  }
+  const list = Array.isArray(raw) ? raw.filter((k) => k && typeof k === 'object').map((k) => ({ ...k })) : [];
   const intervals = (result && result.intervals_80) || {};
   for (const [id, pair] of Object.entries(intervals)) {
     if (!Array.isArray(pair) || pair.length !== 2) continue;

@@ -245,14 +245,12 @@ function renderMemory(result) {
 // ---- tables -----------------------------------------------------------------------------
 
 function renderKeyMetrics(result) {
-  const km = (result && result.key_metrics) || {};
-  const entries = Object.entries(km).filter(([, v]) => v && typeof v === 'object')
-    .sort((a, b) => (num(a[1].order) || 0) - (num(b[1].order) || 0));
-  const rows = entries.map(([id, k]) => (typeof k.value === 'number'
-    ? row(String(k.label || id), `serve.key.${id}`, k.value, String(k.unit || ''), id)
+  const list = Array.isArray(result && result.key_metrics) ? result.key_metrics.filter((k) => k && typeof k === 'object') : [];
+  const rows = list.map((k) => (typeof k.value === 'number'
+    ? row(String(k.label || k.id), `serve.key.${k.id}`, k.value, String(k.unit || ''), k.id)
     : (() => {
       const tr = document.createElement('tr');
-      const th = cell('th', String(k.label || id));
+      const th = cell('th', String(k.label || k.id));
       th.scope = 'row';
       tr.append(th, cell('td', k.value === null || k.value === undefined ? '—' : String(k.value), 'num'), cell('td', String(k.unit || ''), 'unitcell'));
       return tr;

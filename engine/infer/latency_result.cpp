@@ -1,0 +1,85 @@
+#include "infer/latency_result.hpp"
+
+#include <map>
+
+#include "scenario/metric_catalogue.hpp"
+
+namespace sightline {
+
+namespace {
+
+// The typed field behind each latency metric of the catalogue (scenario/metric_catalogue.cpp).
+KeyMetric latency_metric(const std::string& id, const LatencyResult::Metrics& m) {
+  KeyMetric k;
+  k.id = id;
+  if (const MetricInfo* info = find_metric(MetricKind::kLatency, id)) {
+    k.label = info->label;
+    k.unit = info->unit;
+  }
+  const std::map<std::string, double> values = {
+      {"ttft_ms", m.ttft_ms},
+      {"tpot_ms", m.tpot_ms},
+      {"e2e_ms", m.e2e_ms},
+      {"output_tokens_per_s", m.output_tokens_per_s},
+      {"output_tokens_per_s_per_gpu", m.output_tokens_per_s_per_gpu},
+      {"decode_tokens_per_s", m.decode_tokens_per_s},
+      {"prefill_tokens_per_s", m.prefill_tokens_per_s},
+      {"energy_J_per_output_token", m.energy_J_per_output_token}};
+  if (const auto it = values.find(id); it != values.end()) {
+    k.kind = KeyMetric::Kind::Number;
+    k.value = it->second;
+  } else if (id == "usd_per_million_output_tokens" && m.has_cost) {
+    k.kind = KeyMetric::Kind::Number;
+    k.value = m.usd_per_million_output_tokens;
+  }
+  return k;
+}
+
+}  // namespace
+
+// The catalogue's default latency key metrics (a latency scenario names none),
+// labelled from the catalogue and valued from the typed fields.
+KeyMetrics key_metrics(const LatencyResult& r) {
+  KeyMetrics out;
+  for (const std::string& id : default_key_metrics(MetricKind::kLatency)) out.push_back(latency_metric(id, r.metrics));
+  return out;
+}
+
+json to_json(const LatencyResult& x) {
+  json r = to_json(x.header);
+  r["deployment"] = {{"gpu", x.gpu},
+                     {"gpus", x.tp * x.pp},
+                     {"tp", x.tp},
+                     {"pp", x.pp},
+                     {"weights", dtype_name(x.weights)},
+                     {"kv_cache", dtype_name(x.kv_cache)}};
+  r["workload"] = {{"prompt_tokens", x.prompt_tokens},
+                   {"output_tokens", x.output_tokens},
+                   {"batch_size", x.batch_size}};
+  const LatencyResult::Metrics& m = x.metrics;
+  r["metrics"] = {{"ttft_ms", m.ttft_ms},
+                  {"tpot_ms", m.tpot_ms},
+                  {"e2e_ms", m.e2e_ms},
+                  {"output_tokens_per_s", m.output_tokens_per_s},
+                  {"output_tokens_per_s_per_gpu", m.output_tokens_per_s_per_gpu},
+                  {"decode_tokens_per_s", m.decode_tokens_per_s},
+                  {"prefill_tokens_per_s", m.prefill_tokens_per_s},
+                  {"energy_J_per_output_token", m.energy_J_per_output_token}};
+  if (m.has_cost) r["metrics"]["usd_per_million_output_tokens"] = m.usd_per_million_output_tokens;
+  r["key_metrics"] = key_metrics_to_json(key_metrics(x));
+  r["intervals_80"] = {{"ttft_ms", {x.ttft_interval.low_ms, x.ttft_interval.high_ms}},
+                       {"tpot_ms", {x.tpot_interval.low_ms, x.tpot_interval.high_ms}},
+                       {"e2e_ms", {x.e2e_interval.low_ms, x.e2e_interval.high_ms}}};
+  r["cost_model"] = {{"tier", x.cost_tier}, {"provenance", x.provenance}, {"software_stack", x.software_stack}};
+  r["roofline"] = {{"peak_tflops", x.peak_tflops}, {"hbm_bandwidth_GBps", x.hbm_bandwidth_GBps}};
+  r["floors"] = {{"decode_weight_read_ms", x.decode_weight_read_floor_ms},
+                 {"prefill_compute_ms", x.prefill_compute_floor_ms}};
+  r["memory_per_gpu"] = x.memory.to_json();
+  r["breakdown"] = {{"prefill", x.prefill_breakdown.to_json(1)},
+                    {"decode_per_step", x.decode_breakdown.to_json(x.decode_steps)},
+                    {"prefill_families", x.prefill_breakdown.families_json(1)},
+                    {"decode_families_per_step", x.decode_breakdown.families_json(x.decode_steps)}};
+  return r;
+}
+
+}  // namespace sightline

@@ -1,0 +1,42 @@
+#pragma once
+// A result's headline numbers, typed: every result kind (latency, serving,
+// training, search) carries them as one ordered array of
+// {id, label, unit, value, low, high} (plus a description where the metric has
+// one). Jobs compute them from their typed results; the interval runs
+// (api/interval_job) combine the central run's with the bound runs' by id, and
+// key_metrics_to_json is the one writer.
+#include <string>
+#include <vector>
+
+#include "core/json_reader.hpp"
+
+namespace sightline {
+
+struct KeyMetric {
+  // Integer: a count, written without a fraction; Missing: the run has no such
+  // figure (written as null).
+  enum class Kind { Number, Integer, Bool, Missing };
+  std::string id, label, unit, description;
+  Kind kind = Kind::Missing;
+  double value = 0;  // the number, or 1/0 for a Bool
+  bool numeric() const { return kind == Kind::Number || kind == Kind::Integer; }
+  bool has_interval = false;
+  double low = 0, high = 0;  // 80% interval, set by the interval runs
+
+  static KeyMetric number(std::string id, std::string label, std::string unit, double value,
+                          std::string description = "");
+};
+
+using KeyMetrics = std::vector<KeyMetric>;
+
+// Sets low/high on every numeric metric of `central` from the same id in the
+// runs at the low and high cost bounds: the interval spans all three values.
+// A metric no bound moves (a size or a count) gets no interval.
+void attach_intervals(KeyMetrics& central, const KeyMetrics& low_run, const KeyMetrics& high_run);
+
+json to_json(const KeyMetric& k);
+// The kind a JSON scalar has as a key metric value (for figures still kept as JSON).
+KeyMetric::Kind key_metric_kind(const json& value);
+json key_metrics_to_json(const KeyMetrics& list);
+
+}  // namespace sightline
