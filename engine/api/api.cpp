@@ -2,6 +2,7 @@
 
 #include <functional>
 
+#include "api/budgeted_job.hpp"
 #include "api/make_job.hpp"
 #include "core/error.hpp"
 #include "core/json_text.hpp"
@@ -60,8 +61,10 @@ constexpr int64_t kRunAllUnits = int64_t{1} << 62;
 
 std::string run_to_end(const std::string& scenario_json, IntervalMode mode) {
   return guarded([&] {
-    Scenario s = read_scenario(parse_json_text(scenario_json));
-    auto job = make_job(s, mode);
+    json doc = parse_json_text(scenario_json);
+    const RunLimits limits = take_run_limits(doc);
+    Scenario s = read_scenario(doc);
+    auto job = std::make_unique<BudgetedJob>(make_job(s, mode), limits.max_work_units);
     while (!job->step(kRunAllUnits)) {
     }
     return job->result();
@@ -113,7 +116,13 @@ std::string search_rank(const std::string& question_json, const std::string& res
 }
 
 std::string validate_scenario(const std::string& scenario_json) {
-  return guarded([&] { return scenario_to_json(read_scenario(parse_json_text(scenario_json))); });
+  return guarded([&] {
+    json doc = parse_json_text(scenario_json);
+    const RunLimits limits = take_run_limits(doc);
+    json resolved = scenario_to_json(read_scenario(doc));
+    resolved["limits"] = limits.to_json();
+    return resolved;
+  });
 }
 
 std::string list_presets(const std::string& kind) {
@@ -171,9 +180,12 @@ std::string Engine::start_central_only(const std::string& scenario_json) { retur
 
 std::string Engine::start_job(const std::string& scenario_json, bool central_only) {
   return guarded([&] {
-    Scenario s = read_scenario(parse_json_text(scenario_json));
+    json doc = parse_json_text(scenario_json);
+    const RunLimits limits = take_run_limits(doc);
+    Scenario s = read_scenario(doc);
     const int handle = next_handle_++;
-    jobs_[handle] = make_job(s, central_only ? IntervalMode::CentralOnly : IntervalMode::Bounds);
+    jobs_[handle] = std::make_unique<BudgetedJob>(
+        make_job(s, central_only ? IntervalMode::CentralOnly : IntervalMode::Bounds), limits.max_work_units);
     return json{{"handle", handle}};
   });
 }

@@ -30,8 +30,10 @@ IntervalJob::IntervalJob(const Scenario& scenario, IntervalMode mode)
   const CostBound bounds[3] = {CostBound::Central, CostBound::Low, CostBound::High};
   for (int i = 0; i < run_count_; ++i) {
     runs_[i].scenario = at_bound(scenario, bounds[i]);
-    runs_[i].job = make_single_job(*runs_[i].scenario);
   }
+  // The bound runs are made when their turn comes: a run's memory (a serving
+  // simulation holds every request) is then never needed three times at once.
+  runs_[0].job = make_single_job(*runs_[0].scenario);
   std::string provenance;
   accuracy_ = make_kernel_cost_model(scenario.cost_model.tier, scenario.hardware.gpu, &provenance)->accuracy();
 }
@@ -40,6 +42,7 @@ bool IntervalJob::step(int64_t max_units) {
   for (int i = 0; i < run_count_; ++i) {
     Run& r = runs_[i];
     if (r.done) continue;
+    if (!r.job) r.job = make_single_job(*r.scenario);
     r.done = r.job->step(max_units);
     return false;
   }
@@ -48,8 +51,14 @@ bool IntervalJob::step(int64_t max_units) {
 
 double IntervalJob::progress() const {
   double p = 0;
-  for (int i = 0; i < run_count_; ++i) p += runs_[i].done ? 1.0 : runs_[i].job->progress();
+  for (int i = 0; i < run_count_; ++i) p += runs_[i].done ? 1.0 : runs_[i].job ? runs_[i].job->progress() : 0.0;
   return p / run_count_;
+}
+
+int64_t IntervalJob::units_done() const {
+  int64_t n = 0;
+  for (const Run& r : runs_) n += r.job ? r.job->units_done() : 0;
+  return n;
 }
 
 KeyMetrics IntervalJob::key_metrics() const {

@@ -17,6 +17,7 @@ class IntervalJob : public Job {
   bool step(int64_t max_units) override;
   double progress() const override;
   json result() const override;
+  int64_t units_done() const override;
   KeyMetrics key_metrics() const override;  // the central run's, with low/high from the bound runs
 
  private:

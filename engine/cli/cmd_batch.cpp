@@ -21,6 +21,7 @@
 #include <thread>
 
 #include "api/api.hpp"
+#include "core/json_text.hpp"
 #include "cli/cli_common.hpp"
 
 namespace sightline::cli {
@@ -76,7 +77,7 @@ ResultLine result_line(int64_t line_number, const std::string& input, bool centr
   const std::string envelope = central_only ? api::run_scenario_central_only(input) : api::run_scenario(input);
   ResultLine r;
   r.ok = json::parse(envelope).value("ok", false);
-  r.text = "{\"line\":" + std::to_string(line_number) + ",\"id\":" + id.dump() + "," + envelope.substr(1);
+  r.text = "{\"line\":" + std::to_string(line_number) + ",\"id\":" + safe_dump(id) + "," + envelope.substr(1);
   return r;
 }
 

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "api/api.hpp"
+#include "core/json_text.hpp"
 #include "cli/cli_common.hpp"
 
 namespace sightline::cli {
@@ -51,7 +52,7 @@ bool parse_axis(const std::string& spec, Axis& axis, std::string& problem) {
   return true;
 }
 
-std::string value_label(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+std::string value_label(const json& v) { return v.is_string() ? v.get<std::string>() : safe_dump(v); }
 
 }  // namespace
 
@@ -86,7 +87,7 @@ int cmd_sweep(const Args& args) {
       std::cerr << "error [io_error] at '': " << base << " is neither a readable file nor a scenario preset\n";
       return 1;
     }
-    text = p["result"].dump();
+    text = safe_dump(p["result"]);
   }
   json scenario;
   try {
@@ -137,7 +138,7 @@ int cmd_sweep(const Args& args) {
       id += (a == 0 ? " " : ",") + axes[a].name + "=" + value_label(v);
     }
     s["id"] = id;
-    lines += s.dump() + "\n";
+    lines += safe_dump(s) + "\n";
   }
   try {
     write_output(out, lines);

@@ -15,6 +15,7 @@ class LatencyJob : public Job {
   bool step(int64_t max_units) override;
   double progress() const override;
   json result() const override;
+  int64_t units_done() const override { return done_units_; }
   KeyMetrics key_metrics() const override;
   LatencyResult typed_result() const;  // valid once step() returned true
 

@@ -16,6 +16,9 @@ class Job {
   virtual bool step(int64_t max_units) = 0;
   virtual double progress() const = 0;  // 0..1
   virtual json result() const = 0;      // valid once step() returned true
+  // Units of work done so far (monotone). The run's work budget
+  // (limits.max_work_units) counts these, so every kind must report them.
+  virtual int64_t units_done() const = 0;
   // The result's headline numbers in order, taken from the typed result (not
   // read back out of its JSON); valid once step() returned true.
   virtual KeyMetrics key_metrics() const = 0;

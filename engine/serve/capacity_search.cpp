@@ -96,6 +96,7 @@ bool CapacitySearch::step(int64_t max_events) {
   while (max_events > 0 && !finished_) {
     const int64_t before = sim_->events_processed();
     const bool done = sim_->run(max_events);
+    events_processed_ += sim_->events_processed() - before;
     max_events -= std::max<int64_t>(1, sim_->events_processed() - before);
     if (done) on_run_finished();
   }

@@ -39,6 +39,7 @@ class CapacitySearch {
   bool step(int64_t max_events);  // true once finished
   bool finished() const { return finished_; }
   double progress() const;
+  int64_t events_processed() const { return events_processed_; }  // over every candidate run so far
 
   bool has_answer() const { return have_lo_; }
   double qps() const { return have_lo_ ? lo_ : 0.0; }
@@ -69,6 +70,7 @@ class CapacitySearch {
   double service_rate_qps_ = 0;  // measured by the probe; 0 if it measured nothing
   int64_t probe_requests_ = 0;
   std::string note_;
+  int64_t events_processed_ = 0;
 };
 
 }  // namespace sightline::serve

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "run/result_header.hpp"
 #include "scenario/metric_catalogue.hpp"
@@ -73,6 +74,7 @@ bool ServingJob::step(int64_t max_units) {
     }
     const int64_t before = sim->events_processed();
     const bool finished = sim->run(max_units);
+    events_ += sim->events_processed() - before;
     max_units -= std::max<int64_t>(1, sim->events_processed() - before);
     if (!finished) continue;
     if (phase_ == 0 && spec.steady_state.enabled && extend_steady_state_run()) continue;
@@ -222,6 +224,27 @@ json ServingJob::build_result() const {
   const json quant = quantization_block();
   if (!quant.is_null()) r["quantization"] = quant;
   json warnings = d["warnings"];
+  if (!d["limits"]["limit_hit"].is_null()) {
+    // The simulation stopped at one of serving.limits: the result stays (it
+    // describes what was simulated) and says so at a path the user can raise.
+    const std::string limit = d["limits"]["limit_hit"].get<std::string>();
+    const json& req = r["metrics"]["requests"];
+    char what[240];
+    std::snprintf(what, sizeof what, "after %lld events and %.3f s of simulated time, with %lld of %lld requests completed",
+                  static_cast<long long>(d["limits"]["events"].get<int64_t>()), d["limits"]["simulated_s"].get<double>(),
+                  static_cast<long long>(req["completed"].get<int64_t>()), static_cast<long long>(req["total"].get<int64_t>()));
+    r["limit_exceeded"] = {{"code", "limit_exceeded"},
+                           {"path", "/serving/limits/" + limit},
+                           {"message", "the simulation stopped at serving.limits." + limit + " " + what +
+                                           "; the metrics cover only what was simulated. Raise /serving/limits/" + limit +
+                                           " to simulate further."},
+                           {"simulated",
+                            {{"events", d["limits"]["events"]},
+                             {"simulated_s", d["limits"]["simulated_s"]},
+                             {"requests_completed", req["completed"]},
+                             {"requests_total", req["total"]}}}};
+    warnings.push_back("limit_exceeded at /serving/limits/" + limit + ": " + r["limit_exceeded"]["message"].get<std::string>());
+  }
 
   json compare_blocks = json::array();
   for (size_t ci = 0; ci < compares_.size() && ci < spec.compares.size(); ++ci) {

@@ -19,6 +19,8 @@ class ServingJob : public Job {
   bool step(int64_t max_units) override;
   double progress() const override;
   json result() const override;
+  // Events of every simulation run so far: main, steady-state reruns, compare variants, max-QPS search.
+  int64_t units_done() const override { return events_ + (search_ ? search_->events_processed() : 0); }
   KeyMetrics key_metrics() const override;
 
  private:
@@ -37,6 +39,7 @@ class ServingJob : public Job {
   std::vector<std::unique_ptr<Simulation>> compares_;  // serving.compare variants, run in turn
   std::unique_ptr<CapacitySearch> search_;
   std::vector<SteadyStateRun> steady_runs_;  // serving.steady_state: the main run and its longer reruns
+  int64_t events_ = 0;
   int phase_ = 0;  // 0 main, 1 compare, 2 search, 3 done
   // The result is written once, when first asked for (the run is finished by then).
   mutable json result_;

@@ -191,3 +191,58 @@ TEST_CASE("no exception of any type leaves api::*, and every reply is a JSON env
   CHECK_NOTHROW(json::parse(engine.result(-1)));
   CHECK_NOTHROW(json::parse(engine.cancel(0)));
 }
+
+TEST_CASE("every run has a work budget: reaching it is a located limit_exceeded, one-shot and sliced") {
+  for (const auto& [id, budget] : std::vector<std::pair<const char*, int>>{{"I2.1", 50}, {"I1.3", 50}, {"T2.4", 2}}) {
+    CAPTURE(id);
+    json s = preset("scenarios", id);
+    s["limits"] = {{"max_work_units", budget}};
+    const json r = run(s);
+    check_error(r, "limit_exceeded", "/limits/max_work_units");
+    const std::string m = r["error"]["message"].get<std::string>();
+    CHECK(m.find("work units done") != std::string::npos);
+    CHECK(m.find("Raise /limits/max_work_units") != std::string::npos);
+    api::Engine engine;
+    const json started = envelope(engine.start(s.dump()));
+    REQUIRE(started["ok"] == true);
+    const int handle = started["result"]["handle"].get<int>();
+    int slices = 0;
+    while (!envelope(engine.step(handle, 7))["result"]["done"].get<bool>()) REQUIRE(++slices < 100);
+    CHECK(envelope(engine.result(handle))["error"] == r["error"]);
+  }
+  // Within the budget, the limits section changes nothing and validate echoes it.
+  json s = small_sim();
+  const json plain = run(s);
+  s["limits"] = {{"max_work_units", 1000000}};
+  CHECK(run(s)["result"] == plain["result"]);
+  CHECK(validate(s)["result"]["limits"]["max_work_units"] == 1000000);
+  s["limits"] = {{"max_work_units", 0}};
+  check_error(validate(s), "out_of_range", "/limits/max_work_units");
+  s["limits"] = {{"max_events", 10}};
+  check_error(validate(s), "unknown_key", "/limits/max_events");
+}
+
+TEST_CASE("the max-QPS search's candidate runs count against the work budget") {
+  // A short main run, then a search that simulates thousands of requests per
+  // candidate rate: the budget must stop the search, not only the main run.
+  json s = preset("scenarios", "I2.3");
+  REQUIRE(s["serving"].contains("max_qps_search"));
+  s["serving"]["workload"]["num_requests"] = 20;
+  s["limits"] = {{"max_work_units", 20000}};
+  check_error(run(s), "limit_exceeded", "/limits/max_work_units");
+}
+
+TEST_CASE("a serving simulation stopped by serving.limits says so at the limit's path") {
+  json s = preset("scenarios", "I2.1");
+  s["serving"]["limits"] = {{"max_events", 5000}};
+  const json r = run(s);
+  REQUIRE(r["ok"] == true);
+  const json& le = r["result"]["limit_exceeded"];
+  CHECK(le["code"] == "limit_exceeded");
+  CHECK(le["path"] == "/serving/limits/max_events");
+  CHECK(le["simulated"]["events"].get<int64_t>() == 5000);
+  CHECK(le["simulated"]["requests_completed"].get<int64_t>() < le["simulated"]["requests_total"].get<int64_t>());
+  bool warned = false;
+  for (const json& w : r["warnings"]) warned = warned || w.get<std::string>().rfind("limit_exceeded at /serving/limits/max_events", 0) == 0;
+  CHECK(warned);
+}

@@ -1,0 +1,61 @@
+#include "api/budgeted_job.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "core/error.hpp"
+#include "core/json_reader.hpp"
+
+namespace sightline {
+
+RunLimits take_run_limits(json& doc) {
+  RunLimits limits;
+  if (!doc.is_object() || !doc.contains("limits")) return limits;
+  ObjectReader r(doc["limits"], "/limits", {"max_work_units"});
+  limits.max_work_units = r.integer("max_work_units", 1, RunLimits::kMaxMaxWorkUnits, RunLimits::kDefaultMaxWorkUnits);
+  doc.erase("limits");
+  return limits;
+}
+
+BudgetedJob::BudgetedJob(std::unique_ptr<Job> inner, int64_t max_work_units)
+    : inner_(std::move(inner)), max_work_units_(max_work_units) {}
+
+bool BudgetedJob::step(int64_t max_units) {
+  if (finished_ || stopped_) return true;
+  const int64_t left = max_work_units_ - inner_->units_done();
+  if (left > 0) finished_ = inner_->step(std::min(max_units, left));
+  if (!finished_ && inner_->units_done() >= max_work_units_) {
+    stopped_ = true;
+    progress_at_stop_ = inner_->progress();
+  }
+  return finished_ || stopped_;
+}
+
+double BudgetedJob::progress() const { return stopped_ ? 1.0 : inner_->progress(); }
+
+json BudgetedJob::result() const {
+  if (stopped_) fail_over_budget();
+  return inner_->result();
+}
+
+KeyMetrics BudgetedJob::key_metrics() const {
+  if (stopped_) fail_over_budget();
+  return inner_->key_metrics();
+}
+
+std::vector<KeyMetrics> BudgetedJob::variant_key_metrics() const {
+  if (stopped_) fail_over_budget();
+  return inner_->variant_key_metrics();
+}
+
+void BudgetedJob::fail_over_budget() const {
+  char what[256];
+  std::snprintf(what, sizeof what, "%lld work units done, %.1f%% of the run (every simulation it makes: the central estimate and, unless central-only, both interval bounds)",
+                static_cast<long long>(inner_->units_done()), 100.0 * progress_at_stop_);
+  fail(error_code::kLimitExceeded, "/limits/max_work_units",
+       "the run reached its work budget (limits.max_work_units = " + std::to_string(max_work_units_) + ") after " +
+           what + ". Raise /limits/max_work_units (at most " + std::to_string(RunLimits::kMaxMaxWorkUnits) +
+           ") or make the scenario smaller (fewer requests, a shorter output, fewer micro-batches).");
+}
+
+}  // namespace sightline
