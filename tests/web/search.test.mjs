@@ -128,7 +128,9 @@ test('a deployment search runs in the worker pool: Pareto chart, ranked table, c
   assert.ok(await page.isVisible('#search-answer'));
   t.diagnostic(`search: ${first.rows.length} deployments in ${Math.round(await page.evaluate(() => window.sightlinePerf.lastSearchMs))} ms; answer: ${first.answer}`);
 
-  // Click the first plotted point: it opens as the current serving scenario.
+  // Click the first plotted point: it opens as the current serving scenario. The chart sits
+  // below the fold: scroll it into view first, then take the point's viewport position.
+  await page.locator('#chart-search-pareto canvas').scrollIntoViewIfNeeded();
   const hit = await page.evaluate(() => {
     const canvas = document.querySelector('#chart-search-pareto canvas');
     const chart = globalThis.Chart.getChart(canvas);

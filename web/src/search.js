@@ -347,7 +347,13 @@ export class Search {
     } else {
       const usd = metricOf(best, 'usd_per_million_tokens');
       const ttft = metricOf(best, 'ttft_p99_ms');
-      const range = (m) => (Number.isFinite(m.low) && Number.isFinite(m.high) ? ` (80%: ${display(m.low)}–${display(m.high)})` : '');
+      // Cost per token at a rate the deployment keeps up with is set by that rate, not by kernel
+      // speed, so its bounds can coincide: say so rather than print a zero-width range.
+      const range = (m) => {
+        if (!Number.isFinite(m.low) || !Number.isFinite(m.high)) return '';
+        if (display(m.low) === display(m.high)) return ' (the same at both interval bounds: set by the target rate)';
+        return ` (80%: ${display(m.low)}–${display(m.high)})`;
+      };
       text.replaceChildren(
         cell('strong', best.deployment),
         document.createTextNode(`: ${best.gpus} GPUs, $`),
@@ -405,9 +411,13 @@ export class Search {
       const cfg = xyConfig({ series, xLabel: 'P99 TTFT (ms)', yLabel: '$ per million tokens' });
       // One legend entry for all the interval bars; a click on a point opens it.
       cfg.options.plugins.legend.labels.filter = (item, data) => item.datasetIndex <= 3 || !data.datasets.slice(3, item.datasetIndex).some((d) => d.label === item.text);
-      cfg.options.onClick = (_evt, elements) => {
-        const hit = elements.find((e) => e.element && e.element.$context && e.element.$context.raw && Number.isInteger(e.element.$context.raw.candidate));
-        if (hit) this.open(hit.element.$context.raw.candidate);
+      // Every element under the pointer, not only the nearest: an interval bar's end can sit
+      // exactly on its point (a zero-width bound), and the click must still reach the point.
+      cfg.options.onClick = (evt, _nearest, chartInstance) => {
+        const under = chartInstance.getElementsAtEventForMode(evt, 'point', { intersect: true }, false);
+        const raw = under.map((e) => chartInstance.data.datasets[e.datasetIndex].data[e.index]);
+        const hit = raw.find((p) => p && Number.isInteger(p.candidate));
+        if (hit) this.open(hit.candidate);
       };
       return cfg;
     };
