@@ -77,7 +77,12 @@ std::string table(const json& r, size_t rows) {
   }
   if (r["ranked"].size() > rows) s << "  ... " << (r["ranked"].size() - rows) << " more (--top N, or --format json)\n";
   s << "\nPareto front (" << (tpu ? "tokens per $" : "tokens/s") << " against memory per GPU):\n";
+  size_t front_rows = 0;
   for (const json& c : r["pareto_front"]) {
+    if (front_rows++ >= rows) {
+      s << "  ... " << (r["pareto_front"].size() - rows) << " more\n";
+      break;
+    }
     s << "  #" << c["rank"] << " " << c["configuration"].get<std::string>() << ": ";
     if (c.contains("key_metrics"))
       s << (tpu ? with_interval(c["key_metrics"], "tokens_per_usd", 0) + " tokens/$" : with_interval(c["key_metrics"], "tokens_per_s", 0) + " tokens/s");
