@@ -62,12 +62,15 @@ std::string table(const json& r, size_t rows) {
     s << line << p["reason"].get<std::string>() << "  (e.g. " << p["example"].get<std::string>() << ")\n";
   }
   s << "accuracy: tier " << r["accuracy"].value("tier", "") << ", 80% intervals from the kernels' low/high cost bounds\n\n";
-  s << (tpu ? "  rank  Mtok/$    " : "  rank  days     ") << "step ms    tok/s/GPU  MFU %  mem GiB  GA    configuration\n";
+  // The objective's column: tokens per $ (millions), days to train, or (no tokens_to_train) tokens per second (thousands).
+  s << (tpu ? "  rank  Mtok/$   " : tokens > 0 ? "  rank  days     " : "  rank  ktok/s   ") << "step ms    tok/s/GPU  MFU %  mem GiB  GA    configuration\n";
   size_t shown = 0;
   for (const json& c : r["ranked"]) {
     if (shown++ >= rows) break;
     char line[400];
-    const double first = tpu ? value_of(c, "tokens_per_usd") / 1e6 : value_of(c, "time_to_train_days");
+    const double first = tpu ? value_of(c, "tokens_per_usd") / 1e6
+                         : tokens > 0 ? value_of(c, "time_to_train_days")
+                                      : value_of(c, "tokens_per_s") / 1e3;
     std::snprintf(line, sizeof line, "  %-4lld  %-7.3f  %-9.1f  %-9.0f  %-5.1f  %-7.1f  %-4lld  %s%s\n",
                   static_cast<long long>(c["rank"].get<int64_t>()), first, value_of(c, "step_time_ms"),
                   value_of(c, "tokens_per_s_per_gpu"), value_of(c, "mfu_pct"), value_of(c, "memory_per_gpu_GiB"),
