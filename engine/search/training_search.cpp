@@ -50,10 +50,12 @@ void check_links(const TrainGpuOption& g, const std::string& path) {
     const int per_node = std::min(n, g.gpus_per_node);
     if (per_node > 1 && g.intra_node.is_null())
       fail(error_code::kMissingKey, pointer_append(path, "intra_node"),
-           str(n) + " GPUs need an intra_node interconnect, and the base hardware has none");
+           str(n) + " GPUs need an intra_node interconnect, and the base hardware has none; give gpus as "
+                    "[{gpu, usd_per_hour, gpus_per_node, intra_node, inter_node, count}]");
     if (n > per_node && g.inter_node.is_null())
       fail(error_code::kMissingKey, pointer_append(path, "inter_node"),
-           str(n) + " GPUs span " + str(n / per_node) + " nodes: they need an inter_node interconnect, and the base hardware has none");
+           str(n) + " GPUs span " + str(n / per_node) + " nodes: they need an inter_node interconnect, and the base "
+                    "hardware has none; give gpus as [{gpu, usd_per_hour, gpus_per_node, intra_node, inter_node, count}]");
   }
 }
 
@@ -266,8 +268,10 @@ TrainingSearchSpec read_training_search(const json& doc) {
       g.usd_per_hour = gr.number("usd_per_hour", 0.0, 1e6, 0.0);
       g.intra_node = gr.string("intra_node", "nvlink4-nvswitch");
       g.inter_node = gr.string("inter_node", "ib-ndr");
-      read_interconnect(g.intra_node, gr.child_path("intra_node"));
-      read_interconnect(g.inter_node, gr.child_path("inter_node"));
+      if (read_interconnect(g.intra_node, gr.child_path("intra_node")).scope != "intra_node")
+        fail(error_code::kConstraint, gr.child_path("intra_node"), "'" + g.intra_node.get<std::string>() + "' is an inter-node link");
+      if (read_interconnect(g.inter_node, gr.child_path("inter_node")).scope != "inter_node")
+        fail(error_code::kConstraint, gr.child_path("inter_node"), "'" + g.inter_node.get<std::string>() + "' is an intra-node link");
       g.gpus_per_node = static_cast<int>(gr.integer("gpus_per_node", 1, 64, 8));
       const json* cv = gr.find("count");
       const std::string cp = gr.child_path("count");

@@ -216,6 +216,9 @@ TEST_CASE("training search: bad questions get located errors") {
   q["gpus"] = json::array({{{"gpu", "h100-sxm"}, {"usd_per_hour", 2}, {"count", json::array({8, 8})}}});
   CHECK(error_path(q) == "/gpus/0/count/1");
   q = small_question();
+  q["gpus"] = json::array({{{"gpu", "h100-sxm"}, {"intra_node", "ib-ndr"}}});
+  CHECK(error_path(q) == "/gpus/0/intra_node");
+  q = small_question();
   q["zero_stage"] = json::array({4});
   CHECK(error_path(q) == "/zero_stage/0");
 }
