@@ -1,3 +1,4 @@
+#include <stdexcept>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -73,6 +74,20 @@ void write_output(const std::string& path, const std::string& text) {
 std::string file_name(const std::string& path) {
   const size_t slash = path.find_last_of('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+const MetricInfo& catalogued(MetricKind kind, const std::string& id) {
+  const MetricInfo* m = find_metric(kind, id);
+  if (m == nullptr)
+    throw std::logic_error(std::string("CLI table names metric '") + id + "' of kind " + metric_kind_name(kind) +
+                           ", which the metric catalogue lacks");
+  return *m;
+}
+
+const json& catalogued_value(const MetricInfo& m, const json& result) {
+  static const json null_value;
+  const json* v = metric_value(m, result);
+  return v == nullptr ? null_value : *v;
 }
 
 std::string fixed(double v, int digits) {

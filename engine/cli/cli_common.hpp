@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "scenario/metric_catalogue.hpp"
 
 namespace sightline::cli {
 
@@ -21,6 +22,13 @@ bool read_file(const std::string& path, std::string& out);  // "-" reads standar
 void write_output(const std::string& path, const std::string& text);  // "" writes standard output; fails with io_error
 std::string file_name(const std::string& path);                     // the part after the last '/' 
 std::string fixed(double v, int digits);
+
+// The catalogue entry of a metric a table shows, so that labels and units are the
+// engine's (the same as the page's); naming a metric the catalogue lacks throws
+// std::logic_error (a programming error, caught by the CLI tests' table runs).
+const MetricInfo& catalogued(MetricKind kind, const std::string& id);
+// The value at the metric's pointer in `result`; a null json when absent.
+const json& catalogued_value(const MetricInfo& m, const json& result);
 
 // Human-readable table of a run result, chosen by its "kind".
 void print_result_table(const json& result);

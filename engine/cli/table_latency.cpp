@@ -7,7 +7,6 @@
 namespace sightline::cli {
 
 void print_latency_table(const json& r) {
-  const json& m = r["metrics"];
   const json& mem = r["memory_per_gpu"];
   std::cout << "scenario  " << r["scenario"]["id"].get<std::string>() << "  " << r["scenario"]["title"].get<std::string>()
             << "\n";
@@ -17,13 +16,15 @@ void print_latency_table(const json& r) {
             << "  tp=" << r["deployment"]["tp"] << " pp=" << r["deployment"]["pp"]
             << "  cost tier: " << r["cost_tier"].get<std::string>() << "\n\n";
   std::cout << "latency\n";
-  std::cout << "  TTFT                 " << std::setw(12) << fixed(m["ttft_ms"], 3) << " ms\n";
-  std::cout << "  TPOT                 " << std::setw(12) << fixed(m["tpot_ms"], 3) << " ms\n";
-  std::cout << "  E2E                  " << std::setw(12) << fixed(m["e2e_ms"], 3) << " ms\n";
-  std::cout << "  output tokens/s      " << std::setw(12) << fixed(m["output_tokens_per_s"], 1) << "\n";
-  std::cout << "  prefill tokens/s     " << std::setw(12) << fixed(m["prefill_tokens_per_s"], 1) << "\n";
-  std::cout << "  decode floor (weights/HBM BW) " << fixed(r["floors"]["decode_weight_read_ms"], 3) << " ms\n\n";
-  std::cout << "memory per GPU (GiB)\n";
+  // Labels and units from the metric catalogue (the page shows the same words).
+  for (const char* id : {"ttft_ms", "tpot_ms", "e2e_ms", "output_tokens_per_s", "prefill_tokens_per_s",
+                         "decode_weight_read_ms"}) {
+    const MetricInfo& info = catalogued(MetricKind::kLatency, id);
+    const std::string unit = info.unit;
+    std::cout << "  " << std::left << std::setw(40) << info.label << std::right << std::setw(12)
+              << fixed(catalogued_value(info, r).get<double>(), unit == "ms" ? 3 : 1) << " " << unit << "\n";
+  }
+  std::cout << "\nmemory per GPU (GiB)\n";
   for (const char* k : {"capacity_GiB", "weights_GiB", "kv_cache_GiB", "activations_GiB", "runtime_overhead_GiB",
                         "free_GiB"}) {
     std::string label = k;

@@ -28,6 +28,7 @@ const std::vector<MetricInfo>& metric_catalogue() {
       {kLatency, "decode_tokens_per_s", "Decode throughput", "tokens/s", "/metrics/decode_tokens_per_s", "", "batch / time per output token"},
       {kLatency, "prefill_tokens_per_s", "Prefill throughput", "tokens/s", "/metrics/prefill_tokens_per_s", "", "prompt tokens of the batch / time to first token"},
       {kLatency, "energy_J_per_output_token", "Energy per output token", "J", "/metrics/energy_J_per_output_token", "", "all GPUs"},
+      {kLatency, "decode_weight_read_ms", "Decode floor (weights / HBM bandwidth)", "ms", "/floors/decode_weight_read_ms", "", "reading every weight once per decode step at full HBM bandwidth"},
       {kLatency, "usd_per_million_output_tokens", "Cost per million output tokens", "USD", "/metrics/usd_per_million_output_tokens", "gpu_hour_usd", ""},
       {kServing, "e2e_p50_s", "P50 E2E latency", "s", "/metrics/e2e_s/p50", "", ""},
       {kServing, "e2e_p99_s", "P99 E2E latency", "s", "/metrics/e2e_s/p99", "", ""},
@@ -93,6 +94,24 @@ const std::vector<MetricInfo>& metric_catalogue() {
       {kServing, "compare_throughput_per_gpu_ratio", "output throughput per GPU vs baseline", "x", "/compare/ratio/output_tokens_per_s_per_gpu", "", ""},
       {kServing, "compare_decode_speedup", "decode speedup vs baseline (baseline TPOT / TPOT)", "x", "/compare/speedup/tpot_mean", "", ""},
       {kServing, "compare_e2e_speedup", "E2E speedup vs baseline (baseline E2E / E2E)", "x", "/compare/speedup/e2e_mean", "", ""},
+      // Shown by the CLI table and the page's serving view beside the headline metrics.
+      {kServing, "input_tokens_per_s", "throughput (prompt tokens)", "tokens/s", "/metrics/throughput/input_tokens_per_s", "", ""},
+      {kServing, "tokens_per_step_mean", "mean tokens per step", "tokens", "/metrics/concurrency/tokens_per_step_mean", "", "prompt and output tokens the batch processes in one engine step"},
+      {kServing, "kv_blocks_total", "KV blocks (all replicas)", "blocks", "/metrics/kv_cache/blocks_total", "", ""},
+      {kServing, "kv_recomputes", "preemptions by recompute", "count", "/metrics/kv_cache/recomputes", "", ""},
+      {kServing, "kv_swaps_out", "preemptions by swap to host", "count", "/metrics/kv_cache/swaps_out", "", ""},
+      {kServing, "spec_expected_tokens_per_step", "speculative: expected tokens per verification step", "tokens", "/metrics/speculative/expected_tokens_per_verify_step", "", "from the acceptance rate alone"},
+      {kServing, "kv_transfer_p99_ms", "P99 KV transfer time", "ms", "/metrics/kv_transfer/transfer_ms/p99", "", ""},
+      {kServing, "requests_total", "requests", "count", "/metrics/requests/total", "", ""},
+      {kServing, "requests_completed", "completed requests", "count", "/metrics/requests/completed", "", ""},
+      {kServing, "requests_dropped", "dropped requests", "count", "/metrics/requests/dropped", "", ""},
+      {kServing, "requests_unfinished", "unfinished requests", "count", "/metrics/requests/unfinished", "", ""},
+      {kServing, "duration_s", "simulated duration", "s", "/metrics/duration_s", "", ""},
+      {kServing, "quant_decode_step_ms", "decode step, batch 1", "ms", "/quantization/decode_step_ms", "", ""},
+      {kServing, "quant_decode_step_unquantized_ms", "decode step, batch 1, unquantized weights", "ms", "/quantization/decode_step_ms_unquantized", "", ""},
+      {kServing, "quant_prefill_speedup", "prefill speedup vs unquantized weights", "x", "/quantization/prefill_speedup", "", ""},
+      {kServing, "quant_weights_GiB", "weights per GPU", "GiB", "/quantization/weights_GiB", "", ""},
+      {kServing, "quant_weights_unquantized_GiB", "unquantized weights per GPU", "GiB", "/quantization/weights_GiB_unquantized", "", ""},
       {kTraining, "step_time_ms", "Step time", "ms", "/metrics/step_time_ms", "", "one optimizer step, all micro-batches"},
       {kTraining, "tokens_per_s", "Throughput", "tokens/s", "/metrics/tokens_per_s", "", "tokens trained per second, all GPUs"},
       {kTraining, "tokens_per_s_per_gpu", "Throughput per GPU", "tokens/s/GPU", "/metrics/tokens_per_s_per_gpu", "", ""},
@@ -139,6 +158,14 @@ const std::vector<MetricInfo>& metric_catalogue() {
       {kTraining, "compare_throughput_ratio", "Throughput: this / first variant", "x", "/compare/0/base_over_variant_throughput", "compare", ""},
       {kTraining, "compare_memory_ratio", "Memory: first variant / this", "x", "/compare/0/variant_over_base_memory", "compare", ""},
       {kTraining, "compare_activation_ratio", "Activations: first variant / this", "x", "/compare/0/variant_over_base_activations", "compare", ""},
+      // Shown by the CLI table and the page's training view beside the headline metrics.
+      {kTraining, "hardware_tflops_per_gpu", "Hardware TFLOP/s per GPU", "TFLOP/s", "/metrics/hardware_tflops_per_gpu", "", "FLOPs the kernels execute (recomputation included), the HFU basis"},
+      {kTraining, "tp_comm_exposed_ms", "TP communication exposed per step", "ms", "/communication/tp/exposed_ms", "", ""},
+      {kTraining, "cp_ring_exposed_ms", "CP ring exchange exposed per step", "ms", "/communication/cp/exposed_ms", "", ""},
+      {kTraining, "pp_bubble_formula_pct", "Pipeline bubble (formula)", "%", "/pipeline/bubble_formula_pct", "", "(PP - 1) / (m·v + PP - 1), for comparison"},
+      {kTraining, "pp_mean_idle_pct", "Pipeline idle, mean of all ranks", "%", "/pipeline/mean_idle_pct", "", "adds the idle time of less loaded stages"},
+      {kTraining, "pp_makespan_ms", "Pipeline makespan", "ms", "/pipeline/makespan_ms", "", "from the first pass to the last pass on any rank"},
+      {kTraining, "pp_p2p_transfer_us", "Stage-to-stage transfer", "us", "/pipeline/p2p_transfer_us", "", "one activation (or gradient) transfer between neighbouring stages"},
   };
   return list;
 }
@@ -175,6 +202,35 @@ const std::vector<std::string>& default_key_metrics(MetricKind kind) {
 const json* metric_value(const MetricInfo& m, const json& result) {
   const json::json_pointer ptr(m.pointer);
   return result.contains(ptr) ? &result.at(ptr) : nullptr;
+}
+
+const std::vector<DistributionInfo>& distribution_catalogue() {
+  static const std::vector<DistributionInfo> list = {
+      {"ttft_ms", "TTFT", "ms", "/metrics/ttft_ms", "time to first token of each request"},
+      {"tpot_ms", "TPOT", "ms", "/metrics/tpot_ms", "time per output token after the first, per request"},
+      {"itl_ms", "inter-token latency", "ms", "/metrics/itl_ms", "time between two output tokens of a request"},
+      {"e2e_s", "E2E latency", "s", "/metrics/e2e_s", "arrival to last token of each request"},
+      {"queueing_ms", "queueing delay", "ms", "/metrics/queueing_ms", "arrival to first scheduling of each request"},
+  };
+  return list;
+}
+
+const std::vector<std::string>& distribution_stats() {
+  static const std::vector<std::string> stats = {"mean", "p50", "p90", "p99", "max"};
+  return stats;
+}
+
+json distribution_catalogue_json() {
+  json out = json::array();
+  for (const auto& d : distribution_catalogue())
+    out.push_back({{"kind", "serving"},
+                   {"id", d.id},
+                   {"label", d.label},
+                   {"unit", d.unit},
+                   {"pointer", d.pointer},
+                   {"stats", distribution_stats()},
+                   {"description", d.description}});
+  return out;
 }
 
 json metric_catalogue_json() {

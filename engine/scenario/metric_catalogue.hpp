@@ -36,6 +36,21 @@ const std::vector<std::string>& default_key_metrics(MetricKind kind);
 // The value at the metric's pointer in `result`; nullptr when absent.
 const json* metric_value(const MetricInfo& m, const json& result);
 
+// The per-request distributions a serving result summarizes (an object of
+// statistics at `pointer`): the CLI's and the page's percentile tables and CDFs.
+struct DistributionInfo {
+  const char* id;
+  const char* label;
+  const char* unit;
+  const char* pointer;
+  const char* description;
+};
+const std::vector<DistributionInfo>& distribution_catalogue();
+// The statistics the tables show, in column order: mean, p50, p90, p99, max.
+const std::vector<std::string>& distribution_stats();
+// [{kind, id, label, unit, pointer, stats, description}].
+json distribution_catalogue_json();
+
 // The whole catalogue as [{kind, id, label, unit, pointer, needs, description}].
 json metric_catalogue_json();
 
