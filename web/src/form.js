@@ -10,8 +10,7 @@
 // and values the form shows in a simpler shape (a recompute object shown as its
 // mode, `fsdp: true` shown as ZeRO stage 3) stay as they were.
 
-export const DTYPES = ['fp32', 'bf16', 'fp16', 'fp8', 'int8', 'int4'];
-export const LORA_TARGETS = ['q', 'k', 'v', 'o', 'up', 'gate', 'down'];
+import { attentionList, dtypeList, policyList } from './catalogue.js';
 
 const CUSTOM_MODEL = '__custom__';
 const NO_LINK = '';
@@ -111,8 +110,8 @@ function writeRouter(s, v) {
 
 const TRAINING_PAR = '/training/parallelism';
 
-// Length distributions of prompt_tokens / output_tokens: an integer ('fixed') or a {"dist": ...} object.
-export const DISTS = ['fixed', 'uniform', 'normal', 'lognormal', 'zipf'];
+// Length distributions of prompt_tokens / output_tokens: an integer ('fixed') or a {"dist": ...} object
+// (the names come from the engine's length_distributions table; these are the inputs each one shows).
 const DIST_PARAMS = {
   fixed: [], uniform: ['min', 'max'], normal: ['mean', 'stddev', 'min', 'max'],
   lognormal: ['mean', 'cv', 'min', 'max'], zipf: ['min', 'max', 'theta'],
@@ -502,30 +501,25 @@ function setGroupEnabled(group, on) {
 }
 
 const SERVING_SELECTS = [
-  // [select id, registry list, extra first option for "engine default"]
+  // [select id, the engine's policy family, extra first option for "engine default"]
   ['sim_arrival', 'arrival_processes'],
   ['sim_router', 'routers', 'Default (round robin)'],
   ['sim_policy', 'scheduler_policies'],
   ['sim_priority', 'scheduler_priorities', "Policy's own"],
   ['sim_kv_alloc', 'kv_allocations'],
+  ['sim_preemption', 'preemption_modes'],
   ['spec_method', 'speculative_methods'],
+  ['prompt_dist', 'length_distributions'],
+  ['output_dist', 'length_distributions'],
 ];
 
-const FALLBACK_SERVING = {
-  arrival_processes: ['poisson', 'gamma', 'fixed', 'all_at_once', 'trace'],
-  routers: ['round_robin', 'least_outstanding', 'least_kv_load'],
-  scheduler_policies: ['continuous', 'chunked_prefill', 'static'],
-  scheduler_priorities: ['prefill_first', 'decode_first', 'fcfs'],
-  kv_allocations: ['paged', 'contiguous'],
-  speculative_methods: ['draft', 'ngram'],
-};
-
-/** Builds every dropdown from the engine's preset lists and wires linked inputs. */
-export function populate({ scenarios, models, gpus, interconnects, registries = null }) {
-  const serving = (registries && registries.policies) || {};
-  for (const [id, list, empty] of SERVING_SELECTS) {
-    const entries = Array.isArray(serving[list]) && serving[list].length ? serving[list] : FALLBACK_SERVING[list];
-    const opts = entries.map((e) => (typeof e === 'string' ? option(e, e) : option(String(e.name), String(e.name), e.description ? String(e.description) : undefined)));
+/**
+ * Builds every dropdown from the engine's preset lists and its catalogue (policy
+ * names, data types; catalogue.js, set before this runs) and wires linked inputs.
+ */
+export function populate({ scenarios, models, gpus, interconnects }) {
+  for (const [id, family, empty] of SERVING_SELECTS) {
+    const opts = policyList(family).map((e) => option(String(e.name), String(e.name), e.description ? String(e.description) : undefined));
     fillSelect(el(id), empty ? [option(NO_LINK, empty), ...opts] : opts);
   }
   fillSelect(el('scenario'), scenarios.map((s) => option(s.id, `${s.id} — ${s.title || s.name || ''}`, s.source)));
@@ -541,10 +535,10 @@ export function populate({ scenarios, models, gpus, interconnects, registries = 
     option(NO_LINK, 'None (1 node)'),
     ...inter.map((i) => option(i.id, i.name || i.id, i.source)),
   ]);
-  for (const id of ['weights', 'activations', 'kv_cache']) fillSelect(el(id), DTYPES.map((d) => option(d, d)));
+  for (const id of ['weights', 'activations', 'kv_cache']) fillSelect(el(id), dtypeList().map((d) => option(d, d)));
+  fillSelect(el('train_attention'), attentionList().map((e) => option(String(e.name), String(e.name), e.description ? String(e.description) : undefined)));
   fillSelect(el('spec_draft'), [option(NO_LINK, 'None'), ...models.map((m) => option(m.id, m.name || m.id, m.source))]);
   for (const prefix of ['prompt', 'output']) {
-    fillSelect(el(`${prefix}_dist`), DISTS.map((d) => option(d, d)));
     el(`${prefix}_dist`).addEventListener('change', () => showDistParams(prefix));
     // Typing a length makes it fixed.
     el(`${prefix}_tokens`).addEventListener('input', () => {
