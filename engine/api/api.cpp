@@ -159,6 +159,7 @@ std::string list_registries() {
     for (const json* p : sightline::list_presets("stacks")) stacks.push_back({{"name", p->at("id")}, {"description", p->at("name")}});
     return json{{"metrics", metric_catalogue_json()},
                 {"distributions", distribution_catalogue_json()},
+                {"memory_parts", memory_parts_json()},
                 {"policies", serve::policy_tables_json()},
                 {"cost_tiers",
                  json::array({{{"name", "auto"}, {"description", "target-measured where a calibration ships, else cross-generation"}},

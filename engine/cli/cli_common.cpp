@@ -90,6 +90,14 @@ const json& catalogued_value(const MetricInfo& m, const json& result) {
   return v == nullptr ? null_value : *v;
 }
 
+const char* memory_label(MetricKind kind, const std::string& id) {
+  const MemoryPartInfo* m = find_memory_part(kind, id);
+  if (m == nullptr)
+    throw std::logic_error(std::string("CLI table names memory part '") + id + "' of kind " + metric_kind_name(kind) +
+                           ", which the catalogue lacks");
+  return m->label;
+}
+
 std::string fixed(double v, int digits) {
   std::ostringstream s;
   s << std::fixed << std::setprecision(digits) << v;

@@ -30,6 +30,9 @@ const MetricInfo& catalogued(MetricKind kind, const std::string& id);
 // The value at the metric's pointer in `result`; a null json when absent.
 const json& catalogued_value(const MetricInfo& m, const json& result);
 
+// The catalogue's label of a part of memory_per_gpu (throws like catalogued()).
+const char* memory_label(MetricKind kind, const std::string& id);
+
 // Human-readable table of a run result, chosen by its "kind".
 void print_result_table(const json& result);
 void print_latency_table(const json& result);

@@ -27,8 +27,7 @@ void print_latency_table(const json& r) {
   std::cout << "\nmemory per GPU (GiB)\n";
   for (const char* k : {"capacity_GiB", "weights_GiB", "kv_cache_GiB", "activations_GiB", "runtime_overhead_GiB",
                         "free_GiB"}) {
-    std::string label = k;
-    label = label.substr(0, label.size() - 4);
+    const std::string label = memory_label(MetricKind::kLatency, k);
     std::cout << "  " << std::left << std::setw(20) << label << std::right << std::setw(12) << fixed(mem[k], 3)
               << "\n";
   }

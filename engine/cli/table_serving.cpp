@@ -101,8 +101,7 @@ void print_serving_table(const json& r) {
   const json& mem = r["memory_per_gpu"][0];
   for (const char* k : {"capacity_GiB", "weights_GiB", "draft_weights_GiB", "lora_adapters_GiB", "activations_GiB",
                         "runtime_overhead_GiB", "kv_cache_GiB", "unused_GiB"}) {
-    std::string label = k;
-    label = label.substr(0, label.size() - 4);
+    const std::string label = memory_label(MetricKind::kServing, k);
     row(label, num(mem[k], 3));
   }
   if (r.contains("quantization")) {

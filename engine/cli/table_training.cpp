@@ -99,15 +99,14 @@ void print_training_table(const json& r) {
   std::cout << "memory per GPU (GiB, pipeline rank " << mem["rank"] << ")\n";
   for (const char* k : {"params_GiB", "grads_GiB", "optimizer_states_GiB", "activations_GiB", "temporary_GiB",
                         "runtime_overhead_GiB", "total_GiB", "capacity_GiB"}) {
-    std::string label = k;
-    label = label.substr(0, label.size() - 4);
+    const std::string label = memory_label(MetricKind::kTraining, k);
     row(label, fixed(num(mem, k), 2));
   }
-  if (num(mem, "host_optimizer_states_GiB") > 0) row("optimizer states in host memory", fixed(num(mem, "host_optimizer_states_GiB"), 2));
+  if (num(mem, "host_optimizer_states_GiB") > 0) row(memory_label(MetricKind::kTraining, "host_optimizer_states_GiB"), fixed(num(mem, "host_optimizer_states_GiB"), 2));
   const bool fits = mem["fits"].get<bool>();
-  row("fits", fits ? "yes" : "NO, over by " + fixed(num(mem, "overflow_GiB"), 2) + " GiB");
+  row(catalogued(MetricKind::kTraining, "fits").label, fits ? "yes" : "NO, over by " + fixed(num(mem, "overflow_GiB"), 2) + " GiB");
   const json& byr = mem["max_micro_batch_by_recompute"];
-  row("max micro-batch", std::to_string(mem["max_micro_batch"].get<int64_t>()) + " (none " + safe_dump(byr["none"]) +
+  row(catalogued(MetricKind::kTraining, "max_micro_batch").label, std::to_string(mem["max_micro_batch"].get<int64_t>()) + " (none " + safe_dump(byr["none"]) +
                              ", selective " + safe_dump(byr["selective"]) + ", full " + safe_dump(byr["full"]) + ")");
   std::cout << "\n";
 

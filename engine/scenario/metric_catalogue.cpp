@@ -233,6 +233,58 @@ json distribution_catalogue_json() {
   return out;
 }
 
+const std::vector<MemoryPartInfo>& memory_parts() {
+  static const std::vector<MemoryPartInfo> list = {
+      {kLatency, "weights_GiB", "Weights", "model weights resident on each GPU (after TP/PP sharding)"},
+      {kLatency, "kv_cache_GiB", "KV cache", "attention key/value cache for the whole batch at full length"},
+      {kLatency, "activations_GiB", "Activations", "peak transient activations"},
+      {kLatency, "runtime_overhead_GiB", "Runtime overhead", "CUDA context, allocator and framework reserve"},
+      {kLatency, "free_GiB", "Free", "capacity left over"},
+      {kLatency, "capacity_GiB", "Capacity", "GPU memory"},
+      {kServing, "weights_GiB", "Weights", "model weights resident on each GPU of the pool (after TP/PP sharding)"},
+      {kServing, "kv_cache_GiB", "KV cache", "KV blocks allocated from what the other parts leave of the usable memory"},
+      {kServing, "activations_GiB", "Activations", "peak transient activations of the largest step"},
+      {kServing, "draft_weights_GiB", "Draft model", "weights of the speculative draft model"},
+      {kServing, "lora_adapters_GiB", "LoRA adapters", "adapter slots resident on the GPU"},
+      {kServing, "runtime_overhead_GiB", "Runtime overhead", "CUDA context, allocator and framework reserve"},
+      {kServing, "unused_GiB", "Unused", "capacity outside gpu_memory_utilization"},
+      {kServing, "usable_GiB", "Usable", "gpu_memory_utilization x capacity"},
+      {kServing, "capacity_GiB", "Capacity", "GPU memory"},
+      {kTraining, "params_GiB", "Parameters", "model weights held by this GPU (after TP/PP/ZeRO-3 sharding)"},
+      {kTraining, "grads_GiB", "Gradients", "gradient buffers (sharded with ZeRO-2/3)"},
+      {kTraining, "optimizer_states_GiB", "Optimizer states", "master weights and optimizer moments in GPU memory (sharded with ZeRO >= 1)"},
+      {kTraining, "activations_GiB", "Activations", "stored activations of the micro-batches in flight, plus the working set"},
+      {kTraining, "temporary_GiB", "Temporary buffers", "logits, communication and gather buffers at the peak"},
+      {kTraining, "runtime_overhead_GiB", "Runtime overhead", "CUDA context, workspaces and NCCL buffers"},
+      {kTraining, "free_GiB", "Free", "capacity left over"},
+      {kTraining, "activations_stored_GiB", "of which stored activations", "activations kept from the forward until the backward"},
+      {kTraining, "activations_working_GiB", "of which working set", "activations alive inside one layer at the peak"},
+      {kTraining, "logits_GiB", "of which logits", "output logits of one micro-batch"},
+      {kTraining, "host_optimizer_states_GiB", "Optimizer states in host memory", "with CPU offload, in host memory (not counted on the GPU)"},
+      {kTraining, "overflow_GiB", "Over capacity", "what does not fit: total minus capacity"},
+      {kTraining, "total_GiB", "Total (peak)", "peak memory on the most loaded GPU"},
+      {kTraining, "capacity_GiB", "Capacity", "GPU memory"},
+  };
+  return list;
+}
+
+const MemoryPartInfo* find_memory_part(MetricKind kind, const std::string& id) {
+  for (const auto& p : memory_parts())
+    if (p.kind == kind && id == p.id) return &p;
+  return nullptr;
+}
+
+json memory_parts_json() {
+  json out = json::array();
+  for (const auto& p : memory_parts())
+    out.push_back({{"kind", metric_kind_name(p.kind)},
+                   {"id", p.id},
+                   {"label", p.label},
+                   {"unit", "GiB"},
+                   {"description", p.description}});
+  return out;
+}
+
 json metric_catalogue_json() {
   json out = json::array();
   for (const auto& m : metric_catalogue())

@@ -51,6 +51,19 @@ const std::vector<std::string>& distribution_stats();
 // [{kind, id, label, unit, pointer, stats, description}].
 json distribution_catalogue_json();
 
+// The parts of a result's memory per GPU (keys of `memory_per_gpu`, GiB): the
+// CLI's and the page's memory tables and charts, in the order they stack.
+struct MemoryPartInfo {
+  MetricKind kind;
+  const char* id;  // key in memory_per_gpu (an object; for serving, each pool's object)
+  const char* label;
+  const char* description;
+};
+const std::vector<MemoryPartInfo>& memory_parts();
+const MemoryPartInfo* find_memory_part(MetricKind kind, const std::string& id);
+// [{kind, id, label, unit: "GiB", description}].
+json memory_parts_json();
+
 // The whole catalogue as [{kind, id, label, unit, pointer, needs, description}].
 json metric_catalogue_json();
 

@@ -13,6 +13,7 @@ const metrics = new Map();        // `${kind}/${id}` -> entry
 const byPointer = new Map();      // `${kind}${pointer}` -> entry
 const distributions = new Map();  // id -> entry
 const parameters = new Map();     // pointer (array indices as `*`) -> entry
+const memoryParts = new Map();    // `${kind}/${id}` -> entry
 
 /** Takes the registries object; throws when it is not a catalogue (the page then shows the error). */
 export function setCatalogue(reg) {
@@ -24,6 +25,8 @@ export function setCatalogue(reg) {
   byPointer.clear();
   distributions.clear();
   parameters.clear();
+  memoryParts.clear();
+  for (const p of Array.isArray(reg.memory_parts) ? reg.memory_parts : []) memoryParts.set(`${p.kind}/${p.id}`, p);
   for (const m of reg.metrics) {
     metrics.set(`${m.kind}/${m.id}`, m);
     byPointer.set(`${m.kind}${m.pointer}`, m);
@@ -94,6 +97,14 @@ export function metricKey(m) {
 export function metricWords(kind, id) {
   const m = metricInfo(kind, id);
   return { label: m.label, unit: unitName(m.unit), title: m.description || m.label };
+}
+
+/** A part of a result's memory per GPU ({kind, id, label, unit, description}); throws when absent. */
+export function memoryPart(kind, id) {
+  need();
+  const p = memoryParts.get(`${kind}/${id}`);
+  if (!p) throw new Error(`The engine's catalogue has no ${kind} memory part '${id}'`);
+  return p;
 }
 
 /** The per-request distributions of serving results [{id, label, unit, pointer, stats, description}]. */

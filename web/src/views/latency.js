@@ -1,7 +1,7 @@
 // The view of `serving_latency` results (one batch, no queue): headline cards,
 // memory per GPU, per-family latency of prefill and of one decode step, the
 // roofline, and the operator table.
-import { renderResult, MEMORY_ROWS } from '../render.js';
+import { renderResult, memoryRows } from '../render.js';
 import { chartView } from '../charts/registry.js';
 import { stackedBarsConfig, groupSum } from '../charts/bars.js';
 import { rooflineConfig, rooflinePoints } from '../charts/roofline.js';
@@ -26,7 +26,7 @@ function ops(result, key) {
 function renderMemoryChart(result) {
   const mem = result.memory_per_gpu || {};
   const gpus = (result.deployment && result.deployment.gpus) || 1;
-  const present = MEMORY_ROWS.filter(([key]) => typeof mem[key] === 'number');
+  const present = memoryRows().filter(([key]) => typeof mem[key] === 'number');
   const view = chartView('memory', $('chart-memory'), { height: 150 });
   if (!present.length) return view.clear('Memory per GPU: no data');
   const category = gpus > 1 ? `Each of ${gpus} GPUs` : 'GPU';

@@ -10,7 +10,7 @@ import { stackedBarsConfig } from '../charts/bars.js';
 import { xyConfig } from '../charts/xy.js';
 import { numericLeaves } from '../kinds.js';
 import { sig3, unitName } from '../format.js';
-import { distributionInfo, distributionList, metricAt, metricKey, metricList, metricInfo, metricValue, metricWords, valueAt } from '../catalogue.js';
+import { distributionInfo, distributionList, memoryPart, metricAt, metricKey, metricList, metricInfo, metricValue, metricWords, valueAt } from '../catalogue.js';
 import { $, cell, metricSpan } from '../dom.js';
 
 const num = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : NaN);
@@ -89,7 +89,7 @@ function renderKpis(result) {
 // ---- distributions ----------------------------------------------------------------------
 
 // The distributions drawn as CDFs: [chart id, catalogue distribution id (also the record field)].
-const CDFS = [['ttft', 'ttft_ms'], ['tpot', 'tpot_ms'], ['e2e', 'e2e_s']];
+const CDFS = [['cdf-ttft', 'ttft_ms'], ['cdf-tpot', 'tpot_ms'], ['cdf-e2e', 'e2e_s']];
 const MARKS = [['p50', '#17a589'], ['p90', '#e0a526'], ['p99', '#d9534f']];
 
 function renderCdfs(result, records) {
@@ -186,16 +186,15 @@ function renderBusy(result) {
   }), `GPU busy time by kernel family (seconds, all GPUs): ${families.map((f) => `${f} ${sig3(num(own[f]))}`).join(', ')}`);
 }
 
-const MEMORY = [
-  ['weights_GiB', 'Weights'], ['kv_cache_GiB', 'KV cache'], ['activations_GiB', 'Activations'],
-  ['draft_weights_GiB', 'Draft model'], ['lora_adapters_GiB', 'LoRA adapters'], ['runtime_overhead_GiB', 'Runtime'],
-  ['unused_GiB', 'Unused'],
-];
+// The memory parts of a pool, in stacking order; words from the engine's catalogue.
+const MEMORY = ['weights_GiB', 'kv_cache_GiB', 'activations_GiB', 'draft_weights_GiB', 'lora_adapters_GiB',
+  'runtime_overhead_GiB', 'unused_GiB'];
+const memoryWords = (id) => [id, memoryPart('serving', id).label];
 
 function renderMemory(result) {
   const pools = Array.isArray(result.memory_per_gpu) ? result.memory_per_gpu : [];
   const view = chartView('serve-memory', $('chart-serve-memory'), { height: 90 + 40 * Math.max(1, pools.length) });
-  const present = MEMORY.filter(([k]) => pools.some((p) => num(p[k]) > 0));
+  const present = MEMORY.map(memoryWords).filter(([k]) => pools.some((p) => num(p[k]) > 0));
   const cap = Math.max(0, ...pools.map((p) => num(p.capacity_GiB) || 0));
   if (!pools.length || !present.length) view.clear('Memory per GPU: no data');
   else {
@@ -210,7 +209,7 @@ function renderMemory(result) {
   head.append(cell('th', 'GiB per GPU'), ...pools.map((p) => cell('th', String(p.pool), 'num')));
   for (const th of head.children) th.scope = 'col';
   $('serve-memory-table').querySelector('thead').replaceChildren(head);
-  const rows = [...present, ['usable_GiB', 'Usable (utilization × capacity)'], ['capacity_GiB', 'Capacity']].map(([k, label]) => {
+  const rows = [...present, memoryWords('usable_GiB'), memoryWords('capacity_GiB')].map(([k, label]) => {
     const tr = document.createElement('tr');
     const th = cell('th', label);
     th.scope = 'row';

@@ -10,7 +10,7 @@ import { timelineConfig, pipelineSegments } from '../charts/timeline.js';
 import { xyConfig } from '../charts/xy.js';
 import { numericLeaves } from '../kinds.js';
 import { fixed3, percent, sig3, unitName } from '../format.js';
-import { metricInfo, metricKey, metricList, metricValue, metricWords } from '../catalogue.js';
+import { memoryPart, metricInfo, metricKey, metricList, metricValue, metricWords } from '../catalogue.js';
 import { $, cell, metricSpan, setMetric } from '../dom.js';
 
 
@@ -92,27 +92,28 @@ function renderStep(result) {
 
 // ---- memory ---------------------------------------------------------------------------
 
-export const TRAIN_MEMORY = [
-  ['params_GiB', 'Parameters', '#2f6fdb', 'Model weights held by this GPU (after TP/PP/ZeRO-3 sharding)'],
-  ['grads_GiB', 'Gradients', '#3fb6d3', 'Gradient buffers (sharded with ZeRO-2/3)'],
-  ['optimizer_states_GiB', 'Optimizer states', '#8e6fd8', 'Master weights and optimizer moments in GPU memory (sharded with ZeRO ≥ 1)'],
-  ['activations_GiB', 'Activations', '#e0a526', 'Stored activations of the micro-batches in flight, plus the working set'],
-  ['temporary_GiB', 'Temporary buffers', '#e67e22', 'Logits, communication and gather buffers at the peak'],
-  ['runtime_overhead_GiB', 'Runtime', '#5d6d7e', 'CUDA context, workspaces and NCCL buffers'],
-  ['free_GiB', 'Free', '#dfe4ec', 'Capacity left over'],
+// The memory parts of a training GPU, in stacking order, with their chart colours;
+// words from the engine's catalogue.
+const MEMORY_COLORS = [
+  ['params_GiB', '#2f6fdb'], ['grads_GiB', '#3fb6d3'], ['optimizer_states_GiB', '#8e6fd8'], ['activations_GiB', '#e0a526'],
+  ['temporary_GiB', '#e67e22'], ['runtime_overhead_GiB', '#5d6d7e'], ['free_GiB', '#dfe4ec'],
 ];
-const MEMORY_EXTRA = [
-  ['activations_stored_GiB', 'of which stored activations', 'Activations kept from the forward until the backward'],
-  ['activations_working_GiB', 'of which working set', 'Activations alive inside one layer at the peak'],
-  ['logits_GiB', 'of which logits', 'Output logits of one micro-batch'],
-  ['host_optimizer_states_GiB', 'Optimizer states in host memory', 'With CPU offload, in host memory (not counted on the GPU)'],
-];
+const MEMORY_EXTRA = ['activations_stored_GiB', 'activations_working_GiB', 'logits_GiB', 'host_optimizer_states_GiB'];
+const memoryWords = (id) => {
+  const p = memoryPart('training', id);
+  return [p.label, p.description];
+};
+
+/** [[key, label, colour, description]] of the parts stacked in the memory chart. */
+export function trainMemory() {
+  return MEMORY_COLORS.map(([id, color]) => [id, memoryWords(id)[0], color, memoryWords(id)[1]]);
+}
 
 function renderMemory(result) {
   const mem = result.memory_per_gpu || {};
   const capacity = num(mem.capacity_GiB);
   const total = num(mem.total_GiB);
-  const present = TRAIN_MEMORY.filter(([key]) => Number.isFinite(mem[key]) && (key !== 'free_GiB' || mem[key] > 0));
+  const present = trainMemory().filter(([key]) => Number.isFinite(mem[key]) && (key !== 'free_GiB' || mem[key] > 0));
   const view = chartView('train-memory', $('chart-train-memory'), { height: 150 });
   if (!present.length) view.clear('Memory per GPU: no data');
   else {
@@ -141,13 +142,13 @@ function renderMemory(result) {
     tr.append(th, td, cell('td', capacity > 0 ? percent(mem[key] / capacity) : '—', 'num muted'));
     rows.push(tr);
   };
-  for (const [key, label, color, title] of TRAIN_MEMORY) {
+  for (const [key, label, color, title] of trainMemory()) {
     if (key in mem && (key !== 'free_GiB' || mem[key] >= 0)) row(key, label, title, '', color);
   }
-  if (mem.fits === false) row('overflow_GiB', 'Over capacity', 'What does not fit: total minus capacity', 'over');
-  for (const [key, label, title] of MEMORY_EXTRA) if (Number(mem[key]) > 0) row(key, label, title, 'sub');
-  row('total_GiB', 'Total (peak)', 'Peak memory on the most loaded GPU', 'total');
-  row('capacity_GiB', 'Capacity', 'GPU memory', 'total');
+  if (mem.fits === false) row('overflow_GiB', ...memoryWords('overflow_GiB'), 'over');
+  for (const key of MEMORY_EXTRA) if (Number(mem[key]) > 0) row(key, ...memoryWords(key), 'sub');
+  row('total_GiB', ...memoryWords('total_GiB'), 'total');
+  row('capacity_GiB', ...memoryWords('capacity_GiB'), 'total');
   $('train-memory-table').querySelector('tbody').replaceChildren(...rows);
   const recompute = mem.max_micro_batch_by_recompute || {};
   const parts = ['none', 'selective', 'full'].filter((k) => Number.isFinite(recompute[k]));
