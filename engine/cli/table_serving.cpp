@@ -86,7 +86,7 @@ void print_serving_table(const json& r) {
   }
 
   std::cout << "\nthroughput\n";
-  metric_rows(r, {"requests_per_s", "input_tokens_per_s", "output_tokens_per_s", "output_tokens_per_s_per_gpu",
+  metric_rows(r, {"requests_per_s", "input_tokens_per_s", "output_tokens_per_s", "total_tokens_per_s", "output_tokens_per_s_per_gpu",
                   "goodput_requests_per_s", "slo_attainment"});
   std::cout << "\nscheduling\n";
   metric_rows(r, {"running_mean", "running_max", "queue_depth_mean", "queue_depth_max", "batch_size_mean",
@@ -123,8 +123,9 @@ void print_serving_table(const json& r) {
       const std::string ptr = info.pointer;
       if (info.kind != MetricKind::kServing || (ptr.rfind("/compare/ratio/", 0) != 0 && ptr.rfind("/compare/speedup/", 0) != 0))
         continue;
-      const json& ratio = catalogued_value(info, r);
-      if (ratio.is_null()) continue;
+      const json* present = metric_value(info, r);
+      if (present == nullptr) continue;  // a null ratio (over a zero) still gets its row, as on the page
+      const json& ratio = *present;
       const MetricInfo* base = find_metric(MetricKind::kServing, ptr.substr(ptr.rfind('/') + 1));
       const json& a = base == nullptr ? kNull : catalogued_value(*base, r);
       const json& bb = base == nullptr ? kNull : catalogued_value(*base, baseline);
