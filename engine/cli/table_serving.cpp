@@ -90,6 +90,20 @@ void print_serving_table(const json& r) {
   row("batch size mean", num(c["batch_size_mean"], 1));
   row("tokens per step mean", num(c["tokens_per_step_mean"], 1));
   row("GPU busy fraction (a step running)", num(m["gpu"]["busy_fraction"], 3));
+  // Achieved utilization: the share of the GPUs' peaks the steps' work uses,
+  // over the run, while busy, and per step.
+  const json& gpu = m["gpu"];
+  if (gpu.contains("mfu") && gpu.contains("mbu")) {
+    std::cout << "\nGPU utilization  over run  while busy   step mean    step p50    step p90\n";
+    auto util_row = [&](const char* label, const json& u) {
+      std::cout << "  " << std::left << std::setw(14) << label << std::right << std::setw(11)
+                << num(u["over_wall_time"], 3) << std::setw(12) << num(u["over_busy_time"], 3);
+      for (const char* k : {"mean", "p50", "p90"}) std::cout << std::setw(12) << num(get(u["per_step"], k), 3);
+      std::cout << "\n";
+    };
+    util_row("MFU (compute)", gpu["mfu"]);
+    util_row("MBU (HBM)", gpu["mbu"]);
+  }
   const json& kv = m["kv_cache"];
   std::cout << "\nKV cache\n";
   row("blocks (all replicas)", num(kv["blocks_total"], 0));
@@ -157,20 +171,6 @@ void print_serving_table(const json& r) {
               << " runs of " << num(q["requests_per_run"], 0) << " requests)";
     if (!q["note"].is_null()) std::cout << "; " << num(q["note"], 0);
     std::cout << "\n";
-  }
-  // Achieved utilization: the share of the GPUs' peaks the steps' work uses,
-  // over the run, while busy, and per step.
-  const json& gpu = m["gpu"];
-  if (gpu.contains("mfu") && gpu.contains("mbu")) {
-    std::cout << "\nGPU utilization  over run  while busy   step mean    step p50    step p90\n";
-    auto util_row = [&](const char* label, const json& u) {
-      std::cout << "  " << std::left << std::setw(14) << label << std::right << std::setw(11)
-                << num(u["over_wall_time"], 3) << std::setw(12) << num(u["over_busy_time"], 3);
-      for (const char* k : {"mean", "p50", "p90"}) std::cout << std::setw(12) << num(get(u["per_step"], k), 3);
-      std::cout << "\n";
-    };
-    util_row("MFU (compute)", gpu["mfu"]);
-    util_row("MBU (HBM)", gpu["mbu"]);
   }
   std::cout << "\nGPU busy time by kernel family (s)\n";
   for (auto it = m["gpu"]["busy_time_s_by_family"].begin(); it != m["gpu"]["busy_time_s_by_family"].end(); ++it)
