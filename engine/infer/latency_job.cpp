@@ -42,6 +42,8 @@ bool LatencyJob::step(int64_t max_units) {
       decode_time_s_ += c.time_s;
       decode_low_s_ += c.time_low_s;
       decode_high_s_ += c.time_high_s;
+      decode_compute_peak_s_ += c.compute_peak_s;
+      decode_memory_peak_s_ += c.memory_peak_s;
       add_step_energy(c);
       decode_breakdown_.add(c);
     }
@@ -108,6 +110,12 @@ LatencyResult LatencyJob::typed_result() const {
   m.decode_tokens_per_s = tpot_s > 0 ? batch / tpot_s : 0.0;
   m.prefill_tokens_per_s = batch * static_cast<double>(w.prompt_tokens) / ttft_s;
   m.energy_J_per_output_token = joules_all_gpus / output_tokens;
+  const Utilization prefill_u = utilization(prefill_.compute_peak_s, prefill_.memory_peak_s, prefill_.time_s);
+  const Utilization decode_u = utilization(decode_compute_peak_s_, decode_memory_peak_s_, decode_time_s_);
+  m.prefill_mfu = prefill_u.compute;
+  m.prefill_mbu = prefill_u.memory;
+  m.decode_mfu = decode_u.compute;
+  m.decode_mbu = decode_u.memory;
   m.has_cost = s_.cost_model.gpu_hour_usd > 0;
   if (m.has_cost)
     m.usd_per_million_output_tokens = s_.cost_model.gpu_hour_usd * gpus * (e2e_s / 3600.0) / output_tokens * 1e6;
