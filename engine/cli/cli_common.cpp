@@ -25,7 +25,7 @@ const char* const kUsage =
     "  sightline sweep BASE --set PATH=v1,v2,... [--set ...] [--zip] [--out FILE]\n"
     "  sightline batch IN.jsonl [--jobs N] [--shard i/N] [--out FILE] [--central-only]\n"
     "  sightline merge SHARD.jsonl... [--out FILE]\n"
-    "  sightline search FILE [--jobs N] [--format table|json] [--out FILE]\n"
+    "  sightline search FILE [--jobs N] [--format table|json] [--out FILE] [--top N]\n"
     "  sightline registries\n"
     "  sightline version\n"
     "FILE may be '-' for standard input.\n";

@@ -81,6 +81,7 @@ std::string table(const search::DeploymentSearchSpec& spec, const json& r) {
 
 int cmd_search(const Args& args) {
   std::string file, out, format = "table";
+  int64_t top = 20;  // rows of a training search's table
   int64_t jobs = std::max<int64_t>(1, static_cast<int64_t>(std::thread::hardware_concurrency()));
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--jobs" && i + 1 < args.size()) {
@@ -90,6 +91,13 @@ int cmd_search(const Args& args) {
         jobs = 0;
       }
       if (jobs < 1 || jobs > 1024) return usage_error("--jobs takes a whole number from 1 to 1024");
+    } else if (args[i] == "--top" && i + 1 < args.size()) {
+      try {
+        top = std::stoll(args[++i]);
+      } catch (const std::exception&) {
+        top = 0;
+      }
+      if (top < 1) return usage_error("--top takes a whole number of table rows, at least 1");
     } else if (args[i] == "--format" && i + 1 < args.size()) {
       format = args[++i];
     } else if (args[i] == "--out" && i + 1 < args.size()) {
@@ -109,6 +117,8 @@ int cmd_search(const Args& args) {
   }
   try {
     const json doc = parse_json_text(text);
+    // A question with a "kind" is a training search (search/training_search.hpp).
+    if (doc.is_object() && doc.contains("kind")) return run_training_search(doc, jobs, format, out, static_cast<size_t>(top));
     const search::DeploymentSearchSpec spec = search::read_deployment_search(doc);
     const search::Plan plan = search::plan_deployment_search(spec);
     std::vector<search::CandidateOutcome> central(plan.candidates.size());

@@ -1,0 +1,621 @@
+#include "search/training_search.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include "core/error.hpp"
+#include "hw/hardware.hpp"
+#include "perf/cost_setup.hpp"
+#include "presets/preset_store.hpp"
+#include "train/estimator.hpp"
+
+namespace sightline::search {
+
+namespace {
+
+constexpr int64_t kRunToTheEnd = int64_t{1} << 40;
+const std::vector<std::string> kRecomputeModes = {"none", "selective", "selective_op", "full"};
+const char* const kMemoryKey = "does not fit in GPU memory (the estimator's memory block)";
+
+std::string str(int64_t v) { return std::to_string(v); }
+
+template <class T>
+std::vector<T> int_list(const ObjectReader& r, const std::string& key, std::vector<T> fallback, int64_t lo, int64_t hi) {
+  const json* v = r.find(key);
+  if (!v) return fallback;
+  const std::string path = r.child_path(key);
+  if (!v->is_array() || v->empty()) fail(error_code::kType, path, "expected a non-empty array of whole numbers");
+  std::vector<T> out;
+  for (size_t i = 0; i < v->size(); ++i) {
+    const T x = static_cast<T>(read_integer((*v)[i], pointer_append(path, i), lo, hi));
+    if (std::find(out.begin(), out.end(), x) != out.end())
+      fail(error_code::kInvalidValue, pointer_append(path, i), str(x) + " is listed twice");
+    out.push_back(x);
+  }
+  return out;
+}
+
+// A GPU count as the hardware section takes it: whole nodes of gpus_per_node,
+// or one partly filled node.
+void check_count(int count, int per_node, const std::string& path) {
+  if (count > per_node && count % per_node != 0)
+    fail(error_code::kConstraint, path,
+         str(count) + " GPUs do not fill whole nodes of " + str(per_node) + " GPUs (gpus_per_node)");
+}
+
+void check_links(const TrainGpuOption& g, const std::string& path) {
+  for (int n : g.counts) {
+    const int per_node = std::min(n, g.gpus_per_node);
+    if (per_node > 1 && g.intra_node.is_null())
+      fail(error_code::kMissingKey, pointer_append(path, "intra_node"),
+           str(n) + " GPUs need an intra_node interconnect, and the base hardware has none; give gpus as "
+                    "[{gpu, usd_per_hour, gpus_per_node, intra_node, inter_node, count}]");
+    if (n > per_node && g.inter_node.is_null())
+      fail(error_code::kMissingKey, pointer_append(path, "inter_node"),
+           str(n) + " GPUs span " + str(n / per_node) + " nodes: they need an inter_node interconnect, and the base "
+                    "hardware has none; give gpus as [{gpu, usd_per_hour, gpus_per_node, intra_node, inter_node, count}]");
+  }
+}
+
+// The candidate as a scenario document: the base with its hardware resized to
+// the GPU option and count, the training parallelism, batch, schedule,
+// recompute and ZeRO stage of the candidate, the global batch kept.
+json candidate_document(const TrainingSearchSpec& spec, const TrainCandidate& c) {
+  const TrainGpuOption& g = spec.gpus[c.gpu];
+  json d = spec.base;
+  const int per_node = std::min(c.gpus, g.gpus_per_node);
+  d["hardware"] = {{"gpu", g.gpu_value}, {"gpus_per_node", per_node}, {"nodes", c.gpus / per_node}};
+  if (per_node > 1) d["hardware"]["intra_node"] = g.intra_node;
+  if (c.gpus > per_node) d["hardware"]["inter_node"] = g.inter_node;
+  if (!d.contains("cost_model") || !d["cost_model"].is_object()) d["cost_model"] = json::object();
+  if (g.usd_per_hour > 0) d["cost_model"]["gpu_hour_usd"] = g.usd_per_hour;
+  else d["cost_model"].erase("gpu_hour_usd");
+  json& t = d["training"];
+  for (const char* k : {"compare", "scaling", "key_metrics"}) t.erase(k);
+  if (!t.contains("parallelism") || !t["parallelism"].is_object()) t["parallelism"] = json::object();
+  json& p = t["parallelism"];
+  p.erase("fsdp");
+  p.erase("stage_layers");
+  p["dp"] = c.dp;
+  p["tp"] = c.tp;
+  p["pp"] = c.pp;
+  p["cp"] = c.cp;
+  p["ep"] = c.ep;
+  p["virtual_stages"] = c.virtual_stages;
+  p["zero_stage"] = c.zero_stage;
+  p["sequence_parallel"] = c.sequence_parallel;
+  t["batch"] = {{"seq_len", spec.seq_len}, {"micro_batch_size", c.micro_batch}, {"global_batch_size", spec.global_batch_size}};
+  const std::string base_schedule = t.value("schedule", "1f1b");
+  t["schedule"] = c.virtual_stages > 1 ? "interleaved_1f1b" : base_schedule == "gpipe" ? "gpipe" : "1f1b";
+  t["recompute"] = c.recompute;
+  if (c.tp < 2 && t.contains("overlap") && t["overlap"].is_object()) t["overlap"].erase("tp");
+  t["tokens_to_train"] = spec.tokens_to_train;
+  return d;
+}
+
+json outcome_json(const TrainOutcome& o) {
+  if (!o.ok) return {{"error", o.error}};
+  json j = {{"fits", o.fits},
+            {"step_time_ms", o.step_time_ms},
+            {"tokens_per_s", o.tokens_per_s},
+            {"tokens_per_s_per_gpu", o.tokens_per_s_per_gpu},
+            {"mfu_pct", o.mfu_pct},
+            {"memory_per_gpu_GiB", o.memory_GiB},
+            {"capacity_GiB", o.capacity_GiB},
+            {"max_micro_batch", o.max_micro_batch},
+            {"pipeline_bubble_pct", o.bubble_pct},
+            {"exposed_comm_ms", o.exposed_comm_ms}};
+  if (o.time_to_train_days > 0) j["time_to_train_days"] = o.time_to_train_days;
+  if (o.cost_usd > 0) j["cost_usd"] = o.cost_usd;
+  if (o.tokens_per_usd > 0) j["tokens_per_usd"] = o.tokens_per_usd;
+  return j;
+}
+
+// A metric with its 80% interval (the low/high cost-bound runs) when it has one.
+json metric(const RankedTrainCandidate& r, const char* id, double TrainOutcome::*field) {
+  json m = {{"id", id}, {"value", r.central.*field}};
+  if (r.has_interval && r.low.ok && r.high.ok) {
+    m["low"] = std::min(r.low.*field, r.high.*field);
+    m["high"] = std::max(r.low.*field, r.high.*field);
+  }
+  return m;
+}
+
+json candidate_json(const TrainCandidate& c) {
+  return {{"gpus", c.gpus},  {"dp", c.dp}, {"tp", c.tp}, {"pp", c.pp}, {"cp", c.cp}, {"ep", c.ep},
+          {"virtual_stages", c.virtual_stages}, {"micro_batch_size", c.micro_batch}, {"gradient_accumulation", c.ga},
+          {"recompute", c.recompute}, {"zero_stage", c.zero_stage}, {"sequence_parallel", c.sequence_parallel}};
+}
+
+json ranked_json(const RankedTrainCandidate& r, size_t rank) {
+  json j = {{"rank", rank + 1}, {"configuration", r.label}, {"candidate", r.index}, {"gpu", r.gpu},
+            {"usd_per_hour", r.usd_per_hour}, {"pareto", r.on_front}};
+  j.update(candidate_json(r.c));
+  j.update(outcome_json(r.central));
+  if (r.has_interval) {
+    j["interval_80pct"] = {{"low_cost_bound", outcome_json(r.low)}, {"high_cost_bound", outcome_json(r.high)}};
+    json km = json::array();
+    if (r.central.time_to_train_days > 0) km.push_back(metric(r, "time_to_train_days", &TrainOutcome::time_to_train_days));
+    km.push_back(metric(r, "step_time_ms", &TrainOutcome::step_time_ms));
+    km.push_back(metric(r, "tokens_per_s", &TrainOutcome::tokens_per_s));
+    km.push_back(metric(r, "mfu_pct", &TrainOutcome::mfu_pct));
+    if (r.central.tokens_per_usd > 0) km.push_back(metric(r, "tokens_per_usd", &TrainOutcome::tokens_per_usd));
+    if (r.central.cost_usd > 0) km.push_back(metric(r, "cost_usd", &TrainOutcome::cost_usd));
+    km.push_back({{"id", "memory_per_gpu_GiB"}, {"value", r.central.memory_GiB}});
+    j["key_metrics"] = km;
+  }
+  return j;
+}
+
+bool usable(const TrainOutcome& o) { return o.ok && o.fits; }
+
+// Plan indices of the usable outcomes, best first: the objective, then fewer
+// GPUs, then less memory per GPU; the plan order breaks exact ties.
+std::vector<size_t> by_objective(const TrainingSearchSpec& spec, const TrainPlan& plan, const std::vector<TrainOutcome>& o) {
+  std::vector<size_t> idx;
+  for (size_t i = 0; i < o.size(); ++i)
+    if (usable(o[i])) idx.push_back(i);
+  std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) {
+    const double sa = objective_score(spec, o[a]), sb = objective_score(spec, o[b]);
+    if (sa != sb) return sa > sb;
+    if (plan.candidates[a].gpus != plan.candidates[b].gpus) return plan.candidates[a].gpus < plan.candidates[b].gpus;
+    return o[a].memory_GiB < o[b].memory_GiB;
+  });
+  return idx;
+}
+
+// Among `ranked` (plan indices, best first), those that no other beats on
+// both the objective and memory per GPU; an exact tie keeps the better-ranked one.
+std::vector<size_t> pareto_front(const TrainingSearchSpec& spec, const std::vector<size_t>& ranked,
+                                 const std::vector<TrainOutcome>& o) {
+  std::vector<size_t> front;
+  double least_memory = 0;
+  // Walking best-first, a configuration is on the front when it needs less
+  // memory than every better-scoring one (ties in score: the earlier dominates).
+  for (size_t k = 0; k < ranked.size(); ++k) {
+    const TrainOutcome& x = o[ranked[k]];
+    if (front.empty() || x.memory_GiB < least_memory) {
+      const bool same_score_as_prev = !front.empty() && objective_score(spec, o[front.back()]) == objective_score(spec, x);
+      if (same_score_as_prev) front.back() = ranked[k];  // same score, less memory: it dominates the previous one
+      else front.push_back(ranked[k]);
+      least_memory = x.memory_GiB;
+    }
+  }
+  return front;
+}
+
+}  // namespace
+
+std::string training_candidate_label(const TrainingSearchSpec& spec, const TrainCandidate& c) {
+  std::string s = spec.gpus[c.gpu].gpu + "×" + str(c.gpus) + " tp" + str(c.tp) + " pp" + str(c.pp);
+  if (c.virtual_stages > 1) s += " vs" + str(c.virtual_stages);
+  if (c.cp > 1) s += " cp" + str(c.cp);
+  if (c.ep > 1) s += " ep" + str(c.ep);
+  s += " dp" + str(c.dp) + " mb" + str(c.micro_batch) + " rc:" + c.recompute + " z" + str(c.zero_stage);
+  if (c.sequence_parallel) s += " sp";
+  return s;
+}
+
+double objective_score(const TrainingSearchSpec& spec, const TrainOutcome& o) {
+  return spec.objective == TrainObjective::TokensPerUsd ? o.tokens_per_usd : o.tokens_per_s;
+}
+
+TrainingSearchSpec read_training_search(const json& doc) {
+  ObjectReader r(doc, "", {"kind", "base", "objective", "gpus", "tokens_to_train", "tp", "pp", "cp", "ep", "micro_batch",
+                           "virtual_stages", "recompute", "zero_stage", "sequence_parallel", "top", "max_interval_points"});
+  TrainingSearchSpec spec;
+  if (r.string("kind") != "training_search") fail(error_code::kInvalidValue, "/kind", "expected \"training_search\"");
+  const json& b = r.required("base");
+  if (b.is_string()) {
+    spec.base = require_preset("scenarios", b.get<std::string>(), "/base");
+  } else {
+    require_object(b, "/base");
+    spec.base = b;
+  }
+  spec.objective = r.choice("objective", {"time_to_train", "tokens_per_usd"}, "time_to_train") == "tokens_per_usd"
+                       ? TrainObjective::TokensPerUsd
+                       : TrainObjective::TimeToTrain;
+  // The base must be a valid training scenario: its global batch, sequence
+  // length, tokens to train, hardware and price are the question's defaults.
+  Scenario s;
+  try {
+    s = read_scenario(spec.base);
+    if (!s.training) fail(error_code::kMissingKey, "/training", "the base must be a training scenario");
+  } catch (const SightlineError& e) {
+    fail(e.code().c_str(), std::string("/base") + e.path(), e.what());
+  }
+  spec.base_id = s.id;
+  const TrainConfig& bc = s.training->config;
+  spec.global_batch_size = bc.batch.global_batch_size;
+  spec.seq_len = bc.batch.seq_len;
+  spec.tokens_to_train = r.number("tokens_to_train", 0, 1e18, bc.tokens_to_train);
+
+  // GPUs: the base's hardware (optionally another count), or a list of options.
+  const json& hw = spec.base["hardware"];
+  auto base_option = [&](int count) {
+    TrainGpuOption g;
+    g.gpu = s.hardware.gpu.id;
+    g.gpu_value = hw["gpu"];
+    g.usd_per_hour = s.cost_model.gpu_hour_usd;
+    g.intra_node = hw.contains("intra_node") ? hw["intra_node"] : json(nullptr);
+    g.inter_node = hw.contains("inter_node") ? hw["inter_node"] : json(nullptr);
+    g.gpus_per_node = s.hardware.gpus_per_node;
+    g.counts = {count};
+    return g;
+  };
+  const json* gv = r.find("gpus");
+  if (!gv) {
+    spec.gpus.push_back(base_option(s.hardware.total_gpus()));
+    check_count(s.hardware.total_gpus(), spec.gpus[0].gpus_per_node, "/base/hardware");
+    check_links(spec.gpus[0], "/gpus");
+  } else if (gv->is_number()) {
+    const int n = static_cast<int>(read_integer(*gv, "/gpus", 1, 1 << 20));
+    spec.gpus.push_back(base_option(n));
+    check_count(n, spec.gpus[0].gpus_per_node, "/gpus");
+    check_links(spec.gpus[0], "/gpus");
+  } else {
+    if (!gv->is_array() || gv->empty())
+      fail(error_code::kType, "/gpus", "expected a GPU count or a non-empty array of GPU options");
+    for (size_t i = 0; i < gv->size(); ++i) {
+      const std::string path = pointer_append("/gpus", i);
+      ObjectReader gr((*gv)[i], path, {"gpu", "usd_per_hour", "intra_node", "inter_node", "gpus_per_node", "count"});
+      TrainGpuOption g;
+      g.gpu = gr.string("gpu");
+      require_preset("gpus", g.gpu, gr.child_path("gpu"));
+      g.gpu_value = g.gpu;
+      g.usd_per_hour = gr.number("usd_per_hour", 0.0, 1e6, 0.0);
+      g.intra_node = gr.string("intra_node", "nvlink4-nvswitch");
+      g.inter_node = gr.string("inter_node", "ib-ndr");
+      if (read_interconnect(g.intra_node, gr.child_path("intra_node")).scope != "intra_node")
+        fail(error_code::kConstraint, gr.child_path("intra_node"), "'" + g.intra_node.get<std::string>() + "' is an inter-node link");
+      if (read_interconnect(g.inter_node, gr.child_path("inter_node")).scope != "inter_node")
+        fail(error_code::kConstraint, gr.child_path("inter_node"), "'" + g.inter_node.get<std::string>() + "' is an intra-node link");
+      g.gpus_per_node = static_cast<int>(gr.integer("gpus_per_node", 1, 64, 8));
+      const json* cv = gr.find("count");
+      const std::string cp = gr.child_path("count");
+      if (!cv) {
+        g.counts = {s.hardware.total_gpus()};
+      } else if (cv->is_array()) {
+        g.counts = int_list<int>(gr, "count", {}, 1, 1 << 20);
+      } else {
+        g.counts = {static_cast<int>(read_integer(*cv, cp, 1, 1 << 20))};
+      }
+      for (size_t k = 0; k < g.counts.size(); ++k)
+        check_count(g.counts[k], g.gpus_per_node, cv && cv->is_array() ? pointer_append(cp, k) : cp);
+      spec.gpus.push_back(g);
+    }
+  }
+  if (spec.objective == TrainObjective::TokensPerUsd)
+    for (size_t i = 0; i < spec.gpus.size(); ++i)
+      if (spec.gpus[i].usd_per_hour <= 0)
+        fail(error_code::kMissingKey, gv && gv->is_array() ? pointer_append(pointer_append("/gpus", i), "usd_per_hour") : "/objective",
+             "tokens_per_usd needs a price per GPU-hour: give gpus [{gpu, usd_per_hour}] or the base's cost_model.gpu_hour_usd");
+
+  // The axes.
+  spec.tp = int_list<int>(r, "tp", spec.tp, 1, 1024);
+  spec.pp = int_list<int>(r, "pp", spec.pp, 1, 1024);
+  spec.cp = int_list<int>(r, "cp", spec.cp, 1, 1024);
+  spec.ep = int_list<int>(r, "ep", spec.ep, 1, 1024);
+  spec.micro_batch = int_list<int64_t>(r, "micro_batch", spec.micro_batch, 1, 1 << 16);
+  spec.virtual_stages = int_list<int>(r, "virtual_stages", spec.virtual_stages, 1, 64);
+  spec.zero_stage = int_list<int>(r, "zero_stage", spec.zero_stage, 0, 3);
+  if (const json* rv = r.find("recompute")) {
+    if (!rv->is_array() || rv->empty()) fail(error_code::kType, "/recompute", "expected a non-empty array of recompute modes");
+    spec.recompute.clear();
+    for (size_t i = 0; i < rv->size(); ++i) {
+      const std::string p = pointer_append("/recompute", i);
+      if (!(*rv)[i].is_string()) fail(error_code::kType, p, "expected a recompute mode (none, selective, selective_op, full)");
+      const std::string m = (*rv)[i].get<std::string>();
+      if (std::find(kRecomputeModes.begin(), kRecomputeModes.end(), m) == kRecomputeModes.end())
+        fail(error_code::kInvalidValue, p, "unknown recompute mode '" + m + "'; valid: none, selective, selective_op, full");
+      if (std::find(spec.recompute.begin(), spec.recompute.end(), m) != spec.recompute.end())
+        fail(error_code::kInvalidValue, p, "'" + m + "' is listed twice");
+      spec.recompute.push_back(m);
+    }
+  }
+  if (const json* sv = r.find("sequence_parallel")) {
+    if (!sv->is_array() || sv->empty()) fail(error_code::kType, "/sequence_parallel", "expected a non-empty array of true/false");
+    spec.sequence_parallel.clear();
+    for (size_t i = 0; i < sv->size(); ++i) {
+      const std::string p = pointer_append("/sequence_parallel", i);
+      if (!(*sv)[i].is_boolean()) fail(error_code::kType, p, "expected true or false");
+      if (std::find(spec.sequence_parallel.begin(), spec.sequence_parallel.end(), (*sv)[i].get<bool>()) != spec.sequence_parallel.end())
+        fail(error_code::kInvalidValue, p, "listed twice");
+      spec.sequence_parallel.push_back((*sv)[i].get<bool>());
+    }
+  }
+  spec.top = static_cast<int>(r.integer("top", 1, 64, 5));
+  spec.max_interval_points = static_cast<int>(r.integer("max_interval_points", 0, 256, 16));
+  int64_t space = 0;
+  for (const auto& g : spec.gpus) space += static_cast<int64_t>(g.counts.size());
+  space *= static_cast<int64_t>(spec.tp.size() * spec.pp.size() * spec.cp.size() * spec.ep.size() * spec.micro_batch.size() *
+                                spec.virtual_stages.size() * spec.recompute.size() * spec.zero_stage.size() *
+                                spec.sequence_parallel.size());
+  if (space > 200000)
+    fail(error_code::kRange, "", "the space has " + str(space) + " configurations; at most 200000 (narrow the axes)");
+  return spec;
+}
+
+TrainPlan plan_training_search(const TrainingSearchSpec& spec) {
+  TrainPlan plan;
+  auto prune = [&](const TrainCandidate& c, const std::string& key, const std::string& reason) {
+    plan.pruned.push_back({c, key, reason});
+  };
+  for (size_t gi = 0; gi < spec.gpus.size(); ++gi)
+    for (int n : spec.gpus[gi].counts)
+      for (int tp : spec.tp)
+        for (int pp : spec.pp)
+          for (int cp : spec.cp)
+            for (int ep : spec.ep)
+              for (int vs : spec.virtual_stages)
+                for (int64_t mb : spec.micro_batch)
+                  for (const std::string& rc : spec.recompute)
+                    for (int zero : spec.zero_stage) {
+                      // Sequence parallelism shards over tp: with tp = 1 there is one choice, off.
+                      std::vector<bool> sps = spec.sequence_parallel;
+                      if (tp < 2) sps = {false};
+                      for (bool sp : sps) {
+                        TrainCandidate c;
+                        c.gpu = gi;
+                        c.gpus = n;
+                        c.tp = tp;
+                        c.pp = pp;
+                        c.cp = cp;
+                        c.ep = ep;
+                        c.virtual_stages = vs;
+                        c.micro_batch = mb;
+                        c.recompute = rc;
+                        c.zero_stage = zero;
+                        c.sequence_parallel = sp;
+                        ++plan.space_size;
+                        const int64_t model_parallel = static_cast<int64_t>(tp) * pp * cp;
+                        if (n % model_parallel != 0) {
+                          prune(c, "tp × pp × cp does not divide the GPU count",
+                                "tp × pp × cp = " + str(model_parallel) + " does not divide " + str(n) + " GPUs");
+                          continue;
+                        }
+                        c.dp = static_cast<int>(n / model_parallel);
+                        if (vs > 1 && pp < 2) {
+                          prune(c, "virtual_stages > 1 needs pp ≥ 2", "interleaving model chunks needs a pipeline");
+                          continue;
+                        }
+                        if (spec.global_batch_size % (static_cast<int64_t>(c.dp) * mb) != 0) {
+                          prune(c, "the global batch is not a multiple of dp × micro_batch",
+                                "global batch " + str(spec.global_batch_size) + " is not a multiple of dp × micro_batch = " +
+                                    str(static_cast<int64_t>(c.dp) * mb));
+                          continue;
+                        }
+                        // Everything else: the training scenario checks, as for any scenario.
+                        json d = candidate_document(spec, c);
+                        try {
+                          Scenario sc = read_scenario(d);
+                          c.ga = sc.training->config.batch.gradient_accumulation;
+                          plan.candidates.push_back(c);
+                          plan.scenarios.push_back(std::move(sc));
+                          plan.documents.push_back(std::move(d));
+                        } catch (const SightlineError& e) {
+                          prune(c, std::string(e.code()) + " at " + e.path(), e.what());
+                        }
+                      }
+                    }
+  return plan;
+}
+
+TrainOutcome evaluate_training_candidate(const TrainingSearchSpec& spec, const TrainPlan& plan, size_t index,
+                                         CostBound bound) {
+  TrainOutcome o;
+  try {
+    Scenario s = plan.scenarios.at(index);
+    s.cost_model.bound = bound;
+    TrainRun run(s);
+    int64_t budget = kRunToTheEnd;
+    while (!run.advance(budget)) budget = kRunToTheEnd;
+    const TrainRunResult& r = run.result();
+    o.ok = true;
+    o.fits = r.memory_per_gpu.fits;
+    o.step_time_ms = r.metrics.step_time_ms;
+    o.tokens_per_s = r.metrics.tokens_per_s;
+    o.tokens_per_s_per_gpu = r.metrics.tokens_per_s_per_gpu;
+    o.mfu_pct = r.metrics.mfu_pct;
+    o.memory_GiB = r.memory_per_gpu.total_GiB;
+    o.capacity_GiB = r.memory_per_gpu.capacity_GiB;
+    o.max_micro_batch = r.memory_per_gpu.max_micro_batch;
+    o.bubble_pct = r.pipeline.bubble_pct;
+    o.exposed_comm_ms = r.communication.tp_exposed_ms + r.communication.ep_exposed_ms + r.communication.cp_exposed_ms +
+                        r.step_breakdown_ms.exposed_dp_ms;
+    if (r.training_run) {
+      o.time_to_train_days = r.training_run->time_days;
+      o.cost_usd = r.training_run->cost_usd.value_or(0.0);
+    }
+    const TrainCandidate& c = plan.candidates.at(index);
+    const double usd_per_s = spec.gpus[c.gpu].usd_per_hour * c.gpus / 3600.0;
+    if (usd_per_s > 0) o.tokens_per_usd = o.tokens_per_s / usd_per_s;
+  } catch (const SightlineError& e) {
+    o = TrainOutcome{};
+    o.error = std::string(e.code()) + " at '" + e.path() + "': " + e.what();
+  }
+  return o;
+}
+
+std::vector<size_t> training_interval_candidates(const TrainingSearchSpec& spec, const TrainPlan& plan,
+                                                 const std::vector<TrainOutcome>& central) {
+  const std::vector<size_t> ranked = by_objective(spec, plan, central);
+  const std::vector<size_t> front = pareto_front(spec, ranked, central);
+  std::vector<size_t> out;
+  for (size_t k = 0; k < ranked.size(); ++k) {
+    const bool top = k < static_cast<size_t>(spec.top);
+    const bool on_front = std::find(front.begin(), front.end(), ranked[k]) != front.end();
+    if ((top || on_front) && out.size() < static_cast<size_t>(spec.max_interval_points)) out.push_back(ranked[k]);
+  }
+  return out;
+}
+
+TrainingSearchResult rank_training_search(const TrainingSearchSpec& spec, const TrainPlan& plan,
+                                          const std::vector<TrainOutcome>& central,
+                                          const std::vector<TrainOutcome>& low, const std::vector<TrainOutcome>& high) {
+  if (central.size() != plan.candidates.size())
+    fail(error_code::kConstraint, "/results",
+         "expected " + str(static_cast<int64_t>(plan.candidates.size())) + " candidate results, got " +
+             str(static_cast<int64_t>(central.size())));
+  TrainingSearchResult out;
+  out.objective = spec.objective;
+  out.base_id = spec.base_id;
+  out.global_batch_size = spec.global_batch_size;
+  out.seq_len = spec.seq_len;
+  out.tokens_to_train = spec.tokens_to_train;
+  out.space_size = plan.space_size;
+  out.pruned_invalid = static_cast<int64_t>(plan.pruned.size());
+  out.estimated = static_cast<int64_t>(central.size());
+  std::map<std::string, size_t> reason_index;
+  auto count_reason = [&](const std::string& key, const std::string& example) {
+    auto it = reason_index.find(key);
+    if (it == reason_index.end()) {
+      reason_index[key] = out.reasons.size();
+      out.reasons.push_back({key, example, 1});
+    } else {
+      ++out.reasons[it->second].count;
+    }
+  };
+  for (const TrainPruned& p : plan.pruned) {
+    count_reason(p.reason_key, p.reason);
+    out.pruned.emplace_back(training_candidate_label(spec, p.c), p.reason);
+  }
+  for (size_t i = 0; i < central.size(); ++i) {
+    const TrainOutcome& o = central[i];
+    const std::string label = training_candidate_label(spec, plan.candidates[i]);
+    if (!o.ok) {
+      ++out.failed;
+      count_reason("estimator error", o.error);
+      out.pruned.emplace_back(label, o.error);
+    } else if (!o.fits) {
+      ++out.pruned_memory;
+      char buf[200];
+      std::snprintf(buf, sizeof buf, "needs %.1f GiB per GPU, the GPU has %.1f GiB (largest micro-batch that fits: %lld)",
+                    o.memory_GiB, o.capacity_GiB, static_cast<long long>(o.max_micro_batch));
+      count_reason(kMemoryKey, buf);
+      out.pruned.emplace_back(label, std::string("does not fit: ") + buf);
+    }
+  }
+  std::stable_sort(out.reasons.begin(), out.reasons.end(),
+                   [](const TrainingSearchResult::Reason& a, const TrainingSearchResult::Reason& b) { return a.count > b.count; });
+
+  const std::vector<size_t> ranked = by_objective(spec, plan, central);
+  const std::vector<size_t> front = pareto_front(spec, ranked, central);
+  const std::vector<size_t> with_interval = training_interval_candidates(spec, plan, central);
+  for (size_t k = 0; k < ranked.size(); ++k) {
+    const size_t i = ranked[k];
+    RankedTrainCandidate r;
+    r.index = i;
+    r.c = plan.candidates[i];
+    r.label = training_candidate_label(spec, r.c);
+    r.gpu = spec.gpus[r.c.gpu].gpu;
+    r.usd_per_hour = spec.gpus[r.c.gpu].usd_per_hour * r.c.gpus;
+    r.central = central[i];
+    r.on_front = std::find(front.begin(), front.end(), i) != front.end();
+    const auto it = std::find(with_interval.begin(), with_interval.end(), i);
+    if (it != with_interval.end()) {
+      const size_t j = static_cast<size_t>(it - with_interval.begin());
+      if (j < low.size() && j < high.size()) {
+        r.has_interval = true;
+        r.low = low[j];
+        r.high = high[j];
+      }
+    }
+    if (r.on_front) out.front.push_back(out.ranked.size());
+    out.ranked.push_back(r);
+  }
+  // Whether the answer holds at the kernels' low and high cost bounds: the
+  // best among the interval runs at each bound.
+  auto best_at = [&](bool use_low) {
+    std::string label;
+    double best = -1;
+    for (const RankedTrainCandidate& r : out.ranked) {
+      if (!r.has_interval) continue;
+      const TrainOutcome& o = use_low ? r.low : r.high;
+      if (!usable(o)) continue;
+      const double sc = objective_score(spec, o);
+      if (sc > best) {
+        best = sc;
+        label = r.label;
+      }
+    }
+    return label;
+  };
+  out.best_at_low_bound = best_at(true);
+  out.best_at_high_bound = best_at(false);
+
+  // The accuracy block of the cost model behind the answer.
+  const Scenario& s0 = out.ranked.empty() ? plan.scenarios.empty() ? read_scenario(spec.base) : plan.scenarios.front()
+                                          : plan.scenarios[out.ranked.front().index];
+  out.model = s0.model.id;
+  std::string provenance;
+  out.accuracy = make_kernel_cost_model(s0.cost_model.tier, s0.hardware.gpu, &provenance)->accuracy().to_json();
+  return out;
+}
+
+json TrainingSearchResult::to_json() const {
+  json table = json::array();
+  for (size_t k = 0; k < ranked.size(); ++k) table.push_back(ranked_json(ranked[k], k));
+  json front_j = json::array();
+  for (size_t k : front) front_j.push_back(ranked_json(ranked[k], k));
+  json reasons_j = json::array();
+  for (const Reason& r : reasons) reasons_j.push_back({{"reason", r.key}, {"count", r.count}, {"example", r.example}});
+  json pruned_j = json::array();
+  for (const auto& p : pruned) pruned_j.push_back({{"configuration", p.first}, {"reason", p.second}});
+  const bool tpu = objective == TrainObjective::TokensPerUsd;
+  json key_metrics = json::array();
+  json best = nullptr;
+  if (!ranked.empty()) {
+    const RankedTrainCandidate& b = ranked.front();
+    best = ranked_json(b, 0);
+    if (tpu) key_metrics.push_back(metric(b, "tokens_per_usd", &TrainOutcome::tokens_per_usd));
+    if (b.central.time_to_train_days > 0) key_metrics.push_back(metric(b, "time_to_train_days", &TrainOutcome::time_to_train_days));
+    key_metrics.push_back(metric(b, "step_time_ms", &TrainOutcome::step_time_ms));
+    key_metrics.push_back(metric(b, "tokens_per_s", &TrainOutcome::tokens_per_s));
+    key_metrics.push_back(metric(b, "mfu_pct", &TrainOutcome::mfu_pct));
+    if (!tpu && b.central.tokens_per_usd > 0) key_metrics.push_back(metric(b, "tokens_per_usd", &TrainOutcome::tokens_per_usd));
+    if (b.central.cost_usd > 0) key_metrics.push_back(metric(b, "cost_usd", &TrainOutcome::cost_usd));
+    key_metrics.push_back({{"id", "memory_per_gpu_GiB"}, {"value", b.central.memory_GiB}});
+    key_metrics.push_back({{"id", "gpus"}, {"value", b.c.gpus}});
+  }
+  key_metrics.push_back({{"id", "configurations_estimated"}, {"value", estimated}});
+  const bool holds = !ranked.empty() && ranked.front().has_interval && best_at_low_bound == ranked.front().label &&
+                     best_at_high_bound == ranked.front().label;
+  return {{"kind", "training_search"},
+          {"base", base_id},
+          {"model", model},
+          {"objective", tpu ? "tokens_per_usd" : "time_to_train"},
+          {"global_batch_size", global_batch_size},
+          {"seq_len", seq_len},
+          {"tokens_to_train", tokens_to_train},
+          {"accuracy", accuracy},
+          {"key_metrics", key_metrics},
+          {"space",
+           {{"configurations", space_size},
+            {"pruned_by_checks", pruned_invalid},
+            {"estimated", estimated},
+            {"do_not_fit", pruned_memory},
+            {"failed", failed},
+            {"ranked", static_cast<int64_t>(ranked.size())}}},
+          {"pruned_by_reason", reasons_j},
+          {"best", best},
+          {"best_at_low_bound", best_at_low_bound},
+          {"best_at_high_bound", best_at_high_bound},
+          {"best_holds_at_both_bounds", holds},
+          {"pareto_axes", {tpu ? "tokens_per_usd" : "tokens_per_s", "memory_per_gpu_GiB"}},
+          {"pareto_front", front_j},
+          {"ranked", table},
+          {"pruned", pruned_j},
+          {"criterion",
+           "dp = gpus / (tp × pp × cp) with the base's global batch fixed (gradient accumulation = global batch / (dp × "
+           "micro-batch)); invalid configurations pruned by the training scenario checks; every other one estimated by "
+           "the training estimator at the cost model's central bound; those over the GPU's memory (the estimator's "
+           "memory block) dropped; ranked by the objective (time_to_train: tokens per second, so the shortest time to "
+           "train; tokens_per_usd: tokens per second per dollar-second), then fewer GPUs, then less memory; the top "
+           "configurations and the Pareto front of the objective against memory per GPU re-run at the kernels' low and "
+           "high cost bounds give the 80% intervals"}};
+}
+
+}  // namespace sightline::search
