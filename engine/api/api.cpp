@@ -12,6 +12,7 @@
 #include "scenario/metric_catalogue.hpp"
 #include "scenario/policy_registry.hpp"
 #include "search/deployment_search.hpp"
+#include "search/training_search.hpp"
 
 namespace sightline::api {
 
@@ -112,6 +113,15 @@ std::string search_rank(const std::string& question_json, const std::string& res
       high.push_back(search::evaluate_candidate(plan.scenarios[i], CostBound::High));
     }
     return search::rank_deployment_search(spec, plan, central, low, high).to_json();
+  });
+}
+
+std::string training_search(const std::string& question_json) {
+  return guarded([&] {
+    const search::TrainingSearchSpec spec = search::read_training_search(parse_json_text(question_json));
+    return search::run_training_search(spec, [](size_t n, const std::function<void(size_t)>& task) {
+             for (size_t k = 0; k < n; ++k) task(k);
+           }).to_json();
   });
 }
 
