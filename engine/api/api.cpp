@@ -6,6 +6,7 @@
 #include "api/make_job.hpp"
 #include "core/error.hpp"
 #include "core/json_text.hpp"
+#include "core/parameter_schema.hpp"
 #include "core/version.hpp"
 #include "presets/preset_store.hpp"
 #include "scenario/scenario.hpp"
@@ -163,11 +164,22 @@ std::string version() {
   });
 }
 
+namespace {
+// Every parameter the scenario readers check, as they check it: recorded
+// while reading every scenario preset (which together use every section).
+json parameter_schema_json() {
+  ParameterSchemaRecorder recorder;
+  for (const json* p : sightline::list_presets("scenarios")) read_scenario(*p);
+  return recorder.to_json();
+}
+}  // namespace
+
 std::string list_registries() {
   return guarded([] {
     json stacks = json::array();
     for (const json* p : sightline::list_presets("stacks")) stacks.push_back({{"name", p->at("id")}, {"description", p->at("name")}});
     return json{{"metrics", metric_catalogue_json()},
+                {"parameters", parameter_schema_json()},
                 {"policies", serve::policy_tables_json()},
                 {"cost_tiers",
                  json::array({{{"name", "auto"}, {"description", "target-measured where a calibration ships, else cross-generation"}},

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "comm/collectives.hpp"
@@ -184,11 +185,26 @@ OpCost CalibratedCostModel::cost(const Operator& op, const CostContext& ctx) con
   const KernelClass k = kernel_class_of(op);
   OpCost c;
   switch (k) {
-    case KernelClass::Gemm: c = gemm_cost(op, g); break;
+    case KernelClass::Gemm: {
+      // Everything gemm_cost and the launch floor below read of the operator.
+      const GemmKey key{op.m,           op.n,  op.k, op.flops, op.bytes, op.dequant_ops, op.compute_dtype,
+                        peak_flops(g, op.compute_dtype), g.peak_tflops.fp32, g.hbm_bandwidth_GBps, g.sm_count};
+      const auto hit = gemm_memo_.find(key);
+      if (hit != gemm_memo_.end()) return hit->second;
+      c = gemm_cost(op, g);
+      if (gemm_memo_.size() >= kMaxGemmMemoEntries) gemm_memo_.clear();
+      OpCost& stored = gemm_memo_[key];
+      stored = with_launch_floor(c);
+      return stored;
+    }
     case KernelClass::AttentionPrefill: c = attention_prefill_cost(op, g); break;
     case KernelClass::Collective: return collective_op_cost(op, ctx);
     default: c = memory_kernel_cost(op, g, cal_.memory.at(k));
   }
+  return with_launch_floor(c);
+}
+
+OpCost CalibratedCostModel::with_launch_floor(OpCost c) const {
   // No kernel runs shorter than an empty kernel's launch on the device.
   const double floor_s = cal_.kernel_floor_us * 1e-6;
   if (c.time_s < floor_s) {
@@ -198,6 +214,32 @@ OpCost CalibratedCostModel::cost(const Operator& op, const CostContext& ctx) con
   c.time_low_s = std::max(c.time_low_s, floor_s);
   c.time_high_s = std::max(c.time_high_s, c.time_s);
   return c;
+}
+
+size_t CalibratedCostModel::GemmKeyHash::operator()(const GemmKey& key) const {
+  // Word-wise multiply-xorshift over the fields (the doubles by bit pattern,
+  // as == compares them except for -0.0/NaN, which no GEMM shape has).
+  uint64_t h = 0x9E3779B97F4A7C15ull;
+  auto mix = [&h](uint64_t w) {
+    h = (h ^ w) * 0xBF58476D1CE4E5B9ull;
+    h ^= h >> 31;
+  };
+  auto bits = [](double d) {
+    uint64_t u;
+    std::memcpy(&u, &d, sizeof u);
+    return u;
+  };
+  mix(static_cast<uint64_t>(key.m));
+  mix(static_cast<uint64_t>(key.n));
+  mix(static_cast<uint64_t>(key.k));
+  mix(bits(key.flops));
+  mix(bits(key.bytes));
+  mix(bits(key.dequant_ops));
+  mix(static_cast<uint64_t>(key.dtype) ^ (static_cast<uint64_t>(key.sm_count) << 8));
+  mix(bits(key.peak_flops));
+  mix(bits(key.fp32_tflops));
+  mix(bits(key.hbm_GBps));
+  return static_cast<size_t>(h);
 }
 
 KernelCalibration transfer_calibration(const KernelCalibration& from, const std::string& target_gpu_id,

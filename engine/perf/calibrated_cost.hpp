@@ -1,4 +1,5 @@
 #pragma once
+#include <unordered_map>
 // Calibrated kernel costs: launch + blend(FLOPs / (peak·η_c), bytes / (BW·η_m))
 // with wave quantization, η per kernel class from a KernelCalibration. Each
 // cost carries an 80% interval from the class's fit residuals.
@@ -21,9 +22,35 @@ class CalibratedCostModel : public KernelCostModel {
   OpCost gemm_cost(const Operator& op, const GpuSpec& g) const;
   OpCost attention_prefill_cost(const Operator& op, const GpuSpec& g) const;
   OpCost memory_kernel_cost(const Operator& op, const GpuSpec& g, const MemoryKernelParams& p) const;
+  OpCost with_launch_floor(OpCost c) const;
 
   KernelCalibration cal_;
   std::string tier_;
+
+  // GEMM prices by shape. A serving simulation prices the same few GEMM
+  // shapes (one per layer kind and batch token count) millions of times, and
+  // choosing the tile is most of a step's pricing work. The memo returns the
+  // very value computed the first time, so results are unchanged to the bit.
+  // A model instance belongs to one job (make_cost_setup makes one per
+  // setup), so the memo needs no lock; it is cleared when it grows large.
+  struct GemmKey {
+    int64_t m = 0, n = 0, k = 0;
+    double flops = 0, bytes = 0, dequant_ops = 0;
+    Dtype dtype = Dtype::BF16;
+    // What gemm_cost reads of the GPU (by value: callers may pass different GPUs).
+    double peak_flops = 0, fp32_tflops = 0, hbm_GBps = 0;
+    int sm_count = 0;
+    bool operator==(const GemmKey& o) const {
+      return m == o.m && n == o.n && k == o.k && flops == o.flops && bytes == o.bytes &&
+             dequant_ops == o.dequant_ops && dtype == o.dtype && peak_flops == o.peak_flops &&
+             fp32_tflops == o.fp32_tflops && hbm_GBps == o.hbm_GBps && sm_count == o.sm_count;
+    }
+  };
+  struct GemmKeyHash {
+    size_t operator()(const GemmKey& key) const;
+  };
+  static constexpr size_t kMaxGemmMemoEntries = 1 << 16;
+  mutable std::unordered_map<GemmKey, OpCost, GemmKeyHash> gemm_memo_;
 };
 
 // The 80% interval of a class as multipliers on its predicted time: the

@@ -8,7 +8,7 @@ namespace sightline {
 
 StepCost price_step(const StepOperators& step, const KernelCostModel& model, const CostContext& ctx) {
   StepCost out;
-  out.parts.reserve(step.ops.size());
+  out.parts.reserve(step.ops.size() + 1);  // + the host overhead part CostSetup::price may add
   for (const Operator& op : step.ops) {
     const OpCost c = model.cost(op, ctx);
     PricedOperator p;
