@@ -93,12 +93,16 @@ json outcome_json(const CandidateOutcome& o) {
           {"usd_per_million_tokens", o.usd_per_million_tokens}};
 }
 
-// A metric with its 80% interval (the low/high cost-bound runs) when it has one.
+// A metric with its 80% interval (the low/high cost-bound runs) when it has
+// one. The interval spans all three runs, as a single run's key metrics do:
+// the bound runs have their own lengths and sampling noise, so a metric the
+// cost bound barely moves (e.g. $/Mtok, set by the target rate) can land on
+// either side of the central value.
 json metric(const RankedCandidate& r, const char* id, double CandidateOutcome::*field) {
   json m = {{"id", id}, {"value", r.central.*field}};
   if (r.has_interval && r.low.ok && r.high.ok) {
-    m["low"] = std::min(r.low.*field, r.high.*field);
-    m["high"] = std::max(r.low.*field, r.high.*field);
+    m["low"] = std::min({r.low.*field, r.high.*field, r.central.*field});
+    m["high"] = std::max({r.low.*field, r.high.*field, r.central.*field});
   }
   return m;
 }
