@@ -28,6 +28,7 @@ EMSCRIPTEN_BINDINGS(sightline) {
   emscripten::function("listRegistries", &sightline::api::list_registries);
   emscripten::function("searchPlan", &sightline::api::search_plan);
   emscripten::function("searchRank", &sightline::api::search_rank);
+  emscripten::function("trainingSearch", &sightline::api::training_search);
   emscripten::function("start", &start);
   emscripten::function("startCentralOnly", &start_central_only);
   emscripten::function("step", &step);

@@ -6,12 +6,14 @@
 #include "api/make_job.hpp"
 #include "core/error.hpp"
 #include "core/json_text.hpp"
+#include "core/parameter_schema.hpp"
 #include "core/version.hpp"
 #include "presets/preset_store.hpp"
 #include "scenario/scenario.hpp"
 #include "scenario/metric_catalogue.hpp"
 #include "scenario/policy_registry.hpp"
 #include "search/deployment_search.hpp"
+#include "search/training_search.hpp"
 
 namespace sightline::api {
 
@@ -115,6 +117,15 @@ std::string search_rank(const std::string& question_json, const std::string& res
   });
 }
 
+std::string training_search(const std::string& question_json) {
+  return guarded([&] {
+    const search::TrainingSearchSpec spec = search::read_training_search(parse_json_text(question_json));
+    return search::run_training_search(spec, [](size_t n, const std::function<void(size_t)>& task) {
+             for (size_t k = 0; k < n; ++k) task(k);
+           }).to_json();
+  });
+}
+
 std::string validate_scenario(const std::string& scenario_json) {
   return guarded([&] {
     json doc = parse_json_text(scenario_json);
@@ -153,6 +164,16 @@ std::string version() {
   });
 }
 
+namespace {
+// Every parameter the scenario readers check, as they check it: recorded
+// while reading every scenario preset (which together use every section).
+json parameter_schema_json() {
+  ParameterSchemaRecorder recorder;
+  for (const json* p : sightline::list_presets("scenarios")) read_scenario(*p);
+  return recorder.to_json();
+}
+}  // namespace
+
 std::string list_registries() {
   return guarded([] {
     json stacks = json::array();
@@ -160,6 +181,7 @@ std::string list_registries() {
     return json{{"metrics", metric_catalogue_json()},
                 {"distributions", distribution_catalogue_json()},
                 {"memory_parts", memory_parts_json()},
+                {"parameters", parameter_schema_json()},
                 {"policies", serve::policy_tables_json()},
                 {"cost_tiers",
                  json::array({{{"name", "auto"}, {"description", "target-measured where a calibration ships, else cross-generation"}},

@@ -36,6 +36,12 @@ std::string list_registries();
 std::string search_plan(const std::string& question_json);
 std::string search_rank(const std::string& question_json, const std::string& results_json);
 
+// The training configuration search (search/training_search.hpp) in one call: a
+// {"kind": "training_search"} question in, the ranked answer out (the same
+// JSON as `sightline search QUESTION --format json`). Estimates take tens of
+// microseconds each natively, so it runs sequentially.
+std::string training_search(const std::string& question_json);
+
 // Sliced runs for callers that must stay responsive (the web worker).
 class Engine {
  public:

@@ -9,6 +9,7 @@
 
 #include "cli/cli_common.hpp"
 #include "core/json_text.hpp"
+#include "api/make_job.hpp"
 #include "search/deployment_search.hpp"
 
 namespace sightline::cli {
@@ -77,11 +78,51 @@ std::string table(const search::DeploymentSearchSpec& spec, const json& r) {
   return s.str();
 }
 
+// --confirm N: the answer (the cheapest deployment meeting the SLO) run once
+// more, as a user would check it: an ordinary simulation of N requests at the
+// target rate (at least twice its deciding run), without the steady-state
+// sizing, judged on its whole goodput.
+json confirm_answer(const search::Plan& plan, const json& ranked, int64_t requests) {
+  const json& best = ranked["cheapest_meeting_slo"];
+  if (best.is_null()) return nullptr;
+  json s = plan.scenarios.at(best["candidate"].get<size_t>());
+  const int64_t n = std::max<int64_t>(requests, 2 * best["requests"].get<int64_t>());
+  s["serving"].erase("steady_state");
+  s["serving"]["workload"]["num_requests"] = n;
+  s["serving"]["limits"] = {{"max_requests", n}, {"max_sim_time_s", 1e7}, {"max_events", 1000000000}};
+  auto job = make_single_job(read_scenario(s));
+  while (!job->step(1 << 20)) {
+  }
+  const json m = job->result()["metrics"];
+  const json& slo = s["serving"]["slo"];
+  const double attainment = m["goodput"]["slo_attainment"].get<double>();
+  return {{"deployment", best["deployment"]},
+          {"requests", n},
+          {"completed", m["requests"]["completed"]},
+          {"slo_attainment", attainment},
+          {"required_attainment", slo.value("attainment", 0.0)},
+          {"meets_slo", attainment >= slo.value("attainment", 0.0)},
+          {"ttft_p99_ms", m["ttft_ms"]["p99"]},
+          {"tpot_p99_ms", m["tpot_ms"]["p99"]}};
+}
+
+std::string confirmation_text(const json& c) {
+  if (c.is_null()) return "\nconfirmation: no answer to confirm\n";
+  std::ostringstream s;
+  s << "\nconfirmation run (" << c["requests"] << " requests, no steady-state sizing): " << c["deployment"].get<std::string>()
+    << ": SLO attainment " << fixed(c["slo_attainment"].get<double>(), 4) << " (needs "
+    << fixed(c["required_attainment"].get<double>(), 2) << "), P99 TTFT " << fixed(c["ttft_p99_ms"].get<double>(), 1)
+    << " ms, P99 TPOT " << fixed(c["tpot_p99_ms"].get<double>(), 1) << " ms: "
+    << (c["meets_slo"].get<bool>() ? "meets the SLO" : "MISSES the SLO") << "\n";
+  return s.str();
+}
+
 }  // namespace
 
 int cmd_search(const Args& args) {
   std::string file, out, format = "table";
   int64_t top = 20;  // rows of a training search's table
+  int64_t confirm = 0;  // requests of the answer's confirmation run (0: none)
   int64_t jobs = std::max<int64_t>(1, static_cast<int64_t>(std::thread::hardware_concurrency()));
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--jobs" && i + 1 < args.size()) {
@@ -98,6 +139,16 @@ int cmd_search(const Args& args) {
         top = 0;
       }
       if (top < 1) return usage_error("--top takes a whole number of table rows, at least 1");
+    } else if (args[i] == "--confirm" && i + 1 < args.size()) {
+      const std::string v = args[++i];
+      try {
+        size_t used = 0;
+        confirm = std::stoll(v, &used);
+        if (used != v.size()) confirm = -1;
+      } catch (...) {
+        confirm = -1;
+      }
+      if (confirm < 1 || confirm > 10000000) return usage_error("--confirm takes a number of requests from 1 to 10000000");
     } else if (args[i] == "--format" && i + 1 < args.size()) {
       format = args[++i];
     } else if (args[i] == "--out" && i + 1 < args.size()) {
@@ -131,8 +182,10 @@ int cmd_search(const Args& args) {
       if (k % 2 == 0) low[k / 2] = search::evaluate_candidate(plan.scenarios[i], CostBound::Low);
       else high[k / 2] = search::evaluate_candidate(plan.scenarios[i], CostBound::High);
     });
-    const json r = search::rank_deployment_search(spec, plan, central, low, high).to_json();
-    write_output(out, format == "json" ? r.dump(2) + "\n" : table(spec, r));
+    json r = search::rank_deployment_search(spec, plan, central, low, high).to_json();
+    if (confirm > 0) r["confirmation"] = confirm_answer(plan, r, confirm);
+    write_output(out, format == "json" ? r.dump(2) + "\n"
+                                       : table(spec, r) + (confirm > 0 ? confirmation_text(r["confirmation"]) : ""));
   } catch (const SightlineError& e) {
     return report_error(e);
   }

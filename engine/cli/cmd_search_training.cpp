@@ -119,18 +119,9 @@ std::string table(const json& r, size_t rows) {
 
 int run_training_search(const json& doc, int64_t jobs, const std::string& format, const std::string& out, size_t rows) {
   const search::TrainingSearchSpec spec = search::read_training_search(doc);
-  const search::TrainPlan plan = search::plan_training_search(spec);
-  std::vector<search::TrainOutcome> central(plan.candidates.size());
-  parallel_for(central.size(), jobs,
-               [&](size_t k) { central[k] = search::evaluate_training_candidate(spec, plan, k, CostBound::Central); });
-  const std::vector<size_t> picked = search::training_interval_candidates(spec, plan, central);
-  std::vector<search::TrainOutcome> low(picked.size()), high(picked.size());
-  parallel_for(2 * picked.size(), jobs, [&](size_t k) {
-    const size_t i = picked[k / 2];
-    if (k % 2 == 0) low[k / 2] = search::evaluate_training_candidate(spec, plan, i, CostBound::Low);
-    else high[k / 2] = search::evaluate_training_candidate(spec, plan, i, CostBound::High);
-  });
-  const json r = search::rank_training_search(spec, plan, central, low, high).to_json();
+  const json r = search::run_training_search(spec, [&](size_t n, const std::function<void(size_t)>& task) {
+                   parallel_for(n, jobs, task);
+                 }).to_json();
   write_output(out, format == "json" ? r.dump(2) + "\n" : table(r, rows));
   return 0;
 }

@@ -18,11 +18,12 @@ void print_latency_table(const json& r) {
   std::cout << "latency\n";
   // Labels and units from the metric catalogue (the page shows the same words).
   for (const char* id : {"ttft_ms", "tpot_ms", "e2e_ms", "output_tokens_per_s", "prefill_tokens_per_s",
-                         "decode_weight_read_ms"}) {
+                         "decode_weight_read_ms", "prefill_mfu", "prefill_mbu", "decode_mfu", "decode_mbu",
+                         "energy_J_per_output_token"}) {
     const MetricInfo& info = catalogued(MetricKind::kLatency, id);
     const std::string unit = info.unit;
     std::cout << "  " << std::left << std::setw(40) << info.label << std::right << std::setw(12)
-              << fixed(catalogued_value(info, r).get<double>(), unit == "ms" ? 3 : 1) << " " << unit << "\n";
+              << fixed(catalogued_value(info, r).get<double>(), unit == "tokens/s" ? 1 : 3) << " " << unit << "\n";
   }
   std::cout << "\nmemory per GPU (GiB)\n";
   for (const char* k : {"capacity_GiB", "weights_GiB", "kv_cache_GiB", "activations_GiB", "runtime_overhead_GiB",

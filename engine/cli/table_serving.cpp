@@ -91,6 +91,11 @@ void print_serving_table(const json& r) {
   std::cout << "\nscheduling\n";
   metric_rows(r, {"running_mean", "running_max", "queue_depth_mean", "queue_depth_max", "batch_size_mean",
                   "tokens_per_step_mean", "gpu_utilization"});
+  // Achieved utilization: the share of the GPUs' peaks the steps' work uses,
+  // over the run, while busy, and per step.
+  std::cout << "\nGPU utilization\n";
+  metric_rows(r, {"mfu_wall", "mfu_busy", "mfu_step_p50", "mfu_step_p90", "mbu_wall", "mbu_busy", "mbu_step_p50",
+                  "mbu_step_p90"});
   std::cout << "\nKV cache\n";
   metric_rows(r, {"kv_blocks_total", "kv_peak_utilization", "kv_memory_utilization", "kv_fragmentation", "preemptions",
                   "kv_recomputes", "kv_swaps_out", "kv_per_token_KiB", "kv_capacity_tokens", "max_concurrent_at_max_len",
@@ -145,7 +150,7 @@ void print_serving_table(const json& r) {
   for (auto it = m["gpu"]["busy_time_s_by_family"].begin(); it != m["gpu"]["busy_time_s_by_family"].end(); ++it)
     row(it.key(), num(it.value(), 3));
   std::cout << "\nenergy and cost\n";
-  metric_rows(r, {"energy_per_output_token_J", "usd_per_million_output_tokens"});
+  metric_rows(r, {"energy_per_output_token_J", "mean_power_per_gpu_W", "usd_per_million_output_tokens"});
   for (const json& w : r["warnings"]) std::cout << "warning: " << w.get<std::string>() << "\n";
 }
 

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/parameter_schema.hpp"
 
 namespace sightline {
 
@@ -126,8 +127,16 @@ double read_number(const json& v, const std::string& path, double min_value, dou
   return value;
 }
 
+namespace {
+// A bound as the schema shows it: none for an infinite one.
+json schema_bound(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+}  // namespace
+
 int64_t ObjectReader::integer(const std::string& key, int64_t min_value, int64_t max_value,
                               std::optional<int64_t> default_value) const {
+  if (auto* rec = ParameterSchemaRecorder::active())
+    rec->record(child_path(key), "integer", min_value, max_value,
+                default_value ? std::optional<json>(*default_value) : std::nullopt);
   const json* v = find(key);
   if (!v) {
     if (default_value) return *default_value;
@@ -138,6 +147,9 @@ int64_t ObjectReader::integer(const std::string& key, int64_t min_value, int64_t
 
 double ObjectReader::number(const std::string& key, double min_value, double max_value,
                             std::optional<double> default_value) const {
+  if (auto* rec = ParameterSchemaRecorder::active())
+    rec->record(child_path(key), "number", schema_bound(min_value), schema_bound(max_value),
+                default_value ? std::optional<json>(schema_bound(*default_value)) : std::nullopt);
   const json* v = find(key);
   if (!v) {
     if (default_value) return *default_value;
@@ -147,6 +159,9 @@ double ObjectReader::number(const std::string& key, double min_value, double max
 }
 
 bool ObjectReader::boolean(const std::string& key, std::optional<bool> default_value) const {
+  if (auto* rec = ParameterSchemaRecorder::active())
+    rec->record(child_path(key), "boolean", nullptr, nullptr,
+                default_value ? std::optional<json>(*default_value) : std::nullopt);
   const json* v = find(key);
   if (!v) {
     if (default_value) return *default_value;
@@ -157,6 +172,9 @@ bool ObjectReader::boolean(const std::string& key, std::optional<bool> default_v
 }
 
 std::string ObjectReader::string(const std::string& key, std::optional<std::string> default_value) const {
+  if (auto* rec = ParameterSchemaRecorder::active())
+    rec->record(child_path(key), "string", nullptr, nullptr,
+                default_value ? std::optional<json>(*default_value) : std::nullopt);
   const json* v = find(key);
   if (!v) {
     if (default_value) return *default_value;
@@ -168,6 +186,9 @@ std::string ObjectReader::string(const std::string& key, std::optional<std::stri
 
 std::string ObjectReader::choice(const std::string& key, const std::vector<std::string>& allowed,
                                  std::optional<std::string> default_value) const {
+  if (auto* rec = ParameterSchemaRecorder::active())
+    rec->record(child_path(key), "choice", nullptr, nullptr,
+                default_value ? std::optional<json>(*default_value) : std::nullopt, allowed);
   std::string value = string(key, default_value);
   if (std::find(allowed.begin(), allowed.end(), value) == allowed.end())
     fail(error_code::kInvalidValue, child_path(key), "'" + value + "' is not one of: " + join(allowed));

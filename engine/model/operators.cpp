@@ -128,6 +128,9 @@ class StepBuilder {
   }
 
   StepOperators build() {
+    // A step has a few dozen operators: one allocation instead of a
+    // reallocation (and copy of every Operator) each time the list doubles.
+    out_.ops.reserve(kTypicalStepOperators);
     add_embedding();
     const int dense = m_.num_dense_layers();
     const int moe = m_.num_moe_layers();
@@ -143,6 +146,8 @@ class StepBuilder {
   }
 
  private:
+  static constexpr size_t kTypicalStepOperators = 48;
+
   static Dtype gemm_compute_dtype(const Precision& p) {
     // Weight-only integer formats dequantize into the activation dtype;
     // fp8 weights with fp8 activations use fp8 tensor cores.

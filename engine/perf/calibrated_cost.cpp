@@ -189,13 +189,13 @@ OpCost CalibratedCostModel::cost(const Operator& op, const CostContext& ctx) con
       // Everything gemm_cost and the launch floor below read of the operator.
       const GemmKey key{op.m,           op.n,  op.k, op.flops, op.bytes, op.dequant_ops, op.compute_dtype,
                         peak_flops(g, op.compute_dtype), g.peak_tflops.fp32, g.hbm_bandwidth_GBps, g.sm_count};
-      const auto hit = gemm_memo_.find(key);
-      if (hit != gemm_memo_.end()) return hit->second;
-      c = gemm_cost(op, g);
-      if (gemm_memo_.size() >= kMaxGemmMemoEntries) gemm_memo_.clear();
-      OpCost& stored = gemm_memo_[key];
-      stored = with_launch_floor(c);
-      return stored;
+      if (gemm_memo_.empty()) gemm_memo_.resize(kGemmMemoSlots);
+      GemmMemoSlot& slot = gemm_memo_[GemmKeyHash{}(key) & (kGemmMemoSlots - 1)];
+      if (slot.used && slot.key == key) return slot.cost;
+      slot.used = true;
+      slot.key = key;
+      slot.cost = with_launch_floor(gemm_cost(op, g));
+      return slot.cost;
     }
     case KernelClass::AttentionPrefill: c = attention_prefill_cost(op, g); break;
     case KernelClass::Collective: return collective_op_cost(op, ctx);

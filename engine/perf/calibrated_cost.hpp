@@ -1,5 +1,5 @@
 #pragma once
-#include <unordered_map>
+#include <vector>
 // Calibrated kernel costs: launch + blend(FLOPs / (peak·η_c), bytes / (BW·η_m))
 // with wave quantization, η per kernel class from a KernelCalibration. Each
 // cost carries an 80% interval from the class's fit residuals.
@@ -32,7 +32,9 @@ class CalibratedCostModel : public KernelCostModel {
   // choosing the tile is most of a step's pricing work. The memo returns the
   // very value computed the first time, so results are unchanged to the bit.
   // A model instance belongs to one job (make_cost_setup makes one per
-  // setup), so the memo needs no lock; it is cleared when it grows large.
+  // setup), so the memo needs no lock. It is direct-mapped (a shape
+  // overwrites the slot its hash picks), so it stays small and a lookup is
+  // one probe.
   struct GemmKey {
     int64_t m = 0, n = 0, k = 0;
     double flops = 0, bytes = 0, dequant_ops = 0;
@@ -49,8 +51,13 @@ class CalibratedCostModel : public KernelCostModel {
   struct GemmKeyHash {
     size_t operator()(const GemmKey& key) const;
   };
-  static constexpr size_t kMaxGemmMemoEntries = 1 << 16;
-  mutable std::unordered_map<GemmKey, OpCost, GemmKeyHash> gemm_memo_;
+  struct GemmMemoSlot {
+    bool used = false;
+    GemmKey key;
+    OpCost cost;
+  };
+  static constexpr size_t kGemmMemoSlots = 1 << 12;  // a power of two
+  mutable std::vector<GemmMemoSlot> gemm_memo_;
 };
 
 // The 80% interval of a class as multipliers on its predicted time: the

@@ -555,6 +555,20 @@ TrainingSearchResult rank_training_search(const TrainingSearchSpec& spec, const 
   return out;
 }
 
+TrainingSearchResult run_training_search(const TrainingSearchSpec& spec, const ForEach& for_each) {
+  const TrainPlan plan = plan_training_search(spec);
+  std::vector<TrainOutcome> central(plan.candidates.size());
+  for_each(central.size(), [&](size_t k) { central[k] = evaluate_training_candidate(spec, plan, k, CostBound::Central); });
+  const std::vector<size_t> picked = training_interval_candidates(spec, plan, central);
+  std::vector<TrainOutcome> low(picked.size()), high(picked.size());
+  for_each(2 * picked.size(), [&](size_t k) {
+    const size_t i = picked[k / 2];
+    if (k % 2 == 0) low[k / 2] = evaluate_training_candidate(spec, plan, i, CostBound::Low);
+    else high[k / 2] = evaluate_training_candidate(spec, plan, i, CostBound::High);
+  });
+  return rank_training_search(spec, plan, central, low, high);
+}
+
 json TrainingSearchResult::to_json() const {
   json table = json::array();
   for (size_t k = 0; k < ranked.size(); ++k) table.push_back(ranked_json(ranked[k], k));

@@ -22,6 +22,7 @@
 //    of the objective against memory per GPU are re-run at the kernels' low and
 //    high cost bounds for their 80% intervals.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -153,6 +154,12 @@ std::vector<size_t> training_interval_candidates(const TrainingSearchSpec& spec,
 TrainingSearchResult rank_training_search(const TrainingSearchSpec& spec, const TrainPlan& plan,
                                           const std::vector<TrainOutcome>& central,
                                           const std::vector<TrainOutcome>& low, const std::vector<TrainOutcome>& high);
+
+// The whole search: plan, central estimates, interval runs, rank. `for_each(n,
+// task)` calls task(k) for every k in [0, n), in any order and on any threads
+// (the CLI's thread pool; sequential in the page's worker).
+using ForEach = std::function<void(size_t n, const std::function<void(size_t)>& task)>;
+TrainingSearchResult run_training_search(const TrainingSearchSpec& spec, const ForEach& for_each);
 
 std::string training_candidate_label(const TrainingSearchSpec& spec, const TrainCandidate& c);
 

@@ -1,8 +1,9 @@
 // The view of `serving_simulation` results (the discrete-event serving
 // simulator): headline cards, TTFT / TPOT / E2E CDFs drawn from the per-request
 // records with the engine's p50/p90/p99 marked, time series of the queue, the
-// batch, tokens per step and KV-cache use, GPU busy time by kernel family,
-// memory per GPU, the scenario's compare block and key metrics. Every number is
+// batch, tokens per step, KV-cache use and the steps' MFU and MBU, GPU busy
+// time by kernel family, memory per GPU, the scenario's compare block and key
+// metrics. Every number is
 // a <span data-metric="serve.…"> with three decimals; all text goes through
 // textContent.
 import { chartView } from '../charts/registry.js';
@@ -154,6 +155,7 @@ function renderTimeSeries(result) {
     ['queue', 'requests', [['running', 'Running', '#2f6fdb'], ['waiting', 'Waiting', '#d9534f'], ['batch_size', 'Batch size', '#17a589']]],
     ['tokens', 'tokens per step', [['tokens_per_step', 'Tokens per step', '#8e6fd8']]],
     ['kv', 'KV blocks in use (%)', [['kv_block_utilization', 'KV blocks in use', '#17a589', 100]]],
+    ['util', 'utilization (% of peak)', [['mfu', 'MFU (compute)', '#2f6fdb', 100], ['mbu', 'MBU (HBM bandwidth)', '#e0a526', 100]]],
   ];
   for (const [id, yLabel, defs] of charts) {
     const view = chartView(id, $(`chart-${id}`), { height: 200 });
@@ -243,7 +245,8 @@ function renderKeyMetrics(result) {
 // More numbers of the run, as ids of the engine's metric catalogue.
 const FACTS = ['requests_per_s', 'input_tokens_per_s', 'total_tokens_per_s', 'running_mean', 'running_max',
   'queue_depth_max', 'batch_size_mean', 'kv_peak_utilization', 'kv_fragmentation', 'preemptions', 'gpu_utilization',
-  'requests_completed', 'duration_s', 'usd_per_million_output_tokens', 'energy_per_output_token_J'];
+  'mfu_wall', 'mfu_busy', 'mfu_step_p50', 'mfu_step_p90', 'mbu_wall', 'mbu_busy', 'mbu_step_p50', 'mbu_step_p90',
+  'mean_power_per_gpu_W', 'requests_completed', 'duration_s', 'usd_per_million_output_tokens', 'energy_per_output_token_J'];
 
 function renderFacts(result) {
   const rows = FACTS.map((id) => metricInfo('serving', id)).filter((m) => typeof metricValue(result, m) === 'number')
@@ -338,6 +341,7 @@ export const view = {
     { id: 'kv', title: 'KV-cache use' },
     { id: 'tokens', title: 'Tokens per step' },
     { id: 'busy', title: 'GPU busy time by kernel family' },
+    { id: 'util', title: 'GPU utilization per step (MFU, MBU)' },
     { id: 'serve-memory', title: 'Memory per GPU' },
   ],
   embedCharts: ['cdf-ttft', 'queue'],
