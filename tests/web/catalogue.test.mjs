@@ -46,8 +46,18 @@ test('serving and training cards, tables and dropdowns carry the catalogue\'s wo
     const options = await page.$$eval(`#${select} option`, (els) => els.map((o) => [o.value, o.title]).filter(([v]) => v !== ''));
     assert.deepEqual(options, reg.policies[family].map((e) => [e.name, e.description]), select);
   }
-  const dtypes = await page.$$eval('#weights option', (els) => els.map((o) => o.value));
-  assert.deepEqual(dtypes, reg.dtypes);
+  // Selects without a preset or policy list take the parameter schema's choices; number
+  // inputs take its range, and a shown default is the schema's.
+  const param = (pointer) => reg.parameters.find((q) => q.pointer === pointer);
+  for (const [select, pointer] of [['weights', '/precision/weights'], ['kv_cache', '/precision/kv_cache']]) {
+    assert.deepEqual(await page.$$eval(`#${select} option`, (els) => els.map((o) => o.value)), param(pointer).choices, select);
+  }
+  for (const [input, pointer] of [['sim_block_size', '/serving/kv_cache/block_size'], ['sim_gpu_util', '/serving/kv_cache/gpu_memory_utilization'],
+    ['spec_k', '/serving/speculative/k'], ['sim_num_requests', '/serving/workload/num_requests']]) {
+    const q = param(pointer);
+    assert.deepEqual(await page.$eval(`#${input}`, (e) => [e.min, e.max]), [String(q.min), String(q.max)], input);
+  }
+  assert.equal(await page.inputValue('#sim_watermark'), String(param('/serving/kv_cache/watermark').default), 'I2.4 leaves the watermark to the engine');
 
   await page.goto(`${suite.server.url}?preset=I1.1`);
   await waitDone(page, 'I1.1');
@@ -60,6 +70,13 @@ test('serving and training cards, tables and dropdowns carry the catalogue\'s wo
 
   await page.goto(`${suite.server.url}?preset=T3.5`);
   await waitDone(page, 'T3.5');
+  for (const [select, pointer] of [['train_schedule', '/training/schedule'], ['train_recompute', '/training/recompute/mode'],
+    ['train_optimizer', '/training/optimizer/type'], ['lora_base_dtype', '/training/lora/base_dtype']]) {
+    assert.deepEqual(await page.$$eval(`#${select} option`, (els) => els.map((o) => o.value)), param(pointer).choices, select);
+  }
+  const zero = param('/training/parallelism/zero_stage');
+  assert.deepEqual(await page.$$eval('#train_zero option', (els) => els.map((o) => Number(o.value))),
+    Array.from({ length: zero.max - zero.min + 1 }, (_, i) => zero.min + i));
   const trainingTable = table('T3.5');
   const throughput = await page.$$eval('#train-throughput-table tbody th', (els) => els.map((e) => e.textContent));
   assert.ok(throughput.length >= 4);
