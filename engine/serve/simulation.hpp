@@ -112,10 +112,12 @@ class Simulation : private SchedulerHost, private ReplicaLoads {
   int64_t private_kv_tokens(const Req& q) const { return q.computed - q.kv.prefix_tokens(block_size_); }
 
   // pricing
-  // What a step's work would take at the GPU's peaks (StepCost::compute_peak_s
-  // and memory_peak_s summed over the target and draft passes of the step).
+  // What a step's work would take at the GPU's peaks, in GPU-seconds summed
+  // over the tensor-parallel ranks that run it (StepCost::compute_peak_s and
+  // memory_peak_s x the pass's tp, over the target and draft passes: a draft
+  // model may run on fewer ranks than the target).
   struct PeakWork {
-    double compute_s = 0, memory_s = 0;
+    double compute_gpu_s = 0, memory_gpu_s = 0;
   };
   double start_batch(Replica& r, Engine& e, Batch& b, double extra_s);
   double price(int cost_index, const BatchShape& shape, int adapters, bool accumulate, PeakWork* work);
