@@ -519,17 +519,22 @@ double Simulation::start_batch(Replica& r, Engine& e, Batch& b, double extra_s) 
   // Achieved utilization over the whole step (host and scheduler time, swaps
   // and adapter loads included: they use the GPU's time, not its peaks), and
   // the energy of each GPU of the replica: its tp rank's share of the work, of
-  // which its pipeline stage runs 1/pp in t/pp. The time a GPU waits between
-  // steps is charged idle power in metrics().
+  // which its pipeline stage runs 1/pp in 1/pp of the step. The time a GPU
+  // waits between steps is charged idle power in metrics(). The step's time is
+  // the clock's (whole ns): the priced seconds can differ in the last bit
+  // between native and wasm libm, the rounded clock does not.
   {
     const double tp = static_cast<double>(r.layout.tp), pp = static_cast<double>(r.layout.pp);
+    const double step_s = to_s(dur);
     const double compute_s = work.compute_gpu_s / tp, memory_s = work.memory_gpu_s / tp;
-    const Utilization u = utilization(compute_s, memory_s, t);
+    const Utilization u = utilization(compute_s, memory_s, step_s);
     step_mfu_.add(u.compute);
     step_mbu_.add(u.memory);
     compute_peak_gpu_s_ += work.compute_gpu_s;
     memory_peak_gpu_s_ += work.memory_gpu_s;
-    r.busy_energy_J += tp * pp * busy_energy_J(*r.gpu, compute_s / pp, memory_s / pp, t / pp);
+    busy_gpu_s_ += tp * step_s;  // tp x pp GPUs, each busy step_s / pp
+    r.busy_clock_s += step_s / pp;
+    r.busy_energy_J += tp * pp * busy_energy_J(*r.gpu, compute_s / pp, memory_s / pp, step_s / pp);
     if (detailed_) sample_series(b, u);
   }
   ++r.steps;

@@ -169,9 +169,10 @@ class Simulation : private SchedulerHost, private ReplicaLoads {
   std::vector<double> transfer_ms_;
   GapHistogram itl_;
   // Achieved utilization: per-step MFU and MBU, and the run's GPU-seconds of
-  // work at peak (tp ranks x the step's peak times, summed over steps).
+  // work at peak (tp ranks x the step's peak times, summed over steps) and of
+  // busy time (on the clock's whole-ns step times).
   FractionHistogram step_mfu_, step_mbu_;
-  double compute_peak_gpu_s_ = 0, memory_peak_gpu_s_ = 0;
+  double compute_peak_gpu_s_ = 0, memory_peak_gpu_s_ = 0, busy_gpu_s_ = 0;
   TimeSeries series_;
   TimeNs first_arrival_ = 0, last_event_ = 0;
 
