@@ -22,7 +22,10 @@ void print_latency_table(const json& r) {
   std::cout << "  E2E                  " << std::setw(12) << fixed(m["e2e_ms"], 3) << " ms\n";
   std::cout << "  output tokens/s      " << std::setw(12) << fixed(m["output_tokens_per_s"], 1) << "\n";
   std::cout << "  prefill tokens/s     " << std::setw(12) << fixed(m["prefill_tokens_per_s"], 1) << "\n";
-  std::cout << "  decode floor (weights/HBM BW) " << fixed(r["floors"]["decode_weight_read_ms"], 3) << " ms\n\n";
+  std::cout << "  decode floor (weights/HBM BW) " << fixed(r["floors"]["decode_weight_read_ms"], 3) << " ms\n";
+  std::cout << "  MFU / MBU prefill     " << fixed(m["prefill_mfu"], 3) << " / " << fixed(m["prefill_mbu"], 3)
+            << "   decode " << fixed(m["decode_mfu"], 3) << " / " << fixed(m["decode_mbu"], 3) << "\n";
+  std::cout << "  energy per output token " << fixed(m["energy_J_per_output_token"], 3) << " J\n\n";
   std::cout << "memory per GPU (GiB)\n";
   for (const char* k : {"capacity_GiB", "weights_GiB", "kv_cache_GiB", "activations_GiB", "runtime_overhead_GiB",
                         "free_GiB"}) {

@@ -89,7 +89,21 @@ void print_serving_table(const json& r) {
   row("queue depth mean / max", num(c["waiting_mean"], 1) + " / " + num(c["waiting_max"], 0));
   row("batch size mean", num(c["batch_size_mean"], 1));
   row("tokens per step mean", num(c["tokens_per_step_mean"], 1));
-  row("GPU busy fraction", num(m["gpu"]["busy_fraction"], 3));
+  row("GPU busy fraction (a step running)", num(m["gpu"]["busy_fraction"], 3));
+  // Achieved utilization: the share of the GPUs' peaks the steps' work uses,
+  // over the run, while busy, and per step.
+  const json& gpu = m["gpu"];
+  if (gpu.contains("mfu") && gpu.contains("mbu")) {
+    std::cout << "\nGPU utilization  over run  while busy   step mean    step p50    step p90\n";
+    auto util_row = [&](const char* label, const json& u) {
+      std::cout << "  " << std::left << std::setw(14) << label << std::right << std::setw(11)
+                << num(u["over_wall_time"], 3) << std::setw(12) << num(u["over_busy_time"], 3);
+      for (const char* k : {"mean", "p50", "p90"}) std::cout << std::setw(12) << num(get(u["per_step"], k), 3);
+      std::cout << "\n";
+    };
+    util_row("MFU (compute)", gpu["mfu"]);
+    util_row("MBU (HBM)", gpu["mbu"]);
+  }
   const json& kv = m["kv_cache"];
   std::cout << "\nKV cache\n";
   row("blocks (all replicas)", num(kv["blocks_total"], 0));
@@ -161,7 +175,8 @@ void print_serving_table(const json& r) {
   std::cout << "\nGPU busy time by kernel family (s)\n";
   for (auto it = m["gpu"]["busy_time_s_by_family"].begin(); it != m["gpu"]["busy_time_s_by_family"].end(); ++it)
     row(it.key(), num(it.value(), 3));
-  std::cout << "\nenergy per output token " << num(m["energy"]["per_output_token_J"], 3) << " J";
+  std::cout << "\nenergy per output token " << num(m["energy"]["per_output_token_J"], 3) << " J (mean "
+            << num(m["energy"]["mean_power_per_gpu_W"], 1) << " W per GPU)";
   if (!m["cost"].is_null())
     std::cout << ", cost per million output tokens $" << num(m["cost"]["usd_per_million_output_tokens"], 3);
   std::cout << "\n";

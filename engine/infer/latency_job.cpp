@@ -20,6 +20,13 @@ StepCost LatencyJob::price(const BatchShape& batch) const {
   return cost_.price(build_forward_step(s_.model, s_.precision, sv.parallelism, batch, options));
 }
 
+// The shared power model (perf/power.hpp), as the serving simulator applies it
+// to each of its steps: the same step costs the same energy in both modes.
+void LatencyJob::add_step_energy(const StepCost& c) {
+  energy_J_ += step_energy_per_gpu_J(s_.hardware.gpu, s_.serving->parallelism.pp, c.compute_peak_s, c.memory_peak_s,
+                                     c.time_s);
+}
+
 bool LatencyJob::step(int64_t max_units) {
   const auto& w = s_.serving->workload;
   for (int64_t n = 0; n < max_units && done_units_ < total_units_; ++n, ++done_units_) {
@@ -27,8 +34,7 @@ bool LatencyJob::step(int64_t max_units) {
     if (done_units_ == 0) {
       batch.seqs.assign(static_cast<size_t>(w.batch_size), SeqChunk{w.prompt_tokens, 0});
       prefill_ = price(batch);
-      energy_J_ += step_power(s_.hardware.gpu, s_.precision.activations, prefill_.flops, prefill_.bytes,
-                              prefill_.time_s).joules;
+      add_step_energy(prefill_);
     } else {
       // Decode step i feeds the i-th generated token; the cache holds the prompt and the i-1 tokens before it.
       batch.seqs.assign(static_cast<size_t>(w.batch_size), SeqChunk{1, w.prompt_tokens + done_units_ - 1});
@@ -36,7 +42,9 @@ bool LatencyJob::step(int64_t max_units) {
       decode_time_s_ += c.time_s;
       decode_low_s_ += c.time_low_s;
       decode_high_s_ += c.time_high_s;
-      energy_J_ += step_power(s_.hardware.gpu, s_.precision.activations, c.flops, c.bytes, c.time_s).joules;
+      decode_compute_peak_s_ += c.compute_peak_s;
+      decode_memory_peak_s_ += c.memory_peak_s;
+      add_step_energy(c);
       decode_breakdown_.add(c);
     }
   }
@@ -102,6 +110,12 @@ LatencyResult LatencyJob::typed_result() const {
   m.decode_tokens_per_s = tpot_s > 0 ? batch / tpot_s : 0.0;
   m.prefill_tokens_per_s = batch * static_cast<double>(w.prompt_tokens) / ttft_s;
   m.energy_J_per_output_token = joules_all_gpus / output_tokens;
+  const Utilization prefill_u = utilization(prefill_.compute_peak_s, prefill_.memory_peak_s, prefill_.time_s);
+  const Utilization decode_u = utilization(decode_compute_peak_s_, decode_memory_peak_s_, decode_time_s_);
+  m.prefill_mfu = prefill_u.compute;
+  m.prefill_mbu = prefill_u.memory;
+  m.decode_mfu = decode_u.compute;
+  m.decode_mbu = decode_u.memory;
   m.has_cost = s_.cost_model.gpu_hour_usd > 0;
   if (m.has_cost)
     m.usd_per_million_output_tokens = s_.cost_model.gpu_hour_usd * gpus * (e2e_s / 3600.0) / output_tokens * 1e6;

@@ -21,6 +21,7 @@ class LatencyJob : public Job {
 
  private:
   StepCost price(const BatchShape& batch) const;
+  void add_step_energy(const StepCost& c);
 
   Scenario s_;
   CostSetup cost_;
@@ -29,7 +30,8 @@ class LatencyJob : public Job {
   StepCost prefill_;
   double decode_time_s_ = 0;
   double decode_low_s_ = 0, decode_high_s_ = 0;
-  double energy_J_ = 0;  // one GPU, prefill and every decode step
+  double decode_compute_peak_s_ = 0, decode_memory_peak_s_ = 0;  // the decode steps' work at peak
+  double energy_J_ = 0;  // per GPU, prefill and every decode step
   BreakdownAccumulator decode_breakdown_;
 };
 

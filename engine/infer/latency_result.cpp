@@ -24,7 +24,11 @@ KeyMetric latency_metric(const std::string& id, const LatencyResult::Metrics& m)
       {"output_tokens_per_s_per_gpu", m.output_tokens_per_s_per_gpu},
       {"decode_tokens_per_s", m.decode_tokens_per_s},
       {"prefill_tokens_per_s", m.prefill_tokens_per_s},
-      {"energy_J_per_output_token", m.energy_J_per_output_token}};
+      {"energy_J_per_output_token", m.energy_J_per_output_token},
+      {"prefill_mfu", m.prefill_mfu},
+      {"prefill_mbu", m.prefill_mbu},
+      {"decode_mfu", m.decode_mfu},
+      {"decode_mbu", m.decode_mbu}};
   if (const auto it = values.find(id); it != values.end()) {
     k.kind = KeyMetric::Kind::Number;
     k.value = it->second;
@@ -64,7 +68,11 @@ json to_json(const LatencyResult& x) {
                   {"output_tokens_per_s_per_gpu", m.output_tokens_per_s_per_gpu},
                   {"decode_tokens_per_s", m.decode_tokens_per_s},
                   {"prefill_tokens_per_s", m.prefill_tokens_per_s},
-                  {"energy_J_per_output_token", m.energy_J_per_output_token}};
+                  {"energy_J_per_output_token", m.energy_J_per_output_token},
+                  {"prefill_mfu", m.prefill_mfu},
+                  {"prefill_mbu", m.prefill_mbu},
+                  {"decode_mfu", m.decode_mfu},
+                  {"decode_mbu", m.decode_mbu}};
   if (m.has_cost) r["metrics"]["usd_per_million_output_tokens"] = m.usd_per_million_output_tokens;
   r["key_metrics"] = key_metrics_to_json(key_metrics(x));
   r["intervals_80"] = {{"ttft_ms", {x.ttft_interval.low_ms, x.ttft_interval.high_ms}},

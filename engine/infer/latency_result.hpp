@@ -25,6 +25,9 @@ struct LatencyResult {
     double output_tokens_per_s = 0, output_tokens_per_s_per_gpu = 0;
     double decode_tokens_per_s = 0, prefill_tokens_per_s = 0;
     double energy_J_per_output_token = 0;
+    // Achieved utilization while a step runs (perf/power.hpp): the prefill
+    // step's, and the decode steps' together (time-weighted).
+    double prefill_mfu = 0, prefill_mbu = 0, decode_mfu = 0, decode_mbu = 0;
     bool has_cost = false;  // a GPU-hour price was given
     double usd_per_million_output_tokens = 0;
   } metrics;

@@ -4,6 +4,8 @@
 #include <array>
 #include <map>
 
+#include "perf/power.hpp"
+
 namespace sightline {
 
 StepCost price_step(const StepOperators& step, const KernelCostModel& model, const CostContext& ctx) {
@@ -27,6 +29,11 @@ StepCost price_step(const StepOperators& step, const KernelCostModel& model, con
     if (op.family != OpFamily::Collective) {
       out.flops += p.flops;
       out.bytes += p.bytes;
+      if (ctx.gpu) {
+        const double peak = dense_peak_tflops(*ctx.gpu, op.compute_dtype);
+        if (peak > 0) out.compute_peak_s += p.flops / (peak * 1e12);
+        out.memory_peak_s += p.bytes / (ctx.gpu->hbm_bandwidth_GBps * 1e9);
+      }
     }
     out.parts.push_back(std::move(p));
   }

@@ -27,6 +27,13 @@ struct StepCost {
   double time_high_s = 0;
   double flops = 0;
   double bytes = 0;
+  // What the step's work would take at the GPU's peaks, the numerators of its
+  // achieved utilization (perf/power.hpp): every non-collective operator's
+  // FLOPs at the dense peak of its compute dtype (the MFU convention: all
+  // FLOPs against the tensor-core peak), and its HBM bytes at the spec-sheet
+  // bandwidth. Collectives move link bytes, not HBM bytes, and count in neither.
+  double compute_peak_s = 0;
+  double memory_peak_s = 0;
   std::vector<PricedOperator> parts;  // in operator order (+ "host_overhead" when exposed)
 };
 

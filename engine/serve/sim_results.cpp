@@ -72,16 +72,22 @@ json Simulation::metrics() const {
   const TimeNs end = std::max(last_event_, now_);
   const double duration = std::max(1e-9, static_cast<double>(std::max<TimeNs>(1, (completed_ > 0 ? last_event_ : end) - first_arrival_)) * 1e-9);
   const double span = std::max(1.0, static_cast<double>(now_ - first_arrival_));
+  // Energy (perf/power.hpp): each step's GPUs at the power of the step's
+  // achieved utilization while they run it (start_batch), idle power for the
+  // rest of the run.
   int gpus = 0;
-  double energy = 0, busy_gpu_s = 0, step_s = 0;
+  double busy_energy = 0, idle_energy = 0, busy_gpu_s = 0, busy_gpu_s_all = 0, step_s = 0;
   for (const Replica& r : replicas_) {
     const int g = r.layout.tp * r.layout.pp;
     gpus += g;
     const double busy = std::min(r.busy_s, duration);
     busy_gpu_s += busy * g;
+    busy_gpu_s_all += r.busy_s * g;
     step_s += r.step_s;
-    energy += g * gpu_power_W(*r.gpu, busy / duration) * duration;
+    busy_energy += r.busy_energy_J;
+    idle_energy += g * r.gpu->idle_power_W * (duration - busy);
   }
+  const double energy = busy_energy + idle_energy;
   int64_t blocks_total = 0, peak_sum = 0;
   double peak_util = 0;
   for (const Replica& r : replicas_)
@@ -189,13 +195,26 @@ json Simulation::metrics() const {
   if (swap_s_ > 0) fam["kv_swap"] = swap_s_;
   if (lora_load_s_ > 0) fam["lora_adapter_load"] = lora_load_s_;
   if (cpu_s_ > 0) fam["scheduler_cpu"] = cpu_s_;
+  // Achieved utilization: GPU-seconds the steps' work would take at peak over
+  // GPU-seconds of wall time (all GPUs, the run's duration) and of busy time
+  // (while a step runs on them), and the distribution of the steps' own values.
+  auto utilization_block = [&](double peak_gpu_s, const FractionHistogram& per_step) {
+    return json{{"over_wall_time", std::min(1.0, safe_div(peak_gpu_s, duration * gpus))},
+                {"over_busy_time", std::min(1.0, safe_div(peak_gpu_s, busy_gpu_s_all))},
+                {"per_step", per_step.summary()}};
+  };
   m["gpu"] = {{"busy_fraction", safe_div(busy_gpu_s, duration * gpus)},
+              {"mfu", utilization_block(compute_peak_gpu_s_, step_mfu_)},
+              {"mbu", utilization_block(memory_peak_gpu_s_, step_mbu_)},
               {"step_time_s", step_s},
               {"busy_time_s_by_family", fam}};
   m["energy"] = {{"total_J", energy},
+                 {"busy_J", busy_energy},
+                 {"idle_J", idle_energy},
                  {"per_output_token_J", safe_div(energy, static_cast<double>(out_tokens))},
                  {"mean_power_per_gpu_W", safe_div(energy, duration * gpus)},
-                 {"model", "idle_power_W + (tdp_W - idle_power_W) x busy fraction, per GPU"}};
+                 {"model", "per GPU: idle_power_W + (tdp_W - idle_power_W) x min(1, MFU + 0.5 x MBU) while a step runs "
+                           "(the step's own MFU and MBU), idle_power_W otherwise"}};
   if (spec_.usd_per_gpu_hour) {
     const double usd = *spec_.usd_per_gpu_hour * gpus * duration / 3600.0;
     m["cost"] = {{"usd_per_gpu_hour", *spec_.usd_per_gpu_hour},

@@ -107,6 +107,7 @@ struct Replica {
   int draft_cost = -1;
   // accounting
   double busy_s = 0;  // per GPU (step time / pp)
+  double busy_energy_J = 0;  // all GPUs of the replica, while their stage of a step runs (perf/power.hpp)
   double step_s = 0;  // whole steps
   int64_t steps = 0;
 };

@@ -341,8 +341,7 @@ void Simulation::admit_transfers(Replica& r, Engine& e) {
 // ---------------------------------------------------------------------------
 // Pricing
 
-double Simulation::price(int cost_index, const BatchShape& shape, int adapters, bool accumulate, Replica* r) {
-  (void)r;
+double Simulation::price(int cost_index, const BatchShape& shape, int adapters, bool accumulate, PeakWork* work) {
   CostEntry& c = costs_[static_cast<size_t>(cost_index)];
   StepOptions options;
   options.attention = s_.serving->attention;
@@ -418,6 +417,10 @@ double Simulation::price(int cost_index, const BatchShape& shape, int adapters, 
     }
   }
   const StepCost sc = c.setup.price(ops);
+  if (work) {
+    work->compute_s += sc.compute_peak_s;
+    work->memory_s += sc.memory_peak_s;
+  }
   if (accumulate && c.draft) {
     draft_s_ += sc.time_s;
   } else if (accumulate) {
@@ -467,7 +470,8 @@ double Simulation::start_batch(Replica& r, Engine& e, Batch& b, double extra_s) 
       e.resident.push_back(a);
     }
   }
-  double t = price(e.cost, b.shape, adapters, true, &r);
+  PeakWork work;
+  double t = price(e.cost, b.shape, adapters, true, &work);
   bool has_decode = false;
   for (const Item& it : b.items) has_decode = has_decode || it.kind == ItemKind::Verify;
   if (spec_k_ > 0 && r.draft_cost >= 0) {
@@ -483,10 +487,10 @@ double Simulation::start_batch(Replica& r, Engine& e, Batch& b, double extra_s) 
         first.seqs.push_back(SeqChunk{it.new_tokens, it.cached});
       }
     }
-    t += price(r.draft_cost, first, 0, true, &r);
+    t += price(r.draft_cost, first, 0, true, &work);
     for (int i = 1; i < spec_k_ && !more.seqs.empty(); ++i) {
       for (auto& sq : more.seqs) sq.cached_tokens += 1;
-      t += price(r.draft_cost, more, 0, true, &r);
+      t += price(r.draft_cost, more, 0, true, &work);
     }
   } else if (spec_k_ > 0 && has_decode) {
     const double lookup = spec_k_ * spec_.speculative.ngram_lookup_us * 1e-6;
@@ -515,6 +519,19 @@ double Simulation::start_batch(Replica& r, Engine& e, Batch& b, double extra_s) 
   r.stage_free = now_ + std::max<TimeNs>(1, dur / r.layout.pp);
   r.busy_s += t / r.layout.pp;
   r.step_s += t;
+  // Achieved utilization over the whole step (host and scheduler time, swaps
+  // and adapter loads included: they use the GPU's time, not its peaks), and
+  // the energy of each stage's GPU while it runs its 1/pp of the layers; the
+  // time a GPU waits between steps is charged idle power in metrics().
+  const Utilization u = utilization(work.compute_s, work.memory_s, t);
+  step_mfu_.add(u.compute);
+  step_mbu_.add(u.memory);
+  compute_peak_gpu_s_ += r.layout.tp * work.compute_s;
+  memory_peak_gpu_s_ += r.layout.tp * work.memory_s;
+  {
+    const double pp = static_cast<double>(r.layout.pp);
+    r.busy_energy_J += r.layout.tp * r.layout.pp * busy_energy_J(*r.gpu, work.compute_s / pp, work.memory_s / pp, t / pp);
+  }
   ++r.steps;
   ++steps_;
   sum_batch_ += static_cast<double>(b.items.size());
@@ -524,7 +541,7 @@ double Simulation::start_batch(Replica& r, Engine& e, Batch& b, double extra_s) 
     if (q.first_scheduled < 0) q.first_scheduled = now_;
   }
   if (detailed_) {
-    sample_series(b);
+    sample_series(b, u);
     if (spec_.outputs.trace) {
       if (static_cast<int64_t>(trace_.size()) < spec_.outputs.trace_max_steps)
         trace_.push_back(TraceStep{r.index, b.engine, b.start, dur, static_cast<int32_t>(b.items.size()), b.prefill_tokens,
@@ -536,8 +553,10 @@ double Simulation::start_batch(Replica& r, Engine& e, Batch& b, double extra_s) 
   return t;
 }
 
-void Simulation::sample_series(const Batch& b) {
+void Simulation::sample_series(const Batch& b, const Utilization& u) {
   SeriesSample s;
+  s.mfu = u.compute;
+  s.mbu = u.memory;
   const int64_t used = rec_.kv_blocks_used();
   s.running = static_cast<double>(rec_.running());
   s.waiting = static_cast<double>(rec_.waiting());

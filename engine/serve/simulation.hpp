@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "perf/cost_setup.hpp"
+#include "perf/power.hpp"
 #include "scenario/scenario.hpp"
 #include "serve/event_queue.hpp"
 #include "serve/batch_scheduler.hpp"
@@ -111,11 +112,16 @@ class Simulation : private SchedulerHost, private ReplicaLoads {
   int64_t private_kv_tokens(const Req& q) const { return q.computed - q.kv.prefix_tokens(block_size_); }
 
   // pricing
+  // What a step's work would take at the GPU's peaks (StepCost::compute_peak_s
+  // and memory_peak_s summed over the target and draft passes of the step).
+  struct PeakWork {
+    double compute_s = 0, memory_s = 0;
+  };
   double start_batch(Replica& r, Engine& e, Batch& b, double extra_s);
-  double price(int cost_index, const BatchShape& shape, int adapters, bool accumulate, Replica* r);
+  double price(int cost_index, const BatchShape& shape, int adapters, bool accumulate, PeakWork* work);
+  void sample_series(const Batch& b, const Utilization& u);
 
   void drop(Req& q, const char* reason);
-  void sample_series(const Batch& b);
 
   const Scenario& s_;
   const SimulationSpec& spec_;
@@ -160,6 +166,10 @@ class Simulation : private SchedulerHost, private ReplicaLoads {
   double transfer_bytes_ = 0;
   std::vector<double> transfer_ms_;
   GapHistogram itl_;
+  // Achieved utilization: per-step MFU and MBU, and the run's GPU-seconds of
+  // work at peak (tp ranks x the step's peak times, summed over steps).
+  FractionHistogram step_mfu_, step_mbu_;
+  double compute_peak_gpu_s_ = 0, memory_peak_gpu_s_ = 0;
   TimeSeries series_;
   TimeNs first_arrival_ = 0, last_event_ = 0;
 

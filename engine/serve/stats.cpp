@@ -89,6 +89,41 @@ json GapHistogram::summary_ms() const {
           {"max", static_cast<double>(max_) * 1e-6}};
 }
 
+void FractionHistogram::add(double v) {
+  v = std::clamp(v, 0.0, 1.0);
+  const int b = std::min(kBins - 1, static_cast<int>(v * kBins));
+  ++counts_[static_cast<size_t>(b)];
+  if (count_ == 0 || v < min_) min_ = v;
+  if (count_ == 0 || v > max_) max_ = v;
+  ++count_;
+  sum_ += v;
+  sum_sq_ += v * v;
+}
+
+json FractionHistogram::summary() const {
+  if (count_ == 0)
+    return {{"count", 0}, {"mean", 0.0}, {"stddev", 0.0}, {"min", 0.0}, {"p50", 0.0}, {"p90", 0.0}, {"p99", 0.0}, {"max", 0.0}};
+  auto at_rank = [&](double p) {
+    const double rank = p / 100.0 * static_cast<double>(count_ - 1);
+    int64_t seen = 0;
+    for (int b = 0; b < kBins; ++b) {
+      seen += counts_[static_cast<size_t>(b)];
+      if (static_cast<double>(seen) > rank) return std::clamp((b + 0.5) / kBins, min_, max_);
+    }
+    return max_;
+  };
+  const double n = static_cast<double>(count_);
+  const double mean = sum_ / n;
+  return {{"count", count_},
+          {"mean", mean},
+          {"stddev", std::sqrt(std::max(0.0, sum_sq_ / n - mean * mean))},
+          {"min", min_},
+          {"p50", at_rank(50)},
+          {"p90", at_rank(90)},
+          {"p99", at_rank(99)},
+          {"max", max_}};
+}
+
 void TimeSeries::add(TimeNs t, const SeriesSample& s) {
   if (t < 0) t = 0;
   size_t idx = static_cast<size_t>(t / width_);
@@ -105,6 +140,8 @@ void TimeSeries::add(TimeNs t, const SeriesSample& s) {
   b.sum.tokens += s.tokens;
   b.sum.kv_blocks_used += s.kv_blocks_used;
   b.sum.kv_utilization += s.kv_utilization;
+  b.sum.mfu += s.mfu;
+  b.sum.mbu += s.mbu;
   b.waiting_max = std::max(b.waiting_max, s.waiting);
   b.kv_max = std::max(b.kv_max, s.kv_blocks_used);
   b.kv_util_max = std::max(b.kv_util_max, s.kv_utilization);
@@ -122,6 +159,8 @@ void TimeSeries::merge_pairs() {
     m.sum.tokens += b.sum.tokens;
     m.sum.kv_blocks_used += b.sum.kv_blocks_used;
     m.sum.kv_utilization += b.sum.kv_utilization;
+    m.sum.mfu += b.sum.mfu;
+    m.sum.mbu += b.sum.mbu;
     m.waiting_max = std::max(m.waiting_max, b.waiting_max);
     m.kv_max = std::max(m.kv_max, b.kv_max);
     m.kv_util_max = std::max(m.kv_util_max, b.kv_util_max);
@@ -135,7 +174,8 @@ json TimeSeries::to_json() const {
   TimeSeries copy = *this;
   while (copy.buckets_.size() > static_cast<size_t>(copy.max_points_)) copy.merge_pairs();
   json t = json::array(), running = json::array(), waiting = json::array(), waiting_max = json::array(),
-       batch = json::array(), tokens = json::array(), kv = json::array(), kv_util = json::array();
+       batch = json::array(), tokens = json::array(), kv = json::array(), kv_util = json::array(), mfu = json::array(),
+       mbu = json::array();
   for (size_t i = 0; i < copy.buckets_.size(); ++i) {
     const Bucket& b = copy.buckets_[i];
     if (b.n == 0) continue;
@@ -148,6 +188,8 @@ json TimeSeries::to_json() const {
     tokens.push_back(b.sum.tokens / n);
     kv.push_back(b.kv_max);
     kv_util.push_back(b.kv_util_max);
+    mfu.push_back(b.sum.mfu / n);
+    mbu.push_back(b.sum.mbu / n);
   }
   return {{"bucket_s", to_s(copy.width_)},
           {"t_s", t},
@@ -157,7 +199,9 @@ json TimeSeries::to_json() const {
           {"batch_size", batch},
           {"tokens_per_step", tokens},
           {"kv_blocks_used", kv},
-          {"kv_block_utilization", kv_util}};
+          {"kv_block_utilization", kv_util},
+          {"mfu", mfu},
+          {"mbu", mbu}};
 }
 
 }  // namespace sightline::serve

@@ -33,8 +33,25 @@ class GapHistogram {
   int64_t min_ = 0, max_ = 0;
 };
 
+// Values in [0, 1] (per-step utilizations) in 1000 bins of width 0.001, so a
+// run of millions of steps is summarized in fixed memory; percentiles are bin
+// midpoints (within 0.0005), clamped to the exact min and max.
+class FractionHistogram {
+ public:
+  void add(double v);
+  json summary() const;  // same keys as summarize()
+  int64_t count() const { return count_; }
+
+ private:
+  static constexpr int kBins = 1000;
+  std::vector<int64_t> counts_ = std::vector<int64_t>(kBins, 0);
+  int64_t count_ = 0;
+  double sum_ = 0, sum_sq_ = 0, min_ = 0, max_ = 0;
+};
+
 struct SeriesSample {
   double running = 0, waiting = 0, batch_size = 0, tokens = 0, kv_blocks_used = 0, kv_utilization = 0;
+  double mfu = 0, mbu = 0;  // the step's achieved compute and HBM-bandwidth utilization
 };
 
 class TimeSeries {

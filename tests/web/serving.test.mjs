@@ -78,7 +78,7 @@ test('I2.1 shows the serving view with the CLI\'s numbers and draws its charts',
   assert.equal(await page.isVisible('#serve-compare-card'), false, 'I2.1 has no compare block');
 
   // Every chart is drawn; the CDFs come from the per-request records.
-  for (const id of ['cdf-ttft', 'cdf-tpot', 'cdf-e2e', 'queue', 'kv', 'tokens', 'busy', 'serve-memory']) {
+  for (const id of ['cdf-ttft', 'cdf-tpot', 'cdf-e2e', 'queue', 'kv', 'tokens', 'busy', 'util', 'serve-memory']) {
     assert.equal(await page.getAttribute(`#chart-${id}`, 'data-empty'), 'false', id);
     const box = await (await page.$(`#chart-${id} canvas`)).boundingBox();
     assert.ok(box.width > 200 && box.height > 60, `${id} canvas drawn (${box.width}×${box.height})`);

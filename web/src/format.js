@@ -21,7 +21,7 @@ const UNIT_SUFFIXES = [
   ['_GiB', 'GiB'], ['_MiB', 'MiB'], ['_GBps', 'GB/s'], ['_tflops', 'TFLOP/s'], ['_pct', '%'],
   ['_B', 'B'], ['_days', 'days'], ['_hours', 'h'],
 ];
-const ACRONYMS = new Set(['ttft', 'tpot', 'e2e', 'mfu', 'hfu', 'qps', 'kv', 'gpu', 'gpus', 'slo', 'tp', 'pp', 'dp', 'ep', 'p50', 'p90', 'p95', 'p99']);
+const ACRONYMS = new Set(['ttft', 'tpot', 'e2e', 'mfu', 'mbu', 'hfu', 'qps', 'kv', 'gpu', 'gpus', 'slo', 'tp', 'pp', 'dp', 'ep', 'p50', 'p90', 'p95', 'p99']);
 
 /** A readable label and unit from a metric key: 'ttft_p99_ms' -> {label: 'TTFT p99', unit: 'ms'}. */
 export function metricLabel(key) {

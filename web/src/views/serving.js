@@ -1,8 +1,9 @@
 // The view of `serving_simulation` results (the discrete-event serving
 // simulator): headline cards, TTFT / TPOT / E2E CDFs drawn from the per-request
 // records with the engine's p50/p90/p99 marked, time series of the queue, the
-// batch, tokens per step and KV-cache use, GPU busy time by kernel family,
-// memory per GPU, the scenario's compare block and key metrics. Every number is
+// batch, tokens per step, KV-cache use and the steps' MFU and MBU, GPU busy
+// time by kernel family, memory per GPU, the scenario's compare block and key
+// metrics. Every number is
 // a <span data-metric="serve.…"> with three decimals; all text goes through
 // textContent.
 import { chartView } from '../charts/registry.js';
@@ -172,6 +173,7 @@ function renderTimeSeries(result) {
     ['queue', 'requests', [['running', 'Running', '#2f6fdb'], ['waiting', 'Waiting', '#d9534f'], ['batch_size', 'Batch size', '#17a589']]],
     ['tokens', 'tokens per step', [['tokens_per_step', 'Tokens per step', '#8e6fd8']]],
     ['kv', 'KV blocks in use (%)', [['kv_block_utilization', 'KV blocks in use', '#17a589', 100]]],
+    ['util', 'utilization (% of peak)', [['mfu', 'MFU (compute)', '#2f6fdb', 100], ['mbu', 'MBU (HBM bandwidth)', '#e0a526', 100]]],
   ];
   for (const [id, yLabel, defs] of charts) {
     const view = chartView(id, $(`chart-${id}`), { height: 200 });
@@ -270,7 +272,16 @@ const FACTS = [
   ['kv_cache.peak_block_utilization', 'KV blocks, peak use', 'fraction'],
   ['kv_cache.fragmentation', 'KV fragmentation', 'fraction'],
   ['kv_cache.preemptions', 'Preemptions', 'count'],
-  ['gpu.busy_fraction', 'GPU busy', 'fraction'],
+  ['gpu.busy_fraction', 'GPU busy (a step running, however little of the GPU it uses)', 'fraction'],
+  ['gpu.mfu.over_wall_time', 'MFU over the run (compute)', 'fraction'],
+  ['gpu.mfu.over_busy_time', 'MFU while busy', 'fraction'],
+  ['gpu.mfu.per_step.p50', 'MFU per step, p50', 'fraction'],
+  ['gpu.mfu.per_step.p90', 'MFU per step, p90', 'fraction'],
+  ['gpu.mbu.over_wall_time', 'MBU over the run (HBM bandwidth)', 'fraction'],
+  ['gpu.mbu.over_busy_time', 'MBU while busy', 'fraction'],
+  ['gpu.mbu.per_step.p50', 'MBU per step, p50', 'fraction'],
+  ['gpu.mbu.per_step.p90', 'MBU per step, p90', 'fraction'],
+  ['energy.mean_power_per_gpu_W', 'Mean power per GPU', 'W'],
   ['requests.completed', 'Completed requests', 'count'],
   ['duration_s', 'Simulated duration', 's'],
   ['cost.usd_per_million_output_tokens', 'Cost per million output tokens', 'USD'],
@@ -382,6 +393,7 @@ export const view = {
     { id: 'kv', title: 'KV-cache use' },
     { id: 'tokens', title: 'Tokens per step' },
     { id: 'busy', title: 'GPU busy time by kernel family' },
+    { id: 'util', title: 'GPU utilization per step (MFU, MBU)' },
     { id: 'serve-memory', title: 'Memory per GPU' },
   ],
   embedCharts: ['cdf-ttft', 'queue'],
