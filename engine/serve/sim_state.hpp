@@ -77,6 +77,7 @@ struct ModelEngine {
   std::vector<int32_t> running;
   std::deque<int32_t> swapped;
   std::deque<int32_t> incoming;  // disaggregated decode: waiting for blocks and the KV transfer
+  int64_t transferring = 0;      // disaggregated decode: admitted, KV still in transit (hold a max_num_seqs seat)
   int cost = 0;                  // index into the simulator's cost entries
   int64_t queued_tokens = 0;     // prompt tokens waiting in `waiting` (router load)
   // LoRA

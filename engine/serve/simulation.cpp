@@ -310,7 +310,9 @@ void Simulation::admit_transfers(Replica& r, Engine& e) {
   while (!e.incoming.empty()) {
     const int32_t id = e.incoming.front();
     Req& q = reqs_[static_cast<size_t>(id)];
-    if (static_cast<int64_t>(e.running.size()) >= spec_.scheduler.max_num_seqs) break;
+    // A request whose KV is in transit already holds one of the max_num_seqs
+    // seats (it joins `running` when the transfer lands).
+    if (static_cast<int64_t>(e.running.size()) + e.transferring >= spec_.scheduler.max_num_seqs) break;
     if (!kv_.reserve_for_transfer(e.kv, q.kv, q.computed + 1 + spec_k_)) break;
     Replica& src = replicas_[static_cast<size_t>(q.src_replica)];
     const double bytes = static_cast<double>(q.computed) * src.engines[static_cast<size_t>(q.spec.model)].kv.kv_bytes_per_token;
@@ -331,6 +333,7 @@ void Simulation::admit_transfers(Replica& r, Engine& e) {
     }
     queue_.push(end, kPriority[kTransferDone], kTransferDone, id);
     e.incoming.pop_front();
+    ++e.transferring;
     rec_.dequeued();
   }
 }
@@ -621,6 +624,7 @@ void Simulation::on_transfer_done(int32_t id) {
   q.state = State::Running;
   Replica& d = replicas_[static_cast<size_t>(q.replica)];
   Engine& de = d.engines[static_cast<size_t>(q.spec.model)];
+  --de.transferring;
   join_running(de, q);
   attach_adapter(de, q);
   request_schedule(d, now_);
