@@ -92,6 +92,7 @@ void print_training_table(const json& r) {
   if (num(sb, "pipeline_bubble") > 0) row_ms("pipeline bubble / waits", num(sb, "pipeline_bubble"));
   row_ms("optimizer step", num(sb, "optimizer"));
   if (num(sb, "cpu_offload") > 0) row_ms("CPU offload (PCIe + host update)", num(sb, "cpu_offload"));
+  if (num(sb, "framework") > 0) row_ms("framework (grad-norm/amax all-reduces, input copy)", num(sb, "framework"));
   if (num(sb, "overhead") > 1e-9) row_ms("overhead", num(sb, "overhead"));
   std::cout << "\n";
 

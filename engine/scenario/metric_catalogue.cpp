@@ -35,6 +35,7 @@ const std::vector<MetricInfo>& metric_catalogue() {
       {kLatency, "decode_mfu", "Decode MFU", "fraction", "/metrics/decode_mfu", "", "the decode steps' FLOPs at dense peak / their time"},
       {kLatency, "decode_mbu", "Decode MBU", "fraction", "/metrics/decode_mbu", "",
        "the decode steps' HBM bytes at peak bandwidth / their time: how close decode runs to the memory roofline"},
+      {kLatency, "prefill_compute_ms", "Prefill floor (FLOPs at peak)", "ms", "/floors/prefill_compute_ms", "", "the prefill's FLOPs at peak tensor-core throughput"},
       {kLatency, "decode_weight_read_ms", "Decode floor (weights / HBM bandwidth)", "ms", "/floors/decode_weight_read_ms", "", "reading every weight once per decode step at full HBM bandwidth"},
       {kLatency, "usd_per_million_output_tokens", "Cost per million output tokens", "USD", "/metrics/usd_per_million_output_tokens", "gpu_hour_usd", ""},
       {kServing, "e2e_p50_s", "P50 E2E latency", "s", "/metrics/e2e_s/p50", "", ""},

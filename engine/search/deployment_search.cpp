@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/dtype.hpp"
 #include "core/error.hpp"
 #include "hw/hardware.hpp"
 #include "perf/cost_setup.hpp"
@@ -33,6 +34,44 @@ std::vector<T> int_list(const ObjectReader& r, const std::string& key, std::vect
   return out;
 }
 
+std::vector<std::string> choice_list(const ObjectReader& r, const std::string& key, const std::vector<std::string>& valid) {
+  std::vector<std::string> out;
+  const json* v = r.find(key);
+  if (!v) return out;
+  const std::string path = r.child_path(key);
+  if (!v->is_array() || v->empty()) fail(error_code::kType, path, "expected a non-empty array of names");
+  for (size_t i = 0; i < v->size(); ++i) {
+    const std::string ip = pointer_append(path, i);
+    if (!(*v)[i].is_string()) fail(error_code::kType, ip, "expected a string");
+    const std::string name = (*v)[i].get<std::string>();
+    if (std::find(valid.begin(), valid.end(), name) == valid.end()) {
+      std::string names;
+      for (const auto& n : valid) names += (names.empty() ? "" : ", ") + n;
+      fail(error_code::kInvalidValue, ip, "unknown value '" + name + "'; valid: " + names);
+    }
+    out.push_back(name);
+  }
+  return out;
+}
+
+// "colocated" or "P:D" with whole numbers 1..64 on each side.
+PoolRatio parse_ratio(const json& v, const std::string& path) {
+  if (!v.is_string()) fail(error_code::kType, path, "expected \"colocated\" or a prefill:decode ratio such as \"1:2\"");
+  const std::string t = v.get<std::string>();
+  if (t == "colocated") return {};
+  const size_t colon = t.find(':');
+  auto whole = [&](const std::string& part) {
+    if (part.empty() || part.size() > 2 || part.find_first_not_of("0123456789") != std::string::npos) return 0;
+    return std::stoi(part);
+  };
+  const int p = colon == std::string::npos ? 0 : whole(t.substr(0, colon));
+  const int d = colon == std::string::npos ? 0 : whole(t.substr(colon + 1));
+  if (p < 1 || d < 1 || p > 64 || d > 64)
+    fail(error_code::kInvalidValue, path,
+         "'" + t + "' is not \"colocated\" or a prefill:decode ratio of whole numbers 1..64 such as \"1:2\"");
+  return {p, d};
+}
+
 double mean_length(const serve::LengthSpec& l) {
   switch (l.dist) {
     case serve::LengthDist::Fixed: return l.value;
@@ -58,13 +97,43 @@ json candidate_document(const DeploymentSearchSpec& spec, const Candidate& c) {
   }
   if (!d.contains("cost_model") || !d["cost_model"].is_object()) d["cost_model"] = json::object();
   d["cost_model"]["gpu_hour_usd"] = g.usd_per_hour;
+  if (!c.weights.empty() || !c.kv_cache.empty()) {
+    if (!d.contains("precision") || !d["precision"].is_object()) d["precision"] = json::object();
+    if (!c.weights.empty()) d["precision"]["weights"] = c.weights;
+    if (!c.kv_cache.empty()) d["precision"]["kv_cache"] = c.kv_cache;
+  }
   json& sv = d["serving"];
   for (const char* k : {"parallelism", "max_qps_search", "compare", "key_metrics", "outputs"}) sv.erase(k);
-  json router = sv.contains("cluster") && sv["cluster"].contains("router") ? sv["cluster"]["router"] : json("least_outstanding");
-  sv["cluster"] = {{"router", router}, {"pools", json::array({{{"name", "main"}, {"replicas", c.replicas}, {"tp", c.tp}, {"pp", c.pp}}})}};
+  const json* base_cluster = sv.contains("cluster") && sv["cluster"].is_object() ? &sv["cluster"] : nullptr;
+  json router = base_cluster && base_cluster->contains("router") ? (*base_cluster)["router"] : json("least_outstanding");
+  json cluster = {{"router", router}};
+  if (c.ratio.disaggregated()) {
+    // Both pools at the candidate's tp x pp; the base's KV link, if it names one.
+    cluster["pools"] = json::array({{{"name", "prefill"}, {"replicas", c.prefill_replicas()}, {"tp", c.tp}, {"pp", c.pp}, {"role", "prefill"}},
+                                    {{"name", "decode"}, {"replicas", c.decode_replicas()}, {"tp", c.tp}, {"pp", c.pp}, {"role", "decode"}}});
+    if (base_cluster && base_cluster->contains("kv_transfer_link")) cluster["kv_transfer_link"] = (*base_cluster)["kv_transfer_link"];
+  } else {
+    cluster["pools"] = json::array({{{"name", "main"}, {"replicas", c.replicas}, {"tp", c.tp}, {"pp", c.pp}}});
+  }
+  sv["cluster"] = cluster;
   if (!sv.contains("scheduler") || !sv["scheduler"].is_object()) sv["scheduler"] = json::object();
-  sv["scheduler"]["policy"] = c.chunked ? "chunked_prefill" : "continuous";
-  sv["scheduler"]["max_num_seqs"] = c.max_num_seqs;
+  json& sched = sv["scheduler"];
+  sched["policy"] = c.chunked ? "chunked_prefill" : "continuous";
+  sched["max_num_seqs"] = c.max_num_seqs;
+  // Keys of the other policy would be rejected as unknown: drop them.
+  for (const char* k : {"batch_size", "max_wait_ms"}) sched.erase(k);
+  if (c.chunked) {
+    sched.erase("max_num_batched_tokens");
+    if (c.batched_tokens > 0) {
+      sched["chunk_size"] = c.batched_tokens;
+      if (sched.contains("max_prefill_chunk") && sched["max_prefill_chunk"].is_number_integer() &&
+          sched["max_prefill_chunk"].get<int64_t>() > c.batched_tokens)
+        sched["max_prefill_chunk"] = c.batched_tokens;
+    }
+  } else {
+    for (const char* k : {"chunk_size", "max_prefill_chunk"}) sched.erase(k);
+    if (c.batched_tokens > 0) sched["max_num_batched_tokens"] = c.batched_tokens;
+  }
   sv["workload"]["arrival"] = {{"process", "poisson"}, {"rate_qps", spec.target_qps}};
   sv["workload"].erase("duration_s");
   sv["workload"]["num_requests"] = spec.requests;
@@ -107,7 +176,7 @@ json metric(const RankedCandidate& r, const char* id, double CandidateOutcome::*
   return m;
 }
 
-json ranked_json(const RankedCandidate& r) {
+json ranked_json(const DeploymentSearchResult& res, const RankedCandidate& r) {
   json j = {{"deployment", r.label},
             {"candidate", r.index},
             {"gpus", r.c.gpus()},
@@ -118,6 +187,16 @@ json ranked_json(const RankedCandidate& r) {
             {"chunked_prefill", r.c.chunked},
             {"usd_per_hour", r.usd_per_hour},
             {"pareto", r.on_front}};
+  if (res.show_tokens && r.c.batched_tokens > 0) j[r.c.chunked ? "chunk_size" : "max_num_batched_tokens"] = r.c.batched_tokens;
+  if (res.show_weights) j["weights"] = r.c.weights;
+  if (res.show_kv) j["kv_cache"] = r.c.kv_cache;
+  if (res.show_ratio) {
+    j["prefill_decode_ratio"] = ratio_name(r.c.ratio);
+    if (r.c.ratio.disaggregated()) {
+      j["prefill_replicas"] = r.c.prefill_replicas();
+      j["decode_replicas"] = r.c.decode_replicas();
+    }
+  }
   j.update(outcome_json(r.central));
   if (r.has_interval) {
     j["interval_80pct"] = {{"low_cost_bound", outcome_json(r.low)}, {"high_cost_bound", outcome_json(r.high)}};
@@ -126,6 +205,77 @@ json ranked_json(const RankedCandidate& r) {
                                     metric(r, "tpot_p99_ms", &CandidateOutcome::tpot_p99_ms)});
   }
   return j;
+}
+
+// Prunes one layout (c.replicas = one unit of its ratio) or adds its
+// candidates, at replica counts from the analytic minimum up.
+void plan_layout(const DeploymentSearchSpec& spec, const Candidate& c, Plan& plan) {
+  const int unit = c.ratio.unit();
+  const int per_node = spec.gpus[c.gpu].gpus_per_node;
+  const int unit_gpus = unit * c.tp * c.pp;
+  if (unit_gpus > spec.max_gpus) {
+    plan.pruned.push_back({c, c.ratio.disaggregated() ? "one " + ratio_name(c.ratio) + " unit of tp x pp (" +
+                                                            std::to_string(unit_gpus) + " GPUs) above max_gpus"
+                                                      : "tp x pp above max_gpus"});
+    return;
+  }
+  // Whole nodes only once a deployment spans more than one node.
+  auto whole_nodes = [&](int units) {
+    const int total = units * unit_gpus;
+    return total <= per_node || total % per_node == 0;
+  };
+  // The scenario checks (memory fit included) on the fewest units that fill
+  // whole nodes: one replica when colocated, as every pool's replica is
+  // checked alike.
+  Candidate first = c;
+  if (c.ratio.disaggregated()) {
+    int k = 1;
+    while (k * unit_gpus <= spec.max_gpus && !whole_nodes(k)) ++k;
+    if (k * unit_gpus > spec.max_gpus) {
+      plan.pruned.push_back({c, "no whole-node multiple of one " + ratio_name(c.ratio) + " unit within max_gpus"});
+      return;
+    }
+    first.replicas = k * unit;
+  }
+  Scenario s;
+  try {
+    s = read_scenario(candidate_document(spec, first));
+  } catch (const SightlineError& e) {
+    plan.pruned.push_back({c, std::string(e.code()) + ": " + e.what()});
+    return;
+  }
+  // Analytic bounds from the same cost model, at its central bound.
+  const LayoutBounds lb = layout_bounds(s, c);
+  const auto& slo = s.serving->simulation->slo;
+  if (slo.tpot_ms > 0 && lb.decode1_s * 1e3 > slo.tpot_ms && slo.attainment > 0.5) {
+    plan.pruned.push_back({c, "a batch-1 decode step (" + std::to_string(lb.decode1_s * 1e3) + " ms) is above the TPOT SLO"});
+    return;
+  }
+  if (slo.ttft_ms > 0 && lb.prefill_s * 1e3 > slo.ttft_ms && slo.attainment > 0.5) {
+    plan.pruned.push_back({c, "a lone prefill of the mean prompt (" + std::to_string(lb.prefill_s * 1e3) + " ms) is above the TTFT SLO"});
+    return;
+  }
+  const int d_min = std::max(1, static_cast<int>(std::ceil(spec.target_qps / lb.replica_qps)));
+  int k_min = d_min;
+  if (c.ratio.disaggregated()) {
+    const int p_min = std::max(1, static_cast<int>(std::ceil(spec.target_qps / lb.prefill_replica_qps)));
+    k_min = std::max((d_min + c.ratio.decode - 1) / c.ratio.decode, (p_min + c.ratio.prefill - 1) / c.ratio.prefill);
+  }
+  int added = 0;
+  for (int k = k_min; added < spec.replica_options && k * unit_gpus <= spec.max_gpus; ++k) {
+    if (!whole_nodes(k)) continue;
+    if (added > 0 && k < static_cast<int>(std::ceil(k_min * (1.0 + 0.5 * added)))) continue;
+    Candidate cand = c;
+    cand.replicas = k * unit;
+    plan.candidates.push_back(cand);
+    plan.scenarios.push_back(candidate_document(spec, cand));
+    ++added;
+  }
+  if (added == 0)
+    plan.pruned.push_back({c, c.ratio.disaggregated()
+                                  ? "needs at least " + std::to_string(k_min) + " " + ratio_name(c.ratio) +
+                                        " units by the throughput bounds: above max_gpus"
+                                  : "needs at least " + std::to_string(k_min) + " replicas by the throughput bound: above max_gpus"});
 }
 
 // Candidates (indices) meeting the SLO that no other meeting one beats on
@@ -151,14 +301,67 @@ std::vector<size_t> pareto_front(const std::vector<CandidateOutcome>& o) {
 
 }  // namespace
 
+LayoutBounds layout_bounds(const Scenario& s, const Candidate& c) {
+  LayoutBounds lb;
+  const serve::SimulationSpec& sim = *s.serving->simulation;
+  const double prompt = std::max(1.0, mean_length(sim.workload.prompt));
+  const double output = std::max(1.0, mean_length(sim.workload.output));
+  const CostSetup cost = make_cost_setup(s.cost_model, s.hardware);
+  StepOptions options;
+  options.attention = s.serving->attention;
+  const ParallelLayout layout{c.tp, c.pp};
+  auto step_s = [&](const BatchShape& b) { return cost.price(build_forward_step(s.model, s.precision, layout, b, options)).time_s; };
+  BatchShape one;
+  one.seqs.push_back(SeqChunk{1, static_cast<int64_t>(prompt)});
+  lb.decode1_s = step_s(one);
+  BatchShape pre;
+  pre.seqs.push_back(SeqChunk{static_cast<int64_t>(prompt), 0});
+  lb.prefill_s = step_s(pre);
+  BatchShape full;
+  const int64_t ctx = static_cast<int64_t>(prompt + output / 2);
+  for (int64_t i = 0; i < c.max_num_seqs; ++i) full.seqs.push_back(SeqChunk{1, ctx});
+  // Decode alone at a full batch: an upper bound on a replica's requests per
+  // second (a colocated replica also spends time on prefill; a decode pool's
+  // replica does only this).
+  lb.replica_qps = static_cast<double>(c.max_num_seqs) / step_s(full) / output;
+  if (c.ratio.disaggregated()) {
+    // A prefill replica's rate is bounded by the best prompt tokens per second
+    // of its steps: a lone mean prompt, or the largest step the scheduler
+    // allows (as many mean prompts as its token budget and max_num_seqs take).
+    // Pricing every prompt at the mean undercounts attention (quadratic in the
+    // prompt), and chunking a prompt only adds steps, so this errs high.
+    const int64_t fit = std::min<int64_t>(c.max_num_seqs, sim.scheduler.max_num_batched_tokens / static_cast<int64_t>(prompt));
+    double tokens_per_s = prompt / lb.prefill_s;
+    if (fit > 1) {
+      BatchShape batch;
+      for (int64_t i = 0; i < fit; ++i) batch.seqs.push_back(SeqChunk{static_cast<int64_t>(prompt), 0});
+      tokens_per_s = std::max(tokens_per_s, static_cast<double>(fit) * prompt / step_s(batch));
+    }
+    lb.prefill_replica_qps = tokens_per_s / prompt;
+  }
+  return lb;
+}
+
+std::string ratio_name(const PoolRatio& r) {
+  return r.disaggregated() ? std::to_string(r.prefill) + ":" + std::to_string(r.decode) : "colocated";
+}
+
 std::string candidate_label(const DeploymentSearchSpec& spec, const Candidate& c) {
-  return spec.gpus[c.gpu].gpu + " " + std::to_string(c.replicas) + "x(tp" + std::to_string(c.tp) +
-         (c.pp > 1 ? " pp" + std::to_string(c.pp) : "") + ") seqs " + std::to_string(c.max_num_seqs) +
-         (c.chunked ? " chunked" : "");
+  const std::string shape = "(tp" + std::to_string(c.tp) + (c.pp > 1 ? " pp" + std::to_string(c.pp) : "") + ")";
+  std::string s = spec.gpus[c.gpu].gpu + " " +
+                  (c.ratio.disaggregated()
+                       ? std::to_string(c.prefill_replicas()) + "P" + shape + "+" + std::to_string(c.decode_replicas()) + "D" + shape
+                       : std::to_string(c.replicas) + "x" + shape) +
+                  " seqs " + std::to_string(c.max_num_seqs) + (c.chunked ? " chunked" : "");
+  if (c.batched_tokens > 0) s += (c.chunked ? " chunk " : " batch-tokens ") + std::to_string(c.batched_tokens);
+  if (!c.weights.empty()) s += " w-" + c.weights;
+  if (!c.kv_cache.empty()) s += " kv-" + c.kv_cache;
+  return s;
 }
 
 DeploymentSearchSpec read_deployment_search(const json& doc) {
   ObjectReader r(doc, "", {"base", "target_qps", "max_gpus", "gpus", "tp", "pp", "max_num_seqs", "chunked_prefill",
+                           "max_num_batched_tokens", "chunk_size", "weights", "kv_cache", "prefill_decode_ratio",
                            "requests", "max_requests", "replica_options", "max_interval_points"});
   DeploymentSearchSpec spec;
   spec.base = scenario_document(r.required("base"));
@@ -189,6 +392,18 @@ DeploymentSearchSpec read_deployment_search(const json& doc) {
       spec.chunked_prefill.push_back((*cv)[i].get<bool>());
     }
   }
+  spec.max_num_batched_tokens = int_list<int64_t>(r, "max_num_batched_tokens", {}, 1, int64_t{1} << 24);
+  spec.chunk_size = int_list<int64_t>(r, "chunk_size", {}, 1, int64_t{1} << 20);
+  // The dtypes the scenario's precision block accepts; what a GPU cannot run
+  // (fp8 weights without fp8 tensor cores) is pruned by the scenario checks.
+  spec.weights = choice_list(r, "weights", dtype_names());
+  spec.kv_cache = choice_list(r, "kv_cache", {"fp32", "bf16", "fp16", "fp8", "int8"});
+  if (const json* rv = r.find("prefill_decode_ratio")) {
+    const std::string path = r.child_path("prefill_decode_ratio");
+    if (!rv->is_array() || rv->empty())
+      fail(error_code::kType, path, "expected a non-empty array such as [\"colocated\", \"1:1\", \"1:2\"]");
+    for (size_t i = 0; i < rv->size(); ++i) spec.prefill_decode_ratio.push_back(parse_ratio((*rv)[i], pointer_append(path, i)));
+  }
   spec.requests = r.integer("requests", 100, 200000, 1000);
   spec.max_requests = r.integer("max_requests", spec.requests, 2000000, std::max<int64_t>(spec.requests, 20000));
   spec.replica_options = static_cast<int>(r.integer("replica_options", 1, 64, 3));
@@ -206,74 +421,39 @@ DeploymentSearchSpec read_deployment_search(const json& doc) {
 
 Plan plan_deployment_search(const DeploymentSearchSpec& spec) {
   Plan plan;
+  // An absent optional axis is one value, "the base's" (0 / empty).
+  const std::vector<int64_t> base_tokens = {0};
+  const std::vector<std::string> base_dtype = {""};
+  const std::vector<PoolRatio> colocated = {PoolRatio{}};
+  const std::vector<std::string>& weights_axis = spec.weights.empty() ? base_dtype : spec.weights;
+  const std::vector<std::string>& kv_axis = spec.kv_cache.empty() ? base_dtype : spec.kv_cache;
+  const std::vector<PoolRatio>& ratio_axis = spec.prefill_decode_ratio.empty() ? colocated : spec.prefill_decode_ratio;
   for (size_t gi = 0; gi < spec.gpus.size(); ++gi)
     for (int tp : spec.tp)
       for (int pp : spec.pp)
         for (int64_t seqs : spec.max_num_seqs)
           for (bool chunked : spec.chunked_prefill) {
-            Candidate c;
-            c.gpu = gi;
-            c.tp = tp;
-            c.pp = pp;
-            c.max_num_seqs = seqs;
-            c.chunked = chunked;
-            ++plan.space_size;
-            if (c.gpus() > spec.max_gpus) {
-              plan.pruned.push_back({c, "tp x pp above max_gpus"});
-              continue;
-            }
-            // One replica through every scenario check (memory fit included).
-            Scenario s;
-            try {
-              s = read_scenario(candidate_document(spec, c));
-            } catch (const SightlineError& e) {
-              plan.pruned.push_back({c, std::string(e.code()) + ": " + e.what()});
-              continue;
-            }
-            // Analytic bounds from the same cost model, at its central bound.
-            const serve::SimulationSpec& sim = *s.serving->simulation;
-            const double prompt = std::max(1.0, mean_length(sim.workload.prompt));
-            const double output = std::max(1.0, mean_length(sim.workload.output));
-            const CostSetup cost = make_cost_setup(s.cost_model, s.hardware);
-            StepOptions options;
-            options.attention = s.serving->attention;
-            const ParallelLayout layout{tp, pp};
-            BatchShape one;
-            one.seqs.push_back(SeqChunk{1, static_cast<int64_t>(prompt)});
-            const double decode1_s = cost.price(build_forward_step(s.model, s.precision, layout, one, options)).time_s;
-            BatchShape pre;
-            pre.seqs.push_back(SeqChunk{static_cast<int64_t>(prompt), 0});
-            const double prefill_s = cost.price(build_forward_step(s.model, s.precision, layout, pre, options)).time_s;
-            const auto& slo = sim.slo;
-            if (slo.tpot_ms > 0 && decode1_s * 1e3 > slo.tpot_ms && slo.attainment > 0.5) {
-              plan.pruned.push_back({c, "a batch-1 decode step (" + std::to_string(decode1_s * 1e3) + " ms) is above the TPOT SLO"});
-              continue;
-            }
-            if (slo.ttft_ms > 0 && prefill_s * 1e3 > slo.ttft_ms && slo.attainment > 0.5) {
-              plan.pruned.push_back({c, "a lone prefill of the mean prompt (" + std::to_string(prefill_s * 1e3) + " ms) is above the TTFT SLO"});
-              continue;
-            }
-            BatchShape full;
-            const int64_t ctx = static_cast<int64_t>(prompt + output / 2);
-            for (int64_t i = 0; i < seqs; ++i) full.seqs.push_back(SeqChunk{1, ctx});
-            const double decode_full_s = cost.price(build_forward_step(s.model, s.precision, layout, full, options)).time_s;
-            // Decode alone at a full batch: an upper bound on a replica's requests per second.
-            const double replica_qps_bound = static_cast<double>(seqs) / decode_full_s / output;
-            const int r_min = std::max(1, static_cast<int>(std::ceil(spec.target_qps / replica_qps_bound)));
-            int added = 0;
-            for (int r = r_min; added < spec.replica_options && r * tp * pp <= spec.max_gpus; ++r) {
-              const int total = r * tp * pp;
-              const int per_node = spec.gpus[gi].gpus_per_node;
-              if (total > per_node && total % per_node != 0) continue;  // whole nodes only
-              if (added > 0 && r < static_cast<int>(std::ceil(r_min * (1.0 + 0.5 * added)))) continue;
-              Candidate k = c;
-              k.replicas = r;
-              plan.candidates.push_back(k);
-              plan.scenarios.push_back(candidate_document(spec, k));
-              ++added;
-            }
-            if (added == 0)
-              plan.pruned.push_back({c, "needs at least " + std::to_string(r_min) + " replicas by the throughput bound: above max_gpus"});
+            const std::vector<int64_t>& tokens_axis =
+                chunked ? (spec.chunk_size.empty() ? base_tokens : spec.chunk_size)
+                        : (spec.max_num_batched_tokens.empty() ? base_tokens : spec.max_num_batched_tokens);
+            for (int64_t tokens : tokens_axis)
+              for (const std::string& weights : weights_axis)
+                for (const std::string& kv : kv_axis)
+                  for (const PoolRatio& ratio : ratio_axis) {
+                    Candidate c;
+                    c.gpu = gi;
+                    c.tp = tp;
+                    c.pp = pp;
+                    c.max_num_seqs = seqs;
+                    c.chunked = chunked;
+                    c.batched_tokens = tokens;
+                    c.weights = weights;
+                    c.kv_cache = kv;
+                    c.ratio = ratio;
+                    c.replicas = ratio.unit();
+                    ++plan.space_size;
+                    plan_layout(spec, c, plan);
+                  }
           }
   return plan;
 }
@@ -330,6 +510,10 @@ DeploymentSearchResult rank_deployment_search(const DeploymentSearchSpec& spec, 
     fail(error_code::kConstraint, "/results",
          "expected " + std::to_string(plan.candidates.size()) + " candidate results, got " + std::to_string(central.size()));
   DeploymentSearchResult out;
+  out.show_tokens = !spec.max_num_batched_tokens.empty() || !spec.chunk_size.empty();
+  out.show_weights = !spec.weights.empty();
+  out.show_kv = !spec.kv_cache.empty();
+  out.show_ratio = !spec.prefill_decode_ratio.empty();
   out.target_qps = spec.target_qps;
   out.max_gpus = spec.max_gpus;
   out.space_size = plan.space_size;
@@ -387,13 +571,13 @@ DeploymentSearchResult rank_deployment_search(const DeploymentSearchSpec& spec, 
 
 json DeploymentSearchResult::to_json() const {
   json table = json::array();
-  for (const auto& r : ranked) table.push_back(ranked_json(r));
+  for (const auto& r : ranked) table.push_back(ranked_json(*this, r));
   json front_j = json::array();
-  for (size_t k : front) front_j.push_back(ranked_json(ranked[k]));
+  for (size_t k : front) front_j.push_back(ranked_json(*this, ranked[k]));
   json pruned_j = json::array();
   for (size_t i = 0; i < pruned_layouts.size(); ++i)
     pruned_j.push_back({{"layout", pruned_labels[i]}, {"reason", pruned_layouts[i].reason}});
-  const json best = cheapest >= 0 ? ranked_json(ranked[static_cast<size_t>(cheapest)]) : json(nullptr);
+  const json best = cheapest >= 0 ? ranked_json(*this, ranked[static_cast<size_t>(cheapest)]) : json(nullptr);
   json key_metrics = json::array();
   if (cheapest >= 0) {
     const RankedCandidate& b = ranked[static_cast<size_t>(cheapest)];

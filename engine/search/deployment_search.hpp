@@ -4,7 +4,9 @@
 // its SLO for the fewest dollars per million tokens?
 //
 // 1. Plan: enumerate the space (GPU types from a list, each with its price per
-//    hour and links; tp, pp, max_num_seqs, chunked prefill on/off) and prune
+//    hour and links; tp, pp, max_num_seqs, chunked prefill on/off, and the
+//    optional axes: the scheduler's token budget per step, weight and KV
+//    dtypes, colocated or disaggregated prefill:decode pools) and prune
 //    without simulating: the scenario checks (memory fit, tp divides heads,
 //    tp inside a node) and fast analytic bounds from the same cost model (a
 //    batch-1 decode step above the TPOT SLO, or a lone prefill of the mean
@@ -25,6 +27,7 @@
 
 #include "core/json_reader.hpp"
 #include "perf/cost_bounds.hpp"
+#include "scenario/scenario.hpp"
 
 namespace sightline::search {
 
@@ -36,6 +39,14 @@ struct GpuOption {
   int gpus_per_node = 8;
 };
 
+// A prefill:decode pool ratio; {0, 0} is colocated (one pool of mixed replicas).
+struct PoolRatio {
+  int prefill = 0, decode = 0;
+  bool disaggregated() const { return prefill > 0; }
+  int unit() const { return disaggregated() ? prefill + decode : 1; }  // replicas per unit of the ratio
+};
+std::string ratio_name(const PoolRatio& r);  // "colocated" or "P:D"
+
 struct DeploymentSearchSpec {
   json base;                 // a serving "simulate" scenario: model, workload, slo, scheduler...
   double target_qps = 0;
@@ -45,6 +56,13 @@ struct DeploymentSearchSpec {
   std::vector<int> pp = {1};
   std::vector<int64_t> max_num_seqs = {64, 128, 256};
   std::vector<bool> chunked_prefill = {false, true};
+  // Optional axes; empty means "the base's value only", and the output then
+  // has no trace of the axis (questions without them answer as before).
+  std::vector<int64_t> max_num_batched_tokens;  // the step's token budget of continuous candidates
+  std::vector<int64_t> chunk_size;              // the step's token budget of chunked-prefill candidates
+  std::vector<std::string> weights;             // precision.weights
+  std::vector<std::string> kv_cache;            // precision.kv_cache
+  std::vector<PoolRatio> prefill_decode_ratio;  // empty: colocated only
   int64_t requests = 1000;        // first run of each candidate
   int64_t max_requests = 20000;   // a candidate's run never grows past this
   int replica_options = 3;        // replica counts tried per layout, from the analytic minimum up
@@ -59,11 +77,16 @@ struct Candidate {
   int tp = 1, pp = 1, replicas = 1;
   int64_t max_num_seqs = 256;
   bool chunked = false;
+  int64_t batched_tokens = 0;    // max_num_batched_tokens or chunk_size by the policy; 0: the base's
+  std::string weights, kv_cache; // empty: the base's
+  PoolRatio ratio;               // disaggregated: replicas = k x (prefill + decode)
+  int prefill_replicas() const { return ratio.disaggregated() ? replicas / ratio.unit() * ratio.prefill : 0; }
+  int decode_replicas() const { return ratio.disaggregated() ? replicas / ratio.unit() * ratio.decode : 0; }
   int gpus() const { return tp * pp * replicas; }
 };
 
 struct Pruned {
-  Candidate layout;  // replicas = 1
+  Candidate layout;  // replicas = one unit of its ratio (1 when colocated)
   std::string reason;
 };
 
@@ -75,6 +98,16 @@ struct Plan {
 };
 
 Plan plan_deployment_search(const DeploymentSearchSpec& spec);
+
+// The analytic bounds the plan prunes and sizes with, for a candidate's
+// scenario (any replica count), at the cost model's central bound.
+struct LayoutBounds {
+  double decode1_s = 0;            // a batch-1 decode step: a floor under TPOT
+  double prefill_s = 0;            // a lone prefill of the mean prompt: a floor under TTFT
+  double replica_qps = 0;          // a (decode) replica's request rate can be no higher
+  double prefill_replica_qps = 0;  // a prefill replica's request rate can be no higher (disaggregated only)
+};
+LayoutBounds layout_bounds(const Scenario& s, const Candidate& c);
 
 // What a candidate's run says, read from its result document (the ordinary
 // serving result with its steady_state block), so native threads and the
@@ -107,6 +140,8 @@ struct RankedCandidate {
 
 // The typed search answer; to_json() is its one JSON writer.
 struct DeploymentSearchResult {
+  // Which optional axes the question gave: their values are in the rows.
+  bool show_tokens = false, show_weights = false, show_kv = false, show_ratio = false;
   double target_qps = 0;
   int max_gpus = 0;
   json slo;

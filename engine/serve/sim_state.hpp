@@ -77,6 +77,7 @@ struct ModelEngine {
   std::vector<int32_t> running;
   std::deque<int32_t> swapped;
   std::deque<int32_t> incoming;  // disaggregated decode: waiting for blocks and the KV transfer
+  int64_t transferring = 0;      // disaggregated decode: admitted, KV still in transit (hold a max_num_seqs seat)
   int cost = 0;                  // index into the simulator's cost entries
   int64_t queued_tokens = 0;     // prompt tokens waiting in `waiting` (router load)
   // LoRA
@@ -107,6 +108,7 @@ struct Replica {
   // accounting
   double busy_s = 0;  // per GPU (step time / pp)
   double busy_energy_J = 0;  // all GPUs of the replica, while their stage of a step runs (perf/power.hpp)
+  double busy_clock_s = 0;   // per GPU, as busy_s on the clock's whole-ns step times (energy, utilization)
   double step_s = 0;  // whole steps
   int64_t steps = 0;
 };

@@ -7,6 +7,7 @@
 #include "model/param_count.hpp"
 #include "perf/power.hpp"
 #include "train/activations.hpp"
+#include "train/framework_costs.hpp"
 
 namespace sightline {
 
@@ -295,6 +296,7 @@ void TrainRun::finish() {
   struct RankSummary {
     double n_dense = 0, n_expert = 0, frozen = 0, fp8 = 0;
     double opt_s = 0, cast_s = 0, offload_s = 0, ag_s = 0, ag_exposed_s = 0, end_s = 0;
+    FrameworkCosts framework;  // gradient-norm and FP8 amax all-reduces, input copies
     CatTimes cats{};
     double flops = 0, recompute_flops = 0;
     double tp_s = 0, tp_ag_s = 0, ep_s = 0, cp_s = 0, fsdp_s = 0;
@@ -338,8 +340,24 @@ void TrainRun::finish() {
                comm_->collective(CollectiveKind::AllGather, r.n_expert * w_b, groups_.dp_expert);
       r.ag_exposed_s = c.overlap.param_gather ? std::max(0.0, r.ag_s - r.fwd_first) : r.ag_s;
     }
+    FrameworkCostInputs fw;
+    fw.world_gpus = world;
+    fw.gpus_per_node = hw.gpus_per_node;
+    fw.amax_group = world_group(groups_.dp_dense.size * groups_.tp.size,
+                                std::min(hw.gpus_per_node, groups_.dp_dense.local * groups_.tp.local));
+    fw.micro_batches = mb;
+    if (c.fp8 != Fp8Gemms::None) {
+      // Transformer Engine linear modules: QKV, attention output, MLP in and
+      // out per layer (the MLP pair only for the "mlp" recipe), and the head for "all".
+      int layers = 0;
+      for (int k = 0; k < v; ++k) layers += chunks_[k * pp + d].layers;
+      fw.fp8_modules = layers * (c.fp8 == Fp8Gemms::Mlp ? 2.0 : 4.0) + (c.fp8 == Fp8Gemms::All && r.head ? 1.0 : 0.0);
+    }
+    fw.tokens_per_micro_batch = mb_->tokens();
+    fw.pcie_GBps = gpu.pcie_bandwidth_GBps;
+    r.framework = framework_step_costs(fw, *comm_);
     const RankTimeline& t = ranks[d];
-    r.end_s = std::max(t.end_s, t.comm_end_s) + r.opt_s + r.cast_s + r.offload_s + r.ag_exposed_s;
+    r.end_s = std::max(t.end_s, t.comm_end_s) + r.opt_s + r.cast_s + r.offload_s + r.ag_exposed_s + r.framework.total_s();
     step = std::max(step, r.end_s);
 
     // Memory.
@@ -524,6 +542,9 @@ void TrainRun::finish() {
   sb_ms.pipeline_bubble_ms = bubble * 1e3;
   sb_ms.optimizer_ms = (rb.opt_s + rb.cast_s) * 1e3;
   sb_ms.cpu_offload_ms = rb.offload_s * 1e3;
+  sb_ms.framework_ms = rb.framework.total_s() * 1e3;
+  sb_ms.framework_parts_ms = {rb.framework.grad_norm_allreduce_s * 1e3, rb.framework.fp8_amax_allreduce_s * 1e3,
+                              rb.framework.input_copy_s * 1e3};
   sb_ms.rank = b;
 
   double bubble_mean = 0;

@@ -90,6 +90,10 @@ json step_breakdown_json(const TrainRunResult::StepBreakdown& b) {
   cats["pipeline_bubble"] = b.pipeline_bubble_ms;
   cats["optimizer"] = b.optimizer_ms;
   cats["cpu_offload"] = b.cpu_offload_ms;
+  cats["framework"] = b.framework_ms;
+  cats["framework_parts"] = {{"grad_norm_allreduce", b.framework_parts_ms.grad_norm_allreduce},
+                             {"fp8_amax_allreduce", b.framework_parts_ms.fp8_amax_allreduce},
+                             {"input_copy", b.framework_parts_ms.input_copy}};
   cats["overhead"] = b.cats_ms[kCatOverhead];
   cats["rank"] = b.rank;
   return cats;

@@ -60,6 +60,10 @@ struct TrainRunResult {
   struct StepBreakdown {
     CatTimes cats_ms{};  // compute categories (is_compute_time_cat), recompute, exposed TP/EP/CP/FSDP, overhead
     double exposed_dp_ms = 0, pipeline_bubble_ms = 0, optimizer_ms = 0, cpu_offload_ms = 0;
+    double framework_ms = 0;  // train/framework_costs.hpp: the three parts below
+    struct FrameworkParts {
+      double grad_norm_allreduce = 0, fp8_amax_allreduce = 0, input_copy = 0;
+    } framework_parts_ms;
     int rank = 0;
   } step_breakdown_ms;
 

@@ -15,7 +15,7 @@ function cli(args) {
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
-function smallQuestion() {
+function smallQuestion(extra = {}) {
   const q = JSON.parse(fs.readFileSync(path.join(repoRoot, 'examples/search-llama3-70b.json'), 'utf8'));
   q.target_qps = 2;
   q.max_gpus = 16;
@@ -26,6 +26,7 @@ function smallQuestion() {
   q.requests = 600;
   q.max_requests = 3000;
   q.replica_options = 1;
+  Object.assign(q, extra);
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'search-')), 'q.json');
   fs.writeFileSync(file, JSON.stringify(q));
   return file;
@@ -54,4 +55,34 @@ test('deployment search: a bad --confirm is a usage error', () => {
   const r = cli(['search', 'examples/search-llama3-70b.json', '--confirm', 'lots']);
   assert.notEqual(r.code, 0);
   assert.match(r.err, /--confirm takes a number of requests/);
+});
+
+test('deployment search: the optional axes (dtypes, chunk size, prefill:decode ratio), the same on 1 and 2 threads', () => {
+  const q = smallQuestion({ weights: ['bf16', 'fp8'], chunk_size: [1024], prefill_decode_ratio: ['colocated', '1:1'] });
+  const one = cli(['search', q, '--format', 'json', '--jobs', '1']);
+  assert.equal(one.code, 0, one.err);
+  const two = cli(['search', q, '--format', 'json', '--jobs', '2']);
+  assert.equal(two.out, one.out, '--jobs changes nothing in the output');
+  const r = JSON.parse(one.out);
+  assert.equal(r.space.layouts, 4);
+  const ratios = new Set(r.ranked.map((c) => c.prefill_decode_ratio));
+  assert.deepEqual([...ratios].sort(), ['1:1', 'colocated']);
+  for (const c of r.ranked) {
+    assert.ok(['bf16', 'fp8'].includes(c.weights));
+    assert.equal(c.chunk_size, 1024);
+    if (c.prefill_decode_ratio === '1:1') {
+      assert.equal(c.prefill_replicas, c.decode_replicas);
+      assert.equal(c.prefill_replicas + c.decode_replicas, c.replicas);
+      assert.match(c.deployment, /\dP\(tp8\)\+\dD\(tp8\)/);
+    }
+  }
+  // Without the axes the rows carry none of their keys.
+  const plain = JSON.parse(cli(['search', smallQuestion(), '--format', 'json', '--jobs', '2']).out);
+  for (const k of ['weights', 'kv_cache', 'chunk_size', 'prefill_decode_ratio']) assert.ok(!(k in plain.ranked[0]), k);
+});
+
+test('deployment search: a bad axis value is a located error', () => {
+  const r = cli(['search', smallQuestion({ prefill_decode_ratio: ['2-1'] })]);
+  assert.notEqual(r.code, 0);
+  assert.match(r.err, /\/prefill_decode_ratio\/0/);
 });

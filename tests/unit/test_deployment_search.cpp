@@ -7,6 +7,8 @@
 #include "api/make_job.hpp"
 #include "core/error.hpp"
 #include "search/deployment_search.hpp"
+#include "serve/simulation.hpp"
+#include "serve/steady_state.hpp"
 #include "test_helpers.hpp"
 
 using namespace sightline;
@@ -93,4 +95,190 @@ TEST_CASE("deployment search: bad questions get located errors") {
   } catch (const SightlineError& e) {
     CHECK(std::string(e.path()) == "/gpus/0/gpu");
   }
+}
+
+namespace {
+
+bool pruned_for(const Plan& plan, const DeploymentSearchSpec& spec, const std::string& label_part, const std::string& reason_part) {
+  for (const auto& p : plan.pruned)
+    if (candidate_label(spec, p.layout).find(label_part) != std::string::npos && p.reason.find(reason_part) != std::string::npos)
+      return true;
+  return false;
+}
+
+std::string error_path(const json& q) {
+  try {
+    read_deployment_search(q);
+  } catch (const SightlineError& e) {
+    return e.path();
+  }
+  return "(no error)";
+}
+
+// The service rate of a scenario with every request arriving at once, as the
+// capacity search's probe measures it (the middle half of the completions).
+double saturated_rate_qps(const json& scenario, int64_t requests) {
+  const Scenario s = read_scenario(scenario);
+  serve::WorkloadOverride o;
+  o.rate_qps = 1e9;
+  o.num_requests = requests;
+  serve::Simulation sim(s, o, false);
+  while (!sim.run(int64_t{1} << 30)) {
+  }
+  return serve::saturated_service_rate(sim.outcomes());
+}
+
+}  // namespace
+
+TEST_CASE("deployment search: an optional axis at the base's value changes no candidate") {
+  json q = small_question();
+  const DeploymentSearchSpec plain = read_deployment_search(q);
+  q["weights"] = json::array({"bf16"});
+  q["kv_cache"] = json::array({"bf16"});
+  q["prefill_decode_ratio"] = json::array({"colocated"});
+  const DeploymentSearchSpec explicit_axes = read_deployment_search(q);
+  const Plan a = plan_deployment_search(plain), b = plan_deployment_search(explicit_axes);
+  REQUIRE(!a.candidates.empty());
+  CHECK(a.space_size == b.space_size);
+  CHECK(a.pruned.size() == b.pruned.size());
+  REQUIRE(a.scenarios.size() == b.scenarios.size());
+  for (size_t i = 0; i < a.scenarios.size(); ++i) CHECK(a.scenarios[i] == b.scenarios[i]);
+  // Labels name the axes only when the question gives them.
+  CHECK(candidate_label(plain, a.candidates[0]).find("w-") == std::string::npos);
+  CHECK(candidate_label(explicit_axes, b.candidates[0]).find("w-bf16 kv-bf16") != std::string::npos);
+}
+
+TEST_CASE("deployment search: the token budget axes set the scheduler key of each policy") {
+  json q = small_question();
+  q["chunk_size"] = json::array({256, 2048});
+  q["max_num_batched_tokens"] = json::array({8192});
+  const DeploymentSearchSpec spec = read_deployment_search(q);
+  const Plan plan = plan_deployment_search(spec);
+  // 2 tp x (1 continuous budget + 2 chunk sizes)
+  CHECK(plan.space_size == 6);
+  int chunked = 0, continuous = 0;
+  for (size_t i = 0; i < plan.candidates.size(); ++i) {
+    const Candidate& c = plan.candidates[i];
+    const Scenario s = read_scenario(plan.scenarios[i]);
+    CHECK(s.serving->simulation->scheduler.max_num_batched_tokens == c.batched_tokens);
+    const json& sched = plan.scenarios[i]["serving"]["scheduler"];
+    if (c.chunked) {
+      ++chunked;
+      CHECK(sched["chunk_size"] == c.batched_tokens);
+      CHECK(!sched.contains("max_num_batched_tokens"));
+    } else {
+      ++continuous;
+      CHECK(c.batched_tokens == 8192);
+      CHECK(!sched.contains("chunk_size"));
+    }
+  }
+  CHECK(chunked > 0);
+  CHECK(continuous > 0);
+}
+
+TEST_CASE("deployment search: weight and KV dtypes change what fits and what the GPU can run") {
+  json q = small_question();
+  q["tp"] = json::array({1});
+  q["weights"] = json::array({"bf16", "int4"});
+  q["gpus"].push_back({{"gpu", "a100-80g-sxm"}, {"usd_per_hour", 1.8}, {"intra_node", "nvlink3-nvswitch"}, {"inter_node", "ib-hdr"}});
+  const DeploymentSearchSpec spec = read_deployment_search(q);
+  const Plan plan = plan_deployment_search(spec);
+  // 70B in bf16 (140 GB) does not fit one 80 GB GPU; in int4 (35 GB) it does.
+  CHECK(pruned_for(plan, spec, "h100-sxm 1x(tp1) seqs 128 w-bf16", "does_not_fit"));
+  bool int4_h100 = false;
+  for (const auto& c : plan.candidates) int4_h100 = int4_h100 || (c.gpu == 0 && c.weights == "int4");
+  CHECK(int4_h100);
+  // fp8 weights need fp8 tensor cores: the A100 layouts are pruned by the scenario check.
+  json q8 = small_question();
+  q8["weights"] = json::array({"fp8"});
+  q8["kv_cache"] = json::array({"fp8"});
+  q8["gpus"] = json::array({{{"gpu", "a100-80g-sxm"}, {"usd_per_hour", 1.8}, {"intra_node", "nvlink3-nvswitch"}, {"inter_node", "ib-hdr"}}});
+  const DeploymentSearchSpec spec8 = read_deployment_search(q8);
+  const Plan plan8 = plan_deployment_search(spec8);
+  CHECK(plan8.candidates.empty());
+  CHECK(pruned_for(plan8, spec8, "a100-80g-sxm", "fp8"));
+}
+
+TEST_CASE("deployment search: disaggregated prefill:decode layouts split the replicas by the ratio") {
+  json q = small_question();
+  q["prefill_decode_ratio"] = json::array({"colocated", "1:1", "1:3"});
+  q["chunked_prefill"] = json::array({true});
+  const DeploymentSearchSpec spec = read_deployment_search(q);
+  const Plan plan = plan_deployment_search(spec);
+  CHECK(plan.space_size == 6);
+  int disaggregated = 0;
+  for (size_t i = 0; i < plan.candidates.size(); ++i) {
+    const Candidate& c = plan.candidates[i];
+    CHECK(c.gpus() <= spec.max_gpus);
+    CHECK(c.replicas % c.ratio.unit() == 0);
+    const Scenario s = read_scenario(plan.scenarios[i]);
+    const auto& cluster = s.serving->simulation->cluster;
+    CHECK(cluster.disaggregated == c.ratio.disaggregated());
+    if (!c.ratio.disaggregated()) continue;
+    ++disaggregated;
+    REQUIRE(cluster.pools.size() == 2);
+    CHECK(cluster.pools[0].replicas == c.prefill_replicas());
+    CHECK(cluster.pools[1].replicas == c.decode_replicas());
+    CHECK(c.prefill_replicas() * c.ratio.decode == c.decode_replicas() * c.ratio.prefill);
+    CHECK(cluster.pools[0].layout.tp == c.tp);
+    CHECK(cluster.pools[1].layout.tp == c.tp);
+    // Sized so each pool could carry the target rate by its bound.
+    const LayoutBounds lb = layout_bounds(s, c);
+    CHECK(c.decode_replicas() * lb.replica_qps >= spec.target_qps);
+    CHECK(c.prefill_replicas() * lb.prefill_replica_qps >= spec.target_qps);
+  }
+  CHECK(disaggregated > 0);
+  // 1:3 at tp8 is 32 GPUs a unit: within the 32-GPU budget; tighter, it is pruned.
+  q["max_gpus"] = 16;
+  const DeploymentSearchSpec tight = read_deployment_search(q);
+  CHECK(pruned_for(plan_deployment_search(tight), tight, "1P(tp8)+3D(tp8)", "above max_gpus"));
+}
+
+TEST_CASE("deployment search: the throughput bounds hold against a saturated run") {
+  // The plan prunes and sizes with upper bounds on a replica's rate; a run
+  // with every request arriving at once must not beat them, or the plan
+  // could prune a deployment that meets the SLO.
+  json q = small_question();
+  q["tp"] = json::array({8});
+  q["max_num_seqs"] = json::array({64});
+  q["chunked_prefill"] = json::array({true});
+  q["prefill_decode_ratio"] = json::array({"colocated", "1:1"});
+  q["target_qps"] = 1;
+  q["replica_options"] = 1;
+  const DeploymentSearchSpec spec = read_deployment_search(q);
+  const Plan plan = plan_deployment_search(spec);
+  REQUIRE(plan.candidates.size() == 2);
+  for (size_t i = 0; i < plan.candidates.size(); ++i) {
+    const Candidate& c = plan.candidates[i];
+    const LayoutBounds lb = layout_bounds(read_scenario(plan.scenarios[i]), c);
+    const double bound = c.ratio.disaggregated()
+                             ? std::min(c.prefill_replicas() * lb.prefill_replica_qps, c.decode_replicas() * lb.replica_qps)
+                             : c.replicas * lb.replica_qps;
+    const double measured = saturated_rate_qps(plan.scenarios[i], 400);
+    MESSAGE(candidate_label(spec, c) << ": saturated " << measured << " req/s, bound " << bound << " req/s");
+    CHECK(measured > 0);
+    CHECK(measured <= bound);
+  }
+}
+
+TEST_CASE("deployment search: bad optional axis values get located errors") {
+  json q = small_question();
+  q["weights"] = json::array({"bf16", "fp7"});
+  CHECK(error_path(q) == "/weights/1");
+  q = small_question();
+  q["kv_cache"] = json::array({"int4"});
+  CHECK(error_path(q) == "/kv_cache/0");
+  q = small_question();
+  q["prefill_decode_ratio"] = json::array({"colocated", "2-1"});
+  CHECK(error_path(q) == "/prefill_decode_ratio/1");
+  q["prefill_decode_ratio"] = json::array({"0:1"});
+  CHECK(error_path(q) == "/prefill_decode_ratio/0");
+  q["prefill_decode_ratio"] = json::array({1});
+  CHECK(error_path(q) == "/prefill_decode_ratio/0");
+  q = small_question();
+  q["chunk_size"] = json::array({0});
+  CHECK(error_path(q) == "/chunk_size/0");
+  q = small_question();
+  q["max_num_batched_tokens"] = json::array();
+  CHECK(error_path(q) == "/max_num_batched_tokens");
 }

@@ -159,7 +159,7 @@ export function labelStatic(root = document) {
     node.title = w.title;
     const label = node.querySelector('.kpi-label, .catalogue-label');
     if (label) label.textContent = w.label;
-    const unit = node.querySelector('.unit');
+    const unit = node.querySelector('.unit, .unitcell');
     if (unit) unit.textContent = w.unit;
   }
 }

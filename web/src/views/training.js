@@ -31,6 +31,7 @@ const OTHER = [
   ['pipeline_bubble', 'Pipeline bubble', '#d9534f', 'Idle time of the pipeline schedule (fill and drain)'],
   ['optimizer', 'Optimizer', '#c0a000', 'Optimizer update and parameter casts'],
   ['cpu_offload', 'CPU offload', '#a04000', 'Optimizer update in host memory and the PCIe transfers'],
+  ['framework', 'Framework', '#6c7a89', 'Gradient-norm and FP8 amax all-reduces, input batch copies'],
   ['overhead', 'Overhead', '#9aa6b8', 'Host and framework overhead'],
 ];
 
