@@ -17,7 +17,7 @@ void print_latency_table(const json& r) {
             << "  cost tier: " << r["cost_tier"].get<std::string>() << "\n\n";
   std::cout << "latency\n";
   // Labels and units from the metric catalogue (the page shows the same words).
-  for (const char* id : {"ttft_ms", "tpot_ms", "e2e_ms", "output_tokens_per_s", "prefill_tokens_per_s",
+  for (const char* id : {"ttft_ms", "tpot_ms", "e2e_ms", "output_tokens_per_s", "decode_tokens_per_s", "prefill_tokens_per_s",
                          "decode_weight_read_ms", "prefill_compute_ms", "prefill_mfu", "prefill_mbu", "decode_mfu", "decode_mbu",
                          "energy_J_per_output_token"}) {
     const MetricInfo& info = catalogued(MetricKind::kLatency, id);

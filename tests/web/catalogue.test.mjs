@@ -65,6 +65,9 @@ test('serving and training cards, tables and dropdowns carry the catalogue\'s wo
   assert.deepEqual(latencyCards, ['ttft_ms', 'tpot_ms', 'e2e_ms', 'output_tokens_per_s'].map((id) => label('latency', id)));
   const latencyTable = table('I1.1');
   for (const l of latencyCards) assert.ok(latencyTable.includes(`  ${l} `), `"${l}" in the CLI latency table`);
+  const floors = await page.$$eval('#latency-view [data-catalogue] th', (els) => els.map((e) => e.textContent));
+  assert.ok(floors.length >= 5);
+  for (const l of floors) assert.ok(latencyTable.includes(`  ${l} `), `"${l}" (throughput and floors) in the CLI latency table`);
   const memory = await page.$$eval('#memory-table tbody th', (els) => els.map((e) => e.textContent));
   for (const m of memory) assert.ok(latencyTable.includes(`  ${m} `), `memory row "${m}" in the CLI latency table`);
 
