@@ -1,5 +1,7 @@
 #pragma once
 // Helpers shared by the CLI's commands.
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -22,6 +24,8 @@ bool read_file(const std::string& path, std::string& out);  // "-" reads standar
 void write_output(const std::string& path, const std::string& text);  // "" writes standard output; fails with io_error
 std::string file_name(const std::string& path);                     // the part after the last '/' 
 std::string fixed(double v, int digits);
+// Runs task(k) for k in [0, n) on up to `jobs` threads (search candidates; each task writes its own slot).
+void parallel_for(size_t n, int64_t jobs, const std::function<void(size_t)>& task);
 
 // The catalogue entry of a metric a table shows, so that labels and units are the
 // engine's (the same as the page's); naming a metric the catalogue lacks throws
