@@ -181,6 +181,7 @@ std::string list_registries() {
     return json{{"metrics", metric_catalogue_json()},
                 {"distributions", distribution_catalogue_json()},
                 {"memory_parts", memory_parts_json()},
+                {"step_parts", step_parts_json()},
                 {"parameters", parameter_schema_json()},
                 {"policies", serve::policy_tables_json()},
                 {"cost_tiers",

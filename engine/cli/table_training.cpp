@@ -4,6 +4,7 @@
 #include <iomanip>
 #include <iostream>
 #include <sstream>
+#include <stdexcept>
 
 #include "core/json_text.hpp"
 #include "cli/cli_common.hpp"
@@ -35,6 +36,13 @@ void row(const std::string& label, const std::string& value) {
 }
 
 void row_ms(const std::string& label, double ms) { row(label, fixed(ms, 3) + " ms"); }
+
+// The catalogue's label of a step part; a part it lacks is a programming error.
+const char* step_label(const std::string& id) {
+  const StepPartInfo* p = find_step_part(id);
+  if (p == nullptr) throw std::logic_error("CLI table names step part '" + id + "', which the catalogue lacks");
+  return p->label;
+}
 
 // One row per catalogued metric the result has (absent ones are skipped): the
 // catalogue's label and unit, so the table says what the page says.
@@ -84,16 +92,17 @@ void print_training_table(const json& r) {
 
   const json& sb = r["step_breakdown_ms"];
   std::cout << "step time breakdown (ms, pipeline rank " << sb["rank"] << ")\n";
+  // Part labels from the catalogue's step parts (the page's breakdown uses the same words).
   for (auto it = sb["compute"].begin(); it != sb["compute"].end(); ++it)
-    if (it.value().get<double>() > 0) row_ms("compute: " + it.key(), it.value().get<double>());
-  if (num(sb, "recompute") > 0) row_ms("recompute", num(sb, "recompute"));
+    if (it.value().get<double>() > 0) row_ms(std::string(step_label("compute")) + ": " + it.key(), it.value().get<double>());
+  if (num(sb, "recompute") > 0) row_ms(step_label("recompute"), num(sb, "recompute"));
   for (auto it = sb["exposed_comm"].begin(); it != sb["exposed_comm"].end(); ++it)
-    if (it.value().get<double>() > 0) row_ms("exposed comm: " + it.key(), it.value().get<double>());
-  if (num(sb, "pipeline_bubble") > 0) row_ms("pipeline bubble / waits", num(sb, "pipeline_bubble"));
-  row_ms("optimizer step", num(sb, "optimizer"));
-  if (num(sb, "cpu_offload") > 0) row_ms("CPU offload (PCIe + host update)", num(sb, "cpu_offload"));
-  if (num(sb, "framework") > 0) row_ms("framework (grad-norm/amax all-reduces, input copy)", num(sb, "framework"));
-  if (num(sb, "overhead") > 1e-9) row_ms("overhead", num(sb, "overhead"));
+    if (it.value().get<double>() > 0) row_ms(step_label("exposed_comm/" + it.key()), it.value().get<double>());
+  if (num(sb, "pipeline_bubble") > 0) row_ms(step_label("pipeline_bubble"), num(sb, "pipeline_bubble"));
+  row_ms(step_label("optimizer"), num(sb, "optimizer"));
+  for (const char* part : {"cpu_offload", "framework"})
+    if (num(sb, part) > 0) row_ms(step_label(part), num(sb, part));
+  if (num(sb, "overhead") > 1e-9) row_ms(step_label("overhead"), num(sb, "overhead"));
   std::cout << "\n";
 
   const json& mem = r["memory_per_gpu"];

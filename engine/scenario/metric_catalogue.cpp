@@ -324,6 +324,37 @@ json memory_parts_json() {
   return out;
 }
 
+const std::vector<StepPartInfo>& step_parts() {
+  static const std::vector<StepPartInfo> list = {
+      {"compute", "Compute", "kernels of one family, forward and backward"},
+      {"recompute", "Recomputation", "forward passes recomputed in the backward"},
+      {"exposed_comm/tp", "Exposed TP communication", "tensor-parallel collectives not hidden behind compute"},
+      {"exposed_comm/ep", "Exposed EP all-to-all", "expert-parallel all-to-all not hidden behind compute"},
+      {"exposed_comm/cp", "Exposed CP ring exchange", "context-parallel ring exchange not hidden behind compute"},
+      {"exposed_comm/fsdp", "Exposed FSDP gather", "FSDP parameter all-gathers not hidden behind compute"},
+      {"exposed_comm/dp", "Exposed DP gradient sync", "data-parallel gradient sync not hidden behind compute"},
+      {"pipeline_bubble", "Pipeline bubble and waits", "idle time of the pipeline schedule (fill, drain and waits)"},
+      {"optimizer", "Optimizer step", "optimizer update and parameter casts"},
+      {"cpu_offload", "CPU offload", "optimizer update in host memory and its PCIe transfers"},
+      {"framework", "Framework", "gradient-norm and FP8 amax all-reduces, input batch copies"},
+      {"overhead", "Overhead", "host and framework overhead"},
+  };
+  return list;
+}
+
+const StepPartInfo* find_step_part(const std::string& id) {
+  for (const auto& p : step_parts())
+    if (id == p.id) return &p;
+  return nullptr;
+}
+
+json step_parts_json() {
+  json out = json::array();
+  for (const auto& p : step_parts())
+    out.push_back({{"kind", "training"}, {"id", p.id}, {"label", p.label}, {"unit", "ms"}, {"description", p.description}});
+  return out;
+}
+
 json metric_catalogue_json() {
   json out = json::array();
   for (const auto& m : metric_catalogue())

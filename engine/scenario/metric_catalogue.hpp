@@ -64,6 +64,19 @@ const MemoryPartInfo* find_memory_part(MetricKind kind, const std::string& id);
 // [{kind, id, label, unit: "GiB", description}].
 json memory_parts_json();
 
+// The parts of a training step (keys of `step_breakdown_ms`, ms; `exposed_comm/tp`
+// for the nested ones; `compute` labels each kernel family's part, "<label>: <family>"):
+// the CLI's and the page's step-time breakdowns.
+struct StepPartInfo {
+  const char* id;
+  const char* label;
+  const char* description;
+};
+const std::vector<StepPartInfo>& step_parts();
+const StepPartInfo* find_step_part(const std::string& id);
+// [{kind: "training", id, label, unit: "ms", description}].
+json step_parts_json();
+
 // The whole catalogue as [{kind, id, label, unit, pointer, needs, description}].
 json metric_catalogue_json();
 

@@ -84,6 +84,9 @@ test('serving and training cards, tables and dropdowns carry the catalogue\'s wo
   const throughput = await page.$$eval('#train-throughput-table tbody th', (els) => els.map((e) => e.textContent));
   assert.ok(throughput.length >= 4);
   for (const t of throughput) assert.ok(trainingTable.includes(`  ${t} `), `"${t}" in the CLI training table`);
+  const steps = await page.$$eval('#train-step-table tbody tr:not(.total) th', (els) => els.map((e) => e.textContent));
+  assert.ok(steps.some((t) => t.startsWith(`${reg.step_parts.find((p) => p.id === 'compute').label}: `)), steps.join(' | '));
+  for (const t of steps) assert.ok(trainingTable.includes(`  ${t} `), `step part "${t}" in the CLI training table`);
   assert.deepEqual(page.errors, []);
   await page.close();
 });

@@ -14,6 +14,7 @@ const byPointer = new Map();      // `${kind}${pointer}` -> entry
 const distributions = new Map();  // id -> entry
 const parameters = new Map();     // pointer (array indices as `*`) -> entry
 const memoryParts = new Map();    // `${kind}/${id}` -> entry
+const stepParts = new Map();      // id -> entry
 
 /** Takes the registries object; throws when it is not a catalogue (the page then shows the error). */
 export function setCatalogue(reg) {
@@ -26,6 +27,8 @@ export function setCatalogue(reg) {
   distributions.clear();
   parameters.clear();
   memoryParts.clear();
+  stepParts.clear();
+  for (const p of Array.isArray(reg.step_parts) ? reg.step_parts : []) stepParts.set(p.id, p);
   for (const p of Array.isArray(reg.memory_parts) ? reg.memory_parts : []) memoryParts.set(`${p.kind}/${p.id}`, p);
   for (const m of reg.metrics) {
     metrics.set(`${m.kind}/${m.id}`, m);
@@ -104,6 +107,14 @@ export function memoryPart(kind, id) {
   need();
   const p = memoryParts.get(`${kind}/${id}`);
   if (!p) throw new Error(`The engine's catalogue has no ${kind} memory part '${id}'`);
+  return p;
+}
+
+/** A part of a training step ({id, label, unit, description}; `exposed_comm/tp` for nested ones); throws when absent. */
+export function stepPart(id) {
+  need();
+  const p = stepParts.get(id);
+  if (!p) throw new Error(`The engine's catalogue has no step part '${id}'`);
   return p;
 }
 

@@ -10,7 +10,7 @@ import { timelineConfig, pipelineSegments } from '../charts/timeline.js';
 import { xyConfig } from '../charts/xy.js';
 import { numericLeaves } from '../kinds.js';
 import { fixed3, percent, sig3, unitName } from '../format.js';
-import { memoryPart, metricInfo, metricKey, metricList, metricValue, metricWords } from '../catalogue.js';
+import { memoryPart, stepPart, metricInfo, metricKey, metricList, metricValue, metricWords } from '../catalogue.js';
 import { $, cell, metricSpan, setMetric } from '../dom.js';
 
 
@@ -22,32 +22,30 @@ const COMPUTE_COLORS = {
   gemm: '#2f6fdb', attention: '#17a589', norm: '#e0a526', rope: '#8e6fd8', elementwise: '#7f8c2d',
   embedding: '#3fb6d3', loss: '#1f4e9c', moe_router: '#c2579a',
 };
-const COMM = [
-  ['tp', 'Exposed TP comm', '#5d6d7e'], ['ep', 'Exposed EP all-to-all', '#7d5ba6'], ['cp', 'Exposed CP ring', '#4a8c8c'],
-  ['fsdp', 'Exposed FSDP gather', '#9b7b4f'], ['dp', 'Exposed DP gradient sync', '#34495e'],
-];
-const OTHER = [
-  ['recompute', 'Recomputation', '#e67e22', 'Forward passes recomputed in the backward'],
-  ['pipeline_bubble', 'Pipeline bubble', '#d9534f', 'Idle time of the pipeline schedule (fill and drain)'],
-  ['optimizer', 'Optimizer', '#c0a000', 'Optimizer update and parameter casts'],
-  ['cpu_offload', 'CPU offload', '#a04000', 'Optimizer update in host memory and the PCIe transfers'],
-  ['framework', 'Framework', '#6c7a89', 'Gradient-norm and FP8 amax all-reduces, input batch copies'],
-  ['overhead', 'Overhead', '#9aa6b8', 'Host and framework overhead'],
+// Chart colours of the step parts; their words come from the engine's catalogue (step_parts).
+const COMM_COLORS = { tp: '#5d6d7e', ep: '#7d5ba6', cp: '#4a8c8c', fsdp: '#9b7b4f', dp: '#34495e' };
+const OTHER_COLORS = [
+  ['recompute', '#e67e22'], ['pipeline_bubble', '#d9534f'], ['optimizer', '#c0a000'], ['cpu_offload', '#a04000'],
+  ['framework', '#6c7a89'], ['overhead', '#9aa6b8'],
 ];
 
 /** The parts of a step_breakdown_ms as [{key, label, value, color, title}] (zeros kept). */
 export function stepParts(b) {
   const parts = [];
   const compute = (b && b.compute) || {};
+  const c = stepPart('compute');
   for (const k of Object.keys(compute)) {
-    parts.push({ key: `compute.${k}`, label: `Compute: ${k.replace(/_/g, ' ')}`, value: num(compute[k]), color: COMPUTE_COLORS[k], title: `Kernels of the ${k} family (forward and backward)` });
+    parts.push({ key: `compute.${k}`, label: `${c.label}: ${k}`, value: num(compute[k]), color: COMPUTE_COLORS[k], title: `${c.description} (${k})` });
   }
   const comm = (b && b.exposed_comm) || {};
-  for (const [k, label, color] of COMM) {
-    if (k in comm) parts.push({ key: `exposed_comm.${k}`, label, value: num(comm[k]), color, title: `${k.toUpperCase()} communication not hidden behind compute` });
+  for (const k of Object.keys(comm)) {
+    const p = stepPart(`exposed_comm/${k}`);
+    parts.push({ key: `exposed_comm.${k}`, label: p.label, value: num(comm[k]), color: COMM_COLORS[k], title: p.description });
   }
-  for (const [k, label, color, title] of OTHER) {
-    if (b && k in b) parts.push({ key: k, label, value: num(b[k]), color, title });
+  for (const [k, color] of OTHER_COLORS) {
+    if (!b || !(k in b)) continue;
+    const p = stepPart(k);
+    parts.push({ key: k, label: p.label, value: num(b[k]), color, title: p.description });
   }
   return parts;
 }
