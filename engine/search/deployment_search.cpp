@@ -295,6 +295,10 @@ void plan_layout(const DeploymentSearchSpec& spec, const Candidate& c, Plan& pla
     // The deployment that fills the budget: the most units on whole nodes.
     int k = spec.max_gpus / unit_gpus;
     while (k > 0 && !whole_nodes(k)) --k;
+    if (k == 0) {
+      plan.pruned.push_back({c, "no whole-node count of replicas within max_gpus"});
+      return;
+    }
     Candidate cand = c;
     cand.replicas = k * unit;  // k >= the scenario-checked count, which fits
     plan.candidates.push_back(cand);
