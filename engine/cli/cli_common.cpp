@@ -1,7 +1,10 @@
+#include <algorithm>
+#include <atomic>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
+#include <thread>
 
 #include "core/json_text.hpp"
 #include "cli/cli_common.hpp"
@@ -25,7 +28,7 @@ const char* const kUsage =
     "  sightline sweep BASE --set PATH=v1,v2,... [--set ...] [--zip] [--out FILE]\n"
     "  sightline batch IN.jsonl [--jobs N] [--shard i/N] [--out FILE] [--central-only]\n"
     "  sightline merge SHARD.jsonl... [--out FILE]\n"
-    "  sightline search FILE [--jobs N] [--format table|json] [--out FILE] [--top N]\n"
+    "  sightline search FILE [--jobs N] [--format table|json] [--out FILE] [--top N] [--confirm REQUESTS]\n"
     "  sightline registries\n"
     "  sightline version\n"
     "FILE may be '-' for standard input.\n";
@@ -87,6 +90,16 @@ void print_result_table(const json& result) {
   if (kind == "serving_simulation") return print_serving_table(result);
   if (kind == "training") return print_training_table(result);
   std::cout << safe_dump(result, 2) << "\n";  // kinds without a table of their own
+}
+
+void parallel_for(size_t n, int64_t jobs, const std::function<void(size_t)>& task) {
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t k = next.fetch_add(1); k < n; k = next.fetch_add(1)) task(k);
+  };
+  std::vector<std::thread> pool;
+  for (int64_t t = 0; t < std::min<int64_t>(jobs, static_cast<int64_t>(n)); ++t) pool.emplace_back(worker);
+  for (auto& t : pool) t.join();
 }
 
 }  // namespace sightline::cli

@@ -1,5 +1,7 @@
 #pragma once
 // Helpers shared by the CLI's commands.
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -21,6 +23,8 @@ bool read_file(const std::string& path, std::string& out);  // "-" reads standar
 void write_output(const std::string& path, const std::string& text);  // "" writes standard output; fails with io_error
 std::string file_name(const std::string& path);                     // the part after the last '/' 
 std::string fixed(double v, int digits);
+// Runs task(k) for k in [0, n) on up to `jobs` threads (search candidates; each task writes its own slot).
+void parallel_for(size_t n, int64_t jobs, const std::function<void(size_t)>& task);
 
 // Human-readable table of a run result, chosen by its "kind".
 void print_result_table(const json& result);

@@ -16,17 +16,6 @@ namespace sightline::cli {
 
 namespace {
 
-// Runs task(k) for k in [0, n) on up to `jobs` threads.
-void parallel_for(size_t n, int64_t jobs, const std::function<void(size_t)>& task) {
-  std::atomic<size_t> next{0};
-  auto worker = [&] {
-    for (size_t k = next.fetch_add(1); k < n; k = next.fetch_add(1)) task(k);
-  };
-  std::vector<std::thread> pool;
-  for (int64_t t = 0; t < std::min<int64_t>(jobs, static_cast<int64_t>(n)); ++t) pool.emplace_back(worker);
-  for (auto& t : pool) t.join();
-}
-
 std::string value_with_interval(const json& m, int digits) {
   std::string s = fixed(m["value"].get<double>(), digits);
   if (m.contains("low")) s += " [" + fixed(m["low"].get<double>(), digits) + ", " + fixed(m["high"].get<double>(), digits) + "]";

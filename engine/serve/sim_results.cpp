@@ -76,16 +76,15 @@ json Simulation::metrics() const {
   // achieved utilization while they run it (start_batch), idle power for the
   // rest of the run.
   int gpus = 0;
-  double busy_energy = 0, idle_energy = 0, busy_gpu_s = 0, busy_gpu_s_all = 0, step_s = 0;
+  double busy_energy = 0, idle_energy = 0, busy_gpu_s = 0, step_s = 0;
   for (const Replica& r : replicas_) {
     const int g = r.layout.tp * r.layout.pp;
     gpus += g;
     const double busy = std::min(r.busy_s, duration);
     busy_gpu_s += busy * g;
-    busy_gpu_s_all += r.busy_s * g;
     step_s += r.step_s;
     busy_energy += r.busy_energy_J;
-    idle_energy += g * r.gpu->idle_power_W * (duration - busy);
+    idle_energy += g * r.gpu->idle_power_W * std::max(0.0, duration - r.busy_clock_s);
   }
   const double energy = busy_energy + idle_energy;
   int64_t blocks_total = 0, peak_sum = 0;
@@ -200,7 +199,7 @@ json Simulation::metrics() const {
   // (while a step runs on them), and the distribution of the steps' own values.
   auto utilization_block = [&](double peak_gpu_s, const FractionHistogram& per_step) {
     return json{{"over_wall_time", std::min(1.0, safe_div(peak_gpu_s, duration * gpus))},
-                {"over_busy_time", std::min(1.0, safe_div(peak_gpu_s, busy_gpu_s_all))},
+                {"over_busy_time", std::min(1.0, safe_div(peak_gpu_s, busy_gpu_s_))},
                 {"per_step", per_step.summary()}};
   };
   m["gpu"] = {{"busy_fraction", safe_div(busy_gpu_s, duration * gpus)},

@@ -108,6 +108,7 @@ struct Replica {
   // accounting
   double busy_s = 0;  // per GPU (step time / pp)
   double busy_energy_J = 0;  // all GPUs of the replica, while their stage of a step runs (perf/power.hpp)
+  double busy_clock_s = 0;   // per GPU, as busy_s on the clock's whole-ns step times (energy, utilization)
   double step_s = 0;  // whole steps
   int64_t steps = 0;
 };

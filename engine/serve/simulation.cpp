@@ -418,8 +418,8 @@ double Simulation::price(int cost_index, const BatchShape& shape, int adapters, 
   }
   const StepCost sc = c.setup.price(ops);
   if (work) {
-    work->compute_s += sc.compute_peak_s;
-    work->memory_s += sc.memory_peak_s;
+    work->compute_gpu_s += sc.compute_peak_s * c.layout.tp;
+    work->memory_gpu_s += sc.memory_peak_s * c.layout.tp;
   }
   if (accumulate && c.draft) {
     draft_s_ += sc.time_s;
@@ -521,16 +521,24 @@ double Simulation::start_batch(Replica& r, Engine& e, Batch& b, double extra_s) 
   r.step_s += t;
   // Achieved utilization over the whole step (host and scheduler time, swaps
   // and adapter loads included: they use the GPU's time, not its peaks), and
-  // the energy of each stage's GPU while it runs its 1/pp of the layers; the
-  // time a GPU waits between steps is charged idle power in metrics().
-  const Utilization u = utilization(work.compute_s, work.memory_s, t);
-  step_mfu_.add(u.compute);
-  step_mbu_.add(u.memory);
-  compute_peak_gpu_s_ += r.layout.tp * work.compute_s;
-  memory_peak_gpu_s_ += r.layout.tp * work.memory_s;
+  // the energy of each GPU of the replica: its tp rank's share of the work, of
+  // which its pipeline stage runs 1/pp in 1/pp of the step. The time a GPU
+  // waits between steps is charged idle power in metrics(). The step's time is
+  // the clock's (whole ns): the priced seconds can differ in the last bit
+  // between native and wasm libm, the rounded clock does not.
   {
-    const double pp = static_cast<double>(r.layout.pp);
-    r.busy_energy_J += r.layout.tp * r.layout.pp * busy_energy_J(*r.gpu, work.compute_s / pp, work.memory_s / pp, t / pp);
+    const double tp = static_cast<double>(r.layout.tp), pp = static_cast<double>(r.layout.pp);
+    const double step_s = to_s(dur);
+    const double compute_s = work.compute_gpu_s / tp, memory_s = work.memory_gpu_s / tp;
+    const Utilization u = utilization(compute_s, memory_s, step_s);
+    step_mfu_.add(u.compute);
+    step_mbu_.add(u.memory);
+    compute_peak_gpu_s_ += work.compute_gpu_s;
+    memory_peak_gpu_s_ += work.memory_gpu_s;
+    busy_gpu_s_ += tp * step_s;  // tp x pp GPUs, each busy step_s / pp
+    r.busy_clock_s += step_s / pp;
+    r.busy_energy_J += tp * pp * busy_energy_J(*r.gpu, compute_s / pp, memory_s / pp, step_s / pp);
+    if (detailed_) sample_series(b, u);
   }
   ++r.steps;
   ++steps_;
@@ -541,7 +549,6 @@ double Simulation::start_batch(Replica& r, Engine& e, Batch& b, double extra_s) 
     if (q.first_scheduled < 0) q.first_scheduled = now_;
   }
   if (detailed_) {
-    sample_series(b, u);
     if (spec_.outputs.trace) {
       if (static_cast<int64_t>(trace_.size()) < spec_.outputs.trace_max_steps)
         trace_.push_back(TraceStep{r.index, b.engine, b.start, dur, static_cast<int32_t>(b.items.size()), b.prefill_tokens,

@@ -112,10 +112,12 @@ class Simulation : private SchedulerHost, private ReplicaLoads {
   int64_t private_kv_tokens(const Req& q) const { return q.computed - q.kv.prefix_tokens(block_size_); }
 
   // pricing
-  // What a step's work would take at the GPU's peaks (StepCost::compute_peak_s
-  // and memory_peak_s summed over the target and draft passes of the step).
+  // What a step's work would take at the GPU's peaks, in GPU-seconds summed
+  // over the tensor-parallel ranks that run it (StepCost::compute_peak_s and
+  // memory_peak_s x the pass's tp, over the target and draft passes: a draft
+  // model may run on fewer ranks than the target).
   struct PeakWork {
-    double compute_s = 0, memory_s = 0;
+    double compute_gpu_s = 0, memory_gpu_s = 0;
   };
   double start_batch(Replica& r, Engine& e, Batch& b, double extra_s);
   double price(int cost_index, const BatchShape& shape, int adapters, bool accumulate, PeakWork* work);
@@ -167,9 +169,10 @@ class Simulation : private SchedulerHost, private ReplicaLoads {
   std::vector<double> transfer_ms_;
   GapHistogram itl_;
   // Achieved utilization: per-step MFU and MBU, and the run's GPU-seconds of
-  // work at peak (tp ranks x the step's peak times, summed over steps).
+  // work at peak (tp ranks x the step's peak times, summed over steps) and of
+  // busy time (on the clock's whole-ns step times).
   FractionHistogram step_mfu_, step_mbu_;
-  double compute_peak_gpu_s_ = 0, memory_peak_gpu_s_ = 0;
+  double compute_peak_gpu_s_ = 0, memory_peak_gpu_s_ = 0, busy_gpu_s_ = 0;
   TimeSeries series_;
   TimeNs first_arrival_ = 0, last_event_ = 0;
 

@@ -19,6 +19,10 @@ async function assertMatchesCli(expected) {
   for (const key of HEADLINE) {
     assert.equal(await metric(page, key), fixed3(expected.metrics[key]), `${key} shown on the page`);
   }
+  // Achieved utilization and the energy that follows from it.
+  for (const key of ['prefill_mfu', 'decode_mbu', 'energy_J_per_output_token']) {
+    assert.equal(await metric(page, key), fixed3(expected.metrics[key]), `${key} shown on the page`);
+  }
   for (const key of MEMORY) {
     assert.equal(await metric(page, key), fixed3(expected.memory_per_gpu[key]), `${key} shown on the page`);
   }

@@ -75,6 +75,14 @@ test('I2.1 shows the serving view with the CLI\'s numbers and draws its charts',
   for (const k of expected.key_metrics) assert.equal(shown[`serve.key.${k.id}`], fixed3(k.value), k.id);
   assert.equal(shown['serve.memory.0.kv_cache_GiB'], fixed3(expected.memory_per_gpu[0].kv_cache_GiB));
   assert.equal(shown['serve.concurrency.waiting_max'], fixed3(m.concurrency.waiting_max));
+  // Achieved utilization beside the busy fraction, as the engine wrote it.
+  assert.equal(shown['serve.gpu.busy_fraction'], fixed3(m.gpu.busy_fraction));
+  for (const u of ['mfu', 'mbu']) {
+    assert.equal(shown[`serve.gpu.${u}.over_wall_time`], fixed3(m.gpu[u].over_wall_time), `${u} over the run`);
+    assert.equal(shown[`serve.gpu.${u}.over_busy_time`], fixed3(m.gpu[u].over_busy_time), `${u} while busy`);
+    assert.equal(shown[`serve.gpu.${u}.per_step.p90`], fixed3(m.gpu[u].per_step.p90), `${u} per step p90`);
+  }
+  assert.equal(shown['serve.energy.mean_power_per_gpu_W'], fixed3(m.energy.mean_power_per_gpu_W));
   assert.equal(await page.isVisible('#serve-compare-card'), false, 'I2.1 has no compare block');
 
   // Every chart is drawn; the CDFs come from the per-request records.

@@ -173,7 +173,7 @@ function renderTimeSeries(result) {
     ['queue', 'requests', [['running', 'Running', '#2f6fdb'], ['waiting', 'Waiting', '#d9534f'], ['batch_size', 'Batch size', '#17a589']]],
     ['tokens', 'tokens per step', [['tokens_per_step', 'Tokens per step', '#8e6fd8']]],
     ['kv', 'KV blocks in use (%)', [['kv_block_utilization', 'KV blocks in use', '#17a589', 100]]],
-    ['util', 'utilization (% of peak)', [['mfu', 'MFU (compute)', '#2f6fdb', 100], ['mbu', 'MBU (HBM bandwidth)', '#e0a526', 100]]],
+    ['util', '% of peak', [['mfu', 'MFU (compute)', '#2f6fdb', 100], ['mbu', 'MBU (HBM bandwidth)', '#e0a526', 100]]],
   ];
   for (const [id, yLabel, defs] of charts) {
     const view = chartView(id, $(`chart-${id}`), { height: 200 });
@@ -272,7 +272,7 @@ const FACTS = [
   ['kv_cache.peak_block_utilization', 'KV blocks, peak use', 'fraction'],
   ['kv_cache.fragmentation', 'KV fragmentation', 'fraction'],
   ['kv_cache.preemptions', 'Preemptions', 'count'],
-  ['gpu.busy_fraction', 'GPU busy (a step running, however little of the GPU it uses)', 'fraction'],
+  ['gpu.busy_fraction', 'GPU busy (any step running)', 'fraction'],
   ['gpu.mfu.over_wall_time', 'MFU over the run (compute)', 'fraction'],
   ['gpu.mfu.over_busy_time', 'MFU while busy', 'fraction'],
   ['gpu.mfu.per_step.p50', 'MFU per step, p50', 'fraction'],
