@@ -179,6 +179,8 @@ std::string list_registries() {
     json stacks = json::array();
     for (const json* p : sightline::list_presets("stacks")) stacks.push_back({{"name", p->at("id")}, {"description", p->at("name")}});
     return json{{"metrics", metric_catalogue_json()},
+                {"distributions", distribution_catalogue_json()},
+                {"memory_parts", memory_parts_json()},
                 {"parameters", parameter_schema_json()},
                 {"policies", serve::policy_tables_json()},
                 {"cost_tiers",

@@ -4,6 +4,7 @@
 #include <iomanip>
 #include <iostream>
 #include <sstream>
+#include <stdexcept>
 #include <thread>
 
 #include "core/json_text.hpp"
@@ -76,6 +77,28 @@ void write_output(const std::string& path, const std::string& text) {
 std::string file_name(const std::string& path) {
   const size_t slash = path.find_last_of('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+const MetricInfo& catalogued(MetricKind kind, const std::string& id) {
+  const MetricInfo* m = find_metric(kind, id);
+  if (m == nullptr)
+    throw std::logic_error(std::string("CLI table names metric '") + id + "' of kind " + metric_kind_name(kind) +
+                           ", which the metric catalogue lacks");
+  return *m;
+}
+
+const json& catalogued_value(const MetricInfo& m, const json& result) {
+  static const json null_value;
+  const json* v = metric_value(m, result);
+  return v == nullptr ? null_value : *v;
+}
+
+const char* memory_label(MetricKind kind, const std::string& id) {
+  const MemoryPartInfo* m = find_memory_part(kind, id);
+  if (m == nullptr)
+    throw std::logic_error(std::string("CLI table names memory part '") + id + "' of kind " + metric_kind_name(kind) +
+                           ", which the catalogue lacks");
+  return m->label;
 }
 
 std::string fixed(double v, int digits) {

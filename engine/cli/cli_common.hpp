@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "scenario/metric_catalogue.hpp"
 
 namespace sightline::cli {
 
@@ -25,6 +26,16 @@ std::string file_name(const std::string& path);                     // the part 
 std::string fixed(double v, int digits);
 // Runs task(k) for k in [0, n) on up to `jobs` threads (search candidates; each task writes its own slot).
 void parallel_for(size_t n, int64_t jobs, const std::function<void(size_t)>& task);
+
+// The catalogue entry of a metric a table shows, so that labels and units are the
+// engine's (the same as the page's); naming a metric the catalogue lacks throws
+// std::logic_error (a programming error, caught by the CLI tests' table runs).
+const MetricInfo& catalogued(MetricKind kind, const std::string& id);
+// The value at the metric's pointer in `result`; a null json when absent.
+const json& catalogued_value(const MetricInfo& m, const json& result);
+
+// The catalogue's label of a part of memory_per_gpu (throws like catalogued()).
+const char* memory_label(MetricKind kind, const std::string& id);
 
 // Human-readable table of a run result, chosen by its "kind".
 void print_result_table(const json& result);

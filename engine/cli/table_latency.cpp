@@ -7,7 +7,6 @@
 namespace sightline::cli {
 
 void print_latency_table(const json& r) {
-  const json& m = r["metrics"];
   const json& mem = r["memory_per_gpu"];
   std::cout << "scenario  " << r["scenario"]["id"].get<std::string>() << "  " << r["scenario"]["title"].get<std::string>()
             << "\n";
@@ -17,20 +16,19 @@ void print_latency_table(const json& r) {
             << "  tp=" << r["deployment"]["tp"] << " pp=" << r["deployment"]["pp"]
             << "  cost tier: " << r["cost_tier"].get<std::string>() << "\n\n";
   std::cout << "latency\n";
-  std::cout << "  TTFT                 " << std::setw(12) << fixed(m["ttft_ms"], 3) << " ms\n";
-  std::cout << "  TPOT                 " << std::setw(12) << fixed(m["tpot_ms"], 3) << " ms\n";
-  std::cout << "  E2E                  " << std::setw(12) << fixed(m["e2e_ms"], 3) << " ms\n";
-  std::cout << "  output tokens/s      " << std::setw(12) << fixed(m["output_tokens_per_s"], 1) << "\n";
-  std::cout << "  prefill tokens/s     " << std::setw(12) << fixed(m["prefill_tokens_per_s"], 1) << "\n";
-  std::cout << "  decode floor (weights/HBM BW) " << fixed(r["floors"]["decode_weight_read_ms"], 3) << " ms\n";
-  std::cout << "  MFU / MBU prefill     " << fixed(m["prefill_mfu"], 3) << " / " << fixed(m["prefill_mbu"], 3)
-            << "   decode " << fixed(m["decode_mfu"], 3) << " / " << fixed(m["decode_mbu"], 3) << "\n";
-  std::cout << "  energy per output token " << fixed(m["energy_J_per_output_token"], 3) << " J\n\n";
-  std::cout << "memory per GPU (GiB)\n";
+  // Labels and units from the metric catalogue (the page shows the same words).
+  for (const char* id : {"ttft_ms", "tpot_ms", "e2e_ms", "output_tokens_per_s", "decode_tokens_per_s", "prefill_tokens_per_s",
+                         "decode_weight_read_ms", "prefill_compute_ms", "prefill_mfu", "prefill_mbu", "decode_mfu", "decode_mbu",
+                         "energy_J_per_output_token"}) {
+    const MetricInfo& info = catalogued(MetricKind::kLatency, id);
+    const std::string unit = info.unit;
+    std::cout << "  " << std::left << std::setw(40) << info.label << std::right << std::setw(12)
+              << fixed(catalogued_value(info, r).get<double>(), unit == "tokens/s" ? 1 : 3) << " " << unit << "\n";
+  }
+  std::cout << "\nmemory per GPU (GiB)\n";
   for (const char* k : {"capacity_GiB", "weights_GiB", "kv_cache_GiB", "activations_GiB", "runtime_overhead_GiB",
                         "free_GiB"}) {
-    std::string label = k;
-    label = label.substr(0, label.size() - 4);
+    const std::string label = memory_label(MetricKind::kLatency, k);
     std::cout << "  " << std::left << std::setw(20) << label << std::right << std::setw(12) << fixed(mem[k], 3)
               << "\n";
   }

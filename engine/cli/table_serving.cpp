@@ -21,6 +21,8 @@ std::string num(const json& v, int digits) {
   return safe_dump(v);
 }
 
+const json kNull;
+
 const json& get(const json& j, const char* key) {
   static const json null_value;
   if (!j.is_object()) return null_value;
@@ -29,14 +31,21 @@ const json& get(const json& j, const char* key) {
 }
 
 void row(const std::string& label, const std::string& value, const std::string& unit = "") {
-  std::cout << "  " << std::left << std::setw(44) << label << std::right << std::setw(14) << value
-            << (unit.empty() ? "" : "  " + unit) << "\n";
+  // A label longer than its column pushes the value right rather than into it.
+  std::cout << "  " << std::left << std::setw(44) << label << std::right << std::setw(label.size() > 44 ? 0 : 14)
+            << (label.size() > 44 ? "  " + value : value) << (unit.empty() ? "" : "  " + unit) << "\n";
 }
 
-void dist_row(const char* label, const json& d, int digits) {
-  std::cout << "  " << std::left << std::setw(14) << label << std::right;
-  for (const char* k : {"mean", "p50", "p90", "p99", "max"}) std::cout << std::setw(12) << num(get(d, k), digits);
-  std::cout << "\n";
+// One row per catalogued metric the result has (absent ones are skipped): the
+// catalogue's label and unit, so the table says what the page says.
+void metric_rows(const json& r, std::initializer_list<const char*> ids) {
+  for (const char* id : ids) {
+    const MetricInfo& info = catalogued(MetricKind::kServing, id);
+    const json& v = catalogued_value(info, r);
+    if (v.is_null()) continue;
+    const std::string unit = info.unit;
+    row(info.label, num(v, unit == "tokens/s" || unit == "KiB" ? 1 : 3), unit == "count" || unit == "bool" ? "" : unit);
+  }
 }
 
 }  // namespace
@@ -60,114 +69,79 @@ void print_serving_table(const json& r) {
   std::cout << "\nkey metrics\n";
   for (const json& k : r["key_metrics"]) row(num(k["label"], 0), num(k["value"], 3), num(k["unit"], 0));
 
-  const json& req = m["requests"];
-  std::cout << "\nrequests  " << num(req["total"], 0) << " total, " << num(req["completed"], 0) << " completed, "
-            << num(req["dropped"], 0) << " dropped, " << num(req["unfinished"], 0) << " unfinished, over "
-            << fixed(m["duration_s"], 2) << " s\n";
-  std::cout << "\nlatency       " << std::right;
-  for (const char* k : {"mean", "p50", "p90", "p99", "max"}) std::cout << std::setw(12) << k;
+  std::cout << "\nrequests\n";
+  metric_rows(r, {"requests_total", "requests_completed", "requests_dropped", "requests_unfinished", "duration_s"});
+
+  // Distributions over requests: names and units from the catalogue.
+  std::cout << "\n  " << std::left << std::setw(26) << "" << std::right;
+  for (const std::string& k : distribution_stats()) std::cout << std::setw(12) << k;
   std::cout << "\n";
-  dist_row("TTFT (ms)", m["ttft_ms"], 2);
-  dist_row("TPOT (ms)", m["tpot_ms"], 2);
-  dist_row("ITL (ms)", m["itl_ms"], 2);
-  dist_row("E2E (s)", m["e2e_s"], 3);
-  dist_row("queue (ms)", m["queueing_ms"], 2);
+  for (const DistributionInfo& d : distribution_catalogue()) {
+    const json* stats = r.contains(json::json_pointer(d.pointer)) ? &r.at(json::json_pointer(d.pointer)) : nullptr;
+    if (stats == nullptr) continue;
+    const std::string unit = d.unit;
+    std::cout << "  " << std::left << std::setw(26) << (std::string(d.label) + " (" + unit + ")") << std::right;
+    for (const std::string& k : distribution_stats()) std::cout << std::setw(12) << num(get(*stats, k.c_str()), unit == "s" ? 3 : 2);
+    std::cout << "\n";
+  }
 
   std::cout << "\nthroughput\n";
-  const json& t = m["throughput"];
-  row("requests/s", num(t["requests_per_s"], 3));
-  row("input tokens/s", num(t["input_tokens_per_s"], 1));
-  row("output tokens/s", num(t["output_tokens_per_s"], 1));
-  row("output tokens/s per GPU", num(t["output_tokens_per_s_per_gpu"], 1));
-  if (!m["goodput"].is_null()) {
-    row("goodput (requests/s within the SLO)", num(m["goodput"]["requests_per_s"], 3));
-    row("SLO attainment", num(m["goodput"]["slo_attainment"], 3));
-  }
-  const json& c = m["concurrency"];
+  metric_rows(r, {"requests_per_s", "input_tokens_per_s", "output_tokens_per_s", "total_tokens_per_s", "output_tokens_per_s_per_gpu",
+                  "goodput_requests_per_s", "slo_attainment"});
   std::cout << "\nscheduling\n";
-  row("running requests mean / max", num(c["running_mean"], 1) + " / " + num(c["running_max"], 0));
-  row("queue depth mean / max", num(c["waiting_mean"], 1) + " / " + num(c["waiting_max"], 0));
-  row("batch size mean", num(c["batch_size_mean"], 1));
-  row("tokens per step mean", num(c["tokens_per_step_mean"], 1));
-  row("GPU busy fraction (a step running)", num(m["gpu"]["busy_fraction"], 3));
+  metric_rows(r, {"running_mean", "running_max", "queue_depth_mean", "queue_depth_max", "batch_size_mean",
+                  "tokens_per_step_mean", "gpu_utilization"});
   // Achieved utilization: the share of the GPUs' peaks the steps' work uses,
   // over the run, while busy, and per step.
-  const json& gpu = m["gpu"];
-  if (gpu.contains("mfu") && gpu.contains("mbu")) {
-    std::cout << "\nGPU utilization  over run  while busy   step mean    step p50    step p90\n";
-    auto util_row = [&](const char* label, const json& u) {
-      std::cout << "  " << std::left << std::setw(14) << label << std::right << std::setw(11)
-                << num(u["over_wall_time"], 3) << std::setw(12) << num(u["over_busy_time"], 3);
-      for (const char* k : {"mean", "p50", "p90"}) std::cout << std::setw(12) << num(get(u["per_step"], k), 3);
-      std::cout << "\n";
-    };
-    util_row("MFU (compute)", gpu["mfu"]);
-    util_row("MBU (HBM)", gpu["mbu"]);
-  }
-  const json& kv = m["kv_cache"];
+  std::cout << "\nGPU utilization\n";
+  metric_rows(r, {"mfu_wall", "mfu_busy", "mfu_step_p50", "mfu_step_p90", "mbu_wall", "mbu_busy", "mbu_step_p50",
+                  "mbu_step_p90"});
   std::cout << "\nKV cache\n";
-  row("blocks (all replicas)", num(kv["blocks_total"], 0));
-  row("peak block utilization", num(kv["peak_block_utilization"], 3));
-  row("memory holding tokens / fragmentation", num(kv["token_utilization"], 3) + " / " + num(kv["fragmentation"], 3));
-  row("preemptions (recompute / swap)", num(kv["preemptions"], 0) + " (" + num(kv["recomputes"], 0) + " / " +
-                                            num(kv["swaps_out"], 0) + ")");
-  const json& cap = r["capacity"];
-  row("KV per token (replica)", num(cap["kv_KiB_per_token"], 1), "KiB");
-  row("KV capacity per replica", num(cap["kv_tokens_per_replica"], 0), "tokens");
-  row("max concurrent max_model_len requests", num(cap["max_concurrent_at_max_len"], 0));
-  if (m.contains("prefix_cache")) row("prefix cache: prompt tokens cached", num(m["prefix_cache"]["cached_token_fraction"], 3));
-  if (m.contains("speculative"))
-    row("speculative: tokens per verify step", num(m["speculative"]["tokens_per_verify_step"], 2) + " (expected " +
-                                                   num(m["speculative"]["expected_tokens_per_verify_step"], 2) + ")");
-  if (m.contains("lora"))
-    row("LoRA adapter loads / load share of busy", num(m["lora"]["adapter_loads"], 0) + " / " +
-                                                       num(m["lora"]["load_time_fraction"], 3));
-  if (m.contains("kv_transfer"))
-    row("KV transfer mean / p99 (ms)", num(m["kv_transfer"]["transfer_ms"]["mean"], 3) + " / " +
-                                           num(m["kv_transfer"]["transfer_ms"]["p99"], 3));
-  if (m.contains("moe")) row("MoE expert share of busy time", num(m["moe"]["expert_time_fraction"], 3));
+  metric_rows(r, {"kv_blocks_total", "kv_peak_utilization", "kv_memory_utilization", "kv_fragmentation", "preemptions",
+                  "kv_recomputes", "kv_swaps_out", "kv_per_token_KiB", "kv_capacity_tokens", "max_concurrent_at_max_len",
+                  "prefix_hit_rate", "spec_tokens_per_step", "spec_expected_tokens_per_step", "lora_adapter_loads",
+                  "lora_load_fraction", "kv_transfer_mean_ms", "kv_transfer_p99_ms", "moe_expert_time_fraction"});
 
   std::cout << "\nmemory per GPU (GiB, first pool)\n";
   const json& mem = r["memory_per_gpu"][0];
   for (const char* k : {"capacity_GiB", "weights_GiB", "draft_weights_GiB", "lora_adapters_GiB", "activations_GiB",
                         "runtime_overhead_GiB", "kv_cache_GiB", "unused_GiB"}) {
-    std::string label = k;
-    label = label.substr(0, label.size() - 4);
+    const std::string label = memory_label(MetricKind::kServing, k);
     row(label, num(mem[k], 3));
   }
   if (r.contains("quantization")) {
     const json& q = r["quantization"];
     std::cout << "\nquantization (" << num(q["weights"], 0) << " vs " << num(q["unquantized_weights"], 0) << ")\n";
-    row("decode step, batch 1 (ms)", num(q["decode_step_ms"], 3) + " vs " + num(q["decode_step_ms_unquantized"], 3));
-    row("decode speedup", num(q["decode_speedup"], 2), "x");
-    row("prefill speedup", num(q["prefill_speedup"], 2), "x");
-    row("weights per GPU (GiB)", num(q["weights_GiB"], 2) + " vs " + num(q["weights_GiB_unquantized"], 2));
-    row("unquantized weights fit", num(q["unquantized_fits"], 0));
+    metric_rows(r, {"quant_decode_step_ms", "quant_decode_step_unquantized_ms", "quant_decode_speedup",
+                    "quant_prefill_speedup", "quant_weights_GiB", "quant_weights_unquantized_GiB",
+                    "quant_unquantized_fits"});
   }
   if (r.contains("compare")) {
     const json& cmp = r["compare"];
-    const json& b = cmp["baseline"]["metrics"];
+    const json& baseline = cmp["baseline"];
     std::cout << "\ncompared with: " << num(cmp["label"], 0) << "\n";
-    std::cout << "  " << std::left << std::setw(30) << "" << std::right << std::setw(14) << "this" << std::setw(14)
+    std::cout << "  " << std::left << std::setw(44) << "" << std::right << std::setw(14) << "this" << std::setw(14)
               << "baseline" << std::setw(10) << "ratio\n";
-    auto cmp_row = [&](const char* label, const json& a, const json& bb, const char* ratio_key) {
-      std::cout << "  " << std::left << std::setw(30) << label << std::right << std::setw(14) << num(a, 2)
-                << std::setw(14) << num(bb, 2) << std::setw(10) << num(get(cmp["ratio"], ratio_key), 3) << "\n";
-    };
-    cmp_row("output tokens/s", m["throughput"]["output_tokens_per_s"], b["throughput"]["output_tokens_per_s"],
-            "output_tokens_per_s");
-    cmp_row("TTFT mean (ms)", m["ttft_ms"]["mean"], b["ttft_ms"]["mean"], "ttft_mean_ms");
-    cmp_row("TTFT p99 (ms)", m["ttft_ms"]["p99"], b["ttft_ms"]["p99"], "ttft_p99_ms");
-    cmp_row("TPOT mean (ms)", m["tpot_ms"]["mean"], b["tpot_ms"]["mean"], "tpot_mean_ms");
-    cmp_row("TPOT p99 (ms)", m["tpot_ms"]["p99"], b["tpot_ms"]["p99"], "tpot_p99_ms");
-    cmp_row("E2E p50 (s)", m["e2e_s"]["p50"], b["e2e_s"]["p50"], "e2e_p50_s");
-    cmp_row("running requests mean", m["concurrency"]["running_mean"], b["concurrency"]["running_mean"], "running_mean");
-    if (!m["goodput"].is_null() && !b["goodput"].is_null())
-      cmp_row("goodput (req/s)", m["goodput"]["requests_per_s"], b["goodput"]["requests_per_s"], "goodput_requests_per_s");
+    // Every ratio and speedup the result has, labelled by its catalogue entry; "this"
+    // and "baseline" where the ratio is of a catalogued metric of the same id.
+    for (const MetricInfo& info : metric_catalogue()) {
+      const std::string ptr = info.pointer;
+      if (info.kind != MetricKind::kServing || (ptr.rfind("/compare/ratio/", 0) != 0 && ptr.rfind("/compare/speedup/", 0) != 0))
+        continue;
+      const json* present = metric_value(info, r);
+      if (present == nullptr) continue;  // a null ratio (over a zero) still gets its row, as on the page
+      const json& ratio = *present;
+      const MetricInfo* base = find_metric(MetricKind::kServing, ptr.substr(ptr.rfind('/') + 1));
+      const json& a = base == nullptr ? kNull : catalogued_value(*base, r);
+      const json& bb = base == nullptr ? kNull : catalogued_value(*base, baseline);
+      std::cout << "  " << std::left << std::setw(44) << info.label << std::right << std::setw(14) << num(a, 2)
+                << std::setw(14) << num(bb, 2) << std::setw(10) << num(ratio, 3) << "\n";
+    }
   }
   if (r.contains("max_qps")) {
     const json& q = r["max_qps"];
-    std::cout << "\nmax sustainable QPS under the SLO: " << num(q["qps"], 3) << " req/s (" << q["runs"].size()
+    const MetricInfo& info = catalogued(MetricKind::kServing, "max_qps");
+    std::cout << "\n" << info.label << ": " << num(q["qps"], 3) << " " << info.unit << " (" << q["runs"].size()
               << " runs of " << num(q["requests_per_run"], 0) << " requests)";
     if (!q["note"].is_null()) std::cout << "; " << num(q["note"], 0);
     std::cout << "\n";
@@ -175,11 +149,8 @@ void print_serving_table(const json& r) {
   std::cout << "\nGPU busy time by kernel family (s)\n";
   for (auto it = m["gpu"]["busy_time_s_by_family"].begin(); it != m["gpu"]["busy_time_s_by_family"].end(); ++it)
     row(it.key(), num(it.value(), 3));
-  std::cout << "\nenergy per output token " << num(m["energy"]["per_output_token_J"], 3) << " J (mean "
-            << num(m["energy"]["mean_power_per_gpu_W"], 1) << " W per GPU)";
-  if (!m["cost"].is_null())
-    std::cout << ", cost per million output tokens $" << num(m["cost"]["usd_per_million_output_tokens"], 3);
-  std::cout << "\n";
+  std::cout << "\nenergy and cost\n";
+  metric_rows(r, {"energy_per_output_token_J", "mean_power_per_gpu_W", "usd_per_million_output_tokens"});
   for (const json& w : r["warnings"]) std::cout << "warning: " << w.get<std::string>() << "\n";
 }
 

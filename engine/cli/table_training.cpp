@@ -36,6 +36,16 @@ void row(const std::string& label, const std::string& value) {
 
 void row_ms(const std::string& label, double ms) { row(label, fixed(ms, 3) + " ms"); }
 
+// One row per catalogued metric the result has (absent ones are skipped): the
+// catalogue's label and unit, so the table says what the page says.
+void metric_rows(const json& r, std::initializer_list<const char*> ids) {
+  for (const char* id : ids) {
+    const MetricInfo& info = catalogued(MetricKind::kTraining, id);
+    const json& v = catalogued_value(info, r);
+    if (!v.is_null()) row(info.label, value_text(v, info.unit));
+  }
+}
+
 }  // namespace
 
 void print_training_table(const json& r) {
@@ -67,13 +77,9 @@ void print_training_table(const json& r) {
   for (const json& k : r["key_metrics"]) row(k["label"].get<std::string>(), value_text(k["value"], k["unit"]));
   std::cout << "\n";
 
-  const json& m = r["metrics"];
   std::cout << "throughput\n";
-  row_ms("step time", num(m, "step_time_ms"));
-  row("tokens/s", fixed(num(m, "tokens_per_s"), 0));
-  row("tokens/s per GPU", fixed(num(m, "tokens_per_s_per_gpu"), 1));
-  row("MFU / HFU", fixed(num(m, "mfu_pct"), 1) + "% / " + fixed(num(m, "hfu_pct"), 1) + "%");
-  row("model TFLOP/s per GPU", fixed(num(m, "model_tflops_per_gpu"), 1));
+  metric_rows(r, {"step_time_ms", "tokens_per_s", "tokens_per_s_per_gpu", "samples_per_s", "mfu_pct", "hfu_pct",
+                  "model_tflops_per_gpu", "hardware_tflops_per_gpu"});
   std::cout << "\n";
 
   const json& sb = r["step_breakdown_ms"];
@@ -94,46 +100,32 @@ void print_training_table(const json& r) {
   std::cout << "memory per GPU (GiB, pipeline rank " << mem["rank"] << ")\n";
   for (const char* k : {"params_GiB", "grads_GiB", "optimizer_states_GiB", "activations_GiB", "temporary_GiB",
                         "runtime_overhead_GiB", "total_GiB", "capacity_GiB"}) {
-    std::string label = k;
-    label = label.substr(0, label.size() - 4);
+    const std::string label = memory_label(MetricKind::kTraining, k);
     row(label, fixed(num(mem, k), 2));
   }
-  if (num(mem, "host_optimizer_states_GiB") > 0) row("optimizer states in host memory", fixed(num(mem, "host_optimizer_states_GiB"), 2));
+  if (num(mem, "host_optimizer_states_GiB") > 0) row(memory_label(MetricKind::kTraining, "host_optimizer_states_GiB"), fixed(num(mem, "host_optimizer_states_GiB"), 2));
   const bool fits = mem["fits"].get<bool>();
-  row("fits", fits ? "yes" : "NO, over by " + fixed(num(mem, "overflow_GiB"), 2) + " GiB");
+  row(catalogued(MetricKind::kTraining, "fits").label, fits ? "yes" : "NO, over by " + fixed(num(mem, "overflow_GiB"), 2) + " GiB");
   const json& byr = mem["max_micro_batch_by_recompute"];
-  row("max micro-batch", std::to_string(mem["max_micro_batch"].get<int64_t>()) + " (none " + safe_dump(byr["none"]) +
+  row(catalogued(MetricKind::kTraining, "max_micro_batch").label, std::to_string(mem["max_micro_batch"].get<int64_t>()) + " (none " + safe_dump(byr["none"]) +
                              ", selective " + safe_dump(byr["selective"]) + ", full " + safe_dump(byr["full"]) + ")");
   std::cout << "\n";
 
   const json& c = r["communication"];
   const json& p = r["pipeline"];
   std::cout << "communication and pipeline (per step)\n";
-  if (c["tp"]["group"].get<int>() > 1)
-    row("TP total / exposed", fixed(num(c["tp"], "total_ms"), 2) + " / " + fixed(num(c["tp"], "exposed_ms"), 2) + " ms");
-  if (c["ep"]["group"].get<int>() > 1)
-    row("EP all-to-all (one call)", fixed(num(c["ep"], "all_to_all_ms"), 2) + " ms (" +
-                                        fixed(num(c["ep"], "all_to_all_call_us"), 1) + " us)");
-  if (c["cp"]["group"].get<int>() > 1)
-    row("CP ring total / exposed", fixed(num(c["cp"], "total_ms"), 2) + " / " + fixed(num(c["cp"], "exposed_ms"), 2) + " ms");
+  if (c["tp"]["group"].get<int>() > 1) metric_rows(r, {"tp_comm_ms", "tp_comm_exposed_ms", "tp_comm_exposed_pct"});
+  if (c["ep"]["group"].get<int>() > 1) metric_rows(r, {"ep_all_to_all_ms", "ep_all_to_all_call_us"});
+  if (c["cp"]["group"].get<int>() > 1) metric_rows(r, {"cp_ring_ms", "cp_ring_exposed_ms"});
   if (c["dp"]["group"].get<int>() > 1 || c["dp"]["expert_group"].get<int>() > 1) {
-    row("DP sync (" + c["dp"]["mode"].get<std::string>() + ")", fixed(num(c["dp"], "sync_ms"), 2) + " ms");
-    row("DP exposed / hidden", fixed(num(c["dp"], "exposed_ms"), 2) + " ms / " + fixed(num(c["dp"], "overlap_pct"), 1) + "%");
-    row("DP all-reduce, one message", fixed(num(c["dp"], "allreduce_one_shot_ms"), 2) + " ms");
+    std::cout << "  DP mode: " << c["dp"]["mode"].get<std::string>() << "\n";
+    metric_rows(r, {"dp_grad_sync_ms", "dp_grad_sync_exposed_ms", "dp_comm_overlap_pct", "dp_allreduce_one_shot_ms"});
   }
-  if (p["stages"].get<int>() > 1) {
-    row("pipeline bubble (simulated)", fixed(num(p, "bubble_pct"), 2) + "%");
-    row("  (pp-1)/(m*v+pp-1)", fixed(num(p, "bubble_formula_pct"), 2) + "%");
-    row("PP transfer", fixed(num(p, "p2p_transfer_us"), 1) + " us");
-  }
+  if (p["stages"].get<int>() > 1) metric_rows(r, {"pp_bubble_pct", "pp_bubble_formula_pct", "pp_p2p_transfer_us"});
   std::cout << "\n";
 
-  const json& pl = r["per_layer"];
   std::cout << "one layer, one micro-batch\n";
-  row_ms("attention kernels fwd+bwd", num(pl, "attention_core_fwd_bwd_ms"));
-  row_ms("attention block fwd+bwd", num(pl, "attention_block_fwd_bwd_ms"));
-  row_ms("MLP block fwd+bwd", num(pl, "mlp_block_fwd_bwd_ms"));
-  row_ms("layer fwd+bwd", num(pl, "layer_fwd_bwd_ms"));
+  metric_rows(r, {"attention_fwd_bwd_ms", "attention_block_fwd_bwd_ms", "mlp_fwd_bwd_ms", "layer_fwd_bwd_ms"});
   std::cout << "\n";
 
   if (r["compare"].is_array() && !r["compare"].empty()) {
@@ -167,10 +159,7 @@ void print_training_table(const json& r) {
   if (r["training_run"].is_object()) {
     const json& t = r["training_run"];
     std::cout << "training run (" << value_text(t["tokens_to_train"], "tokens") << ")\n";
-    row("time", fixed(num(t, "time_hours"), 1) + " h (" + fixed(num(t, "time_days"), 2) + " days)");
-    row("GPU-hours", fixed(num(t, "gpu_hours"), 0));
-    row("energy", fixed(num(t, "energy_MWh"), 2) + " MWh");
-    if (!t["cost_usd"].is_null()) row("cost", "$" + fixed(num(t, "cost_usd"), 0));
+    metric_rows(r, {"time_to_train_hours", "time_to_train_days", "gpu_hours", "energy_MWh", "cost_usd"});
     std::cout << "\n";
   }
   std::cout << "MFU/HFU convention: " << r["flop_convention"].get<std::string>() << "\n";

@@ -35,6 +35,8 @@ const std::vector<MetricInfo>& metric_catalogue() {
       {kLatency, "decode_mfu", "Decode MFU", "fraction", "/metrics/decode_mfu", "", "the decode steps' FLOPs at dense peak / their time"},
       {kLatency, "decode_mbu", "Decode MBU", "fraction", "/metrics/decode_mbu", "",
        "the decode steps' HBM bytes at peak bandwidth / their time: how close decode runs to the memory roofline"},
+      {kLatency, "prefill_compute_ms", "Prefill floor (FLOPs at peak)", "ms", "/floors/prefill_compute_ms", "", "the prefill's FLOPs at peak tensor-core throughput"},
+      {kLatency, "decode_weight_read_ms", "Decode floor (weights / HBM bandwidth)", "ms", "/floors/decode_weight_read_ms", "", "reading every weight once per decode step at full HBM bandwidth"},
       {kLatency, "usd_per_million_output_tokens", "Cost per million output tokens", "USD", "/metrics/usd_per_million_output_tokens", "gpu_hour_usd", ""},
       {kServing, "e2e_p50_s", "P50 E2E latency", "s", "/metrics/e2e_s/p50", "", ""},
       {kServing, "e2e_p99_s", "P99 E2E latency", "s", "/metrics/e2e_s/p99", "", ""},
@@ -118,6 +120,37 @@ const std::vector<MetricInfo>& metric_catalogue() {
       {kServing, "compare_throughput_per_gpu_ratio", "output throughput per GPU vs baseline", "x", "/compare/ratio/output_tokens_per_s_per_gpu", "", ""},
       {kServing, "compare_decode_speedup", "decode speedup vs baseline (baseline TPOT / TPOT)", "x", "/compare/speedup/tpot_mean", "", ""},
       {kServing, "compare_e2e_speedup", "E2E speedup vs baseline (baseline E2E / E2E)", "x", "/compare/speedup/e2e_mean", "", ""},
+      // The rest of the ratios and speedups a compare block holds (serve/serving_job.cpp), so that every one has words.
+      {kServing, "compare_requests_ratio", "request throughput vs baseline", "x", "/compare/ratio/requests_per_s", "", ""},
+      {kServing, "compare_ttft_p50_ratio", "P50 TTFT vs baseline", "x", "/compare/ratio/ttft_p50_ms", "", ""},
+      {kServing, "compare_tpot_p50_ratio", "P50 TPOT vs baseline", "x", "/compare/ratio/tpot_p50_ms", "", ""},
+      {kServing, "compare_itl_p99_ratio", "P99 inter-token latency vs baseline", "x", "/compare/ratio/itl_p99_ms", "", ""},
+      {kServing, "compare_e2e_mean_ratio", "mean E2E vs baseline", "x", "/compare/ratio/e2e_mean_s", "", ""},
+      {kServing, "compare_e2e_p99_ratio", "P99 E2E vs baseline", "x", "/compare/ratio/e2e_p99_s", "", ""},
+      {kServing, "compare_kv_token_utilization_ratio", "KV memory holding tokens vs baseline", "x", "/compare/ratio/kv_token_utilization", "", ""},
+      {kServing, "compare_preemptions_ratio", "preemptions vs baseline", "x", "/compare/ratio/preemptions", "", ""},
+      {kServing, "compare_energy_ratio", "energy per output token vs baseline", "x", "/compare/ratio/energy_per_output_token_J", "", ""},
+      {kServing, "compare_kv_per_token_ratio", "KV cache per token vs baseline", "x", "/compare/ratio/kv_KiB_per_token", "", ""},
+      {kServing, "compare_max_concurrent_ratio", "max concurrent max_model_len requests vs baseline", "x", "/compare/ratio/max_concurrent_at_max_len", "", ""},
+      {kServing, "compare_ttft_speedup", "TTFT speedup vs baseline (baseline mean TTFT / mean TTFT)", "x", "/compare/speedup/ttft_mean", "", ""},
+      // Shown by the CLI table and the page's serving view beside the headline metrics.
+      {kServing, "input_tokens_per_s", "throughput (prompt tokens)", "tokens/s", "/metrics/throughput/input_tokens_per_s", "", ""},
+      {kServing, "tokens_per_step_mean", "mean tokens per step", "tokens", "/metrics/concurrency/tokens_per_step_mean", "", "prompt and output tokens the batch processes in one engine step"},
+      {kServing, "kv_blocks_total", "KV blocks (all replicas)", "blocks", "/metrics/kv_cache/blocks_total", "", ""},
+      {kServing, "kv_recomputes", "preemptions by recompute", "count", "/metrics/kv_cache/recomputes", "", ""},
+      {kServing, "kv_swaps_out", "preemptions by swap to host", "count", "/metrics/kv_cache/swaps_out", "", ""},
+      {kServing, "spec_expected_tokens_per_step", "speculative: expected tokens per verification step", "tokens", "/metrics/speculative/expected_tokens_per_verify_step", "", "from the acceptance rate alone"},
+      {kServing, "kv_transfer_p99_ms", "P99 KV transfer time", "ms", "/metrics/kv_transfer/transfer_ms/p99", "", ""},
+      {kServing, "requests_total", "requests", "count", "/metrics/requests/total", "", ""},
+      {kServing, "requests_completed", "completed requests", "count", "/metrics/requests/completed", "", ""},
+      {kServing, "requests_dropped", "dropped requests", "count", "/metrics/requests/dropped", "", ""},
+      {kServing, "requests_unfinished", "unfinished requests", "count", "/metrics/requests/unfinished", "", ""},
+      {kServing, "duration_s", "simulated duration", "s", "/metrics/duration_s", "", ""},
+      {kServing, "quant_decode_step_ms", "decode step, batch 1", "ms", "/quantization/decode_step_ms", "", ""},
+      {kServing, "quant_decode_step_unquantized_ms", "decode step, batch 1, unquantized weights", "ms", "/quantization/decode_step_ms_unquantized", "", ""},
+      {kServing, "quant_prefill_speedup", "prefill speedup vs unquantized weights", "x", "/quantization/prefill_speedup", "", ""},
+      {kServing, "quant_weights_GiB", "weights per GPU", "GiB", "/quantization/weights_GiB", "", ""},
+      {kServing, "quant_weights_unquantized_GiB", "unquantized weights per GPU", "GiB", "/quantization/weights_GiB_unquantized", "", ""},
       {kTraining, "step_time_ms", "Step time", "ms", "/metrics/step_time_ms", "", "one optimizer step, all micro-batches"},
       {kTraining, "tokens_per_s", "Throughput", "tokens/s", "/metrics/tokens_per_s", "", "tokens trained per second, all GPUs"},
       {kTraining, "tokens_per_s_per_gpu", "Throughput per GPU", "tokens/s/GPU", "/metrics/tokens_per_s_per_gpu", "", ""},
@@ -164,6 +197,14 @@ const std::vector<MetricInfo>& metric_catalogue() {
       {kTraining, "compare_throughput_ratio", "Throughput: this / first variant", "x", "/compare/0/base_over_variant_throughput", "compare", ""},
       {kTraining, "compare_memory_ratio", "Memory: first variant / this", "x", "/compare/0/variant_over_base_memory", "compare", ""},
       {kTraining, "compare_activation_ratio", "Activations: first variant / this", "x", "/compare/0/variant_over_base_activations", "compare", ""},
+      // Shown by the CLI table and the page's training view beside the headline metrics.
+      {kTraining, "hardware_tflops_per_gpu", "Hardware TFLOP/s per GPU", "TFLOP/s", "/metrics/hardware_tflops_per_gpu", "", "FLOPs the kernels execute (recomputation included), the HFU basis"},
+      {kTraining, "tp_comm_exposed_ms", "TP communication exposed per step", "ms", "/communication/tp/exposed_ms", "", ""},
+      {kTraining, "cp_ring_exposed_ms", "CP ring exchange exposed per step", "ms", "/communication/cp/exposed_ms", "", ""},
+      {kTraining, "pp_bubble_formula_pct", "Pipeline bubble (formula)", "%", "/pipeline/bubble_formula_pct", "", "(PP - 1) / (m·v + PP - 1), for comparison"},
+      {kTraining, "pp_mean_idle_pct", "Pipeline idle, mean of all ranks", "%", "/pipeline/mean_idle_pct", "", "adds the idle time of less loaded stages"},
+      {kTraining, "pp_makespan_ms", "Pipeline makespan", "ms", "/pipeline/makespan_ms", "", "from the first pass to the last pass on any rank"},
+      {kTraining, "pp_p2p_transfer_us", "Stage-to-stage transfer", "us", "/pipeline/p2p_transfer_us", "", "one activation (or gradient) transfer between neighbouring stages"},
   };
   return list;
 }
@@ -200,6 +241,87 @@ const std::vector<std::string>& default_key_metrics(MetricKind kind) {
 const json* metric_value(const MetricInfo& m, const json& result) {
   const json::json_pointer ptr(m.pointer);
   return result.contains(ptr) ? &result.at(ptr) : nullptr;
+}
+
+const std::vector<DistributionInfo>& distribution_catalogue() {
+  static const std::vector<DistributionInfo> list = {
+      {"ttft_ms", "TTFT", "ms", "/metrics/ttft_ms", "time to first token of each request"},
+      {"tpot_ms", "TPOT", "ms", "/metrics/tpot_ms", "time per output token after the first, per request"},
+      {"itl_ms", "inter-token latency", "ms", "/metrics/itl_ms", "time between two output tokens of a request"},
+      {"e2e_s", "E2E latency", "s", "/metrics/e2e_s", "arrival to last token of each request"},
+      {"queueing_ms", "queueing delay", "ms", "/metrics/queueing_ms", "arrival to first scheduling of each request"},
+  };
+  return list;
+}
+
+const std::vector<std::string>& distribution_stats() {
+  static const std::vector<std::string> stats = {"mean", "p50", "p90", "p99", "max"};
+  return stats;
+}
+
+json distribution_catalogue_json() {
+  json out = json::array();
+  for (const auto& d : distribution_catalogue())
+    out.push_back({{"kind", "serving"},
+                   {"id", d.id},
+                   {"label", d.label},
+                   {"unit", d.unit},
+                   {"pointer", d.pointer},
+                   {"stats", distribution_stats()},
+                   {"description", d.description}});
+  return out;
+}
+
+const std::vector<MemoryPartInfo>& memory_parts() {
+  static const std::vector<MemoryPartInfo> list = {
+      {kLatency, "weights_GiB", "Weights", "model weights resident on each GPU (after TP/PP sharding)"},
+      {kLatency, "kv_cache_GiB", "KV cache", "attention key/value cache for the whole batch at full length"},
+      {kLatency, "activations_GiB", "Activations", "peak transient activations"},
+      {kLatency, "runtime_overhead_GiB", "Runtime overhead", "CUDA context, allocator and framework reserve"},
+      {kLatency, "free_GiB", "Free", "capacity left over"},
+      {kLatency, "capacity_GiB", "Capacity", "GPU memory"},
+      {kServing, "weights_GiB", "Weights", "model weights resident on each GPU of the pool (after TP/PP sharding)"},
+      {kServing, "kv_cache_GiB", "KV cache", "KV blocks allocated from what the other parts leave of the usable memory"},
+      {kServing, "activations_GiB", "Activations", "peak transient activations of the largest step"},
+      {kServing, "draft_weights_GiB", "Draft model", "weights of the speculative draft model"},
+      {kServing, "lora_adapters_GiB", "LoRA adapters", "adapter slots resident on the GPU"},
+      {kServing, "runtime_overhead_GiB", "Runtime overhead", "CUDA context, allocator and framework reserve"},
+      {kServing, "unused_GiB", "Unused", "capacity outside gpu_memory_utilization"},
+      {kServing, "usable_GiB", "Usable", "gpu_memory_utilization x capacity"},
+      {kServing, "capacity_GiB", "Capacity", "GPU memory"},
+      {kTraining, "params_GiB", "Parameters", "model weights held by this GPU (after TP/PP/ZeRO-3 sharding)"},
+      {kTraining, "grads_GiB", "Gradients", "gradient buffers (sharded with ZeRO-2/3)"},
+      {kTraining, "optimizer_states_GiB", "Optimizer states", "master weights and optimizer moments in GPU memory (sharded with ZeRO >= 1)"},
+      {kTraining, "activations_GiB", "Activations", "stored activations of the micro-batches in flight, plus the working set"},
+      {kTraining, "temporary_GiB", "Temporary buffers", "logits, communication and gather buffers at the peak"},
+      {kTraining, "runtime_overhead_GiB", "Runtime overhead", "CUDA context, workspaces and NCCL buffers"},
+      {kTraining, "free_GiB", "Free", "capacity left over"},
+      {kTraining, "activations_stored_GiB", "of which stored activations", "activations kept from the forward until the backward"},
+      {kTraining, "activations_working_GiB", "of which working set", "activations alive inside one layer at the peak"},
+      {kTraining, "logits_GiB", "of which logits", "output logits of one micro-batch"},
+      {kTraining, "host_optimizer_states_GiB", "Optimizer states in host memory", "with CPU offload, in host memory (not counted on the GPU)"},
+      {kTraining, "overflow_GiB", "Over capacity", "what does not fit: total minus capacity"},
+      {kTraining, "total_GiB", "Total (peak)", "peak memory on the most loaded GPU"},
+      {kTraining, "capacity_GiB", "Capacity", "GPU memory"},
+  };
+  return list;
+}
+
+const MemoryPartInfo* find_memory_part(MetricKind kind, const std::string& id) {
+  for (const auto& p : memory_parts())
+    if (p.kind == kind && id == p.id) return &p;
+  return nullptr;
+}
+
+json memory_parts_json() {
+  json out = json::array();
+  for (const auto& p : memory_parts())
+    out.push_back({{"kind", metric_kind_name(p.kind)},
+                   {"id", p.id},
+                   {"label", p.label},
+                   {"unit", "GiB"},
+                   {"description", p.description}});
+  return out;
 }
 
 json metric_catalogue_json() {

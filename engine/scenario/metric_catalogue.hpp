@@ -36,6 +36,34 @@ const std::vector<std::string>& default_key_metrics(MetricKind kind);
 // The value at the metric's pointer in `result`; nullptr when absent.
 const json* metric_value(const MetricInfo& m, const json& result);
 
+// The per-request distributions a serving result summarizes (an object of
+// statistics at `pointer`): the CLI's and the page's percentile tables and CDFs.
+struct DistributionInfo {
+  const char* id;
+  const char* label;
+  const char* unit;
+  const char* pointer;
+  const char* description;
+};
+const std::vector<DistributionInfo>& distribution_catalogue();
+// The statistics the tables show, in column order: mean, p50, p90, p99, max.
+const std::vector<std::string>& distribution_stats();
+// [{kind, id, label, unit, pointer, stats, description}].
+json distribution_catalogue_json();
+
+// The parts of a result's memory per GPU (keys of `memory_per_gpu`, GiB): the
+// CLI's and the page's memory tables and charts, in the order they stack.
+struct MemoryPartInfo {
+  MetricKind kind;
+  const char* id;  // key in memory_per_gpu (an object; for serving, each pool's object)
+  const char* label;
+  const char* description;
+};
+const std::vector<MemoryPartInfo>& memory_parts();
+const MemoryPartInfo* find_memory_part(MetricKind kind, const std::string& id);
+// [{kind, id, label, unit: "GiB", description}].
+json memory_parts_json();
+
 // The whole catalogue as [{kind, id, label, unit, pointer, needs, description}].
 json metric_catalogue_json();
 

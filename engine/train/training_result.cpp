@@ -224,6 +224,9 @@ Getter per_layer(double TrainRunResult::PerLayer::*f) {
 Getter comm(double TrainRunResult::Communication::*f) {
   return {KeyMetric::Kind::Number, [f](const TrainRunResult& r, const TrainingResult*) { return r.communication.*f; }};
 }
+Getter pipeline(double TrainRunResult::Pipeline::*f) {
+  return {KeyMetric::Kind::Number, [f](const TrainRunResult& r, const TrainingResult*) { return r.pipeline.*f; }};
+}
 Getter memory(double TrainRunResult::Memory::*f) {
   return {KeyMetric::Kind::Number, [f](const TrainRunResult& r, const TrainingResult*) { return r.memory_per_gpu.*f; }};
 }
@@ -252,6 +255,13 @@ const std::map<std::string, Getter>& getters() {
       {"mfu_pct", num(&R::Metrics::mfu_pct)},
       {"hfu_pct", num(&R::Metrics::hfu_pct)},
       {"model_tflops_per_gpu", num(&R::Metrics::model_tflops_per_gpu)},
+      {"hardware_tflops_per_gpu", num(&R::Metrics::hardware_tflops_per_gpu)},
+      {"tp_comm_exposed_ms", comm(&R::Communication::tp_exposed_ms)},
+      {"cp_ring_exposed_ms", comm(&R::Communication::cp_exposed_ms)},
+      {"pp_bubble_formula_pct", pipeline(&R::Pipeline::bubble_formula_pct)},
+      {"pp_mean_idle_pct", pipeline(&R::Pipeline::mean_idle_pct)},
+      {"pp_makespan_ms", pipeline(&R::Pipeline::makespan_ms)},
+      {"pp_p2p_transfer_us", pipeline(&R::Pipeline::p2p_transfer_us)},
       {"attention_fwd_bwd_ms", per_layer(&R::PerLayer::attention_core_fwd_bwd_ms)},
       {"attention_block_fwd_bwd_ms", per_layer(&R::PerLayer::attention_block_fwd_bwd_ms)},
       {"mlp_fwd_bwd_ms", per_layer(&R::PerLayer::mlp_block_fwd_bwd_ms)},

@@ -55,3 +55,25 @@ test('every key metric a preset scenario names is in the catalogue, and results 
     assert.equal(k.unit, latency.get(k.id).unit);
   }
 });
+
+test('the CLI tables label their rows with the catalogue: metrics, distributions, compare ratios', () => {
+  const reg = registries();
+  const label = (kind, id) => reg.metrics.find((m) => m.kind === kind && m.id === id).label;
+  const table = (preset) => {
+    const r = spawnSync(cliPath, ['run', '--preset', preset], { cwd: repoRoot, encoding: 'utf8' });
+    assert.equal(r.status, 0, `${preset}: ${r.stderr}`);
+    return r.stdout;
+  };
+  const serving = table('I2.4');
+  for (const id of ['output_tokens_per_s', 'requests_per_s', 'kv_peak_utilization', 'running_max', 'compare_ttft_p99_ratio']) {
+    assert.ok(serving.includes(`  ${label('serving', id)} `), `I2.4 table row ${id}`);
+  }
+  assert.ok(Array.isArray(reg.distributions) && reg.distributions.length >= 5);
+  for (const d of reg.distributions) assert.ok(serving.includes(`  ${d.label} (${d.unit})`), `distribution ${d.id}`);
+  const quant = table('I5.4');
+  assert.ok(quant.includes(`  ${label('serving', 'quant_decode_speedup')}`));
+  const training = table('T3.5');
+  for (const id of ['step_time_ms', 'mfu_pct', 'dp_grad_sync_ms', 'layer_fwd_bwd_ms']) {
+    assert.ok(training.includes(`  ${label('training', id)} `), `T3.5 table row ${id}`);
+  }
+});

@@ -4,6 +4,7 @@
 // and the engine only ever reach the page through textContent / value.
 import { EngineClient } from './engine-client.js';
 import * as form from './form.js';
+import * as catalogue from './catalogue.js';
 import * as view from './render.js';
 import { registerKind, viewFor, allViews } from './kinds.js';
 import { view as latencyView } from './views/latency.js';
@@ -708,11 +709,15 @@ async function init() {
     view.showVersion(await client.ready);
     const [scenarios, models, gpus, interconnects] = await Promise.all(
       ['scenarios', 'models', 'gpus', 'interconnects'].map((kind) => client.presets(kind)));
-    const registries = await client.registries().catch(() => null);
+    // The engine's catalogue gives every label, unit, policy name and range the
+    // page shows; without it the page stops here with the engine's error.
+    const registries = await client.registries();
+    catalogue.setCatalogue(registries);
+    catalogue.labelStatic();
     const validation = validationPresets(await client.presets('validation').catch(() => []));
     scenarios.push(...validation.scenarios);
     state.measured = validation.measured;
-    form.populate({ scenarios, models, gpus, interconnects, registries });
+    form.populate({ scenarios, models, gpus, interconnects });
     fillPicker($('scenario'), scenarios, { models: new Map(models.map((m) => [m.id, m])), gpus: new Map(gpus.map((g) => [g.id, g])) });
     custom.init({ gpus });
     dependent.init({ gpus, interconnects, currentMode: () => (state.base ? modeOf(state.base) : 'latency') });

@@ -2,8 +2,16 @@
 // every number of the two results, with the differences highlighted (colour
 // plus a text marker, so it does not rely on colour alone).
 import { viewFor } from './kinds.js';
-import { fixed3, metricLabel } from './format.js';
+import { fixed3, metricLabel, unitName } from './format.js';
+import { catalogueKind, hasCatalogue, metricAt } from './catalogue.js';
 import { $, cell } from './dom.js';
+
+/** A compared number's words: the catalogue's where the number is a catalogued metric, else read from its key. */
+function compareWords(result, key) {
+  const kind = catalogueKind(result && result.kind);
+  const m = kind && hasCatalogue() ? metricAt(kind, `/${key.replace(/\./g, '/')}`) : null;
+  return m ? { label: m.label, unit: unitName(m.unit) } : metricLabel(key);
+}
 
 const IGNORED_INPUTS = new Set(['/source', '/title', '/id']);
 
@@ -94,7 +102,7 @@ export class Compare {
       const differs = d > 1e-9;
       if (differs) metricDiffs += 1;
       if (onlyDiff && !differs) continue;
-      const { label, unit } = metricLabel(key);
+      const { label, unit } = compareWords(a.result, key);
       const tr = document.createElement('tr');
       tr.dataset.key = key;
       if (differs) tr.className = 'diff';

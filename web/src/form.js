@@ -10,8 +10,7 @@
 // and values the form shows in a simpler shape (a recompute object shown as its
 // mode, `fsdp: true` shown as ZeRO stage 3) stay as they were.
 
-export const DTYPES = ['fp32', 'bf16', 'fp16', 'fp8', 'int8', 'int4'];
-export const LORA_TARGETS = ['q', 'k', 'v', 'o', 'up', 'gate', 'down'];
+import { parameterAt, policyList } from './catalogue.js';
 
 const CUSTOM_MODEL = '__custom__';
 const NO_LINK = '';
@@ -111,8 +110,8 @@ function writeRouter(s, v) {
 
 const TRAINING_PAR = '/training/parallelism';
 
-// Length distributions of prompt_tokens / output_tokens: an integer ('fixed') or a {"dist": ...} object.
-export const DISTS = ['fixed', 'uniform', 'normal', 'lognormal', 'zipf'];
+// Length distributions of prompt_tokens / output_tokens: an integer ('fixed') or a {"dist": ...} object
+// (the names come from the engine's length_distributions table; these are the inputs each one shows).
 const DIST_PARAMS = {
   fixed: [], uniform: ['min', 'max'], normal: ['mean', 'stddev', 'min', 'max'],
   lognormal: ['mean', 'cv', 'min', 'max'], zipf: ['min', 'max', 'theta'],
@@ -262,8 +261,12 @@ function recomputeOption(mode, key, parse) {
  *   targets – a group of checkboxes giving a list of strings
  *   lora    – checkbox that adds or removes a whole object (the fields of its
  *             `group` are enabled only while it is checked)
- * `section`: 'serving' | 'training' (absent: every scenario). `def`: what the
- * input shows when the scenario lacks the key (the engine default). `show` and
+ * `section`: 'serving' | 'training' (absent: every scenario). `showDefault`: the
+ * input shows the engine's default (its parameter schema, catalogue.js) when the
+ * scenario lacks the key. `def`: the value a key the engine requires (the schema
+ * has no default for it) starts with when the form adds its section. Ranges
+ * (min/max), placeholders of defaults and the choices of selects without a preset
+ * or policy list come from the schema too, by `path` (or `schema`). `show` and
  * `write` replace the plain path mapping; `aliases` are other paths whose errors
  * point at this field; `clears` names an input emptied when this one is edited.
  */
@@ -296,25 +299,25 @@ export const FIELDS = [
   { id: 'sim_cv', path: '/serving/workload/arrival/cv', kind: 'number', section: SIM },
   toggleField('prefix_enabled', '/serving/workload/shared_prefix', 'prefix'),
   { id: 'prefix_tokens', path: '/serving/workload/shared_prefix/tokens', kind: 'int', section: SIM, group: 'prefix', def: 512 },
-  { id: 'prefix_fraction', path: '/serving/workload/shared_prefix/request_fraction', kind: 'number', section: SIM, group: 'prefix', def: 1 },
-  { id: 'prefix_groups', path: '/serving/workload/shared_prefix/groups', kind: 'int', section: SIM, group: 'prefix', def: 1 },
+  { id: 'prefix_fraction', path: '/serving/workload/shared_prefix/request_fraction', kind: 'number', section: SIM, group: 'prefix', showDefault: true },
+  { id: 'prefix_groups', path: '/serving/workload/shared_prefix/groups', kind: 'int', section: SIM, group: 'prefix', showDefault: true },
   { id: 'sim_router', path: '/serving/cluster/router', kind: 'select', section: SIM, optional: true, write: writeRouter },
-  { id: 'sim_policy', path: '/serving/scheduler/policy', kind: 'select', section: SIM, def: 'continuous' },
+  { id: 'sim_policy', path: '/serving/scheduler/policy', kind: 'select', section: SIM, showDefault: true },
   { id: 'sim_priority', path: '/serving/scheduler/priority', kind: 'select', section: SIM, optional: true },
-  { id: 'sim_max_num_seqs', path: '/serving/scheduler/max_num_seqs', kind: 'int', section: SIM, def: 256 },
+  { id: 'sim_max_num_seqs', path: '/serving/scheduler/max_num_seqs', kind: 'int', section: SIM, showDefault: true },
   { id: 'sim_max_batched', path: '/serving/scheduler/max_num_batched_tokens', kind: 'int', section: SIM },
-  { id: 'sim_chunk_size', path: '/serving/scheduler/chunk_size', kind: 'int', section: SIM, def: 512 },
-  { id: 'sim_kv_alloc', path: '/serving/kv_cache/allocation', kind: 'select', section: SIM, def: 'paged' },
-  { id: 'sim_block_size', path: '/serving/kv_cache/block_size', kind: 'int', section: SIM, def: 16 },
-  { id: 'sim_gpu_util', path: '/serving/kv_cache/gpu_memory_utilization', kind: 'number', section: SIM, def: 0.9 },
-  { id: 'sim_watermark', path: '/serving/kv_cache/watermark', kind: 'number', section: SIM, def: 0.01 },
-  { id: 'sim_preemption', path: '/serving/kv_cache/preemption', kind: 'select', section: SIM, def: 'recompute' },
-  { id: 'sim_swap_space', path: '/serving/kv_cache/swap_space_GiB', kind: 'number', section: SIM, def: 4 },
-  { id: 'sim_prefix_caching', path: '/serving/kv_cache/prefix_caching', kind: 'bool', section: SIM, def: false },
+  { id: 'sim_chunk_size', path: '/serving/scheduler/chunk_size', kind: 'int', section: SIM, showDefault: true },
+  { id: 'sim_kv_alloc', path: '/serving/kv_cache/allocation', kind: 'select', section: SIM, showDefault: true },
+  { id: 'sim_block_size', path: '/serving/kv_cache/block_size', kind: 'int', section: SIM, showDefault: true },
+  { id: 'sim_gpu_util', path: '/serving/kv_cache/gpu_memory_utilization', kind: 'number', section: SIM, showDefault: true },
+  { id: 'sim_watermark', path: '/serving/kv_cache/watermark', kind: 'number', section: SIM, showDefault: true },
+  { id: 'sim_preemption', path: '/serving/kv_cache/preemption', kind: 'select', section: SIM, showDefault: true },
+  { id: 'sim_swap_space', path: '/serving/kv_cache/swap_space_GiB', kind: 'number', section: SIM, showDefault: true },
+  { id: 'sim_prefix_caching', path: '/serving/kv_cache/prefix_caching', kind: 'bool', section: SIM, showDefault: true },
   toggleField('spec_enabled', '/serving/speculative', 'spec'),
   { id: 'spec_method', path: '/serving/speculative/method', kind: 'select', section: SIM, group: 'spec', def: 'ngram' },
-  { id: 'spec_k', path: '/serving/speculative/k', kind: 'int', section: SIM, group: 'spec', def: 5 },
-  { id: 'spec_accept', path: '/serving/speculative/acceptance_rate', kind: 'number', section: SIM, group: 'spec', def: 0.7 },
+  { id: 'spec_k', path: '/serving/speculative/k', kind: 'int', section: SIM, group: 'spec', showDefault: true },
+  { id: 'spec_accept', path: '/serving/speculative/acceptance_rate', kind: 'number', section: SIM, group: 'spec', showDefault: true },
   {
     id: 'spec_draft', path: '/serving/speculative/draft_model', kind: 'select', section: SIM, group: 'spec', optional: true,
     show: (s) => modelPresetId(getAt(s, '/serving/speculative/draft_model')) || NO_LINK,
@@ -327,7 +330,7 @@ export const FIELDS = [
   { id: 'sim_slo_ttft', path: '/serving/slo/ttft_ms', kind: 'number', section: SIM },
   { id: 'sim_slo_tpot', path: '/serving/slo/tpot_ms', kind: 'number', section: SIM },
   { id: 'sim_slo_e2e', path: '/serving/slo/e2e_ms', kind: 'number', section: SIM },
-  { id: 'sim_slo_attainment', path: '/serving/slo/attainment', kind: 'number', section: SIM, def: 0.9 },
+  { id: 'sim_slo_attainment', path: '/serving/slo/attainment', kind: 'number', section: SIM, showDefault: true },
   {
     id: 'sim_max_qps', path: MAX_QPS, kind: 'bool', section: SIM,
     show: (s) => { const v = getAt(s, MAX_QPS); return Boolean(v && typeof v === 'object'); },
@@ -338,9 +341,9 @@ export const FIELDS = [
   },
   toggleField('srv_lora_enabled', '/serving/lora', 'slora'),
   { id: 'srv_lora_adapters', path: '/serving/lora/adapters', kind: 'int', section: SIM, group: 'slora', def: 8 },
-  { id: 'srv_lora_rank', path: '/serving/lora/rank', kind: 'int', section: SIM, group: 'slora', def: 16 },
-  { id: 'srv_lora_max_batch', path: '/serving/lora/max_adapters_per_batch', kind: 'int', section: SIM, group: 'slora', def: 4 },
-  { id: 'srv_moe_imbalance', path: '/serving/moe/load_imbalance', kind: 'number', section: SIM, def: 1 },
+  { id: 'srv_lora_rank', path: '/serving/lora/rank', kind: 'int', section: SIM, group: 'slora', showDefault: true },
+  { id: 'srv_lora_max_batch', path: '/serving/lora/max_adapters_per_batch', kind: 'int', section: SIM, group: 'slora', showDefault: true },
+  { id: 'srv_moe_imbalance', path: '/serving/moe/load_imbalance', kind: 'number', section: SIM, showDefault: true },
   {
     id: 'disagg_enabled', path: POOLS, kind: 'toggle', toggles: 'disagg', section: SIM,
     show: (s) => Boolean(disaggPools(s)), write: writeDisaggToggle,
@@ -362,12 +365,12 @@ export const FIELDS = [
   { id: 'kv_cache', path: '/precision/kv_cache', kind: 'select', section: 'serving' },
 
   // training: parallelism
-  { id: 'train_dp', path: `${TRAINING_PAR}/dp`, kind: 'int', section: 'training', def: 1, gpus: true },
-  { id: 'train_tp', path: `${TRAINING_PAR}/tp`, kind: 'int', section: 'training', def: 1, gpus: true },
-  { id: 'train_pp', path: `${TRAINING_PAR}/pp`, kind: 'int', section: 'training', def: 1, gpus: true },
-  { id: 'train_cp', path: `${TRAINING_PAR}/cp`, kind: 'int', section: 'training', def: 1, gpus: true },
-  { id: 'train_ep', path: `${TRAINING_PAR}/ep`, kind: 'int', section: 'training', def: 1 },
-  { id: 'train_vstages', path: `${TRAINING_PAR}/virtual_stages`, kind: 'int', section: 'training', def: 1 },
+  { id: 'train_dp', path: `${TRAINING_PAR}/dp`, kind: 'int', section: 'training', showDefault: true, gpus: true },
+  { id: 'train_tp', path: `${TRAINING_PAR}/tp`, kind: 'int', section: 'training', showDefault: true, gpus: true },
+  { id: 'train_pp', path: `${TRAINING_PAR}/pp`, kind: 'int', section: 'training', showDefault: true, gpus: true },
+  { id: 'train_cp', path: `${TRAINING_PAR}/cp`, kind: 'int', section: 'training', showDefault: true, gpus: true },
+  { id: 'train_ep', path: `${TRAINING_PAR}/ep`, kind: 'int', section: 'training', showDefault: true },
+  { id: 'train_vstages', path: `${TRAINING_PAR}/virtual_stages`, kind: 'int', section: 'training', showDefault: true },
   {
     id: 'train_zero', path: `${TRAINING_PAR}/zero_stage`, kind: 'select', section: 'training',
     aliases: [`${TRAINING_PAR}/fsdp`],
@@ -381,11 +384,11 @@ export const FIELDS = [
       setAt(s, `${TRAINING_PAR}/zero_stage`, /^\d+$/.test(v) ? Number(v) : v);
     },
   },
-  { id: 'train_sp', path: `${TRAINING_PAR}/sequence_parallel`, kind: 'bool', section: 'training', def: false },
+  { id: 'train_sp', path: `${TRAINING_PAR}/sequence_parallel`, kind: 'bool', section: 'training', showDefault: true },
 
   // training: batch
   { id: 'train_seq_len', path: '/training/batch/seq_len', kind: 'int', section: 'training' },
-  { id: 'train_mbs', path: '/training/batch/micro_batch_size', kind: 'int', section: 'training', def: 1 },
+  { id: 'train_mbs', path: '/training/batch/micro_batch_size', kind: 'int', section: 'training', showDefault: true },
   {
     id: 'train_gbs', path: '/training/batch/global_batch_size', kind: 'int', section: 'training', clears: 'train_ga',
     write: (s, v) => {
@@ -404,9 +407,9 @@ export const FIELDS = [
   },
 
   // training: techniques
-  { id: 'train_schedule', path: '/training/schedule', kind: 'select', section: 'training', def: '1f1b' },
+  { id: 'train_schedule', path: '/training/schedule', kind: 'select', section: 'training', showDefault: true },
   {
-    id: 'train_recompute', path: '/training/recompute', kind: 'select', section: 'training', def: 'none',
+    id: 'train_recompute', path: '/training/recompute', schema: '/training/recompute/mode', kind: 'select', section: 'training', def: 'none',
     show: (s) => {
       const r = getAt(s, '/training/recompute');
       if (r && typeof r === 'object' && typeof r.mode === 'string') return r.mode;
@@ -421,12 +424,12 @@ export const FIELDS = [
     id: 'train_rc_modules', path: `${RECOMPUTE}/modules`, kind: 'targets', section: 'training', def: ['core_attn'],
     write: recomputeOption('selective', 'modules', (v) => [...v]),
   },
-  { id: 'train_attention', path: '/training/attention', kind: 'select', section: 'training', def: 'flash' },
-  { id: 'train_fp8', path: '/training/fp8', kind: 'select', section: 'training', def: 'none' },
-  { id: 'train_moe_imbalance', path: '/training/moe/load_imbalance', kind: 'number', section: 'training', def: 1 },
-  { id: 'train_runtime', path: '/training/runtime_overhead_GiB', kind: 'number', section: 'training', def: 2 },
-  { id: 'train_optimizer', path: '/training/optimizer/type', kind: 'select', section: 'training', def: 'adamw' },
-  { id: 'train_offload', path: '/training/optimizer/cpu_offload', kind: 'bool', section: 'training', def: false },
+  { id: 'train_attention', path: '/training/attention', kind: 'select', section: 'training', showDefault: true },
+  { id: 'train_fp8', path: '/training/fp8', kind: 'select', section: 'training', showDefault: true },
+  { id: 'train_moe_imbalance', path: '/training/moe/load_imbalance', kind: 'number', section: 'training', showDefault: true },
+  { id: 'train_runtime', path: '/training/runtime_overhead_GiB', kind: 'number', section: 'training', showDefault: true },
+  { id: 'train_optimizer', path: '/training/optimizer/type', kind: 'select', section: 'training', showDefault: true },
+  { id: 'train_offload', path: '/training/optimizer/cpu_offload', kind: 'bool', section: 'training', showDefault: true },
 
   // training: LoRA
   {
@@ -435,7 +438,7 @@ export const FIELDS = [
   },
   { id: 'lora_rank', path: '/training/lora/rank', kind: 'int', section: 'training', group: 'lora', def: 16 },
   { id: 'lora_targets', path: '/training/lora/targets', kind: 'targets', section: 'training', group: 'lora', def: ['q', 'v'] },
-  { id: 'lora_base_dtype', path: '/training/lora/base_dtype', kind: 'select', section: 'training', group: 'lora', def: 'bf16' },
+  { id: 'lora_base_dtype', path: '/training/lora/base_dtype', kind: 'select', section: 'training', group: 'lora', showDefault: true },
 
   // training: token budget and cost
   { id: 'tokens_to_train', path: '/training/tokens_to_train', kind: 'number', section: 'training' },
@@ -502,30 +505,52 @@ function setGroupEnabled(group, on) {
 }
 
 const SERVING_SELECTS = [
-  // [select id, registry list, extra first option for "engine default"]
+  // [select id, the engine's policy family, extra first option for "engine default"]
   ['sim_arrival', 'arrival_processes'],
   ['sim_router', 'routers', 'Default (round robin)'],
   ['sim_policy', 'scheduler_policies'],
   ['sim_priority', 'scheduler_priorities', "Policy's own"],
   ['sim_kv_alloc', 'kv_allocations'],
+  ['sim_preemption', 'preemption_modes'],
   ['spec_method', 'speculative_methods'],
+  ['prompt_dist', 'length_distributions'],
+  ['output_dist', 'length_distributions'],
 ];
 
-const FALLBACK_SERVING = {
-  arrival_processes: ['poisson', 'gamma', 'fixed', 'all_at_once', 'trace'],
-  routers: ['round_robin', 'least_outstanding', 'least_kv_load'],
-  scheduler_policies: ['continuous', 'chunked_prefill', 'static'],
-  scheduler_priorities: ['prefill_first', 'decode_first', 'fcfs'],
-  kv_allocations: ['paged', 'contiguous'],
-  speculative_methods: ['draft', 'ngram'],
-};
+// Selects filled from preset lists (the rest take the schema's choices, or a policy family).
+const PRESET_SELECTS = new Set(['gpu', 'intra_node', 'inter_node', 'spec_draft']);
 
-/** Builds every dropdown from the engine's preset lists and wires linked inputs. */
-export function populate({ scenarios, models, gpus, interconnects, registries = null }) {
-  const serving = (registries && registries.policies) || {};
-  for (const [id, list, empty] of SERVING_SELECTS) {
-    const entries = Array.isArray(serving[list]) && serving[list].length ? serving[list] : FALLBACK_SERVING[list];
-    const opts = entries.map((e) => (typeof e === 'string' ? option(e, e) : option(String(e.name), String(e.name), e.description ? String(e.description) : undefined)));
+/**
+ * Gives an input what the engine's parameter schema says of its path: the range
+ * of a number (min/max), its default as the placeholder of an empty input, the
+ * choices of a select (an integer range for a select of numbers, e.g. the ZeRO stage).
+ */
+function applySchema(f) {
+  const p = parameterAt(f.schema || f.path);
+  if (!p) return;
+  const input = el(f.id);
+  if (f.kind === 'int' || f.kind === 'number') {
+    for (const bound of ['min', 'max']) {
+      if (typeof p[bound] === 'number') input.setAttribute(bound, String(p[bound]));
+      else input.removeAttribute(bound);
+    }
+    if (p.default !== undefined && !p.default_varies && !input.hasAttribute('placeholder')) input.placeholder = String(p.default);
+  } else if (f.kind === 'select' && !PRESET_SELECTS.has(f.id) && !SERVING_SELECTS.some(([id]) => id === f.id)) {
+    let values = Array.isArray(p.choices) ? p.choices.map(String) : [];
+    if (!values.length && p.type === 'integer' && Number.isInteger(p.min) && Number.isInteger(p.max) && p.max - p.min <= 16) {
+      values = Array.from({ length: p.max - p.min + 1 }, (_, i) => String(p.min + i));
+    }
+    if (values.length) fillSelect(input, values.map((v) => option(v, v)));
+  }
+}
+
+/**
+ * Builds every dropdown from the engine's preset lists and its catalogue (policy
+ * names, data types; catalogue.js, set before this runs) and wires linked inputs.
+ */
+export function populate({ scenarios, models, gpus, interconnects }) {
+  for (const [id, family, empty] of SERVING_SELECTS) {
+    const opts = policyList(family).map((e) => option(String(e.name), String(e.name), e.description ? String(e.description) : undefined));
     fillSelect(el(id), empty ? [option(NO_LINK, empty), ...opts] : opts);
   }
   fillSelect(el('scenario'), scenarios.map((s) => option(s.id, `${s.id} — ${s.title || s.name || ''}`, s.source)));
@@ -541,10 +566,9 @@ export function populate({ scenarios, models, gpus, interconnects, registries = 
     option(NO_LINK, 'None (1 node)'),
     ...inter.map((i) => option(i.id, i.name || i.id, i.source)),
   ]);
-  for (const id of ['weights', 'activations', 'kv_cache']) fillSelect(el(id), DTYPES.map((d) => option(d, d)));
+  for (const f of FIELDS) applySchema(f);
   fillSelect(el('spec_draft'), [option(NO_LINK, 'None'), ...models.map((m) => option(m.id, m.name || m.id, m.source))]);
   for (const prefix of ['prompt', 'output']) {
-    fillSelect(el(`${prefix}_dist`), DISTS.map((d) => option(d, d)));
     el(`${prefix}_dist`).addEventListener('change', () => showDistParams(prefix));
     // Typing a length makes it fixed.
     el(`${prefix}_tokens`).addEventListener('input', () => {
@@ -569,6 +593,16 @@ function showDependent() {
   el('train_rc_modules').closest('.field').hidden = el('train_recompute').value !== 'selective';
 }
 
+/** What an input shows when the scenario lacks its key: the engine's default, or the form's starting value. */
+function defaultOf(f) {
+  if (f.showDefault) {
+    const p = parameterAt(f.schema || f.path);
+    if (!p || p.default === undefined) throw new Error(`The engine's parameter schema has no default for ${f.schema || f.path}`);
+    return p.default;
+  }
+  return f.def;
+}
+
 /** What an input shows for a scenario, as its comparable value. */
 function shownValue(f, scenario) {
   if (f.show) return f.show(scenario);
@@ -576,16 +610,20 @@ function shownValue(f, scenario) {
   switch (f.kind) {
     case 'int':
     case 'number':
-      if (value === undefined || value === null) return f.def === undefined ? '' : String(f.def);
+      if (value === undefined || value === null) return defaultOf(f) === undefined ? '' : String(defaultOf(f));
       return String(value);
     case 'bool':
-      return typeof value === 'boolean' ? value : Boolean(f.def);
+      return typeof value === 'boolean' ? value : Boolean(defaultOf(f));
     case 'toggle':
       return Boolean(value && typeof value === 'object');
     case 'targets':
-      return Array.isArray(value) ? value.map(String) : (f.def || []);
+      return Array.isArray(value) ? value.map(String) : (defaultOf(f) || []);
     default:
-      if (value === undefined || value === null) return f.optional ? NO_LINK : (f.def ?? 'bf16');
+      if (value === undefined || value === null) {
+        if (f.optional) return NO_LINK;
+        const d = defaultOf(f);
+        return d === undefined ? (el(f.id).options[0] || { value: '' }).value : String(d);
+      }
       return String(value);
   }
 }

@@ -71,7 +71,7 @@ function groupText(text) {
   return Math.abs(i) < 10000 ? text : `${group(i)}${frac ? `.${frac}` : ''}`;
 }
 
-const UNIT_ALIASES = { 'tokens/s': 'tok/s', 'tokens/s/GPU': 'tok/s/GPU', us: 'µs', 'req/s': 'req/s' };
+const UNIT_ALIASES = { 'tokens/s': 'tok/s', 'tokens/s/GPU': 'tok/s/GPU', us: 'µs', 'req/s': 'req/s', x: '×' };
 
 // Ladders of units: [unit, size in the ladder's first unit]. A value moves to the
 // largest unit it is at least one of (minutes from 60 s, hours from 60 min).

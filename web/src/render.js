@@ -2,6 +2,7 @@
 // strings only ever go through textContent, never innerHTML.
 import { fixed3, integer, percent } from './format.js';
 import { $, cell, metricSpan, setMetric } from './dom.js';
+import { memoryPart } from './catalogue.js';
 
 
 function setField(key, text) {
@@ -46,19 +47,22 @@ export function hideError() {
 
 // ---- results -----------------------------------------------------------------
 
-export const MEMORY_ROWS = [
-  ['weights_GiB', 'Weights', 'Model weights resident on each GPU (after TP/PP sharding)'],
-  ['kv_cache_GiB', 'KV cache', 'Attention key/value cache for the whole batch at full length'],
-  ['activations_GiB', 'Activations', 'Peak transient activations'],
-  ['runtime_overhead_GiB', 'Runtime overhead', 'CUDA context, allocator and framework reserve'],
-  ['free_GiB', 'Free', 'Capacity left over'],
-];
+// The memory parts of a latency result, in stacking order; words from the engine's catalogue.
+const MEMORY_PARTS = ['weights_GiB', 'kv_cache_GiB', 'activations_GiB', 'runtime_overhead_GiB', 'free_GiB'];
+
+/** [[key, label, description]] of the latency memory parts. */
+export function memoryRows() {
+  return MEMORY_PARTS.map((id) => {
+    const p = memoryPart('latency', id);
+    return [id, p.label, p.description];
+  });
+}
 
 function renderMemory(mem) {
   const body = $('memory-table').querySelector('tbody');
   const capacity = mem.capacity_GiB;
   const rows = [];
-  for (const [key, label, title] of MEMORY_ROWS) {
+  for (const [key, label, title] of memoryRows()) {
     if (!(key in mem)) continue;
     const value = mem[key];
     const share = capacity > 0 ? value / capacity : NaN;
@@ -75,7 +79,7 @@ function renderMemory(mem) {
   }
   const total = document.createElement('tr');
   total.className = 'total';
-  const th = cell('th', 'Capacity');
+  const th = cell('th', memoryPart('latency', 'capacity_GiB').label);
   th.scope = 'row';
   const td = cell('td', undefined, 'num');
   td.append(metricSpan('capacity_GiB', capacity));

@@ -6,7 +6,8 @@ import { fieldsOf, fieldLabel, writeField, getAt } from './form.js';
 import { chartView } from './charts/registry.js';
 import { xyConfig, paretoFront } from './charts/xy.js';
 import { viewFor } from './kinds.js';
-import { metricLabel, sig3, fixed3 } from './format.js';
+import { metricLabel, sig3, fixed3, unitName } from './format.js';
+import { catalogueKind, hasCatalogue, metricList } from './catalogue.js';
 import { toCsv, download } from './export.js';
 import { $, cell, setRunStatus, showFormError } from './dom.js';
 
@@ -68,6 +69,14 @@ export function metricsOf(result) {
   const v = viewFor(result);
   const m = v.sweepMetrics ? v.sweepMetrics(result) : result.metrics;
   return m && typeof m === 'object' ? m : {};
+}
+
+let wordsKind = null;  // the catalogue kind of the results being swept
+
+/** A sweep metric's words: the catalogue's for a catalogued kind, else read from the key (result kinds the engine does not catalogue). */
+function sweepWords(key) {
+  const m = wordsKind && hasCatalogue() ? metricList(wordsKind).find((e) => e.id === key) : null;
+  return m ? { label: m.label, unit: unitName(m.unit) } : metricLabel(key);
 }
 
 function metricNames(result) {
@@ -216,13 +225,14 @@ export class Sweep {
   /** Fills the metric pickers from a result's numeric metrics, keeping choices. */
   setMetrics(result) {
     const keys = metricNames(result);
+    wordsKind = catalogueKind(result && result.kind);
     if (!keys.length || keys.join() === this.metrics.join()) return;
     this.metrics = keys;
     const fill = (id, list, preferred) => {
       const sel = $(id);
       const keep = sel.value;
       sel.replaceChildren(...list.map((k) => {
-        const { label, unit } = metricLabel(k);
+        const { label, unit } = sweepWords(k);
         return option(k, unit ? `${label} (${unit})` : label);
       }));
       sel.value = list.includes(keep) ? keep : (preferred.find((p) => list.includes(p)) || list[0] || '');
@@ -313,7 +323,7 @@ export class Sweep {
     const yKey = $('pareto-y').value;
     const ok = this.okPoints();
     const fieldName = field ? this.fieldLabel(field) : '';
-    const m = metricLabel(metric);
+    const m = sweepWords(metric);
     const yTitle = m.unit ? `${m.label} (${m.unit})` : m.label;
     $('sweep-chart-title').textContent = field ? `${m.label} vs ${fieldName}` : 'Sweep';
 
@@ -329,8 +339,8 @@ export class Sweep {
       }), `${yTitle} for ${pts.length} values of ${fieldName}: ${pts.map((p) => `${p.x} → ${sig3(p.y)}`).join(', ')}`);
     }
 
-    const px = metricLabel(xKey);
-    const py = metricLabel(yKey);
+    const px = sweepWords(xKey);
+    const py = sweepWords(yKey);
     const pareto = chartView('pareto', $('chart-pareto'), { height: 260 });
     const cloud = ok.map((p) => ({ x: metricsOf(p.outcome.result)[xKey], y: metricsOf(p.outcome.result)[yKey], label: `${fieldName} = ${p.value}`, value: p.value }))
       .filter((p) => Number.isFinite(p.x) && Number.isFinite(p.y));

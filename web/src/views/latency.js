@@ -1,21 +1,18 @@
 // The view of `serving_latency` results (one batch, no queue): headline cards,
 // memory per GPU, per-family latency of prefill and of one decode step, the
 // roofline, and the operator table.
-import { renderResult, MEMORY_ROWS } from '../render.js';
+import { renderResult, memoryRows } from '../render.js';
 import { chartView } from '../charts/registry.js';
 import { stackedBarsConfig, groupSum } from '../charts/bars.js';
 import { rooflineConfig, rooflinePoints } from '../charts/roofline.js';
 import { numericLeaves } from '../kinds.js';
 import { sig3 } from '../format.js';
 import { $ } from '../dom.js';
+import { metricInfo, metricValue, metricWords } from '../catalogue.js';
 
 
-const HEADLINE = [
-  ['ttft_ms', 'TTFT', 'ms', 'Time to first token: prompt prefill plus the first decode step'],
-  ['tpot_ms', 'TPOT', 'ms', 'Time per output token after the first (mean decode step time)'],
-  ['e2e_ms', 'E2E latency', 'ms', 'End-to-end latency of a request'],
-  ['output_tokens_per_s', 'Output throughput', 'tok/s', 'Output tokens per second, all sequences of the batch'],
-];
+// The headline metrics (ids of the engine's catalogue, which gives their words and units).
+const HEADLINE = ['ttft_ms', 'tpot_ms', 'e2e_ms', 'output_tokens_per_s'];
 
 const PHASES = [['prefill', 'Prefill'], ['decode_per_step', 'Decode step']];
 
@@ -29,7 +26,7 @@ function ops(result, key) {
 function renderMemoryChart(result) {
   const mem = result.memory_per_gpu || {};
   const gpus = (result.deployment && result.deployment.gpus) || 1;
-  const present = MEMORY_ROWS.filter(([key]) => typeof mem[key] === 'number');
+  const present = memoryRows().filter(([key]) => typeof mem[key] === 'number');
   const view = chartView('memory', $('chart-memory'), { height: 150 });
   if (!present.length) return view.clear('Memory per GPU: no data');
   const category = gpus > 1 ? `Each of ${gpus} GPUs` : 'GPU';
@@ -102,8 +99,7 @@ export const view = {
   ],
 
   headline(result) {
-    const m = (result && result.metrics) || {};
-    return HEADLINE.map(([key, label, unit, title]) => ({ key, label, unit, title, value: m[key] }));
+    return HEADLINE.map((key) => ({ key, ...metricWords('latency', key), value: metricValue(result, metricInfo('latency', key)) }));
   },
 
   render(result, warnings, ctx = {}) {

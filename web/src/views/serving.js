@@ -10,7 +10,8 @@ import { chartView } from '../charts/registry.js';
 import { stackedBarsConfig } from '../charts/bars.js';
 import { xyConfig } from '../charts/xy.js';
 import { numericLeaves } from '../kinds.js';
-import { fixed3, metricLabel, sig3 } from '../format.js';
+import { sig3, unitName } from '../format.js';
+import { distributionInfo, distributionList, memoryPart, metricAt, metricKey, metricList, metricInfo, metricValue, metricWords, valueAt } from '../catalogue.js';
 import { $, cell, metricSpan } from '../dom.js';
 
 const num = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : NaN);
@@ -64,28 +65,14 @@ export function cdfPoints(values, max = 600) {
 
 // ---- headline ---------------------------------------------------------------------------
 
-const HEADLINE = [
-  ['ttft_p50_ms', 'TTFT p50', 'ms', 'ttft_ms.p50', 'Time to first token, median over requests'],
-  ['ttft_p99_ms', 'TTFT p99', 'ms', 'ttft_ms.p99', 'Time to first token, 99th percentile'],
-  ['tpot_p50_ms', 'TPOT p50', 'ms', 'tpot_ms.p50', 'Time per output token after the first, median over requests'],
-  ['e2e_p99_s', 'E2E p99', 's', 'e2e_s.p99', 'End-to-end latency, 99th percentile'],
-  ['output_tokens_per_s', 'Output throughput', 'tok/s', 'throughput.output_tokens_per_s', 'Output tokens per second, whole cluster'],
-  ['output_tokens_per_s_per_gpu', 'Per GPU', 'tok/s/GPU', 'throughput.output_tokens_per_s_per_gpu', 'Output tokens per second per GPU'],
-  ['goodput_requests_per_s', 'Goodput', 'req/s', 'goodput.requests_per_s', 'Requests per second that meet the SLO'],
-  ['slo_attainment_pct', 'SLO attainment', '%', null, 'Share of requests that meet the SLO'],
-];
+// The headline cards: ids of the engine's metric catalogue, which gives their
+// words, units and place in the result (max_qps only when the scenario asks).
+const HEADLINE = ['ttft_p50_ms', 'ttft_p99_ms', 'tpot_p50_ms', 'e2e_p99_s', 'output_tokens_per_s',
+  'output_tokens_per_s_per_gpu', 'goodput_requests_per_s', 'slo_attainment'];
 
 function headlineEntries(result) {
-  const m = (result && result.metrics) || {};
-  const out = HEADLINE.map(([key, label, unit, path, title]) => ({
-    key, label, unit, title,
-    value: path ? num(get(m, path)) : num(get(m, 'goodput.slo_attainment')) * 100,
-  }));
-  const mq = result && result.max_qps;
-  if (mq && typeof mq.qps === 'number') {
-    out.push({ key: 'max_qps', label: 'Max QPS under SLO', unit: 'req/s', title: mq.criterion || 'Highest arrival rate that meets the SLO', value: mq.qps });
-  }
-  return out;
+  const ids = result && result.max_qps && typeof result.max_qps.qps === 'number' ? [...HEADLINE, 'max_qps'] : HEADLINE;
+  return ids.map((key) => ({ key, ...metricWords('serving', key), value: num(metricValue(result, metricInfo('serving', key))) }));
 }
 
 function renderKpis(result) {
@@ -102,23 +89,22 @@ function renderKpis(result) {
 
 // ---- distributions ----------------------------------------------------------------------
 
-const DISTS = [
-  ['ttft', 'cdf-ttft', 'TTFT', 'ms', 'ttft_ms', 'ttft_ms', 1],
-  ['tpot', 'cdf-tpot', 'TPOT', 'ms', 'tpot_ms', 'tpot_ms', 1],
-  ['e2e', 'cdf-e2e', 'E2E latency', 's', 'e2e_s', 'e2e_s', 1],
-];
+// The distributions drawn as CDFs: [chart id, catalogue distribution id (also the record field)].
+const CDFS = [['cdf-ttft', 'ttft_ms'], ['cdf-tpot', 'tpot_ms'], ['cdf-e2e', 'e2e_s']];
 const MARKS = [['p50', '#17a589'], ['p90', '#e0a526'], ['p99', '#d9534f']];
 
 function renderCdfs(result, records) {
   const m = (result && result.metrics) || {};
-  for (const [, id, label, unit, field, metricKey] of DISTS) {
+  for (const [id, field] of CDFS) {
+    const { label, unit: rawUnit, pointer } = distributionInfo(field);
+    const unit = unitName(rawUnit);
     const view = chartView(id, $(`chart-${id}`), { height: 220 });
     const pts = cdfPoints(records.map((r) => r[field]));
     if (!pts.length) {
       view.clear(`${label} distribution: no completed requests`);
       continue;
     }
-    const stats = m[metricKey] || {};
+    const stats = valueAt(result, pointer) || {};
     const series = [{ label: `${label} CDF`, points: pts, line: true, pointRadius: 0, color: '#2f6fdb' }];
     for (const [p, color] of MARKS) {
       const x = num(stats[p]);
@@ -130,29 +116,25 @@ function renderCdfs(result, records) {
   }
 }
 
-const STATS = [['mean', 'mean'], ['p50', 'p50'], ['p90', 'p90'], ['p99', 'p99'], ['max', 'max']];
-const PCT_ROWS = [
-  ['ttft_ms', 'TTFT', 'ms'], ['tpot_ms', 'TPOT', 'ms'], ['itl_ms', 'Inter-token latency', 'ms'],
-  ['e2e_s', 'E2E latency', 's'], ['queueing_ms', 'Queueing', 'ms'],
-];
-
 function renderPercentiles(result) {
-  const m = (result && result.metrics) || {};
+  const dists = distributionList();
+  const stats = dists.length ? dists[0].stats : [];
   const head = document.createElement('tr');
-  head.append(cell('th', 'Metric'), ...STATS.map(([, l]) => cell('th', l, 'num')), cell('th', 'Unit'));
+  head.append(cell('th', 'Metric'), ...stats.map((l) => cell('th', l, 'num')), cell('th', 'Unit'));
   for (const th of head.children) th.scope = 'col';
   $('serve-pct-table').querySelector('thead').replaceChildren(head);
-  const rows = PCT_ROWS.filter(([k]) => m[k] && typeof m[k] === 'object').map(([k, label, unit]) => {
+  const rows = dists.map((d) => [d, valueAt(result, d.pointer)]).filter(([, v]) => v && typeof v === 'object').map(([d, v]) => {
     const tr = document.createElement('tr');
-    const th = cell('th', label);
+    tr.title = d.description || d.label;
+    const th = cell('th', d.label);
     th.scope = 'row';
     tr.append(th);
-    for (const [s] of STATS) {
+    for (const st of stats) {
       const td = cell('td', undefined, 'num');
-      td.append(metricSpan(`serve.${k}.${s}`, num(m[k][s])));
+      td.append(metricSpan(`serve.${d.id}.${st}`, num(v[st])));
       tr.append(td);
     }
-    tr.append(cell('td', unit, 'unitcell'));
+    tr.append(cell('td', unitName(d.unit), 'unitcell'));
     return tr;
   });
   $('serve-pct-table').querySelector('tbody').replaceChildren(...rows);
@@ -206,16 +188,15 @@ function renderBusy(result) {
   }), `GPU busy time by kernel family (seconds, all GPUs): ${families.map((f) => `${f} ${sig3(num(own[f]))}`).join(', ')}`);
 }
 
-const MEMORY = [
-  ['weights_GiB', 'Weights'], ['kv_cache_GiB', 'KV cache'], ['activations_GiB', 'Activations'],
-  ['draft_weights_GiB', 'Draft model'], ['lora_adapters_GiB', 'LoRA adapters'], ['runtime_overhead_GiB', 'Runtime'],
-  ['unused_GiB', 'Unused'],
-];
+// The memory parts of a pool, in stacking order; words from the engine's catalogue.
+const MEMORY = ['weights_GiB', 'kv_cache_GiB', 'activations_GiB', 'draft_weights_GiB', 'lora_adapters_GiB',
+  'runtime_overhead_GiB', 'unused_GiB'];
+const memoryWords = (id) => [id, memoryPart('serving', id).label];
 
 function renderMemory(result) {
   const pools = Array.isArray(result.memory_per_gpu) ? result.memory_per_gpu : [];
   const view = chartView('serve-memory', $('chart-serve-memory'), { height: 90 + 40 * Math.max(1, pools.length) });
-  const present = MEMORY.filter(([k]) => pools.some((p) => num(p[k]) > 0));
+  const present = MEMORY.map(memoryWords).filter(([k]) => pools.some((p) => num(p[k]) > 0));
   const cap = Math.max(0, ...pools.map((p) => num(p.capacity_GiB) || 0));
   if (!pools.length || !present.length) view.clear('Memory per GPU: no data');
   else {
@@ -230,7 +211,7 @@ function renderMemory(result) {
   head.append(cell('th', 'GiB per GPU'), ...pools.map((p) => cell('th', String(p.pool), 'num')));
   for (const th of head.children) th.scope = 'col';
   $('serve-memory-table').querySelector('thead').replaceChildren(head);
-  const rows = [...present, ['usable_GiB', 'Usable (utilization × capacity)'], ['capacity_GiB', 'Capacity']].map(([k, label]) => {
+  const rows = [...present, memoryWords('usable_GiB'), memoryWords('capacity_GiB')].map(([k, label]) => {
     const tr = document.createElement('tr');
     const th = cell('th', label);
     th.scope = 'row';
@@ -261,36 +242,15 @@ function renderKeyMetrics(result) {
   $('serve-key-empty').hidden = rows.length > 0;
 }
 
-const FACTS = [
-  ['throughput.requests_per_s', 'Requests', 'req/s'],
-  ['throughput.input_tokens_per_s', 'Input tokens', 'tok/s'],
-  ['throughput.total_tokens_per_s', 'Total tokens', 'tok/s'],
-  ['concurrency.running_mean', 'Running (mean)', 'req'],
-  ['concurrency.running_max', 'Running (max)', 'req'],
-  ['concurrency.waiting_max', 'Queue depth (max)', 'req'],
-  ['concurrency.batch_size_mean', 'Batch size (mean)', 'seq'],
-  ['kv_cache.peak_block_utilization', 'KV blocks, peak use', 'fraction'],
-  ['kv_cache.fragmentation', 'KV fragmentation', 'fraction'],
-  ['kv_cache.preemptions', 'Preemptions', 'count'],
-  ['gpu.busy_fraction', 'GPU busy (any step running)', 'fraction'],
-  ['gpu.mfu.over_wall_time', 'MFU over the run (compute)', 'fraction'],
-  ['gpu.mfu.over_busy_time', 'MFU while busy', 'fraction'],
-  ['gpu.mfu.per_step.p50', 'MFU per step, p50', 'fraction'],
-  ['gpu.mfu.per_step.p90', 'MFU per step, p90', 'fraction'],
-  ['gpu.mbu.over_wall_time', 'MBU over the run (HBM bandwidth)', 'fraction'],
-  ['gpu.mbu.over_busy_time', 'MBU while busy', 'fraction'],
-  ['gpu.mbu.per_step.p50', 'MBU per step, p50', 'fraction'],
-  ['gpu.mbu.per_step.p90', 'MBU per step, p90', 'fraction'],
-  ['energy.mean_power_per_gpu_W', 'Mean power per GPU', 'W'],
-  ['requests.completed', 'Completed requests', 'count'],
-  ['duration_s', 'Simulated duration', 's'],
-  ['cost.usd_per_million_output_tokens', 'Cost per million output tokens', 'USD'],
-  ['energy.per_output_token_J', 'Energy per output token', 'J'],
-];
+// More numbers of the run, as ids of the engine's metric catalogue.
+const FACTS = ['requests_per_s', 'input_tokens_per_s', 'total_tokens_per_s', 'running_mean', 'running_max',
+  'queue_depth_max', 'batch_size_mean', 'kv_peak_utilization', 'kv_fragmentation', 'preemptions', 'gpu_utilization',
+  'mfu_wall', 'mfu_busy', 'mfu_step_p50', 'mfu_step_p90', 'mbu_wall', 'mbu_busy', 'mbu_step_p50', 'mbu_step_p90',
+  'mean_power_per_gpu_W', 'requests_completed', 'duration_s', 'usd_per_million_output_tokens', 'energy_per_output_token_J'];
 
 function renderFacts(result) {
-  const m = (result && result.metrics) || {};
-  const rows = FACTS.filter(([p]) => typeof get(m, p) === 'number').map(([p, label, unit]) => row(label, `serve.${p}`, get(m, p), unit, p));
+  const rows = FACTS.map((id) => metricInfo('serving', id)).filter((m) => typeof metricValue(result, m) === 'number')
+    .map((m) => row(m.label, `serve.${metricKey(m)}`, metricValue(result, m), unitName(m.unit), m.description || metricKey(m)));
   $('serve-facts-table').querySelector('tbody').replaceChildren(...rows);
 }
 
@@ -311,8 +271,9 @@ function renderCompare(result) {
   const rows = [];
   for (const group of ['speedup', 'ratio']) {
     for (const [k, v] of Object.entries(c[group] || {})) {
-      const label = `${group === 'speedup' ? 'Speedup' : 'Ratio'}: ${metricLabel(k).label}`;
-      if (typeof v === 'number') rows.push(row(label, `serve.compare.${group}.${k}`, v, '×', k));
+      const entry = metricAt('serving', `/compare/${group}/${k}`);
+      const label = entry ? entry.label : `${group}: ${k}`;
+      if (typeof v === 'number') rows.push(row(label, `serve.compare.${group}.${k}`, v, unitName(entry ? entry.unit : 'x'), k));
       else {
         const tr = document.createElement('tr');
         const th = cell('th', label);
@@ -351,26 +312,13 @@ function renderMaxQps(result) {
 
 // ---- the view ---------------------------------------------------------------------------
 
-/** Flat numbers a sweep can plot (names as the engine's key-metric registry). */
+/** Flat numbers a sweep can plot: every catalogued serving metric the result has, by its id. */
 function flatMetrics(result) {
-  const m = (result && result.metrics) || {};
   const out = {};
-  const put = (k, v) => { if (typeof v === 'number' && Number.isFinite(v)) out[k] = v; };
-  for (const [k, unit] of [['ttft_ms', 'ms'], ['tpot_ms', 'ms'], ['itl_ms', 'ms'], ['e2e_s', 's'], ['queueing_ms', 'ms']]) {
-    const stem = k.slice(0, -unit.length - 1);
-    for (const s of ['mean', 'p50', 'p90', 'p99']) put(`${stem}_${s}_${unit}`, get(m, `${k}.${s}`));
+  for (const m of metricList('serving')) {
+    const v = metricValue(result, m);
+    if (typeof v === 'number' && Number.isFinite(v)) out[m.id] = v;
   }
-  put('output_tokens_per_s', get(m, 'throughput.output_tokens_per_s'));
-  put('output_tokens_per_s_per_gpu', get(m, 'throughput.output_tokens_per_s_per_gpu'));
-  put('total_tokens_per_s', get(m, 'throughput.total_tokens_per_s'));
-  put('requests_per_s', get(m, 'throughput.requests_per_s'));
-  put('goodput_requests_per_s', get(m, 'goodput.requests_per_s'));
-  put('slo_attainment', get(m, 'goodput.slo_attainment'));
-  put('running_mean', get(m, 'concurrency.running_mean'));
-  put('queue_depth_max', get(m, 'concurrency.waiting_max'));
-  put('kv_peak_block_utilization', get(m, 'kv_cache.peak_block_utilization'));
-  put('preemptions', get(m, 'kv_cache.preemptions'));
-  if (result && result.max_qps) put('max_qps', result.max_qps.qps);
   return out;
 }
 

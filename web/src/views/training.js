@@ -9,7 +9,8 @@ import { stackedBarsConfig } from '../charts/bars.js';
 import { timelineConfig, pipelineSegments } from '../charts/timeline.js';
 import { xyConfig } from '../charts/xy.js';
 import { numericLeaves } from '../kinds.js';
-import { fixed3, percent, sig3 } from '../format.js';
+import { fixed3, percent, sig3, unitName } from '../format.js';
+import { memoryPart, metricInfo, metricKey, metricList, metricValue, metricWords } from '../catalogue.js';
 import { $, cell, metricSpan, setMetric } from '../dom.js';
 
 
@@ -92,27 +93,28 @@ function renderStep(result) {
 
 // ---- memory ---------------------------------------------------------------------------
 
-export const TRAIN_MEMORY = [
-  ['params_GiB', 'Parameters', '#2f6fdb', 'Model weights held by this GPU (after TP/PP/ZeRO-3 sharding)'],
-  ['grads_GiB', 'Gradients', '#3fb6d3', 'Gradient buffers (sharded with ZeRO-2/3)'],
-  ['optimizer_states_GiB', 'Optimizer states', '#8e6fd8', 'Master weights and optimizer moments in GPU memory (sharded with ZeRO ≥ 1)'],
-  ['activations_GiB', 'Activations', '#e0a526', 'Stored activations of the micro-batches in flight, plus the working set'],
-  ['temporary_GiB', 'Temporary buffers', '#e67e22', 'Logits, communication and gather buffers at the peak'],
-  ['runtime_overhead_GiB', 'Runtime', '#5d6d7e', 'CUDA context, workspaces and NCCL buffers'],
-  ['free_GiB', 'Free', '#dfe4ec', 'Capacity left over'],
+// The memory parts of a training GPU, in stacking order, with their chart colours;
+// words from the engine's catalogue.
+const MEMORY_COLORS = [
+  ['params_GiB', '#2f6fdb'], ['grads_GiB', '#3fb6d3'], ['optimizer_states_GiB', '#8e6fd8'], ['activations_GiB', '#e0a526'],
+  ['temporary_GiB', '#e67e22'], ['runtime_overhead_GiB', '#5d6d7e'], ['free_GiB', '#dfe4ec'],
 ];
-const MEMORY_EXTRA = [
-  ['activations_stored_GiB', 'of which stored activations', 'Activations kept from the forward until the backward'],
-  ['activations_working_GiB', 'of which working set', 'Activations alive inside one layer at the peak'],
-  ['logits_GiB', 'of which logits', 'Output logits of one micro-batch'],
-  ['host_optimizer_states_GiB', 'Optimizer states in host memory', 'With CPU offload, in host memory (not counted on the GPU)'],
-];
+const MEMORY_EXTRA = ['activations_stored_GiB', 'activations_working_GiB', 'logits_GiB', 'host_optimizer_states_GiB'];
+const memoryWords = (id) => {
+  const p = memoryPart('training', id);
+  return [p.label, p.description];
+};
+
+/** [[key, label, colour, description]] of the parts stacked in the memory chart. */
+export function trainMemory() {
+  return MEMORY_COLORS.map(([id, color]) => [id, memoryWords(id)[0], color, memoryWords(id)[1]]);
+}
 
 function renderMemory(result) {
   const mem = result.memory_per_gpu || {};
   const capacity = num(mem.capacity_GiB);
   const total = num(mem.total_GiB);
-  const present = TRAIN_MEMORY.filter(([key]) => Number.isFinite(mem[key]) && (key !== 'free_GiB' || mem[key] > 0));
+  const present = trainMemory().filter(([key]) => Number.isFinite(mem[key]) && (key !== 'free_GiB' || mem[key] > 0));
   const view = chartView('train-memory', $('chart-train-memory'), { height: 150 });
   if (!present.length) view.clear('Memory per GPU: no data');
   else {
@@ -141,13 +143,13 @@ function renderMemory(result) {
     tr.append(th, td, cell('td', capacity > 0 ? percent(mem[key] / capacity) : '—', 'num muted'));
     rows.push(tr);
   };
-  for (const [key, label, color, title] of TRAIN_MEMORY) {
+  for (const [key, label, color, title] of trainMemory()) {
     if (key in mem && (key !== 'free_GiB' || mem[key] >= 0)) row(key, label, title, '', color);
   }
-  if (mem.fits === false) row('overflow_GiB', 'Over capacity', 'What does not fit: total minus capacity', 'over');
-  for (const [key, label, title] of MEMORY_EXTRA) if (Number(mem[key]) > 0) row(key, label, title, 'sub');
-  row('total_GiB', 'Total (peak)', 'Peak memory on the most loaded GPU', 'total');
-  row('capacity_GiB', 'Capacity', 'GPU memory', 'total');
+  if (mem.fits === false) row('overflow_GiB', ...memoryWords('overflow_GiB'), 'over');
+  for (const key of MEMORY_EXTRA) if (Number(mem[key]) > 0) row(key, ...memoryWords(key), 'sub');
+  row('total_GiB', ...memoryWords('total_GiB'), 'total');
+  row('capacity_GiB', ...memoryWords('capacity_GiB'), 'total');
   $('train-memory-table').querySelector('tbody').replaceChildren(...rows);
   const recompute = mem.max_micro_batch_by_recompute || {};
   const parts = ['none', 'selective', 'full'].filter((k) => Number.isFinite(recompute[k]));
@@ -205,31 +207,26 @@ function renderKeyMetrics(result) {
   $('train-key-empty').hidden = rows.length > 0;
 }
 
-const THROUGHPUT = [
-  ['metrics', 'tokens_per_s', 'Tokens per second, all GPUs', 'tok/s'],
-  ['metrics', 'samples_per_s', 'Sequences per second', 'seq/s'],
-  ['metrics', 'model_tflops_per_gpu', 'Model TFLOP/s per GPU (MFU basis)', 'TFLOP/s'],
-  ['metrics', 'hardware_tflops_per_gpu', 'Hardware TFLOP/s per GPU (HFU basis)', 'TFLOP/s'],
-  ['metrics', 'hfu_pct', 'HFU (FLOPs the kernels execute)', '%'],
-  ['training_run', 'time_hours', 'Time to train', 'h'],
-  ['training_run', 'gpu_hours', 'GPU-hours', 'GPU·h'],
-  ['training_run', 'energy_MWh', 'Energy (with PUE)', 'MWh'],
-  ['training_run', 'cost_usd', 'Cost', 'USD'],
-];
+// Throughput and run totals shown as a table: ids of the engine's metric catalogue.
+const THROUGHPUT = ['tokens_per_s', 'samples_per_s', 'model_tflops_per_gpu', 'hardware_tflops_per_gpu', 'hfu_pct',
+  'time_to_train_hours', 'gpu_hours', 'energy_MWh', 'cost_usd'];
 
-function renderThroughput(result) {
-  const rows = [];
-  for (const [group, key, label, unit] of THROUGHPUT) {
-    const src = result[group];
-    if (!src || !Number.isFinite(src[key])) continue;
+/** Table rows of catalogued training metrics the result has: label, value (data-metric train.<place>), unit. */
+function catalogueRows(result, ids) {
+  return ids.map((id) => metricInfo('training', id)).filter((m) => Number.isFinite(metricValue(result, m))).map((m) => {
     const tr = document.createElement('tr');
-    const th = cell('th', label);
+    tr.title = m.description || m.label;
+    const th = cell('th', m.label);
     th.scope = 'row';
     const td = cell('td', undefined, 'num');
-    td.append(metricSpan(`train.${group === 'metrics' ? '' : 'run.'}${key}`, src[key]));
-    tr.append(th, td, cell('td', unit, 'unitcell'));
-    rows.push(tr);
-  }
+    td.append(metricSpan(`train.${metricKey(m)}`, metricValue(result, m)));
+    tr.append(th, td, cell('td', unitName(m.unit), 'unitcell'));
+    return tr;
+  });
+}
+
+function renderThroughput(result) {
+  const rows = catalogueRows(result, THROUGHPUT);
   $('train-throughput-table').querySelector('tbody').replaceChildren(...rows);
   for (const [field, value] of [['train_cost_tier', result.cost_tier], ['train_engine_version', result.engine_version], ['train_seed', result.seed]]) {
     for (const node of document.querySelectorAll(`[data-field="${field}"]`)) node.textContent = String(value ?? '—');
@@ -248,13 +245,7 @@ const TIMELINE_KINDS = [
   { key: 'step_end', label: 'Step end of the rank', color: '#1c2330' },
 ];
 
-const PIPELINE_FACTS = [
-  ['bubble_pct', 'Bubble (simulated)', '%', 'Idle share of the schedule on the busiest rank'],
-  ['bubble_formula_pct', 'Bubble (formula)', '%', '(PP − 1) / (m·v + PP − 1), for comparison'],
-  ['mean_idle_pct', 'Mean idle, all ranks', '%', 'Adds the idle time of less loaded stages'],
-  ['makespan_ms', 'Makespan', 'ms', 'From the first pass to the last pass on any rank'],
-  ['p2p_transfer_us', 'Stage-to-stage transfer', 'µs', 'One activation (or gradient) transfer between neighbouring stages'],
-];
+const PIPELINE_FACTS = ['pp_bubble_pct', 'pp_bubble_formula_pct', 'pp_mean_idle_pct', 'pp_makespan_ms', 'pp_p2p_transfer_us'];
 
 const RANK_COLUMNS = [
   ['fwd_ms', 'Fwd', 'ms', 'Forward pass of one micro-batch through this rank’s layers (all its chunks)'],
@@ -272,16 +263,7 @@ function renderPipeline(result) {
   const schedule = { gpipe: 'GPipe', '1f1b': '1F1B', interleaved_1f1b: 'Interleaved 1F1B' }[p.schedule] || String(p.schedule ?? '—');
   $('train-pipeline-summary').textContent = `${schedule} · ${p.stages ?? '?'} stage${p.stages === 1 ? '' : 's'}` +
     `${p.virtual_stages > 1 ? ` × ${p.virtual_stages} chunks` : ''} · ${p.micro_batches ?? '?'} micro-batches per step`;
-  const facts = PIPELINE_FACTS.filter(([k]) => Number.isFinite(p[k])).map(([key, label, unit, title]) => {
-    const tr = document.createElement('tr');
-    tr.title = title;
-    const th = cell('th', label);
-    th.scope = 'row';
-    const td = cell('td', undefined, 'num');
-    td.append(metricSpan(`train.pipeline.${key}`, p[key]));
-    tr.append(th, td, cell('td', unit, 'unitcell'));
-    return tr;
-  });
+  const facts = catalogueRows(result, PIPELINE_FACTS);
   $('train-pipeline-facts').querySelector('tbody').replaceChildren(...facts);
 
   const { segments, perPass } = pipelineSegments(p);
@@ -332,12 +314,10 @@ function renderPipeline(result) {
 
 // ---- compare variants and scaling -----------------------------------------------------
 
+// Columns of the variants table: [field of a compare entry, catalogue metric id giving its words].
 const COMPARE_COLUMNS = [
-  ['step_time_ms', 'Step time', 'ms'],
-  ['tokens_per_s_per_gpu', 'Tokens/s/GPU', ''],
-  ['mfu_pct', 'MFU', '%'],
-  ['memory_per_gpu_GiB', 'Memory/GPU', 'GiB'],
-  ['base_over_variant_throughput', 'This ÷ variant', '×', 'Throughput of this scenario divided by the variant’s (above 1: this scenario is faster)'],
+  ['step_time_ms', 'step_time_ms'], ['tokens_per_s_per_gpu', 'tokens_per_s_per_gpu'], ['mfu_pct', 'mfu_pct'],
+  ['memory_per_gpu_GiB', 'memory_per_gpu_GiB'], ['base_over_variant_throughput', 'compare_throughput_ratio'],
 ];
 
 function compareRows(result) {
@@ -360,10 +340,11 @@ function renderCompare(result) {
   h0.scope = 'col';
   const hf = cell('th', 'Fits');
   hf.scope = 'col';
-  head.append(h0, ...COMPARE_COLUMNS.map(([, label, unit, title]) => {
+  head.append(h0, ...COMPARE_COLUMNS.map(([, id]) => {
+    const { label, unit, title } = metricWords('training', id);
     const th = cell('th', undefined, 'num');
     th.scope = 'col';
-    if (title) th.title = title;
+    th.title = title;
     th.append(document.createTextNode(label));
     if (unit) th.append(document.createTextNode(' '), cell('span', unit, 'unit'));
     return th;
@@ -477,14 +458,11 @@ export const view = {
     const m = (result && result.metrics) || {};
     const mem = (result && result.memory_per_gpu) || {};
     const run = result && result.training_run;
-    const out = [
-      { key: 'step_time_ms', label: 'Step time', unit: 'ms', value: m.step_time_ms, title: 'One optimizer step, all micro-batches' },
-      { key: 'tokens_per_s_per_gpu', label: 'Throughput', unit: 'tok/s/GPU', value: m.tokens_per_s_per_gpu, title: 'Training tokens per second per GPU' },
-      { key: 'mfu_pct', label: 'MFU', unit: '%', value: m.mfu_pct, title: 'Model FLOPs utilization (see the FLOP convention)' },
-    ];
-    if (run && Number.isFinite(run.time_days)) out.push({ key: 'time_to_train_days', label: 'Time to train', unit: 'days', value: run.time_days, title: 'Wall time for the token budget' });
+    const card = (key, value) => ({ key, ...metricWords('training', key), value });
+    const out = ['step_time_ms', 'tokens_per_s_per_gpu', 'mfu_pct'].map((key) => card(key, m[key]));
+    if (run && Number.isFinite(run.time_days)) out.push(card('time_to_train_days', run.time_days));
     out.push({
-      key: 'memory_fits', label: 'Memory per GPU', unit: mem.fits === false ? 'GiB over' : `of ${fixed3(mem.capacity_GiB)} GiB`,
+      key: 'memory_fits', label: metricInfo('training', 'memory_per_gpu_GiB').label, unit: mem.fits === false ? 'GiB over' : `of ${fixed3(mem.capacity_GiB)} GiB`,
       value: mem.fits === false ? mem.overflow_GiB : mem.total_GiB,
       text: mem.fits === false ? `Does not fit, ${fixed3(mem.overflow_GiB)}` : `Fits, ${fixed3(mem.total_GiB)}`,
       title: 'Peak memory on the most loaded GPU against its capacity',
@@ -526,19 +504,13 @@ export const view = {
     $('training-json').textContent = JSON.stringify(result, null, 2);
   },
 
-  /** Numbers a sweep can plot: the metrics plus memory, bubble and run totals. */
+  /** Numbers a sweep can plot: every catalogued training metric the result has, by its id. */
   sweepMetrics(result) {
-    const m = (result && result.metrics) || {};
-    const mem = (result && result.memory_per_gpu) || {};
-    const p = (result && result.pipeline) || {};
-    const run = (result && result.training_run) || {};
-    const out = { ...m };
-    const extra = {
-      memory_per_gpu_GiB: mem.total_GiB, memory_overflow_GiB: mem.overflow_GiB, activations_GiB: mem.activations_GiB,
-      max_micro_batch: mem.max_micro_batch, pp_bubble_pct: p.bubble_pct, time_to_train_days: run.time_days, cost_usd: run.cost_usd,
-    };
-    for (const [k, v] of Object.entries(extra)) if (typeof v === 'number' && Number.isFinite(v)) out[k] = v;
-    for (const k of Object.keys(out)) if (typeof out[k] !== 'number' || !Number.isFinite(out[k])) delete out[k];
+    const out = {};
+    for (const m of metricList('training')) {
+      const v = metricValue(result, m);
+      if (typeof v === 'number' && Number.isFinite(v)) out[m.id] = v;
+    }
     return out;
   },
 
