@@ -22,7 +22,53 @@ std::string value_with_interval(const json& m, int digits) {
   return s;
 }
 
+// The budget question's table: each layout at the highest rate it sustains.
+std::string budget_table(const search::DeploymentSearchSpec& spec, const json& r) {
+  std::ostringstream s;
+  s << "best deployment within " << spec.max_gpus << " GPUs (no target rate), SLO " << r["slo"].dump() << "\n";
+  s << "space: " << r["space"]["layouts"] << " layouts, " << r["space"]["pruned"] << " pruned, " << r["space"]["simulated"]
+    << " capacity searches (" << r["space"]["requests_simulated"] << " requests)\n";
+  s << "accuracy: tier " << r["accuracy"].value("tier", "") << ", 80% intervals from the kernels' low/high cost bounds\n\n";
+  s << "  meets  $/Mtok    max req/s  (upper)   GPUs  deployment\n";
+  for (const json& c : r["ranked"]) {
+    if (c.contains("error")) {
+      s << "  error  " << c["deployment"].get<std::string>() << ": " << c["error"].get<std::string>() << "\n";
+      continue;
+    }
+    char line[320];
+    std::snprintf(line, sizeof line, "  %-5s  %-8.3f  %-9.3f  %-8.3f  %-4d  %s%s\n", c["meets_slo"].get<bool>() ? "yes" : "no",
+                  c["usd_per_million_tokens"].get<double>(), c["max_qps"].get<double>(), c["max_qps_upper"].get<double>(),
+                  c["gpus"].get<int>(), c["deployment"].get<std::string>().c_str(), c["pareto"].get<bool>() ? "  (Pareto)" : "");
+    s << line;
+  }
+  s << "\nPareto front ($/Mtok at the highest rate within the SLO vs that rate, 80% intervals):\n";
+  for (const json& c : r["pareto_front"]) {
+    if (!c.contains("key_metrics")) {
+      s << "  " << fixed(c["usd_per_million_tokens"].get<double>(), 3) << " $/Mtok at " << fixed(c["max_qps"].get<double>(), 3)
+        << " req/s  " << c["deployment"].get<std::string>() << " (no interval run)\n";
+      continue;
+    }
+    s << "  " << value_with_interval(c["key_metrics"][0], 3) << " $/Mtok at " << value_with_interval(c["key_metrics"][1], 3)
+      << " req/s  " << c["deployment"].get<std::string>() << "\n";
+  }
+  const json& best = r["cheapest_meeting_slo"];
+  if (best.is_null()) {
+    s << "\nno deployment within the budget met the SLO at any rate searched\n";
+  } else {
+    s << "\ncheapest per token within the budget: " << best["deployment"].get<std::string>() << " (" << best["gpus"]
+      << " GPUs), ";
+    if (best.contains("key_metrics"))
+      s << value_with_interval(best["key_metrics"][0], 3) << " $/Mtok at " << value_with_interval(best["key_metrics"][1], 3)
+        << " req/s";
+    else
+      s << fixed(best["usd_per_million_tokens"].get<double>(), 3) << " $/Mtok at " << fixed(best["max_qps"].get<double>(), 3) << " req/s";
+    s << "; not shown to hold at " << fixed(best["max_qps_upper"].get<double>(), 3) << " req/s\n";
+  }
+  return s.str();
+}
+
 std::string table(const search::DeploymentSearchSpec& spec, const json& r) {
+  if (spec.budget()) return budget_table(spec, r);
   std::ostringstream s;
   s << "target " << spec.target_qps << " req/s within " << spec.max_gpus << " GPUs, SLO " << r["slo"].dump() << "\n";
   s << "space: " << r["space"]["layouts"] << " layouts, " << r["space"]["pruned"] << " pruned, " << r["space"]["simulated"]
@@ -70,12 +116,21 @@ std::string table(const search::DeploymentSearchSpec& spec, const json& r) {
 // --confirm N: the answer (the cheapest deployment meeting the SLO) run once
 // more, as a user would check it: an ordinary simulation of N requests at the
 // target rate (at least twice its deciding run), without the steady-state
-// sizing, judged on its whole goodput.
+// sizing, judged on its whole goodput. For the budget question the rate is
+// the answer's max_qps, and N is at least twice the search's longest run.
 json confirm_answer(const search::Plan& plan, const json& ranked, int64_t requests) {
   const json& best = ranked["cheapest_meeting_slo"];
   if (best.is_null()) return nullptr;
   json s = plan.scenarios.at(best["candidate"].get<size_t>());
-  const int64_t n = std::max<int64_t>(requests, 2 * best["requests"].get<int64_t>());
+  int64_t deciding = best["requests"].get<int64_t>();
+  if (best.contains("max_qps")) {
+    // The capacity search's runs: its requests_simulated adds up all of them;
+    // the longest is at most max_requests_per_run.
+    deciding = std::min(deciding, s["serving"]["max_qps_search"]["max_requests_per_run"].get<int64_t>());
+    s["serving"].erase("max_qps_search");
+    s["serving"]["workload"]["arrival"]["rate_qps"] = best["max_qps"];
+  }
+  const int64_t n = std::max<int64_t>(requests, 2 * deciding);
   s["serving"].erase("steady_state");
   s["serving"]["workload"]["num_requests"] = n;
   s["serving"]["limits"] = {{"max_requests", n}, {"max_sim_time_s", 1e7}, {"max_events", 1000000000}};
@@ -85,7 +140,7 @@ json confirm_answer(const search::Plan& plan, const json& ranked, int64_t reques
   const json m = job->result()["metrics"];
   const json& slo = s["serving"]["slo"];
   const double attainment = m["goodput"]["slo_attainment"].get<double>();
-  return {{"deployment", best["deployment"]},
+  json c = {{"deployment", best["deployment"]},
           {"requests", n},
           {"completed", m["requests"]["completed"]},
           {"slo_attainment", attainment},
@@ -93,6 +148,8 @@ json confirm_answer(const search::Plan& plan, const json& ranked, int64_t reques
           {"meets_slo", attainment >= slo.value("attainment", 0.0)},
           {"ttft_p99_ms", m["ttft_ms"]["p99"]},
           {"tpot_p99_ms", m["tpot_ms"]["p99"]}};
+  if (best.contains("max_qps")) c["rate_qps"] = best["max_qps"];
+  return c;
 }
 
 std::string confirmation_text(const json& c) {

@@ -10,6 +10,7 @@
 #include "presets/preset_store.hpp"
 #include "scenario/scenario.hpp"
 #include "serve/serving_job.hpp"
+#include "serve/workload.hpp"
 
 namespace sightline::search {
 
@@ -134,12 +135,20 @@ json candidate_document(const DeploymentSearchSpec& spec, const Candidate& c) {
     for (const char* k : {"chunk_size", "max_prefill_chunk"}) sched.erase(k);
     if (c.batched_tokens > 0) sched["max_num_batched_tokens"] = c.batched_tokens;
   }
-  sv["workload"]["arrival"] = {{"process", "poisson"}, {"rate_qps", spec.target_qps}};
   sv["workload"].erase("duration_s");
-  sv["workload"]["num_requests"] = spec.requests;
   sv["limits"] = {{"max_requests", spec.max_requests}};
-  sv["steady_state"] = {{"max_requests", spec.max_requests}};
   sv["outputs"] = {{"max_request_records", 0}};
+  if (spec.budget()) {
+    // The capacity search gives the answer; the ordinary run before it is
+    // the fewest requests the search allows, at a light 1 req/s.
+    sv["workload"]["arrival"] = {{"process", "poisson"}, {"rate_qps", 1.0}};
+    sv["workload"]["num_requests"] = 100;
+    sv["max_qps_search"] = {{"num_requests", spec.requests}, {"max_requests_per_run", spec.max_requests}};
+    return d;
+  }
+  sv["workload"]["arrival"] = {{"process", "poisson"}, {"rate_qps", spec.target_qps}};
+  sv["workload"]["num_requests"] = spec.requests;
+  sv["steady_state"] = {{"max_requests", spec.max_requests}};
   return d;
 }
 
@@ -150,6 +159,14 @@ double number_at(const json& j, const char* pointer) {
 
 json outcome_json(const CandidateOutcome& o) {
   if (!o.ok) return {{"error", o.error}};
+  if (o.capacity)
+    return {{"meets_slo", o.meets_slo},
+            {"verdict", o.verdict},
+            {"max_qps", o.max_qps},
+            {"max_qps_upper", o.max_qps_upper},
+            {"service_rate_qps", o.service_rate_qps},
+            {"requests", o.requests},
+            {"usd_per_million_tokens", o.usd_per_million_tokens}};
   return {{"meets_slo", o.meets_slo},
           {"verdict", o.verdict},
           {"slo_attainment", o.attainment},
@@ -200,11 +217,30 @@ json ranked_json(const DeploymentSearchResult& res, const RankedCandidate& r) {
   j.update(outcome_json(r.central));
   if (r.has_interval) {
     j["interval_80pct"] = {{"low_cost_bound", outcome_json(r.low)}, {"high_cost_bound", outcome_json(r.high)}};
-    j["key_metrics"] = json::array({metric(r, "usd_per_million_tokens", &CandidateOutcome::usd_per_million_tokens),
-                                    metric(r, "ttft_p99_ms", &CandidateOutcome::ttft_p99_ms),
-                                    metric(r, "tpot_p99_ms", &CandidateOutcome::tpot_p99_ms)});
+    j["key_metrics"] = res.budget ? json::array({metric(r, "usd_per_million_tokens", &CandidateOutcome::usd_per_million_tokens),
+                                                 metric(r, "max_qps", &CandidateOutcome::max_qps)})
+                                  : json::array({metric(r, "usd_per_million_tokens", &CandidateOutcome::usd_per_million_tokens),
+                                                 metric(r, "ttft_p99_ms", &CandidateOutcome::ttft_p99_ms),
+                                                 metric(r, "tpot_p99_ms", &CandidateOutcome::tpot_p99_ms)});
   }
   return j;
+}
+
+// The budget question's $/Mtok: the deployment's price per hour over the
+// tokens per hour it carries at its highest rate within the SLO. A run that
+// met the SLO at no rate has no price.
+CandidateOutcome priced(const DeploymentSearchSpec& spec, const Plan& plan, size_t i, CandidateOutcome o) {
+  if (!o.ok || !o.capacity) return o;
+  const double usd_per_hour = spec.gpus[plan.candidates[i].gpu].usd_per_hour * plan.candidates[i].gpus();
+  const double tokens_per_hour = o.max_qps * plan.tokens_per_request * 3600.0;
+  o.usd_per_million_tokens = tokens_per_hour > 0 ? usd_per_hour / tokens_per_hour * 1e6 : 0.0;
+  return o;
+}
+
+std::vector<CandidateOutcome> priced_all(const DeploymentSearchSpec& spec, const Plan& plan, const std::vector<CandidateOutcome>& o) {
+  std::vector<CandidateOutcome> out;
+  for (size_t i = 0; i < o.size(); ++i) out.push_back(priced(spec, plan, i, o[i]));
+  return out;
 }
 
 // Prunes one layout (c.replicas = one unit of its ratio) or adds its
@@ -255,6 +291,20 @@ void plan_layout(const DeploymentSearchSpec& spec, const Candidate& c, Plan& pla
     plan.pruned.push_back({c, "a lone prefill of the mean prompt (" + std::to_string(lb.prefill_s * 1e3) + " ms) is above the TTFT SLO"});
     return;
   }
+  if (spec.budget()) {
+    // The deployment that fills the budget: the most units on whole nodes.
+    int k = spec.max_gpus / unit_gpus;
+    while (k > 0 && !whole_nodes(k)) --k;
+    if (k == 0) {
+      plan.pruned.push_back({c, "no whole-node count of replicas within max_gpus"});
+      return;
+    }
+    Candidate cand = c;
+    cand.replicas = k * unit;  // k >= the scenario-checked count, which fits
+    plan.candidates.push_back(cand);
+    plan.scenarios.push_back(candidate_document(spec, cand));
+    return;
+  }
   const int d_min = std::max(1, static_cast<int>(std::ceil(spec.target_qps / lb.replica_qps)));
   int k_min = d_min;
   if (c.ratio.disaggregated()) {
@@ -280,6 +330,10 @@ void plan_layout(const DeploymentSearchSpec& spec, const Candidate& c, Plan& pla
 
 // Candidates (indices) meeting the SLO that no other meeting one beats on
 // both $/Mtok and P99 TTFT, cheapest first.
+// The second axis: P99 TTFT at the target rate, or (the budget question) the
+// highest rate within the SLO, negated so lower is better on both.
+double second_axis(const CandidateOutcome& o) { return o.capacity ? -o.max_qps : o.ttft_p99_ms; }
+
 std::vector<size_t> pareto_front(const std::vector<CandidateOutcome>& o) {
   std::vector<size_t> front;
   for (size_t a = 0; a < o.size(); ++a) {
@@ -287,8 +341,8 @@ std::vector<size_t> pareto_front(const std::vector<CandidateOutcome>& o) {
     bool dominated = false;
     for (size_t b = 0; b < o.size() && !dominated; ++b) {
       if (b == a || !o[b].ok || !o[b].meets_slo) continue;
-      const bool no_worse = o[b].usd_per_million_tokens <= o[a].usd_per_million_tokens && o[b].ttft_p99_ms <= o[a].ttft_p99_ms;
-      const bool better = o[b].usd_per_million_tokens < o[a].usd_per_million_tokens || o[b].ttft_p99_ms < o[a].ttft_p99_ms;
+      const bool no_worse = o[b].usd_per_million_tokens <= o[a].usd_per_million_tokens && second_axis(o[b]) <= second_axis(o[a]);
+      const bool better = o[b].usd_per_million_tokens < o[a].usd_per_million_tokens || second_axis(o[b]) < second_axis(o[a]);
       // Exact ties: the earlier candidate stays.
       dominated = no_worse && (better || b < a);
     }
@@ -365,7 +419,11 @@ DeploymentSearchSpec read_deployment_search(const json& doc) {
                            "requests", "max_requests", "replica_options", "max_interval_points"});
   DeploymentSearchSpec spec;
   spec.base = scenario_document(r.required("base"));
-  spec.target_qps = r.number("target_qps", 1e-6, 1e6);
+  if (r.has("target_qps")) spec.target_qps = r.number("target_qps", 1e-6, 1e6);
+  else if (!r.has("max_gpus"))
+    fail(error_code::kMissingKey, "/target_qps",
+         "give target_qps (the cheapest deployment serving that rate), or max_gpus without it (the best deployment "
+         "under that GPU budget, at its highest rate within the SLO)");
   spec.max_gpus = static_cast<int>(r.integer("max_gpus", 1, 4096, 64));
   const json& gl = r.required("gpus");
   if (!gl.is_array() || gl.empty()) fail(error_code::kType, "/gpus", "expected a non-empty array of GPU options");
@@ -405,7 +463,10 @@ DeploymentSearchSpec read_deployment_search(const json& doc) {
     for (size_t i = 0; i < rv->size(); ++i) spec.prefill_decode_ratio.push_back(parse_ratio((*rv)[i], pointer_append(path, i)));
   }
   spec.requests = r.integer("requests", 100, 200000, 1000);
-  spec.max_requests = r.integer("max_requests", spec.requests, 2000000, std::max<int64_t>(spec.requests, 20000));
+  // The budget question's capacity searches size their runs from the whole
+  // deployment's occupancy: the capacity search's own default cap.
+  spec.max_requests = r.integer("max_requests", spec.requests, 2000000,
+                                std::max<int64_t>(spec.requests, spec.budget() ? 60000 : 20000));
   spec.replica_options = static_cast<int>(r.integer("replica_options", 1, 64, 3));
   spec.max_interval_points = static_cast<int>(r.integer("max_interval_points", 0, 64, 8));
   // The base must be a valid serving simulation with an SLO.
@@ -455,11 +516,34 @@ Plan plan_deployment_search(const DeploymentSearchSpec& spec) {
                     plan_layout(spec, c, plan);
                   }
           }
+  if (spec.budget() && !plan.scenarios.empty()) {
+    // The mean tokens of the workload's requests (the same seeded draws as
+    // every run), for the budget question's $/Mtok at each layout's rate.
+    const Scenario s = read_scenario(plan.scenarios.front());
+    serve::WorkloadOverride o;
+    o.num_requests = std::max<int64_t>(spec.max_requests, 20000);
+    const serve::GeneratedWorkload w = serve::generate_workload(*s.serving->simulation, s.seed, o);
+    double tokens = 0;
+    for (const auto& q : w.requests) tokens += static_cast<double>(q.prompt + q.output);
+    plan.tokens_per_request = w.requests.empty() ? 0.0 : tokens / static_cast<double>(w.requests.size());
+  }
   return plan;
 }
 
 CandidateOutcome read_candidate_outcome(const json& result) {
   CandidateOutcome o;
+  if (result.is_object() && result.contains("max_qps") && result["max_qps"].is_object()) {
+    const json& q = result["max_qps"];
+    o.ok = true;
+    o.capacity = true;
+    o.max_qps = q.value("qps", 0.0);
+    o.max_qps_upper = q.contains("upper_qps") && q["upper_qps"].is_number() ? q["upper_qps"].get<double>() : 0.0;
+    o.service_rate_qps = q.value("service_rate_qps", 0.0);
+    o.requests = q.value("requests_simulated", int64_t{0});
+    o.meets_slo = o.max_qps > 0;
+    o.verdict = o.meets_slo ? "sustains" : "misses";
+    return o;
+  }
   if (!result.is_object() || !result.contains("steady_state") || !result.contains("metrics")) {
     o.error = result.is_object() && result.contains("error") ? result["error"].dump() : "not a candidate's run result";
     return o;
@@ -495,9 +579,9 @@ CandidateOutcome evaluate_candidate(const json& scenario, CostBound bound) {
   }
 }
 
-std::vector<size_t> interval_candidates(const DeploymentSearchSpec& spec, const Plan&,
+std::vector<size_t> interval_candidates(const DeploymentSearchSpec& spec, const Plan& plan,
                                         const std::vector<CandidateOutcome>& central) {
-  std::vector<size_t> front = pareto_front(central);
+  std::vector<size_t> front = pareto_front(spec.budget() ? priced_all(spec, plan, central) : central);
   if (front.size() > static_cast<size_t>(spec.max_interval_points)) front.resize(static_cast<size_t>(spec.max_interval_points));
   return front;
 }
@@ -522,14 +606,15 @@ DeploymentSearchResult rank_deployment_search(const DeploymentSearchSpec& spec, 
   out.pruned_layouts = plan.pruned;
   for (const auto& p : plan.pruned) out.pruned_labels.push_back(candidate_label(spec, p.layout));
   const std::vector<size_t> with_interval = interval_candidates(spec, plan, central);
-  const std::vector<size_t> front = pareto_front(central);
+  out.budget = spec.budget();
+  const std::vector<size_t> front = pareto_front(spec.budget() ? priced_all(spec, plan, central) : central);
   for (size_t i = 0; i < central.size(); ++i) {
     RankedCandidate r;
     r.index = i;
     r.c = plan.candidates[i];
     r.label = candidate_label(spec, r.c);
     r.usd_per_hour = spec.gpus[r.c.gpu].usd_per_hour * r.c.gpus();
-    r.central = central[i];
+    r.central = priced(spec, plan, i, central[i]);
     out.requests_simulated += central[i].requests;
     r.on_front = std::find(front.begin(), front.end(), i) != front.end();
     const auto it = std::find(with_interval.begin(), with_interval.end(), i);
@@ -537,8 +622,8 @@ DeploymentSearchResult rank_deployment_search(const DeploymentSearchSpec& spec, 
       const size_t k = static_cast<size_t>(it - with_interval.begin());
       if (k < low.size() && k < high.size()) {
         r.has_interval = true;
-        r.low = low[k];
-        r.high = high[k];
+        r.low = priced(spec, plan, i, low[k]);
+        r.high = priced(spec, plan, i, high[k]);
         out.requests_simulated += low[k].requests + high[k].requests;
       }
     }
@@ -582,11 +667,36 @@ json DeploymentSearchResult::to_json() const {
   if (cheapest >= 0) {
     const RankedCandidate& b = ranked[static_cast<size_t>(cheapest)];
     key_metrics.push_back(metric(b, "usd_per_million_tokens", &CandidateOutcome::usd_per_million_tokens));
-    key_metrics.push_back(metric(b, "ttft_p99_ms", &CandidateOutcome::ttft_p99_ms));
-    key_metrics.push_back(metric(b, "tpot_p99_ms", &CandidateOutcome::tpot_p99_ms));
+    if (budget) {
+      key_metrics.push_back(metric(b, "max_qps", &CandidateOutcome::max_qps));
+    } else {
+      key_metrics.push_back(metric(b, "ttft_p99_ms", &CandidateOutcome::ttft_p99_ms));
+      key_metrics.push_back(metric(b, "tpot_p99_ms", &CandidateOutcome::tpot_p99_ms));
+    }
     key_metrics.push_back({{"id", "gpus"}, {"value", b.c.gpus()}});
   }
   key_metrics.push_back({{"id", "deployments_simulated"}, {"value", simulated}});
+  if (budget)
+    return {{"kind", "deployment_search"},
+            {"objective", "usd_per_million_tokens_at_max_qps"},
+            {"target_qps", nullptr},
+            {"max_gpus", max_gpus},
+            {"slo", slo},
+            {"accuracy", accuracy},
+            {"key_metrics", key_metrics},
+            {"space", {{"layouts", space_size}, {"pruned", pruned}, {"simulated", simulated}, {"requests_simulated", requests_simulated}}},
+            {"cheapest_meeting_slo", best},
+            {"pareto_axes", {"usd_per_million_tokens", "max_qps"}},
+            {"pareto_front", front_j},
+            {"ranked", table},
+            {"pruned", pruned_j},
+            {"criterion",
+             "no target rate: each layout fills max_gpus (the most replicas on whole nodes) and its highest rate within "
+             "the SLO comes from the steady-state capacity search (serving.max_qps_search: stable, and the batch-means "
+             "interval of the post-warm-up SLO attainment at or above the target; undecided counts as a miss, so "
+             "max_qps errs low); ranked by $/Mtok at that rate (the deployment's price per hour over the input and "
+             "output tokens per hour it carries there), the same order as requests per dollar; the Pareto front of "
+             "$/Mtok against max_qps re-runs the search at the kernels' low and high cost bounds for the 80% interval"}};
   return {{"kind", "deployment_search"},
           {"target_qps", target_qps},
           {"max_gpus", max_gpus},

@@ -49,7 +49,11 @@ std::string ratio_name(const PoolRatio& r);  // "colocated" or "P:D"
 
 struct DeploymentSearchSpec {
   json base;                 // a serving "simulate" scenario: model, workload, slo, scheduler...
-  double target_qps = 0;
+  double target_qps = 0;     // 0: the budget question (below)
+  // No target rate, a GPU budget: each layout fills max_gpus (whole nodes),
+  // its highest rate within the SLO comes from the steady-state capacity
+  // search (serving.max_qps_search), and the ranking is by $/Mtok at that rate.
+  bool budget() const { return target_qps <= 0; }
   int max_gpus = 64;         // the GPU budget of one deployment
   std::vector<GpuOption> gpus;
   std::vector<int> tp = {1, 2, 4, 8};
@@ -95,6 +99,7 @@ struct Plan {
   std::vector<json> scenarios;        // candidates[i] as a runnable scenario document
   std::vector<Pruned> pruned;
   int64_t space_size = 0;             // layouts before pruning (replica counts not counted)
+  double tokens_per_request = 0;      // budget question: mean input + output tokens of the workload's requests
 };
 
 Plan plan_deployment_search(const DeploymentSearchSpec& spec);
@@ -121,6 +126,10 @@ struct CandidateOutcome {
   int64_t requests = 0;
   double ttft_p99_ms = 0, tpot_p99_ms = 0, output_tokens_per_s = 0;
   double usd_per_million_tokens = 0;
+  // A capacity-search run (the budget question): the highest rate meeting the
+  // SLO and the lowest that did not; $/Mtok is priced at max_qps by the ranking.
+  bool capacity = false;
+  double max_qps = 0, max_qps_upper = 0, service_rate_qps = 0;
 };
 CandidateOutcome read_candidate_outcome(const json& run_result);
 
@@ -142,6 +151,7 @@ struct RankedCandidate {
 struct DeploymentSearchResult {
   // Which optional axes the question gave: their values are in the rows.
   bool show_tokens = false, show_weights = false, show_kv = false, show_ratio = false;
+  bool budget = false;  // the budget question: rows carry max_qps instead of latencies at a target rate
   double target_qps = 0;
   int max_gpus = 0;
   json slo;

@@ -86,3 +86,28 @@ test('deployment search: a bad axis value is a located error', () => {
   assert.notEqual(r.code, 0);
   assert.match(r.err, /\/prefill_decode_ratio\/0/);
 });
+
+test('deployment search: a GPU budget without a target rate, answered at its highest rate within the SLO and confirmed there', () => {
+  const q = smallQuestion({ max_gpus: 8 });
+  const doc = JSON.parse(fs.readFileSync(q, 'utf8'));
+  delete doc.target_qps;
+  fs.writeFileSync(q, JSON.stringify(doc));
+  const one = cli(['search', q, '--format', 'json', '--jobs', '1', '--confirm', '2000']);
+  assert.equal(one.code, 0, one.err);
+  const two = cli(['search', q, '--format', 'json', '--jobs', '2', '--confirm', '2000']);
+  assert.equal(two.out, one.out, '--jobs changes nothing in the output');
+  const r = JSON.parse(one.out);
+  assert.equal(r.target_qps, null);
+  assert.deepEqual(r.pareto_axes, ['usd_per_million_tokens', 'max_qps']);
+  const best = r.cheapest_meeting_slo;
+  assert.ok(best && best.max_qps > 0, 'a layout sustains some rate within the SLO');
+  assert.equal(best.gpus, 8, 'the layout fills the budget');
+  assert.ok(best.max_qps_upper > best.max_qps);
+  const c = r.confirmation;
+  assert.equal(c.rate_qps, best.max_qps);
+  assert.equal(c.completed, c.requests);
+  assert.equal(c.meets_slo, c.slo_attainment >= c.required_attainment);
+  assert.equal(c.meets_slo, true, JSON.stringify(c));
+  const table = cli(['search', q]);
+  assert.match(table.out, /cheapest per token within the budget: h100-sxm 1x\(tp8\)/);
+});

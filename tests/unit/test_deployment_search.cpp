@@ -282,3 +282,92 @@ TEST_CASE("deployment search: bad optional axis values get located errors") {
   q["max_num_batched_tokens"] = json::array();
   CHECK(error_path(q) == "/max_num_batched_tokens");
 }
+
+namespace {
+
+json budget_question() {
+  json q = small_question();
+  q.erase("target_qps");
+  q["max_gpus"] = 16;
+  q["gpus"].push_back({{"gpu", "a100-80g-sxm"}, {"usd_per_hour", 1.8}, {"intra_node", "nvlink3-nvswitch"}, {"inter_node", "ib-hdr"}});
+  q["chunked_prefill"] = json::array({true});
+  return q;
+}
+
+}  // namespace
+
+TEST_CASE("deployment search: without target_qps, max_gpus asks for the best deployment under that budget") {
+  json none = small_question();
+  none.erase("target_qps");
+  none.erase("max_gpus");
+  CHECK(error_path(none) == "/target_qps");
+  const DeploymentSearchSpec spec = read_deployment_search(budget_question());
+  CHECK(spec.budget());
+  CHECK(spec.max_requests == 60000);
+  const Plan plan = plan_deployment_search(spec);
+  REQUIRE(plan.candidates.size() == 4);  // 2 GPUs x tp 4/8
+  for (size_t i = 0; i < plan.candidates.size(); ++i) {
+    const Candidate& c = plan.candidates[i];
+    // Each layout fills the budget: 16 GPUs as 4 x tp4 or 2 x tp8.
+    CHECK(c.gpus() == 16);
+    const json& sv = plan.scenarios[i]["serving"];
+    CHECK(sv.contains("max_qps_search"));
+    CHECK(!sv.contains("steady_state"));
+    CHECK(sv["max_qps_search"]["max_requests_per_run"] == 60000);
+  }
+  // The workload's mean tokens per request: its draws are lognormal, clipped
+  // (prompt mean 256 in [8, 2048], output mean 256 in [8, 1024]).
+  CHECK(plan.tokens_per_request > 400);
+  CHECK(plan.tokens_per_request < 560);
+}
+
+TEST_CASE("deployment search: the budget answer is priced at each layout's highest rate within the SLO") {
+  const DeploymentSearchSpec spec = read_deployment_search(budget_question());
+  const Plan plan = plan_deployment_search(spec);
+  REQUIRE(plan.candidates.size() == 4);
+  // Capacity results as the run call returns them (the max_qps block).
+  const std::vector<double> qps = {20.0, 12.0, 4.0, 0.0};
+  std::vector<CandidateOutcome> central;
+  for (double q : qps) {
+    const json result = {{"max_qps", {{"qps", q}, {"upper_qps", q * 1.03 + 0.1}, {"service_rate_qps", q * 1.2 + 1}, {"requests_simulated", 5000}}},
+                         {"metrics", json::object()}};
+    central.push_back(read_candidate_outcome(result));
+    CHECK(central.back().capacity);
+  }
+  const std::vector<size_t> picked = interval_candidates(spec, plan, central);
+  std::vector<CandidateOutcome> low, high;
+  for (size_t i : picked) {
+    low.push_back(central[i]);
+    high.push_back(central[i]);
+    high.back().max_qps *= 0.5;
+  }
+  const DeploymentSearchResult r = rank_deployment_search(spec, plan, central, low, high);
+  REQUIRE(r.cheapest == 0);
+  double last = 0;
+  for (const RankedCandidate& c : r.ranked) {
+    if (!c.central.meets_slo) {
+      CHECK(c.central.max_qps == 0);
+      continue;
+    }
+    const double usd_per_hour = spec.gpus[c.c.gpu].usd_per_hour * c.c.gpus();
+    CHECK(c.central.usd_per_million_tokens ==
+          doctest::Approx(usd_per_hour / (c.central.max_qps * plan.tokens_per_request * 3600) * 1e6));
+    CHECK(c.central.usd_per_million_tokens >= last);
+    last = c.central.usd_per_million_tokens;
+  }
+  CHECK(!r.ranked.back().central.meets_slo);
+  const json out = r.to_json();
+  CHECK(out["target_qps"].is_null());
+  CHECK(out["pareto_axes"][1] == "max_qps");
+  CHECK(out["cheapest_meeting_slo"]["max_qps"].get<double>() > 0);
+  // The slower-kernel bound halves the rate, so it doubles the price.
+  const json& km = out["key_metrics"];
+  CHECK(km[1]["id"] == "max_qps");
+  CHECK(km[0]["high"].get<double>() == doctest::Approx(2 * km[0]["value"].get<double>()));
+  // Every front point: no other layout is both cheaper per token and faster.
+  for (const json& f : out["pareto_front"])
+    for (const json& c : out["ranked"])
+      if (c["meets_slo"].get<bool>())
+        CHECK(!(c["usd_per_million_tokens"].get<double>() < f["usd_per_million_tokens"].get<double>() &&
+                c["max_qps"].get<double>() > f["max_qps"].get<double>()));
+}
