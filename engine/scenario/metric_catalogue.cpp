@@ -3,6 +3,14 @@
 namespace sightline {
 
 namespace {
+// The entry of `list` that `match` accepts; nullptr when none does.
+template <class T, class Match>
+const T* find_in(const std::vector<T>& list, Match match) {
+  for (const T& e : list)
+    if (match(e)) return &e;
+  return nullptr;
+}
+
 constexpr MetricKind kLatency = MetricKind::kLatency;
 constexpr MetricKind kServing = MetricKind::kServing;
 constexpr MetricKind kTraining = MetricKind::kTraining;
@@ -210,9 +218,7 @@ const std::vector<MetricInfo>& metric_catalogue() {
 }
 
 const MetricInfo* find_metric(MetricKind kind, const std::string& id) {
-  for (const auto& m : metric_catalogue())
-    if (m.kind == kind && id == m.id) return &m;
-  return nullptr;
+  return find_in(metric_catalogue(), [&](const MetricInfo& m) { return m.kind == kind && id == m.id; });
 }
 
 std::vector<std::string> metric_ids(MetricKind kind) {
@@ -308,9 +314,7 @@ const std::vector<MemoryPartInfo>& memory_parts() {
 }
 
 const MemoryPartInfo* find_memory_part(MetricKind kind, const std::string& id) {
-  for (const auto& p : memory_parts())
-    if (p.kind == kind && id == p.id) return &p;
-  return nullptr;
+  return find_in(memory_parts(), [&](const MemoryPartInfo& p) { return p.kind == kind && id == p.id; });
 }
 
 json memory_parts_json() {
@@ -343,9 +347,7 @@ const std::vector<StepPartInfo>& step_parts() {
 }
 
 const StepPartInfo* find_step_part(const std::string& id) {
-  for (const auto& p : step_parts())
-    if (id == p.id) return &p;
-  return nullptr;
+  return find_in(step_parts(), [&](const StepPartInfo& p) { return id == p.id; });
 }
 
 json step_parts_json() {

@@ -48,16 +48,21 @@ function need() {
   return registries;
 }
 
+/** The entry of `map` at `key`; a view naming one the engine does not catalogue is a bug: it throws. */
+function entry(map, key, what) {
+  need();
+  const e = map.get(key);
+  if (!e) throw new Error(`The engine's catalogue has no ${what}`);
+  return e;
+}
+
 /**
  * The catalogue entry {kind, id, label, unit, pointer, description} of metric `id`
  * of result kind `kind` ('latency' | 'serving' | 'training'). A view naming a metric
  * the engine does not catalogue is a bug: it throws.
  */
 export function metricInfo(kind, id) {
-  need();
-  const m = metrics.get(`${kind}/${id}`);
-  if (!m) throw new Error(`The engine's metric catalogue has no ${kind} metric '${id}'`);
-  return m;
+  return entry(metrics, `${kind}/${id}`, `${kind} metric '${id}'`);
 }
 
 /** Every catalogued metric of result kind `kind`, in catalogue order. */
@@ -104,18 +109,12 @@ export function metricWords(kind, id) {
 
 /** A part of a result's memory per GPU ({kind, id, label, unit, description}); throws when absent. */
 export function memoryPart(kind, id) {
-  need();
-  const p = memoryParts.get(`${kind}/${id}`);
-  if (!p) throw new Error(`The engine's catalogue has no ${kind} memory part '${id}'`);
-  return p;
+  return entry(memoryParts, `${kind}/${id}`, `${kind} memory part '${id}'`);
 }
 
 /** A part of a training step ({id, label, unit, description}; `exposed_comm/tp` for nested ones); throws when absent. */
 export function stepPart(id) {
-  need();
-  const p = stepParts.get(id);
-  if (!p) throw new Error(`The engine's catalogue has no step part '${id}'`);
-  return p;
+  return entry(stepParts, id, `step part '${id}'`);
 }
 
 /** The per-request distributions of serving results [{id, label, unit, pointer, stats, description}]. */
@@ -125,30 +124,13 @@ export function distributionList() {
 
 /** One distribution by id (throws when absent). */
 export function distributionInfo(id) {
-  need();
-  const d = distributions.get(id);
-  if (!d) throw new Error(`The engine's catalogue has no distribution '${id}'`);
-  return d;
+  return entry(distributions, id, `distribution '${id}'`);
 }
 
 /** A policy family's entries [{name, description}] (throws when the engine lacks the family). */
 export function policyList(family) {
   const list = need().policies[family];
   if (!Array.isArray(list) || !list.length) throw new Error(`The engine's catalogue has no policy family '${family}'`);
-  return list;
-}
-
-/** The data type names the engine knows. */
-export function dtypeList() {
-  const list = need().dtypes;
-  if (!Array.isArray(list) || !list.length) throw new Error("The engine's catalogue has no data types");
-  return list.map((d) => (typeof d === 'string' ? d : String(d.name)));
-}
-
-/** The attention kernels the engine knows [{name, description}]. */
-export function attentionList() {
-  const list = need().attention;
-  if (!Array.isArray(list) || !list.length) throw new Error("The engine's catalogue has no attention kernels");
   return list;
 }
 
