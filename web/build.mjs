@@ -7,6 +7,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 const webDir = path.dirname(fileURLToPath(import.meta.url));
@@ -54,6 +55,20 @@ fs.rmSync(outDir, { recursive: true, force: true });
 fs.mkdirSync(outDir, { recursive: true });
 fs.cpSync(srcDir, outDir, { recursive: true });
 for (const f of wasmFiles) fs.copyFileSync(path.join(wasmDir, f), path.join(outDir, f));
+
+// The engine's catalogue (listRegistries: metrics, policies, parameter schema),
+// written once here by the very wasm module the page ships, so the page reads
+// a static file instead of asking its worker (which re-reads every scenario
+// preset to record the schema, ~0.1-0.2 s of wasm) before its first result.
+// tests/wasm/catalogue_file.test.mjs checks the file equals the engine's answer.
+{
+  const require = createRequire(import.meta.url);
+  const createSightline = require(path.join(wasmDir, 'sightline.js'));
+  const engine = await createSightline({ wasmBinary: fs.readFileSync(path.join(wasmDir, 'sightline.wasm')) });
+  const envelope = JSON.parse(engine.listRegistries());
+  if (!envelope.ok) fail(`listRegistries failed: ${JSON.stringify(envelope.error)}`);
+  fs.writeFileSync(path.join(outDir, 'registries.json'), JSON.stringify(envelope.result));
+}
 const vendorDir = path.join(outDir, 'vendor');
 fs.mkdirSync(vendorDir, { recursive: true });
 const notices = [];

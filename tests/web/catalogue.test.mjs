@@ -93,7 +93,9 @@ test('serving and training cards, tables and dropdowns carry the catalogue\'s wo
 
 test('a page whose engine returns no catalogue says so and runs nothing', async () => {
   const context = await suite.browser.newContext({ serviceWorkers: 'block' });
-  // The worker's REGISTRIES call fails as an engine without listRegistries would.
+  // The build's registries.json is missing (the page then asks its worker), and
+  // the worker's REGISTRIES call fails as an engine without listRegistries would.
+  await context.route('**/registries.json', (route) => route.fulfill({ status: 404, body: 'not found' }));
   await context.route('**/worker.js', async (route) => {
     const response = await route.fetch();
     const failing = `JSON.stringify({ ok: false, error: { code: 'unknown_function', path: '', message: 'listRegistries is missing' } })`;

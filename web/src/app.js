@@ -706,12 +706,13 @@ async function init() {
   sweep.init();
   view.setStatus('loading', 'Loading engine…');
   try {
+    const registriesLoaded = client.registries();  // a static file: no need to wait for the worker
     view.showVersion(await client.ready);
-    const [scenarios, models, gpus, interconnects] = await Promise.all(
-      ['scenarios', 'models', 'gpus', 'interconnects'].map((kind) => client.presets(kind)));
     // The engine's catalogue gives every label, unit, policy name and range the
     // page shows; without it the page stops here with the engine's error.
-    const registries = await client.registries();
+    const [scenarios, models, gpus, interconnects, registries] = await Promise.all([
+      ...['scenarios', 'models', 'gpus', 'interconnects'].map((kind) => client.presets(kind)),
+      registriesLoaded]);
     catalogue.setCatalogue(registries);
     catalogue.labelStatic();
     const validation = validationPresets(await client.presets('validation').catch(() => []));

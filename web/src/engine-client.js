@@ -20,6 +20,9 @@ export class EngineClient extends EventTarget {
   constructor(workerUrl, { maxRestarts = 3 } = {}) {
     super();
     this.workerUrl = workerUrl;
+    // registries.json sits beside the worker script and the wasm module.
+    this._registriesBase = new URL(String(workerUrl), typeof location !== 'undefined' ? location.href : 'http://localhost/');
+    this._registries = null;
     this.maxRestarts = maxRestarts;
     this.restarts = 0;          // total restarts, for diagnostics and tests
     this.version = null;
@@ -146,9 +149,23 @@ export class EngineClient extends EventTarget {
     return this._request('PRESETS', { kind }).promise.then((r) => r.result);
   }
 
-  /** The engine's registries (dtypes, cost tiers, serving policies, ...), as `sightline registries` prints them. */
+  /**
+   * The engine's registries (dtypes, cost tiers, serving policies, metrics,
+   * parameter schema), as `sightline registries` prints them. The build writes
+   * them next to the wasm module (registries.json, from that module); where the
+   * file cannot be read (a host that serves only some files), the worker's
+   * engine answers instead.
+   */
   registries() {
-    return this._request('REGISTRIES', {}).promise.then((r) => r.result);
+    if (!this._registries) {
+      const fromEngine = () => this._request('REGISTRIES', {}).promise.then((r) => r.result);
+      const url = new URL('registries.json', this._registriesBase);
+      this._registries = fetch(url)
+        .then((r) => (r.ok ? r.json() : Promise.reject(new Error(`registries.json: HTTP ${r.status}`))))
+        .then((reg) => (reg && typeof reg === 'object' && Array.isArray(reg.metrics) ? reg : fromEngine()))
+        .catch(fromEngine);
+    }
+    return this._registries;
   }
 
   /** Resolves with the resolved scenario, or rejects with the located error. */

@@ -1,0 +1,24 @@
+// The page reads the engine's catalogue from build/web/registries.json, which
+// web/build.mjs writes from the wasm module it ships. The file must be the
+// engine's own answer: equal to the wasm module's listRegistries() and to the
+// native CLI's `sightline registries`.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { cliPath, loadWasm, repoRoot } from './wasm_module.mjs';
+
+test('registries.json equals the wasm module and the CLI catalogue', async () => {
+  const file = path.join(repoRoot, 'build', 'web', 'registries.json');
+  assert.ok(fs.existsSync(file), `${file} is missing: run bash .ci/build`);
+  const fromFile = JSON.parse(fs.readFileSync(file, 'utf8'));
+  const engine = await loadWasm();
+  const envelope = JSON.parse(engine.listRegistries());
+  assert.equal(envelope.ok, true);
+  assert.deepEqual(fromFile, envelope.result);
+  const cli = spawnSync(cliPath, ['registries'], { cwd: repoRoot, encoding: 'utf8' });
+  assert.equal(cli.status, 0, cli.stderr);
+  assert.deepEqual(fromFile, JSON.parse(cli.stdout));
+  assert.ok(fromFile.metrics.length > 100 && fromFile.parameters.length > 100);
+});
