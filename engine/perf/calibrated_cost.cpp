@@ -186,6 +186,12 @@ OpCost CalibratedCostModel::cost(const Operator& op, const CostContext& ctx) con
   OpCost c;
   switch (k) {
     case KernelClass::Gemm: {
+      // Models that price few GEMMs (calibration fits build one per trial)
+      // skip the memo: allocating it would cost more than it saves.
+      if (gemm_prices_ < kGemmMemoAfterPrices) {
+        ++gemm_prices_;
+        return with_launch_floor(gemm_cost(op, g));
+      }
       // Everything gemm_cost and the launch floor below read of the operator.
       const GemmKey key{op.m,           op.n,  op.k, op.flops, op.bytes, op.dequant_ops, op.compute_dtype,
                         peak_flops(g, op.compute_dtype), g.peak_tflops.fp32, g.hbm_bandwidth_GBps, g.sm_count};

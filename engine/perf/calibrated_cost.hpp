@@ -57,7 +57,9 @@ class CalibratedCostModel : public KernelCostModel {
     OpCost cost;
   };
   static constexpr size_t kGemmMemoSlots = 1 << 12;  // a power of two
+  static constexpr size_t kGemmMemoAfterPrices = 4096;  // GEMMs priced before the memo is set up
   mutable std::vector<GemmMemoSlot> gemm_memo_;
+  mutable size_t gemm_prices_ = 0;
 };
 
 // The 80% interval of a class as multipliers on its predicted time: the
