@@ -34,6 +34,7 @@ HardwareSpec read_hardware(const json& v, const std::string& path) {
   if (h.nodes > 1 && !h.inter_node)
     fail(error_code::kMissingKey, r.child_path("inter_node"),
          "inter_node is required when nodes > 1 (e.g. \"ib-ndr\")");
+  check_link_domain(h, r.child_path("gpus_per_node"));
   return h;
 }
 
