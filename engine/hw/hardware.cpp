@@ -13,6 +13,8 @@ double GpuSpec::peak_tflops_for(Dtype d) const {
     case Dtype::FP8: return peak_tflops.fp8;
     case Dtype::INT8: return peak_tflops.int8;
     case Dtype::INT4: return peak_tflops.int4;
+    case Dtype::NVFP4:
+    case Dtype::MXFP4: return peak_tflops.fp4;
   }
   return 0;
 }
