@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "hw/hardware.hpp"
 #include "presets/preset_store.hpp"
+#include "scenario/scenario.hpp"
 
 using namespace sightline;
 
@@ -139,4 +140,27 @@ TEST_CASE("links: a node holds one link domain at most (NVLink bridge pairs, 4-w
   CHECK(error_path({{"gpu", "gb200"}, {"gpus_per_node", 72}, {"intra_node", "nvlink5-nvl72"}}).empty());
   CHECK(error_path({{"gpu", "gb200"}, {"gpus_per_node", 144}, {"intra_node", "nvlink5-nvl72"}}) ==
         "/hardware/gpus_per_node");
+}
+
+TEST_CASE("fp4: runs on FP4 tensor cores where the GPU has them, weight-only with a warning where it does not") {
+  auto scenario = [](const std::string& gpu_id) {
+    json s = {{"schema_version", 1}, {"id", "fp4"}, {"model", "llama-3-8b"},
+              {"hardware", {{"gpu", gpu_id}, {"gpus_per_node", 1}}},
+              {"precision", {{"weights", "nvfp4"}, {"activations", "bf16"}}},
+              {"serving", {{"mode", "latency"}, {"workload", {{"prompt_tokens", 128}, {"output_tokens", 8}}}}}};
+    return read_scenario(s);
+  };
+  for (const char* id : {"b200", "gb200", "rtx-5090", "mi355x"}) {
+    CAPTURE(id);
+    const Scenario s = scenario(id);
+    CHECK(s.precision.fp4_tensor_cores);
+    CHECK(s.model.import.warnings.empty());
+  }
+  for (const char* id : {"h100-sxm", "mi300x", "rtx-4090"}) {
+    CAPTURE(id);
+    const Scenario s = scenario(id);
+    CHECK_FALSE(s.precision.fp4_tensor_cores);
+    REQUIRE(s.model.import.warnings.size() == 1);
+    CHECK(s.model.import.warnings[0].find("no FP4 tensor cores") != std::string::npos);
+  }
 }
