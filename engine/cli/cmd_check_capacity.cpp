@@ -220,6 +220,7 @@ int cmd_check_capacity(const Args& args) {
               {"slo", q["slo"]},
               {"search_added_with_defaults", added_search},
               {"search_requests_simulated", q["requests_simulated"]},
+              {"search_requests_floor", floor_requests},
               {"long_run_requests", n},
               {"long_run_rule", "a plain run of long_run_requests at the rate meets the SLO when every request completes and "
                                 "its goodput attainment (share of all its requests within every bound) reaches slo.attainment"},
