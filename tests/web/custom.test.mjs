@@ -82,6 +82,13 @@ test('a typed hub id is explained (the page cannot fetch it) and bad JSON is a l
   await page.dispatchEvent('#hf_config', 'change');
   await page.waitForFunction(() => document.getElementById('error-code').textContent === 'invalid_json');
   assert.equal(await page.getAttribute('#hf_config', 'aria-invalid'), 'true');
+  // Python's Infinity literal (published in Nemotron-H's config) is accepted, as the engine accepts it.
+  const withInfinity = JSON.stringify({ ...HF_CONFIG, time_step_limit: [0, 1] }).replace('[0,1]', '[0.0, Infinity]');
+  await runAfter(page, async () => {
+    await page.fill('#hf_config', withInfinity);
+    await page.dispatchEvent('#hf_config', 'change');
+  });
+  assert.notEqual(await page.textContent('#error-code'), 'invalid_json');
   // A config the engine cannot read: its own located error.
   await page.fill('#hf_config', '{"hidden_size": 4096}');
   await page.dispatchEvent('#hf_config', 'change');

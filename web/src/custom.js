@@ -128,6 +128,34 @@ function customGpu() {
   return spec;
 }
 
+/** `text` with bare Infinity, -Infinity and NaN outside strings quoted; null when it has none. */
+function quoteNonstandardLiterals(text) {
+  let out = '';
+  let inString = false;
+  let found = false;
+  const word = /[A-Za-z0-9_]/;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text[i];
+    if (inString) {
+      out += c;
+      if (c === '\\' && i + 1 < text.length) out += text[++i];
+      else if (c === '"') inString = false;
+      continue;
+    }
+    if (c === '"') { inString = true; out += c; continue; }
+    const lit = (i === 0 || !word.test(text[i - 1])) &&
+      ['-Infinity', 'Infinity', 'NaN'].find((l) => text.startsWith(l, i) && !word.test(text[i + l.length] || ' '));
+    if (lit) {
+      out += `"${lit}"`;
+      i += lit.length - 1;
+      found = true;
+    } else {
+      out += c;
+    }
+  }
+  return found ? out : null;
+}
+
 /** Reads the config.json text: {config} or {error} located at /model/hf_config. */
 function parseConfig() {
   const text = $('hf_config').value.trim();
@@ -142,7 +170,16 @@ function parseConfig() {
   try {
     config = JSON.parse(text);
   } catch (err) {
-    return at(`config.json is not valid JSON: ${err.message}`, 'invalid_json');
+    // Python's json module writes Infinity and NaN, and some published files
+    // carry them (Nemotron-H): read them as strings, as the engine does, which
+    // warns about them.
+    const quoted = quoteNonstandardLiterals(text);
+    try {
+      if (quoted === null) throw err;
+      config = JSON.parse(quoted);
+    } catch (_) {
+      return at(`config.json is not valid JSON: ${err.message}`, 'invalid_json');
+    }
   }
   if (!isObject(config)) return at('config.json must be a JSON object', 'type_error');
   return { config };
