@@ -109,16 +109,15 @@ OpCost CalibratedCostModel::gemm_cost(const Operator& op, const GpuSpec& g) cons
   double scale = 1.0;
   auto it = p.dtype_scale.find(dtype);
   if (it != p.dtype_scale.end()) scale = it->second;
-  const GemmChoice best = best_gemm_tile(op, p, peak_flops(g, op.compute_dtype) * p.eta_compute * scale,
-                                         g.hbm_bandwidth_GBps * 1e9 * p.eta_memory, g.sm_count);
-  OpCost c;
   // Weight-only dequantization runs on the CUDA cores while the tensor cores
   // multiply (Marlin-style kernels overlap the two), so the slower one counts.
-  c.compute_s = std::max(best.compute_s, op.dequant_ops / (std::max(g.peak_tflops.fp32, 1.0) * 1e12));
+  const double dequant_s = op.dequant_ops / (std::max(g.peak_tflops.fp32, 1.0) * 1e12);
+  const GemmChoice best = best_gemm_tile(op, p, peak_flops(g, op.compute_dtype) * p.eta_compute * scale,
+                                         g.hbm_bandwidth_GBps * 1e9 * p.eta_memory, g.sm_count, dequant_s);
+  OpCost c;
+  c.compute_s = std::max(best.compute_s, dequant_s);
   c.memory_s = best.memory_s;
-  const double blended =
-      std::pow(std::pow(c.compute_s, p.blend_p) + std::pow(c.memory_s, p.blend_p), 1.0 / p.blend_p);
-  c.time_s = p.launch_us * 1e-6 + blended;
+  c.time_s = p.launch_us * 1e-6 + best.time_s;
   // A best-over-shapes figure is a ceiling: no shape runs faster than it.
   auto ceiling = p.ceiling_tflops.find(dtype);
   if (ceiling != p.ceiling_tflops.end()) c.time_s = std::max(c.time_s, op.flops / (ceiling->second * 1e12));
@@ -127,8 +126,12 @@ OpCost CalibratedCostModel::gemm_cost(const Operator& op, const GpuSpec& g) cons
   return c;
 }
 
+double blend_times(double compute_s, double memory_s, double blend_p) {
+  return std::pow(std::pow(compute_s, blend_p) + std::pow(memory_s, blend_p), 1.0 / blend_p);
+}
+
 GemmChoice best_gemm_tile(const Operator& op, const GemmParams& p, double flops_per_s, double bytes_per_s,
-                          int sm_count) {
+                          int sm_count, double compute_floor_s) {
   GemmChoice best;
   double best_time = std::numeric_limits<double>::infinity();
   const double sms = std::max(sm_count, 1);
@@ -143,10 +146,17 @@ GemmChoice best_gemm_tile(const Operator& op, const GemmParams& p, double flops_
       // Split-K writes fp32 partial tiles and reads them back to reduce.
       const double partial_bytes = split > 1 ? 2.0 * 4.0 * split * static_cast<double>(op.m) * op.n : 0.0;
       const double memory_s = (op.bytes + partial_bytes) / bytes_per_s;
-      const double t = std::max(compute_s, memory_s);
+      // The choice minimizes the very time the GEMM is priced at. Choosing by
+      // max(compute, memory) and pricing the blend made slower GPUs faster: at
+      // batch 1 every tile ties on memory, the widest tile won the tie until
+      // its padded compute passed the memory time, and its compute then left
+      // the blend (decode TPOT 22.1 / 23.0 / 20.5 ms at 165 / 120 / 82.6
+      // TFLOP/s). The minimum over tiles of times that each grow as a peak
+      // falls grows too, so the price is monotone in every peak.
+      const double t = blend_times(std::max(compute_s, compute_floor_s), memory_s, p.blend_p);
       if (t < best_time) {
         best_time = t;
-        best = {tile.m, tile.n, split, compute_s, memory_s};
+        best = {tile.m, tile.n, split, compute_s, memory_s, t};
       }
     }
   }

@@ -78,17 +78,22 @@ std::string provenance_kind(const std::string& provenance);
 // Wave quantization: ceil(tiles / SMs) · SMs / tiles ≥ 1 for an m×n output.
 double wave_quantization(int64_t m, int64_t n, int tile_m, int tile_n, int sm_count);
 
-// The tile configuration a GEMM is priced with: the fastest of the
-// calibration's tiles, each alone or split along K (split-K) when K is long
-// and the output tiles too few to fill the SMs.
+// The tile configuration a GEMM is priced with: the fastest (by the priced
+// time) of the calibration's tiles, each alone or split along K (split-K)
+// when K is long and the output tiles too few to fill the SMs.
 struct GemmChoice {
   int tile_m = 0, tile_n = 0, split_k = 1;
   double compute_s = 0, memory_s = 0;
+  double time_s = 0;  // the blend of max(compute, floor) and memory the choice minimized
 };
+// The smooth max the GEMM model prices with: (tc^p + tm^p)^(1/p).
+double blend_times(double compute_s, double memory_s, double blend_p);
 constexpr int kMaxSplitK = 16;
 constexpr int64_t kMinSplitKDepth = 256;  // shallower K slices cannot keep a tile's pipeline busy
+// `compute_floor_s` is compute time that runs beside the tensor cores
+// (weight dequantization): the tile's compute counts only above it.
 GemmChoice best_gemm_tile(const Operator& op, const GemmParams& p, double flops_per_s, double bytes_per_s,
-                          int sm_count);
+                          int sm_count, double compute_floor_s = 0);
 
 // The cross-generation transfer rule: a measured GPU's efficiencies, taken as
 // fractions of its own spec-sheet peaks, applied to the target's spec sheet.
