@@ -4,6 +4,7 @@
 #include "core/json_text.hpp"
 #include "api/api.hpp"
 #include "cli/cli_common.hpp"
+#include "cli/flags.hpp"
 
 namespace sightline::cli {
 
@@ -32,15 +33,13 @@ std::string csv_field(const std::string& s) {
 int cmd_run(const std::vector<std::string>& args) {
   std::string file, preset, format = "table";
   bool central_only = false;
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--central-only") central_only = true;
-    else if (args[i] == "--preset" && i + 1 < args.size()) preset = args[++i];
-    else if (args[i] == "--format" && i + 1 < args.size()) format = args[++i];
-    else if (file.empty() && (args[i] == "-" || args[i].rfind("--", 0) != 0)) file = args[i];
-    else return usage_error("unexpected argument '" + args[i] + "'");
-  }
-  if (format != "table" && format != "json" && format != "csv" && format != "envelope")
-    return usage_error("unknown format '" + format + "'");
+  std::vector<std::string> files;
+  std::string problem;
+  Flags flags("run");
+  flags.boolean("--central-only", &central_only).text("--preset", &preset)
+      .text("--format", &format, {"table", "json", "csv", "envelope"}).positional(&files, 1);
+  if (!flags.parse(args, problem)) return usage_error(problem);
+  if (!files.empty()) file = files[0];
   if (file.empty() == preset.empty()) return usage_error("run takes exactly one of FILE or --preset ID");
   std::string text;
   if (!preset.empty()) {
