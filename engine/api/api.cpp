@@ -102,6 +102,11 @@ std::string search_rank(const std::string& question_json, const std::string& res
     const search::Plan plan = search::plan_deployment_search(spec);
     const json results = parse_json_text(results_json);
     if (!results.is_array()) fail(error_code::kType, "/results", "expected an array of run results, one per candidate");
+    // Exactly one result per planned candidate: the ranking indexes both by position.
+    if (results.size() != plan.candidates.size())
+      fail(error_code::kConstraint, "/results",
+           "expected " + std::to_string(plan.candidates.size()) + " run results, one per candidate of the plan, got " +
+               std::to_string(results.size()));
     std::vector<search::CandidateOutcome> central;
     for (const json& r : results) {
       const bool envelope = r.is_object() && r.contains("ok");

@@ -1,6 +1,7 @@
 #include "model/architecture.hpp"
 
 #include "core/error.hpp"
+#include "model/param_count.hpp"
 #include "presets/preset_store.hpp"
 
 namespace sightline {
@@ -28,10 +29,7 @@ MoeSpec read_moe(const json& v, const std::string& path) {
   m.num_shared_experts = static_cast<int>(r.integer("num_shared_experts", 0, 1024, 0));
   m.expert_intermediate_size = r.integer("expert_intermediate_size", 1, kMaxDim);
   m.first_dense_layers = static_cast<int>(r.integer("first_dense_layers", 0, kMaxLayers, 0));
-  if (m.top_k > m.num_experts)
-    fail(error_code::kConstraint, r.child_path("top_k"),
-         "top_k (" + std::to_string(m.top_k) + ") cannot exceed num_experts (" + std::to_string(m.num_experts) + ")");
-  return m;
+  return m;  // top_k <= num_experts is checked in check_model, for every model form
 }
 
 MlaSpec read_mla(const json& v, const std::string& path) {
@@ -88,7 +86,17 @@ ModelArch read_model_architecture(const json& value, const std::string& path) {
   return m;
 }
 
+// The checks every model form passes (a preset, an inline architecture, a
+// pasted Hugging Face config.json): the readers only check each key's range.
 void check_model(const ModelArch& m, const std::string& path) {
+  if (m.head_dim < 1)
+    fail(error_code::kConstraint, pointer_append(path, "head_dim"),
+         "head_dim must be at least 1 (hidden_size " + std::to_string(m.hidden_size) + " / num_heads " +
+             std::to_string(m.num_heads) + " rounds to 0); give head_dim explicitly");
+  if (m.is_moe() && m.moe.top_k > m.moe.num_experts)
+    fail(error_code::kConstraint, pointer_append(pointer_append(path, "moe"), "top_k"),
+         "top_k (" + std::to_string(m.moe.top_k) + ") cannot exceed num_experts (" + std::to_string(m.moe.num_experts) +
+             ")");
   if (m.num_heads % m.num_kv_heads != 0)
     fail(error_code::kConstraint, pointer_append(path, "num_kv_heads"),
          "num_heads (" + std::to_string(m.num_heads) + ") must be a multiple of num_kv_heads (" +
@@ -96,6 +104,12 @@ void check_model(const ModelArch& m, const std::string& path) {
   if (m.is_moe() && m.moe.first_dense_layers >= m.num_layers)
     fail(error_code::kConstraint, pointer_append(pointer_append(path, "moe"), "first_dense_layers"),
          "first_dense_layers must be smaller than num_layers (" + std::to_string(m.num_layers) + ")");
+  // Sizes whose products overflow are refused here, located at the model.
+  try {
+    (void)count_params(m);
+  } catch (const SightlineError& e) {
+    fail(e.code().c_str(), path, e.what());
+  }
 }
 
 ModelArch read_model(const json& value, const std::string& path) {

@@ -155,6 +155,15 @@ ModelArch read_hf_config(const json& config, const std::string& path) {
          "unsupported model_type '" + type + "'; supported: llama, mistral, mixtral, qwen2, falcon, gpt2, deepseek_v3");
   }
   if (m.head_dim == 0) m.head_dim = m.hidden_size / m.num_heads;
+  // Located at config.json's own keys; check_model then applies every other model form's checks.
+  if (m.is_moe() && m.moe.top_k > m.moe.num_experts)
+    fail(error_code::kConstraint, pointer_append(path, "num_experts_per_tok"),
+         "num_experts_per_tok (" + std::to_string(m.moe.top_k) + ") cannot exceed the number of experts (" +
+             std::to_string(m.moe.num_experts) + ")");
+  if (m.head_dim < 1)
+    fail(error_code::kConstraint, pointer_append(path, "num_attention_heads"),
+         "hidden_size (" + std::to_string(m.hidden_size) + ") / num_attention_heads (" + std::to_string(m.num_heads) +
+             ") gives a head_dim of 0; give head_dim");
   check_model(m, path);
   return m;
 }
