@@ -21,6 +21,7 @@
 #include <thread>
 
 #include "api/api.hpp"
+#include "api/budgeted_job.hpp"
 #include "core/json_text.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/flags.hpp"
@@ -62,7 +63,7 @@ struct ResultLine {
   bool ok = false;
 };
 
-ResultLine result_line(int64_t line_number, const std::string& input, bool central_only) {
+ResultLine result_line(int64_t line_number, const std::string& input, bool central_only, int64_t max_work_units) {
   json id = nullptr;
   try {
     const json doc = json::parse(input);
@@ -70,7 +71,7 @@ ResultLine result_line(int64_t line_number, const std::string& input, bool centr
   } catch (const json::exception&) {
     // Not JSON: the engine reports where (its own parse error).
   }
-  const std::string envelope = central_only ? api::run_scenario_central_only(input) : api::run_scenario(input);
+  const std::string envelope = api::run_scenario_with_budget(input, central_only, max_work_units, RunLimits::kNativeCeiling);
   ResultLine r;
   r.ok = json::parse(envelope).value("ok", false);
   r.text = "{\"line\":" + std::to_string(line_number) + ",\"id\":" + safe_dump(id) + "," + envelope.substr(1);
@@ -105,6 +106,8 @@ int cmd_batch(const Args& args) {
   std::vector<std::string> files;
   std::string problem;
   Flags flags("batch");
+  int64_t max_work_units = RunLimits::kDefaultMaxWorkUnits;
+  flags.integer("--max-work-units", &max_work_units, 1, RunLimits::kNativeCeiling);
   flags.boolean("--central-only", &central_only).integer("--jobs", &jobs, 1, 1024).text("--shard", &shard_text)
       .text("--out", &out).positional(&files, 1);
   if (!flags.parse(args, problem)) return usage_error(problem);
@@ -133,7 +136,7 @@ int cmd_batch(const Args& args) {
     for (;;) {
       const size_t k = next.fetch_add(1);
       if (k >= todo.size()) return;
-      ResultLine r = result_line(todo[k] + 1, lines[static_cast<size_t>(todo[k])], central_only);
+      ResultLine r = result_line(todo[k] + 1, lines[static_cast<size_t>(todo[k])], central_only, max_work_units);
       {
         std::lock_guard<std::mutex> lock(m);
         results[k] = std::move(r);

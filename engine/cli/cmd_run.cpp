@@ -3,6 +3,7 @@
 
 #include "core/json_text.hpp"
 #include "api/api.hpp"
+#include "api/budgeted_job.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/flags.hpp"
 
@@ -36,6 +37,8 @@ int cmd_run(const std::vector<std::string>& args) {
   std::vector<std::string> files;
   std::string problem;
   Flags flags("run");
+  int64_t max_work_units = 0;  // 0: the default budget; the scenario's own limit may go up to the native ceiling
+  flags.integer("--max-work-units", &max_work_units, 1, RunLimits::kNativeCeiling);
   flags.boolean("--central-only", &central_only).text("--preset", &preset)
       .text("--format", &format, {"table", "json", "csv", "envelope"}).positional(&files, 1);
   if (!flags.parse(args, problem)) return usage_error(problem);
@@ -50,8 +53,8 @@ int cmd_run(const std::vector<std::string>& args) {
     std::cerr << "error [io_error] at '': cannot read " << file << "\n";
     return 1;
   }
-  const std::string raw =
-      central_only ? sightline::api::run_scenario_central_only(text) : sightline::api::run_scenario(text);
+  const std::string raw = sightline::api::run_scenario_with_budget(
+      text, central_only, max_work_units > 0 ? max_work_units : RunLimits::kDefaultMaxWorkUnits, RunLimits::kNativeCeiling);
   json envelope = json::parse(raw);
   if (!envelope["ok"].get<bool>()) return report_error(envelope);
   if (format == "envelope") {  // the API's bytes, as the wasm module returns them
