@@ -161,3 +161,38 @@ TEST_CASE("the resolved scenario of every preset validates again (round trip)") 
   }
   CHECK(failures == 0);
 }
+
+TEST_CASE("a run that would hold more memory than a run may use is refused up front, with the estimate") {
+  json s = preset("scenarios", "I2.1");
+  s["hardware"] = {{"gpu", "a100-80g-sxm"}, {"gpus_per_node", 8}, {"nodes", 100000},
+                   {"intra_node", "nvlink3-nvswitch"}, {"inter_node", "ib-hdr"}};  // 800,000 replicas
+  const json e = run(s);
+  check_error(e, "limit_exceeded", "/hardware");
+  const std::string m = e["error"]["message"].get<std::string>();
+  CHECK(m.find("GiB") != std::string::npos);
+  CHECK(m.find("800000 replicas") != std::string::npos);
+  CHECK(envelope(api::Engine().start(s.dump()))["error"] == e["error"]);  // the page's sliced start too
+}
+
+TEST_CASE("a latency-mode unit is one sequence-step: the budget scales with the batch") {
+  json s = preset("scenarios", "I1.1");
+  s["serving"]["workload"]["batch_size"] = 64;
+  const int64_t steps = s["serving"]["workload"]["output_tokens"].get<int64_t>();
+  const int64_t units = 3 * steps * 64;  // central and both bounds
+  s["limits"] = {{"max_work_units", units - 1}};
+  const json refused = run(s);
+  check_error(refused, "limit_exceeded", "/limits/max_work_units");
+  CHECK(refused["error"]["message"].get<std::string>().find(std::to_string(units)) != std::string::npos);
+  s["limits"] = {{"max_work_units", units}};
+  CHECK(run(s)["ok"] == true);
+}
+
+TEST_CASE("the native budget can be raised past the API's, up to 1e10; the API keeps its ceiling") {
+  json s = preset("scenarios", "I1.1");
+  s["limits"] = {{"max_work_units", 20000000}};
+  check_error(run(s), "out_of_range", "/limits/max_work_units");
+  CHECK(envelope(api::run_scenario_with_budget(s.dump(), true, 10000000, 10000000000))["ok"] == true);
+  s["limits"] = {{"max_work_units", 20000000000}};
+  check_error(envelope(api::run_scenario_with_budget(s.dump(), true, 10000000, 10000000000)), "out_of_range",
+              "/limits/max_work_units");
+}
