@@ -7,9 +7,9 @@
 //     sequence-step) every simulation of the run makes together: a serving
 //     simulation handles at least one event per arrival and one step per
 //     max_num_seqs decode tokens; the interval runs triple it.
-//   memory: an estimate of the bytes the run holds at its peak: per request,
-//     per replica, the per-request records and the trace it writes, for each
-//     simulation kept at once.
+//   memory: an estimate of the bytes the run holds at its peak: per request and
+//     per replica of one simulation (they run one after another), plus the
+//     per-request records and the trace the central run writes.
 #include <cstdint>
 #include <string>
 
