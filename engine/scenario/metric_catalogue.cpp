@@ -164,7 +164,7 @@ const std::vector<MetricInfo>& metric_catalogue() {
       {kTraining, "tokens_per_s_per_gpu", "Throughput per GPU", "tokens/s/GPU", "/metrics/tokens_per_s_per_gpu", "", ""},
       {kTraining, "samples_per_s", "Sequences per second", "seq/s", "/metrics/samples_per_s", "", ""},
       {kTraining, "mfu_pct", "MFU", "%", "/metrics/mfu_pct", "", "model FLOPs (see flop_convention) / (time × GPUs × bf16 peak)"},
-      {kTraining, "hfu_pct", "HFU", "%", "/metrics/hfu_pct", "", "executed FLOPs incl. recomputation / (time × GPUs × bf16 peak)"},
+      {kTraining, "hfu_pct", "HFU", "%", "/metrics/hfu_pct", "", "model FLOPs plus recomputed FLOPs (MFU's convention, so HFU ≥ MFU) / (time × GPUs × bf16 peak)"},
       {kTraining, "model_tflops_per_gpu", "Model TFLOP/s per GPU", "TFLOP/s", "/metrics/model_tflops_per_gpu", "", ""},
       {kTraining, "attention_fwd_bwd_ms", "Attention fwd+bwd (one layer)", "ms", "/per_layer/attention_core_fwd_bwd_ms", "", "attention kernels of one layer for one micro-batch: forward + backward"},
       {kTraining, "attention_block_fwd_bwd_ms", "Attention block fwd+bwd (one layer)", "ms", "/per_layer/attention_block_fwd_bwd_ms", "", "norm, QKV, RoPE, attention, output projection, TP comm"},
@@ -206,7 +206,7 @@ const std::vector<MetricInfo>& metric_catalogue() {
       {kTraining, "compare_memory_ratio", "Memory: first variant / this", "x", "/compare/0/variant_over_base_memory", "compare", ""},
       {kTraining, "compare_activation_ratio", "Activations: first variant / this", "x", "/compare/0/variant_over_base_activations", "compare", ""},
       // Shown by the CLI table and the page's training view beside the headline metrics.
-      {kTraining, "hardware_tflops_per_gpu", "Hardware TFLOP/s per GPU", "TFLOP/s", "/metrics/hardware_tflops_per_gpu", "", "FLOPs the kernels execute (recomputation included), the HFU basis"},
+      {kTraining, "hardware_tflops_per_gpu", "Hardware TFLOP/s per GPU", "TFLOP/s", "/metrics/hardware_tflops_per_gpu", "", "model FLOPs plus the FLOPs recomputation runs again (MFU's convention), the HFU basis"},
       {kTraining, "tp_comm_exposed_ms", "TP communication exposed per step", "ms", "/communication/tp/exposed_ms", "", ""},
       {kTraining, "cp_ring_exposed_ms", "CP ring exchange exposed per step", "ms", "/communication/cp/exposed_ms", "", ""},
       {kTraining, "pp_bubble_formula_pct", "Pipeline bubble (formula)", "%", "/pipeline/bubble_formula_pct", "", "(PP - 1) / (m·v + PP - 1), for comparison"},

@@ -410,11 +410,26 @@ void TrainRun::finish() {
   const double model_flops_per_token =
       c.lora.enabled ? 4.0 * n_model + 6.0 * trainable_total + attn_term : 6.0 * n_model + attn_term;
   const double peak = gpu.peak_tflops_for(s_.precision.activations) * 1e12;
-  double exec_flops = 0;
-  for (int d = 0; d < pp; ++d) exec_flops += rs[d].flops;
+  double exec_flops = 0, exec_recompute = 0;
+  for (int d = 0; d < pp; ++d) {
+    exec_flops += rs[d].flops;
+    exec_recompute += rs[d].recompute_flops;
+  }
   exec_flops *= static_cast<double>(par.dp) * par.cp * par.tp;
+  exec_recompute *= static_cast<double>(par.dp) * par.cp * par.tp;
+  // HFU counts the same FLOPs as MFU plus what recomputation runs again, in
+  // MFU's convention: the kernels' own count differs from it (causal
+  // attention executes half the non-causal FLOPs the PaLM formula counts), so
+  // HFU from raw kernel FLOPs fell below MFU for long sequences. The
+  // recomputed share of the executed FLOPs scales the model count, so
+  // HFU = MFU · executed / (executed − recomputed) ≥ MFU always.
+  const double model_flops_step = model_flops_per_token * tokens_step;
+  const double recompute_share = exec_flops > exec_recompute && exec_flops > 0
+                                     ? exec_recompute / (exec_flops - exec_recompute) : 0.0;
+  const double recompute_flops_step = model_flops_step * recompute_share;
+  const double hardware_flops_step = model_flops_step + recompute_flops_step;
   const double mfu = model_flops_per_token * tokens_s / (world * peak);
-  const double hfu = exec_flops / step / (world * peak);
+  const double hfu = hardware_flops_step / step / (world * peak);
 
   const RankSummary& rm = rs[mem_rank];
   const double cap = gpu.memory_GiB * kBytesPerGiB;
@@ -518,7 +533,7 @@ void TrainRun::finish() {
   x.flop_convention =
       "MFU counts model FLOPs per token as 6·N + 12·L·H·d_head·S (PaLM; N = parameters without the input "
       "embedding, active experts only; attention counted non-causal), LoRA: 4·N_frozen + 6·N_adapters + attention; "
-      "HFU counts the FLOPs the kernels execute (causal attention, recomputation included). Both are relative to "
+      "HFU counts the same FLOPs plus those recomputation runs again (in the same convention, so HFU >= MFU). Both are relative to "
       "the dense " + dtype_name(s_.precision.activations) + " peak of the GPU, FP8 runs included.";
   TrainRunResult::Metrics& met = x.metrics;
   met.step_time_ms = step * 1e3;
@@ -528,13 +543,9 @@ void TrainRun::finish() {
   met.mfu_pct = 100.0 * mfu;
   met.hfu_pct = 100.0 * hfu;
   met.model_tflops_per_gpu = model_flops_per_token * tokens_s / world / 1e12;
-  met.hardware_tflops_per_gpu = exec_flops / step / world / 1e12;
-  met.hardware_flops_per_step = exec_flops;
-  met.recompute_flops_per_step = [&] {
-    double f = 0;
-    for (int d = 0; d < pp; ++d) f += rs[d].recompute_flops;
-    return f * par.dp * par.cp * par.tp;
-  }();
+  met.hardware_tflops_per_gpu = hardware_flops_step / step / world / 1e12;
+  met.hardware_flops_per_step = hardware_flops_step;
+  met.recompute_flops_per_step = recompute_flops_step;
   met.model_flops_per_token = model_flops_per_token;
   TrainRunResult::StepBreakdown& sb_ms = x.step_breakdown_ms;
   for (int k = 0; k < kNumTimeCats; ++k) sb_ms.cats_ms[k] = rb.cats[k] * 1e3;
