@@ -166,7 +166,8 @@ function runForm({ force = false } = {}) {
     } else showEngineError(problem);
     return;
   }
-  persist(scenario);
+  // The scenario is stored (share hash, localStorage) only once it has run: a
+  // link that fails, or kills the worker, must not replay on the next visit.
   view.setStatus('running', 'Running… 0%');
   view.setProgress(0);
   const t0 = performance.now();
@@ -179,6 +180,7 @@ function runForm({ force = false } = {}) {
     if (!state.run || state.run.id !== id) return;
     state.run = null;
     state.shownText = text;
+    persist(scenario);
     showResult(scenario, result, warnings);
     view.setStatus('done', `Done in ${Math.max(1, Math.round(performance.now() - t0))} ms`);
     perf.runs += 1;
