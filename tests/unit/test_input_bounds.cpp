@@ -196,3 +196,22 @@ TEST_CASE("the native budget can be raised past the API's, up to 1e10; the API k
   check_error(envelope(api::run_scenario_with_budget(s.dump(), true, 10000000, 10000000000)), "out_of_range",
               "/limits/max_work_units");
 }
+
+TEST_CASE("the deployment search's space is bounded before it is planned: 200k duplicated axis values, exploding axes") {
+  json q = json::parse(read_source_file("examples/search-llama3-70b.json"));
+  json dup = json::array();
+  for (int i = 0; i < 200000; ++i) dup.push_back(64);
+  json big = q;
+  big["max_num_seqs"] = dup;
+  check_error(envelope(api::search_plan(big.dump())), "out_of_range", "/max_num_seqs");
+  json wide = q;
+  wide["max_num_seqs"] = json::array();
+  wide["max_num_batched_tokens"] = json::array();
+  for (int i = 1; i <= 64; ++i) {
+    wide["max_num_seqs"].push_back(i);
+    wide["max_num_batched_tokens"].push_back(1000 + i);
+  }
+  wide["tp"] = {1, 2, 4, 8};
+  check_error(envelope(api::search_plan(wide.dump())), "limit_exceeded", "/max_num_seqs");
+  CHECK(envelope(api::search_plan(q.dump()))["ok"] == true);  // the shipped example still plans
+}
