@@ -25,6 +25,7 @@ EMSCRIPTEN_BINDINGS(sightline) {
   emscripten::function("listPresets", &sightline::api::list_presets);
   emscripten::function("getPreset", &sightline::api::get_preset);
   emscripten::function("version", &sightline::api::version);
+  emscripten::function("inspectModel", &sightline::api::inspect_model);
   emscripten::function("listRegistries", &sightline::api::list_registries);
   emscripten::function("searchPlan", &sightline::api::search_plan);
   emscripten::function("searchRank", &sightline::api::search_rank);

@@ -4,6 +4,7 @@
 #include <functional>
 
 #include "api/budgeted_job.hpp"
+#include "api/inspect_model.hpp"
 #include "api/make_job.hpp"
 #include "api/run_estimate.hpp"
 #include "core/error.hpp"
@@ -166,6 +167,10 @@ std::string list_presets(const std::string& kind) {
     for (const json* p : sightline::list_presets(kind)) arr.push_back(*p);
     return arr;
   });
+}
+
+std::string inspect_model(const std::string& model_json) {
+  return guarded([&] { return inspect_model_json(read_model_for_inspection(parse_json_text(model_json))); });
 }
 
 std::string get_preset(const std::string& kind, const std::string& id) {

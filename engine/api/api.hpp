@@ -29,6 +29,10 @@ std::string validate_scenario(const std::string& scenario_json);  // result: the
 std::string list_presets(const std::string& kind);                // kind "" lists the kinds
 std::string get_preset(const std::string& kind, const std::string& id);
 std::string version();
+// What the engine understood of a model: `model_json` is a pasted config.json,
+// {"hf_config": ..., "hf_quant_config": ...}, a preset id string or an
+// architecture object (api/inspect_model.hpp lists the fields).
+std::string inspect_model(const std::string& model_json);
 // Policy registries the page builds its dropdowns from: {"serving": {...}, "cost_tiers": [...], ...}.
 std::string list_registries();
 

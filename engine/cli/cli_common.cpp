@@ -16,6 +16,7 @@ const char* const kUsage =
     "usage:\n"
     "  sightline run FILE|--preset ID [--format table|json|csv|envelope] [--central-only] [--max-work-units N]\n"
     "  sightline validate FILE\n"
+    "  sightline inspect-model FILE [--json]   (FILE: a Hugging Face config.json or a model object)\n"
     "  sightline presets [models|gpus|interconnects|scenarios|calibrations|comm_calibrations|stacks] [--format json]\n"
     "  sightline ops --model ID --gpu ID --phase prefill|decode --tokens N [--batch B] [--kv-len L]\n"
     "                [--tp N] [--tier auto|target-measured|cross-generation|roofline] [--training] [--dtype D] [--weights D] [--format json|table]\n"

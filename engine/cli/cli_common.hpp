@@ -46,6 +46,7 @@ void print_training_table(const json& result);
 // Commands: each takes the arguments after its name and returns the exit code.
 int cmd_run(const Args& args);
 int cmd_validate(const Args& args);
+int cmd_inspect_model(const Args& args);
 int cmd_presets(const Args& args);
 int cmd_calibrate(const Args& args);
 int cmd_report_accuracy(const Args& args);

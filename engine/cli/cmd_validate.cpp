@@ -4,6 +4,7 @@
 #include "api/api.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/flags.hpp"
+#include "core/json_text.hpp"
 
 namespace sightline::cli {
 
@@ -22,6 +23,65 @@ int cmd_validate(const std::vector<std::string>& args) {
   json envelope = json::parse(sightline::api::validate_scenario(text));
   if (!envelope["ok"].get<bool>()) return report_error(envelope);
   std::cout << "ok\n";
+  return 0;
+}
+
+// sightline inspect-model FILE: what the engine understood of a model.
+int cmd_inspect_model(const std::vector<std::string>& args) {
+  std::vector<std::string> files;
+  std::string problem;
+  bool as_json = false, format_json = false;
+  Flags flags("inspect-model");
+  flags.boolean("--json", &as_json).boolean("--format=json", &format_json).positional(&files, 1);
+  if (!flags.parse(args, problem)) return usage_error(problem);
+  if (files.size() != 1) return usage_error("inspect-model takes one FILE (a config.json or a model object) [--json]");
+  std::string text;
+  if (!read_file(files[0], text)) {
+    std::cerr << "error [io_error] at '': cannot read " << files[0] << "\n";
+    return 1;
+  }
+  json envelope = json::parse(sightline::api::inspect_model(text));
+  if (!envelope["ok"].get<bool>()) return report_error(envelope);
+  const json& r = envelope["result"];
+  if (as_json || format_json) {
+    std::cout << sightline::safe_dump(r, 2) << "\n";
+    return 0;
+  }
+  std::cout << "family        " << r["family"].get<std::string>() << "  (" << r["name"].get<std::string>() << ")\n";
+  std::cout << "layers        " << r["layers"].get<int>() << "\n";
+  for (const json& l : r["layers_by_kind"]) {
+    std::cout << "  " << l["count"].get<int>() << " x " << l["mixer"].get<std::string>();
+    if (l.contains("attention")) std::cout << " (" << l["attention"].get<std::string>() << ")";
+    std::cout << " + " << l["ffn"].get<std::string>() << "\n";
+  }
+  const json& h = r["heads"];
+  std::cout << "heads         " << h["query"].get<int>() << " query / " << h["kv"].get<int>() << " KV ("
+            << h["kind"].get<std::string>() << "), head_dim " << h["head_dim"].get<int64_t>() << "\n";
+  if (!r["experts"].is_null()) {
+    const json& e = r["experts"];
+    std::cout << "experts       " << e["routed"].get<int>() << " routed, " << e["shared"].get<int>() << " shared, top-"
+              << e["top_k"].get<int>() << " (" << e["moe_layers"].get<int>() << " MoE layers)\n";
+  }
+  if (r["mtp_layers"].get<int>() > 0) std::cout << "MTP layers    " << r["mtp_layers"].get<int>() << "\n";
+  const json& p = r["params"];
+  std::cout << "parameters    total " << fixed(p["total_B"].get<double>(), 2) << " B, active "
+            << fixed(p["active_B"].get<double>(), 2) << " B, embedding " << fixed(p["embedding_B"].get<double>(), 2)
+            << " B (not in active)\n";
+  std::cout << "KV cache      (" << r["kv_cache"]["dtype"].get<std::string>() << ", one GPU) bytes/token:";
+  for (auto it = r["kv_cache"]["at"].begin(); it != r["kv_cache"]["at"].end(); ++it)
+    std::cout << " " << it.key() << " " << fixed(it.value()["bytes_per_token"].get<double>(), 0);
+  std::cout << "\n";
+  const json& w = r["weights"];
+  std::cout << "weights       " << w["dtype"].get<std::string>() << ", " << fixed(w["GiB"].get<double>(), 1) << " GiB";
+  if (!w["from_config"].is_null()) std::cout << "  [" << w["from_config"].get<std::string>() << "]";
+  std::cout << "\n";
+  for (const json& x : r["ignored_parts"]) std::cout << "ignored       " << x.get<std::string>() << "\n";
+  if (!r["ignored_keys"].empty()) {
+    std::cout << "ignored keys  ";
+    for (size_t i = 0; i < r["ignored_keys"].size(); ++i) std::cout << (i ? ", " : "") << r["ignored_keys"][i].get<std::string>();
+    std::cout << "\n";
+  }
+  for (const json& x : r["warnings"]) std::cout << "warning: " << x.get<std::string>() << "\n";
   return 0;
 }
 

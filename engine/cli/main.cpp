@@ -45,6 +45,7 @@ int main(int argc, char** argv) {
   const std::map<std::string, std::function<int(const Args&)>> commands = {
       {"run", cmd_run},
       {"validate", cmd_validate},
+      {"inspect-model", cmd_inspect_model},
       {"presets", cmd_presets},
       {"calibrate", cmd_calibrate},
       {"report-accuracy", cmd_report_accuracy},

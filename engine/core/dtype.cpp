@@ -5,7 +5,7 @@
 namespace sightline {
 
 const std::vector<std::string>& dtype_names() {
-  static const std::vector<std::string> names = {"fp32", "bf16", "fp16", "fp8", "int8", "int4"};
+  static const std::vector<std::string> names = {"fp32", "bf16", "fp16", "fp8", "int8", "int4", "nvfp4", "mxfp4"};
   return names;
 }
 
@@ -16,6 +16,8 @@ Dtype parse_dtype(const std::string& name) {
   if (name == "fp8") return Dtype::FP8;
   if (name == "int8") return Dtype::INT8;
   if (name == "int4") return Dtype::INT4;
+  if (name == "nvfp4") return Dtype::NVFP4;
+  if (name == "mxfp4") return Dtype::MXFP4;
   throw std::logic_error("parse_dtype: unchecked name " + name);
 }
 
@@ -27,6 +29,8 @@ std::string dtype_name(Dtype d) {
     case Dtype::FP8: return "fp8";
     case Dtype::INT8: return "int8";
     case Dtype::INT4: return "int4";
+    case Dtype::NVFP4: return "nvfp4";
+    case Dtype::MXFP4: return "mxfp4";
   }
   return "?";
 }
@@ -40,11 +44,15 @@ double dtype_bytes(Dtype d, int group_size) {
     case Dtype::FP8: return 1.0;
     case Dtype::INT8: base = 1.0; break;
     case Dtype::INT4: base = 0.5; break;
+    case Dtype::NVFP4: return 0.5 + 1.0 / 16.0;  // fp8 scale per 16 values
+    case Dtype::MXFP4: return 0.5 + 1.0 / 32.0;  // e8m0 scale per 32 values
   }
   // fp16 scale + fp16 zero point per group of `group_size` weights.
   return group_size > 0 ? base + 4.0 / group_size : base;
 }
 
 bool is_integer_weight_only(Dtype d) { return d == Dtype::INT8 || d == Dtype::INT4; }
+
+bool is_fp4(Dtype d) { return d == Dtype::NVFP4 || d == Dtype::MXFP4; }
 
 }  // namespace sightline

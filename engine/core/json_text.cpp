@@ -205,6 +205,56 @@ json without_nulls(json value) {
   return value;
 }
 
+namespace {
+
+bool word_char(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; }
+
+// `text` with every bare Infinity, -Infinity and NaN outside strings written as
+// a string ("Infinity"): Python's json module writes these literals, and some
+// published config.json files carry them. Empty when there is none.
+std::string quote_nonstandard_literals(const std::string& text) {
+  std::string out;
+  bool in_string = false, found = false;
+  out.reserve(text.size() + 16);
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      out += c;
+      if (c == '\\' && i + 1 < text.size()) out += text[++i];
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+      out += c;
+      continue;
+    }
+    const bool boundary = i == 0 || !word_char(text[i - 1]);
+    for (const char* lit : {"-Infinity", "Infinity", "NaN"}) {
+      const std::size_t n = std::char_traits<char>::length(lit);
+      if (boundary && text.compare(i, n, lit) == 0 && (i + n == text.size() || !word_char(text[i + n]))) {
+        out += '"';
+        out += lit;
+        out += '"';
+        i += n - 1;
+        found = true;
+        goto next;
+      }
+    }
+    out += c;
+  next:;
+  }
+  return found ? out : std::string();
+}
+
+}  // namespace
+
+bool is_nonstandard_literal(const json& value) {
+  if (!value.is_string()) return false;
+  const std::string& s = value.get_ref<const std::string&>();
+  return s == "Infinity" || s == "-Infinity" || s == "NaN";
+}
+
 json parse_json_text(const std::string& text) {
   const std::size_t bad = first_invalid_utf8(text);
   if (bad != std::string::npos) {
@@ -221,6 +271,17 @@ json parse_json_text(const std::string& text) {
   json root;
   StrictSax sax(root);
   const bool ok = json::sax_parse(text, &sax, json::input_format_t::json, true, false);
+  if ((!ok || sax.failed()) && sax.code() == error_code::kParse) {
+    // Retry with the non-standard literals quoted; readers then see strings
+    // and reject them where a number is needed (a located type error).
+    const std::string quoted = quote_nonstandard_literals(text);
+    if (!quoted.empty()) {
+      json retry;
+      StrictSax retry_sax(retry);
+      if (json::sax_parse(quoted, &retry_sax, json::input_format_t::json, true, false) && !retry_sax.failed())
+        return retry;
+    }
+  }
   if (!ok || sax.failed()) {
     const std::string at = sax.offset() != std::string::npos ? " at " + where(text, sax.offset()) : "";
     fail(sax.failed() ? sax.code().c_str() : error_code::kParse, sax.error_path(),

@@ -41,6 +41,14 @@ json merge_patch_between(const json& from, const json& to);
 // Parses untrusted JSON text with the rules above. Throws SightlineError
 // (parse_error) whose path is the JSON pointer where reading stopped and whose
 // message names the byte offset, line and column.
+// The non-standard literals Infinity, -Infinity and NaN (written by Python's
+// json module, found in some published config.json files) are accepted: they
+// are read as the strings "Infinity", "-Infinity" and "NaN", so a reader that
+// needs a number rejects them with a located type error, and the Hugging Face
+// importer warns about them.
 json parse_json_text(const std::string& text);
+
+// True for a value that parse_json_text read from a non-standard literal.
+bool is_nonstandard_literal(const json& value);
 
 }  // namespace sightline

@@ -13,6 +13,8 @@ double GpuSpec::peak_tflops_for(Dtype d) const {
     case Dtype::FP8: return peak_tflops.fp8;
     case Dtype::INT8: return peak_tflops.int8;
     case Dtype::INT4: return peak_tflops.int4;
+    case Dtype::NVFP4:
+    case Dtype::MXFP4: return peak_tflops.fp4;
   }
   return 0;
 }
@@ -31,7 +33,7 @@ GpuSpec read_gpu_object(const json& value, const std::string& path) {
   g.vendor = r.string("vendor", "unknown");
   g.architecture = r.string("architecture", "unknown");
   ObjectReader p(r.required("peak_tflops"), r.child_path("peak_tflops"),
-                 {"fp32", "tf32", "fp16", "bf16", "fp8", "int8", "int4"});
+                 {"fp32", "tf32", "fp16", "bf16", "fp8", "int8", "int4", "fp4"});
   constexpr double kMaxTflops = 1e6;
   g.peak_tflops.fp32 = p.number("fp32", 0, kMaxTflops, 0);
   g.peak_tflops.tf32 = p.number("tf32", 0, kMaxTflops, 0);
@@ -40,6 +42,7 @@ GpuSpec read_gpu_object(const json& value, const std::string& path) {
   g.peak_tflops.fp8 = p.number("fp8", 0, kMaxTflops, 0);
   g.peak_tflops.int8 = p.number("int8", 0, kMaxTflops, 0);
   g.peak_tflops.int4 = p.number("int4", 0, kMaxTflops, 0);
+  g.peak_tflops.fp4 = p.number("fp4", 0, kMaxTflops, 0);
   if (g.peak_tflops.fp16 <= 0 && g.peak_tflops.bf16 <= 0)
     fail(error_code::kConstraint, r.child_path("peak_tflops"), "a GPU needs a positive fp16 or bf16 peak");
   g.memory_GiB = r.number("memory_GiB", 0.25, 1e5);
@@ -83,7 +86,7 @@ InterconnectSpec read_interconnect(const json& value, const std::string& path) {
 }
 
 json GpuSpec::to_json() const {
-  return {{"id", id}, {"name", name}, {"source", source}, {"vendor", vendor}, {"architecture", architecture},
+  json g = {{"id", id}, {"name", name}, {"source", source}, {"vendor", vendor}, {"architecture", architecture},
           {"peak_tflops", {{"fp32", peak_tflops.fp32}, {"tf32", peak_tflops.tf32}, {"fp16", peak_tflops.fp16},
                            {"bf16", peak_tflops.bf16}, {"fp8", peak_tflops.fp8}, {"int8", peak_tflops.int8},
                            {"int4", peak_tflops.int4}}},
@@ -91,6 +94,8 @@ json GpuSpec::to_json() const {
           {"sm_count", sm_count}, {"boost_clock_MHz", boost_clock_MHz},
           {"nvlink_bandwidth_GBps", nvlink_bandwidth_GBps}, {"pcie_gen", pcie_gen},
           {"pcie_bandwidth_GBps", pcie_bandwidth_GBps}, {"tdp_W", tdp_W}, {"idle_power_W", idle_power_W}};
+  if (peak_tflops.fp4 > 0) g["peak_tflops"]["fp4"] = peak_tflops.fp4;
+  return g;
 }
 
 json InterconnectSpec::to_json() const {

@@ -10,6 +10,7 @@ namespace sightline {
 
 struct PeakTflops {
   double fp32 = 0, tf32 = 0, fp16 = 0, bf16 = 0, fp8 = 0, int8 = 0, int4 = 0;
+  double fp4 = 0;  // block-scaled FP4 tensor cores (NVFP4/MXFP4, Blackwell); 0: none
 };
 
 struct GpuSpec {

@@ -1,5 +1,7 @@
 #include "infer/latency_job.hpp"
 
+#include "model/kv_footprint.hpp"
+
 #include <algorithm>
 
 #include "mem/inference_memory.hpp"
@@ -72,9 +74,10 @@ LatencyResult LatencyJob::typed_result() const {
   InferenceMemory& mem = x.memory;
   mem.capacity_GiB = s_.hardware.gpu.memory_GiB;
   mem.weights_GiB = weight_bytes_per_gpu(s_.model, s_.precision, sv.parallelism) / kBytesPerGiB;
-  mem.kv_cache_GiB = kv_bytes_per_token_per_gpu(s_.model, s_.precision, sv.parallelism.tp,
-                                                s_.model.num_layers / sv.parallelism.pp) *
-                     batch * static_cast<double>(w.prompt_tokens + w.output_tokens) / kBytesPerGiB;
+  mem.kv_cache_GiB = kv_footprint_per_gpu(s_.model, s_.precision, sv.parallelism.tp,
+                                           static_cast<double>(s_.model.num_layers / sv.parallelism.pp) / s_.model.num_layers)
+                         .bytes_for_tokens(w.prompt_tokens + w.output_tokens) *
+                     batch / kBytesPerGiB;
   mem.activations_GiB = activation_peak_bytes(s_.model, s_.precision, sv.parallelism.tp,
                                               w.batch_size * w.prompt_tokens, w.batch_size) / kBytesPerGiB;
   mem.runtime_overhead_GiB = sv.runtime_overhead_GiB;

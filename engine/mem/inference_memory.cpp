@@ -10,17 +10,17 @@ double weight_bytes_per_gpu(const ModelArch& m, const Precision& p, const Parall
   const ParamCounts c = count_params(m);
   const double act_b = dtype_bytes(p.activations == Dtype::FP8 ? Dtype::BF16 : p.activations);
   const double w_b = dtype_bytes(p.weights, is_integer_weight_only(p.weights) ? p.weight_group_size : 0);
+  const double mixer_b = p.mixer_weights_unquantized ? act_b : w_b;
   const double tp = layout.tp;
   auto layer_bytes = [&](const LayerParams& l) {
     // Norm weights are replicated on every rank; the rest is sharded.
-    return (static_cast<double>(l.attention + l.mlp) * w_b) / tp + static_cast<double>(l.norms) * act_b;
+    return (static_cast<double>(l.attention) * mixer_b + static_cast<double>(l.mlp) * w_b) / tp +
+           static_cast<double>(l.norms) * act_b;
   };
   // MLA's latent projections are not sharded by head in practice, but they are
   // small; the per-head projections dominate and are sharded.
-  const double dense_layers = m.num_dense_layers();
-  const double moe_layers = m.num_moe_layers();
-  const double all_layers = dense_layers * layer_bytes(c.dense_layer) +
-                            moe_layers * layer_bytes(c.moe_layer);
+  double all_layers = 0;
+  for (const GroupParams& g : c.groups) all_layers += g.group.count * layer_bytes(g.layer);
   const double per_stage_layers = all_layers / layout.pp;
   const double embedding = static_cast<double>(c.embedding) * act_b / tp;
   const double head = static_cast<double>(c.lm_head + c.final_norm) * act_b / tp;

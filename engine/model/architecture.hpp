@@ -3,6 +3,7 @@
 // architecture, or a Hugging Face config.json.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/json_reader.hpp"
 
@@ -14,6 +15,89 @@ struct MoeSpec {
   int num_shared_experts = 0;
   int64_t expert_intermediate_size = 0;
   int first_dense_layers = 0;  // leading layers that use the dense MLP
+  // Every `layer_step`-th layer (after the dense-first ones) is MoE, the others dense
+  // (Llama-4 Maverick: 2; Qwen-MoE's decoder_sparse_step). 1: every layer.
+  int layer_step = 1;
+  // Intermediate size of all shared experts together; 0: num_shared_experts ×
+  // expert_intermediate_size (DeepSeek). Qwen-MoE and Llama-4 give their own.
+  int64_t shared_intermediate_size = 0;
+  bool expert_bias = false;  // gpt-oss experts carry biases
+
+  int64_t shared_intermediate() const {
+    return shared_intermediate_size > 0 ? shared_intermediate_size : num_shared_experts * expert_intermediate_size;
+  }
+};
+
+// What mixes information across tokens in a layer.
+enum class LayerMixer { Attention, LinearAttention, Mamba, None };
+// What follows the mixer.
+enum class LayerFfn { Dense, Moe, None };
+
+std::string layer_mixer_name(LayerMixer k);
+std::string layer_ffn_name(LayerFfn k);
+
+// One layer's kind. Attention layers may be windowed: a sliding window of
+// `window` tokens or chunks of `chunk` tokens cap what each query attends to
+// and what the KV cache keeps.
+struct ModelLayer {
+  LayerMixer mixer = LayerMixer::Attention;
+  int64_t window = 0;  // sliding window in tokens; 0: none
+  int64_t chunk = 0;   // chunked attention (attends within aligned chunks); 0: none
+  bool rope = true;    // false: no positional rotation in this layer (NoPE)
+  LayerFfn ffn = LayerFfn::Dense;
+
+  // Tokens of context one sequence keeps (and attends to) in this layer; 0: unbounded.
+  int64_t kv_token_cap() const { return window > 0 ? window : chunk; }
+  bool operator==(const ModelLayer& o) const {
+    return mixer == o.mixer && window == o.window && chunk == o.chunk && rope == o.rope && ffn == o.ffn;
+  }
+  bool operator!=(const ModelLayer& o) const { return !(*this == o); }
+};
+
+// Identical layers priced together: `count` layers of one kind.
+struct LayerGroup {
+  ModelLayer kind;
+  int count = 0;
+};
+
+// Gated DeltaNet-style linear attention (Qwen3-Next): a fixed-size state per sequence.
+struct LinearAttentionSpec {
+  int num_key_heads = 0;
+  int num_value_heads = 0;
+  int64_t key_head_dim = 0;
+  int64_t value_head_dim = 0;
+  int conv_kernel = 4;
+};
+
+// Mamba state-space mixer. version 2 (Mamba-2, Nemotron-H) or 1 (Jamba).
+struct SsmSpec {
+  int version = 2;
+  int num_heads = 0;        // Mamba-2 heads (inner_size = num_heads × head_dim)
+  int64_t head_dim = 0;
+  int64_t inner_size = 0;   // d_inner
+  int64_t state_size = 0;   // d_state
+  int n_groups = 1;         // Mamba-2 B/C groups
+  int conv_kernel = 4;
+  int64_t dt_rank = 0;      // Mamba-1 only
+};
+
+// Weight quantization a checkpoint ships in (from its quantization_config or
+// ModelOpt's hf_quant_config.json). The scenario's precision defaults to it.
+struct CheckpointQuant {
+  std::string method;           // "fp8", "mxfp4", "nvfp4", "awq", "gptq", "compressed-tensors", "modelopt"
+  std::string weights_dtype;    // engine dtype name of the quantized linear layers; "" none
+  std::string kv_cache_dtype;   // "" when the checkpoint says nothing
+  int group_size = 0;           // int4/int8 weight-only groups
+  bool attention_excluded = false;  // attention projections stay in bf16 (gpt-oss MXFP4)
+  std::string applied;          // one line: what was understood
+};
+
+// What an import understood and what it set aside.
+struct ImportReport {
+  std::string family;                     // model_type read (or inferred)
+  std::vector<std::string> warnings;
+  std::vector<std::string> ignored_keys;  // present, understood as not affecting performance
+  std::vector<std::string> ignored_parts; // e.g. "vision_config (vision tower, not priced)"
 };
 
 struct MlaSpec {
@@ -48,10 +132,30 @@ struct ModelArch {
   bool parallel_attn_mlp = false;
   MoeSpec moe;
   MlaSpec mla;
+  LinearAttentionSpec linear_attention;
+  SsmSpec ssm;
+  // One entry per layer, in order. Empty: every layer is full attention with a
+  // dense MLP, or MoE after moe.first_dense_layers (finalize_layers fills it).
+  std::vector<ModelLayer> layers;
+  bool attention_sinks = false;       // learned per-head sink logits (gpt-oss)
+  bool qk_norm = false;               // RMSNorm on q and k per head (Qwen3, Gemma-3)
+  bool attention_output_gate = false; // q projection doubled for a sigmoid output gate (Qwen3-Next)
+  int norms_per_layer = 2;            // Gemma-2/3 norm before and after each block: 4
+  int64_t dense_intermediate_size = 0; // dense layers of an MoE model when different (Llama-4: intermediate_size_mlp)
+  int mtp_layers = 0;                 // multi-token-prediction layers shipped with the model (not in num_layers)
+  CheckpointQuant quant;              // from the config; empty when none
+  ImportReport import;                // filled by the Hugging Face importer
 
   bool is_moe() const { return moe.num_experts > 0; }
-  int num_moe_layers() const { return is_moe() ? num_layers - moe.first_dense_layers : 0; }
-  int num_dense_layers() const { return num_layers - num_moe_layers(); }
+  // Layers of each kind, merged (order kept by first appearance).
+  std::vector<LayerGroup> layer_groups() const;
+  ModelLayer layer_kind(int index) const;
+  int count_layers(LayerMixer mixer) const;
+  int num_moe_layers() const;
+  int num_dense_layers() const { return num_layers - num_moe_layers() - count_ffn(LayerFfn::None); }
+  int count_ffn(LayerFfn ffn) const;
+  bool has_layer_kinds() const { return !layers.empty(); }
+  int64_t dense_intermediate() const { return dense_intermediate_size > 0 ? dense_intermediate_size : intermediate_size; }
   // Per-head dimensions of queries/keys and of values (differ under MLA).
   int64_t qk_head_dim() const { return mla.enabled ? mla.qk_nope_head_dim + mla.qk_rope_head_dim : head_dim; }
   int64_t v_head_dim() const { return mla.enabled ? mla.v_head_dim : head_dim; }
@@ -72,7 +176,14 @@ ModelArch read_model_architecture(const json& value, const std::string& path);
 // Qwen2, Falcon, GPT-2, DeepSeek-V3 key conventions).
 ModelArch read_hf_config(const json& config, const std::string& path);
 
-// Cross-field checks shared by every source of architecture.
+// Cross-field checks shared by every source of architecture (one place for
+// all of them: heads, experts, top-k, layer kinds).
 void check_model(const ModelArch& m, const std::string& path);
+
+// Fills `layers` from num_layers and the MoE spec when no layer list was given.
+void finalize_layers(ModelArch& m);
+
+// ModelOpt's hf_quant_config.json (its "quantization" object) applied to `m`.
+void apply_modelopt_quant(ModelArch& m, const json& hf_quant, const std::string& path);
 
 }  // namespace sightline

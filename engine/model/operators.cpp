@@ -1,5 +1,7 @@
 #include "model/operators.hpp"
 
+#include "model/kv_footprint.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -92,13 +94,9 @@ ShardDims shard_dims(const ModelArch& m, int tp) {
 }
 
 double kv_bytes_per_token_per_gpu(const ModelArch& m, const Precision& p, int tp, int layers) {
-  double elements;
-  if (m.mla.enabled) {
-    elements = static_cast<double>(m.kv_elements_per_token_per_layer());  // latent is replicated per rank
-  } else {
-    elements = 2.0 * shard_dims(m, tp).kv_heads * m.head_dim;
-  }
-  return elements * layers * dtype_bytes(p.kv_cache);
+  // Every attention layer's KV per token (windowed layers included, as long
+  // as the context is shorter than their window); fixed state is not per token.
+  return kv_footprint_per_gpu(m, p, tp, static_cast<double>(layers) / m.num_layers).bytes_per_token_uncapped();
 }
 
 namespace {
@@ -132,10 +130,8 @@ class StepBuilder {
     // reallocation (and copy of every Operator) each time the list doubles.
     out_.ops.reserve(kTypicalStepOperators);
     add_embedding();
-    const int dense = m_.num_dense_layers();
-    const int moe = m_.num_moe_layers();
-    if (dense > 0) add_layer(dense, false);
-    if (moe > 0) add_layer(moe, true);
+    // Identical layers are priced together, one group per layer kind.
+    for (const LayerGroup& g : m_.layer_groups()) add_layer(g.count, g.kind);
     add_head();
     if (layout_.pp > 1) {
       // Activations cross each stage boundary once per step.
@@ -153,14 +149,24 @@ class StepBuilder {
     // fp8 weights with fp8 activations use fp8 tensor cores.
     if (p.activations == Dtype::FP8 && p.weights == Dtype::FP8) return Dtype::FP8;
     if (p.activations == Dtype::INT8 && p.weights == Dtype::INT8) return Dtype::INT8;
+    // Block-scaled FP4 weights run at the FP4 peak where the GPU has FP4
+    // tensor cores (activations quantized on the fly); elsewhere they are
+    // dequantized into the activation dtype, like weight-only integers.
+    if (is_fp4(p.weights) && p.fp4_tensor_cores) return p.weights;
     return p.activations == Dtype::FP8 ? Dtype::BF16 : p.activations;
   }
 
   void add_gemm(const std::string& name, double count, int64_t mm, int64_t nn, int64_t kk, bool bias = false) {
+    if (in_mixer_ && p_.mixer_weights_unquantized) {
+      // The checkpoint keeps this mixer's weights in the activation dtype.
+      const Dtype d = p_.activations == Dtype::FP8 ? Dtype::BF16 : p_.activations;
+      out_.ops.push_back(make_gemm_operator(name, count, mm, nn, kk, act_bytes_, dtype_bytes(d), d, bias, 0.0));
+      return;
+    }
+    const bool dequant = (is_integer_weight_only(p_.weights) && gemm_dtype_ != Dtype::INT8) ||
+                         (is_fp4(p_.weights) && !is_fp4(gemm_dtype_));
     out_.ops.push_back(make_gemm_operator(name, count, mm, nn, kk, act_bytes_, weight_bytes_, gemm_dtype_, bias,
-                                          is_integer_weight_only(p_.weights) && gemm_dtype_ != Dtype::INT8
-                                              ? kDequantOpsPerWeight
-                                              : 0.0));
+                                          dequant ? kDequantOpsPerWeight : 0.0));
   }
 
   // Elementwise-like kernels: `elements_read` and `elements_written` in activation dtype.
@@ -190,17 +196,28 @@ class StepBuilder {
       add_collective("emb_all_reduce", CollectiveKind::AllReduce, 1, t * h * act_bytes_, layout_.tp);
   }
 
-  void add_attention_core(double layers) {
+  // Query-key pairs of `q` new tokens after `past` cached ones, when each
+  // token sees at most `cap` keys (0: no cap), itself included.
+  static double capped_causal_pairs(double q, double past, double cap) {
+    if (cap <= 0 || past + q <= cap) return q * past + q * (q + 1) / 2;
+    if (past >= cap) return q * cap;
+    const double j = cap - past;  // tokens that still see the whole past
+    return j * past + j * (j + 1) / 2 + (q - j) * cap;
+  }
+
+  void add_attention_core(double layers, int64_t cap_tokens = 0) {
     // Split the batch into sequences still in prefill and pure decodes.
     double prefill_flops = 0, prefill_bytes = 0, decode_flops = 0, decode_bytes = 0;
     int64_t prefill_q = 0, prefill_kv = 0, decode_q = 0, decode_kv = 0, prefill_seqs = 0;
     const bool mla = m_.mla.enabled;
     const double heads = dims_.heads;
     const double kv_b = dtype_bytes(p_.kv_cache);
+    const double cap = static_cast<double>(cap_tokens);
     for (const auto& s : batch_.seqs) {
       const double q = static_cast<double>(s.new_tokens);
-      const double past = static_cast<double>(s.cached_tokens);
-      const double kv_len = past + q;
+      // A sliding window or a chunk keeps at most `cap` tokens in the cache.
+      const double past = cap > 0 ? std::min(static_cast<double>(s.cached_tokens), cap) : static_cast<double>(s.cached_tokens);
+      const double kv_len = cap > 0 && s.new_tokens == 1 ? std::min(past + q, cap) : past + q;
       if (s.new_tokens == 1 && s.cached_tokens > 0) {
         // Decode: one query row per head reads the whole KV cache of the sequence.
         // MLA decode runs in the latent space (weights absorbed): one shared
@@ -211,13 +228,13 @@ class StepBuilder {
         decode_flops += heads * kv_len * 2.0 * (qk + v);
         decode_bytes += kv_len * kv_heads * (mla ? qk : qk + v) * kv_b + 2.0 * heads * qk * act_bytes_;
         decode_q += 1;
-        decode_kv += s.cached_tokens + 1;
+        decode_kv += static_cast<int64_t>(kv_len);
       } else {
         const double qk = static_cast<double>(m_.qk_head_dim());
         const double v = static_cast<double>(m_.v_head_dim());
         const double kv_heads = mla ? heads : dims_.kv_heads;
         // Causal pairs: each new token attends to the past and to the new tokens before it.
-        const double causal_pairs = q * past + q * (q + 1) / 2;
+        const double causal_pairs = capped_causal_pairs(q, past, cap);
         const double full_pairs = q * kv_len;
         const double pairs = attention_ == AttentionImpl::Flash ? causal_pairs : full_pairs;
         prefill_flops += heads * pairs * 2.0 * (qk + v);
@@ -228,7 +245,7 @@ class StepBuilder {
         }
         prefill_bytes += bytes;
         prefill_q += s.new_tokens;
-        prefill_kv += s.cached_tokens + s.new_tokens;
+        prefill_kv += static_cast<int64_t>(past) + s.new_tokens;
         prefill_seqs += 1;
       }
     }
@@ -268,7 +285,7 @@ class StepBuilder {
     return op;
   }
 
-  void add_attention_block(double layers) {
+  void add_attention_block(double layers, const ModelLayer& kind) {
     const int64_t t = tokens_;
     const int64_t h = m_.hidden_size;
     const bool bias = m_.attention_bias || m_.qkv_bias;
@@ -297,7 +314,7 @@ class StepBuilder {
       const int64_t q_out = dims_.heads * m_.head_dim;
       const int64_t kv_out = dims_.kv_heads * m_.head_dim;
       add_gemm("attn_pre_proj", layers, t, q_out + 2 * kv_out, h, bias);
-      if (m_.position_embedding == "rope") rope_elements = static_cast<double>(t) * (q_out + kv_out);
+      if (m_.position_embedding == "rope" && kind.rope) rope_elements = static_cast<double>(t) * (q_out + kv_out);
       kv_write_elements = static_cast<double>(t) * 2 * kv_out;
     }
     if (rope_elements > 0) add_memory_op("attn_rope", OpFamily::Rope, layers, rope_elements, rope_elements, 6);
@@ -311,8 +328,70 @@ class StepBuilder {
       op.flops = p_.kv_cache == p_.activations ? 0 : kv_write_elements;  // quantize on write
       out_.ops.push_back(op);
     }
-    add_attention_core(layers);
+    add_attention_core(layers, kind.kv_token_cap());
     add_gemm("attn_post_proj", layers, t, h, dims_.heads * m_.v_head_dim(), m_.attention_bias);
+  }
+
+  // Sequences of the batch still in prefill, and in decode.
+  void count_phases(double& prefill_seqs, double& decode_seqs) const {
+    prefill_seqs = decode_seqs = 0;
+    for (const auto& s : batch_.seqs) {
+      if (s.new_tokens == 1 && s.cached_tokens > 0) decode_seqs += 1;
+      else if (s.new_tokens > 0) prefill_seqs += 1;
+    }
+  }
+
+  // A recurrent mixer (linear attention, SSM): projections in and out as
+  // GEMMs, a short causal conv, and a scan that reads and writes each
+  // sequence's fixed state once per step (memory-bound in decode) and does
+  // `scan_flops_per_token` per new token.
+  void add_recurrent_mixer(const std::string& prefix, double layers, int64_t in_out, int64_t conv_channels,
+                           int conv_kernel, int64_t inner, double state_elements, double scan_flops_per_token) {
+    const int64_t t = tokens_;
+    const int64_t h = m_.hidden_size;
+    add_gemm(prefix + "_in_proj", layers, t, in_out, h);
+    add_memory_op(prefix + "_conv", OpFamily::Elementwise, layers, static_cast<double>(t) * conv_channels,
+                  static_cast<double>(t) * conv_channels, 2.0 * conv_kernel);
+    double prefill_seqs = 0, decode_seqs = 0;
+    count_phases(prefill_seqs, decode_seqs);
+    const double state_b = act_bytes_;
+    Operator scan = make_memory_operator(
+        prefix + "_scan", OpFamily::Elementwise, layers,
+        2.0 * (prefill_seqs + decode_seqs) * state_elements * state_b + static_cast<double>(t) * (conv_channels + inner) * act_bytes_,
+        static_cast<double>(t) * scan_flops_per_token, p_.activations);
+    out_.ops.push_back(scan);
+    add_gemm(prefix + "_out_proj", layers, t, h, inner);
+  }
+
+  void add_linear_attention(double layers) {
+    const auto& l = m_.linear_attention;
+    const int tp = layout_.tp;
+    const int64_t key_dim = static_cast<int64_t>(l.num_key_heads) * l.key_head_dim / tp;
+    const int64_t value_dim = static_cast<int64_t>(l.num_value_heads) * l.value_head_dim / tp;
+    const double heads = static_cast<double>(l.num_value_heads) / tp;
+    // Gated delta rule per head and token: decay, k·S, the rank-1 update and q·S
+    // (about 6 dk·dv), plus the chunked form's intra-chunk attention (chunks of 64).
+    const double scan_flops = heads * (6.0 * l.key_head_dim * l.value_head_dim + 2.0 * 64 * (l.key_head_dim + l.value_head_dim));
+    add_recurrent_mixer("linear_attn", layers, 2 * key_dim + 2 * value_dim + 2 * l.num_value_heads / tp,
+                        2 * key_dim + value_dim, l.conv_kernel, value_dim,
+                        heads * l.key_head_dim * l.value_head_dim, scan_flops);
+  }
+
+  void add_mamba(double layers) {
+    const auto& s = m_.ssm;
+    const int tp = layout_.tp;
+    const int64_t inner = s.inner_size / tp;
+    const int64_t bc = 2LL * s.n_groups * s.state_size;
+    if (s.version == 2) {
+      const int64_t heads = s.num_heads / tp;
+      // SSD: state update and readout, about 6 flops per inner channel and state entry.
+      add_recurrent_mixer("mamba", layers, 2 * inner + bc + heads, inner + bc, s.conv_kernel, inner,
+                          static_cast<double>(inner) * s.state_size, 6.0 * inner * s.state_size);
+    } else {
+      add_recurrent_mixer("mamba", layers, 2 * inner, inner, s.conv_kernel, inner,
+                          static_cast<double>(inner) * s.state_size,
+                          6.0 * inner * s.state_size + 2.0 * inner * (s.dt_rank + 2 * s.state_size) + 2.0 * s.dt_rank * inner);
+    }
   }
 
   void add_dense_mlp(double layers, int64_t intermediate_per_gpu) {
@@ -357,8 +436,8 @@ class StepBuilder {
     add_memory_op("moe_expert_act", OpFamily::Elementwise, layers * experts_hit,
                   static_cast<double>(tokens_per_expert) * up, static_cast<double>(tokens_per_expert) * e_inter, 6);
     add_gemm("moe_expert_down_proj", layers * experts_hit, tokens_per_expert, h, e_inter);
-    if (moe.num_shared_experts > 0) {
-      const int64_t shared_inter = e_inter * moe.num_shared_experts;
+    if (moe.shared_intermediate() > 0) {
+      const int64_t shared_inter = (moe.shared_intermediate() + layout_.tp - 1) / layout_.tp;
       add_gemm("moe_shared_up_proj", layers, t, (m_.gated_mlp ? 2 : 1) * shared_inter, h);
       add_memory_op("moe_shared_act", OpFamily::Elementwise, layers,
                     static_cast<double>(t) * (m_.gated_mlp ? 2 : 1) * shared_inter,
@@ -367,25 +446,40 @@ class StepBuilder {
     }
   }
 
-  void add_layer(int layer_count, bool moe_layer) {
+  void add_layer(int layer_count, const ModelLayer& kind) {
     const double layers = layer_count;
     const double t = static_cast<double>(tokens_);
     const double h = static_cast<double>(m_.hidden_size);
     const double norm_flops = m_.norm == "layernorm" ? 8 : 5;
     const double hidden_bytes = t * h * act_bytes_;
-    add_memory_op("input_layernorm", OpFamily::Norm, layers, t * h, t * h, norm_flops);
-    add_attention_block(layers);
-    if (!m_.parallel_attn_mlp) {
+    const bool mixer = kind.mixer != LayerMixer::None;
+    const bool ffn = kind.ffn != LayerFfn::None;
+    if (mixer) {
+      add_memory_op("input_layernorm", OpFamily::Norm, layers, t * h, t * h, norm_flops);
+      in_mixer_ = true;
+      switch (kind.mixer) {
+        case LayerMixer::Attention: add_attention_block(layers, kind); break;
+        case LayerMixer::LinearAttention: add_linear_attention(layers); break;
+        case LayerMixer::Mamba: add_mamba(layers); break;
+        case LayerMixer::None: break;
+      }
+      in_mixer_ = false;
+    }
+    if (mixer && ffn && !m_.parallel_attn_mlp) {
       if (layout_.tp > 1) add_collective("attn_all_reduce", CollectiveKind::AllReduce, layers, hidden_bytes, layout_.tp);
       add_memory_op("post_attention_layernorm", OpFamily::Norm, layers, t * h, t * h, norm_flops);
-    } else if (m_.norm == "layernorm") {
+    } else if (mixer && ffn && m_.norm == "layernorm") {
       add_memory_op("post_attention_layernorm", OpFamily::Norm, layers, t * h, t * h, norm_flops);
+    } else if (!mixer) {
+      add_memory_op("input_layernorm", OpFamily::Norm, layers, t * h, t * h, norm_flops);
     }
-    if (moe_layer) add_moe_mlp(layers);
-    else add_dense_mlp(layers, dims_.intermediate);
-    if (layout_.tp > 1) add_collective("mlp_all_reduce", CollectiveKind::AllReduce, layers, hidden_bytes, layout_.tp);
-    // Residual additions: attention output and MLP output each join the stream.
-    add_memory_op("add", OpFamily::Elementwise, 2 * layers, 2 * t * h, t * h, 1);
+    if (kind.ffn == LayerFfn::Moe) add_moe_mlp(layers);
+    else if (kind.ffn == LayerFfn::Dense)
+      add_dense_mlp(layers, m_.is_moe() ? (m_.dense_intermediate() + layout_.tp - 1) / layout_.tp : dims_.intermediate);
+    if (layout_.tp > 1) add_collective(ffn ? "mlp_all_reduce" : "attn_all_reduce", CollectiveKind::AllReduce, layers, hidden_bytes, layout_.tp);
+    // Residual additions: the mixer output and the MLP output each join the stream.
+    const double adds = (mixer ? 1 : 0) + (ffn ? 1 : 0);
+    add_memory_op("add", OpFamily::Elementwise, adds * layers, 2 * t * h, t * h, 1);
   }
 
   void add_head() {
@@ -438,6 +532,7 @@ class StepBuilder {
   int64_t tokens_ = 0;
   double act_bytes_ = 2;
   double weight_bytes_ = 2;
+  bool in_mixer_ = false;  // building a layer's attention / recurrent mixer
   Dtype gemm_dtype_ = Dtype::BF16;
   StepOperators out_;
 };

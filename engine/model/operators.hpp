@@ -56,6 +56,15 @@ struct Precision {
   Dtype activations = Dtype::BF16;
   Dtype kv_cache = Dtype::BF16;
   int weight_group_size = 128;  // int4/int8 weight-only quantization groups
+  // The checkpoint keeps attention (and MLA / linear-attention / SSM mixer)
+  // weights in the activation dtype and quantizes the MLPs and experts only
+  // (gpt-oss MXFP4).
+  bool mixer_weights_unquantized = false;
+  // The GPU has block-scaled FP4 tensor cores: fp4 weights run W4A4 at the
+  // fp4 peak; without them they are dequantized to the activation dtype.
+  bool fp4_tensor_cores = false;
+  // What the checkpoint's config said, when the precision came from it.
+  std::string from_checkpoint;
 };
 
 struct ParallelLayout {

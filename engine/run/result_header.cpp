@@ -17,6 +17,16 @@ ResultHeader make_result_header(const Scenario& s, const std::string& kind, cons
   h.model_name = s.model.name;
   h.params_B = static_cast<double>(params.total) / 1e9;
   h.active_params_B = static_cast<double>(params.active) / 1e9;
+  if (!s.model.import.family.empty()) {
+    h.model_import = {{"family", s.model.import.family},
+                      {"warnings", s.model.import.warnings},
+                      {"ignored_keys", s.model.import.ignored_keys},
+                      {"ignored_parts", s.model.import.ignored_parts},
+                      {"checkpoint_weights", s.model.quant.applied}};
+    h.model_import["precision_applied"] =
+        s.precision.from_checkpoint.empty() ? json("scenario precision (" + dtype_name(s.precision.weights) + " weights)")
+                                            : json(s.precision.from_checkpoint);
+  }
   return h;
 }
 
@@ -32,6 +42,7 @@ json to_json(const ResultHeader& h) {
                 {"name", h.model_name},
                 {"params_B", h.params_B},
                 {"active_params_B", h.active_params_B}};
+  if (!h.model_import.is_null()) r["model"]["import"] = h.model_import;
   return r;
 }
 

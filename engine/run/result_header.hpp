@@ -15,6 +15,9 @@ struct ResultHeader {
   std::string scenario_id, scenario_title;
   std::string model_id, model_name;
   double params_B = 0, active_params_B = 0;
+  // Set only for models imported from a Hugging Face config: what the import
+  // understood (family, warnings, ignored keys) and the precision it applied.
+  json model_import;
 };
 
 ResultHeader make_result_header(const Scenario& s, const std::string& kind, const std::string& cost_tier);

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "mem/inference_memory.hpp"
+#include "model/kv_footprint.hpp"
 #include "scenario/simulation_spec.hpp"
 
 namespace sightline::serve {
@@ -66,16 +67,30 @@ ReplicaMemoryPlan plan_replica_memory(const ModelArch& primary, const Precision&
   for (size_t i = 0; i < models.size(); ++i) {
     EngineMemory e;
     const ModelArch& m = *models[i];
-    e.kv_bytes_per_token = kv_bytes_per_token_per_gpu(m, p, layout.tp, m.num_layers / layout.pp) +
+    // Paged blocks hold what grows with the context (full-attention layers).
+    // Windowed and chunked layers keep at most their cap (plus the block being
+    // filled) and linear-attention / SSM layers a fixed state: reserved per
+    // sequence slot (max_num_seqs), as hybrid-aware engines do.
+    const KvFootprint fp =
+        kv_footprint_per_gpu(m, p, layout.tp, static_cast<double>(m.num_layers / layout.pp) / m.num_layers);
+    const bool grows = fp.unbounded_bytes_per_token > 0;
+    const int64_t max_len = spec.kv.max_model_len > 0 ? spec.kv.max_model_len : m.max_context;
+    double per_seq_fixed = fp.state_bytes_per_seq;
+    if (grows)
+      for (const CappedKv& c : fp.capped)
+        per_seq_fixed += c.bytes_per_token * static_cast<double>(std::min(c.cap_tokens + spec.kv.block_size, max_len));
+    e.kv_bytes_per_token = (grows ? fp.unbounded_bytes_per_token : fp.bytes_per_token_uncapped()) +
                            (i == 0 ? draft_kv_per_token : 0.0);
+    e.fixed_GiB = static_cast<double>(spec.scheduler.max_num_seqs) * per_seq_fixed / kBytesPerGiB;
     double share = 1.0;
     if (models.size() > 1) share = i == 0 ? 1.0 - spec.colocated.memory_fraction : spec.colocated.memory_fraction;
-    e.kv_budget_GiB = std::max(0.0, kv_budget * share);
+    e.kv_budget_GiB = std::max(0.0, kv_budget * share - e.fixed_GiB);
     const double block_bytes = e.kv_bytes_per_token * static_cast<double>(spec.kv.block_size);
     e.blocks = kv_budget > 0 && block_bytes > 0
                    ? static_cast<int64_t>(std::floor(e.kv_budget_GiB * kBytesPerGiB / block_bytes))
                    : 0;
-    plan.kv_cache_GiB += static_cast<double>(e.blocks) * block_bytes / kBytesPerGiB;
+    plan.kv_cache_GiB += static_cast<double>(e.blocks) * block_bytes / kBytesPerGiB + std::min(e.fixed_GiB, kv_budget * share);
+    plan.kv_fixed_GiB += e.fixed_GiB;
     plan.engines.push_back(e);
   }
   return plan;
@@ -84,7 +99,7 @@ ReplicaMemoryPlan plan_replica_memory(const ModelArch& primary, const Precision&
 json ReplicaMemoryPlan::to_json() const {
   json blocks = json::array();
   for (const auto& e : engines) blocks.push_back(e.blocks);
-  return {{"capacity_GiB", capacity_GiB},
+  json j = {{"capacity_GiB", capacity_GiB},
           {"usable_GiB", usable_GiB},
           {"weights_GiB", weights_GiB},
           {"draft_weights_GiB", draft_weights_GiB},
@@ -95,6 +110,9 @@ json ReplicaMemoryPlan::to_json() const {
           {"unused_GiB", capacity_GiB - weights_GiB - draft_weights_GiB - lora_GiB - activations_GiB - runtime_GiB -
                              kv_cache_GiB},
           {"kv_blocks", blocks}};
+  // Only models with windowed, linear-attention or SSM layers reserve per-sequence state.
+  if (kv_fixed_GiB > 0) j["kv_fixed_per_sequence_GiB"] = kv_fixed_GiB;
+  return j;
 }
 
 }  // namespace sightline::serve

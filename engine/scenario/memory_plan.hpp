@@ -21,6 +21,7 @@ struct EngineMemory {
   double kv_bytes_per_token = 0;  // per GPU, this model (plus its draft model)
   double kv_budget_GiB = 0;
   int64_t blocks = 0;             // KV blocks of block_size tokens
+  double fixed_GiB = 0;           // per-slot state: windowed-layer KV and linear-attention/SSM state
 };
 
 struct ReplicaMemoryPlan {
@@ -31,7 +32,8 @@ struct ReplicaMemoryPlan {
   double lora_GiB = 0;
   double activations_GiB = 0;
   double runtime_GiB = 0;
-  double kv_cache_GiB = 0;        // all engines
+  double kv_cache_GiB = 0;        // all engines (blocks and fixed per-sequence state)
+  double kv_fixed_GiB = 0;        // of which reserved per sequence slot
   std::vector<EngineMemory> engines;  // primary, then the co-located model
   json to_json() const;
 };

@@ -39,20 +39,30 @@ HardwareSpec read_hardware(const json& v, const std::string& path) {
   return h;
 }
 
-Precision read_precision(const json* v, const std::string& path, const GpuSpec& gpu) {
+Precision read_precision(const json* v, const std::string& path, const GpuSpec& gpu, const ModelArch& model) {
   Precision p;
-  if (!v) {
-    p.activations = gpu.peak_tflops.bf16 > 0 ? Dtype::BF16 : Dtype::FP16;
-    p.weights = p.kv_cache = p.activations;
-    return p;
-  }
-  ObjectReader r(*v, path, {"weights", "activations", "kv_cache", "weight_group_size"});
+  const json empty = json::object();
+  ObjectReader r(v ? *v : empty, path, {"weights", "activations", "kv_cache", "weight_group_size"});
   const std::string default_act = gpu.peak_tflops.bf16 > 0 ? "bf16" : "fp16";
   p.activations = parse_dtype(r.choice("activations", {"fp32", "bf16", "fp16", "fp8"}, default_act));
-  p.weights = parse_dtype(r.choice("weights", dtype_names(), dtype_name(p.activations)));
+  // A checkpoint's own quantization (quantization_config / hf_quant_config)
+  // is the default; the scenario's precision overrides it.
+  const CheckpointQuant& q = model.quant;
+  const bool ckpt_weights = !q.weights_dtype.empty() && !r.has("weights");
+  p.weights = parse_dtype(r.choice("weights", dtype_names(), ckpt_weights ? q.weights_dtype : dtype_name(p.activations)));
+  const bool ckpt_kv = !q.kv_cache_dtype.empty() && !r.has("kv_cache");
   p.kv_cache = parse_dtype(r.choice("kv_cache", {"fp32", "bf16", "fp16", "fp8", "int8"},
-                                    dtype_name(p.activations == Dtype::FP8 ? Dtype::BF16 : p.activations)));
-  p.weight_group_size = static_cast<int>(r.integer("weight_group_size", 0, 1 << 20, 128));
+                                    ckpt_kv ? q.kv_cache_dtype
+                                            : dtype_name(p.activations == Dtype::FP8 ? Dtype::BF16 : p.activations)));
+  p.weight_group_size = static_cast<int>(
+      r.integer("weight_group_size", 0, 1 << 20, ckpt_weights && q.group_size > 0 ? q.group_size : 128));
+  p.mixer_weights_unquantized = ckpt_weights && q.attention_excluded;
+  p.fp4_tensor_cores = gpu.peak_tflops.fp4 > 0;
+  if (ckpt_weights || ckpt_kv) p.from_checkpoint = q.applied;
+  if (ckpt_weights && p.weights == Dtype::FP8 && gpu.peak_tflops.fp8 <= 0)
+    fail(error_code::kConstraint, pointer_append(path, "weights"),
+         gpu.name + " has no fp8 support but the model's config ships fp8 weights (" + q.applied +
+             "); set precision.weights (e.g. \"bf16\" or \"int8\") to price another format");
   if (p.weight_group_size != 0 && (p.weight_group_size & (p.weight_group_size - 1)) != 0)
     fail(error_code::kInvalidValue, r.child_path("weight_group_size"),
          "weight_group_size must be 0 (per-channel) or a power of two");
@@ -105,7 +115,7 @@ Scenario read_scenario(const json& doc) {
   s.seed = static_cast<uint64_t>(r.integer("seed", 0, (int64_t{1} << 53), 0));
   s.model = read_model(r.required("model"), r.child_path("model"));
   s.hardware = read_hardware(r.required("hardware"), r.child_path("hardware"));
-  s.precision = read_precision(r.find("precision"), r.child_path("precision"), s.hardware.gpu);
+  s.precision = read_precision(r.find("precision"), r.child_path("precision"), s.hardware.gpu, s.model);
   s.cost_model = read_cost_model(r.find("cost_model"), r.child_path("cost_model"), s.hardware.gpu);
   const bool serving = r.has("serving");
   const bool training = r.has("training");

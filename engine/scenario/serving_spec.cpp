@@ -1,5 +1,7 @@
 #include "scenario/serving_spec.hpp"
 
+#include "model/kv_footprint.hpp"
+
 #include "core/error.hpp"
 #include "mem/inference_memory.hpp"
 #include "scenario/checks.hpp"
@@ -71,9 +73,9 @@ ServingSpec read_serving(const json& v, const std::string& path, const Scenario&
   const double cap = s.hardware.gpu.memory_GiB;
   const double weights = weight_bytes_per_gpu(s.model, s.precision, sv.parallelism) / kBytesPerGiB;
   const double layers_per_gpu = s.model.num_layers / sv.parallelism.pp;
-  const double kv = kv_bytes_per_token_per_gpu(s.model, s.precision, sv.parallelism.tp, static_cast<int>(layers_per_gpu)) *
-                    static_cast<double>(sv.workload.batch_size) *
-                    static_cast<double>(sv.workload.prompt_tokens + sv.workload.output_tokens) / kBytesPerGiB;
+  const double kv = kv_footprint_per_gpu(s.model, s.precision, sv.parallelism.tp, layers_per_gpu / s.model.num_layers)
+                        .bytes_for_tokens(sv.workload.prompt_tokens + sv.workload.output_tokens) *
+                    static_cast<double>(sv.workload.batch_size) / kBytesPerGiB;
   const double act = activation_peak_bytes(s.model, s.precision, sv.parallelism.tp,
                                            sv.workload.batch_size * sv.workload.prompt_tokens,
                                            sv.workload.batch_size) / kBytesPerGiB;

@@ -401,8 +401,9 @@ void TrainRun::finish() {
   const double tokens_step = static_cast<double>(c.batch.global_batch_size) * seq;
   const double tokens_s = tokens_step / step;
   const ParamCounts pcnt = count_params(m);
-  const double n_model = static_cast<double>(pcnt.active - pcnt.embedding) +
-                         (m.tied_embeddings ? static_cast<double>(m.vocab_size) * m.hidden_size : 0.0);
+  // Active parameters leave out the embedding lookup and count the LM head
+  // (the tied embedding matrix when tied): the matmul parameters of a token.
+  const double n_model = static_cast<double>(pcnt.active);
   const double attn_term = 12.0 * m.num_layers * m.num_heads * static_cast<double>(m.qk_head_dim()) * seq;
   double trainable_total = 0;
   if (c.lora.enabled) trainable_total = mb_->trainable_params_per_layer_total() * m.num_layers;

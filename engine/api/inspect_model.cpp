@@ -1,0 +1,95 @@
+#include "api/inspect_model.hpp"
+
+#include "core/error.hpp"
+#include "mem/inference_memory.hpp"
+#include "model/kv_footprint.hpp"
+#include "model/param_count.hpp"
+
+namespace sightline {
+
+ModelArch read_model_for_inspection(const json& doc) {
+  if (doc.is_object() && (doc.contains("model_type") || doc.contains("architectures") || doc.contains("text_config")) &&
+      !doc.contains("hf_config"))
+    return read_model(json{{"hf_config", doc}}, "");
+  return read_model(doc, "");
+}
+
+namespace {
+
+json layer_json(const ModelLayer& k, int count) {
+  std::string attention;
+  if (k.mixer == LayerMixer::Attention) {
+    attention = k.window > 0 ? "sliding window " + std::to_string(k.window)
+                : k.chunk > 0 ? "chunked " + std::to_string(k.chunk)
+                              : "full";
+    if (!k.rope) attention += ", no rope";
+  }
+  json j = {{"count", count}, {"mixer", layer_mixer_name(k.mixer)}, {"ffn", layer_ffn_name(k.ffn)}};
+  if (!attention.empty()) j["attention"] = attention;
+  return j;
+}
+
+}  // namespace
+
+json inspect_model_json(const ModelArch& m) {
+  const ParamCounts c = count_params(m);
+  json layers = json::array();
+  for (const GroupParams& g : c.groups) layers.push_back(layer_json(g.group.kind, g.group.count));
+
+  json heads = {{"query", m.num_heads}, {"kv", m.num_kv_heads}, {"head_dim", m.head_dim},
+                {"kind", m.mla.enabled ? "MLA" : m.num_kv_heads == 1 ? "MQA" : m.num_kv_heads == m.num_heads ? "MHA" : "GQA"}};
+  if (m.mla.enabled) heads["mla"] = {{"q_lora_rank", m.mla.q_lora_rank}, {"kv_lora_rank", m.mla.kv_lora_rank},
+                                     {"qk_rope_head_dim", m.mla.qk_rope_head_dim}};
+  if (m.attention_sinks) heads["attention_sinks"] = true;
+  json experts = nullptr;
+  if (m.is_moe())
+    experts = {{"routed", m.moe.num_experts},
+               {"shared", m.moe.num_shared_experts},
+               {"top_k", m.moe.top_k},
+               {"expert_intermediate_size", m.moe.expert_intermediate_size},
+               {"shared_intermediate_size", m.moe.shared_intermediate()},
+               {"moe_layers", m.num_moe_layers()},
+               {"dense_layers", m.count_ffn(LayerFfn::Dense)}};
+
+  Precision p;
+  p.activations = Dtype::BF16;
+  p.weights = m.quant.weights_dtype.empty() ? Dtype::BF16 : parse_dtype(m.quant.weights_dtype);
+  p.kv_cache = m.quant.kv_cache_dtype.empty() ? Dtype::BF16 : parse_dtype(m.quant.kv_cache_dtype);
+  if (m.quant.group_size > 0) p.weight_group_size = m.quant.group_size;
+  p.mixer_weights_unquantized = m.quant.attention_excluded;
+  const KvFootprint fp = kv_footprint_per_gpu(m, p, 1, 1.0);
+  json kv = json::object();
+  for (int64_t tokens : {int64_t{4096}, int64_t{32768}, int64_t{131072}}) {
+    const double seq = fp.bytes_for_tokens(tokens);
+    kv[std::to_string(tokens / 1024) + "K"] = {{"bytes_per_token", seq / static_cast<double>(tokens)},
+                                              {"bytes_per_sequence", seq}};
+  }
+  const double weights_GiB = weight_bytes_per_gpu(m, p, ParallelLayout{}) / kBytesPerGiB;
+  json j = {{"family", m.import.family.empty() ? std::string("architecture") : m.import.family},
+            {"id", m.id},
+            {"name", m.name},
+            {"layers", m.num_layers},
+            {"layers_by_kind", layers},
+            {"heads", heads},
+            {"experts", experts},
+            {"mtp_layers", m.mtp_layers},
+            {"params", {{"total_B", static_cast<double>(c.total) / 1e9},
+                        {"active_B", static_cast<double>(c.active) / 1e9},
+                        {"embedding_B", static_cast<double>(c.embedding) / 1e9},
+                        {"lm_head_B", static_cast<double>(c.lm_head) / 1e9},
+                        {"mtp_B", static_cast<double>(c.mtp) / 1e9},
+                        {"note", "active excludes the input embedding (a lookup) and includes the LM head"}}},
+            {"kv_cache", {{"dtype", dtype_name(p.kv_cache)}, {"per_sequence_state_bytes", fp.state_bytes_per_seq}, {"at", kv}}},
+            {"weights", {{"dtype", dtype_name(p.weights)},
+                         {"from_config", m.quant.applied.empty() ? json(nullptr) : json(m.quant.applied)},
+                         {"attention_unquantized", m.quant.attention_excluded},
+                         {"GiB", weights_GiB}}},
+            {"ignored_keys", m.import.ignored_keys},
+            {"ignored_parts", m.import.ignored_parts},
+            {"warnings", m.import.warnings},
+            // The engine's own form of the model: editable and accepted as a scenario's "model".
+            {"architecture", m.to_json()}};
+  return j;
+}
+
+}  // namespace sightline

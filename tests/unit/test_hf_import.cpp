@@ -1,0 +1,247 @@
+// Published Hugging Face config.json files of current models, read as
+// published (tests/data/hf/published, copied with their sources in
+// SOURCES.md): one test per family. Parameter counts against the model
+// cards, KV bytes per token against each architecture's exact formula,
+// quantized weights against the checkpoint, and memory fit.
+#include <doctest/doctest.h>
+
+#include "model/architecture.hpp"
+#include "model/kv_footprint.hpp"
+#include "model/param_count.hpp"
+#include "test_helpers.hpp"
+
+using namespace sightline;
+
+namespace {
+
+std::string published(const std::string& file) { return test::read_source_file("tests/data/hf/published/" + file); }
+
+// What the engine understood, through the public API (the same text path a paste takes).
+json inspect(const std::string& text) {
+  const json e = test::envelope(api::inspect_model(text));
+  REQUIRE_MESSAGE(e["ok"] == true, e.dump());
+  return e["result"];
+}
+
+double total_B(const json& r) { return r["params"]["total_B"].get<double>(); }
+double active_B(const json& r) { return r["params"]["active_B"].get<double>(); }
+double kv_per_token(const json& r, const char* at) { return r["kv_cache"]["at"][at]["bytes_per_token"].get<double>(); }
+
+// Exact KV bytes per token of T tokens: `full` layers keep every token,
+// `capped` layers at most `cap`, plus a fixed per-sequence state.
+double kv_formula(double per_layer_bytes, int full, int capped, double cap, double state_bytes, double tokens) {
+  return (per_layer_bytes * (full * tokens + capped * std::min(tokens, cap)) + state_bytes) / tokens;
+}
+
+constexpr double kBf16 = 2.0;
+
+}  // namespace
+
+TEST_CASE("hf import: Llama 3.1 (llama) 70B and 405B") {
+  const json r70 = inspect(published("meta-llama--Meta-Llama-3.1-70B.json"));
+  const json r405 = inspect(published("meta-llama--Meta-Llama-3.1-405B.json"));
+  CHECK(total_B(r70) == doctest::Approx(70.6).epsilon(0.02));   // model card: 70.6B
+  CHECK(total_B(r405) == doctest::Approx(405.0).epsilon(0.02)); // 405B
+  for (const char* at : {"4K", "32K"}) {
+    CHECK(kv_per_token(r70, at) == 80 * 2 * 8 * 128 * kBf16);
+    CHECK(kv_per_token(r405, at) == 126 * 2 * 8 * 128 * kBf16);
+  }
+}
+
+TEST_CASE("hf import: Qwen3 dense (qwen3) 8B and 32B") {
+  const json r8 = inspect(published("Qwen--Qwen3-8B.json"));
+  const json r32 = inspect(published("Qwen--Qwen3-32B.json"));
+  CHECK(total_B(r8) == doctest::Approx(8.2).epsilon(0.02));    // model card: 8.2B
+  CHECK(total_B(r32) == doctest::Approx(32.8).epsilon(0.02));  // 32.8B
+  for (const char* at : {"4K", "32K"}) {
+    CHECK(kv_per_token(r8, at) == 36 * 2 * 8 * 128 * kBf16);
+    CHECK(kv_per_token(r32, at) == 64 * 2 * 8 * 128 * kBf16);
+  }
+}
+
+TEST_CASE("hf import: Qwen3 MoE (qwen3_moe) 30B-A3B, 235B-A22B and its FP8 checkpoint") {
+  const json r30 = inspect(published("Qwen--Qwen3-30B-A3B.json"));
+  const json r235 = inspect(published("Qwen--Qwen3-235B-A22B.json"));
+  const json fp8 = inspect(published("Qwen--Qwen3-235B-A22B-FP8.json"));
+  CHECK(total_B(r30) == doctest::Approx(30.5).epsilon(0.02));    // model card: 30.5B total
+  CHECK(total_B(r235) == doctest::Approx(235.0).epsilon(0.02));  // 235B total
+  CHECK(active_B(r235) == doctest::Approx(22.0).epsilon(0.03));  // 22B activated
+  CHECK(r30["experts"]["routed"] == 128);
+  CHECK(r30["experts"]["top_k"] == 8);
+  for (const char* at : {"4K", "32K"}) {
+    CHECK(kv_per_token(r30, at) == 48 * 2 * 4 * 128 * kBf16);
+    CHECK(kv_per_token(r235, at) == 94 * 2 * 4 * 128 * kBf16);
+  }
+  // The FP8 checkpoint's block-wise quantization_config sets fp8 weights: half the bf16 bytes, give or take the
+  // bf16 embedding and LM head.
+  CHECK(fp8["weights"]["dtype"] == "fp8");
+  CHECK(r235["weights"]["dtype"] == "bf16");
+  CHECK(fp8["weights"]["GiB"].get<double>() / r235["weights"]["GiB"].get<double>() == doctest::Approx(0.5).epsilon(0.02));
+}
+
+TEST_CASE("hf import: Qwen3-Next (qwen3_next): Gated DeltaNet layers keep a fixed state") {
+  const json r = inspect(published("Qwen--Qwen3-Next-80B-A3B-Thinking.json"));
+  CHECK(total_B(r) == doctest::Approx(80.0).epsilon(0.02));  // model card: 80B total
+  CHECK(r["layers_by_kind"].size() == 2);
+  // 12 gated full-attention layers (2 KV heads of 256) and 36 linear-attention layers, each with a
+  // 32 x 128 x 128 recurrent state and a conv window of 3 over q, k, v (2*2048 + 4096 channels).
+  const double state = 36.0 * (32.0 * 128 * 128 + 3.0 * (2 * 2048 + 4096)) * kBf16;
+  for (const auto& [at, t] : {std::pair<const char*, double>{"4K", 4096}, {"32K", 32768}})
+    CHECK(kv_per_token(r, at) == doctest::Approx(kv_formula(2 * 2 * 256 * kBf16, 12, 0, 0, state, t)).epsilon(1e-12));
+}
+
+TEST_CASE("hf import: DeepSeek-V3 (deepseek_v3): MLA, MoE, MTP and block FP8") {
+  const json r = inspect(published("deepseek-ai--DeepSeek-V3.json"));
+  CHECK(total_B(r) == doctest::Approx(671.0).epsilon(0.02));  // 671B main model (+14B MTP module)
+  CHECK(active_B(r) == doctest::Approx(37.0).epsilon(0.02));  // 37B activated
+  // The checkpoint's MTP module (14B) stores its own copies of the embedding and the LM head.
+  const json& p = r["params"];
+  CHECK(p["mtp_B"].get<double>() + p["embedding_B"].get<double>() + p["lm_head_B"].get<double>() ==
+        doctest::Approx(14.0).epsilon(0.05));
+  CHECK(r["mtp_layers"] == 1);
+  CHECK(r["weights"]["dtype"] == "fp8");
+  for (const char* at : {"4K", "32K"}) CHECK(kv_per_token(r, at) == 61 * (512 + 64) * kBf16);
+}
+
+TEST_CASE("hf import: Gemma-3-27B (gemma3 with text_config): 5 sliding layers per global one") {
+  const json r = inspect(published("google--gemma-3-27b-it.json"));
+  CHECK(total_B(r) == doctest::Approx(27.0).epsilon(0.02));  // 27B (the language model; the vision tower is ignored)
+  CHECK(r["ignored_parts"].dump().find("vision_config") != std::string::npos);
+  // 62 layers: 10 global, 52 with a 1024-token window; 16 KV heads of 128.
+  for (const auto& [at, t] : {std::pair<const char*, double>{"4K", 4096}, {"32K", 32768}})
+    CHECK(kv_per_token(r, at) == doctest::Approx(kv_formula(2 * 16 * 128 * kBf16, 10, 52, 1024, 0, t)).epsilon(1e-12));
+}
+
+TEST_CASE("hf import: Llama-4-Scout (llama4 with text_config): chunked attention and NoPE global layers") {
+  const json r = inspect(published("meta-llama--Llama-4-Scout-17B-16E-Instruct.json"));
+  CHECK(total_B(r) == doctest::Approx(109.0).epsilon(0.02));  // model card: 109B total (with the vision encoder)
+  CHECK(active_B(r) == doctest::Approx(17.0).epsilon(0.06));  // 17B active
+  // 48 layers: every 4th is global NoPE attention, the rest attend within 8192-token chunks.
+  for (const auto& [at, t] : {std::pair<const char*, double>{"4K", 4096}, {"32K", 32768}})
+    CHECK(kv_per_token(r, at) == doctest::Approx(kv_formula(2 * 8 * 128 * kBf16, 12, 36, 8192, 0, t)).epsilon(1e-12));
+}
+
+TEST_CASE("hf import: gpt-oss-120b (gpt_oss): MXFP4 experts, sliding 128 / full alternation, sinks") {
+  const json r = inspect(published("openai--gpt-oss-120b.json"));
+  CHECK(total_B(r) == doctest::Approx(116.83).epsilon(0.02));  // model card: 116.83B total
+  CHECK(active_B(r) == doctest::Approx(5.13).epsilon(0.02));   // 5.13B active
+  CHECK(r["heads"]["attention_sinks"] == true);
+  for (const auto& [at, t] : {std::pair<const char*, double>{"4K", 4096}, {"32K", 32768}})
+    CHECK(kv_per_token(r, at) == doctest::Approx(kv_formula(2 * 8 * 64 * kBf16, 18, 18, 128, 0, t)).epsilon(1e-12));
+  // MXFP4 experts with bf16 attention: the model card gives a 60.8 GiB checkpoint.
+  CHECK(r["weights"]["dtype"] == "mxfp4");
+  CHECK(r["weights"]["attention_unquantized"] == true);
+  CHECK(r["weights"]["GiB"].get<double>() == doctest::Approx(60.8).epsilon(0.05));
+}
+
+TEST_CASE("hf import: Mistral (mistral, mistral3 with text_config)") {
+  const json nemo = inspect(published("mistralai--Mistral-Nemo-Base-2407.json"));
+  const json small = inspect(published("mistralai--Mistral-Small-3.1-24B-Instruct-2503.json"));
+  CHECK(total_B(nemo) == doctest::Approx(12.2).epsilon(0.02));   // 12B (12.2B)
+  CHECK(total_B(small) == doctest::Approx(24.0).epsilon(0.02));  // 24B with its vision encoder
+  for (const char* at : {"4K", "32K"}) {
+    CHECK(kv_per_token(nemo, at) == 40 * 2 * 8 * 128 * kBf16);
+    CHECK(kv_per_token(small, at) == 40 * 2 * 8 * 128 * kBf16);
+  }
+}
+
+TEST_CASE("hf import: Nemotron-H-56B (nemotron_h): Mamba-2 hybrid, with the Infinity literal as published") {
+  const std::string text = published("nvidia--Nemotron-H-56B-Base-8K.json");
+  REQUIRE(text.find("Infinity") != std::string::npos);
+  const json r = inspect(text);
+  CHECK(total_B(r) == doctest::Approx(56.0).epsilon(0.02));  // 56B
+  CHECK(r["warnings"].dump().find("Infinity") != std::string::npos);
+  // 10 attention layers (8 KV heads of 128) and 54 Mamba-2 layers with 256 heads x 64 x 256 state
+  // and a conv window of 3 over x, B, C (16384 + 2*8*256 channels).
+  const double state = 54.0 * (256.0 * 64 * 256 + 3.0 * (16384 + 2 * 8 * 256)) * kBf16;
+  for (const auto& [at, t] : {std::pair<const char*, double>{"4K", 4096}, {"32K", 32768}})
+    CHECK(kv_per_token(r, at) == doctest::Approx(kv_formula(2 * 8 * 128 * kBf16, 10, 0, 0, state, t)).epsilon(1e-12));
+}
+
+TEST_CASE("hf import: ModelOpt FP8 (config.json + hf_quant_config.json)") {
+  const std::string text = "{\"hf_config\": " + published("nvidia--Llama-3.1-70B-Instruct-FP8.json") +
+                           ", \"hf_quant_config\": " + published("nvidia--Llama-3.1-70B-Instruct-FP8_hf_quant.json") + "}";
+  const json r = inspect(text);
+  CHECK(r["weights"]["dtype"] == "fp8");
+  CHECK(r["kv_cache"]["dtype"] == "fp8");
+  for (const char* at : {"4K", "32K"}) CHECK(kv_per_token(r, at) == 80 * 2 * 8 * 128 * 1.0);
+}
+
+TEST_CASE("hf import: an unknown model_type with standard keys works with a warning; nonsense gets a located error") {
+  json c = json::parse(published("meta-llama--Meta-Llama-3.1-70B.json"));
+  c["model_type"] = "my_llama_variant";
+  c["architectures"] = json::array({"MyVariantForCausalLM"});
+  const json r = inspect(c.dump());
+  CHECK(r["family"] == "llama");
+  CHECK(r["warnings"].dump().find("hidden_size") != std::string::npos);
+  CHECK(total_B(r) == doctest::Approx(70.6).epsilon(0.02));
+  const json bad = test::envelope(api::inspect_model(R"({"model_type": "bert", "hidden_size": 768})"));
+  CHECK(bad["ok"] == false);
+  CHECK(bad["error"]["path"] == "/hf_config/model_type");
+  const json topk = test::envelope(api::inspect_model(
+      R"({"model_type": "mixtral", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+          "intermediate_size": 128, "vocab_size": 100, "max_position_embeddings": 256,
+          "num_local_experts": 4, "num_experts_per_tok": 8})"));
+  CHECK(topk["ok"] == false);
+  CHECK(topk["error"]["path"] == "/hf_config/moe/top_k");
+}
+
+TEST_CASE("memory fit of published configs matches deployments") {
+  // A vLLM-style serving replica (I2.1: 90% of GPU memory for the engine).
+  auto fits = [](const json& model, const std::string& gpu, int tp, const json& precision) {
+    json s = test::preset("scenarios", "I2.1");
+    s["model"] = model;
+    s["hardware"] = {{"gpu", gpu}, {"gpus_per_node", tp}};
+    if (tp > 1) s["hardware"]["intra_node"] = "nvlink4-nvswitch";
+    if (precision.is_null()) s.erase("precision");
+    else s["precision"] = precision;
+    s["serving"]["parallelism"]["tp"] = tp;
+    // vLLM V1's default step budget (chunked prefill): 8192 tokens.
+    s["serving"]["scheduler"]["max_num_batched_tokens"] = 8192;
+    const json v = test::validate(s);
+    CAPTURE(v.dump().substr(0, 400));
+    return v["ok"] == true;
+  };
+  const json ds = {{"hf_config", json::parse(published("deepseek-ai--DeepSeek-V3.json"))}};
+  CHECK(fits(ds, "h200", 8, nullptr));       // FP8 from its quantization_config
+  CHECK_FALSE(fits(ds, "h100-sxm", 8, nullptr));
+  const json l405 = {{"hf_config", json::parse(published("meta-llama--Meta-Llama-3.1-405B.json"))}};
+  CHECK(fits(l405, "h100-sxm", 8, json{{"weights", "fp8"}, {"activations", "fp8"}}));
+  CHECK_FALSE(fits(l405, "h100-sxm", 8, nullptr));  // bf16 does not
+  const json oss = {{"hf_config", json::parse(published("openai--gpt-oss-120b.json"))}};
+  CHECK(fits(oss, "h100-sxm", 1, nullptr));
+}
+
+TEST_CASE("memory fit: Kimi-K2 FP8 needs more than 8 H200 at its 128K context; DeepSeek-V3 FP8 fits them") {
+  // Moonshot's deployment guide: the smallest unit for the FP8 weights with a 128K context on H200 is 16 GPUs.
+  auto fits = [](const std::string& model, const std::string& gpu) {
+    json s = test::preset("scenarios", "I2.1");
+    s["model"] = model;
+    s["hardware"] = {{"gpu", gpu}, {"gpus_per_node", 8}, {"intra_node", "nvlink4-nvswitch"}};
+    s["precision"] = {{"weights", "fp8"}, {"activations", "bf16"}, {"kv_cache", "bf16"}};
+    s["serving"]["parallelism"]["tp"] = 8;
+    s["serving"]["scheduler"]["max_num_batched_tokens"] = 8192;
+    const json v = test::validate(s);
+    CAPTURE(v.dump().substr(0, 400));
+    return v["ok"] == true;
+  };
+  CHECK_FALSE(fits("kimi-k2", "h200"));
+  CHECK(fits("deepseek-r1", "h200"));
+  const json kimi = test::envelope(api::inspect_model("\"kimi-k2\""))["result"];
+  CHECK(kimi["params"]["total_B"].get<double>() == doctest::Approx(1000.0).epsilon(0.05));  // 1T total
+  CHECK(kimi["params"]["active_B"].get<double>() == doctest::Approx(32.0).epsilon(0.02));   // 32B activated
+}
+
+TEST_CASE("every model preset imported from a published config reads back as the same architecture") {
+  for (const std::string id : {"qwen3-8b", "qwen3-32b", "qwen3-30b-a3b", "qwen3-235b-a22b", "qwen3-next-80b-a3b",
+                               "deepseek-r1", "gpt-oss-120b", "gemma-3-27b", "llama-4-scout",
+                               "mistral-small-3.1-24b", "nemotron-h-56b", "kimi-k2"}) {
+    CAPTURE(id);
+    const json r = test::envelope(api::inspect_model("\"" + id + "\""));
+    REQUIRE(r["ok"] == true);
+    const json again = test::envelope(api::inspect_model(r["result"]["architecture"].dump()));
+    REQUIRE(again["ok"] == true);
+    CHECK(again["result"]["params"] == r["result"]["params"]);
+    CHECK(again["result"]["kv_cache"] == r["result"]["kv_cache"]);
+  }
+}
