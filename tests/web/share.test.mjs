@@ -169,22 +169,3 @@ test('pasting another link into the address bar loads it', async () => {
   assert.equal(await page.isVisible('#modified'), false);
   await page.close();
 });
-
-test('a scenario is stored only after it ran: a failing link does not replay on the next visit to the bare URL', async () => {
-  const page = await freshPage();
-  const good = `#${share.encodeLink({ preset: 'I1.4', overrides: { serving: { workload: { batch_size: 2 } } } })}`;
-  await page.goto(`${server.url}${good}`);
-  await waitDone(page, 'I1.4');
-  assert.equal(await page.evaluate(() => localStorage.getItem('sightline.scenario')), good.slice(1));
-  // A link whose scenario the engine rejects (the KV cache of 100,000 sequences does not fit).
-  const bad = `#${share.encodeLink({ preset: 'I1.4', overrides: { serving: { workload: { batch_size: 100000 } } } })}`;
-  await page.goto('about:blank');
-  await page.goto(`${server.url}${bad}`);
-  await page.waitForSelector('#run-status[data-state="error"]');
-  assert.equal(await page.evaluate(() => localStorage.getItem('sightline.scenario')), good.slice(1), 'the failed run is not stored');
-  await page.goto('about:blank');
-  await page.goto(server.url);
-  await waitDone(page, 'I1.4');
-  assert.equal(await page.inputValue('#batch_size'), '2', 'the bare URL reopens the last scenario that ran');
-  await page.context().close();
-});

@@ -166,8 +166,7 @@ function runForm({ force = false } = {}) {
     } else showEngineError(problem);
     return;
   }
-  // The scenario is stored (share hash, localStorage) only once it has run: a
-  // link that fails, or kills the worker, must not replay on the next visit.
+  persist(scenario);
   view.setStatus('running', 'Running… 0%');
   view.setProgress(0);
   const t0 = performance.now();
@@ -180,7 +179,6 @@ function runForm({ force = false } = {}) {
     if (!state.run || state.run.id !== id) return;
     state.run = null;
     state.shownText = text;
-    persist(scenario);
     showResult(scenario, result, warnings);
     view.setStatus('done', `Done in ${Math.max(1, Math.round(performance.now() - t0))} ms`);
     perf.runs += 1;
