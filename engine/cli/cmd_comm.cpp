@@ -19,12 +19,12 @@ constexpr double kMaxCommBytes = 1e15;
 }  // namespace
 
 int cmd_comm(const Args& args) {
-  std::string collective, link_id, intra_id = "nvlink4-nvswitch", format = "json";
+  std::string collective, link_id, intra_id, gpu_id, format = "json";
   int64_t gpus = 0, nodes = 1;
   double bytes = 0;
   std::string problem;
   Flags flags("comm");
-  flags.text("--collective", &collective).text("--interconnect", &link_id).text("--intra-node", &intra_id)
+  flags.text("--collective", &collective).text("--interconnect", &link_id).text("--intra-node", &intra_id).text("--gpu", &gpu_id)
       .text("--format", &format, {"json", "table"})
       .integer("--gpus", &gpus, 2, kMaxCommGpus)
       .integer("--nodes", &nodes, 1, kMaxCommGpus)
@@ -41,6 +41,10 @@ int cmd_comm(const Args& args) {
     if (nodes > 1 && gpus > nodes) {
       if (link.scope != "inter_node")
         fail(error_code::kConstraint, "/interconnect", "with --nodes > 1, --interconnect is the network between nodes");
+      // The link inside a node: --intra-node, else the GPU preset's own link (its default_intra_node).
+      if (intra_id.empty() && !gpu_id.empty()) intra_id = read_gpu(json(gpu_id), "/gpu").default_intra_node;
+      if (intra_id.empty())
+        fail(error_code::kMissingKey, "/intra-node", "with --nodes > 1, give --intra-node ID or --gpu ID (its own link)");
       intra = read_interconnect(json(intra_id), "/intra-node");
       g.gpus_per_node = static_cast<int>(gpus / nodes);
       g.intra = &intra;
