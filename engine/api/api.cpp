@@ -1,10 +1,12 @@
 #include "api/api.hpp"
 
+#include <algorithm>
 #include <functional>
 
 #include "api/budgeted_job.hpp"
 #include "api/inspect_model.hpp"
 #include "api/make_job.hpp"
+#include "api/run_estimate.hpp"
 #include "core/error.hpp"
 #include "core/json_text.hpp"
 #include "core/parameter_schema.hpp"
@@ -62,11 +64,14 @@ std::string guarded(const std::function<json()>& body) noexcept {
 
 constexpr int64_t kRunAllUnits = int64_t{1} << 62;
 
-std::string run_to_end(const std::string& scenario_json, IntervalMode mode) {
+std::string run_to_end(const std::string& scenario_json, IntervalMode mode,
+                       int64_t default_units = RunLimits::kDefaultMaxWorkUnits,
+                       int64_t ceiling = RunLimits::kApiCeiling) {
   return guarded([&] {
     json doc = parse_json_text(scenario_json);
-    const RunLimits limits = take_run_limits(doc);
+    const RunLimits limits = take_run_limits(doc, default_units, ceiling);
     Scenario s = read_scenario(doc);
+    check_run_estimate(s, estimate_run(s, mode), limits);  // refused in milliseconds, before any allocation
     auto job = std::make_unique<BudgetedJob>(make_job(s, mode), limits.max_work_units);
     while (!job->step(kRunAllUnits)) {
     }
@@ -80,6 +85,12 @@ std::string run_scenario(const std::string& scenario_json) { return run_to_end(s
 
 std::string run_scenario_central_only(const std::string& scenario_json) {
   return run_to_end(scenario_json, IntervalMode::CentralOnly);
+}
+
+std::string run_scenario_with_budget(const std::string& scenario_json, bool central_only, int64_t default_units,
+                                     int64_t ceiling) {
+  return run_to_end(scenario_json, central_only ? IntervalMode::CentralOnly : IntervalMode::Bounds, default_units,
+                    std::min(ceiling, RunLimits::kNativeCeiling));
 }
 
 std::string search_plan(const std::string& question_json) {
@@ -103,6 +114,11 @@ std::string search_rank(const std::string& question_json, const std::string& res
     const search::Plan plan = search::plan_deployment_search(spec);
     const json results = parse_json_text(results_json);
     if (!results.is_array()) fail(error_code::kType, "/results", "expected an array of run results, one per candidate");
+    // Exactly one result per planned candidate: the ranking indexes both by position.
+    if (results.size() != plan.candidates.size())
+      fail(error_code::kConstraint, "/results",
+           "expected " + std::to_string(plan.candidates.size()) + " run results, one per candidate of the plan, got " +
+               std::to_string(results.size()));
     std::vector<search::CandidateOutcome> central;
     for (const json& r : results) {
       const bool envelope = r.is_object() && r.contains("ok");
@@ -213,6 +229,7 @@ std::string Engine::start_job(const std::string& scenario_json, bool central_onl
     json doc = parse_json_text(scenario_json);
     const RunLimits limits = take_run_limits(doc);
     Scenario s = read_scenario(doc);
+    check_run_estimate(s, estimate_run(s, central_only ? IntervalMode::CentralOnly : IntervalMode::Bounds), limits);
     const int handle = next_handle_++;
     jobs_[handle] = std::make_unique<BudgetedJob>(
         make_job(s, central_only ? IntervalMode::CentralOnly : IntervalMode::Bounds), limits.max_work_units);

@@ -8,11 +8,13 @@
 
 namespace sightline {
 
-RunLimits take_run_limits(json& doc) {
+RunLimits take_run_limits(json& doc, int64_t default_units, int64_t ceiling) {
   RunLimits limits;
+  limits.ceiling = ceiling;
+  limits.max_work_units = std::min(default_units, ceiling);
   if (!doc.is_object() || !doc.contains("limits")) return limits;
   ObjectReader r(doc["limits"], "/limits", {"max_work_units"});
-  limits.max_work_units = r.integer("max_work_units", 1, RunLimits::kMaxMaxWorkUnits, RunLimits::kDefaultMaxWorkUnits);
+  limits.max_work_units = r.integer("max_work_units", 1, ceiling, limits.max_work_units);
   doc.erase("limits");
   return limits;
 }
@@ -54,8 +56,8 @@ void BudgetedJob::fail_over_budget() const {
                 static_cast<long long>(inner_->units_done()), 100.0 * progress_at_stop_);
   fail(error_code::kLimitExceeded, "/limits/max_work_units",
        "the run reached its work budget (limits.max_work_units = " + std::to_string(max_work_units_) + ") after " +
-           what + ". Raise /limits/max_work_units (at most " + std::to_string(RunLimits::kMaxMaxWorkUnits) +
-           ") or make the scenario smaller (fewer requests, a shorter output, fewer micro-batches).");
+           what + ". Raise /limits/max_work_units (at most " + std::to_string(RunLimits::kApiCeiling) + " in the page and the API, " +
+           std::to_string(RunLimits::kNativeCeiling) + " with the native CLI) or make the scenario smaller (fewer requests, a shorter output, fewer micro-batches).");
 }
 
 }  // namespace sightline

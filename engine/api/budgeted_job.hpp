@@ -16,16 +16,27 @@ namespace sightline {
 // step, or one slice of a training schedule. The largest value keeps the
 // largest scenario the validator accepts within about 30 s natively (README,
 // "Limits").
+// The budget is a default, not a ceiling for everyone: the page, the fuzzer
+// and the API keep kApiCeiling; the native CLI may raise a run's budget (its
+// --max-work-units flag, or the scenario's own limit) up to kNativeCeiling.
+// Memory is bounded for every caller by an estimate made before the run
+// starts (api/run_estimate.hpp).
 struct RunLimits {
   static constexpr int64_t kDefaultMaxWorkUnits = 10000000;
-  static constexpr int64_t kMaxMaxWorkUnits = 10000000;
+  static constexpr int64_t kApiCeiling = 10000000;
+  static constexpr int64_t kNativeCeiling = 10000000000;
+  static constexpr int64_t kMaxMaxWorkUnits = kApiCeiling;
+  static constexpr int64_t kMaxMemoryBytes = int64_t{3} << 29;  // 1.5 GiB: the 2 GB promise with a margin
   int64_t max_work_units = kDefaultMaxWorkUnits;
+  int64_t ceiling = kApiCeiling;  // the most max_work_units may be for this caller
   json to_json() const { return {{"max_work_units", max_work_units}}; }
 };
 
 // Reads and removes the "limits" section of a scenario document (located
-// errors at /limits/...), so the rest reads as before.
-RunLimits take_run_limits(json& doc);
+// errors at /limits/...), so the rest reads as before. `default_units` is the
+// budget when the scenario gives none; `ceiling` the most it may ask for.
+RunLimits take_run_limits(json& doc, int64_t default_units = RunLimits::kDefaultMaxWorkUnits,
+                          int64_t ceiling = RunLimits::kApiCeiling);
 
 class BudgetedJob : public Job {
  public:

@@ -44,7 +44,8 @@ bool IntervalJob::step(int64_t max_units) {
     if (r.done) continue;
     if (!r.job) r.job = make_single_job(*r.scenario);
     r.done = r.job->step(max_units);
-    return false;
+    // Done as soon as the last run is: a run that needs exactly its budget fits it.
+    return r.done && i == run_count_ - 1;
   }
   return true;
 }

@@ -14,7 +14,7 @@ namespace sightline::cli {
 
 const char* const kUsage =
     "usage:\n"
-    "  sightline run FILE|--preset ID [--format table|json|csv|envelope] [--central-only]\n"
+    "  sightline run FILE|--preset ID [--format table|json|csv|envelope] [--central-only] [--max-work-units N]\n"
     "  sightline validate FILE\n"
     "  sightline inspect-model FILE [--json]   (FILE: a Hugging Face config.json or a model object)\n"
     "  sightline presets [models|gpus|interconnects|scenarios|calibrations|comm_calibrations|stacks] [--format json]\n"
@@ -28,13 +28,14 @@ const char* const kUsage =
     "  sightline report-training [--format table|json]\n"
     "  sightline report-e2e [--format table|json]\n"
     "  sightline sweep BASE --set PATH=v1,v2,... [--set ...] [--zip] [--out FILE]\n"
-    "  sightline batch IN.jsonl [--jobs N] [--shard i/N] [--out FILE] [--central-only]\n"
+    "  sightline batch IN.jsonl [--jobs N] [--shard i/N] [--out FILE] [--central-only] [--max-work-units N]\n"
     "  sightline merge SHARD.jsonl... [--out FILE]\n"
     "  sightline search FILE [--jobs N] [--format table|json] [--out FILE] [--top N] [--confirm REQUESTS]\n"
     "  sightline check-capacity FILE|--preset ID [--scale 20] [--jobs N] [--format table|json]\n"
     "  sightline registries\n"
     "  sightline version\n"
-    "FILE may be '-' for standard input.\n";
+    "FILE may be '-' for standard input. --max-work-units (1 to 10000000000) raises a run's work budget\n"
+    "(default 10000000; a scenario's own limits.max_work_units may also go up to 10000000000 here).\n";
 
 int usage_error(const std::string& message) {
   std::cerr << "sightline: " << message << "\n" << kUsage;

@@ -21,8 +21,10 @@
 #include <thread>
 
 #include "api/api.hpp"
+#include "api/budgeted_job.hpp"
 #include "core/json_text.hpp"
 #include "cli/cli_common.hpp"
+#include "cli/flags.hpp"
 
 namespace sightline::cli {
 
@@ -35,15 +37,10 @@ struct Shard {
 bool parse_shard(const std::string& text, Shard& s) {
   const size_t slash = text.find('/');
   if (slash == std::string::npos) return false;
-  try {
-    size_t a = 0, b = 0;
-    s.index = std::stoll(text.substr(0, slash), &a);
-    s.count = std::stoll(text.substr(slash + 1), &b);
-    if (a != slash || b != text.size() - slash - 1) return false;
-  } catch (const std::exception&) {
+  if (!Flags::parse_integer(text.substr(0, slash), s.index) || !Flags::parse_integer(text.substr(slash + 1), s.count))
     return false;
-  }
-  return s.count >= 1 && s.index >= 0 && s.index < s.count;
+  // Bounded so that total * (index + 1) below cannot overflow.
+  return s.count >= 1 && s.count <= (int64_t{1} << 30) && s.index >= 0 && s.index < s.count;
 }
 
 std::vector<std::string> split_lines(const std::string& text) {
@@ -66,7 +63,7 @@ struct ResultLine {
   bool ok = false;
 };
 
-ResultLine result_line(int64_t line_number, const std::string& input, bool central_only) {
+ResultLine result_line(int64_t line_number, const std::string& input, bool central_only, int64_t max_work_units) {
   json id = nullptr;
   try {
     const json doc = json::parse(input);
@@ -74,7 +71,7 @@ ResultLine result_line(int64_t line_number, const std::string& input, bool centr
   } catch (const json::exception&) {
     // Not JSON: the engine reports where (its own parse error).
   }
-  const std::string envelope = central_only ? api::run_scenario_central_only(input) : api::run_scenario(input);
+  const std::string envelope = api::run_scenario_with_budget(input, central_only, max_work_units, RunLimits::kNativeCeiling);
   ResultLine r;
   r.ok = json::parse(envelope).value("ok", false);
   r.text = "{\"line\":" + std::to_string(line_number) + ",\"id\":" + safe_dump(id) + "," + envelope.substr(1);
@@ -105,26 +102,18 @@ int cmd_batch(const Args& args) {
   Shard shard;
   int64_t jobs = 1;
   bool central_only = false;
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--central-only") {
-      central_only = true;
-    } else if (args[i] == "--jobs" && i + 1 < args.size()) {
-      try {
-        jobs = std::stoll(args[++i]);
-      } catch (const std::exception&) {
-        jobs = 0;
-      }
-      if (jobs < 1 || jobs > 1024) return usage_error("--jobs takes a whole number from 1 to 1024");
-    } else if (args[i] == "--shard" && i + 1 < args.size()) {
-      if (!parse_shard(args[++i], shard)) return usage_error("--shard takes i/N with 0 <= i < N (got '" + args[i] + "')");
-    } else if (args[i] == "--out" && i + 1 < args.size()) {
-      out = args[++i];
-    } else if (in.empty() && (args[i] == "-" || args[i].rfind("--", 0) != 0)) {
-      in = args[i];
-    } else {
-      return usage_error("unexpected argument '" + args[i] + "'");
-    }
-  }
+  std::string shard_text;
+  std::vector<std::string> files;
+  std::string problem;
+  Flags flags("batch");
+  int64_t max_work_units = RunLimits::kDefaultMaxWorkUnits;
+  flags.integer("--max-work-units", &max_work_units, 1, RunLimits::kNativeCeiling);
+  flags.boolean("--central-only", &central_only).integer("--jobs", &jobs, 1, 1024).text("--shard", &shard_text)
+      .text("--out", &out).positional(&files, 1);
+  if (!flags.parse(args, problem)) return usage_error(problem);
+  if (!shard_text.empty() && !parse_shard(shard_text, shard))
+    return usage_error("batch: --shard takes i/N with 0 <= i < N (got '" + shard_text + "')");
+  if (!files.empty()) in = files[0];
   if (in.empty()) return usage_error("batch needs an input file of JSON Lines (or '-')");
   std::string text;
   if (!read_file(in, text)) {
@@ -147,7 +136,7 @@ int cmd_batch(const Args& args) {
     for (;;) {
       const size_t k = next.fetch_add(1);
       if (k >= todo.size()) return;
-      ResultLine r = result_line(todo[k] + 1, lines[static_cast<size_t>(todo[k])], central_only);
+      ResultLine r = result_line(todo[k] + 1, lines[static_cast<size_t>(todo[k])], central_only, max_work_units);
       {
         std::lock_guard<std::mutex> lock(m);
         results[k] = std::move(r);
@@ -196,11 +185,10 @@ int cmd_batch(const Args& args) {
 int cmd_merge(const Args& args) {
   std::string out;
   std::vector<std::string> files;
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--out" && i + 1 < args.size()) out = args[++i];
-    else if (args[i] == "-" || args[i].rfind("--", 0) != 0) files.push_back(args[i]);
-    else return usage_error("unexpected argument '" + args[i] + "'");
-  }
+  std::string problem;
+  Flags flags("merge");
+  flags.text("--out", &out).positional(&files, 1 << 20);
+  if (!flags.parse(args, problem)) return usage_error(problem);
   if (files.empty()) return usage_error("merge needs the shard output files");
   std::vector<std::pair<int64_t, std::string>> rows;
   for (const std::string& f : files) {

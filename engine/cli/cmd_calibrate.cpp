@@ -6,6 +6,7 @@
 #include "api/api.hpp"
 #include "cli/calibration_inputs.hpp"
 #include "cli/cli_common.hpp"
+#include "cli/flags.hpp"
 #include "core/error.hpp"
 #include "hw/hardware.hpp"
 #include "perf/calibrate.hpp"
@@ -30,17 +31,11 @@ double copy_efficiency(const std::vector<KernelSample>& samples, const GpuSpec& 
 int cmd_calibrate(const Args& args) {
   std::string gpu_id, out_path, base_id = "a100-80g-sxm", vidur_dir, vidur_folder, compute_from;
   std::vector<std::string> csv_files;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const bool has_value = i + 1 < args.size();
-    if (args[i] == "--gpu" && has_value) gpu_id = args[++i];
-    else if (args[i] == "--out" && has_value) out_path = args[++i];
-    else if (args[i] == "--base" && has_value) base_id = args[++i];
-    else if (args[i] == "--vidur-dir" && has_value) vidur_dir = args[++i];
-    else if (args[i] == "--vidur-gpu" && has_value) vidur_folder = args[++i];
-    else if (args[i] == "--csv" && has_value) csv_files.push_back(args[++i]);
-    else if (args[i] == "--compute-from" && has_value) compute_from = args[++i];
-    else return usage_error("unexpected argument '" + args[i] + "'");
-  }
+  std::string problem;
+  Flags flags("calibrate");
+  flags.text("--gpu", &gpu_id).text("--out", &out_path).text("--base", &base_id).text("--vidur-dir", &vidur_dir)
+      .text("--vidur-gpu", &vidur_folder).texts("--csv", &csv_files).text("--compute-from", &compute_from);
+  if (!flags.parse(args, problem)) return usage_error(problem);
   if (gpu_id.empty()) return usage_error("calibrate needs --gpu ID");
   if (vidur_dir.empty() != vidur_folder.empty()) return usage_error("--vidur-dir and --vidur-gpu go together");
   try {

@@ -6,6 +6,7 @@
 #include "core/json_text.hpp"
 #include "cli/calibration_inputs.hpp"
 #include "cli/cli_common.hpp"
+#include "cli/flags.hpp"
 #include "comm/comm_fit.hpp"
 #include "comm/collectives.hpp"
 #include "core/error.hpp"
@@ -78,17 +79,12 @@ json transfer_error_preset(const std::vector<CollectiveSample>& samples, const s
 int cmd_calibrate_comm(const Args& args) {
   std::string link_id, out_path, vidur_dir, vidur_system, shape_path, transfer_out;
   std::vector<std::string> csv_files;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const bool v = i + 1 < args.size();
-    if (args[i] == "--interconnect" && v) link_id = args[++i];
-    else if (args[i] == "--out" && v) out_path = args[++i];
-    else if (args[i] == "--vidur-dir" && v) vidur_dir = args[++i];
-    else if (args[i] == "--vidur-system" && v) vidur_system = args[++i];
-    else if (args[i] == "--csv" && v) csv_files.push_back(args[++i]);
-    else if (args[i] == "--shape-from" && v) shape_path = args[++i];
-    else if (args[i] == "--transfer-errors-out" && v) transfer_out = args[++i];
-    else return usage_error("unexpected argument '" + args[i] + "'");
-  }
+  std::string problem;
+  Flags flags("calibrate-comm");
+  flags.text("--interconnect", &link_id).text("--out", &out_path).text("--vidur-dir", &vidur_dir)
+      .text("--vidur-system", &vidur_system).texts("--csv", &csv_files).text("--shape-from", &shape_path)
+      .text("--transfer-errors-out", &transfer_out);
+  if (!flags.parse(args, problem)) return usage_error(problem);
   if (!transfer_out.empty()) {
     if (!link_id.empty() || csv_files.empty())
       return usage_error("calibrate-comm --transfer-errors-out FILE takes --csv files and no --interconnect");

@@ -5,34 +5,33 @@
 
 #include "core/json_text.hpp"
 #include "cli/cli_common.hpp"
+#include "cli/flags.hpp"
 #include "comm/collectives.hpp"
 #include "core/error.hpp"
 
 namespace sightline::cli {
 
+namespace {
+// The largest group a collective is priced for (the rank count is an int in
+// the comm layer), and a payload of 1 PB, far past any single call.
+constexpr int64_t kMaxCommGpus = 1 << 20;
+constexpr double kMaxCommBytes = 1e15;
+}  // namespace
+
 int cmd_comm(const Args& args) {
   std::string collective, link_id, intra_id, gpu_id, format = "json";
   int64_t gpus = 0, nodes = 1;
   double bytes = 0;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const bool v = i + 1 < args.size();
-    try {
-      if (args[i] == "--collective" && v) collective = args[++i];
-      else if (args[i] == "--interconnect" && v) link_id = args[++i];
-      else if (args[i] == "--intra-node" && v) intra_id = args[++i];
-      else if (args[i] == "--gpu" && v) gpu_id = args[++i];
-      else if (args[i] == "--format" && v) format = args[++i];
-      else if (args[i] == "--gpus" && v) gpus = std::stoll(args[++i]);
-      else if (args[i] == "--nodes" && v) nodes = std::stoll(args[++i]);
-      else if (args[i] == "--bytes" && v) bytes = std::stod(args[++i]);
-      else return usage_error("unexpected argument '" + args[i] + "'");
-    } catch (const std::exception&) {
-      return usage_error("'" + args[i] + "' needs a number");
-    }
-  }
+  std::string problem;
+  Flags flags("comm");
+  flags.text("--collective", &collective).text("--interconnect", &link_id).text("--intra-node", &intra_id).text("--gpu", &gpu_id)
+      .text("--format", &format, {"json", "table"})
+      .integer("--gpus", &gpus, 2, kMaxCommGpus)
+      .integer("--nodes", &nodes, 1, kMaxCommGpus)
+      .number("--bytes", &bytes, 1, kMaxCommBytes);
+  if (!flags.parse(args, problem)) return usage_error(problem);
   if (collective.empty() || link_id.empty() || gpus < 2 || bytes <= 0 || nodes < 1 || gpus % nodes != 0)
     return usage_error("comm needs --collective NAME --gpus N (>= 2, a multiple of --nodes) --interconnect ID --bytes N");
-  if (format != "json" && format != "table") return usage_error("unknown format '" + format + "'");
   try {
     const CollectiveKind kind = parse_collective_kind(collective, "/collective");
     const InterconnectSpec link = read_interconnect(json(link_id), "/interconnect");

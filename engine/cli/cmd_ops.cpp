@@ -5,6 +5,7 @@
 
 #include "core/json_text.hpp"
 #include "cli/cli_common.hpp"
+#include "cli/flags.hpp"
 #include "core/error.hpp"
 #include "hw/hardware.hpp"
 #include "perf/cost_setup.hpp"
@@ -14,35 +15,38 @@
 
 namespace sightline::cli {
 
+namespace {
+// Bounds of the step `ops` prices: the same ceilings the scenario readers put
+// on tensor parallelism and context, and a batch whose per-sequence list stays
+// a few MB.
+constexpr int64_t kMaxOpsTp = 4096;
+constexpr int64_t kMaxOpsTokens = 16 << 20;
+constexpr int64_t kMaxOpsBatch = 1 << 20;
+}  // namespace
+
 int cmd_ops(const Args& args) {
   std::string model_id, gpu_id, tier = "auto", phase, format = "json", link_id, dtype = "bf16", weights;
   int64_t tp = 1, tokens = 0, batch = 0, kv_len = -1;
   bool training = false;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const bool v = i + 1 < args.size();
-    auto number = [&](int64_t& out) { out = std::stoll(args[++i]); };
-    try {
-      if (args[i] == "--model" && v) model_id = args[++i];
-      else if (args[i] == "--gpu" && v) gpu_id = args[++i];
-      else if (args[i] == "--tier" && v) tier = args[++i];
-      else if (args[i] == "--phase" && v) phase = args[++i];
-      else if (args[i] == "--format" && v) format = args[++i];
-      else if (args[i] == "--interconnect" && v) link_id = args[++i];
-      else if (args[i] == "--dtype" && v) dtype = args[++i];
-      else if (args[i] == "--weights" && v) weights = args[++i];
-      else if (args[i] == "--tp" && v) number(tp);
-      else if (args[i] == "--tokens" && v) number(tokens);
-      else if (args[i] == "--batch" && v) number(batch);
-      else if (args[i] == "--kv-len" && v) number(kv_len);
-      else if (args[i] == "--training") training = true;
-      else return usage_error("unexpected argument '" + args[i] + "'");
-    } catch (const std::exception&) {
-      return usage_error("'" + args[i] + "' needs a whole number");
-    }
-  }
+  std::vector<std::string> dtypes = dtype_names();
+  std::string problem;
+  Flags flags("ops");
+  flags.text("--model", &model_id).text("--gpu", &gpu_id).text("--interconnect", &link_id)
+      .text("--tier", &tier, {"auto", "target-measured", "cross-generation", "roofline"})
+      .text("--phase", &phase, {"prefill", "decode"})
+      .text("--format", &format, {"json", "table"})
+      .text("--dtype", &dtype, dtypes).text("--weights", &weights, dtypes)
+      .integer("--tp", &tp, 1, kMaxOpsTp)
+      .integer("--tokens", &tokens, 1, kMaxOpsTokens)
+      .integer("--batch", &batch, 1, kMaxOpsBatch)
+      .integer("--kv-len", &kv_len, 0, kMaxOpsTokens)
+      .boolean("--training", &training);
+  if (!flags.parse(args, problem)) return usage_error(problem);
   if (model_id.empty() || gpu_id.empty() || tokens <= 0 || (phase != "prefill" && phase != "decode"))
     return usage_error("ops needs --model ID --gpu ID --phase prefill|decode --tokens N");
-  if (format != "json" && format != "table") return usage_error("unknown format '" + format + "'");
+  if (phase == "decode" && batch == 0 && tokens > kMaxOpsBatch)  // decode's batch defaults to --tokens sequences
+    return usage_error("ops: a decode step of --tokens " + std::to_string(tokens) + " sequences exceeds the batch bound " +
+                       std::to_string(kMaxOpsBatch) + "; give --batch");
   try {
     const ModelArch model = read_model(json(model_id), "/model");
     const GpuSpec gpu = read_gpu(json(gpu_id), "/gpu");
@@ -50,9 +54,6 @@ int cmd_ops(const Args& args) {
     std::string provenance;
     auto cost = make_kernel_cost_model(tier, gpu, &provenance);
     if (!cost) fail(error_code::kConstraint, "/tier", "no target-measured calibration for " + gpu_id);
-    bool dtype_known = false;
-    for (const auto& n : dtype_names()) dtype_known = dtype_known || n == dtype || n == weights;
-    if (!dtype_known) fail(error_code::kInvalidValue, "/dtype", "unknown dtype");
     Precision p;
     p.activations = p.kv_cache = parse_dtype(dtype);
     p.weights = parse_dtype(weights.empty() ? dtype : weights);

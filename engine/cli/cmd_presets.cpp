@@ -4,17 +4,18 @@
 #include "core/json_text.hpp"
 #include "api/api.hpp"
 #include "cli/cli_common.hpp"
+#include "cli/flags.hpp"
 
 namespace sightline::cli {
 
 int cmd_presets(const std::vector<std::string>& args) {
   std::string kind, format = "table";
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--format" && i + 1 < args.size()) format = args[++i];
-    else if (kind.empty()) kind = args[i];
-    else return usage_error("unexpected argument '" + args[i] + "'");
-  }
-  if (format != "table" && format != "json") return usage_error("unknown format '" + format + "'");
+  std::vector<std::string> bare;
+  std::string problem;
+  Flags flags("presets");
+  flags.text("--format", &format, {"table", "json"}).positional(&bare, 1);
+  if (!flags.parse(args, problem)) return usage_error(problem);
+  if (!bare.empty()) kind = bare[0];
   std::vector<std::string> kinds;
   if (kind.empty()) kinds = json::parse(sightline::api::list_presets(""))["result"].get<std::vector<std::string>>();
   else kinds.push_back(kind);

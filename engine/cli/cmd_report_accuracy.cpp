@@ -15,6 +15,7 @@
 #include "comm/collectives.hpp"
 #include "comm/comm_fit.hpp"
 #include "cli/cli_common.hpp"
+#include "cli/flags.hpp"
 #include "core/error.hpp"
 #include "hw/hardware.hpp"
 #include "perf/calibrate.hpp"
@@ -193,13 +194,11 @@ json collective_accuracy(const std::string& csv_path, const std::string& vidur_r
 int cmd_report_accuracy(const Args& args) {
   std::string data_dir = default_data_dir(), format = "table", measured_dir = default_measured_dir(), transfer_errors_out;
   std::string published = std::string(SIGHTLINE_SOURCE_DIR) + "/presets/calibrations/data/published_kernels.csv";
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--data" && i + 1 < args.size()) data_dir = args[++i];
-    else if (args[i] == "--format" && i + 1 < args.size()) format = args[++i];
-    else if (args[i] == "--measured" && i + 1 < args.size()) measured_dir = args[++i];
-    else if (args[i] == "--transfer-errors-out" && i + 1 < args.size()) transfer_errors_out = args[++i];
-    else return usage_error("unexpected argument '" + args[i] + "'");
-  }
+  std::string problem;
+  Flags flags("report-accuracy");
+  flags.text("--data", &data_dir).text("--format", &format, {"table", "json"}).text("--measured", &measured_dir)
+      .text("--transfer-errors-out", &transfer_errors_out);
+  if (!flags.parse(args, problem)) return usage_error(problem);
   if (format != "table" && format != "json") return usage_error("unknown format '" + format + "'");
   try {
     const std::string vidur = data_dir + "/vidur-profiling";

@@ -15,6 +15,7 @@
 #include "api/api.hpp"
 #include "core/json_text.hpp"
 #include "cli/cli_common.hpp"
+#include "cli/flags.hpp"
 #include "cli/validation_runs.hpp"
 
 namespace sightline::cli {
@@ -98,10 +99,10 @@ json summary_json(const Summary& s) {
 
 int cmd_report_e2e(const Args& args) {
   std::string format = "table";
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--format" && i + 1 < args.size()) format = args[++i];
-    else return usage_error("unexpected argument '" + args[i] + "'");
-  }
+  std::string problem;
+  Flags flags("report-e2e");
+  flags.text("--format", &format, {"table", "json"});
+  if (!flags.parse(args, problem)) return usage_error(problem);
   if (format != "table" && format != "json") return usage_error("unknown format '" + format + "'");
   const json rows = json::parse(sightline::api::list_presets("validation"))["result"];
   json out = json::array(), failed = json::array();

@@ -10,6 +10,7 @@
 #include <iostream>
 
 #include "cli/cli_common.hpp"
+#include "cli/flags.hpp"
 #include "cli/validation_runs.hpp"
 
 namespace sightline::cli {
@@ -76,10 +77,10 @@ bool run_preset(const std::string& id, json& result, json& scenario) {
 
 int cmd_report_training(const Args& args) {
   std::string format = "table";
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--format" && i + 1 < args.size()) format = args[++i];
-    else return usage_error("unexpected argument '" + args[i] + "'");
-  }
+  std::string problem;
+  Flags flags("report-training");
+  flags.text("--format", &format, {"table", "json"});
+  if (!flags.parse(args, problem)) return usage_error(problem);
   if (format != "table" && format != "json") return usage_error("unknown format '" + format + "'");
   json out = json::array();
   std::vector<double> abs_errors;

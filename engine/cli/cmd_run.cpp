@@ -3,7 +3,9 @@
 
 #include "core/json_text.hpp"
 #include "api/api.hpp"
+#include "api/budgeted_job.hpp"
 #include "cli/cli_common.hpp"
+#include "cli/flags.hpp"
 
 namespace sightline::cli {
 
@@ -32,15 +34,15 @@ std::string csv_field(const std::string& s) {
 int cmd_run(const std::vector<std::string>& args) {
   std::string file, preset, format = "table";
   bool central_only = false;
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--central-only") central_only = true;
-    else if (args[i] == "--preset" && i + 1 < args.size()) preset = args[++i];
-    else if (args[i] == "--format" && i + 1 < args.size()) format = args[++i];
-    else if (file.empty() && (args[i] == "-" || args[i].rfind("--", 0) != 0)) file = args[i];
-    else return usage_error("unexpected argument '" + args[i] + "'");
-  }
-  if (format != "table" && format != "json" && format != "csv" && format != "envelope")
-    return usage_error("unknown format '" + format + "'");
+  std::vector<std::string> files;
+  std::string problem;
+  Flags flags("run");
+  int64_t max_work_units = 0;  // 0: the default budget; the scenario's own limit may go up to the native ceiling
+  flags.integer("--max-work-units", &max_work_units, 1, RunLimits::kNativeCeiling);
+  flags.boolean("--central-only", &central_only).text("--preset", &preset)
+      .text("--format", &format, {"table", "json", "csv", "envelope"}).positional(&files, 1);
+  if (!flags.parse(args, problem)) return usage_error(problem);
+  if (!files.empty()) file = files[0];
   if (file.empty() == preset.empty()) return usage_error("run takes exactly one of FILE or --preset ID");
   std::string text;
   if (!preset.empty()) {
@@ -51,8 +53,8 @@ int cmd_run(const std::vector<std::string>& args) {
     std::cerr << "error [io_error] at '': cannot read " << file << "\n";
     return 1;
   }
-  const std::string raw =
-      central_only ? sightline::api::run_scenario_central_only(text) : sightline::api::run_scenario(text);
+  const std::string raw = sightline::api::run_scenario_with_budget(
+      text, central_only, max_work_units > 0 ? max_work_units : RunLimits::kDefaultMaxWorkUnits, RunLimits::kNativeCeiling);
   json envelope = json::parse(raw);
   if (!envelope["ok"].get<bool>()) return report_error(envelope);
   if (format == "envelope") {  // the API's bytes, as the wasm module returns them

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "cli/cli_common.hpp"
+#include "cli/flags.hpp"
 #include "core/json_text.hpp"
 #include "api/make_job.hpp"
 #include "search/deployment_search.hpp"
@@ -170,42 +171,14 @@ int cmd_search(const Args& args) {
   int64_t top = 20;  // rows of a training search's table
   int64_t confirm = 0;  // requests of the answer's confirmation run (0: none)
   int64_t jobs = std::max<int64_t>(1, static_cast<int64_t>(std::thread::hardware_concurrency()));
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--jobs" && i + 1 < args.size()) {
-      try {
-        jobs = std::stoll(args[++i]);
-      } catch (const std::exception&) {
-        jobs = 0;
-      }
-      if (jobs < 1 || jobs > 1024) return usage_error("--jobs takes a whole number from 1 to 1024");
-    } else if (args[i] == "--top" && i + 1 < args.size()) {
-      try {
-        top = std::stoll(args[++i]);
-      } catch (const std::exception&) {
-        top = 0;
-      }
-      if (top < 1) return usage_error("--top takes a whole number of table rows, at least 1");
-    } else if (args[i] == "--confirm" && i + 1 < args.size()) {
-      const std::string v = args[++i];
-      try {
-        size_t used = 0;
-        confirm = std::stoll(v, &used);
-        if (used != v.size()) confirm = -1;
-      } catch (...) {
-        confirm = -1;
-      }
-      if (confirm < 1 || confirm > 10000000) return usage_error("--confirm takes a number of requests from 1 to 10000000");
-    } else if (args[i] == "--format" && i + 1 < args.size()) {
-      format = args[++i];
-    } else if (args[i] == "--out" && i + 1 < args.size()) {
-      out = args[++i];
-    } else if (file.empty() && (args[i] == "-" || args[i].rfind("--", 0) != 0)) {
-      file = args[i];
-    } else {
-      return usage_error("unexpected argument '" + args[i] + "'");
-    }
-  }
-  if (format != "table" && format != "json") return usage_error("unknown format '" + format + "'");
+  std::vector<std::string> files;
+  std::string problem;
+  Flags flags("search");
+  flags.integer("--jobs", &jobs, 1, 1024).integer("--top", &top, 1, 1000000)
+      .integer("--confirm", &confirm, 1, 10000000)
+      .text("--format", &format, {"table", "json"}).text("--out", &out).positional(&files, 1);
+  if (!flags.parse(args, problem)) return usage_error(problem);
+  if (!files.empty()) file = files[0];
   if (file.empty()) return usage_error("search needs a search question file (or '-')");
   std::string text;
   if (!read_file(file, text)) {

@@ -1,15 +1,21 @@
 // sightline sweep: expands a base scenario over axes of values (a grid, or
 // axes zipped together) into JSON Lines, one scenario per line, for `batch`.
+#include <fstream>
 #include <iostream>
 #include <sstream>
 
 #include "api/api.hpp"
 #include "core/json_text.hpp"
 #include "cli/cli_common.hpp"
+#include "cli/flags.hpp"
 
 namespace sightline::cli {
 
 namespace {
+
+// Lines one sweep writes at most (each a whole scenario, ~2 KB): a grid past
+// this is refused before the first line.
+constexpr uint64_t kMaxSweepPoints = 10000000;
 
 struct Axis {
   std::string pointer;  // JSON pointer into the scenario
@@ -52,6 +58,43 @@ bool parse_axis(const std::string& spec, Axis& axis, std::string& problem) {
   return true;
 }
 
+// Sets `value` at `pointer`, creating missing object keys. Unlike json_pointer
+// assignment, an array index may be at most the array's size (the size, or
+// "-", appends): a huge index would otherwise resize the array to it.
+bool set_at_pointer(json& doc, const std::string& pointer, const json& value, std::string& problem) {
+  json::json_pointer parsed;
+  try {
+    parsed = json::json_pointer(pointer);
+  } catch (const json::exception& e) {
+    problem = e.what();
+    return false;
+  }
+  json* node = &doc;
+  std::vector<std::string> tokens;
+  for (json::json_pointer p = parsed; !p.empty(); p.pop_back()) tokens.insert(tokens.begin(), p.back());
+  for (const std::string& t : tokens) {
+    if (node->is_null()) *node = json::object();
+    if (node->is_object()) {
+      node = &(*node)[t];
+    } else if (node->is_array()) {
+      int64_t i = -1;
+      if (t == "-") i = static_cast<int64_t>(node->size());
+      else if (!Flags::parse_integer(t, i) || (t.size() > 1 && t[0] == '0')) i = -1;
+      if (i < 0 || i > static_cast<int64_t>(node->size())) {
+        problem = "'" + t + "' is not an index of an array of " + std::to_string(node->size()) + " (0 to its size)";
+        return false;
+      }
+      if (i == static_cast<int64_t>(node->size())) node->push_back(nullptr);
+      node = &(*node)[static_cast<size_t>(i)];
+    } else {
+      problem = "'" + t + "' goes inside a " + std::string(node->type_name()) + ", which has no members";
+      return false;
+    }
+  }
+  *node = value;
+  return true;
+}
+
 std::string value_label(const json& v) { return v.is_string() ? v.get<std::string>() : safe_dump(v); }
 
 }  // namespace
@@ -60,22 +103,17 @@ int cmd_sweep(const Args& args) {
   std::string base, out;
   std::vector<Axis> axes;
   bool zip = false;
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--set" && i + 1 < args.size()) {
-      Axis a;
-      std::string problem;
-      if (!parse_axis(args[++i], a, problem)) return usage_error(problem);
-      axes.push_back(std::move(a));
-    } else if (args[i] == "--zip") {
-      zip = true;
-    } else if (args[i] == "--out" && i + 1 < args.size()) {
-      out = args[++i];
-    } else if (base.empty() && (args[i] == "-" || args[i].rfind("--", 0) != 0)) {
-      base = args[i];
-    } else {
-      return usage_error("unexpected argument '" + args[i] + "'");
-    }
+  std::vector<std::string> sets, bases;
+  std::string problem;
+  Flags flags("sweep");
+  flags.texts("--set", &sets).boolean("--zip", &zip).text("--out", &out).positional(&bases, 1);
+  if (!flags.parse(args, problem)) return usage_error(problem);
+  for (const std::string& spec : sets) {
+    Axis a;
+    if (!parse_axis(spec, a, problem)) return usage_error(problem);
+    axes.push_back(std::move(a));
   }
+  if (!bases.empty()) base = bases[0];
   if (base.empty()) return usage_error("sweep needs a BASE scenario (a file, '-', or a scenario preset id)");
   if (axes.empty()) return usage_error("sweep needs at least one --set PATH=v1,v2,...");
 
@@ -102,48 +140,75 @@ int cmd_sweep(const Args& args) {
   }
   const std::string base_id = scenario.value("id", std::string("sweep"));
 
-  size_t count = 1;
+  // The number of points, refused past kMaxSweepPoints before any is written
+  // (a product of axis sizes that would overflow is refused the same way).
+  uint64_t count = 1;
   if (zip) {
     count = axes.front().values.size();
     for (const Axis& a : axes)
       if (a.values.size() != count) return usage_error("--zip needs every --set to have the same number of values");
   } else {
-    for (const Axis& a : axes) count *= a.values.size();
+    for (const Axis& a : axes) {
+      if (count > kMaxSweepPoints / a.values.size() + 1) {
+        count = kMaxSweepPoints + 1;
+        break;
+      }
+      count *= a.values.size();
+    }
+  }
+  if (count > kMaxSweepPoints)
+    return usage_error("sweep: the grid has more than " + std::to_string(kMaxSweepPoints) +
+                       " points; split it (several sweeps, or --zip)");
+  // Every pointer must be settable in the base scenario before any line is written.
+  for (const Axis& a : axes) {
+    json probe = scenario;
+    if (!set_at_pointer(probe, a.pointer, a.values.front(), problem)) {
+      std::cerr << "error [invalid_value] at '" << a.pointer << "': cannot set it in the base scenario: " << problem << "\n";
+      return 1;
+    }
   }
 
-  std::string lines;
+  // Points are written as they are made: memory does not grow with the grid.
+  std::ofstream file;
+  if (!out.empty()) {
+    file.open(out, std::ios::binary);
+    if (!file) {
+      std::cerr << "error [io_error] at '': cannot write " << out << "\n";
+      return 1;
+    }
+  }
+  std::ostream& os = out.empty() ? std::cout : file;
   std::vector<size_t> index(axes.size(), 0);
-  for (size_t k = 0; k < count; ++k) {
+  for (uint64_t k = 0; k < count; ++k) {
     // Grid order: the last --set varies fastest.
     if (!zip) {
-      size_t rest = k;
+      uint64_t rest = k;
       for (size_t a = axes.size(); a-- > 0;) {
-        index[a] = rest % axes[a].values.size();
+        index[a] = static_cast<size_t>(rest % axes[a].values.size());
         rest /= axes[a].values.size();
       }
     } else {
-      for (size_t& i : index) i = k;
+      for (size_t& i : index) i = static_cast<size_t>(k);
     }
     json s = scenario;
     std::string id = base_id;
     for (size_t a = 0; a < axes.size(); ++a) {
       const json& v = axes[a].values[index[a]];
-      try {
-        s[json::json_pointer(axes[a].pointer)] = v;
-      } catch (const json::exception& e) {
-        std::cerr << "error [invalid_value] at '" << axes[a].pointer << "': cannot set it in the base scenario: " << e.what()
+      if (!set_at_pointer(s, axes[a].pointer, v, problem)) {
+        std::cerr << "error [invalid_value] at '" << axes[a].pointer << "': cannot set it in the base scenario: " << problem
                   << "\n";
         return 1;
       }
       id += (a == 0 ? " " : ",") + axes[a].name + "=" + value_label(v);
     }
     s["id"] = id;
-    lines += safe_dump(s) + "\n";
+    os << safe_dump(s) << "\n";
+    if (!os) break;
   }
-  try {
-    write_output(out, lines);
-  } catch (const SightlineError& e) {
-    return report_error(e);
+  os.flush();
+  if (!os) {
+    std::cerr << "error [io_error] at '': writing the sweep failed\n";
+    return 1;
   }
   return 0;
 }

@@ -3,15 +3,21 @@
 
 #include "api/api.hpp"
 #include "cli/cli_common.hpp"
+#include "cli/flags.hpp"
 #include "core/json_text.hpp"
 
 namespace sightline::cli {
 
 int cmd_validate(const std::vector<std::string>& args) {
-  if (args.size() != 1) return usage_error("validate takes one FILE");
+  std::vector<std::string> files;
+  std::string problem;
+  Flags flags("validate");
+  flags.positional(&files, 1);
+  if (!flags.parse(args, problem)) return usage_error(problem);
+  if (files.size() != 1) return usage_error("validate takes one FILE");
   std::string text;
-  if (!read_file(args[0], text)) {
-    std::cerr << "error [io_error] at '': cannot read " << args[0] << "\n";
+  if (!read_file(files[0], text)) {
+    std::cerr << "error [io_error] at '': cannot read " << files[0] << "\n";
     return 1;
   }
   json envelope = json::parse(sightline::api::validate_scenario(text));
@@ -22,17 +28,22 @@ int cmd_validate(const std::vector<std::string>& args) {
 
 // sightline inspect-model FILE: what the engine understood of a model.
 int cmd_inspect_model(const std::vector<std::string>& args) {
-  if (args.empty() || args.size() > 2 || (args.size() == 2 && args[1] != "--format=json" && args[1] != "--json"))
-    return usage_error("inspect-model takes one FILE (a config.json or a model object) [--json]");
+  std::vector<std::string> files;
+  std::string problem;
+  bool as_json = false, format_json = false;
+  Flags flags("inspect-model");
+  flags.boolean("--json", &as_json).boolean("--format=json", &format_json).positional(&files, 1);
+  if (!flags.parse(args, problem)) return usage_error(problem);
+  if (files.size() != 1) return usage_error("inspect-model takes one FILE (a config.json or a model object) [--json]");
   std::string text;
-  if (!read_file(args[0], text)) {
-    std::cerr << "error [io_error] at '': cannot read " << args[0] << "\n";
+  if (!read_file(files[0], text)) {
+    std::cerr << "error [io_error] at '': cannot read " << files[0] << "\n";
     return 1;
   }
   json envelope = json::parse(sightline::api::inspect_model(text));
   if (!envelope["ok"].get<bool>()) return report_error(envelope);
   const json& r = envelope["result"];
-  if (args.size() == 2) {
+  if (as_json || format_json) {
     std::cout << sightline::safe_dump(r, 2) << "\n";
     return 0;
   }

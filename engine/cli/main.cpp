@@ -6,17 +6,30 @@
 #include "core/json_text.hpp"
 #include "api/api.hpp"
 #include "cli/cli_common.hpp"
+#include "cli/flags.hpp"
 
 using namespace sightline::cli;
 
 namespace {
 
-int cmd_registries(const Args&) {
+// Commands that take no arguments still refuse them (one parser for all).
+bool no_arguments(const char* command, const Args& args, int& code) {
+  std::string problem;
+  if (Flags(command).parse(args, problem)) return true;
+  code = usage_error(problem);
+  return false;
+}
+
+int cmd_registries(const Args& args) {
+  int code = 0;
+  if (!no_arguments("registries", args, code)) return code;
   std::cout << sightline::safe_dump(json::parse(sightline::api::list_registries())["result"], 2) << "\n";
   return 0;
 }
 
-int cmd_version(const Args&) {
+int cmd_version(const Args& args) {
+  int code = 0;
+  if (!no_arguments("version", args, code)) return code;
   std::cout << sightline::safe_dump(json::parse(sightline::api::version())["result"]) << "\n";
   return 0;
 }

@@ -290,4 +290,16 @@ json parse_json_text(const std::string& text) {
   return root;
 }
 
+json merge_patch_between(const json& from, const json& to) {
+  if (!from.is_object() || !to.is_object()) return to;
+  json p = json::object();
+  for (auto it = from.begin(); it != from.end(); ++it)
+    if (!to.contains(it.key())) p[it.key()] = nullptr;
+  for (auto it = to.begin(); it != to.end(); ++it) {
+    if (!from.contains(it.key())) p[it.key()] = it.value();
+    else if (from.at(it.key()) != it.value()) p[it.key()] = merge_patch_between(from.at(it.key()), it.value());
+  }
+  return p;
+}
+
 }  // namespace sightline

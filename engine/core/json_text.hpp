@@ -34,6 +34,9 @@ std::string safe_dump(const json& value, int indent = -1);
 // writes a document that it, or a user, will read back (null is not a value
 // in a scenario; an absent key is).
 json without_nulls(json value);
+// The RFC 7386 merge patch that turns `from` into `to` (a removed key is null):
+// how a resolved scenario writes a comparison variant so that it reads back.
+json merge_patch_between(const json& from, const json& to);
 
 // Parses untrusted JSON text with the rules above. Throws SightlineError
 // (parse_error) whose path is the JSON pointer where reading stopped and whose

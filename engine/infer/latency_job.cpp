@@ -31,7 +31,10 @@ void LatencyJob::add_step_energy(const StepCost& c) {
 
 bool LatencyJob::step(int64_t max_units) {
   const auto& w = s_.serving->workload;
-  for (int64_t n = 0; n < max_units && done_units_ < total_units_; ++n, ++done_units_) {
+  // A step priced for batch_size sequences costs batch_size units: the budget
+  // bounds time at any batch size.
+  const int64_t per_step = std::max<int64_t>(1, w.batch_size);
+  for (int64_t spent = 0; spent < max_units && done_units_ < total_units_; spent += per_step, ++done_units_) {
     BatchShape batch;
     if (done_units_ == 0) {
       batch.seqs.assign(static_cast<size_t>(w.batch_size), SeqChunk{w.prompt_tokens, 0});

@@ -2,6 +2,8 @@
 // Latency of one batch of identical requests on one deployment, with no queue:
 // a prefill step for the whole batch, then one decode step per output token,
 // each priced operator by operator at its exact KV length.
+#include <algorithm>
+
 #include "infer/latency_result.hpp"
 #include "run/job.hpp"
 #include "scenario/scenario.hpp"
@@ -15,7 +17,8 @@ class LatencyJob : public Job {
   bool step(int64_t max_units) override;
   double progress() const override;
   json result() const override;
-  int64_t units_done() const override { return done_units_; }
+  // One unit per sequence priced: steps done x batch_size.
+  int64_t units_done() const override { return done_units_ * std::max<int64_t>(1, s_.serving->workload.batch_size); }
   KeyMetrics key_metrics() const override;
   LatencyResult typed_result() const;  // valid once step() returned true
 

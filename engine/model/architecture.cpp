@@ -1,5 +1,7 @@
 #include "model/architecture.hpp"
 
+#include <algorithm>
+
 #include "core/error.hpp"
 #include "presets/preset_store.hpp"
 
@@ -227,6 +229,8 @@ ModelArch read_model_architecture(const json& value, const std::string& path) {
   return m;
 }
 
+// The checks every model form passes (a preset, an inline architecture, a
+// pasted Hugging Face config.json): the readers only check each key's range.
 void check_model(const ModelArch& m, const std::string& path) {
   const auto str = [](int64_t v) { return std::to_string(v); };
   const std::string moe_path = pointer_append(path, "moe");
@@ -272,6 +276,34 @@ void check_model(const ModelArch& m, const std::string& path) {
     fail(error_code::kConstraint, pointer_append(pointer_append(path, "ssm"), "n_groups"),
          "the Mamba-2 heads (" + str(m.ssm.num_heads) + ") must be a multiple of n_groups (" + str(m.ssm.n_groups) + ")");
   (void)attention;
+  // Sizes whose products would overflow the int64 parameter count (4,096
+  // layers of 1,024 experts 1M wide) are refused here, located at the model.
+  // A generous upper bound in double: every weight matrix of a layer is at most
+  // D x D for D the largest dimension, and a layer holds at most 32 matrices
+  // per expert (plus the shared ones); below 2^62 no product in param_count
+  // can overflow.
+  {
+    double d = 1;
+    for (double x : {static_cast<double>(m.hidden_size), static_cast<double>(m.intermediate_size),
+                     static_cast<double>(m.dense_intermediate_size), static_cast<double>(m.moe.expert_intermediate_size),
+                     static_cast<double>(m.moe.shared_intermediate_size), static_cast<double>(m.num_heads) * m.head_dim,
+                     static_cast<double>(m.num_kv_heads) * m.head_dim,
+                     static_cast<double>(m.num_heads) * (m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim + m.mla.v_head_dim),
+                     static_cast<double>(m.mla.q_lora_rank), static_cast<double>(m.mla.kv_lora_rank),
+                     static_cast<double>(m.linear_attention.num_key_heads) * m.linear_attention.key_head_dim,
+                     static_cast<double>(m.linear_attention.num_value_heads) * m.linear_attention.value_head_dim,
+                     static_cast<double>(m.ssm.inner_size), 2.0 * m.ssm.n_groups * m.ssm.state_size,
+                     static_cast<double>(m.ssm.dt_rank), static_cast<double>(m.ssm.state_size)})
+      d = std::max(d, x);
+    const double per_layer = 32.0 * (std::max(0, m.moe.num_experts) + std::max(0, m.moe.num_shared_experts) + 1) * d * d;
+    const double bound = (m.num_layers + std::max(0, m.mtp_layers) + 1.0) * per_layer +
+                         2.0 * (static_cast<double>(m.vocab_size) + static_cast<double>(m.max_context)) * m.hidden_size;
+    if (!(bound < 4.6e18))
+      fail(error_code::kRange, path,
+           "the model's sizes are too large: its parameter count could pass 2^62 (the largest dimension is " +
+               std::to_string(static_cast<int64_t>(d)) + ", with " + std::to_string(m.num_layers) + " layers and " +
+               std::to_string(m.moe.num_experts) + " experts)");
+  }
 }
 
 namespace {

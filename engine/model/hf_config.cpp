@@ -190,6 +190,13 @@ int64_t defaulted(const HfReader& r, ModelArch& m, const char* key, int64_t min_
 void read_moe_common(const HfReader& r, ModelArch& m, std::initializer_list<const char*> experts_keys) {
   m.moe.num_experts = static_cast<int>(r.integer(experts_keys, 1, 65536));
   m.moe.top_k = static_cast<int>(r.integer({"num_experts_per_tok", "experts_per_token", "moe_topk"}, 1, 65536));
+  // Located at config.json's own key (check_model would name /moe/top_k, which the pasted file lacks).
+  if (m.moe.top_k > m.moe.num_experts) {
+    const char* key = r.has("num_experts_per_tok") ? "num_experts_per_tok" : r.has("experts_per_token") ? "experts_per_token" : "moe_topk";
+    fail(error_code::kConstraint, r.child(key),
+         std::string(key) + " (" + std::to_string(m.moe.top_k) + ") cannot exceed the number of experts (" +
+             std::to_string(m.moe.num_experts) + ")");
+  }
 }
 
 // MoE layer placement: first_k_dense_replace / moe_layer_freq (DeepSeek, GLM),

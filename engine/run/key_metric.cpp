@@ -53,6 +53,7 @@ json to_json(const KeyMetric& k) {
     case KeyMetric::Kind::Bool: j["value"] = k.value != 0; break;
     case KeyMetric::Kind::Missing: j["value"] = nullptr; break;
   }
+  if (k.kind == KeyMetric::Kind::Missing && !k.reason.empty()) j["reason"] = k.reason;
   if (k.has_interval) {
     j["low"] = k.low;
     j["high"] = k.high;

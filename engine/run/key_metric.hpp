@@ -22,6 +22,7 @@ struct KeyMetric {
   bool numeric() const { return kind == Kind::Number || kind == Kind::Integer; }
   bool has_interval = false;
   double low = 0, high = 0;  // 80% interval, set by the interval runs
+  std::string reason;        // Missing: why the run has no such figure (written as "reason")
 
   static KeyMetric number(std::string id, std::string label, std::string unit, double value,
                           std::string description = "");

@@ -1,6 +1,8 @@
 #include "scenario/scenario.hpp"
+#include "scenario/simulation_spec.hpp"
 
 #include "core/error.hpp"
+#include "core/json_text.hpp"
 #include "perf/calibration.hpp"
 #include "presets/preset_store.hpp"
 #include "scenario/serving_spec.hpp"
@@ -134,6 +136,7 @@ Scenario read_scenario(const json& doc) {
   return s;
 }
 
+
 json scenario_to_json(const Scenario& s) {
   json j = {{"schema_version", kScenarioSchemaVersion}, {"id", s.id}, {"title", s.title}, {"seed", s.seed}};
   j["model"] = s.model.to_json();
@@ -154,7 +157,37 @@ json scenario_to_json(const Scenario& s) {
   if (s.training) j["training"] = training_to_json(*s.training);
   // The resolved scenario is itself a scenario (compare variants and callers
   // read it back), so what is absent is left out rather than written as null.
-  return without_nulls(std::move(j));
+  j = without_nulls(std::move(j));
+  // A comparison patch was written against the user's scenario; applied to this
+  // resolved one it can clash with what resolving filled in (a default
+  // parallelism beside a patched cluster). Each variant's patch is rewritten
+  // as the merge patch from this resolved scenario to the variant's own, so the
+  // round trip reads the same variants.
+  if (s.serving && s.serving->simulation && !s.serving->simulation->compares.empty()) {
+    const serve::SimulationSpec& sp = *s.serving->simulation;
+    json base = j;
+    base["serving"].erase("compare");
+    for (size_t i = 0; i < sp.compares.size(); ++i) {
+      if (!sp.compares[i].scenario) continue;
+      json patch = merge_patch_between(base, scenario_to_json(*sp.compares[i].scenario));
+      if (sp.compare_is_array) j["serving"]["compare"][i]["patch"] = std::move(patch);
+      else j["serving"]["compare"]["patch"] = std::move(patch);
+    }
+  }
+  // The same for a training variant's configuration, written in full above:
+  // merged onto the base, a full copy would keep the base's keys that the
+  // variant dropped (every_n_layers beside a "selective" recompute).
+  if (s.training && !s.training->compare.empty() && j["training"].contains("compare")) {
+    auto config_only = [](json t) {
+      for (const char* k : {"key_metrics", "compare", "scaling"}) t.erase(k);
+      return t;
+    };
+    const json base = config_only(j["training"]);
+    json& list = j["training"]["compare"];
+    for (size_t i = 0; i < s.training->compare.size() && i < list.size(); ++i)
+      if (list[i].contains("training")) list[i]["training"] = merge_patch_between(base, list[i]["training"]);
+  }
+  return j;
 }
 
 }  // namespace sightline

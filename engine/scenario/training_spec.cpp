@@ -4,6 +4,7 @@
 #include <set>
 
 #include "core/error.hpp"
+#include "core/json_text.hpp"
 #include "perf/calibration.hpp"
 #include "scenario/checks.hpp"
 #include "scenario/scenario.hpp"
@@ -589,7 +590,9 @@ json train_config_to_json(const TrainConfig& c) {
                                     {"base_dtype", dtype_name(c.lora.base_dtype)},
                                     {"quant_group_size", c.lora.quant_group_size}}
                              : json(nullptr);
-  j["moe"] = {{"load_imbalance", c.moe_load_imbalance}};
+  // Only a MoE model takes `moe`; 1.0 is the default, so a dense model's
+  // resolved scenario leaves it out and still reads back.
+  if (c.moe_load_imbalance != 1.0) j["moe"] = {{"load_imbalance", c.moe_load_imbalance}};
   if (!c.parallelism.stage_layers.empty()) j["parallelism"]["stage_layers"] = c.parallelism.stage_layers;
   return j;
 }
@@ -607,6 +610,7 @@ json training_to_json(const TrainingSpec& t) {
                      {"nodes", s.hardware.nodes},
                      {"intra_node", s.hardware.intra_node ? json(s.hardware.intra_node->id) : json(nullptr)},
                      {"inter_node", s.hardware.inter_node ? json(s.hardware.inter_node->id) : json(nullptr)}}},
+                   // scenario_to_json rewrites it as a merge patch from the base.
                    {"training", train_config_to_json(s.training->config)}});
   }
   j["compare"] = cmp;

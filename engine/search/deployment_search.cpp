@@ -24,12 +24,58 @@ json scenario_document(const json& base) {
   return base;
 }
 
+// The search space is bounded before it is planned: each axis at most
+// kMaxAxisValues values, and the product of the axes (the combinations the
+// plan enumerates, before pruning) at most kMaxCombinations, so a question is
+// refused in milliseconds instead of holding a worker for minutes.
+constexpr size_t kMaxAxisValues = 64;
+constexpr uint64_t kMaxCombinations = 20000;
+
+void check_axis_size(const json& v, const std::string& path) {
+  if (v.is_array() && v.size() > kMaxAxisValues)
+    fail(error_code::kRange, path,
+         "at most " + std::to_string(kMaxAxisValues) + " values per axis, got " + std::to_string(v.size()));
+}
+
+}  // namespace
+
+void check_search_space(const DeploymentSearchSpec& spec) {
+  uint64_t n = 1;
+  const char* widest = "/gpus";
+  size_t widest_size = 0;
+  auto axis = [&](size_t size, const char* path) {
+    n *= std::max<size_t>(1, size);  // each at most 64, at most 12 axes: no overflow before the check below
+    if (size > widest_size) {
+      widest_size = size;
+      widest = path;
+    }
+    if (n > kMaxCombinations) n = kMaxCombinations + 1;
+  };
+  axis(spec.gpus.size(), "/gpus");
+  axis(spec.tp.size(), "/tp");
+  axis(spec.pp.size(), "/pp");
+  axis(spec.max_num_seqs.size(), "/max_num_seqs");
+  axis(spec.chunked_prefill.size(), "/chunked_prefill");
+  axis(std::max(spec.max_num_batched_tokens.size(), spec.chunk_size.size()), "/max_num_batched_tokens");
+  axis(spec.weights.size(), "/weights");
+  axis(spec.kv_cache.size(), "/kv_cache");
+  axis(spec.prefill_decode_ratio.size(), "/prefill_decode_ratio");
+  axis(static_cast<size_t>(spec.replica_options), "/replica_options");
+  if (n > kMaxCombinations)
+    fail(error_code::kLimitExceeded, widest,
+         "the search space has more than " + std::to_string(kMaxCombinations) +
+             " combinations of its axes (before pruning); narrow an axis, starting with this one");
+}
+
+namespace {
+
 template <class T>
 std::vector<T> int_list(const ObjectReader& r, const std::string& key, std::vector<T> fallback, int64_t lo, int64_t hi) {
   const json* v = r.find(key);
   if (!v) return fallback;
   const std::string path = r.child_path(key);
   if (!v->is_array() || v->empty()) fail(error_code::kType, path, "expected a non-empty array of whole numbers");
+  check_axis_size(*v, path);
   std::vector<T> out;
   for (size_t i = 0; i < v->size(); ++i) out.push_back(static_cast<T>(read_integer((*v)[i], pointer_append(path, i), lo, hi)));
   return out;
@@ -41,6 +87,7 @@ std::vector<std::string> choice_list(const ObjectReader& r, const std::string& k
   if (!v) return out;
   const std::string path = r.child_path(key);
   if (!v->is_array() || v->empty()) fail(error_code::kType, path, "expected a non-empty array of names");
+  check_axis_size(*v, path);
   for (size_t i = 0; i < v->size(); ++i) {
     const std::string ip = pointer_append(path, i);
     if (!(*v)[i].is_string()) fail(error_code::kType, ip, "expected a string");
@@ -427,6 +474,7 @@ DeploymentSearchSpec read_deployment_search(const json& doc) {
   spec.max_gpus = static_cast<int>(r.integer("max_gpus", 1, 4096, 64));
   const json& gl = r.required("gpus");
   if (!gl.is_array() || gl.empty()) fail(error_code::kType, "/gpus", "expected a non-empty array of GPU options");
+  check_axis_size(gl, "/gpus");
   for (size_t i = 0; i < gl.size(); ++i) {
     const std::string path = pointer_append("/gpus", i);
     ObjectReader gr(gl[i], path, {"gpu", "usd_per_hour", "intra_node", "inter_node", "gpus_per_node"});
@@ -446,6 +494,7 @@ DeploymentSearchSpec read_deployment_search(const json& doc) {
   spec.max_num_seqs = int_list<int64_t>(r, "max_num_seqs", spec.max_num_seqs, 1, 65536);
   if (const json* cv = r.find("chunked_prefill")) {
     if (!cv->is_array() || cv->empty()) fail(error_code::kType, "/chunked_prefill", "expected a non-empty array of true/false");
+    check_axis_size(*cv, "/chunked_prefill");
     spec.chunked_prefill.clear();
     for (size_t i = 0; i < cv->size(); ++i) {
       if (!(*cv)[i].is_boolean()) fail(error_code::kType, pointer_append("/chunked_prefill", i), "expected true or false");
@@ -462,6 +511,7 @@ DeploymentSearchSpec read_deployment_search(const json& doc) {
     const std::string path = r.child_path("prefill_decode_ratio");
     if (!rv->is_array() || rv->empty())
       fail(error_code::kType, path, "expected a non-empty array such as [\"colocated\", \"1:1\", \"1:2\"]");
+    check_axis_size(*rv, path);
     for (size_t i = 0; i < rv->size(); ++i) spec.prefill_decode_ratio.push_back(parse_ratio((*rv)[i], pointer_append(path, i)));
   }
   spec.requests = r.integer("requests", 100, 200000, 1000);
@@ -479,6 +529,7 @@ DeploymentSearchSpec read_deployment_search(const json& doc) {
   } catch (const SightlineError& e) {
     fail(e.code().c_str(), std::string("/base") + e.path(), e.what());
   }
+  check_search_space(spec);
   return spec;
 }
 

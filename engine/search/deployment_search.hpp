@@ -102,6 +102,9 @@ struct Plan {
   double tokens_per_request = 0;      // budget question: mean input + output tokens of the workload's requests
 };
 
+// Refuses (limit_exceeded, at the widest axis) a question whose axes multiply
+// to more than 20,000 combinations; each axis takes at most 64 values.
+void check_search_space(const DeploymentSearchSpec& spec);
 Plan plan_deployment_search(const DeploymentSearchSpec& spec);
 
 // The analytic bounds the plan prunes and sizes with, for a candidate's

@@ -279,7 +279,7 @@ bool StaticScheduler::form(Replica& r, ModelEngine& e, StepBatch& b) {
   if (e.waiting.empty()) return false;
   const int64_t want = std::min(spec_.scheduler.batch_size, spec_.scheduler.max_num_seqs);
   if (static_cast<int64_t>(e.waiting.size()) < want && spec_.scheduler.max_wait_ms > 0 && host_.arrivals_pending()) {
-    const TimeNs deadline = req(e.waiting.front()).spec.arrival + to_ns(spec_.scheduler.max_wait_ms * 1e-3);
+    const TimeNs deadline = req(e.waiting.front()).spec.arrival + to_ns(spec_.scheduler.max_wait_ms * 1e-3, "/serving/scheduler/max_wait_ms", "max_wait_ms");
     if (host_.now() < deadline) {
       host_.wake_at(r, deadline);
       return false;

@@ -114,7 +114,8 @@ void CapacitySearch::on_run_finished() {
     if (service_rate_qps_ > 0) {
       have_hi_ = true;
       hi_ = std::min(service_rate_qps_, cap);
-      try_rate(cap < service_rate_qps_ ? cap : kFirstShareOfServiceRate * service_rate_qps_);
+      // Never below min_qps: the search answers for rates from min_qps up.
+      try_rate(std::max(sr.min_qps, cap < service_rate_qps_ ? cap : kFirstShareOfServiceRate * service_rate_qps_));
     } else {
       double r0 = natural_rate_qps(spec_);
       if (r0 <= 0) r0 = sr.min_qps * 10;
@@ -175,7 +176,14 @@ void CapacitySearch::next_rate() {
       if (!have_lo_) {
         if (rate <= sr.min_qps) {
           done = true;
-          note_ = "the SLO is missed even at min_qps";
+          // Say "missed" only when min_qps was simulated; a rate ruled out
+          // without a run says why it was not run.
+          if (runs_.back().requests > 0)
+            note_ = "the SLO is missed even at min_qps";
+          else if (runs_.back().forced)
+            note_ = "min_qps is too close to the measured service rate to verify within max_requests_per_run; not simulated";
+          else
+            note_ = "min_qps is at or above the measured service rate, where no rate is stable; not simulated";
         } else if (bracket_steps_ >= kMaxBracketRuns) {
           done = true;
           note_ = "missed the SLO at every rate tried";

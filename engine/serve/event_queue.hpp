@@ -4,14 +4,37 @@
 // in one comparator, `event_before`, so ties have exactly one rule.
 #include <cmath>
 #include <cstdint>
+#include <string>
 #include <vector>
+
+#include "core/error.hpp"
 
 namespace sightline::serve {
 
 using TimeNs = int64_t;
 
-// Cost models compute in double seconds; the clock rounds once, here.
-inline TimeNs to_ns(double seconds) { return static_cast<TimeNs>(std::floor(seconds * 1e9 + 0.5)); }
+// The clock's range: 2^62 ns (about 146 years), half of int64, so that a time
+// plus one duration still fits.
+inline constexpr TimeNs kMaxClockNs = TimeNs{1} << 62;
+
+// Cost models compute in double seconds; the clock rounds once, here. A
+// duration it cannot represent (not finite, negative, past kMaxClockNs) is a
+// located error naming the input it came from (`path`, `what`): no
+// saturation, no wrap (a float-to-int64 cast out of range is undefined).
+inline TimeNs to_ns(double seconds, const char* path = "", const char* what = "a simulated duration") {
+  const double ns = std::floor(seconds * 1e9 + 0.5);
+  if (!(ns >= 0 && ns <= static_cast<double>(kMaxClockNs)))
+    throw SightlineError(error_code::kRange, path,
+                         std::string(what) + " of " + std::to_string(seconds) +
+                             " s is outside the simulation clock's range (0 to about 146 years)");
+  return static_cast<TimeNs>(ns);
+}
+// now + duration, refused past the clock's range (at `path`).
+inline TimeNs clock_add(TimeNs now, TimeNs duration, const char* path) {
+  if (duration > kMaxClockNs - now)
+    throw SightlineError(error_code::kRange, path, "the simulated time passes about 146 years, the clock's range");
+  return now + duration;
+}
 inline double to_s(TimeNs ns) { return static_cast<double>(ns) * 1e-9; }
 
 struct Event {

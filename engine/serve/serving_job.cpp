@@ -319,7 +319,15 @@ json ServingJob::build_result() const {
     k.label = e->label;
     k.unit = e->unit;
     const json* v = metric_value(*e, r);
-    if (v && v->is_null()) v = nullptr;
+    if (v && v->is_null()) {
+      // A statistic that does not exist for this run carries its reason beside it.
+      const std::string ptr = e->pointer;
+      const json::json_pointer parent = json::json_pointer(ptr).parent_pointer();
+      if (r.contains(parent) && r.at(parent).is_object() && r.at(parent).contains("reason") &&
+          r.at(parent)["reason"].is_string())
+        k.reason = r.at(parent)["reason"].get<std::string>();
+      v = nullptr;
+    }
     k.kind = v ? key_metric_kind(*v) : KeyMetric::Kind::Missing;
     if (k.kind == KeyMetric::Kind::Bool) k.value = v->get<bool>() ? 1.0 : 0.0;
     else if (k.numeric()) k.value = v->get<double>();

@@ -104,12 +104,15 @@ json Simulation::metrics() const {
                    {"unfinished", n - completed_ - dropped_}};
   m["duration_s"] = duration;
   m["ttft_ms"] = summarize(ttft);
-  m["tpot_ms"] = summarize(tpot);
-  m["itl_ms"] = itl_.summary_ms();
+  m["tpot_ms"] = summarize(tpot, completed_ > 0 ? "TPOT is defined over output tokens after the first: no completed "
+                                                   "request had more than one output token"
+                                                 : "no request completed");
+  m["itl_ms"] = itl_.summary_ms("no request produced a second token (ITL is the gap between tokens)");
   m["e2e_s"] = summarize(e2e);
   m["queueing_ms"] = summarize(queueing);
-  const double tpot_mean = m["tpot_ms"]["mean"].get<double>();
-  m["decode_tokens_per_s_per_request"] = tpot_mean > 0 ? 1e3 / tpot_mean : 0.0;
+  const json& tpot_mean = m["tpot_ms"]["mean"];
+  m["decode_tokens_per_s_per_request"] =
+      tpot_mean.is_number() && tpot_mean.get<double>() > 0 ? json(1e3 / tpot_mean.get<double>()) : json(nullptr);
   m["throughput"] = {{"requests_per_s", static_cast<double>(completed_) / duration},
                      {"input_tokens_per_s", static_cast<double>(in_tokens) / duration},
                      {"output_tokens_per_s", static_cast<double>(out_tokens) / duration},
@@ -179,7 +182,7 @@ json Simulation::metrics() const {
     std::vector<double> t = transfer_ms_;
     m["kv_transfer"] = {{"link", spec_.cluster.kv_transfer_link->id},
                         {"transfers", transfers_},
-                        {"transfer_ms", summarize(t)},
+                        {"transfer_ms", summarize(t, "no KV transfer completed")},
                         {"MiB_per_transfer", safe_div(transfer_bytes_, static_cast<double>(transfers_)) / (1024.0 * 1024.0)}};
   }
   if (s_.model.is_moe()) {
@@ -200,7 +203,7 @@ json Simulation::metrics() const {
   auto utilization_block = [&](double peak_gpu_s, const FractionHistogram& per_step) {
     return json{{"over_wall_time", std::min(1.0, safe_div(peak_gpu_s, duration * gpus))},
                 {"over_busy_time", std::min(1.0, safe_div(peak_gpu_s, busy_gpu_s_))},
-                {"per_step", per_step.summary()}};
+                {"per_step", per_step.summary("no step ran")}};
   };
   m["gpu"] = {{"busy_fraction", safe_div(busy_gpu_s, duration * gpus)},
               {"mfu", utilization_block(compute_peak_gpu_s_, step_mfu_)},

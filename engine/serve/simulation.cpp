@@ -320,7 +320,7 @@ void Simulation::admit_transfers(Replica& r, Engine& e) {
     const double bytes = static_cast<double>(q.computed) * src.engines[static_cast<size_t>(q.spec.model)].kv.kv_bytes_per_token;
     const double secs = link.latency_us * 1e-6 + bytes / (link.bandwidth_per_gpu_GBps * 1e9);
     const TimeNs start = std::max(now_, src.link_free);
-    const TimeNs end = start + std::max<TimeNs>(1, to_ns(secs));
+    const TimeNs end = clock_add(start, std::max<TimeNs>(1, to_ns(secs, "/hardware", "a KV transfer")), "/hardware");
     src.link_free = end;
     q.state = State::Transferring;
     q.transfer_ns = end - now_;
@@ -513,9 +513,13 @@ double Simulation::start_batch(Replica& r, Engine& e, Batch& b, double extra_s) 
   cpu_s_ += cpu;
   t += cpu + extra_s;
 
-  const TimeNs dur = std::max<TimeNs>(1, to_ns(t));
+  // A step the clock cannot hold comes from the hardware's rates (a GPU with a
+  // tiny peak or bandwidth): refused there, never wrapped into a tiny time.
+  const TimeNs dur = std::max<TimeNs>(1, to_ns(t, "/hardware/gpu",
+                                               "one step of the model on this GPU (check its peak_tflops and "
+                                               "hbm_bandwidth_GBps)"));
   b.start = now_;
-  b.end = now_ + dur;
+  b.end = clock_add(now_, dur, "/hardware/gpu");
   b.active = true;
   ++r.inflight;
   r.stage_free = now_ + std::max<TimeNs>(1, dur / r.layout.pp);

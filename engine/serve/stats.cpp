@@ -14,9 +14,13 @@ double percentile(const std::vector<double>& sorted, double p) {
   return sorted[lo] + (sorted[hi] - sorted[lo]) * frac;
 }
 
-json summarize(std::vector<double>& v) {
-  if (v.empty())
-    return {{"count", 0}, {"mean", 0.0}, {"stddev", 0.0}, {"min", 0.0}, {"p50", 0.0}, {"p90", 0.0}, {"p99", 0.0}, {"max", 0.0}};
+json empty_summary(const char* reason) {
+  return {{"count", 0},     {"mean", nullptr}, {"stddev", nullptr}, {"min", nullptr}, {"p50", nullptr},
+          {"p90", nullptr}, {"p99", nullptr},  {"max", nullptr},    {"reason", reason}};
+}
+
+json summarize(std::vector<double>& v, const char* empty_reason) {
+  if (v.empty()) return empty_summary(empty_reason);
   std::sort(v.begin(), v.end());
   double sum = 0;
   for (double x : v) sum += x;
@@ -61,9 +65,8 @@ void GapHistogram::add(int64_t ns) {
   sum_sq_ += d * d;
 }
 
-json GapHistogram::summary_ms() const {
-  if (count_ == 0)
-    return {{"count", 0}, {"mean", 0.0}, {"stddev", 0.0}, {"min", 0.0}, {"p50", 0.0}, {"p90", 0.0}, {"p99", 0.0}, {"max", 0.0}};
+json GapHistogram::summary_ms(const char* empty_reason) const {
+  if (count_ == 0) return empty_summary(empty_reason);
   auto at_rank = [&](double p) {
     const double rank = p / 100.0 * static_cast<double>(count_ - 1);
     int64_t seen = 0;
@@ -100,9 +103,8 @@ void FractionHistogram::add(double v) {
   sum_sq_ += v * v;
 }
 
-json FractionHistogram::summary() const {
-  if (count_ == 0)
-    return {{"count", 0}, {"mean", 0.0}, {"stddev", 0.0}, {"min", 0.0}, {"p50", 0.0}, {"p90", 0.0}, {"p99", 0.0}, {"max", 0.0}};
+json FractionHistogram::summary(const char* empty_reason) const {
+  if (count_ == 0) return empty_summary(empty_reason);
   auto at_rank = [&](double p) {
     const double rank = p / 100.0 * static_cast<double>(count_ - 1);
     int64_t seen = 0;

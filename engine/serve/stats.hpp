@@ -14,13 +14,16 @@ namespace sightline::serve {
 double percentile(const std::vector<double>& sorted, double p);
 
 // {count, mean, stddev, min, p50, p90, p99, max} of `values` (sorted in place).
-json summarize(std::vector<double>& values);
+// With no values the statistics do not exist: each is null and "reason" says why
+// (a 0 would read as an infinitely fast run).
+json summarize(std::vector<double>& values, const char* empty_reason = "no request completed");
+json empty_summary(const char* reason);
 
 // Non-negative int64 samples (nanoseconds) in buckets of < 0.8% relative width.
 class GapHistogram {
  public:
   void add(int64_t ns);
-  json summary_ms() const;  // same keys as summarize(), in milliseconds
+  json summary_ms(const char* empty_reason = "no samples") const;  // same keys as summarize(), in milliseconds
   int64_t count() const { return count_; }
 
  private:
@@ -39,7 +42,7 @@ class GapHistogram {
 class FractionHistogram {
  public:
   void add(double v);
-  json summary() const;  // same keys as summarize()
+  json summary(const char* empty_reason = "no samples") const;  // same keys as summarize()
   int64_t count() const { return count_; }
 
  private:

@@ -96,7 +96,7 @@ GeneratedWorkload generate_workload(const SimulationSpec& spec, uint64_t seed, c
     for (int64_t i = 0; i < n; ++i) {
       const TraceRow& row = w.arrival.trace[static_cast<size_t>(i)];
       RequestSpec r;
-      r.arrival = to_ns(t0 + (row.arrival_s - t0) * scale);
+      r.arrival = to_ns(t0 + (row.arrival_s - t0) * scale, "/serving/workload/arrival/trace", "a trace arrival time");
       r.prompt = row.prompt_tokens;
       r.output = row.output_tokens;
       if (row.prefix_group >= 0 && row.prefix_tokens > 0) {
@@ -114,7 +114,7 @@ GeneratedWorkload generate_workload(const SimulationSpec& spec, uint64_t seed, c
   int64_t count = o.num_requests.value_or(w.num_requests);
   const bool by_duration = !o.num_requests && w.num_requests == 0;
   const int64_t cap = spec.limits.max_requests;
-  const TimeNs end = by_duration ? to_ns(w.duration_s) : 0;
+  const TimeNs end = by_duration ? to_ns(w.duration_s, "/serving/workload/duration_s", "the workload duration") : 0;
   double t = 0;
   for (int64_t i = 0;; ++i) {
     if (!by_duration && i >= count) break;
@@ -134,7 +134,7 @@ GeneratedWorkload generate_workload(const SimulationSpec& spec, uint64_t seed, c
       case ArrivalProcess::Trace: t = 0; break;
     }
     RequestSpec r;
-    r.arrival = to_ns(t);
+    r.arrival = to_ns(t, "/serving/workload/arrival/rate_qps", "an arrival time");
     if (by_duration && r.arrival >= end) break;
     r.prompt = prompt.draw();
     r.output = output.draw();

@@ -54,7 +54,7 @@ test('deployment search: the answer, the same on 1 and 2 threads, confirmed by a
 test('deployment search: a bad --confirm is a usage error', () => {
   const r = cli(['search', 'examples/search-llama3-70b.json', '--confirm', 'lots']);
   assert.notEqual(r.code, 0);
-  assert.match(r.err, /--confirm takes a number of requests/);
+  assert.match(r.err, /search: --confirm takes a whole number from 1 to 10000000 \(got 'lots'\)/);
 });
 
 test('deployment search: the optional axes (dtypes, chunk size, prefill:decode ratio), the same on 1 and 2 threads', () => {

@@ -1,0 +1,110 @@
+#include "api/run_estimate.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "core/error.hpp"
+#include "scenario/simulation_spec.hpp"
+
+namespace sightline {
+
+namespace {
+
+// Bytes one simulated request holds (its state, KV block list, timings)
+// and one replica (its engines, KV pool, step slots): measured on the
+// serving simulator (1M replicas took 7.95 GB, about 8 KB each), rounded up.
+constexpr int64_t kBytesPerRequest = 768;  // 2,000,000 requests at once peaked at 1.41 GB
+constexpr int64_t kBytesPerReplica = 8192;
+// Written outputs, as JSON in memory: one per-request record, one trace step.
+constexpr int64_t kBytesPerRequestRecord = 600;
+constexpr int64_t kBytesPerTraceStep = 400;
+
+int64_t sat_add(int64_t a, int64_t b) { return a > INT64_MAX - b ? INT64_MAX : a + b; }
+int64_t sat_mul(int64_t a, int64_t b) {
+  if (a == 0 || b == 0) return 0;
+  return a > INT64_MAX / b ? INT64_MAX : a * b;
+}
+
+// The smallest value a length draw can take: a lower bound per request.
+int64_t least_length(const serve::LengthSpec& l) {
+  if (l.dist == serve::LengthDist::Fixed) return std::max<int64_t>(1, static_cast<int64_t>(l.value));
+  return std::max<int64_t>(1, l.min);
+}
+
+std::string gib(int64_t bytes) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.2f GiB", static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0));
+  return b;
+}
+
+}  // namespace
+
+RunEstimate estimate_run(const Scenario& s, IntervalMode mode) {
+  RunEstimate e;
+  const int64_t bound_runs = mode == IntervalMode::Bounds ? 3 : 1;
+  if (!s.serving) return e;  // training: a handful of schedule slices, bounded by its readers
+  if (s.serving->mode != "simulate" || !s.serving->simulation) {
+    // Latency mode: one prefill and output_tokens - 1 decode steps, each
+    // priced for batch_size sequences (a unit is one sequence-step).
+    const auto& w = s.serving->workload;
+    e.work_units_at_least = sat_mul(bound_runs, sat_mul(std::max<int64_t>(1, w.output_tokens), std::max<int64_t>(1, w.batch_size)));
+    e.memory_bytes = sat_mul(w.batch_size, 64);
+    return e;
+  }
+  const serve::SimulationSpec& sp = *s.serving->simulation;
+  const serve::WorkloadSpec& w = sp.workload;
+  int64_t requests = w.num_requests;
+  if (w.arrival.process == serve::ArrivalProcess::Trace)
+    requests = std::min<int64_t>(requests > 0 ? requests : INT64_MAX, static_cast<int64_t>(w.arrival.trace.size()));
+  else if (requests == 0)
+    requests = sp.limits.max_requests;  // driven by duration: at most this many
+  int64_t replicas = 0;
+  for (const auto& p : sp.cluster.pools) replicas = sat_add(replicas, p.replicas);
+  const int64_t variants = 1 + static_cast<int64_t>(sp.compares.size());
+  const int64_t runs = sat_mul(bound_runs, variants);
+  // Every arrival is an event; every step ends with one, and a step decodes at
+  // most max_num_seqs tokens on one replica.
+  const int64_t decode_tokens = sat_mul(requests, least_length(w.output) - 1);
+  const int64_t steps = decode_tokens / std::max<int64_t>(1, sp.scheduler.max_num_seqs * std::max<int64_t>(1, replicas));
+  e.work_units_at_least = sat_mul(runs, sat_add(requests, steps));
+  // Peak memory: the interval runs are made one after another (api/interval_job),
+  // and only the central run writes its records and trace as JSON.
+  const int64_t simulation = sat_add(sat_mul(requests, kBytesPerRequest), sat_mul(replicas, kBytesPerReplica));
+  const int64_t outputs = sat_add(sat_mul(std::min<int64_t>(requests, sp.outputs.max_request_records), kBytesPerRequestRecord),
+                                  sp.outputs.trace ? sat_mul(sp.outputs.trace_max_steps, kBytesPerTraceStep) : 0);
+  e.memory_bytes = sat_add(simulation, outputs);
+  e.memory_breakdown = std::to_string(requests) + " requests and " + std::to_string(replicas) + " replicas per run, " +
+                       std::to_string(runs) + " runs, " +
+                       std::to_string(std::min<int64_t>(requests, sp.outputs.max_request_records)) + " request records" +
+                       (sp.outputs.trace ? ", a trace of " + std::to_string(sp.outputs.trace_max_steps) + " steps" : "");
+  return e;
+}
+
+void check_run_estimate(const Scenario& s, const RunEstimate& e, const RunLimits& limits) {
+  if (e.work_units_at_least > limits.max_work_units)
+    fail(error_code::kLimitExceeded, "/limits/max_work_units",
+         "the run needs at least " + std::to_string(e.work_units_at_least) + " work units (every simulation it makes: the "
+         "central estimate and, unless central-only, both interval bounds), over its budget of " +
+             std::to_string(limits.max_work_units) + "; refused before starting. Raise /limits/max_work_units (at most " +
+             std::to_string(limits.ceiling) + " here" +
+             (limits.ceiling < RunLimits::kNativeCeiling ? std::string(", ") + std::to_string(RunLimits::kNativeCeiling) +
+                                                               " with the native CLI's --max-work-units"
+                                                         : std::string()) +
+             ") or make the scenario smaller (fewer requests, shorter outputs, a smaller batch).");
+  if (e.memory_bytes > RunLimits::kMaxMemoryBytes) {
+    std::string where = "/serving/workload/num_requests";
+    if (s.serving && s.serving->simulation) {
+      const auto& sp = *s.serving->simulation;
+      int64_t replicas = 0;
+      for (const auto& p : sp.cluster.pools) replicas += p.replicas;
+      if (replicas * kBytesPerReplica * 3 > e.memory_bytes) where = "/hardware";
+      else if (sp.outputs.trace && sp.outputs.trace_max_steps * kBytesPerTraceStep * 3 > e.memory_bytes)
+        where = "/serving/outputs/trace_max_steps";
+    }
+    fail(error_code::kLimitExceeded, where,
+         "the run would hold about " + gib(e.memory_bytes) + " (" + e.memory_breakdown + "), over the " +
+             gib(RunLimits::kMaxMemoryBytes) + " a run may use; refused before starting. Make it smaller.");
+  }
+}
+
+}  // namespace sightline

@@ -1,0 +1,35 @@
+#pragma once
+// What a run will cost, estimated from the validated scenario before anything
+// is allocated or simulated, so that a run over its budget is refused in
+// milliseconds with the estimate in the message (not after minutes of work, or
+// an out-of-memory abort).
+//   work: a lower bound on the work units (one serving event, one latency-mode
+//     sequence-step) every simulation of the run makes together: a serving
+//     simulation handles at least one event per arrival and one step per
+//     max_num_seqs decode tokens; the interval runs triple it.
+//   memory: an estimate of the bytes the run holds at its peak: per request and
+//     per replica of one simulation (they run one after another), plus the
+//     per-request records and the trace the central run writes.
+#include <cstdint>
+#include <string>
+
+#include "api/budgeted_job.hpp"
+#include "api/make_job.hpp"
+#include "scenario/scenario.hpp"
+
+namespace sightline {
+
+struct RunEstimate {
+  int64_t work_units_at_least = 0;
+  int64_t memory_bytes = 0;
+  std::string memory_breakdown;  // "600000 requests x 3 runs, 1 replicas, ..." for the message
+};
+
+RunEstimate estimate_run(const Scenario& s, IntervalMode mode);
+
+// Throws a located limit_exceeded error when the estimate is over the run's
+// work budget (at /limits/max_work_units) or over the memory ceiling (at the
+// input that drives it).
+void check_run_estimate(const Scenario& s, const RunEstimate& e, const RunLimits& limits);
+
+}  // namespace sightline

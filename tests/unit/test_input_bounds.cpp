@@ -1,0 +1,217 @@
+// Issue 26's engine reproducers, each through the public API the CLI and the
+// wasm module use: every model form passes the same checks (a pasted Hugging
+// Face config included), counts that would overflow are refused, the clock
+// refuses a step it cannot represent, a metric that does not exist is null
+// with its reason, the capacity search says "missed at min_qps" only when it
+// simulated min_qps, search_rank refuses a results array of the wrong length,
+// and the engine's own resolved scenario validates for every preset.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "test_helpers.hpp"
+
+using namespace sightline::test;
+namespace api = sightline::api;
+
+namespace {
+
+json hf_file(const std::string& name) { return json::parse(read_source_file("tests/data/hf/" + name)); }
+
+// A short Mixtral serving run on two H100s whose model is a pasted config.json.
+json hf_serving(const json& hf) {
+  json s = preset("scenarios", "I2.1");
+  s["model"] = {{"hf_config", hf}};
+  s["hardware"] = {{"gpu", "h100-sxm"}, {"gpus_per_node", 2}, {"intra_node", "nvlink4-nvswitch"}};
+  s["serving"]["parallelism"] = {{"tp", 2}, {"pp", 1}};
+  s["serving"]["workload"]["num_requests"] = 20;
+  return s;
+}
+
+void check_error(const json& e, const char* code, const char* path) {
+  CAPTURE(e.dump());
+  REQUIRE(e["ok"] == false);
+  CHECK(e["error"]["code"] == code);
+  CHECK(e["error"]["path"] == path);
+  CHECK(!e["error"]["message"].get<std::string>().empty());
+}
+
+}  // namespace
+
+TEST_CASE("a pasted HF config with num_experts_per_tok above the expert count is refused where it says so") {
+  json hf = hf_file("mixtral-8x7b.json");
+  hf["num_experts_per_tok"] = 9;
+  check_error(run(hf_serving(hf)), "constraint_violation", "/model/hf_config/num_experts_per_tok");
+  check_error(validate(hf_serving(hf)), "constraint_violation", "/model/hf_config/num_experts_per_tok");
+}
+
+TEST_CASE("a pasted HF config whose head_dim comes out 0 is refused, as the other model forms refuse it") {
+  json hf = hf_file("mixtral-8x7b.json");
+  hf["hidden_size"] = 16;  // 16 / 32 heads
+  check_error(validate(hf_serving(hf)), "constraint_violation", "/model/hf_config/num_attention_heads");
+  json arch = preset("models", "llama-2-7b");
+  arch["hidden_size"] = 16;
+  arch["head_dim"] = 0;
+  json s = preset("scenarios", "I1.1");
+  s["model"] = arch;
+  check_error(validate(s), "out_of_range", "/model/head_dim");
+}
+
+TEST_CASE("a parameter count past int64 is a located error, not a negative count") {
+  json arch = preset("models", "mixtral-8x7b");
+  arch["num_layers"] = 4096;
+  arch["hidden_size"] = 1 << 20;
+  arch["moe"]["num_experts"] = 1024;
+  arch["moe"]["expert_intermediate_size"] = 1 << 20;
+  json s = preset("scenarios", "I1.1");
+  s["model"] = arch;
+  check_error(validate(s), "out_of_range", "/model");
+}
+
+TEST_CASE("a GPU so slow that one step passes the clock's range is refused at the GPU, not reported as 1 ns") {
+  json s = preset("scenarios", "I2.1");
+  json gpu = preset("gpus", "a100-80g-sxm");
+  gpu["id"] = "tiny";
+  for (auto& [k, v] : gpu["peak_tflops"].items()) v = 1e-12;
+  s["hardware"]["gpu"] = gpu;
+  s["serving"]["workload"]["num_requests"] = 5;
+  check_error(run(s), "out_of_range", "/hardware/gpu");
+}
+
+TEST_CASE("TPOT of one-token outputs is null with a reason, not 0") {
+  json s = preset("scenarios", "I2.1");
+  s["serving"]["workload"]["num_requests"] = 20;
+  s["serving"]["workload"]["output_tokens"] = 1;
+  s["serving"]["key_metrics"] = {"tpot_p50_ms", "ttft_p50_ms"};
+  const json e = run(s);
+  REQUIRE(e["ok"] == true);
+  const json& tpot = e["result"]["metrics"]["tpot_ms"];
+  CHECK(tpot["count"] == 0);
+  CHECK(tpot["p50"].is_null());
+  CHECK(tpot["reason"].get<std::string>().find("more than one output token") != std::string::npos);
+  const json& k = e["result"]["key_metrics"][0];
+  CHECK(k["id"] == "tpot_p50_ms");
+  CHECK(k["value"].is_null());
+  CHECK(k.contains("reason"));
+  CHECK(e["result"]["key_metrics"][1]["value"].get<double>() > 0);
+}
+
+TEST_CASE("TTFT when no request completes is null with a reason, not 0") {
+  json s = preset("scenarios", "I2.1");
+  s["serving"]["workload"]["num_requests"] = 50;
+  s["limits"] = {{"max_work_units", 10}};  // stops before the first completion
+  const json e = run(s);
+  CAPTURE(e.dump().substr(0, 400));
+  if (e["ok"] == true) {
+    const json& m = e["result"]["metrics"];
+    if (m["requests"]["completed"] == 0) {
+      CHECK(m["ttft_ms"]["p50"].is_null());
+      CHECK(m["ttft_ms"]["reason"] == "no request completed");
+    }
+  } else {
+    CHECK(e["error"]["code"] == "limit_exceeded");  // refused up front: also no 0
+  }
+}
+
+TEST_CASE("capacity search: 'missed even at min_qps' only when min_qps was simulated") {
+  json s = preset("scenarios", "I2.3");
+  s["serving"]["max_qps_search"]["min_qps"] = 1000;  // far above the service rate (~13 req/s)
+  const json e = run(s);
+  REQUIRE(e["ok"] == true);
+  const json& q = e["result"]["max_qps"];
+  CAPTURE(q.dump().substr(0, 600));
+  for (const json& r : q["runs"]) CHECK(r["qps"].get<double>() >= 1000);  // nothing below min_qps
+  const std::string note = q["note"].is_string() ? q["note"].get<std::string>() : "";
+  if (note.find("missed even at min_qps") != std::string::npos) {
+    bool simulated = false;
+    for (const json& r : q["runs"]) simulated = simulated || (r["qps"] == 1000.0 && r["requests"].get<int64_t>() > 0);
+    CHECK(simulated);
+  } else {
+    CHECK(note.find("not simulated") != std::string::npos);
+  }
+}
+
+TEST_CASE("search_rank refuses more (or fewer) results than the plan has candidates") {
+  const std::string question = read_source_file("examples/search-llama3-70b.json");
+  if (question.empty()) return;
+  const json plan = envelope(api::search_plan(question));
+  REQUIRE(plan["ok"] == true);
+  const size_t n = plan["result"]["candidates"].size();
+  json results = json::array();
+  for (size_t i = 0; i < n + 50; ++i) results.push_back(json::object());
+  check_error(envelope(api::search_rank(question, results.dump())), "constraint_violation", "/results");
+  json fewer = json::array();
+  check_error(envelope(api::search_rank(question, fewer.dump())), "constraint_violation", "/results");
+}
+
+TEST_CASE("the resolved scenario of every preset validates again (round trip)") {
+  const json ids = envelope(api::list_presets("scenarios")).at("result");
+  int failures = 0;
+  for (const json& entry : ids) {
+    const std::string id = entry.is_string() ? entry.get<std::string>() : entry.value("id", "");
+    const json first = validate(preset("scenarios", id));
+    REQUIRE_MESSAGE(first["ok"] == true, id);
+    json resolved = first["result"];
+    const json second = validate(resolved);
+    if (second["ok"] != true) {
+      ++failures;
+      MESSAGE(id << ": " << second["error"].dump());
+    }
+  }
+  CHECK(failures == 0);
+}
+
+TEST_CASE("a run that would hold more memory than a run may use is refused up front, with the estimate") {
+  json s = preset("scenarios", "I2.1");
+  s["hardware"] = {{"gpu", "a100-80g-sxm"}, {"gpus_per_node", 8}, {"nodes", 100000},
+                   {"intra_node", "nvlink3-nvswitch"}, {"inter_node", "ib-hdr"}};  // 800,000 replicas
+  const json e = run(s);
+  check_error(e, "limit_exceeded", "/hardware");
+  const std::string m = e["error"]["message"].get<std::string>();
+  CHECK(m.find("GiB") != std::string::npos);
+  CHECK(m.find("800000 replicas") != std::string::npos);
+  CHECK(envelope(api::Engine().start(s.dump()))["error"] == e["error"]);  // the page's sliced start too
+}
+
+TEST_CASE("a latency-mode unit is one sequence-step: the budget scales with the batch") {
+  json s = preset("scenarios", "I1.1");
+  s["serving"]["workload"]["batch_size"] = 64;
+  const int64_t steps = s["serving"]["workload"]["output_tokens"].get<int64_t>();
+  const int64_t units = 3 * steps * 64;  // central and both bounds
+  s["limits"] = {{"max_work_units", units - 1}};
+  const json refused = run(s);
+  check_error(refused, "limit_exceeded", "/limits/max_work_units");
+  CHECK(refused["error"]["message"].get<std::string>().find(std::to_string(units)) != std::string::npos);
+  s["limits"] = {{"max_work_units", units}};
+  CHECK(run(s)["ok"] == true);
+}
+
+TEST_CASE("the native budget can be raised past the API's, up to 1e10; the API keeps its ceiling") {
+  json s = preset("scenarios", "I1.1");
+  s["limits"] = {{"max_work_units", 20000000}};
+  check_error(run(s), "out_of_range", "/limits/max_work_units");
+  CHECK(envelope(api::run_scenario_with_budget(s.dump(), true, 10000000, 10000000000))["ok"] == true);
+  s["limits"] = {{"max_work_units", 20000000000}};
+  check_error(envelope(api::run_scenario_with_budget(s.dump(), true, 10000000, 10000000000)), "out_of_range",
+              "/limits/max_work_units");
+}
+
+TEST_CASE("the deployment search's space is bounded before it is planned: 200k duplicated axis values, exploding axes") {
+  json q = json::parse(read_source_file("examples/search-llama3-70b.json"));
+  json dup = json::array();
+  for (int i = 0; i < 200000; ++i) dup.push_back(64);
+  json big = q;
+  big["max_num_seqs"] = dup;
+  check_error(envelope(api::search_plan(big.dump())), "out_of_range", "/max_num_seqs");
+  json wide = q;
+  wide["max_num_seqs"] = json::array();
+  wide["max_num_batched_tokens"] = json::array();
+  for (int i = 1; i <= 64; ++i) {
+    wide["max_num_seqs"].push_back(i);
+    wide["max_num_batched_tokens"].push_back(1000 + i);
+  }
+  wide["tp"] = {1, 2, 4, 8};
+  check_error(envelope(api::search_plan(wide.dump())), "limit_exceeded", "/max_num_seqs");
+  CHECK(envelope(api::search_plan(q.dump()))["ok"] == true);  // the shipped example still plans
+}
