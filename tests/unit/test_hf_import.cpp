@@ -183,7 +183,7 @@ TEST_CASE("hf import: an unknown model_type with standard keys works with a warn
           "intermediate_size": 128, "vocab_size": 100, "max_position_embeddings": 256,
           "num_local_experts": 4, "num_experts_per_tok": 8})"));
   CHECK(topk["ok"] == false);
-  CHECK(topk["error"]["path"] == "/hf_config/moe/top_k");
+  CHECK(topk["error"]["path"] == "/hf_config/num_experts_per_tok");  // located at the config's own key
 }
 
 TEST_CASE("memory fit of published configs matches deployments") {
