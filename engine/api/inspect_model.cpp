@@ -86,7 +86,9 @@ json inspect_model_json(const ModelArch& m) {
                          {"GiB", weights_GiB}}},
             {"ignored_keys", m.import.ignored_keys},
             {"ignored_parts", m.import.ignored_parts},
-            {"warnings", m.import.warnings}};
+            {"warnings", m.import.warnings},
+            // The engine's own form of the model: editable and accepted as a scenario's "model".
+            {"architecture", m.to_json()}};
   return j;
 }
 

@@ -861,9 +861,9 @@ std::shared_ptr<const SimulationSpec> read_simulation(const json& v, const std::
                                                : pointer_append(r.child_path("parallelism"), "tp");
     const double fixed = plan.weights_GiB + plan.draft_weights_GiB + plan.lora_GiB + plan.activations_GiB + plan.runtime_GiB;
     for (size_t e = 0; e < plan.engines.size(); ++e) {
-      const int64_t need = sp.kv.allocation == KvAllocation::Contiguous
-                               ? (sp.kv.max_model_len + sp.kv.block_size - 1) / sp.kv.block_size
-                               : 1;
+      // Like vLLM at start-up, the KV cache must hold one max_model_len
+      // sequence (paged or contiguous); otherwise the engine refuses to serve.
+      const int64_t need = (sp.kv.max_model_len + sp.kv.block_size - 1) / sp.kv.block_size;
       if (plan.engines[e].blocks < need) {
         std::ostringstream m;
         m << "a " << gpu.name << " with tp=" << p.layout.tp << " pp=" << p.layout.pp << " cannot serve "
@@ -872,7 +872,7 @@ std::shared_ptr<const SimulationSpec> read_simulation(const json& v, const std::
           << plan.weights_GiB + plan.draft_weights_GiB << " GiB, LoRA " << plan.lora_GiB << " GiB, activations "
           << plan.activations_GiB << " GiB and runtime " << plan.runtime_GiB << " GiB (" << fixed
           << " GiB), leaving " << plan.engines[e].kv_budget_GiB << " GiB for the KV cache"
-          << (sp.kv.allocation == KvAllocation::Contiguous ? ", less than one max_model_len sequence" : "")
+          << ", less than one max_model_len (" << sp.kv.max_model_len << "-token) sequence"
           << "; raise tp/pp, quantize, or lower max_model_len/max_num_batched_tokens";
         fail(error_code::kDoesNotFit, where, m.str());
       }

@@ -211,3 +211,37 @@ TEST_CASE("memory fit of published configs matches deployments") {
   const json oss = {{"hf_config", json::parse(published("openai--gpt-oss-120b.json"))}};
   CHECK(fits(oss, "h100-sxm", 1, nullptr));
 }
+
+TEST_CASE("memory fit: Kimi-K2 FP8 needs more than 8 H200 at its 128K context; DeepSeek-V3 FP8 fits them") {
+  // Moonshot's deployment guide: the smallest unit for the FP8 weights with a 128K context on H200 is 16 GPUs.
+  auto fits = [](const std::string& model, const std::string& gpu) {
+    json s = test::preset("scenarios", "I2.1");
+    s["model"] = model;
+    s["hardware"] = {{"gpu", gpu}, {"gpus_per_node", 8}, {"intra_node", "nvlink4-nvswitch"}};
+    s["precision"] = {{"weights", "fp8"}, {"activations", "bf16"}, {"kv_cache", "bf16"}};
+    s["serving"]["parallelism"]["tp"] = 8;
+    s["serving"]["scheduler"]["max_num_batched_tokens"] = 8192;
+    const json v = test::validate(s);
+    CAPTURE(v.dump().substr(0, 400));
+    return v["ok"] == true;
+  };
+  CHECK_FALSE(fits("kimi-k2", "h200"));
+  CHECK(fits("deepseek-r1", "h200"));
+  const json kimi = test::envelope(api::inspect_model("\"kimi-k2\""))["result"];
+  CHECK(kimi["params"]["total_B"].get<double>() == doctest::Approx(1000.0).epsilon(0.05));  // 1T total
+  CHECK(kimi["params"]["active_B"].get<double>() == doctest::Approx(32.0).epsilon(0.02));   // 32B activated
+}
+
+TEST_CASE("every model preset imported from a published config reads back as the same architecture") {
+  for (const std::string id : {"qwen3-8b", "qwen3-32b", "qwen3-30b-a3b", "qwen3-235b-a22b", "qwen3-next-80b-a3b",
+                               "deepseek-r1", "gpt-oss-120b", "gemma-3-27b", "llama-4-scout",
+                               "mistral-small-3.1-24b", "nemotron-h-56b", "kimi-k2"}) {
+    CAPTURE(id);
+    const json r = test::envelope(api::inspect_model("\"" + id + "\""));
+    REQUIRE(r["ok"] == true);
+    const json again = test::envelope(api::inspect_model(r["result"]["architecture"].dump()));
+    REQUIRE(again["ok"] == true);
+    CHECK(again["result"]["params"] == r["result"]["params"]);
+    CHECK(again["result"]["kv_cache"] == r["result"]["kv_cache"]);
+  }
+}
