@@ -22,7 +22,7 @@ json latency_scenario(const std::string& model, const std::string& gpu, int gpus
   return {{"schema_version", 1},
           {"seed", 1},
           {"model", model},
-          {"hardware", {{"gpu", gpu}, {"gpus_per_node", gpus}}},
+          {"hardware", {{"gpu", gpu}, {"gpus_per_node", gpus}, {"intra_node", "nvlink4-nvswitch"}}},
           {"precision", {{"weights", dtype}, {"activations", dtype}, {"kv_cache", "bf16"}}},
           {"serving",
            {{"mode", "latency"},
@@ -124,9 +124,11 @@ TEST_CASE("MoE decode is bounded below by the weights read and monotone in batch
                         Case{"deepseek-v3", "h200", 8, "fp8"}}) {
     double last_tpot = 0;
     for (int batch : {1, 2, 8, 32, 128}) {
-      CAPTURE(c.model);
+      const std::string model = c.model;
+      CAPTURE(model);
       CAPTURE(batch);
       const json r = test::run(latency_scenario(c.model, c.gpu, c.tp, c.tp, batch, c.dtype));
+      INFO(r.dump().substr(0, 400));
       REQUIRE(r["ok"].get<bool>());
       const double tpot = r["result"]["metrics"]["tpot_ms"].get<double>();
       const double floor = r["result"]["floors"]["decode_weight_read_ms"].get<double>();
