@@ -31,6 +31,7 @@ const char* const kUsage =
     "  sightline batch IN.jsonl [--jobs N] [--shard i/N] [--out FILE] [--central-only]\n"
     "  sightline merge SHARD.jsonl... [--out FILE]\n"
     "  sightline search FILE [--jobs N] [--format table|json] [--out FILE] [--top N] [--confirm REQUESTS]\n"
+    "  sightline check-capacity FILE|--preset ID [--scale 20] [--jobs N] [--format table|json]\n"
     "  sightline registries\n"
     "  sightline version\n"
     "FILE may be '-' for standard input.\n";

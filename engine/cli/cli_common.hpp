@@ -59,6 +59,7 @@ int cmd_sweep(const Args& args);
 int cmd_batch(const Args& args);
 int cmd_merge(const Args& args);
 int cmd_search(const Args& args);
+int cmd_check_capacity(const Args& args);
 // `search` with a {"kind": "training_search"} question (cmd_search_training.cpp); `rows` of the ranked table.
 int run_training_search(const json& doc, int64_t jobs, const std::string& format, const std::string& out, size_t rows);
 

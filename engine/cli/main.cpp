@@ -45,6 +45,7 @@ int main(int argc, char** argv) {
       {"batch", cmd_batch},
       {"merge", cmd_merge},
       {"search", cmd_search},
+      {"check-capacity", cmd_check_capacity},
       {"registries", cmd_registries},
       {"version", cmd_version},
   };

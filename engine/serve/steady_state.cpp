@@ -33,6 +33,8 @@ constexpr double kMinCompletionShare = 0.9;
 // share of L): below both, a statistically significant trend is ignored.
 constexpr double kNegligibleGrowth = 2.0;
 constexpr double kIndifferenceShare = 0.25;
+// One-sided 75% normal quantile: the level a narrow interval is decided at.
+constexpr double kNarrowLevelZ = 0.6744897501960817;
 constexpr double kNegligibleGrowthShare = 0.25;
 
 constexpr double kRerunMargin = 1.25;
@@ -216,7 +218,7 @@ SteadyStateReport judge_steady_state(const std::vector<RequestOutcome>& outcomes
   // Batch means over the window.
   const int64_t window = rep.measured_requests;
   const int batches = static_cast<int>(std::max<int64_t>(2, std::min<int64_t>(o.batches, window / o.min_batch_requests)));
-  std::vector<double> att(static_cast<size_t>(batches)), occ(static_cast<size_t>(batches));
+  std::vector<double> att(static_cast<size_t>(batches));
   double e2e_sum = 0;
   int64_t e2e_n = 0, good_total = 0;
   double occ_sum = 0;
@@ -235,7 +237,6 @@ SteadyStateReport judge_steady_state(const std::vector<RequestOutcome>& outcomes
     }
     good_total += good;
     att[static_cast<size_t>(b)] = static_cast<double>(good) / static_cast<double>(e - s);
-    occ[static_cast<size_t>(b)] = occupancy / static_cast<double>(e - s);
     occ_sum += occupancy;
   }
   rep.in_system_mean = occ_sum / static_cast<double>(window);
@@ -252,30 +253,31 @@ SteadyStateReport judge_steady_state(const std::vector<RequestOutcome>& outcomes
   rep.attainment_low = std::max(0.0, mean - half);
   rep.attainment_high = std::min(1.0, mean + half);
 
-  // Trend of the in-system count: least-squares slope over the batch index,
-  // its standard error from the residuals, as growth across the window.
-  const double xm = 0.5 * (batches - 1);
-  double sxx = 0, sxy = 0, ym = 0;
-  for (double y : occ) ym += y;
-  ym /= batches;
-  for (int b = 0; b < batches; ++b) {
-    sxx += (b - xm) * (b - xm);
-    sxy += (b - xm) * (occ[static_cast<size_t>(b)] - ym);
-  }
-  const double slope = sxy / sxx;
-  double res = 0;
-  for (int b = 0; b < batches; ++b) {
-    const double fit = ym + slope * (b - xm);
-    res += (occ[static_cast<size_t>(b)] - fit) * (occ[static_cast<size_t>(b)] - fit);
-  }
-  const double slope_se = batches > 2 ? std::sqrt(res / (batches - 2) / sxx) : 0.0;
-  rep.in_system_growth = slope * (batches - 1);
-  rep.in_system_growth_se = slope_se * (batches - 1);
-
+  // Growth of the in-system count across the window: arrivals minus
+  // completions between the window's first and last arrival, which is the
+  // change in the number of requests in the system over that span. In a
+  // stable system it stays of the order of the system's own fluctuation
+  // (a few sqrt(L)) however long the window; in an overloaded one it grows in
+  // proportion to the window, (arrival rate - service rate) x span. Its scale
+  // is the Poisson standard deviation of the two counts, sqrt(arrivals +
+  // completions): that ignores their positive correlation, so it overstates
+  // the noise of a stable system (few false alarms from the slow wander of a
+  // continuous-batching server's occupancy, which a regression on batch means
+  // took for growth), and an overload of a share e of the arrival rate still
+  // shows once the window holds about 2 z^2 / e^2 requests (600 at 10%).
   pace(lo, hi, rep.arrival_rate_qps, rep.completion_rate_qps);
+  {
+    const TimeNs t0 = q[static_cast<size_t>(lo)].arrival, t1 = q[static_cast<size_t>(hi - 1)].arrival;
+    const auto done_by = [&](TimeNs t) { return std::upper_bound(done.begin(), done.end(), t) - done.begin(); };
+    const double arrivals = static_cast<double>(hi - 1 - lo);
+    const double completions = static_cast<double>(done_by(t1) - done_by(t0));
+    rep.in_system_growth = arrivals - completions;
+    rep.in_system_growth_se = std::sqrt(arrivals + completions);
+  }
 
-  const double t_trend = student_t_quantile(std::max(1, batches - 2), o.confidence);
-  const bool growing = rep.in_system_growth > t_trend * rep.in_system_growth_se &&
+  // One-sided at the level whose two-sided interval is `confidence`.
+  const double z = student_t_quantile(1000000, o.confidence);
+  const bool growing = rep.in_system_growth > z * rep.in_system_growth_se &&
                        rep.in_system_growth > std::max(kNegligibleGrowth, kNegligibleGrowthShare * rep.in_system_mean);
   rep.stable = true;
   if (growing) {
@@ -291,14 +293,18 @@ SteadyStateReport judge_steady_state(const std::vector<RequestOutcome>& outcomes
 
   // A pass must be shown: the interval's lower end at or above the target.
   // Once the interval is narrower than half the allowed misses, more
-  // requests would only split hairs around the target, so an interval that
-  // still reaches below it counts as a miss (the answer errs low).
+  // requests would only split hairs around the target, and the rate is
+  // decided at a lower one-sided level (75%: the point estimate must clear
+  // the target by 0.67 standard errors). Counting every such interval as a
+  // miss made answers err low by 10% where the attainment falls slowly with
+  // the rate (multi-LoRA adapter waits, I5.5); the point estimate alone
+  // erred high there.
   const double zone = kIndifferenceShare * (1.0 - slo.attainment);
   const bool narrow = rep.attainment_high - rep.attainment_low <= 2 * zone;
   if (!rep.stable || rep.attainment_high < slo.attainment) rep.verdict = Verdict::Fails;
   else if (rep.needed_requests > n) rep.verdict = Verdict::Uncertain;  // too short to trust a pass
   else if (rep.attainment_low >= slo.attainment) rep.verdict = Verdict::Meets;
-  else if (narrow) rep.verdict = Verdict::Fails;
+  else if (narrow) rep.verdict = mean - kNarrowLevelZ / t * half >= slo.attainment ? Verdict::Meets : Verdict::Fails;
   else rep.verdict = Verdict::Uncertain;
   return rep;
 }

@@ -31,8 +31,8 @@ struct SteadyStateReport {
   int64_t unfinished = 0;          // dropped or never completed (whole run)
   double in_system_mean = 0;       // mean requests in the system over the window (Little's L)
   double correlation_requests = 0; // autocorrelation time of that number, in arrivals
-  double in_system_growth = 0;     // fitted growth of that number across the window
-  double in_system_growth_se = 0;  // its standard error
+  double in_system_growth = 0;     // its growth across the window: arrivals - completions
+  double in_system_growth_se = 0;  // its Poisson scale: sqrt(arrivals + completions)
   double arrival_rate_qps = 0;     // over the window
   double completion_rate_qps = 0;  // completions inside the window's time span / its length
   double e2e_mean_s = 0;           // measured requests' mean end-to-end time

@@ -4,7 +4,10 @@
 // from a share link in a fresh browser. Needs `bash .ci/build`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { browserSuite, newPage, cli, scenarioPreset, fixed3, waitDone, metric } from './harness.mjs';
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { browserSuite, newPage, cli, scenarioPreset, fixed3, waitDone, metric, repoDir as repoRoot, cliPath } from './harness.mjs';
 
 // Llama-3.1-8B's config.json as Hugging Face publishes it (keys the engine does not use included).
 const HF_CONFIG = {
@@ -69,6 +72,34 @@ test('a bare Hugging Face config.json pasted runs, equals the CLI, and comes bac
   await Promise.all([page.close(), fresh.close()]);
 });
 
+test('each published config.json pasted as published: the understood panel matches the engine, and it runs', async () => {
+  const dir = path.join(repoRoot, 'tests', 'data', 'hf', 'published');
+  const files = readdirSync(dir).filter((f) => f.endsWith('.json') && !f.endsWith('_hf_quant.json'));
+  const page = await openI11();
+  await page.selectOption('#model', '__hf_config__');
+  for (const file of files) {
+    const text = readFileSync(path.join(dir, file), 'utf8');
+    const expected = JSON.parse(spawnSync(cliPath, ['inspect-model', path.join(dir, file), '--json'], { encoding: 'utf8' }).stdout);
+    const started = await page.evaluate(() => window.sightlinePerf.started);
+    await page.fill('#hf_config', text);
+    await page.dispatchEvent('#hf_config', 'change');
+    await page.waitForFunction((fam) => {
+      const box = document.getElementById('hf-understood');
+      return !box.hidden && box.textContent.includes(`Family: ${fam} `);
+    }, expected.family, { timeout: 15000 });
+    const panel = await page.textContent('#hf-understood');
+    assert.match(panel, new RegExp(`${expected.layers_by_kind.length > 1 ? '×.*×' : '×'}`), file);
+    assert.ok(panel.includes(`${Math.round(expected.kv_cache.at['32K'].bytes_per_token).toLocaleString('en-US')}`), file);
+    if (expected.experts) assert.ok(panel.includes(`top-${expected.experts.top_k}`), file);
+    // It runs: a result, or the engine's own located does_not_fit on one A100 80G.
+    await page.waitForFunction((n) => window.sightlinePerf.started > n, started, { timeout: 15000 });
+    await page.waitForSelector('#run-status[data-state="done"], #error:not([hidden])', { timeout: 60000 });
+    if (!(await page.isHidden('#error'))) assert.equal(await page.textContent('#error-code'), 'does_not_fit', file);
+  }
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 test('a typed hub id is explained (the page cannot fetch it) and bad JSON is a located error', async () => {
   const page = await openI11();
   await page.selectOption('#model', '__hf_config__');
@@ -82,6 +113,13 @@ test('a typed hub id is explained (the page cannot fetch it) and bad JSON is a l
   await page.dispatchEvent('#hf_config', 'change');
   await page.waitForFunction(() => document.getElementById('error-code').textContent === 'invalid_json');
   assert.equal(await page.getAttribute('#hf_config', 'aria-invalid'), 'true');
+  // Python's Infinity literal (published in Nemotron-H's config) is accepted, as the engine accepts it.
+  const withInfinity = JSON.stringify({ ...HF_CONFIG, time_step_limit: [0, 1] }).replace('[0,1]', '[0.0, Infinity]');
+  await runAfter(page, async () => {
+    await page.fill('#hf_config', withInfinity);
+    await page.dispatchEvent('#hf_config', 'change');
+  });
+  assert.equal(await page.isHidden('#error'), true);  // it ran: no invalid_json (nor any error)
   // A config the engine cannot read: its own located error.
   await page.fill('#hf_config', '{"hidden_size": 4096}');
   await page.dispatchEvent('#hf_config', 'change');

@@ -167,6 +167,12 @@ function runForm({ force = false } = {}) {
     return;
   }
   persist(scenario);
+  // What the engine understood of a pasted config.json, shown whether or not the run fits.
+  if (scenario.model && typeof scenario.model === 'object' && scenario.model.hf_config) {
+    client.inspect(scenario.model).then(custom.showUnderstood, () => custom.showUnderstood(null));
+  } else {
+    custom.showUnderstood(null);
+  }
   view.setStatus('running', 'Running… 0%');
   view.setProgress(0);
   const t0 = performance.now();

@@ -128,6 +128,34 @@ function customGpu() {
   return spec;
 }
 
+/** `text` with bare Infinity, -Infinity and NaN outside strings quoted; null when it has none. */
+function quoteNonstandardLiterals(text) {
+  let out = '';
+  let inString = false;
+  let found = false;
+  const word = /[A-Za-z0-9_]/;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text[i];
+    if (inString) {
+      out += c;
+      if (c === '\\' && i + 1 < text.length) out += text[++i];
+      else if (c === '"') inString = false;
+      continue;
+    }
+    if (c === '"') { inString = true; out += c; continue; }
+    const lit = (i === 0 || !word.test(text[i - 1])) &&
+      ['-Infinity', 'Infinity', 'NaN'].find((l) => text.startsWith(l, i) && !word.test(text[i + l.length] || ' '));
+    if (lit) {
+      out += `"${lit}"`;
+      i += lit.length - 1;
+      found = true;
+    } else {
+      out += c;
+    }
+  }
+  return found ? out : null;
+}
+
 /** Reads the config.json text: {config} or {error} located at /model/hf_config. */
 function parseConfig() {
   const text = $('hf_config').value.trim();
@@ -142,7 +170,16 @@ function parseConfig() {
   try {
     config = JSON.parse(text);
   } catch (err) {
-    return at(`config.json is not valid JSON: ${err.message}`, 'invalid_json');
+    // Python's json module writes Infinity and NaN, and some published files
+    // carry them (Nemotron-H): read them as strings, as the engine does, which
+    // warns about them.
+    const quoted = quoteNonstandardLiterals(text);
+    try {
+      if (quoted === null) throw err;
+      config = JSON.parse(quoted);
+    } catch (_) {
+      return at(`config.json is not valid JSON: ${err.message}`, 'invalid_json');
+    }
   }
   if (!isObject(config)) return at('config.json must be a JSON object', 'type_error');
   return { config };
@@ -229,4 +266,46 @@ function notePrecision() {
     }
   }
   $('hf-note').textContent = parts.length ? `The config says ${parts.join('; ')}.` : '';
+}
+
+const fmtB = (v) => `${v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2)} B`;
+
+/**
+ * "What was understood" of a pasted config: family, layers by kind, heads,
+ * experts, parameters (the embedding apart), KV bytes per token at 4K / 32K /
+ * 128K, the weight format from the config, and what was ignored. `m` is
+ * api::inspect_model's result; null hides the panel. Text only (textContent).
+ */
+export function showUnderstood(m) {
+  const box = $('hf-understood');
+  if (!m || $('model').value !== HF_OPTION) {
+    box.hidden = true;
+    box.replaceChildren();
+    return;
+  }
+  const line = (label, text) => {
+    const p = document.createElement('p');
+    p.dataset.item = label;
+    const b = document.createElement('strong');
+    b.textContent = `${label}: `;
+    p.append(b, text);
+    return p;
+  };
+  const layers = m.layers_by_kind.map((g) => `${g.count} × ${g.mixer}${g.attention ? ` (${g.attention})` : ''} + ${g.ffn}`).join(', ');
+  const h = m.heads;
+  const rows = [
+    line('Family', `${m.family} (${m.layers} layers)`),
+    line('Layers', layers),
+    line('Heads', `${h.query} query / ${h.kv} KV (${h.kind}), head dim ${h.head_dim}${h.attention_sinks ? ', attention sinks' : ''}`),
+  ];
+  if (m.experts) rows.push(line('Experts', `${m.experts.routed} routed, ${m.experts.shared} shared, top-${m.experts.top_k}`));
+  if (m.mtp_layers > 0) rows.push(line('MTP layers', String(m.mtp_layers)));
+  rows.push(line('Parameters', `${fmtB(m.params.total_B)} total, ${fmtB(m.params.active_B)} active, embedding ${fmtB(m.params.embedding_B)} (not in active)`));
+  rows.push(line('KV bytes/token', ['4K', '32K', '128K'].map((k) => `${k}: ${Math.round(m.kv_cache.at[k].bytes_per_token).toLocaleString('en-US')}`).join(', ') + ` (${m.kv_cache.dtype}, one GPU)`));
+  rows.push(line('Weights', `${m.weights.dtype}${m.weights.from_config ? ` — ${m.weights.from_config}` : ''}`));
+  if (m.ignored_parts.length) rows.push(line('Ignored', m.ignored_parts.join('; ')));
+  if (m.ignored_keys.length) rows.push(line('Keys without effect', m.ignored_keys.join(', ')));
+  for (const w of m.warnings) rows.push(line('Warning', w));
+  box.replaceChildren(...rows);
+  box.hidden = false;
 }

@@ -173,6 +173,11 @@ export class EngineClient extends EventTarget {
     return this._request('VALIDATE', { scenario }).promise.then((r) => r.result);
   }
 
+  /** What the engine understood of a model (api::inspect_model). */
+  inspect(model) {
+    return this._request('INSPECT', { model }).promise.then((r) => r.result);
+  }
+
   /** The deployment search's candidates for a question (api::search_plan). */
   searchPlan(question) {
     return this._request('SEARCH_PLAN', { question }).promise.then((r) => r.result);

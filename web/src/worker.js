@@ -168,6 +168,9 @@ self.onmessage = (event) => {
     case 'VALIDATE':
       simple(id, (engine) => engine.validateScenario(scenarioText(payload.scenario)));
       break;
+    case 'INSPECT':
+      simple(id, (engine) => engine.inspectModel(scenarioText(payload.model)));
+      break;
     case 'SEARCH_PLAN':
       simple(id, (engine) => engine.searchPlan(JSON.stringify(payload.question)));
       break;

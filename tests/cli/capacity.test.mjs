@@ -1,0 +1,164 @@
+// The max-QPS answer checked against brute force through the real CLI
+// (`sightline check-capacity`): long plain runs at fixed rates, no shared
+// statistics with the search's own verdict.
+//   - Every shipped scenario preset with a capacity search, as shipped: at
+//     the answer a run 20x longer than the search's runs (and at least twice
+//     the run that decided the answer) meets the SLO, 10% above it misses,
+//     and the answer is within 5% of the brute-force capacity (the highest
+//     rate whose long run meets the SLO: a grid at 0.8..1.2 x the answer,
+//     refined by bisection to 1%).
+//   - A case whose capacity is known in closed form: one server, one request
+//     at a time, a fixed prompt and a single output token (a fixed service
+//     time), Poisson arrivals, a TTFT-only SLO: an M/D/1 queue.
+//   - A property test over randomly drawn scenarios (model, GPU, lengths,
+//     SLO) against brute force: a few draws in CI (SIGHTLINE_CAPACITY_DRAWS
+//     raises the count).
+// Run lengths: the long runs are what the check itself needs (20x the
+// search's runs; I2.3's are about 100k requests, ~1.6 s of CPU each), so the
+// two shipped presets cost about 40 s of CPU; the property draws use 10x.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { cliPath, repoRoot } from '../wasm/wasm_module.mjs';
+
+function cli(args) {
+  const r = spawnSync(cliPath, args, { cwd: repoRoot, encoding: 'utf8', maxBuffer: 64 << 20 });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+function tmpFile(obj) {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'capacity-')), 's.json');
+  fs.writeFileSync(file, JSON.stringify(obj));
+  return file;
+}
+
+const scenarioDir = path.join(repoRoot, 'presets/scenarios');
+const searched = fs
+  .readdirSync(scenarioDir)
+  .filter((f) => f.endsWith('.json'))
+  .map((f) => JSON.parse(fs.readFileSync(path.join(scenarioDir, f), 'utf8')))
+  .filter((s) => s.serving && s.serving.slo && s.serving.max_qps_search);
+
+test('shipped presets with a capacity search exist', () => {
+  assert.ok(searched.length >= 2, searched.map((s) => s.id).join(','));
+});
+
+for (const s of searched) {
+  test(`capacity ${s.id} as shipped: holds 20x longer, fails 10% above, within 5% of brute force`, () => {
+    const r = cli(['check-capacity', '--preset', s.id, '--format', 'json', '--jobs', '2']);
+    const out = JSON.parse(r.out);
+    const msg = `${s.id}: answer ${out.answer_qps} req/s, brute force ${out.brute_force_qps}, ` +
+      `at answer ${JSON.stringify(out.at_answer)}, +10% ${JSON.stringify(out.above_10pct)}`;
+    console.log(msg);
+    assert.equal(out.search_added_with_defaults, false);
+    assert.ok(out.long_run_requests >= 20 * out.search_requests_floor, msg);
+    assert.equal(out.checks.holds_at_answer, true, msg);
+    assert.equal(out.checks.fails_10pct_above, true, msg);
+    assert.equal(out.checks.within_5pct_of_brute_force, true, msg);
+    assert.equal(r.code, 0, r.err);
+  });
+}
+
+// M/D/1: P(W <= x) = (1 - rho) sum_{k=0}^{floor(x/S)} (lam (kS - x))^k / k! e^{-lam (kS - x)}.
+function md1WaitCdf(lam, S, x) {
+  let sum = 0;
+  for (let k = 0; k <= Math.floor(x / S); k++) {
+    const u = lam * (k * S - x);
+    let term = Math.exp(-u);
+    for (let j = 1; j <= k; j++) term *= u / j;
+    sum += term;
+  }
+  return (1 - lam * S) * sum;
+}
+
+test('capacity: a single fixed-time server with a TTFT-only SLO matches the M/D/1 formula', () => {
+  const s = {
+    schema_version: 1, id: 'md1', title: 'M/D/1', seed: 1, model: 'llama-2-7b',
+    hardware: { gpu: 'a100-80g-sxm', gpus_per_node: 1 },
+    precision: { weights: 'bf16', activations: 'bf16', kv_cache: 'bf16' },
+    serving: {
+      mode: 'simulate',
+      workload: { arrival: { process: 'poisson', rate_qps: 0.5 }, num_requests: 300, prompt_tokens: 1024, output_tokens: 1 },
+      scheduler: { policy: 'continuous', max_num_seqs: 1 },
+      slo: { ttft_ms: 400, attainment: 0.9 },
+    },
+  };
+  // The service time, from evenly spaced arrivals 2 s apart: none waits.
+  const spaced = structuredClone(s);
+  spaced.serving.workload.arrival = { process: 'fixed', rate_qps: 0.5 };
+  const low = cli(['run', tmpFile(spaced), '--central-only', '--format', 'json']);
+  assert.equal(low.code, 0, low.err);
+  const ttft = JSON.parse(low.out).result.metrics.ttft_ms;
+  assert.ok(ttft.max - ttft.min < 1e-6 * ttft.min, 'a fixed service time');
+  const S = ttft.min / 1000, T = 0.4;
+  // Analytic capacity: the rate at which P(wait <= T - S) = 0.9.
+  let lo = 0, hi = 1 / S;
+  for (let i = 0; i < 100; i++) {
+    const m = (lo + hi) / 2;
+    if (md1WaitCdf(m, S, T - S) >= 0.9) lo = m; else hi = m;
+  }
+  s.serving.max_qps_search = {};
+  const r = cli(['run', tmpFile(s), '--central-only', '--format', 'json']);
+  assert.equal(r.code, 0, r.err);
+  const q = JSON.parse(r.out).result.max_qps;
+  const msg = `service ${S * 1000} ms: analytic capacity ${lo} req/s, search ${q.qps} req/s, measured service rate ${q.service_rate_qps}`;
+  console.log(msg);
+  assert.ok(Math.abs(q.service_rate_qps * S - 1) < 0.01, msg);
+  assert.ok(Math.abs(q.qps / lo - 1) <= 0.05, msg);
+});
+
+// Deterministic draws (mulberry32), so a failure names its scenario.
+function rng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const draws = Number(process.env.SIGHTLINE_CAPACITY_DRAWS || 2);
+for (let d = 0; d < draws; d++) {
+  const r = rng(1000 + d);
+  const pick = (xs) => xs[Math.floor(r() * xs.length)];
+  const model = pick(['llama-2-7b', 'mistral-7b', 'llama-3-8b', 'qwen2.5-7b']);
+  const gpu = pick(['a100-80g-sxm', 'h100-sxm']);
+  const prompt = pick([128, 256, 512, 1024]);
+  const output = pick([64, 128, 256]);
+  const slo = pick([
+    { ttft_ms: 500, tpot_ms: 50, attainment: 0.9 },
+    { ttft_ms: 1000, attainment: 0.95 },
+    { ttft_ms: 300, tpot_ms: 40, attainment: 0.9 },
+    { e2e_ms: 20000, attainment: 0.9 },
+  ]);
+  const s = {
+    schema_version: 1, id: `draw-${d}`, title: 'drawn', seed: 1 + d, model,
+    hardware: { gpu, gpus_per_node: 1 },
+    precision: { weights: 'bf16', activations: 'bf16', kv_cache: 'bf16' },
+    serving: {
+      mode: 'simulate',
+      workload: {
+        arrival: { process: 'poisson', rate_qps: 1 }, num_requests: 600,
+        prompt_tokens: { dist: 'lognormal', mean: prompt, cv: 0.6, min: 8, max: 4 * prompt },
+        output_tokens: { dist: 'lognormal', mean: output, cv: 0.6, min: 4, max: 4 * output },
+      },
+      slo,
+      max_qps_search: {},
+    },
+  };
+  const label = `${model} on ${gpu}, ${prompt}/${output} tokens, SLO ${JSON.stringify(slo)}`;
+  test(`capacity property draw ${d} (${label}): holds 10x longer and within 5% of brute force`, () => {
+    const c = cli(['check-capacity', tmpFile(s), '--format', 'json', '--scale', '10', '--jobs', '2']);
+    assert.ok(c.out, c.err);
+    const out = JSON.parse(c.out);
+    const msg = `${label}: answer ${out.answer_qps}, brute force ${out.brute_force_qps}, at answer ${JSON.stringify(out.at_answer)}`;
+    console.log(msg);
+    assert.equal(out.checks.holds_at_answer, true, msg);
+    assert.equal(out.checks.within_5pct_of_brute_force, true, msg);
+  });
+}
