@@ -11,7 +11,7 @@
 namespace sightline::cli {
 
 int cmd_comm(const Args& args) {
-  std::string collective, link_id, intra_id = "nvlink4-nvswitch", format = "json";
+  std::string collective, link_id, intra_id, gpu_id, format = "json";
   int64_t gpus = 0, nodes = 1;
   double bytes = 0;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -20,6 +20,7 @@ int cmd_comm(const Args& args) {
       if (args[i] == "--collective" && v) collective = args[++i];
       else if (args[i] == "--interconnect" && v) link_id = args[++i];
       else if (args[i] == "--intra-node" && v) intra_id = args[++i];
+      else if (args[i] == "--gpu" && v) gpu_id = args[++i];
       else if (args[i] == "--format" && v) format = args[++i];
       else if (args[i] == "--gpus" && v) gpus = std::stoll(args[++i]);
       else if (args[i] == "--nodes" && v) nodes = std::stoll(args[++i]);
@@ -41,6 +42,10 @@ int cmd_comm(const Args& args) {
     if (nodes > 1 && gpus > nodes) {
       if (link.scope != "inter_node")
         fail(error_code::kConstraint, "/interconnect", "with --nodes > 1, --interconnect is the network between nodes");
+      // The link inside a node: --intra-node, else the GPU preset's own link (its default_intra_node).
+      if (intra_id.empty() && !gpu_id.empty()) intra_id = read_gpu(json(gpu_id), "/gpu").default_intra_node;
+      if (intra_id.empty())
+        fail(error_code::kMissingKey, "/intra-node", "with --nodes > 1, give --intra-node ID or --gpu ID (its own link)");
       intra = read_interconnect(json(intra_id), "/intra-node");
       g.gpus_per_node = static_cast<int>(gpus / nodes);
       g.intra = &intra;

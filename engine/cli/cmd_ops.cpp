@@ -60,9 +60,9 @@ int cmd_ops(const Args& args) {
     CostContext ctx;
     ctx.gpu = &gpu;
     if (tp > 1) {
-      if (link_id.empty()) link_id = gpu.architecture == "hopper" ? "nvlink4-nvswitch"
-                                     : gpu.architecture == "blackwell" ? "nvlink5-nvswitch"
-                                                                        : "nvlink3-nvswitch";
+      if (link_id.empty()) link_id = gpu.default_intra_node;  // the GPU preset's own link
+      if (link_id.empty())
+        fail(error_code::kMissingKey, "/interconnect", gpu.id + " names no default_intra_node; give --interconnect ID");
       link = read_interconnect(json(link_id), "/interconnect");
       ctx.tp_link = ctx.pp_link = &link;
     }

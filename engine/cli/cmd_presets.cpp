@@ -32,7 +32,10 @@ int cmd_presets(const std::vector<std::string>& args) {
     if (kind.empty()) std::cout << "# " << k << "\n";
     for (const json& p : all[k]) {
       std::string title = p.contains("title") ? p["title"].get<std::string>() : p.value("name", "");
-      std::cout << p["id"].get<std::string>() << "\t" << title << "\n";
+      std::cout << p["id"].get<std::string>() << "\t" << title;
+      // A GPU's table row also says which link it ships with and where its numbers come from.
+      if (k == "gpus") std::cout << "\t" << p.value("default_intra_node", "") << "\t" << p.value("source", "");
+      std::cout << "\n";
     }
   }
   return 0;

@@ -38,12 +38,25 @@ bool extract(const std::string& metric, const json& resolved, const json& result
     value = megatron_tflops_per_gpu(resolved, result);
     return true;
   }
-  const json& m = result["metrics"];
-  if (!m.contains(metric) || !m[metric].is_number()) {
+  // A dotted metric walks into a group (a simulation's "throughput.output_tokens_per_s").
+  const json* m = &result["metrics"];
+  size_t from = 0;
+  while (true) {
+    const size_t dot = metric.find('.', from);
+    const std::string key = metric.substr(from, dot == std::string::npos ? std::string::npos : dot - from);
+    if (!m->is_object() || !m->contains(key)) {
+      m = nullptr;
+      break;
+    }
+    m = &(*m)[key];
+    if (dot == std::string::npos) break;
+    from = dot + 1;
+  }
+  if (!m || !m->is_number()) {
     why = "the result has no metric '" + metric + "'";
     return false;
   }
-  value = m[metric].get<double>();
+  value = m->get<double>();
   return true;
 }
 

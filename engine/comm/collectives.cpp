@@ -75,12 +75,53 @@ void fill_bandwidths(CollectiveCost& c, CollectiveKind kind, double bytes, int n
   c.busbw_GBps = c.algbw_GBps * bus_bandwidth_factor(kind, n);
 }
 
+// A fully connected mesh of direct links (AMD xGMI): no switch, so a rank
+// reaches each peer over its own link. A group of n GPUs in a mesh of
+// domain_gpus uses n-1 of the domain_gpus-1 links, so its bandwidth is that
+// share of the GPU's aggregate. Collectives run the direct algorithms RCCL
+// uses on a mesh: every rank exchanges its 1/n pieces with all peers at once,
+// one step for all-gather, reduce-scatter and all-to-all, two (reduce-scatter
+// then all-gather) for all-reduce and for broadcast (scatter then all-gather),
+// instead of the n-1 or 2(n-1) latency steps of a ring.
+CollectiveCost mesh_collective_cost(CollectiveKind kind, double bytes, int n, const InterconnectSpec& link,
+                                    const CommCalibration& cal) {
+  CollectiveCost c;
+  const int domain = std::max(2, link.domain_gpus);
+  const int peers = std::min(n, domain) - 1;
+  const double bw = link.bandwidth_per_gpu_GBps * 1e9 * peers / (domain - 1);
+  const double d = n;
+  const AlgorithmParams* used = &cal.ring;
+  switch (kind) {
+    case CollectiveKind::AllReduce:
+    case CollectiveKind::Broadcast:
+      c.time_s = pipelined_time_s(cal.ring, 2, 2 * (d - 1) / d, bytes, n, bw, n);
+      break;
+    case CollectiveKind::AllGather:
+    case CollectiveKind::ReduceScatter:
+      c.time_s = pipelined_time_s(cal.ring, 1, (d - 1) / d, bytes, n, bw, n);
+      break;
+    case CollectiveKind::AllToAll:
+      c.time_s = pipelined_time_s(cal.p2p, 1, (d - 1) / d, bytes, 1, bw, n);
+      used = &cal.p2p;
+      break;
+    case CollectiveKind::SendRecv:
+      c.time_s = pipelined_time_s(cal.p2p, 1, 1, bytes, 1, bw, 2);  // one direct link: peers = 1
+      used = &cal.p2p;
+      break;
+  }
+  c.algorithm = kind == CollectiveKind::SendRecv ? "p2p" : "direct (full mesh)";
+  set_band(c, *used);
+  fill_bandwidths(c, kind, bytes, n);
+  return c;
+}
+
 }  // namespace
 
 CollectiveCost flat_collective_cost(CollectiveKind kind, double bytes, int n, const InterconnectSpec& link,
                                     const CommCalibration& cal) {
   CollectiveCost c;
   if (n <= 1 || bytes <= 0) return c;
+  if (link.full_mesh()) return mesh_collective_cost(kind, bytes, n, link, cal);
   const double bw = link.bandwidth_per_gpu_GBps * 1e9;
   const double d = n;
   auto ring = [&](double steps, double factor) { return pipelined_time_s(cal.ring, steps, factor, bytes, n, bw, n); };

@@ -25,7 +25,7 @@ GpuSpec read_gpu_object(const json& value, const std::string& path) {
   ObjectReader r(value, path,
                  {"id", "name", "source", "vendor", "architecture", "peak_tflops", "memory_GiB", "hbm_bandwidth_GBps",
                   "l2_cache_MiB", "sm_count", "boost_clock_MHz", "nvlink_bandwidth_GBps", "pcie_gen",
-                  "pcie_bandwidth_GBps", "tdp_W", "idle_power_W"});
+                  "pcie_bandwidth_GBps", "tdp_W", "idle_power_W", "default_intra_node"});
   GpuSpec g;
   g.id = r.string("id", "custom-gpu");
   g.name = r.string("name", g.id);
@@ -55,20 +55,33 @@ GpuSpec read_gpu_object(const json& value, const std::string& path) {
   g.pcie_bandwidth_GBps = r.number("pcie_bandwidth_GBps", 0.1, 1e5, 32);
   g.tdp_W = r.number("tdp_W", 1, 1e5);
   g.idle_power_W = r.number("idle_power_W", 0, 1e5, g.tdp_W * 0.1);
+  if (const json* link = r.find("default_intra_node")) {
+    const std::string where = r.child_path("default_intra_node");
+    if (!link->is_string()) fail(error_code::kType, where, "expected an intra-node interconnect preset id");
+    if (read_interconnect(*link, where).scope != "intra_node")
+      fail(error_code::kConstraint, where, "'" + link->get<std::string>() + "' is an inter-node network, not a GPU's own link");
+    g.default_intra_node = link->get<std::string>();
+  }
   return g;
 }
 
 InterconnectSpec read_interconnect_object(const json& value, const std::string& path) {
-  ObjectReader r(value, path, {"id", "name", "source", "kind", "scope", "bandwidth_per_gpu_GBps", "latency_us", "sharp"});
+  ObjectReader r(value, path, {"id", "name", "source", "kind", "scope", "bandwidth_per_gpu_GBps", "latency_us", "sharp",
+                               "domain_gpus"});
   InterconnectSpec s;
   s.id = r.string("id", "custom-interconnect");
   s.name = r.string("name", s.id);
   s.source = r.string("source", "user-supplied specification");
-  s.kind = r.choice("kind", {"nvswitch", "nvlink_p2p", "pcie", "infiniband", "roce"});
+  s.kind = r.choice("kind", {"nvswitch", "nvlink_p2p", "xgmi", "pcie", "infiniband", "roce"});
   s.scope = r.choice("scope", {"intra_node", "inter_node"});
   s.bandwidth_per_gpu_GBps = r.number("bandwidth_per_gpu_GBps", 0.01, 1e6);
   s.latency_us = r.number("latency_us", 0, 1e6);
   s.sharp = r.boolean("sharp", false);
+  s.domain_gpus = static_cast<int>(r.integer("domain_gpus", 0, 100000, 0));
+  if (s.kind == "xgmi" && s.domain_gpus < 2)
+    fail(error_code::kConstraint, r.child_path("domain_gpus"), "an xgmi link is a full mesh: give its domain_gpus (>= 2)");
+  if (s.full_mesh() && s.sharp)
+    fail(error_code::kConstraint, r.child_path("sharp"), "a full mesh of direct links has no switch to reduce in");
   return s;
 }
 
@@ -85,6 +98,13 @@ InterconnectSpec read_interconnect(const json& value, const std::string& path) {
   return read_interconnect_object(value, path);
 }
 
+void check_link_domain(const HardwareSpec& h, const std::string& path) {
+  if (!h.intra_node || h.intra_node->domain_gpus <= 0 || h.gpus_per_node <= h.intra_node->domain_gpus) return;
+  fail(error_code::kConstraint, path,
+       "gpus_per_node " + std::to_string(h.gpus_per_node) + " exceeds the " + std::to_string(h.intra_node->domain_gpus) +
+           " GPUs one '" + h.intra_node->id + "' domain joins; use more nodes of at most that many GPUs");
+}
+
 json GpuSpec::to_json() const {
   json g = {{"id", id}, {"name", name}, {"source", source}, {"vendor", vendor}, {"architecture", architecture},
           {"peak_tflops", {{"fp32", peak_tflops.fp32}, {"tf32", peak_tflops.tf32}, {"fp16", peak_tflops.fp16},
@@ -95,12 +115,15 @@ json GpuSpec::to_json() const {
           {"nvlink_bandwidth_GBps", nvlink_bandwidth_GBps}, {"pcie_gen", pcie_gen},
           {"pcie_bandwidth_GBps", pcie_bandwidth_GBps}, {"tdp_W", tdp_W}, {"idle_power_W", idle_power_W}};
   if (peak_tflops.fp4 > 0) g["peak_tflops"]["fp4"] = peak_tflops.fp4;
+  if (!default_intra_node.empty()) g["default_intra_node"] = default_intra_node;
   return g;
 }
 
 json InterconnectSpec::to_json() const {
-  return {{"id", id}, {"name", name}, {"source", source}, {"kind", kind}, {"scope", scope},
+  json l = {{"id", id}, {"name", name}, {"source", source}, {"kind", kind}, {"scope", scope},
           {"bandwidth_per_gpu_GBps", bandwidth_per_gpu_GBps}, {"latency_us", latency_us}, {"sharp", sharp}};
+  if (domain_gpus > 0) l["domain_gpus"] = domain_gpus;
+  return l;
 }
 
 }  // namespace sightline

@@ -26,6 +26,10 @@ struct GpuSpec {
   double pcie_bandwidth_GBps = 0;    // one direction, x16
   double tdp_W = 0;
   double idle_power_W = 0;
+  // The link between this GPU and its neighbours as the part ships (an
+  // intra-node interconnect preset id; "" for a custom GPU that names none).
+  // The one place a tool looks up "the GPU's own link": nothing else guesses it.
+  std::string default_intra_node;
 
   // Dense peak for a GEMM whose inputs are `d`; 0 if the hardware lacks it.
   double peak_tflops_for(Dtype d) const;
@@ -37,6 +41,14 @@ struct InterconnectSpec {
   double bandwidth_per_gpu_GBps = 0;  // one direction, per GPU
   double latency_us = 0;
   bool sharp = false;
+  // GPUs one domain of this link joins (NVL72: 72, an xGMI mesh: 8, an NVLink
+  // bridge: 2 or 4); 0 = as many as a node holds. Groups inside a domain use
+  // this link; beyond it, the inter-node network.
+  int domain_gpus = 0;
+  // Direct GPU-to-GPU links, every pair wired (AMD xGMI, NVLink bridges): a group of n uses
+  // n-1 of the domain_gpus-1 links, so its bandwidth grows with n, and
+  // collectives run one direct step instead of a ring.
+  bool full_mesh() const { return (kind == "xgmi" || kind == "nvlink_p2p") && domain_gpus >= 2; }
   json to_json() const;
 };
 
@@ -49,6 +61,11 @@ struct HardwareSpec {
   std::optional<InterconnectSpec> inter_node;
   int total_gpus() const { return gpus_per_node * nodes; }
 };
+
+// A node is one domain of its intra-node link at most: gpus_per_node beyond
+// the link's domain_gpus (an NVLink bridge pair, an 8-GPU xGMI mesh) is a
+// located error at `path` (the nodes' GPUs would need a link the node lacks).
+void check_link_domain(const HardwareSpec& h, const std::string& path);
 
 GpuSpec read_gpu(const json& value, const std::string& path);               // preset id or custom object
 InterconnectSpec read_interconnect(const json& value, const std::string& path);

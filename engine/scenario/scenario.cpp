@@ -34,6 +34,7 @@ HardwareSpec read_hardware(const json& v, const std::string& path) {
   if (h.nodes > 1 && !h.inter_node)
     fail(error_code::kMissingKey, r.child_path("inter_node"),
          "inter_node is required when nodes > 1 (e.g. \"ib-ndr\")");
+  check_link_domain(h, r.child_path("gpus_per_node"));
   return h;
 }
 
@@ -114,6 +115,14 @@ Scenario read_scenario(const json& doc) {
   s.model = read_model(r.required("model"), r.child_path("model"));
   s.hardware = read_hardware(r.required("hardware"), r.child_path("hardware"));
   s.precision = read_precision(r.find("precision"), r.child_path("precision"), s.hardware.gpu, s.model);
+  // FP4 weights on a GPU without FP4 tensor cores run weight-only (dequantized
+  // to the activation dtype, priced so); say it, the speed-up a reader expects is absent.
+  if (is_fp4(s.precision.weights) && !s.precision.fp4_tensor_cores)
+    s.model.import.warnings.push_back(s.hardware.gpu.name + " has no FP4 tensor cores: " +
+                                      dtype_name(s.precision.weights) + " weights are dequantized to " +
+                                      dtype_name(s.precision.activations) +
+                                      " and priced weight-only (memory and bandwidth of FP4, compute at the " +
+                                      dtype_name(s.precision.activations) + " peak)");
   s.cost_model = read_cost_model(r.find("cost_model"), r.child_path("cost_model"), s.hardware.gpu);
   const bool serving = r.has("serving");
   const bool training = r.has("training");

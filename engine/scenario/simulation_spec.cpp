@@ -487,7 +487,7 @@ ClusterSpec read_cluster(const json* v, const std::string& path, const Scenario&
   int n_prefill = 0, n_decode = 0, n_mixed = 0;
   for (size_t i = 0; i < pools.size(); ++i) {
     const std::string ip = pointer_append(ppath, i);
-    ObjectReader pr(pools[i], ip, {"name", "replicas", "tp", "pp", "gpu", "role"});
+    ObjectReader pr(pools[i], ip, {"name", "replicas", "tp", "pp", "gpu", "role", "intra_node"});
     PoolSpec p;
     p.name = pr.string("name", "pool" + std::to_string(i));
     p.replicas = static_cast<int>(pr.integer("replicas", 1, 4096, 1));
@@ -500,6 +500,18 @@ ClusterSpec read_cluster(const json* v, const std::string& path, const Scenario&
         fail(error_code::kConstraint, pr.child_path("gpu"),
              p.gpu->name + " has no " + dtype_name(act) + " support for this scenario's activations");
     }
+    if (const json* link = pr.find("intra_node")) {
+      p.intra_node = read_interconnect(*link, pr.child_path("intra_node"));
+      if (p.intra_node->scope != "intra_node")
+        fail(error_code::kConstraint, pr.child_path("intra_node"),
+             "interconnect '" + p.intra_node->id + "' is an inter-node network; a pool's intra_node links its GPUs");
+    } else if (p.gpu && !p.gpu->default_intra_node.empty() && p.gpu->id != s.hardware.gpu.id) {
+      p.intra_node = read_interconnect(json(p.gpu->default_intra_node), pr.child_path("gpu"));
+    }
+    if (p.intra_node && p.intra_node->domain_gpus > 0 && p.layout.tp * p.layout.pp > p.intra_node->domain_gpus)
+      fail(error_code::kConstraint, pr.child_path("tp"),
+           "tp x pp (" + std::to_string(p.layout.tp * p.layout.pp) + ") exceeds the " +
+               std::to_string(p.intra_node->domain_gpus) + " GPUs one '" + p.intra_node->id + "' domain joins");
     p.role = pick<PoolRole>(pr.choice("role", registry_names(pool_roles()), "mixed"),
                             {{"mixed", PoolRole::Mixed}, {"prefill", PoolRole::Prefill}, {"decode", PoolRole::Decode}});
     check_layout(s.model, p.layout, s.hardware, pr.child_path("tp"), pr.child_path("pp"));
@@ -903,6 +915,7 @@ json simulation_to_json(const SimulationSpec& sp) {
                {"pp", p.layout.pp},
                {"role", to_string(p.role)}};
     if (p.gpu) pj["gpu"] = p.gpu->to_json();
+    if (p.intra_node) pj["intra_node"] = p.intra_node->to_json();
     pools.push_back(pj);
   }
   j["cluster"] = {{"router", to_string(sp.cluster.router)}, {"pools", pools}};

@@ -81,6 +81,10 @@ struct PoolSpec {
   int replicas = 1;
   ParallelLayout layout;
   std::optional<GpuSpec> gpu;  // heterogeneous pools: another GPU than hardware.gpu
+  // The link between this pool's GPUs when it is not hardware.intra_node: the
+  // pool's "intra_node", else its own GPU's default_intra_node (a GB200 decode
+  // pool talks over NVL72 while H100 prefill pools use their HGX NVSwitch).
+  std::optional<InterconnectSpec> intra_node;
   PoolRole role = PoolRole::Mixed;
 };
 

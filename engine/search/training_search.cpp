@@ -266,13 +266,15 @@ TrainingSearchSpec read_training_search(const json& doc) {
       require_preset("gpus", g.gpu, gr.child_path("gpu"));
       g.gpu_value = g.gpu;
       g.usd_per_hour = gr.number("usd_per_hour", 0.0, 1e6, 0.0);
-      g.intra_node = gr.string("intra_node", "nvlink4-nvswitch");
+      g.intra_node = gr.string("intra_node", read_gpu(json(g.gpu), gr.child_path("gpu")).default_intra_node);
       g.inter_node = gr.string("inter_node", "ib-ndr");
       if (read_interconnect(g.intra_node, gr.child_path("intra_node")).scope != "intra_node")
         fail(error_code::kConstraint, gr.child_path("intra_node"), "'" + g.intra_node.get<std::string>() + "' is an inter-node link");
       if (read_interconnect(g.inter_node, gr.child_path("inter_node")).scope != "inter_node")
         fail(error_code::kConstraint, gr.child_path("inter_node"), "'" + g.inter_node.get<std::string>() + "' is an intra-node link");
-      g.gpus_per_node = static_cast<int>(gr.integer("gpus_per_node", 1, 64, 8));
+      // 8 per node unless the link joins fewer (an NVLink bridge pair, a 4-way bridge).
+      const int domain = read_interconnect(json(g.intra_node), gr.child_path("intra_node")).domain_gpus;
+      g.gpus_per_node = static_cast<int>(gr.integer("gpus_per_node", 1, 64, domain > 0 ? std::min(8, domain) : 8));
       const json* cv = gr.find("count");
       const std::string cp = gr.child_path("count");
       if (!cv) {

@@ -204,7 +204,15 @@ json ServingJob::build_result() const {
   const SimulationSpec& spec = *s_.serving->simulation;
   json d = main_->details();
   const CostSetup tier_setup = make_cost_setup(s_.cost_model, s_.hardware);
-  json r = result_header(s_, "serving_simulation", tier_setup.model->tier());
+  std::string tier = tier_setup.model->tier();
+  // Pools on another GPU are priced at that GPU's own tier: say "mixed" when they differ.
+  for (const PoolSpec& p : spec.cluster.pools) {
+    if (!p.gpu) continue;
+    HardwareSpec h = s_.hardware;
+    h.gpu = *p.gpu;
+    if (make_cost_setup(s_.cost_model, h).model->tier() != tier) tier = "mixed";
+  }
+  json r = result_header(s_, "serving_simulation", tier);
   r["deployment"] = d["deployment"];
   const auto& w = spec.workload;
   json wl = {{"arrival", to_string(w.arrival.process)}, {"requests", main_->num_requests()}};

@@ -38,10 +38,12 @@ Simulation::Simulation(const Scenario& scenario, const WorkloadOverride& overrid
   accept_rng_ = Rng(stream_seed(s_.seed, "acceptance"));
   const double runtime = s_.serving->runtime_overhead_GiB;
 
-  auto add_cost = [&](const GpuSpec& gpu, const ModelArch& model, ParallelLayout layout, bool draft) {
+  auto add_cost = [&](const PoolSpec& pool, const GpuSpec& gpu, const ModelArch& model, ParallelLayout layout,
+                      bool draft) {
     CostEntry c;
     c.scenario = std::make_unique<Scenario>(s_);
     c.scenario->hardware.gpu = gpu;
+    if (pool.intra_node) c.scenario->hardware.intra_node = pool.intra_node;
     c.scenario->model = model;
     c.scenario->serving->parallelism = layout;
     c.setup = make_cost_setup(c.scenario->cost_model, c.scenario->hardware);
@@ -58,11 +60,11 @@ Simulation::Simulation(const Scenario& scenario, const WorkloadOverride& overrid
     const ReplicaMemoryPlan plan = plan_replica_memory(s_.model, s_.precision, p.layout, gpu, runtime, spec_);
     pool_memory_.push_back(plan);
     std::vector<int> model_costs;
-    model_costs.push_back(add_cost(gpu, s_.model, p.layout, false));
-    if (spec_.colocated.enabled) model_costs.push_back(add_cost(gpu, *spec_.colocated.model, p.layout, false));
+    model_costs.push_back(add_cost(p, gpu, s_.model, p.layout, false));
+    if (spec_.colocated.enabled) model_costs.push_back(add_cost(p, gpu, *spec_.colocated.model, p.layout, false));
     int draft_cost = -1;
     if (spec_.speculative.method == SpecMethod::Draft)
-      draft_cost = add_cost(gpu, *spec_.speculative.draft_model, ParallelLayout{spec_.speculative.draft_tp, 1}, true);
+      draft_cost = add_cost(p, gpu, *spec_.speculative.draft_model, ParallelLayout{spec_.speculative.draft_tp, 1}, true);
     if (pi == 0 && spec_.lora.enabled) {
       lora_load_time_s_ = spec_.lora.load_time_ms >= 0
                               ? spec_.lora.load_time_ms * 1e-3

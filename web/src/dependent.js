@@ -20,21 +20,10 @@ const intOf = (id, dflt) => {
   return Number.isInteger(n) && n > 0 ? n : dflt;
 };
 
-/**
- * The intra-node link of a GPU preset, from its spec: an NVLink/NVSwitch generation
- * whose per-direction bandwidth matches half the GPU's total NVLink bandwidth
- * (SXM-class GPUs with at least 600 GB/s), else PCIe of the GPU's generation.
- */
+/** The GPU's own intra-node link: the preset's default_intra_node, the one place it is decided. */
 export function linkFor(gpu) {
-  if (!gpu) return null;
-  const nvlink = Number(gpu.nvlink_bandwidth_GBps) || 0;
-  const switched = links.filter((l) => /nvswitch/i.test(`${l.id} ${l.name || ''}`));
-  if (nvlink >= 600 && !/pcie/i.test(String(gpu.name || gpu.id)) && switched.length) {
-    const perDirection = nvlink / 2;
-    return switched.reduce((a, b) => (Math.abs(b.bandwidth_per_gpu_GBps - perDirection) < Math.abs(a.bandwidth_per_gpu_GBps - perDirection) ? b : a));
-  }
-  const gen = Number(gpu.pcie_gen) || 4;
-  return links.find((l) => l.id === `pcie${gen}`) || links.find((l) => /^pcie/.test(l.id)) || null;
+  if (!gpu || !gpu.default_intra_node) return null;
+  return links.find((l) => l.id === gpu.default_intra_node) || null;
 }
 
 function say(text) {
@@ -57,7 +46,7 @@ function followGpu() {
 function followNodeSize() {
   if (intOf('gpus_per_node', 1) < 2 || $('intra_node').value) return;
   const gpu = gpus.get($('gpu').value);
-  const link = linkFor(gpu) || links[0];
+  const link = linkFor(gpu);
   if (!link) return;
   $('intra_node').value = link.id;
   say(`More than one GPU per node needs a link between them: ${linkName(link)} chosen${gpu ? ` for the ${gpu.name || gpu.id}` : ''}.`);

@@ -475,6 +475,31 @@ function fillSelect(select, options) {
   select.replaceChildren(...options);
 }
 
+const VENDOR_LABEL = { nvidia: 'NVIDIA', amd: 'AMD' };
+const ARCH_LABEL = { cdna3: 'CDNA 3', cdna4: 'CDNA 4' };
+
+/**
+ * The GPU options in one group per vendor and generation ("NVIDIA Hopper",
+ * "AMD CDNA 3"), from the presets' own vendor and architecture fields; groups
+ * in name order, GPUs in preset order inside a group.
+ */
+function gpuGroups(gpus) {
+  const groups = new Map();
+  for (const g of gpus) {
+    const vendor = String(g.vendor || 'other');
+    const arch = String(g.architecture || 'other');
+    const label = `${VENDOR_LABEL[vendor] || vendor} ${ARCH_LABEL[arch] || arch.charAt(0).toUpperCase() + arch.slice(1)}`;
+    if (!groups.has(label)) groups.set(label, []);
+    groups.get(label).push(option(g.id, g.name || g.id, g.source));
+  }
+  return [...groups.keys()].sort().map((label) => {
+    const og = document.createElement('optgroup');
+    og.label = label;
+    og.append(...groups.get(label));
+    return og;
+  });
+}
+
 /** Makes sure `value` is one of the select's options (a scenario may name a preset not listed). */
 function ensureOption(select, value, text) {
   if (![...select.options].some((o) => o.value === value)) select.append(option(value, text || value));
@@ -555,7 +580,7 @@ export function populate({ scenarios, models, gpus, interconnects }) {
   }
   fillSelect(el('scenario'), scenarios.map((s) => option(s.id, `${s.id} — ${s.title || s.name || ''}`, s.source)));
   fillSelect(el('model'), models.map((m) => option(m.id, m.name || m.id, m.source)));
-  fillSelect(el('gpu'), gpus.map((g) => option(g.id, g.name || g.id, g.source)));
+  fillSelect(el('gpu'), gpuGroups(gpus));
   const intra = interconnects.filter((i) => !i.scope || i.scope === 'intra_node');
   fillSelect(el('intra_node'), [
     option(NO_LINK, 'None (1 GPU)'),

@@ -76,7 +76,7 @@ export function buildQuestion(v) {
   base.serving.slo = slo;
   base.serving.workload.arrival = { process: 'poisson', rate_qps: target };
   // The base must validate on its own: the search replaces hardware and layout per candidate.
-  base.hardware = { gpu: gpus[0].gpu, gpus_per_node: 8, intra_node: gpus[0].intra_node || 'nvlink4-nvswitch' };
+  base.hardware = { gpu: gpus[0].gpu, gpus_per_node: 8, intra_node: gpus[0].intra_node };
   base.serving.parallelism = { tp: 8, pp: 1 };
   delete base.serving.cluster;
   return {

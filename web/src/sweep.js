@@ -84,13 +84,9 @@ function metricNames(result) {
   return Object.keys(m).filter((k) => typeof m[k] === 'number' && Number.isFinite(m[k]));
 }
 
-/** The intra-node link a GPU preset most likely has (NVLink generation by bandwidth, else PCIe). */
+/** The GPU's own intra-node link: its preset's default_intra_node (the one source; undefined for a custom GPU naming none). */
 export function defaultIntraNode(gpu) {
-  const bw = Number(gpu && gpu.nvlink_bandwidth_GBps) || 0;
-  if (bw >= 1800) return 'nvlink5-nvswitch';
-  if (bw >= 900) return 'nvlink4-nvswitch';
-  if (bw >= 600) return 'nvlink3-nvswitch';
-  return Number(gpu && gpu.pcie_gen) >= 5 ? 'pcie5' : 'pcie4';
+  return (gpu && gpu.default_intra_node) || undefined;
 }
 
 /**

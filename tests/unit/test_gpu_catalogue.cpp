@@ -1,0 +1,166 @@
+// The GPU catalogue and the links it names: every GPU says where its numbers
+// come from and which link it ships with (the one source of "the GPU's own
+// link"), FP4 where the silicon has it, and the topology facts collectives
+// depend on (an xGMI full mesh, NVLink domains larger or smaller than 8).
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "comm/collectives.hpp"
+#include "core/error.hpp"
+#include "hw/hardware.hpp"
+#include "presets/preset_store.hpp"
+#include "scenario/scenario.hpp"
+
+using namespace sightline;
+
+namespace {
+
+GpuSpec gpu(const std::string& id) { return read_gpu(json(id), "/hardware/gpu"); }
+InterconnectSpec link(const std::string& id) { return read_interconnect(json(id), "/hardware/intra_node"); }
+
+std::string error_path(const json& hw) {
+  try {
+    HardwareSpec h;
+    h.gpu = gpu(hw["gpu"]);
+    h.gpus_per_node = hw["gpus_per_node"];
+    h.intra_node = link(hw["intra_node"]);
+    check_link_domain(h, "/hardware/gpus_per_node");
+  } catch (const SightlineError& e) {
+    return e.path();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("gpu catalogue: every GPU cites its source and names an intra-node link preset of its own") {
+  const auto gpus = list_presets("gpus");
+  REQUIRE(gpus.size() >= 24);
+  for (const json* p : gpus) {
+    const GpuSpec g = read_gpu(*p, "/gpu");
+    CAPTURE(g.id);
+    CHECK(g.source.size() > 40);
+    CHECK((g.vendor == "nvidia" || g.vendor == "amd"));
+    REQUIRE_FALSE(g.default_intra_node.empty());
+    const InterconnectSpec l = link(g.default_intra_node);
+    CHECK(l.scope == "intra_node");
+    // A GPU without NVLink/xGMI ships on PCIe; one with it ships on it.
+    if (g.nvlink_bandwidth_GBps == 0) CHECK(l.kind == "pcie");
+    CHECK(g.idle_power_W < g.tdp_W);
+    CHECK(g.memory_GiB > 0);
+  }
+}
+
+TEST_CASE("gpu catalogue: the issue's new parts are all there") {
+  for (const char* id : {"b300", "gb200", "gb300", "h20", "h800", "h200-nvl", "h100-pcie", "h100-nvl", "l40s", "l4", "a10",
+                         "rtx-4090", "rtx-5090", "rtx-pro-6000-blackwell", "mi300x", "mi325x", "mi355x"}) {
+    CAPTURE(id);
+    CHECK(find_preset("gpus", id) != nullptr);
+  }
+}
+
+TEST_CASE("gpu catalogue: FP4 tensor cores on Blackwell and CDNA 4 only") {
+  for (const char* id : {"b200", "b300", "gb200", "gb300", "rtx-5090", "rtx-pro-6000-blackwell", "mi355x"}) {
+    CAPTURE(id);
+    const GpuSpec g = gpu(id);
+    CHECK(g.peak_tflops.fp4 >= 2 * g.peak_tflops.fp8 - 1);  // 2x fp8 (Blackwell Ultra: 3x, GeForce FP32-acc fp8: 4x)
+    CHECK(g.peak_tflops.fp4 > g.peak_tflops.fp8);
+  }
+  for (const char* id : {"h100-sxm", "h200", "h20", "mi300x", "mi325x", "rtx-4090", "l40s", "a100-80g-sxm"}) {
+    CAPTURE(id);
+    CHECK(gpu(id).peak_tflops.fp4 == 0);
+  }
+  // fp4 is echoed only where it exists, so older GPUs' JSON is unchanged.
+  CHECK(gpu("b200").to_json()["peak_tflops"]["fp4"] == 9000);
+  CHECK_FALSE(gpu("h100-sxm").to_json()["peak_tflops"].contains("fp4"));
+}
+
+TEST_CASE("gpu catalogue: GeForce records the FP32-accumulate tensor peak (half the FP16-accumulate one)") {
+  // Ada: 4 x the FP32 CUDA-core rate would be the FP16-accumulate peak; frameworks accumulate in FP32.
+  const GpuSpec g4090 = gpu("rtx-4090");
+  CHECK(g4090.peak_tflops.fp16 == doctest::Approx(2 * g4090.peak_tflops.fp32).epsilon(0.01));
+  CHECK(g4090.peak_tflops.int8 == doctest::Approx(4 * g4090.peak_tflops.fp16).epsilon(0.01));
+  const GpuSpec g5090 = gpu("rtx-5090");
+  CHECK(g5090.peak_tflops.fp16 == doctest::Approx(2 * g5090.peak_tflops.fp32).epsilon(0.01));
+  CHECK(link(g4090.default_intra_node).bandwidth_per_gpu_GBps == link("pcie4").bandwidth_per_gpu_GBps / 2);
+}
+
+TEST_CASE("links: the GPU's own link follows the part, not its architecture (T4, L4, MI300X are not NVLink 3)") {
+  CHECK(gpu("t4").default_intra_node == "pcie3");
+  CHECK(gpu("l4").default_intra_node == "pcie4");
+  CHECK(gpu("mi300x").default_intra_node == "xgmi3-mesh8");
+  CHECK(gpu("h100-sxm").default_intra_node == "nvlink4-nvswitch");
+  CHECK(gpu("gb200").default_intra_node == "nvlink5-nvl72");
+  CHECK(link("nvlink5-nvl72").domain_gpus == 72);
+  // One direction of each link is half the GPU's bidirectional NVLink/xGMI figure.
+  for (const char* id : {"h800", "h100-nvl", "h200-nvl", "gb200", "gb300", "b300", "mi300x", "mi325x", "mi355x"}) {
+    CAPTURE(id);
+    const GpuSpec g = gpu(id);
+    CHECK(link(g.default_intra_node).bandwidth_per_gpu_GBps == doctest::Approx(g.nvlink_bandwidth_GBps / 2).epsilon(0.01));
+  }
+  // A custom GPU may name a link; an inter-node network is a located error.
+  json custom = {{"peak_tflops", {{"bf16", 100}}}, {"memory_GiB", 24}, {"hbm_bandwidth_GBps", 900}, {"sm_count", 10},
+                 {"tdp_W", 300}, {"default_intra_node", "ib-ndr"}};
+  try {
+    read_gpu(custom, "/hardware/gpu");
+    FAIL("expected an error");
+  } catch (const SightlineError& e) {
+    CHECK(e.path() == "/hardware/gpu/default_intra_node");
+  }
+}
+
+TEST_CASE("links: an xGMI full mesh gives a group n-1 of its 7 links and runs direct collectives") {
+  const InterconnectSpec xgmi = link("xgmi3-mesh8");
+  CHECK(xgmi.full_mesh());
+  CHECK_FALSE(link("nvlink4-nvswitch").full_mesh());
+  const double big = 1024.0 * 1024 * 1024;
+  const CollectiveCost two = collective_cost(CollectiveKind::AllReduce, big, 2, xgmi);
+  const CollectiveCost eight = collective_cost(CollectiveKind::AllReduce, big, 8, xgmi);
+  CHECK(two.algorithm == "direct (full mesh)");
+  // Bus bandwidth grows with the group: 7 links in use at 8 GPUs, 1 at 2.
+  CHECK(eight.busbw_GBps > 5 * two.busbw_GBps);
+  // A switch of the same per-GPU bandwidth gives a pair the whole of it.
+  InterconnectSpec switched = xgmi;
+  switched.kind = "nvswitch";
+  switched.domain_gpus = 0;
+  CHECK(collective_cost(CollectiveKind::AllReduce, big, 2, switched).time_s < two.time_s);
+  // Small messages: two direct steps instead of a ring's 2(n-1).
+  const double small = 4096;
+  CHECK(collective_cost(CollectiveKind::AllReduce, small, 8, xgmi).time_s <
+        collective_cost(CollectiveKind::AllReduce, small, 8, switched).time_s);
+}
+
+TEST_CASE("links: a node holds one link domain at most (NVLink bridge pairs, 4-way bridges, 8-GPU meshes)") {
+  CHECK(error_path({{"gpu", "h100-nvl"}, {"gpus_per_node", 4}, {"intra_node", "nvlink4-bridge-2"}}) ==
+        "/hardware/gpus_per_node");
+  CHECK(error_path({{"gpu", "h100-nvl"}, {"gpus_per_node", 2}, {"intra_node", "nvlink4-bridge-2"}}).empty());
+  CHECK(error_path({{"gpu", "mi300x"}, {"gpus_per_node", 16}, {"intra_node", "xgmi3-mesh8"}}) ==
+        "/hardware/gpus_per_node");
+  CHECK(error_path({{"gpu", "gb200"}, {"gpus_per_node", 72}, {"intra_node", "nvlink5-nvl72"}}).empty());
+  CHECK(error_path({{"gpu", "gb200"}, {"gpus_per_node", 144}, {"intra_node", "nvlink5-nvl72"}}) ==
+        "/hardware/gpus_per_node");
+}
+
+TEST_CASE("fp4: runs on FP4 tensor cores where the GPU has them, weight-only with a warning where it does not") {
+  auto scenario = [](const std::string& gpu_id) {
+    json s = {{"schema_version", 1}, {"id", "fp4"}, {"model", "llama-3-8b"},
+              {"hardware", {{"gpu", gpu_id}, {"gpus_per_node", 1}}},
+              {"precision", {{"weights", "nvfp4"}, {"activations", "bf16"}}},
+              {"serving", {{"mode", "latency"}, {"workload", {{"prompt_tokens", 128}, {"output_tokens", 8}}}}}};
+    return read_scenario(s);
+  };
+  for (const char* id : {"b200", "gb200", "rtx-5090", "mi355x"}) {
+    CAPTURE(id);
+    const Scenario s = scenario(id);
+    CHECK(s.precision.fp4_tensor_cores);
+    CHECK(s.model.import.warnings.empty());
+  }
+  for (const char* id : {"h100-sxm", "mi300x", "rtx-4090"}) {
+    CAPTURE(id);
+    const Scenario s = scenario(id);
+    CHECK_FALSE(s.precision.fp4_tensor_cores);
+    REQUIRE(s.model.import.warnings.size() == 1);
+    CHECK(s.model.import.warnings[0].find("no FP4 tensor cores") != std::string::npos);
+  }
+}
