@@ -69,7 +69,6 @@ LatencyResult LatencyJob::typed_result() const {
   const double tpot_s = decode_steps > 0 ? decode_time_s_ / decode_steps : 0.0;
   const double batch = static_cast<double>(w.batch_size);
 
-  const ParamCounts params = count_params(s_.model);
   LatencyResult x;
   InferenceMemory& mem = x.memory;
   mem.capacity_GiB = s_.hardware.gpu.memory_GiB;
@@ -83,14 +82,17 @@ LatencyResult LatencyJob::typed_result() const {
   mem.runtime_overhead_GiB = sv.runtime_overhead_GiB;
   mem.free_GiB = mem.capacity_GiB - mem.weights_GiB - mem.kv_cache_GiB - mem.activations_GiB - mem.runtime_overhead_GiB;
 
-  // Physical floors for orientation: every weight a decode step reads (all but
-  // an untied embedding table, of which only the batch's rows are gathered), at
-  // full HBM bandwidth on every pipeline stage in turn; all prefill FLOPs at dense peak.
-  const double act_b = dtype_bytes(s_.precision.activations == Dtype::FP8 ? Dtype::BF16 : s_.precision.activations);
-  const double unread_embedding_bytes =
-      s_.model.tied_embeddings ? 0.0 : static_cast<double>(params.embedding) * act_b / sv.parallelism.tp;
-  const double weight_read_floor_s = (mem.weights_GiB * kBytesPerGiB - unread_embedding_bytes) /
-                                     (s_.hardware.gpu.hbm_bandwidth_GBps * 1e9) * sv.parallelism.pp;
+  // Physical floors for orientation: the weights a decode step of this batch
+  // actually reads (an untied embedding table is only gathered by rows; an
+  // MoE reads only the experts the batch hits), at full HBM bandwidth on
+  // every pipeline stage in turn; all prefill FLOPs at dense peak.
+  BatchShape decode_batch;
+  decode_batch.seqs.assign(static_cast<size_t>(w.batch_size), SeqChunk{1, w.prompt_tokens});
+  StepOptions decode_options;
+  decode_options.attention = sv.attention;
+  const double weight_read_floor_s =
+      weight_bytes_read(build_forward_step(s_.model, s_.precision, sv.parallelism, decode_batch, decode_options)) /
+      (s_.hardware.gpu.hbm_bandwidth_GBps * 1e9);
   double prefill_flops = 0;
   for (const auto& p : prefill_.parts) prefill_flops += p.flops;
   const double peak = s_.hardware.gpu.peak_tflops_for(s_.precision.activations);

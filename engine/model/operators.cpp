@@ -52,6 +52,7 @@ Operator make_gemm_operator(const std::string& name, double count, int64_t m, in
   op.bytes = static_cast<double>(m) * k * act_bytes + static_cast<double>(k) * n * weight_bytes +
              static_cast<double>(m) * n * act_bytes;
   op.dequant_ops = dequant_ops_per_weight * static_cast<double>(k) * static_cast<double>(n);
+  op.weight_bytes = static_cast<double>(k) * n * weight_bytes;
   return op;
 }
 
@@ -101,23 +102,12 @@ double kv_bytes_per_token_per_gpu(const ModelArch& m, const Precision& p, int tp
 
 namespace {
 
-// x^n by repeated squaring: exact-order multiplications only, so native and
-// wasm agree bit for bit (libm pow need not).
-double ipow(double x, int64_t n) {
-  double result = 1.0;
-  while (n > 0) {
-    if (n & 1) result *= x;
-    x *= x;
-    n >>= 1;
-  }
-  return result;
-}
-
 class StepBuilder {
  public:
   StepBuilder(const ModelArch& m, const Precision& p, const ParallelLayout& layout, const BatchShape& batch,
               const StepOptions& options)
       : m_(m), p_(p), layout_(layout), batch_(batch), attention_(options.attention), training_(options.training),
+        routing_(options.moe),
         dims_(shard_dims(m, layout.tp)) {
     tokens_ = batch.total_new_tokens();
     act_bytes_ = dtype_bytes(p.activations);
@@ -404,7 +394,80 @@ class StepBuilder {
     add_gemm("mlp_down_proj", layers, t, h, intermediate_per_gpu, m_.mlp_bias);
   }
 
+  // Shared experts see every token: a dense MLP of their combined size.
+  void add_shared_experts(double layers) {
+    const auto& moe = m_.moe;
+    if (moe.shared_intermediate() <= 0) return;
+    const int64_t t = tokens_;
+    const int64_t h = m_.hidden_size;
+    const int64_t shared_inter = (moe.shared_intermediate() + layout_.tp - 1) / layout_.tp;
+    add_gemm("moe_shared_up_proj", layers, t, (m_.gated_mlp ? 2 : 1) * shared_inter, h);
+    add_memory_op("moe_shared_act", OpFamily::Elementwise, layers,
+                  static_cast<double>(t) * (m_.gated_mlp ? 2 : 1) * shared_inter, static_cast<double>(t) * shared_inter,
+                  6);
+    add_gemm("moe_shared_down_proj", layers, t, h, shared_inter);
+  }
+
+  // One grouped GEMM over the experts hit: `load.experts_hit` problems of
+  // tokens_per_expert × nn × kk. Only the hit experts' weights are read; the
+  // FLOPs are those of the tokens actually routed.
+  void add_grouped_expert_gemm(const std::string& name, double layers, const MoeLoad& load, int64_t nn, int64_t kk) {
+    const int64_t rows = static_cast<int64_t>(std::ceil(load.tokens_per_expert));
+    add_gemm(name, layers, rows, nn, kk, m_.moe.expert_bias);
+    Operator& op = out_.ops.back();
+    const double weights = static_cast<double>(kk) * static_cast<double>(nn);
+    op.groups = load.experts_hit;
+    op.flops = 2.0 * load.assignments * weights + (m_.moe.expert_bias ? load.assignments * nn : 0.0);
+    op.weight_bytes = load.experts_hit * weights * weight_bytes_;
+    op.bytes = op.weight_bytes + load.assignments * static_cast<double>(kk + nn) * act_bytes_;
+    op.dequant_ops *= load.experts_hit;
+  }
+
+  // An MoE layer as serving stacks run it (vLLM fused_moe, TensorRT-LLM
+  // grouped GEMM): a fixed set of kernels whatever the number of experts:
+  // router GEMM, softmax/top-k, permute (gather the tokens by expert), one
+  // grouped GEMM per projection over the experts hit, activation, unpermute
+  // (the top-k weighted sum back in token order), and the shared experts as a
+  // dense MLP.
   void add_moe_mlp(double layers) {
+    if (training_) {
+      add_moe_mlp_per_expert(layers);
+      return;
+    }
+    const int64_t t = tokens_;
+    const int64_t h = m_.hidden_size;
+    const auto& moe = m_.moe;
+    const double td = static_cast<double>(t);
+    const double E = moe.num_experts;
+    const int expert_tp = routing_.expert_tp > 0 ? routing_.expert_tp : layout_.tp;
+    const int64_t e_inter = (moe.expert_intermediate_size + expert_tp - 1) / expert_tp;
+    {
+      // The gate stays in the activation dtype in quantized checkpoints.
+      const Dtype d = p_.activations == Dtype::FP8 ? Dtype::BF16 : p_.activations;
+      Operator op = make_gemm_operator("moe_router", layers, t, moe.num_experts, h, act_bytes_, dtype_bytes(d), d);
+      op.family = OpFamily::MoeRouter;
+      out_.ops.push_back(op);
+    }
+    // Softmax (or sigmoid) over the E logits and the top-k selection: ids and weights out.
+    add_memory_op("moe_topk", OpFamily::Elementwise, layers, td * E, 2.0 * td * moe.top_k, 8);
+    const MoeLoad load = expected_moe_load(moe.num_experts, moe.top_k, t, routing_);
+    if (load.experts_hit > 0) {
+      const int64_t up = (m_.gated_mlp ? 2 : 1) * e_inter;
+      // Rows gathered into expert order (one copy per routed pair on this GPU).
+      add_memory_op("moe_permute", OpFamily::Elementwise, layers, td * h, load.assignments * h, 0);
+      add_grouped_expert_gemm("moe_expert_up_proj", layers, load, up, h);
+      add_memory_op("moe_expert_act", OpFamily::Elementwise, layers, load.assignments * up,
+                    load.assignments * e_inter, 6);
+      add_grouped_expert_gemm("moe_expert_down_proj", layers, load, h, e_inter);
+      // Each token's expert outputs, weighted by the router, summed back in token order.
+      add_memory_op("moe_unpermute", OpFamily::Elementwise, layers, load.assignments * h, td * h, 2);
+    }
+    add_shared_experts(layers);
+  }
+
+  // Training keeps one GEMM per expert hit (the training graph rewrites
+  // these per expert-parallel rank).
+  void add_moe_mlp_per_expert(double layers) {
     const int64_t t = tokens_;
     const int64_t h = m_.hidden_size;
     const auto& moe = m_.moe;
@@ -436,14 +499,7 @@ class StepBuilder {
     add_memory_op("moe_expert_act", OpFamily::Elementwise, layers * experts_hit,
                   static_cast<double>(tokens_per_expert) * up, static_cast<double>(tokens_per_expert) * e_inter, 6);
     add_gemm("moe_expert_down_proj", layers * experts_hit, tokens_per_expert, h, e_inter);
-    if (moe.shared_intermediate() > 0) {
-      const int64_t shared_inter = (moe.shared_intermediate() + layout_.tp - 1) / layout_.tp;
-      add_gemm("moe_shared_up_proj", layers, t, (m_.gated_mlp ? 2 : 1) * shared_inter, h);
-      add_memory_op("moe_shared_act", OpFamily::Elementwise, layers,
-                    static_cast<double>(t) * (m_.gated_mlp ? 2 : 1) * shared_inter,
-                    static_cast<double>(t) * shared_inter, 6);
-      add_gemm("moe_shared_down_proj", layers, t, h, shared_inter);
-    }
+    add_shared_experts(layers);
   }
 
   void add_layer(int layer_count, const ModelLayer& kind) {
@@ -504,6 +560,7 @@ class StepBuilder {
     op.compute_dtype = p_.activations == Dtype::FP8 ? Dtype::BF16 : p_.activations;
     op.flops = 2.0 * rows * dims_.vocab * h;
     op.bytes = rows * h * act_bytes_ + static_cast<double>(dims_.vocab) * h * act_bytes_ + rows * dims_.vocab * 4.0;
+    op.weight_bytes = static_cast<double>(dims_.vocab) * h * act_bytes_;
     out_.ops.push_back(op);
     if (layout_.tp > 1) {
       // Inference gathers the vocabulary shards' logits; training's
@@ -528,6 +585,7 @@ class StepBuilder {
   const BatchShape& batch_;
   AttentionImpl attention_;
   bool training_ = false;
+  MoeRouting routing_;
   ShardDims dims_;
   int64_t tokens_ = 0;
   double act_bytes_ = 2;
@@ -538,6 +596,12 @@ class StepBuilder {
 };
 
 }  // namespace
+
+double weight_bytes_read(const StepOperators& step) {
+  double bytes = 0;
+  for (const Operator& op : step.ops) bytes += op.count * op.weight_bytes;
+  return bytes;
+}
 
 StepOperators build_forward_step(const ModelArch& m, const Precision& p, const ParallelLayout& layout,
                                  const BatchShape& batch, const StepOptions& options) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "model/architecture.hpp"
+#include "model/moe_routing.hpp"
 #include "core/dtype.hpp"
 
 namespace sightline {
@@ -49,6 +50,8 @@ struct StepOptions {
   AttentionImpl attention = AttentionImpl::Flash;
   // Training steps compute logits and loss for every token and keep no KV cache.
   bool training = false;
+  // Where the experts are and how tokens reach them (inference MoE layers).
+  MoeRouting moe;
 };
 
 struct Precision {
@@ -82,6 +85,12 @@ struct Operator {
   Dtype compute_dtype = Dtype::BF16;
   // GEMM shape (C[m,n] = A[m,k] B[k,n]).
   int64_t m = 0, n = 0, k = 0;
+  // A grouped GEMM (one launch over the MoE experts hit) runs `groups`
+  // problems of m×n×k (m: rows per problem); flops and bytes cover them all,
+  // and its tiles share the waves. 1: a plain GEMM. May be fractional (an
+  // expected number of experts).
+  double groups = 1;
+  double weight_bytes = 0;  // per invocation: the weight bytes it reads from HBM
   // Attention shape (per GPU).
   int64_t q_tokens = 0, kv_tokens = 0;
   int64_t seqs = 0;  // sequences in the attention call (kv_tokens / seqs = mean context)
@@ -136,6 +145,10 @@ double kv_bytes_per_token_per_gpu(const ModelArch& m, const Precision& p, int tp
 // in sequence) for one GPU's tensor-parallel shard.
 StepOperators build_forward_step(const ModelArch& m, const Precision& p, const ParallelLayout& layout,
                                  const BatchShape& batch, const StepOptions& options);
+
+// Weight bytes a step reads from HBM (every operator's weight_bytes × count):
+// for an MoE, only the experts the batch hits.
+double weight_bytes_read(const StepOperators& step);
 
 // The backward operators matching a training forward step: for every GEMM a
 // data-gradient and a weight-gradient GEMM, attention backward (2.5x the

@@ -136,7 +136,9 @@ GemmChoice best_gemm_tile(const Operator& op, const GemmParams& p, double flops_
   double best_time = std::numeric_limits<double>::infinity();
   const double sms = std::max(sm_count, 1);
   for (const GemmTile& tile : p.tiles) {
-    const double tiles = std::ceil(static_cast<double>(op.m) / tile.m) * std::ceil(static_cast<double>(op.n) / tile.n);
+    // A grouped GEMM's problems pad to tiles separately and share the waves.
+    const double tiles = op.groups * std::ceil(static_cast<double>(op.m) / tile.m) *
+                         std::ceil(static_cast<double>(op.n) / tile.n);
     for (int split = 1; split <= kMaxSplitK; split *= 2) {
       if (split > 1 && (op.k / split < kMinSplitKDepth || tiles * split / 2 >= sms)) break;
       // Every wave runs one tile per SM: the padded tile's FLOPs at the tile's rate.
@@ -144,7 +146,7 @@ GemmChoice best_gemm_tile(const Operator& op, const GemmParams& p, double flops_
       const double tile_flops = 2.0 * tile.m * tile.n * (static_cast<double>(op.k) / split);
       const double compute_s = waves * tile_flops / (flops_per_s * tile.efficiency / sms);
       // Split-K writes fp32 partial tiles and reads them back to reduce.
-      const double partial_bytes = split > 1 ? 2.0 * 4.0 * split * static_cast<double>(op.m) * op.n : 0.0;
+      const double partial_bytes = split > 1 ? 2.0 * 4.0 * split * op.groups * static_cast<double>(op.m) * op.n : 0.0;
       const double memory_s = (op.bytes + partial_bytes) / bytes_per_s;
       // The choice minimizes the very time the GEMM is priced at. Choosing by
       // max(compute, memory) and pricing the blend made slower GPUs faster: at
@@ -203,7 +205,7 @@ OpCost CalibratedCostModel::cost(const Operator& op, const CostContext& ctx) con
         return with_launch_floor(gemm_cost(op, g));
       }
       // Everything gemm_cost and the launch floor below read of the operator.
-      const GemmKey key{op.m,           op.n,  op.k, op.flops, op.bytes, op.dequant_ops, op.compute_dtype,
+      const GemmKey key{op.m,           op.n,  op.k, op.groups, op.flops, op.bytes, op.dequant_ops, op.compute_dtype,
                         peak_flops(g, op.compute_dtype), g.peak_tflops.fp32, g.hbm_bandwidth_GBps, g.sm_count};
       if (gemm_memo_.empty()) gemm_memo_.resize(kGemmMemoSlots);
       GemmMemoSlot& slot = gemm_memo_[GemmKeyHash{}(key) & (kGemmMemoSlots - 1)];
@@ -248,6 +250,7 @@ size_t CalibratedCostModel::GemmKeyHash::operator()(const GemmKey& key) const {
   mix(static_cast<uint64_t>(key.m));
   mix(static_cast<uint64_t>(key.n));
   mix(static_cast<uint64_t>(key.k));
+  mix(bits(key.groups));
   mix(bits(key.flops));
   mix(bits(key.bytes));
   mix(bits(key.dequant_ops));

@@ -347,26 +347,20 @@ double Simulation::price(int cost_index, const BatchShape& shape, int adapters, 
   CostEntry& c = costs_[static_cast<size_t>(cost_index)];
   StepOptions options;
   options.attention = s_.serving->attention;
+  const bool routed = !c.draft && c.model->is_moe();
+  if (routed) {
+    // The step waits for the busiest GPU: its experts are load_imbalance
+    // times as likely to be chosen (model/moe_routing.hpp). Expert
+    // parallelism keeps E/ep experts per GPU, each split over tp/ep ranks.
+    options.moe.load_imbalance = spec_.moe.load_imbalance;
+    if (spec_.moe.expert_parallel > 1) {
+      options.moe.experts_per_gpu = c.model->moe.num_experts / spec_.moe.expert_parallel;
+      options.moe.expert_tp = std::max(1, c.layout.tp / spec_.moe.expert_parallel);
+    }
+  }
   StepOperators ops = build_forward_step(*c.model, s_.precision, c.layout, shape, options);
   const double act_b = dtype_bytes(s_.precision.activations == Dtype::FP8 ? Dtype::BF16 : s_.precision.activations);
-  if (!c.draft && c.model->is_moe() && (spec_.moe.load_imbalance != 1.0 || spec_.moe.expert_parallel > 1)) {
-    // The step waits for the hottest expert: expert kernels run at
-    // load_imbalance x the mean tokens per expert (weight traffic unchanged).
-    const double f = spec_.moe.load_imbalance;
-    for (Operator& op : ops.ops) {
-      if (!starts_with(op.name, "moe_expert")) continue;
-      if (op.family == OpFamily::Gemm && op.m > 0) {
-        const int64_t m2 = static_cast<int64_t>(std::ceil(static_cast<double>(op.m) * f));
-        const double scale = static_cast<double>(m2) / static_cast<double>(op.m);
-        const double act_bytes = (static_cast<double>(op.m) * op.k + static_cast<double>(op.m) * op.n) * act_b;
-        op.bytes = op.bytes - act_bytes + act_bytes * scale;
-        op.flops *= scale;
-        op.m = m2;
-      } else {
-        op.flops *= f;
-        op.bytes *= f;
-      }
-    }
+  if (routed) {
     if (spec_.moe.expert_parallel > 1) {
       // Expert parallelism: tokens are dispatched to and combined from the
       // experts' GPUs, two all-to-alls per MoE layer.

@@ -1,0 +1,40 @@
+#pragma once
+// How many experts a batch touches, and how many tokens each gets: the
+// quantities a grouped MoE GEMM is priced from. Pure arithmetic on the
+// routing model, no costs.
+#include <cstdint>
+
+namespace sightline {
+
+// Where the experts live and how unevenly tokens reach them. The defaults are
+// one GPU (or a tensor-parallel group) holding every expert, routed uniformly.
+// Expert parallelism plugs in here: experts_per_gpu = E / ep, expert_tp the
+// ranks that still split each expert's intermediate dimension.
+struct MoeRouting {
+  int experts_per_gpu = 0;      // experts resident on this GPU; 0: all of them
+  int expert_tp = 0;            // ranks splitting one expert's intermediate; 0: the layout's tp
+  // The imbalance model: on the busiest GPU each resident expert is chosen by a
+  // token with probability load_imbalance · top_k / E (capped at 1) instead of
+  // the uniform top_k / E; 1 is uniform routing. Without expert parallelism
+  // this is a pessimistic bound (every expert priced as a hot one).
+  double load_imbalance = 1.0;
+};
+
+struct MoeLoad {
+  double experts_hit = 0;        // expected distinct resident experts with at least one token
+  double assignments = 0;        // expected (token, expert) pairs computed on this GPU
+  double tokens_per_expert = 0;  // assignments / experts_hit (>= 1 when any token is routed)
+};
+
+// Expected load of one MoE layer on one GPU for `tokens` tokens routed top-k
+// among `num_experts`. Each token picks its top_k experts without repetition,
+// so a given expert is missed by one token with probability 1 − p (p = f·k/E)
+// and by all of them with (1 − p)^tokens: experts_hit = R·(1 − (1 − p)^tokens),
+// exact in expectation for independent tokens.
+MoeLoad expected_moe_load(int num_experts, int top_k, int64_t tokens, const MoeRouting& routing);
+
+// x^n by repeated squaring: exact-order multiplications only, so native and
+// wasm agree bit for bit (libm pow need not).
+double ipow(double x, int64_t n);
+
+}  // namespace sightline
