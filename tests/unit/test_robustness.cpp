@@ -193,7 +193,10 @@ TEST_CASE("no exception of any type leaves api::*, and every reply is a JSON env
 }
 
 TEST_CASE("every run has a work budget: reaching it is a located limit_exceeded, one-shot and sliced") {
-  for (const auto& [id, budget] : std::vector<std::pair<const char*, int>>{{"I2.1", 50}, {"I1.3", 50}, {"T2.4", 2}}) {
+  for (const auto& id_budget : std::vector<std::pair<const char*, int>>{{"I2.1", 50}, {"I1.3", 50}, {"T2.4", 2}}) {
+    // Plain locals, not a structured binding: C++17 lets no lambda (CAPTURE) capture one.
+    const char* id = id_budget.first;
+    const int budget = id_budget.second;
     CAPTURE(id);
     json s = preset("scenarios", id);
     s["limits"] = {{"max_work_units", budget}};
