@@ -10,6 +10,7 @@
 #include "hw/hardware.hpp"
 #include "serve/event_queue.hpp"
 #include "serve/kv_manager.hpp"
+#include "serve/waiting_queue.hpp"
 #include "scenario/simulation_spec.hpp"
 #include "serve/workload.hpp"
 
@@ -38,6 +39,7 @@ struct SimRequest {
   TimeNs first_scheduled = -1, first_token = -1, last_token = -1, completion = -1;
   TimeNs transfer_ns = 0;
   int32_t preemptions = 0;
+  int64_t queue_key = 0;  // its entry in the engine's waiting queue, while queued
   const char* drop_reason = nullptr;
 };
 
@@ -73,7 +75,7 @@ struct StepBatch {
 struct ModelEngine {
   int model = 0;
   KvSpace kv;
-  std::deque<int32_t> waiting;
+  WaitingQueue waiting;  // indexed by adapter under multi-LoRA
   std::vector<int32_t> running;
   std::deque<int32_t> swapped;
   std::deque<int32_t> incoming;  // disaggregated decode: waiting for blocks and the KV transfer

@@ -86,7 +86,10 @@ Simulation::Simulation(const Scenario& scenario, const WorkloadOverride& overrid
         e.model = static_cast<int>(m);
         e.kv = kv_.make_space(plan.engines[m].blocks, plan.engines[m].kv_bytes_per_token, rec_.block_usage());
         e.cost = model_costs[m];
-        if (spec_.lora.enabled) e.adapter_refs.assign(static_cast<size_t>(spec_.lora.adapters), 0);
+        if (spec_.lora.enabled) {
+          e.adapter_refs.assign(static_cast<size_t>(spec_.lora.adapters), 0);
+          e.waiting.index_by_class(true);
+        }
         kv_total_ += e.kv.pool.total();
         r.engines.push_back(std::move(e));
       }
@@ -130,14 +133,31 @@ bool Simulation::run(int64_t max_events) {
     if (ev.time < now_) fail(error_code::kInternal, "", "serving simulator: the clock went backwards");
     rec_.advance(ev.time);
     now_ = ev.time;
+    // Every change to a replica's loads happens in an event of that replica
+    // (or, for a handoff, right where it happens): the routers hear of each.
     switch (ev.kind) {
-      case kArrival: on_arrival(static_cast<int32_t>(ev.a)); break;
-      case kStepEnd: on_step_end(static_cast<int>(ev.a), static_cast<int>(ev.b)); break;
-      case kTransferDone: on_transfer_done(static_cast<int32_t>(ev.a)); break;
+      case kArrival: {
+        on_arrival(static_cast<int32_t>(ev.a));
+        const int32_t ri = reqs_[static_cast<size_t>(ev.a)].replica;
+        if (ri >= 0) touched(ri);
+        break;
+      }
+      case kStepEnd:
+        on_step_end(static_cast<int>(ev.a), static_cast<int>(ev.b));
+        touched(static_cast<int>(ev.a));
+        break;
+      case kTransferDone: {
+        on_transfer_done(static_cast<int32_t>(ev.a));
+        const Req& q = reqs_[static_cast<size_t>(ev.a)];
+        touched(q.replica);
+        touched(q.src_replica);
+        break;
+      }
       case kSchedule: {
         Replica& r = replicas_[static_cast<size_t>(ev.a)];
         if (r.sched_pending && r.sched_at == ev.time) r.sched_pending = false;
         try_start(r);
+        touched(r.index);
         break;
       }
       default: break;
@@ -193,7 +213,7 @@ void Simulation::on_arrival(int32_t id) {
   if (spec_.scheduler.policy == SchedulerPolicy::Continuous && q.spec.prompt > spec_.scheduler.max_num_batched_tokens)
     return drop(q, "prompt longer than max_num_batched_tokens (use chunked_prefill)");
   q.replica = ri;
-  e.waiting.push_back(id);
+  q.queue_key = e.waiting.push_back(id, q.spec.adapter);
   rec_.queued();
   e.queued_tokens += q.target;
   ++r.outstanding;
@@ -228,7 +248,15 @@ void Simulation::try_start(Replica& r) {
   }
 }
 
+int64_t Simulation::scheduler_queue_reads() const { return scheduler_->queue_entries_read(); }
+
+void Simulation::touched(int replica) {
+  entry_router_->changed(replica);
+  decode_router_->changed(replica);
+}
+
 double Simulation::kv_load(int replica, int model) const {
+  ++router_load_reads_;
   const Engine& e = replicas_[static_cast<size_t>(replica)].engines[static_cast<size_t>(model)];
   return static_cast<double>(e.kv.pool.used() + kv_.blocks_for(e.queued_tokens)) /
          static_cast<double>(std::max<int64_t>(1, e.kv.pool.total()));
@@ -281,7 +309,7 @@ void Simulation::preempt(Engine& e, Req& q, Batch& b) {
   q.computed = 0;
   q.target = q.spec.prompt + q.generated;
   q.state = State::Queued;
-  e.waiting.push_front(id);
+  q.queue_key = e.waiting.push_front(id, q.spec.adapter);
   rec_.queued();
   e.queued_tokens += q.target;
 }
@@ -607,9 +635,11 @@ void Simulation::handoff(Replica& r, Engine& e, Req& q) {
   q.kv = KvHold{};
   q.state = State::Handoff;
   --r.outstanding;
+  touched(r.index);
   const int di = decode_router_->pick(decode_replicas_, q.spec.model, *this);
   Replica& d = replicas_[static_cast<size_t>(di)];
   ++d.outstanding;
+  touched(di);
   q.replica = di;
   d.engines[static_cast<size_t>(q.spec.model)].incoming.push_back(id);
   rec_.queued();
