@@ -62,6 +62,7 @@ class Simulation : private SchedulerHost, private ReplicaLoads {
   int64_t router_load_reads() const { return router_load_reads_; }
   int64_t scheduler_queue_reads() const;  // the batch scheduler's queue_entries_read()
   int64_t num_requests() const { return static_cast<int64_t>(reqs_.size()); }
+  int64_t arrived() const { return num_requests() - arrivals_pending_; }  // requests whose arrival was handled
 
   json metrics() const;                 // the "metrics" object
   json details() const;                 // deployment, memory, capacity, tokens, time series, requests, trace, warnings
