@@ -2,7 +2,7 @@
 // The validated configuration of a serving simulation (serving mode
 // "simulate"): workload, cluster, scheduler, KV cache, techniques, SLO,
 // outputs and work limits. Read by scenario/simulation_spec.cpp; every default is
-// explicit here and in the README's schema section.
+// explicit here and in docs/serving.md's table.
 #include <cstdint>
 #include <memory>
 #include <optional>
