@@ -79,6 +79,23 @@ TEST_CASE("hf import: Qwen3 MoE (qwen3_moe) 30B-A3B, 235B-A22B and its FP8 check
   CHECK(fp8["weights"]["GiB"].get<double>() / r235["weights"]["GiB"].get<double>() == doctest::Approx(0.5).epsilon(0.02));
 }
 
+TEST_CASE("active parameters leave the input embedding out and report it apart, so each card's convention reads") {
+  // OpenAI counts the unembedding but not the embedding: gpt-oss-120b 5.13B
+  // active, exactly the engine's "active". Qwen counts the embedding in its
+  // activated figure (Qwen3-30B-A3B: 3.3B) and prints a non-embedding total
+  // (29.9B, embedding and LM head both out): "active" plus the embedding, and
+  // the total less embedding and LM head, give those.
+  const json oss = inspect(published("openai--gpt-oss-120b.json"));
+  const json q = inspect(published("Qwen--Qwen3-30B-A3B.json"));
+  CHECK(active_B(oss) == doctest::Approx(5.13).epsilon(0.01));
+  const json& p = q["params"];
+  CHECK(active_B(q) < 3.3);
+  CHECK(active_B(q) + p["embedding_B"].get<double>() == doctest::Approx(3.3).epsilon(0.02));
+  CHECK(total_B(q) - p["embedding_B"].get<double>() - p["lm_head_B"].get<double>() ==
+        doctest::Approx(29.9).epsilon(0.01));
+  CHECK(p["note"].get<std::string>().find("excludes the input embedding") != std::string::npos);
+}
+
 TEST_CASE("hf import: Qwen3-Next (qwen3_next): Gated DeltaNet layers keep a fixed state") {
   const json r = inspect(published("Qwen--Qwen3-Next-80B-A3B-Thinking.json"));
   CHECK(total_B(r) == doctest::Approx(80.0).epsilon(0.02));  // model card: 80B total
