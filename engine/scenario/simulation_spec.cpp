@@ -80,8 +80,6 @@ const char* to_string(SpecMethod v) {
   return "?";
 }
 
-double default_acceptance_rate(SpecMethod m) { return m == SpecMethod::Mtp ? 0.85 : 0.7; }
-
 int64_t LengthSpec::max_possible() const {
   switch (dist) {
     case LengthDist::Fixed: return static_cast<int64_t>(value);
@@ -643,7 +641,7 @@ SpeculativeSpec read_speculative(const json* v, const std::string& path, const S
   sp.method = name == "draft" ? SpecMethod::Draft : name == "mtp" ? SpecMethod::Mtp : SpecMethod::Ngram;
   sp.k = static_cast<int>(r.integer("k", 1, 16, 5));
   sp.acceptance_assumed = r.find("acceptance_rate") == nullptr;
-  sp.acceptance_rate = r.number("acceptance_rate", 0.0, 1.0, default_acceptance_rate(sp.method));
+  sp.acceptance_rate = r.number("acceptance_rate", 0.0, 1.0, 0.7);
   int min_tp = 1 << 30;
   for (const auto& p : c.pools) min_tp = std::min(min_tp, p.layout.tp);
   if (sp.method == SpecMethod::Draft) {

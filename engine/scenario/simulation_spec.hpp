@@ -124,18 +124,13 @@ struct SpeculativeSpec {
   int k = 5;
   // Probability that each drafted position is accepted, given the ones before
   // it were (verification stops at the first rejection).
+  // 0.7 when not given, for every method: a generic assumption with no single
+  // source (one default, so the page's form and the CLI agree). The result says
+  // it was assumed; for MTP it cites what DeepSeek measured instead.
   double acceptance_rate = 0.7;
-  bool acceptance_assumed = false;  // not given: the method's default is an assumption, said in the result
+  bool acceptance_assumed = false;  // not given: the default is an assumption, said in the result
   double ngram_lookup_us = 20;
 };
-
-// Default acceptance per drafted position when the scenario gives none. MTP:
-// the DeepSeek-V3 technical report (arXiv 2412.19437, section 5.4.3) measured
-// 85-90% acceptance for the second token across topics; the low end is taken
-// and assumed for every further position (a module reused for k > 1 drafts
-// is, if anything, less accurate there). Draft models and n-gram lookup: 0.7,
-// a generic assumption with no single source.
-double default_acceptance_rate(SpecMethod m);
 
 struct LoraSpec {
   bool enabled = false;

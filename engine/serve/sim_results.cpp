@@ -348,9 +348,10 @@ json Simulation::details() const {
     std::snprintf(what, sizeof what, "%.2f", spec_.speculative.acceptance_rate);
     warnings.push_back(std::string("speculative decoding: acceptance per drafted position assumed ") + what +
                        (spec_.speculative.method == SpecMethod::Mtp
-                            ? " (the DeepSeek-V3 report's 85-90% for the second token, low end, applied to every position)"
+                            ? " (a generic default; the DeepSeek-V3 report measured 85-90% for its MTP module's "
+                              "second token, arXiv 2412.19437 section 5.4.3)"
                             : " (a generic default)") +
-                       "; it depends on the data: set /serving/speculative/acceptance_rate");
+                       "; it depends on the model and the data: set /serving/speculative/acceptance_rate");
   }
   if (trace_truncated_)
     warnings.push_back("the trace keeps the first " + std::to_string(spec_.outputs.trace_max_steps) +

@@ -91,11 +91,11 @@ TEST_CASE("mtp serving: faster batch-1 decode than autoregressive, committed tok
   MESSAGE("DeepSeek-R1 8xH200 TP8 fp8 batch 1: TPOT " << tpot_plain << " ms autoregressive, " << tpot_mtp
                                                       << " ms with MTP k=3");
   CHECK(tpot_mtp < tpot_plain);
-  // The assumed acceptance is the method's stated default, and the result says it was assumed.
-  CHECK(metric(mtp, "/metrics/speculative/acceptance_rate") == doctest::Approx(0.85));
+  // The assumed acceptance is the stated default, and the result says it was assumed.
+  CHECK(metric(mtp, "/metrics/speculative/acceptance_rate") == doctest::Approx(0.7));
   CHECK(mtp["result"]["metrics"]["speculative"]["acceptance_rate_assumed"].get<bool>());
   bool warned = false;
-  for (const json& w : mtp["result"]["warnings"]) warned = warned || w.get<std::string>().find("assumed 0.85") != std::string::npos;
+  for (const json& w : mtp["result"]["warnings"]) warned = warned || w.get<std::string>().find("assumed 0.70") != std::string::npos;
   CHECK(warned);
   CHECK(metric(mtp, "/metrics/speculative/tokens_per_verify_step") ==
         doctest::Approx(metric(mtp, "/metrics/speculative/expected_tokens_per_verify_step")).epsilon(0.05));
@@ -104,7 +104,7 @@ TEST_CASE("mtp serving: faster batch-1 decode than autoregressive, committed tok
   CHECK(metric(mtp, "/capacity/kv_bytes_per_token_per_gpu") > metric(plain, "/capacity/kv_bytes_per_token_per_gpu"));
 
   // A given acceptance is not flagged; a lower one commits fewer tokens per step.
-  const json low = test::run(mtp_scenario("deepseek-r1", 3, 0.5));
+  const json low = test::run(mtp_scenario("deepseek-r1", 3, 0.4));
   REQUIRE(low["ok"].get<bool>());
   CHECK_FALSE(low["result"]["metrics"]["speculative"]["acceptance_rate_assumed"].get<bool>());
   CHECK(metric(low, "/metrics/speculative/tokens_per_verify_step") <
