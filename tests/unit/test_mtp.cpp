@@ -137,3 +137,17 @@ TEST_CASE("mtp on a model without MTP layers is a located error") {
   REQUIRE_FALSE(e["ok"].get<bool>());
   CHECK(e["error"]["path"] == "/serving/speculative/draft_model");
 }
+
+TEST_CASE("mtp: the shipped example runs as shipped and MTP shortens decode against its plain-decoding baseline") {
+  const json r = test::envelope(api::run_scenario(test::read_source_file("examples/deepseek-r1-mtp-8x-h200.json")));
+  INFO(r.dump().substr(0, 600));
+  REQUIRE(r["ok"].get<bool>());
+  const json& res = r["result"];
+  CHECK(res["metrics"]["speculative"]["method"] == "mtp");
+  CHECK_FALSE(res["metrics"]["speculative"]["acceptance_rate_assumed"].get<bool>());
+  const double speedup = res["compare"]["speedup"]["tpot_mean"].get<double>();
+  MESSAGE("DeepSeek-R1 8xH200 TP8 EP8, MTP k=2 at 0.85: decode speedup " << speedup << "x at 2 req/s");
+  CHECK(speedup > 1.0);
+  // Each verify step commits 1 + the accepted prefix: at most k + 1 tokens.
+  CHECK(res["metrics"]["speculative"]["tokens_per_verify_step"].get<double>() <= 3.0);
+}
