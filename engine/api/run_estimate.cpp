@@ -17,6 +17,9 @@ namespace {
 // serving simulator (1M replicas took 7.95 GB, about 8 KB each), rounded up.
 constexpr int64_t kBytesPerRequest = 768;  // 2,000,000 requests at once peaked at 1.41 GB
 constexpr int64_t kBytesPerReplica = 8192;
+// Multi-LoRA: each replica's engine keeps a reference count and an LRU stamp
+// per adapter (serve/simulation), 100,000 adapters x 8,192 replicas held 3 GB.
+constexpr int64_t kBytesPerAdapterPerReplica = 24;
 // Written outputs, as JSON in memory: one per-request record, one trace step.
 constexpr int64_t kBytesPerRequestRecord = 600;
 constexpr int64_t kBytesPerTraceStep = 400;
@@ -115,11 +118,14 @@ RunEstimate estimate_run(const Scenario& s, IntervalMode mode) {
   e.work_units_at_most = sat_mul(runs, sat_mul(expected_requests, sat_add(3, sat_mul(2, std::max<int64_t>(1, w.output.max_possible())))));
   // Peak memory: the interval runs are made one after another (api/interval_job),
   // and only the central run writes its records and trace as JSON.
-  const int64_t simulation = sat_add(sat_mul(requests, kBytesPerRequest), sat_mul(replicas, kBytesPerReplica));
+  const int64_t adapters = sp.lora.enabled ? sp.lora.adapters : 0;
+  const int64_t per_replica = sat_add(kBytesPerReplica, sat_mul(adapters, kBytesPerAdapterPerReplica));
+  const int64_t simulation = sat_add(sat_mul(requests, kBytesPerRequest), sat_mul(replicas, per_replica));
   const int64_t outputs = sat_add(sat_mul(std::min<int64_t>(requests, sp.outputs.max_request_records), kBytesPerRequestRecord),
                                   sp.outputs.trace ? sat_mul(sp.outputs.trace_max_steps, kBytesPerTraceStep) : 0);
   e.memory_bytes = sat_add(simulation, outputs);
   e.memory_breakdown = std::to_string(requests) + " requests and " + std::to_string(replicas) + " replicas per run, " +
+                       (adapters > 0 ? std::to_string(adapters) + " LoRA adapters per replica, " : std::string()) +
                        std::to_string(runs) + " runs, " +
                        std::to_string(std::min<int64_t>(requests, sp.outputs.max_request_records)) + " request records" +
                        (sp.outputs.trace ? ", a trace of " + std::to_string(sp.outputs.trace_max_steps) + " steps" : "");
@@ -143,7 +149,9 @@ void check_run_estimate(const Scenario& s, const RunEstimate& e, const RunLimits
       const auto& sp = *s.serving->simulation;
       int64_t replicas = 0;
       for (const auto& p : sp.cluster.pools) replicas += p.replicas;
-      if (replicas * kBytesPerReplica * 3 > e.memory_bytes) where = "/hardware";
+      const int64_t adapters = sp.lora.enabled ? sp.lora.adapters : 0;
+      if (sat_mul(2, sat_mul(replicas, sat_mul(adapters, kBytesPerAdapterPerReplica))) > e.memory_bytes) where = "/serving/lora/adapters";
+      else if (sat_mul(3, sat_mul(replicas, kBytesPerReplica + adapters * kBytesPerAdapterPerReplica)) > e.memory_bytes) where = "/hardware";
       else if (sp.outputs.trace && sp.outputs.trace_max_steps * kBytesPerTraceStep * 3 > e.memory_bytes)
         where = "/serving/outputs/trace_max_steps";
     }

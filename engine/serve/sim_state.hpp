@@ -4,6 +4,8 @@
 // engines of a replica with their queues, replicas, and the steps in flight.
 #include <cstdint>
 #include <deque>
+#include <set>
+#include <utility>
 #include <vector>
 
 #include "model/operators.hpp"
@@ -85,7 +87,10 @@ struct ModelEngine {
   // LoRA
   std::vector<int32_t> adapter_refs;
   int distinct_adapters = 0;
-  std::vector<int32_t> resident;  // least recently used first
+  std::set<std::pair<int64_t, int32_t>> resident;  // GPU adapter slots: (last use, adapter), least recent first
+  std::vector<int64_t> last_used;       // per adapter: its key in `resident`, -1 when not resident
+  std::vector<int64_t> in_batch_mark;   // per adapter: the stamp of the last step that used it
+  int64_t lora_clock = 0;               // stamps, one per step and one per use
   // static batching
   bool static_active = false;
   int64_t static_max_prompt = 0, static_max_output = 0, static_step = 0;

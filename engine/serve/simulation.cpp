@@ -93,6 +93,8 @@ Simulation::Simulation(const Scenario& scenario, const WorkloadOverride& overrid
         e.cost = model_costs[m];
         if (spec_.lora.enabled) {
           e.adapter_refs.assign(static_cast<size_t>(spec_.lora.adapters), 0);
+          e.last_used.assign(static_cast<size_t>(spec_.lora.adapters), -1);
+          e.in_batch_mark.assign(static_cast<size_t>(spec_.lora.adapters), 0);
           e.waiting.index_by_class(true);
         }
         kv_total_ += e.kv.pool.total();
@@ -478,29 +480,39 @@ double Simulation::start_batch(Replica& r, Engine& e, Batch& b, double extra_s) 
   int adapters = 0;
   int loads = 0;
   if (spec_.lora.enabled) {
+    // Distinct adapters in batch order, marked with this step's stamp; the GPU's
+    // adapter slots are an LRU (last-use stamp per adapter, ordered by it), so a
+    // step costs O(items + distinct x log slots), not a scan of the slots per item.
+    const int64_t step_mark = ++e.lora_clock;
     std::vector<int32_t> in_batch;
     for (const Item& it : b.items) {
       const int32_t a = reqs_[static_cast<size_t>(it.req)].spec.adapter;
-      if (a >= 0 && std::find(in_batch.begin(), in_batch.end(), a) == in_batch.end()) in_batch.push_back(a);
+      if (a < 0 || e.in_batch_mark[static_cast<size_t>(a)] == step_mark) continue;
+      e.in_batch_mark[static_cast<size_t>(a)] = step_mark;
+      in_batch.push_back(a);
     }
     adapters = static_cast<int>(in_batch.size());
     for (int32_t a : in_batch) {
-      auto it = std::find(e.resident.begin(), e.resident.end(), a);
-      if (it != e.resident.end()) {
-        e.resident.erase(it);
-        e.resident.push_back(a);
+      int64_t& used = e.last_used[static_cast<size_t>(a)];
+      if (used >= 0) {  // resident: now the most recently used
+        e.resident.erase({used, a});
+        used = ++e.lora_clock;
+        e.resident.insert({used, a});
         continue;
       }
       ++loads;
       if (static_cast<int>(e.resident.size()) >= spec_.lora.max_adapters_per_batch) {
+        // Evict the least recently used adapter that this step does not use.
         for (auto jt = e.resident.begin(); jt != e.resident.end(); ++jt) {
-          if (std::find(in_batch.begin(), in_batch.end(), *jt) == in_batch.end()) {
+          if (e.in_batch_mark[static_cast<size_t>(jt->second)] != step_mark) {
+            e.last_used[static_cast<size_t>(jt->second)] = -1;
             e.resident.erase(jt);
             break;
           }
         }
       }
-      e.resident.push_back(a);
+      used = ++e.lora_clock;
+      e.resident.insert({used, a});
     }
   }
   PeakWork work;
