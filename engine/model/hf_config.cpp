@@ -689,7 +689,8 @@ ModelArch read_hf_config(const json& config, const std::string& path) {
     if (top.has(part)) m.import.ignored_parts.push_back(std::string(part) + " (not priced: text generation only)");
   if (m.mtp_layers > 0)
     m.import.ignored_parts.push_back(std::to_string(m.mtp_layers) +
-                                     " multi-token-prediction layer(s): counted separately, not in the main model");
+                                     " multi-token-prediction layer(s): counted separately, not in the main model; priced as the "
+                                     "speculative draft when serving.speculative.method is \"mtp\"");
   for (const char* k : {"torch_dtype", "dtype", "architectures", "_name_or_path", "text_config", "vision_config",
                         "quantization_config", "model_type"}) {
     top.mark(k);

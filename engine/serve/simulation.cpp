@@ -5,6 +5,7 @@
 
 #include "core/error.hpp"
 #include "mem/inference_memory.hpp"
+#include "model/mtp.hpp"
 
 namespace sightline::serve {
 
@@ -65,6 +66,10 @@ Simulation::Simulation(const Scenario& scenario, const WorkloadOverride& overrid
     int draft_cost = -1;
     if (spec_.speculative.method == SpecMethod::Draft)
       draft_cost = add_cost(p, gpu, *spec_.speculative.draft_model, ParallelLayout{spec_.speculative.draft_tp, 1}, true);
+    else if (spec_.speculative.method == SpecMethod::Mtp)
+      // The MTP module runs on the target's tensor-parallel group (on the last
+      // pipeline stage, next to the LM head it shares).
+      draft_cost = add_cost(p, gpu, mtp_draft_arch(s_.model), ParallelLayout{p.layout.tp, 1}, true);
     if (pi == 0 && spec_.lora.enabled) {
       lora_load_time_s_ = spec_.lora.load_time_ms >= 0
                               ? spec_.lora.load_time_ms * 1e-3
@@ -347,7 +352,11 @@ double Simulation::price(int cost_index, const BatchShape& shape, int adapters, 
   CostEntry& c = costs_[static_cast<size_t>(cost_index)];
   StepOptions options;
   options.attention = s_.serving->attention;
-  const bool routed = !c.draft && c.model->is_moe();
+  // An MTP draft is part of the target: its MoE layer is routed and placed
+  // like the target's (same experts per GPU, same all-to-alls).
+  const bool mtp = c.draft && spec_.speculative.method == SpecMethod::Mtp;
+  options.mtp_module = mtp;
+  const bool routed = (!c.draft || mtp) && c.model->is_moe();
   if (routed) {
     // The step waits for the busiest GPU: its experts are load_imbalance
     // times as likely to be chosen (model/moe_routing.hpp). Expert
