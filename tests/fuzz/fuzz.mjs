@@ -11,7 +11,7 @@
 //   mismatch  - native and wasm envelopes that differ in any byte.
 // Deterministic: the seed fixes every case.
 //
-// Long run (documented in the README):
+// Long run (documented in docs/testing.md):
 //   node tests/fuzz/fuzz.mjs --cases 200000 --runs 5000 --seed 7
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
