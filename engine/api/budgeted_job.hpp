@@ -14,7 +14,7 @@ namespace sightline {
 // Bounds on the work of one run, whatever its kind: the scenario's top-level
 // "limits" section. A unit is one simulated serving event, one priced latency
 // step, or one slice of a training schedule. The largest value keeps the
-// largest scenario the validator accepts within about 30 s natively (README,
+// largest scenario the validator accepts within about 30 s natively (docs/limits.md,
 // "Limits").
 // The budget is a default, not a ceiling for everyone: the page, the fuzzer
 // and the API keep kApiCeiling; the native CLI may raise a run's budget (its

@@ -117,11 +117,11 @@ test('serving compare takes an array: the I3.4 curve from one file', () => {
 test('the Slurm job-array recipe on a real single-node Slurm (skips, saying why, when Slurm cannot start here)', (t) => {
   const have = spawnSync('sh', ['-c', 'command -v slurmctld && command -v slurmd && command -v munged && command -v sbatch']);
   if (have.status !== 0) {
-    t.skip('slurm-wlm and munge are not installed (apt-get install slurm-wlm munge); README "Scale-out" says how to run this by hand');
+    t.skip('slurm-wlm and munge are not installed (apt-get install slurm-wlm munge); docs/cli.md ("Sweeps, batches and scale-out") says how to run this by hand');
     return;
   }
   if (process.getuid && process.getuid() !== 0) {
-    t.skip('starting slurmd needs root; README "Scale-out" says how to run this by hand');
+    t.skip('starting slurmd needs root; docs/cli.md ("Sweeps, batches and scale-out") says how to run this by hand');
     return;
   }
   const sdir = mkdtempSync(path.join(tmpdir(), 'sightline-slurm-'));

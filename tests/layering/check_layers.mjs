@@ -2,7 +2,7 @@
 // Reads the include graph of engine/ (and wasm/) and fails when a module
 // includes a header of a module in its own layer or above it, when the
 // modules form a cycle, or when engine/CMakeLists.txt links a module library
-// to one that is not below it. The layer order is the README's ("Layers").
+// to one that is not below it. The layer order is docs/architecture.md's ("Layers").
 //
 //   node tests/layering/check_layers.mjs [repo-root]
 //
@@ -49,11 +49,11 @@ export function includeEdges(root) {
           const to = target.split('/')[0];
           if (!target.includes('/')) return;  // a header beside the file (none in engine/ today)
           if (!layerOf.has(to)) {
-            problems.push(`${childRel}:${i + 1}: includes "${target}" of unknown module '${to}' (add it to LAYERS and the README)`);
+            problems.push(`${childRel}:${i + 1}: includes "${target}" of unknown module '${to}' (add it to LAYERS and docs/architecture.md)`);
             return;
           }
           if (!fs.existsSync(path.join(root, 'engine', target)) && !fs.existsSync(path.join(root, target)))
-            problems.push(`${childRel}:${i + 1}: includes "${target}", which does not exist (moved? see the README's "Layers")`);
+            problems.push(`${childRel}:${i + 1}: includes "${target}", which does not exist (moved? see docs/architecture.md, "Layers")`);
           edges.push({ from, to, where: `${childRel}:${i + 1}`, target });
         });
       }

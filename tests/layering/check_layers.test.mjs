@@ -53,7 +53,7 @@ test('a peer include and a cycle are reported', () => {
 test('an include of a header that does not exist is reported', () => {
   const root = tree({ 'engine/CMakeLists.txt': cmake, 'engine/serve/a.cpp': '#include "serve/sim_spec.hpp"\n' });
   const { errors } = check(root);
-  assert.deepEqual(errors, ['engine/serve/a.cpp:1: includes "serve/sim_spec.hpp", which does not exist (moved? see the README\'s "Layers")']);
+  assert.deepEqual(errors, ['engine/serve/a.cpp:1: includes "serve/sim_spec.hpp", which does not exist (moved? see docs/architecture.md, "Layers")']);
 });
 
 test('a library linked to a higher one is reported', () => {

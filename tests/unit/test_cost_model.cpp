@@ -179,7 +179,9 @@ TEST_CASE("no GEMM shape is priced above the measured best of its GPU and dtype 
       const Priced p = priced(id, tier);
       const auto* calibrated = dynamic_cast<const CalibratedCostModel*>(p.model.get());
       REQUIRE(calibrated != nullptr);
-      for (const auto& [dtype, ceiling] : calibrated->calibration().gemm.ceiling_tflops) {
+      for (const auto& entry : calibrated->calibration().gemm.ceiling_tflops) {
+        const auto& dtype = entry.first;  // not a structured binding: CAPTURE/INFO are lambdas, which may not capture one in C++17
+        const auto& ceiling = entry.second;
         const Dtype d = parse_dtype(dtype);
         for (int64_t m = 1; m <= 65536; m *= 4)
           for (int64_t n = 256; n <= 65536; n *= 4)

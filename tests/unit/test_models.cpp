@@ -24,7 +24,9 @@ TEST_CASE("parameter counts match the seed suite's table within 1%") {
       {"llama-2-7b", 6.74},  {"llama-2-13b", 13.02}, {"llama-2-70b", 68.98}, {"llama-3-8b", 8.03},
       {"llama-3-70b", 70.55}, {"gpt-3-175b", 174.6},  {"mixtral-8x7b", 46.7},
   };
-  for (const auto& [id, expected] : seed) {
+  for (const auto& entry : seed) {
+    const auto& id = entry.first;  // not a structured binding: CAPTURE/INFO are lambdas, which may not capture one in C++17
+    const auto& expected = entry.second;
     CAPTURE(id);
     CHECK(params_B(id) == doctest::Approx(expected).epsilon(0.01));
   }
@@ -82,7 +84,9 @@ TEST_CASE("Hugging Face config.json import reproduces the presets") {
       {"mixtral-8x7b.json", "mixtral-8x7b"}, {"falcon-40b.json", "falcon-40b"},
       {"gpt2.json", "gpt2"}, {"deepseek-v3.json", "deepseek-v3"},
   };
-  for (const auto& [file, preset_id] : pairs) {
+  for (const auto& entry : pairs) {
+    const auto& file = entry.first;  // not a structured binding: CAPTURE/INFO are lambdas, which may not capture one in C++17
+    const auto& preset_id = entry.second;
     CAPTURE(file);
     const json config = json::parse(test::read_source_file("tests/data/hf/" + file));
     const ModelArch from_hf = read_hf_config(config, "/model/hf_config");

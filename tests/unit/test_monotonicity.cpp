@@ -146,7 +146,9 @@ TEST_CASE("monotonicity: lowering any peak, bandwidth or link speed never lowers
     REQUIRE_MESSAGE(b["ok"] == true, b.dump());
     const auto ta = predicted_times(a["result"]), tb = predicted_times(b["result"]);
     REQUIRE(!ta.empty());
-    for (const auto& [name, t] : ta) {
+    for (const auto& entry : ta) {
+      const auto& name = entry.first;  // not a structured binding: CAPTURE/INFO are lambdas, which may not capture one in C++17
+      const auto& t = entry.second;
       INFO(name << ": " << t << " -> " << tb.at(name));
       CHECK(tb.at(name) >= t * (1 - 1e-9));
     }

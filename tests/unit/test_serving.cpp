@@ -132,7 +132,9 @@ TEST_CASE("serving: invariants hold across schedulers, preemption modes and tech
     cases.emplace_back("multi-LoRA", s);
   }
   cases.emplace_back("MoE", smaller(scenario("I4.2"), 150));
-  for (const auto& [name, s] : cases) {
+  for (const auto& entry : cases) {
+    const auto& name = entry.first;  // not a structured binding: CAPTURE/INFO are lambdas, which may not capture one in C++17
+    const auto& s = entry.second;
     CAPTURE(name);
     const json r = ok_result(s);
     check_invariants(r);
@@ -182,7 +184,9 @@ TEST_CASE("serving: tokens computed by the steps equal the tokens the per-reques
     s["serving"]["cluster"] = {{"router", "least_outstanding"}, {"pools", {{{"name", "a"}, {"replicas", 2}, {"tp", 1}, {"pp", 2}}}}};
     cases.emplace_back("two replicas, pp 2", s);
   }
-  for (auto& [name, s] : cases) {
+  for (auto& entry : cases) {
+    auto& name = entry.first;  // not a structured binding: CAPTURE/INFO are lambdas, which may not capture one in C++17
+    auto& s = entry.second;
     CAPTURE(name);
     s["serving"]["outputs"] = {{"trace", true}, {"trace_max_steps", 1000000}, {"max_request_records", 100000}};
     const json r = ok_result(s);

@@ -32,7 +32,9 @@ TEST_CASE("training: HFU >= MFU and hardware FLOPs >= model FLOPs for every trai
     if (e["result"].contains("compare"))
       for (const json& v : e["result"]["compare"])
         if (v.contains("metrics")) results.push_back({id + " / " + v.value("label", "?"), &v});
-    for (const auto& [name, r] : results) {
+    for (const auto& entry : results) {
+      const auto& name = entry.first;  // not a structured binding: CAPTURE/INFO are lambdas, which may not capture one in C++17
+      const auto& r = entry.second;
       const json& m = (*r)["metrics"];
       INFO(name << ": MFU " << m["mfu_pct"] << " HFU " << m["hfu_pct"]);
       CHECK(m["mfu_pct"].get<double>() > 0);
