@@ -2,6 +2,8 @@
 // One Engine instance per module holds the sliced runs of this worker.
 #include <emscripten/bind.h>
 
+#include <cstdlib>
+
 #include "api/api.hpp"
 
 namespace {
@@ -16,6 +18,13 @@ std::string start_central_only(const std::string& scenario) { return engine().st
 std::string step(int handle, int max_units) { return engine().step(handle, max_units); }
 std::string result(int handle) { return engine().result(handle); }
 std::string cancel(int handle) { return engine().cancel(handle); }
+
+// Test hook: aborts this module for real (std::abort, as a failed allocation
+// or an engine bug would), so the page's worker test can show that a worker
+// killed by a genuine wasm abort is restarted and its pending run rejected
+// (tests/web/worker.test.mjs). No input reaches it; only the worker's
+// TEST_HOOK_ABORT message calls it, and no page code sends that.
+void test_hook_abort() { std::abort(); }
 
 }  // namespace
 
@@ -35,4 +44,5 @@ EMSCRIPTEN_BINDINGS(sightline) {
   emscripten::function("step", &step);
   emscripten::function("result", &result);
   emscripten::function("cancel", &cancel);
+  emscripten::function("testHookAbort", &test_hook_abort);
 }

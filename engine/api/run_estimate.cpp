@@ -1,10 +1,12 @@
 #include "api/run_estimate.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "core/error.hpp"
 #include "scenario/simulation_spec.hpp"
+#include "serve/simulation.hpp"
 
 namespace sightline {
 
@@ -15,6 +17,9 @@ namespace {
 // serving simulator (1M replicas took 7.95 GB, about 8 KB each), rounded up.
 constexpr int64_t kBytesPerRequest = 768;  // 2,000,000 requests at once peaked at 1.41 GB
 constexpr int64_t kBytesPerReplica = 8192;
+// Multi-LoRA: each replica's engine keeps a reference count and an LRU stamp
+// per adapter (serve/simulation), 100,000 adapters x 8,192 replicas held 3 GB.
+constexpr int64_t kBytesPerAdapterPerReplica = 24;
 // Written outputs, as JSON in memory: one per-request record, one trace step.
 constexpr int64_t kBytesPerRequestRecord = 600;
 constexpr int64_t kBytesPerTraceStep = 400;
@@ -29,6 +34,40 @@ int64_t sat_mul(int64_t a, int64_t b) {
 int64_t least_length(const serve::LengthSpec& l) {
   if (l.dist == serve::LengthDist::Fixed) return std::max<int64_t>(1, static_cast<int64_t>(l.value));
   return std::max<int64_t>(1, l.min);
+}
+
+// The probe: the scenario's first kProbeRequests requests at the same rate,
+// simulated on their own, at most kProbeUnits events (tens of milliseconds).
+constexpr int64_t kProbeRequests = 400;
+constexpr int64_t kProbeWarmup = 50;    // arrivals before the measured window
+constexpr int64_t kProbeUnits = 20000;
+// A run is refused on the probe's figure only when it is clearly over: the
+// figure is an estimate, not a bound (a run a little over is stopped by the
+// budget itself).
+constexpr double kProbeRefuseFactor = 1.25;
+
+// Work units per request of the central simulation, measured on the probe
+// between its kProbeWarmup-th and its last arrival: the empty system at the
+// start and the drain at the end (which a long run has once, not per
+// probe-sized piece) do not count. If the probe's budget runs out first, the
+// units so far per arrival so far.
+double probe_units_per_request(const Scenario& s) {
+  serve::WorkloadOverride o;
+  o.num_requests = kProbeRequests;
+  serve::Simulation sim(s, o, false);
+  int64_t window_events = -1, window_arrivals = 0;
+  while (!sim.finished() && sim.events_processed() < kProbeUnits) {
+    sim.run(1);
+    if (window_events < 0 && sim.arrived() >= kProbeWarmup) {
+      window_events = sim.events_processed();
+      window_arrivals = sim.arrived();
+    }
+    if (sim.arrived() >= sim.num_requests()) break;
+  }
+  const int64_t arrived = std::max<int64_t>(1, sim.arrived());
+  if (window_events >= 0 && sim.arrived() > window_arrivals)
+    return static_cast<double>(sim.events_processed() - window_events) / static_cast<double>(sim.arrived() - window_arrivals);
+  return static_cast<double>(sim.events_processed()) / static_cast<double>(arrived);
 }
 
 std::string gib(int64_t bytes) {
@@ -58,6 +97,11 @@ RunEstimate estimate_run(const Scenario& s, IntervalMode mode) {
     requests = std::min<int64_t>(requests > 0 ? requests : INT64_MAX, static_cast<int64_t>(w.arrival.trace.size()));
   else if (requests == 0)
     requests = sp.limits.max_requests;  // driven by duration: at most this many
+  // For the probe's figure: a duration-driven run makes about rate x duration.
+  int64_t expected_requests = requests;
+  if (w.num_requests == 0 && w.arrival.process != serve::ArrivalProcess::Trace && w.duration_s > 0)
+    expected_requests = static_cast<int64_t>(
+        std::min(static_cast<double>(requests), std::ceil(std::max(0.0, w.arrival.rate_qps) * w.duration_s)));
   int64_t replicas = 0;
   for (const auto& p : sp.cluster.pools) replicas = sat_add(replicas, p.replicas);
   const int64_t variants = 1 + static_cast<int64_t>(sp.compares.size());
@@ -67,13 +111,21 @@ RunEstimate estimate_run(const Scenario& s, IntervalMode mode) {
   const int64_t decode_tokens = sat_mul(requests, least_length(w.output) - 1);
   const int64_t steps = decode_tokens / std::max<int64_t>(1, sp.scheduler.max_num_seqs * std::max<int64_t>(1, replicas));
   e.work_units_at_least = sat_mul(runs, sat_add(requests, steps));
+  e.requests = expected_requests;
+  e.runs = runs;
+  // The most a request can take: its arrival, and a schedule and a step-end
+  // event for each of its tokens (one token per step at the lowest load).
+  e.work_units_at_most = sat_mul(runs, sat_mul(expected_requests, sat_add(3, sat_mul(2, std::max<int64_t>(1, w.output.max_possible())))));
   // Peak memory: the interval runs are made one after another (api/interval_job),
   // and only the central run writes its records and trace as JSON.
-  const int64_t simulation = sat_add(sat_mul(requests, kBytesPerRequest), sat_mul(replicas, kBytesPerReplica));
+  const int64_t adapters = sp.lora.enabled ? sp.lora.adapters : 0;
+  const int64_t per_replica = sat_add(kBytesPerReplica, sat_mul(adapters, kBytesPerAdapterPerReplica));
+  const int64_t simulation = sat_add(sat_mul(requests, kBytesPerRequest), sat_mul(replicas, per_replica));
   const int64_t outputs = sat_add(sat_mul(std::min<int64_t>(requests, sp.outputs.max_request_records), kBytesPerRequestRecord),
                                   sp.outputs.trace ? sat_mul(sp.outputs.trace_max_steps, kBytesPerTraceStep) : 0);
   e.memory_bytes = sat_add(simulation, outputs);
   e.memory_breakdown = std::to_string(requests) + " requests and " + std::to_string(replicas) + " replicas per run, " +
+                       (adapters > 0 ? std::to_string(adapters) + " LoRA adapters per replica, " : std::string()) +
                        std::to_string(runs) + " runs, " +
                        std::to_string(std::min<int64_t>(requests, sp.outputs.max_request_records)) + " request records" +
                        (sp.outputs.trace ? ", a trace of " + std::to_string(sp.outputs.trace_max_steps) + " steps" : "");
@@ -97,13 +149,32 @@ void check_run_estimate(const Scenario& s, const RunEstimate& e, const RunLimits
       const auto& sp = *s.serving->simulation;
       int64_t replicas = 0;
       for (const auto& p : sp.cluster.pools) replicas += p.replicas;
-      if (replicas * kBytesPerReplica * 3 > e.memory_bytes) where = "/hardware";
+      const int64_t adapters = sp.lora.enabled ? sp.lora.adapters : 0;
+      if (sat_mul(2, sat_mul(replicas, sat_mul(adapters, kBytesPerAdapterPerReplica))) > e.memory_bytes) where = "/serving/lora/adapters";
+      else if (sat_mul(3, sat_mul(replicas, kBytesPerReplica + adapters * kBytesPerAdapterPerReplica)) > e.memory_bytes) where = "/hardware";
       else if (sp.outputs.trace && sp.outputs.trace_max_steps * kBytesPerTraceStep * 3 > e.memory_bytes)
         where = "/serving/outputs/trace_max_steps";
     }
     fail(error_code::kLimitExceeded, where,
          "the run would hold about " + gib(e.memory_bytes) + " (" + e.memory_breakdown + "), over the " +
              gib(RunLimits::kMaxMemoryBytes) + " a run may use; refused before starting. Make it smaller.");
+  }
+  // The lower bound passed. A run that could still be over its budget is
+  // measured on a probe (tens of milliseconds): a long run at low load makes
+  // one step per token, far more units than the bound's full batches.
+  if (s.serving && s.serving->simulation && e.requests > kProbeRequests && e.work_units_at_most > limits.max_work_units) {
+    const double per_request = probe_units_per_request(s);
+    const double expected = per_request * static_cast<double>(e.requests) * static_cast<double>(e.runs);
+    if (expected > kProbeRefuseFactor * static_cast<double>(limits.max_work_units)) {
+      char figure[160];
+      std::snprintf(figure, sizeof figure, "about %.3g work units (%.1f units per request, measured on a probe of its first %lld requests, x %lld requests x %lld runs)",
+                    expected, per_request, static_cast<long long>(kProbeRequests), static_cast<long long>(e.requests),
+                    static_cast<long long>(e.runs));
+      fail(error_code::kLimitExceeded, "/limits/max_work_units",
+           std::string("the run needs ") + figure + ", over its budget of " + std::to_string(limits.max_work_units) +
+               "; refused before starting. Raise /limits/max_work_units (at most " + std::to_string(limits.ceiling) +
+               " here) or make the scenario smaller (fewer requests, shorter outputs).");
+    }
   }
 }
 

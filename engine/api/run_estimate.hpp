@@ -21,6 +21,8 @@ namespace sightline {
 
 struct RunEstimate {
   int64_t work_units_at_least = 0;
+  int64_t work_units_at_most = 0;  // serving: every token its own step (whether a probe is worth making)
+  int64_t requests = 0, runs = 0;  // serving: requests per simulation, simulations
   int64_t memory_bytes = 0;
   std::string memory_breakdown;  // "600000 requests x 3 runs, 1 replicas, ..." for the message
 };
@@ -29,7 +31,11 @@ RunEstimate estimate_run(const Scenario& s, IntervalMode mode);
 
 // Throws a located limit_exceeded error when the estimate is over the run's
 // work budget (at /limits/max_work_units) or over the memory ceiling (at the
-// input that drives it).
+// input that drives it). A serving run the lower bound lets through but that
+// could still be over its budget is measured on a probe (its first requests,
+// simulated on their own, tens of milliseconds) and refused when the figure
+// is clearly over: a 1M-request run is refused up front, not stopped after
+// 40 s of work.
 void check_run_estimate(const Scenario& s, const RunEstimate& e, const RunLimits& limits);
 
 }  // namespace sightline

@@ -25,8 +25,11 @@ namespace {
 constexpr double kGoalMedianAbsPct = 10.0;
 constexpr double kGoalMedianSignedPct = 5.0;
 
+// Times: a latency mode's own metrics, or a simulation's latency summaries
+// ("e2e_s.mean": the group before the first dot names the quantity).
 bool lower_is_better(const std::string& metric) {
-  return metric == "ttft_ms" || metric == "tpot_ms" || metric == "e2e_ms" || metric == "step_time_ms";
+  const std::string head = metric.substr(0, metric.find('.'));
+  return head == "ttft_ms" || head == "tpot_ms" || head == "e2e_ms" || head == "step_time_ms" || head == "e2e_s";
 }
 
 // Metric of one run; false with `why` when the result has no such metric.

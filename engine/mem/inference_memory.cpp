@@ -28,6 +28,19 @@ double weight_bytes_per_gpu(const ModelArch& m, const Precision& p, const Parall
   return per_stage_layers + std::max(embedding, head);
 }
 
+double mtp_weight_bytes_per_gpu(const ModelArch& m, const Precision& p, int tp, int modules) {
+  if (modules <= 0 || m.num_layers <= 0) return 0;
+  const double act_b = dtype_bytes(p.activations == Dtype::FP8 ? Dtype::BF16 : p.activations);
+  const double w_b = dtype_bytes(p.weights, is_integer_weight_only(p.weights) ? p.weight_group_size : 0);
+  const double mixer_b = p.mixer_weights_unquantized ? act_b : w_b;
+  const LayerParams l = layer_params(m, m.layer_kind(m.num_layers - 1));
+  const double h = static_cast<double>(m.hidden_size);
+  const double norm = m.norm == "layernorm" ? 2 * h : h;
+  const double layer = (static_cast<double>(l.attention) * mixer_b + static_cast<double>(l.mlp) * w_b) / tp +
+                       static_cast<double>(l.norms) * act_b;
+  return modules * (layer + 2.0 * h * h * w_b + 3.0 * norm * act_b);
+}
+
 double activation_peak_bytes(const ModelArch& m, const Precision& p, int tp, int64_t tokens, int64_t logit_rows) {
   const ShardDims d = shard_dims(m, tp);
   const double a = dtype_bytes(p.activations);

@@ -16,6 +16,12 @@ inline constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
 // LM head and norms stay in the activation dtype, as quantized checkpoints keep them.
 double weight_bytes_per_gpu(const ModelArch& m, const Precision& p, const ParallelLayout& layout);
 
+// Weight bytes per GPU of `modules` multi-token-prediction modules of `m`
+// (model/mtp.hpp) loaded beside it on a tensor-parallel group of `tp`: each
+// one decoder layer (sharded like the model's), eh_proj (replicated) and its
+// three norms; the embedding and LM head are the main model's.
+double mtp_weight_bytes_per_gpu(const ModelArch& m, const Precision& p, int tp, int modules);
+
 // Peak transient activation bytes of one forward step of `tokens` new tokens
 // producing logits for `logit_rows` rows: the live tensors at the MLP peak.
 double activation_peak_bytes(const ModelArch& m, const Precision& p, int tp, int64_t tokens, int64_t logit_rows);

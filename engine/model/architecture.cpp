@@ -9,9 +9,7 @@ namespace sightline {
 
 namespace {
 
-constexpr int64_t kMaxDim = 1 << 20;          // hidden / intermediate sizes
 constexpr int64_t kMaxVocab = 4 << 20;
-constexpr int64_t kMaxContext = 16 << 20;     // 16M tokens
 constexpr int kMaxLayers = 4096;
 constexpr int kMaxHeads = 4096;
 
@@ -29,10 +27,10 @@ MoeSpec read_moe(const json& v, const std::string& path) {
   m.num_experts = static_cast<int>(r.integer("num_experts", 1, 65536));
   m.top_k = static_cast<int>(r.integer("top_k", 1, 65536));
   m.num_shared_experts = static_cast<int>(r.integer("num_shared_experts", 0, 1024, 0));
-  m.expert_intermediate_size = r.integer("expert_intermediate_size", 1, kMaxDim);
+  m.expert_intermediate_size = r.integer("expert_intermediate_size", 1, kMaxModelDim);
   m.first_dense_layers = static_cast<int>(r.integer("first_dense_layers", 0, kMaxLayers, 0));
   m.layer_step = static_cast<int>(r.integer("layer_step", 1, kMaxLayers, 1));
-  m.shared_intermediate_size = r.integer("shared_intermediate_size", 0, kMaxDim, 0);
+  m.shared_intermediate_size = r.integer("shared_intermediate_size", 0, kMaxModelDim, 0);
   m.expert_bias = r.boolean("expert_bias", false);
   return m;
 }
@@ -41,8 +39,8 @@ MlaSpec read_mla(const json& v, const std::string& path) {
   ObjectReader r(v, path, {"q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"});
   MlaSpec m;
   m.enabled = true;
-  m.q_lora_rank = r.integer("q_lora_rank", 0, kMaxDim, 0);
-  m.kv_lora_rank = r.integer("kv_lora_rank", 1, kMaxDim);
+  m.q_lora_rank = r.integer("q_lora_rank", 0, kMaxModelDim, 0);
+  m.kv_lora_rank = r.integer("kv_lora_rank", 1, kMaxModelDim);
   m.qk_nope_head_dim = r.integer("qk_nope_head_dim", 1, 4096);
   m.qk_rope_head_dim = r.integer("qk_rope_head_dim", 0, 4096);
   m.v_head_dim = r.integer("v_head_dim", 1, 4096);
@@ -71,10 +69,10 @@ SsmSpec read_ssm(const json& v, const std::string& path) {
   if (s.version == 2) {
     s.num_heads = static_cast<int>(r.integer("num_heads", 1, 65536));
     s.head_dim = r.integer("head_dim", 1, 4096);
-    s.inner_size = r.integer("inner_size", 1, kMaxDim, s.num_heads * s.head_dim);
+    s.inner_size = r.integer("inner_size", 1, kMaxModelDim, s.num_heads * s.head_dim);
   } else {
-    s.inner_size = r.integer("inner_size", 1, kMaxDim);
-    s.dt_rank = r.integer("dt_rank", 1, kMaxDim);
+    s.inner_size = r.integer("inner_size", 1, kMaxModelDim);
+    s.dt_rank = r.integer("dt_rank", 1, kMaxModelDim);
   }
   return s;
 }
@@ -93,8 +91,8 @@ std::vector<ModelLayer> read_layer_runs(const json& v, const std::string& path) 
     k.mixer = mixer == "attention" ? LayerMixer::Attention
               : mixer == "linear_attention" ? LayerMixer::LinearAttention
               : mixer == "mamba" ? LayerMixer::Mamba : LayerMixer::None;
-    k.window = r.integer("window", 0, kMaxContext, 0);
-    k.chunk = r.integer("chunk", 0, kMaxContext, 0);
+    k.window = r.integer("window", 0, kMaxModelContext, 0);
+    k.chunk = r.integer("chunk", 0, kMaxModelContext, 0);
     k.rope = r.boolean("rope", true);
     const std::string ffn = r.choice("ffn", {"dense", "moe", "none"}, "dense");
     k.ffn = ffn == "dense" ? LayerFfn::Dense : ffn == "moe" ? LayerFfn::Moe : LayerFfn::None;
@@ -185,14 +183,14 @@ ModelArch read_model_architecture(const json& value, const std::string& path) {
   m.name = r.string("name", m.id);
   m.source = r.string("source", "user-supplied architecture");
   m.num_layers = static_cast<int>(r.integer("num_layers", 1, kMaxLayers));
-  m.hidden_size = r.integer("hidden_size", 1, kMaxDim);
+  m.hidden_size = r.integer("hidden_size", 1, kMaxModelDim);
   m.num_heads = static_cast<int>(r.integer("num_heads", 1, kMaxHeads));
   m.num_kv_heads = static_cast<int>(r.integer("num_kv_heads", 1, kMaxHeads, m.num_heads));
   bool head_dim_given = r.has("head_dim");
   m.head_dim = r.integer("head_dim", 1, 4096, m.hidden_size / m.num_heads);
-  m.intermediate_size = r.integer("intermediate_size", 1, kMaxDim);
+  m.intermediate_size = r.integer("intermediate_size", 1, kMaxModelDim);
   m.vocab_size = r.integer("vocab_size", 1, kMaxVocab);
-  m.max_context = r.integer("max_context", 1, kMaxContext);
+  m.max_context = r.integer("max_context", 1, kMaxModelContext);
   m.gated_mlp = r.boolean("gated_mlp", true);
   m.activation = r.choice("activation", {"silu", "gelu", "relu"}, m.gated_mlp ? "silu" : "gelu");
   m.norm = r.choice("norm", {"rmsnorm", "layernorm"}, "rmsnorm");
@@ -211,7 +209,7 @@ ModelArch read_model_architecture(const json& value, const std::string& path) {
   m.qk_norm = r.boolean("qk_norm", false);
   m.attention_output_gate = r.boolean("attention_output_gate", false);
   m.norms_per_layer = static_cast<int>(r.integer("norms_per_layer", 1, 8, 2));
-  m.dense_intermediate_size = r.integer("dense_intermediate_size", 0, kMaxDim, 0);
+  m.dense_intermediate_size = r.integer("dense_intermediate_size", 0, kMaxModelDim, 0);
   m.mtp_layers = static_cast<int>(r.integer("mtp_layers", 0, 64, 0));
   if (const json* layers = r.nullable("layers")) {
     m.layers = read_layer_runs(*layers, r.child_path("layers"));

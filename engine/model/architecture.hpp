@@ -100,6 +100,12 @@ struct ImportReport {
   std::vector<std::string> ignored_parts; // e.g. "vision_config (vision tower, not priced)"
 };
 
+// Bounds every model form checks its sizes against (the typed reader and the
+// Hugging Face importer alike), so a pasted config and a typed model accept the
+// same sizes.
+constexpr int64_t kMaxModelDim = 1 << 20;       // hidden / intermediate / rank sizes
+constexpr int64_t kMaxModelContext = 16 << 20;  // 16M tokens
+
 struct MlaSpec {
   bool enabled = false;
   int64_t q_lora_rank = 0;  // 0: plain query projection

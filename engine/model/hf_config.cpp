@@ -13,9 +13,6 @@ namespace sightline {
 
 namespace {
 
-constexpr int64_t kMaxDim = 1 << 20;
-constexpr int64_t kMaxContext = 16 << 20;
-
 // Reads keys of one config object and remembers which ones it looked at, so
 // the rest can be reported as ignored.
 class HfReader {
@@ -157,7 +154,7 @@ bool read_layer_types(const HfReader& r, ModelArch& m, int64_t window, int64_t c
 
 // Common transformer keys (Llama naming).
 void read_llama_like(const HfReader& r, ModelArch& m) {
-  m.hidden_size = r.integer({"hidden_size"}, 1, kMaxDim);
+  m.hidden_size = r.integer({"hidden_size"}, 1, kMaxModelDim);
   m.num_layers = static_cast<int>(r.integer({"num_hidden_layers"}, 1, 4096));
   m.num_heads = static_cast<int>(r.integer({"num_attention_heads"}, 1, 4096));
   m.num_kv_heads = static_cast<int>(r.integer_or({"num_key_value_heads"}, 1, 4096, m.num_heads));
@@ -165,9 +162,9 @@ void read_llama_like(const HfReader& r, ModelArch& m) {
     fail(error_code::kConstraint, r.child("num_attention_heads"),
          "hidden_size is not divisible by num_attention_heads and config.json has no 'head_dim'; add head_dim");
   m.head_dim = r.integer_or({"head_dim"}, 1, 4096, m.hidden_size / m.num_heads);
-  m.intermediate_size = r.integer({"intermediate_size"}, 1, kMaxDim);
+  m.intermediate_size = r.integer({"intermediate_size"}, 1, kMaxModelDim);
   m.vocab_size = r.integer({"vocab_size"}, 1, 4 << 20);
-  m.max_context = r.integer({"max_position_embeddings"}, 1, kMaxContext);
+  m.max_context = r.integer({"max_position_embeddings"}, 1, kMaxModelContext);
   m.gated_mlp = true;
   m.activation = activation_from_hf(r.string_or("hidden_act", r.string_or("hidden_activation", "silu")));
   m.norm = "rmsnorm";
@@ -219,8 +216,8 @@ void place_moe_layers(const HfReader& r, ModelArch& m) {
 
 void read_mla(const HfReader& r, ModelArch& m) {
   m.mla.enabled = true;
-  m.mla.q_lora_rank = r.integer_or({"q_lora_rank"}, 0, kMaxDim, 0);
-  m.mla.kv_lora_rank = r.integer({"kv_lora_rank"}, 1, kMaxDim);
+  m.mla.q_lora_rank = r.integer_or({"q_lora_rank"}, 0, kMaxModelDim, 0);
+  m.mla.kv_lora_rank = r.integer({"kv_lora_rank"}, 1, kMaxModelDim);
   m.mla.qk_nope_head_dim = r.integer({"qk_nope_head_dim"}, 1, 4096);
   m.mla.qk_rope_head_dim = r.integer({"qk_rope_head_dim"}, 0, 4096);
   m.mla.v_head_dim = r.integer({"v_head_dim"}, 1, 4096);
@@ -232,20 +229,20 @@ void read_mla(const HfReader& r, ModelArch& m) {
 void uniform_window(const HfReader& r, ModelArch& m) {
   if (!r.has("sliding_window")) return;
   if (r.has("use_sliding_window") && !r.boolean_or("use_sliding_window", false)) return;
-  const int64_t w = read_integer(r.at("sliding_window"), r.child("sliding_window"), 1, kMaxContext);
+  const int64_t w = read_integer(r.at("sliding_window"), r.child("sliding_window"), 1, kMaxModelContext);
   if (w >= m.max_context) return;  // a window as long as the context caps nothing
   for (ModelLayer& k : m.layers) k.window = w;
 }
 
 void read_family(const HfReader& r, const std::string& type, ModelArch& m) {
   if (type == "gpt2") {
-    m.hidden_size = r.integer({"n_embd", "hidden_size"}, 1, kMaxDim);
+    m.hidden_size = r.integer({"n_embd", "hidden_size"}, 1, kMaxModelDim);
     m.num_layers = static_cast<int>(r.integer({"n_layer", "num_hidden_layers"}, 1, 4096));
     m.num_heads = static_cast<int>(r.integer({"n_head", "num_attention_heads"}, 1, 4096));
     m.num_kv_heads = m.num_heads;
-    m.intermediate_size = r.integer_or({"n_inner"}, 1, kMaxDim, 4 * m.hidden_size);
+    m.intermediate_size = r.integer_or({"n_inner"}, 1, kMaxModelDim, 4 * m.hidden_size);
     m.vocab_size = r.integer({"vocab_size"}, 1, 4 << 20);
-    m.max_context = r.integer({"n_positions", "n_ctx"}, 1, kMaxContext);
+    m.max_context = r.integer({"n_positions", "n_ctx"}, 1, kMaxModelContext);
     r.mark("n_ctx");
     m.gated_mlp = false;
     m.activation = activation_from_hf(r.string_or("activation_function", "gelu_new"));
@@ -259,16 +256,16 @@ void read_family(const HfReader& r, const std::string& type, ModelArch& m) {
     return;
   }
   if (type == "falcon" || type == "RefinedWeb" || type == "RefinedWebModel") {
-    m.hidden_size = r.integer({"hidden_size", "n_embed"}, 1, kMaxDim);
+    m.hidden_size = r.integer({"hidden_size", "n_embed"}, 1, kMaxModelDim);
     m.num_layers = static_cast<int>(r.integer({"num_hidden_layers", "n_layer"}, 1, 4096));
     m.num_heads = static_cast<int>(r.integer({"num_attention_heads", "n_head"}, 1, 4096));
     const bool new_arch = r.boolean_or("new_decoder_architecture", false);
     const bool multi_query = r.boolean_or("multi_query", true);
     if (new_arch) m.num_kv_heads = static_cast<int>(r.integer({"num_kv_heads", "n_head_kv"}, 1, 4096));
     else m.num_kv_heads = multi_query ? 1 : m.num_heads;
-    m.intermediate_size = r.integer_or({"ffn_hidden_size"}, 1, kMaxDim, 4 * m.hidden_size);
+    m.intermediate_size = r.integer_or({"ffn_hidden_size"}, 1, kMaxModelDim, 4 * m.hidden_size);
     m.vocab_size = r.integer({"vocab_size"}, 1, 4 << 20);
-    m.max_context = r.integer_or({"max_position_embeddings"}, 1, kMaxContext, 2048);
+    m.max_context = r.integer_or({"max_position_embeddings"}, 1, kMaxModelContext, 2048);
     m.gated_mlp = false;
     m.activation = "gelu";
     m.norm = "layernorm";
@@ -282,14 +279,14 @@ void read_family(const HfReader& r, const std::string& type, ModelArch& m) {
   }
   if (type == "nemotron_h") {
     // Hybrid: one character per block; M Mamba-2, * attention, - MLP, E MoE.
-    m.hidden_size = r.integer({"hidden_size"}, 1, kMaxDim);
+    m.hidden_size = r.integer({"hidden_size"}, 1, kMaxModelDim);
     m.num_layers = static_cast<int>(r.integer({"num_hidden_layers"}, 1, 4096));
     m.num_heads = static_cast<int>(r.integer({"num_attention_heads"}, 1, 4096));
     m.num_kv_heads = static_cast<int>(r.integer_or({"num_key_value_heads"}, 1, 4096, m.num_heads));
     m.head_dim = r.integer_or({"attention_head_dim", "head_dim"}, 1, 4096, m.hidden_size / m.num_heads);
-    m.intermediate_size = r.integer({"intermediate_size"}, 1, kMaxDim);
+    m.intermediate_size = r.integer({"intermediate_size"}, 1, kMaxModelDim);
     m.vocab_size = r.integer({"vocab_size"}, 1, 4 << 20);
-    m.max_context = r.integer({"max_position_embeddings"}, 1, kMaxContext);
+    m.max_context = r.integer({"max_position_embeddings"}, 1, kMaxModelContext);
     m.gated_mlp = false;  // squared-ReLU MLP: up and down only
     m.activation = activation_from_hf(r.string_or("mlp_hidden_act", "relu2"));
     m.tied_embeddings = r.boolean_or("tie_word_embeddings", false);
@@ -329,8 +326,8 @@ void read_family(const HfReader& r, const std::string& type, ModelArch& m) {
     }
     if (pattern.find('E') != std::string::npos) {
       read_moe_common(r, m, {"n_routed_experts", "num_experts"});
-      m.moe.expert_intermediate_size = r.integer({"moe_intermediate_size"}, 1, kMaxDim);
-      m.moe.shared_intermediate_size = r.integer_or({"moe_shared_expert_intermediate_size"}, 0, kMaxDim, 0);
+      m.moe.expert_intermediate_size = r.integer({"moe_intermediate_size"}, 1, kMaxModelDim);
+      m.moe.shared_intermediate_size = r.integer_or({"moe_shared_expert_intermediate_size"}, 0, kMaxModelDim, 0);
       m.moe.num_shared_experts = m.moe.shared_intermediate_size > 0 ? 1 : 0;
     }
     m.position_embedding = "rope";  // unused: every attention layer has rope = false
@@ -349,7 +346,7 @@ void read_family(const HfReader& r, const std::string& type, ModelArch& m) {
     m.ssm.conv_kernel = static_cast<int>(r.integer_or({"mamba_d_conv"}, 1, 64, 4));
     m.ssm.inner_size = r.integer_or({"mamba_expand"}, 1, 64, 2) * m.hidden_size;
     if (r.has("mamba_dt_rank") && r.at("mamba_dt_rank").is_string()) m.ssm.dt_rank = (m.hidden_size + 15) / 16;  // "auto"
-    else m.ssm.dt_rank = r.integer_or({"mamba_dt_rank"}, 1, kMaxDim, (m.hidden_size + 15) / 16);
+    else m.ssm.dt_rank = r.integer_or({"mamba_dt_rank"}, 1, kMaxModelDim, (m.hidden_size + 15) / 16);
     for (int i = 0; i < m.num_layers; ++i) {
       ModelLayer& k = m.layers[static_cast<size_t>(i)];
       k.mixer = i % attn_period == attn_offset ? LayerMixer::Attention : LayerMixer::Mamba;
@@ -365,7 +362,7 @@ void read_family(const HfReader& r, const std::string& type, ModelArch& m) {
     // Gemma-3's text_config often omits keys that transformers defaults.
     if (!r.has("vocab_size")) m.vocab_size = defaulted(r, m, "vocab_size", 1, 4 << 20, type == "gemma2" ? 256000 : 262208);
     if (!r.has("max_position_embeddings"))
-      m.max_context = defaulted(r, m, "max_position_embeddings", 1, kMaxContext, type == "gemma2" ? 8192 : 131072);
+      m.max_context = defaulted(r, m, "max_position_embeddings", 1, kMaxModelContext, type == "gemma2" ? 8192 : 131072);
   }
   {
     // read_llama_like needs vocab and context; give Gemma's defaults through a patched copy.
@@ -391,7 +388,7 @@ void read_family(const HfReader& r, const std::string& type, ModelArch& m) {
   if (gemma) {
     m.norms_per_layer = 4;
     m.tied_embeddings = r.boolean_or("tie_word_embeddings", true);
-    const int64_t w = r.integer_or({"sliding_window"}, 1, kMaxContext, type == "gemma2" ? 4096 : 4096);
+    const int64_t w = r.integer_or({"sliding_window"}, 1, kMaxModelContext, type == "gemma2" ? 4096 : 4096);
     if (!read_layer_types(r, m, w, 0)) {
       // Gemma-2 alternates local and global; Gemma-3 has 5 local per global (sliding_window_pattern 6).
       const int pattern = static_cast<int>(r.integer_or({"sliding_window_pattern"}, 1, 4096, type == "gemma2" ? 2 : 6));
@@ -404,7 +401,7 @@ void read_family(const HfReader& r, const std::string& type, ModelArch& m) {
   }
   if (type == "mistral" || type == "mixtral" || type == "phi3" || type == "qwen2" || type == "qwen2_moe" ||
       type == "qwen3" || type == "qwen3_moe" || type == "llama" || type == "glm4") {
-    if (!read_layer_types(r, m, r.integer_or({"sliding_window"}, 1, kMaxContext, 0), 0)) uniform_window(r, m);
+    if (!read_layer_types(r, m, r.integer_or({"sliding_window"}, 1, kMaxModelContext, 0), 0)) uniform_window(r, m);
     r.mark("max_window_layers");
   }
   if (type == "mixtral") {
@@ -413,21 +410,21 @@ void read_family(const HfReader& r, const std::string& type, ModelArch& m) {
     for (ModelLayer& k : m.layers) k.ffn = LayerFfn::Moe;
   } else if (type == "qwen2_moe" || type == "qwen3_moe" || type == "qwen3_next") {
     read_moe_common(r, m, {"num_experts"});
-    m.moe.expert_intermediate_size = r.integer({"moe_intermediate_size"}, 1, kMaxDim);
-    m.moe.shared_intermediate_size = r.integer_or({"shared_expert_intermediate_size"}, 0, kMaxDim, 0);
+    m.moe.expert_intermediate_size = r.integer({"moe_intermediate_size"}, 1, kMaxModelDim);
+    m.moe.shared_intermediate_size = r.integer_or({"shared_expert_intermediate_size"}, 0, kMaxModelDim, 0);
     m.moe.num_shared_experts = m.moe.shared_intermediate_size > 0 ? 1 : 0;
     place_moe_layers(r, m);
   } else if (type == "deepseek_v2" || type == "deepseek_v3" || type == "kimi_k2") {
     read_moe_common(r, m, {"n_routed_experts"});
     m.moe.num_shared_experts = static_cast<int>(r.integer_or({"n_shared_experts"}, 0, 1024, 0));
-    m.moe.expert_intermediate_size = r.integer({"moe_intermediate_size"}, 1, kMaxDim);
+    m.moe.expert_intermediate_size = r.integer({"moe_intermediate_size"}, 1, kMaxModelDim);
     place_moe_layers(r, m);
     read_mla(r, m);
     m.mtp_layers = static_cast<int>(r.integer_or({"num_nextn_predict_layers"}, 0, 64, 0));
   } else if (type == "glm4_moe") {
     read_moe_common(r, m, {"n_routed_experts"});
     m.moe.num_shared_experts = static_cast<int>(r.integer_or({"n_shared_experts"}, 0, 1024, 0));
-    m.moe.expert_intermediate_size = r.integer({"moe_intermediate_size"}, 1, kMaxDim);
+    m.moe.expert_intermediate_size = r.integer({"moe_intermediate_size"}, 1, kMaxModelDim);
     place_moe_layers(r, m);
     m.mtp_layers = static_cast<int>(r.integer_or({"num_nextn_predict_layers"}, 0, 64, 0));
   } else if (type == "gpt_oss") {
@@ -436,7 +433,7 @@ void read_family(const HfReader& r, const std::string& type, ModelArch& m) {
     m.moe.expert_bias = true;
     m.attention_sinks = true;
     for (ModelLayer& k : m.layers) k.ffn = LayerFfn::Moe;
-    const int64_t w = r.integer_or({"sliding_window"}, 1, kMaxContext, 0);
+    const int64_t w = r.integer_or({"sliding_window"}, 1, kMaxModelContext, 0);
     if (!read_layer_types(r, m, w, 0)) {
       // Without layer_types, gpt-oss alternates sliding (even layers) and full attention.
       if (w <= 0) fail(error_code::kMissingKey, r.child("sliding_window"), "gpt_oss needs 'sliding_window' or 'layer_types'");
@@ -446,9 +443,9 @@ void read_family(const HfReader& r, const std::string& type, ModelArch& m) {
     read_moe_common(r, m, {"num_local_experts"});
     m.moe.expert_intermediate_size = m.intermediate_size;
     m.moe.num_shared_experts = 1;  // every Llama-4 MoE layer has one shared expert of the expert size
-    m.dense_intermediate_size = r.integer_or({"intermediate_size_mlp"}, 1, kMaxDim, m.intermediate_size);
+    m.dense_intermediate_size = r.integer_or({"intermediate_size_mlp"}, 1, kMaxModelDim, m.intermediate_size);
     m.moe.layer_step = static_cast<int>(r.integer_or({"interleave_moe_layer_step"}, 1, 4096, 1));
-    const int64_t chunk = r.integer_or({"attention_chunk_size"}, 1, kMaxContext, 0);
+    const int64_t chunk = r.integer_or({"attention_chunk_size"}, 1, kMaxModelContext, 0);
     // no_rope_layers: 1 = rope (chunked), 0 = NoPE global attention; default every 4th layer is NoPE.
     std::vector<int> rope(static_cast<size_t>(m.num_layers), 1);
     if (r.has("no_rope_layers") && r.at("no_rope_layers").is_array() && !r.at("no_rope_layers").empty()) {
@@ -692,7 +689,8 @@ ModelArch read_hf_config(const json& config, const std::string& path) {
     if (top.has(part)) m.import.ignored_parts.push_back(std::string(part) + " (not priced: text generation only)");
   if (m.mtp_layers > 0)
     m.import.ignored_parts.push_back(std::to_string(m.mtp_layers) +
-                                     " multi-token-prediction layer(s): counted separately, not in the main model");
+                                     " multi-token-prediction layer(s): counted separately, not in the main model; priced as the "
+                                     "speculative draft when serving.speculative.method is \"mtp\"");
   for (const char* k : {"torch_dtype", "dtype", "architectures", "_name_or_path", "text_config", "vision_config",
                         "quantization_config", "model_type"}) {
     top.mark(k);

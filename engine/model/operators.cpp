@@ -107,7 +107,7 @@ class StepBuilder {
   StepBuilder(const ModelArch& m, const Precision& p, const ParallelLayout& layout, const BatchShape& batch,
               const StepOptions& options)
       : m_(m), p_(p), layout_(layout), batch_(batch), attention_(options.attention), training_(options.training),
-        routing_(options.moe),
+        routing_(options.moe), mtp_module_(options.mtp_module),
         dims_(shard_dims(m, layout.tp)) {
     tokens_ = batch.total_new_tokens();
     act_bytes_ = dtype_bytes(p.activations);
@@ -120,6 +120,7 @@ class StepBuilder {
     // reallocation (and copy of every Operator) each time the list doubles.
     out_.ops.reserve(kTypicalStepOperators);
     add_embedding();
+    if (mtp_module_) add_mtp_input();
     // Identical layers are priced together, one group per layer kind.
     for (const LayerGroup& g : m_.layer_groups()) add_layer(g.count, g.kind);
     add_head();
@@ -184,6 +185,15 @@ class StepBuilder {
     if (m_.position_embedding == "learned") add_memory_op("emb_position", OpFamily::Elementwise, 1, 2 * t * h, t * h, 1);
     if (layout_.tp > 1)  // vocabulary-parallel embedding: partial rows are summed across ranks
       add_collective("emb_all_reduce", CollectiveKind::AllReduce, 1, t * h * act_bytes_, layout_.tp);
+  }
+
+  // An MTP module's input: RMSNorm of the embedding and of the main model's
+  // hidden state, then eh_proj [t, 2h] x [2h, h] (not sharded by tensor parallelism).
+  void add_mtp_input() {
+    const double t = static_cast<double>(tokens_);
+    const double h = static_cast<double>(m_.hidden_size);
+    add_memory_op("mtp_input_norms", OpFamily::Norm, 2, t * h, t * h, m_.norm == "layernorm" ? 8 : 5);
+    add_gemm("mtp_eh_proj", 1, tokens_, m_.hidden_size, 2 * m_.hidden_size);
   }
 
   // Query-key pairs of `q` new tokens after `past` cached ones, when each
@@ -586,6 +596,7 @@ class StepBuilder {
   AttentionImpl attention_;
   bool training_ = false;
   MoeRouting routing_;
+  bool mtp_module_ = false;
   ShardDims dims_;
   int64_t tokens_ = 0;
   double act_bytes_ = 2;

@@ -52,6 +52,10 @@ struct StepOptions {
   bool training = false;
   // Where the experts are and how tokens reach them (inference MoE layers).
   MoeRouting moe;
+  // The step runs a multi-token-prediction module (model/mtp.hpp): the
+  // embedding and the previous hidden state are normed and projected from 2h
+  // to h (eh_proj, replicated on every rank) before its decoder layer.
+  bool mtp_module = false;
 };
 
 struct Precision {

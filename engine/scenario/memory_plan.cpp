@@ -5,6 +5,7 @@
 
 #include "mem/inference_memory.hpp"
 #include "model/kv_footprint.hpp"
+#include "model/mtp.hpp"
 #include "scenario/simulation_spec.hpp"
 
 namespace sightline::serve {
@@ -56,6 +57,12 @@ ReplicaMemoryPlan plan_replica_memory(const ModelArch& primary, const Precision&
     const ParallelLayout dl{spec.speculative.draft_tp, 1};
     plan.draft_weights_GiB = weight_bytes_per_gpu(d, p, dl) / kBytesPerGiB;
     draft_kv_per_token = kv_bytes_per_token_per_gpu(d, p, dl.tp, d.num_layers);
+  } else if (spec.speculative.method == SpecMethod::Mtp) {
+    // k drafts run the shipped MTP modules in turn (reused when k exceeds
+    // them): min(k, mtp_layers) modules are loaded, each with its own KV.
+    const int modules = std::min(spec.speculative.k, primary.mtp_layers);
+    plan.draft_weights_GiB = mtp_weight_bytes_per_gpu(primary, p, layout.tp, modules) / kBytesPerGiB;
+    draft_kv_per_token = modules * kv_bytes_per_token_per_gpu(mtp_draft_arch(primary), p, layout.tp, 1);
   }
   if (spec.lora.enabled) {
     plan.lora_GiB = lora_adapter_bytes_per_gpu(primary, p, layout, spec.lora.rank,

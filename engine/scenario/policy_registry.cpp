@@ -80,6 +80,8 @@ const std::vector<RegistryEntry>& speculative_methods() {
   static const std::vector<RegistryEntry> r = {
       {"draft", "a smaller draft model proposes k tokens; the target verifies k+1 in one pass"},
       {"ngram", "prompt-lookup (n-gram) proposals at negligible cost"},
+      {"mtp", "the model's own multi-token-prediction layers (DeepSeek-V3/R1, GLM-4.5) draft k tokens, one module "
+              "pass each, on the target's GPUs; the target verifies k+1 in one pass"},
   };
   return r;
 }

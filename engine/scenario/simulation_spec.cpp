@@ -75,6 +75,7 @@ const char* to_string(SpecMethod v) {
     case SpecMethod::None: return "none";
     case SpecMethod::Draft: return "draft";
     case SpecMethod::Ngram: return "ngram";
+    case SpecMethod::Mtp: return "mtp";
   }
   return "?";
 }
@@ -634,10 +635,12 @@ SpeculativeSpec read_speculative(const json* v, const std::string& path, const S
   std::vector<std::string> keys = {"method", "k", "acceptance_rate"};
   if (method == "draft") keys.insert(keys.end(), {"draft_model", "draft_tp"});
   else if (method == "ngram") keys.insert(keys.end(), {"ngram_lookup_us"});
-  else keys.insert(keys.end(), {"draft_model", "draft_tp", "ngram_lookup_us"});
+  else if (method != "mtp") keys.insert(keys.end(), {"draft_model", "draft_tp", "ngram_lookup_us"});
   ObjectReader r(*v, path, keys);
-  sp.method = r.choice("method", registry_names(speculative_methods())) == "draft" ? SpecMethod::Draft : SpecMethod::Ngram;
+  const std::string name = r.choice("method", registry_names(speculative_methods()));
+  sp.method = name == "draft" ? SpecMethod::Draft : name == "mtp" ? SpecMethod::Mtp : SpecMethod::Ngram;
   sp.k = static_cast<int>(r.integer("k", 1, 16, 5));
+  sp.acceptance_assumed = r.find("acceptance_rate") == nullptr;
   sp.acceptance_rate = r.number("acceptance_rate", 0.0, 1.0, 0.7);
   int min_tp = 1 << 30;
   for (const auto& p : c.pools) min_tp = std::min(min_tp, p.layout.tp);
@@ -652,6 +655,13 @@ SpeculativeSpec read_speculative(const json* v, const std::string& path, const S
       fail(error_code::kConstraint, r.child_path("draft_tp"),
            "draft_tp (" + std::to_string(sp.draft_tp) + ") must not exceed the target's tp (" + std::to_string(min_tp) + ")");
     check_tensor_parallel(*sp.draft_model, sp.draft_tp, r.child_path("draft_tp"));
+  } else if (sp.method == SpecMethod::Mtp) {
+    // The draft is the model's own MTP module(s), on the target's GPUs.
+    if (s.model.mtp_layers <= 0)
+      fail(error_code::kConstraint, r.child_path("method"),
+           "method \"mtp\" drafts with the model's multi-token-prediction layers, and model '" + s.model.id +
+               "' has none (mtp_layers 0; DeepSeek-V3/R1 and GLM-4.5 configs carry num_nextn_predict_layers). "
+               "Use \"draft\" with a draft model or \"ngram\"");
   } else {
     sp.ngram_lookup_us = r.number("ngram_lookup_us", 0.0, 1e5, 20.0);
   }
@@ -666,7 +676,7 @@ json speculative_to_json(const SpeculativeSpec& sp) {
   if (sp.method == SpecMethod::Draft) {
     j["draft_model"] = sp.draft_model->to_json();
     j["draft_tp"] = sp.draft_tp;
-  } else {
+  } else if (sp.method == SpecMethod::Ngram) {
     j["ngram_lookup_us"] = sp.ngram_lookup_us;
   }
   return j;

@@ -28,7 +28,7 @@ enum class SchedulerPolicy { Continuous, ChunkedPrefill, Static };
 enum class Priority { PrefillFirst, DecodeFirst, Fcfs };
 enum class KvAllocation { Paged, Contiguous };
 enum class PreemptionMode { Recompute, Swap };
-enum class SpecMethod { None, Draft, Ngram };
+enum class SpecMethod { None, Draft, Ngram, Mtp };
 enum class LoraTargets { Attention, AllLinear };
 
 // One row of an inline trace: arrival time, prompt and output lengths, and an
@@ -122,7 +122,13 @@ struct SpeculativeSpec {
   std::optional<ModelArch> draft_model;
   int draft_tp = 1;
   int k = 5;
+  // Probability that each drafted position is accepted, given the ones before
+  // it were (verification stops at the first rejection).
+  // 0.7 when not given, for every method: a generic assumption with no single
+  // source (one default, so the page's form and the CLI agree). The result says
+  // it was assumed; for MTP it cites what DeepSeek measured instead.
   double acceptance_rate = 0.7;
+  bool acceptance_assumed = false;  // not given: the default is an assumption, said in the result
   double ngram_lookup_us = 20;
 };
 

@@ -1,6 +1,8 @@
 #include "serve/batch_scheduler.hpp"
 
 #include <algorithm>
+#include <climits>
+#include <unordered_set>
 
 #include "scenario/policy_registry.hpp"
 
@@ -29,6 +31,7 @@ class IterationScheduler : public BatchScheduler {
   void swap_in(ModelEngine& e, StepBatch& b);
   bool admit(ModelEngine& e, SimRequest& q, int64_t budget, int64_t& chunk);
   int32_t pick_victim(const ModelEngine& e, int32_t exclude) const;
+  void waiting_candidates(const ModelEngine& e, size_t want, std::vector<int32_t>& out, int64_t min_key) const;
 
   bool chunked_;
 };
@@ -68,6 +71,78 @@ int32_t IterationScheduler::pick_victim(const ModelEngine& e, int32_t exclude) c
   return -1;
 }
 
+// The queued prompts a step may admit, in queue order, at most `want` of them.
+// Without LoRA that is the queue's head. With LoRA a prompt whose adapter
+// cannot join (max_adapters_per_batch adapters already running) is passed
+// over, as vLLM does, so the prompts admitted can lie deep in the queue. They
+// are found without walking it: first the head, as long as each prompt's
+// adapter is running or a free adapter slot takes it; from the first prompt
+// that no slot can take, only the running adapters' prompts (and the head's
+// new ones) can still start, and their own queues are merged in order. The
+// cost is O(want x log) per step whatever the queue's length. A prompt that
+// becomes admissible only because a preemption in this same step frees an
+// adapter slot waits for the next step (as a prompt preempted in this step
+// does). Entries with a key below `min_key` (prompts preempted to the queue's
+// front during this step) are not candidates.
+void IterationScheduler::waiting_candidates(const ModelEngine& e, size_t want, std::vector<int32_t>& out,
+                                            int64_t min_key) const {
+  out.clear();
+  struct Count {  // every entry put out, and the one that ends the head's walk
+    const std::vector<int32_t>& out;
+    int64_t& reads;
+    ~Count() { reads += static_cast<int64_t>(out.size()) + 1; }
+  } count{out, queue_reads_};
+  const WaitingQueue::Entries& all = e.waiting.entries();
+  if (!spec_.lora.enabled) {
+    for (auto it = all.lower_bound(min_key); it != all.end() && out.size() < want; ++it) out.push_back(it->second);
+    return;
+  }
+  const int max_adapters = spec_.lora.max_adapters_per_batch;
+  int distinct = e.distinct_adapters;
+  std::unordered_set<int32_t> joining;  // adapters the head's prompts would bring in
+  int64_t last_key = 0;
+  bool passed_over = false;
+  auto running_adapter = [&](int32_t a) { return a < 0 || e.adapter_refs[static_cast<size_t>(a)] > 0; };
+  for (auto it = all.lower_bound(min_key); it != all.end() && out.size() < want; ++it) {
+    const int32_t a = reqs_[static_cast<size_t>(it->second)].spec.adapter;
+    if (!running_adapter(a) && !joining.count(a)) {
+      if (distinct >= max_adapters) {
+        passed_over = true;
+        break;
+      }
+      joining.insert(a);
+      ++distinct;
+    }
+    out.push_back(it->second);
+    last_key = it->first;
+  }
+  if (!passed_over || out.size() >= want) return;
+  // Past the head: merge the queues of the adapters that can still join.
+  std::unordered_set<int32_t> classes(joining.begin(), joining.end());
+  classes.insert(-1);  // prompts with no adapter
+  for (int32_t id : e.running) {
+    const int32_t a = reqs_[static_cast<size_t>(id)].spec.adapter;
+    if (running_adapter(a)) classes.insert(a);
+  }
+  using Cursor = std::pair<WaitingQueue::Entries::const_iterator, WaitingQueue::Entries::const_iterator>;
+  std::vector<Cursor> cursors;
+  for (int32_t a : classes) {
+    const WaitingQueue::Entries* q = e.waiting.class_entries(a);
+    if (!q) continue;
+    auto from = out.empty() ? q->lower_bound(min_key) : q->upper_bound(last_key);
+    if (from != q->end()) cursors.emplace_back(from, q->end());
+  }
+  auto later = [](const Cursor& x, const Cursor& y) { return x.first->first > y.first->first; };
+  std::make_heap(cursors.begin(), cursors.end(), later);
+  while (!cursors.empty() && out.size() < want) {
+    std::pop_heap(cursors.begin(), cursors.end(), later);
+    Cursor& c = cursors.back();
+    out.push_back(c.first->second);
+    if (++c.first == c.second) cursors.pop_back();
+    else std::push_heap(cursors.begin(), cursors.end(), later);
+  }
+}
+
 bool IterationScheduler::form(Replica& r, ModelEngine& e, StepBatch& b) {
   if (r.role == PoolRole::Decode) host_.admit_transfers(r, e);
   swap_in(e, b);
@@ -85,13 +160,14 @@ bool IterationScheduler::form(Replica& r, ModelEngine& e, StepBatch& b) {
     if (q.in_flight) continue;
     (q.computed >= q.target ? decodes : partials).push_back(id);
   }
-  // Admission stops at the first prompt that cannot start, so only the queue's
-  // head matters (all of it when LoRA lets later prompts pass a blocked one).
-  size_t seats = static_cast<size_t>(std::max<int64_t>(0, max_seqs - static_cast<int64_t>(e.running.size())));
-  const size_t look = spec_.lora.enabled ? e.waiting.size() : std::min(e.waiting.size(), seats + 1);
-  waiting.assign(e.waiting.begin(), e.waiting.begin() + static_cast<std::ptrdiff_t>(look));
-  const int64_t recomputes_before = rec_.counts().recomputes;
-  bool admitted = false;
+  // Admission stops at the first prompt that cannot start, so at most seats + 1
+  // queued prompts matter: the queue's head, or under LoRA the first ones whose
+  // adapter can join (waiting_candidates).
+  const size_t seats = static_cast<size_t>(std::max<int64_t>(0, max_seqs - static_cast<int64_t>(e.running.size())));
+  // Prompts preempted back to the queue during this step get keys below this one.
+  const int64_t first_key = e.waiting.empty() ? INT64_MAX : e.waiting.entries().begin()->first;
+  waiting_candidates(e, seats + 1, waiting, INT64_MIN);
+  std::vector<int32_t> admitted_ids;  // prompts admitted in this step (a victim preempted in it may be one)
 
   auto add_item = [&](SimRequest& q, ItemKind kind, int64_t new_tokens) {
     StepItem it;
@@ -106,14 +182,16 @@ bool IterationScheduler::form(Replica& r, ModelEngine& e, StepBatch& b) {
   };
 
   const bool waiting_last = prio == Priority::DecodeFirst || (prio == Priority::PrefillFirst && !chunked);
-  auto process = [&](const std::vector<int32_t>& cand) {
+  // Walks candidates in order; true when it stopped before their end (no later
+  // candidate could join either).
+  auto process = [&](const std::vector<int32_t>& cand) -> bool {
     for (int32_t id : cand) {
-      if (budget <= 0) break;
+      if (budget <= 0) return true;
       SimRequest& q = req(id);
       if (q.in_flight) continue;
       if (q.state == RequestState::Running) {
         if (q.computed >= q.target) {
-          if (step_tokens > budget) break;
+          if (step_tokens > budget) return true;
           bool self_preempted = false;
           while (!kv_.grow(e.kv, q.kv, q.computed + step_tokens)) {
             const int32_t victim = pick_victim(e, id);
@@ -135,7 +213,7 @@ bool IterationScheduler::form(Replica& r, ModelEngine& e, StepBatch& b) {
         }
       } else if (q.state == RequestState::Queued) {
         if (admissions_blocked) {
-          if (waiting_last) break;  // only waiting prompts follow
+          if (waiting_last) return true;  // only waiting prompts follow
           continue;
         }
         if (static_cast<int64_t>(e.running.size()) >= max_seqs) {
@@ -153,14 +231,15 @@ bool IterationScheduler::form(Replica& r, ModelEngine& e, StepBatch& b) {
         host_.attach_adapter(e, q);
         add_item(q, ItemKind::Prefill, chunk);
         budget -= chunk;
-        admitted = true;
+        admitted_ids.push_back(id);
       }
     }
+    return false;
   };
 
   if (prio == Priority::PrefillFirst && !chunked) {
     process(waiting);
-    if (!admitted) process(decodes);
+    if (admitted_ids.empty()) process(decodes);
   } else if (prio == Priority::PrefillFirst) {
     std::vector<int32_t> c = partials;
     c.insert(c.end(), waiting.begin(), waiting.end());
@@ -169,8 +248,15 @@ bool IterationScheduler::form(Replica& r, ModelEngine& e, StepBatch& b) {
   } else if (prio == Priority::DecodeFirst) {
     std::vector<int32_t> c = decodes;
     c.insert(c.end(), partials.begin(), partials.end());
-    c.insert(c.end(), waiting.begin(), waiting.end());
-    process(c);
+    // Under LoRA the decodes' preemptions can free adapter slots: the queued
+    // prompts are chosen after them, among those queued when the step began.
+    if (!process(c)) {
+      if (spec_.lora.enabled) {
+        const size_t seats_now = static_cast<size_t>(std::max<int64_t>(0, max_seqs - static_cast<int64_t>(e.running.size())));
+        waiting_candidates(e, seats_now + 1, waiting, first_key);
+      }
+      process(waiting);
+    }
   } else {
     std::vector<int32_t> c = decodes;
     c.insert(c.end(), partials.begin(), partials.end());
@@ -182,18 +268,10 @@ bool IterationScheduler::form(Replica& r, ModelEngine& e, StepBatch& b) {
     });
     process(c);
   }
-  if (admitted) {
-    // Admitted prompts are among the `look` entries examined, which recompute
-    // preemptions during this step may have pushed back: only that head of the
-    // queue is compacted, so the cost does not grow with the queue's length.
-    const size_t head = look + static_cast<size_t>(rec_.counts().recomputes - recomputes_before);
-    size_t keep = head;  // compacts the head's queued entries towards its end, in order
-    for (size_t i = head; i-- > 0;) {
-      const int32_t id = e.waiting[i];
-      if (req(id).state == RequestState::Queued) e.waiting[--keep] = id;
-    }
-    e.waiting.erase(e.waiting.begin(), e.waiting.begin() + static_cast<std::ptrdiff_t>(keep));
-    rec_.dequeued(static_cast<int64_t>(keep));
+  if (!admitted_ids.empty()) {
+    // Admitted prompts leave the queue, wherever they were in it.
+    for (int32_t id : admitted_ids) e.waiting.erase(req(id).queue_key);
+    rec_.dequeued(static_cast<int64_t>(admitted_ids.size()));
   }
   return !b.items.empty();
 }
@@ -289,8 +367,9 @@ bool StaticScheduler::form(Replica& r, ModelEngine& e, StepBatch& b) {
   int64_t maxp = 0, maxo = 0, per_seq = 0;
   for (; n > 0; --n) {
     maxp = maxo = 0;
-    for (int64_t i = 0; i < n; ++i) {
-      const SimRequest& q = req(e.waiting[static_cast<size_t>(i)]);
+    auto it = e.waiting.entries().begin();
+    for (int64_t i = 0; i < n; ++i, ++it) {
+      const SimRequest& q = req(it->second);
       maxp = std::max(maxp, q.spec.prompt);
       maxo = std::max(maxo, q.spec.output);
     }

@@ -57,6 +57,9 @@ class BatchScheduler {
   virtual void complete(Replica& r, ModelEngine& e, StepBatch& b) = 0;
   // Whether a step is priced as its items ask (false: the scheduler sets the padded shape).
   virtual bool prices_items() const { return true; }
+  // Waiting-queue entries the scheduler has looked at, in all: O(max_num_seqs)
+  // per step whatever the queue's length (a complexity property the tests hold).
+  int64_t queue_entries_read() const { return queue_reads_; }
 
  protected:
   SimRequest& req(int32_t id) { return reqs_[static_cast<size_t>(id)]; }
@@ -68,6 +71,7 @@ class BatchScheduler {
   MetricsRecorder& rec_;
   SchedulerHost& host_;
   int spec_k_ = 0;
+  mutable int64_t queue_reads_ = 0;
 };
 
 struct BatchSchedulerFactory {

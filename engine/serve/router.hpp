@@ -24,6 +24,10 @@ class Router {
   virtual ~Router() = default;
   // `candidates` is non-empty; `model` is the request's model index.
   virtual int pick(const std::vector<int>& candidates, int model, const ReplicaLoads& loads) = 0;
+  // The simulator says a replica's loads may have changed since the last pick
+  // (an event touched it); load-keyed routers re-read only such replicas, so a
+  // pick costs O(log replicas), not a scan of every candidate.
+  virtual void changed(int /*replica*/) {}
 };
 
 struct RouterFactory {

@@ -2,6 +2,7 @@
 // token accounting, time series, per-request records and the Chrome trace.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "mem/inference_memory.hpp"
 #include "perf/power.hpp"
@@ -155,6 +156,8 @@ json Simulation::metrics() const {
   if (spec_k_ > 0) {
     m["speculative"] = {{"method", to_string(spec_.speculative.method)},
                         {"k", spec_k_},
+                        {"acceptance_rate", spec_.speculative.acceptance_rate},
+                        {"acceptance_rate_assumed", spec_.speculative.acceptance_assumed},
                         {"verify_steps", rec_.counts().verify_items},
                         {"tokens_per_verify_step", safe_div(static_cast<double>(rec_.counts().verify_committed), static_cast<double>(rec_.counts().verify_items))},
                         {"expected_tokens_per_verify_step",
@@ -339,6 +342,16 @@ json Simulation::details() const {
     }
     for (const auto& [reason, count] : reasons)
       warnings.push_back(std::to_string(count) + " requests dropped: " + reason);
+  }
+  if (spec_k_ > 0 && spec_.speculative.acceptance_assumed) {
+    char what[200];
+    std::snprintf(what, sizeof what, "%.2f", spec_.speculative.acceptance_rate);
+    warnings.push_back(std::string("speculative decoding: acceptance per drafted position assumed ") + what +
+                       (spec_.speculative.method == SpecMethod::Mtp
+                            ? " (a generic default; the DeepSeek-V3 report measured 85-90% for its MTP module's "
+                              "second token, arXiv 2412.19437 section 5.4.3)"
+                            : " (a generic default)") +
+                       "; it depends on the model and the data: set /serving/speculative/acceptance_rate");
   }
   if (trace_truncated_)
     warnings.push_back("the trace keeps the first " + std::to_string(spec_.outputs.trace_max_steps) +

@@ -4,12 +4,15 @@
 // engines of a replica with their queues, replicas, and the steps in flight.
 #include <cstdint>
 #include <deque>
+#include <set>
+#include <utility>
 #include <vector>
 
 #include "model/operators.hpp"
 #include "hw/hardware.hpp"
 #include "serve/event_queue.hpp"
 #include "serve/kv_manager.hpp"
+#include "serve/waiting_queue.hpp"
 #include "scenario/simulation_spec.hpp"
 #include "serve/workload.hpp"
 
@@ -38,6 +41,7 @@ struct SimRequest {
   TimeNs first_scheduled = -1, first_token = -1, last_token = -1, completion = -1;
   TimeNs transfer_ns = 0;
   int32_t preemptions = 0;
+  int64_t queue_key = 0;  // its entry in the engine's waiting queue, while queued
   const char* drop_reason = nullptr;
 };
 
@@ -73,7 +77,7 @@ struct StepBatch {
 struct ModelEngine {
   int model = 0;
   KvSpace kv;
-  std::deque<int32_t> waiting;
+  WaitingQueue waiting;  // indexed by adapter under multi-LoRA
   std::vector<int32_t> running;
   std::deque<int32_t> swapped;
   std::deque<int32_t> incoming;  // disaggregated decode: waiting for blocks and the KV transfer
@@ -83,7 +87,10 @@ struct ModelEngine {
   // LoRA
   std::vector<int32_t> adapter_refs;
   int distinct_adapters = 0;
-  std::vector<int32_t> resident;  // least recently used first
+  std::set<std::pair<int64_t, int32_t>> resident;  // GPU adapter slots: (last use, adapter), least recent first
+  std::vector<int64_t> last_used;       // per adapter: its key in `resident`, -1 when not resident
+  std::vector<int64_t> in_batch_mark;   // per adapter: the stamp of the last step that used it
+  int64_t lora_clock = 0;               // stamps, one per step and one per use
   // static batching
   bool static_active = false;
   int64_t static_max_prompt = 0, static_max_output = 0, static_step = 0;

@@ -5,6 +5,7 @@
 
 #include "core/error.hpp"
 #include "mem/inference_memory.hpp"
+#include "model/mtp.hpp"
 
 namespace sightline::serve {
 
@@ -65,6 +66,10 @@ Simulation::Simulation(const Scenario& scenario, const WorkloadOverride& overrid
     int draft_cost = -1;
     if (spec_.speculative.method == SpecMethod::Draft)
       draft_cost = add_cost(p, gpu, *spec_.speculative.draft_model, ParallelLayout{spec_.speculative.draft_tp, 1}, true);
+    else if (spec_.speculative.method == SpecMethod::Mtp)
+      // The MTP module runs on the target's tensor-parallel group (on the last
+      // pipeline stage, next to the LM head it shares).
+      draft_cost = add_cost(p, gpu, mtp_draft_arch(s_.model), ParallelLayout{p.layout.tp, 1}, true);
     if (pi == 0 && spec_.lora.enabled) {
       lora_load_time_s_ = spec_.lora.load_time_ms >= 0
                               ? spec_.lora.load_time_ms * 1e-3
@@ -86,7 +91,12 @@ Simulation::Simulation(const Scenario& scenario, const WorkloadOverride& overrid
         e.model = static_cast<int>(m);
         e.kv = kv_.make_space(plan.engines[m].blocks, plan.engines[m].kv_bytes_per_token, rec_.block_usage());
         e.cost = model_costs[m];
-        if (spec_.lora.enabled) e.adapter_refs.assign(static_cast<size_t>(spec_.lora.adapters), 0);
+        if (spec_.lora.enabled) {
+          e.adapter_refs.assign(static_cast<size_t>(spec_.lora.adapters), 0);
+          e.last_used.assign(static_cast<size_t>(spec_.lora.adapters), -1);
+          e.in_batch_mark.assign(static_cast<size_t>(spec_.lora.adapters), 0);
+          e.waiting.index_by_class(true);
+        }
         kv_total_ += e.kv.pool.total();
         r.engines.push_back(std::move(e));
       }
@@ -130,14 +140,31 @@ bool Simulation::run(int64_t max_events) {
     if (ev.time < now_) fail(error_code::kInternal, "", "serving simulator: the clock went backwards");
     rec_.advance(ev.time);
     now_ = ev.time;
+    // Every change to a replica's loads happens in an event of that replica
+    // (or, for a handoff, right where it happens): the routers hear of each.
     switch (ev.kind) {
-      case kArrival: on_arrival(static_cast<int32_t>(ev.a)); break;
-      case kStepEnd: on_step_end(static_cast<int>(ev.a), static_cast<int>(ev.b)); break;
-      case kTransferDone: on_transfer_done(static_cast<int32_t>(ev.a)); break;
+      case kArrival: {
+        on_arrival(static_cast<int32_t>(ev.a));
+        const int32_t ri = reqs_[static_cast<size_t>(ev.a)].replica;
+        if (ri >= 0) touched(ri);
+        break;
+      }
+      case kStepEnd:
+        on_step_end(static_cast<int>(ev.a), static_cast<int>(ev.b));
+        touched(static_cast<int>(ev.a));
+        break;
+      case kTransferDone: {
+        on_transfer_done(static_cast<int32_t>(ev.a));
+        const Req& q = reqs_[static_cast<size_t>(ev.a)];
+        touched(q.replica);
+        touched(q.src_replica);
+        break;
+      }
       case kSchedule: {
         Replica& r = replicas_[static_cast<size_t>(ev.a)];
         if (r.sched_pending && r.sched_at == ev.time) r.sched_pending = false;
         try_start(r);
+        touched(r.index);
         break;
       }
       default: break;
@@ -193,7 +220,7 @@ void Simulation::on_arrival(int32_t id) {
   if (spec_.scheduler.policy == SchedulerPolicy::Continuous && q.spec.prompt > spec_.scheduler.max_num_batched_tokens)
     return drop(q, "prompt longer than max_num_batched_tokens (use chunked_prefill)");
   q.replica = ri;
-  e.waiting.push_back(id);
+  q.queue_key = e.waiting.push_back(id, q.spec.adapter);
   rec_.queued();
   e.queued_tokens += q.target;
   ++r.outstanding;
@@ -228,7 +255,15 @@ void Simulation::try_start(Replica& r) {
   }
 }
 
+int64_t Simulation::scheduler_queue_reads() const { return scheduler_->queue_entries_read(); }
+
+void Simulation::touched(int replica) {
+  entry_router_->changed(replica);
+  decode_router_->changed(replica);
+}
+
 double Simulation::kv_load(int replica, int model) const {
+  ++router_load_reads_;
   const Engine& e = replicas_[static_cast<size_t>(replica)].engines[static_cast<size_t>(model)];
   return static_cast<double>(e.kv.pool.used() + kv_.blocks_for(e.queued_tokens)) /
          static_cast<double>(std::max<int64_t>(1, e.kv.pool.total()));
@@ -281,7 +316,7 @@ void Simulation::preempt(Engine& e, Req& q, Batch& b) {
   q.computed = 0;
   q.target = q.spec.prompt + q.generated;
   q.state = State::Queued;
-  e.waiting.push_front(id);
+  q.queue_key = e.waiting.push_front(id, q.spec.adapter);
   rec_.queued();
   e.queued_tokens += q.target;
 }
@@ -347,7 +382,11 @@ double Simulation::price(int cost_index, const BatchShape& shape, int adapters, 
   CostEntry& c = costs_[static_cast<size_t>(cost_index)];
   StepOptions options;
   options.attention = s_.serving->attention;
-  const bool routed = !c.draft && c.model->is_moe();
+  // An MTP draft is part of the target: its MoE layer is routed and placed
+  // like the target's (same experts per GPU, same all-to-alls).
+  const bool mtp = c.draft && spec_.speculative.method == SpecMethod::Mtp;
+  options.mtp_module = mtp;
+  const bool routed = (!c.draft || mtp) && c.model->is_moe();
   if (routed) {
     // The step waits for the busiest GPU: its experts are load_imbalance
     // times as likely to be chosen (model/moe_routing.hpp). Expert
@@ -441,29 +480,39 @@ double Simulation::start_batch(Replica& r, Engine& e, Batch& b, double extra_s) 
   int adapters = 0;
   int loads = 0;
   if (spec_.lora.enabled) {
+    // Distinct adapters in batch order, marked with this step's stamp; the GPU's
+    // adapter slots are an LRU (last-use stamp per adapter, ordered by it), so a
+    // step costs O(items + distinct x log slots), not a scan of the slots per item.
+    const int64_t step_mark = ++e.lora_clock;
     std::vector<int32_t> in_batch;
     for (const Item& it : b.items) {
       const int32_t a = reqs_[static_cast<size_t>(it.req)].spec.adapter;
-      if (a >= 0 && std::find(in_batch.begin(), in_batch.end(), a) == in_batch.end()) in_batch.push_back(a);
+      if (a < 0 || e.in_batch_mark[static_cast<size_t>(a)] == step_mark) continue;
+      e.in_batch_mark[static_cast<size_t>(a)] = step_mark;
+      in_batch.push_back(a);
     }
     adapters = static_cast<int>(in_batch.size());
     for (int32_t a : in_batch) {
-      auto it = std::find(e.resident.begin(), e.resident.end(), a);
-      if (it != e.resident.end()) {
-        e.resident.erase(it);
-        e.resident.push_back(a);
+      int64_t& used = e.last_used[static_cast<size_t>(a)];
+      if (used >= 0) {  // resident: now the most recently used
+        e.resident.erase({used, a});
+        used = ++e.lora_clock;
+        e.resident.insert({used, a});
         continue;
       }
       ++loads;
       if (static_cast<int>(e.resident.size()) >= spec_.lora.max_adapters_per_batch) {
+        // Evict the least recently used adapter that this step does not use.
         for (auto jt = e.resident.begin(); jt != e.resident.end(); ++jt) {
-          if (std::find(in_batch.begin(), in_batch.end(), *jt) == in_batch.end()) {
+          if (e.in_batch_mark[static_cast<size_t>(jt->second)] != step_mark) {
+            e.last_used[static_cast<size_t>(jt->second)] = -1;
             e.resident.erase(jt);
             break;
           }
         }
       }
-      e.resident.push_back(a);
+      used = ++e.lora_clock;
+      e.resident.insert({used, a});
     }
   }
   PeakWork work;
@@ -607,9 +656,11 @@ void Simulation::handoff(Replica& r, Engine& e, Req& q) {
   q.kv = KvHold{};
   q.state = State::Handoff;
   --r.outstanding;
+  touched(r.index);
   const int di = decode_router_->pick(decode_replicas_, q.spec.model, *this);
   Replica& d = replicas_[static_cast<size_t>(di)];
   ++d.outstanding;
+  touched(di);
   q.replica = di;
   d.engines[static_cast<size_t>(q.spec.model)].incoming.push_back(id);
   rec_.queued();

@@ -57,7 +57,12 @@ class Simulation : private SchedulerHost, private ReplicaLoads {
   bool finished() const { return finished_; }
   double progress() const;
   int64_t events_processed() const { return events_; }
+  // Replica loads the routers read, in all: O(events), not O(events x replicas)
+  // (a complexity property the tests hold).
+  int64_t router_load_reads() const { return router_load_reads_; }
+  int64_t scheduler_queue_reads() const;  // the batch scheduler's queue_entries_read()
   int64_t num_requests() const { return static_cast<int64_t>(reqs_.size()); }
+  int64_t arrived() const { return num_requests() - arrivals_pending_; }  // requests whose arrival was handled
 
   json metrics() const;                 // the "metrics" object
   json details() const;                 // deployment, memory, capacity, tokens, time series, requests, trace, warnings
@@ -104,7 +109,10 @@ class Simulation : private SchedulerHost, private ReplicaLoads {
   double acceptance_draw() override { return accept_rng_.uniform01(); }
 
   // ReplicaLoads: what the routers read
-  int64_t outstanding(int replica) const override { return replicas_[static_cast<size_t>(replica)].outstanding; }
+  int64_t outstanding(int replica) const override {
+    ++router_load_reads_;
+    return replicas_[static_cast<size_t>(replica)].outstanding;
+  }
   double kv_load(int replica, int model) const override;
 
   void leave_running(Engine& e, Req& q);
@@ -148,6 +156,8 @@ class Simulation : private SchedulerHost, private ReplicaLoads {
   KvManager kv_;
   std::unique_ptr<Router> entry_router_;
   std::unique_ptr<Router> decode_router_;
+  mutable int64_t router_load_reads_ = 0;
+  void touched(int replica);  // its loads may have changed: tell the routers
   std::unique_ptr<BatchScheduler> scheduler_;
 
   TimeNs now_ = 0;

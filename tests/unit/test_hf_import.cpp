@@ -79,6 +79,23 @@ TEST_CASE("hf import: Qwen3 MoE (qwen3_moe) 30B-A3B, 235B-A22B and its FP8 check
   CHECK(fp8["weights"]["GiB"].get<double>() / r235["weights"]["GiB"].get<double>() == doctest::Approx(0.5).epsilon(0.02));
 }
 
+TEST_CASE("active parameters leave the input embedding out and report it apart, so each card's convention reads") {
+  // OpenAI counts the unembedding but not the embedding: gpt-oss-120b 5.13B
+  // active, exactly the engine's "active". Qwen counts the embedding in its
+  // activated figure (Qwen3-30B-A3B: 3.3B) and prints a non-embedding total
+  // (29.9B, embedding and LM head both out): "active" plus the embedding, and
+  // the total less embedding and LM head, give those.
+  const json oss = inspect(published("openai--gpt-oss-120b.json"));
+  const json q = inspect(published("Qwen--Qwen3-30B-A3B.json"));
+  CHECK(active_B(oss) == doctest::Approx(5.13).epsilon(0.01));
+  const json& p = q["params"];
+  CHECK(active_B(q) < 3.3);
+  CHECK(active_B(q) + p["embedding_B"].get<double>() == doctest::Approx(3.3).epsilon(0.02));
+  CHECK(total_B(q) - p["embedding_B"].get<double>() - p["lm_head_B"].get<double>() ==
+        doctest::Approx(29.9).epsilon(0.01));
+  CHECK(p["note"].get<std::string>().find("excludes the input embedding") != std::string::npos);
+}
+
 TEST_CASE("hf import: Qwen3-Next (qwen3_next): Gated DeltaNet layers keep a fixed state") {
   const json r = inspect(published("Qwen--Qwen3-Next-80B-A3B-Thinking.json"));
   CHECK(total_B(r) == doctest::Approx(80.0).epsilon(0.02));  // model card: 80B total
@@ -119,6 +136,39 @@ TEST_CASE("hf import: Llama-4-Scout (llama4 with text_config): chunked attention
   // 48 layers: every 4th is global NoPE attention, the rest attend within 8192-token chunks.
   for (const auto& [at, t] : {std::pair<const char*, double>{"4K", 4096}, {"32K", 32768}})
     CHECK(kv_per_token(r, at) == doctest::Approx(kv_formula(2 * 8 * 128 * kBf16, 12, 36, 8192, 0, t)).epsilon(1e-12));
+}
+
+TEST_CASE("hf import: gpt-oss-20b (gpt_oss): the family's smaller member, MXFP4 checkpoint size") {
+  const json r = inspect(published("openai--gpt-oss-20b.json"));
+  CHECK(total_B(r) == doctest::Approx(20.91).epsilon(0.02));  // model card (arXiv 2508.10925): 20.91B total
+  CHECK(active_B(r) == doctest::Approx(3.61).epsilon(0.02));  // 3.61B active
+  for (const auto& [at, t] : {std::pair<const char*, double>{"4K", 4096}, {"32K", 32768}})
+    CHECK(kv_per_token(r, at) == doctest::Approx(kv_formula(2 * 8 * 64 * kBf16, 12, 12, 128, 0, t)).epsilon(1e-12));
+  // The model card's checkpoint size: 12.8 GiB (MXFP4 experts, bf16 attention, embeddings and head).
+  CHECK(r["weights"]["dtype"] == "mxfp4");
+  CHECK(r["weights"]["GiB"].get<double>() == doctest::Approx(12.8).epsilon(0.05));
+}
+
+TEST_CASE("hf import: Llama-4-Maverick (llama4 with text_config): MoE on every 2nd layer, 128 experts") {
+  const json r = inspect(published("meta-llama--Llama-4-Maverick-17B-128E-Instruct.json"));
+  CHECK(total_B(r) == doctest::Approx(400.0).epsilon(0.02));  // model card: 400B total (with the vision encoder)
+  CHECK(active_B(r) == doctest::Approx(17.0).epsilon(0.06));  // 17B active
+  CHECK(r["experts"]["routed"] == 128);
+  // 48 layers: every 4th is global NoPE attention, the rest attend within 8192-token chunks.
+  for (const auto& [at, t] : {std::pair<const char*, double>{"4K", 4096}, {"32K", 32768}})
+    CHECK(kv_per_token(r, at) == doctest::Approx(kv_formula(2 * 8 * 128 * kBf16, 12, 36, 8192, 0, t)).epsilon(1e-12));
+}
+
+TEST_CASE("hf import: GLM-4.5 (glm4_moe): 3 dense layers, 160 experts, an MTP layer") {
+  const json r = inspect(published("zai-org--GLM-4.5.json"));
+  // Model card: 355B total, 32B active. The card's total sits between the main
+  // model and the main model with its MTP layer.
+  const json& p = r["params"];
+  CHECK(total_B(r) == doctest::Approx(355.0).epsilon(0.02));
+  CHECK(total_B(r) + p["mtp_B"].get<double>() == doctest::Approx(355.0).epsilon(0.02));
+  CHECK(active_B(r) == doctest::Approx(32.0).epsilon(0.03));
+  CHECK(r["mtp_layers"] == 1);
+  for (const char* at : {"4K", "32K"}) CHECK(kv_per_token(r, at) == 92 * 2 * 8 * 128 * kBf16);
 }
 
 TEST_CASE("hf import: gpt-oss-120b (gpt_oss): MXFP4 experts, sliding 128 / full alternation, sinks") {
@@ -235,7 +285,8 @@ TEST_CASE("memory fit: Kimi-K2 FP8 needs more than 8 H200 at its 128K context; D
 TEST_CASE("every model preset imported from a published config reads back as the same architecture") {
   for (const std::string id : {"qwen3-8b", "qwen3-32b", "qwen3-30b-a3b", "qwen3-235b-a22b", "qwen3-next-80b-a3b",
                                "deepseek-r1", "gpt-oss-120b", "gemma-3-27b", "llama-4-scout",
-                               "mistral-small-3.1-24b", "nemotron-h-56b", "kimi-k2"}) {
+                               "mistral-small-3.1-24b", "nemotron-h-56b", "kimi-k2", "gpt-oss-20b",
+                               "llama-4-maverick", "glm-4.5"}) {
     CAPTURE(id);
     const json r = test::envelope(api::inspect_model("\"" + id + "\""));
     REQUIRE(r["ok"] == true);

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "api/run_estimate.hpp"
+#include "scenario/scenario.hpp"
 #include "test_helpers.hpp"
 
 using namespace sightline::test;
@@ -214,4 +216,26 @@ TEST_CASE("the deployment search's space is bounded before it is planned: 200k d
   wide["tp"] = {1, 2, 4, 8};
   check_error(envelope(api::search_plan(wide.dump())), "limit_exceeded", "/max_num_seqs");
   CHECK(envelope(api::search_plan(q.dump()))["ok"] == true);  // the shipped example still plans
+}
+
+TEST_CASE("a 1M-request run at low load is refused up front on a probe's figure, not stopped by the budget after 40 s") {
+  // I2.1 at 2 QPS makes about 94 units per request (one step per token at
+  // small batches): 1M requests need about 1e8 units, ten times the default
+  // budget, but the lower bound (full batches) said 1e6 and let it start.
+  json s = preset("scenarios", "I2.1");
+  s["serving"]["limits"] = {{"max_requests", 1000000}};
+  s["serving"]["workload"]["num_requests"] = 1000000;
+  const json e = envelope(api::run_scenario_central_only(s.dump()));
+  check_error(e, "limit_exceeded", "/limits/max_work_units");
+  const std::string m = e["error"]["message"].get<std::string>();
+  CAPTURE(m);
+  CHECK(m.find("refused before starting") != std::string::npos);
+  CHECK(m.find("probe") != std::string::npos);
+  CHECK(envelope(api::Engine().start(s.dump()))["error"]["code"] == "limit_exceeded");  // the page's start too
+
+  // A run the budget holds is not refused by the estimate (checked without running it).
+  s["serving"]["workload"]["num_requests"] = 20000;  // about 1.9e6 units
+  const sightline::Scenario small = sightline::read_scenario(s);
+  const sightline::RunEstimate est = sightline::estimate_run(small, sightline::IntervalMode::CentralOnly);
+  CHECK_NOTHROW(sightline::check_run_estimate(small, est, sightline::RunLimits{}));
 }

@@ -219,6 +219,18 @@ TEST_CASE("every run has a work budget: reaching it is a located limit_exceeded,
       check_error(r, "limit_exceeded", "/limits/max_work_units");
       m = r["error"]["message"].get<std::string>();
     }
+    // Past the lower bound, a serving run is measured on a probe and refused
+    // when clearly over; with the budget a little under the probe's figure it
+    // starts and stops when the budget runs out.
+    const size_t about = m.find("needs about ");
+    if (about != std::string::npos) {
+      CHECK(m.find("refused before starting") != std::string::npos);
+      const double figure = std::stod(m.substr(about + 12));
+      s["limits"] = {{"max_work_units", static_cast<int64_t>(figure / 1.2)}};
+      r = run(s);
+      check_error(r, "limit_exceeded", "/limits/max_work_units");
+      m = r["error"]["message"].get<std::string>();
+    }
     CHECK(m.find("work units done") != std::string::npos);
     api::Engine engine;
     const json started = envelope(engine.start(s.dump()));

@@ -137,6 +137,41 @@ test('EngineClient: a crashed worker rejects the pending run clearly and is rest
   assert.equal(r.readyAgain.engine_version, 'stub');
 });
 
+test('EngineClient: the real worker killed by a real wasm abort rejects the pending run clearly, restarts, and runs again', async () => {
+  // Not a stand-in: the page's worker.js with the real module, aborted by
+  // std::abort inside the wasm (its TEST_HOOK_ABORT test hook) while a sliced
+  // run is in flight.
+  const scenario = scenarioPreset('I1.3');  // 2048 decode steps: still running when the abort lands
+  const small = scenarioPreset('I1.1');
+  const r = await page.evaluate(async ({ sc, sm }) => {
+    const { EngineClient } = await import('./engine-client.js');
+    const client = new EngineClient(new URL('worker.js', location.href));
+    const events = [];
+    client.addEventListener('restart', () => events.push('restart'));
+    await client.ready;
+    let progressed;
+    const seen = new Promise((resolve) => { progressed = resolve; });
+    const run = client.run(sc, () => progressed());
+    const runOutcome = run.promise.then(() => ({ ok: true }), (e) => ({ code: e.code, message: e.message }));
+    await seen;  // the run is in flight
+    const hook = await client._request('TEST_HOOK_ABORT', {}).promise.then(() => ({ ok: true }), (e) => ({ code: e.code, message: e.message }));
+    const pending = await runOutcome;
+    const version = await client.ready;  // the restarted worker's READY
+    const again = await client.run(sm).promise.then((x) => x.result.metrics.tpot_ms, (e) => `rejected: ${e.code} ${e.message}`);
+    client.terminate();
+    return { hook, pending, version, again, restarts: client.restarts, events };
+  }, { sc: scenario, sm: small });
+  console.log('real wasm abort:', JSON.stringify({ hook: r.hook, pending: r.pending, restarts: r.restarts }));
+  assert.ok(['engine_crashed', 'worker_crashed'].includes(r.hook.code), JSON.stringify(r.hook));
+  assert.match(r.hook.message, /Aborted|abort/i, 'the abort is named');
+  assert.ok(['engine_crashed', 'worker_crashed'].includes(r.pending.code), JSON.stringify(r.pending));
+  assert.match(r.pending.message, /crashed/, 'the pending run is rejected with a clear message');
+  assert.equal(r.restarts, 1);
+  assert.deepEqual(r.events, ['restart']);
+  assert.equal(r.version.engine_version, cli('I1.1').engine_version);
+  assert.equal(fixed3(r.again), fixed3(cli('I1.1').metrics.tpot_ms), 'the restarted worker runs again');
+});
+
 test('EngineClient: progress callbacks, cancel rejects at once, late messages are ignored', async () => {
   const scenario = scenarioPreset('I1.3');
   const r = await page.evaluate(async (sc) => {

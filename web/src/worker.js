@@ -12,6 +12,9 @@
  *                    REGISTRIES {}     RESULT {result: the engine's policy registries}
  *                    SEARCH_PLAN {question}   RESULT {result: the deployment search's candidates}
  *                    SEARCH_RANK {question, results}   RESULT {result: the ranked answer}
+ *                    TEST_HOOK_ABORT {}   test hook: aborts the wasm module for real (the
+ *                                     worker then dies and the page restarts it); only the
+ *                                     worker test sends it
  *   worker -> page   READY {version, features}   once the wasm module is instantiated (id null);
  *                                     features.search: the module has the deployment search
  *                    PROGRESS {progress}   0..1
@@ -176,6 +179,9 @@ self.onmessage = (event) => {
       break;
     case 'SEARCH_RANK':
       simple(id, (engine) => engine.searchRank(JSON.stringify(payload.question), JSON.stringify(payload.results)));
+      break;
+    case 'TEST_HOOK_ABORT':
+      simple(id, (engine) => engine.testHookAbort());
       break;
     default:
       postError(id, { code: 'bad_request', message: `unknown message type '${type}'` });
