@@ -100,11 +100,11 @@ export async function loadWasmModule() {
 }
 
 /** Runs every case natively in one driver process; returns the replies (one per case, or fewer if it died). */
-export function runNative(driver, cases, timeoutMs) {
+export function runNative(driver, cases, timeoutMs, args = []) {
   const chunks = [];
   for (const c of cases) chunks.push(enc.encode(`${c.op} ${c.bytes.length}\n`), c.bytes);
   const input = Buffer.concat(chunks.map((b) => Buffer.from(b.buffer, b.byteOffset, b.length)));
-  const res = spawnSync(driver, [], { input, maxBuffer: 1 << 30, timeout: timeoutMs });
+  const res = spawnSync(driver, args, { input, maxBuffer: 1 << 30, timeout: timeoutMs });
   const replies = res.stdout.toString('utf8').split('\n');
   replies.pop();  // after the last newline
   return { replies, status: res.status, signal: res.signal, timedOut: res.error?.code === 'ETIMEDOUT', stderr: String(res.stderr) };
