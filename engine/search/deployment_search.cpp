@@ -293,11 +293,13 @@ void plan_layout(const DeploymentSearchSpec& spec, const Candidate& c, Plan& pla
   // Analytic bounds from the same cost model, at its central bound.
   const LayoutBounds lb = layout_bounds(s, c);
   const auto& slo = s.serving->simulation->slo;
-  if (slo.tpot_ms > 0 && lb.decode1_s * 1e3 > slo.tpot_ms && slo.attainment > 0.5) {
+  // A bound a lone request cannot meet prunes when most requests must meet it.
+  const auto share = [&](serve::SloMetric m) { return slo.percentile(m) > 0 ? slo.percentile(m) : slo.attainment; };
+  if (slo.tpot_ms > 0 && lb.decode1_s * 1e3 > slo.tpot_ms && share(serve::kSloTpot) > 0.5) {
     plan.pruned.push_back({c, "a batch-1 decode step (" + std::to_string(lb.decode1_s * 1e3) + " ms) is above the TPOT SLO"});
     return;
   }
-  if (slo.ttft_ms > 0 && lb.prefill_s * 1e3 > slo.ttft_ms && slo.attainment > 0.5) {
+  if (slo.ttft_ms > 0 && lb.prefill_s * 1e3 > slo.ttft_ms && share(serve::kSloTtft) > 0.5) {
     plan.pruned.push_back({c, "a lone prefill of the mean prompt (" + std::to_string(lb.prefill_s * 1e3) + " ms) is above the TTFT SLO"});
     return;
   }
@@ -661,10 +663,7 @@ DeploymentSearchResult rank_deployment_search(const DeploymentSearchSpec& spec, 
   const GpuSpec g = read_gpu(json(spec.gpus[gpu].gpu), pointer_append("/gpus", gpu));
   out.accuracy = make_kernel_cost_model(s.cost_model.tier, g, &provenance)->accuracy().to_json();
   const serve::SloSpec& slo = s.serving->simulation->slo;
-  out.slo = {{"attainment", slo.attainment}};
-  if (slo.ttft_ms > 0) out.slo["ttft_ms"] = slo.ttft_ms;
-  if (slo.tpot_ms > 0) out.slo["tpot_ms"] = slo.tpot_ms;
-  if (slo.e2e_ms > 0) out.slo["e2e_ms"] = slo.e2e_ms;
+  out.slo = serve::slo_to_json(slo);
   return out;
 }
 
