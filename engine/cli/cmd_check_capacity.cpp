@@ -133,6 +133,17 @@ int cmd_check_capacity(const Args& args) {
     std::cerr << "error [missing_key] at '/serving/slo': check-capacity needs a serving scenario with an slo\n";
     return 1;
   }
+  // Long runs are judged by their joint attainment (goodput's share); a bound
+  // judged alone at a percentile is not, so such an SLO is refused, not
+  // misjudged.
+  if (const auto pit = scenario["serving"]["slo"].find("percentiles"); pit != scenario["serving"]["slo"].end())
+    for (const auto& [metric, pct] : pit->items())
+      if (pct != "joint") {
+        std::cerr << "error [unsupported] at '/serving/slo/percentiles/" << metric
+                  << "': check-capacity judges long runs by the share of requests within every bound (slo.attainment); "
+                     "a bound judged alone at a percentile is not checked yet\n";
+        return 1;
+      }
   // A scenario with an SLO but no search gets the search's defaults: the
   // answer the page's capacity search gives for it.
   bool added_search = false;

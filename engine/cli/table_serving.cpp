@@ -65,6 +65,17 @@ void print_serving_table(const json& r) {
             << num(dep["router"], 0) << ", weights " << num(dep["weights"], 0)
             << ", cost tier: " << num(r["cost_tier"], 0) << "\n";
 
+  // The engine's verdict line, and its steady-window throughput and goodput.
+  if (r.contains("headline")) {
+    const json& h = r["headline"];
+    std::cout << "\nverdict   " << num(h["line"], 0) << "\n";
+    std::cout << "steady    " << num(h["throughput_qps"], 3) << " req/s completed, goodput " << num(h["goodput_qps"], 3)
+              << " req/s, over " << num(h["window_requests"], 0) << " requests after the warm-up and before the drain\n";
+    if (h["overloaded"] == true)
+      std::cout << "OVERLOAD  arrivals outrun the service rate; estimated capacity about " << num(h["estimated_capacity_qps"], 3)
+                << " req/s\n";
+  }
+
   // Key metrics, in the scenario's order (the array's).
   std::cout << "\nkey metrics\n";
   for (const json& k : r["key_metrics"]) row(num(k["label"], 0), num(k["value"], 3), num(k["unit"], 0));

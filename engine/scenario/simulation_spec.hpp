@@ -165,13 +165,42 @@ struct ColocatedSpec {
   double traffic_fraction = 0.5;  // share of requests for the second model
 };
 
+// The SLO as users state it, one object read by the run, the max-QPS search,
+// the deployment search and the page. Each bound (0: none) is judged either
+// alone at its own percentile (MLPerf / vllm-bench style: "P99 TTFT within
+// 500 ms" is "at least 99% of requests have TTFT within 500 ms"), or, when it
+// names no percentile, together with the other such bounds: the share of
+// requests within all of them at once must reach `attainment` (DistServe
+// style). TTFT, TPOT and E2E are per request; ITL is per gap between tokens
+// (in the joint share a request meets it when every one of its gaps does).
+enum SloMetric : unsigned { kSloTtft = 1u, kSloTpot = 2u, kSloItl = 4u, kSloE2e = 8u };
 struct SloSpec {
   bool enabled = false;
   double ttft_ms = 0;  // 0: no bound
   double tpot_ms = 0;
+  double itl_ms = 0;
   double e2e_ms = 0;
-  double attainment = 0.9;  // max-QPS search: required share of requests within the SLO
+  double attainment = 0.9;  // required share of requests within every bound that names no percentile
+  // Percentile of each metric as a share (0.5, 0.9, 0.95, 0.99); 0: judged in the joint share.
+  double ttft_percentile = 0, tpot_percentile = 0, itl_percentile = 0, e2e_percentile = 0;
+  double bound_ms(SloMetric m) const;
+  double percentile(SloMetric m) const;
 };
+
+// One condition of an SLO: the share of requests (of gaps, for ITL alone)
+// within the bounds of `metrics` must reach `share`.
+struct SloCondition {
+  unsigned metrics = 0;  // SloMetric bits
+  double share = 0;
+};
+// The joint condition first (if any bound names no percentile), then one per
+// bound with a percentile, in the order TTFT, TPOT, ITL, E2E.
+std::vector<SloCondition> slo_conditions(const SloSpec& slo);
+// The strictest share any condition asks for (sizes runs to see its misses).
+double slo_strictest_share(const SloSpec& slo);
+// "P99 TTFT", "TPOT" (joint), for verdict lines.
+const char* slo_metric_name(SloMetric m);
+json slo_to_json(const SloSpec& slo);
 
 // The steady-state max-QPS search (serving.max_qps_search): bracket, then
 // bisect the arrival rate on a verdict that needs a stable queue and an SLO

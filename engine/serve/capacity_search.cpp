@@ -37,7 +37,7 @@ CapacitySearch::~CapacitySearch() = default;
 int64_t CapacitySearch::planned_requests(double rate) const {
   double in_system = 0, correlation = 0;
   guesses(rate, in_system, correlation);
-  const int64_t n = run_size(kOccupancyMargin * in_system, kOccupancyMargin * correlation, rho(rate), spec_.slo.attainment,
+  const int64_t n = run_size(kOccupancyMargin * in_system, kOccupancyMargin * correlation, rho(rate), slo_strictest_share(spec_.slo),
                              options_)
                         .total(options_.batches);
   return std::max(spec_.search.num_requests, n);
@@ -242,11 +242,7 @@ json CapacitySearch::to_json() const {
                     {"decided", run.meets || r.verdict == Verdict::Fails || run.forced},
                     {"undecided_counted_as_miss", run.forced}});
   }
-  json slo = json::object();
-  if (spec_.slo.ttft_ms > 0) slo["ttft_ms"] = spec_.slo.ttft_ms;
-  if (spec_.slo.tpot_ms > 0) slo["tpot_ms"] = spec_.slo.tpot_ms;
-  if (spec_.slo.e2e_ms > 0) slo["e2e_ms"] = spec_.slo.e2e_ms;
-  slo["attainment"] = spec_.slo.attainment;
+  const json slo = slo_to_json(spec_.slo);
   const double pct = spec_.search.confidence * 100;
   json confidence = {{"level", spec_.search.confidence},
                      {"lower_qps", have_lo_ ? json(lo_) : json(nullptr)},

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "run/result_header.hpp"
+#include "serve/headline.hpp"
 #include "scenario/metric_catalogue.hpp"
 #include "mem/inference_memory.hpp"
 #include "model/param_count.hpp"
@@ -226,12 +227,21 @@ json ServingJob::build_result() const {
   if (w.prefix.enabled) wl["shared_prefix_tokens"] = w.prefix.tokens;
   r["workload"] = wl;
   r["metrics"] = main_->metrics();
+  json headline_warning;
+  if (w.arrival.process != ArrivalProcess::AllAtOnce) {
+    // An offline batch (all at once) has no arrival window to be steady in.
+    const ServingHeadline h = serving_headline(main_->outcomes(), spec.slo,
+                                               w.arrival.process != ArrivalProcess::Trace ? w.arrival.rate_qps : 0.0);
+    r["headline"] = h.to_json();
+    if (h.overloaded) headline_warning = h.warning;
+  }
   r["memory_per_gpu"] = d["memory_per_gpu"];
   r["capacity"] = d["capacity"];
   r["tokens"] = d["tokens"];
   const json quant = quantization_block();
   if (!quant.is_null()) r["quantization"] = quant;
   json warnings = d["warnings"];
+  if (headline_warning.is_string()) warnings.push_back(headline_warning);
   if (!d["limits"]["limit_hit"].is_null()) {
     // The simulation stopped at one of serving.limits: the result stays (it
     // describes what was simulated) and says so at a path the user can raise.

@@ -21,15 +21,20 @@ double safe_div(double a, double b) { return b > 0 ? a / b : 0.0; }
 }  // namespace
 
 bool meets_slo(const RequestOutcome& q, const SloSpec& slo) {
+  return meets_slo(q, slo, kSloTtft | kSloTpot | kSloItl | kSloE2e);
+}
+
+bool meets_slo(const RequestOutcome& q, const SloSpec& slo, unsigned metrics) {
   if (q.completion < 0) return false;
   const double ttft_ms = static_cast<double>(q.first_token - q.arrival) * 1e-6;
   const double e2e_ms = static_cast<double>(q.completion - q.arrival) * 1e-6;
   const double tpot_ms = q.output_tokens > 1 ? static_cast<double>(q.completion - q.first_token) * 1e-6 /
                                                    static_cast<double>(q.output_tokens - 1)
                                              : 0.0;
-  if (slo.ttft_ms > 0 && ttft_ms > slo.ttft_ms) return false;
-  if (slo.tpot_ms > 0 && tpot_ms > slo.tpot_ms) return false;
-  if (slo.e2e_ms > 0 && e2e_ms > slo.e2e_ms) return false;
+  if ((metrics & kSloTtft) && slo.ttft_ms > 0 && ttft_ms > slo.ttft_ms) return false;
+  if ((metrics & kSloTpot) && slo.tpot_ms > 0 && tpot_ms > slo.tpot_ms) return false;
+  if ((metrics & kSloItl) && slo.itl_ms > 0 && q.gaps_over_itl > 0) return false;
+  if ((metrics & kSloE2e) && slo.e2e_ms > 0 && e2e_ms > slo.e2e_ms) return false;
   return true;
 }
 
@@ -42,6 +47,8 @@ RequestOutcome Simulation::outcome(const Req& q) {
   if (q.state != State::Done) return o;
   o.first_token = q.first_token;
   o.completion = q.completion;
+  o.gaps = q.gaps;
+  o.gaps_over_itl = q.gaps_over_itl;
   return o;
 }
 

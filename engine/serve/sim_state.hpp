@@ -39,6 +39,7 @@ struct SimRequest {
   int64_t processed = 0;      // tokens this request put into the KV cache
   int64_t kv_counted = 0;     // private KV tokens the recorder counts for it while it runs
   TimeNs first_scheduled = -1, first_token = -1, last_token = -1, completion = -1;
+  int32_t gaps = 0, gaps_over_itl = 0;  // token gaps, and those past the SLO's ITL bound
   TimeNs transfer_ns = 0;
   int32_t preemptions = 0;
   int64_t queue_key = 0;  // its entry in the engine's waiting queue, while queued

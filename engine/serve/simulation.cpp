@@ -31,6 +31,7 @@ Simulation::Simulation(const Scenario& scenario, const WorkloadOverride& overrid
       kv_(spec_.kv, spec_.speculative.method != SpecMethod::None ? spec_.speculative.k : 0),
       series_(spec_.outputs.time_series_points) {
   block_size_ = spec_.kv.block_size;
+  if (spec_.slo.enabled && spec_.slo.itl_ms > 0) itl_bound_ns_ = static_cast<TimeNs>(std::llround(spec_.slo.itl_ms * 1e6));
   spec_k_ = spec_.speculative.method != SpecMethod::None ? spec_.speculative.k : 0;
   entry_router_ = make_router(to_string(spec_.cluster.router), "/serving/cluster/router");
   decode_router_ = make_router(to_string(spec_.cluster.router), "/serving/cluster/router");
@@ -666,7 +667,11 @@ void Simulation::sample_series(const Batch& b, const Utilization& u) {
 
 void Simulation::emit_tokens(Req& q, int64_t n) {
   if (q.generated == 0) q.first_token = now_;
-  else itl_.add(now_ - q.last_token);
+  else {
+    itl_.add(now_ - q.last_token);
+    ++q.gaps;
+    if (itl_bound_ns_ > 0 && now_ - q.last_token > itl_bound_ns_) ++q.gaps_over_itl;
+  }
   q.last_token = now_;
   q.generated += n;
 }

@@ -38,10 +38,15 @@ struct RequestOutcome {
   TimeNs first_token = -1;
   TimeNs completion = -1;
   int64_t output_tokens = 0;
+  int64_t gaps = 0;            // gaps between token emissions (ITL samples)
+  int64_t gaps_over_itl = 0;   // of them, longer than the SLO's itl_ms bound
 };
 
-// Whether one request met every bound of the SLO (an unfinished one did not):
-// the one SLO check, used by the run's goodput and the steady-state verdict.
+// Whether one request met every bound of the SLO named in `metrics`
+// (SloMetric bits; an unfinished one did not). For ITL a request meets it when
+// every one of its gaps does. The one per-request SLO check, used by the
+// run's goodput (all bounds) and the steady-state verdict (per condition).
+bool meets_slo(const RequestOutcome& q, const SloSpec& slo, unsigned metrics);
 bool meets_slo(const RequestOutcome& q, const SloSpec& slo);
 
 class Simulation : private SchedulerHost, private ReplicaLoads {
@@ -183,6 +188,7 @@ class Simulation : private SchedulerHost, private ReplicaLoads {
   double transfer_bytes_ = 0;
   std::vector<double> transfer_ms_;
   GapHistogram itl_;
+  TimeNs itl_bound_ns_ = 0;  // the SLO's ITL bound (0: none), counted per request
   // Achieved utilization: per-step MFU and MBU, and the run's GPU-seconds of
   // work at peak (tp ranks x the step's peak times, summed over steps) and of
   // busy time (on the clock's whole-ns step times).

@@ -172,7 +172,7 @@ SteadyStateReport judge_steady_state(const std::vector<RequestOutcome>& outcomes
   double L = std::max(0.0, in_system_guess), tau = std::max(0.0, correlation_guess);
   RunSize size;
   for (int pass = 0; pass < 2; ++pass) {
-    size = run_size(L, tau, rho, slo.attainment, o);
+    size = run_size(L, tau, rho, slo_strictest_share(slo), o);
     const int64_t lo = std::min(size.warmup, n), hi = n - std::min(size.cooldown, n - lo);
     if (hi - lo >= 8) {
       const std::vector<double> window(in_system.begin() + lo, in_system.begin() + hi);
@@ -215,43 +215,79 @@ SteadyStateReport judge_steady_state(const std::vector<RequestOutcome>& outcomes
     return rep;
   }
 
-  // Batch means over the window.
+  // Batch means over the window, one series per SLO condition (the joint
+  // share of requests within every bound without a percentile, and each
+  // bound with a percentile alone; ITL alone counts gaps, not requests).
   const int64_t window = rep.measured_requests;
   const int batches = static_cast<int>(std::max<int64_t>(2, std::min<int64_t>(o.batches, window / o.min_batch_requests)));
-  std::vector<double> att(static_cast<size_t>(batches));
+  const std::vector<SloCondition> conditions = slo_conditions(slo);
+  const size_t nc = conditions.size();
+  std::vector<std::vector<double>> att(nc, std::vector<double>(static_cast<size_t>(batches)));
+  std::vector<double> good_total(nc, 0.0), count_total(nc, 0.0);
   double e2e_sum = 0;
-  int64_t e2e_n = 0, good_total = 0;
+  int64_t e2e_n = 0;
   double occ_sum = 0;
   for (int b = 0; b < batches; ++b) {
     const int64_t s = lo + window * b / batches, e = lo + window * (b + 1) / batches;
-    int64_t good = 0;
+    std::vector<double> good(nc, 0.0), count(nc, 0.0);
     double occupancy = 0;
     for (int64_t i = s; i < e; ++i) {
       const RequestOutcome& r = q[static_cast<size_t>(i)];
-      if (meets_slo(r, slo)) ++good;
+      for (size_t k = 0; k < nc; ++k) {
+        if (conditions[k].metrics == kSloItl && slo.itl_percentile > 0) {
+          // Per gap; an unfinished request counts as one gap out of bound.
+          const double g = r.completion >= 0 ? static_cast<double>(r.gaps) : 1.0;
+          count[k] += g;
+          good[k] += r.completion >= 0 ? static_cast<double>(r.gaps - r.gaps_over_itl) : 0.0;
+        } else {
+          count[k] += 1;
+          if (meets_slo(r, slo, conditions[k].metrics)) good[k] += 1;
+        }
+      }
       occupancy += in_system[static_cast<size_t>(i)];
       if (r.completion >= 0) {
         e2e_sum += static_cast<double>(r.completion - r.arrival) * 1e-9;
         ++e2e_n;
       }
     }
-    good_total += good;
-    att[static_cast<size_t>(b)] = static_cast<double>(good) / static_cast<double>(e - s);
+    for (size_t k = 0; k < nc; ++k) {
+      good_total[k] += good[k];
+      count_total[k] += count[k];
+      att[k][static_cast<size_t>(b)] = count[k] > 0 ? good[k] / count[k] : 1.0;
+    }
     occ_sum += occupancy;
   }
   rep.in_system_mean = occ_sum / static_cast<double>(window);
   rep.e2e_mean_s = e2e_n > 0 ? e2e_sum / static_cast<double>(e2e_n) : 0.0;
   const double t = student_t_quantile(batches - 1, o.confidence);
 
-  double mean = 0;
-  for (double a : att) mean += a;
-  mean /= batches;
-  double ss = 0;
-  for (double a : att) ss += (a - mean) * (a - mean);
-  const double half = t * std::sqrt(ss / (batches - 1) / batches);
-  rep.attainment = static_cast<double>(good_total) / static_cast<double>(window);
-  rep.attainment_low = std::max(0.0, mean - half);
-  rep.attainment_high = std::min(1.0, mean + half);
+  struct Judged {
+    double mean = 0, half = 0, point = 0, low = 0, high = 0, share = 0;
+  };
+  std::vector<Judged> judged(nc);
+  for (size_t k = 0; k < nc; ++k) {
+    Judged& j = judged[k];
+    for (double a : att[k]) j.mean += a;
+    j.mean /= batches;
+    double ss = 0;
+    for (double a : att[k]) ss += (a - j.mean) * (a - j.mean);
+    j.half = t * std::sqrt(ss / (batches - 1) / batches);
+    j.point = count_total[k] > 0 ? good_total[k] / count_total[k] : 1.0;
+    j.low = std::max(0.0, j.mean - j.half);
+    j.high = std::min(1.0, j.mean + j.half);
+    j.share = conditions[k].share;
+  }
+  // The binding condition (least margin below or above its share) is the one reported.
+  size_t bind = 0;
+  for (size_t k = 1; k < nc; ++k)
+    if (judged[k].mean - judged[k].share < judged[bind].mean - judged[bind].share) bind = k;
+  if (nc > 0) {
+    rep.attainment = judged[bind].point;
+    rep.attainment_low = judged[bind].low;
+    rep.attainment_high = judged[bind].high;
+    rep.attainment_target = judged[bind].share;
+    rep.binding_metrics = conditions[bind].metrics;
+  }
 
   // Growth of the in-system count across the window: arrivals minus
   // completions between the window's first and last arrival, which is the
@@ -299,13 +335,23 @@ SteadyStateReport judge_steady_state(const std::vector<RequestOutcome>& outcomes
   // miss made answers err low by 10% where the attainment falls slowly with
   // the rate (multi-LoRA adapter waits, I5.5); the point estimate alone
   // erred high there.
-  const double zone = kIndifferenceShare * (1.0 - slo.attainment);
-  const bool narrow = rep.attainment_high - rep.attainment_low <= 2 * zone;
-  if (!rep.stable || rep.attainment_high < slo.attainment) rep.verdict = Verdict::Fails;
-  else if (rep.needed_requests > n) rep.verdict = Verdict::Uncertain;  // too short to trust a pass
-  else if (rep.attainment_low >= slo.attainment) rep.verdict = Verdict::Meets;
-  else if (narrow) rep.verdict = mean - kNarrowLevelZ / t * half >= slo.attainment ? Verdict::Meets : Verdict::Fails;
-  else rep.verdict = Verdict::Uncertain;
+  // Each condition's verdict; the run meets the SLO when every one does, and
+  // fails when any one does.
+  const auto verdict_of = [&](const Judged& j) {
+    const double zone = kIndifferenceShare * (1.0 - j.share);
+    const bool narrow = j.high - j.low <= 2 * zone;
+    if (!rep.stable || j.high < j.share) return Verdict::Fails;
+    if (rep.needed_requests > n) return Verdict::Uncertain;  // too short to trust a pass
+    if (j.low >= j.share) return Verdict::Meets;
+    if (narrow) return j.mean - kNarrowLevelZ / t * j.half >= j.share ? Verdict::Meets : Verdict::Fails;
+    return Verdict::Uncertain;
+  };
+  rep.verdict = rep.stable ? Verdict::Meets : Verdict::Fails;
+  for (const Judged& j : judged) {
+    const Verdict v = verdict_of(j);
+    if (v == Verdict::Fails) rep.verdict = Verdict::Fails;
+    else if (v == Verdict::Uncertain && rep.verdict != Verdict::Fails) rep.verdict = Verdict::Uncertain;
+  }
   return rep;
 }
 

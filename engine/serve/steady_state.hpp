@@ -40,6 +40,8 @@ struct SteadyStateReport {
   const char* unstable_reason = nullptr;
   double attainment = 0;           // point estimate (mean of batch means)
   double attainment_low = 0, attainment_high = 0;  // confidence interval
+  double attainment_target = 0;    // the share its condition asks for
+  unsigned binding_metrics = 0;    // SloMetric bits of the reported (least-margin) condition
   int64_t needed_requests = 0;     // run size this window's L asks for (see required_requests)
   Verdict verdict = Verdict::Uncertain;
 };

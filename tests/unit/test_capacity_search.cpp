@@ -144,3 +144,59 @@ TEST_CASE("capacity: I5.3 (disaggregated prefill/decode), P90 TTFT < 1 s and TPO
   s["serving"]["max_qps_search"] = json::object();
   check_like_a_user(s, "I5.3");
 }
+
+TEST_CASE("capacity: SLOs as users state them: a percentile per metric, or one attainment share for the rest") {
+  SteadyStateOptions o;
+  // 5% of requests miss TTFT (every 20th), a disjoint 5% miss TPOT (every
+  // 20th, offset by 10): each metric alone is within its bound for 95%, both
+  // together for 90%.
+  auto s = stream(12000, 0.1, [](int i) { return i % 20 == 10 ? 9.0 : 2.0; }, [](int i) { return i % 20 == 0 ? 0.9 : 0.1; });
+  SloSpec slo;
+  slo.enabled = true;
+  slo.ttft_ms = 500;
+  slo.tpot_ms = 50;  // (2.0 - 0.1) s / 99 gaps = 19 ms; (9.0 - 0.1) / 99 = 90 ms
+  const auto judge = [&](const SloSpec& x) { return judge_steady_state(s, x, 0, 0, 0, o); };
+  // Joint at 0.85 meets; joint at 0.92 fails (the joint share is 0.90).
+  slo.attainment = 0.85;
+  CHECK(judge(slo).verdict == Verdict::Meets);
+  slo.attainment = 0.92;
+  CHECK(judge(slo).verdict == Verdict::Fails);
+  CHECK(judge(slo).attainment == doctest::Approx(0.90).epsilon(0.01));
+  // P90 of each alone meets (95% within each bound), though the joint share is below 0.92.
+  slo.ttft_percentile = 0.9;
+  slo.tpot_percentile = 0.9;
+  REQUIRE(slo_conditions(slo).size() == 2);
+  CHECK(judge(slo).verdict == Verdict::Meets);
+  // P99 TTFT fails (95% within 500 ms), and is the condition reported.
+  slo.ttft_percentile = 0.99;
+  const SteadyStateReport r = judge(slo);
+  CHECK(r.verdict == Verdict::Fails);
+  CHECK(r.binding_metrics == static_cast<unsigned>(kSloTtft));
+  CHECK(r.attainment_target == 0.99);
+  CHECK(r.attainment == doctest::Approx(0.95).epsilon(0.01));
+  // A mix: P90 TTFT alone, TPOT in the joint share at 0.92 (95% within it): meets.
+  slo.ttft_percentile = 0.9;
+  slo.tpot_percentile = 0;
+  const std::vector<SloCondition> c = slo_conditions(slo);
+  REQUIRE(c.size() == 2);
+  CHECK(c[0].metrics == static_cast<unsigned>(kSloTpot));
+  CHECK(c[0].share == 0.92);
+  CHECK(judge(slo).verdict == Verdict::Meets);
+  // ITL alone at a percentile counts gaps: 1 gap in 100 over the bound in every request is 99% of gaps.
+  for (auto& q : s) {
+    q.gaps = 99;
+    q.gaps_over_itl = 1;
+  }
+  SloSpec itl;
+  itl.enabled = true;
+  itl.itl_ms = 30;
+  itl.itl_percentile = 0.95;
+  CHECK(judge(itl).verdict == Verdict::Meets);
+  itl.itl_percentile = 0.99;
+  CHECK(judge(itl).attainment == doctest::Approx(98.0 / 99.0));
+  CHECK(judge(itl).verdict == Verdict::Fails);
+  // In the joint share a request meets ITL only when every gap does: none here.
+  itl.itl_percentile = 0;
+  itl.attainment = 0.5;
+  CHECK(judge(itl).verdict == Verdict::Fails);
+}

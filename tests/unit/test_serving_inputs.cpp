@@ -154,6 +154,24 @@ std::vector<BadCase> bad_cases() {
        "invalid_value", "/serving/compare/patch/serving/scheduler/policy"},
       {"event limit too small", [] { json s = sim(); s["serving"]["limits"] = {{"max_events", 5}}; return s; },
        "out_of_range", "/serving/limits/max_events"},
+      {"SLO percentile not offered",
+       [] { json s = sim(); s["serving"]["slo"] = {{"ttft_ms", 500}, {"percentiles", {{"ttft", "p98"}}}}; return s; },
+       "invalid_value", "/serving/slo/percentiles/ttft"},
+      {"SLO percentile for a metric without a bound",
+       [] { json s = sim(); s["serving"]["slo"] = {{"ttft_ms", 500}, {"percentiles", {{"itl", "p99"}}}}; return s; },
+       "constraint_violation", "/serving/slo/percentiles/itl"},
+      {"SLO percentile for an unknown metric",
+       [] { json s = sim(); s["serving"]["slo"] = {{"ttft_ms", 500}, {"percentiles", {{"queue", "p99"}}}}; return s; },
+       "unknown_key", "/serving/slo/percentiles/queue"},
+      {"SLO attainment with every bound at a percentile",
+       [] {
+         json s = sim();
+         s["serving"]["slo"] = {{"ttft_ms", 500}, {"attainment", 0.9}, {"percentiles", {{"ttft", "p99"}}}};
+         return s;
+       },
+       "constraint_violation", "/serving/slo/attainment"},
+      {"SLO ITL bound negative", [] { json s = sim(); s["serving"]["slo"] = {{"itl_ms", -1}}; return s; },
+       "out_of_range", "/serving/slo/itl_ms"},
       {"LoRA adapters zero", [] { json s = sim(); s["serving"]["lora"] = {{"adapters", 0}}; return s; }, "out_of_range",
        "/serving/lora/adapters"},
   };

@@ -1,0 +1,190 @@
+#include "serve/headline.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "serve/steady_state.hpp"
+
+namespace sightline::serve {
+
+namespace {
+
+// The metric's value for one request in ms (infinite when it never completed;
+// a request with one output token has no TPOT and meets any TPOT bound). ITL
+// alone is judged per gap, below.
+double metric_ms(const RequestOutcome& q, SloMetric m) {
+  if (q.completion < 0) return HUGE_VAL;
+  switch (m) {
+    case kSloTtft: return static_cast<double>(q.first_token - q.arrival) * 1e-6;
+    case kSloE2e: return static_cast<double>(q.completion - q.arrival) * 1e-6;
+    case kSloTpot:
+      return q.output_tokens > 1 ? static_cast<double>(q.completion - q.first_token) * 1e-6 /
+                                       static_cast<double>(q.output_tokens - 1)
+                                 : 0.0;
+    case kSloItl: return 0.0;
+  }
+  return 0.0;
+}
+
+// Nearest-rank percentile (the smallest value with at least `share` of the
+// values at or below it).
+double nearest_rank(std::vector<double> v, double share) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const double rank = std::ceil(share * static_cast<double>(v.size()) - 1e-9);
+  const size_t i = static_cast<size_t>(std::max(1.0, rank)) - 1;
+  return v[std::min(i, v.size() - 1)];
+}
+
+std::string pct_label(double share) {
+  char b[16];
+  std::snprintf(b, sizeof b, "P%d", static_cast<int>(std::lround(share * 100)));
+  return b;
+}
+
+std::string percent(double share) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.1f%%", share * 100);
+  return b;
+}
+
+}  // namespace
+
+std::string format_3sig(double v) {
+  if (!std::isfinite(v)) return "unbounded";
+  char b[64];
+  if (std::fabs(v) >= 100) {
+    std::snprintf(b, sizeof b, "%.0f", v);
+    std::string s = b, out;
+    const size_t start = s[0] == '-' ? 1 : 0;
+    for (size_t i = 0; i < s.size(); ++i) {
+      out += s[i];
+      const size_t left = s.size() - 1 - i;
+      if (i >= start && left > 0 && left % 3 == 0) out += ',';
+    }
+    return out;
+  }
+  std::snprintf(b, sizeof b, "%.3g", v);
+  return b;
+}
+
+ServingHeadline serving_headline(const std::vector<RequestOutcome>& outcomes, const SloSpec& slo, double offered_qps) {
+  ServingHeadline h;
+  h.has_slo = slo.enabled;
+  SteadyStateOptions o;
+  const SteadyStateReport rep = judge_steady_state(outcomes, slo, 0, 0, 0, o);
+  h.arrival_rate_qps = rep.arrival_rate_qps;
+  // Overload: the judge's growth test (arrivals minus completions over the
+  // window against its Poisson scale) or completions falling behind. The
+  // run's completion rate while it is overloaded is its service rate.
+  const bool growing = rep.unstable_reason != nullptr && (std::string(rep.unstable_reason) == "the number of requests in the system keeps growing" ||
+                                                         std::string(rep.unstable_reason) == "completions fall behind arrivals");
+  if (growing) {
+    h.overloaded = true;
+    h.capacity_qps = rep.completion_rate_qps;
+    h.warning = "overload: arrivals (" + format_3sig(rep.arrival_rate_qps) + " req/s) outrun the service rate (about " +
+                format_3sig(rep.completion_rate_qps) +
+                " req/s, the run's completion rate while overloaded): the queue grows without bound, so the latencies "
+                "grow with the run's length; lower the rate or add capacity";
+  }
+  std::vector<RequestOutcome> q = outcomes;
+  std::stable_sort(q.begin(), q.end(), [](const RequestOutcome& a, const RequestOutcome& b) { return a.arrival < b.arrival; });
+  const int64_t n = static_cast<int64_t>(q.size());
+  const int64_t lo = rep.warmup_requests, hi = n - rep.cooldown_requests;
+  const std::string rate = format_3sig(offered_qps > 0 ? offered_qps : rep.arrival_rate_qps) + " req/s";
+  h.window_requests = std::max<int64_t>(0, hi - lo);
+  h.judged = rep.measured_requests >= 2 * o.min_batch_requests;
+  if (!h.judged) {
+    h.verdict = "undecided";
+    h.line = std::string("undecided at ") + rate + ": " + (rep.unstable_reason ? rep.unstable_reason : "too few requests") +
+             " (the run needs about " + std::to_string(rep.needed_requests) + " requests to judge its steady state)";
+    if (h.overloaded) {
+      h.verdict = slo.enabled ? "fails" : "";
+      h.line = (slo.enabled ? "fails the SLO at " : "overloaded at ") + rate + ": arrivals outrun the service rate (about " +
+               format_3sig(h.capacity_qps) + " req/s)";
+    }
+    return h;
+  }
+  // Throughput and goodput: completions inside the window's span of arrival times.
+  const TimeNs t0 = q[static_cast<size_t>(lo)].arrival, t1 = q[static_cast<size_t>(hi - 1)].arrival;
+  const double span_s = static_cast<double>(std::max<TimeNs>(1, t1 - t0)) * 1e-9;
+  int64_t done = 0, good = 0;
+  for (const RequestOutcome& r : q)
+    if (r.completion >= t0 && r.completion < t1) {
+      ++done;
+      if (slo.enabled && meets_slo(r, slo)) ++good;
+    }
+  h.throughput_qps = static_cast<double>(done) / span_s;
+  h.goodput_qps = static_cast<double>(good) / span_s;
+  if (!slo.enabled) {
+    h.line = h.overloaded ? "overloaded at " + rate + ": arrivals outrun the service rate (about " +
+                                format_3sig(h.capacity_qps) + " req/s)"
+                          : "stable at " + rate + ": " + format_3sig(h.throughput_qps) + " req/s completed over the steady window";
+    return h;
+  }
+  // Each SLO condition as measured over the window: a percentile condition as
+  // that percentile of its metric, the joint one as the share within it.
+  std::vector<std::string> parts;
+  for (const SloCondition& c : slo_conditions(slo)) {
+    const bool alone = c.metrics == kSloTtft || c.metrics == kSloTpot || c.metrics == kSloItl || c.metrics == kSloE2e;
+    const SloMetric m = static_cast<SloMetric>(c.metrics);
+    if (alone && slo.percentile(m) > 0) {
+      std::string value;
+      if (m == kSloItl) {
+        int64_t gaps = 0, over = 0;
+        for (int64_t i = lo; i < hi; ++i) {
+          gaps += q[static_cast<size_t>(i)].gaps;
+          over += q[static_cast<size_t>(i)].gaps_over_itl;
+        }
+        value = percent(gaps > 0 ? 1.0 - static_cast<double>(over) / static_cast<double>(gaps) : 1.0) + " of gaps within " +
+                format_3sig(slo.itl_ms) + " ms (" + pct_label(c.share) + " ITL asks " + percent(c.share) + ")";
+      } else {
+        std::vector<double> v;
+        for (int64_t i = lo; i < hi; ++i) v.push_back(metric_ms(q[static_cast<size_t>(i)], m));
+        value = pct_label(c.share) + " " + slo_metric_name(m) + " " + format_3sig(nearest_rank(v, c.share)) + " ms of " +
+                format_3sig(slo.bound_ms(m));
+      }
+      parts.push_back(value);
+    } else {
+      int64_t within = 0;
+      for (int64_t i = lo; i < hi; ++i) within += meets_slo(q[static_cast<size_t>(i)], slo, c.metrics) ? 1 : 0;
+      std::string bounds;
+      for (SloMetric mm : {kSloTtft, kSloTpot, kSloItl, kSloE2e})
+        if (c.metrics & mm) {
+          if (!bounds.empty()) bounds += " and ";
+          bounds += std::string(slo_metric_name(mm)) + " " + format_3sig(slo.bound_ms(mm)) + " ms";
+        }
+      parts.push_back(percent(static_cast<double>(within) / static_cast<double>(hi - lo)) + " of requests within " + bounds +
+                      " (" + percent(c.share) + " required)");
+    }
+  }
+  h.verdict = rep.verdict == Verdict::Meets ? "meets" : rep.verdict == Verdict::Fails ? "fails" : "undecided";
+  h.line = h.verdict == "meets" ? "meets the SLO at " : h.verdict == "fails" ? "fails the SLO at " : "undecided at ";
+  h.line += rate + ": ";
+  for (size_t i = 0; i < parts.size(); ++i) h.line += (i ? ", " : "") + parts[i];
+  if (h.overloaded) h.line += "; overloaded (service rate about " + format_3sig(h.capacity_qps) + " req/s)";
+  else if (rep.verdict == Verdict::Uncertain)
+    h.line += rep.needed_requests > n ? "; " + std::to_string(n) + " requests are too few to decide (about " +
+                                            std::to_string(rep.needed_requests) + " would)"
+                                      : "; too close to the bound to decide in " + std::to_string(n) + " requests";
+  return h;
+}
+
+json ServingHeadline::to_json() const {
+  json j;
+  j["window_requests"] = window_requests;
+  j["arrival_rate_qps"] = arrival_rate_qps;
+  j["throughput_qps"] = judged ? json(throughput_qps) : json(nullptr);
+  j["goodput_qps"] = judged && has_slo ? json(goodput_qps) : json(nullptr);
+  j["verdict"] = has_slo ? json(verdict) : json(nullptr);
+  j["line"] = line;
+  j["overloaded"] = overloaded;
+  j["estimated_capacity_qps"] = overloaded ? json(capacity_qps) : json(nullptr);
+  j["meaning"] = "over the steady arrival window (after the warm-up, before the drain where arrivals have stopped): "
+                 "throughput and goodput are completions (within every SLO bound, for goodput) inside the window's "
+                 "span of arrival times per second of it";
+  return j;
+}
+
+}  // namespace sightline::serve

@@ -1,0 +1,39 @@
+#pragma once
+// The serving headline: throughput and goodput over the steady arrival window
+// (the steady-state judge's window: after the warm-up, before the cool-down
+// where arrivals have stopped and the queue drains), the verdict against the
+// SLO as one line ("meets the SLO at 10 req/s: P99 TTFT 126 ms of 500"), and
+// an overload warning when arrivals outrun the service rate, with the
+// capacity the run itself shows (its completion rate while overloaded).
+// A pure function of the per-request outcomes.
+#include <string>
+#include <vector>
+
+#include "core/json_text.hpp"
+#include "scenario/simulation_spec.hpp"
+#include "serve/simulation.hpp"
+
+namespace sightline::serve {
+
+struct ServingHeadline {
+  bool judged = false;           // the window held enough requests to judge
+  int64_t window_requests = 0;   // requests in the steady window
+  double arrival_rate_qps = 0;   // over the window
+  double throughput_qps = 0;     // completions inside the window's time span / its length
+  double goodput_qps = 0;        // of them, those within every bound of the SLO
+  bool has_slo = false;
+  std::string verdict;           // meets | fails | undecided (with an SLO)
+  std::string line;              // the verdict line
+  bool overloaded = false;
+  double capacity_qps = 0;       // estimated service rate when overloaded
+  std::string warning;           // the overload warning, or empty
+  json to_json() const;
+};
+
+// `offered_qps`: the workload's arrival rate (0 when it has none, e.g. a trace).
+ServingHeadline serving_headline(const std::vector<RequestOutcome>& outcomes, const SloSpec& slo, double offered_qps);
+
+// "1,000", "126", "22.1", "0.831": three significant digits, thousands separated.
+std::string format_3sig(double v);
+
+}  // namespace sightline::serve
