@@ -15,6 +15,9 @@ namespace sightline::cli {
 const char* const kUsage =
     "usage:\n"
     "  sightline run FILE|--preset ID [--format table|json|csv|envelope] [--central-only] [--max-work-units N]\n"
+    "                [--calibration CLUSTER.json]\n"
+    "  sightline fit BENCH_FILE... --base SCENARIO.json [--out CLUSTER.json] [--id ID] [--format table|json]\n"
+    "                [--bench-format vllm|sglang|guidellm|genai-perf|mlperf] [--import-only]\n"
     "  sightline validate FILE\n"
     "  sightline inspect-model FILE [--json]   (FILE: a Hugging Face config.json or a model object)\n"
     "  sightline presets [models|gpus|interconnects|scenarios|calibrations|comm_calibrations|stacks] [--format json]\n"

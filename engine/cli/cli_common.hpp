@@ -45,6 +45,7 @@ void print_training_table(const json& result);
 
 // Commands: each takes the arguments after its name and returns the exit code.
 int cmd_run(const Args& args);
+int cmd_fit(const Args& args);
 int cmd_validate(const Args& args);
 int cmd_inspect_model(const Args& args);
 int cmd_presets(const Args& args);

@@ -32,13 +32,14 @@ std::string csv_field(const std::string& s) {
 }  // namespace
 
 int cmd_run(const std::vector<std::string>& args) {
-  std::string file, preset, format = "table";
+  std::string file, preset, format = "table", calibration_file;
   bool central_only = false;
   std::vector<std::string> files;
   std::string problem;
   Flags flags("run");
   int64_t max_work_units = 0;  // 0: the default budget; the scenario's own limit may go up to the native ceiling
   flags.integer("--max-work-units", &max_work_units, 1, RunLimits::kNativeCeiling);
+  flags.text("--calibration", &calibration_file);
   flags.boolean("--central-only", &central_only).text("--preset", &preset)
       .text("--format", &format, {"table", "json", "csv", "envelope"}).positional(&files, 1);
   if (!flags.parse(args, problem)) return usage_error(problem);
@@ -52,6 +53,23 @@ int cmd_run(const std::vector<std::string>& args) {
   } else if (!read_file(file, text)) {
     std::cerr << "error [io_error] at '': cannot read " << file << "\n";
     return 1;
+  }
+  if (!calibration_file.empty()) {  // a cluster calibration from `sightline fit`, put into the cost model
+    std::string cal_text;
+    if (!read_file(calibration_file, cal_text)) {
+      std::cerr << "error [io_error] at '': cannot read " << calibration_file << "\n";
+      return 1;
+    }
+    json cal = json::parse(cal_text, nullptr, false), doc = json::parse(text, nullptr, false);
+    if (cal.is_discarded()) {
+      std::cerr << "error [parse_error] at '': " << calibration_file << ": not valid JSON\n";
+      return 1;
+    }
+    if (doc.is_object()) {  // an invalid scenario is reported by the run itself
+      if (!doc.contains("cost_model") || !doc["cost_model"].is_object()) doc["cost_model"] = json::object();
+      doc["cost_model"]["calibration"] = cal;
+      text = safe_dump(doc);
+    }
   }
   const std::string raw = sightline::api::run_scenario_with_budget(
       text, central_only, max_work_units > 0 ? max_work_units : RunLimits::kDefaultMaxWorkUnits, RunLimits::kNativeCeiling);

@@ -44,6 +44,7 @@ int main(int argc, char** argv) {
   }
   const std::map<std::string, std::function<int(const Args&)>> commands = {
       {"run", cmd_run},
+      {"fit", cmd_fit},
       {"validate", cmd_validate},
       {"inspect-model", cmd_inspect_model},
       {"presets", cmd_presets},

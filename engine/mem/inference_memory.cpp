@@ -12,10 +12,18 @@ double weight_bytes_per_gpu(const ModelArch& m, const Precision& p, const Parall
   const double w_b = dtype_bytes(p.weights, is_integer_weight_only(p.weights) ? p.weight_group_size : 0);
   const double mixer_b = p.mixer_weights_unquantized ? act_b : w_b;
   const double tp = layout.tp;
+  // The routed experts follow their placement: expert_slots copies (EPLB's
+  // redundant experts included) over max(tp, ep) GPUs. With ep <= tp that is
+  // the tensor-parallel split; wide EP spreads whole experts over the
+  // attention data-parallel replicas, whose other weights are replicated.
+  const double expert_copies =
+      m.is_moe() && layout.expert_slots > m.moe.num_experts ? static_cast<double>(layout.expert_slots) / m.moe.num_experts : 1.0;
+  const double expert_gpus = std::max(layout.tp, layout.ep);
   auto layer_bytes = [&](const LayerParams& l) {
     // Norm weights are replicated on every rank; the rest is sharded.
-    return (static_cast<double>(l.attention) * mixer_b + static_cast<double>(l.mlp) * w_b) / tp +
-           static_cast<double>(l.norms) * act_b;
+    const double routed = static_cast<double>(l.routed_experts);
+    return (static_cast<double>(l.attention) * mixer_b + (static_cast<double>(l.mlp) - routed) * w_b) / tp +
+           routed * expert_copies * w_b / expert_gpus + static_cast<double>(l.norms) * act_b;
   };
   // MLA's latent projections are not sharded by head in practice, but they are
   // small; the per-head projections dominate and are sharded.

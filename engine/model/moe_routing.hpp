@@ -18,6 +18,14 @@ struct MoeRouting {
   // the uniform top_k / E; 1 is uniform routing. Without expert parallelism
   // this is a pessimistic bound (every expert priced as a hot one).
   double load_imbalance = 1.0;
+  // Wide expert parallelism: the experts on this GPU serve the tokens of
+  // attention_dp data-parallel ranks, which step together (the dispatch is a
+  // barrier), each assumed to carry this step's token count.
+  int attention_dp = 1;
+  // Expert copies across the expert-parallel group: num_experts plus EPLB's
+  // redundant experts (0: num_experts). A token's assignment to an expert goes
+  // to one of its copies, so each slot is chosen with probability f·k/slots.
+  int expert_slots = 0;
 };
 
 struct MoeLoad {
@@ -26,8 +34,8 @@ struct MoeLoad {
   double tokens_per_expert = 0;  // assignments / experts_hit (>= 1 when any token is routed)
 };
 
-// Expected load of one MoE layer on one GPU for `tokens` tokens routed top-k
-// among `num_experts`. Each token picks its top_k experts without repetition,
+// Expected load of one MoE layer on one GPU for `tokens` tokens (per
+// attention data-parallel rank) routed top-k among `num_experts`. Each token picks its top_k experts without repetition,
 // so a given expert is missed by one token with probability 1 − p (p = f·k/E)
 // and by all of them with (1 − p)^tokens: experts_hit = R·(1 − (1 − p)^tokens),
 // exact in expectation for independent tokens.

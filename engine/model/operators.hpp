@@ -77,6 +77,12 @@ struct Precision {
 struct ParallelLayout {
   int tp = 1;
   int pp = 1;
+  // Expert placement (inference): the routed experts' `expert_slots` copies
+  // (num_experts plus EPLB's redundant ones; 0: num_experts) are spread over
+  // max(tp, ep) GPUs. ep <= tp splits each expert over tp/ep ranks; ep > tp is
+  // wide expert parallelism across attention data-parallel replicas.
+  int ep = 1;
+  int expert_slots = 0;
 };
 
 struct Operator {

@@ -99,6 +99,7 @@ LayerParams layer_params(const ModelArch& m, const ModelLayer& kind) {
       int64_t router = h * moe.num_experts + (moe.expert_bias ? moe.num_experts : 0);
       if (moe.shared_intermediate_size > 0) router += h;
       p.mlp = expert * moe.num_experts + shared + router;
+      p.routed_experts = expert * moe.num_experts;
       p.mlp_active = expert * moe.top_k + shared + router;
       norms += 1;
       break;

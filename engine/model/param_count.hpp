@@ -12,6 +12,7 @@ struct LayerParams {
   int64_t mlp = 0;        // dense MLP, or all experts + shared experts + router
   int64_t mlp_active = 0; // what one token touches: top_k + shared experts + router
   int64_t norms = 0;
+  int64_t routed_experts = 0;  // the routed experts alone (part of mlp): what expert parallelism spreads
 };
 
 // Parameters of one group of identical layers (per layer).

@@ -15,7 +15,7 @@ StepCost CostSetup::price(const StepOperators& step) const {
   if (!stack) return c;
   const HostTime host = host_time(step, *stack);
   const double wall = step_wall_time_s(c.gpu_time_s, host, *stack);
-  const double exposed = wall - c.gpu_time_s;
+  const double exposed = wall - c.gpu_time_s + extra_host_s_per_step;
   if (exposed > 0) {
     PricedOperator p;
     p.name = "host_overhead";
@@ -59,6 +59,11 @@ CostSetup make_cost_setup(const CostModelSpec& spec, const HardwareSpec& hardwar
   if (!setup.model)  // e.g. a compare variant moved a target-measured scenario to an uncalibrated GPU
     fail(error_code::kConstraint, "/cost_model/tier",
          "no target-measured calibration ships for '" + hardware.gpu.id + "'; use \"auto\" or \"cross-generation\"");
+  if (spec.cluster_calibration) {
+    setup.model = std::make_unique<ClusterScaledCostModel>(std::move(setup.model), *spec.cluster_calibration);
+    setup.extra_host_s_per_step = spec.cluster_calibration->host_us_per_step * 1e-6;
+    setup.provenance += "; cluster calibration '" + spec.cluster_calibration->id + "'";
+  }
   if (spec.bound != CostBound::Central) setup.model = std::make_unique<BoundedCostModel>(std::move(setup.model), spec.bound);
   setup.ctx.gpu = &hardware.gpu;
   // Tensor parallelism stays inside a node; pipeline stages cross nodes when

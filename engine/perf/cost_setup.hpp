@@ -3,8 +3,10 @@
 // with. Serving and training code asks for this instead of choosing a model
 // itself, so the calibration tier is decided in one place.
 #include <memory>
+#include <optional>
 
 #include "hw/hardware.hpp"
+#include "perf/cluster_calibration.hpp"
 #include "perf/cost_bounds.hpp"
 #include "perf/host_overhead.hpp"
 #include "perf/kernel_cost.hpp"
@@ -17,6 +19,8 @@ struct CostModelSpec {
   std::string tier = "auto";  // auto | target-measured | cross-generation | roofline
   SoftwareStack software_stack;
   double gpu_hour_usd = 0;    // 0: no cost figures
+  // Corrections fitted to the user's own benchmarks (`sightline fit`); none by default.
+  std::optional<ClusterCalibration> cluster_calibration;
   // Not read from JSON: which bound of the kernels' 80% interval a run prices
   // at (the interval runs of a job set it; see perf/cost_bounds.hpp).
   CostBound bound = CostBound::Central;
@@ -27,6 +31,7 @@ struct CostSetup {
   CostContext ctx;  // points into the hardware: keep it alive and unmoved
   const SoftwareStack* stack = nullptr;  // host overhead; nullptr prices GPU kernels only
   std::string provenance;                // which calibration (or transfer) prices the kernels
+  double extra_host_s_per_step = 0;      // a cluster calibration's host time the stack model lacks
 
   // Kernels plus exposed host time (launches, scheduling) of the stack.
   StepCost price(const StepOperators& step) const;

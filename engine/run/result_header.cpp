@@ -27,6 +27,11 @@ ResultHeader make_result_header(const Scenario& s, const std::string& kind, cons
         s.precision.from_checkpoint.empty() ? json("scenario precision (" + dtype_name(s.precision.weights) + " weights)")
                                             : json(s.precision.from_checkpoint);
   }
+  if (s.cost_model.cluster_calibration) {
+    json c = s.cost_model.cluster_calibration->to_json();
+    c.erase("fit");  // the fit's report stays in the calibration file
+    h.calibration = c;
+  }
   return h;
 }
 
@@ -43,6 +48,7 @@ json to_json(const ResultHeader& h) {
                 {"params_B", h.params_B},
                 {"active_params_B", h.active_params_B}};
   if (!h.model_import.is_null()) r["model"]["import"] = h.model_import;
+  if (!h.calibration.is_null()) r["calibration"] = h.calibration;
   return r;
 }
 

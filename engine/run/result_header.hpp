@@ -18,6 +18,9 @@ struct ResultHeader {
   // Set only for models imported from a Hugging Face config: what the import
   // understood (family, warnings, ignored keys) and the precision it applied.
   json model_import;
+  // Set only when the scenario names a cluster calibration: which one priced
+  // the run (id, source, factors), so a calibrated result says so.
+  json calibration;
 };
 
 ResultHeader make_result_header(const Scenario& s, const std::string& kind, const std::string& cost_tier);

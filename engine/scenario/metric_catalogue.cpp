@@ -14,6 +14,8 @@ const T* find_in(const std::vector<T>& list, Match match) {
 constexpr MetricKind kLatency = MetricKind::kLatency;
 constexpr MetricKind kServing = MetricKind::kServing;
 constexpr MetricKind kTraining = MetricKind::kTraining;
+constexpr MetricKind kDeploymentSearch = MetricKind::kDeploymentSearch;
+constexpr MetricKind kTrainingSearch = MetricKind::kTrainingSearch;
 }  // namespace
 
 const char* metric_kind_name(MetricKind kind) {
@@ -21,7 +23,8 @@ const char* metric_kind_name(MetricKind kind) {
     case MetricKind::kLatency: return "latency";
     case MetricKind::kServing: return "serving";
     case MetricKind::kTraining: return "training";
-    case MetricKind::kSearch: return "search";
+    case MetricKind::kDeploymentSearch: return "deployment_search";
+    case MetricKind::kTrainingSearch: return "training_search";
   }
   return "";
 }
@@ -213,6 +216,25 @@ const std::vector<MetricInfo>& metric_catalogue() {
       {kTraining, "pp_mean_idle_pct", "Pipeline idle, mean of all ranks", "%", "/pipeline/mean_idle_pct", "", "adds the idle time of less loaded stages"},
       {kTraining, "pp_makespan_ms", "Pipeline makespan", "ms", "/pipeline/makespan_ms", "", "from the first pass to the last pass on any rank"},
       {kTraining, "pp_p2p_transfer_us", "Stage-to-stage transfer", "us", "/pipeline/p2p_transfer_us", "", "one activation (or gradient) transfer between neighbouring stages"},
+      // The searches headline their answer (cheapest_meeting_slo, best); each
+      // ranked row carries the same metrics of its own configuration.
+      {kDeploymentSearch, "usd_per_million_tokens", "Cost per million tokens", "USD", "/cheapest_meeting_slo/usd_per_million_tokens", "",
+       "the deployment's price per hour over the input and output tokens per hour it carries"},
+      {kDeploymentSearch, "ttft_p99_ms", "P99 TTFT at the target rate", "ms", "/cheapest_meeting_slo/ttft_p99_ms", "", ""},
+      {kDeploymentSearch, "tpot_p99_ms", "P99 TPOT at the target rate", "ms", "/cheapest_meeting_slo/tpot_p99_ms", "", ""},
+      {kDeploymentSearch, "max_qps", "max sustainable QPS under the SLO", "req/s", "/cheapest_meeting_slo/max_qps", "",
+       "the budget question: the highest rate the deployment sustains within the SLO (steady-state capacity search)"},
+      {kDeploymentSearch, "gpus", "GPUs", "GPUs", "/cheapest_meeting_slo/gpus", "", "GPUs of the cheapest deployment meeting the SLO"},
+      {kDeploymentSearch, "deployments_simulated", "Deployments simulated", "deployments", "/space/simulated", "", "candidates run after pruning"},
+      {kTrainingSearch, "tokens_per_usd", "Tokens per dollar", "tokens/USD", "/best/tokens_per_usd", "", "tokens trained per dollar of GPU time"},
+      {kTrainingSearch, "time_to_train_days", "Time to train", "days", "/best/time_to_train_days", "", "the base's tokens_to_train at this throughput"},
+      {kTrainingSearch, "step_time_ms", "Step time", "ms", "/best/step_time_ms", "", "one optimizer step, all micro-batches"},
+      {kTrainingSearch, "tokens_per_s", "Throughput", "tokens/s", "/best/tokens_per_s", "", "tokens trained per second, all GPUs"},
+      {kTrainingSearch, "mfu_pct", "MFU", "%", "/best/mfu_pct", "", "model FLOPs / (time × GPUs × bf16 peak)"},
+      {kTrainingSearch, "cost_usd", "Cost to train", "USD", "/best/cost_usd", "", "the base's tokens_to_train at the GPUs' price per hour"},
+      {kTrainingSearch, "memory_per_gpu_GiB", "Memory per GPU", "GiB", "/best/memory_per_gpu_GiB", "", "peak, most loaded GPU"},
+      {kTrainingSearch, "gpus", "GPUs", "GPUs", "/best/gpus", "", "GPUs of the best configuration"},
+      {kTrainingSearch, "configurations_estimated", "Configurations estimated", "configurations", "/space/estimated", "", "configurations run after pruning"},
   };
   return list;
 }
@@ -239,7 +261,8 @@ const std::vector<std::string>& default_key_metrics(MetricKind kind) {
     case MetricKind::kLatency: return latency;
     case MetricKind::kServing: return serving;
     case MetricKind::kTraining: return training;
-    case MetricKind::kSearch: return none;
+    case MetricKind::kDeploymentSearch:
+    case MetricKind::kTrainingSearch: return none;
   }
   return none;
 }

@@ -11,7 +11,7 @@
 
 namespace sightline {
 
-enum class MetricKind { kLatency, kServing, kTraining, kSearch };
+enum class MetricKind { kLatency, kServing, kTraining, kDeploymentSearch, kTrainingSearch };
 
 struct MetricInfo {
   MetricKind kind;
@@ -23,7 +23,8 @@ struct MetricInfo {
   const char* description;
 };
 
-// "latency", "serving", "training", "search".
+// "latency", "serving", "training", "deployment_search", "training_search"
+// (the searches' kinds are their results' "kind").
 const char* metric_kind_name(MetricKind kind);
 
 const std::vector<MetricInfo>& metric_catalogue();

@@ -100,6 +100,15 @@ std::vector<std::string> registry_names(const std::vector<RegistryEntry>& r) {
   return out;
 }
 
+const std::vector<RegistryEntry>& all_to_all_modes() {
+  static const std::vector<RegistryEntry> r = {
+      {"auto", "low_latency for decode-only steps, high_throughput for steps with prefill tokens"},
+      {"low_latency", "DeepEP low-latency kernels: each token copy sent straight to its expert's GPU, fp8 dispatch"},
+      {"high_throughput", "DeepEP normal kernels: a counts exchange, then one copy per destination GPU"},
+  };
+  return r;
+}
+
 json policy_tables_json() {
   auto list = [](const std::vector<RegistryEntry>& r) {
     json a = json::array();
@@ -115,7 +124,8 @@ json policy_tables_json() {
           {"kv_allocations", list(kv_allocations())},
           {"preemption_modes", list(preemption_modes())},
           {"speculative_methods", list(speculative_methods())},
-          {"lora_targets", list(lora_targets())}};
+          {"lora_targets", list(lora_targets())},
+          {"all_to_all_modes", list(all_to_all_modes())}};
 }
 
 }  // namespace sightline::serve

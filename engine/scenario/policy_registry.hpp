@@ -25,6 +25,7 @@ const std::vector<RegistryEntry>& kv_allocations();
 const std::vector<RegistryEntry>& preemption_modes();
 const std::vector<RegistryEntry>& speculative_methods();
 const std::vector<RegistryEntry>& lora_targets();
+const std::vector<RegistryEntry>& all_to_all_modes();
 
 std::vector<std::string> registry_names(const std::vector<RegistryEntry>& r);
 

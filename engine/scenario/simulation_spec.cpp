@@ -766,20 +766,49 @@ std::shared_ptr<const SimulationSpec> read_simulation(const json& v, const std::
       fail(error_code::kConstraint, r.child_path("lora"), "multi-LoRA serving with speculative decoding is not modelled");
   }
   if (const json* mv = r.find("moe")) {
-    ObjectReader mr(*mv, r.child_path("moe"), {"load_imbalance", "expert_parallel"});
+    ObjectReader mr(*mv, r.child_path("moe"),
+                    {"load_imbalance", "expert_parallel", "attention_data_parallel", "redundant_experts", "all_to_all"});
     if (!s.model.is_moe())
       fail(error_code::kConstraint, r.child_path("moe"), "serving.moe needs a mixture-of-experts model");
     sp.moe.load_imbalance = mr.number("load_imbalance", 1.0, 64.0, 1.0);
     sp.moe.expert_parallel = static_cast<int>(mr.integer("expert_parallel", 1, 1024, 1));
-    if (s.model.moe.num_experts % sp.moe.expert_parallel != 0)
-      fail(error_code::kConstraint, mr.child_path("expert_parallel"),
-           "expert_parallel (" + std::to_string(sp.moe.expert_parallel) + ") must divide num_experts (" +
-               std::to_string(s.model.moe.num_experts) + ")");
-    for (const auto& p : sp.cluster.pools)
-      if (p.layout.tp % sp.moe.expert_parallel != 0)
+    sp.moe.attention_data_parallel = static_cast<int>(mr.integer("attention_data_parallel", 1, 1024, 1));
+    sp.moe.redundant_experts = static_cast<int>(mr.integer("redundant_experts", 0, 4096, 0));
+    sp.moe.all_to_all = pick<AllToAllMode>(mr.choice("all_to_all", registry_names(all_to_all_modes()), "auto"),
+                                           {{"auto", AllToAllMode::Auto},
+                                            {"low_latency", AllToAllMode::LowLatency},
+                                            {"high_throughput", AllToAllMode::HighThroughput}});
+    const int ep = sp.moe.expert_parallel, dp = sp.moe.attention_data_parallel;
+    const int slots = s.model.moe.num_experts + sp.moe.redundant_experts;
+    if (slots % ep != 0)
+      fail(error_code::kConstraint, mr.child_path(sp.moe.redundant_experts > 0 ? "redundant_experts" : "expert_parallel"),
+           "expert_parallel (" + std::to_string(ep) + ") must divide num_experts" +
+               (sp.moe.redundant_experts > 0 ? " + redundant_experts (" : " (") + std::to_string(slots) + ")");
+    if (sp.moe.redundant_experts > 0 && ep == 1)
+      fail(error_code::kConstraint, mr.child_path("redundant_experts"),
+           "redundant experts balance an expert-parallel group; set expert_parallel > 1");
+    for (const auto& p : sp.cluster.pools) {
+      if (dp == 1 && p.layout.tp % ep != 0)
         fail(error_code::kConstraint, mr.child_path("expert_parallel"),
-             "expert_parallel (" + std::to_string(sp.moe.expert_parallel) + ") must divide every pool's tp (" +
-                 std::to_string(p.layout.tp) + "): experts are spread over the tensor-parallel GPUs");
+             "expert_parallel (" + std::to_string(ep) + ") must divide every pool's tp (" +
+                 std::to_string(p.layout.tp) +
+                 "): experts are spread over the tensor-parallel GPUs (or set attention_data_parallel for wide EP)");
+      if (dp > 1 && ep != dp * p.layout.tp)
+        fail(error_code::kConstraint, mr.child_path("expert_parallel"),
+             "with attention_data_parallel " + std::to_string(dp) + " the experts are spread over all its GPUs: " +
+                 "expert_parallel must be attention_data_parallel × tp (" + std::to_string(dp * p.layout.tp) +
+                 " for pool '" + p.name + "')");
+      if (dp > 1 && p.replicas % dp != 0)
+        fail(error_code::kConstraint, mr.child_path("attention_data_parallel"),
+             "attention_data_parallel (" + std::to_string(dp) + ") must divide pool '" + p.name + "''s replicas (" +
+                 std::to_string(p.replicas) + "): each data-parallel group is that many replicas");
+    }
+    for (auto& p : sp.cluster.pools) {
+      p.layout.ep = ep;
+      p.layout.expert_slots = slots;
+    }
+    default_layout.ep = ep;
+    default_layout.expert_slots = slots;
   }
   if (const json* cv = r.find("colocated_model")) {
     const std::string cpath = r.child_path("colocated_model");
@@ -1050,8 +1079,13 @@ json simulation_to_json(const SimulationSpec& sp) {
                  {"targets", sp.lora.targets == LoraTargets::Attention ? "attention" : "all_linear"}};
     if (sp.lora.load_time_ms >= 0) j["lora"]["load_time_ms"] = sp.lora.load_time_ms;
   }
-  if (sp.moe.load_imbalance != 1.0 || sp.moe.expert_parallel != 1)
+  if (sp.moe.load_imbalance != 1.0 || sp.moe.expert_parallel != 1) {
     j["moe"] = {{"load_imbalance", sp.moe.load_imbalance}, {"expert_parallel", sp.moe.expert_parallel}};
+    if (sp.moe.attention_data_parallel != 1) j["moe"]["attention_data_parallel"] = sp.moe.attention_data_parallel;
+    if (sp.moe.redundant_experts != 0) j["moe"]["redundant_experts"] = sp.moe.redundant_experts;
+    if (sp.moe.all_to_all != AllToAllMode::Auto)
+      j["moe"]["all_to_all"] = sp.moe.all_to_all == AllToAllMode::LowLatency ? "low_latency" : "high_throughput";
+  }
   if (sp.colocated.enabled)
     j["colocated_model"] = {{"model", sp.colocated.model->to_json()},
                             {"memory_fraction", sp.colocated.memory_fraction},

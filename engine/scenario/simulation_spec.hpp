@@ -142,9 +142,20 @@ struct LoraSpec {
   LoraTargets targets = LoraTargets::AllLinear;
 };
 
+// How MoE tokens reach experts on other GPUs (DeepEP's two kernel sets).
+enum class AllToAllMode {
+  Auto,            // low_latency for decode-only steps, high_throughput otherwise
+  LowLatency,      // one kernel, every (token, expert) copy sent directly; fp8 dispatch
+  HighThroughput,  // a counts exchange first, then one copy per destination GPU
+};
+
 struct MoeServingSpec {
   double load_imbalance = 1.0;  // hottest expert's tokens / mean tokens per expert
   int expert_parallel = 1;
+  // Wide EP: experts spread over attention_data_parallel replicas (ep = dp·tp).
+  int attention_data_parallel = 1;
+  int redundant_experts = 0;    // EPLB's extra expert copies over the EP group
+  AllToAllMode all_to_all = AllToAllMode::Auto;
 };
 
 struct ColocatedSpec {

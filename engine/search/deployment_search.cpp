@@ -9,6 +9,8 @@
 #include "perf/cost_setup.hpp"
 #include "presets/preset_store.hpp"
 #include "scenario/scenario.hpp"
+#include "search/axis_list.hpp"
+#include "search/search_metric.hpp"
 #include "serve/serving_job.hpp"
 #include "serve/workload.hpp"
 
@@ -31,11 +33,6 @@ json scenario_document(const json& base) {
 constexpr size_t kMaxAxisValues = 64;
 constexpr uint64_t kMaxCombinations = 20000;
 
-void check_axis_size(const json& v, const std::string& path) {
-  if (v.is_array() && v.size() > kMaxAxisValues)
-    fail(error_code::kRange, path,
-         "at most " + std::to_string(kMaxAxisValues) + " values per axis, got " + std::to_string(v.size()));
-}
 
 }  // namespace
 
@@ -69,38 +66,6 @@ void check_search_space(const DeploymentSearchSpec& spec) {
 
 namespace {
 
-template <class T>
-std::vector<T> int_list(const ObjectReader& r, const std::string& key, std::vector<T> fallback, int64_t lo, int64_t hi) {
-  const json* v = r.find(key);
-  if (!v) return fallback;
-  const std::string path = r.child_path(key);
-  if (!v->is_array() || v->empty()) fail(error_code::kType, path, "expected a non-empty array of whole numbers");
-  check_axis_size(*v, path);
-  std::vector<T> out;
-  for (size_t i = 0; i < v->size(); ++i) out.push_back(static_cast<T>(read_integer((*v)[i], pointer_append(path, i), lo, hi)));
-  return out;
-}
-
-std::vector<std::string> choice_list(const ObjectReader& r, const std::string& key, const std::vector<std::string>& valid) {
-  std::vector<std::string> out;
-  const json* v = r.find(key);
-  if (!v) return out;
-  const std::string path = r.child_path(key);
-  if (!v->is_array() || v->empty()) fail(error_code::kType, path, "expected a non-empty array of names");
-  check_axis_size(*v, path);
-  for (size_t i = 0; i < v->size(); ++i) {
-    const std::string ip = pointer_append(path, i);
-    if (!(*v)[i].is_string()) fail(error_code::kType, ip, "expected a string");
-    const std::string name = (*v)[i].get<std::string>();
-    if (std::find(valid.begin(), valid.end(), name) == valid.end()) {
-      std::string names;
-      for (const auto& n : valid) names += (names.empty() ? "" : ", ") + n;
-      fail(error_code::kInvalidValue, ip, "unknown value '" + name + "'; valid: " + names);
-    }
-    out.push_back(name);
-  }
-  return out;
-}
 
 // "colocated" or "P:D" with whole numbers 1..64 on each side.
 PoolRatio parse_ratio(const json& v, const std::string& path) {
@@ -232,12 +197,10 @@ json outcome_json(const CandidateOutcome& o) {
 // cost bound barely moves (e.g. $/Mtok, set by the target rate) can land on
 // either side of the central value.
 json metric(const RankedCandidate& r, const char* id, double CandidateOutcome::*field) {
-  json m = {{"id", id}, {"value", r.central.*field}};
-  if (r.has_interval && r.low.ok && r.high.ok) {
-    m["low"] = std::min({r.low.*field, r.high.*field, r.central.*field});
-    m["high"] = std::max({r.low.*field, r.high.*field, r.central.*field});
-  }
-  return m;
+  const bool bounded = r.has_interval && r.low.ok && r.high.ok;
+  return search_metric(MetricKind::kDeploymentSearch, id, r.central.*field, bounded,
+                       std::min({r.low.*field, r.high.*field, r.central.*field}),
+                       std::max({r.low.*field, r.high.*field, r.central.*field}));
 }
 
 json ranked_json(const DeploymentSearchResult& res, const RankedCandidate& r) {
@@ -476,7 +439,7 @@ DeploymentSearchSpec read_deployment_search(const json& doc) {
   spec.max_gpus = static_cast<int>(r.integer("max_gpus", 1, 4096, 64));
   const json& gl = r.required("gpus");
   if (!gl.is_array() || gl.empty()) fail(error_code::kType, "/gpus", "expected a non-empty array of GPU options");
-  check_axis_size(gl, "/gpus");
+  check_axis_size(gl, "/gpus", kMaxAxisValues);
   for (size_t i = 0; i < gl.size(); ++i) {
     const std::string path = pointer_append("/gpus", i);
     ObjectReader gr(gl[i], path, {"gpu", "usd_per_hour", "intra_node", "inter_node", "gpus_per_node"});
@@ -491,30 +454,28 @@ DeploymentSearchSpec read_deployment_search(const json& doc) {
     g.gpus_per_node = static_cast<int>(gr.integer("gpus_per_node", 1, 64, domain > 0 ? std::min(8, domain) : 8));
     spec.gpus.push_back(g);
   }
-  spec.tp = int_list<int>(r, "tp", spec.tp, 1, 64);
-  spec.pp = int_list<int>(r, "pp", spec.pp, 1, 64);
-  spec.max_num_seqs = int_list<int64_t>(r, "max_num_seqs", spec.max_num_seqs, 1, 65536);
-  if (const json* cv = r.find("chunked_prefill")) {
-    if (!cv->is_array() || cv->empty()) fail(error_code::kType, "/chunked_prefill", "expected a non-empty array of true/false");
-    check_axis_size(*cv, "/chunked_prefill");
-    spec.chunked_prefill.clear();
-    for (size_t i = 0; i < cv->size(); ++i) {
-      if (!(*cv)[i].is_boolean()) fail(error_code::kType, pointer_append("/chunked_prefill", i), "expected true or false");
-      spec.chunked_prefill.push_back((*cv)[i].get<bool>());
-    }
-  }
-  spec.max_num_batched_tokens = int_list<int64_t>(r, "max_num_batched_tokens", {}, 1, int64_t{1} << 24);
-  spec.chunk_size = int_list<int64_t>(r, "chunk_size", {}, 1, int64_t{1} << 20);
+  spec.tp = read_int_axis_as<int>(r, "tp", spec.tp, 1, 64, kMaxAxisValues);
+  spec.pp = read_int_axis_as<int>(r, "pp", spec.pp, 1, 64, kMaxAxisValues);
+  spec.max_num_seqs = read_int_axis(r, "max_num_seqs", spec.max_num_seqs, 1, 65536, kMaxAxisValues);
+  spec.chunked_prefill = read_bool_axis(r, "chunked_prefill", spec.chunked_prefill, kMaxAxisValues);
+  spec.max_num_batched_tokens = read_int_axis(r, "max_num_batched_tokens", {}, 1, int64_t{1} << 24, kMaxAxisValues);
+  spec.chunk_size = read_int_axis(r, "chunk_size", {}, 1, int64_t{1} << 20, kMaxAxisValues);
   // The dtypes the scenario's precision block accepts; what a GPU cannot run
   // (fp8 weights without fp8 tensor cores) is pruned by the scenario checks.
-  spec.weights = choice_list(r, "weights", dtype_names());
-  spec.kv_cache = choice_list(r, "kv_cache", {"fp32", "bf16", "fp16", "fp8", "int8"});
+  spec.weights = read_name_axis(r, "weights", {}, dtype_names(), "weight dtype", kMaxAxisValues);
+  spec.kv_cache = read_name_axis(r, "kv_cache", {}, {"fp32", "bf16", "fp16", "fp8", "int8"}, "KV cache dtype", kMaxAxisValues);
   if (const json* rv = r.find("prefill_decode_ratio")) {
     const std::string path = r.child_path("prefill_decode_ratio");
     if (!rv->is_array() || rv->empty())
       fail(error_code::kType, path, "expected a non-empty array such as [\"colocated\", \"1:1\", \"1:2\"]");
-    check_axis_size(*rv, path);
-    for (size_t i = 0; i < rv->size(); ++i) spec.prefill_decode_ratio.push_back(parse_ratio((*rv)[i], pointer_append(path, i)));
+    check_axis_size(*rv, path, kMaxAxisValues);
+    for (size_t i = 0; i < rv->size(); ++i) {
+      const PoolRatio ratio = parse_ratio((*rv)[i], pointer_append(path, i));
+      for (const PoolRatio& seen : spec.prefill_decode_ratio)
+        if (seen.prefill == ratio.prefill && seen.decode == ratio.decode)
+          fail_listed_twice(pointer_append(path, i), "'" + ratio_name(ratio) + "'");
+      spec.prefill_decode_ratio.push_back(ratio);
+    }
   }
   spec.requests = r.integer("requests", 100, 200000, 1000);
   // The budget question's capacity searches size their runs from the whole
@@ -725,9 +686,9 @@ json DeploymentSearchResult::to_json() const {
       key_metrics.push_back(metric(b, "ttft_p99_ms", &CandidateOutcome::ttft_p99_ms));
       key_metrics.push_back(metric(b, "tpot_p99_ms", &CandidateOutcome::tpot_p99_ms));
     }
-    key_metrics.push_back({{"id", "gpus"}, {"value", b.c.gpus()}});
+    key_metrics.push_back(search_count(MetricKind::kDeploymentSearch, "gpus", b.c.gpus()));
   }
-  key_metrics.push_back({{"id", "deployments_simulated"}, {"value", simulated}});
+  key_metrics.push_back(search_count(MetricKind::kDeploymentSearch, "deployments_simulated", simulated));
   if (budget)
     return {{"kind", "deployment_search"},
             {"objective", "usd_per_million_tokens_at_max_qps"},

@@ -9,6 +9,8 @@
 #include "hw/hardware.hpp"
 #include "perf/cost_setup.hpp"
 #include "presets/preset_store.hpp"
+#include "search/axis_list.hpp"
+#include "search/search_metric.hpp"
 #include "train/estimator.hpp"
 
 namespace sightline::search {
@@ -20,22 +22,6 @@ const std::vector<std::string> kRecomputeModes = {"none", "selective", "selectiv
 const char* const kMemoryKey = "does not fit in GPU memory (the estimator's memory block)";
 
 std::string str(int64_t v) { return std::to_string(v); }
-
-template <class T>
-std::vector<T> int_list(const ObjectReader& r, const std::string& key, std::vector<T> fallback, int64_t lo, int64_t hi) {
-  const json* v = r.find(key);
-  if (!v) return fallback;
-  const std::string path = r.child_path(key);
-  if (!v->is_array() || v->empty()) fail(error_code::kType, path, "expected a non-empty array of whole numbers");
-  std::vector<T> out;
-  for (size_t i = 0; i < v->size(); ++i) {
-    const T x = static_cast<T>(read_integer((*v)[i], pointer_append(path, i), lo, hi));
-    if (std::find(out.begin(), out.end(), x) != out.end())
-      fail(error_code::kInvalidValue, pointer_append(path, i), str(x) + " is listed twice");
-    out.push_back(x);
-  }
-  return out;
-}
 
 // A GPU count as the hardware section takes it: whole nodes of gpus_per_node,
 // or one partly filled node.
@@ -115,12 +101,9 @@ json outcome_json(const TrainOutcome& o) {
 
 // A metric with its 80% interval (the low/high cost-bound runs) when it has one.
 json metric(const RankedTrainCandidate& r, const char* id, double TrainOutcome::*field) {
-  json m = {{"id", id}, {"value", r.central.*field}};
-  if (r.has_interval && r.low.ok && r.high.ok) {
-    m["low"] = std::min(r.low.*field, r.high.*field);
-    m["high"] = std::max(r.low.*field, r.high.*field);
-  }
-  return m;
+  const bool bounded = r.has_interval && r.low.ok && r.high.ok;
+  return search_metric(MetricKind::kTrainingSearch, id, r.central.*field, bounded, std::min(r.low.*field, r.high.*field),
+                       std::max(r.low.*field, r.high.*field));
 }
 
 json candidate_json(const TrainCandidate& c) {
@@ -143,7 +126,7 @@ json ranked_json(const RankedTrainCandidate& r, size_t rank) {
     km.push_back(metric(r, "mfu_pct", &TrainOutcome::mfu_pct));
     if (r.central.tokens_per_usd > 0) km.push_back(metric(r, "tokens_per_usd", &TrainOutcome::tokens_per_usd));
     if (r.central.cost_usd > 0) km.push_back(metric(r, "cost_usd", &TrainOutcome::cost_usd));
-    km.push_back({{"id", "memory_per_gpu_GiB"}, {"value", r.central.memory_GiB}});
+    km.push_back(search_size(MetricKind::kTrainingSearch, "memory_per_gpu_GiB", r.central.memory_GiB));
     j["key_metrics"] = km;
   }
   return j;
@@ -280,7 +263,7 @@ TrainingSearchSpec read_training_search(const json& doc) {
       if (!cv) {
         g.counts = {s.hardware.total_gpus()};
       } else if (cv->is_array()) {
-        g.counts = int_list<int>(gr, "count", {}, 1, 1 << 20);
+        g.counts = read_int_axis_as<int>(gr, "count", std::vector<int>{}, 1, 1 << 20);
       } else {
         g.counts = {static_cast<int>(read_integer(*cv, cp, 1, 1 << 20))};
       }
@@ -296,38 +279,15 @@ TrainingSearchSpec read_training_search(const json& doc) {
              "tokens_per_usd needs a price per GPU-hour: give gpus [{gpu, usd_per_hour}] or the base's cost_model.gpu_hour_usd");
 
   // The axes.
-  spec.tp = int_list<int>(r, "tp", spec.tp, 1, 1024);
-  spec.pp = int_list<int>(r, "pp", spec.pp, 1, 1024);
-  spec.cp = int_list<int>(r, "cp", spec.cp, 1, 1024);
-  spec.ep = int_list<int>(r, "ep", spec.ep, 1, 1024);
-  spec.micro_batch = int_list<int64_t>(r, "micro_batch", spec.micro_batch, 1, 1 << 16);
-  spec.virtual_stages = int_list<int>(r, "virtual_stages", spec.virtual_stages, 1, 64);
-  spec.zero_stage = int_list<int>(r, "zero_stage", spec.zero_stage, 0, 3);
-  if (const json* rv = r.find("recompute")) {
-    if (!rv->is_array() || rv->empty()) fail(error_code::kType, "/recompute", "expected a non-empty array of recompute modes");
-    spec.recompute.clear();
-    for (size_t i = 0; i < rv->size(); ++i) {
-      const std::string p = pointer_append("/recompute", i);
-      if (!(*rv)[i].is_string()) fail(error_code::kType, p, "expected a recompute mode (none, selective, selective_op, full)");
-      const std::string m = (*rv)[i].get<std::string>();
-      if (std::find(kRecomputeModes.begin(), kRecomputeModes.end(), m) == kRecomputeModes.end())
-        fail(error_code::kInvalidValue, p, "unknown recompute mode '" + m + "'; valid: none, selective, selective_op, full");
-      if (std::find(spec.recompute.begin(), spec.recompute.end(), m) != spec.recompute.end())
-        fail(error_code::kInvalidValue, p, "'" + m + "' is listed twice");
-      spec.recompute.push_back(m);
-    }
-  }
-  if (const json* sv = r.find("sequence_parallel")) {
-    if (!sv->is_array() || sv->empty()) fail(error_code::kType, "/sequence_parallel", "expected a non-empty array of true/false");
-    spec.sequence_parallel.clear();
-    for (size_t i = 0; i < sv->size(); ++i) {
-      const std::string p = pointer_append("/sequence_parallel", i);
-      if (!(*sv)[i].is_boolean()) fail(error_code::kType, p, "expected true or false");
-      if (std::find(spec.sequence_parallel.begin(), spec.sequence_parallel.end(), (*sv)[i].get<bool>()) != spec.sequence_parallel.end())
-        fail(error_code::kInvalidValue, p, "listed twice");
-      spec.sequence_parallel.push_back((*sv)[i].get<bool>());
-    }
-  }
+  spec.tp = read_int_axis_as<int>(r, "tp", spec.tp, 1, 1024);
+  spec.pp = read_int_axis_as<int>(r, "pp", spec.pp, 1, 1024);
+  spec.cp = read_int_axis_as<int>(r, "cp", spec.cp, 1, 1024);
+  spec.ep = read_int_axis_as<int>(r, "ep", spec.ep, 1, 1024);
+  spec.micro_batch = read_int_axis(r, "micro_batch", spec.micro_batch, 1, 1 << 16);
+  spec.virtual_stages = read_int_axis_as<int>(r, "virtual_stages", spec.virtual_stages, 1, 64);
+  spec.zero_stage = read_int_axis_as<int>(r, "zero_stage", spec.zero_stage, 0, 3);
+  spec.recompute = read_name_axis(r, "recompute", spec.recompute, kRecomputeModes, "recompute mode");
+  spec.sequence_parallel = read_bool_axis(r, "sequence_parallel", spec.sequence_parallel);
   spec.top = static_cast<int>(r.integer("top", 1, 64, 5));
   spec.max_interval_points = static_cast<int>(r.integer("max_interval_points", 0, 256, 16));
   int64_t space = 0;
@@ -593,10 +553,10 @@ json TrainingSearchResult::to_json() const {
     key_metrics.push_back(metric(b, "mfu_pct", &TrainOutcome::mfu_pct));
     if (!tpu && b.central.tokens_per_usd > 0) key_metrics.push_back(metric(b, "tokens_per_usd", &TrainOutcome::tokens_per_usd));
     if (b.central.cost_usd > 0) key_metrics.push_back(metric(b, "cost_usd", &TrainOutcome::cost_usd));
-    key_metrics.push_back({{"id", "memory_per_gpu_GiB"}, {"value", b.central.memory_GiB}});
-    key_metrics.push_back({{"id", "gpus"}, {"value", b.c.gpus}});
+    key_metrics.push_back(search_size(MetricKind::kTrainingSearch, "memory_per_gpu_GiB", b.central.memory_GiB));
+    key_metrics.push_back(search_count(MetricKind::kTrainingSearch, "gpus", b.c.gpus));
   }
-  key_metrics.push_back({{"id", "configurations_estimated"}, {"value", estimated}});
+  key_metrics.push_back(search_count(MetricKind::kTrainingSearch, "configurations_estimated", estimated));
   const bool holds = !ranked.empty() && ranked.front().has_interval && best_at_low_bound == ranked.front().label &&
                      best_at_high_bound == ranked.front().label;
   return {{"kind", "training_search"},

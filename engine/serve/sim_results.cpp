@@ -199,6 +199,8 @@ json Simulation::metrics() const {
     m["moe"] = {{"load_imbalance", spec_.moe.load_imbalance},
                 {"expert_parallel", spec_.moe.expert_parallel},
                 {"expert_time_fraction", safe_div(expert_s_, step_s)}};
+    if (spec_.moe.attention_data_parallel > 1) m["moe"]["attention_data_parallel"] = spec_.moe.attention_data_parallel;
+    if (spec_.moe.redundant_experts > 0) m["moe"]["redundant_experts"] = spec_.moe.redundant_experts;
   }
   json fam = json::object();
   for (int f = 0; f < 11; ++f)

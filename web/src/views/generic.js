@@ -1,7 +1,7 @@
 // The view of any result kind that has no view of its own yet: every numeric
 // metric as a headline card and a table, and the whole result as JSON text.
 import { fixed3, metricLabel } from '../format.js';
-import { metricKeys, numericLeaves } from '../kinds.js';
+import { metricKeys, numericLeaves } from '../result-values.js';
 import { $, cell } from '../dom.js';
 
 

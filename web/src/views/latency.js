@@ -5,7 +5,7 @@ import { renderResult, memoryRows } from '../render.js';
 import { chartView } from '../charts/registry.js';
 import { stackedBarsConfig, groupSum } from '../charts/bars.js';
 import { rooflineConfig, rooflinePoints } from '../charts/roofline.js';
-import { numericLeaves } from '../kinds.js';
+import { numericLeaves } from '../result-values.js';
 import { sig3 } from '../format.js';
 import { $ } from '../dom.js';
 import { metricInfo, metricValue, metricWords } from '../catalogue.js';

@@ -9,7 +9,7 @@
 import { chartView } from '../charts/registry.js';
 import { stackedBarsConfig } from '../charts/bars.js';
 import { xyConfig } from '../charts/xy.js';
-import { numericLeaves } from '../kinds.js';
+import { numericLeaves } from '../result-values.js';
 import { sig3, unitName } from '../format.js';
 import { distributionInfo, distributionList, memoryPart, metricAt, metricKey, metricList, metricInfo, metricValue, metricWords, valueAt } from '../catalogue.js';
 import { $, cell, metricSpan } from '../dom.js';

@@ -8,7 +8,7 @@ import { chartView } from '../charts/registry.js';
 import { stackedBarsConfig } from '../charts/bars.js';
 import { timelineConfig, pipelineSegments } from '../charts/timeline.js';
 import { xyConfig } from '../charts/xy.js';
-import { numericLeaves } from '../kinds.js';
+import { numericLeaves } from '../result-values.js';
 import { fixed3, percent, sig3, unitName } from '../format.js';
 import { memoryPart, stepPart, metricInfo, metricKey, metricList, metricValue, metricWords } from '../catalogue.js';
 import { $, cell, metricSpan, setMetric } from '../dom.js';

@@ -1,0 +1,85 @@
+// sightline fit: imports benchmark result files and fits a cluster calibration.
+#include <iomanip>
+#include <iostream>
+
+#include "api/calibration_fit.hpp"
+#include "cli/cli_common.hpp"
+#include "cli/flags.hpp"
+#include "core/error.hpp"
+#include "core/json_text.hpp"
+
+namespace sightline::cli {
+
+namespace {
+
+void print_fit_table(const json& cal) {
+  const json& f = cal["factors"];
+  std::cout << "calibration '" << cal["id"].get<std::string>() << "'\n"
+            << "  compute efficiency scale  " << f["compute_efficiency_scale"].get<double>() << "\n"
+            << "  memory efficiency scale   " << f["memory_efficiency_scale"].get<double>() << "\n"
+            << "  comm efficiency scale     " << f["comm_efficiency_scale"].get<double>() << "\n"
+            << "  host time per step (us)   " << f["host_us_per_step"].get<double>() << "\n\n";
+  std::cout << "run                                   metric  measured  uncalibrated  calibrated   err(uncal)  err(cal)\n";
+  for (const json& r : cal["fit"]["in_sample"]["runs"]) {
+    for (const std::string m : {"ttft", "tpot"}) {
+      const std::string key = m + "_mean_ms";
+      std::cout << std::left << std::setw(38) << (r["file"].get<std::string>() + r["where"].get<std::string>()).substr(0, 37)
+                << std::setw(8) << m << std::right << std::fixed << std::setprecision(2) << std::setw(9)
+                << r["measured"][key].get<double>() << std::setw(14) << r["uncalibrated"][key].get<double>()
+                << std::setw(12) << r["calibrated"][key].get<double>() << std::setw(12) << std::setprecision(1)
+                << 100 * r["error_uncalibrated"][m].get<double>() << "%" << std::setw(9)
+                << 100 * r["error_calibrated"][m].get<double>() << "%\n";
+    }
+  }
+  std::cout << std::setprecision(1) << "median |error|: uncalibrated "
+            << 100 * cal["fit"]["in_sample"]["median_abs_error_uncalibrated"].get<double>() << "%, calibrated "
+            << 100 * cal["fit"]["in_sample"]["median_abs_error_calibrated"].get<double>() << "%";
+  const json& h = cal["fit"]["held_out"];
+  if (h.is_object()) std::cout << ", held-out (factors fitted without them) " << 100 * h["median_abs_error"].get<double>() << "%";
+  std::cout << "\n";
+}
+
+}  // namespace
+
+int cmd_fit(const Args& args) {
+  std::vector<std::string> files;
+  std::string base_file, out, id = "my-cluster", format_in, output = "table", problem;
+  bool import_only = false;
+  Flags flags("fit");
+  flags.text("--base", &base_file).text("--out", &out).text("--id", &id)
+      .text("--bench-format", &format_in, {"vllm", "sglang", "guidellm", "genai-perf", "mlperf"})
+      .text("--format", &output, {"table", "json"}).boolean("--import-only", &import_only).positional(&files, 1000);
+  if (!flags.parse(args, problem)) return usage_error(problem);
+  if (files.empty()) return usage_error("fit takes at least one BENCH_FILE");
+  if (!import_only && base_file.empty()) return usage_error("fit needs --base SCENARIO.json (the deployment the runs were measured on)");
+  try {
+    std::vector<api::BenchRun> runs;
+    std::string source;
+    for (const std::string& f : files) {
+      std::string text;
+      if (!read_file(f, text)) fail("io_error", "", "cannot read " + f);
+      for (api::BenchRun& r : api::read_bench_file(f, text, format_in)) runs.push_back(std::move(r));
+      source += (source.empty() ? "" : ", ") + f;
+    }
+    if (import_only) {
+      json a = json::array();
+      for (const api::BenchRun& r : runs) a.push_back(r.to_json());
+      std::cout << safe_dump(a, 2) << "\n";
+      return 0;
+    }
+    std::string base_text;
+    if (!read_file(base_file, base_text)) fail("io_error", "", "cannot read " + base_file);
+    const json base = json::parse(base_text, nullptr, false);
+    if (base.is_discarded()) fail(error_code::kParse, "", base_file + ": not valid JSON");
+    const json cal = api::fit_cluster_calibration(base, runs, id, "sightline fit of " + source + " on " + base_file);
+    if (!out.empty()) write_output(out, safe_dump(cal, 2) + "\n");
+    if (output == "json") std::cout << safe_dump(cal, 2) << "\n";
+    else print_fit_table(cal);
+    if (!out.empty() && output == "table") std::cout << "wrote " << out << "\n";
+    return 0;
+  } catch (const SightlineError& e) {
+    return report_error(e);
+  }
+}
+
+}  // namespace sightline::cli

@@ -1,0 +1,126 @@
+// Benchmark import and cluster calibration (`sightline fit`, `run --calibration`).
+// The round trip: a known "truth" cluster (efficiencies and host time per step
+// perturbed by known amounts through a calibration file) is run through the real
+// CLI, its results are written in every supported benchmark format with the
+// field names each tool writes, and `fit` must recover the perturbation and
+// predict a different scenario on the same cluster.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { cliPath, repoRoot } from '../wasm/wasm_module.mjs';
+
+const fixtures = path.join(repoRoot, 'tests', 'data', 'bench');
+const work = mkdtempSync(path.join(tmpdir(), 'sightline-fit-'));
+
+function cli(args) {
+  const r = spawnSync(cliPath, args, { encoding: 'utf8', maxBuffer: 1 << 28 });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+function write(name, content) {
+  const p = path.join(work, name);
+  writeFileSync(p, typeof content === 'string' ? content : JSON.stringify(content));
+  return p;
+}
+
+const fixed = (v) => ({ dist: 'fixed', value: v });
+function scenario(model, rate, prompt, output, requests = 200) {
+  return {
+    schema_version: 1,
+    id: `fit-${model}-${rate}-${prompt}-${output}`,
+    seed: 7,
+    model,
+    hardware: { gpu: 'a100-80g-sxm', gpus_per_node: 1 },
+    serving: {
+      mode: 'simulate',
+      parallelism: { tp: 1, pp: 1 },
+      workload: { arrival: { process: 'poisson', rate_qps: rate }, num_requests: requests, prompt_tokens: fixed(prompt), output_tokens: fixed(output) },
+      scheduler: { policy: 'continuous' },
+    },
+  };
+}
+
+const truth = { id: 'truth', source: 'fit.test.mjs: known perturbation', factors: { compute_efficiency_scale: 0.8, memory_efficiency_scale: 0.9, comm_efficiency_scale: 1, host_us_per_step: 300 } };
+const truthFile = write('truth.json', truth);
+
+function runMetrics(s, calFile) {
+  const args = ['run', write(`${s.id}.json`, s), '--format', 'json', '--central-only'];
+  if (calFile) args.push('--calibration', calFile);
+  const r = cli(args);
+  assert.equal(r.code, 0, r.err);
+  return JSON.parse(r.out).result;
+}
+
+// The measured figures each writer needs, from a truth run.
+function measured(s) {
+  const r = runMetrics(s, truthFile);
+  const m = r.metrics;
+  const w = s.serving.workload;
+  return {
+    rate: w.arrival.rate_qps, n: m.requests.completed, prompt: w.prompt_tokens.value, output: w.output_tokens.value,
+    ttft: m.ttft_ms.mean, tpot: m.tpot_ms.mean, itl: m.itl_ms.mean, e2e_ms: m.e2e_s.mean * 1e3,
+    rps: m.throughput.requests_per_s, otps: m.throughput.output_tokens_per_s, duration: m.duration_s,
+  };
+}
+
+const writers = {
+  vllm: (x) => ({ date: '20260101-000000', backend: 'vllm', model_id: 'meta-llama/Llama-2-7b-hf', tokenizer_id: 'meta-llama/Llama-2-7b-hf', num_prompts: x.n, request_rate: x.rate, burstiness: 1.0, max_concurrency: null, duration: x.duration, completed: x.n, total_input_tokens: x.n * x.prompt, total_output_tokens: x.n * x.output, request_throughput: x.rps, request_goodput: null, output_throughput: x.otps, total_token_throughput: x.otps * (1 + x.prompt / x.output), mean_ttft_ms: x.ttft, median_ttft_ms: x.ttft, std_ttft_ms: 0, p99_ttft_ms: x.ttft, mean_tpot_ms: x.tpot, median_tpot_ms: x.tpot, std_tpot_ms: 0, p99_tpot_ms: x.tpot, mean_itl_ms: x.itl, median_itl_ms: x.itl, std_itl_ms: 0, p99_itl_ms: x.itl, mean_e2el_ms: x.e2e_ms, median_e2el_ms: x.e2e_ms, std_e2el_ms: 0, p99_e2el_ms: x.e2e_ms }),
+  sglang: (x) => ({ backend: 'sglang', dataset_name: 'random', request_rate: x.rate, max_concurrency: null, random_input_len: x.prompt, random_output_len: x.output, random_range_ratio: 1.0, duration: x.duration, completed: x.n, total_input_tokens: x.n * x.prompt, total_output_tokens: x.n * x.output, total_output_tokens_retokenized: x.n * x.output, request_throughput: x.rps, input_throughput: x.rps * x.prompt, output_throughput: x.otps, mean_e2e_latency_ms: x.e2e_ms, median_e2e_latency_ms: x.e2e_ms, mean_ttft_ms: x.ttft, median_ttft_ms: x.ttft, p99_ttft_ms: x.ttft, mean_tpot_ms: x.tpot, median_tpot_ms: x.tpot, mean_itl_ms: x.itl, median_itl_ms: x.itl, concurrency: 1 }),
+  guidellm: (x) => {
+    const s = (v) => ({ successful: { mean: v, median: v, mode: v, variance: 0, std_dev: 0, min: v, max: v, count: x.n, total_sum: v * x.n } });
+    return { benchmarks: [{ type_: 'generative_benchmark', args: { strategy: { type_: 'poisson', rate: x.rate } }, run_stats: { requests_made: { successful: x.n, errored: 0, incomplete: 0, total: x.n } }, metrics: { requests_per_second: s(x.rps), request_latency: s(x.e2e_ms / 1e3), prompt_token_count: s(x.prompt), output_token_count: s(x.output), time_to_first_token_ms: s(x.ttft), time_per_output_token_ms: s(x.e2e_ms / x.output), inter_token_latency_ms: s(x.tpot), output_tokens_per_second: s(x.otps) } }] };
+  },
+  'genai-perf': (x) => ({ request_throughput: { unit: 'requests/sec', avg: x.rps }, request_latency: { unit: 'ms', avg: x.e2e_ms }, request_count: { unit: 'count', avg: x.n }, time_to_first_token: { unit: 'ms', avg: x.ttft }, inter_token_latency: { unit: 'ms', avg: x.tpot }, output_token_throughput: { unit: 'tokens/sec', avg: x.otps }, output_sequence_length: { unit: 'tokens', avg: x.output }, input_sequence_length: { unit: 'tokens', avg: x.prompt }, input_config: { model: ['meta-llama/Llama-2-7b-hf'], request_rate: x.rate, concurrency: null, streaming: true } }),
+  mlperf: (x) => ['================================================', 'MLPerf Results Summary', '================================================', 'SUT name : PySUT', 'Scenario : Server', 'Mode     : PerformanceOnly', `Completed samples per second    : ${x.rps}`, `Completed tokens per second: ${x.otps}`, 'Result is : VALID', '', 'Additional Stats', `Mean latency (ns)               : ${Math.round(x.e2e_ms * 1e6)}`, `Mean First Token latency (ns)   : ${Math.round(x.ttft * 1e6)}`, `Mean Time to Output Token (ns)  : ${Math.round(x.tpot * 1e6)}`, '', 'Test Parameters Used', 'samples_per_query : 1', `target_qps : ${x.rate}`, `min_query_count : ${x.n}`, ''].join('\n'),
+};
+
+test('every fixture reads as its format, with the workload as run', () => {
+  const cases = [['vllm_bench_serve.json', 'vllm', 1], ['sglang_bench_serving.jsonl', 'sglang', 2], ['guidellm_report.json', 'guidellm', 1], ['genai_perf_profile_export_genai_perf.json', 'genai-perf', 1], ['mlperf_log_summary.txt', 'mlperf', 1]];
+  for (const [file, format, runs] of cases) {
+    const r = cli(['fit', path.join(fixtures, file), '--import-only']);
+    assert.equal(r.code, 0, `${file}: ${r.err}`);
+    const a = JSON.parse(r.out);
+    assert.equal(a.length, runs, file);
+    assert.equal(a[0].format, format, file);
+    assert.equal(a[0].workload.rate_qps, 2, file);
+    assert.ok(a[0].measured.ttft_mean_ms > 30 && a[0].measured.ttft_mean_ms < 60, file);
+    assert.ok(a[0].measured.tpot_mean_ms > 11 && a[0].measured.tpot_mean_ms < 15, file);
+    if (format !== 'mlperf') assert.equal(a[0].workload.prompt_tokens_mean, 512, file);
+  }
+});
+
+test('malformed and partial benchmark files get located errors', () => {
+  const vllm = JSON.parse(readFileSync(path.join(fixtures, 'vllm_bench_serve.json'), 'utf8'));
+  const cases = [
+    ['bad.json', '{"mean_ttft_ms": 1,', 'parse_error', '/0'],  // read as JSONL: line 0
+    ['partial-vllm.json', { ...vllm, mean_tpot_ms: undefined }, 'missing_key', '/mean_tpot_ms'],
+    ['type-vllm.json', { ...vllm, completed: 'four' }, 'type_error', '/completed'],
+    ['short-arrays.json', { ...vllm, input_lens: [512, 512] }, 'invalid_value', '/input_lens'],
+    ['sglang.jsonl', readFileSync(path.join(fixtures, 'sglang_bench_serving.jsonl'), 'utf8').replace('"mean_ttft_ms": 55.8', '"mean_ttft_ms": -1'), 'out_of_range', '/1/mean_ttft_ms'],
+    ['guidellm.json', { benchmarks: [{ args: { strategy: { type_: 'warp' } }, metrics: {} }] }, 'invalid_value', '/benchmarks/0/args/strategy/type_'],
+    ['genai.json', { time_to_first_token: { unit: 's', avg: 0.04 }, input_config: {} }, 'invalid_value', '/time_to_first_token/unit'],
+    ['mlperf.txt', 'MLPerf Results Summary\nScenario : Offline\n', 'not_implemented', '/line/2'],
+    ['other.json', { hello: 1 }, 'invalid_value', ''],
+  ];
+  for (const [name, content, code, where] of cases) {
+    const r = cli(['fit', write(name, content), '--import-only']);
+    assert.equal(r.code, 1, name);
+    assert.match(r.err, new RegExp(`error \\[${code}\\] at '${where}': .*${name.replace('.', '\\.')}`), `${name}: ${r.err}`);
+  }
+});
+
+test('a run names the calibration it used; a bad calibration file is a located error', () => {
+  const s = scenario('llama-2-7b', 2, 512, 128, 50);
+  const plain = runMetrics(s);
+  const cal = runMetrics(s, truthFile);
+  assert.equal(plain.calibration, undefined);
+  assert.deepEqual(cal.calibration.factors, truth.factors);
+  assert.equal(cal.calibration.id, 'truth');
+  assert.ok(cal.metrics.tpot_ms.mean > plain.metrics.tpot_ms.mean * 1.05);
+  const bad = write('bad-cal.json', { ...truth, factors: { ...truth.factors, memory_efficiency_scale: 0 } });
+  const r = cli(['run', write('s.json', s), '--calibration', bad]);
+  assert.equal(r.code, 1);
+  assert.match(r.err, /error \[out_of_range\] at '\/cost_model\/calibration\/factors\/memory_efficiency_scale'/);
+});
