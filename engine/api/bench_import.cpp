@@ -89,13 +89,14 @@ void check_measured(const BenchRun& r, const std::string& path) {
                "the run records no positive mean TTFT and TPOT (non-streaming runs cannot be fitted)");
 }
 
-// vllm bench serve --save-result (benchmarks/benchmark_serving.py): one object.
-BenchRun read_vllm(const json& j, const std::string& file) {
-  const std::string p;
+// The summary keys vllm's benchmark_serving.py and SGLang's bench_serving
+// both write (SGLang's script began as a copy of vllm's); only the end-to-end
+// latency key differs.
+BenchRun read_serving_summary(const json& j, const char* format, const char* e2e_key, const std::string& file,
+                              const std::string& p) {
   BenchRun r;
-  r.format = "vllm";
+  r.format = format;
   r.file = file;
-  if (j.contains("model_id") && j["model_id"].is_string()) r.model = j["model_id"].get<std::string>();
   r.rate_qps = read_rate(j, "request_rate", file, p);
   r.concurrency = static_cast<int64_t>(opt(j, "max_concurrency", file, p));
   r.requests = static_cast<int64_t>(need(j, "completed", file, p));
@@ -107,7 +108,15 @@ BenchRun read_vllm(const json& j, const std::string& file) {
   r.ttft_mean_ms = need(j, "mean_ttft_ms", file, p);
   r.tpot_mean_ms = need(j, "mean_tpot_ms", file, p);
   r.itl_mean_ms = opt(j, "mean_itl_ms", file, p);
-  r.e2e_mean_ms = opt(j, "mean_e2el_ms", file, p);
+  r.e2e_mean_ms = opt(j, e2e_key, file, p);
+  return r;
+}
+
+// vllm bench serve --save-result (benchmarks/benchmark_serving.py): one object.
+BenchRun read_vllm(const json& j, const std::string& file) {
+  const std::string p;
+  BenchRun r = read_serving_summary(j, "vllm", "mean_e2el_ms", file, p);
+  if (j.contains("model_id") && j["model_id"].is_string()) r.model = j["model_id"].get<std::string>();
   // Per-request arrays (written with --save-detailed): checked, so a truncated file is caught.
   for (const char* key : {"input_lens", "output_lens", "ttfts"}) {
     auto it = j.find(key);
@@ -128,22 +137,8 @@ BenchRun read_vllm(const json& j, const std::string& file) {
 // sglang.bench_serving --output-file: JSONL, one object per run.
 BenchRun read_sglang_line(const json& j, const std::string& file, const std::string& p) {
   require_json_object(j, file, p);
-  BenchRun r;
-  r.format = "sglang";
-  r.file = file;
+  BenchRun r = read_serving_summary(j, "sglang", "mean_e2e_latency_ms", file, p);
   r.where = p;
-  r.rate_qps = read_rate(j, "request_rate", file, p);
-  r.concurrency = static_cast<int64_t>(opt(j, "max_concurrency", file, p));
-  r.requests = static_cast<int64_t>(need(j, "completed", file, p));
-  const double n = static_cast<double>(std::max<int64_t>(r.requests, 1));
-  r.prompt_tokens_mean = need(j, "total_input_tokens", file, p) / n;
-  r.output_tokens_mean = need(j, "total_output_tokens", file, p) / n;
-  r.requests_per_s = need(j, "request_throughput", file, p);
-  r.output_tokens_per_s = opt(j, "output_throughput", file, p);
-  r.ttft_mean_ms = need(j, "mean_ttft_ms", file, p);
-  r.tpot_mean_ms = need(j, "mean_tpot_ms", file, p);
-  r.itl_mean_ms = opt(j, "mean_itl_ms", file, p);
-  r.e2e_mean_ms = opt(j, "mean_e2e_latency_ms", file, p);
   return r;
 }
 

@@ -80,6 +80,16 @@ void write_output(const std::string& path, const std::string& text) {
   f << text;
 }
 
+std::ostream* open_output_stream(const std::string& path, std::ofstream& file) {
+  if (path.empty()) return &std::cout;
+  file.open(path, std::ios::binary);
+  if (!file) {
+    std::cerr << "error [io_error] at '': cannot write " << path << "\n";
+    return nullptr;
+  }
+  return &file;
+}
+
 std::string file_name(const std::string& path) {
   const size_t slash = path.find_last_of('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);

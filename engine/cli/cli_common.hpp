@@ -1,6 +1,7 @@
 #pragma once
 // Helpers shared by the CLI's commands.
 #include <cstdint>
+#include <fstream>
 #include <functional>
 #include <string>
 #include <vector>
@@ -22,6 +23,10 @@ int report_error(const json& envelope);                 // prints "error [code] 
 int report_error(const SightlineError& e);              // the same for an error caught in a command
 bool read_file(const std::string& path, std::string& out);  // "-" reads standard input
 void write_output(const std::string& path, const std::string& text);  // "" writes standard output; fails with io_error
+// The stream a command streams its output lines to: standard output for "",
+// else `file` opened on `path`; nullptr (after printing the io_error) when the
+// file cannot be opened.
+std::ostream* open_output_stream(const std::string& path, std::ofstream& file);
 std::string file_name(const std::string& path);                     // the part after the last '/' 
 std::string fixed(double v, int digits);
 // Runs task(k) for k in [0, n) on up to `jobs` threads (search candidates; each task writes its own slot).

@@ -146,14 +146,9 @@ int cmd_batch(const Args& args) {
     }
   };
   std::ofstream file;
-  if (!out.empty()) {
-    file.open(out, std::ios::binary);
-    if (!file) {
-      std::cerr << "error [io_error] at '': cannot write " << out << "\n";
-      return 1;
-    }
-  }
-  std::ostream& os = out.empty() ? std::cout : file;
+  std::ostream* const output = open_output_stream(out, file);
+  if (!output) return 1;
+  std::ostream& os = *output;
   std::vector<std::thread> pool;
   const int64_t threads = std::min<int64_t>(jobs, std::max<int64_t>(1, static_cast<int64_t>(todo.size())));
   for (int64_t t = 0; t < threads; ++t) pool.emplace_back(worker);

@@ -170,14 +170,9 @@ int cmd_sweep(const Args& args) {
 
   // Points are written as they are made: memory does not grow with the grid.
   std::ofstream file;
-  if (!out.empty()) {
-    file.open(out, std::ios::binary);
-    if (!file) {
-      std::cerr << "error [io_error] at '': cannot write " << out << "\n";
-      return 1;
-    }
-  }
-  std::ostream& os = out.empty() ? std::cout : file;
+  std::ostream* const output = open_output_stream(out, file);
+  if (!output) return 1;
+  std::ostream& os = *output;
   std::vector<size_t> index(axes.size(), 0);
   for (uint64_t k = 0; k < count; ++k) {
     // Grid order: the last --set varies fastest.
