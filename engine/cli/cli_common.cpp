@@ -34,7 +34,7 @@ const char* const kUsage =
     "  sightline batch IN.jsonl [--jobs N] [--shard i/N] [--out FILE] [--central-only] [--max-work-units N]\n"
     "  sightline merge SHARD.jsonl... [--out FILE]\n"
     "  sightline search FILE [--jobs N] [--format table|json] [--out FILE] [--top N] [--confirm REQUESTS]\n"
-    "  sightline check-capacity FILE|--preset ID [--scale 20] [--jobs N] [--format table|json]\n"
+    "  sightline check-capacity FILE|--preset ID|--all [--scale 20] [--jobs N] [--format table|json|markdown]\n"
     "  sightline registries\n"
     "  sightline version\n"
     "FILE may be '-' for standard input. --max-work-units (1 to 10000000000) raises a run's work budget\n"

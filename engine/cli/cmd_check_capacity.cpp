@@ -7,19 +7,28 @@
 //   - the brute-force capacity (the highest rate whose long run meets the
 //     SLO, found on a grid of rates around the answer and refined by
 //     bisection on long runs) must lie within 5% of the answer.
-// A long run "meets the SLO" when every request completes and the share of
-// all its requests within every bound of the SLO (its goodput attainment)
-// reaches slo.attainment: no warm-up is skipped and no statistics are
-// applied, so the check does not share the search's steady-state verdict.
-// The long runs are long enough for the start-up and the drain to be a small
-// share of them, and for an overload to show as queueing (a run that is
-// `scale` times longer queues `scale` times more behind an overload).
+// A long run "meets the SLO" when every request completes and every
+// condition of the SLO, counted over all its requests, reaches its share: the
+// joint share within every bound that names no percentile reaches
+// slo.attainment, and each bound with a percentile holds for that share of
+// requests (of gaps, for ITL) -- the run's own metrics.goodput.conditions,
+// the same SLO object the search judges. No warm-up is skipped and no
+// statistics are applied, so the check does not share the search's
+// steady-state verdict. The long runs are long enough for the start-up and
+// the drain to be a small share of them, and for an overload to show as
+// queueing (a run that is `scale` times longer queues `scale` times more
+// behind an overload).
+// --all checks every shipped scenario preset whose serving section has an
+// SLO, as shipped (the search's defaults added where it has none).
 #include <algorithm>
 #include <cmath>
 #include <iostream>
+#include <map>
+#include <mutex>
 #include <sstream>
 
 #include "api/api.hpp"
+#include "api/budgeted_job.hpp"
 #include "cli/cli_common.hpp"
 #include "core/json_text.hpp"
 
@@ -35,7 +44,9 @@ constexpr int kMaxGridExtensions = 6;    // widen the grid (x0.8 / x1.25) at mos
 
 struct LongRun {
   double qps = 0;
-  double attainment = 0;
+  double attainment = 0;   // the joint goodput share (every bound)
+  json conditions;         // metrics.goodput.conditions of the run
+  json binding;            // the condition with the least margin over its share
   int64_t completed = 0;
   double goodput_qps = 0;
   double ttft_p99_ms = 0;
@@ -44,13 +55,27 @@ struct LongRun {
 };
 
 json run_json(const LongRun& r) {
-  return {{"qps", r.qps}, {"slo_attainment", r.attainment}, {"completed", r.completed}, {"goodput_qps", r.goodput_qps},
-          {"ttft_p99_ms", r.ttft_p99_ms}, {"meets_slo", r.meets}};
+  return {{"qps", r.qps},          {"slo_attainment", r.attainment}, {"completed", r.completed},
+          {"goodput_qps", r.goodput_qps}, {"ttft_p99_ms", r.ttft_p99_ms}, {"binding", r.binding},
+          {"conditions", r.conditions}, {"meets_slo", r.meets}};
 }
 
-// The scenario as a plain run of `requests` at `qps`: no search, no compare.
+// "0.9612 of 0.90 (TTFT+TPOT joint)": the binding condition, for tables.
+std::string binding_text(const LongRun& r) {
+  if (!r.binding.is_object()) return "n/a";
+  std::string metrics;
+  for (const auto& m : r.binding["metrics"]) metrics += (metrics.empty() ? "" : "+") + m.get<std::string>();
+  return fixed(r.binding["share_within"].get<double>(), 4) + " of " + fixed(r.binding["required_share"].get<double>(), 2) + " (" +
+         r.binding["statistic"].get<std::string>() + " " + metrics + ")";
+}
+
+// The scenario as a plain run of `requests` at `qps`: no search, no compare,
+// no labels (so presets that differ only in their labels, rate and request
+// count share their long runs under --all).
 json long_scenario(json s, double qps, int64_t requests) {
+  for (const char* k : {"id", "title", "source", "description"}) s.erase(k);
   json& sv = s["serving"];
+  sv.erase("key_metrics");
   sv.erase("max_qps_search");
   sv.erase("compare");
   sv.erase("steady_state");
@@ -59,13 +84,29 @@ json long_scenario(json s, double qps, int64_t requests) {
   sv["workload"]["num_requests"] = requests;
   sv["workload"].erase("duration_s");
   sv["limits"] = {{"max_requests", requests}, {"max_events", 1000000000}, {"max_sim_time_s", 1e7}};
+  s["limits"] = {{"max_work_units", RunLimits::kNativeCeiling}};
   return s;
 }
 
-LongRun long_run(const json& scenario, double qps, int64_t requests, double target) {
+// Long runs already simulated, by their exact scenario text: the same input
+// gives the same result (determinism), so --all runs each one once.
+using LongRunCache = std::map<std::string, std::string>;
+
+LongRun long_run(const json& scenario, double qps, int64_t requests, LongRunCache& cache, std::mutex& cache_mutex) {
   LongRun r;
   r.qps = qps;
-  const json env = json::parse(sightline::api::run_scenario_central_only(safe_dump(long_scenario(scenario, qps, requests))));
+  const std::string text = safe_dump(long_scenario(scenario, qps, requests));
+  std::string raw;
+  {
+    std::lock_guard<std::mutex> lock(cache_mutex);
+    if (const auto it = cache.find(text); it != cache.end()) raw = it->second;
+  }
+  if (raw.empty()) {
+    raw = sightline::api::run_scenario_with_budget(text, true, RunLimits::kNativeCeiling, RunLimits::kNativeCeiling);
+    std::lock_guard<std::mutex> lock(cache_mutex);
+    cache[text] = raw;
+  }
+  const json env = json::parse(raw);
   if (!env["ok"].get<bool>()) {
     r.error = env["error"].value("message", std::string("run failed"));
     return r;
@@ -73,20 +114,194 @@ LongRun long_run(const json& scenario, double qps, int64_t requests, double targ
   const json& m = env["result"]["metrics"];
   r.attainment = m["goodput"].value("slo_attainment", 0.0);
   r.goodput_qps = m["goodput"].value("requests_per_s", 0.0);
+  r.conditions = m["goodput"]["conditions"];
+  double margin = 1e300;
+  for (const json& c : r.conditions) {
+    const double d = c["share_within"].get<double>() - c["required_share"].get<double>();
+    if (d < margin) {
+      margin = d;
+      r.binding = c;
+    }
+  }
   r.completed = m["requests"].value("completed", int64_t{0});
   if (m.contains("ttft_ms") && m["ttft_ms"].is_object()) r.ttft_p99_ms = m["ttft_ms"].value("p99", 0.0);
-  r.meets = r.completed == requests && r.attainment >= target;
+  r.meets = r.completed == requests && m["goodput"].value("meets_slo", false);
   return r;
+}
+
+// One scenario's check; `out` gets the report. Throws SightlineError.
+bool check_scenario(json scenario, double scale, int64_t jobs, LongRunCache& cache, json& out, std::vector<LongRun>& done) {
+  std::mutex cache_mutex;
+  if (!scenario.is_object() || !scenario.contains("serving") || !scenario["serving"].is_object() ||
+      !scenario["serving"].contains("slo"))
+    throw SightlineError(error_code::kMissingKey, "/serving/slo", "check-capacity needs a serving scenario with an slo");
+  // A scenario with an SLO but no search gets the search's defaults: the
+  // answer the page's capacity search gives for it.
+  bool added_search = false;
+  if (!scenario["serving"].contains("max_qps_search")) {
+    scenario["serving"]["max_qps_search"] = json::object();
+    added_search = true;
+  }
+  json searched = scenario;
+  searched["serving"].erase("compare");
+  const json env = json::parse(sightline::api::run_scenario_central_only(safe_dump(searched)));
+  if (!env["ok"].get<bool>()) {
+    const json& e = env["error"];
+    throw SightlineError(e.value("code", std::string(error_code::kInvalidValue)), e.value("path", std::string()),
+                         e.value("message", std::string("the capacity search failed")));
+  }
+  const json& q = env["result"]["max_qps"];
+  const double answer = q.value("qps", 0.0);
+  const double service = q.value("service_rate_qps", 0.0);
+  if (!(answer > 0))
+    throw SightlineError(error_code::kInvalidValue, "/serving/max_qps_search", "the capacity search found no rate that meets the SLO");
+  // Long runs: `scale` x the search's shortest run, and at least twice the
+  // longest run that decided the answer.
+  int64_t deciding = 0;
+  for (const json& run : q["runs"])
+    if (run.value("qps", 0.0) == answer) deciding = std::max(deciding, run.value("requests", int64_t{0}));
+  const int64_t floor_requests = q.value("requests_per_run", int64_t{600});
+  const int64_t n = std::min<int64_t>(2000000, std::max<int64_t>(static_cast<int64_t>(std::llround(scale * static_cast<double>(floor_requests))), 2 * deciding));
+
+  // The grid, run in parallel; widened while all of it meets or all fails.
+  auto run_rates = [&](const std::vector<double>& rates) {
+    std::vector<LongRun> got(rates.size());
+    parallel_for(rates.size(), jobs, [&](size_t k) { got[k] = long_run(scenario, rates[k], n, cache, cache_mutex); });
+    for (const auto& r : got) {
+      if (!r.error.empty()) throw SightlineError(error_code::kInvalidValue, "", "long run at " + std::to_string(r.qps) + " req/s failed: " + r.error);
+      done.push_back(r);
+    }
+  };
+  auto bracket = [&](double& lo, double& hi) {
+    // lo: the highest meeting rate below the lowest failing one; 0 / inf when absent.
+    hi = 1e300;
+    for (const auto& r : done)
+      if (!r.meets) hi = std::min(hi, r.qps);
+    lo = 0;
+    for (const auto& r : done)
+      if (r.meets && r.qps < hi) lo = std::max(lo, r.qps);
+  };
+  double lo = 0, hi = 0;
+  std::vector<double> rates;
+  for (double f : kGrid) rates.push_back(answer * f);
+  run_rates(rates);
+  for (int ext = 0; ext < kMaxGridExtensions; ++ext) {
+    bracket(lo, hi);
+    if (lo > 0 && hi < 1e300) break;
+    double lowest = 1e300, highest = 0;
+    for (const auto& r : done) {
+      lowest = std::min(lowest, r.qps);
+      highest = std::max(highest, r.qps);
+    }
+    run_rates({lo == 0 ? lowest * 0.8 : highest * 1.25});
+  }
+  bracket(lo, hi);
+  while (lo > 0 && hi < 1e300 && hi > lo * (1 + kBisectPrecision)) {
+    run_rates({0.5 * (lo + hi)});
+    bracket(lo, hi);
+  }
+  std::sort(done.begin(), done.end(), [](const LongRun& a, const LongRun& b) { return a.qps < b.qps; });
+  const LongRun* at = nullptr;
+  const LongRun* above = nullptr;
+  for (const auto& r : done) {
+    if (r.qps == answer * kGrid[2]) at = &r;
+    if (r.qps == answer * kAboveShare) above = &r;
+  }
+  const bool brute_ok = lo > 0 && hi < 1e300;
+  const double error = brute_ok ? answer / lo - 1 : 0;
+  const bool holds = at && at->meets, fails_above = above && !above->meets, within = brute_ok && std::fabs(error) <= kTolerance;
+  json grid = json::array();
+  for (const auto& r : done) grid.push_back(run_json(r));
+  out = {{"id", scenario.value("id", std::string())},
+         {"answer_qps", answer},
+         {"answer_upper_qps", q["upper_qps"]},
+         {"service_rate_qps", service},
+         {"slo", q["slo"]},
+         {"search_added_with_defaults", added_search},
+         {"search_requests_simulated", q["requests_simulated"]},
+         {"search_requests_floor", floor_requests},
+         {"long_run_requests", n},
+         {"long_run_rule", "a plain run of long_run_requests at the rate meets the SLO when every request completes and "
+                           "every condition of the SLO over all its requests reaches its share (metrics.goodput.conditions: "
+                           "the joint share within the bounds that name no percentile reaches slo.attainment; each bound "
+                           "with a percentile holds for that share of requests, of gaps for ITL)"},
+         {"at_answer", at ? run_json(*at) : json(nullptr)},
+         {"above_10pct", above ? run_json(*above) : json(nullptr)},
+         {"brute_force_qps", brute_ok ? json(lo) : json(nullptr)},
+         {"brute_force_upper_qps", brute_ok ? json(hi) : json(nullptr)},
+         {"answer_error_vs_brute_force", brute_ok ? json(error) : json(nullptr)},
+         {"runs", grid},
+         {"checks", {{"holds_at_answer", holds}, {"fails_10pct_above", fails_above}, {"within_5pct_of_brute_force", within}}},
+         {"passed", holds && fails_above && within}};
+  return holds && fails_above && within;
+}
+
+std::string slo_text(const json& slo) {
+  std::string t;
+  const json pct = slo.value("percentiles", json::object());
+  for (const char* m : {"ttft", "tpot", "itl", "e2e"}) {
+    const std::string key = std::string(m) + "_ms";
+    if (!slo.contains(key)) continue;
+    std::string name = m;
+    for (char& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    t += (t.empty() ? "" : ", ") + (pct.contains(m) ? pct[m].get<std::string>() + " " : std::string()) + name + " " +
+         fixed(slo[key].get<double>(), 0) + " ms";
+  }
+  if (slo.contains("attainment")) t += " (" + fixed(100 * slo["attainment"].get<double>(), 0) + "% jointly)";
+  return t;
+}
+
+std::string table_text(const json& out, const std::vector<LongRun>& done) {
+  std::ostringstream t;
+  const double target_answer = out["answer_qps"].get<double>();
+  t << "capacity answer      " << fixed(target_answer, 3) << " req/s (upper " << fixed(out["answer_upper_qps"].get<double>(), 3)
+    << ", service rate " << fixed(out["service_rate_qps"].get<double>(), 2) << " req/s"
+    << (out["search_added_with_defaults"].get<bool>() ? "; search defaults added" : "") << ")\n";
+  t << "SLO                  " << slo_text(out["slo"]) << "\n";
+  t << "long runs            " << out["long_run_requests"] << " requests each\n";
+  for (const auto& r : done)
+    t << "  " << fixed(r.qps, 3) << " req/s  " << binding_text(r) << "  " << (r.meets ? "meets" : "fails") << "\n";
+  const bool brute_ok = out["brute_force_qps"].is_number();
+  t << "brute-force capacity "
+    << (brute_ok ? fixed(out["brute_force_qps"].get<double>(), 3) + " req/s (fails at " + fixed(out["brute_force_upper_qps"].get<double>(), 3) + ")"
+                 : std::string("not bracketed"))
+    << "\n";
+  t << "answer vs brute force " << (brute_ok ? fixed(100 * out["answer_error_vs_brute_force"].get<double>(), 1) + "%" : std::string("n/a")) << "\n";
+  t << "holds at the answer  " << (out["checks"]["holds_at_answer"].get<bool>() ? "yes" : "NO") << "\n";
+  t << "fails 10% above      " << (out["checks"]["fails_10pct_above"].get<bool>() ? "yes" : "NO") << "\n";
+  t << "within 5%            " << (out["checks"]["within_5pct_of_brute_force"].get<bool>() ? "yes" : "NO") << "\n";
+  return t.str();
+}
+
+// One markdown row of --all: preset, SLO, answer, long-run shares at the
+// answer and at +10%, brute force, error, verdict.
+std::string markdown_row(const json& out) {
+  auto share = [](const json& r) {
+    if (!r.is_object() || !r["binding"].is_object()) return std::string("n/a");
+    return fixed(r["binding"]["share_within"].get<double>(), 3) + (r["meets_slo"].get<bool>() ? " meets" : " fails");
+  };
+  const bool brute_ok = out["brute_force_qps"].is_number();
+  std::ostringstream t;
+  t << "| " << out["id"].get<std::string>() << " | " << slo_text(out["slo"]) << " | " << fixed(out["answer_qps"].get<double>(), 3)
+    << (out["search_added_with_defaults"].get<bool>() ? " (defaults)" : "") << " | " << out["long_run_requests"] << " | "
+    << share(out["at_answer"]) << " | " << share(out["above_10pct"]) << " | "
+    << (brute_ok ? fixed(out["brute_force_qps"].get<double>(), 3) + " (fails at " + fixed(out["brute_force_upper_qps"].get<double>(), 3) + ")"
+                 : std::string("not bracketed"))
+    << " | " << (brute_ok ? (out["answer_error_vs_brute_force"].get<double>() >= 0 ? "+" : "") + fixed(100 * out["answer_error_vs_brute_force"].get<double>(), 1) + "%" : std::string("n/a"))
+    << " | " << (out["passed"].get<bool>() ? "pass" : "FAIL") << " |\n";
+  return t.str();
 }
 
 }  // namespace
 
 int cmd_check_capacity(const Args& args) {
   std::string file, preset, format = "table";
+  bool all = false;
   double scale = 20;
   int64_t jobs = 1;
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--preset" && i + 1 < args.size()) preset = args[++i];
+    else if (args[i] == "--all") all = true;
     else if (args[i] == "--format" && i + 1 < args.size()) format = args[++i];
     else if (args[i] == "--scale" && i + 1 < args.size()) {
       try {
@@ -105,162 +320,84 @@ int cmd_check_capacity(const Args& args) {
     } else if (file.empty() && (args[i] == "-" || args[i].rfind("--", 0) != 0)) file = args[i];
     else return usage_error("unexpected argument '" + args[i] + "'");
   }
-  if (format != "table" && format != "json") return usage_error("unknown format '" + format + "'");
-  if (file.empty() == preset.empty()) return usage_error("check-capacity takes exactly one of FILE or --preset ID");
-  std::string text;
-  if (!preset.empty()) {
-    json p = json::parse(sightline::api::get_preset("scenarios", preset));
-    if (!p["ok"].get<bool>()) return report_error(p);
-    text = safe_dump(p["result"]);
-  } else if (!read_file(file, text)) {
-    std::cerr << "error [io_error] at '': cannot read " << file << "\n";
-    return 1;
-  }
-  json scenario;
-  try {
-    scenario = json::parse(text);
-  } catch (const std::exception&) {
-    std::cerr << "error [parse_error] at '': the scenario is not valid JSON\n";
-    return 1;
-  }
-  // Validate as given first, so a bad file gets its located error.
-  {
+  if (format != "table" && format != "json" && format != "markdown") return usage_error("unknown format '" + format + "'");
+  if (static_cast<int>(!file.empty()) + static_cast<int>(!preset.empty()) + static_cast<int>(all) != 1)
+    return usage_error("check-capacity takes exactly one of FILE, --preset ID or --all");
+
+  std::vector<json> scenarios;
+  if (all) {
+    // Every shipped scenario preset with a serving SLO, as shipped.
+    const json list = json::parse(sightline::api::list_presets("scenarios"));
+    if (!list["ok"].get<bool>()) return report_error(list);
+    for (const json& p : list["result"])
+      if (p.contains("serving") && p["serving"].is_object() && p["serving"].contains("slo")) scenarios.push_back(p);
+  } else {
+    std::string text;
+    if (!preset.empty()) {
+      json p = json::parse(sightline::api::get_preset("scenarios", preset));
+      if (!p["ok"].get<bool>()) return report_error(p);
+      text = safe_dump(p["result"]);
+    } else if (!read_file(file, text)) {
+      std::cerr << "error [io_error] at '': cannot read " << file << "\n";
+      return 1;
+    }
+    json scenario;
+    try {
+      scenario = json::parse(text);
+    } catch (const std::exception&) {
+      std::cerr << "error [parse_error] at '': the scenario is not valid JSON\n";
+      return 1;
+    }
+    // Validate as given first, so a bad file gets its located error.
     const json v = json::parse(sightline::api::validate_scenario(text));
     if (!v["ok"].get<bool>()) return report_error(v);
+    scenarios.push_back(scenario);
   }
-  if (!scenario.is_object() || !scenario.contains("serving") || !scenario["serving"].is_object() ||
-      !scenario["serving"].contains("slo")) {
-    std::cerr << "error [missing_key] at '/serving/slo': check-capacity needs a serving scenario with an slo\n";
-    return 1;
-  }
-  // Long runs are judged by their joint attainment (goodput's share); a bound
-  // judged alone at a percentile is not, so such an SLO is refused, not
-  // misjudged.
-  if (const auto pit = scenario["serving"]["slo"].find("percentiles"); pit != scenario["serving"]["slo"].end())
-    for (const auto& [metric, pct] : pit->items())
-      if (pct != "joint") {
-        std::cerr << "error [unsupported] at '/serving/slo/percentiles/" << metric
-                  << "': check-capacity judges long runs by the share of requests within every bound (slo.attainment); "
-                     "a bound judged alone at a percentile is not checked yet\n";
-        return 1;
-      }
-  // A scenario with an SLO but no search gets the search's defaults: the
-  // answer the page's capacity search gives for it.
-  bool added_search = false;
-  if (!scenario["serving"].contains("max_qps_search")) {
-    scenario["serving"]["max_qps_search"] = json::object();
-    added_search = true;
-  }
-  json searched = scenario;
-  searched["serving"].erase("compare");
-  const json env = json::parse(sightline::api::run_scenario_central_only(safe_dump(searched)));
-  if (!env["ok"].get<bool>()) return report_error(env);
-  const json& q = env["result"]["max_qps"];
-  const double answer = q.value("qps", 0.0);
-  const double target = q["slo"].value("attainment", 0.9);
-  const double service = q.value("service_rate_qps", 0.0);
-  if (!(answer > 0)) {
-    std::cerr << "error [invalid_value] at '/serving/max_qps_search': the capacity search found no rate that meets the SLO\n";
-    return 1;
-  }
-  // Long runs: `scale` x the search's shortest run, and at least twice the
-  // longest run that decided the answer.
-  int64_t deciding = 0;
-  for (const json& run : q["runs"])
-    if (run.value("qps", 0.0) == answer) deciding = std::max(deciding, run.value("requests", int64_t{0}));
-  const int64_t floor_requests = q.value("requests_per_run", int64_t{600});
-  const int64_t n = std::min<int64_t>(2000000, std::max<int64_t>(static_cast<int64_t>(std::llround(scale * static_cast<double>(floor_requests))), 2 * deciding));
 
-  // The grid, run in parallel; widened while all of it meets or all fails.
-  std::vector<LongRun> done;
-  auto run_rates = [&](const std::vector<double>& rates) {
-    std::vector<LongRun> out(rates.size());
-    parallel_for(rates.size(), jobs, [&](size_t k) { out[k] = long_run(scenario, rates[k], n, target); });
-    for (const auto& r : out) {
-      if (!r.error.empty()) throw SightlineError(error_code::kInvalidValue, "", "long run at " + std::to_string(r.qps) + " req/s failed: " + r.error);
-      done.push_back(r);
+  json reports = json::array();
+  bool passed = true;
+  LongRunCache cache;
+  const std::string markdown_head =
+      "| Preset | SLO | Answer (req/s) | Long runs (requests) | At the answer | At +10% | Brute force (req/s) | "
+      "Answer vs brute force | Check |\n|---|---|---|---|---|---|---|---|---|\n";
+  std::string markdown = markdown_head;
+  std::string text;
+  for (const json& s : scenarios) {
+    json out;
+    std::vector<LongRun> done;
+    try {
+      passed = check_scenario(s, scale, jobs, cache, out, done) && passed;
+    } catch (const SightlineError& e) {
+      if (!all) return report_error(e);
+      out = {{"id", s.value("id", std::string())}, {"error", e.what()}, {"passed", false}};
+      passed = false;
     }
-  };
-  auto bracket = [&](double& lo, double& hi) {
-    // lo: the highest meeting rate below the lowest failing one; 0 / inf when absent.
-    hi = 1e300;
-    for (const auto& r : done)
-      if (!r.meets) hi = std::min(hi, r.qps);
-    lo = 0;
-    for (const auto& r : done)
-      if (r.meets && r.qps < hi) lo = std::max(lo, r.qps);
-  };
-  double lo = 0, hi = 0;
-  try {
-    std::vector<double> rates;
-    for (double f : kGrid) rates.push_back(answer * f);
-    run_rates(rates);
-    for (int ext = 0; ext < kMaxGridExtensions; ++ext) {
-      bracket(lo, hi);
-      if (lo > 0 && hi < 1e300) break;
-      double lowest = 1e300, highest = 0;
-      for (const auto& r : done) {
-        lowest = std::min(lowest, r.qps);
-        highest = std::max(highest, r.qps);
-      }
-      run_rates({lo == 0 ? lowest * 0.8 : highest * 1.25});
-    }
-    bracket(lo, hi);
-    while (lo > 0 && hi < 1e300 && hi > lo * (1 + kBisectPrecision)) {
-      run_rates({0.5 * (lo + hi)});
-      bracket(lo, hi);
-    }
-  } catch (const SightlineError& e) {
-    return report_error(e);
+    if (all && format == "table") std::cerr << s.value("id", std::string()) << ": " << (out["passed"].get<bool>() ? "pass" : "FAIL") << "\n";
+    if (format == "table" && !out.contains("error")) text += (all ? "== " + out["id"].get<std::string>() + "\n" : "") + table_text(out, done);
+    markdown += out.contains("error") ? "| " + out["id"].get<std::string>() + " | error: " + out["error"].get<std::string>() +
+                                            " | | | | | | | FAIL |\n"
+                                      : markdown_row(out);
+    if (out.contains("error")) text += out["id"].get<std::string>() + ": error: " + out["error"].get<std::string>() + "\n";
+    reports.push_back(out);
   }
-  std::sort(done.begin(), done.end(), [](const LongRun& a, const LongRun& b) { return a.qps < b.qps; });
-  const LongRun* at = nullptr;
-  const LongRun* above = nullptr;
-  for (const auto& r : done) {
-    if (r.qps == answer * kGrid[2]) at = &r;
-    if (r.qps == answer * kGrid[3]) above = &r;
-  }
-  const bool brute_ok = lo > 0 && hi < 1e300;
-  const double error = brute_ok ? answer / lo - 1 : 0;
-  const bool holds = at && at->meets, fails_above = above && !above->meets, within = brute_ok && std::fabs(error) <= kTolerance;
-  json grid = json::array();
-  for (const auto& r : done) grid.push_back(run_json(r));
-  json out = {{"answer_qps", answer},
-              {"answer_upper_qps", q["upper_qps"]},
-              {"service_rate_qps", service},
-              {"slo", q["slo"]},
-              {"search_added_with_defaults", added_search},
-              {"search_requests_simulated", q["requests_simulated"]},
-              {"search_requests_floor", floor_requests},
-              {"long_run_requests", n},
-              {"long_run_rule", "a plain run of long_run_requests at the rate meets the SLO when every request completes and "
-                                "its goodput attainment (share of all its requests within every bound) reaches slo.attainment"},
-              {"at_answer", at ? run_json(*at) : json(nullptr)},
-              {"above_10pct", above ? run_json(*above) : json(nullptr)},
-              {"brute_force_qps", brute_ok ? json(lo) : json(nullptr)},
-              {"brute_force_upper_qps", brute_ok ? json(hi) : json(nullptr)},
-              {"answer_error_vs_brute_force", brute_ok ? json(error) : json(nullptr)},
-              {"runs", grid},
-              {"checks", {{"holds_at_answer", holds}, {"fails_10pct_above", fails_above}, {"within_5pct_of_brute_force", within}}},
-              {"passed", holds && fails_above && within}};
   if (format == "json") {
-    std::cout << safe_dump(out, 2) << "\n";
+    if (all) {
+      const json v = json::parse(sightline::api::version());
+      std::cout << safe_dump(json{{"command", "sightline check-capacity --all --scale " + fixed(scale, 0) + " --format json"},
+                                  {"engine_version", v["result"]["engine_version"]},
+                                  {"scale", scale},
+                                  {"presets", reports},
+                                  {"markdown", markdown},
+                                  {"passed", passed}},
+                             2)
+                << "\n";
+    } else {
+      std::cout << safe_dump(reports.front(), 2) << "\n";
+    }
   } else {
-    std::ostringstream t;
-    t << "capacity answer      " << fixed(answer, 3) << " req/s (service rate " << fixed(service, 2) << " req/s"
-      << (added_search ? "; search defaults added" : "") << ")\n";
-    t << "long runs            " << n << " requests each, attainment target " << fixed(target, 3) << "\n";
-    for (const auto& r : done)
-      t << "  " << fixed(r.qps, 3) << " req/s  attainment " << fixed(r.attainment, 4) << "  "
-        << (r.meets ? "meets" : "fails") << "\n";
-    t << "brute-force capacity " << (brute_ok ? fixed(lo, 3) + " req/s (fails at " + fixed(hi, 3) + ")" : std::string("not bracketed")) << "\n";
-    t << "answer vs brute force " << (brute_ok ? fixed(100 * error, 1) + "%" : std::string("n/a")) << "\n";
-    t << "holds at the answer  " << (holds ? "yes" : "NO") << "\n";
-    t << "fails 10% above      " << (fails_above ? "yes" : "NO") << "\n";
-    t << "within 5%            " << (within ? "yes" : "NO") << "\n";
-    std::cout << t.str();
+    std::cout << (format == "markdown" ? markdown : text);
   }
-  return holds && fails_above && within ? 0 : 1;
+  return passed ? 0 : 1;
 }
 
 }  // namespace sightline::cli

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+
+#include "serve/rng.hpp"
 
 namespace sightline::serve {
 
@@ -11,6 +14,11 @@ constexpr double kProbeRateQps = 1e9;           // the service-rate probe: every
 constexpr int64_t kProbeFills = 4;              // its requests: this many times every replica's batch
 constexpr double kFirstShareOfServiceRate = 0.9;  // the first rate tried
 constexpr double kOccupancyMargin = 1.25;
+// Independent replications of the bracket's lower end: each twice the
+// longest run that passed it; at most this many before the answer stands
+// (the highest rate that passed and was not refuted).
+constexpr int kMaxConfirmations = 3;
+constexpr int64_t kConfirmationLengthFactor = 2;
 }  // namespace
 
 CapacitySearch::CapacitySearch(const Scenario& scenario)
@@ -89,7 +97,70 @@ void CapacitySearch::start(double rate, int64_t requests) {
   WorkloadOverride o;
   o.rate_qps = rate;
   o.num_requests = requests;
+  // A confirmation draws its own arrivals and lengths (every other run
+  // shares the scenario's, common random numbers across rates).
+  if (confirming_) o.seed = stream_seed(s_.seed, "capacity-confirmation-" + std::to_string(confirmations_));
   sim_ = std::make_unique<Simulation>(s_, o, false);
+}
+
+// Starts the replication of lo_ when it passed on a simulated run and the
+// budget of replications is not spent; false when there is nothing to confirm.
+bool CapacitySearch::start_confirmation() {
+  if (!have_lo_ || confirmations_ >= kMaxConfirmations) return false;
+  int64_t longest = 0;
+  for (const auto& run : runs_) {
+    if (run.qps != lo_) continue;
+    if (run.confirmation) return false;  // already replicated
+    longest = std::max(longest, run.requests);
+  }
+  if (longest == 0) return false;
+  ++confirmations_;
+  confirming_ = true;
+  start(lo_, std::min(spec_.search.max_requests_per_run, kConfirmationLengthFactor * longest));
+  return true;
+}
+
+// The replication stands when the run is stable and every SLO condition's
+// point estimate reaches its share; otherwise lo_ becomes the upper end and
+// the bisection goes on from the highest rate below it that passed.
+void CapacitySearch::on_confirmation_finished(CapacityRun run) {
+  confirming_ = false;
+  run.confirmation = true;
+  const SteadyStateReport& r = run.report;
+  run.meets = r.stable && r.verdict != Verdict::Fails && r.attainment >= r.attainment_target;
+  runs_.push_back(run);
+  if (run.meets) {
+    finished_ = true;
+    return;
+  }
+  const SearchSpec& sr = spec_.search;
+  hi_ = lo_;
+  have_lo_ = false;
+  // The rate's earlier passes are refuted: the bisection counts it as a miss.
+  for (auto& x : runs_)
+    if (x.qps == hi_ && x.meets) {
+      x.meets = false;
+      x.refuted = true;
+    }
+  for (const auto& x : runs_)
+    if (x.meets && x.qps < hi_ && (!have_lo_ || x.qps > lo_)) {
+      have_lo_ = true;
+      lo_ = x.qps;
+    }
+  if (!have_lo_) {
+    if (hi_ <= sr.min_qps) {
+      finished_ = true;
+      note_ = "the SLO is missed even at min_qps";
+      return;
+    }
+    try_rate(std::max(hi_ / 2, sr.min_qps));
+    return;
+  }
+  if (hi_ > lo_ * (1 + sr.precision)) {
+    try_rate(0.5 * (lo_ + hi_));
+    return;
+  }
+  if (!start_confirmation()) finished_ = true;
 }
 
 bool CapacitySearch::step(int64_t max_events) {
@@ -132,9 +203,13 @@ void CapacitySearch::on_run_finished() {
   guesses(rate_, in_system, correlation);
   run.report = judge_steady_state(sim_->outcomes(), spec_.slo, in_system, correlation, rho(rate_), options_);
   sim_.reset();
+  if (confirming_) {
+    on_confirmation_finished(run);
+    return;
+  }
   const Verdict v = run.report.verdict;
   int same_rate = 0;
-  for (auto it = runs_.rbegin(); it != runs_.rend() && it->qps == rate_; ++it) ++same_rate;
+  for (auto it = runs_.rbegin(); it != runs_.rend() && it->qps == rate_ && !it->confirmation; ++it) ++same_rate;
   if (v == Verdict::Uncertain && requests_ < sr.max_requests_per_run && same_rate < kMaxRunExtensions) {
     const int64_t more = extended_run_requests(run.report, requests_, sr.max_requests_per_run);
     runs_.push_back(run);
@@ -202,6 +277,8 @@ void CapacitySearch::next_rate() {
   if (done) {
     if (note_.empty() && have_lo_ && sr.max_qps > 0 && lo_ >= sr.max_qps)
       note_ = "met the SLO at max_qps; the sustainable rate is at least this";
+    // A bracket's lower end is replicated before it is the answer.
+    if (have_lo_ && have_hi_ && start_confirmation()) return;
     finished_ = true;
     return;
   }
@@ -239,7 +316,9 @@ json CapacitySearch::to_json() const {
                     {"completed_all", r.unfinished == 0},
                     {"verdict", to_string(r.verdict)},
                     {"meets_slo", run.meets},
-                    {"decided", run.meets || r.verdict == Verdict::Fails || run.forced},
+                    {"decided", run.meets || r.verdict == Verdict::Fails || run.forced || run.confirmation},
+                    {"confirmation", run.confirmation},
+                    {"refuted_by_replication", run.refuted},
                     {"undecided_counted_as_miss", run.forced}});
   }
   const json slo = slo_to_json(spec_.slo);
@@ -250,7 +329,8 @@ json CapacitySearch::to_json() const {
                      {"relative_width", have_lo_ && have_hi_ && lo_ > 0 ? json(hi_ / lo_ - 1) : json(nullptr)},
                      {"meaning", "the sustainable rate lies between lower_qps (stable, and the " +
                                      std::to_string(static_cast<int>(pct)) +
-                                     "% batch-means interval of the post-warm-up SLO attainment at or above the target) "
+                                     "% batch-means interval of the post-warm-up SLO attainment at or above the target, and an independent "
+                                     "replication twice as long with every SLO condition's point estimate at its share) "
                                      "and upper_qps (unstable, or that interval below the target, or undecided at "
                                      "max_requests_per_run or after 3 longer reruns); the statistical bracket only: the cost model's own error "
                                      "(see accuracy) moves both"}};

@@ -9,6 +9,14 @@
 // end of the bracket, and the utilization that sizes every later run. The
 // rate is then bracketed by halving (doubling when there is no service rate),
 // and bisected on the verdicts until the bracket is within `precision`.
+// The bracket's lower end is then confirmed by an independent replication
+// (another seed for arrivals and lengths) twice as long as the longest run
+// that passed it: the answer stands when that run is stable and its point
+// estimate of every SLO condition reaches its share. A pass that does not
+// replicate (a lucky stream of arrivals, or a batch-means interval that the
+// slow wander of a queue near saturation made too narrow) turns into a miss
+// and the bisection goes on below it, so the answer holds in a long run
+// instead of landing just above the sustainable rate.
 // Sliced like a Job.
 #include <cstdint>
 #include <memory>
@@ -26,6 +34,8 @@ struct CapacityRun {
   SteadyStateReport report;
   bool meets = false;  // the verdict the bisection used
   bool forced = false; // still uncertain at max_requests_per_run or after the last rerun: a miss
+  bool confirmation = false;  // an independent replication of the bracket's lower end
+  bool refuted = false;       // passed, but its replication did not: counted as a miss
 };
 
 class CapacitySearch {
@@ -54,6 +64,8 @@ class CapacitySearch {
   void try_rate(double rate);
   double rho(double rate) const;
   void guesses(double rate, double& in_system, double& correlation) const;
+  bool start_confirmation();
+  void on_confirmation_finished(CapacityRun run);
 
   const Scenario& s_;
   const SimulationSpec& spec_;
@@ -67,6 +79,8 @@ class CapacitySearch {
   int bracket_steps_ = 0, bisect_steps_ = 0;
   bool finished_ = false;
   bool probing_ = false;
+  bool confirming_ = false;
+  int confirmations_ = 0;
   double service_rate_qps_ = 0;  // measured by the probe; 0 if it measured nothing
   int64_t probe_requests_ = 0;
   std::string note_;

@@ -7,6 +7,7 @@
 #include "mem/inference_memory.hpp"
 #include "perf/power.hpp"
 #include "serve/simulation.hpp"
+#include "serve/slo_shares.hpp"
 
 namespace sightline::serve {
 
@@ -128,8 +129,14 @@ json Simulation::metrics() const {
                      {"output_tokens_per_s_per_gpu", static_cast<double>(out_tokens) / duration / std::max(1, gpus)},
                      {"gpus", gpus}};
   if (spec_.slo.enabled) {
+    // Each condition of the SLO over the whole run (no warm-up skipped),
+    // counted as the steady-state verdict counts it; a long run's verdict.
+    SloShareCounter shares(spec_.slo);
+    for (const Req& q : reqs_) shares.add(outcome(q));
     m["goodput"] = {{"requests_per_s", static_cast<double>(good) / duration},
-                    {"slo_attainment", safe_div(static_cast<double>(good), static_cast<double>(n))}};
+                    {"slo_attainment", safe_div(static_cast<double>(good), static_cast<double>(n))},
+                    {"conditions", shares.to_json()},
+                    {"meets_slo", shares.meets()}};
   } else {
     m["goodput"] = nullptr;
   }

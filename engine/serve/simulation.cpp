@@ -37,7 +37,7 @@ Simulation::Simulation(const Scenario& scenario, const WorkloadOverride& overrid
   decode_router_ = make_router(to_string(spec_.cluster.router), "/serving/cluster/router");
   scheduler_ = make_batch_scheduler(to_string(spec_.scheduler.policy), "/serving/scheduler/policy", spec_, reqs_, kv_,
                                     rec_, *this);
-  accept_rng_ = Rng(stream_seed(s_.seed, "acceptance"));
+  accept_rng_ = Rng(stream_seed(override.seed.value_or(s_.seed), "acceptance"));
   const double runtime = s_.serving->runtime_overhead_GiB;
 
   auto add_cost = [&](const PoolSpec& pool, const GpuSpec& gpu, const ModelArch& model, ParallelLayout layout,
@@ -106,7 +106,7 @@ Simulation::Simulation(const Scenario& scenario, const WorkloadOverride& overrid
     }
   }
 
-  workload_info_ = generate_workload(spec_, s_.seed, override);
+  workload_info_ = generate_workload(spec_, override.seed.value_or(s_.seed), override);
   reqs_.resize(workload_info_.requests.size());
   for (size_t i = 0; i < reqs_.size(); ++i) {
     reqs_[i].spec = workload_info_.requests[i];

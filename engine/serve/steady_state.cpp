@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/error.hpp"
+#include "serve/slo_shares.hpp"
 
 namespace sightline::serve {
 
@@ -233,17 +234,7 @@ SteadyStateReport judge_steady_state(const std::vector<RequestOutcome>& outcomes
     double occupancy = 0;
     for (int64_t i = s; i < e; ++i) {
       const RequestOutcome& r = q[static_cast<size_t>(i)];
-      for (size_t k = 0; k < nc; ++k) {
-        if (conditions[k].metrics == kSloItl && slo.itl_percentile > 0) {
-          // Per gap; an unfinished request counts as one gap out of bound.
-          const double g = r.completion >= 0 ? static_cast<double>(r.gaps) : 1.0;
-          count[k] += g;
-          good[k] += r.completion >= 0 ? static_cast<double>(r.gaps - r.gaps_over_itl) : 0.0;
-        } else {
-          count[k] += 1;
-          if (meets_slo(r, slo, conditions[k].metrics)) good[k] += 1;
-        }
-      }
+      for (size_t k = 0; k < nc; ++k) count_slo_condition(r, slo, conditions[k], good[k], count[k]);
       occupancy += in_system[static_cast<size_t>(i)];
       if (r.completion >= 0) {
         e2e_sum += static_cast<double>(r.completion - r.arrival) * 1e-9;

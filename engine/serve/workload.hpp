@@ -30,6 +30,7 @@ struct GeneratedWorkload {
 struct WorkloadOverride {
   std::optional<double> rate_qps;        // replaces the rate (a trace is time-scaled to it)
   std::optional<int64_t> num_requests;   // replaces the count (duration-driven workloads too)
+  std::optional<uint64_t> seed;          // replaces the scenario's seed: an independent replication
 };
 
 GeneratedWorkload generate_workload(const SimulationSpec& spec, uint64_t seed, const WorkloadOverride& o = {});

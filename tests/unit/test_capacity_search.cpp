@@ -1,8 +1,6 @@
-// The steady-state max-QPS search, checked the way a user would check it:
-// at the reported rate a run 20x longer than the search's runs meets the SLO,
-// and at 10% above it does not. Plus the verdict's building blocks
-// on synthetic request streams. Named "capacity:" so ctest runs these beside
-// the other unit tests (tests/CMakeLists.txt).
+// The steady-state verdict's building blocks on synthetic request streams,
+// and the whole-run SLO shares long runs are judged by. (The search against
+// brute force, on every shipped preset: tests/cli/capacity.test.mjs.)
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -10,6 +8,7 @@
 #include <vector>
 
 #include "api/make_job.hpp"
+#include "serve/slo_shares.hpp"
 #include "serve/steady_state.hpp"
 #include "test_helpers.hpp"
 
@@ -17,16 +16,6 @@ using namespace sightline::test;
 using namespace sightline::serve;
 
 namespace {
-
-// One run at the cost model's central bound: the statistical claims below
-// are about the simulation, not the kernel-cost interval.
-json ok_result(const json& s) {
-  const sightline::Scenario scenario = sightline::read_scenario(s);
-  auto job = sightline::make_single_job(scenario);
-  while (!job->step(1 << 20)) {
-  }
-  return job->result();
-}
 
 // Arrivals every `gap_s`; request i completes `service_s(i)` after arriving,
 // first token after `ttft_s(i)`.
@@ -49,43 +38,6 @@ SloSpec ttft_slo(double ms, double attainment) {
   s.ttft_ms = ms;
   s.attainment = attainment;
   return s;
-}
-
-// The user's check: run the search, then the same scenario without it at the
-// reported rate for 20x the search's shortest run (and at least twice the run
-// that decided that rate), and at 10% above it for as many.
-void check_like_a_user(json s, const std::string& name) {
-  CAPTURE(name);
-  const json r = ok_result(s);
-  const json& q = r["max_qps"];
-  const double qps = q["qps"].get<double>();
-  REQUIRE(qps > 0);
-  CHECK(q["upper_qps"].get<double>() > qps);
-  CHECK(q["upper_qps"].get<double>() <= qps * (1 + s["serving"]["max_qps_search"].value("precision", 0.03)) + 1e-9);
-  int64_t deciding = 0;
-  for (const json& run : q["runs"])
-    if (run["qps"].get<double>() == qps) deciding = std::max(deciding, run["requests"].get<int64_t>());
-  REQUIRE(deciding > 0);
-  // 20x the search's shortest run (num_requests), and at least twice the run
-  // that decided the reported rate.
-  const int64_t floor_requests = s["serving"]["max_qps_search"].value("num_requests", 600);
-  const int64_t n = std::max<int64_t>(20 * floor_requests, 2 * deciding);
-  const double target = s["serving"]["slo"]["attainment"].get<double>();
-  s["serving"].erase("max_qps_search");
-  s["serving"].erase("compare");
-  s["serving"]["workload"]["num_requests"] = n;
-  s["serving"]["workload"]["arrival"]["rate_qps"] = qps;
-  s["serving"]["limits"] = {{"max_requests", n}, {"max_sim_time_s", 1e7}};
-  const json at = ok_result(s)["metrics"];
-  s["serving"]["workload"]["arrival"]["rate_qps"] = qps * 1.1;
-  const json above = ok_result(s)["metrics"];
-  MESSAGE(name << ": max QPS " << qps << " (upper " << q["upper_qps"] << ", service rate " << q["service_rate_qps"]
-                << "); " << n << " requests at it: attainment " << at["goodput"]["slo_attainment"] << ", TTFT p99 "
-                << at["ttft_ms"]["p99"] << " ms; at +10%: attainment " << above["goodput"]["slo_attainment"]
-                << ", TTFT p99 " << above["ttft_ms"]["p99"] << " ms");
-  CHECK(at["requests"]["completed"] == n);
-  CHECK(at["goodput"]["slo_attainment"].get<double>() >= target);
-  CHECK(above["goodput"]["slo_attainment"].get<double>() < target);
 }
 
 }  // namespace
@@ -129,20 +81,41 @@ TEST_CASE("capacity: the verdict needs a stable system and an attainment interva
   CHECK(run_size(20, 0, 0.95, 0.99, o).total(o.batches) > run_size(20, 0, 0.5, 0.99, o).total(o.batches));
 }
 
-// I2.3 and I5.5 are checked as shipped, at 20x length, at +10% and against
-// brute force, by tests/cli/capacity.test.mjs (sightline check-capacity).
+// Every shipped preset with a serving SLO (I5.3 included, as shipped) is
+// checked against brute force by `sightline check-capacity --all`, recorded
+// in tests/cli/capacity-brute-force.json and checked by
+// tests/cli/capacity.test.mjs.
 
-// DistServe's measure: 90% of requests within TTFT 1 s and TPOT 40 ms. (At
-// 99% the crossing is ill-conditioned on this workload: about 0.8% of its
-// requests miss the SLO even at a sixth of the service rate, on their own
-// long prefill, so the attainment is flat near 0.99 across rates: the search
-// answered 0.54 req/s, and 20,120-request runs gave 0.9923 there and 0.9901
-// at +10%, within the runs' own sampling error of the target.)
-TEST_CASE("capacity: I5.3 (disaggregated prefill/decode), P90 TTFT < 1 s and TPOT < 40 ms: the reported rate holds 20x longer, 10% above it does not") {
-  json s = preset("scenarios", "I5.3");
-  s["serving"]["slo"] = {{"ttft_ms", 1000}, {"tpot_ms", 40}, {"attainment", 0.9}};
-  s["serving"]["max_qps_search"] = json::object();
-  check_like_a_user(s, "I5.3");
+TEST_CASE("slo shares: a whole run's share per SLO condition, requests for the joint one and a percentile, gaps for ITL alone") {
+  SloSpec slo;
+  slo.enabled = true;
+  slo.ttft_ms = 500;
+  slo.ttft_percentile = 0.9;  // P90 TTFT within 500 ms
+  slo.itl_ms = 50;
+  slo.itl_percentile = 0.99;  // P99 ITL within 50 ms, per gap
+  slo.e2e_ms = 10000;         // joint, at attainment 0.95
+  slo.attainment = 0.95;
+  // 100 requests: every 10th has TTFT 0.6 s; request 0 has 5 of its 99 gaps over ITL; request 99 never completes.
+  auto q = stream(100, 0.1, [](int) { return 2.0; }, [](int i) { return i % 10 == 5 ? 0.6 : 0.1; });
+  for (auto& r : q) r.gaps = 99;
+  q[0].gaps_over_itl = 5;
+  q[99].completion = -1;
+  q[99].first_token = -1;
+  SloShareCounter c(slo);
+  for (const auto& r : q) c.add(r);
+  const json j = c.to_json();
+  REQUIRE(j.size() == 3);
+  CHECK(j[0]["statistic"] == "joint");
+  CHECK(j[0]["metrics"] == json::array({"e2e"}));
+  CHECK(j[0]["share_within"].get<double>() == doctest::Approx(0.99));  // the unfinished one misses
+  CHECK(j[0]["meets"] == true);
+  CHECK(j[1]["statistic"] == "p90");
+  CHECK(j[1]["share_within"].get<double>() == doctest::Approx(0.89));  // 10 slow, 1 unfinished
+  CHECK(j[1]["meets"] == false);
+  CHECK(j[2]["counts"] == "gaps");
+  CHECK(j[2]["share_within"].get<double>() == doctest::Approx(1.0 - 6.0 / (99.0 * 99 + 1)));
+  CHECK(j[2]["meets"] == true);
+  CHECK_FALSE(c.meets());
 }
 
 TEST_CASE("capacity: SLOs as users state them: a percentile per metric, or one attainment share for the rest") {
