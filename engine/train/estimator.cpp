@@ -122,7 +122,7 @@ void TrainRun::setup() {
     std::vector<double> ag(items.size(), 0.0), rs(items.size(), 0.0);
     for (size_t i = 0; i < items.size(); ++i) {
       const ItemCost& it = *items[i];
-      for (int k = 0; k < kNumTimeCats; ++k) {
+      for (const TimeCat k : kAllTimeCats) {
         ch.fwd_cat[k] += it.fwd_cat[k];
         ch.bwd_cat[k] += it.bwd_cat[k];
       }
@@ -189,8 +189,8 @@ void TrainRun::setup() {
           bwd_dur += ag[i] + items[i]->bwd_s + rs[i];
         }
       }
-      ch.fwd_cat[kCatFsdpComm] += fwd_dur - cf;
-      ch.bwd_cat[kCatFsdpComm] += bwd_dur - cb;
+      ch.fwd_cat[TimeCat::FsdpComm] += fwd_dur - cf;
+      ch.bwd_cat[TimeCat::FsdpComm] += bwd_dur - cb;
       for (size_t i = 0; i < n; ++i) ch.fsdp_s += 2.0 * ag[i] + rs[i];
       ch.fwd_s = fwd_dur;
       ch.bwd_s = bwd_dur;
@@ -216,8 +216,8 @@ void TrainRun::setup() {
         }
       }
     }
-    ch.fwd_cat[kCatOverhead] += overhead_share * 0.5;
-    ch.bwd_cat[kCatOverhead] += overhead_share * 0.5;
+    ch.fwd_cat[TimeCat::Overhead] += overhead_share * 0.5;
+    ch.bwd_cat[TimeCat::Overhead] += overhead_share * 0.5;
     ch.fwd_s += overhead_share * 0.5;
     ch.bwd_s += overhead_share * 0.5;
     in.fwd_s.push_back(ch.fwd_s);
@@ -316,7 +316,7 @@ void TrainRun::finish() {
       r.n_expert += ch.params_expert;
       r.frozen += ch.frozen_bytes;
       r.fp8 += ch.fp8_params;
-      for (int q = 0; q < kNumTimeCats; ++q) r.cats[q] += mb * (ch.fwd_cat[q] + ch.bwd_cat[q]);
+      for (const TimeCat q : kAllTimeCats) r.cats[q] += mb * (ch.fwd_cat[q] + ch.bwd_cat[q]);
       r.flops += mb * ch.flops;
       r.recompute_flops += mb * ch.recompute_flops;
       r.tp_s += mb * ch.tp_s;
@@ -478,11 +478,11 @@ void TrainRun::finish() {
       comm_->collective_intra(CollectiveKind::AllReduce, rb.n_dense * grad_b, groups_.dp_dense.size) +
       comm_->collective_intra(CollectiveKind::AllReduce, rb.n_expert * grad_b, groups_.dp_expert.size);
   const double dp_sync = zero == 3 ? rb.fsdp_s : tb.comm_total_s + rb.ag_s;
-  const double dp_exp = zero == 3 ? rb.cats[kCatFsdpComm] : dp_exposed + rb.ag_exposed_s;
+  const double dp_exp = zero == 3 ? rb.cats[TimeCat::FsdpComm] : dp_exposed + rb.ag_exposed_s;
   double compute_s = 0;
-  for (int k = 0; k < kNumTimeCats; ++k)
+  for (const TimeCat k : kAllTimeCats)
     if (is_compute_time_cat(k)) compute_s += rb.cats[k];
-  compute_s += rb.cats[kCatRecompute];
+  compute_s += rb.cats[TimeCat::Recompute];
 
   // Per-layer figures.
   const LayerTimes& lt = mb_->layer_times();
@@ -549,7 +549,7 @@ void TrainRun::finish() {
   met.recompute_flops_per_step = recompute_flops_step;
   met.model_flops_per_token = model_flops_per_token;
   TrainRunResult::StepBreakdown& sb_ms = x.step_breakdown_ms;
-  for (int k = 0; k < kNumTimeCats; ++k) sb_ms.cats_ms[k] = rb.cats[k] * 1e3;
+  for (const TimeCat k : kAllTimeCats) sb_ms.cats_ms[k] = rb.cats[k] * 1e3;
   sb_ms.exposed_dp_ms = (dp_exposed + rb.ag_exposed_s) * 1e3;
   sb_ms.pipeline_bubble_ms = bubble * 1e3;
   sb_ms.optimizer_ms = (rb.opt_s + rb.cast_s) * 1e3;
@@ -594,8 +594,8 @@ void TrainRun::finish() {
     const ItemCost& it = mb_->layer(mb_->main_layer_kind(), false);
     return it.tp_all_gather_calls > 0 ? it.tp_all_gather_s / it.tp_all_gather_calls * 1e6 : 0.0;
   }();
-  cm.tp_exposed_ms = rb.cats[kCatTpComm] * 1e3;
-  cm.tp_exposed_pct = 100.0 * rb.cats[kCatTpComm] / step;
+  cm.tp_exposed_ms = rb.cats[TimeCat::TpComm] * 1e3;
+  cm.tp_exposed_pct = 100.0 * rb.cats[TimeCat::TpComm] / step;
   cm.ep_group = par.ep;
   cm.ep_all_to_all_ms = rb.ep_s * 1e3;
   cm.ep_all_to_all_call_us = [&] {
@@ -603,10 +603,10 @@ void TrainRun::finish() {
     return it.ep_calls > 0 ? it.ep_s / it.ep_calls * 1e6 : 0.0;
   }();
   cm.ep_load_imbalance = c.moe_load_imbalance;
-  cm.ep_exposed_ms = rb.cats[kCatEpComm] * 1e3;
+  cm.ep_exposed_ms = rb.cats[TimeCat::EpComm] * 1e3;
   cm.cp_group = par.cp;
   cm.cp_total_ms = rb.cp_s * 1e3;
-  cm.cp_exposed_ms = rb.cats[kCatCpComm] * 1e3;
+  cm.cp_exposed_ms = rb.cats[TimeCat::CpComm] * 1e3;
   cm.pp_stages = pp;
   cm.pp_transfer_us = pin.p2p_fwd_s.empty() ? 0.0 : pin.p2p_fwd_s.front() * 1e6;
   cm.pp_transfers_per_step = pp > 1 ? 2.0 * mb * (J - 1) : 0.0;
@@ -624,7 +624,7 @@ void TrainRun::finish() {
   cm.dp_overlap_pct = dp_sync > 0 ? 100.0 * (1.0 - dp_exp / dp_sync) : 0.0;
   cm.dp_comm_to_compute_ratio = compute_s > 0 ? dp_sync / compute_s : 0.0;
 
-  const double attn_compute = rb.cats[kCatAttention];
+  const double attn_compute = rb.cats[TimeCat::Attention];
   TrainRunResult::PerLayer& pl_ms = x.per_layer;
   pl_ms.attention_core_fwd_ms = lt.attn_core_fwd_s * 1e3;
   pl_ms.attention_core_bwd_ms = lt.attn_core_bwd_s * 1e3;
