@@ -688,16 +688,6 @@ void TrainRun::finish() {
   x.recompute.add(ob.recompute);
   x.communication_parts = mb_->comm_parts();
 
-  const double GiB_summary = kBytesPerGiB;
-  summary_.step_time_s = step;
-  summary_.tokens_per_s = tokens_s;
-  summary_.tokens_per_s_per_gpu = tokens_s / world;
-  summary_.mfu = mfu;
-  summary_.memory_GiB = rm.total / GiB_summary;
-  summary_.activations_GiB = (rm.acts + rm.transient) / GiB_summary;
-  summary_.fits = fits;
-  summary_.gpus = world;
-
   // The schedule's per-pass arrays are no longer needed.
   sim_.reset();
 }

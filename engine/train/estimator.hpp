@@ -17,17 +17,6 @@
 
 namespace sightline {
 
-struct TrainSummary {
-  double step_time_s = 0;
-  double tokens_per_s = 0;
-  double tokens_per_s_per_gpu = 0;
-  double mfu = 0;
-  double memory_GiB = 0;
-  double activations_GiB = 0;
-  bool fits = false;
-  int gpus = 0;
-};
-
 class TrainRun {
  public:
   // `scenario` must stay alive and unmoved while the run exists.
@@ -40,7 +29,6 @@ class TrainRun {
   bool done() const { return finished_; }
   // The configuration's typed result (kind "training"); valid once done.
   const TrainRunResult& result() const { return result_; }
-  const TrainSummary& summary() const { return summary_; }
 
  private:
   void setup();
@@ -71,7 +59,6 @@ class TrainRun {
   bool setup_done_ = false;
   bool finished_ = false;
   TrainRunResult result_;
-  TrainSummary summary_;
 };
 
 }  // namespace sightline
