@@ -10,7 +10,7 @@ import { chartView } from '../charts/registry.js';
 import { stackedBarsConfig } from '../charts/bars.js';
 import { xyConfig } from '../charts/xy.js';
 import { numericLeaves } from '../result-values.js';
-import { display, sig3, unitName } from '../format.js';
+import { display, gpuName, quantity, sig3, unitName } from '../format.js';
 import { distributionInfo, distributionList, memoryPart, metricAt, metricKey, metricList, metricInfo, metricValue, metricWords, valueAt } from '../catalogue.js';
 import { $, cell, metricSpan } from '../dom.js';
 
@@ -22,8 +22,12 @@ function row(label, key, value, unit, title) {
   const th = cell('th', label);
   th.scope = 'row';
   const td = cell('td', undefined, 'num');
-  td.append(metricSpan(key, value));
-  tr.append(th, td, cell('td', unit || '', 'unitcell'));
+  const span = metricSpan(key, value);
+  td.append(span);
+  // In the unit a person would use: a share as a percentage, 500 s as 8.33 min (data-value stays exact).
+  const q = typeof value === 'number' && Number.isFinite(value) ? quantity(value, unit || '') : null;
+  if (q) span.textContent = q.text;
+  tr.append(th, td, cell('td', q ? q.unit : unitName(unit || ''), 'unitcell'));
   return tr;
 }
 
@@ -388,7 +392,7 @@ export const view = {
     return headlineEntries(result);
   },
 
-  summary(result) {
+  summary(result, ctx) {
     const d = (result && result.deployment) || {};
     const w = (result && result.workload) || {};
     const model = (result && result.model && (result.model.name || result.model.id)) || 'model';
@@ -396,7 +400,7 @@ export const view = {
     const pools = Array.isArray(d.pools) ? d.pools : [];
     const gpu = pools.length ? pools[0].gpu : '';
     const trunc = result && result.requests && result.requests.truncated ? ' (request records truncated)' : '';
-    return `${model} on ${Number.isFinite(gpus) ? gpus : '?'} × ${gpu}: ${w.requests ?? '?'} requests, ${w.arrival || '?'} arrivals, ` +
+    return `${model} on ${Number.isFinite(gpus) ? gpus : '?'} × ${gpuName(gpu, ctx)}: ${w.requests ?? '?'} requests, ${w.arrival || '?'} arrivals, ` +
       `${d.scheduler || '?'} scheduler, ${d.kv_allocation || '?'} KV cache, router ${d.router || '?'}${trunc}`;
   },
 

@@ -9,7 +9,7 @@ import { stackedBarsConfig } from '../charts/bars.js';
 import { timelineConfig, pipelineSegments } from '../charts/timeline.js';
 import { xyConfig } from '../charts/xy.js';
 import { numericLeaves } from '../result-values.js';
-import { fixed3, percent, sig3, unitName } from '../format.js';
+import { fixed3, gpuName, percent, sig3, unitName } from '../format.js';
 import { memoryPart, stepPart, metricInfo, metricKey, metricList, metricValue, metricWords } from '../catalogue.js';
 import { $, cell, metricSpan, setMetric } from '../dom.js';
 
@@ -468,7 +468,7 @@ export const view = {
     return out;
   },
 
-  summary(result) {
+  summary(result, ctx) {
     const d = result.deployment || {};
     const b = result.batch || {};
     const model = (result.model && (result.model.name || result.model.id)) || 'model';
@@ -482,7 +482,7 @@ export const view = {
     if (d.fp8 && d.fp8 !== 'none') extras.push(`FP8 ${d.fp8}`);
     if (d.lora) extras.push('LoRA');
     if (d.cpu_offload) extras.push('CPU offload');
-    return `${model}${params} on ${d.gpus ?? '?'}× ${d.gpu ?? '?'} · ${axes.join(' · ')}${extras.length ? ` · ${extras.join(', ')}` : ''} · ` +
+    return `${model}${params} on ${d.gpus ?? '?'} × ${gpuName(d.gpu, ctx)} · ${axes.join(' · ')}${extras.length ? ` · ${extras.join(', ')}` : ''} · ` +
       `seq ${b.seq_len ?? '?'} · micro-batch ${b.micro_batch_size ?? '?'} × ${b.micro_batches_per_step ?? '?'} per step (global ${b.global_batch_size ?? '?'})`;
   },
 
