@@ -203,6 +203,7 @@ function runForm({ force = false } = {}) {
  * only when the model changes.
  */
 function showUnderstood(model) {
+  if (embed) return;  // an embed shows no form, so no panel either
   const text = model === undefined ? '' : JSON.stringify(model);
   if (text === state.understood) return;
   state.understood = text;
