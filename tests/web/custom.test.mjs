@@ -153,6 +153,13 @@ test('what the engine understood follows the model in every mode: a preset chang
   assert.ok(items['KV bytes/token'].includes(`128K: ${kvAt(qwen, '128K')}`), items['KV bytes/token']);
   assert.ok(items.Weights.startsWith(`Weights: ${qwen.weights.dtype}`), items.Weights);
   assert.match(await page.textContent('#understood-summary'), new RegExp(`\\(${qwen.params.active_B.toFixed(2)} B active\\)`));
+  // A typed hub id names the model (the file does not name itself): the panel and the result say it.
+  await page.fill('#hf_id', 'Qwen/Qwen3-30B-A3B');
+  await page.dispatchEvent('#hf_id', 'change');
+  items = await understood(page, 'Qwen/Qwen3-30B-A3B');
+  assert.equal(items.Model, 'Model: Qwen/Qwen3-30B-A3B');
+  await page.waitForFunction(() => document.getElementById('run-status').dataset.state === 'done'
+    && document.getElementById('summary').textContent.startsWith('Qwen/Qwen3-30B-A3B ('));
 
   // Serving simulation: back to a preset, back to its model.
   await page.selectOption('#scenario', 'I2.1');

@@ -156,6 +156,9 @@ function quoteNonstandardLiterals(text) {
   return found ? out : null;
 }
 
+/** A Hugging Face model id: org/model. */
+const HUB_ID = /^([\w.-]+)\/([\w.-]+)$/;
+
 /** Reads the config.json text: {config} or {error} located at /model/hf_config. */
 function parseConfig() {
   const text = $('hf_config').value.trim();
@@ -194,7 +197,13 @@ export function apply(scenario) {
   if ($('model').value === HF_OPTION) {
     const r = parseConfig();
     if (r.error) problem = r.error;
-    else scenario.model = { hf_config: r.config };
+    else {
+      // A typed hub id names the model in the results, as transformers records it (`_name_or_path`),
+      // unless the file names itself.
+      const id = $('hf_id').value.trim();
+      if (HUB_ID.test(id) && r.config._name_or_path === undefined) r.config._name_or_path = id;
+      scenario.model = { hf_config: r.config };
+    }
   }
   if ($('gpu').value === GPU_OPTION) {
     scenario.hardware = isObject(scenario.hardware) ? scenario.hardware : {};
@@ -231,7 +240,7 @@ export function markInvalid(path) {
 function explainHubId() {
   const id = $('hf_id').value.trim();
   const note = $('hf-id-note');
-  const m = id.match(/^([\w.-]+)\/([\w.-]+)$/);
+  const m = id.match(HUB_ID);
   note.hidden = !id;
   if (!id) return;
   if (!m) {
