@@ -103,14 +103,17 @@ void CapacitySearch::start(double rate, int64_t requests) {
   sim_ = std::make_unique<Simulation>(s_, o, false);
 }
 
-// Starts the replication of lo_ when it passed on a simulated run and the
-// budget of replications is not spent; false when there is nothing to confirm.
+// Starts the replication of lo_ when its pass was a narrow interval decided
+// at 75% (a pass shown at the full confidence needs none, and costs none:
+// a search's work stays within the page's budget) and the budget of
+// replications is not spent; false when there is nothing to confirm.
 bool CapacitySearch::start_confirmation() {
   if (!have_lo_ || confirmations_ >= kMaxConfirmations) return false;
   int64_t longest = 0;
   for (const auto& run : runs_) {
     if (run.qps != lo_) continue;
     if (run.confirmation) return false;  // already replicated
+    if (run.meets && run.report.shown) return false;  // shown at the full confidence
     longest = std::max(longest, run.requests);
   }
   if (longest == 0) return false;

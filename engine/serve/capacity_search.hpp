@@ -9,9 +9,9 @@
 // end of the bracket, and the utilization that sizes every later run. The
 // rate is then bracketed by halving (doubling when there is no service rate),
 // and bisected on the verdicts until the bracket is within `precision`.
-// The bracket's lower end is then confirmed by an independent replication
-// (another seed for arrivals and lengths) twice as long as the longest run
-// that passed it: the answer stands when that run is stable and its point
+// When the bracket's lower end passed only on a narrow interval decided at
+// 75%, it is then confirmed by an independent replication (another seed for
+// arrivals and lengths) twice as long as the longest run that passed it: the answer stands when that run is stable and its point
 // estimate of every SLO condition reaches its share. A pass that does not
 // replicate (a lucky stream of arrivals, or a batch-means interval that the
 // slow wander of a queue near saturation made too narrow) turns into a miss

@@ -338,7 +338,9 @@ SteadyStateReport judge_steady_state(const std::vector<RequestOutcome>& outcomes
     return Verdict::Uncertain;
   };
   rep.verdict = rep.stable ? Verdict::Meets : Verdict::Fails;
+  rep.shown = rep.stable && rep.needed_requests <= n;
   for (const Judged& j : judged) {
+    if (j.low < j.share) rep.shown = false;
     const Verdict v = verdict_of(j);
     if (v == Verdict::Fails) rep.verdict = Verdict::Fails;
     else if (v == Verdict::Uncertain && rep.verdict != Verdict::Fails) rep.verdict = Verdict::Uncertain;

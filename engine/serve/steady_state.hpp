@@ -44,6 +44,9 @@ struct SteadyStateReport {
   unsigned binding_metrics = 0;    // SloMetric bits of the reported (least-margin) condition
   int64_t needed_requests = 0;     // run size this window's L asks for (see required_requests)
   Verdict verdict = Verdict::Uncertain;
+  // A pass at the full confidence: stable, and every condition's interval
+  // lower end at or above its share (not a narrow interval decided at 75%).
+  bool shown = false;
 };
 
 // How long a run must be. The warm-up and every batch span at least
