@@ -57,9 +57,11 @@ AccuracySummary CalibratedCostModel::accuracy() const {
   if (tier_ == "target-measured" && any_measured && any_other) a.tier = "mixed";
   std::sort(apes.begin(), apes.end());
   a.expected_error_pct = 100.0 * std::max(apes[1], kMinIntervalHalfWidth);
-  a.note = "kernels priced from " + cal_.source + "; expected error: median over the GEMM, attention-prefill and "
-           "decode-attention classes of their fit residuals; 80% intervals from each class's residuals (at least "
-           "±2%). Classes: " + classes + ".";
+  a.note = (tier_ == "cross-generation" ? "cross-generation tier (no kernel measurements of this GPU): " : "") +
+           std::string("kernels priced from ") + cal_.source + "; expected error: median over the GEMM, attention-prefill and "
+           "decode-attention classes of their fit residuals, widened where a class is not measured on this GPU to the "
+           "measured cross-GPU transfer error of its class; 80% intervals from the same (at least ±2%). Classes: " +
+           classes + ".";
   return a;
 }
 
