@@ -27,6 +27,7 @@ ResultHeader make_result_header(const Scenario& s, const std::string& kind, cons
         s.precision.from_checkpoint.empty() ? json("scenario precision (" + dtype_name(s.precision.weights) + " weights)")
                                             : json(s.precision.from_checkpoint);
   }
+  h.warnings = s.warnings;
   if (s.cost_model.cluster_calibration) {
     json c = s.cost_model.cluster_calibration->to_json();
     c.erase("fit");  // the fit's report stays in the calibration file
@@ -49,6 +50,7 @@ json to_json(const ResultHeader& h) {
                 {"active_params_B", h.active_params_B}};
   if (!h.model_import.is_null()) r["model"]["import"] = h.model_import;
   if (!h.calibration.is_null()) r["calibration"] = h.calibration;
+  if (!h.warnings.empty()) r["warnings"] = h.warnings;
   return r;
 }
 

@@ -3,6 +3,7 @@
 // the scenario's id and title, and the model's size. Typed, with one writer.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/json_reader.hpp"
 #include "scenario/scenario.hpp"
@@ -21,6 +22,8 @@ struct ResultHeader {
   // Set only when the scenario names a cluster calibration: which one priced
   // the run (id, source, factors), so a calibrated result says so.
   json calibration;
+  // The scenario's own warnings; every result lists them first under "warnings".
+  std::vector<std::string> warnings;
 };
 
 ResultHeader make_result_header(const Scenario& s, const std::string& kind, const std::string& cost_tier);

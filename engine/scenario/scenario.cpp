@@ -121,7 +121,7 @@ Scenario read_scenario(const json& doc) {
   // FP4 weights on a GPU without FP4 tensor cores run weight-only (dequantized
   // to the activation dtype, priced so); say it, the speed-up a reader expects is absent.
   if (is_fp4(s.precision.weights) && !s.precision.fp4_tensor_cores)
-    s.model.import.warnings.push_back(s.hardware.gpu.name + " has no FP4 tensor cores: " +
+    s.warnings.push_back(s.hardware.gpu.name + " has no FP4 tensor cores: " +
                                       dtype_name(s.precision.weights) + " weights are dequantized to " +
                                       dtype_name(s.precision.activations) +
                                       " and priced weight-only (memory and bandwidth of FP4, compute at the " +

@@ -446,7 +446,9 @@ json to_json(const TrainingResult& t) {
   } else {
     r["scaling"] = nullptr;
   }
-  r["warnings"] = t.warnings;
+  json all = r.contains("warnings") ? r["warnings"] : json::array();  // the scenario's own first
+  for (const std::string& w : t.warnings) all.push_back(w);
+  r["warnings"] = all;
   r["key_metrics"] = key_metrics_to_json(t.key_metrics);
   return r;
 }
