@@ -54,6 +54,12 @@ json to_json(const ResultHeader& h) {
   return r;
 }
 
+void append_warnings(json& result, const json& warnings) {
+  json all = result.contains("warnings") ? result["warnings"] : json::array();
+  for (const json& w : warnings) all.push_back(w);
+  result["warnings"] = all;
+}
+
 json result_header(const Scenario& s, const std::string& kind, const std::string& cost_tier) {
   return to_json(make_result_header(s, kind, cost_tier));
 }

@@ -30,6 +30,9 @@ ResultHeader make_result_header(const Scenario& s, const std::string& kind, cons
 json to_json(const ResultHeader& h);
 
 // to_json(make_result_header(...)), for results still assembled as JSON.
+// Adds a run's own warnings to a result after the scenario's (the header's).
+void append_warnings(json& result, const json& warnings);
+
 json result_header(const Scenario& s, const std::string& kind, const std::string& cost_tier);
 
 }  // namespace sightline

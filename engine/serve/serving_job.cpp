@@ -348,10 +348,7 @@ json ServingJob::build_result() const {
   if (d.contains("requests")) r["requests"] = d["requests"];
   if (d.contains("trace")) r["trace"] = d["trace"];
   r["limits"] = d["limits"];
-  // After the scenario's own warnings (the header's).
-  json all = r.contains("warnings") ? r["warnings"] : json::array();
-  for (const json& w : warnings) all.push_back(w);
-  r["warnings"] = all;
+  append_warnings(r, warnings);
   return r;
 }
 

@@ -446,9 +446,7 @@ json to_json(const TrainingResult& t) {
   } else {
     r["scaling"] = nullptr;
   }
-  json all = r.contains("warnings") ? r["warnings"] : json::array();  // the scenario's own first
-  for (const std::string& w : t.warnings) all.push_back(w);
-  r["warnings"] = all;
+  append_warnings(r, t.warnings);
   r["key_metrics"] = key_metrics_to_json(t.key_metrics);
   return r;
 }
