@@ -104,6 +104,20 @@ void IntervalJob::finish_run(size_t i) {
   r.overloaded = r.job->overloaded();
   r.job.reset();
   r.scenario.reset();
+  if (fallback_ && i >= 4) {
+    // A full bound run after the short ones: the figures it left out (the
+    // max-QPS search) come from the short run at the same bound.
+    const Run& lane = runs_[i - 2];
+    for (KeyMetric& k : r.key_metrics)
+      if (!k.numeric())
+        for (const KeyMetric& l : lane.key_metrics)
+          if (l.id == k.id && l.numeric()) k = l;
+    for (const KeyMetric& l : lane.figures) {
+      bool have = false;
+      for (const KeyMetric& k : r.figures) have = have || k.id == l.id;
+      if (!have) r.figures.push_back(l);
+    }
+  }
   // The paired short runs are done: an overloaded run (or central run) means
   // a short run says little about a long one, so both bounds run in full.
   if (paired() && i == 3 && !fallback_) {
@@ -111,8 +125,12 @@ void IntervalJob::finish_run(size_t i) {
     if (overloaded) {
       fallback_ = true;
       for (CostBound b : {CostBound::Low, CostBound::High}) {
+        // The short runs' max-QPS searches already ran at full length: not again.
         Run full;
         full.scenario = at_bound(scenario_, b);
+        auto sp = std::make_shared<serve::SimulationSpec>(*full.scenario->serving->simulation);
+        sp->search.enabled = false;
+        full.scenario->serving->simulation = sp;
         runs_.push_back(std::move(full));
       }
     }
