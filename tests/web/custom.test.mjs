@@ -5,7 +5,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { browserSuite, newPage, cli, scenarioPreset, fixed3, waitDone, metric, repoDir as repoRoot, cliPath } from './harness.mjs';
 
@@ -96,6 +97,74 @@ test('each published config.json pasted as published: the understood panel match
     await page.waitForSelector('#run-status[data-state="done"], #error:not([hidden])', { timeout: 60000 });
     if (!(await page.isHidden('#error'))) assert.equal(await page.textContent('#error-code'), 'does_not_fit', file);
   }
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+/** `sightline inspect-model` of a model (a preset id, a model object, or a config.json file's path). */
+function inspect(model) {
+  let file = model;
+  if (typeof model !== 'string' || !model.endsWith('.json')) {
+    file = path.join(mkdtempSync(path.join(tmpdir(), 'inspect-')), 'model.json');
+    writeFileSync(file, JSON.stringify(model));
+  }
+  const r = spawnSync(cliPath, ['inspect-model', file, '--json'], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  return JSON.parse(r.stdout);
+}
+
+/** Waits until the understood panel names `name` (the summary line), then returns its items by label. */
+async function understood(page, name) {
+  await page.waitForFunction((n) => !document.getElementById('understood').hidden
+    && document.getElementById('understood-summary').textContent.startsWith(`Understood: ${n},`), name, { timeout: 15000 });
+  return page.$$eval('#hf-understood [data-item]', (ps) => Object.fromEntries(ps.map((p) => [p.dataset.item, p.textContent])));
+}
+
+const kvAt = (m, k) => Math.round(m.kv_cache.at[k].bytes_per_token).toLocaleString('en-US');
+
+test('what the engine understood follows the model in every mode: a preset change and a pasted config.json', async () => {
+  // Latency: the preset's model.
+  const page = await openI11();
+  const llama = inspect(scenarioPreset('I1.1').model);
+  let items = await understood(page, llama.name);
+  assert.equal(await page.getAttribute('#understood', 'open'), null, "a preset's panel starts folded");
+  assert.equal(items.Family, `Family: given as an architecture (${llama.layers} layers)`);
+  assert.ok(items['KV bytes/token'].includes(`4K: ${kvAt(llama, '4K')}`), items['KV bytes/token']);
+  assert.ok(items.Parameters.includes(`embedding ${llama.params.embedding_B.toFixed(2)} B (not in active)`), items.Parameters);
+
+  // Training: another preset brings its own model.
+  await page.selectOption('#scenario', 'T2.3');
+  await waitDone(page, 'T2.3');
+  const gpt3 = inspect(scenarioPreset('T2.3').model);
+  items = await understood(page, gpt3.name);
+  assert.equal(items.Heads, `Heads: ${gpt3.heads.query} query / ${gpt3.heads.kv} KV (${gpt3.heads.kind}), head dim ${gpt3.heads.head_dim}`);
+  assert.ok(items.Parameters.startsWith(`Parameters: ${gpt3.params.total_B.toFixed(0)} B total`), items.Parameters);
+
+  // A config.json pasted in training mode: its family, experts and weights, the list open.
+  const file = path.join(repoRoot, 'tests', 'data', 'hf', 'published', 'Qwen--Qwen3-30B-A3B.json');
+  const qwen = inspect(file);
+  await page.selectOption('#model', '__hf_config__');
+  await page.fill('#hf_config', readFileSync(file, 'utf8'));
+  await page.dispatchEvent('#hf_config', 'change');
+  items = await understood(page, qwen.name || qwen.family);
+  assert.equal(await page.getAttribute('#understood', 'open'), '', 'a pasted config opens the list');
+  assert.equal(items.Family, `Family: ${qwen.family} (${qwen.layers} layers)`);
+  assert.equal(items.Experts, `Experts: ${qwen.experts.routed} routed, ${qwen.experts.shared} shared, top-${qwen.experts.top_k}`);
+  assert.ok(items['KV bytes/token'].includes(`128K: ${kvAt(qwen, '128K')}`), items['KV bytes/token']);
+  assert.ok(items.Weights.startsWith(`Weights: ${qwen.weights.dtype}`), items.Weights);
+  assert.match(await page.textContent('#understood-summary'), new RegExp(`\\(${qwen.params.active_B.toFixed(2)} B active\\)`));
+  // A typed hub id names the model (the file does not name itself): the panel and the result say it.
+  await page.fill('#hf_id', 'Qwen/Qwen3-30B-A3B');
+  await page.dispatchEvent('#hf_id', 'change');
+  items = await understood(page, 'Qwen/Qwen3-30B-A3B');
+  assert.equal(items.Model, 'Model: Qwen/Qwen3-30B-A3B');
+  await page.waitForFunction(() => document.getElementById('run-status').dataset.state === 'done'
+    && document.getElementById('summary').textContent.startsWith('Qwen/Qwen3-30B-A3B ('));
+
+  // Serving simulation: back to a preset, back to its model.
+  await page.selectOption('#scenario', 'I2.1');
+  await waitDone(page, 'I2.1');
+  await understood(page, llama.name);
   assert.deepEqual(page.errors, []);
   await page.close();
 });

@@ -161,3 +161,54 @@ test('a preset that reproduces a published measurement shows the prediction\'s e
   await page.waitForFunction(() => /unedited preset/.test(document.getElementById('measured-check').textContent));
   await context.close();
 });
+
+test("people's words: GPU names (the custom GPU's own), shares in %, durations in a person's unit, rates per minute", async () => {
+  const context = await suite.browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(suite.server.url);
+  await waitDone(page, 'I1.1');
+  const gpuNames = new Map(cliPresets('gpus').map((g) => [g.id, g.name]));
+  // Latency: "1 × NVIDIA A100 80GB SXM4", not the preset id.
+  assert.match(await page.textContent('#summary'), new RegExp(`^Llama-2-7B .* on 1 × ${gpuNames.get('a100-80g-sxm')} ·`));
+  // The custom GPU is called by the name the user gave it.
+  await page.selectOption('#gpu', '__custom_gpu__');
+  await page.fill('#cg_name', 'Lab accelerator X');
+  await page.dispatchEvent('#cg_name', 'change');
+  await page.waitForFunction(() => document.getElementById('run-status').dataset.state === 'done'
+    && / on 1 × Lab accelerator X ·/.test(document.getElementById('summary').textContent));
+  // A preset picker's rate below 0.1 req/s reads per minute (I3.3: one request a minute).
+  assert.match(await page.$eval('#scenario option[value="I3.3"]', (o) => o.textContent), /, 1 req\/min · I3\.3$/);
+
+  // Serving: the GPU's name, and a share (SLO attainment) as a percentage in its card and its table row.
+  await page.selectOption('#scenario', 'I2.2');
+  await waitDone(page, 'I2.2');
+  const serve = cli('I2.2');
+  assert.match(await page.textContent('#summary'), new RegExp(` on 1 × ${gpuNames.get('a100-80g-sxm')}: `));
+  const att = await page.$eval('#serving-kpis [data-metric="serve.slo_attainment"]', (e) => ({ text: e.textContent, unit: e.closest('.kpi').querySelector('.unit').textContent }));
+  assert.deepEqual(att, { text: (serve.metrics.goodput.slo_attainment / 0.01).toPrecision(3), unit: '%' });
+  const busy = await page.$eval('[data-metric="serve.gpu.busy_fraction"]', (e) => ({ text: e.textContent, unit: e.closest('tr').querySelector('.unitcell').textContent }));
+  assert.deepEqual(busy, { text: (serve.metrics.gpu.busy_fraction / 0.01).toPrecision(3), unit: '%' });
+
+  // Training: 8B tokens on T3.4's 64 GPUs take hours, shown in hours (not 0.13 days).
+  await page.selectOption('#scenario', 'T3.4');
+  await waitDone(page, 'T3.4');
+  assert.match(await page.textContent('#summary'), new RegExp(` on 64 × ${gpuNames.get('h100-sxm')} · `));
+  await page.fill('#tokens_to_train', '8000000000');
+  await page.dispatchEvent('#tokens_to_train', 'change');
+  await page.waitForFunction(() => document.getElementById('run-status').dataset.state === 'done'
+    && document.querySelector('#train-kpi-days .unit').textContent === 'h');
+  const scenario = (await import('./harness.mjs')).scenarioPreset('T3.4');
+  scenario.training.tokens_to_train = 8e9;
+  const run = cli(scenario).training_run;
+  const days = run.time_days;
+  assert.ok(days < 1 && days * 24 >= 1, `${days} days`);
+  assert.equal(await page.textContent('#train-kpi-days [data-metric="train.run.time_days"]'), (days / (3.6e6 / 8.64e7)).toPrecision(3));
+  // The run's hours in the throughput table read in hours too, and MFU vs HFU is explained where both show.
+  const hours = await page.$eval('[data-metric="train.training_run.time_hours"]', (e) => [e.textContent, e.closest('tr').querySelector('.unitcell').textContent]);
+  assert.deepEqual(hours, [run.time_hours.toPrecision(3), 'h']);
+  assert.match(await page.textContent('#train-mfu-hfu'), /HFU also counts the FLOPs spent recomputing activations/);
+  assert.deepEqual(errors, []);
+  await context.close();
+});

@@ -36,9 +36,22 @@ test('a search question survives its share link; damaged links say why; scenario
   assert.equal(share.decodeSearchLink(`#${share.encodeSearchLink({ question: q })}`).answer, null);
   assert.ok(isQuestion(back));
   assert.deepEqual(formValuesOf(back), {
-    model: 'llama-2-7b', rate: 4, maxGpus: 2, ttftMs: 2000, tpotMs: '', gpus: [{ gpu: 'a100-80g-sxm', price: 1.8 }],
-    maxNumSeqs: '64', chunked: 'off',
+    model: 'llama-2-7b', rate: 4, maxGpus: 2, ttftMs: 2000, tpotMs: '', ttftPct: 'joint', tpotPct: 'joint', attainment: 0.99,
+    gpus: [{ gpu: 'a100-80g-sxm', price: 1.8 }], maxNumSeqs: '64', chunked: 'off',
   });
+  // The SLO object the serving form and the CLI take: a percentile per bound, the attainment for the joint ones.
+  const slo = (over) => buildQuestion({
+    workload: scenarioPreset('I2.2'), model: 'llama-2-7b', rate: '4', maxGpus: '2', ttftMs: '2000', tpotMs: '50',
+    gpus: [{ gpu: 'a100-80g-sxm', price: '1.8' }], maxNumSeqs: '64', chunked: 'off', ...over,
+  }).base.serving.slo;
+  assert.deepEqual(slo({ ttftPct: 'p90', attainment: '0.9' }), { attainment: 0.9, ttft_ms: 2000, tpot_ms: 50, percentiles: { ttft: 'p90' } });
+  assert.deepEqual(slo({ ttftPct: 'p99', tpotPct: 'p90', attainment: '0.9' }), { ttft_ms: 2000, tpot_ms: 50, percentiles: { ttft: 'p99', tpot: 'p90' } });
+  const p90 = buildQuestion({
+    workload: scenarioPreset('I2.2'), model: 'llama-2-7b', rate: '4', maxGpus: '2', ttftMs: '2000', tpotMs: '50', tpotPct: 'p90',
+    gpus: [{ gpu: 'a100-80g-sxm', price: '1.8' }], maxNumSeqs: '64', chunked: 'off',
+  });
+  const p90Back = formValuesOf(share.decodeSearchLink(`#${share.encodeSearchLink({ question: p90 })}`).question);
+  assert.deepEqual([p90Back.ttftPct, p90Back.tpotPct, p90Back.attainment], ['joint', 'p90', 0.99]);
   assert.equal(share.decodeLink(`#${link}`), null, 'a question alone is not a scenario link');
   assert.equal(share.decodeSearchLink('#v1=abc'), null);
   assert.throws(() => share.decodeSearchLink(`#${link.slice(0, 12)}`), share.LinkError);
@@ -55,6 +68,7 @@ test('a search question survives its share link; damaged links say why; scenario
   bad({ gpus: [] }, 'q-gpus');
   bad({ gpus: [{ gpu: 'a100-80g-sxm', price: '' }] }, 'q-price-a100-80g-sxm');
   bad({ maxNumSeqs: '64, x' }, 'q-seqs');
+  bad({ attainment: '1.5' }, 'q-attainment');
   bad({ workload: scenarioPreset('I1.1') }, 'q-workload');
 });
 
@@ -95,6 +109,9 @@ async function askSmallQuestion(page) {
   await page.fill('#q-max-gpus', '1');
   await page.fill('#q-ttft', '2000');
   await page.fill('#q-tpot', '');
+  // Judged alone at P99 (the one bound: the same share as a joint 99%), so the attainment does not apply.
+  await page.selectOption('#q-ttft-pct', 'p99');
+  assert.equal(await page.isDisabled('#q-attainment'), true);
   await page.fill('#q-seqs', '64');
   await page.selectOption('#q-chunked', 'off');
   for (const box of await page.$$('#q-gpu-list input[type="checkbox"]')) await box.setChecked(false);
@@ -169,6 +186,8 @@ test('a deployment search runs in the worker pool: Pareto chart, ranked table, c
   assert.deepEqual(await searchOutcome(other), first);
   assert.equal(await other.getAttribute('#search-shared', 'data-same'), 'true', await other.textContent('#search-shared'));
   assert.equal(await other.inputValue('#q-rate'), '4');
+  assert.equal(await other.inputValue('#q-ttft-pct'), 'p99', 'the SLO percentile comes back from the link');
+  assert.equal(await other.isDisabled('#q-attainment'), true);
   assert.deepEqual(other.errors, []);
   assert.deepEqual(page.errors, []);
   await other.close();

@@ -84,6 +84,10 @@ test('I2.1 shows the serving view with the CLI\'s numbers and draws its charts',
   }
   assert.equal(shown['serve.energy.mean_power_per_gpu_W'], fixed3(m.energy.mean_power_per_gpu_W));
   assert.equal(await page.isVisible('#serve-compare-card'), false, 'I2.1 has no compare block');
+  // The engine's verdict line is shown with the result; no overload banner below capacity.
+  assert.equal(await page.textContent('#serve-verdict-line'), expected.headline.line.charAt(0).toUpperCase() + expected.headline.line.slice(1));
+  assert.equal(await page.getAttribute('#serve-verdict', 'data-verdict'), expected.headline.verdict);
+  assert.equal(await page.isVisible('#serve-overload'), false);
 
   // Every chart is drawn; the CDFs come from the per-request records.
   for (const id of ['cdf-ttft', 'cdf-tpot', 'cdf-e2e', 'queue', 'kv', 'tokens', 'busy', 'util', 'serve-memory']) {
@@ -102,6 +106,61 @@ test('I2.1 shows the serving view with the CLI\'s numbers and draws its charts',
   assert.equal(cdf.last.y, 1);
   assert.ok(Math.abs(cdf.median - m.ttft_ms.p50) / m.ttft_ms.p50 < 0.05, `CDF median ${cdf.median} vs p50 ${m.ttft_ms.p50}`);
   assert.equal(await page.textContent('#export-csv'), 'Requests CSV');
+  assert.deepEqual(page.errors, []);
+});
+
+/** The page's scenario once its run is done: the preset and the share link's overrides. */
+async function sharedScenario(p) {
+  await p.waitForFunction(() => document.getElementById('run-status').dataset.state === 'done');
+  return p.evaluate(async () => {
+    const { decodeLink } = await import('./share.js');
+    return decodeLink(location.hash);
+  });
+}
+
+const upper = (line) => line.charAt(0).toUpperCase() + line.slice(1);
+
+test('the SLO takes a percentile per metric, the verdict line reads it, and overload warns with the capacity', async () => {
+  await page.selectOption('#scenario', 'I2.1');
+  await waitDone(page, 'I2.1');
+  assert.deepEqual(await page.$$eval('#sim_slo_ttft_pct option', (o) => o.map((x) => x.value)), ['joint', 'p50', 'p90', 'p95', 'p99']);
+  for (const m of ['ttft', 'tpot', 'itl', 'e2e']) {
+    assert.equal(await page.inputValue(`#sim_slo_${m}_pct`), 'joint', `${m}: the preset judges its bounds jointly`);
+    assert.ok(await page.$(`label[for="sim_slo_${m}_pct"]`), `label for the ${m} percentile`);
+  }
+  assert.equal(await page.isDisabled('#sim_slo_attainment'), false);
+  await setField(page, 'sim_num_requests', 300);
+  await page.waitForFunction(() => document.getElementById('run-status').dataset.state === 'done'
+    && document.getElementById('summary').textContent.includes('300 requests'));
+  await page.selectOption('#sim_slo_ttft_pct', 'p99');
+  await page.selectOption('#sim_slo_tpot_pct', 'p90');
+  await page.waitForFunction(() => document.getElementById('run-status').dataset.state === 'done'
+    && /P99 TTFT .* P90 TPOT/.test(document.getElementById('serve-verdict-line').textContent));
+  // Every bound names its percentile: the joint share's attainment no longer applies.
+  assert.equal(await page.isDisabled('#sim_slo_attainment'), true);
+  assert.deepEqual((await sharedScenario(page)).overrides.serving.slo, { percentiles: { ttft: 'p99', tpot: 'p90' } });
+  // The same SLO object through the CLI gives the same verdict line.
+  const scenario = scenarioPreset('I2.1');
+  scenario.serving.workload.num_requests = 300;
+  scenario.serving.slo.percentiles = { ttft: 'p99', tpot: 'p90' };
+  const expected = cli(scenario);
+  assert.match(expected.headline.line, /P99 TTFT [\d.,]+ ms of 500, P90 TPOT [\d.,]+ ms of 50/);
+  assert.equal(await page.textContent('#serve-verdict-line'), upper(expected.headline.line));
+  assert.equal(await metric(page, 'serve.ttft_p99_ms'), fixed3(expected.metrics.ttft_ms.p99));
+
+  // Arrivals past the service rate: the banner warns, with the run's own capacity estimate.
+  await setField(page, 'sim_rate', 20);
+  await page.waitForFunction(() => document.getElementById('run-status').dataset.state === 'done'
+    && !document.getElementById('serve-overload').hidden);
+  scenario.serving.workload.arrival.rate_qps = 20;
+  const over = cli(scenario).headline;
+  assert.equal(over.overloaded, true);
+  assert.ok(over.estimated_capacity_qps > 0 && over.estimated_capacity_qps < 20, `capacity ${over.estimated_capacity_qps}`);
+  assert.equal(Number(await page.getAttribute('#serve-overload', 'data-capacity')), over.estimated_capacity_qps);
+  assert.match(await page.textContent('#serve-overload'),
+    new RegExp(`Overloaded: arrivals .* outrun the service rate.*Estimated capacity: about ${String(+over.estimated_capacity_qps.toPrecision(3)).replace('.', '\\.')} req/s\\.`));
+  assert.equal(await page.getAttribute('#serve-verdict', 'data-verdict'), 'fails');
+  assert.equal(await page.textContent('#serve-verdict-line'), upper(over.line));
   assert.deepEqual(page.errors, []);
 });
 
@@ -158,7 +217,11 @@ test('a share link of an edited serving scenario reproduces the same numbers in 
   await page.check('#spec_enabled');
   await page.waitForFunction(() => document.getElementById('run-status').dataset.state === 'done'
     && JSON.parse(document.getElementById('serving-json').textContent).deployment.speculative !== 'none');
+  await page.selectOption('#sim_slo_tpot_pct', 'p90');
+  await page.waitForFunction(() => document.getElementById('run-status').dataset.state === 'done'
+    && /P90 TPOT/.test(document.getElementById('serve-verdict-line').textContent));
   const before = await viewMetrics(page, 'serving-view', 'serve.');
+  const verdict = await page.textContent('#serve-verdict-line');
 
   await page.click('#copy-link');
   await page.waitForSelector('#share-box:not([hidden])');
@@ -168,14 +231,17 @@ test('a share link of an edited serving scenario reproduces the same numbers in 
   assert.deepEqual(decoded.overrides.serving.workload, { num_requests: 300 });
   assert.equal(decoded.overrides.serving.scheduler.policy, 'chunked_prefill');
   assert.deepEqual(decoded.overrides.serving.speculative, { method: 'ngram', k: 5, acceptance_rate: 0.7 });
+  assert.deepEqual(decoded.overrides.serving.slo, { percentiles: { tpot: 'p90' } }, 'the SLO object travels whole');
 
   // The CLI gives the same numbers for the same scenario.
   const scenario = scenarioPreset('I2.1');
   scenario.serving.workload.num_requests = 300;
   scenario.serving.scheduler.policy = 'chunked_prefill';
   scenario.serving.speculative = { method: 'ngram', k: 5, acceptance_rate: 0.7 };
+  scenario.serving.slo.percentiles = { tpot: 'p90' };
   const expected = cli(scenario);
   assert.equal(before['serve.ttft_p99_ms'], fixed3(expected.metrics.ttft_ms.p99));
+  assert.equal(verdict, upper(expected.headline.line));
   assert.equal(before['serve.output_tokens_per_s'], fixed3(expected.metrics.throughput.output_tokens_per_s));
 
   const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
@@ -188,7 +254,11 @@ test('a share link of an edited serving scenario reproduces the same numbers in 
   assert.equal(await p.inputValue('#sim_num_requests'), '300');
   assert.equal(await p.inputValue('#sim_policy'), 'chunked_prefill');
   assert.equal(await p.isChecked('#spec_enabled'), true);
+  assert.equal(await p.inputValue('#sim_slo_tpot_pct'), 'p90');
+  assert.equal(await p.inputValue('#sim_slo_ttft_pct'), 'joint');
+  assert.equal(await p.isDisabled('#sim_slo_attainment'), false, 'TTFT is still judged jointly');
   assert.deepEqual(await viewMetrics(p, 'serving-view', 'serve.'), before);
+  assert.equal(await p.textContent('#serve-verdict-line'), verdict);
   assert.deepEqual(p.errors, []);
   await context.close();
   await page.click('#share-close');

@@ -55,6 +55,7 @@ const state = {
   shownText: null,       // the scenario text of the result or error on screen
   measured: new Map(),   // preset id -> published measurement it reproduces (presets/validation)
   last: null,            // {scenario, result, warnings} of the last finished run
+  understood: '',        // the model (JSON text) the "understood" panel describes
 };
 
 
@@ -160,6 +161,7 @@ function runForm({ force = false } = {}) {
   const problem = custom.currentProblem();
   if (problem) {  // e.g. no config.json pasted yet: said here, nothing runs
     state.shownText = null;
+    showUnderstood(undefined);
     if (problem.code === 'missing_key' && !problem.message.includes('cannot fetch')) {
       custom.markInvalid(problem.path);
       view.setStatus('waiting', `Waiting: ${problem.message}`);
@@ -167,12 +169,7 @@ function runForm({ force = false } = {}) {
     return;
   }
   persist(scenario);
-  // What the engine understood of a pasted config.json, shown whether or not the run fits.
-  if (scenario.model && typeof scenario.model === 'object' && scenario.model.hf_config) {
-    client.inspect(scenario.model).then(custom.showUnderstood, () => custom.showUnderstood(null));
-  } else {
-    custom.showUnderstood(null);
-  }
+  showUnderstood(scenario.model);
   view.setStatus('running', 'Running… 0%');
   view.setProgress(0);
   const t0 = performance.now();
@@ -197,6 +194,24 @@ function runForm({ force = false } = {}) {
     state.run = null;
     state.shownText = text;
     showEngineError(err);
+  });
+}
+
+/**
+ * What the engine understood of the scenario's model (a pasted config, a preset,
+ * an architecture), in every mode, whether or not the run fits; asked again
+ * only when the model changes.
+ */
+function showUnderstood(model) {
+  if (embed) return;  // an embed shows no form, so no panel either
+  const text = model === undefined ? '' : JSON.stringify(model);
+  if (text === state.understood) return;
+  state.understood = text;
+  if (!text) return custom.showUnderstood(null);
+  client.inspect(text).then((m) => {  // as JSON text: a preset id is a JSON string
+    if (state.understood === text) custom.showUnderstood(m);
+  }, () => {
+    if (state.understood === text) custom.showUnderstood(null);
   });
 }
 
@@ -728,7 +743,6 @@ async function init() {
     fillPicker($('scenario'), scenarios, { models: new Map(models.map((m) => [m.id, m])), gpus: new Map(gpus.map((g) => [g.id, g])) });
     custom.init({ gpus });
     dependent.init({ gpus, interconnects, currentMode: () => (state.base ? modeOf(state.base) : 'latency') });
-    view.setCatalog({ gpus });
     for (const g of gpus) state.gpus.set(g.id, g);
     for (const s of scenarios) state.scenarios.set(s.id, s);
     if (client.features.search && !embed) {

@@ -4,7 +4,7 @@
 // the runtime reserve and the precision. Read from the scenario (what was set)
 // and the result (what the engine used); all text goes through textContent.
 import { $, cell } from './dom.js';
-import { display } from './format.js';
+import { display, rateText } from './format.js';
 
 const get = (obj, path) => path.split('.').reduce((o, k) => (o && typeof o === 'object' ? o[k] : undefined), obj);
 
@@ -40,7 +40,7 @@ function items(scenario, result) {
     out.push(`Prompt lengths: ${lengthText(w.prompt_tokens)}; output lengths: ${lengthText(w.output_tokens)}.`);
     if (scenario.serving.mode === 'simulate') {
       const a = w.arrival || {};
-      out.push(`Arrivals: ${a.process || 'poisson'}${a.process ? '' : ' (default)'}${a.rate_qps !== undefined ? ` at ${a.rate_qps} req/s` : ''}; scheduler ${get(scenario, 'serving.scheduler.policy') || 'continuous'}${dflt(scenario, 'serving.scheduler.policy')}.`);
+      out.push(`Arrivals: ${a.process || 'poisson'}${a.process ? '' : ' (default)'}${a.rate_qps !== undefined ? ` at ${rateText(a.rate_qps)}` : ''}; scheduler ${get(scenario, 'serving.scheduler.policy') || 'continuous'}${dflt(scenario, 'serving.scheduler.policy')}.`);
     }
     out.push(`Runtime reserve: ${get(scenario, 'serving.runtime_overhead_GiB') ?? 1} GiB per GPU${dflt(scenario, 'serving.runtime_overhead_GiB')} for the CUDA context and workspaces.`);
   }

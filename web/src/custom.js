@@ -156,6 +156,9 @@ function quoteNonstandardLiterals(text) {
   return found ? out : null;
 }
 
+/** A Hugging Face model id: org/model. */
+const HUB_ID = /^([\w.-]+)\/([\w.-]+)$/;
+
 /** Reads the config.json text: {config} or {error} located at /model/hf_config. */
 function parseConfig() {
   const text = $('hf_config').value.trim();
@@ -194,7 +197,13 @@ export function apply(scenario) {
   if ($('model').value === HF_OPTION) {
     const r = parseConfig();
     if (r.error) problem = r.error;
-    else scenario.model = { hf_config: r.config };
+    else {
+      // A typed hub id names the model in the results, as transformers records it (`_name_or_path`),
+      // unless the file names itself.
+      const id = $('hf_id').value.trim();
+      if (HUB_ID.test(id) && r.config._name_or_path === undefined) r.config._name_or_path = id;
+      scenario.model = { hf_config: r.config };
+    }
   }
   if ($('gpu').value === GPU_OPTION) {
     scenario.hardware = isObject(scenario.hardware) ? scenario.hardware : {};
@@ -231,7 +240,7 @@ export function markInvalid(path) {
 function explainHubId() {
   const id = $('hf_id').value.trim();
   const note = $('hf-id-note');
-  const m = id.match(/^([\w.-]+)\/([\w.-]+)$/);
+  const m = id.match(HUB_ID);
   note.hidden = !id;
   if (!id) return;
   if (!m) {
@@ -271,14 +280,18 @@ function notePrecision() {
 const fmtB = (v) => `${v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2)} B`;
 
 /**
- * "What was understood" of a pasted config: family, layers by kind, heads,
- * experts, parameters (the embedding apart), KV bytes per token at 4K / 32K /
- * 128K, the weight format from the config, and what was ignored. `m` is
- * api::inspect_model's result; null hides the panel. Text only (textContent).
+ * "What was understood" of the scenario's model (a pasted config, a preset or
+ * an architecture): family, layers by kind, heads, experts, parameters (the
+ * embedding apart), KV bytes per token at 4K / 32K / 128K, the weight format
+ * from the config, and what was ignored; the summary line says the gist while
+ * the list is folded. `m` is api::inspect_model's result; null hides the panel.
+ * A pasted config opens the list. Text only (textContent).
  */
 export function showUnderstood(m) {
+  const details = $('understood');
   const box = $('hf-understood');
-  if (!m || $('model').value !== HF_OPTION) {
+  if (!m) {
+    details.hidden = true;
     box.hidden = true;
     box.replaceChildren();
     return;
@@ -293,19 +306,30 @@ export function showUnderstood(m) {
   };
   const layers = m.layers_by_kind.map((g) => `${g.count} × ${g.mixer}${g.attention ? ` (${g.attention})` : ''} + ${g.ffn}`).join(', ');
   const h = m.heads;
-  const rows = [
-    line('Family', `${m.family} (${m.layers} layers)`),
+  const family = m.family === 'architecture' ? 'given as an architecture' : m.family;
+  const rows = [];
+  if (m.name) rows.push(line('Model', m.name));
+  rows.push(
+    line('Family', `${family} (${m.layers} layers)`),
     line('Layers', layers),
     line('Heads', `${h.query} query / ${h.kv} KV (${h.kind}), head dim ${h.head_dim}${h.attention_sinks ? ', attention sinks' : ''}`),
-  ];
+  );
   if (m.experts) rows.push(line('Experts', `${m.experts.routed} routed, ${m.experts.shared} shared, top-${m.experts.top_k}`));
   if (m.mtp_layers > 0) rows.push(line('MTP layers', String(m.mtp_layers)));
-  rows.push(line('Parameters', `${fmtB(m.params.total_B)} total, ${fmtB(m.params.active_B)} active, embedding ${fmtB(m.params.embedding_B)} (not in active)`));
-  rows.push(line('KV bytes/token', ['4K', '32K', '128K'].map((k) => `${k}: ${Math.round(m.kv_cache.at[k].bytes_per_token).toLocaleString('en-US')}`).join(', ') + ` (${m.kv_cache.dtype}, one GPU)`));
+  const params = `${fmtB(m.params.total_B)} total, ${fmtB(m.params.active_B)} active, embedding ${fmtB(m.params.embedding_B)} (not in active)`;
+  rows.push(line('Parameters', params));
+  const kv = ['4K', '32K', '128K'].map((k) => `${k}: ${Math.round(m.kv_cache.at[k].bytes_per_token).toLocaleString('en-US')}`).join(', ');
+  rows.push(line('KV bytes/token', `${kv} (${m.kv_cache.dtype}, one GPU)`));
   rows.push(line('Weights', `${m.weights.dtype}${m.weights.from_config ? ` — ${m.weights.from_config}` : ''}`));
   if (m.ignored_parts.length) rows.push(line('Ignored', m.ignored_parts.join('; ')));
   if (m.ignored_keys.length) rows.push(line('Keys without effect', m.ignored_keys.join(', ')));
   for (const w of m.warnings) rows.push(line('Warning', w));
   box.replaceChildren(...rows);
   box.hidden = false;
+  const who = m.name || m.family;
+  $('understood-summary').textContent = `Understood: ${who}, ${m.layers} layers, ${fmtB(m.params.total_B)} parameters` +
+    `${m.experts ? ` (${fmtB(m.params.active_B)} active)` : ''}, ${m.weights.dtype} weights` +
+    `${m.warnings.length ? `, ${m.warnings.length} warning${m.warnings.length > 1 ? 's' : ''}` : ''}`;
+  if ($('model').value === HF_OPTION) details.open = true;
+  details.hidden = false;
 }

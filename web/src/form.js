@@ -230,6 +230,44 @@ function writeDisaggToggle(s, on) {
   return setAt(s, POOLS, [{ name: 'replicas', replicas: Math.max(1, Math.floor(gpusOf(s) / (tp * pp))), tp, pp }]);
 }
 
+// The SLO: a bound per metric and how each is judged (serving.slo.percentiles):
+// 'joint' (the default) counts it in the share of requests within every joint
+// bound at once, which must reach `attainment`; p50…p99 judge it alone.
+const SLO = '/serving/slo';
+const SLO_METRICS = ['ttft', 'tpot', 'itl', 'e2e'];
+const SLO_JOINT = 'joint';
+
+/** Whether the scenario's SLO keeps a bound judged jointly (only then does `attainment` apply). */
+function sloJointLeft(s) {
+  const slo = getAt(s, SLO);
+  if (!slo || typeof slo !== 'object') return false;
+  const pct = slo.percentiles && typeof slo.percentiles === 'object' ? slo.percentiles : {};
+  return SLO_METRICS.some((m) => Number(slo[`${m}_ms`]) > 0 && (pct[m] === undefined || pct[m] === SLO_JOINT));
+}
+
+/** The percentile picker of one SLO bound: 'joint' removes the key (the engine's default). */
+function sloPercentileField(metric) {
+  const path = `${SLO}/percentiles/${metric}`;
+  return {
+    id: `sim_slo_${metric}_pct`, path, kind: 'select', section: SIM,
+    show: (s) => { const v = getAt(s, path); return typeof v === 'string' ? v : SLO_JOINT; },
+    write: (s, v) => {
+      setAt(s, path, v === SLO_JOINT ? undefined : v);
+      const pct = getAt(s, `${SLO}/percentiles`);
+      if (pct && typeof pct === 'object' && !Object.keys(pct).length) setAt(s, `${SLO}/percentiles`, undefined);
+      // Every bound now names its percentile: the joint share has nothing left to judge.
+      if (!sloJointLeft(s)) setAt(s, `${SLO}/attainment`, undefined);
+    },
+  };
+}
+
+/** The attainment input applies only while some bound shown is judged jointly. */
+function showSloAttainment() {
+  const joint = SLO_METRICS.some((m) => String(el(`sim_slo_${m}`).value).trim() !== '' && el(`sim_slo_${m}_pct`).value === SLO_JOINT);
+  el('sim_slo_attainment').disabled = !joint;
+  el('sim_slo_attainment').closest('.field').classList.toggle('disabled', !joint);
+}
+
 const RECOMPUTE = '/training/recompute';
 
 function recomputeMode(s) {
@@ -327,10 +365,9 @@ export const FIELDS = [
       setAt(s, '/serving/speculative/draft_model', draft && v !== NO_LINK ? v : undefined);
     },
   },
-  { id: 'sim_slo_ttft', path: '/serving/slo/ttft_ms', kind: 'number', section: SIM },
-  { id: 'sim_slo_tpot', path: '/serving/slo/tpot_ms', kind: 'number', section: SIM },
-  { id: 'sim_slo_e2e', path: '/serving/slo/e2e_ms', kind: 'number', section: SIM },
-  { id: 'sim_slo_attainment', path: '/serving/slo/attainment', kind: 'number', section: SIM, showDefault: true },
+  ...SLO_METRICS.map((m) => ({ id: `sim_slo_${m}`, path: `${SLO}/${m}_ms`, kind: 'number', section: SIM })),
+  ...SLO_METRICS.map(sloPercentileField),
+  { id: 'sim_slo_attainment', path: `${SLO}/attainment`, kind: 'number', section: SIM, showDefault: true },
   {
     id: 'sim_max_qps', path: MAX_QPS, kind: 'bool', section: SIM,
     show: (s) => { const v = getAt(s, MAX_QPS); return Boolean(v && typeof v === 'object'); },
@@ -592,6 +629,16 @@ export function populate({ scenarios, models, gpus, interconnects }) {
     ...inter.map((i) => option(i.id, i.name || i.id, i.source)),
   ]);
   for (const f of FIELDS) applySchema(f);
+  // The SLO's percentile pickers: the engine's choices, in people's words.
+  for (const m of SLO_METRICS) {
+    const p = parameterAt(`${SLO}/percentiles/${m}`);
+    const values = p && Array.isArray(p.choices) ? p.choices.map(String) : [];
+    fillSelect(el(`sim_slo_${m}_pct`), values.map((v) => option(v, v === SLO_JOINT ? 'Joint (attainment)' : v.toUpperCase())));
+    for (const id of [`sim_slo_${m}`, `sim_slo_${m}_pct`]) {
+      el(id).addEventListener('input', showSloAttainment);
+      el(id).addEventListener('change', showSloAttainment);
+    }
+  }
   fillSelect(el('spec_draft'), [option(NO_LINK, 'None'), ...models.map((m) => option(m.id, m.name || m.id, m.source))]);
   for (const prefix of ['prompt', 'output']) {
     el(`${prefix}_dist`).addEventListener('change', () => showDistParams(prefix));
@@ -704,6 +751,7 @@ export function fill(scenario) {
   showDistParams('prompt');
   showDistParams('output');
   showDependent();
+  showSloAttainment();
 }
 
 function parseInteger(text) {

@@ -71,12 +71,12 @@ function groupText(text) {
   return Math.abs(i) < 10000 ? text : `${group(i)}${frac ? `.${frac}` : ''}`;
 }
 
-const UNIT_ALIASES = { 'tokens/s': 'tok/s', 'tokens/s/GPU': 'tok/s/GPU', us: 'µs', 'req/s': 'req/s', x: '×' };
+const UNIT_ALIASES = { 'tokens/s': 'tok/s', 'tokens/s/GPU': 'tok/s/GPU', us: 'µs', 'req/s': 'req/s', x: '×', hours: 'h', day: 'days' };
 
 // Ladders of units: [unit, size in the ladder's first unit]. A value moves to the
 // largest unit it is at least one of (minutes from 60 s, hours from 60 min).
 const LADDERS = [
-  [['µs', 1e-3], ['ms', 1], ['s', 1e3], ['min', 6e4], ['h', 3.6e6]],
+  [['µs', 1e-3], ['ms', 1], ['s', 1e3], ['min', 6e4], ['h', 3.6e6], ['days', 8.64e7]],
   [['tok/s', 1], ['k tok/s', 1e3], ['M tok/s', 1e6]],
   [['tok/s/GPU', 1], ['k tok/s/GPU', 1e3], ['M tok/s/GPU', 1e6]],
   [['KiB', 1 / 1048576], ['MiB', 1 / 1024], ['GiB', 1], ['TiB', 1024]],
@@ -95,6 +95,7 @@ export function unitName(unit) {
  */
 export function scaleFor(value, unit) {
   const u = unitName(unit);
+  if (u === 'fraction') return { factor: 0.01, unit: '%' };  // a share reads as a percentage: 0.037 -> 3.70 %
   const ladder = LADDERS.find((l) => l.some(([name]) => name === u));
   if (!ladder || typeof value !== 'number' || !Number.isFinite(value) || value === 0) return { factor: 1, unit: u };
   const base = ladder.find(([name]) => name === u)[1];
@@ -116,4 +117,22 @@ export function quantity(value, unit) {
 export function intervalText(low, high, factor = 1) {
   if (![low, high].every((x) => typeof x === 'number' && Number.isFinite(x))) return '';
   return `${display(low / factor)}–${display(high / factor)}`;
+}
+
+/**
+ * A GPU as people name it ("NVIDIA H100 SXM"): an inline GPU's own name (the
+ * custom GPU the user named), else its preset's name, else its id.
+ * `ctx`: {scenario, gpus: Map id -> preset record}.
+ */
+export function gpuName(id, ctx = {}) {
+  const hw = ctx.scenario && ctx.scenario.hardware && ctx.scenario.hardware.gpu;
+  if (hw && typeof hw === 'object' && typeof hw.name === 'string' && hw.name && (!id || hw.id === undefined || hw.id === id)) return hw.name;
+  const rec = ctx.gpus && typeof ctx.gpus.get === 'function' ? ctx.gpus.get(id) : null;
+  return rec && rec.name ? String(rec.name) : String(id ?? '?');
+}
+
+/** An arrival rate in the unit a person would use: "10 req/s", "0.5 req/s", or per minute below 0.1 req/s ("1 req/min"). */
+export function rateText(qps) {
+  if (typeof qps !== 'number' || !Number.isFinite(qps)) return '—';
+  return qps > 0 && qps < 0.1 ? `${display(qps * 60)} req/min` : `${display(qps)} req/s`;
 }

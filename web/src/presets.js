@@ -3,6 +3,7 @@
 // name made from its title and what it runs ("Medium-load API: Llama-2-7B,
 // 1×A100, 10 req/s"); the suite id (I2.2) stays a secondary label.
 import { formSection } from './form.js';
+import { rateText } from './format.js';
 
 /** The page's modes, in tab order: [mode, tab label]. 'search' opens the Search tab, not a preset. */
 export const MODES = [
@@ -50,7 +51,7 @@ export function plainName(s, { models = new Map(), gpus = new Map() } = {}) {
   const w = (s.serving && s.serving.workload) || {};
   if (mode === 'simulate') {
     const rate = w.arrival && w.arrival.rate_qps;
-    if (typeof rate === 'number') parts.push(`${rate} req/s`);
+    if (typeof rate === 'number') parts.push(rateText(rate));
     else if (w.arrival && w.arrival.process === 'all_at_once') parts.push('offline batch');
   } else if (mode === 'latency') {
     if (typeof w.prompt_tokens === 'number' && typeof w.output_tokens === 'number') parts.push(`${w.prompt_tokens}→${w.output_tokens} tokens`);

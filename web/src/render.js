@@ -1,6 +1,6 @@
 // Renders engine results, errors and run status into the page. Engine and user
 // strings only ever go through textContent, never innerHTML.
-import { fixed3, integer, percent } from './format.js';
+import { fixed3, gpuName, integer, percent } from './format.js';
 import { $, cell, metricSpan, setMetric } from './dom.js';
 import { memoryPart } from './catalogue.js';
 
@@ -88,13 +88,6 @@ function renderMemory(mem) {
   body.replaceChildren(...rows);
 }
 
-const gpuNames = new Map();  // gpu preset id -> display name
-
-/** Remembers display names of presets for the summary line. */
-export function setCatalog({ gpus = [] }) {
-  for (const g of gpus) gpuNames.set(g.id, g.name || g.id);
-}
-
 let lastResult = null;
 let phase = 'decode';
 
@@ -153,18 +146,19 @@ export function setPhase(next) {
   renderOps();
 }
 
-function summaryText(r) {
+/** `ctx`: {scenario, gpus} (the GPU presets by id), for the GPU's name. */
+function summaryText(r, ctx) {
   const d = r.deployment || {};
   const model = (r.model && (r.model.name || r.model.id)) || 'model';
   const params = r.model && Number.isFinite(r.model.params_B) ? ` (${r.model.params_B.toFixed(2)}B params)` : '';
   const w = r.workload || {};
-  const gpu = gpuNames.get(d.gpu) || d.gpu || '?';
-  return `${model}${params} on ${d.gpus ?? '?'}× ${gpu} · TP ${d.tp ?? '?'} · PP ${d.pp ?? '?'} · ` +
+  const gpu = gpuName(d.gpu, ctx);
+  return `${model}${params} on ${d.gpus ?? '?'} × ${gpu} · TP ${d.tp ?? '?'} · PP ${d.pp ?? '?'} · ` +
     `weights ${d.weights ?? '?'}, KV ${d.kv_cache ?? '?'} · batch ${w.batch_size ?? '?'}, ` +
     `${w.prompt_tokens ?? '?'} → ${w.output_tokens ?? '?'} tokens`;
 }
 
-export function renderResult(result, warnings) {
+export function renderResult(result, warnings, ctx = {}) {
   lastResult = result;
   const m = result.metrics || {};
   for (const key of ['ttft_ms', 'tpot_ms', 'e2e_ms', 'output_tokens_per_s', 'decode_tokens_per_s', 'prefill_tokens_per_s',
@@ -176,7 +170,7 @@ export function renderResult(result, warnings) {
   setField('cost_tier', String(result.cost_tier ?? '—'));
   setField('result_engine_version', String(result.engine_version ?? '—'));
   setField('seed', String(result.seed ?? '—'));
-  $('summary').textContent = summaryText(result);
+  $('summary').textContent = summaryText(result, ctx);
   $('results').dataset.scenario = (result.scenario && result.scenario.id) || '';
   const list = $('warnings');
   const items = (warnings || []).map((w) => cell('li', typeof w === 'string' ? w : (w.message || JSON.stringify(w))));

@@ -38,9 +38,13 @@ function wholeList(text, input, what) {
   return out;
 }
 
+/** The joint bounds' attainment when the form leaves it empty (a P99-like share). */
+export const DEFAULT_ATTAINMENT = 0.99;
+
 /**
  * The question from the form's values:
  *   {workload: scenario record (simulate), model, rate, maxGpus, ttftMs, tpotMs,
+ *    ttftPct, tpotPct ('joint' | 'p50' … 'p99', default joint), attainment (of the joint bounds),
  *    gpus: [{gpu, price, intra_node, inter_node}], maxNumSeqs: "64, 128", chunked: 'both'|'on'|'off'}
  * Throws QuestionError naming the input at fault.
  */
@@ -52,9 +56,19 @@ export function buildQuestion(v) {
   const target = positive(v.rate, 'q-rate', 'The target rate');
   const maxGpus = positive(v.maxGpus, 'q-max-gpus', 'The GPU budget');
   if (!Number.isInteger(maxGpus) || maxGpus > 4096) throw new QuestionError('q-max-gpus', 'The GPU budget must be a whole number from 1 to 4096');
-  const ttft = String(v.ttftMs ?? '').trim() === '' ? 0 : positive(v.ttftMs, 'q-ttft', 'The P99 TTFT SLO');
-  const tpot = String(v.tpotMs ?? '').trim() === '' ? 0 : positive(v.tpotMs, 'q-tpot', 'The P99 TPOT SLO');
+  const ttft = String(v.ttftMs ?? '').trim() === '' ? 0 : positive(v.ttftMs, 'q-ttft', 'The TTFT SLO');
+  const tpot = String(v.tpotMs ?? '').trim() === '' ? 0 : positive(v.tpotMs, 'q-tpot', 'The TPOT SLO');
   if (!ttft && !tpot) throw new QuestionError('q-ttft', 'give a TTFT or a TPOT SLO (or both)');
+  // 'joint' is the engine's default (serving.slo.percentiles); any other choice is the engine's to check.
+  const pct = { ttft: String(v.ttftPct || 'joint'), tpot: String(v.tpotPct || 'joint') };
+  const joint = (ttft && pct.ttft === 'joint') || (tpot && pct.tpot === 'joint');
+  let attainment = DEFAULT_ATTAINMENT;
+  if (joint && String(v.attainment ?? '').trim() !== '') {
+    attainment = Number(v.attainment);
+    if (!Number.isFinite(attainment) || attainment < 0.01 || attainment > 1) {
+      throw new QuestionError('q-attainment', 'The attainment must be a share from 0.01 to 1 (0.99: 99% of requests within every joint bound)');
+    }
+  }
   if (!v.gpus || !v.gpus.length) throw new QuestionError('q-gpus', 'tick at least one GPU type');
   const gpus = v.gpus.map((g) => {
     const option = { gpu: g.gpu, usd_per_hour: positive(g.price, `q-price-${g.gpu}`, `The price of ${g.gpu}`) };
@@ -70,9 +84,14 @@ export function buildQuestion(v) {
   base.id = 'search-base';
   base.title = `Deployment search: ${v.model}`;
   base.model = v.model;
-  const slo = { attainment: 0.99 };
+  // The engine's SLO object, as the serving form and the CLI write it.
+  const slo = joint ? { attainment } : {};
   if (ttft) slo.ttft_ms = ttft;
   if (tpot) slo.tpot_ms = tpot;
+  const percentiles = {};
+  if (ttft && pct.ttft !== 'joint') percentiles.ttft = pct.ttft;
+  if (tpot && pct.tpot !== 'joint') percentiles.tpot = pct.tpot;
+  if (Object.keys(percentiles).length) slo.percentiles = percentiles;
   base.serving.slo = slo;
   base.serving.workload.arrival = { process: 'poisson', rate_qps: target };
   // The base must validate on its own: the search replaces hardware and layout per candidate.
@@ -101,6 +120,9 @@ export function formValuesOf(question) {
     maxGpus: question.max_gpus,
     ttftMs: slo.ttft_ms ?? '',
     tpotMs: slo.tpot_ms ?? '',
+    ttftPct: (slo.percentiles && slo.percentiles.ttft) || 'joint',
+    tpotPct: (slo.percentiles && slo.percentiles.tpot) || 'joint',
+    attainment: slo.attainment ?? DEFAULT_ATTAINMENT,
     gpus: (question.gpus || []).map((g) => ({ gpu: g.gpu, price: g.usd_per_hour })),
     maxNumSeqs: (question.max_num_seqs || []).join(', '),
     chunked: chunked.length === 2 ? 'both' : chunked[0] ? 'on' : 'off',

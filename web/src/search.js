@@ -16,6 +16,7 @@ import { buildQuestion, formValuesOf, isQuestion, QuestionError, MAX_SEARCH_POIN
 const MAX_INTERVAL_POINTS = 8;
 import { display, percent } from './format.js';
 import { $, cell, metricSpan, setRunStatus, showFormError } from './dom.js';
+import { parameterAt } from './catalogue.js';
 
 // Prices prefilled for a first question, as in examples/search-llama3-70b.json
 // (the user's price is an input of the question, never a computed number).
@@ -41,6 +42,12 @@ export function answerSummary(a) {
   const b = a.cheapest_meeting_slo;
   if (!b) return { deployment: null };
   return { deployment: b.deployment, gpus: b.gpus, usd_per_million_tokens: b.usd_per_million_tokens, ttft_p99_ms: b.ttft_p99_ms, tpot_p99_ms: b.tpot_p99_ms };
+}
+
+/** Selects `value` in the select `id` when it is one of its options (a link is untrusted), else 'joint'. */
+function choose(id, value) {
+  const select = $(id);
+  select.value = [...select.options].some((o) => o.value === value) ? value : 'joint';
 }
 
 export class Search {
@@ -83,6 +90,17 @@ export class Search {
       model.append(o);
     }
     wl.addEventListener('change', () => this.followWorkload());
+    // How each SLO bound is judged: the engine's choices (its parameter schema), as in the serving form.
+    for (const m of ['ttft', 'tpot']) {
+      const p = parameterAt(`/serving/slo/percentiles/${m}`);
+      $(`q-${m}-pct`).replaceChildren(...(p && Array.isArray(p.choices) ? p.choices.map(String) : []).map((v) => {
+        const o = document.createElement('option');
+        o.value = v;
+        o.textContent = v === 'joint' ? 'Joint (attainment)' : v.toUpperCase();
+        return o;
+      }));
+    }
+    for (const id of ['q-ttft', 'q-tpot', 'q-ttft-pct', 'q-tpot-pct']) $(id).addEventListener('input', () => this.showAttainment());
     this.gpus = new Map(gpus.map((g) => [g.id, g]));
     this.gpuIds = gpus.map((g) => g.id);
     $('q-gpu-list').replaceChildren(...gpus.map((g) => {
@@ -131,6 +149,18 @@ export class Search {
     const slo = s.serving.slo || {};
     if (Number.isFinite(slo.ttft_ms)) $('q-ttft').value = String(slo.ttft_ms);
     if (Number.isFinite(slo.tpot_ms)) $('q-tpot').value = String(slo.tpot_ms);
+    const pct = slo.percentiles || {};
+    choose('q-ttft-pct', pct.ttft);
+    choose('q-tpot-pct', pct.tpot);
+    if (Number.isFinite(slo.attainment)) $('q-attainment').value = String(slo.attainment);
+    this.showAttainment();
+  }
+
+  /** The attainment input applies only while a bound is judged jointly. */
+  showAttainment() {
+    const joint = ['ttft', 'tpot'].some((m) => $(`q-${m}`).value.trim() !== '' && $(`q-${m}-pct`).value === 'joint');
+    $('q-attainment').disabled = !joint;
+    $('q-attainment').closest('.field').classList.toggle('disabled', !joint);
   }
 
   /** Starts the workers ahead of the first search (called when the tab opens). */
@@ -147,6 +177,9 @@ export class Search {
       maxGpus: $('q-max-gpus').value,
       ttftMs: $('q-ttft').value,
       tpotMs: $('q-tpot').value,
+      ttftPct: $('q-ttft-pct').value,
+      tpotPct: $('q-tpot-pct').value,
+      attainment: $('q-attainment').value,
       maxNumSeqs: $('q-seqs').value,
       chunked: $('q-chunked').value,
       gpus: this.gpuIds.filter((id) => $(`q-use-${id}`).checked).map((id) => ({
@@ -173,6 +206,10 @@ export class Search {
     $('q-max-gpus').value = String(v.maxGpus);
     $('q-ttft').value = String(v.ttftMs);
     $('q-tpot').value = String(v.tpotMs);
+    choose('q-ttft-pct', v.ttftPct);
+    choose('q-tpot-pct', v.tpotPct);
+    $('q-attainment').value = String(v.attainment);
+    this.showAttainment();
     $('q-seqs').value = v.maxNumSeqs;
     $('q-chunked').value = v.chunked;
     const prices = new Map(v.gpus.map((g) => [g.gpu, g.price]));

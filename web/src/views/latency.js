@@ -104,7 +104,7 @@ export const view = {
 
   render(result, warnings, ctx = {}) {
     lastRender = { result, ctx };
-    renderResult(result, warnings);
+    renderResult(result, warnings, ctx);
     renderMemoryChart(result);
     renderFamilyChart(result);
     renderRoofline(result, ctx);

@@ -10,7 +10,7 @@ import { chartView } from '../charts/registry.js';
 import { stackedBarsConfig } from '../charts/bars.js';
 import { xyConfig } from '../charts/xy.js';
 import { numericLeaves } from '../result-values.js';
-import { sig3, unitName } from '../format.js';
+import { display, gpuName, quantity, sig3, unitName } from '../format.js';
 import { distributionInfo, distributionList, memoryPart, metricAt, metricKey, metricList, metricInfo, metricValue, metricWords, valueAt } from '../catalogue.js';
 import { $, cell, metricSpan } from '../dom.js';
 
@@ -22,8 +22,12 @@ function row(label, key, value, unit, title) {
   const th = cell('th', label);
   th.scope = 'row';
   const td = cell('td', undefined, 'num');
-  td.append(metricSpan(key, value));
-  tr.append(th, td, cell('td', unit || '', 'unitcell'));
+  const span = metricSpan(key, value);
+  td.append(span);
+  // In the unit a person would use: a share as a percentage, 500 s as 8.33 min (data-value stays exact).
+  const q = typeof value === 'number' && Number.isFinite(value) ? quantity(value, unit || '') : null;
+  if (q) span.textContent = q.text;
+  tr.append(th, td, cell('td', q ? q.unit : unitName(unit || ''), 'unitcell'));
   return tr;
 }
 
@@ -85,6 +89,42 @@ function renderKpis(result) {
     return card;
   });
   $('serving-kpis').replaceChildren(...cards);
+}
+
+// ---- verdict and overload (result.headline) --------------------------------------------
+
+/**
+ * The engine's verdict line against the SLO (or the stable/overloaded line
+ * without one), throughput and goodput over the steady arrival window, and a
+ * banner when arrivals outrun the service rate, with the capacity the run
+ * shows. Offline batches have no headline: both stay hidden.
+ */
+function renderVerdict(result) {
+  const h = result && result.headline && typeof result.headline === 'object' ? result.headline : null;
+  const panel = $('serve-verdict');
+  const banner = $('serve-overload');
+  panel.hidden = !h || typeof h.line !== 'string' || h.line === '';
+  banner.hidden = !h || h.overloaded !== true;
+  if (!h) return;
+  panel.dataset.verdict = typeof h.verdict === 'string' ? h.verdict : 'none';
+  const line = String(h.line || '');
+  $('serve-verdict-line').textContent = line ? line.charAt(0).toUpperCase() + line.slice(1) : '';
+  const steady = [];
+  if (Number.isFinite(h.throughput_qps)) steady.push(`throughput ${sig3(h.throughput_qps)} req/s`);
+  if (Number.isFinite(h.goodput_qps)) steady.push(`goodput ${sig3(h.goodput_qps)} req/s`);
+  $('serve-steady').textContent = steady.length
+    ? `Over the steady arrival window (${display(h.window_requests)} requests, warm-up and drain left out): ${steady.join(', ')}.`
+    : '';
+  $('serve-steady').title = String(h.meaning || '');
+  if (h.overloaded === true) {
+    const offered = Number.isFinite(h.arrival_rate_qps) ? `${sig3(h.arrival_rate_qps)} req/s` : 'the offered rate';
+    // A run too short to complete anything while overloaded has no rate to show.
+    const cap = h.estimated_capacity_qps > 0 ? `about ${sig3(h.estimated_capacity_qps)} req/s`
+      : 'not measurable in this run (too few completions while overloaded: run more requests)';
+    $('serve-overload-text').textContent = `arrivals (${offered}) outrun the service rate, so the queue keeps growing and ` +
+      `latencies depend on how long the run lasts. Estimated capacity: ${cap}.`;
+    banner.dataset.capacity = String(h.estimated_capacity_qps);
+  }
 }
 
 // ---- distributions ----------------------------------------------------------------------
@@ -352,7 +392,7 @@ export const view = {
     return headlineEntries(result);
   },
 
-  summary(result) {
+  summary(result, ctx) {
     const d = (result && result.deployment) || {};
     const w = (result && result.workload) || {};
     const model = (result && result.model && (result.model.name || result.model.id)) || 'model';
@@ -360,13 +400,14 @@ export const view = {
     const pools = Array.isArray(d.pools) ? d.pools : [];
     const gpu = pools.length ? pools[0].gpu : '';
     const trunc = result && result.requests && result.requests.truncated ? ' (request records truncated)' : '';
-    return `${model} on ${Number.isFinite(gpus) ? gpus : '?'} × ${gpu}: ${w.requests ?? '?'} requests, ${w.arrival || '?'} arrivals, ` +
+    return `${model} on ${Number.isFinite(gpus) ? gpus : '?'} × ${gpuName(gpu, ctx)}: ${w.requests ?? '?'} requests, ${w.arrival || '?'} arrivals, ` +
       `${d.scheduler || '?'} scheduler, ${d.kv_allocation || '?'} KV cache, router ${d.router || '?'}${trunc}`;
   },
 
   render(result, warnings) {
     const records = recordsOf(result);
     renderKpis(result);
+    renderVerdict(result);
     renderCdfs(result, records);
     renderPercentiles(result);
     renderTimeSeries(result);

@@ -9,7 +9,7 @@ import { stackedBarsConfig } from '../charts/bars.js';
 import { timelineConfig, pipelineSegments } from '../charts/timeline.js';
 import { xyConfig } from '../charts/xy.js';
 import { numericLeaves } from '../result-values.js';
-import { fixed3, percent, sig3, unitName } from '../format.js';
+import { fixed3, gpuName, percent, quantity, sig3, unitName } from '../format.js';
 import { memoryPart, stepPart, metricInfo, metricKey, metricList, metricValue, metricWords } from '../catalogue.js';
 import { $, cell, metricSpan, setMetric } from '../dom.js';
 
@@ -217,8 +217,12 @@ function catalogueRows(result, ids) {
     const th = cell('th', m.label);
     th.scope = 'row';
     const td = cell('td', undefined, 'num');
-    td.append(metricSpan(`train.${metricKey(m)}`, metricValue(result, m)));
-    tr.append(th, td, cell('td', unitName(m.unit), 'unitcell'));
+    const span = metricSpan(`train.${metricKey(m)}`, metricValue(result, m));
+    // In the unit a person would use (399 h as 16.6 days); data-value stays exact.
+    const q = quantity(metricValue(result, m), unitName(m.unit));
+    span.textContent = q.text;
+    td.append(span);
+    tr.append(th, td, cell('td', q.unit, 'unitcell'));
     return tr;
   });
 }
@@ -468,7 +472,7 @@ export const view = {
     return out;
   },
 
-  summary(result) {
+  summary(result, ctx) {
     const d = result.deployment || {};
     const b = result.batch || {};
     const model = (result.model && (result.model.name || result.model.id)) || 'model';
@@ -482,7 +486,7 @@ export const view = {
     if (d.fp8 && d.fp8 !== 'none') extras.push(`FP8 ${d.fp8}`);
     if (d.lora) extras.push('LoRA');
     if (d.cpu_offload) extras.push('CPU offload');
-    return `${model}${params} on ${d.gpus ?? '?'}× ${d.gpu ?? '?'} · ${axes.join(' · ')}${extras.length ? ` · ${extras.join(', ')}` : ''} · ` +
+    return `${model}${params} on ${d.gpus ?? '?'} × ${gpuName(d.gpu, ctx)} · ${axes.join(' · ')}${extras.length ? ` · ${extras.join(', ')}` : ''} · ` +
       `seq ${b.seq_len ?? '?'} · micro-batch ${b.micro_batch_size ?? '?'} × ${b.micro_batches_per_step ?? '?'} per step (global ${b.global_batch_size ?? '?'})`;
   },
 
