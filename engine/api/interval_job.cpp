@@ -11,7 +11,7 @@ namespace {
 
 // The paired short runs' share of the workload, and their fewest requests
 // (below a few hundred requests a run's percentiles are mostly its warm-up).
-constexpr int64_t kShortRunPercent = 8;
+constexpr int64_t kShortRunPercent = 5;
 constexpr int64_t kShortRunMinRequests = 400;
 
 // A bound run's copy of a scenario: compare variants and scaling points are

@@ -17,13 +17,13 @@
 //     bound's full-length value is the full central value times the bound's
 //     ratio to the central value on the short runs: what the short runs share
 //     (warm-up, the drain at their end, the sampling of their n requests)
-//     cancels in the ratio. n = max(8% of the requests, 400), so a default
-//     10,000-request run costs about 1.24 central runs instead of 3.
+//     cancels in the ratio. n = max(5% of the requests, 400), so a default
+//     10,000-request run simulates 1.15 central runs of requests instead of 3.
 //     Where the central run or any short run is overloaded (arrivals outrun
 //     the service rate, so latencies grow with the run's length) a short run
 //     says little about a long one: both bounds then run in full.
-//   "auto" (the default) takes the paired short runs when they are at most a
-//   third of the full run (n <= N/3), "reduced" whenever n < N.
+//   "auto" (the default) takes the paired short runs when the three are at most
+//   the full run's length (3n <= N, N >= 1,200), "reduced" whenever n < N.
 // The paired estimate is checked against the full runs on the shipped serving
 // presets (tests/unit/test_interval_runs.cpp; tolerance in docs/cost-model.md).
 #include <memory>
