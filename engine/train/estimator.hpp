@@ -10,23 +10,13 @@
 #include "core/json_reader.hpp"
 #include "perf/cost_setup.hpp"
 #include "scenario/scenario.hpp"
+#include "train/activations.hpp"
 #include "train/micro_batch.hpp"
 #include "train/placement.hpp"
 #include "train/schedule.hpp"
 #include "train/training_result.hpp"
 
 namespace sightline {
-
-struct TrainSummary {
-  double step_time_s = 0;
-  double tokens_per_s = 0;
-  double tokens_per_s_per_gpu = 0;
-  double mfu = 0;
-  double memory_GiB = 0;
-  double activations_GiB = 0;
-  bool fits = false;
-  int gpus = 0;
-};
 
 class TrainRun {
  public:
@@ -40,11 +30,38 @@ class TrainRun {
   bool done() const { return finished_; }
   // The configuration's typed result (kind "training"); valid once done.
   const TrainRunResult& result() const { return result_; }
-  const TrainSummary& summary() const { return summary_; }
 
  private:
+  // The work unit before the schedule (estimator.cpp): the micro-batch priced
+  // per layer, composed into model chunks, and the pipeline schedule set up.
   void setup();
+  void lay_out_chunks();
+  std::vector<const ItemCost*> chunk_items(int j, const LayerActivations (&la)[2], double head_act_bytes);
+  void add_item_totals(int j, const std::vector<const ItemCost*>& items);
+  void compose_with_fsdp(int j, const std::vector<const ItemCost*>& items);
+  std::vector<GradBucket> gradient_buckets(const std::vector<const ItemCost*>& items) const;
+  void add_pipeline_transfers(ScheduleInput& in) const;
+
+  // The work unit after the schedule (estimator_finish.cpp): each rank's
+  // step, the step's figures, then the typed result written section by section.
+  struct OptimizerPricer;
+  struct RankSummary;
+  struct StepFigures;
   void finish();
+  RankSummary summarize_rank(int d, const OptimizerPricer& opt) const;
+  void price_rank_step(RankSummary& r, int d, double n_local, const OptimizerPricer& opt) const;
+  void add_rank_memory(RankSummary& r, int d, double n_local, const OptimizerPricer& opt) const;
+  StepFigures step_figures(const std::vector<RankSummary>& rs, double step, const OptimizerPricer& opt) const;
+  void add_throughput(StepFigures& f, const std::vector<RankSummary>& rs) const;
+  void add_memory_headroom(StepFigures& f, const RankSummary& rm) const;
+  void add_comm_summary(StepFigures& f, const RankSummary& rb) const;
+  void write_deployment();
+  void write_metrics_and_breakdown(const StepFigures& f, const RankSummary& rb);
+  void write_pipeline(const StepFigures& f, const std::vector<RankSummary>& rs);
+  void write_communication(const StepFigures& f, const RankSummary& rb);
+  void write_per_layer(const StepFigures& f, const RankSummary& rb);
+  void write_memory(const StepFigures& f, const RankSummary& rm);
+  void write_training_run(const StepFigures& f);
 
   struct Chunk {
     double fwd_s = 0, bwd_s = 0;
@@ -71,7 +88,6 @@ class TrainRun {
   bool setup_done_ = false;
   bool finished_ = false;
   TrainRunResult result_;
-  TrainSummary summary_;
 };
 
 }  // namespace sightline

@@ -11,31 +11,64 @@
 
 namespace sightline {
 
-const char* time_cat_name(int c) {
-  static const char* names[kNumTimeCats] = {"gemm",      "attention", "norm",    "elementwise", "rope",
-                                            "embedding", "moe_router", "loss",   "recompute",   "tp_comm",
-                                            "ep_comm",   "cp_comm",   "fsdp_comm", "overhead"};
-  return c >= 0 && c < kNumTimeCats ? names[c] : "?";
+const char* time_cat_name(TimeCat c) {
+  switch (c) {
+    case TimeCat::Gemm: return "gemm";
+    case TimeCat::Attention: return "attention";
+    case TimeCat::Norm: return "norm";
+    case TimeCat::Elementwise: return "elementwise";
+    case TimeCat::Rope: return "rope";
+    case TimeCat::Embedding: return "embedding";
+    case TimeCat::MoeRouter: return "moe_router";
+    case TimeCat::Loss: return "loss";
+    case TimeCat::Recompute: return "recompute";
+    case TimeCat::TpComm: return "tp_comm";
+    case TimeCat::EpComm: return "ep_comm";
+    case TimeCat::CpComm: return "cp_comm";
+    case TimeCat::FsdpComm: return "fsdp_comm";
+    case TimeCat::Overhead: return "overhead";
+  }
+  return "?";
+}
+
+TimeCatGroup time_cat_group(TimeCat c) {
+  switch (c) {
+    case TimeCat::Gemm:
+    case TimeCat::Attention:
+    case TimeCat::Norm:
+    case TimeCat::Elementwise:
+    case TimeCat::Rope:
+    case TimeCat::Embedding:
+    case TimeCat::MoeRouter:
+    case TimeCat::Loss: return TimeCatGroup::Compute;
+    case TimeCat::Recompute: return TimeCatGroup::Recompute;
+    case TimeCat::TpComm:
+    case TimeCat::EpComm:
+    case TimeCat::CpComm:
+    case TimeCat::FsdpComm: return TimeCatGroup::ExposedComm;
+    case TimeCat::Overhead: return TimeCatGroup::Overhead;
+  }
+  return TimeCatGroup::Overhead;
 }
 
 namespace {
 
 TimeCat cat_of(const Operator& op) {
   switch (op.family) {
-    case OpFamily::Gemm: return kCatGemm;
+    case OpFamily::Gemm: return TimeCat::Gemm;
     case OpFamily::AttentionPrefill:
-    case OpFamily::AttentionDecode: return kCatAttention;
-    case OpFamily::Norm: return kCatNorm;
+    case OpFamily::AttentionDecode: return TimeCat::Attention;
+    case OpFamily::Norm: return TimeCat::Norm;
     case OpFamily::Elementwise:
-    case OpFamily::KvCacheWrite: return kCatElementwise;
-    case OpFamily::Rope: return kCatRope;
-    case OpFamily::Embedding: return kCatEmbedding;
-    case OpFamily::MoeRouter: return kCatMoeRouter;
-    case OpFamily::Sampling: return kCatLoss;
-    case OpFamily::Collective: return kCatTpComm;
-    case OpFamily::Host: return kCatOverhead;
+    case OpFamily::KvCacheWrite: return TimeCat::Elementwise;
+    case OpFamily::Rope: return TimeCat::Rope;
+    case OpFamily::Embedding: return TimeCat::Embedding;
+    case OpFamily::MoeRouter: return TimeCat::MoeRouter;
+    case OpFamily::Sampling: return TimeCat::Loss;
+    case OpFamily::Collective: return TimeCat::TpComm;
+    case OpFamily::Host: return TimeCat::Overhead;
   }
-  return kCatElementwise;
+  return TimeCat::Elementwise;
 }
 
 // Priced times of one item (one layer of a kind, or the embedding / head),
@@ -185,7 +218,7 @@ void fill_params(const GraphContext& g, const ParamCounts& pc, GraphItem item, d
 // Compute times per category, and their sums per pass.
 void copy_compute(const ItemTotals& x, ItemCost& it, double& fwd_s, double& bwd_s) {
   fwd_s = bwd_s = 0;
-  for (int k = 0; k < kNumTimeCats; ++k) {
+  for (const TimeCat k : kAllTimeCats) {
     it.fwd_cat[k] = x.fwd[k];
     it.bwd_cat[k] = x.bwd[k];
     fwd_s += x.fwd[k];
@@ -215,12 +248,12 @@ ItemCost compose_layer(const GraphContext& g, const ItemTotals& x, const LayoutC
   // Ring attention overlaps each K,V hop with the attention of the chunk already there.
   const double cp_f = ov.cp ? std::max(0.0, lc.cp_fwd_s - x.attn_core_fwd) : lc.cp_fwd_s;
   const double cp_b = ov.cp ? std::max(0.0, lc.cp_bwd_s - x.attn_core_bwd) : lc.cp_bwd_s;
-  it.fwd_cat[kCatTpComm] = tp_f;
-  it.fwd_cat[kCatEpComm] = ep_f;
-  it.fwd_cat[kCatCpComm] = cp_f;
-  it.bwd_cat[kCatTpComm] = tp_b;
-  it.bwd_cat[kCatEpComm] = ep_b;
-  it.bwd_cat[kCatCpComm] = cp_b;
+  it.fwd_cat[TimeCat::TpComm] = tp_f;
+  it.fwd_cat[TimeCat::EpComm] = ep_f;
+  it.fwd_cat[TimeCat::CpComm] = cp_f;
+  it.bwd_cat[TimeCat::TpComm] = tp_b;
+  it.bwd_cat[TimeCat::EpComm] = ep_b;
+  it.bwd_cat[TimeCat::CpComm] = cp_b;
   it.fwd_s = cf + tp_f + ep_f + cp_f;
   double recompute = 0, rec_flops = 0;
   if (recomputed) {
@@ -230,7 +263,7 @@ ItemCost compose_layer(const GraphContext& g, const ItemTotals& x, const LayoutC
     recompute = x.rec_s;
     rec_flops = x.rec_flops;
   }
-  it.bwd_cat[kCatRecompute] = recompute;
+  it.bwd_cat[TimeCat::Recompute] = recompute;
   it.bwd_s = cb + tp_b + ep_b + cp_b + recompute;
   it.fwd_flops = x.fwd_flops;
   it.bwd_flops = x.bwd_flops;
@@ -250,8 +283,8 @@ ItemCost compose_end_item(const ItemTotals& x) {
   ItemCost it;
   double cf = 0, cb = 0;
   copy_compute(x, it, cf, cb);
-  it.fwd_cat[kCatTpComm] = x.tp_fwd;
-  it.bwd_cat[kCatTpComm] = x.tp_bwd;
+  it.fwd_cat[TimeCat::TpComm] = x.tp_fwd;
+  it.bwd_cat[TimeCat::TpComm] = x.tp_bwd;
   it.fwd_s = cf + x.tp_fwd;
   it.bwd_s = cb + x.tp_bwd;
   it.fwd_flops = x.fwd_flops;

@@ -16,25 +16,50 @@
 
 namespace sightline {
 
-enum TimeCat {
-  kCatGemm,
-  kCatAttention,
-  kCatNorm,
-  kCatElementwise,
-  kCatRope,
-  kCatEmbedding,
-  kCatMoeRouter,
-  kCatLoss,
-  kCatRecompute,
-  kCatTpComm,
-  kCatEpComm,
-  kCatCpComm,
-  kCatFsdpComm,
-  kCatOverhead,
-  kNumTimeCats
+// Where one micro-batch's time goes. The JSON writer groups them (compute,
+// recompute, exposed communication, overhead) through time_cat_group(), not
+// through their order here.
+enum class TimeCat {
+  Gemm,
+  Attention,
+  Norm,
+  Elementwise,
+  Rope,
+  Embedding,
+  MoeRouter,
+  Loss,
+  Recompute,
+  TpComm,
+  EpComm,
+  CpComm,
+  FsdpComm,
+  Overhead,
 };
-const char* time_cat_name(int c);
-using CatTimes = std::array<double, kNumTimeCats>;
+constexpr int kNumTimeCats = 14;
+// Every category once, in the order sums run over them (sums are not
+// reassociated, so this order is part of the output).
+constexpr TimeCat kAllTimeCats[kNumTimeCats] = {
+    TimeCat::Gemm,     TimeCat::Attention, TimeCat::Norm,     TimeCat::Elementwise, TimeCat::Rope,
+    TimeCat::Embedding, TimeCat::MoeRouter, TimeCat::Loss,    TimeCat::Recompute,   TimeCat::TpComm,
+    TimeCat::EpComm,   TimeCat::CpComm,    TimeCat::FsdpComm, TimeCat::Overhead};
+constexpr bool time_cats_listed_in_index_order() {
+  for (int i = 0; i < kNumTimeCats; ++i)
+    if (static_cast<int>(kAllTimeCats[i]) != i) return false;
+  return true;
+}
+static_assert(time_cats_listed_in_index_order(), "CatTimes indexes by the enum value: kAllTimeCats must list each once, in order");
+
+enum class TimeCatGroup { Compute, Recompute, ExposedComm, Overhead };
+TimeCatGroup time_cat_group(TimeCat c);
+inline bool is_compute_time_cat(TimeCat c) { return time_cat_group(c) == TimeCatGroup::Compute; }
+const char* time_cat_name(TimeCat c);
+
+// Seconds (or milliseconds) per category, indexed by TimeCat.
+struct CatTimes {
+  std::array<double, kNumTimeCats> v{};
+  double& operator[](TimeCat c) { return v[static_cast<size_t>(c)]; }
+  double operator[](TimeCat c) const { return v[static_cast<size_t>(c)]; }
+};
 
 // The two kinds of transformer layer.
 enum class LayerKind { Dense, Moe };

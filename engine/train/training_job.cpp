@@ -60,16 +60,17 @@ TrainingResult TrainingJob::typed_result() const {
   const TrainingSpec& t = *s_.training;
   TrainingResult out;
   out.base = runs_[0]->result();
-  const TrainSummary& base = runs_[0]->summary();
+  const TrainRunResult& base = out.base;
   size_t next = 1;
   for (const auto& v : t.compare) {
-    const TrainRun& run = *runs_[next++];
-    const TrainSummary& x = run.summary();
-    out.compare.push_back({v.label, run.result(), x.tokens_per_s > 0 ? base.tokens_per_s / x.tokens_per_s : 0.0,
-                           base.memory_GiB > 0 ? x.memory_GiB / base.memory_GiB : 0.0,
-                           base.activations_GiB > 0 ? x.activations_GiB / base.activations_GiB : 0.0});
+    const TrainRunResult& x = runs_[next++]->result();
+    const double base_tput = base.metrics.tokens_per_s, tput = x.metrics.tokens_per_s;
+    const double base_mem = base.memory_per_gpu.total_GiB, mem = x.memory_per_gpu.total_GiB;
+    const double base_act = base.memory_per_gpu.activations_GiB, act = x.memory_per_gpu.activations_GiB;
+    out.compare.push_back({v.label, x, tput > 0 ? base_tput / tput : 0.0, base_mem > 0 ? mem / base_mem : 0.0,
+                           base_act > 0 ? act / base_act : 0.0});
   }
-  if (!base.fits) {
+  if (!base.memory_per_gpu.fits) {
     const auto [path, message] = does_not_fit(out.base.memory_per_gpu, "this configuration");
     out.does_not_fit_path = path;
     out.does_not_fit_message = message;
@@ -87,32 +88,31 @@ TrainingResult TrainingJob::typed_result() const {
     int first_gpus = 0;
     double last_eff = 0;
     for (size_t i = 0; i < t.scaling.values.size(); ++i) {
-      const TrainRun& run = *runs_[next++];
-      const TrainSummary& x = run.summary();
-      const TrainRunResult& vr = run.result();
+      const TrainRunResult& vr = runs_[next++]->result();
+      const TrainRunResult::Metrics& x = vr.metrics;
       if (i == 0) {
         first = x.tokens_per_s_per_gpu;
         first_tput = x.tokens_per_s;
-        first_gpus = x.gpus;
+        first_gpus = vr.deployment.gpus;
       }
       last_eff = first > 0 ? 100.0 * x.tokens_per_s_per_gpu / first : 0.0;
       TrainScalingPoint p;
       p.dp = t.scaling.values[i];
-      p.gpus = x.gpus;
+      p.gpus = vr.deployment.gpus;
       p.nodes = vr.deployment.nodes;
       p.micro_batches_per_step = vr.batch.micro_batches_per_step;
       p.global_batch_size = vr.batch.global_batch_size;
-      p.step_time_ms = x.step_time_s * 1e3;
+      p.step_time_ms = x.step_time_ms;
       p.tokens_per_s = x.tokens_per_s;
       p.tokens_per_s_per_gpu = x.tokens_per_s_per_gpu;
       p.speedup = first_tput > 0 ? x.tokens_per_s / first_tput : 0.0;
-      p.ideal_speedup = first_gpus > 0 ? static_cast<double>(x.gpus) / first_gpus : 0.0;
+      p.ideal_speedup = first_gpus > 0 ? static_cast<double>(p.gpus) / first_gpus : 0.0;
       p.efficiency_pct = last_eff;
-      p.mfu_pct = 100.0 * x.mfu;
+      p.mfu_pct = x.mfu_pct;
       p.exposed_dp_comm_ms = vr.step_breakdown_ms.exposed_dp_ms;
       p.bubble_ms = vr.step_breakdown_ms.pipeline_bubble_ms;
-      p.memory_per_gpu_GiB = x.memory_GiB;
-      p.fits = x.fits;
+      p.memory_per_gpu_GiB = vr.memory_per_gpu.total_GiB;
+      p.fits = vr.memory_per_gpu.fits;
       sc.points.push_back(p);
     }
     sc.final_efficiency_pct = last_eff;

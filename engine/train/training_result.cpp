@@ -78,14 +78,14 @@ json metrics_json(const TrainRunResult::Metrics& m) {
 json step_breakdown_json(const TrainRunResult::StepBreakdown& b) {
   json cats = json::object();
   json compute = json::object();
-  for (int k = 0; k < kNumTimeCats; ++k)
+  for (const TimeCat k : kAllTimeCats)
     if (is_compute_time_cat(k)) compute[time_cat_name(k)] = b.cats_ms[k];
   cats["compute"] = compute;
-  cats["recompute"] = b.cats_ms[kCatRecompute];
-  cats["exposed_comm"] = {{"tp", b.cats_ms[kCatTpComm]},
-                          {"ep", b.cats_ms[kCatEpComm]},
-                          {"cp", b.cats_ms[kCatCpComm]},
-                          {"fsdp", b.cats_ms[kCatFsdpComm]},
+  cats["recompute"] = b.cats_ms[TimeCat::Recompute];
+  cats["exposed_comm"] = {{"tp", b.cats_ms[TimeCat::TpComm]},
+                          {"ep", b.cats_ms[TimeCat::EpComm]},
+                          {"cp", b.cats_ms[TimeCat::CpComm]},
+                          {"fsdp", b.cats_ms[TimeCat::FsdpComm]},
                           {"dp", b.exposed_dp_ms}};
   cats["pipeline_bubble"] = b.pipeline_bubble_ms;
   cats["optimizer"] = b.optimizer_ms;
@@ -94,7 +94,7 @@ json step_breakdown_json(const TrainRunResult::StepBreakdown& b) {
   cats["framework_parts"] = {{"grad_norm_allreduce", b.framework_parts_ms.grad_norm_allreduce},
                              {"fp8_amax_allreduce", b.framework_parts_ms.fp8_amax_allreduce},
                              {"input_copy", b.framework_parts_ms.input_copy}};
-  cats["overhead"] = b.cats_ms[kCatOverhead];
+  cats["overhead"] = b.cats_ms[TimeCat::Overhead];
   cats["rank"] = b.rank;
   return cats;
 }

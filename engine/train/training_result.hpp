@@ -161,9 +161,6 @@ struct TrainingResult {
   KeyMetrics key_metrics;
 };
 
-// Step-time categories that are compute (the rest are recompute, exposed communication and overhead).
-inline bool is_compute_time_cat(int k) { return k <= kCatLoss; }
-
 // The value of training metric `id` (scenario/metric_catalogue.hpp names them)
 // in a result, or Missing when the result has no such figure. `run` alone
 // (whole == nullptr) answers for a compare variant, which has no compare or
