@@ -239,8 +239,7 @@ json ServingJob::build_result() const {
   r["memory_per_gpu"] = d["memory_per_gpu"];
   r["capacity"] = d["capacity"];
   r["tokens"] = d["tokens"];
-  const json quant = quantization_block();
-  if (!quant.is_null()) r["quantization"] = quant;
+  if (json quant = quantization_block(); !quant.is_null()) r["quantization"] = quant;
   json warnings = d["warnings"];
   if (headline_warning.is_string()) warnings.push_back(headline_warning);
   if (!d["limits"]["limit_hit"].is_null()) {
