@@ -1,6 +1,7 @@
 #include "api/bench_import.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <sstream>
 
@@ -99,6 +100,12 @@ BenchRun read_serving_summary(const json& j, const char* format, const char* e2e
   r.file = file;
   r.rate_qps = read_rate(j, "request_rate", file, p);
   r.concurrency = static_cast<int64_t>(opt(j, "max_concurrency", file, p));
+  // vllm's --burstiness: gamma inter-arrival times of shape b (1: Poisson).
+  const double burstiness = opt(j, "burstiness", file, p);
+  if (burstiness > 0 && burstiness != 1) {
+    r.arrival = "gamma";
+    r.arrival_cv = 1 / std::sqrt(burstiness);
+  }
   r.requests = static_cast<int64_t>(need(j, "completed", file, p));
   const double n = static_cast<double>(std::max<int64_t>(r.requests, 1));
   r.prompt_tokens_mean = need(j, "total_input_tokens", file, p) / n;
@@ -172,10 +179,12 @@ BenchRun read_guidellm_benchmark(const json& b, const std::string& file, const s
   const std::string type = st.contains("type_") && st["type_"].is_string() ? st["type_"].get<std::string>() : "";
   if (type == "constant" || type == "poisson") {
     r.rate_qps = need(st, "rate", file, sp);
+    if (type == "constant") r.arrival = "fixed";
   } else if (type == "concurrent") {
     r.concurrency = static_cast<int64_t>(need(st, "streams", file, sp));
   } else if (type == "synchronous") {
     r.concurrency = 1;
+    r.arrival = "fixed";  // one request after another: evenly spaced at the rate achieved
   } else if (type != "throughput") {
     bench_fail(error_code::kInvalidValue, file, pointer_append(sp, "type_"),
                "unknown strategy '" + type + "' (synchronous, concurrent, throughput, constant, poisson)");
@@ -331,6 +340,7 @@ json BenchRun::to_json() const {
           {"model", model},
           {"workload",
            {{"rate_qps", rate_qps},
+            {"arrival", arrival},
             {"concurrency", concurrency},
             {"requests", requests},
             {"prompt_tokens_mean", prompt_tokens_mean},

@@ -26,6 +26,12 @@ struct BenchRun {
   // Workload as run. Arrival rate in requests/s (0: not recorded, e.g. a
   // concurrency sweep); concurrency 0 when unbounded / not recorded.
   double rate_qps = 0;
+  // How the requests arrived: "poisson" (vllm burstiness 1, SGLang, MLPerf
+  // Server, GuideLLM poisson), "fixed" (GuideLLM constant; synchronous, one
+  // request after another, replayed as evenly spaced) or "gamma" (vllm
+  // burstiness b ≠ 1: shape b, coefficient of variation 1/√b).
+  std::string arrival = "poisson";
+  double arrival_cv = 1;
   int64_t concurrency = 0;
   int64_t requests = 0;            // completed requests
   double prompt_tokens_mean = 0;   // 0: not recorded (MLPerf): taken from the base scenario

@@ -1,10 +1,18 @@
 #include "api/interval_job.hpp"
 
+#include <algorithm>
+
 #include "perf/cost_setup.hpp"
+#include "scenario/simulation_spec.hpp"
 
 namespace sightline {
 
 namespace {
+
+// The paired short runs' share of the workload, and their fewest requests
+// (below a few hundred requests a run's percentiles are mostly its warm-up).
+constexpr int64_t kShortRunPercent = 5;
+constexpr int64_t kShortRunMinRequests = 400;
 
 // A bound run's copy of a scenario: compare variants and scaling points are
 // scenarios of their own and run at the same bound.
@@ -23,65 +31,202 @@ std::unique_ptr<Scenario> at_bound(const Scenario& scenario, CostBound bound) {
   return s;
 }
 
+// The first `n` requests of a serving scenario's workload (and of each
+// compare variant's). `search`: keep the max-QPS search (the bound runs do;
+// it does not depend on the workload's length, so the short central run,
+// which only pairs with them, leaves it out).
+std::unique_ptr<Scenario> shortened(std::unique_ptr<Scenario> s, int64_t n, bool search) {
+  auto sp = std::make_shared<serve::SimulationSpec>(*s->serving->simulation);
+  sp->workload.num_requests = std::min(sp->workload.num_requests, n);
+  if (!search) sp->search.enabled = false;
+  for (auto& v : sp->compares) {
+    if (!v.scenario || !v.scenario->serving || !v.scenario->serving->simulation) continue;
+    auto vs = std::make_shared<Scenario>(*v.scenario);
+    auto vsp = std::make_shared<serve::SimulationSpec>(*vs->serving->simulation);
+    if (vsp->workload.num_requests > 0) vsp->workload.num_requests = std::min(vsp->workload.num_requests, n);
+    vs->serving->simulation = vsp;
+    v.scenario = vs;
+  }
+  s->serving->simulation = sp;
+  return s;
+}
+
 }  // namespace
 
+int64_t short_bound_requests(const Scenario& s, IntervalMode mode) {
+  if (mode != IntervalMode::Bounds || s.cost_model.intervals == "full") return 0;
+  if (!s.serving || s.serving->mode != "simulate" || !s.serving->simulation) return 0;
+  const int64_t total = s.serving->simulation->workload.num_requests;  // 0: driven by duration
+  if (total <= 0) return 0;
+  const int64_t n = std::max((total * kShortRunPercent + 99) / 100, std::min(total, kShortRunMinRequests));
+  if (s.cost_model.intervals == "reduced") return n < total ? n : 0;
+  return 3 * n <= total ? n : 0;
+}
+
 IntervalJob::IntervalJob(const Scenario& scenario, IntervalMode mode)
-    : run_count_(mode == IntervalMode::CentralOnly ? 1 : 3) {
-  const CostBound bounds[3] = {CostBound::Central, CostBound::Low, CostBound::High};
-  for (int i = 0; i < run_count_; ++i) {
-    runs_[i].scenario = at_bound(scenario, bounds[i]);
+    : scenario_(scenario), mode_(mode), short_requests_(short_bound_requests(scenario, mode)) {
+  runs_.emplace_back();
+  runs_[0].scenario = at_bound(scenario, CostBound::Central);
+  if (mode == IntervalMode::Bounds) {
+    if (paired()) {
+      const double w = static_cast<double>(short_requests_) / static_cast<double>(scenario.serving->simulation->workload.num_requests);
+      const CostBound bounds[3] = {CostBound::Central, CostBound::Low, CostBound::High};
+      for (CostBound b : bounds) {
+        Run r;
+        r.scenario = shortened(at_bound(scenario, b), short_requests_, b != CostBound::Central);
+        r.weight = w;
+        runs_.push_back(std::move(r));
+      }
+    } else {
+      for (CostBound b : {CostBound::Low, CostBound::High}) {
+        Run r;
+        r.scenario = at_bound(scenario, b);
+        runs_.push_back(std::move(r));
+      }
+    }
   }
-  // The bound runs are made when their turn comes: a run's memory (a serving
-  // simulation holds every request) is then never needed three times at once.
+  // The bound runs are made when their turn comes, and freed when done: a
+  // run's memory (a serving simulation holds every request) is then never
+  // needed twice at once.
   runs_[0].job = make_single_job(*runs_[0].scenario);
   std::string provenance;
   accuracy_ = make_kernel_cost_model(scenario.cost_model.tier, scenario.hardware.gpu, &provenance)->accuracy();
 }
 
+void IntervalJob::finish_run(size_t i) {
+  Run& r = runs_[i];
+  r.done = true;
+  if (i == 0) return;  // the central run writes the result
+  r.units = r.job->units_done();
+  r.key_metrics = r.job->key_metrics();
+  r.figures = r.job->interval_figures();
+  r.variants = r.job->variant_key_metrics();
+  r.overloaded = r.job->overloaded();
+  r.job.reset();
+  r.scenario.reset();
+  if (fallback_ && i >= 4) {
+    // A full bound run after the short ones: the figures it left out (the
+    // max-QPS search) come from the short run at the same bound.
+    const Run& lane = runs_[i - 2];
+    for (KeyMetric& k : r.key_metrics)
+      if (!k.numeric())
+        for (const KeyMetric& l : lane.key_metrics)
+          if (l.id == k.id && l.numeric()) k = l;
+    for (const KeyMetric& l : lane.figures) {
+      bool have = false;
+      for (const KeyMetric& k : r.figures) have = have || k.id == l.id;
+      if (!have) r.figures.push_back(l);
+    }
+  }
+  // The paired short runs are done: an overloaded run (or central run) means
+  // a short run says little about a long one, so both bounds run in full.
+  if (paired() && i == 3 && !fallback_) {
+    const bool overloaded = runs_[0].job->overloaded() || runs_[1].overloaded || runs_[2].overloaded || runs_[3].overloaded;
+    if (overloaded) {
+      fallback_ = true;
+      for (CostBound b : {CostBound::Low, CostBound::High}) {
+        // The short runs' max-QPS searches already ran at full length: not again.
+        Run full;
+        full.scenario = at_bound(scenario_, b);
+        auto sp = std::make_shared<serve::SimulationSpec>(*full.scenario->serving->simulation);
+        sp->search.enabled = false;
+        full.scenario->serving->simulation = sp;
+        runs_.push_back(std::move(full));
+      }
+    }
+  }
+}
+
 bool IntervalJob::step(int64_t max_units) {
-  for (int i = 0; i < run_count_; ++i) {
-    Run& r = runs_[i];
-    if (r.done) continue;
+  while (next_ < runs_.size()) {
+    Run& r = runs_[next_];
     if (!r.job) r.job = make_single_job(*r.scenario);
-    r.done = r.job->step(max_units);
+    const bool done = r.job->step(max_units);
+    if (!done) return false;
+    finish_run(next_);
+    ++next_;
     // Done as soon as the last run is: a run that needs exactly its budget fits it.
-    return r.done && i == run_count_ - 1;
+    return next_ >= runs_.size();
   }
   return true;
 }
 
 double IntervalJob::progress() const {
-  double p = 0;
-  for (int i = 0; i < run_count_; ++i) p += runs_[i].done ? 1.0 : runs_[i].job ? runs_[i].job->progress() : 0.0;
-  return p / run_count_;
+  double p = 0, total = 0;
+  for (const Run& r : runs_) {
+    total += r.weight;
+    p += r.weight * (r.done ? 1.0 : r.job ? r.job->progress() : 0.0);
+  }
+  return total > 0 ? std::min(next_ >= runs_.size() ? 1.0 : 0.999, p / total) : 1.0;
 }
 
 int64_t IntervalJob::units_done() const {
   int64_t n = 0;
-  for (const Run& r : runs_) n += r.job ? r.job->units_done() : 0;
+  for (const Run& r : runs_) n += r.job ? r.job->units_done() : r.units;
   return n;
+}
+
+void IntervalJob::attach(KeyMetrics& central, const KeyMetrics Run::*list) const {
+  if (mode_ == IntervalMode::CentralOnly) return;
+  if (paired() && !fallback_)
+    attach_paired_intervals(central, runs_[1].*list, low().*list, high().*list);
+  else
+    attach_intervals(central, low().*list, high().*list);
 }
 
 KeyMetrics IntervalJob::key_metrics() const {
   KeyMetrics km = runs_[0].job->key_metrics();
-  if (run_count_ == 3) attach_intervals(km, runs_[1].job->key_metrics(), runs_[2].job->key_metrics());
+  attach(km, &Run::key_metrics);
   return km;
 }
 
-// Only the central run writes JSON; the bound runs give their typed key metrics.
+KeyMetrics IntervalJob::interval_figures() const {
+  KeyMetrics f = runs_[0].job->interval_figures();
+  attach(f, &Run::figures);
+  return f;
+}
+
+// Only the central run writes JSON; the bound runs give their typed figures.
 json IntervalJob::result() const {
   json r = runs_[0].job->result();
-  if (run_count_ == 3) {
-    r["key_metrics"] = key_metrics_to_json(key_metrics());
-    // Training compare variants carry key metrics of their own.
-    std::vector<KeyMetrics> variants = runs_[0].job->variant_key_metrics();
-    const std::vector<KeyMetrics> low = runs_[1].job->variant_key_metrics(), high = runs_[2].job->variant_key_metrics();
-    for (size_t i = 0; i < variants.size() && i < low.size() && i < high.size(); ++i) {
-      attach_intervals(variants[i], low[i], high[i]);
-      r["compare"][i]["key_metrics"] = key_metrics_to_json(variants[i]);
-    }
-  } else {
+  if (mode_ == IntervalMode::CentralOnly) {
     r["intervals"] = "central_only";
+    r["accuracy"] = accuracy_.to_json();
+    return r;
+  }
+  r["key_metrics"] = key_metrics_to_json(key_metrics());
+  // Training compare variants carry key metrics of their own (their bounds run in full).
+  std::vector<KeyMetrics> variants = runs_[0].job->variant_key_metrics();
+  for (size_t i = 0; i < variants.size() && i < low().variants.size() && i < high().variants.size(); ++i) {
+    attach_intervals(variants[i], low().variants[i], high().variants[i]);
+    r["compare"][i]["key_metrics"] = key_metrics_to_json(variants[i]);
+  }
+  // The headline's and the max-QPS answer's figures: low/high beside each, and
+  // the tier their interval comes from.
+  for (const KeyMetric& k : interval_figures()) {
+    const json::json_pointer ptr(k.id);
+    const json::json_pointer parent = ptr.parent_pointer();
+    if (!r.contains(parent) || !r.at(parent).is_object()) continue;
+    json& obj = r.at(parent);
+    const std::string name = ptr.back();
+    obj[name + "_low"] = k.has_interval ? json(k.low) : json(nullptr);
+    obj[name + "_high"] = k.has_interval ? json(k.high) : json(nullptr);
+    obj["interval_tier"] = r["cost_tier"];
+  }
+  if (paired()) {
+    const int64_t total = scenario_.serving->simulation->workload.num_requests;
+    json runs = {{"method", fallback_ ? "full" : "paired_short_runs"},
+                 {"requests", total},
+                 {"short_run_requests", short_requests_}};
+    runs["meaning"] =
+        fallback_ ? "the paired short bound runs found the system overloaded (latencies grow with the run's length), "
+                    "so both bounds ran in full"
+                  : "the bounds ran on the first short_run_requests requests of the same workload, beside a central "
+                    "run of the same requests; each bound's value is the full central value times its ratio to the "
+                    "short central run (docs/cost-model.md gives the measured agreement with full bound runs)";
+    r["interval_runs"] = runs;
+  } else if (scenario_.serving && scenario_.serving->mode == "simulate") {
+    r["interval_runs"] = {{"method", "full"}, {"meaning", "the central run and full runs at both cost bounds"}};
   }
   r["accuracy"] = accuracy_.to_json();
   return r;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "api/interval_job.hpp"
 #include "core/error.hpp"
 #include "scenario/simulation_spec.hpp"
 #include "serve/simulation.hpp"
@@ -80,7 +81,10 @@ std::string gib(int64_t bytes) {
 
 RunEstimate estimate_run(const Scenario& s, IntervalMode mode) {
   RunEstimate e;
-  const int64_t bound_runs = mode == IntervalMode::Bounds ? 3 : 1;
+  // The paired short bound runs (api/interval_job.hpp) add three runs of the
+  // first short_n requests; otherwise the bounds run in full.
+  const int64_t short_n = short_bound_requests(s, mode);
+  const int64_t bound_runs = mode == IntervalMode::Bounds && short_n == 0 ? 3 : 1;
   if (!s.serving) return e;  // training: a handful of schedule slices, bounded by its readers
   if (s.serving->mode != "simulate" || !s.serving->simulation) {
     // Latency mode: one prefill and output_tokens - 1 decode steps, each
@@ -111,11 +115,18 @@ RunEstimate estimate_run(const Scenario& s, IntervalMode mode) {
   const int64_t decode_tokens = sat_mul(requests, least_length(w.output) - 1);
   const int64_t steps = decode_tokens / std::max<int64_t>(1, sp.scheduler.max_num_seqs * std::max<int64_t>(1, replicas));
   e.work_units_at_least = sat_mul(runs, sat_add(requests, steps));
+  if (short_n > 0) {
+    const int64_t short_steps = sat_mul(short_n, least_length(w.output) - 1) /
+                                std::max<int64_t>(1, sp.scheduler.max_num_seqs * std::max<int64_t>(1, replicas));
+    e.work_units_at_least = sat_add(e.work_units_at_least, sat_mul(sat_mul(3, variants), sat_add(short_n, short_steps)));
+  }
   e.requests = expected_requests;
   e.runs = runs;
   // The most a request can take: its arrival, and a schedule and a step-end
   // event for each of its tokens (one token per step at the lowest load).
-  e.work_units_at_most = sat_mul(runs, sat_mul(expected_requests, sat_add(3, sat_mul(2, std::max<int64_t>(1, w.output.max_possible())))));
+  const int64_t per_request_most = sat_add(3, sat_mul(2, std::max<int64_t>(1, w.output.max_possible())));
+  e.work_units_at_most = sat_mul(runs, sat_mul(expected_requests, per_request_most));
+  if (short_n > 0) e.work_units_at_most = sat_add(e.work_units_at_most, sat_mul(sat_mul(3, variants), sat_mul(short_n, per_request_most)));
   // Peak memory: the interval runs are made one after another (api/interval_job),
   // and only the central run writes its records and trace as JSON.
   const int64_t adapters = sp.lora.enabled ? sp.lora.adapters : 0;

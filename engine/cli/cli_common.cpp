@@ -14,7 +14,7 @@ namespace sightline::cli {
 
 const char* const kUsage =
     "usage:\n"
-    "  sightline run FILE|--preset ID [--format table|json|csv|envelope] [--central-only] [--max-work-units N]\n"
+    "  sightline run FILE|--preset ID [--format table|json|csv|envelope] [--central-only | --full-intervals] [--max-work-units N]\n"
     "                [--calibration CLUSTER.json]\n"
     "  sightline fit BENCH_FILE... --base SCENARIO.json [--out CLUSTER.json] [--id ID] [--format table|json]\n"
     "                [--bench-format vllm|sglang|guidellm|genai-perf|mlperf] [--import-only]\n"

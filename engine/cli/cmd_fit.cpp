@@ -14,11 +14,20 @@ namespace {
 
 void print_fit_table(const json& cal) {
   const json& f = cal["factors"];
-  std::cout << "calibration '" << cal["id"].get<std::string>() << "'\n"
-            << "  compute efficiency scale  " << f["compute_efficiency_scale"].get<double>() << "\n"
-            << "  memory efficiency scale   " << f["memory_efficiency_scale"].get<double>() << "\n"
-            << "  comm efficiency scale     " << f["comm_efficiency_scale"].get<double>() << "\n"
-            << "  host time per step (us)   " << f["host_us_per_step"].get<double>() << "\n\n";
+  const json& se = cal["fit"]["standard_errors"];
+  // Each factor with its standard error, or why the runs leave it alone.
+  auto factor = [&](const char* label, const char* key) {
+    std::cout << label << f[key].get<double>();
+    if (se[key].is_number()) std::cout << "  (± " << se[key].get<double>() << ")";
+    else std::cout << "  (not determined by these runs: no correction)";
+    std::cout << "\n";
+  };
+  std::cout << "calibration '" << cal["id"].get<std::string>() << "'\n";
+  factor("  compute efficiency scale  ", "compute_efficiency_scale");
+  factor("  memory efficiency scale   ", "memory_efficiency_scale");
+  factor("  comm efficiency scale     ", "comm_efficiency_scale");
+  factor("  host time per step (us)   ", "host_us_per_step");
+  std::cout << "\n";
   std::cout << "run                                   metric  measured  uncalibrated  calibrated   err(uncal)  err(cal)\n";
   for (const json& r : cal["fit"]["in_sample"]["runs"]) {
     for (const std::string m : {"ttft", "tpot"}) {

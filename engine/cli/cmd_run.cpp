@@ -33,13 +33,14 @@ std::string csv_field(const std::string& s) {
 
 int cmd_run(const std::vector<std::string>& args) {
   std::string file, preset, format = "table", calibration_file;
-  bool central_only = false;
+  bool central_only = false, full_intervals = false;
   std::vector<std::string> files;
   std::string problem;
   Flags flags("run");
   int64_t max_work_units = 0;  // 0: the default budget; the scenario's own limit may go up to the native ceiling
   flags.integer("--max-work-units", &max_work_units, 1, RunLimits::kNativeCeiling);
   flags.text("--calibration", &calibration_file);
+  flags.boolean("--full-intervals", &full_intervals);
   flags.boolean("--central-only", &central_only).text("--preset", &preset)
       .text("--format", &format, {"table", "json", "csv", "envelope"}).positional(&files, 1);
   if (!flags.parse(args, problem)) return usage_error(problem);
@@ -68,6 +69,14 @@ int cmd_run(const std::vector<std::string>& args) {
     if (doc.is_object()) {  // an invalid scenario is reported by the run itself
       if (!doc.contains("cost_model") || !doc["cost_model"].is_object()) doc["cost_model"] = json::object();
       doc["cost_model"]["calibration"] = cal;
+      text = safe_dump(doc);
+    }
+  }
+  if (full_intervals) {  // the reference interval: full runs at both cost bounds (cost_model.intervals "full")
+    json doc = json::parse(text, nullptr, false);
+    if (doc.is_object()) {  // an invalid scenario is reported by the run itself
+      if (!doc.contains("cost_model") || !doc["cost_model"].is_object()) doc["cost_model"] = json::object();
+      doc["cost_model"]["intervals"] = "full";
       text = safe_dump(doc);
     }
   }

@@ -15,6 +15,8 @@ void print_latency_table(const json& r) {
   std::cout << "gpus      " << r["deployment"]["gpus"] << " x " << r["deployment"]["gpu"].get<std::string>()
             << "  tp=" << r["deployment"]["tp"] << " pp=" << r["deployment"]["pp"]
             << "  cost tier: " << r["cost_tier"].get<std::string>() << "\n\n";
+  if (r.contains("warnings"))
+    for (const json& w : r["warnings"]) std::cout << "warning: " << w.get<std::string>() << "\n";
   std::cout << "latency\n";
   // Labels and units from the metric catalogue (the page shows the same words).
   for (const char* id : {"ttft_ms", "tpot_ms", "e2e_ms", "output_tokens_per_s", "decode_tokens_per_s", "prefill_tokens_per_s",

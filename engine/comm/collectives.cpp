@@ -24,7 +24,8 @@ CommCalibration comm_calibration_for(const InterconnectSpec& link) {
   // No measurements of this link: take the efficiencies of the closest
   // measured kind and the link's own spec-sheet latency.
   const bool network = link.kind == "infiniband" || link.kind == "roce";
-  const char* from_id = network ? "ib-ndr" : "nvlink3-nvswitch";
+  // A full mesh of direct links takes the measured mesh (RCCL on MI300X's xGMI).
+  const char* from_id = network ? "ib-ndr" : link.kind == "xgmi" ? "xgmi3-mesh8" : "nvlink3-nvswitch";
   CommCalibration from;
   from.id = from_id;
   if (const CommCalibration* shipped = find_comm_calibration(from_id)) from = *shipped;

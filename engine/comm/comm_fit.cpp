@@ -27,10 +27,19 @@ struct Row {
   int ranks;
   double time_s;
   int group;  // GPUs taking part
+  double bandwidth_share = 1;  // of the link's per-GPU bandwidth this group's calls can use
 };
 
-Row row_of(const CollectiveSample& s, const std::string& algorithm) {
+Row row_of(const CollectiveSample& s, const std::string& algorithm, const InterconnectSpec& link) {
   const double n = s.gpus;
+  if (algorithm == "ring" && link.full_mesh()) {
+    // A full mesh runs the direct algorithms (collectives.cpp): two latency
+    // steps for all-reduce, one otherwise, over n-1 of the domain's links.
+    const int domain = std::max(2, link.domain_gpus);
+    const double share = static_cast<double>(std::min(s.gpus, domain) - 1) / (domain - 1);
+    return {s.kind == CollectiveKind::AllReduce ? 2.0 : 1.0, bus_bandwidth_factor(s.kind, s.gpus), s.bytes,
+            s.gpus, s.time_s, s.gpus, share};
+  }
   if (algorithm == "ring")
     return {s.kind == CollectiveKind::AllReduce ? 2 * (n - 1) : n - 1, bus_bandwidth_factor(s.kind, s.gpus), s.bytes,
             s.gpus, s.time_s, s.gpus};
@@ -41,7 +50,8 @@ Row row_of(const CollectiveSample& s, const std::string& algorithm) {
 double mean_abs_log_error(const std::vector<Row>& rows, const AlgorithmParams& p, double bw) {
   double sum = 0;
   for (const Row& r : rows)
-    sum += std::fabs(std::log(pipelined_time_s(p, r.steps, r.factor, r.bytes, r.ranks, bw, r.group) / r.time_s));
+    sum += std::fabs(std::log(pipelined_time_s(p, r.steps, r.factor, r.bytes, r.ranks, bw * r.bandwidth_share, r.group) /
+                              r.time_s));
   return sum / static_cast<double>(rows.size());
 }
 
@@ -149,7 +159,7 @@ void fit_rows_once(const std::vector<Row>& rows, AlgorithmParams& p, const std::
 }
 
 double predicted_s(const Row& r, const AlgorithmParams& p, double bw) {
-  return pipelined_time_s(p, r.steps, r.factor, r.bytes, r.ranks, bw, r.group);
+  return pipelined_time_s(p, r.steps, r.factor, r.bytes, r.ranks, bw * r.bandwidth_share, r.group);
 }
 
 // The fit's errors: the median in-sample |error|, and the 80% band of
@@ -255,7 +265,7 @@ CommCalibration fit_comm_calibration(const InterconnectSpec& link, const std::ve
     const bool single_level = s.nodes == 1 || s.nodes == s.gpus;
     if (s.interconnect != link.id || !single_level) continue;
     const std::string alg = sample_algorithm(s, link);
-    (alg == "ring" ? ring : alg == "nvls" ? nvls : p2p).push_back(row_of(s, alg));
+    (alg == "ring" ? ring : alg == "nvls" ? nvls : p2p).push_back(row_of(s, alg, link));
   }
   if (ring_shape && !ring.empty()) fit_scaled_shape(ring, ring_shape->ring, ring_shape->id, c.ring, bw);
   else fit_rows(ring, c.ring, "ring", bw);

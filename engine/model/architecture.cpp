@@ -18,7 +18,7 @@ const std::vector<std::string> kArchKeys = {
     "intermediate_size", "vocab_size", "max_context", "gated_mlp", "activation", "norm",
     "position_embedding", "tied_embeddings", "attention_bias", "qkv_bias", "mlp_bias",
     "parallel_attn_mlp", "moe", "mla", "layers", "linear_attention", "ssm", "attention_sinks", "qk_norm",
-    "attention_output_gate", "norms_per_layer", "dense_intermediate_size", "mtp_layers"};
+    "attention_output_gate", "norms_per_layer", "dense_intermediate_size", "mtp_layers", "quantization_config"};
 
 MoeSpec read_moe(const json& v, const std::string& path) {
   ObjectReader r(v, path, {"num_experts", "top_k", "num_shared_experts", "expert_intermediate_size",
@@ -224,6 +224,10 @@ ModelArch read_model_architecture(const json& value, const std::string& path) {
              std::to_string(m.num_heads) + "); give head_dim explicitly");
   finalize_layers(m);
   check_model(m, path);
+  // The checkpoint's own weight format (gpt-oss ships MXFP4): the default a
+  // scenario's precision overrides, as for an imported config.json.
+  if (const json* q = r.find("quantization_config"))
+    read_checkpoint_quantization(*q, r.child_path("quantization_config"), m);
   return m;
 }
 

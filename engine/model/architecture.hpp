@@ -189,6 +189,10 @@ void check_model(const ModelArch& m, const std::string& path);
 // Fills `layers` from num_layers and the MoE spec when no layer list was given.
 void finalize_layers(ModelArch& m);
 
+// A checkpoint's quantization_config (as in a Hugging Face config.json) applied
+// to `m`: the weight format a scenario defaults to (a typed preset may carry one).
+void read_checkpoint_quantization(const json& q, const std::string& path, ModelArch& m);
+
 // ModelOpt's hf_quant_config.json (its "quantization" object) applied to `m`.
 void apply_modelopt_quant(ModelArch& m, const json& hf_quant, const std::string& path);
 

@@ -597,6 +597,10 @@ void note_nonstandard_literals(const json& v, const std::string& path, std::vect
 
 }  // namespace
 
+void read_checkpoint_quantization(const json& q, const std::string& path, ModelArch& m) {
+  read_quantization_config(q, path, m);
+}
+
 void apply_modelopt_quant(ModelArch& m, const json& hf_quant, const std::string& path) {
   require_object(hf_quant, path);
   const json* q = &hf_quant;

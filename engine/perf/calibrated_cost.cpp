@@ -57,9 +57,11 @@ AccuracySummary CalibratedCostModel::accuracy() const {
   if (tier_ == "target-measured" && any_measured && any_other) a.tier = "mixed";
   std::sort(apes.begin(), apes.end());
   a.expected_error_pct = 100.0 * std::max(apes[1], kMinIntervalHalfWidth);
-  a.note = "kernels priced from " + cal_.source + "; expected error: median over the GEMM, attention-prefill and "
-           "decode-attention classes of their fit residuals; 80% intervals from each class's residuals (at least "
-           "±2%). Classes: " + classes + ".";
+  a.note = (tier_ == "cross-generation" ? "cross-generation tier (no kernel measurements of this GPU): " : "") +
+           std::string("kernels priced from ") + cal_.source + "; expected error: median over the GEMM, attention-prefill and "
+           "decode-attention classes of their fit residuals, widened where a class is not measured on this GPU to the "
+           "measured cross-GPU transfer error of its class; 80% intervals from the same (at least ±2%). Classes: " +
+           classes + ".";
   return a;
 }
 
@@ -132,34 +134,97 @@ double blend_times(double compute_s, double memory_s, double blend_p) {
 
 GemmChoice best_gemm_tile(const Operator& op, const GemmParams& p, double flops_per_s, double bytes_per_s,
                           int sm_count, double compute_floor_s) {
-  GemmChoice best;
-  double best_time = std::numeric_limits<double>::infinity();
+  // The choice minimizes the very time the GEMM is priced at. Choosing by
+  // max(compute, memory) and pricing the blend made slower GPUs faster: at
+  // batch 1 every tile ties on memory, the widest tile won the tie until its
+  // padded compute passed the memory time, and its compute then left the blend
+  // (decode TPOT 22.1 / 23.0 / 20.5 ms at 165 / 120 / 82.6 TFLOP/s). The
+  // minimum over tiles of times that each grow as a peak falls grows too, so
+  // the price is monotone in every peak.
+  //
+  // Every tile at one split-K depth moves the same bytes, and the blend never
+  // falls as the compute time grows at a fixed memory time. So a tile whose
+  // compute is no less than the best one's at its depth cannot beat it (at
+  // most tie, and ties go to the earlier tile): its blend, three pow calls and
+  // most of a calibration fit's time, is skipped. The choice is the one a
+  // full scan makes.
+  struct DepthBest {
+    bool set = false;
+    double compute_eff_s = 0;  // max(compute, floor): what the blend sees
+    GemmChoice choice;
+    int order = 0;  // position in the tile-major scan: ties go to the earlier one
+  };
+  constexpr int kDepths = 5;  // split-K 1, 2, 4, 8, 16
+  static_assert((1 << (kDepths - 1)) == kMaxSplitK, "one slot per split-K depth");
+  DepthBest depth_best[kDepths];
+  // Below this share of the memory time, compute^p is under half an ulp of
+  // memory^p (2^-56 of it, with room for pow's rounding), so the sum is
+  // memory^p exactly and the blend is the depth's memory-only value: computed
+  // once per depth instead of once per tile. Batch-1 decodes all take this path.
+  // The last exponent's share is kept: a fit prices thousands of GEMMs per
+  // exponent, and a run uses one.
+  thread_local double share_for_p = 0, share = 0;
+  if (share_for_p != p.blend_p) {
+    share = std::pow(2.0, -56.0 / p.blend_p);
+    share_for_p = p.blend_p;
+  }
+  const double negligible_compute_share = share;
+  double memory_power[kDepths], memory_only_s[kDepths];
+  bool memory_power_set[kDepths] = {false, false, false, false, false};
+  bool memory_only_set[kDepths] = {false, false, false, false, false};
   const double sms = std::max(sm_count, 1);
+  double best_so_far_s = std::numeric_limits<double>::infinity();
+  int order = 0;
   for (const GemmTile& tile : p.tiles) {
     // A grouped GEMM's problems pad to tiles separately and share the waves.
     const double tiles = op.groups * std::ceil(static_cast<double>(op.m) / tile.m) *
                          std::ceil(static_cast<double>(op.n) / tile.n);
-    for (int split = 1; split <= kMaxSplitK; split *= 2) {
+    int depth = 0;
+    for (int split = 1; split <= kMaxSplitK; split *= 2, ++depth, ++order) {
       if (split > 1 && (op.k / split < kMinSplitKDepth || tiles * split / 2 >= sms)) break;
       // Every wave runs one tile per SM: the padded tile's FLOPs at the tile's rate.
       const double waves = std::ceil(tiles * split / sms);
       const double tile_flops = 2.0 * tile.m * tile.n * (static_cast<double>(op.k) / split);
       const double compute_s = waves * tile_flops / (flops_per_s * tile.efficiency / sms);
+      const double compute_eff_s = std::max(compute_s, compute_floor_s);
+      DepthBest& d = depth_best[depth];
+      if (d.set && !(compute_eff_s < d.compute_eff_s)) continue;
       // Split-K writes fp32 partial tiles and reads them back to reduce.
       const double partial_bytes = split > 1 ? 2.0 * 4.0 * split * op.groups * static_cast<double>(op.m) * op.n : 0.0;
       const double memory_s = (op.bytes + partial_bytes) / bytes_per_s;
-      // The choice minimizes the very time the GEMM is priced at. Choosing by
-      // max(compute, memory) and pricing the blend made slower GPUs faster: at
-      // batch 1 every tile ties on memory, the widest tile won the tie until
-      // its padded compute passed the memory time, and its compute then left
-      // the blend (decode TPOT 22.1 / 23.0 / 20.5 ms at 165 / 120 / 82.6
-      // TFLOP/s). The minimum over tiles of times that each grow as a peak
-      // falls grows too, so the price is monotone in every peak.
-      const double t = blend_times(std::max(compute_s, compute_floor_s), memory_s, p.blend_p);
-      if (t < best_time) {
-        best_time = t;
-        best = {tile.m, tile.n, split, compute_s, memory_s, t};
+      // The blend is never below the larger of its two times (to within pow's
+      // rounding, hence the margin): a tile whose larger time already exceeds
+      // the best blend found so far cannot win.
+      if (std::max(compute_eff_s, memory_s) > best_so_far_s * (1.0 + 1e-12)) continue;
+      // memory^p is the same for every tile at this depth: one pow per depth.
+      if (!memory_power_set[depth]) {
+        memory_power[depth] = std::pow(memory_s, p.blend_p);
+        memory_power_set[depth] = true;
       }
+      // The same arithmetic as blend_times(compute_eff_s, memory_s, p.blend_p).
+      double t;
+      if (compute_eff_s < memory_s * negligible_compute_share) {
+        if (!memory_only_set[depth]) {
+          memory_only_s[depth] = std::pow(memory_power[depth], 1.0 / p.blend_p);
+          memory_only_set[depth] = true;
+        }
+        t = memory_only_s[depth];
+      } else {
+        t = std::pow(std::pow(compute_eff_s, p.blend_p) + memory_power[depth], 1.0 / p.blend_p);
+      }
+      if (!d.set || t < d.choice.time_s) d = {true, compute_eff_s, {tile.m, tile.n, split, compute_s, memory_s, t}, order};
+      best_so_far_s = std::min(best_so_far_s, t);
+    }
+  }
+  GemmChoice best;
+  double best_time = std::numeric_limits<double>::infinity();
+  int best_order = 0;
+  for (const DepthBest& d : depth_best) {
+    if (!d.set) continue;
+    if (d.choice.time_s < best_time || (d.choice.time_s == best_time && d.order < best_order)) {
+      best_time = d.choice.time_s;
+      best_order = d.order;
+      best = d.choice;
     }
   }
   return best;

@@ -2,6 +2,7 @@
 
 #include "core/error.hpp"
 #include "perf/calibrated_cost.hpp"
+#include "perf/kernel_family.hpp"
 
 namespace sightline {
 
@@ -44,8 +45,15 @@ std::unique_ptr<KernelCostModel> make_kernel_cost_model(const std::string& reque
     *provenance = own->source;
     return std::make_unique<CalibratedCostModel>(*own, tier);
   }
-  // Cross-generation: curves of a measured GPU on this GPU's spec sheet. The
-  // reference itself borrows from the other fully swept GPU.
+  // Cross-generation: curves of a measured GPU on this GPU's spec sheet. An
+  // architecture with a kernel family of its own (AMD Instinct) is priced
+  // from the family's cited kernel-level facts instead of NVIDIA levels.
+  if (const KernelFamily* family = find_kernel_family(gpu.architecture)) {
+    KernelCalibration fam = family_calibration(*family, gpu);
+    *provenance = fam.source;
+    return std::make_unique<CalibratedCostModel>(std::move(fam), "cross-generation");
+  }
+  // The reference itself borrows from the other fully swept GPU.
   const KernelCalibration& ref = reference_calibration();
   const KernelCalibration* from = ref.id == gpu.id && find_calibration("a40") ? find_calibration("a40") : &ref;
   KernelCalibration transferred = transfer_calibration(*from, gpu.id, 0);

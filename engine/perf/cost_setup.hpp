@@ -21,6 +21,11 @@ struct CostModelSpec {
   double gpu_hour_usd = 0;    // 0: no cost figures
   // Corrections fitted to the user's own benchmarks (`sightline fit`); none by default.
   std::optional<ClusterCalibration> cluster_calibration;
+  // How a serving simulation's 80% interval is computed (api/interval_job.hpp):
+  // "auto" (paired short bound runs where they save work, else full ones),
+  // "full" (the central run plus full runs at both bounds: the reference) or
+  // "reduced" (always the paired short runs).
+  std::string intervals = "auto";
   // Not read from JSON: which bound of the kernels' 80% interval a run prices
   // at (the interval runs of a job set it; see perf/cost_bounds.hpp).
   CostBound bound = CostBound::Central;

@@ -24,6 +24,14 @@ class Job {
   virtual KeyMetrics key_metrics() const = 0;
   // The key metrics of each compare variant that carries its own (training), in order.
   virtual std::vector<KeyMetrics> variant_key_metrics() const { return {}; }
+  // Figures outside the key metrics that carry an interval too (the serving
+  // headline's throughput and goodput, the max-QPS answer): each id is the
+  // JSON pointer of the figure in result(); the interval runs write
+  // `<name>_low` / `<name>_high` beside it.
+  virtual KeyMetrics interval_figures() const { return {}; }
+  // True when the run's arrivals outrun its service rate (its latencies grow
+  // with its length), so a shorter run says little about a longer one.
+  virtual bool overloaded() const { return false; }
 };
 
 }  // namespace sightline

@@ -45,6 +45,27 @@ void attach_intervals(KeyMetrics& central, const KeyMetrics& low_run, const KeyM
   }
 }
 
+void attach_paired_intervals(KeyMetrics& central, const KeyMetrics& central_short, const KeyMetrics& low_short,
+                             const KeyMetrics& high_short) {
+  for (KeyMetric& k : central) {
+    if (!k.numeric()) continue;
+    const KeyMetric* c = find_by_id(central_short, k.id);
+    const bool paired = c && c->numeric();
+    double lo = k.value, hi = k.value;
+    for (const KeyMetrics* run : {&low_short, &high_short}) {
+      const KeyMetric* b = find_by_id(*run, k.id);
+      if (!b || !b->numeric()) continue;
+      double v = b->value;
+      if (paired) v = c->value != 0 ? k.value * (b->value / c->value) : k.value + (b->value - c->value);
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
+    }
+    k.has_interval = !(lo == k.value && hi == k.value);
+    k.low = lo;
+    k.high = hi;
+  }
+}
+
 json to_json(const KeyMetric& k) {
   json j = {{"id", k.id}, {"label", k.label}, {"unit", k.unit}};
   switch (k.kind) {

@@ -35,6 +35,16 @@ using KeyMetrics = std::vector<KeyMetric>;
 // A metric no bound moves (a size or a count) gets no interval.
 void attach_intervals(KeyMetrics& central, const KeyMetrics& low_run, const KeyMetrics& high_run);
 
+// The same from short bound runs (api/interval_job.hpp): `low_short` and
+// `high_short` ran the first requests of the workload at the bounds, and
+// `central_short` the same requests at the central cost. Each bound's value at
+// full length is the central value times the bound's ratio to the central
+// value on the short runs (their difference where that central value is 0);
+// a figure the short central run lacks (the max-QPS search, which does not
+// depend on the workload's length) takes the bound run's own value.
+void attach_paired_intervals(KeyMetrics& central, const KeyMetrics& central_short, const KeyMetrics& low_short,
+                             const KeyMetrics& high_short);
+
 json to_json(const KeyMetric& k);
 // The kind a JSON scalar has as a key metric value (for figures still kept as JSON).
 KeyMetric::Kind key_metric_kind(const json& value);

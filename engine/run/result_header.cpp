@@ -27,6 +27,7 @@ ResultHeader make_result_header(const Scenario& s, const std::string& kind, cons
         s.precision.from_checkpoint.empty() ? json("scenario precision (" + dtype_name(s.precision.weights) + " weights)")
                                             : json(s.precision.from_checkpoint);
   }
+  h.warnings = s.warnings;
   if (s.cost_model.cluster_calibration) {
     json c = s.cost_model.cluster_calibration->to_json();
     c.erase("fit");  // the fit's report stays in the calibration file
@@ -49,7 +50,14 @@ json to_json(const ResultHeader& h) {
                 {"active_params_B", h.active_params_B}};
   if (!h.model_import.is_null()) r["model"]["import"] = h.model_import;
   if (!h.calibration.is_null()) r["calibration"] = h.calibration;
+  if (!h.warnings.empty()) r["warnings"] = h.warnings;
   return r;
+}
+
+void append_warnings(json& result, const json& warnings) {
+  json all = result.contains("warnings") ? result["warnings"] : json::array();
+  for (const json& w : warnings) all.push_back(w);
+  result["warnings"] = all;
 }
 
 json result_header(const Scenario& s, const std::string& kind, const std::string& cost_tier) {

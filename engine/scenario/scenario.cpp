@@ -84,7 +84,7 @@ Precision read_precision(const json* v, const std::string& path, const GpuSpec& 
 CostModelSpec read_cost_model(const json* v, const std::string& path, const GpuSpec& gpu) {
   CostModelSpec c;
   const json empty = json::object();
-  ObjectReader r(v ? *v : empty, path, {"tier", "software_stack", "gpu_hour_usd", "calibration"});
+  ObjectReader r(v ? *v : empty, path, {"tier", "software_stack", "gpu_hour_usd", "calibration", "intervals"});
   c.tier = r.choice("tier", {"auto", "target-measured", "cross-generation", "roofline"}, "auto");
   if (c.tier == "target-measured" && !find_calibration(gpu.id)) {
     std::string ids;
@@ -96,6 +96,7 @@ CostModelSpec read_cost_model(const json* v, const std::string& path, const GpuS
   c.software_stack = read_software_stack(r.find("software_stack") ? *r.find("software_stack") : json("vllm-like"),
                                          r.child_path("software_stack"));
   c.gpu_hour_usd = r.number("gpu_hour_usd", 0, 1e6, 0);
+  c.intervals = r.choice("intervals", {"auto", "full", "reduced"}, "auto");
   if (const json* cal = r.find("calibration")) c.cluster_calibration = ClusterCalibration::from_json(*cal, r.child_path("calibration"));
   return c;
 }
@@ -121,7 +122,7 @@ Scenario read_scenario(const json& doc) {
   // FP4 weights on a GPU without FP4 tensor cores run weight-only (dequantized
   // to the activation dtype, priced so); say it, the speed-up a reader expects is absent.
   if (is_fp4(s.precision.weights) && !s.precision.fp4_tensor_cores)
-    s.model.import.warnings.push_back(s.hardware.gpu.name + " has no FP4 tensor cores: " +
+    s.warnings.push_back(s.hardware.gpu.name + " has no FP4 tensor cores: " +
                                       dtype_name(s.precision.weights) + " weights are dequantized to " +
                                       dtype_name(s.precision.activations) +
                                       " and priced weight-only (memory and bandwidth of FP4, compute at the " +
@@ -154,6 +155,7 @@ json scenario_to_json(const Scenario& s) {
   j["cost_model"] = {{"tier", s.cost_model.tier},
                      {"software_stack", s.cost_model.software_stack.to_json()},
                      {"gpu_hour_usd", s.cost_model.gpu_hour_usd}};
+  if (s.cost_model.intervals != "auto") j["cost_model"]["intervals"] = s.cost_model.intervals;
   if (s.cost_model.cluster_calibration) j["cost_model"]["calibration"] = s.cost_model.cluster_calibration->to_json();
   if (s.serving) j["serving"] = serving_to_json(*s.serving);
   if (s.training) j["training"] = training_to_json(*s.training);

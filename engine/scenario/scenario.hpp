@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/json_reader.hpp"
 #include "hw/hardware.hpp"
@@ -28,6 +29,9 @@ struct Scenario {
   CostModelSpec cost_model;
   std::optional<ServingSpec> serving;
   std::optional<TrainingSpec> training;
+  // What the run should say about how it reads the scenario (e.g. FP4
+  // weights priced weight-only on a GPU without FP4 tensor cores).
+  std::vector<std::string> warnings;
 };
 
 // Parses and validates a scenario document (already parsed JSON).

@@ -234,12 +234,12 @@ json ServingJob::build_result() const {
                                                w.arrival.process != ArrivalProcess::Trace ? w.arrival.rate_qps : 0.0);
     r["headline"] = h.to_json();
     if (h.overloaded) headline_warning = h.warning;
+    headline_ = h;
   }
   r["memory_per_gpu"] = d["memory_per_gpu"];
   r["capacity"] = d["capacity"];
   r["tokens"] = d["tokens"];
-  const json quant = quantization_block();
-  if (!quant.is_null()) r["quantization"] = quant;
+  if (json quant = quantization_block(); !quant.is_null()) r["quantization"] = quant;
   json warnings = d["warnings"];
   if (headline_warning.is_string()) warnings.push_back(headline_warning);
   if (!d["limits"]["limit_hit"].is_null()) {
@@ -348,13 +348,31 @@ json ServingJob::build_result() const {
   if (d.contains("requests")) r["requests"] = d["requests"];
   if (d.contains("trace")) r["trace"] = d["trace"];
   r["limits"] = d["limits"];
-  r["warnings"] = warnings;
+  append_warnings(r, warnings);
   return r;
 }
 
 json ServingJob::result() const {
   if (result_.is_null()) result_ = build_result();
   return result_;
+}
+
+KeyMetrics ServingJob::interval_figures() const {
+  if (result_.is_null()) result_ = build_result();
+  KeyMetrics f;
+  if (headline_ && headline_->judged) {
+    f.push_back(KeyMetric::number("/headline/throughput_qps", "steady-window throughput", "req/s", headline_->throughput_qps));
+    if (headline_->has_slo)
+      f.push_back(KeyMetric::number("/headline/goodput_qps", "steady-window goodput", "req/s", headline_->goodput_qps));
+  }
+  if (search_ && search_->qps() > 0)
+    f.push_back(KeyMetric::number("/max_qps/qps", "max sustainable QPS under the SLO", "req/s", search_->qps()));
+  return f;
+}
+
+bool ServingJob::overloaded() const {
+  if (result_.is_null()) result_ = build_result();
+  return headline_ && headline_->overloaded;
 }
 
 KeyMetrics ServingJob::key_metrics() const {

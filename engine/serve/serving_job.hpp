@@ -3,10 +3,12 @@
 // the comparison variants (serving.compare), then the max-QPS search runs
 // (serving.max_qps_search), each advanced a bounded number of events per slice.
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "run/job.hpp"
 #include "serve/capacity_search.hpp"
+#include "serve/headline.hpp"
 #include "serve/simulation.hpp"
 #include "serve/steady_state.hpp"
 
@@ -22,6 +24,8 @@ class ServingJob : public Job {
   // Events of every simulation run so far: main, steady-state reruns, compare variants, max-QPS search.
   int64_t units_done() const override { return events_ + (search_ ? search_->events_processed() : 0); }
   KeyMetrics key_metrics() const override;
+  KeyMetrics interval_figures() const override;
+  bool overloaded() const override;
 
  private:
   json quantization_block() const;
@@ -44,6 +48,7 @@ class ServingJob : public Job {
   // The result is written once, when first asked for (the run is finished by then).
   mutable json result_;
   mutable KeyMetrics key_metrics_;
+  mutable std::optional<ServingHeadline> headline_;  // none for an offline batch
 };
 
 }  // namespace sightline::serve

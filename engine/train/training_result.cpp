@@ -446,7 +446,7 @@ json to_json(const TrainingResult& t) {
   } else {
     r["scaling"] = nullptr;
   }
-  r["warnings"] = t.warnings;
+  append_warnings(r, t.warnings);
   r["key_metrics"] = key_metrics_to_json(t.key_metrics);
   return r;
 }

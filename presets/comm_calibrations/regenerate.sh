@@ -7,7 +7,9 @@
 # presets/calibrations/data/bin_vidur_network.py into vidur_a100_dgx_all_reduce.csv).
 # NVLink 3 is the only link measured at several group sizes: NVLink 4 and 5 take its
 # per-call and per-step latencies and its efficiency-by-group-size shape, and fit
-# their own efficiency level (--shape-from).
+# their own efficiency level (--shape-from). The CDNA 3 xGMI mesh is fitted to RCCL's
+# all_reduce_perf on 8x MI300X (rccl_mi300x_all_reduce.csv), with the direct algorithms
+# a full mesh runs (two latency steps per all-reduce).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 bin=${1:-$here/../../build/sightline}
@@ -20,3 +22,4 @@ for link in nvlink4-nvswitch nvlink5-nvswitch; do
   "$bin" calibrate-comm --interconnect "$link" --csv "$csv" --shape-from "$out/nvlink3-nvswitch.json" --out "$out/$link.json"
 done
 "$bin" calibrate-comm --interconnect ib-ndr --csv "$csv" --out "$out/ib-ndr.json"
+"$bin" calibrate-comm --interconnect xgmi3-mesh8 --csv "$data/rccl_mi300x_all_reduce.csv" --out "$out/xgmi3-mesh8.json"

@@ -26,7 +26,7 @@ function write(name, content) {
 }
 
 const fixed = (v) => ({ dist: 'fixed', value: v });
-function scenario(model, rate, prompt, output, requests = 200) {
+function scenario(model, rate, prompt, output, requests = 200, process = 'poisson') {
   return {
     schema_version: 1,
     id: `fit-${model}-${rate}-${prompt}-${output}`,
@@ -36,7 +36,7 @@ function scenario(model, rate, prompt, output, requests = 200) {
     serving: {
       mode: 'simulate',
       parallelism: { tp: 1, pp: 1 },
-      workload: { arrival: { process: 'poisson', rate_qps: rate }, num_requests: requests, prompt_tokens: fixed(prompt), output_tokens: fixed(output) },
+      workload: { arrival: { process, rate_qps: rate }, num_requests: requests, prompt_tokens: fixed(prompt), output_tokens: fixed(output) },
       scheduler: { policy: 'continuous' },
     },
   };
@@ -59,7 +59,7 @@ function measured(s) {
   const m = r.metrics;
   const w = s.serving.workload;
   return {
-    rate: w.arrival.rate_qps, n: m.requests.completed, prompt: w.prompt_tokens.value, output: w.output_tokens.value,
+    process: w.arrival.process, rate: w.arrival.rate_qps, n: m.requests.completed, prompt: w.prompt_tokens.value, output: w.output_tokens.value,
     ttft: m.ttft_ms.mean, tpot: m.tpot_ms.mean, itl: m.itl_ms.mean, e2e_ms: m.e2e_s.mean * 1e3,
     rps: m.throughput.requests_per_s, otps: m.throughput.output_tokens_per_s, duration: m.duration_s,
   };
@@ -70,7 +70,7 @@ const writers = {
   sglang: (x) => ({ backend: 'sglang', dataset_name: 'random', request_rate: x.rate, max_concurrency: null, random_input_len: x.prompt, random_output_len: x.output, random_range_ratio: 1.0, duration: x.duration, completed: x.n, total_input_tokens: x.n * x.prompt, total_output_tokens: x.n * x.output, total_output_tokens_retokenized: x.n * x.output, request_throughput: x.rps, input_throughput: x.rps * x.prompt, output_throughput: x.otps, mean_e2e_latency_ms: x.e2e_ms, median_e2e_latency_ms: x.e2e_ms, mean_ttft_ms: x.ttft, median_ttft_ms: x.ttft, p99_ttft_ms: x.ttft, mean_tpot_ms: x.tpot, median_tpot_ms: x.tpot, mean_itl_ms: x.itl, median_itl_ms: x.itl, concurrency: 1 }),
   guidellm: (x) => {
     const s = (v) => ({ successful: { mean: v, median: v, mode: v, variance: 0, std_dev: 0, min: v, max: v, count: x.n, total_sum: v * x.n } });
-    return { benchmarks: [{ type_: 'generative_benchmark', args: { strategy: { type_: 'poisson', rate: x.rate } }, run_stats: { requests_made: { successful: x.n, errored: 0, incomplete: 0, total: x.n } }, metrics: { requests_per_second: s(x.rps), request_latency: s(x.e2e_ms / 1e3), prompt_token_count: s(x.prompt), output_token_count: s(x.output), time_to_first_token_ms: s(x.ttft), time_per_output_token_ms: s(x.e2e_ms / x.output), inter_token_latency_ms: s(x.tpot), output_tokens_per_second: s(x.otps) } }] };
+    return { benchmarks: [{ type_: 'generative_benchmark', args: { strategy: { type_: x.process === 'fixed' ? 'constant' : 'poisson', rate: x.rate } }, run_stats: { requests_made: { successful: x.n, errored: 0, incomplete: 0, total: x.n } }, metrics: { requests_per_second: s(x.rps), request_latency: s(x.e2e_ms / 1e3), prompt_token_count: s(x.prompt), output_token_count: s(x.output), time_to_first_token_ms: s(x.ttft), time_per_output_token_ms: s(x.e2e_ms / x.output), inter_token_latency_ms: s(x.tpot), output_tokens_per_second: s(x.otps) } }] };
   },
   'genai-perf': (x) => ({ request_throughput: { unit: 'requests/sec', avg: x.rps }, request_latency: { unit: 'ms', avg: x.e2e_ms }, request_count: { unit: 'count', avg: x.n }, time_to_first_token: { unit: 'ms', avg: x.ttft }, inter_token_latency: { unit: 'ms', avg: x.tpot }, output_token_throughput: { unit: 'tokens/sec', avg: x.otps }, output_sequence_length: { unit: 'tokens', avg: x.output }, input_sequence_length: { unit: 'tokens', avg: x.prompt }, input_config: { model: ['meta-llama/Llama-2-7b-hf'], request_rate: x.rate, concurrency: null, streaming: true } }),
   mlperf: (x) => ['================================================', 'MLPerf Results Summary', '================================================', 'SUT name : PySUT', 'Scenario : Server', 'Mode     : PerformanceOnly', `Completed samples per second    : ${x.rps}`, `Completed tokens per second: ${x.otps}`, 'Result is : VALID', '', 'Additional Stats', `Mean latency (ns)               : ${Math.round(x.e2e_ms * 1e6)}`, `Mean First Token latency (ns)   : ${Math.round(x.ttft * 1e6)}`, `Mean Time to Output Token (ns)  : ${Math.round(x.tpot * 1e6)}`, '', 'Test Parameters Used', 'samples_per_query : 1', `target_qps : ${x.rate}`, `min_query_count : ${x.n}`, ''].join('\n'),
@@ -123,4 +123,57 @@ test('a run names the calibration it used; a bad calibration file is a located e
   const r = cli(['run', write('s.json', s), '--calibration', bad]);
   assert.equal(r.code, 1);
   assert.match(r.err, /error \[out_of_range\] at '\/cost_model\/calibration\/factors\/memory_efficiency_scale'/);
+});
+
+// The round trip's runs are designed so that each factor is identified by a
+// signal the simulator computes smoothly: at low load (one request at a time)
+// TTFT is one prefill and TPOT one decode step, so a long prompt pins compute
+// efficiency, and decodes at a short and at a long context separate the
+// memory-bound time (which grows with the KV read) from the host time per step
+// (which does not). Loaded runs add what a user's sweep has: queueing and
+// batching. Every third run is held out by the fit, so the fit set (runs 0, 1,
+// 3, 4) alone must identify every factor too.
+// SIGHTLINE_FIT_FULL=1 runs the same round trip with 5× the requests per run
+// (by hand; docs/calibrate-from-benchmarks.md quotes it).
+const runScale = process.env.SIGHTLINE_FIT_FULL ? 5 : 1;
+test('round trip: fit recovers a known perturbation from every format and predicts another scenario', () => {
+  const m = 'llama-2-7b';
+  const few = 20 * runScale, many = 60 * runScale;
+  const base = scenario(m, 2, 512, 128, many);
+  const runs = [
+    ['vllm', 'vllm.json', [scenario(m, 0.01, 2048, 16, few)]],                  // compute: one long prefill at a time
+    ['sglang', 'sglang.jsonl', [scenario(m, 0.01, 32, 64, few), scenario(m, 4, 1024, 96, many)]],  // decode at a short context; loaded
+    ['guidellm', 'guidellm.json', [scenario(m, 0.2, 3500, 128, few, 'fixed')]],  // decode at a long context (constant rate)
+    ['genai-perf', 'genai.json', [scenario(m, 2, 512, 128, many)]],
+    ['mlperf', 'mlperf_log_summary.txt', [scenario(m, 3, 512, 128, many)]],
+  ];
+  const files = runs.map(([format, name, ss]) => {
+    const xs = ss.map(measured);
+    const content = format === 'sglang' ? xs.map((x) => JSON.stringify(writers.sglang(x))).join('\n') + '\n' : writers[format](xs[0]);
+    return write(name, content);
+  });
+  const baseFile = write('base.json', base);
+  const out = path.join(work, 'my-cluster.json');
+  const r = cli(['fit', ...files, '--base', baseFile, '--out', out, '--id', 'my-cluster']);
+  assert.equal(r.code, 0, r.err);
+  assert.match(r.out, /held-out/);
+  const cal = JSON.parse(readFileSync(out, 'utf8'));
+  const f = cal.factors;
+  const rel = (a, b) => Math.abs(a / b - 1);
+  console.log(r.out);
+  console.log('evaluations', cal.fit.evaluations, 'standard errors', JSON.stringify(cal.fit.standard_errors));
+  assert.ok(rel(f.compute_efficiency_scale, 0.8) < 0.03, `compute ${f.compute_efficiency_scale}`);
+  assert.ok(rel(f.memory_efficiency_scale, 0.9) < 0.03, `memory ${f.memory_efficiency_scale}`);
+  assert.ok(rel(f.host_us_per_step, 300) < 0.03, `host ${f.host_us_per_step}`);
+  assert.ok(cal.fit.in_sample.median_abs_error_calibrated < cal.fit.in_sample.median_abs_error_uncalibrated);
+  // A different scenario on the same cluster: another model, lengths and rate.
+  const other = scenario('llama-2-13b', 1.5, 1500, 200, 150);
+  const t = runMetrics(other, truthFile);
+  const c = runMetrics(other, out);
+  const u = runMetrics(other);
+  for (const k of ['ttft_ms', 'tpot_ms']) {
+    console.log(k, 'truth', t.metrics[k].mean, 'calibrated', c.metrics[k].mean, 'uncalibrated', u.metrics[k].mean);
+    assert.ok(rel(c.metrics[k].mean, t.metrics[k].mean) < 0.03, `${k}: ${c.metrics[k].mean} vs truth ${t.metrics[k].mean}`);
+  }
+  assert.equal(c.calibration.id, 'my-cluster');
 });

@@ -65,6 +65,20 @@ test('no headline metric of a shipped scenario has a zero-width or missing inter
     timed += checkKeyMetrics(line.id, res.key_metrics, problems);
     if (Array.isArray(res.compare))
       res.compare.forEach((v, i) => { timed += checkKeyMetrics(`${line.id} compare/${i}`, v.key_metrics, problems); });
+    // The serving headline's steady-window figures and the max-QPS answer
+    // carry their interval and its tier beside them (a goodput of exactly 0,
+    // e.g. none within the SLO, moves with no bound).
+    for (const [where, obj, names] of [['headline', res.headline, ['throughput_qps', 'goodput_qps']], ['max_qps', res.max_qps, ['qps']]]) {
+      if (!obj) continue;
+      for (const name of names) {
+        if (typeof obj[name] !== 'number' || obj[name] === 0) continue;
+        const lo = obj[`${name}_low`], hi = obj[`${name}_high`];
+        if (!(typeof lo === 'number' && lo < hi && lo <= obj[name] && obj[name] <= hi))
+          problems.push(`${line.id} ${where}.${name}: ${obj[name]} without an interval around it (${lo}..${hi})`);
+        else timed += 1;
+        if (obj.interval_tier !== res.cost_tier) problems.push(`${line.id} ${where}: interval_tier ${obj.interval_tier}`);
+      }
+    }
   }
   assert.deepEqual(problems, []);
   for (const kind of ['serving_latency', 'serving_simulation', 'training']) assert.ok(kinds.get(kind) > 0, `no ${kind} result`);

@@ -154,13 +154,13 @@ TEST_CASE("fp4: runs on FP4 tensor cores where the GPU has them, weight-only wit
     CAPTURE(id);
     const Scenario s = scenario(id);
     CHECK(s.precision.fp4_tensor_cores);
-    CHECK(s.model.import.warnings.empty());
+    CHECK(s.warnings.empty());
   }
   for (const char* id : {"h100-sxm", "mi300x", "rtx-4090"}) {
     CAPTURE(id);
     const Scenario s = scenario(id);
     CHECK_FALSE(s.precision.fp4_tensor_cores);
-    REQUIRE(s.model.import.warnings.size() == 1);
-    CHECK(s.model.import.warnings[0].find("no FP4 tensor cores") != std::string::npos);
+    REQUIRE(s.warnings.size() == 1);
+    CHECK(s.warnings[0].find("no FP4 tensor cores") != std::string::npos);
   }
 }

@@ -12,6 +12,7 @@
 
 #include "api/run_estimate.hpp"
 #include "scenario/scenario.hpp"
+#include "error_checks.hpp"
 #include "test_helpers.hpp"
 
 using namespace sightline::test;
@@ -29,14 +30,6 @@ json hf_serving(const json& hf) {
   s["serving"]["parallelism"] = {{"tp", 2}, {"pp", 1}};
   s["serving"]["workload"]["num_requests"] = 20;
   return s;
-}
-
-void check_error(const json& e, const char* code, const char* path) {
-  CAPTURE(e.dump());
-  REQUIRE(e["ok"] == false);
-  CHECK(e["error"]["code"] == code);
-  CHECK(e["error"]["path"] == path);
-  CHECK(!e["error"]["message"].get<std::string>().empty());
 }
 
 }  // namespace

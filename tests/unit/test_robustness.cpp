@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "error_checks.hpp"
 #include "test_helpers.hpp"
 
 using namespace sightline::test;
@@ -22,14 +23,6 @@ json small_sim() {
   json s = preset("scenarios", "I2.1");
   s["serving"]["workload"]["num_requests"] = 20;
   return s;
-}
-
-void check_error(const json& e, const char* code, const char* path) {
-  CAPTURE(e.dump());
-  REQUIRE(e["ok"] == false);
-  CHECK(e["error"]["code"] == code);
-  CHECK(e["error"]["path"] == path);
-  CHECK(!e["error"]["message"].get<std::string>().empty());
 }
 
 }  // namespace

@@ -7,7 +7,9 @@ import path from 'node:path';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const cliPath = process.env.SIGHTLINE_CLI || path.join(repoRoot, 'build', 'sightline');
-const wasmDir = path.join(repoRoot, 'build-wasm', 'wasm');
+// SIGHTLINE_WASM_DIR: another build's module (e.g. an older commit's, to show a
+// regression test fails there).
+const wasmDir = process.env.SIGHTLINE_WASM_DIR || path.join(repoRoot, 'build-wasm', 'wasm');
 
 export async function loadWasm() {
   const require = createRequire(import.meta.url);

@@ -1,0 +1,49 @@
+#pragma once
+// Kernel-efficiency families for GPUs without measurements of their own whose
+// architecture the NVIDIA-measured curves do not describe (AMD Instinct).
+// A family (presets/kernel_families/) holds cited kernel-level facts of some
+// of its GPUs (max-achievable GEMM TFLOP/s, achievable copy bandwidth,
+// attention throughput in a harness also run on the shape GPU) and builds a
+// GPU's calibration from them: curve shapes from a measured GPU, levels from
+// the facts taken as fractions of spec-sheet peaks. Nothing in a family is
+// fitted to end-to-end results.
+#include <map>
+#include <string>
+#include <vector>
+
+#include "hw/hardware.hpp"
+#include "perf/calibration.hpp"
+
+namespace sightline {
+
+// One kernel throughput measured on a family GPU and, in the same harness, on
+// the family's shape GPU.
+struct HarnessPair {
+  double tflops = 0;
+  double shape_from_tflops = 0;
+};
+
+struct FamilyGpuFacts {
+  std::map<std::string, double> gemm_max_achievable_tflops;  // per dtype name
+  double copy_bandwidth_GBps = 0;                            // 0: not known for this GPU
+  HarnessPair flash_attention_fwd, standard_attention;       // tflops 0: not known
+};
+
+struct KernelFamily {
+  std::string id, name, source;
+  std::vector<std::string> architectures;
+  std::string shape_from;     // measured calibration whose shapes the family keeps
+  std::string reference_gpu;  // whose facts stand for a family GPU without its own
+  std::map<std::string, FamilyGpuFacts> gpus;
+};
+
+// The family of a GPU architecture (e.g. "cdna3"), or nullptr.
+const KernelFamily* find_kernel_family(const std::string& architecture);
+
+// The calibration a family gives `gpu`: `shape_from`'s measured calibration
+// with its levels moved to the facts of `gpu` (or, for each fact it lacks,
+// of the reference GPU) as fractions of spec-sheet peaks. Every class is
+// "anchored"; its 80% band is widened to the measured cross-GPU transfer error.
+KernelCalibration family_calibration(const KernelFamily& family, const GpuSpec& gpu);
+
+}  // namespace sightline

@@ -1,0 +1,36 @@
+#pragma once
+// The section readers and writers of serving mode "simulate", shared by
+// simulation_spec.cpp (the whole section), workload_spec.cpp and
+// cluster_spec.cpp. Internal to the scenario module.
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "scenario/simulation_spec.hpp"
+
+namespace sightline::serve {
+
+// The value of `name` in `table` (a name the registry already checked), or the first entry's.
+template <typename E>
+E pick(const std::string& name, const std::vector<std::pair<const char*, E>>& table) {
+  for (const auto& [n, e] : table)
+    if (name == n) return e;
+  return table.front().second;
+}
+
+// `v[key]` when it is a string, "" otherwise (to choose the keys a section may have).
+std::string peek_string(const json& v, const char* key);
+
+WorkloadSpec read_workload(const json& v, const std::string& path, int64_t max_len, const LimitSpec& limits);
+json workload_to_json(const WorkloadSpec& w);
+
+ClusterSpec read_cluster(const json* v, const std::string& path, const Scenario& s, const ParallelLayout& default_layout,
+                         bool has_parallelism, const std::string& parallelism_path);
+SchedulerSpec read_scheduler(const json* v, const std::string& path, int64_t max_len);
+json scheduler_to_json(const SchedulerSpec& sc);
+KvCacheSpec read_kv(const json* v, const std::string& path, const ModelArch& m);
+SpeculativeSpec read_speculative(const json* v, const std::string& path, const Scenario& s, const ClusterSpec& c,
+                                 const SchedulerSpec& sc);
+json speculative_to_json(const SpeculativeSpec& sp);
+
+}  // namespace sightline::serve

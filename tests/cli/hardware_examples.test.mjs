@@ -1,0 +1,81 @@
+// The hardware catalogue's examples run as shipped through the real CLI
+// (the NVL72 wide-EP one is run by wide_ep.test.mjs), with the properties
+// each exists to show:
+//   - Llama-3.1-405B on 8 MI300X over xGMI is priced by the AMD Instinct
+//     kernel family at the cross-generation tier, with an interval;
+//   - Qwen3-30B-A3B int4 on one RTX 4090 and on two over PCIe without P2P;
+//   - disaggregated pools with their own GPU type: H100 prefill, GB200 decode;
+//   - FP4 weights a preset checkpoint ships (gpt-oss MXFP4) run weight-only
+//     with a warning on a GPU without FP4 tensor cores, natively on Blackwell.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { cliPath, repoRoot } from '../wasm/wasm_module.mjs';
+
+function run(file) {
+  const r = spawnSync(cliPath, ['run', file, '--format', 'envelope'], { cwd: repoRoot, encoding: 'utf8', maxBuffer: 64 << 20 });
+  assert.equal(r.status, 0, r.stderr);
+  const env = JSON.parse(r.stdout);
+  assert.equal(env.ok, true);
+  return env;
+}
+const example = (name) => path.join(repoRoot, 'examples', name);
+const warningsText = (env) => JSON.stringify(env.warnings ?? []);
+
+function withInterval(m, what) {
+  assert.ok(m && m.low < m.value && m.value < m.high, `${what} has no interval: ${JSON.stringify(m)}`);
+}
+
+test('Llama-3.1-405B on 8x MI300X over xGMI: the AMD Instinct family, cross-generation tier, intervals', () => {
+  const env = run(example('llama-3.1-405b-8x-mi300x-xgmi.json'));
+  const acc = env.result.accuracy;
+  assert.equal(acc.tier, 'cross-generation');
+  assert.match(acc.note, /cross-generation tier/);
+  assert.match(acc.note, /AMD Instinct kernel-efficiency family/);
+  assert.ok(acc.expected_error_pct > 2);
+  withInterval(env.result.key_metrics.find((k) => /tpot/i.test(k.id)) ?? env.result.key_metrics[0], 'MI300X key metric');
+});
+
+test('Qwen3-30B-A3B int4 on one RTX 4090 and on two over PCIe without peer-to-peer', () => {
+  const one = run(example('qwen3-30b-a3b-1x-rtx-4090-int4.json'));
+  const two = run(example('qwen3-30b-a3b-2x-rtx-4090-int4.json'));
+  const weights = (env) => env.result.memory_per_gpu.weights_GiB;
+  assert.ok(Math.abs(weights(two) - weights(one) / 2) < 0.01 * weights(one), 'TP2 halves the weights per GPU');
+  assert.ok(weights(one) < 24, 'int4 weights fit a 24 GB card');
+  const comm = (env) => env.result.breakdown.decode_per_step.filter((p) => p.family === 'collective');
+  assert.equal(comm(one).length, 0);
+  assert.ok(comm(two).length > 0, 'two cards pay all-reduces');
+});
+
+test('disaggregated pools: 2x8 H100 prefill and a GB200 NVL72 decode pool, KV over the stated link', () => {
+  const env = run(example('llama-3.1-405b-disagg-h100-prefill-gb200-nvl72-decode.json'));
+  const pools = env.result.deployment.pools;
+  assert.deepEqual(pools.map((p) => [p.role, p.gpu, p.tp, p.replicas]),
+    [['prefill', 'h100-sxm', 8, 2], ['decode', 'gb200', 8, 9]]);
+  assert.equal(env.result.deployment.disaggregated, true);
+  assert.equal(env.result.cost_tier, 'mixed', 'H100 is measured, GB200 cross-generation');
+  assert.equal(env.result.metrics.requests.completed, 600);
+  withInterval(env.result.key_metrics.find((k) => k.id === 'ttft_p50_ms') ?? env.result.key_metrics[0], 'disaggregated key metric');
+});
+
+test('FP4 checkpoint weights (gpt-oss MXFP4): weight-only with a warning on H100, FP4 tensor cores on B200', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fp4-'));
+  const scenario = (gpu) => {
+    const file = path.join(dir, `${gpu}.json`);
+    fs.writeFileSync(file, JSON.stringify({
+      schema_version: 1, model: 'gpt-oss-20b', hardware: { gpu, gpus_per_node: 1 },
+      serving: { mode: 'latency', workload: { prompt_tokens: 256, output_tokens: 8, batch_size: 1 } },
+    }));
+    return run(file);
+  };
+  const h100 = scenario('h100-sxm');
+  const b200 = scenario('b200');
+  assert.match(warningsText(h100), /no FP4 tensor cores/);
+  assert.doesNotMatch(warningsText(b200), /no FP4 tensor cores/);
+  assert.equal(h100.result.deployment.weights, 'mxfp4', 'the checkpoint\'s MXFP4 is the default');
+  assert.equal(b200.result.deployment.weights, 'mxfp4');
+  assert.ok(h100.result.memory_per_gpu.weights_GiB < 16, 'MXFP4 experts, not bf16, are held');
+});
