@@ -2,6 +2,7 @@
 // length distributions and the shared prefix.
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 
 #include "core/csv.hpp"
 #include "core/error.hpp"
