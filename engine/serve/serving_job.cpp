@@ -53,6 +53,8 @@ const json* at_pointer(const json& j, const std::string& pointer) {
 }  // namespace
 
 ServingJob::ServingJob(Scenario scenario) : s_(std::move(scenario)) {
+  const SpeculativeSpec& sp = s_.serving->simulation->speculative;
+  if (sp.method != SpecMethod::None) units_per_event_ = 1 + std::max(0, sp.k);
   main_ = std::make_unique<Simulation>(s_, WorkloadOverride{}, true);
 }
 

@@ -22,7 +22,11 @@ class ServingJob : public Job {
   double progress() const override;
   json result() const override;
   // Events of every simulation run so far: main, steady-state reruns, compare variants, max-QPS search.
-  int64_t units_done() const override { return events_ + (search_ ? search_->events_processed() : 0); }
+  // A speculative step prices the draft's k passes beside the target's, so
+  // its events count k + 1 units each: the budget bounds time, not events.
+  int64_t units_done() const override {
+    return (events_ + (search_ ? search_->events_processed() : 0)) * units_per_event_;
+  }
   KeyMetrics key_metrics() const override;
   KeyMetrics interval_figures() const override;
   bool overloaded() const override;
@@ -44,6 +48,7 @@ class ServingJob : public Job {
   std::unique_ptr<CapacitySearch> search_;
   std::vector<SteadyStateRun> steady_runs_;  // serving.steady_state: the main run and its longer reruns
   int64_t events_ = 0;
+  int64_t units_per_event_ = 1;
   int phase_ = 0;  // 0 main, 1 compare, 2 search, 3 done
   // The result is written once, when first asked for (the run is finished by then).
   mutable json result_;
