@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "core/json_text.hpp"
+#include "api/api.hpp"
 #include "cli/cli_common.hpp"
 
 namespace sightline::cli {
@@ -56,6 +57,18 @@ bool read_file(const std::string& path, std::string& out) {
   }
   out = s.str();
   return true;
+}
+
+int read_scenario_text(const std::string& file, const std::string& preset, std::string& out) {
+  if (!preset.empty()) {
+    const json p = json::parse(sightline::api::get_preset("scenarios", preset));
+    if (!p["ok"].get<bool>()) return report_error(p);
+    out = safe_dump(p["result"]);
+    return 0;
+  }
+  if (read_file(file, out)) return 0;
+  std::cerr << "error [io_error] at '': cannot read " << file << "\n";
+  return 1;
 }
 
 int report_error(const json& envelope) {

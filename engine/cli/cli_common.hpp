@@ -22,6 +22,9 @@ int usage_error(const std::string& message);            // prints usage, returns
 int report_error(const json& envelope);                 // prints "error [code] at 'path': message", returns 1
 int report_error(const SightlineError& e);              // the same for an error caught in a command
 bool read_file(const std::string& path, std::string& out);  // "-" reads standard input
+// The scenario a command names: the preset ID when given, else FILE. 0 when read;
+// otherwise the error is printed and the exit status is returned.
+int read_scenario_text(const std::string& file, const std::string& preset, std::string& out);
 void write_output(const std::string& path, const std::string& text);  // "" writes standard output; fails with io_error
 // The stream a command streams its output lines to: standard output for "",
 // else `file` opened on `path`; nullptr (after printing the io_error) when the

@@ -333,14 +333,7 @@ int cmd_check_capacity(const Args& args) {
       if (p.contains("serving") && p["serving"].is_object() && p["serving"].contains("slo")) scenarios.push_back(p);
   } else {
     std::string text;
-    if (!preset.empty()) {
-      json p = json::parse(sightline::api::get_preset("scenarios", preset));
-      if (!p["ok"].get<bool>()) return report_error(p);
-      text = safe_dump(p["result"]);
-    } else if (!read_file(file, text)) {
-      std::cerr << "error [io_error] at '': cannot read " << file << "\n";
-      return 1;
-    }
+    if (const int status = read_scenario_text(file, preset, text)) return status;
     json scenario;
     try {
       scenario = json::parse(text);

@@ -47,14 +47,7 @@ int cmd_run(const std::vector<std::string>& args) {
   if (!files.empty()) file = files[0];
   if (file.empty() == preset.empty()) return usage_error("run takes exactly one of FILE or --preset ID");
   std::string text;
-  if (!preset.empty()) {
-    json p = json::parse(sightline::api::get_preset("scenarios", preset));
-    if (!p["ok"].get<bool>()) return report_error(p);
-    text = safe_dump(p["result"]);
-  } else if (!read_file(file, text)) {
-    std::cerr << "error [io_error] at '': cannot read " << file << "\n";
-    return 1;
-  }
+  if (const int status = read_scenario_text(file, preset, text)) return status;
   if (!calibration_file.empty()) {  // a cluster calibration from `sightline fit`, put into the cost model
     std::string cal_text;
     if (!read_file(calibration_file, cal_text)) {
