@@ -62,11 +62,15 @@ ServingJob::~ServingJob() = default;
 
 bool ServingJob::step(int64_t max_units) {
   const SimulationSpec& spec = *s_.serving->simulation;
-  while (max_units > 0 && phase_ < 3) {
+  // The simulations count events; a speculative event is units_per_event_
+  // units (units_done), so a step of max_units runs that many units' worth of
+  // events, not max_units events (which overran a budget by k + 1 times).
+  int64_t max_events = std::max<int64_t>(1, (max_units + units_per_event_ - 1) / units_per_event_);
+  while (max_events > 0 && phase_ < 3) {
     if (phase_ == 2) {
       if (!search_) search_ = std::make_unique<CapacitySearch>(s_);
-      const bool done = search_->step(max_units);
-      max_units = 0;
+      const bool done = search_->step(max_events);
+      max_events = 0;
       if (done) phase_ = 3;
       continue;
     }
@@ -76,9 +80,9 @@ bool ServingJob::step(int64_t max_units) {
       continue;
     }
     const int64_t before = sim->events_processed();
-    const bool finished = sim->run(max_units);
+    const bool finished = sim->run(max_events);
     events_ += sim->events_processed() - before;
-    max_units -= std::max<int64_t>(1, sim->events_processed() - before);
+    max_events -= std::max<int64_t>(1, sim->events_processed() - before);
     if (!finished) continue;
     if (phase_ == 0 && spec.steady_state.enabled && extend_steady_state_run()) continue;
     if (phase_ == 0) phase_ = 1;
