@@ -1,6 +1,7 @@
 #include "perf/calibrate.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 
@@ -180,31 +181,101 @@ void fit_gemm(KernelCalibration& cal, const std::vector<const KernelSample*>& al
   cal.gemm.residuals = residuals_of(all, cal, gpu);
 }
 
+// A memory kernel's fitted line: t = a + b_hbm·(bytes streamed from HBM) +
+// b_l2·(bytes of a working set that fits in L2).
+struct MemoryLine {
+  double a = 0, b_hbm = 0, b_l2 = 0;
+  double sse = 0;  // Σ ((pred − t) / t)²
+};
+
+// Least squares on relative error over the columns `use` of (1, hbm bytes,
+// L2 bytes), the unused ones tied: `tie_l2` gives the L2 bytes the HBM slope,
+// `through_origin` fixes a = 0. Normal equations, at most 3×3.
+bool fit_memory_line(const std::vector<std::array<double, 3>>& x, const std::vector<double>& t, bool tie_l2,
+                     bool through_origin, MemoryLine& out) {
+  std::vector<std::vector<double>> cols;  // per sample, the used columns
+  for (const auto& xi : x) {
+    std::vector<double> row;
+    if (!through_origin) row.push_back(1.0);
+    if (tie_l2) {
+      row.push_back(xi[1] + xi[2]);
+    } else {
+      row.push_back(xi[1]);
+      row.push_back(xi[2]);
+    }
+    cols.push_back(row);
+  }
+  const size_t n = cols.empty() ? 0 : cols[0].size();
+  std::vector<std::vector<double>> m(n, std::vector<double>(n + 1, 0.0));
+  for (size_t s = 0; s < cols.size(); ++s)
+    for (size_t i = 0; i < n; ++i) {
+      for (size_t j = 0; j < n; ++j) m[i][j] += cols[s][i] * cols[s][j] / (t[s] * t[s]);
+      m[i][n] += cols[s][i] / t[s];
+    }
+  for (size_t i = 0; i < n; ++i) {  // Gauss–Jordan with partial pivoting
+    size_t pivot = i;
+    for (size_t r = i + 1; r < n; ++r)
+      if (std::fabs(m[r][i]) > std::fabs(m[pivot][i])) pivot = r;
+    std::swap(m[i], m[pivot]);
+    if (!(std::fabs(m[i][i]) > 0)) return false;
+    for (size_t r = 0; r < n; ++r) {
+      if (r == i) continue;
+      const double f = m[r][i] / m[i][i];
+      for (size_t c = i; c <= n; ++c) m[r][c] -= f * m[i][c];
+    }
+  }
+  std::vector<double> c(n);
+  for (size_t i = 0; i < n; ++i) c[i] = m[i][n] / m[i][i];
+  size_t i = 0;
+  out.a = through_origin ? 0.0 : c[i++];
+  out.b_hbm = c[i++];
+  out.b_l2 = tie_l2 ? out.b_hbm : c[i];
+  out.sse = 0;
+  for (size_t s = 0; s < x.size(); ++s) {
+    const double pred = out.a + out.b_hbm * x[s][1] + out.b_l2 * x[s][2];
+    out.sse += (pred - t[s]) * (pred - t[s]) / (t[s] * t[s]);
+  }
+  return std::isfinite(out.sse);
+}
+
 void fit_memory_class(KernelCalibration& cal, KernelClass k, const std::vector<const KernelSample*>& samples,
                       const GpuSpec& gpu) {
   MemoryKernelParams& p = cal.memory[k];
   const double bw = gpu.hbm_bandwidth_GBps * 1e9;
   if (samples.size() >= 3) {
-    // Weighted least squares on relative error: t ≈ a + b·bytes.
-    double s11 = 0, s12 = 0, s22 = 0, r1 = 0, r2 = 0;
+    // Weighted least squares on relative error: t ≈ a + b_hbm·hbm bytes +
+    // b_l2·L2-resident bytes. The L2 slope is its own parameter only where
+    // the class can be L2-resident and both regimes have samples; every
+    // candidate must be physical (a ≥ 0, 0 < b_l2 ≤ b_hbm: L2 never slower).
+    std::vector<std::array<double, 3>> x;
+    std::vector<double> t;
+    int resident = 0;
     for (const KernelSample* s : samples) {
-      const double b = s->ops[0].bytes, t = s->time_s;
-      s11 += 1 / (t * t);
-      s12 += b / (t * t);
-      s22 += b * b / (t * t);
-      r1 += 1 / t;
-      r2 += b / t;
+      const double b = s->ops[0].bytes;
+      const bool in_l2 = l2_resident_class(k) && fits_in_l2(b, gpu.l2_cache_MiB);
+      resident += in_l2;
+      x.push_back({1.0, in_l2 ? 0.0 : b, in_l2 ? b : 0.0});
+      t.push_back(s->time_s);
     }
-    const double det = s11 * s22 - s12 * s12;
-    double a = (r1 * s22 - r2 * s12) / det;
-    double slope = (s11 * r2 - s12 * r1) / det;
-    if (a < 0 || !std::isfinite(a)) {  // refit through the origin
-      a = 0;
-      slope = r2 / s22;
+    const bool l2_term = resident >= 1 && static_cast<int>(samples.size()) - resident >= 1;
+    MemoryLine best;
+    bool found = false;
+    for (const bool tie : {false, true})
+      for (const bool origin : {false, true}) {
+        if (!tie && !l2_term) continue;
+        MemoryLine line;
+        if (!fit_memory_line(x, t, tie, origin, line)) continue;
+        if (line.a < 0 || !(line.b_hbm > 0) || !(line.b_l2 > 0) || line.b_l2 > line.b_hbm) continue;
+        if (!found || line.sse < best.sse) best = line;
+        found = true;
+      }
+    if (found) {
+      p.launch_us = best.a * 1e6;
+      p.eta_memory = std::clamp(1.0 / (best.b_hbm * bw), 0.01, 5.0);
+      p.l2_speedup = best.b_hbm / best.b_l2;
     }
-    p.launch_us = a * 1e6;
-    p.eta_memory = std::clamp(1.0 / (slope * bw), 0.01, 5.0);
-    p.provenance = "measured (" + std::to_string(samples.size()) + " kernels)";
+    p.provenance = "measured (" + std::to_string(samples.size()) + " kernels" +
+                   (l2_term ? ", " + std::to_string(resident) + " of them L2-resident" : "") + ")";
   } else if (!samples.empty()) {
     const double s = fit_scale([&](KernelCalibration& c, double f) { c.memory[k].eta_memory *= f; }, cal, samples, gpu);
     p.eta_memory *= s;

@@ -245,10 +245,12 @@ OpCost CalibratedCostModel::attention_prefill_cost(const Operator& op, const Gpu
   return c;
 }
 
-OpCost CalibratedCostModel::memory_kernel_cost(const Operator& op, const GpuSpec& g,
+OpCost CalibratedCostModel::memory_kernel_cost(const Operator& op, const GpuSpec& g, KernelClass k,
                                                const MemoryKernelParams& p) const {
   OpCost c;
-  c.memory_s = op.bytes / (g.hbm_bandwidth_GBps * 1e9 * p.eta_memory);
+  // A working set that fits in L2 streams at the class's fitted L2 speed-up.
+  const double speedup = l2_resident_class(k) && fits_in_l2(op.bytes, g.l2_cache_MiB) ? p.l2_speedup : 1.0;
+  c.memory_s = op.bytes / (g.hbm_bandwidth_GBps * 1e9 * p.eta_memory * speedup);
   c.compute_s = op.flops / (std::max(g.peak_tflops.fp32, 1.0) * 1e12);
   const double launch = p.launch_us * 1e-6;
   c.time_s = launch + std::max(c.memory_s, c.compute_s);
@@ -282,7 +284,7 @@ OpCost CalibratedCostModel::cost(const Operator& op, const CostContext& ctx) con
     }
     case KernelClass::AttentionPrefill: c = attention_prefill_cost(op, g); break;
     case KernelClass::Collective: return collective_op_cost(op, ctx);
-    default: c = memory_kernel_cost(op, g, cal_.memory.at(k));
+    default: c = memory_kernel_cost(op, g, k, cal_.memory.at(k));
   }
   return with_launch_floor(c);
 }

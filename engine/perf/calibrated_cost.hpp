@@ -21,7 +21,7 @@ class CalibratedCostModel : public KernelCostModel {
  private:
   OpCost gemm_cost(const Operator& op, const GpuSpec& g) const;
   OpCost attention_prefill_cost(const Operator& op, const GpuSpec& g) const;
-  OpCost memory_kernel_cost(const Operator& op, const GpuSpec& g, const MemoryKernelParams& p) const;
+  OpCost memory_kernel_cost(const Operator& op, const GpuSpec& g, KernelClass k, const MemoryKernelParams& p) const;
   OpCost with_launch_floor(OpCost c) const;
 
   KernelCalibration cal_;

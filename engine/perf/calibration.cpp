@@ -117,10 +117,17 @@ json KernelCalibration::to_json() const {
   json mem = json::object();
   for (const auto& [k, p] : memory)
     mem[kernel_class_name(k)] = {{"provenance", p.provenance}, {"launch_us", p.launch_us},
-                                 {"eta_memory", p.eta_memory}, {"residuals", p.residuals.to_json()}};
+                                 {"eta_memory", p.eta_memory}, {"l2_speedup", p.l2_speedup}, {"residuals", p.residuals.to_json()}};
   return {{"id", id},     {"name", "Kernel calibration for " + id}, {"source", source}, {"notes", notes},
           {"copy_bandwidth_eta", copy_bandwidth_eta}, {"kernel_floor_us", kernel_floor_us}, {"gemm", g}, {"attention", a}, {"memory_kernels", mem}};
 }
+
+bool l2_resident_class(KernelClass k) {
+  return k == KernelClass::Norm || k == KernelClass::Rope || k == KernelClass::Activation ||
+         k == KernelClass::ResidualAdd || k == KernelClass::Elementwise;
+}
+
+bool fits_in_l2(double bytes, double l2_cache_MiB) { return bytes <= l2_cache_MiB * 1048576.0; }
 
 KernelCalibration KernelCalibration::from_json(const json& j, const std::string& path) {
   ObjectReader r(j, path,
@@ -176,11 +183,12 @@ KernelCalibration KernelCalibration::from_json(const json& j, const std::string&
   ObjectReader m(r.required("memory_kernels"), r.child_path("memory_kernels"), names);
   for (KernelClass k : memory_bound_classes()) {
     const std::string name = kernel_class_name(k);
-    ObjectReader p(m.required(name), m.child_path(name), {"provenance", "launch_us", "eta_memory", "residuals"});
+    ObjectReader p(m.required(name), m.child_path(name), {"provenance", "launch_us", "eta_memory", "l2_speedup", "residuals"});
     MemoryKernelParams mp;
     mp.provenance = p.string("provenance");
     mp.launch_us = p.number("launch_us", 0, 1e4);
     mp.eta_memory = p.number("eta_memory", 1e-3, 5);
+    mp.l2_speedup = p.number("l2_speedup", 1, 100, 1);
     mp.residuals = FitResiduals::from_json(p.required("residuals"), p.child_path("residuals"));
     c.memory[k] = mp;
   }
@@ -239,7 +247,7 @@ const KernelCalibration& default_calibration() {
     c.attention.flash_fwd = {{9, 14}, {0.4, 0.5}};
     c.attention.flash_bwd = {{9, 14}, {0.3, 0.5}};
     c.attention.standard = {{9, 14}, {0.2, 0.2}};
-    for (KernelClass k : memory_bound_classes()) c.memory[k] = MemoryKernelParams{"default", 3, 0.7, {}};
+    for (KernelClass k : memory_bound_classes()) c.memory[k] = MemoryKernelParams{"default", 3, 0.7, 1, {}};
     return c;
   }();
   return defaults;

@@ -72,8 +72,23 @@ struct MemoryKernelParams {
   std::string provenance;
   double launch_us = 3;
   double eta_memory = 0.7;
+  // How much faster the kernel streams a working set that fits in the GPU's
+  // L2 cache than one that streams from HBM (>= 1; 1 = no L2 term). Only the
+  // classes of l2_resident_class() use it: their input is the activation the
+  // previous kernel just wrote, so it is still in L2 when small enough.
+  double l2_speedup = 1;
   FitResiduals residuals;
 };
+
+// Classes whose operands are activations produced by the kernel just before
+// (norm, rope, activation, residual add, other elementwise): their traffic is
+// served from L2 when it fits. Not decode attention (each layer reads its own
+// KV cache from HBM) nor embedding (a gather from a table in HBM).
+bool l2_resident_class(KernelClass k);
+// Whether `bytes` of traffic fit in the GPU's L2 (`l2_cache_MiB`): a working
+// set up to the capacity stays resident; a larger one streamed cyclically
+// through an LRU cache misses on every line, so it is all HBM traffic.
+bool fits_in_l2(double bytes, double l2_cache_MiB);
 
 // Efficiency as a piecewise-linear function of log2(x), clamped at both ends.
 struct EtaCurve {
