@@ -569,9 +569,11 @@ function selectTab(name, focus = false) {
     search.warm();
     search.draw();
   }
-  // The Deployment search mode button is the Search tab's twin.
+  // The Deployment search mode button is the Search tab's twin; the search has its own form,
+  // so the scenario form steps aside while it shows.
   const modeTab = $('mode-search');
   const searching = name === 'search';
+  document.body.classList.toggle('searching', searching);
   if (searching || modeTab.getAttribute('aria-selected') === 'true') {
     for (const [m] of MODES) {
       const on = searching ? m === 'search' : m === (state.base ? modeOf(state.base) : 'latency');
