@@ -73,6 +73,61 @@ test('a search question survives its share link; damaged links say why; scenario
   bad({ workload: scenarioPreset('I1.1') }, 'q-workload');
 });
 
+test('the budget question, lengths and TP splits; launch commands; a far miss no longer sets the Pareto axis; the time estimate', async () => {
+  const { buildQuestion, formValuesOf, QuestionError } = await load('search-question.js');
+  const { launchCommand, modelRepo } = await load('launch.js');
+  const { clipAxis, estimateSearch, deploymentName, formatDuration, bestSoFar } = await load('search-words.js');
+  const v = {
+    workload: scenarioPreset('I2.3'), model: 'llama-3-70b', rate: '20', maxGpus: '8', ttftMs: '1000', tpotMs: '50', attainment: '0.9',
+    gpus: [{ gpu: 'h200', price: '3.8' }], maxNumSeqs: '256', chunked: 'on', tp: '4, 16', promptTokens: '512', outputTokens: '256',
+  };
+  const q = buildQuestion(v);
+  assert.deepEqual(q.tp, [4], 'splits above the budget are left out');
+  assert.deepEqual(q.base.serving.workload.prompt_tokens, { dist: 'lognormal', mean: 512, cv: 0.8, min: 8, max: 4096 });
+  assert.equal(q.base.serving.workload.output_tokens.mean, 256);
+  // Within a GPU budget: no target rate; the form reads it back.
+  const b = buildQuestion({ ...v, question: 'budget', rate: '' });
+  assert.equal('target_qps' in b, false);
+  assert.equal(formValuesOf(b).question, 'budget');
+  assert.throws(() => buildQuestion({ ...v, tp: '16' }), (e) => e instanceof QuestionError && e.input === 'q-tp');
+  assert.throws(() => buildQuestion({ ...v, promptTokens: '1.5' }), (e) => e instanceof QuestionError && e.input === 'q-prompt');
+
+  // A launch command carries the resolved scenario's settings, for each engine.
+  const model = cliPresets('models').find((m) => m.id === 'llama-3-70b');
+  assert.equal(modelRepo(model), 'meta-llama/Meta-Llama-3-70B');
+  const resolved = {
+    model: 'llama-3-70b', precision: { weights: 'bf16', kv_cache: 'fp8' },
+    serving: { cluster: { router: 'least_outstanding', pools: [{ name: 'main', replicas: 2, tp: 4, pp: 1, role: 'mixed' }] },
+      scheduler: { policy: 'chunked_prefill', max_num_seqs: 256, chunk_size: 512 },
+      kv_cache: { block_size: 16, gpu_memory_utilization: 0.9, prefix_caching: false, max_model_len: 8192 } },
+  };
+  const args = { resolved, label: 'h200 2x(tp4) seqs 256 chunked', model, gpuName: 'NVIDIA H200', router: 'least_outstanding' };
+  const vllm = launchCommand('vllm', args);
+  for (const f of ['vllm serve meta-llama/Meta-Llama-3-70B', '--tensor-parallel-size 4', '--max-num-seqs 256', '--enable-chunked-prefill',
+    '--max-num-batched-tokens 512', '--block-size 16', '--gpu-memory-utilization 0.9', '--max-model-len 8192', '--dtype bfloat16',
+    '--kv-cache-dtype fp8', '# 2 replicas of 4 GPUs each']) assert.ok(vllm.includes(f), f);
+  assert.ok(launchCommand('sglang', args).includes('--chunked-prefill-size 512'));
+  assert.ok(launchCommand('trtllm', args).includes('enable_chunked_prefill: true'));
+  const continuous = structuredClone(resolved);
+  continuous.serving.scheduler = { policy: 'continuous', max_num_seqs: 64, max_num_batched_tokens: 8192 };
+  assert.ok(launchCommand('vllm', { ...args, resolved: continuous }).includes('--no-enable-chunked-prefill'));
+  assert.ok(launchCommand('sglang', { ...args, resolved: continuous }).includes('--chunked-prefill-size -1'));
+
+  // One miss at 80 s beside answers under 1 s: the axis ends at 1.5x the SLO and the miss sits at the edge.
+  assert.deepEqual(clipAxis([400, 700], [400, 700, 80000], 1000), { max: 1500, clipped: 1 });
+  assert.deepEqual(clipAxis([400, 700], [400, 700, 900], 1000), { max: null, clipped: 0 });
+  // The estimate: first runs to steady-state caps, over the workers.
+  const cand = { serving: { workload: { num_requests: 1000 }, steady_state: { max_requests: 20000 } } };
+  assert.deepEqual(estimateSearch([cand, cand], 2, 2), { lowMs: 2000, highMs: 40000, requestsLow: 2000, requestsHigh: 40000 });
+  assert.equal(estimateSearch([{ serving: { workload: { num_requests: 1000 }, max_qps_search: { num_requests: 1000 } } }], 1, 1).highMs, null);
+  assert.deepEqual([formatDuration(40000), formatDuration(150000), formatDuration(9e6)], ['40 s', '2.50 min', '2.50 h']);
+  assert.equal(deploymentName({ replicas: 2, tp: 4, pp: 1 }, 'NVIDIA H200'), '2 × NVIDIA H200, TP4 each');
+  assert.equal(deploymentName({ replicas: 4, tp: 8, pp: 2, prefill_replicas: 1, decode_replicas: 3 }, 'X'), '1 prefill + 3 decode × X, TP8 × PP2 each');
+  // Best so far: the cheapest per hour meeting the SLO (at a target rate every candidate carries the same tokens).
+  const met = (m) => ({ result: { steady_state: { meets_slo: m } } });
+  assert.equal(bestSoFar([met(true), met(false), met(true), null], (i) => [30, 10, 20, 5][i], () => 8).index, 2);
+});
+
 test('a page worker runs a scenario at the central bound alone, byte-identical to `sightline run --central-only`', async () => {
   const scenario = scenarioPreset('I2.2');
   scenario.serving.workload.num_requests = 200;
