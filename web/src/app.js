@@ -24,6 +24,7 @@ import * as custom from './custom.js';
 import * as dependent from './dependent.js';
 import * as assumptions from './assumptions.js';
 import { addHowToRead, labelDominant } from './howto.js';
+import { buildCards } from './cards.js';
 
 const DEFAULT_SCENARIO = 'I1.1';
 const STORAGE_KEY = 'sightline.scenario';
@@ -723,6 +724,8 @@ function setupEmbed() {
 }
 
 async function init() {
+  const missing = buildCards(allViews());  // before anything looks for a chart's host
+  if (missing.length) console.error(`No card on the page for the charts ${missing.join(', ')}`);
   addHowToRead();
   setupEmbed();
   bindEvents();
