@@ -3,7 +3,9 @@
 // sideways, no visible form control or label sits past its panel's edge, no
 // label is cut (ellipsis), and every control can be reached (its centre lies in
 // the window's width). Every <details> of the forms is opened first, so the
-// fields behind them count too. One page, resized between widths.
+// fields behind them count too. One page, resized between widths. Also: every
+// chart card (generated from the views' chart lists) has its heading, export
+// buttons and chart host.
 // Needs `bash .ci/build`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -44,6 +46,14 @@ test('4 widths × every mode: nothing scrolls sideways, no control or label past
   const page = await newPage(suite.browser);
   await page.goto(suite.server.url);
   await waitDone(page);
+  // The chart cards are generated from the views' chart lists: each has its heading, export buttons and host.
+  const cards = await page.$$eval('section[data-chart]', (els) => els.map((e) => ({
+    id: e.dataset.chart,
+    ok: Boolean(e.querySelector(':scope > .card-head h3')) && e.querySelectorAll(`[data-export-chart="${e.dataset.chart}"]`).length === 2
+      && Boolean(e.querySelector(`#chart-${e.dataset.chart}.chart-host`)) && e.getAttribute('aria-labelledby') === e.querySelector('h3').id,
+  })));
+  assert.ok(cards.length >= 17, `${cards.length} chart cards`);
+  assert.deepEqual(cards.filter((c) => !c.ok), []);
   const problems = [];
   for (const [mode, preset] of MODES) {
     if (mode === 'search') {
