@@ -10,7 +10,7 @@ import { registerKind, viewFor, allViews } from './kinds.js';
 import { view as latencyView } from './views/latency.js';
 import { view as trainingView } from './views/training.js';
 import { view as servingView } from './views/serving.js';
-import { decodeLink, encodeLink, resolveLink, linkFor, canonicalOf, LinkError, encodeSearchLink, decodeSearchLink } from './share.js';
+import { decodeLink, encodeLink, resolveLink, scenarioLink, canonicalOf, LinkError, encodeSearchLink, decodeSearchLink } from './share.js';
 import { getChartView } from './charts/registry.js';
 import { Sweep } from './sweep.js';
 import { Compare } from './compare.js';
@@ -86,7 +86,7 @@ function presetRecord() {
 }
 
 function currentLink(scenario = currentScenario()) {
-  return linkFor(state.presetId, presetRecord(), scenario);
+  return scenarioLink(state.presetId, presetRecord(), scenario);
 }
 
 /** A short name of a scenario: its preset plus the first overrides. */

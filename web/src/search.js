@@ -9,7 +9,7 @@ import { EnginePool } from './pool.js';
 import { canonical } from './share.js';
 import { chartView } from './charts/registry.js';
 import { xyConfig } from './charts/xy.js';
-import { defaultIntraNode } from './sweep.js';
+import { defaultIntraNode } from './gpu-links.js';
 import { buildQuestion, formValuesOf, isQuestion, meanLength, QuestionError, MAX_SEARCH_POINTS, POINT_BUDGET_MS } from './search-question.js';
 import { LAUNCH_ENGINES, launchCommand } from './launch.js';
 import { estimateSearch, deploymentName, deploymentSettingsText, bestSoFar, clipAxis, formatDuration } from './search-words.js';
