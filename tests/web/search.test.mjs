@@ -213,6 +213,12 @@ test('the canonical question (P90) on the page: estimate first, the CLI\'s answe
   assert.equal(question.base.serving.workload.prompt_tokens.mean, 512);
   assert.equal(question.base.serving.workload.prompt_tokens.max, 4096, 'the cap moves with the mean, as in the CLI example');
 
+  // Best so far, while candidates run: noted whenever it shows.
+  await page.evaluate(() => {
+    const box = document.getElementById('search-best');
+    new MutationObserver(() => { if (!box.hidden) window.bestSeen = box.textContent; })
+      .observe(box, { attributes: true, childList: true, characterData: true, subtree: true });
+  });
   await page.click('#search-run');
   // The time estimate comes first: shown before any candidate finished.
   await page.waitForSelector('#search-estimate:not([hidden])', { timeout: 120000 });
@@ -240,6 +246,9 @@ test('the canonical question (P90) on the page: estimate first, the CLI\'s answe
   assert.equal(await page.textContent('#search-answer-name'), h200);
   assert.match(first.answer, new RegExp(`^${h200.replace(/[()×]/g, '.')} \\(${nativeAnswer.gpus} GPUs; batch limit 256, chunked prefill\\): \\$[\\d.]+ per million tokens.*, P90 TTFT [\\d.,]+ ms, P90 TPOT [\\d.,]+ ms; P99 TTFT`));
   assert.equal(Number(await page.getAttribute('[data-metric="search_usd_per_million_tokens"]', 'data-raw')), nativeAnswer.usd_per_million_tokens);
+
+  assert.match(await page.evaluate(() => window.bestSeen), new RegExp(`^Best so far: ${h200.replace(/[()×]/g, '.')}, \\$[\\d.]+ per hour, meets the SLO`));
+  assert.equal(await page.isHidden('#search-best'), true, 'the ranked answer replaces it');
 
   // The chosen deployment as a launch command, with the settings the simulation assumed.
   await page.waitForFunction(() => document.getElementById('search-launch-text').dataset.engine === 'vllm');
