@@ -29,7 +29,7 @@ after(async () => {
 // for a message with that id (null for READY) and one of those types.
 async function converse(steps) {
   return page.evaluate(async (plan) => {
-    const worker = new Worker('worker.js');
+    const worker = new Worker('worker.js', { type: 'module' });
     const log = [];
     let waiter = null;
     const matches = (m, w) => m.id === w.id && w.types.includes(m.type);
