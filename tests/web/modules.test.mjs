@@ -66,7 +66,7 @@ test('web/src: no import cycle, no import of a missing file, no name exported tw
   assert.ok(!imports.get('search.js').includes('sweep.js'), 'search.js imports sweep.js');
   // One protocol: the worker and its client both take the message types from shared/protocol.js.
   const protocol = path.join('shared', 'protocol.js');
-  for (const f of ['worker.js', 'engine-client.js']) assert.ok(imports.get(f).includes(protocol), `${f} imports ${protocol}`);
+  for (const f of [path.join('worker', 'worker.js'), 'engine-client.js']) assert.ok(imports.get(f).includes(protocol), `${f} imports ${protocol}`);
   // The checker itself: it finds a cycle where there is one.
   assert.equal(cycles(new Map([['a', ['b']], ['b', ['c']], ['c', ['a']]])).length, 1);
 });

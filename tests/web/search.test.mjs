@@ -138,7 +138,7 @@ test('a page worker runs a scenario at the central bound alone, byte-identical t
   await page.goto(suite.server.url);
   await waitDone(page);
   const inPage = await page.evaluate((s) => new Promise((resolve, reject) => {
-    const w = new Worker('worker.js', { type: 'module' });
+    const w = new Worker('worker/worker.js', { type: 'module' });
     w.onmessage = ({ data }) => {
       if (data.type === 'READY') w.postMessage({ id: 1, type: 'RUN', payload: { scenario: s, centralOnly: true } });
       else if (data.type === 'RESULT') resolve(data.payload.result);

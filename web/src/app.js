@@ -35,7 +35,7 @@ registerKind(latencyView);
 registerKind(trainingView);
 registerKind(servingView);
 
-const workerUrl = new URL('./worker.js', import.meta.url);
+const workerUrl = new URL('./worker/worker.js', import.meta.url);
 const client = new EngineClient(workerUrl);
 const params = new URLSearchParams(location.search);
 const embed = params.get('embed') === '1';

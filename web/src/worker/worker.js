@@ -1,9 +1,11 @@
-/* Sightline engine worker: a module worker. The engine runs here and only here;
- * the page talks to it with the messages of shared/protocol.js. sightline.mjs is
- * the Emscripten build's glue served as an ES module (web/build.mjs wraps it).
+/* Sightline engine worker: a module worker, in its own folder (the page's code is
+ * web/src, the code both sides share is web/src/shared). The engine runs here and
+ * only here; the page talks to it with the messages of shared/protocol.js.
+ * sightline.mjs is the Emscripten build's glue served as an ES module (web/build.mjs
+ * wraps it); it and sightline.wasm sit at the site's root, one folder up.
  */
-import createSightline from './sightline.mjs';
-import { MSG, message } from './shared/protocol.js';
+import createSightline from '../sightline.mjs';
+import { MSG, message } from '../shared/protocol.js';
 
 const SLICE_TARGET_MS = 12;   // aim for slices this long, so a CANCEL waits at most ~1 slice
 const MAX_UNITS = 1 << 16;
@@ -40,7 +42,9 @@ function yieldToEventLoop() {
   return new Promise((resolve) => { yieldQueue.push(resolve); yieldChannel.port2.postMessage(null); });
 }
 
-const enginePromise = createSightline({}).then((engine) => {
+// Emscripten looks for the .wasm beside the worker's script unless told where it is.
+const locateFile = (file) => new URL(`../${file}`, import.meta.url).href;
+const enginePromise = createSightline({ locateFile }).then((engine) => {
   let version = null;
   try {
     const env = JSON.parse(engine.version());
