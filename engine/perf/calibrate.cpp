@@ -249,15 +249,16 @@ void fit_memory_class(KernelCalibration& cal, KernelClass k, const std::vector<c
     // candidate must be physical (a ≥ 0, 0 < b_l2 ≤ b_hbm: L2 never slower).
     std::vector<std::array<double, 3>> x;
     std::vector<double> t;
-    int resident = 0;
+    int resident = 0, streamed = 0;  // samples with L2 hits / with HBM traffic
     for (const KernelSample* s : samples) {
       const double b = s->ops[0].bytes;
-      const bool in_l2 = l2_resident_class(k) && fits_in_l2(b, gpu.l2_cache_MiB);
-      resident += in_l2;
-      x.push_back({1.0, in_l2 ? 0.0 : b, in_l2 ? b : 0.0});
+      const double hit = l2_resident_class(k) ? l2_hit_bytes(b, gpu.l2_cache_MiB) : 0.0;
+      resident += hit > 0;
+      streamed += b - hit > 0;
+      x.push_back({1.0, b - hit, hit});
       t.push_back(s->time_s);
     }
-    const bool l2_term = resident >= 1 && static_cast<int>(samples.size()) - resident >= 1;
+    const bool l2_term = resident >= 1 && streamed >= 1;
     MemoryLine best;
     bool found = false;
     for (const bool tie : {false, true})
@@ -275,7 +276,7 @@ void fit_memory_class(KernelCalibration& cal, KernelClass k, const std::vector<c
       p.l2_speedup = best.b_hbm / best.b_l2;
     }
     p.provenance = "measured (" + std::to_string(samples.size()) + " kernels" +
-                   (l2_term ? ", " + std::to_string(resident) + " of them L2-resident" : "") + ")";
+                   (l2_term ? ", " + std::to_string(resident) + " of them with L2 hits" : "") + ")";
   } else if (!samples.empty()) {
     const double s = fit_scale([&](KernelCalibration& c, double f) { c.memory[k].eta_memory *= f; }, cal, samples, gpu);
     p.eta_memory *= s;

@@ -248,9 +248,9 @@ OpCost CalibratedCostModel::attention_prefill_cost(const Operator& op, const Gpu
 OpCost CalibratedCostModel::memory_kernel_cost(const Operator& op, const GpuSpec& g, KernelClass k,
                                                const MemoryKernelParams& p) const {
   OpCost c;
-  // A working set that fits in L2 streams at the class's fitted L2 speed-up.
-  const double speedup = l2_resident_class(k) && fits_in_l2(op.bytes, g.l2_cache_MiB) ? p.l2_speedup : 1.0;
-  c.memory_s = op.bytes / (g.hbm_bandwidth_GBps * 1e9 * p.eta_memory * speedup);
+  // The part of the traffic L2 serves streams at the class's fitted L2 speed-up.
+  const double l2_bytes = l2_resident_class(k) ? l2_hit_bytes(op.bytes, g.l2_cache_MiB) : 0.0;
+  c.memory_s = (op.bytes - l2_bytes + l2_bytes / p.l2_speedup) / (g.hbm_bandwidth_GBps * 1e9 * p.eta_memory);
   c.compute_s = op.flops / (std::max(g.peak_tflops.fp32, 1.0) * 1e12);
   const double launch = p.launch_us * 1e-6;
   c.time_s = launch + std::max(c.memory_s, c.compute_s);

@@ -127,7 +127,10 @@ bool l2_resident_class(KernelClass k) {
          k == KernelClass::ResidualAdd || k == KernelClass::Elementwise;
 }
 
-bool fits_in_l2(double bytes, double l2_cache_MiB) { return bytes <= l2_cache_MiB * 1048576.0; }
+double l2_hit_bytes(double bytes, double l2_cache_MiB) {
+  const double capacity = l2_cache_MiB * 1048576.0;
+  return bytes <= capacity ? bytes : std::max(0.0, 2.0 * capacity - bytes);
+}
 
 KernelCalibration KernelCalibration::from_json(const json& j, const std::string& path) {
   ObjectReader r(j, path,

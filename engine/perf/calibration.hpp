@@ -85,10 +85,12 @@ struct MemoryKernelParams {
 // served from L2 when it fits. Not decode attention (each layer reads its own
 // KV cache from HBM) nor embedding (a gather from a table in HBM).
 bool l2_resident_class(KernelClass k);
-// Whether `bytes` of traffic fit in the GPU's L2 (`l2_cache_MiB`): a working
-// set up to the capacity stays resident; a larger one streamed cyclically
-// through an LRU cache misses on every line, so it is all HBM traffic.
-bool fits_in_l2(double bytes, double l2_cache_MiB);
+// The bytes of a kernel's traffic served from the GPU's L2 (`l2_cache_MiB`):
+// all of a working set up to the capacity; past it, each byte beyond the
+// capacity evicts one that would have hit, so the hits fall linearly to none
+// at twice the capacity (a stream much larger than an LRU cache misses on
+// every line). Continuous and never decreasing the time as bytes grow.
+double l2_hit_bytes(double bytes, double l2_cache_MiB);
 
 // Efficiency as a piecewise-linear function of log2(x), clamped at both ends.
 struct EtaCurve {

@@ -20,10 +20,6 @@ namespace {
 // interval); docs/cost-model.md states 3% for runs whose bounds are not near
 // capacity.
 constexpr double kPairedTolerance = 0.03;
-// P99s of the short runs rest on their few slowest requests (the 4th-largest
-// of 400): with the L2-resident memory-kernel term, I2.1's paired P99 TTFT
-// high end sits 10.4% inside the full one (82.4 against 92.0 ms).
-constexpr double kPairedTailTolerance = 0.12;
 
 json run_with_intervals(const std::string& id, const char* intervals) {
   json s = preset("scenarios", id);
@@ -79,9 +75,8 @@ TEST_CASE("paired short bound runs cover the full bound runs' interval within th
       CHECK(it->high >= it->value);
       const double low_miss = (it->low - a.low) / std::max(1e-12, std::fabs(a.low));
       const double high_miss = (a.high - it->high) / std::max(1e-12, std::fabs(a.high));
-      const double tolerance = metric.find("p99") != std::string::npos ? kPairedTailTolerance : kPairedTolerance;
-      CHECK(low_miss <= tolerance);
-      CHECK(high_miss <= tolerance);
+      CHECK(low_miss <= kPairedTolerance);
+      CHECK(high_miss <= kPairedTolerance);
     }
   }
 }
