@@ -504,6 +504,45 @@ CandidateOutcome read_candidate_outcome(const json& result) {
   return o;
 }
 
+namespace {
+
+// A finished candidate run's outcome, from the job's typed figures (the same
+// figures read_candidate_outcome reads from its written result).
+CandidateOutcome outcome_of(const serve::ServingJob& job) {
+  CandidateOutcome o;
+  if (const serve::CapacitySearch* q = job.capacity_search()) {
+    o.ok = true;
+    o.capacity = true;
+    o.max_qps = q->qps();
+    o.max_qps_upper = q->upper_qps().value_or(0.0);
+    o.service_rate_qps = q->service_rate_qps();
+    o.requests = q->requests_simulated();
+    o.meets_slo = o.max_qps > 0;
+    o.verdict = o.meets_slo ? "sustains" : "misses";
+    return o;
+  }
+  const serve::SteadyStateReport* ss = job.steady_state();
+  if (!ss) {
+    o.error = "not a candidate's run result";
+    return o;
+  }
+  const serve::ServingMetrics m = job.metrics();
+  o.ok = true;
+  o.verdict = serve::to_string(ss->verdict);
+  o.meets_slo = ss->verdict == serve::Verdict::Meets;
+  o.attainment = ss->attainment;
+  o.attainment_low = ss->attainment_low;
+  o.attainment_high = ss->attainment_high;
+  o.requests = job.steady_state_requests();
+  o.ttft_p99_ms = m.ttft_ms.empty() ? 0.0 : m.ttft_ms.p99;
+  o.tpot_p99_ms = m.tpot_ms.empty() ? 0.0 : m.tpot_ms.p99;
+  o.output_tokens_per_s = m.throughput.output_tokens_per_s;
+  o.usd_per_million_tokens = m.cost ? m.cost->usd_per_million_tokens : 0.0;
+  return o;
+}
+
+}  // namespace
+
 CandidateOutcome evaluate_candidate(const json& scenario, CostBound bound) {
   try {
     Scenario s = read_scenario(scenario);
@@ -511,7 +550,7 @@ CandidateOutcome evaluate_candidate(const json& scenario, CostBound bound) {
     serve::ServingJob job(s);
     while (!job.step(kRunAllEvents)) {
     }
-    return read_candidate_outcome(job.result());
+    return outcome_of(job);
   } catch (const SightlineError& e) {
     CandidateOutcome o;
     o.error = std::string(e.code()) + " at '" + e.path() + "': " + e.what();
