@@ -225,7 +225,7 @@ test('the canonical question (P90) on the page: estimate first, the CLI\'s answe
   await page.waitForSelector('#search-estimate:not([hidden])', { timeout: 120000 });
   assert.equal(await page.getAttribute('#search-estimate', 'data-points-done'), '0');
   const estimate = await page.textContent('#search-estimate');
-  assert.match(estimate, /^Estimated time: (about|from|at least) .* deployments? to simulate on \d+ workers/);
+  assert.match(estimate, /^Estimated time: (about|from|at least) .*, at the speed of a short run .* deployments? to simulate on \d+ workers/);
   await page.waitForSelector('#search-status[data-state="done"], #search-status[data-state="error"]', { timeout: 300000 });
   assert.equal(await page.getAttribute('#search-status', 'data-state'), 'done', await page.textContent('#search-error'));
   const first = await searchOutcome(page);

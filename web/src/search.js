@@ -17,7 +17,7 @@ import { estimateSearch, deploymentName, deploymentSettingsText, bestSoFar, clip
 /** Pareto points given an interval by their ordinary (three-bound) run when the ranking has none. */
 const MAX_INTERVAL_POINTS = 8;
 /** Requests of the two short runs that time the first candidate for the time estimate. */
-const PROBE_REQUESTS = [100, 500];
+const PROBE_REQUESTS = [200, 1000];
 import { display, percent } from './format.js';
 import { $, cell, metricSpan, setRunStatus, showFormError } from './dom.js';
 import { download, slug } from './export.js';
@@ -410,8 +410,10 @@ export class Search {
       const [n0, n1] = PROBE_REQUESTS;
       const t0 = await timed(n0);
       const t1 = await timed(n1);
-      const msPerRequest = Math.max(1e-3, (t1 - t0) / (n1 - n0));
-      cost = { msPerRequest, fixedMs: Math.max(0, t0 - n0 * msPerRequest) };
+      // A busy machine can make the shorter run the slower one: then all of the longer run's time
+      // counts per request (an estimate that errs long rather than one of nothing a request).
+      cost = t1 > t0 ? { msPerRequest: (t1 - t0) / (n1 - n0), fixedMs: 0 } : { msPerRequest: t1 / n1, fixedMs: 0 };
+      if (t1 > t0) cost.fixedMs = Math.max(0, t0 - n0 * cost.msPerRequest);
     } catch (_) {
       cost = null;  // e.g. the first candidate is invalid on its own: no estimate, the search says why
     }
@@ -430,7 +432,7 @@ export class Search {
       : Math.abs(e.highMs - e.lowMs) < 1000 ? `about ${formatDuration(e.lowMs)}`
         : `from ${formatDuration(e.lowMs)} to ${formatDuration(e.highMs)} (each runs ${display(e.requestsLow / n)} requests, and up to ${display((e.requestsHigh - e.requestsLow) / n)} more while its verdict is undecided)`;
     const front = `, then up to ${MAX_INTERVAL_POINTS} Pareto deployments run again at the low and high cost bounds for their 80% intervals`;
-    box.textContent = `Estimated time: ${span}. ${count}${front}; on one worker this browser takes ${display(cost.fixedMs)} ms to set up a run and ${display(cost.msPerRequest)} ms a request.`;
+    box.textContent = `Estimated time: ${span}, at the speed of a short run of the first deployment (an overloaded deployment's long queue runs slower; the time left below follows the finished ones). ${count}${front}; on one worker this browser takes ${display(cost.fixedMs)} ms to set up a run and ${display(cost.msPerRequest)} ms a request.`;
     box.hidden = false;
   }
 
