@@ -334,7 +334,7 @@ const std::vector<std::string>& bench_formats() {
 }
 
 json BenchRun::to_json() const {
-  return {{"format", format},
+  json j = {{"format", format},
           {"file", file},
           {"where", where},
           {"model", model},
@@ -353,6 +353,8 @@ json BenchRun::to_json() const {
             {"requests_per_s", requests_per_s},
             {"output_tokens_per_s", output_tokens_per_s}}},
           {"notes", notes}};
+  if (!replay_model.empty()) j["replay_model"] = replay_model;
+  return j;
 }
 
 std::vector<BenchRun> read_bench_file(const std::string& name, const std::string& text, const std::string& format_in) {

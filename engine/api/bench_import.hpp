@@ -23,6 +23,10 @@ struct BenchRun {
   std::string file;    // the name it was read from (for messages and reports)
   std::string where;   // the run inside the file ("" for a one-run file, "/2" for the 3rd line or benchmark)
   std::string model;   // as the file records it ("" when it does not)
+  // The model preset the run is replayed on, when the user says the run was
+  // measured with another model on the same cluster ("" = the base scenario's):
+  // a small model's steps are mostly host time, which is what pins that factor.
+  std::string replay_model;
   // Workload as run. Arrival rate in requests/s (0: not recorded, e.g. a
   // concurrency sweep); concurrency 0 when unbounded / not recorded.
   double rate_qps = 0;

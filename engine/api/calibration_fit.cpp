@@ -178,6 +178,7 @@ json scenario_for_bench_run(const json& base, const BenchRun& run, const json& c
   if (!base.is_object() || !base.contains("serving") || !base["serving"].is_object())
     fail(error_code::kConstraint, "/serving", "the base scenario of a fit must be a serving scenario");
   json s = base;
+  if (!run.replay_model.empty()) s["model"] = run.replay_model;  // same cluster and stack, another model
   json& serving = s["serving"];
   serving["mode"] = "simulate";
   serving.erase("steady_state");

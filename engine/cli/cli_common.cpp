@@ -18,7 +18,7 @@ const char* const kUsage =
     "  sightline run FILE|--preset ID [--format table|json|csv|envelope] [--central-only | --full-intervals] [--max-work-units N]\n"
     "                [--calibration CLUSTER.json]\n"
     "  sightline fit BENCH_FILE... --base SCENARIO.json [--out CLUSTER.json] [--id ID] [--format table|json]\n"
-    "                [--bench-format vllm|sglang|guidellm|genai-perf|mlperf] [--import-only]\n"
+    "                [--bench-format vllm|sglang|guidellm|genai-perf|mlperf] [--import-only] [--model-of BENCH_FILE=MODEL]...\n"
     "  sightline validate FILE\n"
     "  sightline inspect-model FILE [--json]   (FILE: a Hugging Face config.json or a model object)\n"
     "  sightline presets [models|gpus|interconnects|scenarios|calibrations|comm_calibrations|stacks] [--format json]\n"

@@ -1,6 +1,8 @@
 // sightline fit: imports benchmark result files and fits a cluster calibration.
+#include <algorithm>
 #include <iomanip>
 #include <iostream>
+#include <map>
 
 #include "api/calibration_fit.hpp"
 #include "cli/cli_common.hpp"
@@ -51,23 +53,40 @@ void print_fit_table(const json& cal) {
 }  // namespace
 
 int cmd_fit(const Args& args) {
-  std::vector<std::string> files;
+  std::vector<std::string> files, model_of;
   std::string base_file, out, id = "my-cluster", format_in, output = "table", problem;
   bool import_only = false;
   Flags flags("fit");
   flags.text("--base", &base_file).text("--out", &out).text("--id", &id)
       .text("--bench-format", &format_in, {"vllm", "sglang", "guidellm", "genai-perf", "mlperf"})
-      .text("--format", &output, {"table", "json"}).boolean("--import-only", &import_only).positional(&files, 1000);
+      .text("--format", &output, {"table", "json"}).boolean("--import-only", &import_only)
+      .texts("--model-of", &model_of).positional(&files, 1000);
   if (!flags.parse(args, problem)) return usage_error(problem);
   if (files.empty()) return usage_error("fit takes at least one BENCH_FILE");
   if (!import_only && base_file.empty()) return usage_error("fit needs --base SCENARIO.json (the deployment the runs were measured on)");
+  // --model-of FILE=MODEL: FILE's runs were measured with another model preset
+  // on the same cluster and stack (e.g. a small model, whose steps are mostly
+  // host time); they are replayed on the base scenario with that model.
+  std::map<std::string, std::string> replay_model;
+  for (const std::string& m : model_of) {
+    const size_t eq = m.rfind('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == m.size())
+      return usage_error("--model-of takes FILE=MODEL (a model preset), got '" + m + "'");
+    const std::string file = m.substr(0, eq);
+    if (std::find(files.begin(), files.end(), file) == files.end())
+      return usage_error("--model-of names '" + file + "', which is not one of the BENCH_FILEs");
+    replay_model[file] = m.substr(eq + 1);
+  }
   try {
     std::vector<api::BenchRun> runs;
     std::string source;
     for (const std::string& f : files) {
       std::string text;
       if (!read_file(f, text)) fail("io_error", "", "cannot read " + f);
-      for (api::BenchRun& r : api::read_bench_file(f, text, format_in)) runs.push_back(std::move(r));
+      for (api::BenchRun& r : api::read_bench_file(f, text, format_in)) {
+        if (replay_model.count(f)) r.replay_model = replay_model[f];
+        runs.push_back(std::move(r));
+      }
       source += (source.empty() ? "" : ", ") + f;
     }
     if (import_only) {

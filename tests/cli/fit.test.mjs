@@ -123,18 +123,23 @@ test('a run names the calibration it used; a bad calibration file is a located e
   const r = cli(['run', write('s.json', s), '--calibration', bad]);
   assert.equal(r.code, 1);
   assert.match(r.err, /error \[out_of_range\] at '\/cost_model\/calibration\/factors\/memory_efficiency_scale'/);
+  // --model-of must name one of the benchmark files given.
+  const v = path.join(fixtures, 'vllm_bench_serve.json');
+  const u = cli(['fit', v, '--base', write('s2.json', s), '--model-of', 'other.json=gpt2']);
+  assert.equal(u.code, 2);
+  assert.match(u.err, /--model-of names 'other\.json', which is not one of the BENCH_FILEs/);
 });
 
 // The round trip's runs are designed so that each factor is identified by a
 // signal the simulator computes smoothly: at low load (one request at a time)
 // TTFT is one prefill and TPOT one decode step, so a long prompt pins compute
-// efficiency, and decodes at a short and at a long context separate the
-// memory-bound time (which grows with the KV read) from the host time per step
-// (which does not). Loaded runs add what a user's sweep has: queueing and
-// batching. Every third run is held out by the fit, so the fit set (runs 0, 1,
-// 3, 4) alone must identify every factor too.
-// SIGHTLINE_FIT_FULL=1 runs the same round trip with 5× the requests per run
-// (by hand; docs/calibrate-from-benchmarks.md quotes it).
+// efficiency. Host time per step and memory efficiency both lengthen every
+// decode step of the 7B model by a similar share (host is 3% of its step), so
+// no run of that model alone tells them apart to a few percent; the same
+// cluster serving a small model (GPT-2, `--model-of`) has steps that are mostly
+// host time, and that run pins it. Loaded runs add what a user's sweep has:
+// queueing and batching. Every third run is held out by the fit, so the fit set
+// (runs 0, 1, 3, 4) alone must identify every factor too.
 const runScale = process.env.SIGHTLINE_FIT_FULL ? 5 : 1;
 test('round trip: fit recovers a known perturbation from every format and predicts another scenario', () => {
   const m = 'llama-2-7b';
@@ -143,7 +148,7 @@ test('round trip: fit recovers a known perturbation from every format and predic
   const runs = [
     ['vllm', 'vllm.json', [scenario(m, 0.01, 2048, 16, few)]],                  // compute: one long prefill at a time
     ['sglang', 'sglang.jsonl', [scenario(m, 0.01, 32, 64, few), scenario(m, 4, 1024, 96, many)]],  // decode at a short context; loaded
-    ['guidellm', 'guidellm.json', [scenario(m, 0.2, 3500, 128, few, 'fixed')]],  // decode at a long context (constant rate)
+    ['guidellm', 'guidellm.json', [scenario('gpt2', 1, 128, 128, few, 'fixed')]],  // host: a small model on the same cluster (constant rate)
     ['genai-perf', 'genai.json', [scenario(m, 2, 512, 128, many)]],
     ['mlperf', 'mlperf_log_summary.txt', [scenario(m, 3, 512, 128, many)]],
   ];
@@ -154,7 +159,8 @@ test('round trip: fit recovers a known perturbation from every format and predic
   });
   const baseFile = write('base.json', base);
   const out = path.join(work, 'my-cluster.json');
-  const r = cli(['fit', ...files, '--base', baseFile, '--out', out, '--id', 'my-cluster']);
+  const small = files.find((f) => f.endsWith('guidellm.json'));
+  const r = cli(['fit', ...files, '--base', baseFile, '--out', out, '--id', 'my-cluster', '--model-of', `${small}=gpt2`]);
   assert.equal(r.code, 0, r.err);
   assert.match(r.out, /held-out/);
   const cal = JSON.parse(readFileSync(out, 'utf8'));
@@ -165,6 +171,12 @@ test('round trip: fit recovers a known perturbation from every format and predic
   assert.ok(rel(f.compute_efficiency_scale, 0.8) < 0.03, `compute ${f.compute_efficiency_scale}`);
   assert.ok(rel(f.memory_efficiency_scale, 0.9) < 0.03, `memory ${f.memory_efficiency_scale}`);
   assert.ok(rel(f.host_us_per_step, 300) < 0.03, `host ${f.host_us_per_step}`);
+  // The runs identify every factor they see: each standard error is under 1%
+  // of its value (one standard error of every mean moves it less than that).
+  for (const k of ['compute_efficiency_scale', 'memory_efficiency_scale', 'host_us_per_step'])
+    assert.ok(cal.fit.standard_errors[k] < 0.01 * f[k], `${k} standard error ${cal.fit.standard_errors[k]}`);
+  assert.equal(cal.fit.standard_errors.comm_efficiency_scale, null);
+  assert.equal(cal.fit.runs.find((x) => x.file === small).replay_model, 'gpt2');
   assert.ok(cal.fit.in_sample.median_abs_error_calibrated < cal.fit.in_sample.median_abs_error_uncalibrated);
   // A different scenario on the same cluster: another model, lengths and rate.
   const other = scenario('llama-2-13b', 1.5, 1500, 200, 150);
