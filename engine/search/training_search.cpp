@@ -222,8 +222,12 @@ TrainingSearchSpec read_training_search(const json& doc) {
     g.gpu = s.hardware.gpu.id;
     g.gpu_value = hw["gpu"];
     g.usd_per_hour = s.cost_model.gpu_hour_usd;
-    g.intra_node = hw.contains("intra_node") ? hw["intra_node"] : json(nullptr);
-    g.inter_node = hw.contains("inter_node") ? hw["inter_node"] : json(nullptr);
+    // A resized base keeps its links; where it names none, the GPU's own (its preset's defaults).
+    const GpuSpec& gpu = s.hardware.gpu;
+    g.intra_node = hw.contains("intra_node") ? hw["intra_node"]
+                   : gpu.default_intra_node.empty() ? json(nullptr) : json(gpu.default_intra_node);
+    g.inter_node = hw.contains("inter_node") ? hw["inter_node"]
+                   : gpu.default_inter_node.empty() ? json(nullptr) : json(gpu.default_inter_node);
     g.gpus_per_node = s.hardware.gpus_per_node;
     g.counts = {count};
     return g;
@@ -249,8 +253,10 @@ TrainingSearchSpec read_training_search(const json& doc) {
       require_preset("gpus", g.gpu, gr.child_path("gpu"));
       g.gpu_value = g.gpu;
       g.usd_per_hour = gr.number("usd_per_hour", 0.0, 1e6, 0.0);
-      g.intra_node = gr.string("intra_node", read_gpu(json(g.gpu), gr.child_path("gpu")).default_intra_node);
-      g.inter_node = gr.string("inter_node", "ib-ndr");
+      // The links default to the GPU preset's own (its default_intra_node and default_inter_node).
+      const GpuSpec preset = read_gpu(json(g.gpu), gr.child_path("gpu"));
+      g.intra_node = gr.string("intra_node", preset.default_intra_node);
+      g.inter_node = gr.string("inter_node", preset.default_inter_node);
       if (read_interconnect(g.intra_node, gr.child_path("intra_node")).scope != "intra_node")
         fail(error_code::kConstraint, gr.child_path("intra_node"), "'" + g.intra_node.get<std::string>() + "' is an inter-node link");
       if (read_interconnect(g.inter_node, gr.child_path("inter_node")).scope != "inter_node")

@@ -89,6 +89,11 @@ export function defaultIntraNode(gpu) {
   return (gpu && gpu.default_intra_node) || undefined;
 }
 
+/** The network between the GPU's nodes: its preset's default_inter_node (the one source; undefined for a custom GPU naming none). */
+export function defaultInterNode(gpu) {
+  return (gpu && gpu.default_inter_node) || undefined;
+}
+
 /**
  * The hardware of a training scenario after a parallelism change: dp×tp×pp×cp
  * GPUs, min(8, that) per node (or the largest divisor ≤ 8 that keeps whole TP
@@ -114,11 +119,9 @@ export function trainingHardware(s, getGpu = () => null) {
   const hw = { ...(s.hardware || {}) };
   hw.gpus_per_node = perNode;
   if (nodes > 1 || hw.nodes !== undefined) hw.nodes = nodes;
-  if (perNode > 1 && !hw.intra_node) {
-    const gpu = typeof hw.gpu === 'object' ? hw.gpu : getGpu(hw.gpu);
-    hw.intra_node = defaultIntraNode(gpu);
-  }
-  if (nodes > 1 && !hw.inter_node) hw.inter_node = 'ib-ndr';
+  const gpu = typeof hw.gpu === 'object' ? hw.gpu : getGpu(hw.gpu);
+  if (perNode > 1 && !hw.intra_node) hw.intra_node = defaultIntraNode(gpu);
+  if (nodes > 1 && !hw.inter_node) hw.inter_node = defaultInterNode(gpu);
   s.hardware = hw;
 }
 
