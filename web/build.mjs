@@ -57,7 +57,11 @@ for (const [pkg, file] of vendorFiles) {
 fs.rmSync(outDir, { recursive: true, force: true });
 fs.mkdirSync(outDir, { recursive: true });
 fs.cpSync(srcDir, outDir, { recursive: true });
-for (const f of wasmFiles) fs.copyFileSync(path.join(wasmDir, f), path.join(outDir, f));
+// The engine worker is a module worker: the Emscripten glue (a classic script that
+// defines createSightline) is served as an ES module exporting it.
+fs.copyFileSync(path.join(wasmDir, 'sightline.wasm'), path.join(outDir, 'sightline.wasm'));
+fs.writeFileSync(path.join(outDir, 'sightline.mjs'),
+  `${fs.readFileSync(path.join(wasmDir, 'sightline.js'), 'utf8')}\nexport default createSightline;\n`);
 
 // The engine's catalogue (listRegistries: metrics, policies, parameter schema),
 // written once here by the very wasm module the page ships, so the page reads

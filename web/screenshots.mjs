@@ -1,14 +1,17 @@
 #!/usr/bin/env node
 // Writes PNG screenshots of the main views to web/docs/ (committed, so reviewers
-// can see the page): result, training, sweep, compare, embed and the docs page.
-// Usage: node web/screenshots.mjs [out-dir=web/docs]   (needs `bash .ci/build` first)
+// can see the page; not part of the served page): result, training, sweep,
+// compare, embed, the docs page, and each mode and the Search tab at 390 and 1366 px.
+// Usage: node web/screenshots.mjs [out-dir=web/docs] [--modes]   (needs `bash .ci/build` first)
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const webDir = path.dirname(fileURLToPath(import.meta.url));
 const { startServer, launchBrowser } = await import(path.join(webDir, '..', 'tests', 'web', 'harness.mjs'));
-const outDir = path.resolve(process.argv[2] || path.join(webDir, 'docs'));
+// --modes: only the 390 px and 1366 px images of each mode and of the Search tab (mode-*.png).
+const modesOnly = process.argv.includes('--modes');
+const outDir = path.resolve(process.argv.slice(2).find((a) => !a.startsWith('--')) || path.join(webDir, 'docs'));
 const MAX_BYTES = 300 * 1024;
 
 fs.mkdirSync(outDir, { recursive: true });
@@ -33,7 +36,56 @@ async function shot(p, name, options = {}) {
 
 const done = (p) => p.waitForSelector('#run-status[data-state="done"]', { state: 'attached' });
 
+/**
+ * The first screen of each mode (latency I1.4, serving simulation I2.5, training T2.3) and of the
+ * Search tab answering the canonical question (Llama-3-70B at 20 req/s, P90 TTFT < 1 s and TPOT <
+ * 50 ms, H200 TP4) at 390 px (a phone) and 1366 px (a laptop): mode-<mode>-<width>.png.
+ */
+async function modeShots() {
+  const sizes = [[390, 844], [1366, 768]];
+  const p = await page({ width: 1366, height: 768 });
+  await p.goto(server.url);
+  await done(p);
+  for (const [mode, preset] of [['latency', 'I1.4'], ['simulate', 'I2.5'], ['training', 'T2.3']]) {
+    await p.click(`#mode-${mode}`);
+    await p.selectOption('#scenario', preset);
+    await p.waitForSelector(`#results[data-scenario="${preset}"] #run-status[data-state="done"]`, { state: 'attached', timeout: 120000 });
+    for (const [width, height] of sizes) {
+      await p.setViewportSize({ width, height });
+      await p.evaluate(() => window.scrollTo(0, 0));
+      await p.waitForTimeout(300);  // charts redraw at the new width
+      await shot(p, `mode-${mode}-${width}`);
+    }
+  }
+  await p.setViewportSize({ width: 1366, height: 768 });
+  await p.click('#mode-search');
+  const set = async (id, v) => p.fill(id, v);
+  await p.selectOption('#q-workload', 'I2.3');
+  await p.selectOption('#q-model', 'llama-3-70b');
+  for (const [id, v] of [['#q-rate', '20'], ['#q-max-gpus', '8'], ['#q-prompt', '512'], ['#q-output', '256'], ['#q-ttft', '1000'],
+    ['#q-tpot', '50'], ['#q-attainment', '0.9'], ['#q-tp', '2, 4, 8'], ['#q-seqs', '256']]) await set(id, v);
+  await p.selectOption('#q-ttft-pct', 'joint');
+  await p.selectOption('#q-tpot-pct', 'joint');
+  await p.selectOption('#q-chunked', 'on');
+  for (const box of await p.$$('#q-gpu-list input[type="checkbox"]')) await box.setChecked(false);
+  await p.check('#q-use-h200');
+  await p.fill('#q-price-h200', '3.8');
+  await p.click('#search-run');
+  await p.waitForSelector('#search-status[data-state="done"]', { timeout: 600000 });
+  for (const [width, height] of sizes) {
+    await p.setViewportSize({ width, height });
+    await p.waitForTimeout(300);
+    // From the answer down: the question's form is the first thing above it.
+    await p.$eval('#search-answer', (e) => e.scrollIntoView());
+    await shot(p, `search-${width}`);
+  }
+  await p.context().close();
+}
+
 try {
+  if (modesOnly) {
+    await modeShots();
+  } else {
   // Result view: Llama-2-70B on 4 A100s (I1.4).
   let p = await page();
   await p.goto(server.url);
@@ -129,6 +181,8 @@ try {
   const end = await p.$eval('#embed-example', (e) => e.getBoundingClientRect().bottom + window.scrollY);
   await shot(p, 'docs', { fullPage: true, clip: { x: 0, y: Math.floor(example) - 8, width: 1280, height: Math.ceil(end - example) + 24 } });
   await p.context().close();
+  await modeShots();
+  }
 } finally {
   await browser.close();
   await server.close();

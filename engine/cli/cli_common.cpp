@@ -30,7 +30,7 @@ const char* const kUsage =
     "  sightline calibrate-comm --csv FILE... --transfer-errors-out FILE\n"
     "  sightline report-accuracy [--data DIR] [--measured DIR] [--format table|json] [--transfer-errors-out FILE]\n"
     "  sightline report-training [--format table|json]\n"
-    "  sightline report-e2e [--format table|json]\n"
+    "  sightline report-e2e [--format table|json] [--check all|metric|capacity] [--rows ID,...] [--search-max-requests N]\n"
     "  sightline sweep BASE --set PATH=v1,v2,... [--set ...] [--zip] [--out FILE]\n"
     "  sightline batch IN.jsonl [--jobs N] [--shard i/N] [--out FILE] [--central-only] [--max-work-units N]\n"
     "  sightline merge SHARD.jsonl... [--out FILE]\n"

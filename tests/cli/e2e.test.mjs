@@ -2,6 +2,9 @@
 // under presets/validation runs through the real CLI and gets a finite
 // prediction and a signed error, and the summary is the median of the rows.
 // The numbers themselves are printed, not asserted: the rows check the model.
+// Capacity rows (MLPerf Server: a max-QPS search each, about a million simulated
+// requests and tens of seconds) are left to `sightline report-e2e --check capacity`;
+// here they run with their search capped, and only their plumbing is checked.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -15,12 +18,19 @@ const median = (xs) => {
   return n === 0 ? 0 : n % 2 ? s[(n - 1) / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
 };
 
-test('report-e2e runs every validation row and summarises its errors', () => {
-  const report = JSON.parse(execFileSync(cliPath, ['report-e2e', '--format', 'json']).toString());
+const metricRowFiles = () => {
   const dir = path.join(repoRoot, 'presets', 'validation');
-  const files = readdirSync(dir).filter((f) => f.endsWith('.json'));
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .filter((f) => JSON.parse(readFileSync(path.join(dir, f), 'utf8')).check !== 'capacity');
+};
+
+test('report-e2e runs every validation row and summarises its errors', () => {
+  const report = JSON.parse(execFileSync(cliPath, ['report-e2e', '--format', 'json', '--check', 'metric']).toString());
+  const files = metricRowFiles();
   assert.deepEqual(report.failed, []);
   assert.equal(report.rows.length, files.length);
+  assert.deepEqual(report.capacity_rows, []);
   for (const r of report.rows) {
     assert.ok(Number.isFinite(r.predicted) && r.predicted > 0, `${r.id} predicted ${r.predicted}`);
     // Times: the quantity before the first dot (a simulation's "e2e_s.mean") is in ms or s.
@@ -34,7 +44,39 @@ test('report-e2e runs every validation row and summarises its errors', () => {
   assert.ok(Math.abs(report.summary.all.median_abs_error_pct - median(signed.map(Math.abs))) < 1e-9);
   assert.ok(report.rows.some((r) => r.group === 'inference') && report.rows.some((r) => r.group === 'training'));
   // Print the table for the log: the figures are the point of this layer.
-  console.log(execFileSync(cliPath, ['report-e2e']).toString());
+  console.log(execFileSync(cliPath, ['report-e2e', '--check', 'metric']).toString());
+});
+
+// Each capacity row gets a predicted rate or a located reason. The cap (24,000
+// requests a search run, ~2 s) makes the answer err low, so only its sense is
+// checked: a rate above zero, below the measured service rate, its signed error.
+test('report-e2e --check capacity: every MLPerf Server row gets a rate or a located reason', () => {
+  const dir = path.join(repoRoot, 'presets', 'validation');
+  const ids = readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .map((f) => JSON.parse(readFileSync(path.join(dir, f), 'utf8')))
+    .filter((row) => row.check === 'capacity')
+    .map((row) => row.id);
+  assert.ok(ids.length >= 1, 'at least one capacity row (MLPerf Server)');
+  const args = ['report-e2e', '--format', 'json', '--check', 'capacity', '--search-max-requests', '24000'];
+  args.push('--rows', ids.join(','));
+  const report = JSON.parse(execFileSync(cliPath, args).toString());
+  assert.deepEqual(report.rows, []);
+  assert.equal(report.search_max_requests, 24000);
+  assert.deepEqual([...report.capacity_rows.map((r) => r.id), ...report.failed.map((f) => f.id)].sort(), ids.sort());
+  for (const f of report.failed) {
+    for (const k of ['code', 'path', 'message']) assert.ok(typeof f.error[k] === 'string' && f.error[k], `${f.id} ${k}`);
+  }
+  for (const r of report.capacity_rows) {
+    assert.equal(r.check, 'capacity');
+    assert.ok(r.predicted > 0 && r.predicted <= r.upper_qps && r.predicted < r.service_rate_qps, JSON.stringify(r));
+    assert.ok(r.max_requests_per_run <= 24000);
+    assert.ok(r.slo.percentiles.ttft === 'p99' && r.slo.percentiles.tpot === 'p99', `${r.id}: MLPerf's p99 bounds`);
+    assert.ok(Math.abs(100 * (r.predicted / r.measured - 1) - r.signed_error_pct) < 1e-9, r.id);
+  }
+  const signed = report.capacity_rows.map((r) => r.signed_error_pct);
+  assert.equal(report.summary.capacity.rows, signed.length);
+  assert.ok(Math.abs(report.summary.capacity.median_signed_error_pct - median(signed)) < 1e-9);
 });
 
 test('every validation row names its measurements.md row in its source', () => {
@@ -51,4 +93,7 @@ test('every validation row names its measurements.md row in its source', () => {
 
 test('report-e2e rejects unknown arguments with a usage error', () => {
   assert.throws(() => execFileSync(cliPath, ['report-e2e', '--bogus'], { stdio: 'pipe' }), (e) => e.status === 2);
+  assert.throws(() => execFileSync(cliPath, ['report-e2e', '--rows', 'E.no-such-row'], { stdio: 'pipe' }),
+    (e) => e.status === 2 && /E\.no-such-row/.test(e.stderr.toString()));
+  assert.throws(() => execFileSync(cliPath, ['report-e2e', '--check', 'some'], { stdio: 'pipe' }), (e) => e.status === 2);
 });

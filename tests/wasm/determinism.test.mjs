@@ -1,28 +1,51 @@
 // The wasm module under Node returns byte-identical results to the native
-// engine (the real CLI) for the same scenarios.
+// engine (the real CLI) for the same scenarios; and, on the same runs, every
+// headline number of every shipped scenario carries a real interval
+// (headline_intervals.mjs): latency, serving and training results and each
+// compare variant. One pass serves both checks, since each runs every preset.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { loadWasm, repoRoot, cliPath } from './wasm_module.mjs';
+import { checkResultIntervals } from './headline_intervals.mjs';
 
 const scenarios = ['I1.1', 'I1.2', 'I1.3', 'I1.4', 'I1.5'];
 // The fast lane (.ci/test --fast) names a few presets, one per mode; the full
 // lane compares every scenario preset.
 const only = process.env.SIGHTLINE_DETERMINISM_PRESETS ? process.env.SIGHTLINE_DETERMINISM_PRESETS.split(',') : null;
 
-test('wasm and native produce byte-identical result envelopes', async () => {
+function runNative(id) {
+  return new Promise((resolve, reject) => {
+    execFile(cliPath, ['run', '--preset', id, '--format', 'envelope'], { cwd: repoRoot, maxBuffer: 1 << 30 }, (err, stdout) =>
+      err ? reject(err) : resolve(stdout.trimEnd()));
+  });
+}
+
+test('wasm and native produce byte-identical result envelopes; every headline number has a real interval', async () => {
   const m = await loadWasm();
   const ids = JSON.parse(m.listPresets('scenarios')).result.map((s) => s.id);
   for (const id of scenarios) assert.ok(ids.includes(id), `preset ${id} exists`);
+  const problems = [];
+  const kinds = new Map();
+  let timed = 0;
   for (const id of only || ids) {
     assert.ok(ids.includes(id), `preset ${id} exists`);
     const scenario = JSON.parse(m.getPreset('scenarios', id)).result;
+    // The native process runs on the other core while the module runs here.
+    const native = runNative(id);
     const fromWasm = m.runScenario(JSON.stringify(scenario));
-    const fromNative = execFileSync(cliPath, ['run', '--preset', id, '--format', 'envelope'], { cwd: repoRoot })
-      .toString()
-      .trimEnd();
-    assert.equal(JSON.parse(fromWasm).ok, true, `${id} runs in wasm`);
+    const fromNative = await native;
+    const envelope = JSON.parse(fromWasm);
+    assert.equal(envelope.ok, true, `${id} runs in wasm`);
     assert.equal(fromWasm, fromNative, `${id}: wasm and native bytes differ`);
+    kinds.set(envelope.result.kind, (kinds.get(envelope.result.kind) || 0) + 1);
+    timed += checkResultIntervals(id, envelope.result, problems);
+  }
+  assert.deepEqual(problems, []);
+  if (!only) {
+    assert.ok(ids.length >= 40, `only ${ids.length} scenarios`);
+    for (const kind of ['serving_latency', 'serving_simulation', 'training']) assert.ok(kinds.get(kind) > 0, `no ${kind} result`);
+    assert.ok(timed > 100, `only ${timed} metrics with intervals`);
   }
 });
 

@@ -187,7 +187,9 @@ test('(d) the engine runs in a Web Worker, not on the page', async () => {
   const workers = page.workers();
   assert.equal(workers.length, 1, 'one dedicated worker');
   assert.match(workers[0].url(), /\/worker\.js$/);
-  assert.equal(await workers[0].evaluate(() => typeof createSightline), 'function');
+  // A module worker: the engine's glue is its import (sightline.mjs), not a global of the page or the worker.
+  assert.ok(requested.some((u) => u.endsWith('/sightline.mjs')), 'the worker imported the engine');
+  assert.equal(await workers[0].evaluate(() => typeof document), 'undefined');
   const onPage = await page.evaluate(() => ({
     factory: typeof window.createSightline,
     module: typeof window.Module,
@@ -195,7 +197,7 @@ test('(d) the engine runs in a Web Worker, not on the page', async () => {
   }));
   assert.equal(onPage.factory, 'undefined');
   assert.equal(onPage.module, 'undefined');
-  assert.ok(!onPage.scripts.some((s) => /sightline\.js/.test(s)), 'sightline.js is not a page script');
+  assert.ok(!onPage.scripts.some((s) => /sightline\.m?js/.test(s)), 'the engine is not a page script');
   assert.ok(requested.some((u) => u.endsWith('/worker.js')), 'worker.js was requested');
   assert.deepEqual(page.errors, []);
 });

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
-import { browserSuite, newPage, waitDone, siteDir, cliPath, scenarioPreset } from './harness.mjs';
+import { browserSuite, newPage, waitDone, siteDir, cliPath, cliPresets, scenarioPreset } from './harness.mjs';
 
 const suite = browserSuite();
 const load = (file) => import(pathToFileURL(path.join(siteDir, file)).href);
@@ -36,7 +36,8 @@ test('a search question survives its share link; damaged links say why; scenario
   assert.equal(share.decodeSearchLink(`#${share.encodeSearchLink({ question: q })}`).answer, null);
   assert.ok(isQuestion(back));
   assert.deepEqual(formValuesOf(back), {
-    model: 'llama-2-7b', rate: 4, maxGpus: 2, ttftMs: 2000, tpotMs: '', ttftPct: 'joint', tpotPct: 'joint', attainment: 0.99,
+    question: 'rate', model: 'llama-2-7b', rate: 4, promptTokens: 256, outputTokens: 256, tp: '1, 2',
+    maxGpus: 2, ttftMs: 2000, tpotMs: '', ttftPct: 'joint', tpotPct: 'joint', attainment: 0.99,
     gpus: [{ gpu: 'a100-80g-sxm', price: 1.8 }], maxNumSeqs: '64', chunked: 'off',
   });
   // The SLO object the serving form and the CLI take: a percentile per bound, the attainment for the joint ones.
@@ -72,6 +73,61 @@ test('a search question survives its share link; damaged links say why; scenario
   bad({ workload: scenarioPreset('I1.1') }, 'q-workload');
 });
 
+test('the budget question, lengths and TP splits; launch commands; a far miss no longer sets the Pareto axis; the time estimate', async () => {
+  const { buildQuestion, formValuesOf, QuestionError } = await load('search-question.js');
+  const { launchCommand, modelRepo } = await load('launch.js');
+  const { clipAxis, estimateSearch, deploymentName, formatDuration, bestSoFar } = await load('search-words.js');
+  const v = {
+    workload: scenarioPreset('I2.3'), model: 'llama-3-70b', rate: '20', maxGpus: '8', ttftMs: '1000', tpotMs: '50', attainment: '0.9',
+    gpus: [{ gpu: 'h200', price: '3.8' }], maxNumSeqs: '256', chunked: 'on', tp: '4, 16', promptTokens: '512', outputTokens: '256',
+  };
+  const q = buildQuestion(v);
+  assert.deepEqual(q.tp, [4], 'splits above the budget are left out');
+  assert.deepEqual(q.base.serving.workload.prompt_tokens, { dist: 'lognormal', mean: 512, cv: 0.8, min: 8, max: 4096 });
+  assert.equal(q.base.serving.workload.output_tokens.mean, 256);
+  // Within a GPU budget: no target rate; the form reads it back.
+  const b = buildQuestion({ ...v, question: 'budget', rate: '' });
+  assert.equal('target_qps' in b, false);
+  assert.equal(formValuesOf(b).question, 'budget');
+  assert.throws(() => buildQuestion({ ...v, tp: '16' }), (e) => e instanceof QuestionError && e.input === 'q-tp');
+  assert.throws(() => buildQuestion({ ...v, promptTokens: '1.5' }), (e) => e instanceof QuestionError && e.input === 'q-prompt');
+
+  // A launch command carries the resolved scenario's settings, for each engine.
+  const model = cliPresets('models').find((m) => m.id === 'llama-3-70b');
+  assert.equal(modelRepo(model), 'meta-llama/Meta-Llama-3-70B');
+  const resolved = {
+    model: 'llama-3-70b', precision: { weights: 'bf16', kv_cache: 'fp8' },
+    serving: { cluster: { router: 'least_outstanding', pools: [{ name: 'main', replicas: 2, tp: 4, pp: 1, role: 'mixed' }] },
+      scheduler: { policy: 'chunked_prefill', max_num_seqs: 256, chunk_size: 512 },
+      kv_cache: { block_size: 16, gpu_memory_utilization: 0.9, prefix_caching: false, max_model_len: 8192 } },
+  };
+  const args = { resolved, label: 'h200 2x(tp4) seqs 256 chunked', model, gpuName: 'NVIDIA H200', router: 'least_outstanding' };
+  const vllm = launchCommand('vllm', args);
+  for (const f of ['vllm serve meta-llama/Meta-Llama-3-70B', '--tensor-parallel-size 4', '--max-num-seqs 256', '--enable-chunked-prefill',
+    '--max-num-batched-tokens 512', '--block-size 16', '--gpu-memory-utilization 0.9', '--max-model-len 8192', '--dtype bfloat16',
+    '--kv-cache-dtype fp8', '# 2 replicas of 4 GPUs each']) assert.ok(vllm.includes(f), f);
+  assert.ok(launchCommand('sglang', args).includes('--chunked-prefill-size 512'));
+  assert.ok(launchCommand('trtllm', args).includes('enable_chunked_prefill: true'));
+  const continuous = structuredClone(resolved);
+  continuous.serving.scheduler = { policy: 'continuous', max_num_seqs: 64, max_num_batched_tokens: 8192 };
+  assert.ok(launchCommand('vllm', { ...args, resolved: continuous }).includes('--no-enable-chunked-prefill'));
+  assert.ok(launchCommand('sglang', { ...args, resolved: continuous }).includes('--chunked-prefill-size -1'));
+
+  // One miss at 80 s beside answers under 1 s: the axis ends at 1.5x the SLO and the miss sits at the edge.
+  assert.deepEqual(clipAxis([400, 700], [400, 700, 80000], 1000), { max: 1500, clipped: 1 });
+  assert.deepEqual(clipAxis([400, 700], [400, 700, 900], 1000), { max: null, clipped: 0 });
+  // The estimate: first runs to steady-state caps, over the workers.
+  const cand = { serving: { workload: { num_requests: 1000 }, steady_state: { max_requests: 20000 } } };
+  assert.deepEqual(estimateSearch([cand, cand], 2, 2), { lowMs: 2000, highMs: 40000, requestsLow: 2000, requestsHigh: 40000 });
+  assert.equal(estimateSearch([{ serving: { workload: { num_requests: 1000 }, max_qps_search: { num_requests: 1000 } } }], 1, 1).highMs, null);
+  assert.deepEqual([formatDuration(40000), formatDuration(150000), formatDuration(9e6)], ['40 s', '2.50 min', '2.50 h']);
+  assert.equal(deploymentName({ replicas: 2, tp: 4, pp: 1 }, 'NVIDIA H200'), '2 × NVIDIA H200, TP4 each');
+  assert.equal(deploymentName({ replicas: 4, tp: 8, pp: 2, prefill_replicas: 1, decode_replicas: 3 }, 'X'), '1 prefill + 3 decode × X, TP8 × PP2 each');
+  // Best so far: the cheapest per hour meeting the SLO (at a target rate every candidate carries the same tokens).
+  const met = (m) => ({ result: { steady_state: { meets_slo: m } } });
+  assert.equal(bestSoFar([met(true), met(false), met(true), null], (i) => [30, 10, 20, 5][i], () => 8).index, 2);
+});
+
 test('a page worker runs a scenario at the central bound alone, byte-identical to `sightline run --central-only`', async () => {
   const scenario = scenarioPreset('I2.2');
   scenario.serving.workload.num_requests = 200;
@@ -82,7 +138,7 @@ test('a page worker runs a scenario at the central bound alone, byte-identical t
   await page.goto(suite.server.url);
   await waitDone(page);
   const inPage = await page.evaluate((s) => new Promise((resolve, reject) => {
-    const w = new Worker('worker.js');
+    const w = new Worker('worker/worker.js', { type: 'module' });
     w.onmessage = ({ data }) => {
       if (data.type === 'READY') w.postMessage({ id: 1, type: 'RUN', payload: { scenario: s, centralOnly: true } });
       else if (data.type === 'RESULT') resolve(data.payload.result);
@@ -96,27 +152,34 @@ test('a page worker runs a scenario at the central bound alone, byte-identical t
 });
 
 /**
- * Sets the Search form to a small question: Llama-2-7B on one A100 at 4 req/s (one candidate: each
- * candidate is a steady-state run of ~12k requests, and the ranking re-runs the Pareto points at the
- * low and high cost bounds, so a larger question would take minutes in CI).
+ * Sets the Search form to the canonical question of the CLI's example (examples/search-llama3-70b.json:
+ * Llama-3-70B chat, 512-token prompts and 256-token outputs, 20 req/s, TTFT < 1 s and TPOT < 50 ms for
+ * 90% of requests jointly, i.e. P90) over the part of its space where the CLI's answer lies: H200 at
+ * $3.8/h, TP 4, batch limit 256, chunked prefill, up to 8 GPUs (each candidate is a steady-state run of
+ * thousands of requests of a 70B model, so the whole space would take minutes in CI; the whole question
+ * is `node web/search-canonical.mjs`).
  */
-async function askSmallQuestion(page) {
+async function askCanonicalQuestion(page) {
   await page.click('#mode-search');
   await page.waitForSelector('#panel-search:not([hidden])');
-  await page.selectOption('#q-workload', 'I2.2');
-  await page.selectOption('#q-model', 'llama-2-7b');
-  await page.fill('#q-rate', '4');
-  await page.fill('#q-max-gpus', '1');
-  await page.fill('#q-ttft', '2000');
-  await page.fill('#q-tpot', '');
-  // Judged alone at P99 (the one bound: the same share as a joint 99%), so the attainment does not apply.
-  await page.selectOption('#q-ttft-pct', 'p99');
-  assert.equal(await page.isDisabled('#q-attainment'), true);
-  await page.fill('#q-seqs', '64');
-  await page.selectOption('#q-chunked', 'off');
+  await page.selectOption('#q-question', 'rate');
+  await page.selectOption('#q-workload', 'I2.3');
+  await page.selectOption('#q-model', 'llama-3-70b');
+  await page.fill('#q-rate', '20');
+  await page.fill('#q-max-gpus', '8');
+  await page.fill('#q-prompt', '512');
+  await page.fill('#q-output', '256');
+  await page.fill('#q-ttft', '1000');
+  await page.fill('#q-tpot', '50');
+  await page.selectOption('#q-ttft-pct', 'joint');
+  await page.selectOption('#q-tpot-pct', 'joint');
+  await page.fill('#q-attainment', '0.9');
+  await page.fill('#q-tp', '4');
+  await page.fill('#q-seqs', '256');
+  await page.selectOption('#q-chunked', 'on');
   for (const box of await page.$$('#q-gpu-list input[type="checkbox"]')) await box.setChecked(false);
-  await page.check('#q-use-a100-80g-sxm');
-  await page.fill('#q-price-a100-80g-sxm', '1.8');
+  await page.check('#q-use-h200');
+  await page.fill('#q-price-h200', '3.8');
 }
 
 async function searchOutcome(page) {
@@ -127,7 +190,7 @@ async function searchOutcome(page) {
   }));
 }
 
-test('a deployment search runs in the worker pool: Pareto chart, ranked table, cheapest answer; a clicked point opens; the link reruns it', async (t) => {
+test('the canonical question (P90) on the page: estimate first, the CLI\'s answer in words, Pareto chart, a clicked point opens, launch commands, the link', async (t) => {
   const page = await newPage(suite.browser);
   await page.goto(suite.server.url);
   await waitDone(page);
@@ -135,15 +198,69 @@ test('a deployment search runs in the worker pool: Pareto chart, ranked table, c
     t.skip('this wasm module has no deployment search (api::search_plan / search_rank are not in wasm/bindings.cpp yet)');
     return;
   }
-  await askSmallQuestion(page);
+  await askCanonicalQuestion(page);
+  // The scenario form steps aside: the search has its own.
+  assert.equal(await page.isVisible('#scenario-form fieldset'), false);
+  assert.equal(await page.isVisible('#mode-latency'), true, 'the mode tabs stay');
+  // The question's link exists before it runs.
+  await page.click('#search-share');
+  const link = await page.inputValue('#search-share-text');
+  assert.match(link, /#s1=/);
+  const { decodeSearchLink } = await load('share.js');
+  const { question } = decodeSearchLink(link.slice(link.indexOf('#')));
+  assert.equal(question.target_qps, 20);
+  assert.deepEqual(question.base.serving.slo, { attainment: 0.9, ttft_ms: 1000, tpot_ms: 50 });
+  assert.equal(question.base.serving.workload.prompt_tokens.mean, 512);
+  assert.equal(question.base.serving.workload.prompt_tokens.max, 4096, 'the cap moves with the mean, as in the CLI example');
+
+  // Best so far, while candidates run: noted whenever it shows.
+  await page.evaluate(() => {
+    const box = document.getElementById('search-best');
+    new MutationObserver(() => { if (!box.hidden) window.bestSeen = box.textContent; })
+      .observe(box, { attributes: true, childList: true, characterData: true, subtree: true });
+  });
   await page.click('#search-run');
+  // The time estimate comes first: shown before any candidate finished.
+  await page.waitForSelector('#search-estimate:not([hidden])', { timeout: 120000 });
+  assert.equal(await page.getAttribute('#search-estimate', 'data-points-done'), '0');
+  const estimate = await page.textContent('#search-estimate');
+  assert.match(estimate, /^Estimated time: (about|from|at least) .* deployments? to simulate on \d+ workers/);
   await page.waitForSelector('#search-status[data-state="done"], #search-status[data-state="error"]', { timeout: 300000 });
   assert.equal(await page.getAttribute('#search-status', 'data-state'), 'done', await page.textContent('#search-error'));
   const first = await searchOutcome(page);
   assert.ok(first.rows.length >= 1, 'the ranked table has rows');
   assert.equal(await page.getAttribute('#chart-search-pareto', 'data-empty'), 'false');
-  assert.ok(await page.isVisible('#search-answer'));
-  t.diagnostic(`search: ${first.rows.length} deployments in ${Math.round(await page.evaluate(() => window.sightlinePerf.lastSearchMs))} ms; answer: ${first.answer}`);
+  t.diagnostic(`${estimate} Took ${Math.round(await page.evaluate(() => window.sightlinePerf.lastSearchMs))} ms; answer: ${first.answer}`);
+
+  // The same question answered by the CLI (its own runs, natively): the same deployment.
+  const q = structuredClone(question);
+  delete q.workload_from;
+  const r = spawnSync(cliPath, ['search', '-', '--format', 'json'], { input: JSON.stringify(q), encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  const native = JSON.parse(r.stdout);
+  const nativeAnswer = (native.ok === true ? native.result : native).cheapest_meeting_slo;
+  assert.ok(nativeAnswer, 'the CLI finds a deployment meeting the SLO');
+  assert.equal(first.best, String(nativeAnswer.candidate));
+  // In people's words: "2 × NVIDIA H200 141GB SXM, TP4 each (8 GPUs; …): $… per million tokens, P90 TTFT … ms, P90 TPOT … ms".
+  const h200 = (await load('search-words.js')).deploymentName(nativeAnswer, cliPresets('gpus').find((g) => g.id === 'h200').name);
+  assert.equal(await page.textContent('#search-answer-name'), h200);
+  assert.match(first.answer, new RegExp(`^${h200.replace(/[()×]/g, '.')} \\(${nativeAnswer.gpus} GPUs; batch limit 256, chunked prefill\\): \\$[\\d.]+ per million tokens.*, P90 TTFT [\\d.,]+ ms, P90 TPOT [\\d.,]+ ms; P99 TTFT`));
+  assert.equal(Number(await page.getAttribute('[data-metric="search_usd_per_million_tokens"]', 'data-raw')), nativeAnswer.usd_per_million_tokens);
+
+  assert.match(await page.evaluate(() => window.bestSeen), new RegExp(`^Best so far: ${h200.replace(/[()×]/g, '.')}, \\$[\\d.]+ per hour, meets the SLO`));
+  assert.equal(await page.isHidden('#search-best'), true, 'the ranked answer replaces it');
+
+  // The chosen deployment as a launch command, with the settings the simulation assumed.
+  await page.waitForFunction(() => document.getElementById('search-launch-text').dataset.engine === 'vllm');
+  const vllm = await page.inputValue('#search-launch-text');
+  for (const flag of ['vllm serve meta-llama/Meta-Llama-3-70B', '--tensor-parallel-size 4', '--max-num-seqs 256', '--enable-chunked-prefill',
+    '--max-num-batched-tokens ', '--block-size 16', '--gpu-memory-utilization 0.9']) assert.ok(vllm.includes(flag), `${flag} in\n${vllm}`);
+  assert.match(vllm, new RegExp(`# ${nativeAnswer.replicas} replicas of 4 GPUs each`));
+  for (const [engine, flag] of [['sglang', '--tp-size 4'], ['trtllm', '--tp_size 4']]) {
+    await page.selectOption('#search-launch-engine', engine);
+    await page.waitForFunction((e) => document.getElementById('search-launch-text').dataset.engine === e, engine);
+    assert.ok((await page.inputValue('#search-launch-text')).includes(flag), engine);
+  }
 
   // Click the first plotted point: it opens as the current serving scenario. The chart sits
   // below the fold: scroll it into view first, then take the point's viewport position.
@@ -164,30 +281,27 @@ test('a deployment search runs in the worker pool: Pareto chart, ranked table, c
   await page.mouse.click(hit.x, hit.y);
   await page.waitForSelector('#panel-result:not([hidden])');
   await page.waitForSelector('#mode-simulate[aria-selected="true"]');
-  // The candidate's scenario (the question's base with this deployment) is the current scenario and runs
-  // (its full run, with intervals, is left to finish on its own: a steady-state run of ~12k requests, three times).
   await page.waitForSelector('#run-status[data-state="running"], #run-status[data-state="done"]');
   assert.equal(await page.inputValue('#scenario'), '__custom__');
   assert.equal(await page.getAttribute('#mode-search', 'aria-selected'), 'false');
-  assert.equal(await page.inputValue('#gpu'), 'a100-80g-sxm');
-  assert.equal(await page.inputValue('#model'), 'llama-2-7b');
-  assert.equal(Number(await page.inputValue('#sim_rate')), 4);
-  t.diagnostic(`opened candidate ${hit.candidate}: ${await page.textContent(`#search-table tr[data-candidate="${hit.candidate}"] th`)}`);
+  assert.equal(await page.inputValue('#gpu'), 'h200');
+  assert.equal(await page.inputValue('#model'), 'llama-3-70b');
+  assert.equal(Number(await page.inputValue('#sim_rate')), 20);
+  await page.click('#cancel');
 
-  // The question's link, opened in a fresh context, reruns it to the same answer.
-  await page.click('#tab-search');
-  await page.click('#search-share');
-  const link = await page.inputValue('#search-share-text');
-  assert.match(link, /#s1=/);
-  const other = await newPage(suite.browser);  // a fresh browser context
+  // The question's link, opened in a fresh context, holds the same question and runs it (cancelled here:
+  // it is the same question, so the same answer; tests of the link's answer are above).
+  const other = await newPage(suite.browser);
   await other.goto(link);
   await other.waitForSelector('#panel-search:not([hidden])');
-  await other.waitForSelector('#search-status[data-state="done"]', { timeout: 300000 });
-  assert.deepEqual(await searchOutcome(other), first);
-  assert.equal(await other.getAttribute('#search-shared', 'data-same'), 'true', await other.textContent('#search-shared'));
-  assert.equal(await other.inputValue('#q-rate'), '4');
-  assert.equal(await other.inputValue('#q-ttft-pct'), 'p99', 'the SLO percentile comes back from the link');
-  assert.equal(await other.isDisabled('#q-attainment'), true);
+  await other.waitForSelector('#search-status[data-state="running"]');
+  await other.click('#search-share');
+  assert.deepEqual(decodeSearchLink((await other.inputValue('#search-share-text')).replace(/^[^#]*/, '')).question, question);
+  for (const [id, value] of [['#q-rate', '20'], ['#q-prompt', '512'], ['#q-tp', '4'], ['#q-attainment', '0.9'], ['#q-ttft-pct', 'joint']]) {
+    assert.equal(await other.inputValue(id), value, id);
+  }
+  await other.click('#search-cancel');
+  await other.waitForSelector('#search-status[data-state="cancelled"]');
   assert.deepEqual(other.errors, []);
   assert.deepEqual(page.errors, []);
   await other.close();

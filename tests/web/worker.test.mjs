@@ -1,4 +1,4 @@
-// The worker protocol, spoken directly to web/src/worker.js and through
+// The worker protocol, spoken directly to web/src/worker/worker.js and through
 // web/src/engine-client.js inside the real page: {id, type, payload} messages,
 // sliced runs with PROGRESS, CANCEL mid-run, PRESETS, VALIDATE, and restarting a
 // crashed worker. Needs `bash .ci/build` first.
@@ -29,7 +29,7 @@ after(async () => {
 // for a message with that id (null for READY) and one of those types.
 async function converse(steps) {
   return page.evaluate(async (plan) => {
-    const worker = new Worker('worker.js');
+    const worker = new Worker('worker/worker.js', { type: 'module' });
     const log = [];
     let waiter = null;
     const matches = (m, w) => m.id === w.id && w.types.includes(m.type);
@@ -145,7 +145,7 @@ test('EngineClient: the real worker killed by a real wasm abort rejects the pend
   const small = scenarioPreset('I1.1');
   const r = await page.evaluate(async ({ sc, sm }) => {
     const { EngineClient } = await import('./engine-client.js');
-    const client = new EngineClient(new URL('worker.js', location.href));
+    const client = new EngineClient(new URL('worker/worker.js', location.href));
     const events = [];
     client.addEventListener('restart', () => events.push('restart'));
     await client.ready;
@@ -176,7 +176,7 @@ test('EngineClient: progress callbacks, cancel rejects at once, late messages ar
   const scenario = scenarioPreset('I1.3');
   const r = await page.evaluate(async (sc) => {
     const { EngineClient } = await import('./engine-client.js');
-    const client = new EngineClient(new URL('worker.js', location.href));
+    const client = new EngineClient(new URL('worker/worker.js', location.href));
     await client.ready;
     const seen = [];
     const done = await client.run(sc, (p) => seen.push(p)).promise;

@@ -10,7 +10,7 @@ import { registerKind, viewFor, allViews } from './kinds.js';
 import { view as latencyView } from './views/latency.js';
 import { view as trainingView } from './views/training.js';
 import { view as servingView } from './views/serving.js';
-import { decodeLink, encodeLink, resolveLink, linkFor, canonicalOf, LinkError, encodeSearchLink, decodeSearchLink } from './share.js';
+import { decodeLink, encodeLink, resolveLink, scenarioLink, canonicalOf, LinkError, encodeSearchLink, decodeSearchLink } from './share.js';
 import { getChartView } from './charts/registry.js';
 import { Sweep } from './sweep.js';
 import { Compare } from './compare.js';
@@ -24,6 +24,7 @@ import * as custom from './custom.js';
 import * as dependent from './dependent.js';
 import * as assumptions from './assumptions.js';
 import { addHowToRead, labelDominant } from './howto.js';
+import { buildCards } from './cards.js';
 
 const DEFAULT_SCENARIO = 'I1.1';
 const STORAGE_KEY = 'sightline.scenario';
@@ -34,7 +35,7 @@ registerKind(latencyView);
 registerKind(trainingView);
 registerKind(servingView);
 
-const workerUrl = new URL('./worker.js', import.meta.url);
+const workerUrl = new URL('./worker/worker.js', import.meta.url);
 const client = new EngineClient(workerUrl);
 const params = new URLSearchParams(location.search);
 const embed = params.get('embed') === '1';
@@ -85,7 +86,7 @@ function presetRecord() {
 }
 
 function currentLink(scenario = currentScenario()) {
-  return linkFor(state.presetId, presetRecord(), scenario);
+  return scenarioLink(state.presetId, presetRecord(), scenario);
 }
 
 /** A short name of a scenario: its preset plus the first overrides. */
@@ -569,9 +570,11 @@ function selectTab(name, focus = false) {
     search.warm();
     search.draw();
   }
-  // The Deployment search mode button is the Search tab's twin.
+  // The Deployment search mode button is the Search tab's twin; the search has its own form,
+  // so the scenario form steps aside while it shows.
   const modeTab = $('mode-search');
   const searching = name === 'search';
+  document.body.classList.toggle('searching', searching);
   if (searching || modeTab.getAttribute('aria-selected') === 'true') {
     for (const [m] of MODES) {
       const on = searching ? m === 'search' : m === (state.base ? modeOf(state.base) : 'latency');
@@ -721,6 +724,8 @@ function setupEmbed() {
 }
 
 async function init() {
+  const missing = buildCards(allViews());  // before anything looks for a chart's host
+  if (missing.length) console.error(`No card on the page for the charts ${missing.join(', ')}`);
   addHowToRead();
   setupEmbed();
   bindEvents();

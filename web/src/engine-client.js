@@ -1,6 +1,7 @@
 // The page's side of the worker protocol: request ids, promises, progress
 // callbacks, cancel, and restarting a crashed worker. The main thread never
-// runs the engine itself.
+// runs the engine itself. The messages are shared/protocol.js's.
+import { MSG, message, WORKER_OPTIONS } from './shared/protocol.js';
 
 export class EngineError extends Error {
   constructor(code, path, message) {
@@ -45,7 +46,7 @@ export class EngineClient extends EventTarget {
       this._rejectReady = reject;
     });
     this._ready.catch(() => {});  // observed through callers
-    const worker = new Worker(this.workerUrl);
+    const worker = new Worker(this.workerUrl, WORKER_OPTIONS);
     worker.onmessage = (event) => this._onMessage(event.data);
     worker.onerror = (event) => {
       event.preventDefault();
@@ -85,13 +86,13 @@ export class EngineClient extends EventTarget {
     if (!msg || typeof msg !== 'object') return;
     const { id, type, payload = {} } = msg;
     if (id === null || id === undefined) {
-      if (type === 'READY') {
+      if (type === MSG.READY) {
         this._crashStreak = 0;
         this.version = payload.version;
         this.features = payload.features || {};
         this._resolveReady(payload.version);
         this.dispatchEvent(new CustomEvent('ready', { detail: payload.version }));
-      } else if (type === 'ERROR') {
+      } else if (type === MSG.ERROR) {
         // The worker could not load the engine at all.
         this.failed = new EngineError(payload.code, payload.path, payload.message);
         this._rejectReady(this.failed);
@@ -102,12 +103,12 @@ export class EngineClient extends EventTarget {
     }
     const pending = this._pending.get(id);
     if (!pending) return;  // cancelled or superseded: ignore late messages
-    if (type === 'PROGRESS') {
+    if (type === MSG.PROGRESS) {
       if (pending.onProgress) pending.onProgress(Number(payload.progress) || 0);
-    } else if (type === 'RESULT') {
+    } else if (type === MSG.RESULT) {
       this._pending.delete(id);
       pending.resolve(payload);
-    } else if (type === 'ERROR') {
+    } else if (type === MSG.ERROR) {
       this._pending.delete(id);
       pending.reject(new EngineError(payload.code, payload.path, payload.message));
     }
@@ -121,7 +122,7 @@ export class EngineClient extends EventTarget {
         return;
       }
       this._pending.set(id, { resolve, reject, onProgress, type });
-      this.worker.postMessage({ id, type, payload });
+      this.worker.postMessage(message(id, type, payload));
     });
     return { id, promise };
   }
@@ -131,7 +132,7 @@ export class EngineClient extends EventTarget {
    * {result, warnings} or rejects with an EngineError (code 'cancelled' when cancelled).
    */
   run(scenario, onProgress, { centralOnly = false } = {}) {
-    return this._request('RUN', { scenario, centralOnly }, onProgress);
+    return this._request(MSG.RUN, { scenario, centralOnly }, onProgress);
   }
 
   /** Cancels the run with request id `id`; its promise rejects at once. */
@@ -139,14 +140,14 @@ export class EngineClient extends EventTarget {
     const pending = this._pending.get(id);
     if (!pending) return false;
     this._pending.delete(id);
-    this.worker.postMessage({ id: this._nextId++, type: 'CANCEL', payload: { id } });
+    this.worker.postMessage(message(this._nextId++, MSG.CANCEL, { id }));
     pending.reject(new EngineError('cancelled', '', 'run cancelled'));
     return true;
   }
 
   /** Preset records of one kind: "models" | "gpus" | "interconnects" | "scenarios". */
   presets(kind) {
-    return this._request('PRESETS', { kind }).promise.then((r) => r.result);
+    return this._request(MSG.PRESETS, { kind }).promise.then((r) => r.result);
   }
 
   /**
@@ -158,7 +159,7 @@ export class EngineClient extends EventTarget {
    */
   registries() {
     if (!this._registries) {
-      const fromEngine = () => this._request('REGISTRIES', {}).promise.then((r) => r.result);
+      const fromEngine = () => this._request(MSG.REGISTRIES, {}).promise.then((r) => r.result);
       const url = new URL('registries.json', this._registriesBase);
       this._registries = fetch(url)
         .then((r) => (r.ok ? r.json() : Promise.reject(new Error(`registries.json: HTTP ${r.status}`))))
@@ -170,22 +171,22 @@ export class EngineClient extends EventTarget {
 
   /** Resolves with the resolved scenario, or rejects with the located error. */
   validate(scenario) {
-    return this._request('VALIDATE', { scenario }).promise.then((r) => r.result);
+    return this._request(MSG.VALIDATE, { scenario }).promise.then((r) => r.result);
   }
 
   /** What the engine understood of a model (api::inspect_model). */
   inspect(model) {
-    return this._request('INSPECT', { model }).promise.then((r) => r.result);
+    return this._request(MSG.INSPECT, { model }).promise.then((r) => r.result);
   }
 
   /** The deployment search's candidates for a question (api::search_plan). */
   searchPlan(question) {
-    return this._request('SEARCH_PLAN', { question }).promise.then((r) => r.result);
+    return this._request(MSG.SEARCH_PLAN, { question }).promise.then((r) => r.result);
   }
 
   /** The ranked answer from the candidates' run results, in plan order (api::search_rank). */
   searchRank(question, results) {
-    return this._request('SEARCH_RANK', { question, results }).promise.then((r) => r.result);
+    return this._request(MSG.SEARCH_RANK, { question, results }).promise.then((r) => r.result);
   }
 
   terminate() {

@@ -41,9 +41,35 @@ function wholeList(text, input, what) {
 /** The joint bounds' attainment when the form leaves it empty (a P99-like share). */
 export const DEFAULT_ATTAINMENT = 0.99;
 
+/** The mean of a workload length (a number, or a distribution with a mean, or a uniform one's midpoint). */
+export function meanLength(spec) {
+  if (Number.isFinite(spec)) return spec;
+  if (isObject(spec) && Number.isFinite(spec.mean)) return spec.mean;
+  if (isObject(spec) && Number.isFinite(spec.min) && Number.isFinite(spec.max)) return (spec.min + spec.max) / 2;
+  return null;
+}
+
+/**
+ * A workload length with its mean moved to `mean` tokens: a fixed length is replaced; a
+ * distribution keeps its shape (cv, min) and its cap moves with the mean, so a tail that was
+ * cut at 8x the mean is still cut at 8x (Llama-3-70B chat's 512-token prompts capped at 4096
+ * from I2.3's 256 capped at 2048); a uniform range moves and scales about its midpoint.
+ */
+export function withMeanLength(spec, mean) {
+  if (!isObject(spec)) return mean;
+  const old = meanLength(spec);
+  const out = { ...spec };
+  const k = old > 0 ? mean / old : 1;
+  if (Number.isFinite(spec.mean)) out.mean = mean;
+  if (Number.isFinite(spec.max)) out.max = Math.max(Math.round(spec.max * k), Math.ceil(mean));
+  if (!Number.isFinite(spec.mean) && Number.isFinite(spec.min)) out.min = Math.max(1, Math.round(spec.min * k));
+  return out;
+}
+
 /**
  * The question from the form's values:
- *   {workload: scenario record (simulate), model, rate, maxGpus, ttftMs, tpotMs,
+ *   {question: 'rate' (cheapest at the target rate) | 'budget' (best within the GPU budget),
+ *    workload: scenario record (simulate), model, rate, maxGpus, promptTokens, outputTokens (means), ttftMs, tpotMs,
  *    ttftPct, tpotPct ('joint' | 'p50' … 'p99', default joint), attainment (of the joint bounds),
  *    gpus: [{gpu, price, intra_node, inter_node}], maxNumSeqs: "64, 128", chunked: 'both'|'on'|'off'}
  * Throws QuestionError naming the input at fault.
@@ -53,7 +79,8 @@ export function buildQuestion(v) {
     throw new QuestionError('q-workload', 'choose a serving-simulation scenario for the workload');
   }
   if (!v.model) throw new QuestionError('q-model', 'choose a model');
-  const target = positive(v.rate, 'q-rate', 'The target rate');
+  const budget = v.question === 'budget';
+  const target = budget ? null : positive(v.rate, 'q-rate', 'The target rate');
   const maxGpus = positive(v.maxGpus, 'q-max-gpus', 'The GPU budget');
   if (!Number.isInteger(maxGpus) || maxGpus > 4096) throw new QuestionError('q-max-gpus', 'The GPU budget must be a whole number from 1 to 4096');
   const ttft = String(v.ttftMs ?? '').trim() === '' ? 0 : positive(v.ttftMs, 'q-ttft', 'The TTFT SLO');
@@ -77,6 +104,9 @@ export function buildQuestion(v) {
     return option;
   });
   const seqs = wholeList(v.maxNumSeqs, 'q-seqs', 'Batch limits');
+  const tp = v.tp === undefined ? TP_OPTIONS : wholeList(v.tp, 'q-tp', 'Tensor-parallel splits');
+  const tps = tp.filter((t) => t <= maxGpus);
+  if (!tps.length) throw new QuestionError('q-tp', `every tensor-parallel split is above the GPU budget (${maxGpus})`);
   const chunked = { both: [false, true], on: [true], off: [false] }[v.chunked] || [false, true];
 
   const base = structuredClone(v.workload);
@@ -93,20 +123,23 @@ export function buildQuestion(v) {
   if (tpot && pct.tpot !== 'joint') percentiles.tpot = pct.tpot;
   if (Object.keys(percentiles).length) slo.percentiles = percentiles;
   base.serving.slo = slo;
-  base.serving.workload.arrival = { process: 'poisson', rate_qps: target };
+  // The budget question has no target rate: each layout's capacity search sets its own.
+  base.serving.workload.arrival = { process: 'poisson', rate_qps: target || base.serving.workload.arrival.rate_qps || 1 };
+  for (const [key, input, what] of [['prompt_tokens', 'q-prompt', 'The mean prompt length'], ['output_tokens', 'q-output', 'The mean output length']]) {
+    const raw = key === 'prompt_tokens' ? v.promptTokens : v.outputTokens;
+    if (raw === undefined || String(raw).trim() === '') continue;  // the workload's own
+    const mean = positive(raw, input, what);
+    if (!Number.isInteger(mean)) throw new QuestionError(input, `${what} must be a whole number of tokens`);
+    if (mean !== meanLength(base.serving.workload[key])) base.serving.workload[key] = withMeanLength(base.serving.workload[key], mean);
+  }
   // The base must validate on its own: the search replaces hardware and layout per candidate.
   base.hardware = { gpu: gpus[0].gpu, gpus_per_node: 8, intra_node: gpus[0].intra_node };
   base.serving.parallelism = { tp: 8, pp: 1 };
   delete base.serving.cluster;
-  return {
-    base,
-    target_qps: target,
-    max_gpus: maxGpus,
-    gpus,
-    tp: TP_OPTIONS.filter((t) => t <= maxGpus),
-    max_num_seqs: seqs,
-    chunked_prefill: chunked,
-  };
+  const question = { base };
+  if (!budget) question.target_qps = target;
+  Object.assign(question, { max_gpus: maxGpus, gpus, tp: tps, max_num_seqs: seqs, chunked_prefill: chunked });
+  return question;
 }
 
 /** The form values a question came from (for a shared link). */
@@ -114,9 +147,15 @@ export function formValuesOf(question) {
   const base = question.base || {};
   const slo = (base.serving && base.serving.slo) || {};
   const chunked = question.chunked_prefill || [false, true];
+  const wl = (base.serving && base.serving.workload) || {};
+  const budget = !Number.isFinite(question.target_qps);
   return {
+    question: budget ? 'budget' : 'rate',
     model: typeof base.model === 'string' ? base.model : '',
-    rate: question.target_qps,
+    rate: budget ? '' : question.target_qps,
+    promptTokens: meanLength(wl.prompt_tokens) ?? '',
+    outputTokens: meanLength(wl.output_tokens) ?? '',
+    tp: (question.tp || TP_OPTIONS).join(', '),
     maxGpus: question.max_gpus,
     ttftMs: slo.ttft_ms ?? '',
     tpotMs: slo.tpot_ms ?? '',
@@ -131,7 +170,7 @@ export function formValuesOf(question) {
 
 /** Checks a question read from a link has the shape buildQuestion() makes (it is untrusted input). */
 export function isQuestion(q) {
-  return isObject(q) && isObject(q.base) && isObject(q.base.serving) && Number.isFinite(q.target_qps)
+  return isObject(q) && isObject(q.base) && isObject(q.base.serving) && (q.target_qps === undefined || Number.isFinite(q.target_qps))
     && Number.isInteger(q.max_gpus) && Array.isArray(q.gpus) && q.gpus.length > 0
     && q.gpus.every((g) => isObject(g) && typeof g.gpu === 'string' && Number.isFinite(g.usd_per_hour))
     && Array.isArray(q.max_num_seqs) && Array.isArray(q.chunked_prefill);

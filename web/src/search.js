@@ -9,13 +9,18 @@ import { EnginePool } from './pool.js';
 import { canonical } from './share.js';
 import { chartView } from './charts/registry.js';
 import { xyConfig } from './charts/xy.js';
-import { defaultIntraNode } from './sweep.js';
-import { buildQuestion, formValuesOf, isQuestion, QuestionError, MAX_SEARCH_POINTS, POINT_BUDGET_MS } from './search-question.js';
+import { defaultIntraNode } from './gpu-links.js';
+import { buildQuestion, formValuesOf, isQuestion, meanLength, QuestionError, MAX_SEARCH_POINTS, POINT_BUDGET_MS } from './search-question.js';
+import { LAUNCH_ENGINES, launchCommand } from './launch.js';
+import { estimateSearch, deploymentName, deploymentSettingsText, bestSoFar, clipAxis, formatDuration } from './search-words.js';
 
 /** Pareto points given an interval by their ordinary (three-bound) run when the ranking has none. */
 const MAX_INTERVAL_POINTS = 8;
+/** Requests of the short run that times the first candidate for the time estimate. */
+const PROBE_REQUESTS = 200;
 import { display, percent } from './format.js';
 import { $, cell, metricSpan, setRunStatus, showFormError } from './dom.js';
+import { download, slug } from './export.js';
 import { parameterAt } from './catalogue.js';
 
 // Prices prefilled for a first question, as in examples/search-llama3-70b.json
@@ -83,6 +88,7 @@ export class Search {
       wl.append(o);
     }
     const model = $('q-model');
+    this.models = new Map(models.map((m) => [m.id, m]));
     for (const m of models) {
       const o = document.createElement('option');
       o.value = m.id;
@@ -90,6 +96,18 @@ export class Search {
       model.append(o);
     }
     wl.addEventListener('change', () => this.followWorkload());
+    $('q-question').addEventListener('change', () => this.showQuestion());
+    $('search-launch-engine').replaceChildren(...LAUNCH_ENGINES.map(([id, name]) => {
+      const o = document.createElement('option');
+      o.value = id;
+      o.textContent = name;
+      return o;
+    }));
+    $('search-launch-engine').addEventListener('change', () => this.showLaunch());
+    $('search-launch-download').addEventListener('click', () => {
+      const text = $('search-launch-text').value;
+      if (text) download(`sightline-launch-${slug($('search-launch-engine').value)}.sh`, `#!/bin/sh\n${text}`, 'text/x-sh');
+    });
     // How each SLO bound is judged: the engine's choices (its parameter schema), as in the serving form.
     for (const m of ['ttft', 'tpot']) {
       const p = parameterAt(`/serving/slo/percentiles/${m}`);
@@ -146,6 +164,11 @@ export class Search {
     if (typeof s.model === 'string') $('q-model').value = s.model;
     const rate = s.serving.workload && s.serving.workload.arrival && s.serving.workload.arrival.rate_qps;
     if (Number.isFinite(rate)) $('q-rate').value = String(rate);
+    const wlSpec = s.serving.workload || {};
+    for (const [id, key] of [['q-prompt', 'prompt_tokens'], ['q-output', 'output_tokens']]) {
+      const mean = meanLength(wlSpec[key]);
+      $(id).value = Number.isFinite(mean) ? String(Math.round(mean)) : '';
+    }
     const slo = s.serving.slo || {};
     if (Number.isFinite(slo.ttft_ms)) $('q-ttft').value = String(slo.ttft_ms);
     if (Number.isFinite(slo.tpot_ms)) $('q-tpot').value = String(slo.tpot_ms);
@@ -154,6 +177,14 @@ export class Search {
     choose('q-tpot-pct', pct.tpot);
     if (Number.isFinite(slo.attainment)) $('q-attainment').value = String(slo.attainment);
     this.showAttainment();
+  }
+
+  /** The budget question has no target rate: the rate is each layout's answer. */
+  showQuestion() {
+    const budget = $('q-question').value === 'budget';
+    $('q-rate').disabled = budget;
+    $('q-rate').closest('.field').classList.toggle('disabled', budget);
+    $('search-answer-title').textContent = budget ? 'Best deployment within the GPU budget' : 'Cheapest deployment meeting the SLO';
   }
 
   /** The attainment input applies only while a bound is judged jointly. */
@@ -171,9 +202,13 @@ export class Search {
 
   formValues() {
     return {
+      question: $('q-question').value,
       workload: this.workloads.get($('q-workload').value),
       model: $('q-model').value,
       rate: $('q-rate').value,
+      promptTokens: $('q-prompt').value,
+      outputTokens: $('q-output').value,
+      tp: $('q-tp').value,
       maxGpus: $('q-max-gpus').value,
       ttftMs: $('q-ttft').value,
       tpotMs: $('q-tpot').value,
@@ -202,7 +237,12 @@ export class Search {
     const workload = [...this.workloads.values()].find((s) => s.id === question.workload_from) || null;
     if (workload) $('q-workload').value = workload.id;
     if ([...$('q-model').options].some((o) => o.value === v.model)) $('q-model').value = v.model;
+    $('q-question').value = v.question;
+    this.showQuestion();
     $('q-rate').value = String(v.rate);
+    $('q-prompt').value = String(v.promptTokens);
+    $('q-output').value = String(v.outputTokens);
+    $('q-tp').value = v.tp;
     $('q-max-gpus').value = String(v.maxGpus);
     $('q-ttft').value = String(v.ttftMs);
     $('q-tpot').value = String(v.tpotMs);
@@ -253,8 +293,9 @@ export class Search {
     this.question = question;
     this.answer = null;
     this.scenarios = [];
-    $('search-share').disabled = false;
     $('search-share-box').hidden = true;
+    $('search-estimate').hidden = true;
+    $('search-best').hidden = true;
     $('search-progress').value = 0;
     this.job = { cancel: () => false };  // until the pool job exists
     this.setStatus('running', 'Planning the candidates…');
@@ -272,8 +313,16 @@ export class Search {
       }
       this.scenarios = scenarios;
       this.outcomes = new Array(scenarios.length).fill(null);
+      // The time estimate comes first, before any candidate runs.
+      await this.estimate(planner, scenarios);
+      if (runId !== this.runId) return;
       let done = 0;
-      const status = () => `Simulating ${done} / ${scenarios.length} deployments on ${this.pool.size} workers…`;
+      const t1 = performance.now();
+      const status = () => {
+        // Past the first finished candidates, the rate they finished at says how long the rest take.
+        const left = done && done < scenarios.length ? ((performance.now() - t1) / done) * (scenarios.length - done) : 0;
+        return `Simulating ${done} / ${scenarios.length} deployments on ${this.pool.size} workers…${left ? ` about ${formatDuration(left)} left` : ''}`;
+      };
       this.setStatus('running', status());
       const job = this.pool.map(scenarios, {
         centralOnly: true,
@@ -283,6 +332,7 @@ export class Search {
           done += 1;
           this.setStatus('running', status());
           this.drawPending();
+          this.showBest();
         },
         onProgress: (p) => { $('search-progress').value = p; },
       });
@@ -295,6 +345,7 @@ export class Search {
       await this.addFrontIntervals(answer);
       if (runId !== this.runId) return;
       this.answer = answer;
+      $('search-best').hidden = true;
       const ms = performance.now() - t0;
       $('search-progress').value = 1;
       this.setStatus('done', `${scenarios.length} deployments simulated in ${(ms / 1000).toFixed(1)} s`);
@@ -332,6 +383,63 @@ export class Search {
     });
   }
 
+  /**
+   * Times a short run of the first candidate on one worker (its first requests, without the
+   * steady-state growth) and shows what the whole search should take from it.
+   */
+  async estimate(planner, scenarios) {
+    if (!scenarios.length) return;
+    const probe = structuredClone(scenarios[0]);
+    const sv = probe.serving;
+    delete sv.steady_state;
+    delete sv.max_qps_search;
+    sv.workload.num_requests = PROBE_REQUESTS;
+    if (!Number.isFinite(sv.workload.arrival.rate_qps)) sv.workload.arrival.rate_qps = 1;
+    const t = performance.now();
+    this.setStatus('running', 'Timing one candidate to estimate the search…');
+    let ms;
+    try {
+      await planner.run(probe, () => {}, { centralOnly: true }).promise;
+      ms = performance.now() - t;
+    } catch (_) {
+      ms = null;  // e.g. the first candidate is invalid on its own: no estimate, the search says why
+    }
+    const box = $('search-estimate');
+    box.dataset.pointsDone = String(this.outcomes.filter(Boolean).length);
+    if (ms === null) {
+      box.hidden = true;
+      return;
+    }
+    const e = estimateSearch(scenarios, ms / PROBE_REQUESTS, this.pool.size);
+    this.estimated = e;
+    const count = `${scenarios.length} deployment${scenarios.length === 1 ? '' : 's'} to simulate on ${this.pool.size} workers`;
+    const span = e.highMs === null
+      ? `at least ${formatDuration(e.lowMs)} (each one searches its highest rate: several runs of ${display(e.requestsLow / scenarios.length)} requests or more)`
+      : Math.abs(e.highMs - e.lowMs) < 1000 ? `about ${formatDuration(e.lowMs)}`
+        : `from ${formatDuration(e.lowMs)} to ${formatDuration(e.highMs)} (each runs ${display(e.requestsLow / scenarios.length)} to ${display(e.requestsHigh / scenarios.length)} requests, until its verdict is decided)`;
+    box.textContent = `Estimated time: ${span}. ${count}; this browser simulates a request in ${display(ms / PROBE_REQUESTS)} ms on one worker.`;
+    box.hidden = false;
+  }
+
+  /** While candidates run: the best one so far, by the engine's own order. */
+  showBest() {
+    const q = this.question;
+    const prices = new Map(q.gpus.map((g) => [g.gpu, g.usd_per_hour]));
+    const pools = (i) => this.scenarios[i].serving.cluster.pools;
+    const gpusOf = (i) => pools(i).reduce((n, p) => n + p.replicas * p.tp * (p.pp || 1), 0);
+    const best = bestSoFar(this.outcomes, (i) => (prices.get(this.scenarios[i].hardware.gpu) || 0) * gpusOf(i), gpusOf);
+    const box = $('search-best');
+    box.hidden = !best;
+    if (!best) return;
+    const s = this.scenarios[best.index];
+    const p = pools(best.index)[0];
+    const row = { tp: p.tp, pp: p.pp || 1, replicas: p.replicas };
+    if (pools(best.index).length === 2) Object.assign(row, { prefill_replicas: pools(best.index)[0].replicas, decode_replicas: pools(best.index)[1].replicas });
+    const gpu = this.gpus.get(s.hardware.gpu);
+    box.dataset.candidate = String(best.index);
+    box.textContent = `Best so far: ${deploymentName(row, (gpu && gpu.name) || s.hardware.gpu)}, $${display(best.usdPerHour)} per hour${best.qps ? ` at up to ${display(best.qps)} req/s` : ', meets the SLO'} (ranked with intervals when all finish).`;
+  }
+
   cancel() {
     if (!this.job) return;
     if (!this.job.cancel()) {  // still planning: forget the plan when it comes
@@ -341,11 +449,21 @@ export class Search {
     }
   }
 
+  /** The link of the question in the form (before or after it runs); the answer travels with it once computed. */
   share() {
-    if (!this.question) return;
+    let question;
+    try {
+      question = this.readQuestion();
+    } catch (err) {
+      if (!(err instanceof QuestionError)) throw err;
+      this.showError(`Search question: ${err.message}.`, err.input);
+      return;
+    }
+    this.showError(null);
+    const same = this.question && this.answer && JSON.stringify(canonical(question)) === JSON.stringify(canonical(this.question));
     const box = $('search-share-box');
     box.hidden = false;
-    $('search-share-text').value = this.onShare({ question: this.question, answer: answerSummary(this.answer) });
+    $('search-share-text').value = this.onShare({ question, answer: same ? answerSummary(this.answer) : null });
     $('search-share-text').select();
   }
 
@@ -372,18 +490,44 @@ export class Search {
     this.drawTable(ranked);
   }
 
+  /** The GPU's name as people know it ("NVIDIA H200"), else its id. */
+  gpuName(id) {
+    const g = this.gpus && this.gpus.get(id);
+    return (g && g.name) || id;
+  }
+
+  /**
+   * The percentile the question judges TTFT and TPOT at: a bound's own percentile, or the
+   * joint attainment's share (0.9: P90), when the run reports it; else P99 (the ranking's).
+   */
+  sloPercentile(metric) {
+    const slo = (this.question && this.question.base.serving.slo) || {};
+    const own = slo.percentiles && slo.percentiles[metric];
+    if (own) return own;
+    const share = Number.isFinite(slo.attainment) ? Math.round(slo.attainment * 100) : 99;
+    return [50, 90, 99].includes(share) ? `p${share}` : 'p99';
+  }
+
+  /** A latency of candidate `index`'s central run at percentile `pct` (ms), if it reported one. */
+  latencyAt(index, metric, pct) {
+    const o = this.outcomes && this.outcomes[index];
+    const m = o && o.result && o.result.metrics && o.result.metrics[`${metric}_ms`];
+    return m && Number.isFinite(m[pct]) ? m[pct] : null;
+  }
+
   drawAnswer(a) {
     const box = $('search-answer');
     box.hidden = !a;
     if (!a) return;
     const best = a.cheapest_meeting_slo;
+    const budget = !Number.isFinite(a.target_qps);
     const text = $('search-answer-text');
     box.dataset.candidate = best ? String(best.candidate) : '';
     if (!best) {
-      text.textContent = `No simulated deployment meets the SLO at ${display(a.target_qps)} req/s within ${a.max_gpus} GPUs.`;
+      text.textContent = budget ? `No layout sustains any rate within the SLO on ${a.max_gpus} GPUs.`
+        : `No simulated deployment meets the SLO at ${display(a.target_qps)} req/s within ${a.max_gpus} GPUs.`;
     } else {
       const usd = metricOf(best, 'usd_per_million_tokens');
-      const ttft = metricOf(best, 'ttft_p99_ms');
       // Cost per token at a rate the deployment keeps up with is set by that rate, not by kernel
       // speed, so its bounds can coincide: say so rather than print a zero-width range.
       const range = (m) => {
@@ -391,20 +535,32 @@ export class Search {
         if (display(m.low) === display(m.high)) return ' (the same at both interval bounds: set by the target rate)';
         return ` (80%: ${display(m.low)}–${display(m.high)})`;
       };
-      text.replaceChildren(
-        cell('strong', best.deployment),
-        document.createTextNode(`: ${best.gpus} GPUs, $`),
-        metricSpan('search_usd_per_million_tokens', usd.value),
-        document.createTextNode(` per million tokens${range(usd)}, P99 TTFT `),
-        metricSpan('search_ttft_p99_ms', ttft.value),
-        document.createTextNode(` ms${range(ttft)}, P99 TPOT ${display(best.tpot_p99_ms)} ms at ${display(a.target_qps)} req/s. `));
+      const name = cell('strong', deploymentName(best, this.gpuName(best.gpu || this.scenarios[best.candidate].hardware.gpu)));
+      name.id = 'search-answer-name';
+      const parts = [name, document.createTextNode(` (${best.gpus} GPU${best.gpus === 1 ? '' : 's'}; ${deploymentSettingsText(best)}): $`),
+        metricSpan('search_usd_per_million_tokens', usd.value), document.createTextNode(` per million tokens${range(usd)}`)];
+      if (budget) {
+        const qps = metricOf(best, 'max_qps');
+        parts.push(document.createTextNode(` at ${display(qps.value)} req/s${range(qps)}, its highest rate within the SLO.`));
+      } else {
+        // The latencies at the percentile the question asked (the ranking's P99 beside them).
+        const words = [];
+        for (const m of ['ttft', 'tpot']) {
+          const pct = this.sloPercentile(m);
+          const v = this.latencyAt(best.candidate, m, pct);
+          if (v !== null && pct !== 'p99') words.push(`${pct.toUpperCase()} ${m.toUpperCase()} ${display(v)} ms`);
+        }
+        const ttft = metricOf(best, 'ttft_p99_ms');
+        parts.push(document.createTextNode(`${words.length ? `, ${words.join(', ')}` : ''}; P99 TTFT `), metricSpan('search_ttft_p99_ms', ttft.value),
+          document.createTextNode(` ms${range(ttft)}, P99 TPOT ${display(best.tpot_p99_ms)} ms at ${display(a.target_qps)} req/s. `));
+      }
       const open = document.createElement('button');
       open.type = 'button';
       open.className = 'mini';
       open.id = 'search-open-best';
       open.textContent = 'Open as serving simulation';
       open.addEventListener('click', () => this.open(best.candidate));
-      text.append(open);
+      text.replaceChildren(...parts, open);
     }
     const shared = $('search-shared');
     const linked = this.shared && this.shared.answer;
@@ -418,36 +574,89 @@ export class Search {
     }
     const acc = a.accuracy || {};
     $('search-answer-note').textContent = `${acc.tier ? `Cost model tier: ${acc.tier}` : ''}${Number.isFinite(acc.expected_error_pct) ? ` (expected error ±${display(acc.expected_error_pct)}%)` : ''}. ${a.criterion || ''}`;
+    this.launchFor = best ? best.candidate : null;
+    $('search-launch').hidden = !best;
+    this.showLaunch();
+  }
+
+  /** The chosen deployment's launch command, from the engine's resolved scenario. */
+  async showLaunch() {
+    const index = this.launchFor;
+    const area = $('search-launch-text');
+    if (!Number.isInteger(index) || !this.scenarios[index] || !this.pool) {
+      area.value = '';
+      return;
+    }
+    const scenario = this.scenarios[index];
+    const engine = $('search-launch-engine').value;
+    const row = this.answer && (this.answer.ranked || []).find((r) => r.candidate === index);
+    let resolved;
+    try {
+      resolved = await this.pool.clients[0].validate(JSON.stringify(scenario));
+    } catch (err) {
+      area.value = `# The engine could not resolve this deployment: ${err.message}`;
+      return;
+    }
+    if (this.launchFor !== index || $('search-launch-engine').value !== engine) return;  // changed meanwhile
+    const model = this.models && this.models.get(scenario.model);
+    area.value = launchCommand(engine, {
+      resolved, label: row ? row.deployment : `candidate ${index}`, model, gpuName: this.gpuName(scenario.hardware.gpu),
+      router: resolved.serving && resolved.serving.cluster && resolved.serving.cluster.router,
+    });
+    area.dataset.candidate = String(index);
+    area.dataset.engine = engine;
   }
 
   drawChart(ranked) {
+    const budget = this.answer ? !Number.isFinite(this.answer.target_qps) : this.question && !Number.isFinite(this.question.target_qps);
+    // The budget question's front: $/Mtok against the highest rate within the SLO.
+    const xKey = budget ? 'max_qps' : 'ttft_p99_ms';
+    const xLabel = budget ? 'Highest rate within the SLO (req/s)' : 'P99 TTFT (ms)';
+    $('search-pareto-title').textContent = budget ? '$ per million tokens vs highest rate within the SLO' : '$ per million tokens vs P99 TTFT';
     const chart = chartView('search-pareto', $('chart-search-pareto'), { height: 300 });
-    const point = (r) => ({ x: r.ttft_p99_ms, y: r.usd_per_million_tokens, label: r.deployment, candidate: r.candidate });
-    const okRows = ranked.filter((r) => Number.isFinite(r.ttft_p99_ms) && Number.isFinite(r.usd_per_million_tokens));
-    const front = okRows.filter((r) => r.pareto).map(point).sort((p, q) => p.x - q.x);
-    const meets = okRows.filter((r) => !r.pareto && r.meets_slo).map(point);
-    const misses = okRows.filter((r) => !r.meets_slo).map(point);
+    const okRows = ranked.filter((r) => Number.isFinite(r[xKey]) && Number.isFinite(r.usd_per_million_tokens) && (!budget || r[xKey] > 0));
     if (!okRows.length) {
-      chart.clear('$ per million tokens vs P99 TTFT: no deployments yet');
+      chart.clear(`$ per million tokens vs ${budget ? 'highest rate' : 'P99 TTFT'}: no deployments yet`);
       return;
     }
+    // A miss far out (80 s beside answers under 1 s) would squash every other point against the
+    // axis: the axis ends past the deployments that meet the SLO and the far misses sit at its edge.
+    const slo = this.question && this.question.base.serving.slo;
+    const clip = budget ? { max: null, clipped: 0 }
+      : clipAxis(okRows.filter((r) => r.meets_slo).map((r) => r.ttft_p99_ms), okRows.map((r) => r.ttft_p99_ms), slo && slo.ttft_ms);
+    const point = (r) => {
+      const far = clip.max !== null && r[xKey] > clip.max;
+      return { x: far ? clip.max : r[xKey], y: r.usd_per_million_tokens, label: far ? `${r.deployment} (P99 TTFT ${display(r[xKey])} ms, past the axis)` : r.deployment, candidate: r.candidate };
+    };
+    const front = okRows.filter((r) => r.pareto).map(point).sort((p, q) => p.x - q.x);
+    const meets = okRows.filter((r) => !r.pareto && r.meets_slo).map(point);
+    const misses = okRows.filter((r) => !r.meets_slo && !(clip.max !== null && r[xKey] > clip.max)).map(point);
+    const far = okRows.filter((r) => !r.meets_slo && clip.max !== null && r[xKey] > clip.max).map(point);
     const intervals = [];
     for (const r of okRows.filter((row) => row.pareto)) {
       const usd = metricOf(r, 'usd_per_million_tokens');
-      const ttft = metricOf(r, 'ttft_p99_ms');
-      if (Number.isFinite(ttft.low) && Number.isFinite(ttft.high)) intervals.push([{ x: ttft.low, y: usd.value }, { x: ttft.high, y: usd.value }]);
-      if (Number.isFinite(usd.low) && Number.isFinite(usd.high)) intervals.push([{ x: ttft.value, y: usd.low }, { x: ttft.value, y: usd.high }]);
+      const x = metricOf(r, xKey);
+      const cap = (v) => (clip.max !== null ? Math.min(v, clip.max) : v);
+      if (Number.isFinite(x.low) && Number.isFinite(x.high)) intervals.push([{ x: cap(x.low), y: usd.value }, { x: cap(x.high), y: usd.value }]);
+      if (Number.isFinite(usd.low) && Number.isFinite(usd.high)) intervals.push([{ x: cap(x.value), y: usd.low }, { x: cap(x.value), y: usd.high }]);
     }
     const series = [
       { label: 'Pareto front (meets the SLO)', points: front, line: true, color: '#d9534f', pointRadius: 6, order: 0 },
       { label: 'Meets the SLO', points: meets, color: '#2f6fdb', order: 1 },
       { label: 'Misses the SLO', points: misses, color: '#9aa6b8', order: 2 },
+      { label: 'Misses, far past the axis (drawn at its edge)', points: far, color: '#9aa6b8', pointStyle: 'triangle', pointRadius: 6, order: 2 },
       ...intervals.map((pts) => ({ label: '80% interval', points: pts, line: true, color: '#d9534f', pointRadius: 0, order: 3 })),
     ];
+    const chartEl = $('chart-search-pareto');
+    chartEl.dataset.clippedPoints = String(clip.clipped);
+    chartEl.dataset.axisMax = clip.max === null ? '' : String(clip.max);
+    $('search-pareto-note').textContent = `Red: the Pareto front among deployments meeting the SLO, with 80% intervals where computed. Blue: other deployments meeting it. Grey: deployments that miss it${clip.clipped ? `; the ${clip.clipped} triangle${clip.clipped === 1 ? '' : 's'} at the right edge ${clip.clipped === 1 ? 'is a miss' : 'are misses'} with a P99 TTFT past ${display(clip.max)} ms` : ''}. Click a point (or a table row) to open it as a serving simulation.`;
     const build = () => {
-      const cfg = xyConfig({ series, xLabel: 'P99 TTFT (ms)', yLabel: '$ per million tokens' });
-      // One legend entry for all the interval bars; a click on a point opens it.
-      cfg.options.plugins.legend.labels.filter = (item, data) => item.datasetIndex <= 3 || !data.datasets.slice(3, item.datasetIndex).some((d) => d.label === item.text);
+      const cfg = xyConfig({ series, xLabel, yLabel: '$ per million tokens', range: clip.max !== null ? { x: [0, clip.max] } : {} });
+      // One legend entry for all the interval bars (and none for an empty series); a click on a point opens it.
+      const first = series.findIndex((s) => s.label === '80% interval');
+      cfg.options.plugins.legend.labels.filter = (item, data) => data.datasets[item.datasetIndex].data.length > 0
+        && (first < 0 || item.datasetIndex <= first);
       // Every element under the pointer, not only the nearest: an interval bar's end can sit
       // exactly on its point (a zero-width bound), and the click must still reach the point.
       cfg.options.onClick = (evt, _nearest, chartInstance) => {
@@ -458,14 +667,18 @@ export class Search {
       };
       return cfg;
     };
-    chart.render(build, `$ per million tokens against P99 TTFT for ${okRows.length} deployments; Pareto front: ${front.map((p) => p.label).join(', ') || 'none'}`);
+    chart.render(build, `$ per million tokens against ${budget ? 'the highest rate within the SLO' : 'P99 TTFT'} for ${okRows.length} deployments; Pareto front: ${front.map((p) => p.label).join(', ') || 'none'}`);
   }
 
   drawTable(ranked) {
+    const budget = this.answer && !Number.isFinite(this.answer.target_qps);
     const head = $('search-table').querySelector('thead');
     const hr = document.createElement('tr');
-    for (const [text, cls] of [['#', 'num'], ['Deployment', ''], ['GPUs', 'num'], ['$ / h', 'num'], ['$ / M tokens', 'num'],
-      ['P99 TTFT ms', 'num'], ['P99 TPOT ms', 'num'], ['SLO attainment', 'num'], ['Verdict', ''], ['Pareto', '']]) {
+    const cols = budget
+      ? [['#', 'num'], ['Deployment', ''], ['GPUs', 'num'], ['$ / h', 'num'], ['$ / M tokens', 'num'], ['Highest rate req/s', 'num'], ['Verdict', ''], ['Pareto', '']]
+      : [['#', 'num'], ['Deployment', ''], ['GPUs', 'num'], ['$ / h', 'num'], ['$ / M tokens', 'num'],
+        ['P99 TTFT ms', 'num'], ['P99 TPOT ms', 'num'], ['SLO attainment', 'num'], ['Verdict', ''], ['Pareto', '']];
+    for (const [text, cls] of cols) {
       const th = cell('th', text, cls);
       th.scope = 'col';
       hr.append(th);
@@ -477,12 +690,14 @@ export class Search {
       tr.title = 'Open this deployment as a serving simulation';
       tr.classList.toggle('on-front', Boolean(r.pareto));
       tr.classList.toggle('misses', !r.meets_slo);
-      const th = cell('th', r.deployment || `candidate ${r.candidate}`);
+      const gpu = this.scenarios[r.candidate] ? this.scenarios[r.candidate].hardware.gpu : '';
+      const th = cell('th', gpu ? deploymentName(r, this.gpuName(gpu)) : r.deployment || `candidate ${r.candidate}`);
+      th.title = `${r.deployment}: ${deploymentSettingsText(r)}`;
       th.scope = 'row';
       if (r.error !== undefined) {
         tr.append(cell('td', String(k + 1), 'num'), th, cell('td', String(r.gpus ?? ''), 'num'), cell('td', '', 'num'));
         const err = cell('td', typeof r.error === 'string' ? r.error : JSON.stringify(r.error), 'status-error');
-        err.colSpan = 6;
+        err.colSpan = cols.length - 4;
         tr.append(err);
         return tr;
       }
@@ -490,9 +705,12 @@ export class Search {
       const usdCell = cell('td', '', 'num');
       usdCell.append(metricSpan(`search_row_usd_${r.candidate}`, usd.value));
       if (Number.isFinite(usd.low) && Number.isFinite(usd.high)) usdCell.append(cell('span', ` (${display(usd.low)}–${display(usd.high)})`, 'muted'));
-      tr.append(cell('td', String(k + 1), 'num'), th, cell('td', String(r.gpus), 'num'), cell('td', display(r.usd_per_hour), 'num'), usdCell,
-        cell('td', display(r.ttft_p99_ms), 'num'), cell('td', display(r.tpot_p99_ms), 'num'), cell('td', percent(r.slo_attainment), 'num'),
-        cell('td', `${r.meets_slo ? 'meets' : 'misses'} (${r.verdict || '—'})`), cell('td', r.pareto ? 'yes' : '', 'front'));
+      tr.append(cell('td', String(k + 1), 'num'), th, cell('td', String(r.gpus), 'num'), cell('td', display(r.usd_per_hour), 'num'), usdCell);
+      if (budget) tr.append(cell('td', display(r.max_qps), 'num'));
+      else {
+        tr.append(cell('td', display(r.ttft_p99_ms), 'num'), cell('td', display(r.tpot_p99_ms), 'num'), cell('td', percent(r.slo_attainment), 'num'));
+      }
+      tr.append(cell('td', `${r.meets_slo ? 'meets' : 'misses'} (${r.verdict || '—'})`), cell('td', r.pareto ? 'yes' : '', 'front'));
       return tr;
     });
     $('search-table').querySelector('tbody').replaceChildren(...rows);

@@ -171,7 +171,7 @@ export function canonicalOf(presetId, presetRecord, scenario) {
 }
 
 /** The share link of a scenario: encodeLink(canonicalOf(...)). */
-export function linkFor(presetId, presetRecord, scenario) {
+export function scenarioLink(presetId, presetRecord, scenario) {
   return encodeLink(canonicalOf(presetId, presetRecord, scenario));
 }
 

@@ -10,6 +10,7 @@ import { metricLabel, sig3, fixed3, unitName } from './format.js';
 import { catalogueKind, hasCatalogue, metricList } from './catalogue.js';
 import { toCsv, download } from './export.js';
 import { $, cell, setRunStatus, showFormError } from './dom.js';
+import { defaultIntraNode } from './gpu-links.js';
 
 export const MAX_POINTS = 200;
 
@@ -84,10 +85,6 @@ function metricNames(result) {
   return Object.keys(m).filter((k) => typeof m[k] === 'number' && Number.isFinite(m[k]));
 }
 
-/** The GPU's own intra-node link: its preset's default_intra_node (the one source; undefined for a custom GPU naming none). */
-export function defaultIntraNode(gpu) {
-  return (gpu && gpu.default_intra_node) || undefined;
-}
 
 /** The network between the GPU's nodes: its preset's default_inter_node (the one source; undefined for a custom GPU naming none). */
 export function defaultInterNode(gpu) {

@@ -93,9 +93,9 @@ export const view = {
   title: 'Single-batch latency',
   section: 'latency-view',
   charts: [
-    { id: 'memory', title: 'Memory per GPU' },
-    { id: 'families', title: 'Latency by operator family' },
-    { id: 'roofline', title: 'Roofline' },
+    { id: 'memory', title: 'Memory per GPU', unit: 'GiB', what: 'memory chart' },
+    { id: 'families', title: 'Latency by operator family', what: 'operator-family chart' },
+    { id: 'roofline', title: 'Roofline', what: 'roofline' },
   ],
 
   headline(result) {

@@ -1,29 +1,11 @@
-/* Sightline engine worker.
- *
- * A classic (non-module) worker, because sightline.js is a classic Emscripten
- * build that defines the global factory `createSightline`. The engine runs
- * here and only here; the page talks to it with messages {id, type, payload}:
- *
- *   page -> worker   RUN {scenario, centralOnly?}   sliced run: PROGRESS* then RESULT | ERROR
- *                                     (centralOnly: the central cost bound alone, no intervals)
- *                    CANCEL {id}       cancel the run whose request id is `id`
- *                    PRESETS {kind}    RESULT {result: [preset records]}
- *                    VALIDATE {scenario}  RESULT {result: resolved scenario}
- *                    REGISTRIES {}     RESULT {result: the engine's policy registries}
- *                    SEARCH_PLAN {question}   RESULT {result: the deployment search's candidates}
- *                    SEARCH_RANK {question, results}   RESULT {result: the ranked answer}
- *                    TEST_HOOK_ABORT {}   test hook: aborts the wasm module for real (the
- *                                     worker then dies and the page restarts it); only the
- *                                     worker test sends it
- *   worker -> page   READY {version, features}   once the wasm module is instantiated (id null);
- *                                     features.search: the module has the deployment search
- *                    PROGRESS {progress}   0..1
- *                    RESULT {result, warnings}
- *                    ERROR {code, path, message}
+/* Sightline engine worker: a module worker, in its own folder (the page's code is
+ * web/src, the code both sides share is web/src/shared). The engine runs here and
+ * only here; the page talks to it with the messages of shared/protocol.js.
+ * sightline.mjs is the Emscripten build's glue served as an ES module (web/build.mjs
+ * wraps it); it and sightline.wasm sit at the site's root, one folder up.
  */
-'use strict';
-
-importScripts('sightline.js');
+import createSightline from '../sightline.mjs';
+import { MSG, message } from '../shared/protocol.js';
 
 const SLICE_TARGET_MS = 12;   // aim for slices this long, so a CANCEL waits at most ~1 slice
 const MAX_UNITS = 1 << 16;
@@ -32,11 +14,11 @@ const runs = new Set();       // request ids of runs received and not finished
 const cancelled = new Set();  // subset of `runs` asked to stop
 
 function post(id, type, payload) {
-  self.postMessage({ id, type, payload });
+  self.postMessage(message(id, type, payload));
 }
 
 function postError(id, error) {
-  post(id, 'ERROR', {
+  post(id, MSG.ERROR, {
     code: String((error && error.code) || 'engine_error'),
     path: String((error && error.path) || ''),
     message: String((error && error.message) || error || 'unknown engine error'),
@@ -60,14 +42,16 @@ function yieldToEventLoop() {
   return new Promise((resolve) => { yieldQueue.push(resolve); yieldChannel.port2.postMessage(null); });
 }
 
-const enginePromise = createSightline({}).then((engine) => {
+// Emscripten looks for the .wasm beside the worker's script unless told where it is.
+const locateFile = (file) => new URL(`../${file}`, import.meta.url).href;
+const enginePromise = createSightline({ locateFile }).then((engine) => {
   let version = null;
   try {
     const env = JSON.parse(engine.version());
     version = env.ok ? env.result : null;
   } catch (_) { /* reported as null */ }
   const features = { search: typeof engine.searchPlan === 'function' && typeof engine.searchRank === 'function' };
-  post(null, 'READY', { version, features });
+  post(null, MSG.READY, { version, features });
   return engine;
 }, (err) => {
   postError(null, { code: 'engine_load_failed', message: `could not load the WebAssembly engine: ${err && err.message ? err.message : err}` });
@@ -79,7 +63,7 @@ function scenarioText(scenario) {
 }
 
 function envelopeToMessage(id, envelope) {
-  if (envelope.ok) post(id, 'RESULT', { result: envelope.result, warnings: envelope.warnings || [] });
+  if (envelope.ok) post(id, MSG.RESULT, { result: envelope.result, warnings: envelope.warnings || [] });
   else postError(id, envelope.error);
 }
 
@@ -121,7 +105,7 @@ async function run(id, scenario, centralOnly) {
         return;
       }
       const { done, progress } = stepped.result;
-      post(id, 'PROGRESS', { progress: Math.min(1, Math.max(0, Number(progress) || 0)) });
+      post(id, MSG.PROGRESS, { progress: Math.min(1, Math.max(0, Number(progress) || 0)) });
       if (done) break;
       if (dt < SLICE_TARGET_MS / 2 && units < MAX_UNITS) units *= 2;
       else if (dt > SLICE_TARGET_MS * 2 && units > 1) units = Math.max(1, units >> 1);
@@ -155,32 +139,32 @@ self.onmessage = (event) => {
   const { id, type } = msg;
   const payload = msg.payload || {};
   switch (type) {
-    case 'RUN':
+    case MSG.RUN:
       run(id, payload.scenario, Boolean(payload.centralOnly));
       break;
-    case 'CANCEL':
+    case MSG.CANCEL:
       // A RUN always arrives before its CANCEL; ids of finished runs are ignored.
       if (runs.has(payload.id)) cancelled.add(payload.id);
       break;
-    case 'PRESETS':
+    case MSG.PRESETS:
       simple(id, (engine) => engine.listPresets(String(payload.kind)));
       break;
-    case 'REGISTRIES':
+    case MSG.REGISTRIES:
       simple(id, (engine) => engine.listRegistries());
       break;
-    case 'VALIDATE':
+    case MSG.VALIDATE:
       simple(id, (engine) => engine.validateScenario(scenarioText(payload.scenario)));
       break;
-    case 'INSPECT':
+    case MSG.INSPECT:
       simple(id, (engine) => engine.inspectModel(scenarioText(payload.model)));
       break;
-    case 'SEARCH_PLAN':
+    case MSG.SEARCH_PLAN:
       simple(id, (engine) => engine.searchPlan(JSON.stringify(payload.question)));
       break;
-    case 'SEARCH_RANK':
+    case MSG.SEARCH_RANK:
       simple(id, (engine) => engine.searchRank(JSON.stringify(payload.question), JSON.stringify(payload.results)));
       break;
-    case 'TEST_HOOK_ABORT':
+    case MSG.TEST_HOOK_ABORT:
       simple(id, (engine) => engine.testHookAbort());
       break;
     default:

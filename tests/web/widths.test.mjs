@@ -1,0 +1,78 @@
+// Layout that fits, at 390, 768, 1366 and 1920 px, in every mode (latency,
+// serving simulation, training, deployment search): the page never scrolls
+// sideways, no visible form control or label sits past its panel's edge, no
+// label is cut (ellipsis), and every control can be reached (its centre lies in
+// the window's width). Every <details> of the forms is opened first, so the
+// fields behind them count too. One page, resized between widths. Also: every
+// chart card (generated from the views' chart lists) has its heading, export
+// buttons and chart host.
+// Needs `bash .ci/build`.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { browserSuite, newPage, waitDone } from './harness.mjs';
+
+const WIDTHS = [390, 768, 1366, 1920];
+const MODES = [['latency', 'I1.4'], ['simulate', 'I2.2'], ['training', 'T2.3'], ['search', null]];
+
+const suite = browserSuite();
+
+/** Every visible control and label of the page's forms that does not fit; and the page's width. */
+function misfits() {
+  const out = [];
+  const forms = [...document.querySelectorAll('#scenario-form, #search-form')].filter((f) => f.offsetParent);
+  for (const d of document.querySelectorAll('#scenario-form details, #search-form details')) d.open = true;
+  const name = (e) => `${e.tagName.toLowerCase()}#${e.id || (e.htmlFor ? `for-${e.htmlFor}` : '')} "${(e.textContent || e.value || '').trim().slice(0, 30)}"`;
+  for (const form of forms) {
+    for (const e of form.querySelectorAll('input, select, textarea, button, label')) {
+      if (!e.offsetParent || e.closest('[hidden]')) continue;
+      const box = e.getBoundingClientRect();
+      if (box.width === 0 && box.height === 0) continue;
+      // The nearest box that clips or frames it: its panel, or a scrolling wrapper inside it.
+      const frame = e.closest('.panel, .subpanel, fieldset') || form;
+      const f = frame.getBoundingClientRect();
+      const cs = getComputedStyle(frame);
+      const left = f.left + parseFloat(cs.borderLeftWidth);
+      const right = f.right - parseFloat(cs.borderRightWidth);
+      if (box.right > right + 1 || box.left < left - 1) out.push(`${name(e)} past its panel (${Math.round(box.left)}–${Math.round(box.right)} in ${Math.round(left)}–${Math.round(right)})`);
+      const mid = (box.left + box.right) / 2;
+      if (mid < 0 || mid > innerWidth) out.push(`${name(e)} out of reach (centre at ${Math.round(mid)} px)`);
+      if (e.tagName === 'LABEL' && e.scrollWidth > e.clientWidth + 1) out.push(`${name(e)} cut (${e.scrollWidth} px of text in ${e.clientWidth} px)`);
+    }
+  }
+  return { out, pageWidth: document.documentElement.scrollWidth, viewport: innerWidth };
+}
+
+test('4 widths × every mode: nothing scrolls sideways, no control or label past its panel, no cut label', async () => {
+  const page = await newPage(suite.browser);
+  await page.goto(suite.server.url);
+  await waitDone(page);
+  // The chart cards are generated from the views' chart lists: each has its heading, export buttons and host.
+  const cards = await page.$$eval('section[data-chart]', (els) => els.map((e) => ({
+    id: e.dataset.chart,
+    ok: Boolean(e.querySelector(':scope > .card-head h3')) && e.querySelectorAll(`[data-export-chart="${e.dataset.chart}"]`).length === 2
+      && Boolean(e.querySelector(`#chart-${e.dataset.chart}.chart-host`)) && e.getAttribute('aria-labelledby') === e.querySelector('h3').id,
+  })));
+  assert.ok(cards.length >= 17, `${cards.length} chart cards`);
+  assert.deepEqual(cards.filter((c) => !c.ok), []);
+  const problems = [];
+  for (const [mode, preset] of MODES) {
+    if (mode === 'search') {
+      if (await page.isHidden('#mode-search')) continue;  // an engine build without the deployment search
+      await page.click('#mode-search');
+      await page.waitForSelector('#panel-search:not([hidden])');
+    } else {
+      await page.click(`#mode-${mode}`);
+      await page.selectOption('#scenario', preset);
+      await waitDone(page, preset);
+    }
+    for (const width of WIDTHS) {
+      await page.setViewportSize({ width, height: 900 });
+      const m = await page.evaluate(misfits);
+      if (m.pageWidth > m.viewport) problems.push(`${mode} at ${width} px: the page is ${m.pageWidth} px wide`);
+      for (const p of m.out) problems.push(`${mode} at ${width} px: ${p}`);
+    }
+  }
+  assert.deepEqual(problems, []);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});

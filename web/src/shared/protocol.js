@@ -1,0 +1,45 @@
+// The one definition of the messages between the page and its engine worker
+// (imported by both web/src/worker.js and web/src/engine-client.js, so neither
+// spells a message type of its own). Every message is {id, type, payload}:
+//
+//   page -> worker   RUN {scenario, centralOnly?}   sliced run: PROGRESS* then RESULT | ERROR
+//                                     (centralOnly: the central cost bound alone, no intervals)
+//                    CANCEL {id}       cancel the run whose request id is `id`
+//                    PRESETS {kind}    RESULT {result: [preset records]}
+//                    VALIDATE {scenario}  RESULT {result: resolved scenario}
+//                    INSPECT {model}   RESULT {result: what the engine understood of a model}
+//                    REGISTRIES {}     RESULT {result: the engine's policy registries}
+//                    SEARCH_PLAN {question}   RESULT {result: the deployment search's candidates}
+//                    SEARCH_RANK {question, results}   RESULT {result: the ranked answer}
+//                    TEST_HOOK_ABORT {}   test hook: aborts the wasm module for real (the
+//                                     worker then dies and the page restarts it); only the
+//                                     worker test sends it
+//   worker -> page   READY {version, features}   once the wasm module is instantiated (id null);
+//                                     features.search: the module has the deployment search
+//                    PROGRESS {progress}   0..1
+//                    RESULT {result, warnings}
+//                    ERROR {code, path, message}
+
+export const MSG = Object.freeze({
+  RUN: 'RUN',
+  CANCEL: 'CANCEL',
+  PRESETS: 'PRESETS',
+  VALIDATE: 'VALIDATE',
+  INSPECT: 'INSPECT',
+  REGISTRIES: 'REGISTRIES',
+  SEARCH_PLAN: 'SEARCH_PLAN',
+  SEARCH_RANK: 'SEARCH_RANK',
+  TEST_HOOK_ABORT: 'TEST_HOOK_ABORT',
+  READY: 'READY',
+  PROGRESS: 'PROGRESS',
+  RESULT: 'RESULT',
+  ERROR: 'ERROR',
+});
+
+/** A message of the protocol. */
+export function message(id, type, payload) {
+  return { id, type, payload };
+}
+
+/** The worker's script, started as a module worker (it imports this module). */
+export const WORKER_OPTIONS = Object.freeze({ type: 'module' });
