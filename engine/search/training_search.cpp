@@ -222,12 +222,8 @@ TrainingSearchSpec read_training_search(const json& doc) {
     g.gpu = s.hardware.gpu.id;
     g.gpu_value = hw["gpu"];
     g.usd_per_hour = s.cost_model.gpu_hour_usd;
-    // A resized base keeps its links; where it names none, the GPU's own (its preset's defaults).
-    const GpuSpec& gpu = s.hardware.gpu;
-    g.intra_node = hw.contains("intra_node") ? hw["intra_node"]
-                   : gpu.default_intra_node.empty() ? json(nullptr) : json(gpu.default_intra_node);
-    g.inter_node = hw.contains("inter_node") ? hw["inter_node"]
-                   : gpu.default_inter_node.empty() ? json(nullptr) : json(gpu.default_inter_node);
+    g.intra_node = hw.contains("intra_node") ? hw["intra_node"] : json(nullptr);
+    g.inter_node = hw.contains("inter_node") ? hw["inter_node"] : json(nullptr);
     g.gpus_per_node = s.hardware.gpus_per_node;
     g.counts = {count};
     return g;

@@ -54,7 +54,7 @@ function followNodeSize() {
 }
 
 /** The network between the GPU's nodes: the preset's default_inter_node, the one place it is decided. */
-export function networkFor(gpu) {
+function networkFor(gpu) {
   if (!gpu || !gpu.default_inter_node) return null;
   return networks.find((l) => l.id === gpu.default_inter_node) || null;
 }

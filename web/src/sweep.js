@@ -10,7 +10,7 @@ import { metricLabel, sig3, fixed3, unitName } from './format.js';
 import { catalogueKind, hasCatalogue, metricList } from './catalogue.js';
 import { toCsv, download } from './export.js';
 import { $, cell, setRunStatus, showFormError } from './dom.js';
-import { defaultIntraNode } from './gpu-links.js';
+import { defaultIntraNode, defaultInterNode } from './gpu-links.js';
 
 export const MAX_POINTS = 200;
 
@@ -83,12 +83,6 @@ function sweepWords(key) {
 function metricNames(result) {
   const m = metricsOf(result);
   return Object.keys(m).filter((k) => typeof m[k] === 'number' && Number.isFinite(m[k]));
-}
-
-
-/** The network between the GPU's nodes: its preset's default_inter_node (the one source; undefined for a custom GPU naming none). */
-export function defaultInterNode(gpu) {
-  return (gpu && gpu.default_inter_node) || undefined;
 }
 
 /**
