@@ -147,6 +147,32 @@ json summary_json(const Summary& s) {
           {"median_signed_error_pct", 100.0 * median(s.signed_)}};
 }
 
+// The capacity rows' table (MLPerf Inference Server rows).
+void print_capacity_table(const json& capacity_out, int64_t search_cap) {
+  std::cout << "Capacity (MLPerf Inference Server): the max-QPS search's sustainable rate under the published p99 "
+               "bounds, central cost, against the completed rate"
+            << (search_cap > 0 ? " (search runs capped at " + std::to_string(search_cap) + " requests: errs low)" : "")
+            << "\n";
+  std::cout << std::left << std::setw(32) << "id" << std::right << std::setw(10) << "measured" << std::setw(11)
+            << "predicted" << std::setw(9) << "error" << std::setw(10) << "upper" << std::setw(14) << "service rate"
+            << "  unit\n";
+  for (const json& r : capacity_out) {
+    std::cout << std::left << std::setw(32) << r["id"].get<std::string>() << std::right << std::setw(10)
+              << fixed(r["measured"].get<double>(), 2) << std::setw(11) << fixed(r["predicted"].get<double>(), 2)
+              << std::setw(8) << fixed(r["signed_error_pct"].get<double>(), 1) << "%" << std::setw(10)
+              << (r["upper_qps"].is_number() ? fixed(r["upper_qps"].get<double>(), 2) : std::string("-"))
+              << std::setw(14)
+              << (r["service_rate_qps"].is_number() ? fixed(r["service_rate_qps"].get<double>(), 2) : std::string("-"))
+              << "  " << r["unit"].get<std::string>() << "\n";
+    std::cout << "  " << r["title"].get<std::string>() << "; "
+              << r["requests_simulated"].get<int64_t>() << " requests simulated, runs up to "
+              << r["max_requests_per_run"].get<int64_t>() << "\n";
+    if (r.contains("at_published_rate"))
+      std::cout << "  the engine at the published rate: " << r["at_published_rate"].get<std::string>() << "\n";
+  }
+  std::cout << "\n";
+}
+
 }  // namespace
 
 int cmd_report_e2e(const Args& args) {
@@ -270,30 +296,7 @@ int cmd_report_e2e(const Args& args) {
     }
     std::cout << "\n";
   }
-  if (!capacity_out.empty()) {
-    std::cout << "Capacity (MLPerf Inference Server): the max-QPS search's sustainable rate under the published p99 "
-                 "bounds, central cost, against the completed rate"
-              << (search_cap > 0 ? " (search runs capped at " + std::to_string(search_cap) + " requests: errs low)" : "")
-              << "\n";
-    std::cout << std::left << std::setw(32) << "id" << std::right << std::setw(10) << "measured" << std::setw(11)
-              << "predicted" << std::setw(9) << "error" << std::setw(10) << "upper" << std::setw(14) << "service rate"
-              << "  unit\n";
-    for (const json& r : capacity_out) {
-      std::cout << std::left << std::setw(32) << r["id"].get<std::string>() << std::right << std::setw(10)
-                << fixed(r["measured"].get<double>(), 2) << std::setw(11) << fixed(r["predicted"].get<double>(), 2)
-                << std::setw(8) << fixed(r["signed_error_pct"].get<double>(), 1) << "%" << std::setw(10)
-                << (r["upper_qps"].is_number() ? fixed(r["upper_qps"].get<double>(), 2) : std::string("-"))
-                << std::setw(14)
-                << (r["service_rate_qps"].is_number() ? fixed(r["service_rate_qps"].get<double>(), 2) : std::string("-"))
-                << "  " << r["unit"].get<std::string>() << "\n";
-      std::cout << "  " << r["title"].get<std::string>() << "; "
-                << r["requests_simulated"].get<int64_t>() << " requests simulated, runs up to "
-                << r["max_requests_per_run"].get<int64_t>() << "\n";
-      if (r.contains("at_published_rate"))
-        std::cout << "  the engine at the published rate: " << r["at_published_rate"].get<std::string>() << "\n";
-    }
-    std::cout << "\n";
-  }
+  if (!capacity_out.empty()) print_capacity_table(capacity_out, search_cap);
   for (const json& f : failed)
     std::cout << "FAILED " << f["id"].get<std::string>() << ": [" << f["error"].value("code", "") << "] at '"
               << f["error"].value("path", "") << "': " << f["error"].value("message", "") << "\n";

@@ -26,22 +26,41 @@ const KeyMetric* find_by_id(const KeyMetrics& list, const std::string& id) {
 
 }  // namespace
 
+IntervalSpan interval_span(double central, const double* at_low_bound, const double* at_high_bound) {
+  IntervalSpan s{central, central, false};
+  for (const double* v : {at_low_bound, at_high_bound}) {
+    if (!v) continue;
+    s.low = std::min(s.low, *v);
+    s.high = std::max(s.high, *v);
+  }
+  s.has_interval = !(s.low == central && s.high == central);
+  return s;
+}
+
+IntervalSpan interval_span(double central, double at_low_bound, double at_high_bound) {
+  return interval_span(central, &at_low_bound, &at_high_bound);
+}
+
+namespace {
+
+void set_interval(KeyMetric& k, const IntervalSpan& s) {
+  k.has_interval = s.has_interval;
+  k.low = s.low;
+  k.high = s.high;
+}
+
+// The value of metric `id` in `run`, or null when the run lacks a number for it.
+const double* numeric_value(const KeyMetrics& run, const std::string& id) {
+  const KeyMetric* b = find_by_id(run, id);
+  return b && b->numeric() ? &b->value : nullptr;
+}
+
+}  // namespace
+
 void attach_intervals(KeyMetrics& central, const KeyMetrics& low_run, const KeyMetrics& high_run) {
   for (KeyMetric& k : central) {
     if (!k.numeric()) continue;
-    double lo = k.value, hi = k.value;
-    for (const KeyMetrics* run : {&low_run, &high_run}) {
-      const KeyMetric* b = find_by_id(*run, k.id);
-      if (!b || !b->numeric()) continue;
-      lo = std::min(lo, b->value);
-      hi = std::max(hi, b->value);
-    }
-    // Not moved by the cost bounds: a size or a count (memory, KV capacity,
-    // batch, parameters) that the kernel and comm models do not price. It gets
-    // no interval rather than a zero-width one.
-    k.has_interval = !(lo == k.value && hi == k.value);
-    k.low = lo;
-    k.high = hi;
+    set_interval(k, interval_span(k.value, numeric_value(low_run, k.id), numeric_value(high_run, k.id)));
   }
 }
 
@@ -49,20 +68,18 @@ void attach_paired_intervals(KeyMetrics& central, const KeyMetrics& central_shor
                              const KeyMetrics& high_short) {
   for (KeyMetric& k : central) {
     if (!k.numeric()) continue;
-    const KeyMetric* c = find_by_id(central_short, k.id);
-    const bool paired = c && c->numeric();
-    double lo = k.value, hi = k.value;
-    for (const KeyMetrics* run : {&low_short, &high_short}) {
-      const KeyMetric* b = find_by_id(*run, k.id);
-      if (!b || !b->numeric()) continue;
-      double v = b->value;
-      if (paired) v = c->value != 0 ? k.value * (b->value / c->value) : k.value + (b->value - c->value);
-      lo = std::min(lo, v);
-      hi = std::max(hi, v);
+    const double* c = numeric_value(central_short, k.id);
+    // Each bound's value at full length: the central value times the bound's
+    // ratio to the central value on the short runs (their difference where
+    // that central value is 0); unpaired, the bound run's own value.
+    double scaled[2];
+    const double* at[2] = {numeric_value(low_short, k.id), numeric_value(high_short, k.id)};
+    for (int i = 0; i < 2; ++i) {
+      if (!at[i] || !c) continue;
+      scaled[i] = *c != 0 ? k.value * (*at[i] / *c) : k.value + (*at[i] - *c);
+      at[i] = &scaled[i];
     }
-    k.has_interval = !(lo == k.value && hi == k.value);
-    k.low = lo;
-    k.high = hi;
+    set_interval(k, interval_span(k.value, at[0], at[1]));
   }
 }
 

@@ -30,8 +30,22 @@ struct KeyMetric {
 
 using KeyMetrics = std::vector<KeyMetric>;
 
+// The one interval rule, for runs and searches alike: the 80% interval of a
+// figure spans its central value and its values at the low and high cost
+// bounds (all three: a bound run has its own sampling noise, so a figure the
+// bound barely moves can land on either side of the central value). A figure
+// no bound moves (low == high == central: a size, a count) has no interval,
+// never a zero-width one.
+struct IntervalSpan {
+  double low = 0, high = 0;
+  bool has_interval = false;
+};
+IntervalSpan interval_span(double central, double at_low_bound, double at_high_bound);
+// The same where a bound run may lack the figure: only the present values count.
+IntervalSpan interval_span(double central, const double* at_low_bound, const double* at_high_bound);
+
 // Sets low/high on every numeric metric of `central` from the same id in the
-// runs at the low and high cost bounds: the interval spans all three values.
+// runs at the low and high cost bounds, by interval_span.
 // A metric no bound moves (a size or a count) gets no interval.
 void attach_intervals(KeyMetrics& central, const KeyMetrics& low_run, const KeyMetrics& high_run);
 

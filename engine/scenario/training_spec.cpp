@@ -238,6 +238,60 @@ int axis_stride(const TrainParallelism& p, const std::string& axis) {
   return stride;
 }
 
+// The batch's checks against the model and the parallelism, and its derived
+// size: global_batch_size or gradient_accumulation, from the other
+// (`has_gbs` / `has_ga`: which of the two the scenario gave).
+void check_train_batch(TrainConfig& c, const ModelArch& m, const std::string& par_path, const std::string& batch_path,
+                       bool has_gbs, bool has_ga, int chunks) {
+  TrainBatch& b = c.batch;
+  const TrainParallelism& p = c.parallelism;
+  auto ppath = [&](const char* k) { return pointer_append(par_path, k); };
+  auto bpath = [&](const char* k) { return pointer_append(batch_path, k); };
+  if (b.seq_len > m.max_context)
+    fail(error_code::kConstraint, bpath("seq_len"),
+         "seq_len " + str(b.seq_len) + " exceeds the model's max_context (" + str(m.max_context) +
+             "); for context extension override the model's max_context (e.g. {\"preset\": ..., \"max_context\": " +
+             str(b.seq_len) + "})");
+  if (p.cp > 1 && b.seq_len % (2 * p.cp) != 0)
+    fail(error_code::kConstraint, ppath("cp"),
+         "seq_len (" + str(b.seq_len) + ") must be divisible by 2 × cp = " + str(2 * p.cp) +
+             " (load-balanced causal ring attention splits each sequence into 2·cp chunks)");
+  if (p.sequence_parallel && (b.seq_len / p.cp) % p.tp != 0)
+    fail(error_code::kConstraint, bpath("seq_len"),
+         "with sequence_parallel the tokens of a sequence on one GPU (" + str(b.seq_len / p.cp) +
+             ") must be divisible by tp (" + str(p.tp) + ")");
+  const int64_t per_step = static_cast<int64_t>(p.dp) * b.micro_batch_size;
+  if (has_gbs) {
+    if (b.global_batch_size % per_step != 0)
+      fail(error_code::kConstraint, bpath("global_batch_size"),
+           "global_batch_size (" + str(b.global_batch_size) + ") must be a multiple of dp × micro_batch_size = " +
+               str(per_step));
+    const int64_t ga = b.global_batch_size / per_step;
+    if (has_ga && ga != b.gradient_accumulation)
+      fail(error_code::kConstraint, bpath("gradient_accumulation"),
+           "gradient_accumulation " + str(b.gradient_accumulation) + " contradicts global_batch_size / (dp × " +
+               "micro_batch_size) = " + str(ga));
+    b.gradient_accumulation = ga;
+  } else {
+    b.global_batch_size = per_step * b.gradient_accumulation;
+  }
+  const std::string m_path = has_gbs ? bpath("global_batch_size") : bpath("gradient_accumulation");
+  if (p.pp > 1 && b.gradient_accumulation < p.pp)
+    fail(error_code::kConstraint, m_path,
+         "with pp = " + str(p.pp) + " a step needs at least " + str(p.pp) +
+             " micro-batches per pipeline, got " + str(b.gradient_accumulation) +
+             "; raise the global batch or lower micro_batch_size");
+  if (c.schedule == PipelineSchedule::Interleaved && b.gradient_accumulation % p.pp != 0)
+    fail(error_code::kConstraint, m_path,
+         "interleaved_1f1b needs the micro-batches per pipeline (" + str(b.gradient_accumulation) +
+             ") to be a multiple of pp (" + str(p.pp) + ")");
+  if (2 * b.gradient_accumulation * chunks > kMaxScheduleOps)
+    fail(error_code::kRange, m_path,
+         "the pipeline schedule would have " + str(2 * b.gradient_accumulation * chunks) +
+             " forward/backward passes; the estimator is bounded at " + str(kMaxScheduleOps));
+
+}
+
 // Reads one training configuration (no key_metrics / compare / scaling) and
 // checks every cross-field constraint against the scenario's model and hardware.
 TrainConfig read_train_config(const json& v, const std::string& path, const Scenario& s) {
@@ -263,7 +317,6 @@ TrainConfig read_train_config(const json& v, const std::string& path, const Scen
   bool has_gbs = false, has_ga = false;
   const std::string batch_path = r.child_path("batch");
   read_batch(r.required("batch"), batch_path, c.batch, has_gbs, has_ga);
-  auto bpath = [&](const char* k) { return pointer_append(batch_path, k); };
   const std::string sched = r.choice("schedule", {"gpipe", "1f1b", "interleaved_1f1b"}, "1f1b");
   c.schedule = sched == "gpipe" ? PipelineSchedule::GPipe
                : sched == "interleaved_1f1b" ? PipelineSchedule::Interleaved
@@ -339,50 +392,7 @@ TrainConfig read_train_config(const json& v, const std::string& path, const Scen
            "ep (" + str(p.ep) + ") must divide dp (" + str(p.dp) + "): experts are spread over data-parallel ranks");
   }
 
-  // Batch.
-  TrainBatch& b = c.batch;
-  if (b.seq_len > m.max_context)
-    fail(error_code::kConstraint, bpath("seq_len"),
-         "seq_len " + str(b.seq_len) + " exceeds the model's max_context (" + str(m.max_context) +
-             "); for context extension override the model's max_context (e.g. {\"preset\": ..., \"max_context\": " +
-             str(b.seq_len) + "})");
-  if (p.cp > 1 && b.seq_len % (2 * p.cp) != 0)
-    fail(error_code::kConstraint, ppath("cp"),
-         "seq_len (" + str(b.seq_len) + ") must be divisible by 2 × cp = " + str(2 * p.cp) +
-             " (load-balanced causal ring attention splits each sequence into 2·cp chunks)");
-  if (p.sequence_parallel && (b.seq_len / p.cp) % p.tp != 0)
-    fail(error_code::kConstraint, bpath("seq_len"),
-         "with sequence_parallel the tokens of a sequence on one GPU (" + str(b.seq_len / p.cp) +
-             ") must be divisible by tp (" + str(p.tp) + ")");
-  const int64_t per_step = static_cast<int64_t>(p.dp) * b.micro_batch_size;
-  if (has_gbs) {
-    if (b.global_batch_size % per_step != 0)
-      fail(error_code::kConstraint, bpath("global_batch_size"),
-           "global_batch_size (" + str(b.global_batch_size) + ") must be a multiple of dp × micro_batch_size = " +
-               str(per_step));
-    const int64_t ga = b.global_batch_size / per_step;
-    if (has_ga && ga != b.gradient_accumulation)
-      fail(error_code::kConstraint, bpath("gradient_accumulation"),
-           "gradient_accumulation " + str(b.gradient_accumulation) + " contradicts global_batch_size / (dp × " +
-               "micro_batch_size) = " + str(ga));
-    b.gradient_accumulation = ga;
-  } else {
-    b.global_batch_size = per_step * b.gradient_accumulation;
-  }
-  const std::string m_path = has_gbs ? bpath("global_batch_size") : bpath("gradient_accumulation");
-  if (p.pp > 1 && b.gradient_accumulation < p.pp)
-    fail(error_code::kConstraint, m_path,
-         "with pp = " + str(p.pp) + " a step needs at least " + str(p.pp) +
-             " micro-batches per pipeline, got " + str(b.gradient_accumulation) +
-             "; raise the global batch or lower micro_batch_size");
-  if (c.schedule == PipelineSchedule::Interleaved && b.gradient_accumulation % p.pp != 0)
-    fail(error_code::kConstraint, m_path,
-         "interleaved_1f1b needs the micro-batches per pipeline (" + str(b.gradient_accumulation) +
-             ") to be a multiple of pp (" + str(p.pp) + ")");
-  if (2 * b.gradient_accumulation * chunks > kMaxScheduleOps)
-    fail(error_code::kRange, m_path,
-         "the pipeline schedule would have " + str(2 * b.gradient_accumulation * chunks) +
-             " forward/backward passes; the estimator is bounded at " + str(kMaxScheduleOps));
+  check_train_batch(c, m, par_path, batch_path, has_gbs, has_ga, chunks);
 
   // Techniques.
   if (c.fp8 != Fp8Gemms::None && hw.gpu.peak_tflops.fp8 <= 0)

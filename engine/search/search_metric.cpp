@@ -23,13 +23,17 @@ KeyMetric labelled(MetricKind kind, const char* id) {
 
 }  // namespace
 
-json search_metric(MetricKind kind, const char* id, double value, bool has_interval, double low, double high) {
+json search_metric(MetricKind kind, const char* id, double value, bool has_bounds, double at_low_bound,
+                   double at_high_bound) {
   KeyMetric k = labelled(kind, id);
   k.kind = KeyMetric::Kind::Number;
   k.value = value;
-  k.has_interval = has_interval;
-  k.low = low;
-  k.high = high;
+  if (has_bounds) {
+    const IntervalSpan span = interval_span(value, at_low_bound, at_high_bound);
+    k.has_interval = span.has_interval;
+    k.low = span.low;
+    k.high = span.high;
+  }
   return to_json(k);
 }
 

@@ -8,9 +8,11 @@
 
 namespace sightline::search {
 
-// A figure the cost bounds move: `low`/`high` are written when has_interval.
-json search_metric(MetricKind kind, const char* id, double value, bool has_interval = false, double low = 0,
-                   double high = 0);
+// A figure the cost bounds move, with no bound runs (has_bounds false) or
+// with its values at the low and high cost bounds: its interval is the one
+// rule's (run/key_metric.hpp interval_span), as a run's key metrics are.
+json search_metric(MetricKind kind, const char* id, double value, bool has_bounds = false, double at_low_bound = 0,
+                   double at_high_bound = 0);
 // A count (GPUs, configurations): a whole number, no interval.
 json search_count(MetricKind kind, const char* id, int64_t value);
 // A size the cost bounds do not move (memory): no interval.

@@ -10,6 +10,7 @@
 #include "perf/cost_setup.hpp"
 #include "presets/preset_store.hpp"
 #include "search/axis_list.hpp"
+#include "search/pareto.hpp"
 #include "search/search_metric.hpp"
 #include "train/estimator.hpp"
 
@@ -102,8 +103,7 @@ json outcome_json(const TrainOutcome& o) {
 // A metric with its 80% interval (the low/high cost-bound runs) when it has one.
 json metric(const RankedTrainCandidate& r, const char* id, double TrainOutcome::*field) {
   const bool bounded = r.has_interval && r.low.ok && r.high.ok;
-  return search_metric(MetricKind::kTrainingSearch, id, r.central.*field, bounded, std::min(r.low.*field, r.high.*field),
-                       std::max(r.low.*field, r.high.*field));
+  return search_metric(MetricKind::kTrainingSearch, id, r.central.*field, bounded, r.low.*field, r.high.*field);
 }
 
 json candidate_json(const TrainCandidate& c) {
@@ -153,20 +153,9 @@ std::vector<size_t> by_objective(const TrainingSearchSpec& spec, const TrainPlan
 // both the objective and memory per GPU; an exact tie keeps the better-ranked one.
 std::vector<size_t> pareto_front(const TrainingSearchSpec& spec, const std::vector<size_t>& ranked,
                                  const std::vector<TrainOutcome>& o) {
-  std::vector<size_t> front;
-  double least_memory = 0;
-  // Walking best-first, a configuration is on the front when it needs less
-  // memory than every better-scoring one (ties in score: the earlier dominates).
-  for (size_t k = 0; k < ranked.size(); ++k) {
-    const TrainOutcome& x = o[ranked[k]];
-    if (front.empty() || x.memory_GiB < least_memory) {
-      const bool same_score_as_prev = !front.empty() && objective_score(spec, o[front.back()]) == objective_score(spec, x);
-      if (same_score_as_prev) front.back() = ranked[k];  // same score, less memory: it dominates the previous one
-      else front.push_back(ranked[k]);
-      least_memory = x.memory_GiB;
-    }
-  }
-  return front;
+  std::vector<ParetoPoint> points;
+  for (size_t i : ranked) points.push_back({i, -objective_score(spec, o[i]), o[i].memory_GiB});
+  return search::pareto_front(points);  // in ranked order: the objective falls along the front
 }
 
 }  // namespace

@@ -299,12 +299,17 @@ double CapacitySearch::progress() const {
   return std::min(0.99, (static_cast<double>(runs_.size()) + (sim_ ? sim_->progress() : 0.0)) / expected);
 }
 
+int64_t CapacitySearch::requests_simulated() const {
+  int64_t simulated = probe_requests_;
+  for (const auto& run : runs_) simulated += run.requests;
+  return simulated;
+}
+
 json CapacitySearch::to_json() const {
   json runs = json::array();
-  int64_t simulated = probe_requests_;
+  const int64_t simulated = requests_simulated();
   for (const auto& run : runs_) {
     const SteadyStateReport& r = run.report;
-    simulated += run.requests;
     runs.push_back({{"qps", run.qps},
                     {"requests", run.requests},
                     {"warmup_requests", r.warmup_requests},

@@ -20,6 +20,7 @@
 // Sliced like a Job.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,10 @@ class CapacitySearch {
   bool has_answer() const { return have_lo_; }
   double qps() const { return have_lo_ ? lo_ : 0.0; }
   const std::vector<CapacityRun>& runs() const { return runs_; }
+  // The bracket's upper end (unstable or failing), when a rate was found above the answer.
+  std::optional<double> upper_qps() const { return have_hi_ ? std::optional<double>(hi_) : std::nullopt; }
+  double service_rate_qps() const { return service_rate_qps_; }
+  int64_t requests_simulated() const;  // the probe's and every run's requests
   json to_json() const;  // the result's "max_qps" block
 
  private:

@@ -15,39 +15,43 @@ namespace sightline::serve {
 
 namespace {
 
-// Scalar metrics compared between a run and its baseline: name -> pointer into "metrics".
-const std::vector<std::pair<const char*, const char*>>& compared_metrics() {
-  static const std::vector<std::pair<const char*, const char*>> m = {
-      {"output_tokens_per_s", "/throughput/output_tokens_per_s"},
-      {"requests_per_s", "/throughput/requests_per_s"},
-      {"output_tokens_per_s_per_gpu", "/throughput/output_tokens_per_s_per_gpu"},
-      {"goodput_requests_per_s", "/goodput/requests_per_s"},
-      {"ttft_mean_ms", "/ttft_ms/mean"},
-      {"ttft_p50_ms", "/ttft_ms/p50"},
-      {"ttft_p99_ms", "/ttft_ms/p99"},
-      {"ttft_stddev_ms", "/ttft_ms/stddev"},
-      {"tpot_mean_ms", "/tpot_ms/mean"},
-      {"tpot_p50_ms", "/tpot_ms/p50"},
-      {"tpot_p99_ms", "/tpot_ms/p99"},
-      {"itl_p99_ms", "/itl_ms/p99"},
-      {"e2e_mean_s", "/e2e_s/mean"},
-      {"e2e_p50_s", "/e2e_s/p50"},
-      {"e2e_p99_s", "/e2e_s/p99"},
-      {"running_mean", "/concurrency/running_mean"},
-      {"running_max", "/concurrency/running_max"},
-      {"kv_token_utilization", "/kv_cache/token_utilization"},
-      {"kv_peak_blocks_used", "/kv_cache/peak_blocks_used"},
-      {"preemptions", "/kv_cache/preemptions"},
-      {"energy_per_output_token_J", "/energy/per_output_token_J"},
+using Figure = std::optional<double>;
+
+Figure figure_of(const Summary& s, double Summary::*field) { return s.empty() ? Figure() : Figure(s.*field); }
+
+// Scalar metrics compared between a run and its baseline, read from the typed
+// metrics (none: the run has no such figure, and the pair is skipped).
+struct ComparedMetric {
+  const char* name;
+  Figure (*get)(const ServingMetrics&);
+};
+
+const std::vector<ComparedMetric>& compared_metrics() {
+  using M = ServingMetrics;
+  static const std::vector<ComparedMetric> m = {
+      {"output_tokens_per_s", [](const M& x) { return Figure(x.throughput.output_tokens_per_s); }},
+      {"requests_per_s", [](const M& x) { return Figure(x.throughput.requests_per_s); }},
+      {"output_tokens_per_s_per_gpu", [](const M& x) { return Figure(x.throughput.output_tokens_per_s_per_gpu); }},
+      {"goodput_requests_per_s", [](const M& x) { return x.goodput ? Figure(x.goodput->requests_per_s) : Figure(); }},
+      {"ttft_mean_ms", [](const M& x) { return figure_of(x.ttft_ms, &Summary::mean); }},
+      {"ttft_p50_ms", [](const M& x) { return figure_of(x.ttft_ms, &Summary::p50); }},
+      {"ttft_p99_ms", [](const M& x) { return figure_of(x.ttft_ms, &Summary::p99); }},
+      {"ttft_stddev_ms", [](const M& x) { return figure_of(x.ttft_ms, &Summary::stddev); }},
+      {"tpot_mean_ms", [](const M& x) { return figure_of(x.tpot_ms, &Summary::mean); }},
+      {"tpot_p50_ms", [](const M& x) { return figure_of(x.tpot_ms, &Summary::p50); }},
+      {"tpot_p99_ms", [](const M& x) { return figure_of(x.tpot_ms, &Summary::p99); }},
+      {"itl_p99_ms", [](const M& x) { return figure_of(x.itl_ms, &Summary::p99); }},
+      {"e2e_mean_s", [](const M& x) { return figure_of(x.e2e_s, &Summary::mean); }},
+      {"e2e_p50_s", [](const M& x) { return figure_of(x.e2e_s, &Summary::p50); }},
+      {"e2e_p99_s", [](const M& x) { return figure_of(x.e2e_s, &Summary::p99); }},
+      {"running_mean", [](const M& x) { return Figure(x.concurrency.running_mean); }},
+      {"running_max", [](const M& x) { return Figure(static_cast<double>(x.concurrency.running_max)); }},
+      {"kv_token_utilization", [](const M& x) { return Figure(x.kv_cache.token_utilization); }},
+      {"kv_peak_blocks_used", [](const M& x) { return Figure(static_cast<double>(x.kv_cache.peak_blocks_used)); }},
+      {"preemptions", [](const M& x) { return Figure(static_cast<double>(x.kv_cache.preemptions)); }},
+      {"energy_per_output_token_J", [](const M& x) { return Figure(x.energy.per_output_token_J); }},
   };
   return m;
-}
-
-const json* at_pointer(const json& j, const std::string& pointer) {
-  const json::json_pointer p(pointer);
-  if (!j.contains(p)) return nullptr;
-  const json& v = j.at(p);
-  return v.is_null() ? nullptr : &v;
 }
 
 }  // namespace
@@ -232,7 +236,8 @@ json ServingJob::build_result() const {
   }
   if (w.prefix.enabled) wl["shared_prefix_tokens"] = w.prefix.tokens;
   r["workload"] = wl;
-  r["metrics"] = main_->metrics();
+  const ServingMetrics main_m = main_->serving_metrics();
+  r["metrics"] = main_m.to_json();
   json headline_warning;
   if (w.arrival.process != ArrivalProcess::AllAtOnce) {
     // An offline batch (all at once) has no arrival window to be steady in.
@@ -252,11 +257,11 @@ json ServingJob::build_result() const {
     // The simulation stopped at one of serving.limits: the result stays (it
     // describes what was simulated) and says so at a path the user can raise.
     const std::string limit = d["limits"]["limit_hit"].get<std::string>();
-    const json& req = r["metrics"]["requests"];
+    const ServingMetrics::Requests& req = main_m.requests;
     char what[240];
     std::snprintf(what, sizeof what, "after %lld events and %.3f s of simulated time, with %lld of %lld requests completed",
                   static_cast<long long>(d["limits"]["events"].get<int64_t>()), d["limits"]["simulated_s"].get<double>(),
-                  static_cast<long long>(req["completed"].get<int64_t>()), static_cast<long long>(req["total"].get<int64_t>()));
+                  static_cast<long long>(req.completed), static_cast<long long>(req.total));
     r["limit_exceeded"] = {{"code", "limit_exceeded"},
                            {"path", "/serving/limits/" + limit},
                            {"message", "the simulation stopped at serving.limits." + limit + " " + what +
@@ -265,26 +270,25 @@ json ServingJob::build_result() const {
                            {"simulated",
                             {{"events", d["limits"]["events"]},
                              {"simulated_s", d["limits"]["simulated_s"]},
-                             {"requests_completed", req["completed"]},
-                             {"requests_total", req["total"]}}}};
+                             {"requests_completed", req.completed},
+                             {"requests_total", req.total}}}};
     warnings.push_back("limit_exceeded at /serving/limits/" + limit + ": " + r["limit_exceeded"]["message"].get<std::string>());
   }
 
   json compare_blocks = json::array();
   for (size_t ci = 0; ci < compares_.size() && ci < spec.compares.size(); ++ci) {
     const Simulation& baseline = *compares_[ci];
-    const json base = baseline.metrics();
+    const ServingMetrics base_m = baseline.serving_metrics();
+    const json base = base_m.to_json();
     const json base_d = baseline.details();
     // A ratio over a zero is null, and `undefined` says why, so a null is
     // never left unexplained.
     json ratio = json::object(), speedup = json::object(), undefined = json::object();
-    for (const auto& [name, ptr] : compared_metrics()) {
-      const json* a = at_pointer(r["metrics"], ptr);
-      const json* b = at_pointer(base, ptr);
-      if (!a || !b || !a->is_number() || !b->is_number()) continue;
-      const double av = a->get<double>(), bv = b->get<double>();
-      ratio[name] = bv != 0 ? json(av / bv) : json(nullptr);
-      if (bv == 0) undefined["ratio/" + std::string(name)] = "the baseline's value is 0";
+    for (const ComparedMetric& c : compared_metrics()) {
+      const Figure a = c.get(main_m), b = c.get(base_m);
+      if (!a || !b) continue;
+      ratio[c.name] = *b != 0 ? json(*a / *b) : json(nullptr);
+      if (*b == 0) undefined["ratio/" + std::string(c.name)] = "the baseline's value is 0";
     }
     for (const char* key : {"kv_tokens_per_replica", "kv_KiB_per_token", "max_concurrent_at_max_len"}) {
       const json& a = r["capacity"][key];
@@ -293,14 +297,12 @@ json ServingJob::build_result() const {
       ratio[key] = b.get<double>() != 0 ? json(a.get<double>() / b.get<double>()) : json(nullptr);
       if (b.get<double>() == 0) undefined["ratio/" + std::string(key)] = "the baseline's value is 0";
     }
-    for (const auto& [name, ptr] : std::vector<std::pair<const char*, const char*>>{
-             {"tpot_mean", "/tpot_ms/mean"}, {"e2e_mean", "/e2e_s/mean"}, {"ttft_mean", "/ttft_ms/mean"}}) {
-      const json* a = at_pointer(r["metrics"], ptr);
-      const json* b = at_pointer(base, ptr);
+    for (const auto& [name, field] : std::vector<std::pair<const char*, const Summary ServingMetrics::*>>{
+             {"tpot_mean", &ServingMetrics::tpot_ms}, {"e2e_mean", &ServingMetrics::e2e_s}, {"ttft_mean", &ServingMetrics::ttft_ms}}) {
+      const Figure a = figure_of(main_m.*field, &Summary::mean), b = figure_of(base_m.*field, &Summary::mean);
       if (!a || !b) continue;
-      const double av = a->get<double>(), bv = b->get<double>();
-      speedup[name] = av != 0 ? json(bv / av) : json(nullptr);
-      if (av == 0) undefined["speedup/" + std::string(name)] = "this scenario's value is 0";
+      speedup[name] = *a != 0 ? json(*b / *a) : json(nullptr);
+      if (*a == 0) undefined["speedup/" + std::string(name)] = "this scenario's value is 0";
     }
     // The patch itself is not echoed: the result must not depend on how the
     // caller spelled its numbers (1 vs 1.0), so native and wasm stay byte-identical.

@@ -28,6 +28,13 @@ class ServingJob : public Job {
     return (events_ + (search_ ? search_->events_processed() : 0)) * units_per_event_;
   }
   KeyMetrics key_metrics() const override;
+  // The finished run's figures, typed, for the searches (never read back from result()).
+  ServingMetrics metrics() const { return main_->serving_metrics(); }
+  // serving.steady_state: the last (longest) run's verdict and its requests; null without it.
+  const SteadyStateReport* steady_state() const { return steady_runs_.empty() ? nullptr : &steady_runs_.back().report; }
+  int64_t steady_state_requests() const { return steady_runs_.empty() ? 0 : steady_runs_.back().requests; }
+  // serving.max_qps_search; null without it.
+  const CapacitySearch* capacity_search() const { return search_.get(); }
   KeyMetrics interval_figures() const override;
   bool overloaded() const override;
 

@@ -6,6 +6,7 @@
 
 #include "mem/inference_memory.hpp"
 #include "perf/power.hpp"
+#include "serve/serving_metrics.hpp"
 #include "serve/simulation.hpp"
 #include "serve/slo_shares.hpp"
 
@@ -59,7 +60,7 @@ std::vector<RequestOutcome> Simulation::outcomes() const {
   return out;
 }
 
-json Simulation::metrics() const {
+ServingMetrics Simulation::serving_metrics() const {
   std::vector<double> ttft, tpot, e2e, queueing;
   int64_t good = 0;
   int64_t in_tokens = 0, out_tokens = 0;
@@ -81,9 +82,125 @@ json Simulation::metrics() const {
   const TimeNs end = std::max(last_event_, now_);
   const double duration = std::max(1e-9, static_cast<double>(std::max<TimeNs>(1, (completed_ > 0 ? last_event_ : end) - first_arrival_)) * 1e-9);
   const double span = std::max(1.0, static_cast<double>(now_ - first_arrival_));
-  // Energy (perf/power.hpp): each step's GPUs at the power of the step's
-  // achieved utilization while they run it (start_batch), idle power for the
-  // rest of the run.
+  ServingMetrics m;
+  const int64_t n = static_cast<int64_t>(reqs_.size());
+  m.requests = {n, completed_, dropped_, n - completed_ - dropped_};
+  m.duration_s = duration;
+  m.ttft_ms = summarize(ttft);
+  m.tpot_ms = summarize(tpot, completed_ > 0 ? "TPOT is defined over output tokens after the first: no completed "
+                                               "request had more than one output token"
+                                             : "no request completed");
+  m.itl_ms = itl_.summary_ms("no request produced a second token (ITL is the gap between tokens)");
+  m.e2e_s = summarize(e2e);
+  m.queueing_ms = summarize(queueing);
+  if (!m.tpot_ms.empty() && m.tpot_ms.mean > 0) m.decode_tokens_per_s_per_request = 1e3 / m.tpot_ms.mean;
+  fill_rates(m, duration, in_tokens, out_tokens, good);
+  fill_cache(m, span);
+  fill_features(m);
+  fill_gpu_energy_cost(m, duration, out_tokens, in_tokens);
+  return m;
+}
+
+// Throughput, and goodput under the SLO.
+void Simulation::fill_rates(ServingMetrics& m, double duration, int64_t in_tokens, int64_t out_tokens, int64_t good) const {
+  int gpus = 0;
+  for (const Replica& r : replicas_) gpus += r.layout.tp * r.layout.pp;
+  m.throughput = {static_cast<double>(completed_) / duration,
+                  static_cast<double>(in_tokens) / duration,
+                  static_cast<double>(out_tokens) / duration,
+                  static_cast<double>(in_tokens + out_tokens) / duration,
+                  static_cast<double>(out_tokens) / duration / std::max(1, gpus),
+                  gpus};
+  if (spec_.slo.enabled) {
+    // Each condition of the SLO over the whole run (no warm-up skipped),
+    // counted as the steady-state verdict counts it; a long run's verdict.
+    SloShareCounter shares(spec_.slo);
+    for (const Req& q : reqs_) shares.add(outcome(q));
+    m.goodput = ServingMetrics::Goodput{static_cast<double>(good) / duration,
+                                        safe_div(static_cast<double>(good), static_cast<double>(m.requests.total)),
+                                        shares.to_json(), shares.meets()};
+  }
+}
+
+// Concurrency, the KV cache and the prefix cache.
+void Simulation::fill_cache(ServingMetrics& m, double span) const {
+  int64_t blocks_total = 0, peak_sum = 0;
+  double peak_util = 0;
+  for (const Replica& r : replicas_)
+    for (const Engine& e : r.engines) {
+      blocks_total += e.kv.pool.total();
+      peak_sum += e.kv.pool.peak_used();
+      peak_util = std::max(peak_util, safe_div(static_cast<double>(e.kv.pool.peak_used()), static_cast<double>(e.kv.pool.total())));
+    }
+  m.concurrency = {rec_.running_integral() / span,
+                   rec_.max_running(),
+                   rec_.waiting_integral() / span,
+                   rec_.max_waiting(),
+                   safe_div(sum_batch_, static_cast<double>(steps_)),
+                   safe_div(sum_tokens_, static_cast<double>(steps_)),
+                   steps_};
+  m.kv_cache = {to_string(spec_.kv.allocation),
+                blocks_total,
+                peak_sum,
+                peak_util,
+                safe_div(rec_.kv_used_integral(), span * static_cast<double>(blocks_total)),
+                safe_div(rec_.kv_tokens_integral(), rec_.kv_allocated_tokens_integral()),
+                rec_.kv_allocated_tokens_integral() > 0 ? 1.0 - rec_.kv_tokens_integral() / rec_.kv_allocated_tokens_integral() : 0.0,
+                rec_.counts().preemptions,
+                rec_.counts().recomputes,
+                rec_.counts().swaps_out};
+  if (spec_.kv.prefix_caching) {
+    int64_t evictions = 0;
+    for (const Replica& r : replicas_)
+      for (const Engine& e : r.engines) evictions += e.kv.pool.evictions();
+    m.prefix_cache = ServingMetrics::PrefixCache{
+        kv_.admissions(), kv_.admissions_with_hits(), rec_.counts().cached,
+        safe_div(static_cast<double>(rec_.counts().cached), static_cast<double>(tok_prompt_)), evictions};
+  }
+}
+
+// Speculative decoding, LoRA adapters, KV transfers between pools and MoE:
+// each present when the scenario uses it.
+void Simulation::fill_features(ServingMetrics& m) const {
+  double step_s = 0;
+  for (const Replica& r : replicas_) step_s += r.step_s;
+  if (spec_k_ > 0) {
+    // (1 - a^(k+1)) / (1 - a): accepted prefix of k draws plus the target's token.
+    double expected = 0, term = 1;
+    for (int i = 0; i <= spec_k_; ++i) {
+      expected += term;
+      term *= spec_.speculative.acceptance_rate;
+    }
+    m.speculative = ServingMetrics::Speculative{
+        to_string(spec_.speculative.method),
+        spec_k_,
+        spec_.speculative.acceptance_rate,
+        spec_.speculative.acceptance_assumed,
+        rec_.counts().verify_items,
+        safe_div(static_cast<double>(rec_.counts().verify_committed), static_cast<double>(rec_.counts().verify_items)),
+        expected,
+        rec_.counts().spec_rejected,
+        safe_div(draft_s_, step_s)};
+  }
+  if (spec_.lora.enabled)
+    m.lora = ServingMetrics::Lora{spec_.lora.adapters,          adapter_loads_,
+                                  lora_load_s_,                 lora_load_time_s_ * 1e3,
+                                  safe_div(lora_load_s_, step_s), safe_div(lora_gemm_s_, step_s)};
+  if (spec_.cluster.disaggregated) {
+    std::vector<double> t = transfer_ms_;
+    m.kv_transfer = ServingMetrics::KvTransfer{spec_.cluster.kv_transfer_link->id, transfers_,
+                                               summarize(t, "no KV transfer completed"),
+                                               safe_div(transfer_bytes_, static_cast<double>(transfers_)) / (1024.0 * 1024.0)};
+  }
+  if (s_.model.is_moe())
+    m.moe = ServingMetrics::Moe{spec_.moe.load_imbalance, spec_.moe.expert_parallel, safe_div(expert_s_, step_s),
+                                spec_.moe.attention_data_parallel, spec_.moe.redundant_experts};
+}
+
+// Busy time and achieved utilization, energy (perf/power.hpp: each step's
+// GPUs at the power of the step's achieved utilization while they run it,
+// idle power for the rest of the run) and cost.
+void Simulation::fill_gpu_energy_cost(ServingMetrics& m, double duration, int64_t out_tokens, int64_t in_tokens) const {
   int gpus = 0;
   double busy_energy = 0, idle_energy = 0, busy_gpu_s = 0, step_s = 0;
   for (const Replica& r : replicas_) {
@@ -96,120 +213,7 @@ json Simulation::metrics() const {
     idle_energy += g * r.gpu->idle_power_W * std::max(0.0, duration - r.busy_clock_s);
   }
   const double energy = busy_energy + idle_energy;
-  int64_t blocks_total = 0, peak_sum = 0;
-  double peak_util = 0;
-  for (const Replica& r : replicas_)
-    for (const Engine& e : r.engines) {
-      blocks_total += e.kv.pool.total();
-      peak_sum += e.kv.pool.peak_used();
-      peak_util = std::max(peak_util, safe_div(static_cast<double>(e.kv.pool.peak_used()), static_cast<double>(e.kv.pool.total())));
-    }
-
-  json m;
-  const int64_t n = static_cast<int64_t>(reqs_.size());
-  m["requests"] = {{"total", n},
-                   {"completed", completed_},
-                   {"dropped", dropped_},
-                   {"unfinished", n - completed_ - dropped_}};
-  m["duration_s"] = duration;
-  m["ttft_ms"] = summarize(ttft);
-  m["tpot_ms"] = summarize(tpot, completed_ > 0 ? "TPOT is defined over output tokens after the first: no completed "
-                                                   "request had more than one output token"
-                                                 : "no request completed");
-  m["itl_ms"] = itl_.summary_ms("no request produced a second token (ITL is the gap between tokens)");
-  m["e2e_s"] = summarize(e2e);
-  m["queueing_ms"] = summarize(queueing);
-  const json& tpot_mean = m["tpot_ms"]["mean"];
-  m["decode_tokens_per_s_per_request"] =
-      tpot_mean.is_number() && tpot_mean.get<double>() > 0 ? json(1e3 / tpot_mean.get<double>()) : json(nullptr);
-  m["throughput"] = {{"requests_per_s", static_cast<double>(completed_) / duration},
-                     {"input_tokens_per_s", static_cast<double>(in_tokens) / duration},
-                     {"output_tokens_per_s", static_cast<double>(out_tokens) / duration},
-                     {"total_tokens_per_s", static_cast<double>(in_tokens + out_tokens) / duration},
-                     {"output_tokens_per_s_per_gpu", static_cast<double>(out_tokens) / duration / std::max(1, gpus)},
-                     {"gpus", gpus}};
-  if (spec_.slo.enabled) {
-    // Each condition of the SLO over the whole run (no warm-up skipped),
-    // counted as the steady-state verdict counts it; a long run's verdict.
-    SloShareCounter shares(spec_.slo);
-    for (const Req& q : reqs_) shares.add(outcome(q));
-    m["goodput"] = {{"requests_per_s", static_cast<double>(good) / duration},
-                    {"slo_attainment", safe_div(static_cast<double>(good), static_cast<double>(n))},
-                    {"conditions", shares.to_json()},
-                    {"meets_slo", shares.meets()}};
-  } else {
-    m["goodput"] = nullptr;
-  }
-  m["concurrency"] = {{"running_mean", rec_.running_integral() / span},
-                      {"running_max", rec_.max_running()},
-                      {"waiting_mean", rec_.waiting_integral() / span},
-                      {"waiting_max", rec_.max_waiting()},
-                      {"batch_size_mean", safe_div(sum_batch_, static_cast<double>(steps_))},
-                      {"tokens_per_step_mean", safe_div(sum_tokens_, static_cast<double>(steps_))},
-                      {"steps", steps_}};
-  m["kv_cache"] = {{"allocation", to_string(spec_.kv.allocation)},
-                   {"blocks_total", blocks_total},
-                   {"peak_blocks_used", peak_sum},
-                   {"peak_block_utilization", peak_util},
-                   {"mean_block_utilization", safe_div(rec_.kv_used_integral(), span * static_cast<double>(blocks_total))},
-                   {"token_utilization", safe_div(rec_.kv_tokens_integral(), rec_.kv_allocated_tokens_integral())},
-                   {"fragmentation", rec_.kv_allocated_tokens_integral() > 0 ? 1.0 - rec_.kv_tokens_integral() / rec_.kv_allocated_tokens_integral() : 0.0},
-                   {"preemptions", rec_.counts().preemptions},
-                   {"recomputes", rec_.counts().recomputes},
-                   {"swaps_out", rec_.counts().swaps_out}};
-  if (spec_.kv.prefix_caching) {
-    int64_t evictions = 0;
-    for (const Replica& r : replicas_)
-      for (const Engine& e : r.engines) evictions += e.kv.pool.evictions();
-    m["prefix_cache"] = {{"admissions", kv_.admissions()},
-                         {"admissions_with_hits", kv_.admissions_with_hits()},
-                         {"cached_tokens", rec_.counts().cached},
-                         {"cached_token_fraction", safe_div(static_cast<double>(rec_.counts().cached), static_cast<double>(tok_prompt_))},
-                         {"evicted_blocks", evictions}};
-  }
-  if (spec_k_ > 0) {
-    m["speculative"] = {{"method", to_string(spec_.speculative.method)},
-                        {"k", spec_k_},
-                        {"acceptance_rate", spec_.speculative.acceptance_rate},
-                        {"acceptance_rate_assumed", spec_.speculative.acceptance_assumed},
-                        {"verify_steps", rec_.counts().verify_items},
-                        {"tokens_per_verify_step", safe_div(static_cast<double>(rec_.counts().verify_committed), static_cast<double>(rec_.counts().verify_items))},
-                        {"expected_tokens_per_verify_step",
-                         [&] {
-                           // (1 - a^(k+1)) / (1 - a): accepted prefix of k draws plus the target's token.
-                           double sum = 0, term = 1;
-                           for (int i = 0; i <= spec_k_; ++i) {
-                             sum += term;
-                             term *= spec_.speculative.acceptance_rate;
-                           }
-                           return sum;
-                         }()},
-                        {"rejected_tokens", rec_.counts().spec_rejected},
-                        {"draft_time_fraction", safe_div(draft_s_, step_s)}};
-  }
-  if (spec_.lora.enabled) {
-    m["lora"] = {{"adapters", spec_.lora.adapters},
-                 {"adapter_loads", adapter_loads_},
-                 {"load_time_s", lora_load_s_},
-                 {"load_time_per_adapter_ms", lora_load_time_s_ * 1e3},
-                 {"load_time_fraction", safe_div(lora_load_s_, step_s)},
-                 {"lora_gemm_time_fraction", safe_div(lora_gemm_s_, step_s)}};
-  }
-  if (spec_.cluster.disaggregated) {
-    std::vector<double> t = transfer_ms_;
-    m["kv_transfer"] = {{"link", spec_.cluster.kv_transfer_link->id},
-                        {"transfers", transfers_},
-                        {"transfer_ms", summarize(t, "no KV transfer completed")},
-                        {"MiB_per_transfer", safe_div(transfer_bytes_, static_cast<double>(transfers_)) / (1024.0 * 1024.0)}};
-  }
-  if (s_.model.is_moe()) {
-    m["moe"] = {{"load_imbalance", spec_.moe.load_imbalance},
-                {"expert_parallel", spec_.moe.expert_parallel},
-                {"expert_time_fraction", safe_div(expert_s_, step_s)}};
-    if (spec_.moe.attention_data_parallel > 1) m["moe"]["attention_data_parallel"] = spec_.moe.attention_data_parallel;
-    if (spec_.moe.redundant_experts > 0) m["moe"]["redundant_experts"] = spec_.moe.redundant_experts;
-  }
-  json fam = json::object();
+  std::map<std::string, double>& fam = m.gpu.busy_time_s_by_family;
   for (int f = 0; f < 11; ++f)
     if (family_s_[f] > 0) fam[kFamilyNames[f]] = family_s_[f];
   if (draft_s_ > 0) fam["draft_model"] = draft_s_;
@@ -219,34 +223,24 @@ json Simulation::metrics() const {
   // Achieved utilization: GPU-seconds the steps' work would take at peak over
   // GPU-seconds of wall time (all GPUs, the run's duration) and of busy time
   // (while a step runs on them), and the distribution of the steps' own values.
-  auto utilization_block = [&](double peak_gpu_s, const FractionHistogram& per_step) {
-    return json{{"over_wall_time", std::min(1.0, safe_div(peak_gpu_s, duration * gpus))},
-                {"over_busy_time", std::min(1.0, safe_div(peak_gpu_s, busy_gpu_s_))},
-                {"per_step", per_step.summary("no step ran")}};
+  auto utilization = [&](double peak_gpu_s, const FractionHistogram& per_step) {
+    return ServingMetrics::Utilization{std::min(1.0, safe_div(peak_gpu_s, duration * gpus)),
+                                       std::min(1.0, safe_div(peak_gpu_s, busy_gpu_s_)), per_step.summary("no step ran")};
   };
-  m["gpu"] = {{"busy_fraction", safe_div(busy_gpu_s, duration * gpus)},
-              {"mfu", utilization_block(compute_peak_gpu_s_, step_mfu_)},
-              {"mbu", utilization_block(memory_peak_gpu_s_, step_mbu_)},
-              {"step_time_s", step_s},
-              {"busy_time_s_by_family", fam}};
-  m["energy"] = {{"total_J", energy},
-                 {"busy_J", busy_energy},
-                 {"idle_J", idle_energy},
-                 {"per_output_token_J", safe_div(energy, static_cast<double>(out_tokens))},
-                 {"mean_power_per_gpu_W", safe_div(energy, duration * gpus)},
-                 {"model", "per GPU: idle_power_W + (tdp_W - idle_power_W) x min(1, MFU + 0.5 x MBU) while a step runs "
-                           "(the step's own MFU and MBU), idle_power_W otherwise"}};
+  m.gpu.busy_fraction = safe_div(busy_gpu_s, duration * gpus);
+  m.gpu.mfu = utilization(compute_peak_gpu_s_, step_mfu_);
+  m.gpu.mbu = utilization(memory_peak_gpu_s_, step_mbu_);
+  m.gpu.step_time_s = step_s;
+  m.energy = {energy, busy_energy, idle_energy, safe_div(energy, static_cast<double>(out_tokens)),
+              safe_div(energy, duration * gpus)};
   if (spec_.usd_per_gpu_hour) {
     const double usd = *spec_.usd_per_gpu_hour * gpus * duration / 3600.0;
-    m["cost"] = {{"usd_per_gpu_hour", *spec_.usd_per_gpu_hour},
-                 {"usd_total", usd},
-                 {"usd_per_million_output_tokens", safe_div(usd, static_cast<double>(out_tokens) / 1e6)},
-                 {"usd_per_million_tokens", safe_div(usd, static_cast<double>(in_tokens + out_tokens) / 1e6)}};
-  } else {
-    m["cost"] = nullptr;
+    m.cost = ServingMetrics::Cost{*spec_.usd_per_gpu_hour, usd, safe_div(usd, static_cast<double>(out_tokens) / 1e6),
+                                  safe_div(usd, static_cast<double>(in_tokens + out_tokens) / 1e6)};
   }
-  return m;
 }
+
+json Simulation::metrics() const { return serving_metrics().to_json(); }
 
 json Simulation::details() const {
   json d;

@@ -25,6 +25,7 @@
 #include "serve/metrics_recorder.hpp"
 #include "serve/rng.hpp"
 #include "serve/router.hpp"
+#include "serve/serving_metrics.hpp"
 #include "serve/sim_state.hpp"
 #include "serve/stats.hpp"
 #include "serve/workload.hpp"
@@ -69,13 +70,20 @@ class Simulation : private SchedulerHost, private ReplicaLoads {
   int64_t num_requests() const { return static_cast<int64_t>(reqs_.size()); }
   int64_t arrived() const { return num_requests() - arrivals_pending_; }  // requests whose arrival was handled
 
-  json metrics() const;                 // the "metrics" object
+  ServingMetrics serving_metrics() const;  // the run's metrics, typed
+  json metrics() const;                    // the "metrics" object: serving_metrics() written
   json details() const;                 // deployment, memory, capacity, tokens, time series, requests, trace, warnings
   bool all_completed() const;
   // Every request's outcome in arrival order (steady-state analysis of capacity searches).
   std::vector<RequestOutcome> outcomes() const;
 
  private:
+  // serving_metrics()'s steps.
+  void fill_rates(ServingMetrics& m, double duration, int64_t in_tokens, int64_t out_tokens, int64_t good) const;
+  void fill_cache(ServingMetrics& m, double span) const;
+  void fill_features(ServingMetrics& m) const;
+  void fill_gpu_energy_cost(ServingMetrics& m, double duration, int64_t out_tokens, int64_t in_tokens) const;
+
   using State = RequestState;
   using Req = SimRequest;
   static RequestOutcome outcome(const Req& q);

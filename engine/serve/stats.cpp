@@ -14,12 +14,21 @@ double percentile(const std::vector<double>& sorted, double p) {
   return sorted[lo] + (sorted[hi] - sorted[lo]) * frac;
 }
 
-json empty_summary(const char* reason) {
-  return {{"count", 0},     {"mean", nullptr}, {"stddev", nullptr}, {"min", nullptr}, {"p50", nullptr},
-          {"p90", nullptr}, {"p99", nullptr},  {"max", nullptr},    {"reason", reason}};
+json Summary::to_json() const {
+  if (count == 0)
+    return {{"count", 0},     {"mean", nullptr}, {"stddev", nullptr}, {"min", nullptr}, {"p50", nullptr},
+            {"p90", nullptr}, {"p99", nullptr},  {"max", nullptr},    {"reason", reason}};
+  return {{"count", count}, {"mean", mean}, {"stddev", stddev}, {"min", min},
+          {"p50", p50},     {"p90", p90},   {"p99", p99},       {"max", max}};
 }
 
-json summarize(std::vector<double>& v, const char* empty_reason) {
+Summary empty_summary(const char* reason) {
+  Summary s;
+  s.reason = reason;
+  return s;
+}
+
+Summary summarize(std::vector<double>& v, const char* empty_reason) {
   if (v.empty()) return empty_summary(empty_reason);
   std::sort(v.begin(), v.end());
   double sum = 0;
@@ -27,14 +36,8 @@ json summarize(std::vector<double>& v, const char* empty_reason) {
   const double mean = sum / static_cast<double>(v.size());
   double ss = 0;
   for (double x : v) ss += (x - mean) * (x - mean);
-  return {{"count", v.size()},
-          {"mean", mean},
-          {"stddev", std::sqrt(ss / static_cast<double>(v.size()))},
-          {"min", v.front()},
-          {"p50", percentile(v, 50)},
-          {"p90", percentile(v, 90)},
-          {"p99", percentile(v, 99)},
-          {"max", v.back()}};
+  return {static_cast<int64_t>(v.size()), mean, std::sqrt(ss / static_cast<double>(v.size())), v.front(),
+          percentile(v, 50), percentile(v, 90), percentile(v, 99), v.back(), ""};
 }
 
 int GapHistogram::bucket(int64_t v) {
@@ -65,7 +68,7 @@ void GapHistogram::add(int64_t ns) {
   sum_sq_ += d * d;
 }
 
-json GapHistogram::summary_ms(const char* empty_reason) const {
+Summary GapHistogram::summary_ms(const char* empty_reason) const {
   if (count_ == 0) return empty_summary(empty_reason);
   auto at_rank = [&](double p) {
     const double rank = p / 100.0 * static_cast<double>(count_ - 1);
@@ -82,14 +85,8 @@ json GapHistogram::summary_ms(const char* empty_reason) const {
   const double n = static_cast<double>(count_);
   const double mean = sum_ / n;
   const double var = std::max(0.0, sum_sq_ / n - mean * mean);
-  return {{"count", count_},
-          {"mean", mean * 1e-6},
-          {"stddev", std::sqrt(var) * 1e-6},
-          {"min", static_cast<double>(min_) * 1e-6},
-          {"p50", at_rank(50)},
-          {"p90", at_rank(90)},
-          {"p99", at_rank(99)},
-          {"max", static_cast<double>(max_) * 1e-6}};
+  return {count_, mean * 1e-6, std::sqrt(var) * 1e-6, static_cast<double>(min_) * 1e-6, at_rank(50), at_rank(90),
+          at_rank(99), static_cast<double>(max_) * 1e-6, ""};
 }
 
 void FractionHistogram::add(double v) {
@@ -103,7 +100,7 @@ void FractionHistogram::add(double v) {
   sum_sq_ += v * v;
 }
 
-json FractionHistogram::summary(const char* empty_reason) const {
+Summary FractionHistogram::summary(const char* empty_reason) const {
   if (count_ == 0) return empty_summary(empty_reason);
   auto at_rank = [&](double p) {
     const double rank = p / 100.0 * static_cast<double>(count_ - 1);
@@ -116,14 +113,8 @@ json FractionHistogram::summary(const char* empty_reason) const {
   };
   const double n = static_cast<double>(count_);
   const double mean = sum_ / n;
-  return {{"count", count_},
-          {"mean", mean},
-          {"stddev", std::sqrt(std::max(0.0, sum_sq_ / n - mean * mean))},
-          {"min", min_},
-          {"p50", at_rank(50)},
-          {"p90", at_rank(90)},
-          {"p99", at_rank(99)},
-          {"max", max_}};
+  return {count_, mean, std::sqrt(std::max(0.0, sum_sq_ / n - mean * mean)), min_, at_rank(50), at_rank(90), at_rank(99),
+          max_, ""};
 }
 
 void TimeSeries::add(TimeNs t, const SeriesSample& s) {

@@ -3,6 +3,7 @@
 // values, a log-bucketed histogram for per-token gaps, and a time series that
 // downsamples itself online to a bounded number of points.
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "core/json_reader.hpp"
@@ -13,17 +14,26 @@ namespace sightline::serve {
 // Linear interpolation between closest ranks (numpy's default); `sorted` ascending.
 double percentile(const std::vector<double>& sorted, double p);
 
-// {count, mean, stddev, min, p50, p90, p99, max} of `values` (sorted in place).
-// With no values the statistics do not exist: each is null and "reason" says why
-// (a 0 would read as an infinitely fast run).
-json summarize(std::vector<double>& values, const char* empty_reason = "no request completed");
-json empty_summary(const char* reason);
+// {count, mean, stddev, min, p50, p90, p99, max} of a distribution. With no
+// values (count 0) the statistics do not exist: to_json writes each as null
+// and "reason" says why (a 0 would read as an infinitely fast run).
+struct Summary {
+  int64_t count = 0;
+  double mean = 0, stddev = 0, min = 0, p50 = 0, p90 = 0, p99 = 0, max = 0;
+  std::string reason;  // why there are no values
+  bool empty() const { return count == 0; }
+  json to_json() const;
+};
+
+// The summary of `values` (sorted in place).
+Summary summarize(std::vector<double>& values, const char* empty_reason = "no request completed");
+Summary empty_summary(const char* reason);
 
 // Non-negative int64 samples (nanoseconds) in buckets of < 0.8% relative width.
 class GapHistogram {
  public:
   void add(int64_t ns);
-  json summary_ms(const char* empty_reason = "no samples") const;  // same keys as summarize(), in milliseconds
+  Summary summary_ms(const char* empty_reason = "no samples") const;  // in milliseconds
   int64_t count() const { return count_; }
 
  private:
@@ -42,7 +52,7 @@ class GapHistogram {
 class FractionHistogram {
  public:
   void add(double v);
-  json summary(const char* empty_reason = "no samples") const;  // same keys as summarize()
+  Summary summary(const char* empty_reason = "no samples") const;
   int64_t count() const { return count_; }
 
  private:

@@ -138,6 +138,119 @@ double saturated_service_rate(const std::vector<RequestOutcome>& outcomes) {
   return span_s > 0 ? static_cast<double>(b - a) / span_s : 0;
 }
 
+namespace {
+
+// Completions against arrivals over a span of arrival times (q sorted by
+// arrival, done the sorted completion times).
+void pace(const std::vector<RequestOutcome>& q, const std::vector<TimeNs>& done, int64_t from, int64_t to,
+          double& arrivals_qps, double& completions_qps) {
+  const TimeNs t0 = q[static_cast<size_t>(from)].arrival, t1 = q[static_cast<size_t>(to - 1)].arrival;
+  const double span_s = static_cast<double>(std::max<TimeNs>(1, t1 - t0)) * 1e-9;
+  const auto done_by = [&](TimeNs t) { return std::lower_bound(done.begin(), done.end(), t) - done.begin(); };
+  arrivals_qps = static_cast<double>(to - 1 - from) / span_s;
+  completions_qps = static_cast<double>(done_by(t1) - done_by(t0)) / span_s;
+}
+
+// One SLO condition's batch means judged: their mean and confidence
+// half-width, the point estimate over all its requests, and its share.
+struct Judged {
+  double mean = 0, half = 0, point = 0, low = 0, high = 0, share = 0;
+};
+
+std::vector<Judged> judge_conditions(const std::vector<std::vector<double>>& att, const std::vector<double>& good_total,
+                                     const std::vector<double>& count_total, const std::vector<SloCondition>& conditions,
+                                     int batches, double t) {
+  const size_t nc = conditions.size();
+  std::vector<Judged> judged(nc);
+  for (size_t k = 0; k < nc; ++k) {
+    Judged& j = judged[k];
+    for (double a : att[k]) j.mean += a;
+    j.mean /= batches;
+    double ss = 0;
+    for (double a : att[k]) ss += (a - j.mean) * (a - j.mean);
+    j.half = t * std::sqrt(ss / (batches - 1) / batches);
+    j.point = count_total[k] > 0 ? good_total[k] / count_total[k] : 1.0;
+    j.low = std::max(0.0, j.mean - j.half);
+    j.high = std::min(1.0, j.mean + j.half);
+    j.share = conditions[k].share;
+  }
+  return judged;
+}
+
+// Growth of the in-system count across the window: arrivals minus
+// completions between the window's first and last arrival, which is the
+// change in the number of requests in the system over that span. In a
+// stable system it stays of the order of the system's own fluctuation
+// (a few sqrt(L)) however long the window; in an overloaded one it grows in
+// proportion to the window, (arrival rate - service rate) x span. Its scale
+// is the Poisson standard deviation of the two counts, sqrt(arrivals +
+// completions): that ignores their positive correlation, so it overstates
+// the noise of a stable system (few false alarms from the slow wander of a
+// continuous-batching server's occupancy, which a regression on batch means
+// took for growth), and an overload of a share e of the arrival rate still
+// shows once the window holds about 2 z^2 / e^2 requests (600 at 10%).
+void judge_stability(SteadyStateReport& rep, const std::vector<RequestOutcome>& q, const std::vector<TimeNs>& done,
+                     int64_t lo, int64_t hi, const SteadyStateOptions& o) {
+  pace(q, done, lo, hi, rep.arrival_rate_qps, rep.completion_rate_qps);
+  {
+    const TimeNs t0 = q[static_cast<size_t>(lo)].arrival, t1 = q[static_cast<size_t>(hi - 1)].arrival;
+    const auto done_by = [&](TimeNs t) { return std::upper_bound(done.begin(), done.end(), t) - done.begin(); };
+    const double arrivals = static_cast<double>(hi - 1 - lo);
+    const double completions = static_cast<double>(done_by(t1) - done_by(t0));
+    rep.in_system_growth = arrivals - completions;
+    rep.in_system_growth_se = std::sqrt(arrivals + completions);
+  }
+
+  // One-sided at the level whose two-sided interval is `confidence`.
+  const double z = student_t_quantile(1000000, o.confidence);
+  const bool growing = rep.in_system_growth > z * rep.in_system_growth_se &&
+                       rep.in_system_growth > std::max(kNegligibleGrowth, kNegligibleGrowthShare * rep.in_system_mean);
+  rep.stable = true;
+  if (growing) {
+    rep.stable = false;
+    rep.unstable_reason = "the number of requests in the system keeps growing";
+  } else if (rep.completion_rate_qps < kMinCompletionShare * rep.arrival_rate_qps) {
+    rep.stable = false;
+    rep.unstable_reason = "completions fall behind arrivals";
+  } else if (rep.unfinished > 0) {
+    rep.stable = false;
+    rep.unstable_reason = "requests were dropped or never completed";
+  }
+}
+
+// The verdict from every condition's judgement (t: the batch means' Student-t quantile).
+void judge_verdict(SteadyStateReport& rep, const std::vector<Judged>& judged, int64_t n, double t) {
+  // A pass must be shown: the interval's lower end at or above the target.
+  // Once the interval is narrower than half the allowed misses, more
+  // requests would only split hairs around the target, and the rate is
+  // decided at a lower one-sided level (75%: the point estimate must clear
+  // the target by 0.67 standard errors). Counting every such interval as a
+  // miss made answers err low by 10% where the attainment falls slowly with
+  // the rate (multi-LoRA adapter waits, I5.5); the point estimate alone
+  // erred high there.
+  // Each condition's verdict; the run meets the SLO when every one does, and
+  // fails when any one does.
+  const auto verdict_of = [&](const Judged& j) {
+    const double zone = kIndifferenceShare * (1.0 - j.share);
+    const bool narrow = j.high - j.low <= 2 * zone;
+    if (!rep.stable || j.high < j.share) return Verdict::Fails;
+    if (rep.needed_requests > n) return Verdict::Uncertain;  // too short to trust a pass
+    if (j.low >= j.share) return Verdict::Meets;
+    if (narrow) return j.mean - kNarrowLevelZ / t * j.half >= j.share ? Verdict::Meets : Verdict::Fails;
+    return Verdict::Uncertain;
+  };
+  rep.verdict = rep.stable ? Verdict::Meets : Verdict::Fails;
+  rep.shown = rep.stable && rep.needed_requests <= n;
+  for (const Judged& j : judged) {
+    if (j.low < j.share) rep.shown = false;
+    const Verdict v = verdict_of(j);
+    if (v == Verdict::Fails) rep.verdict = Verdict::Fails;
+    else if (v == Verdict::Uncertain && rep.verdict != Verdict::Fails) rep.verdict = Verdict::Uncertain;
+  }
+}
+
+}  // namespace
+
 SteadyStateReport judge_steady_state(const std::vector<RequestOutcome>& outcomes_in, const SloSpec& slo,
                                      double in_system_guess, double correlation_guess, double rho,
                                      const SteadyStateOptions& o) {
@@ -194,18 +307,10 @@ SteadyStateReport judge_steady_state(const std::vector<RequestOutcome>& outcomes
   const int64_t lo = warm, hi = n - cool;
   rep.measured_requests = std::max<int64_t>(0, hi - lo);
   rep.needed_requests = size.total(o.batches);
-  // Completions against arrivals over a span of arrival times.
-  const auto pace = [&](int64_t from, int64_t to, double& arrivals_qps, double& completions_qps) {
-    const TimeNs t0 = q[static_cast<size_t>(from)].arrival, t1 = q[static_cast<size_t>(to - 1)].arrival;
-    const double span_s = static_cast<double>(std::max<TimeNs>(1, t1 - t0)) * 1e-9;
-    const auto done_by = [&](TimeNs t) { return std::lower_bound(done.begin(), done.end(), t) - done.begin(); };
-    arrivals_qps = static_cast<double>(to - 1 - from) / span_s;
-    completions_qps = static_cast<double>(done_by(t1) - done_by(t0)) / span_s;
-  };
   if (rep.measured_requests < 2 * o.min_batch_requests) {
     // Too short to judge the SLO; an overload still shows in the second half.
     rep.in_system_mean = L;
-    if (n >= 4) pace(n / 2, n, rep.arrival_rate_qps, rep.completion_rate_qps);
+    if (n >= 4) pace(q, done, n / 2, n, rep.arrival_rate_qps, rep.completion_rate_qps);
     if (n >= 4 && rep.completion_rate_qps < kMinCompletionShare * rep.arrival_rate_qps) {
       rep.unstable_reason = "completions fall behind arrivals";
       rep.verdict = Verdict::Fails;
@@ -252,22 +357,7 @@ SteadyStateReport judge_steady_state(const std::vector<RequestOutcome>& outcomes
   rep.e2e_mean_s = e2e_n > 0 ? e2e_sum / static_cast<double>(e2e_n) : 0.0;
   const double t = student_t_quantile(batches - 1, o.confidence);
 
-  struct Judged {
-    double mean = 0, half = 0, point = 0, low = 0, high = 0, share = 0;
-  };
-  std::vector<Judged> judged(nc);
-  for (size_t k = 0; k < nc; ++k) {
-    Judged& j = judged[k];
-    for (double a : att[k]) j.mean += a;
-    j.mean /= batches;
-    double ss = 0;
-    for (double a : att[k]) ss += (a - j.mean) * (a - j.mean);
-    j.half = t * std::sqrt(ss / (batches - 1) / batches);
-    j.point = count_total[k] > 0 ? good_total[k] / count_total[k] : 1.0;
-    j.low = std::max(0.0, j.mean - j.half);
-    j.high = std::min(1.0, j.mean + j.half);
-    j.share = conditions[k].share;
-  }
+  const std::vector<Judged> judged = judge_conditions(att, good_total, count_total, conditions, batches, t);
   // The binding condition (least margin below or above its share) is the one reported.
   size_t bind = 0;
   for (size_t k = 1; k < nc; ++k)
@@ -280,71 +370,9 @@ SteadyStateReport judge_steady_state(const std::vector<RequestOutcome>& outcomes
     rep.binding_metrics = conditions[bind].metrics;
   }
 
-  // Growth of the in-system count across the window: arrivals minus
-  // completions between the window's first and last arrival, which is the
-  // change in the number of requests in the system over that span. In a
-  // stable system it stays of the order of the system's own fluctuation
-  // (a few sqrt(L)) however long the window; in an overloaded one it grows in
-  // proportion to the window, (arrival rate - service rate) x span. Its scale
-  // is the Poisson standard deviation of the two counts, sqrt(arrivals +
-  // completions): that ignores their positive correlation, so it overstates
-  // the noise of a stable system (few false alarms from the slow wander of a
-  // continuous-batching server's occupancy, which a regression on batch means
-  // took for growth), and an overload of a share e of the arrival rate still
-  // shows once the window holds about 2 z^2 / e^2 requests (600 at 10%).
-  pace(lo, hi, rep.arrival_rate_qps, rep.completion_rate_qps);
-  {
-    const TimeNs t0 = q[static_cast<size_t>(lo)].arrival, t1 = q[static_cast<size_t>(hi - 1)].arrival;
-    const auto done_by = [&](TimeNs t) { return std::upper_bound(done.begin(), done.end(), t) - done.begin(); };
-    const double arrivals = static_cast<double>(hi - 1 - lo);
-    const double completions = static_cast<double>(done_by(t1) - done_by(t0));
-    rep.in_system_growth = arrivals - completions;
-    rep.in_system_growth_se = std::sqrt(arrivals + completions);
-  }
+  judge_stability(rep, q, done, lo, hi, o);
 
-  // One-sided at the level whose two-sided interval is `confidence`.
-  const double z = student_t_quantile(1000000, o.confidence);
-  const bool growing = rep.in_system_growth > z * rep.in_system_growth_se &&
-                       rep.in_system_growth > std::max(kNegligibleGrowth, kNegligibleGrowthShare * rep.in_system_mean);
-  rep.stable = true;
-  if (growing) {
-    rep.stable = false;
-    rep.unstable_reason = "the number of requests in the system keeps growing";
-  } else if (rep.completion_rate_qps < kMinCompletionShare * rep.arrival_rate_qps) {
-    rep.stable = false;
-    rep.unstable_reason = "completions fall behind arrivals";
-  } else if (rep.unfinished > 0) {
-    rep.stable = false;
-    rep.unstable_reason = "requests were dropped or never completed";
-  }
-
-  // A pass must be shown: the interval's lower end at or above the target.
-  // Once the interval is narrower than half the allowed misses, more
-  // requests would only split hairs around the target, and the rate is
-  // decided at a lower one-sided level (75%: the point estimate must clear
-  // the target by 0.67 standard errors). Counting every such interval as a
-  // miss made answers err low by 10% where the attainment falls slowly with
-  // the rate (multi-LoRA adapter waits, I5.5); the point estimate alone
-  // erred high there.
-  // Each condition's verdict; the run meets the SLO when every one does, and
-  // fails when any one does.
-  const auto verdict_of = [&](const Judged& j) {
-    const double zone = kIndifferenceShare * (1.0 - j.share);
-    const bool narrow = j.high - j.low <= 2 * zone;
-    if (!rep.stable || j.high < j.share) return Verdict::Fails;
-    if (rep.needed_requests > n) return Verdict::Uncertain;  // too short to trust a pass
-    if (j.low >= j.share) return Verdict::Meets;
-    if (narrow) return j.mean - kNarrowLevelZ / t * j.half >= j.share ? Verdict::Meets : Verdict::Fails;
-    return Verdict::Uncertain;
-  };
-  rep.verdict = rep.stable ? Verdict::Meets : Verdict::Fails;
-  rep.shown = rep.stable && rep.needed_requests <= n;
-  for (const Judged& j : judged) {
-    if (j.low < j.share) rep.shown = false;
-    const Verdict v = verdict_of(j);
-    if (v == Verdict::Fails) rep.verdict = Verdict::Fails;
-    else if (v == Verdict::Uncertain && rep.verdict != Verdict::Fails) rep.verdict = Verdict::Uncertain;
-  }
+  judge_verdict(rep, judged, n, t);
   return rep;
 }
 

@@ -181,9 +181,9 @@ TEST_CASE("serving core: gap histogram percentiles are within 1% of exact") {
   }
   std::sort(exact.begin(), exact.end());
   const auto s = h.summary_ms();
-  CHECK(s["p50"].get<double>() == doctest::Approx(percentile(exact, 50)).epsilon(0.01));
-  CHECK(s["p99"].get<double>() == doctest::Approx(percentile(exact, 99)).epsilon(0.01));
-  CHECK(s["max"].get<double>() == doctest::Approx(exact.back()));
+  CHECK(s.p50 == doctest::Approx(percentile(exact, 50)).epsilon(0.01));
+  CHECK(s.p99 == doctest::Approx(percentile(exact, 99)).epsilon(0.01));
+  CHECK(s.max == doctest::Approx(exact.back()));
 }
 
 #include "scenario/policy_registry.hpp"

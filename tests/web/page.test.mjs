@@ -71,6 +71,8 @@ test('the picker lists every scenario preset and every field has a label and a t
   assert.match(options.find((o) => o.id === 'T1.5').group, /^Training/);
   assert.match(options.find((o) => o.id === 'V.TT1').group, /^Published measurements/);
   assert.match(options.find((o) => o.id === 'E.I-gf1-7b-tp1-bf16').group, /^Published measurements/);
+  // A capacity row (MLPerf Server) is a native report-e2e check, past the page's budget: not a preset here.
+  assert.ok(!ids.includes('E.R3-llama2-70b-8xh200-server'), 'capacity rows are not page presets');
   const fields = ['model', 'gpu', 'gpus_per_node', 'intra_node', 'tp', 'pp', 'prompt_tokens', 'output_tokens',
     'batch_size', 'weights', 'activations', 'kv_cache'];
   for (const id of fields) {

@@ -118,8 +118,9 @@ test('the budget question, lengths and TP splits; launch commands; a far miss no
   assert.deepEqual(clipAxis([400, 700], [400, 700, 900], 1000), { max: null, clipped: 0 });
   // The estimate: first runs to steady-state caps, over the workers.
   const cand = { serving: { workload: { num_requests: 1000 }, steady_state: { max_requests: 20000 } } };
-  assert.deepEqual(estimateSearch([cand, cand], 2, 2), { lowMs: 2000, highMs: 40000, requestsLow: 2000, requestsHigh: 40000 });
-  assert.equal(estimateSearch([{ serving: { workload: { num_requests: 1000 }, max_qps_search: { num_requests: 1000 } } }], 1, 1).highMs, null);
+  assert.deepEqual(estimateSearch([cand, cand], { fixedMs: 10, msPerRequest: 2 }, 2),
+    { lowMs: (2 * 10 + 2000 * 2) / 2, highMs: (4 * 10 + 42000 * 2) / 2, requestsLow: 2000, requestsHigh: 42000 });
+  assert.equal(estimateSearch([{ serving: { workload: { num_requests: 1000 }, max_qps_search: { num_requests: 1000 } } }], { fixedMs: 0, msPerRequest: 1 }, 1).highMs, null);
   assert.deepEqual([formatDuration(40000), formatDuration(150000), formatDuration(9e6)], ['40 s', '2.50 min', '2.50 h']);
   assert.equal(deploymentName({ replicas: 2, tp: 4, pp: 1 }, 'NVIDIA H200'), '2 × NVIDIA H200, TP4 each');
   assert.equal(deploymentName({ replicas: 4, tp: 8, pp: 2, prefill_replicas: 1, decode_replicas: 3 }, 'X'), '1 prefill + 3 decode × X, TP8 × PP2 each');
@@ -224,7 +225,7 @@ test('the canonical question (P90) on the page: estimate first, the CLI\'s answe
   await page.waitForSelector('#search-estimate:not([hidden])', { timeout: 120000 });
   assert.equal(await page.getAttribute('#search-estimate', 'data-points-done'), '0');
   const estimate = await page.textContent('#search-estimate');
-  assert.match(estimate, /^Estimated time: (about|from|at least) .* deployments? to simulate on \d+ workers/);
+  assert.match(estimate, /^Estimated time: (about|from|at least) .*, at the speed of a short run .* deployments? to simulate on \d+ workers/);
   await page.waitForSelector('#search-status[data-state="done"], #search-status[data-state="error"]', { timeout: 300000 });
   assert.equal(await page.getAttribute('#search-status', 'data-state'), 'done', await page.textContent('#search-error'));
   const first = await searchOutcome(page);

@@ -93,12 +93,16 @@ export function fillPicker(select, scenarios, catalog) {
  * Scenarios and measurements of the validation presets (presets/validation): a
  * record either holds its scenario or names a scenario preset (V.*). Returns
  * {scenarios: the inline ones, as pickable presets; measured: Map(scenario id -> record)}.
+ * Capacity rows ("check": "capacity", MLPerf Server) are left out: their check is a
+ * max-QPS search of about a million requests, past the page's work budget, that
+ * `sightline report-e2e --check capacity` runs natively.
  */
 export function validationPresets(records) {
   const scenarios = [];
   const measured = new Map();
   for (const v of Array.isArray(records) ? records : []) {
     if (!v || typeof v !== 'object' || !Number.isFinite(v.measured) || typeof v.metric !== 'string') continue;
+    if (v.check === 'capacity') continue;
     if (v.scenario && typeof v.scenario === 'object') {
       const s = { ...v.scenario, id: v.scenario.id || v.id, title: v.scenario.title || v.title, source: v.scenario.source || v.source };
       scenarios.push(s);

@@ -6,8 +6,8 @@
 
 /** Axes the page searches (the engine's defaults for the rest). */
 export const TP_OPTIONS = [1, 2, 4, 8];
-/** At most this many candidates are simulated in the page (each one a full serving run). */
-export const MAX_SEARCH_POINTS = 120;
+/** At most this many candidates are simulated in the page (each one a full serving run): the CLI example's whole space (144 after pruning) fits, and the time estimate shows before any runs. */
+export const MAX_SEARCH_POINTS = 200;
 /** A candidate that runs longer than this in a page worker is stopped and counted as a miss. */
 export const POINT_BUDGET_MS = 60000;
 

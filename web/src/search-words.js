@@ -36,32 +36,39 @@ export function formatDuration(ms) {
 }
 
 /**
- * How long the candidates will take on `workers` workers, from the measured cost of one
- * simulated request on this machine (msPerRequest): each target-rate candidate runs between its
- * first run's requests and its steady-state cap (it grows while its verdict is undecided); a
- * budget candidate runs a capacity search of several rates, so only its lower end is known.
+ * How long the candidates will take on `workers` workers, from the measured cost of a run on this
+ * machine: `fixedMs` a run (set-up, whatever its size) plus `msPerRequest` each simulated request.
+ * Each target-rate candidate runs its first run's requests, and while its verdict is undecided one
+ * or more longer runs up to its steady-state cap (the high end counts one run at the cap); a budget
+ * candidate runs a capacity search of several rates, so only its lower end is known.
  * Returns {lowMs, highMs (null: unbounded ahead of time), requestsLow, requestsHigh}.
  */
-export function estimateSearch(scenarios, msPerRequest, workers) {
+export function estimateSearch(scenarios, { fixedMs, msPerRequest }, workers) {
   let low = 0;
   let high = 0;
+  let runsLow = 0;
+  let runsHigh = 0;
   let bounded = true;
   for (const s of scenarios) {
     const sv = (s && s.serving) || {};
     const first = (sv.workload && sv.workload.num_requests) || 1000;
     if (sv.max_qps_search) {
       low += sv.max_qps_search.num_requests || first;
+      runsLow += 1;
       bounded = false;
     } else {
+      const cap = (sv.steady_state && sv.steady_state.max_requests) || first;
       low += first;
-      high += (sv.steady_state && sv.steady_state.max_requests) || first;
+      high += cap > first ? first + cap : first;
+      runsLow += 1;
+      runsHigh += cap > first ? 2 : 1;
     }
   }
   const w = Math.max(1, workers);
   // The pool hands out whole candidates: the last one can leave the other workers idle.
   return {
-    lowMs: (low * msPerRequest) / w,
-    highMs: bounded ? (high * msPerRequest) / w : null,
+    lowMs: (runsLow * fixedMs + low * msPerRequest) / w,
+    highMs: bounded ? (runsHigh * fixedMs + high * msPerRequest) / w : null,
     requestsLow: low,
     requestsHigh: bounded ? high : null,
   };

@@ -16,8 +16,8 @@ import { estimateSearch, deploymentName, deploymentSettingsText, bestSoFar, clip
 
 /** Pareto points given an interval by their ordinary (three-bound) run when the ranking has none. */
 const MAX_INTERVAL_POINTS = 8;
-/** Requests of the short run that times the first candidate for the time estimate. */
-const PROBE_REQUESTS = 200;
+/** Requests of the two short runs that time the first candidate for the time estimate. */
+const PROBE_REQUESTS = [200, 1000];
 import { display, percent } from './format.js';
 import { $, cell, metricSpan, setRunStatus, showFormError } from './dom.js';
 import { download, slug } from './export.js';
@@ -384,40 +384,55 @@ export class Search {
   }
 
   /**
-   * Times a short run of the first candidate on one worker (its first requests, without the
-   * steady-state growth) and shows what the whole search should take from it.
+   * Times short runs of the first candidate on one worker (without the steady-state growth): a
+   * warm-up run, then PROBE_REQUESTS[0] and PROBE_REQUESTS[1] requests, whose difference is the
+   * cost of a request and whose remainder the cost of a run; shows what the whole search should take.
    */
   async estimate(planner, scenarios) {
     if (!scenarios.length) return;
-    const probe = structuredClone(scenarios[0]);
-    const sv = probe.serving;
-    delete sv.steady_state;
-    delete sv.max_qps_search;
-    sv.workload.num_requests = PROBE_REQUESTS;
-    if (!Number.isFinite(sv.workload.arrival.rate_qps)) sv.workload.arrival.rate_qps = 1;
-    const t = performance.now();
+    const probe = (n) => {
+      const s = structuredClone(scenarios[0]);
+      delete s.serving.steady_state;
+      delete s.serving.max_qps_search;
+      s.serving.workload.num_requests = n;
+      if (!Number.isFinite(s.serving.workload.arrival.rate_qps)) s.serving.workload.arrival.rate_qps = 1;
+      return s;
+    };
+    const timed = async (n) => {
+      const t = performance.now();
+      await planner.run(probe(n), () => {}, { centralOnly: true }).promise;
+      return performance.now() - t;
+    };
     this.setStatus('running', 'Timing one candidate to estimate the search…');
-    let ms;
+    let cost = null;
     try {
-      await planner.run(probe, () => {}, { centralOnly: true }).promise;
-      ms = performance.now() - t;
+      await timed(PROBE_REQUESTS[0]);  // warm-up: the engine's first run in a worker compiles and fills caches
+      const [n0, n1] = PROBE_REQUESTS;
+      const t0 = await timed(n0);
+      const t1 = await timed(n1);
+      // A busy machine can make the shorter run the slower one: then all of the longer run's time
+      // counts per request (an estimate that errs long rather than one of nothing a request).
+      cost = t1 > t0 ? { msPerRequest: (t1 - t0) / (n1 - n0), fixedMs: 0 } : { msPerRequest: t1 / n1, fixedMs: 0 };
+      if (t1 > t0) cost.fixedMs = Math.max(0, t0 - n0 * cost.msPerRequest);
     } catch (_) {
-      ms = null;  // e.g. the first candidate is invalid on its own: no estimate, the search says why
+      cost = null;  // e.g. the first candidate is invalid on its own: no estimate, the search says why
     }
     const box = $('search-estimate');
     box.dataset.pointsDone = String(this.outcomes.filter(Boolean).length);
-    if (ms === null) {
+    if (cost === null) {
       box.hidden = true;
       return;
     }
-    const e = estimateSearch(scenarios, ms / PROBE_REQUESTS, this.pool.size);
+    const e = estimateSearch(scenarios, cost, this.pool.size);
     this.estimated = e;
     const count = `${scenarios.length} deployment${scenarios.length === 1 ? '' : 's'} to simulate on ${this.pool.size} workers`;
+    const n = scenarios.length;
     const span = e.highMs === null
-      ? `at least ${formatDuration(e.lowMs)} (each one searches its highest rate: several runs of ${display(e.requestsLow / scenarios.length)} requests or more)`
+      ? `at least ${formatDuration(e.lowMs)} (each one searches its highest rate: several runs of ${display(e.requestsLow / n)} requests or more)`
       : Math.abs(e.highMs - e.lowMs) < 1000 ? `about ${formatDuration(e.lowMs)}`
-        : `from ${formatDuration(e.lowMs)} to ${formatDuration(e.highMs)} (each runs ${display(e.requestsLow / scenarios.length)} to ${display(e.requestsHigh / scenarios.length)} requests, until its verdict is decided)`;
-    box.textContent = `Estimated time: ${span}. ${count}; this browser simulates a request in ${display(ms / PROBE_REQUESTS)} ms on one worker.`;
+        : `from ${formatDuration(e.lowMs)} to ${formatDuration(e.highMs)} (each runs ${display(e.requestsLow / n)} requests, and up to ${display((e.requestsHigh - e.requestsLow) / n)} more while its verdict is undecided)`;
+    const front = `, then up to ${MAX_INTERVAL_POINTS} Pareto deployments run again at the low and high cost bounds for their 80% intervals`;
+    box.textContent = `Estimated time: ${span}, at the speed of a short run of the first deployment (an overloaded deployment's long queue runs slower; the time left below follows the finished ones). ${count}${front}; on one worker this browser takes ${display(cost.fixedMs)} ms to set up a run and ${display(cost.msPerRequest)} ms a request.`;
     box.hidden = false;
   }
 

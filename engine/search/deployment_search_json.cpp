@@ -1,0 +1,136 @@
+// The deployment search's one JSON writer: its typed result
+// (DeploymentSearchResult, search/deployment_search.hpp) written once, with
+// each ranked deployment's outcome and key metrics.
+#include "search/deployment_search.hpp"
+#include "search/search_metric.hpp"
+
+namespace sightline::search {
+
+namespace {
+
+json outcome_json(const CandidateOutcome& o) {
+  if (!o.ok) return {{"error", o.error}};
+  if (o.capacity)
+    return {{"meets_slo", o.meets_slo},
+            {"verdict", o.verdict},
+            {"max_qps", o.max_qps},
+            {"max_qps_upper", o.max_qps_upper},
+            {"service_rate_qps", o.service_rate_qps},
+            {"requests", o.requests},
+            {"usd_per_million_tokens", o.usd_per_million_tokens}};
+  return {{"meets_slo", o.meets_slo},
+          {"verdict", o.verdict},
+          {"slo_attainment", o.attainment},
+          {"slo_attainment_low", o.attainment_low},
+          {"slo_attainment_high", o.attainment_high},
+          {"requests", o.requests},
+          {"ttft_p99_ms", o.ttft_p99_ms},
+          {"tpot_p99_ms", o.tpot_p99_ms},
+          {"output_tokens_per_s", o.output_tokens_per_s},
+          {"usd_per_million_tokens", o.usd_per_million_tokens}};
+}
+
+// A metric with its 80% interval (the low/high cost-bound runs) when it has one.
+json metric(const RankedCandidate& r, const char* id, double CandidateOutcome::*field) {
+  const bool bounded = r.has_interval && r.low.ok && r.high.ok;
+  return search_metric(MetricKind::kDeploymentSearch, id, r.central.*field, bounded, r.low.*field, r.high.*field);
+}
+
+json ranked_json(const DeploymentSearchResult& res, const RankedCandidate& r) {
+  json j = {{"deployment", r.label},
+            {"candidate", r.index},
+            {"gpus", r.c.gpus()},
+            {"replicas", r.c.replicas},
+            {"tp", r.c.tp},
+            {"pp", r.c.pp},
+            {"max_num_seqs", r.c.max_num_seqs},
+            {"chunked_prefill", r.c.chunked},
+            {"usd_per_hour", r.usd_per_hour},
+            {"pareto", r.on_front}};
+  if (res.show_tokens && r.c.batched_tokens > 0) j[r.c.chunked ? "chunk_size" : "max_num_batched_tokens"] = r.c.batched_tokens;
+  if (res.show_weights) j["weights"] = r.c.weights;
+  if (res.show_kv) j["kv_cache"] = r.c.kv_cache;
+  if (res.show_ratio) {
+    j["prefill_decode_ratio"] = ratio_name(r.c.ratio);
+    if (r.c.ratio.disaggregated()) {
+      j["prefill_replicas"] = r.c.prefill_replicas();
+      j["decode_replicas"] = r.c.decode_replicas();
+    }
+  }
+  j.update(outcome_json(r.central));
+  if (r.has_interval) {
+    j["interval_80pct"] = {{"low_cost_bound", outcome_json(r.low)}, {"high_cost_bound", outcome_json(r.high)}};
+    j["key_metrics"] = res.budget ? json::array({metric(r, "usd_per_million_tokens", &CandidateOutcome::usd_per_million_tokens),
+                                                 metric(r, "max_qps", &CandidateOutcome::max_qps)})
+                                  : json::array({metric(r, "usd_per_million_tokens", &CandidateOutcome::usd_per_million_tokens),
+                                                 metric(r, "ttft_p99_ms", &CandidateOutcome::ttft_p99_ms),
+                                                 metric(r, "tpot_p99_ms", &CandidateOutcome::tpot_p99_ms)});
+  }
+  return j;
+}
+
+}  // namespace
+
+json DeploymentSearchResult::to_json() const {
+  json table = json::array();
+  for (const auto& r : ranked) table.push_back(ranked_json(*this, r));
+  json front_j = json::array();
+  for (size_t k : front) front_j.push_back(ranked_json(*this, ranked[k]));
+  json pruned_j = json::array();
+  for (size_t i = 0; i < pruned_layouts.size(); ++i)
+    pruned_j.push_back({{"layout", pruned_labels[i]}, {"reason", pruned_layouts[i].reason}});
+  const json best = cheapest >= 0 ? ranked_json(*this, ranked[static_cast<size_t>(cheapest)]) : json(nullptr);
+  json key_metrics = json::array();
+  if (cheapest >= 0) {
+    const RankedCandidate& b = ranked[static_cast<size_t>(cheapest)];
+    key_metrics.push_back(metric(b, "usd_per_million_tokens", &CandidateOutcome::usd_per_million_tokens));
+    if (budget) {
+      key_metrics.push_back(metric(b, "max_qps", &CandidateOutcome::max_qps));
+    } else {
+      key_metrics.push_back(metric(b, "ttft_p99_ms", &CandidateOutcome::ttft_p99_ms));
+      key_metrics.push_back(metric(b, "tpot_p99_ms", &CandidateOutcome::tpot_p99_ms));
+    }
+    key_metrics.push_back(search_count(MetricKind::kDeploymentSearch, "gpus", b.c.gpus()));
+  }
+  key_metrics.push_back(search_count(MetricKind::kDeploymentSearch, "deployments_simulated", simulated));
+  if (budget)
+    return {{"kind", "deployment_search"},
+            {"objective", "usd_per_million_tokens_at_max_qps"},
+            {"target_qps", nullptr},
+            {"max_gpus", max_gpus},
+            {"slo", slo},
+            {"accuracy", accuracy},
+            {"key_metrics", key_metrics},
+            {"space", {{"layouts", space_size}, {"pruned", pruned}, {"simulated", simulated}, {"requests_simulated", requests_simulated}}},
+            {"cheapest_meeting_slo", best},
+            {"pareto_axes", {"usd_per_million_tokens", "max_qps"}},
+            {"pareto_front", front_j},
+            {"ranked", table},
+            {"pruned", pruned_j},
+            {"criterion",
+             "no target rate: each layout fills max_gpus (the most replicas on whole nodes) and its highest rate within "
+             "the SLO comes from the steady-state capacity search (serving.max_qps_search: stable, and the batch-means "
+             "interval of the post-warm-up SLO attainment at or above the target; undecided counts as a miss, so "
+             "max_qps errs low); ranked by $/Mtok at that rate (the deployment's price per hour over the input and "
+             "output tokens per hour it carries there), the same order as requests per dollar; the Pareto front of "
+             "$/Mtok against max_qps re-runs the search at the kernels' low and high cost bounds for the 80% interval"}};
+  return {{"kind", "deployment_search"},
+          {"target_qps", target_qps},
+          {"max_gpus", max_gpus},
+          {"slo", slo},
+          {"accuracy", accuracy},
+          {"key_metrics", key_metrics},
+          {"space", {{"layouts", space_size}, {"pruned", pruned}, {"simulated", simulated}, {"requests_simulated", requests_simulated}}},
+          {"cheapest_meeting_slo", best},
+          {"pareto_axes", {"usd_per_million_tokens", "ttft_p99_ms"}},
+          {"pareto_front", front_j},
+          {"ranked", table},
+          {"pruned", pruned_j},
+          {"criterion",
+           "each candidate runs at target_qps with serving.steady_state: the capacity search's run sizing and growth, "
+           "and its verdict (stable, and the batch-means interval of the post-warm-up SLO attainment at or above the "
+           "target; undecided counts as a miss); ranked at the cost model's central bound; the Pareto points re-run "
+           "at the kernels' low and high cost bounds give the 80% interval; $/Mtok counts input and output tokens"}};
+}
+
+}  // namespace sightline::search
