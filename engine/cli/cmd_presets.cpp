@@ -34,8 +34,11 @@ int cmd_presets(const std::vector<std::string>& args) {
     for (const json& p : all[k]) {
       std::string title = p.contains("title") ? p["title"].get<std::string>() : p.value("name", "");
       std::cout << p["id"].get<std::string>() << "\t" << title;
-      // A GPU's table row also says which link it ships with and where its numbers come from.
-      if (k == "gpus") std::cout << "\t" << p.value("default_intra_node", "") << "\t" << p.value("source", "");
+      // A GPU's table row also says which links it ships with (inside a node, between nodes) and
+      // where its numbers come from.
+      if (k == "gpus")
+        std::cout << "\t" << p.value("default_intra_node", "") << "\t" << p.value("default_inter_node", "") << "\t"
+                  << p.value("source", "");
       std::cout << "\n";
     }
   }

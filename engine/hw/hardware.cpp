@@ -25,7 +25,8 @@ GpuSpec read_gpu_object(const json& value, const std::string& path) {
   ObjectReader r(value, path,
                  {"id", "name", "source", "vendor", "architecture", "peak_tflops", "memory_GiB", "hbm_bandwidth_GBps",
                   "l2_cache_MiB", "sm_count", "boost_clock_MHz", "nvlink_bandwidth_GBps", "pcie_gen",
-                  "pcie_bandwidth_GBps", "tdp_W", "idle_power_W", "default_intra_node"});
+                  "pcie_bandwidth_GBps", "tdp_W", "idle_power_W", "default_intra_node",
+                  "default_inter_node"});
   GpuSpec g;
   g.id = r.string("id", "custom-gpu");
   g.name = r.string("name", g.id);
@@ -61,6 +62,13 @@ GpuSpec read_gpu_object(const json& value, const std::string& path) {
     if (read_interconnect(*link, where).scope != "intra_node")
       fail(error_code::kConstraint, where, "'" + link->get<std::string>() + "' is an inter-node network, not a GPU's own link");
     g.default_intra_node = link->get<std::string>();
+  }
+  if (const json* net = r.find("default_inter_node")) {
+    const std::string where = r.child_path("default_inter_node");
+    if (!net->is_string()) fail(error_code::kType, where, "expected an inter-node interconnect preset id");
+    if (read_interconnect(*net, where).scope != "inter_node")
+      fail(error_code::kConstraint, where, "'" + net->get<std::string>() + "' is a link inside a node, not a network between nodes");
+    g.default_inter_node = net->get<std::string>();
   }
   return g;
 }
@@ -116,6 +124,7 @@ json GpuSpec::to_json() const {
           {"pcie_bandwidth_GBps", pcie_bandwidth_GBps}, {"tdp_W", tdp_W}, {"idle_power_W", idle_power_W}};
   if (peak_tflops.fp4 > 0) g["peak_tflops"]["fp4"] = peak_tflops.fp4;
   if (!default_intra_node.empty()) g["default_intra_node"] = default_intra_node;
+  if (!default_inter_node.empty()) g["default_inter_node"] = default_inter_node;
   return g;
 }
 

@@ -30,6 +30,10 @@ struct GpuSpec {
   // intra-node interconnect preset id; "" for a custom GPU that names none).
   // The one place a tool looks up "the GPU's own link": nothing else guesses it.
   std::string default_intra_node;
+  // The network between this GPU's servers as its reference systems ship it
+  // (an inter-node interconnect preset id: the NICs of a DGX/HGX or a rack);
+  // the one place a tool looks up "the network of this GPU's nodes".
+  std::string default_inter_node;
 
   // Dense peak for a GEMM whose inputs are `d`; 0 if the hardware lacks it.
   double peak_tflops_for(Dtype d) const;

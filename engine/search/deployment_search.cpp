@@ -371,8 +371,10 @@ DeploymentSearchSpec read_deployment_search(const json& doc) {
     g.gpu = gr.string("gpu");
     require_preset("gpus", g.gpu, gr.child_path("gpu"));
     g.usd_per_hour = gr.number("usd_per_hour", 0.0, 1e6);
-    g.intra_node = gr.string("intra_node", read_gpu(json(g.gpu), gr.child_path("gpu")).default_intra_node);
-    g.inter_node = gr.string("inter_node", "ib-ndr");
+    // The links default to the GPU preset's own (its default_intra_node and default_inter_node).
+    const GpuSpec preset = read_gpu(json(g.gpu), gr.child_path("gpu"));
+    g.intra_node = gr.string("intra_node", preset.default_intra_node);
+    g.inter_node = gr.string("inter_node", preset.default_inter_node);
     // 8 per node unless the link joins fewer (an NVLink bridge pair, a 4-way bridge).
     const int domain = read_interconnect(json(g.intra_node), gr.child_path("intra_node")).domain_gpus;
     g.gpus_per_node = static_cast<int>(gr.integer("gpus_per_node", 1, 64, domain > 0 ? std::min(8, domain) : 8));

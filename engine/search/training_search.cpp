@@ -238,8 +238,10 @@ TrainingSearchSpec read_training_search(const json& doc) {
       require_preset("gpus", g.gpu, gr.child_path("gpu"));
       g.gpu_value = g.gpu;
       g.usd_per_hour = gr.number("usd_per_hour", 0.0, 1e6, 0.0);
-      g.intra_node = gr.string("intra_node", read_gpu(json(g.gpu), gr.child_path("gpu")).default_intra_node);
-      g.inter_node = gr.string("inter_node", "ib-ndr");
+      // The links default to the GPU preset's own (its default_intra_node and default_inter_node).
+      const GpuSpec preset = read_gpu(json(g.gpu), gr.child_path("gpu"));
+      g.intra_node = gr.string("intra_node", preset.default_intra_node);
+      g.inter_node = gr.string("inter_node", preset.default_inter_node);
       if (read_interconnect(g.intra_node, gr.child_path("intra_node")).scope != "intra_node")
         fail(error_code::kConstraint, gr.child_path("intra_node"), "'" + g.intra_node.get<std::string>() + "' is an inter-node link");
       if (read_interconnect(g.inter_node, gr.child_path("inter_node")).scope != "inter_node")

@@ -54,10 +54,10 @@ test('presets lists one id per line with a title, and full records as json', () 
   const gpus = JSON.parse(cli(['presets', 'gpus', '--format', 'json']).out);
   assert.ok(gpus.length >= 10);
   for (const g of gpus) assert.ok(g.source && g.hbm_bandwidth_GBps > 0);
-  // The table names each GPU's own link and its source.
+  // The table names each GPU's own link, the network between its nodes and its source.
   for (const line of cli(['presets', 'gpus']).out.trim().split('\n')) {
-    const [id, , linkId, source] = line.split('\t');
-    assert.ok(linkId && source && source.length > 40, id);
+    const [id, , linkId, networkId, source] = line.split('\t');
+    assert.ok(linkId && networkId && source && source.length > 40, id);
   }
 });
 

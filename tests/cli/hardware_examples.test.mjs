@@ -79,3 +79,22 @@ test('FP4 checkpoint weights (gpt-oss MXFP4): weight-only with a warning on H100
   assert.equal(b200.result.deployment.weights, 'mxfp4');
   assert.ok(h100.result.memory_per_gpu.weights_GiB < 16, 'MXFP4 experts, not bf16, are held');
 });
+
+// Issue 25's "one source for a GPU's links": no code picks an interconnect by
+// name. The ids appear only in the presets (a GPU's default_intra_node and
+// default_inter_node), in scenarios and examples, and in two engine files that
+// name measured links, not a user's: the accuracy report (the links the
+// published rows were measured on) and the calibration of an unmeasured link
+// (which measured link of its kind its efficiencies are transferred from).
+test('no rule outside the presets picks a link: interconnect ids are absent from the page code and the engine', () => {
+  const ids = fs.readdirSync(path.join(repoRoot, 'presets', 'interconnects')).map((f) => f.replace(/\.json$/, ''));
+  const quoted = new RegExp(`["'\`](${ids.join('|')})["'\`]`);
+  const measuredLinks = new Set(['engine/cli/cmd_report_accuracy.cpp', 'engine/comm/collectives.cpp']);
+  const files = (dir, ext) => fs.readdirSync(path.join(repoRoot, dir), { recursive: true })
+    .filter((f) => ext.test(f)).map((f) => path.join(dir, f));
+  const found = [...files('web/src', /\.m?js$/), ...files('web', /^[^/]*\.html$/), ...files('engine', /\.(cpp|hpp|h)$/)]
+    .filter((f) => !measuredLinks.has(f))
+    .filter((f) => quoted.test(fs.readFileSync(path.join(repoRoot, f), 'utf8')));
+  assert.deepEqual(found, []);
+  assert.ok(ids.length >= 15, 'the interconnect presets were read');
+});

@@ -63,3 +63,38 @@ test('a config it cannot read gets a located error that says what to do', () => 
   assert.match(r.err, /error \[invalid_value\] at '\/hf_config\/model_type'/);
   assert.match(r.err, /supported: /);
 });
+
+// Issue 21's memory-fit points through the real CLI (`sightline validate`, which runs the
+// memory check before any simulation): a vLLM-style replica (I2.1's 90% of GPU memory, an
+// 8192-token step budget) on one node of TP GPUs, the model as published.
+test('memory fit matches the deployments people run: DeepSeek-V3, Llama-3.1-405B, gpt-oss-120b, Kimi-K2', () => {
+  const base = JSON.parse(cli(['presets', 'scenarios', '--format', 'json']).out).find((s) => s.id === 'I2.1');
+  const fit = (model, gpu, tp, precision) => {
+    const s = structuredClone(base);
+    s.model = model;
+    s.hardware = { gpu, gpus_per_node: tp, ...(tp > 1 ? { intra_node: 'nvlink4-nvswitch' } : {}) };
+    if (precision) s.precision = precision;
+    else delete s.precision;
+    s.serving.parallelism = { ...s.serving.parallelism, tp };
+    s.serving.scheduler = { ...s.serving.scheduler, max_num_batched_tokens: 8192 };
+    const r = cli(['validate', '-'], JSON.stringify(s));
+    if (r.code === 0) return true;
+    assert.match(r.err, /\[does_not_fit\]/, `${JSON.stringify(model).slice(0, 60)} on ${tp}x ${gpu}: ${r.err}`);
+    return false;
+  };
+  const published = (file) => ({ hf_config: JSON.parse(readFileSync(path.join(dir, file), 'utf8')) });
+  const fp8 = { weights: 'fp8', activations: 'bf16', kv_cache: 'bf16' };
+  const ds = published('deepseek-ai--DeepSeek-V3.json');  // fp8 from its own quantization_config
+  assert.equal(fit(ds, 'h200', 8), true, 'DeepSeek-V3 FP8 fits 8x H200');
+  assert.equal(fit(ds, 'h100-sxm', 8), false, 'DeepSeek-V3 FP8 does not fit 8x H100');
+  const l405 = published('meta-llama--Meta-Llama-3.1-405B.json');
+  assert.equal(fit(l405, 'h100-sxm', 8, fp8), true, 'Llama-3.1-405B FP8 fits 8x H100');
+  assert.equal(fit(l405, 'h100-sxm', 8), false, 'in bf16 it does not');
+  const oss = published('openai--gpt-oss-120b.json');  // MXFP4 experts from its quantization_config
+  assert.equal(fit(oss, 'h100-sxm', 1), true, 'gpt-oss-120b fits one 80 GB GPU');
+  assert.equal(fit(oss, 'a100-80g-sxm', 1), true, 'gpt-oss-120b fits one A100 80 GB');
+  // The shipped Kimi-K2 copy is trimmed to its architecture keys (SOURCES.md): FP8 given as published.
+  const kimi = published('moonshotai--Kimi-K2-Instruct.json');
+  assert.equal(fit(kimi, 'h200', 8, fp8), false, 'Kimi-K2 FP8 does not fit 8x H200');
+  assert.equal(fit('kimi-k2', 'h200', 8, fp8), false, 'nor does its preset');
+});

@@ -34,7 +34,7 @@ std::string error_path(const json& hw) {
 
 }  // namespace
 
-TEST_CASE("gpu catalogue: every GPU cites its source and names an intra-node link preset of its own") {
+TEST_CASE("gpu catalogue: every GPU cites its source and names its own intra-node link and inter-node network") {
   const auto gpus = list_presets("gpus");
   REQUIRE(gpus.size() >= 24);
   for (const json* p : gpus) {
@@ -47,6 +47,11 @@ TEST_CASE("gpu catalogue: every GPU cites its source and names an intra-node lin
     CHECK(l.scope == "intra_node");
     // A GPU without NVLink/xGMI ships on PCIe; one with it ships on it.
     if (g.nvlink_bandwidth_GBps == 0) CHECK(l.kind == "pcie");
+    // ... and the network between its nodes, also from the preset (nothing else picks one).
+    REQUIRE_FALSE(g.default_inter_node.empty());
+    const InterconnectSpec net = read_interconnect(json(g.default_inter_node), "/hardware/inter_node");
+    CHECK(net.scope == "inter_node");
+    CHECK(g.source.find("default_inter_node " + g.default_inter_node) != std::string::npos);
     CHECK(g.idle_power_W < g.tdp_W);
     CHECK(g.memory_GiB > 0);
   }
@@ -163,4 +168,18 @@ TEST_CASE("fp4: runs on FP4 tensor cores where the GPU has them, weight-only wit
     REQUIRE(s.warnings.size() == 1);
     CHECK(s.warnings[0].find("no FP4 tensor cores") != std::string::npos);
   }
+}
+
+TEST_CASE("links: a GPU's default_inter_node must be a network between nodes, located where it is given") {
+  json custom = *find_preset("gpus", "h100-sxm");
+  custom["default_inter_node"] = "nvlink4-nvswitch";
+  try {
+    read_gpu(custom, "/hardware/gpu");
+    FAIL("an intra-node link accepted as a network");
+  } catch (const SightlineError& e) {
+    CHECK(e.path() == "/hardware/gpu/default_inter_node");
+  }
+  custom["default_inter_node"] = "roce-400g";
+  CHECK(read_gpu(custom, "/hardware/gpu").default_inter_node == "roce-400g");
+  CHECK(read_gpu(custom, "/hardware/gpu").to_json()["default_inter_node"] == "roce-400g");
 }

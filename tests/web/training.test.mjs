@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import {
   checkBuilt, startServer, launchBrowser, newPage, cli, cliPath, scenarioPreset, fixed3, waitDone, metric, siteDir,
-  setField, viewMetrics,
+  setField, viewMetrics, cliPresets,
 } from './harness.mjs';
 
 let server;
@@ -253,7 +253,10 @@ test('a sweep over data parallelism resizes the cluster; a micro-batch sweep plo
   };
   const row = async (v) => page.$$eval(`#sweep-table tbody tr[data-value="${v}"] td`, (tds) => tds.map((t) => t.textContent));
   assert.equal((await row(4))[0], fixed3(at(4, { gpus_per_node: 4, intra_node: 'nvlink3-nvswitch' }).metrics.tokens_per_s_per_gpu));
-  assert.equal((await row(16))[0], fixed3(at(16, { gpus_per_node: 8, nodes: 2, intra_node: 'nvlink3-nvswitch', inter_node: 'ib-ndr' }).metrics.tokens_per_s_per_gpu));
+  // Two nodes: the network is the GPU preset's own (its default_inter_node), as the engine's searches pick it.
+  const gpuPreset = cliPresets('gpus').find((g) => g.id === base.hardware.gpu);
+  assert.ok(gpuPreset.default_inter_node, base.hardware.gpu);
+  assert.equal((await row(16))[0], fixed3(at(16, { gpus_per_node: 8, nodes: 2, intra_node: 'nvlink3-nvswitch', inter_node: gpuPreset.default_inter_node }).metrics.tokens_per_s_per_gpu));
 
   // Micro-batch sweep: memory per GPU is a metric to plot.
   await page.selectOption('#sweep-field', 'train_mbs');

@@ -1,6 +1,7 @@
 // Fields that follow their owners, so an edit does not leave the scenario
 // inconsistent: the GPU picks its own link generation for the GPUs of a node;
-// more than one GPU per node picks that link when none is set; in latency mode
+// more than one GPU per node picks that link when none is set, and more than one
+// node the GPU's own network (both from the GPU preset); in latency mode
 // TP × PP resizes the node to match; and TP larger than a node proposes a
 // multi-node layout (TP inside the node, PP across nodes). Each change is said
 // in a note next to the fields. Runs before the form's own change handler, so
@@ -52,14 +53,20 @@ function followNodeSize() {
   say(`More than one GPU per node needs a link between them: ${linkName(link)} chosen${gpu ? ` for the ${gpu.name || gpu.id}` : ''}.`);
 }
 
-/** Several nodes need a network: the fastest for a PCIe Gen5 GPU, the slowest listed otherwise. */
+/** The network between the GPU's nodes: the preset's default_inter_node, the one place it is decided. */
+function networkFor(gpu) {
+  if (!gpu || !gpu.default_inter_node) return null;
+  return networks.find((l) => l.id === gpu.default_inter_node) || null;
+}
+
+/** Several nodes need a network: the GPU's own (a custom GPU naming none leaves it to the engine's located error). */
 function followNodes() {
-  if (intOf('nodes', 1) < 2 || $('inter_node').value || !networks.length) return;
+  if (intOf('nodes', 1) < 2 || $('inter_node').value) return;
   const gpu = gpus.get($('gpu').value);
-  const sorted = [...networks].sort((a, b) => a.bandwidth_per_gpu_GBps - b.bandwidth_per_gpu_GBps);
-  const net = gpu && Number(gpu.pcie_gen) >= 5 ? sorted[sorted.length - 1] : sorted[0];
+  const net = networkFor(gpu);
+  if (!net) return;
   $('inter_node').value = net.id;
-  say(`Several nodes need a network between them: ${linkName(net)} chosen.`);
+  say(`Several nodes need a network between them: ${linkName(net)} chosen${gpu ? ` for the ${gpu.name || gpu.id}` : ''}.`);
 }
 
 /** Latency mode runs one replica on TP × PP GPUs: the node follows; TP beyond a node proposes nodes. */

@@ -10,7 +10,7 @@ import { metricLabel, sig3, fixed3, unitName } from './format.js';
 import { catalogueKind, hasCatalogue, metricList } from './catalogue.js';
 import { toCsv, download } from './export.js';
 import { $, cell, setRunStatus, showFormError } from './dom.js';
-import { defaultIntraNode } from './gpu-links.js';
+import { defaultIntraNode, defaultInterNode } from './gpu-links.js';
 
 export const MAX_POINTS = 200;
 
@@ -85,7 +85,6 @@ function metricNames(result) {
   return Object.keys(m).filter((k) => typeof m[k] === 'number' && Number.isFinite(m[k]));
 }
 
-
 /**
  * The hardware of a training scenario after a parallelism change: dp×tp×pp×cp
  * GPUs, min(8, that) per node (or the largest divisor ≤ 8 that keeps whole TP
@@ -111,11 +110,9 @@ export function trainingHardware(s, getGpu = () => null) {
   const hw = { ...(s.hardware || {}) };
   hw.gpus_per_node = perNode;
   if (nodes > 1 || hw.nodes !== undefined) hw.nodes = nodes;
-  if (perNode > 1 && !hw.intra_node) {
-    const gpu = typeof hw.gpu === 'object' ? hw.gpu : getGpu(hw.gpu);
-    hw.intra_node = defaultIntraNode(gpu);
-  }
-  if (nodes > 1 && !hw.inter_node) hw.inter_node = 'ib-ndr';
+  const gpu = typeof hw.gpu === 'object' ? hw.gpu : getGpu(hw.gpu);
+  if (perNode > 1 && !hw.intra_node) hw.intra_node = defaultIntraNode(gpu);
+  if (nodes > 1 && !hw.inter_node) hw.inter_node = defaultInterNode(gpu);
   s.hardware = hw;
 }
 
