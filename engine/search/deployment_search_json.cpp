@@ -93,44 +93,39 @@ json DeploymentSearchResult::to_json() const {
     key_metrics.push_back(search_count(MetricKind::kDeploymentSearch, "gpus", b.c.gpus()));
   }
   key_metrics.push_back(search_count(MetricKind::kDeploymentSearch, "deployments_simulated", simulated));
-  if (budget)
-    return {{"kind", "deployment_search"},
-            {"objective", "usd_per_million_tokens_at_max_qps"},
-            {"target_qps", nullptr},
-            {"max_gpus", max_gpus},
-            {"slo", slo},
-            {"accuracy", accuracy},
-            {"key_metrics", key_metrics},
-            {"space", {{"layouts", space_size}, {"pruned", pruned}, {"simulated", simulated}, {"requests_simulated", requests_simulated}}},
-            {"cheapest_meeting_slo", best},
-            {"pareto_axes", {"usd_per_million_tokens", "max_qps"}},
-            {"pareto_front", front_j},
-            {"ranked", table},
-            {"pruned", pruned_j},
-            {"criterion",
-             "no target rate: each layout fills max_gpus (the most replicas on whole nodes) and its highest rate within "
-             "the SLO comes from the steady-state capacity search (serving.max_qps_search: stable, and the batch-means "
-             "interval of the post-warm-up SLO attainment at or above the target; undecided counts as a miss, so "
-             "max_qps errs low); ranked by $/Mtok at that rate (the deployment's price per hour over the input and "
-             "output tokens per hour it carries there), the same order as requests per dollar; the Pareto front of "
-             "$/Mtok against max_qps re-runs the search at the kernels' low and high cost bounds for the 80% interval"}};
-  return {{"kind", "deployment_search"},
-          {"target_qps", target_qps},
-          {"max_gpus", max_gpus},
-          {"slo", slo},
-          {"accuracy", accuracy},
-          {"key_metrics", key_metrics},
-          {"space", {{"layouts", space_size}, {"pruned", pruned}, {"simulated", simulated}, {"requests_simulated", requests_simulated}}},
-          {"cheapest_meeting_slo", best},
-          {"pareto_axes", {"usd_per_million_tokens", "ttft_p99_ms"}},
-          {"pareto_front", front_j},
-          {"ranked", table},
-          {"pruned", pruned_j},
-          {"criterion",
-           "each candidate runs at target_qps with serving.steady_state: the capacity search's run sizing and growth, "
-           "and its verdict (stable, and the batch-means interval of the post-warm-up SLO attainment at or above the "
-           "target; undecided counts as a miss); ranked at the cost model's central bound; the Pareto points re-run "
-           "at the kernels' low and high cost bounds give the 80% interval; $/Mtok counts input and output tokens"}};
+  // The parts both questions share; json objects keep their keys sorted, so
+  // the order they are set in does not change the output.
+  json out = {{"kind", "deployment_search"},
+              {"max_gpus", max_gpus},
+              {"slo", slo},
+              {"accuracy", accuracy},
+              {"key_metrics", key_metrics},
+              {"space", {{"layouts", space_size}, {"pruned", pruned}, {"simulated", simulated}, {"requests_simulated", requests_simulated}}},
+              {"cheapest_meeting_slo", best},
+              {"pareto_front", front_j},
+              {"ranked", table},
+              {"pruned", pruned_j}};
+  if (budget) {
+    out["objective"] = "usd_per_million_tokens_at_max_qps";
+    out["target_qps"] = nullptr;
+    out["pareto_axes"] = {"usd_per_million_tokens", "max_qps"};
+    out["criterion"] =
+      "no target rate: each layout fills max_gpus (the most replicas on whole nodes) and its highest rate within "
+      "the SLO comes from the steady-state capacity search (serving.max_qps_search: stable, and the batch-means "
+      "interval of the post-warm-up SLO attainment at or above the target; undecided counts as a miss, so "
+      "max_qps errs low); ranked by $/Mtok at that rate (the deployment's price per hour over the input and "
+      "output tokens per hour it carries there), the same order as requests per dollar; the Pareto front of "
+      "$/Mtok against max_qps re-runs the search at the kernels' low and high cost bounds for the 80% interval";
+  } else {
+    out["target_qps"] = target_qps;
+    out["pareto_axes"] = {"usd_per_million_tokens", "ttft_p99_ms"};
+    out["criterion"] =
+      "each candidate runs at target_qps with serving.steady_state: the capacity search's run sizing and growth, "
+      "and its verdict (stable, and the batch-means interval of the post-warm-up SLO attainment at or above the "
+      "target; undecided counts as a miss); ranked at the cost model's central bound; the Pareto points re-run "
+      "at the kernels' low and high cost bounds give the 80% interval; $/Mtok counts input and output tokens";
+  }
+  return out;
 }
 
 }  // namespace sightline::search

@@ -128,16 +128,26 @@ TEST_CASE("capacity search: 'missed even at min_qps' only when min_qps was simul
 }
 
 TEST_CASE("search_rank refuses more (or fewer) results than the plan has candidates") {
-  const std::string question = read_source_file("examples/search-llama3-70b.json");
-  if (question.empty()) return;
-  const json plan = envelope(api::search_plan(question));
-  REQUIRE(plan["ok"] == true);
-  const size_t n = plan["result"]["candidates"].size();
-  json results = json::array();
-  for (size_t i = 0; i < n + 50; ++i) results.push_back(json::object());
-  check_error(envelope(api::search_rank(question, results.dump())), "constraint_violation", "/results");
-  json fewer = json::array();
-  check_error(envelope(api::search_rank(question, fewer.dump())), "constraint_violation", "/results");
+  const std::string text = read_source_file("examples/search-llama3-70b.json");
+  if (text.empty()) return;
+  // Both questions: at a target rate, and within a GPU budget (no target
+  // rate). For the budget question ac43451 priced each capacity answer
+  // against its candidate before checking the count, reading past the plan's
+  // candidates (a heap-buffer-overflow that this case shows under ASan in
+  // .ci/sanitize; tests/README.md).
+  json budget = json::parse(text);
+  budget.erase("target_qps");
+  for (const std::string& question : {text, budget.dump()}) {
+    const json plan = envelope(api::search_plan(question));
+    REQUIRE(plan["ok"] == true);
+    const size_t n = plan["result"]["candidates"].size();
+    json results = json::array();
+    for (size_t i = 0; i < n + 50; ++i)
+      results.push_back({{"max_qps", {{"qps", 1.0 + static_cast<double>(i)}, {"service_rate_qps", 2.0 + static_cast<double>(i)}}}});
+    check_error(envelope(api::search_rank(question, results.dump())), "constraint_violation", "/results");
+    json fewer = json::array();
+    check_error(envelope(api::search_rank(question, fewer.dump())), "constraint_violation", "/results");
+  }
 }
 
 TEST_CASE("the resolved scenario of every preset validates again (round trip)") {

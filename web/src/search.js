@@ -275,17 +275,23 @@ export class Search {
     return question;
   }
 
-  async run() {
-    if (this.job) return;
-    let question;
+  /** The question in the form, or null after marking the input that cannot be read. */
+  questionOrError() {
     try {
-      question = this.readQuestion();
+      const question = this.readQuestion();
+      this.showError(null);
+      return question;
     } catch (err) {
       if (!(err instanceof QuestionError)) throw err;
       this.showError(`Search question: ${err.message}.`, err.input);
-      return;
+      return null;
     }
-    this.showError(null);
+  }
+
+  async run() {
+    if (this.job) return;
+    const question = this.questionOrError();
+    if (!question) return;
     const asked = JSON.stringify(canonical(question));
     if (this.shared && JSON.stringify(this.shared.question) !== asked) this.shared = null;  // the form was edited
     const runId = ++this.runId;
@@ -466,15 +472,8 @@ export class Search {
 
   /** The link of the question in the form (before or after it runs); the answer travels with it once computed. */
   share() {
-    let question;
-    try {
-      question = this.readQuestion();
-    } catch (err) {
-      if (!(err instanceof QuestionError)) throw err;
-      this.showError(`Search question: ${err.message}.`, err.input);
-      return;
-    }
-    this.showError(null);
+    const question = this.questionOrError();
+    if (!question) return;
     const same = this.question && this.answer && JSON.stringify(canonical(question)) === JSON.stringify(canonical(this.question));
     const box = $('search-share-box');
     box.hidden = false;
