@@ -21,6 +21,19 @@ double GpuSpec::peak_tflops_for(Dtype d) const {
 
 namespace {
 
+// A GPU preset's default link of one scope (its own link inside a node, or
+// the network between its nodes): an interconnect preset id of that scope.
+void read_gpu_default_link(const ObjectReader& r, const char* key, const char* scope, const char* kind_words,
+                           const char* wrong_scope_words, std::string& out) {
+  const json* link = r.find(key);
+  if (!link) return;
+  const std::string where = r.child_path(key);
+  if (!link->is_string()) fail(error_code::kType, where, std::string("expected ") + kind_words + " interconnect preset id");
+  if (read_interconnect(*link, where).scope != scope)
+    fail(error_code::kConstraint, where, "'" + link->get<std::string>() + "' " + wrong_scope_words);
+  out = link->get<std::string>();
+}
+
 GpuSpec read_gpu_object(const json& value, const std::string& path) {
   ObjectReader r(value, path,
                  {"id", "name", "source", "vendor", "architecture", "peak_tflops", "memory_GiB", "hbm_bandwidth_GBps",
@@ -56,20 +69,10 @@ GpuSpec read_gpu_object(const json& value, const std::string& path) {
   g.pcie_bandwidth_GBps = r.number("pcie_bandwidth_GBps", 0.1, 1e5, 32);
   g.tdp_W = r.number("tdp_W", 1, 1e5);
   g.idle_power_W = r.number("idle_power_W", 0, 1e5, g.tdp_W * 0.1);
-  if (const json* link = r.find("default_intra_node")) {
-    const std::string where = r.child_path("default_intra_node");
-    if (!link->is_string()) fail(error_code::kType, where, "expected an intra-node interconnect preset id");
-    if (read_interconnect(*link, where).scope != "intra_node")
-      fail(error_code::kConstraint, where, "'" + link->get<std::string>() + "' is an inter-node network, not a GPU's own link");
-    g.default_intra_node = link->get<std::string>();
-  }
-  if (const json* net = r.find("default_inter_node")) {
-    const std::string where = r.child_path("default_inter_node");
-    if (!net->is_string()) fail(error_code::kType, where, "expected an inter-node interconnect preset id");
-    if (read_interconnect(*net, where).scope != "inter_node")
-      fail(error_code::kConstraint, where, "'" + net->get<std::string>() + "' is a link inside a node, not a network between nodes");
-    g.default_inter_node = net->get<std::string>();
-  }
+  read_gpu_default_link(r, "default_intra_node", "intra_node", "an intra-node", "is an inter-node network, not a GPU's own link",
+                        g.default_intra_node);
+  read_gpu_default_link(r, "default_inter_node", "inter_node", "an inter-node",
+                        "is a link inside a node, not a network between nodes", g.default_inter_node);
   return g;
 }
 
