@@ -53,7 +53,7 @@ TEST_CASE("serving key metrics: the typed figures equal what the result says at 
     json doc = sightline::test::preset("scenarios", id);
     json& sv = doc["serving"];
     sv["workload"]["num_requests"] = 60;
-    if (sv.contains("max_qps_search")) sv["max_qps_search"] = {{"iterations", 2}, {"num_requests", 60}};
+    if (sv.contains("max_qps_search")) sv["max_qps_search"] = {{"iterations", 2}, {"num_requests", 100}};
     serve::ServingJob job(read_scenario(doc));
     while (!job.step(1 << 20)) {
     }
