@@ -35,7 +35,7 @@ KeyMetric written_key_metric(const MetricInfo& m, const json& result) {
 
 }  // namespace
 
-TEST_CASE("serving key metrics: every serving metric of the catalogue reads a typed field") {
+TEST_CASE("key metrics: serving: every serving metric of the catalogue reads a typed field") {
   int serving = 0;
   for (const MetricInfo& m : metric_catalogue()) {
     if (m.kind != MetricKind::kServing) continue;
@@ -47,7 +47,7 @@ TEST_CASE("serving key metrics: every serving metric of the catalogue reads a ty
   CHECK(serving > 90);
 }
 
-TEST_CASE("serving key metrics: the typed figures equal what the result says at the catalogue's location") {
+TEST_CASE("key metrics: serving: the typed figures equal what the result says at the catalogue's location") {
   int compared = 0, present = 0;
   for (const char* id : {"I2.3", "I4.2", "I5.1", "I5.2", "I5.3", "I5.4", "I5.5"}) {
     json doc = sightline::test::preset("scenarios", id);
