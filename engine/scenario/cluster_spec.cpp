@@ -25,6 +25,25 @@ void check_layout(const ModelArch& m, const ParallelLayout& l, const HardwareSpe
              std::to_string(hw.gpus_per_node) + ")");
 }
 
+// The layout without pools: serving.parallelism's tp × pp (1 × 1 by default) repeated
+// over every GPU of the hardware, as one pool of mixed replicas. The page relies on
+// this rule rather than computing replica counts itself.
+PoolSpec parallelism_pool(const Scenario& s, const ParallelLayout& layout, const std::string& parallelism_path) {
+  const std::string tp_path = pointer_append(parallelism_path, "tp");
+  check_layout(s.model, layout, s.hardware, tp_path, pointer_append(parallelism_path, "pp"));
+  const int total = s.hardware.total_gpus();
+  const int per = layout.tp * layout.pp;
+  if (total % per != 0)
+    fail(error_code::kConstraint, tp_path,
+         "tp × pp = " + std::to_string(per) + " does not divide the " + std::to_string(total) +
+             " GPUs of the hardware into whole replicas");
+  PoolSpec p;
+  p.name = "replicas";
+  p.replicas = total / per;
+  p.layout = layout;
+  return p;
+}
+
 }  // namespace
 
 ClusterSpec read_cluster(const json* v, const std::string& path, const Scenario& s, const ParallelLayout& default_layout,
@@ -32,28 +51,25 @@ ClusterSpec read_cluster(const json* v, const std::string& path, const Scenario&
   ClusterSpec c;
   const int total = s.hardware.total_gpus();
   if (!v) {
-    const std::string tp_path = pointer_append(parallelism_path, "tp");
-    check_layout(s.model, default_layout, s.hardware, tp_path, pointer_append(parallelism_path, "pp"));
-    const int per = default_layout.tp * default_layout.pp;
-    if (total % per != 0)
-      fail(error_code::kConstraint, tp_path,
-           "tp × pp = " + std::to_string(per) + " does not divide the " + std::to_string(total) +
-               " GPUs of the hardware into whole replicas");
-    PoolSpec p;
-    p.name = "replicas";
-    p.replicas = total / per;
-    p.layout = default_layout;
-    c.pools.push_back(p);
+    c.pools.push_back(parallelism_pool(s, default_layout, parallelism_path));
     return c;
   }
-  if (has_parallelism)
-    fail(error_code::kConstraint, parallelism_path,
-         "with serving.cluster the parallelism is given per pool; remove serving.parallelism");
   ObjectReader r(*v, path, {"router", "pools", "kv_transfer_link"});
+  if (has_parallelism && r.has("pools"))
+    fail(error_code::kConstraint, parallelism_path,
+         "with serving.cluster.pools the parallelism is given per pool; remove serving.parallelism");
   c.router = pick<RouterKind>(r.choice("router", registry_names(routers()), "round_robin"),
                               {{"round_robin", RouterKind::RoundRobin},
                                {"least_outstanding", RouterKind::LeastOutstanding},
                                {"least_kv_load", RouterKind::LeastKvLoad}});
+  if (!r.has("pools")) {
+    // A router (or nothing) without pools: serving.parallelism's single pool.
+    c.pools.push_back(parallelism_pool(s, default_layout, parallelism_path));
+    if (r.has("kv_transfer_link"))
+      fail(error_code::kConstraint, r.child_path("kv_transfer_link"),
+           "kv_transfer_link needs prefill and decode pools (disaggregated serving)");
+    return c;
+  }
   const json& pools = r.required("pools");
   const std::string ppath = r.child_path("pools");
   if (!pools.is_array() || pools.empty())

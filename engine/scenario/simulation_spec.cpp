@@ -375,7 +375,8 @@ void check_pools_fit(const ObjectReader& r, const Scenario& s, const SimulationS
     const PoolSpec& p = sp.cluster.pools[i];
     const GpuSpec& gpu = p.gpu ? *p.gpu : s.hardware.gpu;
     const ReplicaMemoryPlan plan = plan_replica_memory(s.model, s.precision, p.layout, gpu, runtime, sp);
-    const std::string where = r.has("cluster") ? pointer_append(pointer_append(r.child_path("cluster"), "pools"), i)
+    const json* cluster = r.find("cluster");
+    const std::string where = cluster && cluster->contains("pools") ? pointer_append(pointer_append(r.child_path("cluster"), "pools"), i)
                                                : pointer_append(r.child_path("parallelism"), "tp");
     const double fixed = plan.weights_GiB + plan.draft_weights_GiB + plan.lora_GiB + plan.activations_GiB + plan.runtime_GiB;
     for (size_t e = 0; e < plan.engines.size(); ++e) {

@@ -123,6 +123,19 @@ std::vector<BadCase> bad_cases() {
       {"parallelism next to a cluster",
        [] { json s = sim(); s["serving"]["cluster"] = {{"pools", {{{"replicas", 1}, {"tp", 1}}}}}; return s; },
        "constraint_violation", "/serving/parallelism"},
+      {"router next to a parallelism that does not fill the GPUs in whole replicas",
+       [] {
+         json s = sim();
+         s["hardware"]["gpus_per_node"] = 3;
+         s["hardware"]["intra_node"] = "nvlink3-nvswitch";
+         s["serving"]["parallelism"]["tp"] = 2;
+         s["serving"]["cluster"] = {{"router", "least_outstanding"}};
+         return s;
+       },
+       "constraint_violation", "/serving/parallelism/tp"},
+      {"kv_transfer_link without pools",
+       [] { json s = sim(); s["serving"]["cluster"] = {{"kv_transfer_link", "nvlink3-nvswitch"}}; return s; },
+       "constraint_violation", "/serving/cluster/kv_transfer_link"},
       {"unknown router", [] { json s = sim(); s["serving"].erase("parallelism"); s["serving"]["cluster"] = {{"router", "random"}, {"pools", {{{"replicas", 1}}}}}; return s; },
        "invalid_value", "/serving/cluster/router"},
       {"draft model with another vocabulary",
@@ -201,4 +214,25 @@ TEST_CASE("serving simulator: error messages name the valid choices") {
   CHECK(msg.find("continuous") != std::string::npos);
   CHECK(msg.find("chunked_prefill") != std::string::npos);
   CHECK(msg.find("static") != std::string::npos);
+}
+
+// The page sets only serving.cluster.router next to serving.parallelism; the engine
+// derives the pool (every GPU in replicas of tp × pp), the same as without a router.
+TEST_CASE("serving simulator: a router without pools keeps the parallelism's layout") {
+  json s = sim();
+  s["hardware"]["gpus_per_node"] = 2;
+  s["hardware"]["intra_node"] = "nvlink3-nvswitch";
+  s["serving"]["workload"]["num_requests"] = 8;
+  const json plain = run(s);
+  REQUIRE(plain["ok"] == true);
+  s["serving"]["cluster"] = {{"router", "least_outstanding"}};
+  const json routed = run(s);
+  REQUIRE(routed["ok"] == true);
+  const json pools = routed["result"]["deployment"]["pools"];
+  REQUIRE(pools.size() == 1);
+  CHECK(pools[0]["replicas"] == 2);
+  CHECK(pools[0]["tp"] == 1);
+  CHECK(pools[0]["pp"] == 1);
+  CHECK(routed["result"]["deployment"]["router"] == "least_outstanding");
+  CHECK(plain["result"]["deployment"]["pools"] == pools);
 }

@@ -266,19 +266,28 @@ test('a share link of an edited serving scenario reproduces the same numbers in 
   await waitDone(page, 'I2.1');
 });
 
-test('choosing a router turns the parallelism into a pool of replicas', async () => {
+test('choosing a router sets only the router; the engine lays out the pool, and disaggregation off gives the layout back', async () => {
   await page.selectOption('#scenario', 'I2.1');
   await waitDone(page, 'I2.1');
   await page.selectOption('#sim_router', 'least_outstanding');
   await page.waitForFunction(() => document.getElementById('run-status').dataset.state === 'done'
     && document.getElementById('summary').textContent.includes('router least_outstanding'));
-  const scenario = await page.evaluate(async () => {
-    const { decodeLink } = await import('./share.js');
-    return decodeLink(location.hash);
-  });
-  assert.equal(scenario.overrides.serving.cluster.router, 'least_outstanding');
-  assert.deepEqual(scenario.overrides.serving.cluster.pools, [{ name: 'replicas', replicas: 1, tp: 1, pp: 1 }]);
+  let scenario = await sharedScenario(page);
+  // The page wrote the user's choice only (the preset's parallelism stays); the engine's
+  // result gives the layout (1 GPU, one replica).
+  assert.deepEqual(scenario.overrides.serving, { cluster: { router: 'least_outstanding' } });
+  assert.match(await page.textContent('#summary'), / on 1 × /);
+  // The disaggregation inputs offer the engine's replica (split in two) and its tp.
+  assert.deepEqual(await Promise.all(['disagg_prefill', 'disagg_decode', 'disagg_tp'].map((id) => page.inputValue(`#${id}`))), ['1', '1', '1']);
   assert.equal(await page.isVisible('#error'), false);
+  // Disaggregation on asks for 2 GPUs of a 1-GPU machine: a located error; off again, the router's pool runs.
+  await page.check('#disagg_enabled');
+  await page.waitForFunction(() => !document.getElementById('error').hidden);
+  await page.uncheck('#disagg_enabled');
+  await page.waitForFunction(() => document.getElementById('run-status').dataset.state === 'done'
+    && document.getElementById('error').hidden);
+  scenario = await sharedScenario(page);
+  assert.deepEqual(scenario.overrides.serving, { cluster: { router: 'least_outstanding' } }, 'the preset\'s tp 1 × pp 1 again');
   await page.click('#reset');
   await waitDone(page, 'I2.1');
   assert.deepEqual(page.errors, []);

@@ -226,6 +226,7 @@ function showResult(scenario, result, warnings) {
   }
   renderHeadline(v, result);
   renderView(v, result, warnings, scenario);
+  if (!embed) form.showLayout(result.deployment);
   assumptions.render(scenario, result);
   showMeasuredCheck(scenario, result);
   $('results').dataset.scenario = (result.scenario && result.scenario.id) || '';

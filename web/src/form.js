@@ -92,20 +92,14 @@ function toggleField(id, path, group) {
 }
 
 /**
- * The router lives in serving.cluster, which excludes serving.parallelism: choosing a
- * router in a scenario laid out by parallelism turns the layout into the equivalent pool.
+ * The router lives in serving.cluster; next to serving.parallelism the engine lays
+ * the GPUs out as one pool of tp × pp replicas (no pools needed), so the page only
+ * sets the router and leaves the layout to the engine.
  */
 function writeRouter(s, v) {
-  const serving = s.serving || (s.serving = {});
-  if (!serving.cluster && serving.parallelism && typeof serving.parallelism === 'object') {
-    const tp = Number(serving.parallelism.tp) || 1;
-    const pp = Number(serving.parallelism.pp) || 1;
-    const hw = s.hardware || {};
-    const gpus = (Number(hw.gpus_per_node) || 1) * (Number(hw.nodes) || 1);
-    serving.cluster = { pools: [{ name: 'replicas', replicas: Math.max(1, Math.floor(gpus / (tp * pp))), tp, pp }] };
-    delete serving.parallelism;
-  }
   setAt(s, '/serving/cluster/router', v === NO_LINK ? undefined : v);
+  const cluster = getAt(s, '/serving/cluster');
+  if (cluster && typeof cluster === 'object' && !Object.keys(cluster).length) setAt(s, '/serving/cluster', undefined);
 }
 
 const TRAINING_PAR = '/training/parallelism';
@@ -184,11 +178,6 @@ function exclusive(path, other, parse) {
 const MAX_QPS = '/serving/max_qps_search';
 const POOLS = '/serving/cluster/pools';
 
-function gpusOf(s) {
-  const hw = s.hardware || {};
-  return (Number(hw.gpus_per_node) || 1) * (Number(hw.nodes) || 1);
-}
-
 function disaggPools(s) {
   const pools = getAt(s, POOLS);
   if (!Array.isArray(pools)) return null;
@@ -197,15 +186,32 @@ function disaggPools(s) {
   return prefill && decode ? { prefill, decode } : null;
 }
 
-/** What the disaggregation inputs show: the scenario's pools, else an even split of its GPUs. */
+/**
+ * What the disaggregation inputs show: the scenario's pools; else, until the engine
+ * has laid the scenario out (showLayout), its tp and empty replica counts.
+ */
 function disaggShown(s, key) {
   const d = disaggPools(s);
   if (d) return String(key === 'tp' ? (d.prefill.tp ?? 1) : (d[key].replicas ?? ''));
-  const tp = Number(getAt(s, '/serving/parallelism/tp')) || 1;
-  const replicas = Math.max(1, Math.floor(gpusOf(s) / tp));
-  if (key === 'tp') return String(tp);
-  const prefill = Math.max(1, Math.floor(replicas / 2));
-  return String(key === 'prefill' ? prefill : Math.max(1, replicas - prefill));
+  return key === 'tp' ? String(Number(getAt(s, '/serving/parallelism/tp')) || 1) : '';
+}
+
+/**
+ * After a run without disaggregation: the disaggregation inputs offer the engine's own
+ * layout (result.deployment, one pool of replicas) split in two halves, so turning it on
+ * starts from the GPUs the engine counted rather than from a count the page makes.
+ */
+export function showLayout(deployment) {
+  const pools = deployment && Array.isArray(deployment.pools) ? deployment.pools : [];
+  if (pools.length !== 1 || el('disagg_enabled').checked) return;
+  const { replicas, tp, pp } = pools[0];
+  const n = (Number(replicas) || 1) * (Number(pp) || 1);  // a pp-stage replica's GPUs hold pp replicas at pp 1
+  const prefill = Math.max(1, Math.floor(n / 2));
+  const shown = { disagg_prefill: prefill, disagg_decode: Math.max(1, n - prefill), disagg_tp: Number(tp) || 1 };
+  for (const [id, v] of Object.entries(shown)) {
+    el(id).value = String(v);
+    filled.set(id, String(v));
+  }
 }
 
 /** Rebuilds the cluster as a prefill pool and a decode pool from the disaggregation inputs. */
@@ -220,14 +226,22 @@ function writeDisagg(s) {
   serving.cluster = { ...(serving.cluster || {}), pools };
 }
 
-/** Unchecking disaggregation turns the two pools back into one pool of mixed replicas. */
+/**
+ * Unchecking disaggregation keeps the decode pool's tp × pp as serving.parallelism
+ * and drops the pools: the engine lays the GPUs out as replicas of that layout.
+ */
 function writeDisaggToggle(s, on) {
   if (on) return writeDisagg(s);
   const d = disaggPools(s);
   if (!d) return undefined;
-  const tp = Number(d.decode.tp) || 1;
-  const pp = Number(d.decode.pp) || 1;
-  return setAt(s, POOLS, [{ name: 'replicas', replicas: Math.max(1, Math.floor(gpusOf(s) / (tp * pp))), tp, pp }]);
+  const serving = s.serving;
+  const cluster = { ...serving.cluster };
+  delete cluster.pools;
+  delete cluster.kv_transfer_link;
+  if (Object.keys(cluster).length) serving.cluster = cluster;
+  else delete serving.cluster;
+  serving.parallelism = { tp: Number(d.decode.tp) || 1, pp: Number(d.decode.pp) || 1 };
+  return undefined;
 }
 
 // The SLO: a bound per metric and how each is judged (serving.slo.percentiles):
