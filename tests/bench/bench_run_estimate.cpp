@@ -6,7 +6,7 @@
 // left out of the scenarios: the figure does not count them (its message says
 // so). Prints one line per run, the mean error and the largest under- and
 // overestimates. The refusal rule's margin (kProbeError in run_estimate.cpp,
-// 15%) must cover the underestimates (a run let through must normally finish):
+// 25%) must cover the underestimates (a run let through must normally finish):
 // exit 2 when one is past it.
 // Usage: bench_run_estimate [N ...]   (e.g. 20000 1000000)
 #include <chrono>
@@ -110,5 +110,5 @@ int main(int argc, char** argv) {
   }
   std::printf("%d runs: mean |error| %.2f%%, largest underestimate %+.2f%% (%s), largest overestimate %+.2f%% (%s)\n", count,
               count ? 100.0 * sum_abs / count : 0.0, 100.0 * under, under_what.c_str(), 100.0 * over, over_what.c_str());
-  return under < -0.15 ? 2 : 0;
+  return under < -0.25 ? 2 : 0;
 }

@@ -261,14 +261,14 @@ TEST_CASE("a run whose estimate, with its error, is over the budget is refused u
   const size_t about = m.find("needs about ");
   REQUIRE(about != std::string::npos);
   const double figure = std::stod(m.substr(about + 12));
-  // Within the estimate's error (15%) of the 10,110,392 units the run makes (docs/limits.md).
-  CHECK(figure > 10110392 / 1.15);
-  CHECK(figure < 10110392 * 1.15);
-  // With the budget above the figure and its error (15%), the estimate lets it through.
+  // Within the estimate's error (25%) of the 10,110,392 units the run makes (docs/limits.md).
+  CHECK(figure > 10110392 / 1.25);
+  CHECK(figure < 10110392 * 1.25);
+  // With the budget above the figure and its error (25%), the estimate lets it through.
   const sightline::Scenario big = sightline::read_scenario(s);
   const sightline::RunEstimate est = sightline::estimate_run(big, sightline::IntervalMode::CentralOnly);
   sightline::RunLimits roomy;
-  roomy.max_work_units = static_cast<int64_t>(figure * 1.16);
+  roomy.max_work_units = static_cast<int64_t>(figure * 1.26);
   roomy.ceiling = sightline::RunLimits::kNativeCeiling;
   CHECK_NOTHROW(sightline::check_run_estimate(big, est, roomy));
 }

@@ -220,7 +220,7 @@ TEST_CASE("every run has a work budget: reaching it is a located limit_exceeded,
       CHECK(m.find("refused before starting") != std::string::npos);
       const double figure = std::stod(m.substr(about + 12));
       json fits = s;
-      fits["limits"] = {{"max_work_units", static_cast<int64_t>(figure * 1.16) + 1}};
+      fits["limits"] = {{"max_work_units", static_cast<int64_t>(figure * 1.26) + 1}};
       CHECK(run(fits)["ok"] == true);
       // A run no larger than the probe is not probed: with the budget at its
       // lower bound it starts, and stops when the budget runs out.
