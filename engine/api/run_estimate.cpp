@@ -7,7 +7,9 @@
 #include "api/interval_job.hpp"
 #include "core/error.hpp"
 #include "scenario/simulation_spec.hpp"
+#include "serve/capacity_search.hpp"
 #include "serve/simulation.hpp"
+#include "serve/steady_state.hpp"
 
 namespace sightline {
 
@@ -51,8 +53,14 @@ constexpr double kProbeRefuseFactor = 1.25;
 // between its kProbeWarmup-th and its last arrival: the empty system at the
 // start and the drain at the end (which a long run has once, not per
 // probe-sized piece) do not count. If the probe's budget runs out first, the
-// units so far per arrival so far.
-double probe_units_per_request(const Scenario& s) {
+// units so far per arrival so far. `arrived` and `units` say how much the
+// probe simulated.
+struct Probe {
+  double units_per_request = 0;
+  int64_t arrived = 0, units = 0;
+};
+
+Probe probe_units_per_request(const Scenario& s) {
   serve::WorkloadOverride o;
   o.num_requests = kProbeRequests;
   serve::Simulation sim(s, o, false);
@@ -65,10 +73,15 @@ double probe_units_per_request(const Scenario& s) {
     }
     if (sim.arrived() >= sim.num_requests()) break;
   }
+  Probe p;
+  p.arrived = sim.arrived();
+  p.units = sim.events_processed();
   const int64_t arrived = std::max<int64_t>(1, sim.arrived());
   if (window_events >= 0 && sim.arrived() > window_arrivals)
-    return static_cast<double>(sim.events_processed() - window_events) / static_cast<double>(sim.arrived() - window_arrivals);
-  return static_cast<double>(sim.events_processed()) / static_cast<double>(arrived);
+    p.units_per_request = static_cast<double>(sim.events_processed() - window_events) / static_cast<double>(sim.arrived() - window_arrivals);
+  else
+    p.units_per_request = static_cast<double>(sim.events_processed()) / static_cast<double>(arrived);
+  return p;
 }
 
 std::string gib(int64_t bytes) {
@@ -174,7 +187,7 @@ void check_run_estimate(const Scenario& s, const RunEstimate& e, const RunLimits
   // measured on a probe (tens of milliseconds): a long run at low load makes
   // one step per token, far more units than the bound's full batches.
   if (s.serving && s.serving->simulation && e.requests > kProbeRequests && e.work_units_at_most > limits.max_work_units) {
-    const double per_request = probe_units_per_request(s);
+    const double per_request = probe_units_per_request(s).units_per_request;
     const double expected = per_request * static_cast<double>(e.requests) * static_cast<double>(e.runs);
     if (expected > kProbeRefuseFactor * static_cast<double>(limits.max_work_units)) {
       char figure[160];
@@ -187,6 +200,38 @@ void check_run_estimate(const Scenario& s, const RunEstimate& e, const RunLimits
                " here) or make the scenario smaller (fewer requests, shorter outputs).");
     }
   }
+}
+
+WorkRange estimate_work(const Scenario& s, IntervalMode mode, const RunLimits& limits) {
+  const RunEstimate e = estimate_run(s, mode);
+  WorkRange w;
+  const double budget = static_cast<double>(limits.max_work_units);
+  if (!s.serving || s.serving->mode != "simulate" || !s.serving->simulation) {
+    w.units_low = w.units_high = std::min(budget, static_cast<double>(e.work_units_at_least));
+    return w;
+  }
+  const serve::SimulationSpec& sp = *s.serving->simulation;
+  const Probe p = probe_units_per_request(s);
+  w.units_per_request = p.units_per_request;
+  w.probe_requests = p.arrived;
+  w.probe_units = p.units;
+  // The central run and, outside central-only, the bound runs (short paired ones or full ones).
+  const int64_t short_n = short_bound_requests(s, mode);
+  const int64_t variants = 1 + static_cast<int64_t>(sp.compares.size());
+  int64_t low = sat_add(sat_mul(e.requests, e.runs), sat_mul(sat_mul(3, variants), short_n));
+  int64_t high = low;
+  if (sp.steady_state.enabled && e.requests < sp.steady_state.max_requests)
+    high = sat_add(high, sat_mul(sat_mul(e.runs, serve::kMaxRunExtensions), sp.steady_state.max_requests));
+  if (sp.search.enabled) {
+    const serve::CapacityRequestRange r = serve::capacity_search_requests(s);
+    low = sat_add(low, sat_mul(e.runs, r.fewest));
+    high = sat_add(high, sat_mul(e.runs, r.most));
+  }
+  w.requests_low = low;
+  w.requests_high = high;
+  w.units_low = std::min(budget, std::max(static_cast<double>(e.work_units_at_least), p.units_per_request * static_cast<double>(low)));
+  w.units_high = std::min(budget, std::max(w.units_low, p.units_per_request * static_cast<double>(high)));
+  return w;
 }
 
 }  // namespace sightline
