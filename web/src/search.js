@@ -416,8 +416,8 @@ export class Search {
     const span = formatDuration(e.lowMs) === formatDuration(e.highMs) ? `about ${formatDuration(e.lowMs)}`
       : `from ${formatDuration(e.lowMs)} to ${formatDuration(e.highMs)}`;
     box.textContent = `Estimated time: ${span}. ${n} deployment${n === 1 ? '' : 's'} to simulate on ${this.pool.size} workers, `
-      + `${formatDuration(e.candidates.lowMs)} if every verdict is decided by its first run (${requests('low')} requests each on average), `
-      + `${formatDuration(e.candidates.highMs)} if every undecided run grows to its cap (${requests('high')}); then the Pareto deployments run `
+      + `${formatDuration(e.candidates.lowMs)} at the fewest requests each can simulate (${requests('low')} on average: every verdict decided by its first run), `
+      + `${formatDuration(e.candidates.highMs)} at the most (${requests('high')}: every undecided run grown to its cap); then the Pareto deployments run `
       + `again at the low and high cost bounds on one worker, ${formatDuration(e.ranking.lowMs)} for one to ${formatDuration(e.ranking.highMs)} `
       + `for ${Math.min(MAX_INTERVAL_POINTS, n)}. From the engine's work estimate of each deployment, at the speed its short probe ran at in this browser; `
       + 'the time left below follows the finished ones.';
@@ -642,7 +642,7 @@ export class Search {
       { label: 'Meets the SLO', points: meets, color: '#2f6fdb', order: 1 },
       { label: 'Misses the SLO', points: misses, color: '#9aa6b8', order: 2 },
       { label: 'Misses, far past the axis (drawn at its edge)', points: far, color: '#9aa6b8', pointStyle: 'triangle', pointRadius: 6, order: 2 },
-      ...intervals.map((pts) => ({ label: '80% interval', points: pts, line: true, color: '#d9534f', pointRadius: 0, order: 3 })),
+      ...intervals.map((pts) => ({ label: '80% interval', points: pts, line: true, color: '#d9534f', pointRadius: 0, pointStyle: 'line', order: 3 })),
     ];
     const chartEl = $('chart-search-pareto');
     chartEl.dataset.clippedPoints = String(clip.clipped);
@@ -654,6 +654,8 @@ export class Search {
       const first = series.findIndex((s) => s.label === '80% interval');
       cfg.options.plugins.legend.labels.filter = (item, data) => data.datasets[item.datasetIndex].data.length > 0
         && (first < 0 || item.datasetIndex <= first);
+      // Each entry drawn with its own marker (circle, the far misses' triangle, the interval's bar), not a box.
+      cfg.options.plugins.legend.labels.usePointStyle = true;
       // Every element under the pointer, not only the nearest: an interval bar's end can sit
       // exactly on its point (a zero-width bound), and the click must still reach the point.
       cfg.options.onClick = (evt, _nearest, chartInstance) => {
