@@ -56,11 +56,14 @@ function choose(id, value) {
 export class Search {
   /**
    * @param {{workerUrl: URL, onOpen: (scenario: object, label: string) => void,
-   *          onShare: (link: {question, answer}) => string, onDone?: (ms: number) => void}} options
-   *   onOpen loads a candidate as the current scenario; onShare returns the link of a question and its answer.
+   *          onShare: (link: {question, answer}) => string, onDone?: (ms: number) => void,
+   *          onModel?: (id: string) => void}} options
+   *   onOpen loads a candidate as the current scenario; onShare returns the link of a question and its answer;
+   *   onModel shows what the engine understood of the model chosen (on every change of it).
    */
-  constructor({ workerUrl, onOpen, onShare, onDone = () => {} }) {
+  constructor({ workerUrl, onOpen, onShare, onDone = () => {}, onModel = () => {} }) {
     this.workerUrl = workerUrl;
+    this.onModel = onModel;
     this.onOpen = onOpen;
     this.onShare = onShare;
     this.onDone = onDone;
@@ -94,6 +97,7 @@ export class Search {
       model.append(o);
     }
     wl.addEventListener('change', () => this.followWorkload());
+    model.addEventListener('change', () => this.onModel(model.value));
     $('q-question').addEventListener('change', () => this.showQuestion());
     $('search-launch-engine').replaceChildren(...LAUNCH_ENGINES.map(([id, name]) => {
       const o = document.createElement('option');
@@ -160,6 +164,7 @@ export class Search {
     const s = this.workloads.get($('q-workload').value);
     if (!s) return;
     if (typeof s.model === 'string') $('q-model').value = s.model;
+    this.onModel($('q-model').value);
     const rate = s.serving.workload && s.serving.workload.arrival && s.serving.workload.arrival.rate_qps;
     if (Number.isFinite(rate)) $('q-rate').value = String(rate);
     const wlSpec = s.serving.workload || {};
@@ -235,6 +240,7 @@ export class Search {
     const workload = [...this.workloads.values()].find((s) => s.id === question.workload_from) || null;
     if (workload) $('q-workload').value = workload.id;
     if ([...$('q-model').options].some((o) => o.value === v.model)) $('q-model').value = v.model;
+    this.onModel($('q-model').value);
     $('q-question').value = v.question;
     this.showQuestion();
     $('q-rate').value = String(v.rate);
