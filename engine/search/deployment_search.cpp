@@ -1,5 +1,7 @@
 #include "search/deployment_search.hpp"
 
+#include <optional>
+
 #include <algorithm>
 #include <cmath>
 
@@ -57,6 +59,8 @@ void check_search_space(const DeploymentSearchSpec& spec) {
   axis(spec.weights.size(), "/weights");
   axis(spec.kv_cache.size(), "/kv_cache");
   axis(spec.prefill_decode_ratio.size(), "/prefill_decode_ratio");
+  // Mixed pools pair every prefill (GPU, tp) with every decode (GPU, tp).
+  if (spec.mixed_pools) axis(spec.gpus.size() * spec.tp.size(), "/mixed_pools");
   axis(static_cast<size_t>(spec.replica_options), "/replica_options");
   if (n > kMaxCombinations)
     fail(error_code::kLimitExceeded, widest,
@@ -102,6 +106,9 @@ json candidate_document(const DeploymentSearchSpec& spec, const Candidate& c) {
   json d = spec.base;
   const int total = c.gpus();
   const int per_node = std::min(total, g.gpus_per_node);
+  const bool mixed = c.mixed();
+  const GpuOption& dg = spec.gpus[c.decode_gpu()];
+  const bool other_gpu = dg.gpu != g.gpu;
   d["hardware"] = {{"gpu", g.gpu}, {"gpus_per_node", per_node}};
   if (per_node > 1) d["hardware"]["intra_node"] = g.intra_node;
   if (total > per_node) {
@@ -109,7 +116,9 @@ json candidate_document(const DeploymentSearchSpec& spec, const Candidate& c) {
     d["hardware"]["inter_node"] = g.inter_node;
   }
   if (!d.contains("cost_model") || !d["cost_model"].is_object()) d["cost_model"] = json::object();
-  d["cost_model"]["gpu_hour_usd"] = g.usd_per_hour;
+  // Mixed pools: the deployment's price per hour spread over all its GPUs, so
+  // the run's $/Mtok prices each pool at its own GPU's rate.
+  d["cost_model"]["gpu_hour_usd"] = mixed ? candidate_usd_per_hour(spec, c) / total : g.usd_per_hour;
   if (!c.weights.empty() || !c.kv_cache.empty()) {
     if (!d.contains("precision") || !d["precision"].is_object()) d["precision"] = json::object();
     if (!c.weights.empty()) d["precision"]["weights"] = c.weights;
@@ -122,9 +131,18 @@ json candidate_document(const DeploymentSearchSpec& spec, const Candidate& c) {
   json cluster = {{"router", router}};
   if (c.ratio.disaggregated()) {
     // Both pools at the candidate's tp x pp; the base's KV link, if it names one.
+    json decode = {{"name", "decode"}, {"replicas", c.decode_replicas()}, {"tp", c.decode_tp()}, {"pp", c.pp}, {"role", "decode"}};
+    if (other_gpu) {
+      // Its own GPU and that GPU option's link between its GPUs.
+      decode["gpu"] = dg.gpu;
+      if (c.decode_tp() * c.pp > 1) decode["intra_node"] = dg.intra_node;
+    }
     cluster["pools"] = json::array({{{"name", "prefill"}, {"replicas", c.prefill_replicas()}, {"tp", c.tp}, {"pp", c.pp}, {"role", "prefill"}},
-                                    {{"name", "decode"}, {"replicas", c.decode_replicas()}, {"tp", c.tp}, {"pp", c.pp}, {"role", "decode"}}});
+                                    decode});
     if (base_cluster && base_cluster->contains("kv_transfer_link")) cluster["kv_transfer_link"] = (*base_cluster)["kv_transfer_link"];
+    // Two GPU types never share a node: the KV cache crosses the prefill
+    // nodes' network unless the base names a link.
+    else if (other_gpu) cluster["kv_transfer_link"] = g.inter_node;
   } else {
     cluster["pools"] = json::array({{{"name", "main"}, {"replicas", c.replicas}, {"tp", c.tp}, {"pp", c.pp}}});
   }
@@ -174,7 +192,7 @@ double number_at(const json& j, const char* pointer) {
 // met the SLO at no rate has no price.
 CandidateOutcome priced(const DeploymentSearchSpec& spec, const Plan& plan, size_t i, CandidateOutcome o) {
   if (!o.ok || !o.capacity) return o;
-  const double usd_per_hour = spec.gpus[plan.candidates[i].gpu].usd_per_hour * plan.candidates[i].gpus();
+  const double usd_per_hour = candidate_usd_per_hour(spec, plan.candidates[i]);
   const double tokens_per_hour = o.max_qps * plan.tokens_per_request * 3600.0;
   o.usd_per_million_tokens = tokens_per_hour > 0 ? usd_per_hour / tokens_per_hour * 1e6 : 0.0;
   return o;
@@ -191,7 +209,7 @@ std::vector<CandidateOutcome> priced_all(const DeploymentSearchSpec& spec, const
 void plan_layout(const DeploymentSearchSpec& spec, const Candidate& c, Plan& plan) {
   const int unit = c.ratio.unit();
   const int per_node = spec.gpus[c.gpu].gpus_per_node;
-  const int unit_gpus = unit * c.tp * c.pp;
+  const int unit_gpus = c.unit_gpus();
   if (unit_gpus > spec.max_gpus) {
     plan.pruned.push_back({c, c.ratio.disaggregated() ? "one " + ratio_name(c.ratio) + " unit of tp x pp (" +
                                                             std::to_string(unit_gpus) + " GPUs) above max_gpus"
@@ -301,9 +319,23 @@ LayoutBounds layout_bounds(const Scenario& s, const Candidate& c) {
   options.attention = s.serving->attention;
   const ParallelLayout layout{c.tp, c.pp};
   auto step_s = [&](const BatchShape& b) { return cost.price(build_forward_step(s.model, s.precision, layout, b, options)).time_s; };
+  // Decode steps run on the decode pool: with mixed pools, its own GPU, link and tp.
+  HardwareSpec decode_hw = s.hardware;
+  for (const serve::PoolSpec& p : sim.cluster.pools)
+    if (p.role == serve::PoolRole::Decode) {
+      if (p.gpu) decode_hw.gpu = *p.gpu;
+      if (p.intra_node) decode_hw.intra_node = p.intra_node;
+    }
+  std::optional<CostSetup> mixed_cost;
+  if (c.mixed()) mixed_cost.emplace(make_cost_setup(s.cost_model, decode_hw));
+  const CostSetup& decode_cost = mixed_cost ? *mixed_cost : cost;
+  const ParallelLayout decode_layout{c.decode_tp(), c.pp};
+  auto decode_step_s = [&](const BatchShape& b) {
+    return decode_cost.price(build_forward_step(s.model, s.precision, decode_layout, b, options)).time_s;
+  };
   BatchShape one;
   one.seqs.push_back(SeqChunk{1, static_cast<int64_t>(prompt)});
-  lb.decode1_s = step_s(one);
+  lb.decode1_s = decode_step_s(one);
   BatchShape pre;
   pre.seqs.push_back(SeqChunk{static_cast<int64_t>(prompt), 0});
   lb.prefill_s = step_s(pre);
@@ -313,7 +345,7 @@ LayoutBounds layout_bounds(const Scenario& s, const Candidate& c) {
   // Decode alone at a full batch: an upper bound on a replica's requests per
   // second (a colocated replica also spends time on prefill; a decode pool's
   // replica does only this).
-  lb.replica_qps = static_cast<double>(c.max_num_seqs) / step_s(full) / output;
+  lb.replica_qps = static_cast<double>(c.max_num_seqs) / decode_step_s(full) / output;
   if (c.ratio.disaggregated()) {
     // A prefill replica's rate is bounded by the best prompt tokens per second
     // of its steps: a lone mean prompt, or the largest step the scheduler
@@ -336,11 +368,20 @@ std::string ratio_name(const PoolRatio& r) {
   return r.disaggregated() ? std::to_string(r.prefill) + ":" + std::to_string(r.decode) : "colocated";
 }
 
+double candidate_usd_per_hour(const DeploymentSearchSpec& spec, const Candidate& c) {
+  if (!c.mixed()) return spec.gpus[c.gpu].usd_per_hour * c.gpus();
+  return spec.gpus[c.gpu].usd_per_hour * c.prefill_replicas() * c.tp * c.pp +
+         spec.gpus[c.decode_gpu()].usd_per_hour * c.decode_replicas() * c.decode_tp() * c.pp;
+}
+
 std::string candidate_label(const DeploymentSearchSpec& spec, const Candidate& c) {
-  const std::string shape = "(tp" + std::to_string(c.tp) + (c.pp > 1 ? " pp" + std::to_string(c.pp) : "") + ")";
+  auto shape_of = [&](int tp) { return "(tp" + std::to_string(tp) + (c.pp > 1 ? " pp" + std::to_string(c.pp) : "") + ")"; };
+  const std::string shape = shape_of(c.tp);
+  const std::string decode_gpu = c.decode_gpu() != c.gpu ? spec.gpus[c.decode_gpu()].gpu + " " : "";
   std::string s = spec.gpus[c.gpu].gpu + " " +
                   (c.ratio.disaggregated()
-                       ? std::to_string(c.prefill_replicas()) + "P" + shape + "+" + std::to_string(c.decode_replicas()) + "D" + shape
+                       ? std::to_string(c.prefill_replicas()) + "P" + shape + "+" + decode_gpu +
+                             std::to_string(c.decode_replicas()) + "D" + shape_of(c.decode_tp())
                        : std::to_string(c.replicas) + "x" + shape) +
                   " seqs " + std::to_string(c.max_num_seqs) + (c.chunked ? " chunked" : "");
   if (c.batched_tokens > 0) s += (c.chunked ? " chunk " : " batch-tokens ") + std::to_string(c.batched_tokens);
@@ -352,7 +393,7 @@ std::string candidate_label(const DeploymentSearchSpec& spec, const Candidate& c
 DeploymentSearchSpec read_deployment_search(const json& doc) {
   ObjectReader r(doc, "", {"base", "target_qps", "max_gpus", "gpus", "tp", "pp", "max_num_seqs", "chunked_prefill",
                            "max_num_batched_tokens", "chunk_size", "weights", "kv_cache", "prefill_decode_ratio",
-                           "requests", "max_requests", "replica_options", "max_interval_points"});
+                           "mixed_pools", "requests", "max_requests", "replica_options", "max_interval_points"});
   DeploymentSearchSpec spec;
   spec.base = scenario_document(r.required("base"));
   if (r.has("target_qps")) spec.target_qps = r.number("target_qps", 1e-6, 1e6);
@@ -402,6 +443,17 @@ DeploymentSearchSpec read_deployment_search(const json& doc) {
           fail_listed_twice(pointer_append(path, i), "'" + ratio_name(ratio) + "'");
       spec.prefill_decode_ratio.push_back(ratio);
     }
+  }
+  spec.mixed_pools = r.boolean("mixed_pools", false);
+  if (spec.mixed_pools) {
+    bool any_disaggregated = false;
+    for (const PoolRatio& ratio : spec.prefill_decode_ratio) any_disaggregated = any_disaggregated || ratio.disaggregated();
+    if (!any_disaggregated)
+      fail(error_code::kConstraint, "/mixed_pools",
+           "mixed pools pair a prefill pool with a decode pool: give prefill_decode_ratio a P:D ratio such as \"1:2\"");
+    if (spec.gpus.size() < 2 && spec.tp.size() < 2)
+      fail(error_code::kConstraint, "/mixed_pools",
+           "mixed pools need two GPU options or two tp values to mix; give more gpus or tp values, or drop mixed_pools");
   }
   spec.requests = r.integer("requests", 100, 200000, 1000);
   // The budget question's capacity searches size their runs from the whole
@@ -456,6 +508,17 @@ Plan plan_deployment_search(const DeploymentSearchSpec& spec) {
                     c.replicas = ratio.unit();
                     ++plan.space_size;
                     plan_layout(spec, c, plan);
+                    if (!spec.mixed_pools || !ratio.disaggregated()) continue;
+                    // Mixed pools: the same prefill pool with every other decode (GPU, tp).
+                    for (size_t dgi = 0; dgi < spec.gpus.size(); ++dgi)
+                      for (int dtp : spec.tp) {
+                        if (dgi == gi && dtp == tp) continue;
+                        Candidate m = c;
+                        m.decode_gpu_option = static_cast<int>(dgi);
+                        m.decode_tp_value = dtp;
+                        ++plan.space_size;
+                        plan_layout(spec, m, plan);
+                      }
                   }
           }
   if (spec.budget() && !plan.scenarios.empty()) {
@@ -579,6 +642,8 @@ DeploymentSearchResult rank_deployment_search(const DeploymentSearchSpec& spec, 
   out.show_weights = !spec.weights.empty();
   out.show_kv = !spec.kv_cache.empty();
   out.show_ratio = !spec.prefill_decode_ratio.empty();
+  out.show_mixed = spec.mixed_pools;
+  for (const GpuOption& g : spec.gpus) out.gpu_ids.push_back(g.gpu);
   out.target_qps = spec.target_qps;
   out.max_gpus = spec.max_gpus;
   out.space_size = plan.space_size;
@@ -594,7 +659,7 @@ DeploymentSearchResult rank_deployment_search(const DeploymentSearchSpec& spec, 
     r.index = i;
     r.c = plan.candidates[i];
     r.label = candidate_label(spec, r.c);
-    r.usd_per_hour = spec.gpus[r.c.gpu].usd_per_hour * r.c.gpus();
+    r.usd_per_hour = candidate_usd_per_hour(spec, r.c);
     r.central = priced(spec, plan, i, central[i]);
     out.requests_simulated += central[i].requests;
     r.on_front = std::find(front.begin(), front.end(), i) != front.end();

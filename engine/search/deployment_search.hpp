@@ -67,6 +67,10 @@ struct DeploymentSearchSpec {
   std::vector<std::string> weights;             // precision.weights
   std::vector<std::string> kv_cache;            // precision.kv_cache
   std::vector<PoolRatio> prefill_decode_ratio;  // empty: colocated only
+  // Mixed pools: a disaggregated candidate's decode pool may take another GPU
+  // option and tp than its prefill pool (both from the gpus and tp axes; pp is
+  // shared). Off: both pools share the candidate's GPU and tp, as before.
+  bool mixed_pools = false;
   int64_t requests = 1000;        // first run of each candidate
   int64_t max_requests = 20000;   // a candidate's run never grows past this
   int replica_options = 3;        // replica counts tried per layout, from the analytic minimum up
@@ -84,10 +88,23 @@ struct Candidate {
   int64_t batched_tokens = 0;    // max_num_batched_tokens or chunk_size by the policy; 0: the base's
   std::string weights, kv_cache; // empty: the base's
   PoolRatio ratio;               // disaggregated: replicas = k x (prefill + decode)
+  // Mixed pools: the decode pool's GPU option and tp (-1 / 0: the candidate's gpu and tp).
+  int decode_gpu_option = -1;
+  int decode_tp_value = 0;
+  size_t decode_gpu() const { return decode_gpu_option >= 0 ? static_cast<size_t>(decode_gpu_option) : gpu; }
+  int decode_tp() const { return decode_tp_value > 0 ? decode_tp_value : tp; }
+  bool mixed() const { return ratio.disaggregated() && (decode_gpu() != gpu || decode_tp() != tp); }
   int prefill_replicas() const { return ratio.disaggregated() ? replicas / ratio.unit() * ratio.prefill : 0; }
   int decode_replicas() const { return ratio.disaggregated() ? replicas / ratio.unit() * ratio.decode : 0; }
-  int gpus() const { return tp * pp * replicas; }
+  int gpus() const {
+    return ratio.disaggregated() ? (prefill_replicas() * tp + decode_replicas() * decode_tp()) * pp : tp * pp * replicas;
+  }
+  // GPUs of one unit of the ratio (one replica when colocated).
+  int unit_gpus() const { return ratio.disaggregated() ? (ratio.prefill * tp + ratio.decode * decode_tp()) * pp : tp * pp; }
 };
+
+// The deployment's price per hour: each pool's GPUs at its own GPU option's price.
+double candidate_usd_per_hour(const DeploymentSearchSpec& spec, const Candidate& c);
 
 struct Pruned {
   Candidate layout;  // replicas = one unit of its ratio (1 when colocated)
@@ -153,8 +170,9 @@ struct RankedCandidate {
 // The typed search answer; to_json() is its one JSON writer.
 struct DeploymentSearchResult {
   // Which optional axes the question gave: their values are in the rows.
-  bool show_tokens = false, show_weights = false, show_kv = false, show_ratio = false;
+  bool show_tokens = false, show_weights = false, show_kv = false, show_ratio = false, show_mixed = false;
   bool budget = false;  // the budget question: rows carry max_qps instead of latencies at a target rate
+  std::vector<std::string> gpu_ids;  // the question's GPU options, by index (mixed pools name the decode pool's)
   double target_qps = 0;
   int max_gpus = 0;
   json slo;

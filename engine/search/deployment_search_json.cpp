@@ -57,6 +57,11 @@ json ranked_json(const DeploymentSearchResult& res, const RankedCandidate& r) {
       j["decode_replicas"] = r.c.decode_replicas();
     }
   }
+  if (res.show_mixed && r.c.ratio.disaggregated()) {
+    // The decode pool's own GPU and tp (the prefill pool's when not mixed).
+    j["decode_gpu"] = res.gpu_ids[r.c.decode_gpu()];
+    j["decode_tp"] = r.c.decode_tp();
+  }
   j.update(outcome_json(r.central));
   if (r.has_interval) {
     j["interval_80pct"] = {{"low_cost_bound", outcome_json(r.low)}, {"high_cost_bound", outcome_json(r.high)}};

@@ -134,13 +134,30 @@ test('the Slurm job-array recipe on a real single-node Slurm (skips, saying why,
     const env = { ...process.env, SLURM_CONF: path.join(sdir, 'slurm.conf') };
     const file = sweepFile();
     const out = path.join(sdir, 'out');
-    const array = spawnSync('sbatch', ['--wait', '--array=0-2', `--chdir=${sdir}`,
-      `--export=ALL,IN=${file},OUT_DIR=${out},SIGHTLINE=${cliPath}`, path.join(repoRoot, 'scale-out/slurm/batch-array.sbatch')],
-    { env, encoding: 'utf8', timeout: 180000 });
-    assert.equal(array.status, 0, array.stderr + array.stdout);
-    const merge = spawnSync('sbatch', ['--wait', `--chdir=${sdir}`, `--export=ALL,OUT_DIR=${out},SIGHTLINE=${cliPath}`,
-      path.join(repoRoot, 'scale-out/slurm/merge.sbatch')], { env, encoding: 'utf8', timeout: 120000 });
-    assert.equal(merge.status, 0, merge.stderr + merge.stdout);
+    // Both jobs are submitted at once (the merge waits on the array through a
+    // dependency) and the queue is polled every 0.2 s: `sbatch --wait` polls
+    // with growing sleeps, which doubled this test's time.
+    const submit = (args) => {
+      const r = spawnSync('sbatch', ['--parsable', `--chdir=${sdir}`, ...args], { env, encoding: 'utf8', timeout: 60000 });
+      assert.equal(r.status, 0, r.stderr + r.stdout);
+      return r.stdout.trim().split(';')[0];
+    };
+    const arrayId = submit(['--array=0-2', `--export=ALL,IN=${file},OUT_DIR=${out},SIGHTLINE=${cliPath}`,
+      path.join(repoRoot, 'scale-out/slurm/batch-array.sbatch')]);
+    const mergeId = submit([`--dependency=afterok:${arrayId}`, '--kill-on-invalid-dep=yes',
+      `--export=ALL,OUT_DIR=${out},SIGHTLINE=${cliPath}`, path.join(repoRoot, 'scale-out/slurm/merge.sbatch')]);
+    const deadline = Date.now() + 300000;
+    for (;;) {
+      const q = spawnSync('squeue', ['-h', '-j', `${arrayId},${mergeId}`], { env, encoding: 'utf8' });
+      if (q.status === 0 && q.stdout.trim() === '') break;
+      if (/Invalid job id/i.test(q.stderr)) break;  // already finished and purged
+      assert.ok(Date.now() < deadline, `the jobs did not finish in 300 s: ${q.stdout}${q.stderr}`);
+      spawnSync('sleep', ['0.2']);
+    }
+    for (const id of [`${arrayId}_0`, `${arrayId}_1`, `${arrayId}_2`, mergeId]) {
+      const job = spawnSync('scontrol', ['show', 'job', id], { env, encoding: 'utf8' }).stdout;
+      assert.match(job, /JobState=COMPLETED .*\n?[^]*ExitCode=0:0/, `job ${id}: ${job}`);
+    }
     for (let i = 0; i < 3; i++) assert.ok(existsSync(path.join(out, `shard-${i}.jsonl`)), `array task ${i} wrote its shard`);
     assert.equal(readFileSync(path.join(out, 'results.jsonl'), 'utf8'), cli(['batch', file]).out,
       'the array\'s merged output is byte-identical to the unsharded run');

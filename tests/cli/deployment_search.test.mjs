@@ -78,7 +78,31 @@ test('deployment search: the optional axes (dtypes, chunk size, prefill:decode r
   }
   // Without the axes the rows carry none of their keys.
   const plain = JSON.parse(cli(['search', smallQuestion(), '--format', 'json', '--jobs', '2']).out);
-  for (const k of ['weights', 'kv_cache', 'chunk_size', 'prefill_decode_ratio']) assert.ok(!(k in plain.ranked[0]), k);
+  for (const k of ['weights', 'kv_cache', 'chunk_size', 'prefill_decode_ratio', 'decode_gpu', 'decode_tp']) assert.ok(!(k in plain.ranked[0]), k);
+});
+
+test('deployment search: mixed pools (prefill on one GPU type, decode on another), each pool priced at its own GPU', () => {
+  const q = JSON.parse(fs.readFileSync(smallQuestion(), 'utf8'));
+  const gpus = JSON.parse(fs.readFileSync(path.join(repoRoot, 'examples/search-llama3-70b.json'), 'utf8')).gpus;
+  const a100 = gpus.find((g) => g.gpu === 'a100-80g-sxm');
+  const file = smallQuestion({ gpus: [q.gpus[0], a100], prefill_decode_ratio: ['1:1'], mixed_pools: true });
+  const r = cli(['search', file, '--format', 'json', '--jobs', '2']);
+  assert.equal(r.code, 0, r.err);
+  const out = JSON.parse(r.out);
+  assert.equal(out.space.layouts, 4, '2 prefill GPUs x 2 decode GPUs at tp8');
+  const price = new Map([[q.gpus[0].gpu, q.gpus[0].usd_per_hour], [a100.gpu, a100.usd_per_hour]]);
+  const mixed = out.ranked.filter((c) => !c.deployment.startsWith(`${c.decode_gpu} `));
+  assert.equal(mixed.length, 2, out.ranked.map((c) => c.deployment).join('; '));
+  for (const c of out.ranked) {
+    const prefillGpu = c.deployment.split(' ')[0];
+    assert.equal(c.decode_tp, 8);
+    assert.ok(Math.abs(c.usd_per_hour - 8 * c.prefill_replicas * price.get(prefillGpu) - 8 * c.decode_replicas * price.get(c.decode_gpu)) < 1e-9, c.deployment);
+  }
+  for (const c of mixed) assert.match(c.deployment, new RegExp(`\\dP\\(tp8\\)\\+${c.decode_gpu} \\dD\\(tp8\\)`));
+  // Nothing to mix without a prefill:decode ratio: a located error.
+  const bad = cli(['search', smallQuestion({ mixed_pools: true })]);
+  assert.notEqual(bad.code, 0);
+  assert.match(bad.err, /\/mixed_pools/);
 });
 
 test('deployment search: a bad axis value is a located error', () => {

@@ -200,7 +200,11 @@ function withWorkBudget(bytes, units) {
 
 /** Engine cases through the native driver (and wasm): located errors, then numbers of the accepted runs. */
 export async function fuzzEngine({ seed, count, runs, wasm = false, native = path.join(repoRoot, 'build', 'fuzz_driver'), runWorkUnits = 0 }) {
-  const parameters = JSON.parse(spawnSync(cliPath, ['registries'], { encoding: 'utf8', maxBuffer: 1 << 26 }).stdout).parameters;
+  // The schema from the driver under test itself (not the CLI): the sanitizer
+  // job runs before or beside the release build.
+  const schema = runNative(native, [{ op: 'registries', bytes: new Uint8Array(0) }], 120000);
+  if (schema.status !== 0 || !schema.replies[0]) throw new Error(`${native} registries failed: ${schema.status} ${schema.stderr}`);
+  const parameters = JSON.parse(schema.replies[0]).result.parameters;
   const cases = makeEngineCases({ seed, count, parameters });
   const counts = { cases: 0, parameters: parameters.length, crashes: 0, hangs: 0, unlocated: 0, lies: 0, mismatches: 0,
     accepted: 0, runs: 0, runs_ok: 0, limit_exceeded: 0, examples: [] };

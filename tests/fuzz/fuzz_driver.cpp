@@ -2,8 +2,10 @@
 // the fuzzer (tests/fuzz/fuzz.mjs) writes cases to stdin and reads one
 // envelope per line back. A case is a header line "<op> <bytes>\n" followed by
 // exactly <bytes> bytes of input; op is validate | run | sliced (start, step
-// in slices of 97 units until done, result). The envelopes are the API's own
-// bytes, so they compare byte for byte with the wasm module's.
+// in slices of 97 units until done, result) | registries (input ignored: the
+// parameter schema the bounds fuzzer draws from, so a sanitizer build needs
+// no native CLI). The envelopes are the API's own bytes, so they compare byte
+// for byte with the wasm module's.
 #include <iostream>
 #include <string>
 
@@ -23,6 +25,8 @@ int main() {
       reply = sightline::api::validate_scenario(input);
     } else if (op == "run") {
       reply = sightline::api::run_scenario(input);
+    } else if (op == "registries") {
+      reply = sightline::api::list_registries();
     } else if (op == "sliced") {
       reply = engine.start(input);
       const std::string prefix = "{\"ok\":true,\"result\":{\"handle\":";

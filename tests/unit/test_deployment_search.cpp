@@ -234,6 +234,75 @@ TEST_CASE("deployment search: disaggregated prefill:decode layouts split the rep
   CHECK(pruned_for(plan_deployment_search(tight), tight, "1P(tp8)+3D(tp8)", "above max_gpus"));
 }
 
+TEST_CASE("deployment search: mixed pools give the decode pool its own GPU and tp, priced and bounded per pool") {
+  json q = small_question();
+  q["gpus"].push_back({{"gpu", "a100-80g-sxm"}, {"usd_per_hour", 1.8}, {"intra_node", "nvlink3-nvswitch"}, {"inter_node", "ib-hdr"}});
+  q["prefill_decode_ratio"] = json::array({"colocated", "1:1"});
+  q["chunked_prefill"] = json::array({true});
+  const DeploymentSearchSpec plain_spec = read_deployment_search(q);
+  const Plan plain = plan_deployment_search(plain_spec);
+  q["mixed_pools"] = true;
+  const DeploymentSearchSpec spec = read_deployment_search(q);
+  const Plan plan = plan_deployment_search(spec);
+  // 2 GPUs x 2 tp: colocated 4 + disaggregated 4, each with 4 decode (GPU, tp) choices.
+  CHECK(plain.space_size == 8);
+  CHECK(plan.space_size == 4 + 4 * 4);
+  // Without mixing a pool, a candidate is the same scenario as without mixed_pools.
+  size_t same = 0;
+  for (size_t i = 0; i < plan.candidates.size(); ++i)
+    if (!plan.candidates[i].mixed()) ++same;
+  CHECK(same == plain.candidates.size());
+  int mixed_gpu = 0, mixed_tp = 0, compared = 0;
+  for (size_t i = 0; i < plan.candidates.size(); ++i) {
+    const Candidate& c = plan.candidates[i];
+    if (!c.mixed()) continue;
+    const Scenario s = read_scenario(plan.scenarios[i]);
+    const auto& pools = s.serving->simulation->cluster.pools;
+    REQUIRE(pools.size() == 2);
+    CHECK(pools[0].layout.tp == c.tp);
+    CHECK(pools[1].layout.tp == c.decode_tp());
+    CHECK(s.hardware.total_gpus() == c.gpus());
+    CHECK(c.gpus() == (c.prefill_replicas() * c.tp + c.decode_replicas() * c.decode_tp()) * c.pp);
+    // Each pool's GPUs at their own price; the run's per-GPU price is the blend.
+    const double usd = spec.gpus[c.gpu].usd_per_hour * c.prefill_replicas() * c.tp +
+                       spec.gpus[c.decode_gpu()].usd_per_hour * c.decode_replicas() * c.decode_tp();
+    CHECK(candidate_usd_per_hour(spec, c) == doctest::Approx(usd));
+    CHECK(s.cost_model.gpu_hour_usd * c.gpus() == doctest::Approx(usd));
+    if (c.decode_gpu() != c.gpu) {
+      ++mixed_gpu;
+      REQUIRE(pools[1].gpu.has_value());
+      CHECK(pools[1].gpu->id == spec.gpus[c.decode_gpu()].gpu);
+      // Two GPU types share no node: the KV cache crosses the prefill nodes' network.
+      REQUIRE(s.serving->simulation->cluster.kv_transfer_link.has_value());
+      CHECK(s.serving->simulation->cluster.kv_transfer_link->id == spec.gpus[c.gpu].inter_node);
+      // The decode bounds come from the decode pool's GPU: an A100 decode pool
+      // is slower per step than the H100 one of the same prefill pool and tp.
+      if (c.gpu == 0 && c.decode_gpu() == 1 && c.decode_tp() == c.tp)
+        for (size_t j = 0; j < plan.candidates.size(); ++j) {
+          const Candidate& h = plan.candidates[j];
+          if (h.mixed() || h.gpu != 0 || h.tp != c.tp || !h.ratio.disaggregated()) continue;
+          ++compared;
+          CHECK(layout_bounds(s, c).decode1_s > layout_bounds(read_scenario(plan.scenarios[j]), h).decode1_s);
+          CHECK(layout_bounds(s, c).prefill_s == layout_bounds(read_scenario(plan.scenarios[j]), h).prefill_s);
+        }
+    } else {
+      ++mixed_tp;
+    }
+    const std::string label = candidate_label(spec, c);
+    CAPTURE(label);
+    CHECK(label.find("D(tp" + std::to_string(c.decode_tp()) + ")") != std::string::npos);
+  }
+  CHECK(mixed_gpu > 0);
+  CHECK(mixed_tp > 0);
+  CHECK(compared > 0);
+  // Located errors: not a boolean; nothing to mix.
+  q["mixed_pools"] = "yes";
+  CHECK(error_path(q) == "/mixed_pools");
+  q["mixed_pools"] = true;
+  q["prefill_decode_ratio"] = json::array({"colocated"});
+  CHECK(error_path(q) == "/mixed_pools");
+}
+
 TEST_CASE("deployment search: the throughput bounds hold against a saturated run") {
   // The plan prunes and sizes with upper bounds on a replica's rate; a run
   // with every request arriving at once must not beat them, or the plan

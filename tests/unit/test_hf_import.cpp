@@ -184,6 +184,39 @@ TEST_CASE("hf import: gpt-oss-120b (gpt_oss): MXFP4 experts, sliding 128 / full 
   CHECK(r["weights"]["GiB"].get<double>() == doctest::Approx(60.8).epsilon(0.05));
 }
 
+TEST_CASE("checkpoint sizes: predicted weight bytes within 5% of each published safetensors total") {
+  // Published totals (sum of the repository's safetensors files, bytes), with
+  // where they were read; tests/data/hf/published/SOURCES.md lists them too.
+  // The engine's figure is the model it serves (no MTP module), so a checkpoint
+  // that also ships one (DeepSeek-V3: 14B, fp8 with bf16 copies of the
+  // embedding and head) sits above it by that module, inside the 5%.
+  struct Checkpoint {
+    const char* file;
+    const char* dtype;
+    double bytes;
+  };
+  const Checkpoint published_sizes[] = {
+      // https://huggingface.co/deepseek-ai/DeepSeek-V3/tree/afb92e1fa402c2be2a9eb085312bb02e0384d6c7
+      // (163 shards, block-FP8 with fp32 scales): 688,586,727,753 B.
+      {"deepseek-ai--DeepSeek-V3.json", "fp8", 688586727753.0},
+      // https://huggingface.co/Qwen/Qwen3-235B-A22B/tree/8efa61729e24bd65b1d152b5ab5409052aa80e65 (bf16):
+      // 470,191,875,096 B. The bf16 base of the FP8 checkpoint below; its own total was not found.
+      {"Qwen--Qwen3-235B-A22B.json", "bf16", 470191875096.0},
+      // https://huggingface.co/openai/gpt-oss-120b model card (arXiv 2508.10925): 60.8 GiB checkpoint.
+      {"openai--gpt-oss-120b.json", "mxfp4", 60.8 * 1073741824.0},
+      // https://huggingface.co/openai/gpt-oss-20b model card: 12.8 GiB checkpoint.
+      {"openai--gpt-oss-20b.json", "mxfp4", 12.8 * 1073741824.0},
+  };
+  for (const Checkpoint& c : published_sizes) {
+    const std::string file = c.file;
+    CAPTURE(file);
+    const json r = inspect(published(file));
+    CHECK(r["weights"]["dtype"] == c.dtype);
+    const double predicted_bytes = r["weights"]["GiB"].get<double>() * 1073741824.0;
+    CHECK(predicted_bytes == doctest::Approx(c.bytes).epsilon(0.05));
+  }
+}
+
 TEST_CASE("hf import: Mistral (mistral, mistral3 with text_config)") {
   const json nemo = inspect(published("mistralai--Mistral-Nemo-Base-2407.json"));
   const json small = inspect(published("mistralai--Mistral-Small-3.1-24B-Instruct-2503.json"));
