@@ -1,9 +1,8 @@
 #include "search/deployment_search.hpp"
 
-#include <optional>
-
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "core/dtype.hpp"
 #include "core/error.hpp"
@@ -191,6 +190,7 @@ json candidate_document(const DeploymentSearchSpec& spec, const Candidate& c) {
   return d;
 }
 
+// A number of a candidate's result given to search_rank (input); 0 when absent.
 double number_at(const json& j, const char* pointer) {
   const json::json_pointer p(pointer);
   return j.contains(p) && j.at(p).is_number() ? j.at(p).get<double>() : 0.0;

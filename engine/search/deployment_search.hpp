@@ -160,6 +160,11 @@ struct CandidateOutcome {
   bool capacity = false;
   double max_qps = 0, max_qps_upper = 0, service_rate_qps = 0;
 };
+// An input reader, not a read-back: api::search_rank's caller (the page's
+// workers, or any client of the API) ran each candidate in its own call and
+// sends the written results back as input, so they are read like any input
+// document. Runs inside the engine use their job's typed figures instead
+// (outcome_of in deployment_search.cpp).
 CandidateOutcome read_candidate_outcome(const json& run_result);
 
 // Runs one candidate scenario at a cost bound (thread-safe: shares nothing).

@@ -6,6 +6,7 @@
 
 #include "run/result_header.hpp"
 #include "serve/headline.hpp"
+#include "serve/serving_key_metrics.hpp"
 #include "scenario/metric_catalogue.hpp"
 #include "mem/inference_memory.hpp"
 #include "model/param_count.hpp"
@@ -164,11 +165,11 @@ double ServingJob::progress() const {
   return std::min(0.999, done / phases);
 }
 
-json ServingJob::quantization_block() const {
+std::optional<QuantizationFigures> ServingJob::quantization() const {
   const Precision& p = s_.precision;
   const Dtype full = p.activations == Dtype::FP8 ? Dtype::BF16 : p.activations;
   const bool quantized = p.weights != full && p.weights != Dtype::FP32;
-  if (!quantized) return nullptr;
+  if (!quantized) return std::nullopt;
   const SimulationSpec& spec = *s_.serving->simulation;
   const PoolSpec& pool = spec.cluster.pools.front();
   const GpuSpec& gpu = pool.gpu ? *pool.gpu : s_.hardware.gpu;
@@ -194,38 +195,38 @@ json ServingJob::quantization_block() const {
   const double wu = weight_bytes_per_gpu(s_.model, u.precision, pool.layout) / kBytesPerGiB;
   const ReplicaMemoryPlan plan_u =
       plan_replica_memory(s_.model, u.precision, pool.layout, gpu, s_.serving->runtime_overhead_GiB, spec);
-  return {{"weights", dtype_name(p.weights)},
-          {"unquantized_weights", dtype_name(full)},
-          {"context_tokens", ctx},
-          {"decode_step_ms", dq * 1e3},
-          {"decode_step_ms_unquantized", du * 1e3},
-          {"decode_speedup", dq > 0 ? du / dq : 0.0},
-          {"prefill_ms", pq * 1e3},
-          {"prefill_ms_unquantized", pu * 1e3},
-          {"prefill_speedup", pq > 0 ? pu / pq : 0.0},
-          {"weights_GiB", wq},
-          {"weights_GiB_unquantized", wu},
-          {"weight_reduction", wq > 0 ? wu / wq : 0.0},
-          {"unquantized_fits", plan_u.engines.front().blocks > 0},
-          {"unquantized_kv_blocks", plan_u.engines.front().blocks},
-          {"note", "batch-1 steps priced on the first pool's GPUs with the same tp/pp"}};
+  QuantizationFigures f;
+  f.weights = dtype_name(p.weights);
+  f.unquantized_weights = dtype_name(full);
+  f.context_tokens = ctx;
+  f.decode_step_ms = dq * 1e3;
+  f.decode_step_ms_unquantized = du * 1e3;
+  f.decode_speedup = dq > 0 ? du / dq : 0.0;
+  f.prefill_ms = pq * 1e3;
+  f.prefill_ms_unquantized = pu * 1e3;
+  f.prefill_speedup = pq > 0 ? pu / pq : 0.0;
+  f.weights_GiB = wq;
+  f.weights_GiB_unquantized = wu;
+  f.weight_reduction = wq > 0 ? wu / wq : 0.0;
+  f.unquantized_fits = plan_u.engines.front().blocks > 0;
+  f.unquantized_kv_blocks = plan_u.engines.front().blocks;
+  return f;
 }
 
-json ServingJob::build_result() const {
-  const SimulationSpec& spec = *s_.serving->simulation;
-  json d = main_->details();
-  const CostSetup tier_setup = make_cost_setup(s_.cost_model, s_.hardware);
-  std::string tier = tier_setup.model->tier();
-  // Pools on another GPU are priced at that GPU's own tier: say "mixed" when they differ.
-  for (const PoolSpec& p : spec.cluster.pools) {
+// Pools on another GPU are priced at that GPU's own tier: "mixed" when they differ.
+std::string ServingJob::result_tier() const {
+  std::string tier = make_cost_setup(s_.cost_model, s_.hardware).model->tier();
+  for (const PoolSpec& p : s_.serving->simulation->cluster.pools) {
     if (!p.gpu) continue;
     HardwareSpec h = s_.hardware;
     h.gpu = *p.gpu;
     if (make_cost_setup(s_.cost_model, h).model->tier() != tier) tier = "mixed";
   }
-  json r = result_header(s_, "serving_simulation", tier);
-  r["deployment"] = d["deployment"];
-  const auto& w = spec.workload;
+  return tier;
+}
+
+json ServingJob::workload_block() const {
+  const auto& w = s_.serving->simulation->workload;
   json wl = {{"arrival", to_string(w.arrival.process)}, {"requests", main_->num_requests()}};
   if (w.arrival.process != ArrivalProcess::AllAtOnce && w.arrival.process != ArrivalProcess::Trace)
     wl["rate_qps"] = w.arrival.rate_qps;
@@ -235,93 +236,129 @@ json ServingJob::build_result() const {
     wl["output_tokens"] = to_string(w.output.dist);
   }
   if (w.prefix.enabled) wl["shared_prefix_tokens"] = w.prefix.tokens;
-  r["workload"] = wl;
-  const ServingMetrics main_m = main_->serving_metrics();
-  r["metrics"] = main_m.to_json();
-  json headline_warning;
-  if (w.arrival.process != ArrivalProcess::AllAtOnce) {
+  return wl;
+}
+
+// The simulation stopped at one of serving.limits: the result stays (it
+// describes what was simulated) and says so at a path the user can raise.
+json ServingJob::limit_exceeded_block() const {
+  const ServingLimits& l = details_.limits;
+  const ServingMetrics::Requests& req = metrics_.requests;
+  char what[240];
+  std::snprintf(what, sizeof what, "after %lld events and %.3f s of simulated time, with %lld of %lld requests completed",
+                static_cast<long long>(l.events), l.simulated_s, static_cast<long long>(req.completed),
+                static_cast<long long>(req.total));
+  return {{"code", "limit_exceeded"},
+          {"path", "/serving/limits/" + l.limit_hit},
+          {"message", "the simulation stopped at serving.limits." + l.limit_hit + " " + what +
+                          "; the metrics cover only what was simulated. Raise /serving/limits/" + l.limit_hit +
+                          " to simulate further."},
+          {"simulated",
+           {{"events", l.events}, {"simulated_s", l.simulated_s}, {"requests_completed", req.completed}, {"requests_total", req.total}}}};
+}
+
+// serving.compare variant `ci` against this run: its own figures, and the
+// ratios (this / baseline) and speedups (baseline / this) in `figures`. A
+// ratio over a zero is null, and `undefined` says why, so a null is never
+// left unexplained.
+json ServingJob::compare_block(size_t ci, CompareFigures& figures, json& warnings) const {
+  const SimulationSpec& spec = *s_.serving->simulation;
+  const Simulation& baseline = *compares_[ci];
+  const ServingMetrics base_m = baseline.serving_metrics();
+  const SimDetails base_d = baseline.details();
+  json undefined = json::object();
+  auto put = [&](std::map<std::string, Figure>& into, const std::string& group, const std::string& name, double num,
+                 double den, const char* why) {
+    into[name] = den != 0 ? Figure(num / den) : Figure();
+    if (den == 0) undefined[group + "/" + name] = why;
+  };
+  for (const ComparedMetric& c : compared_metrics()) {
+    const Figure a = c.get(metrics_), b = c.get(base_m);
+    if (a && b) put(figures.ratio, "ratio", c.name, *a, *b, "the baseline's value is 0");
+  }
+  const ServingCapacity &ca = details_.capacity, &cb = base_d.capacity;
+  put(figures.ratio, "ratio", "kv_tokens_per_replica", static_cast<double>(ca.kv_tokens_per_replica),
+      static_cast<double>(cb.kv_tokens_per_replica), "the baseline's value is 0");
+  put(figures.ratio, "ratio", "kv_KiB_per_token", ca.kv_KiB_per_token, cb.kv_KiB_per_token, "the baseline's value is 0");
+  put(figures.ratio, "ratio", "max_concurrent_at_max_len", static_cast<double>(ca.max_concurrent_at_max_len),
+      static_cast<double>(cb.max_concurrent_at_max_len), "the baseline's value is 0");
+  for (const auto& [name, field] : std::vector<std::pair<const char*, const Summary ServingMetrics::*>>{
+           {"tpot_mean", &ServingMetrics::tpot_ms}, {"e2e_mean", &ServingMetrics::e2e_s}, {"ttft_mean", &ServingMetrics::ttft_ms}}) {
+    const Figure a = figure_of(metrics_.*field, &Summary::mean), b = figure_of(base_m.*field, &Summary::mean);
+    if (a && b) put(figures.speedup, "speedup", name, *b, *a, "this scenario's value is 0");
+  }
+  auto figures_json = [](const std::map<std::string, Figure>& m) {
+    json o = json::object();
+    for (const auto& [name, v] : m) o[name] = v ? json(*v) : json(nullptr);
+    return o;
+  };
+  const std::string prefix = spec.compare_is_array ? "baseline " + std::to_string(ci) + ": " : "baseline: ";
+  for (const std::string& wmsg : base_d.warnings) warnings.push_back(prefix + wmsg);
+  // The patch itself is not echoed: the result must not depend on how the
+  // caller spelled its numbers (1 vs 1.0), so native and wasm stay byte-identical.
+  return {{"label", spec.compares[ci].label},
+          {"baseline",
+           {{"metrics", base_m.to_json()},
+            {"deployment", base_d.deployment},
+            {"memory_per_gpu", base_d.memory_per_gpu},
+            {"capacity", base_d.capacity.to_json()},
+            {"tokens", base_d.tokens}}},
+          {"ratio", figures_json(figures.ratio)},
+          {"speedup", figures_json(figures.speedup)},
+          {"undefined", undefined},
+          {"ratio_meaning", "this scenario / baseline; speedup = baseline / this; a ratio over 0 is "
+                            "null and `undefined` gives the reason"}};
+}
+
+ServingFigures ServingJob::figures() const {
+  ServingFigures f;
+  f.metrics = &metrics_;
+  f.details = &details_;
+  f.quantization = quantization_ ? &*quantization_ : nullptr;
+  if (s_.serving->simulation->search.enabled && search_) f.max_qps = search_->qps();
+  f.compare = compare_ ? &*compare_ : nullptr;
+  return f;
+}
+
+KeyMetric ServingJob::key_metric(const std::string& id) const {
+  if (result_.is_null()) result_ = build_result();
+  return serving_key_metric(id, figures());
+}
+
+json ServingJob::build_result() const {
+  const SimulationSpec& spec = *s_.serving->simulation;
+  details_ = main_->details();
+  metrics_ = main_->serving_metrics();
+  quantization_ = quantization();
+  json r = result_header(s_, "serving_simulation", result_tier());
+  r["deployment"] = details_.deployment;
+  r["workload"] = workload_block();
+  r["metrics"] = metrics_.to_json();
+  json warnings = json::array();
+  for (const std::string& w : details_.warnings) warnings.push_back(w);
+  if (spec.workload.arrival.process != ArrivalProcess::AllAtOnce) {
     // An offline batch (all at once) has no arrival window to be steady in.
-    const ServingHeadline h = serving_headline(main_->outcomes(), spec.slo,
-                                               w.arrival.process != ArrivalProcess::Trace ? w.arrival.rate_qps : 0.0);
+    const ArrivalProcess a = spec.workload.arrival.process;
+    const ServingHeadline h =
+        serving_headline(main_->outcomes(), spec.slo, a != ArrivalProcess::Trace ? spec.workload.arrival.rate_qps : 0.0);
     r["headline"] = h.to_json();
-    if (h.overloaded) headline_warning = h.warning;
     headline_ = h;
   }
-  r["memory_per_gpu"] = d["memory_per_gpu"];
-  r["capacity"] = d["capacity"];
-  r["tokens"] = d["tokens"];
-  if (json quant = quantization_block(); !quant.is_null()) r["quantization"] = quant;
-  json warnings = d["warnings"];
-  if (headline_warning.is_string()) warnings.push_back(headline_warning);
-  if (!d["limits"]["limit_hit"].is_null()) {
-    // The simulation stopped at one of serving.limits: the result stays (it
-    // describes what was simulated) and says so at a path the user can raise.
-    const std::string limit = d["limits"]["limit_hit"].get<std::string>();
-    const ServingMetrics::Requests& req = main_m.requests;
-    char what[240];
-    std::snprintf(what, sizeof what, "after %lld events and %.3f s of simulated time, with %lld of %lld requests completed",
-                  static_cast<long long>(d["limits"]["events"].get<int64_t>()), d["limits"]["simulated_s"].get<double>(),
-                  static_cast<long long>(req.completed), static_cast<long long>(req.total));
-    r["limit_exceeded"] = {{"code", "limit_exceeded"},
-                           {"path", "/serving/limits/" + limit},
-                           {"message", "the simulation stopped at serving.limits." + limit + " " + what +
-                                           "; the metrics cover only what was simulated. Raise /serving/limits/" + limit +
-                                           " to simulate further."},
-                           {"simulated",
-                            {{"events", d["limits"]["events"]},
-                             {"simulated_s", d["limits"]["simulated_s"]},
-                             {"requests_completed", req.completed},
-                             {"requests_total", req.total}}}};
-    warnings.push_back("limit_exceeded at /serving/limits/" + limit + ": " + r["limit_exceeded"]["message"].get<std::string>());
+  r["memory_per_gpu"] = details_.memory_per_gpu;
+  r["capacity"] = details_.capacity.to_json();
+  r["tokens"] = details_.tokens;
+  if (quantization_) r["quantization"] = quantization_->to_json();
+  if (headline_ && headline_->overloaded) warnings.push_back(headline_->warning);
+  if (!details_.limits.limit_hit.empty()) {
+    r["limit_exceeded"] = limit_exceeded_block();
+    warnings.push_back("limit_exceeded at /serving/limits/" + details_.limits.limit_hit + ": " +
+                       r["limit_exceeded"]["message"].get<std::string>());
   }
-
   json compare_blocks = json::array();
-  for (size_t ci = 0; ci < compares_.size() && ci < spec.compares.size(); ++ci) {
-    const Simulation& baseline = *compares_[ci];
-    const ServingMetrics base_m = baseline.serving_metrics();
-    const json base = base_m.to_json();
-    const json base_d = baseline.details();
-    // A ratio over a zero is null, and `undefined` says why, so a null is
-    // never left unexplained.
-    json ratio = json::object(), speedup = json::object(), undefined = json::object();
-    for (const ComparedMetric& c : compared_metrics()) {
-      const Figure a = c.get(main_m), b = c.get(base_m);
-      if (!a || !b) continue;
-      ratio[c.name] = *b != 0 ? json(*a / *b) : json(nullptr);
-      if (*b == 0) undefined["ratio/" + std::string(c.name)] = "the baseline's value is 0";
-    }
-    for (const char* key : {"kv_tokens_per_replica", "kv_KiB_per_token", "max_concurrent_at_max_len"}) {
-      const json& a = r["capacity"][key];
-      const json& b = base_d["capacity"][key];
-      if (!a.is_number() || !b.is_number()) continue;
-      ratio[key] = b.get<double>() != 0 ? json(a.get<double>() / b.get<double>()) : json(nullptr);
-      if (b.get<double>() == 0) undefined["ratio/" + std::string(key)] = "the baseline's value is 0";
-    }
-    for (const auto& [name, field] : std::vector<std::pair<const char*, const Summary ServingMetrics::*>>{
-             {"tpot_mean", &ServingMetrics::tpot_ms}, {"e2e_mean", &ServingMetrics::e2e_s}, {"ttft_mean", &ServingMetrics::ttft_ms}}) {
-      const Figure a = figure_of(main_m.*field, &Summary::mean), b = figure_of(base_m.*field, &Summary::mean);
-      if (!a || !b) continue;
-      speedup[name] = *a != 0 ? json(*b / *a) : json(nullptr);
-      if (*a == 0) undefined["speedup/" + std::string(name)] = "this scenario's value is 0";
-    }
-    // The patch itself is not echoed: the result must not depend on how the
-    // caller spelled its numbers (1 vs 1.0), so native and wasm stay byte-identical.
-    compare_blocks.push_back({{"label", spec.compares[ci].label},
-                              {"baseline",
-                               {{"metrics", base},
-                                {"deployment", base_d["deployment"]},
-                                {"memory_per_gpu", base_d["memory_per_gpu"]},
-                                {"capacity", base_d["capacity"]},
-                                {"tokens", base_d["tokens"]}}},
-                              {"ratio", ratio},
-                              {"speedup", speedup},
-                              {"undefined", undefined},
-                              {"ratio_meaning", "this scenario / baseline; speedup = baseline / this; a ratio over 0 is "
-                                                "null and `undefined` gives the reason"}});
-    const std::string prefix = spec.compare_is_array ? "baseline " + std::to_string(ci) + ": " : "baseline: ";
-    for (const auto& wmsg : base_d["warnings"]) warnings.push_back(prefix + wmsg.get<std::string>());
-  }
+  std::vector<CompareFigures> compared(std::min(compares_.size(), spec.compares.size()));
+  for (size_t ci = 0; ci < compared.size(); ++ci) compare_blocks.push_back(compare_block(ci, compared[ci], warnings));
   if (!compare_blocks.empty()) r["compare"] = spec.compare_is_array ? compare_blocks : compare_blocks.front();
+  compare_ = !compared.empty() && !spec.compare_is_array ? std::optional<CompareFigures>(compared.front()) : std::nullopt;
   if (spec.search.enabled && search_) r["max_qps"] = search_->to_json();
   if (spec.steady_state.enabled && !steady_runs_.empty()) r["steady_state"] = steady_state_block();
 
@@ -329,33 +366,13 @@ json ServingJob::build_result() const {
   const std::vector<std::string>& ids =
       spec.key_metrics.empty() ? default_key_metrics(MetricKind::kServing) : spec.key_metrics;
   key_metrics_.clear();
-  for (const std::string& id : ids) {
-    const MetricInfo* e = find_metric(MetricKind::kServing, id);
-    if (!e) continue;
-    KeyMetric k;
-    k.id = id;
-    k.label = e->label;
-    k.unit = e->unit;
-    const json* v = metric_value(*e, r);
-    if (v && v->is_null()) {
-      // A statistic that does not exist for this run carries its reason beside it.
-      const std::string ptr = e->pointer;
-      const json::json_pointer parent = json::json_pointer(ptr).parent_pointer();
-      if (r.contains(parent) && r.at(parent).is_object() && r.at(parent).contains("reason") &&
-          r.at(parent)["reason"].is_string())
-        k.reason = r.at(parent)["reason"].get<std::string>();
-      v = nullptr;
-    }
-    k.kind = v ? key_metric_kind(*v) : KeyMetric::Kind::Missing;
-    if (k.kind == KeyMetric::Kind::Bool) k.value = v->get<bool>() ? 1.0 : 0.0;
-    else if (k.numeric()) k.value = v->get<double>();
-    key_metrics_.push_back(std::move(k));
-  }
+  for (const std::string& id : ids)
+    if (find_metric(MetricKind::kServing, id)) key_metrics_.push_back(serving_key_metric(id, figures()));
   r["key_metrics"] = key_metrics_to_json(key_metrics_);
-  if (d.contains("time_series")) r["time_series"] = d["time_series"];
-  if (d.contains("requests")) r["requests"] = d["requests"];
-  if (d.contains("trace")) r["trace"] = d["trace"];
-  r["limits"] = d["limits"];
+  if (!details_.time_series.is_null()) r["time_series"] = details_.time_series;
+  if (!details_.requests.is_null()) r["requests"] = details_.requests;
+  if (!details_.trace.is_null()) r["trace"] = details_.trace;
+  r["limits"] = details_.limits.to_json();
   append_warnings(r, warnings);
   return r;
 }

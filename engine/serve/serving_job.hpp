@@ -9,6 +9,7 @@
 #include "run/job.hpp"
 #include "serve/capacity_search.hpp"
 #include "serve/headline.hpp"
+#include "serve/serving_key_metrics.hpp"
 #include "serve/simulation.hpp"
 #include "serve/steady_state.hpp"
 
@@ -28,6 +29,8 @@ class ServingJob : public Job {
     return (events_ + (search_ ? search_->events_processed() : 0)) * units_per_event_;
   }
   KeyMetrics key_metrics() const override;
+  // Serving metric `id` of the catalogue, read from the finished run's typed figures.
+  KeyMetric key_metric(const std::string& id) const;
   // The finished run's figures, typed, for the searches (never read back from result()).
   ServingMetrics metrics() const { return main_->serving_metrics(); }
   // serving.steady_state: the last (longest) run's verdict and its requests; null without it.
@@ -39,7 +42,13 @@ class ServingJob : public Job {
   bool overloaded() const override;
 
  private:
-  json quantization_block() const;
+  // build_result()'s steps.
+  std::optional<QuantizationFigures> quantization() const;
+  std::string result_tier() const;
+  json workload_block() const;
+  json limit_exceeded_block() const;
+  json compare_block(size_t ci, CompareFigures& figures, json& warnings) const;
+  ServingFigures figures() const;  // the key metrics' sources, filled by build_result
   bool extend_steady_state_run();  // judges the finished main run; true when it starts a longer one
   json steady_state_block() const;
 
@@ -60,6 +69,11 @@ class ServingJob : public Job {
   // The result is written once, when first asked for (the run is finished by then).
   mutable json result_;
   mutable KeyMetrics key_metrics_;
+  // The typed figures the result is written from (and the key metrics read).
+  mutable SimDetails details_;
+  mutable ServingMetrics metrics_;
+  mutable std::optional<QuantizationFigures> quantization_;
+  mutable std::optional<CompareFigures> compare_;  // one baseline only
   mutable std::optional<ServingHeadline> headline_;  // none for an offline batch
 };
 

@@ -26,6 +26,7 @@
 #include "serve/rng.hpp"
 #include "serve/router.hpp"
 #include "serve/serving_metrics.hpp"
+#include "serve/sim_details.hpp"
 #include "serve/sim_state.hpp"
 #include "serve/stats.hpp"
 #include "serve/workload.hpp"
@@ -72,7 +73,7 @@ class Simulation : private SchedulerHost, private ReplicaLoads {
 
   ServingMetrics serving_metrics() const;  // the run's metrics, typed
   json metrics() const;                    // the "metrics" object: serving_metrics() written
-  json details() const;                 // deployment, memory, capacity, tokens, time series, requests, trace, warnings
+  SimDetails details() const;  // deployment, memory, capacity, tokens, warnings, limits (+ records when detailed)
   bool all_completed() const;
   // Every request's outcome in arrival order (steady-state analysis of capacity searches).
   std::vector<RequestOutcome> outcomes() const;
@@ -83,6 +84,13 @@ class Simulation : private SchedulerHost, private ReplicaLoads {
   void fill_cache(ServingMetrics& m, double span) const;
   void fill_features(ServingMetrics& m) const;
   void fill_gpu_energy_cost(ServingMetrics& m, double duration, int64_t out_tokens, int64_t in_tokens) const;
+  // details()'s steps (sim_details.cpp).
+  json deployment_json() const;
+  ServingCapacity replica_capacity() const;
+  json token_accounting() const;
+  std::vector<std::string> run_warnings() const;
+  json request_records() const;
+  json chrome_trace() const;
 
   using State = RequestState;
   using Req = SimRequest;

@@ -65,3 +65,32 @@ test('a library linked to a higher one is reported', () => {
   const { errors } = check(root);
   assert.deepEqual(errors, ['engine/CMakeLists.txt: sightline_comm links sightline_perf, which is not below it']);
 });
+
+// Results are typed until they are written (docs/architecture.md, "Layers"):
+// the engine does not read its own output back by JSON pointer. These are the
+// files that may use a JSON pointer, each an input reader or a writer; a new
+// one fails here until it is a typed read or is listed with its reason.
+const JSON_POINTER_USERS = {
+  'engine/api/interval_job.cpp': 'writer: places _low/_high beside the figure a key metric names',
+  'engine/cli/cmd_sweep.cpp': 'input: sets a sweep value in the input scenario',
+  'engine/cli/table_serving.cpp': 'writer: the CLI table formats a finished result',
+  'engine/scenario/metric_catalogue.cpp': 'writer: metric_value, used only by the CLI table writer',
+  'engine/scenario/simulation_spec.cpp': 'input: reads a compare patch',
+  'engine/search/deployment_search.cpp': "input: read_candidate_outcome, search_rank's input results",
+};
+
+test('engine/ uses a JSON pointer only in its input readers and writers', () => {
+  const found = new Set();
+  const walk = (dir) => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (/\.(cpp|hpp)$/.test(e.name) && fs.readFileSync(p, 'utf8').includes('json_pointer'))
+        found.add(path.relative(repo, p).split(path.sep).join('/'));
+    }
+  };
+  walk(path.join(repo, 'engine'));
+  const unexpected = [...found].filter((f) => !(f in JSON_POINTER_USERS)).sort();
+  assert.deepEqual(unexpected, [], 'a JSON-pointer read of the engine\'s own result: read the typed field instead');
+  assert.ok(found.has('engine/search/deployment_search.cpp'), 'the scan finds the known input reader');
+});

@@ -1,0 +1,319 @@
+// One reader per Hugging Face model family (model_type): the keys each family
+// names its dimensions by, its layer pattern (windows, MoE placement, hybrid
+// mixers) and its defaults. read_family dispatches on the type.
+#include <algorithm>
+#include <set>
+
+#include "model/hf_reader.hpp"
+
+namespace sightline::hf {
+
+// MoE layer placement: first_k_dense_replace / moe_layer_freq (DeepSeek, GLM),
+// decoder_sparse_step / mlp_only_layers (Qwen-MoE).
+void place_moe_layers(const HfReader& r, ModelArch& m) {
+  m.moe.first_dense_layers = static_cast<int>(r.integer_or({"first_k_dense_replace"}, 0, 4096, 0));
+  m.moe.layer_step = static_cast<int>(r.integer_or({"moe_layer_freq", "decoder_sparse_step"}, 1, 4096, 1));
+  std::set<int64_t> mlp_only;
+  if (r.has("mlp_only_layers")) {
+    const json& a = r.at("mlp_only_layers");
+    if (!a.is_array()) fail(error_code::kType, r.child("mlp_only_layers"), "expected an array of layer indices");
+    for (size_t i = 0; i < a.size(); ++i)
+      mlp_only.insert(read_integer(a[i], pointer_append(r.child("mlp_only_layers"), i), 0, m.num_layers - 1));
+  }
+  for (int i = 0; i < m.num_layers; ++i) {
+    const bool moe = i >= m.moe.first_dense_layers && (i + 1) % m.moe.layer_step == 0 && !mlp_only.count(i);
+    m.layers[static_cast<size_t>(i)].ffn = moe ? LayerFfn::Moe : LayerFfn::Dense;
+  }
+}
+
+void read_mla(const HfReader& r, ModelArch& m) {
+  m.mla.enabled = true;
+  m.mla.q_lora_rank = r.integer_or({"q_lora_rank"}, 0, kMaxModelDim, 0);
+  m.mla.kv_lora_rank = r.integer({"kv_lora_rank"}, 1, kMaxModelDim);
+  m.mla.qk_nope_head_dim = r.integer({"qk_nope_head_dim"}, 1, 4096);
+  m.mla.qk_rope_head_dim = r.integer({"qk_rope_head_dim"}, 0, 4096);
+  m.mla.v_head_dim = r.integer({"v_head_dim"}, 1, 4096);
+  m.head_dim = m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim;
+}
+
+// Sliding window applied to every layer (Mistral, Phi-3, Mixtral) unless the
+// family switches it off (Qwen's use_sliding_window).
+void uniform_window(const HfReader& r, ModelArch& m) {
+  if (!r.has("sliding_window")) return;
+  if (r.has("use_sliding_window") && !r.boolean_or("use_sliding_window", false)) return;
+  const int64_t w = read_integer(r.at("sliding_window"), r.child("sliding_window"), 1, kMaxModelContext);
+  if (w >= m.max_context) return;  // a window as long as the context caps nothing
+  for (ModelLayer& k : m.layers) k.window = w;
+}
+
+void read_gpt2(const HfReader& r, ModelArch& m) {
+  m.hidden_size = r.integer({"n_embd", "hidden_size"}, 1, kMaxModelDim);
+  m.num_layers = static_cast<int>(r.integer({"n_layer", "num_hidden_layers"}, 1, 4096));
+  m.num_heads = static_cast<int>(r.integer({"n_head", "num_attention_heads"}, 1, 4096));
+  m.num_kv_heads = m.num_heads;
+  m.intermediate_size = r.integer_or({"n_inner"}, 1, kMaxModelDim, 4 * m.hidden_size);
+  m.vocab_size = r.integer({"vocab_size"}, 1, 4 << 20);
+  m.max_context = r.integer({"n_positions", "n_ctx"}, 1, kMaxModelContext);
+  r.mark("n_ctx");
+  m.gated_mlp = false;
+  m.activation = activation_from_hf(r.string_or("activation_function", "gelu_new"));
+  m.norm = "layernorm";
+  m.position_embedding = "learned";
+  m.tied_embeddings = r.boolean_or("tie_word_embeddings", true);
+  m.attention_bias = true;
+  m.mlp_bias = true;
+  m.layers.assign(static_cast<size_t>(m.num_layers), ModelLayer{});
+  for (ModelLayer& k : m.layers) k.rope = false;
+}
+
+void read_falcon(const HfReader& r, ModelArch& m) {
+  m.hidden_size = r.integer({"hidden_size", "n_embed"}, 1, kMaxModelDim);
+  m.num_layers = static_cast<int>(r.integer({"num_hidden_layers", "n_layer"}, 1, 4096));
+  m.num_heads = static_cast<int>(r.integer({"num_attention_heads", "n_head"}, 1, 4096));
+  const bool new_arch = r.boolean_or("new_decoder_architecture", false);
+  const bool multi_query = r.boolean_or("multi_query", true);
+  if (new_arch) m.num_kv_heads = static_cast<int>(r.integer({"num_kv_heads", "n_head_kv"}, 1, 4096));
+  else m.num_kv_heads = multi_query ? 1 : m.num_heads;
+  m.intermediate_size = r.integer_or({"ffn_hidden_size"}, 1, kMaxModelDim, 4 * m.hidden_size);
+  m.vocab_size = r.integer({"vocab_size"}, 1, 4 << 20);
+  m.max_context = r.integer_or({"max_position_embeddings"}, 1, kMaxModelContext, 2048);
+  m.gated_mlp = false;
+  m.activation = "gelu";
+  m.norm = "layernorm";
+  m.position_embedding = r.boolean_or("alibi", false) ? "alibi" : "rope";
+  m.tied_embeddings = r.boolean_or("tie_word_embeddings", true);
+  m.attention_bias = r.boolean_or("bias", false);
+  m.mlp_bias = m.attention_bias;
+  m.parallel_attn_mlp = new_arch || r.boolean_or("parallel_attn", true);
+  m.layers.assign(static_cast<size_t>(m.num_layers), ModelLayer{});
+}
+
+void read_nemotron_h(const HfReader& r, ModelArch& m) {
+  // Hybrid: one character per block; M Mamba-2, * attention, - MLP, E MoE.
+  m.hidden_size = r.integer({"hidden_size"}, 1, kMaxModelDim);
+  m.num_layers = static_cast<int>(r.integer({"num_hidden_layers"}, 1, 4096));
+  m.num_heads = static_cast<int>(r.integer({"num_attention_heads"}, 1, 4096));
+  m.num_kv_heads = static_cast<int>(r.integer_or({"num_key_value_heads"}, 1, 4096, m.num_heads));
+  m.head_dim = r.integer_or({"attention_head_dim", "head_dim"}, 1, 4096, m.hidden_size / m.num_heads);
+  m.intermediate_size = r.integer({"intermediate_size"}, 1, kMaxModelDim);
+  m.vocab_size = r.integer({"vocab_size"}, 1, 4 << 20);
+  m.max_context = r.integer({"max_position_embeddings"}, 1, kMaxModelContext);
+  m.gated_mlp = false;  // squared-ReLU MLP: up and down only
+  m.activation = activation_from_hf(r.string_or("mlp_hidden_act", "relu2"));
+  m.tied_embeddings = r.boolean_or("tie_word_embeddings", false);
+  m.attention_bias = r.boolean_or("attention_bias", false);
+  m.mlp_bias = r.boolean_or("mlp_bias", false);
+  m.norms_per_layer = 1;  // one pre-norm per block
+  m.ssm.version = 2;
+  m.ssm.num_heads = static_cast<int>(r.integer({"mamba_num_heads"}, 1, 65536));
+  m.ssm.head_dim = r.integer({"mamba_head_dim"}, 1, 4096);
+  m.ssm.inner_size = static_cast<int64_t>(m.ssm.num_heads) * m.ssm.head_dim;
+  m.ssm.state_size = r.integer({"ssm_state_size"}, 1, 65536);
+  m.ssm.n_groups = static_cast<int>(r.integer_or({"n_groups"}, 1, 4096, 1));
+  m.ssm.conv_kernel = static_cast<int>(r.integer_or({"conv_kernel"}, 1, 64, 4));
+  r.mark("expand");
+  const std::string pattern = r.string_or("hybrid_override_pattern", "");
+  if (pattern.empty())
+    fail(error_code::kMissingKey, r.child("hybrid_override_pattern"),
+         "nemotron_h needs 'hybrid_override_pattern' (one character per layer: M Mamba-2, * attention, - MLP, E MoE)");
+  if (static_cast<int>(pattern.size()) != m.num_layers)
+    fail(error_code::kConstraint, r.child("hybrid_override_pattern"),
+         "hybrid_override_pattern has " + std::to_string(pattern.size()) + " characters but num_hidden_layers is " +
+             std::to_string(m.num_layers));
+  m.layers.assign(static_cast<size_t>(m.num_layers), ModelLayer{});
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    ModelLayer& k = m.layers[i];
+    k.rope = false;  // Nemotron-H attention uses no positional embedding
+    switch (pattern[i]) {
+      case 'M': k.mixer = LayerMixer::Mamba, k.ffn = LayerFfn::None; break;
+      case '*': k.mixer = LayerMixer::Attention, k.ffn = LayerFfn::None; break;
+      case '-': k.mixer = LayerMixer::None, k.ffn = LayerFfn::Dense; break;
+      case 'E': k.mixer = LayerMixer::None, k.ffn = LayerFfn::Moe; break;
+      default:
+        fail(error_code::kInvalidValue, r.child("hybrid_override_pattern"),
+             std::string("unknown block character '") + printable(std::string(1, pattern[i])) + "' at " +
+                 std::to_string(i) + "; known: M (Mamba-2), * (attention), - (MLP), E (MoE)");
+    }
+  }
+  if (pattern.find('E') != std::string::npos) {
+    read_moe_common(r, m, {"n_routed_experts", "num_experts"});
+    m.moe.expert_intermediate_size = r.integer({"moe_intermediate_size"}, 1, kMaxModelDim);
+    m.moe.shared_intermediate_size = r.integer_or({"moe_shared_expert_intermediate_size"}, 0, kMaxModelDim, 0);
+    m.moe.num_shared_experts = m.moe.shared_intermediate_size > 0 ? 1 : 0;
+  }
+  m.position_embedding = "rope";  // unused: every attention layer has rope = false
+}
+
+void read_jamba(const HfReader& r, ModelArch& m) {
+  read_llama_like(r, m);
+  const int attn_period = static_cast<int>(r.integer_or({"attn_layer_period"}, 1, 4096, 8));
+  const int attn_offset = static_cast<int>(r.integer_or({"attn_layer_offset"}, 0, 4096, 4));
+  const int exp_period = static_cast<int>(r.integer_or({"expert_layer_period"}, 1, 4096, 2));
+  const int exp_offset = static_cast<int>(r.integer_or({"expert_layer_offset"}, 0, 4096, 1));
+  read_moe_common(r, m, {"num_experts"});
+  m.moe.expert_intermediate_size = m.intermediate_size;
+  m.ssm.version = 1;
+  m.ssm.state_size = r.integer_or({"mamba_d_state"}, 1, 65536, 16);
+  m.ssm.conv_kernel = static_cast<int>(r.integer_or({"mamba_d_conv"}, 1, 64, 4));
+  m.ssm.inner_size = r.integer_or({"mamba_expand"}, 1, 64, 2) * m.hidden_size;
+  if (r.has("mamba_dt_rank") && r.at("mamba_dt_rank").is_string()) m.ssm.dt_rank = (m.hidden_size + 15) / 16;  // "auto"
+  else m.ssm.dt_rank = r.integer_or({"mamba_dt_rank"}, 1, kMaxModelDim, (m.hidden_size + 15) / 16);
+  for (int i = 0; i < m.num_layers; ++i) {
+    ModelLayer& k = m.layers[static_cast<size_t>(i)];
+    k.mixer = i % attn_period == attn_offset ? LayerMixer::Attention : LayerMixer::Mamba;
+    k.rope = false;  // Jamba's attention has no positional embedding
+    k.ffn = i % exp_period == exp_offset ? LayerFfn::Moe : LayerFfn::Dense;
+  }
+}
+
+// read_llama_like, with Gemma's transformers defaults for the keys its configs omit.
+void read_llama_like_with_defaults(const HfReader& r, const std::string& type, bool gemma, ModelArch& m) {
+  if (gemma) {
+    // Gemma-3's text_config often omits keys that transformers defaults.
+    if (!r.has("vocab_size")) m.vocab_size = defaulted(r, m, "vocab_size", 1, 4 << 20, type == "gemma2" ? 256000 : 262208);
+    if (!r.has("max_position_embeddings"))
+      m.max_context = defaulted(r, m, "max_position_embeddings", 1, kMaxModelContext, type == "gemma2" ? 8192 : 131072);
+  }
+  // read_llama_like needs vocab and context; give Gemma's defaults through a patched copy.
+  json patched = r.config();
+  if (gemma) {
+    if (!patched.contains("vocab_size")) patched["vocab_size"] = m.vocab_size;
+    if (!patched.contains("max_position_embeddings")) patched["max_position_embeddings"] = m.max_context;
+    if (!patched.contains("hidden_activation") && !patched.contains("hidden_act"))
+      patched["hidden_activation"] = "gelu_pytorch_tanh";
+  }
+  HfReader pr(patched, r.path());
+  read_llama_like(pr, m);
+  // What the patched reader used counts as used in the original.
+  const std::vector<std::string> unread = pr.unread("");
+  for (auto it = patched.begin(); it != patched.end(); ++it)
+    if (std::find(unread.begin(), unread.end(), it.key()) == unread.end()) r.mark(it.key());
+}
+
+// Gemma-2/3: four norms per layer and their local/global window pattern.
+void read_gemma_layers(const HfReader& r, const std::string& type, ModelArch& m) {
+  m.norms_per_layer = 4;
+  m.tied_embeddings = r.boolean_or("tie_word_embeddings", true);
+  const int64_t w = r.integer_or({"sliding_window"}, 1, kMaxModelContext, type == "gemma2" ? 4096 : 4096);
+  if (!read_layer_types(r, m, w, 0)) {
+    // Gemma-2 alternates local and global; Gemma-3 has 5 local per global (sliding_window_pattern 6).
+    const int pattern = static_cast<int>(r.integer_or({"sliding_window_pattern"}, 1, 4096, type == "gemma2" ? 2 : 6));
+    if (type != "gemma2" && !r.has("sliding_window_pattern"))
+      m.import.warnings.push_back("'sliding_window_pattern' absent: transformers' default 6 used (5 sliding layers per global one)");
+    for (int i = 0; i < m.num_layers; ++i)
+      if ((i + 1) % pattern != 0) m.layers[static_cast<size_t>(i)].window = w;
+  }
+}
+
+// Llama-4: MoE every interleave_moe_layer_step layers, chunked rope layers and NoPE global ones.
+void read_llama4_layers(const HfReader& r, ModelArch& m) {
+  read_moe_common(r, m, {"num_local_experts"});
+  m.moe.expert_intermediate_size = m.intermediate_size;
+  m.moe.num_shared_experts = 1;  // every Llama-4 MoE layer has one shared expert of the expert size
+  m.dense_intermediate_size = r.integer_or({"intermediate_size_mlp"}, 1, kMaxModelDim, m.intermediate_size);
+  m.moe.layer_step = static_cast<int>(r.integer_or({"interleave_moe_layer_step"}, 1, 4096, 1));
+  const int64_t chunk = r.integer_or({"attention_chunk_size"}, 1, kMaxModelContext, 0);
+  // no_rope_layers: 1 = rope (chunked), 0 = NoPE global attention; default every 4th layer is NoPE.
+  std::vector<int> rope(static_cast<size_t>(m.num_layers), 1);
+  if (r.has("no_rope_layers") && r.at("no_rope_layers").is_array() && !r.at("no_rope_layers").empty()) {
+    const json& a = r.at("no_rope_layers");
+    if (static_cast<int>(a.size()) != m.num_layers)
+      fail(error_code::kConstraint, r.child("no_rope_layers"), "no_rope_layers needs one entry per layer");
+    for (size_t i = 0; i < a.size(); ++i)
+      rope[i] = static_cast<int>(read_integer(a[i], pointer_append(r.child("no_rope_layers"), i), 0, 1));
+  } else {
+    const int interval = static_cast<int>(r.integer_or({"no_rope_layer_interval"}, 1, 4096, 4));
+    for (int i = 0; i < m.num_layers; ++i) rope[static_cast<size_t>(i)] = (i + 1) % interval != 0 ? 1 : 0;
+  }
+  for (int i = 0; i < m.num_layers; ++i) {
+    ModelLayer& k = m.layers[static_cast<size_t>(i)];
+    k.rope = rope[static_cast<size_t>(i)] == 1;
+    if (k.rope && chunk > 0 && chunk < m.max_context) k.chunk = chunk;
+    k.ffn = (i + 1) % m.moe.layer_step == 0 ? LayerFfn::Moe : LayerFfn::Dense;
+  }
+  r.mark("use_qk_norm");  // an L2 norm without weights
+  r.mark("moe_layers");
+}
+
+// Qwen3-Next: gated attention output, linear-attention layers between full ones, MTP layers.
+void read_qwen3_next_layers(const HfReader& r, ModelArch& m) {
+  m.attention_output_gate = true;
+  m.linear_attention.num_key_heads = static_cast<int>(r.integer({"linear_num_key_heads"}, 1, 4096));
+  m.linear_attention.num_value_heads = static_cast<int>(r.integer({"linear_num_value_heads"}, 1, 4096));
+  m.linear_attention.key_head_dim = r.integer({"linear_key_head_dim"}, 1, 4096);
+  m.linear_attention.value_head_dim = r.integer({"linear_value_head_dim"}, 1, 4096);
+  m.linear_attention.conv_kernel = static_cast<int>(r.integer_or({"linear_conv_kernel_dim"}, 1, 64, 4));
+  if (!read_layer_types(r, m, 0, 0)) {
+    const int interval = static_cast<int>(r.integer({"full_attention_interval"}, 1, 4096));
+    for (int i = 0; i < m.num_layers; ++i)
+      if ((i + 1) % interval != 0) m.layers[static_cast<size_t>(i)].mixer = LayerMixer::LinearAttention;
+  }
+  m.mtp_layers = static_cast<int>(r.integer_or({"mtp_num_hidden_layers", "num_nextn_predict_layers"}, 0, 64, 0));
+}
+
+// The MoE families' experts, their placement and their attention variants.
+void read_moe_family(const HfReader& r, const std::string& type, ModelArch& m) {
+  if (type == "mixtral") {
+    read_moe_common(r, m, {"num_local_experts"});
+    m.moe.expert_intermediate_size = m.intermediate_size;
+    for (ModelLayer& k : m.layers) k.ffn = LayerFfn::Moe;
+  } else if (type == "qwen2_moe" || type == "qwen3_moe" || type == "qwen3_next") {
+    read_moe_common(r, m, {"num_experts"});
+    m.moe.expert_intermediate_size = r.integer({"moe_intermediate_size"}, 1, kMaxModelDim);
+    m.moe.shared_intermediate_size = r.integer_or({"shared_expert_intermediate_size"}, 0, kMaxModelDim, 0);
+    m.moe.num_shared_experts = m.moe.shared_intermediate_size > 0 ? 1 : 0;
+    place_moe_layers(r, m);
+  } else if (type == "deepseek_v2" || type == "deepseek_v3" || type == "kimi_k2") {
+    read_moe_common(r, m, {"n_routed_experts"});
+    m.moe.num_shared_experts = static_cast<int>(r.integer_or({"n_shared_experts"}, 0, 1024, 0));
+    m.moe.expert_intermediate_size = r.integer({"moe_intermediate_size"}, 1, kMaxModelDim);
+    place_moe_layers(r, m);
+    read_mla(r, m);
+    m.mtp_layers = static_cast<int>(r.integer_or({"num_nextn_predict_layers"}, 0, 64, 0));
+  } else if (type == "glm4_moe") {
+    read_moe_common(r, m, {"n_routed_experts"});
+    m.moe.num_shared_experts = static_cast<int>(r.integer_or({"n_shared_experts"}, 0, 1024, 0));
+    m.moe.expert_intermediate_size = r.integer({"moe_intermediate_size"}, 1, kMaxModelDim);
+    place_moe_layers(r, m);
+    m.mtp_layers = static_cast<int>(r.integer_or({"num_nextn_predict_layers"}, 0, 64, 0));
+  } else if (type == "gpt_oss") {
+    read_moe_common(r, m, {"num_local_experts"});
+    m.moe.expert_intermediate_size = m.intermediate_size;
+    m.moe.expert_bias = true;
+    m.attention_sinks = true;
+    for (ModelLayer& k : m.layers) k.ffn = LayerFfn::Moe;
+    const int64_t w = r.integer_or({"sliding_window"}, 1, kMaxModelContext, 0);
+    if (!read_layer_types(r, m, w, 0)) {
+      // Without layer_types, gpt-oss alternates sliding (even layers) and full attention.
+      if (w <= 0) fail(error_code::kMissingKey, r.child("sliding_window"), "gpt_oss needs 'sliding_window' or 'layer_types'");
+      for (int i = 0; i < m.num_layers; i += 2) m.layers[static_cast<size_t>(i)].window = w;
+    }
+  } else if (type == "llama4" || type == "llama4_text") {
+    read_llama4_layers(r, m);
+  }
+}
+
+void read_family(const HfReader& r, const std::string& type, ModelArch& m) {
+  if (type == "gpt2") return read_gpt2(r, m);
+  if (type == "falcon" || type == "RefinedWeb" || type == "RefinedWebModel") return read_falcon(r, m);
+  if (type == "nemotron_h") return read_nemotron_h(r, m);
+  if (type == "jamba") return read_jamba(r, m);
+  // Llama-style families.
+  const bool gemma = type == "gemma2" || type == "gemma3" || type == "gemma3_text";
+  read_llama_like_with_defaults(r, type, gemma, m);
+  if (type == "qwen2" || type == "qwen2_moe") m.qkv_bias = true;  // Qwen2 always has q/k/v biases
+  if (type == "qwen3" || type == "qwen3_moe" || type == "qwen3_next" || type == "gemma3" || type == "gemma3_text")
+    m.qk_norm = true;
+  if (type == "glm4_moe" && r.boolean_or("use_qk_norm", false)) m.qk_norm = true;
+  if (type == "glm4") m.norms_per_layer = 4;  // post-attention and post-MLP norms too
+  if (gemma) return read_gemma_layers(r, type, m);
+  if (type == "mistral" || type == "mixtral" || type == "phi3" || type == "qwen2" || type == "qwen2_moe" ||
+      type == "qwen3" || type == "qwen3_moe" || type == "llama" || type == "glm4") {
+    if (!read_layer_types(r, m, r.integer_or({"sliding_window"}, 1, kMaxModelContext, 0), 0)) uniform_window(r, m);
+    r.mark("max_window_layers");
+  }
+  read_moe_family(r, type, m);
+  if (type == "qwen3_next") read_qwen3_next_layers(r, m);
+}
+
+}  // namespace sightline::hf

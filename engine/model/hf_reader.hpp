@@ -1,0 +1,91 @@
+#pragma once
+// The Hugging Face config.json reader shared by hf_config.cpp (the import:
+// model type, keys common to every family, quantization) and hf_families.cpp
+// (one reader per model family). Internal to model/.
+#include <initializer_list>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "model/architecture.hpp"
+
+namespace sightline::hf {
+
+// Reads keys of one config object and remembers which ones it looked at, so
+// the rest can be reported as ignored.
+class HfReader {
+ public:
+  HfReader(const json& config, std::string path) : config_(config), path_(std::move(path)) {
+    require_object(config_, path_);
+  }
+
+  bool has(const std::string& key) const {
+    used_.insert(key);
+    return config_.contains(key) && !config_.at(key).is_null();
+  }
+  const json& at(const std::string& key) const {
+    used_.insert(key);
+    return config_.at(key);
+  }
+  std::string child(const std::string& key) const { return pointer_append(path_, key); }
+
+  // First present key among `keys`; fails naming the first if none is present.
+  int64_t integer(std::initializer_list<const char*> keys, int64_t min_value, int64_t max_value) const {
+    for (const char* k : keys)
+      if (has(k)) return read_integer(config_.at(k), child(k), min_value, max_value);
+    fail(error_code::kMissingKey, child(*keys.begin()),
+         std::string("config.json lacks '") + *keys.begin() + "', which this model family needs; add it from the model's published config");
+  }
+  int64_t integer_or(std::initializer_list<const char*> keys, int64_t min_value, int64_t max_value,
+                     int64_t fallback) const {
+    for (const char* k : keys)
+      if (has(k)) return read_integer(config_.at(k), child(k), min_value, max_value);
+    return fallback;
+  }
+  double number_or(const char* key, double min_value, double max_value, double fallback) const {
+    if (!has(key)) return fallback;
+    return read_number(config_.at(key), child(key), min_value, max_value);
+  }
+  bool boolean_or(const char* key, bool fallback) const {
+    if (!has(key)) return fallback;
+    if (!config_.at(key).is_boolean()) fail(error_code::kType, child(key), "expected true or false");
+    return config_.at(key).get<bool>();
+  }
+  std::string string_or(const char* key, const std::string& fallback) const {
+    if (!has(key)) return fallback;
+    if (!config_.at(key).is_string()) fail(error_code::kType, child(key), "expected a string");
+    return config_.at(key).get<std::string>();
+  }
+  const std::string& path() const { return path_; }
+  const json& config() const { return config_; }
+
+  // Keys present but never read.
+  std::vector<std::string> unread(const std::string& prefix) const {
+    std::vector<std::string> out;
+    for (auto it = config_.begin(); it != config_.end(); ++it)
+      if (!used_.count(it.key())) out.push_back(prefix + it.key());
+    return out;
+  }
+  void mark(const std::string& key) const { used_.insert(key); }
+
+ private:
+  const json& config_;
+  std::string path_;
+  mutable std::set<std::string> used_;
+};
+
+std::string activation_from_hf(const std::string& act);
+// Layer types from a "layer_types" array; false when absent.
+bool read_layer_types(const HfReader& r, ModelArch& m, int64_t window, int64_t chunk);
+// Common transformer keys (Llama naming).
+void read_llama_like(const HfReader& r, ModelArch& m);
+// A defaulted key: the value transformers' config class uses when the file omits it (with a warning).
+int64_t defaulted(const HfReader& r, ModelArch& m, const char* key, int64_t min_value, int64_t max_value,
+                  int64_t fallback);
+void read_moe_common(const HfReader& r, ModelArch& m, std::initializer_list<const char*> experts_keys);
+
+// The family's keys (model_type `type`) into `m` (hf_families.cpp).
+void read_family(const HfReader& r, const std::string& type, ModelArch& m);
+
+}  // namespace sightline::hf

@@ -1,0 +1,52 @@
+#pragma once
+// A serving result's key metrics, read from its typed figures (the run's
+// metrics, its KV capacity, the quantization comparison, the max-QPS answer,
+// the compare ratios), never out of the JSON the writers made. The catalogue
+// (scenario/metric_catalogue) names each id and where the writers put it.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "run/key_metric.hpp"
+#include "serve/serving_metrics.hpp"
+#include "serve/sim_details.hpp"
+
+namespace sightline::serve {
+
+// Quantized weights against the unquantized ones, batch-1 steps on the first pool's GPUs.
+struct QuantizationFigures {
+  std::string weights, unquantized_weights;
+  int64_t context_tokens = 0;
+  double decode_step_ms = 0, decode_step_ms_unquantized = 0, decode_speedup = 0;
+  double prefill_ms = 0, prefill_ms_unquantized = 0, prefill_speedup = 0;
+  double weights_GiB = 0, weights_GiB_unquantized = 0, weight_reduction = 0;
+  bool unquantized_fits = false;
+  int64_t unquantized_kv_blocks = 0;
+  json to_json() const;
+};
+
+// One compare block's figures by name: ratio = this / baseline, speedup =
+// baseline / this; none where the denominator is 0 (written as null).
+struct CompareFigures {
+  std::map<std::string, std::optional<double>> ratio, speedup;
+};
+
+// What a serving result's key metrics are read from; null / none where the
+// result has no such part.
+struct ServingFigures {
+  const ServingMetrics* metrics = nullptr;
+  const SimDetails* details = nullptr;
+  const QuantizationFigures* quantization = nullptr;  // quantized weights only
+  std::optional<double> max_qps;                     // serving.max_qps_search only
+  const CompareFigures* compare = nullptr;           // one baseline only (not an array of them)
+};
+
+// Serving metric `id` of the catalogue, with its label and unit; Missing (with
+// the statistic's reason where it has one) when the result has no such figure.
+KeyMetric serving_key_metric(const std::string& id, const ServingFigures& f);
+
+// Whether serving metric `id` reads a typed field (every serving id of the catalogue must).
+bool serving_metric_has_field(const std::string& id);
+
+}  // namespace sightline::serve

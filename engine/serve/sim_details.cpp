@@ -1,0 +1,231 @@
+// Simulation::details: a serving run's deployment, memory, KV capacity, token
+// accounting, warnings, limits and (detailed runs) records, one step each.
+#include "serve/sim_details.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "mem/inference_memory.hpp"
+#include "serve/simulation.hpp"
+
+namespace sightline::serve {
+
+json ServingCapacity::to_json() const {
+  json c = {{"kv_bytes_per_token_per_gpu", kv_bytes_per_token_per_gpu},
+            {"kv_KiB_per_token", kv_KiB_per_token},
+            {"kv_GiB_per_max_len_request", kv_GiB_per_max_len_request},
+            {"kv_tokens_per_replica", kv_tokens_per_replica},
+            {"kv_blocks_per_replica", kv_blocks_per_replica},
+            {"max_model_len", max_model_len},
+            {"max_concurrent_at_max_len", max_concurrent_at_max_len}};
+  if (versus_mha) {
+    c["kv_KiB_per_token_if_mha"] = versus_mha->kv_KiB_per_token_if_mha;
+    c["kv_reduction_vs_mha"] = versus_mha->kv_reduction_vs_mha;
+    c["num_heads"] = versus_mha->num_heads;
+    c["num_kv_heads"] = versus_mha->num_kv_heads;
+  }
+  return c;
+}
+
+json ServingLimits::to_json() const {
+  return {{"events", events},
+          {"max_events", max_events},
+          {"simulated_s", simulated_s},
+          {"max_sim_time_s", max_sim_time_s},
+          {"limit_hit", limit_hit.empty() ? json(nullptr) : json(limit_hit)}};
+}
+
+SimDetails Simulation::details() const {
+  SimDetails d;
+  d.deployment = deployment_json();
+  d.memory_per_gpu = json::array();
+  for (size_t i = 0; i < spec_.cluster.pools.size(); ++i) {
+    json mem = pool_memory_[i].to_json();
+    mem["pool"] = spec_.cluster.pools[i].name;
+    d.memory_per_gpu.push_back(mem);
+  }
+  d.first_pool_weights_GiB = pool_memory_.front().weights_GiB;
+  d.capacity = replica_capacity();
+  d.tokens = token_accounting();
+  d.warnings = run_warnings();
+  d.limits = {events_, spec_.limits.max_events, to_s(now_), spec_.limits.max_sim_time_s, limit_hit_};
+  if (detailed_) {
+    d.time_series = series_.to_json();
+    d.requests = request_records();
+    if (spec_.outputs.trace) d.trace = chrome_trace();
+  }
+  return d;
+}
+
+json Simulation::deployment_json() const {
+  json pools = json::array();
+  int gpus = 0;
+  for (const PoolSpec& p : spec_.cluster.pools) {
+    const GpuSpec& gpu = p.gpu ? *p.gpu : s_.hardware.gpu;
+    gpus += p.replicas * p.layout.tp * p.layout.pp;
+    pools.push_back({{"name", p.name},
+                     {"role", to_string(p.role)},
+                     {"replicas", p.replicas},
+                     {"tp", p.layout.tp},
+                     {"pp", p.layout.pp},
+                     {"gpu", gpu.id}});
+  }
+  json d = {{"gpus", gpus},
+            {"pools", pools},
+            {"router", to_string(spec_.cluster.router)},
+            {"scheduler", to_string(spec_.scheduler.policy)},
+            {"priority", to_string(spec_.scheduler.priority)},
+            {"kv_allocation", to_string(spec_.kv.allocation)},
+            {"block_size", block_size_},
+            {"weights", dtype_name(s_.precision.weights)},
+            {"kv_cache", dtype_name(s_.precision.kv_cache)},
+            {"speculative", to_string(spec_.speculative.method)},
+            {"prefix_caching", spec_.kv.prefix_caching},
+            {"disaggregated", spec_.cluster.disaggregated}};
+  if (spec_.colocated.enabled) d["colocated_model"] = spec_.colocated.model->name;
+  return d;
+}
+
+// Capacity of one replica of the first pool.
+ServingCapacity Simulation::replica_capacity() const {
+  const PoolSpec& p = spec_.cluster.pools.front();
+  const EngineMemory& em = pool_memory_.front().engines.front();
+  const double per_token_replica =
+      kv_bytes_per_token_per_gpu(s_.model, s_.precision, p.layout.tp, s_.model.num_layers) * p.layout.tp;
+  ServingCapacity c;
+  c.kv_bytes_per_token_per_gpu = em.kv_bytes_per_token;
+  c.kv_KiB_per_token = per_token_replica / 1024.0;
+  c.kv_GiB_per_max_len_request = per_token_replica * static_cast<double>(spec_.kv.max_model_len) / kBytesPerGiB;
+  c.kv_tokens_per_replica = em.blocks * block_size_;
+  c.kv_blocks_per_replica = em.blocks;
+  c.max_model_len = spec_.kv.max_model_len;
+  c.max_concurrent_at_max_len = em.blocks / kv_.blocks_for(spec_.kv.max_model_len);
+  if (!s_.model.mla.enabled) {
+    const double mha = 2.0 * s_.model.num_layers * s_.model.num_heads * static_cast<double>(s_.model.head_dim) *
+                       dtype_bytes(s_.precision.kv_cache);
+    const double actual = 2.0 * s_.model.num_layers * s_.model.num_kv_heads * static_cast<double>(s_.model.head_dim) *
+                          dtype_bytes(s_.precision.kv_cache);
+    c.versus_mha = ServingCapacity::VersusMha{mha / 1024.0, actual > 0 ? mha / actual : 0.0, s_.model.num_heads,
+                                              s_.model.num_kv_heads};
+  }
+  return c;
+}
+
+// Token accounting over completed requests: each put prompt + output - 1
+// tokens into its KV cache, minus prefix-cache hits, plus what recompute
+// preemptions threw away.
+json Simulation::token_accounting() const {
+  int64_t prompt = 0, output = 0, processed = 0, cached = 0, discarded = 0, violations = 0, completed = 0;
+  for (const Req& q : reqs_) {
+    if (q.state != State::Done) continue;
+    ++completed;
+    prompt += q.spec.prompt;
+    output += q.spec.output;
+    processed += q.processed;
+    cached += q.cached_tokens;
+    discarded += q.discarded;
+    if (q.processed != q.spec.prompt + q.spec.output - 1 - q.cached_tokens + q.discarded) ++violations;
+  }
+  return {{"prompt", prompt},
+          {"output", output},
+          {"processed", processed},
+          {"cached_prefix", cached},
+          {"discarded_by_preemption", discarded},
+          {"padding", rec_.counts().padding},
+          {"speculative_rejected", rec_.counts().spec_rejected},
+          {"expected_processed", prompt + output - completed - cached + discarded},
+          {"conservation_violations", violations}};
+}
+
+std::vector<std::string> Simulation::run_warnings() const {
+  std::vector<std::string> warnings;
+  const int64_t total = static_cast<int64_t>(reqs_.size());
+  if (reqs_.empty()) warnings.push_back("the workload produced no requests (duration_s shorter than the first arrival)");
+  if (workload_info_.truncated_outputs > 0)
+    warnings.push_back(std::to_string(workload_info_.truncated_outputs) +
+                       " requests had their output shortened to fit max_model_len");
+  if (workload_info_.capped)
+    warnings.push_back("the workload's duration asked for more than limits.max_requests (" +
+                       std::to_string(spec_.limits.max_requests) + ") requests; generation stopped there");
+  if (!limit_hit_.empty())
+    warnings.push_back("the run stopped at limits." + limit_hit_ + "; " + std::to_string(total - completed_ - dropped_) +
+                       " requests are unfinished");
+  else if (completed_ + dropped_ < total)
+    warnings.push_back(std::to_string(total - completed_ - dropped_) + " requests could never be scheduled (unfinished)");
+  if (dropped_ > 0) {
+    std::vector<std::pair<std::string, int64_t>> reasons;
+    for (const Req& q : reqs_) {
+      if (q.state != State::Dropped) continue;
+      auto it = std::find_if(reasons.begin(), reasons.end(), [&](const auto& p) { return p.first == q.drop_reason; });
+      if (it == reasons.end()) reasons.emplace_back(q.drop_reason, 1);
+      else ++it->second;
+    }
+    for (const auto& [reason, count] : reasons) warnings.push_back(std::to_string(count) + " requests dropped: " + reason);
+  }
+  if (spec_k_ > 0 && spec_.speculative.acceptance_assumed) {
+    char what[200];
+    std::snprintf(what, sizeof what, "%.2f", spec_.speculative.acceptance_rate);
+    warnings.push_back(std::string("speculative decoding: acceptance per drafted position assumed ") + what +
+                       (spec_.speculative.method == SpecMethod::Mtp
+                            ? " (a generic default; the DeepSeek-V3 report measured 85-90% for its MTP module's "
+                              "second token, arXiv 2412.19437 section 5.4.3)"
+                            : " (a generic default)") +
+                       "; it depends on the model and the data: set /serving/speculative/acceptance_rate");
+  }
+  if (trace_truncated_)
+    warnings.push_back("the trace keeps the first " + std::to_string(spec_.outputs.trace_max_steps) +
+                       " steps (outputs.trace_max_steps)");
+  return warnings;
+}
+
+json Simulation::request_records() const {
+  json rows = json::array();
+  const int64_t limit = std::min<int64_t>(spec_.outputs.max_request_records, static_cast<int64_t>(reqs_.size()));
+  auto t_s = [](TimeNs t) { return t < 0 ? json(nullptr) : json(to_s(t)); };
+  for (int64_t i = 0; i < limit; ++i) {
+    const Req& q = reqs_[static_cast<size_t>(i)];
+    const char* state = q.state == State::Done ? "completed" : q.state == State::Dropped ? "dropped" : "unfinished";
+    rows.push_back(json::array({i, t_s(q.spec.arrival), q.spec.prompt, q.spec.output, t_s(q.first_scheduled),
+                                t_s(q.first_token), t_s(q.completion), q.preemptions, q.cached_tokens, q.replica, state}));
+  }
+  return {{"columns", json::array({"id", "arrival_s", "prompt_tokens", "output_tokens", "first_scheduled_s",
+                                   "first_token_s", "completion_s", "preemptions", "cached_tokens", "replica", "state"})},
+          {"rows", rows},
+          {"total", reqs_.size()},
+          {"truncated", limit < static_cast<int64_t>(reqs_.size())}};
+}
+
+json Simulation::chrome_trace() const {
+  json ev = json::array();
+  for (const Replica& r : replicas_) {
+    ev.push_back({{"name", "process_name"},
+                  {"ph", "M"},
+                  {"pid", r.index},
+                  {"args",
+                   {{"name", spec_.cluster.pools[static_cast<size_t>(r.pool)].name + " replica " + std::to_string(r.index)}}}});
+  }
+  for (const TraceStep& t : trace_) {
+    const char* name = t.prefill_tokens > 0 && t.decode_tokens > 0 ? "mixed" : t.prefill_tokens > 0 ? "prefill" : "decode";
+    ev.push_back({{"name", name},
+                  {"cat", "step"},
+                  {"ph", "X"},
+                  {"pid", t.replica},
+                  {"tid", t.engine},
+                  {"ts", static_cast<double>(t.start) * 1e-3},
+                  {"dur", static_cast<double>(t.dur) * 1e-3},
+                  {"args", {{"requests", t.requests}, {"prefill_tokens", t.prefill_tokens}, {"decode_tokens", t.decode_tokens}}}});
+  }
+  for (const TraceTransfer& t : trace_transfers_) {
+    ev.push_back({{"name", "kv_transfer"},
+                  {"cat", "transfer"},
+                  {"ph", "X"},
+                  {"pid", t.src},
+                  {"tid", 100},
+                  {"ts", static_cast<double>(t.start) * 1e-3},
+                  {"dur", static_cast<double>(t.dur) * 1e-3},
+                  {"args", {{"request", t.req}, {"to_replica", t.dst}}}});
+  }
+  return {{"traceEvents", ev}, {"displayTimeUnit", "ms"}};
+}
+
+}  // namespace sightline::serve

@@ -1,0 +1,76 @@
+// The serving key metrics are read from the run's typed figures
+// (serve/serving_key_metrics), never out of the written result. These hold
+// the typed reading to what the writers put at the catalogue's location: for
+// every serving id of the catalogue, the same kind, value and reason, on
+// short runs of the presets that have each optional part (compare, max-QPS
+// search, quantization, speculative decoding, prefix cache, disaggregated
+// pools, MoE, LoRA, a GPU price).
+#include <doctest/doctest.h>
+
+#include "scenario/metric_catalogue.hpp"
+#include "scenario/scenario.hpp"
+#include "serve/serving_job.hpp"
+#include "test_helpers.hpp"
+
+using namespace sightline;
+using sightline::test::json;
+
+namespace {
+
+// What the writers put at the catalogue's location, as a key metric holds it.
+KeyMetric written_key_metric(const MetricInfo& m, const json& result) {
+  KeyMetric k;
+  const json::json_pointer ptr(m.pointer);
+  if (!result.contains(ptr)) return k;
+  const json& v = result.at(ptr);
+  k.kind = key_metric_kind(v);
+  if (k.kind == KeyMetric::Kind::Bool) k.value = v.get<bool>() ? 1.0 : 0.0;
+  else if (k.numeric()) k.value = v.get<double>();
+  // A statistic the run does not have carries its reason beside it.
+  const json::json_pointer parent = ptr.parent_pointer();
+  if (v.is_null() && result.at(parent).is_object() && result.at(parent).contains("reason"))
+    k.reason = result.at(parent)["reason"].get<std::string>();
+  return k;
+}
+
+}  // namespace
+
+TEST_CASE("key metrics: serving: every serving metric of the catalogue reads a typed field") {
+  int serving = 0;
+  for (const MetricInfo& m : metric_catalogue()) {
+    if (m.kind != MetricKind::kServing) continue;
+    ++serving;
+    const std::string id = m.id;
+    CAPTURE(id);
+    CHECK(serve::serving_metric_has_field(id));
+  }
+  CHECK(serving > 90);
+}
+
+TEST_CASE("key metrics: serving: the typed figures equal what the result says at the catalogue's location") {
+  int compared = 0, present = 0;
+  for (const char* id : {"I2.3", "I4.2", "I5.1", "I5.2", "I5.3", "I5.4", "I5.5"}) {
+    json doc = sightline::test::preset("scenarios", id);
+    json& sv = doc["serving"];
+    sv["workload"]["num_requests"] = 60;
+    if (sv.contains("max_qps_search")) sv["max_qps_search"] = {{"iterations", 2}, {"num_requests", 100}};
+    serve::ServingJob job(read_scenario(doc));
+    while (!job.step(1 << 20)) {
+    }
+    const json result = job.result();
+    for (const MetricInfo& m : metric_catalogue()) {
+      if (m.kind != MetricKind::kServing) continue;
+      const std::string preset = id, metric = m.id;
+      CAPTURE(preset);
+      CAPTURE(metric);
+      const KeyMetric typed = job.key_metric(m.id), written = written_key_metric(m, result);
+      CHECK(static_cast<int>(typed.kind) == static_cast<int>(written.kind));
+      CHECK(typed.value == written.value);
+      CHECK(typed.reason == written.reason);
+      ++compared;
+      if (typed.kind != KeyMetric::Kind::Missing) ++present;
+    }
+  }
+  CHECK(compared > 600);
+  CHECK(present > 450);  // most figures exist on these runs, so the comparison is not of nulls
+}
