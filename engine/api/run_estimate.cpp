@@ -7,6 +7,7 @@
 #include "api/interval_job.hpp"
 #include "core/error.hpp"
 #include "scenario/simulation_spec.hpp"
+#include "serve/headline.hpp"
 #include "serve/simulation.hpp"
 
 namespace sightline {
@@ -37,38 +38,106 @@ int64_t least_length(const serve::LengthSpec& l) {
   return std::max<int64_t>(1, l.min);
 }
 
-// The probe: the scenario's first kProbeRequests requests at the same rate,
-// simulated on their own, at most kProbeUnits events (tens of milliseconds).
-constexpr int64_t kProbeRequests = 400;
-constexpr int64_t kProbeWarmup = 50;    // arrivals before the measured window
-constexpr int64_t kProbeUnits = 20000;
-// A run is refused on the probe's figure only when it is clearly over: the
-// figure is an estimate, not a bound (a run a little over is stopped by the
-// budget itself).
-constexpr double kProbeRefuseFactor = 1.25;
+// The probe: a simulation's first kProbeRequests requests (the same seed: the
+// same first requests as the run), simulated on their own to their end or to
+// kProbeEvents events (about 0.1 s). Runs of at most kProbeMinRequests
+// requests are not probed (the lower bound covers them well enough).
+constexpr int64_t kProbeMinRequests = 400;
+constexpr int64_t kProbeRequests = 1000;
+constexpr int64_t kProbeWarmup = 50;  // requests done before the measured window
+constexpr int64_t kProbeEvents = 100000;
+// The probe's figure is an estimate: over the shipped serving presets it is
+// within this share of the work the run then makes (docs/limits.md, measured
+// by ./build/bench_run_estimate). A run is refused when its figure raised by
+// this error is over the budget, so a run let through normally finishes.
+constexpr double kProbeError = 0.25;
+constexpr double kProbeNearSaturation = 0.1;
 
-// Work units per request of the central simulation, measured on the probe
-// between its kProbeWarmup-th and its last arrival: the empty system at the
-// start and the drain at the end (which a long run has once, not per
-// probe-sized piece) do not count. If the probe's budget runs out first, the
-// units so far per arrival so far.
-double probe_units_per_request(const Scenario& s) {
-  serve::WorkloadOverride o;
-  o.num_requests = kProbeRequests;
-  serve::Simulation sim(s, o, false);
-  int64_t window_events = -1, window_arrivals = 0;
-  while (!sim.finished() && sim.events_processed() < kProbeUnits) {
-    sim.run(1);
-    if (window_events < 0 && sim.arrived() >= kProbeWarmup) {
-      window_events = sim.events_processed();
-      window_arrivals = sim.arrived();
-    }
-    if (sim.arrived() >= sim.num_requests()) break;
+// What the probe measured of one simulation: its events per request in the
+// steady part (from its kProbeWarmup-th request done to the moment the last
+// one has arrived and none waits, after which only the drain is left: a
+// Poisson run's arrivals, an offline batch's full batches), the events its
+// start and drain add beyond that (the run has them once), and its units per
+// event (a speculative simulation's event is k + 1 units).
+struct ProbeRate {
+  int64_t probed = 0;             // requests in the probe
+  double events_per_request = 0;  // steady part
+  double transient_events = 0;    // start and drain beyond the steady rate (0 unless seen to the end)
+  bool complete = false;          // the probe ran to its end
+  int64_t units_per_event = 1;
+  bool overloaded = false;        // arrivals near or past the service rate (the interval's paired runs may fall back)
+  // Events of a run of n requests of which the probe is the start.
+  double events(int64_t n) const {
+    return std::max(static_cast<double>(n), events_per_request * static_cast<double>(n) + transient_events);
   }
-  const int64_t arrived = std::max<int64_t>(1, sim.arrived());
-  if (window_events >= 0 && sim.arrived() > window_arrivals)
-    return static_cast<double>(sim.events_processed() - window_events) / static_cast<double>(sim.arrived() - window_arrivals);
-  return static_cast<double>(sim.events_processed()) / static_cast<double>(arrived);
+};
+
+ProbeRate probe_rate(const Scenario& s, int64_t requests) {
+  serve::WorkloadOverride o;
+  o.num_requests = std::min(requests, kProbeRequests);
+  serve::Simulation sim(s, o, false);
+  const int64_t n = sim.num_requests();
+  const int64_t warmup = std::min(kProbeWarmup, n / 8);
+  int64_t start_events = -1, start_done = 0, end_events = -1, end_done = 0;
+  int64_t events_waiting = 0;  // events handled while requests waited
+  while (!sim.finished() && sim.events_processed() < kProbeEvents) {
+    if (sim.waiting() > 0) ++events_waiting;
+    sim.run(1);
+    if (start_events < 0 && sim.done() >= warmup) {
+      start_events = sim.events_processed();
+      start_done = sim.done();
+    }
+    if (end_events < 0 && sim.arrived() >= n && sim.waiting() == 0) {
+      end_events = sim.events_processed();
+      end_done = sim.done();
+    }
+  }
+  ProbeRate r;
+  r.probed = n;
+  r.units_per_event = sim.units_per_event();
+  r.complete = sim.finished();
+  if (end_events < 0 || end_events < start_events) {  // the window did not close (or closed before it opened)
+    end_events = sim.events_processed();
+    end_done = sim.done();
+  }
+  const int64_t window_done = start_events >= 0 ? end_done - start_done : 0;
+  if (window_done >= kProbeWarmup) {
+    r.events_per_request = static_cast<double>(end_events - start_events) / static_cast<double>(window_done);
+    if (r.complete) r.transient_events = static_cast<double>(sim.events_processed()) - r.events_per_request * static_cast<double>(n);
+  } else if (r.complete) {
+    r.events_per_request = static_cast<double>(sim.events_processed()) / static_cast<double>(n);
+  } else {
+    r.events_per_request = static_cast<double>(sim.events_processed()) / static_cast<double>(std::max<int64_t>(1, sim.arrived()));
+  }
+  // Arrivals near or past the service rate: the probe's own verdict, or
+  // requests waiting through more than kProbeNearSaturation of its events (a
+  // long run's queue then may grow, and its verdict be "overloaded", where the
+  // probe's is not: I2.2 and I2.5 at 10,000 requests).
+  const auto process = s.serving->simulation->workload.arrival.process;
+  if (process != serve::ArrivalProcess::AllAtOnce) {
+    const serve::SimulationSpec& sp = *s.serving->simulation;
+    r.overloaded = static_cast<double>(events_waiting) > kProbeNearSaturation * static_cast<double>(sim.events_processed());
+    if (r.complete && !r.overloaded)
+      r.overloaded = serve::serving_headline(sim.outcomes(), sp.slo,
+                                             process != serve::ArrivalProcess::Trace ? sp.workload.arrival.rate_qps : 0.0)
+                         .overloaded;
+  }
+  return r;
+}
+
+// Requests one simulation of this spec makes: its count, its trace's length,
+// or about rate x duration for a duration-driven run (at most max_requests).
+int64_t requests_of(const serve::SimulationSpec& sp) {
+  const serve::WorkloadSpec& w = sp.workload;
+  if (w.arrival.process == serve::ArrivalProcess::Trace) {
+    const int64_t n = static_cast<int64_t>(w.arrival.trace.size());
+    return w.num_requests > 0 ? std::min<int64_t>(w.num_requests, n) : n;
+  }
+  if (w.num_requests > 0) return w.num_requests;
+  if (w.duration_s > 0)
+    return static_cast<int64_t>(std::min(static_cast<double>(sp.limits.max_requests),
+                                         std::ceil(std::max(0.0, w.arrival.rate_qps) * w.duration_s)));
+  return sp.limits.max_requests;
 }
 
 std::string gib(int64_t bytes) {
@@ -122,9 +191,19 @@ RunEstimate estimate_run(const Scenario& s, IntervalMode mode) {
   }
   e.requests = expected_requests;
   e.runs = runs;
+  e.full_runs = bound_runs;
+  e.short_requests = short_n;
   // The most a request can take: its arrival, and a schedule and a step-end
   // event for each of its tokens (one token per step at the lowest load).
-  const int64_t per_request_most = sat_add(3, sat_mul(2, std::max<int64_t>(1, w.output.max_possible())));
+  // A speculative simulation's event is k + 1 units (serve/simulation.hpp).
+  int64_t units_per_event_most = sp.speculative.method != serve::SpecMethod::None ? 1 + std::max(0, sp.speculative.k) : 1;
+  for (const auto& v : sp.compares)
+    if (v.scenario && v.scenario->serving && v.scenario->serving->simulation) {
+      const auto& vs = v.scenario->serving->simulation->speculative;
+      if (vs.method != serve::SpecMethod::None) units_per_event_most = std::max<int64_t>(units_per_event_most, 1 + std::max(0, vs.k));
+    }
+  const int64_t per_request_most =
+      sat_mul(units_per_event_most, sat_add(3, sat_mul(2, std::max<int64_t>(1, w.output.max_possible()))));
   e.work_units_at_most = sat_mul(runs, sat_mul(expected_requests, per_request_most));
   if (short_n > 0) e.work_units_at_most = sat_add(e.work_units_at_most, sat_mul(sat_mul(3, variants), sat_mul(short_n, per_request_most)));
   // Peak memory: the interval runs are made one after another (api/interval_job),
@@ -172,21 +251,74 @@ void check_run_estimate(const Scenario& s, const RunEstimate& e, const RunLimits
   }
   // The lower bound passed. A run that could still be over its budget is
   // measured on a probe (tens of milliseconds): a long run at low load makes
-  // one step per token, far more units than the bound's full batches.
-  if (s.serving && s.serving->simulation && e.requests > kProbeRequests && e.work_units_at_most > limits.max_work_units) {
-    const double per_request = probe_units_per_request(s);
-    const double expected = per_request * static_cast<double>(e.requests) * static_cast<double>(e.runs);
-    if (expected > kProbeRefuseFactor * static_cast<double>(limits.max_work_units)) {
-      char figure[160];
-      std::snprintf(figure, sizeof figure, "about %.3g work units (%.1f units per request, measured on a probe of its first %lld requests, x %lld requests x %lld runs)",
-                    expected, per_request, static_cast<long long>(kProbeRequests), static_cast<long long>(e.requests),
-                    static_cast<long long>(e.runs));
+  // one step per token, far more units than the bound's full batches. It is
+  // refused when the figure, raised by the probe's measured error, is over the
+  // budget: what is let through normally finishes within it.
+  if (s.serving && s.serving->simulation && e.requests > kProbeMinRequests && e.work_units_at_most > limits.max_work_units) {
+    const WorkFigure f = probe_work_figure(s, e);
+    if (f.units * (1.0 + kProbeError) > static_cast<double>(limits.max_work_units)) {
+      char figure[96];
+      std::snprintf(figure, sizeof figure, "about %.4g work units", f.units);
+      char error[64];
+      std::snprintf(error, sizeof error, "%.0f%%", 100.0 * kProbeError);
+      const bool over = f.units > static_cast<double>(limits.max_work_units);
       fail(error_code::kLimitExceeded, "/limits/max_work_units",
-           std::string("the run needs ") + figure + ", over its budget of " + std::to_string(limits.max_work_units) +
+           std::string("the run needs ") + figure + " (" + f.detail + "), " +
+               (over ? std::string("over its budget of ") + std::to_string(limits.max_work_units)
+                     : std::string("within the estimate's error (") + error + ") of its budget of " +
+                           std::to_string(limits.max_work_units) + ", so it could stop unfinished") +
                "; refused before starting. Raise /limits/max_work_units (at most " + std::to_string(limits.ceiling) +
                " here) or make the scenario smaller (fewer requests, shorter outputs).");
     }
   }
+}
+
+WorkFigure probe_work_figure(const Scenario& s, const RunEstimate& e) {
+  WorkFigure f;
+  if (!s.serving || !s.serving->simulation) return f;
+  const serve::SimulationSpec& sp = *s.serving->simulation;
+  // Every simulation the run makes, each measured on its own probe and counted
+  // in its own units: the scenario and each compare variant, in full
+  // e.full_runs times (the central run, and both bounds when they run in
+  // full), plus three paired short runs of e.short_requests each.
+  std::vector<const Scenario*> variants = {&s};
+  for (const auto& v : sp.compares)
+    if (v.scenario && v.scenario->serving && v.scenario->serving->simulation) variants.push_back(v.scenario.get());
+  std::string parts;
+  for (size_t i = 0; i < variants.size(); ++i) {
+    const Scenario& v = *variants[i];
+    const int64_t n = i == 0 ? e.requests : requests_of(*v.serving->simulation);
+    const ProbeRate r = probe_rate(v, n);
+    // The paired short runs fall back to full bound runs when a run is
+    // overloaded (api/interval_job.hpp): counted when the probe says it may be.
+    const int64_t full_runs = e.short_requests > 0 && r.overloaded ? 3 : e.full_runs;
+    // A simulation stops at its own serving.limits.max_events (keeping its result).
+    const double most = static_cast<double>(v.serving->simulation->limits.max_events);
+    auto capped = [&](int64_t requests) { return std::min(most > 0 ? most : 1e300, r.events(requests)); };
+    double events = static_cast<double>(full_runs) * capped(n);
+    if (e.short_requests > 0) events += 3.0 * capped(std::min(n, e.short_requests));
+    const double units = events * static_cast<double>(r.units_per_event);
+    f.units += units;
+    if (i == 0) f.central_units_per_request = units / static_cast<double>(std::max<int64_t>(1, n * full_runs));
+    char part[360];
+    std::snprintf(part, sizeof part, "%s%.0f units for %lld requests x %lld full run%s%s (%.2f events per request%s)",
+                  i == 0 ? "" : (i == 1 ? "; compare variants: " : ", "), units, static_cast<long long>(n),
+                  static_cast<long long>(full_runs), full_runs > 1 ? "s" : "",
+                  e.short_requests > 0 ? (r.overloaded ? " (arrivals near the service rate: the full bounds the paired runs fall back to)"
+                                                               " and 3 paired short runs"
+                                                             : " and 3 paired short runs")
+                                       : "",
+                  r.events_per_request,
+                  r.units_per_event > 1 ? ", speculative: k + 1 units per event" : "");
+    parts += part;
+  }
+  char head[160];
+  std::snprintf(head, sizeof head, "measured on a probe of the first %lld requests of each simulation: ",
+                static_cast<long long>(std::min(e.requests, kProbeRequests)));
+  const bool search = sp.search.enabled || sp.steady_state.enabled;
+  f.detail = std::string(head) + parts +
+             (search ? "; the max-QPS search's and steady-state reruns' runs come on top" : "");
+  return f;
 }
 
 }  // namespace sightline

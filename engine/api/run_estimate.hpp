@@ -23,6 +23,8 @@ struct RunEstimate {
   int64_t work_units_at_least = 0;
   int64_t work_units_at_most = 0;  // serving: every token its own step (whether a probe is worth making)
   int64_t requests = 0, runs = 0;  // serving: requests per simulation, simulations
+  int64_t full_runs = 1;           // serving: runs of every request (central, and the bounds when in full)
+  int64_t short_requests = 0;      // serving: the paired short bound runs' requests (three runs), or 0
   int64_t memory_bytes = 0;
   std::string memory_breakdown;  // "600000 requests x 3 runs, 1 replicas, ..." for the message
 };
@@ -37,5 +39,17 @@ RunEstimate estimate_run(const Scenario& s, IntervalMode mode);
 // is clearly over: a 1M-request run is refused up front, not stopped after
 // 40 s of work.
 void check_run_estimate(const Scenario& s, const RunEstimate& e, const RunLimits& limits);
+
+// The probe's figure for a serving simulation run: the work units of every
+// simulation it makes (the scenario's and each compare variant's, in full and
+// as paired short bound runs), each measured on a probe of its own first
+// requests and counted in its own units (a speculative event is k + 1). The
+// max-QPS search's runs and steady-state reruns are not in it.
+struct WorkFigure {
+  double units = 0;
+  double central_units_per_request = 0;
+  std::string detail;  // how it was made, for the message
+};
+WorkFigure probe_work_figure(const Scenario& s, const RunEstimate& e);
 
 }  // namespace sightline

@@ -171,12 +171,15 @@ void CapacitySearch::on_confirmation_finished(CapacityRun run) {
   if (!start_confirmation()) finished_ = true;
 }
 
-bool CapacitySearch::step(int64_t max_events) {
-  while (max_events > 0 && !finished_) {
+bool CapacitySearch::step(int64_t max_units) {
+  while (max_units > 0 && !finished_) {
+    const int64_t per_event = sim_->units_per_event();
     const int64_t before = sim_->events_processed();
-    const bool done = sim_->run(max_events);
-    events_processed_ += sim_->events_processed() - before;
-    max_events -= std::max<int64_t>(1, sim_->events_processed() - before);
+    const bool done = sim_->run(std::max<int64_t>(1, (max_units + per_event - 1) / per_event));
+    const int64_t events = sim_->events_processed() - before;
+    events_processed_ += events;
+    units_done_ += events * per_event;
+    max_units -= std::max<int64_t>(1, events * per_event);
     if (done) on_run_finished();
   }
   return finished_;

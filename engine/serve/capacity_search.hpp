@@ -47,10 +47,11 @@ class CapacitySearch {
   CapacitySearch(const CapacitySearch&) = delete;
   CapacitySearch& operator=(const CapacitySearch&) = delete;
 
-  bool step(int64_t max_events);  // true once finished
+  bool step(int64_t max_units);  // true once finished; runs about max_units work units' worth of events
   bool finished() const { return finished_; }
   double progress() const;
   int64_t events_processed() const { return events_processed_; }  // over every candidate run so far
+  int64_t units_done() const { return units_done_; }               // their work units (Simulation::units_done)
 
   bool has_answer() const { return have_lo_; }
   double qps() const { return have_lo_ ? lo_ : 0.0; }
@@ -90,6 +91,7 @@ class CapacitySearch {
   int64_t probe_requests_ = 0;
   std::string note_;
   int64_t events_processed_ = 0;
+  int64_t units_done_ = 0;
 };
 
 }  // namespace sightline::serve

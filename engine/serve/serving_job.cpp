@@ -58,8 +58,6 @@ const std::vector<ComparedMetric>& compared_metrics() {
 }  // namespace
 
 ServingJob::ServingJob(Scenario scenario) : s_(std::move(scenario)) {
-  const SpeculativeSpec& sp = s_.serving->simulation->speculative;
-  if (sp.method != SpecMethod::None) units_per_event_ = 1 + std::max(0, sp.k);
   main_ = std::make_unique<Simulation>(s_, WorkloadOverride{}, true);
 }
 
@@ -67,15 +65,15 @@ ServingJob::~ServingJob() = default;
 
 bool ServingJob::step(int64_t max_units) {
   const SimulationSpec& spec = *s_.serving->simulation;
-  // The simulations count events; a speculative event is units_per_event_
-  // units (units_done), so a step of max_units runs that many units' worth of
-  // events, not max_units events (which overran a budget by k + 1 times).
-  int64_t max_events = std::max<int64_t>(1, (max_units + units_per_event_ - 1) / units_per_event_);
-  while (max_events > 0 && phase_ < 3) {
+  // Each simulation counts its events in its own units (a speculative event is
+  // k + 1 units), so a step of max_units runs that many units' worth of events
+  // of whichever simulation is current, not max_units events.
+  int64_t left = std::max<int64_t>(1, max_units);
+  while (left > 0 && phase_ < 3) {
     if (phase_ == 2) {
       if (!search_) search_ = std::make_unique<CapacitySearch>(s_);
-      const bool done = search_->step(max_events);
-      max_events = 0;
+      const bool done = search_->step(left);
+      left = 0;
       if (done) phase_ = 3;
       continue;
     }
@@ -84,10 +82,12 @@ bool ServingJob::step(int64_t max_units) {
       phase_ = spec.search.enabled ? 2 : 3;
       continue;
     }
+    const int64_t per_event = sim->units_per_event();
     const int64_t before = sim->events_processed();
-    const bool finished = sim->run(max_events);
-    events_ += sim->events_processed() - before;
-    max_events -= std::max<int64_t>(1, sim->events_processed() - before);
+    const bool finished = sim->run(std::max<int64_t>(1, (left + per_event - 1) / per_event));
+    const int64_t units = (sim->events_processed() - before) * per_event;
+    units_ += units;
+    left -= std::max<int64_t>(1, units);
     if (!finished) continue;
     if (phase_ == 0 && spec.steady_state.enabled && extend_steady_state_run()) continue;
     if (phase_ == 0) phase_ = 1;

@@ -22,12 +22,11 @@ class ServingJob : public Job {
   bool step(int64_t max_units) override;
   double progress() const override;
   json result() const override;
-  // Events of every simulation run so far: main, steady-state reruns, compare variants, max-QPS search.
-  // A speculative step prices the draft's k passes beside the target's, so
-  // its events count k + 1 units each: the budget bounds time, not events.
-  int64_t units_done() const override {
-    return (events_ + (search_ ? search_->events_processed() : 0)) * units_per_event_;
-  }
+  // Work units of every simulation run so far (main, steady-state reruns,
+  // compare variants, max-QPS search), each counted in its own units: a
+  // speculative simulation's event is k + 1 units (it prices the draft's k
+  // passes beside the target's), a compare baseline without speculation 1.
+  int64_t units_done() const override { return units_ + (search_ ? search_->units_done() : 0); }
   KeyMetrics key_metrics() const override;
   // Serving metric `id` of the catalogue, read from the finished run's typed figures.
   KeyMetric key_metric(const std::string& id) const;
@@ -63,8 +62,7 @@ class ServingJob : public Job {
   std::vector<std::unique_ptr<Simulation>> compares_;  // serving.compare variants, run in turn
   std::unique_ptr<CapacitySearch> search_;
   std::vector<SteadyStateRun> steady_runs_;  // serving.steady_state: the main run and its longer reruns
-  int64_t events_ = 0;
-  int64_t units_per_event_ = 1;
+  int64_t units_ = 0;  // main, steady-state reruns and compare variants (the search counts its own)
   int phase_ = 0;  // 0 main, 1 compare, 2 search, 3 done
   // The result is written once, when first asked for (the run is finished by then).
   mutable json result_;

@@ -64,12 +64,19 @@ class Simulation : private SchedulerHost, private ReplicaLoads {
   bool finished() const { return finished_; }
   double progress() const;
   int64_t events_processed() const { return events_; }
+  // Work units per event (the run budget's measure, api/budgeted_job): a
+  // speculative step also prices the draft's k passes, so each of this
+  // simulation's events counts k + 1; without speculation, 1.
+  int64_t units_per_event() const { return 1 + static_cast<int64_t>(spec_k_); }
+  int64_t units_done() const { return events_ * units_per_event(); }
   // Replica loads the routers read, in all: O(events), not O(events x replicas)
   // (a complexity property the tests hold).
   int64_t router_load_reads() const { return router_load_reads_; }
   int64_t scheduler_queue_reads() const;  // the batch scheduler's queue_entries_read()
   int64_t num_requests() const { return static_cast<int64_t>(reqs_.size()); }
   int64_t arrived() const { return num_requests() - arrivals_pending_; }  // requests whose arrival was handled
+  int64_t done() const { return completed_ + dropped_; }                    // requests completed or dropped
+  int64_t waiting() const { return rec_.waiting(); }                        // requests queued (waiting, swapped, incoming)
 
   ServingMetrics serving_metrics() const;  // the run's metrics, typed
   json metrics() const;                    // the "metrics" object: serving_metrics() written

@@ -9,9 +9,12 @@
 
 #include <string>
 #include <vector>
+#include <utility>
 
+#include "api/make_job.hpp"
 #include "api/run_estimate.hpp"
 #include "scenario/scenario.hpp"
+#include "scenario/simulation_spec.hpp"
 #include "error_checks.hpp"
 #include "test_helpers.hpp"
 
@@ -241,4 +244,65 @@ TEST_CASE("a 1M-request run at low load is refused up front on a probe's figure,
   const sightline::Scenario small = sightline::read_scenario(s);
   const sightline::RunEstimate est = sightline::estimate_run(small, sightline::IntervalMode::CentralOnly);
   CHECK_NOTHROW(sightline::check_run_estimate(small, est, sightline::RunLimits{}));
+}
+
+TEST_CASE("a run whose estimate, with its error, is over the budget is refused up front with the estimate; under it, it runs") {
+  // 1M requests of the head-to-head scenario make about 10.1M units, just over
+  // the default 10M budget: the probe's figure (10.0M) sat inside the old
+  // 1.25x margin, and the run stopped at the budget after 98.9% (14 s of CPU).
+  json s = json::parse(read_source_file("examples/head-to-head-llama2-7b-a100-10k.json"));
+  s["serving"]["workload"]["num_requests"] = 1000000;
+  s["serving"]["limits"] = {{"max_requests", 1000000}, {"max_sim_time_s", 1000000}};
+  const json e = envelope(api::run_scenario_central_only(s.dump()));
+  check_error(e, "limit_exceeded", "/limits/max_work_units");
+  const std::string m = e["error"]["message"].get<std::string>();
+  CAPTURE(m);
+  CHECK(m.find("refused before starting") != std::string::npos);
+  const size_t about = m.find("needs about ");
+  REQUIRE(about != std::string::npos);
+  const double figure = std::stod(m.substr(about + 12));
+  // Within the estimate's error (25%) of the 10,110,392 units the run makes (docs/limits.md).
+  CHECK(figure > 10110392 / 1.25);
+  CHECK(figure < 10110392 * 1.25);
+  // With the budget above the figure and its error (25%), the estimate lets it through.
+  const sightline::Scenario big = sightline::read_scenario(s);
+  const sightline::RunEstimate est = sightline::estimate_run(big, sightline::IntervalMode::CentralOnly);
+  sightline::RunLimits roomy;
+  roomy.max_work_units = static_cast<int64_t>(figure * 1.26);
+  roomy.ceiling = sightline::RunLimits::kNativeCeiling;
+  CHECK_NOTHROW(sightline::check_run_estimate(big, est, roomy));
+}
+
+TEST_CASE("each simulation counts its own work units: a speculative run's events k + 1, its baseline's 1") {
+  // I5.1: a draft model with k = 5, compared with a baseline without
+  // speculation. The job's units are the sum of each simulation run alone.
+  json s = preset("scenarios", "I5.1");
+  s["serving"]["workload"]["num_requests"] = 60;
+  const sightline::Scenario both = sightline::read_scenario(s);
+  REQUIRE(both.serving->simulation->compares.size() == 1);
+  // (units, events) of one job run to its end.
+  auto units_of = [](const sightline::Scenario& sc) {
+    auto job = sightline::make_single_job(sc);
+    while (!job->step(1000)) {
+    }
+    return std::make_pair(job->units_done(), job->result()["limits"]["events"].get<int64_t>());
+  };
+  json alone = s;
+  alone["serving"].erase("compare");
+  const sightline::Scenario speculative = sightline::read_scenario(alone);
+  const int64_t with_compare = units_of(both).first;
+  const auto spec = units_of(speculative);
+  const auto base = units_of(*both.serving->simulation->compares.front().scenario);
+  CHECK(with_compare == spec.first + base.first);
+  CHECK(spec.first == 6 * spec.second);  // k = 5: six units per event
+  CHECK(base.first == base.second);      // no speculation: one
+  // The up-front figure counts them the same way (a probe as long as the run,
+  // 600 requests, makes the same work: the figure is the work made).
+  s["serving"]["workload"]["num_requests"] = 600;
+  s["serving"]["limits"] = {{"max_requests", 600}};
+  const sightline::Scenario longer = sightline::read_scenario(s);
+  const sightline::RunEstimate est = sightline::estimate_run(longer, sightline::IntervalMode::CentralOnly);
+  const double figure = sightline::probe_work_figure(longer, est).units;
+  const int64_t made = units_of(longer).first;
+  CHECK(figure == doctest::Approx(static_cast<double>(made)).epsilon(0.01));
 }

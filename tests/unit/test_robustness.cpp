@@ -213,13 +213,23 @@ TEST_CASE("every run has a work budget: reaching it is a located limit_exceeded,
       m = r["error"]["message"].get<std::string>();
     }
     // Past the lower bound, a serving run is measured on a probe and refused
-    // when clearly over; with the budget a little under the probe's figure it
-    // starts and stops when the budget runs out.
+    // when the figure with its error is over the budget; with the budget above
+    // both it is let through and finishes.
     const size_t about = m.find("needs about ");
     if (about != std::string::npos) {
       CHECK(m.find("refused before starting") != std::string::npos);
       const double figure = std::stod(m.substr(about + 12));
-      s["limits"] = {{"max_work_units", static_cast<int64_t>(figure / 1.2)}};
+      json fits = s;
+      fits["limits"] = {{"max_work_units", static_cast<int64_t>(figure * 1.26) + 1}};
+      CHECK(run(fits)["ok"] == true);
+      // A run no larger than the probe is not probed: with the budget at its
+      // lower bound it starts, and stops when the budget runs out.
+      s["serving"]["workload"]["num_requests"] = 400;
+      s["limits"] = {{"max_work_units", 1}};
+      m = run(s)["error"]["message"].get<std::string>();
+      const size_t least = m.find("needs at least ");
+      REQUIRE(least != std::string::npos);
+      s["limits"] = {{"max_work_units", std::stoll(m.substr(least + 15))}};
       r = run(s);
       check_error(r, "limit_exceeded", "/limits/max_work_units");
       m = r["error"]["message"].get<std::string>();
