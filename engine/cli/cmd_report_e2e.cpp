@@ -19,6 +19,7 @@
 #include <cmath>
 #include <iomanip>
 #include <iostream>
+#include <map>
 
 #include "api/api.hpp"
 #include "core/json_text.hpp"
@@ -201,6 +202,10 @@ int cmd_report_e2e(const Args& args) {
   }
   json out = json::array(), capacity_out = json::array(), failed = json::array();
   Summary all, inference, training, capacity;
+  // By the result's kind (serving_latency, serving_simulation, training) and
+  // cost tier: what the page's accuracy badge shows for a result of that kind
+  // and tier (web/src/measured-errors.json, written from this by web/measured-errors.mjs).
+  std::map<std::string, std::map<std::string, Summary>> by_mode;
   for (const json& row : rows) {
     const bool is_capacity = row.value("check", "metric") == "capacity";
     if ((check == "metric" && is_capacity) || (check == "capacity" && !is_capacity)) continue;
@@ -239,7 +244,7 @@ int cmd_report_e2e(const Args& args) {
     const double optimism = has_baseline || !lower_is_better(metric) ? predicted / measured - 1.0
                                                                      : measured / predicted - 1.0;
     const bool is_training = kind == "training";
-    for (Summary* s : {&all, is_training ? &training : &inference}) {
+    for (Summary* s : {&all, is_training ? &training : &inference, &by_mode[kind][tier]}) {
       s->abs.push_back(std::fabs(optimism));
       s->signed_.push_back(optimism);
     }
@@ -254,9 +259,14 @@ int cmd_report_e2e(const Args& args) {
                    {"predicted", predicted},
                    {"signed_error_pct", 100.0 * optimism},
                    {"cost_tier", tier},
-                   {"group", is_training ? "training" : "inference"}});
+                   {"group", is_training ? "training" : "inference"},
+                   {"mode", kind}});
   }
+  json modes = json::object();
+  for (const auto& [mode, tiers] : by_mode)
+    for (const auto& [tier_name, sm] : tiers) modes[mode][tier_name] = summary_json(sm);
   const json summary = {{"all", summary_json(all)},
+                        {"by_mode", modes},
                         {"inference", summary_json(inference)},
                         {"training", summary_json(training)},
                         {"capacity", summary_json(capacity)},

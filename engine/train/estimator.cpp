@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "train/activations.hpp"
+#include "train/tp_overlap.hpp"
 
 namespace sightline {
 
@@ -171,38 +172,81 @@ struct PassDurations {
   double fwd_s = 0, bwd_s = 0;
 };
 
+// The communication stream: collectives run one after another, each busy
+// over [begin, end).
+struct CommStream {
+  std::vector<std::pair<double, double>> busy;
+  double free_at = 0;
+  double issue(double at, double duration) {
+    const double begin = std::max(free_at, at);
+    free_at = begin + duration;
+    if (duration > 0) busy.emplace_back(begin, free_at);
+    return free_at;
+  }
+};
+
+// When compute of `work_s` seconds alone, started at `start`, ends: while a
+// collective is in flight its kernels hold `sm_share` of the SMs, so compute
+// progresses at (1 − sm_share) of its speed (as TP overlap prices its GEMMs).
+// Every collective that overlaps the compute was issued before it started.
+double compute_end(const CommStream& comm, double start, double work_s, double sm_share) {
+  double t = start, left = work_s;
+  for (const auto& [begin, end] : comm.busy) {
+    if (left <= 0) break;
+    if (end <= t) continue;
+    if (begin > t) {  // comm idle until `begin`: full speed
+      const double step = std::min(left, begin - t);
+      t += step;
+      left -= step;
+      if (left <= 0) break;
+    }
+    const double rate = 1.0 - sm_share;
+    const double step = std::min(left, (end - t) * rate);
+    t += step / rate;
+    left -= step;
+  }
+  return t + left;
+}
+
+// FSDP's own kernels on the compute stream, per item (PyTorch FSDP2,
+// torch/distributed/_composable/fsdp/_fsdp_collectives.py, as torchtitan runs
+// it): after each all-gather, foreach_all_gather_copy_out splits the gathered
+// buffer into the unsharded parameters (reads and writes every parameter
+// byte); before each reduce-scatter, foreach_reduce's copy-in concatenates the
+// unsharded gradients into one buffer in the reduce dtype (reads them in the
+// parameter dtype, writes them in the gradient dtype). Both are plain
+// memory-bound copies, priced as elementwise kernels.
+struct FsdpCopies {
+  std::vector<double> out, in;  // seconds, per item
+};
+
 // FSDP with prefetch: the all-gather of item i+1 is issued when item i starts
 // computing; in the backward (reverse order) item i-1 is re-gathered when item
 // i starts and item i's gradients reduce-scattered when it ends.
 PassDurations fsdp_prefetch_passes(const std::vector<const ItemCost*>& items, const std::vector<double>& ag,
-                                   const std::vector<double>& rs) {
+                                   const std::vector<double>& rs, const FsdpCopies& copies, double sm_share) {
   const size_t n = items.size();
   PassDurations out;
-  double comm_free = ag[0], t = 0;
+  CommStream fwd;
   std::vector<double> ag_end(n, 0.0);
-  ag_end[0] = ag[0];
+  ag_end[0] = fwd.issue(0, ag[0]);
+  double t = 0;
   for (size_t i = 0; i < n; ++i) {
     const double start = std::max(t, ag_end[i]);
-    if (i + 1 < n) {
-      ag_end[i + 1] = std::max(comm_free, start) + ag[i + 1];
-      comm_free = ag_end[i + 1];
-    }
-    t = start + items[i]->fwd_s;
+    if (i + 1 < n) ag_end[i + 1] = fwd.issue(start, ag[i + 1]);
+    t = compute_end(fwd, start, copies.out[i] + items[i]->fwd_s, sm_share);
   }
   out.fwd_s = t;
-  comm_free = ag[n - 1];
+  CommStream bwd;
+  ag_end[n - 1] = bwd.issue(0, ag[n - 1]);
   t = 0;
-  ag_end[n - 1] = ag[n - 1];
   for (size_t r = n; r-- > 0;) {
     const double start = std::max(t, ag_end[r]);
-    if (r > 0) {
-      ag_end[r - 1] = std::max(comm_free, start) + ag[r - 1];
-      comm_free = ag_end[r - 1];
-    }
-    t = start + items[r]->bwd_s;
-    comm_free = std::max(comm_free, t) + rs[r];
+    if (r > 0) ag_end[r - 1] = bwd.issue(start, ag[r - 1]);
+    t = compute_end(bwd, start, copies.out[r] + items[r]->bwd_s + copies.in[r], sm_share);
+    bwd.issue(t, rs[r]);
   }
-  out.bwd_s = std::max(t, comm_free);
+  out.bwd_s = std::max(t, bwd.free_at);
   return out;
 }
 
@@ -216,8 +260,20 @@ void TrainRun::compose_with_fsdp(int j, const std::vector<const ItemCost*>& item
   Chunk& ch = chunks_[j];
   const size_t n = items.size();
   std::vector<double> ag(n, 0.0), rs(n, 0.0);
+  FsdpCopies copies{std::vector<double>(n, 0.0), std::vector<double>(n, 0.0)};
+  const Dtype w_dt = s_.precision.weights;
   for (size_t i = 0; i < n; ++i) {
     const ItemCost& it = *items[i];
+    const double params = it.params_dense + it.params_expert;
+    const double gathered = params * w_b + it.frozen_param_bytes;
+    if (gathered > 0)
+      copies.out[i] = setup_.price_kernels(StepOperators{{make_memory_operator("fsdp_copy_out", OpFamily::Elementwise, 1,
+                                                                               2.0 * gathered, 0, w_dt)}})
+                          .gpu_time_s;
+    if (params > 0)
+      copies.in[i] = setup_.price_kernels(StepOperators{{make_memory_operator("fsdp_reduce_copy_in", OpFamily::Elementwise,
+                                                                              1, params * (w_b + grad_b), 0, w_dt)}})
+                         .gpu_time_s;
     ag[i] = comm_->collective(CollectiveKind::AllGather, it.params_dense * w_b + it.frozen_param_bytes,
                               groups_.dp_dense) +
             comm_->collective(CollectiveKind::AllGather, it.params_expert * w_b, groups_.dp_expert);
@@ -231,15 +287,25 @@ void TrainRun::compose_with_fsdp(int j, const std::vector<const ItemCost*>& item
   }
   PassDurations d;
   if (s_.training->config.overlap.fsdp_prefetch) {
-    d = fsdp_prefetch_passes(items, ag, rs);
+    d = fsdp_prefetch_passes(items, ag, rs, copies, nccl_overlap_sm_share(s_.hardware.gpu.sm_count));
   } else {
     for (size_t i = 0; i < n; ++i) {
-      d.fwd_s += ag[i] + items[i]->fwd_s;
-      d.bwd_s += ag[i] + items[i]->bwd_s + rs[i];
+      d.fwd_s += ag[i] + copies.out[i] + items[i]->fwd_s;
+      d.bwd_s += ag[i] + copies.out[i] + items[i]->bwd_s + copies.in[i] + rs[i];
     }
   }
-  ch.fwd_cat[TimeCat::FsdpComm] += d.fwd_s - cf;
-  ch.bwd_cat[TimeCat::FsdpComm] += d.bwd_s - cb;
+  // The copies are compute-stream kernels (elementwise); what the pass takes
+  // beyond them and the items' own work is FSDP's exposed communication,
+  // including the compute it slows while it runs.
+  double copies_f = 0, copies_b = 0;
+  for (size_t i = 0; i < n; ++i) {
+    copies_f += copies.out[i];
+    copies_b += copies.out[i] + copies.in[i];
+  }
+  ch.fwd_cat[TimeCat::Elementwise] += copies_f;
+  ch.bwd_cat[TimeCat::Elementwise] += copies_b;
+  ch.fwd_cat[TimeCat::FsdpComm] += d.fwd_s - cf - copies_f;
+  ch.bwd_cat[TimeCat::FsdpComm] += d.bwd_s - cb - copies_b;
   for (size_t i = 0; i < n; ++i) ch.fsdp_s += 2.0 * ag[i] + rs[i];
   ch.fwd_s = d.fwd_s;
   ch.bwd_s = d.bwd_s;

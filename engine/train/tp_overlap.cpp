@@ -8,6 +8,10 @@ double tp_overlap_sm_share(int sm_count) {
   return sm_count > kTpOverlapCommSms ? static_cast<double>(kTpOverlapCommSms) / sm_count : 0.5;
 }
 
+double nccl_overlap_sm_share(int sm_count) {
+  return sm_count > kNcclOverlapCommSms ? static_cast<double>(kNcclOverlapCommSms) / sm_count : 0.5;
+}
+
 std::string tp_overlap_partner(const std::string& comm) {
   // Names follow the training micro-batch's sequence-parallel collectives:
   // "<block>_all_gather" gathers the input of the next block, "<block>_reduce_scatter"

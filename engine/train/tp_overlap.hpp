@@ -25,6 +25,16 @@ inline constexpr int kTpOverlapCommSms = 16;
 // Share of a GPU's SMs taken by overlapped communication.
 double tp_overlap_sm_share(int sm_count);
 
+// SMs that NCCL's collectives hold while they run beside compute (FSDP's
+// parameter all-gathers and gradient reduce-scatters): NCCL runs one thread
+// block per channel, and its blocks never share an SM with compute kernels;
+// on a node with 8 NICs it uses 16 channels, hence 16 SMs (NCCL maintainer,
+// NVIDIA/nccl issue #689). No constant here is fitted to a training row.
+inline constexpr int kNcclOverlapCommSms = 16;
+
+// Share of a GPU's SMs taken by overlapped NCCL collectives.
+double nccl_overlap_sm_share(int sm_count);
+
 // The GEMM (by operator name) that the TP collective `comm` overlaps with, or "" for none.
 std::string tp_overlap_partner(const std::string& comm);
 

@@ -43,6 +43,25 @@ test('report-e2e runs every validation row and summarises its errors', () => {
   assert.ok(Math.abs(report.summary.all.median_signed_error_pct - median(signed)) < 1e-9);
   assert.ok(Math.abs(report.summary.all.median_abs_error_pct - median(signed.map(Math.abs))) < 1e-9);
   assert.ok(report.rows.some((r) => r.group === 'inference') && report.rows.some((r) => r.group === 'training'));
+  // The page's accuracy badge shows web/src/measured-errors.json: it must say what the engine measures now
+  // (after a model change: node web/measured-errors.mjs).
+  const groups = {};
+  for (const r of report.rows) ((groups[r.mode] ||= {})[r.cost_tier] ||= []).push(r.signed_error_pct);
+  const file = JSON.parse(readFileSync(path.join(repoRoot, 'web', 'src', 'measured-errors.json'), 'utf8')).by_mode;
+  const stale = 'web/src/measured-errors.json is stale: run node web/measured-errors.mjs';
+  assert.deepEqual(Object.keys(file).sort(), Object.keys(groups).sort(), stale);
+  for (const [mode, tiers] of Object.entries(groups)) {
+    assert.deepEqual(Object.keys(file[mode]).sort(), Object.keys(tiers).sort(), `${mode}: ${stale}`);
+    for (const [tier, errs] of Object.entries(tiers)) {
+      const f = file[mode][tier];
+      const s = report.summary.by_mode[mode][tier];
+      assert.equal(f.rows, errs.length, `${mode} ${tier}: ${stale}`);
+      assert.ok(Math.abs(s.median_signed_error_pct - median(errs)) < 1e-9, `${mode} ${tier}`);
+      assert.ok(Math.abs(s.median_abs_error_pct - median(errs.map(Math.abs))) < 1e-9, `${mode} ${tier}`);
+      assert.ok(Math.abs(f.median_signed_error_pct - s.median_signed_error_pct) <= 0.005 + 1e-9, `${mode} ${tier}: ${stale}`);
+      assert.ok(Math.abs(f.median_abs_error_pct - s.median_abs_error_pct) <= 0.005 + 1e-9, `${mode} ${tier}: ${stale}`);
+    }
+  }
   // Print the table for the log: the figures are the point of this layer.
   console.log(execFileSync(cliPath, ['report-e2e', '--check', 'metric']).toString());
 });

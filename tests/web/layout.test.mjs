@@ -6,7 +6,31 @@
 // interval and the cost-tier badge beside them. Needs `bash .ci/build`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { browserSuite, cli, cliPresets, waitDone } from './harness.mjs';
+
+// The end-to-end errors the engine measured, as the page ships them (tests/cli/e2e.test.mjs keeps the file current).
+const measuredErrors = JSON.parse(readFileSync(new URL('../../web/src/measured-errors.json', import.meta.url), 'utf8')).by_mode;
+
+/** The badge's text for a CLI result: its tier, its kind, and the measured error of that kind at that tier. */
+function expectedBadge(result) {
+  const tier = result.accuracy ? result.accuracy.tier : result.cost_tier;
+  const mode = { serving_latency: 'latency', serving_simulation: 'serving', training: 'training' }[result.kind];
+  const e = (measuredErrors[result.kind] || {})[result.cost_tier];
+  if (!e) return `${tier} · ${mode}: no measured runs at this tier`;
+  const pct = (x) => (Math.abs(x) >= 10 ? String(Math.round(x)) : x.toFixed(1));
+  const s = e.median_signed_error_pct;
+  const dir = Math.abs(s) < 0.5 ? 'no bias' : `${pct(Math.abs(s))}% ${s > 0 ? 'optimistic' : 'pessimistic'}`;
+  return `${tier} · ${mode}: typically ${pct(e.median_abs_error_pct)}% off, ${dir}`;
+}
+
+/** Waits until the badge shows the measured error of `result`'s kind and tier. */
+async function assertBadge(page, result) {
+  const want = expectedBadge(result);
+  await page.waitForFunction((w) => document.getElementById('accuracy-badge').textContent === w, want, { timeout: 10000 })
+    .catch(() => {});
+  assert.equal(await page.textContent('#accuracy-badge'), want);
+}
 
 const WIDTHS = [[360, 740], [390, 844], [768, 1024], [1280, 900]];
 const SCENARIOS = ['I1.4', 'I2.2', 'T2.3'];  // latency, serving simulation, training
@@ -106,6 +130,9 @@ test('headline numbers: three significant digits, scaled units, the 80% interval
   assert.equal(badge.hidden, false);
   assert.match(badge.text, new RegExp(expected.accuracy ? expected.accuracy.tier : expected.cost_tier));
   assert.match(badge.href, /^accuracy\.html#/);
+  // It shows the end-to-end error measured for this kind of result at this tier, not the kernel-fit residual.
+  await assertBadge(page, expected);
+  assert.match(await page.textContent('#accuracy-badge'), /latency: typically [\d.]+% off, /);
   // Every chart says how to read it; the roofline names the dominant kernels.
   const cards = await page.$$eval('#latency-view [data-chart]', (els) => els.map((e) => Boolean(e.querySelector('.how-to-read'))));
   assert.ok(cards.length >= 3 && cards.every(Boolean), 'a how-to-read line on every chart');
@@ -113,12 +140,18 @@ test('headline numbers: three significant digits, scaled units, the 80% interval
   // The serving simulation: the P99 TTFT card is scaled too, and counts stay integers.
   await page.selectOption('#scenario', 'I2.2');
   await waitDone(page, 'I2.2');
+  await assertBadge(page, cli('I2.2'));
   const shown = await page.$$eval('#serving-kpis [data-metric]', (els) => els.map((e) => [e.textContent, e.dataset.raw]));
   assert.ok(shown.length >= 4);
   for (const [text, raw] of shown) {
     if (Number.isInteger(Number(raw))) assert.match(text, /^-?\d{1,3}(,\d{3})*$/, `a count in full: ${text}`);
     else assert.equal(text.replace(/[^\d]/g, '').replace(/^0+/, '').length, 3, `three significant digits: ${text} (${raw})`);
   }
+  // A training result: the badge says how far training runs typically are, and in which direction.
+  await page.selectOption('#scenario', 'T2.3');
+  await waitDone(page, 'T2.3');
+  await assertBadge(page, cli('T2.3'));
+  assert.match(await page.textContent('#accuracy-badge'), /training: typically [\d.]+% off, [\d.]+% (optimistic|pessimistic)/);
   await context.close();
 });
 

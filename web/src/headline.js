@@ -1,8 +1,8 @@
 // Headline numbers read honestly: every headline card (.kpi-value holding a
 // data-metric or data-headline number and its .unit) is shown in a scaled unit
 // with three significant digits, with the 80% interval beside it when the
-// result has one, and the result carries a badge naming its cost tier and
-// typical error that links to the accuracy page. Views stay unaware of this:
+// result has one, and the result carries a badge naming its cost tier and the
+// end-to-end error measured for its kind at that tier, linking to the accuracy page. Views stay unaware of this:
 // app.js runs decorate() after every render.
 import { quantity, intervalText, unitName } from './format.js';
 import { cell } from './dom.js';
@@ -71,17 +71,71 @@ const TIERS = {
   mixed: 'Parts of the result used different tiers',
 };
 
-/** The badge of the result's cost tier and typical error, linking to the accuracy page. */
+/**
+ * End-to-end errors the engine measured against published runs, by result kind
+ * and cost tier (measured-errors.json, written from `sightline report-e2e` by
+ * web/measured-errors.mjs). Loaded once; the badge is redrawn when it arrives.
+ */
+let measured = null;
+let shown = null;  // [badge, result] last drawn
+if (typeof fetch === 'function') {
+  fetch(new URL('measured-errors.json', import.meta.url))
+    .then((r) => (r.ok ? r.json() : null))
+    .catch(() => null)
+    .then((m) => {
+      measured = m && typeof m === 'object' && m.by_mode ? m : null;
+      if (shown) renderBadge(...shown);
+    });
+}
+
+const MODE_WORDS = { serving_latency: 'latency', serving_simulation: 'serving', training: 'training' };
+
+/** The measured error of results of this kind and tier: {rows, median_abs_error_pct, median_signed_error_pct} or null. */
+function measuredError(result, tier) {
+  const modes = measured && measured.by_mode && measured.by_mode[result && result.kind];
+  const entry = modes && (modes[result.cost_tier] || modes[tier]);
+  return entry && Number.isFinite(entry.median_abs_error_pct) && entry.rows > 0 ? entry : null;
+}
+
+/** A percentage as a badge says it: one decimal below 10, whole above. */
+const pct = (x) => (Math.abs(x) >= 10 ? String(Math.round(x)) : x.toFixed(1));
+
+/** "typically 6.5% off, 4.4% optimistic" from a measured entry. */
+function errorWords(e) {
+  const s = e.median_signed_error_pct;
+  const dir = Math.abs(s) < 0.5 ? 'no bias' : `${pct(Math.abs(s))}% ${s > 0 ? 'optimistic' : 'pessimistic'}`;
+  return `typically ${pct(e.median_abs_error_pct)}% off, ${dir}`;
+}
+
+/**
+ * The badge of the result's cost tier and the end-to-end error measured for
+ * its kind at that tier, linking to the accuracy page. The kernel-fit residual
+ * (accuracy.expected_error_pct) stays in the tooltip: it is not an end-to-end error.
+ */
 function renderBadge(badge, result) {
+  shown = [badge, result];
   const acc = (result && result.accuracy) || {};
   const tier = String(acc.tier || (result && result.cost_tier) || '');
   badge.hidden = !tier;
   if (!tier) return;
-  const err = Number(acc.expected_error_pct);
-  badge.textContent = Number.isFinite(err) ? `${tier} · typical error ±${quantity(err, '%').text}%` : `${tier} tier`;
+  const mode = MODE_WORDS[result && result.kind] || String((result && result.kind) || 'result');
+  const e = measuredError(result, tier);
+  badge.textContent = e ? `${tier} · ${mode}: ${errorWords(e)}` : `${tier} · ${mode}: no measured runs at this tier`;
   badge.href = `accuracy.html#${encodeURIComponent(tier)}`;
   badge.dataset.tier = tier;
-  badge.title = `${TIERS[tier] || 'Cost tier'}${acc.note ? `. ${acc.note}` : ''}. Open the accuracy page for the measured errors.`;
+  if (e) {
+    badge.dataset.errorPct = String(e.median_abs_error_pct);
+    badge.dataset.signedErrorPct = String(e.median_signed_error_pct);
+  } else {
+    delete badge.dataset.errorPct;
+    delete badge.dataset.signedErrorPct;
+  }
+  const measuredLine = e
+    ? `Median error over ${e.rows} published ${mode} runs at this tier (sightline report-e2e): ${pct(e.median_abs_error_pct)}% absolute, ${pct(e.median_signed_error_pct)}% signed (+ = optimistic)`
+    : `No published ${mode} run is checked at this tier`;
+  const kernel = Number(acc.expected_error_pct);
+  const kernelLine = Number.isFinite(kernel) ? `. Kernel-fit residual ±${quantity(kernel, '%').text}%` : '';
+  badge.title = `${TIERS[tier] || 'Cost tier'}. ${measuredLine}${kernelLine}${acc.note ? `. ${acc.note}` : ''}. Open the accuracy page for the measured errors.`;
 }
 
 /** Scales every headline card under `roots` and updates the accuracy badge. */
