@@ -31,6 +31,7 @@ void test_hook_abort() { std::abort(); }
 EMSCRIPTEN_BINDINGS(sightline) {
   emscripten::function("runScenario", &sightline::api::run_scenario);
   emscripten::function("validateScenario", &sightline::api::validate_scenario);
+  emscripten::function("estimateWork", &sightline::api::estimate_work);
   emscripten::function("listPresets", &sightline::api::list_presets);
   emscripten::function("getPreset", &sightline::api::get_preset);
   emscripten::function("version", &sightline::api::version);

@@ -143,6 +143,19 @@ std::string training_search(const std::string& question_json) {
   });
 }
 
+std::string estimate_work(const std::string& scenario_json, bool central_only) {
+  return guarded([&] {
+    json doc = parse_json_text(scenario_json);
+    const RunLimits limits = take_run_limits(doc);
+    const Scenario s = read_scenario(doc);
+    const WorkRange w = sightline::estimate_work(s, central_only ? IntervalMode::CentralOnly : IntervalMode::Bounds, limits);
+    return json{{"units", {{"low", w.units_low}, {"high", w.units_high}}},
+                {"units_per_request", w.units_per_request},
+                {"requests", {{"low", w.requests_low}, {"high", w.requests_high}}},
+                {"probe", {{"requests", w.probe_requests}, {"units", w.probe_units}}}};
+  });
+}
+
 std::string validate_scenario(const std::string& scenario_json) {
   return guarded([&] {
     json doc = parse_json_text(scenario_json);

@@ -26,6 +26,10 @@ std::string run_scenario_central_only(const std::string& scenario_json);
 std::string run_scenario_with_budget(const std::string& scenario_json, bool central_only, int64_t default_units,
                                      int64_t ceiling);
 std::string validate_scenario(const std::string& scenario_json);  // result: the resolved scenario
+// What a run will cost before it starts, for a time estimate (api/run_estimate.hpp,
+// estimate_work): {"units": {"low", "high"}, "units_per_request", "requests": {"low", "high"},
+// "probe": {"requests", "units"}} (a caller times the call for its machine's units per second).
+std::string estimate_work(const std::string& scenario_json, bool central_only);
 std::string list_presets(const std::string& kind);                // kind "" lists the kinds
 std::string get_preset(const std::string& kind, const std::string& id);
 std::string version();

@@ -7,8 +7,10 @@
 #include "api/interval_job.hpp"
 #include "core/error.hpp"
 #include "scenario/simulation_spec.hpp"
+#include "serve/capacity_search.hpp"
 #include "serve/headline.hpp"
 #include "serve/simulation.hpp"
+#include "serve/steady_state.hpp"
 
 namespace sightline {
 
@@ -61,6 +63,7 @@ constexpr double kProbeNearSaturation = 0.1;
 // event (a speculative simulation's event is k + 1 units).
 struct ProbeRate {
   int64_t probed = 0;             // requests in the probe
+  int64_t events_simulated = 0;   // every event the probe handled (a caller may time it)
   double events_per_request = 0;  // steady part
   double transient_events = 0;    // start and drain beyond the steady rate (0 unless seen to the end)
   bool complete = false;          // the probe ran to its end
@@ -94,6 +97,7 @@ ProbeRate probe_rate(const Scenario& s, int64_t requests) {
   }
   ProbeRate r;
   r.probed = n;
+  r.events_simulated = sim.events_processed();
   r.units_per_event = sim.units_per_event();
   r.complete = sim.finished();
   if (end_events < 0 || end_events < start_events) {  // the window did not close (or closed before it opened)
@@ -319,6 +323,39 @@ WorkFigure probe_work_figure(const Scenario& s, const RunEstimate& e) {
   f.detail = std::string(head) + parts +
              (search ? "; the max-QPS search's and steady-state reruns' runs come on top" : "");
   return f;
+}
+
+WorkRange estimate_work(const Scenario& s, IntervalMode mode, const RunLimits& limits) {
+  const RunEstimate e = estimate_run(s, mode);
+  WorkRange w;
+  const double budget = static_cast<double>(limits.max_work_units);
+  if (!s.serving || s.serving->mode != "simulate" || !s.serving->simulation) {
+    w.units_low = w.units_high = std::min(budget, static_cast<double>(e.work_units_at_least));
+    return w;
+  }
+  const serve::SimulationSpec& sp = *s.serving->simulation;
+  // A shorter probe than the budget check's: a search estimates every candidate before running any.
+  const ProbeRate p = probe_rate(s, std::min<int64_t>(std::max<int64_t>(1, e.requests), kProbeMinRequests));
+  const double per_event = static_cast<double>(p.units_per_event);
+  w.units_per_request = p.events_per_request * per_event;
+  w.probe_requests = p.probed;
+  w.probe_units = p.events_simulated * p.units_per_event;
+  // The central run and, outside central-only, the bound runs (short paired ones or full ones).
+  const int64_t variants = 1 + static_cast<int64_t>(sp.compares.size());
+  int64_t low = sat_add(sat_mul(e.requests, e.runs), sat_mul(sat_mul(3, variants), e.short_requests));
+  int64_t high = low;
+  if (sp.steady_state.enabled && e.requests < sp.steady_state.max_requests)
+    high = sat_add(high, sat_mul(sat_mul(e.runs, serve::kMaxRunExtensions), sp.steady_state.max_requests));
+  if (sp.search.enabled) {
+    const serve::CapacityRequestRange r = serve::capacity_search_requests(s);
+    low = sat_add(low, sat_mul(e.runs, r.fewest));
+    high = sat_add(high, sat_mul(e.runs, r.most));
+  }
+  w.requests_low = low;
+  w.requests_high = high;
+  w.units_low = std::min(budget, std::max(static_cast<double>(e.work_units_at_least), per_event * p.events(low)));
+  w.units_high = std::min(budget, std::max(w.units_low, per_event * p.events(high)));
+  return w;
 }
 
 }  // namespace sightline

@@ -31,6 +31,23 @@ struct RunEstimate {
 
 RunEstimate estimate_run(const Scenario& s, IntervalMode mode);
 
+// What a run's simulations will cost, as a range of work units, for a time
+// estimate before it starts (the page's deployment search shows one before
+// any candidate runs): the probe's events per request (the budget check's
+// probe) times the requests the run can simulate, from the fewest (every
+// verdict decided by its first run) to the most (every undecided run grown to
+// its cap as often as the growth rule allows; a capacity search through every
+// rate it may try). Neither end passes the run's work budget, where the run
+// stops. Latency and training runs: the closed-form units. The probe's own
+// size (requests, units) lets a caller time it for a throughput on its machine.
+struct WorkRange {
+  double units_low = 0, units_high = 0;
+  double units_per_request = 0;
+  int64_t requests_low = 0, requests_high = 0;  // every simulation of the run together
+  int64_t probe_requests = 0, probe_units = 0;
+};
+WorkRange estimate_work(const Scenario& s, IntervalMode mode, const RunLimits& limits);
+
 // Throws a located limit_exceeded error when the estimate is over the run's
 // work budget (at /limits/max_work_units) or over the memory ceiling (at the
 // input that drives it). A serving run the lower bound lets through but that

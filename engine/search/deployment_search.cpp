@@ -2,12 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <optional>
 
 #include "core/dtype.hpp"
 #include "core/error.hpp"
 #include "hw/hardware.hpp"
-#include "perf/cost_setup.hpp"
 #include "presets/preset_store.hpp"
 #include "scenario/scenario.hpp"
 #include "search/axis_list.hpp"
@@ -60,6 +58,7 @@ void check_search_space(const DeploymentSearchSpec& spec) {
   axis(spec.prefill_decode_ratio.size(), "/prefill_decode_ratio");
   // Mixed pools pair every prefill (GPU, tp) with every decode (GPU, tp).
   if (spec.mixed_pools) axis(spec.gpus.size() * spec.tp.size(), "/mixed_pools");
+  axis(spec.attention_dp.size(), "/attention_data_parallel");
   axis(static_cast<size_t>(spec.replica_options), "/replica_options");
   if (n > kMaxCombinations)
     fail(error_code::kLimitExceeded, widest,
@@ -86,15 +85,6 @@ PoolRatio parse_ratio(const json& v, const std::string& path) {
     fail(error_code::kInvalidValue, path,
          "'" + t + "' is not \"colocated\" or a prefill:decode ratio of whole numbers 1..64 such as \"1:2\"");
   return {p, d};
-}
-
-double mean_length(const serve::LengthSpec& l) {
-  switch (l.dist) {
-    case serve::LengthDist::Fixed: return l.value;
-    case serve::LengthDist::Normal:
-    case serve::LengthDist::Lognormal: return l.mean;
-    default: return 0.5 * static_cast<double>(l.min + l.max_possible());
-  }
 }
 
 // The candidate as a scenario document: the base with the hardware, one pool
@@ -146,6 +136,14 @@ json candidate_document(const DeploymentSearchSpec& spec, const Candidate& c) {
     cluster["pools"] = json::array({{{"name", "main"}, {"replicas", c.replicas}, {"tp", c.tp}, {"pp", c.pp}}});
   }
   sv["cluster"] = cluster;
+  if (c.attention_dp > 1) {
+    // Wide EP: the base's serving.moe keys (imbalance, EPLB, all-to-all mode)
+    // with the experts spread over each data-parallel group's GPUs.
+    json moe = sv.contains("moe") && sv["moe"].is_object() ? sv["moe"] : json::object();
+    moe["attention_data_parallel"] = c.attention_dp;
+    moe["expert_parallel"] = c.attention_dp * c.tp;
+    sv["moe"] = moe;
+  }
   if (!sv.contains("scheduler") || !sv["scheduler"].is_object()) sv["scheduler"] = json::object();
   json& sched = sv["scheduler"];
   sched["policy"] = c.chunked ? "chunked_prefill" : "continuous";
@@ -207,7 +205,7 @@ std::vector<CandidateOutcome> priced_all(const DeploymentSearchSpec& spec, const
 // Prunes one layout (c.replicas = one unit of its ratio) or adds its
 // candidates, at replica counts from the analytic minimum up.
 void plan_layout(const DeploymentSearchSpec& spec, const Candidate& c, Plan& plan) {
-  const int unit = c.ratio.unit();
+  const int unit = c.unit_replicas();
   const int per_node = spec.gpus[c.gpu].gpus_per_node;
   const int unit_gpus = c.unit_gpus();
   if (unit_gpus > spec.max_gpus) {
@@ -269,7 +267,7 @@ void plan_layout(const DeploymentSearchSpec& spec, const Candidate& c, Plan& pla
     return;
   }
   const int d_min = std::max(1, static_cast<int>(std::ceil(spec.target_qps / lb.replica_qps)));
-  int k_min = d_min;
+  int k_min = (d_min + unit - 1) / unit;  // colocated: whole data-parallel groups (1 replica without wide EP)
   if (c.ratio.disaggregated()) {
     const int p_min = std::max(1, static_cast<int>(std::ceil(spec.target_qps / lb.prefill_replica_qps)));
     k_min = std::max((d_min + c.ratio.decode - 1) / c.ratio.decode, (p_min + c.ratio.prefill - 1) / c.ratio.prefill);
@@ -309,61 +307,6 @@ std::vector<size_t> pareto_front(const std::vector<CandidateOutcome>& o) {
 
 }  // namespace
 
-LayoutBounds layout_bounds(const Scenario& s, const Candidate& c) {
-  LayoutBounds lb;
-  const serve::SimulationSpec& sim = *s.serving->simulation;
-  const double prompt = std::max(1.0, mean_length(sim.workload.prompt));
-  const double output = std::max(1.0, mean_length(sim.workload.output));
-  const CostSetup cost = make_cost_setup(s.cost_model, s.hardware);
-  StepOptions options;
-  options.attention = s.serving->attention;
-  const ParallelLayout layout{c.tp, c.pp};
-  auto step_s = [&](const BatchShape& b) { return cost.price(build_forward_step(s.model, s.precision, layout, b, options)).time_s; };
-  // Decode steps run on the decode pool: with mixed pools, its own GPU, link and tp.
-  HardwareSpec decode_hw = s.hardware;
-  for (const serve::PoolSpec& p : sim.cluster.pools)
-    if (p.role == serve::PoolRole::Decode) {
-      if (p.gpu) decode_hw.gpu = *p.gpu;
-      if (p.intra_node) decode_hw.intra_node = p.intra_node;
-    }
-  std::optional<CostSetup> mixed_cost;
-  if (c.mixed()) mixed_cost.emplace(make_cost_setup(s.cost_model, decode_hw));
-  const CostSetup& decode_cost = mixed_cost ? *mixed_cost : cost;
-  const ParallelLayout decode_layout{c.decode_tp(), c.pp};
-  auto decode_step_s = [&](const BatchShape& b) {
-    return decode_cost.price(build_forward_step(s.model, s.precision, decode_layout, b, options)).time_s;
-  };
-  BatchShape one;
-  one.seqs.push_back(SeqChunk{1, static_cast<int64_t>(prompt)});
-  lb.decode1_s = decode_step_s(one);
-  BatchShape pre;
-  pre.seqs.push_back(SeqChunk{static_cast<int64_t>(prompt), 0});
-  lb.prefill_s = step_s(pre);
-  BatchShape full;
-  const int64_t ctx = static_cast<int64_t>(prompt + output / 2);
-  for (int64_t i = 0; i < c.max_num_seqs; ++i) full.seqs.push_back(SeqChunk{1, ctx});
-  // Decode alone at a full batch: an upper bound on a replica's requests per
-  // second (a colocated replica also spends time on prefill; a decode pool's
-  // replica does only this).
-  lb.replica_qps = static_cast<double>(c.max_num_seqs) / decode_step_s(full) / output;
-  if (c.ratio.disaggregated()) {
-    // A prefill replica's rate is bounded by the best prompt tokens per second
-    // of its steps: a lone mean prompt, or the largest step the scheduler
-    // allows (as many mean prompts as its token budget and max_num_seqs take).
-    // Pricing every prompt at the mean undercounts attention (quadratic in the
-    // prompt), and chunking a prompt only adds steps, so this errs high.
-    const int64_t fit = std::min<int64_t>(c.max_num_seqs, sim.scheduler.max_num_batched_tokens / static_cast<int64_t>(prompt));
-    double tokens_per_s = prompt / lb.prefill_s;
-    if (fit > 1) {
-      BatchShape batch;
-      for (int64_t i = 0; i < fit; ++i) batch.seqs.push_back(SeqChunk{static_cast<int64_t>(prompt), 0});
-      tokens_per_s = std::max(tokens_per_s, static_cast<double>(fit) * prompt / step_s(batch));
-    }
-    lb.prefill_replica_qps = tokens_per_s / prompt;
-  }
-  return lb;
-}
-
 std::string ratio_name(const PoolRatio& r) {
   return r.disaggregated() ? std::to_string(r.prefill) + ":" + std::to_string(r.decode) : "colocated";
 }
@@ -387,13 +330,14 @@ std::string candidate_label(const DeploymentSearchSpec& spec, const Candidate& c
   if (c.batched_tokens > 0) s += (c.chunked ? " chunk " : " batch-tokens ") + std::to_string(c.batched_tokens);
   if (!c.weights.empty()) s += " w-" + c.weights;
   if (!c.kv_cache.empty()) s += " kv-" + c.kv_cache;
+  if (c.attention_dp > 1) s += " adp" + std::to_string(c.attention_dp) + " ep" + std::to_string(c.attention_dp * c.tp);
   return s;
 }
 
 DeploymentSearchSpec read_deployment_search(const json& doc) {
   ObjectReader r(doc, "", {"base", "target_qps", "max_gpus", "gpus", "tp", "pp", "max_num_seqs", "chunked_prefill",
                            "max_num_batched_tokens", "chunk_size", "weights", "kv_cache", "prefill_decode_ratio",
-                           "mixed_pools", "requests", "max_requests", "replica_options", "max_interval_points"});
+                           "mixed_pools", "attention_data_parallel", "requests", "max_requests", "replica_options", "max_interval_points"});
   DeploymentSearchSpec spec;
   spec.base = scenario_document(r.required("base"));
   if (r.has("target_qps")) spec.target_qps = r.number("target_qps", 1e-6, 1e6);
@@ -455,6 +399,7 @@ DeploymentSearchSpec read_deployment_search(const json& doc) {
       fail(error_code::kConstraint, "/mixed_pools",
            "mixed pools need two GPU options or two tp values to mix; give more gpus or tp values, or drop mixed_pools");
   }
+  spec.attention_dp = read_int_axis_as<int>(r, "attention_data_parallel", {}, 1, 1024, kMaxAxisValues);
   spec.requests = r.integer("requests", 100, 200000, 1000);
   // The budget question's capacity searches size their runs from the whole
   // deployment's occupancy: the capacity search's own default cap.
@@ -463,13 +408,17 @@ DeploymentSearchSpec read_deployment_search(const json& doc) {
   spec.replica_options = static_cast<int>(r.integer("replica_options", 1, 64, 3));
   spec.max_interval_points = static_cast<int>(r.integer("max_interval_points", 0, 64, 8));
   // The base must be a valid serving simulation with an SLO.
+  bool base_is_moe = false;
   try {
     const Scenario s = read_scenario(spec.base);
     if (!s.serving || !s.serving->simulation) fail(error_code::kConstraint, "/serving/mode", "the base must be a serving \"simulate\" scenario");
     if (!s.serving->simulation->slo.enabled) fail(error_code::kMissingKey, "/serving/slo", "the search needs an slo");
+    base_is_moe = s.model.is_moe();
   } catch (const SightlineError& e) {
     fail(e.code().c_str(), std::string("/base") + e.path(), e.what());
   }
+  if (!spec.attention_dp.empty() && !base_is_moe)
+    fail(error_code::kConstraint, "/attention_data_parallel", "wide expert parallelism needs a mixture-of-experts base model");
   check_search_space(spec);
   return spec;
 }
@@ -483,6 +432,8 @@ Plan plan_deployment_search(const DeploymentSearchSpec& spec) {
   const std::vector<std::string>& weights_axis = spec.weights.empty() ? base_dtype : spec.weights;
   const std::vector<std::string>& kv_axis = spec.kv_cache.empty() ? base_dtype : spec.kv_cache;
   const std::vector<PoolRatio>& ratio_axis = spec.prefill_decode_ratio.empty() ? colocated : spec.prefill_decode_ratio;
+  const std::vector<int> no_dp = {1};
+  const std::vector<int>& dp_axis = spec.attention_dp.empty() ? no_dp : spec.attention_dp;
   for (size_t gi = 0; gi < spec.gpus.size(); ++gi)
     for (int tp : spec.tp)
       for (int pp : spec.pp)
@@ -494,7 +445,10 @@ Plan plan_deployment_search(const DeploymentSearchSpec& spec) {
             for (int64_t tokens : tokens_axis)
               for (const std::string& weights : weights_axis)
                 for (const std::string& kv : kv_axis)
-                  for (const PoolRatio& ratio : ratio_axis) {
+                  for (const PoolRatio& ratio : ratio_axis)
+                    for (int dp : dp_axis) {
+                    // Wide EP groups colocated replicas; disaggregated pools keep the base's serving.moe.
+                    if (dp > 1 && ratio.disaggregated()) continue;
                     Candidate c;
                     c.gpu = gi;
                     c.tp = tp;
@@ -505,7 +459,8 @@ Plan plan_deployment_search(const DeploymentSearchSpec& spec) {
                     c.weights = weights;
                     c.kv_cache = kv;
                     c.ratio = ratio;
-                    c.replicas = ratio.unit();
+                    c.attention_dp = dp;
+                    c.replicas = c.unit_replicas();
                     ++plan.space_size;
                     plan_layout(spec, c, plan);
                     if (!spec.mixed_pools || !ratio.disaggregated()) continue;
@@ -643,6 +598,7 @@ DeploymentSearchResult rank_deployment_search(const DeploymentSearchSpec& spec, 
   out.show_kv = !spec.kv_cache.empty();
   out.show_ratio = !spec.prefill_decode_ratio.empty();
   out.show_mixed = spec.mixed_pools;
+  out.show_dp = !spec.attention_dp.empty();
   for (const GpuOption& g : spec.gpus) out.gpu_ids.push_back(g.gpu);
   out.target_qps = spec.target_qps;
   out.max_gpus = spec.max_gpus;

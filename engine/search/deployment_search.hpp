@@ -71,6 +71,11 @@ struct DeploymentSearchSpec {
   // option and tp than its prefill pool (both from the gpus and tp axes; pp is
   // shared). Off: both pools share the candidate's GPU and tp, as before.
   bool mixed_pools = false;
+  // Wide expert parallelism for MoE models: attention data-parallel group sizes
+  // (in replicas) of colocated candidates; a group of d replicas of tp GPUs
+  // spreads the experts over all its d x tp GPUs (serving.moe). Empty: the
+  // base's serving.moe only.
+  std::vector<int> attention_dp;
   int64_t requests = 1000;        // first run of each candidate
   int64_t max_requests = 20000;   // a candidate's run never grows past this
   int replica_options = 3;        // replica counts tried per layout, from the analytic minimum up
@@ -89,6 +94,7 @@ struct Candidate {
   std::string weights, kv_cache; // empty: the base's
   PoolRatio ratio;               // disaggregated: replicas = k x (prefill + decode)
   // Mixed pools: the decode pool's GPU option and tp (-1 / 0: the candidate's gpu and tp).
+  int attention_dp = 1;  // colocated wide EP: replicas in groups of this many, experts over dp x tp GPUs
   int decode_gpu_option = -1;
   int decode_tp_value = 0;
   size_t decode_gpu() const { return decode_gpu_option >= 0 ? static_cast<size_t>(decode_gpu_option) : gpu; }
@@ -100,7 +106,10 @@ struct Candidate {
     return ratio.disaggregated() ? (prefill_replicas() * tp + decode_replicas() * decode_tp()) * pp : tp * pp * replicas;
   }
   // GPUs of one unit of the ratio (one replica when colocated).
-  int unit_gpus() const { return ratio.disaggregated() ? (ratio.prefill * tp + ratio.decode * decode_tp()) * pp : tp * pp; }
+  int unit_replicas() const { return ratio.disaggregated() ? ratio.unit() : attention_dp; }
+  int unit_gpus() const {
+    return ratio.disaggregated() ? (ratio.prefill * tp + ratio.decode * decode_tp()) * pp : attention_dp * tp * pp;
+  }
 };
 
 // The deployment's price per hour: each pool's GPUs at its own GPU option's price.
@@ -175,7 +184,7 @@ struct RankedCandidate {
 // The typed search answer; to_json() is its one JSON writer.
 struct DeploymentSearchResult {
   // Which optional axes the question gave: their values are in the rows.
-  bool show_tokens = false, show_weights = false, show_kv = false, show_ratio = false, show_mixed = false;
+  bool show_tokens = false, show_weights = false, show_kv = false, show_ratio = false, show_mixed = false, show_dp = false;
   bool budget = false;  // the budget question: rows carry max_qps instead of latencies at a target rate
   std::vector<std::string> gpu_ids;  // the question's GPU options, by index (mixed pools name the decode pool's)
   double target_qps = 0;

@@ -57,6 +57,10 @@ json ranked_json(const DeploymentSearchResult& res, const RankedCandidate& r) {
       j["decode_replicas"] = r.c.decode_replicas();
     }
   }
+  if (res.show_dp) {
+    j["attention_data_parallel"] = r.c.attention_dp;
+    j["expert_parallel"] = r.c.attention_dp > 1 ? r.c.attention_dp * r.c.tp : 0;  // 0: the base's serving.moe
+  }
   if (res.show_mixed && r.c.ratio.disaggregated()) {
     // The decode pool's own GPU and tp (the prefill pool's when not mixed).
     j["decode_gpu"] = res.gpu_ids[r.c.decode_gpu()];

@@ -19,20 +19,36 @@ constexpr double kOccupancyMargin = 1.25;
 // (the highest rate that passed and was not refuted).
 constexpr int kMaxConfirmations = 3;
 constexpr int64_t kConfirmationLengthFactor = 2;
+
+// The service-rate probe's requests: enough to fill every replica's batch kProbeFills times.
+int64_t service_probe_requests(const SimulationSpec& spec) {
+  int64_t concurrency = 0;
+  const int64_t per_replica =
+      spec.scheduler.policy == SchedulerPolicy::Static ? spec.scheduler.batch_size : spec.scheduler.max_num_seqs;
+  for (const auto& p : spec.cluster.pools) concurrency += p.replicas * per_replica;
+  return std::min(spec.search.max_requests_per_run, std::max(spec.search.num_requests, kProbeFills * concurrency));
+}
 }  // namespace
+
+CapacityRequestRange capacity_search_requests(const Scenario& scenario) {
+  const SimulationSpec& spec = *scenario.serving->simulation;
+  const SearchSpec& sr = spec.search;
+  const int64_t probe = service_probe_requests(spec);
+  const int64_t longest = std::max(sr.num_requests, sr.max_requests_per_run);
+  const int64_t rates = kMaxBracketRuns + std::max(0, sr.iterations);
+  CapacityRequestRange r;
+  r.fewest = probe + sr.num_requests;
+  r.most = probe + rates * (1 + kMaxRunExtensions) * longest + kMaxConfirmations * longest;
+  return r;
+}
 
 CapacitySearch::CapacitySearch(const Scenario& scenario)
     : s_(scenario), spec_(*scenario.serving->simulation) {
   options_.confidence = spec_.search.confidence;
   // First the service rate: every request arrives at once, so the system is
   // never idle; enough requests to fill every replica's batch four times.
-  int64_t concurrency = 0;
-  const int64_t per_replica =
-      spec_.scheduler.policy == SchedulerPolicy::Static ? spec_.scheduler.batch_size : spec_.scheduler.max_num_seqs;
-  for (const auto& p : spec_.cluster.pools) concurrency += p.replicas * per_replica;
   probing_ = true;
-  start(kProbeRateQps,
-        std::min(spec_.search.max_requests_per_run, std::max(spec_.search.num_requests, kProbeFills * concurrency)));
+  start(kProbeRateQps, service_probe_requests(spec_));
 }
 
 CapacitySearch::~CapacitySearch() = default;

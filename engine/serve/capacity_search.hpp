@@ -39,6 +39,16 @@ struct CapacityRun {
   bool refuted = false;       // passed, but its replication did not: counted as a miss
 };
 
+// The fewest and the most requests a capacity search of `scenario` can
+// simulate, its service-rate probe included, for a time estimate before it
+// runs: at least the probe and one rate's run; at most every bracket and
+// bisection rate run with every extension at max_requests_per_run, and every
+// confirmation at that length.
+struct CapacityRequestRange {
+  int64_t fewest = 0, most = 0;
+};
+CapacityRequestRange capacity_search_requests(const Scenario& scenario);
+
 class CapacitySearch {
  public:
   // `scenario` must outlive the search; its serving.max_qps_search and slo drive it.

@@ -303,6 +303,44 @@ TEST_CASE("deployment search: mixed pools give the decode pool its own GPU and t
   CHECK(error_path(q) == "/mixed_pools");
 }
 
+TEST_CASE("deployment search: wide expert parallelism for MoE models (attention_data_parallel axis)") {
+  json q = small_question();
+  q["base"]["model"] = "qwen3-30b-a3b";
+  q["base"]["serving"]["moe"] = {{"load_imbalance", 1.2}};
+  q["tp"] = json::array({1, 2});
+  q["chunked_prefill"] = json::array({true});
+  q["attention_data_parallel"] = json::array({1, 4});
+  const DeploymentSearchSpec spec = read_deployment_search(q);
+  const Plan plan = plan_deployment_search(spec);
+  CHECK(plan.space_size == 4);
+  int wide = 0;
+  for (size_t i = 0; i < plan.candidates.size(); ++i) {
+    const Candidate& c = plan.candidates[i];
+    const Scenario s = read_scenario(plan.scenarios[i]);
+    const auto& moe = s.serving->simulation->moe;
+    CHECK(moe.load_imbalance == 1.2);  // the base's serving.moe keys stay
+    if (c.attention_dp == 1) {
+      CHECK(moe.expert_parallel == 1);
+      continue;
+    }
+    ++wide;
+    // Whole data-parallel groups, the experts over all of a group's GPUs.
+    CHECK(c.replicas % c.attention_dp == 0);
+    CHECK(moe.attention_data_parallel == c.attention_dp);
+    CHECK(moe.expert_parallel == c.attention_dp * c.tp);
+    CHECK(s.serving->simulation->cluster.pools.front().layout.ep == c.attention_dp * c.tp);
+    const std::string label = candidate_label(spec, c);
+    CHECK(label.find(" adp4 ep" + std::to_string(4 * c.tp)) != std::string::npos);
+  }
+  CHECK(wide > 0);
+  // Located errors: a dense base, a value out of range.
+  json dense = small_question();
+  dense["attention_data_parallel"] = json::array({1, 8});
+  CHECK(error_path(dense) == "/attention_data_parallel");
+  q["attention_data_parallel"] = json::array({0});
+  CHECK(error_path(q) == "/attention_data_parallel/0");
+}
+
 TEST_CASE("deployment search: the throughput bounds hold against a saturated run") {
   // The plan prunes and sizes with upper bounds on a replica's rate; a run
   // with every request arriving at once must not beat them, or the plan

@@ -17,6 +17,16 @@ test('searchPlan returns candidate scenarios with serving.steady_state; searchRa
   const first = plan.result.candidates[0];
   assert.ok(first.scenario.serving.steady_state);
   assert.equal(first.scenario.serving.workload.arrival.rate_qps, 20);
+  // Its work estimate (the page's time estimate): a probe's units per request times its fewest and most
+  // requests (a first run decided, or grown three times to the steady-state cap), never past the work budget.
+  const est = JSON.parse(m.estimateWork(JSON.stringify(first.scenario), true));
+  assert.equal(est.ok, true, JSON.stringify(est.error));
+  const w = est.result;
+  assert.ok(w.probe.units > 0 && w.probe.requests > 0 && w.units_per_request > 0, JSON.stringify(w));
+  assert.equal(w.requests.low, first.scenario.serving.workload.num_requests);
+  assert.equal(w.requests.high, w.requests.low + 3 * first.scenario.serving.steady_state.max_requests);
+  assert.ok(w.units.low > 0 && w.units.low <= w.units.high && w.units.high <= 1e7, JSON.stringify(w.units));
+  assert.equal(JSON.parse(m.estimateWork('{"model": 3}', true)).ok, false);
   const v = JSON.parse(m.validateScenario(JSON.stringify(first.scenario)));
   assert.equal(v.ok, true, JSON.stringify(v.error));
   const wrong = JSON.parse(m.searchRank(JSON.stringify(question), '[]'));

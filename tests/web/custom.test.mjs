@@ -193,6 +193,17 @@ test('what the engine understood follows the model in every mode: a preset chang
   await page.selectOption('#scenario', 'I2.1');
   await waitDone(page, 'I2.1');
   await understood(page, llama.name);
+
+  // The Search tab has its own model picker and its own panel, following it.
+  if (await page.isVisible('#mode-search')) {
+    await page.click('#mode-search');
+    await page.selectOption('#q-model', 'llama-3-70b');
+    const l70 = inspect('llama-3-70b');
+    await page.waitForFunction((n) => !document.getElementById('q-understood').hidden
+      && document.getElementById('q-understood-summary').textContent.startsWith(`Understood: ${n},`), l70.name, { timeout: 15000 });
+    const q = await page.$$eval('#q-hf-understood [data-item]', (ps) => Object.fromEntries(ps.map((p) => [p.dataset.item, p.textContent])));
+    assert.equal(q.Heads, `Heads: ${l70.heads.query} query / ${l70.heads.kv} KV (${l70.heads.kind}), head dim ${l70.heads.head_dim}`);
+  }
   assert.deepEqual(page.errors, []);
   await page.close();
 });

@@ -75,7 +75,21 @@ const search = new Search({
   },
   onShare: (link) => `${baseUrl()}#${encodeSearchLink(link)}`,
   onDone: (ms) => { perf.lastSearchMs = ms; },
+  onModel: (id) => showSearchUnderstood(id),
 });
+
+/** What the engine understood of the Search tab's model (a preset id), in its own panel. */
+let searchUnderstood = '';
+function showSearchUnderstood(id) {
+  if (embed || id === searchUnderstood) return;
+  searchUnderstood = id;
+  if (!id) return custom.showUnderstood(null, 'q-');
+  client.inspect(JSON.stringify(id)).then((m) => {
+    if (searchUnderstood === id) custom.showUnderstood(m, 'q-');
+  }, () => {
+    if (searchUnderstood === id) custom.showUnderstood(null, 'q-');
+  });
+}
 
 function currentScenario() {
   return state.base ? custom.apply(form.read(state.base)) : null;

@@ -285,11 +285,12 @@ const fmtB = (v) => `${v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFi
  * embedding apart), KV bytes per token at 4K / 32K / 128K, the weight format
  * from the config, and what was ignored; the summary line says the gist while
  * the list is folded. `m` is api::inspect_model's result; null hides the panel.
- * A pasted config opens the list. Text only (textContent).
+ * A pasted config opens the list. Text only (textContent). `prefix` names
+ * another panel of the same shape (the Search tab's: 'q-').
  */
-export function showUnderstood(m) {
-  const details = $('understood');
-  const box = $('hf-understood');
+export function showUnderstood(m, prefix = '') {
+  const details = $(`${prefix}understood`);
+  const box = $(`${prefix}hf-understood`);
   if (!m) {
     details.hidden = true;
     box.hidden = true;
@@ -327,9 +328,9 @@ export function showUnderstood(m) {
   box.replaceChildren(...rows);
   box.hidden = false;
   const who = m.name || m.family;
-  $('understood-summary').textContent = `Understood: ${who}, ${m.layers} layers, ${fmtB(m.params.total_B)} parameters` +
+  $(`${prefix}understood-summary`).textContent = `Understood: ${who}, ${m.layers} layers, ${fmtB(m.params.total_B)} parameters` +
     `${m.experts ? ` (${fmtB(m.params.active_B)} active)` : ''}, ${m.weights.dtype} weights` +
     `${m.warnings.length ? `, ${m.warnings.length} warning${m.warnings.length > 1 ? 's' : ''}` : ''}`;
-  if ($('model').value === HF_OPTION) details.open = true;
+  if (!prefix && $('model').value === HF_OPTION) details.open = true;
   details.hidden = false;
 }

@@ -174,6 +174,11 @@ export class EngineClient extends EventTarget {
     return this._request(MSG.VALIDATE, { scenario }).promise.then((r) => r.result);
   }
 
+  /** A run's work estimate (api::estimate_work) and the ms the worker took to make it (its probe's speed). */
+  estimateWork(scenario, { centralOnly = false } = {}) {
+    return this._request(MSG.ESTIMATE, { scenario, centralOnly }).promise.then((r) => r.result);
+  }
+
   /** What the engine understood of a model (api::inspect_model). */
   inspect(model) {
     return this._request(MSG.INSPECT, { model }).promise.then((r) => r.result);

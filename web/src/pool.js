@@ -22,7 +22,23 @@ export class EnginePool {
   }
 
   /**
-   * Runs every scenario. onPoint(index, {result, warnings} | {error}) is called
+   * Calls task(client, item) for every item, one call at a time per worker, as workers become
+   * free; resolves with the answers in input order (rejects with the first error).
+   */
+  each(items, task) {
+    const out = new Array(items.length);
+    let next = 0;
+    const drain = async (client) => {
+      while (next < items.length) {
+        const i = next++;
+        out[i] = await task(client, items[i]);
+      }
+    };
+    return Promise.all(this.clients.map(drain)).then(() => out);
+  }
+
+  /**
+   * Runs every scenario. onPoint(index, {result, warnings, ms} | {error, ms}) is called
    * as each finishes; onProgress(fraction) as runs advance. Returns
    * {promise, cancel()}: the promise resolves with the outcomes in input order
    * once all finished, or rejects with code 'cancelled'. centralOnly runs each
@@ -48,6 +64,7 @@ export class EnginePool {
         return;
       }
       const i = next++;
+      const started = performance.now();
       const { id, promise: run } = client.run(scenarios[i], (p) => {
         progress[i] = p;
         report();
@@ -61,6 +78,7 @@ export class EnginePool {
           clearTimeout(timer);
           if (cancelled) return;
           inflight.delete(client);
+          outcome.ms = performance.now() - started;  // how long this point took on its worker
           outcomes[i] = outcome;
           progress[i] = 1;
           finished += 1;

@@ -1,6 +1,6 @@
 // The Search tab's words and small numbers, apart from the DOM (Node tests import
 // this module): a deployment's name as people say it ("2 × NVIDIA H200, TP4
-// each"), the time estimate of a search before it runs, the best deployment so
+// each"), the time estimate of a search before it runs and the time left while it runs, the best deployment so
 // far while it runs, and the Pareto chart's clipped axis.
 import { display } from './format.js';
 
@@ -36,42 +36,58 @@ export function formatDuration(ms) {
 }
 
 /**
- * How long the candidates will take on `workers` workers, from the measured cost of a run on this
- * machine: `fixedMs` a run (set-up, whatever its size) plus `msPerRequest` each simulated request.
- * Each target-rate candidate runs its first run's requests, and while its verdict is undecided one
- * or more longer runs up to its steady-state cap (the high end counts one run at the cap); a budget
- * candidate runs a capacity search of several rates, so only its lower end is known.
- * Returns {lowMs, highMs (null: unbounded ahead of time), requestsLow, requestsHigh}.
+ * How long a search will take, from the engine's work estimate of each candidate (api::estimate_work:
+ * units of work from its fewest to its most requests) at the speed its own probe ran at on this
+ * machine (probe units over the ms the worker took), as a range:
+ *   candidates: on `workers` workers, whole candidates at a time; at the low end every verdict is
+ *     decided by its first run, at the high end every undecided run grows to its cap (never past
+ *     `budgetMs`, where the page stops a point);
+ *   ranking: the Pareto deployments run again at the low and high cost bounds, one after another
+ *     on one worker: one deployment at the low end, `intervalPoints` of the longest at the high end.
+ * `estimates[i]` is {units: {low, high}, probe: {units}, ms}. Returns {lowMs, highMs, pointLowMs[],
+ * candidates: {lowMs, highMs}, ranking: {lowMs, highMs}}.
  */
-export function estimateSearch(scenarios, { fixedMs, msPerRequest }, workers) {
-  let low = 0;
-  let high = 0;
-  let runsLow = 0;
-  let runsHigh = 0;
-  let bounded = true;
-  for (const s of scenarios) {
-    const sv = (s && s.serving) || {};
-    const first = (sv.workload && sv.workload.num_requests) || 1000;
-    if (sv.max_qps_search) {
-      low += sv.max_qps_search.num_requests || first;
-      runsLow += 1;
-      bounded = false;
-    } else {
-      const cap = (sv.steady_state && sv.steady_state.max_requests) || first;
-      low += first;
-      high += cap > first ? first + cap : first;
-      runsLow += 1;
-      runsHigh += cap > first ? 2 : 1;
-    }
-  }
+export function estimateSearch(estimates, { workers, budgetMs = Infinity, intervalPoints = 8 }) {
   const w = Math.max(1, workers);
-  // The pool hands out whole candidates: the last one can leave the other workers idle.
+  const low = [];
+  const high = [];
+  for (const e of estimates) {
+    const msPerUnit = e.ms / Math.max(1, e.probe && e.probe.units);
+    low.push(Math.min(budgetMs, e.units.low * msPerUnit));
+    high.push(Math.min(budgetMs, e.units.high * msPerUnit));
+  }
+  const sum = (xs) => xs.reduce((a, b) => a + b, 0);
+  const n = estimates.length;
+  const candidates = n ? {
+    lowMs: Math.max(sum(low) / w, Math.max(...low)),
+    highMs: sum(high) / w + Math.max(...high) * (1 - 1 / w),
+  } : { lowMs: 0, highMs: 0 };
+  const longest = [...high].sort((x, y) => y - x).slice(0, Math.min(intervalPoints, n));
+  const ranking = n ? { lowMs: 2 * Math.min(...low), highMs: 2 * sum(longest) } : { lowMs: 0, highMs: 0 };
   return {
-    lowMs: (runsLow * fixedMs + low * msPerRequest) / w,
-    highMs: bounded ? (runsHigh * fixedMs + high * msPerRequest) / w : null,
-    requestsLow: low,
-    requestsHigh: bounded ? high : null,
+    lowMs: candidates.lowMs + ranking.lowMs, highMs: candidates.highMs + ranking.highMs, pointLowMs: low, candidates, ranking,
   };
+}
+
+/**
+ * The time left while the candidates run, corrected by the ones finished: their time over their
+ * estimate's low end (how much slower this machine or their growth made them) scales the low end
+ * of those left; the ranking runs the cheapest deployment meeting the SLO so far (on the Pareto
+ * front whatever else is) at two cost bounds, about twice its time. `done[i]` is null or {ms}.
+ */
+export function timeLeft(pointLowMs, done, { workers, bestIndex = null }) {
+  let spent = 0;
+  let planned = 0;
+  let left = 0;
+  pointLowMs.forEach((ms, i) => {
+    if (done[i]) {
+      spent += done[i].ms;
+      planned += ms;
+    } else left += ms;
+  });
+  const ratio = planned > 0 ? spent / planned : 1;
+  const ranking = bestIndex !== null && done[bestIndex] ? 2 * done[bestIndex].ms : 2 * ratio * Math.min(...pointLowMs);
+  return (ratio * left) / Math.max(1, workers) + ranking;
 }
 
 /**

@@ -12,12 +12,10 @@ import { xyConfig } from './charts/xy.js';
 import { defaultIntraNode } from './gpu-links.js';
 import { buildQuestion, formValuesOf, isQuestion, meanLength, QuestionError, MAX_SEARCH_POINTS, POINT_BUDGET_MS } from './search-question.js';
 import { LAUNCH_ENGINES, launchCommand } from './launch.js';
-import { estimateSearch, deploymentName, deploymentSettingsText, bestSoFar, clipAxis, formatDuration } from './search-words.js';
+import { estimateSearch, timeLeft, deploymentName, deploymentSettingsText, bestSoFar, clipAxis, formatDuration } from './search-words.js';
 
 /** Pareto points given an interval by their ordinary (three-bound) run when the ranking has none. */
 const MAX_INTERVAL_POINTS = 8;
-/** Requests of the two short runs that time the first candidate for the time estimate. */
-const PROBE_REQUESTS = [200, 1000];
 import { display, percent } from './format.js';
 import { $, cell, metricSpan, setRunStatus, showFormError } from './dom.js';
 import { download, slug } from './export.js';
@@ -58,11 +56,14 @@ function choose(id, value) {
 export class Search {
   /**
    * @param {{workerUrl: URL, onOpen: (scenario: object, label: string) => void,
-   *          onShare: (link: {question, answer}) => string, onDone?: (ms: number) => void}} options
-   *   onOpen loads a candidate as the current scenario; onShare returns the link of a question and its answer.
+   *          onShare: (link: {question, answer}) => string, onDone?: (ms: number) => void,
+   *          onModel?: (id: string) => void}} options
+   *   onOpen loads a candidate as the current scenario; onShare returns the link of a question and its answer;
+   *   onModel shows what the engine understood of the model chosen (on every change of it).
    */
-  constructor({ workerUrl, onOpen, onShare, onDone = () => {} }) {
+  constructor({ workerUrl, onOpen, onShare, onDone = () => {}, onModel = () => {} }) {
     this.workerUrl = workerUrl;
+    this.onModel = onModel;
     this.onOpen = onOpen;
     this.onShare = onShare;
     this.onDone = onDone;
@@ -96,6 +97,7 @@ export class Search {
       model.append(o);
     }
     wl.addEventListener('change', () => this.followWorkload());
+    model.addEventListener('change', () => this.onModel(model.value));
     $('q-question').addEventListener('change', () => this.showQuestion());
     $('search-launch-engine').replaceChildren(...LAUNCH_ENGINES.map(([id, name]) => {
       const o = document.createElement('option');
@@ -162,6 +164,7 @@ export class Search {
     const s = this.workloads.get($('q-workload').value);
     if (!s) return;
     if (typeof s.model === 'string') $('q-model').value = s.model;
+    this.onModel($('q-model').value);
     const rate = s.serving.workload && s.serving.workload.arrival && s.serving.workload.arrival.rate_qps;
     if (Number.isFinite(rate)) $('q-rate').value = String(rate);
     const wlSpec = s.serving.workload || {};
@@ -237,6 +240,7 @@ export class Search {
     const workload = [...this.workloads.values()].find((s) => s.id === question.workload_from) || null;
     if (workload) $('q-workload').value = workload.id;
     if ([...$('q-model').options].some((o) => o.value === v.model)) $('q-model').value = v.model;
+    this.onModel($('q-model').value);
     $('q-question').value = v.question;
     this.showQuestion();
     $('q-rate').value = String(v.rate);
@@ -320,14 +324,14 @@ export class Search {
       this.scenarios = scenarios;
       this.outcomes = new Array(scenarios.length).fill(null);
       // The time estimate comes first, before any candidate runs.
-      await this.estimate(planner, scenarios);
+      await this.estimate(scenarios);
       if (runId !== this.runId) return;
       let done = 0;
-      const t1 = performance.now();
       const status = () => {
-        // Past the first finished candidates, the rate they finished at says how long the rest take.
-        const left = done && done < scenarios.length ? ((performance.now() - t1) / done) * (scenarios.length - done) : 0;
-        return `Simulating ${done} / ${scenarios.length} deployments on ${this.pool.size} workers…${left ? ` about ${formatDuration(left)} left` : ''}`;
+        // Past the first finished candidates, their time against their estimate corrects the rest.
+        const left = done && done < scenarios.length && this.estimated
+          ? timeLeft(this.estimated.pointLowMs, this.outcomes, { workers: this.pool.size, bestIndex: this.bestIndex }) : 0;
+        return `Simulating ${done} / ${scenarios.length} deployments on ${this.pool.size} workers…${left ? ` about ${formatDuration(left)} left, ranking included` : ''}`;
       };
       this.setStatus('running', status());
       const job = this.pool.map(scenarios, {
@@ -336,15 +340,16 @@ export class Search {
         onPoint: (i, outcome) => {
           this.outcomes[i] = outcome;
           done += 1;
+          this.showBest();
           this.setStatus('running', status());
           this.drawPending();
-          this.showBest();
         },
         onProgress: (p) => { $('search-progress').value = p; },
       });
       this.job = job;
       const outcomes = await job.promise;
-      this.setStatus('running', 'Ranking…');
+      const best = this.bestIndex !== null && this.outcomes[this.bestIndex];
+      this.setStatus('running', `Ranking: the Pareto deployments run again at the low and high cost bounds${best ? `, about ${formatDuration(2 * best.ms)} each` : ''}…`);
       const results = outcomes.map((o) => (o.result ? o.result : { error: o.error }));
       const answer = await planner.searchRank(engineQuestion, results);
       if (runId !== this.runId) return;
@@ -390,55 +395,38 @@ export class Search {
   }
 
   /**
-   * Times short runs of the first candidate on one worker (without the steady-state growth): a
-   * warm-up run, then PROBE_REQUESTS[0] and PROBE_REQUESTS[1] requests, whose difference is the
-   * cost of a request and whose remainder the cost of a run; shows what the whole search should take.
+   * The time estimate, before any candidate runs: the engine's work estimate of every candidate
+   * (api::estimate_work, made on the pool's workers), each at the speed of its own probe on this
+   * machine; shown as a range (search-words.js estimateSearch says what each end assumes).
    */
-  async estimate(planner, scenarios) {
-    if (!scenarios.length) return;
-    const probe = (n) => {
-      const s = structuredClone(scenarios[0]);
-      delete s.serving.steady_state;
-      delete s.serving.max_qps_search;
-      s.serving.workload.num_requests = n;
-      if (!Number.isFinite(s.serving.workload.arrival.rate_qps)) s.serving.workload.arrival.rate_qps = 1;
-      return s;
-    };
-    const timed = async (n) => {
-      const t = performance.now();
-      await planner.run(probe(n), () => {}, { centralOnly: true }).promise;
-      return performance.now() - t;
-    };
-    this.setStatus('running', 'Timing one candidate to estimate the search…');
-    let cost = null;
-    try {
-      await timed(PROBE_REQUESTS[0]);  // warm-up: the engine's first run in a worker compiles and fills caches
-      const [n0, n1] = PROBE_REQUESTS;
-      const t0 = await timed(n0);
-      const t1 = await timed(n1);
-      // A busy machine can make the shorter run the slower one: then all of the longer run's time
-      // counts per request (an estimate that errs long rather than one of nothing a request).
-      cost = t1 > t0 ? { msPerRequest: (t1 - t0) / (n1 - n0), fixedMs: 0 } : { msPerRequest: t1 / n1, fixedMs: 0 };
-      if (t1 > t0) cost.fixedMs = Math.max(0, t0 - n0 * cost.msPerRequest);
-    } catch (_) {
-      cost = null;  // e.g. the first candidate is invalid on its own: no estimate, the search says why
-    }
+  async estimate(scenarios) {
+    this.estimated = null;
+    this.bestIndex = null;
     const box = $('search-estimate');
-    box.dataset.pointsDone = String(this.outcomes.filter(Boolean).length);
-    if (cost === null) {
-      box.hidden = true;
-      return;
+    box.hidden = true;
+    if (!scenarios.length) return;
+    this.setStatus('running', `Estimating the work of ${scenarios.length} deployment${scenarios.length === 1 ? '' : 's'}…`);
+    let estimates;
+    try {
+      estimates = await this.pool.each(scenarios, (client, s) => client.estimateWork(s, { centralOnly: true }));
+    } catch (_) {
+      return;  // e.g. a candidate is invalid on its own: no estimate, the search says why
     }
-    const e = estimateSearch(scenarios, cost, this.pool.size);
+    const e = estimateSearch(estimates, { workers: this.pool.size, budgetMs: POINT_BUDGET_MS, intervalPoints: MAX_INTERVAL_POINTS });
     this.estimated = e;
-    const count = `${scenarios.length} deployment${scenarios.length === 1 ? '' : 's'} to simulate on ${this.pool.size} workers`;
     const n = scenarios.length;
-    const span = e.highMs === null
-      ? `at least ${formatDuration(e.lowMs)} (each one searches its highest rate: several runs of ${display(e.requestsLow / n)} requests or more)`
-      : Math.abs(e.highMs - e.lowMs) < 1000 ? `about ${formatDuration(e.lowMs)}`
-        : `from ${formatDuration(e.lowMs)} to ${formatDuration(e.highMs)} (each runs ${display(e.requestsLow / n)} requests, and up to ${display((e.requestsHigh - e.requestsLow) / n)} more while its verdict is undecided)`;
-    const front = `, then up to ${MAX_INTERVAL_POINTS} Pareto deployments run again at the low and high cost bounds for their 80% intervals`;
-    box.textContent = `Estimated time: ${span}, at the speed of a short run of the first deployment (an overloaded deployment's long queue runs slower; the time left below follows the finished ones). ${count}${front}; on one worker this browser takes ${display(cost.fixedMs)} ms to set up a run and ${display(cost.msPerRequest)} ms a request.`;
+    const requests = (k) => display(estimates.reduce((a, x) => a + x.requests[k], 0) / n);
+    box.dataset.pointsDone = String(this.outcomes.filter(Boolean).length);
+    box.dataset.lowMs = String(Math.round(e.lowMs));
+    box.dataset.highMs = String(Math.round(e.highMs));
+    const span = formatDuration(e.lowMs) === formatDuration(e.highMs) ? `about ${formatDuration(e.lowMs)}`
+      : `from ${formatDuration(e.lowMs)} to ${formatDuration(e.highMs)}`;
+    box.textContent = `Estimated time: ${span}. ${n} deployment${n === 1 ? '' : 's'} to simulate on ${this.pool.size} workers, `
+      + `${formatDuration(e.candidates.lowMs)} at the fewest requests each can simulate (${requests('low')} on average: every verdict decided by its first run), `
+      + `${formatDuration(e.candidates.highMs)} at the most (${requests('high')}: every undecided run grown to its cap); then the Pareto deployments run `
+      + `again at the low and high cost bounds on one worker, ${formatDuration(e.ranking.lowMs)} for one to ${formatDuration(e.ranking.highMs)} `
+      + `for ${Math.min(MAX_INTERVAL_POINTS, n)}. From the engine's work estimate of each deployment, at the speed its short probe ran at in this browser; `
+      + 'the time left below follows the finished ones.';
     box.hidden = false;
   }
 
@@ -458,6 +446,7 @@ export class Search {
     if (pools(best.index).length === 2) Object.assign(row, { prefill_replicas: pools(best.index)[0].replicas, decode_replicas: pools(best.index)[1].replicas });
     const gpu = this.gpus.get(s.hardware.gpu);
     box.dataset.candidate = String(best.index);
+    this.bestIndex = best.index;
     box.textContent = `Best so far: ${deploymentName(row, (gpu && gpu.name) || s.hardware.gpu)}, $${display(best.usdPerHour)} per hour${best.qps ? ` at up to ${display(best.qps)} req/s` : ', meets the SLO'} (ranked with intervals when all finish).`;
   }
 
@@ -659,7 +648,7 @@ export class Search {
       { label: 'Meets the SLO', points: meets, color: '#2f6fdb', order: 1 },
       { label: 'Misses the SLO', points: misses, color: '#9aa6b8', order: 2 },
       { label: 'Misses, far past the axis (drawn at its edge)', points: far, color: '#9aa6b8', pointStyle: 'triangle', pointRadius: 6, order: 2 },
-      ...intervals.map((pts) => ({ label: '80% interval', points: pts, line: true, color: '#d9534f', pointRadius: 0, order: 3 })),
+      ...intervals.map((pts) => ({ label: '80% interval', points: pts, line: true, color: '#d9534f', pointRadius: 0, pointStyle: 'line', order: 3 })),
     ];
     const chartEl = $('chart-search-pareto');
     chartEl.dataset.clippedPoints = String(clip.clipped);
@@ -671,6 +660,8 @@ export class Search {
       const first = series.findIndex((s) => s.label === '80% interval');
       cfg.options.plugins.legend.labels.filter = (item, data) => data.datasets[item.datasetIndex].data.length > 0
         && (first < 0 || item.datasetIndex <= first);
+      // Each entry drawn with its own marker (circle, the far misses' triangle, the interval's bar), not a box.
+      cfg.options.plugins.legend.labels.usePointStyle = true;
       // Every element under the pointer, not only the nearest: an interval bar's end can sit
       // exactly on its point (a zero-width bound), and the click must still reach the point.
       cfg.options.onClick = (evt, _nearest, chartInstance) => {

@@ -7,6 +7,8 @@
 //                    CANCEL {id}       cancel the run whose request id is `id`
 //                    PRESETS {kind}    RESULT {result: [preset records]}
 //                    VALIDATE {scenario}  RESULT {result: resolved scenario}
+//                    ESTIMATE {scenario, centralOnly?}  RESULT {result: the run's work estimate
+//                                     (api::estimate_work) and ms: how long this worker took to make it}
 //                    INSPECT {model}   RESULT {result: what the engine understood of a model}
 //                    REGISTRIES {}     RESULT {result: the engine's policy registries}
 //                    SEARCH_PLAN {question}   RESULT {result: the deployment search's candidates}
@@ -25,6 +27,7 @@ export const MSG = Object.freeze({
   CANCEL: 'CANCEL',
   PRESETS: 'PRESETS',
   VALIDATE: 'VALIDATE',
+  ESTIMATE: 'ESTIMATE',
   INSPECT: 'INSPECT',
   REGISTRIES: 'REGISTRIES',
   SEARCH_PLAN: 'SEARCH_PLAN',
