@@ -296,7 +296,7 @@ void check_train_batch(TrainConfig& c, const ModelArch& m, const std::string& pa
 // checks every cross-field constraint against the scenario's model and hardware.
 TrainConfig read_train_config(const json& v, const std::string& path, const Scenario& s) {
   ObjectReader r(v, path, {"parallelism", "batch", "schedule", "recompute", "fp8", "optimizer", "lora", "attention",
-                           "moe", "overlap", "runtime_overhead_GiB", "tokens_to_train", "pue",
+                           "elementwise", "moe", "overlap", "runtime_overhead_GiB", "tokens_to_train", "pue",
                            "key_metrics", "compare", "scaling"});
   TrainConfig c;
   const ModelArch& m = s.model;
@@ -329,6 +329,8 @@ TrainConfig read_train_config(const json& v, const std::string& path, const Scen
   read_lora(r.find("lora"), r.child_path("lora"), c.lora, m);
   c.attention = r.choice("attention", {"flash", "standard"}, "flash") == "flash" ? AttentionImpl::Flash
                                                                                  : AttentionImpl::Standard;
+  c.elementwise = r.choice("elementwise", {"fused", "eager"}, "fused") == "eager" ? ElementwiseKernels::Eager
+                                                                                 : ElementwiseKernels::Fused;
   if (const json* moe = r.find("moe")) {
     ObjectReader mr(*moe, r.child_path("moe"), {"load_imbalance"});
     c.moe_load_imbalance = mr.number("load_imbalance", 1.0, 64.0, 1.0);
@@ -460,7 +462,7 @@ TrainingSpec read_training(const json& v, const std::string& path, const Scenari
   TrainingSpec t;
   t.config = read_train_config(v, path, s);
   ObjectReader r(v, path, {"parallelism", "batch", "schedule", "recompute", "fp8", "optimizer", "lora", "attention",
-                           "moe", "overlap", "runtime_overhead_GiB", "tokens_to_train", "pue",
+                           "elementwise", "moe", "overlap", "runtime_overhead_GiB", "tokens_to_train", "pue",
                            "key_metrics", "compare", "scaling"});
   const json base = without_meta(v);
 
@@ -588,6 +590,7 @@ json train_config_to_json(const TrainConfig& c) {
         {"cpu_offload", c.optimizer.cpu_offload},
         {"host_memory_bandwidth_GBps", c.optimizer.host_memory_bandwidth_GBps}}},
       {"attention", c.attention == AttentionImpl::Flash ? "flash" : "standard"},
+      {"elementwise", c.elementwise == ElementwiseKernels::Eager ? "eager" : "fused"},
       {"overlap",
        {{"dp", c.overlap.dp}, {"fsdp_prefetch", c.overlap.fsdp_prefetch}, {"tp", c.overlap.tp}, {"cp", c.overlap.cp},
         {"param_gather", c.overlap.param_gather}, {"bucket_MiB", c.overlap.bucket_MiB}}},

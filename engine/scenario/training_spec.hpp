@@ -19,6 +19,11 @@ struct Scenario;
 enum class PipelineSchedule { GPipe, OneFOneB, Interleaved };
 enum class RecomputeMode { None, Selective, SelectiveOp, Full };
 enum class Fp8Gemms { None, Mlp, Layers, All };
+// How the stack runs the memory-bound layer operators (RMSNorm, RoPE, the
+// gated activation): one fused kernel each (Transformer Engine, Liger,
+// torch.compile, serving engines), or as eager PyTorch runs the reference
+// Llama code (several kernels, fp32 intermediates).
+enum class ElementwiseKernels { Fused, Eager };
 enum class OptimizerKind { AdamW, SgdMomentum, Adafactor };
 
 std::string schedule_name(PipelineSchedule s);
@@ -103,6 +108,7 @@ struct TrainConfig {
   OptimizerSpec optimizer;
   LoraSpec lora;
   AttentionImpl attention = AttentionImpl::Flash;
+  ElementwiseKernels elementwise = ElementwiseKernels::Fused;
   double moe_load_imbalance = 1.0;  // tokens on the busiest expert rank / mean
   OverlapSpec overlap;
   double runtime_overhead_GiB = 2.0;  // CUDA context, library workspaces, NCCL buffers

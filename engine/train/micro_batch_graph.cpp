@@ -66,6 +66,26 @@ std::vector<Operator> backward_of(const GraphContext& g, const Operator& f) {
   return build_backward_step(StepOperators{{f}}, g.precision).ops;
 }
 
+// HBM traffic of an operator run as eager PyTorch runs the reference Llama
+// code (torchtitan with compile = false and norm_type = "rmsnorm"), over the
+// traffic of the one fused kernel the graph prices (read the input and write
+// the output in the activation dtype). Per element, 16-bit activations:
+// - RMSNorm, `(x.float() * rsqrt(x.float().pow(2).mean(-1) + eps)).type_as(x) * w`:
+//   to fp32 (read 2, write 4), pow (4 + 4), mean (4), multiply (4 + 4),
+//   back to bf16 (4 + 2), times the weight (2 + 2): 36 bytes against 4.
+// - RoPE as complex multiplication (`view_as_complex(x.float()) * freqs_cis`, then
+//   `type_as`): to fp32 (2 + 4), multiply (4 + 4), back (4 + 2): 20 bytes against 4.
+// - SiLU and multiply, `silu(a) * b`: silu (2 + 2), multiply (4 + 2): 10 bytes
+//   per output against 6.
+// Backward and recomputation derive from the forward operator, so they scale alike.
+double eager_traffic_factor(const ModelArch& m, const Operator& f) {
+  const bool norm = f.name == "input_layernorm" || f.name == "post_attention_layernorm" || f.name == "final_layernorm";
+  if (norm && m.norm == "rmsnorm") return 36.0 / 4.0;
+  if (f.name == "attn_rope") return 20.0 / 4.0;
+  if (f.name == "mlp_act" && m.gated_mlp) return 10.0 / 6.0;
+  return 1.0;
+}
+
 // ---- Tags --------------------------------------------------------------
 
 // Walks the forward graph in order and tells where each operator sits; the
@@ -192,6 +212,7 @@ TrainingOp rewrite_for_training(const GraphContext& g, Operator f) {
       f.bytes = (rd + wr) * a;
     }
   }
+  if (c.elementwise == ElementwiseKernels::Eager) f.bytes *= eager_traffic_factor(m, f);
   TrainingOp out;
   out.fp8 = f.family == OpFamily::Gemm && fp8_selected(c.fp8, f.name);
   if (out.fp8) {
