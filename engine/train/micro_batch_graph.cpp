@@ -66,24 +66,50 @@ std::vector<Operator> backward_of(const GraphContext& g, const Operator& f) {
   return build_backward_step(StepOperators{{f}}, g.precision).ops;
 }
 
-// HBM traffic of an operator run as eager PyTorch runs the reference Llama
-// code (torchtitan with compile = false and norm_type = "rmsnorm"), over the
-// traffic of the one fused kernel the graph prices (read the input and write
-// the output in the activation dtype). Per element, 16-bit activations:
-// - RMSNorm, `(x.float() * rsqrt(x.float().pow(2).mean(-1) + eps)).type_as(x) * w`:
-//   to fp32 (read 2, write 4), pow (4 + 4), mean (4), multiply (4 + 4),
-//   back to bf16 (4 + 2), times the weight (2 + 2): 36 bytes against 4.
-// - RoPE as complex multiplication (`view_as_complex(x.float()) * freqs_cis`, then
-//   `type_as`): to fp32 (2 + 4), multiply (4 + 4), back (4 + 2): 20 bytes against 4.
-// - SiLU and multiply, `silu(a) * b`: silu (2 + 2), multiply (4 + 2): 10 bytes
-//   per output against 6.
-// Backward and recomputation derive from the forward operator, so they scale alike.
-double eager_traffic_factor(const ModelArch& m, const Operator& f) {
-  const bool norm = f.name == "input_layernorm" || f.name == "post_attention_layernorm" || f.name == "final_layernorm";
-  if (norm && m.norm == "rmsnorm") return 36.0 / 4.0;
-  if (f.name == "attn_rope") return 20.0 / 4.0;
-  if (f.name == "mlp_act" && m.gated_mlp) return 10.0 / 6.0;
-  return 1.0;
+// Eager PyTorch runs the reference Llama code's memory-bound operators
+// (torchtitan with compile = false and norm_type = "rmsnorm") as chains of
+// ATen's plain vectorized elementwise and reduction kernels, not as one fused
+// kernel each. Such kernels stream at the elementwise class's bandwidth (the
+// calibration's residual-add kernels), so each chain is priced as one
+// Elementwise operator moving the chain's bytes, forward and backward, with
+// the backward kernels autograd runs (derivatives.yaml). Bytes per element of
+// the operator's input, 16-bit activations (a) and fp32 intermediates (4):
+// - RMSNorm, `(x.float() * rsqrt(x.float().pow(2).mean(-1) + eps)).type_as(x) * w`.
+//   Forward: to fp32 (a + 4), pow (4 + 4), mean (4), multiply by the row
+//   factor (4 + 4), back to 16 bits (4 + a), times the weight (a + a).
+//   Backward: grad·w (a + a), grad·y for dw (3a) and its row sum (a), to fp32
+//   (a + 4), grad·r (4 + 4), grad·x (3·4) and its row sum (4), mean's
+//   expansion (4), pow's `grad * 2 * x.pow(1)` (copy 4 + 4, scale 4 + 4,
+//   multiply 3·4), the two gradients of x summed (3·4), back to 16 bits (4 + a).
+// - RoPE as complex multiplication, per element of q and k: to fp32 (a + 4),
+//   complex multiply (4 + 4), back (4 + a); backward: to fp32, multiply by
+//   the conjugate, back: the same bytes.
+// - `silu(a) * b`, per output element: silu (a + a), multiply (3a); backward:
+//   grad·b and grad·silu(a) (3a each), silu's backward (3a).
+struct EagerChain {
+  double fused_bytes_per_el;  // what the fused operator of the graph moves per element
+  double fwd_bytes_per_el;
+  double bwd_bytes_per_el;
+};
+
+// The chain that replaces operator `name` of the graph when the stack runs it
+// eagerly; false where the stack runs the graph's own kernel.
+bool eager_chain(const ModelArch& m, const std::string& name, double a, EagerChain& out) {
+  const bool is_norm = name == "input_layernorm" || name == "post_attention_layernorm" || name == "final_layernorm";
+  if (is_norm && m.norm == "rmsnorm") {
+    out = {2 * a, (a + 4) + 8 + 4 + 8 + (4 + a) + 2 * a,
+           2 * a + 3 * a + a + (a + 4) + 8 + 12 + 4 + 4 + 8 + 8 + 12 + 12 + (4 + a)};
+    return true;
+  }
+  if (name == "attn_rope") {
+    out = {2 * a, (a + 4) + 8 + (4 + a), (a + 4) + 8 + (4 + a)};
+    return true;
+  }
+  if (name == "mlp_act" && m.gated_mlp) {
+    out = {3 * a, 2 * a + 3 * a, 3 * a + 3 * a + 3 * a};
+    return true;
+  }
+  return false;
 }
 
 // ---- Tags --------------------------------------------------------------
@@ -173,6 +199,11 @@ void add_sequence_parallel_head_comm(const GraphContext& g, OpTag tag, TrainingG
 struct TrainingOp {
   Operator op;
   bool fp8 = false;  // a GEMM that the FP8 recipe runs in FP8
+  // The graph's operator this one stands for (an eager chain is renamed and
+  // priced as elementwise kernels; recomputation rules still name the operator).
+  std::string graph_name;
+  OpFamily graph_family = OpFamily::Elementwise;
+  double eager_bwd_bytes = 0;  // > 0: an eager chain, whose backward moves these bytes
 };
 
 // The forward operator as the training layout runs it on this GPU.
@@ -212,8 +243,17 @@ TrainingOp rewrite_for_training(const GraphContext& g, Operator f) {
       f.bytes = (rd + wr) * a;
     }
   }
-  if (c.elementwise == ElementwiseKernels::Eager) f.bytes *= eager_traffic_factor(m, f);
   TrainingOp out;
+  out.graph_name = f.name;
+  out.graph_family = f.family;
+  EagerChain chain;
+  if (c.elementwise == ElementwiseKernels::Eager && eager_chain(m, f.name, a, chain)) {
+    const double elements = f.bytes / chain.fused_bytes_per_el;
+    f.bytes = elements * chain.fwd_bytes_per_el;
+    out.eager_bwd_bytes = elements * chain.bwd_bytes_per_el;
+    f.family = OpFamily::Elementwise;
+    if (f.name == "mlp_act") f.name = "mlp_silu_mul";  // two ATen kernels, not the fused activation class
+  }
   out.fp8 = f.family == OpFamily::Gemm && fp8_selected(c.fp8, f.name);
   if (out.fp8) {
     f.compute_dtype = Dtype::FP8;
@@ -261,6 +301,7 @@ void add_backward(const GraphContext& g, const TrainingOp& t, OpTag tag, Trainin
     return;
   }
   for (Operator b : backward_of(g, f)) {
+    if (t.eager_bwd_bytes > 0) b.bytes = t.eager_bwd_bytes;
     if (g.lora && is_weight_gradient(b.name)) continue;  // frozen base: no weight gradient
     if (g.lora && f.name == "emb") continue;             // frozen embedding: no gradient scatter
     if (t.fp8) use_fp8_bytes(b);
@@ -275,23 +316,25 @@ void add_backward(const GraphContext& g, const TrainingOp& t, OpTag tag, Trainin
 
 // ---- Selective recomputation -----------------------------------------------
 
-void add_recompute(const GraphContext& g, const Operator& f, OpTag tag, TrainingGraph& graph) {
+void add_recompute(const GraphContext& g, const TrainingOp& t, OpTag tag, TrainingGraph& graph) {
   if (tag.item != GraphItem::DenseLayer && tag.item != GraphItem::MoeLayer) return;
+  const Operator& f = t.op;
+  const std::string& name = t.graph_name;  // the rules name the graph's operators
   const RecomputeSpec& rc = g.config.recompute;
   TaggedOps& R = graph.recompute;
   if (rc.mode == RecomputeMode::Selective) {
     if (rc.core_attn && f.family == OpFamily::AttentionPrefill && g.config.attention == AttentionImpl::Standard)
       R.add(f, tag);
-    if (rc.layernorm && (f.name == "input_layernorm" || f.name == "post_attention_layernorm")) R.add(f, tag);
-    if (rc.mlp_act && (f.name == "mlp_act" || f.name == "moe_expert_act" || f.name == "moe_shared_act")) R.add(f, tag);
+    if (rc.layernorm && (name == "input_layernorm" || name == "post_attention_layernorm")) R.add(f, tag);
+    if (rc.mlp_act && (name == "mlp_act" || name == "moe_expert_act" || name == "moe_shared_act")) R.add(f, tag);
   } else if (rc.mode == RecomputeMode::SelectiveOp) {
     // torchtitan's op-level policy: memory-bound ops are recomputed, and
     // every second matmul of the layer (k, o, and the third MLP matmul).
-    if (f.family == OpFamily::Norm || f.family == OpFamily::Rope || f.name == "mlp_act" ||
-        f.name == "moe_expert_act" || f.name == "moe_shared_act")
+    if (t.graph_family == OpFamily::Norm || t.graph_family == OpFamily::Rope || name == "mlp_act" ||
+        name == "moe_expert_act" || name == "moe_shared_act" || name == "attn_repeat_kv")
       R.add(f, tag);
-    auto partial_gemm = [&](const char* name, int64_t n) {
-      Operator op = make_gemm_operator(name, f.count, f.m, n, f.k, g.act_bytes, g.act_bytes, f.compute_dtype);
+    auto partial_gemm = [&](const char* op_name, int64_t n) {
+      Operator op = make_gemm_operator(op_name, f.count, f.m, n, f.k, g.act_bytes, g.act_bytes, f.compute_dtype);
       use_fp8_bytes(op);
       return op;
     };
@@ -333,6 +376,23 @@ GraphContext make_graph_context(const ModelArch& m, const Precision& precision, 
   return g;
 }
 
+// Eager grouped-query attention copies K and V out to every query head
+// (`repeat_kv`: expand then reshape, which materializes) before calling SDPA;
+// autograd sums the copies back (a reduction reading as much). The fused
+// stacks hand the grouped K and V to the attention kernel as they are.
+void add_eager_repeat_kv(const GraphContext& g, const TrainingOp& rope, OpTag tag, TrainingGraph& graph) {
+  if (g.q_local <= g.kv_local) return;
+  TrainingOp t;
+  t.graph_name = "attn_repeat_kv";
+  const double tokens = static_cast<double>(g.tokens);
+  const double bytes = 2.0 * tokens * static_cast<double>(g.kv_local + g.q_local) * g.act_bytes;
+  t.op = memory_op("attn_repeat_kv", rope.op.count, bytes, 0.0, g.act_dtype);
+  t.eager_bwd_bytes = bytes;
+  add_forward(g, t, tag, graph);
+  add_backward(g, t, tag, graph);
+  add_recompute(g, t, tag, graph);
+}
+
 TrainingGraph build_training_graph(const GraphContext& g) {
   const TrainConfig& c = g.config;
   // The model's forward graph for one micro-batch on one GPU. Context
@@ -363,7 +423,8 @@ TrainingGraph build_training_graph(const GraphContext& g) {
     add_forward(g, t, tag, graph);
     add_backward(g, t, tag, graph);
     add_lora_adapter_ops(g, t.op, tag, graph);
-    add_recompute(g, t.op, tag, graph);
+    add_recompute(g, t, tag, graph);
+    if (t.graph_name == "attn_rope" && c.elementwise == ElementwiseKernels::Eager) add_eager_repeat_kv(g, t, tag, graph);
   }
   return graph;
 }
