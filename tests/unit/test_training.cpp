@@ -336,3 +336,24 @@ TEST_CASE("training runs are sliced, bounded and deterministic") {
   CHECK(sliced["result"] == whole["result"]);
   CHECK(run(s).dump() == whole.dump());
 }
+
+TEST_CASE("eager elementwise kernels (torchtitan without compile) cost more than fused ones, as elementwise kernels") {
+  json eager = preset("scenarios", "V.TT2");  // selective op AC: the chains are recomputed too
+  REQUIRE(eager["training"]["elementwise"] == "eager");
+  json fused = eager;
+  fused["training"]["elementwise"] = "fused";
+  const json re = result_of(eager), rf = result_of(fused);
+  const double step_e = re["metrics"]["step_time_ms"].get<double>(), step_f = rf["metrics"]["step_time_ms"].get<double>();
+  MESSAGE("step eager/fused = " << step_e / step_f);
+  CHECK(step_e > step_f);
+  CHECK(step_e < 1.15 * step_f);  // memory-bound chains, a few percent of a GEMM-bound step
+  CHECK(re["step_breakdown_ms"]["recompute"].get<double>() > rf["step_breakdown_ms"]["recompute"].get<double>());
+  // The chains run as plain elementwise kernels, not as the fused norm and RoPE kernels.
+  CHECK(re["step_breakdown_ms"]["compute"]["norm"].get<double>() == 0.0);
+  CHECK(rf["step_breakdown_ms"]["compute"]["norm"].get<double>() > 0.0);
+  CHECK(re["step_breakdown_ms"]["compute"]["elementwise"].get<double>() >
+        rf["step_breakdown_ms"]["compute"]["elementwise"].get<double>());
+  // Same model FLOPs: MFU falls with the step time, HFU stays above it.
+  CHECK(re["metrics"]["mfu_pct"].get<double>() < rf["metrics"]["mfu_pct"].get<double>());
+  CHECK(re["metrics"]["hfu_pct"].get<double>() >= re["metrics"]["mfu_pct"].get<double>());
+}
