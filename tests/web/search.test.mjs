@@ -454,6 +454,9 @@ test('the budget question on the page: the best deployment within a GPU budget, 
     const top = (answer.ok === true ? answer.result : answer).cheapest_meeting_slo;
     assert.ok(top, 'the CLI finds a deployment meeting the SLO');
     assert.equal(got.best, String(top.candidate), `page: ${got.answer}; CLI: ${top.deployment}`);
+    // The whole ranking, not only its top: the page's table lists the CLI's candidates in the CLI's order.
+    const order = await page.$$eval('#search-table tbody tr', (trs) => trs.map((tr) => Number(tr.dataset.candidate)));
+    assert.deepEqual(order, (answer.ok === true ? answer.result : answer).ranked.map((r) => r.candidate));
     return { shared, got, top, answer: answer.ok === true ? answer.result : answer };
   };
   // Llama-2-7B at 2 req/s, one 1:1 unit of TP1 pools, on A100 and H100: four layouts, two of them mixed.
@@ -462,6 +465,9 @@ test('the budget question on the page: the best deployment within a GPU budget, 
   assert.deepEqual(mixed.shared.prefill_decode_ratio, ['1:1']);
   assert.equal('attention_data_parallel' in mixed.shared, false);
   assert.ok(mixed.answer.ranked.some((r) => r.decode_gpu !== r.deployment.split(' ')[0]), 'mixed layouts were simulated');
+  // A mixed deployment is named pool by pool in the table.
+  const rowNames = await page.$$eval('#search-table tbody th', (ths) => ths.map((th) => th.textContent));
+  assert.ok(rowNames.includes(`1 prefill × ${gpuName('h100-sxm')}, TP1 + 1 decode × ${gpuName('a100-80g-sxm')}, TP1`), rowNames.join(' | '));
   const mixedName = deploymentName(mixed.top, gpuName(mixed.top.deployment.split(' ')[0]), gpuName(mixed.top.decode_gpu));
   assert.equal(await page.textContent('#search-answer-name'), mixedName);
   t.diagnostic(`mixed pools: ${mixed.got.answer}`);
@@ -471,6 +477,8 @@ test('the budget question on the page: the best deployment within a GPU budget, 
   assert.equal('prefill_decode_ratio' in wide.shared, false);
   assert.ok(wide.answer.ranked.some((r) => r.attention_data_parallel === 2 && r.expert_parallel === 2), 'a wide-EP layout was simulated');
   assert.equal(await page.textContent('#search-answer-name'), deploymentName(wide.top, gpuName('h100-sxm')));
+  const wideNames = await page.$$eval('#search-table tbody th', (ths) => ths.map((th) => th.textContent));
+  assert.ok(wideNames.includes(`2 × ${gpuName('h100-sxm')}, TP1 each, attention data-parallel groups of 2, EP2`), wideNames.join(' | '));
   t.diagnostic(`wide EP: ${wide.got.answer}`);
   // Wide EP on a dense model is the engine's located error, marked on its input.
   await page.selectOption('#q-model', 'llama-2-7b');
