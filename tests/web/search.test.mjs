@@ -122,6 +122,11 @@ test('the budget question, lengths and TP splits; launch commands; a far miss no
   continuous.serving.scheduler = { policy: 'continuous', max_num_seqs: 64, max_num_batched_tokens: 8192 };
   assert.ok(launchCommand('vllm', { ...args, resolved: continuous }).includes('--no-enable-chunked-prefill'));
   assert.ok(launchCommand('sglang', { ...args, resolved: continuous }).includes('--chunked-prefill-size -1'));
+  // Wide expert parallelism: each engine's attention data-parallel settings are named.
+  const wide = structuredClone(resolved);
+  wide.serving.moe = { attention_data_parallel: 4, expert_parallel: 16 };
+  assert.ok(launchCommand('vllm', { ...args, resolved: wide }).includes('groups of 4, the experts spread over each group\'s GPUs (EP16); launch each group as one deployment (vllm serve … --data-parallel-size 4 --enable-expert-parallel)'));
+  assert.ok(!launchCommand('vllm', args).includes('data-parallel'));
 
   // One miss at 80 s beside answers under 1 s: the axis ends at 1.5x the SLO and the miss sits at the edge.
   assert.deepEqual(clipAxis([400, 700], [400, 700, 80000], 1000), { max: 1500, clipped: 1 });
