@@ -7,6 +7,23 @@
 
 namespace sightline {
 
+namespace {
+
+// MLA runs a sequence that already has a cache and brings at most this many
+// new tokens (a decode, or a speculative verify: MTP's k + 1 tokens) in the
+// latent space with the up-projections absorbed, as the decode kernels do:
+// FlashMLA takes s_q query tokens per sequence for MTP/speculative decoding
+// (github.com/deepseek-ai/FlashMLA, flash_mla_with_kvcache), and TensorRT-LLM
+// prices draft tokens as generation tokens of its MLA generation kernel. The
+// bound is the simulator's decode-step bound (serve kLowLatencyMaxTokensPerSeq).
+constexpr int64_t kMlaLatentMaxNewTokens = 16;
+
+bool mla_latent_path(int64_t new_tokens, int64_t cached_tokens) {
+  return cached_tokens > 0 && new_tokens >= 1 && new_tokens <= kMlaLatentMaxNewTokens;
+}
+
+}  // namespace
+
 std::string op_family_name(OpFamily f) {
   switch (f) {
     case OpFamily::Gemm: return "gemm";
@@ -208,7 +225,7 @@ class StepBuilder {
   void add_attention_core(double layers, int64_t cap_tokens = 0) {
     // Split the batch into sequences still in prefill and pure decodes.
     double prefill_flops = 0, prefill_bytes = 0, decode_flops = 0, decode_bytes = 0;
-    int64_t prefill_q = 0, prefill_kv = 0, decode_q = 0, decode_kv = 0, prefill_seqs = 0;
+    int64_t prefill_q = 0, prefill_kv = 0, decode_q = 0, decode_kv = 0, prefill_seqs = 0, decode_seqs = 0;
     const bool mla = m_.mla.enabled;
     const double heads = dims_.heads;
     const double kv_b = dtype_bytes(p_.kv_cache);
@@ -218,16 +235,19 @@ class StepBuilder {
       // A sliding window or a chunk keeps at most `cap` tokens in the cache.
       const double past = cap > 0 ? std::min(static_cast<double>(s.cached_tokens), cap) : static_cast<double>(s.cached_tokens);
       const double kv_len = cap > 0 && s.new_tokens == 1 ? std::min(past + q, cap) : past + q;
-      if (s.new_tokens == 1 && s.cached_tokens > 0) {
+      if ((s.new_tokens == 1 && s.cached_tokens > 0) || (mla && mla_latent_path(s.new_tokens, s.cached_tokens))) {
         // Decode: one query row per head reads the whole KV cache of the sequence.
         // MLA decode runs in the latent space (weights absorbed): one shared
         // latent "head" of width kv_lora + rope.
         const double qk = mla ? m_.mla.kv_lora_rank + m_.mla.qk_rope_head_dim : m_.head_dim;
         const double v = mla ? m_.mla.kv_lora_rank : m_.head_dim;
         const double kv_heads = mla ? 1 : dims_.kv_heads;
-        decode_flops += heads * kv_len * 2.0 * (qk + v);
-        decode_bytes += kv_len * kv_heads * (mla ? qk : qk + v) * kv_b + 2.0 * heads * qk * act_bytes_;
-        decode_q += 1;
+        // Each of the q new tokens (1, or a verify's k + 1) is a query row per
+        // head over the sequence's cache, which is read once.
+        decode_flops += q * heads * kv_len * 2.0 * (qk + v);
+        decode_bytes += kv_len * kv_heads * (mla ? qk : qk + v) * kv_b + 2.0 * q * heads * qk * act_bytes_;
+        decode_q += s.new_tokens;
+        decode_seqs += 1;
         decode_kv += static_cast<int64_t>(kv_len);
       } else {
         const double qk = static_cast<double>(m_.qk_head_dim());
@@ -259,7 +279,7 @@ class StepBuilder {
     if (decode_q > 0) {
       // MLA decode attends in the latent space: one shared "head" of width kv_lora + rope.
       out_.ops.push_back(attention_op("attn_decode", OpFamily::AttentionDecode, layers, decode_flops, decode_bytes,
-                                      decode_q, decode_kv, decode_q, mla ? 1 : dims_.kv_heads,
+                                      decode_q, decode_kv, decode_seqs, mla ? 1 : dims_.kv_heads,
                                       mla ? m_.mla.kv_lora_rank + m_.mla.qk_rope_head_dim : m_.head_dim,
                                       mla ? m_.mla.kv_lora_rank : m_.head_dim));
     }
@@ -302,12 +322,23 @@ class StepBuilder {
       }
       add_gemm("attn_kv_a_proj", layers, t, a.kv_lora_rank + a.qk_rope_head_dim, h);
       // Prefill expands the latent into per-head K and V for the tokens attended.
-      int64_t prefill_kv = 0;
-      for (const auto& s : batch_.seqs)
-        if (!(s.new_tokens == 1 && s.cached_tokens > 0)) prefill_kv += s.cached_tokens + s.new_tokens;
+      // Decodes and verifies stay in the latent space: their queries' no-rope
+      // part is projected into it (W_UK absorbed, 128 -> kv_lora per head) and
+      // the attention output back out of it (W_UV, kv_lora -> v_head_dim per
+      // head), per new token instead of per cached token (DeepSeek-V2 report,
+      // arXiv 2405.04434 section 2.1.2, "absorb").
+      int64_t prefill_kv = 0, latent_tokens = 0;
+      for (const auto& s : batch_.seqs) {
+        if (mla_latent_path(s.new_tokens, s.cached_tokens)) latent_tokens += s.new_tokens;
+        else prefill_kv += s.cached_tokens + s.new_tokens;
+      }
       if (prefill_kv > 0)
         add_gemm("attn_kv_b_proj", layers, prefill_kv, dims_.heads * (a.qk_nope_head_dim + a.v_head_dim),
                  a.kv_lora_rank);
+      if (latent_tokens > 0) {
+        add_gemm("attn_q_absorb", layers, latent_tokens, dims_.heads * a.kv_lora_rank, a.qk_nope_head_dim);
+        add_gemm("attn_v_absorb", layers, latent_tokens, dims_.heads * a.v_head_dim, a.kv_lora_rank);
+      }
       rope_elements = static_cast<double>(t) * (dims_.heads + 1) * a.qk_rope_head_dim;
       kv_write_elements = static_cast<double>(t) * (a.kv_lora_rank + a.qk_rope_head_dim);
     } else {

@@ -252,6 +252,22 @@ OpCost CalibratedCostModel::memory_kernel_cost(const Operator& op, const GpuSpec
   const double l2_bytes = l2_resident_class(k) ? l2_hit_bytes(op.bytes, g.l2_cache_MiB) : 0.0;
   c.memory_s = (op.bytes - l2_bytes + l2_bytes / p.l2_speedup) / (g.hbm_bandwidth_GBps * 1e9 * p.eta_memory);
   c.compute_s = op.flops / (std::max(g.peak_tflops.fp32, 1.0) * 1e12);
+  if (k == KernelClass::AttentionDecode && op.flops > 0) {
+    // Decode attention's two products (q·K, p·V) run on the tensor cores, as
+    // in prefill: FlashAttention/FlashInfer decode and the MLA decode kernels
+    // (FlashMLA: 580-660 TFLOP/s bf16 on H800 when compute-bound, i.e. 59-67%
+    // of the dense bf16 peak, github.com/deepseek-ai/FlashMLA README). Pricing them
+    // on the FP32 units made MLA decode (128 query heads sharing one latent
+    // KV head, ~240 FLOP per byte of bf16 latent at TP1) compute-bound at
+    // 1/15 of the tensor rate. The rate is the 16-bit peak at this GPU's
+    // measured FlashAttention forward efficiency for the same keys per
+    // sequence (causal prefill at that context: a conservative stand-in), at
+    // the operator's compute dtype (16-bit when activations are fp8).
+    // GQA decode stays memory-bound either way (a few FLOPs per byte).
+    const double context = op.seqs > 0 ? static_cast<double>(op.kv_tokens) / static_cast<double>(op.seqs) : 1.0;
+    const double eta = cal_.attention.flash_fwd.at(context);
+    if (eta > 0) c.compute_s = op.flops / (peak_flops(g, op.compute_dtype) * eta);
+  }
   const double launch = p.launch_us * 1e-6;
   c.time_s = launch + std::max(c.memory_s, c.compute_s);
   c.bound = launch > std::max(c.memory_s, c.compute_s) ? "launch" : (c.memory_s >= c.compute_s ? "memory" : "compute");

@@ -368,6 +368,63 @@ TEST_CASE("deployment search: the throughput bounds hold against a saturated run
   }
 }
 
+TEST_CASE("deployment search: the wide-EP bounds hold against a saturated run and a lone request") {
+  // Attention data-parallel candidates are pruned and sized with the same
+  // three bounds, priced with each GPU's whole experts serving its group's
+  // tokens but without the all-to-all and the expert-load imbalance that the
+  // simulation adds. They must stay bounds of what the simulation does: the
+  // group's saturated rate at most replicas x replica_qps (else the plan
+  // would size too few replicas), and a lone request's TTFT and TPOT at
+  // least the lone-prefill and batch-1 decode floors (else the plan could
+  // prune a layout that meets the SLO).
+  json q = small_question();
+  q["base"]["model"] = "qwen3-30b-a3b";
+  q["base"]["serving"]["moe"] = {{"load_imbalance", 1.2}};
+  q["tp"] = json::array({1, 2});
+  q["max_gpus"] = 8;
+  q["max_num_seqs"] = json::array({64});
+  q["chunked_prefill"] = json::array({true});
+  q["attention_data_parallel"] = json::array({2, 4});
+  q["target_qps"] = 1;
+  q["replica_options"] = 1;
+  const DeploymentSearchSpec spec = read_deployment_search(q);
+  const Plan plan = plan_deployment_search(spec);
+  REQUIRE(plan.candidates.size() == 4);
+  for (size_t i = 0; i < plan.candidates.size(); ++i) {
+    const Candidate& c = plan.candidates[i];
+    REQUIRE(c.attention_dp > 1);
+    const std::string label = candidate_label(spec, c);
+    CAPTURE(label);
+    const LayoutBounds lb = layout_bounds(read_scenario(plan.scenarios[i]), c);
+    const double bound = c.replicas * lb.replica_qps;
+    const double measured = saturated_rate_qps(plan.scenarios[i], 400);
+    MESSAGE(label << ": saturated " << measured << " req/s, bound " << bound << " req/s");
+    CHECK(measured > 0);
+    CHECK(measured <= bound);
+    // A lone request of the mean lengths (fixed, so the bounds price exactly its prompt).
+    json lone_doc = plan.scenarios[i];
+    lone_doc["serving"]["workload"]["prompt_tokens"] = 512;
+    lone_doc["serving"]["workload"]["output_tokens"] = 64;
+    const Scenario lone = read_scenario(lone_doc);
+    const LayoutBounds floors = layout_bounds(lone, c);
+    serve::WorkloadOverride o;
+    o.num_requests = 1;
+    serve::Simulation sim(lone, o, false);
+    while (!sim.run(int64_t{1} << 30)) {
+    }
+    const std::vector<serve::RequestOutcome> out = sim.outcomes();
+    REQUIRE(out.size() == 1);
+    const serve::RequestOutcome& r = out.front();
+    REQUIRE(r.completion > r.first_token);
+    const double ttft_s = static_cast<double>(r.first_token - r.arrival) * 1e-9;
+    const double tpot_s = static_cast<double>(r.completion - r.first_token) * 1e-9 / static_cast<double>(r.output_tokens - 1);
+    MESSAGE(label << ": lone TTFT " << ttft_s * 1e3 << " ms (floor " << floors.prefill_s * 1e3 << "), TPOT " << tpot_s * 1e3
+                  << " ms (floor " << floors.decode1_s * 1e3 << ")");
+    CHECK(ttft_s >= floors.prefill_s);
+    CHECK(tpot_s >= floors.decode1_s);
+  }
+}
+
 TEST_CASE("deployment search: bad optional axis values get located errors") {
   json q = small_question();
   q["weights"] = json::array({"bf16", "fp7"});

@@ -59,7 +59,7 @@ TEST_CASE("gpu catalogue: every GPU cites its source and names its own intra-nod
 
 TEST_CASE("gpu catalogue: the issue's new parts are all there") {
   for (const char* id : {"b300", "gb200", "gb300", "h20", "h800", "h200-nvl", "h100-pcie", "h100-nvl", "l40s", "l4", "a10",
-                         "rtx-4090", "rtx-5090", "rtx-pro-6000-blackwell", "mi300x", "mi325x", "mi355x"}) {
+                         "a10g", "rtx-4090", "rtx-5090", "rtx-pro-6000-blackwell", "mi300x", "mi325x", "mi355x"}) {
     CAPTURE(id);
     CHECK(find_preset("gpus", id) != nullptr);
   }
@@ -89,6 +89,24 @@ TEST_CASE("gpu catalogue: GeForce records the FP32-accumulate tensor peak (half 
   const GpuSpec g5090 = gpu("rtx-5090");
   CHECK(g5090.peak_tflops.fp16 == doctest::Approx(2 * g5090.peak_tflops.fp32).epsilon(0.01));
   CHECK(link(g4090.default_intra_node).bandwidth_per_gpu_GBps == link("pcie4").bandwidth_per_gpu_GBps / 2);
+}
+
+TEST_CASE("gpu catalogue: the A10G's tensor peaks are derived from its SM count and clock at the GeForce GA102 rate") {
+  // No spec sheet gives them: 80 SMs x 1.71 GHz x 512 FLOP/SM/clock (FP16 with FP32 accumulate,
+  // half the professional GA102 rate), which is why the A10G's tensor throughput is below the A10's.
+  const GpuSpec a10g = gpu("a10g"), a10 = gpu("a10");
+  const double sm_ghz = a10g.sm_count * a10g.boost_clock_MHz / 1000.0;
+  CHECK(a10g.peak_tflops.bf16 == doctest::Approx(sm_ghz * 512 / 1000).epsilon(0.001));
+  CHECK(a10g.peak_tflops.fp16 == a10g.peak_tflops.bf16);
+  CHECK(a10g.peak_tflops.fp32 == doctest::Approx(sm_ghz * 256 / 1000).epsilon(0.001));  // 128 FMA per SM per clock
+  CHECK(a10g.peak_tflops.bf16 < a10.peak_tflops.bf16);
+  CHECK(a10g.peak_tflops.fp32 > a10.peak_tflops.fp32);
+  CHECK(a10g.peak_tflops.fp8 == 0);
+  // Same memory system as the A10; PCIe only.
+  CHECK(a10g.hbm_bandwidth_GBps == a10.hbm_bandwidth_GBps);
+  CHECK(a10g.memory_GiB == a10.memory_GiB);
+  CHECK(a10g.default_intra_node == "pcie4");
+  CHECK(a10g.source.find("DERIVED") != std::string::npos);
 }
 
 TEST_CASE("links: the GPU's own link follows the part, not its architecture (T4, L4, MI300X are not NVLink 3)") {

@@ -38,7 +38,7 @@ test('a search question survives its share link; damaged links say why; scenario
   assert.deepEqual(formValuesOf(back), {
     question: 'rate', model: 'llama-2-7b', rate: 4, promptTokens: 256, outputTokens: 256, tp: '1, 2',
     maxGpus: 2, ttftMs: 2000, tpotMs: '', ttftPct: 'joint', tpotPct: 'joint', attainment: 0.99,
-    gpus: [{ gpu: 'a100-80g-sxm', price: 1.8 }], maxNumSeqs: '64', chunked: 'off',
+    gpus: [{ gpu: 'a100-80g-sxm', price: 1.8 }], maxNumSeqs: '64', chunked: 'off', ratios: '', mixed: false, adp: '',
   });
   // The SLO object the serving form and the CLI take: a percentile per bound, the attainment for the joint ones.
   const slo = (over) => buildQuestion({
@@ -71,6 +71,16 @@ test('a search question survives its share link; damaged links say why; scenario
   bad({ maxNumSeqs: '64, x' }, 'q-seqs');
   bad({ attainment: '1.5' }, 'q-attainment');
   bad({ workload: scenarioPreset('I1.1') }, 'q-workload');
+  bad({ adp: '1, x' }, 'q-adp');
+  // The optional axes as `sightline search` reads them, only when asked; their values are the engine's to check.
+  const axes = buildQuestion({
+    workload: scenarioPreset('I2.2'), model: 'llama-2-7b', rate: '4', maxGpus: '2', ttftMs: '2000', tpotMs: '',
+    gpus: [{ gpu: 'a100-80g-sxm', price: '1.8' }], maxNumSeqs: '64', chunked: 'off', ratios: 'colocated, 1:1', mixed: true, adp: '1 2',
+  });
+  assert.deepEqual([axes.prefill_decode_ratio, axes.mixed_pools, axes.attention_data_parallel], [['colocated', '1:1'], true, [1, 2]]);
+  assert.deepEqual(Object.fromEntries(['ratios', 'mixed', 'adp'].map((k) => [k, formValuesOf(axes)[k]])), { ratios: 'colocated, 1:1', mixed: true, adp: '1, 2' });
+  const { inputForPath } = await load('search-question.js');
+  assert.deepEqual(['/prefill_decode_ratio/1', '/mixed_pools', '/attention_data_parallel', '/base/model'].map(inputForPath), ['q-ratios', 'q-mixed', 'q-adp', null]);
 });
 
 test('the budget question, lengths and TP splits; launch commands; a far miss no longer sets the Pareto axis; the time estimate', async () => {
@@ -112,6 +122,11 @@ test('the budget question, lengths and TP splits; launch commands; a far miss no
   continuous.serving.scheduler = { policy: 'continuous', max_num_seqs: 64, max_num_batched_tokens: 8192 };
   assert.ok(launchCommand('vllm', { ...args, resolved: continuous }).includes('--no-enable-chunked-prefill'));
   assert.ok(launchCommand('sglang', { ...args, resolved: continuous }).includes('--chunked-prefill-size -1'));
+  // Wide expert parallelism: each engine's attention data-parallel settings are named.
+  const wide = structuredClone(resolved);
+  wide.serving.moe = { attention_data_parallel: 4, expert_parallel: 16 };
+  assert.ok(launchCommand('vllm', { ...args, resolved: wide }).includes('groups of 4, the experts spread over each group\'s GPUs (EP16); launch each group as one deployment (vllm serve … --data-parallel-size 4 --enable-expert-parallel)'));
+  assert.ok(!launchCommand('vllm', args).includes('data-parallel'));
 
   // One miss at 80 s beside answers under 1 s: the axis ends at 1.5x the SLO and the miss sits at the edge.
   assert.deepEqual(clipAxis([400, 700], [400, 700, 80000], 1000), { max: 1500, clipped: 1 });
@@ -404,6 +419,78 @@ test('the budget question on the page: the best deployment within a GPU budget, 
   assert.equal(await page.textContent('#search-pareto-title'), '$ per million tokens vs highest rate within the SLO');
   assert.equal(await page.getAttribute('#chart-search-pareto', 'data-empty'), 'false');
   await legendShowsMarkers(page);
+
+  // The same page asks the two questions of new deployments: mixed pools (prefill on one GPU type,
+  // decode on another) and wide expert parallelism (attention data-parallel groups), each written as
+  // the question JSON `sightline search` reads, and answered as the CLI answers it.
+  // The GPU list names every GPU preset, grouped by vendor and generation like the scenario form's dropdown.
+  const groups = await page.$$eval('#q-gpu-list .search-gpu-group', (els) => els.map((e) => e.textContent));
+  assert.deepEqual(groups, [...groups].sort());
+  for (const g of ['AMD CDNA 3', 'AMD CDNA 4', 'NVIDIA Blackwell', 'NVIDIA Hopper', 'NVIDIA Ada']) assert.ok(groups.includes(g), groups.join(' | '));
+  for (const g of cliPresets('gpus')) assert.equal(await page.locator(`#q-use-${g.id}`).count(), 1, g.id);
+  const { deploymentName } = await load('search-words.js');
+  const gpuName = (id) => cliPresets('gpus').find((g) => g.id === id).name;
+  const askSmall = async ({ model, gpus, tp, maxGpus, ratios, mixed, adp }) => {
+    await page.selectOption('#q-question', 'rate');
+    await page.selectOption('#q-model', model);
+    await page.fill('#q-rate', '2');
+    await page.fill('#q-max-gpus', String(maxGpus));
+    await page.fill('#q-tp', tp);
+    await page.fill('#q-attainment', '0.9');
+    await page.fill('#q-ratios', ratios);
+    await page.setChecked('#q-mixed', mixed);
+    await page.fill('#q-adp', adp);
+    for (const box of await page.$$('#q-gpu-list input[type="checkbox"]')) await box.setChecked(false);
+    for (const [id, price] of gpus) {
+      await page.check(`#q-use-${id}`);
+      await page.fill(`#q-price-${id}`, String(price));
+    }
+    await page.click('#search-share');
+    const shared = decodeSearchLink((await page.inputValue('#search-share-text')).replace(/^[^#]*/, '')).question;
+    await page.click('#search-run');
+    await page.waitForSelector('#search-status[data-state="done"], #search-status[data-state="error"]', { timeout: 300000 });
+    assert.equal(await page.getAttribute('#search-status', 'data-state'), 'done', await page.textContent('#search-error'));
+    const got = await searchOutcome(page);
+    const engineQuestion = structuredClone(shared);
+    delete engineQuestion.workload_from;
+    const cli = spawnSync(cliPath, ['search', '-', '--format', 'json'], { input: JSON.stringify(engineQuestion), encoding: 'utf8' });
+    assert.equal(cli.status, 0, cli.stderr);
+    const answer = JSON.parse(cli.stdout);
+    const top = (answer.ok === true ? answer.result : answer).cheapest_meeting_slo;
+    assert.ok(top, 'the CLI finds a deployment meeting the SLO');
+    assert.equal(got.best, String(top.candidate), `page: ${got.answer}; CLI: ${top.deployment}`);
+    // The whole ranking, not only its top: the page's table lists the CLI's candidates in the CLI's order.
+    const order = await page.$$eval('#search-table tbody tr', (trs) => trs.map((tr) => Number(tr.dataset.candidate)));
+    assert.deepEqual(order, (answer.ok === true ? answer.result : answer).ranked.map((r) => r.candidate));
+    return { shared, got, top, answer: answer.ok === true ? answer.result : answer };
+  };
+  // Llama-2-7B at 2 req/s, one 1:1 unit of TP1 pools, on A100 and H100: four layouts, two of them mixed.
+  const mixed = await askSmall({ model: 'llama-2-7b', gpus: [['a100-80g-sxm', 1.8], ['h100-sxm', 3.0]], tp: '1', maxGpus: 2, ratios: '1:1', mixed: true, adp: '' });
+  assert.equal(mixed.shared.mixed_pools, true);
+  assert.deepEqual(mixed.shared.prefill_decode_ratio, ['1:1']);
+  assert.equal('attention_data_parallel' in mixed.shared, false);
+  assert.ok(mixed.answer.ranked.some((r) => r.decode_gpu !== r.deployment.split(' ')[0]), 'mixed layouts were simulated');
+  // A mixed deployment is named pool by pool in the table.
+  const rowNames = await page.$$eval('#search-table tbody th', (ths) => ths.map((th) => th.textContent));
+  assert.ok(rowNames.includes(`1 prefill × ${gpuName('h100-sxm')}, TP1 + 1 decode × ${gpuName('a100-80g-sxm')}, TP1`), rowNames.join(' | '));
+  const mixedName = deploymentName(mixed.top, gpuName(mixed.top.deployment.split(' ')[0]), gpuName(mixed.top.decode_gpu));
+  assert.equal(await page.textContent('#search-answer-name'), mixedName);
+  t.diagnostic(`mixed pools: ${mixed.got.answer}`);
+  // Qwen3-30B-A3B (MoE) at 2 req/s on H100 TP1, alone or in attention data-parallel groups of 2 (EP2).
+  const wide = await askSmall({ model: 'qwen3-30b-a3b', gpus: [['h100-sxm', 3.0]], tp: '1', maxGpus: 2, ratios: '', mixed: false, adp: '1, 2' });
+  assert.deepEqual(wide.shared.attention_data_parallel, [1, 2]);
+  assert.equal('prefill_decode_ratio' in wide.shared, false);
+  assert.ok(wide.answer.ranked.some((r) => r.attention_data_parallel === 2 && r.expert_parallel === 2), 'a wide-EP layout was simulated');
+  assert.equal(await page.textContent('#search-answer-name'), deploymentName(wide.top, gpuName('h100-sxm')));
+  const wideNames = await page.$$eval('#search-table tbody th', (ths) => ths.map((th) => th.textContent));
+  assert.ok(wideNames.includes(`2 × ${gpuName('h100-sxm')}, TP1 each, attention data-parallel groups of 2, EP2`), wideNames.join(' | '));
+  t.diagnostic(`wide EP: ${wide.got.answer}`);
+  // Wide EP on a dense model is the engine's located error, marked on its input.
+  await page.selectOption('#q-model', 'llama-2-7b');
+  await page.click('#search-run');
+  await page.waitForSelector('#search-status[data-state="error"]');
+  assert.match(await page.textContent('#search-error'), /at \/attention_data_parallel: wide expert parallelism needs a mixture-of-experts base model/);
+  assert.equal(await page.getAttribute('#q-adp', 'aria-invalid'), 'true');
   assert.deepEqual(page.errors, []);
   await page.close();
 });

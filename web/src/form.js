@@ -11,6 +11,7 @@
 // mode, `fsdp: true` shown as ZeRO stage 3) stay as they were.
 
 import { parameterAt, policyList } from './catalogue.js';
+import { groupGpus } from './gpu-links.js';
 
 const CUSTOM_MODEL = '__custom__';
 const NO_LINK = '';
@@ -526,27 +527,15 @@ function fillSelect(select, options) {
   select.replaceChildren(...options);
 }
 
-const VENDOR_LABEL = { nvidia: 'NVIDIA', amd: 'AMD' };
-const ARCH_LABEL = { cdna3: 'CDNA 3', cdna4: 'CDNA 4' };
-
 /**
  * The GPU options in one group per vendor and generation ("NVIDIA Hopper",
- * "AMD CDNA 3"), from the presets' own vendor and architecture fields; groups
- * in name order, GPUs in preset order inside a group.
+ * "AMD CDNA 3"; gpu-links.js groupGpus, shared with the Search tab's GPU list).
  */
 function gpuGroups(gpus) {
-  const groups = new Map();
-  for (const g of gpus) {
-    const vendor = String(g.vendor || 'other');
-    const arch = String(g.architecture || 'other');
-    const label = `${VENDOR_LABEL[vendor] || vendor} ${ARCH_LABEL[arch] || arch.charAt(0).toUpperCase() + arch.slice(1)}`;
-    if (!groups.has(label)) groups.set(label, []);
-    groups.get(label).push(option(g.id, g.name || g.id, g.source));
-  }
-  return [...groups.keys()].sort().map((label) => {
+  return groupGpus(gpus).map(([label, members]) => {
     const og = document.createElement('optgroup');
     og.label = label;
-    og.append(...groups.get(label));
+    og.append(...members.map((g) => option(g.id, g.name || g.id, g.source)));
     return og;
   });
 }

@@ -1,5 +1,6 @@
-// A GPU preset's own links, in one place for the sweep and the Search tab (neither
-// imports the other): the intra-node link and the inter-node network its preset names.
+// A GPU preset's own links and its group, in one place for the form, the sweep and
+// the Search tab (none imports another): the intra-node link and the inter-node
+// network its preset names, and its vendor and generation ("NVIDIA Hopper").
 
 /** The GPU's own intra-node link: its preset's default_intra_node (the one source; undefined for a custom GPU naming none). */
 export function defaultIntraNode(gpu) {
@@ -9,4 +10,25 @@ export function defaultIntraNode(gpu) {
 /** The network between the GPU's nodes: its preset's default_inter_node (the one source; undefined for a custom GPU naming none). */
 export function defaultInterNode(gpu) {
   return (gpu && gpu.default_inter_node) || undefined;
+}
+
+const VENDOR_LABEL = { nvidia: 'NVIDIA', amd: 'AMD' };
+const ARCH_LABEL = { cdna3: 'CDNA 3', cdna4: 'CDNA 4' };
+
+/** The GPU's vendor and generation ("NVIDIA Hopper", "AMD CDNA 3"), from its preset's vendor and architecture fields. */
+export function gpuGroupLabel(gpu) {
+  const vendor = String(gpu.vendor || 'other');
+  const arch = String(gpu.architecture || 'other');
+  return `${VENDOR_LABEL[vendor] || vendor} ${ARCH_LABEL[arch] || arch.charAt(0).toUpperCase() + arch.slice(1)}`;
+}
+
+/** The GPUs in one group per vendor and generation: [[label, gpus]], groups in name order, GPUs in preset order. */
+export function groupGpus(gpus) {
+  const groups = new Map();
+  for (const g of gpus) {
+    const label = gpuGroupLabel(g);
+    if (!groups.has(label)) groups.set(label, []);
+    groups.get(label).push(g);
+  }
+  return [...groups.keys()].sort().map((label) => [label, groups.get(label)]);
 }

@@ -47,6 +47,9 @@ export function deploymentSettings(resolved) {
     memoryShare: kv.gpu_memory_utilization,
     prefixCaching: Boolean(kv.prefix_caching),
     maxModelLen: kv.max_model_len,
+    // Wide expert parallelism: attention data-parallel groups of this many replicas (1: none).
+    attentionDp: (sv.moe && sv.moe.attention_data_parallel) || 1,
+    expertParallel: (sv.moe && sv.moe.expert_parallel) || 1,
     weights: precision.weights || 'bf16',
     kvCache: precision.kv_cache || precision.weights || 'bf16',
   };
@@ -134,6 +137,15 @@ export function launchCommand(engine, { resolved, label, model, gpuName, router 
     `# Model repository: ${repo}${modelRepo(model) ? ' (named in the model preset\'s source; use your own checkpoint if it differs)' : ''}.`,
   ];
   if (!['bf16', 'fp16', 'fp32', 'fp8'].includes(s.weights)) lines.push(`# Weights in ${s.weights}: point the command at a checkpoint quantized to ${s.weights}.`);
+  if (s.attentionDp > 1) {
+    // What each engine calls it; the command below is one replica's, so a group runs it as one data-parallel launch.
+    const how = {
+      vllm: `vllm serve … --data-parallel-size ${s.attentionDp} --enable-expert-parallel`,
+      sglang: 'sglang.launch_server … --enable-dp-attention --dp-size (the group\'s replicas) --tp-size (its GPUs)',
+      trtllm: 'enable_attention_dp: true in llm-options.yml, --ep_size (the group\'s GPUs)',
+    }[engine];
+    lines.push(`# Wide expert parallelism: replicas in attention data-parallel groups of ${s.attentionDp}, the experts spread over each group's GPUs (EP${s.expertParallel}); launch each group as one deployment (${how}).`);
+  }
   for (const pool of s.pools) {
     const role = pool.role && pool.role !== 'mixed' ? ` (${pool.role} pool${engine === 'vllm' ? ': vLLM\'s disaggregated prefill needs its KV connector set up' : ''})` : '';
     lines.push('');

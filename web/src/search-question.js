@@ -71,7 +71,13 @@ export function withMeanLength(spec, mean) {
  *   {question: 'rate' (cheapest at the target rate) | 'budget' (best within the GPU budget),
  *    workload: scenario record (simulate), model, rate, maxGpus, promptTokens, outputTokens (means), ttftMs, tpotMs,
  *    ttftPct, tpotPct ('joint' | 'p50' … 'p99', default joint), attainment (of the joint bounds),
- *    gpus: [{gpu, price, intra_node, inter_node}], maxNumSeqs: "64, 128", chunked: 'both'|'on'|'off'}
+ *    gpus: [{gpu, price, intra_node, inter_node}], maxNumSeqs: "64, 128", chunked: 'both'|'on'|'off',
+ *    ratios: "colocated, 1:1" (prefill:decode pools; empty: colocated only), mixed: boolean (mixed pools),
+ *    adp: "1, 4" (attention data-parallel group sizes, MoE models; empty: the workload's own)}
+ * The optional axes are written as `sightline search` reads them (prefill_decode_ratio, mixed_pools,
+ * attention_data_parallel) and only when asked, so a question without them is the same as before; their
+ * values are the engine's to check (a bad ratio, mixed pools without a P:D ratio, wide EP on a dense
+ * model: a located error the page marks on the input).
  * Throws QuestionError naming the input at fault.
  */
 export function buildQuestion(v) {
@@ -108,6 +114,8 @@ export function buildQuestion(v) {
   const tps = tp.filter((t) => t <= maxGpus);
   if (!tps.length) throw new QuestionError('q-tp', `every tensor-parallel split is above the GPU budget (${maxGpus})`);
   const chunked = { both: [false, true], on: [true], off: [false] }[v.chunked] || [false, true];
+  const ratios = String(v.ratios ?? '').split(/[\s,;]+/).filter(Boolean);
+  const adp = String(v.adp ?? '').trim() === '' ? [] : wholeList(v.adp, 'q-adp', 'Attention data-parallel groups');
 
   const base = structuredClone(v.workload);
   delete base.source;
@@ -139,6 +147,9 @@ export function buildQuestion(v) {
   const question = { base };
   if (!budget) question.target_qps = target;
   Object.assign(question, { max_gpus: maxGpus, gpus, tp: tps, max_num_seqs: seqs, chunked_prefill: chunked });
+  if (ratios.length) question.prefill_decode_ratio = ratios;
+  if (v.mixed) question.mixed_pools = true;
+  if (adp.length) question.attention_data_parallel = adp;
   return question;
 }
 
@@ -165,6 +176,9 @@ export function formValuesOf(question) {
     gpus: (question.gpus || []).map((g) => ({ gpu: g.gpu, price: g.usd_per_hour })),
     maxNumSeqs: (question.max_num_seqs || []).join(', '),
     chunked: chunked.length === 2 ? 'both' : chunked[0] ? 'on' : 'off',
+    ratios: (question.prefill_decode_ratio || []).join(', '),
+    mixed: question.mixed_pools === true,
+    adp: (question.attention_data_parallel || []).join(', '),
   };
 }
 
@@ -174,4 +188,13 @@ export function isQuestion(q) {
     && Number.isInteger(q.max_gpus) && Array.isArray(q.gpus) && q.gpus.length > 0
     && q.gpus.every((g) => isObject(g) && typeof g.gpu === 'string' && Number.isFinite(g.usd_per_hour))
     && Array.isArray(q.max_num_seqs) && Array.isArray(q.chunked_prefill);
+}
+
+/** The form input an engine error about the question points at (its JSON pointer's first key), if any. */
+export function inputForPath(path) {
+  const key = String(path || '').split('/')[1];
+  return {
+    target_qps: 'q-rate', max_gpus: 'q-max-gpus', tp: 'q-tp', max_num_seqs: 'q-seqs', chunked_prefill: 'q-chunked',
+    prefill_decode_ratio: 'q-ratios', mixed_pools: 'q-mixed', attention_data_parallel: 'q-adp', gpus: 'q-gpus',
+  }[key] || null;
 }

@@ -6,14 +6,23 @@ import { display } from './format.js';
 
 /**
  * "2 × NVIDIA H200, TP4 each" (a colocated deployment) or "1 prefill + 3 decode × NVIDIA H100 SXM,
- * TP8 each" (disaggregated pools); PP is named only when above 1.
+ * TP8 each" (disaggregated pools); with mixed pools (the row's decode_gpu / decode_tp differ) each pool
+ * is named: "1 prefill × NVIDIA H100 SXM, TP8 + 1 decode × NVIDIA A100, TP4"; wide expert parallelism
+ * adds its groups: "4 × NVIDIA H100 SXM, TP1 each, attention data-parallel groups of 4, EP4".
+ * PP is named only when above 1. `decodeGpuName`: the decode pool's GPU (default: `gpuName`).
  */
-export function deploymentName(row, gpuName) {
-  const split = `TP${row.tp}${row.pp > 1 ? ` × PP${row.pp}` : ''} each`;
+export function deploymentName(row, gpuName, decodeGpuName = gpuName) {
+  const pp = row.pp > 1 ? ` × PP${row.pp}` : '';
+  const split = `TP${row.tp}${pp} each`;
   if (Number.isInteger(row.prefill_replicas) && Number.isInteger(row.decode_replicas)) {
+    const decodeTp = Number.isInteger(row.decode_tp) ? row.decode_tp : row.tp;
+    if (decodeGpuName !== gpuName || decodeTp !== row.tp) {
+      return `${row.prefill_replicas} prefill × ${gpuName}, TP${row.tp}${pp} + ${row.decode_replicas} decode × ${decodeGpuName}, TP${decodeTp}${pp}`;
+    }
     return `${row.prefill_replicas} prefill + ${row.decode_replicas} decode × ${gpuName}, ${split}`;
   }
-  return `${row.replicas} × ${gpuName}, ${split}`;
+  const wide = row.attention_data_parallel > 1 ? `, attention data-parallel groups of ${row.attention_data_parallel}, EP${row.expert_parallel}` : '';
+  return `${row.replicas} × ${gpuName}, ${split}${wide}`;
 }
 
 /** The settings beside a deployment's name: "batch limit 256, chunked prefill". */

@@ -9,8 +9,8 @@ import { EnginePool } from './pool.js';
 import { canonical } from './share.js';
 import { chartView } from './charts/registry.js';
 import { xyConfig } from './charts/xy.js';
-import { defaultIntraNode } from './gpu-links.js';
-import { buildQuestion, formValuesOf, isQuestion, meanLength, QuestionError, MAX_SEARCH_POINTS, POINT_BUDGET_MS } from './search-question.js';
+import { defaultIntraNode, groupGpus } from './gpu-links.js';
+import { buildQuestion, formValuesOf, inputForPath, isQuestion, meanLength, QuestionError, MAX_SEARCH_POINTS, POINT_BUDGET_MS } from './search-question.js';
 import { LAUNCH_ENGINES, launchCommand } from './launch.js';
 import { estimateSearch, timeLeft, deploymentName, deploymentSettingsText, bestSoFar, clipAxis, formatDuration } from './search-words.js';
 
@@ -123,25 +123,31 @@ export class Search {
     for (const id of ['q-ttft', 'q-tpot', 'q-ttft-pct', 'q-tpot-pct']) $(id).addEventListener('input', () => this.showAttainment());
     this.gpus = new Map(gpus.map((g) => [g.id, g]));
     this.gpuIds = gpus.map((g) => g.id);
-    $('q-gpu-list').replaceChildren(...gpus.map((g) => {
-      const row = document.createElement('div');
-      row.className = 'search-gpu';
-      const box = document.createElement('input');
-      box.type = 'checkbox';
-      box.id = `q-use-${g.id}`;
-      box.checked = EXAMPLE_PRICES.has(g.id);
-      const label = document.createElement('label');
-      label.htmlFor = box.id;
-      label.textContent = g.name || g.id;
-      const price = document.createElement('input');
-      price.type = 'number';
-      price.min = '0';
-      price.step = 'any';
-      price.id = `q-price-${g.id}`;
-      price.setAttribute('aria-label', `Price of ${g.name || g.id} in $ per GPU-hour`);
-      price.value = EXAMPLE_PRICES.has(g.id) ? String(EXAMPLE_PRICES.get(g.id)) : '';
-      row.append(box, label, price);
-      return row;
+    // One group per vendor and generation, as in the scenario form's GPU dropdown.
+    $('q-gpu-list').replaceChildren(...groupGpus(gpus).flatMap(([groupLabel, members]) => {
+      const head = document.createElement('div');
+      head.className = 'search-gpu-group';
+      head.textContent = groupLabel;
+      return [head, ...members.map((g) => {
+        const row = document.createElement('div');
+        row.className = 'search-gpu';
+        const box = document.createElement('input');
+        box.type = 'checkbox';
+        box.id = `q-use-${g.id}`;
+        box.checked = EXAMPLE_PRICES.has(g.id);
+        const label = document.createElement('label');
+        label.htmlFor = box.id;
+        label.textContent = g.name || g.id;
+        const price = document.createElement('input');
+        price.type = 'number';
+        price.min = '0';
+        price.step = 'any';
+        price.id = `q-price-${g.id}`;
+        price.setAttribute('aria-label', `Price of ${g.name || g.id} in $ per GPU-hour`);
+        price.value = EXAMPLE_PRICES.has(g.id) ? String(EXAMPLE_PRICES.get(g.id)) : '';
+        row.append(box, label, price);
+        return row;
+      })];
     }));
     if (wl.options.length) {
       wl.value = this.workloads.has('I2.3') ? 'I2.3' : wl.options[0].value;
@@ -220,6 +226,9 @@ export class Search {
       attainment: $('q-attainment').value,
       maxNumSeqs: $('q-seqs').value,
       chunked: $('q-chunked').value,
+      ratios: $('q-ratios').value,
+      mixed: $('q-mixed').checked,
+      adp: $('q-adp').value,
       gpus: this.gpuIds.filter((id) => $(`q-use-${id}`).checked).map((id) => ({
         gpu: id,
         price: $(`q-price-${id}`).value,
@@ -256,6 +265,9 @@ export class Search {
     this.showAttainment();
     $('q-seqs').value = v.maxNumSeqs;
     $('q-chunked').value = v.chunked;
+    $('q-ratios').value = v.ratios;
+    $('q-mixed').checked = v.mixed;
+    $('q-adp').value = v.adp;
     const prices = new Map(v.gpus.map((g) => [g.gpu, g.price]));
     for (const id of this.gpuIds) {
       $(`q-use-${id}`).checked = prices.has(id);
@@ -365,7 +377,7 @@ export class Search {
       if (runId !== this.runId) return;
       if (err && err.code === 'cancelled') this.setStatus('cancelled', 'Search cancelled');
       else {
-        this.showError(`The search could not run: ${err.code ? `${err.code}${err.path ? ` at ${err.path}` : ''}: ` : ''}${err.message}`);
+        this.showError(`The search could not run: ${err.code ? `${err.code}${err.path ? ` at ${err.path}` : ''}: ` : ''}${err.message}`, inputForPath(err.path));
         this.setStatus('error', 'Error');
       }
     } finally {
@@ -436,18 +448,21 @@ export class Search {
     const prices = new Map(q.gpus.map((g) => [g.gpu, g.usd_per_hour]));
     const pools = (i) => this.scenarios[i].serving.cluster.pools;
     const gpusOf = (i) => pools(i).reduce((n, p) => n + p.replicas * p.tp * (p.pp || 1), 0);
-    const best = bestSoFar(this.outcomes, (i) => (prices.get(this.scenarios[i].hardware.gpu) || 0) * gpusOf(i), gpusOf);
+    // Each pool at its own GPU's price (a mixed deployment's decode pool names its GPU).
+    const usdOf = (i) => pools(i).reduce((usd, p) => usd + (prices.get(p.gpu || this.scenarios[i].hardware.gpu) || 0) * p.replicas * p.tp * (p.pp || 1), 0);
+    const best = bestSoFar(this.outcomes, usdOf, gpusOf);
     const box = $('search-best');
     box.hidden = !best;
     if (!best) return;
     const s = this.scenarios[best.index];
-    const p = pools(best.index)[0];
+    const [p, d] = pools(best.index);
     const row = { tp: p.tp, pp: p.pp || 1, replicas: p.replicas };
-    if (pools(best.index).length === 2) Object.assign(row, { prefill_replicas: pools(best.index)[0].replicas, decode_replicas: pools(best.index)[1].replicas });
-    const gpu = this.gpus.get(s.hardware.gpu);
+    if (d) Object.assign(row, { prefill_replicas: p.replicas, decode_replicas: d.replicas, decode_tp: d.tp });
+    const adp = s.serving.moe && s.serving.moe.attention_data_parallel;
+    if (adp > 1) Object.assign(row, { attention_data_parallel: adp, expert_parallel: s.serving.moe.expert_parallel });
     box.dataset.candidate = String(best.index);
     this.bestIndex = best.index;
-    box.textContent = `Best so far: ${deploymentName(row, (gpu && gpu.name) || s.hardware.gpu)}, $${display(best.usdPerHour)} per hour${best.qps ? ` at up to ${display(best.qps)} req/s` : ', meets the SLO'} (ranked with intervals when all finish).`;
+    box.textContent = `Best so far: ${deploymentName(row, this.gpuName(s.hardware.gpu), this.gpuName((d && d.gpu) || s.hardware.gpu))}, $${display(best.usdPerHour)} per hour${best.qps ? ` at up to ${display(best.qps)} req/s` : ', meets the SLO'} (ranked with intervals when all finish).`;
   }
 
   cancel() {
@@ -538,7 +553,8 @@ export class Search {
         if (display(m.low) === display(m.high)) return ' (the same at both interval bounds: set by the target rate)';
         return ` (80%: ${display(m.low)}–${display(m.high)})`;
       };
-      const name = cell('strong', deploymentName(best, this.gpuName(best.gpu || this.scenarios[best.candidate].hardware.gpu)));
+      const gpu = best.gpu || this.scenarios[best.candidate].hardware.gpu;
+      const name = cell('strong', deploymentName(best, this.gpuName(gpu), this.gpuName(best.decode_gpu || gpu)));
       name.id = 'search-answer-name';
       const parts = [name, document.createTextNode(` (${best.gpus} GPU${best.gpus === 1 ? '' : 's'}; ${deploymentSettingsText(best)}): $`),
         metricSpan('search_usd_per_million_tokens', usd.value), document.createTextNode(` per million tokens${range(usd)}`)];
@@ -602,8 +618,12 @@ export class Search {
     }
     if (this.launchFor !== index || $('search-launch-engine').value !== engine) return;  // changed meanwhile
     const model = this.models && this.models.get(scenario.model);
+    // A mixed deployment's decode pool runs on its own GPU: name both.
+    const other = scenario.serving.cluster.pools.find((p) => p.gpu && p.gpu !== scenario.hardware.gpu);
+    const gpuName = other ? `${this.gpuName(scenario.hardware.gpu)} (prefill) and ${this.gpuName(other.gpu)} (${other.role || 'decode'})`
+      : this.gpuName(scenario.hardware.gpu);
     area.value = launchCommand(engine, {
-      resolved, label: row ? row.deployment : `candidate ${index}`, model, gpuName: this.gpuName(scenario.hardware.gpu),
+      resolved, label: row ? row.deployment : `candidate ${index}`, model, gpuName,
       router: resolved.serving && resolved.serving.cluster && resolved.serving.cluster.router,
     });
     area.dataset.candidate = String(index);
@@ -696,7 +716,7 @@ export class Search {
       tr.classList.toggle('on-front', Boolean(r.pareto));
       tr.classList.toggle('misses', !r.meets_slo);
       const gpu = this.scenarios[r.candidate] ? this.scenarios[r.candidate].hardware.gpu : '';
-      const th = cell('th', gpu ? deploymentName(r, this.gpuName(gpu)) : r.deployment || `candidate ${r.candidate}`);
+      const th = cell('th', gpu ? deploymentName(r, this.gpuName(gpu), this.gpuName(r.decode_gpu || gpu)) : r.deployment || `candidate ${r.candidate}`);
       th.title = `${r.deployment}: ${deploymentSettingsText(r)}`;
       th.scope = 'row';
       if (r.error !== undefined) {
