@@ -220,7 +220,7 @@ test('a result kind without a view of its own is shown by the generic view', asy
   assert.equal(r.section, 'generic-view');
   assert.equal(r.kind, 'some_future_kind');
   // The headline cards are the engine's key metrics, in its words; the page picks none of its own.
-  assert.deepEqual(r.headline, ['Throughput per GPU|tokens/s/GPU']);
+  assert.deepEqual(r.headline, ['Throughput per GPU|tok/s/GPU']);  // the page's spelling of the engine's unit
   assert.deepEqual(r.rows, ['TTFT p99412.500ms', 'Tokens1234.500/s/GPU']);
   assert.deepEqual(r.compare, [['metrics', 'ttft_p99_ms', 412.5], ['metrics', 'tokens_per_s_per_gpu', 1234.5]]);
 });
