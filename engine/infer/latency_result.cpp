@@ -75,6 +75,7 @@ json to_json(const LatencyResult& x) {
                   {"decode_mbu", m.decode_mbu}};
   if (m.has_cost) r["metrics"]["usd_per_million_output_tokens"] = m.usd_per_million_output_tokens;
   r["key_metrics"] = key_metrics_to_json(key_metrics(x));
+  r["headline_metrics"] = headline_metrics_json(MetricKind::kLatency, [](const std::string&) { return true; });
   r["intervals_80"] = {{"ttft_ms", {x.ttft_interval.low_ms, x.ttft_interval.high_ms}},
                        {"tpot_ms", {x.tpot_interval.low_ms, x.tpot_interval.high_ms}},
                        {"e2e_ms", {x.e2e_interval.low_ms, x.e2e_interval.high_ms}}};

@@ -267,6 +267,45 @@ const std::vector<std::string>& default_key_metrics(MetricKind kind) {
   return none;
 }
 
+std::vector<std::string> headline_metrics(MetricKind kind, const std::function<bool(const std::string&)>& has_optional) {
+  struct Card {
+    const char* id;
+    bool optional;  // shown only where the run has the figure (has_optional)
+  };
+  static const std::vector<Card> latency = {
+      {"ttft_ms", false}, {"tpot_ms", false}, {"e2e_ms", false}, {"output_tokens_per_s", false}};
+  static const std::vector<Card> serving = {
+      {"ttft_p50_ms", false},         {"ttft_p99_ms", false},
+      {"tpot_p50_ms", false},         {"e2e_p99_s", false},
+      {"output_tokens_per_s", false}, {"output_tokens_per_s_per_gpu", false},
+      {"goodput_requests_per_s", false}, {"slo_attainment", false},
+      {"max_qps", true}};
+  static const std::vector<Card> training = {{"step_time_ms", false},
+                                             {"tokens_per_s_per_gpu", false},
+                                             {"mfu_pct", false},
+                                             {"time_to_train_days", true},
+                                             {"memory_per_gpu_GiB", false}};
+  static const std::vector<Card> none;
+  const std::vector<Card>* cards = &none;
+  switch (kind) {
+    case MetricKind::kLatency: cards = &latency; break;
+    case MetricKind::kServing: cards = &serving; break;
+    case MetricKind::kTraining: cards = &training; break;
+    case MetricKind::kDeploymentSearch:
+    case MetricKind::kTrainingSearch: break;
+  }
+  std::vector<std::string> ids;
+  for (const Card& c : *cards)
+    if (!c.optional || has_optional(c.id)) ids.emplace_back(c.id);
+  return ids;
+}
+
+json headline_metrics_json(MetricKind kind, const std::function<bool(const std::string&)>& has_optional) {
+  json out = json::array();
+  for (const std::string& id : headline_metrics(kind, has_optional)) out.push_back(id);
+  return out;
+}
+
 const json* metric_value(const MetricInfo& m, const json& result) {
   const json::json_pointer ptr(m.pointer);
   return result.contains(ptr) ? &result.at(ptr) : nullptr;

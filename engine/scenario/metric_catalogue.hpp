@@ -4,6 +4,7 @@
 // Scenario readers validate `key_metrics` against it, the jobs write their
 // key_metrics labels from it, and the API exports it (listRegistries), so the
 // page and the CLI tables show the same words and units as the engine.
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,15 @@ const MetricInfo* find_metric(MetricKind kind, const std::string& id);
 std::vector<std::string> metric_ids(MetricKind kind);
 // The key metrics a result of `kind` headlines when the scenario names none.
 const std::vector<std::string>& default_key_metrics(MetricKind kind);
+// The headline cards of a result of `kind`, in order: the engine's one choice,
+// written into every latency, serving and training result as
+// "headline_metrics" (ids of this catalogue), so the page draws its cards from
+// the result and keeps no list of its own. Two cards depend on the run:
+// max_qps (serving) only where a capacity search ran, time_to_train_days
+// (training) only where the scenario gives tokens to train; `has_optional(id)`
+// answers for those. The searches headline their key_metrics: empty here.
+std::vector<std::string> headline_metrics(MetricKind kind, const std::function<bool(const std::string&)>& has_optional);
+json headline_metrics_json(MetricKind kind, const std::function<bool(const std::string&)>& has_optional);
 // The value at the metric's pointer in `result`; nullptr when absent.
 const json* metric_value(const MetricInfo& m, const json& result);
 

@@ -369,6 +369,10 @@ json ServingJob::build_result() const {
   for (const std::string& id : ids)
     if (find_metric(MetricKind::kServing, id)) key_metrics_.push_back(serving_key_metric(id, figures()));
   r["key_metrics"] = key_metrics_to_json(key_metrics_);
+  // The headline cards; max_qps among them where the capacity search ran.
+  const bool searched = spec.search.enabled && search_;
+  r["headline_metrics"] =
+      headline_metrics_json(MetricKind::kServing, [&](const std::string& id) { return id == "max_qps" && searched; });
   if (!details_.time_series.is_null()) r["time_series"] = details_.time_series;
   if (!details_.requests.is_null()) r["requests"] = details_.requests;
   if (!details_.trace.is_null()) r["trace"] = details_.trace;

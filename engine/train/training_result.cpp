@@ -448,6 +448,10 @@ json to_json(const TrainingResult& t) {
   }
   append_warnings(r, t.warnings);
   r["key_metrics"] = key_metrics_to_json(t.key_metrics);
+  // The headline cards; the time to train among them where the scenario gives tokens to train.
+  const bool has_run = t.base.training_run.has_value();
+  r["headline_metrics"] = headline_metrics_json(
+      MetricKind::kTraining, [&](const std::string& id) { return id == "time_to_train_days" && has_run; });
   return r;
 }
 

@@ -76,3 +76,51 @@ test('web/src has no import cycle, and every relative import of our own names a 
   const cycle = findCycle(graph);
   assert.equal(cycle, null, cycle ? `import cycle: ${cycle.map((f) => path.relative(src, f)).join(' -> ')}` : '');
 });
+
+// The engine alone chooses a result's headline cards (scenario/metric_catalogue's
+// headline_metrics, written into every result as "headline_metrics"); the page
+// draws them from the result. A list of two or more of those ids in a page module
+// (an array literal), or a headline number in the static markup, is a copy of
+// the engine's rule: this fails on it.
+const repo = path.join(src, '..', '..');
+
+/** The ids of the engine's headline table, read from its source. */
+function engineHeadlineIds() {
+  const text = fs.readFileSync(path.join(repo, 'engine', 'scenario', 'metric_catalogue.cpp'), 'utf8');
+  const start = text.indexOf('std::vector<std::string> headline_metrics(');
+  const end = text.indexOf('json headline_metrics_json(', start);
+  assert.ok(start >= 0 && end > start, 'found headline_metrics in engine/scenario/metric_catalogue.cpp');
+  return new Set([...text.slice(start, end).matchAll(/\{"([a-z0-9_]+)",/g)].map((m) => m[1]));
+}
+
+/** Array literals of `text` (innermost) naming two or more distinct `ids`, as [ids named]. */
+export function headlineLists(text, ids) {
+  const out = [];
+  for (const m of text.matchAll(/\[([^[\]]*)\]/g)) {
+    const named = [...new Set([...m[1].matchAll(/['"`]([a-z0-9_]+)['"`]/g)].map((s) => s[1]).filter((s) => ids.has(s)))];
+    if (named.length >= 2) out.push(named);
+  }
+  return out;
+}
+
+test('the headline-list finder finds a planted list and passes single ids', () => {
+  const ids = new Set(['ttft_p50_ms', 'tpot_p50_ms', 'max_qps']);
+  assert.deepEqual(headlineLists("const HEADLINE = ['ttft_p50_ms', 'tpot_p50_ms'];\nconst x = [...HEADLINE, 'max_qps'];", ids),
+    [['ttft_p50_ms', 'tpot_p50_ms']]);
+  assert.deepEqual(headlineLists("const CDFS = [['cdf-ttft', 'ttft_p50_ms'], ['cdf-tpot', 'tpot_ms']];", ids), []);
+});
+
+test('web/src keeps no headline list of its own: the cards come from result.headline_metrics', () => {
+  const ids = engineHeadlineIds();
+  assert.ok(ids.size >= 15, `read the engine's headline ids (${[...ids].join(', ')})`);
+  // sweep.js prefers some metrics as its pickers' first choice (a plotting default
+  // among every numeric metric of the result, not the result's headline cards).
+  const exempt = new Set(['sweep.js']);
+  for (const f of jsFiles(src).filter((p) => !exempt.has(path.relative(src, p)))) {
+    const lists = headlineLists(fs.readFileSync(f, 'utf8'), ids);
+    assert.deepEqual(lists, [], `${path.relative(src, f)} lists headline metrics the engine chooses: ${JSON.stringify(lists)}`);
+  }
+  const html = fs.readFileSync(path.join(src, 'index.html'), 'utf8');
+  const fixed = [...html.matchAll(/data-metric="(?:serve\.|train\.)?([a-z0-9_]+)"/g)].map((m) => m[1]).filter((id) => ids.has(id));
+  assert.deepEqual(fixed, [], 'index.html draws no headline number in its static markup');
+});

@@ -205,7 +205,8 @@ test('the view tabs work from the keyboard', async () => {
 test('a result kind without a view of its own is shown by the generic view', async () => {
   const r = await page.evaluate(async () => {
     const { viewFor } = await import('./kinds.js');
-    const result = { kind: 'some_future_kind', metrics: { ttft_p99_ms: 412.5, tokens_per_s_per_gpu: 1234.5, label: 'x' } };
+    const result = { kind: 'some_future_kind', metrics: { ttft_p99_ms: 412.5, tokens_per_s_per_gpu: 1234.5, label: 'x' },
+      key_metrics: [{ id: 'tokens_per_s_per_gpu', label: 'Throughput per GPU', unit: 'tokens/s/GPU', value: 1234.5 }] };
     const v = viewFor(result);
     v.render(result, []);
     return {
@@ -218,7 +219,8 @@ test('a result kind without a view of its own is shown by the generic view', asy
   });
   assert.equal(r.section, 'generic-view');
   assert.equal(r.kind, 'some_future_kind');
-  assert.deepEqual(r.headline, ['TTFT p99|ms', 'Tokens|/s/GPU']);
+  // The headline cards are the engine's key metrics, in its words; the page picks none of its own.
+  assert.deepEqual(r.headline, ['Throughput per GPU|tok/s/GPU']);  // the page's spelling of the engine's unit
   assert.deepEqual(r.rows, ['TTFT p99412.500ms', 'Tokens1234.500/s/GPU']);
   assert.deepEqual(r.compare, [['metrics', 'ttft_p99_ms', 412.5], ['metrics', 'tokens_per_s_per_gpu', 1234.5]]);
 });

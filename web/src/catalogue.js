@@ -107,6 +107,23 @@ export function metricWords(kind, id) {
   return { label: m.label, unit: unitName(m.unit), title: m.description || m.label };
 }
 
+/**
+ * The result's headline cards, as the engine chose them (result.headline_metrics:
+ * catalogue ids, in order; max_qps only where a capacity search ran, the time to
+ * train only where the scenario gives tokens to train): [{key, label, unit, title,
+ * value, metric}]. The page keeps no list of its own; a result without the field
+ * has no cards.
+ */
+export function headlineCards(result) {
+  const kind = catalogueKind(result && result.kind);
+  const ids = result && Array.isArray(result.headline_metrics) ? result.headline_metrics : [];
+  if (!kind) return [];
+  return ids.map((key) => {
+    const metric = metricInfo(kind, key);
+    return { key, ...metricWords(kind, key), value: metricValue(result, metric), metric };
+  });
+}
+
 /** A part of a result's memory per GPU ({kind, id, label, unit, description}); throws when absent. */
 export function memoryPart(kind, id) {
   return entry(memoryParts, `${kind}/${id}`, `${kind} memory part '${id}'`);

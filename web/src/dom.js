@@ -33,6 +33,27 @@ export function metricSpan(key, value) {
   return s;
 }
 
+/**
+ * A headline card (.kpi panel): its label, the number as a data-metric span
+ * tagged `key` and its unit; h is {label, unit, title, value} (catalogue.js headlineCards).
+ */
+export function kpiCard(h, key) {
+  const card = document.createElement('div');
+  card.className = 'kpi panel';
+  card.title = h.title || h.label;
+  const label = document.createElement('div');
+  label.className = 'kpi-label';
+  label.textContent = h.label;
+  const value = document.createElement('div');
+  value.className = 'kpi-value';
+  const unit = document.createElement('span');
+  unit.className = 'unit';
+  unit.textContent = h.unit || '';
+  value.append(metricSpan(key, h.value), unit);
+  card.append(label, value);
+  return card;
+}
+
 /** Writes value into every element tagged data-metric=key (see showNumber). */
 export function setMetric(key, value) {
   for (const node of document.querySelectorAll(`[data-metric="${CSS.escape(key)}"]`)) showNumber(node, value);

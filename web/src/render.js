@@ -161,8 +161,8 @@ function summaryText(r, ctx) {
 export function renderResult(result, warnings, ctx = {}) {
   lastResult = result;
   const m = result.metrics || {};
-  for (const key of ['ttft_ms', 'tpot_ms', 'e2e_ms', 'output_tokens_per_s', 'decode_tokens_per_s', 'prefill_tokens_per_s',
-    'prefill_mfu', 'decode_mbu', 'energy_J_per_output_token']) setMetric(key, m[key]);
+  // The throughput rows (the headline cards are the view's, from result.headline_metrics).
+  for (const key of ['decode_tokens_per_s', 'prefill_tokens_per_s', 'prefill_mfu', 'decode_mbu', 'energy_J_per_output_token']) setMetric(key, m[key]);
   const floors = result.floors || {};
   for (const key of ['decode_weight_read_ms', 'prefill_compute_ms']) setMetric(key, floors[key]);
   renderMemory(result.memory_per_gpu || {});

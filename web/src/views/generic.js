@@ -1,6 +1,7 @@
-// The view of any result kind that has no view of its own yet: every numeric
-// metric as a headline card and a table, and the whole result as JSON text.
-import { fixed3, metricLabel } from '../format.js';
+// The view of any result kind that has no view of its own yet: the engine's
+// key metrics as headline cards, every numeric metric in a table, and the
+// whole result as JSON text.
+import { fixed3, metricLabel, unitName } from '../format.js';
 import { metricKeys, numericLeaves } from '../result-values.js';
 import { $, cell } from '../dom.js';
 
@@ -12,8 +13,10 @@ export const view = {
   charts: [],
 
   headline(result) {
-    const m = (result && result.metrics) || {};
-    return metricKeys(result).slice(0, 4).map((key) => ({ key, ...metricLabel(key), value: m[key], title: key }));
+    // The engine's choice: its key metrics (each with its label and unit); the page picks none.
+    const list = result && Array.isArray(result.key_metrics) ? result.key_metrics : [];
+    return list.filter((k) => k && typeof k === 'object' && typeof k.id === 'string')
+      .map((k) => ({ key: k.id, label: String(k.label || k.id), unit: unitName(String(k.unit || '')), value: k.value, title: String(k.description || k.id) }));
   },
 
   render(result) {

@@ -7,12 +7,8 @@ import { stackedBarsConfig, groupSum } from '../charts/bars.js';
 import { rooflineConfig, rooflinePoints } from '../charts/roofline.js';
 import { numericLeaves } from '../result-values.js';
 import { sig3 } from '../format.js';
-import { $ } from '../dom.js';
-import { metricInfo, metricValue, metricWords } from '../catalogue.js';
-
-
-// The headline metrics (ids of the engine's catalogue, which gives their words and units).
-const HEADLINE = ['ttft_ms', 'tpot_ms', 'e2e_ms', 'output_tokens_per_s'];
+import { $, kpiCard } from '../dom.js';
+import { headlineCards } from '../catalogue.js';
 
 const PHASES = [['prefill', 'Prefill'], ['decode_per_step', 'Decode step']];
 
@@ -99,12 +95,14 @@ export const view = {
   ],
 
   headline(result) {
-    return HEADLINE.map((key) => ({ key, ...metricWords('latency', key), value: metricValue(result, metricInfo('latency', key)) }));
+    return headlineCards(result);
   },
 
   render(result, warnings, ctx = {}) {
     lastRender = { result, ctx };
     renderResult(result, warnings, ctx);
+    // The engine's headline cards (result.headline_metrics), numbers tagged by metric id.
+    $('latency-kpis').replaceChildren(...headlineCards(result).map((h) => kpiCard(h, h.key)));
     renderMemoryChart(result);
     renderFamilyChart(result);
     renderRoofline(result, ctx);

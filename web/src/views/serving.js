@@ -11,8 +11,8 @@ import { stackedBarsConfig } from '../charts/bars.js';
 import { xyConfig } from '../charts/xy.js';
 import { numericLeaves } from '../result-values.js';
 import { display, gpuName, quantity, sig3, unitName } from '../format.js';
-import { distributionInfo, distributionList, memoryPart, metricAt, metricKey, metricList, metricInfo, metricValue, metricWords, valueAt } from '../catalogue.js';
-import { $, cell, metricSpan } from '../dom.js';
+import { distributionInfo, distributionList, headlineCards, memoryPart, metricAt, metricKey, metricList, metricInfo, metricValue, valueAt } from '../catalogue.js';
+import { $, cell, kpiCard, metricSpan } from '../dom.js';
 
 const num = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : NaN);
 
@@ -69,26 +69,14 @@ export function cdfPoints(values, max = 600) {
 
 // ---- headline ---------------------------------------------------------------------------
 
-// The headline cards: ids of the engine's metric catalogue, which gives their
-// words, units and place in the result (max_qps only when the scenario asks).
-const HEADLINE = ['ttft_p50_ms', 'ttft_p99_ms', 'tpot_p50_ms', 'e2e_p99_s', 'output_tokens_per_s',
-  'output_tokens_per_s_per_gpu', 'goodput_requests_per_s', 'slo_attainment'];
-
+// The headline cards are the engine's choice (result.headline_metrics, with
+// max_qps where a capacity search ran); the catalogue gives their words and units.
 function headlineEntries(result) {
-  const ids = result && result.max_qps && typeof result.max_qps.qps === 'number' ? [...HEADLINE, 'max_qps'] : HEADLINE;
-  return ids.map((key) => ({ key, ...metricWords('serving', key), value: num(metricValue(result, metricInfo('serving', key))) }));
+  return headlineCards(result).map((h) => ({ ...h, value: num(h.value) }));
 }
 
 function renderKpis(result) {
-  const cards = headlineEntries(result).map((h) => {
-    const card = cell('div', undefined, 'kpi panel');
-    card.title = h.title;
-    const value = cell('div', undefined, 'kpi-value');
-    value.append(metricSpan(`serve.${h.key}`, h.value), cell('span', h.unit, 'unit'));
-    card.append(cell('div', h.label, 'kpi-label'), value);
-    return card;
-  });
-  $('serving-kpis').replaceChildren(...cards);
+  $('serving-kpis').replaceChildren(...headlineEntries(result).map((h) => kpiCard(h, `serve.${h.key}`)));
 }
 
 // ---- verdict and overload (result.headline) --------------------------------------------

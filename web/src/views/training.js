@@ -10,8 +10,8 @@ import { timelineConfig, pipelineSegments } from '../charts/timeline.js';
 import { xyConfig } from '../charts/xy.js';
 import { numericLeaves } from '../result-values.js';
 import { fixed3, gpuName, percent, quantity, sig3, unitName } from '../format.js';
-import { memoryPart, stepPart, metricInfo, metricKey, metricList, metricValue, metricWords } from '../catalogue.js';
-import { $, cell, metricSpan, setMetric } from '../dom.js';
+import { headlineCards, memoryPart, stepPart, metricInfo, metricKey, metricList, metricValue, metricWords } from '../catalogue.js';
+import { $, cell, kpiCard, metricSpan, setMetric } from '../dom.js';
 
 
 const num = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : NaN);
@@ -158,13 +158,15 @@ function renderMemory(result) {
 
 // ---- headline cards -------------------------------------------------------------------
 
+// The engine's headline cards (result.headline_metrics, with the time to train
+// where the scenario gives tokens to train), numbers tagged train.<metric id>;
+// peak memory per GPU is drawn as the fits verdict against the capacity.
 function renderKpis(result) {
-  const m = result.metrics || {};
   const mem = result.memory_per_gpu || {};
-  const run = result.training_run;
-  for (const key of ['step_time_ms', 'tokens_per_s_per_gpu', 'mfu_pct']) setMetric(`train.${key}`, m[key]);
-  $('train-kpi-days').hidden = !(run && Number.isFinite(run.time_days));
-  setMetric('train.run.time_days', run ? run.time_days : NaN);
+  const fit = $('train-kpi-fit');
+  const cards = headlineCards(result).map((h) => (h.key === 'memory_per_gpu_GiB' ? fit : kpiCard(h, `train.${h.key}`)));
+  fit.hidden = !cards.includes(fit);
+  $('train-kpis').replaceChildren(...cards, ...(fit.hidden ? [fit] : []));
   const fits = mem.fits !== false;
   const verdict = $('train-fits');
   verdict.textContent = fits ? 'Fits' : 'Does not fit';
@@ -457,19 +459,14 @@ export const view = {
   csvTitle: 'Download two CSVs: one row per operator of one micro-batch (forward, backward, recompute), and one row per pipeline rank',
 
   headline(result) {
-    const m = (result && result.metrics) || {};
+    // The engine's cards; peak memory per GPU reads as the fits verdict.
     const mem = (result && result.memory_per_gpu) || {};
-    const run = result && result.training_run;
-    const card = (key, value) => ({ key, ...metricWords('training', key), value });
-    const out = ['step_time_ms', 'tokens_per_s_per_gpu', 'mfu_pct'].map((key) => card(key, m[key]));
-    if (run && Number.isFinite(run.time_days)) out.push(card('time_to_train_days', run.time_days));
-    out.push({
-      key: 'memory_fits', label: metricInfo('training', 'memory_per_gpu_GiB').label, unit: mem.fits === false ? 'GiB over' : `of ${fixed3(mem.capacity_GiB)} GiB`,
+    return headlineCards(result).map((h) => (h.key !== 'memory_per_gpu_GiB' ? h : {
+      key: 'memory_fits', label: h.label, unit: mem.fits === false ? 'GiB over' : `of ${fixed3(mem.capacity_GiB)} GiB`,
       value: mem.fits === false ? mem.overflow_GiB : mem.total_GiB,
       text: mem.fits === false ? `Does not fit, ${fixed3(mem.overflow_GiB)}` : `Fits, ${fixed3(mem.total_GiB)}`,
       title: 'Peak memory on the most loaded GPU against its capacity',
-    });
-    return out;
+    }));
   },
 
   summary(result, ctx) {
