@@ -37,6 +37,15 @@ test('Llama-3.1-405B on 8x MI300X over xGMI: the AMD Instinct family, cross-gene
   assert.match(acc.note, /AMD Instinct kernel-efficiency family/);
   assert.ok(acc.expected_error_pct > 2);
   withInterval(env.result.key_metrics.find((k) => /tpot/i.test(k.id)) ?? env.result.key_metrics[0], 'MI300X key metric');
+  // The README and docs/presets.md quote this example's output: they must
+  // say what the engine prints today (they had drifted once, unnoticed).
+  const km = Object.fromEntries(env.result.key_metrics.map((k) => [k.id, k.value]));
+  const printed = `TTFT ${km.ttft_ms.toFixed(1)} ms, TPOT ${km.tpot_ms.toFixed(2)} ms, E2E ${(km.e2e_ms / 1000).toFixed(2)} s`;
+  for (const doc of ['README.md', 'docs/presets.md']) {
+    const line = fs.readFileSync(path.join(repoRoot, doc), 'utf8').split('\n').find((l) => /TTFT [\d.]+ ms, TPOT [\d.]+ ms, E2E [\d.]+ s/.test(l) && /MI300X|mi300x/.test(l));
+    assert.ok(line, `${doc} quotes the MI300X example's output`);
+    assert.ok(line.includes(printed), `${doc} quotes stale figures; the engine prints: ${printed}\n${line}`);
+  }
 });
 
 test('Qwen3-30B-A3B int4 on one RTX 4090 and on two over PCIe without peer-to-peer', () => {
