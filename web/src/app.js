@@ -16,7 +16,7 @@ import { Sweep } from './sweep.js';
 import { Compare } from './compare.js';
 import { Search } from './search.js';
 import { download, slug, toCsv, readScenarioFile } from './export.js';
-import { $, showNumber } from './dom.js';
+import { $, kpiCardAround, showNumber } from './dom.js';
 import { decorate } from './headline.js';
 import { MODES, modeOf, fillPicker, validationPresets } from './presets.js';
 import { display, unitName } from './format.js';
@@ -290,24 +290,11 @@ function renderView(v, result, warnings, scenario) {
 /** Headline cards built from the view (shown in embed mode). */
 function renderHeadline(v, result) {
   const cards = v.headline(result).map((h) => {
-    const card = document.createElement('div');
-    card.className = 'kpi panel';
-    card.title = h.title || h.key;
-    const label = document.createElement('div');
-    label.className = 'kpi-label';
-    label.textContent = h.label;
-    const value = document.createElement('div');
-    value.className = 'kpi-value';
     const num = document.createElement('span');
     num.dataset.headline = h.key;
     if (typeof h.text === 'string') num.textContent = h.text;
     else showNumber(num, h.value);
-    const unit = document.createElement('span');
-    unit.className = 'unit';
-    unit.textContent = h.unit || '';
-    value.append(num, unit);
-    card.append(label, value);
-    return card;
+    return kpiCardAround({ ...h, title: h.title || h.key }, num);
   });
   $('headline').replaceChildren(...cards);
 }

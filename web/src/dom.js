@@ -38,6 +38,11 @@ export function metricSpan(key, value) {
  * tagged `key` and its unit; h is {label, unit, title, value} (catalogue.js headlineCards).
  */
 export function kpiCard(h, key) {
+  return kpiCardAround(h, metricSpan(key, h.value));
+}
+
+/** A headline card around a number element the caller made (label, number, unit). */
+export function kpiCardAround(h, num) {
   const card = document.createElement('div');
   card.className = 'kpi panel';
   card.title = h.title || h.label;
@@ -49,7 +54,7 @@ export function kpiCard(h, key) {
   const unit = document.createElement('span');
   unit.className = 'unit';
   unit.textContent = h.unit || '';
-  value.append(metricSpan(key, h.value), unit);
+  value.append(num, unit);
   card.append(label, value);
   return card;
 }
