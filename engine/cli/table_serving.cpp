@@ -71,9 +71,12 @@ void print_serving_table(const json& r) {
     std::cout << "\nverdict   " << num(h["line"], 0) << "\n";
     std::cout << "steady    " << num(h["throughput_qps"], 3) << " req/s completed, goodput " << num(h["goodput_qps"], 3)
               << " req/s, over " << num(h["window_requests"], 0) << " requests after the warm-up and before the drain\n";
-    if (h["overloaded"] == true)
+    if (h["overloaded"] == true && h["estimated_capacity_qps"].is_number())
       std::cout << "OVERLOAD  arrivals outrun the service rate; estimated capacity about " << num(h["estimated_capacity_qps"], 3)
                 << " req/s\n";
+    else if (h["overloaded"] == true)
+      std::cout << "OVERLOAD  arrivals outrun the service rate; no capacity estimate (no request completed while "
+                   "requests were arriving)\n";
   }
 
   // Key metrics, in the scenario's order (the array's).

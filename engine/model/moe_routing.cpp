@@ -21,7 +21,8 @@ MoeLoad expected_moe_load(int num_experts, int top_k, int64_t tokens, const MoeR
   const double resident =
       routing.experts_per_gpu > 0 ? std::min<double>(routing.experts_per_gpu, E) : E;
   const double p = std::min(1.0, std::max(routing.load_imbalance, 1.0) * top_k / E);
-  if (routing.attention_dp > 1) tokens *= routing.attention_dp;
+  if (routing.group_tokens > 0) tokens = routing.group_tokens;
+  else if (routing.attention_dp > 1) tokens *= routing.attention_dp;
   l.experts_hit = resident * (1.0 - ipow(1.0 - p, tokens));
   // Each resident expert receives tokens·p assignments in expectation.
   l.assignments = static_cast<double>(tokens) * p * resident;

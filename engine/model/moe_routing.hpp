@@ -20,8 +20,12 @@ struct MoeRouting {
   double load_imbalance = 1.0;
   // Wide expert parallelism: the experts on this GPU serve the tokens of
   // attention_dp data-parallel ranks, which step together (the dispatch is a
-  // barrier), each assumed to carry this step's token count.
+  // barrier), each assumed to carry this step's token count...
   int attention_dp = 1;
+  // ...unless the caller knows the whole group's tokens this step (the
+  // serving simulator steps a group's ranks in lockstep): then the experts
+  // serve exactly these (0: attention_dp x this rank's tokens).
+  int64_t group_tokens = 0;
   // Expert copies across the expert-parallel group: num_experts plus EPLB's
   // redundant experts (0: num_experts). A token's assignment to an expert goes
   // to one of its copies, so each slot is chosen with probability f·k/slots.

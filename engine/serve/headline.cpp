@@ -69,6 +69,14 @@ std::string format_3sig(double v) {
   return b;
 }
 
+// The service rate an overloaded run measured: its completion rate while
+// requests arrived. A run shorter than one request's latency completes none
+// then, and measures no rate (not a rate of 0).
+std::string service_rate_phrase(double capacity_qps) {
+  return capacity_qps > 0 ? "about " + format_3sig(capacity_qps) + " req/s"
+                          : "not measured: no request completed while requests were arriving";
+}
+
 ServingHeadline serving_headline(const std::vector<RequestOutcome>& outcomes, const SloSpec& slo, double offered_qps) {
   ServingHeadline h;
   h.has_slo = slo.enabled;
@@ -83,10 +91,10 @@ ServingHeadline serving_headline(const std::vector<RequestOutcome>& outcomes, co
   if (growing) {
     h.overloaded = true;
     h.capacity_qps = rep.completion_rate_qps;
-    h.warning = "overload: arrivals (" + format_3sig(rep.arrival_rate_qps) + " req/s) outrun the service rate (about " +
-                format_3sig(rep.completion_rate_qps) +
-                " req/s, the run's completion rate while overloaded): the queue grows without bound, so the latencies "
-                "grow with the run's length; lower the rate or add capacity";
+    h.warning = "overload: arrivals (" + format_3sig(rep.arrival_rate_qps) + " req/s) outrun the service rate (" +
+                service_rate_phrase(h.capacity_qps) + (h.capacity_qps > 0 ? ", the run's completion rate while overloaded" : "") +
+                "): the queue grows without bound, so the latencies grow with the run's length; lower the rate or add "
+                "capacity";
   }
   std::vector<RequestOutcome> q = outcomes;
   std::stable_sort(q.begin(), q.end(), [](const RequestOutcome& a, const RequestOutcome& b) { return a.arrival < b.arrival; });
@@ -101,8 +109,8 @@ ServingHeadline serving_headline(const std::vector<RequestOutcome>& outcomes, co
              " (the run needs about " + std::to_string(rep.needed_requests) + " requests to judge its steady state)";
     if (h.overloaded) {
       h.verdict = slo.enabled ? "fails" : "";
-      h.line = (slo.enabled ? "fails the SLO at " : "overloaded at ") + rate + ": arrivals outrun the service rate (about " +
-               format_3sig(h.capacity_qps) + " req/s)";
+      h.line = (slo.enabled ? "fails the SLO at " : "overloaded at ") + rate + ": arrivals outrun the service rate (" +
+               service_rate_phrase(h.capacity_qps) + ")";
     }
     return h;
   }
@@ -118,8 +126,8 @@ ServingHeadline serving_headline(const std::vector<RequestOutcome>& outcomes, co
   h.throughput_qps = static_cast<double>(done) / span_s;
   h.goodput_qps = static_cast<double>(good) / span_s;
   if (!slo.enabled) {
-    h.line = h.overloaded ? "overloaded at " + rate + ": arrivals outrun the service rate (about " +
-                                format_3sig(h.capacity_qps) + " req/s)"
+    h.line = h.overloaded ? "overloaded at " + rate + ": arrivals outrun the service rate (" +
+                                service_rate_phrase(h.capacity_qps) + ")"
                           : "stable at " + rate + ": " + format_3sig(h.throughput_qps) + " req/s completed over the steady window";
     return h;
   }
@@ -163,7 +171,7 @@ ServingHeadline serving_headline(const std::vector<RequestOutcome>& outcomes, co
   h.line = h.verdict == "meets" ? "meets the SLO at " : h.verdict == "fails" ? "fails the SLO at " : "undecided at ";
   h.line += rate + ": ";
   for (size_t i = 0; i < parts.size(); ++i) h.line += (i ? ", " : "") + parts[i];
-  if (h.overloaded) h.line += "; overloaded (service rate about " + format_3sig(h.capacity_qps) + " req/s)";
+  if (h.overloaded) h.line += "; overloaded (service rate " + service_rate_phrase(h.capacity_qps) + ")";
   else if (rep.verdict == Verdict::Uncertain)
     h.line += rep.needed_requests > n ? "; " + std::to_string(n) + " requests are too few to decide (about " +
                                             std::to_string(rep.needed_requests) + " would)"
@@ -180,7 +188,7 @@ json ServingHeadline::to_json() const {
   j["verdict"] = has_slo ? json(verdict) : json(nullptr);
   j["line"] = line;
   j["overloaded"] = overloaded;
-  j["estimated_capacity_qps"] = overloaded ? json(capacity_qps) : json(nullptr);
+  j["estimated_capacity_qps"] = overloaded && capacity_qps > 0 ? json(capacity_qps) : json(nullptr);
   j["meaning"] = "over the steady arrival window (after the warm-up, before the drain where arrivals have stopped): "
                  "throughput and goodput are completions (within every SLO bound, for goodput) inside the window's "
                  "span of arrival times per second of it";

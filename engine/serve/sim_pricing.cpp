@@ -88,6 +88,9 @@ double Simulation::price(int cost_index, const BatchShape& shape, int adapters, 
       options.moe.experts_per_gpu = slots / spec_.moe.expert_parallel;
       options.moe.expert_tp = std::max(1, c.layout.tp / spec_.moe.expert_parallel);
       options.moe.attention_dp = spec_.moe.attention_data_parallel;
+      // A lockstep group's target pass serves every rank's tokens (the
+      // draft's passes keep the per-rank estimate).
+      if (!c.draft) options.moe.group_tokens = group_moe_tokens_;
     }
   }
   StepOperators ops = build_forward_step(*c.model, s_.precision, c.layout, shape, options);

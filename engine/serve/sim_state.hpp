@@ -113,6 +113,7 @@ struct Replica {
   TimeNs link_free = 0;
   std::vector<StepBatch> slots;
   int draft_cost = -1;
+  int dp_group = -1;  // its attention data-parallel group in lockstep (Simulation::start_group_step), or -1
   // accounting
   double busy_s = 0;  // per GPU (step time / pp)
   double busy_energy_J = 0;  // all GPUs of the replica, while their stage of a step runs (perf/power.hpp)

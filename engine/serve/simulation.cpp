@@ -74,10 +74,20 @@ Simulation::Simulation(const Scenario& scenario, const WorkloadOverride& overrid
                                                            spec_.lora.targets == LoraTargets::AllLinear) /
                                     (gpu.pcie_bandwidth_GBps * 1e9);
     }
+    // Wide EP's attention data-parallel ranks step in lockstep, in groups of
+    // attention_data_parallel consecutive replicas (the reader checks that it
+    // divides the pool). Pipelined replicas keep their own stage clocks.
+    const int dp = spec_.moe.attention_data_parallel;
+    const bool lockstep = dp > 1 && s_.model.is_moe() && p.layout.pp == 1;
     for (int i = 0; i < p.replicas; ++i) {
       Replica r;
       r.index = static_cast<int>(replicas_.size());
       r.pool = static_cast<int>(pi);
+      if (lockstep) {
+        if (i % dp == 0) dp_groups_.emplace_back();
+        r.dp_group = static_cast<int>(dp_groups_.size()) - 1;
+        dp_groups_.back().members.push_back(r.index);
+      }
       r.role = p.role;
       r.layout = p.layout;
       r.gpu = &costs_[static_cast<size_t>(model_costs[0])].scenario->hardware.gpu;
@@ -225,6 +235,7 @@ void Simulation::on_arrival(int32_t id) {
 }
 
 void Simulation::try_start(Replica& r) {
+  if (r.dp_group >= 0) return start_group_step(dp_groups_[static_cast<size_t>(r.dp_group)]);
   while (r.inflight < r.layout.pp) {
     if (now_ < r.stage_free) {
       request_schedule(r, r.stage_free);
@@ -250,6 +261,48 @@ void Simulation::try_start(Replica& r) {
     }
     if (!started) return;
   }
+}
+
+void Simulation::start_group_step(DpGroup& g) {
+  if (g.inflight > 0) return;  // the step's end schedules every member again
+  struct Formed {
+    Replica* r;
+    Engine* e;
+    double t = 0;
+    PeakWork work;
+  };
+  std::vector<Formed> formed;
+  int64_t tokens = 0;
+  for (int ri : g.members) {
+    Replica& r = replicas_[static_cast<size_t>(ri)];
+    Batch& b = r.slots[0];
+    const int n = static_cast<int>(r.engines.size());
+    for (int k = 0; k < n; ++k) {
+      const int ei = (r.next_engine + k) % n;
+      Engine& e = r.engines[static_cast<size_t>(ei)];
+      b.reset(ei);
+      if (!scheduler_->form(r, e, b)) continue;
+      fill_shape(b);
+      tokens += b.shape.total_new_tokens();
+      r.next_engine = (ei + 1) % n;
+      formed.push_back(Formed{&r, &e});
+      break;
+    }
+  }
+  if (formed.empty()) return;
+  group_moe_tokens_ = tokens;
+  double longest = 0;
+  for (Formed& f : formed) {
+    f.t = price_batch(*f.r, *f.e, f.r->slots[0], 0.0, f.work);
+    longest = std::max(longest, f.t);
+  }
+  group_moe_tokens_ = 0;
+  const TimeNs dur = step_ns(longest);
+  for (Formed& f : formed) {
+    commit_batch(*f.r, f.r->slots[0], f.t, f.work, dur);
+    queue_.push(f.r->slots[0].end, kPriority[kStepEnd], kStepEnd, f.r->index, 0);
+  }
+  g.inflight = static_cast<int>(formed.size());
 }
 
 int64_t Simulation::scheduler_queue_reads() const { return scheduler_->queue_entries_read(); }
@@ -372,11 +425,29 @@ void Simulation::admit_transfers(Replica& r, Engine& e) {
   }
 }
 
+void Simulation::fill_shape(Batch& b) const {
+  if (!scheduler_->prices_items()) return;
+  b.shape.seqs.clear();
+  for (const Item& it : b.items) b.shape.seqs.push_back(SeqChunk{it.new_tokens, it.cached});
+}
+
+TimeNs Simulation::step_ns(double t) const {
+  // A step the clock cannot hold comes from the hardware's rates (a GPU with a
+  // tiny peak or bandwidth): refused there, never wrapped into a tiny time.
+  return std::max<TimeNs>(1, to_ns(t, "/hardware/gpu",
+                                   "one step of the model on this GPU (check its peak_tflops and "
+                                   "hbm_bandwidth_GBps)"));
+}
+
 double Simulation::start_batch(Replica& r, Engine& e, Batch& b, double extra_s) {
-  if (scheduler_->prices_items()) {
-    b.shape.seqs.clear();
-    for (const Item& it : b.items) b.shape.seqs.push_back(SeqChunk{it.new_tokens, it.cached});
-  }
+  fill_shape(b);
+  PeakWork work;
+  const double t = price_batch(r, e, b, extra_s, work);
+  commit_batch(r, b, t, work, step_ns(t));
+  return t;
+}
+
+double Simulation::price_batch(Replica& r, Engine& e, Batch& b, double extra_s, PeakWork& work) {
   // Distinct adapters in the batch, and adapter loads into the GPU slots.
   int adapters = 0;
   int loads = 0;
@@ -416,7 +487,6 @@ double Simulation::start_batch(Replica& r, Engine& e, Batch& b, double extra_s) 
       e.resident.insert({used, a});
     }
   }
-  PeakWork work;
   double t = price(e.cost, b.shape, adapters, true, &work);
   bool has_decode = false;
   for (const Item& it : b.items) has_decode = has_decode || it.kind == ItemKind::Verify;
@@ -456,12 +526,10 @@ double Simulation::start_batch(Replica& r, Engine& e, Batch& b, double extra_s) 
   const double cpu = spec_.scheduler.cpu_overhead_us * 1e-6;
   cpu_s_ += cpu;
   t += cpu + extra_s;
+  return t;
+}
 
-  // A step the clock cannot hold comes from the hardware's rates (a GPU with a
-  // tiny peak or bandwidth): refused there, never wrapped into a tiny time.
-  const TimeNs dur = std::max<TimeNs>(1, to_ns(t, "/hardware/gpu",
-                                               "one step of the model on this GPU (check its peak_tflops and "
-                                               "hbm_bandwidth_GBps)"));
+void Simulation::commit_batch(Replica& r, Batch& b, double t, const PeakWork& work, TimeNs dur) {
   b.start = now_;
   b.end = clock_add(now_, dur, "/hardware/gpu");
   b.active = true;
@@ -507,7 +575,6 @@ double Simulation::start_batch(Replica& r, Engine& e, Batch& b, double extra_s) 
         trace_truncated_ = true;
     }
   }
-  return t;
 }
 
 void Simulation::sample_series(const Batch& b, const Utilization& u) {
@@ -594,7 +661,12 @@ void Simulation::on_step_end(int ri, int slot) {
   b.active = false;
   --r.inflight;
   scheduler_->complete(r, e, b);
-  request_schedule(r, now_);
+  if (r.dp_group < 0) return request_schedule(r, now_);
+  // A lockstep group starts its next step once every member's batch has
+  // ended, members without a batch in this one included.
+  DpGroup& g = dp_groups_[static_cast<size_t>(r.dp_group)];
+  if (--g.inflight > 0) return;
+  for (int m : g.members) request_schedule(replicas_[static_cast<size_t>(m)], now_);
 }
 
 }  // namespace sightline::serve

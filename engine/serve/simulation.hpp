@@ -125,6 +125,16 @@ class Simulation : private SchedulerHost, private ReplicaLoads {
   void on_transfer_done(int32_t id);
   void request_schedule(Replica& r, TimeNs t);
   void try_start(Replica& r);
+  // Wide expert parallelism: the attention data-parallel ranks of a group
+  // meet at every MoE layer's dispatch and combine, so they step in lockstep.
+  // A group step starts when every rank is free, each rank forms its own
+  // batch, the experts serve the tokens of all of them, and the step lasts as
+  // long as its slowest rank (a rank with a prompt chunk holds up the others).
+  struct DpGroup {
+    std::vector<int> members;  // replica indices
+    int inflight = 0;          // members whose batch of the current group step has not ended
+  };
+  void start_group_step(DpGroup& g);
 
   // SchedulerHost: the lifecycle services the batch scheduler calls
   TimeNs now() const override { return now_; }
@@ -161,6 +171,13 @@ class Simulation : private SchedulerHost, private ReplicaLoads {
     double compute_gpu_s = 0, memory_gpu_s = 0;
   };
   double start_batch(Replica& r, Engine& e, Batch& b, double extra_s);
+  // start_batch's two halves: the step's priced time on its own (the draft,
+  // swaps, adapter loads and scheduler CPU included), then the batch started
+  // on the clock for `dur` (its own time, or a lockstep group's longest).
+  void fill_shape(Batch& b) const;  // the priced shape from the batch's items (schedulers that price items)
+  TimeNs step_ns(double t) const;    // a step's priced seconds on the clock
+  double price_batch(Replica& r, Engine& e, Batch& b, double extra_s, PeakWork& work);
+  void commit_batch(Replica& r, Batch& b, double t, const PeakWork& work, TimeNs dur);
   double price(int cost_index, const BatchShape& shape, int adapters, bool accumulate, PeakWork* work);
   void sample_series(const Batch& b, const Utilization& u);
 
@@ -177,6 +194,8 @@ class Simulation : private SchedulerHost, private ReplicaLoads {
   std::vector<Replica> replicas_;
   std::vector<int> entry_replicas_;   // where arrivals go
   std::vector<int> decode_replicas_;  // disaggregated decode pool
+  std::vector<DpGroup> dp_groups_;    // attention data-parallel groups in lockstep
+  int64_t group_moe_tokens_ = 0;      // while a group step is priced: all its ranks' tokens (0 otherwise)
   std::vector<ReplicaMemoryPlan> pool_memory_;
   std::vector<Req> reqs_;
   GeneratedWorkload workload_info_;

@@ -37,15 +37,67 @@ test('Llama-3.1-405B on 8x MI300X over xGMI: the AMD Instinct family, cross-gene
   assert.match(acc.note, /AMD Instinct kernel-efficiency family/);
   assert.ok(acc.expected_error_pct > 2);
   withInterval(env.result.key_metrics.find((k) => /tpot/i.test(k.id)) ?? env.result.key_metrics[0], 'MI300X key metric');
-  // The README and docs/presets.md quote this example's output: they must
-  // say what the engine prints today (they had drifted once, unnoticed).
+});
+
+// The README's hardware table, docs/presets.md's example table and the CLI
+// blocks of docs/hardware.md quote these examples' outputs: they must say what
+// the engine prints today (they had drifted twice, unnoticed).
+const HARDWARE_EXAMPLES = ['deepseek-v3-decode-gb200-nvl72.json', 'llama-3.1-405b-disagg-h100-prefill-gb200-nvl72-decode.json',
+  'llama-3.1-405b-8x-mi300x-xgmi.json', 'qwen3-30b-a3b-1x-rtx-4090-int4.json', 'qwen3-30b-a3b-2x-rtx-4090-int4.json'];
+
+// The one-line headline the tables quote: a latency run's TTFT, TPOT and E2E,
+// a serving simulation's P50 TTFT, P50 TPOT and output throughput.
+function headline(env) {
   const km = Object.fromEntries(env.result.key_metrics.map((k) => [k.id, k.value]));
-  const printed = `TTFT ${km.ttft_ms.toFixed(1)} ms, TPOT ${km.tpot_ms.toFixed(2)} ms, E2E ${(km.e2e_ms / 1000).toFixed(2)} s`;
-  for (const doc of ['README.md', 'docs/presets.md']) {
-    const line = fs.readFileSync(path.join(repoRoot, doc), 'utf8').split('\n').find((l) => /TTFT [\d.]+ ms, TPOT [\d.]+ ms, E2E [\d.]+ s/.test(l) && /MI300X|mi300x/.test(l));
-    assert.ok(line, `${doc} quotes the MI300X example's output`);
-    assert.ok(line.includes(printed), `${doc} quotes stale figures; the engine prints: ${printed}\n${line}`);
+  if (km.ttft_ms !== undefined)
+    return `TTFT ${km.ttft_ms.toFixed(1)} ms, TPOT ${km.tpot_ms.toFixed(2)} ms, E2E ${(km.e2e_ms / 1000).toFixed(2)} s`;
+  const tokens = Math.round(km.output_tokens_per_s).toLocaleString('en-US');
+  return `P50 TTFT ${km.ttft_p50_ms.toFixed(1)} ms, P50 TPOT ${km.tpot_p50_ms.toFixed(2)} ms, ${tokens} output tok/s`;
+}
+
+// An interval bound as the docs print it: three significant figures.
+const sig3 = (x) => x.toFixed(Math.max(0, 2 - Math.floor(Math.log10(Math.abs(x)))));
+const squeeze = (line) => line.trim().replace(/\s+/g, ' ');
+
+test('the README, docs/presets.md and docs/hardware.md quote what the engine prints for the hardware examples', () => {
+  const doc = (name) => fs.readFileSync(path.join(repoRoot, name), 'utf8').split('\n');
+  const readme = doc('README.md'), presets = doc('docs/presets.md');
+  const printed = new Map();  // example -> the lines its CLI table prints, whitespace squeezed
+  const metrics = new Map();  // example -> key metric by its label
+  for (const name of HARDWARE_EXAMPLES) {
+    const env = run(example(name));
+    const line = headline(env);
+    const row = readme.find((l) => l.startsWith('|') && l.includes(`(\`${name}\`)`));
+    assert.ok(row, `README's hardware table has a row for ${name}`);
+    assert.ok(row.includes(line), `README quotes stale figures for ${name}; the engine prints: ${line}\n${row}`);
+    const prow = presets.find((l) => l.startsWith(`| \`${name}\``));
+    assert.ok(prow, `docs/presets.md's example table has a row for ${name}`);
+    assert.ok(prow.includes(line), `docs/presets.md quotes stale figures for ${name}; the engine prints: ${line}\n${prow}`);
+    const table = spawnSync(cliPath, ['run', example(name)], { cwd: repoRoot, encoding: 'utf8', maxBuffer: 64 << 20 });
+    assert.equal(table.status, 0, table.stderr);
+    printed.set(name, new Set(table.stdout.split('\n').map(squeeze)));
+    metrics.set(name, new Map(env.result.key_metrics.map((k) => [k.label, k])));
   }
+  // Each CLI block of docs/hardware.md is lines one example prints (before the
+  // bracket), and a bracket holds that key metric's 80% interval.
+  const hardware = fs.readFileSync(path.join(repoRoot, 'docs', 'hardware.md'), 'utf8');
+  let blocks = 0;
+  for (const [, body] of hardware.matchAll(/```\n([\s\S]*?)\n```/g)) {
+    const lines = body.split('\n').map((raw) => {
+      const [text, bracket] = raw.split(/\s+\[/);
+      return { raw, text: squeeze(text), bracket };
+    });
+    if (!lines.some((l) => l.bracket)) continue;  // not a CLI block of these examples
+    ++blocks;
+    const name = HARDWARE_EXAMPLES.find((n) => lines.every((l) => printed.get(n).has(l.text)));
+    assert.ok(name, `docs/hardware.md shows lines no hardware example prints:\n${body}`);
+    for (const l of lines.filter((x) => x.bracket)) {
+      const k = metrics.get(name).get(l.text.replace(/ [\d.]+ \S+$/, ''));
+      assert.ok(k, `no key metric for the bracket of: ${l.raw}`);
+      assert.equal(`[${l.bracket}`, `[${sig3(k.low)}, ${sig3(k.high)}]`, `stale interval in docs/hardware.md: ${l.raw}`);
+    }
+  }
+  assert.ok(blocks >= 5, 'docs/hardware.md has its CLI blocks');
 });
 
 test('Qwen3-30B-A3B int4 on one RTX 4090 and on two over PCIe without peer-to-peer', () => {
