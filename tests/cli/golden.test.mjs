@@ -1,5 +1,8 @@
 // Golden scenarios: tests/golden/<name>.json is a scenario, <name>.expected.json
 // the metrics the real CLI produced when the golden was last reviewed.
+// tests/golden/<name>.search.json is a search question (deployment or
+// training), and its <name>.search.expected.json the answer: the ranking in
+// order with each candidate's key metrics, the Pareto front and the space.
 // Regenerate after an intended model change with:
 //   SIGHTLINE_REGENERATE=1 node --test tests/cli/golden.test.mjs
 // and review the diff before committing it.
@@ -39,9 +42,41 @@ function compare(actual, expected, where) {
   }
 }
 
-const cases = readdirSync(goldenDir).filter((f) => f.endsWith('.json') && !f.endsWith('.expected.json'));
+// A search's answer: what `sightline search` ranks, in its order.
+function pickSearch(result) {
+  const name = (c) => c.deployment ?? c.configuration;
+  return {
+    kind: result.kind ?? 'deployment_search',
+    space: result.space,
+    key_metrics: result.key_metrics,
+    ranked: result.ranked.map((c) => ({ name: name(c), key_metrics: c.key_metrics ?? null })),
+    pareto_front: result.pareto_front.map(name),
+  };
+}
 
-test('there are golden scenarios', () => assert.ok(cases.length >= 5));
+const isExpected = (f) => f.endsWith('.expected.json');
+const cases = readdirSync(goldenDir).filter((f) => f.endsWith('.json') && !isExpected(f) && !f.endsWith('.search.json'));
+const searches = readdirSync(goldenDir).filter((f) => f.endsWith('.search.json'));
+
+test('there are golden scenarios, and a golden answer of each search', () => {
+  assert.ok(cases.length >= 5);
+  const kinds = searches.map((f) => JSON.parse(readFileSync(path.join(goldenDir, f), 'utf8')).kind ?? 'deployment_search');
+  assert.deepEqual([...new Set(kinds)].sort(), ['deployment_search', 'training_search']);
+});
+
+for (const file of searches) {
+  test(`golden search ${file}`, () => {
+    const out = execFileSync(cliPath, ['search', path.join(goldenDir, file), '--format', 'json'], { cwd: repoRoot });
+    const actual = pickSearch(JSON.parse(out.toString()));
+    assert.ok(actual.ranked.length >= 2, 'the question ranks several candidates');
+    const expectedPath = path.join(goldenDir, file.replace(/\.json$/, '.expected.json'));
+    if (regenerate) {
+      writeFileSync(expectedPath, JSON.stringify(actual, null, 2) + '\n');
+      return;
+    }
+    compare(actual, JSON.parse(readFileSync(expectedPath, 'utf8')), file);
+  });
+}
 
 for (const file of cases) {
   test(`golden ${file}`, () => {
