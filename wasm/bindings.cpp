@@ -15,6 +15,9 @@ sightline::api::Engine& engine() {
 
 std::string start(const std::string& scenario) { return engine().start(scenario); }
 std::string start_central_only(const std::string& scenario) { return engine().start_central_only(scenario); }
+std::string start_at_bound(const std::string& scenario, const std::string& bound) {
+  return engine().start_at_bound(scenario, bound);
+}
 std::string step(int handle, int max_units) { return engine().step(handle, max_units); }
 std::string result(int handle) { return engine().result(handle); }
 std::string cancel(int handle) { return engine().cancel(handle); }
@@ -38,10 +41,12 @@ EMSCRIPTEN_BINDINGS(sightline) {
   emscripten::function("inspectModel", &sightline::api::inspect_model);
   emscripten::function("listRegistries", &sightline::api::list_registries);
   emscripten::function("searchPlan", &sightline::api::search_plan);
+  emscripten::function("searchIntervals", &sightline::api::search_intervals);
   emscripten::function("searchRank", &sightline::api::search_rank);
   emscripten::function("trainingSearch", &sightline::api::training_search);
   emscripten::function("start", &start);
   emscripten::function("startCentralOnly", &start_central_only);
+  emscripten::function("startAtBound", &start_at_bound);
   emscripten::function("step", &step);
   emscripten::function("result", &result);
   emscripten::function("cancel", &cancel);

@@ -108,29 +108,71 @@ std::string search_plan(const std::string& question_json) {
   });
 }
 
-std::string search_rank(const std::string& question_json, const std::string& results_json) {
+namespace {
+
+// The central results given back for a plan's candidates, one per candidate in plan order.
+std::vector<search::CandidateOutcome> read_results(const json& results, const char* path, size_t expected) {
+  if (!results.is_array()) fail(error_code::kType, path, "expected an array of run results");
+  // Exactly as many results as runs: the ranking indexes both by position.
+  if (results.size() != expected)
+    fail(error_code::kConstraint, path,
+         "expected " + std::to_string(expected) + " run results, one per " +
+             (std::string(path) == "/results" ? "candidate of the plan" : "point of search_intervals") + ", got " +
+             std::to_string(results.size()));
+  std::vector<search::CandidateOutcome> out;
+  for (const json& r : results) {
+    const bool envelope = r.is_object() && r.contains("ok");
+    out.push_back(search::read_candidate_outcome(envelope ? (r.value("ok", false) ? r["result"] : r) : r));
+  }
+  return out;
+}
+
+struct RankInputs {
+  search::DeploymentSearchSpec spec;
+  search::Plan plan;
+  std::vector<search::CandidateOutcome> central;
+  std::vector<size_t> picked;  // the interval points' candidates
+};
+
+RankInputs rank_inputs(const std::string& question_json, const std::string& results_json) {
+  RankInputs in;
+  in.spec = search::read_deployment_search(parse_json_text(question_json));
+  in.plan = search::plan_deployment_search(in.spec);
+  in.central = read_results(parse_json_text(results_json), "/results", in.plan.candidates.size());
+  in.picked = search::interval_candidates(in.spec, in.plan, in.central);
+  return in;
+}
+
+constexpr CostBound kIntervalBounds[] = {CostBound::Low, CostBound::High};
+
+}  // namespace
+
+std::string search_intervals(const std::string& question_json, const std::string& results_json) {
   return guarded([&] {
-    const search::DeploymentSearchSpec spec = search::read_deployment_search(parse_json_text(question_json));
-    const search::Plan plan = search::plan_deployment_search(spec);
-    const json results = parse_json_text(results_json);
-    if (!results.is_array()) fail(error_code::kType, "/results", "expected an array of run results, one per candidate");
-    // Exactly one result per planned candidate: the ranking indexes both by position.
-    if (results.size() != plan.candidates.size())
-      fail(error_code::kConstraint, "/results",
-           "expected " + std::to_string(plan.candidates.size()) + " run results, one per candidate of the plan, got " +
-               std::to_string(results.size()));
-    std::vector<search::CandidateOutcome> central;
-    for (const json& r : results) {
-      const bool envelope = r.is_object() && r.contains("ok");
-      central.push_back(search::read_candidate_outcome(envelope ? (r.value("ok", false) ? r["result"] : r) : r));
-    }
-    const std::vector<size_t> picked = search::interval_candidates(spec, plan, central);
+    const RankInputs in = rank_inputs(question_json, results_json);
+    json points = json::array();
+    for (size_t i : in.picked)
+      for (CostBound b : kIntervalBounds)
+        points.push_back({{"candidate", i},
+                          {"deployment", search::candidate_label(in.spec, in.plan.candidates[i])},
+                          {"bound", b == CostBound::Low ? "low" : "high"},
+                          {"scenario", in.plan.scenarios[i]}});
+    return json{{"points", points}};
+  });
+}
+
+std::string search_rank(const std::string& question_json, const std::string& results_json,
+                        const std::string& bound_results_json) {
+  return guarded([&] {
+    const RankInputs in = rank_inputs(question_json, results_json);
+    const std::vector<search::CandidateOutcome> bound =
+        read_results(parse_json_text(bound_results_json), "/bound_results", 2 * in.picked.size());
     std::vector<search::CandidateOutcome> low, high;
-    for (size_t i : picked) {
-      low.push_back(search::evaluate_candidate(plan.scenarios[i], CostBound::Low));
-      high.push_back(search::evaluate_candidate(plan.scenarios[i], CostBound::High));
+    for (size_t k = 0; k < in.picked.size(); ++k) {
+      low.push_back(bound[2 * k]);
+      high.push_back(bound[2 * k + 1]);
     }
-    return search::rank_deployment_search(spec, plan, central, low, high).to_json();
+    return search::rank_deployment_search(in.spec, in.plan, in.central, low, high).to_json();
   });
 }
 
@@ -236,6 +278,22 @@ Engine::~Engine() = default;
 std::string Engine::start(const std::string& scenario_json) { return start_job(scenario_json, false); }
 
 std::string Engine::start_central_only(const std::string& scenario_json) { return start_job(scenario_json, true); }
+
+std::string Engine::start_at_bound(const std::string& scenario_json, const std::string& bound) {
+  return guarded([&] {
+    if (bound != "central" && bound != "low" && bound != "high")
+      fail(error_code::kInvalidValue, "/bound", "bound must be central, low or high; got '" + bound + "'");
+    const CostBound b = bound == "low" ? CostBound::Low : bound == "high" ? CostBound::High : CostBound::Central;
+    json doc = parse_json_text(scenario_json);
+    const RunLimits limits = take_run_limits(doc);
+    Scenario s = read_scenario(doc);
+    s.cost_model.bound = b;
+    check_run_estimate(s, estimate_run(s, IntervalMode::CentralOnly), limits);
+    const int handle = next_handle_++;
+    jobs_[handle] = std::make_unique<BudgetedJob>(make_single_job(s), limits.max_work_units);
+    return json{{"handle", handle}};
+  });
+}
 
 std::string Engine::start_job(const std::string& scenario_json, bool central_only) {
   return guarded([&] {

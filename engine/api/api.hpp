@@ -44,11 +44,19 @@ std::string list_registries();
 // candidates (search/deployment_search.hpp):
 // search_plan(question): {"candidates": [{"index", "deployment", "scenario"}...], "pruned": [...], "space": {...}};
 //   each scenario is an ordinary serving scenario (with serving.steady_state) for run_scenario / Engine::start.
-// search_rank(question, results): results is a JSON array, one run result (or its envelope) per candidate in
-//   plan order; re-runs the Pareto points at the kernels' low and high cost bounds (their 80% interval) and
-//   returns the ranked table, the Pareto front and the cheapest deployment meeting the SLO.
+// search_intervals(question, results): results is a JSON array, one central run result (or its envelope) per
+//   candidate in plan order; the runs the ranking needs for its 80% intervals: the Pareto points (at most
+//   max_interval_points) at the kernels' low and high cost bounds, {"points": [{"candidate", "deployment",
+//   "bound": "low"|"high", "scenario"}...]}, each an ordinary run for Engine::start_at_bound (sliced, so a
+//   worker reports its progress and takes a cancel).
+// search_rank(question, results, bound_results): pure, it runs nothing: the ranked table, the Pareto front
+//   and the cheapest deployment meeting the SLO from the central results and the bound runs' results (in
+//   search_intervals' point order).
+// The CLI's `sightline search` takes the same steps (search/deployment_search.hpp).
 std::string search_plan(const std::string& question_json);
-std::string search_rank(const std::string& question_json, const std::string& results_json);
+std::string search_intervals(const std::string& question_json, const std::string& results_json);
+std::string search_rank(const std::string& question_json, const std::string& results_json,
+                        const std::string& bound_results_json);
 
 // The training configuration search (search/training_search.hpp) in one call: a
 // {"kind": "training_search"} question in, the ranked answer out (the same
@@ -65,6 +73,10 @@ class Engine {
   // The same, running the central cost bound alone (no low/high on key metrics):
   // how the page's deployment search ranks its many candidates.
   std::string start_central_only(const std::string& scenario_json);
+  // One run at a cost bound ("central", "low" or "high": every kernel at its
+  // 80% interval's central, low-cost or high-cost end), no intervals: a
+  // deployment search's interval points (search_intervals).
+  std::string start_at_bound(const std::string& scenario_json, const std::string& bound);
   std::string step(int handle, int max_units);             // result: {"done": b, "progress": x}
   std::string result(int handle);                          // result: the run's result; frees the handle
   std::string cancel(int handle);                          // result: {"cancelled": b}

@@ -147,9 +147,10 @@ TEST_CASE("search_rank refuses more (or fewer) results than the plan has candida
     json results = json::array();
     for (size_t i = 0; i < n + 50; ++i)
       results.push_back({{"max_qps", {{"qps", 1.0 + static_cast<double>(i)}, {"service_rate_qps", 2.0 + static_cast<double>(i)}}}});
-    check_error(envelope(api::search_rank(question, results.dump())), "constraint_violation", "/results");
+    check_error(envelope(api::search_rank(question, results.dump(), "[]")), "constraint_violation", "/results");
+    check_error(envelope(api::search_intervals(question, results.dump())), "constraint_violation", "/results");
     json fewer = json::array();
-    check_error(envelope(api::search_rank(question, fewer.dump())), "constraint_violation", "/results");
+    check_error(envelope(api::search_rank(question, fewer.dump(), "[]")), "constraint_violation", "/results");
   }
 }
 

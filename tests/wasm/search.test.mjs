@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadWasm, repoRoot } from './wasm_module.mjs';
 
-test('searchPlan returns candidate scenarios with serving.steady_state; searchRank checks its input', async () => {
+test('searchPlan returns candidate scenarios with serving.steady_state; searchIntervals, startAtBound and searchRank check their input', async () => {
   const m = await loadWasm();
   const question = JSON.parse(readFileSync(path.join(repoRoot, 'examples', 'search-llama3-70b.json'), 'utf8'));
   const plan = JSON.parse(m.searchPlan(JSON.stringify(question)));
@@ -29,9 +29,17 @@ test('searchPlan returns candidate scenarios with serving.steady_state; searchRa
   assert.equal(JSON.parse(m.estimateWork('{"model": 3}', true)).ok, false);
   const v = JSON.parse(m.validateScenario(JSON.stringify(first.scenario)));
   assert.equal(v.ok, true, JSON.stringify(v.error));
-  const wrong = JSON.parse(m.searchRank(JSON.stringify(question), '[]'));
+  const wrong = JSON.parse(m.searchRank(JSON.stringify(question), '[]', '[]'));
   assert.equal(wrong.ok, false);
   assert.equal(wrong.error.path, '/results');
+  // The interval runs are ordinary sliced runs at a cost bound (the page's pool runs them).
+  const noPoints = JSON.parse(m.searchIntervals(JSON.stringify(question),
+    JSON.stringify(plan.result.candidates.map(() => ({ error: 'not run' })))));
+  assert.equal(noPoints.ok, true, JSON.stringify(noPoints.error));
+  assert.deepEqual(noPoints.result.points, []);
+  const badBound = JSON.parse(m.startAtBound(JSON.stringify(first.scenario), 'middle'));
+  assert.equal(badBound.ok, false);
+  assert.equal(badBound.error.path, '/bound');
   question.tp = [4, 'eight'];
   const bad = JSON.parse(m.searchPlan(JSON.stringify(question)));
   assert.equal(bad.ok, false);

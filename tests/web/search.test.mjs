@@ -132,14 +132,14 @@ test('the budget question, lengths and TP splits; launch commands; a far miss no
   assert.deepEqual(clipAxis([400, 700], [400, 700, 80000], 1000), { max: 1500, clipped: 1 });
   assert.deepEqual(clipAxis([400, 700], [400, 700, 900], 1000), { max: null, clipped: 0 });
   // The estimate: each candidate's work at its own probe's speed (1 ms a unit here), whole candidates over the
-  // workers, then the Pareto deployments' two bound runs on one worker; the point budget caps a candidate.
+  // workers, then the Pareto deployments' two bound runs each, also over the workers; the point budget caps a candidate.
   const est = (low, high) => ({ units: { low, high }, probe: { units: 100 }, ms: 100 });
   const e = estimateSearch([est(1000, 20000), est(3000, 60000)], { workers: 2, budgetMs: 50000, intervalPoints: 8 });
   assert.deepEqual(e.candidates, { lowMs: 3000, highMs: (20000 + 50000) / 2 + 50000 / 2 });
-  assert.deepEqual(e.ranking, { lowMs: 2000, highMs: 2 * (20000 + 50000) });
-  assert.equal(e.lowMs, 5000);
+  assert.deepEqual(e.ranking, { lowMs: 1000, highMs: (2 * (20000 + 50000)) / 2 + 50000 / 2 });
+  assert.equal(e.lowMs, 4000);
   // While it runs: the finished one took twice its low end, so the other is expected at twice its own.
-  assert.equal(timeLeft(e.pointLowMs, [{ ms: 2000 }, null], { workers: 2, bestIndex: 0 }), (2 * 3000) / 2 + 2 * 2000);
+  assert.equal(timeLeft(e.pointLowMs, [{ ms: 2000 }, null], { workers: 2, bestIndex: 0 }), (2 * 3000) / 2 + (2 * 2000) / 2);
   assert.deepEqual([formatDuration(40000), formatDuration(150000), formatDuration(9e6)], ['40 s', '2.50 min', '2.50 h']);
   assert.equal(deploymentName({ replicas: 2, tp: 4, pp: 1 }, 'NVIDIA H200'), '2 × NVIDIA H200, TP4 each');
   assert.equal(deploymentName({ replicas: 4, tp: 8, pp: 2, prefill_replicas: 1, decode_replicas: 3 }, 'X'), '1 prefill + 3 decode × X, TP8 × PP2 each');

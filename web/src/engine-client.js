@@ -131,8 +131,8 @@ export class EngineClient extends EventTarget {
    * Starts a sliced run. Returns {id, promise}; the promise resolves with
    * {result, warnings} or rejects with an EngineError (code 'cancelled' when cancelled).
    */
-  run(scenario, onProgress, { centralOnly = false } = {}) {
-    return this._request(MSG.RUN, { scenario, centralOnly }, onProgress);
+  run(scenario, onProgress, { centralOnly = false, bound = null } = {}) {
+    return this._request(MSG.RUN, bound ? { scenario, bound } : { scenario, centralOnly }, onProgress);
   }
 
   /** Cancels the run with request id `id`; its promise rejects at once. */
@@ -189,9 +189,17 @@ export class EngineClient extends EventTarget {
     return this._request(MSG.SEARCH_PLAN, { question }).promise.then((r) => r.result);
   }
 
-  /** The ranked answer from the candidates' run results, in plan order (api::search_rank). */
-  searchRank(question, results) {
-    return this._request(MSG.SEARCH_RANK, { question, results }).promise.then((r) => r.result);
+  /** The runs at the cost bounds the ranking's intervals need, from the central results (api::search_intervals). */
+  searchIntervals(question, results) {
+    return this._request(MSG.SEARCH_INTERVALS, { question, results }).promise.then((r) => r.result);
+  }
+
+  /**
+   * The ranked answer from the candidates' central results, in plan order, and the
+   * bound runs' results in searchIntervals' order (api::search_rank: it runs nothing).
+   */
+  searchRank(question, results, boundResults) {
+    return this._request(MSG.SEARCH_RANK, { question, results, boundResults }).promise.then((r) => r.result);
   }
 
   terminate() {

@@ -42,10 +42,11 @@ export class EnginePool {
    * as each finishes; onProgress(fraction) as runs advance. Returns
    * {promise, cancel()}: the promise resolves with the outcomes in input order
    * once all finished, or rejects with code 'cancelled'. centralOnly runs each
-   * scenario at the central cost bound alone; a run past budgetMs is stopped and
-   * its outcome is a limit_exceeded error.
+   * scenario at the central cost bound alone; bounds[i] ("low" | "high"), where
+   * given, runs scenario i once at that cost bound instead; a run past budgetMs
+   * is stopped and its outcome is a limit_exceeded error.
    */
-  map(scenarios, { onPoint = () => {}, onProgress = () => {}, centralOnly = false, budgetMs = 0 } = {}) {
+  map(scenarios, { onPoint = () => {}, onProgress = () => {}, centralOnly = false, bounds = null, budgetMs = 0 } = {}) {
     const n = scenarios.length;
     const progress = new Array(n).fill(0);
     const outcomes = new Array(n);
@@ -68,7 +69,7 @@ export class EnginePool {
       const { id, promise: run } = client.run(scenarios[i], (p) => {
         progress[i] = p;
         report();
-      }, { centralOnly });
+      }, { centralOnly, bound: bounds ? bounds[i] : null });
       inflight.set(client, id);
       const timer = budgetMs > 0 ? setTimeout(() => client.cancel(id), budgetMs) : 0;
       const overBudget = { code: 'limit_exceeded', path: '', message: `the run took longer than the page's ${budgetMs / 1000} s per point` };

@@ -51,8 +51,9 @@ export function formatDuration(ms) {
  *   candidates: on `workers` workers, whole candidates at a time; at the low end every verdict is
  *     decided by its first run, at the high end every undecided run grows to its cap (never past
  *     `budgetMs`, where the page stops a point);
- *   ranking: the Pareto deployments run again at the low and high cost bounds, one after another
- *     on one worker: one deployment at the low end, `intervalPoints` of the longest at the high end.
+ *   ranking: the Pareto deployments run again at the low and high cost bounds, as runs of their own
+ *     on the workers: one deployment's two runs side by side at the low end, `intervalPoints` of the
+ *     longest (two runs each) at the high end.
  * `estimates[i]` is {units: {low, high}, probe: {units}, ms}. Returns {lowMs, highMs, pointLowMs[],
  * candidates: {lowMs, highMs}, ranking: {lowMs, highMs}}.
  */
@@ -72,7 +73,10 @@ export function estimateSearch(estimates, { workers, budgetMs = Infinity, interv
     highMs: sum(high) / w + Math.max(...high) * (1 - 1 / w),
   } : { lowMs: 0, highMs: 0 };
   const longest = [...high].sort((x, y) => y - x).slice(0, Math.min(intervalPoints, n));
-  const ranking = n ? { lowMs: 2 * Math.min(...low), highMs: 2 * sum(longest) } : { lowMs: 0, highMs: 0 };
+  const ranking = n ? {
+    lowMs: (2 * Math.min(...low)) / Math.min(w, 2),
+    highMs: (2 * sum(longest)) / w + Math.max(...longest) * (1 - 1 / w),
+  } : { lowMs: 0, highMs: 0 };
   return {
     lowMs: candidates.lowMs + ranking.lowMs, highMs: candidates.highMs + ranking.highMs, pointLowMs: low, candidates, ranking,
   };
@@ -82,7 +86,7 @@ export function estimateSearch(estimates, { workers, budgetMs = Infinity, interv
  * The time left while the candidates run, corrected by the ones finished: their time over their
  * estimate's low end (how much slower this machine or their growth made them) scales the low end
  * of those left; the ranking runs the cheapest deployment meeting the SLO so far (on the Pareto
- * front whatever else is) at two cost bounds, about twice its time. `done[i]` is null or {ms}.
+ * front whatever else is) at two cost bounds, side by side on two workers. `done[i]` is null or {ms}.
  */
 export function timeLeft(pointLowMs, done, { workers, bestIndex = null }) {
   let spent = 0;
@@ -95,7 +99,8 @@ export function timeLeft(pointLowMs, done, { workers, bestIndex = null }) {
     } else left += ms;
   });
   const ratio = planned > 0 ? spent / planned : 1;
-  const ranking = bestIndex !== null && done[bestIndex] ? 2 * done[bestIndex].ms : 2 * ratio * Math.min(...pointLowMs);
+  const side = Math.min(Math.max(1, workers), 2);
+  const ranking = (bestIndex !== null && done[bestIndex] ? 2 * done[bestIndex].ms : 2 * ratio * Math.min(...pointLowMs)) / side;
   return (ratio * left) / Math.max(1, workers) + ranking;
 }
 

@@ -1,9 +1,11 @@
 // The Search tab: the deployment search run on the page's worker pool. The
 // engine plans the candidates (api::search_plan: the space, pruned by memory and
 // analytic bounds), the pool runs each one at the central cost bound (bounded
-// number of points, a time budget per point, cancellable), and the engine ranks
-// them (api::search_rank: ranked table, Pareto front with intervals, the
-// cheapest deployment meeting the SLO). A clicked point opens as the current
+// number of points, a time budget per point, cancellable), the engine names the
+// runs its intervals need (api::search_intervals: the Pareto points at the low
+// and high cost bounds), the pool runs those too, and the engine ranks them all
+// (api::search_rank, which runs nothing: ranked table, Pareto front with
+// intervals, the cheapest deployment meeting the SLO). A clicked point opens as the current
 // scenario; the question travels in a share link (#s1=…).
 import { EnginePool } from './pool.js';
 import { canonical } from './share.js';
@@ -361,9 +363,24 @@ export class Search {
       this.job = job;
       const outcomes = await job.promise;
       const best = this.bestIndex !== null && this.outcomes[this.bestIndex];
-      this.setStatus('running', `Ranking: the Pareto deployments run again at the low and high cost bounds${best ? `, about ${formatDuration(2 * best.ms)} each` : ''}…`);
       const results = outcomes.map((o) => (o.result ? o.result : { error: o.error }));
-      const answer = await planner.searchRank(engineQuestion, results);
+      // The engine names the runs its intervals need (the Pareto points at the
+      // low and high cost bounds); they run as sliced jobs on the pool, so they
+      // report progress and take a cancel; the ranking itself runs nothing.
+      const { points = [] } = await planner.searchIntervals(engineQuestion, results);
+      if (runId !== this.runId) return;
+      this.setStatus('running', `Ranking: ${points.length / 2} Pareto deployment${points.length === 2 ? '' : 's'} run again at the low and high cost bounds${best ? `, about ${formatDuration(best.ms)} a run` : ''}…`);
+      $('search-progress').value = 0;
+      const boundJob = this.pool.map(points.map((p) => p.scenario), {
+        bounds: points.map((p) => p.bound),
+        budgetMs: POINT_BUDGET_MS,
+        onProgress: (p) => { $('search-progress').value = p; },
+      });
+      this.job = boundJob;
+      const boundOutcomes = await boundJob.promise;
+      if (runId !== this.runId) return;
+      const boundResults = boundOutcomes.map((o) => (o.result ? o.result : { error: o.error }));
+      const answer = await planner.searchRank(engineQuestion, results, boundResults);
       if (runId !== this.runId) return;
       await this.addFrontIntervals(answer);
       if (runId !== this.runId) return;

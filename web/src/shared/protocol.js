@@ -2,8 +2,9 @@
 // (imported by both web/src/worker.js and web/src/engine-client.js, so neither
 // spells a message type of its own). Every message is {id, type, payload}:
 //
-//   page -> worker   RUN {scenario, centralOnly?}   sliced run: PROGRESS* then RESULT | ERROR
-//                                     (centralOnly: the central cost bound alone, no intervals)
+//   page -> worker   RUN {scenario, centralOnly?, bound?}   sliced run: PROGRESS* then RESULT | ERROR
+//                                     (centralOnly: the central cost bound alone, no intervals;
+//                                     bound "low" | "high": one run at that cost bound, no intervals)
 //                    CANCEL {id}       cancel the run whose request id is `id`
 //                    PRESETS {kind}    RESULT {result: [preset records]}
 //                    VALIDATE {scenario}  RESULT {result: resolved scenario}
@@ -12,7 +13,9 @@
 //                    INSPECT {model}   RESULT {result: what the engine understood of a model}
 //                    REGISTRIES {}     RESULT {result: the engine's policy registries}
 //                    SEARCH_PLAN {question}   RESULT {result: the deployment search's candidates}
-//                    SEARCH_RANK {question, results}   RESULT {result: the ranked answer}
+//                    SEARCH_INTERVALS {question, results}   RESULT {result: the runs at the cost
+//                                     bounds that the ranking's intervals need (api::search_intervals)}
+//                    SEARCH_RANK {question, results, boundResults}   RESULT {result: the ranked answer}
 //                    TEST_HOOK_ABORT {}   test hook: aborts the wasm module for real (the
 //                                     worker then dies and the page restarts it); only the
 //                                     worker test sends it
@@ -31,6 +34,7 @@ export const MSG = Object.freeze({
   INSPECT: 'INSPECT',
   REGISTRIES: 'REGISTRIES',
   SEARCH_PLAN: 'SEARCH_PLAN',
+  SEARCH_INTERVALS: 'SEARCH_INTERVALS',
   SEARCH_RANK: 'SEARCH_RANK',
   TEST_HOOK_ABORT: 'TEST_HOOK_ABORT',
   READY: 'READY',

@@ -50,7 +50,9 @@ const enginePromise = createSightline({ locateFile }).then((engine) => {
     const env = JSON.parse(engine.version());
     version = env.ok ? env.result : null;
   } catch (_) { /* reported as null */ }
-  const features = { search: typeof engine.searchPlan === 'function' && typeof engine.searchRank === 'function' };
+  const features = {
+    search: ['searchPlan', 'searchIntervals', 'searchRank', 'startAtBound'].every((f) => typeof engine[f] === 'function'),
+  };
   post(null, MSG.READY, { version, features });
   return engine;
 }, (err) => {
@@ -67,7 +69,7 @@ function envelopeToMessage(id, envelope) {
   else postError(id, envelope.error);
 }
 
-async function run(id, scenario, centralOnly) {
+async function run(id, scenario, centralOnly, bound) {
   runs.add(id);
   let engine;
   try {
@@ -83,7 +85,8 @@ async function run(id, scenario, centralOnly) {
       return;
     }
     const text = scenarioText(scenario);
-    const started = JSON.parse(centralOnly ? engine.startCentralOnly(text) : engine.start(text));
+    const started = JSON.parse(bound ? engine.startAtBound(text, String(bound))
+      : centralOnly ? engine.startCentralOnly(text) : engine.start(text));
     if (!started.ok) {
       postError(id, started.error);
       return;
@@ -140,7 +143,7 @@ self.onmessage = (event) => {
   const payload = msg.payload || {};
   switch (type) {
     case MSG.RUN:
-      run(id, payload.scenario, Boolean(payload.centralOnly));
+      run(id, payload.scenario, Boolean(payload.centralOnly), payload.bound);
       break;
     case MSG.CANCEL:
       // A RUN always arrives before its CANCEL; ids of finished runs are ignored.
@@ -170,8 +173,12 @@ self.onmessage = (event) => {
     case MSG.SEARCH_PLAN:
       simple(id, (engine) => engine.searchPlan(JSON.stringify(payload.question)));
       break;
+    case MSG.SEARCH_INTERVALS:
+      simple(id, (engine) => engine.searchIntervals(JSON.stringify(payload.question), JSON.stringify(payload.results)));
+      break;
     case MSG.SEARCH_RANK:
-      simple(id, (engine) => engine.searchRank(JSON.stringify(payload.question), JSON.stringify(payload.results)));
+      simple(id, (engine) => engine.searchRank(JSON.stringify(payload.question), JSON.stringify(payload.results),
+        JSON.stringify(payload.boundResults)));
       break;
     case MSG.TEST_HOOK_ABORT:
       simple(id, (engine) => engine.testHookAbort());
