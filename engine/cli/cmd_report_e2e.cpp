@@ -294,11 +294,15 @@ int cmd_report_e2e(const Args& args) {
                "(presets/validation; nothing is fitted to these rows)\nsigned error: + means the engine is optimistic "
                "(faster than measured)\n\n";
   if (!out.empty()) {
-    std::cout << std::left << std::setw(30) << "id" << std::setw(58) << "what" << std::right << std::setw(11)
+    // The id column fits the longest id, with a space after it.
+    size_t id_w = 30;
+    for (const json& r : out) id_w = std::max(id_w, r["id"].get<std::string>().size() + 2);
+    const int id_width = static_cast<int>(id_w);
+    std::cout << std::left << std::setw(id_width) << "id" << std::setw(58) << "what" << std::right << std::setw(11)
               << "measured" << std::setw(11) << "predicted" << std::setw(9) << "error" << "  unit\n";
     for (const json& r : out) {
       const bool small = r["measured"].get<double>() < 10.0;
-      std::cout << std::left << std::setw(30) << r["id"].get<std::string>() << std::setw(58)
+      std::cout << std::left << std::setw(id_width) << r["id"].get<std::string>() << std::setw(58)
                 << r["title"].get<std::string>().substr(0, 57) << std::right << std::setw(11)
                 << fixed(r["measured"].get<double>(), small ? 3 : 1) << std::setw(11)
                 << fixed(r["predicted"].get<double>(), small ? 3 : 1) << std::setw(8)
