@@ -69,6 +69,8 @@ std::string format_3sig(double v) {
   return b;
 }
 
+namespace {
+
 // The service rate an overloaded run measured: its completion rate while
 // requests arrived. A run shorter than one request's latency completes none
 // then, and measures no rate (not a rate of 0).
@@ -76,6 +78,8 @@ std::string service_rate_phrase(double capacity_qps) {
   return capacity_qps > 0 ? "about " + format_3sig(capacity_qps) + " req/s"
                           : "not measured: no request completed while requests were arriving";
 }
+
+}  // namespace
 
 ServingHeadline serving_headline(const std::vector<RequestOutcome>& outcomes, const SloSpec& slo, double offered_qps) {
   ServingHeadline h;
