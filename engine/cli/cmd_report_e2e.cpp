@@ -148,6 +148,25 @@ json summary_json(const Summary& s) {
           {"median_signed_error_pct", 100.0 * median(s.signed_)}};
 }
 
+// The metric rows' table: measured, predicted and signed error per row.
+void print_metric_table(const json& out) {
+  // The id column fits the longest id, with a space after it.
+  size_t id_w = 30;
+  for (const json& r : out) id_w = std::max(id_w, r["id"].get<std::string>().size() + 2);
+  const int id_width = static_cast<int>(id_w);
+  std::cout << std::left << std::setw(id_width) << "id" << std::setw(58) << "what" << std::right << std::setw(11)
+            << "measured" << std::setw(11) << "predicted" << std::setw(9) << "error" << "  unit\n";
+  for (const json& r : out) {
+    const bool small = r["measured"].get<double>() < 10.0;
+    std::cout << std::left << std::setw(id_width) << r["id"].get<std::string>() << std::setw(58)
+              << r["title"].get<std::string>().substr(0, 57) << std::right << std::setw(11)
+              << fixed(r["measured"].get<double>(), small ? 3 : 1) << std::setw(11)
+              << fixed(r["predicted"].get<double>(), small ? 3 : 1) << std::setw(8)
+              << fixed(r["signed_error_pct"].get<double>(), 1) << "%  " << r["unit"].get<std::string>() << "\n";
+  }
+  std::cout << "\n";
+}
+
 // The capacity rows' table (MLPerf Inference Server rows).
 void print_capacity_table(const json& capacity_out, int64_t search_cap) {
   std::cout << "Capacity (MLPerf Inference Server): the max-QPS search's sustainable rate under the published p99 "
@@ -293,23 +312,7 @@ int cmd_report_e2e(const Args& args) {
   std::cout << "End-to-end check against ../shared/reference/measurements.md and measurements-r3.md "
                "(presets/validation; nothing is fitted to these rows)\nsigned error: + means the engine is optimistic "
                "(faster than measured)\n\n";
-  if (!out.empty()) {
-    // The id column fits the longest id, with a space after it.
-    size_t id_w = 30;
-    for (const json& r : out) id_w = std::max(id_w, r["id"].get<std::string>().size() + 2);
-    const int id_width = static_cast<int>(id_w);
-    std::cout << std::left << std::setw(id_width) << "id" << std::setw(58) << "what" << std::right << std::setw(11)
-              << "measured" << std::setw(11) << "predicted" << std::setw(9) << "error" << "  unit\n";
-    for (const json& r : out) {
-      const bool small = r["measured"].get<double>() < 10.0;
-      std::cout << std::left << std::setw(id_width) << r["id"].get<std::string>() << std::setw(58)
-                << r["title"].get<std::string>().substr(0, 57) << std::right << std::setw(11)
-                << fixed(r["measured"].get<double>(), small ? 3 : 1) << std::setw(11)
-                << fixed(r["predicted"].get<double>(), small ? 3 : 1) << std::setw(8)
-                << fixed(r["signed_error_pct"].get<double>(), 1) << "%  " << r["unit"].get<std::string>() << "\n";
-    }
-    std::cout << "\n";
-  }
+  if (!out.empty()) print_metric_table(out);
   if (!capacity_out.empty()) print_capacity_table(capacity_out, search_cap);
   for (const json& f : failed)
     std::cout << "FAILED " << f["id"].get<std::string>() << ": [" << f["error"].value("code", "") << "] at '"
