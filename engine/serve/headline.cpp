@@ -91,7 +91,8 @@ ServingHeadline serving_headline(const std::vector<RequestOutcome>& outcomes, co
   // window against its Poisson scale) or completions falling behind. The
   // run's completion rate while it is overloaded is its service rate.
   const bool growing = rep.unstable_reason != nullptr && (std::string(rep.unstable_reason) == "the number of requests in the system keeps growing" ||
-                                                         std::string(rep.unstable_reason) == "completions fall behind arrivals");
+                                                         std::string(rep.unstable_reason) == "completions fall behind arrivals" ||
+                                                         std::string(rep.unstable_reason) == "admissions fall behind arrivals");
   if (growing) {
     h.overloaded = true;
     h.capacity_qps = rep.completion_rate_qps;

@@ -81,6 +81,31 @@ TEST_CASE("capacity: the verdict needs a stable system and an attainment interva
   CHECK(run_size(20, 0, 0.95, 0.99, o).total(o.batches) > run_size(20, 0, 0.5, 0.99, o).total(o.batches));
 }
 
+TEST_CASE("capacity: a run shorter than one request's latency is undecided, unless admissions fall behind") {
+  SteadyStateOptions o;
+  const SloSpec slo = ttft_slo(500, 0.9);
+  // 40 requests at 2 req/s, each 34 s long, first token after 30 ms: stable,
+  // but nothing completes while requests arrive (it used to read as
+  // "completions fall behind arrivals", an overload).
+  auto long_requests = stream(40, 0.5, [](int) { return 34.0; }, [](int) { return 0.03; });
+  SteadyStateReport r = judge_steady_state(long_requests, slo, 0, 0, 0, o);
+  CHECK(r.verdict == Verdict::Uncertain);
+  REQUIRE(r.unstable_reason != nullptr);
+  CHECK(std::string(r.unstable_reason).find("no request completed while requests were arriving") != std::string::npos);
+  // The same lengths, but first tokens come ever later (a queue waiting for
+  // admission grows): admissions fall behind arrivals, an overload.
+  auto queueing = stream(40, 0.5, [](int i) { return 34.0 + 0.5 * i; }, [](int i) { return 0.03 + 0.5 * i; });
+  r = judge_steady_state(queueing, slo, 0, 0, 0, o);
+  CHECK(r.verdict == Verdict::Fails);
+  REQUIRE(r.unstable_reason != nullptr);
+  CHECK(std::string(r.unstable_reason) == "admissions fall behind arrivals");
+  // Short requests that complete while others arrive keep the completion test.
+  auto short_fast = stream(40, 0.5, [](int) { return 1.0; }, [](int) { return 0.03; });
+  r = judge_steady_state(short_fast, slo, 0, 0, 0, o);
+  CHECK(r.verdict == Verdict::Uncertain);
+  CHECK((r.unstable_reason == nullptr || std::string(r.unstable_reason) != "completions fall behind arrivals"));
+}
+
 // Every shipped preset with a serving SLO (I5.3 included, as shipped) is
 // checked against brute force by `sightline check-capacity --all`, recorded
 // in tests/cli/capacity-brute-force.json and checked by
