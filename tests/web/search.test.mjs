@@ -494,3 +494,38 @@ test('the budget question on the page: the best deployment within a GPU budget, 
   assert.deepEqual(page.errors, []);
   await page.close();
 });
+
+test('the ranking\'s interval runs are sliced runs on the pool: they show progress and a cancel stops them', async (t) => {
+  const page = await newPage(suite.browser);
+  await page.goto(suite.server.url);
+  await waitDone(page);
+  if (await page.isHidden('#mode-search')) {
+    t.skip('this wasm module has no deployment search');
+    return;
+  }
+  // Two A100 candidates of Llama-2-7B, each run long enough (3,000 requests) that the interval runs
+  // at the low and high cost bounds take seconds in a browser.
+  const share = await load('share.js');
+  const { buildQuestion } = await load('search-question.js');
+  const q = buildQuestion({
+    workload: scenarioPreset('I2.2'), model: 'llama-2-7b', rate: '4', maxGpus: '2', ttftMs: '2000', tpotMs: '',
+    gpus: [{ gpu: 'a100-80g-sxm', price: '1.8' }], maxNumSeqs: '64', chunked: 'off',
+  });
+  q.requests = 3000;
+  await page.goto(`${suite.server.url}#${share.encodeSearchLink({ question: q })}`);
+  await page.waitForSelector('#panel-search:not([hidden])');
+  await page.waitForFunction(() => /^Ranking: \d+ Pareto deployment/.test(document.getElementById('search-status').textContent),
+    null, { timeout: 120000 });
+  assert.equal(await page.getAttribute('#search-status', 'data-state'), 'running');
+  // The interval runs report their progress (the bar restarts at 0 for them)...
+  await page.waitForFunction(() => {
+    const v = document.getElementById('search-progress').value;
+    return /^Ranking/.test(document.getElementById('search-status').textContent) && v > 0 && v < 1;
+  }, null, { timeout: 60000 });
+  // ...and take a cancel.
+  assert.equal(await page.isDisabled('#search-cancel'), false, 'the ranking phase can be cancelled');
+  await page.click('#search-cancel');
+  await page.waitForSelector('#search-status[data-state="cancelled"]');
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
