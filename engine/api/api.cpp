@@ -111,13 +111,14 @@ std::string search_plan(const std::string& question_json) {
 namespace {
 
 // The central results given back for a plan's candidates, one per candidate in plan order.
-std::vector<search::CandidateOutcome> read_results(const json& results, const char* path, size_t expected) {
+// `each` names what one result stands for, for the count error.
+std::vector<search::CandidateOutcome> read_results(const json& results, const char* path, size_t expected,
+                                                   const char* each) {
   if (!results.is_array()) fail(error_code::kType, path, "expected an array of run results");
   // Exactly as many results as runs: the ranking indexes both by position.
   if (results.size() != expected)
     fail(error_code::kConstraint, path,
-         "expected " + std::to_string(expected) + " run results, one per " +
-             (std::string(path) == "/results" ? "candidate of the plan" : "point of search_intervals") + ", got " +
+         "expected " + std::to_string(expected) + " run results, one per " + each + ", got " +
              std::to_string(results.size()));
   std::vector<search::CandidateOutcome> out;
   for (const json& r : results) {
@@ -138,7 +139,7 @@ RankInputs rank_inputs(const std::string& question_json, const std::string& resu
   RankInputs in;
   in.spec = search::read_deployment_search(parse_json_text(question_json));
   in.plan = search::plan_deployment_search(in.spec);
-  in.central = read_results(parse_json_text(results_json), "/results", in.plan.candidates.size());
+  in.central = read_results(parse_json_text(results_json), "/results", in.plan.candidates.size(), "candidate of the plan");
   in.picked = search::interval_candidates(in.spec, in.plan, in.central);
   return in;
 }
@@ -166,7 +167,8 @@ std::string search_rank(const std::string& question_json, const std::string& res
   return guarded([&] {
     const RankInputs in = rank_inputs(question_json, results_json);
     const std::vector<search::CandidateOutcome> bound =
-        read_results(parse_json_text(bound_results_json), "/bound_results", 2 * in.picked.size());
+        read_results(parse_json_text(bound_results_json), "/bound_results", 2 * in.picked.size(),
+                     "point of search_intervals");
     std::vector<search::CandidateOutcome> low, high;
     for (size_t k = 0; k < in.picked.size(); ++k) {
       low.push_back(bound[2 * k]);

@@ -90,10 +90,7 @@ ServingHeadline serving_headline(const std::vector<RequestOutcome>& outcomes, co
   // Overload: the judge's growth test (arrivals minus completions over the
   // window against its Poisson scale) or completions falling behind. The
   // run's completion rate while it is overloaded is its service rate.
-  const bool growing = rep.unstable_reason != nullptr && (std::string(rep.unstable_reason) == "the number of requests in the system keeps growing" ||
-                                                         std::string(rep.unstable_reason) == "completions fall behind arrivals" ||
-                                                         std::string(rep.unstable_reason) == "admissions fall behind arrivals");
-  if (growing) {
+  if (rep.overloaded) {
     h.overloaded = true;
     h.capacity_qps = rep.completion_rate_qps;
     h.warning = "overload: arrivals (" + format_3sig(rep.arrival_rate_qps) + " req/s) outrun the service rate (" +

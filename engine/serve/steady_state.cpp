@@ -209,9 +209,11 @@ void judge_stability(SteadyStateReport& rep, const std::vector<RequestOutcome>& 
   if (growing) {
     rep.stable = false;
     rep.unstable_reason = "the number of requests in the system keeps growing";
+    rep.overloaded = true;
   } else if (rep.completion_rate_qps < kMinCompletionShare * rep.arrival_rate_qps) {
     rep.stable = false;
     rep.unstable_reason = "completions fall behind arrivals";
+    rep.overloaded = true;
   } else if (rep.unfinished > 0) {
     rep.stable = false;
     rep.unstable_reason = "requests were dropped or never completed";
@@ -327,12 +329,14 @@ SteadyStateReport judge_steady_state(const std::vector<RequestOutcome>& outcomes
     }
     if (n >= 4 && none_done && admission_qps < kMinCompletionShare * rep.arrival_rate_qps) {
       rep.unstable_reason = "admissions fall behind arrivals";
+      rep.overloaded = true;
       rep.verdict = Verdict::Fails;
     } else if (n >= 4 && none_done) {
       rep.unstable_reason = "no request completed while requests were arriving (the run is shorter than a request's latency)";
       rep.verdict = Verdict::Uncertain;
     } else if (n >= 4 && rep.completion_rate_qps < kMinCompletionShare * rep.arrival_rate_qps) {
       rep.unstable_reason = "completions fall behind arrivals";
+      rep.overloaded = true;
       rep.verdict = Verdict::Fails;
     } else {
       rep.unstable_reason = "too few requests after the warm-up";

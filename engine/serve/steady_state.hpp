@@ -38,6 +38,9 @@ struct SteadyStateReport {
   double e2e_mean_s = 0;           // measured requests' mean end-to-end time
   bool stable = false;
   const char* unstable_reason = nullptr;
+  // Arrivals outrun the service rate (the in-system count grows, or
+  // completions or admissions fall behind arrivals): the headline's overload.
+  bool overloaded = false;
   double attainment = 0;           // point estimate (mean of batch means)
   double attainment_low = 0, attainment_high = 0;  // confidence interval
   double attainment_target = 0;    // the share its condition asks for

@@ -15,6 +15,20 @@ import { browserSuite, newPage, waitDone, siteDir, cliPath, cliPresets, scenario
 const suite = browserSuite();
 const load = (file) => import(pathToFileURL(path.join(siteDir, file)).href);
 
+// A page on the default scenario with the Search tab, or null (the test skipped) when
+// this wasm module has no deployment search.
+async function searchPage(t) {
+  const page = await newPage(suite.browser);
+  await page.goto(suite.server.url);
+  await waitDone(page);
+  if (await page.isHidden('#mode-search')) {
+    t.skip('this wasm module has no deployment search (api::search_plan / search_rank are not in wasm/bindings.cpp)');
+    await page.close();
+    return null;
+  }
+  return page;
+}
+
 test('a search question survives its share link; damaged links say why; scenario links ignore it', async () => {
   const share = await load('share.js');
   const { buildQuestion, formValuesOf, isQuestion, QuestionError } = await load('search-question.js');
@@ -234,13 +248,8 @@ async function searchOutcome(page) {
 }
 
 test('the canonical question (P90) on the page: estimate first, the CLI\'s answer in words, Pareto chart, a clicked point opens, launch commands, the link', async (t) => {
-  const page = await newPage(suite.browser);
-  await page.goto(suite.server.url);
-  await waitDone(page);
-  if (await page.isHidden('#mode-search')) {
-    t.skip('this wasm module has no deployment search (api::search_plan / search_rank are not in wasm/bindings.cpp yet)');
-    return;
-  }
+  const page = await searchPage(t);
+  if (!page) return;
   await askCanonicalQuestion(page);
   // The scenario form steps aside: the search has its own.
   assert.equal(await page.isVisible('#scenario-form fieldset'), false);
@@ -357,13 +366,8 @@ test('the canonical question (P90) on the page: estimate first, the CLI\'s answe
 });
 
 test('the budget question on the page: the best deployment within a GPU budget, its highest rate within the SLO, as the CLI answers it', async (t) => {
-  const page = await newPage(suite.browser);
-  await page.goto(suite.server.url);
-  await waitDone(page);
-  if (await page.isHidden('#mode-search')) {
-    t.skip('this wasm module has no deployment search');
-    return;
-  }
+  const page = await searchPage(t);
+  if (!page) return;
   // A small question (one A100 running Llama-2-7B, short requests: one candidate, a capacity search of a few seconds).
   await page.click('#mode-search');
   await page.waitForSelector('#panel-search:not([hidden])');
@@ -496,13 +500,8 @@ test('the budget question on the page: the best deployment within a GPU budget, 
 });
 
 test('the ranking\'s interval runs are sliced runs on the pool: they show progress and a cancel stops them', async (t) => {
-  const page = await newPage(suite.browser);
-  await page.goto(suite.server.url);
-  await waitDone(page);
-  if (await page.isHidden('#mode-search')) {
-    t.skip('this wasm module has no deployment search');
-    return;
-  }
+  const page = await searchPage(t);
+  if (!page) return;
   // Two A100 candidates of Llama-2-7B, each run long enough (3,000 requests) that the interval runs
   // at the low and high cost bounds take seconds in a browser.
   const share = await load('share.js');
