@@ -129,7 +129,9 @@ bool l2_resident_class(KernelClass k) {
 
 double l2_hit_bytes(double bytes, double l2_cache_MiB) {
   const double capacity = l2_cache_MiB * 1048576.0;
-  return bytes <= capacity ? bytes : std::max(0.0, 2.0 * capacity - bytes);
+  if (bytes <= 0.5 * capacity) return bytes;
+  if (bytes >= capacity) return 0.0;
+  return bytes * 2.0 * (1.0 - bytes / capacity);  // the hit share falls from 1 at half to 0 at full
 }
 
 KernelCalibration KernelCalibration::from_json(const json& j, const std::string& path) {

@@ -3,11 +3,14 @@
 // slips.
 #include <doctest/doctest.h>
 
+#include <cmath>
+
 #include "comm/collectives.hpp"
 #include "hw/hardware.hpp"
 #include "mem/attention_memory.hpp"
 #include "model/param_count.hpp"
 #include "perf/calibrated_cost.hpp"
+#include "perf/calibration.hpp"
 #include "perf/cost_bounds.hpp"
 #include "perf/cost_setup.hpp"
 #include "perf/kernel_samples.hpp"
@@ -256,5 +259,51 @@ TEST_CASE("a collective operator's cost has a non-zero-width interval around its
     CHECK(c.time_low_s < c.time_s);
     CHECK(c.time_high_s > c.time_s);
     CHECK(c.time_low_s <= c.time_s / 1.02 + 1e-15);  // at least the ±2% floor
+  }
+}
+
+TEST_CASE("L2: a memory kernel's time never falls as its bytes grow; past the L2 it streams at plain HBM speed") {
+  // l2_hit_bytes: all hits up to half the capacity, none from the capacity on,
+  // continuous in between (perf/calibration.hpp gives the measurements).
+  for (double cap_MiB : {6.0, 40.0, 50.0, 256.0}) {
+    const double cap = cap_MiB * 1048576.0;
+    CHECK(l2_hit_bytes(0.5 * cap, cap_MiB) == doctest::Approx(0.5 * cap));
+    CHECK(l2_hit_bytes(cap, cap_MiB) == doctest::Approx(0.0).epsilon(1e-9));
+    CHECK(l2_hit_bytes(3 * cap, cap_MiB) == 0.0);
+    double previous = 0;
+    for (double b = cap / 64; b < 2 * cap; b *= 1.01) {
+      const double hit = l2_hit_bytes(b, cap_MiB);
+      CHECK(hit >= 0);
+      CHECK(hit <= b);
+      CHECK(std::fabs(hit - previous) <= 0.03 * cap);  // no jump: a 1% step in bytes moves the hits by little
+      previous = hit;
+    }
+  }
+  const char* gpus[] = {"a100-80g-sxm", "a40", "h100-sxm", "h200", "b200", "mi300x", "rtx-4090", "l4"};
+  for (const char* id : gpus) {
+    CAPTURE(id);
+    const Priced p = priced(id);
+    for (OpFamily family : {OpFamily::Elementwise, OpFamily::Norm, OpFamily::Rope}) {
+      double previous_s = 0;
+      for (double bytes = 4096; bytes < 16.0 * (1 << 30); bytes *= 1.05) {
+        Operator op;
+        op.name = family == OpFamily::Norm ? "input_layernorm" : family == OpFamily::Rope ? "attn_rope" : "copy";
+        op.family = family;
+        op.bytes = bytes;
+        op.compute_dtype = Dtype::BF16;
+        const double t = p.cost(op).time_s;
+        CHECK(t >= previous_s);
+        previous_s = t;
+      }
+    }
+    // Twice the L2 and more: no hits, so time per extra byte is the HBM rate.
+    Operator a, b;
+    a.name = b.name = "copy";
+    a.family = b.family = OpFamily::Elementwise;
+    a.bytes = 2.0 * p.gpu.l2_cache_MiB * 1048576.0;
+    b.bytes = 2.0 * a.bytes;
+    const double per_byte = (p.cost(b).time_s - p.cost(a).time_s) / a.bytes;
+    CHECK(per_byte > 0);
+    CHECK(1.0 / per_byte <= p.gpu.hbm_bandwidth_GBps * 1e9 * 1.0001);  // never faster than the HBM peak
   }
 }
