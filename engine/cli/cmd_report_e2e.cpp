@@ -22,6 +22,7 @@
 #include <map>
 
 #include "api/api.hpp"
+#include "api/budgeted_job.hpp"
 #include "core/json_text.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/flags.hpp"
@@ -112,7 +113,10 @@ bool run_capacity(const json& row, int64_t cap, double& value, json& row_out, js
   }
   json& search = scenario["serving"]["max_qps_search"];
   if (cap > 0 && search.value("max_requests_per_run", int64_t{60000}) > cap) search["max_requests_per_run"] = cap;
-  const json e = json::parse(sightline::api::run_scenario_central_only(safe_dump(scenario)));
+  // A native check: the search runs to its end (the page's work budget guards
+  // a browser tab, and is no part of the answer).
+  const json e = json::parse(
+      sightline::api::run_scenario_with_budget(safe_dump(scenario), true, RunLimits::kNativeCeiling, RunLimits::kNativeCeiling));
   if (!e["ok"].get<bool>()) {
     error = e["error"];
     return false;
