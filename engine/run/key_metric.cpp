@@ -44,6 +44,7 @@ IntervalSpan interval_span(double central, double at_low_bound, double at_high_b
 namespace {
 
 void set_interval(KeyMetric& k, const IntervalSpan& s) {
+  if (!s.has_interval && k.has_interval) return;  // the run's own sampling interval stands
   k.has_interval = s.has_interval;
   k.low = s.low;
   k.high = s.high;

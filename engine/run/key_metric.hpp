@@ -46,7 +46,9 @@ IntervalSpan interval_span(double central, const double* at_low_bound, const dou
 
 // Sets low/high on every numeric metric of `central` from the same id in the
 // runs at the low and high cost bounds, by interval_span.
-// A metric no bound moves (a size or a count) gets no interval.
+// A metric no bound moves (a size or a count) gets no interval, unless the
+// central run gave it a sampling interval of its own (has_interval already
+// set: the headline's goodput), which it then keeps.
 void attach_intervals(KeyMetrics& central, const KeyMetrics& low_run, const KeyMetrics& high_run);
 
 // The same from short bound runs (api/interval_job.hpp): `low_short` and

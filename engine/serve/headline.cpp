@@ -81,6 +81,20 @@ std::string service_rate_phrase(double capacity_qps) {
 
 }  // namespace
 
+bool goodput_sampling_interval(const ServingHeadline& h, double& low_qps, double& high_qps) {
+  if (!h.judged || !h.has_slo || h.window_requests <= 0 || !(h.throughput_qps > 0)) return false;
+  const double n = static_cast<double>(h.window_requests);
+  const double p = std::clamp(h.goodput_qps / h.throughput_qps, 0.0, 1.0);
+  const double z = 1.2815515655446004;  // two-sided 80%
+  const double centre = (p + z * z / (2 * n)) / (1 + z * z / n);
+  const double half = z / (1 + z * z / n) * std::sqrt(p * (1 - p) / n + z * z / (4 * n * n));
+  low_qps = h.throughput_qps * std::max(0.0, centre - half);
+  high_qps = h.throughput_qps * std::min(1.0, centre + half);
+  low_qps = std::min(low_qps, h.goodput_qps);
+  high_qps = std::max(high_qps, h.goodput_qps);
+  return high_qps > low_qps;
+}
+
 ServingHeadline serving_headline(const std::vector<RequestOutcome>& outcomes, const SloSpec& slo, double offered_qps) {
   ServingHeadline h;
   h.has_slo = slo.enabled;

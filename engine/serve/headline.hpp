@@ -30,6 +30,12 @@ struct ServingHeadline {
   json to_json() const;
 };
 
+// The 80% sampling interval of the goodput: the throughput times the Wilson
+// interval of the within-SLO share of the window's requests. The interval
+// for a goodput the cost bounds leave where it is (every request within the
+// SLO at every bound, as I5.1 at 1 req/s); false without a judged SLO window.
+bool goodput_sampling_interval(const ServingHeadline& h, double& low_qps, double& high_qps);
+
 // `offered_qps`: the workload's arrival rate (0 when it has none, e.g. a trace).
 ServingHeadline serving_headline(const std::vector<RequestOutcome>& outcomes, const SloSpec& slo, double offered_qps);
 

@@ -391,8 +391,11 @@ KeyMetrics ServingJob::interval_figures() const {
   KeyMetrics f;
   if (headline_ && headline_->judged) {
     f.push_back(KeyMetric::number("/headline/throughput_qps", "steady-window throughput", "req/s", headline_->throughput_qps));
-    if (headline_->has_slo)
-      f.push_back(KeyMetric::number("/headline/goodput_qps", "steady-window goodput", "req/s", headline_->goodput_qps));
+    if (headline_->has_slo) {
+      KeyMetric g = KeyMetric::number("/headline/goodput_qps", "steady-window goodput", "req/s", headline_->goodput_qps);
+      g.has_interval = goodput_sampling_interval(*headline_, g.low, g.high);
+      f.push_back(g);
+    }
   }
   if (search_ && search_->qps() > 0)
     f.push_back(KeyMetric::number("/max_qps/qps", "max sustainable QPS under the SLO", "req/s", search_->qps()));

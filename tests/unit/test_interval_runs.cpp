@@ -10,16 +10,23 @@
 #include <string>
 #include <vector>
 
+#include "serve/headline.hpp"
 #include "test_helpers.hpp"
 
 using namespace sightline::test;
 
 namespace {
 
-// Measured on the presets below (the worst endpoint was 1.9% inside the full
-// interval); docs/cost-model.md states 3% for runs whose bounds are not near
-// capacity.
+// docs/cost-model.md states 3% for runs whose bounds are not near capacity,
+// 5% for a P99: the short runs' P99 is the 4th largest of 400 requests, and a
+// change of cost anywhere moves which requests those are (I2.1's P99 TTFT high
+// end: 1.9%, 2.5%, 3.8% inside the full one after successive cost-model
+// changes). Forced to "reduced", every other latency and throughput endpoint
+// of the shipped serving presets is within 2.3%; I5.5's LoRA adapter-load
+// count misses by 9% (an event count scaled by the short runs' ratio; its
+// 1,000 requests run full bounds by default).
 constexpr double kPairedTolerance = 0.03;
+constexpr double kPairedTailTolerance = 0.05;
 
 json run_with_intervals(const std::string& id, const char* intervals) {
   json s = preset("scenarios", id);
@@ -75,8 +82,9 @@ TEST_CASE("paired short bound runs cover the full bound runs' interval within th
       CHECK(it->high >= it->value);
       const double low_miss = (it->low - a.low) / std::max(1e-12, std::fabs(a.low));
       const double high_miss = (a.high - it->high) / std::max(1e-12, std::fabs(a.high));
-      CHECK(low_miss <= kPairedTolerance);
-      CHECK(high_miss <= kPairedTolerance);
+      const bool tail = metric.find("p99") != std::string::npos;
+      CHECK(low_miss <= (tail ? kPairedTailTolerance : kPairedTolerance));
+      CHECK(high_miss <= (tail ? kPairedTailTolerance : kPairedTolerance));
     }
   }
 }
@@ -96,4 +104,31 @@ TEST_CASE("an overloaded bound falls back to full bound runs; the default keeps 
   const json& h = full["headline"];
   CHECK(h["goodput_qps_low"].get<double>() < h["goodput_qps_high"].get<double>());
   CHECK(h["interval_tier"] == full["cost_tier"]);
+}
+
+TEST_CASE("a goodput the cost bounds leave where it is keeps its sampling interval, never a zero-width one") {
+  // I5.1 at 1 req/s: (almost) every request within the SLO at every bound,
+  // so the bound runs' goodput equals the central one.
+  const json r = run_with_intervals("I5.1", "full");
+  const json& h = r["headline"];
+  REQUIRE(h["goodput_qps_low"].is_number());
+  CHECK(h["goodput_qps_low"].get<double>() < h["goodput_qps_high"].get<double>());
+  CHECK(h["goodput_qps_low"].get<double>() <= h["goodput_qps"].get<double>());
+  CHECK(h["goodput_qps_high"].get<double>() >= h["goodput_qps"].get<double>());
+  // The Wilson interval: inside [0, throughput], narrower with more requests.
+  sightline::serve::ServingHeadline s;
+  s.judged = s.has_slo = true;
+  s.throughput_qps = 2.0;
+  s.goodput_qps = 2.0;  // every request within the SLO
+  double lo100 = 0, hi100 = 0, lo10k = 0, hi10k = 0;
+  s.window_requests = 100;
+  REQUIRE(sightline::serve::goodput_sampling_interval(s, lo100, hi100));
+  s.window_requests = 10000;
+  REQUIRE(sightline::serve::goodput_sampling_interval(s, lo10k, hi10k));
+  CHECK(hi100 == doctest::Approx(2.0));
+  CHECK(lo100 < lo10k);
+  CHECK(lo10k < 2.0);
+  CHECK(lo100 > 1.9);
+  s.judged = false;
+  CHECK_FALSE(sightline::serve::goodput_sampling_interval(s, lo100, hi100));
 }
