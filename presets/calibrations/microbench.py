@@ -14,7 +14,9 @@ Runs on any CUDA GPU with PyTorch and writes the measurement CSV that
 - decode attention (one query token per sequence, GQA 32/8) by batch x KV length;
 - the memory-bound kernels (RMSNorm, SiLU-gate, residual add, rotary embedding, device copy) by size;
 - launch cost: an almost empty kernel launched eagerly, replayed from a CUDA graph, and with a
-  host synchronisation after each launch.
+  host synchronisation after each launch;
+- with --only copies (not in the default sweep): device copies moving 16 KiB to 8 GiB (read + written)
+  under one harness, --repeat shuffled passes, the median kept (the elementwise class's re-measurement).
 
 How each figure is timed (column `mode`):
 - `graph`: `reps` calls captured into one CUDA graph, replayed; time per call = replay time / reps.
@@ -28,6 +30,7 @@ decode step does rather than hitting L2. Every row is the median of --iters timi
 import argparse
 import csv
 import datetime
+import random
 import statistics
 import sys
 import time
@@ -231,6 +234,36 @@ def memory_rows(args, source):
         torch.cuda.empty_cache()
 
 
+def copy_rows(args, source):
+    """Device copies by size under one harness, for the elementwise class: every size is 8 copies
+    captured into one graph (so every row carries the same 1/8 of the replay's launch cost; the
+    `memory` rows' large copies are single-copy graphs), sizes dense where the L2 stops helping
+    (16-128 MB moved on a 50 MB L2) and past 512 MiB (the drop both H100 and H200 showed). The
+    whole size list is timed --repeat times, each pass in its own shuffled order (seeded), and each
+    row is the median over the passes, so clock and thermal drift spread over all sizes instead of
+    landing on one."""
+    mib = [1 / 64, 1 / 16, 1 / 4, 1, 4, 8, 12, 16, 20, 24, 28, 32, 40, 48, 64, 128, 256, 512, 1024, 2048, 4096, 8192]
+    if args.quick:
+        mib = [1, 16, 64]
+    elems = sorted({max(1, int(m * (1 << 20)) // 4) for m in mib})  # bf16 elements per tensor; bytes moved = 4 x elems
+    order = random.Random(2026)
+    times = {n: [] for n in elems}
+    for _ in range(max(1, args.repeat)):
+        sizes = list(elems)
+        order.shuffle(sizes)
+        for n in sizes:
+            src = torch.randn(n, device="cuda", dtype=torch.bfloat16)
+            dst = torch.empty_like(src)
+            times[n].append(time_graph_us([lambda: dst.copy_(src)] * 8, args.warmup, args.iters))
+            del src, dst
+            torch.cuda.empty_cache()
+    for n in elems:
+        t = statistics.median(times[n])
+        nbytes = 4 * n
+        yield {"kind": "copy", "dtype": "bf16", "m": n, "mode": "graph", "bytes": nbytes, "time_us": t,
+               "gbps": nbytes / t * 1e-3, "source": f"{source}; median of {len(times[n])} shuffled passes"}
+
+
 def launch_rows(args, source):
     """Launch floors: an almost empty kernel (add 1 to one element)."""
     x = torch.zeros(1, device="cuda")
@@ -251,7 +284,8 @@ def main():
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--iters", type=int, default=20)
     parser.add_argument("--quick", action="store_true", help="a few shapes only (smoke test)")
-    parser.add_argument("--only", default="", help="comma-separated subset: gemm,attention,decode,memory,launch")
+    parser.add_argument("--only", default="", help="comma-separated subset: gemm,attention,decode,memory,launch,copies")
+    parser.add_argument("--repeat", type=int, default=5, help="shuffled passes over the sizes of `copies` (median kept)")
     args = parser.parse_args()
     if not torch.cuda.is_available():
         sys.exit("no CUDA device")
@@ -262,8 +296,14 @@ def main():
     source = (f"microbench.py on {device} ({props.multi_processor_count} SMs), {date}, torch {torch.__version__}, "
               f"CUDA {torch.version.cuda}")
     gens = {"gemm": gemm_rows, "attention": attention_rows, "decode": decode_attention_rows,
-            "memory": memory_rows, "launch": launch_rows}
-    chosen = [g for g in gens if not args.only or g in args.only.split(",")]
+            "memory": memory_rows, "launch": launch_rows, "copies": copy_rows}
+    if args.only:
+        unknown = set(args.only.split(",")) - set(gens)
+        if unknown:
+            sys.exit(f"--only: unknown part(s) {sorted(unknown)}; the parts are {sorted(gens)}")
+        chosen = [g for g in gens if g in args.only.split(",")]
+    else:  # `copies` re-times the elementwise class on its own: not part of the default sweep
+        chosen = [g for g in gens if g != "copies"]
     with open(args.out, "w", newline="") as f:
         f.write(f"# {source}\n")
         w = csv.DictWriter(f, fieldnames=FIELDS)
