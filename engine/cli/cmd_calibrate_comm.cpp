@@ -22,7 +22,10 @@ bool is_network(const InterconnectSpec& link) { return link.kind == "infiniband"
 // regenerates identically from the same measurements.
 CommCalibration default_calibration(const InterconnectSpec& link) {
   CommCalibration base;
-  base.ring = AlgorithmParams{"defaults (the preset's latency_us, 1 MiB chunks)", 0.8, link.latency_us, 1 << 20, 0, 0};
+  base.ring.provenance = "defaults (the preset's latency_us, 1 MiB chunks)";
+  base.ring.eta_bandwidth = 0.8;
+  base.ring.latency_us = link.latency_us;
+  base.ring.chunk_bytes = 1 << 20;
   base.p2p = base.ring;
   return base;
 }
