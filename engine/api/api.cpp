@@ -11,6 +11,7 @@
 #include "core/json_text.hpp"
 #include "core/parameter_schema.hpp"
 #include "core/version.hpp"
+#include "perf/cost_bounds.hpp"
 #include "presets/preset_store.hpp"
 #include "scenario/scenario.hpp"
 #include "scenario/metric_catalogue.hpp"
@@ -145,6 +146,7 @@ RankInputs rank_inputs(const std::string& question_json, const std::string& resu
 }
 
 constexpr CostBound kIntervalBounds[] = {CostBound::Low, CostBound::High};
+constexpr CostBound kAllBounds[] = {CostBound::Central, CostBound::Low, CostBound::High};
 
 }  // namespace
 
@@ -156,7 +158,7 @@ std::string search_intervals(const std::string& question_json, const std::string
       for (CostBound b : kIntervalBounds)
         points.push_back({{"candidate", i},
                           {"deployment", search::candidate_label(in.spec, in.plan.candidates[i])},
-                          {"bound", b == CostBound::Low ? "low" : "high"},
+                          {"bound", cost_bound_name(b)},
                           {"scenario", in.plan.scenarios[i]}});
     return json{{"points", points}};
   });
@@ -283,9 +285,11 @@ std::string Engine::start_central_only(const std::string& scenario_json) { retur
 
 std::string Engine::start_at_bound(const std::string& scenario_json, const std::string& bound) {
   return guarded([&] {
-    if (bound != "central" && bound != "low" && bound != "high")
-      fail(error_code::kInvalidValue, "/bound", "bound must be central, low or high; got '" + bound + "'");
-    const CostBound b = bound == "low" ? CostBound::Low : bound == "high" ? CostBound::High : CostBound::Central;
+    const CostBound* named = nullptr;
+    for (const CostBound& c : kAllBounds)
+      if (bound == cost_bound_name(c)) named = &c;
+    if (!named) fail(error_code::kInvalidValue, "/bound", "bound must be central, low or high; got '" + bound + "'");
+    const CostBound b = *named;
     json doc = parse_json_text(scenario_json);
     const RunLimits limits = take_run_limits(doc);
     Scenario s = read_scenario(doc);

@@ -245,22 +245,25 @@ void Simulation::try_start(Replica& r) {
     while (slot < r.slots.size() && r.slots[slot].active) ++slot;
     if (slot == r.slots.size()) return;
     Batch& b = r.slots[slot];
-    bool started = false;
-    const int n = static_cast<int>(r.engines.size());
-    for (int k = 0; k < n && !started; ++k) {
-      const int ei = (r.next_engine + k) % n;
-      Engine& e = r.engines[static_cast<size_t>(ei)];
-      b.reset(ei);
-      if (scheduler_->form(r, e, b)) {
-        start_batch(r, e, b, 0.0);
-        // Record which slot this is for the step-end event.
-        queue_.push(b.end, kPriority[kStepEnd], kStepEnd, r.index, static_cast<int64_t>(slot));
-        r.next_engine = (ei + 1) % n;
-        started = true;
-      }
-    }
-    if (!started) return;
+    Engine* e = form_next_batch(r, b);
+    if (!e) return;
+    start_batch(r, *e, b, 0.0);
+    // Record which slot this is for the step-end event.
+    queue_.push(b.end, kPriority[kStepEnd], kStepEnd, r.index, static_cast<int64_t>(slot));
   }
+}
+
+Simulation::Engine* Simulation::form_next_batch(Replica& r, Batch& b) {
+  const int n = static_cast<int>(r.engines.size());
+  for (int k = 0; k < n; ++k) {
+    const int ei = (r.next_engine + k) % n;
+    Engine& e = r.engines[static_cast<size_t>(ei)];
+    b.reset(ei);
+    if (!scheduler_->form(r, e, b)) continue;
+    r.next_engine = (ei + 1) % n;
+    return &e;
+  }
+  return nullptr;
 }
 
 void Simulation::start_group_step(DpGroup& g) {
@@ -276,18 +279,11 @@ void Simulation::start_group_step(DpGroup& g) {
   for (int ri : g.members) {
     Replica& r = replicas_[static_cast<size_t>(ri)];
     Batch& b = r.slots[0];
-    const int n = static_cast<int>(r.engines.size());
-    for (int k = 0; k < n; ++k) {
-      const int ei = (r.next_engine + k) % n;
-      Engine& e = r.engines[static_cast<size_t>(ei)];
-      b.reset(ei);
-      if (!scheduler_->form(r, e, b)) continue;
-      fill_shape(b);
-      tokens += b.shape.total_new_tokens();
-      r.next_engine = (ei + 1) % n;
-      formed.push_back(Formed{&r, &e});
-      break;
-    }
+    Engine* e = form_next_batch(r, b);
+    if (!e) continue;
+    fill_shape(b);
+    tokens += b.shape.total_new_tokens();
+    formed.push_back(Formed{&r, e, 0.0, PeakWork{}});
   }
   if (formed.empty()) return;
   group_moe_tokens_ = tokens;

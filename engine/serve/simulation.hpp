@@ -125,6 +125,9 @@ class Simulation : private SchedulerHost, private ReplicaLoads {
   void on_transfer_done(int32_t id);
   void request_schedule(Replica& r, TimeNs t);
   void try_start(Replica& r);
+  // Forms `b` on the first of r's engines, round robin from r.next_engine,
+  // whose scheduler has work (and moves next_engine past it); null when none has.
+  Engine* form_next_batch(Replica& r, Batch& b);
   // Wide expert parallelism: the attention data-parallel ranks of a group
   // meet at every MoE layer's dispatch and combine, so they step in lockstep.
   // A group step starts when every rank is free, each rank forms its own

@@ -312,35 +312,30 @@ SteadyStateReport judge_steady_state(const std::vector<RequestOutcome>& outcomes
   if (rep.measured_requests < 2 * o.min_batch_requests) {
     // Too short to judge the SLO; an overload still shows in the second half.
     rep.in_system_mean = L;
-    if (n >= 4) pace(q, done, n / 2, n, rep.arrival_rate_qps, rep.completion_rate_qps);
+    rep.unstable_reason = "too few requests after the warm-up";
+    rep.verdict = Verdict::Uncertain;
+    if (n < 4) return rep;
+    pace(q, done, n / 2, n, rep.arrival_rate_qps, rep.completion_rate_qps);
     // A run whose first completion comes after its last arrival is shorter
     // than one request's latency: its completions say nothing of the pace.
     // Its first tokens still do: a queue that outgrows the arrivals shows as
     // admissions falling behind them.
-    const bool none_done = done.empty() || done.front() > q.back().arrival;
-    double admission_qps = 0;
-    if (n >= 4 && none_done) {
+    if (done.empty() || done.front() > q.back().arrival) {
       std::vector<TimeNs> first;
       for (const auto& r : q)
         if (r.first_token >= 0) first.push_back(r.first_token);
       std::sort(first.begin(), first.end());
-      double arrivals_qps = 0;
+      double arrivals_qps = 0, admission_qps = 0;
       pace(q, first, n / 2, n, arrivals_qps, admission_qps);
-    }
-    if (n >= 4 && none_done && admission_qps < kMinCompletionShare * rep.arrival_rate_qps) {
-      rep.unstable_reason = "admissions fall behind arrivals";
-      rep.overloaded = true;
-      rep.verdict = Verdict::Fails;
-    } else if (n >= 4 && none_done) {
-      rep.unstable_reason = "no request completed while requests were arriving (the run is shorter than a request's latency)";
-      rep.verdict = Verdict::Uncertain;
-    } else if (n >= 4 && rep.completion_rate_qps < kMinCompletionShare * rep.arrival_rate_qps) {
+      rep.overloaded = admission_qps < kMinCompletionShare * rep.arrival_rate_qps;
+      rep.unstable_reason = rep.overloaded ? "admissions fall behind arrivals"
+                                           : "no request completed while requests were arriving (the run is shorter "
+                                             "than a request's latency)";
+      rep.verdict = rep.overloaded ? Verdict::Fails : Verdict::Uncertain;
+    } else if (rep.completion_rate_qps < kMinCompletionShare * rep.arrival_rate_qps) {
       rep.unstable_reason = "completions fall behind arrivals";
       rep.overloaded = true;
       rep.verdict = Verdict::Fails;
-    } else {
-      rep.unstable_reason = "too few requests after the warm-up";
-      rep.verdict = Verdict::Uncertain;
     }
     return rep;
   }
