@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "comm/allreduce_policy.hpp"
 #include "comm/comm_model.hpp"
 
 namespace sightline {
@@ -116,6 +117,26 @@ CollectiveCost mesh_collective_cost(CollectiveKind kind, double bytes, int n, co
   return c;
 }
 
+// The stack's own all-reduce where its engine would run one and it beats
+// NCCL's price `c` (see allreduce_policy.hpp): the cheapest implementation
+// the message size and the link allow. Its fixed latencies come from
+// published measurements, not from this link's fit, so its band is the
+// transfer error.
+void stack_all_reduce(CollectiveCost& c, double bytes, int n, const InterconnectSpec& link,
+                      const AllReducePolicy& policy) {
+  for (const AllReduceImplementation& impl : policy.implementations) {
+    if (impl.algorithm == AllReduceAlgorithm::Nccl || bytes > impl.up_to_bytes) continue;
+    if (!all_reduce_algorithm_runs_on(impl.algorithm, link, n)) continue;
+    const double t = custom_all_reduce_time_s(impl, bytes, n, link);
+    if (t >= c.time_s) continue;
+    c.time_s = t;
+    c.algorithm = all_reduce_algorithm_name(impl.algorithm);
+    c.log_q10 = c.log_q90 = 0;
+    widen(c, comm_transfer_error());
+  }
+  fill_bandwidths(c, CollectiveKind::AllReduce, bytes, n);
+}
+
 }  // namespace
 
 CollectiveCost flat_collective_cost(CollectiveKind kind, double bytes, int n, const InterconnectSpec& link,
@@ -175,6 +196,7 @@ CollectiveCost collective_cost(CollectiveKind kind, double bytes, const CommGrou
     const InterconnectSpec* link = g.intra ? g.intra : g.inter;
     if (!link) return c;
     c = flat_cost(kind, bytes, g.size, *link);
+    if (kind == CollectiveKind::AllReduce && g.all_reduce) stack_all_reduce(c, bytes, g.size, *link, *g.all_reduce);
   } else if (kind == CollectiveKind::SendRecv) {
     c = flat_cost(kind, bytes, 2, *g.inter);
   } else if (kind == CollectiveKind::AllToAll) {

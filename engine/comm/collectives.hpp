@@ -11,6 +11,8 @@
 
 namespace sightline {
 
+struct AllReducePolicy;  // comm/allreduce_policy.hpp
+
 struct CollectiveCost {
   double time_s = 0;
   // 80% band of log(actual / time_s): the algorithm's held-out residuals,
@@ -27,6 +29,8 @@ struct CommGroup {
   int gpus_per_node = 1;                     // members of the group inside one node
   const InterconnectSpec* intra = nullptr;   // links inside a node
   const InterconnectSpec* inter = nullptr;   // network between nodes (needed when size > gpus_per_node)
+  // The serving stack's all-reduce implementations (nullptr: NCCL for every size).
+  const AllReducePolicy* all_reduce = nullptr;
 };
 
 CollectiveCost collective_cost(CollectiveKind kind, double message_bytes, const CommGroup& group);

@@ -12,8 +12,12 @@ std::string resolve_cost_tier(const std::string& requested, const std::string& g
 }
 
 StepCost CostSetup::price(const StepOperators& step) const {
-  StepCost c = price_step(step, *model, ctx);
-  if (!stack) return c;
+  if (!stack) return price_step(step, *model, ctx);
+  // A serving step's all-reduces run the stack's own kernels where its engine
+  // would (training steps, priced by price_kernels, keep NCCL).
+  CostContext served = ctx;
+  served.all_reduce = &stack->all_reduce;
+  StepCost c = price_step(step, *model, served);
   const HostTime host = host_time(step, *stack);
   const double wall = step_wall_time_s(c.gpu_time_s, host, *stack);
   const double exposed = wall - c.gpu_time_s + extra_host_s_per_step;

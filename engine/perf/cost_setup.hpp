@@ -38,7 +38,8 @@ struct CostSetup {
   std::string provenance;                // which calibration (or transfer) prices the kernels
   double extra_host_s_per_step = 0;      // a cluster calibration's host time the stack model lacks
 
-  // Kernels plus exposed host time (launches, scheduling) of the stack.
+  // Kernels, all-reduces as the stack's engine runs them, plus exposed host
+  // time (launches, scheduling) of the stack.
   StepCost price(const StepOperators& step) const;
   // Kernels only (training steps, whose host work overlaps the GPU).
   StepCost price_kernels(const StepOperators& step) const { return price_step(step, *model, ctx); }

@@ -55,14 +55,16 @@ json SoftwareStack::to_json() const {
           {"scheduler_us_per_step", scheduler_us_per_step},
           {"scheduler_us_per_sequence", scheduler_us_per_sequence},
           {"overlap_scheduler", overlap_scheduler},
-          {"fused_kernels", fusion_to_json(fusion)}};
+          {"fused_kernels", fusion_to_json(fusion)},
+          {"all_reduce", all_reduce.to_json()}};
 }
 
 SoftwareStack read_software_stack(const json& value, const std::string& path) {
   const json& v = value.is_string() ? require_preset("stacks", value.get<std::string>(), path) : value;
   ObjectReader r(v, path,
                  {"id", "name", "source", "cuda_graphs", "kernel_launch_us", "graph_launch_us",
-                  "scheduler_us_per_step", "scheduler_us_per_sequence", "overlap_scheduler", "fused_kernels"});
+                  "scheduler_us_per_step", "scheduler_us_per_sequence", "overlap_scheduler",
+                  "all_reduce", "fused_kernels"});
   SoftwareStack s;
   s.id = r.string("id", "custom-stack");
   s.name = r.string("name", s.id);
@@ -76,6 +78,7 @@ SoftwareStack read_software_stack(const json& value, const std::string& path) {
   s.scheduler_us_per_sequence = r.number("scheduler_us_per_sequence", 0, 1e6);
   s.overlap_scheduler = r.boolean("overlap_scheduler");
   s.fusion = read_fusion(r.required("fused_kernels"), r.child_path("fused_kernels"));
+  s.all_reduce = read_all_reduce_policy(r.required("all_reduce"), r.child_path("all_reduce"));
   return s;
 }
 

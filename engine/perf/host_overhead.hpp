@@ -4,6 +4,7 @@
 // software-stack profiles (presets/stacks/).
 #include <string>
 
+#include "comm/allreduce_policy.hpp"
 #include "core/json_reader.hpp"
 #include "model/operators.hpp"
 
@@ -18,6 +19,7 @@ struct SoftwareStack {
   double scheduler_us_per_sequence = 0;
   bool overlap_scheduler = false;      // scheduling of step i+1 hides behind GPU step i
   KernelFusion fusion;                 // memory-bound chains launched as one fused kernel
+  AllReducePolicy all_reduce;          // which all-reduce the engine runs, by message size
   json to_json() const;
 };
 

@@ -20,6 +20,7 @@ OpCost collective_op_cost(const Operator& op, const CostContext& ctx) {
     g.gpus_per_node = ctx.gpus_per_node > 0 ? ctx.gpus_per_node : op.group_size;
     g.intra = ctx.tp_link;
     g.inter = ctx.inter_link;
+    g.all_reduce = ctx.all_reduce;
   }
   if (!g.intra && !g.inter) return c;
   const CollectiveCost cc = collective_cost(op.collective, op.message_bytes, g);

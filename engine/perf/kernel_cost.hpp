@@ -29,6 +29,7 @@ struct CostContext {
   // group's ranks share a node (0: the whole group is inside one node).
   const InterconnectSpec* inter_link = nullptr;
   int gpus_per_node = 0;
+  const AllReducePolicy* all_reduce = nullptr;  // the stack's all-reduce kernels; nullptr: NCCL
 };
 
 // Collective operators are priced by the calibrated communication model in
