@@ -8,6 +8,7 @@
 #include "api/make_job.hpp"
 #include "api/run_estimate.hpp"
 #include "core/error.hpp"
+#include "core/error_boundary.hpp"
 #include "core/json_text.hpp"
 #include "core/parameter_schema.hpp"
 #include "core/version.hpp"
@@ -42,22 +43,20 @@ std::string error_envelope(const std::string& code, const std::string& path, con
 const char* const kOutOfMemoryEnvelope =
     R"({"ok":false,"error":{"code":"internal_error","path":"","message":"out of memory"}})";
 
-// Runs `body`, turning every exception into an error envelope. Nothing leaves
-// this function by exception: building an envelope can itself fail only for
-// lack of memory, which gets the constant envelope.
-std::string guarded(const std::function<json()>& body) noexcept {
+// Runs `body` through the one error boundary (core/error_boundary), turning
+// every exception into an error envelope. Nothing leaves this function by
+// exception: building an envelope can itself fail only for lack of memory,
+// which gets the constant envelope. `entry` names the API function.
+std::string guarded(const char* entry, const std::function<json()>& body) noexcept {
   try {
-    try {
-      return ok_envelope(body());
-    } catch (const SightlineError& e) {
-      return error_envelope(e.code(), e.path(), e.what());
-    } catch (const std::bad_alloc&) {
-      return error_envelope(error_code::kInternal, "", "out of memory");
-    } catch (const std::exception& e) {
-      return error_envelope(error_code::kInternal, "", std::string("internal error: ") + e.what());
-    } catch (...) {
-      return error_envelope(error_code::kInternal, "", "internal error");
-    }
+    std::string out;
+    const std::optional<CaughtError> error = catch_all(
+        [&] {
+          test_throw_point(std::string("api:") + entry);
+          out = ok_envelope(body());
+        },
+        std::string("api::") + entry);
+    return error ? error_envelope(error->code, error->path, error->message) : out;
   } catch (...) {
     return kOutOfMemoryEnvelope;
   }
@@ -68,7 +67,7 @@ constexpr int64_t kRunAllUnits = int64_t{1} << 62;
 std::string run_to_end(const std::string& scenario_json, IntervalMode mode,
                        int64_t default_units = RunLimits::kDefaultMaxWorkUnits,
                        int64_t ceiling = RunLimits::kApiCeiling) {
-  return guarded([&] {
+  return guarded("run_scenario", [&] {
     json doc = parse_json_text(scenario_json);
     const RunLimits limits = take_run_limits(doc, default_units, ceiling);
     Scenario s = read_scenario(doc);
@@ -95,7 +94,7 @@ std::string run_scenario_with_budget(const std::string& scenario_json, bool cent
 }
 
 std::string search_plan(const std::string& question_json) {
-  return guarded([&] {
+  return guarded("search_plan", [&] {
     const search::DeploymentSearchSpec spec = search::read_deployment_search(parse_json_text(question_json));
     const search::Plan plan = search::plan_deployment_search(spec);
     json candidates = json::array();
@@ -151,7 +150,7 @@ constexpr CostBound kAllBounds[] = {CostBound::Central, CostBound::Low, CostBoun
 }  // namespace
 
 std::string search_intervals(const std::string& question_json, const std::string& results_json) {
-  return guarded([&] {
+  return guarded("search_intervals", [&] {
     const RankInputs in = rank_inputs(question_json, results_json);
     json points = json::array();
     for (size_t i : in.picked)
@@ -166,7 +165,7 @@ std::string search_intervals(const std::string& question_json, const std::string
 
 std::string search_rank(const std::string& question_json, const std::string& results_json,
                         const std::string& bound_results_json) {
-  return guarded([&] {
+  return guarded("search_rank", [&] {
     const RankInputs in = rank_inputs(question_json, results_json);
     const std::vector<search::CandidateOutcome> bound =
         read_results(parse_json_text(bound_results_json), "/bound_results", 2 * in.picked.size(),
@@ -181,7 +180,7 @@ std::string search_rank(const std::string& question_json, const std::string& res
 }
 
 std::string training_search(const std::string& question_json) {
-  return guarded([&] {
+  return guarded("training_search", [&] {
     const search::TrainingSearchSpec spec = search::read_training_search(parse_json_text(question_json));
     return search::run_training_search(spec, [](size_t n, const std::function<void(size_t)>& task) {
              for (size_t k = 0; k < n; ++k) task(k);
@@ -190,7 +189,7 @@ std::string training_search(const std::string& question_json) {
 }
 
 std::string estimate_work(const std::string& scenario_json, bool central_only) {
-  return guarded([&] {
+  return guarded("estimate_work", [&] {
     json doc = parse_json_text(scenario_json);
     const RunLimits limits = take_run_limits(doc);
     const Scenario s = read_scenario(doc);
@@ -203,7 +202,7 @@ std::string estimate_work(const std::string& scenario_json, bool central_only) {
 }
 
 std::string validate_scenario(const std::string& scenario_json) {
-  return guarded([&] {
+  return guarded("validate_scenario", [&] {
     json doc = parse_json_text(scenario_json);
     const RunLimits limits = take_run_limits(doc);
     json resolved = scenario_to_json(read_scenario(doc));
@@ -213,7 +212,7 @@ std::string validate_scenario(const std::string& scenario_json) {
 }
 
 std::string list_presets(const std::string& kind) {
-  return guarded([&] {
+  return guarded("list_presets", [&] {
     if (kind.empty()) return json(preset_kinds());
     bool known = false;
     for (const auto& k : preset_kinds()) known = known || k == kind;
@@ -229,15 +228,15 @@ std::string list_presets(const std::string& kind) {
 }
 
 std::string inspect_model(const std::string& model_json) {
-  return guarded([&] { return inspect_model_json(read_model_for_inspection(parse_json_text(model_json))); });
+  return guarded("inspect_model", [&] { return inspect_model_json(read_model_for_inspection(parse_json_text(model_json))); });
 }
 
 std::string get_preset(const std::string& kind, const std::string& id) {
-  return guarded([&] { return require_preset(kind, id, ""); });
+  return guarded("get_preset", [&] { return require_preset(kind, id, ""); });
 }
 
 std::string version() {
-  return guarded([] {
+  return guarded("version", [] {
     return json{{"engine_version", kEngineVersion},
                 {"scenario_schema_version", kScenarioSchemaVersion},
                 {"result_schema_version", kResultSchemaVersion}};
@@ -255,7 +254,7 @@ json parameter_schema_json() {
 }  // namespace
 
 std::string list_registries() {
-  return guarded([] {
+  return guarded("list_registries", [] {
     json stacks = json::array();
     for (const json* p : sightline::list_presets("stacks")) stacks.push_back({{"name", p->at("id")}, {"description", p->at("name")}});
     return json{{"metrics", metric_catalogue_json()},
@@ -284,7 +283,7 @@ std::string Engine::start(const std::string& scenario_json) { return start_job(s
 std::string Engine::start_central_only(const std::string& scenario_json) { return start_job(scenario_json, true); }
 
 std::string Engine::start_at_bound(const std::string& scenario_json, const std::string& bound) {
-  return guarded([&] {
+  return guarded("Engine::start_at_bound", [&] {
     const CostBound* named = nullptr;
     for (const CostBound& c : kAllBounds)
       if (bound == cost_bound_name(c)) named = &c;
@@ -302,7 +301,7 @@ std::string Engine::start_at_bound(const std::string& scenario_json, const std::
 }
 
 std::string Engine::start_job(const std::string& scenario_json, bool central_only) {
-  return guarded([&] {
+  return guarded("Engine::start", [&] {
     json doc = parse_json_text(scenario_json);
     const RunLimits limits = take_run_limits(doc);
     Scenario s = read_scenario(doc);
@@ -323,7 +322,7 @@ Job& find_job(std::map<int, std::unique_ptr<Job>>& jobs, int handle) {
 }  // namespace
 
 std::string Engine::step(int handle, int max_units) {
-  return guarded([&] {
+  return guarded("Engine::step", [&] {
     Job& job = find_job(jobs_, handle);
     const bool done = job.step(max_units < 1 ? 1 : max_units);
     return json{{"done", done}, {"progress", job.progress()}};
@@ -331,7 +330,7 @@ std::string Engine::step(int handle, int max_units) {
 }
 
 std::string Engine::result(int handle) {
-  return guarded([&] {
+  return guarded("Engine::result", [&] {
     Job& job = find_job(jobs_, handle);
     if (job.progress() < 1.0) fail(error_code::kConstraint, "", "run " + std::to_string(handle) + " is not finished");
     json r = job.result();
@@ -341,7 +340,7 @@ std::string Engine::result(int handle) {
 }
 
 std::string Engine::cancel(int handle) {
-  return guarded([&] { return json{{"cancelled", jobs_.erase(handle) > 0}}; });
+  return guarded("Engine::cancel", [&] { return json{{"cancelled", jobs_.erase(handle) > 0}}; });
 }
 
 }  // namespace sightline::api

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "cli/cli_common.hpp"
+#include "core/csv.hpp"
 #include "core/error.hpp"
 #include "perf/kernel_samples.hpp"
 
@@ -20,14 +21,6 @@ std::string vidur_gpu_id(const std::string& folder) {
 }
 
 namespace {
-
-std::vector<std::string> split(const std::string& line) {
-  std::vector<std::string> out;
-  std::string cell;
-  std::istringstream s(line);
-  while (std::getline(s, cell, ',')) out.push_back(cell);
-  return out;
-}
 
 const char* kVidurColumns[] = {"emb", "input_layernorm", "attn_pre_proj", "attn_rope", "attn_post_proj",
                                "post_attention_layernorm", "mlp_up_proj", "mlp_act", "mlp_down_proj", "add"};
@@ -44,30 +37,27 @@ std::vector<KernelSample> load_vidur_compute(const std::string& vidur_root, cons
   std::vector<KernelSample> out;
   for (const fs::path& file : files) {
     const std::string model = file.parent_path().filename().string();
-    std::ifstream in(file);
-    std::string line;
-    std::getline(in, line);
-    const std::vector<std::string> header = split(line);
-    std::map<std::string, size_t> col;
-    for (size_t i = 0; i < header.size(); ++i) col[header[i]] = i;
+    std::string text;
+    read_input_file(file.string(), text);
+    // Vidur's files have no comment lines: the first line is the header.
+    const CsvTable table(text, file.string(), false);
     const std::string source = "Vidur profiling (MIT), " + fs::relative(file, vidur_root).string();
-    while (std::getline(in, line)) {
-      const std::vector<std::string> cells = split(line);
-      if (cells.size() != header.size()) continue;
-      auto at = [&](const std::string& key) { return cells.at(col.at(key)); };
+    for (const CsvTable::Row& row : table.rows()) {
+      if (row.cells.size() != table.header().size()) continue;
+      const auto count = [&](const char* key, int64_t max_value) { return table.integer(row, key, 1, max_value); };
       VidurShape v;
-      v.heads = std::stoi(at("n_head"));
-      v.kv_heads = std::stoi(at("n_kv_head"));
-      v.hidden = std::stoll(at("n_embd"));
-      v.intermediate = std::stoll(at("n_expanded_embd"));
-      v.vocab = std::stoll(at("vocab_size"));
-      v.gated = at("use_gated_mlp") == "True";
-      v.tokens = std::stoll(at("num_tokens"));
-      v.tp = std::stoi(at("num_tensor_parallel_workers"));
+      v.heads = static_cast<int>(count("n_head", 1 << 20));
+      v.kv_heads = static_cast<int>(count("n_kv_head", 1 << 20));
+      v.hidden = count("n_embd", int64_t{1} << 30);
+      v.intermediate = count("n_expanded_embd", int64_t{1} << 30);
+      v.vocab = count("vocab_size", int64_t{1} << 30);
+      v.gated = table.text(row, "use_gated_mlp") == "True";
+      v.tokens = count("num_tokens", int64_t{1} << 30);
+      v.tp = static_cast<int>(count("num_tensor_parallel_workers", 1 << 20));
       std::vector<std::pair<std::string, double>> medians;
       for (const char* c : kVidurColumns) {
         const std::string key = std::string("time_stats.") + c + ".median";
-        if (col.count(key)) medians.emplace_back(c, std::stod(at(key)));
+        if (table.has_column(key)) medians.emplace_back(c, table.number(row, key, 0, 1e15));
       }
       for (KernelSample& s : vidur_row_samples(v, medians, model, source)) out.push_back(std::move(s));
     }
@@ -80,27 +70,22 @@ std::vector<CollectiveSample> load_vidur_network(const std::string& vidur_root, 
   std::vector<CollectiveSample> out;
   for (const char* collective : {"all_reduce", "send_recv"}) {
     const fs::path file = fs::path(vidur_root) / "network" / system / (std::string(collective) + ".csv");
-    std::ifstream in(file);
-    if (!in) continue;
-    std::string line;
-    std::getline(in, line);
-    const std::vector<std::string> header = split(line);
-    std::map<std::string, size_t> col;
-    for (size_t i = 0; i < header.size(); ++i) col[header[i]] = i;
+    if (!fs::exists(file)) continue;
+    std::string text;
+    read_input_file(file.string(), text);
+    const CsvTable table(text, file.string(), false);
     const std::string median = std::string("time_stats.") + collective + ".median";
-    while (std::getline(in, line)) {
-      const std::vector<std::string> cells = split(line);
-      if (cells.size() != header.size()) continue;
-      auto at = [&](const std::string& key) { return cells.at(col.at(key)); };
-      const int workers = std::stoi(at("num_workers"));
+    for (const CsvTable::Row& row : table.rows()) {
+      if (row.cells.size() != table.header().size()) continue;
+      const int64_t workers = table.integer(row, "num_workers", 1, 1 << 20);
       // Only calls inside one node: the network between Vidur's nodes is not described.
-      if (std::stoi(at("devices_per_node")) != workers) continue;
+      if (table.integer(row, "devices_per_node", 1, 1 << 20) != workers) continue;
       CollectiveSample s;
       s.interconnect = interconnect_id;
       s.kind = parse_collective_kind(collective, "");
-      s.gpus = workers;
-      s.bytes = std::stod(at("size"));
-      s.time_s = std::stod(at(median)) * 1e-3;
+      s.gpus = static_cast<int>(workers);
+      s.bytes = table.number(row, "size", 0, 1e15);
+      s.time_s = table.number(row, median, 0, 1e15) * 1e-3;
       s.source = "Vidur profiling (MIT), network/" + system + "/" + collective + ".csv";
       out.push_back(s);
     }
@@ -111,14 +96,14 @@ std::vector<CollectiveSample> load_vidur_network(const std::string& vidur_root, 
 
 std::vector<CollectiveSample> load_collective_csv_file(const std::string& path) {
   std::string text;
-  if (!read_file(path, text)) fail("io_error", "", "cannot read " + path);
-  return read_collective_csv(text);
+  read_input_file(path, text);
+  return read_collective_csv(text, path);
 }
 
 std::vector<KernelSample> load_kernel_csv_file(const std::string& path, const std::string& gpu_id) {
   std::string text;
-  if (!read_file(path, text)) fail("io_error", "", "cannot read " + path);
-  return read_kernel_csv(text, gpu_id);
+  read_input_file(path, text);
+  return read_kernel_csv(text, gpu_id, path);
 }
 
 std::map<std::string, std::vector<KernelSample>> load_microbench_sweeps(const std::string& measured_dir) {

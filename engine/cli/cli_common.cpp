@@ -1,12 +1,15 @@
 #include <algorithm>
 #include <atomic>
+#include <exception>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <mutex>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
 
+#include "core/error_boundary.hpp"
 #include "core/json_text.hpp"
 #include "api/api.hpp"
 #include "cli/cli_common.hpp"
@@ -46,22 +49,42 @@ int usage_error(const std::string& message) {
   return 2;
 }
 
-bool read_file(const std::string& path, std::string& out) {
-  std::ostringstream s;
-  if (path == "-") {
-    s << std::cin.rdbuf();
-  } else {
-    std::ifstream f(path, std::ios::binary);
-    if (!f) return false;
-    s << f.rdbuf();
+namespace {
+
+// Reads `in` to its end, or fails past the cap (a stream has no size to ask).
+void read_capped(std::istream& in, const std::string& name, std::string& out) {
+  out.clear();
+  char buffer[1 << 16];
+  while (in) {
+    in.read(buffer, sizeof buffer);
+    out.append(buffer, static_cast<size_t>(in.gcount()));
+    if (out.size() > kMaxInputFileBytes)
+      fail(error_code::kLimitExceeded, "",
+           printable(name) + ": the file is over " + std::to_string(kMaxInputFileBytes >> 20) +
+               " MiB, the most an input file may hold");
   }
-  out = s.str();
+}
+
+}  // namespace
+
+bool read_file(const std::string& path, std::string& out) {
+  if (path == "-") {
+    read_capped(std::cin, "standard input", out);
+    return true;
+  }
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return false;
+  read_capped(f, path, out);
   return true;
+}
+
+void read_input_file(const std::string& path, std::string& out) {
+  if (!read_file(path, out)) fail("io_error", "", "cannot read " + printable(path));
 }
 
 int read_scenario_text(const std::string& file, const std::string& preset, std::string& out) {
   if (!preset.empty()) {
-    const json p = json::parse(sightline::api::get_preset("scenarios", preset));
+    const json p = read_engine_envelope(sightline::api::get_preset("scenarios", preset));
     if (!p["ok"].get<bool>()) return report_error(p);
     out = safe_dump(p["result"]);
     return 0;
@@ -146,12 +169,27 @@ void print_result_table(const json& result) {
 
 void parallel_for(size_t n, int64_t jobs, const std::function<void(size_t)>& task) {
   std::atomic<size_t> next{0};
+  // An exception on a worker thread would end the process (std::terminate):
+  // the first one is kept, the other workers stop taking tasks, and it is
+  // rethrown here, on the command's thread, inside its error boundary.
+  std::mutex failed_mutex;
+  std::exception_ptr failed;
   auto worker = [&] {
-    for (size_t k = next.fetch_add(1); k < n; k = next.fetch_add(1)) task(k);
+    try {
+      for (size_t k = next.fetch_add(1); k < n; k = next.fetch_add(1)) {
+        test_throw_point("cli:parallel_for");
+        task(k);
+      }
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(failed_mutex);
+      if (!failed) failed = std::current_exception();
+      next.store(n);
+    }
   };
   std::vector<std::thread> pool;
   for (int64_t t = 0; t < std::min<int64_t>(jobs, static_cast<int64_t>(n)); ++t) pool.emplace_back(worker);
   for (auto& t : pool) t.join();
+  if (failed) std::rethrow_exception(failed);
 }
 
 }  // namespace sightline::cli

@@ -21,7 +21,15 @@ extern const char* const kUsage;
 int usage_error(const std::string& message);            // prints usage, returns 2
 int report_error(const json& envelope);                 // prints "error [code] at 'path': message", returns 1
 int report_error(const SightlineError& e);              // the same for an error caught in a command
-bool read_file(const std::string& path, std::string& out);  // "-" reads standard input
+// The most a file given to the CLI may hold (scenarios, JSON Lines batches,
+// calibration files and CSVs): a JSON document takes several times its size
+// in memory, and the engine promises 2 GB (docs/limits.md).
+inline constexpr std::size_t kMaxInputFileBytes = std::size_t{64} << 20;
+// Reads `path` ("-": standard input): false when it cannot be opened; a file
+// over kMaxInputFileBytes is a located limit_exceeded error (thrown).
+bool read_file(const std::string& path, std::string& out);
+// The same, with a file that cannot be read an io_error naming it (thrown).
+void read_input_file(const std::string& path, std::string& out);
 // The scenario a command names: the preset ID when given, else FILE. 0 when read;
 // otherwise the error is printed and the exit status is returned.
 int read_scenario_text(const std::string& file, const std::string& preset, std::string& out);

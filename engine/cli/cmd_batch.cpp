@@ -22,6 +22,7 @@
 
 #include "api/api.hpp"
 #include "api/budgeted_job.hpp"
+#include "core/error_boundary.hpp"
 #include "core/json_text.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/flags.hpp"
@@ -66,14 +67,14 @@ struct ResultLine {
 ResultLine result_line(int64_t line_number, const std::string& input, bool central_only, int64_t max_work_units) {
   json id = nullptr;
   try {
-    const json doc = json::parse(input);
+    const json doc = parse_json_text(input);
     if (doc.is_object() && doc.contains("id") && doc["id"].is_string()) id = doc["id"];
-  } catch (const json::exception&) {
+  } catch (const SightlineError&) {
     // Not JSON: the engine reports where (its own parse error).
   }
   const std::string envelope = api::run_scenario_with_budget(input, central_only, max_work_units, RunLimits::kNativeCeiling);
   ResultLine r;
-  r.ok = json::parse(envelope).value("ok", false);
+  r.ok = read_engine_envelope(envelope).value("ok", false);
   r.text = "{\"line\":" + std::to_string(line_number) + ",\"id\":" + safe_dump(id) + "," + envelope.substr(1);
   return r;
 }
@@ -136,7 +137,18 @@ int cmd_batch(const Args& args) {
     for (;;) {
       const size_t k = next.fetch_add(1);
       if (k >= todo.size()) return;
-      ResultLine r = result_line(todo[k] + 1, lines[static_cast<size_t>(todo[k])], central_only, max_work_units);
+      ResultLine r;
+      // An exception on this worker thread would end the process: the one
+      // error boundary turns it into this line's error, and the batch goes on.
+      const std::optional<CaughtError> error = catch_all(
+          [&] {
+            test_throw_point("cli:batch-line");
+            r = result_line(todo[k] + 1, lines[static_cast<size_t>(todo[k])], central_only, max_work_units); },
+          "batch line " + std::to_string(todo[k] + 1) + " of " + in);
+      if (error)
+        r.text = "{\"line\":" + std::to_string(todo[k] + 1) + ",\"id\":null," +
+                 safe_dump(json{{"ok", false}, {"error", {{"code", error->code}, {"path", error->path}, {"message", error->message}}}})
+                     .substr(1);
       {
         std::lock_guard<std::mutex> lock(m);
         results[k] = std::move(r);
@@ -197,9 +209,9 @@ int cmd_merge(const Args& args) {
       if (blank(lines[i])) continue;
       int64_t n = -1;
       try {
-        const json j = json::parse(lines[i]);
+        const json j = parse_json_text(lines[i]);
         if (j.is_object() && j.contains("line") && j["line"].is_number_integer()) n = j["line"].get<int64_t>();
-      } catch (const json::exception&) {
+      } catch (const SightlineError&) {
       }
       if (n < 1) {
         std::cerr << "error [invalid_value] at '/line': " << f << " line " << i + 1 << " is not a batch result line\n";

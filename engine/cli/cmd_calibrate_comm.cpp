@@ -129,8 +129,8 @@ int cmd_calibrate_comm(const Args& args) {
     std::optional<CommCalibration> shape;
     if (!shape_path.empty()) {
       std::string text;
-      if (!read_file(shape_path, text)) fail("io_error", "", "cannot read " + shape_path);
-      shape = CommCalibration::from_json(parse_json_text(text), "");
+      read_input_file(shape_path, text);
+      shape = CommCalibration::from_json(parse_json_document(text, shape_path), "");
       source += "; ring shape from " + file_name(shape_path);
     }
     const CommCalibration cal = fit_comm_calibration(link, samples, base, source, shape ? &*shape : nullptr);

@@ -30,6 +30,7 @@
 #include "api/api.hpp"
 #include "api/budgeted_job.hpp"
 #include "cli/cli_common.hpp"
+#include "cli/flags.hpp"
 #include "core/json_text.hpp"
 
 namespace sightline::cli {
@@ -106,7 +107,7 @@ LongRun long_run(const json& scenario, double qps, int64_t requests, LongRunCach
     std::lock_guard<std::mutex> lock(cache_mutex);
     cache[text] = raw;
   }
-  const json env = json::parse(raw);
+  const json env = read_engine_envelope(raw);
   if (!env["ok"].get<bool>()) {
     r.error = env["error"].value("message", std::string("run failed"));
     return r;
@@ -147,7 +148,7 @@ bool check_scenario(json scenario, double scale, int64_t jobs, LongRunCache& cac
   // The search runs to its end: the page's work budget (1e7 units) guards a
   // browser tab against a run that will not finish, and is no part of the
   // answer (I5.1's search, with the defaults added, needs about 1.03e7).
-  const json env = json::parse(
+  const json env = read_engine_envelope(
       sightline::api::run_scenario_with_budget(safe_dump(searched), true, RunLimits::kNativeCeiling, RunLimits::kNativeCeiling));
   if (!env["ok"].get<bool>()) {
     const json& e = env["error"];
@@ -308,18 +309,10 @@ int cmd_check_capacity(const Args& args) {
     else if (args[i] == "--all") all = true;
     else if (args[i] == "--format" && i + 1 < args.size()) format = args[++i];
     else if (args[i] == "--scale" && i + 1 < args.size()) {
-      try {
-        scale = std::stod(args[++i]);
-      } catch (...) {
-        return usage_error("--scale takes a number");
-      }
+      if (!Flags::parse_number(args[++i], scale)) return usage_error("--scale takes a number");
       if (!(scale >= 1 && scale <= 1000)) return usage_error("--scale must be between 1 and 1000");
     } else if (args[i] == "--jobs" && i + 1 < args.size()) {
-      try {
-        jobs = std::stoll(args[++i]);
-      } catch (...) {
-        return usage_error("--jobs takes a number");
-      }
+      if (!Flags::parse_integer(args[++i], jobs)) return usage_error("--jobs takes a whole number");
       if (jobs < 1 || jobs > 256) return usage_error("--jobs must be between 1 and 256");
     } else if (file.empty() && (args[i] == "-" || args[i].rfind("--", 0) != 0)) file = args[i];
     else return usage_error("unexpected argument '" + args[i] + "'");
@@ -331,7 +324,7 @@ int cmd_check_capacity(const Args& args) {
   std::vector<json> scenarios;
   if (all) {
     // Every shipped scenario preset with a serving SLO, as shipped.
-    const json list = json::parse(sightline::api::list_presets("scenarios"));
+    const json list = read_engine_envelope(sightline::api::list_presets("scenarios"));
     if (!list["ok"].get<bool>()) return report_error(list);
     for (const json& p : list["result"])
       if (p.contains("serving") && p["serving"].is_object() && p["serving"].contains("slo")) scenarios.push_back(p);
@@ -340,13 +333,12 @@ int cmd_check_capacity(const Args& args) {
     if (const int status = read_scenario_text(file, preset, text)) return status;
     json scenario;
     try {
-      scenario = json::parse(text);
-    } catch (const std::exception&) {
-      std::cerr << "error [parse_error] at '': the scenario is not valid JSON\n";
-      return 1;
+      scenario = parse_json_document(text, preset.empty() ? file : "preset " + preset);
+    } catch (const SightlineError& e) {
+      return report_error(e);
     }
     // Validate as given first, so a bad file gets its located error.
-    const json v = json::parse(sightline::api::validate_scenario(text));
+    const json v = read_engine_envelope(sightline::api::validate_scenario(text));
     if (!v["ok"].get<bool>()) return report_error(v);
     scenarios.push_back(scenario);
   }
@@ -379,7 +371,7 @@ int cmd_check_capacity(const Args& args) {
   }
   if (format == "json") {
     if (all) {
-      const json v = json::parse(sightline::api::version());
+      const json v = read_engine_envelope(sightline::api::version());
       std::cout << safe_dump(json{{"command", "sightline check-capacity --all --scale " + fixed(scale, 0) + " --format json"},
                                   {"engine_version", v["result"]["engine_version"]},
                                   {"scale", scale},

@@ -17,11 +17,11 @@ int cmd_presets(const std::vector<std::string>& args) {
   if (!flags.parse(args, problem)) return usage_error(problem);
   if (!bare.empty()) kind = bare[0];
   std::vector<std::string> kinds;
-  if (kind.empty()) kinds = json::parse(sightline::api::list_presets(""))["result"].get<std::vector<std::string>>();
+  if (kind.empty()) kinds = read_engine_envelope(sightline::api::list_presets(""))["result"].get<std::vector<std::string>>();
   else kinds.push_back(kind);
   json all = json::object();
   for (const auto& k : kinds) {
-    json envelope = json::parse(sightline::api::list_presets(k));
+    json envelope = read_engine_envelope(sightline::api::list_presets(k));
     if (!envelope["ok"].get<bool>()) return report_error(envelope);
     all[k] = envelope["result"];
   }

@@ -104,7 +104,7 @@ bool run_side(const json& row, const std::string& key, double& value, std::strin
 bool run_capacity(const json& row, int64_t cap, double& value, json& row_out, json& error) {
   std::string text;
   if (!scenario_of(row, "scenario", text, error)) return false;
-  json scenario = json::parse(text);
+  json scenario = read_engine_envelope(text);  // the preset the row names, as the engine wrote it
   if (!scenario.contains("serving") || !scenario["serving"].contains("max_qps_search")) {
     error = {{"code", "invalid_value"},
              {"path", "/scenario/serving/max_qps_search"},
@@ -115,7 +115,7 @@ bool run_capacity(const json& row, int64_t cap, double& value, json& row_out, js
   if (cap > 0 && search.value("max_requests_per_run", int64_t{60000}) > cap) search["max_requests_per_run"] = cap;
   // A native check: the search runs to its end (the page's work budget guards
   // a browser tab, and is no part of the answer).
-  const json e = json::parse(
+  const json e = read_engine_envelope(
       sightline::api::run_scenario_with_budget(safe_dump(scenario), true, RunLimits::kNativeCeiling, RunLimits::kNativeCeiling));
   if (!e["ok"].get<bool>()) {
     error = e["error"];
@@ -210,7 +210,7 @@ int cmd_report_e2e(const Args& args) {
   flags.integer("--search-max-requests", &search_cap, 600, 200000);
   if (!flags.parse(args, problem)) return usage_error(problem);
   if (format != "table" && format != "json") return usage_error("unknown format '" + format + "'");
-  const json rows = json::parse(sightline::api::list_presets("validation"))["result"];
+  const json rows = read_engine_envelope(sightline::api::list_presets("validation"))["result"];
   // --rows ID,ID: only those rows; an id that is not a row is a usage error.
   std::vector<std::string> wanted;
   for (size_t from = 0; !rows_flag.empty() && from <= rows_flag.size();) {

@@ -1,6 +1,8 @@
 // sightline run: runs a scenario file or preset.
 #include <iostream>
 
+#include "core/error.hpp"
+#include "core/json_reader.hpp"
 #include "core/json_text.hpp"
 #include "api/api.hpp"
 #include "api/budgeted_job.hpp"
@@ -29,6 +31,20 @@ std::string csv_field(const std::string& s) {
   return q + "\"";
 }
 
+// An error the engine found inside the calibration that `--calibration FILE`
+// put at /cost_model/calibration is the file's: its path becomes the pointer
+// inside FILE, and the message names FILE.
+void relocate_in_calibration_file(json& envelope, const std::string& calibration_file) {
+  static const std::string kPrefix = "/cost_model/calibration";
+  if (envelope.value("ok", true) || !envelope["error"].is_object()) return;
+  json& e = envelope["error"];
+  const std::string path = e.value("path", std::string());
+  if (path.compare(0, kPrefix.size(), kPrefix) != 0 || (path.size() > kPrefix.size() && path[kPrefix.size()] != '/'))
+    return;
+  e["path"] = path.substr(kPrefix.size());
+  e["message"] = calibration_file + ": " + e.value("message", std::string());
+}
+
 }  // namespace
 
 int cmd_run(const std::vector<std::string>& args) {
@@ -48,34 +64,28 @@ int cmd_run(const std::vector<std::string>& args) {
   if (file.empty() == preset.empty()) return usage_error("run takes exactly one of FILE or --preset ID");
   std::string text;
   if (const int status = read_scenario_text(file, preset, text)) return status;
-  if (!calibration_file.empty()) {  // a cluster calibration from `sightline fit`, put into the cost model
-    std::string cal_text;
-    if (!read_file(calibration_file, cal_text)) {
-      std::cerr << "error [io_error] at '': cannot read " << calibration_file << "\n";
-      return 1;
+  const std::string scenario_name = preset.empty() ? file : "preset " + preset;
+  if (!calibration_file.empty() || full_intervals) {
+    // Both side paths edit the scenario, so it is read here, by the one reader
+    // (duplicate keys, depth, UTF-8), and an error is located in the file.
+    json doc = parse_json_document(text, scenario_name);
+    if (!doc.is_object()) fail(error_code::kType, "", scenario_name + ": a scenario is a JSON object");
+    if (!doc.contains("cost_model")) doc["cost_model"] = json::object();
+    if (!doc["cost_model"].is_object())
+      fail(error_code::kType, "/cost_model", scenario_name + ": expected an object, got " + json_type_name(doc["cost_model"]));
+    if (!calibration_file.empty()) {  // a cluster calibration from `sightline fit`, put into the cost model
+      std::string cal_text;
+      read_input_file(calibration_file, cal_text);
+      doc["cost_model"]["calibration"] = parse_json_document(cal_text, calibration_file);
     }
-    json cal = json::parse(cal_text, nullptr, false), doc = json::parse(text, nullptr, false);
-    if (cal.is_discarded()) {
-      std::cerr << "error [parse_error] at '': " << calibration_file << ": not valid JSON\n";
-      return 1;
-    }
-    if (doc.is_object()) {  // an invalid scenario is reported by the run itself
-      if (!doc.contains("cost_model") || !doc["cost_model"].is_object()) doc["cost_model"] = json::object();
-      doc["cost_model"]["calibration"] = cal;
-      text = safe_dump(doc);
-    }
-  }
-  if (full_intervals) {  // the reference interval: full runs at both cost bounds (cost_model.intervals "full")
-    json doc = json::parse(text, nullptr, false);
-    if (doc.is_object()) {  // an invalid scenario is reported by the run itself
-      if (!doc.contains("cost_model") || !doc["cost_model"].is_object()) doc["cost_model"] = json::object();
-      doc["cost_model"]["intervals"] = "full";
-      text = safe_dump(doc);
-    }
+    // The reference interval: full runs at both cost bounds (cost_model.intervals "full").
+    if (full_intervals) doc["cost_model"]["intervals"] = "full";
+    text = safe_dump(doc);
   }
   const std::string raw = sightline::api::run_scenario_with_budget(
       text, central_only, max_work_units > 0 ? max_work_units : RunLimits::kDefaultMaxWorkUnits, RunLimits::kNativeCeiling);
-  json envelope = json::parse(raw);
+  json envelope = read_engine_envelope(raw);
+  if (!calibration_file.empty()) relocate_in_calibration_file(envelope, calibration_file);
   if (!envelope["ok"].get<bool>()) return report_error(envelope);
   if (format == "envelope") {  // the API's bytes, as the wasm module returns them
     std::cout << raw << "\n";

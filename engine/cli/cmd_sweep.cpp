@@ -34,8 +34,8 @@ std::string to_pointer(const std::string& path) {
 // A value is JSON when it parses as JSON (numbers, true, false, null, "quoted"), a string otherwise.
 json parse_value(const std::string& text) {
   try {
-    return json::parse(text);
-  } catch (const json::exception&) {
+    return parse_json_text(text);
+  } catch (const SightlineError&) {
     return json(text);
   }
 }
@@ -120,7 +120,7 @@ int cmd_sweep(const Args& args) {
   // BASE: a file when one exists at that path, otherwise a scenario preset id.
   std::string text;
   if (!read_file(base, text)) {
-    const json p = json::parse(api::get_preset("scenarios", base));
+    const json p = read_engine_envelope(api::get_preset("scenarios", base));
     if (!p["ok"].get<bool>()) {
       std::cerr << "error [io_error] at '': " << base << " is neither a readable file nor a scenario preset\n";
       return 1;
@@ -129,10 +129,9 @@ int cmd_sweep(const Args& args) {
   }
   json scenario;
   try {
-    scenario = json::parse(text);
-  } catch (const json::exception& e) {
-    std::cerr << "error [parse_error] at '': " << base << ": " << e.what() << "\n";
-    return 1;
+    scenario = parse_json_document(text, base);
+  } catch (const SightlineError& e) {
+    return report_error(e);
   }
   if (!scenario.is_object()) {
     std::cerr << "error [type] at '': the base scenario must be a JSON object\n";

@@ -20,7 +20,7 @@ int cmd_validate(const std::vector<std::string>& args) {
     std::cerr << "error [io_error] at '': cannot read " << files[0] << "\n";
     return 1;
   }
-  json envelope = json::parse(sightline::api::validate_scenario(text));
+  json envelope = read_engine_envelope(sightline::api::validate_scenario(text));
   if (!envelope["ok"].get<bool>()) return report_error(envelope);
   std::cout << "ok\n";
   return 0;
@@ -40,7 +40,7 @@ int cmd_inspect_model(const std::vector<std::string>& args) {
     std::cerr << "error [io_error] at '': cannot read " << files[0] << "\n";
     return 1;
   }
-  json envelope = json::parse(sightline::api::inspect_model(text));
+  json envelope = read_engine_envelope(sightline::api::inspect_model(text));
   if (!envelope["ok"].get<bool>()) return report_error(envelope);
   const json& r = envelope["result"];
   if (as_json || format_json) {

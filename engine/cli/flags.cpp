@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "core/csv.hpp"
+
 namespace sightline::cli {
 
 namespace {
@@ -77,23 +79,11 @@ const Flags::Spec* Flags::find(const std::string& name) const {
   return nullptr;
 }
 
-bool Flags::parse_integer(const std::string& text, int64_t& out) {
-  if (text.empty()) return false;
-  const char* first = text.data();
-  const char* last = first + text.size();
-  if (*first == '+') ++first;  // std::from_chars takes no '+'
-  if (first == last) return false;
-  const auto r = std::from_chars(first, last, out);
-  return r.ec == std::errc() && r.ptr == last;
-}
+// Flags parse their numbers with the engine's one number parser (core/csv):
+// the whole token, plain decimal, finite.
+bool Flags::parse_integer(const std::string& text, int64_t& out) { return parse_integer_token(text, out); }
 
-bool Flags::parse_number(const std::string& text, double& out) {
-  if (text.empty() || std::isspace(static_cast<unsigned char>(text[0]))) return false;
-  char* end = nullptr;
-  errno = 0;
-  out = std::strtod(text.c_str(), &end);
-  return end == text.c_str() + text.size() && std::isfinite(out);
-}
+bool Flags::parse_number(const std::string& text, double& out) { return csv_parse_decimal(text, out); }
 
 bool Flags::parse(const std::vector<std::string>& args, std::string& problem) {
   const std::string who = command_ + ": ";

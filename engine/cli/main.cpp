@@ -6,6 +6,7 @@
 #include "core/json_text.hpp"
 #include "api/api.hpp"
 #include "cli/cli_common.hpp"
+#include "cli/command_boundary.hpp"
 #include "cli/flags.hpp"
 
 using namespace sightline::cli;
@@ -23,14 +24,14 @@ bool no_arguments(const char* command, const Args& args, int& code) {
 int cmd_registries(const Args& args) {
   int code = 0;
   if (!no_arguments("registries", args, code)) return code;
-  std::cout << sightline::safe_dump(json::parse(sightline::api::list_registries())["result"], 2) << "\n";
+  std::cout << sightline::safe_dump(sightline::read_engine_envelope(sightline::api::list_registries())["result"], 2) << "\n";
   return 0;
 }
 
 int cmd_version(const Args& args) {
   int code = 0;
   if (!no_arguments("version", args, code)) return code;
-  std::cout << sightline::safe_dump(json::parse(sightline::api::version())["result"]) << "\n";
+  std::cout << sightline::safe_dump(sightline::read_engine_envelope(sightline::api::version())["result"]) << "\n";
   return 0;
 }
 
@@ -67,5 +68,5 @@ int main(int argc, char** argv) {
   args.erase(args.begin());
   auto it = commands.find(name);
   if (it == commands.end()) return usage_error("unknown command '" + name + "'");
-  return it->second(args);
+  return run_command(name, it->second, args);
 }

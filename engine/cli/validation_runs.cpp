@@ -9,19 +9,19 @@
 namespace sightline::cli {
 
 bool run_scenario_text(const std::string& scenario_text, json& result, json& resolved, json& error) {
-  json e = json::parse(sightline::api::run_scenario(scenario_text));
+  json e = read_engine_envelope(sightline::api::run_scenario(scenario_text));
   if (!e["ok"].get<bool>()) {
     error = e["error"];
     return false;
   }
   result = e["result"];
-  json v = json::parse(sightline::api::validate_scenario(scenario_text));
+  json v = read_engine_envelope(sightline::api::validate_scenario(scenario_text));
   resolved = v["result"];
   return true;
 }
 
 bool preset_text(const std::string& kind, const std::string& id, std::string& text, json& error) {
-  json p = json::parse(sightline::api::get_preset(kind, id));
+  json p = read_engine_envelope(sightline::api::get_preset(kind, id));
   if (!p["ok"].get<bool>()) {
     error = p["error"];
     return false;

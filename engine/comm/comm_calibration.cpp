@@ -4,6 +4,7 @@
 #include <map>
 #include <sstream>
 
+#include "core/csv.hpp"
 #include "core/error.hpp"
 #include "presets/preset_store.hpp"
 
@@ -116,40 +117,29 @@ CollectiveKind parse_collective_kind(const std::string& name, const std::string&
   return it->second;
 }
 
-std::vector<CollectiveSample> read_collective_csv(const std::string& csv_text) {
-  std::istringstream in(csv_text);
-  std::string line;
-  std::vector<std::string> header;
+std::vector<CollectiveSample> read_collective_csv(const std::string& csv_text, const std::string& source) {
+  const CsvTable table(csv_text, source);
   std::vector<CollectiveSample> out;
-  int line_no = 0;
-  while (std::getline(in, line)) {
-    ++line_no;
-    if (line.empty() || line[0] == '#') continue;
-    std::vector<std::string> cells;
-    std::string cell;
-    std::istringstream ls(line);
-    while (std::getline(ls, cell, ',')) cells.push_back(cell);
-    if (header.empty()) {
-      header = cells;
-      continue;
-    }
+  for (const CsvTable::Row& csv_row : table.rows()) {
     std::map<std::string, std::string> row;
-    for (size_t i = 0; i < header.size() && i < cells.size(); ++i) row[header[i]] = cells[i];
-    const std::string where = "/csv/line/" + std::to_string(line_no);
+    for (size_t i = 0; i < table.header().size() && i < csv_row.cells.size(); ++i)
+      row[table.header()[i]] = csv_row.cells[i].text;
+    const std::string where = table.row_position(csv_row).describe();
+    // An empty or absent cell is 0 (not given); anything else is a whole
+    // finite decimal number, bounded so that the casts to int below are defined.
     auto num = [&](const std::string& key) {
-      if (!row.count(key) || row[key].empty()) return 0.0;
-      try {
-        return std::stod(row[key]);
-      } catch (const std::exception&) {
-        fail(error_code::kType, where + "/" + key, "not a number: '" + row[key] + "'");
-      }
+      if (table.text(csv_row, key).empty()) return 0.0;
+      return table.number(csv_row, key, -1e15, 1e15);
+    };
+    auto count = [&](const std::string& key) {
+      return table.text(csv_row, key).empty() ? 0 : static_cast<int>(table.number(csv_row, key, -1e9, 1e9));
     };
     CollectiveSample s;
     s.interconnect = row["interconnect"];
-    s.kind = parse_collective_kind(row["collective"], where + "/collective");
+    s.kind = parse_collective_kind(row["collective"], table.position(csv_row, "collective").describe());
     s.algorithm = row["algorithm"].empty() ? "auto" : row["algorithm"];
-    s.gpus = static_cast<int>(num("gpus"));
-    s.nodes = std::max(1, static_cast<int>(num("nodes")));
+    s.gpus = count("gpus");
+    s.nodes = std::max(1, count("nodes"));
     s.bytes = num("bytes");
     s.source = row["source"];
     const double n = s.gpus;
@@ -158,8 +148,8 @@ std::vector<CollectiveSample> read_collective_csv(const std::string& csv_text) {
                                                                                                      : (n - 1) / n;
     if (num("time_us") > 0) s.time_s = num("time_us") * 1e-6;
     else if (num("busbw_GBps") > 0) s.time_s = factor * s.bytes / (num("busbw_GBps") * 1e9);
-    else fail(error_code::kMissingKey, where + "/time_us", "each row needs time_us or busbw_GBps");
-    if (s.gpus < 2 || s.bytes <= 0) fail(error_code::kRange, where, "rows need gpus >= 2 and bytes > 0");
+    else fail(error_code::kMissingKey, table.position(csv_row, "time_us").describe(), where + ": each row needs time_us or busbw_GBps");
+    if (s.gpus < 2 || s.bytes <= 0) fail(error_code::kRange, where, where + ": rows need gpus >= 2 and bytes > 0");
     out.push_back(s);
   }
   return out;

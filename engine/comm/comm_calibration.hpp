@@ -82,7 +82,7 @@ struct CollectiveSample {
 };
 
 // Rows of a collective-measurement CSV (see presets/calibrations/data/published_collectives.csv).
-std::vector<CollectiveSample> read_collective_csv(const std::string& csv_text);
+std::vector<CollectiveSample> read_collective_csv(const std::string& csv_text, const std::string& source = "csv");
 CollectiveKind parse_collective_kind(const std::string& name, const std::string& path);
 
 }  // namespace sightline

@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cmath>
+#include <charconv>
 #include <cstdlib>
 
 #include "core/error.hpp"
@@ -41,6 +42,153 @@ bool csv_parse_decimal(const std::string& field, double& out) {
   char* end = nullptr;
   out = std::strtod(begin, &end);
   return end == begin + field.size() && std::isfinite(out);
+}
+
+bool parse_integer_token(const std::string& token, int64_t& out) {
+  if (token.empty()) return false;
+  const char* first = token.data();
+  const char* last = first + token.size();
+  if (*first == '+') ++first;  // std::from_chars takes no '+'
+  if (first == last || *first == '+') return false;
+  const auto r = std::from_chars(first, last, out);
+  return r.ec == std::errc() && r.ptr == last;
+}
+
+std::string TextPosition::describe() const {
+  return printable(source) + ":" + std::to_string(line) + ":" + std::to_string(column);
+}
+
+namespace {
+
+std::string number_bound(double v) {
+  std::string s = std::to_string(v);
+  // std::to_string writes six decimals; drop the trailing zeros.
+  while (s.find('.') != std::string::npos && (s.back() == '0' || s.back() == '.')) {
+    const bool dot = s.back() == '.';
+    s.pop_back();
+    if (dot) break;
+  }
+  return s;
+}
+
+}  // namespace
+
+double read_decimal_token(const std::string& token, const TextPosition& at, const std::string& what, double min_value,
+                          double max_value) {
+  const std::string t = csv_trim(token);
+  double v = 0;
+  if (!csv_parse_decimal(t, v))
+    fail(error_code::kType, at.describe(),
+         at.describe() + ": " + what + ": '" + printable(t, 80) +
+             "' is not a plain decimal number (the whole token must be digits with an optional sign, fraction and "
+             "exponent; no units, hexadecimal, inf or nan)");
+  if (v < min_value || v > max_value)
+    fail(error_code::kRange, at.describe(),
+         at.describe() + ": " + what + ": must be between " + number_bound(min_value) + " and " +
+             number_bound(max_value) + ", got " + printable(t, 80));
+  return v;
+}
+
+int64_t read_integer_token(const std::string& token, const TextPosition& at, const std::string& what, int64_t min_value,
+                           int64_t max_value) {
+  const std::string t = csv_trim(token);
+  int64_t v = 0;
+  if (!parse_integer_token(t, v))
+    fail(error_code::kType, at.describe(),
+         at.describe() + ": " + what + ": '" + printable(t, 80) + "' is not an integer (or does not fit in 64 bits)");
+  if (v < min_value || v > max_value)
+    fail(error_code::kRange, at.describe(),
+         at.describe() + ": " + what + ": must be between " + std::to_string(min_value) + " and " +
+             std::to_string(max_value) + ", got " + t);
+  return v;
+}
+
+std::vector<CsvCell> csv_split_cells(const std::string& line) {
+  std::vector<CsvCell> out(1);
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (c == '"') {
+      quoted = !quoted;
+    } else if (c == ',' && !quoted) {
+      out.push_back(CsvCell{"", static_cast<int64_t>(i) + 2});
+    } else if (c != '\r') {
+      out.back().text += c;
+    }
+  }
+  return out;
+}
+
+CsvTable::CsvTable(const std::string& text, std::string source, bool skip_comments) : source_(std::move(source)) {
+  int64_t line_no = 0;
+  std::size_t start = 0;
+  bool have_header = false;
+  while (start <= text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(start, end - start);
+    const bool last = end == text.size();
+    start = end + 1;
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty() && last) break;  // the text's final newline
+    if (skip_comments && (line.empty() || line[0] == '#')) continue;
+    std::vector<CsvCell> cells = csv_split_cells(line);
+    if (!have_header) {
+      have_header = true;
+      header_line_ = line_no;
+      for (const CsvCell& c : cells) header_.push_back(c.text);
+      continue;
+    }
+    rows_.push_back(Row{line_no, std::move(cells)});
+  }
+}
+
+bool CsvTable::has_column(const std::string& name) const {
+  for (const std::string& h : header_)
+    if (h == name) return true;
+  return false;
+}
+
+const CsvCell* CsvTable::find(const Row& row, const std::string& column) const {
+  for (std::size_t i = 0; i < header_.size(); ++i)
+    if (header_[i] == column) return i < row.cells.size() ? &row.cells[i] : nullptr;
+  return nullptr;
+}
+
+const CsvCell& CsvTable::required(const Row& row, const std::string& column) const {
+  if (!has_column(column)) {
+    const TextPosition at{source_, header_line_, 1};
+    fail(error_code::kMissingKey, at.describe(),
+         at.describe() + ": missing column '" + printable(column, 80) + "' in the header");
+  }
+  const CsvCell* c = find(row, column);
+  if (c == nullptr) {
+    const TextPosition at = row_position(row);
+    fail(error_code::kMissingKey, at.describe(),
+         at.describe() + ": the row stops before column '" + printable(column, 80) + "'");
+  }
+  return *c;
+}
+
+std::string CsvTable::text(const Row& row, const std::string& column) const {
+  const CsvCell* c = find(row, column);
+  return c ? c->text : std::string();
+}
+
+TextPosition CsvTable::position(const Row& row, const std::string& column) const {
+  const CsvCell* c = find(row, column);
+  return TextPosition{source_, row.line, c ? c->column : 1};
+}
+
+double CsvTable::number(const Row& row, const std::string& column, double min_value, double max_value) const {
+  return read_decimal_token(required(row, column).text, position(row, column), "column '" + column + "'", min_value,
+                            max_value);
+}
+
+int64_t CsvTable::integer(const Row& row, const std::string& column, int64_t min_value, int64_t max_value) const {
+  return read_integer_token(required(row, column).text, position(row, column), "column '" + column + "'", min_value,
+                            max_value);
 }
 
 std::string csv_trim(const std::string& s) {

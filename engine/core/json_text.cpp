@@ -290,6 +290,22 @@ json parse_json_text(const std::string& text) {
   return root;
 }
 
+json parse_json_document(const std::string& text, const std::string& source) {
+  try {
+    return parse_json_text(text);
+  } catch (const SightlineError& e) {
+    fail(e.code().c_str(), e.path(), printable(source) + ": " + e.what());
+  }
+}
+
+json read_engine_envelope(const std::string& text) {
+  try {
+    return parse_json_text(text);
+  } catch (const SightlineError& e) {
+    fail(error_code::kInternal, e.path(), std::string("the engine's own output did not read back: ") + e.what());
+  }
+}
+
 json merge_patch_between(const json& from, const json& to) {
   if (!from.is_object() || !to.is_object()) return to;
   json p = json::object();

@@ -48,6 +48,18 @@ json merge_patch_between(const json& from, const json& to);
 // importer warns about them.
 json parse_json_text(const std::string& text);
 
+// A JSON document the user gave as a file or a line of one (a --calibration
+// file, a batch line, a sweep base): parse_json_text's rules, and a rejection
+// keeps its pointer inside that document and names `source` (the file the
+// user gave) at the start of its message, so the error is located in the
+// user's own document.
+json parse_json_document(const std::string& text, const std::string& source);
+
+// The engine's own envelope or result text, read back by a front end (the CLI
+// prints it as a table): the same reader, so no second parser exists. A
+// rejection here is an engine defect and surfaces as one.
+json read_engine_envelope(const std::string& text);
+
 // True for a value that parse_json_text read from a non-standard literal.
 bool is_nonstandard_literal(const json& value);
 

@@ -3,6 +3,7 @@
 #include <map>
 #include <sstream>
 
+#include "core/csv.hpp"
 #include "core/error.hpp"
 
 namespace sightline {
@@ -30,19 +31,6 @@ const Operator* find_op(const StepOperators& step, const std::string& name) {
   for (const Operator& op : step.ops)
     if (op.name == name) return &op;
   return nullptr;
-}
-
-std::vector<std::string> split_csv_line(const std::string& line) {
-  std::vector<std::string> out;
-  std::string cell;
-  bool quoted = false;
-  for (char c : line) {
-    if (c == '"') quoted = !quoted;
-    else if (c == ',' && !quoted) { out.push_back(cell); cell.clear(); }
-    else if (c != '\r') cell += c;
-  }
-  out.push_back(cell);
-  return out;
 }
 
 // FlashAttention's FLOP convention: forward 4·s²·d·h per sequence, halved when
@@ -126,42 +114,32 @@ std::vector<KernelSample> vidur_row_samples(const VidurShape& v, const std::vect
   return out;
 }
 
-std::vector<KernelSample> read_kernel_csv(const std::string& csv_text, const std::string& gpu_id) {
-  std::istringstream in(csv_text);
-  std::string line;
-  std::vector<std::string> header;
+std::vector<KernelSample> read_kernel_csv(const std::string& csv_text, const std::string& gpu_id,
+                                          const std::string& source) {
+  const CsvTable table(csv_text, source);
   std::vector<KernelSample> out;
-  int line_no = 0;
-  while (std::getline(in, line)) {
-    ++line_no;
-    if (line.empty() || line[0] == '#') continue;
-    std::vector<std::string> cells = split_csv_line(line);
-    if (header.empty()) {
-      header = cells;
-      continue;
-    }
-    const std::string where = "/csv/line/" + std::to_string(line_no);
+  for (const CsvTable::Row& csv_row : table.rows()) {
+    const std::string where = table.row_position(csv_row).describe();
     std::map<std::string, std::string> row;
-    for (size_t i = 0; i < header.size() && i < cells.size(); ++i) row[header[i]] = cells[i];
-    auto text = [&](const char* key) { return row.count(key) ? row[key] : std::string(); };
+    for (size_t i = 0; i < table.header().size() && i < csv_row.cells.size(); ++i)
+      row[table.header()[i]] = csv_row.cells[i].text;
+    auto text = [&](const char* key) { return table.text(csv_row, key); };
+    auto at = [&](const char* key) { return table.position(csv_row, key).describe(); };
+    // An empty or absent cell is 0 (not given); anything else is a whole
+    // finite decimal number, bounded so that the casts to integers below are defined.
     auto num = [&](const char* key) -> double {
-      const std::string t = text(key);
-      if (t.empty()) return 0;
-      try {
-        size_t used = 0;
-        const double v = std::stod(t, &used);
-        if (used != t.size()) throw std::invalid_argument(t);
-        return v;
-      } catch (const std::exception&) {
-        fail(error_code::kType, where + "/" + key, "not a number: '" + t + "'");
-      }
+      if (text(key).empty()) return 0;
+      return table.number(csv_row, key, -1e15, 1e15);
+    };
+    auto heads_of = [&](const char* key) -> int {  // an int, so bounded tighter
+      return text(key).empty() ? 0 : static_cast<int>(table.number(csv_row, key, -1e9, 1e9));
     };
     if (!gpu_id.empty() && text("gpu") != gpu_id) continue;
     const std::string kind = text("kind");
     std::string dtype_text = text("dtype").empty() ? "bf16" : text("dtype");
     bool known_dtype = false;
     for (const auto& n : dtype_names()) known_dtype = known_dtype || n == dtype_text;
-    if (!known_dtype) fail(error_code::kInvalidValue, where + "/dtype", "unknown dtype '" + dtype_text + "'");
+    if (!known_dtype) fail(error_code::kInvalidValue, at("dtype"), "unknown dtype '" + dtype_text + "'");
     const Dtype dtype = parse_dtype(dtype_text);
     KernelSample s;
     s.model = text("model");
@@ -177,10 +155,10 @@ std::vector<KernelSample> read_kernel_csv(const std::string& csv_text, const std
     } else if (kind == "attention") {
       const std::string pass = text("pass").empty() ? "fwd" : text("pass");
       if (pass != "fwd" && pass != "bwd" && pass != "fwd_bwd")
-        fail(error_code::kInvalidValue, where + "/pass", "pass must be fwd, bwd or fwd_bwd");
+        fail(error_code::kInvalidValue, at("pass"), "pass must be fwd, bwd or fwd_bwd");
       const AttentionImpl impl = text("impl") == "standard" ? AttentionImpl::Standard : AttentionImpl::Flash;
       const int64_t batch = static_cast<int64_t>(num("batch")), seq = static_cast<int64_t>(num("seq"));
-      const int heads = static_cast<int>(num("heads"));
+      const int heads = heads_of("heads");
       const int64_t head_dim = static_cast<int64_t>(num("head_dim"));
       if (batch <= 0 || seq <= 0 || heads <= 0 || head_dim <= 0)
         fail(error_code::kRange, where, "attention rows need positive batch, seq, heads, head_dim");
@@ -190,8 +168,8 @@ std::vector<KernelSample> read_kernel_csv(const std::string& csv_text, const std
     } else if (kind == "decode_attention") {
       // One query token per sequence against a KV cache of `seq` tokens (GQA heads / kv_heads).
       const int64_t batch = static_cast<int64_t>(num("batch")), seq = static_cast<int64_t>(num("seq"));
-      const int heads = static_cast<int>(num("heads"));
-      const int kv_heads = num("kv_heads") > 0 ? static_cast<int>(num("kv_heads")) : heads;
+      const int heads = heads_of("heads");
+      const int kv_heads = heads_of("kv_heads") > 0 ? heads_of("kv_heads") : heads;
       const int64_t head_dim = static_cast<int64_t>(num("head_dim"));
       if (batch <= 0 || seq <= 0 || heads <= 0 || head_dim <= 0 || heads % kv_heads != 0)
         fail(error_code::kRange, where, "decode_attention rows need positive batch, seq, heads, head_dim and kv_heads dividing heads");
@@ -201,7 +179,7 @@ std::vector<KernelSample> read_kernel_csv(const std::string& csv_text, const std
       // An almost empty kernel: `m` launches per timing (graph nodes or eager launches).
       Operator op = make_memory_operator("launch", OpFamily::Host, 1, 0, 0, dtype);
       op.m = static_cast<int64_t>(num("m"));
-      if (op.m <= 0) fail(error_code::kRange, where + "/m", "launch rows need the number of launches in m");
+      if (op.m <= 0) fail(error_code::kRange, at("m"), "launch rows need the number of launches in m");
       s.ops.push_back(op);
     } else if (kind == "copy" || kind == "norm" || kind == "activation" || kind == "residual_add" || kind == "rope") {
       Operator op;
@@ -210,21 +188,21 @@ std::vector<KernelSample> read_kernel_csv(const std::string& csv_text, const std
       op.family = kind == "norm" ? OpFamily::Norm : kind == "rope" ? OpFamily::Rope : OpFamily::Elementwise;
       op.bytes = num("bytes");
       op.compute_dtype = dtype;
-      if (op.bytes <= 0) fail(error_code::kRange, where + "/bytes", "memory-kernel rows need bytes > 0");
+      if (op.bytes <= 0) fail(error_code::kRange, at("bytes"), "memory-kernel rows need bytes > 0");
       s.ops.push_back(op);
     } else {
-      fail(error_code::kInvalidValue, where + "/kind",
+      fail(error_code::kInvalidValue, at("kind"),
            "kind must be gemm, attention, decode_attention, copy, norm, activation, residual_add, rope or launch; got '" +
                kind + "'");
     }
     s.mode = text("mode");
     if (!s.mode.empty() && s.mode != "graph" && s.mode != "eager" && s.mode != "sync")
-      fail(error_code::kInvalidValue, where + "/mode", "mode must be graph, eager or sync; got '" + s.mode + "'");
+      fail(error_code::kInvalidValue, at("mode"), "mode must be graph, eager or sync; got '" + s.mode + "'");
     if (s.model.empty()) s.model = shape_group(kind, row);
     if (num("time_us") > 0) s.time_s = num("time_us") * 1e-6;
     else if (num("tflops") > 0 && convention_flops > 0) s.time_s = convention_flops / (num("tflops") * 1e12);
     else if (num("gbps") > 0 && !s.ops.empty()) s.time_s = s.ops[0].bytes / (num("gbps") * 1e9);
-    else fail(error_code::kMissingKey, where + "/time_us", "each row needs time_us, tflops or gbps");
+    else fail(error_code::kMissingKey, at("time_us"), "each row needs time_us, tflops or gbps");
     out.push_back(std::move(s));
   }
   return out;

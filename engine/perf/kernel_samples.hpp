@@ -19,8 +19,10 @@
 
 namespace sightline {
 
-// Rows for `gpu_id` only (all rows when empty). Errors name the CSV line.
-std::vector<KernelSample> read_kernel_csv(const std::string& csv_text, const std::string& gpu_id);
+// Rows for `gpu_id` only (all rows when empty). Errors are located at
+// source:line:column (`source`: the file the user gave).
+std::vector<KernelSample> read_kernel_csv(const std::string& csv_text, const std::string& gpu_id,
+                                          const std::string& source = "csv");
 
 // One row of a Vidur profiling mlp.csv (per-operator medians in ms for one
 // transformer layer shape at one token count and TP degree).

@@ -22,7 +22,7 @@ const PresetIndex& preset_index() {
       std::string kind = key.substr(0, slash);
       std::string id = key.substr(slash + 1);
       if (id.find('/') != std::string::npos) continue;  // nested folders are not presets
-      out[kind][id] = json::parse(preset.json);
+      out[kind][id] = parse_json_text(preset.json);  // the one reader, as for any input
     }
     return out;
   }();

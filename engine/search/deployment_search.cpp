@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/dtype.hpp"
+#include "core/csv.hpp"
 #include "core/error.hpp"
 #include "hw/hardware.hpp"
 #include "presets/preset_store.hpp"
@@ -76,8 +77,9 @@ PoolRatio parse_ratio(const json& v, const std::string& path) {
   if (t == "colocated") return {};
   const size_t colon = t.find(':');
   auto whole = [&](const std::string& part) {
-    if (part.empty() || part.size() > 2 || part.find_first_not_of("0123456789") != std::string::npos) return 0;
-    return std::stoi(part);
+    int64_t n = 0;  // the one number parser; anything but 1..64 is refused below
+    if (part.find_first_not_of("0123456789") != std::string::npos || !parse_integer_token(part, n) || n > 64) return 0;
+    return static_cast<int>(n);
   };
   const int p = colon == std::string::npos ? 0 : whole(t.substr(0, colon));
   const int d = colon == std::string::npos ? 0 : whole(t.substr(colon + 1));

@@ -9,9 +9,12 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { cliPath, repoRoot } from '../wasm/wasm_module.mjs';
+import { spawnCpuBounded } from '../tools/cpu_bounded.mjs';
 
+// Under 60 s of CPU (the kernel stops a run past it: SIGXCPU, which the
+// signal checks below report); the wall clock is only an outer guard.
 function cli(args, input) {
-  const r = spawnSync(cliPath, args, { cwd: repoRoot, input, encoding: 'utf8', timeout: 60000, maxBuffer: 1 << 26 });
+  const r = spawnCpuBounded(cliPath, args, { cpuSeconds: 60, cwd: repoRoot, input, encoding: 'utf8', maxBuffer: 1 << 26 });
   return { code: r.status, signal: r.signal, out: r.stdout, err: r.stderr };
 }
 

@@ -4,7 +4,8 @@
 // counts what must never happen:
 //   crashes   - a trap or exception out of wasm, a native driver that dies,
 //               an internal_error envelope, a reply that is not JSON;
-//   hangs     - a wasm case over HANG_MS, or a native batch past its timeout;
+//   hangs     - a wasm case over HANG_MS of CPU (process.cpuUsage, not the wall
+//               clock), or a native batch past its (generous) wall-clock guard;
 //   unlocated - an error without a code, or without a path that names where
 //               (the root path "" counts only for a root that is not an
 //               object, or with a byte offset in the message);
@@ -19,6 +20,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { rng, mutateText, mutateStructure, growScenario } from './mutate.mjs';
+import { spawnCpuBounded } from '../tools/cpu_bounded.mjs';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const HANG_MS = 5000;
@@ -99,15 +101,25 @@ export async function loadWasmModule() {
   return create({ wasmBinary: fs.readFileSync(path.join(wasmDir, 'sightline.wasm')) });
 }
 
-/** Runs every case natively in one driver process; returns the replies (one per case, or fewer if it died). */
-export function runNative(driver, cases, timeoutMs, args = []) {
+/**
+ * Runs every case natively in one driver process; returns the replies (one per
+ * case, or fewer if it died). `timeoutMs` is a wall-clock outer guard only;
+ * with `cpuSeconds` the driver also runs under that CPU-time bound
+ * (tests/tools/cpu_bounded.mjs) and the result carries its CPU seconds.
+ */
+export function runNative(driver, cases, timeoutMs, args = [], { cpuSeconds = 0 } = {}) {
   const chunks = [];
   for (const c of cases) chunks.push(enc.encode(`${c.op} ${c.bytes.length}\n`), c.bytes);
   const input = Buffer.concat(chunks.map((b) => Buffer.from(b.buffer, b.byteOffset, b.length)));
-  const res = spawnSync(driver, args, { input, maxBuffer: 1 << 30, timeout: timeoutMs });
+  const res = cpuSeconds > 0
+    ? spawnCpuBounded(driver, args, { cpuSeconds, wallGuardMs: timeoutMs, input, maxBuffer: 1 << 30 })
+    : spawnSync(driver, args, { input, maxBuffer: 1 << 30, timeout: timeoutMs });
   const replies = res.stdout.toString('utf8').split('\n');
   replies.pop();  // after the last newline
-  return { replies, status: res.status, signal: res.signal, timedOut: res.error?.code === 'ETIMEDOUT', stderr: String(res.stderr) };
+  return {
+    replies, status: res.status, signal: res.signal, timedOut: res.error?.code === 'ETIMEDOUT', stderr: String(res.stderr),
+    cpuS: res.cpuS ?? null, cpuExceeded: res.cpuExceeded ?? false,
+  };
 }
 
 /**
@@ -131,7 +143,7 @@ export async function fuzz({ seed = 1, validations = 20000, runs = 200, native =
     const t0 = Date.now();
     for (let i = 0; i < cases.length; i++) {
       const c = cases[i];
-      const t = Date.now();
+      const cpu0 = process.cpuUsage();  // a hang is judged on CPU time, not the wall clock
       let reply;
       try {
         reply = runWasm(m, c);
@@ -141,7 +153,9 @@ export async function fuzz({ seed = 1, validations = 20000, runs = 200, native =
         wasmReplies.push(null);
         continue;
       }
-      if (Date.now() - t > HANG_MS) note('hangs', i, `${Date.now() - t} ms in wasm`);
+      const used = process.cpuUsage(cpu0);
+      const cpuMs = (used.user + used.system) / 1000;
+      if (cpuMs > HANG_MS) note('hangs', i, `${cpuMs.toFixed(0)} ms of CPU in wasm`);
       wasmReplies.push(reply);
       const problem = judge(reply, c.bytes);
       if (problem) note(problem === 'crash' ? 'crashes' : problem, i, reply);

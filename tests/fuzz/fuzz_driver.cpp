@@ -10,6 +10,7 @@
 #include <string>
 
 #include "api/api.hpp"
+#include "core/json_text.hpp"
 
 int main() {
   std::ios::sync_with_stdio(false);
@@ -31,7 +32,8 @@ int main() {
       reply = engine.start(input);
       const std::string prefix = "{\"ok\":true,\"result\":{\"handle\":";
       if (reply.rfind(prefix, 0) == 0) {
-        const int handle = std::stoi(reply.substr(prefix.size()));
+        const int handle = static_cast<int>(
+            sightline::read_engine_envelope(reply)["result"]["handle"].get<int64_t>());
         std::string step = engine.step(handle, 97);
         while (step.rfind("{\"ok\":true", 0) == 0 && step.find("\"done\":true") == std::string::npos)
           step = engine.step(handle, 97);

@@ -39,7 +39,7 @@ async function openI11() {
 async function runAfter(page, action) {
   const n = await page.evaluate(() => window.sightlinePerf.runs);
   await action();
-  await page.waitForFunction((k) => window.sightlinePerf.runs > k, n, { timeout: 15000 });
+  await page.waitForFunction((k) => window.sightlinePerf.runs > k, n, { timeout: 60000 });
   await waitDone(page);
 }
 
@@ -108,12 +108,12 @@ test('each published config.json pasted as published: the understood panel says 
     await page.waitForFunction((w) => Object.entries(w).every(([k, v]) => {
       const p = document.querySelector(`#hf-understood [data-item="${k}"]`);
       return v === null ? !p : p && p.textContent === v;
-    }), Object.fromEntries(Object.entries(want).map(([k, v]) => [k, v ?? null])), { timeout: 15000 }).catch(() => {});
+    }), Object.fromEntries(Object.entries(want).map(([k, v]) => [k, v ?? null])), { timeout: 60000 }).catch(() => {});
     const items = await page.$$eval('#hf-understood [data-item]', (ps) => Object.fromEntries(ps.map((p) => [p.dataset.item, p.textContent])));
     for (const [k, v] of Object.entries(want)) assert.equal(items[k], v, `${file}: ${k}`);
     // It runs: a result where the weights leave most of the GPU free, the engine's located
     // does_not_fit where they alone exceed it (in between, either).
-    await page.waitForFunction((n) => window.sightlinePerf.started > n, started, { timeout: 15000 });
+    await page.waitForFunction((n) => window.sightlinePerf.started > n, started, { timeout: 60000 });
     await page.waitForSelector('#run-status[data-state="done"], #error:not([hidden])', { timeout: 60000 });
     const failed = !(await page.isHidden('#error'));
     const code = failed ? await page.textContent('#error-code') : null;
@@ -145,7 +145,7 @@ function inspect(model) {
 /** Waits until the understood panel names `name` (the summary line), then returns its items by label. */
 async function understood(page, name) {
   await page.waitForFunction((n) => !document.getElementById('understood').hidden
-    && document.getElementById('understood-summary').textContent.startsWith(`Understood: ${n},`), name, { timeout: 15000 });
+    && document.getElementById('understood-summary').textContent.startsWith(`Understood: ${n},`), name, { timeout: 60000 });
   return page.$$eval('#hf-understood [data-item]', (ps) => Object.fromEntries(ps.map((p) => [p.dataset.item, p.textContent])));
 }
 
@@ -200,7 +200,7 @@ test('what the engine understood follows the model in every mode: a preset chang
     await page.selectOption('#q-model', 'llama-3-70b');
     const l70 = inspect('llama-3-70b');
     await page.waitForFunction((n) => !document.getElementById('q-understood').hidden
-      && document.getElementById('q-understood-summary').textContent.startsWith(`Understood: ${n},`), l70.name, { timeout: 15000 });
+      && document.getElementById('q-understood-summary').textContent.startsWith(`Understood: ${n},`), l70.name, { timeout: 60000 });
     const q = await page.$$eval('#q-hf-understood [data-item]', (ps) => Object.fromEntries(ps.map((p) => [p.dataset.item, p.textContent])));
     assert.equal(q.Heads, `Heads: ${l70.heads.query} query / ${l70.heads.kv} KV (${l70.heads.kind}), head dim ${l70.heads.head_dim}`);
   }

@@ -27,7 +27,7 @@ function expectedBadge(result) {
 /** Waits until the badge shows the measured error of `result`'s kind and tier. */
 async function assertBadge(page, result) {
   const want = expectedBadge(result);
-  await page.waitForFunction((w) => document.getElementById('accuracy-badge').textContent === w, want, { timeout: 10000 })
+  await page.waitForFunction((w) => document.getElementById('accuracy-badge').textContent === w, want, { timeout: 60000 })
     .catch(() => {});
   assert.equal(await page.textContent('#accuracy-badge'), want);
 }
