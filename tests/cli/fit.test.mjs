@@ -73,35 +73,38 @@ const writers = {
     return { benchmarks: [{ type_: 'generative_benchmark', args: { strategy: { type_: x.process === 'fixed' ? 'constant' : 'poisson', rate: x.rate } }, run_stats: { requests_made: { successful: x.n, errored: 0, incomplete: 0, total: x.n } }, metrics: { requests_per_second: s(x.rps), request_latency: s(x.e2e_ms / 1e3), prompt_token_count: s(x.prompt), output_token_count: s(x.output), time_to_first_token_ms: s(x.ttft), time_per_output_token_ms: s(x.e2e_ms / x.output), inter_token_latency_ms: s(x.tpot), output_tokens_per_second: s(x.otps) } }] };
   },
   'genai-perf': (x) => ({ request_throughput: { unit: 'requests/sec', avg: x.rps }, request_latency: { unit: 'ms', avg: x.e2e_ms }, request_count: { unit: 'count', avg: x.n }, time_to_first_token: { unit: 'ms', avg: x.ttft }, inter_token_latency: { unit: 'ms', avg: x.tpot }, output_token_throughput: { unit: 'tokens/sec', avg: x.otps }, output_sequence_length: { unit: 'tokens', avg: x.output }, input_sequence_length: { unit: 'tokens', avg: x.prompt }, input_config: { model: ['meta-llama/Llama-2-7b-hf'], request_rate: x.rate, concurrency: null, streaming: true } }),
-  mlperf: (x) => ['================================================', 'MLPerf Results Summary', '================================================', 'SUT name : PySUT', 'Scenario : Server', 'Mode     : PerformanceOnly', `Completed samples per second    : ${x.rps}`, `Completed tokens per second: ${x.otps}`, 'Result is : VALID', '', 'Additional Stats', `Mean latency (ns)               : ${Math.round(x.e2e_ms * 1e6)}`, `Mean First Token latency (ns)   : ${Math.round(x.ttft * 1e6)}`, `Mean Time to Output Token (ns)  : ${Math.round(x.tpot * 1e6)}`, '', 'Test Parameters Used', 'samples_per_query : 1', `target_qps : ${x.rate}`, `min_query_count : ${x.n}`, ''].join('\n'),
+  mlperf: (x) => ['================================================', 'MLPerf Results Summary', '================================================', 'SUT name : PySUT', 'Scenario : Server', 'Mode     : PerformanceOnly', `Completed samples per second    : ${x.rps}`, `Completed tokens per second: ${x.otps}`, 'Result is : VALID', '', 'Additional Stats', `Mean latency (ns)               : ${Math.round(x.e2e_ms * 1e6)}`, `Mean First Token latency (ns)   : ${Math.round(x.ttft * 1e6)}`, `Mean Time to Output Token (ns)  : ${Math.round(x.tpot * 1e6)}`, '', 'Test Parameters Used', 'samples_per_query : 1', `target_qps : ${x.rate}`, `min_duration (ms): ${(x.n / x.rps) * 1000}`, `min_query_count : ${x.n}`, ''].join('\n'),
 };
 
-test('every fixture reads as its format, with the workload as run', () => {
-  const cases = [['vllm_bench_serve.json', 'vllm', 1], ['sglang_bench_serving.jsonl', 'sglang', 2], ['guidellm_report.json', 'guidellm', 1], ['genai_perf_profile_export_genai_perf.json', 'genai-perf', 1], ['mlperf_log_summary.txt', 'mlperf', 1]];
-  for (const [file, format, runs] of cases) {
+test('every fixture reads as its format, with the load as run', () => {
+  const cases = [['vllm_bench_serve.json', 'vllm', 1, 2], ['sglang_bench_serving.jsonl', 'sglang', 2, 2], ['guidellm_report.json', 'guidellm', 1, 2], ['genai_perf_profile_export_genai_perf.json', 'genai-perf', 1, 2], ['mlperf_log_summary.txt', 'mlperf', 1, 2.01]];
+  for (const [file, format, runs, rate] of cases) {
     const r = cli(['fit', path.join(fixtures, file), '--import-only']);
     assert.equal(r.code, 0, `${file}: ${r.err}`);
     const a = JSON.parse(r.out);
     assert.equal(a.length, runs, file);
     assert.equal(a[0].format, format, file);
-    assert.equal(a[0].workload.rate_qps, 2, file);
-    assert.ok(a[0].measured.ttft_mean_ms > 30 && a[0].measured.ttft_mean_ms < 60, file);
-    assert.ok(a[0].measured.tpot_mean_ms > 11 && a[0].measured.tpot_mean_ms < 15, file);
-    if (format !== 'mlperf') assert.equal(a[0].workload.prompt_tokens_mean, 512, file);
+    assert.equal(a[0].load.kind, 'rate', file);
+    assert.equal(a[0].load.rate_qps, rate, file);
+    assert.ok(a[0].measured.ttft_mean_ms.value > 30 && a[0].measured.ttft_mean_ms.value < 60, file);
+    assert.ok(a[0].measured.tpot_mean_ms.value > 11 && a[0].measured.tpot_mean_ms.value < 15, file);
+    if (format !== 'mlperf') assert.equal(a[0].lengths.prompt_tokens_mean, 512, file);
+    else assert.equal(a[0].lengths.prompt_tokens_mean, null, file);
+    assert.ok(a[0].fields_used.length > 3, file);
   }
 });
 
 test('malformed and partial benchmark files get located errors', () => {
   const vllm = JSON.parse(readFileSync(path.join(fixtures, 'vllm_bench_serve.json'), 'utf8'));
   const cases = [
-    ['bad.json', '{"mean_ttft_ms": 1,', 'parse_error', '/0'],  // read as JSONL: line 0
-    ['partial-vllm.json', { ...vllm, mean_tpot_ms: undefined }, 'missing_key', '/mean_tpot_ms'],
+    ['bad.json', '{"mean_ttft_ms": 1,', 'parse_error', '/mean_ttft_ms'],
+    ['partial-vllm.json', { ...vllm, completed: undefined }, 'missing_key', '/completed'],
     ['type-vllm.json', { ...vllm, completed: 'four' }, 'type_error', '/completed'],
     ['short-arrays.json', { ...vllm, input_lens: [512, 512] }, 'invalid_value', '/input_lens'],
     ['sglang.jsonl', readFileSync(path.join(fixtures, 'sglang_bench_serving.jsonl'), 'utf8').replace('"mean_ttft_ms": 55.8', '"mean_ttft_ms": -1'), 'out_of_range', '/1/mean_ttft_ms'],
     ['guidellm.json', { benchmarks: [{ args: { strategy: { type_: 'warp' } }, metrics: {} }] }, 'invalid_value', '/benchmarks/0/args/strategy/type_'],
-    ['genai.json', { time_to_first_token: { unit: 's', avg: 0.04 }, input_config: {} }, 'invalid_value', '/time_to_first_token/unit'],
-    ['mlperf.txt', 'MLPerf Results Summary\nScenario : Offline\n', 'not_implemented', '/line/2'],
+    ['genai.json', { time_to_first_token: { unit: 'parsecs', avg: 0.04 }, input_sequence_length: { unit: 'tokens', avg: 5 }, output_sequence_length: { unit: 'tokens', avg: 5 }, request_count: { avg: 3 }, input_config: {} }, 'invalid_value', '/time_to_first_token/unit'],
+    ['mlperf.txt', '================\nMLPerf Results Summary\n================\nScenario : SingleStream\n', 'not_implemented', '/line/4'],
     ['other.json', { hello: 1 }, 'invalid_value', ''],
   ];
   for (const [name, content, code, where] of cases) {
@@ -160,7 +163,8 @@ test('round trip: fit recovers a known perturbation from every format and predic
   const baseFile = write('base.json', base);
   const out = path.join(work, 'my-cluster.json');
   const small = files.find((f) => f.endsWith('guidellm.json'));
-  const r = cli(['fit', ...files, '--base', baseFile, '--out', out, '--id', 'my-cluster', '--model-of', `${small}=gpt2`]);
+  const mlperf = files.find((f) => f.endsWith('mlperf_log_summary.txt'));
+  const r = cli(['fit', ...files, '--base', baseFile, '--out', out, '--id', 'my-cluster', '--model-of', `${small}=gpt2`, '--prompt-tokens', `${mlperf}=512`]);
   assert.equal(r.code, 0, r.err);
   assert.match(r.out, /held-out/);
   const cal = JSON.parse(readFileSync(out, 'utf8'));
