@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "core/error.hpp"
 #include "core/least_squares.hpp"
@@ -12,12 +13,19 @@ namespace sightline::api {
 namespace {
 
 // Parameters as the optimizer sees them: logs of the efficiency scales (so they
-// stay positive and symmetric around 1) and the host time per step in ms.
-// 0 is "no correction" for every one of them.
-constexpr size_t kParameters = 4;
+// stay positive and symmetric around 1), the host time per step in ms, and a
+// constant per-request latency in ms that the client measures on top of the
+// server (network, HTTP, tokenizer): it adds to every TTFT (and E2E) but to no
+// step, so it is not absorbed into efficiency or host time. 0 is "no
+// correction" for every one of them.
+constexpr size_t kParameters = 5;
 const char* const kFactorNames[kParameters] = {"compute_efficiency_scale", "memory_efficiency_scale",
-                                               "comm_efficiency_scale", "host_us_per_step"};
+                                               "comm_efficiency_scale", "host_us_per_step", "request_latency_ms"};
 constexpr size_t kHost = 3;
+constexpr size_t kRequest = 4;
+
+// The per-request latency a parameter vector adds to TTFT (never negative).
+double request_latency_ms(const std::vector<double>& x) { return std::max(0.0, x[kRequest]); }
 
 json calibration_of(const std::vector<double>& x, const std::string& id, const std::string& source) {
   ClusterCalibration c;
@@ -43,9 +51,12 @@ double huber_residual(double r, double delta) {
 double log_error(double pred, double meas) { return pred > 0 ? std::log(pred / meas) : 10.0; }
 double signed_error(double pred, double meas) { return meas > 0 ? pred / meas - 1 : 0; }
 
-double predicted(const Replay& p, const FitTarget& t) {
+// The replay's statistic for a target, as the client measures it: TTFT
+// statistics include the per-request latency `request_ms`.
+double predicted(const Replay& p, const FitTarget& t, double request_ms = 0) {
   auto it = p.value.find(t.statistic);
-  return it == p.value.end() ? 0 : it->second;
+  if (it == p.value.end()) return 0;
+  return it->second + (t.statistic.rfind("ttft", 0) == 0 ? request_ms : 0);
 }
 
 // Each residual is weighted by the precision of its replayed statistic: a
@@ -76,7 +87,8 @@ std::vector<double> residuals(const Problem& pb, const std::vector<size_t>& subs
     const Replay p = replay_run(pb.base, pb.runs[i], cal);
     const RunData& d = pb.data[i];
     for (size_t k = 0; k < d.targets.size(); ++k)
-      r.push_back(d.weights[k] * huber_residual(log_error(predicted(p, d.targets[k]), d.targets[k].measured), 0.2));
+      r.push_back(d.weights[k] *
+                  huber_residual(log_error(predicted(p, d.targets[k], request_latency_ms(x)), d.targets[k].measured), 0.2));
   }
   return r;
 }
@@ -91,20 +103,14 @@ struct Identified {
   bool converged = false;
 };
 
-// A factor is determined when its standard error, scaled by the misfit, is
-// within ±25% of a scale or ±25% of the host time (at least 50 µs).
-bool well_determined(size_t j, double x, double se) {
-  if (!std::isfinite(se)) return false;
-  return j == kHost ? se <= std::max(0.05, 0.25 * std::fabs(x)) : se <= 0.25;
-}
-
 // Levenberg–Marquardt on the factors in `free` (the others stay at 0, no
 // correction), from `start`, with weak priors toward no correction (σ = 10 in
 // log scale, 1 s of host time per step).
 LeastSquaresResult minimize_free(Problem& pb, const std::vector<size_t>& subset, const std::vector<double>& start,
                                  const std::vector<bool>& free) {
-  static const double kStep[kParameters] = {0.02, 0.02, 0.02, 0.05};  // 2% of a scale; 50 µs of host time
-  static const double kSigma[kParameters] = {10, 10, 10, 1000};
+  // 2% of a scale; 50 µs of host time; 0.5 ms per request.
+  static const double kStep[kParameters] = {0.02, 0.02, 0.02, 0.05, 0.5};
+  static const double kSigma[kParameters] = {10, 10, 10, 1000, 10000};
   std::vector<size_t> index;
   LeastSquaresOptions o;
   std::vector<double> x0;
@@ -140,68 +146,118 @@ LeastSquaresResult minimize_free(Problem& pb, const std::vector<size_t>& subset,
   return ls;
 }
 
-// Fits, then holds at "no correction" every factor the runs leave
-// undetermined (unseen, or a standard error past the bound: a rank-deficient
-// or ill-conditioned Jacobian) and refits the rest once.
+// The residual variance of a fit with `free_count` free factors, never below
+// the noise floor of the replayed statistics (1 in weighted units).
+double residual_variance(const LeastSquaresResult& ls, size_t free_count) {
+  double ss = 0;
+  for (double r : ls.residuals) ss += r * r;
+  const size_t m = ls.residuals.size();
+  return m > free_count ? std::max(1.0, ss / static_cast<double>(m - free_count)) : 1.0;
+}
+
+// Standard errors of the factors in `keep` from the data Jacobian restricted
+// to their columns, scaled by the residual variance (+inf: singular).
+std::vector<double> standard_errors(const LeastSquaresResult& ls, const std::vector<bool>& keep, double s2) {
+  std::vector<size_t> cols;
+  for (size_t j = 0; j < kParameters; ++j)
+    if (keep[j]) cols.push_back(j);
+  std::vector<std::vector<double>> jr;
+  for (const auto& row : ls.jacobian) {
+    std::vector<double> r;
+    for (size_t j : cols) r.push_back(j < row.size() ? row[j] : 0.0);
+    jr.push_back(r);
+  }
+  const auto cov = normal_inverse(jr, cols.size());
+  std::vector<double> se(kParameters, std::numeric_limits<double>::infinity());
+  for (size_t k = 0; k < cols.size(); ++k) se[cols[k]] = std::sqrt(cov[k][k] * s2);
+  return se;
+}
+
+double excess(size_t j, double x, double se) {
+  if (!std::isfinite(se)) return std::numeric_limits<double>::infinity();
+  const double bound = j == kHost ? std::max(0.05, 0.25 * std::fabs(x)) : j == kRequest ? std::max(1.0, 0.25 * std::fabs(x)) : 0.25;
+  return se / bound;
+}
+
+// Fits every factor, then chooses the ones the runs identify from the
+// Jacobian's rank and conditioning: while some factor's standard error is past
+// its bound, the worst one is held at "no correction" and the rest are judged
+// again (no replay needed). If any was held, the rest are refitted once.
 Identified fit_identified(Problem& pb, const std::vector<size_t>& subset, const std::vector<double>& start) {
   Identified out;
   out.why.assign(kParameters, "");
-  std::vector<bool> free(kParameters, true);
-  std::vector<double> x = start;
-  for (int round = 0; round < 2; ++round) {
-    const LeastSquaresResult ls = minimize_free(pb, subset, x, free);
-    x = ls.x;
-    out.converged = ls.converged;
-    size_t nfree = 0;
-    for (size_t j = 0; j < kParameters; ++j) nfree += free[j] && ls.seen[j];
-    double ss = 0;
-    for (double r : ls.residuals) ss += r * r;
-    const size_t m = ls.residuals.size();
-    // Standard errors include the misfit: scaled by the residual variance
-    // (never below the noise floor of the replayed means).
-    out.residual_variance = m > nfree ? std::max(1.0, ss / static_cast<double>(m - nfree)) : 1.0;
-    const auto cov = normal_inverse(ls.jacobian, kParameters);
-    bool dropped = false;
-    for (size_t j = 0; j < kParameters; ++j) {
-      if (!free[j]) continue;
-      const double se = std::sqrt(cov[j][j] * out.residual_variance);
-      const double value = x[j];
-      if (ls.seen[j] && well_determined(j, value, se)) {
-        out.determined[j] = true;
-        out.se[j] = se;
-        continue;
-      }
-      out.determined[j] = false;
-      out.why[j] = !ls.seen[j] ? "these runs do not depend on it"
-                   : !std::isfinite(se) ? "confounded with another factor in these runs (singular Jacobian)"
-                                        : "too uncertain in these runs (standard error past ±25%)";
-      free[j] = false;
-      x[j] = 0;
-      dropped = true;
-    }
-    if (!dropped || std::none_of(free.begin(), free.end(), [](bool b) { return b; })) break;
-    if (round == 1) {
-      // Still dropping after the refit: hold those too; the rest keep their refitted values.
-      break;
-    }
-    std::fill(out.determined.begin(), out.determined.end(), false);
-  }
+  LeastSquaresResult ls = minimize_free(pb, subset, start, std::vector<bool>(kParameters, true));
+  std::vector<bool> keep = ls.seen;
   for (size_t j = 0; j < kParameters; ++j)
+    if (!keep[j]) out.why[j] = "these runs do not depend on it";
+  // Every subset of the factors the runs see, judged on the one Jacobian (no
+  // replays): the largest subset whose every factor is within its bound, the
+  // best conditioned (smallest worst excess) among those of that size.
+  const std::vector<bool> seen = keep;
+  std::vector<bool> best(kParameters, false);
+  size_t best_size = 0;
+  double best_excess = std::numeric_limits<double>::infinity();
+  for (unsigned mask = 1; mask < (1u << kParameters); ++mask) {
+    std::vector<bool> subset_keep(kParameters, false);
+    size_t n = 0;
+    for (size_t j = 0; j < kParameters; ++j)
+      if ((mask >> j) & 1u) {
+        if (!seen[j]) goto next_subset;
+        subset_keep[j] = true;
+        ++n;
+      }
+    {
+      const std::vector<double> se = standard_errors(ls, subset_keep, residual_variance(ls, n));
+      double worst = 0;
+      for (size_t j = 0; j < kParameters; ++j)
+        if (subset_keep[j]) worst = std::max(worst, excess(j, ls.x[j], se[j]));
+      if (worst <= 1 && (n > best_size || (n == best_size && worst < best_excess))) {
+        best = subset_keep;
+        best_size = n;
+        best_excess = worst;
+      }
+    }
+  next_subset:;
+  }
+  {
+    const std::vector<double> se_all = standard_errors(ls, seen, residual_variance(ls, best_size));
+    for (size_t j = 0; j < kParameters; ++j)
+      if (seen[j] && !best[j])
+        out.why[j] = std::isfinite(se_all[j]) ? "too uncertain in these runs (standard error past ±25%)"
+                                              : "confounded with other factors in these runs (singular Jacobian)";
+  }
+  keep = best;
+  std::vector<double> x = ls.x;
+  if (keep != ls.seen && std::count(keep.begin(), keep.end(), true) > 0) {
+    for (size_t j = 0; j < kParameters; ++j)
+      if (!keep[j]) x[j] = 0;
+    ls = minimize_free(pb, subset, x, keep);
+    x = ls.x;
+  }
+  const size_t n = static_cast<size_t>(std::count(keep.begin(), keep.end(), true));
+  out.residual_variance = residual_variance(ls, n);
+  const std::vector<double> se = standard_errors(ls, keep, out.residual_variance);
+  for (size_t j = 0; j < kParameters; ++j) {
+    out.determined[j] = keep[j] && excess(j, x[j], se[j]) <= 1;
+    if (keep[j] && !out.determined[j]) out.why[j] = "too uncertain after the refit (standard error past ±25%)";
+    out.se[j] = out.determined[j] ? se[j] : 0;
     if (!out.determined[j]) x[j] = 0;
+  }
   out.x = x;
+  out.converged = ls.converged;
   return out;
 }
 
-json error_row(const BenchRun& run, const RunData& d, const Replay& after, bool held_out) {
+json error_row(const BenchRun& run, const RunData& d, const Replay& after, double request_ms, bool held_out) {
   json figures = json::array();
   for (const FitTarget& t : d.targets)
     figures.push_back({{"metric", t.metric},
                        {"source", t.source},
                        {"measured", t.measured},
                        {"uncalibrated", predicted(d.before, t)},
-                       {"calibrated", predicted(after, t)},
+                       {"calibrated", predicted(after, t, request_ms)},
                        {"error_uncalibrated", signed_error(predicted(d.before, t), t.measured)},
-                       {"error_calibrated", signed_error(predicted(after, t), t.measured)}});
+                       {"error_calibrated", signed_error(predicted(after, t, request_ms), t.measured)}});
   return {{"file", run.file}, {"where", run.where}, {"format", run.format}, {"held_out", held_out}, {"figures", figures}};
 }
 
@@ -220,18 +276,25 @@ namespace {
 // The fit's evaluations within the work budget: each evaluation replays every
 // run of its subset, whose estimated work is known before the first replay.
 void cap_evaluations(Problem& pb, const FitOptions& options, bool held_out) {
-  int64_t per_evaluation = 0;
-  for (const BenchRun& r : pb.runs) per_evaluation += std::max<int64_t>(1, replay_work_units(pb.base, r));
-  const int64_t allowed = options.max_work_units / per_evaluation;
-  // The uncalibrated and calibrated replays, then up to two rounds per fit.
+  // The uncalibrated and calibrated replays, then at least two iterations of
+  // (factors + 1) replays in each of up to two rounds per fit.
   const int64_t fits = held_out ? 2 : 1;
   const int64_t needed = 3 + fits * 2 * static_cast<int64_t>(kParameters + 1) * 2;
-  if (allowed < needed)
-    fail(error_code::kLimitExceeded, "",
-         "fit: replaying these " + std::to_string(pb.runs.size()) + " runs once takes up to " +
-             std::to_string(per_evaluation) + " work units, and a fit needs at least " + std::to_string(needed) +
-             " replays of them (" + std::to_string(per_evaluation * needed) + " units) but the budget is " +
-             std::to_string(options.max_work_units) + " units: give fewer runs or raise --max-work-units");
+  int64_t per_evaluation = 0;
+  size_t estimated = 0;
+  for (const BenchRun& r : pb.runs) {
+    per_evaluation += std::max<int64_t>(1, replay_work_units(pb.base, r));
+    ++estimated;
+    // Stop estimating once the budget is known to be short: the estimate itself stays bounded.
+    if (per_evaluation * needed > options.max_work_units)
+      fail(error_code::kLimitExceeded, "",
+           "fit: replaying " + std::string(estimated < pb.runs.size() ? "the first " : "these ") +
+               std::to_string(estimated) + " of the " + std::to_string(pb.runs.size()) + " runs once takes up to " +
+               std::to_string(per_evaluation) + " work units, and a fit needs at least " + std::to_string(needed) +
+               " replays (" + std::to_string(per_evaluation * needed) + " units), over the budget of " +
+               std::to_string(options.max_work_units) + " units (about 60 s of CPU): give fewer runs or raise --max-work-units");
+  }
+  const int64_t allowed = options.max_work_units / per_evaluation;
   pb.max_evaluations = static_cast<int>(std::min<int64_t>(60, (allowed - 3) / (fits * 2)));
 }
 
@@ -267,7 +330,7 @@ json factors_report(const Identified& f) {
   for (size_t j = 0; j < kParameters; ++j) {
     if (f.determined[j]) {
       fitted.push_back(kFactorNames[j]);
-      se[kFactorNames[j]] = j == kHost ? f.se[j] * 1e3 : std::exp(f.x[j]) * f.se[j];
+      se[kFactorNames[j]] = j == kHost ? f.se[j] * 1e3 : j == kRequest ? f.se[j] : std::exp(f.x[j]) * f.se[j];
     } else {
       se[kFactorNames[j]] = nullptr;
       held[kFactorNames[j]] = f.why[j];
@@ -316,20 +379,21 @@ json fit_cluster_calibration(const FitBase& base, const std::vector<BenchRun>& r
     std::vector<double> before_errs, after_errs;
     json rows = json::array();
     for (size_t i : held_out) {
-      rows.push_back(error_row(runs[i], pb.data[i], replay_run(base, runs[i], cal), true));
+      rows.push_back(error_row(runs[i], pb.data[i], replay_run(base, runs[i], cal), request_latency_ms(f.x), true));
       for (const json& fig : rows.back()["figures"]) {
         before_errs.push_back(fig["error_uncalibrated"].get<double>());
         after_errs.push_back(fig["error_calibrated"].get<double>());
       }
     }
     held_report = {{"factors_fitted_without_them", cal["factors"]},
+                   {"request_latency_ms_fitted_without_them", request_latency_ms(f.x)},
                    {"runs", rows},
                    {"median_abs_error_uncalibrated", median_abs(before_errs)},
                    {"median_abs_error", median_abs(after_errs)}};
     start_all = f.x;
   }
   const Identified f = fit_identified(pb, all, start_all);
-  if (std::none_of(f.determined.begin(), f.determined.end(), [](bool b) { return b; }))
+  if (std::none_of(f.determined.begin(), f.determined.begin() + kRequest, [](bool b) { return b; }))
     fail(error_code::kConstraint, "",
          runs[0].file + (runs.size() > 1 ? " and the other files" : std::string()) +
              ": these runs determine none of the calibration's factors (" + f.why[0] +
@@ -338,7 +402,7 @@ json fit_cluster_calibration(const FitBase& base, const std::vector<BenchRun>& r
   json rows = json::array();
   std::vector<double> before_errs, after_errs;
   for (size_t i : all) {
-    rows.push_back(error_row(runs[i], pb.data[i], replay_run(base, runs[i], out), false));
+    rows.push_back(error_row(runs[i], pb.data[i], replay_run(base, runs[i], out), request_latency_ms(f.x), false));
     for (const json& fig : rows.back()["figures"]) {
       before_errs.push_back(fig["error_uncalibrated"].get<double>());
       after_errs.push_back(fig["error_calibrated"].get<double>());
@@ -357,6 +421,9 @@ json fit_cluster_calibration(const FitBase& base, const std::vector<BenchRun>& r
                 {"fitted", fr["fitted"]},
                 {"held_at_no_correction", fr["held_at_no_correction"]},
                 {"standard_errors", fr["standard_errors"]},
+                // Not a factor of the cost model: `run` predicts the server's
+                // TTFT; a client's TTFT and E2E add this.
+                {"request_latency_ms", request_latency_ms(f.x)},
                 {"residual_variance", fr["residual_variance"]},
                 {"warnings", plausibility_warnings(out["factors"])},
                 {"in_sample", {{"runs", rows},

@@ -33,6 +33,13 @@ void print_fit_table(const json& cal) {
   factor("  memory efficiency scale   ", "memory_efficiency_scale");
   factor("  comm efficiency scale     ", "comm_efficiency_scale");
   factor("  host time per step (us)   ", "host_us_per_step");
+  // The client-side constant: not a cost-model factor, reported beside them.
+  std::cout << "  per-request latency (ms)  " << fit["request_latency_ms"].get<double>();
+  if (fit["standard_errors"]["request_latency_ms"].is_number())
+    std::cout << "  (± " << fit["standard_errors"]["request_latency_ms"].get<double>()
+              << "; client, network and tokenizer time on every TTFT and E2E, not applied by run)\n";
+  else
+    std::cout << "  (held at 0: " << fit["held_at_no_correction"]["request_latency_ms"].get<std::string>() << ")\n";
   for (const json& w : fit["warnings"]) std::cout << "  warning: " << w.get<std::string>() << "\n";
   std::cout << "\n";
   std::cout << "run                                   metric          measured  uncalibrated  calibrated   err(uncal)  err(cal)\n";

@@ -144,7 +144,10 @@ test('a run names the calibration it used; a bad calibration file is a located e
 // queueing and batching. Every third run is held out by the fit, so the fit set
 // (runs 0, 1, 3, 4) alone must identify every factor too.
 const runScale = process.env.SIGHTLINE_FIT_FULL ? 5 : 1;
-test('round trip: fit recovers a known perturbation from every format and predicts another scenario', () => {
+// The runs of the round trip, written in every format; `clientMs` is a
+// constant per-request latency (client, network, tokenizer) added to every
+// measured TTFT and E2E, as a client-side benchmark sees it.
+function roundTrip(tag, clientMs) {
   const m = 'llama-2-7b';
   const few = 20 * runScale, many = 60 * runScale;
   const base = scenario(m, 2, 512, 128, many);
@@ -156,21 +159,25 @@ test('round trip: fit recovers a known perturbation from every format and predic
     ['mlperf', 'mlperf_log_summary.txt', [scenario(m, 3, 512, 128, many)]],
   ];
   const files = runs.map(([format, name, ss]) => {
-    const xs = ss.map(measured);
+    const xs = ss.map(measured).map((x) => ({ ...x, ttft: x.ttft + clientMs, e2e_ms: x.e2e_ms + clientMs }));
     const content = format === 'sglang' ? xs.map((x) => JSON.stringify(writers.sglang(x))).join('\n') + '\n' : writers[format](xs[0]);
-    return write(name, content);
+    return write(`${tag}-${name}`, content);
   });
-  const baseFile = write('base.json', base);
-  const out = path.join(work, 'my-cluster.json');
+  const baseFile = write(`${tag}-base.json`, base);
+  const out = path.join(work, `${tag}-my-cluster.json`);
   const small = files.find((f) => f.endsWith('guidellm.json'));
   const mlperf = files.find((f) => f.endsWith('mlperf_log_summary.txt'));
   const r = cli(['fit', ...files, '--base', baseFile, '--out', out, '--id', 'my-cluster', '--model-of', `${small}=gpt2`, '--prompt-tokens', `${mlperf}=512`]);
   assert.equal(r.code, 0, r.err);
-  assert.match(r.out, /held-out/);
-  const cal = JSON.parse(readFileSync(out, 'utf8'));
-  const f = cal.factors;
-  const rel = (a, b) => Math.abs(a / b - 1);
   console.log(r.out);
+  return { r, out, small, cal: JSON.parse(readFileSync(out, 'utf8')) };
+}
+const rel = (a, b) => Math.abs(a / b - 1);
+
+test('round trip: fit recovers a known perturbation from every format and predicts another scenario', () => {
+  const { r, out, small, cal } = roundTrip('plain', 0);
+  assert.match(r.out, /held-out/);
+  const f = cal.factors;
   console.log('evaluations', cal.fit.evaluations, 'standard errors', JSON.stringify(cal.fit.standard_errors));
   assert.ok(rel(f.compute_efficiency_scale, 0.8) < 0.03, `compute ${f.compute_efficiency_scale}`);
   assert.ok(rel(f.memory_efficiency_scale, 0.9) < 0.03, `memory ${f.memory_efficiency_scale}`);
@@ -192,4 +199,15 @@ test('round trip: fit recovers a known perturbation from every format and predic
     assert.ok(rel(c.metrics[k].mean, t.metrics[k].mean) < 0.03, `${k}: ${c.metrics[k].mean} vs truth ${t.metrics[k].mean}`);
   }
   assert.equal(c.calibration.id, 'my-cluster');
+});
+
+test('round trip: a constant per-request latency added to the truth is recovered as that term, not as efficiency or host time', () => {
+  const { cal } = roundTrip('client', 20);
+  const f = cal.factors;
+  console.log('request latency', cal.fit.request_latency_ms, '±', cal.fit.standard_errors.request_latency_ms);
+  assert.ok(Math.abs(cal.fit.request_latency_ms - 20) < 0.5, `request latency ${cal.fit.request_latency_ms} ms`);
+  assert.ok(rel(f.compute_efficiency_scale, 0.8) < 0.03, `compute ${f.compute_efficiency_scale}`);
+  assert.ok(rel(f.memory_efficiency_scale, 0.9) < 0.03, `memory ${f.memory_efficiency_scale}`);
+  assert.ok(rel(f.host_us_per_step, 300) < 0.03, `host ${f.host_us_per_step}`);
+  assert.ok(cal.fit.fitted.includes('request_latency_ms'));
 });

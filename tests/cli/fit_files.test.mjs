@@ -202,3 +202,34 @@ test('rule: MLPerf without --prompt-tokens asks for the prompt length, located i
   assert.equal(r.code, 1);
   assert.match(r.err, /error \[missing_key\] at '': .*mlperf-server\.txt: the file does not record prompt lengths: give --prompt-tokens/);
 });
+
+// --- The fit's honesty and bounds (issue 37 point 2, issue 34 point 7).
+
+test('fit: one run identifies two factors; the others are held at no correction, named, and not written', () => {
+  const out = path.join(work, 'one-run.json');
+  const r = cli(['fit', path.join(fixtures, 'vllm_bench_serve.json'), '--base', write('base-one.json', base()), '--out', out]);
+  assert.equal(r.code, 0, r.err);
+  const cal = JSON.parse(readFileSync(out, 'utf8'));
+  // Two figures (TTFT, TPOT) cannot determine five factors.
+  assert.ok(cal.fit.fitted.length <= 2, JSON.stringify(cal.fit.fitted));
+  const held = Object.keys(cal.fit.held_at_no_correction);
+  assert.ok(held.length >= 3, JSON.stringify(cal.fit.held_at_no_correction));
+  for (const k of held) {
+    assert.equal(cal.fit.standard_errors[k], null, k);
+    if (k === 'request_latency_ms') assert.equal(cal.fit.request_latency_ms, 0);
+    else assert.equal(cal.factors[k], k === 'host_us_per_step' ? 0 : 1, `${k} is written as no correction`);
+  }
+  assert.match(r.out, /held at no correction/);
+});
+
+test('fit: 300 runs are refused by the work estimate before any replay, naming the flag that raises it', () => {
+  const line = readFileSync(path.join(fixtures, 'sglang_bench_serving.jsonl'), 'utf8').split('\n')[0];
+  const many = write('many.jsonl', Array.from({ length: 300 }, (_, i) => line.replace('"request_rate": 2.0', `"request_rate": ${1 + i / 100}`)).join('\n') + '\n');
+  const r = cli(['fit', many, '--base', write('base-many.json', base())]);
+  assert.equal(r.code, 1);
+  // The estimate stops as soon as the budget is known to be short: it names
+  // how many of the 300 runs it priced, far fewer than all.
+  const m = r.err.match(/error \[limit_exceeded\] at '': fit: replaying the first (\d+) of the 300 runs once takes up to \d+ work units.*raise --max-work-units/);
+  assert.ok(m, r.err);
+  assert.ok(Number(m[1]) < 300);
+});
