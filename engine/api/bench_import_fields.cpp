@@ -12,6 +12,14 @@ void refuse(const char* code, const std::string& file, const std::string& path, 
   fail(code, path, file + ": " + msg);
 }
 
+BenchRun new_bench_run(const std::string& format, const std::string& file, const std::string& where) {
+  BenchRun r;
+  r.format = format;
+  r.file = file;
+  r.where = where;
+  return r;
+}
+
 double text_number(const std::string& token, const std::string& file, const std::string& key, int line, int column,
                    double min_value, double max_value) {
   const std::string where = "/line/" + std::to_string(line);

@@ -12,6 +12,9 @@ namespace sightline::api::bench {
 // Every refusal names the file in the message; `path` locates the value inside it.
 [[noreturn]] void refuse(const char* code, const std::string& file, const std::string& path, const std::string& msg);
 
+// An empty run of `format` read from `file` at `where` (the readers fill the rest).
+BenchRun new_bench_run(const std::string& format, const std::string& file, const std::string& where);
+
 // A number written in a text summary (MLPerf LoadGen "key : value"): the whole
 // token must be a plain decimal number (no suffix such as "42abc", no inf,
 // nan or hex), finite and within [min, max]; otherwise a located error that

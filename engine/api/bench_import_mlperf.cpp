@@ -130,9 +130,7 @@ void read_offline(const LoadgenSummary& s, BenchRun& r) {
 }  // namespace
 
 BenchRun read_mlperf_summary(const std::string& text, const std::string& file) {
-  BenchRun r;
-  r.format = "mlperf";
-  r.file = file;
+  BenchRun r = new_bench_run("mlperf", file, "");
   const LoadgenSummary s(text, file, &r);
   const std::string scenario = s.text("Scenario");
   if (scenario == "Server") read_server(s, r);

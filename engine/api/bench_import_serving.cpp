@@ -64,13 +64,22 @@ void read_serving_totals(const Fields& f, BenchRun& r) {
   r.output_source = f.at("total_output_tokens");
 }
 
+// The latency and throughput keys both scripts write; only the end-to-end key differs.
+void read_serving_figures(const Fields& f, const char* e2e_key) {
+  f.figure("ttft_mean_ms", "mean_ttft_ms");
+  f.figure("ttft_median_ms", "median_ttft_ms");
+  f.figure("tpot_mean_ms", "mean_tpot_ms");
+  f.figure("itl_mean_ms", "mean_itl_ms");
+  f.figure("itl_median_ms", "median_itl_ms");
+  f.figure("e2e_mean_ms", e2e_key);
+  f.figure("requests_per_s", "request_throughput");
+  f.figure("output_tokens_per_s", "output_throughput");
+}
+
 }  // namespace
 
 BenchRun read_vllm_object(const json& j, const std::string& file, const std::string& where) {
-  BenchRun r;
-  r.format = "vllm";
-  r.file = file;
-  r.where = where;
+  BenchRun r = new_bench_run("vllm", file, where);
   const Fields f(j, file, where, &r);
   r.model = f.text("model_id");
   if (r.model.empty()) r.asks.push_back("model (the file has no model_id)");
@@ -78,14 +87,7 @@ BenchRun read_vllm_object(const json& j, const std::string& file, const std::str
   read_serving_totals(f, r);
   if (const auto failed = f.maybe_integer("failed", 0, kMaxBenchRequests); failed && *failed > 0)
     r.notes.push_back(std::to_string(*failed) + " requests failed; the figures are over the completed ones");
-  f.figure("ttft_mean_ms", "mean_ttft_ms");
-  f.figure("ttft_median_ms", "median_ttft_ms");
-  f.figure("tpot_mean_ms", "mean_tpot_ms");
-  f.figure("itl_mean_ms", "mean_itl_ms");
-  f.figure("itl_median_ms", "median_itl_ms");
-  f.figure("e2e_mean_ms", "mean_e2el_ms");
-  f.figure("requests_per_s", "request_throughput");
-  f.figure("output_tokens_per_s", "output_throughput");
+  read_serving_figures(f, "mean_e2el_ms");
   // Per-request arrays (--save-detailed): one entry per prompt sent, so a
   // shorter array is a truncated file.
   const auto prompts = f.maybe_integer("num_prompts", 1, kMaxBenchRequests);
@@ -105,21 +107,11 @@ BenchRun read_vllm_object(const json& j, const std::string& file, const std::str
 }
 
 BenchRun read_sglang_object(const json& j, const std::string& file, const std::string& where) {
-  BenchRun r;
-  r.format = "sglang";
-  r.file = file;
-  r.where = where;
+  BenchRun r = new_bench_run("sglang", file, where);
   const Fields f(j, file, where, &r);
   read_serving_load(f, r, false);
   read_serving_totals(f, r);
-  f.figure("ttft_mean_ms", "mean_ttft_ms");
-  f.figure("ttft_median_ms", "median_ttft_ms");
-  f.figure("tpot_mean_ms", "mean_tpot_ms");
-  f.figure("itl_mean_ms", "mean_itl_ms");
-  f.figure("itl_median_ms", "median_itl_ms");
-  f.figure("e2e_mean_ms", "mean_e2e_latency_ms");
-  f.figure("requests_per_s", "request_throughput");
-  f.figure("output_tokens_per_s", "output_throughput");
+  read_serving_figures(f, "mean_e2e_latency_ms");
   if (!f.has("mean_ttft_ms") && f.has("median_ttft_ms"))
     r.notes.push_back("late-2024 bench_serving layout: TTFT and ITL recorded as medians only; compared as medians");
   r.asks.push_back("model (bench_serving lines do not record it)");

@@ -56,10 +56,7 @@ void read_guidellm_strategy(const Fields& st, BenchRun& r) {
 }
 
 BenchRun read_guidellm_benchmark(const json& b, const std::string& file, const std::string& p) {
-  BenchRun r;
-  r.format = "guidellm";
-  r.file = file;
-  r.where = p;
+  BenchRun r = new_bench_run("guidellm", file, p);
   const Fields bf(b, file, p, &r);
   // 0.5 keeps the run's settings under "config", 0.2 under "args".
   const json* config = bf.object("config");
@@ -195,9 +192,7 @@ std::vector<BenchRun> read_guidellm_report(const json& root, const std::string& 
 }
 
 BenchRun read_profile_export(const json& root, const std::string& file, const std::string& format) {
-  BenchRun r;
-  r.format = format;
-  r.file = file;
+  BenchRun r = new_bench_run(format, file, "");
   const Fields f(root, file, "", &r);
   std::string src;
   const auto isl = export_avg(f, "input_sequence_length", "tokens", r, &src);

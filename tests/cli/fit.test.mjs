@@ -6,24 +6,13 @@
 // predict a different scenario on the same cluster.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { cliPath, repoRoot } from '../wasm/wasm_module.mjs';
+import { repoRoot } from '../wasm/wasm_module.mjs';
+import { cli, workspace } from './fit_helpers.mjs';
 
 const fixtures = path.join(repoRoot, 'tests', 'data', 'bench');
-const work = mkdtempSync(path.join(tmpdir(), 'sightline-fit-'));
-
-function cli(args) {
-  const r = spawnSync(cliPath, args, { encoding: 'utf8', maxBuffer: 1 << 28 });
-  return { code: r.status, out: r.stdout, err: r.stderr };
-}
-function write(name, content) {
-  const p = path.join(work, name);
-  writeFileSync(p, typeof content === 'string' ? content : JSON.stringify(content));
-  return p;
-}
+const { work, write } = workspace('sightline-fit-');
 
 const fixed = (v) => ({ dist: 'fixed', value: v });
 function scenario(model, rate, prompt, output, requests = 200, process = 'poisson') {
