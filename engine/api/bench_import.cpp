@@ -1,420 +1,209 @@
+// read_bench_file: recognizes a benchmark file by its structure, hands it to
+// its tool's reader (bench_import_serving / _tools / _mlperf) and checks the
+// meaning of every quantity read before anything is fitted to it.
 #include "api/bench_import.hpp"
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <sstream>
 
+#include "api/bench_import_fields.hpp"
+#include "api/bench_import_readers.hpp"
 #include "core/error.hpp"
 
 namespace sightline::api {
 
+using bench::refuse;
+
 namespace {
 
-// Errors name the file in the message; the path locates the value inside it.
-[[noreturn]] void bench_fail(const char* code, const std::string& file, const std::string& path, const std::string& msg) {
-  fail(code, path, file + ": " + msg);
-}
-
-// A non-negative number at `key` of `obj` (or nullopt when absent and not required).
-std::optional<double> bench_number(const json& obj, const std::string& key, const std::string& file,
-                                   const std::string& path, bool required) {
-  const std::string p = pointer_append(path, key);
-  auto it = obj.find(key);
-  if (it == obj.end() || it->is_null()) {
-    if (required) bench_fail(error_code::kMissingKey, file, p, "missing '" + key + "' (the file looks partial)");
-    return std::nullopt;
+// The JSON text of one document or line, every rejection re-located into the
+// user's file: its name, the pointer (prefixed by `where` for a JSON line) and
+// the line of the file.
+json parse_in_file(const std::string& text, const std::string& file, const std::string& where, int file_line) {
+  try {
+    return parse_json_text(text);
+  } catch (const SightlineError& e) {
+    fail(e.code().c_str(), where + e.path(),
+         file + (file_line > 0 ? ":" + std::to_string(file_line) : std::string()) + ": " + e.what());
   }
-  if (!it->is_number())
-    bench_fail(error_code::kType, file, p, "'" + key + "' must be a number, got " + json_type_name(*it));
-  const double v = it->get<double>();
-  if (!(v >= 0) || v > 1e15) bench_fail(error_code::kRange, file, p, "'" + key + "' must be a finite number ≥ 0");
-  return v;
 }
 
-double need(const json& obj, const std::string& key, const std::string& file, const std::string& path) {
-  return *bench_number(obj, key, file, path, true);
-}
-double opt(const json& obj, const std::string& key, const std::string& file, const std::string& path) {
-  return bench_number(obj, key, file, path, false).value_or(0);
-}
-
-// Python's json writes an infinite request rate as `Infinity`, which is not
-// JSON; benchmark_serving writes the string "inf". Both mean "all at once".
-std::string replace_infinity(const std::string& text) {
-  std::string out;
-  bool in_string = false, escaped = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (in_string) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') in_string = false;
-      out += c;
-    } else if (c == '"') {
-      in_string = true;
-      out += c;
-    } else if (text.compare(i, 8, "Infinity") == 0) {
-      out += "\"inf\"";
-      i += 7;
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
-json parse_json(const std::string& text, const std::string& file, const std::string& path) {
-  json j = json::parse(replace_infinity(text), nullptr, false);
-  if (j.is_discarded()) bench_fail(error_code::kParse, file, path, "not valid JSON");
-  return j;
-}
-
-// A request rate: a number, or "inf"/null for "no rate limit" (returned as 0).
-double read_rate(const json& obj, const std::string& key, const std::string& file, const std::string& path) {
-  auto it = obj.find(key);
-  if (it == obj.end() || it->is_null()) return 0;
-  if (it->is_string() && (*it == "inf" || *it == "Infinity")) return 0;
-  return opt(obj, key, file, path);
-}
-
-void require_json_object(const json& j, const std::string& file, const std::string& path) {
-  if (!j.is_object()) bench_fail(error_code::kType, file, path, "expected an object, got " + json_type_name(j));
-}
-
-void check_measured(const BenchRun& r, const std::string& path) {
-  if (r.requests <= 0)
-    bench_fail(error_code::kInvalidValue, r.file, path, "the run completed no request: nothing to compare with");
-  if (r.ttft_mean_ms <= 0 || r.tpot_mean_ms <= 0)
-    bench_fail(error_code::kInvalidValue, r.file, path,
-               "the run records no positive mean TTFT and TPOT (non-streaming runs cannot be fitted)");
-}
-
-// The summary keys vllm's benchmark_serving.py and SGLang's bench_serving
-// both write (SGLang's script began as a copy of vllm's); only the end-to-end
-// latency key differs.
-BenchRun read_serving_summary(const json& j, const char* format, const char* e2e_key, const std::string& file,
-                              const std::string& p) {
-  BenchRun r;
-  r.format = format;
-  r.file = file;
-  r.rate_qps = read_rate(j, "request_rate", file, p);
-  r.concurrency = static_cast<int64_t>(opt(j, "max_concurrency", file, p));
-  // vllm's --burstiness: gamma inter-arrival times of shape b (1: Poisson).
-  const double burstiness = opt(j, "burstiness", file, p);
-  if (burstiness > 0 && burstiness != 1) {
-    r.arrival = "gamma";
-    r.arrival_cv = 1 / std::sqrt(burstiness);
-  }
-  r.requests = static_cast<int64_t>(need(j, "completed", file, p));
-  const double n = static_cast<double>(std::max<int64_t>(r.requests, 1));
-  r.prompt_tokens_mean = need(j, "total_input_tokens", file, p) / n;
-  r.output_tokens_mean = need(j, "total_output_tokens", file, p) / n;
-  r.requests_per_s = need(j, "request_throughput", file, p);
-  r.output_tokens_per_s = opt(j, "output_throughput", file, p);
-  r.ttft_mean_ms = need(j, "mean_ttft_ms", file, p);
-  r.tpot_mean_ms = need(j, "mean_tpot_ms", file, p);
-  r.itl_mean_ms = opt(j, "mean_itl_ms", file, p);
-  r.e2e_mean_ms = opt(j, e2e_key, file, p);
-  return r;
-}
-
-// vllm bench serve --save-result (benchmarks/benchmark_serving.py): one object.
-BenchRun read_vllm(const json& j, const std::string& file) {
-  const std::string p;
-  BenchRun r = read_serving_summary(j, "vllm", "mean_e2el_ms", file, p);
-  if (j.contains("model_id") && j["model_id"].is_string()) r.model = j["model_id"].get<std::string>();
-  // Per-request arrays (written with --save-detailed): checked, so a truncated file is caught.
-  for (const char* key : {"input_lens", "output_lens", "ttfts"}) {
-    auto it = j.find(key);
-    if (it == j.end()) continue;
-    const std::string ap = pointer_append(p, key);
-    if (!it->is_array()) bench_fail(error_code::kType, file, ap, std::string("'") + key + "' must be an array");
-    for (size_t i = 0; i < it->size(); ++i)
-      if (!(*it)[i].is_number()) bench_fail(error_code::kType, file, pointer_append(ap, i), "must be a number");
-    if (j.contains("num_prompts") && j["num_prompts"].is_number_integer() &&
-        static_cast<int64_t>(it->size()) != j["num_prompts"].get<int64_t>())
-      bench_fail(error_code::kInvalidValue, file, ap,
-                 std::string("'") + key + "' has " + std::to_string(it->size()) + " entries, but num_prompts is " +
-                     std::to_string(j["num_prompts"].get<int64_t>()) + " (truncated file?)");
-  }
-  return r;
-}
-
-// sglang.bench_serving --output-file: JSONL, one object per run.
-BenchRun read_sglang_line(const json& j, const std::string& file, const std::string& p) {
-  require_json_object(j, file, p);
-  BenchRun r = read_serving_summary(j, "sglang", "mean_e2e_latency_ms", file, p);
-  r.where = p;
-  return r;
-}
-
-// GuideLLM's StatusDistributionSummary: {"successful": {"mean": ...}, ...}.
-double guidellm_mean(const json& metrics, const std::string& key, const std::string& file, const std::string& path,
-                     bool required) {
-  const std::string p = pointer_append(path, key);
-  auto it = metrics.find(key);
-  if (it == metrics.end()) {
-    if (required) bench_fail(error_code::kMissingKey, file, p, "missing metric '" + key + "'");
-    return 0;
-  }
-  require_json_object(*it, file, p);
-  auto s = it->find("successful");
-  if (s == it->end()) bench_fail(error_code::kMissingKey, file, pointer_append(p, "successful"), "missing 'successful'");
-  require_json_object(*s, file, pointer_append(p, "successful"));
-  return *bench_number(*s, "mean", file, pointer_append(p, "successful"), required);
-}
-
-BenchRun read_guidellm_benchmark(const json& b, const std::string& file, const std::string& p) {
-  require_json_object(b, file, p);
-  BenchRun r;
-  r.format = "guidellm";
-  r.file = file;
-  r.where = p;
-  const std::string ap = pointer_append(p, "args"), sp = pointer_append(ap, "strategy");
-  if (!b.contains("args") || !b["args"].is_object() || !b["args"].contains("strategy"))
-    bench_fail(error_code::kMissingKey, file, sp, "missing the benchmark's scheduling strategy");
-  const json& st = b["args"]["strategy"];
-  require_json_object(st, file, sp);
-  const std::string type = st.contains("type_") && st["type_"].is_string() ? st["type_"].get<std::string>() : "";
-  if (type == "constant" || type == "poisson") {
-    r.rate_qps = need(st, "rate", file, sp);
-    if (type == "constant") r.arrival = "fixed";
-  } else if (type == "concurrent") {
-    r.concurrency = static_cast<int64_t>(need(st, "streams", file, sp));
-  } else if (type == "synchronous") {
-    r.concurrency = 1;
-    r.arrival = "fixed";  // one request after another: evenly spaced at the rate achieved
-  } else if (type != "throughput") {
-    bench_fail(error_code::kInvalidValue, file, pointer_append(sp, "type_"),
-               "unknown strategy '" + type + "' (synchronous, concurrent, throughput, constant, poisson)");
-  }
-  const std::string mp = pointer_append(p, "metrics");
-  if (!b.contains("metrics")) bench_fail(error_code::kMissingKey, file, mp, "missing 'metrics'");
-  const json& m = b["metrics"];
-  require_json_object(m, file, mp);
-  r.requests_per_s = guidellm_mean(m, "requests_per_second", file, mp, true);
-  r.prompt_tokens_mean = guidellm_mean(m, "prompt_token_count", file, mp, true);
-  r.output_tokens_mean = guidellm_mean(m, "output_token_count", file, mp, true);
-  r.ttft_mean_ms = guidellm_mean(m, "time_to_first_token_ms", file, mp, true);
-  // GuideLLM's time_per_output_token_ms spreads the whole latency over every
-  // token, first included; its inter_token_latency_ms excludes the first token,
-  // which is TPOT as vLLM and this engine define it.
-  r.tpot_mean_ms = guidellm_mean(m, "inter_token_latency_ms", file, mp, true);
-  r.itl_mean_ms = r.tpot_mean_ms;
-  r.e2e_mean_ms = guidellm_mean(m, "request_latency", file, mp, false) * 1e3;  // seconds in the report
-  r.output_tokens_per_s = guidellm_mean(m, "output_tokens_per_second", file, mp, false);
-  const std::string rp = pointer_append(pointer_append(p, "run_stats"), "requests_made");
-  if (b.contains("run_stats") && b["run_stats"].is_object() && b["run_stats"].contains("requests_made")) {
-    require_json_object(b["run_stats"]["requests_made"], file, rp);
-    r.requests = static_cast<int64_t>(need(b["run_stats"]["requests_made"], "successful", file, rp));
-  } else {
-    bench_fail(error_code::kMissingKey, file, rp, "missing the count of successful requests");
-  }
-  return r;
-}
-
-// genai-perf / AIPerf profile export: metrics as {"unit": ..., "avg": ...}.
-double genai_avg(const json& j, const std::string& key, const std::string& unit, const std::string& file, bool required) {
-  const std::string p = pointer_append("", key);
-  auto it = j.find(key);
-  if (it == j.end()) {
-    if (required) bench_fail(error_code::kMissingKey, file, p, "missing metric '" + key + "'");
-    return 0;
-  }
-  require_json_object(*it, file, p);
-  if (!unit.empty() && it->contains("unit") && (*it)["unit"].is_string() && (*it)["unit"] != unit)
-    bench_fail(error_code::kInvalidValue, file, pointer_append(p, "unit"),
-               "expected unit '" + unit + "', got '" + (*it)["unit"].get<std::string>() + "'");
-  return *bench_number(*it, "avg", file, p, required);
-}
-
-BenchRun read_genai_perf(const json& j, const std::string& file) {
-  BenchRun r;
-  r.format = "genai-perf";
-  r.file = file;
-  r.ttft_mean_ms = genai_avg(j, "time_to_first_token", "ms", file, true);
-  // genai-perf's inter-token latency is (request latency − TTFT) / (output tokens − 1) per request: TPOT.
-  r.tpot_mean_ms = genai_avg(j, "inter_token_latency", "ms", file, true);
-  r.itl_mean_ms = r.tpot_mean_ms;
-  r.e2e_mean_ms = genai_avg(j, "request_latency", "ms", file, false);
-  r.requests_per_s = genai_avg(j, "request_throughput", "requests/sec", file, true);
-  r.output_tokens_per_s = genai_avg(j, "output_token_throughput", "tokens/sec", file, false);
-  r.prompt_tokens_mean = genai_avg(j, "input_sequence_length", "tokens", file, true);
-  r.output_tokens_mean = genai_avg(j, "output_sequence_length", "tokens", file, true);
-  r.requests = static_cast<int64_t>(genai_avg(j, "request_count", "", file, false));
-  if (!j.contains("input_config")) bench_fail(error_code::kMissingKey, file, "/input_config", "missing 'input_config'");
-  const json& ic = j["input_config"];
-  require_json_object(ic, file, "/input_config");
-  // genai-perf writes the load flat; AIPerf nests it under "loadgen".
-  const bool nested = ic.contains("loadgen") && ic["loadgen"].is_object();
-  const json& load = nested ? ic["loadgen"] : ic;
-  const std::string lp = nested ? "/input_config/loadgen" : "/input_config";
-  r.rate_qps = read_rate(load, "request_rate", file, lp);
-  r.concurrency = static_cast<int64_t>(opt(load, "concurrency", file, lp));
-  if (ic.contains("model")) {
-    const json& m = ic["model"];
-    if (m.is_string()) r.model = m.get<std::string>();
-    else if (m.is_array() && !m.empty() && m[0].is_string()) r.model = m[0].get<std::string>();
-  }
-  if (r.requests == 0 && r.requests_per_s > 0) {
-    r.requests = 1;  // the count only gates "completed something"; genai-perf does not always write it
-    r.notes.push_back("no request_count in the file: the request count is unknown");
-  }
-  return r;
-}
-
-// MLPerf LoadGen mlperf_log_summary.txt: "key : value" lines.
-BenchRun read_mlperf(const std::string& text, const std::string& file) {
-  BenchRun r;
-  r.format = "mlperf";
-  r.file = file;
-  std::map<std::string, std::pair<std::string, int>> kv;
+// The non-blank lines of `text` with their line numbers (from 1).
+std::vector<std::pair<int, std::string>> content_lines(const std::string& text) {
+  std::vector<std::pair<int, std::string>> out;
   std::istringstream in(text);
   std::string line;
   int n = 0;
   while (std::getline(in, line)) {
     ++n;
-    const size_t colon = line.find(':');
-    if (colon == std::string::npos) continue;
-    auto trim = [](std::string s) {
-      const size_t a = s.find_first_not_of(" \t\r"), b = s.find_last_not_of(" \t\r");
-      return a == std::string::npos ? std::string() : s.substr(a, b - a + 1);
-    };
-    kv[trim(line.substr(0, colon))] = {trim(line.substr(colon + 1)), n};
+    if (line.find_first_not_of(" \t\r") != std::string::npos) out.emplace_back(n, line);
   }
-  auto num = [&](const std::string& key, bool required) -> double {
-    auto it = kv.find(key);
-    if (it == kv.end()) {
-      if (required) bench_fail(error_code::kMissingKey, file, "/" + key, "missing line '" + key + " : ...'");
-      return 0;
-    }
-    const std::string p = "/line/" + std::to_string(it->second.second);
-    char* end = nullptr;
-    const double v = std::strtod(it->second.first.c_str(), &end);
-    if (end == it->second.first.c_str() || !(v >= 0))
-      bench_fail(error_code::kInvalidValue, file, p, "'" + key + "' is not a number: '" + it->second.first + "'");
-    return v;
-  };
-  auto sc = kv.find("Scenario");
-  if (sc == kv.end()) bench_fail(error_code::kMissingKey, file, "/Scenario", "missing line 'Scenario : ...'");
-  if (sc->second.first != "Server")
-    bench_fail(error_code::kNotImplemented, file, "/line/" + std::to_string(sc->second.second),
-               "only the Server scenario has an arrival rate to replay, got '" + sc->second.first + "'");
-  r.rate_qps = num("target_qps", true);
-  r.requests_per_s = num("Completed samples per second", true);
-  r.output_tokens_per_s = num("Completed tokens per second", false);
-  r.ttft_mean_ms = num("Mean First Token latency (ns)", true) * 1e-6;
-  r.tpot_mean_ms = num("Mean Time to Output Token (ns)", true) * 1e-6;
-  r.e2e_mean_ms = num("Mean latency (ns)", false) * 1e-6;
-  r.requests = static_cast<int64_t>(num("min_query_count", false));
-  if (r.requests == 0) r.requests = 1;
-  r.notes.push_back("LoadGen records no prompt or output lengths: the base scenario's are used");
-  return r;
+  return out;
 }
 
-bool looks_like_jsonl(const std::string& text) {
-  int objects = 0;
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line)) {
-    const size_t a = line.find_first_not_of(" \t\r");
-    if (a == std::string::npos) continue;
-    if (line[a] != '{') return false;
-    ++objects;
+// JSON lines (SGLang --output-file, vLLM --append-result): two or more
+// non-blank lines, each an object on its own.
+bool is_json_lines(const std::vector<std::pair<int, std::string>>& lines) {
+  if (lines.size() < 2) return false;
+  for (const auto& [n, l] : lines)
+    if (l[l.find_first_not_of(" \t\r")] != '{') return false;
+  return true;
+}
+
+// An MLPerf LoadGen summary opens with a banner: a rule of '=', the title, a rule.
+bool is_mlperf_summary(const std::vector<std::pair<int, std::string>>& lines) {
+  auto rule = [](const std::string& l) {
+    const std::string t = l.substr(0, l.find_last_not_of(" \t\r") + 1);
+    return t.size() >= 8 && t.find_first_not_of('=') == std::string::npos;
+  };
+  return lines.size() >= 3 && rule(lines[0].second) && lines[1].second.find("MLPerf Results Summary") == 0 &&
+         rule(lines[2].second);
+}
+
+// Which tool wrote one result object, from the keys only it writes.
+std::string object_format(const json& j) {
+  if (!j.is_object()) return "";
+  if (j.contains("benchmarks")) return "guidellm";
+  if (j.contains("input_config")) {
+    const json& ic = j["input_config"];
+    const bool aiperf = j.contains("aiperf_version") ||
+                        (ic.is_object() && (ic.contains("phases") || ic.contains("loadgen")));
+    return aiperf ? "aiperf" : "genai-perf";
   }
-  return objects >= 1;
+  const bool vllm = j.contains("model_id") || j.contains("tokenizer_id") || j.contains("mean_e2el_ms") ||
+                    j.contains("burstiness") || j.contains("num_prompts");
+  const bool sglang = j.contains("mean_e2e_latency_ms") || j.contains("total_output_tokens_retokenized") ||
+                      j.contains("median_e2e_latency_ms");
+  if (vllm && sglang) return "ambiguous";
+  return vllm ? "vllm" : sglang ? "sglang" : "";
+}
+
+const char* kRecognized =
+    "vLLM bench serve JSON (one object, --append-result JSON lines, bench sweep summary), SGLang bench_serving "
+    "JSONL, GuideLLM report JSON, genai-perf / AIPerf profile export JSON, MLPerf LoadGen mlperf_log_summary.txt";
+
+// The format of one document, checked against a forced one. A forced format
+// that the structure contradicts is refused; one the structure does not name
+// is read by that tool's reader, which refuses what is missing.
+std::string settle_format(const std::string& found, const std::string& forced, const std::string& file,
+                          const std::string& where) {
+  if (found == "ambiguous")
+    refuse(error_code::kInvalidValue, file, where,
+           "the object has keys only vLLM writes and keys only SGLang writes: cannot tell which tool wrote it");
+  const bool same_family = (found == "genai-perf" || found == "aiperf") && (forced == "genai-perf" || forced == "aiperf");
+  if (!forced.empty() && !found.empty() && found != forced && !same_family)
+    refuse(error_code::kInvalidValue, file, where,
+           "--bench-format " + forced + " was given, but the file has the structure of a " + found + " result");
+  if (!forced.empty()) return same_family ? found : forced;
+  if (found.empty()) refuse(error_code::kInvalidValue, file, where, std::string("not a recognized benchmark result (") + kRecognized + ")");
+  return found;
+}
+
+std::vector<BenchRun> read_object(const json& j, const std::string& file, const std::string& where,
+                                  const std::string& forced) {
+  const std::string format = settle_format(object_format(j), forced, file, where);
+  if (format == "guidellm" || format == "genai-perf" || format == "aiperf" || format == "mlperf") {
+    if (!where.empty() || !j.is_object())
+      refuse(error_code::kInvalidValue, file, where, "a " + format + " result is one JSON object per file");
+  }
+  if (!j.is_object()) refuse(error_code::kType, file, where, "expected an object, got " + json_type_name(j));
+  if (format == "vllm") return {bench::read_vllm_object(j, file, where)};
+  if (format == "sglang") return {bench::read_sglang_object(j, file, where)};
+  if (format == "guidellm") return bench::read_guidellm_report(j, file);
+  if (format == "genai-perf" || format == "aiperf") return {bench::read_profile_export(j, file, format)};
+  refuse(error_code::kInvalidValue, file, where, "--bench-format " + format + " is not a JSON format");
+}
+
+std::vector<BenchRun> read_runs(const std::string& name, const std::string& text, const std::string& forced) {
+  const auto lines = content_lines(text);
+  if (lines.empty()) refuse(error_code::kParse, name, "", "the file is empty");
+  const char first = lines[0].second[lines[0].second.find_first_not_of(" \t\r")];
+  if (first != '{' && first != '[') {
+    if (!is_mlperf_summary(lines))
+      refuse(error_code::kInvalidValue, name, "",
+             std::string("not JSON and not an MLPerf LoadGen summary (no '=====' / 'MLPerf Results Summary' banner); "
+                         "recognized: ") + kRecognized);
+    settle_format("mlperf", forced, name, "");
+    return {bench::read_mlperf_summary(text, name)};
+  }
+  if (forced == "mlperf") refuse(error_code::kInvalidValue, name, "", "--bench-format mlperf was given, but the file is JSON");
+  std::vector<BenchRun> runs;
+  if (first == '{' && is_json_lines(lines)) {
+    try {
+      parse_json_text(text);  // one object pretty-printed over lines that all start with '{' is still one document
+    } catch (const SightlineError&) {
+      for (size_t i = 0; i < lines.size(); ++i) {
+        const std::string where = pointer_append("", i);
+        const json j = parse_in_file(lines[i].second, name, where, lines[i].first);
+        for (BenchRun& r : read_object(j, name, where, forced)) runs.push_back(std::move(r));
+      }
+      return runs;
+    }
+  }
+  const json doc = parse_in_file(text, name, "", 0);
+  if (doc.is_array()) {
+    // vllm bench sweep's summary.json: the runs as an array.
+    if (doc.empty()) refuse(error_code::kInvalidValue, name, "", "an empty array: no run to read");
+    for (size_t i = 0; i < doc.size(); ++i)
+      for (BenchRun& r : read_object(doc[i], name, pointer_append("", i), forced)) runs.push_back(std::move(r));
+    return runs;
+  }
+  return read_object(doc, name, "", forced);
 }
 
 }  // namespace
 
+const BenchFigure* BenchRun::figure(const std::string& metric) const {
+  for (const BenchFigure& f : measured)
+    if (f.metric == metric) return &f;
+  return nullptr;
+}
+
 const std::vector<std::string>& bench_formats() {
-  static const std::vector<std::string> f = {"vllm", "sglang", "guidellm", "genai-perf", "mlperf"};
+  static const std::vector<std::string> f = {"vllm", "sglang", "guidellm", "genai-perf", "aiperf", "mlperf"};
   return f;
 }
 
 json BenchRun::to_json() const {
+  json load_j = {{"kind", load}, {"source", load_source}};
+  if (load == "rate") {
+    load_j["rate_qps"] = rate_qps;
+    load_j["arrival"] = arrival;
+    if (arrival == "gamma") load_j["cv"] = arrival_cv;
+  }
+  if (concurrency > 0) load_j["concurrency"] = concurrency;
+  json m = json::object();
+  for (const BenchFigure& f : measured) m[f.metric] = {{"value", f.value}, {"source", f.source}};
+  auto opt = [](const std::optional<double>& v) { return v ? json(*v) : json(nullptr); };
   json j = {{"format", format},
-          {"file", file},
-          {"where", where},
-          {"model", model},
-          {"workload",
-           {{"rate_qps", rate_qps},
-            {"arrival", arrival},
-            {"concurrency", concurrency},
-            {"requests", requests},
-            {"prompt_tokens_mean", prompt_tokens_mean},
-            {"output_tokens_mean", output_tokens_mean}}},
-          {"measured",
-           {{"ttft_mean_ms", ttft_mean_ms},
-            {"tpot_mean_ms", tpot_mean_ms},
-            {"itl_mean_ms", itl_mean_ms},
-            {"e2e_mean_ms", e2e_mean_ms},
-            {"requests_per_s", requests_per_s},
-            {"output_tokens_per_s", output_tokens_per_s}}},
-          {"notes", notes}};
+            {"file", file},
+            {"where", where},
+            {"model", model},
+            {"load", load_j},
+            {"requests", {{"completed", requests}, {"source", requests_source}}},
+            {"lengths",
+             {{"prompt_tokens_mean", opt(prompt_tokens_mean)},
+              {"prompt_source", prompt_source},
+              {"output_tokens_mean", opt(output_tokens_mean)},
+              {"output_source", output_source}}},
+            {"measured", m},
+            {"fields_used", used},
+            {"asks", asks},
+            {"notes", notes}};
   if (!replay_model.empty()) j["replay_model"] = replay_model;
   return j;
 }
 
-std::vector<BenchRun> read_bench_file(const std::string& name, const std::string& text, const std::string& format_in) {
-  std::string format = format_in;
-  const size_t first = text.find_first_not_of(" \t\r\n");
-  if (first == std::string::npos) bench_fail(error_code::kParse, name, "", "the file is empty");
-  if (format.empty()) {
-    if (text.find("MLPerf Results Summary") != std::string::npos) {
-      format = "mlperf";
-    } else if (text[first] == '{') {
-      json j = json::parse(replace_infinity(text), nullptr, false);
-      if (j.is_discarded()) {
-        // Several objects, one per line: SGLang's JSONL (a broken line is located below).
-        if (looks_like_jsonl(text)) format = "sglang";
-        else bench_fail(error_code::kParse, name, "", "not valid JSON");
-      } else if (j.contains("benchmarks")) {
-        format = "guidellm";
-      } else if (j.contains("time_to_first_token") || j.contains("input_config")) {
-        format = "genai-perf";
-      } else if (j.contains("mean_e2e_latency_ms") || j.contains("total_output_tokens_retokenized")) {
-        format = "sglang";
-      } else if (j.contains("mean_ttft_ms")) {
-        format = "vllm";
-      }
-    }
-    if (format.empty())
-      bench_fail(error_code::kInvalidValue, name, "",
-                 "not a recognized benchmark result (vllm --save-result JSON, SGLang bench_serving JSONL, GuideLLM "
-                 "report JSON, genai-perf/AIPerf profile export JSON, MLPerf LoadGen summary)");
-  }
-  std::vector<BenchRun> runs;
-  if (format == "mlperf") {
-    runs.push_back(read_mlperf(text, name));
-  } else if (format == "sglang") {
-    std::istringstream in(text);
-    std::string line;
-    size_t index = 0;
-    while (std::getline(in, line)) {
-      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-      const std::string p = pointer_append("", index++);
-      runs.push_back(read_sglang_line(parse_json(line, name, p), name, p));
-    }
-  } else {
-    const json j = parse_json(text, name, "");
-    require_json_object(j, name, "");
-    if (format == "vllm") {
-      runs.push_back(read_vllm(j, name));
-    } else if (format == "genai-perf") {
-      runs.push_back(read_genai_perf(j, name));
-    } else if (format == "guidellm") {
-      const json& b = j["benchmarks"];
-      if (!b.is_array() || b.empty())
-        bench_fail(error_code::kInvalidValue, name, "/benchmarks", "'benchmarks' must be a non-empty array");
-      for (size_t i = 0; i < b.size(); ++i)
-        runs.push_back(read_guidellm_benchmark(b[i], name, pointer_append("/benchmarks", i)));
-    } else {
-      bench_fail(error_code::kInvalidValue, "", "/format", "unknown benchmark format '" + format + "'");
-    }
-  }
-  for (const BenchRun& r : runs) check_measured(r, r.where);
+std::vector<BenchRun> read_bench_file(const std::string& name, const std::string& text, const std::string& format) {
+  if (!format.empty() && std::find(bench_formats().begin(), bench_formats().end(), format) == bench_formats().end())
+    fail(error_code::kInvalidValue, "", "unknown benchmark format '" + printable(format, 30) + "'");
+  if (text.size() > kMaxBenchFileBytes)
+    refuse(error_code::kLimitExceeded, name, "",
+           "the file is " + std::to_string(text.size() >> 20) + " MiB; benchmark files are read up to " +
+               std::to_string(kMaxBenchFileBytes >> 20) + " MiB");
+  std::vector<BenchRun> runs = read_runs(name, text, format);
+  for (BenchRun& r : runs) bench::check_bench_meaning(r);
   return runs;
 }
 

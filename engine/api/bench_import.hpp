@@ -1,14 +1,24 @@
 #pragma once
 // Readers for the benchmark result files users already have, each to the
-// schema its tool writes (field names as written; tests/data/bench/SOURCES.md):
-//   vllm        `vllm bench serve --save-result` / benchmarks/benchmark_serving.py JSON
-//   sglang      `python -m sglang.bench_serving` JSONL (one run per line)
-//   guidellm    GuideLLM report JSON ({"benchmarks": [...]})
-//   genai-perf  NVIDIA genai-perf / AIPerf profile_export_*.json
-//   mlperf      MLPerf LoadGen mlperf_log_summary.txt
-// Each run becomes a BenchRun: the workload as run plus the measured metrics.
-// A malformed or partial file fails with a located error (code, path inside
-// the file, message naming the file).
+// schema its tool writes (field names as written; tests/data/bench/SOURCES.md
+// and ../shared/data/bench-files/SOURCES.md name real files of each):
+//   vllm        `vllm bench serve --save-result` / benchmarks/benchmark_serving.py:
+//               one object, `--append-result` JSON lines, `vllm bench sweep`
+//               run files and its summary (a JSON array of runs)
+//   sglang      `python -m sglang.bench_serving --output-file` JSONL (one run
+//               per line; late-2024 lines record only median TTFT and ITL)
+//   guidellm    GuideLLM report JSON, 0.2 (`benchmarks[i].args.strategy`) and
+//               0.5 (`benchmarks[i].config.strategy`)
+//   genai-perf  NVIDIA genai-perf profile_export_genai_perf.json
+//   aiperf      NVIDIA AIPerf profile_export_aiperf.json (0.9: input_config.loadgen;
+//               0.10+: input_config.phases[], warm-up phases left out)
+//   mlperf      MLPerf LoadGen mlperf_log_summary.txt (Server and Offline)
+// The format is recognized by the document's structure (never by a substring).
+// Each run becomes a BenchRun: the load as the tool applied it, the lengths,
+// the measured figures with the key each came from, the keys it read and what
+// the file does not say. Every error is located in the file the user gave: its
+// name in the message, the JSON pointer (or /line/N for a text summary) in the
+// path, in the tool's own key names.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -18,43 +28,56 @@
 
 namespace sightline::api {
 
+// One measured figure of a run and where it was read.
+struct BenchFigure {
+  // ttft_mean_ms | ttft_median_ms | tpot_mean_ms | itl_mean_ms | itl_median_ms |
+  // e2e_mean_ms | requests_per_s | output_tokens_per_s
+  std::string metric;
+  double value = 0;
+  std::string source;  // pointer (or /line/N) inside the file
+};
+
 struct BenchRun {
-  std::string format;  // vllm | sglang | guidellm | genai-perf | mlperf
+  std::string format;  // vllm | sglang | guidellm | genai-perf | aiperf | mlperf
   std::string file;    // the name it was read from (for messages and reports)
-  std::string where;   // the run inside the file ("" for a one-run file, "/2" for the 3rd line or benchmark)
+  std::string where;   // the run inside the file ("" for a one-run file, "/2" for the 3rd line or array item)
   std::string model;   // as the file records it ("" when it does not)
   // The model preset the run is replayed on, when the user says the run was
   // measured with another model on the same cluster ("" = the base scenario's):
   // a small model's steps are mostly host time, which is what pins that factor.
   std::string replay_model;
-  // Workload as run. Arrival rate in requests/s (0: not recorded, e.g. a
-  // concurrency sweep); concurrency 0 when unbounded / not recorded.
+  // The load as the tool applied it:
+  //   "rate"        open loop at rate_qps (arrival poisson, gamma or fixed)
+  //   "burst"       every request sent at t = 0 (vLLM/SGLang request_rate inf without a cap)
+  //   "closed_loop" `concurrency` clients, each sending its next request when the last completes
+  //   "batch"       one closed batch of `requests` (MLPerf Offline)
+  std::string load = "rate";
+  std::string arrival = "poisson";  // for "rate": poisson | gamma | fixed
   double rate_qps = 0;
-  // How the requests arrived: "poisson" (vllm burstiness 1, SGLang, MLPerf
-  // Server, GuideLLM poisson), "fixed" (GuideLLM constant; synchronous, one
-  // request after another, replayed as evenly spaced) or "gamma" (vllm
-  // burstiness b ≠ 1: shape b, coefficient of variation 1/√b).
-  std::string arrival = "poisson";
   double arrival_cv = 1;
   int64_t concurrency = 0;
-  int64_t requests = 0;            // completed requests
-  double prompt_tokens_mean = 0;   // 0: not recorded (MLPerf): taken from the base scenario
-  double output_tokens_mean = 0;
-  // Measured (0: not recorded).
-  double ttft_mean_ms = 0;
-  double tpot_mean_ms = 0;
-  double itl_mean_ms = 0;
-  double e2e_mean_ms = 0;
-  double requests_per_s = 0;
-  double output_tokens_per_s = 0;
-  std::vector<std::string> notes;  // approximations the reader made
+  int64_t requests = 0;  // completed requests (in the measured phase)
+  // Mean lengths; none when the file does not record them (then the user
+  // must state them: `fit --prompt-tokens FILE=N`).
+  std::optional<double> prompt_tokens_mean, output_tokens_mean;
+  std::string prompt_source, output_source, requests_source, load_source;
+  std::vector<BenchFigure> measured;
+  std::vector<std::string> used;   // keys (pointers) the reader took values from
+  std::vector<std::string> asks;   // what the file does not say and the user must
+  std::vector<std::string> notes;  // how the reader read what it read
+
+  const BenchFigure* figure(const std::string& metric) const;
   json to_json() const;
 };
 
 // Reads every run of one file; `name` is used in messages. The format is
-// recognized from the content; `format` ("" = auto) forces one.
+// recognized from the structure; `format` ("" = auto) forces one, and a file
+// without that format's structure is refused.
 std::vector<BenchRun> read_bench_file(const std::string& name, const std::string& text, const std::string& format = "");
 
 const std::vector<std::string>& bench_formats();
+
+// The largest benchmark file read (bytes): a located limit_exceeded beyond it.
+inline constexpr std::size_t kMaxBenchFileBytes = 64u << 20;
 
 }  // namespace sightline::api

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
-#include "api/api.hpp"
 #include "core/error.hpp"
 #include "core/least_squares.hpp"
 #include "perf/cluster_calibration.hpp"
@@ -12,25 +12,20 @@ namespace sightline::api {
 
 namespace {
 
-// A run is replayed with as many requests as it completed, so that the replay
-// has the same share of requests that meet a warming-up or draining server;
-// capped to bound the fit's work, and 100 when the file does not record it.
-constexpr int64_t kMaxReplayRequests = 300;
-constexpr int64_t kUnrecordedReplayRequests = 100;
-
-struct Predicted {
-  double ttft_ms = 0, tpot_ms = 0;
-  // Relative standard error of each mean over the replayed requests
-  // (stddev / mean / √count): how much the mean moves with the luck of the
-  // arrival draw.
-  double ttft_rel_se = 0, tpot_rel_se = 0;
-};
-
 // Parameters as the optimizer sees them: logs of the efficiency scales (so they
-// stay positive and symmetric around 1) and the host time per step in ms.
-constexpr size_t kParameters = 4;
+// stay positive and symmetric around 1), the host time per step in ms, and a
+// constant per-request latency in ms that the client measures on top of the
+// server (network, HTTP, tokenizer): it adds to every TTFT (and E2E) but to no
+// step, so it is not absorbed into efficiency or host time. 0 is "no
+// correction" for every one of them.
+constexpr size_t kParameters = 5;
 const char* const kFactorNames[kParameters] = {"compute_efficiency_scale", "memory_efficiency_scale",
-                                               "comm_efficiency_scale", "host_us_per_step"};
+                                               "comm_efficiency_scale", "host_us_per_step", "request_latency_ms"};
+constexpr size_t kHost = 3;
+constexpr size_t kRequest = 4;
+
+// The per-request latency a parameter vector adds to TTFT (never negative).
+double request_latency_ms(const std::vector<double>& x) { return std::max(0.0, x[kRequest]); }
 
 json calibration_of(const std::vector<double>& x, const std::string& id, const std::string& source) {
   ClusterCalibration c;
@@ -40,29 +35,8 @@ json calibration_of(const std::vector<double>& x, const std::string& id, const s
   c.compute_efficiency_scale = scale(x[0]);
   c.memory_efficiency_scale = scale(x[1]);
   c.comm_efficiency_scale = scale(x[2]);
-  c.host_us_per_step = std::min(1e6, std::max(0.0, x[3] * 1e3));
+  c.host_us_per_step = std::min(1e6, std::max(0.0, x[kHost] * 1e3));
   return c.to_json();
-}
-
-Predicted predict(const json& base, const BenchRun& run, const json& calibration) {
-  const json scenario = scenario_for_bench_run(base, run, calibration);
-  const json env = json::parse(run_scenario_central_only(scenario.dump()));
-  if (!env.value("ok", false)) {
-    const json& e = env["error"];
-    fail(e.value("code", error_code::kInternal).c_str(), e.value("path", ""),
-         "replaying " + run.file + run.where + " on the base scenario failed: " + e.value("message", ""));
-  }
-  const json& m = env["result"]["metrics"];
-  Predicted p;
-  auto read = [&](const json& metric, double* mean, double* rel_se) {
-    if (!metric["mean"].is_number()) return;
-    *mean = metric["mean"].get<double>();
-    const double sd = metric.value("stddev", 0.0), n = metric.value("count", 0.0);
-    if (*mean > 0 && n > 0) *rel_se = sd / *mean / std::sqrt(n);
-  };
-  read(m["ttft_ms"], &p.ttft_ms, &p.ttft_rel_se);
-  read(m["tpot_ms"], &p.tpot_ms, &p.tpot_rel_se);
-  return p;
 }
 
 // Huber's loss as a residual: ½ρ² equals Huber(r) (quadratic within ±delta,
@@ -74,94 +48,217 @@ double huber_residual(double r, double delta) {
   return (r < 0 ? -1 : 1) * std::sqrt(2 * delta * (a - 0.5 * delta));
 }
 
-// log(pred / meas); a metric the file does not record (0) adds nothing.
-double log_error(double pred, double meas) {
-  if (!(meas > 0)) return 0;
-  return pred > 0 ? std::log(pred / meas) : 10.0;
-}
-
+double log_error(double pred, double meas) { return pred > 0 ? std::log(pred / meas) : 10.0; }
 double signed_error(double pred, double meas) { return meas > 0 ? pred / meas - 1 : 0; }
 
-// Each residual is weighted by the precision of its mean: a loaded run's mean
-// TTFT moves by a percent or more when a step boundary crosses an arrival (the
-// draw's luck), while a mean TPOT over thousands of steps barely moves. Weighting
-// by 1 / standard error (floored at 0.1%) is weighted least squares: the
-// factors follow the figures that pin them down, not the noisiest ones.
-constexpr double kMinRelativeError = 1e-3;
-
-struct Weights {
-  double ttft = 1, tpot = 1;
-};
-
-Weights weights_of(const Predicted& p) {
-  return {1 / std::max(p.ttft_rel_se, kMinRelativeError), 1 / std::max(p.tpot_rel_se, kMinRelativeError)};
+// The replay's statistic for a target, as the client measures it: TTFT
+// statistics include the per-request latency `request_ms`.
+double predicted(const Replay& p, const FitTarget& t, double request_ms = 0) {
+  auto it = p.value.find(t.statistic);
+  if (it == p.value.end()) return 0;
+  return it->second + (t.statistic.rfind("ttft", 0) == 0 ? request_ms : 0);
 }
 
-std::vector<double> residuals(const json& base, const std::vector<BenchRun>& runs, const std::vector<Weights>& weights,
-                              const std::vector<size_t>& subset, const std::vector<double>& x, const std::string& id) {
-  const json cal = calibration_of(x, id, "fit");
+// Each residual is weighted by the precision of its replayed statistic: a
+// loaded run's mean TTFT moves by a percent or more with the luck of the
+// arrival draw, a mean TPOT over thousands of steps barely moves. Weighting by
+// 1 / standard error (floored at 0.1%) is weighted least squares.
+constexpr double kMinRelativeError = 1e-3;
+
+struct RunData {
+  std::vector<FitTarget> targets;
+  std::vector<double> weights;
+  Replay before;
+};
+
+struct Problem {
+  const FitBase& base;
+  const std::vector<BenchRun>& runs;
+  std::vector<RunData> data;
+  std::string id;
+  int max_evaluations = 60;
+  int evaluations = 0;
+};
+
+std::vector<double> residuals(const Problem& pb, const std::vector<size_t>& subset, const std::vector<double>& x) {
+  const json cal = calibration_of(x, pb.id, "fit");
   std::vector<double> r;
   for (size_t i : subset) {
-    const Predicted p = predict(base, runs[i], cal);
-    r.push_back(weights[i].ttft * huber_residual(log_error(p.ttft_ms, runs[i].ttft_mean_ms), 0.2));
-    r.push_back(weights[i].tpot * huber_residual(log_error(p.tpot_ms, runs[i].tpot_mean_ms), 0.2));
+    const Replay p = replay_run(pb.base, pb.runs[i], cal);
+    const RunData& d = pb.data[i];
+    for (size_t k = 0; k < d.targets.size(); ++k)
+      r.push_back(d.weights[k] *
+                  huber_residual(log_error(predicted(p, d.targets[k], request_latency_ms(x)), d.targets[k].measured), 0.2));
   }
   return r;
 }
 
-struct Fitted {
-  std::vector<double> x;
-  LeastSquaresResult ls;
+// The fitted factors with what the runs say about each.
+struct Identified {
+  std::vector<double> x = std::vector<double>(kParameters, 0.0);
+  std::vector<bool> determined = std::vector<bool>(kParameters, false);
+  std::vector<double> se = std::vector<double>(kParameters, 0.0);  // standard error (log scale; ms for host)
+  std::vector<std::string> why;                                   // per factor, when held at its prior
+  double residual_variance = 1;
+  bool converged = false;
 };
 
-// Levenberg–Marquardt from `start`, with weak priors toward "no correction"
-// (σ = 10 in log scale, 1 s of host time per step): they only hold a factor the
-// runs do not see; one the runs see moves to what the data say.
-Fitted minimize(const json& base, const std::vector<BenchRun>& runs, const std::vector<Weights>& weights,
-                const std::vector<size_t>& subset, const std::vector<double>& start, const std::string& id,
-                int* evaluations) {
+// Levenberg–Marquardt on the factors in `free` (the others stay at 0, no
+// correction), from `start`, with weak priors toward no correction (σ = 10 in
+// log scale, 1 s of host time per step).
+LeastSquaresResult minimize_free(Problem& pb, const std::vector<size_t>& subset, const std::vector<double>& start,
+                                 const std::vector<bool>& free) {
+  // 2% of a scale; 50 µs of host time; 0.5 ms per request.
+  static const double kStep[kParameters] = {0.02, 0.02, 0.02, 0.05, 0.5};
+  static const double kSigma[kParameters] = {10, 10, 10, 1000, 10000};
+  std::vector<size_t> index;
   LeastSquaresOptions o;
-  o.difference_step = {0.02, 0.02, 0.02, 0.05};  // 2% of a scale; 50 µs of host time
-  o.x_tolerance = 0.05;                          // stop at steps below 0.1% of a scale, 2.5 µs
-  o.max_evaluations = 60;
-  o.prior_mean = {0, 0, 0, 0};
-  o.prior_sigma = {10, 10, 10, 1000};
-  auto f = [&](const std::vector<double>& x) { return residuals(base, runs, weights, subset, x, id); };
-  Fitted out;
-  out.ls = levenberg_marquardt(f, start, o);
-  out.x = out.ls.x;
-  *evaluations += out.ls.evaluations;
-  return out;
-}
-
-// Each factor's standard error when every measured mean is off by one standard
-// error of its own (the weighted least squares reading of the fit's
-// linearization): small means the runs pin the factor down; null means these
-// runs do not determine it (it stays at its prior, no correction).
-json identification(const Fitted& f) {
-  const std::vector<std::vector<double>> cov = normal_inverse(f.ls.jacobian, kParameters);
-  json out = json::object();
-  for (size_t j = 0; j < kParameters; ++j) {
-    const double sd = std::sqrt(cov[j][j]);  // in log-scale units (ms for host)
-    json v = nullptr;
-    if (f.ls.seen[j] && std::isfinite(sd)) v = j == 3 ? sd * 1e3 : std::exp(f.x[j]) * sd;
-    out[kFactorNames[j]] = v;
+  std::vector<double> x0;
+  for (size_t j = 0; j < kParameters; ++j)
+    if (free[j]) {
+      index.push_back(j);
+      x0.push_back(start[j]);
+      o.difference_step.push_back(kStep[j]);
+      o.prior_mean.push_back(0);
+      o.prior_sigma.push_back(kSigma[j]);
+    }
+  o.x_tolerance = 0.05;  // stop at steps below 0.1% of a scale, 2.5 µs
+  o.max_evaluations = pb.max_evaluations;
+  auto expand = [&](const std::vector<double>& xr) {
+    std::vector<double> x(kParameters, 0.0);
+    for (size_t k = 0; k < index.size(); ++k) x[index[k]] = xr[k];
+    return x;
+  };
+  LeastSquaresResult ls = levenberg_marquardt([&](const std::vector<double>& xr) { return residuals(pb, subset, expand(xr)); },
+                                              x0, o);
+  pb.evaluations += ls.evaluations;
+  // Back to all factors: x in full, the Jacobian's columns and `seen` per factor.
+  const std::vector<double> xr = ls.x;
+  ls.x = expand(xr);
+  std::vector<bool> seen(kParameters, false);
+  for (size_t k = 0; k < index.size(); ++k) seen[index[k]] = ls.seen[k];
+  ls.seen = seen;
+  for (auto& row : ls.jacobian) {
+    std::vector<double> full(kParameters, 0.0);
+    for (size_t k = 0; k < index.size() && k < row.size(); ++k) full[index[k]] = row[k];
+    row = full;
   }
+  return ls;
+}
+
+// The residual variance of a fit with `free_count` free factors, never below
+// the noise floor of the replayed statistics (1 in weighted units).
+double residual_variance(const LeastSquaresResult& ls, size_t free_count) {
+  double ss = 0;
+  for (double r : ls.residuals) ss += r * r;
+  const size_t m = ls.residuals.size();
+  return m > free_count ? std::max(1.0, ss / static_cast<double>(m - free_count)) : 1.0;
+}
+
+// Standard errors of the factors in `keep` from the data Jacobian restricted
+// to their columns, scaled by the residual variance (+inf: singular).
+std::vector<double> standard_errors(const LeastSquaresResult& ls, const std::vector<bool>& keep, double s2) {
+  std::vector<size_t> cols;
+  for (size_t j = 0; j < kParameters; ++j)
+    if (keep[j]) cols.push_back(j);
+  std::vector<std::vector<double>> jr;
+  for (const auto& row : ls.jacobian) {
+    std::vector<double> r;
+    for (size_t j : cols) r.push_back(j < row.size() ? row[j] : 0.0);
+    jr.push_back(r);
+  }
+  const auto cov = normal_inverse(jr, cols.size());
+  std::vector<double> se(kParameters, std::numeric_limits<double>::infinity());
+  for (size_t k = 0; k < cols.size(); ++k) se[cols[k]] = std::sqrt(cov[k][k] * s2);
+  return se;
+}
+
+double excess(size_t j, double x, double se) {
+  if (!std::isfinite(se)) return std::numeric_limits<double>::infinity();
+  const double bound = j == kHost ? std::max(0.05, 0.25 * std::fabs(x)) : j == kRequest ? std::max(1.0, 0.25 * std::fabs(x)) : 0.25;
+  return se / bound;
+}
+
+// Fits every factor, then chooses the ones the runs identify from the
+// Jacobian's rank and conditioning: while some factor's standard error is past
+// its bound, the worst one is held at "no correction" and the rest are judged
+// again (no replay needed). If any was held, the rest are refitted once.
+Identified fit_identified(Problem& pb, const std::vector<size_t>& subset, const std::vector<double>& start) {
+  Identified out;
+  out.why.assign(kParameters, "");
+  LeastSquaresResult ls = minimize_free(pb, subset, start, std::vector<bool>(kParameters, true));
+  std::vector<bool> keep = ls.seen;
+  for (size_t j = 0; j < kParameters; ++j)
+    if (!keep[j]) out.why[j] = "these runs do not depend on it";
+  // Every subset of the factors the runs see, judged on the one Jacobian (no
+  // replays): the largest subset whose every factor is within its bound, the
+  // best conditioned (smallest worst excess) among those of that size.
+  const std::vector<bool> seen = keep;
+  std::vector<bool> best(kParameters, false);
+  size_t best_size = 0;
+  double best_excess = std::numeric_limits<double>::infinity();
+  for (unsigned mask = 1; mask < (1u << kParameters); ++mask) {
+    std::vector<bool> subset_keep(kParameters, false);
+    size_t n = 0;
+    for (size_t j = 0; j < kParameters; ++j)
+      if ((mask >> j) & 1u) {
+        if (!seen[j]) goto next_subset;
+        subset_keep[j] = true;
+        ++n;
+      }
+    {
+      const std::vector<double> se = standard_errors(ls, subset_keep, residual_variance(ls, n));
+      double worst = 0;
+      for (size_t j = 0; j < kParameters; ++j)
+        if (subset_keep[j]) worst = std::max(worst, excess(j, ls.x[j], se[j]));
+      if (worst <= 1 && (n > best_size || (n == best_size && worst < best_excess))) {
+        best = subset_keep;
+        best_size = n;
+        best_excess = worst;
+      }
+    }
+  next_subset:;
+  }
+  {
+    const std::vector<double> se_all = standard_errors(ls, seen, residual_variance(ls, best_size));
+    for (size_t j = 0; j < kParameters; ++j)
+      if (seen[j] && !best[j])
+        out.why[j] = std::isfinite(se_all[j]) ? "too uncertain in these runs (standard error past ±25%)"
+                                              : "confounded with other factors in these runs (singular Jacobian)";
+  }
+  keep = best;
+  std::vector<double> x = ls.x;
+  if (keep != ls.seen && std::count(keep.begin(), keep.end(), true) > 0) {
+    for (size_t j = 0; j < kParameters; ++j)
+      if (!keep[j]) x[j] = 0;
+    ls = minimize_free(pb, subset, x, keep);
+    x = ls.x;
+  }
+  const size_t n = static_cast<size_t>(std::count(keep.begin(), keep.end(), true));
+  out.residual_variance = residual_variance(ls, n);
+  const std::vector<double> se = standard_errors(ls, keep, out.residual_variance);
+  for (size_t j = 0; j < kParameters; ++j) {
+    out.determined[j] = keep[j] && excess(j, x[j], se[j]) <= 1;
+    if (keep[j] && !out.determined[j]) out.why[j] = "too uncertain after the refit (standard error past ±25%)";
+    out.se[j] = out.determined[j] ? se[j] : 0;
+    if (!out.determined[j]) x[j] = 0;
+  }
+  out.x = x;
+  out.converged = ls.converged;
   return out;
 }
 
-json error_row(const BenchRun& run, const Predicted& before, const Predicted& after, bool held_out) {
-  return {{"file", run.file},
-          {"where", run.where},
-          {"format", run.format},
-          {"held_out", held_out},
-          {"measured", {{"ttft_mean_ms", run.ttft_mean_ms}, {"tpot_mean_ms", run.tpot_mean_ms}}},
-          {"uncalibrated", {{"ttft_mean_ms", before.ttft_ms}, {"tpot_mean_ms", before.tpot_ms}}},
-          {"calibrated", {{"ttft_mean_ms", after.ttft_ms}, {"tpot_mean_ms", after.tpot_ms}}},
-          {"error_uncalibrated",
-           {{"ttft", signed_error(before.ttft_ms, run.ttft_mean_ms)}, {"tpot", signed_error(before.tpot_ms, run.tpot_mean_ms)}}},
-          {"error_calibrated",
-           {{"ttft", signed_error(after.ttft_ms, run.ttft_mean_ms)}, {"tpot", signed_error(after.tpot_ms, run.tpot_mean_ms)}}}};
+json error_row(const BenchRun& run, const RunData& d, const Replay& after, double request_ms, bool held_out) {
+  json figures = json::array();
+  for (const FitTarget& t : d.targets)
+    figures.push_back({{"metric", t.metric},
+                       {"source", t.source},
+                       {"measured", t.measured},
+                       {"uncalibrated", predicted(d.before, t)},
+                       {"calibrated", predicted(after, t, request_ms)},
+                       {"error_uncalibrated", signed_error(predicted(d.before, t), t.measured)},
+                       {"error_calibrated", signed_error(predicted(after, t, request_ms), t.measured)}});
+  return {{"file", run.file}, {"where", run.where}, {"format", run.format}, {"held_out", held_out}, {"figures", figures}};
 }
 
 double median_abs(std::vector<double> v) {
@@ -174,85 +271,161 @@ double median_abs(std::vector<double> v) {
 
 }  // namespace
 
-json scenario_for_bench_run(const json& base, const BenchRun& run, const json& calibration) {
-  if (!base.is_object() || !base.contains("serving") || !base["serving"].is_object())
-    fail(error_code::kConstraint, "/serving", "the base scenario of a fit must be a serving scenario");
-  json s = base;
-  if (!run.replay_model.empty()) s["model"] = run.replay_model;  // same cluster and stack, another model
-  json& serving = s["serving"];
-  serving["mode"] = "simulate";
-  serving.erase("steady_state");
-  json& w = serving["workload"];
-  if (!w.is_object()) w = json::object();
-  // Open-loop replay: a concurrency-limited run is replayed at the request
-  // rate it achieved (the simulator has no closed-loop clients).
-  const double rate = run.rate_qps > 0 ? run.rate_qps : run.requests_per_s;
-  w["arrival"] = {{"process", run.arrival}, {"rate_qps", rate}};
-  if (run.arrival == "gamma") w["arrival"]["cv"] = std::min(100.0, std::max(0.01, run.arrival_cv));
-  w["num_requests"] = run.requests >= 2 ? std::min(run.requests, kMaxReplayRequests) : kUnrecordedReplayRequests;
-  if (run.prompt_tokens_mean > 0)
-    w["prompt_tokens"] = {{"dist", "fixed"}, {"value", std::max<int64_t>(1, std::llround(run.prompt_tokens_mean))}};
-  if (run.output_tokens_mean > 0)
-    w["output_tokens"] = {{"dist", "fixed"}, {"value", std::max<int64_t>(2, std::llround(run.output_tokens_mean))}};
-  if (!s.contains("cost_model") || !s["cost_model"].is_object()) s["cost_model"] = json::object();
-  if (calibration.is_null()) s["cost_model"].erase("calibration");
-  else s["cost_model"]["calibration"] = calibration;
-  return s;
+namespace {
+
+// The fit's evaluations within the work budget: each evaluation replays every
+// run of its subset, whose estimated work is known before the first replay.
+void cap_evaluations(Problem& pb, const FitOptions& options, bool held_out) {
+  // The uncalibrated and calibrated replays, then at least two iterations of
+  // (factors + 1) replays in each of up to two rounds per fit.
+  const int64_t fits = held_out ? 2 : 1;
+  const int64_t needed = 3 + fits * 2 * static_cast<int64_t>(kParameters + 1) * 2;
+  int64_t per_evaluation = 0;
+  size_t estimated = 0;
+  for (const BenchRun& r : pb.runs) {
+    per_evaluation += std::max<int64_t>(1, replay_work_units(pb.base, r));
+    ++estimated;
+    // Stop estimating once the budget is known to be short: the estimate itself stays bounded.
+    if (per_evaluation * needed > options.max_work_units)
+      fail(error_code::kLimitExceeded, "",
+           "fit: replaying " + std::string(estimated < pb.runs.size() ? "the first " : "these ") +
+               std::to_string(estimated) + " of the " + std::to_string(pb.runs.size()) + " runs once takes up to " +
+               std::to_string(per_evaluation) + " work units, and a fit needs at least " + std::to_string(needed) +
+               " replays (" + std::to_string(per_evaluation * needed) + " units), over the budget of " +
+               std::to_string(options.max_work_units) + " units (about 60 s of CPU): give fewer runs or raise --max-work-units");
+  }
+  const int64_t allowed = options.max_work_units / per_evaluation;
+  pb.max_evaluations = static_cast<int>(std::min<int64_t>(60, (allowed - 3) / (fits * 2)));
 }
 
-json fit_cluster_calibration(const json& base, const std::vector<BenchRun>& runs, const std::string& id,
-                             const std::string& source) {
+// The uncalibrated replay of every run: the report's "before", each
+// statistic's precision, and a refusal for a run the base cannot serve (a
+// calibration fitted to a replay that completes nothing would be noise).
+void replay_uncalibrated(Problem& pb) {
+  for (const BenchRun& run : pb.runs) {
+    RunData d;
+    d.targets = fit_targets(run);
+    if (d.targets.empty())
+      fail(error_code::kMissingKey, run.where, run.file + run.where + ": the run has no figure a fit can compare with");
+    d.before = replay_run(pb.base, run, nullptr);
+    if (d.before.completed <= 0)
+      fail(error_code::kConstraint, run.requests_source,
+           run.file + run.where + ": replayed on " + pb.base.name +
+               " without calibration, this run completes no request (the base cannot serve this load); no "
+               "calibration is written");
+    for (const FitTarget& t : d.targets) {
+      if (!(predicted(d.before, t) > 0))
+        fail(error_code::kConstraint, t.source,
+             run.file + run.where + ": replayed on " + pb.base.name + ", this run gives no " + t.statistic +
+                 " to compare with " + t.metric + "; no calibration is written");
+      auto se = d.before.rel_se.find(t.statistic);
+      d.weights.push_back(1 / std::max(se == d.before.rel_se.end() ? 0.0 : se->second, kMinRelativeError));
+    }
+    pb.data.push_back(std::move(d));
+  }
+}
+
+json factors_report(const Identified& f) {
+  json se = json::object(), held = json::object(), fitted = json::array();
+  for (size_t j = 0; j < kParameters; ++j) {
+    if (f.determined[j]) {
+      fitted.push_back(kFactorNames[j]);
+      se[kFactorNames[j]] = j == kHost ? f.se[j] * 1e3 : j == kRequest ? f.se[j] : std::exp(f.x[j]) * f.se[j];
+    } else {
+      se[kFactorNames[j]] = nullptr;
+      held[kFactorNames[j]] = f.why[j];
+    }
+  }
+  return {{"fitted", fitted}, {"held_at_no_correction", held}, {"standard_errors", se},
+          {"residual_variance", f.residual_variance}};
+}
+
+// Factors far from 1 are a sign that the model lacks a term the runs need
+// (client latency, a different stack), not a calibration to trust blindly.
+json plausibility_warnings(const json& factors) {
+  json w = json::array();
+  for (size_t j = 0; j < kHost; ++j) {
+    const double v = factors[kFactorNames[j]].get<double>();
+    if (v < 0.25 || v > 4)
+      w.push_back(std::string(kFactorNames[j]) + " = " + std::to_string(v) +
+                  " is outside [0.25, 4]: the runs may measure something the model does not (client or network "
+                  "latency, another engine); check the held-out error before using it");
+  }
+  const double host = factors["host_us_per_step"].get<double>();
+  if (host > 20000)
+    w.push_back("host_us_per_step = " + std::to_string(host) + " µs is over 20 ms per step: implausible for a serving engine");
+  return w;
+}
+
+}  // namespace
+
+json fit_cluster_calibration(const FitBase& base, const std::vector<BenchRun>& runs, const std::string& id,
+                             const std::string& source, const FitOptions& options) {
   if (runs.empty()) fail(error_code::kMissingKey, "", "a fit needs at least one benchmark run");
   std::vector<size_t> all, fit_set, held_out;
   for (size_t i = 0; i < runs.size(); ++i) {
     all.push_back(i);
     (runs.size() >= 3 && i % 3 == 2 ? held_out : fit_set).push_back(i);
   }
-  int evaluations = 0;
-  // The uncalibrated replay: the report's "before" and each mean's precision.
-  std::vector<Predicted> before;
-  std::vector<Weights> weights;
-  for (const BenchRun& run : runs) {
-    before.push_back(predict(base, run, nullptr));
-    weights.push_back(weights_of(before.back()));
-  }
+  Problem pb{base, runs, {}, id};
+  cap_evaluations(pb, options, !held_out.empty());
+  replay_uncalibrated(pb);
   const std::vector<double> start(kParameters, 0.0);
   json held_report = nullptr;
   std::vector<double> start_all = start;
   if (!held_out.empty()) {
-    const Fitted f = minimize(base, runs, weights, fit_set, start, id, &evaluations);
+    const Identified f = fit_identified(pb, fit_set, start);
     const json cal = calibration_of(f.x, id, source);
-    std::vector<double> errs;
+    std::vector<double> before_errs, after_errs;
     json rows = json::array();
     for (size_t i : held_out) {
-      const Predicted after = predict(base, runs[i], cal);
-      rows.push_back(error_row(runs[i], before[i], after, true));
-      errs.push_back(signed_error(after.ttft_ms, runs[i].ttft_mean_ms));
-      errs.push_back(signed_error(after.tpot_ms, runs[i].tpot_mean_ms));
+      rows.push_back(error_row(runs[i], pb.data[i], replay_run(base, runs[i], cal), request_latency_ms(f.x), true));
+      for (const json& fig : rows.back()["figures"]) {
+        before_errs.push_back(fig["error_uncalibrated"].get<double>());
+        after_errs.push_back(fig["error_calibrated"].get<double>());
+      }
     }
-    held_report = {{"factors_fitted_without_them", cal["factors"]}, {"runs", rows}, {"median_abs_error", median_abs(errs)}};
+    held_report = {{"factors_fitted_without_them", cal["factors"]},
+                   {"request_latency_ms_fitted_without_them", request_latency_ms(f.x)},
+                   {"runs", rows},
+                   {"median_abs_error_uncalibrated", median_abs(before_errs)},
+                   {"median_abs_error", median_abs(after_errs)}};
     start_all = f.x;
   }
-  const Fitted f = minimize(base, runs, weights, all, start_all, id, &evaluations);
+  const Identified f = fit_identified(pb, all, start_all);
+  if (std::none_of(f.determined.begin(), f.determined.begin() + kRequest, [](bool b) { return b; }))
+    fail(error_code::kConstraint, "",
+         runs[0].file + (runs.size() > 1 ? " and the other files" : std::string()) +
+             ": these runs determine none of the calibration's factors (" + f.why[0] +
+             " for compute; see docs/calibrate-from-benchmarks.md for runs that do); no calibration is written");
   json out = calibration_of(f.x, id, source);
   json rows = json::array();
   std::vector<double> before_errs, after_errs;
   for (size_t i : all) {
-    const Predicted after = predict(base, runs[i], out);
-    rows.push_back(error_row(runs[i], before[i], after, false));
-    for (const std::string k : {"ttft", "tpot"}) {
-      before_errs.push_back(rows.back()["error_uncalibrated"][k].get<double>());
-      after_errs.push_back(rows.back()["error_calibrated"][k].get<double>());
+    rows.push_back(error_row(runs[i], pb.data[i], replay_run(base, runs[i], out), request_latency_ms(f.x), false));
+    for (const json& fig : rows.back()["figures"]) {
+      before_errs.push_back(fig["error_uncalibrated"].get<double>());
+      after_errs.push_back(fig["error_calibrated"].get<double>());
     }
   }
   json files = json::array();
   for (const BenchRun& r : runs) files.push_back(r.to_json());
-  out["fit"] = {{"method", "Levenberg-Marquardt on Huber(log pred/meas) of mean TTFT and TPOT, weak priors toward no correction"},
-                {"base_scenario", base.value("id", "custom")},
+  const json fr = factors_report(f);
+  out["fit"] = {{"method", "Levenberg-Marquardt on Huber(log pred/meas) of TTFT and TPOT (a closed batch: output "
+                           "throughput), weak priors toward no correction; undetermined factors held at no correction"},
+                {"base_scenario", base.name},
                 {"runs", files},
-                {"evaluations", evaluations},
-                {"converged", f.ls.converged},
-                {"standard_errors", identification(f)},
+                {"evaluations", pb.evaluations},
+                {"max_evaluations_per_fit", pb.max_evaluations},
+                {"converged", f.converged},
+                {"fitted", fr["fitted"]},
+                {"held_at_no_correction", fr["held_at_no_correction"]},
+                {"standard_errors", fr["standard_errors"]},
+                // Not a factor of the cost model: `run` predicts the server's
+                // TTFT; a client's TTFT and E2E add this.
+                {"request_latency_ms", request_latency_ms(f.x)},
+                {"residual_variance", fr["residual_variance"]},
+                {"warnings", plausibility_warnings(out["factors"])},
                 {"in_sample", {{"runs", rows},
                                {"median_abs_error_uncalibrated", median_abs(before_errs)},
                                {"median_abs_error_calibrated", median_abs(after_errs)}}},

@@ -2,25 +2,36 @@
 // `sightline fit`: fits a ClusterCalibration (perf/cluster_calibration.hpp) to
 // a user's benchmark runs (api/bench_import.hpp) on a base scenario that
 // describes the deployment (model, GPU, parallelism, stack). Each run is
-// replayed as a serving simulation of the workload as run; the factors minimize
-// a robust (Huber) loss of log(predicted / measured) mean TTFT and TPOT plus
-// weak priors that pull every factor toward "no correction". Runs are split
-// deterministically into a fit set and a held-out set (every third run) whose
-// error the report gives; the final factors are refitted on every run.
+// replayed as a serving simulation of the load as the tool applied it
+// (api/calibration_fit_replay.hpp); the factors minimize a robust (Huber) loss
+// of log(predicted / measured) TTFT and TPOT (or a closed batch's throughput)
+// plus weak priors toward "no correction". Only the factors the runs identify
+// are fitted (finite standard error, scaled by the misfit, below a bound);
+// the others are held at "no correction" in the written file and named. Runs
+// are split deterministically into a fit set and a held-out set (every third
+// run) whose error the report gives; the final factors are refitted on every
+// run. The work is estimated before the first replay and capped.
 #include <string>
 #include <vector>
 
 #include "api/bench_import.hpp"
+#include "api/calibration_fit_replay.hpp"
 
 namespace sightline::api {
 
-// The serving scenario that replays `run` on `base` (a scenario document),
-// with `calibration` (null: none) in its cost model.
-json scenario_for_bench_run(const json& base, const BenchRun& run, const json& calibration);
+struct FitOptions {
+  // Simulation work units the whole fit may spend (each replay's estimate,
+  // high end, times the replays it makes). The default keeps a fit within
+  // about 60 s of CPU natively (docs/calibrate-from-benchmarks.md).
+  static constexpr int64_t kDefaultWorkUnits = 12'000'000;
+  static constexpr int64_t kMaxWorkUnits = 10'000'000'000;
+  int64_t max_work_units = kDefaultWorkUnits;
+};
 
 // The calibration file: {id, source, factors, fit: {report}}. Throws located
-// errors for a base scenario that is not a serving one.
-json fit_cluster_calibration(const json& base, const std::vector<BenchRun>& runs, const std::string& id,
-                             const std::string& source);
+// errors (in a benchmark file or the base scenario) for runs that cannot be
+// replayed or that determine no factor.
+json fit_cluster_calibration(const FitBase& base, const std::vector<BenchRun>& runs, const std::string& id,
+                             const std::string& source, const FitOptions& options = {});
 
 }  // namespace sightline::api

@@ -6,24 +6,13 @@
 // predict a different scenario on the same cluster.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { cliPath, repoRoot } from '../wasm/wasm_module.mjs';
+import { repoRoot } from '../wasm/wasm_module.mjs';
+import { cli, workspace } from './fit_helpers.mjs';
 
 const fixtures = path.join(repoRoot, 'tests', 'data', 'bench');
-const work = mkdtempSync(path.join(tmpdir(), 'sightline-fit-'));
-
-function cli(args) {
-  const r = spawnSync(cliPath, args, { encoding: 'utf8', maxBuffer: 1 << 28 });
-  return { code: r.status, out: r.stdout, err: r.stderr };
-}
-function write(name, content) {
-  const p = path.join(work, name);
-  writeFileSync(p, typeof content === 'string' ? content : JSON.stringify(content));
-  return p;
-}
+const { work, write } = workspace('sightline-fit-');
 
 const fixed = (v) => ({ dist: 'fixed', value: v });
 function scenario(model, rate, prompt, output, requests = 200, process = 'poisson') {
@@ -73,35 +62,38 @@ const writers = {
     return { benchmarks: [{ type_: 'generative_benchmark', args: { strategy: { type_: x.process === 'fixed' ? 'constant' : 'poisson', rate: x.rate } }, run_stats: { requests_made: { successful: x.n, errored: 0, incomplete: 0, total: x.n } }, metrics: { requests_per_second: s(x.rps), request_latency: s(x.e2e_ms / 1e3), prompt_token_count: s(x.prompt), output_token_count: s(x.output), time_to_first_token_ms: s(x.ttft), time_per_output_token_ms: s(x.e2e_ms / x.output), inter_token_latency_ms: s(x.tpot), output_tokens_per_second: s(x.otps) } }] };
   },
   'genai-perf': (x) => ({ request_throughput: { unit: 'requests/sec', avg: x.rps }, request_latency: { unit: 'ms', avg: x.e2e_ms }, request_count: { unit: 'count', avg: x.n }, time_to_first_token: { unit: 'ms', avg: x.ttft }, inter_token_latency: { unit: 'ms', avg: x.tpot }, output_token_throughput: { unit: 'tokens/sec', avg: x.otps }, output_sequence_length: { unit: 'tokens', avg: x.output }, input_sequence_length: { unit: 'tokens', avg: x.prompt }, input_config: { model: ['meta-llama/Llama-2-7b-hf'], request_rate: x.rate, concurrency: null, streaming: true } }),
-  mlperf: (x) => ['================================================', 'MLPerf Results Summary', '================================================', 'SUT name : PySUT', 'Scenario : Server', 'Mode     : PerformanceOnly', `Completed samples per second    : ${x.rps}`, `Completed tokens per second: ${x.otps}`, 'Result is : VALID', '', 'Additional Stats', `Mean latency (ns)               : ${Math.round(x.e2e_ms * 1e6)}`, `Mean First Token latency (ns)   : ${Math.round(x.ttft * 1e6)}`, `Mean Time to Output Token (ns)  : ${Math.round(x.tpot * 1e6)}`, '', 'Test Parameters Used', 'samples_per_query : 1', `target_qps : ${x.rate}`, `min_query_count : ${x.n}`, ''].join('\n'),
+  mlperf: (x) => ['================================================', 'MLPerf Results Summary', '================================================', 'SUT name : PySUT', 'Scenario : Server', 'Mode     : PerformanceOnly', `Completed samples per second    : ${x.rps}`, `Completed tokens per second: ${x.otps}`, 'Result is : VALID', '', 'Additional Stats', `Mean latency (ns)               : ${Math.round(x.e2e_ms * 1e6)}`, `Mean First Token latency (ns)   : ${Math.round(x.ttft * 1e6)}`, `Mean Time to Output Token (ns)  : ${Math.round(x.tpot * 1e6)}`, '', 'Test Parameters Used', 'samples_per_query : 1', `target_qps : ${x.rate}`, `min_duration (ms): ${(x.n / x.rps) * 1000}`, `min_query_count : ${x.n}`, ''].join('\n'),
 };
 
-test('every fixture reads as its format, with the workload as run', () => {
-  const cases = [['vllm_bench_serve.json', 'vllm', 1], ['sglang_bench_serving.jsonl', 'sglang', 2], ['guidellm_report.json', 'guidellm', 1], ['genai_perf_profile_export_genai_perf.json', 'genai-perf', 1], ['mlperf_log_summary.txt', 'mlperf', 1]];
-  for (const [file, format, runs] of cases) {
+test('every fixture reads as its format, with the load as run', () => {
+  const cases = [['vllm_bench_serve.json', 'vllm', 1, 2], ['sglang_bench_serving.jsonl', 'sglang', 2, 2], ['guidellm_report.json', 'guidellm', 1, 2], ['genai_perf_profile_export_genai_perf.json', 'genai-perf', 1, 2], ['mlperf_log_summary.txt', 'mlperf', 1, 2.01]];
+  for (const [file, format, runs, rate] of cases) {
     const r = cli(['fit', path.join(fixtures, file), '--import-only']);
     assert.equal(r.code, 0, `${file}: ${r.err}`);
     const a = JSON.parse(r.out);
     assert.equal(a.length, runs, file);
     assert.equal(a[0].format, format, file);
-    assert.equal(a[0].workload.rate_qps, 2, file);
-    assert.ok(a[0].measured.ttft_mean_ms > 30 && a[0].measured.ttft_mean_ms < 60, file);
-    assert.ok(a[0].measured.tpot_mean_ms > 11 && a[0].measured.tpot_mean_ms < 15, file);
-    if (format !== 'mlperf') assert.equal(a[0].workload.prompt_tokens_mean, 512, file);
+    assert.equal(a[0].load.kind, 'rate', file);
+    assert.equal(a[0].load.rate_qps, rate, file);
+    assert.ok(a[0].measured.ttft_mean_ms.value > 30 && a[0].measured.ttft_mean_ms.value < 60, file);
+    assert.ok(a[0].measured.tpot_mean_ms.value > 11 && a[0].measured.tpot_mean_ms.value < 15, file);
+    if (format !== 'mlperf') assert.equal(a[0].lengths.prompt_tokens_mean, 512, file);
+    else assert.equal(a[0].lengths.prompt_tokens_mean, null, file);
+    assert.ok(a[0].fields_used.length > 3, file);
   }
 });
 
 test('malformed and partial benchmark files get located errors', () => {
   const vllm = JSON.parse(readFileSync(path.join(fixtures, 'vllm_bench_serve.json'), 'utf8'));
   const cases = [
-    ['bad.json', '{"mean_ttft_ms": 1,', 'parse_error', '/0'],  // read as JSONL: line 0
-    ['partial-vllm.json', { ...vllm, mean_tpot_ms: undefined }, 'missing_key', '/mean_tpot_ms'],
+    ['bad.json', '{"mean_ttft_ms": 1,', 'parse_error', '/mean_ttft_ms'],
+    ['partial-vllm.json', { ...vllm, completed: undefined }, 'missing_key', '/completed'],
     ['type-vllm.json', { ...vllm, completed: 'four' }, 'type_error', '/completed'],
     ['short-arrays.json', { ...vllm, input_lens: [512, 512] }, 'invalid_value', '/input_lens'],
     ['sglang.jsonl', readFileSync(path.join(fixtures, 'sglang_bench_serving.jsonl'), 'utf8').replace('"mean_ttft_ms": 55.8', '"mean_ttft_ms": -1'), 'out_of_range', '/1/mean_ttft_ms'],
     ['guidellm.json', { benchmarks: [{ args: { strategy: { type_: 'warp' } }, metrics: {} }] }, 'invalid_value', '/benchmarks/0/args/strategy/type_'],
-    ['genai.json', { time_to_first_token: { unit: 's', avg: 0.04 }, input_config: {} }, 'invalid_value', '/time_to_first_token/unit'],
-    ['mlperf.txt', 'MLPerf Results Summary\nScenario : Offline\n', 'not_implemented', '/line/2'],
+    ['genai.json', { time_to_first_token: { unit: 'parsecs', avg: 0.04 }, input_sequence_length: { unit: 'tokens', avg: 5 }, output_sequence_length: { unit: 'tokens', avg: 5 }, request_count: { avg: 3 }, input_config: {} }, 'invalid_value', '/time_to_first_token/unit'],
+    ['mlperf.txt', '================\nMLPerf Results Summary\n================\nScenario : SingleStream\n', 'not_implemented', '/line/4'],
     ['other.json', { hello: 1 }, 'invalid_value', ''],
   ];
   for (const [name, content, code, where] of cases) {
@@ -141,7 +133,10 @@ test('a run names the calibration it used; a bad calibration file is a located e
 // queueing and batching. Every third run is held out by the fit, so the fit set
 // (runs 0, 1, 3, 4) alone must identify every factor too.
 const runScale = process.env.SIGHTLINE_FIT_FULL ? 5 : 1;
-test('round trip: fit recovers a known perturbation from every format and predicts another scenario', () => {
+// The runs of the round trip, written in every format; `clientMs` is a
+// constant per-request latency (client, network, tokenizer) added to every
+// measured TTFT and E2E, as a client-side benchmark sees it.
+function roundTrip(tag, clientMs) {
   const m = 'llama-2-7b';
   const few = 20 * runScale, many = 60 * runScale;
   const base = scenario(m, 2, 512, 128, many);
@@ -153,20 +148,25 @@ test('round trip: fit recovers a known perturbation from every format and predic
     ['mlperf', 'mlperf_log_summary.txt', [scenario(m, 3, 512, 128, many)]],
   ];
   const files = runs.map(([format, name, ss]) => {
-    const xs = ss.map(measured);
+    const xs = ss.map(measured).map((x) => ({ ...x, ttft: x.ttft + clientMs, e2e_ms: x.e2e_ms + clientMs }));
     const content = format === 'sglang' ? xs.map((x) => JSON.stringify(writers.sglang(x))).join('\n') + '\n' : writers[format](xs[0]);
-    return write(name, content);
+    return write(`${tag}-${name}`, content);
   });
-  const baseFile = write('base.json', base);
-  const out = path.join(work, 'my-cluster.json');
+  const baseFile = write(`${tag}-base.json`, base);
+  const out = path.join(work, `${tag}-my-cluster.json`);
   const small = files.find((f) => f.endsWith('guidellm.json'));
-  const r = cli(['fit', ...files, '--base', baseFile, '--out', out, '--id', 'my-cluster', '--model-of', `${small}=gpt2`]);
+  const mlperf = files.find((f) => f.endsWith('mlperf_log_summary.txt'));
+  const r = cli(['fit', ...files, '--base', baseFile, '--out', out, '--id', 'my-cluster', '--model-of', `${small}=gpt2`, '--prompt-tokens', `${mlperf}=512`]);
   assert.equal(r.code, 0, r.err);
-  assert.match(r.out, /held-out/);
-  const cal = JSON.parse(readFileSync(out, 'utf8'));
-  const f = cal.factors;
-  const rel = (a, b) => Math.abs(a / b - 1);
   console.log(r.out);
+  return { r, out, small, cal: JSON.parse(readFileSync(out, 'utf8')) };
+}
+const rel = (a, b) => Math.abs(a / b - 1);
+
+test('round trip: fit recovers a known perturbation from every format and predicts another scenario', () => {
+  const { r, out, small, cal } = roundTrip('plain', 0);
+  assert.match(r.out, /held-out/);
+  const f = cal.factors;
   console.log('evaluations', cal.fit.evaluations, 'standard errors', JSON.stringify(cal.fit.standard_errors));
   assert.ok(rel(f.compute_efficiency_scale, 0.8) < 0.03, `compute ${f.compute_efficiency_scale}`);
   assert.ok(rel(f.memory_efficiency_scale, 0.9) < 0.03, `memory ${f.memory_efficiency_scale}`);
@@ -188,4 +188,15 @@ test('round trip: fit recovers a known perturbation from every format and predic
     assert.ok(rel(c.metrics[k].mean, t.metrics[k].mean) < 0.03, `${k}: ${c.metrics[k].mean} vs truth ${t.metrics[k].mean}`);
   }
   assert.equal(c.calibration.id, 'my-cluster');
+});
+
+test('round trip: a constant per-request latency added to the truth is recovered as that term, not as efficiency or host time', () => {
+  const { cal } = roundTrip('client', 20);
+  const f = cal.factors;
+  console.log('request latency', cal.fit.request_latency_ms, '±', cal.fit.standard_errors.request_latency_ms);
+  assert.ok(Math.abs(cal.fit.request_latency_ms - 20) < 0.5, `request latency ${cal.fit.request_latency_ms} ms`);
+  assert.ok(rel(f.compute_efficiency_scale, 0.8) < 0.03, `compute ${f.compute_efficiency_scale}`);
+  assert.ok(rel(f.memory_efficiency_scale, 0.9) < 0.03, `memory ${f.memory_efficiency_scale}`);
+  assert.ok(rel(f.host_us_per_step, 300) < 0.03, `host ${f.host_us_per_step}`);
+  assert.ok(cal.fit.fitted.includes('request_latency_ms'));
 });

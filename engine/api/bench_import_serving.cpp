@@ -1,0 +1,122 @@
+// vLLM benchmark_serving.py / `vllm bench serve` and SGLang bench_serving
+// result objects (SGLang's script began as a copy of vLLM's: the load and
+// total keys are shared, the latency keys differ).
+#include <cmath>
+
+#include "api/bench_import_fields.hpp"
+#include "api/bench_import_readers.hpp"
+#include "core/error.hpp"
+
+namespace sightline::api::bench {
+
+namespace {
+
+constexpr int64_t kMaxBenchRequests = 1'000'000'000;
+constexpr double kMaxBenchTokens = 1e13;
+
+// request_rate and max_concurrency as both scripts apply them: a finite rate
+// draws arrivals (vLLM: gamma of shape `burstiness`, 1 = Poisson; SGLang:
+// Poisson); an infinite rate sends every request at t = 0, and a concurrency
+// cap then makes the run a closed loop of that many clients.
+void read_serving_load(const Fields& f, BenchRun& r, bool has_burstiness) {
+  const auto rate = f.rate("request_rate");
+  if (!rate) refuse(error_code::kMissingKey, r.file, f.at("request_rate"), "missing 'request_rate' (the load of the run)");
+  r.load_source = f.at("request_rate");
+  const auto cap = f.maybe_integer("max_concurrency", 1, 1'000'000);
+  if (std::isinf(*rate)) {
+    if (cap) {
+      r.load = "closed_loop";
+      r.concurrency = *cap;
+      r.load_source = f.at("max_concurrency");
+    } else {
+      r.load = "burst";
+      r.notes.push_back("request_rate inf without max_concurrency: every request sent at t = 0");
+    }
+    return;
+  }
+  r.load = "rate";
+  r.rate_qps = *rate;
+  if (cap) {
+    r.concurrency = *cap;
+    r.notes.push_back("a rate with max_concurrency " + std::to_string(*cap) +
+                      ": replayed as the open-loop rate (the cap is not replayed)");
+  }
+  if (has_burstiness) {
+    const auto b = f.maybe("burstiness", 1e-4, 1e4);
+    if (b && *b != 1) {
+      r.arrival = "gamma";
+      r.arrival_cv = 1 / std::sqrt(*b);
+    }
+  }
+}
+
+// completed, total_input_tokens, total_output_tokens: the run's count and mean lengths.
+void read_serving_totals(const Fields& f, BenchRun& r) {
+  r.requests = f.integer("completed", 0, kMaxBenchRequests);
+  r.requests_source = f.at("completed");
+  const double in = f.number("total_input_tokens", 0, kMaxBenchTokens);
+  const double out = f.number("total_output_tokens", 0, kMaxBenchTokens);
+  if (r.requests > 0) {
+    r.prompt_tokens_mean = in / static_cast<double>(r.requests);
+    r.output_tokens_mean = out / static_cast<double>(r.requests);
+  }
+  r.prompt_source = f.at("total_input_tokens");
+  r.output_source = f.at("total_output_tokens");
+}
+
+// The latency and throughput keys both scripts write; only the end-to-end key differs.
+void read_serving_figures(const Fields& f, const char* e2e_key) {
+  f.figure("ttft_mean_ms", "mean_ttft_ms");
+  f.figure("ttft_median_ms", "median_ttft_ms");
+  f.figure("tpot_mean_ms", "mean_tpot_ms");
+  f.figure("itl_mean_ms", "mean_itl_ms");
+  f.figure("itl_median_ms", "median_itl_ms");
+  f.figure("e2e_mean_ms", e2e_key);
+  f.figure("requests_per_s", "request_throughput");
+  f.figure("output_tokens_per_s", "output_throughput");
+}
+
+}  // namespace
+
+BenchRun read_vllm_object(const json& j, const std::string& file, const std::string& where) {
+  BenchRun r = new_bench_run("vllm", file, where);
+  const Fields f(j, file, where, &r);
+  r.model = f.text("model_id");
+  if (r.model.empty()) r.asks.push_back("model (the file has no model_id)");
+  read_serving_load(f, r, true);
+  read_serving_totals(f, r);
+  if (const auto failed = f.maybe_integer("failed", 0, kMaxBenchRequests); failed && *failed > 0)
+    r.notes.push_back(std::to_string(*failed) + " requests failed; the figures are over the completed ones");
+  read_serving_figures(f, "mean_e2el_ms");
+  // Per-request arrays (--save-detailed): one entry per prompt sent, so a
+  // shorter array is a truncated file.
+  const auto prompts = f.maybe_integer("num_prompts", 1, kMaxBenchRequests);
+  for (const char* key : {"input_lens", "output_lens", "ttfts"}) {
+    const json* a = f.array(key);
+    if (!a) continue;
+    for (size_t i = 0; i < a->size(); ++i)
+      if (!(*a)[i].is_number())
+        refuse(error_code::kType, file, pointer_append(f.at(key), i), "must be a number, got " + json_type_name((*a)[i]));
+    if (prompts && static_cast<int64_t>(a->size()) != *prompts)
+      refuse(error_code::kInvalidValue, file, f.at(key),
+             std::string("'") + key + "' has " + std::to_string(a->size()) + " entries, but num_prompts is " +
+                 std::to_string(*prompts) + " (truncated file?)");
+  }
+  r.asks.push_back("GPU, parallelism and engine settings (the base scenario)");
+  return r;
+}
+
+BenchRun read_sglang_object(const json& j, const std::string& file, const std::string& where) {
+  BenchRun r = new_bench_run("sglang", file, where);
+  const Fields f(j, file, where, &r);
+  read_serving_load(f, r, false);
+  read_serving_totals(f, r);
+  read_serving_figures(f, "mean_e2e_latency_ms");
+  if (!f.has("mean_ttft_ms") && f.has("median_ttft_ms"))
+    r.notes.push_back("late-2024 bench_serving layout: TTFT and ITL recorded as medians only; compared as medians");
+  r.asks.push_back("model (bench_serving lines do not record it)");
+  r.asks.push_back("GPU, parallelism and engine settings (the base scenario)");
+  return r;
+}
+
+}  // namespace sightline::api::bench

@@ -1,0 +1,258 @@
+// GuideLLM reports (0.2 and 0.5 layouts) and genai-perf / AIPerf profile exports.
+#include <cmath>
+
+#include "api/bench_import_fields.hpp"
+#include "api/bench_import_readers.hpp"
+#include "core/error.hpp"
+
+namespace sightline::api::bench {
+
+namespace {
+
+// GuideLLM's StatusDistributionSummary: metrics[key].successful.mean.
+std::optional<double> guidellm_mean(const Fields& metrics, const std::string& key, BenchRun& r, bool required) {
+  const json* m = metrics.object(key);
+  if (!m) {
+    if (required) refuse(error_code::kMissingKey, r.file, metrics.at(key), "missing metric '" + key + "'");
+    return std::nullopt;
+  }
+  const Fields mf(*m, r.file, metrics.at(key), nullptr);
+  const json* s = mf.object("successful");
+  if (!s) refuse(error_code::kMissingKey, r.file, mf.at("successful"), "missing 'successful'");
+  const Fields sf(*s, r.file, mf.at("successful"), &r);
+  return required ? sf.number("mean", 0, 1e12) : sf.maybe("mean", 0, 1e12);
+}
+
+void guidellm_figure(const Fields& metrics, const std::string& key, const char* metric, BenchRun& r, double scale = 1) {
+  if (const auto v = guidellm_mean(metrics, key, r, false))
+    r.measured.push_back({metric, *v * scale, pointer_append(pointer_append(metrics.at(key), "successful"), "mean")});
+}
+
+// The strategy as GuideLLM applied it (scheduler/strategies.py): synchronous
+// (one request after another), concurrent (`streams` closed-loop streams),
+// throughput (all at once, optionally capped at max_concurrency), constant
+// and poisson (`rate` requests/s).
+void read_guidellm_strategy(const Fields& st, BenchRun& r) {
+  const std::string type = st.text("type_");
+  r.load_source = st.at("type_");
+  if (type == "synchronous") {
+    r.load = "closed_loop";
+    r.concurrency = 1;
+  } else if (type == "concurrent") {
+    r.load = "closed_loop";
+    r.concurrency = st.integer("streams", 1, 1'000'000);
+  } else if (type == "throughput") {
+    const auto cap = st.maybe_integer("max_concurrency", 1, 1'000'000);
+    r.load = cap ? "closed_loop" : "burst";
+    r.concurrency = cap.value_or(0);
+  } else if (type == "constant" || type == "poisson") {
+    r.load = "rate";
+    r.rate_qps = st.number("rate", 1e-9, 1e9);
+    r.arrival = type == "constant" ? "fixed" : "poisson";
+  } else {
+    refuse(error_code::kInvalidValue, r.file, st.at("type_"),
+           "unknown strategy '" + printable(type, 40) + "' (synchronous, concurrent, throughput, constant, poisson)");
+  }
+}
+
+BenchRun read_guidellm_benchmark(const json& b, const std::string& file, const std::string& p) {
+  BenchRun r = new_bench_run("guidellm", file, p);
+  const Fields bf(b, file, p, &r);
+  // 0.5 keeps the run's settings under "config", 0.2 under "args".
+  const json* config = bf.object("config");
+  const json* args = bf.object("args");
+  const std::string settings_key = config ? "config" : "args";
+  const json* settings = config ? config : args;
+  if (!settings)
+    refuse(error_code::kMissingKey, file, bf.at("config"),
+           "missing the benchmark's settings ('config' in GuideLLM 0.5, 'args' in 0.2)");
+  const Fields sf(*settings, file, bf.at(settings_key), &r);
+  const json* st = sf.object("strategy");
+  if (!st) refuse(error_code::kMissingKey, file, sf.at("strategy"), "missing the benchmark's scheduling strategy");
+  read_guidellm_strategy(Fields(*st, file, sf.at("strategy"), &r), r);
+  if (const json* backend = sf.object("backend")) r.model = Fields(*backend, file, sf.at("backend"), &r).text("model");
+  if (r.model.empty()) r.asks.push_back("model (the report does not name it)");
+
+  const json* m = bf.object("metrics");
+  if (!m) refuse(error_code::kMissingKey, file, bf.at("metrics"), "missing 'metrics'");
+  const Fields mf(*m, file, bf.at("metrics"), &r);
+  // The measured requests: 0.5 counts them (warm-up and cool-down left out)
+  // in metrics.request_totals; 0.2 in run_stats.requests_made.
+  if (const json* totals = mf.object("request_totals")) {
+    const Fields tf(*totals, file, mf.at("request_totals"), &r);
+    r.requests = tf.integer("successful", 0, 1'000'000'000);
+    r.requests_source = tf.at("successful");
+  } else if (const json* rs = bf.object("run_stats")) {
+    const Fields rf(*rs, file, bf.at("run_stats"), &r);
+    const json* made = rf.object("requests_made");
+    if (!made) refuse(error_code::kMissingKey, file, rf.at("requests_made"), "missing the count of successful requests");
+    const Fields made_f(*made, file, rf.at("requests_made"), &r);
+    r.requests = made_f.integer("successful", 0, 1'000'000'000);
+    r.requests_source = made_f.at("successful");
+  } else {
+    refuse(error_code::kMissingKey, file, mf.at("request_totals"),
+           "missing the count of successful requests (metrics.request_totals or run_stats.requests_made)");
+  }
+  r.prompt_tokens_mean = guidellm_mean(mf, "prompt_token_count", r, true);
+  r.prompt_source = pointer_append(pointer_append(mf.at("prompt_token_count"), "successful"), "mean");
+  r.output_tokens_mean = guidellm_mean(mf, "output_token_count", r, true);
+  r.output_source = pointer_append(pointer_append(mf.at("output_token_count"), "successful"), "mean");
+  if (!mf.has("time_to_first_token_ms"))
+    refuse(error_code::kMissingKey, file, mf.at("time_to_first_token_ms"), "missing metric 'time_to_first_token_ms'");
+  guidellm_figure(mf, "time_to_first_token_ms", "ttft_mean_ms", r);
+  // time_per_output_token_ms spreads the whole latency over every token, the
+  // first included; inter_token_latency_ms leaves the first token out, which
+  // is TPOT as vLLM and this engine define it.
+  guidellm_figure(mf, "inter_token_latency_ms", "tpot_mean_ms", r);
+  guidellm_figure(mf, "request_latency", "e2e_mean_ms", r, 1e3);  // seconds in the report
+  guidellm_figure(mf, "requests_per_second", "requests_per_s", r);
+  guidellm_figure(mf, "output_tokens_per_second", "output_tokens_per_s", r);
+  r.asks.push_back("GPU, parallelism and engine settings (the base scenario)");
+  return r;
+}
+
+// A genai-perf / AIPerf metric object {"unit": ..., "avg": ...}; times in any
+// of the units the tools write are converted to ms.
+std::optional<double> export_avg(const Fields& root, const std::string& key, const std::string& kind, BenchRun& r,
+                                 std::string* source) {
+  const json* m = root.object(key);
+  if (!m) return std::nullopt;
+  const Fields mf(*m, r.file, root.at(key), &r);
+  double scale = 1;
+  const std::string unit = mf.text("unit");
+  if (kind == "time") {
+    if (unit == "ms") scale = 1;
+    else if (unit == "s" || unit == "sec") scale = 1e3;
+    else if (unit == "us") scale = 1e-3;
+    else if (unit == "ns") scale = 1e-6;
+    else refuse(error_code::kInvalidValue, r.file, mf.at("unit"), "'" + key + "' has unit '" + printable(unit, 20) + "', expected ms, s, us or ns");
+  } else if (!unit.empty() && unit.find(kind) == std::string::npos) {
+    refuse(error_code::kInvalidValue, r.file, mf.at("unit"),
+           "'" + key + "' has unit '" + printable(unit, 30) + "', expected " + kind);
+  }
+  if (source) *source = mf.at("avg");
+  return mf.number("avg", 0, 1e12) * scale;
+}
+
+void export_figure(const Fields& root, const std::string& key, const char* metric, const char* kind, BenchRun& r) {
+  std::string source;
+  if (const auto v = export_avg(root, key, kind, r, &source)) r.measured.push_back({metric, *v, source});
+}
+
+// AIPerf 0.10+: input_config.phases[], each {name, type, requests,
+// concurrency | request_rate, exclude_from_results}; warm-up phases are
+// excluded from the results and from the replay.
+bool read_aiperf_phases(const Fields& ic, BenchRun& r) {
+  const json* phases = ic.array("phases");
+  if (!phases) return false;
+  int measured = 0;
+  for (size_t i = 0; i < phases->size(); ++i) {
+    const std::string pp = pointer_append(ic.at("phases"), i);
+    const Fields ph((*phases)[i], r.file, pp, &r);
+    const bool excluded = ph.flag("exclude_from_results");
+    if (excluded) {
+      r.notes.push_back("phase '" + ph.text("name") + "' excluded from the results (warm-up): not replayed");
+      continue;
+    }
+    if (++measured > 1)
+      refuse(error_code::kNotImplemented, r.file, pp, "more than one measured phase: the export mixes their figures");
+    const std::string type = ph.text("type");
+    r.load_source = ph.at("type");
+    const auto conc = ph.maybe_integer("concurrency", 1, 1'000'000);
+    if (type == "concurrency") {
+      if (!conc) refuse(error_code::kMissingKey, r.file, ph.at("concurrency"), "a concurrency phase without 'concurrency'");
+      r.load = "closed_loop";
+      r.concurrency = *conc;
+    } else if (type == "request_rate") {
+      r.load = "rate";
+      r.rate_qps = ph.has("request_rate") ? ph.number("request_rate", 1e-9, 1e9) : ph.number("rate", 1e-9, 1e9);
+      const std::string pattern = ph.text("arrival_pattern");
+      if (pattern == "constant") r.arrival = "fixed";
+      else if (!pattern.empty() && pattern != "poisson")
+        refuse(error_code::kNotImplemented, r.file, ph.at("arrival_pattern"), "arrival pattern '" + printable(pattern, 30) + "' is not replayed");
+      if (conc) r.concurrency = *conc;
+    } else {
+      refuse(error_code::kNotImplemented, r.file, ph.at("type"),
+             "phase type '" + printable(type, 40) + "' is not replayed (concurrency, request_rate)");
+    }
+  }
+  if (measured == 0) refuse(error_code::kInvalidValue, r.file, ic.at("phases"), "no phase is included in the results");
+  return true;
+}
+
+}  // namespace
+
+std::vector<BenchRun> read_guidellm_report(const json& root, const std::string& file) {
+  const Fields f(root, file, "", nullptr);
+  const json* b = f.array("benchmarks");
+  if (!b || b->empty()) refuse(error_code::kInvalidValue, file, "/benchmarks", "'benchmarks' must be a non-empty array");
+  std::vector<BenchRun> runs;
+  for (size_t i = 0; i < b->size(); ++i) runs.push_back(read_guidellm_benchmark((*b)[i], file, pointer_append("/benchmarks", i)));
+  return runs;
+}
+
+BenchRun read_profile_export(const json& root, const std::string& file, const std::string& format) {
+  BenchRun r = new_bench_run(format, file, "");
+  const Fields f(root, file, "", &r);
+  std::string src;
+  const auto isl = export_avg(f, "input_sequence_length", "tokens", r, &src);
+  if (!isl) refuse(error_code::kMissingKey, file, "/input_sequence_length", "missing metric 'input_sequence_length'");
+  r.prompt_tokens_mean = *isl;
+  r.prompt_source = src;
+  const auto osl = export_avg(f, "output_sequence_length", "tokens", r, &src);
+  if (!osl) refuse(error_code::kMissingKey, file, "/output_sequence_length", "missing metric 'output_sequence_length'");
+  r.output_tokens_mean = *osl;
+  r.output_source = src;
+  const auto count = export_avg(f, "request_count", "", r, &src);
+  if (!count) refuse(error_code::kMissingKey, file, "/request_count", "missing 'request_count': the number of completed requests");
+  if (std::floor(*count) != *count) refuse(error_code::kType, file, src, "'request_count' must be a whole number");
+  r.requests = static_cast<int64_t>(*count);
+  r.requests_source = src;
+  if (!f.has("time_to_first_token"))
+    refuse(error_code::kMissingKey, file, "/time_to_first_token", "missing metric 'time_to_first_token' (a non-streaming run)");
+  export_figure(f, "time_to_first_token", "ttft_mean_ms", "time", r);
+  // inter_token_latency is (request latency − TTFT) / (output tokens − 1) per request: TPOT.
+  export_figure(f, "inter_token_latency", "tpot_mean_ms", "time", r);
+  export_figure(f, "request_latency", "e2e_mean_ms", "time", r);
+  export_figure(f, "request_throughput", "requests_per_s", "requests", r);
+  export_figure(f, "output_token_throughput", "output_tokens_per_s", "tokens", r);
+
+  const json* icj = f.object("input_config");
+  if (!icj) refuse(error_code::kMissingKey, file, "/input_config", "missing 'input_config' (the load of the run)");
+  const Fields ic(*icj, file, "/input_config", &r);
+  if (!read_aiperf_phases(ic, r)) {
+    // genai-perf writes the load flat in input_config; AIPerf 0.9 under "loadgen".
+    const json* lg = ic.object("loadgen");
+    const Fields load(lg ? *lg : *icj, file, lg ? ic.at("loadgen") : ic.path(), &r);
+    const auto rate = load.rate("request_rate");
+    const auto conc = load.maybe_integer("concurrency", 1, 1'000'000);
+    if (rate && !std::isinf(*rate)) {
+      r.load = "rate";
+      r.rate_qps = *rate;
+      r.load_source = load.at("request_rate");
+      if (conc) r.concurrency = *conc;
+    } else if (conc) {
+      r.load = "closed_loop";
+      r.concurrency = *conc;
+      r.load_source = load.at("concurrency");
+    } else {
+      refuse(error_code::kMissingKey, file, load.at("concurrency"),
+             "the export does not record the load: no 'concurrency', 'request_rate' or 'phases'");
+    }
+  }
+  // The model: genai-perf input_config.model (a list), AIPerf input_config.models.items[].name.
+  if (ic.has("model") && icj->at("model").is_string()) {
+    r.model = ic.text("model");
+  } else if (const json* m = ic.array("model"); m && !m->empty() && (*m)[0].is_string()) {
+    r.model = (*m)[0].get<std::string>();
+  } else if (const json* ms = ic.object("models")) {
+    const Fields mf(*ms, file, ic.at("models"), &r);
+    if (const json* items = mf.array("items"); items && !items->empty())
+      r.model = Fields((*items)[0], file, pointer_append(mf.at("items"), 0), &r).text("name");
+  }
+  if (r.model.empty()) r.asks.push_back("model (the export does not name it)");
+  r.asks.push_back("GPU, parallelism and engine settings (the base scenario)");
+  return r;
+}
+
+}  // namespace sightline::api::bench

@@ -1,0 +1,136 @@
+#include "api/calibration_fit_replay.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "api/api.hpp"
+#include "core/error.hpp"
+
+namespace sightline::api {
+
+namespace {
+
+// Where in the user's documents a replay error belongs: a workload path of
+// the replayed scenario came from the benchmark file (its key), anything else
+// from the base scenario the user wrote.
+[[noreturn]] void relocate_replay_error(const FitBase& base, const BenchRun& run, const json& e) {
+  const std::string path = e.value("path", "");
+  const std::string msg = e.value("message", "");
+  const std::string code = e.value("code", error_code::kInternal);
+  auto under = [&](const char* prefix) { return path.rfind(prefix, 0) == 0; };
+  std::string source;
+  if (under("/serving/workload/prompt_tokens")) source = run.prompt_source;
+  else if (under("/serving/workload/output_tokens")) source = run.output_source;
+  else if (under("/serving/workload/arrival")) source = run.load_source;
+  else if (under("/serving/workload/num_requests")) source = run.requests_source;
+  else if (under("/model") && !run.replay_model.empty()) source = "--model-of";
+  if (!source.empty())
+    fail(code.c_str(), source,
+         run.file + run.where + ": replaying this run on " + base.name + " failed at the value read from " + source + ": " +
+             msg);
+  fail(code.c_str(), path, base.name + ": replaying " + run.file + run.where + " on this base scenario failed: " + msg);
+}
+
+// The open-loop rate that stands for a closed loop (the simulator has no
+// closed-loop clients): the rate the run achieved, or Little's law from its
+// concurrency and mean latency.
+double closed_loop_rate(const BenchRun& run) {
+  if (const BenchFigure* f = run.figure("requests_per_s"); f && f->value > 0) return f->value;
+  if (const BenchFigure* e = run.figure("e2e_mean_ms"); e && e->value > 0)
+    return static_cast<double>(run.concurrency) / (e->value * 1e-3);
+  fail(error_code::kMissingKey, run.load_source,
+       run.file + run.where + ": a closed loop of " + std::to_string(run.concurrency) +
+           " clients is replayed at the rate it achieved, which the file does not record (request throughput or mean "
+           "latency)");
+}
+
+}  // namespace
+
+std::vector<FitTarget> fit_targets(const BenchRun& run) {
+  std::vector<FitTarget> t;
+  auto take = [&](std::initializer_list<std::pair<const char*, const char*>> choices) {
+    for (const auto& [metric, statistic] : choices)
+      if (const BenchFigure* f = run.figure(metric)) {
+        t.push_back({metric, f->value, f->source, statistic});
+        return;
+      }
+  };
+  if (run.load == "batch") {
+    take({{"output_tokens_per_s", "output_tokens_per_s"}});
+    return t;
+  }
+  take({{"ttft_mean_ms", "ttft_mean"}, {"ttft_median_ms", "ttft_p50"}});
+  take({{"tpot_mean_ms", "tpot_mean"}, {"itl_mean_ms", "itl_mean"}, {"itl_median_ms", "itl_p50"}});
+  return t;
+}
+
+json scenario_for_bench_run(const json& base, const BenchRun& run, const json& calibration) {
+  if (!base.is_object() || !base.contains("serving") || !base["serving"].is_object())
+    fail(error_code::kConstraint, "/serving", "the base scenario of a fit must be a serving scenario");
+  if (!run.prompt_tokens_mean)
+    fail(error_code::kMissingKey, run.where,
+         run.file + run.where + ": the file does not record prompt lengths: give --prompt-tokens " + run.file + "=N");
+  json s = base;
+  if (!run.replay_model.empty()) s["model"] = run.replay_model;  // same cluster and stack, another model
+  json& serving = s["serving"];
+  serving["mode"] = "simulate";
+  serving.erase("steady_state");
+  json& w = serving["workload"];
+  if (!w.is_object()) w = json::object();
+  w.erase("duration_s");
+  w.erase("shared_prefix");
+  if (run.load == "burst" || run.load == "batch") {
+    w["arrival"] = {{"process", "all_at_once"}};
+  } else if (run.load == "closed_loop") {
+    w["arrival"] = {{"process", "fixed"}, {"rate_qps", closed_loop_rate(run)}};
+  } else {
+    w["arrival"] = {{"process", run.arrival}, {"rate_qps", run.rate_qps}};
+    if (run.arrival == "gamma") w["arrival"]["cv"] = std::min(100.0, std::max(0.01, run.arrival_cv));
+  }
+  w["num_requests"] = std::max<int64_t>(1, std::min(run.requests, kMaxReplayRequests));
+  w["prompt_tokens"] = {{"dist", "fixed"}, {"value", std::max<int64_t>(1, std::llround(*run.prompt_tokens_mean))}};
+  if (run.output_tokens_mean)
+    w["output_tokens"] = {{"dist", "fixed"}, {"value", std::max<int64_t>(1, std::llround(*run.output_tokens_mean))}};
+  if (!s.contains("cost_model") || !s["cost_model"].is_object()) s["cost_model"] = json::object();
+  if (calibration.is_null()) s["cost_model"].erase("calibration");
+  else s["cost_model"]["calibration"] = calibration;
+  return s;
+}
+
+Replay replay_run(const FitBase& base, const BenchRun& run, const json& calibration) {
+  const json scenario = scenario_for_bench_run(base.doc, run, calibration);
+  const json env = parse_json_text(run_scenario_central_only(safe_dump(scenario)));
+  if (!env.value("ok", false)) relocate_replay_error(base, run, env["error"]);
+  const json& m = env["result"]["metrics"];
+  Replay p;
+  p.completed = m["requests"].value("completed", int64_t{0});
+  auto read = [&](const json& metric, const char* mean_key, const char* p50_key) {
+    const double n = metric.value("count", 0.0);
+    if (metric["mean"].is_number()) {
+      const double mean = metric["mean"].get<double>();
+      p.value[mean_key] = mean;
+      if (mean > 0 && n > 0) p.rel_se[mean_key] = metric.value("stddev", 0.0) / mean / std::sqrt(n);
+    }
+    // A median's standard error is about 1.25 times the mean's.
+    if (p50_key && metric["p50"].is_number()) {
+      const double mean = metric["mean"].get<double>();
+      p.value[p50_key] = metric["p50"].get<double>();
+      if (mean > 0 && n > 0) p.rel_se[p50_key] = 1.25 * metric.value("stddev", 0.0) / mean / std::sqrt(n);
+    }
+  };
+  read(m["ttft_ms"], "ttft_mean", "ttft_p50");
+  read(m["tpot_ms"], "tpot_mean", nullptr);
+  read(m["itl_ms"], "itl_mean", "itl_p50");
+  if (m["throughput"]["output_tokens_per_s"].is_number())
+    p.value["output_tokens_per_s"] = m["throughput"]["output_tokens_per_s"].get<double>();
+  return p;
+}
+
+int64_t replay_work_units(const FitBase& base, const BenchRun& run) {
+  const json scenario = scenario_for_bench_run(base.doc, run, nullptr);
+  const json env = parse_json_text(estimate_work(safe_dump(scenario), true));
+  if (!env.value("ok", false)) relocate_replay_error(base, run, env["error"]);
+  return env["result"]["units"].value("high", int64_t{0});
+}
+
+}  // namespace sightline::api

@@ -1,0 +1,224 @@
+// Real benchmark result files (tests/data/bench/real, SOURCES.md there) are
+// read with the load each tool applied, and every rule of issue 34 point 4
+// has a file, a command and the located error it must give. Judged by exit
+// codes and output only (no timing).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { repoRoot } from '../wasm/wasm_module.mjs';
+import { cli, workspace } from './fit_helpers.mjs';
+
+const real = path.join(repoRoot, 'tests', 'data', 'bench', 'real');
+const fixtures = path.join(repoRoot, 'tests', 'data', 'bench');
+const { work, write } = workspace('sightline-fit-files-');
+function importRuns(file) {
+  const r = cli(['fit', file, '--import-only']);
+  assert.equal(r.code, 0, `${file}: ${r.err}`);
+  return JSON.parse(r.out);
+}
+const near = (a, b, what) => assert.ok(Math.abs(a / b - 1) < 1e-6, `${what}: ${a} vs ${b}`);
+
+// --- Each real file: the load, the request count, the lengths and the figures it records.
+
+test('vLLM 0.25.1 bench serve: a closed loop of 2 (request_rate inf, max_concurrency 2)', () => {
+  const [r] = importRuns(path.join(real, 'er0080_opt125m_bench_serve_v0.25.1.json'));
+  assert.equal(r.format, 'vllm');
+  assert.equal(r.model, 'facebook/opt-125m');
+  assert.deepEqual([r.load.kind, r.load.concurrency, r.load.source], ['closed_loop', 2, '/max_concurrency']);
+  assert.equal(r.requests.completed, 8);
+  assert.deepEqual([r.lengths.prompt_tokens_mean, r.lengths.output_tokens_mean], [32, 16]);
+  near(r.measured.ttft_mean_ms.value, 215.53594200008774, 'ttft');
+  near(r.measured.tpot_mean_ms.value, 11.265828258331112, 'tpot');
+  near(r.measured.requests_per_s.value, 5.180810671273421, 'rps');
+  assert.equal(r.measured.e2e_mean_ms, undefined);  // this file has no mean_e2el_ms
+});
+
+test('vLLM bench sweep: the run file and the summary array, each run labelled vllm', () => {
+  const [run] = importRuns(path.join(real, 'er0080_opt125m_sweep_seqs4_c2_run0.json'));
+  assert.deepEqual([run.format, run.load.kind, run.load.concurrency, run.requests.completed], ['vllm', 'closed_loop', 2, 8]);
+  near(run.measured.e2e_mean_ms.value, 340.3411977451469, 'e2e');
+  const summary = importRuns(path.join(real, 'er0080_opt125m_sweep_seqs4_c2_summary.json'));
+  assert.ok(summary.length >= 2);
+  assert.equal(summary[0].where, '/0');
+  for (const s of summary) assert.deepEqual([s.format, s.model], ['vllm', 'facebook/opt-125m']);
+  near(summary[0].measured.ttft_mean_ms.value, run.measured.ttft_mean_ms.value, 'same run');
+});
+
+test('vLLM run where every request failed: refused at completed', () => {
+  const r = cli(['fit', path.join(real, 'er0080_opt125m_all_failed_v0.25.1.json'), '--import-only']);
+  assert.equal(r.code, 1);
+  assert.match(r.err, /error \[invalid_value\] at '\/completed': .*all_failed.*completed no request/);
+});
+
+test('SGLang late-2024 (medians only): six Poisson runs, read in full and compared as medians', () => {
+  const runs = importRuns(path.join(real, 'datacrunch_llama31-405b_8xh200_online.jsonl'));
+  assert.equal(runs.length, 6);
+  assert.deepEqual(runs.map((r) => r.load.rate_qps), [1, 2, 4, 8, 4, 8]);
+  assert.deepEqual(runs.map((r) => r.requests.completed), [300, 600, 1200, 2400, 1200, 2400]);
+  for (const r of runs) {
+    assert.deepEqual([r.format, r.load.kind, r.load.arrival], ['sglang', 'rate', 'poisson']);
+    assert.equal(r.measured.ttft_mean_ms, undefined);
+    assert.ok(r.measured.ttft_median_ms.value > 0 && r.measured.itl_median_ms.value > 0);
+    assert.ok(r.notes.some((n) => /medians only/.test(n)));
+  }
+  near(runs[0].lengths.prompt_tokens_mean, 152612 / 300, 'prompt');
+  near(runs[0].lengths.output_tokens_mean, 160347 / 300, 'output');
+  near(runs[0].measured.ttft_median_ms.value, 218.80842198152095, 'median ttft');
+  near(runs[0].measured.e2e_mean_ms.value, 24370.785914754182, 'e2e');
+});
+
+test('SGLang 2025 (request_rate Infinity, max_concurrency 8): a closed loop of 8', () => {
+  const [r] = importRuns(path.join(real, 'tonyli_qwen25-3b_pd_gh200_a100.jsonl'));
+  assert.deepEqual([r.format, r.load.kind, r.load.concurrency, r.requests.completed], ['sglang', 'closed_loop', 8, 50]);
+  near(r.lengths.prompt_tokens_mean, 3019 / 50, 'prompt');
+  near(r.measured.ttft_mean_ms.value, 281.84517465531826, 'ttft');
+  near(r.measured.tpot_mean_ms.value, 13.691778573993847, 'tpot');
+});
+
+test('GuideLLM 0.5: the strategy from benchmarks[i].config.strategy, the measured requests without warm-up', () => {
+  const [r] = importRuns(path.join(real, 'korat_gpt-oss-20b_tp4_xpu.json'));
+  assert.equal(r.format, 'guidellm');
+  assert.equal(r.model, 'openai/gpt-oss-20b');
+  assert.deepEqual([r.load.kind, r.load.concurrency, r.load.source], ['closed_loop', 1, '/benchmarks/0/config/strategy/type_']);
+  assert.equal(r.requests.completed, 25);  // metrics.request_totals.successful, not the 30 made with warm-up
+  near(r.lengths.prompt_tokens_mean, 92.72, 'prompt');
+  assert.equal(r.lengths.output_tokens_mean, 1024);
+  near(r.measured.ttft_mean_ms.value, 48.843650817871094, 'ttft');
+  near(r.measured.tpot_mean_ms.value, 29.90631087667665, 'tpot (inter_token_latency_ms)');
+  near(r.measured.e2e_mean_ms.value, 30644.14818763733, 'e2e (request_latency s)');
+});
+
+test('AIPerf 0.10: the load from input_config.phases[], the warm-up phase left out', () => {
+  const [r] = importRuns(path.join(real, 'anud18_qwen36-35b-a3b-nvfp4_rtx5090_chatbot_c8_profile_export_aiperf.json'));
+  assert.deepEqual([r.format, r.model, r.load.kind, r.load.concurrency], ['aiperf', 'qwen3.6-nvfp4', 'closed_loop', 8]);
+  assert.equal(r.load.source, '/input_config/phases/1/type');
+  assert.equal(r.requests.completed, 96);
+  near(r.lengths.prompt_tokens_mean, 467.4791666666667, 'prompt');
+  near(r.lengths.output_tokens_mean, 228.23958333333334, 'output');
+  near(r.measured.ttft_mean_ms.value, 118.05834635416667, 'ttft');
+  near(r.measured.tpot_mean_ms.value, 9.05019651281432, 'tpot');
+  assert.ok(r.notes.some((n) => /warmup/.test(n)));
+});
+
+test('MLPerf Server: the scheduled rate, completed = samples/s x min_duration; prompt asked', () => {
+  const [r] = importRuns(path.join(real, 'nv41_gh200x1_llama2-70b-99.9_server_summary.txt'));
+  assert.deepEqual([r.format, r.load.kind, r.load.arrival, r.load.rate_qps], ['mlperf', 'rate', 'poisson', 13.43]);
+  assert.equal(r.requests.completed, Math.round(13.33 * 2400));
+  near(r.lengths.output_tokens_mean, 3883.67 / 13.33, 'output');
+  assert.equal(r.lengths.prompt_tokens_mean, null);
+  assert.ok(r.asks.some((a) => /--prompt-tokens/.test(a)));
+  near(r.measured.ttft_mean_ms.value, 279.691518, 'ttft');
+  near(r.measured.tpot_mean_ms.value, 161.348225, 'tpot');
+});
+
+test('MLPerf Offline: one closed batch of samples_per_query, compared on throughput', () => {
+  const [r] = importRuns(path.join(real, 'nv41_h200x8_llama2-70b-99_offline_summary.txt'));
+  assert.deepEqual([r.load.kind, r.requests.completed], ['batch', 274560]);
+  near(r.lengths.output_tokens_mean, 31302.7 / 107.477, 'output');
+  near(r.measured.output_tokens_per_s.value, 31302.7, 'tokens/s');
+});
+
+// --- Issue 34 point 4 and 6: a file, a command, the located error (code and path in the user's file).
+
+const vllm = JSON.parse(readFileSync(path.join(real, 'er0080_opt125m_sweep_seqs4_c2_run0.json'), 'utf8'));
+const mlperfText = readFileSync(path.join(real, 'nv41_gh200x1_llama2-70b-99.9_server_summary.txt'), 'utf8');
+const ttftLine = mlperfText.split('\n').findIndex((l) => l.startsWith('Mean First Token latency')) + 1;
+
+const rules = [
+  // name, content, extra args, code, path, message pattern
+  ['mlperf-suffix.txt', mlperfText.replace('Mean First Token latency (ns)               : 279691518', 'Mean First Token latency (ns)               : 42abc'), [], 'invalid_value', `/line/${ttftLine}`, new RegExp(`mlperf-suffix\\.txt:${ttftLine}:\\d+: .*42abc`)],
+  ['mlperf-inf.txt', mlperfText.replace('Mean First Token latency (ns)               : 279691518', 'Mean First Token latency (ns)               : inf'), [], 'invalid_value', `/line/${ttftLine}`, /plain decimal/],
+  ['mlperf-nan.txt', mlperfText.replace('Mean First Token latency (ns)               : 279691518', 'Mean First Token latency (ns)               : nan'), [], 'invalid_value', `/line/${ttftLine}`, /plain decimal/],
+  ['mlperf-hex.txt', mlperfText.replace('Mean First Token latency (ns)               : 279691518', 'Mean First Token latency (ns)               : 0x10AB'), [], 'invalid_value', `/line/${ttftLine}`, /plain decimal/],
+  ['mention.json', { ...vllm, label: 'MLPerf Results Summary' }, [], null, null, null],  // a substring does not make a format
+  ['mention.txt', 'notes\nMLPerf Results Summary\nScenario : Server\n', [], 'invalid_value', '', /not JSON and not an MLPerf LoadGen summary/],
+  ['forced.json', vllm, ['--bench-format', 'guidellm'], 'invalid_value', '', /structure of a vllm result/],
+  ['dup.json', JSON.stringify(vllm).replace('"completed": 8', '"completed": 8, "completed": 9').replace('"completed":8', '"completed":8,"completed":9'), [], 'duplicate_key', '/completed', /dup\.json/],
+  ['zero-prompt.json', { ...vllm, total_input_tokens: 0 }, [], 'invalid_value', '/total_input_tokens', /at least one token/],
+  ['ttft-above-e2e.json', { ...vllm, mean_ttft_ms: 400 }, [], 'invalid_value', '/mean_ttft_ms', /exceeds the mean end-to-end/],
+  ['one-token.json', { ...vllm, total_output_tokens: 8 }, [], 'invalid_value', '/mean_tpot_ms', /at least 2 output tokens/],
+  ['seconds-ttft.json', { ...vllm, mean_ttft_ms: 0.05 }, [], 'invalid_value', '/mean_ttft_ms', /in seconds under a '_ms' key/],
+  ['seconds-e2e.json', { ...vllm, mean_e2el_ms: 0.34 * 1000 * 1000 }, [], 'invalid_value', '/mean_e2el_ms', /disagrees with TTFT/],
+  ['zero-completed.jsonl', [JSON.stringify({ ...vllm }), JSON.stringify({ ...vllm, completed: 0 })].join('\n') + '\n', [], 'invalid_value', '/1/completed', /zero-completed\.jsonl/],
+  ['aiperf-no-load.json', (() => { const a = JSON.parse(readFileSync(path.join(real, 'anud18_qwen36-35b-a3b-nvfp4_rtx5090_chatbot_c8_profile_export_aiperf.json'), 'utf8')); delete a.input_config.phases; return a; })(), [], 'missing_key', '/input_config/concurrency', /does not record the load/],
+];
+
+for (const [name, content, extra, code, where, message] of rules) {
+  test(`rule: ${name} ${code ? `-> ${code} at '${where}'` : 'is read'}`, () => {
+    const r = cli(['fit', write(name, content), '--import-only', ...extra]);
+    if (!code) {
+      assert.equal(r.code, 0, r.err);
+      assert.equal(JSON.parse(r.out)[0].format, 'vllm');
+      return;
+    }
+    assert.equal(r.code, 1, `${name}: ${r.out}`);
+    const m = r.err.match(/^error \[(\w+)\] at '([^']*)': (.*)$/m);
+    assert.ok(m, r.err);
+    assert.equal(m[1], code, r.err);
+    assert.equal(m[2], where, r.err);
+    assert.ok(m[3].includes(name), `the message names the file: ${r.err}`);
+    assert.match(m[3], message);
+  });
+}
+
+test('rule: a benchmark file past the size cap is refused before it is read', () => {
+  const big = write('big.json', ' '.repeat(65 << 20));
+  const r = cli(['fit', big, '--import-only']);
+  assert.equal(r.code, 1);
+  assert.match(r.err, /error \[limit_exceeded\] at '': .*big\.json: the file is 65 MiB/);
+});
+
+function base(extra = {}) {
+  return {
+    schema_version: 1, id: 'fit-files-base', seed: 7, model: 'llama-2-7b',
+    hardware: { gpu: 'a100-80g-sxm', gpus_per_node: 1 },
+    serving: { mode: 'simulate', parallelism: { tp: 1, pp: 1 }, scheduler: { policy: 'continuous' },
+      workload: { arrival: { process: 'poisson', rate_qps: 1 }, num_requests: 10, prompt_tokens: { dist: 'fixed', value: 128 }, output_tokens: { dist: 'fixed', value: 16 } }, ...extra },
+  };
+}
+
+test('rule: a replay problem is located at the benchmark file key that gave the value, not at a scenario path', () => {
+  const long = write('long-prompts.json', { ...vllm, total_input_tokens: 8 * 9000 });
+  const r = cli(['fit', long, '--base', write('base.json', base())]);
+  assert.equal(r.code, 1);
+  assert.match(r.err, /^error \[\w+\] at '\/total_input_tokens': .*long-prompts\.json: replaying this run on .*base\.json/m);
+});
+
+test('rule: MLPerf without --prompt-tokens asks for the prompt length, located in that file', () => {
+  const f = write('mlperf-server.txt', mlperfText);
+  const r = cli(['fit', f, '--base', write('base70.json', base())]);
+  assert.equal(r.code, 1);
+  assert.match(r.err, /error \[missing_key\] at '': .*mlperf-server\.txt: the file does not record prompt lengths: give --prompt-tokens/);
+});
+
+// --- The fit's honesty and bounds (issue 37 point 2, issue 34 point 7).
+
+test('fit: one run identifies two factors; the others are held at no correction, named, and not written', () => {
+  const out = path.join(work, 'one-run.json');
+  const r = cli(['fit', path.join(fixtures, 'vllm_bench_serve.json'), '--base', write('base-one.json', base()), '--out', out]);
+  assert.equal(r.code, 0, r.err);
+  const cal = JSON.parse(readFileSync(out, 'utf8'));
+  // Two figures (TTFT, TPOT) cannot determine five factors.
+  assert.ok(cal.fit.fitted.length <= 2, JSON.stringify(cal.fit.fitted));
+  const held = Object.keys(cal.fit.held_at_no_correction);
+  assert.ok(held.length >= 3, JSON.stringify(cal.fit.held_at_no_correction));
+  for (const k of held) {
+    assert.equal(cal.fit.standard_errors[k], null, k);
+    if (k === 'request_latency_ms') assert.equal(cal.fit.request_latency_ms, 0);
+    else assert.equal(cal.factors[k], k === 'host_us_per_step' ? 0 : 1, `${k} is written as no correction`);
+  }
+  assert.match(r.out, /held at no correction/);
+});
+
+test('fit: 300 runs are refused by the work estimate before any replay, naming the flag that raises it', () => {
+  const line = readFileSync(path.join(fixtures, 'sglang_bench_serving.jsonl'), 'utf8').split('\n')[0];
+  const many = write('many.jsonl', Array.from({ length: 300 }, (_, i) => line.replace('"request_rate": 2.0', `"request_rate": ${1 + i / 100}`)).join('\n') + '\n');
+  const r = cli(['fit', many, '--base', write('base-many.json', base())]);
+  assert.equal(r.code, 1);
+  // The estimate stops as soon as the budget is known to be short: it names
+  // how many of the 300 runs it priced, far fewer than all.
+  const m = r.err.match(/error \[limit_exceeded\] at '': fit: replaying the first (\d+) of the 300 runs once takes up to \d+ work units.*raise --max-work-units/);
+  assert.ok(m, r.err);
+  assert.ok(Number(m[1]) < 300);
+});
