@@ -85,6 +85,7 @@ json inspect_model_json(const ModelArch& m) {
                          {"attention_unquantized", m.quant.attention_excluded},
                          {"GiB", weights_GiB}}},
             {"ignored_keys", m.import.ignored_keys},
+            {"ignored_why", m.import.ignored_why},
             {"ignored_parts", m.import.ignored_parts},
             {"warnings", m.import.warnings},
             // The engine's own form of the model: editable and accepted as a scenario's "model".

@@ -76,11 +76,7 @@ int cmd_inspect_model(const std::vector<std::string>& args) {
   if (!w["from_config"].is_null()) std::cout << "  [" << w["from_config"].get<std::string>() << "]";
   std::cout << "\n";
   for (const json& x : r["ignored_parts"]) std::cout << "ignored       " << x.get<std::string>() << "\n";
-  if (!r["ignored_keys"].empty()) {
-    std::cout << "ignored keys  ";
-    for (size_t i = 0; i < r["ignored_keys"].size(); ++i) std::cout << (i ? ", " : "") << r["ignored_keys"][i].get<std::string>();
-    std::cout << "\n";
-  }
+  for (const json& x : r["ignored_why"]) std::cout << "ignored keys  " << x.get<std::string>() << "\n";
   for (const json& x : r["warnings"]) std::cout << "warning: " << x.get<std::string>() << "\n";
   return 0;
 }

@@ -18,7 +18,7 @@ const std::vector<std::string> kArchKeys = {
     "intermediate_size", "vocab_size", "max_context", "gated_mlp", "activation", "norm",
     "position_embedding", "tied_embeddings", "attention_bias", "qkv_bias", "mlp_bias",
     "parallel_attn_mlp", "moe", "mla", "layers", "linear_attention", "ssm", "attention_sinks", "qk_norm",
-    "attention_output_gate", "norms_per_layer", "dense_intermediate_size", "mtp_layers", "quantization_config"};
+    "attention_output_gate", "norms_per_layer", "dense_intermediate_size", "mtp_layers", "quantization_config", "state_dtype"};
 
 MoeSpec read_moe(const json& v, const std::string& path) {
   ObjectReader r(v, path, {"num_experts", "top_k", "num_shared_experts", "expert_intermediate_size",
@@ -211,6 +211,9 @@ ModelArch read_model_architecture(const json& value, const std::string& path) {
   m.norms_per_layer = static_cast<int>(r.integer("norms_per_layer", 1, 8, 2));
   m.dense_intermediate_size = r.integer("dense_intermediate_size", 0, kMaxModelDim, 0);
   m.mtp_layers = static_cast<int>(r.integer("mtp_layers", 0, 64, 0));
+  m.state_dtype = r.string("state_dtype", "");
+  if (!m.state_dtype.empty() && m.state_dtype != "fp32" && m.state_dtype != "bf16" && m.state_dtype != "fp16")
+    fail(error_code::kInvalidValue, r.child_path("state_dtype"), "state_dtype must be fp32, bf16 or fp16 (or absent: the activation dtype)");
   if (const json* layers = r.nullable("layers")) {
     m.layers = read_layer_runs(*layers, r.child_path("layers"));
     if (static_cast<int>(m.layers.size()) != m.num_layers)
@@ -413,6 +416,7 @@ json ModelArch::to_json() const {
   j["norms_per_layer"] = norms_per_layer;
   j["dense_intermediate_size"] = dense_intermediate_size;
   j["mtp_layers"] = mtp_layers;
+  if (!state_dtype.empty()) j["state_dtype"] = state_dtype;
   return j;
 }
 

@@ -97,6 +97,7 @@ struct ImportReport {
   std::string family;                     // model_type read (or inferred)
   std::vector<std::string> warnings;
   std::vector<std::string> ignored_keys;  // present, understood as not affecting performance
+  std::vector<std::string> ignored_why;   // the same keys grouped: "a, b: why they change nothing"
   std::vector<std::string> ignored_parts; // e.g. "vision_config (vision tower, not priced)"
 };
 
@@ -149,6 +150,9 @@ struct ModelArch {
   int norms_per_layer = 2;            // Gemma-2/3 norm before and after each block: 4
   int64_t dense_intermediate_size = 0; // dense layers of an MoE model when different (Llama-4: intermediate_size_mlp)
   int mtp_layers = 0;                 // multi-token-prediction layers shipped with the model (not in num_layers)
+  // dtype of the linear-attention / SSM state when the config names one
+  // (mamba_ssm_cache_dtype "float32"); "": the activation dtype.
+  std::string state_dtype;
   CheckpointQuant quant;              // from the config; empty when none
   ImportReport import;                // filled by the Hugging Face importer
 

@@ -3,6 +3,7 @@
 // they are accepted and listed in the import report; missing required keys
 // are located errors. Multimodal configs are read through their text_config.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <set>
 
@@ -29,7 +30,8 @@ const std::vector<std::string>& known_types() {
   static const std::vector<std::string> types = {
       "llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "qwen3_next", "deepseek_v2",
       "deepseek_v3", "kimi_k2", "glm4", "glm4_moe", "gpt_oss", "gemma2", "gemma3", "gemma3_text", "llama4",
-      "llama4_text", "mistral3", "phi3", "nemotron_h", "jamba", "falcon", "gpt2"};
+      "llama4_text", "mistral3", "phi3", "nemotron_h", "jamba", "falcon", "gpt2", "qwen3_vl", "qwen3_vl_text",
+      "qwen3_vl_moe", "qwen3_vl_moe_text", "qwen3_5", "qwen3_5_text", "qwen3_5_moe", "qwen3_5_moe_text"};
   return types;
 }
 
@@ -38,22 +40,28 @@ bool is_known(const std::string& t) {
   return std::find(k.begin(), k.end(), t) != k.end() || t == "RefinedWeb" || t == "RefinedWebModel";
 }
 
-// model_type from the first "architectures" entry ("Qwen3MoeForCausalLM" -> "qwen3_moe").
+// model_type from the first "architectures" entry, matched exactly: the class
+// name transformers instantiates ("Qwen3MoeForCausalLM" -> "qwen3_moe"). Never
+// by substring: "Qwen3VLMoeForConditionalGeneration" is not Qwen3.
 std::string type_from_architectures(const HfReader& r) {
   if (!r.has("architectures") || !r.at("architectures").is_array() || r.at("architectures").empty() ||
       !r.at("architectures")[0].is_string())
     return "";
-  const std::string arch = lower(r.at("architectures")[0].get<std::string>());
-  // Longest names first so "qwen3moe" wins over "qwen3".
-  const std::vector<std::pair<const char*, const char*>> table = {
-      {"qwen3next", "qwen3_next"}, {"qwen3moe", "qwen3_moe"}, {"qwen2moe", "qwen2_moe"}, {"qwen3", "qwen3"},
-      {"qwen2", "qwen2"},          {"deepseekv3", "deepseek_v3"}, {"deepseekv2", "deepseek_v2"},
-      {"kimik2", "kimi_k2"},       {"glm4moe", "glm4_moe"},   {"glm4", "glm4"},   {"gptoss", "gpt_oss"},
-      {"gemma3", "gemma3"},        {"gemma2", "gemma2"},      {"llama4", "llama4"}, {"mistral3", "mistral3"},
-      {"mixtral", "mixtral"},      {"mistral", "mistral"},    {"phi3", "phi3"},   {"nemotronh", "nemotron_h"},
-      {"jamba", "jamba"},          {"falcon", "falcon"},      {"gpt2", "gpt2"},   {"llama", "llama"}};
-  for (const auto& [needle, type] : table)
-    if (arch.find(needle) != std::string::npos) return type;
+  const std::string arch = r.at("architectures")[0].get<std::string>();
+  static const std::vector<std::pair<const char*, const char*>> table = {
+      {"LlamaForCausalLM", "llama"}, {"MistralForCausalLM", "mistral"}, {"MixtralForCausalLM", "mixtral"},
+      {"Qwen2ForCausalLM", "qwen2"}, {"Qwen2MoeForCausalLM", "qwen2_moe"}, {"Qwen3ForCausalLM", "qwen3"},
+      {"Qwen3MoeForCausalLM", "qwen3_moe"}, {"Qwen3NextForCausalLM", "qwen3_next"},
+      {"DeepseekV2ForCausalLM", "deepseek_v2"}, {"DeepseekV3ForCausalLM", "deepseek_v3"},
+      {"Glm4ForCausalLM", "glm4"}, {"Glm4MoeForCausalLM", "glm4_moe"}, {"GptOssForCausalLM", "gpt_oss"},
+      {"Gemma2ForCausalLM", "gemma2"}, {"Gemma3ForCausalLM", "gemma3_text"},
+      {"Gemma3ForConditionalGeneration", "gemma3"}, {"Llama4ForCausalLM", "llama4_text"},
+      {"Llama4ForConditionalGeneration", "llama4"}, {"Mistral3ForConditionalGeneration", "mistral3"},
+      {"Phi3ForCausalLM", "phi3"}, {"NemotronHForCausalLM", "nemotron_h"}, {"JambaForCausalLM", "jamba"},
+      {"FalconForCausalLM", "falcon"}, {"GPT2LMHeadModel", "gpt2"},
+      {"Qwen3VLMoeForConditionalGeneration", "qwen3_vl_moe"}, {"Qwen3_5MoeForConditionalGeneration", "qwen3_5_moe"}};
+  for (const auto& [name, type] : table)
+    if (arch == name) return type;
   return "";
 }
 
@@ -125,6 +133,10 @@ int64_t defaulted(const HfReader& r, ModelArch& m, const char* key, int64_t min_
 void read_moe_common(const HfReader& r, ModelArch& m, std::initializer_list<const char*> experts_keys) {
   m.moe.num_experts = static_cast<int>(r.integer(experts_keys, 1, 65536));
   m.moe.top_k = static_cast<int>(r.integer({"num_experts_per_tok", "experts_per_token", "moe_topk"}, 1, 65536));
+  // Aliases present together (gpt-oss writes both) must agree.
+  for (const char* k : {"experts_per_token", "moe_topk"})
+    if (r.has(k) && read_integer(r.at(k), r.child(k), 1, 65536) != m.moe.top_k)
+      fail(error_code::kConstraint, r.child(k), std::string(k) + " disagrees with the experts-per-token key read first");
   // Located at config.json's own key (check_model would name /moe/top_k, which the pasted file lacks).
   if (m.moe.top_k > m.moe.num_experts) {
     const char* key = r.has("num_experts_per_tok") ? "num_experts_per_tok" : r.has("experts_per_token") ? "experts_per_token" : "moe_topk";
@@ -136,6 +148,50 @@ void read_moe_common(const HfReader& r, ModelArch& m, std::initializer_list<cons
 
 namespace {
 
+// A checkpoint's list of modules left unquantized (modules_to_not_convert,
+// compressed-tensors' ignore), applied: true when every attention layer stays
+// in bf16. Embeddings, the LM head, norms, routers and vision parts are priced
+// unquantized already; any other module (MLP or expert weights, some layers'
+// attention only) cannot be expressed and is refused, located at the entry.
+bool read_unconverted_modules(const HfReader& r, const char* key, const ModelArch& m) {
+  if (!r.has(key) || r.at(key).is_null()) return false;
+  const json& list = r.at(key);
+  const std::string p = r.child(key);
+  if (!list.is_array()) fail(error_code::kType, p, "expected an array of module names");
+  auto has = [](const std::string& s, const char* part) { return s.find(part) != std::string::npos; };
+  auto ends = [](const std::string& s, const std::string& tail) {
+    return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+  };
+  std::set<int64_t> attention_layers;
+  bool attention_all = false;
+  for (size_t i = 0; i < list.size(); ++i) {
+    const std::string ip = pointer_append(p, i);
+    if (!list[i].is_string()) fail(error_code::kType, ip, "expected a module name");
+    std::string e = lower(list[i].get<std::string>());
+    if (e.rfind("re:", 0) == 0) e = e.substr(3);  // compressed-tensors regex entries
+    if (has(e, "lm_head") || has(e, "embed") || has(e, "norm") || has(e, "router") || ends(e, "mlp.gate") ||
+        ends(e, ".gate") || has(e, "vision") || has(e, "visual") || has(e, "mm_projector") || has(e, "multi_modal"))
+      continue;
+    if (has(e, "self_attn") || has(e, ".attn") || has(e, "attention")) {
+      const size_t at = e.find("layers.");
+      const std::string rest = at == std::string::npos ? "" : e.substr(at + 7);
+      if (rest.empty() || !std::isdigit(static_cast<unsigned char>(rest[0]))) attention_all = true;  // "*" or a pattern
+      else attention_layers.insert(std::stoll(rest.substr(0, rest.find_first_not_of("0123456789"))));
+      continue;
+    }
+    fail(error_code::kNotImplemented, ip,
+         "'" + printable(list[i].get<std::string>()) + "' is kept unquantized by this checkpoint; the engine prices "
+         "unquantized attention, embeddings, LM head, norms and routers, not other modules (MLP or expert weights), "
+         "so the weight bytes would be wrong: set precision.weights explicitly");
+  }
+  const int attention = m.count_layers(LayerMixer::Attention);
+  if (!attention_all && !attention_layers.empty() && static_cast<int>(attention_layers.size()) < attention)
+    fail(error_code::kNotImplemented, p,
+         "keeps the attention of " + std::to_string(attention_layers.size()) + " of " + std::to_string(attention) +
+             " attention layers unquantized; the engine prices all or none: set precision.weights explicitly");
+  return attention_all || !attention_layers.empty();
+}
+
 // quantization_config (inside config.json) as the engine's weight format.
 void read_quantization_config(const json& q, const std::string& path, ModelArch& m) {
   HfReader r(q, path);
@@ -145,14 +201,7 @@ void read_quantization_config(const json& q, const std::string& path, ModelArch&
          "quantization_config has no 'quant_method'; remove quantization_config and set precision.weights instead");
   CheckpointQuant& cq = m.quant;
   cq.method = method;
-  auto excludes_attention = [&](const char* key) {
-    if (!r.has(key) || !r.at(key).is_array()) return false;
-    for (const json& e : r.at(key))
-      if (e.is_string() && (e.get<std::string>().find("self_attn") != std::string::npos ||
-                            e.get<std::string>().find(".attn") != std::string::npos))
-        return true;
-    return false;
-  };
+  auto excludes_attention = [&](const char* key) { return read_unconverted_modules(r, key, m); };
   if (method == "fp8") {
     cq.weights_dtype = "fp8";
     std::string block;
@@ -161,7 +210,9 @@ void read_quantization_config(const json& q, const std::string& path, ModelArch&
       block = " block-wise " + std::to_string(read_integer(b[0], pointer_append(r.child("weight_block_size"), 0), 1, 1 << 20)) + "x" +
               std::to_string(read_integer(b[1], pointer_append(r.child("weight_block_size"), 1), 1, 1 << 20));
     }
-    cq.applied = "fp8" + block + " weights (quantization_config, fp32 block scales are negligible); embeddings and lm_head in bf16";
+    cq.attention_excluded = excludes_attention("modules_to_not_convert");
+    cq.applied = "fp8" + block + " weights (quantization_config, fp32 block scales are negligible); embeddings and lm_head in bf16" +
+                 (cq.attention_excluded ? "; attention stays bf16" : "");
   } else if (method == "mxfp4") {
     cq.weights_dtype = "mxfp4";
     cq.attention_excluded = excludes_attention("modules_to_not_convert");
@@ -174,6 +225,7 @@ void read_quantization_config(const json& q, const std::string& path, ModelArch&
     cq.weights_dtype = bits == 4 ? "int4" : "int8";
     cq.group_size = static_cast<int>(r.integer_or({"group_size", "q_group_size"}, -1, 1 << 20, 128));
     if (cq.group_size < 0) cq.group_size = 0;  // -1: per-channel
+    cq.attention_excluded = excludes_attention("modules_to_not_convert");
     cq.applied = method + " int" + std::to_string(bits) + " weight-only, group size " + std::to_string(cq.group_size) +
                  "; embeddings and lm_head in bf16";
   } else if (method == "compressed-tensors" || method == "compressed_tensors") {
@@ -213,7 +265,12 @@ void read_quantization_config(const json& q, const std::string& path, ModelArch&
     else
       fail(error_code::kInvalidValue, r.child("quant_algo"),
            "ModelOpt quant_algo '" + printable(algo) + "' not understood (FP8, NVFP4); set precision.weights explicitly");
-    cq.applied = "ModelOpt " + cq.weights_dtype + " weights";
+    const std::string kv = lower(r.string_or("kv_cache_quant_algo", ""));
+    if (kv == "fp8") cq.kv_cache_dtype = "fp8";
+    else if (!kv.empty())
+      fail(error_code::kInvalidValue, r.child("kv_cache_quant_algo"),
+           "ModelOpt kv_cache_quant_algo '" + printable(kv) + "' not understood (FP8); set precision.kv_cache explicitly");
+    cq.applied = "ModelOpt " + cq.weights_dtype + " weights" + (cq.kv_cache_dtype.empty() ? "" : ", fp8 KV cache");
   } else if (method == "bitsandbytes") {
     cq.weights_dtype = r.boolean_or("load_in_4bit", false) ? "int4" : "int8";
     cq.group_size = 64;
@@ -224,6 +281,12 @@ void read_quantization_config(const json& q, const std::string& path, ModelArch&
              "' not understood (known: fp8, mxfp4, awq, gptq, compressed-tensors, modelopt, bitsandbytes); "
              "remove quantization_config and set precision.weights");
   }
+  // Its other keys accounted for like the config's own (hf_keys.cpp).
+  for (const char* k : {"activation_scheme", "fmt", "quantization_status", "global_compression_ratio", "version",
+                        "checkpoint_format", "model_name_or_path", "model_file_base_name", "desc_act", "damp_percent",
+                        "true_sequential", "static_groups", "quant_algo"})
+    r.neutral(k, "quantizer settings that change no stored byte (scale scheme, fp8 encoding, status, calibration options)");
+  account_for_keys(r, "quantization_config.", true, m);
 }
 
 std::string torch_dtype_name(const HfReader& r) {
@@ -267,12 +330,20 @@ void apply_modelopt_quant(ModelArch& m, const json& hf_quant, const std::string&
   const std::string algo = lower(r.string_or("quant_algo", ""));
   if (algo == "fp8") m.quant.weights_dtype = "fp8";
   else if (algo == "nvfp4") m.quant.weights_dtype = "nvfp4";
-  else if (algo == "w4a16_awq" || algo == "w4a8_awq") m.quant.weights_dtype = "int4", m.quant.group_size = 128;
+  else if (algo == "w4a16_awq" || algo == "w4a8_awq") m.quant.weights_dtype = "int4";
   else
     fail(error_code::kInvalidValue, r.child("quant_algo"),
          "ModelOpt quant_algo '" + printable(algo) + "' not understood (FP8, NVFP4, W4A16_AWQ); set precision.weights");
   const std::string kv = lower(r.string_or("kv_cache_quant_algo", ""));
   if (kv == "fp8") m.quant.kv_cache_dtype = "fp8";
+  else if (!kv.empty())
+    fail(error_code::kInvalidValue, r.child("kv_cache_quant_algo"),
+         "ModelOpt kv_cache_quant_algo '" + printable(kv) + "' not understood (FP8); set precision.kv_cache explicitly");
+  m.quant.attention_excluded = read_unconverted_modules(r, "exclude_modules", m);
+  if (m.quant.weights_dtype == "int4") {
+    m.quant.group_size = static_cast<int>(r.integer_or({"group_size"}, 1, 1 << 20, 128));
+  }
+  account_for_keys(r, "hf_quant_config.quantization.", true, m);
   m.quant.method = "modelopt";
   m.quant.applied = "ModelOpt hf_quant_config: " + m.quant.weights_dtype + " weights" +
                     (m.quant.kv_cache_dtype.empty() ? "" : ", fp8 KV cache") + "; lm_head in bf16";
@@ -298,33 +369,33 @@ ModelArch read_hf_config(const json& config, const std::string& path) {
     }
   }
   if (type == "mistral3") type = "mistral";
-  if (type.empty() || !is_known(type)) {
+  refuse_unpriced_features(r, type.empty() ? top.string_or("model_type", "") : type);
+  if (wrapped) refuse_unpriced_features(top, top.string_or("model_type", ""));
+  bool known = !type.empty() && is_known(type);
+  if (!known) {
     const std::string declared = type;
     std::string inferred = type_from_architectures(top);
+    if (inferred == "mistral3") inferred = "mistral";
+    if (inferred == "llama4") inferred = "llama4_text";
+    if (inferred == "gemma3" && wrapped) inferred = "gemma3_text";
+    const std::string what = declared.empty() ? std::string("no model_type") : "unknown model_type '" + printable(declared) + "'";
     if (!inferred.empty()) {
-      if (inferred == "mistral3") inferred = "mistral";
-      if (inferred == "llama4") inferred = "llama4_text";
-      if (inferred == "gemma3" && wrapped) inferred = "gemma3_text";
-      m.import.warnings.push_back(
-          (declared.empty() ? std::string("no model_type") : "unknown model_type '" + printable(declared) + "'") +
-          ": read as '" + inferred + "' from architectures[0]");
+      m.import.warnings.push_back(what + ": read as '" + inferred + "' because architectures[0] is exactly the class of that family");
       type = inferred;
-    } else if (r.has("hidden_size") && r.has("num_hidden_layers") && r.has("num_attention_heads") &&
-               r.has("intermediate_size") && r.has("vocab_size") && r.has("max_position_embeddings")) {
-      m.import.warnings.push_back(
-          (declared.empty() ? std::string("no model_type") : "unknown model_type '" + printable(declared) + "'") +
-          ": read as a Llama-style decoder from the standard keys hidden_size, num_hidden_layers, "
-          "num_attention_heads, num_key_value_heads, head_dim, intermediate_size, vocab_size, "
-          "max_position_embeddings, hidden_act, tie_word_embeddings, attention_bias; check the result");
-      type = "llama";
-    } else {
-      std::string known;
-      for (const auto& t : known_types()) known += (known.empty() ? "" : ", ") + t;
+      known = true;
+    } else if (!r.has("hidden_size") || !r.has("num_hidden_layers") || !r.has("num_attention_heads") ||
+               !r.has("intermediate_size") || !r.has("vocab_size") || !r.has("max_position_embeddings")) {
+      std::string names;
+      for (const auto& t : known_types()) names += (names.empty() ? "" : ", ") + t;
       fail(error_code::kInvalidValue, pointer_append(text_path, "model_type"),
            (declared.empty() ? std::string("config.json has no 'model_type'") : "unsupported model_type '" + printable(declared) + "'") +
-               " and neither its architectures entry nor its keys say how to read it; supported: " + known +
-               ". Give a full architecture object instead of hf_config, or add the standard keys "
-               "(hidden_size, num_hidden_layers, num_attention_heads, intermediate_size, vocab_size, max_position_embeddings)");
+               " and neither its architectures entry nor its keys say how to read it; supported: " + names +
+               ". Give a full architecture object instead of hf_config");
+    } else {
+      // Read by structure: the standard decoder keys, and refused below unless
+      // every other key is understood (hf_keys.cpp). Never a family guessed.
+      m.import.warnings.push_back(what + ": read by structure (every key understood as a standard decoder's)");
+      type = declared.empty() ? "unnamed" : declared;
     }
   }
   r.mark("model_type");
@@ -334,7 +405,11 @@ ModelArch read_hf_config(const json& config, const std::string& path) {
   if (m.name.empty()) m.name = "Hugging Face " + type + " model";
   m.source = "Hugging Face config.json (" + type + ")";
 
-  read_family(r, type, m);
+  if (known) read_family(r, type, m);
+  else read_by_structure(r, m);
+  // Wrappers (Qwen3-VL, Qwen3.5) may keep tie_word_embeddings beside text_config.
+  if (wrapped && !text.contains("tie_word_embeddings") && top.has("tie_word_embeddings"))
+    m.tied_embeddings = top.boolean_or("tie_word_embeddings", false);
   if (m.head_dim == 0) m.head_dim = m.hidden_size / m.num_heads;
 
   // Quantization: in the text config or at the top level.
@@ -357,9 +432,8 @@ ModelArch read_hf_config(const json& config, const std::string& path) {
     top.mark(k);
     r.mark(k);
   }
-  m.import.ignored_keys = r.unread(wrapped ? "text_config." : "");
-  if (wrapped)
-    for (const std::string& k : top.unread("")) m.import.ignored_keys.push_back(k);
+  account_for_keys(r, wrapped ? "text_config." : "", known, m);
+  if (wrapped) account_for_keys(top, "", known, m);
   finalize_layers(m);
   check_model(m, path);
   return m;

@@ -26,6 +26,21 @@ void place_moe_layers(const HfReader& r, ModelArch& m) {
   }
 }
 
+// The dtype a recurrent state is kept in, when the config names it
+// ("float32": 4 bytes per element); "" (the activation dtype) when it does not.
+std::string read_state_dtype(const HfReader& r, std::initializer_list<const char*> keys) {
+  for (const char* k : keys) {
+    if (!r.has(k)) continue;
+    const std::string v = r.string_or(k, "");
+    if (v == "float32") return "fp32";
+    if (v == "bfloat16") return "bf16";
+    if (v == "float16") return "fp16";
+    fail(error_code::kInvalidValue, r.child(k),
+         "state dtype '" + printable(v) + "' not understood (float32, bfloat16, float16)");
+  }
+  return "";
+}
+
 void read_mla(const HfReader& r, ModelArch& m) {
   m.mla.enabled = true;
   m.mla.q_lora_rank = r.integer_or({"q_lora_rank"}, 0, kMaxModelDim, 0);
@@ -37,13 +52,24 @@ void read_mla(const HfReader& r, ModelArch& m) {
 }
 
 // Sliding window applied to every layer (Mistral, Phi-3, Mixtral) unless the
-// family switches it off (Qwen's use_sliding_window).
-void uniform_window(const HfReader& r, ModelArch& m) {
-  if (!r.has("sliding_window")) return;
-  if (r.has("use_sliding_window") && !r.boolean_or("use_sliding_window", false)) return;
+// family switches it off (Qwen's use_sliding_window); with use_sliding_window on,
+// Qwen's layers from max_window_layers on are windowed (transformers' rule).
+void uniform_window(const HfReader& r, ModelArch& m, bool qwen_switch = true) {
+  const bool switchable = qwen_switch && r.has("use_sliding_window");
+  if (switchable) r.mark("max_window_layers");  // understood: it only matters with windows on
+  if (switchable && !r.boolean_or("use_sliding_window", false)) return;
+  if (!r.has("sliding_window")) {
+    if (switchable)
+      fail(error_code::kMissingKey, r.child("sliding_window"), "use_sliding_window is true but the config has no 'sliding_window'");
+    return;
+  }
   const int64_t w = read_integer(r.at("sliding_window"), r.child("sliding_window"), 1, kMaxModelContext);
   if (w >= m.max_context) return;  // a window as long as the context caps nothing
-  for (ModelLayer& k : m.layers) k.window = w;
+  const int64_t first = switchable && r.has("max_window_layers")
+                            ? read_integer(r.at("max_window_layers"), r.child("max_window_layers"), 0, 4096)
+                            : 0;
+  for (int i = 0; i < m.num_layers; ++i)
+    if (i >= first) m.layers[static_cast<size_t>(i)].window = w;
 }
 
 void read_gpt2(const HfReader& r, ModelArch& m) {
@@ -85,6 +111,7 @@ void read_falcon(const HfReader& r, ModelArch& m) {
   m.attention_bias = r.boolean_or("bias", false);
   m.mlp_bias = m.attention_bias;
   m.parallel_attn_mlp = new_arch || r.boolean_or("parallel_attn", true);
+  r.neutral("apply_residual_connection_post_layernorm", "which tensor feeds the residual (no size or work change)");
   m.layers.assign(static_cast<size_t>(m.num_layers), ModelLayer{});
 }
 
@@ -112,6 +139,14 @@ void read_nemotron_h(const HfReader& r, ModelArch& m) {
   m.ssm.n_groups = static_cast<int>(r.integer_or({"n_groups"}, 1, 4096, 1));
   m.ssm.conv_kernel = static_cast<int>(r.integer_or({"conv_kernel"}, 1, 64, 4));
   r.mark("expand");
+  m.state_dtype = read_state_dtype(r, {"mamba_ssm_cache_dtype"});
+  // Mamba-2 settings that change no size or work the engine prices.
+  for (const char* k : {"chunk_size"}) r.neutral(k, "Mamba-2 scan chunk length (a kernel tiling choice; the scan's work is priced per token)");
+  for (const char* k : {"time_step_min", "time_step_max", "time_step_floor", "time_step_limit", "time_step_rank"})
+    r.neutral(k, "Mamba-2 time-step initialisation and clamp (training / numerics)");
+  for (const char* k : {"mamba_hidden_act"}) r.neutral(k, "Mamba-2 gate activation (elementwise, priced)");
+  for (const char* k : {"use_bias", "mamba_proj_bias", "use_conv_bias"})
+    r.neutral(k, "Mamba-2 projection and conv biases (vectors: under 0.01% of the weights)");
   const std::string pattern = r.string_or("hybrid_override_pattern", "");
   if (pattern.empty())
     fail(error_code::kMissingKey, r.child("hybrid_override_pattern"),
@@ -166,7 +201,9 @@ void read_jamba(const HfReader& r, ModelArch& m) {
   }
 }
 
-// read_llama_like, with Gemma's transformers defaults for the keys its configs omit.
+// read_llama_like, with Gemma's transformers defaults for the keys its configs
+// omit, and a Qwen3.5-MoE's missing intermediate_size (no dense layer uses it;
+// read_qwen3_5 checks that no layer is dense).
 void read_llama_like_with_defaults(const HfReader& r, const std::string& type, bool gemma, ModelArch& m) {
   if (gemma) {
     // Gemma-3's text_config often omits keys that transformers defaults.
@@ -182,12 +219,14 @@ void read_llama_like_with_defaults(const HfReader& r, const std::string& type, b
     if (!patched.contains("hidden_activation") && !patched.contains("hidden_act"))
       patched["hidden_activation"] = "gelu_pytorch_tanh";
   }
+  if (type == "qwen3_5" && !patched.contains("intermediate_size") && patched.contains("moe_intermediate_size"))
+    patched["intermediate_size"] = patched["moe_intermediate_size"];
   HfReader pr(patched, r.path());
   read_llama_like(pr, m);
   // What the patched reader used counts as used in the original.
   const std::vector<std::string> unread = pr.unread("");
   for (auto it = patched.begin(); it != patched.end(); ++it)
-    if (std::find(unread.begin(), unread.end(), it.key()) == unread.end()) r.mark(it.key());
+    if (std::find(unread.begin(), unread.end(), it.key()) == unread.end() && r.config().contains(it.key())) r.mark(it.key());
 }
 
 // Gemma-2/3: four norms per layer and their local/global window pattern.
@@ -243,12 +282,45 @@ void read_qwen3_next_layers(const HfReader& r, ModelArch& m) {
   m.linear_attention.key_head_dim = r.integer({"linear_key_head_dim"}, 1, 4096);
   m.linear_attention.value_head_dim = r.integer({"linear_value_head_dim"}, 1, 4096);
   m.linear_attention.conv_kernel = static_cast<int>(r.integer_or({"linear_conv_kernel_dim"}, 1, 64, 4));
-  if (!read_layer_types(r, m, 0, 0)) {
+  const bool listed = read_layer_types(r, m, 0, 0);
+  if (!listed || r.has("full_attention_interval")) {
+    // Every interval-th layer full attention, the others linear. With both keys
+    // present the list must say the same (a disagreement is not resolved by guessing).
     const int interval = static_cast<int>(r.integer({"full_attention_interval"}, 1, 4096));
-    for (int i = 0; i < m.num_layers; ++i)
-      if ((i + 1) % interval != 0) m.layers[static_cast<size_t>(i)].mixer = LayerMixer::LinearAttention;
+    for (int i = 0; i < m.num_layers; ++i) {
+      const LayerMixer want = (i + 1) % interval != 0 ? LayerMixer::LinearAttention : LayerMixer::Attention;
+      if (listed && m.layers[static_cast<size_t>(i)].mixer != want)
+        fail(error_code::kConstraint, pointer_append(r.child("layer_types"), static_cast<size_t>(i)),
+             "layer_types disagrees with full_attention_interval " + std::to_string(interval) + " at layer " + std::to_string(i));
+      m.layers[static_cast<size_t>(i)].mixer = want;
+    }
   }
   m.mtp_layers = static_cast<int>(r.integer_or({"mtp_num_hidden_layers", "num_nextn_predict_layers"}, 0, 64, 0));
+  if (r.boolean_or("mtp_use_dedicated_embeddings", false))
+    fail(error_code::kNotImplemented, r.child("mtp_use_dedicated_embeddings"),
+         "MTP layers with their own embedding table are not priced; the importer prices MTP layers that share the model's");
+  m.state_dtype = read_state_dtype(r, {"mamba_ssm_dtype", "mamba_ssm_cache_dtype"});
+}
+
+// Qwen3.5 (qwen3_5, qwen3_5_moe and their _text configs): Qwen3-Next's hybrid of
+// Gated DeltaNet and gated full attention, its gate now a key (attn_output_gate);
+// MoE when the config has experts, dense otherwise.
+void read_qwen3_5(const HfReader& r, ModelArch& m) {
+  m.qk_norm = true;
+  if (r.has("num_experts")) {
+    read_moe_common(r, m, {"num_experts"});
+    m.moe.expert_intermediate_size = r.integer({"moe_intermediate_size"}, 1, kMaxModelDim);
+    m.moe.shared_intermediate_size = r.integer_or({"shared_expert_intermediate_size"}, 0, kMaxModelDim, 0);
+    m.moe.num_shared_experts = m.moe.shared_intermediate_size > 0 ? 1 : 0;
+    place_moe_layers(r, m);
+    if (!r.config().contains("intermediate_size") && m.count_ffn(LayerFfn::Dense) > 0)
+      fail(error_code::kMissingKey, r.child("intermediate_size"),
+           "this Qwen3.5 MoE config has dense layers (mlp_only_layers / decoder_sparse_step) but no 'intermediate_size' for them");
+  }
+  uniform_window(r, m);
+  read_qwen3_next_layers(r, m);
+  if (!r.has("attn_output_gate")) fail(error_code::kMissingKey, r.child("attn_output_gate"), "qwen3_5 configs say whether attention has an output gate ('attn_output_gate')");
+  m.attention_output_gate = r.boolean_or("attn_output_gate", true);
 }
 
 // The MoE families' experts, their placement and their attention variants.
@@ -293,7 +365,27 @@ void read_moe_family(const HfReader& r, const std::string& type, ModelArch& m) {
   }
 }
 
-void read_family(const HfReader& r, const std::string& type, ModelArch& m) {
+void read_by_structure(const HfReader& r, ModelArch& m) {
+  read_llama_like(r, m);
+  // Not Qwen's use_sliding_window switch: a family that has it has more the keys do not say (Qwen2's q/k/v biases).
+  if (!read_layer_types(r, m, r.integer_or({"sliding_window"}, 1, kMaxModelContext, 0), 0)) uniform_window(r, m, false);
+}
+
+// The reader a model_type is read by: multimodal and renamed variants whose
+// language model is an existing family's (the keys decide the rest).
+std::string reader_for(const std::string& type) {
+  if (type == "qwen3_vl_moe" || type == "qwen3_vl_moe_text") return "qwen3_moe";
+  if (type == "qwen3_vl" || type == "qwen3_vl_text") return "qwen3";
+  if (type == "qwen3_5" || type == "qwen3_5_text" || type == "qwen3_5_moe" || type == "qwen3_5_moe_text") return "qwen3_5";
+  return type;
+}
+
+void read_family(const HfReader& r, const std::string& family, ModelArch& m) {
+  const std::string type = reader_for(family);
+  if (type == "qwen3_5") {
+    read_llama_like_with_defaults(r, type, false, m);
+    return read_qwen3_5(r, m);
+  }
   if (type == "gpt2") return read_gpt2(r, m);
   if (type == "falcon" || type == "RefinedWeb" || type == "RefinedWebModel") return read_falcon(r, m);
   if (type == "nemotron_h") return read_nemotron_h(r, m);
@@ -313,7 +405,10 @@ void read_family(const HfReader& r, const std::string& type, ModelArch& m) {
     r.mark("max_window_layers");
   }
   read_moe_family(r, type, m);
-  if (type == "qwen3_next") read_qwen3_next_layers(r, m);
+  if (type == "qwen3_next") {
+    uniform_window(r, m);
+    read_qwen3_next_layers(r, m);
+  }
 }
 
 }  // namespace sightline::hf

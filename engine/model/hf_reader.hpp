@@ -3,6 +3,7 @@
 // model type, keys common to every family, quantization) and hf_families.cpp
 // (one reader per model family). Internal to model/.
 #include <initializer_list>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -68,11 +69,19 @@ class HfReader {
     return out;
   }
   void mark(const std::string& key) const { used_.insert(key); }
+  // A key this family's reader understands as not changing performance, with why
+  // (reported among the ignored keys; hf_keys.cpp).
+  void neutral(const std::string& key, const char* why) const { neutral_[key] = why; }
+  const char* neutral_reason(const std::string& key) const {
+    const auto it = neutral_.find(key);
+    return it == neutral_.end() ? nullptr : it->second;
+  }
 
  private:
   const json& config_;
   std::string path_;
   mutable std::set<std::string> used_;
+  mutable std::map<std::string, const char*> neutral_;
 };
 
 std::string activation_from_hf(const std::string& act);
@@ -85,7 +94,22 @@ int64_t defaulted(const HfReader& r, ModelArch& m, const char* key, int64_t min_
                   int64_t fallback);
 void read_moe_common(const HfReader& r, ModelArch& m, std::initializer_list<const char*> experts_keys);
 
+// Every unread key of `r` accounted for (hf_keys.cpp): neutral ones into
+// m.import.ignored_keys/ignored_why; not-understood structural ones (any, for
+// an unknown family) refused with a located error. `prefix` names the object
+// in the report ("text_config.").
+void account_for_keys(const HfReader& r, const std::string& prefix, bool known_family, ModelArch& m);
+// Refuses a config that uses a layer kind the engine does not price (DeepSeek
+// sparse attention, latent MoE, per-block configs...), named by its keys or by
+// the model_type that defines it, located at the first such key.
+void refuse_unpriced_features(const HfReader& r, const std::string& type);
+// Why a key is on the one list of keys that change no performance; null if not.
+const char* neutral_key_reason(const std::string& key);
+
 // The family's keys (model_type `type`) into `m` (hf_families.cpp).
 void read_family(const HfReader& r, const std::string& type, ModelArch& m);
+// An unknown model_type: the standard decoder keys and windows only, so that
+// account_for_keys refuses whatever else the config says.
+void read_by_structure(const HfReader& r, ModelArch& m);
 
 }  // namespace sightline::hf

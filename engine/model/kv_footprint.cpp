@@ -10,6 +10,11 @@ double attention_kv_elements_per_token(const ModelArch& m, int tp) {
   return 2.0 * shard_dims(m, tp).kv_heads * static_cast<double>(m.head_dim);
 }
 
+double recurrent_state_bytes(const ModelArch& m, const Precision& p) {
+  if (!m.state_dtype.empty()) return dtype_bytes(parse_dtype(m.state_dtype));
+  return dtype_bytes(p.activations == Dtype::FP8 ? Dtype::BF16 : p.activations);
+}
+
 namespace {
 
 // Fixed state of one layer for one sequence, in elements, on one GPU.
@@ -40,7 +45,7 @@ double state_elements(const ModelArch& m, LayerMixer mixer, int tp) {
 KvFootprint kv_footprint_per_gpu(const ModelArch& m, const Precision& p, int tp, double layer_fraction) {
   KvFootprint f;
   const double kv_b = dtype_bytes(p.kv_cache);
-  const double state_b = dtype_bytes(p.activations == Dtype::FP8 ? Dtype::BF16 : p.activations);
+  const double state_b = recurrent_state_bytes(m, p);
   const double per_layer = attention_kv_elements_per_token(m, tp) * kv_b;
   for (const LayerGroup& g : m.layer_groups()) {
     const double layers = g.count * layer_fraction;

@@ -27,9 +27,14 @@ struct KvFootprint {
 
 // Per GPU under tensor parallelism `tp`, for the share `layer_fraction` of the
 // model's layers (1/pp per pipeline stage). The state of linear-attention and
-// SSM layers is kept in the activation dtype (inference engines keep it there
+// SSM layers is kept in recurrent_state_bytes (inference engines keep it there
 // even with an fp8 KV cache); attention KV in the KV-cache dtype.
 KvFootprint kv_footprint_per_gpu(const ModelArch& m, const Precision& p, int tp, double layer_fraction);
+
+// Bytes per element of a linear-attention / SSM state: the config's state
+// dtype when it names one (Nemotron-3 and Qwen3.5 keep it in float32), else
+// the activation dtype (bf16 under fp8 activations).
+double recurrent_state_bytes(const ModelArch& m, const Precision& p);
 
 // Attention KV elements per token of one attention layer on one GPU.
 double attention_kv_elements_per_token(const ModelArch& m, int tp);

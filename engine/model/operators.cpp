@@ -402,7 +402,8 @@ class StepBuilder {
                   static_cast<double>(t) * conv_channels, 2.0 * conv_kernel);
     double prefill_seqs = 0, decode_seqs = 0;
     count_phases(prefill_seqs, decode_seqs);
-    const double state_b = act_bytes_;
+    // A state dtype named by the config (float32) is read and written at its width.
+    const double state_b = m_.state_dtype.empty() ? act_bytes_ : recurrent_state_bytes(m_, p_);
     Operator scan = make_memory_operator(
         prefix + "_scan", OpFamily::Elementwise, layers,
         2.0 * (prefill_seqs + decode_seqs) * state_elements * state_b + static_cast<double>(t) * (conv_channels + inner) * act_bytes_,

@@ -21,6 +21,7 @@ ResultHeader make_result_header(const Scenario& s, const std::string& kind, cons
     h.model_import = {{"family", s.model.import.family},
                       {"warnings", s.model.import.warnings},
                       {"ignored_keys", s.model.import.ignored_keys},
+                      {"ignored_why", s.model.import.ignored_why},
                       {"ignored_parts", s.model.import.ignored_parts},
                       {"checkpoint_weights", s.model.quant.applied}};
     h.model_import["precision_applied"] =

@@ -64,6 +64,47 @@ test('a config it cannot read gets a located error that says what to do', () => 
   assert.match(r.err, /supported: /);
 });
 
+// Issue 35: the importer never guesses. Configs of layer kinds the engine does not price
+// (tests/data/hf/refused, sources in its SOURCES.md) and a config with a structural key it
+// does not understand are refused, located at the user's own key; what it read, it says in
+// the table as well as in the JSON.
+test('refused configs and unknown structural keys get a located not_implemented error naming them', () => {
+  const refusedDir = path.join(repoRoot, 'tests', 'data', 'hf', 'refused');
+  const refused = readdirSync(refusedDir).filter((f) => f.endsWith('.json'));
+  assert.ok(refused.length >= 2);
+  for (const file of refused) {
+    const r = cli(['inspect-model', path.join(refusedDir, file)]);
+    assert.equal(r.code, 1, file);
+    assert.match(r.err, /error \[not_implemented\] at '\/hf_config\/[a-z_]+'/, file);
+  }
+  const config = JSON.parse(readFileSync(path.join(dir, 'meta-llama--Meta-Llama-3.1-70B.json'), 'utf8'));
+  const widget = cli(['inspect-model', '-'], JSON.stringify({ ...config, num_widget_experts: 64 }));
+  assert.equal(widget.code, 1);
+  assert.match(widget.err, /error \[not_implemented\] at '\/hf_config\/num_widget_experts'/);
+  assert.match(widget.err, /num_widget_experts/);
+});
+
+test('the table says what was read, what was ignored and why, and any warning', () => {
+  const r = cli(['inspect-model', path.join(dir, 'deepseek-ai--DeepSeek-V3.json')]);
+  assert.equal(r.code, 0, r.err);
+  assert.match(r.out, /^ignored keys  .*topk_group.*: expert routing restrictions/m);
+  const config = JSON.parse(readFileSync(path.join(dir, 'meta-llama--Meta-Llama-3.1-70B.json'), 'utf8'));
+  const renamed = cli(['inspect-model', '-'], JSON.stringify({ ...config, model_type: 'my_llama', architectures: ['MyLlama'] }));
+  assert.equal(renamed.code, 0, renamed.err);
+  assert.match(renamed.out, /^family +my_llama/m);
+  assert.match(renamed.out, /^warning: unknown model_type 'my_llama': read by structure/m);
+  // `sightline run`'s table shows the import above the results.
+  const scenario = {
+    model: { hf_config: config },
+    hardware: { gpu: 'h200', gpus_per_node: 4, intra_node: 'nvlink4-nvswitch' },
+    serving: { mode: 'latency', parallelism: { tp: 4, pp: 1 }, workload: { prompt_tokens: 512, output_tokens: 64 } },
+  };
+  const run = cli(['run', '-'], JSON.stringify(scenario));
+  assert.equal(run.code, 0, run.err);
+  assert.match(run.out, /^imported  config\.json read as llama: 70\.\d\d B total/m);
+  assert.match(run.out, /^  ignored keys .*transformers_version.*: metadata/m);
+});
+
 // Issue 21's memory-fit points through the real CLI (`sightline validate`, which runs the
 // memory check before any simulation): a vLLM-style replica (I2.1's 90% of GPU memory, an
 // 8192-token step budget) on one node of TP GPUs, the model as published.

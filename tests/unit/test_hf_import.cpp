@@ -5,6 +5,13 @@
 // quantized weights against the checkpoint, and memory fit.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/json_text.hpp"
+
 #include "model/architecture.hpp"
 #include "model/kv_footprint.hpp"
 #include "model/param_count.hpp"
@@ -250,14 +257,16 @@ TEST_CASE("hf import: ModelOpt FP8 (config.json + hf_quant_config.json)") {
   for (const char* at : {"4K", "32K"}) CHECK(kv_per_token(r, at) == 80 * 2 * 8 * 128 * 1.0);
 }
 
-TEST_CASE("hf import: an unknown model_type with standard keys works with a warning; nonsense gets a located error") {
+TEST_CASE("hf import: an unknown model_type is read by structure only when every key is understood") {
   json c = json::parse(published("meta-llama--Meta-Llama-3.1-70B.json"));
+  const json before = inspect(c.dump());
   c["model_type"] = "my_llama_variant";
   c["architectures"] = json::array({"MyVariantForCausalLM"});
   const json r = inspect(c.dump());
-  CHECK(r["family"] == "llama");
-  CHECK(r["warnings"].dump().find("hidden_size") != std::string::npos);
-  CHECK(total_B(r) == doctest::Approx(70.6).epsilon(0.02));
+  CHECK(r["family"] == "my_llama_variant");
+  CHECK(r["warnings"].dump().find("read by structure") != std::string::npos);
+  CHECK(r["params"] == before["params"]);
+  CHECK(r["kv_cache"] == before["kv_cache"]);
   const json bad = test::envelope(api::inspect_model(R"({"model_type": "bert", "hidden_size": 768})"));
   CHECK(bad["ok"] == false);
   CHECK(bad["error"]["path"] == "/hf_config/model_type");
@@ -267,6 +276,112 @@ TEST_CASE("hf import: an unknown model_type with standard keys works with a warn
           "num_local_experts": 4, "num_experts_per_tok": 8})"));
   CHECK(topk["ok"] == false);
   CHECK(topk["error"]["path"] == "/hf_config/num_experts_per_tok");  // located at the config's own key
+}
+
+TEST_CASE("hf import: a key not understood whose name suggests structure refuses the config, named and located") {
+  for (const char* file : {"meta-llama--Meta-Llama-3.1-70B.json", "deepseek-ai--DeepSeek-V3.json", "Qwen--Qwen3-30B-A3B.json"}) {
+    CAPTURE(file);
+    json c = json::parse(published(file));
+    c["num_widget_experts"] = 64;
+    const json e = test::envelope(api::inspect_model(c.dump()));
+    REQUIRE(e["ok"] == false);
+    CHECK(e["error"]["code"] == "not_implemented");
+    CHECK(e["error"]["path"] == "/hf_config/num_widget_experts");
+    CHECK(e["error"]["message"].get<std::string>().find("num_widget_experts") != std::string::npos);
+  }
+  // Inside text_config, located there.
+  json g = json::parse(published("google--gemma-3-27b-it.json"));
+  g["text_config"]["kv_lora_rank"] = 512;
+  const json e = test::envelope(api::inspect_model(g.dump()));
+  REQUIRE(e["ok"] == false);
+  CHECK(e["error"]["path"] == "/hf_config/text_config/kv_lora_rank");
+  // A key whose name suggests nothing is read past, said in a warning.
+  json l = json::parse(published("meta-llama--Meta-Llama-3.1-70B.json"));
+  l["favourite_colour"] = "teal";
+  const json w = inspect(l.dump());
+  CHECK(w["warnings"].dump().find("favourite_colour") != std::string::npos);
+  // Every ignored key comes with its reason.
+  const json ds = inspect(published("deepseek-ai--DeepSeek-V3.json"));
+  CHECK(ds["ignored_why"].dump().find("topk_group") != std::string::npos);
+  CHECK(ds["ignored_why"].dump().find("routing") != std::string::npos);
+}
+
+TEST_CASE("hf import: architectures is matched exactly, never by substring") {
+  json c = json::parse(published("Qwen--Qwen3-30B-A3B.json"));
+  const json before = inspect(c.dump());
+  c.erase("model_type");
+  c["architectures"] = json::array({"Qwen3MoeForCausalLM"});
+  const json exact = inspect(c.dump());
+  CHECK(exact["family"] == "qwen3_moe");
+  CHECK(exact["params"] == before["params"]);
+  // A class that merely contains "Qwen3" is no Qwen3: refused (its experts are not understood by structure).
+  c["architectures"] = json::array({"Qwen3FancyMoeForCausalLM"});
+  const json e = test::envelope(api::inspect_model(c.dump()));
+  REQUIRE(e["ok"] == false);
+  CHECK(e["error"]["message"].get<std::string>().find("num_experts") != std::string::npos);
+}
+
+namespace {
+
+// Every config file this test knows of: the repository's and, where present, ../shared's.
+std::vector<std::string> all_config_files() {
+  namespace fs = std::filesystem;
+  std::vector<std::string> files;
+  const std::string root = SIGHTLINE_SOURCE_DIR;
+  for (const std::string dir : {root + "/tests/data/hf", root + "/tests/data/hf/published", root + "/tests/data/hf/refused",
+                                root + "/../shared/data/hf-configs"}) {
+    if (!fs::is_directory(dir)) continue;
+    for (const auto& e : fs::directory_iterator(dir)) {
+      const std::string f = e.path().string();
+      if (e.path().extension() == ".json" && f.find("_hf_quant") == std::string::npos) files.push_back(f);
+    }
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+std::string file_text(const std::string& path) {
+  std::ifstream f(path);
+  std::ostringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+// What a user plans with: everything but the names.
+json understood(const json& r) {
+  return {r["layers_by_kind"], r["heads"], r["experts"], r["mtp_layers"], r["params"], r["kv_cache"], r["weights"]};
+}
+
+}  // namespace
+
+TEST_CASE("leave one family out: a config under an unknown model_type is read exactly as before or refused") {
+  const std::vector<std::string> files = all_config_files();
+  CHECK(files.size() >= 20);
+  int same = 0, refused = 0;
+  for (const std::string& f : files) {
+    CAPTURE(f);
+    const std::string text = file_text(f);
+    const json before = test::envelope(api::inspect_model(text));
+    json c = parse_json_text(text);
+    if (c.contains("hf_config")) continue;
+    for (bool drop_architectures : {false, true}) {
+      json v = c;
+      v["model_type"] = "zz_unknown_family";
+      if (v.contains("text_config") && v["text_config"].is_object()) v["text_config"]["model_type"] = "zz_unknown_family_text";
+      if (drop_architectures) v.erase("architectures");
+      const json after = test::envelope(api::inspect_model(safe_dump(v)));
+      if (after["ok"] == false) {
+        ++refused;
+        continue;
+      }
+      ++same;
+      REQUIRE(before["ok"] == true);
+      CHECK(understood(after["result"]) == understood(before["result"]));
+    }
+  }
+  MESSAGE(same << " read the same, " << refused << " refused");
+  CHECK(refused > 0);
+  CHECK(same > 0);
 }
 
 TEST_CASE("memory fit of published configs matches deployments") {
@@ -328,4 +443,106 @@ TEST_CASE("every model preset imported from a published config reads back as the
     CHECK(again["result"]["params"] == r["result"]["params"]);
     CHECK(again["result"]["kv_cache"] == r["result"]["kv_cache"]);
   }
+}
+
+namespace {
+
+double weights_bytes(const json& r) { return r["weights"]["GiB"].get<double>() * 1073741824.0; }
+double params(const json& r, const char* part) { return r["params"][part].get<double>() * 1e9; }
+std::string refused_file(const std::string& f) { return test::read_source_file("tests/data/hf/refused/" + f); }
+
+}  // namespace
+
+TEST_CASE("hf import: Qwen3-VL MoE (qwen3_vl_moe, text_config qwen3_vl_moe_text) 235B-A22B, experts kept") {
+  const json r = inspect(published("Qwen--Qwen3-VL-235B-A22B-Thinking.json"));
+  CHECK(r["family"] == "qwen3_vl_moe_text");
+  CHECK(r["experts"]["routed"] == 128);
+  CHECK(r["ignored_parts"].dump().find("vision_config") != std::string::npos);
+  // hidden 4096, 94 layers, 64 query heads and 4 KV heads of 128 (QK norm), 128 experts of 1536 (gated), top-8,
+  // vocabulary 151936, untied (tie_word_embeddings beside text_config).
+  const double h = 4096, L = 94, V = 151936;
+  const double attn = h * (64 * 128 + 2 * 4 * 128) + 64 * 128 * h + 2 * 128;
+  const double expert = 3 * h * 1536, router = h * 128, norms = 2 * h;
+  const double total = L * (attn + 128 * expert + router + norms) + h + 2 * V * h;
+  const double active = L * (attn + 8 * expert + router + norms) + h + V * h;
+  CHECK(params(r, "total_B") == doctest::Approx(total).epsilon(1e-9));
+  CHECK(params(r, "active_B") == doctest::Approx(active).epsilon(1e-9));
+  CHECK(total / 1e9 == doctest::Approx(235.0).epsilon(0.01));  // model card: 235B total, 22B activated
+  CHECK(active / 1e9 == doctest::Approx(22.0).epsilon(0.03));
+  for (const char* at : {"4K", "32K", "128K"}) CHECK(kv_per_token(r, at) == 94 * 2 * 4 * 128 * kBf16);
+  CHECK(weights_bytes(r) == doctest::Approx(total * kBf16).epsilon(1e-9));
+}
+
+TEST_CASE("hf import: Qwen3.5 MoE (qwen3_5_moe) 397B-A17B: DeltaNet + gated attention, experts in every layer") {
+  const json r = inspect(published("Qwen--Qwen3.5-397B-A17B.json"));
+  CHECK(r["family"] == "qwen3_5_moe_text");
+  CHECK(r["mtp_layers"] == 1);
+  // 60 layers: 45 Gated DeltaNet (16 key heads, 64 value heads, 128 wide, conv 4) and 15 full attention
+  // (32 query heads with an output gate, 2 KV heads of 256, QK norm); 512 experts of 1024 top-10 plus a
+  // shared expert of 1024 with its scalar gate; vocabulary 248320, untied. No intermediate_size: no dense layer.
+  const double h = 4096, V = 248320;
+  const double attn = h * (2 * 32 * 256 + 2 * 2 * 256) + 32 * 256 * h + 2 * 256;
+  const double kd = 16 * 128, vd = 64 * 128;
+  const double linear = h * (2 * kd + 2 * vd) + h * 2 * 64 + (2 * kd + vd) * 4 + 2 * 64 + 128 + vd * h;
+  const double expert = 3 * h * 1024, shared = 3 * h * 1024, router = h * 512 + h, norms = 2 * h;
+  const double moe_total = 512 * expert + shared + router, moe_active = 10 * expert + shared + router;
+  const double total = 15 * attn + 45 * linear + 60 * (moe_total + norms) + h + 2 * V * h;
+  const double active = 15 * attn + 45 * linear + 60 * (moe_active + norms) + h + V * h;
+  CHECK(params(r, "total_B") == doctest::Approx(total).epsilon(1e-9));
+  CHECK(params(r, "active_B") == doctest::Approx(active).epsilon(1e-9));
+  CHECK(total / 1e9 == doctest::Approx(397.0).epsilon(0.01));  // model card: 397B total, 17B activated
+  CHECK((active + V * h) / 1e9 == doctest::Approx(17.0).epsilon(0.03));  // Qwen counts the embedding in "activated"
+  // KV: 15 layers x 2 x 2 heads x 256 per token; each DeltaNet layer a 64 x 128 x 128 state and a conv window of 3
+  // over q, k, v (this copy names no state dtype: bf16).
+  const double state = 45.0 * (64.0 * 128 * 128 + 3.0 * (2 * kd + vd)) * kBf16;
+  for (const auto& [at, t] : {std::pair<const char*, double>{"4K", 4096}, {"32K", 32768}, {"128K", 131072}})
+    CHECK(kv_per_token(r, at) == doctest::Approx(kv_formula(2 * 2 * 256 * kBf16, 15, 0, 0, state, t)).epsilon(1e-12));
+  // A float32 state (mamba_ssm_dtype, as Qwen3.5's published text_config has it) is priced at 4 bytes.
+  json c = json::parse(published("Qwen--Qwen3.5-397B-A17B.json"));
+  c["text_config"]["mamba_ssm_dtype"] = "float32";
+  const json f32 = inspect(c.dump());
+  CHECK(f32["kv_cache"]["per_sequence_state_bytes"].get<double>() == doctest::Approx(2 * state).epsilon(1e-12));
+}
+
+TEST_CASE("hf import: layer kinds the engine does not price are refused by name, never read from a subset of keys") {
+  // GLM-5 (glm_moe_dsa): DeepSeek sparse attention. Before issue 35: a 27B dense Llama.
+  const json glm = test::envelope(api::inspect_model(refused_file("zai-org--GLM-5-FP8.json")));
+  REQUIRE(glm["ok"] == false);
+  CHECK(glm["error"]["code"] == "not_implemented");
+  CHECK(glm["error"]["path"] == "/hf_config/model_type");  // this copy lacks the indexer keys themselves
+  CHECK(glm["error"]["message"].get<std::string>().find("DeepSeek sparse attention") != std::string::npos);
+  // DeepSeek-V4: indexer, compressed attention, grouped low-rank output, hyper-connections, hash routing.
+  const json v4 = test::envelope(api::inspect_model(refused_file("nvidia--DeepSeek-V4-Flash-NVFP4.json")));
+  REQUIRE(v4["ok"] == false);
+  CHECK(v4["error"]["path"] == "/hf_config/index_topk");
+  for (const char* k : {"compress_ratios", "o_lora_rank", "hc_mult", "num_hash_layers"})
+    CHECK(v4["error"]["message"].get<std::string>().find(k) != std::string::npos);
+  // The indexer by its keys, whatever the model_type: DeepSeek-V3 with them is no DeepSeek-V3.
+  json ds = json::parse(published("deepseek-ai--DeepSeek-V3.json"));
+  ds["index_topk"] = 2048;
+  const json dsa = test::envelope(api::inspect_model(ds.dump()));
+  REQUIRE(dsa["ok"] == false);
+  CHECK(dsa["error"]["path"] == "/hf_config/index_topk");
+  // Nemotron-3's latent MoE: experts at moe_latent_size.
+  json nh = parse_json_text(published("nvidia--Nemotron-H-56B-Base-8K.json"));
+  nh["moe_latent_size"] = 1024;
+  const json latent = test::envelope(api::inspect_model(safe_dump(nh)));
+  REQUIRE(latent["ok"] == false);
+  CHECK(latent["error"]["path"] == "/hf_config/moe_latent_size");
+  CHECK(latent["error"]["message"].get<std::string>().find("latent MoE") != std::string::npos);
+}
+
+TEST_CASE("hf import: a Mamba state dtype named by the config is priced at its width") {
+  const std::string text = published("nvidia--Nemotron-H-56B-Base-8K.json");
+  const json bf16 = inspect(text);
+  json c = parse_json_text(text);
+  c["mamba_ssm_cache_dtype"] = "float32";
+  const json f32 = inspect(safe_dump(c));
+  const double s16 = bf16["kv_cache"]["per_sequence_state_bytes"].get<double>();
+  CHECK(s16 > 0);
+  CHECK(f32["kv_cache"]["per_sequence_state_bytes"].get<double>() == 2 * s16);
+  CHECK(f32["architecture"]["state_dtype"] == "fp32");
+  c["mamba_ssm_cache_dtype"] = "float8";
+  const json bad = test::envelope(api::inspect_model(safe_dump(c)));
+  CHECK(bad["error"]["path"] == "/hf_config/mamba_ssm_cache_dtype");
 }

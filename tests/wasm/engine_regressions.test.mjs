@@ -62,3 +62,17 @@ test("the page's 600k-request scenario is refused at start with the memory estim
   assert.equal(started.error.path, '/serving/outputs/trace_max_steps');
   assert.match(started.error.message, /GiB/);
 });
+
+test('issue 35: a config with a structural key the importer does not understand is refused, named (wasm)', () => {
+  // Before: read as Llama-3.1-70B with num_widget_experts listed among the ignored keys.
+  const config = file('tests/data/hf/published/meta-llama--Meta-Llama-3.1-70B.json');
+  const r = call(m.inspectModel(JSON.stringify({ ...config, num_widget_experts: 64 })));
+  assert.equal(r.ok, false);
+  assert.equal(r.error.code, 'not_implemented');
+  assert.equal(r.error.path, '/hf_config/num_widget_experts');
+  assert.match(r.error.message, /num_widget_experts/);
+  // GLM-5 (glm_moe_dsa) was a 27 B dense Llama; now refused for its sparse attention.
+  const glm = call(m.inspectModel(JSON.stringify(file('tests/data/hf/refused/zai-org--GLM-5-FP8.json'))));
+  assert.equal(glm.ok, false);
+  assert.match(glm.error.message, /DeepSeek sparse attention/);
+});
