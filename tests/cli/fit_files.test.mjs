@@ -230,3 +230,10 @@ test('rule: a deeply nested --base is a located parse error at the base file, no
   assert.equal(r.code, 1, r.err);
   assert.match(r.err, /^error \[parse_error\] at '[^']*': .*deep-base\.json: /m);
 });
+
+test('vLLM --append-result JSON lines are read as vllm runs with their model id', () => {
+  const lines = [vllm, { ...vllm, max_concurrency: 4 }].map((o) => JSON.stringify(o)).join('\n') + '\n';
+  const runs = importRuns(write('appended.json', lines));
+  assert.deepEqual(runs.map((r) => [r.format, r.model, r.where, r.load.concurrency]),
+    [['vllm', 'facebook/opt-125m', '/0', 2], ['vllm', 'facebook/opt-125m', '/1', 4]]);
+});
