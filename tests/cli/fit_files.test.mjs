@@ -196,15 +196,15 @@ test('rule: MLPerf without --prompt-tokens asks for the prompt length, located i
 
 // --- The fit's honesty and bounds (issue 37 point 2, issue 34 point 7).
 
-test('fit: one run identifies two factors; the others are held at no correction, named, and not written', () => {
+test('fit: one run (a TTFT and a TPOT) fits at most one factor; the others are held at no correction, named, and not written', () => {
   const out = path.join(work, 'one-run.json');
   const r = cli(['fit', path.join(fixtures, 'vllm_bench_serve.json'), '--base', write('base-one.json', base()), '--out', out]);
   assert.equal(r.code, 0, r.err);
   const cal = JSON.parse(readFileSync(out, 'utf8'));
-  // Two figures (TTFT, TPOT) cannot determine five factors.
-  assert.ok(cal.fit.fitted.length <= 2, JSON.stringify(cal.fit.fitted));
+  // Two figures (TTFT, TPOT) leave one to spare for the misfit at one factor.
+  assert.ok(cal.fit.fitted.length <= 1, JSON.stringify(cal.fit.fitted));  // one figure to spare
   const held = Object.keys(cal.fit.held_at_no_correction);
-  assert.ok(held.length >= 3, JSON.stringify(cal.fit.held_at_no_correction));
+  assert.ok(held.length >= 4, JSON.stringify(cal.fit.held_at_no_correction));
   for (const k of held) {
     assert.equal(cal.fit.standard_errors[k], null, k);
     if (k === 'request_latency_ms') assert.equal(cal.fit.request_latency_ms, 0);
