@@ -191,8 +191,9 @@ Identified fit_identified(Problem& pb, const std::vector<size_t>& subset, const 
   for (size_t j = 0; j < kParameters; ++j)
     if (!keep[j]) out.why[j] = "these runs do not depend on it";
   // Every subset of the factors the runs see, judged on the one Jacobian (no
-  // replays): the largest subset whose every factor is within its bound, the
-  // best conditioned (smallest worst excess) among those of that size.
+  // replays): the largest subset, smaller than the number of figures, whose
+  // every factor is within its bound, the best conditioned (smallest worst
+  // excess) among those of that size.
   const std::vector<bool> seen = keep;
   std::vector<bool> best(kParameters, false);
   size_t best_size = 0;
@@ -206,6 +207,9 @@ Identified fit_identified(Problem& pb, const std::vector<size_t>& subset, const 
         subset_keep[j] = true;
         ++n;
       }
+    // At least one figure more than factors: with none to spare the misfit,
+    // and so the standard errors, cannot be known.
+    if (n >= ls.residuals.size()) continue;
     {
       const std::vector<double> se = standard_errors(ls, subset_keep, residual_variance(ls, n));
       double worst = 0;

@@ -141,6 +141,8 @@ const rules = [
   ['seconds-ttft.json', { ...vllm, mean_ttft_ms: 0.05 }, [], 'invalid_value', '/mean_ttft_ms', /in seconds under a '_ms' key/],
   ['seconds-e2e.json', { ...vllm, mean_e2el_ms: 0.34 * 1000 * 1000 }, [], 'invalid_value', '/mean_e2el_ms', /disagrees with TTFT/],
   ['zero-completed.jsonl', [JSON.stringify({ ...vllm }), JSON.stringify({ ...vllm, completed: 0 })].join('\n') + '\n', [], 'invalid_value', '/1/completed', /zero-completed\.jsonl/],
+  ['nan.json', JSON.stringify(vllm).replace('"mean_tpot_ms": 8.204553624697533', '"mean_tpot_ms": NaN').replace(/"mean_tpot_ms":8\.204553624697533/, '"mean_tpot_ms":NaN'), [], 'type_error', '/mean_tpot_ms', /must be a number, got string 'NaN'/],
+  ['deep.json', '['.repeat(100000) + ']'.repeat(100000), [], 'parse_error', null, /deep\.json/],
   ['aiperf-no-load.json', (() => { const a = JSON.parse(readFileSync(path.join(real, 'anud18_qwen36-35b-a3b-nvfp4_rtx5090_chatbot_c8_profile_export_aiperf.json'), 'utf8')); delete a.input_config.phases; return a; })(), [], 'missing_key', '/input_config/concurrency', /does not record the load/],
 ];
 
@@ -156,7 +158,7 @@ for (const [name, content, extra, code, where, message] of rules) {
     const m = r.err.match(/^error \[(\w+)\] at '([^']*)': (.*)$/m);
     assert.ok(m, r.err);
     assert.equal(m[1], code, r.err);
-    assert.equal(m[2], where, r.err);
+    if (where !== null) assert.equal(m[2], where, r.err);
     assert.ok(m[3].includes(name), `the message names the file: ${r.err}`);
     assert.match(m[3], message);
   });
@@ -194,15 +196,15 @@ test('rule: MLPerf without --prompt-tokens asks for the prompt length, located i
 
 // --- The fit's honesty and bounds (issue 37 point 2, issue 34 point 7).
 
-test('fit: one run identifies two factors; the others are held at no correction, named, and not written', () => {
+test('fit: one run (a TTFT and a TPOT) fits at most one factor; the others are held at no correction, named, and not written', () => {
   const out = path.join(work, 'one-run.json');
   const r = cli(['fit', path.join(fixtures, 'vllm_bench_serve.json'), '--base', write('base-one.json', base()), '--out', out]);
   assert.equal(r.code, 0, r.err);
   const cal = JSON.parse(readFileSync(out, 'utf8'));
-  // Two figures (TTFT, TPOT) cannot determine five factors.
-  assert.ok(cal.fit.fitted.length <= 2, JSON.stringify(cal.fit.fitted));
+  // Two figures (TTFT, TPOT) leave one to spare for the misfit at one factor.
+  assert.ok(cal.fit.fitted.length <= 1, JSON.stringify(cal.fit.fitted));  // one figure to spare
   const held = Object.keys(cal.fit.held_at_no_correction);
-  assert.ok(held.length >= 3, JSON.stringify(cal.fit.held_at_no_correction));
+  assert.ok(held.length >= 4, JSON.stringify(cal.fit.held_at_no_correction));
   for (const k of held) {
     assert.equal(cal.fit.standard_errors[k], null, k);
     if (k === 'request_latency_ms') assert.equal(cal.fit.request_latency_ms, 0);
@@ -221,4 +223,17 @@ test('fit: 300 runs are refused by the work estimate before any replay, naming t
   const m = r.err.match(/error \[limit_exceeded\] at '': fit: replaying the first (\d+) of the 300 runs once takes up to \d+ work units.*raise --max-work-units/);
   assert.ok(m, r.err);
   assert.ok(Number(m[1]) < 300);
+});
+
+test('rule: a deeply nested --base is a located parse error at the base file, not a crash', () => {
+  const r = cli(['fit', path.join(fixtures, 'vllm_bench_serve.json'), '--base', write('deep-base.json', '{"a":'.repeat(50000) + '1' + '}'.repeat(50000))]);
+  assert.equal(r.code, 1, r.err);
+  assert.match(r.err, /^error \[parse_error\] at '[^']*': .*deep-base\.json: /m);
+});
+
+test('vLLM --append-result JSON lines are read as vllm runs with their model id', () => {
+  const lines = [vllm, { ...vllm, max_concurrency: 4 }].map((o) => JSON.stringify(o)).join('\n') + '\n';
+  const runs = importRuns(write('appended.json', lines));
+  assert.deepEqual(runs.map((r) => [r.format, r.model, r.where, r.load.concurrency]),
+    [['vllm', 'facebook/opt-125m', '/0', 2], ['vllm', 'facebook/opt-125m', '/1', 4]]);
 });
