@@ -494,6 +494,8 @@ TEST_CASE("hf import: Qwen3.5 MoE (qwen3_5_moe) 397B-A17B: DeltaNet + gated atte
   CHECK(params(r, "active_B") == doctest::Approx(active).epsilon(1e-9));
   CHECK(total / 1e9 == doctest::Approx(397.0).epsilon(0.01));  // model card: 397B total, 17B activated
   CHECK((active + V * h) / 1e9 == doctest::Approx(17.0).epsilon(0.03));  // Qwen counts the embedding in "activated"
+  // bf16 weights (torch_dtype): the main model's parameters at 2 bytes (the MTP layer is priced as a draft, apart).
+  CHECK(weights_bytes(r) == doctest::Approx(total * kBf16).epsilon(1e-9));
   // KV: 15 layers x 2 x 2 heads x 256 per token; each DeltaNet layer a 64 x 128 x 128 state and a conv window of 3
   // over q, k, v (this copy names no state dtype: bf16).
   const double state = 45.0 * (64.0 * 128 * 128 + 3.0 * (2 * kd + vd)) * kBf16;
