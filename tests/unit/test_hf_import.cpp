@@ -501,6 +501,14 @@ TEST_CASE("hf import: Qwen3.5 MoE (qwen3_5_moe) 397B-A17B: DeltaNet + gated atte
   const double state = 45.0 * (64.0 * 128 * 128 + 3.0 * (2 * kd + vd)) * kBf16;
   for (const auto& [at, t] : {std::pair<const char*, double>{"4K", 4096}, {"32K", 32768}, {"128K", 131072}})
     CHECK(kv_per_token(r, at) == doctest::Approx(kv_formula(2 * 2 * 256 * kBf16, 15, 0, 0, state, t)).epsilon(1e-12));
+  // Under a model_type it does not know (and no architectures), it is refused, naming the keys that describe it.
+  json u = json::parse(published("Qwen--Qwen3.5-397B-A17B.json"));
+  u["model_type"] = "qwen9", u["text_config"]["model_type"] = "qwen9_text", u.erase("architectures");
+  const json refused = test::envelope(api::inspect_model(u.dump()));
+  REQUIRE(refused["ok"] == false);
+  CHECK(refused["error"]["path"] == "/hf_config/text_config/model_type");
+  for (const char* k : {"layer_types", "linear_num_value_heads", "num_experts", "moe_intermediate_size"})
+    CHECK(refused["error"]["message"].get<std::string>().find(k) != std::string::npos);
   // A float32 state (mamba_ssm_dtype, as Qwen3.5's published text_config has it) is priced at 4 bytes.
   json c = json::parse(published("Qwen--Qwen3.5-397B-A17B.json"));
   c["text_config"]["mamba_ssm_dtype"] = "float32";
