@@ -385,11 +385,15 @@ ModelArch read_hf_config(const json& config, const std::string& path) {
       known = true;
     } else if (!r.has("hidden_size") || !r.has("num_hidden_layers") || !r.has("num_attention_heads") ||
                !r.has("intermediate_size") || !r.has("vocab_size") || !r.has("max_position_embeddings")) {
-      std::string names;
+      std::string names, structural;
       for (const auto& t : known_types()) names += (names.empty() ? "" : ", ") + t;
+      for (auto it = text.begin(); it != text.end(); ++it)
+        if (!neutral_key_reason(it.key()) && name_suggests_structure(it.key()))
+          structural += (structural.empty() ? "" : ", ") + it.key();
       fail(error_code::kInvalidValue, pointer_append(text_path, "model_type"),
            (declared.empty() ? std::string("config.json has no 'model_type'") : "unsupported model_type '" + printable(declared) + "'") +
-               " and neither its architectures entry nor its keys say how to read it; supported: " + names +
+               " and neither its architectures entry nor its keys say how to read it" +
+               (structural.empty() ? "" : " (keys that describe its structure: " + structural + ")") + "; supported: " + names +
                ". Give a full architecture object instead of hf_config");
     } else {
       // Read by structure: the standard decoder keys, and refused below unless

@@ -110,7 +110,8 @@ void read_falcon(const HfReader& r, ModelArch& m) {
   m.tied_embeddings = r.boolean_or("tie_word_embeddings", true);
   m.attention_bias = r.boolean_or("bias", false);
   m.mlp_bias = m.attention_bias;
-  m.parallel_attn_mlp = new_arch || r.boolean_or("parallel_attn", true);
+  const bool parallel = r.boolean_or("parallel_attn", true);  // read either way: the new architecture is parallel
+  m.parallel_attn_mlp = new_arch || parallel;
   r.neutral("apply_residual_connection_post_layernorm", "which tensor feeds the residual (no size or work change)");
   m.layers.assign(static_cast<size_t>(m.num_layers), ModelLayer{});
 }

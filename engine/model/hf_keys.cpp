@@ -70,6 +70,8 @@ const std::vector<NeutralKey>& neutral_keys() {
   return keys;
 }
 
+}  // namespace
+
 // Fragments of key names that say the key shapes the model: a key carrying one
 // that the importer does not understand could change parameters, KV or cost.
 bool name_suggests_structure(const std::string& key) {
@@ -83,6 +85,8 @@ bool name_suggests_structure(const std::string& key) {
     if (key.find(f) != std::string::npos) return true;
   return false;
 }
+
+namespace {
 
 std::string joined(const std::vector<std::string>& names) {
   std::string s;

@@ -103,6 +103,8 @@ void account_for_keys(const HfReader& r, const std::string& prefix, bool known_f
 // sparse attention, latent MoE, per-block configs...), named by its keys or by
 // the model_type that defines it, located at the first such key.
 void refuse_unpriced_features(const HfReader& r, const std::string& type);
+// Whether a key's name suggests it shapes the model (experts, ranks, windows...).
+bool name_suggests_structure(const std::string& key);
 // Why a key is on the one list of keys that change no performance; null if not.
 const char* neutral_key_reason(const std::string& key);
 

@@ -364,6 +364,8 @@ TEST_CASE("leave one family out: a config under an unknown model_type is read ex
     const json before = test::envelope(api::inspect_model(text));
     json c = parse_json_text(text);
     if (c.contains("hf_config")) continue;
+    // Every published config outside tests/data/hf/refused is read as it is.
+    CHECK((before["ok"] == true) == (f.find("/refused/") == std::string::npos));
     for (bool drop_architectures : {false, true}) {
       json v = c;
       v["model_type"] = "zz_unknown_family";
@@ -492,11 +494,21 @@ TEST_CASE("hf import: Qwen3.5 MoE (qwen3_5_moe) 397B-A17B: DeltaNet + gated atte
   CHECK(params(r, "active_B") == doctest::Approx(active).epsilon(1e-9));
   CHECK(total / 1e9 == doctest::Approx(397.0).epsilon(0.01));  // model card: 397B total, 17B activated
   CHECK((active + V * h) / 1e9 == doctest::Approx(17.0).epsilon(0.03));  // Qwen counts the embedding in "activated"
+  // bf16 weights (torch_dtype): the main model's parameters at 2 bytes (the MTP layer is priced as a draft, apart).
+  CHECK(weights_bytes(r) == doctest::Approx(total * kBf16).epsilon(1e-9));
   // KV: 15 layers x 2 x 2 heads x 256 per token; each DeltaNet layer a 64 x 128 x 128 state and a conv window of 3
   // over q, k, v (this copy names no state dtype: bf16).
   const double state = 45.0 * (64.0 * 128 * 128 + 3.0 * (2 * kd + vd)) * kBf16;
   for (const auto& [at, t] : {std::pair<const char*, double>{"4K", 4096}, {"32K", 32768}, {"128K", 131072}})
     CHECK(kv_per_token(r, at) == doctest::Approx(kv_formula(2 * 2 * 256 * kBf16, 15, 0, 0, state, t)).epsilon(1e-12));
+  // Under a model_type it does not know (and no architectures), it is refused, naming the keys that describe it.
+  json u = json::parse(published("Qwen--Qwen3.5-397B-A17B.json"));
+  u["model_type"] = "qwen9", u["text_config"]["model_type"] = "qwen9_text", u.erase("architectures");
+  const json refused = test::envelope(api::inspect_model(u.dump()));
+  REQUIRE(refused["ok"] == false);
+  CHECK(refused["error"]["path"] == "/hf_config/text_config/model_type");
+  for (const char* k : {"layer_types", "linear_num_value_heads", "num_experts", "moe_intermediate_size"})
+    CHECK(refused["error"]["message"].get<std::string>().find(k) != std::string::npos);
   // A float32 state (mamba_ssm_dtype, as Qwen3.5's published text_config has it) is priced at 4 bytes.
   json c = json::parse(published("Qwen--Qwen3.5-397B-A17B.json"));
   c["text_config"]["mamba_ssm_dtype"] = "float32";
