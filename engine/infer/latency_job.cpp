@@ -19,6 +19,7 @@ StepCost LatencyJob::price(const BatchShape& batch) const {
   const auto& sv = *s_.serving;
   StepOptions options;
   options.attention = sv.attention;
+  options.fusion = s_.cost_model.software_stack.fusion;
   return cost_.price(build_forward_step(s_.model, s_.precision, sv.parallelism, batch, options));
 }
 
@@ -90,6 +91,7 @@ LatencyResult LatencyJob::typed_result() const {
   decode_batch.seqs.assign(static_cast<size_t>(w.batch_size), SeqChunk{1, w.prompt_tokens});
   StepOptions decode_options;
   decode_options.attention = sv.attention;
+  decode_options.fusion = s_.cost_model.software_stack.fusion;
   const double weight_read_floor_s =
       weight_bytes_read(build_forward_step(s_.model, s_.precision, sv.parallelism, decode_batch, decode_options)) /
       (s_.hardware.gpu.hbm_bandwidth_GBps * 1e9);

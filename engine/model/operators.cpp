@@ -124,7 +124,7 @@ class StepBuilder {
   StepBuilder(const ModelArch& m, const Precision& p, const ParallelLayout& layout, const BatchShape& batch,
               const StepOptions& options)
       : m_(m), p_(p), layout_(layout), batch_(batch), attention_(options.attention), training_(options.training),
-        routing_(options.moe), mtp_module_(options.mtp_module),
+        routing_(options.moe), mtp_module_(options.mtp_module), fusion_(options.fusion),
         dims_(shard_dims(m, layout.tp)) {
     tokens_ = batch.total_new_tokens();
     act_bytes_ = dtype_bytes(p.activations);
@@ -178,11 +178,28 @@ class StepBuilder {
   }
 
   // Elementwise-like kernels: `elements_read` and `elements_written` in activation dtype.
-  void add_memory_op(const std::string& name, OpFamily family, double count, double elements_read,
-                     double elements_written, double flops_per_element) {
+  Operator& add_memory_op(const std::string& name, OpFamily family, double count, double elements_read,
+                          double elements_written, double flops_per_element) {
     out_.ops.push_back(make_memory_operator(name, family, count, (elements_read + elements_written) * act_bytes_,
                                             flops_per_element * std::max(elements_read, elements_written),
                                             p_.activations));
+    return out_.ops.back();
+  }
+
+  // RMSNorm runs as one kernel in a stack that fuses the add into it (vLLM's
+  // rms_norm / fused_add_rms_norm); LayerNorm models keep their kernels.
+  bool fused_rms_norm() const { return fusion_.fused_add_rms_norm && m_.norm != "layernorm"; }
+
+  void add_norm(const std::string& name, double count, double norm_flops) {
+    const double t = static_cast<double>(tokens_);
+    const double h = static_cast<double>(m_.hidden_size);
+    add_memory_op(name, OpFamily::Norm, count, t * h, t * h, norm_flops).single_pass = fused_rms_norm();
+  }
+
+  void add_activation(const std::string& name, double count, double elements_read, double elements_written,
+                      double flops_per_element) {
+    add_memory_op(name, OpFamily::Elementwise, count, elements_read, elements_written, flops_per_element).single_pass =
+        fusion_.silu_and_mul;
   }
 
   void add_collective(const std::string& name, CollectiveKind kind, double count, double message_bytes, int group) {
@@ -207,9 +224,7 @@ class StepBuilder {
   // An MTP module's input: RMSNorm of the embedding and of the main model's
   // hidden state, then eh_proj [t, 2h] x [2h, h] (not sharded by tensor parallelism).
   void add_mtp_input() {
-    const double t = static_cast<double>(tokens_);
-    const double h = static_cast<double>(m_.hidden_size);
-    add_memory_op("mtp_input_norms", OpFamily::Norm, 2, t * h, t * h, m_.norm == "layernorm" ? 8 : 5);
+    add_norm("mtp_input_norms", 2, m_.norm == "layernorm" ? 8 : 5);
     add_gemm("mtp_eh_proj", 1, tokens_, m_.hidden_size, 2 * m_.hidden_size);
   }
 
@@ -348,7 +363,9 @@ class StepBuilder {
       if (m_.position_embedding == "rope" && kind.rope) rope_elements = static_cast<double>(t) * (q_out + kv_out);
       kv_write_elements = static_cast<double>(t) * 2 * kv_out;
     }
-    if (rope_elements > 0) add_memory_op("attn_rope", OpFamily::Rope, layers, rope_elements, rope_elements, 6);
+    if (rope_elements > 0)
+      add_memory_op("attn_rope", OpFamily::Rope, layers, rope_elements, rope_elements, 6).single_pass =
+          fusion_.rotary_embedding;
     if (!training_) {
       Operator op;
       op.name = "kv_cache_write";
@@ -430,7 +447,7 @@ class StepBuilder {
     const int64_t h = m_.hidden_size;
     const int64_t up = (m_.gated_mlp ? 2 : 1) * intermediate_per_gpu;
     add_gemm("mlp_up_proj", layers, t, up, h, m_.mlp_bias);
-    add_memory_op("mlp_act", OpFamily::Elementwise, layers, static_cast<double>(t) * up,
+    add_activation("mlp_act", layers, static_cast<double>(t) * up,
                   static_cast<double>(t) * intermediate_per_gpu, m_.gated_mlp ? 6 : 8);
     add_gemm("mlp_down_proj", layers, t, h, intermediate_per_gpu, m_.mlp_bias);
   }
@@ -443,7 +460,7 @@ class StepBuilder {
     const int64_t h = m_.hidden_size;
     const int64_t shared_inter = (moe.shared_intermediate() + layout_.tp - 1) / layout_.tp;
     add_gemm("moe_shared_up_proj", layers, t, (m_.gated_mlp ? 2 : 1) * shared_inter, h);
-    add_memory_op("moe_shared_act", OpFamily::Elementwise, layers,
+    add_activation("moe_shared_act", layers,
                   static_cast<double>(t) * (m_.gated_mlp ? 2 : 1) * shared_inter, static_cast<double>(t) * shared_inter,
                   6);
     add_gemm("moe_shared_down_proj", layers, t, h, shared_inter);
@@ -497,8 +514,7 @@ class StepBuilder {
       // Rows gathered into expert order (one copy per routed pair on this GPU).
       add_memory_op("moe_permute", OpFamily::Elementwise, layers, td * h, load.assignments * h, 0);
       add_grouped_expert_gemm("moe_expert_up_proj", layers, load, up, h);
-      add_memory_op("moe_expert_act", OpFamily::Elementwise, layers, load.assignments * up,
-                    load.assignments * e_inter, 6);
+      add_activation("moe_expert_act", layers, load.assignments * up, load.assignments * e_inter, 6);
       add_grouped_expert_gemm("moe_expert_down_proj", layers, load, h, e_inter);
       // Each token's expert outputs, weighted by the router, summed back in token order.
       add_memory_op("moe_unpermute", OpFamily::Elementwise, layers, load.assignments * h, td * h, 2);
@@ -537,8 +553,8 @@ class StepBuilder {
     const int64_t tokens_per_expert = static_cast<int64_t>(std::ceil(assignments / experts_hit));
     const int64_t up = (m_.gated_mlp ? 2 : 1) * e_inter;
     add_gemm("moe_expert_up_proj", layers * experts_hit, tokens_per_expert, up, h);
-    add_memory_op("moe_expert_act", OpFamily::Elementwise, layers * experts_hit,
-                  static_cast<double>(tokens_per_expert) * up, static_cast<double>(tokens_per_expert) * e_inter, 6);
+    add_activation("moe_expert_act", layers * experts_hit, static_cast<double>(tokens_per_expert) * up,
+                   static_cast<double>(tokens_per_expert) * e_inter, 6);
     add_gemm("moe_expert_down_proj", layers * experts_hit, tokens_per_expert, h, e_inter);
     add_shared_experts(layers);
   }
@@ -551,8 +567,9 @@ class StepBuilder {
     const double hidden_bytes = t * h * act_bytes_;
     const bool mixer = kind.mixer != LayerMixer::None;
     const bool ffn = kind.ffn != LayerFfn::None;
+    const size_t first_op = out_.ops.size();
     if (mixer) {
-      add_memory_op("input_layernorm", OpFamily::Norm, layers, t * h, t * h, norm_flops);
+      add_norm("input_layernorm", layers, norm_flops);
       in_mixer_ = true;
       switch (kind.mixer) {
         case LayerMixer::Attention: add_attention_block(layers, kind); break;
@@ -564,25 +581,42 @@ class StepBuilder {
     }
     if (mixer && ffn && !m_.parallel_attn_mlp) {
       if (layout_.tp > 1) add_collective("attn_all_reduce", CollectiveKind::AllReduce, layers, hidden_bytes, layout_.tp);
-      add_memory_op("post_attention_layernorm", OpFamily::Norm, layers, t * h, t * h, norm_flops);
+      add_norm("post_attention_layernorm", layers, norm_flops);
     } else if (mixer && ffn && m_.norm == "layernorm") {
-      add_memory_op("post_attention_layernorm", OpFamily::Norm, layers, t * h, t * h, norm_flops);
+      add_norm("post_attention_layernorm", layers, norm_flops);
     } else if (!mixer) {
-      add_memory_op("input_layernorm", OpFamily::Norm, layers, t * h, t * h, norm_flops);
+      add_norm("input_layernorm", layers, norm_flops);
     }
     if (kind.ffn == LayerFfn::Moe) add_moe_mlp(layers);
     else if (kind.ffn == LayerFfn::Dense)
       add_dense_mlp(layers, m_.is_moe() ? (m_.dense_intermediate() + layout_.tp - 1) / layout_.tp : dims_.intermediate);
     if (layout_.tp > 1) add_collective(ffn ? "mlp_all_reduce" : "attn_all_reduce", CollectiveKind::AllReduce, layers, hidden_bytes, layout_.tp);
     // Residual additions: the mixer output and the MLP output each join the stream.
-    const double adds = (mixer ? 1 : 0) + (ffn ? 1 : 0);
-    add_memory_op("add", OpFamily::Elementwise, adds * layers, 2 * t * h, t * h, 1);
+    double adds = (mixer ? 1 : 0) + (ffn ? 1 : 0);
+    if (fused_rms_norm()) adds -= absorb_residual_adds(first_op, adds, t * h);
+    if (adds > 0) add_memory_op("add", OpFamily::Elementwise, adds * layers, 2 * t * h, t * h, 1);
+  }
+
+  // fused_add_rms_norm: each residual add is folded into the RMSNorm after it
+  // (residual += x; x = norm(residual): x and the residual read, both written),
+  // so a layer's norms absorb as many of its adds. The first layer's input
+  // norm follows no add and the final norm follows the last layer's: the
+  // count per layer is the same. Returns the adds absorbed.
+  double absorb_residual_adds(size_t first_op, double adds, double hidden_elements) {
+    double absorbed = 0;
+    for (size_t i = first_op; i < out_.ops.size() && absorbed < adds; ++i) {
+      Operator& op = out_.ops[i];
+      if (op.family != OpFamily::Norm || (op.name != "input_layernorm" && op.name != "post_attention_layernorm"))
+        continue;
+      op.bytes = 4 * hidden_elements * act_bytes_;
+      absorbed += 1;
+    }
+    return absorbed;
   }
 
   void add_head() {
-    const double t = static_cast<double>(tokens_);
     const double h = static_cast<double>(m_.hidden_size);
-    add_memory_op("final_layernorm", OpFamily::Norm, 1, t * h, t * h, m_.norm == "layernorm" ? 8 : 5);
+    add_norm("final_layernorm", 1, m_.norm == "layernorm" ? 8 : 5);
     // Inference needs logits only for each sequence's last position in this
     // step; training needs them (and the loss) for every token.
     int64_t rows = 0;
@@ -628,6 +662,7 @@ class StepBuilder {
   bool training_ = false;
   MoeRouting routing_;
   bool mtp_module_ = false;
+  KernelFusion fusion_;
   ShardDims dims_;
   int64_t tokens_ = 0;
   double act_bytes_ = 2;

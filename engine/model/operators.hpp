@@ -46,6 +46,23 @@ struct BatchShape {
 
 enum class AttentionImpl { Flash, Standard };
 
+// Which memory-bound chains the software stack launches as one fused kernel
+// (presets/stacks/*.json "fused_kernels"). Serving engines (vLLM, SGLang,
+// TensorRT-LLM) run RoPE in place on q and k (rotary_embedding), the gated
+// activation as silu_and_mul, and fold each residual add into the RMSNorm that
+// follows it (fused_add_rms_norm); eager PyTorch (training) runs the unfused
+// chains. A fused kernel streams its bytes once: its operator is marked
+// `single_pass`, and the residual add it absorbs leaves the operator list.
+struct KernelFusion {
+  bool rotary_embedding = false;
+  bool silu_and_mul = false;
+  bool fused_add_rms_norm = false;
+  bool operator==(const KernelFusion& o) const {
+    return rotary_embedding == o.rotary_embedding && silu_and_mul == o.silu_and_mul &&
+           fused_add_rms_norm == o.fused_add_rms_norm;
+  }
+};
+
 struct StepOptions {
   AttentionImpl attention = AttentionImpl::Flash;
   // Training steps compute logits and loss for every token and keep no KV cache.
@@ -56,6 +73,7 @@ struct StepOptions {
   // embedding and the previous hidden state are normed and projected from 2h
   // to h (eh_proj, replicated on every rank) before its decoder layer.
   bool mtp_module = false;
+  KernelFusion fusion;
 };
 
 struct Precision {
@@ -101,6 +119,9 @@ struct Operator {
   // expected number of experts).
   double groups = 1;
   double weight_bytes = 0;  // per invocation: the weight bytes it reads from HBM
+  // One fused kernel that streams its bytes once (KernelFusion): priced at
+  // the GPU's streaming (copy-class) efficiency, not its eager chain's.
+  bool single_pass = false;
   // Attention shape (per GPU).
   int64_t q_tokens = 0, kv_tokens = 0;
   int64_t seqs = 0;  // sequences in the attention call (kv_tokens / seqs = mean context)

@@ -300,7 +300,14 @@ OpCost CalibratedCostModel::cost(const Operator& op, const CostContext& ctx) con
     }
     case KernelClass::AttentionPrefill: c = attention_prefill_cost(op, g); break;
     case KernelClass::Collective: return collective_op_cost(op, ctx);
-    default: c = memory_kernel_cost(op, g, k, cal_.memory.at(k));
+    default:
+      // A fused kernel (model/operators.hpp KernelFusion) streams its bytes
+      // once: it runs at this GPU's measured streaming efficiency (the
+      // elementwise/copy class), not at its eager chain's. Checked against
+      // single-pass kernels timed on an H200 (presets/calibrations/measured/
+      // fused_h200_2026-11-28.csv, tests/unit/test_fused_kernels.cpp).
+      if (op.single_pass) c = memory_kernel_cost(op, g, KernelClass::Elementwise, cal_.memory.at(KernelClass::Elementwise));
+      else c = memory_kernel_cost(op, g, k, cal_.memory.at(k));
   }
   return with_launch_floor(c);
 }

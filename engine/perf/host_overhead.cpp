@@ -7,6 +7,44 @@
 
 namespace sightline {
 
+namespace {
+
+// The fused kernels a stack may name (model/operators.hpp KernelFusion), by
+// the serving engines' own kernel names.
+constexpr const char* kRotaryEmbedding = "rotary_embedding";
+constexpr const char* kSiluAndMul = "silu_and_mul";
+constexpr const char* kFusedAddRmsNorm = "fused_add_rms_norm";
+
+json fusion_to_json(const KernelFusion& f) {
+  json names = json::array();
+  if (f.rotary_embedding) names.push_back(kRotaryEmbedding);
+  if (f.silu_and_mul) names.push_back(kSiluAndMul);
+  if (f.fused_add_rms_norm) names.push_back(kFusedAddRmsNorm);
+  return names;
+}
+
+KernelFusion read_fusion(const json& names, const std::string& path) {
+  if (!names.is_array()) fail(error_code::kType, path, "fused_kernels must be an array of kernel names");
+  KernelFusion f;
+  for (size_t i = 0; i < names.size(); ++i) {
+    const std::string at = pointer_append(path, i);
+    if (!names[i].is_string()) fail(error_code::kType, at, "expected a kernel name (a string)");
+    const std::string n = names[i].get<std::string>();
+    bool* flag = n == kRotaryEmbedding ? &f.rotary_embedding
+                 : n == kSiluAndMul    ? &f.silu_and_mul
+                 : n == kFusedAddRmsNorm ? &f.fused_add_rms_norm
+                                         : nullptr;
+    if (flag == nullptr)
+      fail(error_code::kInvalidValue, at,
+           "unknown fused kernel '" + n + "'; valid: " + kRotaryEmbedding + ", " + kSiluAndMul + ", " + kFusedAddRmsNorm);
+    if (*flag) fail(error_code::kConstraint, at, "'" + n + "' is listed twice");
+    *flag = true;
+  }
+  return f;
+}
+
+}  // namespace
+
 json SoftwareStack::to_json() const {
   return {{"id", id},
           {"name", name},
@@ -17,6 +55,7 @@ json SoftwareStack::to_json() const {
           {"scheduler_us_per_step", scheduler_us_per_step},
           {"scheduler_us_per_sequence", scheduler_us_per_sequence},
           {"overlap_scheduler", overlap_scheduler},
+          {"fused_kernels", fusion_to_json(fusion)},
           {"all_reduce", all_reduce.to_json()}};
 }
 
@@ -24,7 +63,7 @@ SoftwareStack read_software_stack(const json& value, const std::string& path) {
   const json& v = value.is_string() ? require_preset("stacks", value.get<std::string>(), path) : value;
   ObjectReader r(v, path,
                  {"id", "name", "source", "cuda_graphs", "kernel_launch_us", "graph_launch_us",
-                  "scheduler_us_per_step", "scheduler_us_per_sequence", "overlap_scheduler",
+                  "scheduler_us_per_step", "scheduler_us_per_sequence", "overlap_scheduler", "fused_kernels",
                   "all_reduce"});
   SoftwareStack s;
   s.id = r.string("id", "custom-stack");
@@ -38,6 +77,7 @@ SoftwareStack read_software_stack(const json& value, const std::string& path) {
   s.scheduler_us_per_step = r.number("scheduler_us_per_step", 0, 1e7);
   s.scheduler_us_per_sequence = r.number("scheduler_us_per_sequence", 0, 1e6);
   s.overlap_scheduler = r.boolean("overlap_scheduler");
+  s.fusion = read_fusion(r.required("fused_kernels"), r.child_path("fused_kernels"));
   s.all_reduce = read_all_reduce_policy(r.required("all_reduce"), r.child_path("all_reduce"));
   return s;
 }

@@ -74,18 +74,17 @@ ReplicaMemoryPlan plan_replica_memory(const ModelArch& primary, const Precision&
   for (size_t i = 0; i < models.size(); ++i) {
     EngineMemory e;
     const ModelArch& m = *models[i];
-    // Paged blocks hold what grows with the context (full-attention layers).
-    // Windowed and chunked layers keep at most their cap (plus the block being
-    // filled) and linear-attention / SSM layers a fixed state: reserved per
-    // sequence slot (max_num_seqs), as hybrid-aware engines do.
+    // Paged blocks hold what grows with the context (full-attention layers)
+    // and, from the same pool, the pages of windowed and chunked layers, at
+    // most their cap (plus the page being filled) per sequence: pages that
+    // slide out of the window are freed, as hybrid-aware engines page them
+    // (vLLM's hybrid KV cache manager, SGLang's SWA pool). Linear-attention /
+    // SSM layers keep a fixed state, reserved per sequence slot (max_num_seqs).
     const KvFootprint fp =
         kv_footprint_per_gpu(m, p, layout.tp, static_cast<double>(m.num_layers / layout.pp) / m.num_layers);
     const bool grows = fp.unbounded_bytes_per_token > 0;
-    const int64_t max_len = spec.kv.max_model_len > 0 ? spec.kv.max_model_len : m.max_context;
-    double per_seq_fixed = fp.state_bytes_per_seq;
-    if (grows)
-      for (const CappedKv& c : fp.capped)
-        per_seq_fixed += c.bytes_per_token * static_cast<double>(std::min(c.cap_tokens + spec.kv.block_size, max_len));
+    const double per_seq_fixed = fp.state_bytes_per_seq;
+    if (grows) e.windowed = fp.capped;
     e.kv_bytes_per_token = (grows ? fp.unbounded_bytes_per_token : fp.bytes_per_token_uncapped()) +
                            (i == 0 ? draft_kv_per_token : 0.0);
     e.fixed_GiB = static_cast<double>(spec.scheduler.max_num_seqs) * per_seq_fixed / kBytesPerGiB;
@@ -103,6 +102,24 @@ ReplicaMemoryPlan plan_replica_memory(const ModelArch& primary, const Precision&
   return plan;
 }
 
+std::vector<WindowedKv> windowed_pages(double kv_bytes_per_token, const std::vector<CappedKv>& windowed) {
+  std::vector<WindowedKv> out;
+  if (kv_bytes_per_token > 0)
+    for (const CappedKv& c : windowed) out.push_back({c.cap_tokens, c.bytes_per_token / kv_bytes_per_token});
+  return out;
+}
+
+int64_t kv_blocks_for(const std::vector<WindowedKv>& windowed, int64_t block_size, int64_t tokens) {
+  const int64_t full = (tokens + block_size - 1) / block_size;
+  int64_t pages = 0;
+  for (const WindowedKv& w : windowed) {
+    const int64_t own = (std::min(tokens, w.cap_tokens + block_size) + block_size - 1) / block_size;
+    // 1e-9: a ratio such as 3.0 computed as 3.0000000000000004 must not take a block more.
+    pages += static_cast<int64_t>(std::ceil(w.blocks_per_block * static_cast<double>(own) - 1e-9));
+  }
+  return full + pages;
+}
+
 json ReplicaMemoryPlan::to_json() const {
   json blocks = json::array();
   for (const auto& e : engines) blocks.push_back(e.blocks);
@@ -117,7 +134,7 @@ json ReplicaMemoryPlan::to_json() const {
           {"unused_GiB", capacity_GiB - weights_GiB - draft_weights_GiB - lora_GiB - activations_GiB - runtime_GiB -
                              kv_cache_GiB},
           {"kv_blocks", blocks}};
-  // Only models with windowed, linear-attention or SSM layers reserve per-sequence state.
+  // Only models with linear-attention or SSM layers reserve per-sequence state.
   if (kv_fixed_GiB > 0) j["kv_fixed_per_sequence_GiB"] = kv_fixed_GiB;
   return j;
 }

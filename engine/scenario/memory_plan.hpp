@@ -11,17 +11,40 @@
 #include "core/json_reader.hpp"
 #include "hw/hardware.hpp"
 #include "model/architecture.hpp"
+#include "model/kv_footprint.hpp"
 #include "model/operators.hpp"
 
 namespace sightline::serve {
 
 struct SimulationSpec;
 
+// Windowed (sliding-window or chunked) attention layers as engines page them
+// (vLLM's hybrid KV cache manager, SGLang's SWA pool): a sequence holds pages
+// for at most `cap_tokens` tokens of these layers (plus the page being
+// filled), and pages that slide out of the window go back to the pool. Counted
+// in blocks of the full-attention layers: `blocks_per_block` is these layers'
+// KV bytes per token over the full-attention layers'.
+struct WindowedKv {
+  int64_t cap_tokens = 0;
+  double blocks_per_block = 0;
+};
+
+// The windowed layers of a model whose full-attention layers keep
+// `kv_bytes_per_token`, in blocks of those layers.
+std::vector<WindowedKv> windowed_pages(double kv_bytes_per_token, const std::vector<CappedKv>& windowed);
+
+// Blocks of `block_size` tokens a sequence of `tokens` tokens holds: its
+// full-attention blocks plus its windowed layers' pages (never past the cap).
+int64_t kv_blocks_for(const std::vector<WindowedKv>& windowed, int64_t block_size, int64_t tokens);
+
 struct EngineMemory {
   double kv_bytes_per_token = 0;  // per GPU, this model (plus its draft model)
   double kv_budget_GiB = 0;
   int64_t blocks = 0;             // KV blocks of block_size tokens
-  double fixed_GiB = 0;           // per-slot state: windowed-layer KV and linear-attention/SSM state
+  double fixed_GiB = 0;           // per-slot state: linear-attention/SSM state
+  // Windowed / chunked attention layers: KV bytes per token (per GPU) by cap,
+  // paged from the same blocks (serve/kv_manager.hpp WindowedKv).
+  std::vector<CappedKv> windowed;
 };
 
 struct ReplicaMemoryPlan {

@@ -382,7 +382,9 @@ void check_pools_fit(const ObjectReader& r, const Scenario& s, const SimulationS
     for (size_t e = 0; e < plan.engines.size(); ++e) {
       // Like vLLM at start-up, the KV cache must hold one max_model_len
       // sequence (paged or contiguous); otherwise the engine refuses to serve.
-      const int64_t need = (sp.kv.max_model_len + sp.kv.block_size - 1) / sp.kv.block_size;
+      const EngineMemory& em = plan.engines[e];
+      const int64_t need =
+          kv_blocks_for(windowed_pages(em.kv_bytes_per_token, em.windowed), sp.kv.block_size, sp.kv.max_model_len);
       if (plan.engines[e].blocks < need) {
         std::ostringstream m;
         m << "a " << gpu.name << " with tp=" << p.layout.tp << " pp=" << p.layout.pp << " cannot serve "

@@ -35,6 +35,7 @@ LayoutBounds layout_bounds(const Scenario& s, const Candidate& c) {
   const CostSetup cost = make_cost_setup(s.cost_model, s.hardware);
   StepOptions options;
   options.attention = s.serving->attention;
+  options.fusion = s.cost_model.software_stack.fusion;
   ParallelLayout layout{c.tp, c.pp};
   if (c.attention_dp > 1 && !sim.cluster.pools.empty()) {
     // Wide EP: each GPU holds slots / ep whole experts and serves the tokens

@@ -373,7 +373,7 @@ bool StaticScheduler::form(Replica& r, ModelEngine& e, StepBatch& b) {
       maxp = std::max(maxp, q.spec.prompt);
       maxo = std::max(maxo, q.spec.output);
     }
-    per_seq = kv_.blocks_for(maxp + maxo);
+    per_seq = kv_.blocks_for(e.kv, maxp + maxo);
     if (n * per_seq <= e.kv.pool.allocatable()) break;
   }
   if (n == 0) return false;

@@ -139,15 +139,18 @@ KvManager::KvManager(const KvCacheSpec& kv, int speculative_k)
       prefix_caching_(kv.prefix_caching),
       watermark_(kv.watermark),
       swap_space_GiB_(kv.swap_space_GiB) {
-  reserve_blocks_ = blocks_for(kv.max_model_len + speculative_k);
+  reserve_tokens_ = kv.max_model_len + speculative_k;
 }
 
-KvSpace KvManager::make_space(int64_t blocks, double kv_bytes_per_token, BlockUsage* usage) const {
+KvSpace KvManager::make_space(int64_t blocks, double kv_bytes_per_token, const std::vector<CappedKv>& windowed,
+                              BlockUsage* usage) const {
   KvSpace s;
   s.pool = BlockPool(blocks);
   s.pool.report_to(usage);
   s.watermark_blocks = static_cast<int64_t>(std::floor(watermark_ * static_cast<double>(blocks)));
   s.kv_bytes_per_token = kv_bytes_per_token;
+  s.windowed = windowed_pages(kv_bytes_per_token, windowed);
+  s.reserve_blocks = blocks_for(s, reserve_tokens_);
   const double block_bytes = kv_bytes_per_token * static_cast<double>(block_size_);
   s.host_blocks_free = block_bytes > 0 ? static_cast<int64_t>(std::floor(swap_space_GiB_ * kBytesPerGiB / block_bytes)) : 0;
   return s;
@@ -164,7 +167,7 @@ uint64_t KvManager::prefix_key(const RequestSpec& r, int64_t block) const {
 
 bool KvManager::grow(KvSpace& s, KvHold& h, int64_t tokens_after) {
   if (contiguous_) return true;  // reserved on admission
-  const int64_t need = blocks_for(tokens_after) - h.blocks();
+  const int64_t need = blocks_for(s, tokens_after) - h.blocks();
   if (need <= 0) return true;
   if (!s.pool.take(need)) return false;
   h.private_blocks += need;
@@ -210,7 +213,8 @@ bool KvManager::admit(KvSpace& s, KvHold& h, const RequestSpec& r, int64_t targe
     if (remaining > budget) return false;
     chunk = remaining;
   }
-  const int64_t need = contiguous_ ? reserve_blocks_ : blocks_for(hit_tokens + chunk) - static_cast<int64_t>(hits.size());
+  const int64_t need =
+      contiguous_ ? s.reserve_blocks : blocks_for(s, hit_tokens + chunk) - static_cast<int64_t>(hits.size());
   int64_t unreferenced = 0;
   for (int32_t id : hits) unreferenced += s.pool.is_unreferenced(id) ? 1 : 0;
   const int64_t headroom = contiguous_ ? 0 : s.watermark_blocks;
@@ -225,7 +229,7 @@ bool KvManager::admit(KvSpace& s, KvHold& h, const RequestSpec& r, int64_t targe
 }
 
 bool KvManager::reserve_for_transfer(KvSpace& s, KvHold& h, int64_t tokens) {
-  const int64_t need = contiguous_ ? reserve_blocks_ : blocks_for(tokens);
+  const int64_t need = contiguous_ ? s.reserve_blocks : blocks_for(s, tokens);
   if (s.pool.allocatable() - need < (contiguous_ ? 0 : s.watermark_blocks)) return false;
   s.pool.take(need);
   h.private_blocks = need;

@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "scenario/memory_plan.hpp"
 #include "scenario/simulation_spec.hpp"
 #include "serve/workload.hpp"
 
@@ -86,8 +87,10 @@ class BlockPool {
 struct KvSpace {
   BlockPool pool;
   int64_t watermark_blocks = 0;
-  double kv_bytes_per_token = 0;  // per GPU
+  double kv_bytes_per_token = 0;  // per GPU, full-attention layers (a block holds block_size tokens of them)
   int64_t host_blocks_free = 0;   // swap space
+  std::vector<WindowedKv> windowed;
+  int64_t reserve_blocks = 0;     // contiguous allocation: blocks reserved per request
 };
 
 // The blocks one request holds in a KvSpace.
@@ -105,12 +108,15 @@ class KvManager {
   KvManager(const KvCacheSpec& kv, int speculative_k);
 
   int64_t block_size() const { return block_size_; }
-  int64_t blocks_for(int64_t tokens) const { return (tokens + block_size_ - 1) / block_size_; }
+  // Blocks a sequence of `tokens` tokens holds in `s`: its full-attention
+  // blocks plus its windowed layers' pages (never more than their cap).
+  int64_t blocks_for(const KvSpace& s, int64_t tokens) const { return kv_blocks_for(s.windowed, block_size_, tokens); }
   bool contiguous() const { return contiguous_; }
-  int64_t reserve_blocks() const { return reserve_blocks_; }  // contiguous: blocks reserved per request
 
-  // A KvSpace of `blocks` blocks whose pool reports to `usage`.
-  KvSpace make_space(int64_t blocks, double kv_bytes_per_token, BlockUsage* usage) const;
+  // A KvSpace of `blocks` blocks whose pool reports to `usage`; `windowed`
+  // gives the windowed layers' KV bytes per token by cap.
+  KvSpace make_space(int64_t blocks, double kv_bytes_per_token, const std::vector<CappedKv>& windowed,
+                     BlockUsage* usage) const;
 
   // Admits a prompt that wants `target` tokens in its cache: looks up its
   // prefix blocks, sizes the first chunk (all remaining tokens, or at most
@@ -146,7 +152,7 @@ class KvManager {
   bool prefix_caching_ = false;
   double watermark_ = 0;
   double swap_space_GiB_ = 0;
-  int64_t reserve_blocks_ = 0;
+  int64_t reserve_tokens_ = 0;  // contiguous allocation reserves max_model_len (+ speculative k) per request
   int64_t admissions_ = 0, admissions_with_hits_ = 0;
 };
 

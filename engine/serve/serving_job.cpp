@@ -182,6 +182,7 @@ std::optional<QuantizationFigures> ServingJob::quantization() const {
   const CostSetup cu = make_cost_setup(u.cost_model, u.hardware);
   StepOptions options;
   options.attention = s_.serving->attention;
+  options.fusion = s_.cost_model.software_stack.fusion;
   const int64_t ctx = std::min<int64_t>(1024, spec.kv.max_model_len / 2);
   BatchShape decode;
   decode.seqs.push_back(SeqChunk{1, ctx});

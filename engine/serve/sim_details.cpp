@@ -99,7 +99,8 @@ ServingCapacity Simulation::replica_capacity() const {
   c.kv_tokens_per_replica = em.blocks * block_size_;
   c.kv_blocks_per_replica = em.blocks;
   c.max_model_len = spec_.kv.max_model_len;
-  c.max_concurrent_at_max_len = em.blocks / kv_.blocks_for(spec_.kv.max_model_len);
+  c.max_concurrent_at_max_len =
+      em.blocks / kv_blocks_for(windowed_pages(em.kv_bytes_per_token, em.windowed), block_size_, spec_.kv.max_model_len);
   if (!s_.model.mla.enabled) {
     const double mha = 2.0 * s_.model.num_layers * s_.model.num_heads * static_cast<double>(s_.model.head_dim) *
                        dtype_bytes(s_.precision.kv_cache);

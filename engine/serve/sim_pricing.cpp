@@ -70,6 +70,7 @@ double Simulation::price(int cost_index, const BatchShape& shape, int adapters, 
   CostEntry& c = costs_[static_cast<size_t>(cost_index)];
   StepOptions options;
   options.attention = s_.serving->attention;
+  options.fusion = s_.cost_model.software_stack.fusion;
   // An MTP draft is part of the target: its MoE layer is routed and placed
   // like the target's (same experts per GPU, same all-to-alls).
   const bool mtp = c.draft && spec_.speculative.method == SpecMethod::Mtp;

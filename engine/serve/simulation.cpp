@@ -96,7 +96,8 @@ Simulation::Simulation(const Scenario& scenario, const WorkloadOverride& overrid
       for (size_t m = 0; m < plan.engines.size(); ++m) {
         Engine e;
         e.model = static_cast<int>(m);
-        e.kv = kv_.make_space(plan.engines[m].blocks, plan.engines[m].kv_bytes_per_token, rec_.block_usage());
+        e.kv = kv_.make_space(plan.engines[m].blocks, plan.engines[m].kv_bytes_per_token, plan.engines[m].windowed,
+                              rec_.block_usage());
         e.cost = model_costs[m];
         if (spec_.lora.enabled) {
           e.adapter_refs.assign(static_cast<size_t>(spec_.lora.adapters), 0);
@@ -216,8 +217,8 @@ void Simulation::on_arrival(int32_t id) {
   const bool contiguous = spec_.kv.allocation == KvAllocation::Contiguous;
   const bool is_static = spec_.scheduler.policy == SchedulerPolicy::Static;
   auto fits = [&](const Engine& eng) {
-    if (contiguous) return kv_.reserve_blocks() <= eng.kv.pool.total();
-    const int64_t need = kv_.blocks_for(q.spec.prompt + q.spec.output + spec_k_);
+    if (contiguous) return eng.kv.reserve_blocks <= eng.kv.pool.total();
+    const int64_t need = kv_.blocks_for(eng.kv, q.spec.prompt + q.spec.output + spec_k_);
     return need + (is_static ? 0 : eng.kv.watermark_blocks) <= eng.kv.pool.total();
   };
   if (!fits(e)) return drop(q, "needs more KV blocks than a replica has");
@@ -311,7 +312,7 @@ void Simulation::touched(int replica) {
 double Simulation::kv_load(int replica, int model) const {
   ++router_load_reads_;
   const Engine& e = replicas_[static_cast<size_t>(replica)].engines[static_cast<size_t>(model)];
-  return static_cast<double>(e.kv.pool.used() + kv_.blocks_for(e.queued_tokens)) /
+  return static_cast<double>(e.kv.pool.used() + kv_.blocks_for(e.kv, e.queued_tokens)) /
          static_cast<double>(std::max<int64_t>(1, e.kv.pool.total()));
 }
 

@@ -329,7 +329,9 @@ TEST_CASE("serving I2.5: chunked prefill lowers TTFT variance and p99 near satur
   const json base = scenario("I2.5");
   const double rate = base["serving"]["workload"]["arrival"]["rate_qps"];
   bool ttft_better = false;
-  for (double f : {0.9, 1.0, 1.1}) {
+  // Around the preset's rate, on a grid fine enough to land near saturation
+  // wherever the kernels put it (fused serving kernels moved it to ~1.05x).
+  for (double f : {0.9, 1.0, 1.05, 1.1}) {
     json s = base;
     s["serving"]["workload"]["arrival"]["rate_qps"] = rate * f;
     const json r = ok_result(s);

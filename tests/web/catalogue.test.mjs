@@ -91,6 +91,22 @@ test('serving and training cards, tables and dropdowns carry the catalogue\'s wo
   await page.close();
 });
 
+test('the page loads its catalogue file: no request of a first load fails (no 404 for registries.json)', async () => {
+  const page = await newPage(suite.browser);
+  const failed = [];
+  const loaded = [];
+  page.on('response', (r) => {
+    loaded.push(r.url());
+    if (r.status() >= 400) failed.push(`${r.status()} ${r.url()}`);
+  });
+  page.on('requestfailed', (r) => failed.push(`failed ${r.url()}`));
+  await page.goto(`${suite.server.url}?preset=I2.4`);
+  await waitDone(page, 'I2.4');
+  assert.deepEqual(failed, []);
+  assert.ok(loaded.some((u) => new URL(u).pathname.endsWith('/registries.json')), 'the page read registries.json');
+  await page.close();
+});
+
 test('a page whose engine returns no catalogue says so and runs nothing', async () => {
   const context = await suite.browser.newContext({ serviceWorkers: 'block' });
   // The build's registries.json is missing (the page then asks its worker), and

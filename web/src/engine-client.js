@@ -21,8 +21,9 @@ export class EngineClient extends EventTarget {
   constructor(workerUrl, { maxRestarts = 3 } = {}) {
     super();
     this.workerUrl = workerUrl;
-    // registries.json sits beside the worker script and the wasm module.
-    this._registriesBase = new URL(String(workerUrl), typeof location !== 'undefined' ? location.href : 'http://localhost/');
+    // registries.json sits beside the wasm module, at the site's root: one
+    // folder up from the worker script (worker/worker.js imports ../sightline.mjs).
+    this._registriesBase = new URL('../', new URL(String(workerUrl), typeof location !== 'undefined' ? location.href : 'http://localhost/'));
     this._registries = null;
     this.maxRestarts = maxRestarts;
     this.restarts = 0;          // total restarts, for diagnostics and tests
