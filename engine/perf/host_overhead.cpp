@@ -63,8 +63,8 @@ SoftwareStack read_software_stack(const json& value, const std::string& path) {
   const json& v = value.is_string() ? require_preset("stacks", value.get<std::string>(), path) : value;
   ObjectReader r(v, path,
                  {"id", "name", "source", "cuda_graphs", "kernel_launch_us", "graph_launch_us",
-                  "scheduler_us_per_step", "scheduler_us_per_sequence", "overlap_scheduler",
-                  "all_reduce", "fused_kernels"});
+                  "scheduler_us_per_step", "scheduler_us_per_sequence", "overlap_scheduler", "fused_kernels",
+                  "all_reduce"});
   SoftwareStack s;
   s.id = r.string("id", "custom-stack");
   s.name = r.string("name", s.id);

@@ -18,8 +18,8 @@ struct SoftwareStack {
   double scheduler_us_per_step = 0;
   double scheduler_us_per_sequence = 0;
   bool overlap_scheduler = false;      // scheduling of step i+1 hides behind GPU step i
-  KernelFusion fusion;                 // memory-bound chains launched as one fused kernel
   AllReducePolicy all_reduce;          // which all-reduce the engine runs, by message size
+  KernelFusion fusion;                 // memory-bound chains launched as one fused kernel
   json to_json() const;
 };
 
