@@ -7,6 +7,7 @@
 #include <cmath>
 #include <set>
 
+#include "core/csv.hpp"
 #include "core/error.hpp"
 #include "model/architecture.hpp"
 #include "model/hf_reader.hpp"
@@ -176,7 +177,13 @@ bool read_unconverted_modules(const HfReader& r, const char* key, const ModelArc
       const size_t at = e.find("layers.");
       const std::string rest = at == std::string::npos ? "" : e.substr(at + 7);
       if (rest.empty() || !std::isdigit(static_cast<unsigned char>(rest[0]))) attention_all = true;  // "*" or a pattern
-      else attention_layers.insert(std::stoll(rest.substr(0, rest.find_first_not_of("0123456789"))));
+      else {
+        int64_t layer = 0;
+        const std::string digits = rest.substr(0, rest.find_first_not_of("0123456789"));
+        if (!parse_integer_token(digits, layer))
+          fail(error_code::kInvalidValue, ip, "layer number '" + printable(digits) + "' does not fit in 64 bits");
+        attention_layers.insert(layer);
+      }
       continue;
     }
     fail(error_code::kNotImplemented, ip,

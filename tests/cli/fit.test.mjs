@@ -114,7 +114,8 @@ test('a run names the calibration it used; a bad calibration file is a located e
   const bad = write('bad-cal.json', { ...truth, factors: { ...truth.factors, memory_efficiency_scale: 0 } });
   const r = cli(['run', write('s.json', s), '--calibration', bad]);
   assert.equal(r.code, 1);
-  assert.match(r.err, /error \[out_of_range\] at '\/cost_model\/calibration\/factors\/memory_efficiency_scale'/);
+  // Located in the file the user gave (issue 34): its own pointer, and its name.
+  assert.match(r.err, /error \[out_of_range\] at '\/factors\/memory_efficiency_scale': .*bad-cal\.json/);
   // --model-of must name one of the benchmark files given.
   const v = path.join(fixtures, 'vllm_bench_serve.json');
   const u = cli(['fit', v, '--base', write('s2.json', s), '--model-of', 'other.json=gpt2']);
