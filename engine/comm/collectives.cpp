@@ -4,6 +4,7 @@
 
 #include "comm/allreduce_policy.hpp"
 #include "comm/comm_model.hpp"
+#include "presets/preset_store.hpp"
 
 namespace sightline {
 
@@ -20,17 +21,41 @@ double bus_bandwidth_factor(CollectiveKind kind, int n) {
   return 1;
 }
 
+namespace {
+
+// Links whose collectives behave alike: networks between nodes, full meshes
+// of direct links, and the rest (switches and buses inside a node).
+int transport_class(const InterconnectSpec& l) {
+  if (l.kind == "infiniband" || l.kind == "roce") return 0;
+  return l.full_mesh() ? 1 : 2;
+}
+
+}  // namespace
+
 CommCalibration comm_calibration_for(const InterconnectSpec& link) {
-  if (const CommCalibration* own = find_comm_calibration(link.id)) return *own;
-  // No measurements of this link: take the efficiencies of the closest
-  // measured kind and the link's own spec-sheet latency.
-  const bool network = link.kind == "infiniband" || link.kind == "roce";
-  // A full mesh of direct links takes the measured mesh (RCCL on MI300X's xGMI).
-  const char* from_id = network ? "ib-ndr" : link.kind == "xgmi" ? "xgmi3-mesh8" : "nvlink3-nvswitch";
-  CommCalibration from;
-  from.id = from_id;
-  if (const CommCalibration* shipped = find_comm_calibration(from_id)) from = *shipped;
-  return transferred_comm_calibration(link, from);
+  if (!link.calibration.empty())
+    if (const CommCalibration* own = find_comm_calibration(link.calibration)) return *own;
+  // No measurements named: a measured link with these very values lends its
+  // own; otherwise the largest sweep of the same transport class lends its
+  // efficiencies, with the link's own spec-sheet latency. Chosen by values,
+  // never by the link's id.
+  const CommCalibration* from = nullptr;
+  int from_samples = -1;
+  for (const json* p : list_presets("comm_calibrations")) {
+    const std::string id = p->at("id").get<std::string>();
+    const CommCalibration* c = find_comm_calibration(id);
+    if (!c || !find_preset("interconnects", id)) continue;
+    const InterconnectSpec measured = read_interconnect(json(id), "/comm_calibrations/" + id);
+    if (measured.same_values(link)) return *c;
+    if (transport_class(measured) != transport_class(link)) continue;
+    if (c->ring.samples > from_samples) {
+      from = c;
+      from_samples = c->ring.samples;
+    }
+  }
+  CommCalibration none;
+  none.id = "defaults";
+  return transferred_comm_calibration(link, from ? *from : none);
 }
 
 CommCalibration transferred_comm_calibration(const InterconnectSpec& link, const CommCalibration& from) {

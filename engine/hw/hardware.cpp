@@ -1,5 +1,7 @@
 #include "hw/hardware.hpp"
 
+#include <algorithm>
+
 #include "core/error.hpp"
 #include "presets/preset_store.hpp"
 
@@ -39,7 +41,7 @@ GpuSpec read_gpu_object(const json& value, const std::string& path) {
                  {"id", "name", "source", "vendor", "architecture", "peak_tflops", "memory_GiB", "hbm_bandwidth_GBps",
                   "l2_cache_MiB", "sm_count", "boost_clock_MHz", "nvlink_bandwidth_GBps", "pcie_gen",
                   "pcie_bandwidth_GBps", "tdp_W", "idle_power_W", "default_intra_node",
-                  "default_inter_node"});
+                  "default_inter_node", "node_gpus", "calibration"});
   GpuSpec g;
   g.id = r.string("id", "custom-gpu");
   g.name = r.string("name", g.id);
@@ -48,49 +50,77 @@ GpuSpec read_gpu_object(const json& value, const std::string& path) {
   g.architecture = r.string("architecture", "unknown");
   ObjectReader p(r.required("peak_tflops"), r.child_path("peak_tflops"),
                  {"fp32", "tf32", "fp16", "bf16", "fp8", "int8", "int4", "fp4"});
-  constexpr double kMaxTflops = 1e6;
-  g.peak_tflops.fp32 = p.number("fp32", 0, kMaxTflops, 0);
-  g.peak_tflops.tf32 = p.number("tf32", 0, kMaxTflops, 0);
-  g.peak_tflops.fp16 = p.number("fp16", 0, kMaxTflops, 0);
-  g.peak_tflops.bf16 = p.number("bf16", 0, kMaxTflops, 0);
-  g.peak_tflops.fp8 = p.number("fp8", 0, kMaxTflops, 0);
-  g.peak_tflops.int8 = p.number("int8", 0, kMaxTflops, 0);
-  g.peak_tflops.int4 = p.number("int4", 0, kMaxTflops, 0);
-  g.peak_tflops.fp4 = p.number("fp4", 0, kMaxTflops, 0);
+  // Plausible bounds of what silicon does (see kGpuLimits): a figure past
+  // them is a typo or a unit slip, and priced as given it would make the GPU
+  // faster (or slower) than any real part by orders of magnitude.
+  auto peak = [&p](const char* key) {
+    const double v = p.number(key, 0, kGpuLimits.max_peak_tflops, 0);
+    if (v > 0 && v < kGpuLimits.min_peak_tflops)
+      fail(error_code::kRange, p.child_path(key),
+           std::string(key) + " peak " + std::to_string(v) + " TFLOP/s is below any real GPU's (" +
+               std::to_string(kGpuLimits.min_peak_tflops) + "); give 0 when the GPU lacks the format");
+    return v;
+  };
+  g.peak_tflops.fp32 = peak("fp32");
+  g.peak_tflops.tf32 = peak("tf32");
+  g.peak_tflops.fp16 = peak("fp16");
+  g.peak_tflops.bf16 = peak("bf16");
+  g.peak_tflops.fp8 = peak("fp8");
+  g.peak_tflops.int8 = peak("int8");
+  g.peak_tflops.int4 = peak("int4");
+  g.peak_tflops.fp4 = peak("fp4");
   if (g.peak_tflops.fp16 <= 0 && g.peak_tflops.bf16 <= 0)
     fail(error_code::kConstraint, r.child_path("peak_tflops"), "a GPU needs a positive fp16 or bf16 peak");
-  g.memory_GiB = r.number("memory_GiB", 0.25, 1e5);
-  g.hbm_bandwidth_GBps = r.number("hbm_bandwidth_GBps", 1, 1e6);
-  g.l2_cache_MiB = r.number("l2_cache_MiB", 0, 1e5, 0);
-  g.sm_count = static_cast<int>(r.integer("sm_count", 1, 100000));
-  g.boost_clock_MHz = r.number("boost_clock_MHz", 1, 1e5, 1500);
-  g.nvlink_bandwidth_GBps = r.number("nvlink_bandwidth_GBps", 0, 1e6, 0);
+  g.memory_GiB = r.number("memory_GiB", kGpuLimits.min_memory_GiB, kGpuLimits.max_memory_GiB);
+  g.hbm_bandwidth_GBps = r.number("hbm_bandwidth_GBps", kGpuLimits.min_memory_bandwidth_GBps, kGpuLimits.max_memory_bandwidth_GBps);
+  g.l2_cache_MiB = r.number("l2_cache_MiB", 0, kGpuLimits.max_l2_MiB, 0);
+  g.sm_count = static_cast<int>(r.integer("sm_count", 1, kGpuLimits.max_sm_count));
+  g.boost_clock_MHz = r.number("boost_clock_MHz", kGpuLimits.min_clock_MHz, kGpuLimits.max_clock_MHz, 1500);
+  g.nvlink_bandwidth_GBps = r.number("nvlink_bandwidth_GBps", 0, kGpuLimits.max_link_GBps, 0);
   g.pcie_gen = static_cast<int>(r.integer("pcie_gen", 1, 10, 4));
-  g.pcie_bandwidth_GBps = r.number("pcie_bandwidth_GBps", 0.1, 1e5, 32);
-  g.tdp_W = r.number("tdp_W", 1, 1e5);
-  g.idle_power_W = r.number("idle_power_W", 0, 1e5, g.tdp_W * 0.1);
+  g.pcie_bandwidth_GBps = r.number("pcie_bandwidth_GBps", kGpuLimits.min_link_GBps, kGpuLimits.max_link_GBps, 32);
+  g.tdp_W = r.number("tdp_W", kGpuLimits.min_power_W, kGpuLimits.max_power_W);
+  g.idle_power_W = r.number("idle_power_W", 0, kGpuLimits.max_power_W, g.tdp_W * 0.1);
   read_gpu_default_link(r, "default_intra_node", "intra_node", "an intra-node", "is an inter-node network, not a GPU's own link",
                         g.default_intra_node);
   read_gpu_default_link(r, "default_inter_node", "inter_node", "an inter-node",
                         "is a link inside a node, not a network between nodes", g.default_inter_node);
+  g.node_gpus = static_cast<int>(r.integer("node_gpus", 1, 100000, 0));
+  if (const json* cal = r.find("calibration")) {
+    const std::string where = r.child_path("calibration");
+    if (!cal->is_string()) fail(error_code::kType, where, "expected a kernel calibration id (presets/calibrations)");
+    g.calibration = cal->get<std::string>();
+    require_preset("calibrations", g.calibration, where);
+  }
   return g;
 }
 
 InterconnectSpec read_interconnect_object(const json& value, const std::string& path) {
   ObjectReader r(value, path, {"id", "name", "source", "kind", "scope", "bandwidth_per_gpu_GBps", "latency_us", "sharp",
-                               "domain_gpus"});
+                               "domain_gpus", "calibration"});
   InterconnectSpec s;
   s.id = r.string("id", "custom-interconnect");
   s.name = r.string("name", s.id);
   s.source = r.string("source", "user-supplied specification");
   s.kind = r.choice("kind", {"nvswitch", "nvlink_p2p", "xgmi", "pcie", "infiniband", "roce"});
   s.scope = r.choice("scope", {"intra_node", "inter_node"});
-  s.bandwidth_per_gpu_GBps = r.number("bandwidth_per_gpu_GBps", 0.01, 1e6);
-  s.latency_us = r.number("latency_us", 0, 1e6);
+  s.bandwidth_per_gpu_GBps = r.number("bandwidth_per_gpu_GBps", kGpuLimits.min_link_GBps, kGpuLimits.max_link_GBps);
+  s.latency_us = r.number("latency_us", kGpuLimits.min_link_latency_us, kGpuLimits.max_link_latency_us);
   s.sharp = r.boolean("sharp", false);
   s.domain_gpus = static_cast<int>(r.integer("domain_gpus", 0, 100000, 0));
+  // A switch or mesh joins a known number of GPUs; without it, any number of
+  // GPUs would be priced as one domain (64 H100s at TP 64 as one NVLink node).
+  if ((s.kind == "nvswitch" || s.kind == "nvlink_p2p") && s.scope == "intra_node" && s.domain_gpus < 2)
+    fail(error_code::kConstraint, r.child_path("domain_gpus"),
+         "an " + s.kind + " link joins a fixed number of GPUs: give its domain_gpus (>= 2; an HGX baseboard: 8)");
   if (s.kind == "xgmi" && s.domain_gpus < 2)
     fail(error_code::kConstraint, r.child_path("domain_gpus"), "an xgmi link is a full mesh: give its domain_gpus (>= 2)");
+  if (const json* cal = r.find("calibration")) {
+    const std::string where = r.child_path("calibration");
+    if (!cal->is_string()) fail(error_code::kType, where, "expected a collective calibration id (presets/comm_calibrations)");
+    s.calibration = cal->get<std::string>();
+    require_preset("comm_calibrations", s.calibration, where);
+  }
   if (s.full_mesh() && s.sharp)
     fail(error_code::kConstraint, r.child_path("sharp"), "a full mesh of direct links has no switch to reduce in");
   return s;
@@ -107,6 +137,11 @@ InterconnectSpec read_interconnect(const json& value, const std::string& path) {
   if (value.is_string())
     return read_interconnect_object(require_preset("interconnects", value.get<std::string>(), path), path);
   return read_interconnect_object(value, path);
+}
+
+int GpuSpec::proposed_node_gpus(const InterconnectSpec* link) const {
+  if (node_gpus <= 0) return 0;
+  return link && link->domain_gpus > 0 ? std::min(node_gpus, link->domain_gpus) : node_gpus;
 }
 
 void check_link_domain(const HardwareSpec& h, const std::string& path) {
@@ -128,6 +163,8 @@ json GpuSpec::to_json() const {
   if (peak_tflops.fp4 > 0) g["peak_tflops"]["fp4"] = peak_tflops.fp4;
   if (!default_intra_node.empty()) g["default_intra_node"] = default_intra_node;
   if (!default_inter_node.empty()) g["default_inter_node"] = default_inter_node;
+  if (node_gpus > 0) g["node_gpus"] = node_gpus;
+  if (!calibration.empty()) g["calibration"] = calibration;
   return g;
 }
 
@@ -135,6 +172,7 @@ json InterconnectSpec::to_json() const {
   json l = {{"id", id}, {"name", name}, {"source", source}, {"kind", kind}, {"scope", scope},
           {"bandwidth_per_gpu_GBps", bandwidth_per_gpu_GBps}, {"latency_us", latency_us}, {"sharp", sharp}};
   if (domain_gpus > 0) l["domain_gpus"] = domain_gpus;
+  if (!calibration.empty()) l["calibration"] = calibration;
   return l;
 }
 

@@ -351,10 +351,13 @@ size_t CalibratedCostModel::GemmKeyHash::operator()(const GemmKey& key) const {
   return static_cast<size_t>(h);
 }
 
-KernelCalibration transfer_calibration(const KernelCalibration& from, const std::string& target_gpu_id,
-                                       double target_copy_bandwidth_eta) {
+namespace {
+
+// The transfer's efficiencies and provenance; ceilings and fixed times stay the source's.
+KernelCalibration transfer_efficiencies(const KernelCalibration& from, const std::string& target_id,
+                                        double target_copy_bandwidth_eta) {
   KernelCalibration t = from;
-  t.id = target_gpu_id;
+  t.id = target_id;
   t.source = "cross-generation transfer from " + from.id + " (" + from.source + ")";
   const std::string transferred = "transferred from " + from.id;
   t.gemm.provenance = transferred;
@@ -368,16 +371,38 @@ KernelCalibration transfer_calibration(const KernelCalibration& from, const std:
     p.eta_memory *= memory_scale;
   }
   t.copy_bandwidth_eta = target_copy_bandwidth_eta > 0 ? target_copy_bandwidth_eta : from.copy_bandwidth_eta;
+  return t;
+}
+
+}  // namespace
+
+KernelCalibration transfer_calibration(const KernelCalibration& from, const GpuSpec& from_gpu, const GpuSpec& target,
+                                       double target_copy_bandwidth_eta) {
+  KernelCalibration t = transfer_efficiencies(from, target.id, target_copy_bandwidth_eta);
   // Ceilings move with the spec sheet: the same fraction of the target's peak.
-  if (find_preset("gpus", from.id) && find_preset("gpus", target_gpu_id)) {
-    const GpuSpec a = read_gpu(json(from.id), "/gpu"), b = read_gpu(json(target_gpu_id), "/gpu");
-    for (auto& [dtype, tflops] : t.gemm.ceiling_tflops) {
-      const double pa = a.peak_tflops_for(parse_dtype(dtype)), pb = b.peak_tflops_for(parse_dtype(dtype));
-      tflops = pa > 0 && pb > 0 ? tflops * pb / pa : tflops;
-    }
-    t.gemm.ceiling_source = "transferred from " + from.id + " as the same fraction of peak (" + from.gemm.ceiling_source + ")";
+  for (auto& [dtype, tflops] : t.gemm.ceiling_tflops) {
+    const double pa = from_gpu.peak_tflops_for(parse_dtype(dtype)), pb = target.peak_tflops_for(parse_dtype(dtype));
+    tflops = pa > 0 && pb > 0 ? tflops * pb / pa : tflops;
+  }
+  t.gemm.ceiling_source = "transferred from " + from.id + " as the same fraction of peak (" + from.gemm.ceiling_source + ")";
+  // A kernel's fixed time is cycles of the front end and the prologue: it
+  // runs at the clock.
+  if (from_gpu.boost_clock_MHz > 0 && target.boost_clock_MHz > 0) {
+    const double clock = from_gpu.boost_clock_MHz / target.boost_clock_MHz;
+    t.gemm.launch_us *= clock;
+    t.attention.launch_us *= clock;
+    for (auto& [k, p] : t.memory) p.launch_us *= clock;
+    t.kernel_floor_us *= clock;
   }
   return t;
+}
+
+KernelCalibration transfer_calibration(const KernelCalibration& from, const std::string& target_gpu_id,
+                                       double target_copy_bandwidth_eta) {
+  if (find_preset("gpus", from.id) && find_preset("gpus", target_gpu_id))
+    return transfer_calibration(from, read_gpu(json(from.id), "/gpu"), read_gpu(json(target_gpu_id), "/gpu"),
+                                target_copy_bandwidth_eta);
+  return transfer_efficiencies(from, target_gpu_id, target_copy_bandwidth_eta);
 }
 
 }  // namespace sightline

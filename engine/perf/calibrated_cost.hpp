@@ -97,9 +97,20 @@ GemmChoice best_gemm_tile(const Operator& op, const GemmParams& p, double flops_
                           int sm_count, double compute_floor_s = 0);
 
 // The cross-generation transfer rule: a measured GPU's efficiencies, taken as
-// fractions of its own spec-sheet peaks, applied to the target's spec sheet.
-// Memory efficiencies are scaled by the ratio of the two GPUs' measured copy
-// bandwidth efficiencies when both are known.
+// fractions of its own spec-sheet peaks, applied to the target's spec sheet
+// (values only: `from_gpu` is the GPU `from` was measured on). Each kernel
+// family follows the ratio that governs it: compute-bound GEMM and attention
+// run at the same fraction of the target's tensor peak (and the best-shape
+// ceilings move with it), memory-bound kernels at the same fraction of its
+// HBM bandwidth with its own L2 (scaled by the ratio of the two GPUs' measured
+// copy-bandwidth efficiencies when both are known), waves on its own SM count,
+// and the fixed per-kernel times (launch, the empty-kernel floor) with the
+// ratio of the clocks. Every class says which measured GPU it came from.
+KernelCalibration transfer_calibration(const KernelCalibration& from, const GpuSpec& from_gpu, const GpuSpec& target,
+                                       double target_copy_bandwidth_eta);
+// The same for maintainer commands that name GPU presets by id (calibrate,
+// report-accuracy): both GPUs' values are read from their presets; a target
+// that is no preset keeps the source's ceilings and fixed times.
 KernelCalibration transfer_calibration(const KernelCalibration& from, const std::string& target_gpu_id,
                                        double target_copy_bandwidth_eta);
 

@@ -236,10 +236,14 @@ const std::map<KernelClass, FitResiduals>& kernel_transfer_errors() {
   return errors;
 }
 
-const KernelCalibration* find_calibration(const std::string& gpu_id) {
+const KernelCalibration* find_calibration(const std::string& calibration_id) {
   const auto& index = calibration_index();
-  auto it = index.find(gpu_id);
+  auto it = index.find(calibration_id);
   return it == index.end() ? nullptr : &it->second;
+}
+
+const KernelCalibration* own_calibration(const GpuSpec& gpu) {
+  return gpu.calibration.empty() ? nullptr : find_calibration(gpu.calibration);
 }
 
 const KernelCalibration& default_calibration() {
@@ -258,11 +262,57 @@ const KernelCalibration& default_calibration() {
   return defaults;
 }
 
-// A100-80G SXM has the only complete per-operator sweep in the shipped data
-// (../shared/data/vidur-profiling), so it is the reference for transfers.
+const std::vector<MeasuredGpu>& measured_gpus() {
+  static const std::vector<MeasuredGpu> gpus = [] {
+    std::vector<MeasuredGpu> out;
+    // A calibration file is named after the GPU preset it was measured on:
+    // that preset's values are the spec sheet its efficiencies are fractions of.
+    for (const auto& [id, cal] : calibration_index())
+      if (find_preset("gpus", id)) out.push_back({&cal, read_gpu(json(id), "/calibrations/" + id)});
+    return out;
+  }();
+  return gpus;
+}
+
+namespace {
+
+double bf16_or_fp16_peak(const GpuSpec& g) { return g.peak_tflops.bf16 > 0 ? g.peak_tflops.bf16 : g.peak_tflops.fp16; }
+
+double log_ratio(double a, double b) { return a > 0 && b > 0 ? std::fabs(std::log(a / b)) : (a == b ? 0.0 : 1.0); }
+
+}  // namespace
+
+double spec_distance(const GpuSpec& a, const GpuSpec& b) {
+  double d = log_ratio(bf16_or_fp16_peak(a), bf16_or_fp16_peak(b)) + log_ratio(a.hbm_bandwidth_GBps, b.hbm_bandwidth_GBps) +
+             log_ratio(a.l2_cache_MiB, b.l2_cache_MiB) + log_ratio(a.sm_count, b.sm_count) +
+             log_ratio(a.boost_clock_MHz, b.boost_clock_MHz);
+  if (a.vendor != b.vendor) d += 1;
+  if (a.architecture != b.architecture) d += 1;
+  return d;
+}
+
+const MeasuredGpu* nearest_measured_gpu(const GpuSpec& gpu) {
+  const MeasuredGpu* best = nullptr;
+  double best_d = 0;
+  for (const MeasuredGpu& m : measured_gpus()) {
+    if (!gpu.calibration.empty() && m.calibration->id == gpu.calibration) continue;  // no data of the target itself
+    const double d = spec_distance(gpu, m.gpu);
+    if (!best || d < best_d ||
+        (d == best_d && m.calibration->gemm.residuals.samples > best->calibration->gemm.residuals.samples)) {
+      best = &m;
+      best_d = d;
+    }
+  }
+  return best;
+}
+
+// The largest per-operator GEMM sweep in the shipped data (Vidur's A100-80G
+// profiling today): the most complete measured efficiencies.
 const KernelCalibration& reference_calibration() {
-  const KernelCalibration* a100 = find_calibration("a100-80g-sxm");
-  return a100 ? *a100 : default_calibration();
+  const KernelCalibration* best = nullptr;
+  for (const MeasuredGpu& m : measured_gpus())
+    if (!best || m.calibration->gemm.residuals.samples > best->gemm.residuals.samples) best = m.calibration;
+  return best ? *best : default_calibration();
 }
 
 }  // namespace sightline

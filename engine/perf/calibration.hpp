@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/json_reader.hpp"
+#include "hw/hardware.hpp"
 #include "model/operators.hpp"
 
 namespace sightline {
@@ -143,11 +144,34 @@ struct KernelCalibration {
 // (presets/transfer_errors/kernels.json); empty when not generated yet.
 const std::map<KernelClass, FitResiduals>& kernel_transfer_errors();
 
-// The calibration shipped for a GPU preset id, or nullptr.
-const KernelCalibration* find_calibration(const std::string& gpu_id);
+// The calibration shipped under a calibration id, or nullptr. The engine
+// reaches a GPU's own data through own_calibration (the GPU's `calibration`
+// value), never by the GPU's id; maintainer commands name calibrations directly.
+const KernelCalibration* find_calibration(const std::string& calibration_id);
+// The measured calibration a GPU's values name (its `calibration` field), or nullptr.
+const KernelCalibration* own_calibration(const GpuSpec& gpu);
 // Starting values of a fit when nothing is known (every provenance "default").
 const KernelCalibration& default_calibration();
-// The measured GPU whose curves cross-generation transfer starts from.
+
+// A shipped calibration with the spec-sheet values of the GPU it was measured on.
+struct MeasuredGpu {
+  const KernelCalibration* calibration = nullptr;
+  GpuSpec gpu;
+};
+// Every shipped calibration whose GPU preset ships too.
+const std::vector<MeasuredGpu>& measured_gpus();
+// How far apart two GPUs' spec sheets are: the sum of |log ratio| of the
+// values that govern kernel time (16-bit tensor peak, HBM bandwidth, L2, SMs,
+// clock), plus one per mismatch of vendor and of architecture generation, so a
+// GPU of the same generation is nearer than any other. 0 for equal values.
+double spec_distance(const GpuSpec& a, const GpuSpec& b);
+// The measured GPU cross-generation transfer starts from for `gpu`: the one
+// nearest by spec_distance, leaving out the calibration `gpu` itself names
+// (the cross-generation tier uses no measurement of the target). Ties go to
+// the larger sweep. nullptr when nothing is measured.
+const MeasuredGpu* nearest_measured_gpu(const GpuSpec& gpu);
+// The measured GPU with the largest GEMM sweep (the roofline tier's interval
+// reaches up to its efficiencies).
 const KernelCalibration& reference_calibration();
 
 }  // namespace sightline

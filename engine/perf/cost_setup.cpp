@@ -6,9 +6,9 @@
 
 namespace sightline {
 
-std::string resolve_cost_tier(const std::string& requested, const std::string& gpu_id) {
+std::string resolve_cost_tier(const std::string& requested, const GpuSpec& gpu) {
   if (requested != "auto") return requested;
-  return find_calibration(gpu_id) ? "target-measured" : "cross-generation";
+  return own_calibration(gpu) ? "target-measured" : "cross-generation";
 }
 
 StepCost CostSetup::price(const StepOperators& step) const {
@@ -38,13 +38,13 @@ StepCost CostSetup::price(const StepOperators& step) const {
 
 std::unique_ptr<KernelCostModel> make_kernel_cost_model(const std::string& requested, const GpuSpec& gpu,
                                                         std::string* provenance) {
-  const std::string tier = resolve_cost_tier(requested, gpu.id);
+  const std::string tier = resolve_cost_tier(requested, gpu);
   if (tier == "roofline") {
     *provenance = "spec-sheet peaks, no efficiency";
     return std::make_unique<RooflineCostModel>();
   }
   if (tier == "target-measured") {
-    const KernelCalibration* own = find_calibration(gpu.id);
+    const KernelCalibration* own = own_calibration(gpu);
     if (!own) return nullptr;
     *provenance = own->source;
     return std::make_unique<CalibratedCostModel>(*own, tier);
@@ -57,10 +57,11 @@ std::unique_ptr<KernelCostModel> make_kernel_cost_model(const std::string& reque
     *provenance = fam.source;
     return std::make_unique<CalibratedCostModel>(std::move(fam), "cross-generation");
   }
-  // The reference itself borrows from the other fully swept GPU.
-  const KernelCalibration& ref = reference_calibration();
-  const KernelCalibration* from = ref.id == gpu.id && find_calibration("a40") ? find_calibration("a40") : &ref;
-  KernelCalibration transferred = transfer_calibration(*from, gpu.id, 0);
+  // Otherwise from the measured GPU nearest by its values (never this GPU's
+  // own measurements: the tier is what a GPU without them gets).
+  const MeasuredGpu* from = nearest_measured_gpu(gpu);
+  KernelCalibration transferred = from ? transfer_calibration(*from->calibration, from->gpu, gpu, 0)
+                                       : default_calibration();
   *provenance = transferred.source;
   return std::make_unique<CalibratedCostModel>(std::move(transferred), "cross-generation");
 }
@@ -70,7 +71,7 @@ CostSetup make_cost_setup(const CostModelSpec& spec, const HardwareSpec& hardwar
   setup.model = make_kernel_cost_model(spec.tier, hardware.gpu, &setup.provenance);
   if (!setup.model)  // e.g. a compare variant moved a target-measured scenario to an uncalibrated GPU
     fail(error_code::kConstraint, "/cost_model/tier",
-         "no target-measured calibration ships for '" + hardware.gpu.id + "'; use \"auto\" or \"cross-generation\"");
+         "GPU '" + hardware.gpu.name + "' names no kernel calibration (its `calibration` value); use \"auto\" or \"cross-generation\"");
   if (spec.cluster_calibration) {
     setup.model = std::make_unique<ClusterScaledCostModel>(std::move(setup.model), *spec.cluster_calibration);
     setup.extra_host_s_per_step = spec.cluster_calibration->host_us_per_step * 1e-6;

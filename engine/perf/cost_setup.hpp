@@ -55,8 +55,8 @@ CostSetup make_cost_setup(const CostModelSpec& spec, const HardwareSpec& hardwar
 std::unique_ptr<KernelCostModel> make_kernel_cost_model(const std::string& tier, const GpuSpec& gpu,
                                                         std::string* provenance);
 
-// The tier "auto" resolves to for a GPU: target-measured when a calibration
-// ships for it, cross-generation otherwise.
-std::string resolve_cost_tier(const std::string& requested, const std::string& gpu_id);
+// The tier "auto" resolves to for a GPU: target-measured when its values name
+// a shipped calibration (its `calibration` field), cross-generation otherwise.
+std::string resolve_cost_tier(const std::string& requested, const GpuSpec& gpu);
 
 }  // namespace sightline

@@ -88,8 +88,16 @@ KernelCalibration family_calibration(const KernelFamily& family, const GpuSpec& 
   // GPU; either way taken as a fraction of that GPU's own spec sheet.
   const FamilyGpuFacts& ref = family.gpus.at(family.reference_gpu);
   const GpuSpec ref_gpu = read_gpu(json(family.reference_gpu), "/kernel_families/" + family.id + "/reference_gpu");
-  auto own = family.gpus.find(gpu.id);
-  const FamilyGpuFacts* mine = own == family.gpus.end() ? nullptr : &own->second;
+  // This GPU's own facts are those of the family GPU with its very values
+  // (the facts were measured on that spec sheet), whatever the GPU is called.
+  const FamilyGpuFacts* mine = nullptr;
+  std::string mine_id;
+  for (const auto& [id, facts] : family.gpus)
+    if (find_preset("gpus", id) && spec_distance(read_gpu(json(id), "/kernel_families/" + family.id + "/gpus"), gpu) == 0) {
+      mine = &facts;
+      mine_id = id;
+      break;
+    }
   const bool own_gemm = mine && !mine->gemm_max_achievable_tflops.empty();
   const FamilyGpuFacts& gemm_facts = own_gemm ? *mine : ref;
   const GpuSpec& gemm_gpu = own_gemm ? gpu : ref_gpu;
@@ -99,8 +107,8 @@ KernelCalibration family_calibration(const KernelFamily& family, const GpuSpec& 
 
   // Memory classes: the shape GPU's efficiencies times the ratio of the two
   // copy-bandwidth fractions (the transfer rule's own memory scaling).
-  KernelCalibration c = transfer_calibration(*shape, gpu.id, copy_eta);
-  const std::string from = own_gemm ? gpu.id : family.reference_gpu;
+  KernelCalibration c = transfer_calibration(*shape, shape_gpu, gpu, copy_eta);
+  const std::string from = own_gemm ? mine_id : family.reference_gpu;
   c.source = family.name + " (presets/kernel_families/" + family.id + "): " + family.shape_from +
              "'s measured curve shapes, levels from kernel-level facts of " + from + " as fractions of peak";
 
@@ -150,7 +158,7 @@ KernelCalibration family_calibration(const KernelFamily& family, const GpuSpec& 
                            family.reference_gpu + "'s attention throughput in the same harness (" + family.id +
                            " family)";
   const std::string memory = "anchored: " + family.shape_from + " memory efficiencies scaled by " +
-                             (own_copy ? gpu.id : family.reference_gpu) + "'s copy bandwidth (" + family.id +
+                             (own_copy ? mine_id : family.reference_gpu) + "'s copy bandwidth (" + family.id +
                              " family)";
   for (auto& [k, p] : c.memory) p.provenance = memory;
   return c;

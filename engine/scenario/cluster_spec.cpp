@@ -87,10 +87,9 @@ ClusterSpec read_cluster(const json* v, const std::string& path, const Scenario&
     p.layout.pp = static_cast<int>(pr.integer("pp", 1, 1024, 1));
     if (const json* g = pr.find("gpu")) {
       p.gpu = read_gpu(*g, pr.child_path("gpu"));
-      const Dtype act = s.precision.activations;
-      if (p.gpu->peak_tflops_for(act) <= 0 && !(act == Dtype::BF16 && p.gpu->peak_tflops.bf16 > 0))
-        fail(error_code::kConstraint, pr.child_path("gpu"),
-             p.gpu->name + " has no " + dtype_name(act) + " support for this scenario's activations");
+      // The same precision checks as the scenario's own GPU, located at the pool's GPU.
+      const std::string gpu_path = pr.child_path("gpu");
+      check_precision_on_gpu(s.precision, *p.gpu, [&gpu_path](const char*) { return gpu_path; });
     }
     if (const json* link = pr.find("intra_node")) {
       p.intra_node = read_interconnect(*link, pr.child_path("intra_node"));

@@ -1,6 +1,8 @@
 #include "scenario/scenario.hpp"
 #include "scenario/simulation_spec.hpp"
 
+#include <functional>
+
 #include "core/error.hpp"
 #include "core/json_text.hpp"
 #include "perf/calibration.hpp"
@@ -67,30 +69,24 @@ Precision read_precision(const json* v, const std::string& path, const GpuSpec& 
   if (p.weight_group_size != 0 && (p.weight_group_size & (p.weight_group_size - 1)) != 0)
     fail(error_code::kInvalidValue, r.child_path("weight_group_size"),
          "weight_group_size must be 0 (per-channel) or a power of two");
-  if (p.activations == Dtype::BF16 && gpu.peak_tflops.bf16 <= 0)
-    fail(error_code::kConstraint, r.child_path("activations"),
-         gpu.name + " has no bf16 support; use fp16 activations");
-  if (p.activations == Dtype::FP8 && gpu.peak_tflops.fp8 <= 0)
-    fail(error_code::kConstraint, r.child_path("activations"), gpu.name + " has no fp8 tensor cores");
-  if (p.weights == Dtype::FP8 && p.activations != Dtype::FP8 && gpu.peak_tflops.fp8 <= 0)
-    fail(error_code::kConstraint, r.child_path("weights"),
-         gpu.name + " has no fp8 support; fp8 weights need fp8 tensor cores or use int8/int4 weight-only");
+  check_precision_on_gpu(p, gpu, [&r](const char* key) { return r.child_path(key); });
   if (p.weights == Dtype::FP32 && p.activations != Dtype::FP32)
     fail(error_code::kConstraint, r.child_path("weights"),
          "fp32 weights with lower-precision activations is not a serving format; use fp32 activations");
   return p;
 }
 
+
 CostModelSpec read_cost_model(const json* v, const std::string& path, const GpuSpec& gpu) {
   CostModelSpec c;
   const json empty = json::object();
   ObjectReader r(v ? *v : empty, path, {"tier", "software_stack", "gpu_hour_usd", "calibration", "intervals"});
   c.tier = r.choice("tier", {"auto", "target-measured", "cross-generation", "roofline"}, "auto");
-  if (c.tier == "target-measured" && !find_calibration(gpu.id)) {
+  if (c.tier == "target-measured" && !own_calibration(gpu)) {
     std::string ids;
     for (const json* p : list_presets("calibrations")) ids += (ids.empty() ? "" : ", ") + p->at("id").get<std::string>();
     fail(error_code::kConstraint, r.child_path("tier"),
-         "no measurements of '" + gpu.id + "' ship with the engine, so it has no target-measured tier; GPUs with one: " +
+         "GPU '" + gpu.id + "' names no kernel calibration (its \"calibration\" value), so it has no target-measured tier; calibrations: " +
              ids + ". Use \"cross-generation\" or calibrate it with `sightline calibrate`");
   }
   c.software_stack = read_software_stack(r.find("software_stack") ? *r.find("software_stack") : json("vllm-like"),
@@ -102,6 +98,20 @@ CostModelSpec read_cost_model(const json* v, const std::string& path, const GpuS
 }
 
 }  // namespace
+
+void check_precision_on_gpu(const Precision& p, const GpuSpec& gpu,
+                            const std::function<std::string(const char*)>& where) {
+  if (p.activations == Dtype::BF16 && gpu.peak_tflops.bf16 <= 0)
+    fail(error_code::kConstraint, where("activations"), gpu.name + " has no bf16 support; use fp16 activations");
+  if (p.activations == Dtype::FP8 && gpu.peak_tflops.fp8 <= 0)
+    fail(error_code::kConstraint, where("activations"), gpu.name + " has no fp8 tensor cores");
+  if (p.weights == Dtype::FP8 && p.activations != Dtype::FP8 && gpu.peak_tflops.fp8 <= 0)
+    fail(error_code::kConstraint, where("weights"),
+         gpu.name + " has no fp8 support; fp8 weights need fp8 tensor cores or use int8/int4 weight-only");
+  if (gpu.peak_tflops_for(p.activations) <= 0 && !(p.activations == Dtype::BF16 && gpu.peak_tflops.bf16 > 0))
+    fail(error_code::kConstraint, where("activations"),
+         gpu.name + " has no " + dtype_name(p.activations) + " support for this scenario's activations");
+}
 
 Scenario read_scenario(const json& doc) {
   ObjectReader r(doc, "", {"schema_version", "id", "title", "source", "seed", "model", "hardware", "precision",

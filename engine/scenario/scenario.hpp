@@ -2,6 +2,7 @@
 // A scenario after validation: presets expanded, defaults filled, every
 // cross-field constraint checked. Nothing downstream re-validates input.
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,6 +37,12 @@ struct Scenario {
 
 // Parses and validates a scenario document (already parsed JSON).
 Scenario read_scenario(const json& doc);
+
+// What a GPU must support of a precision (bf16 / fp8 tensor cores, fp8
+// weights), for the scenario's GPU and every pool's alike; a refusal is
+// located at where(field) ("activations" or "weights").
+void check_precision_on_gpu(const Precision& p, const GpuSpec& gpu,
+                            const std::function<std::string(const char*)>& where);
 
 // The scenario as the engine understood it, with every default made explicit.
 json scenario_to_json(const Scenario& s);

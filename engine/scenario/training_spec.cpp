@@ -433,7 +433,7 @@ void apply_hardware_patch(const json& v, const std::string& path, Scenario& s) {
   if (h.nodes > 1 && !h.inter_node)
     fail(error_code::kMissingKey, r.child_path("inter_node"), "inter_node is required when nodes > 1");
   check_link_domain(h, r.child_path("gpus_per_node"));
-  if (s.cost_model.tier == "target-measured" && !find_calibration(h.gpu.id))
+  if (s.cost_model.tier == "target-measured" && !own_calibration(h.gpu))
     fail(error_code::kConstraint, r.child_path("gpu"),
          "cost_model.tier is target-measured but no measurements of '" + h.gpu.id + "' ship with the engine");
   if (h.gpu.peak_tflops_for(s.precision.activations) <= 0)

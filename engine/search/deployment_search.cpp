@@ -362,9 +362,10 @@ DeploymentSearchSpec read_deployment_search(const json& doc) {
     const GpuSpec preset = read_gpu(json(g.gpu), gr.child_path("gpu"));
     g.intra_node = gr.string("intra_node", preset.default_intra_node);
     g.inter_node = gr.string("inter_node", preset.default_inter_node);
-    // 8 per node unless the link joins fewer (an NVLink bridge pair, a 4-way bridge).
-    const int domain = read_interconnect(json(g.intra_node), gr.child_path("intra_node")).domain_gpus;
-    g.gpus_per_node = static_cast<int>(gr.integer("gpus_per_node", 1, 64, domain > 0 ? std::min(8, domain) : 8));
+    // The GPU's own server size (its node_gpus), no more than the link joins
+    // (an NVLink bridge pair, a 4-way bridge).
+    const InterconnectSpec link = read_interconnect(json(g.intra_node), gr.child_path("intra_node"));
+    g.gpus_per_node = static_cast<int>(gr.integer("gpus_per_node", 1, 64, preset.proposed_node_gpus(&link)));
     spec.gpus.push_back(g);
   }
   spec.tp = read_int_axis_as<int>(r, "tp", spec.tp, 1, 64, kMaxAxisValues);

@@ -246,9 +246,10 @@ TrainingSearchSpec read_training_search(const json& doc) {
         fail(error_code::kConstraint, gr.child_path("intra_node"), "'" + g.intra_node.get<std::string>() + "' is an inter-node link");
       if (read_interconnect(g.inter_node, gr.child_path("inter_node")).scope != "inter_node")
         fail(error_code::kConstraint, gr.child_path("inter_node"), "'" + g.inter_node.get<std::string>() + "' is an intra-node link");
-      // 8 per node unless the link joins fewer (an NVLink bridge pair, a 4-way bridge).
-      const int domain = read_interconnect(json(g.intra_node), gr.child_path("intra_node")).domain_gpus;
-      g.gpus_per_node = static_cast<int>(gr.integer("gpus_per_node", 1, 64, domain > 0 ? std::min(8, domain) : 8));
+      // The GPU's own server size (its node_gpus), no more than the link joins
+      // (an NVLink bridge pair, a 4-way bridge).
+      const InterconnectSpec link = read_interconnect(json(g.intra_node), gr.child_path("intra_node"));
+      g.gpus_per_node = static_cast<int>(gr.integer("gpus_per_node", 1, 64, preset.proposed_node_gpus(&link)));
       const json* cv = gr.find("count");
       const std::string cp = gr.child_path("count");
       if (!cv) {

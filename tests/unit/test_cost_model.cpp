@@ -51,9 +51,9 @@ double llama7b_attention_s(const Priced& p, int64_t batch, int64_t seq, Attentio
 }  // namespace
 
 TEST_CASE("calibrations ship for the measured GPUs and auto picks the tier") {
-  CHECK(resolve_cost_tier("auto", "a100-80g-sxm") == "target-measured");
-  CHECK(resolve_cost_tier("auto", "h100-sxm") == "target-measured");
-  CHECK(resolve_cost_tier("auto", "l4") == "cross-generation");
+  CHECK(resolve_cost_tier("auto", read_gpu(json("a100-80g-sxm"), "/gpu")) == "target-measured");
+  CHECK(resolve_cost_tier("auto", read_gpu(json("h100-sxm"), "/gpu")) == "target-measured");
+  CHECK(resolve_cost_tier("auto", read_gpu(json("l4"), "/gpu")) == "cross-generation");
   CHECK(priced("l4").model->tier() == "cross-generation");
   CHECK(priced("a100-80g-sxm", "cross-generation").model->tier() == "cross-generation");
 }

@@ -4,6 +4,11 @@
 // depend on (an xGMI full mesh, NVLink domains larger or smaller than 8).
 #include <doctest/doctest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
 #include <string>
 
 #include "comm/collectives.hpp"
@@ -200,4 +205,50 @@ TEST_CASE("links: a GPU's default_inter_node must be a network between nodes, lo
   custom["default_inter_node"] = "roce-400g";
   CHECK(read_gpu(custom, "/hardware/gpu").default_inter_node == "roce-400g");
   CHECK(read_gpu(custom, "/hardware/gpu").to_json()["default_inter_node"] == "roce-400g");
+}
+
+// A GPU or link is its values: no engine or page code names a GPU or
+// interconnect preset (quoted, as code names one), so nothing branches on an
+// id and a user's copy under another name takes the same path. The only
+// exceptions are maintainer commands that read development data named by GPU
+// (listed here by file, each with the ids it may name; their owners are to
+// remove them) - a new instance anywhere fails.
+TEST_CASE("gpu catalogue: no GPU or interconnect preset id is written in engine or page code") {
+  namespace fs = std::filesystem;
+  const fs::path root = SIGHTLINE_SOURCE_DIR;
+  std::set<std::string> ids;
+  for (const char* kind : {"gpus", "interconnects"})
+    for (const json* p : list_presets(kind)) ids.insert(p->at("id").get<std::string>());
+  REQUIRE(ids.size() >= 40);
+  const std::map<std::string, std::set<std::string>> known = {
+      {"engine/cli/calibration_inputs.cpp", {"a100-80g-sxm"}},
+      {"engine/cli/calibration_inputs.hpp", {"a100-80g-sxm"}},
+      {"engine/cli/cmd_calibrate.cpp", {"a100-80g-sxm"}},
+      {"engine/cli/cmd_report_accuracy.cpp", {"nvlink3-nvswitch", "nvlink4-nvswitch", "nvlink5-nvswitch", "ib-ndr", "h100-sxm", "h200", "b200", "a40"}},
+      {"engine/cli/kernel_accuracy.cpp", {"a40"}},
+      {"web/src/search.js", {"h100-sxm", "h200", "a100-80g-sxm"}},
+  };
+  int files = 0;
+  for (const char* dir : {"engine", "web/src"}) {
+    for (const auto& entry : fs::recursive_directory_iterator(root / dir)) {
+      if (!entry.is_regular_file()) continue;
+      const std::string ext = entry.path().extension().string();
+      if (ext != ".cpp" && ext != ".hpp" && ext != ".js" && ext != ".mjs" && ext != ".ts" && ext != ".html") continue;
+      const std::string rel = fs::relative(entry.path(), root).generic_string();
+      std::ifstream f(entry.path());
+      std::stringstream text;
+      text << f.rdbuf();
+      const std::string code = text.str();
+      ++files;
+      for (const std::string& id : ids)
+        for (const char q : {'"', '\'', '`'}) {
+          const std::string quoted = std::string(1, q) + id + q;
+          if (code.find(quoted) == std::string::npos) continue;
+          auto k = known.find(rel);
+          INFO(rel << " names preset '" << id << "'");
+          CHECK((k != known.end() && k->second.count(id) > 0));
+        }
+    }
+  }
+  CHECK(files > 100);
 }

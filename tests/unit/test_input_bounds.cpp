@@ -74,7 +74,9 @@ TEST_CASE("a GPU so slow that one step passes the clock's range is refused at th
   for (auto& [k, v] : gpu["peak_tflops"].items()) v = 1e-12;
   s["hardware"]["gpu"] = gpu;
   s["serving"]["workload"]["num_requests"] = 5;
-  check_error(run(s), "out_of_range", "/hardware/gpu");
+  // The plausible-range floor of every peak (GpuLimits) now refuses such a
+  // GPU where the user wrote the figure, before any step is priced.
+  check_error(run(s), "out_of_range", "/hardware/gpu/peak_tflops/fp32");
 }
 
 TEST_CASE("TPOT of one-token outputs is null with a reason, not 0") {

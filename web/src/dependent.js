@@ -7,9 +7,7 @@
 // in a note next to the fields. Runs before the form's own change handler, so
 // the run that follows sees the updated fields.
 import { $ } from './dom.js';
-
-// A server (HGX/DGX and most PCIe servers) holds 8 GPUs: the node size proposed here.
-const NODE_GPUS = 8;
+import { nodeGpus } from './gpu-links.js';
 
 let gpus = new Map();
 let links = [];       // intra-node interconnect presets
@@ -74,19 +72,22 @@ function followParallelism() {
   const tp = intOf('tp', 1);
   const pp = intOf('pp', 1);
   const note = $('multinode-note');
-  note.hidden = tp <= NODE_GPUS;
-  if (tp > NODE_GPUS) {
-    const nodes = Math.ceil(tp / NODE_GPUS);
-    $('multinode-text').textContent = `TP ${tp} needs ${tp} GPUs in one node, but a node holds ${NODE_GPUS}: tensor parallelism ` +
-      `stays inside a node. Proposed: TP ${NODE_GPUS} in each node and PP ${nodes * pp} across ${nodes * pp} nodes.`;
-    note.dataset.tp = String(NODE_GPUS);
+  // The GPU's own server size (a custom GPU stating none: no proposal, the engine checks the node).
+  const gpu = gpus.get($('gpu').value);
+  const nodeSize = nodeGpus(gpu, linkFor(gpu));
+  note.hidden = nodeSize === undefined || tp <= nodeSize;
+  if (nodeSize !== undefined && tp > nodeSize) {
+    const nodes = Math.ceil(tp / nodeSize);
+    $('multinode-text').textContent = `TP ${tp} needs ${tp} GPUs in one node, but a node holds ${nodeSize}: tensor parallelism ` +
+      `stays inside a node. Proposed: TP ${nodeSize} in each node and PP ${nodes * pp} across ${nodes * pp} nodes.`;
+    note.dataset.tp = String(nodeSize);
     note.dataset.pp = String(nodes * pp);
     return;
   }
   if (mode() !== 'latency') return;
   const want = tp * pp;
   const have = intOf('gpus_per_node', 1) * intOf('nodes', 1);
-  if (want === have || want > NODE_GPUS) return;
+  if (want === have || (nodeSize !== undefined && want > nodeSize)) return;
   $('gpus_per_node').value = String(want);
   $('nodes').value = '';
   say(`GPUs per node set to ${want} (TP ${tp} × PP ${pp}).`);
@@ -97,15 +98,16 @@ function followParallelism() {
 function applyMultiNode() {
   const note = $('multinode-note');
   const pp = Number(note.dataset.pp);
+  const nodeSize = Number(note.dataset.tp);  // the node size the note proposed
   $('tp').value = note.dataset.tp;
   $('pp').value = String(pp);
-  $('gpus_per_node').value = String(NODE_GPUS);
+  $('gpus_per_node').value = String(nodeSize);
   $('nodes').value = String(pp);
   note.hidden = true;
   followNodeSize();
   followGpu();
   followNodes();
-  say(`${pp} nodes of ${NODE_GPUS} GPUs: TP ${NODE_GPUS} inside each node, PP ${pp} across them.`);
+  say(`${pp} nodes of ${nodeSize} GPUs: TP ${nodeSize} inside each node, PP ${pp} across them.`);
   $('tp').dispatchEvent(new Event('change', { bubbles: true }));
 }
 

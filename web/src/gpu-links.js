@@ -12,6 +12,17 @@ export function defaultInterNode(gpu) {
   return (gpu && gpu.default_inter_node) || undefined;
 }
 
+/**
+ * The node size to propose for the GPU: its preset's node_gpus (the GPUs one server
+ * of the part holds), no more than its link's domain joins (`link`: the interconnect
+ * preset, when known). undefined for a custom GPU that states none.
+ */
+export function nodeGpus(gpu, link) {
+  const n = gpu && Number.isInteger(gpu.node_gpus) && gpu.node_gpus > 0 ? gpu.node_gpus : undefined;
+  if (n === undefined) return undefined;
+  return link && Number.isInteger(link.domain_gpus) && link.domain_gpus > 0 ? Math.min(n, link.domain_gpus) : n;
+}
+
 const VENDOR_LABEL = { nvidia: 'NVIDIA', amd: 'AMD' };
 const ARCH_LABEL = { cdna3: 'CDNA 3', cdna4: 'CDNA 4' };
 

@@ -10,7 +10,7 @@ import { metricLabel, sig3, fixed3, unitName } from './format.js';
 import { catalogueKind, hasCatalogue, metricList } from './catalogue.js';
 import { toCsv, download } from './export.js';
 import { $, cell, setRunStatus, showFormError } from './dom.js';
-import { defaultIntraNode, defaultInterNode } from './gpu-links.js';
+import { defaultIntraNode, defaultInterNode, nodeGpus } from './gpu-links.js';
 
 export const MAX_POINTS = 200;
 
@@ -87,8 +87,8 @@ function metricNames(result) {
 
 /**
  * The hardware of a training scenario after a parallelism change: dp×tp×pp×cp
- * GPUs, min(8, that) per node (or the largest divisor ≤ 8 that keeps whole TP
- * groups in a node when 8 does not divide it) and nodes accordingly; links added
+ * GPUs, min(the GPU's node_gpus, that) per node (or the largest divisor of it that keeps
+ * whole TP groups in a node when it does not divide it) and nodes accordingly; links added
  * where the new shape needs one and the scenario has none.
  */
 export function trainingHardware(s, getGpu = () => null) {
@@ -97,20 +97,22 @@ export function trainingHardware(s, getGpu = () => null) {
   const [dp, tp, pp, cp] = ['dp', 'tp', 'pp', 'cp'].map(deg);
   if (![dp, tp, pp, cp].every((v) => Number.isInteger(v) && v >= 1)) return;  // the engine reports it
   const n = dp * tp * pp * cp;
-  let perNode = Math.min(8, n);
+  const hw = { ...(s.hardware || {}) };
+  const gpu = typeof hw.gpu === 'object' ? hw.gpu : getGpu(hw.gpu);
+  // The GPU's own server size (a custom GPU stating none: all in one node, for the engine to check).
+  const server = nodeGpus(gpu) ?? n;
+  let perNode = Math.min(server, n);
   if (n % perNode !== 0) {
-    for (let d = 8; d >= 1; d--) {
-      if (n % d === 0 && (d % tp === 0 || tp > 8)) {
+    for (let d = server; d >= 1; d--) {
+      if (n % d === 0 && (d % tp === 0 || tp > server)) {
         perNode = d;
         break;
       }
     }
   }
   const nodes = Math.ceil(n / perNode);
-  const hw = { ...(s.hardware || {}) };
   hw.gpus_per_node = perNode;
   if (nodes > 1 || hw.nodes !== undefined) hw.nodes = nodes;
-  const gpu = typeof hw.gpu === 'object' ? hw.gpu : getGpu(hw.gpu);
   if (perNode > 1 && !hw.intra_node) hw.intra_node = defaultIntraNode(gpu);
   if (nodes > 1 && !hw.inter_node) hw.inter_node = defaultInterNode(gpu);
   s.hardware = hw;
