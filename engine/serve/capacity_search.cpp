@@ -119,8 +119,10 @@ void CapacitySearch::start(double rate, int64_t requests) {
   sim_ = std::make_unique<Simulation>(s_, o, false);
 }
 
-// Starts the replication of lo_ when the budget of replications is not
-// spent; false when there is nothing to confirm.
+// Starts the replication of lo_ when its pass was a narrow interval decided
+// at 75% (a pass shown at the full confidence needs none, and costs none:
+// a search's work stays within the page's budget) and the budget of
+// replications is not spent; false when there is nothing to confirm.
 bool CapacitySearch::start_confirmation() {
   if (!have_lo_ || confirmations_ >= kMaxConfirmations) return false;
   // Only the central estimate is replicated. A cost bound's answer is the edge
@@ -129,19 +131,21 @@ bool CapacitySearch::start_confirmation() {
   // runs tripled the cost (I5.5 went past the page's work budget).
   if (s_.cost_model.bound != CostBound::Central) return false;
   int64_t longest = 0;
+  int looks = 0;
+  bool shown = false;
   for (const auto& run : runs_) {
     if (run.qps != lo_) continue;
     if (run.confirmation) return false;  // already replicated
+    ++looks;
+    shown = shown || (run.meets && run.report.shown);
     longest = std::max(longest, run.requests);
   }
   if (longest == 0) return false;
-  // Every pass is replicated before it is the answer, even one shown at the
-  // full confidence on its first look: the bisection looks at several rates,
-  // each look one more chance for an interval to clear the share by luck,
-  // and a pass at the very edge of the sustainable rate does not hold in a
-  // longer run (I5.5: 0.866 req/s passed on its first look, shown at 90%;
-  // a 12,000-request run there met 0.89925 of 0.90). A pass reached after
-  // undecided looks was a sequential test's, replicated for the same reason.
+  // A pass shown at the full confidence on the rate's first look needs no
+  // replication. One reached after undecided looks is a sequential test's
+  // pass: each extension (sharing the earlier runs' requests) was one more
+  // chance for the interval to clear the share by luck.
+  if (shown && looks == 1) return false;
   ++confirmations_;
   confirming_ = true;
   start(lo_, std::min(spec_.search.max_requests_per_run, kConfirmationLengthFactor * longest));
