@@ -4,6 +4,7 @@
 #include <map>
 #include <sstream>
 
+#include "core/det_math.hpp"
 #include "core/csv.hpp"
 #include "core/error.hpp"
 #include "presets/preset_store.hpp"
@@ -18,7 +19,7 @@ double AlgorithmParams::eta_for(int gpus) const {
     const auto& [n1, e1] = eta_by_gpus[i];
     if (gpus > n1) continue;
     const auto& [n0, e0] = eta_by_gpus[i - 1];
-    const double w = std::log(static_cast<double>(gpus) / n0) / std::log(static_cast<double>(n1) / n0);
+    const double w = det_log(static_cast<double>(gpus) / n0) / det_log(static_cast<double>(n1) / n0);
     return e0 + w * (e1 - e0);
   }
   return eta_by_gpus.back().second;

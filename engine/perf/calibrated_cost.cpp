@@ -5,6 +5,7 @@
 #include <cstring>
 #include <limits>
 
+#include "core/det_math.hpp"
 #include "comm/collectives.hpp"
 #include "presets/preset_store.hpp"
 
@@ -18,8 +19,8 @@ double wave_quantization(int64_t m, int64_t n, int tile_m, int tile_n, int sm_co
 }
 
 IntervalScale interval_scale(const FitResiduals& r) {
-  const double floor = std::log1p(kMinIntervalHalfWidth);
-  return {std::exp(std::min(-floor, r.log_q10)), std::exp(std::max(floor, r.log_q90))};
+  const double floor = det_log(1.0 + kMinIntervalHalfWidth);
+  return {det_exp(std::min(-floor, r.log_q10)), det_exp(std::max(floor, r.log_q90))};
 }
 
 std::string provenance_kind(const std::string& provenance) {
@@ -129,7 +130,7 @@ OpCost CalibratedCostModel::gemm_cost(const Operator& op, const GpuSpec& g) cons
 }
 
 double blend_times(double compute_s, double memory_s, double blend_p) {
-  return std::pow(std::pow(compute_s, blend_p) + std::pow(memory_s, blend_p), 1.0 / blend_p);
+  return det_pow(det_pow(compute_s, blend_p) + det_pow(memory_s, blend_p), 1.0 / blend_p);
 }
 
 GemmChoice best_gemm_tile(const Operator& op, const GemmParams& p, double flops_per_s, double bytes_per_s,
@@ -165,7 +166,7 @@ GemmChoice best_gemm_tile(const Operator& op, const GemmParams& p, double flops_
   // exponent, and a run uses one.
   thread_local double share_for_p = 0, share = 0;
   if (share_for_p != p.blend_p) {
-    share = std::pow(2.0, -56.0 / p.blend_p);
+    share = det_pow(2.0, -56.0 / p.blend_p);
     share_for_p = p.blend_p;
   }
   const double negligible_compute_share = share;
@@ -198,19 +199,19 @@ GemmChoice best_gemm_tile(const Operator& op, const GemmParams& p, double flops_
       if (std::max(compute_eff_s, memory_s) > best_so_far_s * (1.0 + 1e-12)) continue;
       // memory^p is the same for every tile at this depth: one pow per depth.
       if (!memory_power_set[depth]) {
-        memory_power[depth] = std::pow(memory_s, p.blend_p);
+        memory_power[depth] = det_pow(memory_s, p.blend_p);
         memory_power_set[depth] = true;
       }
       // The same arithmetic as blend_times(compute_eff_s, memory_s, p.blend_p).
       double t;
       if (compute_eff_s < memory_s * negligible_compute_share) {
         if (!memory_only_set[depth]) {
-          memory_only_s[depth] = std::pow(memory_power[depth], 1.0 / p.blend_p);
+          memory_only_s[depth] = det_pow(memory_power[depth], 1.0 / p.blend_p);
           memory_only_set[depth] = true;
         }
         t = memory_only_s[depth];
       } else {
-        t = std::pow(std::pow(compute_eff_s, p.blend_p) + memory_power[depth], 1.0 / p.blend_p);
+        t = det_pow(det_pow(compute_eff_s, p.blend_p) + memory_power[depth], 1.0 / p.blend_p);
       }
       if (!d.set || t < d.choice.time_s) d = {true, compute_eff_s, {tile.m, tile.n, split, compute_s, memory_s, t}, order};
       best_so_far_s = std::min(best_so_far_s, t);

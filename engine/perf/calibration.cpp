@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string_view>
 
+#include "core/det_math.hpp"
 #include "core/error.hpp"
 #include "presets/preset_store.hpp"
 
@@ -78,7 +79,7 @@ FitResiduals FitResiduals::from_json(const json& j, const std::string& path) {
 
 double EtaCurve::at(double x) const {
   if (eta.empty()) return 0;
-  const double lx = std::log2(std::max(x, 1.0));
+  const double lx = det_log2(std::max(x, 1.0));
   if (lx <= log2_x.front()) return eta.front();
   if (lx >= log2_x.back()) return eta.back();
   const size_t i = static_cast<size_t>(std::upper_bound(log2_x.begin(), log2_x.end(), lx) - log2_x.begin());
@@ -278,7 +279,7 @@ namespace {
 
 double bf16_or_fp16_peak(const GpuSpec& g) { return g.peak_tflops.bf16 > 0 ? g.peak_tflops.bf16 : g.peak_tflops.fp16; }
 
-double log_ratio(double a, double b) { return a > 0 && b > 0 ? std::fabs(std::log(a / b)) : (a == b ? 0.0 : 1.0); }
+double log_ratio(double a, double b) { return a > 0 && b > 0 ? std::fabs(det_log(a / b)) : (a == b ? 0.0 : 1.0); }
 
 }  // namespace
 

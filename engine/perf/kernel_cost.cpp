@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/det_math.hpp"
 #include "perf/calibrated_cost.hpp"
 #include "perf/calibration.hpp"
 
@@ -26,9 +27,9 @@ OpCost collective_op_cost(const Operator& op, const CostContext& ctx) {
   const CollectiveCost cc = collective_cost(op.collective, op.message_bytes, g);
   c.time_s = cc.time_s;
   // The comm model's measured band, never narrower than the kernels' floor.
-  const double floor = std::log1p(kMinIntervalHalfWidth);
-  c.time_low_s = c.time_s * std::exp(std::min(-floor, cc.log_q10));
-  c.time_high_s = c.time_s * std::exp(std::max(floor, cc.log_q90));
+  const double floor = det_log(1.0 + kMinIntervalHalfWidth);
+  c.time_low_s = c.time_s * det_exp(std::min(-floor, cc.log_q10));
+  c.time_high_s = c.time_s * det_exp(std::max(floor, cc.log_q90));
   return c;
 }
 

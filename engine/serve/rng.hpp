@@ -8,15 +8,16 @@
 #include <string>
 #include <vector>
 
+#include "core/det_math.hpp"
+
 namespace sightline::serve {
+
+using sightline::det_exp;
+using sightline::det_log;
+using sightline::det_pow;
 
 // splitmix64: seeds other generators and hashes.
 uint64_t splitmix64(uint64_t& state);
-
-// Natural log and exp from basic arithmetic (about 1 ulp; deterministic everywhere).
-double det_log(double x);  // x > 0
-double det_exp(double x);  // clamps to 0 / +huge outside the double range
-double det_pow(double base, double exponent);  // base > 0
 
 // A seed for stream `name` of a run seeded with `seed` (FNV-1a of the name mixed in).
 uint64_t stream_seed(uint64_t seed, const std::string& name);
