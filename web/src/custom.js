@@ -69,7 +69,9 @@ function showPanels() {
 function startCustomGpu() {
   const from = gpuPresets.get(lastPresetGpu) || gpuPresets.values().next().value || null;
   if (!baseGpu && from) {
-    const { id, source, name, ...spec } = structuredClone(from);
+    // The preset's measured kernel data (its `calibration`) belong to that part:
+    // a custom GPU is its typed numbers and is priced from its spec sheet alone.
+    const { id, source, name, calibration, ...spec } = structuredClone(from);
     baseGpu = { ...spec, name: `Custom (from ${name || id})` };
     showGpu(baseGpu);
   }

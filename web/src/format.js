@@ -51,10 +51,15 @@ export function sig3(value) {
   return String(+value.toPrecision(3));
 }
 
-/** Three significant digits for reading; integers (counts) in full; thousands grouped. */
-export function display(value) {
+/**
+ * Three significant digits for reading; integers (counts) in full; thousands grouped.
+ * `count` says whether the value is a count; by default, whether it is whole. A
+ * measured quantity that scales to a whole number (a share of 0.96 shown as
+ * 96 %) keeps its three digits: pass count: false.
+ */
+export function display(value, { count = Number.isInteger(value) } = {}) {
   if (typeof value !== 'number' || !Number.isFinite(value)) return '—';
-  if (Number.isInteger(value)) return group(value);
+  if (count && Number.isInteger(value)) return group(value);
   const a = Math.abs(value);
   if (a < 1e-3 || a >= 1e15) return value.toExponential(2);
   const text = value.toPrecision(3);
@@ -110,7 +115,9 @@ export function scaleFor(value, unit) {
 /** `value` in `unit`, scaled and with three significant digits: {text, unit}. */
 export function quantity(value, unit) {
   const { factor, unit: shown } = scaleFor(value, unit);
-  return { text: display(typeof value === 'number' ? value / factor : value), unit: shown, factor };
+  // A count stays a count; anything else keeps three digits even when scaling makes it whole.
+  const count = Number.isInteger(value);
+  return { text: display(typeof value === 'number' ? value / factor : value, { count }), unit: shown, factor };
 }
 
 /** "low–high" of an interval in the scale of a shown quantity; '' without one. */
