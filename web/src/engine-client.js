@@ -23,7 +23,12 @@ export class EngineClient extends EventTarget {
     this.workerUrl = workerUrl;
     // registries.json sits beside the wasm module, at the site's root: one
     // folder up from the worker script (worker/worker.js imports ../sightline.mjs).
-    this._registriesBase = new URL('../', new URL(String(workerUrl), typeof location !== 'undefined' ? location.href : 'http://localhost/'));
+    // A worker made from a blob: or data: URL has no folder: its client asks the engine.
+    try {
+      this._registriesBase = new URL('../', new URL(String(workerUrl), typeof location !== 'undefined' ? location.href : 'http://localhost/'));
+    } catch {
+      this._registriesBase = null;
+    }
     this._registries = null;
     this.maxRestarts = maxRestarts;
     this.restarts = 0;          // total restarts, for diagnostics and tests
@@ -161,6 +166,7 @@ export class EngineClient extends EventTarget {
   registries() {
     if (!this._registries) {
       const fromEngine = () => this._request(MSG.REGISTRIES, {}).promise.then((r) => r.result);
+      if (!this._registriesBase) return (this._registries = fromEngine());
       const url = new URL('registries.json', this._registriesBase);
       this._registries = fetch(url)
         .then((r) => (r.ok ? r.json() : Promise.reject(new Error(`registries.json: HTTP ${r.status}`))))
