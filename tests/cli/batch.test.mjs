@@ -125,7 +125,7 @@ test('the Slurm job-array recipe on a real single-node Slurm (skips, saying why,
     return;
   }
   const sdir = mkdtempSync(path.join(tmpdir(), 'sightline-slurm-'));
-  const start = spawnSync('bash', [path.join(repoRoot, 'scale-out/slurm/local-cluster.sh'), 'start', sdir], { encoding: 'utf8', timeout: 60000 });
+  const start = spawnSync('bash', [path.join(repoRoot, 'scale-out/slurm/local-cluster.sh'), 'start', sdir], { encoding: 'utf8', timeout: 600000 });
   try {
     if (start.status !== 0) {
       t.skip(`slurm could not start in this sandbox: ${(start.stderr || '').trim().split('\n').pop()}`);
@@ -138,7 +138,7 @@ test('the Slurm job-array recipe on a real single-node Slurm (skips, saying why,
     // dependency) and the queue is polled every 0.2 s: `sbatch --wait` polls
     // with growing sleeps, which doubled this test's time.
     const submit = (args) => {
-      const r = spawnSync('sbatch', ['--parsable', `--chdir=${sdir}`, ...args], { env, encoding: 'utf8', timeout: 60000 });
+      const r = spawnSync('sbatch', ['--parsable', `--chdir=${sdir}`, ...args], { env, encoding: 'utf8', timeout: 600000 });
       assert.equal(r.status, 0, r.stderr + r.stdout);
       return r.stdout.trim().split(';')[0];
     };

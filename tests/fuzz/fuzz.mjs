@@ -126,7 +126,7 @@ export function runNative(driver, cases, timeoutMs, args = [], { cpuSeconds = 0 
  * Runs the cases and counts problems. `native`: path of fuzz_driver or null;
  * `wasm`: true to run in the wasm module too.
  */
-export async function fuzz({ seed = 1, validations = 20000, runs = 200, native = null, wasm = true, nativeTimeoutMs = 120000 }) {
+export async function fuzz({ seed = 1, validations = 20000, runs = 200, native = null, wasm = true, nativeCpuSeconds = 300, nativeWallGuardMs = 3600000 }) {
   const cases = makeCases({ seed, validations, runs });
   const counts = { cases: cases.length, validations, runs, crashes: 0, hangs: 0, unlocated: 0, mismatches: 0,
     ok: 0, errors: 0, limit_exceeded: 0, wasm_ms: 0, native_ms: 0, examples: [] };
@@ -169,9 +169,13 @@ export async function fuzz({ seed = 1, validations = 20000, runs = 200, native =
   }
   if (native) {
     const t0 = Date.now();
-    const res = runNative(native, cases, nativeTimeoutMs);
+    // A hang is judged on the driver's CPU time; the wall clock is an outer guard only.
+    const res = runNative(native, cases, nativeWallGuardMs, [], { cpuSeconds: nativeCpuSeconds });
     counts.native_ms = Date.now() - t0;
-    if (res.timedOut) note('hangs', Math.min(res.replies.length, cases.length - 1), `native driver past ${nativeTimeoutMs} ms`);
+    if (res.cpuExceeded || res.timedOut) {
+      note('hangs', Math.min(res.replies.length, cases.length - 1),
+        res.cpuExceeded ? `native driver past ${nativeCpuSeconds} s of CPU` : `native driver past the ${nativeWallGuardMs} ms outer guard`);
+    }
     else if (res.status !== 0) note('crashes', Math.min(res.replies.length, cases.length - 1), `native driver exit ${res.status} ${res.signal ?? ''} ${res.stderr.slice(0, 200)}`);
     for (let i = 0; i < res.replies.length && i < cases.length; i++) {
       const reply = res.replies[i];
@@ -200,7 +204,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.a
     runs: Number(arg('runs', 200)),
     native: nativeArg === 'none' ? null : nativeArg,
     wasm: !process.argv.includes('--no-wasm'),
-    nativeTimeoutMs: Number(arg('native-timeout-ms', 3600000)),
+    nativeCpuSeconds: Number(arg('native-cpu-seconds', 3600)),
   });
   console.log(JSON.stringify(counts, null, 2));
   process.exitCode = counts.crashes + counts.hangs + counts.unlocated + counts.mismatches === 0 ? 0 : 1;

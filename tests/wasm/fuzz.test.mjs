@@ -16,7 +16,7 @@ const RUNS = Number(process.env.SIGHTLINE_FUZZ_RUNS || 300);
 test(`fuzz: ${VALIDATIONS} mutated scenarios and ${RUNS} budgeted runs, wasm and native`, async () => {
   const counts = await fuzz({
     seed: 1, validations: VALIDATIONS, runs: RUNS, wasm: true,
-    native: path.join(repoRoot, 'build', 'fuzz_driver'), nativeTimeoutMs: 300000,
+    native: path.join(repoRoot, 'build', 'fuzz_driver'), nativeCpuSeconds: 300,
   });
   console.log(`fuzz counts: ${JSON.stringify({ ...counts, examples: undefined })}`);
   const detail = JSON.stringify(counts.examples, null, 1);

@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { browserSuite, newPage, cli, scenarioPreset, fixed3, waitDone, metric, repoDir as repoRoot, cliPath } from './harness.mjs';
+import { browserSuite, newPage, cli, scenarioPreset, fixed3, waitDone, metric, repoDir as repoRoot, cliPath, PAGE_GUARD_MS } from './harness.mjs';
 
 // Llama-3.1-8B's config.json as Hugging Face publishes it (keys the engine does not use included).
 const HF_CONFIG = {
@@ -39,7 +39,7 @@ async function openI11() {
 async function runAfter(page, action) {
   const n = await page.evaluate(() => window.sightlinePerf.runs);
   await action();
-  await page.waitForFunction((k) => window.sightlinePerf.runs > k, n, { timeout: 60000 });
+  await page.waitForFunction((k) => window.sightlinePerf.runs > k, n, { timeout: PAGE_GUARD_MS });
   await waitDone(page);
 }
 
@@ -108,13 +108,13 @@ test('each published config.json pasted as published: the understood panel says 
     await page.waitForFunction((w) => Object.entries(w).every(([k, v]) => {
       const p = document.querySelector(`#hf-understood [data-item="${k}"]`);
       return v === null ? !p : p && p.textContent === v;
-    }), Object.fromEntries(Object.entries(want).map(([k, v]) => [k, v ?? null])), { timeout: 60000 }).catch(() => {});
+    }), Object.fromEntries(Object.entries(want).map(([k, v]) => [k, v ?? null])), { timeout: PAGE_GUARD_MS }).catch(() => {});
     const items = await page.$$eval('#hf-understood [data-item]', (ps) => Object.fromEntries(ps.map((p) => [p.dataset.item, p.textContent])));
     for (const [k, v] of Object.entries(want)) assert.equal(items[k], v, `${file}: ${k}`);
     // It runs: a result where the weights leave most of the GPU free, the engine's located
     // does_not_fit where they alone exceed it (in between, either).
-    await page.waitForFunction((n) => window.sightlinePerf.started > n, started, { timeout: 60000 });
-    await page.waitForSelector('#run-status[data-state="done"], #error:not([hidden])', { timeout: 60000 });
+    await page.waitForFunction((n) => window.sightlinePerf.started > n, started, { timeout: PAGE_GUARD_MS });
+    await page.waitForSelector('#run-status[data-state="done"], #error:not([hidden])', { timeout: PAGE_GUARD_MS });
     const failed = !(await page.isHidden('#error'));
     const code = failed ? await page.textContent('#error-code') : null;
     if (m.weights.GiB < 0.5 * gpu.memory_GiB) assert.equal(code, null, `${file}: ${code} ${failed ? await page.textContent('#error-message') : ''}`);
@@ -145,7 +145,7 @@ function inspect(model) {
 /** Waits until the understood panel names `name` (the summary line), then returns its items by label. */
 async function understood(page, name) {
   await page.waitForFunction((n) => !document.getElementById('understood').hidden
-    && document.getElementById('understood-summary').textContent.startsWith(`Understood: ${n},`), name, { timeout: 60000 });
+    && document.getElementById('understood-summary').textContent.startsWith(`Understood: ${n},`), name, { timeout: PAGE_GUARD_MS });
   return page.$$eval('#hf-understood [data-item]', (ps) => Object.fromEntries(ps.map((p) => [p.dataset.item, p.textContent])));
 }
 
@@ -200,7 +200,7 @@ test('what the engine understood follows the model in every mode: a preset chang
     await page.selectOption('#q-model', 'llama-3-70b');
     const l70 = inspect('llama-3-70b');
     await page.waitForFunction((n) => !document.getElementById('q-understood').hidden
-      && document.getElementById('q-understood-summary').textContent.startsWith(`Understood: ${n},`), l70.name, { timeout: 60000 });
+      && document.getElementById('q-understood-summary').textContent.startsWith(`Understood: ${n},`), l70.name, { timeout: PAGE_GUARD_MS });
     const q = await page.$$eval('#q-hf-understood [data-item]', (ps) => Object.fromEntries(ps.map((p) => [p.dataset.item, p.textContent])));
     assert.equal(q.Heads, `Heads: ${l70.heads.query} query / ${l70.heads.kv} KV (${l70.heads.kind}), head dim ${l70.heads.head_dim}`);
   }

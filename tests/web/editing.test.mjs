@@ -4,7 +4,7 @@
 // presets. Needs `bash .ci/build`.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkBuilt, startServer, launchBrowser, newPage, cli, scenarioPreset, fixed3, waitDone, metric } from './harness.mjs';
+import { checkBuilt, startServer, launchBrowser, newPage, cli, scenarioPreset, fixed3, waitDone, metric, PAGE_GUARD_MS } from './harness.mjs';
 
 let server;
 let browser;
@@ -34,7 +34,7 @@ test('a burst of keystrokes gives one run, after the pause, with the CLI numbers
   await page.keyboard.type('1000', { delay: 80 });  // five edits, 80 ms apart
   // Nothing has run while typing.
   assert.equal(await started(), before, 'no run while the user types');
-  await page.waitForFunction((n) => window.sightlinePerf.started > n, before, { timeout: 60000 });
+  await page.waitForFunction((n) => window.sightlinePerf.started > n, before, { timeout: PAGE_GUARD_MS });
   await waitDone(page);
   await page.waitForTimeout(700);  // longer than the pause: no second run comes
   assert.equal(await started(), before + 1, 'exactly one run for the whole burst');
@@ -51,11 +51,11 @@ test('an invalid value shows its error only after the pause', async () => {
   await page.click('#batch_size', { clickCount: 3 });
   await page.keyboard.type('99999', { delay: 60 });
   assert.equal(await page.isVisible('#error'), false, 'no error while typing');
-  await page.waitForSelector('#error:not([hidden])', { timeout: 60000 });
+  await page.waitForSelector('#error:not([hidden])', { timeout: PAGE_GUARD_MS });
   assert.equal(await page.textContent('#error-path'), '/serving/workload/batch_size');
   await page.click('#batch_size', { clickCount: 3 });
   await page.keyboard.type('1');
-  await page.waitForSelector('#error', { state: 'hidden', timeout: 60000 });
+  await page.waitForSelector('#error', { state: 'hidden', timeout: PAGE_GUARD_MS });
   await waitDone(page);
 });
 

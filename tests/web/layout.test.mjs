@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { browserSuite, cli, cliPresets, waitDone } from './harness.mjs';
+import { browserSuite, cli, cliPresets, waitDone, PAGE_GUARD_MS } from './harness.mjs';
 
 // The end-to-end errors the engine measured, as the page ships them (tests/cli/e2e.test.mjs keeps the file current).
 const measuredErrors = JSON.parse(readFileSync(new URL('../../web/src/measured-errors.json', import.meta.url), 'utf8')).by_mode;
@@ -27,7 +27,7 @@ function expectedBadge(result) {
 /** Waits until the badge shows the measured error of `result`'s kind and tier. */
 async function assertBadge(page, result) {
   const want = expectedBadge(result);
-  await page.waitForFunction((w) => document.getElementById('accuracy-badge').textContent === w, want, { timeout: 60000 })
+  await page.waitForFunction((w) => document.getElementById('accuracy-badge').textContent === w, want, { timeout: PAGE_GUARD_MS })
     .catch(() => {});
   assert.equal(await page.textContent('#accuracy-badge'), want);
 }

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { checkBuilt, siteDir, startServer, launchBrowser, cli, fixed3, waitDone, metric } from './harness.mjs';
+import { checkBuilt, siteDir, startServer, launchBrowser, cli, fixed3, waitDone, metric, PAGE_GUARD_MS } from './harness.mjs';
 
 let dir;
 let server;
@@ -38,7 +38,7 @@ test('a reload without network after the first visit works; a new version replac
   await page.goto(server.url);
   await page.selectOption('#scenario', 'I1.4');
   await waitDone(page, 'I1.4');
-  await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 60000 });
+  await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: PAGE_GUARD_MS });
   const v1 = versionOf(path.join(dir, 'sw.js'));
   assert.deepEqual(await cacheNames(page), [`sightline-${v1}`]);
   const link = page.url();
@@ -61,7 +61,7 @@ test('a reload without network after the first visit works; a new version replac
   await page.waitForFunction(async () => {
     const names = await caches.keys();
     return names.length === 1 && names[0] === 'sightline-test-v2';
-  }, null, { timeout: 60000, polling: 200 });
+  }, null, { timeout: PAGE_GUARD_MS, polling: 200 });
   await page.reload();
   await waitDone(page, 'I1.4');
   assert.deepEqual(errors, []);

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
-import { browserSuite, newPage, waitDone, siteDir, cliPath, cliPresets, scenarioPreset } from './harness.mjs';
+import { browserSuite, newPage, waitDone, siteDir, cliPath, cliPresets, scenarioPreset, PAGE_GUARD_MS } from './harness.mjs';
 
 const suite = browserSuite();
 const load = (file) => import(pathToFileURL(path.join(siteDir, file)).href);
@@ -273,13 +273,13 @@ test('the canonical question (P90) on the page: estimate first, the CLI\'s answe
   });
   await page.click('#search-run');
   // The time estimate comes first: shown before any candidate finished.
-  await page.waitForSelector('#search-estimate:not([hidden])', { timeout: 120000 });
+  await page.waitForSelector('#search-estimate:not([hidden])', { timeout: PAGE_GUARD_MS });
   assert.equal(await page.getAttribute('#search-estimate', 'data-points-done'), '0');
   const estimate = await page.textContent('#search-estimate');
   assert.match(estimate, /^Estimated time: (about|from) .*\. \d+ deployments? to simulate on \d+ workers, .* at the speed its short probe ran at in this browser/);
   const [lowMs, highMs] = [Number(await page.getAttribute('#search-estimate', 'data-low-ms')), Number(await page.getAttribute('#search-estimate', 'data-high-ms'))];
   assert.ok(lowMs > 0 && highMs >= lowMs, `${lowMs}..${highMs}`);
-  await page.waitForSelector('#search-status[data-state="done"], #search-status[data-state="error"]', { timeout: 300000 });
+  await page.waitForSelector('#search-status[data-state="done"], #search-status[data-state="error"]', { timeout: PAGE_GUARD_MS });
   assert.equal(await page.getAttribute('#search-status', 'data-state'), 'done', await page.textContent('#search-error'));
   const first = await searchOutcome(page);
   assert.ok(first.rows.length >= 1, 'the ranked table has rows');
@@ -396,9 +396,9 @@ test('the budget question on the page: the best deployment within a GPU budget, 
   const { question } = decodeSearchLink(link.slice(link.indexOf('#')));
   assert.equal('target_qps' in question, false, 'the budget question has no target rate');
   await page.click('#search-run');
-  await page.waitForSelector('#search-estimate:not([hidden])', { timeout: 120000 });
+  await page.waitForSelector('#search-estimate:not([hidden])', { timeout: PAGE_GUARD_MS });
   assert.equal(await page.getAttribute('#search-estimate', 'data-points-done'), '0');
-  await page.waitForSelector('#search-status[data-state="done"], #search-status[data-state="error"]', { timeout: 300000 });
+  await page.waitForSelector('#search-status[data-state="done"], #search-status[data-state="error"]', { timeout: PAGE_GUARD_MS });
   assert.equal(await page.getAttribute('#search-status', 'data-state'), 'done', await page.textContent('#search-error'));
   const outcome = await searchOutcome(page);
   t.diagnostic(`${await page.textContent('#search-estimate')} Took ${Math.round(await page.evaluate(() => window.sightlinePerf.lastSearchMs))} ms; answer: ${outcome.answer}`);
@@ -452,7 +452,7 @@ test('the budget question on the page: the best deployment within a GPU budget, 
     await page.click('#search-share');
     const shared = decodeSearchLink((await page.inputValue('#search-share-text')).replace(/^[^#]*/, '')).question;
     await page.click('#search-run');
-    await page.waitForSelector('#search-status[data-state="done"], #search-status[data-state="error"]', { timeout: 300000 });
+    await page.waitForSelector('#search-status[data-state="done"], #search-status[data-state="error"]', { timeout: PAGE_GUARD_MS });
     assert.equal(await page.getAttribute('#search-status', 'data-state'), 'done', await page.textContent('#search-error'));
     const got = await searchOutcome(page);
     const engineQuestion = structuredClone(shared);
@@ -514,13 +514,13 @@ test('the ranking\'s interval runs are sliced runs on the pool: they show progre
   await page.goto(`${suite.server.url}#${share.encodeSearchLink({ question: q })}`);
   await page.waitForSelector('#panel-search:not([hidden])');
   await page.waitForFunction(() => /^Ranking: \d+ Pareto deployment/.test(document.getElementById('search-status').textContent),
-    null, { timeout: 120000 });
+    null, { timeout: PAGE_GUARD_MS });
   assert.equal(await page.getAttribute('#search-status', 'data-state'), 'running');
   // The interval runs report their progress (the bar restarts at 0 for them)...
   await page.waitForFunction(() => {
     const v = document.getElementById('search-progress').value;
     return /^Ranking/.test(document.getElementById('search-status').textContent) && v > 0 && v < 1;
-  }, null, { timeout: 60000 });
+  }, null, { timeout: PAGE_GUARD_MS });
   // ...and take a cancel.
   assert.equal(await page.isDisabled('#search-cancel'), false, 'the ranking phase can be cancelled');
   await page.click('#search-cancel');

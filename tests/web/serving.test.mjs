@@ -9,7 +9,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
   checkBuilt, startServer, launchBrowser, newPage, cli, scenarioPreset, fixed3, waitDone, metric, siteDir,
-  setField, viewMetrics,
+  setField, viewMetrics, PAGE_GUARD_MS,
 } from './harness.mjs';
 
 let server;
@@ -248,7 +248,7 @@ test('a share link of an edited serving scenario reproduces the same numbers in 
   const p = await context.newPage();
   p.errors = [];
   p.on('pageerror', (e) => p.errors.push(e.message));
-  p.setDefaultTimeout(15000);
+  p.setDefaultTimeout(PAGE_GUARD_MS);
   await p.goto(link);
   await waitDone(p, 'I2.1');
   assert.equal(await p.inputValue('#sim_num_requests'), '300');

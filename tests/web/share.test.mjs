@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
-  checkBuilt, startServer, launchBrowser, newPage, cli, scenarioPreset, fixed3, waitDone, siteDir, setField,
+  checkBuilt, startServer, launchBrowser, newPage, cli, scenarioPreset, fixed3, waitDone, siteDir, setField, PAGE_GUARD_MS,
 } from './harness.mjs';
 
 let server;
@@ -36,7 +36,7 @@ async function freshPage() {
   const page = await context.newPage();
   page.errors = [];
   page.on('pageerror', (e) => page.errors.push(e.message));
-  page.setDefaultTimeout(15000);
+  page.setDefaultTimeout(PAGE_GUARD_MS);
   return page;
 }
 

@@ -8,7 +8,7 @@
 // and no injected markup. Needs `bash .ci/build` first.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkBuilt, startServer, launchBrowser } from './harness.mjs';
+import { checkBuilt, startServer, launchBrowser, PAGE_GUARD_MS } from './harness.mjs';
 import { rng } from '../fuzz/mutate.mjs';
 
 const LINKS = Number(process.env.SIGHTLINE_FUZZ_LINKS || 20000);
@@ -33,7 +33,7 @@ test(`${LINKS} fuzzed share links decode or fail with a LinkError; sampled links
   const page = await context.newPage();
   const pageErrors = [];
   page.on('pageerror', (e) => pageErrors.push(e.message));
-  page.setDefaultTimeout(20000);
+  page.setDefaultTimeout(PAGE_GUARD_MS);
   await page.goto(server.url);
   await page.waitForFunction(() => document.getElementById('summary')?.textContent.length > 0);
 

@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import {
   checkBuilt, startServer, launchBrowser, newPage, cli, cliPath, scenarioPreset, fixed3, waitDone, metric, siteDir,
-  setField, viewMetrics, cliPresets,
+  setField, viewMetrics, cliPresets, PAGE_GUARD_MS,
 } from './harness.mjs';
 
 let server;
@@ -38,7 +38,7 @@ async function freshPage() {
   const p = await context.newPage();
   p.errors = [];
   p.on('pageerror', (e) => p.errors.push(e.message));
-  p.setDefaultTimeout(15000);
+  p.setDefaultTimeout(PAGE_GUARD_MS);
   return p;
 }
 
