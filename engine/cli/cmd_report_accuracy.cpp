@@ -221,6 +221,7 @@ int cmd_report_accuracy(const Args& args) {
     const json pairs = cross_generation_pairs(dev);
     report["cross_generation"] = pairs["pairs"];
     report["cross_generation_pooled"] = pairs["pooled"];
+    report["leave_one_gpu_out"] = leave_one_gpu_out(dev, pairs);
     if (!transfer_errors_out.empty()) write_output(transfer_errors_out, transfer_error_preset(pairs).dump(2) + "\n");
     report["interval_coverage"] = interval_coverage(dev);
     report["gemm_ceiling_sweep"] = gemm_ceiling_sweep();
@@ -266,6 +267,10 @@ int cmd_report_accuracy(const Args& args) {
     for (auto it = report["cross_generation"].begin(); it != report["cross_generation"].end(); ++it)
       print_signed_class_table("Cross-generation " + it.key() + ": fitted on the first GPU only, transferred by spec sheet",
                                it.value());
+    for (auto it = report["leave_one_gpu_out"].begin(); it != report["leave_one_gpu_out"].end(); ++it)
+      print_signed_class_table("Leave-one-GPU-out, " + it.key() + ": its data removed, the cross-generation tier transfers "
+                                   "from the nearest other measured GPU (" + it.value()["from"].get<std::string>() + ")",
+                               it.value()["by_class"]);
     print_signed_class_table("Cross-generation, pooled over every pair (the transfer error that widens transferred "
                              "classes' intervals)", report["cross_generation_pooled"]);
     const json& cov = report["interval_coverage"];

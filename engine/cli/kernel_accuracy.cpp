@@ -7,6 +7,7 @@
 #include "cli/calibration_inputs.hpp"
 #include "hw/hardware.hpp"
 #include "perf/calibrated_cost.hpp"
+#include "perf/calibration.hpp"
 #include "presets/preset_store.hpp"
 
 namespace sightline::cli {
@@ -80,6 +81,26 @@ json cross_generation_pairs(const DevKernels& dev) {
     }
   }
   for (const auto& [cls, pm] : pooled) out["pooled"][cls] = residuals_json(pm.first, pm.second);
+  return out;
+}
+
+json leave_one_gpu_out(const DevKernels& dev, const json& pairs_report) {
+  json out = json::object();
+  for (const auto& [target, rows] : dev) {
+    const GpuSpec target_gpu = read_gpu(json(target), "/gpu");
+    std::string from;
+    double best = 0;
+    for (const auto& [other, other_rows] : dev) {
+      if (other == target) continue;
+      const double d = spec_distance(target_gpu, read_gpu(json(other), "/gpu"));
+      if (from.empty() || d < best) {
+        from = other;
+        best = d;
+      }
+    }
+    if (from.empty()) continue;
+    out[target] = {{"from", from}, {"by_class", pairs_report["pairs"][from + " -> " + target]}};
+  }
   return out;
 }
 

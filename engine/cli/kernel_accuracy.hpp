@@ -24,6 +24,12 @@ DevKernels load_development_kernels(const std::string& vidur_root, const std::st
 // transfer error that widens transferred classes' intervals).
 json cross_generation_pairs(const DevKernels& dev);
 
+// Leave-one-GPU-out as the product transfers: for each GPU with development
+// data, the pair of cross_generation_pairs the cross-generation tier would use
+// with that GPU's data removed (the nearest of the other measured GPUs by
+// spec_distance). {gpu: {"from": id, "by_class": {...}}}.
+json leave_one_gpu_out(const DevKernels& dev, const json& pairs_report);
+
 // The pooled residuals as the presets/transfer_errors/kernels.json preset.
 json transfer_error_preset(const json& pairs_report);
 

@@ -1,7 +1,10 @@
 #include "hw/hardware.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <string>
 
+#include "core/det_math.hpp"
 #include "core/error.hpp"
 #include "presets/preset_store.hpp"
 
@@ -41,7 +44,7 @@ GpuSpec read_gpu_object(const json& value, const std::string& path) {
                  {"id", "name", "source", "vendor", "architecture", "peak_tflops", "memory_GiB", "hbm_bandwidth_GBps",
                   "l2_cache_MiB", "sm_count", "boost_clock_MHz", "nvlink_bandwidth_GBps", "pcie_gen",
                   "pcie_bandwidth_GBps", "tdp_W", "idle_power_W", "default_intra_node",
-                  "default_inter_node", "node_gpus", "calibration"});
+                  "default_inter_node", "node_gpus", "calibration", "power_limit_W", "clock_limit_MHz"});
   GpuSpec g;
   g.id = r.string("id", "custom-gpu");
   g.name = r.string("name", g.id);
@@ -92,7 +95,10 @@ GpuSpec read_gpu_object(const json& value, const std::string& path) {
     g.calibration = cal->get<std::string>();
     require_preset("calibrations", g.calibration, where);
   }
-  return g;
+  GpuOperatingLimits limits;
+  limits.power_limit_W = r.number("power_limit_W", kGpuLimits.min_power_W, kGpuLimits.max_power_W, 0);
+  limits.clock_limit_MHz = r.number("clock_limit_MHz", kGpuLimits.min_clock_MHz, kGpuLimits.max_clock_MHz, 0);
+  return apply_operating_limits(g, limits, path);
 }
 
 InterconnectSpec read_interconnect_object(const json& value, const std::string& path) {
@@ -126,7 +132,53 @@ InterconnectSpec read_interconnect_object(const json& value, const std::string& 
   return s;
 }
 
+std::string format_watts_or_mhz(double v) {
+  const double rounded = std::round(v);
+  return rounded == v ? std::to_string(static_cast<long long>(rounded)) : std::to_string(v);
+}
+
 }  // namespace
+
+double limited_clock_ratio(const GpuSpec& g, const GpuOperatingLimits& limits, const std::string& path) {
+  double ratio = 1.0;
+  if (limits.clock_limit_MHz > 0 && g.boost_clock_MHz > 0) ratio = std::min(ratio, limits.clock_limit_MHz / g.boost_clock_MHz);
+  if (limits.power_limit_W > 0 && limits.power_limit_W < g.tdp_W) {
+    if (limits.power_limit_W <= g.idle_power_W)
+      fail(error_code::kRange, path + "/power_limit_W",
+           "power_limit_W " + format_watts_or_mhz(limits.power_limit_W) + " W is at or below the GPU's idle power (" +
+               format_watts_or_mhz(g.idle_power_W) + " W): it could not run a kernel");
+    // CMOS dynamic power is C V^2 f, and across the DVFS range the voltage
+    // follows the clock, so the power above idle grows as the cube of the
+    // clock: a limit P allows the clock ((P - idle) / (TDP - idle))^(1/3) of
+    // the one the part sustains at its TDP (where its measured efficiencies
+    // were taken). It binds under full tensor load; a memory-bound kernel
+    // draws less and is priced from HBM bandwidth, which the limit leaves.
+    ratio = std::min(ratio, det_pow((limits.power_limit_W - g.idle_power_W) / (g.tdp_W - g.idle_power_W), 1.0 / 3.0));
+  }
+  return ratio;
+}
+
+GpuSpec apply_operating_limits(const GpuSpec& g, const GpuOperatingLimits& limits, const std::string& path) {
+  const double ratio = limited_clock_ratio(g, limits, path);
+  if (!(ratio < 1.0)) return g;
+  GpuSpec out = g;
+  for (double* peak : {&out.peak_tflops.fp32, &out.peak_tflops.tf32, &out.peak_tflops.fp16, &out.peak_tflops.bf16,
+                       &out.peak_tflops.fp8, &out.peak_tflops.int8, &out.peak_tflops.int4, &out.peak_tflops.fp4})
+    *peak *= ratio;
+  out.boost_clock_MHz *= ratio;
+  // Full-load power at the lower clock (the energy model's busy power).
+  out.tdp_W = g.idle_power_W + (g.tdp_W - g.idle_power_W) * ratio * ratio * ratio;
+  std::string what;
+  if (limits.power_limit_W > 0 && limits.power_limit_W < g.tdp_W) what = format_watts_or_mhz(limits.power_limit_W) + " W";
+  if (limits.clock_limit_MHz > 0 && limits.clock_limit_MHz < g.boost_clock_MHz)
+    what += (what.empty() ? "" : ", ") + format_watts_or_mhz(limits.clock_limit_MHz) + " MHz";
+  out.id = g.id + " (limited to " + what + ")";
+  out.name = g.name + " (limited to " + what + ")";
+  out.source = g.source + "; limited to " + what + ": peaks and clock x" + std::to_string(ratio) +
+               " (power above idle as the cube of the clock)";
+  out.calibration.clear();  // measured at the part's own clock: not this GPU's data
+  return out;
+}
 
 GpuSpec read_gpu(const json& value, const std::string& path) {
   if (value.is_string()) return read_gpu_object(require_preset("gpus", value.get<std::string>(), path), path);

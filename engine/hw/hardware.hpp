@@ -110,6 +110,24 @@ struct HardwareSpec {
 // located error at `path` (the nodes' GPUs would need a link the node lacks).
 void check_link_domain(const HardwareSpec& h, const std::string& path);
 
+// A power or clock limit set on a GPU (nvidia-smi -pl / -lgc, rocm-smi
+// --setpoweroverdrive): the sustained SM clock it allows relative to the
+// part's own, and the GPU it makes. The limit lowers every tensor and vector
+// peak and the clock (the kernels' fixed times run at the clock); HBM
+// bandwidth is its own clock domain and stays. A limited part is no longer the
+// part that was measured, so its `calibration` is dropped: it is priced by
+// transfer from the nearest measured GPU (its own unlimited self when that is
+// a measured preset), and says so. A limit at or above the part's own figure
+// changes nothing.
+struct GpuOperatingLimits {
+  double power_limit_W = 0;    // 0: none
+  double clock_limit_MHz = 0;  // 0: none
+};
+// The sustained-clock ratio (<= 1) the limits allow; a power limit at or below
+// the idle power is a located error at `path`/power_limit_W.
+double limited_clock_ratio(const GpuSpec& g, const GpuOperatingLimits& limits, const std::string& path);
+GpuSpec apply_operating_limits(const GpuSpec& g, const GpuOperatingLimits& limits, const std::string& path);
+
 GpuSpec read_gpu(const json& value, const std::string& path);               // preset id or custom object
 InterconnectSpec read_interconnect(const json& value, const std::string& path);
 
