@@ -259,3 +259,24 @@ TEST_CASE("hf import: a ModelOpt NVFP4 block inside config.json: its fp8 kv_cach
   c["quantization_config"]["config_groups"]["group_0"]["weights"]["group_size"] = 32;
   CHECK(refusal(c)["path"] == "/hf_config/quantization_config/config_groups");
 }
+
+TEST_CASE("hf import: DeepSeek-V3.2, GLM-5 and Nemotron-NAS are refused by model_type even without their keys") {
+  // deepseek_v32 / glm_moe_dsa mean DeepSeek sparse attention (an indexer with its own key cache, top-k
+  // attention), nemotron-nas per-block layers: a trimmed copy without those keys is still no DeepSeek-V3.
+  json c = json::parse(test::read_source_file("tests/data/hf/published/deepseek-ai--DeepSeek-V3.json"));
+  for (const char* type : {"deepseek_v32", "glm_moe_dsa", "nemotron-nas"}) {
+    CAPTURE(type);
+    c["model_type"] = type;
+    const json e = refusal(c);
+    CHECK(e["code"] == "not_implemented");
+    CHECK(e["path"] == "/hf_config/model_type");
+  }
+  // With the indexer keys DeepSeek-V3.2 publishes (index_n_heads 64, index_head_dim 128, index_topk 2048:
+  // DeepseekV32Config's defaults), the refusal names them, located at the first.
+  c["model_type"] = "deepseek_v32";
+  c["index_n_heads"] = 64, c["index_head_dim"] = 128, c["index_topk"] = 2048;
+  const json e = refusal(c);
+  CHECK(e["path"] == "/hf_config/index_topk");
+  for (const char* k : {"index_n_heads", "index_head_dim", "DeepSeek sparse attention"})
+    CHECK(e["message"].get<std::string>().find(k) != std::string::npos);
+}
