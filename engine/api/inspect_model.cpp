@@ -55,8 +55,7 @@ json inspect_model_json(const ModelArch& m) {
   p.activations = Dtype::BF16;
   p.weights = m.quant.weights_dtype.empty() ? Dtype::BF16 : parse_dtype(m.quant.weights_dtype);
   p.kv_cache = m.quant.kv_cache_dtype.empty() ? Dtype::BF16 : parse_dtype(m.quant.kv_cache_dtype);
-  if (m.quant.group_size > 0) p.weight_group_size = m.quant.group_size;
-  p.mixer_weights_unquantized = m.quant.attention_excluded;
+  apply_checkpoint_layout(m.quant, p);
   const KvFootprint fp = kv_footprint_per_gpu(m, p, 1, 1.0);
   json kv = json::object();
   for (int64_t tokens : {int64_t{4096}, int64_t{32768}, int64_t{131072}}) {
@@ -83,6 +82,8 @@ json inspect_model_json(const ModelArch& m) {
             {"weights", {{"dtype", dtype_name(p.weights)},
                          {"from_config", m.quant.applied.empty() ? json(nullptr) : json(m.quant.applied)},
                          {"attention_unquantized", m.quant.attention_excluded},
+                         {"dense_mlp_unquantized", m.quant.dense_ffn_excluded},
+                         {"group_zero_point", m.quant.group_size > 0 ? json(m.quant.zero_point) : json(nullptr)},
                          {"GiB", weights_GiB}}},
             {"ignored_keys", m.import.ignored_keys},
             {"ignored_why", m.import.ignored_why},

@@ -35,7 +35,7 @@ std::string dtype_name(Dtype d) {
   return "?";
 }
 
-double dtype_bytes(Dtype d, int group_size) {
+double dtype_bytes(Dtype d, int group_size, bool zero_point) {
   double base = 0;
   switch (d) {
     case Dtype::FP32: return 4.0;
@@ -47,8 +47,8 @@ double dtype_bytes(Dtype d, int group_size) {
     case Dtype::NVFP4: return 0.5 + 1.0 / 16.0;  // fp8 scale per 16 values
     case Dtype::MXFP4: return 0.5 + 1.0 / 32.0;  // e8m0 scale per 32 values
   }
-  // fp16 scale + fp16 zero point per group of `group_size` weights.
-  return group_size > 0 ? base + 4.0 / group_size : base;
+  // A 16-bit scale (+ a 16-bit zero point when asymmetric) per group of `group_size` weights.
+  return group_size > 0 ? base + (zero_point ? 4.0 : 2.0) / group_size : base;
 }
 
 bool is_integer_weight_only(Dtype d) { return d == Dtype::INT8 || d == Dtype::INT4; }

@@ -14,10 +14,11 @@ Dtype parse_dtype(const std::string& name);  // name must be one of dtype_names(
 std::string dtype_name(Dtype d);
 
 // Storage bytes per element. For int4/int8 weight-only formats `group_size`
-// adds one fp16 scale and one fp16 zero-point per group (GPTQ/AWQ layout);
+// adds one 16-bit scale and, with `zero_point` (asymmetric quantization), one
+// 16-bit zero point per group; symmetric formats store the scale only.
 // group_size 0 means per-channel scales, which are negligible. The FP4 formats
 // carry their block scales: 0.5 + 1/16 bytes (NVFP4), 0.5 + 1/32 (MXFP4).
-double dtype_bytes(Dtype d, int group_size = 0);
+double dtype_bytes(Dtype d, int group_size = 0, bool zero_point = true);
 bool is_integer_weight_only(Dtype d);
 bool is_fp4(Dtype d);
 

@@ -9,8 +9,10 @@ namespace sightline {
 double weight_bytes_per_gpu(const ModelArch& m, const Precision& p, const ParallelLayout& layout) {
   const ParamCounts c = count_params(m);
   const double act_b = dtype_bytes(p.activations == Dtype::FP8 ? Dtype::BF16 : p.activations);
-  const double w_b = dtype_bytes(p.weights, is_integer_weight_only(p.weights) ? p.weight_group_size : 0);
+  const double w_b = weight_storage_bytes(p);
   const double mixer_b = p.mixer_weights_unquantized ? act_b : w_b;
+  // Dense MLPs, shared experts and routers: unquantized when the checkpoint keeps them so.
+  const double dense_b = p.dense_ffn_weights_unquantized ? act_b : w_b;
   const double tp = layout.tp;
   // The routed experts follow their placement: expert_slots copies (EPLB's
   // redundant experts included) over max(tp, ep) GPUs. With ep <= tp that is
@@ -22,7 +24,7 @@ double weight_bytes_per_gpu(const ModelArch& m, const Precision& p, const Parall
   auto layer_bytes = [&](const LayerParams& l) {
     // Norm weights are replicated on every rank; the rest is sharded.
     const double routed = static_cast<double>(l.routed_experts);
-    return (static_cast<double>(l.attention) * mixer_b + (static_cast<double>(l.mlp) - routed) * w_b) / tp +
+    return (static_cast<double>(l.attention) * mixer_b + (static_cast<double>(l.mlp) - routed) * dense_b) / tp +
            routed * expert_copies * w_b / expert_gpus + static_cast<double>(l.norms) * act_b;
   };
   // MLA's latent projections are not sharded by head in practice, but they are
@@ -39,12 +41,15 @@ double weight_bytes_per_gpu(const ModelArch& m, const Precision& p, const Parall
 double mtp_weight_bytes_per_gpu(const ModelArch& m, const Precision& p, int tp, int modules) {
   if (modules <= 0 || m.num_layers <= 0) return 0;
   const double act_b = dtype_bytes(p.activations == Dtype::FP8 ? Dtype::BF16 : p.activations);
-  const double w_b = dtype_bytes(p.weights, is_integer_weight_only(p.weights) ? p.weight_group_size : 0);
+  const double w_b = weight_storage_bytes(p);
   const double mixer_b = p.mixer_weights_unquantized ? act_b : w_b;
+  const double dense_b = p.dense_ffn_weights_unquantized ? act_b : w_b;
   const LayerParams l = layer_params(m, m.layer_kind(m.num_layers - 1));
   const double h = static_cast<double>(m.hidden_size);
   const double norm = m.norm == "layernorm" ? 2 * h : h;
-  const double layer = (static_cast<double>(l.attention) * mixer_b + static_cast<double>(l.mlp) * w_b) / tp +
+  const double routed = static_cast<double>(l.routed_experts);
+  const double layer = (static_cast<double>(l.attention) * mixer_b + (static_cast<double>(l.mlp) - routed) * dense_b +
+                        routed * w_b) / tp +
                        static_cast<double>(l.norms) * act_b;
   return modules * (layer + 2.0 * h * h * w_b + 3.0 * norm * act_b);
 }

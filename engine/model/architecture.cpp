@@ -18,11 +18,12 @@ const std::vector<std::string> kArchKeys = {
     "intermediate_size", "vocab_size", "max_context", "gated_mlp", "activation", "norm",
     "position_embedding", "tied_embeddings", "attention_bias", "qkv_bias", "mlp_bias",
     "parallel_attn_mlp", "moe", "mla", "layers", "linear_attention", "ssm", "attention_sinks", "qk_norm",
-    "attention_output_gate", "norms_per_layer", "dense_intermediate_size", "mtp_layers", "quantization_config", "state_dtype"};
+    "attention_output_gate", "norms_per_layer", "dense_intermediate_size", "mtp_layers", "quantization_config", "state_dtype",
+    "qk_norm_per_layer"};
 
 MoeSpec read_moe(const json& v, const std::string& path) {
   ObjectReader r(v, path, {"num_experts", "top_k", "num_shared_experts", "expert_intermediate_size",
-                           "first_dense_layers", "layer_step", "shared_intermediate_size", "expert_bias"});
+                           "first_dense_layers", "layer_step", "shared_intermediate_size", "expert_bias", "router_bias"});
   MoeSpec m;
   m.num_experts = static_cast<int>(r.integer("num_experts", 1, 65536));
   m.top_k = static_cast<int>(r.integer("top_k", 1, 65536));
@@ -32,6 +33,7 @@ MoeSpec read_moe(const json& v, const std::string& path) {
   m.layer_step = static_cast<int>(r.integer("layer_step", 1, kMaxLayers, 1));
   m.shared_intermediate_size = r.integer("shared_intermediate_size", 0, kMaxModelDim, 0);
   m.expert_bias = r.boolean("expert_bias", false);
+  m.router_bias = r.boolean("router_bias", false);
   return m;
 }
 
@@ -207,6 +209,9 @@ ModelArch read_model_architecture(const json& value, const std::string& path) {
   if (const json* ssm = r.nullable("ssm")) m.ssm = read_ssm(*ssm, r.child_path("ssm"));
   m.attention_sinks = r.boolean("attention_sinks", false);
   m.qk_norm = r.boolean("qk_norm", false);
+  m.qk_norm_per_layer = r.boolean("qk_norm_per_layer", false);
+  if (m.qk_norm_per_layer && !m.qk_norm)
+    fail(error_code::kConstraint, r.child_path("qk_norm_per_layer"), "qk_norm_per_layer needs qk_norm true");
   m.attention_output_gate = r.boolean("attention_output_gate", false);
   m.norms_per_layer = static_cast<int>(r.integer("norms_per_layer", 1, 8, 2));
   m.dense_intermediate_size = r.integer("dense_intermediate_size", 0, kMaxModelDim, 0);
@@ -378,6 +383,7 @@ json ModelArch::to_json() const {
     j["moe"]["layer_step"] = moe.layer_step;
     j["moe"]["shared_intermediate_size"] = moe.shared_intermediate_size;
     j["moe"]["expert_bias"] = moe.expert_bias;
+    if (moe.router_bias) j["moe"]["router_bias"] = true;  // written only when set: presets' output unchanged
   }
   // Layer kinds as runs of identical consecutive layers.
   json runs = json::array();
@@ -412,6 +418,7 @@ json ModelArch::to_json() const {
   }
   j["attention_sinks"] = attention_sinks;
   j["qk_norm"] = qk_norm;
+  if (qk_norm_per_layer) j["qk_norm_per_layer"] = true;
   j["attention_output_gate"] = attention_output_gate;
   j["norms_per_layer"] = norms_per_layer;
   j["dense_intermediate_size"] = dense_intermediate_size;

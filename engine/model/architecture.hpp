@@ -22,6 +22,9 @@ struct MoeSpec {
   // expert_intermediate_size (DeepSeek). Qwen-MoE and Llama-4 give their own.
   int64_t shared_intermediate_size = 0;
   bool expert_bias = false;  // gpt-oss experts carry biases
+  // A per-expert bias added to the routing scores (MiniMax-M2's
+  // e_score_correction_bias): num_experts numbers per MoE layer.
+  bool router_bias = false;
 
   int64_t shared_intermediate() const {
     return shared_intermediate_size > 0 ? shared_intermediate_size : num_shared_experts * expert_intermediate_size;
@@ -88,7 +91,9 @@ struct CheckpointQuant {
   std::string weights_dtype;    // engine dtype name of the quantized linear layers; "" none
   std::string kv_cache_dtype;   // "" when the checkpoint says nothing
   int group_size = 0;           // int4/int8 weight-only groups
+  bool zero_point = true;       // int groups store a zero point (asymmetric); false: scale only
   bool attention_excluded = false;  // attention projections stay in bf16 (gpt-oss MXFP4)
+  bool dense_ffn_excluded = false;  // dense MLPs and shared experts stay in bf16 (Kimi-K2.5 int4)
   std::string applied;          // one line: what was understood
 };
 
@@ -146,6 +151,9 @@ struct ModelArch {
   std::vector<ModelLayer> layers;
   bool attention_sinks = false;       // learned per-head sink logits (gpt-oss)
   bool qk_norm = false;               // RMSNorm on q and k per head (Qwen3, Gemma-3)
+  // qk_norm over the whole query and key projections (all heads at once, one
+  // weight per channel: MiniMax-M2's qk_norm_type "per_layer"), not per head.
+  bool qk_norm_per_layer = false;
   bool attention_output_gate = false; // q projection doubled for a sigmoid output gate (Qwen3-Next)
   int norms_per_layer = 2;            // Gemma-2/3 norm before and after each block: 4
   int64_t dense_intermediate_size = 0; // dense layers of an MoE model when different (Llama-4: intermediate_size_mlp)

@@ -32,7 +32,8 @@ const std::vector<std::string>& known_types() {
       "llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "qwen3_next", "deepseek_v2",
       "deepseek_v3", "kimi_k2", "glm4", "glm4_moe", "gpt_oss", "gemma2", "gemma3", "gemma3_text", "llama4",
       "llama4_text", "mistral3", "phi3", "nemotron_h", "jamba", "falcon", "gpt2", "qwen3_vl", "qwen3_vl_text",
-      "qwen3_vl_moe", "qwen3_vl_moe_text", "qwen3_5", "qwen3_5_text", "qwen3_5_moe", "qwen3_5_moe_text"};
+      "qwen3_vl_moe", "qwen3_vl_moe_text", "qwen3_5", "qwen3_5_text", "qwen3_5_moe", "qwen3_5_moe_text", "hunyuan",
+      "hunyuan_v1_moe", "minimax_m2"};
   return types;
 }
 
@@ -60,7 +61,8 @@ std::string type_from_architectures(const HfReader& r) {
       {"Llama4ForConditionalGeneration", "llama4"}, {"Mistral3ForConditionalGeneration", "mistral3"},
       {"Phi3ForCausalLM", "phi3"}, {"NemotronHForCausalLM", "nemotron_h"}, {"JambaForCausalLM", "jamba"},
       {"FalconForCausalLM", "falcon"}, {"GPT2LMHeadModel", "gpt2"},
-      {"Qwen3VLMoeForConditionalGeneration", "qwen3_vl_moe"}, {"Qwen3_5MoeForConditionalGeneration", "qwen3_5_moe"}};
+      {"Qwen3VLMoeForConditionalGeneration", "qwen3_vl_moe"}, {"Qwen3_5MoeForConditionalGeneration", "qwen3_5_moe"},
+      {"HunYuanMoEV1ForCausalLM", "hunyuan_v1_moe"}, {"MiniMaxM2ForCausalLM", "minimax_m2"}};
   for (const auto& [name, type] : table)
     if (arch == name) return type;
   return "";
@@ -149,153 +151,6 @@ void read_moe_common(const HfReader& r, ModelArch& m, std::initializer_list<cons
 
 namespace {
 
-// A checkpoint's list of modules left unquantized (modules_to_not_convert,
-// compressed-tensors' ignore), applied: true when every attention layer stays
-// in bf16. Embeddings, the LM head, norms, routers and vision parts are priced
-// unquantized already; any other module (MLP or expert weights, some layers'
-// attention only) cannot be expressed and is refused, located at the entry.
-bool read_unconverted_modules(const HfReader& r, const char* key, const ModelArch& m) {
-  if (!r.has(key) || r.at(key).is_null()) return false;
-  const json& list = r.at(key);
-  const std::string p = r.child(key);
-  if (!list.is_array()) fail(error_code::kType, p, "expected an array of module names");
-  auto has = [](const std::string& s, const char* part) { return s.find(part) != std::string::npos; };
-  auto ends = [](const std::string& s, const std::string& tail) {
-    return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-  };
-  std::set<int64_t> attention_layers;
-  bool attention_all = false;
-  for (size_t i = 0; i < list.size(); ++i) {
-    const std::string ip = pointer_append(p, i);
-    if (!list[i].is_string()) fail(error_code::kType, ip, "expected a module name");
-    std::string e = lower(list[i].get<std::string>());
-    if (e.rfind("re:", 0) == 0) e = e.substr(3);  // compressed-tensors regex entries
-    if (has(e, "lm_head") || has(e, "embed") || has(e, "norm") || has(e, "router") || ends(e, "mlp.gate") ||
-        ends(e, ".gate") || has(e, "vision") || has(e, "visual") || has(e, "mm_projector") || has(e, "multi_modal"))
-      continue;
-    if (has(e, "self_attn") || has(e, ".attn") || has(e, "attention")) {
-      const size_t at = e.find("layers.");
-      const std::string rest = at == std::string::npos ? "" : e.substr(at + 7);
-      if (rest.empty() || !std::isdigit(static_cast<unsigned char>(rest[0]))) attention_all = true;  // "*" or a pattern
-      else {
-        int64_t layer = 0;
-        const std::string digits = rest.substr(0, rest.find_first_not_of("0123456789"));
-        if (!parse_integer_token(digits, layer))
-          fail(error_code::kInvalidValue, ip, "layer number '" + printable(digits) + "' does not fit in 64 bits");
-        attention_layers.insert(layer);
-      }
-      continue;
-    }
-    fail(error_code::kNotImplemented, ip,
-         "'" + printable(list[i].get<std::string>()) + "' is kept unquantized by this checkpoint; the engine prices "
-         "unquantized attention, embeddings, LM head, norms and routers, not other modules (MLP or expert weights), "
-         "so the weight bytes would be wrong: set precision.weights explicitly");
-  }
-  const int attention = m.count_layers(LayerMixer::Attention);
-  if (!attention_all && !attention_layers.empty() && static_cast<int>(attention_layers.size()) < attention)
-    fail(error_code::kNotImplemented, p,
-         "keeps the attention of " + std::to_string(attention_layers.size()) + " of " + std::to_string(attention) +
-             " attention layers unquantized; the engine prices all or none: set precision.weights explicitly");
-  return attention_all || !attention_layers.empty();
-}
-
-// quantization_config (inside config.json) as the engine's weight format.
-void read_quantization_config(const json& q, const std::string& path, ModelArch& m) {
-  HfReader r(q, path);
-  const std::string method = lower(r.string_or("quant_method", ""));
-  if (method.empty())
-    fail(error_code::kMissingKey, r.child("quant_method"),
-         "quantization_config has no 'quant_method'; remove quantization_config and set precision.weights instead");
-  CheckpointQuant& cq = m.quant;
-  cq.method = method;
-  auto excludes_attention = [&](const char* key) { return read_unconverted_modules(r, key, m); };
-  if (method == "fp8") {
-    cq.weights_dtype = "fp8";
-    std::string block;
-    if (r.has("weight_block_size") && r.at("weight_block_size").is_array() && r.at("weight_block_size").size() == 2) {
-      const json& b = r.at("weight_block_size");
-      block = " block-wise " + std::to_string(read_integer(b[0], pointer_append(r.child("weight_block_size"), 0), 1, 1 << 20)) + "x" +
-              std::to_string(read_integer(b[1], pointer_append(r.child("weight_block_size"), 1), 1, 1 << 20));
-    }
-    cq.attention_excluded = excludes_attention("modules_to_not_convert");
-    cq.applied = "fp8" + block + " weights (quantization_config, fp32 block scales are negligible); embeddings and lm_head in bf16" +
-                 (cq.attention_excluded ? "; attention stays bf16" : "");
-  } else if (method == "mxfp4") {
-    cq.weights_dtype = "mxfp4";
-    cq.attention_excluded = excludes_attention("modules_to_not_convert");
-    cq.applied = std::string("mxfp4 expert and MLP weights (e2m1 + one e8m0 scale per 32)") +
-                 (cq.attention_excluded ? "; attention, router, embeddings and lm_head stay bf16" : "");
-  } else if (method == "awq" || method == "gptq") {
-    const int64_t bits = r.integer_or({"bits", "w_bit"}, 2, 8, 4);
-    if (bits != 4 && bits != 8)
-      fail(error_code::kInvalidValue, r.child("bits"), "only 4- and 8-bit " + method + " checkpoints are priced; set precision.weights");
-    cq.weights_dtype = bits == 4 ? "int4" : "int8";
-    cq.group_size = static_cast<int>(r.integer_or({"group_size", "q_group_size"}, -1, 1 << 20, 128));
-    if (cq.group_size < 0) cq.group_size = 0;  // -1: per-channel
-    cq.attention_excluded = excludes_attention("modules_to_not_convert");
-    cq.applied = method + " int" + std::to_string(bits) + " weight-only, group size " + std::to_string(cq.group_size) +
-                 "; embeddings and lm_head in bf16";
-  } else if (method == "compressed-tensors" || method == "compressed_tensors") {
-    // config_groups: {"group_0": {"weights": {"num_bits", "type", "group_size"}, "input_activations": ...}}
-    const std::string format = lower(r.string_or("format", ""));
-    int64_t bits = 0;
-    std::string kind;
-    int64_t group = 0;
-    if (r.has("config_groups") && r.at("config_groups").is_object()) {
-      for (auto it = r.at("config_groups").begin(); it != r.at("config_groups").end(); ++it) {
-        const json& g = it.value();
-        if (!g.is_object() || !g.contains("weights") || !g["weights"].is_object()) continue;
-        const json& w = g["weights"];
-        const std::string wp = pointer_append(pointer_append(r.child("config_groups"), it.key()), "weights");
-        if (w.contains("num_bits")) bits = read_integer(w["num_bits"], pointer_append(wp, "num_bits"), 1, 32);
-        if (w.contains("type") && w["type"].is_string()) kind = w["type"].get<std::string>();
-        if (w.contains("group_size") && !w["group_size"].is_null())
-          group = read_integer(w["group_size"], pointer_append(wp, "group_size"), 0, 1 << 20);
-        break;
-      }
-    }
-    if (format.find("nvfp4") != std::string::npos || (bits == 4 && kind == "float")) cq.weights_dtype = "nvfp4";
-    else if (bits == 8 && kind == "float") cq.weights_dtype = "fp8";
-    else if (bits == 8) cq.weights_dtype = "int8";
-    else if (bits == 4) cq.weights_dtype = "int4", cq.group_size = static_cast<int>(group);
-    else
-      fail(error_code::kInvalidValue, r.child("config_groups"),
-           "compressed-tensors scheme not understood (need weights num_bits 4 or 8); set precision.weights explicitly");
-    if (r.has("kv_cache_scheme") && r.at("kv_cache_scheme").is_object()) cq.kv_cache_dtype = "fp8";
-    cq.attention_excluded = excludes_attention("ignore");
-    cq.applied = "compressed-tensors " + cq.weights_dtype + " weights" + (cq.kv_cache_dtype.empty() ? "" : ", fp8 KV cache") +
-                 (cq.attention_excluded ? "; attention kept in bf16" : "");
-  } else if (method == "modelopt") {
-    const std::string algo = lower(r.string_or("quant_algo", ""));
-    if (algo == "fp8") cq.weights_dtype = "fp8";
-    else if (algo == "nvfp4") cq.weights_dtype = "nvfp4";
-    else
-      fail(error_code::kInvalidValue, r.child("quant_algo"),
-           "ModelOpt quant_algo '" + printable(algo) + "' not understood (FP8, NVFP4); set precision.weights explicitly");
-    const std::string kv = lower(r.string_or("kv_cache_quant_algo", ""));
-    if (kv == "fp8") cq.kv_cache_dtype = "fp8";
-    else if (!kv.empty())
-      fail(error_code::kInvalidValue, r.child("kv_cache_quant_algo"),
-           "ModelOpt kv_cache_quant_algo '" + printable(kv) + "' not understood (FP8); set precision.kv_cache explicitly");
-    cq.applied = "ModelOpt " + cq.weights_dtype + " weights" + (cq.kv_cache_dtype.empty() ? "" : ", fp8 KV cache");
-  } else if (method == "bitsandbytes") {
-    cq.weights_dtype = r.boolean_or("load_in_4bit", false) ? "int4" : "int8";
-    cq.group_size = 64;
-    cq.applied = "bitsandbytes " + cq.weights_dtype + " weight-only (priced as int weight-only, blocks of 64)";
-  } else {
-    fail(error_code::kInvalidValue, r.child("quant_method"),
-         "quant_method '" + printable(method) +
-             "' not understood (known: fp8, mxfp4, awq, gptq, compressed-tensors, modelopt, bitsandbytes); "
-             "remove quantization_config and set precision.weights");
-  }
-  // Its other keys accounted for like the config's own (hf_keys.cpp).
-  for (const char* k : {"activation_scheme", "fmt", "quantization_status", "global_compression_ratio", "version",
-                        "checkpoint_format", "model_name_or_path", "model_file_base_name", "desc_act", "damp_percent",
-                        "true_sequential", "static_groups", "quant_algo"})
-    r.neutral(k, "quantizer settings that change no stored byte (scale scheme, fp8 encoding, status, calibration options)");
-  account_for_keys(r, "quantization_config.", true, m);
-}
-
 std::string torch_dtype_name(const HfReader& r) {
   const std::string key = r.has("torch_dtype") ? "torch_dtype" : "dtype";
   if (!r.has(key) || !r.at(key).is_string()) return "";
@@ -322,39 +177,6 @@ void note_nonstandard_literals(const json& v, const std::string& path, std::vect
 
 }  // namespace hf
 
-void read_checkpoint_quantization(const json& q, const std::string& path, ModelArch& m) {
-  hf::read_quantization_config(q, path, m);
-}
-
-void apply_modelopt_quant(ModelArch& m, const json& hf_quant, const std::string& path) {
-  using namespace hf;
-  require_object(hf_quant, path);
-  const json* q = &hf_quant;
-  std::string qpath = path;
-  if (hf_quant.contains("quantization")) q = &hf_quant.at("quantization"), qpath = pointer_append(path, "quantization");
-  require_object(*q, qpath);
-  HfReader r(*q, qpath);
-  const std::string algo = lower(r.string_or("quant_algo", ""));
-  if (algo == "fp8") m.quant.weights_dtype = "fp8";
-  else if (algo == "nvfp4") m.quant.weights_dtype = "nvfp4";
-  else if (algo == "w4a16_awq" || algo == "w4a8_awq") m.quant.weights_dtype = "int4";
-  else
-    fail(error_code::kInvalidValue, r.child("quant_algo"),
-         "ModelOpt quant_algo '" + printable(algo) + "' not understood (FP8, NVFP4, W4A16_AWQ); set precision.weights");
-  const std::string kv = lower(r.string_or("kv_cache_quant_algo", ""));
-  if (kv == "fp8") m.quant.kv_cache_dtype = "fp8";
-  else if (!kv.empty())
-    fail(error_code::kInvalidValue, r.child("kv_cache_quant_algo"),
-         "ModelOpt kv_cache_quant_algo '" + printable(kv) + "' not understood (FP8); set precision.kv_cache explicitly");
-  m.quant.attention_excluded = read_unconverted_modules(r, "exclude_modules", m);
-  if (m.quant.weights_dtype == "int4") {
-    m.quant.group_size = static_cast<int>(r.integer_or({"group_size"}, 1, 1 << 20, 128));
-  }
-  account_for_keys(r, "hf_quant_config.quantization.", true, m);
-  m.quant.method = "modelopt";
-  m.quant.applied = "ModelOpt hf_quant_config: " + m.quant.weights_dtype + " weights" +
-                    (m.quant.kv_cache_dtype.empty() ? "" : ", fp8 KV cache") + "; lm_head in bf16";
-}
 
 ModelArch read_hf_config(const json& config, const std::string& path) {
   using namespace hf;
@@ -418,9 +240,15 @@ ModelArch read_hf_config(const json& config, const std::string& path) {
 
   if (known) read_family(r, type, m);
   else read_by_structure(r, m);
-  // Wrappers (Qwen3-VL, Qwen3.5) may keep tie_word_embeddings beside text_config.
-  if (wrapped && !text.contains("tie_word_embeddings") && top.has("tie_word_embeddings"))
-    m.tied_embeddings = top.boolean_or("tie_word_embeddings", false);
+  // Wrappers (Qwen3-VL, Qwen3.5) may keep tie_word_embeddings beside text_config;
+  // with both (Kimi-K2.5), they must agree.
+  if (wrapped && top.has("tie_word_embeddings")) {
+    const bool outer = top.boolean_or("tie_word_embeddings", false);
+    if (!text.contains("tie_word_embeddings")) m.tied_embeddings = outer;
+    else if (outer != m.tied_embeddings)
+      fail(error_code::kConstraint, top.child("tie_word_embeddings"),
+           "tie_word_embeddings here disagrees with text_config's; which one the checkpoint follows is not guessed");
+  }
   if (m.head_dim == 0) m.head_dim = m.hidden_size / m.num_heads;
 
   // Quantization: in the text config or at the top level.

@@ -9,9 +9,28 @@
 namespace sightline::hf {
 
 // MoE layer placement: first_k_dense_replace / moe_layer_freq (DeepSeek, GLM),
-// decoder_sparse_step / mlp_only_layers (Qwen-MoE).
+// decoder_sparse_step / mlp_only_layers (Qwen-MoE). moe_layer_freq may also be
+// a list with one 0 (dense) or 1 (MoE) per layer (MiMo-V2 writes it so).
 void place_moe_layers(const HfReader& r, ModelArch& m) {
   m.moe.first_dense_layers = static_cast<int>(r.integer_or({"first_k_dense_replace"}, 0, 4096, 0));
+  if (r.has("moe_layer_freq") && r.at("moe_layer_freq").is_array()) {
+    const json& a = r.at("moe_layer_freq");
+    const std::string p = r.child("moe_layer_freq");
+    if (static_cast<int>(a.size()) != m.num_layers)
+      fail(error_code::kConstraint, p, "moe_layer_freq lists " + std::to_string(a.size()) + " layers but num_hidden_layers is " +
+                                          std::to_string(m.num_layers));
+    if (r.has("first_k_dense_replace") || r.has("decoder_sparse_step") || r.has("mlp_only_layers"))
+      fail(error_code::kConstraint, p, "a per-layer moe_layer_freq list with another placement key: which one holds is not guessed");
+    int first_moe = m.num_layers;
+    for (int i = 0; i < m.num_layers; ++i) {
+      const bool moe = read_integer(a[static_cast<size_t>(i)], pointer_append(p, static_cast<size_t>(i)), 0, 1) == 1;
+      m.layers[static_cast<size_t>(i)].ffn = moe ? LayerFfn::Moe : LayerFfn::Dense;
+      if (moe && first_moe == m.num_layers) first_moe = i;
+    }
+    if (first_moe == m.num_layers) fail(error_code::kConstraint, p, "moe_layer_freq marks no layer as MoE (1)");
+    m.moe.first_dense_layers = first_moe;  // the leading dense run, as the architecture object records it
+    return;
+  }
   m.moe.layer_step = static_cast<int>(r.integer_or({"moe_layer_freq", "decoder_sparse_step"}, 1, 4096, 1));
   std::set<int64_t> mlp_only;
   if (r.has("mlp_only_layers")) {
@@ -222,6 +241,9 @@ void read_llama_like_with_defaults(const HfReader& r, const std::string& type, b
   }
   if (type == "qwen3_5" && !patched.contains("intermediate_size") && patched.contains("moe_intermediate_size"))
     patched["intermediate_size"] = patched["moe_intermediate_size"];
+  // Hunyuan's remote code names the head width attention_head_dim.
+  if (type == "hunyuan" && !patched.contains("head_dim") && patched.contains("attention_head_dim"))
+    patched["head_dim"] = patched["attention_head_dim"];
   HfReader pr(patched, r.path());
   read_llama_like(pr, m);
   // What the patched reader used counts as used in the original.
@@ -378,6 +400,7 @@ std::string reader_for(const std::string& type) {
   if (type == "qwen3_vl_moe" || type == "qwen3_vl_moe_text") return "qwen3_moe";
   if (type == "qwen3_vl" || type == "qwen3_vl_text") return "qwen3";
   if (type == "qwen3_5" || type == "qwen3_5_text" || type == "qwen3_5_moe" || type == "qwen3_5_moe_text") return "qwen3_5";
+  if (type == "hunyuan_v1_moe") return "hunyuan";
   return type;
 }
 
@@ -386,6 +409,10 @@ void read_family(const HfReader& r, const std::string& family, ModelArch& m) {
   if (type == "qwen3_5") {
     read_llama_like_with_defaults(r, type, false, m);
     return read_qwen3_5(r, m);
+  }
+  if (type == "hunyuan" || type == "minimax_m2") {
+    read_llama_like_with_defaults(r, type, false, m);
+    return type == "hunyuan" ? read_hunyuan(r, family, m) : read_minimax_m2(r, m);
   }
   if (type == "gpt2") return read_gpt2(r, m);
   if (type == "falcon" || type == "RefinedWeb" || type == "RefinedWebModel") return read_falcon(r, m);

@@ -29,6 +29,9 @@ constexpr const char* kWhyNumerics = "constants inside an op already priced (nor
                                      "scaling, logit scales and caps, router score function and scale, clamps)";
 constexpr const char* kWhyMeta = "metadata (versions, class names, loader hints, output flags)";
 constexpr const char* kWhyMultimodal = "multimodal glue (vision/audio tower and projector settings: only text generation is priced)";
+constexpr const char* kWhyPretrainedDefaults =
+    "transformers' PretrainedConfig defaults that older versions wrote into every config: generation settings "
+    "(sampling, beams, lengths), task labels and encoder-decoder switches, none of which changes a decoder layer";
 constexpr const char* kWhyRoutingGroups =
     "expert routing restrictions (group-limited top-k): the experts' work and the all-to-all are priced for top-k routing";
 
@@ -66,7 +69,29 @@ const std::vector<NeutralKey>& neutral_keys() {
       {"projector_hidden_act", kWhyMultimodal}, {"multimodal_projector_bias", kWhyMultimodal},
       {"spatial_merge_size", kWhyMultimodal}, {"image_seq_length", kWhyMultimodal},
       {"vision_config", kWhyMultimodal}, {"audio_config", kWhyMultimodal}, {"vision_tower", kWhyMultimodal},
-      {"speech_config", kWhyMultimodal}};
+      {"speech_config", kWhyMultimodal}, {"media_placeholder_token_id", kWhyMultimodal},
+      {"use_unified_vision_chunk", kWhyMultimodal}, {"video_placeholder", kWhyMultimodal},
+      {"ignore_index", kWhyTraining}, {"router_jitter_noise", kWhyTraining},
+      {"add_cross_attention", kWhyPretrainedDefaults}, {"bad_words_ids", kWhyPretrainedDefaults},
+      {"begin_suppress_tokens", kWhyPretrainedDefaults}, {"chunk_size_feed_forward", kWhyPretrainedDefaults},
+      {"cross_attention_hidden_size", kWhyPretrainedDefaults}, {"diversity_penalty", kWhyPretrainedDefaults},
+      {"do_sample", kWhyPretrainedDefaults}, {"early_stopping", kWhyPretrainedDefaults},
+      {"encoder_no_repeat_ngram_size", kWhyPretrainedDefaults}, {"exponential_decay_length_penalty", kWhyPretrainedDefaults},
+      {"finetuning_task", kWhyPretrainedDefaults}, {"forced_bos_token_id", kWhyPretrainedDefaults},
+      {"forced_eos_token_id", kWhyPretrainedDefaults}, {"id2label", kWhyPretrainedDefaults},
+      {"label2id", kWhyPretrainedDefaults}, {"is_decoder", kWhyPretrainedDefaults},
+      {"is_encoder_decoder", kWhyPretrainedDefaults}, {"length_penalty", kWhyPretrainedDefaults},
+      {"max_length", kWhyPretrainedDefaults}, {"min_length", kWhyPretrainedDefaults},
+      {"no_repeat_ngram_size", kWhyPretrainedDefaults}, {"num_beam_groups", kWhyPretrainedDefaults},
+      {"num_beams", kWhyPretrainedDefaults}, {"num_return_sequences", kWhyPretrainedDefaults},
+      {"output_scores", kWhyPretrainedDefaults}, {"prefix", kWhyPretrainedDefaults},
+      {"problem_type", kWhyPretrainedDefaults},
+      {"remove_invalid_values", kWhyPretrainedDefaults}, {"repetition_penalty", kWhyPretrainedDefaults},
+      {"return_dict_in_generate", kWhyPretrainedDefaults}, {"suppress_tokens", kWhyPretrainedDefaults},
+      {"temperature", kWhyPretrainedDefaults}, {"tf_legacy_loss", kWhyPretrainedDefaults},
+      {"tie_encoder_decoder", kWhyPretrainedDefaults}, {"top_k", kWhyPretrainedDefaults},
+      {"top_p", kWhyPretrainedDefaults}, {"typical_p", kWhyPretrainedDefaults},
+      {"use_bfloat16", kWhyPretrainedDefaults}};
   return keys;
 }
 
@@ -108,7 +133,10 @@ void account_for_keys(const HfReader& r, const std::string& prefix, bool known_f
   for (const std::string& key : r.unread("")) {
     const char* why = r.neutral_reason(key);
     if (!why) why = neutral_key_reason(key);
-    if (!why && r.config().at(key).is_null()) why = "null (the key gives no value)";
+    const json& v = r.config().at(key);
+    if (!why && v.is_null()) why = "null (the key gives no value)";
+    // An empty list or object names nothing (pruned_heads {}: no head pruned).
+    if (!why && v.is_structured() && v.empty()) why = "empty (the key gives no value)";
     if (why) {
       m.import.ignored_keys.push_back(prefix + key);
       ignored_by_reason[why].push_back(prefix + key);
@@ -162,6 +190,15 @@ const std::vector<UnpricedFeature>& unpriced_features() {
       {{"hc_mult", "hc_sinkhorn_iters", "hc_eps"}, {}, "hyper-connections (hc_mult residual streams per layer)"},
       {{"num_hash_layers"}, {}, "hash-routed MoE layers"},
       {{"block_configs"}, {"nemotron-nas"}, "per-block layer configurations (each block's attention and FFN differ)"},
+      {{"swa_num_attention_heads", "swa_num_key_value_heads", "swa_head_dim", "swa_v_head_dim"},
+       {"mimo_v2_flash", "mimo_v2"},
+       "per-kind attention shapes: sliding-window layers with their own query and KV head counts and head widths "
+       "(swa_*), beside full-attention layers whose value heads are narrower than their key heads (MiMo-V2)"},
+      {{"global_head_dim", "num_global_key_value_heads", "attention_k_eq_v", "enable_moe_block"},
+       {"gemma4", "gemma4_text"},
+       "Gemma-4's layer kinds: global layers with their own head shape (global_head_dim, num_global_key_value_heads) "
+       "whose keys double as values (attention_k_eq_v), and, in the MoE models, a dense MLP beside the MoE block in "
+       "every layer (enable_moe_block)"},
       {{"moe_latent_size"}, {},
        "latent MoE: routed experts run at moe_latent_size behind a down- and up-projection, not at hidden_size"}};
   return features;

@@ -85,6 +85,10 @@ class HfReader {
 };
 
 std::string activation_from_hf(const std::string& act);
+std::string lower(std::string s);
+// quantization_config (inside config.json) as the checkpoint's weight format,
+// unquantized modules and KV dtype (hf_quant.cpp).
+void read_quantization_config(const json& q, const std::string& path, ModelArch& m);
 // Layer types from a "layer_types" array; false when absent.
 bool read_layer_types(const HfReader& r, ModelArch& m, int64_t window, int64_t chunk);
 // Common transformer keys (Llama naming).
@@ -110,6 +114,9 @@ const char* neutral_key_reason(const std::string& key);
 
 // The family's keys (model_type `type`) into `m` (hf_families.cpp).
 void read_family(const HfReader& r, const std::string& type, ModelArch& m);
+// Hunyuan (hunyuan, hunyuan_v1_moe) and MiniMax-M2 (hf_moe_families.cpp), after read_llama_like.
+void read_hunyuan(const HfReader& r, const std::string& type, ModelArch& m);
+void read_minimax_m2(const HfReader& r, ModelArch& m);
 // An unknown model_type: the standard decoder keys and windows only, so that
 // account_for_keys refuses whatever else the config says.
 void read_by_structure(const HfReader& r, ModelArch& m);

@@ -128,7 +128,7 @@ class StepBuilder {
         dims_(shard_dims(m, layout.tp)) {
     tokens_ = batch.total_new_tokens();
     act_bytes_ = dtype_bytes(p.activations);
-    weight_bytes_ = dtype_bytes(p.weights, is_integer_weight_only(p.weights) ? p.weight_group_size : 0);
+    weight_bytes_ = weight_storage_bytes(p);
     gemm_dtype_ = gemm_compute_dtype(p);
   }
 
@@ -165,8 +165,8 @@ class StepBuilder {
   }
 
   void add_gemm(const std::string& name, double count, int64_t mm, int64_t nn, int64_t kk, bool bias = false) {
-    if (in_mixer_ && p_.mixer_weights_unquantized) {
-      // The checkpoint keeps this mixer's weights in the activation dtype.
+    if ((in_mixer_ && p_.mixer_weights_unquantized) || (in_dense_ffn_ && p_.dense_ffn_weights_unquantized)) {
+      // The checkpoint keeps this mixer's (or dense MLP's) weights in the activation dtype.
       const Dtype d = p_.activations == Dtype::FP8 ? Dtype::BF16 : p_.activations;
       out_.ops.push_back(make_gemm_operator(name, count, mm, nn, kk, act_bytes_, dtype_bytes(d), d, bias, 0.0));
       return;
@@ -447,10 +447,12 @@ class StepBuilder {
     const int64_t t = tokens_;
     const int64_t h = m_.hidden_size;
     const int64_t up = (m_.gated_mlp ? 2 : 1) * intermediate_per_gpu;
+    in_dense_ffn_ = true;
     add_gemm("mlp_up_proj", layers, t, up, h, m_.mlp_bias);
     add_activation("mlp_act", layers, static_cast<double>(t) * up,
                   static_cast<double>(t) * intermediate_per_gpu, m_.gated_mlp ? 6 : 8);
     add_gemm("mlp_down_proj", layers, t, h, intermediate_per_gpu, m_.mlp_bias);
+    in_dense_ffn_ = false;
   }
 
   // Shared experts see every token: a dense MLP of their combined size.
@@ -460,11 +462,13 @@ class StepBuilder {
     const int64_t t = tokens_;
     const int64_t h = m_.hidden_size;
     const int64_t shared_inter = (moe.shared_intermediate() + layout_.tp - 1) / layout_.tp;
+    in_dense_ffn_ = true;
     add_gemm("moe_shared_up_proj", layers, t, (m_.gated_mlp ? 2 : 1) * shared_inter, h);
     add_activation("moe_shared_act", layers,
                   static_cast<double>(t) * (m_.gated_mlp ? 2 : 1) * shared_inter, static_cast<double>(t) * shared_inter,
                   6);
     add_gemm("moe_shared_down_proj", layers, t, h, shared_inter);
+    in_dense_ffn_ = false;
   }
 
   // One grouped GEMM over the experts hit: `load.experts_hit` problems of
@@ -669,6 +673,7 @@ class StepBuilder {
   double act_bytes_ = 2;
   double weight_bytes_ = 2;
   bool in_mixer_ = false;  // building a layer's attention / recurrent mixer
+  bool in_dense_ffn_ = false;  // building a dense MLP or the shared experts
   Dtype gemm_dtype_ = Dtype::BF16;
   StepOperators out_;
 };

@@ -81,10 +81,17 @@ struct Precision {
   Dtype activations = Dtype::BF16;
   Dtype kv_cache = Dtype::BF16;
   int weight_group_size = 128;  // int4/int8 weight-only quantization groups
+  // Asymmetric groups store a zero point beside each scale; a symmetric
+  // checkpoint (compressed-tensors "symmetric": true, AWQ "zero_point": false)
+  // stores the scale only.
+  bool weight_zero_point = true;
   // The checkpoint keeps attention (and MLA / linear-attention / SSM mixer)
   // weights in the activation dtype and quantizes the MLPs and experts only
   // (gpt-oss MXFP4).
   bool mixer_weights_unquantized = false;
+  // The checkpoint keeps dense MLPs and shared experts in the activation dtype
+  // and quantizes the routed experts only (Kimi-K2.5's int4 ignore list).
+  bool dense_ffn_weights_unquantized = false;
   // The GPU has block-scaled FP4 tensor cores: fp4 weights run W4A4 at the
   // fp4 peak; without them they are dequantized to the activation dtype.
   bool fp4_tensor_cores = false;
@@ -168,6 +175,15 @@ struct ShardDims {
   int64_t vocab = 0;
 };
 ShardDims shard_dims(const ModelArch& m, int tp);
+
+// Storage bytes per quantized weight under `p`: the dtype with its group
+// scales (and zero points) for the integer weight-only formats. The one rule
+// the step's GEMMs and the memory accounting share.
+double weight_storage_bytes(const Precision& p);
+// The layout of a checkpoint's own quantized weights (which modules stay
+// unquantized, zero points, group size) onto `p`, whose weights dtype is the
+// checkpoint's: one place for every reader of a checkpoint's precision.
+void apply_checkpoint_layout(const CheckpointQuant& q, Precision& p);
 
 // KV-cache bytes one token occupies on one GPU, over `layers` layers.
 double kv_bytes_per_token_per_gpu(const ModelArch& m, const Precision& p, int tp, int layers);

@@ -33,7 +33,8 @@ int64_t attention_params(const ModelArch& m) {
     p = h * (q_proj + 2 * kv_out) + q_out * h;
     if (m.attention_bias || m.qkv_bias) p += q_proj + 2 * kv_out;
     if (m.attention_bias) p += h;
-    if (m.qk_norm) p += 2 * m.head_dim;
+    // One norm weight per head dim, or per channel of the whole q and k projections.
+    if (m.qk_norm) p += m.qk_norm_per_layer ? q_out + kv_out : 2 * m.head_dim;
   }
   if (m.attention_sinks) p += m.num_heads;
   return p;
@@ -96,7 +97,7 @@ LayerParams layer_params(const ModelArch& m, const ModelLayer& kind) {
       const int64_t expert = mlp_params(h, moe.expert_intermediate_size, m.gated_mlp, moe.expert_bias || m.mlp_bias);
       const int64_t shared = moe.shared_intermediate() > 0 ? mlp_params(h, moe.shared_intermediate(), m.gated_mlp, m.mlp_bias) : 0;
       // Router; a shared expert of its own size also has a scalar gate (Qwen-MoE).
-      int64_t router = h * moe.num_experts + (moe.expert_bias ? moe.num_experts : 0);
+      int64_t router = h * moe.num_experts + (moe.expert_bias ? moe.num_experts : 0) + (moe.router_bias ? moe.num_experts : 0);
       if (moe.shared_intermediate_size > 0) router += h;
       p.mlp = expert * moe.num_experts + shared + router;
       p.routed_experts = expert * moe.num_experts;

@@ -59,7 +59,12 @@ Precision read_precision(const json* v, const std::string& path, const GpuSpec& 
                                             : dtype_name(p.activations == Dtype::FP8 ? Dtype::BF16 : p.activations)));
   p.weight_group_size = static_cast<int>(
       r.integer("weight_group_size", 0, 1 << 20, ckpt_weights && q.group_size > 0 ? q.group_size : 128));
-  p.mixer_weights_unquantized = ckpt_weights && q.attention_excluded;
+  // The checkpoint's layout (unquantized modules, zero points) holds only for its own weights.
+  if (ckpt_weights) {
+    const int group = p.weight_group_size;
+    apply_checkpoint_layout(q, p);
+    p.weight_group_size = group;  // the scenario's weight_group_size, if given, wins
+  }
   p.fp4_tensor_cores = gpu.peak_tflops.fp4 > 0;
   if (ckpt_weights || ckpt_kv) p.from_checkpoint = q.applied;
   if (ckpt_weights && p.weights == Dtype::FP8 && gpu.peak_tflops.fp8 <= 0)
