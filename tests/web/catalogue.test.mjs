@@ -49,8 +49,9 @@ test('serving and training cards, tables and dropdowns carry the catalogue\'s wo
   // Selects without a preset or policy list take the parameter schema's choices; number
   // inputs take its range, and a shown default is the schema's.
   const param = (pointer) => reg.parameters.find((q) => q.pointer === pointer);
+  // (after their "From the model" choice, the empty value that leaves the key to the model's config)
   for (const [select, pointer] of [['weights', '/precision/weights'], ['kv_cache', '/precision/kv_cache']]) {
-    assert.deepEqual(await page.$$eval(`#${select} option`, (els) => els.map((o) => o.value)), param(pointer).choices, select);
+    assert.deepEqual(await page.$$eval(`#${select} option`, (els) => els.map((o) => o.value)), ['', ...param(pointer).choices], select);
   }
   for (const [input, pointer] of [['sim_block_size', '/serving/kv_cache/block_size'], ['sim_gpu_util', '/serving/kv_cache/gpu_memory_utilization'],
     ['spec_k', '/serving/speculative/k'], ['sim_num_requests', '/serving/workload/num_requests']]) {

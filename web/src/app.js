@@ -748,7 +748,7 @@ async function init() {
     state.measured = validation.measured;
     form.populate({ scenarios, models, gpus, interconnects });
     fillPicker($('scenario'), scenarios, { models: new Map(models.map((m) => [m.id, m])), gpus: new Map(gpus.map((g) => [g.id, g])) });
-    custom.init({ gpus });
+    custom.init({ gpus, models });
     dependent.init({ gpus, interconnects, currentMode: () => (state.base ? modeOf(state.base) : 'latency') });
     for (const g of gpus) state.gpus.set(g.id, g);
     for (const s of scenarios) state.scenarios.set(s.id, s);

@@ -21,6 +21,7 @@ const GPU_FIELDS = [
 ];
 
 let gpuPresets = new Map();
+let modelPresets = new Map();
 let baseGpu = null;       // the spec the custom GPU starts from (a preset's, or the scenario's own)
 let lastPresetGpu = null; // the preset chosen before "Custom GPU"
 let problem = null;       // a located error of the inputs here, shown instead of running
@@ -35,8 +36,9 @@ function option(value, text) {
 const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** Adds the two options and wires the panels. */
-export function init({ gpus }) {
+export function init({ gpus, models = [] }) {
   gpuPresets = new Map(gpus.map((g) => [g.id, g]));
+  modelPresets = new Map(models.map((m) => [m.id, m]));
   $('model').append(option(HF_OPTION, 'Your own model: Hugging Face config.json…'));
   $('gpu').append(option(GPU_OPTION, 'Custom GPU: your own numbers…'));
   $('gpu').addEventListener('focus', () => { if (gpuPresets.has($('gpu').value)) lastPresetGpu = $('gpu').value; });
@@ -46,16 +48,22 @@ export function init({ gpus }) {
     showPanels();
   });
   $('model').addEventListener('change', showPanels);
+  // A model preset that carries its checkpoint's quantization (gpt-oss's mxfp4) runs in it, as a pasted config does.
+  $('model').addEventListener('change', () => {
+    const m = modelPresets.get($('model').value);
+    if (m) adoptCheckpointPrecision(checkpointQuant(m));
+  });
   $('hf_id').addEventListener('input', explainHubId);
-  $('hf_config').addEventListener('input', notePrecision);
+  $('hf_config').addEventListener('input', () => notePrecision({ adopt: true }));
   $('hf-upload').addEventListener('click', () => $('hf-file').click());
   $('hf-file').addEventListener('change', async (e) => {
     const file = e.target.files && e.target.files[0];
     e.target.value = '';
     if (!file) return;
     $('hf_config').value = file.size > MAX_CONFIG_CHARS ? '' : await file.text();
-    $('hf-note').textContent = file.size > MAX_CONFIG_CHARS ? `${file.name} is larger than a config.json can be (${MAX_CONFIG_CHARS / 1024} KiB).` : '';
-    notePrecision();
+    // A file past the limit is refused with this message (the note below would clear it).
+    if (file.size > MAX_CONFIG_CHARS) $('hf-note').textContent = `${file.name} is larger than a config.json can be (${MAX_CONFIG_CHARS / 1024} KiB).`;
+    else notePrecision({ adopt: true });
     $('hf_config').dispatchEvent(new Event('change', { bubbles: true }));
   });
 }
@@ -260,8 +268,15 @@ function explainHubId() {
     link, ' (gated models need you to sign in there), then paste it or upload it below.');
 }
 
-/** What the config says about its weights; the precision fields stay the user's choice. */
-function notePrecision() {
+/**
+ * What the config says about its weights. A checkpoint that states its own
+ * quantization (gpt-oss's mxfp4, DeepSeek-V3's fp8 blocks) runs in it: the
+ * Weights (and, when the config states one, KV cache) choice goes back to
+ * "From the model", which leaves the key out for the engine to take the
+ * config's; choosing a dtype afterwards overrides it. `adopt`: only when the
+ * user pastes or uploads a config (a scenario loaded with its own precision keeps it).
+ */
+function notePrecision({ adopt = false } = {}) {
   let config = null;
   try {
     config = JSON.parse($('hf_config').value);
@@ -269,14 +284,37 @@ function notePrecision() {
   const parts = [];
   if (isObject(config)) {
     if (typeof config.torch_dtype === 'string') parts.push(`torch_dtype ${config.torch_dtype}`);
-    const q = config.quantization_config;
-    if (isObject(q)) {
+    const q = checkpointQuant(config);
+    if (q) {
       const bits = q.bits ?? q.w_bit ?? (q.load_in_4bit ? 4 : q.load_in_8bit ? 8 : undefined);
-      parts.push(`quantization_config ${[q.quant_method, bits !== undefined ? `${bits}-bit` : '', q.group_size ?? q.q_group_size ? `group ${q.group_size ?? q.q_group_size}` : '']
-        .filter(Boolean).join(', ')}: set Weights below to match (int4 or int8 weight-only, fp8)`);
+      parts.push(`quantization ${[q.quant_method, bits !== undefined ? `${bits}-bit` : '', q.group_size ?? q.q_group_size ? `group ${q.group_size ?? q.q_group_size}` : '']
+        .filter(Boolean).join(', ')}: Weights follow it ("From the model"); choose a dtype to override`);
+      if (adopt) adoptCheckpointPrecision(q);
     }
   }
   $('hf-note').textContent = parts.length ? `The config says ${parts.join('; ')}.` : '';
+}
+
+/** The quantization block a config or model preset carries, or null. */
+function checkpointQuant(config) {
+  if (!isObject(config)) return null;
+  if (isObject(config.quantization_config)) return config.quantization_config;
+  return isObject(config.compression_config) ? config.compression_config : null;
+}
+
+/** Weights (and a stated KV cache dtype) back to "From the model" for a quantized checkpoint. */
+function adoptCheckpointPrecision(q) {
+  if (!q) return;
+  fromTheModel('weights');
+  if (isObject(q.kv_cache_scheme) || typeof q.kv_cache_quant_algo === 'string') fromTheModel('kv_cache');
+}
+
+/** Sets a precision select to its "From the model" choice, as the user would. */
+function fromTheModel(id) {
+  const select = $(id);
+  if (!select || select.value === '' || ![...select.options].some((o) => o.value === '')) return;
+  select.value = '';
+  select.dispatchEvent(new Event('change', { bubbles: true }));
 }
 
 const fmtB = (v) => `${v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2)} B`;

@@ -15,6 +15,8 @@ import { groupGpus } from './gpu-links.js';
 
 const CUSTOM_MODEL = '__custom__';
 const NO_LINK = '';
+// The empty choice of a precision select: the model's own dtype (its checkpoint's, else the activations').
+export const FROM_THE_MODEL = "From the model (its config's, else the activations')";
 
 function pointerParts(path) {
   return path.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
@@ -412,9 +414,11 @@ export const FIELDS = [
     id: 'disagg_tp', path: `${POOLS}/0/tp`, kind: 'int', section: SIM, group: 'disagg', aliases: [`${POOLS}/1/tp`],
     show: (s) => disaggShown(s, 'tp'), write: (s) => writeDisagg(s),
   },
-  { id: 'weights', path: '/precision/weights', kind: 'select' },
+  // Weights and KV cache default to the model's own (a checkpoint's quantization, else
+  // the activations' dtype): the empty choice leaves the key out for the engine to decide.
+  { id: 'weights', path: '/precision/weights', kind: 'select', optional: true, emptyLabel: FROM_THE_MODEL },
   { id: 'activations', path: '/precision/activations', kind: 'select' },
-  { id: 'kv_cache', path: '/precision/kv_cache', kind: 'select', section: 'serving' },
+  { id: 'kv_cache', path: '/precision/kv_cache', kind: 'select', section: 'serving', optional: true, emptyLabel: FROM_THE_MODEL },
 
   // training: parallelism
   { id: 'train_dp', path: `${TRAINING_PAR}/dp`, kind: 'int', section: 'training', showDefault: true, gpus: true },
@@ -605,7 +609,8 @@ function applySchema(f) {
     if (!values.length && p.type === 'integer' && Number.isInteger(p.min) && Number.isInteger(p.max) && p.max - p.min <= 16) {
       values = Array.from({ length: p.max - p.min + 1 }, (_, i) => String(p.min + i));
     }
-    if (values.length) fillSelect(input, values.map((v) => option(v, v)));
+    const options = values.map((v) => option(v, v));
+    if (values.length) fillSelect(input, f.emptyLabel ? [option(NO_LINK, f.emptyLabel), ...options] : options);
   }
 }
 
