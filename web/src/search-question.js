@@ -71,7 +71,7 @@ export function withMeanLength(spec, mean) {
  *   {question: 'rate' (cheapest at the target rate) | 'budget' (best within the GPU budget),
  *    workload: scenario record (simulate), model, rate, maxGpus, promptTokens, outputTokens (means), ttftMs, tpotMs,
  *    ttftPct, tpotPct ('joint' | 'p50' … 'p99', default joint), attainment (of the joint bounds),
- *    gpus: [{gpu, price, intra_node, inter_node}], maxNumSeqs: "64, 128", chunked: 'both'|'on'|'off',
+ *    gpus: [{gpu, price, intra_node, inter_node, node_gpus}] (node_gpus: the node size its values propose, gpu-links.js), maxNumSeqs: "64, 128", chunked: 'both'|'on'|'off',
  *    ratios: "colocated, 1:1" (prefill:decode pools; empty: colocated only), mixed: boolean (mixed pools),
  *    adp: "1, 4" (attention data-parallel group sizes, MoE models; empty: the workload's own)}
  * The optional axes are written as `sightline search` reads them (prefill_decode_ratio, mixed_pools,
@@ -141,8 +141,12 @@ export function buildQuestion(v) {
     if (mean !== meanLength(base.serving.workload[key])) base.serving.workload[key] = withMeanLength(base.serving.workload[key], mean);
   }
   // The base must validate on its own: the search replaces hardware and layout per candidate.
-  base.hardware = { gpu: gpus[0].gpu, gpus_per_node: 8, intra_node: gpus[0].intra_node };
-  base.serving.parallelism = { tp: 8, pp: 1 };
+  // One node of the first GPU: its own node size (node_gpus, from its values),
+  // or, for a GPU that states none, the largest split the question asks for.
+  const perNode = Number.isInteger(v.gpus[0].node_gpus) && v.gpus[0].node_gpus > 0 ? v.gpus[0].node_gpus : Math.max(...tps);
+  base.hardware = { gpu: gpus[0].gpu, gpus_per_node: perNode };
+  if (perNode > 1 && gpus[0].intra_node) base.hardware.intra_node = gpus[0].intra_node;
+  base.serving.parallelism = { tp: perNode, pp: 1 };
   delete base.serving.cluster;
   const question = { base };
   if (!budget) question.target_qps = target;
