@@ -169,3 +169,28 @@ test('pasting another link into the address bar loads it', async () => {
   assert.equal(await page.isVisible('#modified'), false);
   await page.close();
 });
+
+test('a result priced through a cluster calibration says "calibrated with NAME"; without one it says nothing', async () => {
+  // Issue 39: a calibration changed the numbers but nothing said the result was calibrated.
+  const calibration = {
+    id: 'my-cluster', source: 'sightline fit on two vLLM runs (test)',
+    factors: { compute_efficiency_scale: 0.9, memory_efficiency_scale: 0.8, comm_efficiency_scale: 1, host_us_per_step: 100 },
+  };
+  const link = share.encodeLink({ preset: 'I1.1', overrides: { cost_model: { calibration } } });
+  const page = await freshPage();
+  await page.goto(`${server.url}#${link}`);
+  await waitDone(page, 'I1.1');
+  await page.waitForSelector('#calibrated-badge:not([hidden])');
+  assert.equal(await page.textContent('#calibrated-badge'), 'calibrated with my-cluster');
+  assert.match(await page.getAttribute('#calibrated-badge', 'title'), /memory x0\.8/);
+  const scenario = scenarioPreset('I1.1');
+  scenario.cost_model = { ...(scenario.cost_model || {}), calibration };
+  const expected = cli(scenario);
+  assert.equal(expected.calibration.id, 'my-cluster');
+  assert.equal(await page.getAttribute('[data-metric="ttft_ms"]', 'data-value'), fixed3(expected.metrics.ttft_ms));
+  // Back to the plain preset: the chip goes.
+  await page.selectOption('#scenario', 'I1.4');
+  await waitDone(page, 'I1.4');
+  assert.equal(await page.isHidden('#calibrated-badge'), true);
+  await page.context().close();
+});

@@ -283,7 +283,7 @@ function showMeasuredCheck(scenario, result) {
 /** Draws a result's view, then scales its headline numbers and shows their intervals and tier. */
 function renderView(v, result, warnings, scenario) {
   v.render(result, warnings, { scenario, gpus: state.gpus });
-  decorate(result, [$(v.section), $('headline')], $('accuracy-badge'));
+  decorate(result, [$(v.section), $('headline')], $('accuracy-badge'), $('calibrated-badge'));
   labelDominant(result);
 }
 

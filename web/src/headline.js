@@ -138,8 +138,25 @@ function renderBadge(badge, result) {
   badge.title = `${TIERS[tier] || 'Cost tier'}. ${measuredLine}${kernelLine}${acc.note ? `. ${acc.note}` : ''}. Open the accuracy page for the measured errors.`;
 }
 
-/** Scales every headline card under `roots` and updates the accuracy badge. */
-export function decorate(result, roots, badge) {
+/**
+ * "Calibrated with NAME" on a result priced through a cluster calibration
+ * (the result's `calibration`, the file `sightline fit` wrote): its factors
+ * scaled every kernel, so the figures are not the uncalibrated model's.
+ */
+function renderCalibrated(chip, result) {
+  const cal = result && result.calibration;
+  chip.hidden = !cal;
+  if (!cal) return;
+  chip.textContent = `calibrated with ${cal.id}`;
+  const f = cal.factors || {};
+  chip.title = `Priced with the cluster calibration "${cal.id}"${cal.source ? ` (${cal.source})` : ''}: compute x${f.compute_efficiency_scale}, `
+    + `memory x${f.memory_efficiency_scale}, collectives x${f.comm_efficiency_scale}, host +${f.host_us_per_step} µs per step.`;
+  chip.dataset.calibration = String(cal.id);
+}
+
+/** Scales every headline card under `roots` and updates the accuracy badge and the calibration chip. */
+export function decorate(result, roots, badge, calibratedChip) {
+  if (calibratedChip) renderCalibrated(calibratedChip, result);
   const list = keyMetrics(result);
   for (const root of roots) {
     if (!root) continue;
