@@ -20,7 +20,9 @@ StepCost LatencyJob::price(const BatchShape& batch) const {
   StepOptions options;
   options.attention = sv.attention;
   options.fusion = s_.cost_model.software_stack.fusion;
-  return cost_.price(build_forward_step(s_.model, s_.precision, sv.parallelism, batch, options));
+  // As the stack's engine runs it: a decode batch padded to its CUDA-graph size.
+  return cost_.price(
+      build_served_step(s_.model, s_.precision, sv.parallelism, batch, options, s_.cost_model.software_stack));
 }
 
 // The shared power model (perf/power.hpp), as the serving simulator applies it

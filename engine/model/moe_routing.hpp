@@ -14,10 +14,16 @@ struct MoeRouting {
   int experts_per_gpu = 0;      // experts resident on this GPU; 0: all of them
   int expert_tp = 0;            // ranks splitting one expert's intermediate; 0: the layout's tp
   // The imbalance model: on the busiest GPU each resident expert is chosen by a
-  // token with probability load_imbalance · top_k / E (capped at 1) instead of
-  // the uniform top_k / E; 1 is uniform routing. Without expert parallelism
-  // this is a pessimistic bound (every expert priced as a hot one).
+  // token with probability f · top_k / E (capped at 1) instead of the uniform
+  // top_k / E. f = load_imbalance (the systematic skew of hot experts after
+  // placement, 1: none) times, under expert parallelism, the busiest rank's
+  // sampling excess of this step's tokens (busiest_rank_sampling_factor).
+  // Without expert parallelism load_imbalance is a pessimistic bound (every
+  // expert priced as a hot one) and no sampling excess applies.
   double load_imbalance = 1.0;
+  // false: the busiest EP rank gets exactly its share of this step's tokens
+  // (a balanced reference, e.g. for showing what the sampling excess costs).
+  bool rank_sampling_excess = true;
   // Wide expert parallelism: the experts on this GPU serve the tokens of
   // attention_dp data-parallel ranks, which step together (the dispatch is a
   // barrier), each assumed to carry this step's token count...
@@ -44,6 +50,21 @@ struct MoeLoad {
 // and by all of them with (1 − p)^tokens: experts_hit = R·(1 − (1 − p)^tokens),
 // exact in expectation for independent tokens.
 MoeLoad expected_moe_load(int num_experts, int top_k, int64_t tokens, const MoeRouting& routing);
+
+// The busiest of `ranks` expert-parallel GPUs over the mean when a step routes
+// `assignments` (token, expert) pairs to them uniformly at random: per-rank
+// counts are binomial (mean mu = assignments / ranks, variance
+// mu·(1 − 1/ranks)), and the expected largest of `ranks` of them is
+// mu + z·sigma, z the expected maximum of `ranks` standard normals (Blom's
+// plotting position, Phi^-1((R − 0.375) / (R + 0.25))). Law of large numbers:
+// the excess shrinks as 1/sqrt(assignments per rank). At least 1, at most
+// `ranks` (one rank cannot get more than everything); 1 for one rank.
+double busiest_rank_sampling_factor(double assignments, int ranks);
+
+// The factor f of MoeRouting for `tokens` tokens per rank (group_tokens or
+// attention_dp applied as in expected_moe_load): load_imbalance times the
+// sampling excess of the busiest of the E_slots / experts_per_gpu ranks.
+double busiest_rank_factor(int num_experts, int top_k, int64_t tokens, const MoeRouting& routing);
 
 // x^n by repeated squaring: exact-order multiplications only, so native and
 // wasm agree bit for bit (libm pow need not).

@@ -136,6 +136,7 @@ class StepBuilder {
     // A step has a few dozen operators: one allocation instead of a
     // reallocation (and copy of every Operator) each time the list doubles.
     out_.ops.reserve(kTypicalStepOperators);
+    for (const SeqChunk& q : batch_.seqs) out_.sequences += q.new_tokens > 0 ? 1 : 0;
     add_embedding();
     if (mtp_module_) add_mtp_input();
     // Identical layers are priced together, one group per layer kind.

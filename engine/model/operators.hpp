@@ -145,6 +145,11 @@ struct Operator {
 
 struct StepOperators {
   std::vector<Operator> ops;
+  // Sequences the step computes (build_forward_step counts the batch's), of
+  // which `padding_sequences` are dummies a CUDA graph's captured batch size
+  // adds (perf/graph_buckets.hpp): they cost GPU time, no host work.
+  int64_t sequences = 0;
+  int64_t padding_sequences = 0;
 };
 
 // One GEMM C[m,n] = A[m,k]·B[k,n] with A and C in the activation dtype and B

@@ -46,7 +46,7 @@ KernelFusion read_fusion(const json& names, const std::string& path) {
 }  // namespace
 
 json SoftwareStack::to_json() const {
-  return {{"id", id},
+  json j = {{"id", id},
           {"name", name},
           {"source", source},
           {"cuda_graphs", cuda_graphs},
@@ -57,12 +57,14 @@ json SoftwareStack::to_json() const {
           {"overlap_scheduler", overlap_scheduler},
           {"fused_kernels", fusion_to_json(fusion)},
           {"all_reduce", all_reduce.to_json()}};
+  if (cuda_graphs != "none") j["cuda_graph_batch_sizes"] = graph_batch_sizes.to_json();
+  return j;
 }
 
 SoftwareStack read_software_stack(const json& value, const std::string& path) {
   const json& v = value.is_string() ? require_preset("stacks", value.get<std::string>(), path) : value;
   ObjectReader r(v, path,
-                 {"id", "name", "source", "cuda_graphs", "kernel_launch_us", "graph_launch_us",
+                 {"id", "name", "source", "cuda_graphs", "cuda_graph_batch_sizes", "kernel_launch_us", "graph_launch_us",
                   "scheduler_us_per_step", "scheduler_us_per_sequence", "overlap_scheduler", "fused_kernels",
                   "all_reduce"});
   SoftwareStack s;
@@ -72,6 +74,15 @@ SoftwareStack read_software_stack(const json& value, const std::string& path) {
   // Every behaviour field is required: a profile that silently took zero
   // launch and scheduler costs would price a different stack than the user meant.
   s.cuda_graphs = r.choice("cuda_graphs", {"none", "decode", "all"});
+  // Which batch sizes the graphs were captured at decides padding and the
+  // eager fallback; a stack without graphs captures none.
+  if (s.cuda_graphs == "none") {
+    if (r.find("cuda_graph_batch_sizes"))
+      fail(error_code::kConstraint, r.child_path("cuda_graph_batch_sizes"),
+           "a stack with cuda_graphs \"none\" captures no batch sizes; remove cuda_graph_batch_sizes");
+  } else {
+    s.graph_batch_sizes = read_graph_buckets(r.required("cuda_graph_batch_sizes"), r.child_path("cuda_graph_batch_sizes"));
+  }
   s.kernel_launch_us = r.number("kernel_launch_us", 0, 1e5);
   s.graph_launch_us = r.number("graph_launch_us", 0, 1e6);
   s.scheduler_us_per_step = r.number("scheduler_us_per_step", 0, 1e7);
@@ -85,20 +96,37 @@ SoftwareStack read_software_stack(const json& value, const std::string& path) {
 HostTime host_time(const StepOperators& step, const SoftwareStack& stack) {
   HostTime h;
   bool has_prefill = false;
-  int64_t sequences = 0;
   double kernels = 0;
   for (const Operator& op : step.ops) {
     kernels += op.count;
     if (op.family == OpFamily::AttentionPrefill) has_prefill = true;
-    // Each attention operator covers every sequence of the step once per layer.
-    if (op.family == OpFamily::AttentionPrefill || op.family == OpFamily::AttentionDecode) sequences += op.seqs;
   }
+  // Scheduling, sampling and bookkeeping run once per real sequence: a
+  // graph's dummy rows are GPU work only. (Counted from the batch, not from
+  // the attention operators, which a model with several attention kinds —
+  // windowed and full layers — lists once per kind.)
+  h.sequences = std::max<int64_t>(0, step.sequences - step.padding_sequences);
   h.kernels = static_cast<int64_t>(std::llround(kernels));
-  h.graphs = stack.cuda_graphs == "all" || (stack.cuda_graphs == "decode" && !has_prefill);
+  const bool graph_step = stack.cuda_graphs == "all" || (stack.cuda_graphs == "decode" && !has_prefill);
+  // Above the largest captured size the engine runs the step eagerly.
+  h.graphs = graph_step && graph_bucket(stack.graph_batch_sizes, h.sequences) > 0;
   h.admits_prompts = has_prefill;
   h.launch_s = (h.graphs ? stack.graph_launch_us : stack.kernel_launch_us * kernels) * 1e-6;
-  h.scheduler_s = (stack.scheduler_us_per_step + stack.scheduler_us_per_sequence * static_cast<double>(sequences)) * 1e-6;
+  h.scheduler_s =
+      (stack.scheduler_us_per_step + stack.scheduler_us_per_sequence * static_cast<double>(h.sequences)) * 1e-6;
   return h;
+}
+
+StepOperators build_served_step(const ModelArch& m, const Precision& p, const ParallelLayout& layout,
+                                const BatchShape& batch, const StepOptions& options, const SoftwareStack& stack,
+                                BatchShape* ran) {
+  int64_t padding = 0;
+  const bool decode_graphs = stack.cuda_graphs != "none";
+  const BatchShape padded = graph_padded_batch(batch, stack.graph_batch_sizes, decode_graphs, &padding);
+  StepOperators ops = build_forward_step(m, p, layout, padded, options);
+  ops.padding_sequences = padding;
+  if (ran) *ran = padded;
+  return ops;
 }
 
 double step_wall_time_s(double gpu_s, const HostTime& host, const SoftwareStack& stack) {

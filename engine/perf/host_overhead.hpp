@@ -7,12 +7,14 @@
 #include "comm/allreduce_policy.hpp"
 #include "core/json_reader.hpp"
 #include "model/operators.hpp"
+#include "perf/graph_buckets.hpp"
 
 namespace sightline {
 
 struct SoftwareStack {
   std::string id, name, source;
   std::string cuda_graphs = "decode";  // none | decode | all
+  GraphBuckets graph_batch_sizes;      // captured decode batch sizes (cuda_graphs != none)
   double kernel_launch_us = 0;         // CPU time per eager launch
   double graph_launch_us = 0;          // CPU time per graph replay
   double scheduler_us_per_step = 0;
@@ -31,9 +33,21 @@ struct HostTime {
   int64_t kernels = 0;
   bool graphs = false;
   bool admits_prompts = false;  // the step runs prefill: its scheduling cannot be prepared ahead
+  int64_t sequences = 0;        // real sequences scheduled (graph padding excluded)
 };
 
+// Host time of a step: launches (one graph replay when the step is a graph
+// step whose real batch is within the captured sizes, else every kernel) and
+// scheduling (per step + per real sequence).
 HostTime host_time(const StepOperators& step, const SoftwareStack& stack);
+
+// The batch the stack's engine runs for `batch` (graph_padded_batch with this
+// stack's buckets) and the operators of that batch, the padding recorded on
+// them so that host time counts real sequences only. `ran`, when given,
+// receives the batch as run (padding included).
+StepOperators build_served_step(const ModelArch& m, const Precision& p, const ParallelLayout& layout,
+                                 const BatchShape& batch, const StepOptions& options, const SoftwareStack& stack,
+                                 BatchShape* ran = nullptr);
 
 // Wall time of a step whose kernels take `gpu_s`: launches overlap kernel
 // execution (the slower of the two wins); scheduling adds, unless the stack

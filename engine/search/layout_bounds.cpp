@@ -47,6 +47,7 @@ LayoutBounds layout_bounds(const Scenario& s, const Candidate& c) {
     options.moe.experts_per_gpu = slots / sim.moe.expert_parallel;
     options.moe.expert_tp = std::max(1, layout.tp / sim.moe.expert_parallel);
     options.moe.attention_dp = sim.moe.attention_data_parallel;
+    options.moe.rank_sampling_excess = false;  // a lower bound: the busiest rank at the mean
   }
   auto step_s = [&](const BatchShape& b) { return cost.price(build_forward_step(s.model, s.precision, layout, b, options)).time_s; };
   // Decode steps run on the decode pool: with mixed pools, its own GPU, link and tp.

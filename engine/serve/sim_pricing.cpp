@@ -6,6 +6,7 @@
 #include "core/error.hpp"
 #include "mem/inference_memory.hpp"
 #include "model/mtp.hpp"
+#include "serve/moe_step.hpp"
 #include "serve/simulation.hpp"
 
 namespace sightline::serve {
@@ -18,54 +19,6 @@ bool starts_with(const std::string& s, const char* prefix) { return s.rfind(pref
 
 }  // namespace
 
-// Expert parallelism moves every MoE layer's tokens to the experts' GPUs
-// (dispatch) and their outputs back (combine), in one of DeepEP's two kernel
-// sets:
-// - low latency (decode): one kernel sends every (token, expert) copy
-//   straight to the expert's GPU, fp8 with one fp32 scale per 128 channels;
-//   no counts exchange, no de-duplication.
-// - high throughput (prefill): the GPUs first exchange how many tokens each
-//   sends to each (a small all-to-all), then each token travels once per
-//   destination GPU, in the activation dtype.
-// The combine returns bf16 (the activation dtype) copies the same way. The
-// busiest GPU receives load_imbalance times the mean, and the all-to-all waits
-// for it. The group is priced on the pool's links (one NVL72 domain is one
-// flat group; a group wider than the node goes hierarchical).
-void Simulation::append_moe_all_to_all(const CostEntry& c, const BatchShape& shape, double act_b,
-                                       StepOperators& ops) const {
-  const int ep = spec_.moe.expert_parallel;
-  bool decode_only = !shape.seqs.empty();
-  for (const SeqChunk& q : shape.seqs)
-    if (q.cached_tokens <= 0 || q.new_tokens > kLowLatencyMaxTokensPerSeq) decode_only = false;
-  const bool low_latency = spec_.moe.all_to_all == AllToAllMode::LowLatency ||
-                           (spec_.moe.all_to_all == AllToAllMode::Auto && decode_only);
-  const double h = static_cast<double>(c.model->hidden_size);
-  const double tokens = static_cast<double>(shape.total_new_tokens());
-  const double k = c.model->moe.top_k;
-  const double hot = spec_.moe.load_imbalance;
-  // Copies of one token on the wire: top_k, or its distinct destination GPUs
-  // (each of the ep GPUs is missed by all k picks with probability (1 - 1/ep)^k).
-  const double copies = low_latency ? k : ep * (1.0 - ipow(1.0 - 1.0 / ep, c.model->moe.top_k));
-  const double fp8_row_b = h * (1.0 + 4.0 / 128.0);
-  const double dispatch_row_b = low_latency || s_.precision.activations == Dtype::FP8 ? fp8_row_b : h * act_b;
-  const double layers = c.model->num_moe_layers();
-  auto add = [&](const char* name, double message_bytes) {
-    Operator a2a;
-    a2a.name = name;
-    a2a.family = OpFamily::Collective;
-    a2a.collective = CollectiveKind::AllToAll;
-    a2a.count = layers;
-    a2a.group_size = ep;
-    a2a.message_bytes = message_bytes;
-    a2a.bytes = message_bytes;
-    a2a.compute_dtype = s_.precision.activations;
-    ops.ops.push_back(a2a);
-  };
-  if (!low_latency) add("moe_dispatch_counts", 4.0 * ep);
-  add("moe_dispatch", tokens * copies * dispatch_row_b * hot);
-  add("moe_combine", tokens * copies * h * act_b * hot);
-}
-
 double Simulation::price(int cost_index, const BatchShape& shape, int adapters, bool accumulate, PeakWork* work) {
   CostEntry& c = costs_[static_cast<size_t>(cost_index)];
   StepOptions options;
@@ -76,27 +29,16 @@ double Simulation::price(int cost_index, const BatchShape& shape, int adapters, 
   const bool mtp = c.draft && spec_.speculative.method == SpecMethod::Mtp;
   options.mtp_module = mtp;
   const bool routed = (!c.draft || mtp) && c.model->is_moe();
-  if (routed) {
-    // The step waits for the busiest GPU: its experts are load_imbalance
-    // times as likely to be chosen (model/moe_routing.hpp). Expert
-    // parallelism keeps E/ep experts per GPU, each split over tp/ep ranks.
-    options.moe.load_imbalance = spec_.moe.load_imbalance;
-    if (spec_.moe.expert_parallel > 1) {
-      // Wide EP (ep > tp): whole experts, serving the tokens of every
-      // attention data-parallel replica of the group.
-      options.moe.expert_slots = c.layout.expert_slots;
-      const int slots = c.layout.expert_slots > 0 ? c.layout.expert_slots : c.model->moe.num_experts;
-      options.moe.experts_per_gpu = slots / spec_.moe.expert_parallel;
-      options.moe.expert_tp = std::max(1, c.layout.tp / spec_.moe.expert_parallel);
-      options.moe.attention_dp = spec_.moe.attention_data_parallel;
-      // A lockstep group's target pass serves every rank's tokens (the
-      // draft's passes keep the per-rank estimate).
-      if (!c.draft) options.moe.group_tokens = group_moe_tokens_;
-    }
-  }
-  StepOperators ops = build_forward_step(*c.model, s_.precision, c.layout, shape, options);
+  // A lockstep group's target pass serves every rank's tokens (the draft's
+  // passes keep the per-rank estimate).
+  if (routed) options.moe = serving_moe_routing(spec_.moe, *c.model, c.layout, c.draft ? 0 : group_moe_tokens_);
+  // The engine pads a graph decode batch to its captured size: the dummy
+  // rows run every kernel, the all-to-alls included.
+  BatchShape ran;
+  StepOperators ops = build_served_step(*c.model, s_.precision, c.layout, shape, options, s_.cost_model.software_stack, &ran);
   const double act_b = dtype_bytes(s_.precision.activations == Dtype::FP8 ? Dtype::BF16 : s_.precision.activations);
-  if (routed && spec_.moe.expert_parallel > 1) append_moe_all_to_all(c, shape, act_b, ops);
+  if (routed && spec_.moe.expert_parallel > 1)
+    append_moe_all_to_all(spec_.moe, *c.model, s_.precision.activations, ran, options.moe, ops);
   if (!c.draft && spec_.lora.enabled && adapters > 0) {
     // Batched LoRA (SGMV/punica): a shrink GEMM to the rank and an expand GEMM
     // back, per target projection; each distinct adapter's weights are read once.

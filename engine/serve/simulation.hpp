@@ -113,11 +113,6 @@ class Simulation : private SchedulerHost, private ReplicaLoads {
     ParallelLayout layout;
     bool draft = false;
   };
-  // A step whose sequences all carry a KV cache and at most this many new
-  // tokens (decode, speculative verification) is a decode step for the
-  // all-to-all's auto mode.
-  static constexpr int64_t kLowLatencyMaxTokensPerSeq = 16;
-  void append_moe_all_to_all(const CostEntry& c, const BatchShape& shape, double act_b, StepOperators& ops) const;
 
   // events
   void on_arrival(int32_t id);

@@ -63,12 +63,15 @@ TEST_CASE("expected experts hit under top-k routing") {
     CHECK(hit >= last);
     last = hit;
   }
-  // Expert parallelism: a GPU holding E/8 experts sees an eighth of the load.
+  // Expert parallelism: a GPU holding E/8 experts sees an eighth of the load,
+  // times the busiest of the 8 GPUs' sampling excess (test_moe_imbalance.cpp).
   MoeRouting ep8;
   ep8.experts_per_gpu = 32;
   const MoeLoad all = expected_moe_load(256, 8, 64, uniform), part = expected_moe_load(256, 8, 64, ep8);
-  CHECK(part.experts_hit == doctest::Approx(all.experts_hit / 8));
-  CHECK(part.assignments == doctest::Approx(all.assignments / 8));
+  const double busiest = busiest_rank_sampling_factor(64.0 * 8, 8);
+  CHECK(busiest > 1.0);
+  CHECK(part.assignments == doctest::Approx(all.assignments / 8 * busiest));
+  CHECK(part.experts_hit <= all.experts_hit / 8 * busiest);
   // Imbalance makes the busiest GPU's experts hotter: more hits and more rows.
   MoeRouting hot = ep8;
   hot.load_imbalance = 1.5;

@@ -19,7 +19,7 @@ using namespace sightline::search;
 namespace {
 
 // Llama-2-7B on one node of 8 H100s, global batch 64 × 4096 tokens (T3.5).
-json small_question() {
+json small_training_question() {
   json q = json::parse(R"({
     "kind": "training_search", "base": "T3.5",
     "tp": [1, 2, 4, 16], "pp": [1, 2, 4], "micro_batch": [1, 2, 8, 16], "virtual_stages": [1, 2],
@@ -55,7 +55,7 @@ std::string error_path(const json& q) {
 }  // namespace
 
 TEST_CASE("training search: the answer is the fastest fitting configuration of a brute force through the run API") {
-  const TrainingSearchSpec spec = read_training_search(small_question());
+  const TrainingSearchSpec spec = read_training_search(small_training_question());
   const TrainPlan plan = plan_training_search(spec);
   const TrainingSearchResult r = run_search(spec, plan);
 
@@ -184,41 +184,41 @@ TEST_CASE("training search: tokens per dollar over two GPU options ranks by toke
 }
 
 TEST_CASE("training search: bad questions get located errors") {
-  json q = small_question();
+  json q = small_training_question();
   q["tp"] = json::array({2, "four"});
   CHECK(error_path(q) == "/tp/1");
-  q = small_question();
+  q = small_training_question();
   q["recompute"] = json::array({"none", "partial"});
   CHECK(error_path(q) == "/recompute/1");
-  q = small_question();
+  q = small_training_question();
   q["tpp"] = json::array({1});
   CHECK(error_path(q) == "/tpp");
-  q = small_question();
+  q = small_training_question();
   q["kind"] = "trainingsearch";
   CHECK(error_path(q) == "/kind");
-  q = small_question();
+  q = small_training_question();
   q["base"] = "I1.1";  // a serving scenario
   CHECK(error_path(q) == "/base/training");
-  q = small_question();
+  q = small_training_question();
   q["gpus"] = 12;  // T3.5 has 8 GPUs per node
   CHECK(error_path(q) == "/gpus");
-  q = small_question();
+  q = small_training_question();
   q["gpus"] = 16;  // two nodes, and T3.5 has no inter_node
   CHECK(error_path(q) == "/gpus/inter_node");
-  q = small_question();
+  q = small_training_question();
   q["objective"] = "tokens_per_usd";  // T3.5 has no price
   CHECK(error_path(q) == "/objective");
-  q = small_question();
+  q = small_training_question();
   q["objective"] = "tokens_per_usd";
   q["gpus"] = json::array({{{"gpu", "h100-sxm"}, {"count", 8}}});
   CHECK(error_path(q) == "/gpus/0/usd_per_hour");
-  q = small_question();
+  q = small_training_question();
   q["gpus"] = json::array({{{"gpu", "h100-sxm"}, {"usd_per_hour", 2}, {"count", json::array({8, 8})}}});
   CHECK(error_path(q) == "/gpus/0/count/1");
-  q = small_question();
+  q = small_training_question();
   q["gpus"] = json::array({{{"gpu", "h100-sxm"}, {"intra_node", "ib-ndr"}}});
   CHECK(error_path(q) == "/gpus/0/intra_node");
-  q = small_question();
+  q = small_training_question();
   q["zero_stage"] = json::array({4});
   CHECK(error_path(q) == "/zero_stage/0");
 }

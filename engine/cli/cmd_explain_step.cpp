@@ -1,0 +1,168 @@
+// sightline explain-step: one decode step of a serving scenario, taken apart
+// by mechanism. The step is built and priced as the serving simulator prices
+// it (the pool's layout, the stack's CUDA-graph padding and host model, the
+// MoE placement with its busiest-rank load and all-to-alls), then each
+// mechanism's share is the difference it makes:
+//   kernels            GPU time of the batch as requested, experts balanced
+//   graph padding      the dummy rows of the captured batch size
+//   expert imbalance   the busiest EP rank's excess (sampling + hot experts)
+//   all-to-all         DeepEP dispatch / combine
+//   host               launches and scheduling the stack leaves exposed
+// Each line names where its numbers come from.
+#include <iostream>
+
+#include "cli/cli_common.hpp"
+#include "cli/flags.hpp"
+#include "core/error.hpp"
+#include "core/json_text.hpp"
+#include "perf/cost_setup.hpp"
+#include "scenario/scenario.hpp"
+#include "serve/moe_step.hpp"
+
+namespace sightline::cli {
+
+namespace {
+
+constexpr int64_t kMaxExplainBatch = 1 << 16;
+constexpr int64_t kMaxExplainKv = 16 << 20;
+
+struct ExplainedPart {
+  std::string name;
+  double time_s = 0;
+  std::string source;
+};
+
+// The step's operators as the simulator builds them, without the host part.
+struct PricedVariant {
+  StepCost cost;
+  HostTime host;
+  double a2a_s = 0;
+  int64_t ran_batch = 0;
+};
+
+PricedVariant price_variant(const Scenario& s, const ParallelLayout& layout, const CostSetup& setup,
+                            const BatchShape& batch, const MoeRouting* routing, bool pad) {
+  StepOptions o;
+  o.attention = s.serving->attention;
+  o.fusion = s.cost_model.software_stack.fusion;
+  if (routing) o.moe = *routing;
+  SoftwareStack stack = s.cost_model.software_stack;
+  if (!pad) stack.graph_batch_sizes.every_size = true;  // the batch as requested
+  BatchShape ran;
+  StepOperators ops = build_served_step(s.model, s.precision, layout, batch, o, stack, &ran);
+  const serve::SimulationSpec* sim = s.serving->simulation.get();
+  if (routing && sim && sim->moe.expert_parallel > 1)
+    serve::append_moe_all_to_all(sim->moe, s.model, s.precision.activations, ran, *routing, ops);
+  PricedVariant v;
+  v.cost = setup.price(ops);
+  v.host = host_time(ops, s.cost_model.software_stack);
+  v.ran_batch = static_cast<int64_t>(ran.seqs.size());
+  for (const PricedOperator& p : v.cost.parts)
+    if (p.name.rfind("moe_dispatch", 0) == 0 || p.name == "moe_combine") v.a2a_s += p.time_s;
+  return v;
+}
+
+void print_explained_table(const json& out) {
+  std::cout << "decode step: " << out["batch"] << " sequences (" << out["batch_as_run"] << " as run) x "
+            << out["kv_len"] << " cached tokens, stack " << out["stack"].get<std::string>() << "\n";
+  for (const json& p : out["mechanisms"])
+    std::cout << "  " << p["name"].get<std::string>() << "\t" << fixed(p["time_us"], 1) << " us\t"
+              << fixed(p["share"].get<double>() * 100, 1) << "%\n";
+  std::cout << "  step\t" << fixed(out["step_time_us"], 1) << " us\n";
+  std::cout << "sources:\n";
+  for (const json& p : out["mechanisms"])
+    std::cout << "  " << p["name"].get<std::string>() << ": " << p["source"].get<std::string>() << "\n";
+}
+
+}  // namespace
+
+int cmd_explain_step(const Args& args) {
+  std::string preset, format = "table";
+  std::vector<std::string> files;
+  int64_t batch = 0, kv_len = 1024;
+  std::string problem;
+  Flags flags("explain-step");
+  flags.text("--preset", &preset).text("--format", &format, {"table", "json"})
+      .integer("--batch", &batch, 1, kMaxExplainBatch).integer("--kv-len", &kv_len, 1, kMaxExplainKv)
+      .positional(&files, 1);
+  if (!flags.parse(args, problem)) return usage_error(problem);
+  if (files.empty() == preset.empty()) return usage_error("explain-step takes exactly one of FILE or --preset ID");
+  if (batch <= 0) return usage_error("explain-step needs --batch N (sequences in the decode step)");
+  std::string text;
+  if (const int status = read_scenario_text(files.empty() ? "" : files[0], preset, text)) return status;
+  try {
+    const Scenario s = read_scenario(parse_json_document(text, preset.empty() ? files[0] : "preset " + preset));
+    if (!s.serving) fail(error_code::kConstraint, "/serving", "explain-step takes a serving scenario");
+    const serve::SimulationSpec* sim = s.serving->simulation.get();
+    ParallelLayout layout = s.serving->parallelism;
+    HardwareSpec hw = s.hardware;
+    if (sim && !sim->cluster.pools.empty()) {  // the (first) pool's layout and GPU, as the simulator prices it
+      const serve::PoolSpec& pool = sim->cluster.pools.front();
+      layout = pool.layout;
+      if (pool.gpu) hw.gpu = *pool.gpu;
+      if (pool.intra_node) hw.intra_node = pool.intra_node;
+    }
+    const CostSetup setup = make_cost_setup(s.cost_model, hw);
+    BatchShape b;
+    b.seqs.assign(static_cast<size_t>(batch), SeqChunk{1, kv_len});
+    const bool moe = s.model.is_moe();
+    MoeRouting routing, balanced;
+    if (moe && sim) {
+      routing = serve::serving_moe_routing(sim->moe, s.model, layout, 0);
+      balanced = routing;
+      balanced.load_imbalance = 1.0;
+      balanced.rank_sampling_excess = false;
+    }
+    const PricedVariant full = price_variant(s, layout, setup, b, moe ? &routing : nullptr, true);
+    const PricedVariant unpadded = price_variant(s, layout, setup, b, moe ? &routing : nullptr, false);
+    const PricedVariant even = price_variant(s, layout, setup, b, moe ? &balanced : nullptr, false);
+    const SoftwareStack& stack = s.cost_model.software_stack;
+    std::vector<ExplainedPart> parts;
+    parts.push_back({"kernels (batch as requested, experts balanced)", even.cost.gpu_time_s - even.a2a_s,
+                     "kernel cost model: " + setup.provenance});
+    parts.push_back({"cuda-graph padding to " + std::to_string(full.ran_batch),
+                     full.cost.gpu_time_s - unpadded.cost.gpu_time_s,
+                     "captured sizes of stack '" + stack.id + "' (presets/stacks/" + stack.id + ".json): " +
+                         (stack.cuda_graphs == "none" ? std::string("no graphs") : safe_dump(stack.graph_batch_sizes.to_json()))});
+    if (moe) {
+      const int64_t tokens = batch;
+      parts.push_back({"expert load imbalance (busiest EP rank x" +
+                           fixed(busiest_rank_factor(s.model.moe.num_experts, s.model.moe.top_k, tokens, routing), 3) + ")",
+                       (unpadded.cost.gpu_time_s - unpadded.a2a_s) - (even.cost.gpu_time_s - even.a2a_s),
+                       "expected maximum over EP ranks of binomial (token, expert) counts (model/moe_routing.hpp) "
+                       "times serving.moe.load_imbalance " + fixed(routing.load_imbalance, 2) +
+                           " (hot experts after placement; 1: none given)"});
+      parts.push_back({"expert-parallel all-to-all", unpadded.a2a_s,
+                       "DeepEP low-latency / normal kernels priced on the pool's links, the busiest rank's volume "
+                       "(serve/moe_step.cpp); the padding rows' share is in the padding line"});
+    }
+    parts.push_back({"host: launches " + fixed(full.host.launch_s * 1e6, 1) + " us (" +
+                         (full.host.graphs ? "graph replay" : "eager") + "), scheduling " +
+                         fixed(full.host.scheduler_s * 1e6, 1) + " us, exposed",
+                     full.cost.time_s - full.cost.gpu_time_s,
+                     "stack '" + stack.id + "': " + fixed(stack.scheduler_us_per_step, 1) + " us/step + " +
+                         fixed(stack.scheduler_us_per_sequence, 1) + " us/sequence, " +
+                         (stack.overlap_scheduler ? "overlapped with the GPU step" : "between steps") +
+                         " (sources in presets/stacks/" + stack.id + ".json)"});
+    if (sim && sim->moe.attention_data_parallel > 1)
+      parts.push_back({"attention-DP rank wait", 0.0,
+                       "not in one step of equal ranks: the simulator steps the " +
+                           std::to_string(sim->moe.attention_data_parallel) +
+                           " ranks in lockstep and each step lasts as long as its slowest rank's batch"});
+    json mechanisms = json::array();
+    for (const ExplainedPart& p : parts)
+      mechanisms.push_back({{"name", p.name}, {"time_us", p.time_s * 1e6},
+                            {"share", full.cost.time_s > 0 ? p.time_s / full.cost.time_s : 0.0}, {"source", p.source}});
+    const json out = {{"scenario", s.id}, {"model", s.model.id}, {"gpu", hw.gpu.id}, {"stack", stack.id},
+                      {"batch", batch}, {"batch_as_run", full.ran_batch}, {"kv_len", kv_len},
+                      {"step_time_us", full.cost.time_s * 1e6}, {"gpu_time_us", full.cost.gpu_time_s * 1e6},
+                      {"mechanisms", mechanisms}};
+    if (format == "json") std::cout << safe_dump(out, 2) << "\n";
+    else print_explained_table(out);
+    return 0;
+  } catch (const SightlineError& e) {
+    return report_error(e);
+  }
+}
+
+}  // namespace sightline::cli

@@ -1,0 +1,122 @@
+// CUDA-graph batch buckets (issue 38, point 2): engines capture decode graphs
+// at fixed batch sizes, pad a decode batch to the next captured size and run a
+// batch above the largest one eagerly. The lists are the engines' own defaults
+// (presets/stacks/*.json, with their sources).
+#include <doctest/doctest.h>
+
+#include "core/error.hpp"
+#include "hw/hardware.hpp"
+#include "model/architecture.hpp"
+#include "perf/cost_setup.hpp"
+#include "perf/graph_buckets.hpp"
+#include "perf/host_overhead.hpp"
+
+using namespace sightline;
+
+namespace {
+
+SoftwareStack gb_stack(const std::string& id) { return read_software_stack(json(id), "/cost_model/software_stack"); }
+
+BatchShape gb_decode(int64_t seqs, int64_t kv) {
+  BatchShape b;
+  b.seqs.assign(static_cast<size_t>(seqs), SeqChunk{1, kv});
+  return b;
+}
+
+CostSetup gb_setup(const CostModelSpec& spec, HardwareSpec& h) {
+  h.gpu = read_gpu(json("h100-sxm"), "/hardware/gpu");
+  return make_cost_setup(spec, h);
+}
+
+}  // namespace
+
+TEST_CASE("a decode batch of 65 is padded to the next captured size") {
+  // vLLM's lists (v0.5: 1, 2, 4, 8, ..., 256; V1: ..., 248, 256, 272, ..., 512),
+  // SGLang's and TensorRT-LLM's padded lists all capture 64 and 72.
+  for (const char* id : {"vllm-like", "vllm-v1-like", "sglang-overlap-like", "trtllm-like"}) {
+    CAPTURE(id);
+    const SoftwareStack s = gb_stack(id);
+    CHECK(graph_bucket(s.graph_batch_sizes, 65) == 72);
+    CHECK(graph_bucket(s.graph_batch_sizes, 64) == 64);
+    CHECK(graph_bucket(s.graph_batch_sizes, 3) == 4);
+    int64_t padding = -1;
+    const BatchShape ran = graph_padded_batch(gb_decode(65, 700), s.graph_batch_sizes, true, &padding);
+    CHECK(ran.seqs.size() == 72);
+    CHECK(padding == 7);
+    CHECK(ran.seqs.back().new_tokens == 1);
+    CHECK(ran.seqs.back().cached_tokens == 1);  // a dummy slot attends to almost nothing
+  }
+  // Past the largest captured size: no graph, no padding.
+  const SoftwareStack v05 = gb_stack("vllm-like");
+  CHECK(graph_bucket(v05.graph_batch_sizes, 257) == 0);
+  int64_t padding = -1;
+  CHECK(graph_padded_batch(gb_decode(257, 700), v05.graph_batch_sizes, true, &padding).seqs.size() == 257);
+  CHECK(padding == 0);
+  // gpt-fast style ("every") and graph-less stacks pad nothing.
+  CHECK(graph_bucket(gb_stack("torch-compile-like").graph_batch_sizes, 65) == 65);
+  CHECK(graph_padded_batch(gb_decode(65, 700), v05.graph_batch_sizes, false, &padding).seqs.size() == 65);
+}
+
+TEST_CASE("only uniform decode batches are graph batches") {
+  const SoftwareStack s = gb_stack("vllm-like");
+  BatchShape mixed = gb_decode(65, 700);
+  mixed.seqs.push_back(SeqChunk{512, 0});  // a prompt chunk: eager, unpadded
+  int64_t padding = -1;
+  CHECK_FALSE(is_graph_decode_batch(mixed));
+  CHECK(graph_padded_batch(mixed, s.graph_batch_sizes, true, &padding).seqs.size() == 66);
+  CHECK(padding == 0);
+  BatchShape verify;
+  verify.seqs.assign(65, SeqChunk{4, 700});  // speculative verify: 4 tokens each
+  CHECK(is_graph_decode_batch(verify));
+  CHECK(graph_padded_batch(verify, s.graph_batch_sizes, true, &padding).seqs.back().new_tokens == 4);
+}
+
+TEST_CASE("padding costs GPU time, not host time; above the captured sizes the step runs eagerly") {
+  const ModelArch m = read_model(json("llama-3-8b"), "/model");
+  const SoftwareStack vllm = gb_stack("vllm-like");
+  StepOptions o;
+  o.fusion = vllm.fusion;
+  const StepOperators padded = build_served_step(m, Precision{}, ParallelLayout{}, gb_decode(65, 2000), o, vllm);
+  const StepOperators exact = build_forward_step(m, Precision{}, ParallelLayout{}, gb_decode(65, 2000), o);
+  const StepOperators full = build_forward_step(m, Precision{}, ParallelLayout{}, gb_decode(72, 2000), o);
+  CHECK(padded.sequences == 72);
+  CHECK(padded.padding_sequences == 7);
+  const HostTime hp = host_time(padded, vllm), he = host_time(exact, vllm);
+  CHECK(hp.sequences == 65);
+  CHECK(hp.scheduler_s == doctest::Approx(he.scheduler_s));
+  CHECK(hp.graphs);
+  CostModelSpec spec;
+  spec.software_stack = vllm;
+  HardwareSpec h;
+  const CostSetup setup = gb_setup(spec, h);
+  const double t_exact = setup.price_kernels(exact).gpu_time_s, t_padded = setup.price_kernels(padded).gpu_time_s;
+  CHECK(t_padded > t_exact);                                    // seven more rows in every GEMM
+  CHECK(t_padded < setup.price_kernels(full).gpu_time_s);       // but the dummies read almost no KV
+  // 257 sequences on vLLM v0.5 (largest graph 256): eager launches.
+  const HostTime eager = host_time(build_served_step(m, Precision{}, ParallelLayout{}, gb_decode(257, 2000), o, vllm), vllm);
+  CHECK_FALSE(eager.graphs);
+  CHECK(eager.launch_s == doctest::Approx(vllm.kernel_launch_us * 1e-6 * static_cast<double>(eager.kernels)));
+}
+
+TEST_CASE("captured batch sizes are read strictly") {
+  json s = json::parse(R"({"id": "x", "cuda_graphs": "decode", "cuda_graph_batch_sizes": [1, 2, 2],
+    "kernel_launch_us": 1, "graph_launch_us": 1, "scheduler_us_per_step": 0, "scheduler_us_per_sequence": 0,
+    "overlap_scheduler": true, "fused_kernels": [], "all_reduce": {"source": "test", "implementations": [{"algorithm": "nccl"}]}})");
+  auto code_at = [](const json& v) -> std::pair<std::string, std::string> {
+    try {
+      read_software_stack(v, "/stack");
+    } catch (const SightlineError& e) {
+      return {e.code(), e.path()};
+    }
+    return {"", ""};
+  };
+  CHECK(code_at(s) == std::make_pair(std::string("constraint_violation"), std::string("/stack/cuda_graph_batch_sizes/2")));
+  s["cuda_graph_batch_sizes"] = json::array({1, 0});
+  CHECK(code_at(s).second == "/stack/cuda_graph_batch_sizes/1");
+  s.erase("cuda_graph_batch_sizes");
+  CHECK(code_at(s).second == "/stack/cuda_graph_batch_sizes");  // required with graphs
+  s["cuda_graphs"] = "none";
+  CHECK(code_at(s).first.empty());
+  s["cuda_graph_batch_sizes"] = "every";
+  CHECK(code_at(s).second == "/stack/cuda_graph_batch_sizes");  // a graph-less stack captures nothing
+}
