@@ -44,6 +44,10 @@ constexpr double kTolerance = 0.05;      // the answer within 5% of brute force
 constexpr double kBisectPrecision = 0.01;  // brute force refined to 1%
 const double kGrid[] = {0.8, 0.9, 1.0, 1.1, 1.2};
 constexpr int kMaxGridExtensions = 6;    // widen the grid (x0.8 / x1.25) at most this many times
+// The budget's default lets `check-capacity --all` (README, docs/capacity.md)
+// run: its estimate is 3.9e7 units at the least (2026-11-28). A maintainer
+// check: its grid widening and bisection take it to many minutes of CPU.
+constexpr int64_t kCheckDefaultWorkUnits = 50'000'000;
 
 struct LongRun {
   double qps = 0;
@@ -330,7 +334,7 @@ int cmd_check_capacity(const Args& args) {
   std::vector<std::string> files;
   std::string problem;
   Flags flags("check-capacity");
-  CommandBudget budget("check-capacity");
+  CommandBudget budget("check-capacity", kCheckDefaultWorkUnits, "sized for --all, 3.9e7 units at the least, many minutes of CPU");
   budget.flag(flags).text("--preset", &preset).boolean("--all", &all)
       .text("--format", &format, {"table", "json", "markdown"}).number("--scale", &scale, 1, 1000)
       .integer("--jobs", &jobs, 1, 256).positional(&files, 1);

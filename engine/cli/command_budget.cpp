@@ -22,8 +22,9 @@ std::string units_text(double units) {
 
 }  // namespace
 
-CommandBudget::CommandBudget(std::string command, int64_t default_units)
-    : command_(std::move(command)), max_work_units_(default_units) {}
+CommandBudget::CommandBudget(std::string command, int64_t default_units, std::string default_why)
+    : command_(std::move(command)), default_why_(std::move(default_why)), default_units_(default_units),
+      max_work_units_(default_units) {}
 
 Flags& CommandBudget::flag(Flags& flags) {
   return flags.integer("--max-work-units", &max_work_units_, 1, RunLimits::kNativeCeiling);
@@ -47,9 +48,9 @@ void CommandBudget::refuse(const std::string& what) const {
   fail(error_code::kLimitExceeded, "",
        command_ + ": the work needs at least " + units_text(total_units_) + " work units (estimated before starting, " +
            (parts_ > 1 ? "stopped at " + std::to_string(parts_) + " parts, the last " : std::string("from ")) + what +
-           "), over the command's budget of " + std::to_string(max_work_units_) +
-           " (the default of " + std::to_string(kDefaultWorkUnits) +
-           " keeps a command within about 60 s of CPU); refused before starting. Raise it with --max-work-units N (at most " +
+           "), over the command's budget of " + std::to_string(max_work_units_) + " (its default, " +
+           std::to_string(default_units_) + ", is " + default_why_ +
+           "); refused before starting. Raise it with --max-work-units N (at most " +
            std::to_string(RunLimits::kNativeCeiling) + ") or make the input smaller.");
 }
 

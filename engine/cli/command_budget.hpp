@@ -27,8 +27,11 @@ class CommandBudget {
   // of CPU natively (docs/cli.md, "Work budgets"), as `fit`'s 12M replay units do.
   static constexpr int64_t kDefaultWorkUnits = 20'000'000;
 
-  // `command` names the command and its input ("search q.json") in the message.
-  explicit CommandBudget(std::string command, int64_t default_units = kDefaultWorkUnits);
+  // `command` names the command in the message. A command whose shipped
+  // maintainer run needs more than kDefaultWorkUnits has its own default, and
+  // `default_why` says what it is sized for.
+  explicit CommandBudget(std::string command, int64_t default_units = kDefaultWorkUnits,
+                         std::string default_why = "about 60 s of CPU natively");
 
   // Registers --max-work-units N (1 to RunLimits::kNativeCeiling) on the command's flags.
   Flags& flag(Flags& flags);
@@ -46,8 +49,8 @@ class CommandBudget {
 
  private:
   [[noreturn]] void refuse(const std::string& what) const;
-  std::string command_;
-  int64_t max_work_units_;
+  std::string command_, default_why_;
+  int64_t default_units_, max_work_units_;
   double total_units_ = 0;
   int64_t parts_ = 0;
 };
