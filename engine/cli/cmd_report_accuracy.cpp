@@ -198,6 +198,17 @@ json collective_accuracy(const std::string& csv_path, const std::string& vidur_r
   return out;
 }
 
+// Every file the report reads: its Vidur profiles, its sweeps, `also`.
+std::vector<std::string> report_inputs(const std::string& vidur, const std::string& measured_dir,
+                                       const std::vector<std::string>& also) {
+  std::vector<std::string> inputs = microbench_sweep_files(measured_dir);
+  for (const char* folder : {"a100", "a40"})
+    for (const std::string& f : vidur_compute_files(vidur, folder)) inputs.push_back(f);
+  for (const std::string& f : vidur_network_files(vidur, "a100_dgx")) inputs.push_back(f);
+  inputs.insert(inputs.end(), also.begin(), also.end());
+  return inputs;
+}
+
 }  // namespace
 
 int cmd_report_accuracy(const Args& args) {
@@ -215,13 +226,8 @@ int cmd_report_accuracy(const Args& args) {
     const std::string published_collectives =
         std::string(SIGHTLINE_SOURCE_DIR) + "/presets/calibrations/data/published_collectives.csv";
     // The report's work, from the size of every file it fits, before reading any.
-    std::vector<std::string> inputs = microbench_sweep_files(measured_dir);
-    for (const char* folder : {"a100", "a40"})
-      for (const std::string& f : vidur_compute_files(vidur, folder)) inputs.push_back(f);
-    for (const std::string& f : vidur_network_files(vidur, "a100_dgx")) inputs.push_back(f);
-    inputs.push_back(published);
-    inputs.push_back(published_collectives);
-    budget.add_files(inputs, kReportUnitsPerByte, "the measurement files under --data and --measured");
+    budget.add_files(report_inputs(vidur, measured_dir, {published, published_collectives}), kReportUnitsPerByte,
+                     "the measurement files under --data and --measured");
     json report;
     // 1. Leave one model out, per GPU with a per-operator sweep.
     std::map<std::string, std::vector<KernelSample>> vidur_samples;
