@@ -27,15 +27,19 @@ const char* kVidurColumns[] = {"emb", "input_layernorm", "attn_pre_proj", "attn_
 
 }  // namespace
 
-std::vector<KernelSample> load_vidur_compute(const std::string& vidur_root, const std::string& folder) {
+std::vector<std::string> vidur_compute_files(const std::string& vidur_root, const std::string& folder) {
   const fs::path dir = fs::path(vidur_root) / "compute" / folder;
   if (!fs::is_directory(dir)) fail("io_error", "", "no Vidur profiling folder " + dir.string());
   std::vector<fs::path> files;
   for (const auto& entry : fs::recursive_directory_iterator(dir))
     if (entry.path().filename() == "mlp.csv") files.push_back(entry.path());
-  std::sort(files.begin(), files.end());  // deterministic order
+  std::sort(files.begin(), files.end());  // deterministic order (by path elements)
+  return std::vector<std::string>(files.begin(), files.end());
+}
+
+std::vector<KernelSample> load_vidur_compute(const std::string& vidur_root, const std::string& folder) {
   std::vector<KernelSample> out;
-  for (const fs::path& file : files) {
+  for (const fs::path file : vidur_compute_files(vidur_root, folder)) {
     const std::string model = file.parent_path().filename().string();
     std::string text;
     read_input_file(file.string(), text);
@@ -65,11 +69,23 @@ std::vector<KernelSample> load_vidur_compute(const std::string& vidur_root, cons
   return out;
 }
 
+namespace {
+
+std::string vidur_network_file(const std::string& vidur_root, const std::string& system, const char* collective) {
+  return (fs::path(vidur_root) / "network" / system / (std::string(collective) + ".csv")).string();
+}
+
+}  // namespace
+
+std::vector<std::string> vidur_network_files(const std::string& vidur_root, const std::string& system) {
+  return {vidur_network_file(vidur_root, system, "all_reduce"), vidur_network_file(vidur_root, system, "send_recv")};
+}
+
 std::vector<CollectiveSample> load_vidur_network(const std::string& vidur_root, const std::string& system,
                                                  const std::string& interconnect_id) {
   std::vector<CollectiveSample> out;
   for (const char* collective : {"all_reduce", "send_recv"}) {
-    const fs::path file = fs::path(vidur_root) / "network" / system / (std::string(collective) + ".csv");
+    const fs::path file = vidur_network_file(vidur_root, system, collective);
     if (!fs::exists(file)) continue;
     std::string text;
     read_input_file(file.string(), text);
@@ -106,14 +122,18 @@ std::vector<KernelSample> load_kernel_csv_file(const std::string& path, const st
   return read_kernel_csv(text, gpu_id, path);
 }
 
-std::map<std::string, std::vector<KernelSample>> load_microbench_sweeps(const std::string& measured_dir) {
-  std::map<std::string, std::vector<KernelSample>> out;
+std::vector<std::string> microbench_sweep_files(const std::string& measured_dir) {
   std::vector<fs::path> files;
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(measured_dir, ec))
     if (e.path().extension() == ".csv" && e.path().filename().string().rfind("microbench_", 0) == 0) files.push_back(e.path());
   std::sort(files.begin(), files.end());
-  for (const fs::path& f : files) {
+  return std::vector<std::string>(files.begin(), files.end());
+}
+
+std::map<std::string, std::vector<KernelSample>> load_microbench_sweeps(const std::string& measured_dir) {
+  std::map<std::string, std::vector<KernelSample>> out;
+  for (const fs::path f : microbench_sweep_files(measured_dir)) {
     // microbench_<gpu>_<date>.csv: the GPU id is everything between the prefix and the last '_'.
     const std::string stem = f.stem().string().substr(std::string("microbench_").size());
     const std::string gpu = stem.substr(0, stem.rfind('_'));

@@ -13,6 +13,14 @@ namespace sightline::cli {
 // The GPU preset id that a Vidur profiling folder name stands for ("a100" → "a100-80g-sxm").
 std::string vidur_gpu_id(const std::string& folder);
 
+// The files the loaders below read, for a command's work estimate before it
+// reads any (cli/command_budget): the mlp.csv files of a Vidur compute folder
+// (sorted; io_error when the folder is missing), a Vidur network folder's two
+// CSVs (either may be absent), the microbenchmark sweeps of a directory.
+std::vector<std::string> vidur_compute_files(const std::string& vidur_root, const std::string& folder);
+std::vector<std::string> vidur_network_files(const std::string& vidur_root, const std::string& system);
+std::vector<std::string> microbench_sweep_files(const std::string& measured_dir);
+
 // Every mlp.csv under <vidur_root>/compute/<folder>/ as samples, one per operator column and row.
 std::vector<KernelSample> load_vidur_compute(const std::string& vidur_root, const std::string& folder);
 

@@ -33,20 +33,23 @@ const char* const kUsage =
     "                all-to-all, host)\n"
     "  sightline comm --collective NAME --gpus N [--nodes M] --interconnect ID [--intra-node ID] --bytes N [--format json|table]\n"
     "  sightline calibrate --gpu ID [--vidur-dir DIR --vidur-gpu FOLDER] [--csv FILE]... [--base ID|none] [--compute-from ID] [--out FILE]\n"
-    "  sightline calibrate-comm --interconnect ID [--vidur-dir DIR --vidur-system NAME] [--csv FILE]... [--shape-from FILE] [--out FILE]\n"
-    "  sightline calibrate-comm --csv FILE... --transfer-errors-out FILE\n"
-    "  sightline report-accuracy [--data DIR] [--measured DIR] [--format table|json] [--transfer-errors-out FILE]\n"
-    "  sightline report-training [--format table|json]\n"
-    "  sightline report-e2e [--format table|json] [--check all|metric|capacity] [--rows ID,...] [--search-max-requests N]\n"
-    "  sightline sweep BASE --set PATH=v1,v2,... [--set ...] [--zip] [--out FILE]\n"
+    "                [--max-work-units N]\n"
+    "  sightline calibrate-comm --interconnect ID [--vidur-dir DIR --vidur-system NAME] [--csv FILE]... [--shape-from FILE] [--out FILE] [--max-work-units N]\n"
+    "  sightline calibrate-comm --csv FILE... --transfer-errors-out FILE [--max-work-units N]\n"
+    "  sightline report-accuracy [--data DIR] [--measured DIR] [--format table|json] [--transfer-errors-out FILE] [--max-work-units N]\n"
+    "  sightline report-training [--format table|json] [--max-work-units N]\n"
+    "  sightline report-e2e [--format table|json] [--check all|metric|capacity] [--rows ID,...] [--search-max-requests N] [--max-work-units N]\n"
+    "  sightline sweep BASE --set PATH=v1,v2,... [--set ...] [--zip] [--out FILE] [--max-work-units N]\n"
     "  sightline batch IN.jsonl [--jobs N] [--shard i/N] [--out FILE] [--central-only] [--max-work-units N]\n"
     "  sightline merge SHARD.jsonl... [--out FILE]\n"
-    "  sightline search FILE [--jobs N] [--format table|json] [--out FILE] [--top N] [--confirm REQUESTS]\n"
+    "  sightline search FILE [--jobs N] [--format table|json] [--out FILE] [--top N] [--confirm REQUESTS] [--max-work-units N]\n"
     "  sightline check-capacity FILE|--preset ID|--all [--scale 20] [--jobs N] [--format table|json|markdown]\n"
+    "                [--max-work-units N]\n"
     "  sightline registries\n"
     "  sightline version\n"
     "FILE may be '-' for standard input. --max-work-units (1 to 10000000000) raises a run's work budget\n"
-    "(default 10000000; a scenario's own limits.max_work_units may also go up to 10000000000 here).\n";
+    "(default 10000000; a scenario's own limits.max_work_units may also go up to 10000000000 here), fit's\n"
+    "(default 12000000) and every other command's (default 20000000, about 60 s of CPU; docs/cli.md).\n";
 
 int usage_error(const std::string& message) {
   std::cerr << "sightline: " << message << "\n" << kUsage;
@@ -62,14 +65,17 @@ void read_capped(std::istream& in, const std::string& name, std::string& out) {
   while (in) {
     in.read(buffer, sizeof buffer);
     out.append(buffer, static_cast<size_t>(in.gcount()));
-    if (out.size() > kMaxInputFileBytes)
-      fail(error_code::kLimitExceeded, "",
-           printable(name) + ": the file is over " + std::to_string(kMaxInputFileBytes >> 20) +
-               " MiB, the most an input file may hold");
+    if (out.size() > kMaxInputFileBytes) fail_input_file_too_big(name);
   }
 }
 
 }  // namespace
+
+void fail_input_file_too_big(const std::string& name) {
+  fail(error_code::kLimitExceeded, "",
+       printable(name) + ": the file is over " + std::to_string(kMaxInputFileBytes >> 20) +
+           " MiB, the most an input file may hold");
+}
 
 bool read_file(const std::string& path, std::string& out) {
   if (path == "-") {

@@ -25,6 +25,8 @@ int report_error(const SightlineError& e);              // the same for an error
 // calibration files and CSVs): a JSON document takes several times its size
 // in memory, and the engine promises 2 GB (docs/limits.md).
 inline constexpr std::size_t kMaxInputFileBytes = std::size_t{64} << 20;
+// The located limit_exceeded error for a file over kMaxInputFileBytes (`name`: its path).
+[[noreturn]] void fail_input_file_too_big(const std::string& name);
 // Reads `path` ("-": standard input): false when it cannot be opened; a file
 // over kMaxInputFileBytes is a located limit_exceeded error (thrown).
 bool read_file(const std::string& path, std::string& out);
@@ -78,7 +80,10 @@ int cmd_batch(const Args& args);
 int cmd_merge(const Args& args);
 int cmd_search(const Args& args);
 int cmd_check_capacity(const Args& args);
-// `search` with a {"kind": "training_search"} question (cmd_search_training.cpp); `rows` of the ranked table.
-int run_training_search(const json& doc, int64_t jobs, const std::string& format, const std::string& out, size_t rows);
+// `search` with a {"kind": "training_search"} question (cmd_search_training.cpp); `rows` of the ranked table;
+// its configurations are estimated against `budget` before any runs.
+class CommandBudget;
+int run_training_search(const json& doc, int64_t jobs, const std::string& format, const std::string& out, size_t rows,
+                        CommandBudget& budget);
 
 }  // namespace sightline::cli

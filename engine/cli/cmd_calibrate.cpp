@@ -6,6 +6,7 @@
 #include "api/api.hpp"
 #include "cli/calibration_inputs.hpp"
 #include "cli/cli_common.hpp"
+#include "cli/command_budget.hpp"
 #include "cli/flags.hpp"
 #include "core/error.hpp"
 #include "hw/hardware.hpp"
@@ -33,13 +34,19 @@ int cmd_calibrate(const Args& args) {
   std::vector<std::string> csv_files;
   std::string problem;
   Flags flags("calibrate");
-  flags.text("--gpu", &gpu_id).text("--out", &out_path).text("--base", &base_id).text("--vidur-dir", &vidur_dir)
+  CommandBudget budget("calibrate");
+  budget.flag(flags).text("--gpu", &gpu_id).text("--out", &out_path).text("--base", &base_id).text("--vidur-dir", &vidur_dir)
       .text("--vidur-gpu", &vidur_folder).texts("--csv", &csv_files).text("--compute-from", &compute_from);
   if (!flags.parse(args, problem)) return usage_error(problem);
   if (gpu_id.empty()) return usage_error("calibrate needs --gpu ID");
   if (vidur_dir.empty() != vidur_folder.empty()) return usage_error("--vidur-dir and --vidur-gpu go together");
   try {
     const GpuSpec gpu = read_gpu(json(gpu_id), "/gpu");
+    // The fit's work, from the size of the files it reads, before reading any.
+    std::vector<std::string> inputs = csv_files;
+    if (!vidur_dir.empty())
+      for (const std::string& f : vidur_compute_files(vidur_dir, vidur_folder)) inputs.push_back(f);
+    budget.add_files(inputs, kFitUnitsPerByte, "the measurement files");
     std::vector<KernelSample> samples;
     std::string source;
     if (!vidur_dir.empty()) {

@@ -6,6 +6,7 @@
 #include "core/json_text.hpp"
 #include "cli/calibration_inputs.hpp"
 #include "cli/cli_common.hpp"
+#include "cli/command_budget.hpp"
 #include "cli/flags.hpp"
 #include "comm/comm_fit.hpp"
 #include "comm/collectives.hpp"
@@ -84,7 +85,8 @@ int cmd_calibrate_comm(const Args& args) {
   std::vector<std::string> csv_files;
   std::string problem;
   Flags flags("calibrate-comm");
-  flags.text("--interconnect", &link_id).text("--out", &out_path).text("--vidur-dir", &vidur_dir)
+  CommandBudget budget("calibrate-comm");
+  budget.flag(flags).text("--interconnect", &link_id).text("--out", &out_path).text("--vidur-dir", &vidur_dir)
       .text("--vidur-system", &vidur_system).texts("--csv", &csv_files).text("--shape-from", &shape_path)
       .text("--transfer-errors-out", &transfer_out);
   if (!flags.parse(args, problem)) return usage_error(problem);
@@ -92,6 +94,7 @@ int cmd_calibrate_comm(const Args& args) {
     if (!link_id.empty() || csv_files.empty())
       return usage_error("calibrate-comm --transfer-errors-out FILE takes --csv files and no --interconnect");
     try {
+      budget.add_files(csv_files, kFitUnitsPerByte, "the collective CSV files");
       std::vector<CollectiveSample> samples;
       std::vector<std::string> names;
       for (const std::string& f : csv_files) {
@@ -107,6 +110,12 @@ int cmd_calibrate_comm(const Args& args) {
   if (link_id.empty()) return usage_error("calibrate-comm needs --interconnect ID");
   try {
     const InterconnectSpec link = read_interconnect(json(link_id), "/interconnect");
+    // The fit's work, from the size of the files it reads, before reading any.
+    std::vector<std::string> inputs = csv_files;
+    if (!vidur_dir.empty())
+      for (const std::string& f : vidur_network_files(vidur_dir, vidur_system)) inputs.push_back(f);
+    if (!shape_path.empty()) inputs.push_back(shape_path);
+    budget.add_files(inputs, kFitUnitsPerByte, "the measurement files");
     std::vector<CollectiveSample> samples;
     std::string source;
     if (!vidur_dir.empty()) {

@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iostream>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <sstream>
@@ -30,6 +31,7 @@
 #include "api/api.hpp"
 #include "api/budgeted_job.hpp"
 #include "cli/cli_common.hpp"
+#include "cli/command_budget.hpp"
 #include "cli/flags.hpp"
 #include "core/json_text.hpp"
 
@@ -42,6 +44,10 @@ constexpr double kTolerance = 0.05;      // the answer within 5% of brute force
 constexpr double kBisectPrecision = 0.01;  // brute force refined to 1%
 const double kGrid[] = {0.8, 0.9, 1.0, 1.1, 1.2};
 constexpr int kMaxGridExtensions = 6;    // widen the grid (x0.8 / x1.25) at most this many times
+// The budget's default lets `check-capacity --all` (README, docs/capacity.md)
+// run: its estimate is 3.9e7 units at the least (2026-11-28). A maintainer
+// check: its grid widening and bisection take it to many minutes of CPU.
+constexpr int64_t kCheckDefaultWorkUnits = 50'000'000;
 
 struct LongRun {
   double qps = 0;
@@ -241,6 +247,27 @@ bool check_scenario(json scenario, double scale, int64_t jobs, LongRunCache& cac
   return holds && fails_above && within;
 }
 
+// A check's work as `run` estimates it, before anything runs: the capacity
+// search (its fewest runs), and the grid's five long runs of `scale` times the
+// search's run length, at the scenario's own rate (the answer is not known
+// yet; the grid's widening and bisection come on top).
+double check_work_units(json scenario, double scale) {
+  if (!scenario.is_object() || !scenario.contains("serving") || !scenario["serving"].is_object()) return 0;
+  if (!scenario["serving"].contains("max_qps_search")) scenario["serving"]["max_qps_search"] = json::object();
+  json searched = scenario;
+  searched["serving"].erase("compare");
+  const double search_units = run_work_units(searched, true);
+  const json v = read_engine_envelope(sightline::api::validate_scenario(safe_dump(searched)));
+  if (!v.value("ok", false)) return search_units;  // the check fails on the scenario's own error
+  const json& sv = v["result"]["serving"];
+  const int64_t per_run = sv.contains("max_qps_search") ? sv["max_qps_search"].value("num_requests", int64_t{600}) : 600;
+  double rate = 1.0;
+  if (sv.contains("workload") && sv["workload"].contains("arrival") && sv["workload"]["arrival"].is_object())
+    rate = sv["workload"]["arrival"].value("rate_qps", 1.0);
+  const int64_t n = std::min<int64_t>(2000000, static_cast<int64_t>(std::llround(scale * static_cast<double>(per_run))));
+  return search_units + static_cast<double>(std::size(kGrid)) * run_work_units(long_scenario(scenario, rate > 0 ? rate : 1.0, n), true);
+}
+
 std::string slo_text(const json& slo) {
   std::string t;
   const json pct = slo.value("percentiles", json::object());
@@ -304,20 +331,15 @@ int cmd_check_capacity(const Args& args) {
   bool all = false;
   double scale = 20;
   int64_t jobs = 1;
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--preset" && i + 1 < args.size()) preset = args[++i];
-    else if (args[i] == "--all") all = true;
-    else if (args[i] == "--format" && i + 1 < args.size()) format = args[++i];
-    else if (args[i] == "--scale" && i + 1 < args.size()) {
-      if (!Flags::parse_number(args[++i], scale)) return usage_error("--scale takes a number");
-      if (!(scale >= 1 && scale <= 1000)) return usage_error("--scale must be between 1 and 1000");
-    } else if (args[i] == "--jobs" && i + 1 < args.size()) {
-      if (!Flags::parse_integer(args[++i], jobs)) return usage_error("--jobs takes a whole number");
-      if (jobs < 1 || jobs > 256) return usage_error("--jobs must be between 1 and 256");
-    } else if (file.empty() && (args[i] == "-" || args[i].rfind("--", 0) != 0)) file = args[i];
-    else return usage_error("unexpected argument '" + args[i] + "'");
-  }
-  if (format != "table" && format != "json" && format != "markdown") return usage_error("unknown format '" + format + "'");
+  std::vector<std::string> files;
+  std::string problem;
+  Flags flags("check-capacity");
+  CommandBudget budget("check-capacity", kCheckDefaultWorkUnits, "sized for --all, 3.9e7 units at the least, many minutes of CPU");
+  budget.flag(flags).text("--preset", &preset).boolean("--all", &all)
+      .text("--format", &format, {"table", "json", "markdown"}).number("--scale", &scale, 1, 1000)
+      .integer("--jobs", &jobs, 1, 256).positional(&files, 1);
+  if (!flags.parse(args, problem)) return usage_error(problem);
+  if (!files.empty()) file = files[0];
   if (static_cast<int>(!file.empty()) + static_cast<int>(!preset.empty()) + static_cast<int>(all) != 1)
     return usage_error("check-capacity takes exactly one of FILE, --preset ID or --all");
 
@@ -343,6 +365,11 @@ int cmd_check_capacity(const Args& args) {
     scenarios.push_back(scenario);
   }
 
+  try {
+    for (const json& s : scenarios) budget.add(check_work_units(s, scale), "preset or file " + s.value("id", file));
+  } catch (const SightlineError& e) {
+    return report_error(e);
+  }
   json reports = json::array();
   bool passed = true;
   LongRunCache cache;

@@ -15,6 +15,7 @@
 #include "comm/collectives.hpp"
 #include "comm/comm_fit.hpp"
 #include "cli/cli_common.hpp"
+#include "cli/command_budget.hpp"
 #include "cli/flags.hpp"
 #include "core/error.hpp"
 #include "hw/hardware.hpp"
@@ -138,6 +139,14 @@ void print_signed_class_table(const std::string& title, const json& by_class) {
 
 constexpr double kMiB = 1024.0 * 1024.0;
 
+// The report refits each GPU's calibration once per held-out model or shape
+// group, so a byte costs about twice what it does in one fit: 4.8 units per
+// byte (the shipped data, 10.6 MB, took 153 s of CPU on a loaded machine,
+// 2026-11-28, at 3 us per unit). Its default budget lets that run (51M
+// units): the report is a maintainer check, over a minute of CPU.
+constexpr double kReportUnitsPerByte = 4.8;
+constexpr int64_t kReportDefaultWorkUnits = 60'000'000;
+
 // Collectives: leave-one-out within each published table (messages >= 1 MiB),
 // every Vidur A100 DGX timing against the shipped NVLink3 calibration (its binned
 // all-reduces are part of that fit, so this is in-sample), and multi-node rows
@@ -189,6 +198,17 @@ json collective_accuracy(const std::string& csv_path, const std::string& vidur_r
   return out;
 }
 
+// Every file the report reads: its Vidur profiles, its sweeps, `also`.
+std::vector<std::string> report_inputs(const std::string& vidur, const std::string& measured_dir,
+                                       const std::vector<std::string>& also) {
+  std::vector<std::string> inputs = microbench_sweep_files(measured_dir);
+  for (const char* folder : {"a100", "a40"})
+    for (const std::string& f : vidur_compute_files(vidur, folder)) inputs.push_back(f);
+  for (const std::string& f : vidur_network_files(vidur, "a100_dgx")) inputs.push_back(f);
+  inputs.insert(inputs.end(), also.begin(), also.end());
+  return inputs;
+}
+
 }  // namespace
 
 int cmd_report_accuracy(const Args& args) {
@@ -196,12 +216,18 @@ int cmd_report_accuracy(const Args& args) {
   std::string published = std::string(SIGHTLINE_SOURCE_DIR) + "/presets/calibrations/data/published_kernels.csv";
   std::string problem;
   Flags flags("report-accuracy");
-  flags.text("--data", &data_dir).text("--format", &format, {"table", "json"}).text("--measured", &measured_dir)
+  CommandBudget budget("report-accuracy", kReportDefaultWorkUnits, "sized for the shipped data, 51M units, over a minute of CPU");
+  budget.flag(flags).text("--data", &data_dir).text("--format", &format, {"table", "json"}).text("--measured", &measured_dir)
       .text("--transfer-errors-out", &transfer_errors_out);
   if (!flags.parse(args, problem)) return usage_error(problem);
   if (format != "table" && format != "json") return usage_error("unknown format '" + format + "'");
   try {
     const std::string vidur = data_dir + "/vidur-profiling";
+    const std::string published_collectives =
+        std::string(SIGHTLINE_SOURCE_DIR) + "/presets/calibrations/data/published_collectives.csv";
+    // The report's work, from the size of every file it fits, before reading any.
+    budget.add_files(report_inputs(vidur, measured_dir, {published, published_collectives}), kReportUnitsPerByte,
+                     "the measurement files under --data and --measured");
     json report;
     // 1. Leave one model out, per GPU with a per-operator sweep.
     std::map<std::string, std::vector<KernelSample>> vidur_samples;
@@ -248,8 +274,7 @@ int cmd_report_accuracy(const Args& args) {
     report["published_kernels"] = rows;
     const auto sweeps = load_microbench_sweeps(measured_dir);
     report["microbench_cross_generation"] = microbench_cross_generation(sweeps);
-    report["collectives"] = collective_accuracy(
-        std::string(SIGHTLINE_SOURCE_DIR) + "/presets/calibrations/data/published_collectives.csv", vidur);
+    report["collectives"] = collective_accuracy(published_collectives, vidur);
 
     if (format == "json") {
       std::cout << safe_dump(report, 2) << "\n";

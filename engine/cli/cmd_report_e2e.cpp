@@ -25,6 +25,7 @@
 #include "api/budgeted_job.hpp"
 #include "core/json_text.hpp"
 #include "cli/cli_common.hpp"
+#include "cli/command_budget.hpp"
 #include "cli/flags.hpp"
 #include "cli/validation_runs.hpp"
 
@@ -101,10 +102,11 @@ bool run_side(const json& row, const std::string& key, double& value, std::strin
 // A capacity row: the max-QPS search of its scenario at the central cost (the
 // check compares the engine's answer, not its interval), its runs capped at
 // `cap` requests when cap > 0. Fills `row_out` with the answer and what bounds it.
-bool run_capacity(const json& row, int64_t cap, double& value, json& row_out, json& error) {
+// The scenario a capacity row runs: its search's runs capped at `cap` requests when cap > 0.
+bool capacity_scenario(const json& row, int64_t cap, json& scenario, json& error) {
   std::string text;
   if (!scenario_of(row, "scenario", text, error)) return false;
-  json scenario = read_engine_envelope(text);  // the preset the row names, as the engine wrote it
+  scenario = read_engine_envelope(text);  // the preset the row names, as the engine wrote it
   if (!scenario.contains("serving") || !scenario["serving"].contains("max_qps_search")) {
     error = {{"code", "invalid_value"},
              {"path", "/scenario/serving/max_qps_search"},
@@ -113,6 +115,30 @@ bool run_capacity(const json& row, int64_t cap, double& value, json& row_out, js
   }
   json& search = scenario["serving"]["max_qps_search"];
   if (cap > 0 && search.value("max_requests_per_run", int64_t{60000}) > cap) search["max_requests_per_run"] = cap;
+  return true;
+}
+
+// A row's work as `run` estimates it: a metric row's run and baseline (with
+// intervals, as run_scenario_text runs them), a capacity row's search (central
+// only). A row whose scenario cannot be had counts nothing: it fails on its own.
+double row_work_units(const json& row, int64_t cap) {
+  json error;
+  if (row.value("check", "metric") == "capacity") {
+    json scenario;
+    return capacity_scenario(row, cap, scenario, error) ? run_work_units(scenario, true) : 0.0;
+  }
+  double units = 0;
+  for (const char* side : {"scenario", "baseline"}) {
+    if (!row.contains(side) && !row.contains(std::string(side) + "_preset")) continue;
+    std::string text;
+    if (scenario_of(row, side, text, error)) units += run_work_units(read_engine_envelope(text), false);
+  }
+  return units;
+}
+
+bool run_capacity(const json& row, int64_t cap, double& value, json& row_out, json& error) {
+  json scenario;
+  if (!capacity_scenario(row, cap, scenario, error)) return false;
   // A native check: the search runs to its end (the page's work budget guards
   // a browser tab, and is no part of the answer).
   const json e = read_engine_envelope(
@@ -204,7 +230,8 @@ int cmd_report_e2e(const Args& args) {
   int64_t search_cap = 0;
   std::string problem;
   Flags flags("report-e2e");
-  flags.text("--format", &format, {"table", "json"});
+  CommandBudget budget("report-e2e");
+  budget.flag(flags).text("--format", &format, {"table", "json"});
   flags.text("--check", &check, {"all", "metric", "capacity"});
   flags.text("--rows", &rows_flag);
   flags.integer("--search-max-requests", &search_cap, 600, 200000);
@@ -223,16 +250,27 @@ int cmd_report_e2e(const Args& args) {
     if (comma == std::string::npos) break;
     from = comma + 1;
   }
+  // The rows --check and --rows select, each estimated before any runs.
+  std::vector<json> selected;
+  for (const json& row : rows) {
+    const bool is_capacity = row.value("check", "metric") == "capacity";
+    if ((check == "metric" && is_capacity) || (check == "capacity" && !is_capacity)) continue;
+    if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), row["id"].get<std::string>()) == wanted.end()) continue;
+    selected.push_back(row);
+  }
+  try {
+    for (const json& row : selected) budget.add(row_work_units(row, search_cap), "row " + row["id"].get<std::string>());
+  } catch (const SightlineError& e) {
+    return report_error(e);
+  }
   json out = json::array(), capacity_out = json::array(), failed = json::array();
   Summary all, inference, training, capacity;
   // By the result's kind (serving_latency, serving_simulation, training) and
   // cost tier: what the page's accuracy badge shows for a result of that kind
   // and tier (web/src/measured-errors.json, written from this by web/measured-errors.mjs).
   std::map<std::string, std::map<std::string, Summary>> by_mode;
-  for (const json& row : rows) {
+  for (const json& row : selected) {
     const bool is_capacity = row.value("check", "metric") == "capacity";
-    if ((check == "metric" && is_capacity) || (check == "capacity" && !is_capacity)) continue;
-    if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), row["id"].get<std::string>()) == wanted.end()) continue;
     if (is_capacity) {
       double predicted = 0;
       json r = {{"id", row["id"]},          {"row", row["row"]},   {"title", row["title"]},

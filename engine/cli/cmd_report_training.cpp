@@ -10,6 +10,7 @@
 #include <iostream>
 
 #include "cli/cli_common.hpp"
+#include "cli/command_budget.hpp"
 #include "cli/flags.hpp"
 #include "cli/validation_runs.hpp"
 
@@ -79,9 +80,22 @@ int cmd_report_training(const Args& args) {
   std::string format = "table";
   std::string problem;
   Flags flags("report-training");
-  flags.text("--format", &format, {"table", "json"});
+  CommandBudget budget("report-training");
+  budget.flag(flags).text("--format", &format, {"table", "json"});
   if (!flags.parse(args, problem)) return usage_error(problem);
   if (format != "table" && format != "json") return usage_error("unknown format '" + format + "'");
+  // The rows' runs, estimated as `run` estimates them, before any runs.
+  try {
+    for (const Row& row : rows())
+      for (const char* id : {row.preset, row.preset_b}) {
+        std::string text;
+        json error;
+        if (id && preset_text("scenarios", id, text, error))
+          budget.add(run_work_units(read_engine_envelope(text), false), std::string("row ") + row.id + ", preset " + id);
+      }
+  } catch (const SightlineError& e) {
+    return report_error(e);
+  }
   json out = json::array();
   std::vector<double> abs_errors, signed_errors;
   std::string tier;

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "cli/cli_common.hpp"
+#include "cli/command_budget.hpp"
 #include "cli/flags.hpp"
 #include "core/json_text.hpp"
 #include "api/make_job.hpp"
@@ -174,7 +175,8 @@ int cmd_search(const Args& args) {
   std::vector<std::string> files;
   std::string problem;
   Flags flags("search");
-  flags.integer("--jobs", &jobs, 1, 1024).integer("--top", &top, 1, 1000000)
+  CommandBudget budget("search");
+  budget.flag(flags).integer("--jobs", &jobs, 1, 1024).integer("--top", &top, 1, 1000000)
       .integer("--confirm", &confirm, 1, 10000000)
       .text("--format", &format, {"table", "json"}).text("--out", &out).positional(&files, 1);
   if (!flags.parse(args, problem)) return usage_error(problem);
@@ -188,9 +190,18 @@ int cmd_search(const Args& args) {
   try {
     const json doc = parse_json_text(text);
     // A question with a "kind" is a training search (search/training_search.hpp).
-    if (doc.is_object() && doc.contains("kind")) return run_training_search(doc, jobs, format, out, static_cast<size_t>(top));
+    if (doc.is_object() && doc.contains("kind"))
+      return run_training_search(doc, jobs, format, out, static_cast<size_t>(top), budget);
     const search::DeploymentSearchSpec spec = search::read_deployment_search(doc);
     const search::Plan plan = search::plan_deployment_search(spec);
+    // The search's work before any candidate runs: each candidate's central
+    // run as `run` estimates it (the Pareto points' interval runs come on top),
+    // and the confirmation's requests (an event each, at the least).
+    for (size_t k = 0; k < plan.scenarios.size(); ++k)
+      budget.add(run_work_units(plan.scenarios[k], true),
+                 "candidate " + std::to_string(k + 1) + " of " + std::to_string(plan.scenarios.size()) + ", " +
+                     search::candidate_label(spec, plan.candidates[k]) + ", in " + file);
+    if (confirm > 0) budget.add(static_cast<double>(confirm), "the --confirm run of " + std::to_string(confirm) + " requests");
     std::vector<search::CandidateOutcome> central(plan.candidates.size());
     parallel_for(central.size(), jobs,
                  [&](size_t k) { central[k] = search::evaluate_candidate(plan.scenarios[k], CostBound::Central); });

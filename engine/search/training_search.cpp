@@ -174,6 +174,14 @@ double objective_score(const TrainingSearchSpec& spec, const TrainOutcome& o) {
   return spec.objective == TrainObjective::TokensPerUsd ? o.tokens_per_usd : o.tokens_per_s;
 }
 
+int64_t training_search_space(const TrainingSearchSpec& spec) {
+  int64_t space = 0;
+  for (const auto& g : spec.gpus) space += static_cast<int64_t>(g.counts.size());
+  return space * static_cast<int64_t>(spec.tp.size() * spec.pp.size() * spec.cp.size() * spec.ep.size() *
+                                      spec.micro_batch.size() * spec.virtual_stages.size() * spec.recompute.size() *
+                                      spec.zero_stage.size() * spec.sequence_parallel.size());
+}
+
 TrainingSearchSpec read_training_search(const json& doc) {
   ObjectReader r(doc, "", {"kind", "base", "objective", "gpus", "tokens_to_train", "tp", "pp", "cp", "ep", "micro_batch",
                            "virtual_stages", "recompute", "zero_stage", "sequence_parallel", "top", "max_interval_points"});
@@ -282,11 +290,7 @@ TrainingSearchSpec read_training_search(const json& doc) {
   spec.sequence_parallel = read_bool_axis(r, "sequence_parallel", spec.sequence_parallel);
   spec.top = static_cast<int>(r.integer("top", 1, 64, 5));
   spec.max_interval_points = static_cast<int>(r.integer("max_interval_points", 0, 256, 16));
-  int64_t space = 0;
-  for (const auto& g : spec.gpus) space += static_cast<int64_t>(g.counts.size());
-  space *= static_cast<int64_t>(spec.tp.size() * spec.pp.size() * spec.cp.size() * spec.ep.size() * spec.micro_batch.size() *
-                                spec.virtual_stages.size() * spec.recompute.size() * spec.zero_stage.size() *
-                                spec.sequence_parallel.size());
+  const int64_t space = training_search_space(spec);
   if (space > 200000)
     fail(error_code::kRange, "", "the space has " + str(space) + " configurations; at most 200000 (narrow the axes)");
   return spec;

@@ -67,6 +67,8 @@ struct TrainingSearchSpec {
 
 // Reads a training search question; errors are located (code, JSON pointer, message).
 TrainingSearchSpec read_training_search(const json& doc);
+// The configurations the question's axes multiply to (before any is pruned).
+int64_t training_search_space(const TrainingSearchSpec& spec);
 
 struct TrainCandidate {
   size_t gpu = 0;  // index into spec.gpus
