@@ -100,6 +100,23 @@ void check_bench_meaning(BenchRun& r) {
     refuse(error_code::kInvalidValue, r.file, r.output_source,
            "the mean output is " + fmt(*r.output_tokens_mean) + " tokens over " + std::to_string(r.requests) +
                " completed requests: a completed request has at least one output token");
+  // No model reads a prompt or writes an output of ten million tokens: a mean
+  // past it is a total under a mean's key, or a unit slip.
+  constexpr double kMaxMeanTokens = 1e7;
+  if (r.prompt_tokens_mean && *r.prompt_tokens_mean > kMaxMeanTokens)
+    refuse(error_code::kRange, r.file, r.prompt_source,
+           "the mean prompt is " + fmt(*r.prompt_tokens_mean) + " tokens per request, past any model's context (" +
+               fmt(kMaxMeanTokens) + ")");
+  if (r.output_tokens_mean && *r.output_tokens_mean > kMaxMeanTokens)
+    refuse(error_code::kRange, r.file, r.output_source,
+           "the mean output is " + fmt(*r.output_tokens_mean) + " tokens per request, past any model's context (" +
+               fmt(kMaxMeanTokens) + ")");
+  // A run that completed requests served tokens: a throughput of 0 is no measurement.
+  for (const BenchFigure& f : r.measured)
+    if ((f.metric == "requests_per_s" || f.metric == "output_tokens_per_s") && !(f.value > 0))
+      refuse(error_code::kInvalidValue, r.file, f.source,
+             f.metric + " = " + fmt(f.value) + " in a run that completed " + std::to_string(r.requests) +
+                 " requests: not a measurement");
   if (r.load == "rate" && !(r.rate_qps > 0))
     refuse(error_code::kInvalidValue, r.file, r.load_source, "the request rate must be > 0");
   if (r.load == "closed_loop" && r.concurrency < 1)

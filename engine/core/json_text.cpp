@@ -1,5 +1,6 @@
 #include "core/json_text.hpp"
 
+#include <algorithm>
 #include <optional>
 #include <set>
 #include <vector>
@@ -256,7 +257,12 @@ bool is_nonstandard_literal(const json& value) {
 }
 
 json parse_json_text(const std::string& text) {
-  const std::size_t bad = first_invalid_utf8(text);
+  // A NUL byte is valid UTF-8 but never JSON text (a string writes it as
+  // \u0000), and nlohmann's lexer takes it for the end of the input: without
+  // this check "{...}\0anything" read as the part before the NUL.
+  const std::size_t utf8_bad = first_invalid_utf8(text);
+  const std::size_t nul = text.find('\0');
+  const std::size_t bad = std::min(utf8_bad, nul);
   if (bad != std::string::npos) {
     // Locate the bad byte: read the valid prefix and take the pointer where it stops.
     json prefix;
@@ -265,8 +271,10 @@ json parse_json_text(const std::string& text) {
     const auto b = static_cast<unsigned char>(text[bad]);
     static const char* kHex = "0123456789ABCDEF";
     fail(error_code::kParse, sax.path(),
-         std::string("invalid JSON text at ") + where(text, bad) + ": byte 0x" + kHex[b >> 4] + kHex[b & 15] +
-             " is not valid UTF-8 (the text must be UTF-8, without encoded surrogates)");
+         std::string("invalid JSON text at ") + where(text, bad) + ": " +
+             (bad == nul ? std::string("a NUL byte (0x00), which JSON text never holds (a string writes it as \\u0000)")
+                         : std::string("byte 0x") + kHex[b >> 4] + kHex[b & 15] +
+                               " is not valid UTF-8 (the text must be UTF-8, without encoded surrogates)"));
   }
   json root;
   StrictSax sax(root);

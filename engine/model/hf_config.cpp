@@ -376,6 +376,17 @@ ModelArch read_hf_config(const json& config, const std::string& path) {
     }
   }
   if (type == "mistral3") type = "mistral";
+  // A wrapper the reader does not know (its model_type neither a family nor
+  // the text model's own name + "_text") may add structure around the text
+  // model: reading text_config alone is then said, never silent.
+  if (wrapped) {
+    const std::string outer = top.string_or("model_type", "");
+    const bool known_wrapper = outer == "llama4" || outer == "gemma3" || outer == "mistral3" || is_known(outer) ||
+                               (!type.empty() && outer + "_text" == type);
+    if (!outer.empty() && !known_wrapper && is_known(type))
+      m.import.warnings.push_back("unknown wrapper model_type '" + printable(outer) + "': only its text_config (" + type +
+                                  ") is read; anything the wrapper adds around it is not priced");
+  }
   refuse_unpriced_features(r, type.empty() ? top.string_or("model_type", "") : type);
   if (wrapped) refuse_unpriced_features(top, top.string_or("model_type", ""));
   bool known = !type.empty() && is_known(type);

@@ -104,9 +104,9 @@ export function mutateDoc(doc, r, focus = null) {
       let v = parent[key];
       for (let d = 0; d < depth; d++) v = r.chance(0.5) ? [v] : { a: v };
       parent[key] = v;
-    } else if (kind === 9 && Array.isArray(parent[key]) && parent[key].length) {  // size: more elements
+    } else if (kind === 9 && Array.isArray(parent[key]) && parent[key].length) {  // size: more elements (shared, not copied)
       const arr = parent[key];
-      for (let j = 0, m = r.pick([2, 10, 300]); j < m; j++) arr.push(structuredClone(arr[r.int(arr.length)]));
+      for (let j = 0, m = r.pick([2, 10, 300]); j < m; j++) arr.push(arr[r.int(arr.length)]);
     } else if (kind === 10) {                         // a long string
       parent[key] = 'x'.repeat(r.pick([1000, 100000]));
     } else {                                          // stringified (a number "42" where 42 was)
@@ -146,8 +146,12 @@ export function mutateJsonl(text, r) {
   const k = r.int(7);
   if (k === 0 && lines.length) lines.splice(r.int(lines.length), 1);
   else if (k === 1 && lines.length) lines.splice(r.int(lines.length + 1), 0, r.pick(['', '   ', '{}', '[]', 'null', '{"a":', 'x']));
-  else if (k === 2 && lines.length) {                // size: many runs
-    for (let j = 0, m = r.pick([10, 300, 1000]); j < m; j++) lines.push(lines[r.int(lines.length)]);
+  else if (k === 2 && lines.length) {                // size: many runs (300 runs: `fit`'s work cap), up to 4 MB
+    let bytes = lines.reduce((n, l) => n + l.length, 0);
+    for (let j = 0, m = r.pick([10, 300, 1000]); j < m && bytes < (4 << 20); j++) {
+      lines.push(lines[r.int(lines.length)]);
+      bytes += lines[lines.length - 1].length;
+    }
   } else if (lines.length) {
     const i = r.int(lines.length);
     let doc = null;

@@ -1,0 +1,74 @@
+// The defects the aimed fuzzer (tests/fuzz/surfaces.mjs) found, each on the
+// real CLI with a real file changed the way the fuzzer changed it. Against
+// main's build (SIGHTLINE_CLI=/work/main/build/sightline node --test
+// tests/cli/aimed_fuzz_regressions.test.mjs, 2026-11-28) all four fail: the text after a
+// NUL byte is never read (exit 0 on a scenario or benchmark file with
+// anything after "\0"); a vLLM run with output_throughput 0 and one whose
+// total_input_tokens is a million times too large (a mean prompt of 125
+// billion tokens) are imported; an unknown wrapper model_type around a known
+// text_config is read without a word.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { cliPath, repoRoot } from '../wasm/wasm_module.mjs';
+
+const dir = mkdtempSync(path.join(tmpdir(), 'sightline-aimed-'));
+const write = (name, text) => {
+  const p = path.join(dir, name);
+  writeFileSync(p, text);
+  return p;
+};
+// The wall-clock limit is only an outer guard; nothing here judges time.
+const cli = (args) => {
+  const r = spawnSync(cliPath, args, { cwd: repoRoot, encoding: 'utf8', timeout: 600000 });
+  return { code: r.status, signal: r.signal, out: r.stdout, err: r.stderr };
+};
+function located(r, code) {
+  assert.equal(r.signal, null, r.err);
+  assert.equal(r.code, 1, r.err || r.out.slice(0, 300));
+  const m = r.err.match(/^error \[([a-z_]+)\] at '([^']*)': (.+)$/m);
+  assert.ok(m, r.err);
+  assert.equal(m[1], code, r.err);
+  return { path: m[2], message: m[3] };
+}
+const real = (f) => readFileSync(path.join(repoRoot, 'tests/data/bench/real', f), 'utf8');
+const vllm = () => JSON.parse(real('er0080_opt125m_bench_serve_v0.25.1.json'));
+
+test('a NUL byte ends no JSON document: the text after it is refused at its byte, not ignored', () => {
+  const s = readFileSync(path.join(repoRoot, 'presets/scenarios/I1.1.json'), 'utf8').trimEnd();
+  const e = located(cli(['validate', write('nul.json', `${s}\0{"anything": 1}`)]), 'parse_error');
+  assert.match(e.message, new RegExp(`byte ${Buffer.byteLength(s)} .*NUL byte`));
+  const b = located(cli(['fit', write('nul-bench.json', `${JSON.stringify(vllm())}\0x`), '--import-only']), 'parse_error');
+  assert.match(b.message, /nul-bench\.json.*NUL byte/);
+});
+
+test('a benchmark run with an output throughput of 0 is refused at that key', () => {
+  const f = vllm();
+  f.output_throughput = 0;
+  const e = located(cli(['fit', write('zero-throughput.json', JSON.stringify(f)), '--import-only']), 'invalid_value');
+  assert.equal(e.path, '/output_throughput');
+  assert.match(e.message, /not a measurement/);
+});
+
+test('a mean prompt past any context (a total a million times too large) is refused at its source', () => {
+  const f = vllm();
+  f.total_input_tokens *= 1e6;
+  const e = located(cli(['fit', write('huge-prompt.json', JSON.stringify(f)), '--import-only']), 'out_of_range');
+  assert.equal(e.path, '/total_input_tokens');
+  assert.match(e.message, /past any model's context/);
+});
+
+test('an unknown wrapper model_type around a known text_config is read with a warning, never silently', () => {
+  const g = JSON.parse(readFileSync(path.join(repoRoot, 'tests/data/hf/published/google--gemma-3-27b-it.json'), 'utf8'));
+  g.model_type = 'gemma3_with_new_tower';
+  const r = cli(['inspect-model', write('wrapper.json', JSON.stringify(g)), '--json']);
+  assert.equal(r.code, 0, r.err);
+  const warnings = JSON.parse(r.out).warnings.join('\n');
+  assert.match(warnings, /unknown wrapper model_type 'gemma3_with_new_tower': only its text_config \(gemma3_text\) is read/);
+  // The published wrapper (gemma3) reads as before, without that warning.
+  const ok = cli(['inspect-model', path.join(repoRoot, 'tests/data/hf/published/google--gemma-3-27b-it.json'), '--json']);
+  assert.doesNotMatch(JSON.parse(ok.out).warnings.join('\n'), /unknown wrapper/);
+});
