@@ -152,6 +152,27 @@ class StrictSax {
   std::size_t offset_ = std::string::npos;
 };
 
+// The byte of the first '[' or '{' (outside strings) that opens a container
+// deeper than kMaxJsonDepth: the SAX callback that refuses it has no position.
+std::size_t too_deep_offset(const std::string& text) {
+  std::size_t depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxJsonDepth) return i;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return std::string::npos;
+}
+
 }  // namespace
 
 std::size_t first_invalid_utf8(const std::string& text) {
@@ -291,6 +312,8 @@ json parse_json_text(const std::string& text) {
     }
   }
   if (!ok || sax.failed()) {
+    if (sax.failed() && sax.offset() == std::string::npos && sax.message().rfind("nesting deeper", 0) == 0)
+      sax.set_offset(too_deep_offset(text));  // located by its byte too, not by its pointer alone
     const std::string at = sax.offset() != std::string::npos ? " at " + where(text, sax.offset()) : "";
     fail(sax.failed() ? sax.code().c_str() : error_code::kParse, sax.error_path(),
          std::string("invalid JSON") + at + ": " + (sax.failed() ? sax.message() : "unreadable document"));

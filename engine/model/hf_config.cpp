@@ -266,6 +266,8 @@ void read_quantization_config(const json& q, const std::string& path, ModelArch&
     cq.applied = "compressed-tensors " + cq.weights_dtype + " weights" + (cq.kv_cache_dtype.empty() ? "" : ", fp8 KV cache") +
                  (cq.attention_excluded ? "; attention kept in bf16" : "");
   } else if (method == "modelopt") {
+    if (!r.has("quant_algo"))
+      fail(error_code::kMissingKey, r.child("quant_algo"), "a ModelOpt quantization_config without 'quant_algo'; set precision.weights explicitly");
     const std::string algo = lower(r.string_or("quant_algo", ""));
     if (algo == "fp8") cq.weights_dtype = "fp8";
     else if (algo == "nvfp4") cq.weights_dtype = "nvfp4";
@@ -334,6 +336,8 @@ void apply_modelopt_quant(ModelArch& m, const json& hf_quant, const std::string&
   if (hf_quant.contains("quantization")) q = &hf_quant.at("quantization"), qpath = pointer_append(path, "quantization");
   require_object(*q, qpath);
   HfReader r(*q, qpath);
+  if (!r.has("quant_algo"))
+    fail(error_code::kMissingKey, r.child("quant_algo"), "hf_quant_config has no 'quant_algo'; set precision.weights");
   const std::string algo = lower(r.string_or("quant_algo", ""));
   if (algo == "fp8") m.quant.weights_dtype = "fp8";
   else if (algo == "nvfp4") m.quant.weights_dtype = "nvfp4";

@@ -72,3 +72,53 @@ test('an unknown wrapper model_type around a known text_config is read with a wa
   const ok = cli(['inspect-model', path.join(repoRoot, 'tests/data/hf/published/google--gemma-3-27b-it.json'), '--json']);
   assert.doesNotMatch(JSON.parse(ok.out).warnings.join('\n'), /unknown wrapper/);
 });
+
+// Found by the long runs (docs/testing.md): each also fails on main's build.
+const fixture = (f) => JSON.parse(readFileSync(path.join(repoRoot, 'tests/data/bench', f), 'utf8'));
+
+test('nesting past 64 levels is refused at its byte as well as its pointer', () => {
+  const f = vllm();
+  const text = JSON.stringify(f).replace('"completed":8', `"completed":${'['.repeat(80)}8${']'.repeat(80)}`);
+  const e = located(cli(['fit', write('deep-bench.json', text), '--import-only']), 'parse_error');
+  assert.equal(e.path, `/completed${'/0'.repeat(63)}`);
+  assert.match(e.message, new RegExp(`byte ${text.indexOf('"completed":') + 12 + 63} \\(line 1, column \\d+\\): nesting deeper than 64`));
+});
+
+test('a strategy or unit the file lacks is a missing key, not an unknown value \'\'', () => {
+  const g = fixture('guidellm_report.json');
+  delete g.benchmarks[0].args.strategy.type_;
+  const e = located(cli(['fit', write('no-strategy.json', JSON.stringify(g)), '--import-only']), 'missing_key');
+  assert.equal(e.path, '/benchmarks/0/args/strategy/type_');
+  const p = fixture('genai_perf_profile_export_genai_perf.json');
+  delete p.time_to_first_token.unit;
+  const u = located(cli(['fit', write('no-unit.json', JSON.stringify(p)), '--import-only']), 'missing_key');
+  assert.equal(u.path, '/time_to_first_token/unit');
+});
+
+test('a mean latency over a day or a throughput past a billion a second is refused, not imported', () => {
+  const f = vllm();
+  f.mean_ttft_ms *= 1e6;  // nanoseconds under a '_ms' key
+  const e = located(cli(['fit', write('ns-ttft.json', JSON.stringify(f)), '--import-only']), 'out_of_range');
+  assert.equal(e.path, '/mean_ttft_ms');
+  assert.match(e.message, /longer than a day/);
+  const t = vllm();
+  t.output_throughput = 9e11;
+  const o = located(cli(['fit', write('huge-throughput.json', JSON.stringify(t)), '--import-only']), 'out_of_range');
+  assert.equal(o.path, '/output_throughput');
+});
+
+test('an hf_quant_config without quant_algo is a missing key at its place', () => {
+  const dir2 = path.join(repoRoot, 'tests/data/hf/published');
+  const cfg = JSON.parse(readFileSync(path.join(dir2, 'nvidia--Llama-3.1-70B-Instruct-FP8.json'), 'utf8'));
+  const quant = JSON.parse(readFileSync(path.join(dir2, 'nvidia--Llama-3.1-70B-Instruct-FP8_hf_quant.json'), 'utf8'));
+  delete quant.quantization.quant_algo;
+  const e = located(cli(['inspect-model', write('no-algo.json', JSON.stringify({ hf_config: cfg, hf_quant_config: quant }))]), 'missing_key');
+  assert.equal(e.path, '/hf_quant_config/quantization/quant_algo');
+});
+
+test('a bad moe_intermediate_size in a Qwen3.5 config is refused at that key, not at an intermediate_size it lacks', () => {
+  const q = JSON.parse(readFileSync(path.join(repoRoot, 'tests/data/hf/published/Qwen--Qwen3.5-397B-A17B.json'), 'utf8'));
+  q.text_config.moe_intermediate_size = 1e303;
+  const e = located(cli(['inspect-model', write('qwen35.json', JSON.stringify(q))]), 'type_error');
+  assert.equal(e.path, '/hf_config/text_config/moe_intermediate_size');
+});

@@ -88,7 +88,7 @@ export function mutateDoc(doc, r, focus = null) {
     if (kind === 0) {                                 // remove a key (or an array element)
       if (Array.isArray(parent)) parent.splice(key, 1); else delete parent[key];
     } else if (kind === 1) {                          // change the type
-      parent[key] = r.pick(ODD_VALUES);
+      parent[key] = structuredClone(r.pick(ODD_VALUES));  // a copy: a shared object mutated later could close a cycle
     } else if (kind === 2) {                          // a number written as text, refused whole
       parent[key] = r.pick(BAD_NUMBER_TEXT);
     } else if (kind === 3 && typeof parent[key] === 'number') {  // scaled: units and magnitudes
@@ -104,9 +104,13 @@ export function mutateDoc(doc, r, focus = null) {
       let v = parent[key];
       for (let d = 0; d < depth; d++) v = r.chance(0.5) ? [v] : { a: v };
       parent[key] = v;
-    } else if (kind === 9 && Array.isArray(parent[key]) && parent[key].length) {  // size: more elements (shared, not copied)
+    } else if (kind === 9 && Array.isArray(parent[key]) && parent[key].length) {  // size: more elements, up to 4 MB
       const arr = parent[key];
-      for (let j = 0, m = r.pick([2, 10, 300]); j < m; j++) arr.push(arr[r.int(arr.length)]);
+      let bytes = JSON.stringify(arr).length;
+      for (let j = 0, m = r.pick([2, 10, 300]); j < m && bytes < (4 << 20); j++) {
+        arr.push(structuredClone(arr[r.int(arr.length)]));
+        bytes += JSON.stringify(arr[arr.length - 1]).length;
+      }
     } else if (kind === 10) {                         // a long string
       parent[key] = 'x'.repeat(r.pick([1000, 100000]));
     } else {                                          // stringified (a number "42" where 42 was)

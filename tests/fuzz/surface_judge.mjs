@@ -6,19 +6,24 @@
 // invariants below are physics and the user's own numbers, not the engine's
 // code.
 
-/** Resolves a JSON pointer in `doc`: 'full', 'parent' (all but the last token) or null. */
+/**
+ * Resolves a JSON pointer in `doc`: how many of its last tokens are missing
+ * (0: it exists), or null when it leaves the document through a value that
+ * is not a container.
+ */
 export function resolvePointer(doc, pointer) {
-  if (pointer === '') return 'full';
+  if (pointer === '') return 0;
   if (!pointer.startsWith('/')) return null;
   const tokens = pointer.slice(1).split('/').map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
   let v = doc;
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i];
-    const has = v !== null && typeof v === 'object' && (Array.isArray(v) ? /^\d+$/.test(t) && Number(t) < v.length : Object.hasOwn(v, t));
-    if (!has) return i === tokens.length - 1 && v !== null && typeof v === 'object' ? 'parent' : null;
+    if (v === null || typeof v !== 'object') return null;
+    const has = Array.isArray(v) ? /^\d+$/.test(t) && Number(t) < v.length : Object.hasOwn(v, t);
+    if (!has) return tokens.length - i;
     v = v[t];
   }
-  return 'full';
+  return 0;
 }
 
 // Python's bare Infinity and NaN (in published configs) are values the engine reads; kept as markers.
@@ -82,10 +87,19 @@ function mislocated(err, c) {
     return !rootIsContainer || POSITION.test(err.message) || Object.keys(root).length === 0 || err.code === 'type_error' ||
       ROOT_WORDS.test(err.message) ? null : 'path "" for an error inside the document';
   }
-  let where = resolvePointer(d.doc, p);
-  if (where !== 'full' && d.alt !== undefined) where = resolvePointer(d.alt, p) ?? where;
-  if (where === 'full') return null;
-  if (where === 'parent' && /missing|required|needs|no |give /i.test(`${err.code} ${err.message}`)) return null;
+  // It exists; or it is a key the user left out (the engine's default): its
+  // object exists, or (a defaulted section and its key) that object's parent.
+  let missing = resolvePointer(d.doc, p);
+  if (missing !== 0 && d.alt !== undefined) {
+    const m2 = resolvePointer(d.alt, p);
+    if (m2 !== null && (missing === null || m2 < missing)) missing = m2;
+  }
+  if (missing === 0) return null;
+  const last = p.split('/').pop();
+  const says = /missing|required|absent|needs|give|default|has no|without/i.test(err.message);
+  // A pasted HF config: a key it lacks is named as missing, never under an engine name.
+  if (u.strictKeys) return missing === 1 && says ? null : `path '${err.path}' names a key the config does not have`;
+  if (missing !== null && missing <= 2 && (says || err.message.includes(last))) return null;
   return `path '${err.path}' does not exist in the user's document`;
 }
 
@@ -128,7 +142,13 @@ function resultLie(result) {
       else if (/mfu|utilization|efficiency/.test(k) && !/scale/.test(k) && (v < 0 || v > (/pct|percent/.test(k) ? 100 : 1) + 1e-9)) lie = `${key} = ${v}`;
       return;
     }
-    if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, Array.isArray(v) ? key : k, depth + 1);
+    if (v && typeof v === 'object') {
+      for (const [k, x] of Object.entries(v)) {
+        // A memory margin is negative by design where the result says it does not fit (fits: false, with a warning).
+        if (/^free_/.test(k) && v.fits === false) continue;
+        walk(x, Array.isArray(v) ? key : k, depth + 1);
+      }
+    }
   };
   walk(result, '', 0);
   return lie;

@@ -67,12 +67,12 @@ function hfCase(seed, r) {
     s.model = { hf_config: mutateDoc(seed.doc.hf_config ?? seed.doc, r) };
     if (seed.doc.hf_quant_config) s.model.hf_quant_config = seed.doc.hf_quant_config;
     const text = toText(s);
-    return { op: 'validate', text, user: { shape: 'json', doc: s, prefix: '' } };
+    return { op: 'validate', text, user: { shape: 'json', doc: s, prefix: '' } };  // (the scenario is the user's too)
   }
   const text = r.chance(0.8) ? toText(mutateDoc(seed.doc, r)) : mutateJsonText(toText(seed.doc, 1), r);
   // inspect_model reads a pasted config.json as {"hf_config": config} (its
   // documented form): errors are at /hf_config/<the config's own key>.
-  return { op: 'inspect', text, user: { shape: 'json', text, prefix: '', hfWrapper: !seed.doc.hf_config } };
+  return { op: 'inspect', text, user: { shape: 'json', text, prefix: '', hfWrapper: !seed.doc.hf_config, strictKeys: true } };
 }
 
 // Mutations land on the hardware, the parallelism and the pools 70% of the time.
