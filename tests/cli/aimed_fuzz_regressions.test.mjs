@@ -122,3 +122,23 @@ test('a bad moe_intermediate_size in a Qwen3.5 config is refused at that key, no
   const e = located(cli(['inspect-model', write('qwen35.json', JSON.stringify(q))]), 'type_error');
   assert.equal(e.path, '/hf_config/text_config/moe_intermediate_size');
 });
+
+test('heads that do not divide are refused at the pasted config\'s own key, not at the engine\'s num_kv_heads', () => {
+  const l = JSON.parse(readFileSync(path.join(repoRoot, 'tests/data/hf/published/meta-llama--Meta-Llama-3.1-70B.json'), 'utf8'));
+  l.num_key_value_heads = 3000;  // 64 query heads
+  const e = located(cli(['inspect-model', write('heads.json', JSON.stringify(l))]), 'constraint_violation');
+  assert.equal(e.path, '/hf_config/num_key_value_heads');
+  assert.match(e.message, /num_attention_heads \(64\) must be a multiple of num_key_value_heads \(3000\)/);
+});
+
+test('an empty wrapper model_type is said too; first_k_dense_replace past the layers is refused at that key', () => {
+  const g = JSON.parse(readFileSync(path.join(repoRoot, 'tests/data/hf/published/google--gemma-3-27b-it.json'), 'utf8'));
+  g.model_type = '';
+  const r = cli(['inspect-model', write('empty-wrapper.json', JSON.stringify(g)), '--json']);
+  assert.equal(r.code, 0, r.err);
+  assert.match(JSON.parse(r.out).warnings.join('\n'), /unknown wrapper model_type ''/);
+  const d = JSON.parse(readFileSync(path.join(repoRoot, 'tests/data/hf/published/deepseek-ai--DeepSeek-V3.json'), 'utf8'));
+  d.first_k_dense_replace = 61;  // all 61 layers dense: no MoE layer left
+  const e = located(cli(['inspect-model', write('dense.json', JSON.stringify(d))]), 'constraint_violation');
+  assert.equal(e.path, '/hf_config/first_k_dense_replace');
+});

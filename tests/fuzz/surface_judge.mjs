@@ -33,7 +33,8 @@ const parses = (text) => {
 const POSITION = /byte \d+|line \d+|column \d+/;
 
 // An error about the whole file (its kind, its format): at the root.
-const ROOT_WORDS = /format|structure|recogni|empty|no run|not a |not JSON|one JSON object per file/i;
+// (A fit that the file's runs as a whole cannot identify is refused there too.)
+const ROOT_WORDS = /format|structure|recogni|empty|no run|not a |not JSON|one JSON object per file|these runs determine/i;
 const parsedLines = (lines) => lines.map((l) => parses(l)).map((q, i) => (q.ok ? q.doc : { __unparsed_line: i }));
 
 /** The user's document of a case, parsed once: {doc, alt?} or {lines} or {unparsed}. */
@@ -79,6 +80,9 @@ function mislocated(err, c) {
     if (!m) return `'${p}' is not a /line/N of the summary`;
     return Number(m[1]) >= 1 && Number(m[1]) <= d.lines.length ? null : `line ${m[1]} is not in the file`;
   }
+  // A duplicate key is located by its pointer (the reader stops there, before
+  // any later syntax error JavaScript's parser would report first).
+  if (err.code === 'duplicate_key' && p.split('/').pop() === /duplicate key '([^']*)'/.exec(err.message)?.[1]) return null;
   if (d.unparsed) return p === '' && (POSITION.test(err.message) || ROOT_WORDS.test(err.message)) ? null : `'${p}' in a file that is not JSON, without a position`;
   if (p === '') {
     const root = d.doc;
@@ -96,7 +100,7 @@ function mislocated(err, c) {
   }
   if (missing === 0) return null;
   const last = p.split('/').pop();
-  const says = /missing|required|absent|needs|give|default|has no|without/i.test(err.message);
+  const says = err.code === 'missing_key' || /missing|required|absent|need|give|default|has no|without/i.test(err.message);
   // A pasted HF config: a key it lacks is named as missing, never under an engine name.
   if (u.strictKeys) return missing === 1 && says ? null : `path '${err.path}' names a key the config does not have`;
   if (missing !== null && missing <= 2 && (says || err.message.includes(last))) return null;

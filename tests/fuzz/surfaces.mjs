@@ -144,7 +144,7 @@ export async function fuzzSurface({ surface, seed = 1, cases = 200, native, wasm
     }
   };
   let chunk = [];
-  const flush = () => {
+  const flush = async () => {
     if (!chunk.length) return;
     const replies = native ? nativeReplies(native, chunk, counts, note) : chunk.map(() => null);
     for (let i = 0; i < chunk.length; i++) {
@@ -157,6 +157,7 @@ export async function fuzzSurface({ surface, seed = 1, cases = 200, native, wasm
         } catch (err) {
           note('crashes', c, `wasm threw: ${err}`);
           wasmReply = undefined;
+          m = await loadWasmModule();  // a trapped instance is unusable
         }
         const used = process.cpuUsage(cpu0);
         const cpuMs = (used.user + used.system) / 1000;
@@ -180,12 +181,9 @@ export async function fuzzSurface({ surface, seed = 1, cases = 200, native, wasm
   };
   for (const c of surfaceCases(surface, seed, cases)) {
     chunk.push(c);
-    if (chunk.length >= (surface === 'fit' ? 20 : CHUNK)) {
-      flush();
-      if (m && counts.crashes) m = await loadWasmModule();  // a trapped instance is unusable
-    }
+    if (chunk.length >= (surface === 'fit' ? 20 : CHUNK)) await flush();
   }
-  flush();
+  await flush();
   counts.native_cpu_s = Number(counts.native_cpu_s.toFixed(2));
   counts.wasm_cpu_s = Number(counts.wasm_cpu_s.toFixed(2));
   return counts;
