@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 
+#include "api/bench_import.hpp"
 #include "api/budgeted_job.hpp"
 #include "api/inspect_model.hpp"
 #include "api/make_job.hpp"
@@ -229,6 +230,14 @@ std::string list_presets(const std::string& kind) {
 
 std::string inspect_model(const std::string& model_json) {
   return guarded("inspect_model", [&] { return inspect_model_json(read_model_for_inspection(parse_json_text(model_json))); });
+}
+
+std::string import_bench_file(const std::string& name, const std::string& text, const std::string& format) {
+  return guarded("import_bench_file", [&] {
+    json runs = json::array();
+    for (const BenchRun& r : read_bench_file(name, text, format)) runs.push_back(r.to_json());
+    return runs;
+  });
 }
 
 std::string get_preset(const std::string& kind, const std::string& id) {

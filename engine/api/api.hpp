@@ -37,6 +37,11 @@ std::string version();
 // {"hf_config": ..., "hf_quant_config": ...}, a preset id string or an
 // architecture object (api/inspect_model.hpp lists the fields).
 std::string inspect_model(const std::string& model_json);
+// The runs of one benchmark result file, as `sightline fit --import-only`
+// reads them (api/bench_import.hpp): `name` is the file's name for messages,
+// `format` "" detects the format from the structure. result: [run...]; an
+// error is located in the file (its JSON pointer, or /line/N of a summary).
+std::string import_bench_file(const std::string& name, const std::string& text, const std::string& format);
 // Policy registries the page builds its dropdowns from: {"serving": {...}, "cost_tiers": [...], ...}.
 std::string list_registries();
 

@@ -102,6 +102,11 @@ std::string Fields::text(const std::string& key) const {
   return v.get<std::string>();
 }
 
+std::string Fields::required_text(const std::string& key) const {
+  if (!has(key)) refuse(error_code::kMissingKey, file_, at(key), "'" + key + "' is missing");
+  return text(key);
+}
+
 std::optional<double> Fields::rate(const std::string& key) const {
   if (!has(key)) return std::nullopt;
   const json& v = object_.at(key);

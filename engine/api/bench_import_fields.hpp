@@ -43,6 +43,9 @@ class Fields {
   bool flag(const std::string& key) const;
   // A string ("" when absent or null).
   std::string text(const std::string& key) const;
+  // A string the reader cannot do without (a strategy, a unit): missing_key
+  // when absent or null, never read as "" and then refused as an unknown value.
+  std::string required_text(const std::string& key) const;
   // A request rate: a number > 0, or the tool's "no limit" ("inf", Python's
   // bare Infinity, read as infinity). Absent or null: nullopt.
   std::optional<double> rate(const std::string& key) const;

@@ -26,6 +26,10 @@ bool is_per_token(const std::string& metric) { return metric.rfind("tpot", 0) ==
 // figure under a '_ms' key is a value in seconds.
 double floor_ms(const std::string& metric) { return is_per_token(metric) ? 0.05 : 1.0; }
 
+constexpr double kMaxLatencyMs = 86'400'000;
+// A billion requests or tokens a second is more than any cluster serves.
+constexpr double kMaxPerSecond = 1e9;
+
 // Zero latencies: vLLM writes TPOT 0 when no request had two output tokens
 // (no TPOT exists: dropped); any other zero is not a measurement.
 void check_latency_values(BenchRun& r) {
@@ -44,6 +48,11 @@ void check_latency_values(BenchRun& r) {
       r.notes.push_back(f.metric + " is 0 with under 2 output tokens per request: no such figure exists, left out");
       continue;
     }
+    // A mean over a day is no served request's: a value in µs or ns under a '_ms' key.
+    if (f.value > kMaxLatencyMs)
+      refuse(error_code::kRange, r.file, f.source,
+             f.metric + " = " + fmt(f.value) + " ms is longer than a day (" + fmt(kMaxLatencyMs) +
+                 " ms): a value in microseconds or nanoseconds under a '_ms' key?");
     if (f.value < floor_ms(f.metric))
       refuse(error_code::kInvalidValue, r.file, f.source,
              f.metric + " = " + fmt(f.value) + " ms is shorter than any served request shows (" + fmt(floor_ms(f.metric)) +
@@ -100,6 +109,28 @@ void check_bench_meaning(BenchRun& r) {
     refuse(error_code::kInvalidValue, r.file, r.output_source,
            "the mean output is " + fmt(*r.output_tokens_mean) + " tokens over " + std::to_string(r.requests) +
                " completed requests: a completed request has at least one output token");
+  // No model reads a prompt or writes an output of ten million tokens: a mean
+  // past it is a total under a mean's key, or a unit slip.
+  constexpr double kMaxMeanTokens = 1e7;
+  if (r.prompt_tokens_mean && *r.prompt_tokens_mean > kMaxMeanTokens)
+    refuse(error_code::kRange, r.file, r.prompt_source,
+           "the mean prompt is " + fmt(*r.prompt_tokens_mean) + " tokens per request, past any model's context (" +
+               fmt(kMaxMeanTokens) + ")");
+  if (r.output_tokens_mean && *r.output_tokens_mean > kMaxMeanTokens)
+    refuse(error_code::kRange, r.file, r.output_source,
+           "the mean output is " + fmt(*r.output_tokens_mean) + " tokens per request, past any model's context (" +
+               fmt(kMaxMeanTokens) + ")");
+  // A run that completed requests served tokens: a throughput of 0 is no measurement.
+  for (const BenchFigure& f : r.measured)
+    if (f.metric == "requests_per_s" || f.metric == "output_tokens_per_s") {
+      if (!(f.value > 0))
+        refuse(error_code::kInvalidValue, r.file, f.source,
+               f.metric + " = " + fmt(f.value) + " in a run that completed " + std::to_string(r.requests) +
+                   " requests: not a measurement");
+      if (f.value > kMaxPerSecond)
+        refuse(error_code::kRange, r.file, f.source,
+               f.metric + " = " + fmt(f.value) + " is more than any cluster serves (" + fmt(kMaxPerSecond) + " per second)");
+    }
   if (r.load == "rate" && !(r.rate_qps > 0))
     refuse(error_code::kInvalidValue, r.file, r.load_source, "the request rate must be > 0");
   if (r.load == "closed_loop" && r.concurrency < 1)

@@ -33,7 +33,7 @@ void guidellm_figure(const Fields& metrics, const std::string& key, const char* 
 // throughput (all at once, optionally capped at max_concurrency), constant
 // and poisson (`rate` requests/s).
 void read_guidellm_strategy(const Fields& st, BenchRun& r) {
-  const std::string type = st.text("type_");
+  const std::string type = st.required_text("type_");
   r.load_source = st.at("type_");
   if (type == "synchronous") {
     r.load = "closed_loop";
@@ -119,7 +119,7 @@ std::optional<double> export_avg(const Fields& root, const std::string& key, con
   if (!m) return std::nullopt;
   const Fields mf(*m, r.file, root.at(key), &r);
   double scale = 1;
-  const std::string unit = mf.text("unit");
+  const std::string unit = kind == "time" ? mf.required_text("unit") : mf.text("unit");
   if (kind == "time") {
     if (unit == "ms") scale = 1;
     else if (unit == "s" || unit == "sec") scale = 1e3;
@@ -156,7 +156,7 @@ bool read_aiperf_phases(const Fields& ic, BenchRun& r) {
     }
     if (++measured > 1)
       refuse(error_code::kNotImplemented, r.file, pp, "more than one measured phase: the export mixes their figures");
-    const std::string type = ph.text("type");
+    const std::string type = ph.required_text("type");
     r.load_source = ph.at("type");
     const auto conc = ph.maybe_integer("concurrency", 1, 1'000'000);
     if (type == "concurrency") {

@@ -1,5 +1,6 @@
 #include "core/json_text.hpp"
 
+#include <algorithm>
 #include <optional>
 #include <set>
 #include <vector>
@@ -151,6 +152,27 @@ class StrictSax {
   std::size_t offset_ = std::string::npos;
 };
 
+// The byte of the first '[' or '{' (outside strings) that opens a container
+// deeper than kMaxJsonDepth: the SAX callback that refuses it has no position.
+std::size_t too_deep_offset(const std::string& text) {
+  std::size_t depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxJsonDepth) return i;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return std::string::npos;
+}
+
 }  // namespace
 
 std::size_t first_invalid_utf8(const std::string& text) {
@@ -256,7 +278,12 @@ bool is_nonstandard_literal(const json& value) {
 }
 
 json parse_json_text(const std::string& text) {
-  const std::size_t bad = first_invalid_utf8(text);
+  // A NUL byte is valid UTF-8 but never JSON text (a string writes it as
+  // \u0000), and nlohmann's lexer takes it for the end of the input: without
+  // this check "{...}\0anything" read as the part before the NUL.
+  const std::size_t utf8_bad = first_invalid_utf8(text);
+  const std::size_t nul = text.find('\0');
+  const std::size_t bad = std::min(utf8_bad, nul);
   if (bad != std::string::npos) {
     // Locate the bad byte: read the valid prefix and take the pointer where it stops.
     json prefix;
@@ -265,8 +292,10 @@ json parse_json_text(const std::string& text) {
     const auto b = static_cast<unsigned char>(text[bad]);
     static const char* kHex = "0123456789ABCDEF";
     fail(error_code::kParse, sax.path(),
-         std::string("invalid JSON text at ") + where(text, bad) + ": byte 0x" + kHex[b >> 4] + kHex[b & 15] +
-             " is not valid UTF-8 (the text must be UTF-8, without encoded surrogates)");
+         std::string("invalid JSON text at ") + where(text, bad) + ": " +
+             (bad == nul ? std::string("a NUL byte (0x00), which JSON text never holds (a string writes it as \\u0000)")
+                         : std::string("byte 0x") + kHex[b >> 4] + kHex[b & 15] +
+                               " is not valid UTF-8 (the text must be UTF-8, without encoded surrogates)"));
   }
   json root;
   StrictSax sax(root);
@@ -283,6 +312,8 @@ json parse_json_text(const std::string& text) {
     }
   }
   if (!ok || sax.failed()) {
+    if (sax.failed() && sax.offset() == std::string::npos && sax.message().rfind("nesting deeper", 0) == 0)
+      sax.set_offset(too_deep_offset(text));  // located by its byte too, not by its pointer alone
     const std::string at = sax.offset() != std::string::npos ? " at " + where(text, sax.offset()) : "";
     fail(sax.failed() ? sax.code().c_str() : error_code::kParse, sax.error_path(),
          std::string("invalid JSON") + at + ": " + (sax.failed() ? sax.message() : "unreadable document"));

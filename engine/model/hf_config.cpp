@@ -198,6 +198,17 @@ ModelArch read_hf_config(const json& config, const std::string& path) {
     }
   }
   if (type == "mistral3") type = "mistral";
+  // A wrapper the reader does not know (its model_type neither a family nor
+  // the text model's own name + "_text") may add structure around the text
+  // model: reading text_config alone is then said, never silent.
+  if (wrapped) {
+    const std::string outer = top.string_or("model_type", "");
+    const bool known_wrapper = outer == "llama4" || outer == "gemma3" || outer == "mistral3" || is_known(outer) ||
+                               (!type.empty() && outer + "_text" == type);
+    if (top.has("model_type") && !known_wrapper && is_known(type))
+      m.import.warnings.push_back("unknown wrapper model_type '" + printable(outer) + "': only its text_config (" + type +
+                                  ") is read; anything the wrapper adds around it is not priced");
+  }
   refuse_unpriced_features(r, type.empty() ? top.string_or("model_type", "") : type);
   if (wrapped) refuse_unpriced_features(top, top.string_or("model_type", ""));
   bool known = !type.empty() && is_known(type);
@@ -274,6 +285,16 @@ ModelArch read_hf_config(const json& config, const std::string& path) {
   account_for_keys(r, wrapped ? "text_config." : "", known, m);
   if (wrapped) account_for_keys(top, "", known, m);
   finalize_layers(m);
+  // check_model names the engine's fields (num_kv_heads); a pasted config's
+  // heads are refused at its own keys first.
+  if (m.num_heads > 0 && m.num_kv_heads > 0 && m.num_heads % m.num_kv_heads != 0)
+    fail(error_code::kConstraint, r.child(r.has("num_key_value_heads") ? "num_key_value_heads" : "num_attention_heads"),
+         "num_attention_heads (" + std::to_string(m.num_heads) + ") must be a multiple of num_key_value_heads (" +
+             std::to_string(m.num_kv_heads) + ")");
+  if (m.is_moe() && m.moe.first_dense_layers >= m.num_layers && r.has("first_k_dense_replace"))
+    fail(error_code::kConstraint, r.child("first_k_dense_replace"),
+         "first_k_dense_replace (" + std::to_string(m.moe.first_dense_layers) + ") must be smaller than num_hidden_layers (" +
+             std::to_string(m.num_layers) + ")");
   check_model(m, path);
   return m;
 }

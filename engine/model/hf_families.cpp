@@ -239,8 +239,12 @@ void read_llama_like_with_defaults(const HfReader& r, const std::string& type, b
     if (!patched.contains("hidden_activation") && !patched.contains("hidden_act"))
       patched["hidden_activation"] = "gelu_pytorch_tanh";
   }
-  if (type == "qwen3_5" && !patched.contains("intermediate_size") && patched.contains("moe_intermediate_size"))
+  if (type == "qwen3_5" && !patched.contains("intermediate_size") && patched.contains("moe_intermediate_size")) {
+    // Checked at the user's own key first: a bad value is refused at
+    // moe_intermediate_size, not at the intermediate_size this copy adds.
+    r.integer({"moe_intermediate_size"}, 1, kMaxModelDim);
     patched["intermediate_size"] = patched["moe_intermediate_size"];
+  }
   // Hunyuan's remote code names the head width attention_head_dim.
   if (type == "hunyuan" && !patched.contains("head_dim") && patched.contains("attention_head_dim"))
     patched["head_dim"] = patched["attention_head_dim"];

@@ -207,6 +207,8 @@ void read_compressed_tensors(const HfReader& r, ModelArch& m) {
 // restating it, an ignore list and kv_cache_scheme (or kv_cache_quant_algo).
 void read_modelopt_block(const HfReader& r, ModelArch& m) {
   CheckpointQuant& cq = m.quant;
+  if (!r.has("quant_algo"))
+    fail(error_code::kMissingKey, r.child("quant_algo"), "a ModelOpt quantization_config without 'quant_algo'; set precision.weights explicitly");
   const std::string algo = lower(r.string_or("quant_algo", ""));
   if (algo == "fp8") cq.weights_dtype = "fp8";
   else if (algo == "nvfp4") cq.weights_dtype = "nvfp4";
@@ -310,6 +312,8 @@ void apply_modelopt_quant(ModelArch& m, const json& hf_quant, const std::string&
   if (hf_quant.contains("quantization")) q = &hf_quant.at("quantization"), qpath = pointer_append(path, "quantization");
   require_object(*q, qpath);
   HfReader r(*q, qpath);
+  if (!r.has("quant_algo"))
+    fail(error_code::kMissingKey, r.child("quant_algo"), "hf_quant_config has no 'quant_algo'; set precision.weights");
   const std::string algo = lower(r.string_or("quant_algo", ""));
   if (algo == "fp8") m.quant.weights_dtype = "fp8";
   else if (algo == "nvfp4") m.quant.weights_dtype = "nvfp4";
