@@ -209,6 +209,29 @@ std::vector<std::string> report_inputs(const std::string& vidur, const std::stri
   return inputs;
 }
 
+// The kernel error tables of the report: per GPU held out by model or shape
+// group, every cross-generation pair, each GPU left out, and the pooled transfer.
+void print_kernel_error_tables(const json& report) {
+  for (auto it = report["leave_one_model_out"].begin(); it != report["leave_one_model_out"].end(); ++it)
+    print_class_table("Leave-one-model-out, " + it.key() + " (" + std::to_string(it.value()["models"].get<int>()) +
+                          " models, Vidur per-operator data): fit on the others, predict the held-out model",
+                      it.value()["by_class"]);
+  for (auto it = report["leave_one_group_out"].begin(); it != report["leave_one_group_out"].end(); ++it)
+    print_class_table("Leave-one-shape-group-out, " + it.key() + " (" + std::to_string(it.value()["models"].get<int>()) +
+                          " groups of our microbenchmark sweep and the published figures): fit on the others, "
+                          "predict the held-out group",
+                      it.value()["by_class"]);
+  for (auto it = report["cross_generation"].begin(); it != report["cross_generation"].end(); ++it)
+    print_signed_class_table("Cross-generation " + it.key() + ": fitted on the first GPU only, transferred by spec sheet",
+                             it.value());
+  for (auto it = report["leave_one_gpu_out"].begin(); it != report["leave_one_gpu_out"].end(); ++it)
+    print_signed_class_table("Leave-one-GPU-out, " + it.key() + ": its data removed, the cross-generation tier transfers "
+                                 "from the nearest other measured GPU (" + it.value()["from"].get<std::string>() + ")",
+                             it.value()["by_class"]);
+  print_signed_class_table("Cross-generation, pooled over every pair (the transfer error that widens transferred "
+                           "classes' intervals)", report["cross_generation_pooled"]);
+}
+
 }  // namespace
 
 int cmd_report_accuracy(const Args& args) {
@@ -280,24 +303,7 @@ int cmd_report_accuracy(const Args& args) {
       std::cout << safe_dump(report, 2) << "\n";
       return 0;
     }
-    for (auto it = report["leave_one_model_out"].begin(); it != report["leave_one_model_out"].end(); ++it)
-      print_class_table("Leave-one-model-out, " + it.key() + " (" + std::to_string(it.value()["models"].get<int>()) +
-                            " models, Vidur per-operator data): fit on the others, predict the held-out model",
-                        it.value()["by_class"]);
-    for (auto it = report["leave_one_group_out"].begin(); it != report["leave_one_group_out"].end(); ++it)
-      print_class_table("Leave-one-shape-group-out, " + it.key() + " (" + std::to_string(it.value()["models"].get<int>()) +
-                            " groups of our microbenchmark sweep and the published figures): fit on the others, "
-                            "predict the held-out group",
-                        it.value()["by_class"]);
-    for (auto it = report["cross_generation"].begin(); it != report["cross_generation"].end(); ++it)
-      print_signed_class_table("Cross-generation " + it.key() + ": fitted on the first GPU only, transferred by spec sheet",
-                               it.value());
-    for (auto it = report["leave_one_gpu_out"].begin(); it != report["leave_one_gpu_out"].end(); ++it)
-      print_signed_class_table("Leave-one-GPU-out, " + it.key() + ": its data removed, the cross-generation tier transfers "
-                                   "from the nearest other measured GPU (" + it.value()["from"].get<std::string>() + ")",
-                               it.value()["by_class"]);
-    print_signed_class_table("Cross-generation, pooled over every pair (the transfer error that widens transferred "
-                             "classes' intervals)", report["cross_generation_pooled"]);
+    print_kernel_error_tables(report);
     const json& cov = report["interval_coverage"];
     std::cout << "80% interval coverage (share of development kernel measurements inside the shipped calibration's "
                  "interval; target 70-90%): mean over GPUs " << fixed(100 * cov["mean_share_over_gpus"].get<double>(), 1)
