@@ -147,6 +147,7 @@ const notBudgeted = {
   'cmd_presets.cpp': 'lists presets',
   'cmd_ops.cpp': 'prices one operator',
   'cmd_comm.cpp': 'prices one collective',
+  'cmd_explain_step.cpp': 'prices one decode step',
 };
 // What doing work looks like in a command's source.
 const workCalls = /run_scenario|evaluate_candidate|run_training_search|make_(single_)?job|fit_\w*calibration|check_scenario|\.step\(/;
