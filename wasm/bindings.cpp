@@ -39,7 +39,6 @@ EMSCRIPTEN_BINDINGS(sightline) {
   emscripten::function("getPreset", &sightline::api::get_preset);
   emscripten::function("version", &sightline::api::version);
   emscripten::function("inspectModel", &sightline::api::inspect_model);
-  emscripten::function("importBenchFile", &sightline::api::import_bench_file);
   emscripten::function("listRegistries", &sightline::api::list_registries);
   emscripten::function("searchPlan", &sightline::api::search_plan);
   emscripten::function("searchIntervals", &sightline::api::search_intervals);

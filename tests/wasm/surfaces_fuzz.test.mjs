@@ -17,18 +17,23 @@ import { repoRoot } from '../fuzz/surface_seeds.mjs';
 
 // Cases per surface: together about 40 s of CPU on one core (native and wasm).
 const CASES = { bench: 600, fit: 12, calibration: 1500, hf: 1500, hardware: 1000 };
+// Surfaces the wasm module has no entry for, with the reason: benchmark files
+// and fits are CLI surfaces until the page's calibration flow (issue 37)
+// needs them; binding the readers cost 23 KB of gzipped wasm the page does
+// not use, past its 1 MB budget.
+const NATIVE_ONLY = { fit: 'no wasm entry', bench: 'no wasm entry: the readers are not in the page yet' };
 const scale = Number(process.env.SIGHTLINE_SURFACE_FUZZ_SCALE || 1);
 const driver = path.join(repoRoot, 'build', 'fuzz_driver');
 
 for (const [surface, n] of Object.entries(CASES)) {
   const cases = Math.max(1, Math.round(n * scale));
-  test(`aimed fuzz: ${cases} mutated ${surface} cases, native${surface === 'fit' ? ' (no wasm entry)' : ' and wasm'}`, async (t) => {
+  test(`aimed fuzz: ${cases} mutated ${surface} cases, native${NATIVE_ONLY[surface] ? ` (${NATIVE_ONLY[surface]})` : ' and wasm'}`, async (t) => {
     const counts = await fuzzSurface({ surface, seed: 1, cases, native: driver, wasm: true });
     t.diagnostic(`${surface}: ${JSON.stringify(summary(counts))}`);
     const detail = JSON.stringify(counts.examples, null, 1);
     assert.equal(problems(counts), 0, detail);
     assert.equal(counts.cases, cases);
-    if (surface !== 'fit') assert.ok(counts.wasm, 'the wasm module has the entry for this surface');
+    if (!NATIVE_ONLY[surface]) assert.ok(counts.wasm, 'the wasm module has the entry for this surface');
     // The mutations reach both sides: some results, some located errors.
     assert.ok(counts.ok > 0 && counts.errors > 0, `results and errors: ${JSON.stringify(summary(counts))}`);
   });
