@@ -87,18 +87,22 @@ json cross_generation_pairs(const DevKernels& dev) {
 json leave_one_gpu_out(const DevKernels& dev, const json& pairs_report) {
   json out = json::object();
   for (const auto& [target, rows] : dev) {
+    // Chosen as the product chooses (nearest_by_spec), among the other GPUs
+    // with development data, each weighed by its count of samples.
     const GpuSpec target_gpu = read_gpu(json(target), "/gpu");
-    std::string from;
-    double best = 0;
+    std::vector<std::string> ids;
+    std::vector<GpuSpec> specs;
+    std::vector<SpecCandidate> candidates;
+    specs.reserve(dev.size());  // candidates point into it
     for (const auto& [other, other_rows] : dev) {
       if (other == target) continue;
-      const double d = spec_distance(target_gpu, read_gpu(json(other), "/gpu"));
-      if (from.empty() || d < best) {
-        from = other;
-        best = d;
-      }
+      ids.push_back(other);
+      specs.push_back(read_gpu(json(other), "/gpu"));
+      candidates.push_back({&specs.back(), static_cast<int64_t>(other_rows.size())});
     }
-    if (from.empty()) continue;
+    const std::size_t i = nearest_by_spec(target_gpu, candidates);
+    if (i == SIZE_MAX) continue;
+    const std::string& from = ids[i];
     out[target] = {{"from", from}, {"by_class", pairs_report["pairs"][from + " -> " + target]}};
   }
   return out;

@@ -292,19 +292,29 @@ double spec_distance(const GpuSpec& a, const GpuSpec& b) {
   return d;
 }
 
-const MeasuredGpu* nearest_measured_gpu(const GpuSpec& gpu) {
-  const MeasuredGpu* best = nullptr;
+std::size_t nearest_by_spec(const GpuSpec& gpu, const std::vector<SpecCandidate>& candidates) {
+  std::size_t best = SIZE_MAX;
   double best_d = 0;
-  for (const MeasuredGpu& m : measured_gpus()) {
-    if (!gpu.calibration.empty() && m.calibration->id == gpu.calibration) continue;  // no data of the target itself
-    const double d = spec_distance(gpu, m.gpu);
-    if (!best || d < best_d ||
-        (d == best_d && m.calibration->gemm.residuals.samples > best->calibration->gemm.residuals.samples)) {
-      best = &m;
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    const double d = spec_distance(gpu, *candidates[i].gpu);
+    if (best == SIZE_MAX || d < best_d || (d == best_d && candidates[i].sweep_samples > candidates[best].sweep_samples)) {
+      best = i;
       best_d = d;
     }
   }
   return best;
+}
+
+const MeasuredGpu* nearest_measured_gpu(const GpuSpec& gpu) {
+  std::vector<const MeasuredGpu*> eligible;
+  std::vector<SpecCandidate> candidates;
+  for (const MeasuredGpu& m : measured_gpus()) {
+    if (!gpu.calibration.empty() && m.calibration->id == gpu.calibration) continue;  // no data of the target itself
+    eligible.push_back(&m);
+    candidates.push_back({&m.gpu, m.calibration->gemm.residuals.samples});
+  }
+  const std::size_t i = nearest_by_spec(gpu, candidates);
+  return i == SIZE_MAX ? nullptr : eligible[i];
 }
 
 // The largest per-operator GEMM sweep in the shipped data (Vidur's A100-80G

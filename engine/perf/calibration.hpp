@@ -4,6 +4,8 @@
 // from ("measured" on this GPU, "anchored" = shape transferred and level fitted
 // to a few measurements of this GPU, or "transferred" from another GPU) and the
 // residuals of its fit, which give each prediction its 80% interval.
+#include <cstddef>
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -165,6 +167,17 @@ const std::vector<MeasuredGpu>& measured_gpus();
 // clock), plus one per mismatch of vendor and of architecture generation, so a
 // GPU of the same generation is nearer than any other. 0 for equal values.
 double spec_distance(const GpuSpec& a, const GpuSpec& b);
+// A GPU that cross-generation transfer may start from, with the size of its
+// measured GEMM sweep (the tie-break: the most complete efficiencies win).
+struct SpecCandidate {
+  const GpuSpec* gpu = nullptr;
+  int64_t sweep_samples = 0;
+};
+// The index of the candidate nearest `gpu` by spec_distance; ties go to the
+// larger sweep, then to the earlier candidate. The one rule for choosing a
+// transfer source: the product (nearest_measured_gpu) and report-accuracy's
+// leave-one-GPU-out both call it. SIZE_MAX when there is no candidate.
+std::size_t nearest_by_spec(const GpuSpec& gpu, const std::vector<SpecCandidate>& candidates);
 // The measured GPU cross-generation transfer starts from for `gpu`: the one
 // nearest by spec_distance, leaving out the calibration `gpu` itself names
 // (the cross-generation tier uses no measurement of the target). Ties go to

@@ -93,3 +93,18 @@ TEST_CASE("The xGMI mesh is priced from RCCL's measured all-reduce, CDNA 4's mes
   CHECK(small.time_s > 30e-6);
   CHECK(small.time_s < 70e-6);
 }
+
+TEST_CASE("A transfer source is the GPU nearest by spec sheet; ties go to the larger sweep, then the earlier one") {
+  // One rule for the product (nearest_measured_gpu) and report-accuracy's
+  // leave-one-GPU-out: both call nearest_by_spec.
+  const GpuSpec h100 = read_gpu(json("h100-sxm"), "/gpu");
+  const GpuSpec h200 = read_gpu(json("h200"), "/gpu");
+  const GpuSpec a100 = read_gpu(json("a100-80g-sxm"), "/gpu");
+  CHECK(nearest_by_spec(h100, {}) == SIZE_MAX);
+  CHECK(nearest_by_spec(h100, {{&a100, 1000}, {&h200, 10}}) == 1);  // same generation wins over a larger sweep
+  CHECK(nearest_by_spec(h100, {{&h200, 10}, {&h200, 20}}) == 1);    // a tie: the larger sweep
+  CHECK(nearest_by_spec(h100, {{&h200, 20}, {&h200, 20}}) == 0);    // a full tie: the earlier one
+  const MeasuredGpu* from = nearest_measured_gpu(h100);
+  REQUIRE(from != nullptr);
+  CHECK(from->calibration->id != h100.calibration);  // never the target's own data
+}
