@@ -45,7 +45,9 @@ test('each published config runs as a scenario model (latency on enough H200s)',
       hardware: { gpu: 'h200', gpus_per_node: 8, intra_node: 'nvlink4-nvswitch' },
       serving: { mode: 'latency', parallelism: { tp: 8, pp: 1 }, workload: { prompt_tokens: 512, output_tokens: 64 } },
     };
-    if (/Kimi-K2/.test(file)) scenario.precision = { weights: 'fp8' };
+    // Checkpoints whose copy here carries no quantization (Kimi-K2's was trimmed, DeepSeek-V3.2-NVFP4's is in
+    // its hf_quant_config.json) are too large for 8 GPUs in bf16: served as fp8, as they ship.
+    if (/Kimi-K2|DeepSeek-V3\.2/.test(file)) scenario.precision = { weights: 'fp8' };
     const heads = config.text_config ? config.text_config.num_attention_heads : config.num_attention_heads;
     if (heads % 8 !== 0) scenario.serving.parallelism.tp = 4;
     scenario.hardware.gpus_per_node = scenario.serving.parallelism.tp;
@@ -68,14 +70,15 @@ test('a config it cannot read gets a located error that says what to do', () => 
 // (tests/data/hf/refused, sources in its SOURCES.md) and a config with a structural key it
 // does not understand are refused, located at the user's own key; what it read, it says in
 // the table as well as in the JSON.
-test('refused configs and unknown structural keys get a located not_implemented error naming them', () => {
+test('refused configs and unknown structural keys get a located error naming them', () => {
   const refusedDir = path.join(repoRoot, 'tests', 'data', 'hf', 'refused');
   const refused = readdirSync(refusedDir).filter((f) => f.endsWith('.json'));
   assert.ok(refused.length >= 2);
   for (const file of refused) {
     const r = cli(['inspect-model', path.join(refusedDir, file)]);
     assert.equal(r.code, 1, file);
-    assert.match(r.err, /error \[not_implemented\] at '\/hf_config\/[a-z_]+'/, file);
+    // not_implemented: a layer kind not priced; missing_key: one the config names but does not describe.
+    assert.match(r.err, /error \[(not_implemented|missing_key)\] at '\/hf_config\/[a-z_]+'/, file);
   }
   const config = JSON.parse(readFileSync(path.join(dir, 'meta-llama--Meta-Llama-3.1-70B.json'), 'utf8'));
   const widget = cli(['inspect-model', '-'], JSON.stringify({ ...config, num_widget_experts: 64 }));
