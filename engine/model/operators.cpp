@@ -480,8 +480,9 @@ class StepBuilder {
                  static_cast<double>(t) * moe.num_experts * 4.0;
       out_.ops.push_back(op);
     }
-    // Tokens are gathered per expert and scattered back (top_k copies each).
-    add_memory_op("moe_permute", OpFamily::Elementwise, layers, 2.0 * t * moe.top_k * h, 2.0 * t * moe.top_k * h, 0);
+    // Tokens are gathered per expert and scattered back (top_k copies each), at the experts' width.
+    const int64_t w = moe.routed_width(h);
+    add_memory_op("moe_permute", OpFamily::Elementwise, layers, 2.0 * t * moe.top_k * w, 2.0 * t * moe.top_k * w, 0);
     // Expected number of distinct experts hit by t tokens under uniform routing:
     // only their weights are read.
     const double assignments = static_cast<double>(t) * moe.top_k;
@@ -489,7 +490,6 @@ class StepBuilder {
     const double experts_hit = std::max(1.0, moe.num_experts * (1.0 - miss));
     const int64_t tokens_per_expert = static_cast<int64_t>(std::ceil(assignments / experts_hit));
     const int64_t up = (m_.gated_mlp ? 2 : 1) * e_inter;
-    const int64_t w = moe.routed_width(h);
     add_latent_proj("moe_latent_down_proj", layers, w, h);
     add_gemm("moe_expert_up_proj", layers * experts_hit, tokens_per_expert, up, w);
     add_activation("moe_expert_act", layers * experts_hit, static_cast<double>(tokens_per_expert) * up,

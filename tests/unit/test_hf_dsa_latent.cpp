@@ -292,3 +292,27 @@ TEST_CASE("serving: DeepSeek-V3.2 decodes 4 sequences of 100K tokens faster than
   INFO("TPOT of 4 x 100K: DSA " << sparse << " ms, dense MLA " << full << " ms");
   CHECK(sparse < full);
 }
+
+TEST_CASE("architecture objects: an indexer needs its sparse_attention, and belongs to attention layers") {
+  json a = read_ok(published_config("nvidia--DeepSeek-V3.2-NVFP4.json"))["architecture"];
+  json no_spec = a;
+  no_spec.erase("sparse_attention");
+  const json e = test::envelope(api::inspect_model(no_spec.dump()));
+  REQUIRE(e["ok"] == false);
+  CHECK(e["error"]["code"] == "missing_key");
+  CHECK(e["error"]["path"] == "/sparse_attention");
+  json on_mamba = a;
+  on_mamba["layers"][0]["mixer"] = "mamba";
+  const json m = test::envelope(api::inspect_model(on_mamba.dump()));
+  REQUIRE(m["ok"] == false);
+  CHECK(m["error"]["path"] == "/layers/0/indexer");
+  // Training steps carry the indexer too (its scoring is a prefill-like kernel with a backward).
+  const ModelArch dsa = read_model(a, "");
+  BatchShape b;
+  b.seqs.assign(2, SeqChunk{4096, 0});
+  StepOptions train;
+  train.training = true;
+  const StepOperators f = build_forward_step(dsa, Precision{}, ParallelLayout{}, b, train);
+  CHECK(dsa_find_op(f, "indexer_score_prefill") != nullptr);
+  CHECK(dsa_find_op(f, "indexer_k_cache_write") == nullptr);  // no cache in training
+}
