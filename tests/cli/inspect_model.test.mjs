@@ -59,6 +59,18 @@ test('each published config runs as a scenario model (latency on enough H200s)',
   }
 });
 
+test('the table shows DeepSeek sparse attention and latent MoE as the engine prices them', () => {
+  const v = cli(['inspect-model', path.join(dir, 'nvidia--DeepSeek-V3.2-NVFP4.json')]);
+  assert.equal(v.code, 0, v.err);
+  assert.match(v.out, /^  58 x attention \(full, DSA top-2048\) \+ moe$/m);
+  assert.match(v.out, /^sparse attn   DSA: indexer of 64 heads x 128 \(FP8 key, 132 B\/token\/layer in the KV cache\)/m);
+  assert.match(v.out, /^KV cache      \(bf16, one GPU\) bytes\/token: 128K 78324 32K 78324 4K 78324$/m);
+  const n = cli(['inspect-model', path.join(dir, 'nvidia--NVIDIA-Nemotron-3-Super-120B-A12B-FP8.json')]);
+  assert.equal(n.code, 0, n.err);
+  assert.match(n.out, /routed experts at the latent width 1024 \(hidden 4096\)$/m);
+  assert.match(n.out, /^parameters    total 120\.67 B, active 12\.23 B/m);
+});
+
 test('a config it cannot read gets a located error that says what to do', () => {
   const r = cli(['inspect-model', '-', '--json'], JSON.stringify({ model_type: 'bert', hidden_size: 768 }));
   assert.equal(r.code, 1);
