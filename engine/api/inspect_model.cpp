@@ -16,13 +16,14 @@ ModelArch read_model_for_inspection(const json& doc) {
 
 namespace {
 
-json layer_json(const ModelLayer& k, int count) {
+json layer_json(const ModelArch& m, const ModelLayer& k, int count) {
   std::string attention;
   if (k.mixer == LayerMixer::Attention) {
     attention = k.window > 0 ? "sliding window " + std::to_string(k.window)
                 : k.chunk > 0 ? "chunked " + std::to_string(k.chunk)
                               : "full";
     if (!k.rope) attention += ", no rope";
+    if (k.indexer) attention += ", DSA top-" + std::to_string(m.sparse_index.topk);
   }
   json j = {{"count", count}, {"mixer", layer_mixer_name(k.mixer)}, {"ffn", layer_ffn_name(k.ffn)}};
   if (!attention.empty()) j["attention"] = attention;
@@ -34,13 +35,17 @@ json layer_json(const ModelLayer& k, int count) {
 json inspect_model_json(const ModelArch& m) {
   const ParamCounts c = count_params(m);
   json layers = json::array();
-  for (const GroupParams& g : c.groups) layers.push_back(layer_json(g.group.kind, g.group.count));
+  for (const GroupParams& g : c.groups) layers.push_back(layer_json(m, g.group.kind, g.group.count));
 
   json heads = {{"query", m.num_heads}, {"kv", m.num_kv_heads}, {"head_dim", m.head_dim},
                 {"kind", m.mla.enabled ? "MLA" : m.num_kv_heads == 1 ? "MQA" : m.num_kv_heads == m.num_heads ? "MHA" : "GQA"}};
   if (m.mla.enabled) heads["mla"] = {{"q_lora_rank", m.mla.q_lora_rank}, {"kv_lora_rank", m.mla.kv_lora_rank},
                                      {"qk_rope_head_dim", m.mla.qk_rope_head_dim}};
   if (m.attention_sinks) heads["attention_sinks"] = true;
+  if (m.sparse_index.enabled())
+    heads["sparse_attention"] = {{"index_topk", m.sparse_index.topk}, {"index_heads", m.sparse_index.heads},
+                                 {"index_head_dim", m.sparse_index.head_dim},
+                                 {"index_key_bytes_per_token", m.sparse_index.key_bytes_per_token()}};
   json experts = nullptr;
   if (m.is_moe())
     experts = {{"routed", m.moe.num_experts},
@@ -50,6 +55,7 @@ json inspect_model_json(const ModelArch& m) {
                {"shared_intermediate_size", m.moe.shared_intermediate()},
                {"moe_layers", m.num_moe_layers()},
                {"dense_layers", m.count_ffn(LayerFfn::Dense)}};
+  if (m.is_moe() && m.moe.latent_size > 0) experts["latent_size"] = m.moe.latent_size;
 
   Precision p;
   p.activations = Dtype::BF16;

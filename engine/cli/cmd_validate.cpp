@@ -57,10 +57,20 @@ int cmd_inspect_model(const std::vector<std::string>& args) {
   const json& h = r["heads"];
   std::cout << "heads         " << h["query"].get<int>() << " query / " << h["kv"].get<int>() << " KV ("
             << h["kind"].get<std::string>() << "), head_dim " << h["head_dim"].get<int64_t>() << "\n";
+  if (h.contains("sparse_attention")) {
+    const json& d = h["sparse_attention"];
+    std::cout << "sparse attn   DSA: indexer of " << d["index_heads"].get<int>() << " heads x " << d["index_head_dim"].get<int64_t>()
+              << " (FP8 key, " << fixed(d["index_key_bytes_per_token"].get<double>(), 0)
+              << " B/token/layer in the KV cache); each query attends to its top-" << d["index_topk"].get<int64_t>() << " keys\n";
+  }
   if (!r["experts"].is_null()) {
     const json& e = r["experts"];
     std::cout << "experts       " << e["routed"].get<int>() << " routed, " << e["shared"].get<int>() << " shared, top-"
-              << e["top_k"].get<int>() << " (" << e["moe_layers"].get<int>() << " MoE layers)\n";
+              << e["top_k"].get<int>() << " (" << e["moe_layers"].get<int>() << " MoE layers)";
+    if (e.contains("latent_size"))
+      std::cout << ", routed experts at the latent width " << e["latent_size"].get<int64_t>() << " (hidden "
+                << r["architecture"]["hidden_size"].get<int64_t>() << ")";
+    std::cout << "\n";
   }
   if (r["mtp_layers"].get<int>() > 0) std::cout << "MTP layers    " << r["mtp_layers"].get<int>() << "\n";
   const json& p = r["params"];

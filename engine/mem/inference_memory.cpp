@@ -24,8 +24,11 @@ double weight_bytes_per_gpu(const ModelArch& m, const Precision& p, const Parall
   auto layer_bytes = [&](const LayerParams& l) {
     // Norm weights are replicated on every rank; the rest is sharded.
     const double routed = static_cast<double>(l.routed_experts);
-    return (static_cast<double>(l.attention) * mixer_b + (static_cast<double>(l.mlp) - routed) * dense_b) / tp +
-           routed * expert_copies * w_b / expert_gpus + static_cast<double>(l.norms) * act_b;
+    // Latent MoE's projections and DSA's indexer are replicated on every rank (ReplicatedLinear).
+    const double latent = static_cast<double>(l.latent_proj);
+    const double indexer = static_cast<double>(l.indexer);
+    return ((static_cast<double>(l.attention) - indexer) * mixer_b + (static_cast<double>(l.mlp) - routed - latent) * dense_b) / tp +
+           indexer * mixer_b + latent * dense_b + routed * expert_copies * w_b / expert_gpus + static_cast<double>(l.norms) * act_b;
   };
   // MLA's latent projections are not sharded by head in practice, but they are
   // small; the per-head projections dominate and are sharded.
@@ -48,9 +51,11 @@ double mtp_weight_bytes_per_gpu(const ModelArch& m, const Precision& p, int tp, 
   const double h = static_cast<double>(m.hidden_size);
   const double norm = m.norm == "layernorm" ? 2 * h : h;
   const double routed = static_cast<double>(l.routed_experts);
-  const double layer = (static_cast<double>(l.attention) * mixer_b + (static_cast<double>(l.mlp) - routed) * dense_b +
-                        routed * w_b) / tp +
-                       static_cast<double>(l.norms) * act_b;
+  const double latent = static_cast<double>(l.latent_proj);  // replicated, as in the main model
+  const double indexer = static_cast<double>(l.indexer);
+  const double layer = ((static_cast<double>(l.attention) - indexer) * mixer_b +
+                        (static_cast<double>(l.mlp) - routed - latent) * dense_b + routed * w_b) / tp +
+                       indexer * mixer_b + latent * dense_b + static_cast<double>(l.norms) * act_b;
   return modules * (layer + 2.0 * h * h * w_b + 3.0 * norm * act_b);
 }
 

@@ -19,11 +19,12 @@ const std::vector<std::string> kArchKeys = {
     "position_embedding", "tied_embeddings", "attention_bias", "qkv_bias", "mlp_bias",
     "parallel_attn_mlp", "moe", "mla", "layers", "linear_attention", "ssm", "attention_sinks", "qk_norm",
     "attention_output_gate", "norms_per_layer", "dense_intermediate_size", "mtp_layers", "quantization_config", "state_dtype",
-    "qk_norm_per_layer"};
+    "qk_norm_per_layer", "sparse_attention"};
 
 MoeSpec read_moe(const json& v, const std::string& path) {
   ObjectReader r(v, path, {"num_experts", "top_k", "num_shared_experts", "expert_intermediate_size",
-                           "first_dense_layers", "layer_step", "shared_intermediate_size", "expert_bias", "router_bias"});
+                           "first_dense_layers", "layer_step", "shared_intermediate_size", "expert_bias", "router_bias",
+                           "latent_size", "shared_expert_gate"});
   MoeSpec m;
   m.num_experts = static_cast<int>(r.integer("num_experts", 1, 65536));
   m.top_k = static_cast<int>(r.integer("top_k", 1, 65536));
@@ -34,7 +35,18 @@ MoeSpec read_moe(const json& v, const std::string& path) {
   m.shared_intermediate_size = r.integer("shared_intermediate_size", 0, kMaxModelDim, 0);
   m.expert_bias = r.boolean("expert_bias", false);
   m.router_bias = r.boolean("router_bias", false);
+  m.latent_size = r.integer("latent_size", 0, kMaxModelDim, 0);
+  m.shared_expert_gate = r.boolean("shared_expert_gate", true);
   return m;
+}
+
+SparseIndexSpec read_sparse_index(const json& v, const std::string& path) {
+  ObjectReader r(v, path, {"index_topk", "index_heads", "index_head_dim"});
+  SparseIndexSpec s;
+  s.topk = r.integer("index_topk", 1, kMaxModelContext);
+  s.heads = static_cast<int>(r.integer("index_heads", 1, kMaxHeads));
+  s.head_dim = r.integer("index_head_dim", 1, 4096);
+  return s;
 }
 
 MlaSpec read_mla(const json& v, const std::string& path) {
@@ -86,7 +98,7 @@ std::vector<ModelLayer> read_layer_runs(const json& v, const std::string& path) 
   std::vector<ModelLayer> out;
   for (size_t i = 0; i < v.size(); ++i) {
     const std::string p = pointer_append(path, i);
-    ObjectReader r(v[i], p, {"count", "mixer", "window", "chunk", "rope", "ffn"});
+    ObjectReader r(v[i], p, {"count", "mixer", "window", "chunk", "rope", "indexer", "ffn"});
     const int64_t count = r.integer("count", 1, kMaxLayers, 1);
     ModelLayer k;
     const std::string mixer = r.choice("mixer", {"attention", "linear_attention", "mamba", "none"}, "attention");
@@ -96,6 +108,9 @@ std::vector<ModelLayer> read_layer_runs(const json& v, const std::string& path) 
     k.window = r.integer("window", 0, kMaxModelContext, 0);
     k.chunk = r.integer("chunk", 0, kMaxModelContext, 0);
     k.rope = r.boolean("rope", true);
+    k.indexer = r.boolean("indexer", false);
+    if (k.indexer && k.mixer != LayerMixer::Attention)
+      fail(error_code::kConstraint, r.child_path("indexer"), "a sparse-attention indexer belongs to attention layers only");
     const std::string ffn = r.choice("ffn", {"dense", "moe", "none"}, "dense");
     k.ffn = ffn == "dense" ? LayerFfn::Dense : ffn == "moe" ? LayerFfn::Moe : LayerFfn::None;
     if (k.mixer != LayerMixer::Attention && (k.window > 0 || k.chunk > 0))
@@ -207,6 +222,7 @@ ModelArch read_model_architecture(const json& value, const std::string& path) {
   if (const json* la = r.nullable("linear_attention"))
     m.linear_attention = read_linear_attention(*la, r.child_path("linear_attention"));
   if (const json* ssm = r.nullable("ssm")) m.ssm = read_ssm(*ssm, r.child_path("ssm"));
+  if (const json* si = r.nullable("sparse_attention")) m.sparse_index = read_sparse_index(*si, r.child_path("sparse_attention"));
   m.attention_sinks = r.boolean("attention_sinks", false);
   m.qk_norm = r.boolean("qk_norm", false);
   m.qk_norm_per_layer = r.boolean("qk_norm_per_layer", false);
@@ -274,6 +290,9 @@ void check_model(const ModelArch& m, const std::string& path) {
     if (k.mixer == LayerMixer::Mamba && (m.ssm.state_size <= 0 || m.ssm.inner_size <= 0))
       fail(error_code::kMissingKey, pointer_append(path, "ssm"),
            "layer " + str(i) + " is a Mamba layer: give ssm state_size and inner_size (or heads × head_dim)");
+    if (k.indexer && !m.sparse_index.enabled())
+      fail(error_code::kMissingKey, pointer_append(path, "sparse_attention"),
+           "layer " + str(i) + " uses a sparse-attention indexer: give sparse_attention index_topk, index_heads and index_head_dim");
     if (k.mixer == LayerMixer::None && k.ffn == LayerFfn::None)
       fail(error_code::kConstraint, lp, "layer " + str(i) + " has neither a mixer nor an MLP");
     attention += k.mixer == LayerMixer::Attention ? 1 : 0;
@@ -303,7 +322,8 @@ void check_model(const ModelArch& m, const std::string& path) {
                      static_cast<double>(m.linear_attention.num_key_heads) * m.linear_attention.key_head_dim,
                      static_cast<double>(m.linear_attention.num_value_heads) * m.linear_attention.value_head_dim,
                      static_cast<double>(m.ssm.inner_size), 2.0 * m.ssm.n_groups * m.ssm.state_size,
-                     static_cast<double>(m.ssm.dt_rank), static_cast<double>(m.ssm.state_size)})
+                     static_cast<double>(m.ssm.dt_rank), static_cast<double>(m.ssm.state_size),
+                     static_cast<double>(m.moe.latent_size), static_cast<double>(m.sparse_index.heads) * m.sparse_index.head_dim})
       d = std::max(d, x);
     const double per_layer = 32.0 * (std::max(0, m.moe.num_experts) + std::max(0, m.moe.num_shared_experts) + 1) * d * d;
     const double bound = (m.num_layers + std::max(0, m.mtp_layers) + 1.0) * per_layer +
@@ -384,6 +404,8 @@ json ModelArch::to_json() const {
     j["moe"]["shared_intermediate_size"] = moe.shared_intermediate_size;
     j["moe"]["expert_bias"] = moe.expert_bias;
     if (moe.router_bias) j["moe"]["router_bias"] = true;  // written only when set: presets' output unchanged
+    if (moe.latent_size > 0) j["moe"]["latent_size"] = moe.latent_size;
+    if (!moe.shared_expert_gate) j["moe"]["shared_expert_gate"] = false;  // written only when off
   }
   // Layer kinds as runs of identical consecutive layers.
   json runs = json::array();
@@ -397,6 +419,7 @@ json ModelArch::to_json() const {
     if (k.window > 0) r["window"] = k.window;
     if (k.chunk > 0) r["chunk"] = k.chunk;
     if (!k.rope) r["rope"] = false;
+    if (k.indexer) r["indexer"] = true;
     runs.push_back(r);
   }
   j["layers"] = runs;
@@ -424,6 +447,9 @@ json ModelArch::to_json() const {
   j["dense_intermediate_size"] = dense_intermediate_size;
   j["mtp_layers"] = mtp_layers;
   if (!state_dtype.empty()) j["state_dtype"] = state_dtype;
+  if (sparse_index.enabled())
+    j["sparse_attention"] = {{"index_topk", sparse_index.topk}, {"index_heads", sparse_index.heads},
+                             {"index_head_dim", sparse_index.head_dim}};
   return j;
 }
 

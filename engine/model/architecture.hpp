@@ -25,7 +25,20 @@ struct MoeSpec {
   // A per-expert bias added to the routing scores (MiniMax-M2's
   // e_score_correction_bias): num_experts numbers per MoE layer.
   bool router_bias = false;
+  // Latent MoE (Nemotron-3's moe_latent_size): the routed experts run at this
+  // width, behind a hidden -> latent projection before dispatch and a latent ->
+  // hidden one after combine, both dense and replicated on every rank (vLLM and
+  // SGLang's nemotron_h.py: ReplicatedLinear fc1_latent_proj / fc2_latent_proj).
+  // The router and the shared experts stay at hidden_size (transformers'
+  // modular_nemotron_h.py NemotronHMoE.forward). 0: experts at hidden_size.
+  int64_t latent_size = 0;
+  // A shared expert of its own size (shared_intermediate_size) carries a scalar
+  // sigmoid gate (Qwen-MoE's shared_expert_gate: hidden_size weights); Nemotron-H's
+  // shared expert is added without one.
+  bool shared_expert_gate = true;
 
+  // Width of the rows the routed experts read and write (and dispatch moves).
+  int64_t routed_width(int64_t hidden_size) const { return latent_size > 0 ? latent_size : hidden_size; }
   int64_t shared_intermediate() const {
     return shared_intermediate_size > 0 ? shared_intermediate_size : num_shared_experts * expert_intermediate_size;
   }
@@ -47,12 +60,16 @@ struct ModelLayer {
   int64_t window = 0;  // sliding window in tokens; 0: none
   int64_t chunk = 0;   // chunked attention (attends within aligned chunks); 0: none
   bool rope = true;    // false: no positional rotation in this layer (NoPE)
+  // DeepSeek sparse attention: a lightning indexer (ModelArch::sparse_index)
+  // picks the keys each query attends to. Attention layers only.
+  bool indexer = false;
   LayerFfn ffn = LayerFfn::Dense;
 
   // Tokens of context one sequence keeps (and attends to) in this layer; 0: unbounded.
   int64_t kv_token_cap() const { return window > 0 ? window : chunk; }
   bool operator==(const ModelLayer& o) const {
-    return mixer == o.mixer && window == o.window && chunk == o.chunk && rope == o.rope && ffn == o.ffn;
+    return mixer == o.mixer && window == o.window && chunk == o.chunk && rope == o.rope && indexer == o.indexer &&
+           ffn == o.ffn;
   }
   bool operator!=(const ModelLayer& o) const { return !(*this == o); }
 };
@@ -121,6 +138,23 @@ struct MlaSpec {
   int64_t v_head_dim = 0;
 };
 
+// DeepSeek sparse attention (DSA: DeepSeek-V3.2, GLM-5). In each indexed layer
+// a lightning indexer of `heads` heads of `head_dim` scores every cached token
+// against the query (FP8, ReLU, weighted over heads) and the attention reads only
+// the `topk` best. The indexer keeps one key of head_dim per token per layer
+// (DeepSeek-V3.2-Exp inference/model.py, class Indexer: wq_b from the query's
+// low-rank latent, wk and a LayerNorm k_norm from the hidden state, weights_proj
+// to one weight per head; k_cache float8_e4m3fn [tokens, head_dim] and
+// k_scale_cache float32 [tokens, head_dim / 128]).
+struct SparseIndexSpec {
+  int64_t topk = 0;  // keys each query attends to; 0: no indexer
+  int heads = 0;
+  int64_t head_dim = 0;
+  bool enabled() const { return topk > 0; }
+  // Indexer key cache per token per layer: FP8 keys plus an fp32 scale per 128 channels.
+  double key_bytes_per_token() const { return static_cast<double>(head_dim) + 4.0 * static_cast<double>((head_dim + 127) / 128); }
+};
+
 struct ModelArch {
   std::string id;
   std::string name;
@@ -146,6 +180,7 @@ struct ModelArch {
   MlaSpec mla;
   LinearAttentionSpec linear_attention;
   SsmSpec ssm;
+  SparseIndexSpec sparse_index;  // DSA's indexer, used by layers with `indexer` set
   // One entry per layer, in order. Empty: every layer is full attention with a
   // dense MLP, or MoE after moe.first_dense_layers (finalize_layers fills it).
   std::vector<ModelLayer> layers;

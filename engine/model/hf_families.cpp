@@ -135,6 +135,19 @@ void read_falcon(const HfReader& r, ModelArch& m) {
   m.layers.assign(static_cast<size_t>(m.num_layers), ModelLayer{});
 }
 
+// Nemotron-3's MTP module is a small hybrid of its own (mtp_hybrid_override_pattern
+// "*E": an attention block then an MoE block), which the engine's MTP draft (one
+// decoder layer of the model's last kind) cannot express: it is set aside and
+// said, not priced as something else, and MTP speculation is not offered.
+void read_nemotron_mtp(const HfReader& r, ModelArch& m) {
+  const int64_t modules = r.integer_or({"num_nextn_predict_layers"}, 0, 64, 0);
+  const std::string pattern = r.string_or("mtp_hybrid_override_pattern", "");
+  if (modules == 0) return;
+  m.import.ignored_parts.push_back(std::to_string(modules) + " multi-token-prediction module(s) of blocks '" + printable(pattern) +
+                                   "' (mtp_hybrid_override_pattern): not priced, and not offered as a speculative draft (the "
+                                   "engine's MTP draft is one layer of the model's last kind)");
+}
+
 void read_nemotron_h(const HfReader& r, ModelArch& m) {
   // Hybrid: one character per block; M Mamba-2, * attention, - MLP, E MoE.
   m.hidden_size = r.integer({"hidden_size"}, 1, kMaxModelDim);
@@ -161,6 +174,7 @@ void read_nemotron_h(const HfReader& r, ModelArch& m) {
   r.mark("expand");
   m.state_dtype = read_state_dtype(r, {"mamba_ssm_cache_dtype"});
   // Mamba-2 settings that change no size or work the engine prices.
+  r.neutral("norm_eps", "norm epsilon (a constant inside the norm)");
   for (const char* k : {"chunk_size"}) r.neutral(k, "Mamba-2 scan chunk length (a kernel tiling choice; the scan's work is priced per token)");
   for (const char* k : {"time_step_min", "time_step_max", "time_step_floor", "time_step_limit", "time_step_rank"})
     r.neutral(k, "Mamba-2 time-step initialisation and clamp (training / numerics)");
@@ -195,7 +209,18 @@ void read_nemotron_h(const HfReader& r, ModelArch& m) {
     m.moe.expert_intermediate_size = r.integer({"moe_intermediate_size"}, 1, kMaxModelDim);
     m.moe.shared_intermediate_size = r.integer_or({"moe_shared_expert_intermediate_size"}, 0, kMaxModelDim, 0);
     m.moe.num_shared_experts = m.moe.shared_intermediate_size > 0 ? 1 : 0;
+    // One shared MLP of moe_shared_expert_intermediate_size (transformers); vLLM and SGLang
+    // multiply that width by n_shared_experts. They agree only on 1, so another count is not guessed.
+    if (r.has("n_shared_experts") && r.integer({"n_shared_experts"}, 0, 1024) != m.moe.num_shared_experts)
+      fail(error_code::kNotImplemented, r.child("n_shared_experts"),
+           "n_shared_experts other than 1 with a moe_shared_expert_intermediate_size (0 without one) is read differently by "
+           "transformers (one MLP of that width) and by vLLM / SGLang (that width times n_shared_experts): not priced");
+    m.moe.latent_size = r.integer_or({"moe_latent_size"}, 1, kMaxModelDim, 0);
+    // NemotronHMoE adds shared_experts(residuals) ungated (transformers' modular_nemotron_h.py).
+    m.moe.shared_expert_gate = false;
+    r.neutral("moe_shared_expert_overlap", "whether the shared expert overlaps the expert all-to-all (a schedule; the same work)");
   }
+  read_nemotron_mtp(r, m);
   m.position_embedding = "rope";  // unused: every attention layer has rope = false
 }
 
@@ -405,10 +430,20 @@ std::string reader_for(const std::string& type) {
   if (type == "qwen3_vl" || type == "qwen3_vl_text") return "qwen3";
   if (type == "qwen3_5" || type == "qwen3_5_text" || type == "qwen3_5_moe" || type == "qwen3_5_moe_text") return "qwen3_5";
   if (type == "hunyuan_v1_moe") return "hunyuan";
+  // DeepSeek-V3.2 and GLM-5: DeepSeek-V3's MLA, experts and MTP; their indexer
+  // is read by its keys for every family (read_sparse_attention).
+  if (type == "deepseek_v32" || type == "glm_moe_dsa") return "deepseek_v3";
   return type;
 }
 
+void read_family_keys(const HfReader& r, const std::string& family, ModelArch& m);
+
 void read_family(const HfReader& r, const std::string& family, ModelArch& m) {
+  read_family_keys(r, family, m);
+  read_sparse_attention(r, family, m);
+}
+
+void read_family_keys(const HfReader& r, const std::string& family, ModelArch& m) {
   const std::string type = reader_for(family);
   if (type == "qwen3_5") {
     read_llama_like_with_defaults(r, type, false, m);

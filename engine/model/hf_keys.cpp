@@ -169,8 +169,10 @@ void account_for_keys(const HfReader& r, const std::string& prefix, bool known_f
 namespace {
 
 // Layer kinds the engine does not price, recognised by their keys whatever the
-// model_type, and by the model_types defined by them (a trimmed copy of GLM-5's
-// config lacks the indexer keys, yet glm_moe_dsa means DeepSeek sparse attention).
+// model_type, and by the model_types defined by them (a trimmed copy of a
+// DeepSeek-V4 config without its keys is still no DeepSeek-V3). DeepSeek sparse
+// attention (index_topk...) and latent MoE (moe_latent_size) are priced:
+// hf_sparse_attention.cpp, read_nemotron_h.
 struct UnpricedFeature {
   std::vector<const char*> keys;
   std::vector<const char*> types;
@@ -179,11 +181,10 @@ struct UnpricedFeature {
 
 const std::vector<UnpricedFeature>& unpriced_features() {
   static const std::vector<UnpricedFeature> features = {
-      {{"index_topk", "index_n_heads", "index_head_dim", "indexer_rope_interleave", "index_topk_freq"},
-       {"deepseek_v32", "glm_moe_dsa"},
-       "DeepSeek sparse attention: a lightning indexer (index_n_heads x index_head_dim) keeps its own key cache per "
-       "token and each query attends only to the index_topk tokens it selects, so long-context attention cost and KV "
-       "bytes differ from plain MLA"},
+      {{"index_topk_freq", "index_skip_topk_offset", "indexer_types", "index_share_for_mtp_iteration"},
+       {},
+       "IndexShare (GLM-5.2): DeepSeek sparse attention whose indexer runs only in some layers and shares its top-k "
+       "selection with the layers after it, so the indexer's cost and key cache differ from one indexer per layer"},
       {{"compress_ratios", "compress_rope_theta"}, {"deepseek_v4"},
        "DeepSeek-V4 compressed sparse attention (per-layer KV compression ratios)"},
       {{"o_lora_rank", "o_groups"}, {}, "a grouped low-rank attention output projection"},
@@ -198,9 +199,7 @@ const std::vector<UnpricedFeature>& unpriced_features() {
        {"gemma4", "gemma4_text"},
        "Gemma-4's layer kinds: global layers with their own head shape (global_head_dim, num_global_key_value_heads) "
        "whose keys double as values (attention_k_eq_v), and, in the MoE models, a dense MLP beside the MoE block in "
-       "every layer (enable_moe_block)"},
-      {{"moe_latent_size"}, {},
-       "latent MoE: routed experts run at moe_latent_size behind a down- and up-projection, not at hidden_size"}};
+       "every layer (enable_moe_block)"}};
   return features;
 }
 

@@ -63,6 +63,11 @@ Unconverted read_unconverted_modules(const HfReader& r, const char* key, const M
         ends_with(e, "mlp.gate") || ends_with(e, ".gate") || e == "gate" || contains(e, "e_score_correction_bias") ||
         contains(e, "vision") || contains(e, "visual") || contains(e, "mm_projector") || contains(e, "multi_modal"))
       continue;
+    // DSA's per-head weighting of the indexer (GLM-5's indexers_proj, DeepSeek's
+    // weights_proj: hidden x index_n_heads, under 0.03% of the weights) is priced
+    // with the attention; the MTP module's input projection (eh_proj) belongs to
+    // the draft, which is priced apart from the model.
+    if (contains(e, "indexers_proj") || contains(e, "weights_proj") || ends_with(e, "eh_proj")) continue;
     if (contains(e, "self_attn") || contains(e, ".attn") || contains(e, "attention")) {
       const int64_t layer = named_layer(e, ip);
       if (layer < 0) attention_all = true;  // "*" or a pattern

@@ -117,6 +117,10 @@ void read_family(const HfReader& r, const std::string& type, ModelArch& m);
 // Hunyuan (hunyuan, hunyuan_v1_moe) and MiniMax-M2 (hf_moe_families.cpp), after read_llama_like.
 void read_hunyuan(const HfReader& r, const std::string& type, ModelArch& m);
 void read_minimax_m2(const HfReader& r, ModelArch& m);
+// DeepSeek sparse attention from its keys (index_topk, index_n_heads,
+// index_head_dim), whatever the family; a DSA model_type without them is
+// refused (hf_sparse_attention.cpp). After the family's reader.
+void read_sparse_attention(const HfReader& r, const std::string& type, ModelArch& m);
 // An unknown model_type: the standard decoder keys and windows only, so that
 // account_for_keys refuses whatever else the config says.
 void read_by_structure(const HfReader& r, ModelArch& m);

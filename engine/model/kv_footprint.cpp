@@ -46,10 +46,13 @@ KvFootprint kv_footprint_per_gpu(const ModelArch& m, const Precision& p, int tp,
   KvFootprint f;
   const double kv_b = dtype_bytes(p.kv_cache);
   const double state_b = recurrent_state_bytes(m, p);
-  const double per_layer = attention_kv_elements_per_token(m, tp) * kv_b;
   for (const LayerGroup& g : m.layer_groups()) {
     const double layers = g.count * layer_fraction;
     if (g.kind.mixer == LayerMixer::Attention) {
+      // A DSA layer also keeps its indexer's key (FP8 with fp32 scales, whatever
+      // the KV-cache dtype, replicated on every rank like MLA's latent).
+      const double per_layer = attention_kv_elements_per_token(m, tp) * kv_b +
+                               (g.kind.indexer ? m.sparse_index.key_bytes_per_token() : 0.0);
       const int64_t cap = g.kind.kv_token_cap();
       if (cap <= 0) {
         f.unbounded_bytes_per_token += layers * per_layer;

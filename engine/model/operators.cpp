@@ -1,104 +1,12 @@
 #include "model/operators.hpp"
 
 #include "model/kv_footprint.hpp"
+#include "model/sparse_index_ops.hpp"
 
 #include <algorithm>
 #include <cmath>
 
 namespace sightline {
-
-namespace {
-
-// MLA runs a sequence that already has a cache and brings at most this many
-// new tokens (a decode, or a speculative verify: MTP's k + 1 tokens) in the
-// latent space with the up-projections absorbed, as the decode kernels do:
-// FlashMLA takes s_q query tokens per sequence for MTP/speculative decoding
-// (github.com/deepseek-ai/FlashMLA, flash_mla_with_kvcache), and TensorRT-LLM
-// prices draft tokens as generation tokens of its MLA generation kernel. The
-// bound is the simulator's decode-step bound (serve kLowLatencyMaxTokensPerSeq).
-constexpr int64_t kMlaLatentMaxNewTokens = 16;
-
-bool mla_latent_path(int64_t new_tokens, int64_t cached_tokens) {
-  return cached_tokens > 0 && new_tokens >= 1 && new_tokens <= kMlaLatentMaxNewTokens;
-}
-
-}  // namespace
-
-std::string op_family_name(OpFamily f) {
-  switch (f) {
-    case OpFamily::Gemm: return "gemm";
-    case OpFamily::AttentionPrefill: return "attention_prefill";
-    case OpFamily::AttentionDecode: return "attention_decode";
-    case OpFamily::Norm: return "norm";
-    case OpFamily::Elementwise: return "elementwise";
-    case OpFamily::Rope: return "rope";
-    case OpFamily::KvCacheWrite: return "kv_cache_write";
-    case OpFamily::Embedding: return "embedding";
-    case OpFamily::MoeRouter: return "moe_router";
-    case OpFamily::Collective: return "collective";
-    case OpFamily::Sampling: return "sampling";
-    case OpFamily::Host: return "host";
-  }
-  return "?";
-}
-
-std::string collective_name(CollectiveKind k) {
-  switch (k) {
-    case CollectiveKind::AllReduce: return "all_reduce";
-    case CollectiveKind::AllGather: return "all_gather";
-    case CollectiveKind::ReduceScatter: return "reduce_scatter";
-    case CollectiveKind::AllToAll: return "all_to_all";
-    case CollectiveKind::SendRecv: return "send_recv";
-    case CollectiveKind::Broadcast: return "broadcast";
-  }
-  return "?";
-}
-
-Operator make_gemm_operator(const std::string& name, double count, int64_t m, int64_t n, int64_t k,
-                            double act_bytes, double weight_bytes, Dtype compute_dtype, bool bias,
-                            double dequant_ops_per_weight) {
-  Operator op;
-  op.name = name;
-  op.family = OpFamily::Gemm;
-  op.count = count;
-  op.m = m;
-  op.n = n;
-  op.k = k;
-  op.compute_dtype = compute_dtype;
-  op.flops = 2.0 * m * n * k + (bias ? static_cast<double>(m) * n : 0.0);
-  op.bytes = static_cast<double>(m) * k * act_bytes + static_cast<double>(k) * n * weight_bytes +
-             static_cast<double>(m) * n * act_bytes;
-  op.dequant_ops = dequant_ops_per_weight * static_cast<double>(k) * static_cast<double>(n);
-  op.weight_bytes = static_cast<double>(k) * n * weight_bytes;
-  return op;
-}
-
-Operator make_memory_operator(const std::string& name, OpFamily family, double count, double bytes, double flops,
-                              Dtype dtype) {
-  Operator op;
-  op.name = name;
-  op.family = family;
-  op.count = count;
-  op.bytes = bytes;
-  op.flops = flops;
-  op.compute_dtype = dtype;
-  return op;
-}
-
-Operator make_collective_operator(const std::string& name, CollectiveKind kind, double count, double message_bytes,
-                                  int group, Dtype dtype) {
-  Operator op = make_memory_operator(name, OpFamily::Collective, count, message_bytes, 0, dtype);
-  op.collective = kind;
-  op.group_size = group;
-  op.message_bytes = message_bytes;
-  return op;
-}
-
-int64_t BatchShape::total_new_tokens() const {
-  int64_t t = 0;
-  for (const auto& s : seqs) t += s.new_tokens;
-  return t;
-}
 
 ShardDims shard_dims(const ModelArch& m, int tp) {
   ShardDims d;
@@ -238,7 +146,8 @@ class StepBuilder {
     return j * past + j * (j + 1) / 2 + (q - j) * cap;
   }
 
-  void add_attention_core(double layers, int64_t cap_tokens = 0) {
+  // `topk` > 0: a DSA layer, whose queries attend only to the indexer's top-k keys.
+  void add_attention_core(double layers, int64_t cap_tokens = 0, int64_t topk = 0) {
     // Split the batch into sequences still in prefill and pure decodes.
     double prefill_flops = 0, prefill_bytes = 0, decode_flops = 0, decode_bytes = 0;
     int64_t prefill_q = 0, prefill_kv = 0, decode_q = 0, decode_kv = 0, prefill_seqs = 0, decode_seqs = 0;
@@ -259,18 +168,20 @@ class StepBuilder {
         const double v = mla ? m_.mla.kv_lora_rank : m_.head_dim;
         const double kv_heads = mla ? 1 : dims_.kv_heads;
         // Each of the q new tokens (1, or a verify's k + 1) is a query row per
-        // head over the sequence's cache, which is read once.
-        decode_flops += q * heads * kv_len * 2.0 * (qk + v);
-        decode_bytes += kv_len * kv_heads * (mla ? qk : qk + v) * kv_b + 2.0 * q * heads * qk * act_bytes_;
+        // head over the sequence's cache, which is read once; under DSA over
+        // the top-k entries the indexer picked, gathered (FlashMLA's sparse decode).
+        const double keys = dsa_attended_keys(kv_len, topk);
+        decode_flops += q * heads * keys * 2.0 * (qk + v);
+        decode_bytes += keys * kv_heads * (mla ? qk : qk + v) * kv_b + 2.0 * q * heads * qk * act_bytes_;
         decode_q += s.new_tokens;
         decode_seqs += 1;
-        decode_kv += static_cast<int64_t>(kv_len);
+        decode_kv += static_cast<int64_t>(keys);
       } else {
         const double qk = static_cast<double>(m_.qk_head_dim());
         const double v = static_cast<double>(m_.v_head_dim());
         const double kv_heads = mla ? heads : dims_.kv_heads;
         // Causal pairs: each new token attends to the past and to the new tokens before it.
-        const double causal_pairs = capped_causal_pairs(q, past, cap);
+        const double causal_pairs = capped_causal_pairs(q, past, cap > 0 ? cap : static_cast<double>(topk));
         const double full_pairs = q * kv_len;
         const double pairs = attention_ == AttentionImpl::Flash ? causal_pairs : full_pairs;
         prefill_flops += heads * pairs * 2.0 * (qk + v);
@@ -377,8 +288,16 @@ class StepBuilder {
       op.flops = p_.kv_cache == p_.activations ? 0 : kv_write_elements;  // quantize on write
       out_.ops.push_back(op);
     }
-    add_attention_core(layers, kind.kv_token_cap());
+    if (kind.indexer) add_indexer(layers);
+    add_attention_core(layers, kind.kv_token_cap(), kind.indexer ? m_.sparse_index.topk : 0);
     add_gemm("attn_post_proj", layers, t, h, dims_.heads * m_.v_head_dim(), m_.attention_bias);
+  }
+
+  // DSA's lightning indexer (model/sparse_index_ops.hpp), replicated on every rank.
+  void add_indexer(double layers) {
+    const IndexerStep ix = indexer_step(m_, batch_, layers, p_.activations, training_);
+    for (const IndexerGemm& g : ix.gemms) add_gemm(g.name, layers, g.m, g.n, g.k);
+    out_.ops.insert(out_.ops.end(), ix.ops.begin(), ix.ops.end());
   }
 
   // Sequences of the batch still in prefill, and in decode.
@@ -515,17 +434,29 @@ class StepBuilder {
     // Softmax (or sigmoid) over the E logits and the top-k selection: ids and weights out.
     add_memory_op("moe_topk", OpFamily::Elementwise, layers, td * E, 2.0 * td * moe.top_k, 8);
     const MoeLoad load = expected_moe_load(moe.num_experts, moe.top_k, t, routing_);
+    const int64_t w = moe.routed_width(h);  // latent MoE: the experts' rows are latent_size wide
+    add_latent_proj("moe_latent_down_proj", layers, w, h);
     if (load.experts_hit > 0) {
       const int64_t up = (m_.gated_mlp ? 2 : 1) * e_inter;
       // Rows gathered into expert order (one copy per routed pair on this GPU).
-      add_memory_op("moe_permute", OpFamily::Elementwise, layers, td * h, load.assignments * h, 0);
-      add_grouped_expert_gemm("moe_expert_up_proj", layers, load, up, h);
+      add_memory_op("moe_permute", OpFamily::Elementwise, layers, td * w, load.assignments * w, 0);
+      add_grouped_expert_gemm("moe_expert_up_proj", layers, load, up, w);
       add_activation("moe_expert_act", layers, load.assignments * up, load.assignments * e_inter, 6);
-      add_grouped_expert_gemm("moe_expert_down_proj", layers, load, h, e_inter);
+      add_grouped_expert_gemm("moe_expert_down_proj", layers, load, w, e_inter);
       // Each token's expert outputs, weighted by the router, summed back in token order.
-      add_memory_op("moe_unpermute", OpFamily::Elementwise, layers, load.assignments * h, td * h, 2);
+      add_memory_op("moe_unpermute", OpFamily::Elementwise, layers, load.assignments * w, td * w, 2);
     }
+    add_latent_proj("moe_latent_up_proj", layers, h, w);
     add_shared_experts(layers);
+  }
+
+  // Latent MoE's projection to (or from) the experts' width, on every token and
+  // whole on every rank (replicated, model/architecture.hpp MoeSpec::latent_size).
+  void add_latent_proj(const char* name, double layers, int64_t nn, int64_t kk) {
+    if (m_.moe.latent_size <= 0) return;
+    in_dense_ffn_ = true;
+    add_gemm(name, layers, tokens_, nn, kk, m_.mlp_bias);
+    in_dense_ffn_ = false;
   }
 
   // Training keeps one GEMM per expert hit (the training graph rewrites
@@ -549,8 +480,9 @@ class StepBuilder {
                  static_cast<double>(t) * moe.num_experts * 4.0;
       out_.ops.push_back(op);
     }
-    // Tokens are gathered per expert and scattered back (top_k copies each).
-    add_memory_op("moe_permute", OpFamily::Elementwise, layers, 2.0 * t * moe.top_k * h, 2.0 * t * moe.top_k * h, 0);
+    // Tokens are gathered per expert and scattered back (top_k copies each), at the experts' width.
+    const int64_t w = moe.routed_width(h);
+    add_memory_op("moe_permute", OpFamily::Elementwise, layers, 2.0 * t * moe.top_k * w, 2.0 * t * moe.top_k * w, 0);
     // Expected number of distinct experts hit by t tokens under uniform routing:
     // only their weights are read.
     const double assignments = static_cast<double>(t) * moe.top_k;
@@ -558,10 +490,12 @@ class StepBuilder {
     const double experts_hit = std::max(1.0, moe.num_experts * (1.0 - miss));
     const int64_t tokens_per_expert = static_cast<int64_t>(std::ceil(assignments / experts_hit));
     const int64_t up = (m_.gated_mlp ? 2 : 1) * e_inter;
-    add_gemm("moe_expert_up_proj", layers * experts_hit, tokens_per_expert, up, h);
+    add_latent_proj("moe_latent_down_proj", layers, w, h);
+    add_gemm("moe_expert_up_proj", layers * experts_hit, tokens_per_expert, up, w);
     add_activation("moe_expert_act", layers * experts_hit, static_cast<double>(tokens_per_expert) * up,
                    static_cast<double>(tokens_per_expert) * e_inter, 6);
-    add_gemm("moe_expert_down_proj", layers * experts_hit, tokens_per_expert, h, e_inter);
+    add_gemm("moe_expert_down_proj", layers * experts_hit, tokens_per_expert, w, e_inter);
+    add_latent_proj("moe_latent_up_proj", layers, h, w);
     add_shared_experts(layers);
   }
 

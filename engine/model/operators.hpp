@@ -171,6 +171,11 @@ Operator make_collective_operator(const std::string& name, CollectiveKind kind, 
 // convert to float, multiply-add scale and zero point.
 inline constexpr double kDequantOpsPerWeight = 4.0;
 
+// Whether a sequence bringing `new_tokens` onto `cached_tokens` runs MLA in the
+// latent space as a decode does (a decode, or a speculative verify of up to 16
+// tokens); the same bound decides whether DSA's indexer scores it as a decode.
+bool mla_latent_path(int64_t new_tokens, int64_t cached_tokens);
+
 // Per-GPU shard sizes under a tensor-parallel layout.
 struct ShardDims {
   int heads = 0;        // query heads per GPU

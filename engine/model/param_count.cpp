@@ -69,6 +69,13 @@ int64_t mamba_params(const ModelArch& m) {
 
 }  // namespace
 
+int64_t indexer_params(const ModelArch& m) {
+  const auto& s = m.sparse_index;
+  if (!s.enabled()) return 0;
+  const int64_t q_in = m.mla.enabled && m.mla.q_lora_rank > 0 ? m.mla.q_lora_rank : m.hidden_size;
+  return q_in * s.heads * s.head_dim + m.hidden_size * s.head_dim + 2 * s.head_dim + m.hidden_size * s.heads;
+}
+
 LayerParams attention_and_norm_params(const ModelArch& m) {
   LayerParams p;
   p.attention = attention_params(m);
@@ -81,7 +88,10 @@ LayerParams layer_params(const ModelArch& m, const ModelLayer& kind) {
   LayerParams p;
   int norms = 0;
   switch (kind.mixer) {
-    case LayerMixer::Attention: p.attention = attention_params(m), norms += 1; break;
+    case LayerMixer::Attention:
+      p.indexer = kind.indexer ? indexer_params(m) : 0;
+      p.attention = attention_params(m) + p.indexer, norms += 1;
+      break;
     case LayerMixer::LinearAttention: p.attention = linear_attention_params(m), norms += 1; break;
     case LayerMixer::Mamba: p.attention = mamba_params(m), norms += 1; break;
     case LayerMixer::None: break;
@@ -94,14 +104,16 @@ LayerParams layer_params(const ModelArch& m, const ModelLayer& kind) {
       break;
     case LayerFfn::Moe: {
       const auto& moe = m.moe;
-      const int64_t expert = mlp_params(h, moe.expert_intermediate_size, m.gated_mlp, moe.expert_bias || m.mlp_bias);
+      // Routed experts at the latent width under latent MoE, behind its two projections.
+      const int64_t expert = mlp_params(moe.routed_width(h), moe.expert_intermediate_size, m.gated_mlp, moe.expert_bias || m.mlp_bias);
+      p.latent_proj = moe.latent_size > 0 ? 2 * h * moe.latent_size + (m.mlp_bias ? moe.latent_size + h : 0) : 0;
       const int64_t shared = moe.shared_intermediate() > 0 ? mlp_params(h, moe.shared_intermediate(), m.gated_mlp, m.mlp_bias) : 0;
       // Router; a shared expert of its own size also has a scalar gate (Qwen-MoE).
       int64_t router = h * moe.num_experts + (moe.expert_bias ? moe.num_experts : 0) + (moe.router_bias ? moe.num_experts : 0);
-      if (moe.shared_intermediate_size > 0) router += h;
-      p.mlp = expert * moe.num_experts + shared + router;
+      if (moe.shared_intermediate_size > 0 && moe.shared_expert_gate) router += h;
+      p.mlp = expert * moe.num_experts + shared + router + p.latent_proj;
       p.routed_experts = expert * moe.num_experts;
-      p.mlp_active = expert * moe.top_k + shared + router;
+      p.mlp_active = expert * moe.top_k + shared + router + p.latent_proj;
       norms += 1;
       break;
     }

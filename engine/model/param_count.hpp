@@ -13,6 +13,11 @@ struct LayerParams {
   int64_t mlp_active = 0; // what one token touches: top_k + shared experts + router
   int64_t norms = 0;
   int64_t routed_experts = 0;  // the routed experts alone (part of mlp): what expert parallelism spreads
+  // Latent MoE's hidden <-> latent projections (part of mlp and mlp_active):
+  // replicated on every tensor-parallel rank, not sharded.
+  int64_t latent_proj = 0;
+  // DSA's indexer (part of attention): replicated on every tensor-parallel rank.
+  int64_t indexer = 0;
 };
 
 // Parameters of one group of identical layers (per layer).
@@ -38,6 +43,10 @@ struct ParamCounts {
 };
 
 LayerParams attention_and_norm_params(const ModelArch& m);
+// DSA's lightning indexer in one layer: wq_b (from the query's low-rank latent,
+// or the hidden state without one), wk, the LayerNorm k_norm (weight and bias)
+// and weights_proj (DeepSeek-V3.2-Exp inference/model.py, class Indexer).
+int64_t indexer_params(const ModelArch& m);
 // Parameters of one layer of `kind`.
 LayerParams layer_params(const ModelArch& m, const ModelLayer& kind);
 ParamCounts count_params(const ModelArch& m);

@@ -46,7 +46,8 @@ void append_moe_all_to_all(const MoeServingSpec& moe, const ModelArch& m, Dtype 
   const bool low_latency =
       moe.all_to_all == AllToAllMode::LowLatency || (moe.all_to_all == AllToAllMode::Auto && decode_only);
   const double act_b = dtype_bytes(activations == Dtype::FP8 ? Dtype::BF16 : activations);
-  const double h = static_cast<double>(m.hidden_size);
+  // Latent MoE dispatches the rows after its down-projection (latent_size wide).
+  const double h = static_cast<double>(m.moe.routed_width(m.hidden_size));
   const double tokens = static_cast<double>(shape.total_new_tokens());
   const double k = m.moe.top_k;
   const double hot = busiest_rank_factor(m.moe.num_experts, m.moe.top_k, shape.total_new_tokens(), routing);

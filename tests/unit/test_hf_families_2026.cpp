@@ -260,23 +260,23 @@ TEST_CASE("hf import: a ModelOpt NVFP4 block inside config.json: its fp8 kv_cach
   CHECK(refusal(c)["path"] == "/hf_config/quantization_config/config_groups");
 }
 
-TEST_CASE("hf import: DeepSeek-V3.2, GLM-5 and Nemotron-NAS are refused by model_type even without their keys") {
+TEST_CASE("hf import: DeepSeek-V3.2 and GLM-5 need their indexer keys, Nemotron-NAS is refused by model_type") {
   // deepseek_v32 / glm_moe_dsa mean DeepSeek sparse attention (an indexer with its own key cache, top-k
-  // attention), nemotron-nas per-block layers: a trimmed copy without those keys is still no DeepSeek-V3.
+  // attention): a trimmed copy without the indexer keys is still no DeepSeek-V3 and is refused, naming
+  // them; nemotron-nas (per-block layers) is not priced.
   json c = json::parse(test::read_source_file("tests/data/hf/published/deepseek-ai--DeepSeek-V3.json"));
   for (const char* type : {"deepseek_v32", "glm_moe_dsa", "nemotron-nas"}) {
     CAPTURE(type);
     c["model_type"] = type;
     const json e = refusal(c);
-    CHECK(e["code"] == "not_implemented");
+    CHECK(e["code"] == (std::string(type) == "nemotron-nas" ? "not_implemented" : "missing_key"));
     CHECK(e["path"] == "/hf_config/model_type");
   }
-  // With the indexer keys DeepSeek-V3.2 publishes (index_n_heads 64, index_head_dim 128, index_topk 2048:
-  // DeepseekV32Config's defaults), the refusal names them, located at the first.
+  // With the indexer keys DeepSeek-V3.2 publishes (index_n_heads 64, index_head_dim 128, index_topk 2048),
+  // the same config is read as DSA: its KV cache adds the indexer's FP8 key and fp32 scale (128 + 4 bytes)
+  // per token and layer to the bf16 latent and rope key.
   c["model_type"] = "deepseek_v32";
   c["index_n_heads"] = 64, c["index_head_dim"] = 128, c["index_topk"] = 2048;
-  const json e = refusal(c);
-  CHECK(e["path"] == "/hf_config/index_topk");
-  for (const char* k : {"index_n_heads", "index_head_dim", "DeepSeek sparse attention"})
-    CHECK(e["message"].get<std::string>().find(k) != std::string::npos);
+  const json r = understood_model(c.dump());
+  for (const char* at : {"4K", "32K", "128K"}) CHECK(kv_bytes_per_token(r, at) == 61 * ((512 + 64) * 2.0 + 128 + 4));
 }

@@ -517,31 +517,33 @@ TEST_CASE("hf import: Qwen3.5 MoE (qwen3_5_moe) 397B-A17B: DeltaNet + gated atte
 }
 
 TEST_CASE("hf import: layer kinds the engine does not price are refused by name, never read from a subset of keys") {
-  // GLM-5 (glm_moe_dsa): DeepSeek sparse attention. Before issue 35: a 27B dense Llama.
+  // A trimmed GLM-5 (glm_moe_dsa) without its indexer keys: DeepSeek sparse attention the config does
+  // not describe. Before issue 35: a 27B dense Llama.
   const json glm = test::envelope(api::inspect_model(refused_file("zai-org--GLM-5-FP8.json")));
   REQUIRE(glm["ok"] == false);
-  CHECK(glm["error"]["code"] == "not_implemented");
+  CHECK(glm["error"]["code"] == "missing_key");
   CHECK(glm["error"]["path"] == "/hf_config/model_type");  // this copy lacks the indexer keys themselves
   CHECK(glm["error"]["message"].get<std::string>().find("DeepSeek sparse attention") != std::string::npos);
   // DeepSeek-V4: indexer, compressed attention, grouped low-rank output, hyper-connections, hash routing.
   const json v4 = test::envelope(api::inspect_model(refused_file("nvidia--DeepSeek-V4-Flash-NVFP4.json")));
   REQUIRE(v4["ok"] == false);
-  CHECK(v4["error"]["path"] == "/hf_config/index_topk");
+  CHECK(v4["error"]["path"] == "/hf_config/compress_ratios");
   for (const char* k : {"compress_ratios", "o_lora_rank", "hc_mult", "num_hash_layers"})
     CHECK(v4["error"]["message"].get<std::string>().find(k) != std::string::npos);
-  // The indexer by its keys, whatever the model_type: DeepSeek-V3 with them is no DeepSeek-V3.
+  // The indexer by its keys, whatever the model_type: DeepSeek-V3 with part of them is refused at the
+  // first one missing (tests/unit/test_hf_dsa_latent.cpp reads it whole).
   json ds = json::parse(published("deepseek-ai--DeepSeek-V3.json"));
   ds["index_topk"] = 2048;
   const json dsa = test::envelope(api::inspect_model(ds.dump()));
   REQUIRE(dsa["ok"] == false);
-  CHECK(dsa["error"]["path"] == "/hf_config/index_topk");
-  // Nemotron-3's latent MoE: experts at moe_latent_size.
+  CHECK(dsa["error"]["path"] == "/hf_config/index_n_heads");
+  // A latent size where the family defines no latent MoE (Nemotron-H 56B has no MoE block) is not understood.
   json nh = parse_json_text(published("nvidia--Nemotron-H-56B-Base-8K.json"));
   nh["moe_latent_size"] = 1024;
   const json latent = test::envelope(api::inspect_model(safe_dump(nh)));
   REQUIRE(latent["ok"] == false);
   CHECK(latent["error"]["path"] == "/hf_config/moe_latent_size");
-  CHECK(latent["error"]["message"].get<std::string>().find("latent MoE") != std::string::npos);
+  CHECK(latent["error"]["message"].get<std::string>().find("moe_latent_size") != std::string::npos);
 }
 
 TEST_CASE("hf import: a Mamba state dtype named by the config is priced at its width") {

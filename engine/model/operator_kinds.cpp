@@ -1,0 +1,100 @@
+// The operator constructors and names every step builder shares (the
+// forward step, the indexer's work, the serving simulator's collectives).
+#include "model/operators.hpp"
+
+namespace sightline {
+
+namespace {
+
+// MLA runs a sequence that already has a cache and brings at most this many
+// new tokens (a decode, or a speculative verify: MTP's k + 1 tokens) in the
+// latent space with the up-projections absorbed, as the decode kernels do:
+// FlashMLA takes s_q query tokens per sequence for MTP/speculative decoding
+// (github.com/deepseek-ai/FlashMLA, flash_mla_with_kvcache), and TensorRT-LLM
+// prices draft tokens as generation tokens of its MLA generation kernel. The
+// bound is the simulator's decode-step bound (serve kLowLatencyMaxTokensPerSeq).
+constexpr int64_t kMlaLatentMaxNewTokens = 16;
+
+}  // namespace
+
+bool mla_latent_path(int64_t new_tokens, int64_t cached_tokens) {
+  return cached_tokens > 0 && new_tokens >= 1 && new_tokens <= kMlaLatentMaxNewTokens;
+}
+
+std::string op_family_name(OpFamily f) {
+  switch (f) {
+    case OpFamily::Gemm: return "gemm";
+    case OpFamily::AttentionPrefill: return "attention_prefill";
+    case OpFamily::AttentionDecode: return "attention_decode";
+    case OpFamily::Norm: return "norm";
+    case OpFamily::Elementwise: return "elementwise";
+    case OpFamily::Rope: return "rope";
+    case OpFamily::KvCacheWrite: return "kv_cache_write";
+    case OpFamily::Embedding: return "embedding";
+    case OpFamily::MoeRouter: return "moe_router";
+    case OpFamily::Collective: return "collective";
+    case OpFamily::Sampling: return "sampling";
+    case OpFamily::Host: return "host";
+  }
+  return "?";
+}
+
+std::string collective_name(CollectiveKind k) {
+  switch (k) {
+    case CollectiveKind::AllReduce: return "all_reduce";
+    case CollectiveKind::AllGather: return "all_gather";
+    case CollectiveKind::ReduceScatter: return "reduce_scatter";
+    case CollectiveKind::AllToAll: return "all_to_all";
+    case CollectiveKind::SendRecv: return "send_recv";
+    case CollectiveKind::Broadcast: return "broadcast";
+  }
+  return "?";
+}
+
+Operator make_gemm_operator(const std::string& name, double count, int64_t m, int64_t n, int64_t k,
+                            double act_bytes, double weight_bytes, Dtype compute_dtype, bool bias,
+                            double dequant_ops_per_weight) {
+  Operator op;
+  op.name = name;
+  op.family = OpFamily::Gemm;
+  op.count = count;
+  op.m = m;
+  op.n = n;
+  op.k = k;
+  op.compute_dtype = compute_dtype;
+  op.flops = 2.0 * m * n * k + (bias ? static_cast<double>(m) * n : 0.0);
+  op.bytes = static_cast<double>(m) * k * act_bytes + static_cast<double>(k) * n * weight_bytes +
+             static_cast<double>(m) * n * act_bytes;
+  op.dequant_ops = dequant_ops_per_weight * static_cast<double>(k) * static_cast<double>(n);
+  op.weight_bytes = static_cast<double>(k) * n * weight_bytes;
+  return op;
+}
+
+Operator make_memory_operator(const std::string& name, OpFamily family, double count, double bytes, double flops,
+                              Dtype dtype) {
+  Operator op;
+  op.name = name;
+  op.family = family;
+  op.count = count;
+  op.bytes = bytes;
+  op.flops = flops;
+  op.compute_dtype = dtype;
+  return op;
+}
+
+Operator make_collective_operator(const std::string& name, CollectiveKind kind, double count, double message_bytes,
+                                  int group, Dtype dtype) {
+  Operator op = make_memory_operator(name, OpFamily::Collective, count, message_bytes, 0, dtype);
+  op.collective = kind;
+  op.group_size = group;
+  op.message_bytes = message_bytes;
+  return op;
+}
+
+int64_t BatchShape::total_new_tokens() const {
+  int64_t t = 0;
+  for (const auto& s : seqs) t += s.new_tokens;
+  return t;
+}
+
+}  // namespace sightline
