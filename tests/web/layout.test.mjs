@@ -168,6 +168,25 @@ test('the help and accuracy pages are linked from the header and explain the tie
   await context.close();
 });
 
+test('the first Tab stop skips the form: a visible link that moves focus to the results', async () => {
+  const context = await suite.browser.newContext({ viewport: { width: 390, height: 844 } });
+  const page = await context.newPage();
+  await page.goto(suite.server.url);
+  await waitDone(page);
+  await page.keyboard.press('Tab');
+  const link = await page.evaluate(() => {
+    const a = document.activeElement;
+    const b = a.getBoundingClientRect();
+    return { cls: a.className, href: a.getAttribute('href'), text: a.textContent, top: b.top, bottom: b.bottom };
+  });
+  assert.match(link.cls, /skip-link/, 'the first Tab stop is the skip link');
+  assert.equal(link.href, '#results');
+  assert.ok(link.top >= 0 && link.bottom <= 844, `the focused link is on screen: ${JSON.stringify(link)}`);
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.activeElement && document.activeElement.id === 'results', null, { timeout: PAGE_GUARD_MS });
+  await context.close();
+});
+
 test('a preset that reproduces a published measurement shows the prediction\'s error against it', async () => {
   const context = await suite.browser.newContext({ viewport: { width: 1280, height: 900 } });
   const page = await context.newPage();
