@@ -227,7 +227,7 @@ TEST_CASE("capacity: the hold prediction widens the interval for another run's o
 namespace {
 // I2.3 (Llama-2-7B on one A100) as `replicas` TP1 replicas behind the default router.
 sightline::Scenario pool_of(int replicas) {
-  json s = preset("scenario", "I2.3");
+  json s = preset("scenarios", "I2.3");
   s["serving"].erase("compare");
   s["serving"].erase("parallelism");
   s["hardware"] = {{"gpu", "a100-80g-sxm"}, {"gpus_per_node", 8}, {"nodes", (replicas + 7) / 8}, {"intra_node", "nvlink3-nvswitch"}};
