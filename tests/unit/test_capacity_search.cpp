@@ -3,6 +3,7 @@
 // brute force, on every shipped preset: tests/cli/capacity.test.mjs.)
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -230,7 +231,7 @@ sightline::Scenario pool_of(int replicas) {
   json s = preset("scenarios", "I2.3");
   s["serving"].erase("compare");
   s["serving"].erase("parallelism");
-  s["hardware"] = {{"gpu", "a100-80g-sxm"}, {"gpus_per_node", 8}, {"nodes", (replicas + 7) / 8}, {"intra_node", "nvlink3-nvswitch"}};
+  s["hardware"] = {{"gpu", "a100-80g-sxm"}, {"gpus_per_node", std::min(8, replicas)}, {"nodes", (replicas + 7) / 8}, {"intra_node", "nvlink3-nvswitch"}};
   if (replicas > 8) s["hardware"]["inter_node"] = "ib-hdr";
   s["serving"]["cluster"] = {{"pools", json::array({{{"name", "pool"}, {"replicas", replicas}, {"tp", 1}, {"pp", 1}}})}};
   return sightline::read_scenario(s);
