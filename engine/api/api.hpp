@@ -22,7 +22,8 @@ std::string run_scenario_central_only(const std::string& scenario_json);
 // The native CLI's run: the budget when the scenario gives none
 // (`default_units`) and the most a scenario may ask for (`ceiling`, at most
 // RunLimits::kNativeCeiling = 1e10). The functions above, the page and the
-// fuzzer keep the default budget of 1e7 as their ceiling.
+// fuzzer keep the default budget of 1e7, and a scenario may ask for up to
+// RunLimits::kApiCeiling = 2e7 there.
 std::string run_scenario_with_budget(const std::string& scenario_json, bool central_only, int64_t default_units,
                                      int64_t ceiling);
 std::string validate_scenario(const std::string& scenario_json);  // result: the resolved scenario

@@ -9,14 +9,20 @@
 // end of the bracket, and the utilization that sizes every later run. The
 // rate is then bracketed by halving (doubling when there is no service rate),
 // and bisected on the verdicts until the bracket is within `precision`.
-// When the bracket's lower end passed only on a narrow interval decided at
-// 75%, it is then confirmed by an independent replication (another seed for
-// arrivals and lengths) twice as long as the longest run that passed it: the answer stands when that run is stable and its point
-// estimate of every SLO condition reaches its share. A pass that does not
-// replicate (a lucky stream of arrivals, or a batch-means interval that the
-// slow wander of a queue near saturation made too narrow) turns into a miss
-// and the bisection goes on below it, so the answer holds in a long run
-// instead of landing just above the sustainable rate.
+// The answer must then hold in a run of 20 x search.num_requests at its rate
+// (or longer), not only in the search's own runs: the attainment predicted
+// for such an independent run, from the rate's estimate and standard error
+// widened for that run's own noise, clears every SLO condition's share at the
+// interval's one-sided level (hold_margin, steady_state.hpp). Unless the
+// rate's only run predicts that by itself, the prediction stands on an
+// independent replication (another seed for arrivals and lengths) twice as
+// long as the longest run that passed it and at least as long as the run it
+// predicts, which took no part in choosing the rate. A pass that does not replicate (a lucky stream of arrivals, a
+// batch-means interval that the slow wander of a queue near saturation made
+// too narrow, or an attainment too close to the share for a finite run to
+// keep it) turns into a miss and the bisection goes on below it, so the
+// answer holds in a long run instead of landing just above the sustainable
+// rate.
 // Sliced like a Job.
 #include <cstdint>
 #include <memory>
@@ -36,7 +42,7 @@ struct CapacityRun {
   bool meets = false;  // the verdict the bisection used
   bool forced = false; // still uncertain at max_requests_per_run or after the last rerun: a miss
   bool confirmation = false;  // an independent replication of the bracket's lower end
-  bool refuted = false;       // passed, but its replication did not: counted as a miss
+  bool refuted = false;       // passed, but its replication did not predict the hold: counted as a miss
 };
 
 // The fewest and the most requests a capacity search of `scenario` can
@@ -81,6 +87,10 @@ class CapacitySearch {
   double rho(double rate) const;
   void guesses(double rate, double& in_system, double& correlation) const;
   bool start_confirmation();
+  int64_t hold_requests() const;  // the run length the answer is predicted to hold in
+  bool holds(const CapacityRun& run) const;
+  bool shown_to_hold(double rate) const;
+  void settle();
   void on_confirmation_finished(CapacityRun run);
 
   const Scenario& s_;
@@ -98,6 +108,8 @@ class CapacitySearch {
   bool confirming_ = false;
   int confirmations_ = 0;
   double service_rate_qps_ = 0;  // measured by the probe; 0 if it measured nothing
+  int probe_scale_ = 1;           // replicas the probed one stands for
+  std::unique_ptr<Scenario> probe_scenario_;  // one replica of the pool, while probing
   int64_t probe_requests_ = 0;
   std::string note_;
   int64_t events_processed_ = 0;

@@ -392,7 +392,18 @@ SteadyStateReport judge_steady_state(const std::vector<RequestOutcome>& outcomes
   judge_stability(rep, q, done, lo, hi, o);
 
   judge_verdict(rep, judged, n, t);
+  rep.batches = batches;
+  for (const Judged& j : judged) rep.estimates.push_back({j.mean, t > 0 ? j.half / t : 0.0, j.share});
   return rep;
+}
+
+double hold_margin(const SteadyStateReport& r, int64_t horizon, const SteadyStateOptions& o) {
+  if (r.estimates.empty() || r.batches < 2 || horizon <= 0) return -1;
+  const double t = student_t_quantile(r.batches - 1, o.confidence);
+  const double spread = std::sqrt(1.0 + static_cast<double>(r.measured_requests) / static_cast<double>(horizon));
+  double margin = 1e300;
+  for (const auto& e : r.estimates) margin = std::min(margin, e.mean - t * e.se * spread - e.share);
+  return margin;
 }
 
 }  // namespace sightline::serve

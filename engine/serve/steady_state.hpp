@@ -50,7 +50,33 @@ struct SteadyStateReport {
   // A pass at the full confidence: stable, and every condition's interval
   // lower end at or above its share (not a narrow interval decided at 75%).
   bool shown = false;
+  // Every SLO condition's batch-means estimate over the window, for a
+  // prediction of another run's attainment (attainment_hold_low).
+  struct Estimate {
+    double mean = 0;   // mean of the batch means
+    double se = 0;     // its standard error: the batch means' spread / sqrt(batches)
+    double share = 0;  // the share the condition asks for
+  };
+  std::vector<Estimate> estimates;
+  int batches = 0;                 // batch means behind each estimate
 };
+
+// The lower prediction bound, at the one-sided level of `o.confidence`'s
+// interval, for the binding condition's attainment over an independent run
+// of `horizon` requests at the same rate, minus its share (>= 0 for every
+// condition: the run is predicted to meet the SLO); -1 when the report has no
+// estimate. See capacity_search.cpp for why the search's answer is judged on it.
+//   A run of H requests in steady state has an attainment whose sampling
+//   variance is sigma^2 / H, where sigma^2 = m s_b^2 is the asymptotic
+//   (autocorrelation-inclusive) variance per request that batch means of m
+//   requests estimate (s_b^2 their variance). This run's estimate, over a
+//   window of W = B m requests, has variance sigma^2 / W = s_b^2 / B = se^2.
+//   The two are independent, so the estimate minus the other run's
+//   attainment has variance se^2 (1 + W / H): the bound is
+//   mean - t se sqrt(1 + W / H) with the Student-t quantile of B - 1 degrees
+//   of freedom. As H grows it tends to the interval's lower end (the
+//   steady-state attainment itself); a finite run adds its own noise.
+double hold_margin(const SteadyStateReport& r, int64_t horizon, const SteadyStateOptions& o);
 
 // How long a run must be. The warm-up and every batch span at least
 // `correlation` requests (the integrated autocorrelation time of the number

@@ -49,11 +49,9 @@ const regenerate = 'regenerate with: ./build/sightline check-capacity --all --jo
 // Known failures, each with its reason and issue: the record must still show
 // it failing (a fixed one leaves this list), and every other preset passes.
 const KNOWN_FAILURES = {
-  // After the fused serving kernels (2026-11-28) I5.5 answers 0.866 req/s, the
-  // upper end of its brute-force bracket [0.8605, 0.866]: a 12,000-request run
-  // there meets 0.89925 of its 0.90 target. The search's confidence covers its
-  // own runs, not a run 20x longer (issue 41, "a capacity answer that always holds").
-  'I5.5': { holds_at_answer: false, fails_10pct_above: true, within_5pct_of_brute_force: true },
+  // None. I5.5 was one until 2026-11-28: the search answered 0.866 req/s, where a
+  // 12,000-request run met 0.89925 of its 0.90 target; the answer now has to
+  // predict the hold in a run 20x the search's runs (docs/capacity.md, step 6).
 };
 
 test('capacity record: every shipped preset with a serving SLO, as shipped, passed all three checks (known failures listed)', () => {

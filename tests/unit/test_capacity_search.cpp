@@ -3,11 +3,14 @@
 // brute force, on every shipped preset: tests/cli/capacity.test.mjs.)
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
 
 #include "api/make_job.hpp"
+#include "scenario/scenario.hpp"
+#include "serve/capacity_search.hpp"
 #include "serve/slo_shares.hpp"
 #include "serve/steady_state.hpp"
 #include "test_helpers.hpp"
@@ -197,4 +200,57 @@ TEST_CASE("capacity: SLOs as users state them: a percentile per metric, or one a
   itl.itl_percentile = 0;
   itl.attainment = 0.5;
   CHECK(judge(itl).verdict == Verdict::Fails);
+}
+
+TEST_CASE("capacity: the hold prediction widens the interval for another run's own noise, and tends to it for a long one") {
+  SteadyStateOptions o;
+  const SloSpec slo = ttft_slo(500, 0.9);
+  // Misses in clusters of varying size: batch means that spread.
+  auto runs = stream(12000, 0.1, [](int) { return 2.0; }, [](int i) { return (i / 40) % 7 == 0 && i % 3 != 0 ? 0.9 : 0.1; });
+  const SteadyStateReport r = judge_steady_state(runs, slo, 0, 0, 0, o);
+  REQUIRE(r.stable);
+  REQUIRE(r.estimates.size() == 1);
+  REQUIRE(r.estimates[0].se > 0);
+  const double w = static_cast<double>(r.measured_requests);
+  const double t = student_t_quantile(r.batches - 1, o.confidence);
+  // mean - t se sqrt(1 + W/H) - share, for H = W: the difference of two runs of equal length.
+  CHECK(hold_margin(r, r.measured_requests, o) ==
+        doctest::Approx(r.estimates[0].mean - t * r.estimates[0].se * std::sqrt(2.0) - 0.9).epsilon(1e-12));
+  // Shorter runs are noisier: a lower bound. A very long one: the interval's lower end.
+  CHECK(hold_margin(r, r.measured_requests / 10, o) < hold_margin(r, r.measured_requests, o));
+  CHECK(hold_margin(r, static_cast<int64_t>(1e12), o) == doctest::Approx(r.attainment_low - 0.9).epsilon(1e-6));
+  CHECK(hold_margin(r, static_cast<int64_t>(w), o) < r.attainment_low - 0.9);
+  // No estimate (too short to judge): no prediction.
+  auto short_run = stream(60, 0.1, [](int) { return 2.0; }, [](int) { return 0.1; });
+  CHECK(hold_margin(judge_steady_state(short_run, slo, 0, 0, 0, o), 1000, o) == -1);
+}
+
+namespace {
+// I2.3 (Llama-2-7B on one A100) as `replicas` TP1 replicas behind the default router.
+sightline::Scenario pool_of(int replicas) {
+  json s = preset("scenarios", "I2.3");
+  s["serving"].erase("compare");
+  s["serving"].erase("parallelism");
+  s["hardware"] = {{"gpu", "a100-80g-sxm"}, {"gpus_per_node", std::min(8, replicas)}, {"nodes", (replicas + 7) / 8}, {"intra_node", "nvlink3-nvswitch"}};
+  if (replicas > 8) s["hardware"]["inter_node"] = "ib-hdr";
+  s["serving"]["cluster"] = {{"pools", json::array({{{"name", "pool"}, {"replicas", replicas}, {"tp", 1}, {"pp", 1}}})}};
+  return sightline::read_scenario(s);
+}
+// Steps a search until its service-rate probe is done; the units it took.
+int64_t probe(CapacitySearch& q) {
+  while (q.service_rate_qps() <= 0 && !q.finished()) q.step(10000);
+  return q.units_done();
+}
+}  // namespace
+
+TEST_CASE("capacity: a pool of identical replicas is probed on one replica and scaled by the count") {
+  const sightline::Scenario one = pool_of(1), many = pool_of(72);
+  CapacitySearch a(one), b(many);
+  const int64_t units_one = probe(a), units_many = probe(b);
+  REQUIRE(a.service_rate_qps() > 0);
+  // The same replica's saturated rate, 72 times: what the engine sustains
+  // offline per replica, not a 72-replica queue's fill and drain.
+  CHECK(b.service_rate_qps() == doctest::Approx(72 * a.service_rate_qps()).epsilon(1e-12));
+  // At a single replica's cost (the search's first rate starts within the same slice).
+  CHECK(units_many < 2 * units_one + 20000);
 }
