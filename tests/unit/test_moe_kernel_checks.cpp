@@ -26,7 +26,7 @@ using namespace sightline;
 namespace {
 
 struct MoeKernelRow {
-  std::string kind, layout;
+  std::string kind, layout, gpu;
   double groups = 0, m = 0, n = 0, k = 0, tokens = 0, ep = 0, time_us = 0, tflops = 0, GBps = 0;
 };
 
@@ -39,7 +39,7 @@ std::vector<MoeKernelRow> moe_kernel_rows() {
   bool header = true;
   while (std::getline(in, line)) {
     if (line.empty() || line[0] == '#') continue;
-    if (header) {  // kind,layout_or_mode,groups,m,n,k,tokens,ep,time_us,tflops,GBps,source
+    if (header) {  // kind,layout_or_mode,groups,m,n,k,tokens,ep,time_us,tflops,GBps,gpu,source
       header = false;
       continue;
     }
@@ -47,8 +47,8 @@ std::vector<MoeKernelRow> moe_kernel_rows() {
     std::string cell;
     std::istringstream row(line);
     while (std::getline(row, cell, ',')) c.push_back(cell);
-    REQUIRE(c.size() == 12);
-    rows.push_back({c[0], c[1], moe_kernel_cell(c[2]), moe_kernel_cell(c[3]), moe_kernel_cell(c[4]), moe_kernel_cell(c[5]),
+    REQUIRE(c.size() == 13);
+    rows.push_back({c[0], c[1], c[11], moe_kernel_cell(c[2]), moe_kernel_cell(c[3]), moe_kernel_cell(c[4]), moe_kernel_cell(c[5]),
                     moe_kernel_cell(c[6]), moe_kernel_cell(c[7]), moe_kernel_cell(c[8]), moe_kernel_cell(c[9]), moe_kernel_cell(c[10])});
   }
   return rows;
@@ -117,7 +117,7 @@ TEST_CASE("moe kernels: the published rows are transcribed whole and agree with 
     }
   }
   CHECK(gemms == 28);
-  CHECK(a2a == 12);
+  CHECK(a2a == 14);
 }
 
 TEST_CASE("moe kernels: FP8 block-scaled GEMMs at decode shapes are never priced >17% faster than DeepGEMM") {
@@ -165,16 +165,17 @@ TEST_CASE("moe kernels: what the engine misses on DeepGEMM's prefill shapes is t
 
 TEST_CASE("moe kernels: DeepEP dispatch and combine are priced within 15% of DeepEP's H800 tables") {
   const ModelArch m = read_model(json("deepseek-v3"), "/model");
-  GpuSpec g = h800_on_h100_calibration();
-  const InterconnectSpec nvlink = read_interconnect(json(g.default_intra_node), "/hardware/intra_node");
   const InterconnectSpec ib = read_interconnect(json("ib-ndr"), "/hardware/inter_node");
-  std::string provenance;
-  const auto model = make_kernel_cost_model("target-measured", g, &provenance);
   std::ostringstream table;
-  table << "DeepEP V1 on H800 (published) against the engine\n"
-        << "mode                    ep  tokens/rank  published_us  engine_us  engine/published\n";
+  table << "DeepEP on H800 (V1) and B200 (V2), published, against the engine\n"
+        << "mode                    gpu  ep  tokens/rank  published_us  engine_us  engine/published\n";
   for (const MoeKernelRow& r : moe_kernel_rows()) {
     if (r.kind != "all_to_all") continue;
+    // Collectives are priced from the links whatever the kernel calibration.
+    const GpuSpec g = r.gpu == "h800" ? h800_on_h100_calibration() : read_gpu(json(r.gpu), "/gpu");
+    const InterconnectSpec nvlink = read_interconnect(json(g.default_intra_node), "/hardware/intra_node");
+    std::string provenance;
+    const auto model = make_kernel_cost_model("auto", g, &provenance);
     const bool low_latency = r.layout.rfind("low_latency", 0) == 0;
     const bool combine = r.layout.find("combine") != std::string::npos;
     serve::MoeServingSpec spec;
@@ -204,9 +205,10 @@ TEST_CASE("moe kernels: DeepEP dispatch and combine are priced within 15% of Dee
     const double engine_s = model->cost(*op, ctx).time_s;
     // Normal mode publishes a bandwidth: the time of the same bytes at it.
     const double published_s = r.time_us > 0 ? r.time_us * 1e-6 : op->message_bytes / (r.GBps * 1e9);
-    table << r.layout << "\t" << r.ep << "\t" << r.tokens << "\t" << published_s * 1e6 << "\t" << engine_s * 1e6 << "\t"
+    table << r.layout << "\t" << r.gpu << "\t" << r.ep << "\t" << r.tokens << "\t" << published_s * 1e6 << "\t" << engine_s * 1e6 << "\t"
           << engine_s / published_s << "\n";
     CAPTURE(r.layout);
+    CAPTURE(r.gpu);
     CAPTURE(r.ep);
     CHECK(engine_s / published_s == doctest::Approx(1.0).epsilon(0.15));
   }
