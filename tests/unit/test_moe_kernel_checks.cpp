@@ -62,14 +62,17 @@ GpuSpec h800_on_h100_calibration() {
 }
 
 // One DeepGEMM problem as the engine's operator: `groups` problems of m x n x k,
-// FP8 inputs and weights, BF16 output, the bytes the source counts.
-Operator deepgemm_operator(const MoeKernelRow& r) {
+// FP8 inputs and weights, BF16 output (the bytes the source counts); with
+// `block_scaled`, as the engine prices a block-scaled FP8 GEMM (its output
+// written after the main loop, model/operators.hpp), else as a per-tensor one.
+Operator deepgemm_operator(const MoeKernelRow& r, bool block_scaled = true) {
   const auto m = static_cast<int64_t>(r.m), n = static_cast<int64_t>(r.n), k = static_cast<int64_t>(r.k);
   Operator op = make_gemm_operator("deepgemm", 1, m, n, k, 1.0, 1.0, Dtype::FP8);
   op.groups = r.groups;
   op.flops = 2.0 * r.groups * r.m * r.n * r.k;
   op.bytes = r.groups * (r.m * r.k + r.k * r.n + 2.0 * r.m * r.n);
   op.weight_bytes = r.groups * r.k * r.n;
+  if (block_scaled) mark_block_scaled_fp8_output(op, r.groups * r.m * r.n, 2.0);
   return op;
 }
 
@@ -79,6 +82,7 @@ double deepgemm_published_time_s(const MoeKernelRow& r) { return 2.0 * r.groups 
 struct DeepGemmCheck {
   MoeKernelRow row;
   double engine_us = 0, published_us = 0;
+  double overlapped_us = 0;  // the same GEMM priced with its output overlapped (per-tensor FP8)
   double ratio() const { return engine_us / published_us; }
 };
 
@@ -91,7 +95,8 @@ std::vector<DeepGemmCheck> deepgemm_checks() {
   std::vector<DeepGemmCheck> out;
   for (const MoeKernelRow& r : moe_kernel_rows()) {
     if (r.kind != "gemm") continue;
-    out.push_back({r, model->cost(deepgemm_operator(r), ctx).time_s * 1e6, deepgemm_published_time_s(r) * 1e6});
+    out.push_back({r, model->cost(deepgemm_operator(r), ctx).time_s * 1e6, deepgemm_published_time_s(r) * 1e6,
+                   model->cost(deepgemm_operator(r, false), ctx).time_s * 1e6});
   }
   return out;
 }
@@ -120,24 +125,26 @@ TEST_CASE("moe kernels: the published rows are transcribed whole and agree with 
   CHECK(a2a == 14);
 }
 
-TEST_CASE("moe kernels: FP8 block-scaled GEMMs at decode shapes are never priced >17% faster than DeepGEMM") {
+TEST_CASE("moe kernels: FP8 block-scaled GEMMs at decode shapes are never priced >15% faster than DeepGEMM") {
   // Memory-bound and near-ridge shapes (tokens per expert <= 256): the engine
-  // is at most 16% faster (the masked grouped rows at 256 tokens per expert,
-  // 0.84-0.87) and at most 1.7x slower (its fitted per-kernel intercept of
+  // is at most 14% faster (the masked grouped rows at 256 tokens per expert,
+  // 0.86-0.93; 0.84-0.87 with the output overlapped) and at most 1.7x slower (its fitted per-kernel intercept of
   // graph-replayed kernels, ~5 us, weighs on the 6-15 us kernels of the table).
   std::ostringstream table;
   table << "DeepGEMM on H800 (published) against the engine (h100-sxm calibration on the H800's values)\n"
-        << "layout      groups     m      n      k   published_us  engine_us  engine/published\n";
+        << "layout      groups     m      n      k   published_us  engine_us  engine/published  "
+           "(output overlapped: engine/published)\n";
   double worst_fast = 1e9;
   for (const DeepGemmCheck& c : deepgemm_checks()) {
     table << c.row.layout << "\t" << c.row.groups << "\t" << c.row.m << "\t" << c.row.n << "\t" << c.row.k << "\t"
-          << c.published_us << "\t" << c.engine_us << "\t" << c.ratio() << "\n";
+          << c.published_us << "\t" << c.engine_us << "\t" << c.ratio() << "\t(" << c.overlapped_us / c.published_us
+          << ")\n";
     if (!deepgemm_decode_shape(c.row)) continue;
     CAPTURE(c.row.layout);
     CAPTURE(c.row.m);
     CAPTURE(c.row.n);
     CAPTURE(c.row.k);
-    CHECK(c.ratio() >= 0.83);
+    CHECK(c.ratio() >= 0.85);
     CHECK(c.ratio() <= 1.75);
     worst_fast = std::min(worst_fast, c.ratio());
   }
@@ -145,22 +152,58 @@ TEST_CASE("moe kernels: FP8 block-scaled GEMMs at decode shapes are never priced
   MESSAGE("decode shapes: the engine is at most " << (1.0 - worst_fast) * 100 << "% faster than DeepGEMM");
 }
 
-TEST_CASE("moe kernels: what the engine misses on DeepGEMM's prefill shapes is the short-K, wide-output rows") {
-  // Documented shortfall (docs/cost-model.md, "Kernel-level checks"): at 4096+
-  // tokens the engine prices DeepGEMM's K = 512 and K = 1536 rows 25-51% fast
-  // (the BF16 output tile's write-back is not overlapped with a short main
-  // loop in DeepGEMM's first release); every long-K row is within 20%. If a
-  // change moves these rows, this test says so and the docs must follow.
+TEST_CASE("moe kernels: block-scaled FP8 GEMMs write their output after the main loop, as DeepGEMM's table shows") {
+  // At 512+ tokens per expert (prefill, the ridge and past it) the engine
+  // prices every DeepGEMM row within 14% once the BF16 output tile's write is
+  // serial: the short-K, wide-output rows (K = 512-2048) were 13-51% fast with
+  // the output overlapped like a cuBLAS GEMM's, and are 0.86-1.01 now. No
+  // constant is fitted: the write streams at the calibration's own GEMM
+  // memory efficiency.
+  int short_k = 0;
   for (const DeepGemmCheck& c : deepgemm_checks()) {
-    if (deepgemm_decode_shape(c.row)) continue;
+    if (c.row.m < 512) continue;
     CAPTURE(c.row.layout);
     CAPTURE(c.row.m);
     CAPTURE(c.row.n);
     CAPTURE(c.row.k);
-    if (c.row.k <= 1536) CHECK(c.ratio() < 0.8);
-    else CHECK(c.ratio() >= 0.8);
-    CHECK(c.ratio() <= 1.1);
+    CHECK(c.ratio() == doctest::Approx(1.0).epsilon(0.14));
+    CHECK(c.engine_us >= c.overlapped_us);  // the serial write only ever adds
+    if (c.row.k <= 2048) {
+      ++short_k;
+      CHECK(c.overlapped_us / c.published_us < 0.88);  // what overlapping it had missed
+    }
   }
+  CHECK(short_k == 7);
+}
+
+TEST_CASE("moe kernels: a block-scaled FP8 step prices its GEMMs' BF16 output as a serial write") {
+  const ModelArch m = read_model(json("deepseek-v3"), "/model");
+  Precision p;
+  p.weights = Dtype::FP8;
+  p.activations = Dtype::FP8;
+  ParallelLayout layout;
+  BatchShape b;
+  b.seqs.push_back(SeqChunk{1024, 0});
+  const StepOperators tensor = build_forward_step(m, p, layout, b, StepOptions{});
+  p.fp8_block_scaled = true;
+  const StepOperators block = build_forward_step(m, p, layout, b, StepOptions{});
+  REQUIRE(tensor.ops.size() == block.ops.size());
+  int marked = 0;
+  for (size_t i = 0; i < block.ops.size(); ++i) {
+    const Operator& t = tensor.ops[i];
+    const Operator& o = block.ops[i];
+    CAPTURE(o.name);
+    if (o.family == OpFamily::Gemm && o.compute_dtype == Dtype::FP8) {
+      ++marked;
+      CHECK(o.serial_bytes > 0);
+      // Output elements: m x n (grouped: the routed rows x n), now at 2 bytes, 1 before.
+      CHECK(o.bytes - t.bytes == doctest::Approx(o.serial_bytes / 2.0));
+    } else {
+      CHECK(o.serial_bytes == 0);  // the router and lm_head stay in BF16, attention is no GEMM
+      CHECK(o.bytes == t.bytes);
+    }
+  }
+  CHECK(marked >= 8);  // q_a, q_b, kv_a, o, dense MLP, shared and routed experts
 }
 
 TEST_CASE("moe kernels: DeepEP dispatch and combine are priced within 15% of DeepEP's H800 tables") {
@@ -244,4 +287,26 @@ TEST_CASE("moe kernels: MLA decode attention stays under FlashMLA's H800 ceiling
         CHECK(op.bytes / t <= 3000e9);
       }
     }
+}
+
+TEST_CASE("moe kernels: precision.fp8_scaling is read, written back, and refused without FP8") {
+  json s = test::preset("scenarios", "I1.1");
+  s["hardware"]["gpu"] = "h100-sxm";
+  s["precision"] = {{"weights", "fp8"}, {"activations", "fp8"}, {"fp8_scaling", "block"}};
+  json v = test::validate(s);
+  REQUIRE(v["ok"] == true);
+  CHECK(v["result"]["precision"]["fp8_scaling"] == "block");
+  s["precision"]["fp8_scaling"] = "tensor";
+  v = test::validate(s);
+  REQUIRE(v["ok"] == true);
+  CHECK_FALSE(v["result"]["precision"].contains("fp8_scaling"));  // the default is not written
+  s["precision"] = {{"weights", "bf16"}, {"activations", "bf16"}, {"fp8_scaling", "block"}};
+  v = test::validate(s);
+  REQUIRE(v["ok"] == false);
+  CHECK(v["error"]["code"] == "constraint_violation");
+  CHECK(v["error"]["path"] == "/precision/fp8_scaling");
+  s["precision"] = {{"weights", "fp8"}, {"activations", "fp8"}, {"fp8_scaling", "channel"}};
+  v = test::validate(s);
+  REQUIRE(v["ok"] == false);
+  CHECK(v["error"]["path"] == "/precision/fp8_scaling");
 }
