@@ -3,13 +3,17 @@
 // it (the pool's layout, the stack's CUDA-graph padding and host model, the
 // MoE placement with its busiest-rank load and all-to-alls), then each
 // mechanism's share is the difference it makes:
-//   kernels            GPU time of the batch as requested, experts balanced
+//   kernels            GPU time of the batch as requested, experts balanced,
+//                      itself taken apart by kernel group (routed / shared
+//                      experts, decode attention, other GEMMs, routing,
+//                      memory-bound kernels, other collectives)
 //   graph padding      the dummy rows of the captured batch size
 //   expert imbalance   the busiest EP rank's excess (sampling + hot experts)
 //   all-to-all         DeepEP dispatch / combine
 //   host               launches and scheduling the stack leaves exposed
 // Each line names where its numbers come from.
 #include <iostream>
+#include <iterator>
 
 #include "cli/cli_common.hpp"
 #include "cli/flags.hpp"
@@ -31,6 +35,11 @@ struct ExplainedPart {
   double time_s = 0;
   std::string source;
 };
+
+// The dispatch / combine all-to-alls of expert parallelism (serve/moe_step.cpp).
+bool is_all_to_all(const PricedOperator& p) {
+  return p.name.rfind("moe_dispatch", 0) == 0 || p.name == "moe_combine";
+}
 
 // The step's operators as the simulator builds them, without the host part.
 struct PricedVariant {
@@ -58,20 +67,89 @@ PricedVariant price_variant(const Scenario& s, const ParallelLayout& layout, con
   v.host = host_time(ops, s.cost_model.software_stack);
   v.ran_batch = static_cast<int64_t>(ran.seqs.size());
   for (const PricedOperator& p : v.cost.parts)
-    if (p.name.rfind("moe_dispatch", 0) == 0 || p.name == "moe_combine") v.a2a_s += p.time_s;
+    if (is_all_to_all(p)) v.a2a_s += p.time_s;
   return v;
+}
+
+// The kernels line taken apart by what runs: each operator of the step (the
+// batch as requested, experts balanced; the all-to-alls have their own line)
+// falls in one group, so the groups add up to the kernels line. The sources
+// name the kernel-level figures each group was checked against.
+struct KernelGroup {
+  const char* name;
+  const char* source;
+};
+constexpr KernelGroup kKernelGroups[] = {
+    {"routed-expert grouped GEMMs",
+     "one grouped GEMM per projection over the experts hit, tokens per expert from model/moe_routing.hpp; "
+     "checked against DeepGEMM's H800 grouped and dense FP8 tables (presets/calibrations/data/published_moe_kernels.csv)"},
+    {"shared-expert GEMMs", "dense GEMMs over every token (model/operators.cpp)"},
+    {"decode attention",
+     "attention-decode class: KV bytes at the measured decode efficiency, FLOPs on the tensor cores; MLA checked "
+     "against FlashMLA's H800 ceiling (660 TFLOP/s, 3 TB/s)"},
+    {"prefill attention", "FlashAttention forward efficiency by context (calibration)"},
+    {"other GEMMs (projections, lm_head, dense MLP)", "GEMM class of the calibration"},
+    {"MoE gate, top-k, permute", "router GEMM and memory-bound routing kernels (model/operators.cpp)"},
+    {"memory-bound kernels (norm, rope, activation, KV write, sampling)", "memory classes of the calibration"},
+    {"other collectives (tensor-parallel all-reduce)", "the stack's all-reduce kernels (comm/allreduce_policy.hpp)"},
+};
+
+size_t kernel_group_of(const PricedOperator& p) {
+  const bool moe_gemm = p.family == OpFamily::Gemm && p.name.rfind("moe_", 0) == 0;
+  if (moe_gemm && p.name.rfind("moe_expert_", 0) == 0) return 0;
+  if (moe_gemm && p.name.rfind("moe_shared_", 0) == 0) return 1;
+  if (p.family == OpFamily::AttentionDecode) return 2;
+  if (p.family == OpFamily::AttentionPrefill) return 3;
+  if (p.family == OpFamily::Gemm && p.name != "moe_router") return 4;
+  if (p.name == "moe_router" || p.name == "moe_topk" || p.name == "moe_permute" || p.name == "moe_unpermute") return 5;
+  if (p.family == OpFamily::Collective) return 7;
+  return 6;
+}
+
+json kernel_groups_json(const StepCost& even, double step_s) {
+  double sums[std::size(kKernelGroups)] = {};
+  for (const PricedOperator& p : even.parts)
+    if (p.name != "host_overhead" && !is_all_to_all(p)) sums[kernel_group_of(p)] += p.time_s;
+  json groups = json::array();
+  for (size_t i = 0; i < std::size(kKernelGroups); ++i)
+    if (sums[i] > 0)
+      groups.push_back({{"name", kKernelGroups[i].name}, {"time_us", sums[i] * 1e6},
+                        {"share", step_s > 0 ? sums[i] / step_s : 0.0}, {"source", kKernelGroups[i].source}});
+  return groups;
+}
+
+// Every operator of the kernels line, all its invocations, with what it moved and computed.
+json kernel_operators_json(const StepCost& even, double step_s) {
+  json ops = json::array();
+  for (const PricedOperator& p : even.parts) {
+    if (p.name == "host_overhead" || is_all_to_all(p)) continue;
+    ops.push_back({{"name", p.name}, {"family", op_family_name(p.family)}, {"count", p.count},
+                   {"time_us", p.time_s * 1e6}, {"share", step_s > 0 ? p.time_s / step_s : 0.0}, {"bound", p.bound},
+                   {"achieved_tflops", p.time_s > 0 ? p.flops / p.time_s * 1e-12 : 0.0},
+                   {"achieved_GBps", p.time_s > 0 ? p.bytes / p.time_s * 1e-9 : 0.0}});
+  }
+  return ops;
 }
 
 void print_explained_table(const json& out) {
   std::cout << "decode step: " << out["batch"] << " sequences (" << out["batch_as_run"] << " as run) x "
             << out["kv_len"] << " cached tokens, stack " << out["stack"].get<std::string>() << "\n";
-  for (const json& p : out["mechanisms"])
+  for (const json& p : out["mechanisms"]) {
     std::cout << "  " << p["name"].get<std::string>() << "\t" << fixed(p["time_us"], 1) << " us\t"
               << fixed(p["share"].get<double>() * 100, 1) << "%\n";
+    if (p.contains("parts"))
+      for (const json& g : p["parts"])
+        std::cout << "    " << g["name"].get<std::string>() << "\t" << fixed(g["time_us"], 1) << " us\t"
+                  << fixed(g["share"].get<double>() * 100, 1) << "%\n";
+  }
   std::cout << "  step\t" << fixed(out["step_time_us"], 1) << " us\n";
   std::cout << "sources:\n";
-  for (const json& p : out["mechanisms"])
+  for (const json& p : out["mechanisms"]) {
     std::cout << "  " << p["name"].get<std::string>() << ": " << p["source"].get<std::string>() << "\n";
+    if (p.contains("parts"))
+      for (const json& g : p["parts"])
+        std::cout << "    " << g["name"].get<std::string>() << ": " << g["source"].get<std::string>() << "\n";
+  }
 }
 
 }  // namespace
@@ -134,7 +212,8 @@ int cmd_explain_step(const Args& args) {
                            " (hot experts after placement; 1: none given)"});
       parts.push_back({"expert-parallel all-to-all", unpadded.a2a_s,
                        "DeepEP low-latency / normal kernels priced on the pool's links, the busiest rank's volume "
-                       "(serve/moe_step.cpp); the padding rows' share is in the padding line"});
+                       "(serve/moe_step.cpp), checked against DeepEP's H800 tables (presets/calibrations/data/published_moe_kernels.csv); "
+                       "the padding rows' share is in the padding line"});
     }
     parts.push_back({"host: launches " + fixed(full.host.launch_s * 1e6, 1) + " us (" +
                          (full.host.graphs ? "graph replay" : "eager") + "), scheduling " +
@@ -153,10 +232,11 @@ int cmd_explain_step(const Args& args) {
     for (const ExplainedPart& p : parts)
       mechanisms.push_back({{"name", p.name}, {"time_us", p.time_s * 1e6},
                             {"share", full.cost.time_s > 0 ? p.time_s / full.cost.time_s : 0.0}, {"source", p.source}});
+    mechanisms[0]["parts"] = kernel_groups_json(even.cost, full.cost.time_s);
     const json out = {{"scenario", s.id}, {"model", s.model.id}, {"gpu", hw.gpu.id}, {"stack", stack.id},
                       {"batch", batch}, {"batch_as_run", full.ran_batch}, {"kv_len", kv_len},
                       {"step_time_us", full.cost.time_s * 1e6}, {"gpu_time_us", full.cost.gpu_time_s * 1e6},
-                      {"mechanisms", mechanisms}};
+                      {"mechanisms", mechanisms}, {"kernels", kernel_operators_json(even.cost, full.cost.time_s)}};
     if (format == "json") std::cout << safe_dump(out, 2) << "\n";
     else print_explained_table(out);
     return 0;

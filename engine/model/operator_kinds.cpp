@@ -70,6 +70,12 @@ Operator make_gemm_operator(const std::string& name, double count, int64_t m, in
   return op;
 }
 
+void mark_block_scaled_fp8_output(Operator& op, double output_elements, double counted_bytes_per_element) {
+  constexpr double kBf16Bytes = 2.0;
+  op.bytes += output_elements * (kBf16Bytes - counted_bytes_per_element);
+  op.serial_bytes = output_elements * kBf16Bytes;
+}
+
 Operator make_memory_operator(const std::string& name, OpFamily family, double count, double bytes, double flops,
                               Dtype dtype) {
   Operator op;

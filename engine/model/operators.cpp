@@ -84,7 +84,12 @@ class StepBuilder {
                          (is_fp4(p_.weights) && !is_fp4(gemm_dtype_));
     out_.ops.push_back(make_gemm_operator(name, count, mm, nn, kk, act_bytes_, weight_bytes_, gemm_dtype_, bias,
                                           dequant ? kDequantOpsPerWeight : 0.0));
+    if (block_scaled_fp8())
+      mark_block_scaled_fp8_output(out_.ops.back(), static_cast<double>(mm) * static_cast<double>(nn), act_bytes_);
   }
+
+  // This step's quantized GEMMs are block-scaled FP8 (DeepGEMM-style kernels).
+  bool block_scaled_fp8() const { return p_.fp8_block_scaled && gemm_dtype_ == Dtype::FP8; }
 
   // Elementwise-like kernels: `elements_read` and `elements_written` in activation dtype.
   Operator& add_memory_op(const std::string& name, OpFamily family, double count, double elements_read,
@@ -404,6 +409,7 @@ class StepBuilder {
     op.weight_bytes = load.experts_hit * weights * weight_bytes_;
     op.bytes = op.weight_bytes + load.assignments * static_cast<double>(kk + nn) * act_bytes_;
     op.dequant_ops *= load.experts_hit;
+    if (op.serial_bytes > 0) mark_block_scaled_fp8_output(op, load.assignments * static_cast<double>(nn), act_bytes_);
   }
 
   // An MoE layer as serving stacks run it (vLLM fused_moe, TensorRT-LLM

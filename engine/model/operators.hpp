@@ -95,6 +95,11 @@ struct Precision {
   // The GPU has block-scaled FP4 tensor cores: fp4 weights run W4A4 at the
   // fp4 peak; without them they are dequantized to the activation dtype.
   bool fp4_tensor_cores = false;
+  // FP8 weights and activations with 1x128 / 128x128 block scales
+  // (DeepSeek-V3/R1's and Qwen3's native FP8 checkpoints), run by DeepGEMM-
+  // style kernels (scenario precision.fp8_scaling "block"); false: per-tensor
+  // or per-channel scales (cuBLASLt / CUTLASS FP8 GEMMs).
+  bool fp8_block_scaled = false;
   // What the checkpoint's config said, when the precision came from it.
   std::string from_checkpoint;
 };
@@ -126,6 +131,10 @@ struct Operator {
   // expected number of experts).
   double groups = 1;
   double weight_bytes = 0;  // per invocation: the weight bytes it reads from HBM
+  // Per invocation: of `bytes`, those the kernel writes after its main loop,
+  // not overlapped with it (a block-scaled FP8 GEMM's BF16 output tiles,
+  // mark_block_scaled_fp8_output). 0: every byte overlaps the math.
+  double serial_bytes = 0;
   // One fused kernel that streams its bytes once (KernelFusion): priced at
   // the GPU's streaming (copy-class) efficiency, not its eager chain's.
   bool single_pass = false;
@@ -158,6 +167,17 @@ struct StepOperators {
 Operator make_gemm_operator(const std::string& name, double count, int64_t m, int64_t n, int64_t k,
                             double act_bytes, double weight_bytes, Dtype compute_dtype, bool bias = false,
                             double dequant_ops_per_weight = 0);
+
+// A GEMM with FP8 inputs and block scales as DeepGEMM runs it: the math
+// warpgroups promote the FP8 partial sums on the CUDA cores every 128 K
+// elements and, after the main loop, convert and store the BF16 output tile;
+// that store is not overlapped with the main loop. DeepGEMM's H800 table
+// (presets/calibrations/data/published_moe_kernels.csv) shows it: its short-K,
+// wide-output GEMMs (K = 512-2048 at 4,096 tokens) take the math time plus the
+// output write (tests/unit/test_moe_kernel_checks.cpp). `output_elements` are
+// the elements the GEMM writes, `counted_bytes_per_element` what op.bytes
+// already charges for each; they are charged as BF16 and marked serial.
+void mark_block_scaled_fp8_output(Operator& op, double output_elements, double counted_bytes_per_element);
 
 // A memory-bound kernel moving `bytes` and doing `flops` of scalar work.
 Operator make_memory_operator(const std::string& name, OpFamily family, double count, double bytes, double flops,

@@ -117,10 +117,13 @@ OpCost CalibratedCostModel::gemm_cost(const Operator& op, const GpuSpec& g) cons
   const double dequant_s = op.dequant_ops / (std::max(g.peak_tflops.fp32, 1.0) * 1e12);
   const GemmChoice best = best_gemm_tile(op, p, peak_flops(g, op.compute_dtype) * p.eta_compute * scale,
                                          g.hbm_bandwidth_GBps * 1e9 * p.eta_memory, g.sm_count, dequant_s);
+  // Bytes written after the main loop (a block-scaled FP8 GEMM's output
+  // tiles) stream on their own, after the blend of math and loads.
+  const double serial_s = op.serial_bytes / (g.hbm_bandwidth_GBps * 1e9 * p.eta_memory);
   OpCost c;
   c.compute_s = std::max(best.compute_s, dequant_s);
-  c.memory_s = best.memory_s;
-  c.time_s = p.launch_us * 1e-6 + best.time_s;
+  c.memory_s = best.memory_s + serial_s;
+  c.time_s = p.launch_us * 1e-6 + best.time_s + serial_s;
   // A best-over-shapes figure is a ceiling: no shape runs faster than it.
   auto ceiling = p.ceiling_tflops.find(dtype);
   if (ceiling != p.ceiling_tflops.end()) c.time_s = std::max(c.time_s, op.flops / (ceiling->second * 1e12));
@@ -192,7 +195,7 @@ GemmChoice best_gemm_tile(const Operator& op, const GemmParams& p, double flops_
       if (d.set && !(compute_eff_s < d.compute_eff_s)) continue;
       // Split-K writes fp32 partial tiles and reads them back to reduce.
       const double partial_bytes = split > 1 ? 2.0 * 4.0 * split * op.groups * static_cast<double>(op.m) * op.n : 0.0;
-      const double memory_s = (op.bytes + partial_bytes) / bytes_per_s;
+      const double memory_s = (op.bytes - op.serial_bytes + partial_bytes) / bytes_per_s;
       // The blend is never below the larger of its two times (to within pow's
       // rounding, hence the margin): a tile whose larger time already exceeds
       // the best blend found so far cannot win.
@@ -289,8 +292,9 @@ OpCost CalibratedCostModel::cost(const Operator& op, const CostContext& ctx) con
         return with_launch_floor(gemm_cost(op, g));
       }
       // Everything gemm_cost and the launch floor below read of the operator.
-      const GemmKey key{op.m,           op.n,  op.k, op.groups, op.flops, op.bytes, op.dequant_ops, op.compute_dtype,
-                        peak_flops(g, op.compute_dtype), g.peak_tflops.fp32, g.hbm_bandwidth_GBps, g.sm_count};
+      const GemmKey key{op.m,           op.n,  op.k, op.groups, op.flops, op.bytes, op.serial_bytes, op.dequant_ops,
+                        op.compute_dtype, peak_flops(g, op.compute_dtype), g.peak_tflops.fp32, g.hbm_bandwidth_GBps,
+                        g.sm_count};
       if (gemm_memo_.empty()) gemm_memo_.resize(kGemmMemoSlots);
       GemmMemoSlot& slot = gemm_memo_[GemmKeyHash{}(key) & (kGemmMemoSlots - 1)];
       if (slot.used && slot.key == key) return slot.cost;
@@ -344,6 +348,7 @@ size_t CalibratedCostModel::GemmKeyHash::operator()(const GemmKey& key) const {
   mix(bits(key.groups));
   mix(bits(key.flops));
   mix(bits(key.bytes));
+  mix(bits(key.serial_bytes));
   mix(bits(key.dequant_ops));
   mix(static_cast<uint64_t>(key.dtype) ^ (static_cast<uint64_t>(key.sm_count) << 8));
   mix(bits(key.peak_flops));

@@ -38,13 +38,14 @@ class CalibratedCostModel : public KernelCostModel {
   struct GemmKey {
     int64_t m = 0, n = 0, k = 0;
     double groups = 1;
-    double flops = 0, bytes = 0, dequant_ops = 0;
+    double flops = 0, bytes = 0, serial_bytes = 0, dequant_ops = 0;
     Dtype dtype = Dtype::BF16;
     // What gemm_cost reads of the GPU (by value: callers may pass different GPUs).
     double peak_flops = 0, fp32_tflops = 0, hbm_GBps = 0;
     int sm_count = 0;
     bool operator==(const GemmKey& o) const {
       return m == o.m && n == o.n && k == o.k && groups == o.groups && flops == o.flops && bytes == o.bytes &&
+             serial_bytes == o.serial_bytes &&
              dequant_ops == o.dequant_ops && dtype == o.dtype && peak_flops == o.peak_flops &&
              fp32_tflops == o.fp32_tflops && hbm_GBps == o.hbm_GBps && sm_count == o.sm_count;
     }
@@ -91,6 +92,8 @@ struct GemmChoice {
 double blend_times(double compute_s, double memory_s, double blend_p);
 constexpr int kMaxSplitK = 16;
 constexpr int64_t kMinSplitKDepth = 256;  // shallower K slices cannot keep a tile's pipeline busy
+// The memory time covers op.bytes less op.serial_bytes (written after the main
+// loop; the caller adds them, the same for every tile).
 // `compute_floor_s` is compute time that runs beside the tensor cores
 // (weight dequantization): the tile's compute counts only above it.
 GemmChoice best_gemm_tile(const Operator& op, const GemmParams& p, double flops_per_s, double bytes_per_s,

@@ -45,7 +45,7 @@ HardwareSpec read_hardware(const json& v, const std::string& path) {
 Precision read_precision(const json* v, const std::string& path, const GpuSpec& gpu, const ModelArch& model) {
   Precision p;
   const json empty = json::object();
-  ObjectReader r(v ? *v : empty, path, {"weights", "activations", "kv_cache", "weight_group_size"});
+  ObjectReader r(v ? *v : empty, path, {"weights", "activations", "kv_cache", "weight_group_size", "fp8_scaling"});
   const std::string default_act = gpu.peak_tflops.bf16 > 0 ? "bf16" : "fp16";
   p.activations = parse_dtype(r.choice("activations", {"fp32", "bf16", "fp16", "fp8"}, default_act));
   // A checkpoint's own quantization (quantization_config / hf_quant_config)
@@ -75,6 +75,15 @@ Precision read_precision(const json* v, const std::string& path, const GpuSpec& 
     fail(error_code::kInvalidValue, r.child_path("weight_group_size"),
          "weight_group_size must be 0 (per-channel) or a power of two");
   check_precision_on_gpu(p, gpu, [&r](const char* key) { return r.child_path(key); });
+  // How FP8 weights and activations are scaled: "tensor" (per tensor or per
+  // channel: cuBLASLt / CUTLASS GEMMs) or "block" (1x128 activation and
+  // 128x128 weight blocks, DeepSeek-V3/R1's native checkpoints: DeepGEMM-style
+  // GEMMs that write their output after the main loop, model/operators.hpp).
+  p.fp8_block_scaled = r.choice("fp8_scaling", {"tensor", "block"}, "tensor") == "block";
+  if (p.fp8_block_scaled && (p.weights != Dtype::FP8 || p.activations != Dtype::FP8))
+    fail(error_code::kConstraint, r.child_path("fp8_scaling"),
+         "fp8_scaling \"block\" scales FP8 weights and activations; this precision has " + dtype_name(p.weights) +
+             " weights and " + dtype_name(p.activations) + " activations (use \"tensor\" or set both to \"fp8\")");
   if (p.weights == Dtype::FP32 && p.activations != Dtype::FP32)
     fail(error_code::kConstraint, r.child_path("weights"),
          "fp32 weights with lower-precision activations is not a serving format; use fp32 activations");
@@ -167,6 +176,7 @@ json scenario_to_json(const Scenario& s) {
                     {"activations", dtype_name(s.precision.activations)},
                     {"kv_cache", dtype_name(s.precision.kv_cache)},
                     {"weight_group_size", s.precision.weight_group_size}};
+  if (s.precision.fp8_block_scaled) j["precision"]["fp8_scaling"] = "block";
   j["cost_model"] = {{"tier", s.cost_model.tier},
                      {"software_stack", s.cost_model.software_stack.to_json()},
                      {"gpu_hour_usd", s.cost_model.gpu_hour_usd}};

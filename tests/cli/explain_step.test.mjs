@@ -1,0 +1,64 @@
+// explain-step through the real CLI: one large-batch decode step taken apart
+// by mechanism (issue 38, point 2), and its kernels line taken apart by
+// kernel group.
+//   - The mechanisms add up to the step; the kernel groups add up to the
+//     kernels line; so do the operators listed under `kernels`.
+//   - A DeepSeek-R1 attention-DP + EP step (the report-e2e row's layout) has
+//     routed-expert GEMMs, decode attention and all-to-alls; a dense Llama
+//     step has neither experts nor all-to-alls.
+//   - Every line and every group names its source.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { cliPath, repoRoot } from '../wasm/wasm_module.mjs';
+
+function explain(args) {
+  const r = spawnSync(cliPath, ['explain-step', ...args, '--format', 'json'], { cwd: repoRoot, encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  return JSON.parse(r.stdout);
+}
+
+function scenarioFile(obj) {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'explain-')), 's.json');
+  fs.writeFileSync(file, JSON.stringify(obj));
+  return file;
+}
+
+const sum = (xs) => xs.reduce((a, b) => a + b, 0);
+const close = (a, b, what) => assert.ok(Math.abs(a - b) <= 1e-6 * Math.max(1, Math.abs(b)), `${what}: ${a} vs ${b}`);
+
+function checkSums(out) {
+  close(sum(out.mechanisms.map((m) => m.time_us)), out.step_time_us, 'mechanisms vs step');
+  const kernels = out.mechanisms[0];
+  assert.match(kernels.name, /^kernels/);
+  close(sum(kernels.parts.map((g) => g.time_us)), kernels.time_us, 'kernel groups vs kernels line');
+  close(sum(out.kernels.map((k) => k.time_us)), kernels.time_us, 'operators vs kernels line');
+  for (const m of [...out.mechanisms, ...kernels.parts]) assert.ok(m.source.length > 10, `${m.name} has no source`);
+}
+
+const dsr1 = JSON.parse(fs.readFileSync(path.join(repoRoot, 'presets/validation/E.R3-dsr1-8xh200-maxthr.json'), 'utf8'));
+
+test('explain-step: the DeepSeek-R1 attention-DP + EP8 step adds up, by mechanism and by kernel group', () => {
+  const out = explain([scenarioFile(dsr1.scenario), '--batch', '128', '--kv-len', '2048']);
+  checkSums(out);
+  const groups = Object.fromEntries(out.mechanisms[0].parts.map((g) => [g.name, g]));
+  assert.ok(groups['routed-expert grouped GEMMs'].share > 0.3, 'routed experts dominate the step');
+  assert.ok(groups['decode attention'].share > 0.1);
+  assert.ok(groups['shared-expert GEMMs'].time_us > 0);
+  assert.ok(out.mechanisms.some((m) => m.name === 'expert-parallel all-to-all' && m.time_us > 0));
+  const up = out.kernels.find((k) => k.name === 'moe_expert_up_proj');
+  assert.equal(up.family, 'gemm');
+  assert.ok(up.achieved_GBps > 0);
+});
+
+test('explain-step: a dense Llama step has no expert or all-to-all lines', () => {
+  const out = explain(['--preset', 'I2.2', '--batch', '256', '--kv-len', '2048']);
+  checkSums(out);
+  const names = out.mechanisms[0].parts.map((g) => g.name);
+  assert.ok(!names.includes('routed-expert grouped GEMMs'));
+  assert.ok(names.includes('decode attention'));
+  assert.ok(!out.mechanisms.some((m) => /all-to-all/.test(m.name)));
+});
