@@ -50,7 +50,7 @@ constexpr int kMaxGridExtensions = 6;    // widen the grid (x0.8 / x1.25) at mos
 // twice: before anything runs (check_work_units), and after the capacity
 // searches, before any long run, on the long runs figured at the answers
 // (long_runs_units). `--all` is over it (README, docs/capacity.md and
-// tests/cli/capacity.test.mjs pass --max-work-units).
+// tests/cli/capacity.test.mjs's regeneration command pass --max-work-units).
 
 struct LongRun {
   double qps = 0;
@@ -284,10 +284,7 @@ bool check_long_runs(const Searched& c, int64_t jobs, LongRunCache& cache, json&
   return holds && fails_above && within;
 }
 
-// A check's work as `run` estimates it, before anything runs: the capacity
-// search (its fewest runs), and the grid's five long runs of `scale` times the
-// search's run length, at the scenario's own rate (the answer is not known
-// yet; the grid's widening and bisection come on top).
+// The capacity search's work as `run` estimates it (its fewest runs).
 double search_work_units(json scenario) {
   if (!scenario.is_object() || !scenario.contains("serving") || !scenario["serving"].is_object()) return 0;
   if (!scenario["serving"].contains("max_qps_search")) scenario["serving"]["max_qps_search"] = json::object();
@@ -295,6 +292,10 @@ double search_work_units(json scenario) {
   return run_work_units(scenario, true);
 }
 
+// A check's work as `run` estimates it, before anything runs: the capacity
+// search, and the grid's five long runs of `scale` times the search's run
+// length, at the scenario's own rate (the answer is not known yet, so this
+// can be far off either way; long_runs_units figures them at the answer).
 double check_work_units(json scenario, double scale) {
   if (!scenario.is_object() || !scenario.contains("serving") || !scenario["serving"].is_object()) return 0;
   if (!scenario["serving"].contains("max_qps_search")) scenario["serving"]["max_qps_search"] = json::object();
