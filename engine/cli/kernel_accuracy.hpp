@@ -19,9 +19,9 @@ using DevKernels = std::map<std::string, std::vector<KernelSample>>;  // GPU id 
 
 // predict_sample_s for many samples of one calibration and GPU: one cost model
 // for all of them (predict_sample_s builds one per sample, copying the
-// calibration, which was most of the report's pricing time), the same sum of
-// its operators' times, so the same figures to the bit (the model's GEMM memo
-// returns the value it first computed). `gpu` must outlive the pricer.
+// calibration), the same sum of its operators' times, so the same figures to
+// the bit (the model's GEMM memo returns the value it first computed). `gpu`
+// must outlive the pricer.
 class SamplePricer {
  public:
   SamplePricer(const KernelCalibration& calibration, const GpuSpec& gpu) : model_(calibration, "fit") { ctx_.gpu = &gpu; }
