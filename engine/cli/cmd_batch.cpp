@@ -6,6 +6,10 @@
 // unsharded output (what cluster job arrays rely on). `--jobs N` runs lines on
 // N threads; the output does not depend on it. `--central-only` skips the
 // interval runs (a third of the work; key metrics without low/high).
+// `--max-work-units N` is the batch's one budget: the sum of its lines'
+// estimates (run's, cli/command_budget) must fit in it, or the batch is
+// refused before any line runs; each line also runs within N (without the
+// flag, within run's own default, as `run` would run it).
 //
 // sightline merge: concatenates shard outputs, ordered by line number, and
 // checks that no line is missing or repeated.
@@ -25,6 +29,7 @@
 #include "core/error_boundary.hpp"
 #include "core/json_text.hpp"
 #include "cli/cli_common.hpp"
+#include "cli/command_budget.hpp"
 #include "cli/flags.hpp"
 
 namespace sightline::cli {
@@ -56,6 +61,16 @@ std::vector<std::string> split_lines(const std::string& text) {
 }
 
 bool blank(const std::string& s) { return s.find_first_not_of(" \t") == std::string::npos; }
+
+// A line's work as `run` estimates it; a line that is not a JSON document
+// counts 1 (it fails on its own parse error at once).
+double line_work_units(const std::string& line, bool central_only) {
+  try {
+    return run_work_units(parse_json_text(line), central_only);
+  } catch (const SightlineError&) {
+    return 1;
+  }
+}
 
 // `{"line":N,"id":...,` + the engine's envelope without its opening brace: the
 // envelope's bytes are kept exactly as the API returned them.
@@ -107,9 +122,8 @@ int cmd_batch(const Args& args) {
   std::vector<std::string> files;
   std::string problem;
   Flags flags("batch");
-  int64_t max_work_units = RunLimits::kDefaultMaxWorkUnits;
-  flags.integer("--max-work-units", &max_work_units, 1, RunLimits::kNativeCeiling);
-  flags.boolean("--central-only", &central_only).integer("--jobs", &jobs, 1, 1024).text("--shard", &shard_text)
+  CommandBudget budget("batch");
+  budget.flag(flags).boolean("--central-only", &central_only).integer("--jobs", &jobs, 1, 1024).text("--shard", &shard_text)
       .text("--out", &out).positional(&files, 1);
   if (!flags.parse(args, problem)) return usage_error(problem);
   if (!shard_text.empty() && !parse_shard(shard_text, shard))
@@ -127,6 +141,14 @@ int cmd_batch(const Args& args) {
   std::vector<int64_t> todo;  // line indices with a scenario; blank lines are skipped
   for (int64_t i = first; i < last; ++i)
     if (!blank(lines[static_cast<size_t>(i)])) todo.push_back(i);
+  // One budget for the whole batch (this shard's lines), estimated before any line runs.
+  try {
+    for (const int64_t i : todo) budget.add(line_work_units(lines[static_cast<size_t>(i)], central_only),
+                                            "line " + std::to_string(i + 1) + " of " + in);
+  } catch (const SightlineError& e) {
+    return report_error(e);
+  }
+  const int64_t max_work_units = budget.given() ? budget.max_work_units() : RunLimits::kDefaultMaxWorkUnits;
 
   std::vector<ResultLine> results(todo.size());
   std::vector<char> ready(todo.size(), 0);

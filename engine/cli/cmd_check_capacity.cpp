@@ -26,6 +26,8 @@
 #include <iterator>
 #include <map>
 #include <mutex>
+#include <optional>
+#include <set>
 #include <sstream>
 
 #include "api/api.hpp"
@@ -44,10 +46,11 @@ constexpr double kTolerance = 0.05;      // the answer within 5% of brute force
 constexpr double kBisectPrecision = 0.01;  // brute force refined to 1%
 const double kGrid[] = {0.8, 0.9, 1.0, 1.1, 1.2};
 constexpr int kMaxGridExtensions = 6;    // widen the grid (x0.8 / x1.25) at most this many times
-// The budget's default lets `check-capacity --all` (README, docs/capacity.md)
-// run: its estimate is 3.9e7 units at the least (2026-11-28). A maintainer
-// check: its grid widening and bisection take it to many minutes of CPU.
-constexpr int64_t kCheckDefaultWorkUnits = 50'000'000;
+// The budget is every command's default (about 60 s of CPU). It is checked
+// twice: before anything runs (check_work_units), and after the capacity
+// searches, before any long run, on the long runs figured at the answers
+// (long_runs_units). `--all` is over it (README, docs/capacity.md and
+// tests/cli/capacity.test.mjs's regeneration command pass --max-work-units).
 
 struct LongRun {
   double qps = 0;
@@ -136,18 +139,27 @@ LongRun long_run(const json& scenario, double qps, int64_t requests, LongRunCach
   return r;
 }
 
-// One scenario's check; `out` gets the report. Throws SightlineError.
-bool check_scenario(json scenario, double scale, int64_t jobs, LongRunCache& cache, json& out, std::vector<LongRun>& done) {
-  std::mutex cache_mutex;
+// A scenario's capacity search and what its long runs will be: the answer,
+// and the long runs' length.
+struct Searched {
+  json scenario;
+  bool added_search = false;
+  json q;  // result.max_qps
+  double answer = 0, service = 0;
+  int64_t floor_requests = 600, n = 0;
+};
+
+// The capacity search of one scenario (throws SightlineError).
+Searched search_answer(json scenario, double scale) {
+  Searched r;
   if (!scenario.is_object() || !scenario.contains("serving") || !scenario["serving"].is_object() ||
       !scenario["serving"].contains("slo"))
     throw SightlineError(error_code::kMissingKey, "/serving/slo", "check-capacity needs a serving scenario with an slo");
   // A scenario with an SLO but no search gets the search's defaults: the
   // answer the page's capacity search gives for it.
-  bool added_search = false;
   if (!scenario["serving"].contains("max_qps_search")) {
     scenario["serving"]["max_qps_search"] = json::object();
-    added_search = true;
+    r.added_search = true;
   }
   json searched = scenario;
   searched["serving"].erase("compare");
@@ -161,18 +173,43 @@ bool check_scenario(json scenario, double scale, int64_t jobs, LongRunCache& cac
     throw SightlineError(e.value("code", std::string(error_code::kInvalidValue)), e.value("path", std::string()),
                          e.value("message", std::string("the capacity search failed")));
   }
-  const json& q = env["result"]["max_qps"];
-  const double answer = q.value("qps", 0.0);
-  const double service = q.value("service_rate_qps", 0.0);
-  if (!(answer > 0))
+  r.q = env["result"]["max_qps"];
+  r.answer = r.q.value("qps", 0.0);
+  r.service = r.q.value("service_rate_qps", 0.0);
+  if (!(r.answer > 0))
     throw SightlineError(error_code::kInvalidValue, "/serving/max_qps_search", "the capacity search found no rate that meets the SLO");
   // Long runs: `scale` x the search's shortest run, and at least twice the
   // longest run that decided the answer.
   int64_t deciding = 0;
-  for (const json& run : q["runs"])
-    if (run.value("qps", 0.0) == answer) deciding = std::max(deciding, run.value("requests", int64_t{0}));
-  const int64_t floor_requests = q.value("requests_per_run", int64_t{600});
-  const int64_t n = std::min<int64_t>(2000000, std::max<int64_t>(static_cast<int64_t>(std::llround(scale * static_cast<double>(floor_requests))), 2 * deciding));
+  for (const json& run : r.q["runs"])
+    if (run.value("qps", 0.0) == r.answer) deciding = std::max(deciding, run.value("requests", int64_t{0}));
+  r.floor_requests = r.q.value("requests_per_run", int64_t{600});
+  r.n = std::min<int64_t>(2000000, std::max<int64_t>(static_cast<int64_t>(std::llround(scale * static_cast<double>(r.floor_requests))), 2 * deciding));
+  r.scenario = std::move(scenario);
+  return r;
+}
+
+// The long runs a check makes at the least: the grid's five, and the
+// bisection from the grid's 10% bracket to 1% (ceil(log2(10)) = 4 runs; every
+// preset of tests/cli/capacity-brute-force.json made these 9, 2026-11-28).
+// The grid's widening comes on top.
+constexpr double kLongRunsAtLeast = 9;
+
+// The long runs' work once the answer is known, before any of them runs: the
+// figure `run` refuses on (api/run_estimate: a probe of the run's first
+// requests at the answer's rate, about 0.1 s) times kLongRunsAtLeast.
+double long_runs_units(const Searched& c) {
+  return kLongRunsAtLeast * run_work_figure(long_scenario(c.scenario, c.answer, c.n), true);
+}
+
+// One scenario's long runs; `out` gets the report. Throws SightlineError.
+bool check_long_runs(const Searched& c, int64_t jobs, LongRunCache& cache, json& out, std::vector<LongRun>& done) {
+  std::mutex cache_mutex;
+  const json& scenario = c.scenario;
+  const json& q = c.q;
+  const double answer = c.answer, service = c.service;
+  const int64_t n = c.n, floor_requests = c.floor_requests;
+  const bool added_search = c.added_search;
 
   // The grid, run in parallel; widened while all of it meets or all fails.
   auto run_rates = [&](const std::vector<double>& rates) {
@@ -247,16 +284,24 @@ bool check_scenario(json scenario, double scale, int64_t jobs, LongRunCache& cac
   return holds && fails_above && within;
 }
 
+// The capacity search's work as `run` estimates it (its fewest runs).
+double search_work_units(json scenario) {
+  if (!scenario.is_object() || !scenario.contains("serving") || !scenario["serving"].is_object()) return 0;
+  if (!scenario["serving"].contains("max_qps_search")) scenario["serving"]["max_qps_search"] = json::object();
+  scenario["serving"].erase("compare");
+  return run_work_units(scenario, true);
+}
+
 // A check's work as `run` estimates it, before anything runs: the capacity
-// search (its fewest runs), and the grid's five long runs of `scale` times the
-// search's run length, at the scenario's own rate (the answer is not known
-// yet; the grid's widening and bisection come on top).
+// search, and the grid's five long runs of `scale` times the search's run
+// length, at the scenario's own rate (the answer is not known yet, so this
+// can be far off either way; long_runs_units figures them at the answer).
 double check_work_units(json scenario, double scale) {
   if (!scenario.is_object() || !scenario.contains("serving") || !scenario["serving"].is_object()) return 0;
   if (!scenario["serving"].contains("max_qps_search")) scenario["serving"]["max_qps_search"] = json::object();
   json searched = scenario;
   searched["serving"].erase("compare");
-  const double search_units = run_work_units(searched, true);
+  const double search_units = search_work_units(scenario);
   const json v = read_engine_envelope(sightline::api::validate_scenario(safe_dump(searched)));
   if (!v.value("ok", false)) return search_units;  // the check fails on the scenario's own error
   const json& sv = v["result"]["serving"];
@@ -334,7 +379,7 @@ int cmd_check_capacity(const Args& args) {
   std::vector<std::string> files;
   std::string problem;
   Flags flags("check-capacity");
-  CommandBudget budget("check-capacity", kCheckDefaultWorkUnits, "sized for --all, 3.9e7 units at the least, many minutes of CPU");
+  CommandBudget budget("check-capacity");
   budget.flag(flags).text("--preset", &preset).boolean("--all", &all)
       .text("--format", &format, {"table", "json", "markdown"}).number("--scale", &scale, 1, 1000)
       .integer("--jobs", &jobs, 1, 256).positional(&files, 1);
@@ -370,6 +415,31 @@ int cmd_check_capacity(const Args& args) {
   } catch (const SightlineError& e) {
     return report_error(e);
   }
+  // Every capacity search first; then the long runs' work, figured at each
+  // answer, is budgeted before any long run starts (long runs that --all
+  // shares between presets count once).
+  std::vector<std::optional<Searched>> searched(scenarios.size());
+  std::vector<std::string> search_errors(scenarios.size());
+  try {
+    budget.restart("after the capacity searches, before any long run");
+    std::set<std::string> figured;
+    for (size_t i = 0; i < scenarios.size(); ++i) {
+      try {
+        searched[i] = search_answer(scenarios[i], scale);
+      } catch (const SightlineError& e) {
+        if (!all) return report_error(e);
+        search_errors[i] = e.what();
+        continue;
+      }
+      budget.add(search_work_units(scenarios[i]), "the capacity search of " + scenarios[i].value("id", file));
+      if (figured.insert(safe_dump(long_scenario(searched[i]->scenario, searched[i]->answer, searched[i]->n))).second)
+        budget.add(long_runs_units(*searched[i]), "the long runs of " + scenarios[i].value("id", file) + " (" +
+                                                      std::to_string(static_cast<int64_t>(kLongRunsAtLeast)) + " of " +
+                                                      std::to_string(searched[i]->n) + " requests at the least)");
+    }
+  } catch (const SightlineError& e) {
+    return report_error(e);
+  }
   json reports = json::array();
   bool passed = true;
   LongRunCache cache;
@@ -378,11 +448,13 @@ int cmd_check_capacity(const Args& args) {
       "Answer vs brute force | Check |\n|---|---|---|---|---|---|---|---|---|\n";
   std::string markdown = markdown_head;
   std::string text;
-  for (const json& s : scenarios) {
+  for (size_t i = 0; i < scenarios.size(); ++i) {
+    const json& s = scenarios[i];
     json out;
     std::vector<LongRun> done;
     try {
-      passed = check_scenario(s, scale, jobs, cache, out, done) && passed;
+      if (!searched[i]) throw SightlineError(error_code::kInvalidValue, "", search_errors[i]);
+      passed = check_long_runs(*searched[i], jobs, cache, out, done) && passed;
     } catch (const SightlineError& e) {
       if (!all) return report_error(e);
       out = {{"id", s.value("id", std::string())}, {"error", e.what()}, {"passed", false}};

@@ -165,6 +165,16 @@ std::string confirmation_text(const json& c) {
   return s.str();
 }
 
+// A candidate's estimate is the first central run `run` would make of it (its
+// fewest requests). The search makes more: the steady-state sizing reruns an
+// undecided candidate longer (up to max_requests), and the Pareto points add
+// their two interval runs. Measured on examples/search-llama3-70b.json
+// (2026-11-29, docs/limits.md): its 162 candidates' estimates sum to 9.9e6
+// units, and the search took 138.9 s of CPU (--jobs 1), 14 us per estimated
+// unit: 4.7 units at run's 3 us each, rounded up so that the default budget
+// (20M units) admits at most about 56 s of CPU.
+constexpr double kSearchWorkPerRunEstimate = 5.0;
+
 }  // namespace
 
 int cmd_search(const Args& args) {
@@ -195,10 +205,11 @@ int cmd_search(const Args& args) {
     const search::DeploymentSearchSpec spec = search::read_deployment_search(doc);
     const search::Plan plan = search::plan_deployment_search(spec);
     // The search's work before any candidate runs: each candidate's central
-    // run as `run` estimates it (the Pareto points' interval runs come on top),
-    // and the confirmation's requests (an event each, at the least).
+    // run as `run` estimates it, times what the search measured to make of
+    // it (kSearchWorkPerRunEstimate), and the confirmation's requests (an
+    // event each, at the least).
     for (size_t k = 0; k < plan.scenarios.size(); ++k)
-      budget.add(run_work_units(plan.scenarios[k], true),
+      budget.add(kSearchWorkPerRunEstimate * run_work_units(plan.scenarios[k], true),
                  "candidate " + std::to_string(k + 1) + " of " + std::to_string(plan.scenarios.size()) + ", " +
                      search::candidate_label(spec, plan.candidates[k]) + ", in " + file);
     if (confirm > 0) budget.add(static_cast<double>(confirm), "the --confirm run of " + std::to_string(confirm) + " requests");

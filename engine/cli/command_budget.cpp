@@ -23,17 +23,16 @@ std::string units_text(double units) {
 }  // namespace
 
 CommandBudget::CommandBudget(std::string command, int64_t default_units, std::string default_why)
-    : command_(std::move(command)), default_why_(std::move(default_why)), default_units_(default_units),
-      max_work_units_(default_units) {}
+    : command_(std::move(command)), default_why_(std::move(default_why)), default_units_(default_units) {}
 
 Flags& CommandBudget::flag(Flags& flags) {
-  return flags.integer("--max-work-units", &max_work_units_, 1, RunLimits::kNativeCeiling);
+  return flags.integer("--max-work-units", &flag_units_, 1, RunLimits::kNativeCeiling);
 }
 
 void CommandBudget::add(double units, const std::string& what) {
   total_units_ += std::max(0.0, units);
   ++parts_;
-  if (total_units_ > static_cast<double>(max_work_units_)) refuse(what);
+  if (total_units_ > static_cast<double>(max_work_units())) refuse(what);
 }
 
 void CommandBudget::add_files(const std::vector<std::string>& paths, double units_per_byte, const std::string& what) {
@@ -44,13 +43,19 @@ void CommandBudget::add_files(const std::vector<std::string>& paths, double unit
   add(bytes * units_per_byte, what + " (" + units_text(bytes) + " bytes at " + units_text(units_per_byte) + " units each)");
 }
 
+void CommandBudget::restart(std::string stage) {
+  total_units_ = 0;
+  parts_ = 0;
+  stage_ = std::move(stage);
+}
+
 void CommandBudget::refuse(const std::string& what) const {
   fail(error_code::kLimitExceeded, "",
-       command_ + ": the work needs at least " + units_text(total_units_) + " work units (estimated before starting, " +
+       command_ + ": the work needs at least " + units_text(total_units_) + " work units (estimated " + stage_ + ", " +
            (parts_ > 1 ? "stopped at " + std::to_string(parts_) + " parts, the last " : std::string("from ")) + what +
-           "), over the command's budget of " + std::to_string(max_work_units_) + " (its default, " +
+           "), over the command's budget of " + std::to_string(max_work_units()) + " (its default, " +
            std::to_string(default_units_) + ", is " + default_why_ +
-           "); refused before starting. Raise it with --max-work-units N (at most " +
+           "); refused " + stage_ + ". Raise it with --max-work-units N (at most " +
            std::to_string(RunLimits::kNativeCeiling) + ") or make the input smaller.");
 }
 
@@ -64,6 +69,20 @@ double run_work_units(const json& scenario, bool central_only) {
     return std::max(1.0, w.units_low);
   } catch (const SightlineError&) {
     return 1;  // the run reports the scenario's own error, in milliseconds
+  }
+}
+
+double run_work_figure(const json& scenario, bool central_only) {
+  const double least = run_work_units(scenario, central_only);
+  try {
+    json doc = scenario;
+    take_run_limits(doc, RunLimits::kNativeCeiling, RunLimits::kNativeCeiling);
+    const Scenario s = read_scenario(doc);
+    if (!s.serving || !s.serving->simulation) return least;
+    const IntervalMode mode = central_only ? IntervalMode::CentralOnly : IntervalMode::Bounds;
+    return std::max(least, probe_work_figure(s, estimate_run(s, mode)).units);
+  } catch (const SightlineError&) {
+    return least;  // the run reports the scenario's own error
   }
 }
 

@@ -35,7 +35,9 @@ class CommandBudget {
 
   // Registers --max-work-units N (1 to RunLimits::kNativeCeiling) on the command's flags.
   Flags& flag(Flags& flags);
-  int64_t max_work_units() const { return max_work_units_; }
+  int64_t max_work_units() const { return flag_units_ > 0 ? flag_units_ : default_units_; }
+  // Whether --max-work-units was given (`batch` then gives each line that budget too).
+  bool given() const { return flag_units_ > 0; }
 
   // Adds one part's estimate (`what`: "candidate 3", "row E.x"). Throws the
   // located limit_exceeded error as soon as the sum passes the budget, so
@@ -46,11 +48,18 @@ class CommandBudget {
   // over the reader's 64 MiB cap gets the reader's own error first.
   void add_files(const std::vector<std::string>& paths, double units_per_byte, const std::string& what);
   double total_units() const { return total_units_; }
+  // Starts the sum again, for a command that estimates in stages: a later
+  // part once earlier work has said what it is (check-capacity's long runs,
+  // at the rate its searches answered). `stage` ("after the searches, before
+  // any long run") replaces "before starting" in the message.
+  void restart(std::string stage);
 
  private:
   [[noreturn]] void refuse(const std::string& what) const;
   std::string command_, default_why_;
-  int64_t default_units_, max_work_units_;
+  std::string stage_ = "before starting";
+  int64_t default_units_;
+  int64_t flag_units_ = 0;  // --max-work-units as given; 0: not given (the flag's least is 1)
   double total_units_ = 0;
   int64_t parts_ = 0;
 };
@@ -62,6 +71,11 @@ class CommandBudget {
 // for it). A scenario that does not read counts 1: its run fails on its own
 // located error at once.
 double run_work_units(const json& scenario, bool central_only);
+// The figure `run` refuses on for a serving simulation (api/run_estimate's
+// probe_work_figure: its first requests simulated on their own, about 0.1 s;
+// within 25% of the units the runs made for the shipped presets), at least
+// run_work_units. Other scenarios: run_work_units.
+double run_work_figure(const json& scenario, bool central_only);
 // A training run (its compare variants and scaling points included): 2,000
 // units, about 6 ms of CPU (`report-training`'s 13 runs took 0.08 s of CPU,
 // 2026-11-28, at 3 us per unit: run's 1e7 units in about 30 s, docs/limits.md).

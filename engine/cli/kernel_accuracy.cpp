@@ -55,10 +55,10 @@ json cross_generation_pairs(const DevKernels& dev) {
     for (const auto& [to, to_rows] : dev) {
       if (to == from) continue;
       const GpuSpec to_gpu = read_gpu(json(to), "/gpu");
-      const KernelCalibration moved = transfer_calibration(fitted, to, 0);
+      const SamplePricer moved(transfer_calibration(fitted, to, 0), to_gpu);
       std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> by_class, pair_pooled;
       for (const KernelSample& s : to_rows) {
-        const double pred = predict_sample_s(s, moved, to_gpu);
+        const double pred = moved(s);
         auto& [p, m] = by_class[sample_class_label(s)];
         p.push_back(pred);
         m.push_back(s.time_s);

@@ -9,11 +9,32 @@
 #include <vector>
 
 #include "core/json_reader.hpp"
+#include "hw/hardware.hpp"
 #include "perf/calibrate.hpp"
+#include "perf/calibrated_cost.hpp"
 
 namespace sightline::cli {
 
 using DevKernels = std::map<std::string, std::vector<KernelSample>>;  // GPU id → kernel-time samples
+
+// predict_sample_s for many samples of one calibration and GPU: one cost model
+// for all of them (predict_sample_s builds one per sample, copying the
+// calibration), the same sum of its operators' times, so the same figures to
+// the bit (the model's GEMM memo returns the value it first computed). `gpu`
+// must outlive the pricer.
+class SamplePricer {
+ public:
+  SamplePricer(const KernelCalibration& calibration, const GpuSpec& gpu) : model_(calibration, "fit") { ctx_.gpu = &gpu; }
+  double operator()(const KernelSample& sample) const {
+    double t = 0;
+    for (const Operator& op : sample.ops) t += model_.cost(op, ctx_).time_s;
+    return t;
+  }
+
+ private:
+  CalibratedCostModel model_;
+  CostContext ctx_;
+};
 
 DevKernels load_development_kernels(const std::string& vidur_root, const std::string& published_csv,
                                     const std::string& measured_dir);

@@ -94,9 +94,39 @@ test('report-accuracy: a data folder over the default budget by size is refused 
   const data = path.join(dir, 'data');
   sized('data/vidur-profiling/compute/a100/m/mlp.csv', 64 << 20);
   sized('data/vidur-profiling/compute/a40/m/mlp.csv', 1000);
-  refused(['report-accuracy', '--data', data], 60000000);  // its own default: the shipped data's 51M units
-  // The shipped data runs at the default: tests/cli/calibration.test.mjs (report-accuracy --data).
+  refused(['report-accuracy', '--data', data], kDefault);
+  // The shipped data (51M units, about 130 s of CPU) is over the default of about 60 s (d512b15 let it
+  // run at 60M): refused unread. It runs with the flag: tests/cli/calibration.test.mjs.
+  const msg = refused(['report-accuracy'], kDefault);
+  assert.match(msg, /needs at least 5\.[0-9]+e\+07 work units/);
   refused(['report-accuracy', '--max-work-units', '1000'], 1000);
+});
+
+// A latency run on one H200 (Llama-2-7B, batch 64, 128 + 2048 tokens): run's estimate is 393,216 units.
+function latencyLine(id) {
+  const s = JSON.parse(fs.readFileSync(repo('presets/scenarios/I1.1.json'), 'utf8'));
+  s.id = id;
+  s.hardware.gpu = 'h200';
+  Object.assign(s.serving.workload, { batch_size: 64, output_tokens: 2048 });
+  return JSON.stringify(s);
+}
+
+test('batch: one budget over all its lines, refused before any line runs (d512b15 gave each line its own)', () => {
+  // 60 lines of 393,216 units: each within run's default, 23.6M together, over the batch's default.
+  const big = write('big-batch.jsonl', Array.from({ length: 60 }, (_, i) => latencyLine(`l${i}`)).join('\n') + '\n');
+  const msg = refused(['batch', big], kDefault);
+  assert.match(msg, /^batch: the work needs at least 2\.0[0-9]*e\+07 work units/);
+  assert.match(msg, /line 51 of /);
+  // Three tiny lines (384 units each): each within 1,000, not all three.
+  const tiny = fs.readFileSync(repo('presets/scenarios/I1.1.json'), 'utf8').replace(/\n\s*/g, ' ');
+  const three = write('three.jsonl', `${tiny}\n\n${tiny}\n${tiny}\n`);
+  refused(['batch', three, '--max-work-units', '1000'], 1000);
+  // A shard is budgeted on its own lines: the first half holds one of the three.
+  const r = accepted(['batch', three, '--max-work-units', '1000', '--shard', '0/2']);
+  assert.equal(r.out.trim().split('\n').length, 1);
+  const all = accepted(['batch', three, '--max-work-units', '1200']);
+  assert.equal(all.out.trim().split('\n').length, 3);
+  assert.ok(all.out.split('\n').filter(Boolean).every((l) => JSON.parse(l).ok), all.out.slice(0, 400));
 });
 
 test('report-e2e and report-training: refused below their rows\' estimate; one row runs at the default', () => {
@@ -114,6 +144,10 @@ test('search: a deployment search over the default budget is refused before any 
   const msg = refused(['search', write('big-search.json', JSON.stringify(q))], kDefault);
   assert.match(msg, /candidate \d+ of \d+, h100-sxm/);
   refused(['search', repo('examples/search-llama3-70b.json'), '--max-work-units', '1000'], 1000);
+  // The wide example (162 candidates, about 140 s of CPU) is over the default of about 60 s (d512b15
+  // counted each candidate's first run alone, 9.9M units in all, and let it run); the README's runs.
+  const wide = refused(['search', repo('examples/search-llama3-70b.json')], kDefault);
+  assert.match(wide, /candidate \d+ of 162/);
 });
 
 test('search (training): a space over the default budget is refused before planning; a small one runs', () => {
@@ -131,9 +165,27 @@ test('search (training): a space over the default budget is refused before plann
 test('check-capacity: refused below its estimate (the search and the long runs) before anything runs', () => {
   const msg = refused(['check-capacity', '--preset', 'I2.1', '--max-work-units', '1000'], 1000);
   assert.match(msg, /I2\.1/);
-  // Long runs 1000 times the search's: over its default (sized for --all at --scale 20).
-  refused(['check-capacity', '--preset', 'I2.1', '--scale', '1000'], 50000000);
+  // Long runs 1000 times the search's: over its default.
+  refused(['check-capacity', '--preset', 'I2.1', '--scale', '1000'], kDefault);
+  // --all (many minutes of CPU) is over the default of about 60 s (d512b15 let it run at 50M).
+  assert.match(refused(['check-capacity', '--all'], kDefault), /preset or file I/);
   // It runs at the default: tests/cli/capacity.test.mjs (check-capacity on its own scenarios).
+});
+
+test('check-capacity: long runs figured at the answer are refused after the search, before any of them runs', () => {
+  // I2.3 at --scale 400: 4.1M units before starting (its own rate), then its search answers
+  // about 9.7 req/s, and 9 long runs of 240,000 requests there figure over 20M. d512b15 ran them.
+  const r = cli(['check-capacity', '--preset', 'I2.3', '--scale', '400']);
+  assert.equal(r.signal, null, `killed by ${r.signal}`);
+  assert.equal(r.code, 1, r.err.slice(0, 600));
+  const m = r.err.match(/^error \[limit_exceeded\] at '': (.+)$/m);
+  assert.ok(m, r.err.slice(0, 400));
+  assert.match(m[1], /needs at least [0-9.e+]+ work units \(estimated after the capacity searches, before any long run, /);
+  assert.match(m[1], /the long runs of I2\.3 \(9 of 240000 requests at the least\)/);
+  assert.ok(m[1].includes(`budget of ${kDefault}`) && m[1].includes('--max-work-units'), m[1]);
+  assert.equal(r.out, '');
+  // The search alone (about 6 s of CPU), not its long runs (over a minute).
+  if (r.cpuS !== null) assert.ok(r.cpuS < 30, `refused after ${r.cpuS} s of CPU`);
 });
 
 // --- structure: a new command cannot skip the budget, or read a file past the cap ---
@@ -141,7 +193,6 @@ test('check-capacity: refused below its estimate (the search and the long runs) 
 // Commands that do no work a budget bounds, or that bound it another way, each with the reason.
 const notBudgeted = {
   'cmd_run.cpp': 'one run, budgeted by the API (run_scenario_with_budget, --max-work-units)',
-  'cmd_batch.cpp': 'one budget per line, by the API (run_scenario_with_budget, --max-work-units)',
   'cmd_fit.cpp': 'its replays are capped by api::FitOptions (--max-work-units)',
   'cmd_validate.cpp': 'validate and inspect-model read a document and run nothing',
   'cmd_presets.cpp': 'lists presets',
