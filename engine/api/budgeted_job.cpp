@@ -13,8 +13,7 @@ RunLimits take_run_limits(json& doc, int64_t default_units, int64_t ceiling) {
   limits.ceiling = ceiling;
   limits.max_work_units = std::min(default_units, ceiling);
   if (!doc.is_object() || !doc.contains("limits")) return limits;
-  ObjectReader r(doc["limits"], "/limits", {"max_work_units"});
-  limits.max_work_units = r.integer("max_work_units", 1, ceiling, limits.max_work_units);
+  limits.max_work_units = read_max_work_units(doc["limits"], "/limits", limits.max_work_units, ceiling);
   doc.erase("limits");
   return limits;
 }

@@ -7,6 +7,7 @@
 #include "core/json_text.hpp"
 #include "perf/calibration.hpp"
 #include "presets/preset_store.hpp"
+#include "scenario/run_limits.hpp"
 #include "scenario/serving_spec.hpp"
 #include "scenario/training_spec.hpp"
 
@@ -129,7 +130,9 @@ void check_precision_on_gpu(const Precision& p, const GpuSpec& gpu,
 
 Scenario read_scenario(const json& doc) {
   ObjectReader r(doc, "", {"schema_version", "id", "title", "source", "seed", "model", "hardware", "precision",
-                           "cost_model", "serving", "training"});
+                           "cost_model", "serving", "training", "limits"});
+  // The work budget is the caller's to apply (scenario/run_limits.hpp); here it is only checked.
+  if (r.has("limits")) read_max_work_units(r.required("limits"), r.child_path("limits"), 1, RunLimits::kNativeCeiling);
   Scenario s;
   const int64_t version = r.integer("schema_version", 1, 1000, kScenarioSchemaVersion);
   if (version != kScenarioSchemaVersion)

@@ -13,6 +13,7 @@
 
 #include "api/make_job.hpp"
 #include "api/run_estimate.hpp"
+#include "presets/preset_store.hpp"
 #include "scenario/scenario.hpp"
 #include "scenario/simulation_spec.hpp"
 #include "error_checks.hpp"
@@ -310,4 +311,26 @@ TEST_CASE("each simulation counts its own work units: a speculative run's events
   const double figure = sightline::probe_work_figure(longer, est).units;
   const int64_t made = units_of(longer).first;
   CHECK(figure == doctest::Approx(static_cast<double>(made)).epsilon(0.01));
+}
+
+TEST_CASE("a scenario's limits section is read by every path that reads a scenario, not only by run") {
+  // I5.5 ships limits.max_work_units; the page's parameter schema reads every
+  // preset with read_scenario (api::list_registries), as do explain-step and a
+  // search's base. Each must accept the section and locate a bad one.
+  for (const json* p : sightline::list_presets("scenarios")) CHECK_NOTHROW(sightline::read_scenario(*p));
+  CHECK(envelope(api::list_registries())["ok"] == true);
+  json s = preset("scenarios", "I5.5");
+  REQUIRE(s.contains("limits"));
+  s["limits"] = {{"max_work_units", 0}};
+  for (const char* bad : {"zero", "unknown key"}) {
+    if (std::string(bad) == "unknown key") s["limits"] = {{"max_units", 5}};
+    const std::string want = std::string(bad) == "zero" ? "/limits/max_work_units" : "/limits/max_units";
+    check_error(run(s), std::string(bad) == "zero" ? "out_of_range" : "unknown_key", want.c_str());
+    try {
+      sightline::read_scenario(s);
+      FAIL("a bad limits section was accepted: " << bad);
+    } catch (const sightline::SightlineError& e) {
+      CHECK(e.path() == want);
+    }
+  }
 }
