@@ -493,7 +493,8 @@ void read_family_keys(const HfReader& r, const std::string& family, ModelArch& m
   // Llama-style families.
   const bool gemma = type == "gemma2" || type == "gemma3" || type == "gemma3_text";
   read_llama_like_with_defaults(r, type, gemma, m);
-  if (type == "qwen2" || type == "qwen2_moe") m.qkv_bias = true;  // Qwen2 always has q/k/v biases
+  // Qwen2 has q/k/v biases without a key for them; a config that names qkv_bias is read as written.
+  if ((type == "qwen2" || type == "qwen2_moe") && !r.has("qkv_bias")) m.qkv_bias = true;
   if (type == "qwen3" || type == "qwen3_moe" || type == "qwen3_next" || type == "gemma3" || type == "gemma3_text")
     m.qk_norm = true;
   if (type == "glm4_moe" && r.boolean_or("use_qk_norm", false)) m.qk_norm = true;

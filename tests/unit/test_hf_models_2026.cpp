@@ -129,6 +129,7 @@ TEST_CASE("hf import: each refused 2026 config is refused at a key it has, namin
       {"deepseek-ai--DeepSeek-V4-Flash.json", "compress_ratios"},
       {"stepfun-ai--Step-3.7-Flash.json", "share_expert_dim"},
       {"zai-org--GLM-5.2.json", "indexer_types"},
+      {"XiaomiMiMo--MiMo-7B-Base.json", "max_window_layers"},
   };
   for (const auto& [file, key] : cases) {
     CAPTURE(file);
@@ -173,4 +174,25 @@ TEST_CASE("hf import: Kimi-K2.6 NVFP4: an ignore entry for a whole layer keeps i
   json beyond = c;
   beyond["quantization_config"]["ignore"][1] = "language_model.model.layers.61*";
   CHECK(m26_refused(beyond)["code"] == "invalid_value");
+}
+
+TEST_CASE("hf import: Qwen3-Coder-480B-A35B (qwen3_moe): qkv_bias is read as written") {
+  const json c = parse_json_text(m26_text("published/Qwen--Qwen3-Coder-480B-A35B-Instruct.json"));
+  const json r = m26_read_ok(safe_dump(c));
+  // 62 layers: 96 query and 8 KV heads of 128 with QK norm (two 128 vectors), no biases; 160 experts
+  // (8 active) of 2560, SwiGLU; router 6144 x 160; two RMSNorms a layer; vocabulary 151936, untied.
+  const double h = 6144, L = 62, V = 151936;
+  const double attn = h * (96 * 128 + 2 * 8 * 128) + 96 * 128 * h + 2 * 128;
+  const double expert = 3 * h * 2560, router = h * 160, norms = 2 * h;
+  const double total = L * (attn + 160 * expert + router + norms) + h + 2 * V * h;
+  const double active = L * (attn + 8 * expert + router + norms) + h + V * h;
+  CHECK(m26_params(r, "total_B") == doctest::Approx(total).epsilon(1e-12));
+  CHECK(m26_params(r, "active_B") == doctest::Approx(active).epsilon(1e-12));
+  CHECK(total / 1e9 == doctest::Approx(480).epsilon(0.03));  // the name: 480B total, 35B active
+  CHECK(active / 1e9 == doctest::Approx(35).epsilon(0.03));
+  for (const char* at : {"4K", "32K", "128K"}) CHECK(m26_kv(r, at) == L * 2 * 8 * 128 * 2.0);
+  // qkv_bias true adds a bias to q, k and v in every layer.
+  json biased = c;
+  biased["qkv_bias"] = true;
+  CHECK(m26_params(m26_read_ok(safe_dump(biased)), "total_B") == doctest::Approx(total + L * (96 + 2 * 8) * 128).epsilon(1e-12));
 }
