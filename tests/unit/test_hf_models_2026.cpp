@@ -7,6 +7,7 @@
 #include <doctest/doctest.h>
 
 #include "core/json_text.hpp"
+#include "hf_inspect.hpp"
 #include "test_helpers.hpp"
 
 using namespace sightline;
@@ -17,27 +18,12 @@ using json = nlohmann::json;
 
 std::string m26_text(const std::string& file) { return test::read_source_file("tests/data/hf/" + file); }
 
-json m26_read_ok(const std::string& text) {
-  const json e = test::envelope(api::inspect_model(text));
-  REQUIRE_MESSAGE(e["ok"] == true, e.dump().substr(0, 600));
-  return e["result"];
-}
-
-json m26_refused(const json& config) {
-  const json e = test::envelope(api::inspect_model(safe_dump(config)));
-  REQUIRE_MESSAGE(e["ok"] == false, e.dump().substr(0, 300));
-  return e["error"];
-}
-
-double m26_params(const json& r, const char* part) { return r["params"][part].get<double>() * 1e9; }
-double m26_kv(const json& r, const char* at) { return r["kv_cache"]["at"][at]["bytes_per_token"].get<double>(); }
-
 }  // namespace models2026
 
 using namespace models2026;
 
 TEST_CASE("hf import: Nemotron-3 Ultra (nemotron_h, layers_block_type, no num_hidden_layers): 550B-A55B") {
-  const json r = m26_read_ok(m26_text("published/nvidia--NVIDIA-Nemotron-3-Ultra-550B-A55B-BF16.json"));
+  const json r = test::inspect_ok(m26_text("published/nvidia--NVIDIA-Nemotron-3-Ultra-550B-A55B-BF16.json"));
   CHECK(r["family"] == "nemotron_h");
   CHECK(r["layers"] == 108);
   CHECK(r["experts"]["latent_size"] == 2048);
@@ -53,8 +39,8 @@ TEST_CASE("hf import: Nemotron-3 Ultra (nemotron_h, layers_block_type, no num_hi
   const double layers = 48 * mamba + 12 * attention + 48 * (512 * expert + shared + router + latent);
   const double total = layers + 108 * h + h + 2 * V * h;
   const double active = 48 * mamba + 12 * attention + 48 * (22 * expert + shared + router + latent) + 108 * h + h + V * h;
-  CHECK(m26_params(r, "total_B") == doctest::Approx(total).epsilon(1e-12));
-  CHECK(m26_params(r, "active_B") == doctest::Approx(active).epsilon(1e-12));
+  CHECK(test::hf_params(r, "total_B") == doctest::Approx(total).epsilon(1e-12));
+  CHECK(test::hf_params(r, "active_B") == doctest::Approx(active).epsilon(1e-12));
   // NVIDIA's name: 550B total, 55B active.
   CHECK(total / 1e9 == doctest::Approx(550).epsilon(0.03));
   CHECK(active / 1e9 == doctest::Approx(55).epsilon(0.03));
@@ -63,7 +49,7 @@ TEST_CASE("hf import: Nemotron-3 Ultra (nemotron_h, layers_block_type, no num_hi
   const double state = 48 * (heads * 64 * 128 + 3.0 * (d + bc)) * 4;
   CHECK(r["kv_cache"]["per_sequence_state_bytes"].get<double>() == state);
   for (const auto& [at, t] : {std::pair<const char*, double>{"4K", 4096}, {"32K", 32768}, {"128K", 131072}})
-    CHECK(m26_kv(r, at) == doctest::Approx(12 * 2 * 2 * 128 * 2.0 + state / t).epsilon(1e-12));
+    CHECK(test::hf_kv(r, at) == doctest::Approx(12 * 2 * 2 * 128 * 2.0 + state / t).epsilon(1e-12));
   CHECK(r["weights"]["dtype"] == "bf16");
   CHECK(r["weights"]["GiB"].get<double>() * 1073741824.0 == doctest::Approx(2 * total).epsilon(1e-12));
   // Its MTP blocks (mtp_layers_block_type) are said, in the same one-character form.
@@ -73,13 +59,13 @@ TEST_CASE("hf import: Nemotron-3 Ultra (nemotron_h, layers_block_type, no num_hi
 
 TEST_CASE("hf import: Nemotron-3.5 Lightning's layers_block_type reads as the same blocks written as a pattern") {
   const json c = parse_json_text(m26_text("published/nvidia--NVIDIA-Nemotron-3.5-Lightning-30B-A3B-NVFP4.json"));
-  const json r = m26_read_ok(safe_dump(c));
+  const json r = test::inspect_ok(safe_dump(c));
   // 23 Mamba-2, 23 MoE and 6 attention blocks of Nemotron-3 Nano's widths, in another order.
-  const json nano = m26_read_ok(m26_text("published/nvidia--NVIDIA-Nemotron-3-Nano-30B-A3B-BF16.json"));
+  const json nano = test::inspect_ok(m26_text("published/nvidia--NVIDIA-Nemotron-3-Nano-30B-A3B-BF16.json"));
   CHECK(r["params"]["total_B"] == nano["params"]["total_B"]);
   CHECK(r["params"]["active_B"] == nano["params"]["active_B"]);
   CHECK(r["kv_cache"] == nano["kv_cache"]);
-  CHECK(m26_params(r, "total_B") / 1e9 == doctest::Approx(31.6).epsilon(0.01));  // NVIDIA: 31.6B total
+  CHECK(test::hf_params(r, "total_B") / 1e9 == doctest::Approx(31.6).epsilon(0.01));  // NVIDIA: 31.6B total
   std::string pattern;
   for (const json& k : c["layers_block_type"]) {
     const std::string s = k.get<std::string>();
@@ -88,15 +74,15 @@ TEST_CASE("hf import: Nemotron-3.5 Lightning's layers_block_type reads as the sa
   json as_pattern = c;
   as_pattern.erase("layers_block_type");
   as_pattern["hybrid_override_pattern"] = pattern;
-  const json p = m26_read_ok(safe_dump(as_pattern));
+  const json p = test::inspect_ok(safe_dump(as_pattern));
   CHECK(p["architecture"]["layers"] == r["architecture"]["layers"]);
   CHECK(p["params"] == r["params"]);
   // Both spellings at once must agree.
   json both = c;
   both["hybrid_override_pattern"] = pattern;
-  CHECK(m26_read_ok(safe_dump(both))["params"] == r["params"]);
+  CHECK(test::inspect_ok(safe_dump(both))["params"] == r["params"]);
   both["hybrid_override_pattern"] = std::string(pattern.size(), 'M');
-  const json e = m26_refused(both);
+  const json e = test::inspect_refused(safe_dump(both));
   CHECK(e["code"] == "constraint_violation");
   CHECK(e["path"] == "/hf_config/layers_block_type");
 }
@@ -105,17 +91,17 @@ TEST_CASE("hf import: a layers_block_type entry Sightline does not know, or a li
   json c = parse_json_text(m26_text("published/nvidia--NVIDIA-Nemotron-3.5-Lightning-30B-A3B-NVFP4.json"));
   json unknown = c;
   unknown["layers_block_type"][7] = "retention";
-  const json e = m26_refused(unknown);
+  const json e = test::inspect_refused(safe_dump(unknown));
   CHECK(e["path"] == "/hf_config/layers_block_type/7");
   CHECK(e["message"].get<std::string>().find("retention") != std::string::npos);
   json shorter = c;
   shorter["layers_block_type"].erase(shorter["layers_block_type"].size() - 1);
-  const json s = m26_refused(shorter);
+  const json s = test::inspect_refused(safe_dump(shorter));
   CHECK(s["code"] == "constraint_violation");
   CHECK(s["message"].get<std::string>().find("num_hidden_layers is 52") != std::string::npos);
   json neither = c;
   neither.erase("layers_block_type");
-  const json n = m26_refused(neither);
+  const json n = test::inspect_refused(safe_dump(neither));
   CHECK(n["code"] == "missing_key");
   CHECK(n["message"].get<std::string>().find("layers_block_type") != std::string::npos);
 }
@@ -134,7 +120,7 @@ TEST_CASE("hf import: each refused 2026 config is refused at a key it has, namin
   for (const auto& [file, key] : cases) {
     CAPTURE(file);
     const json c = parse_json_text(m26_text("refused/" + file));
-    const json e = m26_refused(c);
+    const json e = test::inspect_refused(safe_dump(c));
     CHECK((e["code"] == "not_implemented" || e["code"] == "missing_key"));
     CHECK(e["message"].get<std::string>().find(key) != std::string::npos);
     // The path is a key of the user's own file (top level or inside text_config).
@@ -152,7 +138,7 @@ TEST_CASE("hf import: Kimi-K2.6 NVFP4: an ignore entry for a whole layer keeps i
   // Kimi's one dense layer, attention and MLP), every other layer's self_attn and shared experts, and
   // the head. Only the routed experts are NVFP4 (0.5 byte a weight and an fp8 scale per 16).
   const json c = parse_json_text(m26_text("published/nvidia--Kimi-K2.6-NVFP4.json"));
-  const json r = m26_read_ok(safe_dump(c));
+  const json r = test::inspect_ok(safe_dump(c));
   CHECK(r["weights"]["dtype"] == "nvfp4");
   CHECK(r["weights"]["attention_unquantized"] == true);
   CHECK(r["weights"]["dense_mlp_unquantized"] == true);
@@ -161,38 +147,36 @@ TEST_CASE("hf import: Kimi-K2.6 NVFP4: an ignore entry for a whole layer keeps i
   const double attn = (h * 1536 + 1536 + 1536 * H * (128 + 64)) + (h * (512 + 64) + 512 + 512 * H * (128 + 128)) + H * 128 * h;
   const double expert = 3 * h * 2048, shared = 3 * h * 2048, router = h * 384, dense = 3 * h * 18432, norms = 2 * h;
   const double total = L * (attn + norms) + dense + (L - 1) * (384 * expert + shared + router) + h + 2 * V * h;
-  CHECK(m26_params(r, "total_B") == doctest::Approx(total).epsilon(1e-12));
+  CHECK(test::hf_params(r, "total_B") == doctest::Approx(total).epsilon(1e-12));
   CHECK(total / 1e9 == doctest::Approx(1000).epsilon(0.03));  // Moonshot: 1T total
   const double bytes = (L * (attn + norms) + dense + (L - 1) * (shared + router) + h + 2 * V * h) * 2.0 +
                        (L - 1) * 384 * expert * (0.5 + 1.0 / 16);
   CHECK(r["weights"]["GiB"].get<double>() * 1073741824.0 == doctest::Approx(bytes).epsilon(1e-12));
-  for (const char* at : {"4K", "32K", "128K"}) CHECK(m26_kv(r, at) == L * (512 + 64) * 1.0);
+  for (const char* at : {"4K", "32K", "128K"}) CHECK(test::hf_kv(r, at) == L * (512 + 64) * 1.0);
   // A whole MoE layer kept unquantized would leave its routed experts in bf16: not priced, refused at it.
   json moe = c;
   moe["quantization_config"]["ignore"][1] = "language_model.model.layers.5*";
-  CHECK(m26_refused(moe)["path"] == "/hf_config/quantization_config/ignore/1");
+  CHECK(test::inspect_refused(safe_dump(moe))["path"] == "/hf_config/quantization_config/ignore/1");
   json beyond = c;
   beyond["quantization_config"]["ignore"][1] = "language_model.model.layers.61*";
-  CHECK(m26_refused(beyond)["code"] == "invalid_value");
+  CHECK(test::inspect_refused(safe_dump(beyond))["code"] == "invalid_value");
 }
 
 TEST_CASE("hf import: Qwen3-Coder-480B-A35B (qwen3_moe): qkv_bias is read as written") {
   const json c = parse_json_text(m26_text("published/Qwen--Qwen3-Coder-480B-A35B-Instruct.json"));
-  const json r = m26_read_ok(safe_dump(c));
+  const json r = test::inspect_ok(safe_dump(c));
   // 62 layers: 96 query and 8 KV heads of 128 with QK norm (two 128 vectors), no biases; 160 experts
   // (8 active) of 2560, SwiGLU; router 6144 x 160; two RMSNorms a layer; vocabulary 151936, untied.
   const double h = 6144, L = 62, V = 151936;
-  const double attn = h * (96 * 128 + 2 * 8 * 128) + 96 * 128 * h + 2 * 128;
-  const double expert = 3 * h * 2560, router = h * 160, norms = 2 * h;
-  const double total = L * (attn + 160 * expert + router + norms) + h + 2 * V * h;
-  const double active = L * (attn + 8 * expert + router + norms) + h + V * h;
-  CHECK(m26_params(r, "total_B") == doctest::Approx(total).epsilon(1e-12));
-  CHECK(m26_params(r, "active_B") == doctest::Approx(active).epsilon(1e-12));
+  const double total = L * test::qwen3_moe_layer(h, 96, 8, 128, 160, 2560, 160) + h + 2 * V * h;
+  const double active = L * test::qwen3_moe_layer(h, 96, 8, 128, 160, 2560, 8) + h + V * h;
+  CHECK(test::hf_params(r, "total_B") == doctest::Approx(total).epsilon(1e-12));
+  CHECK(test::hf_params(r, "active_B") == doctest::Approx(active).epsilon(1e-12));
   CHECK(total / 1e9 == doctest::Approx(480).epsilon(0.03));  // the name: 480B total, 35B active
   CHECK(active / 1e9 == doctest::Approx(35).epsilon(0.03));
-  for (const char* at : {"4K", "32K", "128K"}) CHECK(m26_kv(r, at) == L * 2 * 8 * 128 * 2.0);
+  for (const char* at : {"4K", "32K", "128K"}) CHECK(test::hf_kv(r, at) == L * 2 * 8 * 128 * 2.0);
   // qkv_bias true adds a bias to q, k and v in every layer.
   json biased = c;
   biased["qkv_bias"] = true;
-  CHECK(m26_params(m26_read_ok(safe_dump(biased)), "total_B") == doctest::Approx(total + L * (96 + 2 * 8) * 128).epsilon(1e-12));
+  CHECK(test::hf_params(test::inspect_ok(safe_dump(biased)), "total_B") == doctest::Approx(total + L * (96 + 2 * 8) * 128).epsilon(1e-12));
 }
