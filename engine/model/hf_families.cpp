@@ -385,6 +385,12 @@ void read_qwen3_next_layers(const HfReader& r, ModelArch& m) {
     fail(error_code::kNotImplemented, r.child("mtp_use_dedicated_embeddings"),
          "MTP layers with their own embedding table are not priced; the importer prices MTP layers that share the model's");
   m.state_dtype = read_state_dtype(r, {"mamba_ssm_dtype", "mamba_ssm_cache_dtype"});
+  // The Gated DeltaNet output norm's gate activation (vLLM's RMSNormGated takes silu, swish
+  // as silu, or sigmoid): elementwise, the same sizes and work. Another value is not guessed.
+  const std::string gate = r.string_or("output_gate_type", "silu");
+  if (gate != "silu" && gate != "swish" && gate != "sigmoid")
+    fail(error_code::kInvalidValue, r.child("output_gate_type"),
+         "output_gate_type '" + printable(gate) + "' is not a Gated DeltaNet output gate Sightline knows (silu, swish, sigmoid)");
 }
 
 // Qwen3.5 (qwen3_5, qwen3_5_moe and their _text configs): Qwen3-Next's hybrid of

@@ -180,3 +180,22 @@ TEST_CASE("hf import: Qwen3-Coder-480B-A35B (qwen3_moe): qkv_bias is read as wri
   biased["qkv_bias"] = true;
   CHECK(test::hf_params(test::inspect_ok(safe_dump(biased)), "total_B") == doctest::Approx(total + L * (96 + 2 * 8) * 128).epsilon(1e-12));
 }
+
+TEST_CASE("hf import: Qwen3.5/3.6 output_gate_type (the Gated DeltaNet output gate) is read, elementwise") {
+  // Qwen3.6-27B's text_config says "swish"; vLLM's RMSNormGated takes silu (swish), or sigmoid: the
+  // same sizes and work. Shown on Qwen3.5-122B-A10B's published file, which leaves it out.
+  const json c = parse_json_text(m26_text("published/Qwen--Qwen3.5-122B-A10B.json"));
+  const json base = test::inspect_ok(safe_dump(c));
+  for (const char* gate : {"swish", "silu", "sigmoid"}) {
+    json v = c;
+    v["text_config"]["output_gate_type"] = gate;
+    const json r = test::inspect_ok(safe_dump(v));
+    CHECK(r["params"] == base["params"]);
+    CHECK(r["kv_cache"] == base["kv_cache"]);
+  }
+  json other = c;
+  other["text_config"]["output_gate_type"] = "relu";
+  const json e = test::inspect_refused(safe_dump(other));
+  CHECK(e["path"] == "/hf_config/text_config/output_gate_type");
+  CHECK(e["code"] == "invalid_value");
+}
