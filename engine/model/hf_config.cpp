@@ -121,6 +121,8 @@ void read_llama_like(const HfReader& r, ModelArch& m) {
   m.position_embedding = "rope";
   m.tied_embeddings = r.boolean_or("tie_word_embeddings", false);
   m.attention_bias = r.boolean_or("attention_bias", false);
+  // Biases on q/k/v only (not o), when the config says so (Qwen3-Coder's qkv_bias: false).
+  m.qkv_bias = r.boolean_or("qkv_bias", false);
   m.mlp_bias = r.boolean_or("mlp_bias", false);
   m.layers.assign(static_cast<size_t>(m.num_layers), ModelLayer{});
 }

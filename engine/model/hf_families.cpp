@@ -135,23 +135,63 @@ void read_falcon(const HfReader& r, ModelArch& m) {
   m.layers.assign(static_cast<size_t>(m.num_layers), ModelLayer{});
 }
 
+// Nemotron-H names its blocks in one of two spellings: the string
+// hybrid_override_pattern (one character per block: M Mamba-2, * attention,
+// - MLP, E MoE; Nemotron-H, Nemotron-3 Nano/Super) or the list layers_block_type
+// ("mamba", "attention", "mlp", "moe"; Nemotron-3 Ultra, 3.5). Both are read into
+// the one-character form; a file with both must agree. `layers` < 0: any length.
+std::string nemotron_block_pattern(const HfReader& r, const char* string_key, const char* list_key, int64_t layers) {
+  std::string pattern = r.string_or(string_key, "");
+  if (r.has(list_key)) {
+    const json& list = r.at(list_key);
+    if (!list.is_array()) fail(error_code::kType, r.child(list_key), "expected a list of block kinds");
+    std::string from_list;
+    for (size_t i = 0; i < list.size(); ++i) {
+      const std::string at = pointer_append(r.child(list_key), std::to_string(i));
+      if (!list[i].is_string()) fail(error_code::kType, at, "expected a block kind (a string)");
+      const std::string kind = list[i].get<std::string>();
+      if (kind == "mamba") from_list += 'M';
+      else if (kind == "attention") from_list += '*';
+      else if (kind == "mlp") from_list += '-';
+      else if (kind == "moe") from_list += 'E';
+      else fail(error_code::kInvalidValue, at, "unknown block kind '" + printable(kind) + "'; known: mamba, attention, mlp, moe");
+    }
+    if (!pattern.empty() && pattern != from_list)
+      fail(error_code::kConstraint, r.child(list_key),
+           std::string(list_key) + " and " + string_key + " describe different blocks; keep the one the checkpoint was saved with");
+    pattern = from_list;
+  }
+  if (layers >= 0 && pattern.empty())
+    fail(error_code::kMissingKey, r.child(string_key),
+         std::string("nemotron_h needs its blocks: '") + string_key + "' (one character per layer: M Mamba-2, * attention, - MLP, E MoE) or '" +
+             list_key + "' (a list of mamba / attention / mlp / moe)");
+  if (layers >= 0 && static_cast<int64_t>(pattern.size()) != layers)
+    fail(error_code::kConstraint, r.child(r.has(list_key) ? list_key : string_key),
+         "the block list has " + std::to_string(pattern.size()) + " entries but num_hidden_layers is " + std::to_string(layers));
+  return pattern;
+}
+
 // Nemotron-3's MTP module is a small hybrid of its own (mtp_hybrid_override_pattern
 // "*E": an attention block then an MoE block), which the engine's MTP draft (one
 // decoder layer of the model's last kind) cannot express: it is set aside and
 // said, not priced as something else, and MTP speculation is not offered.
 void read_nemotron_mtp(const HfReader& r, ModelArch& m) {
   const int64_t modules = r.integer_or({"num_nextn_predict_layers"}, 0, 64, 0);
-  const std::string pattern = r.string_or("mtp_hybrid_override_pattern", "");
+  const std::string pattern = nemotron_block_pattern(r, "mtp_hybrid_override_pattern", "mtp_layers_block_type", -1);
   if (modules == 0) return;
+  const std::string key = r.has("mtp_layers_block_type") ? "mtp_layers_block_type" : "mtp_hybrid_override_pattern";
   m.import.ignored_parts.push_back(std::to_string(modules) + " multi-token-prediction module(s) of blocks '" + printable(pattern) +
-                                   "' (mtp_hybrid_override_pattern): not priced, and not offered as a speculative draft (the "
+                                   "' (" + key + "): not priced, and not offered as a speculative draft (the "
                                    "engine's MTP draft is one layer of the model's last kind)");
 }
 
 void read_nemotron_h(const HfReader& r, ModelArch& m) {
   // Hybrid: one character per block; M Mamba-2, * attention, - MLP, E MoE.
   m.hidden_size = r.integer({"hidden_size"}, 1, kMaxModelDim);
-  m.num_layers = static_cast<int>(r.integer({"num_hidden_layers"}, 1, 4096));
+  // Nemotron-3 Ultra's config gives its depth only as the length of layers_block_type.
+  const bool listed = r.has("layers_block_type") && r.at("layers_block_type").is_array();
+  m.num_layers = static_cast<int>(listed ? r.integer_or({"num_hidden_layers"}, 1, 4096, static_cast<int64_t>(r.at("layers_block_type").size()))
+                                         : r.integer({"num_hidden_layers"}, 1, 4096));
   m.num_heads = static_cast<int>(r.integer({"num_attention_heads"}, 1, 4096));
   m.num_kv_heads = static_cast<int>(r.integer_or({"num_key_value_heads"}, 1, 4096, m.num_heads));
   m.head_dim = r.integer_or({"attention_head_dim", "head_dim"}, 1, 4096, m.hidden_size / m.num_heads);
@@ -181,14 +221,7 @@ void read_nemotron_h(const HfReader& r, ModelArch& m) {
   for (const char* k : {"mamba_hidden_act"}) r.neutral(k, "Mamba-2 gate activation (elementwise, priced)");
   for (const char* k : {"use_bias", "mamba_proj_bias", "use_conv_bias"})
     r.neutral(k, "Mamba-2 projection and conv biases (vectors: under 0.01% of the weights)");
-  const std::string pattern = r.string_or("hybrid_override_pattern", "");
-  if (pattern.empty())
-    fail(error_code::kMissingKey, r.child("hybrid_override_pattern"),
-         "nemotron_h needs 'hybrid_override_pattern' (one character per layer: M Mamba-2, * attention, - MLP, E MoE)");
-  if (static_cast<int>(pattern.size()) != m.num_layers)
-    fail(error_code::kConstraint, r.child("hybrid_override_pattern"),
-         "hybrid_override_pattern has " + std::to_string(pattern.size()) + " characters but num_hidden_layers is " +
-             std::to_string(m.num_layers));
+  const std::string pattern = nemotron_block_pattern(r, "hybrid_override_pattern", "layers_block_type", m.num_layers);
   m.layers.assign(static_cast<size_t>(m.num_layers), ModelLayer{});
   for (size_t i = 0; i < pattern.size(); ++i) {
     ModelLayer& k = m.layers[i];
@@ -352,6 +385,12 @@ void read_qwen3_next_layers(const HfReader& r, ModelArch& m) {
     fail(error_code::kNotImplemented, r.child("mtp_use_dedicated_embeddings"),
          "MTP layers with their own embedding table are not priced; the importer prices MTP layers that share the model's");
   m.state_dtype = read_state_dtype(r, {"mamba_ssm_dtype", "mamba_ssm_cache_dtype"});
+  // The Gated DeltaNet output norm's gate activation (vLLM's RMSNormGated takes silu, swish
+  // as silu, or sigmoid): elementwise, the same sizes and work. Another value is not guessed.
+  const std::string gate = r.string_or("output_gate_type", "silu");
+  if (gate != "silu" && gate != "swish" && gate != "sigmoid")
+    fail(error_code::kInvalidValue, r.child("output_gate_type"),
+         "output_gate_type '" + printable(gate) + "' is not a Gated DeltaNet output gate Sightline knows (silu, swish, sigmoid)");
 }
 
 // Qwen3.5 (qwen3_5, qwen3_5_moe and their _text configs): Qwen3-Next's hybrid of
@@ -460,7 +499,8 @@ void read_family_keys(const HfReader& r, const std::string& family, ModelArch& m
   // Llama-style families.
   const bool gemma = type == "gemma2" || type == "gemma3" || type == "gemma3_text";
   read_llama_like_with_defaults(r, type, gemma, m);
-  if (type == "qwen2" || type == "qwen2_moe") m.qkv_bias = true;  // Qwen2 always has q/k/v biases
+  // Qwen2 has q/k/v biases without a key for them; a config that names qkv_bias is read as written.
+  if ((type == "qwen2" || type == "qwen2_moe") && !r.has("qkv_bias")) m.qkv_bias = true;
   if (type == "qwen3" || type == "qwen3_moe" || type == "qwen3_next" || type == "gemma3" || type == "gemma3_text")
     m.qk_norm = true;
   if (type == "glm4_moe" && r.boolean_or("use_qk_norm", false)) m.qk_norm = true;

@@ -3,6 +3,7 @@
 // compressed-tensors, modelopt, bitsandbytes) and ModelOpt's
 // hf_quant_config.json. Weight format, group size and zero points, the modules
 // left unquantized, and the KV cache dtype; anything else is refused at its key.
+#include <algorithm>
 #include <cctype>
 #include <set>
 
@@ -36,6 +37,15 @@ int64_t named_layer(const std::string& e, const std::string& path) {
   if (!parse_integer_token(digits, layer))
     fail(error_code::kInvalidValue, path, "layer number '" + printable(digits) + "' does not fit in 64 bits");
   return layer;
+}
+
+// Whether a module pattern names a whole layer: nothing after "layers.N" but a wildcard.
+bool names_whole_layer(const std::string& e) {
+  const size_t at = e.find("layers.");
+  if (at == std::string::npos) return false;
+  const std::string rest = e.substr(at + 7);
+  const std::string tail = rest.substr(std::min(rest.size(), rest.find_first_not_of("0123456789")));
+  return tail.empty() || tail == "*" || tail == ".*";
 }
 
 // A checkpoint's list of modules left unquantized (modules_to_not_convert,
@@ -85,6 +95,20 @@ Unconverted read_unconverted_modules(const HfReader& r, const char* key, const M
       else dense_layers.insert(layer);
       dense_at = ip;
       continue;
+    }
+    // A whole layer ("language_model.model.layers.0*": Kimi-K2.6's first layer) is its
+    // attention and its dense MLP when it is a layer of those two; any other whole layer
+    // (routed experts, a state mixer) kept unquantized cannot be priced and is refused below.
+    if (const int64_t layer = named_layer(e, ip); layer >= 0 && names_whole_layer(e)) {
+      if (layer >= static_cast<int64_t>(m.layers.size()))
+        fail(error_code::kInvalidValue, ip, "names layer " + std::to_string(layer) + " but the model has " +
+                                                std::to_string(m.layers.size()) + " layers");
+      const ModelLayer& k = m.layers[static_cast<size_t>(layer)];
+      if (k.mixer == LayerMixer::Attention && k.ffn == LayerFfn::Dense) {
+        attention_layers.insert(layer);
+        dense_layers.insert(layer), dense_at = ip;
+        continue;
+      }
     }
     fail(error_code::kNotImplemented, ip,
          "'" + printable(list[i].get<std::string>()) + "' is kept unquantized by this checkpoint; the engine prices "

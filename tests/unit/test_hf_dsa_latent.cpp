@@ -11,6 +11,7 @@
 #include "model/kv_footprint.hpp"
 #include "model/operators.hpp"
 #include "perf/cost_setup.hpp"
+#include "hf_inspect.hpp"
 #include "test_helpers.hpp"
 
 using namespace sightline;
@@ -21,17 +22,8 @@ using json = nlohmann::json;
 
 std::string published_config(const std::string& file) { return test::read_source_file("tests/data/hf/published/" + file); }
 
-json read_ok(const std::string& text) {
-  const json e = test::envelope(api::inspect_model(text));
-  REQUIRE_MESSAGE(e["ok"] == true, e.dump().substr(0, 600));
-  return e["result"];
-}
-
-json read_refused(const json& config) {
-  const json e = test::envelope(api::inspect_model(safe_dump(config)));
-  REQUIRE_MESSAGE(e["ok"] == false, e.dump().substr(0, 300));
-  return e["error"];
-}
+json read_ok(const std::string& text) { return test::inspect_ok(text); }
+json read_refused(const json& config) { return test::inspect_refused(safe_dump(config)); }
 
 double params_of(const json& r, const char* part) { return r["params"][part].get<double>() * 1e9; }
 double kv_at(const json& r, const char* at) { return r["kv_cache"]["at"][at]["bytes_per_token"].get<double>(); }

@@ -4,6 +4,7 @@
 // totals where they are known (tests/data/hf/published/SOURCES.md).
 #include <doctest/doctest.h>
 
+#include "hf_inspect.hpp"
 #include "test_helpers.hpp"
 
 using namespace sightline;
@@ -14,17 +15,8 @@ using json = nlohmann::json;
 
 std::string config_text(const std::string& file) { return test::read_source_file("tests/data/hf/published/" + file); }
 
-json understood_model(const std::string& text) {
-  const json e = test::envelope(api::inspect_model(text));
-  REQUIRE_MESSAGE(e["ok"] == true, e.dump().substr(0, 600));
-  return e["result"];
-}
-
-json refusal(const json& config) {
-  const json e = test::envelope(api::inspect_model(config.dump()));
-  REQUIRE_MESSAGE(e["ok"] == false, e.dump().substr(0, 300));
-  return e["error"];
-}
+json understood_model(const std::string& text) { return test::inspect_ok(text); }
+json refusal(const json& config) { return test::inspect_refused(config.dump()); }
 
 double count(const json& r, const char* part) { return r["params"][part].get<double>() * 1e9; }
 double kv_bytes_per_token(const json& r, const char* at) { return r["kv_cache"]["at"][at]["bytes_per_token"].get<double>(); }

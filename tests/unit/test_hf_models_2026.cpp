@@ -1,0 +1,201 @@
+// Published configs of 2026 models (tests/data/hf/published/SOURCES.md and
+// tests/data/hf/refused/SOURCES.md; docs/models-2026-check.md is the survey):
+// Nemotron-3 Ultra and Nemotron-3.5 give their blocks as the list
+// layers_block_type instead of the string hybrid_override_pattern, and Ultra
+// gives its depth only as that list's length. Both spellings read alike;
+// each refused file is refused at a key it has.
+#include <doctest/doctest.h>
+
+#include "core/json_text.hpp"
+#include "hf_inspect.hpp"
+#include "test_helpers.hpp"
+
+using namespace sightline;
+
+namespace models2026 {
+
+using json = nlohmann::json;
+
+std::string m26_text(const std::string& file) { return test::read_source_file("tests/data/hf/" + file); }
+
+}  // namespace models2026
+
+using namespace models2026;
+
+TEST_CASE("hf import: Nemotron-3 Ultra (nemotron_h, layers_block_type, no num_hidden_layers): 550B-A55B") {
+  const json r = test::inspect_ok(m26_text("published/nvidia--NVIDIA-Nemotron-3-Ultra-550B-A55B-BF16.json"));
+  CHECK(r["family"] == "nemotron_h");
+  CHECK(r["layers"] == 108);
+  CHECK(r["experts"]["latent_size"] == 2048);
+  // 108 blocks from the list: 48 Mamba-2 (256 heads of 64, state 128, 8 groups, conv 4),
+  // 12 attention (64 query and 2 KV heads of 128), 48 latent MoE: the router (8192 x 512), one
+  // shared expert (up and down, 10240, squared ReLU), 512 routed experts (22 active) of 5120 at
+  // the latent 2048 behind the 8192 -> 2048 and 2048 -> 8192 projections. One RMSNorm per
+  // block and the final one; vocabulary 131072, untied head.
+  const double h = 8192, V = 131072, heads = 256, d = heads * 64, bc = 2 * 8 * 128;
+  const double mamba = h * (2 * d + bc + heads) + (d + bc) * (4 + 1) + 3 * heads + d + d * h;
+  const double attention = h * (64 * 128 + 2 * 2 * 128) + 64 * 128 * h;
+  const double expert = 2 * 2048 * 5120, shared = 2 * h * 10240, router = h * 512, latent = 2 * h * 2048;
+  const double layers = 48 * mamba + 12 * attention + 48 * (512 * expert + shared + router + latent);
+  const double total = layers + 108 * h + h + 2 * V * h;
+  const double active = 48 * mamba + 12 * attention + 48 * (22 * expert + shared + router + latent) + 108 * h + h + V * h;
+  CHECK(test::hf_params(r, "total_B") == doctest::Approx(total).epsilon(1e-12));
+  CHECK(test::hf_params(r, "active_B") == doctest::Approx(active).epsilon(1e-12));
+  // NVIDIA's name: 550B total, 55B active.
+  CHECK(total / 1e9 == doctest::Approx(550).epsilon(0.03));
+  CHECK(active / 1e9 == doctest::Approx(55).epsilon(0.03));
+  // bf16 KV of 12 attention layers (2 KV heads of 128, keys and values) plus each sequence's
+  // float32 Mamba state (mamba_ssm_cache_dtype): per layer 256 x 64 x 128 and the conv window.
+  const double state = 48 * (heads * 64 * 128 + 3.0 * (d + bc)) * 4;
+  CHECK(r["kv_cache"]["per_sequence_state_bytes"].get<double>() == state);
+  for (const auto& [at, t] : {std::pair<const char*, double>{"4K", 4096}, {"32K", 32768}, {"128K", 131072}})
+    CHECK(test::hf_kv(r, at) == doctest::Approx(12 * 2 * 2 * 128 * 2.0 + state / t).epsilon(1e-12));
+  CHECK(r["weights"]["dtype"] == "bf16");
+  CHECK(r["weights"]["GiB"].get<double>() * 1073741824.0 == doctest::Approx(2 * total).epsilon(1e-12));
+  // Its MTP blocks (mtp_layers_block_type) are said, in the same one-character form.
+  CHECK(r["mtp_layers"] == 0);
+  CHECK(r["ignored_parts"].dump().find("'*E'") != std::string::npos);
+}
+
+TEST_CASE("hf import: Nemotron-3.5 Lightning's layers_block_type reads as the same blocks written as a pattern") {
+  const json c = parse_json_text(m26_text("published/nvidia--NVIDIA-Nemotron-3.5-Lightning-30B-A3B-NVFP4.json"));
+  const json r = test::inspect_ok(safe_dump(c));
+  // 23 Mamba-2, 23 MoE and 6 attention blocks of Nemotron-3 Nano's widths, in another order.
+  const json nano = test::inspect_ok(m26_text("published/nvidia--NVIDIA-Nemotron-3-Nano-30B-A3B-BF16.json"));
+  CHECK(r["params"]["total_B"] == nano["params"]["total_B"]);
+  CHECK(r["params"]["active_B"] == nano["params"]["active_B"]);
+  CHECK(r["kv_cache"] == nano["kv_cache"]);
+  CHECK(test::hf_params(r, "total_B") / 1e9 == doctest::Approx(31.6).epsilon(0.01));  // NVIDIA: 31.6B total
+  std::string pattern;
+  for (const json& k : c["layers_block_type"]) {
+    const std::string s = k.get<std::string>();
+    pattern += s == "mamba" ? 'M' : s == "attention" ? '*' : s == "moe" ? 'E' : '-';
+  }
+  json as_pattern = c;
+  as_pattern.erase("layers_block_type");
+  as_pattern["hybrid_override_pattern"] = pattern;
+  const json p = test::inspect_ok(safe_dump(as_pattern));
+  CHECK(p["architecture"]["layers"] == r["architecture"]["layers"]);
+  CHECK(p["params"] == r["params"]);
+  // Both spellings at once must agree.
+  json both = c;
+  both["hybrid_override_pattern"] = pattern;
+  CHECK(test::inspect_ok(safe_dump(both))["params"] == r["params"]);
+  both["hybrid_override_pattern"] = std::string(pattern.size(), 'M');
+  const json e = test::inspect_refused(safe_dump(both));
+  CHECK(e["code"] == "constraint_violation");
+  CHECK(e["path"] == "/hf_config/layers_block_type");
+}
+
+TEST_CASE("hf import: a layers_block_type entry Sightline does not know, or a list of the wrong length, is refused at it") {
+  json c = parse_json_text(m26_text("published/nvidia--NVIDIA-Nemotron-3.5-Lightning-30B-A3B-NVFP4.json"));
+  json unknown = c;
+  unknown["layers_block_type"][7] = "retention";
+  const json e = test::inspect_refused(safe_dump(unknown));
+  CHECK(e["path"] == "/hf_config/layers_block_type/7");
+  CHECK(e["message"].get<std::string>().find("retention") != std::string::npos);
+  json shorter = c;
+  shorter["layers_block_type"].erase(shorter["layers_block_type"].size() - 1);
+  const json s = test::inspect_refused(safe_dump(shorter));
+  CHECK(s["code"] == "constraint_violation");
+  CHECK(s["message"].get<std::string>().find("num_hidden_layers is 52") != std::string::npos);
+  json neither = c;
+  neither.erase("layers_block_type");
+  const json n = test::inspect_refused(safe_dump(neither));
+  CHECK(n["code"] == "missing_key");
+  CHECK(n["message"].get<std::string>().find("layers_block_type") != std::string::npos);
+}
+
+TEST_CASE("hf import: each refused 2026 config is refused at a key it has, naming what is not priced") {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"MiniMaxAI--MiniMax-M3.json", "sparse_attention_config"},
+      {"XiaomiMiMo--MiMo-V2-Flash.json", "swa_num_key_value_heads"},
+      {"google--gemma-4-26B-A4B.json", "enable_moe_block"},
+      {"nvidia--Gemma-4-31B-IT-NVFP4.json", "global_head_dim"},
+      {"deepseek-ai--DeepSeek-V4-Flash.json", "compress_ratios"},
+      {"stepfun-ai--Step-3.7-Flash.json", "share_expert_dim"},
+      {"zai-org--GLM-5.2.json", "indexer_types"},
+      {"XiaomiMiMo--MiMo-7B-Base.json", "max_window_layers"},
+  };
+  for (const auto& [file, key] : cases) {
+    CAPTURE(file);
+    const json c = parse_json_text(m26_text("refused/" + file));
+    const json e = test::inspect_refused(safe_dump(c));
+    CHECK((e["code"] == "not_implemented" || e["code"] == "missing_key"));
+    CHECK(e["message"].get<std::string>().find(key) != std::string::npos);
+    // The path is a key of the user's own file (top level or inside text_config).
+    std::string path = e["path"].get<std::string>();
+    REQUIRE(path.rfind("/hf_config/", 0) == 0);
+    path = path.substr(11);
+    const json& where = path.rfind("text_config/", 0) == 0 ? c["text_config"] : c;
+    if (path.rfind("text_config/", 0) == 0) path = path.substr(12);
+    CHECK(where.contains(path));
+  }
+}
+
+TEST_CASE("hf import: Kimi-K2.6 NVFP4: an ignore entry for a whole layer keeps its attention and dense MLP") {
+  // ModelOpt NVFP4 in config.json; its ignore list keeps layer 0 whole ("language_model.model.layers.0*":
+  // Kimi's one dense layer, attention and MLP), every other layer's self_attn and shared experts, and
+  // the head. Only the routed experts are NVFP4 (0.5 byte a weight and an fp8 scale per 16).
+  const json c = parse_json_text(m26_text("published/nvidia--Kimi-K2.6-NVFP4.json"));
+  const json r = test::inspect_ok(safe_dump(c));
+  CHECK(r["weights"]["dtype"] == "nvfp4");
+  CHECK(r["weights"]["attention_unquantized"] == true);
+  CHECK(r["weights"]["dense_mlp_unquantized"] == true);
+  CHECK(r["kv_cache"]["dtype"] == "fp8");  // kv_cache_scheme: 8-bit float
+  const double h = 7168, L = 61, V = 163840, H = 64;
+  const double attn = (h * 1536 + 1536 + 1536 * H * (128 + 64)) + (h * (512 + 64) + 512 + 512 * H * (128 + 128)) + H * 128 * h;
+  const double expert = 3 * h * 2048, shared = 3 * h * 2048, router = h * 384, dense = 3 * h * 18432, norms = 2 * h;
+  const double total = L * (attn + norms) + dense + (L - 1) * (384 * expert + shared + router) + h + 2 * V * h;
+  CHECK(test::hf_params(r, "total_B") == doctest::Approx(total).epsilon(1e-12));
+  CHECK(total / 1e9 == doctest::Approx(1000).epsilon(0.03));  // Moonshot: 1T total
+  const double bytes = (L * (attn + norms) + dense + (L - 1) * (shared + router) + h + 2 * V * h) * 2.0 +
+                       (L - 1) * 384 * expert * (0.5 + 1.0 / 16);
+  CHECK(r["weights"]["GiB"].get<double>() * 1073741824.0 == doctest::Approx(bytes).epsilon(1e-12));
+  for (const char* at : {"4K", "32K", "128K"}) CHECK(test::hf_kv(r, at) == L * (512 + 64) * 1.0);
+  // A whole MoE layer kept unquantized would leave its routed experts in bf16: not priced, refused at it.
+  json moe = c;
+  moe["quantization_config"]["ignore"][1] = "language_model.model.layers.5*";
+  CHECK(test::inspect_refused(safe_dump(moe))["path"] == "/hf_config/quantization_config/ignore/1");
+  json beyond = c;
+  beyond["quantization_config"]["ignore"][1] = "language_model.model.layers.61*";
+  CHECK(test::inspect_refused(safe_dump(beyond))["code"] == "invalid_value");
+}
+
+TEST_CASE("hf import: Qwen3-Coder-480B-A35B (qwen3_moe): qkv_bias is read as written") {
+  const json c = parse_json_text(m26_text("published/Qwen--Qwen3-Coder-480B-A35B-Instruct.json"));
+  const json r = test::inspect_ok(safe_dump(c));
+  // 62 layers: 96 query and 8 KV heads of 128 with QK norm (two 128 vectors), no biases; 160 experts
+  // (8 active) of 2560, SwiGLU; router 6144 x 160; two RMSNorms a layer; vocabulary 151936, untied.
+  const double h = 6144, L = 62, V = 151936;
+  const double total = L * test::qwen3_moe_layer(h, 96, 8, 128, 160, 2560, 160) + h + 2 * V * h;
+  const double active = L * test::qwen3_moe_layer(h, 96, 8, 128, 160, 2560, 8) + h + V * h;
+  CHECK(test::hf_params(r, "total_B") == doctest::Approx(total).epsilon(1e-12));
+  CHECK(test::hf_params(r, "active_B") == doctest::Approx(active).epsilon(1e-12));
+  CHECK(total / 1e9 == doctest::Approx(480).epsilon(0.03));  // the name: 480B total, 35B active
+  CHECK(active / 1e9 == doctest::Approx(35).epsilon(0.03));
+  for (const char* at : {"4K", "32K", "128K"}) CHECK(test::hf_kv(r, at) == L * 2 * 8 * 128 * 2.0);
+  // qkv_bias true adds a bias to q, k and v in every layer.
+  json biased = c;
+  biased["qkv_bias"] = true;
+  CHECK(test::hf_params(test::inspect_ok(safe_dump(biased)), "total_B") == doctest::Approx(total + L * (96 + 2 * 8) * 128).epsilon(1e-12));
+}
+
+TEST_CASE("hf import: Qwen3.5/3.6 output_gate_type (the Gated DeltaNet output gate) is read, elementwise") {
+  // Qwen3.6-27B's text_config says "swish"; vLLM's RMSNormGated takes silu (swish), or sigmoid: the
+  // same sizes and work. Shown on Qwen3.5-122B-A10B's published file, which leaves it out.
+  const json c = parse_json_text(m26_text("published/Qwen--Qwen3.5-122B-A10B.json"));
+  const json base = test::inspect_ok(safe_dump(c));
+  for (const char* gate : {"swish", "silu", "sigmoid"}) {
+    json v = c;
+    v["text_config"]["output_gate_type"] = gate;
+    const json r = test::inspect_ok(safe_dump(v));
+    CHECK(r["params"] == base["params"]);
+    CHECK(r["kv_cache"] == base["kv_cache"]);
+  }
+  json other = c;
+  other["text_config"]["output_gate_type"] = "relu";
+  const json e = test::inspect_refused(safe_dump(other));
+  CHECK(e["path"] == "/hf_config/text_config/output_gate_type");
+  CHECK(e["code"] == "invalid_value");
+}
