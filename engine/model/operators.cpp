@@ -220,13 +220,8 @@ class StepBuilder {
   Operator attention_op(const char* name, OpFamily family, double layers, double flops, double bytes,
                         int64_t q_tokens, int64_t kv_tokens, int64_t seqs, int kv_heads, int64_t qk_dim,
                         int64_t v_dim) const {
-    Operator op;
-    op.name = name;
-    op.family = family;
-    op.count = layers;
-    op.flops = flops;
-    op.bytes = bytes;
-    op.compute_dtype = p_.activations == Dtype::FP8 ? Dtype::BF16 : p_.activations;
+    Operator op = make_memory_operator(name, family, layers, bytes, flops,
+                                       p_.activations == Dtype::FP8 ? Dtype::BF16 : p_.activations);
     op.q_tokens = q_tokens;
     op.kv_tokens = kv_tokens;
     op.seqs = seqs;

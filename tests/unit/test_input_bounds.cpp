@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "api/make_job.hpp"
+#include "core/error.hpp"
 #include "api/run_estimate.hpp"
 #include "presets/preset_store.hpp"
 #include "scenario/scenario.hpp"
