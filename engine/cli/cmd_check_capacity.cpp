@@ -149,6 +149,15 @@ struct Searched {
   int64_t floor_requests = 600, n = 0;
 };
 
+// The scenario as the capacity search runs it: the search's defaults when it
+// names none (the answer the page's capacity search gives for it), without its
+// compare variant. The caller has checked that it has a serving object.
+json as_searched(json scenario) {
+  if (!scenario["serving"].contains("max_qps_search")) scenario["serving"]["max_qps_search"] = json::object();
+  scenario["serving"].erase("compare");
+  return scenario;
+}
+
 // The capacity search of one scenario (throws SightlineError).
 Searched search_answer(json scenario, double scale) {
   Searched r;
@@ -161,8 +170,7 @@ Searched search_answer(json scenario, double scale) {
     scenario["serving"]["max_qps_search"] = json::object();
     r.added_search = true;
   }
-  json searched = scenario;
-  searched["serving"].erase("compare");
+  const json searched = as_searched(scenario);
   // The search runs to its end: the page's work budget (1e7 units) guards a
   // browser tab against a run that will not finish, and is no part of the
   // answer (I5.1's search, with the defaults added, needs about 1.03e7).
@@ -285,23 +293,19 @@ bool check_long_runs(const Searched& c, int64_t jobs, LongRunCache& cache, json&
 }
 
 // The capacity search's work as `run` estimates it (its fewest runs).
-double search_work_units(json scenario) {
+double search_work_units(const json& scenario) {
   if (!scenario.is_object() || !scenario.contains("serving") || !scenario["serving"].is_object()) return 0;
-  if (!scenario["serving"].contains("max_qps_search")) scenario["serving"]["max_qps_search"] = json::object();
-  scenario["serving"].erase("compare");
-  return run_work_units(scenario, true);
+  return run_work_units(as_searched(scenario), true);
 }
 
 // A check's work as `run` estimates it, before anything runs: the capacity
 // search, and the grid's five long runs of `scale` times the search's run
 // length, at the scenario's own rate (the answer is not known yet, so this
 // can be far off either way; long_runs_units figures them at the answer).
-double check_work_units(json scenario, double scale) {
+double check_work_units(const json& scenario, double scale) {
   if (!scenario.is_object() || !scenario.contains("serving") || !scenario["serving"].is_object()) return 0;
-  if (!scenario["serving"].contains("max_qps_search")) scenario["serving"]["max_qps_search"] = json::object();
-  json searched = scenario;
-  searched["serving"].erase("compare");
-  const double search_units = search_work_units(scenario);
+  const json searched = as_searched(scenario);
+  const double search_units = run_work_units(searched, true);
   const json v = read_engine_envelope(sightline::api::validate_scenario(safe_dump(searched)));
   if (!v.value("ok", false)) return search_units;  // the check fails on the scenario's own error
   const json& sv = v["result"]["serving"];
@@ -310,7 +314,7 @@ double check_work_units(json scenario, double scale) {
   if (sv.contains("workload") && sv["workload"].contains("arrival") && sv["workload"]["arrival"].is_object())
     rate = sv["workload"]["arrival"].value("rate_qps", 1.0);
   const int64_t n = std::min<int64_t>(2000000, static_cast<int64_t>(std::llround(scale * static_cast<double>(per_run))));
-  return search_units + static_cast<double>(std::size(kGrid)) * run_work_units(long_scenario(scenario, rate > 0 ? rate : 1.0, n), true);
+  return search_units + static_cast<double>(std::size(kGrid)) * run_work_units(long_scenario(searched, rate > 0 ? rate : 1.0, n), true);
 }
 
 std::string slo_text(const json& slo) {
