@@ -54,7 +54,8 @@ int cmd_comm(const Args& args) {
       g.intra = &link;
     }
     const CollectiveCost c = collective_cost(kind, bytes, g);
-    const CommCalibration cal = comm_calibration_for(link);
+    const std::shared_ptr<const CommCalibration> held = comm_calibration_for(link);
+    const CommCalibration& cal = *held;
     json out = {{"collective", collective}, {"gpus", gpus}, {"nodes", nodes}, {"bytes", bytes},
                 {"interconnect", link.id}, {"intra_node", g.inter ? json(intra_id) : json(nullptr)},
                 {"time_us", c.time_s * 1e6}, {"algbw_GBps", c.algbw_GBps}, {"busbw_GBps", c.busbw_GBps},

@@ -171,7 +171,7 @@ json collective_accuracy(const std::string& csv_path, const std::string& vidur_r
       std::vector<CollectiveSample> others;
       for (size_t j = 0; j < rows.size(); ++j)
         if (j != i) others.push_back(rows[j]);
-      const CommCalibration fitted = fit_comm_calibration(link, others, comm_calibration_for(link), "");
+      const CommCalibration fitted = fit_comm_calibration(link, others, *comm_calibration_for(link), "");
       const double pred = flat_collective_cost(rows[i].kind, rows[i].bytes, rows[i].gpus, link, fitted).time_s;
       ape.push_back(std::fabs(pred - rows[i].time_s) / rows[i].time_s);
     }

@@ -97,7 +97,8 @@ bool all_reduce_algorithm_runs_on(AllReduceAlgorithm a, const InterconnectSpec& 
 double custom_all_reduce_time_s(const AllReduceImplementation& impl, double bytes, int gpus,
                                 const InterconnectSpec& link) {
   const double n = gpus;
-  const CommCalibration cal = comm_calibration_for(link);
+  const std::shared_ptr<const CommCalibration> held = comm_calibration_for(link);
+  const CommCalibration& cal = *held;
   double bw = link.bandwidth_per_gpu_GBps * 1e9;
   // A directly wired domain gives a group of n the n-1 links to its peers.
   if (link.full_mesh()) bw *= (n - 1) / std::max(1, link.domain_gpus - 1);

@@ -32,7 +32,30 @@ int transport_class(const InterconnectSpec& l) {
 
 }  // namespace
 
-CommCalibration comm_calibration_for(const InterconnectSpec& link) {
+namespace {
+
+// The shipped links that have their own measurements, read once: the presets
+// do not change while the engine runs.
+struct MeasuredLink {
+  InterconnectSpec link;
+  const CommCalibration* calibration;
+};
+
+const std::vector<MeasuredLink>& measured_links() {
+  static const std::vector<MeasuredLink> links = [] {
+    std::vector<MeasuredLink> out;
+    for (const json* p : list_presets("comm_calibrations")) {
+      const std::string id = p->at("id").get<std::string>();
+      const CommCalibration* c = find_comm_calibration(id);
+      if (!c || !find_preset("interconnects", id)) continue;
+      out.push_back({read_interconnect(json(id), "/comm_calibrations/" + id), c});
+    }
+    return out;
+  }();
+  return links;
+}
+
+CommCalibration chosen_comm_calibration(const InterconnectSpec& link) {
   if (!link.calibration.empty())
     if (const CommCalibration* own = find_comm_calibration(link.calibration)) return *own;
   // No measurements named: a measured link with these very values lends its
@@ -41,21 +64,39 @@ CommCalibration comm_calibration_for(const InterconnectSpec& link) {
   // never by the link's id.
   const CommCalibration* from = nullptr;
   int from_samples = -1;
-  for (const json* p : list_presets("comm_calibrations")) {
-    const std::string id = p->at("id").get<std::string>();
-    const CommCalibration* c = find_comm_calibration(id);
-    if (!c || !find_preset("interconnects", id)) continue;
-    const InterconnectSpec measured = read_interconnect(json(id), "/comm_calibrations/" + id);
-    if (measured.same_values(link)) return *c;
-    if (transport_class(measured) != transport_class(link)) continue;
-    if (c->ring.samples > from_samples) {
-      from = c;
-      from_samples = c->ring.samples;
+  for (const MeasuredLink& m : measured_links()) {
+    if (m.link.same_values(link)) return *m.calibration;
+    if (transport_class(m.link) != transport_class(link)) continue;
+    if (m.calibration->ring.samples > from_samples) {
+      from = m.calibration;
+      from_samples = m.calibration->ring.samples;
     }
   }
   CommCalibration none;
   none.id = "defaults";
   return transferred_comm_calibration(link, from ? *from : none);
+}
+
+// Distinct links a thread keeps answers for; past it the cache starts again
+// (a run uses a handful; a fuzzer or a long-lived page may type thousands).
+constexpr size_t kMaxCachedLinks = 64;
+
+}  // namespace
+
+std::shared_ptr<const CommCalibration> comm_calibration_for(const InterconnectSpec& link) {
+  // Every priced collective asks, so the answer is kept per thread, keyed by
+  // everything it depends on: choosing it anew (reading the measured links'
+  // presets each time) took half the CPU of a disaggregated or wide-EP run.
+  struct Entry {
+    InterconnectSpec link;
+    std::shared_ptr<const CommCalibration> calibration;
+  };
+  thread_local std::vector<Entry> cache;
+  for (const Entry& e : cache)
+    if (e.link.id == link.id && e.link.calibration == link.calibration && e.link.same_values(link)) return e.calibration;
+  if (cache.size() >= kMaxCachedLinks) cache.clear();
+  cache.push_back({link, std::make_shared<const CommCalibration>(chosen_comm_calibration(link))});
+  return cache.back().calibration;
 }
 
 CommCalibration transferred_comm_calibration(const InterconnectSpec& link, const CommCalibration& from) {
@@ -93,7 +134,7 @@ void set_band(CollectiveCost& c, const AlgorithmParams& p) {
 }
 
 CollectiveCost flat_cost(CollectiveKind kind, double bytes, int n, const InterconnectSpec& link) {
-  return flat_collective_cost(kind, bytes, n, link, comm_calibration_for(link));
+  return flat_collective_cost(kind, bytes, n, link, *comm_calibration_for(link));
 }
 
 void fill_bandwidths(CollectiveCost& c, CollectiveKind kind, double bytes, int n) {
@@ -243,12 +284,14 @@ CollectiveCost collective_cost(CollectiveKind kind, double bytes, const CommGrou
     // NCCL runs one ring channel per NIC ("rail"): each channel crosses every
     // node boundary on its own NIC, so a rank's ring throughput is
     // min(its NVLink bandwidth, the node's total NIC bandwidth).
-    const CommCalibration cn = comm_calibration_for(*g.inter);
+    const std::shared_ptr<const CommCalibration> inter_held = comm_calibration_for(*g.inter);
+    const CommCalibration& cn = *inter_held;
     double bw = per_node * g.inter->bandwidth_per_gpu_GBps * 1e9 * cn.ring.eta_for(g.size);
     AlgorithmParams p = cn.ring;
     set_band(c, cn.ring);
     if (g.intra) {
-      const CommCalibration ci = comm_calibration_for(*g.intra);
+      const std::shared_ptr<const CommCalibration> intra_held = comm_calibration_for(*g.intra);
+      const CommCalibration& ci = *intra_held;
       bw = std::min(bw, g.intra->bandwidth_per_gpu_GBps * 1e9 * ci.ring.eta_for(per_node));
       p.latency_us = std::max(ci.ring.latency_us, cn.ring.latency_us);
       p.base_latency_us = std::max(ci.ring.base_latency_us, cn.ring.base_latency_us);

@@ -3,6 +3,7 @@
 // reduction) and point-to-point models per interconnect, composed
 // hierarchically when a group spans nodes (reduce-scatter inside each node,
 // the collective across nodes on 1/g of the data, all-gather inside the node).
+#include <memory>
 #include <string>
 
 #include "comm/comm_calibration.hpp"
@@ -43,8 +44,10 @@ CollectiveCost collective_cost(CollectiveKind kind, double message_bytes, int gr
 CollectiveCost flat_collective_cost(CollectiveKind kind, double message_bytes, int group_size,
                                     const InterconnectSpec& link, const CommCalibration& calibration);
 
-// The collective model used for a link: its own calibration or a transferred one.
-CommCalibration comm_calibration_for(const InterconnectSpec& link);
+// The collective model used for a link: its own calibration or a transferred
+// one. Shared: the engine keeps the answer for the next collective on the link
+// (tests/unit covers the cache), and a caller's copy outlives the cache.
+std::shared_ptr<const CommCalibration> comm_calibration_for(const InterconnectSpec& link);
 
 // What a link without measurements gets from calibration `from`: its
 // efficiencies, with the link's own spec-sheet latency.

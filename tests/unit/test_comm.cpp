@@ -127,3 +127,29 @@ TEST_CASE("comm: bus bandwidth factors follow nccl-tests") {
   CHECK(bus_bandwidth_factor(CollectiveKind::Broadcast, 8) == 1);
   CHECK(bus_bandwidth_factor(CollectiveKind::SendRecv, 2) == 1);
 }
+
+TEST_CASE("comm: a link's calibration is chosen once per link values, and a held answer outlives the cache") {
+  // A custom link with the values of a shipped one takes the same path as the
+  // preset; the cached answer must equal a fresh choice for every key it
+  // depends on (id, calibration, spec-sheet values), never a neighbour's.
+  const InterconnectSpec nvl = read_interconnect(json("nvlink5-nvl72"), "/i");
+  const std::shared_ptr<const CommCalibration> first = comm_calibration_for(nvl);
+  CHECK(comm_calibration_for(nvl) == first);
+  InterconnectSpec renamed = nvl;
+  renamed.id = "my-rack";
+  renamed.calibration.clear();
+  const std::shared_ptr<const CommCalibration> custom = comm_calibration_for(renamed);
+  CHECK(custom != first);
+  InterconnectSpec slower = renamed;
+  slower.latency_us = nvl.latency_us * 4;
+  const std::shared_ptr<const CommCalibration> slow = comm_calibration_for(slower);
+  CHECK(slow->ring.latency_us != custom->ring.latency_us);
+  // Past the cache's size the answers start again; one held before stays valid.
+  for (int i = 0; i < 200; ++i) {
+    InterconnectSpec other = renamed;
+    other.id = "link-" + std::to_string(i);
+    CHECK(comm_calibration_for(other)->id == other.id);
+  }
+  CHECK(first->id == comm_calibration_for(nvl)->id);
+  CHECK(first->ring.eta_bandwidth == comm_calibration_for(nvl)->ring.eta_bandwidth);
+}

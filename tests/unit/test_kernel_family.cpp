@@ -81,10 +81,10 @@ TEST_CASE("NVIDIA GPUs keep the transfer rule; no family claims their architectu
 TEST_CASE("The xGMI mesh is priced from RCCL's measured all-reduce, CDNA 4's mesh by transfer from it") {
   const InterconnectSpec mesh3 = read_interconnect(json("xgmi3-mesh8"), "/i");
   const InterconnectSpec mesh4 = read_interconnect(json("xgmi4-mesh8"), "/i");
-  const CommCalibration c3 = comm_calibration_for(mesh3);
+  const CommCalibration c3 = *comm_calibration_for(mesh3);
   CHECK(c3.ring.samples == 24);
   CHECK(c3.ring.provenance.rfind("measured", 0) == 0);
-  CHECK(comm_calibration_for(mesh4).source.find("xgmi3-mesh8") != std::string::npos);
+  CHECK(comm_calibration_for(mesh4)->source.find("xgmi3-mesh8") != std::string::npos);
   // RCCL all_reduce_perf on 8 MI300X: 316.8 GB/s bus bandwidth at 8 GiB,
   // 0.04 GB/s (about 45 us) at 1 KiB.
   const CollectiveCost big = flat_collective_cost(CollectiveKind::AllReduce, 8589934592.0, 8, mesh3, c3);
