@@ -24,6 +24,13 @@ json layer_json(const ModelArch& m, const ModelLayer& k, int count) {
                               : "full";
     if (!k.rope) attention += ", no rope";
     if (k.indexer) attention += ", DSA top-" + std::to_string(m.sparse_index.topk);
+    if (k.shape.given()) {  // this kind's own head shape, said where the layers are listed
+      const AttentionShape& a = k.shape;
+      attention += ", " + std::to_string(a.heads) + " query / " + std::to_string(a.kv_heads) + " KV heads, head_dim " +
+                   std::to_string(a.qk_head_dim) +
+                   (a.v_head_dim != a.qk_head_dim ? " (values " + std::to_string(a.v_head_dim) + ")" : "") +
+                   (a.k_eq_v ? ", values from the key projection" : "") + (a.sinks ? ", attention sinks" : "");
+    }
   }
   json j = {{"count", count}, {"mixer", layer_mixer_name(k.mixer)}, {"ffn", layer_ffn_name(k.ffn)}};
   if (!attention.empty()) j["attention"] = attention;

@@ -68,9 +68,17 @@ double activation_peak_bytes(const ModelArch& m, const Precision& p, int tp, int
   const double up = (m.gated_mlp ? 2.0 : 1.0) * static_cast<double>(inter);
   // Residual stream + normed input, the up projection's output and the activation output.
   const double mlp_peak = t * (2.0 * h + up + static_cast<double>(inter)) * a;
-  // Residual + normed input + q, k, v + attention output.
+  // Residual + normed input + q, k, v + attention output; for the widest kind
+  // when layer kinds have head shapes of their own.
   const double qkv = static_cast<double>(d.heads + 2 * d.kv_heads) * m.qk_head_dim();
-  const double attn_peak = t * (2.0 * h + qkv + static_cast<double>(d.heads) * m.v_head_dim()) * a;
+  double attn_peak = t * (2.0 * h + qkv + static_cast<double>(d.heads) * m.v_head_dim()) * a;
+  for (const LayerGroup& g : m.layer_groups()) {
+    if (!g.kind.shape.given()) continue;
+    const AttentionShape& s = g.kind.shape;
+    const double heads = s.heads / tp, kv_heads = kv_heads_per_gpu(s.kv_heads, tp);
+    const double q_kv = heads * static_cast<double>(s.qk_head_dim) + kv_heads * static_cast<double>(s.qk_head_dim + s.v_head_dim);
+    attn_peak = std::max(attn_peak, t * (2.0 * h + q_kv + heads * static_cast<double>(s.v_head_dim)) * a);
+  }
   // fp32 logits and probabilities for the rows that are sampled.
   const double logits = static_cast<double>(logit_rows) * static_cast<double>(m.vocab_size) * 4.0 * 2.0;
   return std::max(mlp_peak, attn_peak) + logits;

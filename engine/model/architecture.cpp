@@ -91,6 +91,22 @@ SsmSpec read_ssm(const json& v, const std::string& path) {
   return s;
 }
 
+// A layer run's own attention head shape ("attention_shape"): every field given.
+AttentionShape read_attention_shape(const json& v, const std::string& path) {
+  ObjectReader r(v, path, {"heads", "kv_heads", "qk_head_dim", "v_head_dim", "k_eq_v", "sinks"});
+  AttentionShape a;
+  a.heads = static_cast<int>(r.integer("heads", 1, kMaxHeads));
+  a.kv_heads = static_cast<int>(r.integer("kv_heads", 1, kMaxHeads));
+  a.qk_head_dim = r.integer("qk_head_dim", 1, 4096);
+  a.v_head_dim = r.integer("v_head_dim", 1, 4096, a.qk_head_dim);
+  a.k_eq_v = r.boolean("k_eq_v", false);
+  a.sinks = r.boolean("sinks", false);
+  if (a.heads % a.kv_heads != 0)
+    fail(error_code::kConstraint, r.child_path("kv_heads"),
+         "heads (" + std::to_string(a.heads) + ") must be a multiple of kv_heads (" + std::to_string(a.kv_heads) + ")");
+  return a;
+}
+
 // "layers": runs of identical layers in order, e.g.
 // [{"count": 1, "mixer": "attention", "window": 128, "ffn": "moe"}, ...].
 std::vector<ModelLayer> read_layer_runs(const json& v, const std::string& path) {
@@ -98,7 +114,7 @@ std::vector<ModelLayer> read_layer_runs(const json& v, const std::string& path) 
   std::vector<ModelLayer> out;
   for (size_t i = 0; i < v.size(); ++i) {
     const std::string p = pointer_append(path, i);
-    ObjectReader r(v[i], p, {"count", "mixer", "window", "chunk", "rope", "indexer", "ffn"});
+    ObjectReader r(v[i], p, {"count", "mixer", "window", "chunk", "rope", "indexer", "ffn", "attention_shape"});
     const int64_t count = r.integer("count", 1, kMaxLayers, 1);
     ModelLayer k;
     const std::string mixer = r.choice("mixer", {"attention", "linear_attention", "mamba", "none"}, "attention");
@@ -117,6 +133,11 @@ std::vector<ModelLayer> read_layer_runs(const json& v, const std::string& path) 
       fail(error_code::kConstraint, r.child_path("window"), "window and chunk apply to attention layers only");
     if (k.window > 0 && k.chunk > 0)
       fail(error_code::kConstraint, r.child_path("chunk"), "a layer has a sliding window or chunks, not both");
+    if (const json* shape = r.nullable("attention_shape")) {
+      if (k.mixer != LayerMixer::Attention)
+        fail(error_code::kConstraint, r.child_path("attention_shape"), "an attention shape belongs to attention layers only");
+      k.shape = read_attention_shape(*shape, r.child_path("attention_shape"));
+    }
     if (out.size() + static_cast<size_t>(count) > static_cast<size_t>(kMaxLayers))
       fail(error_code::kRange, r.child_path("count"), "more than " + std::to_string(kMaxLayers) + " layers");
     out.insert(out.end(), static_cast<size_t>(count), k);
@@ -193,6 +214,23 @@ int64_t ModelArch::kv_elements_per_token_per_layer() const {
   return 2LL * num_kv_heads * head_dim;
 }
 
+AttentionShape ModelArch::attention_shape(const ModelLayer& kind) const {
+  if (kind.shape.given()) return kind.shape;
+  AttentionShape a;
+  a.heads = num_heads;
+  a.kv_heads = num_kv_heads;
+  a.qk_head_dim = qk_head_dim();
+  a.v_head_dim = v_head_dim();
+  a.sinks = attention_sinks;
+  return a;
+}
+
+bool ModelArch::has_layer_attention_shapes() const {
+  for (int i = 0; i < num_layers; ++i)
+    if (layer_kind(i).shape.given()) return true;
+  return false;
+}
+
 ModelArch read_model_architecture(const json& value, const std::string& path) {
   ObjectReader r(value, path, kArchKeys);
   ModelArch m;
@@ -255,6 +293,27 @@ ModelArch read_model_architecture(const json& value, const std::string& path) {
   return m;
 }
 
+namespace {
+
+// A layer's own head shape: whole, GQA-consistent, and not beside MLA (whose
+// latent cache has no per-head shape to vary).
+void check_attention_shape(const ModelArch& m, const ModelLayer& k, const std::string& path) {
+  const AttentionShape& a = k.shape;
+  if (k.mixer != LayerMixer::Attention)
+    fail(error_code::kConstraint, path, "an attention shape belongs to attention layers only");
+  if (m.mla.enabled)
+    fail(error_code::kConstraint, path, "per-layer attention shapes are not priced beside multi-head latent attention (mla)");
+  if (a.heads <= 0 || a.kv_heads <= 0 || a.qk_head_dim <= 0 || a.v_head_dim <= 0)
+    fail(error_code::kConstraint, path, "an attention shape needs positive heads, kv_heads, qk_head_dim and v_head_dim");
+  if (a.heads % a.kv_heads != 0)
+    fail(error_code::kConstraint, pointer_append(path, "kv_heads"),
+         "heads (" + std::to_string(a.heads) + ") must be a multiple of kv_heads (" + std::to_string(a.kv_heads) + ")");
+  if (a.k_eq_v && a.qk_head_dim != a.v_head_dim)
+    fail(error_code::kConstraint, pointer_append(path, "k_eq_v"), "values taken from the keys (k_eq_v) need v_head_dim equal to qk_head_dim");
+}
+
+}  // namespace
+
 // The checks every model form passes (a preset, an inline architecture, a
 // pasted Hugging Face config.json): the readers only check each key's range.
 void check_model(const ModelArch& m, const std::string& path) {
@@ -295,6 +354,7 @@ void check_model(const ModelArch& m, const std::string& path) {
            "layer " + str(i) + " uses a sparse-attention indexer: give sparse_attention index_topk, index_heads and index_head_dim");
     if (k.mixer == LayerMixer::None && k.ffn == LayerFfn::None)
       fail(error_code::kConstraint, lp, "layer " + str(i) + " has neither a mixer nor an MLP");
+    if (k.shape.given()) check_attention_shape(m, k, pointer_append(lp, "attention_shape"));
     attention += k.mixer == LayerMixer::Attention ? 1 : 0;
   }
   if (m.linear_attention.num_value_heads > 0 && m.linear_attention.num_key_heads > 0 &&
@@ -325,6 +385,8 @@ void check_model(const ModelArch& m, const std::string& path) {
                      static_cast<double>(m.ssm.dt_rank), static_cast<double>(m.ssm.state_size),
                      static_cast<double>(m.moe.latent_size), static_cast<double>(m.sparse_index.heads) * m.sparse_index.head_dim})
       d = std::max(d, x);
+    for (const ModelLayer& k : m.layers)  // per-layer head shapes (at most 4096 x 4096 each)
+      d = std::max(d, static_cast<double>(k.shape.heads) * static_cast<double>(std::max(k.shape.qk_head_dim, k.shape.v_head_dim)));
     const double per_layer = 32.0 * (std::max(0, m.moe.num_experts) + std::max(0, m.moe.num_shared_experts) + 1) * d * d;
     const double bound = (m.num_layers + std::max(0, m.mtp_layers) + 1.0) * per_layer +
                          2.0 * (static_cast<double>(m.vocab_size) + static_cast<double>(m.max_context)) * m.hidden_size;
@@ -420,6 +482,9 @@ json ModelArch::to_json() const {
     if (k.chunk > 0) r["chunk"] = k.chunk;
     if (!k.rope) r["rope"] = false;
     if (k.indexer) r["indexer"] = true;
+    if (k.shape.given())  // written only when given: presets' output unchanged
+      r["attention_shape"] = {{"heads", k.shape.heads}, {"kv_heads", k.shape.kv_heads}, {"qk_head_dim", k.shape.qk_head_dim},
+                              {"v_head_dim", k.shape.v_head_dim}, {"k_eq_v", k.shape.k_eq_v}, {"sinks", k.shape.sinks}};
     runs.push_back(r);
   }
   j["layers"] = runs;

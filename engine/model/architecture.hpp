@@ -52,6 +52,28 @@ enum class LayerFfn { Dense, Moe, None };
 std::string layer_mixer_name(LayerMixer k);
 std::string layer_ffn_name(LayerFfn k);
 
+// The head shape of one kind of attention layer, where a model's layer kinds
+// differ in it (Gemma-4's global layers are wider and have fewer KV heads than
+// its sliding ones; MiMo-V2's sliding layers have more KV heads than its full
+// ones, and both read values narrower than keys). Zero / false everywhere: the
+// layer uses the model's own num_heads, num_kv_heads and head_dim.
+struct AttentionShape {
+  int heads = 0;             // query heads
+  int kv_heads = 0;          // key (and value) heads
+  int64_t qk_head_dim = 0;   // width of each query and key head
+  int64_t v_head_dim = 0;    // width of each value head (cached and attended)
+  // Values come from the key projection (no v_proj weights: Gemma-4's
+  // attention_k_eq_v); the cache still keeps K and V, which are normed apart.
+  bool k_eq_v = false;
+  bool sinks = false;        // learned per-head sink logits in this kind of layer
+
+  bool given() const { return heads > 0; }
+  bool operator==(const AttentionShape& o) const {
+    return heads == o.heads && kv_heads == o.kv_heads && qk_head_dim == o.qk_head_dim && v_head_dim == o.v_head_dim &&
+           k_eq_v == o.k_eq_v && sinks == o.sinks;
+  }
+};
+
 // One layer's kind. Attention layers may be windowed: a sliding window of
 // `window` tokens or chunks of `chunk` tokens cap what each query attends to
 // and what the KV cache keeps.
@@ -64,12 +86,13 @@ struct ModelLayer {
   // picks the keys each query attends to. Attention layers only.
   bool indexer = false;
   LayerFfn ffn = LayerFfn::Dense;
+  AttentionShape shape;  // this layer's own head shape; not given: the model's
 
   // Tokens of context one sequence keeps (and attends to) in this layer; 0: unbounded.
   int64_t kv_token_cap() const { return window > 0 ? window : chunk; }
   bool operator==(const ModelLayer& o) const {
     return mixer == o.mixer && window == o.window && chunk == o.chunk && rope == o.rope && indexer == o.indexer &&
-           ffn == o.ffn;
+           ffn == o.ffn && shape == o.shape;
   }
   bool operator!=(const ModelLayer& o) const { return !(*this == o); }
 };
@@ -214,6 +237,12 @@ struct ModelArch {
   int64_t v_head_dim() const { return mla.enabled ? mla.v_head_dim : head_dim; }
   // Elements of K plus V stored per token per layer in the KV cache.
   int64_t kv_elements_per_token_per_layer() const;
+  // The head shape a layer of this kind attends with, resolved: its own when
+  // given, else the model's (MLA: its query/key and value widths).
+  AttentionShape attention_shape(const ModelLayer& kind) const;
+  // Whether any layer has a head shape of its own (consumers that price one
+  // shape for every layer refuse such a model rather than misprice it).
+  bool has_layer_attention_shapes() const;
 
   json to_json() const;
 };

@@ -472,6 +472,7 @@ std::string reader_for(const std::string& type) {
   // DeepSeek-V3.2 and GLM-5: DeepSeek-V3's MLA, experts and MTP; their indexer
   // is read by its keys for every family (read_sparse_attention).
   if (type == "deepseek_v32" || type == "glm_moe_dsa") return "deepseek_v3";
+  if (type == "gemma4_text") return "gemma4";
   return type;
 }
 
@@ -491,6 +492,10 @@ void read_family_keys(const HfReader& r, const std::string& family, ModelArch& m
   if (type == "hunyuan" || type == "minimax_m2") {
     read_llama_like_with_defaults(r, type, false, m);
     return type == "hunyuan" ? read_hunyuan(r, family, m) : read_minimax_m2(r, m);
+  }
+  if (type == "gemma4" || type == "mimo_v2_flash") {
+    read_llama_like_with_defaults(r, type, false, m);
+    return type == "gemma4" ? read_gemma4(r, m) : read_mimo_v2(r, m);
   }
   if (type == "gpt2") return read_gpt2(r, m);
   if (type == "falcon" || type == "RefinedWeb" || type == "RefinedWebModel") return read_falcon(r, m);

@@ -71,6 +71,9 @@ const std::vector<NeutralKey>& neutral_keys() {
       {"vision_config", kWhyMultimodal}, {"audio_config", kWhyMultimodal}, {"vision_tower", kWhyMultimodal},
       {"speech_config", kWhyMultimodal}, {"media_placeholder_token_id", kWhyMultimodal},
       {"use_unified_vision_chunk", kWhyMultimodal}, {"video_placeholder", kWhyMultimodal},
+      {"audio_token_id", kWhyMultimodal}, {"boa_token_id", kWhyMultimodal}, {"eoa_token_id", kWhyMultimodal},
+      {"eoa_token_index", kWhyMultimodal}, {"boi_token_id", kWhyMultimodal}, {"eoi_token_id", kWhyMultimodal},
+      {"vision_soft_tokens_per_image", kWhyMultimodal},
       {"ignore_index", kWhyTraining}, {"router_jitter_noise", kWhyTraining},
       {"add_cross_attention", kWhyPretrainedDefaults}, {"bad_words_ids", kWhyPretrainedDefaults},
       {"begin_suppress_tokens", kWhyPretrainedDefaults}, {"chunk_size_feed_forward", kWhyPretrainedDefaults},
@@ -190,16 +193,7 @@ const std::vector<UnpricedFeature>& unpriced_features() {
       {{"o_lora_rank", "o_groups"}, {}, "a grouped low-rank attention output projection"},
       {{"hc_mult", "hc_sinkhorn_iters", "hc_eps"}, {}, "hyper-connections (hc_mult residual streams per layer)"},
       {{"num_hash_layers"}, {}, "hash-routed MoE layers"},
-      {{"block_configs"}, {"nemotron-nas"}, "per-block layer configurations (each block's attention and FFN differ)"},
-      {{"swa_num_attention_heads", "swa_num_key_value_heads", "swa_head_dim", "swa_v_head_dim"},
-       {"mimo_v2_flash", "mimo_v2"},
-       "per-kind attention shapes: sliding-window layers with their own query and KV head counts and head widths "
-       "(swa_*), beside full-attention layers whose value heads are narrower than their key heads (MiMo-V2)"},
-      {{"global_head_dim", "num_global_key_value_heads", "attention_k_eq_v", "enable_moe_block"},
-       {"gemma4", "gemma4_text"},
-       "Gemma-4's layer kinds: global layers with their own head shape (global_head_dim, num_global_key_value_heads) "
-       "whose keys double as values (attention_k_eq_v), and, in the MoE models, a dense MLP beside the MoE block in "
-       "every layer (enable_moe_block)"}};
+      {{"block_configs"}, {"nemotron-nas"}, "per-block layer configurations (each block's attention and FFN differ)"}};
   return features;
 }
 

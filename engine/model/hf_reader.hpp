@@ -117,6 +117,13 @@ void read_family(const HfReader& r, const std::string& type, ModelArch& m);
 // Hunyuan (hunyuan, hunyuan_v1_moe) and MiniMax-M2 (hf_moe_families.cpp), after read_llama_like.
 void read_hunyuan(const HfReader& r, const std::string& type, ModelArch& m);
 void read_minimax_m2(const HfReader& r, ModelArch& m);
+// Families whose attention layer kinds differ in head shape (hf_attention_shapes.cpp),
+// after read_llama_like: Gemma-4 (gemma4, gemma4_text) and MiMo-V2 (mimo_v2_flash).
+void read_gemma4(const HfReader& r, ModelArch& m);
+void read_mimo_v2(const HfReader& r, ModelArch& m);
+// MoE layer placement keys (first_k_dense_replace, moe_layer_freq as a number or
+// a per-layer list, decoder_sparse_step, mlp_only_layers) into m.layers (hf_families.cpp).
+void place_moe_layers(const HfReader& r, ModelArch& m);
 // DeepSeek sparse attention from its keys (index_topk, index_n_heads,
 // index_head_dim), whatever the family; a DSA model_type without them is
 // refused (hf_sparse_attention.cpp). After the family's reader.

@@ -4,10 +4,13 @@
 
 namespace sightline {
 
-double attention_kv_elements_per_token(const ModelArch& m, int tp) {
+double attention_kv_elements_per_token(const ModelArch& m, int tp, const ModelLayer& kind) {
   // MLA caches the latent plus the shared rope key, replicated on every rank.
   if (m.mla.enabled) return static_cast<double>(m.kv_elements_per_token_per_layer());
-  return 2.0 * shard_dims(m, tp).kv_heads * static_cast<double>(m.head_dim);
+  const AttentionShape a = m.attention_shape(kind);
+  // Both K and V are cached, even when V comes from the key projection (k_eq_v:
+  // V is normed without K's norm and rope, so the two differ).
+  return static_cast<double>(kv_heads_per_gpu(a.kv_heads, tp)) * static_cast<double>(a.qk_head_dim + a.v_head_dim);
 }
 
 double recurrent_state_bytes(const ModelArch& m, const Precision& p) {
@@ -51,7 +54,7 @@ KvFootprint kv_footprint_per_gpu(const ModelArch& m, const Precision& p, int tp,
     if (g.kind.mixer == LayerMixer::Attention) {
       // A DSA layer also keeps its indexer's key (FP8 with fp32 scales, whatever
       // the KV-cache dtype, replicated on every rank like MLA's latent).
-      const double per_layer = attention_kv_elements_per_token(m, tp) * kv_b +
+      const double per_layer = attention_kv_elements_per_token(m, tp, g.kind) * kv_b +
                                (g.kind.indexer ? m.sparse_index.key_bytes_per_token() : 0.0);
       const int64_t cap = g.kind.kv_token_cap();
       if (cap <= 0) {

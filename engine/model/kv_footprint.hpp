@@ -36,7 +36,8 @@ KvFootprint kv_footprint_per_gpu(const ModelArch& m, const Precision& p, int tp,
 // the activation dtype (bf16 under fp8 activations).
 double recurrent_state_bytes(const ModelArch& m, const Precision& p);
 
-// Attention KV elements per token of one attention layer on one GPU.
-double attention_kv_elements_per_token(const ModelArch& m, int tp);
+// Attention KV elements per token of one attention layer of `kind` on one GPU:
+// its K and V heads at their own widths (the layer's head shape when it has one).
+double attention_kv_elements_per_token(const ModelArch& m, int tp, const ModelLayer& kind = ModelLayer{});
 
 }  // namespace sightline

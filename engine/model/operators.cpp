@@ -11,13 +11,15 @@ namespace sightline {
 ShardDims shard_dims(const ModelArch& m, int tp) {
   ShardDims d;
   d.heads = m.num_heads / tp;
-  // With more TP ranks than KV heads, each rank keeps a replica of one KV head.
-  d.kv_heads = std::max(1, m.num_kv_heads / tp);
+  d.kv_heads = kv_heads_per_gpu(m.num_kv_heads, tp);
   d.intermediate = (m.intermediate_size + tp - 1) / tp;
   d.expert_intermediate = (m.moe.expert_intermediate_size + tp - 1) / tp;
   d.vocab = (m.vocab_size + tp - 1) / tp;
   return d;
 }
+
+// With more TP ranks than KV heads, each rank keeps a replica of one KV head.
+int kv_heads_per_gpu(int kv_heads, int tp) { return std::max(1, kv_heads / tp); }
 
 double kv_bytes_per_token_per_gpu(const ModelArch& m, const Precision& p, int tp, int layers) {
   // Every attention layer's KV per token (windowed layers included, as long
@@ -157,7 +159,7 @@ class StepBuilder {
     double prefill_flops = 0, prefill_bytes = 0, decode_flops = 0, decode_bytes = 0;
     int64_t prefill_q = 0, prefill_kv = 0, decode_q = 0, decode_kv = 0, prefill_seqs = 0, decode_seqs = 0;
     const bool mla = m_.mla.enabled;
-    const double heads = dims_.heads;
+    const double heads = attn_.heads;
     const double kv_b = dtype_bytes(p_.kv_cache);
     const double cap = static_cast<double>(cap_tokens);
     for (const auto& s : batch_.seqs) {
@@ -169,9 +171,9 @@ class StepBuilder {
         // Decode: one query row per head reads the whole KV cache of the sequence.
         // MLA decode runs in the latent space (weights absorbed): one shared
         // latent "head" of width kv_lora + rope.
-        const double qk = mla ? m_.mla.kv_lora_rank + m_.mla.qk_rope_head_dim : m_.head_dim;
-        const double v = mla ? m_.mla.kv_lora_rank : m_.head_dim;
-        const double kv_heads = mla ? 1 : dims_.kv_heads;
+        const double qk = mla ? m_.mla.kv_lora_rank + m_.mla.qk_rope_head_dim : attn_.qk;
+        const double v = mla ? m_.mla.kv_lora_rank : attn_.v;
+        const double kv_heads = mla ? 1 : attn_.kv_heads;
         // Each of the q new tokens (1, or a verify's k + 1) is a query row per
         // head over the sequence's cache, which is read once; under DSA over
         // the top-k entries the indexer picked, gathered (FlashMLA's sparse decode).
@@ -182,9 +184,9 @@ class StepBuilder {
         decode_seqs += 1;
         decode_kv += static_cast<int64_t>(keys);
       } else {
-        const double qk = static_cast<double>(m_.qk_head_dim());
-        const double v = static_cast<double>(m_.v_head_dim());
-        const double kv_heads = mla ? heads : dims_.kv_heads;
+        const double qk = static_cast<double>(attn_.qk);
+        const double v = static_cast<double>(attn_.v);
+        const double kv_heads = mla ? heads : attn_.kv_heads;
         // Causal pairs: each new token attends to the past and to the new tokens before it.
         const double causal_pairs = capped_causal_pairs(q, past, cap > 0 ? cap : static_cast<double>(topk));
         const double full_pairs = q * kv_len;
@@ -203,17 +205,17 @@ class StepBuilder {
     }
     if (prefill_q > 0) {
       Operator op = attention_op("attn_prefill", OpFamily::AttentionPrefill, layers, prefill_flops, prefill_bytes,
-                                 prefill_q, prefill_kv, prefill_seqs, mla ? dims_.heads : dims_.kv_heads,
-                                 m_.qk_head_dim(), m_.v_head_dim());
+                                 prefill_q, prefill_kv, prefill_seqs, mla ? attn_.heads : attn_.kv_heads,
+                                 attn_.qk, attn_.v);
       op.attention_impl = attention_;
       out_.ops.push_back(op);
     }
     if (decode_q > 0) {
       // MLA decode attends in the latent space: one shared "head" of width kv_lora + rope.
       out_.ops.push_back(attention_op("attn_decode", OpFamily::AttentionDecode, layers, decode_flops, decode_bytes,
-                                      decode_q, decode_kv, decode_seqs, mla ? 1 : dims_.kv_heads,
-                                      mla ? m_.mla.kv_lora_rank + m_.mla.qk_rope_head_dim : m_.head_dim,
-                                      mla ? m_.mla.kv_lora_rank : m_.head_dim));
+                                      decode_q, decode_kv, decode_seqs, mla ? 1 : attn_.kv_heads,
+                                      mla ? m_.mla.kv_lora_rank + m_.mla.qk_rope_head_dim : attn_.qk,
+                                      mla ? m_.mla.kv_lora_rank : attn_.v));
     }
   }
 
@@ -225,14 +227,26 @@ class StepBuilder {
     op.q_tokens = q_tokens;
     op.kv_tokens = kv_tokens;
     op.seqs = seqs;
-    op.heads = dims_.heads;
+    op.heads = attn_.heads;
     op.kv_heads = kv_heads;
     op.qk_dim = qk_dim;
     op.v_dim = v_dim;
     return op;
   }
 
+  // The head shape this kind of layer attends with, per GPU (model/architecture.hpp
+  // AttentionShape: a layer's own, or the model's; MLA's query/key and value widths).
+  void set_attention_dims(const ModelLayer& kind) {
+    const AttentionShape a = m_.attention_shape(kind);
+    attn_.heads = a.heads / layout_.tp;
+    attn_.kv_heads = kv_heads_per_gpu(a.kv_heads, layout_.tp);
+    attn_.qk = a.qk_head_dim;
+    attn_.v = a.v_head_dim;
+    attn_.k_eq_v = a.k_eq_v;
+  }
+
   void add_attention_block(double layers, const ModelLayer& kind) {
+    set_attention_dims(kind);
     const int64_t t = tokens_;
     const int64_t h = m_.hidden_size;
     const bool bias = m_.attention_bias || m_.qkv_bias;
@@ -269,11 +283,13 @@ class StepBuilder {
       rope_elements = static_cast<double>(t) * (dims_.heads + 1) * a.qk_rope_head_dim;
       kv_write_elements = static_cast<double>(t) * (a.kv_lora_rank + a.qk_rope_head_dim);
     } else {
-      const int64_t q_out = dims_.heads * m_.head_dim;
-      const int64_t kv_out = dims_.kv_heads * m_.head_dim;
-      add_gemm("attn_pre_proj", layers, t, q_out + 2 * kv_out, h, bias);
-      if (m_.position_embedding == "rope" && kind.rope) rope_elements = static_cast<double>(t) * (q_out + kv_out);
-      kv_write_elements = static_cast<double>(t) * 2 * kv_out;
+      const int64_t q_out = attn_.heads * attn_.qk;
+      const int64_t k_out = attn_.kv_heads * attn_.qk;
+      const int64_t v_out = attn_.kv_heads * attn_.v;
+      // Values taken from the key projection (k_eq_v) add no columns to it.
+      add_gemm("attn_pre_proj", layers, t, q_out + k_out + (attn_.k_eq_v ? 0 : v_out), h, bias);
+      if (m_.position_embedding == "rope" && kind.rope) rope_elements = static_cast<double>(t) * (q_out + k_out);
+      kv_write_elements = static_cast<double>(t) * (k_out + v_out);
     }
     if (rope_elements > 0)
       add_memory_op("attn_rope", OpFamily::Rope, layers, rope_elements, rope_elements, 6).single_pass =
@@ -290,7 +306,7 @@ class StepBuilder {
     }
     if (kind.indexer) add_indexer(layers);
     add_attention_core(layers, kind.kv_token_cap(), kind.indexer ? m_.sparse_index.topk : 0);
-    add_gemm("attn_post_proj", layers, t, h, dims_.heads * m_.v_head_dim(), m_.attention_bias);
+    add_gemm("attn_post_proj", layers, t, h, attn_.heads * attn_.v, m_.attention_bias);
   }
 
   // DSA's lightning indexer (model/sparse_index_ops.hpp), replicated on every rank.
@@ -605,6 +621,14 @@ class StepBuilder {
   bool mtp_module_ = false;
   KernelFusion fusion_;
   ShardDims dims_;
+  // Per GPU: the attention shape of the layer kind being built (set_attention_dims).
+  struct AttentionDims {
+    int heads = 0;
+    int kv_heads = 0;
+    int64_t qk = 0;
+    int64_t v = 0;
+    bool k_eq_v = false;
+  } attn_;
   int64_t tokens_ = 0;
   double act_bytes_ = 2;
   double weight_bytes_ = 2;

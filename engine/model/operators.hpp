@@ -205,6 +205,8 @@ struct ShardDims {
   int64_t vocab = 0;
 };
 ShardDims shard_dims(const ModelArch& m, int tp);
+// KV heads one GPU keeps of `kv_heads`: a share, or one replica when tp exceeds them.
+int kv_heads_per_gpu(int kv_heads, int tp);
 
 // Storage bytes per quantized weight under `p`: the dtype with its group
 // scales (and zero points) for the integer weight-only formats. The one rule

@@ -12,9 +12,10 @@ int64_t mlp_params(int64_t h, int64_t inter, bool gated, bool bias) {
 
 int64_t norm_params(const ModelArch& m) { return m.norm == "layernorm" ? 2 * m.hidden_size : m.hidden_size; }
 
-int64_t attention_params(const ModelArch& m) {
+// One attention layer of `kind`: its own head shape when it has one (Gemma-4's
+// global layers, MiMo-V2's sliding ones), else the model's.
+int64_t attention_params(const ModelArch& m, const ModelLayer& kind) {
   const int64_t h = m.hidden_size;
-  int64_t p = 0;
   if (m.mla.enabled) {
     const auto& a = m.mla;
     const int64_t qk = a.qk_nope_head_dim + a.qk_rope_head_dim;
@@ -24,19 +25,22 @@ int64_t attention_params(const ModelArch& m) {
     const int64_t kv = h * (a.kv_lora_rank + a.qk_rope_head_dim) + a.kv_lora_rank /* kv_a norm */ +
                        a.kv_lora_rank * m.num_heads * (a.qk_nope_head_dim + a.v_head_dim);
     const int64_t o = m.num_heads * a.v_head_dim * h;
-    p = q + kv + o;
-  } else {
-    const int64_t q_out = static_cast<int64_t>(m.num_heads) * m.head_dim;
-    const int64_t kv_out = static_cast<int64_t>(m.num_kv_heads) * m.head_dim;
-    // An output gate (Qwen3-Next) doubles the query projection's output.
-    const int64_t q_proj = q_out * (m.attention_output_gate ? 2 : 1);
-    p = h * (q_proj + 2 * kv_out) + q_out * h;
-    if (m.attention_bias || m.qkv_bias) p += q_proj + 2 * kv_out;
-    if (m.attention_bias) p += h;
-    // One norm weight per head dim, or per channel of the whole q and k projections.
-    if (m.qk_norm) p += m.qk_norm_per_layer ? q_out + kv_out : 2 * m.head_dim;
+    return q + kv + o + (m.attention_sinks ? m.num_heads : 0);
   }
-  if (m.attention_sinks) p += m.num_heads;
+  const AttentionShape a = m.attention_shape(kind);
+  const int64_t q_out = static_cast<int64_t>(a.heads) * a.qk_head_dim;
+  const int64_t k_out = static_cast<int64_t>(a.kv_heads) * a.qk_head_dim;
+  // Values taken from the key projection (k_eq_v) have no weights of their own.
+  const int64_t v_out = a.k_eq_v ? 0 : static_cast<int64_t>(a.kv_heads) * a.v_head_dim;
+  const int64_t o_in = static_cast<int64_t>(a.heads) * a.v_head_dim;
+  // An output gate (Qwen3-Next) doubles the query projection's output.
+  const int64_t q_proj = q_out * (m.attention_output_gate ? 2 : 1);
+  int64_t p = h * (q_proj + k_out + v_out) + o_in * h;
+  if (m.attention_bias || m.qkv_bias) p += q_proj + k_out + v_out;
+  if (m.attention_bias) p += h;
+  // One norm weight per head dim, or per channel of the whole q and k projections.
+  if (m.qk_norm) p += m.qk_norm_per_layer ? q_out + k_out : 2 * a.qk_head_dim;
+  if (a.sinks) p += a.heads;
   return p;
 }
 
@@ -78,7 +82,7 @@ int64_t indexer_params(const ModelArch& m) {
 
 LayerParams attention_and_norm_params(const ModelArch& m) {
   LayerParams p;
-  p.attention = attention_params(m);
+  p.attention = attention_params(m, ModelLayer{});
   p.norms = m.norms_per_layer * norm_params(m);
   return p;
 }
@@ -90,7 +94,7 @@ LayerParams layer_params(const ModelArch& m, const ModelLayer& kind) {
   switch (kind.mixer) {
     case LayerMixer::Attention:
       p.indexer = kind.indexer ? indexer_params(m) : 0;
-      p.attention = attention_params(m) + p.indexer, norms += 1;
+      p.attention = attention_params(m, kind) + p.indexer, norms += 1;
       break;
     case LayerMixer::LinearAttention: p.attention = linear_attention_params(m), norms += 1; break;
     case LayerMixer::Mamba: p.attention = mamba_params(m), norms += 1; break;

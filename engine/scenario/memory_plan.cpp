@@ -24,8 +24,18 @@ double lora_adapter_bytes_per_gpu(const ModelArch& m, const Precision& p, const 
     const double up = (m.gated_mlp ? 2.0 : 1.0) * static_cast<double>(inter);
     per_layer += r * h + r * up + r * static_cast<double>(inter) + r * h;
   }
+  // Layer kinds with a head shape of their own adapt their own q, k, v and o widths.
+  double shaped_delta = 0;
+  for (const LayerGroup& g : m.layer_groups()) {
+    if (!g.kind.shape.given()) continue;
+    const AttentionShape& s = g.kind.shape;
+    const double heads = s.heads / layout.tp, kv_heads = kv_heads_per_gpu(s.kv_heads, layout.tp);
+    const double own = heads * static_cast<double>(s.qk_head_dim) + kv_heads * static_cast<double>(s.qk_head_dim + s.v_head_dim) +
+                       heads * static_cast<double>(s.v_head_dim);
+    shaped_delta += g.count * r * (own - qkv_out - o_in);
+  }
   const double layers = static_cast<double>(m.num_layers) / layout.pp;
-  return per_layer * layers * dtype_bytes(p.activations == Dtype::FP8 ? Dtype::BF16 : p.activations);
+  return (per_layer * layers + shaped_delta / layout.pp) * dtype_bytes(p.activations == Dtype::FP8 ? Dtype::BF16 : p.activations);
 }
 
 int64_t max_step_tokens(const SimulationSpec& spec) {

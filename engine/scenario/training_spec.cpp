@@ -301,6 +301,12 @@ TrainConfig read_train_config(const json& v, const std::string& path, const Scen
   TrainConfig c;
   const ModelArch& m = s.model;
   const HardwareSpec& hw = s.hardware;
+  // The training graph, its activations and LoRA adapters price one head shape
+  // for every layer; a model whose layer kinds differ in it is refused, not mispriced.
+  if (m.has_layer_attention_shapes())
+    fail(error_code::kNotImplemented, "/model",
+         "this model's attention layers differ in head shape (per-layer attention_shape); training is priced for "
+         "one shape in every layer, so it is not priced for this model (inference and serving are)");
   // Precision: training keeps weights and activations in a float format; FP8
   // GEMMs and quantized frozen bases are training options.
   const std::string prec = "/precision";

@@ -72,6 +72,41 @@ test('the table shows DeepSeek sparse attention and latent MoE as the engine pri
   assert.match(n.out, /^parameters    total 120\.67 B, active 12\.23 B/m);
 });
 
+test('the table shows per-kind attention shapes (Gemma-4 global layers, MiMo-V2 sliding layers) as priced', () => {
+  const g = cli(['inspect-model', path.join(dir, 'google--gemma-4-26B-A4B.json')]);
+  assert.equal(g.code, 0, g.err);
+  assert.match(g.out, /^  25 x attention \(sliding window 1024\) \+ moe$/m);
+  assert.match(g.out, /^  5 x attention \(full, 16 query \/ 2 KV heads, head_dim 512, values from the key projection\) \+ moe$/m);
+  assert.match(g.out, /^parameters    total 25\.23 B, active 3\.82 B/m);
+  // 5 global layers x 2 x 2 x 512 x 2 B every token, 25 sliding layers x 2 x 8 x 256 x 2 B for 1024 tokens.
+  assert.match(g.out, /^KV cache      \(bf16, one GPU\) bytes\/token: 128K 22080 32K 26880 4K 71680$/m);
+  const m = cli(['inspect-model', path.join(dir, 'XiaomiMiMo--MiMo-V2-Flash.json')]);
+  assert.equal(m.code, 0, m.err);
+  assert.match(m.out, /^  39 x attention \(sliding window 128, 64 query \/ 8 KV heads, head_dim 192 \(values 128\), attention sinks\) \+ moe$/m);
+  assert.match(m.out, /^parameters    total 308\.78 B, active 14\.82 B/m);
+  assert.match(m.out, /^KV cache      \(bf16, one GPU\) bytes\/token: 128K 23235 32K 23820 4K 29280$/m);
+  // A serving run of the 26B-A4B on two H200s completes: every request served.
+  const config = JSON.parse(readFileSync(path.join(dir, 'google--gemma-4-26B-A4B.json'), 'utf8'));
+  const serving = {
+    model: { hf_config: config },
+    hardware: { gpu: 'h200', gpus_per_node: 2, intra_node: 'nvlink4-nvswitch' },
+    serving: {
+      mode: 'simulate',
+      parallelism: { tp: 2, pp: 1 },
+      workload: { arrival: { process: 'poisson', rate_qps: 4 }, num_requests: 40, prompt_tokens: 2048, output_tokens: 128 },
+    },
+  };
+  const r = JSON.parse(cli(['run', '-', '--format', 'envelope'], JSON.stringify(serving)).out);
+  assert.equal(r.ok, true, JSON.stringify(r.error));
+  assert.equal(r.result.metrics.e2e_s.count, 40);
+  // Training prices one head shape for every layer: such a model is refused at /model, not mispriced.
+  const training = JSON.parse(readFileSync(path.join(repoRoot, 'presets', 'scenarios', 'T1.1.json'), 'utf8'));
+  training.model = { hf_config: config };
+  const t = cli(['run', '-'], JSON.stringify(training));
+  assert.equal(t.code, 1);
+  assert.match(t.err, /error \[not_implemented\] at '\/model': this model's attention layers differ in head shape/);
+});
+
 test('a config it cannot read gets a located error that says what to do', () => {
   const r = cli(['inspect-model', '-', '--json'], JSON.stringify({ model_type: 'bert', hidden_size: 768 }));
   assert.equal(r.code, 1);
