@@ -115,10 +115,19 @@ Simulation::Simulation(const Scenario& scenario, const WorkloadOverride& overrid
 
   workload_info_ = generate_workload(spec_, override.seed.value_or(s_.seed), override);
   reqs_.resize(workload_info_.requests.size());
-  for (size_t i = 0; i < reqs_.size(); ++i) {
-    reqs_[i].spec = workload_info_.requests[i];
-    queue_.push(reqs_[i].spec.arrival, kPriority[kArrival], kArrival, static_cast<int64_t>(i));
+  for (size_t i = 0; i < reqs_.size(); ++i) reqs_[i].spec = workload_info_.requests[i];
+  workload_info_.requests = {};  // the copies in reqs_ are the ones used: free the memory
+  auto before = [this](int32_t x, int32_t y) {
+    const TimeNs ax = reqs_[static_cast<size_t>(x)].spec.arrival, ay = reqs_[static_cast<size_t>(y)].spec.arrival;
+    return ax != ay ? ax < ay : x < y;
+  };
+  for (size_t i = 1; i < reqs_.size() && arrival_order_.empty(); ++i) {
+    if (reqs_[i].spec.arrival >= reqs_[i - 1].spec.arrival) continue;
+    arrival_order_.resize(reqs_.size());
+    for (size_t k = 0; k < reqs_.size(); ++k) arrival_order_[k] = static_cast<int32_t>(k);
+    std::sort(arrival_order_.begin(), arrival_order_.end(), before);
   }
+  enqueue_next_arrival();
   arrivals_pending_ = static_cast<int64_t>(reqs_.size());
   first_arrival_ = reqs_.empty() ? 0 : reqs_.front().spec.arrival;
   for (const auto& q : reqs_) first_arrival_ = std::min(first_arrival_, q.spec.arrival);
@@ -128,6 +137,13 @@ Simulation::Simulation(const Scenario& scenario, const WorkloadOverride& overrid
 }
 
 Simulation::~Simulation() = default;
+
+void Simulation::enqueue_next_arrival() {
+  if (next_arrival_ >= reqs_.size()) return;
+  const size_t id = arrival_order_.empty() ? next_arrival_ : static_cast<size_t>(arrival_order_[next_arrival_]);
+  ++next_arrival_;
+  queue_.push(reqs_[id].spec.arrival, kPriority[kArrival], kArrival, static_cast<int64_t>(id));
+}
 
 // ---------------------------------------------------------------------------
 // Event loop
@@ -152,6 +168,7 @@ bool Simulation::run(int64_t max_events) {
     // (or, for a handoff, right where it happens): the routers hear of each.
     switch (ev.kind) {
       case kArrival: {
+        enqueue_next_arrival();
         on_arrival(static_cast<int32_t>(ev.a));
         const int32_t ri = reqs_[static_cast<size_t>(ev.a)].replica;
         if (ri >= 0) touched(ri);
