@@ -117,7 +117,7 @@ class Simulation : private SchedulerHost, private ReplicaLoads {
   // events
   void on_arrival(int32_t id);
   void on_step_end(int r, int slot);
-  void on_transfer_done(int32_t id);
+  int on_transfer_done(int32_t id);  // returns the replica the KV came from
   void request_schedule(Replica& r, TimeNs t);
   void try_start(Replica& r);
   // Forms `b` on the first of r's engines, round robin from r.next_engine,
@@ -200,6 +200,8 @@ class Simulation : private SchedulerHost, private ReplicaLoads {
   StepCost priced_scratch_;
   std::vector<ReplicaMemoryPlan> pool_memory_;
   std::vector<Req> reqs_;
+  std::vector<HandoffRecord> handoffs_;  // indexed by SimRequest::handoff
+  std::vector<int32_t> free_handoffs_;   // records no request holds, for reuse
   GeneratedWorkload workload_info_;  // its requests moved into reqs_
   EventQueue queue_;
   // Arrivals enter the queue one at a time, in (arrival, index) order: the
