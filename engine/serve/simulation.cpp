@@ -116,17 +116,8 @@ Simulation::Simulation(const Scenario& scenario, const WorkloadOverride& overrid
   workload_info_ = generate_workload(spec_, override.seed.value_or(s_.seed), override);
   reqs_.resize(workload_info_.requests.size());
   for (size_t i = 0; i < reqs_.size(); ++i) reqs_[i].spec = workload_info_.requests[i];
+  arrival_order_ = arrival_order(workload_info_.requests);
   workload_info_.requests = {};  // the copies in reqs_ are the ones used: free the memory
-  auto before = [this](int32_t x, int32_t y) {
-    const TimeNs ax = reqs_[static_cast<size_t>(x)].spec.arrival, ay = reqs_[static_cast<size_t>(y)].spec.arrival;
-    return ax != ay ? ax < ay : x < y;
-  };
-  for (size_t i = 1; i < reqs_.size() && arrival_order_.empty(); ++i) {
-    if (reqs_[i].spec.arrival >= reqs_[i - 1].spec.arrival) continue;
-    arrival_order_.resize(reqs_.size());
-    for (size_t k = 0; k < reqs_.size(); ++k) arrival_order_[k] = static_cast<int32_t>(k);
-    std::sort(arrival_order_.begin(), arrival_order_.end(), before);
-  }
   enqueue_next_arrival();
   arrivals_pending_ = static_cast<int64_t>(reqs_.size());
   first_arrival_ = reqs_.empty() ? 0 : reqs_.front().spec.arrival;

@@ -13,6 +13,7 @@
 #include "serve/capacity_search.hpp"
 #include "serve/slo_shares.hpp"
 #include "serve/steady_state.hpp"
+#include "serve/workload.hpp"
 #include "test_helpers.hpp"
 
 using namespace sightline::test;
@@ -281,4 +282,17 @@ TEST_CASE("steady state: outcomes in arrival order are judged in place, others o
   CHECK(a.warmup_requests == b.warmup_requests);
   CHECK(a.in_system_mean == b.in_system_mean);
   CHECK(a.arrival_rate_qps == b.arrival_rate_qps);
+}
+
+// The simulator enqueues arrivals one at a time in this order, which must be
+// the order the event queue popped them in when all were pushed at once:
+// by time, ties by index (insertion order).
+TEST_CASE("serving: arrivals are fed in time order, ties by index") {
+  std::vector<RequestSpec> r(5);
+  for (size_t i = 0; i < r.size(); ++i) r[i].arrival = static_cast<TimeNs>(10 * i);
+  r[3].arrival = r[2].arrival;  // a tie keeps the order
+  CHECK(arrival_order(r).empty());  // already in order: no permutation kept
+  r[0].arrival = 25;
+  r[4].arrival = 0;
+  CHECK(arrival_order(r) == std::vector<int32_t>{4, 1, 2, 3, 0});
 }
