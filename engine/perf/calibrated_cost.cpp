@@ -88,12 +88,20 @@ CalibratedCostModel::CalibratedCostModel(KernelCalibration calibration, std::str
   widen_by_transfer_error(cal_.gemm.provenance, KernelClass::Gemm, cal_.gemm.residuals);
   widen_by_transfer_error(cal_.attention.provenance, KernelClass::AttentionPrefill, cal_.attention.residuals);
   for (auto& [k, p] : cal_.memory) widen_by_transfer_error(p.provenance, k, p.residuals);
+  gemm_scale_ = interval_scale(cal_.gemm.residuals);
+  attention_scale_ = interval_scale(cal_.attention.residuals);
+  for (auto& [k, p] : cal_.memory) {
+    const size_t i = static_cast<size_t>(k);
+    if (i >= kClasses) continue;
+    memory_scale_[i] = interval_scale(p.residuals);
+    memory_params_[i] = p;
+    has_memory_params_[i] = true;
+  }
 }
 
 namespace {
 
-void apply_interval(OpCost& c, const FitResiduals& r) {
-  const IntervalScale s = interval_scale(r);
+void apply_interval(OpCost& c, const IntervalScale& s) {
   c.time_low_s = c.time_s * s.low;
   c.time_high_s = c.time_s * s.high;
 }
@@ -128,7 +136,7 @@ OpCost CalibratedCostModel::gemm_cost(const Operator& op, const GpuSpec& g) cons
   auto ceiling = p.ceiling_tflops.find(dtype);
   if (ceiling != p.ceiling_tflops.end()) c.time_s = std::max(c.time_s, op.flops / (ceiling->second * 1e12));
   c.bound = c.compute_s >= c.memory_s ? "compute" : "memory";
-  apply_interval(c, p.residuals);
+  apply_interval(c, gemm_scale_);
   return c;
 }
 
@@ -245,7 +253,7 @@ OpCost CalibratedCostModel::attention_prefill_cost(const Operator& op, const Gpu
   c.memory_s = op.bytes / (g.hbm_bandwidth_GBps * 1e9 * cal_.gemm.eta_memory);
   c.time_s = p.launch_us * 1e-6 + std::max(c.compute_s, c.memory_s);
   c.bound = c.compute_s >= c.memory_s ? "compute" : "memory";
-  apply_interval(c, p.residuals);
+  apply_interval(c, attention_scale_);
   return c;
 }
 
@@ -275,7 +283,7 @@ OpCost CalibratedCostModel::memory_kernel_cost(const Operator& op, const GpuSpec
   const double launch = p.launch_us * 1e-6;
   c.time_s = launch + std::max(c.memory_s, c.compute_s);
   c.bound = launch > std::max(c.memory_s, c.compute_s) ? "launch" : (c.memory_s >= c.compute_s ? "memory" : "compute");
-  apply_interval(c, p.residuals);
+  apply_interval(c, memory_scale_[static_cast<size_t>(k)]);
   return c;
 }
 
@@ -311,8 +319,8 @@ OpCost CalibratedCostModel::cost(const Operator& op, const CostContext& ctx) con
       // elementwise/copy class), not at its eager chain's. Checked against
       // single-pass kernels timed on an H200 (presets/calibrations/measured/
       // fused_h200_2026-11-28.csv, tests/unit/test_fused_kernels.cpp).
-      if (op.single_pass) c = memory_kernel_cost(op, g, KernelClass::Elementwise, cal_.memory.at(KernelClass::Elementwise));
-      else c = memory_kernel_cost(op, g, k, cal_.memory.at(k));
+      if (op.single_pass) c = memory_kernel_cost(op, g, KernelClass::Elementwise, memory_params(KernelClass::Elementwise));
+      else c = memory_kernel_cost(op, g, k, memory_params(k));
   }
   return with_launch_floor(c);
 }

@@ -8,6 +8,16 @@
 
 namespace sightline {
 
+// The 80% interval of a class as multipliers on its predicted time: the
+// 10th/90th percentiles of log(measured / predicted) of its held-out (or, for
+// transferred classes, cross-GPU) residuals, never narrower than
+// ±kMinIntervalHalfWidth (the repeatability of our own graph-mode timings).
+struct IntervalScale {
+  double low = 1, high = 1;
+};
+constexpr double kMinIntervalHalfWidth = 0.02;
+IntervalScale interval_scale(const FitResiduals& r);
+
 class CalibratedCostModel : public KernelCostModel {
  public:
   // `tier` is "target-measured" or "cross-generation"; `calibration` is the
@@ -26,6 +36,21 @@ class CalibratedCostModel : public KernelCostModel {
 
   KernelCalibration cal_;
   std::string tier_;
+
+  // Each class's interval multipliers (interval_scale of its residuals: a log
+  // and two exps), fixed once the constructor has widened the residuals, so
+  // computed there instead of for every operator of every step. Memory-bound
+  // classes are indexed by KernelClass; the class params too (a map lookup
+  // per operator otherwise).
+  static constexpr size_t kClasses = static_cast<size_t>(KernelClass::Collective) + 1;
+  IntervalScale gemm_scale_, attention_scale_;
+  IntervalScale memory_scale_[kClasses];
+  MemoryKernelParams memory_params_[kClasses];  // copies: the model stays safe to copy
+  bool has_memory_params_[kClasses] = {};
+  const MemoryKernelParams& memory_params(KernelClass k) const {
+    const size_t i = static_cast<size_t>(k);
+    return i < kClasses && has_memory_params_[i] ? memory_params_[i] : cal_.memory.at(k);
+  }
 
   // GEMM prices by shape. A serving simulation prices the same few GEMM
   // shapes (one per layer kind and batch token count) millions of times, and
@@ -64,15 +89,6 @@ class CalibratedCostModel : public KernelCostModel {
   mutable size_t gemm_prices_ = 0;
 };
 
-// The 80% interval of a class as multipliers on its predicted time: the
-// 10th/90th percentiles of log(measured / predicted) of its held-out (or, for
-// transferred classes, cross-GPU) residuals, never narrower than
-// ±kMinIntervalHalfWidth (the repeatability of our own graph-mode timings).
-struct IntervalScale {
-  double low = 1, high = 1;
-};
-constexpr double kMinIntervalHalfWidth = 0.02;
-IntervalScale interval_scale(const FitResiduals& r);
 
 // measured | anchored | transferred, from a class's provenance text.
 std::string provenance_kind(const std::string& provenance);

@@ -12,28 +12,35 @@ std::string resolve_cost_tier(const std::string& requested, const GpuSpec& gpu) 
 }
 
 StepCost CostSetup::price(const StepOperators& step) const {
-  if (!stack) return price_step(step, *model, ctx);
+  StepCost c;
+  c.parts.reserve(step.ops.size() + 1);  // + the host overhead part
+  price_into(step, c);
+  return c;
+}
+
+void CostSetup::price_into(const StepOperators& step, StepCost& c) const {
+  if (!stack) return price_step_into(step, *model, ctx, c);
   // A serving step's all-reduces run the stack's own kernels where its engine
   // would (training steps, priced by price_kernels, keep NCCL).
   CostContext served = ctx;
   served.all_reduce = &stack->all_reduce;
-  StepCost c = price_step(step, *model, served);
+  price_step_into(step, *model, served, c);
   const HostTime host = host_time(step, *stack);
   const double wall = step_wall_time_s(c.gpu_time_s, host, *stack);
   const double exposed = wall - c.gpu_time_s + extra_host_s_per_step;
   if (exposed > 0) {
-    PricedOperator p;
+    c.parts.emplace_back();
+    PricedOperator& p = c.parts.back();
     p.name = "host_overhead";
     p.family = OpFamily::Host;
     p.count = 1;
     p.time_s = p.time_low_s = p.time_high_s = exposed;
+    p.flops = p.bytes = 0;
     p.bound = "host";
-    c.parts.push_back(p);
     c.time_s += exposed;
     c.time_low_s += exposed;
     c.time_high_s += exposed;
   }
-  return c;
 }
 
 std::unique_ptr<KernelCostModel> make_kernel_cost_model(const std::string& requested, const GpuSpec& gpu,

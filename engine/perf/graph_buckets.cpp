@@ -57,15 +57,21 @@ bool is_graph_decode_batch(const BatchShape& batch) {
 
 BatchShape graph_padded_batch(const BatchShape& batch, const GraphBuckets& buckets, bool decode_graphs,
                               int64_t* padding) {
+  BatchShape padded;
+  graph_pad_into(batch, buckets, decode_graphs, padded, padding);
+  return padded;
+}
+
+void graph_pad_into(const BatchShape& batch, const GraphBuckets& buckets, bool decode_graphs, BatchShape& out,
+                    int64_t* padding) {
   *padding = 0;
-  if (!decode_graphs || buckets.every_size || !is_graph_decode_batch(batch)) return batch;
+  out.seqs.assign(batch.seqs.begin(), batch.seqs.end());
+  if (!decode_graphs || buckets.every_size || !is_graph_decode_batch(batch)) return;
   const int64_t n = static_cast<int64_t>(batch.seqs.size());
   const int64_t bucket = graph_bucket(buckets, n);
-  if (bucket <= n) return batch;  // captured exactly, or eager above the largest size
-  BatchShape padded = batch;
-  padded.seqs.resize(static_cast<size_t>(bucket), SeqChunk{batch.seqs.front().new_tokens, 1});
+  if (bucket <= n) return;  // captured exactly, or eager above the largest size
+  out.seqs.resize(static_cast<size_t>(bucket), SeqChunk{batch.seqs.front().new_tokens, 1});
   *padding = bucket - n;
-  return padded;
 }
 
 }  // namespace sightline

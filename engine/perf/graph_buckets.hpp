@@ -40,5 +40,8 @@ bool is_graph_decode_batch(const BatchShape& batch);
 // receives the number of dummies (0 when nothing is padded).
 BatchShape graph_padded_batch(const BatchShape& batch, const GraphBuckets& buckets, bool decode_graphs,
                               int64_t* padding);
+// The same into `out` (reusing its storage: a simulator pads every step).
+void graph_pad_into(const BatchShape& batch, const GraphBuckets& buckets, bool decode_graphs, BatchShape& out,
+                    int64_t* padding);
 
 }  // namespace sightline

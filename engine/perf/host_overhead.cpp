@@ -122,10 +122,11 @@ StepOperators build_served_step(const ModelArch& m, const Precision& p, const Pa
                                 BatchShape* ran) {
   int64_t padding = 0;
   const bool decode_graphs = stack.cuda_graphs != "none";
-  const BatchShape padded = graph_padded_batch(batch, stack.graph_batch_sizes, decode_graphs, &padding);
+  BatchShape local;
+  BatchShape& padded = ran ? *ran : local;  // the caller's shape keeps its storage from step to step
+  graph_pad_into(batch, stack.graph_batch_sizes, decode_graphs, padded, &padding);
   StepOperators ops = build_forward_step(m, p, layout, padded, options);
   ops.padding_sequences = padding;
-  if (ran) *ran = padded;
   return ops;
 }
 

@@ -3,6 +3,7 @@
 // max(compute at dense peak, traffic at HBM bandwidth). The calibrated tiers of
 // the cost-model issue plug in behind the same interface.
 #include <string>
+#include <string_view>
 
 #include "core/json_reader.hpp"
 
@@ -18,7 +19,9 @@ struct OpCost {
   double time_high_s = 0;
   double compute_s = 0;   // FLOPs at the achievable compute rate
   double memory_s = 0;    // bytes at the achievable bandwidth
-  std::string bound;      // "compute", "memory", "launch" or "communication"
+  // "compute", "memory", "launch" or "communication": always a literal, so a
+  // view (a cost is made per operator per step; a string would be copied each time).
+  std::string_view bound;
 };
 
 struct CostContext {

@@ -11,9 +11,18 @@ namespace sightline {
 StepCost price_step(const StepOperators& step, const KernelCostModel& model, const CostContext& ctx) {
   StepCost out;
   out.parts.reserve(step.ops.size() + 1);  // + the host overhead part CostSetup::price may add
-  for (const Operator& op : step.ops) {
+  price_step_into(step, model, ctx, out);
+  return out;
+}
+
+void price_step_into(const StepOperators& step, const KernelCostModel& model, const CostContext& ctx, StepCost& out) {
+  out.time_s = out.gpu_time_s = out.time_low_s = out.time_high_s = 0;
+  out.flops = out.bytes = out.compute_peak_s = out.memory_peak_s = 0;
+  out.parts.resize(step.ops.size());
+  for (size_t i = 0; i < step.ops.size(); ++i) {
+    const Operator& op = step.ops[i];
     const OpCost c = model.cost(op, ctx);
-    PricedOperator p;
+    PricedOperator& p = out.parts[i];
     p.name = op.name;
     p.family = op.family;
     p.count = op.count;
@@ -35,10 +44,8 @@ StepCost price_step(const StepOperators& step, const KernelCostModel& model, con
         out.memory_peak_s += p.bytes / (ctx.gpu->hbm_bandwidth_GBps * 1e9);
       }
     }
-    out.parts.push_back(std::move(p));
   }
   out.gpu_time_s = out.time_s;
-  return out;
 }
 
 void BreakdownAccumulator::add(const StepCost& step) {

@@ -38,6 +38,10 @@ struct StepCost {
 };
 
 StepCost price_step(const StepOperators& step, const KernelCostModel& model, const CostContext& ctx);
+// The same into `out`, every field overwritten: its parts (and their names'
+// storage) are reused, so a simulator that prices a step per event keeps
+// allocating nothing once the largest step has been priced.
+void price_step_into(const StepOperators& step, const KernelCostModel& model, const CostContext& ctx, StepCost& out);
 
 // Accumulates steps with the same operator names (e.g. all decode steps).
 class BreakdownAccumulator {

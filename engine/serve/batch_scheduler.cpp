@@ -34,6 +34,9 @@ class IterationScheduler : public BatchScheduler {
   void waiting_candidates(const ModelEngine& e, size_t want, std::vector<int32_t>& out, int64_t min_key) const;
 
   bool chunked_;
+  // Per-step lists, kept between steps so that forming a step allocates
+  // nothing once they have grown to the largest batch.
+  std::vector<int32_t> decodes_, partials_, waiting_, admitted_, order_;
 };
 
 void IterationScheduler::swap_in(ModelEngine& e, StepBatch& b) {
@@ -154,7 +157,11 @@ bool IterationScheduler::form(Replica& r, ModelEngine& e, StepBatch& b) {
   int64_t budget = spec_.scheduler.max_num_batched_tokens;
   bool admissions_blocked = !e.swapped.empty();
 
-  std::vector<int32_t> decodes, partials, waiting;
+  std::vector<int32_t>& decodes = decodes_;
+  std::vector<int32_t>& partials = partials_;
+  std::vector<int32_t>& waiting = waiting_;
+  decodes.clear();
+  partials.clear();
   for (int32_t id : e.running) {
     const SimRequest& q = req(id);
     if (q.in_flight) continue;
@@ -167,7 +174,8 @@ bool IterationScheduler::form(Replica& r, ModelEngine& e, StepBatch& b) {
   // Prompts preempted back to the queue during this step get keys below this one.
   const int64_t first_key = e.waiting.empty() ? INT64_MAX : e.waiting.entries().begin()->first;
   waiting_candidates(e, seats + 1, waiting, INT64_MIN);
-  std::vector<int32_t> admitted_ids;  // prompts admitted in this step (a victim preempted in it may be one)
+  std::vector<int32_t>& admitted_ids = admitted_;  // prompts admitted in this step (a victim preempted in it may be one)
+  admitted_ids.clear();
 
   auto add_item = [&](SimRequest& q, ItemKind kind, int64_t new_tokens) {
     StepItem it;
@@ -241,12 +249,14 @@ bool IterationScheduler::form(Replica& r, ModelEngine& e, StepBatch& b) {
     process(waiting);
     if (admitted_ids.empty()) process(decodes);
   } else if (prio == Priority::PrefillFirst) {
-    std::vector<int32_t> c = partials;
+    std::vector<int32_t>& c = order_;
+    c.assign(partials.begin(), partials.end());
     c.insert(c.end(), waiting.begin(), waiting.end());
     c.insert(c.end(), decodes.begin(), decodes.end());
     process(c);
   } else if (prio == Priority::DecodeFirst) {
-    std::vector<int32_t> c = decodes;
+    std::vector<int32_t>& c = order_;
+    c.assign(decodes.begin(), decodes.end());
     c.insert(c.end(), partials.begin(), partials.end());
     // Under LoRA the decodes' preemptions can free adapter slots: the queued
     // prompts are chosen after them, among those queued when the step began.
@@ -258,7 +268,8 @@ bool IterationScheduler::form(Replica& r, ModelEngine& e, StepBatch& b) {
       process(waiting);
     }
   } else {
-    std::vector<int32_t> c = decodes;
+    std::vector<int32_t>& c = order_;
+    c.assign(decodes.begin(), decodes.end());
     c.insert(c.end(), partials.begin(), partials.end());
     c.insert(c.end(), waiting.begin(), waiting.end());
     std::stable_sort(c.begin(), c.end(), [&](int32_t x, int32_t y) {

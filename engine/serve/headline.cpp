@@ -112,8 +112,8 @@ ServingHeadline serving_headline(const std::vector<RequestOutcome>& outcomes, co
                 "): the queue grows without bound, so the latencies grow with the run's length; lower the rate or add "
                 "capacity";
   }
-  std::vector<RequestOutcome> q = outcomes;
-  std::stable_sort(q.begin(), q.end(), [](const RequestOutcome& a, const RequestOutcome& b) { return a.arrival < b.arrival; });
+  std::vector<RequestOutcome> sorted;
+  const std::vector<RequestOutcome>& q = by_arrival(outcomes, sorted);
   const int64_t n = static_cast<int64_t>(q.size());
   const int64_t lo = rep.warmup_requests, hi = n - rep.cooldown_requests;
   const std::string rate = format_3sig(offered_qps > 0 ? offered_qps : rep.arrival_rate_qps) + " req/s";

@@ -34,7 +34,7 @@ double Simulation::price(int cost_index, const BatchShape& shape, int adapters, 
   if (routed) options.moe = serving_moe_routing(spec_.moe, *c.model, c.layout, c.draft ? 0 : group_moe_tokens_);
   // The engine pads a graph decode batch to its captured size: the dummy
   // rows run every kernel, the all-to-alls included.
-  BatchShape ran;
+  BatchShape& ran = ran_scratch_;
   StepOperators ops = build_served_step(*c.model, s_.precision, c.layout, shape, options, s_.cost_model.software_stack, &ran);
   const double act_b = dtype_bytes(s_.precision.activations == Dtype::FP8 ? Dtype::BF16 : s_.precision.activations);
   if (routed && spec_.moe.expert_parallel > 1)
@@ -74,7 +74,8 @@ double Simulation::price(int cost_index, const BatchShape& shape, int adapters, 
       ops.ops.push_back(std::move(expand));
     }
   }
-  const StepCost sc = c.setup.price(ops);
+  StepCost& sc = priced_scratch_;
+  c.setup.price_into(ops, sc);
   if (work) {
     work->compute_gpu_s += sc.compute_peak_s * c.layout.tp;
     work->memory_gpu_s += sc.memory_peak_s * c.layout.tp;

@@ -21,29 +21,36 @@ namespace sightline::serve {
 enum class RequestState : int8_t { Pending, Queued, Running, Swapped, Handoff, Transferring, Done, Dropped };
 enum class ItemKind : int8_t { Prefill, Decode, Verify };
 
+// One request's record, kept for the whole run (a million of them in a large
+// run: fields ordered so that padding costs nothing; what only a KV handoff
+// needs lives in the simulator's handoff records, see HandoffRecord).
 struct SimRequest {
   RequestSpec spec;
-  RequestState state = RequestState::Pending;
-  bool in_flight = false;
-  int32_t replica = -1;
   int64_t computed = 0;   // tokens whose KV is in the cache
   int64_t generated = 0;  // output tokens delivered
   int64_t target = 0;     // tokens to have in cache before the next token comes out of a prefill
   KvHold kv;
   int64_t swapped_blocks = 0;
-  // Disaggregation: the prefill replica's blocks, held until the KV transfer ends.
-  int32_t src_replica = -1;
-  KvHold src_kv;
   int64_t cached_tokens = 0;  // prefix-cache hits over all admissions
   int64_t discarded = 0;      // KV tokens thrown away by recompute preemptions
   int64_t processed = 0;      // tokens this request put into the KV cache
   int64_t kv_counted = 0;     // private KV tokens the recorder counts for it while it runs
   TimeNs first_scheduled = -1, first_token = -1, last_token = -1, completion = -1;
-  int32_t gaps = 0, gaps_over_itl = 0;  // token gaps, and those past the SLO's ITL bound
-  TimeNs transfer_ns = 0;
-  int32_t preemptions = 0;
   int64_t queue_key = 0;  // its entry in the engine's waiting queue, while queued
   const char* drop_reason = nullptr;
+  int32_t replica = -1;
+  int32_t gaps = 0, gaps_over_itl = 0;  // token gaps, and those past the SLO's ITL bound
+  int32_t preemptions = 0;
+  int32_t handoff = -1;  // disaggregation: its HandoffRecord while its KV moves to a decode replica
+  RequestState state = RequestState::Pending;
+  bool in_flight = false;
+};
+
+// Disaggregation: the prefill replica's blocks of a request handed off to a
+// decode replica, held until the KV transfer ends (then the record is reused).
+struct HandoffRecord {
+  int32_t src_replica = -1;
+  KvHold src_kv;
 };
 
 struct StepItem {

@@ -115,10 +115,10 @@ Simulation::Simulation(const Scenario& scenario, const WorkloadOverride& overrid
 
   workload_info_ = generate_workload(spec_, override.seed.value_or(s_.seed), override);
   reqs_.resize(workload_info_.requests.size());
-  for (size_t i = 0; i < reqs_.size(); ++i) {
-    reqs_[i].spec = workload_info_.requests[i];
-    queue_.push(reqs_[i].spec.arrival, kPriority[kArrival], kArrival, static_cast<int64_t>(i));
-  }
+  for (size_t i = 0; i < reqs_.size(); ++i) reqs_[i].spec = workload_info_.requests[i];
+  arrival_order_ = arrival_order(workload_info_.requests);
+  workload_info_.requests = {};  // the copies in reqs_ are the ones used: free the memory
+  enqueue_next_arrival();
   arrivals_pending_ = static_cast<int64_t>(reqs_.size());
   first_arrival_ = reqs_.empty() ? 0 : reqs_.front().spec.arrival;
   for (const auto& q : reqs_) first_arrival_ = std::min(first_arrival_, q.spec.arrival);
@@ -128,6 +128,13 @@ Simulation::Simulation(const Scenario& scenario, const WorkloadOverride& overrid
 }
 
 Simulation::~Simulation() = default;
+
+void Simulation::enqueue_next_arrival() {
+  if (next_arrival_ >= reqs_.size()) return;
+  const size_t id = arrival_order_.empty() ? next_arrival_ : static_cast<size_t>(arrival_order_[next_arrival_]);
+  ++next_arrival_;
+  queue_.push(reqs_[id].spec.arrival, kPriority[kArrival], kArrival, static_cast<int64_t>(id));
+}
 
 // ---------------------------------------------------------------------------
 // Event loop
@@ -152,6 +159,7 @@ bool Simulation::run(int64_t max_events) {
     // (or, for a handoff, right where it happens): the routers hear of each.
     switch (ev.kind) {
       case kArrival: {
+        enqueue_next_arrival();
         on_arrival(static_cast<int32_t>(ev.a));
         const int32_t ri = reqs_[static_cast<size_t>(ev.a)].replica;
         if (ri >= 0) touched(ri);
@@ -162,10 +170,9 @@ bool Simulation::run(int64_t max_events) {
         touched(static_cast<int>(ev.a));
         break;
       case kTransferDone: {
-        on_transfer_done(static_cast<int32_t>(ev.a));
-        const Req& q = reqs_[static_cast<size_t>(ev.a)];
-        touched(q.replica);
-        touched(q.src_replica);
+        const int src = on_transfer_done(static_cast<int32_t>(ev.a));
+        touched(reqs_[static_cast<size_t>(ev.a)].replica);
+        touched(src);
         break;
       }
       case kSchedule: {
@@ -398,20 +405,20 @@ void Simulation::admit_transfers(Replica& r, Engine& e) {
     // seats (it joins `running` when the transfer lands).
     if (static_cast<int64_t>(e.running.size()) + e.transferring >= spec_.scheduler.max_num_seqs) break;
     if (!kv_.reserve_for_transfer(e.kv, q.kv, q.computed + 1 + spec_k_)) break;
-    Replica& src = replicas_[static_cast<size_t>(q.src_replica)];
+    const int32_t src_index = handoffs_[static_cast<size_t>(q.handoff)].src_replica;
+    Replica& src = replicas_[static_cast<size_t>(src_index)];
     const double bytes = static_cast<double>(q.computed) * src.engines[static_cast<size_t>(q.spec.model)].kv.kv_bytes_per_token;
     const double secs = link.latency_us * 1e-6 + bytes / (link.bandwidth_per_gpu_GBps * 1e9);
     const TimeNs start = std::max(now_, src.link_free);
     const TimeNs end = clock_add(start, std::max<TimeNs>(1, to_ns(secs, "/hardware", "a KV transfer")), "/hardware");
     src.link_free = end;
     q.state = State::Transferring;
-    q.transfer_ns = end - now_;
     ++transfers_;
     transfer_bytes_ += bytes * src.layout.tp * src.layout.pp;
     transfer_ms_.push_back(static_cast<double>(end - now_) * 1e-6);
     if (detailed_ && spec_.outputs.trace) {
       if (static_cast<int64_t>(trace_transfers_.size()) < spec_.outputs.trace_max_steps)
-        trace_transfers_.push_back(TraceTransfer{id, q.src_replica, r.index, start, end - start});
+        trace_transfers_.push_back(TraceTransfer{id, src_index, r.index, start, end - start});
       else
         trace_truncated_ = true;
     }
@@ -620,8 +627,16 @@ void Simulation::handoff(Replica& r, Engine& e, Req& q) {
   const int32_t id = static_cast<int32_t>(&q - reqs_.data());
   leave_running(e, q);
   detach_adapter(e, q);
-  q.src_replica = r.index;
-  q.src_kv = std::move(q.kv);
+  if (free_handoffs_.empty()) {
+    q.handoff = static_cast<int32_t>(handoffs_.size());
+    handoffs_.emplace_back();
+  } else {
+    q.handoff = free_handoffs_.back();
+    free_handoffs_.pop_back();
+  }
+  HandoffRecord& h = handoffs_[static_cast<size_t>(q.handoff)];
+  h.src_replica = r.index;
+  h.src_kv = std::move(q.kv);
   q.kv = KvHold{};
   q.state = State::Handoff;
   --r.outstanding;
@@ -636,11 +651,15 @@ void Simulation::handoff(Replica& r, Engine& e, Req& q) {
   request_schedule(d, now_);
 }
 
-void Simulation::on_transfer_done(int32_t id) {
+int Simulation::on_transfer_done(int32_t id) {
   Req& q = reqs_[static_cast<size_t>(id)];
-  Replica& src = replicas_[static_cast<size_t>(q.src_replica)];
+  HandoffRecord& h = handoffs_[static_cast<size_t>(q.handoff)];
+  const int src_index = h.src_replica;
+  Replica& src = replicas_[static_cast<size_t>(src_index)];
   Engine& se = src.engines[static_cast<size_t>(q.spec.model)];
-  kv_.release(se.kv, q.src_kv);
+  kv_.release(se.kv, h.src_kv);
+  free_handoffs_.push_back(q.handoff);
+  q.handoff = -1;
   q.state = State::Running;
   Replica& d = replicas_[static_cast<size_t>(q.replica)];
   Engine& de = d.engines[static_cast<size_t>(q.spec.model)];
@@ -649,6 +668,7 @@ void Simulation::on_transfer_done(int32_t id) {
   attach_adapter(de, q);
   request_schedule(d, now_);
   request_schedule(src, now_);
+  return src_index;
 }
 
 void Simulation::on_step_end(int ri, int slot) {

@@ -117,7 +117,7 @@ class Simulation : private SchedulerHost, private ReplicaLoads {
   // events
   void on_arrival(int32_t id);
   void on_step_end(int r, int slot);
-  void on_transfer_done(int32_t id);
+  int on_transfer_done(int32_t id);  // returns the replica the KV came from
   void request_schedule(Replica& r, TimeNs t);
   void try_start(Replica& r);
   // Forms `b` on the first of r's engines, round robin from r.next_engine,
@@ -194,10 +194,24 @@ class Simulation : private SchedulerHost, private ReplicaLoads {
   std::vector<int> decode_replicas_;  // disaggregated decode pool
   std::vector<DpGroup> dp_groups_;    // attention data-parallel groups in lockstep
   int64_t group_moe_tokens_ = 0;      // while a group step is priced: all its ranks' tokens (0 otherwise)
+  // price()'s working storage, kept between steps so pricing allocates
+  // nothing in the steady state: the shape as run (graph padding) and the priced parts.
+  BatchShape ran_scratch_;
+  StepCost priced_scratch_;
   std::vector<ReplicaMemoryPlan> pool_memory_;
   std::vector<Req> reqs_;
-  GeneratedWorkload workload_info_;
+  std::vector<HandoffRecord> handoffs_;  // indexed by SimRequest::handoff
+  std::vector<int32_t> free_handoffs_;   // records no request holds, for reuse
+  GeneratedWorkload workload_info_;  // its requests moved into reqs_
   EventQueue queue_;
+  // Arrivals enter the queue one at a time, in (arrival, index) order: the
+  // order the queue pops them in when all are pushed up front (same time and
+  // priority: insertion order, i.e. index). The heap then holds the events in
+  // flight, not a million future arrivals: smaller, and each push and pop
+  // costs log(in flight). Empty when the requests already come in that order.
+  std::vector<int32_t> arrival_order_;
+  size_t next_arrival_ = 0;  // position in that order of the next arrival to enqueue
+  void enqueue_next_arrival();
   Rng accept_rng_;
   double lora_load_s_ = 0;
 

@@ -253,12 +253,21 @@ void judge_verdict(SteadyStateReport& rep, const std::vector<Judged>& judged, in
 
 }  // namespace
 
+const std::vector<RequestOutcome>& by_arrival(const std::vector<RequestOutcome>& outcomes,
+                                              std::vector<RequestOutcome>& storage) {
+  auto earlier = [](const RequestOutcome& a, const RequestOutcome& b) { return a.arrival < b.arrival; };
+  if (std::is_sorted(outcomes.begin(), outcomes.end(), earlier)) return outcomes;
+  storage = outcomes;
+  std::stable_sort(storage.begin(), storage.end(), earlier);
+  return storage;
+}
+
 SteadyStateReport judge_steady_state(const std::vector<RequestOutcome>& outcomes_in, const SloSpec& slo,
                                      double in_system_guess, double correlation_guess, double rho,
                                      const SteadyStateOptions& o) {
   SteadyStateReport rep;
-  std::vector<RequestOutcome> q = outcomes_in;
-  std::stable_sort(q.begin(), q.end(), [](const RequestOutcome& a, const RequestOutcome& b) { return a.arrival < b.arrival; });
+  std::vector<RequestOutcome> sorted;
+  const std::vector<RequestOutcome>& q = by_arrival(outcomes_in, sorted);
   const int64_t n = static_cast<int64_t>(q.size());
   rep.requests = n;
   if (n == 0) {

@@ -98,6 +98,11 @@ double relaxation_requests(double rho);
 // positive sequence on a series thinned to at most 2000 points).
 double autocorrelation_time(const std::vector<double>& x);
 
+// The outcomes in arrival order (stable): `outcomes` itself when they already
+// are (the usual case: no copy of a million records), else a sorted copy in `storage`.
+const std::vector<RequestOutcome>& by_arrival(const std::vector<RequestOutcome>& outcomes,
+                                              std::vector<RequestOutcome>& storage);
+
 // Judges a run. `in_system_guess`, `correlation_guess` and `rho` size the
 // warm-up (the run's own measurements can only lengthen it).
 SteadyStateReport judge_steady_state(const std::vector<RequestOutcome>& outcomes, const SloSpec& slo,

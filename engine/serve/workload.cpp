@@ -148,4 +148,20 @@ GeneratedWorkload generate_workload(const SimulationSpec& spec, uint64_t seed, c
   return out;
 }
 
+std::vector<int32_t> arrival_order(const std::vector<RequestSpec>& requests) {
+  std::vector<int32_t> order;
+  auto in_order = [](const RequestSpec& a, const RequestSpec& b) { return a.arrival <= b.arrival; };
+  if (std::adjacent_find(requests.begin(), requests.end(), [&](const RequestSpec& a, const RequestSpec& b) {
+        return !in_order(a, b);
+      }) == requests.end())
+    return order;
+  order.resize(requests.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int32_t>(i);
+  std::sort(order.begin(), order.end(), [&](int32_t x, int32_t y) {
+    const TimeNs ax = requests[static_cast<size_t>(x)].arrival, ay = requests[static_cast<size_t>(y)].arrival;
+    return ax != ay ? ax < ay : x < y;
+  });
+  return order;
+}
+
 }  // namespace sightline::serve

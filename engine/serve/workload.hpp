@@ -35,6 +35,11 @@ struct WorkloadOverride {
 
 GeneratedWorkload generate_workload(const SimulationSpec& spec, uint64_t seed, const WorkloadOverride& o = {});
 
+// The order the requests arrive in, ties by index: empty when that is their
+// order already (every generator's), else the permutation. The simulator
+// feeds arrivals to its event queue one at a time in this order.
+std::vector<int32_t> arrival_order(const std::vector<RequestSpec>& requests);
+
 // The workload's natural arrival rate (requests per second); 0 for all_at_once.
 double natural_rate_qps(const SimulationSpec& spec);
 

@@ -13,6 +13,7 @@
 #include "serve/capacity_search.hpp"
 #include "serve/slo_shares.hpp"
 #include "serve/steady_state.hpp"
+#include "serve/workload.hpp"
 #include "test_helpers.hpp"
 
 using namespace sightline::test;
@@ -253,4 +254,45 @@ TEST_CASE("capacity: a pool of identical replicas is probed on one replica and s
   CHECK(b.service_rate_qps() == doctest::Approx(72 * a.service_rate_qps()).epsilon(1e-12));
   // At a single replica's cost (the search's first rate starts within the same slice).
   CHECK(units_many < 2 * units_one + 20000);
+}
+
+// The judge reads outcomes in arrival order without copying them when they
+// already are (a million-request run's outcomes are); out of order, it sorts
+// a copy, stably: the verdict is the same either way.
+TEST_CASE("steady state: outcomes in arrival order are judged in place, others on a stable sorted copy") {
+  const std::vector<RequestOutcome> in_order = stream(3000, 0.1, [](int i) { return 1.0 + (i % 7) * 0.1; },
+                                                       [](int i) { return 0.05 + (i % 5) * 0.1; });
+  std::vector<RequestOutcome> storage;
+  CHECK(&by_arrival(in_order, storage) == &in_order);
+  CHECK(storage.empty());
+  std::vector<RequestOutcome> shuffled = in_order;
+  std::reverse(shuffled.begin(), shuffled.end());
+  std::swap(shuffled[10], shuffled[11]);
+  const std::vector<RequestOutcome>& sorted = by_arrival(shuffled, storage);
+  REQUIRE(&sorted == &storage);
+  REQUIRE(sorted.size() == in_order.size());
+  for (size_t i = 0; i < sorted.size(); ++i) {
+    CHECK(sorted[i].arrival == in_order[i].arrival);
+    CHECK(sorted[i].completion == in_order[i].completion);
+  }
+  SteadyStateOptions o;
+  const SloSpec slo = ttft_slo(500, 0.9);
+  const SteadyStateReport a = judge_steady_state(in_order, slo, 0, 0, 0, o), b = judge_steady_state(shuffled, slo, 0, 0, 0, o);
+  CHECK(a.verdict == b.verdict);
+  CHECK(a.warmup_requests == b.warmup_requests);
+  CHECK(a.in_system_mean == b.in_system_mean);
+  CHECK(a.arrival_rate_qps == b.arrival_rate_qps);
+}
+
+// The simulator enqueues arrivals one at a time in this order, which must be
+// the order the event queue popped them in when all were pushed at once:
+// by time, ties by index (insertion order).
+TEST_CASE("serving: arrivals are fed in time order, ties by index") {
+  std::vector<RequestSpec> r(5);
+  for (size_t i = 0; i < r.size(); ++i) r[i].arrival = static_cast<TimeNs>(10 * i);
+  r[3].arrival = r[2].arrival;  // a tie keeps the order
+  CHECK(arrival_order(r).empty());  // already in order: no permutation kept
+  r[0].arrival = 25;
+  r[4].arrival = 0;
+  CHECK(arrival_order(r) == std::vector<int32_t>{4, 1, 2, 3, 0});
 }

@@ -4,6 +4,8 @@
 // (presets/stacks/*.json, with their sources).
 #include <doctest/doctest.h>
 
+#include <vector>
+
 #include "core/error.hpp"
 #include "hw/hardware.hpp"
 #include "model/architecture.hpp"
@@ -119,4 +121,53 @@ TEST_CASE("captured batch sizes are read strictly") {
   CHECK(code_at(s).first.empty());
   s["cuda_graph_batch_sizes"] = "every";
   CHECK(code_at(s).second == "/stack/cuda_graph_batch_sizes");  // a graph-less stack captures nothing
+}
+
+// The simulator pads and prices a step per event into storage it keeps
+// (graph_pad_into, CostSetup::price_into): reused storage must give exactly
+// what fresh storage gives, whatever the previous step was (larger, smaller,
+// with or without a host part), to the bit.
+TEST_CASE("padding and pricing into reused storage equal fresh results to the bit") {
+  const ModelArch m = read_model(json("llama-3-8b"), "/model");
+  const SoftwareStack vllm = gb_stack("vllm-like");
+  StepOptions o;
+  o.fusion = vllm.fusion;
+  CostModelSpec spec;
+  spec.software_stack = vllm;
+  HardwareSpec h;
+  const CostSetup setup = gb_setup(spec, h);
+  BatchShape mixed = gb_decode(30, 900);
+  mixed.seqs.push_back(SeqChunk{512, 0});
+  BatchShape ran;
+  StepCost reused;
+  for (const BatchShape& b : {gb_decode(65, 2000), gb_decode(3, 100), mixed, gb_decode(257, 700), gb_decode(65, 2001)}) {
+    CAPTURE(b.seqs.size());
+    int64_t pad_fresh = -1, pad_reused = -1;
+    const BatchShape fresh = graph_padded_batch(b, vllm.graph_batch_sizes, true, &pad_fresh);
+    graph_pad_into(b, vllm.graph_batch_sizes, true, ran, &pad_reused);
+    CHECK(pad_reused == pad_fresh);
+    REQUIRE(ran.seqs.size() == fresh.seqs.size());
+    for (size_t i = 0; i < ran.seqs.size(); ++i) {
+      CHECK(ran.seqs[i].new_tokens == fresh.seqs[i].new_tokens);
+      CHECK(ran.seqs[i].cached_tokens == fresh.seqs[i].cached_tokens);
+    }
+    const StepOperators ops = build_served_step(m, Precision{}, ParallelLayout{}, b, o, vllm);
+    const StepCost want = setup.price(ops);
+    setup.price_into(ops, reused);
+    auto totals = [](const StepCost& c) {
+      return std::vector<double>{c.time_s, c.gpu_time_s, c.time_low_s,     c.time_high_s,
+                                 c.flops,  c.bytes,      c.compute_peak_s, c.memory_peak_s};
+    };
+    auto figures = [](const PricedOperator& p) {
+      return std::vector<double>{static_cast<double>(p.family), p.count, p.time_s, p.time_low_s, p.time_high_s, p.flops,
+                                 p.bytes};
+    };
+    CHECK(totals(reused) == totals(want));
+    REQUIRE(reused.parts.size() == want.parts.size());
+    for (size_t i = 0; i < want.parts.size(); ++i) {
+      CHECK(reused.parts[i].name == want.parts[i].name);
+      CHECK(reused.parts[i].bound == want.parts[i].bound);
+      CHECK(figures(reused.parts[i]) == figures(want.parts[i]));
+    }
+  }
 }
