@@ -17,11 +17,11 @@ import { repoRoot } from '../fuzz/surface_seeds.mjs';
 
 // Cases per surface: together about 40 s of CPU on one core (native and wasm).
 const CASES = { bench: 600, fit: 12, calibration: 1500, hf: 1500, hardware: 1000 };
-// Surfaces the wasm module has no entry for, with the reason: benchmark files
-// and fits are CLI surfaces until the page's calibration flow (issue 37)
-// needs them; binding the readers cost 23 KB of gzipped wasm the page does
-// not use, past its 1 MB budget.
-const NATIVE_ONLY = { fit: 'no wasm entry', bench: 'no wasm entry: the readers are not in the page yet' };
+// Surfaces the fuzzer runs natively only, with the reason: the page reads
+// benchmark files (importBenchFile, the Calibrate tab), so they are compared
+// byte for byte; a fit's fuzzed files go through the same readers, and the fit
+// itself (fitCalibration) is one case of seconds, run by tests/web/calibrate.test.mjs.
+const NATIVE_ONLY = { fit: 'the fit is checked in the page test; its readers are the bench surface' };
 const scale = Number(process.env.SIGHTLINE_SURFACE_FUZZ_SCALE || 1);
 const driver = path.join(repoRoot, 'build', 'fuzz_driver');
 

@@ -255,3 +255,47 @@ export function decodeSearchLink(hash) {
   checkDepthAndKeys(payload);
   return { question: payload.q, answer: payload.a };
 }
+
+// ---- cluster calibrations ------------------------------------------------------
+
+export const CALIBRATION_LINK_VERSION = 1;
+
+/**
+ * The calibration a link carries: the file `sightline fit` wrote, without the
+ * per-run rows of its report (the factors, what was fitted and held, the
+ * warnings and the fit's base stay), so a link stays far below MAX_LINK_CHARS.
+ */
+export function shareableCalibration(calibration) {
+  const c = structuredClone(calibration);
+  if (isObject(c.fit)) {
+    delete c.fit.runs;
+    for (const part of ['in_sample', 'held_out']) if (isObject(c.fit[part])) delete c.fit[part].runs;
+  }
+  return canonical(c);
+}
+
+/** The hash entry `c1=...` (without '&') that carries a calibration beside a scenario's `v1=...`. */
+export function encodeCalibrationLink(calibration) {
+  return `c${CALIBRATION_LINK_VERSION}=${compress(shareableCalibration(calibration))}`;
+}
+
+/**
+ * The calibration of a hash, or null when it carries none; throws LinkError
+ * when it is damaged. The engine checks the factors when a run uses it.
+ */
+export function decodeCalibrationLink(hash) {
+  let text = String(hash ?? '');
+  if (text.startsWith('#')) text = text.slice(1);
+  if (text.length > MAX_LINK_CHARS) throw new LinkError(`the link is too long (${text.length} characters; a link is at most ${MAX_LINK_CHARS})`);
+  const entry = text.split('&').find((p) => /^c\d+=/.test(p));
+  if (!entry) return null;
+  const eq = entry.indexOf('=');
+  const version = Number(entry.slice(1, eq));
+  if (version !== CALIBRATION_LINK_VERSION) throw new LinkError(`the link uses calibration format c${version}; this page reads c${CALIBRATION_LINK_VERSION}`);
+  const cal = readPayload(entry.slice(eq + 1), 'calibration');
+  if (!isObject(cal) || typeof cal.id !== 'string' || cal.id === '' || cal.id.length > 200 || !isObject(cal.factors)) {
+    throw new LinkError('the link\'s calibration is not a calibration (expected {id, factors, ...})');
+  }
+  checkDepthAndKeys(cal);
+  return cal;
+}

@@ -2,7 +2,9 @@
 // (imported by both web/src/worker.js and web/src/engine-client.js, so neither
 // spells a message type of its own). Every message is {id, type, payload}:
 //
-//   page -> worker   RUN {scenario, centralOnly?, bound?}   sliced run: PROGRESS* then RESULT | ERROR
+//   page -> worker   RUN {scenario, centralOnly?, bound?, calibration?}   sliced run: PROGRESS* then RESULT | ERROR
+//                                     (calibration: a cluster calibration the engine puts into the
+//                                     scenario's cost model first, api::apply_calibration)
 //                                     (centralOnly: the central cost bound alone, no intervals;
 //                                     bound "low" | "high": one run at that cost bound, no intervals)
 //                    CANCEL {id}       cancel the run whose request id is `id`
@@ -12,6 +14,10 @@
 //                                     (api::estimate_work) and ms: how long this worker took to make it}
 //                    INSPECT {model}   RESULT {result: what the engine understood of a model}
 //                    REGISTRIES {}     RESULT {result: the engine's policy registries}
+//                    IMPORT_BENCH {name, text}   RESULT {result: the runs of a benchmark result
+//                                     file (api::import_bench_file)}
+//                    FIT {request}     PROGRESS* then RESULT {result: the calibration (api::fit_calibration;
+//                                     request {base, base_name, files: [{name, text}], id})}
 //                    SEARCH_PLAN {question}   RESULT {result: the deployment search's candidates}
 //                    SEARCH_INTERVALS {question, results}   RESULT {result: the runs at the cost
 //                                     bounds that the ranking's intervals need (api::search_intervals)}
@@ -33,6 +39,8 @@ export const MSG = Object.freeze({
   ESTIMATE: 'ESTIMATE',
   INSPECT: 'INSPECT',
   REGISTRIES: 'REGISTRIES',
+  IMPORT_BENCH: 'IMPORT_BENCH',
+  FIT: 'FIT',
   SEARCH_PLAN: 'SEARCH_PLAN',
   SEARCH_INTERVALS: 'SEARCH_INTERVALS',
   SEARCH_RANK: 'SEARCH_RANK',

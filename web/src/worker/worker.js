@@ -69,7 +69,7 @@ function envelopeToMessage(id, envelope) {
   else postError(id, envelope.error);
 }
 
-async function run(id, scenario, centralOnly, bound) {
+async function run(id, scenario, centralOnly, bound, calibration) {
   runs.add(id);
   let engine;
   try {
@@ -84,7 +84,15 @@ async function run(id, scenario, centralOnly, bound) {
       postError(id, { code: 'cancelled', message: 'run cancelled' });
       return;
     }
-    const text = scenarioText(scenario);
+    let text = scenarioText(scenario);
+    if (calibration) {  // the engine's own way in (api::apply_calibration), as `run --calibration`
+      const applied = JSON.parse(engine.applyCalibration(text, JSON.stringify(calibration)));
+      if (!applied.ok) {
+        postError(id, applied.error);
+        return;
+      }
+      text = JSON.stringify(applied.result);
+    }
     const started = JSON.parse(bound ? engine.startAtBound(text, String(bound))
       : centralOnly ? engine.startCentralOnly(text) : engine.start(text));
     if (!started.ok) {
@@ -143,7 +151,7 @@ self.onmessage = (event) => {
   const payload = msg.payload || {};
   switch (type) {
     case MSG.RUN:
-      run(id, payload.scenario, Boolean(payload.centralOnly), payload.bound);
+      run(id, payload.scenario, Boolean(payload.centralOnly), payload.bound, payload.calibration || null);
       break;
     case MSG.CANCEL:
       // A RUN always arrives before its CANCEL; ids of finished runs are ignored.
@@ -169,6 +177,14 @@ self.onmessage = (event) => {
       break;
     case MSG.INSPECT:
       simple(id, (engine) => engine.inspectModel(scenarioText(payload.model)));
+      break;
+    case MSG.IMPORT_BENCH:
+      simple(id, (engine) => engine.importBenchFile(String(payload.name), String(payload.text), ''));
+      break;
+    case MSG.FIT:
+      // One blocking call; each replay's progress is posted from inside it.
+      simple(id, (engine) => engine.fitCalibration(JSON.stringify(payload.request),
+        (p) => post(id, MSG.PROGRESS, { progress: Math.min(1, Math.max(0, Number(p) || 0)) })));
       break;
     case MSG.SEARCH_PLAN:
       simple(id, (engine) => engine.searchPlan(JSON.stringify(payload.question)));
