@@ -1,12 +1,10 @@
 // Embind bindings: plain functions over JSON strings, mirroring engine/api/api.hpp.
 // One Engine instance per module holds the sliced runs of this worker.
 #include <emscripten/bind.h>
-#include <emscripten/val.h>
 
 #include <cstdlib>
 
 #include "api/api.hpp"
-#include "api/calibration_fit.hpp"
 
 namespace {
 
@@ -31,14 +29,6 @@ std::string cancel(int handle) { return engine().cancel(handle); }
 // TEST_HOOK_ABORT message calls it, and no page code sends that.
 void test_hook_abort() { std::abort(); }
 
-// The fit blocks until it is done; the worker passes a function that posts
-// each progress figure to the page (the main thread is never blocked).
-std::string fit_calibration(const std::string& request, emscripten::val on_progress) {
-  const bool report = on_progress.typeOf().as<std::string>() == "function";
-  return sightline::api::fit_calibration(
-      request, [&](double p) { if (report) on_progress(p); }, sightline::api::FitOptions::kApiCeiling);
-}
-
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(sightline) {
@@ -49,9 +39,8 @@ EMSCRIPTEN_BINDINGS(sightline) {
   emscripten::function("getPreset", &sightline::api::get_preset);
   emscripten::function("version", &sightline::api::version);
   emscripten::function("inspectModel", &sightline::api::inspect_model);
-  emscripten::function("importBenchFile", &sightline::api::import_bench_file);
+  // The benchmark readers and the fit are calibrate_bindings.cpp's (loaded on demand).
   emscripten::function("applyCalibration", &sightline::api::apply_calibration);
-  emscripten::function("fitCalibration", &fit_calibration);
   emscripten::function("listRegistries", &sightline::api::list_registries);
   emscripten::function("searchPlan", &sightline::api::search_plan);
   emscripten::function("searchIntervals", &sightline::api::search_intervals);

@@ -622,15 +622,14 @@ let calibrateModule = null;
 function openCalibrate() {
   if (!calibrateModule) {
     calibrateModule = import('./calibrate.js').then((m) => {
-      m.init({
-        client,
+      m.initCalibrate({
         getBase: () => (state.base ? { scenario: currentScenario(), label: describe(currentScenario()) } : null),
         onApplied: calibrationChanged,
       });
       return m;
     });
   }
-  calibrateModule.then((m) => m.refresh());
+  calibrateModule.then((m) => m.refreshCalibrate());
 }
 
 /** After Apply, rename or remove: the share option and the result follow. */
@@ -648,7 +647,7 @@ function applyLinkCalibration(hash) {
     const cal = decodeCalibrationLink(hash);
     if (!cal) return false;
     calibration.apply(cal);
-    if (calibrateModule) calibrateModule.then((m) => m.showApplied());
+    if (calibrateModule) calibrateModule.then((m) => m.showAppliedCalibration());
     return true;
   } catch (err) {
     showLinkNotice(`${err.message.charAt(0).toUpperCase()}${err.message.slice(1)}.`);

@@ -7,10 +7,12 @@
 import { $, cell } from './dom.js';
 import { display } from './format.js';
 import * as store from './calibration-store.js';
+import { EngineClient } from './engine-client.js';
 
 const MAX_FILE_BYTES = 64 * 1024 * 1024;  // the engine's own cap (api kMaxBenchFileBytes) refuses past it too
 
-let deps = null;       // {client, getBase, onApplied}
+let deps = null;       // {getBase, onApplied}
+let client = null;     // the calibration worker's client, started with the first file
 let files = [];        // [{name, text, runs | error}] in the order dropped
 let fitted = null;     // the calibration of the last fit, until applied
 let fitRun = null;     // {id} of the fit in flight
@@ -75,6 +77,12 @@ function renderFiles() {
 
 const readable = () => files.filter((f) => f.runs);
 
+/** The readers and the fit run in their own worker and wasm module, loaded with the first file. */
+function calibrationClient() {
+  if (!client) client = new EngineClient(new URL('./worker/calibrate-worker.js', import.meta.url));
+  return client;
+}
+
 /** The base scenario is the form's: said in words, confirmed by the user. */
 function showBase() {
   const base = deps.getBase();
@@ -97,7 +105,7 @@ async function addFiles(list) {
     else {
       entry.text = await file.text();
       try {
-        entry.runs = await deps.client.importBench(file.name, entry.text);
+        entry.runs = await calibrationClient().importBench(file.name, entry.text);
       } catch (err) {
         entry.error = { path: err.path || '', message: err.message };
       }
@@ -157,7 +165,7 @@ function runFit() {
   $('cal-progress').value = 0;
   $('cal-status').dataset.state = 'running';
   $('cal-status').textContent = 'Fitting… 0%';
-  const { id, promise } = deps.client.fit(request, (p) => {
+  const { id, promise } = calibrationClient().fit(request, (p) => {
     $('cal-progress').value = p;
     $('cal-status').textContent = `Fitting… ${Math.round(100 * p)}%`;
   });
@@ -179,7 +187,7 @@ function runFit() {
 }
 
 /** The applied calibration's box: its name (editable) and Remove. */
-export function showApplied() {
+export function showAppliedCalibration() {
   const name = store.appliedName();
   $('cal-applied').hidden = !name;
   $('cal-applied-none').hidden = Boolean(name);
@@ -214,8 +222,8 @@ function bindDrop() {
   });
 }
 
-/** Wires the tab once: {client, getBase: () => {scenario, label} | null, onApplied: () => void}. */
-export function init(options) {
+/** Wires the tab once: {getBase: () => {scenario, label} | null, onApplied: () => void}. */
+export function initCalibrate(options) {
   if (deps) return;
   deps = options;
   bindDrop();
@@ -225,7 +233,7 @@ export function init(options) {
   $('cal-apply').addEventListener('click', () => {
     if (!fitted) return;
     store.apply(fitted);
-    showApplied();
+    showAppliedCalibration();
     deps.onApplied();
   });
   $('cal-rename').addEventListener('click', () => {
@@ -235,15 +243,15 @@ export function init(options) {
   });
   $('cal-remove').addEventListener('click', () => {
     store.remove();
-    showApplied();
+    showAppliedCalibration();
     deps.onApplied();
   });
-  showApplied();
+  showAppliedCalibration();
 }
 
 /** Called when the tab opens: the form's scenario may have changed since. */
-export function refresh() {
+export function refreshCalibrate() {
   if (!deps) return;
   if (files.length) showBase();
-  showApplied();
+  showAppliedCalibration();
 }

@@ -14,10 +14,6 @@
 //                                     (api::estimate_work) and ms: how long this worker took to make it}
 //                    INSPECT {model}   RESULT {result: what the engine understood of a model}
 //                    REGISTRIES {}     RESULT {result: the engine's policy registries}
-//                    IMPORT_BENCH {name, text}   RESULT {result: the runs of a benchmark result
-//                                     file (api::import_bench_file)}
-//                    FIT {request}     PROGRESS* then RESULT {result: the calibration (api::fit_calibration;
-//                                     request {base, base_name, files: [{name, text}], id})}
 //                    SEARCH_PLAN {question}   RESULT {result: the deployment search's candidates}
 //                    SEARCH_INTERVALS {question, results}   RESULT {result: the runs at the cost
 //                                     bounds that the ranking's intervals need (api::search_intervals)}
@@ -25,6 +21,11 @@
 //                    TEST_HOOK_ABORT {}   test hook: aborts the wasm module for real (the
 //                                     worker then dies and the page restarts it); only the
 //                                     worker test sends it
+//   page -> calibration worker (worker/calibrate-worker.js, the Calibrate tab's module)
+//                    IMPORT_BENCH {name, text}   RESULT {result: the runs of a benchmark result
+//                                     file (api::import_bench_file)}
+//                    FIT {request}     PROGRESS* then RESULT {result: the calibration (api::fit_calibration;
+//                                     request {base, base_name, files: [{name, text}], id})}
 //   worker -> page   READY {version, features}   once the wasm module is instantiated (id null);
 //                                     features.search: the module has the deployment search
 //                    PROGRESS {progress}   0..1

@@ -5,33 +5,14 @@
  * wraps it); it and sightline.wasm sit at the site's root, one folder up.
  */
 import createSightline from '../sightline.mjs';
-import { MSG, message } from '../shared/protocol.js';
+import { MSG } from '../shared/protocol.js';
+import { post, postError, crash, envelopeToMessage, loadEngine, simple as replySimple } from './replies.js';
 
 const SLICE_TARGET_MS = 12;   // aim for slices this long, so a CANCEL waits at most ~1 slice
 const MAX_UNITS = 1 << 16;
 
 const runs = new Set();       // request ids of runs received and not finished
 const cancelled = new Set();  // subset of `runs` asked to stop
-
-function post(id, type, payload) {
-  self.postMessage(message(id, type, payload));
-}
-
-function postError(id, error) {
-  post(id, MSG.ERROR, {
-    code: String((error && error.code) || 'engine_error'),
-    path: String((error && error.path) || ''),
-    message: String((error && error.message) || error || 'unknown engine error'),
-  });
-}
-
-// A throw out of the wasm module (trap, abort, bad_alloc that escaped) leaves
-// the instance unusable: report it for the request, then crash the worker for
-// real so the page's onerror restarts a fresh one.
-function crash(id, err) {
-  postError(id, { code: 'engine_crashed', path: '', message: `the engine crashed: ${err && err.message ? err.message : err}` });
-  setTimeout(() => { throw err instanceof Error ? err : new Error(String(err)); });
-}
 
 // Yield to the event loop between slices so CANCEL (and other requests) are
 // handled. MessageChannel avoids setTimeout's 4 ms clamp.
@@ -42,31 +23,13 @@ function yieldToEventLoop() {
   return new Promise((resolve) => { yieldQueue.push(resolve); yieldChannel.port2.postMessage(null); });
 }
 
-// Emscripten looks for the .wasm beside the worker's script unless told where it is.
-const locateFile = (file) => new URL(`../${file}`, import.meta.url).href;
-const enginePromise = createSightline({ locateFile }).then((engine) => {
-  let version = null;
-  try {
-    const env = JSON.parse(engine.version());
-    version = env.ok ? env.result : null;
-  } catch (_) { /* reported as null */ }
-  const features = {
-    search: ['searchPlan', 'searchIntervals', 'searchRank', 'startAtBound'].every((f) => typeof engine[f] === 'function'),
-  };
-  post(null, MSG.READY, { version, features });
-  return engine;
-}, (err) => {
-  postError(null, { code: 'engine_load_failed', message: `could not load the WebAssembly engine: ${err && err.message ? err.message : err}` });
-  throw err;
-});
+const enginePromise = loadEngine(createSightline, import.meta.url, (engine) => ({
+  search: ['searchPlan', 'searchIntervals', 'searchRank', 'startAtBound'].every((f) => typeof engine[f] === 'function'),
+}));
+const simple = (id, call) => replySimple(enginePromise, id, call);
 
 function scenarioText(scenario) {
   return typeof scenario === 'string' ? scenario : JSON.stringify(scenario);
-}
-
-function envelopeToMessage(id, envelope) {
-  if (envelope.ok) post(id, MSG.RESULT, { result: envelope.result, warnings: envelope.warnings || [] });
-  else postError(id, envelope.error);
 }
 
 async function run(id, scenario, centralOnly, bound, calibration) {
@@ -131,20 +94,6 @@ async function run(id, scenario, centralOnly, bound, calibration) {
   }
 }
 
-async function simple(id, call) {
-  let engine;
-  try {
-    engine = await enginePromise;
-  } catch (_) {
-    return;  // engine_load_failed was already reported
-  }
-  try {
-    envelopeToMessage(id, JSON.parse(call(engine)));
-  } catch (err) {
-    crash(id, err);
-  }
-}
-
 self.onmessage = (event) => {
   const msg = event.data || {};
   const { id, type } = msg;
@@ -177,14 +126,6 @@ self.onmessage = (event) => {
       break;
     case MSG.INSPECT:
       simple(id, (engine) => engine.inspectModel(scenarioText(payload.model)));
-      break;
-    case MSG.IMPORT_BENCH:
-      simple(id, (engine) => engine.importBenchFile(String(payload.name), String(payload.text), ''));
-      break;
-    case MSG.FIT:
-      // One blocking call; each replay's progress is posted from inside it.
-      simple(id, (engine) => engine.fitCalibration(JSON.stringify(payload.request),
-        (p) => post(id, MSG.PROGRESS, { progress: Math.min(1, Math.max(0, Number(p) || 0)) })));
       break;
     case MSG.SEARCH_PLAN:
       simple(id, (engine) => engine.searchPlan(JSON.stringify(payload.question)));
