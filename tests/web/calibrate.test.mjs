@@ -78,6 +78,7 @@ test('a dropped real vLLM file is read, fitted in the worker, applied, and still
   await page.selectOption('#scenario', BASE);
   await waitDone(page, BASE);
   assert.equal(await chip(page), '', 'no calibration before one is applied');
+  assert.equal(await page.isVisible('#share-calibration-row'), false, 'nothing to share yet');
 
   await page.click('#tab-calibrate');
   await page.waitForSelector('#cal-drop');

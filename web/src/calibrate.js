@@ -124,6 +124,10 @@ function factorRows(cal) {
     const held = list.held_at_no_correction && list.held_at_no_correction[key];
     rows.push(`${key} ${display(value)}${typeof se === 'number' ? ` (± ${display(se)})` : held ? ` (held at no correction: ${held})` : ''}`);
   }
+  // Fitted beside the factors, not one of them: runs predict the server's TTFT, a client adds this.
+  if (typeof list.request_latency_ms === 'number') {
+    rows.push(`per-request latency ${display(list.request_latency_ms)} ms (client, network and tokenizer time on every TTFT; not applied to runs)`);
+  }
   return rows;
 }
 
