@@ -14,7 +14,11 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { checkBuilt, startServer, launchBrowser, waitDone, siteDir, repoDir, PAGE_GUARD_MS } from './harness.mjs';
+import os from 'node:os';
+import { spawnSync } from 'node:child_process';
+import {
+  checkBuilt, startServer, launchBrowser, waitDone, siteDir, repoDir, cliPath, metric, fixed3, PAGE_GUARD_MS,
+} from './harness.mjs';
 
 const realDir = path.join(repoDir, 'tests', 'data', 'bench', 'real');
 const RUN_FILE = 'er0080_opt125m_sweep_seqs4_c2_summary.json';
@@ -132,6 +136,17 @@ test('a dropped real vLLM file is read, fitted in the worker, applied, and still
   await page.click('#cal-apply');
   await waitChip(page, 'calibrated with lab-opt125m');
   assert.equal(await page.inputValue('#cal-applied-name'), 'lab-opt125m');
+  // The page's calibrated run is `sightline run --calibration` with the same file, to the digit.
+  const stored = await page.evaluate(() => localStorage.getItem('sightline.calibration'));
+  const calFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sightline-cal-')), 'lab.json');
+  fs.writeFileSync(calFile, stored);
+  const r = spawnSync(cliPath, ['run', '--preset', BASE, '--calibration', calFile, '--format', 'json'], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  const expected = JSON.parse(r.stdout).result;
+  assert.equal(expected.calibration.id, 'lab-opt125m');
+  await page.click('#tab-result');
+  assert.equal(await metric(page, 'serve.ttft_p99_ms'), fixed3(expected.metrics.ttft_ms.p99));
+  await page.click('#tab-calibrate');
 
   await page.reload();
   await waitDone(page, BASE);
@@ -191,4 +206,20 @@ test('a link that carries a calibration applies it on open and keeps it; one wit
   await waitChip(opened, 'calibrated with lab opt-125m A100');
   assert.deepEqual(opened.errors, []);
   await opened.context().close();
+});
+
+test('the drop zone is a keyboard control: Enter opens the file chooser, whose files are read the same way', async () => {
+  const page = await freshPage();
+  await page.goto(server.url);
+  await waitDone(page, 'I1.1');
+  await page.click('#tab-calibrate');
+  await page.focus('#cal-drop');
+  const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.keyboard.press('Enter')]);
+  assert.equal(chooser.isMultiple(), true);
+  await chooser.setFiles(path.join(realDir, FAILED_FILE));
+  await page.waitForSelector(`.cal-file[data-file="${FAILED_FILE}"][data-state="refused"]`);
+  assert.match(await page.textContent(`.cal-file[data-file="${FAILED_FILE}"]`), /\/completed/, 'the refusal is located');
+  assert.equal(await page.getAttribute('#cal-files', 'id'), await page.getAttribute('label[for="cal-files"]', 'for'));
+  assert.deepEqual(page.errors, []);
+  await page.context().close();
 });
