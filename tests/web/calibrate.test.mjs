@@ -17,7 +17,7 @@ import { pathToFileURL } from 'node:url';
 import os from 'node:os';
 import { spawnSync } from 'node:child_process';
 import {
-  checkBuilt, startServer, launchBrowser, waitDone, siteDir, repoDir, cliPath, metric, fixed3, PAGE_GUARD_MS,
+  checkBuilt, startServer, launchBrowser, newPage, waitDone, siteDir, repoDir, cliPath, metric, fixed3, PAGE_GUARD_MS,
 } from './harness.mjs';
 
 const realDir = path.join(repoDir, 'tests', 'data', 'bench', 'real');
@@ -41,14 +41,7 @@ after(async () => {
   if (server) await server.close();
 });
 
-async function freshPage(context) {
-  const ctx = context || await browser.newContext({ viewport: { width: 1400, height: 1000 } });
-  const page = await ctx.newPage();
-  page.errors = [];
-  page.on('pageerror', (e) => page.errors.push(e.message));
-  page.setDefaultTimeout(PAGE_GUARD_MS);
-  return page;
-}
+const freshPage = () => newPage(browser);  // its own context: its own localStorage
 
 /** Drops `names` (files of tests/data/bench/real) on the drop zone, as a drag from the desktop does. */
 async function dropFiles(page, names) {
@@ -85,7 +78,7 @@ test('a dropped real vLLM file is read, fitted in the worker, applied, and still
   assert.equal(await page.isVisible('#share-calibration-row'), false, 'nothing to share yet');
 
   await page.click('#tab-calibrate');
-  await page.waitForSelector('#cal-drop');
+  await page.waitForSelector('#cal-drop[data-ready="true"]');
   await dropFiles(page, [RUN_FILE, FAILED_FILE]);
   await page.waitForSelector(`.cal-file[data-file="${FAILED_FILE}"]`);
   await page.waitForSelector(`.cal-file[data-file="${RUN_FILE}"]`);
@@ -213,6 +206,7 @@ test('the drop zone is a keyboard control: Enter opens the file chooser, whose f
   await page.goto(server.url);
   await waitDone(page, 'I1.1');
   await page.click('#tab-calibrate');
+  await page.waitForSelector('#cal-drop[data-ready="true"]');
   await page.focus('#cal-drop');
   const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.keyboard.press('Enter')]);
   assert.equal(chooser.isMultiple(), true);

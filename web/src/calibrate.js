@@ -251,6 +251,7 @@ export function initCalibrate(options) {
     deps.onApplied();
   });
   showAppliedCalibration();
+  $('cal-drop').dataset.ready = 'true';  // its handlers are bound (this module loads on first opening)
 }
 
 /** Called when the tab opens: the form's scenario may have changed since. */
