@@ -65,6 +65,7 @@ const sweep = new Sweep({
   workerUrl,
   getScenario: () => currentScenario(),
   getGpu: (id) => state.gpus.get(id) || null,
+  getCalibration: () => (embed ? null : calibration.applied()),
   onDone: (ms) => { perf.lastSweepMs = ms; },
 });
 const compare = new Compare();
