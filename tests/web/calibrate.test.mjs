@@ -9,7 +9,7 @@
 // er0080_opt125m_sweep_seqs4_c2_summary.json: a fit needs more figures than
 // factors, which one run does not give); the all-failed `bench serve` file of
 // the same repository is refused.
-import { test, before, after } from 'node:test';
+import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -17,7 +17,7 @@ import { pathToFileURL } from 'node:url';
 import os from 'node:os';
 import { spawnSync } from 'node:child_process';
 import {
-  checkBuilt, startServer, launchBrowser, newPage, waitDone, siteDir, repoDir, cliPath, metric, fixed3, PAGE_GUARD_MS,
+  browserSuite, newPage, waitDone, siteDir, repoDir, cliPath, metric, fixed3,
 } from './harness.mjs';
 
 const realDir = path.join(repoDir, 'tests', 'data', 'bench', 'real');
@@ -25,23 +25,14 @@ const RUN_FILE = 'er0080_opt125m_sweep_seqs4_c2_summary.json';
 const FAILED_FILE = 'er0080_opt125m_all_failed_v0.25.1.json';
 const BASE = 'I2.2';  // a serving scenario: a fit replays the runs as serving simulations
 
-let server;
-let browser;
+const suite = browserSuite();  // the server and Chromium, started and closed around the tests
 let share;  // build/web/share.js, the page's own link codec
 
 before(async () => {
-  checkBuilt();
   share = await import(pathToFileURL(path.join(siteDir, 'share.js')).href);
-  server = await startServer();
-  browser = await launchBrowser();
 });
 
-after(async () => {
-  if (browser) await browser.close();
-  if (server) await server.close();
-});
-
-const freshPage = () => newPage(browser);  // its own context: its own localStorage
+const freshPage = () => newPage(suite.browser);  // its own context: its own localStorage
 
 /** Drops `names` (files of tests/data/bench/real) on the drop zone, as a drag from the desktop does. */
 async function dropFiles(page, names) {
@@ -70,7 +61,7 @@ let plainLink;
 
 test('a dropped real vLLM file is read, fitted in the worker, applied, and still applied and named after a reload', async () => {
   const page = await freshPage();
-  await page.goto(server.url);
+  await page.goto(suite.server.url);
   await waitDone(page, 'I1.1');
   await page.selectOption('#scenario', BASE);
   await waitDone(page, BASE);
@@ -203,7 +194,7 @@ test('a link that carries a calibration applies it on open and keeps it; one wit
 
 test('the drop zone is a keyboard control: Enter opens the file chooser, whose files are read the same way', async () => {
   const page = await freshPage();
-  await page.goto(server.url);
+  await page.goto(suite.server.url);
   await waitDone(page, 'I1.1');
   await page.click('#tab-calibrate');
   await page.waitForSelector('#cal-drop[data-ready="true"]');
