@@ -39,6 +39,8 @@ EMSCRIPTEN_BINDINGS(sightline) {
   emscripten::function("getPreset", &sightline::api::get_preset);
   emscripten::function("version", &sightline::api::version);
   emscripten::function("inspectModel", &sightline::api::inspect_model);
+  // The benchmark readers and the fit are calibrate_bindings.cpp's (loaded on demand).
+  emscripten::function("applyCalibration", &sightline::api::apply_calibration);
   emscripten::function("listRegistries", &sightline::api::list_registries);
   emscripten::function("searchPlan", &sightline::api::search_plan);
   emscripten::function("searchIntervals", &sightline::api::search_intervals);

@@ -14,7 +14,9 @@ const webDir = path.dirname(fileURLToPath(import.meta.url));
 const repoDir = path.dirname(webDir);
 const srcDir = path.join(webDir, 'src');
 const wasmDir = path.join(repoDir, 'build-wasm', 'wasm');
-const wasmFiles = ['sightline.js', 'sightline.wasm'];
+// The page's module, and the Calibrate tab's (loaded on demand: wasm/CMakeLists.txt).
+const WASM_MODULES = ['sightline', 'sightline-calibrate'];
+const wasmFiles = WASM_MODULES.flatMap((m) => [`${m}.js`, `${m}.wasm`]);
 const modulesDir = path.join(webDir, 'node_modules');
 // [package, file in the package, name under vendor/, licence file in the package,
 //  names to export when the file is a UMD bundle served as an ES module]
@@ -59,9 +61,11 @@ fs.mkdirSync(outDir, { recursive: true });
 fs.cpSync(srcDir, outDir, { recursive: true });
 // The engine worker is a module worker: the Emscripten glue (a classic script that
 // defines createSightline) is served as an ES module exporting it.
-fs.copyFileSync(path.join(wasmDir, 'sightline.wasm'), path.join(outDir, 'sightline.wasm'));
-fs.writeFileSync(path.join(outDir, 'sightline.mjs'),
-  `${fs.readFileSync(path.join(wasmDir, 'sightline.js'), 'utf8')}\nexport default createSightline;\n`);
+for (const m of WASM_MODULES) {
+  fs.copyFileSync(path.join(wasmDir, `${m}.wasm`), path.join(outDir, `${m}.wasm`));
+  fs.writeFileSync(path.join(outDir, `${m}.mjs`),
+    `${fs.readFileSync(path.join(wasmDir, `${m}.js`), 'utf8')}\nexport default createSightline;\n`);
+}
 
 // The engine's catalogue (listRegistries: metrics, policies, parameter schema),
 // written once here by the very wasm module the page ships, so the page reads

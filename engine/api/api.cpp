@@ -5,6 +5,8 @@
 
 #include "api/bench_import.hpp"
 #include "api/budgeted_job.hpp"
+#include "api/calibration_apply.hpp"
+#include "api/calibration_fit.hpp"
 #include "api/inspect_model.hpp"
 #include "api/make_job.hpp"
 #include "api/run_estimate.hpp"
@@ -18,6 +20,7 @@
 #include "scenario/scenario.hpp"
 #include "scenario/metric_catalogue.hpp"
 #include "scenario/policy_registry.hpp"
+#include "scenario/run_limits.hpp"
 #include "search/deployment_search.hpp"
 #include "search/training_search.hpp"
 
@@ -237,6 +240,64 @@ std::string import_bench_file(const std::string& name, const std::string& text, 
     json runs = json::array();
     for (const BenchRun& r : read_bench_file(name, text, format)) runs.push_back(r.to_json());
     return runs;
+  });
+}
+
+std::string apply_calibration(const std::string& scenario_json, const std::string& calibration_json) {
+  return guarded("apply_calibration", [&] {
+    return with_calibration(parse_json_text(scenario_json), parse_json_document(calibration_json, "the calibration"),
+                            "the scenario");
+  });
+}
+
+namespace {
+
+// A string member of the fit request, located at `path` when it is not one.
+std::string request_text(const json& doc, const char* key, const std::string& path) {
+  const json& v = doc[key];
+  if (!v.is_string()) fail(error_code::kType, path, std::string(key) + ": expected a string, got " + json_type_name(v));
+  return v.get<std::string>();
+}
+
+json fit_from_request(const json& doc, const std::function<void(double)>& on_progress, int64_t ceiling) {
+  if (!doc.is_object()) fail(error_code::kType, "", "a fit request is a JSON object");
+  for (const auto& [key, value] : doc.items())
+    if (key != "base" && key != "base_name" && key != "files" && key != "id" && key != "limits")
+      fail(error_code::kUnknownKey, "/" + key, "a fit request has no key '" + key + "' (base, base_name, files, id, limits)");
+  for (const char* key : {"base", "base_name", "files", "id"})
+    if (!doc.contains(key)) fail(error_code::kMissingKey, std::string("/") + key, std::string("a fit request needs '") + key + "'");
+  const json& files = doc["files"];
+  if (!files.is_array() || files.empty())
+    fail(error_code::kType, "/files", "files: expected a non-empty array of {name, text}");
+  std::vector<BenchRun> runs;
+  std::string source;
+  for (size_t i = 0; i < files.size(); ++i) {
+    const std::string at = "/files/" + std::to_string(i);
+    if (!files[i].is_object() || files[i].size() != 2 || !files[i].contains("name") || !files[i].contains("text"))
+      fail(error_code::kType, at, "each file is {name, text}");
+    const std::string name = request_text(files[i], "name", at + "/name");
+    const std::string text = request_text(files[i], "text", at + "/text");
+    for (BenchRun& r : read_bench_file(name, text, "")) runs.push_back(std::move(r));
+    source += (source.empty() ? "" : ", ") + name;
+  }
+  FitBase base{doc["base"], request_text(doc, "base_name", "/base_name")};
+  const std::string id = request_text(doc, "id", "/id");
+  FitOptions options;
+  // The same reader and bounds as a scenario's limits section, with the fit's default.
+  options.max_work_units = doc.contains("limits")
+                               ? read_max_work_units(doc["limits"], "/limits", FitOptions::kDefaultWorkUnits, ceiling)
+                               : FitOptions::kDefaultWorkUnits;
+  options.on_progress = on_progress;
+  return fit_cluster_calibration(base, runs, id, "sightline fit of " + source + " on " + base.name, options);
+}
+
+}  // namespace
+
+std::string fit_calibration(const std::string& request_json, const std::function<void(double)>& on_progress,
+                            int64_t ceiling) {
+  return guarded("fit_calibration", [&] {
+    return fit_from_request(parse_json_text(request_json), on_progress,
+                            std::max<int64_t>(1, std::min(ceiling, FitOptions::kMaxWorkUnits)));
   });
 }
 

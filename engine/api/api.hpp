@@ -5,6 +5,7 @@
 //   failure: {"ok":false,"error":{"code":...,"path":...,"message":...}}
 // No exception escapes.
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -43,6 +44,20 @@ std::string inspect_model(const std::string& model_json);
 // `format` "" detects the format from the structure. result: [run...]; an
 // error is located in the file (its JSON pointer, or /line/N of a summary).
 std::string import_bench_file(const std::string& name, const std::string& text, const std::string& format);
+// The scenario with a cluster calibration (`sightline fit`'s file) in its cost
+// model, as `sightline run --calibration FILE` runs it (api/calibration_apply.hpp).
+// result: the scenario to run.
+std::string apply_calibration(const std::string& scenario_json, const std::string& calibration_json);
+// `sightline fit` through JSON, for the page's worker: request
+//   {"base": SCENARIO, "base_name": "...", "files": [{"name", "text"}...], "id": "...",
+//    "limits": {"max_work_units": N}?}
+// reads every file as import_bench_file does and fits on the base scenario
+// (api/calibration_fit.hpp); result: the calibration file. The work budget is
+// the fit's default unless limits asks for more, up to `ceiling`
+// (FitOptions::kApiCeiling here; the CLI's --max-work-units goes to
+// kMaxWorkUnits). `on_progress` (may be empty) gets 0..1 after each replay.
+std::string fit_calibration(const std::string& request_json, const std::function<void(double)>& on_progress,
+                            int64_t ceiling);
 // Policy registries the page builds its dropdowns from: {"serving": {...}, "cost_tiers": [...], ...}.
 std::string list_registries();
 

@@ -78,13 +78,25 @@ struct Problem {
   std::string id;
   int max_evaluations = 60;
   int evaluations = 0;
+  const FitOptions* options = nullptr;
+  int64_t replays_done = 0;
+  int64_t replays_bound = 1;  // set with max_evaluations (cap_evaluations)
 };
 
-std::vector<double> residuals(const Problem& pb, const std::vector<size_t>& subset, const std::vector<double>& x) {
+// One replay of run `i` for the fit, counted for the caller's progress.
+Replay replay_counted(Problem& pb, size_t i, const json& calibration) {
+  Replay p = replay_run(pb.base, pb.runs[i], calibration);
+  ++pb.replays_done;
+  if (pb.options && pb.options->on_progress)
+    pb.options->on_progress(std::min(1.0, static_cast<double>(pb.replays_done) / static_cast<double>(pb.replays_bound)));
+  return p;
+}
+
+std::vector<double> residuals(Problem& pb, const std::vector<size_t>& subset, const std::vector<double>& x) {
   const json cal = calibration_of(x, pb.id, "fit");
   std::vector<double> r;
   for (size_t i : subset) {
-    const Replay p = replay_run(pb.base, pb.runs[i], cal);
+    const Replay p = replay_counted(pb, i, cal);
     const RunData& d = pb.data[i];
     for (size_t k = 0; k < d.targets.size(); ++k)
       r.push_back(d.weights[k] *
@@ -300,18 +312,21 @@ void cap_evaluations(Problem& pb, const FitOptions& options, bool held_out) {
   }
   const int64_t allowed = options.max_work_units / per_evaluation;
   pb.max_evaluations = static_cast<int>(std::min<int64_t>(60, (allowed - 3) / (fits * 2)));
+  pb.options = &options;
+  pb.replays_bound = static_cast<int64_t>(pb.runs.size()) * (3 + fits * 2 * pb.max_evaluations);
 }
 
 // The uncalibrated replay of every run: the report's "before", each
 // statistic's precision, and a refusal for a run the base cannot serve (a
 // calibration fitted to a replay that completes nothing would be noise).
 void replay_uncalibrated(Problem& pb) {
-  for (const BenchRun& run : pb.runs) {
+  for (size_t i = 0; i < pb.runs.size(); ++i) {
+    const BenchRun& run = pb.runs[i];
     RunData d;
     d.targets = fit_targets(run);
     if (d.targets.empty())
       fail(error_code::kMissingKey, run.where, run.file + run.where + ": the run has no figure a fit can compare with");
-    d.before = replay_run(pb.base, run, nullptr);
+    d.before = replay_counted(pb, i, nullptr);
     if (d.before.completed <= 0)
       fail(error_code::kConstraint, run.requests_source,
            run.file + run.where + ": replayed on " + pb.base.name +
@@ -383,7 +398,7 @@ json fit_cluster_calibration(const FitBase& base, const std::vector<BenchRun>& r
     std::vector<double> before_errs, after_errs;
     json rows = json::array();
     for (size_t i : held_out) {
-      rows.push_back(error_row(runs[i], pb.data[i], replay_run(base, runs[i], cal), request_latency_ms(f.x), true));
+      rows.push_back(error_row(runs[i], pb.data[i], replay_counted(pb, i, cal), request_latency_ms(f.x), true));
       for (const json& fig : rows.back()["figures"]) {
         before_errs.push_back(fig["error_uncalibrated"].get<double>());
         after_errs.push_back(fig["error_calibrated"].get<double>());
@@ -406,7 +421,7 @@ json fit_cluster_calibration(const FitBase& base, const std::vector<BenchRun>& r
   json rows = json::array();
   std::vector<double> before_errs, after_errs;
   for (size_t i : all) {
-    rows.push_back(error_row(runs[i], pb.data[i], replay_run(base, runs[i], out), request_latency_ms(f.x), false));
+    rows.push_back(error_row(runs[i], pb.data[i], replay_counted(pb, i, out), request_latency_ms(f.x), false));
     for (const json& fig : rows.back()["figures"]) {
       before_errs.push_back(fig["error_uncalibrated"].get<double>());
       after_errs.push_back(fig["error_calibrated"].get<double>());

@@ -11,6 +11,7 @@
 // are split deterministically into a fit set and a held-out set (every third
 // run) whose error the report gives; the final factors are refitted on every
 // run. The work is estimated before the first replay and capped.
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -25,7 +26,15 @@ struct FitOptions {
   // about 60 s of CPU natively (docs/calibrate-from-benchmarks.md).
   static constexpr int64_t kDefaultWorkUnits = 12'000'000;
   static constexpr int64_t kMaxWorkUnits = 10'000'000'000;
+  // The most a fit through the JSON API (the page's worker) may ask for, as
+  // RunLimits::kApiCeiling is twice a run's default: the native CLI alone
+  // goes up to kMaxWorkUnits.
+  static constexpr int64_t kApiCeiling = 2 * kDefaultWorkUnits;
   int64_t max_work_units = kDefaultWorkUnits;
+  // Called after every replay with the share of the fit's replay bound done
+  // (0..1; the bound is the budget's, so a fit that converges early jumps to
+  // done): how the page's worker reports progress on a call that blocks.
+  std::function<void(double)> on_progress;
 };
 
 // The calibration file: {id, source, factors, fit: {report}}. Throws located

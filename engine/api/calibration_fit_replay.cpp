@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "api/api.hpp"
+#include "api/calibration_apply.hpp"
 #include "core/error.hpp"
 
 namespace sightline::api {
@@ -91,10 +92,7 @@ json scenario_for_bench_run(const json& base, const BenchRun& run, const json& c
   w["prompt_tokens"] = {{"dist", "fixed"}, {"value", std::max<int64_t>(1, std::llround(*run.prompt_tokens_mean))}};
   if (run.output_tokens_mean)
     w["output_tokens"] = {{"dist", "fixed"}, {"value", std::max<int64_t>(1, std::llround(*run.output_tokens_mean))}};
-  if (!s.contains("cost_model") || !s["cost_model"].is_object()) s["cost_model"] = json::object();
-  if (calibration.is_null()) s["cost_model"].erase("calibration");
-  else s["cost_model"]["calibration"] = calibration;
-  return s;
+  return with_calibration(std::move(s), calibration, "the base scenario");
 }
 
 Replay replay_run(const FitBase& base, const BenchRun& run, const json& calibration) {

@@ -6,6 +6,7 @@
 #include "core/json_text.hpp"
 #include "api/api.hpp"
 #include "api/budgeted_job.hpp"
+#include "api/calibration_apply.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/flags.hpp"
 
@@ -69,17 +70,14 @@ int cmd_run(const std::vector<std::string>& args) {
     // Both side paths edit the scenario, so it is read here, by the one reader
     // (duplicate keys, depth, UTF-8), and an error is located in the file.
     json doc = parse_json_document(text, scenario_name);
-    if (!doc.is_object()) fail(error_code::kType, "", scenario_name + ": a scenario is a JSON object");
-    if (!doc.contains("cost_model")) doc["cost_model"] = json::object();
-    if (!doc["cost_model"].is_object())
-      fail(error_code::kType, "/cost_model", scenario_name + ": expected an object, got " + json_type_name(doc["cost_model"]));
+    api::cost_model_section(doc, scenario_name);
     if (!calibration_file.empty()) {  // a cluster calibration from `sightline fit`, put into the cost model
       std::string cal_text;
       read_input_file(calibration_file, cal_text);
-      doc["cost_model"]["calibration"] = parse_json_document(cal_text, calibration_file);
+      doc = api::with_calibration(std::move(doc), parse_json_document(cal_text, calibration_file), scenario_name);
     }
     // The reference interval: full runs at both cost bounds (cost_model.intervals "full").
-    if (full_intervals) doc["cost_model"]["intervals"] = "full";
+    if (full_intervals) api::cost_model_section(doc, scenario_name)["intervals"] = "full";
     text = safe_dump(doc);
   }
   const std::string raw = sightline::api::run_scenario_with_budget(

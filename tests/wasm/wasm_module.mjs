@@ -11,8 +11,9 @@ export const cliPath = process.env.SIGHTLINE_CLI || path.join(repoRoot, 'build',
 // regression test fails there).
 const wasmDir = process.env.SIGHTLINE_WASM_DIR || path.join(repoRoot, 'build-wasm', 'wasm');
 
-export async function loadWasm() {
+/** The page's module, or `name` (sightline-calibrate: the Calibrate tab's, wasm/CMakeLists.txt). */
+export async function loadWasm(name = 'sightline') {
   const require = createRequire(import.meta.url);
-  const createSightline = require(path.join(wasmDir, 'sightline.js'));
-  return createSightline({ wasmBinary: readFileSync(path.join(wasmDir, 'sightline.wasm')) });
+  const createSightline = require(path.join(wasmDir, `${name}.js`));
+  return createSightline({ wasmBinary: readFileSync(path.join(wasmDir, `${name}.wasm`)) });
 }

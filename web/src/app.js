@@ -10,7 +10,8 @@ import { registerKind, viewFor, allViews } from './kinds.js';
 import { view as latencyView } from './views/latency.js';
 import { view as trainingView } from './views/training.js';
 import { view as servingView } from './views/serving.js';
-import { decodeLink, encodeLink, resolveLink, scenarioLink, canonicalOf, LinkError, encodeSearchLink, decodeSearchLink } from './share.js';
+import { decodeLink, encodeLink, resolveLink, scenarioLink, canonicalOf, LinkError, encodeSearchLink, decodeSearchLink, encodeCalibrationLink, decodeCalibrationLink } from './share.js';
+import * as calibration from './calibration-store.js';
 import { getChartView } from './charts/registry.js';
 import { Sweep } from './sweep.js';
 import { Compare } from './compare.js';
@@ -64,6 +65,7 @@ const sweep = new Sweep({
   workerUrl,
   getScenario: () => currentScenario(),
   getGpu: (id) => state.gpus.get(id) || null,
+  getCalibration: () => (embed ? null : calibration.applied()),
   onDone: (ms) => { perf.lastSweepMs = ms; },
 });
 const compare = new Compare();
@@ -164,7 +166,8 @@ function cancelCurrent() {
 function runForm({ force = false } = {}) {
   if (!state.base) return;
   const scenario = currentScenario();
-  const text = JSON.stringify(scenario);
+  const cal = embed ? null : calibration.applied();  // priced with it, as `run --calibration`
+  const text = JSON.stringify([scenario, cal]);
   clearTimeout(typingTimer);
   if (state.run && state.run.text === text) return;  // the same run is already in flight
   if (!state.run && state.shownText === text && !force) return;  // already on screen
@@ -190,7 +193,7 @@ function runForm({ force = false } = {}) {
   const t0 = performance.now();
   const { id, promise } = client.run(scenario, (p) => {
     if (state.run && state.run.id === id) view.setProgress(p);
-  });
+  }, { calibration: cal });
   state.run = { id, text };
   perf.started += 1;
   promise.then(({ result, warnings }) => {
@@ -464,7 +467,9 @@ async function share(kind) {
   if (!state.base) return;
   const scenario = currentScenario();
   const link = currentLink(scenario);
-  const text = kind === 'embed' ? embedCode(link, describe(scenario)) : `${baseUrl()}#${link}`;
+  // The applied calibration travels only when the user ticks it.
+  const cal = kind === 'link' && $('share-calibration').checked ? calibration.applied() : null;
+  const text = kind === 'embed' ? embedCode(link, describe(scenario)) : `${baseUrl()}#${link}${cal ? `&${encodeCalibrationLink(cal)}` : ''}`;
   $('share-label').textContent = kind === 'embed' ? 'Embed code (paste it into an HTML page)' : 'Share link';
   const box = $('share-box');
   const area = $('share-text');
@@ -552,7 +557,7 @@ function applyEmbedCharts(v) {
 
 // ---- tabs --------------------------------------------------------------------------
 
-const TABS = ['result', 'sweep', 'compare', 'search'];
+const TABS = ['result', 'sweep', 'compare', 'search', 'calibrate'];
 
 function selectTab(name, focus = false) {
   for (const t of TABS) {
@@ -568,6 +573,7 @@ function selectTab(name, focus = false) {
     sweep.draw();
   }
   if (name === 'compare') compare.render();
+  if (name === 'calibrate') openCalibrate();
   if (name === 'search') {
     search.warm();
     search.draw();
@@ -607,6 +613,46 @@ function bindTabs() {
         selectTab(next, true);
       }
     });
+  }
+}
+
+// ---- cluster calibration --------------------------------------------------------------
+
+/** The Calibrate tab's code, loaded the first time the tab opens. */
+let calibrateModule = null;
+function openCalibrate() {
+  if (!calibrateModule) {
+    calibrateModule = import('./calibrate.js').then((m) => {
+      m.initCalibrate({
+        getBase: () => (state.base ? { scenario: currentScenario(), label: describe(currentScenario()) } : null),
+        onApplied: calibrationChanged,
+      });
+      return m;
+    });
+  }
+  calibrateModule.then((m) => m.refreshCalibrate());
+}
+
+/** After Apply, rename or remove: the share option and the result follow. */
+function calibrationChanged() {
+  const name = calibration.appliedName();
+  $('share-calibration-row').hidden = !name;
+  $('share-calibration-name').textContent = name ? `“${name}”` : '';
+  if (!name) $('share-calibration').checked = false;
+  runForm({ force: true });
+}
+
+/** A link that carries a calibration applies it (and keeps it, named, in this browser); true when it did. */
+function applyLinkCalibration(hash) {
+  try {
+    const cal = decodeCalibrationLink(hash);
+    if (!cal) return false;
+    calibration.apply(cal);
+    if (calibrateModule) calibrateModule.then((m) => m.showAppliedCalibration());
+    return true;
+  } catch (err) {
+    showLinkNotice(`${err.message.charAt(0).toUpperCase()}${err.message.slice(1)}.`);
+    return false;
   }
 }
 
@@ -682,6 +728,7 @@ function bindEvents() {
   });
   window.addEventListener('hashchange', () => {
     if (!state.scenarios.size) return;
+    if (!embed && applyLinkCalibration(location.hash)) calibrationChanged();
     if (!loadSearchLink(location.hash)) loadLink(location.hash);
   });
   bindTabs();
@@ -757,6 +804,8 @@ async function init() {
       $('mode-search').hidden = false;
       $('tab-search').hidden = false;
     }
+    if (!embed) applyLinkCalibration(location.hash);
+    calibrationChanged();  // before the first run, so it is priced with the applied calibration
     const searchLink = !embed && loadSearchLink(location.hash);
     const fromHash = !searchLink && location.hash.length > 1 && loadLink(location.hash);
     const fromStorage = !fromHash && !searchLink && !embed && !params.get('preset') && location.hash.length <= 1 && storedLink() && loadLink(storedLink(), { quiet: true });

@@ -136,9 +136,12 @@ export class EngineClient extends EventTarget {
   /**
    * Starts a sliced run. Returns {id, promise}; the promise resolves with
    * {result, warnings} or rejects with an EngineError (code 'cancelled' when cancelled).
+   * `calibration`: a cluster calibration the run is priced with (as `run --calibration`).
    */
-  run(scenario, onProgress, { centralOnly = false, bound = null } = {}) {
-    return this._request(MSG.RUN, bound ? { scenario, bound } : { scenario, centralOnly }, onProgress);
+  run(scenario, onProgress, { centralOnly = false, bound = null, calibration = null } = {}) {
+    const payload = bound ? { scenario, bound } : { scenario, centralOnly };
+    if (calibration) payload.calibration = calibration;
+    return this._request(MSG.RUN, payload, onProgress);
   }
 
   /** Cancels the run with request id `id`; its promise rejects at once. */
@@ -189,6 +192,20 @@ export class EngineClient extends EventTarget {
   /** What the engine understood of a model (api::inspect_model). */
   inspect(model) {
     return this._request(MSG.INSPECT, { model }).promise.then((r) => r.result);
+  }
+
+  /** The runs of one benchmark result file, or its located refusal (api::import_bench_file). */
+  importBench(name, text) {
+    return this._request(MSG.IMPORT_BENCH, { name, text }).promise.then((r) => r.result);
+  }
+
+  /**
+   * Fits a cluster calibration (api::fit_calibration): request {base, base_name,
+   * files: [{name, text}], id}; onProgress gets 0..1. Returns {id, promise}.
+   */
+  fit(request, onProgress) {
+    const { id, promise } = this._request(MSG.FIT, { request }, onProgress);
+    return { id, promise: promise.then((r) => r.result) };
   }
 
   /** The deployment search's candidates for a question (api::search_plan). */

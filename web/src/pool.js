@@ -46,7 +46,7 @@ export class EnginePool {
    * given, runs scenario i once at that cost bound instead; a run past budgetMs
    * is stopped and its outcome is a limit_exceeded error.
    */
-  map(scenarios, { onPoint = () => {}, onProgress = () => {}, centralOnly = false, bounds = null, budgetMs = 0 } = {}) {
+  map(scenarios, { onPoint = () => {}, onProgress = () => {}, centralOnly = false, bounds = null, budgetMs = 0, calibration = null } = {}) {
     const n = scenarios.length;
     const progress = new Array(n).fill(0);
     const outcomes = new Array(n);
@@ -69,7 +69,7 @@ export class EnginePool {
       const { id, promise: run } = client.run(scenarios[i], (p) => {
         progress[i] = p;
         report();
-      }, { centralOnly, bound: bounds ? bounds[i] : null });
+      }, { centralOnly, bound: bounds ? bounds[i] : null, calibration });
       inflight.set(client, id);
       const timer = budgetMs > 0 ? setTimeout(() => client.cancel(id), budgetMs) : 0;
       const overBudget = { code: 'limit_exceeded', path: '', message: `the run took longer than the page's ${budgetMs / 1000} s per point` };

@@ -221,6 +221,24 @@ export function resolveLink({ preset, overrides }, presets) {
   return applyPatch(record, overrides);
 }
 
+/**
+ * The payload of the hash entry `<letter><version>=...` (a search question
+ * `s1=`, a calibration `c1=`), or null when the hash has none; LinkError when
+ * the link is too long, the entry's version is not `version` or its data is
+ * damaged. `format` and `what` name it in messages.
+ */
+function readEntry(hash, letter, version, format, what) {
+  let text = String(hash ?? '');
+  if (text.startsWith('#')) text = text.slice(1);
+  if (text.length > MAX_LINK_CHARS) throw new LinkError(`the link is too long (${text.length} characters; a link is at most ${MAX_LINK_CHARS})`);
+  const entry = text.split('&').find((p) => new RegExp(`^${letter}\\d+=`).test(p));
+  if (!entry) return null;
+  const eq = entry.indexOf('=');
+  const found = Number(entry.slice(1, eq));
+  if (found !== version) throw new LinkError(`the link uses ${format} format ${letter}${found}; this page reads ${letter}${version}`);
+  return readPayload(entry.slice(eq + 1), what);
+}
+
 // ---- deployment-search questions ----------------------------------------------
 
 export const SEARCH_LINK_VERSION = 1;
@@ -239,19 +257,49 @@ export function encodeSearchLink({ question, answer = null }) {
  * engine reads it) come later: this only bounds sizes and refuses dangerous keys.
  */
 export function decodeSearchLink(hash) {
-  let text = String(hash ?? '');
-  if (text.startsWith('#')) text = text.slice(1);
-  if (text.length > MAX_LINK_CHARS) throw new LinkError(`the link is too long (${text.length} characters; a link is at most ${MAX_LINK_CHARS})`);
-  const entry = text.split('&').find((p) => /^s\d+=/.test(p));
-  if (!entry) return null;
-  const eq = entry.indexOf('=');
-  const version = Number(entry.slice(1, eq));
-  if (version !== SEARCH_LINK_VERSION) throw new LinkError(`the link uses search format s${version}; this page reads s${SEARCH_LINK_VERSION}`);
-  const payload = readPayload(entry.slice(eq + 1), 'search question');
+  const payload = readEntry(hash, 's', SEARCH_LINK_VERSION, 'search', 'search question');
+  if (payload === null) return null;
   if (!isObject(payload) || !isObject(payload.q) || !(payload.a === null || isObject(payload.a))
     || Object.keys(payload).some((k) => k !== 'q' && k !== 'a')) {
     throw new LinkError('the link does not hold a search question (it was not made by this version of Sightline)');
   }
   checkDepthAndKeys(payload);
   return { question: payload.q, answer: payload.a };
+}
+
+// ---- cluster calibrations ------------------------------------------------------
+
+export const CALIBRATION_LINK_VERSION = 1;
+
+/**
+ * The calibration a link carries: the file `sightline fit` wrote, without the
+ * per-run rows of its report (the factors, what was fitted and held, the
+ * warnings and the fit's base stay), so a link stays far below MAX_LINK_CHARS.
+ */
+export function shareableCalibration(calibration) {
+  const c = structuredClone(calibration);
+  if (isObject(c.fit)) {
+    delete c.fit.runs;
+    for (const part of ['in_sample', 'held_out']) if (isObject(c.fit[part])) delete c.fit[part].runs;
+  }
+  return canonical(c);
+}
+
+/** The hash entry `c1=...` (without '&') that carries a calibration beside a scenario's `v1=...`. */
+export function encodeCalibrationLink(calibration) {
+  return `c${CALIBRATION_LINK_VERSION}=${compress(shareableCalibration(calibration))}`;
+}
+
+/**
+ * The calibration of a hash, or null when it carries none; throws LinkError
+ * when it is damaged. The engine checks the factors when a run uses it.
+ */
+export function decodeCalibrationLink(hash) {
+  const cal = readEntry(hash, 'c', CALIBRATION_LINK_VERSION, 'calibration', 'calibration');
+  if (cal === null) return null;
+  if (!isObject(cal) || typeof cal.id !== 'string' || cal.id === '' || cal.id.length > 200 || !isObject(cal.factors)) {
+    throw new LinkError('the link\'s calibration is not a calibration (expected {id, factors, ...})');
+  }
+  checkDepthAndKeys(cal);
+  return cal;
 }

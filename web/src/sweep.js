@@ -138,8 +138,12 @@ export function pointScenario(base, field, value, getGpu) {
 }
 
 export class Sweep {
-  /** @param {{workerUrl: URL, getScenario: () => object, onDone?: (ms: number) => void}} options */
-  constructor({ workerUrl, getScenario, getGpu = () => null, onDone = () => {} }) {
+  /**
+   * @param {{workerUrl: URL, getScenario: () => object, getCalibration?: () => object | null,
+   *   onDone?: (ms: number) => void}} options  getCalibration: the applied cluster calibration every point uses
+   */
+  constructor({ workerUrl, getScenario, getGpu = () => null, getCalibration = () => null, onDone = () => {} }) {
+    this.getCalibration = getCalibration;
     this.workerUrl = workerUrl;
     this.getScenario = getScenario;
     this.getGpu = getGpu;
@@ -282,6 +286,7 @@ export class Sweep {
         this.draw();
       },
       onProgress: (p) => { $('sweep-progress').value = p; },
+      calibration: this.getCalibration(),
     });
     this.job = job;
     job.promise.then(() => {

@@ -2,7 +2,9 @@
 // (imported by both web/src/worker.js and web/src/engine-client.js, so neither
 // spells a message type of its own). Every message is {id, type, payload}:
 //
-//   page -> worker   RUN {scenario, centralOnly?, bound?}   sliced run: PROGRESS* then RESULT | ERROR
+//   page -> worker   RUN {scenario, centralOnly?, bound?, calibration?}   sliced run: PROGRESS* then RESULT | ERROR
+//                                     (calibration: a cluster calibration the engine puts into the
+//                                     scenario's cost model first, api::apply_calibration)
 //                                     (centralOnly: the central cost bound alone, no intervals;
 //                                     bound "low" | "high": one run at that cost bound, no intervals)
 //                    CANCEL {id}       cancel the run whose request id is `id`
@@ -19,6 +21,11 @@
 //                    TEST_HOOK_ABORT {}   test hook: aborts the wasm module for real (the
 //                                     worker then dies and the page restarts it); only the
 //                                     worker test sends it
+//   page -> calibration worker (worker/calibrate-worker.js, the Calibrate tab's module)
+//                    IMPORT_BENCH {name, text}   RESULT {result: the runs of a benchmark result
+//                                     file (api::import_bench_file)}
+//                    FIT {request}     PROGRESS* then RESULT {result: the calibration (api::fit_calibration;
+//                                     request {base, base_name, files: [{name, text}], id})}
 //   worker -> page   READY {version, features}   once the wasm module is instantiated (id null);
 //                                     features.search: the module has the deployment search
 //                    PROGRESS {progress}   0..1
@@ -33,6 +40,8 @@ export const MSG = Object.freeze({
   ESTIMATE: 'ESTIMATE',
   INSPECT: 'INSPECT',
   REGISTRIES: 'REGISTRIES',
+  IMPORT_BENCH: 'IMPORT_BENCH',
+  FIT: 'FIT',
   SEARCH_PLAN: 'SEARCH_PLAN',
   SEARCH_INTERVALS: 'SEARCH_INTERVALS',
   SEARCH_RANK: 'SEARCH_RANK',

@@ -5,33 +5,14 @@
  * wraps it); it and sightline.wasm sit at the site's root, one folder up.
  */
 import createSightline from '../sightline.mjs';
-import { MSG, message } from '../shared/protocol.js';
+import { MSG } from '../shared/protocol.js';
+import { post, postError, crash, envelopeToMessage, loadEngine, simple as replySimple } from './replies.js';
 
 const SLICE_TARGET_MS = 12;   // aim for slices this long, so a CANCEL waits at most ~1 slice
 const MAX_UNITS = 1 << 16;
 
 const runs = new Set();       // request ids of runs received and not finished
 const cancelled = new Set();  // subset of `runs` asked to stop
-
-function post(id, type, payload) {
-  self.postMessage(message(id, type, payload));
-}
-
-function postError(id, error) {
-  post(id, MSG.ERROR, {
-    code: String((error && error.code) || 'engine_error'),
-    path: String((error && error.path) || ''),
-    message: String((error && error.message) || error || 'unknown engine error'),
-  });
-}
-
-// A throw out of the wasm module (trap, abort, bad_alloc that escaped) leaves
-// the instance unusable: report it for the request, then crash the worker for
-// real so the page's onerror restarts a fresh one.
-function crash(id, err) {
-  postError(id, { code: 'engine_crashed', path: '', message: `the engine crashed: ${err && err.message ? err.message : err}` });
-  setTimeout(() => { throw err instanceof Error ? err : new Error(String(err)); });
-}
 
 // Yield to the event loop between slices so CANCEL (and other requests) are
 // handled. MessageChannel avoids setTimeout's 4 ms clamp.
@@ -42,34 +23,16 @@ function yieldToEventLoop() {
   return new Promise((resolve) => { yieldQueue.push(resolve); yieldChannel.port2.postMessage(null); });
 }
 
-// Emscripten looks for the .wasm beside the worker's script unless told where it is.
-const locateFile = (file) => new URL(`../${file}`, import.meta.url).href;
-const enginePromise = createSightline({ locateFile }).then((engine) => {
-  let version = null;
-  try {
-    const env = JSON.parse(engine.version());
-    version = env.ok ? env.result : null;
-  } catch (_) { /* reported as null */ }
-  const features = {
-    search: ['searchPlan', 'searchIntervals', 'searchRank', 'startAtBound'].every((f) => typeof engine[f] === 'function'),
-  };
-  post(null, MSG.READY, { version, features });
-  return engine;
-}, (err) => {
-  postError(null, { code: 'engine_load_failed', message: `could not load the WebAssembly engine: ${err && err.message ? err.message : err}` });
-  throw err;
-});
+const enginePromise = loadEngine(createSightline, import.meta.url, (engine) => ({
+  search: ['searchPlan', 'searchIntervals', 'searchRank', 'startAtBound'].every((f) => typeof engine[f] === 'function'),
+}));
+const simple = (id, call) => replySimple(enginePromise, id, call);
 
 function scenarioText(scenario) {
   return typeof scenario === 'string' ? scenario : JSON.stringify(scenario);
 }
 
-function envelopeToMessage(id, envelope) {
-  if (envelope.ok) post(id, MSG.RESULT, { result: envelope.result, warnings: envelope.warnings || [] });
-  else postError(id, envelope.error);
-}
-
-async function run(id, scenario, centralOnly, bound) {
+async function run(id, scenario, centralOnly, bound, calibration) {
   runs.add(id);
   let engine;
   try {
@@ -84,7 +47,15 @@ async function run(id, scenario, centralOnly, bound) {
       postError(id, { code: 'cancelled', message: 'run cancelled' });
       return;
     }
-    const text = scenarioText(scenario);
+    let text = scenarioText(scenario);
+    if (calibration) {  // the engine's own way in (api::apply_calibration), as `run --calibration`
+      const applied = JSON.parse(engine.applyCalibration(text, JSON.stringify(calibration)));
+      if (!applied.ok) {
+        postError(id, applied.error);
+        return;
+      }
+      text = JSON.stringify(applied.result);
+    }
     const started = JSON.parse(bound ? engine.startAtBound(text, String(bound))
       : centralOnly ? engine.startCentralOnly(text) : engine.start(text));
     if (!started.ok) {
@@ -123,27 +94,13 @@ async function run(id, scenario, centralOnly, bound) {
   }
 }
 
-async function simple(id, call) {
-  let engine;
-  try {
-    engine = await enginePromise;
-  } catch (_) {
-    return;  // engine_load_failed was already reported
-  }
-  try {
-    envelopeToMessage(id, JSON.parse(call(engine)));
-  } catch (err) {
-    crash(id, err);
-  }
-}
-
 self.onmessage = (event) => {
   const msg = event.data || {};
   const { id, type } = msg;
   const payload = msg.payload || {};
   switch (type) {
     case MSG.RUN:
-      run(id, payload.scenario, Boolean(payload.centralOnly), payload.bound);
+      run(id, payload.scenario, Boolean(payload.centralOnly), payload.bound, payload.calibration || null);
       break;
     case MSG.CANCEL:
       // A RUN always arrives before its CANCEL; ids of finished runs are ignored.
