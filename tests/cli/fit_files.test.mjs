@@ -213,6 +213,26 @@ test('fit: one run (a TTFT and a TPOT) fits at most one factor; the others are h
   assert.match(r.out, /held at no correction/);
 });
 
+test('fit --holdout-every: N >= 2 holds every N-th run out and reports it; 0 holds none out; 1 is a usage error', () => {
+  const sg = path.join(fixtures, 'sglang_bench_serving.jsonl');
+  const b = write('base-holdout.json', base());
+  const two = cli(['fit', sg, '--base', b, '--holdout-every', '2', '--format', 'json']);
+  assert.equal(two.code, 0, two.err);
+  const cal = JSON.parse(two.out);
+  assert.equal(cal.fit.held_out.every, 2);
+  assert.equal(cal.fit.held_out.runs.length, 1);
+  assert.equal(cal.fit.held_out.runs[0].where, cal.fit.runs[1].where);
+  for (const k of ['median_abs_error', 'median_abs_error_uncalibrated']) assert.equal(typeof cal.fit.held_out[k], 'number', k);
+  // Two runs: too few to leave one out, and the report says so.
+  assert.match(cal.fit.leave_one_run_out.skipped, /at least 3 runs/);
+  const none = cli(['fit', sg, '--base', b, '--holdout-every', '0', '--format', 'json']);
+  assert.equal(none.code, 0, none.err);
+  assert.equal(JSON.parse(none.out).fit.held_out, null);
+  const one = cli(['fit', sg, '--base', b, '--holdout-every', '1']);
+  assert.equal(one.code, 2);
+  assert.match(one.err, /--holdout-every N takes 0/);
+});
+
 test('fit: 300 runs are refused by the work estimate before any replay, naming the flag that raises it', () => {
   const line = readFileSync(path.join(fixtures, 'sglang_bench_serving.jsonl'), 'utf8').split('\n')[0];
   const many = write('many.jsonl', Array.from({ length: 300 }, (_, i) => line.replace('"request_rate": 2.0', `"request_rate": ${1 + i / 100}`)).join('\n') + '\n');
