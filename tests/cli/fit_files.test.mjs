@@ -68,6 +68,17 @@ test('SGLang late-2024 (medians only): six Poisson runs, read in full and compar
   near(runs[0].measured.e2e_mean_ms.value, 24370.785914754182, 'e2e');
 });
 
+test('SGLang late-2024, Llama-3.3-70B on 4xH200: seven Poisson runs of one cluster (a second sweep)', () => {
+  const runs = importRuns(path.join(real, 'datacrunch_llama33-70b_4xh200_online.jsonl'));
+  assert.deepEqual(runs.map((r) => r.load.rate_qps), [1, 2, 4, 8, 16, 4, 8]);
+  assert.deepEqual(runs.map((r) => r.requests.completed), [300, 600, 1200, 2400, 3200, 1200, 2400]);
+  for (const r of runs) assert.deepEqual([r.format, r.load.kind, r.load.arrival], ['sglang', 'rate', 'poisson']);
+  near(runs[4].lengths.prompt_tokens_mean, 1629242 / 3200, 'prompt');
+  near(runs[4].lengths.output_tokens_mean, 1642637 / 3200, 'output');
+  near(runs[4].measured.ttft_median_ms.value, 614.2499720444903, 'median ttft');
+  near(runs[4].measured.itl_median_ms.value, 179.12118090316653, 'median itl');
+});
+
 test('SGLang 2025 (request_rate Infinity, max_concurrency 8): a closed loop of 8', () => {
   const [r] = importRuns(path.join(real, 'tonyli_qwen25-3b_pd_gh200_a100.jsonl'));
   assert.deepEqual([r.format, r.load.kind, r.load.concurrency, r.requests.completed], ['sglang', 'closed_loop', 8, 50]);
