@@ -223,7 +223,7 @@ test('round trip: fit recovers a known perturbation from every format and predic
   assert.match(outside[1], /^calibration_out_of_range at \/serving\/workload\/output_tokens: output length \(tokens\) 200 is outside .*\[16, 128\]/);
   const inside = runMetrics(scenario('llama-2-7b', 2, 512, 128, 40), out);
   assert.deepEqual(inside.warnings.filter((w) => /calibration_/.test(w)), []);
-  const faster = runMetrics(scenario('llama-2-7b', 12, 4096, 128, 40), out);
+  const faster = runMetrics(scenario('llama-2-7b', 12, 3000, 128, 40), out);
   const paths = faster.warnings.filter((w) => w.startsWith('calibration_out_of_range')).map((w) => w.split(':')[0]);
   assert.deepEqual(paths, ['calibration_out_of_range at /serving/workload/arrival/rate_qps', 'calibration_out_of_range at /serving/workload/prompt_tokens']);
   // The fit's own transfer error: every third run held out, and each run
