@@ -4,7 +4,7 @@
 // codes and output only (no timing).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { repoRoot } from '../wasm/wasm_module.mjs';
 import { cli, workspace } from './fit_helpers.mjs';
@@ -267,4 +267,25 @@ test('vLLM --append-result JSON lines are read as vllm runs with their model id'
   const runs = importRuns(write('appended.json', lines));
   assert.deepEqual(runs.map((r) => [r.format, r.model, r.where, r.load.concurrency]),
     [['vllm', 'facebook/opt-125m', '/0', 2], ['vllm', 'facebook/opt-125m', '/1', 4]]);
+});
+
+test('rule: one place adds a calibration\'s per-request latency to TTFT and E2E (api/client_request_latency)', () => {
+  // The fit's replays and `run` go through the same job; a second place that
+  // adds the latency (as the fit once did in its predictions) would let the fit
+  // model something `run` does not apply.
+  const files = [];
+  const walk = (dir) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (/\.(cpp|hpp)$/.test(e.name)) files.push(p);
+    }
+  };
+  walk(path.join(repoRoot, 'engine'));
+  // A line that adds (+) and names both a TTFT/E2E figure and the latency.
+  const addsLine = (l) => /\+/.test(l) && /(ttft|e2e)/.test(l) && /(request_latency|request_ms)/.test(l);
+  const adds = (text) => text.split('\n').some(addsLine);
+  const offenders = files.filter((f) => !f.includes('client_request_latency') && adds(readFileSync(f, 'utf8')));
+  assert.deepEqual(offenders.map((f) => path.relative(repoRoot, f)), []);
+  assert.ok(adds('  return it->second + (t.statistic.rfind("ttft", 0) == 0 ? request_ms : 0);'), 'the pattern catches the old fit-side addition');
 });
