@@ -485,6 +485,11 @@ json fit_cluster_calibration(const FitBase& base, const std::vector<BenchRun>& r
   replay_uncalibrated(pb);
   const std::vector<double> start(kParameters, 0.0);
   json held_report = nullptr;
+  // Why there is no held-out report (null where runs were held out, or none were asked for).
+  json held_skipped = nullptr;
+  if (every >= 2 && held_out.empty())
+    held_skipped = "holding out every " + std::to_string(every) + "-th run leaves none out of these " +
+                   std::to_string(runs.size()) + " runs";
   std::vector<double> start_all = start;
   if (!held_out.empty()) {
     const Identified f = fit_identified(pb, fit_set, start);
@@ -531,6 +536,7 @@ json fit_cluster_calibration(const FitBase& base, const std::vector<BenchRun>& r
                                {"median_abs_error_uncalibrated", median_abs(in_sample.before)},
                                {"median_abs_error_calibrated", median_abs(in_sample.after)}}},
                 {"held_out", held_report},
+                {"held_out_skipped", held_skipped},
                 {"leave_one_run_out", loo}};
   return out;
 }

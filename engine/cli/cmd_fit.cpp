@@ -57,7 +57,9 @@ void print_fit_table(const json& cal) {
             << 100 * fit["in_sample"]["median_abs_error_uncalibrated"].get<double>() << "%, calibrated "
             << 100 * fit["in_sample"]["median_abs_error_calibrated"].get<double>() << "%";
   const json& h = fit["held_out"];
-  if (h.is_object())
+  if (fit["held_out_skipped"].is_string())
+    std::cout << ", no held-out runs (" << fit["held_out_skipped"].get<std::string>() << ")";
+  else if (h.is_object())
     std::cout << ", held-out (factors fitted without them) " << 100 * h["median_abs_error"].get<double>()
               << "% (uncalibrated " << 100 * h["median_abs_error_uncalibrated"].get<double>() << "%)";
   std::cout << "\n";

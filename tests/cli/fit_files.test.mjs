@@ -239,6 +239,9 @@ test('fit --holdout-every: N >= 2 holds every N-th run out and reports it; 0 hol
   const none = cli(['fit', sg, '--base', b, '--holdout-every', '0', '--format', 'json']);
   assert.equal(none.code, 0, none.err);
   assert.equal(JSON.parse(none.out).fit.held_out, null);
+  const five = cli(['fit', sg, '--base', b, '--holdout-every', '5']);
+  assert.equal(five.code, 0, five.err);
+  assert.match(five.out, /no held-out runs \(holding out every 5-th run leaves none out of these 2 runs\)/);
   const one = cli(['fit', sg, '--base', b, '--holdout-every', '1']);
   assert.equal(one.code, 2);
   assert.match(one.err, /--holdout-every N takes 0/);
