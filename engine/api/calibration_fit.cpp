@@ -36,6 +36,8 @@ json calibration_of(const std::vector<double>& x, const std::string& id, const s
   c.memory_efficiency_scale = scale(x[1]);
   c.comm_efficiency_scale = scale(x[2]);
   c.host_us_per_step = std::min(1e6, std::max(0.0, x[kHost] * 1e3));
+  // Applied by the replay itself (api/client_request_latency), as `run` applies it.
+  c.request_latency_ms = std::min(60000.0, request_latency_ms(x));
   return c.to_json();
 }
 
@@ -51,12 +53,12 @@ double huber_residual(double r, double delta) {
 double log_error(double pred, double meas) { return pred > 0 ? std::log(pred / meas) : 10.0; }
 double signed_error(double pred, double meas) { return meas > 0 ? pred / meas - 1 : 0; }
 
-// The replay's statistic for a target, as the client measures it: TTFT
-// statistics include the per-request latency `request_ms`.
-double predicted(const Replay& p, const FitTarget& t, double request_ms = 0) {
+// The replay's statistic for a target, as the client measures it: a replay
+// with a calibration includes its per-request latency in TTFT and E2E (the
+// same job `run --calibration` runs).
+double predicted(const Replay& p, const FitTarget& t) {
   auto it = p.value.find(t.statistic);
-  if (it == p.value.end()) return 0;
-  return it->second + (t.statistic.rfind("ttft", 0) == 0 ? request_ms : 0);
+  return it == p.value.end() ? 0 : it->second;
 }
 
 // Each residual is weighted by the precision of its replayed statistic: a
@@ -81,6 +83,7 @@ struct Problem {
   const FitOptions* options = nullptr;
   int64_t replays_done = 0;
   int64_t replays_bound = 1;  // set with max_evaluations (cap_evaluations)
+  int64_t units_per_evaluation = 1;  // the estimated work of replaying every run once
 };
 
 // One replay of run `i` for the fit, counted for the caller's progress.
@@ -100,7 +103,7 @@ std::vector<double> residuals(Problem& pb, const std::vector<size_t>& subset, co
     const RunData& d = pb.data[i];
     for (size_t k = 0; k < d.targets.size(); ++k)
       r.push_back(d.weights[k] *
-                  huber_residual(log_error(predicted(p, d.targets[k], request_latency_ms(x)), d.targets[k].measured), 0.2));
+                  huber_residual(log_error(predicted(p, d.targets[k]), d.targets[k].measured), 0.2));
   }
   return r;
 }
@@ -264,16 +267,16 @@ Identified fit_identified(Problem& pb, const std::vector<size_t>& subset, const 
   return out;
 }
 
-json error_row(const BenchRun& run, const RunData& d, const Replay& after, double request_ms, bool held_out) {
+json error_row(const BenchRun& run, const RunData& d, const Replay& after, bool held_out) {
   json figures = json::array();
   for (const FitTarget& t : d.targets)
     figures.push_back({{"metric", t.metric},
                        {"source", t.source},
                        {"measured", t.measured},
                        {"uncalibrated", predicted(d.before, t)},
-                       {"calibrated", predicted(after, t, request_ms)},
+                       {"calibrated", predicted(after, t)},
                        {"error_uncalibrated", signed_error(predicted(d.before, t), t.measured)},
-                       {"error_calibrated", signed_error(predicted(after, t, request_ms), t.measured)}});
+                       {"error_calibrated", signed_error(predicted(after, t), t.measured)}});
   return {{"file", run.file}, {"where", run.where}, {"format", run.format}, {"held_out", held_out}, {"figures", figures}};
 }
 
@@ -310,6 +313,7 @@ void cap_evaluations(Problem& pb, const FitOptions& options, bool held_out) {
                " replays (" + std::to_string(per_evaluation * needed) + " units), over the budget of " +
                std::to_string(options.max_work_units) + " units (about 60 s of CPU): give fewer runs or raise --max-work-units");
   }
+  pb.units_per_evaluation = per_evaluation;
   const int64_t allowed = options.max_work_units / per_evaluation;
   pb.max_evaluations = static_cast<int>(std::min<int64_t>(60, (allowed - 3) / (fits * 2)));
   pb.options = &options;
@@ -378,37 +382,141 @@ json plausibility_warnings(const json& factors) {
 
 }  // namespace
 
+namespace {
+
+// Runs replayed with a calibration, as report rows with the median |error| of
+// their figures, calibrated and not.
+struct ErrorTable {
+  json rows = json::array();
+  std::vector<double> before, after;
+  void add(json row) {
+    for (const json& fig : row["figures"]) {
+      before.push_back(fig["error_uncalibrated"].get<double>());
+      after.push_back(fig["error_calibrated"].get<double>());
+    }
+    rows.push_back(std::move(row));
+  }
+};
+
+// Leave-one-run-out: for each run, the factors the full fit determined are
+// refitted without it, from the full fit (two Levenberg–Marquardt iterations at
+// most: near the optimum that is the usual one-step approximation of a full
+// refit), and the run is predicted. Every refit counts in the work budget; when
+// what is left of it cannot pay for them the report says so instead.
+json leave_one_run_out(Problem& pb, const Identified& full, const FitOptions& options) {
+  const size_t n = pb.runs.size();
+  const int free = static_cast<int>(std::count(full.determined.begin(), full.determined.end(), true));
+  if (n < 3) return {{"skipped", "leave-one-run-out needs at least 3 runs"}};
+  // Spent so far: the fits' evaluations plus the uncalibrated, held-out and in-sample replays.
+  const int64_t spent = (pb.evaluations + 3) * pb.units_per_evaluation;
+  const int64_t left = options.max_work_units - spent;
+  int per_refit = 2 * (free + 1) + 1;
+  const auto cost = [&](int evals) { return static_cast<int64_t>(n) * (evals + 1) * pb.units_per_evaluation; };
+  if (cost(per_refit) > left) per_refit = free + 2;  // one iteration
+  if (cost(per_refit) > left)
+    return {{"skipped", "the work budget left after the fit (" + std::to_string(std::max<int64_t>(0, left)) +
+                            " units) cannot pay for " + std::to_string(n) + " refits (" + std::to_string(cost(per_refit)) +
+                            " units): raise --max-work-units"}};
+  const int saved = pb.max_evaluations;
+  pb.max_evaluations = per_refit;
+  ErrorTable t;
+  for (size_t i = 0; i < n; ++i) {
+    std::vector<size_t> rest;
+    for (size_t k = 0; k < n; ++k)
+      if (k != i) rest.push_back(k);
+    std::vector<double> x = minimize_free(pb, rest, full.x, full.determined).x;
+    for (size_t j = 0; j < kParameters; ++j)
+      if (!full.determined[j]) x[j] = 0;
+    t.add(error_row(pb.runs[i], pb.data[i], replay_run(pb.base, pb.runs[i], calibration_of(x, pb.id, "fit")), true));
+  }
+  pb.max_evaluations = saved;
+  return {{"method", "each run predicted by the determined factors refitted without it (at most " +
+                         std::to_string(per_refit) + " evaluations per refit, from the full fit)"},
+          {"runs", t.rows},
+          {"median_abs_error_uncalibrated", median_abs(t.before)},
+          {"median_abs_error", median_abs(t.after)}};
+}
+
+// What a calibration was fitted on, for `run --calibration` to tell a scenario
+// outside it (api/calibration_range): the base's model, GPU and stack, each
+// replayed model, and the range of the runs' load and lengths.
+json fitted_on(const FitBase& base, const std::vector<BenchRun>& runs) {
+  json models = json::array();
+  auto add_model = [&](const std::string& m) {
+    if (!m.empty() && std::find(models.begin(), models.end(), json(m)) == models.end()) models.push_back(m);
+  };
+  add_model(base.doc.value("model", json("")).is_string() ? base.doc.value("model", std::string()) : std::string());
+  double rate_lo = 1e300, rate_hi = 0, prompt_lo = 1e300, prompt_hi = 0, out_lo = 1e300, out_hi = 0;
+  int64_t conc_lo = std::numeric_limits<int64_t>::max(), conc_hi = 0;
+  for (const BenchRun& r : runs) {
+    if (!r.replay_model.empty()) add_model(r.replay_model);
+    if (r.load == "closed_loop") {
+      conc_lo = std::min(conc_lo, r.concurrency);
+      conc_hi = std::max(conc_hi, r.concurrency);
+      // Replayed as an open loop at the rate it achieved (api/calibration_fit_replay).
+      if (const BenchFigure* f = r.figure("requests_per_s"); f && f->value > 0) {
+        rate_lo = std::min(rate_lo, f->value);
+        rate_hi = std::max(rate_hi, f->value);
+      }
+    } else if (r.load == "rate" && r.rate_qps > 0) {
+      rate_lo = std::min(rate_lo, r.rate_qps);
+      rate_hi = std::max(rate_hi, r.rate_qps);
+    }
+    if (r.prompt_tokens_mean) {
+      prompt_lo = std::min(prompt_lo, *r.prompt_tokens_mean);
+      prompt_hi = std::max(prompt_hi, *r.prompt_tokens_mean);
+    }
+    if (r.output_tokens_mean) {
+      out_lo = std::min(out_lo, *r.output_tokens_mean);
+      out_hi = std::max(out_hi, *r.output_tokens_mean);
+    }
+  }
+  auto range = [](double lo, double hi) { return lo <= hi ? json::array({lo, hi}) : json(nullptr); };
+  const json* hw = base.doc.contains("hardware") && base.doc["hardware"].is_object() ? &base.doc["hardware"] : nullptr;
+  const json* cm = base.doc.contains("cost_model") && base.doc["cost_model"].is_object() ? &base.doc["cost_model"] : nullptr;
+  return {{"models", models},
+          {"gpu", hw && (*hw).contains("gpu") ? (*hw)["gpu"] : json(nullptr)},
+          {"software_stack", cm && (*cm).contains("software_stack") ? (*cm)["software_stack"] : json(nullptr)},
+          {"rate_qps", range(rate_lo, rate_hi)},
+          {"concurrency", conc_lo <= conc_hi ? json::array({conc_lo, conc_hi}) : json(nullptr)},
+          {"prompt_tokens", range(prompt_lo, prompt_hi)},
+          {"output_tokens", range(out_lo, out_hi)}};
+}
+
+}  // namespace
+
 json fit_cluster_calibration(const FitBase& base, const std::vector<BenchRun>& runs, const std::string& id,
                              const std::string& source, const FitOptions& options) {
   if (runs.empty()) fail(error_code::kMissingKey, "", "a fit needs at least one benchmark run");
+  // Every `holdout_every`-th run is held out of a first fit whose error on them is reported.
   std::vector<size_t> all, fit_set, held_out;
+  const size_t every = static_cast<size_t>(std::max(0, options.holdout_every));
   for (size_t i = 0; i < runs.size(); ++i) {
     all.push_back(i);
-    (runs.size() >= 3 && i % 3 == 2 ? held_out : fit_set).push_back(i);
+    (every >= 2 && runs.size() >= every && i % every == every - 1 ? held_out : fit_set).push_back(i);
   }
   Problem pb{base, runs, {}, id};
   cap_evaluations(pb, options, !held_out.empty());
   replay_uncalibrated(pb);
   const std::vector<double> start(kParameters, 0.0);
   json held_report = nullptr;
+  // Why there is no held-out report (null where runs were held out, or none were asked for).
+  json held_skipped = nullptr;
+  if (every >= 2 && held_out.empty())
+    held_skipped = "holding out every " + std::to_string(every) + "-th run leaves none out of these " +
+                   std::to_string(runs.size()) + " runs";
   std::vector<double> start_all = start;
   if (!held_out.empty()) {
     const Identified f = fit_identified(pb, fit_set, start);
     const json cal = calibration_of(f.x, id, source);
-    std::vector<double> before_errs, after_errs;
-    json rows = json::array();
-    for (size_t i : held_out) {
-      rows.push_back(error_row(runs[i], pb.data[i], replay_counted(pb, i, cal), request_latency_ms(f.x), true));
-      for (const json& fig : rows.back()["figures"]) {
-        before_errs.push_back(fig["error_uncalibrated"].get<double>());
-        after_errs.push_back(fig["error_calibrated"].get<double>());
-      }
-    }
-    held_report = {{"factors_fitted_without_them", cal["factors"]},
+    ErrorTable t;
+    for (size_t i : held_out) t.add(error_row(runs[i], pb.data[i], replay_counted(pb, i, cal), true));
+    held_report = {{"every", every},
+                   {"factors_fitted_without_them", cal["factors"]},
                    {"request_latency_ms_fitted_without_them", request_latency_ms(f.x)},
-                   {"runs", rows},
-                   {"median_abs_error_uncalibrated", median_abs(before_errs)},
-                   {"median_abs_error", median_abs(after_errs)}};
+                   {"runs", t.rows},
+                   {"median_abs_error_uncalibrated", median_abs(t.before)},
+                   {"median_abs_error", median_abs(t.after)}};
     start_all = f.x;
   }
   const Identified f = fit_identified(pb, all, start_all);
@@ -418,21 +526,16 @@ json fit_cluster_calibration(const FitBase& base, const std::vector<BenchRun>& r
              ": these runs determine none of the calibration's factors (" + f.why[0] +
              " for compute; see docs/calibrate-from-benchmarks.md for runs that do); no calibration is written");
   json out = calibration_of(f.x, id, source);
-  json rows = json::array();
-  std::vector<double> before_errs, after_errs;
-  for (size_t i : all) {
-    rows.push_back(error_row(runs[i], pb.data[i], replay_counted(pb, i, out), request_latency_ms(f.x), false));
-    for (const json& fig : rows.back()["figures"]) {
-      before_errs.push_back(fig["error_uncalibrated"].get<double>());
-      after_errs.push_back(fig["error_calibrated"].get<double>());
-    }
-  }
+  ErrorTable in_sample;
+  for (size_t i : all) in_sample.add(error_row(runs[i], pb.data[i], replay_counted(pb, i, out), false));
+  const json loo = leave_one_run_out(pb, f, options);
   json files = json::array();
   for (const BenchRun& r : runs) files.push_back(r.to_json());
   const json fr = factors_report(f);
   out["fit"] = {{"method", "Levenberg-Marquardt on Huber(log pred/meas) of TTFT and TPOT (a closed batch: output "
                            "throughput), weak priors toward no correction; undetermined factors held at no correction"},
                 {"base_scenario", base.name},
+                {"fitted_on", fitted_on(base, runs)},
                 {"runs", files},
                 {"evaluations", pb.evaluations},
                 {"max_evaluations_per_fit", pb.max_evaluations},
@@ -440,15 +543,16 @@ json fit_cluster_calibration(const FitBase& base, const std::vector<BenchRun>& r
                 {"fitted", fr["fitted"]},
                 {"held_at_no_correction", fr["held_at_no_correction"]},
                 {"standard_errors", fr["standard_errors"]},
-                // Not a factor of the cost model: `run` predicts the server's
-                // TTFT; a client's TTFT and E2E add this.
+                // The same as factors.request_latency_ms (what `run` applies), kept for readers of the report.
                 {"request_latency_ms", request_latency_ms(f.x)},
                 {"residual_variance", fr["residual_variance"]},
                 {"warnings", plausibility_warnings(out["factors"])},
-                {"in_sample", {{"runs", rows},
-                               {"median_abs_error_uncalibrated", median_abs(before_errs)},
-                               {"median_abs_error_calibrated", median_abs(after_errs)}}},
-                {"held_out", held_report}};
+                {"in_sample", {{"runs", in_sample.rows},
+                               {"median_abs_error_uncalibrated", median_abs(in_sample.before)},
+                               {"median_abs_error_calibrated", median_abs(in_sample.after)}}},
+                {"held_out", held_report},
+                {"held_out_skipped", held_skipped},
+                {"leave_one_run_out", loo}};
   return out;
 }
 

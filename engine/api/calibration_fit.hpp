@@ -9,8 +9,11 @@
 // are fitted (finite standard error, scaled by the misfit, below a bound);
 // the others are held at "no correction" in the written file and named. Runs
 // are split deterministically into a fit set and a held-out set (every third
-// run) whose error the report gives; the final factors are refitted on every
-// run. The work is estimated before the first replay and capped.
+// run by default) whose error the report gives; the final factors are refitted
+// on every run, and each run is then predicted by the factors refitted without
+// it (leave-one-run-out). The report records what the fit was fitted on
+// (fit.fitted_on: models, GPU, stack, load and length ranges), which `run
+// --calibration` checks. The work is estimated before the first replay and capped.
 #include <functional>
 #include <string>
 #include <vector>
@@ -35,6 +38,9 @@ struct FitOptions {
   // (0..1; the bound is the budget's, so a fit that converges early jumps to
   // done): how the page's worker reports progress on a call that blocks.
   std::function<void(double)> on_progress;
+  // Every N-th run (N >= 2) is held out of a first fit that reports its error
+  // on them (`fit --holdout-every N`); 0 holds none out.
+  int holdout_every = 3;
 };
 
 // The calibration file: {id, source, factors, fit: {report}}. Throws located

@@ -1,5 +1,6 @@
 #include "api/make_job.hpp"
 
+#include "api/client_request_latency.hpp"
 #include "api/interval_job.hpp"
 #include "infer/latency_job.hpp"
 #include "serve/serving_job.hpp"
@@ -11,11 +12,21 @@ std::unique_ptr<Job> make_job(const Scenario& scenario, IntervalMode mode) {
   return std::make_unique<IntervalJob>(scenario, mode);
 }
 
-std::unique_ptr<Job> make_single_job(const Scenario& scenario) {
+namespace {
+
+std::unique_ptr<Job> make_simulator_job(const Scenario& scenario) {
   if (scenario.training) return std::make_unique<TrainingJob>(scenario);
   // Otherwise validation guarantees a serving section.
   if (scenario.serving && scenario.serving->mode == "simulate") return std::make_unique<serve::ServingJob>(scenario);
   return std::make_unique<LatencyJob>(scenario);
+}
+
+}  // namespace
+
+// A cluster calibration's per-request latency and range warnings
+// (api/client_request_latency) on every run, the fit's replays included.
+std::unique_ptr<Job> make_single_job(const Scenario& scenario) {
+  return with_cluster_calibration(make_simulator_job(scenario), scenario);
 }
 
 }  // namespace sightline

@@ -22,7 +22,7 @@ const char* const kUsage =
     "                [--calibration CLUSTER.json]\n"
     "  sightline fit BENCH_FILE... --base SCENARIO.json [--out CLUSTER.json] [--id ID] [--format table|json]\n"
     "                [--bench-format vllm|sglang|guidellm|genai-perf|aiperf|mlperf] [--import-only] [--model-of BENCH_FILE=MODEL]...\n"
-    "                [--prompt-tokens BENCH_FILE=N]... [--max-work-units N]\n"
+    "                [--prompt-tokens BENCH_FILE=N]... [--max-work-units N] [--holdout-every N]\n"
     "  sightline validate FILE\n"
     "  sightline inspect-model FILE [--json]   (FILE: a Hugging Face config.json or a model object)\n"
     "  sightline presets [models|gpus|interconnects|scenarios|calibrations|comm_calibrations|stacks] [--format json]\n"

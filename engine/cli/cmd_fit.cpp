@@ -37,7 +37,7 @@ void print_fit_table(const json& cal) {
   std::cout << "  per-request latency (ms)  " << fit["request_latency_ms"].get<double>();
   if (fit["standard_errors"]["request_latency_ms"].is_number())
     std::cout << "  (± " << fit["standard_errors"]["request_latency_ms"].get<double>()
-              << "; client, network and tokenizer time on every TTFT and E2E, not applied by run)\n";
+              << "; client, network and tokenizer time, added by run --calibration to every TTFT and E2E)\n";
   else
     std::cout << "  (held at 0: " << fit["held_at_no_correction"]["request_latency_ms"].get<std::string>() << ")\n";
   for (const json& w : fit["warnings"]) std::cout << "  warning: " << w.get<std::string>() << "\n";
@@ -57,10 +57,21 @@ void print_fit_table(const json& cal) {
             << 100 * fit["in_sample"]["median_abs_error_uncalibrated"].get<double>() << "%, calibrated "
             << 100 * fit["in_sample"]["median_abs_error_calibrated"].get<double>() << "%";
   const json& h = fit["held_out"];
-  if (h.is_object())
+  if (fit["held_out_skipped"].is_string())
+    std::cout << ", no held-out runs (" << fit["held_out_skipped"].get<std::string>() << ")";
+  else if (h.is_object())
     std::cout << ", held-out (factors fitted without them) " << 100 * h["median_abs_error"].get<double>()
               << "% (uncalibrated " << 100 * h["median_abs_error_uncalibrated"].get<double>() << "%)";
   std::cout << "\n";
+  const json& loo = fit["leave_one_run_out"];
+  if (loo.contains("skipped"))
+    std::cout << "leave-one-run-out: not computed: " << loo["skipped"].get<std::string>() << "\n";
+  else
+    std::cout << "leave-one-run-out (each run predicted by the factors refitted without it): median |error| "
+              << 100 * loo["median_abs_error"].get<double>() << "% (uncalibrated "
+              << 100 * loo["median_abs_error_uncalibrated"].get<double>() << "%)\n";
+  const json& on = fit["fitted_on"];
+  std::cout << "fitted on: " << safe_dump(on) << "\n";
 }
 
 // FILE=VALUE flags (--model-of, --prompt-tokens): VALUE per benchmark file given.
@@ -103,12 +114,14 @@ int cmd_fit(const Args& args) {
   std::string base_file, out, id = "my-cluster", format_in, output = "table", problem;
   bool import_only = false;
   int64_t max_work_units = api::FitOptions::kDefaultWorkUnits;
+  int64_t holdout_every = api::FitOptions{}.holdout_every;
   Flags flags("fit");
   flags.text("--base", &base_file).text("--out", &out).text("--id", &id)
       .text("--bench-format", &format_in, api::bench_formats())
       .text("--format", &output, {"table", "json"}).boolean("--import-only", &import_only)
       .texts("--model-of", &model_of).texts("--prompt-tokens", &prompt_of)
-      .integer("--max-work-units", &max_work_units, 1, api::FitOptions::kMaxWorkUnits).positional(&files, 1000);
+      .integer("--max-work-units", &max_work_units, 1, api::FitOptions::kMaxWorkUnits)
+      .integer("--holdout-every", &holdout_every, 0, 1000).positional(&files, 1000);
   if (!flags.parse(args, problem)) return usage_error(problem);
   if (files.empty()) return usage_error("fit takes at least one BENCH_FILE");
   if (!import_only && base_file.empty()) return usage_error("fit needs --base SCENARIO.json (the deployment the runs were measured on)");
@@ -155,6 +168,8 @@ int cmd_fit(const Args& args) {
     }
     api::FitOptions options;
     options.max_work_units = max_work_units;
+    if (holdout_every == 1) return usage_error("--holdout-every N takes 0 (hold none out) or N >= 2 (every N-th run)");
+    options.holdout_every = static_cast<int>(holdout_every);
     const json cal = api::fit_cluster_calibration(base, runs, id, "sightline fit of " + source + " on " + base_file, options);
     if (!out.empty()) write_output(out, safe_dump(cal, 2) + "\n");
     if (output == "json") std::cout << safe_dump(cal, 2) << "\n";

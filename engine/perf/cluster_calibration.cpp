@@ -10,6 +10,8 @@ json ClusterCalibration::to_json() const {
               {"memory_efficiency_scale", memory_efficiency_scale},
               {"comm_efficiency_scale", comm_efficiency_scale},
               {"host_us_per_step", host_us_per_step}}}};
+  // Written only when there is one: calibrations without it read and print as before.
+  if (request_latency_ms > 0) j["factors"]["request_latency_ms"] = request_latency_ms;
   if (!fit.is_null()) j["fit"] = fit;
   return j;
 }
@@ -20,13 +22,15 @@ ClusterCalibration ClusterCalibration::from_json(const json& j, const std::strin
   c.id = r.string("id");
   c.source = r.string("source");
   ObjectReader f(r.required("factors"), r.child_path("factors"),
-                 {"compute_efficiency_scale", "memory_efficiency_scale", "comm_efficiency_scale", "host_us_per_step"});
+                 {"compute_efficiency_scale", "memory_efficiency_scale", "comm_efficiency_scale", "host_us_per_step",
+                  "request_latency_ms"});
   // Bounds: a factor outside them is not a calibration of the same stack but a
   // different machine or a broken benchmark.
   c.compute_efficiency_scale = f.number("compute_efficiency_scale", 0.05, 20, 1);
   c.memory_efficiency_scale = f.number("memory_efficiency_scale", 0.05, 20, 1);
   c.comm_efficiency_scale = f.number("comm_efficiency_scale", 0.05, 20, 1);
   c.host_us_per_step = f.number("host_us_per_step", 0, 1e6, 0);
+  c.request_latency_ms = f.number("request_latency_ms", 0, 60000, 0);
   if (const json* fit = r.find("fit")) {
     require_object(*fit, r.child_path("fit"));
     c.fit = *fit;

@@ -6,6 +6,8 @@
 //   memory_efficiency_scale   multiplies η of memory- and launch-bound kernels (decode GEMMs, norms ...)
 //   comm_efficiency_scale     multiplies the achieved bandwidth of collectives
 //   host_us_per_step          CPU time per engine step the stack model does not know of
+//   request_latency_ms        constant per-request client latency (network, HTTP, tokenizer) added to
+//                             a serving simulation's TTFT and E2E (api/client_request_latency), no step
 // A scale of 1 and 0 µs leave every prediction unchanged.
 #include <memory>
 #include <string>
@@ -22,6 +24,7 @@ struct ClusterCalibration {
   double memory_efficiency_scale = 1;
   double comm_efficiency_scale = 1;
   double host_us_per_step = 0;
+  double request_latency_ms = 0;
   json fit;  // the fit's report (files, errors, held-out split), kept verbatim; null when none
 
   json to_json() const;

@@ -123,6 +123,26 @@ test('a run names the calibration it used; a bad calibration file is a located e
   assert.match(u.err, /--model-of names 'other\.json', which is not one of the BENCH_FILEs/);
 });
 
+test('run --calibration adds the calibration\'s per-request latency to TTFT and E2E, not to TPOT', () => {
+  const s = scenario('llama-2-7b', 2, 512, 128, 50);
+  const L = 25;
+  const withL = write('truth-latency.json', { ...truth, factors: { ...truth.factors, request_latency_ms: L } });
+  const a = runMetrics(s, truthFile);
+  const b = runMetrics(s, withL);
+  for (const k of ['p50', 'mean', 'p99']) {
+    assert.ok(Math.abs(b.metrics.ttft_ms[k] - a.metrics.ttft_ms[k] - L) < 1e-6, `ttft ${k}: ${a.metrics.ttft_ms[k]} -> ${b.metrics.ttft_ms[k]}`);
+    assert.ok(Math.abs(b.metrics.e2e_s[k] - a.metrics.e2e_s[k] - L / 1e3) < 1e-9, `e2e ${k}`);
+  }
+  assert.equal(b.metrics.ttft_ms.stddev, a.metrics.ttft_ms.stddev);
+  assert.deepEqual(b.metrics.tpot_ms, a.metrics.tpot_ms);
+  assert.deepEqual(b.metrics.itl_ms, a.metrics.itl_ms);
+  const key = (r, id) => r.key_metrics.find((k) => k.id === id).value;
+  assert.ok(Math.abs(key(b, 'ttft_p50_ms') - key(a, 'ttft_p50_ms') - L) < 1e-6);
+  assert.equal(b.calibration_request_latency.request_latency_ms, L);
+  assert.equal(b.calibration.factors.request_latency_ms, L);
+  assert.equal(a.calibration_request_latency, undefined);
+});
+
 // The round trip's runs are designed so that each factor is identified by a
 // signal the simulator computes smoothly: at low load (one request at a time)
 // TTFT is one prefill and TPOT one decode step, so a long prompt pins compute
@@ -189,6 +209,31 @@ test('round trip: fit recovers a known perturbation from every format and predic
     assert.ok(rel(c.metrics[k].mean, t.metrics[k].mean) < 0.03, `${k}: ${c.metrics[k].mean} vs truth ${t.metrics[k].mean}`);
   }
   assert.equal(c.calibration.id, 'my-cluster');
+  // Honest transfer (issue 37 point 3): the calibration says what it was fitted
+  // on, and a run on another model is told, located at its /model.
+  const on = cal.fit.fitted_on;
+  assert.deepEqual(on.models, ['llama-2-7b', 'gpt2']);
+  assert.equal(on.gpu, 'a100-80g-sxm');
+  assert.deepEqual(on.prompt_tokens, [32, 2048]);
+  assert.deepEqual(on.output_tokens, [16, 128]);
+  assert.ok(on.rate_qps[0] === 0.01 && on.rate_qps[1] === 4, JSON.stringify(on.rate_qps));
+  const outside = c.warnings.filter((w) => w.startsWith('calibration_out_of_range'));
+  assert.equal(outside.length, 2, JSON.stringify(c.warnings));
+  assert.match(outside[0], /^calibration_out_of_range at \/model: .*not 'llama-2-13b'/);
+  assert.match(outside[1], /^calibration_out_of_range at \/serving\/workload\/output_tokens: output length \(tokens\) 200 is outside .*\[16, 128\]/);
+  const inside = runMetrics(scenario('llama-2-7b', 2, 512, 128, 40), out);
+  assert.deepEqual(inside.warnings.filter((w) => /calibration_/.test(w)), []);
+  const faster = runMetrics(scenario('llama-2-7b', 12, 3000, 128, 40), out);
+  const paths = faster.warnings.filter((w) => w.startsWith('calibration_out_of_range')).map((w) => w.split(':')[0]);
+  assert.deepEqual(paths, ['calibration_out_of_range at /serving/workload/arrival/rate_qps', 'calibration_out_of_range at /serving/workload/prompt_tokens']);
+  // The fit's own transfer error: every third run held out, and each run
+  // predicted by the factors refitted without it.
+  assert.equal(cal.fit.held_out.every, 3);
+  const loo = cal.fit.leave_one_run_out;
+  console.log('leave-one-run-out median |error|', loo.median_abs_error, 'uncalibrated', loo.median_abs_error_uncalibrated);
+  assert.equal(loo.runs.length, cal.fit.runs.length);
+  assert.ok(loo.median_abs_error < 0.03 && loo.median_abs_error < loo.median_abs_error_uncalibrated, JSON.stringify(loo.median_abs_error));
+  assert.match(r.out, /leave-one-run-out .*median \|error\| \d/);
 });
 
 test('round trip: a constant per-request latency added to the truth is recovered as that term, not as efficiency or host time', () => {

@@ -4,7 +4,7 @@
 // codes and output only (no timing).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { repoRoot } from '../wasm/wasm_module.mjs';
 import { cli, workspace } from './fit_helpers.mjs';
@@ -66,6 +66,17 @@ test('SGLang late-2024 (medians only): six Poisson runs, read in full and compar
   near(runs[0].lengths.output_tokens_mean, 160347 / 300, 'output');
   near(runs[0].measured.ttft_median_ms.value, 218.80842198152095, 'median ttft');
   near(runs[0].measured.e2e_mean_ms.value, 24370.785914754182, 'e2e');
+});
+
+test('SGLang late-2024, Llama-3.3-70B on 4xH200: seven Poisson runs of one cluster (a second sweep)', () => {
+  const runs = importRuns(path.join(real, 'datacrunch_llama33-70b_4xh200_online.jsonl'));
+  assert.deepEqual(runs.map((r) => r.load.rate_qps), [1, 2, 4, 8, 16, 4, 8]);
+  assert.deepEqual(runs.map((r) => r.requests.completed), [300, 600, 1200, 2400, 3200, 1200, 2400]);
+  for (const r of runs) assert.deepEqual([r.format, r.load.kind, r.load.arrival], ['sglang', 'rate', 'poisson']);
+  near(runs[4].lengths.prompt_tokens_mean, 1629242 / 3200, 'prompt');
+  near(runs[4].lengths.output_tokens_mean, 1642637 / 3200, 'output');
+  near(runs[4].measured.ttft_median_ms.value, 614.2499720444903, 'median ttft');
+  near(runs[4].measured.itl_median_ms.value, 179.12118090316653, 'median itl');
 });
 
 test('SGLang 2025 (request_rate Infinity, max_concurrency 8): a closed loop of 8', () => {
@@ -213,6 +224,29 @@ test('fit: one run (a TTFT and a TPOT) fits at most one factor; the others are h
   assert.match(r.out, /held at no correction/);
 });
 
+test('fit --holdout-every: N >= 2 holds every N-th run out and reports it; 0 holds none out; 1 is a usage error', () => {
+  const sg = path.join(fixtures, 'sglang_bench_serving.jsonl');
+  const b = write('base-holdout.json', base());
+  const two = cli(['fit', sg, '--base', b, '--holdout-every', '2', '--format', 'json']);
+  assert.equal(two.code, 0, two.err);
+  const cal = JSON.parse(two.out);
+  assert.equal(cal.fit.held_out.every, 2);
+  assert.equal(cal.fit.held_out.runs.length, 1);
+  assert.equal(cal.fit.held_out.runs[0].where, cal.fit.runs[1].where);
+  for (const k of ['median_abs_error', 'median_abs_error_uncalibrated']) assert.equal(typeof cal.fit.held_out[k], 'number', k);
+  // Two runs: too few to leave one out, and the report says so.
+  assert.match(cal.fit.leave_one_run_out.skipped, /at least 3 runs/);
+  const none = cli(['fit', sg, '--base', b, '--holdout-every', '0', '--format', 'json']);
+  assert.equal(none.code, 0, none.err);
+  assert.equal(JSON.parse(none.out).fit.held_out, null);
+  const five = cli(['fit', sg, '--base', b, '--holdout-every', '5']);
+  assert.equal(five.code, 0, five.err);
+  assert.match(five.out, /no held-out runs \(holding out every 5-th run leaves none out of these 2 runs\)/);
+  const one = cli(['fit', sg, '--base', b, '--holdout-every', '1']);
+  assert.equal(one.code, 2);
+  assert.match(one.err, /--holdout-every N takes 0/);
+});
+
 test('fit: 300 runs are refused by the work estimate before any replay, naming the flag that raises it', () => {
   const line = readFileSync(path.join(fixtures, 'sglang_bench_serving.jsonl'), 'utf8').split('\n')[0];
   const many = write('many.jsonl', Array.from({ length: 300 }, (_, i) => line.replace('"request_rate": 2.0', `"request_rate": ${1 + i / 100}`)).join('\n') + '\n');
@@ -236,4 +270,25 @@ test('vLLM --append-result JSON lines are read as vllm runs with their model id'
   const runs = importRuns(write('appended.json', lines));
   assert.deepEqual(runs.map((r) => [r.format, r.model, r.where, r.load.concurrency]),
     [['vllm', 'facebook/opt-125m', '/0', 2], ['vllm', 'facebook/opt-125m', '/1', 4]]);
+});
+
+test('rule: one place adds a calibration\'s per-request latency to TTFT and E2E (api/client_request_latency)', () => {
+  // The fit's replays and `run` go through the same job; a second place that
+  // adds the latency (as the fit once did in its predictions) would let the fit
+  // model something `run` does not apply.
+  const files = [];
+  const walk = (dir) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (/\.(cpp|hpp)$/.test(e.name)) files.push(p);
+    }
+  };
+  walk(path.join(repoRoot, 'engine'));
+  // A line that adds (+) and names both a TTFT/E2E figure and the latency.
+  const addsLine = (l) => /\+/.test(l) && /(ttft|e2e)/.test(l) && /(request_latency|request_ms)/.test(l);
+  const adds = (text) => text.split('\n').some(addsLine);
+  const offenders = files.filter((f) => !f.includes('client_request_latency') && adds(readFileSync(f, 'utf8')));
+  assert.deepEqual(offenders.map((f) => path.relative(repoRoot, f)), []);
+  assert.ok(adds('  return it->second + (t.statistic.rfind("ttft", 0) == 0 ? request_ms : 0);'), 'the pattern catches the old fit-side addition');
 });

@@ -1,0 +1,94 @@
+#include "api/client_request_latency.hpp"
+
+#include <string>
+
+#include "api/calibration_range.hpp"
+#include "run/result_header.hpp"
+
+namespace sightline {
+
+namespace {
+
+// The statistics a constant shifts (a spread does not move).
+const char* const kShifted[] = {"mean", "min", "p50", "p90", "p99", "max"};
+
+void shift_summary(json& summary, double by) {
+  if (!summary.is_object()) return;
+  for (const char* k : kShifted)
+    if (summary.contains(k) && summary[k].is_number()) summary[k] = summary[k].get<double>() + by;
+}
+
+// Key metrics of a serving run that are TTFT or E2E statistics (not the stddev
+// nor the compare ratios), with the unit's scale of a millisecond.
+double key_metric_shift(const std::string& id, double latency_ms) {
+  if (id == "ttft_p50_ms" || id == "ttft_p99_ms" || id == "ttft_mean_ms") return latency_ms;
+  if (id == "e2e_p50_s" || id == "e2e_p99_s" || id == "e2e_mean_s") return latency_ms * 1e-3;
+  return 0;
+}
+
+class RequestLatencyJob : public Job {
+ public:
+  RequestLatencyJob(std::unique_ptr<Job> inner, double latency_ms, std::vector<std::string> warnings)
+      : inner_(std::move(inner)), ms_(latency_ms), warnings_(std::move(warnings)) {}
+  bool step(int64_t max_units) override { return inner_->step(max_units); }
+  double progress() const override { return inner_->progress(); }
+  int64_t units_done() const override { return inner_->units_done(); }
+  bool overloaded() const override { return inner_->overloaded(); }
+  KeyMetrics interval_figures() const override { return inner_->interval_figures(); }
+  json result() const override {
+    json r = inner_->result();
+    if (ms_ > 0) {
+      add_request_latency(r, ms_);
+      // The inner job wrote its unshifted key metrics (a central-only run keeps them as written).
+      if (r.contains("key_metrics")) r["key_metrics"] = key_metrics_to_json(key_metrics());
+    }
+    if (!warnings_.empty()) append_warnings(r, warnings_);
+    return r;
+  }
+  KeyMetrics key_metrics() const override {
+    KeyMetrics km = inner_->key_metrics();
+    for (KeyMetric& k : km)
+      if (k.numeric() && ms_ > 0) k.value += key_metric_shift(k.id, ms_);
+    return km;
+  }
+
+ private:
+  std::unique_ptr<Job> inner_;
+  double ms_;
+  std::vector<std::string> warnings_;
+};
+
+}  // namespace
+
+double calibration_request_latency_ms(const Scenario& scenario) {
+  const auto& c = scenario.cost_model.cluster_calibration;
+  return c ? c->request_latency_ms : 0.0;
+}
+
+void add_request_latency(json& result, double latency_ms) {
+  if (!result.is_object() || !result.contains("metrics")) return;
+  json& m = result["metrics"];
+  if (m.contains("ttft_ms")) shift_summary(m["ttft_ms"], latency_ms);
+  if (m.contains("e2e_s")) shift_summary(m["e2e_s"], latency_ms * 1e-3);
+  result["calibration_request_latency"] = {
+      {"request_latency_ms", latency_ms},
+      {"added_to", json::array({"/metrics/ttft_ms", "/metrics/e2e_s"})},
+      {"note", "the calibration's per-request client latency (network, HTTP, tokenizer) is added to every request's "
+               "TTFT and E2E as the fit modelled it; TPOT, ITL, throughput, goodput and SLO attainment are the "
+               "server's"}};
+}
+
+std::unique_ptr<Job> with_cluster_calibration(std::unique_ptr<Job> inner, const Scenario& scenario) {
+  if (!scenario.cost_model.cluster_calibration) return inner;
+  std::vector<std::string> warnings = calibration_range_warnings(scenario);
+  const double ms = calibration_request_latency_ms(scenario);
+  const bool simulated = scenario.serving && scenario.serving->mode == "simulate";
+  if (ms > 0 && !simulated)
+    warnings.push_back("calibration_not_applied at /cost_model/calibration/factors/request_latency_ms: the per-request "
+                       "latency (" + std::to_string(ms) + " ms) is added to a serving simulation's TTFT and E2E only; "
+                       "this run does not include it");
+  if (!(simulated && ms > 0) && warnings.empty()) return inner;
+  return std::make_unique<RequestLatencyJob>(std::move(inner), simulated ? ms : 0.0, std::move(warnings));
+}
+
+}  // namespace sightline
