@@ -30,10 +30,6 @@ int transport_class(const InterconnectSpec& l) {
   return l.full_mesh() ? 1 : 2;
 }
 
-}  // namespace
-
-namespace {
-
 // The shipped links that have their own measurements, read once: the presets
 // do not change while the engine runs.
 struct MeasuredLink {
