@@ -144,6 +144,29 @@ double blend_times(double compute_s, double memory_s, double blend_p) {
   return det_pow(det_pow(compute_s, blend_p) + det_pow(memory_s, blend_p), 1.0 / blend_p);
 }
 
+namespace {
+
+// The tile and split-K depth that last won for a GEMM shape, per thread: a
+// calibration fit prices each measured shape thousands of times with slowly
+// moving parameters, and the winner rarely changes. Direct-mapped; a slot
+// holds the last shape hashed to it.
+struct RememberedWinner {
+  int64_t m = -1, n = 0, k = 0;
+  double groups = 0;
+  int tile = -1, depth = 0;
+};
+constexpr size_t kRememberedWinnerSlots = 8192;  // a power of two: a fit prices up to 1,500 shapes
+
+RememberedWinner& remembered_winner_slot(const Operator& op) {
+  thread_local RememberedWinner slots[kRememberedWinnerSlots];
+  uint64_t h = static_cast<uint64_t>(op.m) * 0x9E3779B97F4A7C15ULL;
+  h ^= static_cast<uint64_t>(op.n) + 0x7F4A7C159E3779B9ULL + (h << 6) + (h >> 2);
+  h ^= static_cast<uint64_t>(op.k) + 0x94D049BB133111EBULL + (h << 6) + (h >> 2);
+  return slots[h & (kRememberedWinnerSlots - 1)];
+}
+
+}  // namespace
+
 GemmChoice best_gemm_tile(const Operator& op, const GemmParams& p, double flops_per_s, double bytes_per_s,
                           int sm_count, double compute_floor_s) {
   // The choice minimizes the very time the GEMM is priced at. Choosing by
@@ -159,12 +182,13 @@ GemmChoice best_gemm_tile(const Operator& op, const GemmParams& p, double flops_
   // compute is no less than the best one's at its depth cannot beat it (at
   // most tie, and ties go to the earlier tile): its blend, three pow calls and
   // most of a calibration fit's time, is skipped. The choice is the one a
-  // full scan makes.
+  // full scan makes (tests/unit/test_gemm_tile_choice.cpp checks it against one).
   struct DepthBest {
     bool set = false;
     double compute_eff_s = 0;  // max(compute, floor): what the blend sees
     GemmChoice choice;
     int order = 0;  // position in the tile-major scan: ties go to the earlier one
+    int tile = 0;   // index in p.tiles
   };
   constexpr int kDepths = 5;  // split-K 1, 2, 4, 8, 16
   static_assert((1 << (kDepths - 1)) == kMaxSplitK, "one slot per split-K depth");
@@ -175,70 +199,131 @@ GemmChoice best_gemm_tile(const Operator& op, const GemmParams& p, double flops_
   // once per depth instead of once per tile. Batch-1 decodes all take this path.
   // The last exponent's share is kept: a fit prices thousands of GEMMs per
   // exponent, and a run uses one.
-  thread_local double share_for_p = 0, share = 0;
+  //
+  // A lower bound on a candidate's blend without a pow call: with
+  // x = min/max of its two times <= 1, blend = max * (1 + x^p)^(1/p), and
+  // (1 + y)^(1/p) is concave in y, so it lies above its chord from y = 0 to 1:
+  // blend >= max * (1 + x^p (2^(1/p) - 1)) >= max * (1 + x^q (2^(1/p) - 1))
+  // for the integer q = ceil(p) (x^q <= x^p). A candidate whose bound exceeds
+  // the best blend found cannot win or tie.
+  thread_local double share_for_p = 0, share = 0, chord = 0;
+  thread_local int whole_power = 1;
   if (share_for_p != p.blend_p) {
     share = det_pow(2.0, -56.0 / p.blend_p);
+    chord = det_pow(2.0, 1.0 / p.blend_p) - 1.0;
+    whole_power = static_cast<int>(std::ceil(p.blend_p));
     share_for_p = p.blend_p;
   }
   const double negligible_compute_share = share;
+  auto blend_lower_bound = [&](double a, double b) {
+    const double hi = std::max(a, b), lo = std::min(a, b);
+    if (!(hi > 0)) return hi;
+    const double x = lo / hi;
+    double xq = 1.0;
+    for (int i = 0; i < whole_power; ++i) xq *= x;
+    return hi * (1.0 + xq * chord);
+  };
   double memory_power[kDepths], memory_only_s[kDepths];
   bool memory_power_set[kDepths] = {false, false, false, false, false};
   bool memory_only_set[kDepths] = {false, false, false, false, false};
   const double sms = std::max(sm_count, 1);
-  double best_so_far_s = std::numeric_limits<double>::infinity();
-  int order = 0;
-  for (const GemmTile& tile : p.tiles) {
+
+  // One candidate's times, the same arithmetic wherever it is priced.
+  struct Candidate {
+    double compute_s = 0, compute_eff_s = 0, memory_s = 0;
+  };
+  auto output_tiles = [&](const GemmTile& tile) {
     // A grouped GEMM's problems pad to tiles separately and share the waves.
-    const double tiles = op.groups * std::ceil(static_cast<double>(op.m) / tile.m) *
-                         std::ceil(static_cast<double>(op.n) / tile.n);
+    return op.groups * std::ceil(static_cast<double>(op.m) / tile.m) * std::ceil(static_cast<double>(op.n) / tile.n);
+  };
+  auto eligible = [&](double tiles, int split) {
+    return split == 1 || (op.k / split >= kMinSplitKDepth && tiles * split / 2 < sms);
+  };
+  auto times_of = [&](const GemmTile& tile, double tiles, int split) {
+    Candidate c;
+    // Every wave runs one tile per SM: the padded tile's FLOPs at the tile's rate.
+    const double waves = std::ceil(tiles * split / sms);
+    const double tile_flops = 2.0 * tile.m * tile.n * (static_cast<double>(op.k) / split);
+    c.compute_s = waves * tile_flops / (flops_per_s * tile.efficiency / sms);
+    c.compute_eff_s = std::max(c.compute_s, compute_floor_s);
+    // Split-K writes fp32 partial tiles and reads them back to reduce.
+    const double partial_bytes = split > 1 ? 2.0 * 4.0 * split * op.groups * static_cast<double>(op.m) * op.n : 0.0;
+    c.memory_s = (op.bytes - op.serial_bytes + partial_bytes) / bytes_per_s;
+    return c;
+  };
+  // The same arithmetic as blend_times(compute_eff_s, memory_s, p.blend_p).
+  auto blend_of = [&](int depth, const Candidate& c) {
+    // memory^p is the same for every tile at this depth: one pow per depth.
+    if (!memory_power_set[depth]) {
+      memory_power[depth] = det_pow(c.memory_s, p.blend_p);
+      memory_power_set[depth] = true;
+    }
+    if (c.compute_eff_s < c.memory_s * negligible_compute_share) {
+      if (!memory_only_set[depth]) {
+        memory_only_s[depth] = det_pow(memory_power[depth], 1.0 / p.blend_p);
+        memory_only_set[depth] = true;
+      }
+      return memory_only_s[depth];
+    }
+    return det_pow(det_pow(c.compute_eff_s, p.blend_p) + memory_power[depth], 1.0 / p.blend_p);
+  };
+
+  double best_so_far_s = std::numeric_limits<double>::infinity();
+  // The shape's last winner, priced first, bounds the scan from the start:
+  // any candidate's blend is an upper bound on the minimum, so the tiles it
+  // rules out could not have won or tied, whatever the parameters now are.
+  RememberedWinner& remembered = remembered_winner_slot(op);
+  int seed_tile = -1, seed_depth = -1;
+  double seed_s = 0;
+  if (remembered.m == op.m && remembered.n == op.n && remembered.k == op.k && remembered.groups == op.groups &&
+      remembered.tile >= 0 && static_cast<size_t>(remembered.tile) < p.tiles.size()) {
+    const GemmTile& tile = p.tiles[static_cast<size_t>(remembered.tile)];
+    const double tiles = output_tiles(tile);
+    const int split = 1 << remembered.depth;
+    // Eligibility falls as the split grows, so an eligible split is reached by the scan.
+    if (eligible(tiles, split)) {
+      seed_tile = remembered.tile;
+      seed_depth = remembered.depth;
+      seed_s = blend_of(seed_depth, times_of(tile, tiles, split));
+      best_so_far_s = seed_s;
+    }
+  }
+
+  int order = 0;
+  for (size_t ti = 0; ti < p.tiles.size(); ++ti) {
+    const GemmTile& tile = p.tiles[ti];
+    const double tiles = output_tiles(tile);
     int depth = 0;
     for (int split = 1; split <= kMaxSplitK; split *= 2, ++depth, ++order) {
-      if (split > 1 && (op.k / split < kMinSplitKDepth || tiles * split / 2 >= sms)) break;
-      // Every wave runs one tile per SM: the padded tile's FLOPs at the tile's rate.
-      const double waves = std::ceil(tiles * split / sms);
-      const double tile_flops = 2.0 * tile.m * tile.n * (static_cast<double>(op.k) / split);
-      const double compute_s = waves * tile_flops / (flops_per_s * tile.efficiency / sms);
-      const double compute_eff_s = std::max(compute_s, compute_floor_s);
+      if (!eligible(tiles, split)) break;
+      const Candidate c = times_of(tile, tiles, split);
       DepthBest& d = depth_best[depth];
-      if (d.set && !(compute_eff_s < d.compute_eff_s)) continue;
-      // Split-K writes fp32 partial tiles and reads them back to reduce.
-      const double partial_bytes = split > 1 ? 2.0 * 4.0 * split * op.groups * static_cast<double>(op.m) * op.n : 0.0;
-      const double memory_s = (op.bytes - op.serial_bytes + partial_bytes) / bytes_per_s;
-      // The blend is never below the larger of its two times (to within pow's
-      // rounding, hence the margin): a tile whose larger time already exceeds
-      // the best blend found so far cannot win.
-      if (std::max(compute_eff_s, memory_s) > best_so_far_s * (1.0 + 1e-12)) continue;
-      // memory^p is the same for every tile at this depth: one pow per depth.
-      if (!memory_power_set[depth]) {
-        memory_power[depth] = det_pow(memory_s, p.blend_p);
-        memory_power_set[depth] = true;
-      }
-      // The same arithmetic as blend_times(compute_eff_s, memory_s, p.blend_p).
-      double t;
-      if (compute_eff_s < memory_s * negligible_compute_share) {
-        if (!memory_only_set[depth]) {
-          memory_only_s[depth] = det_pow(memory_power[depth], 1.0 / p.blend_p);
-          memory_only_set[depth] = true;
-        }
-        t = memory_only_s[depth];
-      } else {
-        t = det_pow(det_pow(compute_eff_s, p.blend_p) + memory_power[depth], 1.0 / p.blend_p);
-      }
-      if (!d.set || t < d.choice.time_s) d = {true, compute_eff_s, {tile.m, tile.n, split, compute_s, memory_s, t}, order};
+      if (d.set && !(c.compute_eff_s < d.compute_eff_s)) continue;
+      // The blend is never below its lower bound (to within pow's rounding,
+      // hence the margin): a tile whose bound already exceeds the best blend
+      // found so far cannot win.
+      if (blend_lower_bound(c.compute_eff_s, c.memory_s) > best_so_far_s * (1.0 + 1e-12)) continue;
+      const double t = static_cast<int>(ti) == seed_tile && depth == seed_depth ? seed_s : blend_of(depth, c);
+      if (!d.set || t < d.choice.time_s)
+        d = {true, c.compute_eff_s, {tile.m, tile.n, split, c.compute_s, c.memory_s, t}, order, static_cast<int>(ti)};
       best_so_far_s = std::min(best_so_far_s, t);
     }
   }
   GemmChoice best;
   double best_time = std::numeric_limits<double>::infinity();
-  int best_order = 0;
-  for (const DepthBest& d : depth_best) {
+  int best_order = 0, best_tile = -1, best_depth = 0;
+  for (int depth = 0; depth < kDepths; ++depth) {
+    const DepthBest& d = depth_best[depth];
     if (!d.set) continue;
     if (d.choice.time_s < best_time || (d.choice.time_s == best_time && d.order < best_order)) {
       best_time = d.choice.time_s;
       best_order = d.order;
       best = d.choice;
+      best_tile = d.tile;
+      best_depth = depth;
     }
   }
+  remembered = {op.m, op.n, op.k, op.groups, best_tile, best_depth};
   return best;
 }
 
