@@ -110,6 +110,8 @@ TEST_CASE("hf import: each refused 2026 config is refused at a key it has, namin
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"MiniMaxAI--MiniMax-M3.json", "sparse_attention_config"},
       {"deepseek-ai--DeepSeek-V4-Flash.json", "compress_ratios"},
+      {"deepseek-ai--DeepSeek-V4-Pro.json", "compress_ratios"},
+      {"nvidia--DeepSeek-V4-Flash-NVFP4.json", "hc_mult"},
       {"stepfun-ai--Step-3.7-Flash.json", "share_expert_dim"},
       {"zai-org--GLM-5.2.json", "indexer_types"},
       {"XiaomiMiMo--MiMo-7B-Base.json", "max_window_layers"},
@@ -178,6 +180,21 @@ TEST_CASE("hf import: Qwen3-Coder-480B-A35B (qwen3_moe): qkv_bias is read as wri
   CHECK(test::hf_params(test::inspect_ok(safe_dump(biased)), "total_B") == doctest::Approx(total + L * (96 + 2 * 8) * 128).epsilon(1e-12));
 }
 
+TEST_CASE("hf import: Qwen3-Coder-480B-A35B's use_qk_norm is read, not warned about as not understood") {
+  // The file writes use_qk_norm true; Qwen3-MoE's attention norms q and k in every layer
+  // (vLLM qwen3_moe.py, Qwen3MoeAttention: q_norm and k_norm unconditional), which is priced.
+  // It was reported as "not understood ... priced without them", which was not what was priced.
+  const json c = parse_json_text(m26_text("published/Qwen--Qwen3-Coder-480B-A35B-Instruct.json"));
+  const json r = test::inspect_ok(safe_dump(c));
+  CHECK(r["warnings"].empty());
+  CHECK(r["architecture"]["qk_norm"] == true);
+  json off = c;
+  off["use_qk_norm"] = false;
+  const json e = test::inspect_refused(safe_dump(off));
+  CHECK(e["path"] == "/hf_config/use_qk_norm");
+  CHECK(e["code"] == "not_implemented");
+}
+
 TEST_CASE("hf import: Qwen3.5/3.6 output_gate_type (the Gated DeltaNet output gate) is read, elementwise") {
   // Qwen3.6-27B's text_config says "swish"; vLLM's RMSNormGated takes silu (swish), or sigmoid: the
   // same sizes and work. Shown on Qwen3.5-122B-A10B's published file, which leaves it out.
@@ -195,4 +212,100 @@ TEST_CASE("hf import: Qwen3.5/3.6 output_gate_type (the Gated DeltaNet output ga
   const json e = test::inspect_refused(safe_dump(other));
   CHECK(e["path"] == "/hf_config/text_config/output_gate_type");
   CHECK(e["code"] == "invalid_value");
+}
+
+// ModelOpt's hf_quant_config.json as nvidia's NVFP4 repositories publish it
+// (tests/data/hf/published/SOURCES.md): NVFP4 weights with group_size 16, FP8 KV,
+// and an exclude_modules list, given beside the model's config.json.
+namespace models2026 {
+
+json with_quant(const std::string& config, const std::string& quant) {
+  return json{{"hf_config", parse_json_text(m26_text("published/" + config))},
+              {"hf_quant_config", parse_json_text(m26_text("published/" + quant))}};
+}
+
+}  // namespace models2026
+
+TEST_CASE("hf import: ModelOpt NVFP4 hf_quant_config.json (group_size 16) is read, not refused as structure") {
+  // nvidia/Qwen3-235B-A22B-NVFP4: quant_algo NVFP4, kv_cache_quant_algo FP8, group_size 16, every
+  // router (mlp.gate) and the LM head excluded. group_size was refused as a key "whose name suggests
+  // structure", so every NVFP4 hf_quant_config.json was refused.
+  const json c = with_quant("Qwen--Qwen3-235B-A22B.json", "nvidia--Qwen3-235B-A22B-NVFP4_hf_quant.json");
+  const json r = test::inspect_ok(safe_dump(c));
+  CHECK(r["weights"]["dtype"] == "nvfp4");
+  CHECK(r["kv_cache"]["dtype"] == "fp8");
+  CHECK(r["weights"]["attention_unquantized"] == false);
+  // 94 layers x 4 KV heads x 128 x (K + V) x 1 byte.
+  for (const char* at : {"4K", "32K", "128K"}) CHECK(test::hf_kv(r, at) == 94 * 4 * 128 * 2 * 1.0);
+  // NVFP4 is 4 bits plus an fp8 scale per 16 values (0.5625 byte); the embedding, the LM head and
+  // the two block norms of each layer and the final one stay bf16 (the per-head q/k norms are
+  // priced with their layer, as for FP8).
+  const double h = 4096, V = 151936, total = test::hf_params(r, "total_B");
+  const double bf16 = 2 * V * h + 94 * 2 * h + h;
+  CHECK(test::hf_weight_bytes(r) == doctest::Approx(0.5625 * (total - bf16) + 2 * bf16).epsilon(1e-9));
+  // Another group size is another format; FP8 has none.
+  json other = c;
+  other["hf_quant_config"]["quantization"]["group_size"] = 32;
+  json e = test::inspect_refused(safe_dump(other));
+  CHECK(e["path"] == "/hf_quant_config/quantization/group_size");
+  CHECK(e["code"] == "constraint_violation");
+  other["hf_quant_config"]["quantization"]["group_size"] = 16;
+  other["hf_quant_config"]["quantization"]["quant_algo"] = "FP8";
+  e = test::inspect_refused(safe_dump(other));
+  CHECK(e["path"] == "/hf_quant_config/quantization/group_size");
+}
+
+TEST_CASE("hf import: attention listed projection by projection; the MTP layer's entry belongs to the draft") {
+  // nvidia/DeepSeek-V3.2-NVFP4 keeps q_a, q_b, kv_a, kv_b and the indexer of every layer in bf16,
+  // quantizes o_proj, and lists the MTP layer (model.layers.61*, after the 61 layers). It was refused
+  // at the MTP entry ("names layer 61 but the model has 61 layers"); read as "attention stays bf16"
+  // it would have priced o_proj (61 x 128 x 128 x 7168 weights) in bf16. The engine prices a layer's
+  // attention in one format, so the split is refused, at the first entry it cannot price.
+  json c = with_quant("nvidia--DeepSeek-V3.2-NVFP4.json", "nvidia--DeepSeek-V3.2-NVFP4_hf_quant.json");
+  json e = test::inspect_refused(safe_dump(c));
+  CHECK(e["path"] == "/hf_quant_config/quantization/exclude_modules/1");  // model.layers.0.self_attn.indexer*
+  CHECK(e["message"].get<std::string>().find("indexer") != std::string::npos);
+  json& list = c["hf_quant_config"]["quantization"]["exclude_modules"];
+  json without_indexer = json::array();
+  for (const json& x : list)
+    if (x.get<std::string>().find("indexer") == std::string::npos) without_indexer.push_back(x);
+  list = without_indexer;
+  e = test::inspect_refused(safe_dump(c));
+  CHECK(e["path"] == "/hf_quant_config/quantization/exclude_modules/1");  // model.layers.0.self_attn.kv_a_proj_with_mqa
+  CHECK(e["message"].get<std::string>().find("but not o_proj") != std::string::npos);
+  // Every projection listed (o_proj too): the attention of every layer is bf16, the MTP entry is the draft's.
+  for (int l = 0; l < 61; ++l) list.push_back("model.layers." + std::to_string(l) + ".self_attn.o_proj");
+  const json r = test::inspect_ok(safe_dump(c));
+  CHECK(r["weights"]["dtype"] == "nvfp4");
+  CHECK(r["weights"]["attention_unquantized"] == true);
+  // A layer number past the model and its MTP layers is still refused.
+  list.push_back("model.layers.62*");
+  e = test::inspect_refused(safe_dump(c));
+  CHECK(e["path"] == "/hf_quant_config/quantization/exclude_modules/" + std::to_string(list.size() - 1));
+}
+
+TEST_CASE("hf import: Gemma-4-26B-A4B NVFP4: the dense mlp beside the experts kept in bf16") {
+  // nvidia/Gemma-4-26B-A4B-NVFP4's hf_quant_config.json excludes each layer's mlp*, router* and
+  // self_attn*. In Gemma-4 "mlp" is the dense MLP beside the experts (vLLM gemma4.py
+  // Gemma4DecoderLayer: self.mlp, self.router, self.moe), priced as the ungated shared expert;
+  // the routed experts are NVFP4. It was refused at the first mlp* entry.
+  const json c = with_quant("google--gemma-4-26B-A4B.json", "nvidia--Gemma-4-26B-A4B-NVFP4_hf_quant.json");
+  const json r = test::inspect_ok(safe_dump(c));
+  CHECK(r["weights"]["dtype"] == "nvfp4");
+  CHECK(r["weights"]["attention_unquantized"] == true);
+  CHECK(r["weights"]["dense_mlp_unquantized"] == true);
+  CHECK(r["kv_cache"]["dtype"] == "fp8");
+  // bf16 model's weights less the routed experts' (30 layers x 128 x 3 x 2816 x 704) at 2 bytes, plus
+  // those at NVFP4's 0.5625 byte.
+  const json bf16 = test::inspect_ok(m26_text("published/google--gemma-4-26B-A4B.json"));
+  const double experts = 30 * 128 * 3 * 2816.0 * 704;
+  CHECK(test::hf_weight_bytes(r) == doctest::Approx(test::hf_weight_bytes(bf16) - 2 * experts + 0.5625 * experts).epsilon(1e-9));
+  // The dense mlp of some layers only, or "mlp*" in a family whose experts sit inside "mlp", is refused.
+  json some = c;
+  some["hf_quant_config"]["quantization"]["exclude_modules"].erase(2);  // model.language_model.layers.0.mlp*
+  CHECK(test::inspect_refused(safe_dump(some))["code"] == "not_implemented");
+  json qwen = with_quant("Qwen--Qwen3-235B-A22B.json", "nvidia--Qwen3-235B-A22B-NVFP4_hf_quant.json");
+  qwen["hf_quant_config"]["quantization"]["exclude_modules"].push_back("model.layers.0.mlp*");
+  const json e = test::inspect_refused(safe_dump(qwen));
+  CHECK(e["path"] == "/hf_quant_config/quantization/exclude_modules/95");
 }
