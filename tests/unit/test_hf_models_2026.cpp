@@ -309,3 +309,23 @@ TEST_CASE("hf import: Gemma-4-26B-A4B NVFP4: the dense mlp beside the experts ke
   const json e = test::inspect_refused(safe_dump(qwen));
   CHECK(e["path"] == "/hf_quant_config/quantization/exclude_modules/95");
 }
+
+TEST_CASE("hf import: GLM-5.1 NVFP4: whole dense layers, shared experts, attention and the MTP layer kept bf16") {
+  // nvidia/GLM-5.1-NVFP4's hf_quant_config.json excludes the three dense layers whole
+  // ("model.layers.0*", "model.layers.1.*"), each MoE layer's self_attn* (with its DSA indexer) and
+  // mlp.shared_experts*, and the MTP layer after the 78 ("model.layers.78*"), which was refused as
+  // "names layer 78 but the model has 78 layers". Only the routed experts are NVFP4.
+  const json c = with_quant("zai-org--GLM-5.1.json", "nvidia--GLM-5.1-NVFP4_hf_quant.json");
+  const json r = test::inspect_ok(safe_dump(c));
+  CHECK(r["weights"]["dtype"] == "nvfp4");
+  CHECK(r["weights"]["attention_unquantized"] == true);
+  CHECK(r["weights"]["dense_mlp_unquantized"] == true);
+  // 78 layers of the bf16 latent and rope key (512 + 64) and the indexer's FP8 key and scale (128 + 4),
+  // the latent now FP8 (kv_cache_quant_algo), one byte each.
+  for (const char* at : {"4K", "32K", "128K"}) CHECK(test::hf_kv(r, at) == 78 * (512 + 64 + 128 + 4) * 1.0);
+  // The bf16 model's weights less its routed experts (75 layers x 256 x 3 x 6144 x 2048) at 2 bytes,
+  // plus those at NVFP4's 0.5625 byte.
+  const json bf16 = test::inspect_ok(m26_text("published/zai-org--GLM-5.1.json"));
+  const double experts = 75 * 256 * 3 * 6144.0 * 2048;
+  CHECK(test::hf_weight_bytes(r) == doctest::Approx(test::hf_weight_bytes(bf16) - 2 * experts + 0.5625 * experts).epsilon(1e-9));
+}
