@@ -224,6 +224,20 @@ json with_quant(const std::string& config, const std::string& quant) {
               {"hf_quant_config", parse_json_text(m26_text("published/" + quant))}};
 }
 
+// A checkpoint whose only NVFP4 weights are its routed experts (attention, dense MLPs and shared
+// experts kept bf16, FP8 KV): its weight bytes are the bf16 model's less the `experts` weights at
+// 2 bytes, plus them at NVFP4's 0.5625 byte (4 bits and an fp8 scale per 16).
+json only_experts_nvfp4(const std::string& config, const std::string& quant, double experts) {
+  const json r = test::inspect_ok(safe_dump(with_quant(config, quant)));
+  CHECK(r["weights"]["dtype"] == "nvfp4");
+  CHECK(r["weights"]["attention_unquantized"] == true);
+  CHECK(r["weights"]["dense_mlp_unquantized"] == true);
+  CHECK(r["kv_cache"]["dtype"] == "fp8");
+  const json bf16 = test::inspect_ok(m26_text("published/" + config));
+  CHECK(test::hf_weight_bytes(r) == doctest::Approx(test::hf_weight_bytes(bf16) - 2 * experts + 0.5625 * experts).epsilon(1e-9));
+  return r;
+}
+
 }  // namespace models2026
 
 TEST_CASE("hf import: ModelOpt NVFP4 hf_quant_config.json (group_size 16) is read, not refused as structure") {
@@ -289,17 +303,9 @@ TEST_CASE("hf import: Gemma-4-26B-A4B NVFP4: the dense mlp beside the experts ke
   // self_attn*. In Gemma-4 "mlp" is the dense MLP beside the experts (vLLM gemma4.py
   // Gemma4DecoderLayer: self.mlp, self.router, self.moe), priced as the ungated shared expert;
   // the routed experts are NVFP4. It was refused at the first mlp* entry.
+  // Routed experts: 30 layers x 128 x 3 x 2816 x 704.
+  only_experts_nvfp4("google--gemma-4-26B-A4B.json", "nvidia--Gemma-4-26B-A4B-NVFP4_hf_quant.json", 30 * 128 * 3 * 2816.0 * 704);
   const json c = with_quant("google--gemma-4-26B-A4B.json", "nvidia--Gemma-4-26B-A4B-NVFP4_hf_quant.json");
-  const json r = test::inspect_ok(safe_dump(c));
-  CHECK(r["weights"]["dtype"] == "nvfp4");
-  CHECK(r["weights"]["attention_unquantized"] == true);
-  CHECK(r["weights"]["dense_mlp_unquantized"] == true);
-  CHECK(r["kv_cache"]["dtype"] == "fp8");
-  // bf16 model's weights less the routed experts' (30 layers x 128 x 3 x 2816 x 704) at 2 bytes, plus
-  // those at NVFP4's 0.5625 byte.
-  const json bf16 = test::inspect_ok(m26_text("published/google--gemma-4-26B-A4B.json"));
-  const double experts = 30 * 128 * 3 * 2816.0 * 704;
-  CHECK(test::hf_weight_bytes(r) == doctest::Approx(test::hf_weight_bytes(bf16) - 2 * experts + 0.5625 * experts).epsilon(1e-9));
   // The dense mlp of some layers only, or "mlp*" in a family whose experts sit inside "mlp", is refused.
   json some = c;
   some["hf_quant_config"]["quantization"]["exclude_modules"].erase(2);  // model.language_model.layers.0.mlp*
@@ -315,17 +321,9 @@ TEST_CASE("hf import: GLM-5.1 NVFP4: whole dense layers, shared experts, attenti
   // ("model.layers.0*", "model.layers.1.*"), each MoE layer's self_attn* (with its DSA indexer) and
   // mlp.shared_experts*, and the MTP layer after the 78 ("model.layers.78*"), which was refused as
   // "names layer 78 but the model has 78 layers". Only the routed experts are NVFP4.
-  const json c = with_quant("zai-org--GLM-5.1.json", "nvidia--GLM-5.1-NVFP4_hf_quant.json");
-  const json r = test::inspect_ok(safe_dump(c));
-  CHECK(r["weights"]["dtype"] == "nvfp4");
-  CHECK(r["weights"]["attention_unquantized"] == true);
-  CHECK(r["weights"]["dense_mlp_unquantized"] == true);
+  // Routed experts: 75 layers x 256 x 3 x 6144 x 2048.
+  const json r = only_experts_nvfp4("zai-org--GLM-5.1.json", "nvidia--GLM-5.1-NVFP4_hf_quant.json", 75 * 256 * 3 * 6144.0 * 2048);
   // 78 layers of the bf16 latent and rope key (512 + 64) and the indexer's FP8 key and scale (128 + 4),
   // the latent now FP8 (kv_cache_quant_algo), one byte each.
   for (const char* at : {"4K", "32K", "128K"}) CHECK(test::hf_kv(r, at) == 78 * (512 + 64 + 128 + 4) * 1.0);
-  // The bf16 model's weights less its routed experts (75 layers x 256 x 3 x 6144 x 2048) at 2 bytes,
-  // plus those at NVFP4's 0.5625 byte.
-  const json bf16 = test::inspect_ok(m26_text("published/zai-org--GLM-5.1.json"));
-  const double experts = 75 * 256 * 3 * 6144.0 * 2048;
-  CHECK(test::hf_weight_bytes(r) == doctest::Approx(test::hf_weight_bytes(bf16) - 2 * experts + 0.5625 * experts).epsilon(1e-9));
 }
