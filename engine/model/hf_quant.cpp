@@ -20,6 +20,7 @@ namespace {
 
 struct Unconverted {
   bool attention = false;  // every attention layer stays in the activation dtype
+  bool attention_out_quantized = false;  // ... but for its output projection (o_proj)
   bool dense_ffn = false;  // dense MLPs and shared experts stay in the activation dtype
 };
 
@@ -68,13 +69,15 @@ std::string attention_part(const std::string& e) {
 // (fused qkv_proj counts as the three) and o; no v_proj where values come from
 // the keys).
 std::set<std::string> attention_projections(const ModelArch& m, const ModelLayer& kind) {
+  std::set<std::string> s = {"o_proj"};
+  if (kind.indexer) s.insert("indexer");  // DSA's indexer sits in the attention module
   if (m.mla.enabled) {
-    std::set<std::string> s = {"kv_a_proj_with_mqa", "kv_b_proj", "o_proj"};
+    s.insert({"kv_a_proj_with_mqa", "kv_b_proj"});
     if (m.mla.q_lora_rank > 0) s.insert({"q_a_proj", "q_b_proj"});
     else s.insert("q_proj");
     return s;
   }
-  std::set<std::string> s = {"q_proj", "k_proj", "o_proj"};
+  s.insert({"q_proj", "k_proj"});
   if (!m.attention_shape(kind).k_eq_v) s.insert("v_proj");
   return s;
 }
@@ -89,6 +92,41 @@ bool names_whole_module(const std::string& e, const std::string& module) {
   if (dot == 0 || dot == std::string::npos || rest[dot] != '.') return false;
   const std::string tail = rest.substr(dot + 1);
   return tail == module || tail == module + "*" || tail == module + ".*";
+}
+
+// Layers whose attention is listed projection by projection (`parts`, per layer; -1: every
+// layer), resolved: a layer whose every projection is listed is unquantized attention; one whose
+// every projection but o_proj is listed (nvidia's DeepSeek NVFP4 checkpoints: q_a, q_b, kv_a, kv_b
+// and the indexer in bf16) is unquantized attention with a quantized output projection, when every
+// such layer is; any other split cannot be priced. Adds the layers to `attention_layers`; returns
+// whether their output projections stay quantized.
+bool resolve_attention_parts(const ModelArch& m, const std::map<int64_t, std::set<std::string>>& parts,
+                             const std::map<int64_t, std::string>& part_at, bool attention_all,
+                             std::set<int64_t>& attention_layers) {
+  std::set<int64_t> all_but_out;
+  for (const auto& [layer, named] : parts) {
+    if (layer >= static_cast<int64_t>(m.layers.size())) continue;  // past the model: left to the checks below
+    for (size_t l = 0; l < m.layers.size(); ++l) {
+      if (layer >= 0 && static_cast<int64_t>(l) != layer) continue;
+      if (m.layers[l].mixer != LayerMixer::Attention) continue;
+      std::set<std::string> listed = named;
+      if (parts.count(-1)) listed.insert(parts.at(-1).begin(), parts.at(-1).end());
+      std::string missing;
+      for (const std::string& need : attention_projections(m, m.layers[l]))
+        if (!listed.count(need)) missing += (missing.empty() ? "" : ", ") + need;
+      if (missing == "o_proj") all_but_out.insert(static_cast<int64_t>(l));
+      else if (!missing.empty())
+        fail(error_code::kNotImplemented, part_at.at(layer),
+             "keeps some of layer " + std::to_string(l) + "'s attention projections unquantized but not " + missing +
+                 "; the engine prices the attention in one format, or all of it but o_proj: set precision.weights explicitly");
+      attention_layers.insert(static_cast<int64_t>(l));
+    }
+  }
+  if (!all_but_out.empty() && (attention_all || all_but_out.size() < attention_layers.size()))
+    fail(error_code::kNotImplemented, part_at.begin()->second,
+         "keeps o_proj unquantized in some attention layers and quantized in others; the engine prices one format for "
+         "every layer's output projection: set precision.weights explicitly");
+  return !all_but_out.empty();
 }
 
 // A checkpoint's list of modules left unquantized (modules_to_not_convert,
@@ -134,7 +172,7 @@ Unconverted read_unconverted_modules(const HfReader& r, const char* key, const M
       if (!part.empty()) {
         // One projection: the layer's attention counts as unquantized once all of them are listed.
         static const std::set<std::string> known = {"q_proj", "k_proj", "v_proj", "o_proj", "q_a_proj", "q_b_proj",
-                                                    "kv_a_proj_with_mqa", "kv_b_proj"};
+                                                    "kv_a_proj_with_mqa", "kv_b_proj", "indexer"};
         if (!known.count(part))
           fail(error_code::kNotImplemented, ip,
                "'" + printable(list[i].get<std::string>()) + "' keeps the attention's '" + printable(part) +
@@ -191,32 +229,14 @@ Unconverted read_unconverted_modules(const HfReader& r, const char* key, const M
          "unquantized attention, dense MLPs with shared experts, embeddings, LM head, norms and routers, not this module, "
          "so the weight bytes would be wrong: set precision.weights explicitly");
   }
-  // Attention listed projection by projection: a layer whose every projection is listed
-  // is unquantized attention; one with some left quantized (nvidia's DeepSeek NVFP4
-  // checkpoints keep q_a, q_b, kv_a and kv_b in bf16 but quantize o_proj) cannot be priced.
-  for (const auto& [layer, named] : parts) {
-    if (layer >= static_cast<int64_t>(m.layers.size())) continue;  // past the model: left to the checks below
-    for (size_t l = 0; l < m.layers.size(); ++l) {
-      if (layer >= 0 && static_cast<int64_t>(l) != layer) continue;
-      if (m.layers[l].mixer != LayerMixer::Attention) continue;
-      std::set<std::string> listed = named;
-      if (parts.count(-1)) listed.insert(parts.at(-1).begin(), parts.at(-1).end());
-      std::string missing;
-      for (const std::string& need : attention_projections(m, m.layers[l]))
-        if (!listed.count(need)) missing += (missing.empty() ? "" : ", ") + need;
-      if (!missing.empty())
-        fail(error_code::kNotImplemented, part_at.at(layer),
-             "keeps some of layer " + std::to_string(l) + "'s attention projections unquantized but not " + missing +
-                 "; the engine prices a layer's attention projections in one format: set precision.weights explicitly");
-      attention_layers.insert(static_cast<int64_t>(l));
-    }
-  }
+  const bool out_quantized = resolve_attention_parts(m, parts, part_at, attention_all, attention_layers);
   const int attention = m.count_layers(LayerMixer::Attention);
   if (!attention_all && !attention_layers.empty() && static_cast<int>(attention_layers.size()) < attention)
     fail(error_code::kNotImplemented, p,
          "keeps the attention of " + std::to_string(attention_layers.size()) + " of " + std::to_string(attention) +
              " attention layers unquantized; the engine prices all or none: set precision.weights explicitly");
   u.attention = attention_all || !attention_layers.empty();
+  u.attention_out_quantized = out_quantized;
   if (!shared_layers.empty()) {
     if (static_cast<int>(shared_layers.size()) < m.num_moe_layers())
       fail(error_code::kNotImplemented, shared_at,
@@ -247,12 +267,13 @@ Unconverted read_unconverted_modules(const HfReader& r, const char* key, const M
 void apply_unconverted(const HfReader& r, const char* key, ModelArch& m) {
   const Unconverted u = read_unconverted_modules(r, key, m);
   m.quant.attention_excluded = u.attention;
+  m.quant.attention_out_quantized = u.attention_out_quantized;
   m.quant.dense_ffn_excluded = u.dense_ffn;
 }
 
 std::string kept_unquantized(const CheckpointQuant& q) {
   std::string s;
-  if (q.attention_excluded) s += "; attention stays bf16";
+  if (q.attention_excluded) s += q.attention_out_quantized ? "; attention stays bf16 but for o_proj" : "; attention stays bf16";
   if (q.dense_ffn_excluded) s += "; dense MLPs and shared experts stay bf16";
   return s;
 }

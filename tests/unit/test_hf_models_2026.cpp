@@ -7,6 +7,8 @@
 #include <doctest/doctest.h>
 
 #include "core/json_text.hpp"
+#include "model/architecture.hpp"
+#include "model/operators.hpp"
 #include "hf_inspect.hpp"
 #include "test_helpers.hpp"
 
@@ -273,29 +275,55 @@ TEST_CASE("hf import: attention listed projection by projection; the MTP layer's
   // nvidia/DeepSeek-V3.2-NVFP4 keeps q_a, q_b, kv_a, kv_b and the indexer of every layer in bf16,
   // quantizes o_proj, and lists the MTP layer (model.layers.61*, after the 61 layers). It was refused
   // at the MTP entry ("names layer 61 but the model has 61 layers"); read as "attention stays bf16"
-  // it would have priced o_proj (61 x 128 x 128 x 7168 weights) in bf16. The engine prices a layer's
-  // attention in one format, so the split is refused, at the first entry it cannot price.
+  // it would price o_proj (61 x 128 x 128 x 7168 weights) in bf16. It is read as bf16 attention whose
+  // output projection is NVFP4 (CheckpointQuant::attention_out_quantized).
   json c = with_quant("nvidia--DeepSeek-V3.2-NVFP4.json", "nvidia--DeepSeek-V3.2-NVFP4_hf_quant.json");
-  json e = test::inspect_refused(safe_dump(c));
-  CHECK(e["path"] == "/hf_quant_config/quantization/exclude_modules/1");  // model.layers.0.self_attn.indexer*
-  CHECK(e["message"].get<std::string>().find("indexer") != std::string::npos);
+  const json r = test::inspect_ok(safe_dump(c));
+  CHECK(r["weights"]["dtype"] == "nvfp4");
+  CHECK(r["weights"]["attention_unquantized"] == true);
+  CHECK(r["weights"]["attention_output_quantized"] == true);
+  // With o_proj listed too the whole attention is bf16: the o_proj weights cost 2 bytes instead of
+  // NVFP4's 0.5625.
   json& list = c["hf_quant_config"]["quantization"]["exclude_modules"];
+  json all = c;
+  for (int l = 0; l < 61; ++l) all["hf_quant_config"]["quantization"]["exclude_modules"].push_back("model.layers." + std::to_string(l) + ".self_attn.o_proj");
+  const json whole = test::inspect_ok(safe_dump(all));
+  CHECK(whole["weights"]["attention_output_quantized"] == false);
+  const double o_proj = 61 * 128 * 128 * 7168.0;
+  CHECK(test::hf_weight_bytes(whole) - test::hf_weight_bytes(r) == doctest::Approx((2 - 0.5625) * o_proj).epsilon(1e-9));
+  // The step reads o_proj at NVFP4's bytes and the rest of the attention at bf16's (TP 1, decode).
+  const ModelArch m = read_model(c, "/model");
+  Precision p;
+  p.weights = Dtype::NVFP4;
+  apply_checkpoint_layout(m.quant, p);
+  BatchShape batch;
+  batch.seqs.assign(4, SeqChunk{1, 4096});
+  const StepOperators step = build_forward_step(m, p, ParallelLayout{}, batch, StepOptions{});
+  auto weight_of = [&](const std::string& name) {
+    for (const Operator& op : step.ops)
+      if (op.name == name) return op.weight_bytes;
+    FAIL("no operator " << name);
+    return 0.0;
+  };
+  CHECK(weight_of("attn_post_proj") == doctest::Approx(128 * 128 * 7168.0 * 0.5625));
+  CHECK(weight_of("attn_q_b_proj") == doctest::Approx(1536 * 128 * 192.0 * 2));
+  // o_proj listed in one layer only: two formats for the output projections, refused.
+  json one = c;
+  one["hf_quant_config"]["quantization"]["exclude_modules"].push_back("model.layers.0.self_attn.o_proj");
+  CHECK(test::inspect_refused(safe_dump(one))["code"] == "not_implemented");
+  // The indexer left out as well: more than o_proj quantized, refused at the layer's first entry.
   json without_indexer = json::array();
   for (const json& x : list)
     if (x.get<std::string>().find("indexer") == std::string::npos) without_indexer.push_back(x);
   list = without_indexer;
-  e = test::inspect_refused(safe_dump(c));
+  json e = test::inspect_refused(safe_dump(c));
   CHECK(e["path"] == "/hf_quant_config/quantization/exclude_modules/1");  // model.layers.0.self_attn.kv_a_proj_with_mqa
-  CHECK(e["message"].get<std::string>().find("but not o_proj") != std::string::npos);
-  // Every projection listed (o_proj too): the attention of every layer is bf16, the MTP entry is the draft's.
-  for (int l = 0; l < 61; ++l) list.push_back("model.layers." + std::to_string(l) + ".self_attn.o_proj");
-  const json r = test::inspect_ok(safe_dump(c));
-  CHECK(r["weights"]["dtype"] == "nvfp4");
-  CHECK(r["weights"]["attention_unquantized"] == true);
+  CHECK(e["message"].get<std::string>().find("but not indexer, o_proj") != std::string::npos);
   // A layer number past the model and its MTP layers is still refused.
-  list.push_back("model.layers.62*");
-  e = test::inspect_refused(safe_dump(c));
-  CHECK(e["path"] == "/hf_quant_config/quantization/exclude_modules/" + std::to_string(list.size() - 1));
+  all["hf_quant_config"]["quantization"]["exclude_modules"].push_back("model.layers.62*");
+  e = test::inspect_refused(safe_dump(all));
+  CHECK(e["path"] == "/hf_quant_config/quantization/exclude_modules/" +
+                         std::to_string(all["hf_quant_config"]["quantization"]["exclude_modules"].size() - 1));
 }
 
 TEST_CASE("hf import: Gemma-4-26B-A4B NVFP4: the dense mlp beside the experts kept in bf16") {
