@@ -114,6 +114,7 @@ TEST_CASE("hf import: each refused 2026 config is refused at a key it has, namin
       {"deepseek-ai--DeepSeek-V4-Flash.json", "compress_ratios"},
       {"deepseek-ai--DeepSeek-V4-Pro.json", "compress_ratios"},
       {"nvidia--DeepSeek-V4-Flash-NVFP4.json", "hc_mult"},
+      {"sgl-project--DeepSeek-V4-Flash-FP8.json", "compress_ratios"},  // model_type deepseek_ref: refused by its keys
       {"stepfun-ai--Step-3.7-Flash.json", "share_expert_dim"},
       {"zai-org--GLM-5.2.json", "indexer_types"},
       {"XiaomiMiMo--MiMo-7B-Base.json", "max_window_layers"},
