@@ -190,3 +190,26 @@ test('memory fit matches the deployments people run: DeepSeek-V3, Llama-3.1-405B
   assert.equal(fit(kimi, 'h200', 8, fp8), false, 'Kimi-K2 FP8 does not fit 8x H200');
   assert.equal(fit('kimi-k2', 'h200', 8, fp8), false, 'nor does its preset');
 });
+
+test('an NVFP4 checkpoint given with its hf_quant_config.json serves: DeepSeek-V3.2 on eight B200s', () => {
+  // nvidia/DeepSeek-V3.2-NVFP4: config.json plus ModelOpt's hf_quant_config.json (group_size 16;
+  // q/kv projections and the indexer kept bf16, o_proj NVFP4; the MTP layer listed).
+  const config = JSON.parse(readFileSync(path.join(dir, 'nvidia--DeepSeek-V3.2-NVFP4.json'), 'utf8'));
+  const quant = JSON.parse(readFileSync(path.join(dir, 'nvidia--DeepSeek-V3.2-NVFP4_hf_quant.json'), 'utf8'));
+  const model = { hf_config: config, hf_quant_config: quant };
+  const t = cli(['inspect-model', '-'], JSON.stringify(model));
+  assert.equal(t.code, 0, t.err);
+  assert.match(t.out, /^weights       nvfp4, .*attention stays bf16 but for o_proj\]$/m);
+  const serving = {
+    model,
+    hardware: { gpu: 'b200', gpus_per_node: 8, intra_node: 'nvlink5-nvswitch' },
+    serving: {
+      mode: 'simulate',
+      parallelism: { tp: 8, pp: 1 },
+      workload: { arrival: { process: 'poisson', rate_qps: 2 }, num_requests: 40, prompt_tokens: 2048, output_tokens: 128 },
+    },
+  };
+  const r = JSON.parse(cli(['run', '-', '--format', 'envelope'], JSON.stringify(serving)).out);
+  assert.equal(r.ok, true, JSON.stringify(r.error));
+  assert.equal(r.result.metrics.e2e_s.count, 40);
+});
