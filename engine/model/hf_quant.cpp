@@ -173,7 +173,9 @@ Unconverted read_unconverted_modules(const HfReader& r, const char* key, const M
         // One projection: the layer's attention counts as unquantized once all of them are listed.
         static const std::set<std::string> known = {"q_proj", "k_proj", "v_proj", "o_proj", "q_a_proj", "q_b_proj",
                                                     "kv_a_proj_with_mqa", "kv_b_proj", "indexer"};
-        if (!known.count(part))
+        // DSA's indexer is priced as one module: a piece of it alone ("indexer.wk") is not.
+        const std::string after = part == "indexer" ? e.substr(e.find("indexer") + 7) : "";
+        if (!known.count(part) || !(after.empty() || after == "*" || after == ".*"))
           fail(error_code::kNotImplemented, ip,
                "'" + printable(list[i].get<std::string>()) + "' keeps the attention's '" + printable(part) +
                    "' unquantized, a part the engine does not price apart: set precision.weights explicitly");

@@ -308,6 +308,10 @@ TEST_CASE("hf import: attention listed projection by projection; the MTP layer's
   };
   CHECK(weight_of("attn_post_proj") == doctest::Approx(128 * 128 * 7168.0 * 0.5625));
   CHECK(weight_of("attn_q_b_proj") == doctest::Approx(1536 * 128 * 192.0 * 2));
+  // A piece of the indexer alone is not the indexer: refused at that entry.
+  json piece = c;
+  piece["hf_quant_config"]["quantization"]["exclude_modules"][1] = "model.layers.0.self_attn.indexer.wk";
+  CHECK(test::inspect_refused(safe_dump(piece))["path"] == "/hf_quant_config/quantization/exclude_modules/1");
   // o_proj listed in one layer only: two formats for the output projections, refused.
   json one = c;
   one["hf_quant_config"]["quantization"]["exclude_modules"].push_back("model.layers.0.self_attn.o_proj");
