@@ -17,6 +17,23 @@ function cli(args, input) {
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
+// A simulated serving run of `model` on one node of `hardware` (tensor parallel over all its GPUs)
+// at `rateQps`: every one of 40 requests (2048 prompt, 128 output tokens) is served.
+function assertServes(model, hardware, rateQps) {
+  const serving = {
+    model,
+    hardware,
+    serving: {
+      mode: 'simulate',
+      parallelism: { tp: hardware.gpus_per_node, pp: 1 },
+      workload: { arrival: { process: 'poisson', rate_qps: rateQps }, num_requests: 40, prompt_tokens: 2048, output_tokens: 128 },
+    },
+  };
+  const r = JSON.parse(cli(['run', '-', '--format', 'envelope'], JSON.stringify(serving)).out);
+  assert.equal(r.ok, true, JSON.stringify(r.error));
+  assert.equal(r.result.metrics.e2e_s.count, 40);
+}
+
 test('every published config is understood: family, layers by kind, parameters, KV bytes, weights', () => {
   assert.ok(configs.length >= 15);
   for (const file of configs) {
@@ -87,18 +104,7 @@ test('the table shows per-kind attention shapes (Gemma-4 global layers, MiMo-V2 
   assert.match(m.out, /^KV cache      \(bf16, one GPU\) bytes\/token: 128K 23235 32K 23820 4K 29280$/m);
   // A serving run of the 26B-A4B on two H200s completes: every request served.
   const config = JSON.parse(readFileSync(path.join(dir, 'google--gemma-4-26B-A4B.json'), 'utf8'));
-  const serving = {
-    model: { hf_config: config },
-    hardware: { gpu: 'h200', gpus_per_node: 2, intra_node: 'nvlink4-nvswitch' },
-    serving: {
-      mode: 'simulate',
-      parallelism: { tp: 2, pp: 1 },
-      workload: { arrival: { process: 'poisson', rate_qps: 4 }, num_requests: 40, prompt_tokens: 2048, output_tokens: 128 },
-    },
-  };
-  const r = JSON.parse(cli(['run', '-', '--format', 'envelope'], JSON.stringify(serving)).out);
-  assert.equal(r.ok, true, JSON.stringify(r.error));
-  assert.equal(r.result.metrics.e2e_s.count, 40);
+  assertServes({ hf_config: config }, { gpu: 'h200', gpus_per_node: 2, intra_node: 'nvlink4-nvswitch' }, 4);
   // Training prices one head shape for every layer: such a model is refused at /model, not mispriced.
   const training = JSON.parse(readFileSync(path.join(repoRoot, 'presets', 'scenarios', 'T1.1.json'), 'utf8'));
   training.model = { hf_config: config };
@@ -200,16 +206,5 @@ test('an NVFP4 checkpoint given with its hf_quant_config.json serves: DeepSeek-V
   const t = cli(['inspect-model', '-'], JSON.stringify(model));
   assert.equal(t.code, 0, t.err);
   assert.match(t.out, /^weights       nvfp4, .*attention stays bf16 but for o_proj\]$/m);
-  const serving = {
-    model,
-    hardware: { gpu: 'b200', gpus_per_node: 8, intra_node: 'nvlink5-nvswitch' },
-    serving: {
-      mode: 'simulate',
-      parallelism: { tp: 8, pp: 1 },
-      workload: { arrival: { process: 'poisson', rate_qps: 2 }, num_requests: 40, prompt_tokens: 2048, output_tokens: 128 },
-    },
-  };
-  const r = JSON.parse(cli(['run', '-', '--format', 'envelope'], JSON.stringify(serving)).out);
-  assert.equal(r.ok, true, JSON.stringify(r.error));
-  assert.equal(r.result.metrics.e2e_s.count, 40);
+  assertServes(model, { gpu: 'b200', gpus_per_node: 8, intra_node: 'nvlink5-nvswitch' }, 2);
 });
