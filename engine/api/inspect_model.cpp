@@ -95,6 +95,7 @@ json inspect_model_json(const ModelArch& m) {
             {"weights", {{"dtype", dtype_name(p.weights)},
                          {"from_config", m.quant.applied.empty() ? json(nullptr) : json(m.quant.applied)},
                          {"attention_unquantized", m.quant.attention_excluded},
+                         {"attention_output_quantized", m.quant.attention_out_quantized},
                          {"dense_mlp_unquantized", m.quant.dense_ffn_excluded},
                          {"group_zero_point", m.quant.group_size > 0 ? json(m.quant.zero_point) : json(nullptr)},
                          {"GiB", weights_GiB}}},

@@ -27,7 +27,10 @@ double weight_bytes_per_gpu(const ModelArch& m, const Precision& p, const Parall
     // Latent MoE's projections and DSA's indexer are replicated on every rank (ReplicatedLinear).
     const double latent = static_cast<double>(l.latent_proj);
     const double indexer = static_cast<double>(l.indexer);
-    return ((static_cast<double>(l.attention) - indexer) * mixer_b + (static_cast<double>(l.mlp) - routed - latent) * dense_b) / tp +
+    // An output projection stored quantized beside unquantized attention (0 otherwise).
+    const double out = p.mixer_out_quantized ? static_cast<double>(l.attention_out) : 0.0;
+    return ((static_cast<double>(l.attention) - indexer - out) * mixer_b + out * w_b +
+            (static_cast<double>(l.mlp) - routed - latent) * dense_b) / tp +
            indexer * mixer_b + latent * dense_b + routed * expert_copies * w_b / expert_gpus + static_cast<double>(l.norms) * act_b;
   };
   // MLA's latent projections are not sharded by head in practice, but they are
@@ -53,7 +56,8 @@ double mtp_weight_bytes_per_gpu(const ModelArch& m, const Precision& p, int tp, 
   const double routed = static_cast<double>(l.routed_experts);
   const double latent = static_cast<double>(l.latent_proj);  // replicated, as in the main model
   const double indexer = static_cast<double>(l.indexer);
-  const double layer = ((static_cast<double>(l.attention) - indexer) * mixer_b +
+  const double out = p.mixer_out_quantized ? static_cast<double>(l.attention_out) : 0.0;
+  const double layer = ((static_cast<double>(l.attention) - indexer - out) * mixer_b + out * w_b +
                         (static_cast<double>(l.mlp) - routed - latent) * dense_b + routed * w_b) / tp +
                        indexer * mixer_b + latent * dense_b + static_cast<double>(l.norms) * act_b;
   return modules * (layer + 2.0 * h * h * w_b + 3.0 * norm * act_b);

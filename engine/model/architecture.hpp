@@ -133,6 +133,9 @@ struct CheckpointQuant {
   int group_size = 0;           // int4/int8 weight-only groups
   bool zero_point = true;       // int groups store a zero point (asymmetric); false: scale only
   bool attention_excluded = false;  // attention projections stay in bf16 (gpt-oss MXFP4)
+  // With attention_excluded: the output projection is quantized all the same (nvidia's
+  // DeepSeek NVFP4 checkpoints keep q_a, q_b, kv_a, kv_b and the indexer in bf16, not o_proj).
+  bool attention_out_quantized = false;
   bool dense_ffn_excluded = false;  // dense MLPs and shared experts stay in bf16 (Kimi-K2.5 int4)
   std::string applied;          // one line: what was understood
 };

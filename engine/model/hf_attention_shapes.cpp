@@ -118,6 +118,9 @@ void read_gemma4(const HfReader& r, ModelArch& m) {
   read_gemma4_moe(r, m);
 }
 
+// vLLM gemma4.py Gemma4DecoderLayer: self.mlp (the dense MLP), self.router, self.moe.
+bool moe_layer_mlp_is_dense(const std::string& family) { return family == "gemma4" || family == "gemma4_text"; }
+
 // MiMo-V2-Flash: hybrid_layer_pattern 1 = a sliding-window layer with the swa_*
 // shape and sliding_window_size, 0 = full attention with the model's heads;
 // values narrower than keys (v_head_dim, swa_v_head_dim) in both; learned sink

@@ -506,8 +506,16 @@ void read_family_keys(const HfReader& r, const std::string& family, ModelArch& m
   read_llama_like_with_defaults(r, type, gemma, m);
   // Qwen2 has q/k/v biases without a key for them; a config that names qkv_bias is read as written.
   if ((type == "qwen2" || type == "qwen2_moe") && !r.has("qkv_bias")) m.qkv_bias = true;
-  if (type == "qwen3" || type == "qwen3_moe" || type == "qwen3_next" || type == "gemma3" || type == "gemma3_text")
+  if (type == "qwen3" || type == "qwen3_moe" || type == "qwen3_next" || type == "gemma3" || type == "gemma3_text") {
     m.qk_norm = true;
+    // These attentions always norm q and k (vLLM qwen3_moe.py Qwen3MoeAttention builds
+    // q_norm and k_norm unconditionally); a file that also writes use_qk_norm
+    // (Qwen3-Coder-480B) is read, and must agree.
+    if (!r.boolean_or("use_qk_norm", true))
+      fail(error_code::kNotImplemented, r.child("use_qk_norm"),
+           "use_qk_norm false: model_type '" + type + "' always norms q and k per head (vLLM and transformers build q_norm "
+           "and k_norm in every layer); attention without them is not priced for this family");
+  }
   if (type == "glm4_moe" && r.boolean_or("use_qk_norm", false)) m.qk_norm = true;
   if (type == "glm4") m.norms_per_layer = 4;  // post-attention and post-MLP norms too
   if (gemma) return read_gemma_layers(r, type, m);

@@ -5,6 +5,7 @@
 // left unquantized, and the KV cache dtype; anything else is refused at its key.
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <set>
 
 #include "core/csv.hpp"
@@ -19,6 +20,7 @@ namespace {
 
 struct Unconverted {
   bool attention = false;  // every attention layer stays in the activation dtype
+  bool attention_out_quantized = false;  // ... but for its output projection (o_proj)
   bool dense_ffn = false;  // dense MLPs and shared experts stay in the activation dtype
 };
 
@@ -48,6 +50,85 @@ bool names_whole_layer(const std::string& e) {
   return tail.empty() || tail == "*" || tail == ".*";
 }
 
+// The attention sub-module an entry names ("model.layers.3.self_attn.q_a_proj" ->
+// "q_a_proj"), or "" when it names the whole attention ("self_attn", "self_attn*",
+// "re:.*self_attn.*").
+std::string attention_part(const std::string& e) {
+  for (const char* token : {"self_attn", ".attn", "attention"}) {
+    const size_t at = e.find(token);
+    if (at == std::string::npos) continue;
+    std::string rest = e.substr(at + std::string(token).size());
+    while (!rest.empty() && (rest.front() == '.' || rest.front() == '\\')) rest.erase(0, 1);  // regex "\." too
+    return rest.substr(0, rest.find_first_of(".*\\"));
+  }
+  return "";
+}
+
+// The projections a layer's attention has, by their checkpoint names (vLLM and
+// transformers: MLA's q_a/q_b or q, kv_a_proj_with_mqa, kv_b, o; otherwise q, k, v
+// (fused qkv_proj counts as the three) and o; no v_proj where values come from
+// the keys).
+std::set<std::string> attention_projections(const ModelArch& m, const ModelLayer& kind) {
+  std::set<std::string> s = {"o_proj"};
+  if (kind.indexer) s.insert("indexer");  // DSA's indexer sits in the attention module
+  if (m.mla.enabled) {
+    s.insert({"kv_a_proj_with_mqa", "kv_b_proj"});
+    if (m.mla.q_lora_rank > 0) s.insert({"q_a_proj", "q_b_proj"});
+    else s.insert("q_proj");
+    return s;
+  }
+  s.insert({"q_proj", "k_proj"});
+  if (!m.attention_shape(kind).k_eq_v) s.insert("v_proj");
+  return s;
+}
+
+// Whether a module pattern names the whole `module` of a layer: "layers.N.mlp",
+// "layers.N.mlp*" or "layers.N.mlp.*", nothing inside it.
+bool names_whole_module(const std::string& e, const std::string& module) {
+  const size_t at = e.find("layers.");
+  if (at == std::string::npos) return false;
+  const std::string rest = e.substr(at + 7);
+  const size_t dot = rest.find_first_not_of("0123456789");
+  if (dot == 0 || dot == std::string::npos || rest[dot] != '.') return false;
+  const std::string tail = rest.substr(dot + 1);
+  return tail == module || tail == module + "*" || tail == module + ".*";
+}
+
+// Layers whose attention is listed projection by projection (`parts`, per layer; -1: every
+// layer), resolved: a layer whose every projection is listed is unquantized attention; one whose
+// every projection but o_proj is listed (nvidia's DeepSeek NVFP4 checkpoints: q_a, q_b, kv_a, kv_b
+// and the indexer in bf16) is unquantized attention with a quantized output projection, when every
+// such layer is; any other split cannot be priced. Adds the layers to `attention_layers`; returns
+// whether their output projections stay quantized.
+bool resolve_attention_parts(const ModelArch& m, const std::map<int64_t, std::set<std::string>>& parts,
+                             const std::map<int64_t, std::string>& part_at, bool attention_all,
+                             std::set<int64_t>& attention_layers) {
+  std::set<int64_t> all_but_out;
+  for (const auto& [layer, named] : parts) {
+    if (layer >= static_cast<int64_t>(m.layers.size())) continue;  // past the model: left to the checks below
+    for (size_t l = 0; l < m.layers.size(); ++l) {
+      if (layer >= 0 && static_cast<int64_t>(l) != layer) continue;
+      if (m.layers[l].mixer != LayerMixer::Attention) continue;
+      std::set<std::string> listed = named;
+      if (parts.count(-1)) listed.insert(parts.at(-1).begin(), parts.at(-1).end());
+      std::string missing;
+      for (const std::string& need : attention_projections(m, m.layers[l]))
+        if (!listed.count(need)) missing += (missing.empty() ? "" : ", ") + need;
+      if (missing == "o_proj") all_but_out.insert(static_cast<int64_t>(l));
+      else if (!missing.empty())
+        fail(error_code::kNotImplemented, part_at.at(layer),
+             "keeps some of layer " + std::to_string(l) + "'s attention projections unquantized but not " + missing +
+                 "; the engine prices the attention in one format, or all of it but o_proj: set precision.weights explicitly");
+      attention_layers.insert(static_cast<int64_t>(l));
+    }
+  }
+  if (!all_but_out.empty() && (attention_all || all_but_out.size() < attention_layers.size()))
+    fail(error_code::kNotImplemented, part_at.begin()->second,
+         "keeps o_proj unquantized in some attention layers and quantized in others; the engine prices one format for "
+         "every layer's output projection: set precision.weights explicitly");
+  return !all_but_out.empty();
+}
+
 // A checkpoint's list of modules left unquantized (modules_to_not_convert,
 // compressed-tensors' and ModelOpt's ignore / exclude_modules), applied.
 // Embeddings, the LM head, norms, routers and vision parts are priced
@@ -62,6 +143,9 @@ Unconverted read_unconverted_modules(const HfReader& r, const char* key, const M
   if (!list.is_array()) fail(error_code::kType, p, "expected an array of module names");
   std::set<int64_t> attention_layers, dense_layers;
   bool attention_all = false, dense_all = false, shared = false;
+  std::map<int64_t, std::set<std::string>> parts;  // attention projections listed one by one, per layer (-1: all)
+  std::map<int64_t, std::string> part_at;
+  std::set<int64_t> shared_layers;  // MoE layers whose dense "mlp" beside the experts is listed (Gemma-4)
   std::string shared_at, dense_at;
   for (size_t i = 0; i < list.size(); ++i) {
     const std::string ip = pointer_append(p, i);
@@ -78,8 +162,27 @@ Unconverted read_unconverted_modules(const HfReader& r, const char* key, const M
     // with the attention; the MTP module's input projection (eh_proj) belongs to
     // the draft, which is priced apart from the model.
     if (contains(e, "indexers_proj") || contains(e, "weights_proj") || ends_with(e, "eh_proj")) continue;
+    // The multi-token-prediction layers follow the model's (DeepSeek's "model.layers.61*"
+    // of 61 layers): they are the speculative draft, priced apart from the model.
+    if (const int64_t layer = named_layer(e, ip); layer >= m.num_layers && layer < m.num_layers + m.mtp_layers) continue;
     if (contains(e, "self_attn") || contains(e, ".attn") || contains(e, "attention")) {
       const int64_t layer = named_layer(e, ip);
+      std::string part = attention_part(e);
+      if (part == "qkv_proj") part = "q_proj", parts[layer].insert({"k_proj", "v_proj"});
+      if (!part.empty()) {
+        // One projection: the layer's attention counts as unquantized once all of them are listed.
+        static const std::set<std::string> known = {"q_proj", "k_proj", "v_proj", "o_proj", "q_a_proj", "q_b_proj",
+                                                    "kv_a_proj_with_mqa", "kv_b_proj", "indexer"};
+        // DSA's indexer is priced as one module: a piece of it alone ("indexer.wk") is not.
+        const std::string after = part == "indexer" ? e.substr(e.find("indexer") + 7) : "";
+        if (!known.count(part) || !(after.empty() || after == "*" || after == ".*"))
+          fail(error_code::kNotImplemented, ip,
+               "'" + printable(list[i].get<std::string>()) + "' keeps the attention's '" + printable(part) +
+                   "' unquantized, a part the engine does not price apart: set precision.weights explicitly");
+        parts[layer].insert(part);
+        if (!part_at.count(layer)) part_at[layer] = ip;
+        continue;
+      }
       if (layer < 0) attention_all = true;  // "*" or a pattern
       else attention_layers.insert(layer);
       continue;
@@ -95,6 +198,19 @@ Unconverted read_unconverted_modules(const HfReader& r, const char* key, const M
       else dense_layers.insert(layer);
       dense_at = ip;
       continue;
+    }
+    // A layer's whole "mlp" module ("model.language_model.layers.0.mlp*"): its dense MLP in a
+    // dense layer, and in an MoE layer of a family whose experts sit beside it (Gemma-4) the
+    // dense MLP priced as the ungated shared expert. Where the experts sit inside "mlp", the
+    // entry keeps them unquantized too and is refused below.
+    if (const int64_t layer = named_layer(e, ip); layer >= 0 && layer < static_cast<int64_t>(m.layers.size()) &&
+                                                  names_whole_module(e, "mlp")) {
+      const LayerFfn ffn = m.layers[static_cast<size_t>(layer)].ffn;
+      if (ffn == LayerFfn::Dense || (ffn == LayerFfn::Moe && moe_layer_mlp_is_dense(m.import.family))) {
+        (ffn == LayerFfn::Dense ? dense_layers : shared_layers).insert(layer);
+        (ffn == LayerFfn::Dense ? dense_at : shared_at) = ip;
+        continue;
+      }
     }
     // A whole layer ("language_model.model.layers.0*": Kimi-K2.6's first layer) is its
     // attention and its dense MLP when it is a layer of those two; any other whole layer
@@ -115,12 +231,21 @@ Unconverted read_unconverted_modules(const HfReader& r, const char* key, const M
          "unquantized attention, dense MLPs with shared experts, embeddings, LM head, norms and routers, not this module, "
          "so the weight bytes would be wrong: set precision.weights explicitly");
   }
+  const bool out_quantized = resolve_attention_parts(m, parts, part_at, attention_all, attention_layers);
   const int attention = m.count_layers(LayerMixer::Attention);
   if (!attention_all && !attention_layers.empty() && static_cast<int>(attention_layers.size()) < attention)
     fail(error_code::kNotImplemented, p,
          "keeps the attention of " + std::to_string(attention_layers.size()) + " of " + std::to_string(attention) +
              " attention layers unquantized; the engine prices all or none: set precision.weights explicitly");
   u.attention = attention_all || !attention_layers.empty();
+  u.attention_out_quantized = out_quantized;
+  if (!shared_layers.empty()) {
+    if (static_cast<int>(shared_layers.size()) < m.num_moe_layers())
+      fail(error_code::kNotImplemented, shared_at,
+           "keeps the dense MLP beside the experts unquantized in " + std::to_string(shared_layers.size()) + " of " +
+               std::to_string(m.num_moe_layers()) + " MoE layers; the engine prices all or none: set precision.weights explicitly");
+    shared = true;
+  }
   // Dense MLPs and shared experts are priced together: both unquantized or both not.
   const int dense = m.count_ffn(LayerFfn::Dense);
   const bool has_shared = m.is_moe() && m.moe.shared_intermediate() > 0;
@@ -144,12 +269,13 @@ Unconverted read_unconverted_modules(const HfReader& r, const char* key, const M
 void apply_unconverted(const HfReader& r, const char* key, ModelArch& m) {
   const Unconverted u = read_unconverted_modules(r, key, m);
   m.quant.attention_excluded = u.attention;
+  m.quant.attention_out_quantized = u.attention_out_quantized;
   m.quant.dense_ffn_excluded = u.dense_ffn;
 }
 
 std::string kept_unquantized(const CheckpointQuant& q) {
   std::string s;
-  if (q.attention_excluded) s += "; attention stays bf16";
+  if (q.attention_excluded) s += q.attention_out_quantized ? "; attention stays bf16 but for o_proj" : "; attention stays bf16";
   if (q.dense_ffn_excluded) s += "; dense MLPs and shared experts stay bf16";
   return s;
 }
@@ -358,6 +484,15 @@ void apply_modelopt_quant(ModelArch& m, const json& hf_quant, const std::string&
   apply_unconverted(r, "exclude_modules", m);
   if (m.quant.weights_dtype == "int4") {
     m.quant.group_size = static_cast<int>(r.integer_or({"group_size"}, 1, 1 << 20, 128));
+  } else if (r.has("group_size")) {
+    // NVFP4 stores one fp8 scale per 16 values (the nvfp4 dtype's bytes); every ModelOpt NVFP4
+    // hf_quant_config.json says group_size 16. Another size, or a group size on FP8 (per-tensor
+    // scales), is not that format.
+    const int64_t g = read_integer(r.at("group_size"), r.child("group_size"), 1, 1 << 20);
+    if (m.quant.weights_dtype != "nvfp4" || g != 16)
+      fail(error_code::kConstraint, r.child("group_size"),
+           "group_size " + std::to_string(g) + " with quant_algo '" + printable(algo) +
+               "': NVFP4 scales every 16 values and FP8 has no groups; this checkpoint's format is not priced: set precision.weights explicitly");
   }
   account_for_keys(r, "hf_quant_config.quantization.", true, m);
   m.quant.method = "modelopt";

@@ -120,6 +120,11 @@ void read_minimax_m2(const HfReader& r, ModelArch& m);
 // Families whose attention layer kinds differ in head shape (hf_attention_shapes.cpp),
 // after read_llama_like: Gemma-4 (gemma4, gemma4_text) and MiMo-V2 (mimo_v2_flash).
 void read_gemma4(const HfReader& r, ModelArch& m);
+// Whether a checkpoint module named "mlp" in an MoE layer of this family is its dense
+// MLP alone, the routed experts living in a sibling module (Gemma-4: "mlp" beside
+// "router" and "moe"), rather than the block that holds the experts (Qwen-MoE and
+// DeepSeek's "mlp.experts"). Read by the unquantized-module lists (hf_quant.cpp).
+bool moe_layer_mlp_is_dense(const std::string& family);
 void read_mimo_v2(const HfReader& r, ModelArch& m);
 // MoE layer placement keys (first_k_dense_replace, moe_layer_freq as a number or
 // a per-layer list, decoder_sparse_step, mlp_only_layers) into m.layers (hf_families.cpp).

@@ -76,7 +76,8 @@ class StepBuilder {
   }
 
   void add_gemm(const std::string& name, double count, int64_t mm, int64_t nn, int64_t kk, bool bias = false) {
-    if ((in_mixer_ && p_.mixer_weights_unquantized) || (in_dense_ffn_ && p_.dense_ffn_weights_unquantized)) {
+    const bool mixer_unquantized = in_mixer_ && p_.mixer_weights_unquantized && !(in_mixer_out_ && p_.mixer_out_quantized);
+    if (mixer_unquantized || (in_dense_ffn_ && p_.dense_ffn_weights_unquantized)) {
       // The checkpoint keeps this mixer's (or dense MLP's) weights in the activation dtype.
       const Dtype d = p_.activations == Dtype::FP8 ? Dtype::BF16 : p_.activations;
       out_.ops.push_back(make_gemm_operator(name, count, mm, nn, kk, act_bytes_, dtype_bytes(d), d, bias, 0.0));
@@ -306,7 +307,9 @@ class StepBuilder {
     }
     if (kind.indexer) add_indexer(layers);
     add_attention_core(layers, kind.kv_token_cap(), kind.indexer ? m_.sparse_index.topk : 0);
+    in_mixer_out_ = true;  // the output projection: its own storage format (Precision::mixer_out_quantized)
     add_gemm("attn_post_proj", layers, t, h, attn_.heads * attn_.v, m_.attention_bias);
+    in_mixer_out_ = false;
   }
 
   // DSA's lightning indexer (model/sparse_index_ops.hpp), replicated on every rank.
@@ -633,6 +636,7 @@ class StepBuilder {
   double act_bytes_ = 2;
   double weight_bytes_ = 2;
   bool in_mixer_ = false;  // building a layer's attention / recurrent mixer
+  bool in_mixer_out_ = false;  // building the attention's output projection
   bool in_dense_ffn_ = false;  // building a dense MLP or the shared experts
   Dtype gemm_dtype_ = Dtype::BF16;
   StepOperators out_;

@@ -89,6 +89,9 @@ struct Precision {
   // weights in the activation dtype and quantizes the MLPs and experts only
   // (gpt-oss MXFP4).
   bool mixer_weights_unquantized = false;
+  // With mixer_weights_unquantized: the attention's output projection is stored
+  // quantized all the same (CheckpointQuant::attention_out_quantized).
+  bool mixer_out_quantized = false;
   // The checkpoint keeps dense MLPs and shared experts in the activation dtype
   // and quantizes the routed experts only (Kimi-K2.5's int4 ignore list).
   bool dense_ffn_weights_unquantized = false;

@@ -94,6 +94,9 @@ LayerParams layer_params(const ModelArch& m, const ModelLayer& kind) {
   switch (kind.mixer) {
     case LayerMixer::Attention:
       p.indexer = kind.indexer ? indexer_params(m) : 0;
+      // o_proj: heads x value width -> hidden (MLA: its value heads).
+      p.attention_out = (m.mla.enabled ? static_cast<int64_t>(m.num_heads) * m.mla.v_head_dim
+                                       : static_cast<int64_t>(m.attention_shape(kind).heads) * m.attention_shape(kind).v_head_dim) * h;
       p.attention = attention_params(m, kind) + p.indexer, norms += 1;
       break;
     case LayerMixer::LinearAttention: p.attention = linear_attention_params(m), norms += 1; break;

@@ -18,6 +18,9 @@ struct LayerParams {
   int64_t latent_proj = 0;
   // DSA's indexer (part of attention): replicated on every tensor-parallel rank.
   int64_t indexer = 0;
+  // The attention's output projection weights (part of attention), which a checkpoint
+  // may store in another format than the rest (CheckpointQuant::attention_out_quantized).
+  int64_t attention_out = 0;
 };
 
 // Parameters of one group of identical layers (per layer).

@@ -15,6 +15,7 @@ void apply_checkpoint_layout(const CheckpointQuant& q, Precision& p) {
   if (q.group_size > 0) p.weight_group_size = q.group_size;
   p.weight_zero_point = q.zero_point;
   p.mixer_weights_unquantized = q.attention_excluded;
+  p.mixer_out_quantized = q.attention_out_quantized;
   p.dense_ffn_weights_unquantized = q.dense_ffn_excluded;
 }
 

@@ -17,6 +17,23 @@ function cli(args, input) {
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
+// A simulated serving run of `model` on one node of `hardware` (tensor parallel over all its GPUs)
+// at `rateQps`: every one of 40 requests (2048 prompt, 128 output tokens) is served.
+function assertServes(model, hardware, rateQps) {
+  const serving = {
+    model,
+    hardware,
+    serving: {
+      mode: 'simulate',
+      parallelism: { tp: hardware.gpus_per_node, pp: 1 },
+      workload: { arrival: { process: 'poisson', rate_qps: rateQps }, num_requests: 40, prompt_tokens: 2048, output_tokens: 128 },
+    },
+  };
+  const r = JSON.parse(cli(['run', '-', '--format', 'envelope'], JSON.stringify(serving)).out);
+  assert.equal(r.ok, true, JSON.stringify(r.error));
+  assert.equal(r.result.metrics.e2e_s.count, 40);
+}
+
 test('every published config is understood: family, layers by kind, parameters, KV bytes, weights', () => {
   assert.ok(configs.length >= 15);
   for (const file of configs) {
@@ -87,18 +104,7 @@ test('the table shows per-kind attention shapes (Gemma-4 global layers, MiMo-V2 
   assert.match(m.out, /^KV cache      \(bf16, one GPU\) bytes\/token: 128K 23235 32K 23820 4K 29280$/m);
   // A serving run of the 26B-A4B on two H200s completes: every request served.
   const config = JSON.parse(readFileSync(path.join(dir, 'google--gemma-4-26B-A4B.json'), 'utf8'));
-  const serving = {
-    model: { hf_config: config },
-    hardware: { gpu: 'h200', gpus_per_node: 2, intra_node: 'nvlink4-nvswitch' },
-    serving: {
-      mode: 'simulate',
-      parallelism: { tp: 2, pp: 1 },
-      workload: { arrival: { process: 'poisson', rate_qps: 4 }, num_requests: 40, prompt_tokens: 2048, output_tokens: 128 },
-    },
-  };
-  const r = JSON.parse(cli(['run', '-', '--format', 'envelope'], JSON.stringify(serving)).out);
-  assert.equal(r.ok, true, JSON.stringify(r.error));
-  assert.equal(r.result.metrics.e2e_s.count, 40);
+  assertServes({ hf_config: config }, { gpu: 'h200', gpus_per_node: 2, intra_node: 'nvlink4-nvswitch' }, 4);
   // Training prices one head shape for every layer: such a model is refused at /model, not mispriced.
   const training = JSON.parse(readFileSync(path.join(repoRoot, 'presets', 'scenarios', 'T1.1.json'), 'utf8'));
   training.model = { hf_config: config };
@@ -189,4 +195,16 @@ test('memory fit matches the deployments people run: DeepSeek-V3, Llama-3.1-405B
   const kimi = published('moonshotai--Kimi-K2-Instruct.json');
   assert.equal(fit(kimi, 'h200', 8, fp8), false, 'Kimi-K2 FP8 does not fit 8x H200');
   assert.equal(fit('kimi-k2', 'h200', 8, fp8), false, 'nor does its preset');
+});
+
+test('an NVFP4 checkpoint given with its hf_quant_config.json serves: DeepSeek-V3.2 on eight B200s', () => {
+  // nvidia/DeepSeek-V3.2-NVFP4: config.json plus ModelOpt's hf_quant_config.json (group_size 16;
+  // q/kv projections and the indexer kept bf16, o_proj NVFP4; the MTP layer listed).
+  const config = JSON.parse(readFileSync(path.join(dir, 'nvidia--DeepSeek-V3.2-NVFP4.json'), 'utf8'));
+  const quant = JSON.parse(readFileSync(path.join(dir, 'nvidia--DeepSeek-V3.2-NVFP4_hf_quant.json'), 'utf8'));
+  const model = { hf_config: config, hf_quant_config: quant };
+  const t = cli(['inspect-model', '-'], JSON.stringify(model));
+  assert.equal(t.code, 0, t.err);
+  assert.match(t.out, /^weights       nvfp4, .*attention stays bf16 but for o_proj\]$/m);
+  assertServes(model, { gpu: 'b200', gpus_per_node: 8, intra_node: 'nvlink5-nvswitch' }, 2);
 });

@@ -24,6 +24,7 @@ inline json inspect_refused(const std::string& text) {
 // Parameters (from the billions printed) and KV bytes per token of an inspect-model result.
 inline double hf_params(const json& r, const char* part) { return r["params"][part].get<double>() * 1e9; }
 inline double hf_kv(const json& r, const char* at) { return r["kv_cache"]["at"][at]["bytes_per_token"].get<double>(); }
+inline double hf_weight_bytes(const json& r) { return r["weights"]["GiB"].get<double>() * 1073741824.0; }
 
 // One layer of a Qwen3-MoE-style model, written out: GQA attention with QK norm (two head-width
 // vectors) and no biases, `counted` SwiGLU experts of width `moe`, a router over `experts`, two

@@ -7,6 +7,8 @@
 #include <doctest/doctest.h>
 
 #include "core/json_text.hpp"
+#include "model/architecture.hpp"
+#include "model/operators.hpp"
 #include "hf_inspect.hpp"
 #include "test_helpers.hpp"
 
@@ -110,6 +112,9 @@ TEST_CASE("hf import: each refused 2026 config is refused at a key it has, namin
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"MiniMaxAI--MiniMax-M3.json", "sparse_attention_config"},
       {"deepseek-ai--DeepSeek-V4-Flash.json", "compress_ratios"},
+      {"deepseek-ai--DeepSeek-V4-Pro.json", "compress_ratios"},
+      {"nvidia--DeepSeek-V4-Flash-NVFP4.json", "hc_mult"},
+      {"sgl-project--DeepSeek-V4-Flash-FP8.json", "compress_ratios"},  // model_type deepseek_ref: refused by its keys
       {"stepfun-ai--Step-3.7-Flash.json", "share_expert_dim"},
       {"zai-org--GLM-5.2.json", "indexer_types"},
       {"XiaomiMiMo--MiMo-7B-Base.json", "max_window_layers"},
@@ -178,6 +183,21 @@ TEST_CASE("hf import: Qwen3-Coder-480B-A35B (qwen3_moe): qkv_bias is read as wri
   CHECK(test::hf_params(test::inspect_ok(safe_dump(biased)), "total_B") == doctest::Approx(total + L * (96 + 2 * 8) * 128).epsilon(1e-12));
 }
 
+TEST_CASE("hf import: Qwen3-Coder-480B-A35B's use_qk_norm is read, not warned about as not understood") {
+  // The file writes use_qk_norm true; Qwen3-MoE's attention norms q and k in every layer
+  // (vLLM qwen3_moe.py, Qwen3MoeAttention: q_norm and k_norm unconditional), which is priced.
+  // It was reported as "not understood ... priced without them", which was not what was priced.
+  const json c = parse_json_text(m26_text("published/Qwen--Qwen3-Coder-480B-A35B-Instruct.json"));
+  const json r = test::inspect_ok(safe_dump(c));
+  CHECK(r["warnings"].empty());
+  CHECK(r["architecture"]["qk_norm"] == true);
+  json off = c;
+  off["use_qk_norm"] = false;
+  const json e = test::inspect_refused(safe_dump(off));
+  CHECK(e["path"] == "/hf_config/use_qk_norm");
+  CHECK(e["code"] == "not_implemented");
+}
+
 TEST_CASE("hf import: Qwen3.5/3.6 output_gate_type (the Gated DeltaNet output gate) is read, elementwise") {
   // Qwen3.6-27B's text_config says "swish"; vLLM's RMSNormGated takes silu (swish), or sigmoid: the
   // same sizes and work. Shown on Qwen3.5-122B-A10B's published file, which leaves it out.
@@ -195,4 +215,148 @@ TEST_CASE("hf import: Qwen3.5/3.6 output_gate_type (the Gated DeltaNet output ga
   const json e = test::inspect_refused(safe_dump(other));
   CHECK(e["path"] == "/hf_config/text_config/output_gate_type");
   CHECK(e["code"] == "invalid_value");
+}
+
+// ModelOpt's hf_quant_config.json as nvidia's NVFP4 repositories publish it
+// (tests/data/hf/published/SOURCES.md): NVFP4 weights with group_size 16, FP8 KV,
+// and an exclude_modules list, given beside the model's config.json.
+namespace models2026 {
+
+json with_quant(const std::string& config, const std::string& quant) {
+  return json{{"hf_config", parse_json_text(m26_text("published/" + config))},
+              {"hf_quant_config", parse_json_text(m26_text("published/" + quant))}};
+}
+
+// A checkpoint whose only NVFP4 weights are its routed experts (attention, dense MLPs and shared
+// experts kept bf16, FP8 KV): its weight bytes are the bf16 model's less the `experts` weights at
+// 2 bytes, plus them at NVFP4's 0.5625 byte (4 bits and an fp8 scale per 16).
+json only_experts_nvfp4(const std::string& config, const std::string& quant, double experts) {
+  const json r = test::inspect_ok(safe_dump(with_quant(config, quant)));
+  CHECK(r["weights"]["dtype"] == "nvfp4");
+  CHECK(r["weights"]["attention_unquantized"] == true);
+  CHECK(r["weights"]["dense_mlp_unquantized"] == true);
+  CHECK(r["kv_cache"]["dtype"] == "fp8");
+  const json bf16 = test::inspect_ok(m26_text("published/" + config));
+  CHECK(test::hf_weight_bytes(r) == doctest::Approx(test::hf_weight_bytes(bf16) - 2 * experts + 0.5625 * experts).epsilon(1e-9));
+  return r;
+}
+
+}  // namespace models2026
+
+TEST_CASE("hf import: ModelOpt NVFP4 hf_quant_config.json (group_size 16) is read, not refused as structure") {
+  // nvidia/Qwen3-235B-A22B-NVFP4: quant_algo NVFP4, kv_cache_quant_algo FP8, group_size 16, every
+  // router (mlp.gate) and the LM head excluded. group_size was refused as a key "whose name suggests
+  // structure", so every NVFP4 hf_quant_config.json was refused.
+  const json c = with_quant("Qwen--Qwen3-235B-A22B.json", "nvidia--Qwen3-235B-A22B-NVFP4_hf_quant.json");
+  const json r = test::inspect_ok(safe_dump(c));
+  CHECK(r["weights"]["dtype"] == "nvfp4");
+  CHECK(r["kv_cache"]["dtype"] == "fp8");
+  CHECK(r["weights"]["attention_unquantized"] == false);
+  // 94 layers x 4 KV heads x 128 x (K + V) x 1 byte.
+  for (const char* at : {"4K", "32K", "128K"}) CHECK(test::hf_kv(r, at) == 94 * 4 * 128 * 2 * 1.0);
+  // NVFP4 is 4 bits plus an fp8 scale per 16 values (0.5625 byte); the embedding, the LM head and
+  // the two block norms of each layer and the final one stay bf16 (the per-head q/k norms are
+  // priced with their layer, as for FP8).
+  const double h = 4096, V = 151936, total = test::hf_params(r, "total_B");
+  const double bf16 = 2 * V * h + 94 * 2 * h + h;
+  CHECK(test::hf_weight_bytes(r) == doctest::Approx(0.5625 * (total - bf16) + 2 * bf16).epsilon(1e-9));
+  // Another group size is another format; FP8 has none.
+  json other = c;
+  other["hf_quant_config"]["quantization"]["group_size"] = 32;
+  json e = test::inspect_refused(safe_dump(other));
+  CHECK(e["path"] == "/hf_quant_config/quantization/group_size");
+  CHECK(e["code"] == "constraint_violation");
+  other["hf_quant_config"]["quantization"]["group_size"] = 16;
+  other["hf_quant_config"]["quantization"]["quant_algo"] = "FP8";
+  e = test::inspect_refused(safe_dump(other));
+  CHECK(e["path"] == "/hf_quant_config/quantization/group_size");
+}
+
+TEST_CASE("hf import: attention listed projection by projection; the MTP layer's entry belongs to the draft") {
+  // nvidia/DeepSeek-V3.2-NVFP4 keeps q_a, q_b, kv_a, kv_b and the indexer of every layer in bf16,
+  // quantizes o_proj, and lists the MTP layer (model.layers.61*, after the 61 layers). It was refused
+  // at the MTP entry ("names layer 61 but the model has 61 layers"); read as "attention stays bf16"
+  // it would price o_proj (61 x 128 x 128 x 7168 weights) in bf16. It is read as bf16 attention whose
+  // output projection is NVFP4 (CheckpointQuant::attention_out_quantized).
+  json c = with_quant("nvidia--DeepSeek-V3.2-NVFP4.json", "nvidia--DeepSeek-V3.2-NVFP4_hf_quant.json");
+  const json r = test::inspect_ok(safe_dump(c));
+  CHECK(r["weights"]["dtype"] == "nvfp4");
+  CHECK(r["weights"]["attention_unquantized"] == true);
+  CHECK(r["weights"]["attention_output_quantized"] == true);
+  // With o_proj listed too the whole attention is bf16: the o_proj weights cost 2 bytes instead of
+  // NVFP4's 0.5625.
+  json& list = c["hf_quant_config"]["quantization"]["exclude_modules"];
+  json all = c;
+  for (int l = 0; l < 61; ++l) all["hf_quant_config"]["quantization"]["exclude_modules"].push_back("model.layers." + std::to_string(l) + ".self_attn.o_proj");
+  const json whole = test::inspect_ok(safe_dump(all));
+  CHECK(whole["weights"]["attention_output_quantized"] == false);
+  const double o_proj = 61 * 128 * 128 * 7168.0;
+  CHECK(test::hf_weight_bytes(whole) - test::hf_weight_bytes(r) == doctest::Approx((2 - 0.5625) * o_proj).epsilon(1e-9));
+  // The step reads o_proj at NVFP4's bytes and the rest of the attention at bf16's (TP 1, decode).
+  const ModelArch m = read_model(c, "/model");
+  Precision p;
+  p.weights = Dtype::NVFP4;
+  apply_checkpoint_layout(m.quant, p);
+  BatchShape batch;
+  batch.seqs.assign(4, SeqChunk{1, 4096});
+  const StepOperators step = build_forward_step(m, p, ParallelLayout{}, batch, StepOptions{});
+  auto weight_of = [&](const std::string& name) {
+    for (const Operator& op : step.ops)
+      if (op.name == name) return op.weight_bytes;
+    FAIL("no operator " << name);
+    return 0.0;
+  };
+  CHECK(weight_of("attn_post_proj") == doctest::Approx(128 * 128 * 7168.0 * 0.5625));
+  CHECK(weight_of("attn_q_b_proj") == doctest::Approx(1536 * 128 * 192.0 * 2));
+  // A piece of the indexer alone is not the indexer: refused at that entry.
+  json piece = c;
+  piece["hf_quant_config"]["quantization"]["exclude_modules"][1] = "model.layers.0.self_attn.indexer.wk";
+  CHECK(test::inspect_refused(safe_dump(piece))["path"] == "/hf_quant_config/quantization/exclude_modules/1");
+  // o_proj listed in one layer only: two formats for the output projections, refused.
+  json one = c;
+  one["hf_quant_config"]["quantization"]["exclude_modules"].push_back("model.layers.0.self_attn.o_proj");
+  CHECK(test::inspect_refused(safe_dump(one))["code"] == "not_implemented");
+  // The indexer left out as well: more than o_proj quantized, refused at the layer's first entry.
+  json without_indexer = json::array();
+  for (const json& x : list)
+    if (x.get<std::string>().find("indexer") == std::string::npos) without_indexer.push_back(x);
+  list = without_indexer;
+  json e = test::inspect_refused(safe_dump(c));
+  CHECK(e["path"] == "/hf_quant_config/quantization/exclude_modules/1");  // model.layers.0.self_attn.kv_a_proj_with_mqa
+  CHECK(e["message"].get<std::string>().find("but not indexer, o_proj") != std::string::npos);
+  // A layer number past the model and its MTP layers is still refused.
+  all["hf_quant_config"]["quantization"]["exclude_modules"].push_back("model.layers.62*");
+  e = test::inspect_refused(safe_dump(all));
+  CHECK(e["path"] == "/hf_quant_config/quantization/exclude_modules/" +
+                         std::to_string(all["hf_quant_config"]["quantization"]["exclude_modules"].size() - 1));
+}
+
+TEST_CASE("hf import: Gemma-4-26B-A4B NVFP4: the dense mlp beside the experts kept in bf16") {
+  // nvidia/Gemma-4-26B-A4B-NVFP4's hf_quant_config.json excludes each layer's mlp*, router* and
+  // self_attn*. In Gemma-4 "mlp" is the dense MLP beside the experts (vLLM gemma4.py
+  // Gemma4DecoderLayer: self.mlp, self.router, self.moe), priced as the ungated shared expert;
+  // the routed experts are NVFP4. It was refused at the first mlp* entry.
+  // Routed experts: 30 layers x 128 x 3 x 2816 x 704.
+  only_experts_nvfp4("google--gemma-4-26B-A4B.json", "nvidia--Gemma-4-26B-A4B-NVFP4_hf_quant.json", 30 * 128 * 3 * 2816.0 * 704);
+  const json c = with_quant("google--gemma-4-26B-A4B.json", "nvidia--Gemma-4-26B-A4B-NVFP4_hf_quant.json");
+  // The dense mlp of some layers only, or "mlp*" in a family whose experts sit inside "mlp", is refused.
+  json some = c;
+  some["hf_quant_config"]["quantization"]["exclude_modules"].erase(2);  // model.language_model.layers.0.mlp*
+  CHECK(test::inspect_refused(safe_dump(some))["code"] == "not_implemented");
+  json qwen = with_quant("Qwen--Qwen3-235B-A22B.json", "nvidia--Qwen3-235B-A22B-NVFP4_hf_quant.json");
+  qwen["hf_quant_config"]["quantization"]["exclude_modules"].push_back("model.layers.0.mlp*");
+  const json e = test::inspect_refused(safe_dump(qwen));
+  CHECK(e["path"] == "/hf_quant_config/quantization/exclude_modules/95");
+}
+
+TEST_CASE("hf import: GLM-5.1 NVFP4: whole dense layers, shared experts, attention and the MTP layer kept bf16") {
+  // nvidia/GLM-5.1-NVFP4's hf_quant_config.json excludes the three dense layers whole
+  // ("model.layers.0*", "model.layers.1.*"), each MoE layer's self_attn* (with its DSA indexer) and
+  // mlp.shared_experts*, and the MTP layer after the 78 ("model.layers.78*"), which was refused as
+  // "names layer 78 but the model has 78 layers". Only the routed experts are NVFP4.
+  // Routed experts: 75 layers x 256 x 3 x 6144 x 2048.
+  const json r = only_experts_nvfp4("zai-org--GLM-5.1.json", "nvidia--GLM-5.1-NVFP4_hf_quant.json", 75 * 256 * 3 * 6144.0 * 2048);
+  // 78 layers of the bf16 latent and rope key (512 + 64) and the indexer's FP8 key and scale (128 + 4),
+  // the latent now FP8 (kv_cache_quant_algo), one byte each.
+  for (const char* at : {"4K", "32K", "128K"}) CHECK(test::hf_kv(r, at) == 78 * (512 + 64 + 128 + 4) * 1.0);
 }
