@@ -39,7 +39,7 @@ class TrainRun {
   std::vector<const ItemCost*> chunk_items(int j, const LayerActivations (&la)[2], double head_act_bytes);
   void add_item_totals(int j, const std::vector<const ItemCost*>& items);
   void compose_with_fsdp(int j, const std::vector<const ItemCost*>& items);
-  std::vector<GradBucket> gradient_buckets(const std::vector<const ItemCost*>& items) const;
+  std::vector<GradBucket> gradient_buckets(const std::vector<const ItemCost*>& items, bool bucketed) const;
   void add_pipeline_transfers(ScheduleInput& in) const;
 
   // The work unit after the schedule (estimator_finish.cpp): each rank's

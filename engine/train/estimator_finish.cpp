@@ -8,6 +8,7 @@
 #include "mem/inference_memory.hpp"
 #include "model/param_count.hpp"
 #include "perf/power.hpp"
+#include "train/dp_overlap.hpp"
 #include "train/estimator.hpp"
 #include "train/framework_costs.hpp"
 
@@ -79,7 +80,7 @@ struct TrainRun::RankSummary {
   double params = 0, grads = 0, states = 0, host_states = 0, acts = 0, transient = 0, logits = 0, temp = 0;
   double total = 0;
   bool head = false;
-  double largest_params = 0, largest_grads = 0, fwd_first = 0;
+  double largest_params = 0, largest_grads = 0;
 };
 
 // The step's figures, computed before anything is written.
@@ -166,7 +167,6 @@ TrainRun::RankSummary TrainRun::summarize_rank(int d, const OptimizerPricer& opt
     r.head = r.head || ch.has_head;
     r.largest_params = std::max(r.largest_params, ch.largest_item_params);
     r.largest_grads = std::max(r.largest_grads, ch.largest_item_grads);
-    if (k == 0) r.fwd_first = ch.fwd_s;
   }
   const double S_dense = zero >= 1 ? groups_.dp_dense.size : 1;
   const double S_expert = zero >= 1 ? groups_.dp_expert.size : 1;
@@ -188,10 +188,24 @@ void TrainRun::price_rank_step(RankSummary& r, int d, double n_local, const Opti
   r.opt_s = oc.gpu_s;
   r.offload_s = oc.offload_s;
   r.cast_s = opt.price_memory_op("fp8_weight_cast", r.fp8 * 4.0, r.fp8 * 2.0);
+  const RankTimeline& t = sim_->ranks()[d];
   if ((zero == 1 || zero == 2) && (groups_.dp_dense.size > 1 || groups_.dp_expert.size > 1)) {
-    r.ag_s = comm_->collective(CollectiveKind::AllGather, r.n_dense * w_b, groups_.dp_dense) +
-             comm_->collective(CollectiveKind::AllGather, r.n_expert * w_b, groups_.dp_expert);
-    r.ag_exposed_s = c.overlap.param_gather ? std::max(0.0, r.ag_s - r.fwd_first) : r.ag_s;
+    // The distributed optimizer gathers the updated parameters chunk by chunk
+    // in the buckets of the gradients (train/dp_overlap.hpp); without
+    // overlap_param_gather they all go out after the optimizer step.
+    const double grad_b = dtype_bytes(c.optimizer.grad_dtype);
+    const double bucket = c.overlap.bucket_MiB * 1024.0 * 1024.0;
+    std::vector<ChunkGather> gathers;
+    for (int k = 0; k < v; ++k) {
+      const Chunk& ch = chunks_[k * pp + d];
+      const double grads = (ch.params_dense + ch.params_expert) * grad_b;
+      const int nb = k == 0 ? std::max(1, static_cast<int>(std::ceil(grads / bucket))) : 1;
+      const double g = nb * (comm_->collective(CollectiveKind::AllGather, ch.params_dense * w_b / nb, groups_.dp_dense) +
+                             comm_->collective(CollectiveKind::AllGather, ch.params_expert * w_b / nb, groups_.dp_expert));
+      r.ag_s += g;
+      gathers.push_back({g, nb, t.first_forward_start_s[k], ch.fwd_s});
+    }
+    r.ag_exposed_s = c.overlap.param_gather ? exposed_parameter_gather_s(gathers) : r.ag_s;
   }
   FrameworkCostInputs fw;
   fw.world_gpus = par.world();
@@ -209,7 +223,6 @@ void TrainRun::price_rank_step(RankSummary& r, int d, double n_local, const Opti
   fw.tokens_per_micro_batch = mb_->tokens();
   fw.pcie_GBps = hw.gpu.pcie_bandwidth_GBps;
   r.framework = framework_step_costs(fw, *comm_);
-  const RankTimeline& t = sim_->ranks()[d];
   r.end_s = std::max(t.end_s, t.comm_end_s) + r.opt_s + r.cast_s + r.offload_s + r.ag_exposed_s + r.framework.total_s();
 }
 
