@@ -260,6 +260,33 @@ void print_capacity_table(const json& capacity_out, int64_t search_cap) {
   std::cout << "\n";
 }
 
+// The rows --check and --rows select (--rows ID,ID: only those rows); false
+// with `problem` when an id is not a row.
+bool select_rows(const json& rows, const std::string& check, const std::string& rows_flag, std::vector<json>& selected,
+                 std::string& problem) {
+  std::vector<std::string> wanted;
+  for (size_t from = 0; !rows_flag.empty() && from <= rows_flag.size();) {
+    const size_t comma = rows_flag.find(',', from);
+    const std::string id = rows_flag.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
+    bool known = false;
+    for (const json& row : rows) known = known || row["id"] == id;
+    if (!known) {
+      problem = "--rows: '" + id + "' is not a row of presets/validation (sightline presets validation)";
+      return false;
+    }
+    wanted.push_back(id);
+    if (comma == std::string::npos) break;
+    from = comma + 1;
+  }
+  for (const json& row : rows) {
+    const bool is_capacity = row.value("check", "metric") == "capacity";
+    if ((check == "metric" && is_capacity) || (check == "capacity" && !is_capacity)) continue;
+    if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), row["id"].get<std::string>()) == wanted.end()) continue;
+    selected.push_back(row);
+  }
+  return true;
+}
+
 }  // namespace
 
 int cmd_report_e2e(const Args& args) {
@@ -276,26 +303,8 @@ int cmd_report_e2e(const Args& args) {
   if (!flags.parse(args, problem)) return usage_error(problem);
   if (format != "table" && format != "json") return usage_error("unknown format '" + format + "'");
   const json rows = read_engine_envelope(sightline::api::list_presets("validation"))["result"];
-  // --rows ID,ID: only those rows; an id that is not a row is a usage error.
-  std::vector<std::string> wanted;
-  for (size_t from = 0; !rows_flag.empty() && from <= rows_flag.size();) {
-    const size_t comma = rows_flag.find(',', from);
-    const std::string id = rows_flag.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
-    bool known = false;
-    for (const json& row : rows) known = known || row["id"] == id;
-    if (!known) return usage_error("--rows: '" + id + "' is not a row of presets/validation (sightline presets validation)");
-    wanted.push_back(id);
-    if (comma == std::string::npos) break;
-    from = comma + 1;
-  }
-  // The rows --check and --rows select, each estimated before any runs.
   std::vector<json> selected;
-  for (const json& row : rows) {
-    const bool is_capacity = row.value("check", "metric") == "capacity";
-    if ((check == "metric" && is_capacity) || (check == "capacity" && !is_capacity)) continue;
-    if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), row["id"].get<std::string>()) == wanted.end()) continue;
-    selected.push_back(row);
-  }
+  if (!select_rows(rows, check, rows_flag, selected, problem)) return usage_error(problem);
   try {
     for (const json& row : selected) budget.add(row_work_units(row, search_cap), "row " + row["id"].get<std::string>());
   } catch (const SightlineError& e) {

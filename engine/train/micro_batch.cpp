@@ -79,6 +79,7 @@ struct ItemTotals {
   double tp_fwd = 0, tp_bwd = 0, tp_wgrad = 0, gemm_fwd = 0, gemm_bwd = 0, dgrad_bwd = 0;
   double attn_core_fwd = 0, attn_core_bwd = 0;
   double rec_s = 0, rec_flops = 0;
+  double fp8_cast_s = 0;  // Transformer Engine's FP8 cast(-transpose) kernels, forward and backward
   double part_s[kNumParts] = {0, 0, 0, 0};
   double mlp_flops = 0;
   double ag_s = 0, ag_calls = 0;
@@ -87,6 +88,13 @@ struct ItemTotals {
   std::map<std::string, double> gemm_fwd_by_name, gemm_bwd_by_name;
 };
 using AllItemTotals = std::array<ItemTotals, kNumGraphItems>;
+
+// The cast(-transpose) kernels the FP8 recipe adds before its GEMMs
+// (micro_batch_graph.cpp names them "<gemm>_fp8_cast", "<gemm>_grad_fp8_cast").
+bool is_fp8_cast(const std::string& name) {
+  static const std::string suffix = "_fp8_cast";
+  return name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
 
 // Lists hold all layers of a kind; the totals are per layer.
 double per_item(const GraphContext& g, GraphItem item) {
@@ -110,6 +118,7 @@ void add_forward_totals(const GraphContext& g, const TaggedOps& F, const StepCos
       }
     } else {
       x.fwd[cat_of(op)] += time;
+      if (is_fp8_cast(op.name)) x.fp8_cast_s += time;
       x.fwd_flops += flops;
       if (op.family == OpFamily::Gemm) {
         x.gemm_fwd += time;
@@ -142,6 +151,7 @@ void add_backward_totals(const GraphContext& g, const TaggedOps& B, const StepCo
       }
     } else {
       x.bwd[cat_of(op)] += time;
+      if (is_fp8_cast(op.name)) x.fp8_cast_s += time;
       x.bwd_flops += flops;
       if (op.family == OpFamily::Gemm) {
         x.gemm_bwd += time;
@@ -275,6 +285,7 @@ ItemCost compose_layer(const GraphContext& g, const ItemTotals& x, const LayoutC
   it.ep_s = lc.ep_fwd_s + lc.ep_bwd_s;
   it.ep_calls = moe ? 2 * lc.ep_calls : 0;
   it.cp_s = lc.cp_fwd_s + lc.cp_bwd_s;
+  it.fp8_cast_s = x.fp8_cast_s;
   return it;
 }
 
@@ -293,6 +304,7 @@ ItemCost compose_end_item(const ItemTotals& x) {
   it.tp_bwd_s = x.tp_bwd;
   it.tp_all_gather_s = x.ag_s;
   it.tp_all_gather_calls = x.ag_calls;
+  it.fp8_cast_s = x.fp8_cast_s;
   return it;
 }
 
