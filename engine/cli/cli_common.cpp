@@ -29,7 +29,7 @@ const char* const kUsage =
     "  sightline ops --model ID --gpu ID --phase prefill|decode --tokens N [--batch B] [--kv-len L]\n"
     "                [--tp N] [--tier auto|target-measured|cross-generation|roofline] [--training] [--dtype D] [--weights D] [--format json|table]\n"
     "  sightline explain-step FILE|--preset ID --batch N [--kv-len L] [--format table|json]\n"
-    "  sightline explain-train-step FILE|--preset ID [--format table|json]\n"
+    "  sightline explain-train-step FILE|--preset ID [--format table|json] [--max-work-units N]\n"
     "                (one decode step of a serving scenario, by mechanism: kernels, CUDA-graph padding, expert imbalance,\n"
     "                all-to-all, host)\n"
     "  sightline comm --collective NAME --gpus N [--nodes M] --interconnect ID [--intra-node ID] --bytes N [--format json|table]\n"

@@ -10,6 +10,7 @@
 #include <iostream>
 
 #include "cli/cli_common.hpp"
+#include "cli/command_budget.hpp"
 #include "cli/flags.hpp"
 #include "core/error.hpp"
 #include "core/json_text.hpp"
@@ -76,14 +77,18 @@ int cmd_explain_train_step(const Args& args) {
   std::vector<std::string> files;
   std::string problem;
   Flags flags("explain-train-step");
-  flags.text("--preset", &preset).text("--format", &format, {"table", "json"}).positional(&files, 1);
+  CommandBudget budget("explain-train-step");
+  budget.flag(flags).text("--preset", &preset).text("--format", &format, {"table", "json"}).positional(&files, 1);
   if (!flags.parse(args, problem)) return usage_error(problem);
   if (files.empty() == preset.empty()) return usage_error("explain-train-step takes exactly one of FILE or --preset ID");
   std::string text;
   if (const int status = read_scenario_text(files.empty() ? "" : files[0], preset, text)) return status;
   try {
-    const Scenario s = read_scenario(parse_json_document(text, preset.empty() ? files[0] : "preset " + preset));
+    const json doc = parse_json_document(text, preset.empty() ? files[0] : "preset " + preset);
+    const Scenario s = read_scenario(doc);
     if (!s.training) fail(error_code::kConstraint, "/training", "explain-train-step takes a training scenario");
+    // One training run (its passes bounded by the scenario reader), counted as `run` counts it.
+    budget.add(run_work_units(doc, true), "the scenario's training run");
     TrainRun run(s);
     while (!run.done()) {
       int64_t budget = run.total_units();
