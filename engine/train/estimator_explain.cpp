@@ -139,7 +139,9 @@ void TrainRun::explain_compute(const RankSummary& rb, double mb) {
         kernels);
   add("compute: embedding, LM head and loss", ends_s * mb, "on the first and last pipeline stages", kernels);
   add("FP8 casts (activations and gradients)", casts_s * mb,
-      "one cast(-transpose) of each FP8 GEMM's input forward and of its output gradient backward",
+      std::string("one cast(-transpose) of each FP8 GEMM's input forward and of its output gradient backward") +
+          (c.fp8_recipe == Fp8Recipe::Current ? ", each after an amax scan of the tensor (current scaling)"
+                                                : " (delayed scaling: the scale comes from the amax history)"),
       "Transformer Engine cast_transpose kernels, memory-bound (train/micro_batch_graph.cpp)");
   add("compute: FSDP copies and other kernels", std::max(0.0, total - (dense_s + moe_s + ends_s + casts_s) * mb),
       "FSDP2's copy-out after each all-gather and copy-in before each reduce-scatter, and any kernel the lines above do not hold",

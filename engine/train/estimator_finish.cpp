@@ -128,9 +128,10 @@ void TrainRun::price_rank_step(RankSummary& r, int d, double n_local, const Opti
   fw.amax_group = world_group(groups_.dp_dense.size * groups_.tp.size,
                               std::min(hw.gpus_per_node, groups_.dp_dense.local * groups_.tp.local));
   fw.micro_batches = static_cast<double>(c.batch.gradient_accumulation);
-  if (c.fp8 != Fp8Gemms::None) {
+  if (c.fp8 != Fp8Gemms::None && c.fp8_recipe == Fp8Recipe::Delayed) {
     // Transformer Engine linear modules: QKV, attention output, MLP in and
-    // out per layer (the MLP pair only for the "mlp" recipe), and the head for "all".
+    // out per layer (the MLP pair only for the "mlp" recipe), and the head for
+    // "all". Current scaling keeps no amax history: nothing to reduce per pass.
     int layers = 0;
     for (int k = 0; k < v; ++k) layers += chunks_[k * pp + d].layers;
     fw.fp8_modules = layers * (c.fp8 == Fp8Gemms::Mlp ? 2.0 : 4.0) + (c.fp8 == Fp8Gemms::All && r.head ? 1.0 : 0.0);

@@ -89,11 +89,13 @@ struct ItemTotals {
 };
 using AllItemTotals = std::array<ItemTotals, kNumGraphItems>;
 
-// The cast(-transpose) kernels the FP8 recipe adds before its GEMMs
-// (micro_batch_graph.cpp names them "<gemm>_fp8_cast", "<gemm>_grad_fp8_cast").
+// The kernels the FP8 recipe adds before its GEMMs (micro_batch_graph.cpp
+// names them "<gemm>_fp8_cast", "<gemm>_grad_fp8_cast", and the current-scaling
+// amax scans "<gemm>_fp8_amax", "<gemm>_grad_fp8_amax").
 bool is_fp8_cast(const std::string& name) {
-  static const std::string suffix = "_fp8_cast";
-  return name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+  for (const std::string suffix : {"_fp8_cast", "_fp8_amax"})
+    if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) return true;
+  return false;
 }
 
 // Lists hold all layers of a kind; the totals are per layer.
