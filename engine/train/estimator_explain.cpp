@@ -48,9 +48,11 @@ void TrainRun::explain_step(const StepFigures& f, const RankSummary& rb) {
   const bool tp_overlap = c.overlap.tp && c.parallelism.sequence_parallel;
   add("tensor/sequence-parallel communication exposed", rb.cats[TimeCat::TpComm],
       fmt("%.1f ms of TP collectives per step, ", rb.tp_s * 1e3) +
-          (tp_overlap ? "each all-gather / reduce-scatter hidden behind its own GEMM, which runs on the SMs left"
+          (tp_overlap ? "each all-gather / reduce-scatter hidden behind its own GEMM as Transformer Engine splits it"
                       : "not overlapped (only the weight-gradient gather hides behind the data-gradient GEMMs)"),
-      tp_overlap ? "Transformer Engine userbuffers overlap, 16 SMs to communication (train/tp_overlap.hpp)"
+      tp_overlap ? "Transformer Engine userbuffers by its default method per GEMM: ring exchange in tp chunks for the "
+                   "gathers, pipelined reduce-scatter in 4 chunks on 16 reserved SMs, bulk beside the backward GEMMs "
+                   "(train/tp_overlap.hpp)"
                  : "Megatron-LM without --tp-comm-overlap");
   add("expert-parallel all-to-all exposed", rb.cats[TimeCat::EpComm], fmt("%.1f ms of dispatch/combine per step", rb.ep_s * 1e3),
       "token bytes x top-k x load imbalance on the EP group (train/layout_comm.cpp)");

@@ -241,7 +241,7 @@ void copy_compute(const ItemTotals& x, ItemCost& it, double& fwd_s, double& bwd_
 // One transformer layer: compute plus the exposed part of its TP, EP and CP
 // communication, and its recomputation.
 ItemCost compose_layer(const GraphContext& g, const ItemTotals& x, const LayoutComm& lc, bool moe, bool recomputed,
-                       double tp_sm_share) {
+                       int sm_count) {
   const TrainConfig& c = g.config;
   const OverlapSpec& ov = c.overlap;
   ItemCost it;
@@ -252,8 +252,8 @@ ItemCost compose_layer(const GraphContext& g, const ItemTotals& x, const LayoutC
   // overlaps the data-gradient GEMMs (Megatron's default).
   const bool overlap_tp = ov.tp && g.sequence_parallel;
   const double tp_f =
-      overlap_tp ? tp_exposed_with_overlap_s(x.tp_fwd_ops, x.gemm_fwd_by_name, tp_sm_share) : x.tp_fwd;
-  const double tp_b = overlap_tp ? tp_exposed_with_overlap_s(x.tp_bwd_ops, x.gemm_bwd_by_name, tp_sm_share)
+      overlap_tp ? tp_exposed_with_overlap_s(x.tp_fwd_ops, x.gemm_fwd_by_name, g.tp, sm_count) : x.tp_fwd;
+  const double tp_b = overlap_tp ? tp_exposed_with_overlap_s(x.tp_bwd_ops, x.gemm_bwd_by_name, g.tp, sm_count)
                                  : x.tp_bwd + std::max(0.0, x.tp_wgrad - x.dgrad_bwd);
   const double ep_f = moe ? lc.ep_fwd_s : 0.0;
   const double ep_b = moe ? lc.ep_bwd_s : 0.0;
@@ -353,13 +353,13 @@ void MicroBatchModel::build() {
 
   const ParamCounts pc = count_params(m);
   const double adapters_local = lora_params_per_layer(g, true);
-  const double tp_sm_share = tp_overlap_sm_share(s_.hardware.gpu.sm_count);
+  const int sm_count = s_.hardware.gpu.sm_count;
   for (const LayerKind kind : {LayerKind::Dense, LayerKind::Moe}) {
     const bool moe = kind == LayerKind::Moe;
     const GraphItem item = moe ? GraphItem::MoeLayer : GraphItem::DenseLayer;
     const bool present = moe ? m.num_moe_layers() > 0 : m.num_dense_layers() > 0;
     for (const bool recomputed : {false, true}) {
-      ItemCost it = compose_layer(g, acc[item_index(item)], lc, moe, recomputed, tp_sm_share);
+      ItemCost it = compose_layer(g, acc[item_index(item)], lc, moe, recomputed, sm_count);
       fill_params(g, pc, item, adapters_local, it);
       layers_[moe ? 1 : 0][recomputed ? 1 : 0] = present ? it : ItemCost{};
     }
