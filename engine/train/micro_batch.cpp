@@ -238,10 +238,47 @@ void copy_compute(const ItemTotals& x, ItemCost& it, double& fwd_s, double& bwd_
   }
 }
 
+// Transformer Engine runs the GEMMs of its ring-exchange and pipelined TP
+// overlaps in chunks along the tokens (train/tp_overlap.hpp): one chunk of
+// each such GEMM priced at its own shape (the weights whole, the rows split),
+// per layer, by GEMM name. Empty without TP overlap.
+struct SplitGemmTimes {
+  std::map<std::string, double> fwd, bwd;
+};
+
+SplitGemmTimes split_gemm_times(const GraphContext& g, const TrainingGraph& graph, const CostSetup& setup) {
+  SplitGemmTimes out;
+  if (!(g.config.overlap.tp && g.sequence_parallel && g.tp > 1)) return out;
+  std::map<std::string, int> splits;  // by the GEMM a split overlap runs
+  for (const char* comm : {"attn_all_gather", "mlp_all_gather", "attn_reduce_scatter", "mlp_reduce_scatter",
+                           "attn_all_gather_bwd", "mlp_all_gather_bwd"})
+    if (tp_overlap_splits(comm, g.tp) > 1) splits[tp_overlap_partner(comm)] = tp_overlap_splits(comm, g.tp);
+  auto price = [&](const TaggedOps& list, std::map<std::string, double>& into) {
+    for (size_t i = 0; i < list.ops.size(); ++i) {
+      const Operator& op = list.ops[i];
+      const GraphItem item = list.tags[i].item;
+      if (op.family != OpFamily::Gemm || (item != GraphItem::DenseLayer && item != GraphItem::MoeLayer)) continue;
+      const auto sp = splits.find(op.name);
+      if (sp == splits.end() || op.m < sp->second) continue;
+      Operator chunk = op;
+      chunk.m = (op.m + sp->second - 1) / sp->second;
+      const double rows = static_cast<double>(chunk.m) / static_cast<double>(op.m);
+      const double weights = static_cast<double>(op.k) * op.n;
+      const double per_row = static_cast<double>(op.m) * (op.k + op.n);  // A and C elements
+      chunk.flops = op.flops * rows;
+      chunk.bytes = op.bytes * (weights + per_row * rows) / (weights + per_row);
+      into[op.name] = setup.price_kernels(StepOperators{{chunk}}).gpu_time_s / per_item(g, item);
+    }
+  };
+  price(graph.forward, out.fwd);
+  price(graph.backward, out.bwd);
+  return out;
+}
+
 // One transformer layer: compute plus the exposed part of its TP, EP and CP
 // communication, and its recomputation.
 ItemCost compose_layer(const GraphContext& g, const ItemTotals& x, const LayoutComm& lc, bool moe, bool recomputed,
-                       int sm_count) {
+                       int sm_count, const SplitGemmTimes& split) {
   const TrainConfig& c = g.config;
   const OverlapSpec& ov = c.overlap;
   ItemCost it;
@@ -252,8 +289,8 @@ ItemCost compose_layer(const GraphContext& g, const ItemTotals& x, const LayoutC
   // overlaps the data-gradient GEMMs (Megatron's default).
   const bool overlap_tp = ov.tp && g.sequence_parallel;
   const double tp_f =
-      overlap_tp ? tp_exposed_with_overlap_s(x.tp_fwd_ops, x.gemm_fwd_by_name, g.tp, sm_count) : x.tp_fwd;
-  const double tp_b = overlap_tp ? tp_exposed_with_overlap_s(x.tp_bwd_ops, x.gemm_bwd_by_name, g.tp, sm_count)
+      overlap_tp ? tp_exposed_with_overlap_s(x.tp_fwd_ops, x.gemm_fwd_by_name, g.tp, sm_count, split.fwd) : x.tp_fwd;
+  const double tp_b = overlap_tp ? tp_exposed_with_overlap_s(x.tp_bwd_ops, x.gemm_bwd_by_name, g.tp, sm_count, split.bwd)
                                  : x.tp_bwd + std::max(0.0, x.tp_wgrad - x.dgrad_bwd);
   const double ep_f = moe ? lc.ep_fwd_s : 0.0;
   const double ep_b = moe ? lc.ep_bwd_s : 0.0;
@@ -354,12 +391,13 @@ void MicroBatchModel::build() {
   const ParamCounts pc = count_params(m);
   const double adapters_local = lora_params_per_layer(g, true);
   const int sm_count = s_.hardware.gpu.sm_count;
+  const SplitGemmTimes split = split_gemm_times(g, graph, setup_);
   for (const LayerKind kind : {LayerKind::Dense, LayerKind::Moe}) {
     const bool moe = kind == LayerKind::Moe;
     const GraphItem item = moe ? GraphItem::MoeLayer : GraphItem::DenseLayer;
     const bool present = moe ? m.num_moe_layers() > 0 : m.num_dense_layers() > 0;
     for (const bool recomputed : {false, true}) {
-      ItemCost it = compose_layer(g, acc[item_index(item)], lc, moe, recomputed, sm_count);
+      ItemCost it = compose_layer(g, acc[item_index(item)], lc, moe, recomputed, sm_count, split);
       fill_params(g, pc, item, adapters_local, it);
       layers_[moe ? 1 : 0][recomputed ? 1 : 0] = present ? it : ItemCost{};
     }

@@ -62,15 +62,22 @@ enum class TpOverlapMethod { None, RingExchange, Pipeline, Bulk };
 TpOverlapMethod tp_overlap_method(const std::string& comm);
 inline constexpr int kTpPipelineSplits = 4;
 
-// Time a ring-exchange pair adds to its GEMM (all-gather of comm_s in tp-1 steps).
-double ring_exchange_extra_s(double comm_s, double gemm_s, int tp);
-// Time a pipelined pair adds to its GEMM (reduce-scatter of comm_s in 4 chunks).
-double pipelined_rs_extra_s(double comm_s, double gemm_s, int sm_count);
+// Time a ring-exchange pair adds to its GEMM (all-gather of comm_s in tp-1
+// steps); chunk_s is one of its tp chunks priced at its own shape (<= 0:
+// gemm_s / tp).
+double ring_exchange_extra_s(double comm_s, double gemm_s, int tp, double chunk_s = 0);
+// Time a pipelined pair adds to its GEMM (reduce-scatter of comm_s in 4
+// chunks); chunk_s is one chunk at its own shape on every SM (<= 0: gemm_s / 4).
+double pipelined_rs_extra_s(double comm_s, double gemm_s, int sm_count, double chunk_s = 0);
+
+// The number of chunks Transformer Engine splits the GEMM of `comm`'s overlap into (1: not split).
+int tp_overlap_splits(const std::string& comm, int tp);
 
 // Exposed time of a pass's TP collectives: each paired collective hides behind
-// its own GEMM (gemm_s by name, for one layer) as its method overlaps it;
-// unpaired ones are fully exposed.
+// its own GEMM (gemm_s by name, for one layer) as its method overlaps it, the
+// split GEMMs priced by chunk_s (one chunk by GEMM name, for one layer; a GEMM
+// missing there is split evenly); unpaired collectives are fully exposed.
 double tp_exposed_with_overlap_s(const std::vector<NamedTime>& comms, const std::map<std::string, double>& gemm_s,
-                                 int tp, int sm_count);
+                                 int tp, int sm_count, const std::map<std::string, double>& chunk_s = {});
 
 }  // namespace sightline

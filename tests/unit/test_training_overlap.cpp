@@ -51,6 +51,13 @@ TEST_CASE("TP overlap by Transformer Engine's method: ring exchange in tp chunks
   const double share = tp_overlap_sm_share(132);
   const double g = 400e-6, c = 40e-6;
   CHECK(pipelined_rs_extra_s(c, g, 132) == doctest::Approx(g / (1 - share) - g + c / 4));
+  // The chunks priced at their own (smaller) shape: a chunk slower than an even
+  // share costs its excess in every chunk, even when the gather hides.
+  CHECK(ring_exchange_extra_s(30e-6, 400e-6, 4, 120e-6) == doctest::Approx(4 * 120e-6 - 400e-6));
+  CHECK(pipelined_rs_extra_s(c, g, 132, 120e-6) == doctest::Approx(4 * 120e-6 / (1 - share) - g + c / 4));
+  CHECK(tp_overlap_splits("attn_all_gather", 8) == 8);
+  CHECK(tp_overlap_splits("attn_reduce_scatter", 8) == 4);
+  CHECK(tp_overlap_splits("attn_all_gather_wgrad", 8) == 1);
   // A reduce-scatter longer than the GEMM: all of it after the first chunk.
   CHECK(pipelined_rs_extra_s(4000e-6, g, 132) == doctest::Approx(g / (1 - share) / 4 + 4000e-6 - g));
 }
