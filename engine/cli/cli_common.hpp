@@ -72,6 +72,7 @@ int cmd_report_accuracy(const Args& args);
 int cmd_calibrate_comm(const Args& args);
 int cmd_ops(const Args& args);
 int cmd_explain_step(const Args& args);
+int cmd_explain_train_step(const Args& args);
 int cmd_comm(const Args& args);
 int cmd_report_training(const Args& args);
 int cmd_report_e2e(const Args& args);

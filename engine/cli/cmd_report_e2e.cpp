@@ -12,6 +12,11 @@
 // run completed. Such a search simulates about a million requests, so these rows
 // can be selected (--check, --rows) and their runs capped (--search-max-requests).
 //
+// The metric rows are also summarised by kind (the result's kind), by the
+// GPU's vendor and by stack (the row's `stack`, else the serving stack the
+// scenario runs on): `--by kind|vendor|stack|all|none` picks the tables printed;
+// the JSON summary always has all three.
+//
 // Signed error is "optimism": predicted/measured − 1 for rates and ratios,
 // measured/predicted − 1 for times, so a positive error always means the engine
 // promises more speed than was measured, whatever the metric.
@@ -84,13 +89,31 @@ bool scenario_of(const json& row, const std::string& key, std::string& text, jso
   return preset_text("scenarios", row[key + "_preset"].get<std::string>(), text, error);
 }
 
-bool run_side(const json& row, const std::string& key, double& value, std::string& tier, std::string& kind,
-              json& error) {
+// What a row's run was, for the summaries by kind, vendor and stack.
+struct RunInfo {
+  std::string tier, kind, vendor, stack;
+};
+
+// The stack a row ran on: the row's own `stack` (training rows name their
+// framework: the engine has no training stack preset), else the serving
+// software stack the engine priced it with.
+std::string row_stack(const json& row, const json& resolved) {
+  if (row.contains("stack") && row["stack"].is_string()) return row["stack"].get<std::string>();
+  const json& cm = resolved.contains("cost_model") ? resolved["cost_model"] : json();
+  if (cm.is_object() && cm.contains("software_stack") && cm["software_stack"].contains("id"))
+    return cm["software_stack"]["id"].get<std::string>();
+  return "unknown";
+}
+
+bool run_side(const json& row, const std::string& key, double& value, RunInfo& info, json& error) {
   std::string text;
   json result, resolved;
   if (!scenario_of(row, key, text, error) || !run_scenario_text(text, result, resolved, error)) return false;
-  tier = result.value("cost_tier", "");
-  kind = result.value("kind", "");
+  info.tier = result.value("cost_tier", "");
+  info.kind = result.value("kind", "");
+  const json& gpu = resolved.contains("hardware") ? resolved["hardware"]["gpu"] : json();
+  info.vendor = gpu.is_object() ? gpu.value("vendor", "unknown") : "unknown";
+  info.stack = row_stack(row, resolved);
   std::string why;
   if (!extract(row["metric"].get<std::string>(), resolved, result, value, why)) {
     error = {{"code", "invalid_value"}, {"path", "/metric"}, {"message", why}};
@@ -178,6 +201,20 @@ json summary_json(const Summary& s) {
           {"median_signed_error_pct", 100.0 * median(s.signed_)}};
 }
 
+// The axes the metric rows are summarised by (summary.by_<axis>).
+constexpr const char* kGroupAxes[] = {"kind", "vendor", "stack"};
+
+// One axis's summary: rows, median |error| and median signed error per group.
+void print_group_table(const std::string& axis, const json& groups) {
+  if (groups.empty()) return;
+  std::cout << "\nby " << axis << "\n";
+  for (const auto& [name, s] : groups.items())
+    std::cout << "  " << std::left << std::setw(28) << name << std::right << " rows " << std::setw(4)
+              << s["rows"].get<int>() << "  median |error| " << std::setw(6)
+              << fixed(s["median_abs_error_pct"].get<double>(), 1) << "%  median signed " << std::setw(6)
+              << fixed(s["median_signed_error_pct"].get<double>(), 1) << "%\n";
+}
+
 // The metric rows' table: measured, predicted and signed error per row.
 void print_metric_table(const json& out) {
   // The id column fits the longest id, with a space after it.
@@ -223,10 +260,37 @@ void print_capacity_table(const json& capacity_out, int64_t search_cap) {
   std::cout << "\n";
 }
 
+// The rows --check and --rows select (--rows ID,ID: only those rows); false
+// with `problem` when an id is not a row.
+bool select_rows(const json& rows, const std::string& check, const std::string& rows_flag, std::vector<json>& selected,
+                 std::string& problem) {
+  std::vector<std::string> wanted;
+  for (size_t from = 0; !rows_flag.empty() && from <= rows_flag.size();) {
+    const size_t comma = rows_flag.find(',', from);
+    const std::string id = rows_flag.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
+    bool known = false;
+    for (const json& row : rows) known = known || row["id"] == id;
+    if (!known) {
+      problem = "--rows: '" + id + "' is not a row of presets/validation (sightline presets validation)";
+      return false;
+    }
+    wanted.push_back(id);
+    if (comma == std::string::npos) break;
+    from = comma + 1;
+  }
+  for (const json& row : rows) {
+    const bool is_capacity = row.value("check", "metric") == "capacity";
+    if ((check == "metric" && is_capacity) || (check == "capacity" && !is_capacity)) continue;
+    if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), row["id"].get<std::string>()) == wanted.end()) continue;
+    selected.push_back(row);
+  }
+  return true;
+}
+
 }  // namespace
 
 int cmd_report_e2e(const Args& args) {
-  std::string format = "table", check = "all", rows_flag;
+  std::string format = "table", check = "all", rows_flag, by = "all";
   int64_t search_cap = 0;
   std::string problem;
   Flags flags("report-e2e");
@@ -235,29 +299,12 @@ int cmd_report_e2e(const Args& args) {
   flags.text("--check", &check, {"all", "metric", "capacity"});
   flags.text("--rows", &rows_flag);
   flags.integer("--search-max-requests", &search_cap, 600, 200000);
+  flags.text("--by", &by, {"all", "kind", "vendor", "stack", "none"});
   if (!flags.parse(args, problem)) return usage_error(problem);
   if (format != "table" && format != "json") return usage_error("unknown format '" + format + "'");
   const json rows = read_engine_envelope(sightline::api::list_presets("validation"))["result"];
-  // --rows ID,ID: only those rows; an id that is not a row is a usage error.
-  std::vector<std::string> wanted;
-  for (size_t from = 0; !rows_flag.empty() && from <= rows_flag.size();) {
-    const size_t comma = rows_flag.find(',', from);
-    const std::string id = rows_flag.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
-    bool known = false;
-    for (const json& row : rows) known = known || row["id"] == id;
-    if (!known) return usage_error("--rows: '" + id + "' is not a row of presets/validation (sightline presets validation)");
-    wanted.push_back(id);
-    if (comma == std::string::npos) break;
-    from = comma + 1;
-  }
-  // The rows --check and --rows select, each estimated before any runs.
   std::vector<json> selected;
-  for (const json& row : rows) {
-    const bool is_capacity = row.value("check", "metric") == "capacity";
-    if ((check == "metric" && is_capacity) || (check == "capacity" && !is_capacity)) continue;
-    if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), row["id"].get<std::string>()) == wanted.end()) continue;
-    selected.push_back(row);
-  }
+  if (!select_rows(rows, check, rows_flag, selected, problem)) return usage_error(problem);
   try {
     for (const json& row : selected) budget.add(row_work_units(row, search_cap), "row " + row["id"].get<std::string>());
   } catch (const SightlineError& e) {
@@ -269,6 +316,8 @@ int cmd_report_e2e(const Args& args) {
   // cost tier: what the page's accuracy badge shows for a result of that kind
   // and tier (web/src/measured-errors.json, written from this by web/measured-errors.mjs).
   std::map<std::string, std::map<std::string, Summary>> by_mode;
+  // The metric rows by the run's kind (its result kind), the GPU's vendor and the stack.
+  std::map<std::string, std::map<std::string, Summary>> by_group;
   for (const json& row : selected) {
     const bool is_capacity = row.value("check", "metric") == "capacity";
     if (is_capacity) {
@@ -292,10 +341,10 @@ int cmd_report_e2e(const Args& args) {
     }
     const bool has_baseline = row.contains("baseline") || row.contains("baseline_preset");
     double a = 0, b = 1;
-    std::string tier, tier_b, kind, kind_b;
+    RunInfo info, info_b;
     json error;
-    if (!run_side(row, "scenario", a, tier, kind, error) ||
-        (has_baseline && !run_side(row, "baseline", b, tier_b, kind_b, error))) {
+    if (!run_side(row, "scenario", a, info, error) ||
+        (has_baseline && !run_side(row, "baseline", b, info_b, error))) {
       failed.push_back({{"id", row["id"]}, {"error", error}});
       continue;
     }
@@ -304,8 +353,11 @@ int cmd_report_e2e(const Args& args) {
     const double measured = row["measured"].get<double>();
     const double optimism = has_baseline || !lower_is_better(metric) ? predicted / measured - 1.0
                                                                      : measured / predicted - 1.0;
+    const std::string& kind = info.kind;
+    const std::string& tier = info.tier;
     const bool is_training = kind == "training";
-    for (Summary* s : {&all, is_training ? &training : &inference, &by_mode[kind][tier]}) {
+    for (Summary* s : {&all, is_training ? &training : &inference, &by_mode[kind][tier], &by_group["kind"][kind],
+                       &by_group["vendor"][info.vendor], &by_group["stack"][info.stack]}) {
       s->abs.push_back(std::fabs(optimism));
       s->signed_.push_back(optimism);
     }
@@ -321,13 +373,23 @@ int cmd_report_e2e(const Args& args) {
                    {"signed_error_pct", 100.0 * optimism},
                    {"cost_tier", tier},
                    {"group", is_training ? "training" : "inference"},
-                   {"mode", kind}});
+                   {"mode", kind},
+                   {"vendor", info.vendor},
+                   {"stack", info.stack}});
   }
   json modes = json::object();
   for (const auto& [mode, tiers] : by_mode)
     for (const auto& [tier_name, sm] : tiers) modes[mode][tier_name] = summary_json(sm);
+  json groups = json::object();
+  for (const char* axis : kGroupAxes) {
+    groups["by_" + std::string(axis)] = json::object();
+    for (const auto& [name, sm] : by_group[axis]) groups["by_" + std::string(axis)][name] = summary_json(sm);
+  }
   const json summary = {{"all", summary_json(all)},
                         {"by_mode", modes},
+                        {"by_kind", groups["by_kind"]},
+                        {"by_vendor", groups["by_vendor"]},
+                        {"by_stack", groups["by_stack"]},
                         {"inference", summary_json(inference)},
                         {"training", summary_json(training)},
                         {"capacity", summary_json(capacity)},
@@ -368,6 +430,9 @@ int cmd_report_e2e(const Args& args) {
               << "%   median signed error " << std::setw(6)
               << fixed(s["median_signed_error_pct"].get<double>(), 1) << "%\n";
   }
+  for (const char* axis : kGroupAxes)
+    if (by == "all" || by == axis) print_group_table(axis, summary["by_" + std::string(axis)]);
+  if (!out.empty() && by != "none") std::cout << "\n";
   if (!out.empty())
     std::cout << "goals (inference, training, all): median |error| <= " << fixed(kGoalMedianAbsPct, 0)
               << "%, |median signed error| <= " << fixed(kGoalMedianSignedPct, 0) << "%\n";

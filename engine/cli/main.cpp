@@ -54,6 +54,7 @@ int main(int argc, char** argv) {
       {"calibrate-comm", cmd_calibrate_comm},
       {"ops", cmd_ops},
       {"explain-step", cmd_explain_step},
+      {"explain-train-step", cmd_explain_train_step},
       {"comm", cmd_comm},
       {"report-training", cmd_report_training},
       {"report-e2e", cmd_report_e2e},

@@ -295,7 +295,7 @@ void check_train_batch(TrainConfig& c, const ModelArch& m, const std::string& pa
 // Reads one training configuration (no key_metrics / compare / scaling) and
 // checks every cross-field constraint against the scenario's model and hardware.
 TrainConfig read_train_config(const json& v, const std::string& path, const Scenario& s) {
-  ObjectReader r(v, path, {"parallelism", "batch", "schedule", "recompute", "fp8", "optimizer", "lora", "attention",
+  ObjectReader r(v, path, {"parallelism", "batch", "schedule", "recompute", "fp8", "fp8_recipe", "optimizer", "lora", "attention",
                            "elementwise", "moe", "overlap", "runtime_overhead_GiB", "tokens_to_train", "pue",
                            "key_metrics", "compare", "scaling"});
   TrainConfig c;
@@ -331,6 +331,12 @@ TrainConfig read_train_config(const json& v, const std::string& path, const Scen
   const std::string fp8 = r.choice("fp8", {"none", "mlp", "layers", "all"}, "none");
   c.fp8 = fp8 == "mlp" ? Fp8Gemms::Mlp : fp8 == "layers" ? Fp8Gemms::Layers : fp8 == "all" ? Fp8Gemms::All
                                                                                             : Fp8Gemms::None;
+  if (r.has("fp8_recipe")) {
+    c.fp8_recipe = r.choice("fp8_recipe", {"delayed", "current"}) == "current" ? Fp8Recipe::Current : Fp8Recipe::Delayed;
+    if (c.fp8 == Fp8Gemms::None)
+      fail(error_code::kConstraint, r.child_path("fp8_recipe"),
+           "fp8_recipe scales FP8 GEMMs: give training.fp8 (mlp, layers or all) too, or leave fp8_recipe out");
+  }
   read_optimizer(r.find("optimizer"), r.child_path("optimizer"), c.optimizer, s.precision.activations);
   read_lora(r.find("lora"), r.child_path("lora"), c.lora, m);
   c.attention = r.choice("attention", {"flash", "standard"}, "flash") == "flash" ? AttentionImpl::Flash
@@ -467,7 +473,7 @@ std::shared_ptr<const Scenario> make_variant(Scenario variant, TrainConfig confi
 TrainingSpec read_training(const json& v, const std::string& path, const Scenario& s) {
   TrainingSpec t;
   t.config = read_train_config(v, path, s);
-  ObjectReader r(v, path, {"parallelism", "batch", "schedule", "recompute", "fp8", "optimizer", "lora", "attention",
+  ObjectReader r(v, path, {"parallelism", "batch", "schedule", "recompute", "fp8", "fp8_recipe", "optimizer", "lora", "attention",
                            "elementwise", "moe", "overlap", "runtime_overhead_GiB", "tokens_to_train", "pue",
                            "key_metrics", "compare", "scaling"});
   const json base = without_meta(v);
@@ -613,6 +619,9 @@ json train_config_to_json(const TrainConfig& c) {
   // resolved scenario leaves it out and still reads back.
   if (c.moe_load_imbalance != 1.0) j["moe"] = {{"load_imbalance", c.moe_load_imbalance}};
   if (!c.parallelism.stage_layers.empty()) j["parallelism"]["stage_layers"] = c.parallelism.stage_layers;
+  // The recipe scales FP8 GEMMs: a run without them takes no fp8_recipe, so
+  // its resolved scenario leaves it out and still reads back.
+  if (c.fp8 != Fp8Gemms::None) j["fp8_recipe"] = c.fp8_recipe == Fp8Recipe::Current ? "current" : "delayed";
   return j;
 }
 

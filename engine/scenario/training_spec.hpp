@@ -19,6 +19,12 @@ struct Scenario;
 enum class PipelineSchedule { GPipe, OneFOneB, Interleaved };
 enum class RecomputeMode { None, Selective, SelectiveOp, Full };
 enum class Fp8Gemms { None, Mlp, Layers, All };
+// How Transformer Engine scales the FP8 tensors (transformer_engine/common/recipe):
+// delayed scaling quantizes with a scale from the amax history and reduces the
+// amaxes over the data x tensor-parallel group once per forward and backward;
+// current scaling scans each tensor for its amax right before casting it (one
+// more read of the input) and keeps no history to reduce.
+enum class Fp8Recipe { Delayed, Current };
 // How the stack runs the memory-bound layer operators (RMSNorm, RoPE, the
 // gated activation): one fused kernel each (Transformer Engine, Liger,
 // torch.compile, serving engines), or as eager PyTorch runs the reference
@@ -105,6 +111,7 @@ struct TrainConfig {
   PipelineSchedule schedule = PipelineSchedule::OneFOneB;
   RecomputeSpec recompute;
   Fp8Gemms fp8 = Fp8Gemms::None;
+  Fp8Recipe fp8_recipe = Fp8Recipe::Delayed;
   OptimizerSpec optimizer;
   LoraSpec lora;
   AttentionImpl attention = AttentionImpl::Flash;

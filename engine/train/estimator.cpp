@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "train/activations.hpp"
+#include "train/dp_overlap.hpp"
 #include "train/tp_overlap.hpp"
 
 namespace sightline {
@@ -83,7 +84,7 @@ void TrainRun::setup() {
         ch.fwd_s += it->fwd_s;
         ch.bwd_s += it->bwd_s;
       }
-      if (zero <= 2) in.buckets[j] = gradient_buckets(items);
+      if (zero <= 2) in.buckets[j] = gradient_buckets(items, j < par.pp);  // local chunk 0 is bucketed
     }
     ch.fwd_cat[TimeCat::Overhead] += overhead_share * 0.5;
     ch.bwd_cat[TimeCat::Overhead] += overhead_share * 0.5;
@@ -312,30 +313,27 @@ void TrainRun::compose_with_fsdp(int j, const std::vector<const ItemCost*>& item
 }
 
 // Data-parallel gradient buckets of one chunk (ZeRO 0-2), in the order its
-// backward produces them, each with its offset from the backward's start.
-std::vector<GradBucket> TrainRun::gradient_buckets(const std::vector<const ItemCost*>& items) const {
+// backward produces them, each with its offset from the backward's start
+// (train/dp_overlap.hpp: Megatron's buckets; chunks after a rank's first hold
+// one bucket). Dense and expert gradients fill buckets of their own groups.
+std::vector<GradBucket> TrainRun::gradient_buckets(const std::vector<const ItemCost*>& items, bool bucketed) const {
   const TrainConfig& c = s_.training->config;
   const double grad_b = dtype_bytes(c.optimizer.grad_dtype);
   const double bucket = c.overlap.bucket_MiB * 1024.0 * 1024.0;
   const CollectiveKind sync_kind =
       c.parallelism.zero_stage == 0 ? CollectiveKind::AllReduce : CollectiveKind::ReduceScatter;
   std::vector<GradBucket> out;
-  double offset = 0;
-  for (size_t r = items.size(); r-- > 0;) {
-    offset += items[r]->bwd_s;
-    const double g_dense = items[r]->params_dense * grad_b;
-    const double g_expert = items[r]->params_expert * grad_b;
-    double time = 0;
-    if (g_dense > 0 && groups_.dp_dense.size > 1) {
-      const double nb = std::ceil(g_dense / bucket);
-      time += nb * comm_->collective(sync_kind, g_dense / nb, groups_.dp_dense);
-    }
-    if (g_expert > 0 && groups_.dp_expert.size > 1) {
-      const double nb = std::ceil(g_expert / bucket);
-      time += nb * comm_->collective(sync_kind, g_expert / nb, groups_.dp_expert);
-    }
-    if (time > 0) out.push_back(GradBucket{offset, time});
+  for (const bool expert : {false, true}) {
+    const GroupShape& group = expert ? groups_.dp_expert : groups_.dp_dense;
+    if (group.size <= 1) continue;
+    std::vector<GradProducer> producers;
+    for (size_t r = items.size(); r-- > 0;)
+      producers.push_back({items[r]->bwd_s, (expert ? items[r]->params_expert : items[r]->params_dense) * grad_b});
+    for (const ReadyBucket& b : gradient_bucket_schedule(producers, bucket, !bucketed))
+      out.push_back(GradBucket{b.ready_offset_s, comm_->collective(sync_kind, b.bytes, group), b.bytes});
   }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const GradBucket& a, const GradBucket& b) { return a.ready_offset_s < b.ready_offset_s; });
   return out;
 }
 

@@ -14,6 +14,7 @@
 #include "train/micro_batch.hpp"
 #include "train/placement.hpp"
 #include "train/schedule.hpp"
+#include "train/step_explained.hpp"
 #include "train/training_result.hpp"
 
 namespace sightline {
@@ -30,6 +31,8 @@ class TrainRun {
   bool done() const { return finished_; }
   // The configuration's typed result (kind "training"); valid once done.
   const TrainRunResult& result() const { return result_; }
+  // The step taken apart by mechanism (train/step_explained.hpp); valid once done.
+  const TrainStepExplained& explained() const { return explained_; }
 
  private:
   // The work unit before the schedule (estimator.cpp): the micro-batch priced
@@ -39,7 +42,7 @@ class TrainRun {
   std::vector<const ItemCost*> chunk_items(int j, const LayerActivations (&la)[2], double head_act_bytes);
   void add_item_totals(int j, const std::vector<const ItemCost*>& items);
   void compose_with_fsdp(int j, const std::vector<const ItemCost*>& items);
-  std::vector<GradBucket> gradient_buckets(const std::vector<const ItemCost*>& items) const;
+  std::vector<GradBucket> gradient_buckets(const std::vector<const ItemCost*>& items, bool bucketed) const;
   void add_pipeline_transfers(ScheduleInput& in) const;
 
   // The work unit after the schedule (estimator_finish.cpp): each rank's
@@ -62,6 +65,11 @@ class TrainRun {
   void write_per_layer(const StepFigures& f, const RankSummary& rb);
   void write_memory(const StepFigures& f, const RankSummary& rm);
   void write_training_run(const StepFigures& f);
+  // estimator_explain.cpp: the step by mechanism, while the schedule is still held.
+  void explain_step(const StepFigures& f, const RankSummary& rb);
+  void explain_compute(const RankSummary& rb, double mb);
+  void explain_data_parallel(const StepFigures& f, const RankSummary& rb);
+  void explain_network(const RankSummary& rb);
 
   struct Chunk {
     double fwd_s = 0, bwd_s = 0;
@@ -88,6 +96,7 @@ class TrainRun {
   bool setup_done_ = false;
   bool finished_ = false;
   TrainRunResult result_;
+  TrainStepExplained explained_;
 };
 
 }  // namespace sightline

@@ -79,6 +79,7 @@ struct ItemTotals {
   double tp_fwd = 0, tp_bwd = 0, tp_wgrad = 0, gemm_fwd = 0, gemm_bwd = 0, dgrad_bwd = 0;
   double attn_core_fwd = 0, attn_core_bwd = 0;
   double rec_s = 0, rec_flops = 0;
+  double fp8_cast_s = 0;  // Transformer Engine's FP8 cast(-transpose) kernels, forward and backward
   double part_s[kNumParts] = {0, 0, 0, 0};
   double mlp_flops = 0;
   double ag_s = 0, ag_calls = 0;
@@ -87,6 +88,15 @@ struct ItemTotals {
   std::map<std::string, double> gemm_fwd_by_name, gemm_bwd_by_name;
 };
 using AllItemTotals = std::array<ItemTotals, kNumGraphItems>;
+
+// The kernels the FP8 recipe adds before its GEMMs (micro_batch_graph.cpp
+// names them "<gemm>_fp8_cast", "<gemm>_grad_fp8_cast", and the current-scaling
+// amax scans "<gemm>_fp8_amax", "<gemm>_grad_fp8_amax").
+bool is_fp8_cast(const std::string& name) {
+  for (const std::string suffix : {"_fp8_cast", "_fp8_amax"})
+    if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) return true;
+  return false;
+}
 
 // Lists hold all layers of a kind; the totals are per layer.
 double per_item(const GraphContext& g, GraphItem item) {
@@ -110,6 +120,7 @@ void add_forward_totals(const GraphContext& g, const TaggedOps& F, const StepCos
       }
     } else {
       x.fwd[cat_of(op)] += time;
+      if (is_fp8_cast(op.name)) x.fp8_cast_s += time;
       x.fwd_flops += flops;
       if (op.family == OpFamily::Gemm) {
         x.gemm_fwd += time;
@@ -142,6 +153,7 @@ void add_backward_totals(const GraphContext& g, const TaggedOps& B, const StepCo
       }
     } else {
       x.bwd[cat_of(op)] += time;
+      if (is_fp8_cast(op.name)) x.fp8_cast_s += time;
       x.bwd_flops += flops;
       if (op.family == OpFamily::Gemm) {
         x.gemm_bwd += time;
@@ -226,10 +238,47 @@ void copy_compute(const ItemTotals& x, ItemCost& it, double& fwd_s, double& bwd_
   }
 }
 
+// Transformer Engine runs the GEMMs of its ring-exchange and pipelined TP
+// overlaps in chunks along the tokens (train/tp_overlap.hpp): one chunk of
+// each such GEMM priced at its own shape (the weights whole, the rows split),
+// per layer, by GEMM name. Empty without TP overlap.
+struct SplitGemmTimes {
+  std::map<std::string, double> fwd, bwd;
+};
+
+SplitGemmTimes split_gemm_times(const GraphContext& g, const TrainingGraph& graph, const CostSetup& setup) {
+  SplitGemmTimes out;
+  if (!(g.config.overlap.tp && g.sequence_parallel && g.tp > 1)) return out;
+  std::map<std::string, int> splits;  // by the GEMM a split overlap runs
+  for (const char* comm : {"attn_all_gather", "mlp_all_gather", "attn_reduce_scatter", "mlp_reduce_scatter",
+                           "attn_all_gather_bwd", "mlp_all_gather_bwd"})
+    if (tp_overlap_splits(comm, g.tp) > 1) splits[tp_overlap_partner(comm)] = tp_overlap_splits(comm, g.tp);
+  auto price = [&](const TaggedOps& list, std::map<std::string, double>& into) {
+    for (size_t i = 0; i < list.ops.size(); ++i) {
+      const Operator& op = list.ops[i];
+      const GraphItem item = list.tags[i].item;
+      if (op.family != OpFamily::Gemm || (item != GraphItem::DenseLayer && item != GraphItem::MoeLayer)) continue;
+      const auto sp = splits.find(op.name);
+      if (sp == splits.end() || op.m < sp->second) continue;
+      Operator chunk = op;
+      chunk.m = (op.m + sp->second - 1) / sp->second;
+      const double rows = static_cast<double>(chunk.m) / static_cast<double>(op.m);
+      const double weights = static_cast<double>(op.k) * op.n;
+      const double per_row = static_cast<double>(op.m) * (op.k + op.n);  // A and C elements
+      chunk.flops = op.flops * rows;
+      chunk.bytes = op.bytes * (weights + per_row * rows) / (weights + per_row);
+      into[op.name] = setup.price_kernels(StepOperators{{chunk}}).gpu_time_s / per_item(g, item);
+    }
+  };
+  price(graph.forward, out.fwd);
+  price(graph.backward, out.bwd);
+  return out;
+}
+
 // One transformer layer: compute plus the exposed part of its TP, EP and CP
 // communication, and its recomputation.
 ItemCost compose_layer(const GraphContext& g, const ItemTotals& x, const LayoutComm& lc, bool moe, bool recomputed,
-                       double tp_sm_share) {
+                       int sm_count, const SplitGemmTimes& split) {
   const TrainConfig& c = g.config;
   const OverlapSpec& ov = c.overlap;
   ItemCost it;
@@ -240,8 +289,8 @@ ItemCost compose_layer(const GraphContext& g, const ItemTotals& x, const LayoutC
   // overlaps the data-gradient GEMMs (Megatron's default).
   const bool overlap_tp = ov.tp && g.sequence_parallel;
   const double tp_f =
-      overlap_tp ? tp_exposed_with_overlap_s(x.tp_fwd_ops, x.gemm_fwd_by_name, tp_sm_share) : x.tp_fwd;
-  const double tp_b = overlap_tp ? tp_exposed_with_overlap_s(x.tp_bwd_ops, x.gemm_bwd_by_name, tp_sm_share)
+      overlap_tp ? tp_exposed_with_overlap_s(x.tp_fwd_ops, x.gemm_fwd_by_name, g.tp, sm_count, split.fwd) : x.tp_fwd;
+  const double tp_b = overlap_tp ? tp_exposed_with_overlap_s(x.tp_bwd_ops, x.gemm_bwd_by_name, g.tp, sm_count, split.bwd)
                                  : x.tp_bwd + std::max(0.0, x.tp_wgrad - x.dgrad_bwd);
   const double ep_f = moe ? lc.ep_fwd_s : 0.0;
   const double ep_b = moe ? lc.ep_bwd_s : 0.0;
@@ -275,6 +324,7 @@ ItemCost compose_layer(const GraphContext& g, const ItemTotals& x, const LayoutC
   it.ep_s = lc.ep_fwd_s + lc.ep_bwd_s;
   it.ep_calls = moe ? 2 * lc.ep_calls : 0;
   it.cp_s = lc.cp_fwd_s + lc.cp_bwd_s;
+  it.fp8_cast_s = x.fp8_cast_s;
   return it;
 }
 
@@ -293,6 +343,7 @@ ItemCost compose_end_item(const ItemTotals& x) {
   it.tp_bwd_s = x.tp_bwd;
   it.tp_all_gather_s = x.ag_s;
   it.tp_all_gather_calls = x.ag_calls;
+  it.fp8_cast_s = x.fp8_cast_s;
   return it;
 }
 
@@ -339,13 +390,14 @@ void MicroBatchModel::build() {
 
   const ParamCounts pc = count_params(m);
   const double adapters_local = lora_params_per_layer(g, true);
-  const double tp_sm_share = tp_overlap_sm_share(s_.hardware.gpu.sm_count);
+  const int sm_count = s_.hardware.gpu.sm_count;
+  const SplitGemmTimes split = split_gemm_times(g, graph, setup_);
   for (const LayerKind kind : {LayerKind::Dense, LayerKind::Moe}) {
     const bool moe = kind == LayerKind::Moe;
     const GraphItem item = moe ? GraphItem::MoeLayer : GraphItem::DenseLayer;
     const bool present = moe ? m.num_moe_layers() > 0 : m.num_dense_layers() > 0;
     for (const bool recomputed : {false, true}) {
-      ItemCost it = compose_layer(g, acc[item_index(item)], lc, moe, recomputed, tp_sm_share);
+      ItemCost it = compose_layer(g, acc[item_index(item)], lc, moe, recomputed, sm_count, split);
       fill_params(g, pc, item, adapters_local, it);
       layers_[moe ? 1 : 0][recomputed ? 1 : 0] = present ? it : ItemCost{};
     }

@@ -80,6 +80,7 @@ struct ItemCost {
   // Communication totals for one pass (before overlap), per kind.
   double tp_fwd_s = 0, tp_bwd_s = 0, tp_all_gather_s = 0, tp_all_gather_calls = 0;
   double ep_s = 0, ep_calls = 0, cp_s = 0;
+  double fp8_cast_s = 0;  // of the compute above: the FP8 recipe's cast kernels, forward + backward
 };
 
 struct LayerTimes {

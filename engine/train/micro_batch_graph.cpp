@@ -275,7 +275,12 @@ Operator dequant_op(const GraphContext& g, const Operator& f, const std::string&
 
 void add_forward(const GraphContext& g, const TrainingOp& t, OpTag tag, TrainingGraph& graph) {
   const Operator& f = t.op;
-  // Transformer Engine casts the GEMM input to FP8 (and its transpose for the weight gradient).
+  // Transformer Engine casts the GEMM input to FP8 (and its transpose for the
+  // weight gradient); current scaling first scans the input for its amax.
+  if (t.fp8 && g.config.fp8_recipe == Fp8Recipe::Current)
+    graph.forward.add(memory_op(f.name + "_fp8_amax", f.count, g.act_bytes * static_cast<double>(f.m) * f.k,
+                                static_cast<double>(f.m) * f.k, g.act_dtype),
+                      tag);
   if (t.fp8)
     graph.forward.add(memory_op(f.name + "_fp8_cast", f.count, 4.0 * static_cast<double>(f.m) * f.k,
                                 2.0 * static_cast<double>(f.m) * f.k, g.act_dtype),
@@ -307,7 +312,12 @@ void add_backward(const GraphContext& g, const TrainingOp& t, OpTag tag, Trainin
     if (t.fp8) use_fp8_bytes(b);
     graph.backward.add(b, tag);
   }
-  // The incoming gradient is cast to FP8 once (and transposed for the weight gradient).
+  // The incoming gradient is cast to FP8 once (and transposed for the weight
+  // gradient), after an amax scan under current scaling.
+  if (t.fp8 && g.config.fp8_recipe == Fp8Recipe::Current)
+    graph.backward.add(memory_op(f.name + "_grad_fp8_amax", f.count, g.act_bytes * static_cast<double>(f.m) * f.n,
+                                 static_cast<double>(f.m) * f.n, g.act_dtype),
+                       tag);
   if (t.fp8)
     graph.backward.add(memory_op(f.name + "_grad_fp8_cast", f.count, 4.0 * static_cast<double>(f.m) * f.n,
                                  2.0 * static_cast<double>(f.m) * f.n, g.act_dtype),

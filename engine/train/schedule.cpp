@@ -31,6 +31,7 @@ PipelineSimulation::PipelineSimulation(ScheduleInput in) : in_(std::move(in)) {
   in_flight_now_.assign(pp, 0);
   bwd_count_.assign(pp, std::vector<int64_t>(in_.virtual_stages, 0));
   ranks_.assign(pp, RankTimeline{});
+  for (RankTimeline& r : ranks_) r.first_forward_start_s.assign(in_.virtual_stages, -1.0);
   next_.assign(pp, 0);
   build_orders();
   total_ = 2 * static_cast<int64_t>(chunks_) * m;
@@ -129,6 +130,7 @@ bool PipelineSimulation::try_schedule(int d) {
   r.end_s = end;
   if (total_ <= kMaxRecordedPasses) r.passes.push_back(PassRecord{p.chunk, p.micro, p.forward, start, end});
   if (p.forward) {
+    if (p.micro == 0) r.first_forward_start_s[p.chunk] = start;
     fwd_end_[idx] = end;
     act_now_[d] += in_.act_bytes[j];
     in_flight_now_[d] += 1;

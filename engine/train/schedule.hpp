@@ -16,6 +16,7 @@ namespace sightline {
 struct GradBucket {
   double ready_offset_s = 0;  // from the start of the backward pass that produces it
   double time_s = 0;          // on the communication stream
+  double bytes = 0;           // its gradient bytes (for the report)
 };
 
 struct ScheduleInput {
@@ -54,6 +55,10 @@ struct RankTimeline {
   double comm_total_s = 0;   // gradient bucket time (overlapped or not)
   double peak_act_bytes = 0; // activations held at the worst moment
   int64_t peak_in_flight = 0;  // micro-batch chunks held at the worst moment
+  // When the rank starts the first forward of each of its model chunks (the
+  // first micro-batch): a distributed optimizer's parameter all-gather for
+  // that chunk must have arrived by then. Per local chunk; -1 until it runs.
+  std::vector<double> first_forward_start_s;
   std::vector<PassRecord> passes;  // empty when the schedule exceeds kMaxRecordedPasses
 };
 

@@ -43,9 +43,41 @@ std::string tp_overlap_partner(const std::string& comm);
 // takes max(c, g + share·c).
 double overlapped_pair_extra_s(double comm_s, double gemm_s, double sm_share);
 
+// How Transformer Engine overlaps a TP collective with its GEMM
+// (transformer_engine/pytorch/module/base.py, initialize_ub, its default
+// configuration per layer, NVIDIA/TransformerEngine commit fecb10bd):
+//   ring_exchange (qkv_fprop, fc1_fprop, proj_dgrad, fc2_dgrad: the all-gather
+//     into a GEMM): num_splits = tp, peer copies on the copy engine (use_ce)
+//     and no SM margin. The GEMM runs in tp chunks, each on the shard that
+//     has arrived; the first on the local shard.
+//   pipeline (proj_fprop, fc2_fprop: the reduce-scatter out of a GEMM):
+//     num_splits = 4, num_sm = 16 with set_sm_margin, so the GEMM runs on the
+//     SMs left for its whole duration; each chunk's reduce-scatter leaves when
+//     the chunk is done, so the last one is never hidden.
+//   bulk (qkv/fc1 dgrad and wgrad): one collective beside the whole GEMM on
+//     16 SMs (overlapped_pair_extra_s).
+// The chunked GEMMs are priced at the whole GEMM's efficiency (their smaller
+// shapes are not priced again).
+enum class TpOverlapMethod { None, RingExchange, Pipeline, Bulk };
+TpOverlapMethod tp_overlap_method(const std::string& comm);
+inline constexpr int kTpPipelineSplits = 4;
+
+// Time a ring-exchange pair adds to its GEMM (all-gather of comm_s in tp-1
+// steps); chunk_s is one of its tp chunks priced at its own shape (<= 0:
+// gemm_s / tp).
+double ring_exchange_extra_s(double comm_s, double gemm_s, int tp, double chunk_s = 0);
+// Time a pipelined pair adds to its GEMM (reduce-scatter of comm_s in 4
+// chunks); chunk_s is one chunk at its own shape on every SM (<= 0: gemm_s / 4).
+double pipelined_rs_extra_s(double comm_s, double gemm_s, int sm_count, double chunk_s = 0);
+
+// The number of chunks Transformer Engine splits the GEMM of `comm`'s overlap into (1: not split).
+int tp_overlap_splits(const std::string& comm, int tp);
+
 // Exposed time of a pass's TP collectives: each paired collective hides behind
-// its own GEMM (gemm_s by name, for one layer); unpaired ones are fully exposed.
+// its own GEMM (gemm_s by name, for one layer) as its method overlaps it, the
+// split GEMMs priced by chunk_s (one chunk by GEMM name, for one layer; a GEMM
+// missing there is split evenly); unpaired collectives are fully exposed.
 double tp_exposed_with_overlap_s(const std::vector<NamedTime>& comms, const std::map<std::string, double>& gemm_s,
-                                 double sm_share);
+                                 int tp, int sm_count, const std::map<std::string, double>& chunk_s = {});
 
 }  // namespace sightline

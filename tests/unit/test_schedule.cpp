@@ -111,3 +111,20 @@ TEST_CASE("schedule: a gradient bucket overlaps the rest of the backward that pr
   in.buckets[0] = {GradBucket{1.0, 3.0}};
   CHECK(run(in).ranks()[0].comm_end_s == doctest::Approx(5.0 + 3.0));
 }
+
+TEST_CASE("schedule: interleaved 1F1B idles (p-1)/(v*m) of the busy time, with the real micro-batch counts") {
+  // Uniform stages, no transfer delay: each rank idles (p-1) chunk-passes of
+  // f/v + b/v while the pipeline fills and drains, against m·(f + b) of work.
+  for (const int pp : {2, 4, 8})
+    for (const int v : {1, 2, 4, 8})
+      for (const int64_t m : {int64_t{8}, int64_t{16}, int64_t{32}}) {
+        if (m % pp != 0) continue;  // Megatron's interleaved schedule needs m a multiple of p
+        const PipelineSimulation sim =
+            run(uniform(v == 1 ? PipelineSchedule::OneFOneB : PipelineSchedule::Interleaved, pp, v, m, 1.0, 2.0));
+        for (const RankTimeline& r : sim.ranks()) {
+          const double idle = sim.makespan_s() - r.busy_s;
+          CHECK_MESSAGE(idle / r.busy_s == doctest::Approx(static_cast<double>(pp - 1) / (v * m)),
+                        "p=" << pp << " v=" << v << " m=" << m);
+        }
+      }
+}
