@@ -12,8 +12,6 @@
 
 namespace sightline::serve {
 
-namespace {
-
 // ---- lengths --------------------------------------------------------------
 
 LengthSpec read_length(const json& v, const std::string& path, int64_t max_len) {
@@ -90,6 +88,8 @@ json length_to_json(const LengthSpec& l) {
   return nullptr;
 }
 
+namespace {
+
 // ---- trace CSV --------------------------------------------------------------
 
 std::vector<TraceRow> read_trace(const json& v, const std::string& path, int64_t max_len, int64_t max_rows) {
@@ -158,7 +158,11 @@ std::vector<TraceRow> read_trace(const json& v, const std::string& path, int64_t
 }  // namespace
 
 WorkloadSpec read_workload(const json& v, const std::string& path, int64_t max_len, const LimitSpec& limits) {
-  ObjectReader r(v, path, {"arrival", "num_requests", "duration_s", "prompt_tokens", "output_tokens", "shared_prefix"});
+  const bool sessions = v.is_object() && v.contains("sessions");
+  ObjectReader r(v, path,
+                 sessions ? std::vector<std::string>{"arrival", "num_sessions", "duration_s", "sessions"}
+                          : std::vector<std::string>{"arrival", "num_requests", "duration_s", "prompt_tokens",
+                                                     "output_tokens", "shared_prefix"});
   WorkloadSpec w;
   const std::string apath = r.child_path("arrival");
   const json& av = r.required("arrival");
@@ -179,6 +183,25 @@ WorkloadSpec read_workload(const json& v, const std::string& path, int64_t max_l
                           w.arrival.process == ArrivalProcess::Fixed;
   if (rate_based) w.arrival.rate_qps = ar.number("rate_qps", 1e-6, 1e6);
   if (w.arrival.process == ArrivalProcess::Gamma) w.arrival.cv = ar.number("cv", 0.01, 100.0);
+
+  if (sessions) {
+    if (w.arrival.process == ArrivalProcess::Trace)
+      fail(error_code::kConstraint, ar.child_path("process"),
+           "sessions arrive by poisson, gamma, fixed or all_at_once; a multi-turn trace is not supported yet");
+    const bool has_n = r.has("num_sessions");
+    if (has_n == r.has("duration_s"))
+      fail(has_n ? error_code::kConstraint : error_code::kMissingKey, r.child_path(has_n ? "duration_s" : "num_sessions"),
+           "give exactly one of num_sessions or duration_s");
+    if (!has_n && !rate_based)
+      fail(error_code::kConstraint, r.child_path("duration_s"),
+           "duration_s needs a rate-based arrival process (poisson, gamma, fixed); use num_sessions");
+    w.sessions = read_sessions(r.required("sessions"), r.child_path("sessions"), max_len);
+    if (has_n) w.sessions.num_sessions = r.integer("num_sessions", 1, std::min<int64_t>(limits.max_requests, 1000000));
+    else w.duration_s = r.number("duration_s", 1e-3, 1e7);
+    w.prompt = w.sessions.first_input;  // the generator reads the session's own lengths; these bound the first turn
+    w.output = w.sessions.output;
+    return w;
+  }
 
   if (w.arrival.process == ArrivalProcess::Trace) {
     for (const char* k : {"prompt_tokens", "output_tokens", "shared_prefix", "duration_s"})
@@ -243,6 +266,12 @@ json workload_to_json(const WorkloadSpec& w) {
       w.arrival.process == ArrivalProcess::Gamma)
     a["rate_qps"] = w.arrival.rate_qps;
   if (w.arrival.process == ArrivalProcess::Gamma) a["cv"] = w.arrival.cv;
+  if (w.sessions.enabled) {
+    json j = {{"arrival", a}, {"sessions", sessions_to_json(w.sessions)}};
+    if (w.sessions.num_sessions > 0) j["num_sessions"] = w.sessions.num_sessions;
+    else j["duration_s"] = w.duration_s;
+    return j;
+  }
   if (w.arrival.process == ArrivalProcess::Trace) {
     json lines = json::array();
     lines.push_back("arrival_s,prompt_tokens,output_tokens,prefix_group,prefix_tokens");

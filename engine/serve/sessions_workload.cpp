@@ -1,0 +1,116 @@
+// The sessions workload: every session's turns drawn up front. A turn's
+// prompt is its session's context so far (the system prompt, then every
+// earlier turn's new input and output) plus its own new input; the context
+// before it is the prefix the prefix cache can serve. A later turn arrives a
+// think/tool time after the previous turn's last token, so the simulator sets
+// its arrival; until then it holds its session's start.
+#include <algorithm>
+#include <cmath>
+
+#include "core/det_math.hpp"
+#include "serve/rng.hpp"
+#include "serve/workload.hpp"
+
+namespace sightline::serve {
+
+namespace {
+
+// Prefix-cache groups of the key packing (20 bits): sessions take 0 .. kMaxSessions - 1,
+// the system prompt every session shares takes the last.
+constexpr int64_t kMaxSessions = (int64_t{1} << 20) - 1;
+
+class ThinkSampler {
+ public:
+  ThinkSampler(const TimeSpec& t, Rng rng) : t_(t), rng_(rng) {
+    if (t.dist == TimeDist::Lognormal) {
+      const double s2 = det_log(1.0 + t.cv * t.cv);
+      sigma_ = std::sqrt(s2);
+      mu_ = det_log(t.mean_s) - 0.5 * s2;
+    }
+  }
+  double draw_s() {
+    switch (t_.dist) {
+      case TimeDist::Fixed: return t_.value_s;
+      case TimeDist::Uniform: return t_.min_s + (t_.max_s - t_.min_s) * rng_.uniform01();
+      case TimeDist::Exponential: return rng_.exponential(1.0 / t_.mean_s);
+      case TimeDist::Lognormal: return rng_.lognormal(mu_, sigma_);
+    }
+    return 0;
+  }
+
+ private:
+  TimeSpec t_;
+  Rng rng_;
+  double mu_ = 0, sigma_ = 0;
+};
+
+}  // namespace
+
+GeneratedWorkload generate_sessions(const SimulationSpec& spec, uint64_t seed, const WorkloadOverride& o) {
+  GeneratedWorkload out;
+  const WorkloadSpec& w = spec.workload;
+  const SessionSpec& ss = w.sessions;
+  const int64_t max_len = spec.kv.max_model_len;
+  Rng arrivals(stream_seed(seed, "arrivals"));
+  Rng lora_rng(stream_seed(seed, "lora"));
+  Rng model_rng(stream_seed(seed, "model_mix"));
+  LengthSampler turns(ss.turns, Rng(stream_seed(seed, "session_turns")));
+  LengthSampler first_input(ss.first_input, Rng(stream_seed(seed, "session_first_input")));
+  LengthSampler input(ss.input, Rng(stream_seed(seed, "session_input")));
+  LengthSampler output(ss.output, Rng(stream_seed(seed, "output_tokens")));
+  ThinkSampler think(ss.think_time, Rng(stream_seed(seed, "think_time")));
+  ZipfTable lora_zipf;
+  if (spec.lora.enabled && spec.lora.popularity_zipf > 0)
+    lora_zipf = ZipfTable(0, spec.lora.adapters - 1, spec.lora.popularity_zipf);
+
+  const double rate = o.rate_qps.value_or(w.arrival.rate_qps);
+  const bool by_duration = !o.num_requests && ss.num_sessions == 0;
+  const int64_t count = o.num_requests.value_or(ss.num_sessions);
+  const int64_t cap = spec.limits.max_requests;  // turns in all
+  const TimeNs end = by_duration ? to_ns(w.duration_s, "/serving/workload/duration_s", "the workload duration") : 0;
+  double t = 0;
+  for (int64_t i = 0; by_duration || i < count; ++i) {
+    t = next_arrival_s(w.arrival, rate, i, t, arrivals);
+    const TimeNs start = to_ns(t, "/serving/workload/arrival/rate_qps", "a session arrival time");
+    if (by_duration && start >= end) break;
+    if (i >= kMaxSessions || static_cast<int64_t>(out.requests.size()) >= cap) {
+      out.capped = true;
+      break;
+    }
+    // One session's draws, in a fixed order, whether or not its turns fit.
+    const int64_t n_turns = turns.draw();
+    RequestSpec r;
+    r.arrival = start;
+    r.session = static_cast<int32_t>(out.sessions);
+    r.prefix_group = r.session;
+    r.system_tokens = ss.system_prompt_tokens;
+    if (spec.lora.enabled)
+      r.adapter = static_cast<int32_t>(lora_zipf.empty() ? lora_rng.uniform_int(0, spec.lora.adapters - 1)
+                                                         : lora_zipf.sample(lora_rng));
+    if (spec.colocated.enabled) r.model = model_rng.bernoulli(spec.colocated.traffic_fraction) ? 1 : 0;
+    int64_t context = ss.system_prompt_tokens;
+    int64_t made = 0;
+    for (int64_t k = 0; k < n_turns; ++k) {
+      const int64_t fresh = k == 0 ? first_input.draw() : input.draw();
+      const int64_t out_tokens = output.draw();
+      const TimeNs gap = k == 0 ? 0 : to_ns(think.draw_s(), "/serving/workload/sessions/think_time_s", "a think time");
+      if (context + fresh + out_tokens > max_len || static_cast<int64_t>(out.requests.size()) >= cap) {
+        ++out.sessions_cut;
+        out.capped = out.capped || static_cast<int64_t>(out.requests.size()) >= cap;
+        break;
+      }
+      r.turn = static_cast<int32_t>(k);
+      r.think = gap;
+      r.prompt = context + fresh;
+      r.output = out_tokens;
+      r.prefix_tokens = std::min(context, r.prompt - 1);
+      out.requests.push_back(r);
+      ++made;
+      context = r.prompt + r.output;
+    }
+    if (made > 0) ++out.sessions;
+  }
+  return out;
+}
+
+}  // namespace sightline::serve
