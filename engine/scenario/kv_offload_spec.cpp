@@ -23,7 +23,7 @@ void read_tier_values(const ObjectReader& r, KvTierSpec& t, bool complete) {
     if (complete || r.has(key)) out = r.number(key, lo, hi);
   };
   if (r.has("name")) t.name = r.string("name");
-  num("capacity_GiB", 1e-3, 1e9, t.capacity_GiB);
+  num("capacity_GiB", 0.0, 1e9, t.capacity_GiB);
   num("bandwidth_GBps", 1e-3, 1e5, t.bandwidth_GBps);
   num("latency_us", 0.0, 1e7, t.latency_us);
   if (r.has("shared")) t.shared = r.boolean("shared");

@@ -448,13 +448,13 @@ std::shared_ptr<const SimulationSpec> read_simulation(const json& v, const std::
   read_slo(r, sp);
   // One place for the price of a GPU-hour: the scenario's cost_model.
   if (s.cost_model.gpu_hour_usd > 0) sp.usd_per_gpu_hour = s.cost_model.gpu_hour_usd;
-  read_max_qps_search(r, sp);
-  read_steady_state_check(r, sp);
   if (sp.workload.sessions.enabled)
     for (const char* k : {"max_qps_search", "steady_state"})
       if (r.has(k))
         fail(error_code::kConstraint, r.child_path(k),
              std::string(k) + " judges a rate of independent requests; it does not support a sessions workload yet");
+  read_max_qps_search(r, sp);
+  read_steady_state_check(r, sp);
   read_serving_key_metrics(r, sp);
   read_outputs(r, sp);
   check_pools_fit(r, s, sp);
