@@ -200,6 +200,16 @@ void KvManager::publish_prefix(KvSpace& s, KvHold& h, const RequestSpec& r, int6
   }
 }
 
+bool KvManager::first_chunk(int64_t remaining, int64_t budget, bool chunked, int64_t& chunk) {
+  if (chunked) {
+    chunk = std::min(remaining, budget);
+    return chunk > 0;
+  }
+  if (remaining > budget) return false;
+  chunk = remaining;
+  return true;
+}
+
 bool KvManager::admit(KvSpace& s, KvHold& h, const RequestSpec& r, int64_t target, int64_t budget, bool chunked,
                       int64_t& chunk, int64_t& hit_tokens, double* reload_s) {
   if (s.tiers) return admit_tiered(s, h, r, target, budget, chunked, chunk, hit_tokens, reload_s);
@@ -213,14 +223,7 @@ bool KvManager::admit(KvSpace& s, KvHold& h, const RequestSpec& r, int64_t targe
     }
   }
   hit_tokens = static_cast<int64_t>(hits.size()) * block_size_;
-  const int64_t remaining = target - hit_tokens;
-  if (chunked) {
-    chunk = std::min(remaining, budget);
-    if (chunk <= 0) return false;
-  } else {
-    if (remaining > budget) return false;
-    chunk = remaining;
-  }
+  if (!first_chunk(target - hit_tokens, budget, chunked, chunk)) return false;
   const int64_t need =
       contiguous_ ? s.reserve_blocks : blocks_for(s, hit_tokens + chunk) - static_cast<int64_t>(hits.size());
   int64_t unreferenced = 0;

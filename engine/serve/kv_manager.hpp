@@ -176,6 +176,9 @@ class KvManager {
 
  private:
   uint64_t prefix_key(const RequestSpec& r, int64_t block) const;
+  // The first chunk of a prompt with `remaining` tokens to compute: all of
+  // them within `budget`, or (chunked) at most `budget`; false when none fits.
+  static bool first_chunk(int64_t remaining, int64_t budget, bool chunked, int64_t& chunk);
   bool admit_tiered(KvSpace& s, KvHold& h, const RequestSpec& r, int64_t target, int64_t budget, bool chunked,
                     int64_t& chunk, int64_t& hit_tokens, double* reload_s);
   void add_tiers(KvSpace& s, int model, int gpus);

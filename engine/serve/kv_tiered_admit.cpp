@@ -85,14 +85,7 @@ bool KvManager::admit_tiered(KvSpace& s, KvHold& h, const RequestSpec& r, int64_
     else unreferenced += s.pool.is_unreferenced(id) ? 1 : 0;
   }
   hit_tokens = static_cast<int64_t>(found.size()) * block_size_;
-  const int64_t remaining = target - hit_tokens;
-  if (chunked) {
-    chunk = std::min(remaining, budget);
-    if (chunk <= 0) return false;
-  } else {
-    if (remaining > budget) return false;
-    chunk = remaining;
-  }
+  if (!first_chunk(target - hit_tokens, budget, chunked, chunk)) return false;
   const int64_t need = blocks_for(s, hit_tokens + chunk) - static_cast<int64_t>(found.size());
   if (s.pool.allocatable() - unreferenced - need - reloads < s.watermark_blocks) return false;
   for (int32_t id : found)

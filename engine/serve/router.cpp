@@ -103,6 +103,19 @@ class LeastKvLoadRouter : public LeastLoadRouter {
   double load_of(int replica, int model, const ReplicaLoads& loads) const override { return loads.kv_load(replica, model); }
 };
 
+// The cache-aware routers read the request (pick_request); a bare pick, with
+// only the model known, goes to the fewest outstanding.
+class CacheAwareRouter : public Router {
+ public:
+  int pick(const std::vector<int>& candidates, int model, const ReplicaLoads& loads) override {
+    return fewest_.pick(candidates, model, loads);
+  }
+  void changed(int replica) override { fewest_.changed(replica); }
+
+ protected:
+  LeastOutstandingRouter fewest_;
+};
+
 // prefix_affinity: the candidate holding the longest prefix of the prompt
 // (HBM and offload tiers), among those whose outstanding requests are within
 // load_bound x the candidates' mean + 1 (consistent hashing with bounded
@@ -110,12 +123,9 @@ class LeastKvLoadRouter : public LeastLoadRouter {
 // ties, and prompts no replica holds, to the fewest outstanding. A scan of
 // the candidates per arrival: O(replicas x prefix blocks), meant for the
 // tens of replicas such routers front, not for thousands.
-class PrefixAffinityRouter : public Router {
+class PrefixAffinityRouter : public CacheAwareRouter {
  public:
   explicit PrefixAffinityRouter(double load_bound) : load_bound_(load_bound) {}
-  int pick(const std::vector<int>& candidates, int model, const ReplicaLoads& loads) override {
-    return fewest_.pick(candidates, model, loads);
-  }
   int pick_request(const std::vector<int>& candidates, const RequestSpec& r, const ReplicaLoads& loads) override {
     double mean = 0;
     for (int c : candidates) mean += static_cast<double>(loads.outstanding(c));
@@ -135,21 +145,16 @@ class PrefixAffinityRouter : public Router {
     }
     return best >= 0 ? best : fewest_.pick(candidates, r.model, loads);
   }
-  void changed(int replica) override { fewest_.changed(replica); }
 
  private:
   double load_bound_;
-  LeastOutstandingRouter fewest_;
 };
 
 // session_affinity: a session's later turns follow its first (sticky
 // sessions, as a gateway's session-id hash does); first turns and single
 // requests go to the fewest outstanding.
-class SessionAffinityRouter : public Router {
+class SessionAffinityRouter : public CacheAwareRouter {
  public:
-  int pick(const std::vector<int>& candidates, int model, const ReplicaLoads& loads) override {
-    return fewest_.pick(candidates, model, loads);
-  }
   int pick_request(const std::vector<int>& candidates, const RequestSpec& r, const ReplicaLoads& loads) override {
     if (r.session < 0) return fewest_.pick(candidates, r.model, loads);
     const size_t s = static_cast<size_t>(r.session);
@@ -158,24 +163,21 @@ class SessionAffinityRouter : public Router {
       home_[s] = fewest_.pick(candidates, r.model, loads);
     return home_[s];
   }
-  void changed(int replica) override { fewest_.changed(replica); }
 
  private:
   std::vector<int> home_;  // by session: its replica, -1 before its first turn
-  LeastOutstandingRouter fewest_;
 };
 
 // kv_aware: the least cost, in prompt-token equivalents: the prompt tokens the
 // replica would compute, plus the tokens it would reload from offload tiers
 // weighted by reload time over prefill time, plus its load (queued prompt
 // tokens and KV tokens in use). Dynamo's KV router weighs the same two
-// things, prefill blocks after the overlap and active blocks (its
-// overlap_score_weight is 1 by default); ties to the earliest candidate.
-class KvAwareRouter : public Router {
+// things, the blocks to prefill after the cache overlap and the active
+// (decoding) blocks, with --kv-overlap-score-weight 1 by default
+// (ai-dynamo/dynamo, docs/architecture/kv_cache_routing.md); ties to the
+// earliest candidate.
+class KvAwareRouter : public CacheAwareRouter {
  public:
-  int pick(const std::vector<int>& candidates, int model, const ReplicaLoads& loads) override {
-    return fewest_.pick(candidates, model, loads);
-  }
   int pick_request(const std::vector<int>& candidates, const RequestSpec& r, const ReplicaLoads& loads) override {
     int best = candidates.front();
     double best_cost = 0;
@@ -190,10 +192,6 @@ class KvAwareRouter : public Router {
     }
     return best;
   }
-  void changed(int replica) override { fewest_.changed(replica); }
-
- private:
-  LeastOutstandingRouter fewest_;
 };
 
 template <class T>
