@@ -274,3 +274,20 @@ TEST_CASE("sessions and tiers: bad inputs fail with located errors") {
   s["serving"]["cluster"] = {{"router", "prefix_affinity"}, {"router_load_bound", 0.5}};
   expect_error(s, "out_of_range", "/serving/cluster/router_load_bound");
 }
+
+TEST_CASE("kv tiers: a shared store serves a session's context to another replica") {
+  json s = sessions_scenario(20, 40);
+  s["hardware"] = {{"gpu", "h100-sxm"}, {"gpus_per_node", 4}, {"intra_node", "nvlink4-nvswitch"}};
+  s["serving"]["cluster"] = {{"router", "round_robin"}, {"pools", {{{"replicas", 4}, {"tp", 1}}}}};
+  s["serving"]["kv_cache"]["gpu_memory_utilization"] = 0.25;
+  const json local = central(with_host_tier(s, 1.0));
+  s["serving"]["kv_cache"]["offload"] = {
+      {"tiers", {{{"preset", "pcie5-host-dram"}, {"capacity_GiB", 1.0}},
+                 {{"name", "store"}, {"capacity_GiB", 200}, {"bandwidth_GBps", 25}, {"latency_us", 50}, {"shared", true}}}}};
+  const json shared = central(s);
+  const double before = at(local, "/metrics/sessions/returning_cached_token_fraction");
+  const double after = at(shared, "/metrics/sessions/returning_cached_token_fraction");
+  INFO("host tier alone " << before << ", with a shared store " << after);
+  CHECK(shared["metrics"]["kv_offload"]["tiers"][1]["hit_tokens"].get<int64_t>() > 0);
+  CHECK(after > before);
+}
