@@ -133,11 +133,11 @@ ProbeRate probe_rate(const Scenario& s, int64_t requests) {
 // or about rate x duration for a duration-driven run (at most max_requests).
 int64_t requests_of(const serve::SimulationSpec& sp) {
   const serve::WorkloadSpec& w = sp.workload;
+  if (w.sessions.enabled) return serve::session_turns_most(w, sp.limits.max_requests);
   if (w.arrival.process == serve::ArrivalProcess::Trace) {
     const int64_t n = static_cast<int64_t>(w.arrival.trace.size());
     return w.num_requests > 0 ? std::min<int64_t>(w.num_requests, n) : n;
   }
-  if (w.sessions.enabled) return serve::session_turns_most(w, sp.limits.max_requests);
   if (w.num_requests > 0) return w.num_requests;
   if (w.duration_s > 0)
     return static_cast<int64_t>(std::min(static_cast<double>(sp.limits.max_requests),

@@ -63,11 +63,18 @@ json time_to_json(const TimeSpec& t) {
 }  // namespace
 
 SessionSpec read_sessions(const json& v, const std::string& path, int64_t max_len) {
+  const bool trace = v.is_object() && v.contains("csv");
   ObjectReader r(v, path,
-                 {"turns", "first_input_tokens", "input_tokens", "output_tokens", "think_time_s",
-                  "system_prompt_tokens"});
+                 trace ? std::vector<std::string>{"csv", "system_prompt_tokens"}
+                       : std::vector<std::string>{"turns", "first_input_tokens", "input_tokens", "output_tokens",
+                                                  "think_time_s", "system_prompt_tokens"});
   SessionSpec s;
   s.enabled = true;
+  if (trace) {
+    s.system_prompt_tokens = r.integer("system_prompt_tokens", 0, max_len - 2, 0);
+    read_session_trace(r.required("csv"), r.child_path("csv"), max_len - 1 - s.system_prompt_tokens, s);
+    return s;
+  }
   s.turns = read_length(r.required("turns"), r.child_path("turns"), 10000);
   s.system_prompt_tokens = r.integer("system_prompt_tokens", 0, max_len - 2, 0);
   // A first turn holds the system prompt, its new input and its output.
@@ -85,6 +92,7 @@ SessionSpec read_sessions(const json& v, const std::string& path, int64_t max_le
 }
 
 int64_t session_turns_most(const WorkloadSpec& w, int64_t max_requests) {
+  if (!w.sessions.trace.empty()) return std::min(max_requests, static_cast<int64_t>(w.sessions.trace.size()));
   const double sessions = w.sessions.num_sessions > 0
                               ? static_cast<double>(w.sessions.num_sessions)
                               : std::ceil(std::max(0.0, w.arrival.rate_qps) * w.duration_s);
@@ -93,6 +101,7 @@ int64_t session_turns_most(const WorkloadSpec& w, int64_t max_requests) {
 }
 
 json sessions_to_json(const SessionSpec& s) {
+  if (!s.trace.empty()) return session_trace_to_json(s);
   return {{"turns", length_to_json(s.turns)},
           {"first_input_tokens", length_to_json(s.first_input)},
           {"input_tokens", length_to_json(s.input)},

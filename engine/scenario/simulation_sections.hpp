@@ -35,6 +35,12 @@ json kv_offload_to_json(const KvCacheSpec& kv);
 // num_sessions and duration_s read by read_workload.
 SessionSpec read_sessions(const json& v, const std::string& path, int64_t max_len);
 json sessions_to_json(const SessionSpec& s);
+// serving.workload.sessions.csv (session_trace_spec.cpp): the trace's rows
+// into `s`, with its lengths' bounds as s's length specs.
+void read_session_trace(const json& v, const std::string& path, int64_t max_len, SessionSpec& s);
+json session_trace_to_json(const SessionSpec& s);
+// Distinct sessions of a multi-turn trace (its rows are grouped by session).
+int64_t count_trace_sessions(const std::vector<SessionTraceRow>& rows);
 LengthSpec read_length(const json& v, const std::string& path, int64_t max_len);
 json length_to_json(const LengthSpec& l);
 

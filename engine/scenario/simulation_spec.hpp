@@ -83,8 +83,19 @@ struct TimeSpec {
 // arrive by the workload's arrival process; each turn re-sends the session's
 // whole context (the previous turn's prompt and output) plus its new input,
 // and arrives a think/tool time after the previous turn's last token.
+// One turn of a multi-turn trace (serving.workload.sessions.csv).
+struct SessionTraceRow {
+  int64_t session_id = 0;
+  double arrival_s = 0;
+  int64_t input_tokens = 0;   // the turn's new tokens
+  int64_t output_tokens = 0;
+};
+
 struct SessionSpec {
   bool enabled = false;
+  // A replayed trace instead of distributions: its turns grouped by session
+  // (sessions in order of their first arrival, turns in time order).
+  std::vector<SessionTraceRow> trace;
   int64_t num_sessions = 0;          // 0 when driven by duration_s
   LengthSpec turns;                  // turns per session
   LengthSpec first_input;            // new tokens of the first turn (after the system prompt)

@@ -164,6 +164,21 @@ WorkloadSpec read_workload(const json& v, const std::string& path, int64_t max_l
                           : std::vector<std::string>{"arrival", "num_requests", "duration_s", "prompt_tokens",
                                                      "output_tokens", "shared_prefix"});
   WorkloadSpec w;
+  if (sessions && r.required("sessions").is_object() && r.required("sessions").contains("csv")) {
+    // A multi-turn trace gives the sessions' times itself.
+    for (const char* k : {"arrival", "duration_s"})
+      if (r.has(k))
+        fail(error_code::kConstraint, r.child_path(k),
+             std::string("a sessions trace (sessions.csv) gives the arrivals itself; remove '") + k + "'");
+    w.arrival.process = ArrivalProcess::Trace;
+    w.sessions = read_sessions(r.required("sessions"), r.child_path("sessions"), max_len);
+    const int64_t n = count_trace_sessions(w.sessions.trace);
+    w.sessions.num_sessions = r.integer("num_sessions", 1, std::min<int64_t>(limits.max_requests, 1000000), n);
+    w.sessions.num_sessions = std::min(w.sessions.num_sessions, n);
+    w.prompt = w.sessions.first_input;
+    w.output = w.sessions.output;
+    return w;
+  }
   const std::string apath = r.child_path("arrival");
   const json& av = r.required("arrival");
   const std::string process = peek_string(av, "process");
@@ -266,6 +281,8 @@ json workload_to_json(const WorkloadSpec& w) {
       w.arrival.process == ArrivalProcess::Gamma)
     a["rate_qps"] = w.arrival.rate_qps;
   if (w.arrival.process == ArrivalProcess::Gamma) a["cv"] = w.arrival.cv;
+  if (w.sessions.enabled && !w.sessions.trace.empty())
+    return {{"sessions", sessions_to_json(w.sessions)}, {"num_sessions", w.sessions.num_sessions}};
   if (w.sessions.enabled) {
     json j = {{"arrival", a}, {"sessions", sessions_to_json(w.sessions)}};
     if (w.sessions.num_sessions > 0) j["num_sessions"] = w.sessions.num_sessions;

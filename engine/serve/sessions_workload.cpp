@@ -44,24 +44,86 @@ class ThinkSampler {
   double mu_ = 0, sigma_ = 0;
 };
 
+// A session's adapter and model, drawn once per session from their own streams.
+class SessionTags {
+ public:
+  SessionTags(const SimulationSpec& spec, uint64_t seed)
+      : spec_(spec), lora_rng_(stream_seed(seed, "lora")), model_rng_(stream_seed(seed, "model_mix")) {
+    if (spec.lora.enabled && spec.lora.popularity_zipf > 0)
+      lora_zipf_ = ZipfTable(0, spec.lora.adapters - 1, spec.lora.popularity_zipf);
+  }
+  void tag(RequestSpec& r) {
+    if (spec_.lora.enabled)
+      r.adapter = static_cast<int32_t>(lora_zipf_.empty() ? lora_rng_.uniform_int(0, spec_.lora.adapters - 1)
+                                                          : lora_zipf_.sample(lora_rng_));
+    if (spec_.colocated.enabled) r.model = model_rng_.bernoulli(spec_.colocated.traffic_fraction) ? 1 : 0;
+  }
+
+ private:
+  const SimulationSpec& spec_;
+  Rng lora_rng_, model_rng_;
+  ZipfTable lora_zipf_;
+};
+
+// A replayed multi-turn trace: every session's turns as recorded; a later
+// turn's gap counts from the previous turn's arrival (session_trace_spec.cpp).
+GeneratedWorkload replay_sessions(const SimulationSpec& spec, uint64_t seed, const WorkloadOverride& o) {
+  GeneratedWorkload out;
+  const SessionSpec& ss = spec.workload.sessions;
+  const int64_t max_len = spec.kv.max_model_len;
+  const int64_t sessions = o.num_requests.value_or(ss.num_sessions);
+  SessionTags tags(spec, seed);
+  const char* where = "/serving/workload/sessions/csv";
+  for (size_t i = 0; i < ss.trace.size() && out.sessions < sessions;) {
+    const int64_t id = ss.trace[i].session_id;
+    RequestSpec r;
+    r.session = static_cast<int32_t>(out.sessions);
+    r.prefix_group = r.session;
+    r.system_tokens = ss.system_prompt_tokens;
+    r.think_from_arrival = true;
+    tags.tag(r);
+    const TimeNs start = to_ns(ss.trace[i].arrival_s, where, "a session's arrival");
+    int64_t context = ss.system_prompt_tokens, made = 0;
+    bool cut = false;
+    for (int32_t k = 0; i < ss.trace.size() && ss.trace[i].session_id == id; ++i, ++k) {
+      const SessionTraceRow& row = ss.trace[i];
+      if (cut) continue;
+      if (context + row.input_tokens + row.output_tokens > max_len ||
+          static_cast<int64_t>(out.requests.size()) >= spec.limits.max_requests) {
+        cut = true;
+        ++out.sessions_cut;
+        continue;
+      }
+      r.turn = k;
+      r.arrival = start;
+      r.think = k == 0 ? 0 : to_ns(row.arrival_s - ss.trace[i - 1].arrival_s, where, "a gap between turns");
+      r.prompt = context + row.input_tokens;
+      r.output = row.output_tokens;
+      r.prefix_tokens = std::min(context, r.prompt - 1);
+      out.requests.push_back(r);
+      ++made;
+      context = r.prompt + r.output;
+    }
+    if (made > 0) ++out.sessions;
+  }
+  return out;
+}
+
 }  // namespace
 
 GeneratedWorkload generate_sessions(const SimulationSpec& spec, uint64_t seed, const WorkloadOverride& o) {
+  if (!spec.workload.sessions.trace.empty()) return replay_sessions(spec, seed, o);
   GeneratedWorkload out;
   const WorkloadSpec& w = spec.workload;
   const SessionSpec& ss = w.sessions;
   const int64_t max_len = spec.kv.max_model_len;
   Rng arrivals(stream_seed(seed, "arrivals"));
-  Rng lora_rng(stream_seed(seed, "lora"));
-  Rng model_rng(stream_seed(seed, "model_mix"));
+  SessionTags tags(spec, seed);
   LengthSampler turns(ss.turns, Rng(stream_seed(seed, "session_turns")));
   LengthSampler first_input(ss.first_input, Rng(stream_seed(seed, "session_first_input")));
   LengthSampler input(ss.input, Rng(stream_seed(seed, "session_input")));
   LengthSampler output(ss.output, Rng(stream_seed(seed, "output_tokens")));
   ThinkSampler think(ss.think_time, Rng(stream_seed(seed, "think_time")));
-  ZipfTable lora_zipf;
-  if (spec.lora.enabled && spec.lora.popularity_zipf > 0)
-    lora_zipf = ZipfTable(0, spec.lora.adapters - 1, spec.lora.popularity_zipf);
 
   const double rate = o.rate_qps.value_or(w.arrival.rate_qps);
   const bool by_duration = !o.num_requests && ss.num_sessions == 0;
@@ -84,10 +146,7 @@ GeneratedWorkload generate_sessions(const SimulationSpec& spec, uint64_t seed, c
     r.session = static_cast<int32_t>(out.sessions);
     r.prefix_group = r.session;
     r.system_tokens = ss.system_prompt_tokens;
-    if (spec.lora.enabled)
-      r.adapter = static_cast<int32_t>(lora_zipf.empty() ? lora_rng.uniform_int(0, spec.lora.adapters - 1)
-                                                         : lora_zipf.sample(lora_rng));
-    if (spec.colocated.enabled) r.model = model_rng.bernoulli(spec.colocated.traffic_fraction) ? 1 : 0;
+    tags.tag(r);
     int64_t context = ss.system_prompt_tokens;
     int64_t made = 0;
     for (int64_t k = 0; k < n_turns; ++k) {

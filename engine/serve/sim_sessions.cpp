@@ -23,7 +23,11 @@ void Simulation::session_turn_done(Engine& e, Req& q) {
   const size_t next = static_cast<size_t>(&q - reqs_.data()) + 1;
   if (next >= reqs_.size() || reqs_[next].spec.session != q.spec.session) return;
   Req& n = reqs_[next];
-  n.spec.arrival = clock_add(now_, n.spec.think, "/serving/workload/sessions/think_time_s");
+  // A replayed trace keeps its recorded gap after the previous turn's
+  // arrival, but a turn never comes before the previous one's answer.
+  n.spec.arrival = n.spec.think_from_arrival
+                       ? std::max(now_, clock_add(q.spec.arrival, n.spec.think, "/serving/workload/sessions/csv"))
+                       : clock_add(now_, n.spec.think, "/serving/workload/sessions/think_time_s");
   queue_.push(n.spec.arrival, kPriority[kArrival], kArrival, static_cast<int64_t>(next));
 }
 

@@ -27,6 +27,7 @@ struct RequestSpec {
   int32_t session = -1;
   int32_t turn = 0;
   TimeNs think = 0;
+  bool think_from_arrival = false;  // a replayed trace: `think` counts from the previous turn's arrival
   int64_t system_tokens = 0;
   // Tokens whose full KV blocks the prefix cache keeps for reuse: the shared
   // prefix; for a session turn its whole context (prompt and output), the

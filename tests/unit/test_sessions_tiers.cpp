@@ -291,3 +291,53 @@ TEST_CASE("kv tiers: a shared store serves a session's context to another replic
   CHECK(shared["metrics"]["kv_offload"]["tiers"][1]["hit_tokens"].get<int64_t>() > 0);
   CHECK(after > before);
 }
+
+namespace {
+// A multi-turn trace of `sessions` sessions of `turns` turns, `gap_s` apart as recorded.
+json trace_scenario(int sessions, int turns, double gap_s) {
+  json s = sessions_scenario();
+  json rows = json::array({"session_id,arrival_s,input_tokens,output_tokens"});
+  for (int i = 0; i < sessions; ++i)
+    for (int k = 0; k < turns; ++k)
+      rows.push_back(std::to_string(1000 - i) + "," + std::to_string(i * 2.0 + k * gap_s) + "," +
+                     std::to_string(k == 0 ? 1500 : 300 + 10 * k) + ",100");
+  s["serving"]["workload"] = {{"sessions", {{"csv", rows}, {"system_prompt_tokens", 500}}}};
+  return s;
+}
+}  // namespace
+
+TEST_CASE("sessions trace: turns replay their recorded gaps, never before the previous turn's answer") {
+  for (double gap : {0.0, 30.0}) {
+    const json r = central(trace_scenario(6, 4, gap));
+    CHECK(r["metrics"]["sessions"]["total"] == 6);
+    CHECK(r["metrics"]["sessions"]["turns_completed"] == 24);
+    const json& rows = r["requests"]["rows"];
+    REQUIRE(rows.size() == 24);
+    for (size_t i = 0; i < rows.size(); ++i) {
+      if (i % 4 == 0) {
+        CHECK(rows[i][1].get<double>() == doctest::Approx(static_cast<double>(i / 4) * 2.0));  // sessions by first arrival
+        continue;
+      }
+      const double arrival = rows[i][1].get<double>(), previous_done = rows[i - 1][6].get<double>();
+      const double recorded = rows[i - 1][1].get<double>() + gap;
+      CHECK(arrival >= previous_done);
+      CHECK(arrival == doctest::Approx(std::max(recorded, previous_done)));
+      CHECK(rows[i][2].get<int64_t>() == rows[i - 1][2].get<int64_t>() + 100 + 300 + 10 * static_cast<int64_t>(i % 4));
+    }
+  }
+  json s = trace_scenario(2, 2, 1.0);
+  s["serving"]["workload"]["sessions"]["csv"][1] = "0,1.0,100";
+  expect_error(s, "invalid_value", "/serving/workload/sessions/csv/1");
+  s = trace_scenario(2, 2, 1.0);
+  s["serving"]["workload"]["sessions"]["csv"][0] = "session,arrival_s,input_tokens,output_tokens";
+  expect_error(s, "invalid_value", "/serving/workload/sessions/csv/0");
+  s = trace_scenario(2, 2, 1.0);
+  s["serving"]["workload"]["sessions"]["csv"][2] = "0,1.0,0,100";
+  expect_error(s, "out_of_range", "/serving/workload/sessions/csv/2");
+  s = trace_scenario(2, 2, 1.0);
+  s["serving"]["workload"]["arrival"] = {{"process", "poisson"}, {"rate_qps", 1}};
+  expect_error(s, "constraint_violation", "/serving/workload/arrival");
+  s = trace_scenario(2, 2, 1.0);
+  s["serving"]["workload"]["sessions"]["turns"] = 3;
+  expect_error(s, "unknown_key", "/serving/workload/sessions/turns");
+}
