@@ -38,8 +38,7 @@ KvTierSpec read_tier(const json& v, const std::string& path) {
     keys.insert(keys.end(), {"id", "source"});
     ObjectReader pr(p, path, keys);
     read_tier_values(pr, t, true);
-    t.preset = id;
-    t.source = pr.string("source");
+    t.preset = id;  // its "id" and "source" say where the values come from; they change nothing
     if (t.name.empty()) t.name = id;
     return t;
   }
@@ -87,6 +86,7 @@ json kv_offload_to_json(const KvCacheSpec& kv) {
               {"bandwidth_GBps", t.bandwidth_GBps},
               {"latency_us", t.latency_us},
               {"shared", t.shared}};
+    if (!t.preset.empty()) j["preset"] = t.preset;
     tiers.push_back(j);
   }
   return {{"tiers", tiers}, {"reload_overlap", kv.reload_overlap == ReloadOverlap::Serial ? "serial" : "layerwise"}};

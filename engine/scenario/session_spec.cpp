@@ -91,6 +91,40 @@ SessionSpec read_sessions(const json& v, const std::string& path, int64_t max_le
   return s;
 }
 
+void read_session_trace_workload(const ObjectReader& r, WorkloadSpec& w, int64_t max_len, const LimitSpec& limits) {
+  // A multi-turn trace gives the sessions' times itself.
+  for (const char* k : {"arrival", "duration_s"})
+    if (r.has(k))
+      fail(error_code::kConstraint, r.child_path(k),
+           std::string("a sessions trace (sessions.csv) gives the arrivals itself; remove '") + k + "'");
+  w.arrival.process = ArrivalProcess::Trace;
+  w.sessions = read_sessions(r.required("sessions"), r.child_path("sessions"), max_len);
+  const int64_t n = count_trace_sessions(w.sessions.trace);
+  w.sessions.num_sessions = r.integer("num_sessions", 1, std::min<int64_t>(limits.max_requests, 1000000), n);
+  w.sessions.num_sessions = std::min(w.sessions.num_sessions, n);
+  w.prompt = w.sessions.first_input;  // bounds of the lengths, for the run estimate
+  w.output = w.sessions.output;
+}
+
+void read_session_workload(const ObjectReader& r, WorkloadSpec& w, int64_t max_len, const LimitSpec& limits,
+                           bool rate_based, const std::string& process_path) {
+  if (w.arrival.process == ArrivalProcess::Trace)
+    fail(error_code::kConstraint, process_path,
+         "sessions arrive by poisson, gamma, fixed or all_at_once; replay a multi-turn trace with sessions.csv");
+  const bool has_n = r.has("num_sessions");
+  if (has_n == r.has("duration_s"))
+    fail(has_n ? error_code::kConstraint : error_code::kMissingKey, r.child_path(has_n ? "duration_s" : "num_sessions"),
+         "give exactly one of num_sessions or duration_s");
+  if (!has_n && !rate_based)
+    fail(error_code::kConstraint, r.child_path("duration_s"),
+         "duration_s needs a rate-based arrival process (poisson, gamma, fixed); use num_sessions");
+  w.sessions = read_sessions(r.required("sessions"), r.child_path("sessions"), max_len);
+  if (has_n) w.sessions.num_sessions = r.integer("num_sessions", 1, std::min<int64_t>(limits.max_requests, 1000000));
+  else w.duration_s = r.number("duration_s", 1e-3, 1e7);
+  w.prompt = w.sessions.first_input;  // the generator reads the session's own lengths; these bound the first turn
+  w.output = w.sessions.output;
+}
+
 int64_t session_turns_most(const WorkloadSpec& w, int64_t max_requests) {
   if (!w.sessions.trace.empty()) return std::min(max_requests, static_cast<int64_t>(w.sessions.trace.size()));
   const double sessions = w.sessions.num_sessions > 0

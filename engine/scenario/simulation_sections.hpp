@@ -35,6 +35,11 @@ json kv_offload_to_json(const KvCacheSpec& kv);
 // num_sessions and duration_s read by read_workload.
 SessionSpec read_sessions(const json& v, const std::string& path, int64_t max_len);
 json sessions_to_json(const SessionSpec& s);
+// The workload's own keys of a sessions workload (num_sessions, duration_s),
+// its sessions, and with a trace (sessions.csv) no arrival.
+void read_session_trace_workload(const ObjectReader& r, WorkloadSpec& w, int64_t max_len, const LimitSpec& limits);
+void read_session_workload(const ObjectReader& r, WorkloadSpec& w, int64_t max_len, const LimitSpec& limits,
+                           bool rate_based, const std::string& process_path);
 // serving.workload.sessions.csv (session_trace_spec.cpp): the trace's rows
 // into `s`, with its lengths' bounds as s's length specs.
 void read_session_trace(const json& v, const std::string& path, int64_t max_len, SessionSpec& s);

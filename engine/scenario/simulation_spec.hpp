@@ -166,7 +166,6 @@ struct KvTierSpec {
   double latency_us = 0;      // per reload
   bool shared = false;        // one store for every replica (a network store) instead of one per GPU
   std::string preset;         // the kv_tiers preset it came from, if any (echoed)
-  std::string source;
 };
 enum class ReloadOverlap { Layerwise, Serial };
 

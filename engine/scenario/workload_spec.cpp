@@ -165,18 +165,7 @@ WorkloadSpec read_workload(const json& v, const std::string& path, int64_t max_l
                                                      "output_tokens", "shared_prefix"});
   WorkloadSpec w;
   if (sessions && r.required("sessions").is_object() && r.required("sessions").contains("csv")) {
-    // A multi-turn trace gives the sessions' times itself.
-    for (const char* k : {"arrival", "duration_s"})
-      if (r.has(k))
-        fail(error_code::kConstraint, r.child_path(k),
-             std::string("a sessions trace (sessions.csv) gives the arrivals itself; remove '") + k + "'");
-    w.arrival.process = ArrivalProcess::Trace;
-    w.sessions = read_sessions(r.required("sessions"), r.child_path("sessions"), max_len);
-    const int64_t n = count_trace_sessions(w.sessions.trace);
-    w.sessions.num_sessions = r.integer("num_sessions", 1, std::min<int64_t>(limits.max_requests, 1000000), n);
-    w.sessions.num_sessions = std::min(w.sessions.num_sessions, n);
-    w.prompt = w.sessions.first_input;
-    w.output = w.sessions.output;
+    read_session_trace_workload(r, w, max_len, limits);
     return w;
   }
   const std::string apath = r.child_path("arrival");
@@ -200,21 +189,7 @@ WorkloadSpec read_workload(const json& v, const std::string& path, int64_t max_l
   if (w.arrival.process == ArrivalProcess::Gamma) w.arrival.cv = ar.number("cv", 0.01, 100.0);
 
   if (sessions) {
-    if (w.arrival.process == ArrivalProcess::Trace)
-      fail(error_code::kConstraint, ar.child_path("process"),
-           "sessions arrive by poisson, gamma, fixed or all_at_once; a multi-turn trace is not supported yet");
-    const bool has_n = r.has("num_sessions");
-    if (has_n == r.has("duration_s"))
-      fail(has_n ? error_code::kConstraint : error_code::kMissingKey, r.child_path(has_n ? "duration_s" : "num_sessions"),
-           "give exactly one of num_sessions or duration_s");
-    if (!has_n && !rate_based)
-      fail(error_code::kConstraint, r.child_path("duration_s"),
-           "duration_s needs a rate-based arrival process (poisson, gamma, fixed); use num_sessions");
-    w.sessions = read_sessions(r.required("sessions"), r.child_path("sessions"), max_len);
-    if (has_n) w.sessions.num_sessions = r.integer("num_sessions", 1, std::min<int64_t>(limits.max_requests, 1000000));
-    else w.duration_s = r.number("duration_s", 1e-3, 1e7);
-    w.prompt = w.sessions.first_input;  // the generator reads the session's own lengths; these bound the first turn
-    w.output = w.sessions.output;
+    read_session_workload(r, w, max_len, limits, rate_based, ar.child_path("process"));
     return w;
   }
 
