@@ -44,6 +44,19 @@ class ThinkSampler {
   double mu_ = 0, sigma_ = 0;
 };
 
+// Appends turn `turn` of r's session: its prompt is the context so far plus
+// `fresh` new tokens, the context its prefix. Returns the next turn's context.
+int64_t add_turn(GeneratedWorkload& out, RequestSpec& r, int32_t turn, TimeNs think, int64_t context, int64_t fresh,
+                 int64_t output) {
+  r.turn = turn;
+  r.think = think;
+  r.prompt = context + fresh;
+  r.output = output;
+  r.prefix_tokens = std::min(context, r.prompt - 1);
+  out.requests.push_back(r);
+  return r.prompt + r.output;
+}
+
 // A session's adapter and model, drawn once per session from their own streams.
 class SessionTags {
  public:
@@ -94,15 +107,10 @@ GeneratedWorkload replay_sessions(const SimulationSpec& spec, uint64_t seed, con
         ++out.sessions_cut;
         continue;
       }
-      r.turn = k;
       r.arrival = start;
-      r.think = k == 0 ? 0 : to_ns(row.arrival_s - ss.trace[i - 1].arrival_s, where, "a gap between turns");
-      r.prompt = context + row.input_tokens;
-      r.output = row.output_tokens;
-      r.prefix_tokens = std::min(context, r.prompt - 1);
-      out.requests.push_back(r);
+      const TimeNs gap = k == 0 ? 0 : to_ns(row.arrival_s - ss.trace[i - 1].arrival_s, where, "a gap between turns");
+      context = add_turn(out, r, k, gap, context, row.input_tokens, row.output_tokens);
       ++made;
-      context = r.prompt + r.output;
     }
     if (made > 0) ++out.sessions;
   }
@@ -158,14 +166,8 @@ GeneratedWorkload generate_sessions(const SimulationSpec& spec, uint64_t seed, c
         out.capped = out.capped || static_cast<int64_t>(out.requests.size()) >= cap;
         break;
       }
-      r.turn = static_cast<int32_t>(k);
-      r.think = gap;
-      r.prompt = context + fresh;
-      r.output = out_tokens;
-      r.prefix_tokens = std::min(context, r.prompt - 1);
-      out.requests.push_back(r);
+      context = add_turn(out, r, static_cast<int32_t>(k), gap, context, fresh, out_tokens);
       ++made;
-      context = r.prompt + r.output;
     }
     if (made > 0) ++out.sessions;
   }
