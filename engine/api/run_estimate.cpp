@@ -133,6 +133,7 @@ ProbeRate probe_rate(const Scenario& s, int64_t requests) {
 // or about rate x duration for a duration-driven run (at most max_requests).
 int64_t requests_of(const serve::SimulationSpec& sp) {
   const serve::WorkloadSpec& w = sp.workload;
+  if (w.sessions.enabled) return serve::session_turns_most(w, sp.limits.max_requests);
   if (w.arrival.process == serve::ArrivalProcess::Trace) {
     const int64_t n = static_cast<int64_t>(w.arrival.trace.size());
     return w.num_requests > 0 ? std::min<int64_t>(w.num_requests, n) : n;
@@ -179,6 +180,7 @@ RunEstimate estimate_run(const Scenario& s, IntervalMode mode) {
   if (w.num_requests == 0 && w.arrival.process != serve::ArrivalProcess::Trace && w.duration_s > 0)
     expected_requests = static_cast<int64_t>(
         std::min(static_cast<double>(requests), std::ceil(std::max(0.0, w.arrival.rate_qps) * w.duration_s)));
+  if (w.sessions.enabled) requests = expected_requests = serve::session_turns_most(w, sp.limits.max_requests);
   int64_t replicas = 0;
   for (const auto& p : sp.cluster.pools) replicas = sat_add(replicas, p.replicas);
   const int64_t variants = 1 + static_cast<int64_t>(sp.compares.size());

@@ -115,6 +115,20 @@ void print_serving_table(const json& r) {
                   "kv_recomputes", "kv_swaps_out", "kv_per_token_KiB", "kv_capacity_tokens", "max_concurrent_at_max_len",
                   "prefix_hit_rate", "spec_tokens_per_step", "spec_expected_tokens_per_step", "lora_adapter_loads",
                   "lora_load_fraction", "kv_transfer_mean_ms", "kv_transfer_p99_ms", "moe_expert_time_fraction"});
+  if (m.contains("sessions")) {
+    std::cout << "\nsessions (" << num(m["sessions"]["completed"], 0) << " of " << num(m["sessions"]["total"], 0)
+              << " completed, " << num(m["sessions"]["turns"], 0) << " turns)\n";
+    metric_rows(r, {"session_ttft_first_mean_ms", "session_ttft_returning_mean_ms", "session_ttft_returning_p99_ms",
+                    "session_duration_mean_s", "session_returning_hit_rate"});
+  }
+  if (m.contains("kv_offload")) {
+    // One row per tier: the catalogue has ids for the first two, the table shows all.
+    std::cout << "\nKV offload tiers (prompt tokens found, reloads " << num(m["kv_offload"]["reload_overlap"], 0) << ")\n";
+    metric_rows(r, {"offload_hbm_hit_rate"});
+    for (const json& t : m["kv_offload"]["tiers"])
+      row(num(t["name"], 0), num(t["hit_token_fraction"], 3), "fraction");
+    metric_rows(r, {"offload_exposed_reload_s"});
+  }
 
   std::cout << "\nmemory per GPU (GiB, first pool)\n";
   const json& mem = r["memory_per_gpu"][0];

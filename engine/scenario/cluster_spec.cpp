@@ -54,14 +54,24 @@ ClusterSpec read_cluster(const json* v, const std::string& path, const Scenario&
     c.pools.push_back(parallelism_pool(s, default_layout, parallelism_path));
     return c;
   }
-  ObjectReader r(*v, path, {"router", "pools", "kv_transfer_link"});
+  ObjectReader r(*v, path, {"router", "router_load_bound", "pools", "kv_transfer_link"});
   if (has_parallelism && r.has("pools"))
     fail(error_code::kConstraint, parallelism_path,
          "with serving.cluster.pools the parallelism is given per pool; remove serving.parallelism");
   c.router = pick<RouterKind>(r.choice("router", registry_names(routers()), "round_robin"),
                               {{"round_robin", RouterKind::RoundRobin},
                                {"least_outstanding", RouterKind::LeastOutstanding},
-                               {"least_kv_load", RouterKind::LeastKvLoad}});
+                               {"least_kv_load", RouterKind::LeastKvLoad},
+                               {"prefix_affinity", RouterKind::PrefixAffinity},
+                               {"session_affinity", RouterKind::SessionAffinity},
+                               {"kv_aware", RouterKind::KvAware}});
+  if (r.has("router_load_bound")) {
+    if (c.router != RouterKind::PrefixAffinity)
+      fail(error_code::kConstraint, r.child_path("router_load_bound"),
+           "router_load_bound applies to router \"prefix_affinity\" only");
+    c.router_load_bound = r.number("router_load_bound", 1.0, 100.0);
+    c.router_load_bound_given = true;
+  }
   if (!r.has("pools")) {
     // A router (or nothing) without pools: serving.parallelism's single pool.
     c.pools.push_back(parallelism_pool(s, default_layout, parallelism_path));
@@ -200,7 +210,7 @@ KvCacheSpec read_kv(const json* v, const std::string& path, const ModelArch& m) 
   kv.max_model_len = m.max_context;
   if (!v) return kv;
   ObjectReader r(*v, path, {"allocation", "block_size", "gpu_memory_utilization", "watermark", "preemption",
-                            "swap_space_GiB", "prefix_caching", "max_model_len"});
+                            "swap_space_GiB", "prefix_caching", "max_model_len", "offload"});
   kv.allocation = pick<KvAllocation>(r.choice("allocation", registry_names(kv_allocations()), "paged"),
                                      {{"paged", KvAllocation::Paged}, {"contiguous", KvAllocation::Contiguous}});
   kv.block_size = r.integer("block_size", 1, 4096, 16);
@@ -214,6 +224,12 @@ KvCacheSpec read_kv(const json* v, const std::string& path, const ModelArch& m) 
   if (kv.allocation == KvAllocation::Contiguous && kv.prefix_caching)
     fail(error_code::kConstraint, r.child_path("prefix_caching"),
          "prefix caching shares KV blocks and needs allocation \"paged\"");
+  if (const json* off = r.find("offload")) {
+    if (!kv.prefix_caching)
+      fail(error_code::kConstraint, r.child_path("offload"),
+           "offload tiers hold blocks the prefix cache evicts: set prefix_caching to true");
+    read_kv_offload(*off, r.child_path("offload"), kv);
+  }
   return kv;
 }
 

@@ -20,7 +20,8 @@ struct MetricInfo {
   const char* label;
   const char* unit;
   const char* pointer;  // JSON pointer into the result of this kind
-  const char* needs;    // "" or the input the metric needs: "compare", "scaling", "tokens_to_train", "gpu_hour_usd"
+  const char* needs;    // "" or the input the metric needs: "compare", "scaling", "tokens_to_train", "gpu_hour_usd",
+                        // "sessions" (serving.workload.sessions), "kv_offload" (serving.kv_cache.offload)
   const char* description;
 };
 

@@ -29,6 +29,15 @@ const std::vector<RegistryEntry>& routers() {
       {"round_robin", "replicas in turn"},
       {"least_outstanding", "the replica with the fewest unfinished requests"},
       {"least_kv_load", "the replica with the smallest share of KV blocks used or asked for by its queue"},
+      {"prefix_affinity",
+       "the replica whose prefix cache (HBM or offload tiers) holds the longest prefix of the prompt, among those within the load bound "
+       "(router_load_bound x the mean outstanding + 1); ties and misses to the fewest outstanding"},
+      {"session_affinity",
+       "every turn of a session to the replica of its first turn; first turns and single requests to the fewest "
+       "outstanding"},
+      {"kv_aware",
+       "the least cost: prompt tokens to compute there + tokens reloaded from offload tiers weighted by reload time "
+       "over prefill time + its queued prompt tokens + its KV tokens in use"},
   };
   return r;
 }

@@ -28,6 +28,27 @@ ClusterSpec read_cluster(const json* v, const std::string& path, const Scenario&
                          bool has_parallelism, const std::string& parallelism_path);
 SchedulerSpec read_scheduler(const json* v, const std::string& path, int64_t max_len);
 json scheduler_to_json(const SchedulerSpec& sc);
+// serving.kv_cache.offload (kv_offload_spec.cpp): the tiers below HBM.
+void read_kv_offload(const json& v, const std::string& path, KvCacheSpec& kv);
+json kv_offload_to_json(const KvCacheSpec& kv);
+// serving.workload.sessions (session_spec.cpp), with the workload's own keys
+// num_sessions and duration_s read by read_workload.
+SessionSpec read_sessions(const json& v, const std::string& path, int64_t max_len);
+json sessions_to_json(const SessionSpec& s);
+// The workload's own keys of a sessions workload (num_sessions, duration_s),
+// its sessions, and with a trace (sessions.csv) no arrival.
+void read_session_trace_workload(const ObjectReader& r, WorkloadSpec& w, int64_t max_len, const LimitSpec& limits);
+void read_session_workload(const ObjectReader& r, WorkloadSpec& w, int64_t max_len, const LimitSpec& limits,
+                           bool rate_based, const std::string& process_path);
+// serving.workload.sessions.csv (session_trace_spec.cpp): the trace's rows
+// into `s`, with its lengths' bounds as s's length specs.
+void read_session_trace(const json& v, const std::string& path, int64_t max_len, SessionSpec& s);
+json session_trace_to_json(const SessionSpec& s);
+// Distinct sessions of a multi-turn trace (its rows are grouped by session).
+int64_t count_trace_sessions(const std::vector<SessionTraceRow>& rows);
+LengthSpec read_length(const json& v, const std::string& path, int64_t max_len);
+json length_to_json(const LengthSpec& l);
+
 KvCacheSpec read_kv(const json* v, const std::string& path, const ModelArch& m);
 SpeculativeSpec read_speculative(const json* v, const std::string& path, const Scenario& s, const ClusterSpec& c,
                                  const SchedulerSpec& sc);

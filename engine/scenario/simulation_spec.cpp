@@ -42,6 +42,9 @@ const char* to_string(RouterKind v) {
     case RouterKind::RoundRobin: return "round_robin";
     case RouterKind::LeastOutstanding: return "least_outstanding";
     case RouterKind::LeastKvLoad: return "least_kv_load";
+    case RouterKind::PrefixAffinity: return "prefix_affinity";
+    case RouterKind::SessionAffinity: return "session_affinity";
+    case RouterKind::KvAware: return "kv_aware";
   }
   return "?";
 }
@@ -445,6 +448,11 @@ std::shared_ptr<const SimulationSpec> read_simulation(const json& v, const std::
   read_slo(r, sp);
   // One place for the price of a GPU-hour: the scenario's cost_model.
   if (s.cost_model.gpu_hour_usd > 0) sp.usd_per_gpu_hour = s.cost_model.gpu_hour_usd;
+  if (sp.workload.sessions.enabled)
+    for (const char* k : {"max_qps_search", "steady_state"})
+      if (r.has(k))
+        fail(error_code::kConstraint, r.child_path(k),
+             std::string(k) + " judges a rate of independent requests; it does not support a sessions workload yet");
   read_max_qps_search(r, sp);
   read_steady_state_check(r, sp);
   read_serving_key_metrics(r, sp);
@@ -541,6 +549,7 @@ json simulation_to_json(const SimulationSpec& sp) {
     pools.push_back(pj);
   }
   j["cluster"] = {{"router", to_string(sp.cluster.router)}, {"pools", pools}};
+  if (sp.cluster.router_load_bound_given) j["cluster"]["router_load_bound"] = sp.cluster.router_load_bound;
   if (sp.cluster.kv_transfer_link) j["cluster"]["kv_transfer_link"] = sp.cluster.kv_transfer_link->to_json();
   j["scheduler"] = scheduler_to_json(sp.scheduler);
   j["kv_cache"] = {{"allocation", to_string(sp.kv.allocation)},
@@ -551,6 +560,7 @@ json simulation_to_json(const SimulationSpec& sp) {
                    {"swap_space_GiB", sp.kv.swap_space_GiB},
                    {"prefix_caching", sp.kv.prefix_caching},
                    {"max_model_len", sp.kv.max_model_len}};
+  if (!sp.kv.offload_tiers.empty()) j["kv_cache"]["offload"] = kv_offload_to_json(sp.kv);
   if (sp.speculative.method != SpecMethod::None) j["speculative"] = speculative_to_json(sp.speculative);
   if (sp.lora.enabled) {
     j["lora"] = {{"adapters", sp.lora.adapters},

@@ -24,7 +24,7 @@ namespace sightline::serve {
 
 enum class ArrivalProcess { Poisson, Gamma, Fixed, AllAtOnce, Trace };
 enum class LengthDist { Fixed, Uniform, Normal, Lognormal, Zipf };
-enum class RouterKind { RoundRobin, LeastOutstanding, LeastKvLoad };
+enum class RouterKind { RoundRobin, LeastOutstanding, LeastKvLoad, PrefixAffinity, SessionAffinity, KvAware };
 enum class PoolRole { Mixed, Prefill, Decode };
 enum class SchedulerPolicy { Continuous, ChunkedPrefill, Static };
 enum class Priority { PrefillFirst, DecodeFirst, Fcfs };
@@ -69,6 +69,48 @@ struct SharedPrefixSpec {
   int groups = 1;                 // distinct prefixes (chosen uniformly)
 };
 
+// A span of time drawn per use: fixed, uniform, exponential or lognormal (seconds).
+enum class TimeDist { Fixed, Uniform, Exponential, Lognormal };
+struct TimeSpec {
+  TimeDist dist = TimeDist::Fixed;
+  double value_s = 0;             // fixed
+  double min_s = 0, max_s = 0;    // uniform
+  double mean_s = 0;              // exponential, lognormal
+  double cv = 0;                  // lognormal: stddev / mean
+};
+
+// serving.workload.sessions: multi-turn sessions (chat, agents). Sessions
+// arrive by the workload's arrival process; each turn re-sends the session's
+// whole context (the previous turn's prompt and output) plus its new input,
+// and arrives a think/tool time after the previous turn's last token.
+// One turn of a multi-turn trace (serving.workload.sessions.csv).
+struct SessionTraceRow {
+  int64_t session_id = 0;
+  double arrival_s = 0;
+  int64_t input_tokens = 0;   // the turn's new tokens
+  int64_t output_tokens = 0;
+};
+
+struct SessionSpec {
+  bool enabled = false;
+  // A replayed trace instead of distributions: its turns grouped by session
+  // (sessions in order of their first arrival, turns in time order).
+  std::vector<SessionTraceRow> trace;
+  int64_t num_sessions = 0;          // 0 when driven by duration_s
+  LengthSpec turns;                  // turns per session
+  LengthSpec first_input;            // new tokens of the first turn (after the system prompt)
+  LengthSpec input;                  // new tokens of each returning turn (a tool result, the next message)
+  LengthSpec output;                 // output tokens of each turn
+  TimeSpec think_time;               // from a turn's last token to the next turn's arrival
+  int64_t system_prompt_tokens = 0;  // one prompt every session starts with (shared in the prefix cache)
+};
+
+struct WorkloadSpec;
+// The most requests (turns) a sessions workload makes: sessions x the most
+// turns a session can have (a duration-driven one: about rate x duration
+// sessions), at most max_requests.
+int64_t session_turns_most(const WorkloadSpec& w, int64_t max_requests);
+
 struct WorkloadSpec {
   ArrivalSpec arrival;
   int64_t num_requests = 0;  // 0 when driven by duration_s or a trace
@@ -76,6 +118,7 @@ struct WorkloadSpec {
   LengthSpec prompt;
   LengthSpec output;
   SharedPrefixSpec prefix;
+  SessionSpec sessions;
 };
 
 struct PoolSpec {
@@ -92,6 +135,11 @@ struct PoolSpec {
 
 struct ClusterSpec {
   RouterKind router = RouterKind::RoundRobin;
+  // prefix_affinity: a replica may take a request for its cache only while
+  // its outstanding requests are at most load_bound x the candidates' mean + 1
+  // (consistent hashing with bounded loads, Mirrokni, Thorup & Zadimoghaddam, SODA 2018).
+  double router_load_bound = 1.25;
+  bool router_load_bound_given = false;
   std::vector<PoolSpec> pools;
   bool disaggregated = false;
   std::optional<InterconnectSpec> kv_transfer_link;  // disaggregated: prefill -> decode
@@ -108,6 +156,19 @@ struct SchedulerSpec {
   double cpu_overhead_us = 0;          // scheduler/host time added to every step
 };
 
+// One KV offload tier below HBM (serving.kv_cache.offload.tiers): blocks the
+// prefix cache evicts from HBM move here (from here to the next tier), and a
+// prompt whose prefix is found here reloads it over the tier's link.
+struct KvTierSpec {
+  std::string name;
+  double capacity_GiB = 0;    // per GPU (a shared tier: the whole store)
+  double bandwidth_GBps = 0;  // per GPU, tier -> HBM
+  double latency_us = 0;      // per reload
+  bool shared = false;        // one store for every replica (a network store) instead of one per GPU
+  std::string preset;         // the kv_tiers preset it came from, if any (echoed)
+};
+enum class ReloadOverlap { Layerwise, Serial };
+
 struct KvCacheSpec {
   KvAllocation allocation = KvAllocation::Paged;
   int64_t block_size = 16;
@@ -117,6 +178,8 @@ struct KvCacheSpec {
   double swap_space_GiB = 4.0;
   bool prefix_caching = false;
   int64_t max_model_len = 0;  // 0 resolved to the model's max_context
+  std::vector<KvTierSpec> offload_tiers;  // empty: HBM only
+  ReloadOverlap reload_overlap = ReloadOverlap::Layerwise;
 };
 
 struct SpeculativeSpec {

@@ -12,8 +12,6 @@
 
 namespace sightline::serve {
 
-namespace {
-
 // ---- lengths --------------------------------------------------------------
 
 LengthSpec read_length(const json& v, const std::string& path, int64_t max_len) {
@@ -90,6 +88,8 @@ json length_to_json(const LengthSpec& l) {
   return nullptr;
 }
 
+namespace {
+
 // ---- trace CSV --------------------------------------------------------------
 
 std::vector<TraceRow> read_trace(const json& v, const std::string& path, int64_t max_len, int64_t max_rows) {
@@ -158,8 +158,16 @@ std::vector<TraceRow> read_trace(const json& v, const std::string& path, int64_t
 }  // namespace
 
 WorkloadSpec read_workload(const json& v, const std::string& path, int64_t max_len, const LimitSpec& limits) {
-  ObjectReader r(v, path, {"arrival", "num_requests", "duration_s", "prompt_tokens", "output_tokens", "shared_prefix"});
+  const bool sessions = v.is_object() && v.contains("sessions");
+  ObjectReader r(v, path,
+                 sessions ? std::vector<std::string>{"arrival", "num_sessions", "duration_s", "sessions"}
+                          : std::vector<std::string>{"arrival", "num_requests", "duration_s", "prompt_tokens",
+                                                     "output_tokens", "shared_prefix"});
   WorkloadSpec w;
+  if (sessions && r.required("sessions").is_object() && r.required("sessions").contains("csv")) {
+    read_session_trace_workload(r, w, max_len, limits);
+    return w;
+  }
   const std::string apath = r.child_path("arrival");
   const json& av = r.required("arrival");
   const std::string process = peek_string(av, "process");
@@ -179,6 +187,11 @@ WorkloadSpec read_workload(const json& v, const std::string& path, int64_t max_l
                           w.arrival.process == ArrivalProcess::Fixed;
   if (rate_based) w.arrival.rate_qps = ar.number("rate_qps", 1e-6, 1e6);
   if (w.arrival.process == ArrivalProcess::Gamma) w.arrival.cv = ar.number("cv", 0.01, 100.0);
+
+  if (sessions) {
+    read_session_workload(r, w, max_len, limits, rate_based, ar.child_path("process"));
+    return w;
+  }
 
   if (w.arrival.process == ArrivalProcess::Trace) {
     for (const char* k : {"prompt_tokens", "output_tokens", "shared_prefix", "duration_s"})
@@ -243,6 +256,14 @@ json workload_to_json(const WorkloadSpec& w) {
       w.arrival.process == ArrivalProcess::Gamma)
     a["rate_qps"] = w.arrival.rate_qps;
   if (w.arrival.process == ArrivalProcess::Gamma) a["cv"] = w.arrival.cv;
+  if (w.sessions.enabled && !w.sessions.trace.empty())
+    return {{"sessions", sessions_to_json(w.sessions)}, {"num_sessions", w.sessions.num_sessions}};
+  if (w.sessions.enabled) {
+    json j = {{"arrival", a}, {"sessions", sessions_to_json(w.sessions)}};
+    if (w.sessions.num_sessions > 0) j["num_sessions"] = w.sessions.num_sessions;
+    else j["duration_s"] = w.duration_s;
+    return j;
+  }
   if (w.arrival.process == ArrivalProcess::Trace) {
     json lines = json::array();
     lines.push_back("arrival_s,prompt_tokens,output_tokens,prefix_group,prefix_tokens");

@@ -29,7 +29,7 @@ class IterationScheduler : public BatchScheduler {
 
  private:
   void swap_in(ModelEngine& e, StepBatch& b);
-  bool admit(ModelEngine& e, SimRequest& q, int64_t budget, int64_t& chunk);
+  bool admit(ModelEngine& e, SimRequest& q, int64_t budget, int64_t& chunk, StepBatch& b);
   int32_t pick_victim(const ModelEngine& e, int32_t exclude) const;
   void waiting_candidates(const ModelEngine& e, size_t want, std::vector<int32_t>& out, int64_t min_key) const;
 
@@ -55,9 +55,9 @@ void IterationScheduler::swap_in(ModelEngine& e, StepBatch& b) {
   }
 }
 
-bool IterationScheduler::admit(ModelEngine& e, SimRequest& q, int64_t budget, int64_t& chunk) {
+bool IterationScheduler::admit(ModelEngine& e, SimRequest& q, int64_t budget, int64_t& chunk, StepBatch& b) {
   int64_t hit_tokens = 0;
-  if (!kv_.admit(e.kv, q.kv, q.spec, q.target, budget, chunked_, chunk, hit_tokens)) return false;
+  if (!kv_.admit(e.kv, q.kv, q.spec, q.target, budget, chunked_, chunk, hit_tokens, &b.reload_s)) return false;
   q.computed = hit_tokens;
   q.cached_tokens += hit_tokens;
   rec_.counts().cached += hit_tokens;
@@ -230,7 +230,7 @@ bool IterationScheduler::form(Replica& r, ModelEngine& e, StepBatch& b) {
         }
         if (!host_.adapter_fits(e, q)) continue;
         int64_t chunk = 0;
-        if (!admit(e, q, chunked ? std::min(budget, spec_.scheduler.max_prefill_chunk) : budget, chunk)) {
+        if (!admit(e, q, chunked ? std::min(budget, spec_.scheduler.max_prefill_chunk) : budget, chunk, b)) {
           admissions_blocked = true;
           continue;
         }

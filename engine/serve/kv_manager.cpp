@@ -119,6 +119,7 @@ void BlockPool::evict_one() {
   const int32_t id = lru_head_;
   lru_remove(id);
   Entry& e = entries_[static_cast<size_t>(id)];
+  if (spill_) spill_->demote(e.key);
   index_.erase(e.key);
   e.live = false;
   count(0, -1);
@@ -138,12 +139,14 @@ KvManager::KvManager(const KvCacheSpec& kv, int speculative_k)
       contiguous_(kv.allocation == KvAllocation::Contiguous),
       prefix_caching_(kv.prefix_caching),
       watermark_(kv.watermark),
-      swap_space_GiB_(kv.swap_space_GiB) {
+      swap_space_GiB_(kv.swap_space_GiB),
+      tiers_(kv.offload_tiers),
+      tier_counters_(kv.offload_tiers.size()) {
   reserve_tokens_ = kv.max_model_len + speculative_k;
 }
 
 KvSpace KvManager::make_space(int64_t blocks, double kv_bytes_per_token, const std::vector<CappedKv>& windowed,
-                              BlockUsage* usage) const {
+                              BlockUsage* usage, int model, int gpus) {
   KvSpace s;
   s.pool = BlockPool(blocks);
   s.pool.report_to(usage);
@@ -153,6 +156,7 @@ KvSpace KvManager::make_space(int64_t blocks, double kv_bytes_per_token, const s
   s.reserve_blocks = blocks_for(s, reserve_tokens_);
   const double block_bytes = kv_bytes_per_token * static_cast<double>(block_size_);
   s.host_blocks_free = block_bytes > 0 ? static_cast<int64_t>(std::floor(swap_space_GiB_ * kBytesPerGiB / block_bytes)) : 0;
+  if (!tiers_.empty()) add_tiers(s, model, gpus);
   return s;
 }
 
@@ -160,7 +164,10 @@ uint64_t KvManager::prefix_key(const RequestSpec& r, int64_t block) const {
   // Exact packing (no hashing collisions): model 2 bits, adapter 18, group 20, block 24.
   const uint64_t model = static_cast<uint64_t>(r.model) & 0x3;
   const uint64_t adapter = static_cast<uint64_t>(r.adapter + 1) & 0x3FFFF;
-  const uint64_t group = static_cast<uint64_t>(r.prefix_group) & 0xFFFFF;
+  // A session's system prompt is one prefix for every session: its full
+  // blocks take the last group (sessions_workload.cpp keeps it free).
+  const bool system = r.session >= 0 && block < r.system_tokens / block_size_;
+  const uint64_t group = (system ? uint64_t{0xFFFFF} : static_cast<uint64_t>(r.prefix_group)) & 0xFFFFF;
   const uint64_t blk = static_cast<uint64_t>(block) & 0xFFFFFF;
   return (model << 62) | (adapter << 44) | (group << 24) | blk;
 }
@@ -183,7 +190,7 @@ void KvManager::release(KvSpace& s, KvHold& h) {
 
 void KvManager::publish_prefix(KvSpace& s, KvHold& h, const RequestSpec& r, int64_t computed) {
   if (!prefix_caching_ || r.prefix_group < 0) return;
-  const int64_t full = r.prefix_tokens / block_size_;
+  const int64_t full = r.cacheable_tokens() / block_size_;
   while (static_cast<int64_t>(h.prefix_entries.size()) < full &&
          computed >= (static_cast<int64_t>(h.prefix_entries.size()) + 1) * block_size_ && h.private_blocks > 0) {
     const int32_t id = s.pool.publish(prefix_key(r, static_cast<int64_t>(h.prefix_entries.size())));
@@ -193,8 +200,19 @@ void KvManager::publish_prefix(KvSpace& s, KvHold& h, const RequestSpec& r, int6
   }
 }
 
+bool KvManager::first_chunk(int64_t remaining, int64_t budget, bool chunked, int64_t& chunk) {
+  if (chunked) {
+    chunk = std::min(remaining, budget);
+    return chunk > 0;
+  }
+  if (remaining > budget) return false;
+  chunk = remaining;
+  return true;
+}
+
 bool KvManager::admit(KvSpace& s, KvHold& h, const RequestSpec& r, int64_t target, int64_t budget, bool chunked,
-                      int64_t& chunk, int64_t& hit_tokens) {
+                      int64_t& chunk, int64_t& hit_tokens, double* reload_s) {
+  if (s.tiers) return admit_tiered(s, h, r, target, budget, chunked, chunk, hit_tokens, reload_s);
   std::vector<int32_t> hits;
   if (prefix_caching_ && r.prefix_group >= 0) {
     const int64_t nb = std::min(r.prefix_tokens, target - 1) / block_size_;
@@ -205,14 +223,7 @@ bool KvManager::admit(KvSpace& s, KvHold& h, const RequestSpec& r, int64_t targe
     }
   }
   hit_tokens = static_cast<int64_t>(hits.size()) * block_size_;
-  const int64_t remaining = target - hit_tokens;
-  if (chunked) {
-    chunk = std::min(remaining, budget);
-    if (chunk <= 0) return false;
-  } else {
-    if (remaining > budget) return false;
-    chunk = remaining;
-  }
+  if (!first_chunk(target - hit_tokens, budget, chunked, chunk)) return false;
   const int64_t need =
       contiguous_ ? s.reserve_blocks : blocks_for(s, hit_tokens + chunk) - static_cast<int64_t>(hits.size());
   int64_t unreferenced = 0;

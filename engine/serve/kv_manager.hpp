@@ -10,8 +10,12 @@
 // watermark, prefix caching, swapping): admission of a prompt, growth of a
 // running sequence, release, publication of prefix blocks, swap out and in.
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <unordered_map>
 #include <vector>
+
+#include "serve/kv_tiers.hpp"
 
 #include "scenario/memory_plan.hpp"
 #include "scenario/simulation_spec.hpp"
@@ -44,6 +48,8 @@ class BlockPool {
   // Every later change of used() and cached_blocks() is also added to `usage`
   // (which must outlive the pool); the pool's present counts are added now.
   void report_to(BlockUsage* usage);
+  // Blocks this pool evicts from its prefix cache go down `chain` (offload tiers).
+  void spill_to(KvTierChain* chain) { spill_ = chain; }
 
   // Private blocks: false (and nothing taken) when fewer than n can be made free.
   bool take(int64_t n);
@@ -80,6 +86,7 @@ class BlockPool {
   std::unordered_map<uint64_t, int32_t> index_;  // lookups only; never iterated
   int32_t lru_head_ = -1, lru_tail_ = -1;
   BlockUsage* usage_ = nullptr;
+  KvTierChain* spill_ = nullptr;
 };
 
 // One model's KV space on one replica: its block pool, the blocks kept free
@@ -91,6 +98,20 @@ struct KvSpace {
   int64_t host_blocks_free = 0;   // swap space
   std::vector<WindowedKv> windowed;
   int64_t reserve_blocks = 0;     // contiguous allocation: blocks reserved per request
+  std::unique_ptr<KvTierChain> tiers;  // offload tiers below HBM (none without serving.kv_cache.offload)
+};
+
+// Where a prompt's prefix blocks would be found in one KvSpace, without
+// touching any LRU (the routers' probe).
+struct PrefixProbe {
+  int64_t hbm_blocks = 0;
+  std::vector<int64_t> tier_blocks;  // per tier
+  double reload_s = 0;               // the tier blocks' reload time (per GPU links, unoverlapped)
+  int64_t blocks() const {
+    int64_t n = hbm_blocks;
+    for (int64_t b : tier_blocks) n += b;
+    return n;
+  }
 };
 
 // The blocks one request holds in a KvSpace.
@@ -114,17 +135,26 @@ class KvManager {
   bool contiguous() const { return contiguous_; }
 
   // A KvSpace of `blocks` blocks whose pool reports to `usage`; `windowed`
-  // gives the windowed layers' KV bytes per token by cap.
+  // gives the windowed layers' KV bytes per token by cap. With offload
+  // tiers, `model` and `gpus` (the replica's GPUs) size the shared tiers, one
+  // store per model for every replica.
   KvSpace make_space(int64_t blocks, double kv_bytes_per_token, const std::vector<CappedKv>& windowed,
-                     BlockUsage* usage) const;
+                     BlockUsage* usage, int model = 0, int gpus = 1);
 
   // Admits a prompt that wants `target` tokens in its cache: looks up its
   // prefix blocks, sizes the first chunk (all remaining tokens, or at most
   // `budget` when `chunked`), and reserves blocks unless that would eat into
   // the watermark. On success `h` holds the blocks, `chunk` is the chunk and
   // `hit_tokens` the tokens found in the prefix cache.
+  // With offload tiers, prefix blocks found in a tier are reloaded into HBM
+  // (published there again) and `reload_s` gains their reload time.
   bool admit(KvSpace& s, KvHold& h, const RequestSpec& r, int64_t target, int64_t budget, bool chunked, int64_t& chunk,
-             int64_t& hit_tokens);
+             int64_t& hit_tokens, double* reload_s = nullptr);
+  PrefixProbe probe(const KvSpace& s, const RequestSpec& r, int64_t target) const;
+  bool has_tiers() const { return !tiers_.empty(); }
+  const std::vector<KvTierSpec>& tier_specs() const { return tiers_; }
+  const std::vector<TierCounters>& tier_counters() const { return tier_counters_; }
+  int64_t tiered_hbm_hit_blocks() const { return hbm_hit_blocks_; }
   // Reserves the blocks for a KV cache of `tokens` tokens arriving by transfer
   // (disaggregation); false when that would eat into the watermark.
   bool reserve_for_transfer(KvSpace& s, KvHold& h, int64_t tokens);
@@ -146,6 +176,12 @@ class KvManager {
 
  private:
   uint64_t prefix_key(const RequestSpec& r, int64_t block) const;
+  // The first chunk of a prompt with `remaining` tokens to compute: all of
+  // them within `budget`, or (chunked) at most `budget`; false when none fits.
+  static bool first_chunk(int64_t remaining, int64_t budget, bool chunked, int64_t& chunk);
+  bool admit_tiered(KvSpace& s, KvHold& h, const RequestSpec& r, int64_t target, int64_t budget, bool chunked,
+                    int64_t& chunk, int64_t& hit_tokens, double* reload_s);
+  void add_tiers(KvSpace& s, int model, int gpus);
 
   int64_t block_size_ = 16;
   bool contiguous_ = false;
@@ -154,6 +190,12 @@ class KvManager {
   double swap_space_GiB_ = 0;
   int64_t reserve_tokens_ = 0;  // contiguous allocation reserves max_model_len (+ speculative k) per request
   int64_t admissions_ = 0, admissions_with_hits_ = 0;
+  // Offload tiers: their specs, one set of counters per tier for every
+  // engine, and the shared tiers' stores by (model, tier).
+  std::vector<KvTierSpec> tiers_;
+  std::vector<TierCounters> tier_counters_;
+  std::map<std::pair<int, size_t>, std::unique_ptr<KeyLru>> shared_;
+  int64_t hbm_hit_blocks_ = 0;
 };
 
 }  // namespace sightline::serve

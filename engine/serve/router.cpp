@@ -103,9 +103,104 @@ class LeastKvLoadRouter : public LeastLoadRouter {
   double load_of(int replica, int model, const ReplicaLoads& loads) const override { return loads.kv_load(replica, model); }
 };
 
+// The cache-aware routers read the request (pick_request); a bare pick, with
+// only the model known, goes to the fewest outstanding.
+class CacheAwareRouter : public Router {
+ public:
+  int pick(const std::vector<int>& candidates, int model, const ReplicaLoads& loads) override {
+    return fewest_.pick(candidates, model, loads);
+  }
+  void changed(int replica) override { fewest_.changed(replica); }
+
+ protected:
+  LeastOutstandingRouter fewest_;
+};
+
+// prefix_affinity: the candidate holding the longest prefix of the prompt
+// (HBM and offload tiers), among those whose outstanding requests are within
+// load_bound x the candidates' mean + 1 (consistent hashing with bounded
+// loads: a hot prefix spills to other replicas instead of queueing on one);
+// ties, and prompts no replica holds, to the fewest outstanding. A scan of
+// the candidates per arrival: O(replicas x prefix blocks), meant for the
+// tens of replicas such routers front, not for thousands.
+class PrefixAffinityRouter : public CacheAwareRouter {
+ public:
+  explicit PrefixAffinityRouter(double load_bound) : load_bound_(load_bound) {}
+  int pick_request(const std::vector<int>& candidates, const RequestSpec& r, const ReplicaLoads& loads) override {
+    double mean = 0;
+    for (int c : candidates) mean += static_cast<double>(loads.outstanding(c));
+    mean /= static_cast<double>(candidates.size());
+    const double bound = load_bound_ * mean + 1.0;
+    int best = -1;
+    int64_t best_tokens = 0, best_load = 0;
+    for (int c : candidates) {
+      const int64_t load = loads.outstanding(c);
+      if (static_cast<double>(load) > bound) continue;
+      const int64_t tokens = loads.cached_prefix_tokens(c, r);
+      if (tokens > best_tokens || (tokens == best_tokens && tokens > 0 && load < best_load)) {
+        best = c;
+        best_tokens = tokens;
+        best_load = load;
+      }
+    }
+    return best >= 0 ? best : fewest_.pick(candidates, r.model, loads);
+  }
+
+ private:
+  double load_bound_;
+};
+
+// session_affinity: a session's later turns follow its first (sticky
+// sessions, as a gateway's session-id hash does); first turns and single
+// requests go to the fewest outstanding.
+class SessionAffinityRouter : public CacheAwareRouter {
+ public:
+  int pick_request(const std::vector<int>& candidates, const RequestSpec& r, const ReplicaLoads& loads) override {
+    if (r.session < 0) return fewest_.pick(candidates, r.model, loads);
+    const size_t s = static_cast<size_t>(r.session);
+    if (s >= home_.size()) home_.resize(s + 1, -1);
+    if (home_[s] < 0 || std::find(candidates.begin(), candidates.end(), home_[s]) == candidates.end())
+      home_[s] = fewest_.pick(candidates, r.model, loads);
+    return home_[s];
+  }
+
+ private:
+  std::vector<int> home_;  // by session: its replica, -1 before its first turn
+};
+
+// kv_aware: the least cost, in prompt-token equivalents: the prompt tokens the
+// replica would compute, plus the tokens it would reload from offload tiers
+// weighted by reload time over prefill time, plus its load (queued prompt
+// tokens and KV tokens in use). Dynamo's KV router weighs the same two
+// things, the blocks to prefill after the cache overlap and the active
+// (decoding) blocks, with --kv-overlap-score-weight 1 by default
+// (ai-dynamo/dynamo, docs/architecture/kv_cache_routing.md); ties to the
+// earliest candidate.
+class KvAwareRouter : public CacheAwareRouter {
+ public:
+  int pick_request(const std::vector<int>& candidates, const RequestSpec& r, const ReplicaLoads& loads) override {
+    int best = candidates.front();
+    double best_cost = 0;
+    bool first = true;
+    for (int c : candidates) {
+      const double cost = loads.kv_route_cost(c, r);
+      if (first || cost < best_cost) {
+        best = c;
+        best_cost = cost;
+        first = false;
+      }
+    }
+    return best;
+  }
+};
+
 template <class T>
-std::unique_ptr<Router> make() {
+std::unique_ptr<Router> make(const RouterOptions&) {
   return std::make_unique<T>();
+}
+
+std::unique_ptr<Router> make_prefix_affinity(const RouterOptions& o) {
+  return std::make_unique<PrefixAffinityRouter>(o.load_bound);
 }
 
 }  // namespace
@@ -115,12 +210,15 @@ const std::vector<RouterFactory>& router_factories() {
       {"round_robin", make<RoundRobinRouter>},
       {"least_outstanding", make<LeastOutstandingRouter>},
       {"least_kv_load", make<LeastKvLoadRouter>},
+      {"prefix_affinity", make_prefix_affinity},
+      {"session_affinity", make<SessionAffinityRouter>},
+      {"kv_aware", make<KvAwareRouter>},
   };
   return r;
 }
 
-std::unique_ptr<Router> make_router(const std::string& name, const std::string& path) {
-  return find_by_name(router_factories(), name, path, "router").make();
+std::unique_ptr<Router> make_router(const std::string& name, const std::string& path, const RouterOptions& o) {
+  return find_by_name(router_factories(), name, path, "router").make(o);
 }
 
 }  // namespace sightline::serve

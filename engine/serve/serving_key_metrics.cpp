@@ -81,6 +81,11 @@ FigureGetter compared(std::map<std::string, std::optional<double>> CompareFigure
 FigureGetter ratio(std::string name) { return compared(&CompareFigures::ratio, std::move(name)); }
 FigureGetter speedup(std::string name) { return compared(&CompareFigures::speedup, std::move(name)); }
 
+// The hit rate of the offload tier `i`; missing with fewer tiers.
+ServingFigure tier_hit_rate(const M::KvOffload& b, size_t i) {
+  return i < b.tiers.size() ? number(b.tiers[i].hit_token_fraction) : ServingFigure{};
+}
+
 // Every serving id of the catalogue (a unit test holds the two lists equal).
 const std::map<std::string, FigureGetter>& serving_getters() {
   using S = Summary;
@@ -136,6 +141,15 @@ const std::map<std::string, FigureGetter>& serving_getters() {
       {"weights_GiB", [](const ServingFigures& f) { return number(f.details->first_pool_weights_GiB); }},
       {"prefix_hit_rate",
        in_block<M::PrefixCache>(&M::prefix_cache, [](const M::PrefixCache& b) { return number(b.cached_token_fraction); })},
+      {"session_ttft_first_mean_ms", in_block<M::Sessions>(&M::sessions, [](const M::Sessions& b) { return statistic(b.ttft_first_turn_ms, &Summary::mean); })},
+      {"session_ttft_returning_mean_ms", in_block<M::Sessions>(&M::sessions, [](const M::Sessions& b) { return statistic(b.ttft_returning_turn_ms, &Summary::mean); })},
+      {"session_ttft_returning_p99_ms", in_block<M::Sessions>(&M::sessions, [](const M::Sessions& b) { return statistic(b.ttft_returning_turn_ms, &Summary::p99); })},
+      {"session_duration_mean_s", in_block<M::Sessions>(&M::sessions, [](const M::Sessions& b) { return statistic(b.session_duration_s, &Summary::mean); })},
+      {"session_returning_hit_rate", in_block<M::Sessions>(&M::sessions, [](const M::Sessions& b) { return number(b.returning_cached_token_fraction); })},
+      {"offload_hbm_hit_rate", in_block<M::KvOffload>(&M::kv_offload, [](const M::KvOffload& b) { return number(b.hbm_hit_token_fraction); })},
+      {"offload_tier1_hit_rate", in_block<M::KvOffload>(&M::kv_offload, [](const M::KvOffload& b) { return tier_hit_rate(b, 0); })},
+      {"offload_tier2_hit_rate", in_block<M::KvOffload>(&M::kv_offload, [](const M::KvOffload& b) { return tier_hit_rate(b, 1); })},
+      {"offload_exposed_reload_s", in_block<M::KvOffload>(&M::kv_offload, [](const M::KvOffload& b) { return number(b.exposed_reload_time_s); })},
       {"spec_tokens_per_step",
        in_block<M::Speculative>(&M::speculative, [](const M::Speculative& b) { return number(b.tokens_per_verify_step); })},
       {"spec_expected_tokens_per_step", in_block<M::Speculative>(&M::speculative, [](const M::Speculative& b) {

@@ -60,6 +60,34 @@ json ServingMetrics::to_json() const {
                          {"cached_tokens", prefix_cache->cached_tokens},
                          {"cached_token_fraction", prefix_cache->cached_token_fraction},
                          {"evicted_blocks", prefix_cache->evicted_blocks}};
+  if (sessions)
+    m["sessions"] = {{"total", sessions->total},
+                     {"completed", sessions->completed},
+                     {"dropped", sessions->dropped},
+                     {"cut_at_max_model_len", sessions->cut_at_max_model_len},
+                     {"turns", sessions->turns},
+                     {"turns_completed", sessions->turns_completed},
+                     {"turns_per_session", sessions->turns_per_session.to_json()},
+                     {"ttft_first_turn_ms", sessions->ttft_first_turn_ms.to_json()},
+                     {"ttft_returning_turn_ms", sessions->ttft_returning_turn_ms.to_json()},
+                     {"session_duration_s", sessions->session_duration_s.to_json()},
+                     {"returning_cached_token_fraction", sessions->returning_cached_token_fraction}};
+  if (kv_offload) {
+    json tiers = json::array();
+    for (const OffloadTier& t : kv_offload->tiers)
+      tiers.push_back({{"name", t.name},
+                       {"hit_tokens", t.hit_tokens},
+                       {"hit_token_fraction", t.hit_token_fraction},
+                       {"stored_blocks", t.stored_blocks},
+                       {"dropped_blocks", t.dropped_blocks},
+                       {"reloaded_GiB_per_gpu", t.reloaded_GiB_per_gpu}});
+    m["kv_offload"] = {{"hbm_hit_tokens", kv_offload->hbm_hit_tokens},
+                       {"hbm_hit_token_fraction", kv_offload->hbm_hit_token_fraction},
+                       {"tiers", tiers},
+                       {"reload_overlap", kv_offload->reload_overlap},
+                       {"reload_time_s", kv_offload->reload_time_s},
+                       {"exposed_reload_time_s", kv_offload->exposed_reload_time_s}};
+  }
   if (speculative)
     m["speculative"] = {{"method", speculative->method},
                         {"k", speculative->k},

@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/json_reader.hpp"
 #include "serve/stats.hpp"
@@ -52,6 +53,33 @@ struct ServingMetrics {
     int64_t evicted_blocks = 0;
   };
   std::optional<PrefixCache> prefix_cache;
+  // Multi-turn sessions (serving.workload.sessions): per session and per turn.
+  struct Sessions {
+    int64_t total = 0, completed = 0, dropped = 0, cut_at_max_model_len = 0;
+    int64_t turns = 0, turns_completed = 0;
+    Summary turns_per_session;
+    Summary ttft_first_turn_ms, ttft_returning_turn_ms;  // a session's first turn; its later turns
+    Summary session_duration_s;  // first turn's arrival to last turn's last token, completed sessions
+    double returning_cached_token_fraction = 0;  // of the returning turns' prompt tokens, served from a cache
+  };
+  std::optional<Sessions> sessions;
+  // Offload tiers below HBM (serving.kv_cache.offload): where prompt tokens were found.
+  struct OffloadTier {
+    std::string name;
+    int64_t hit_tokens = 0;
+    double hit_token_fraction = 0;  // of the completed requests' prompt tokens (as prefix_cache's)
+    int64_t stored_blocks = 0, dropped_blocks = 0;
+    double reloaded_GiB_per_gpu = 0;  // the bytes one GPU loaded (each holds its shard of a block)
+  };
+  struct KvOffload {
+    int64_t hbm_hit_tokens = 0;
+    double hbm_hit_token_fraction = 0;
+    std::vector<OffloadTier> tiers;
+    std::string reload_overlap;
+    double reload_time_s = 0;          // the reloads' own time, summed over steps
+    double exposed_reload_time_s = 0;  // what they added to the steps
+  };
+  std::optional<KvOffload> kv_offload;
   struct Speculative {
     std::string method;
     int k = 0;

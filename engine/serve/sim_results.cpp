@@ -100,6 +100,8 @@ ServingMetrics Simulation::serving_metrics() const {
   fill_rates(m, duration, in_tokens, out_tokens, good);
   fill_cache(m, span);
   fill_features(m);
+  fill_sessions(m);
+  fill_offload(m);
   fill_gpu_energy_cost(m, duration, out_tokens, in_tokens);
   return m;
 }

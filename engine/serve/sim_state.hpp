@@ -18,6 +18,14 @@
 
 namespace sightline::serve {
 
+// The simulator's event kinds and their priorities at equal time: a finishing
+// step frees resources first, then finished KV transfers, then arrivals;
+// scheduling runs last so it sees everything that happened at that instant.
+namespace sim_event {
+enum EventKind { kStepEnd = 0, kTransferDone = 1, kArrival = 2, kSchedule = 3 };
+constexpr int kPriority[] = {0, 1, 2, 3};
+}  // namespace sim_event
+
 enum class RequestState : int8_t { Pending, Queued, Running, Swapped, Handoff, Transferring, Done, Dropped };
 enum class ItemKind : int8_t { Prefill, Decode, Verify };
 
@@ -69,6 +77,7 @@ struct StepBatch {
   int64_t prefill_tokens = 0, decode_tokens = 0;
   bool static_decode = false;
   double swap_bytes = 0;  // per GPU, swapped out or in before the step
+  double reload_s = 0;    // prefix blocks reloaded from offload tiers for this step's new prompts (unoverlapped)
 
   // Empties the batch before the scheduler forms a step of engine `engine_index`.
   void reset(int engine_index) {
@@ -77,6 +86,7 @@ struct StepBatch {
     shape.seqs.clear();
     static_decode = false;
     swap_bytes = 0;
+    reload_s = 0;
     prefill_tokens = decode_tokens = 0;
   }
 };

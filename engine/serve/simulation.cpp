@@ -9,15 +9,7 @@
 
 namespace sightline::serve {
 
-namespace {
-
-// Event kinds and their priorities at equal time: a finishing step frees
-// resources first, then finished KV transfers, then arrivals; scheduling runs
-// last so it sees everything that happened at that instant.
-enum EventKind { kStepEnd = 0, kTransferDone = 1, kArrival = 2, kSchedule = 3 };
-constexpr int kPriority[] = {0, 1, 2, 3};
-
-}  // namespace
+using namespace sim_event;
 
 Simulation::Simulation(const Scenario& scenario, const WorkloadOverride& override, bool detailed)
     : s_(scenario),
@@ -29,8 +21,9 @@ Simulation::Simulation(const Scenario& scenario, const WorkloadOverride& overrid
   block_size_ = spec_.kv.block_size;
   if (spec_.slo.enabled && spec_.slo.itl_ms > 0) itl_bound_ns_ = static_cast<TimeNs>(std::llround(spec_.slo.itl_ms * 1e6));
   spec_k_ = spec_.speculative.method != SpecMethod::None ? spec_.speculative.k : 0;
-  entry_router_ = make_router(to_string(spec_.cluster.router), "/serving/cluster/router");
-  decode_router_ = make_router(to_string(spec_.cluster.router), "/serving/cluster/router");
+  const RouterOptions router_options{spec_.cluster.router_load_bound};
+  entry_router_ = make_router(to_string(spec_.cluster.router), "/serving/cluster/router", router_options);
+  decode_router_ = make_router(to_string(spec_.cluster.router), "/serving/cluster/router", router_options);
   scheduler_ = make_batch_scheduler(to_string(spec_.scheduler.policy), "/serving/scheduler/policy", spec_, reqs_, kv_,
                                     rec_, *this);
   accept_rng_ = Rng(stream_seed(override.seed.value_or(s_.seed), "acceptance"));
@@ -97,7 +90,7 @@ Simulation::Simulation(const Scenario& scenario, const WorkloadOverride& overrid
         Engine e;
         e.model = static_cast<int>(m);
         e.kv = kv_.make_space(plan.engines[m].blocks, plan.engines[m].kv_bytes_per_token, plan.engines[m].windowed,
-                              rec_.block_usage());
+                              rec_.block_usage(), static_cast<int>(m), p.layout.tp * p.layout.pp);
         e.cost = model_costs[m];
         if (spec_.lora.enabled) {
           e.adapter_refs.assign(static_cast<size_t>(spec_.lora.adapters), 0);
@@ -116,7 +109,10 @@ Simulation::Simulation(const Scenario& scenario, const WorkloadOverride& overrid
   workload_info_ = generate_workload(spec_, override.seed.value_or(s_.seed), override);
   reqs_.resize(workload_info_.requests.size());
   for (size_t i = 0; i < reqs_.size(); ++i) reqs_[i].spec = workload_info_.requests[i];
-  arrival_order_ = arrival_order(workload_info_.requests);
+  // Sessions: only first turns arrive on their own (a later turn follows its
+  // previous turn's last token, session_turn_done).
+  arrival_order_ = spec_.workload.sessions.enabled ? first_turns(workload_info_.requests)
+                                                   : arrival_order(workload_info_.requests);
   workload_info_.requests = {};  // the copies in reqs_ are the ones used: free the memory
   enqueue_next_arrival();
   arrivals_pending_ = static_cast<int64_t>(reqs_.size());
@@ -125,12 +121,13 @@ Simulation::Simulation(const Scenario& scenario, const WorkloadOverride& overrid
   rec_.start(first_arrival_);
   now_ = first_arrival_;
   if (reqs_.empty()) finished_ = true;
+  prepare_routing();
 }
 
 Simulation::~Simulation() = default;
 
 void Simulation::enqueue_next_arrival() {
-  if (next_arrival_ >= reqs_.size()) return;
+  if (next_arrival_ >= (arrival_order_.empty() ? reqs_.size() : arrival_order_.size())) return;
   const size_t id = arrival_order_.empty() ? next_arrival_ : static_cast<size_t>(arrival_order_[next_arrival_]);
   ++next_arrival_;
   queue_.push(reqs_[id].spec.arrival, kPriority[kArrival], kArrival, static_cast<int64_t>(id));
@@ -211,6 +208,7 @@ void Simulation::drop(Req& q, const char* reason) {
   q.state = State::Dropped;
   q.drop_reason = reason;
   ++dropped_;
+  if (q.spec.session >= 0) end_session(q);
 }
 
 void Simulation::on_arrival(int32_t id) {
@@ -218,7 +216,7 @@ void Simulation::on_arrival(int32_t id) {
   --arrivals_pending_;
   q.state = State::Queued;
   q.target = q.spec.prompt;
-  const int ri = entry_router_->pick(entry_replicas_, q.spec.model, *this);
+  const int ri = entry_router_->pick_request(entry_replicas_, q.spec, *this);
   Replica& r = replicas_[static_cast<size_t>(ri)];
   Engine& e = r.engines[static_cast<size_t>(q.spec.model)];
   const bool contiguous = spec_.kv.allocation == KvAllocation::Contiguous;
@@ -517,6 +515,7 @@ double Simulation::price_batch(Replica& r, Engine& e, Batch& b, double extra_s, 
     draft_s_ += lookup;
     t += lookup;
   }
+  if (b.reload_s > 0) t = with_reload(t, b.reload_s);
   if (b.swap_bytes > 0) {
     const double sw = b.swap_bytes / (r.gpu->pcie_bandwidth_GBps * 1e9);
     swap_s_ += sw;
@@ -613,6 +612,7 @@ void Simulation::emit_tokens(Req& q, int64_t n) {
 void Simulation::finish(Replica& r, Engine& e, Req& q) {
   q.state = State::Done;
   q.completion = now_;
+  if (q.spec.session >= 0) session_turn_done(e, q);
   kv_.release(e.kv, q.kv);
   leave_running(e, q);
   detach_adapter(e, q);
@@ -641,7 +641,7 @@ void Simulation::handoff(Replica& r, Engine& e, Req& q) {
   q.state = State::Handoff;
   --r.outstanding;
   touched(r.index);
-  const int di = decode_router_->pick(decode_replicas_, q.spec.model, *this);
+  const int di = decode_router_->pick_request(decode_replicas_, q.spec, *this);
   Replica& d = replicas_[static_cast<size_t>(di)];
   ++d.outstanding;
   touched(di);

@@ -90,6 +90,7 @@ class Simulation : private SchedulerHost, private ReplicaLoads {
   void fill_rates(ServingMetrics& m, double duration, int64_t in_tokens, int64_t out_tokens, int64_t good) const;
   void fill_cache(ServingMetrics& m, double span) const;
   void fill_features(ServingMetrics& m) const;
+  static std::vector<int32_t> first_turns(const std::vector<RequestSpec>& requests);
   void fill_gpu_energy_cost(ServingMetrics& m, double duration, int64_t out_tokens, int64_t in_tokens) const;
   // details()'s steps (sim_details.cpp).
   json deployment_json() const;
@@ -155,6 +156,24 @@ class Simulation : private SchedulerHost, private ReplicaLoads {
     return replicas_[static_cast<size_t>(replica)].outstanding;
   }
   double kv_load(int replica, int model) const override;
+  int64_t cached_prefix_tokens(int replica, const RequestSpec& r) const override;
+  double kv_route_cost(int replica, const RequestSpec& r) const override;
+
+  // Sessions and offload tiers (sim_sessions.cpp).
+  // A session turn finished: its whole context joins the prefix cache, and
+  // the session's next turn arrives after its think time.
+  void session_turn_done(Engine& e, Req& q);
+  // A turn was dropped: the session's later turns never come.
+  void end_session(const Req& q);
+  // The step's time with `reload_s` of prefix reloads from offload tiers.
+  double with_reload(double t, double reload_s);
+  void fill_sessions(ServingMetrics& m) const;
+  void fill_offload(ServingMetrics& m) const;
+  double reload_exposed_s_ = 0, reload_s_ = 0;
+  // kv_aware: each cost entry's prefill time per token (the weight of a
+  // reload against recomputing), priced once at the start.
+  std::vector<double> prefill_s_per_token_;
+  void prepare_routing();
 
   void leave_running(Engine& e, Req& q);
   void detach_adapter(Engine& e, const Req& q);

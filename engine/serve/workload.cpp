@@ -16,35 +16,41 @@ int64_t round_clamp(double x, int64_t lo, int64_t hi) {
   return static_cast<int64_t>(r);
 }
 
-class LengthSampler {
- public:
-  LengthSampler(const LengthSpec& l, Rng rng) : l_(l), rng_(rng) {
-    if (l.dist == LengthDist::Zipf) zipf_ = ZipfTable(l.min, l.max, l.theta);
-    if (l.dist == LengthDist::Lognormal) {
-      const double s2 = det_log(1.0 + l.cv * l.cv);
-      sigma_ = std::sqrt(s2);
-      mu_ = det_log(l.mean) - 0.5 * s2;
-    }
-  }
-  int64_t draw() {
-    switch (l_.dist) {
-      case LengthDist::Fixed: return static_cast<int64_t>(l_.value);
-      case LengthDist::Uniform: return rng_.uniform_int(l_.min, l_.max);
-      case LengthDist::Normal: return round_clamp(rng_.normal(l_.mean, l_.stddev), l_.min, l_.max);
-      case LengthDist::Lognormal: return round_clamp(rng_.lognormal(mu_, sigma_), l_.min, l_.max);
-      case LengthDist::Zipf: return zipf_.sample(rng_);
-    }
-    return 1;
-  }
-
- private:
-  LengthSpec l_;
-  Rng rng_;
-  ZipfTable zipf_;
-  double mu_ = 0, sigma_ = 0;
-};
-
 }  // namespace
+
+LengthSampler::LengthSampler(const LengthSpec& l, Rng rng) : l_(l), rng_(rng) {
+  if (l.dist == LengthDist::Zipf) zipf_ = ZipfTable(l.min, l.max, l.theta);
+  if (l.dist == LengthDist::Lognormal) {
+    const double s2 = det_log(1.0 + l.cv * l.cv);
+    sigma_ = std::sqrt(s2);
+    mu_ = det_log(l.mean) - 0.5 * s2;
+  }
+}
+
+int64_t LengthSampler::draw() {
+  switch (l_.dist) {
+    case LengthDist::Fixed: return static_cast<int64_t>(l_.value);
+    case LengthDist::Uniform: return rng_.uniform_int(l_.min, l_.max);
+    case LengthDist::Normal: return round_clamp(rng_.normal(l_.mean, l_.stddev), l_.min, l_.max);
+    case LengthDist::Lognormal: return round_clamp(rng_.lognormal(mu_, sigma_), l_.min, l_.max);
+    case LengthDist::Zipf: return zipf_.sample(rng_);
+  }
+  return 1;
+}
+
+double next_arrival_s(const ArrivalSpec& a, double rate, int64_t i, double t, Rng& rng) {
+  switch (a.process) {
+    case ArrivalProcess::Poisson: return t + rng.exponential(rate);
+    case ArrivalProcess::Gamma: {
+      const double shape = 1.0 / (a.cv * a.cv);
+      return t + rng.gamma(shape, 1.0 / (rate * shape));
+    }
+    case ArrivalProcess::Fixed: return static_cast<double>(i) / rate;
+    case ArrivalProcess::AllAtOnce:
+    case ArrivalProcess::Trace: return 0;
+  }
+  return t;
+}
 
 double natural_rate_qps(const SimulationSpec& spec) {
   const auto& a = spec.workload.arrival;
@@ -64,6 +70,7 @@ double natural_rate_qps(const SimulationSpec& spec) {
 }
 
 GeneratedWorkload generate_workload(const SimulationSpec& spec, uint64_t seed, const WorkloadOverride& o) {
+  if (spec.workload.sessions.enabled) return generate_sessions(spec, seed, o);
   GeneratedWorkload out;
   const WorkloadSpec& w = spec.workload;
   const int64_t max_len = spec.kv.max_model_len;
@@ -122,17 +129,7 @@ GeneratedWorkload generate_workload(const SimulationSpec& spec, uint64_t seed, c
       out.capped = true;
       break;
     }
-    switch (w.arrival.process) {
-      case ArrivalProcess::Poisson: t += arrivals.exponential(rate); break;
-      case ArrivalProcess::Gamma: {
-        const double shape = 1.0 / (w.arrival.cv * w.arrival.cv);
-        t += arrivals.gamma(shape, 1.0 / (rate * shape));
-        break;
-      }
-      case ArrivalProcess::Fixed: t = static_cast<double>(i) / rate; break;
-      case ArrivalProcess::AllAtOnce:
-      case ArrivalProcess::Trace: t = 0; break;
-    }
+    t = next_arrival_s(w.arrival, rate, i, t, arrivals);
     RequestSpec r;
     r.arrival = to_ns(t, "/serving/workload/arrival/rate_qps", "an arrival time");
     if (by_duration && r.arrival >= end) break;

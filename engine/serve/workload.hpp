@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "serve/event_queue.hpp"
+#include "serve/rng.hpp"
 #include "scenario/simulation_spec.hpp"
 
 namespace sightline::serve {
@@ -19,10 +20,25 @@ struct RequestSpec {
   int64_t prefix_tokens = 0;
   int32_t adapter = -1;
   int8_t model = 0;  // 0: the scenario's model, 1: the co-located model
+  // Sessions (serving.workload.sessions): the session and turn (-1: a single
+  // request), the think/tool time before this turn (after the previous turn's
+  // last token; a later turn's arrival is set when that happens), and the
+  // system prompt every session shares (the first tokens of its prefix).
+  int32_t session = -1;
+  int32_t turn = 0;
+  TimeNs think = 0;
+  bool think_from_arrival = false;  // a replayed trace: `think` counts from the previous turn's arrival
+  int64_t system_tokens = 0;
+  // Tokens whose full KV blocks the prefix cache keeps for reuse: the shared
+  // prefix; for a session turn its whole context (prompt and output), the
+  // next turn's prefix.
+  int64_t cacheable_tokens() const { return session >= 0 ? prompt + output : prefix_tokens; }
 };
 
 struct GeneratedWorkload {
-  std::vector<RequestSpec> requests;
+  std::vector<RequestSpec> requests;  // a session's turns are consecutive, sessions in arrival order
+  int64_t sessions = 0;               // sessions generated (0 without sessions)
+  int64_t sessions_cut = 0;           // sessions ended early: the next turn's context would pass max_model_len
   int64_t truncated_outputs = 0;  // outputs shortened to fit max_model_len
   bool capped = false;            // duration-driven generation hit limits.max_requests
 };
@@ -32,6 +48,28 @@ struct WorkloadOverride {
   std::optional<int64_t> num_requests;   // replaces the count (duration-driven workloads too)
   std::optional<uint64_t> seed;          // replaces the scenario's seed: an independent replication
 };
+
+// Draws token counts from a length distribution with its own stream.
+class LengthSampler {
+ public:
+  LengthSampler(const LengthSpec& l, Rng rng);
+  int64_t draw();
+
+ private:
+  LengthSpec l_;
+  Rng rng_;
+  ZipfTable zipf_;
+  double mu_ = 0, sigma_ = 0;
+};
+
+// The arrival time (s) of the i-th arrival after one at `t` (rate-based
+// processes and all_at_once; a trace gives its own times).
+double next_arrival_s(const ArrivalSpec& a, double rate, int64_t i, double t, Rng& rng);
+
+// The sessions workload (sessions_workload.cpp): sessions arrive by the
+// workload's arrival process; turns are generated up front, a later turn's
+// arrival left at its session's start until the simulator sets it.
+GeneratedWorkload generate_sessions(const SimulationSpec& spec, uint64_t seed, const WorkloadOverride& o);
 
 GeneratedWorkload generate_workload(const SimulationSpec& spec, uint64_t seed, const WorkloadOverride& o = {});
 

@@ -1,0 +1,150 @@
+// The simulator's multi-turn sessions, offload-tier reload pricing and the
+// cache-aware routers' view of the replicas.
+#include <algorithm>
+
+#include "mem/inference_memory.hpp"
+#include "serve/simulation.hpp"
+
+namespace sightline::serve {
+
+using namespace sim_event;
+
+std::vector<int32_t> Simulation::first_turns(const std::vector<RequestSpec>& requests) {
+  // Sessions are generated in arrival order, each one's turns consecutive.
+  std::vector<int32_t> out;
+  for (size_t i = 0; i < requests.size(); ++i)
+    if (requests[i].turn == 0) out.push_back(static_cast<int32_t>(i));
+  return out;
+}
+
+void Simulation::session_turn_done(Engine& e, Req& q) {
+  // The output's full blocks join the prefix cache too: the next turn re-sends them.
+  kv_.publish_prefix(e.kv, q.kv, q.spec, q.computed);
+  const size_t next = static_cast<size_t>(&q - reqs_.data()) + 1;
+  if (next >= reqs_.size() || reqs_[next].spec.session != q.spec.session) return;
+  Req& n = reqs_[next];
+  // A replayed trace keeps its recorded gap after the previous turn's
+  // arrival, but a turn never comes before the previous one's answer.
+  n.spec.arrival = n.spec.think_from_arrival
+                       ? std::max(now_, clock_add(q.spec.arrival, n.spec.think, "/serving/workload/sessions/csv"))
+                       : clock_add(now_, n.spec.think, "/serving/workload/sessions/think_time_s");
+  queue_.push(n.spec.arrival, kPriority[kArrival], kArrival, static_cast<int64_t>(next));
+}
+
+void Simulation::end_session(const Req& q) {
+  for (size_t i = static_cast<size_t>(&q - reqs_.data()) + 1; i < reqs_.size(); ++i) {
+    Req& n = reqs_[i];
+    if (n.spec.session != q.spec.session) break;
+    n.state = State::Dropped;
+    n.drop_reason = "an earlier turn of its session was dropped";
+    ++dropped_;
+    --arrivals_pending_;
+  }
+}
+
+double Simulation::with_reload(double t, double reload_s) {
+  // SGLang HiCache loads layer N+1's KV while layer N computes (layer-wise
+  // overlap): the step takes the longer of the two, plus the first layer's
+  // share of the load that nothing hides. "serial" adds the whole load.
+  double out = t + reload_s;
+  if (spec_.kv.reload_overlap == ReloadOverlap::Layerwise)
+    out = std::max(t, reload_s) + reload_s / static_cast<double>(std::max(1, s_.model.num_layers));
+  reload_s_ += reload_s;
+  reload_exposed_s_ += out - t;
+  return out;
+}
+
+void Simulation::prepare_routing() {
+  if (spec_.cluster.router != RouterKind::KvAware) return;
+  // One 2048-token prompt chunk with nothing cached, per cost entry.
+  constexpr int64_t kTokens = 2048;
+  BatchShape shape;
+  shape.seqs.push_back(SeqChunk{kTokens, 0});
+  for (size_t c = 0; c < costs_.size(); ++c)
+    prefill_s_per_token_.push_back(costs_[c].draft ? 0.0 : price(static_cast<int>(c), shape, 0, false, nullptr) / kTokens);
+}
+
+int64_t Simulation::cached_prefix_tokens(int replica, const RequestSpec& r) const {
+  ++router_load_reads_;
+  const Engine& e = replicas_[static_cast<size_t>(replica)].engines[static_cast<size_t>(r.model)];
+  return kv_.probe(e.kv, r, r.prompt).blocks() * block_size_;
+}
+
+double Simulation::kv_route_cost(int replica, const RequestSpec& r) const {
+  ++router_load_reads_;
+  const Engine& e = replicas_[static_cast<size_t>(replica)].engines[static_cast<size_t>(r.model)];
+  const PrefixProbe p = kv_.probe(e.kv, r, r.prompt);
+  const double per_token = prefill_s_per_token_[static_cast<size_t>(e.cost)];
+  const double compute = static_cast<double>(r.prompt - p.blocks() * block_size_);
+  const double reload = per_token > 0 ? p.reload_s / per_token : 0.0;
+  const double in_use = static_cast<double>((e.kv.pool.used() - e.kv.pool.evictable()) * block_size_);
+  return compute + reload + static_cast<double>(e.queued_tokens) + in_use;
+}
+
+void Simulation::fill_sessions(ServingMetrics& m) const {
+  if (!spec_.workload.sessions.enabled) return;
+  ServingMetrics::Sessions s;
+  s.total = workload_info_.sessions;
+  s.cut_at_max_model_len = workload_info_.sessions_cut;
+  std::vector<double> first, returning, duration, turns;
+  int64_t returning_prompt = 0, returning_cached = 0;
+  for (size_t i = 0; i < reqs_.size();) {
+    size_t j = i;
+    bool all_done = true, dropped = false;
+    for (; j < reqs_.size() && reqs_[j].spec.session == reqs_[i].spec.session; ++j) {
+      const Req& q = reqs_[j];
+      ++s.turns;
+      dropped = dropped || q.state == State::Dropped;
+      if (q.state != State::Done) {
+        all_done = false;
+        continue;
+      }
+      ++s.turns_completed;
+      const double ttft_ms = static_cast<double>(q.first_token - q.spec.arrival) * 1e-6;
+      (q.spec.turn == 0 ? first : returning).push_back(ttft_ms);
+      if (q.spec.turn > 0) {
+        returning_prompt += q.spec.prompt;
+        returning_cached += q.cached_tokens;
+      }
+    }
+    turns.push_back(static_cast<double>(j - i));
+    if (all_done) {
+      ++s.completed;
+      duration.push_back(static_cast<double>(reqs_[j - 1].completion - reqs_[i].spec.arrival) * 1e-9);
+    }
+    if (dropped) ++s.dropped;
+    i = j;
+  }
+  s.turns_per_session = summarize(turns, "no session");
+  s.ttft_first_turn_ms = summarize(first, "no first turn completed");
+  s.ttft_returning_turn_ms = summarize(returning, "no returning turn completed (sessions of one turn?)");
+  s.session_duration_s = summarize(duration, "no session completed all its turns");
+  s.returning_cached_token_fraction =
+      returning_prompt > 0 ? static_cast<double>(returning_cached) / static_cast<double>(returning_prompt) : 0.0;
+  m.sessions = s;
+}
+
+void Simulation::fill_offload(ServingMetrics& m) const {
+  if (!kv_.has_tiers()) return;
+  ServingMetrics::KvOffload o;
+  const double prompt = static_cast<double>(std::max<int64_t>(1, tok_prompt_));
+  o.hbm_hit_tokens = kv_.tiered_hbm_hit_blocks() * block_size_;
+  o.hbm_hit_token_fraction = static_cast<double>(o.hbm_hit_tokens) / prompt;
+  for (size_t t = 0; t < kv_.tier_specs().size(); ++t) {
+    const TierCounters& c = kv_.tier_counters()[t];
+    ServingMetrics::OffloadTier ot;
+    ot.name = kv_.tier_specs()[t].name;
+    ot.hit_tokens = c.hit_blocks * block_size_;
+    ot.hit_token_fraction = static_cast<double>(ot.hit_tokens) / prompt;
+    ot.stored_blocks = c.stored_blocks;
+    ot.dropped_blocks = c.dropped_blocks;
+    ot.reloaded_GiB_per_gpu = c.reload_bytes / kBytesPerGiB;
+    o.tiers.push_back(ot);
+  }
+  o.reload_overlap = spec_.kv.reload_overlap == ReloadOverlap::Serial ? "serial" : "layerwise";
+  o.reload_time_s = reload_s_;
+  o.exposed_reload_time_s = reload_exposed_s_;
+  m.kv_offload = o;
+}
+
+}  // namespace sightline::serve
