@@ -249,14 +249,13 @@ SpeculativeSpec read_speculative(const json* v, const std::string& path, const S
               : name == "eagle3" ? SpecMethod::Eagle3
                                  : SpecMethod::Ngram;
   sp.k = static_cast<int>(r.integer("k", 1, 16, 5));
-  if (r.find("acceptance_rate")) {
-    sp.acceptance_rate = r.number("acceptance_rate", 0.0, 1.0);
-  } else {
-    // The user's rate wins; without one, the published rows for the method.
-    const std::string table_method = name == "draft" ? "draft_model" : name;
-    sp.published = published_acceptance(s.model.id, table_method);
+  // The user's rate wins; without one, the published rows for the method, and
+  // 0.7 (the schema's default, which the page shows) where no row matches.
+  sp.acceptance_rate = r.number("acceptance_rate", 0.0, 1.0, 0.7);
+  if (!r.find("acceptance_rate")) {
+    sp.published = published_acceptance(s.model.id, name == "draft" ? "draft_model" : name);
     sp.acceptance_assumed = !sp.published;
-    sp.acceptance_rate = sp.published ? sp.published->rate : 0.7;
+    if (sp.published) sp.acceptance_rate = sp.published->rate;
   }
   int min_tp = 1 << 30;
   for (const auto& p : c.pools) min_tp = std::min(min_tp, p.layout.tp);
