@@ -241,13 +241,22 @@ SpeculativeSpec read_speculative(const json* v, const std::string& path, const S
   std::vector<std::string> keys = {"method", "k", "acceptance_rate"};
   if (method == "draft") keys.insert(keys.end(), {"draft_model", "draft_tp"});
   else if (method == "ngram") keys.insert(keys.end(), {"ngram_lookup_us"});
-  else if (method != "mtp") keys.insert(keys.end(), {"draft_model", "draft_tp", "ngram_lookup_us"});
+  else if (method != "mtp" && method != "eagle3") keys.insert(keys.end(), {"draft_model", "draft_tp", "ngram_lookup_us"});
   ObjectReader r(*v, path, keys);
   const std::string name = r.choice("method", registry_names(speculative_methods()));
-  sp.method = name == "draft" ? SpecMethod::Draft : name == "mtp" ? SpecMethod::Mtp : SpecMethod::Ngram;
+  sp.method = name == "draft"    ? SpecMethod::Draft
+              : name == "mtp"    ? SpecMethod::Mtp
+              : name == "eagle3" ? SpecMethod::Eagle3
+                                 : SpecMethod::Ngram;
   sp.k = static_cast<int>(r.integer("k", 1, 16, 5));
-  sp.acceptance_assumed = r.find("acceptance_rate") == nullptr;
+  // The user's rate wins; without one, the published rows for the method, and
+  // 0.7 (the schema's default, which the page shows) where no row matches.
   sp.acceptance_rate = r.number("acceptance_rate", 0.0, 1.0, 0.7);
+  if (!r.find("acceptance_rate")) {
+    sp.published = published_acceptance(s.model.id, name == "draft" ? "draft_model" : name);
+    sp.acceptance_assumed = !sp.published;
+    if (sp.published) sp.acceptance_rate = sp.published->rate;
+  }
   int min_tp = 1 << 30;
   for (const auto& p : c.pools) min_tp = std::min(min_tp, p.layout.tp);
   if (sp.method == SpecMethod::Draft) {
@@ -268,6 +277,13 @@ SpeculativeSpec read_speculative(const json* v, const std::string& path, const S
            "method \"mtp\" drafts with the model's multi-token-prediction layers, and model '" + s.model.id +
                "' has none (mtp_layers 0; DeepSeek-V3/R1 and GLM-4.5 configs carry num_nextn_predict_layers). "
                "Use \"draft\" with a draft model or \"ngram\"");
+  } else if (sp.method == SpecMethod::Eagle3) {
+    // The head is one dense decoder layer of the target's shape; the shape of
+    // a head for an MoE target is the head's own (not derivable from the target).
+    if (s.model.is_moe())
+      fail(error_code::kConstraint, r.child_path("method"),
+           "method \"eagle3\" prices the head as one dense layer of the target, and model '" + s.model.id +
+               "' is MoE, whose EAGLE-3 heads have their own shape: use \"draft\" with the head as draft_model");
   } else {
     sp.ngram_lookup_us = r.number("ngram_lookup_us", 0.0, 1e5, 20.0);
   }

@@ -5,6 +5,7 @@
 
 #include "mem/inference_memory.hpp"
 #include "model/kv_footprint.hpp"
+#include "model/eagle_head.hpp"
 #include "model/mtp.hpp"
 #include "scenario/simulation_spec.hpp"
 
@@ -73,6 +74,11 @@ ReplicaMemoryPlan plan_replica_memory(const ModelArch& primary, const Precision&
     const int modules = std::min(spec.speculative.k, primary.mtp_layers);
     plan.draft_weights_GiB = mtp_weight_bytes_per_gpu(primary, p, layout.tp, modules) / kBytesPerGiB;
     draft_kv_per_token = modules * kv_bytes_per_token_per_gpu(mtp_draft_arch(primary), p, layout.tp, 1);
+  } else if (spec.speculative.method == SpecMethod::Eagle3) {
+    // One head, its own one-layer KV, on the target's TP group.
+    const ModelArch head = eagle3_head_arch(primary);
+    plan.draft_weights_GiB = weight_bytes_per_gpu(head, p, ParallelLayout{layout.tp, 1}) / kBytesPerGiB;
+    draft_kv_per_token = kv_bytes_per_token_per_gpu(head, p, layout.tp, 1);
   }
   if (spec.lora.enabled) {
     plan.lora_GiB = lora_adapter_bytes_per_gpu(primary, p, layout, spec.lora.rank,

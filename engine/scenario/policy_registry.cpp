@@ -91,6 +91,8 @@ const std::vector<RegistryEntry>& speculative_methods() {
       {"ngram", "prompt-lookup (n-gram) proposals at negligible cost"},
       {"mtp", "the model's own multi-token-prediction layers (DeepSeek-V3/R1, GLM-4.5) draft k tokens, one module "
               "pass each, on the target's GPUs; the target verifies k+1 in one pass"},
+      {"eagle3", "an EAGLE-3 head (one decoder layer of the target's shape over its fused hidden states) drafts k "
+                 "tokens, one head pass each, on the target's GPUs; dense targets only"},
   };
   return r;
 }

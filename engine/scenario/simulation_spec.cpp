@@ -80,6 +80,7 @@ const char* to_string(SpecMethod v) {
     case SpecMethod::Draft: return "draft";
     case SpecMethod::Ngram: return "ngram";
     case SpecMethod::Mtp: return "mtp";
+    case SpecMethod::Eagle3: return "eagle3";
   }
   return "?";
 }

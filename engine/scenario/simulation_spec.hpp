@@ -15,6 +15,7 @@
 #include "hw/hardware.hpp"
 #include "model/architecture.hpp"
 #include "model/operators.hpp"
+#include "scenario/spec_acceptance.hpp"
 
 namespace sightline {
 struct Scenario;
@@ -30,7 +31,7 @@ enum class SchedulerPolicy { Continuous, ChunkedPrefill, Static };
 enum class Priority { PrefillFirst, DecodeFirst, Fcfs };
 enum class KvAllocation { Paged, Contiguous };
 enum class PreemptionMode { Recompute, Swap };
-enum class SpecMethod { None, Draft, Ngram, Mtp };
+enum class SpecMethod { None, Draft, Ngram, Mtp, Eagle3 };
 enum class LoraTargets { Attention, AllLinear };
 
 // One row of an inline trace: arrival time, prompt and output lengths, and an
@@ -192,8 +193,12 @@ struct SpeculativeSpec {
   // 0.7 when not given, for every method: a generic assumption with no single
   // source (one default, so the page's form and the CLI agree). The result says
   // it was assumed; for MTP it cites what DeepSeek measured instead.
+  // When not given and presets/spec_acceptance has rows for the method, the
+  // rate comes from them (`published` says which, with their spread); 0.7
+  // stays the default where no row matches.
   double acceptance_rate = 0.7;
   bool acceptance_assumed = false;  // not given: the default is an assumption, said in the result
+  std::optional<AcceptanceEstimate> published;
   double ngram_lookup_us = 20;
 };
 

@@ -98,6 +98,13 @@ json ServingMetrics::to_json() const {
                         {"expected_tokens_per_verify_step", speculative->expected_tokens_per_verify_step},
                         {"rejected_tokens", speculative->rejected_tokens},
                         {"draft_time_fraction", speculative->draft_time_fraction}};
+  if (speculative && speculative->published) {
+    const AcceptanceEstimate& e = *speculative->published;
+    m["speculative"]["acceptance_published"] = {{"basis", e.basis},
+                                                {"rate_low", e.low},
+                                                {"rate_high", e.high},
+                                                {"rows", e.rows}};
+  }
   if (lora)
     m["lora"] = {{"adapters", lora->adapters},
                  {"adapter_loads", lora->adapter_loads},

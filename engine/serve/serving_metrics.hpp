@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/json_reader.hpp"
+#include "scenario/spec_acceptance.hpp"
 #include "serve/stats.hpp"
 
 namespace sightline::serve {
@@ -89,6 +90,8 @@ struct ServingMetrics {
     double tokens_per_verify_step = 0, expected_tokens_per_verify_step = 0;
     int64_t rejected_tokens = 0;
     double draft_time_fraction = 0;
+    // Present when the rate came from presets/spec_acceptance: which rows, their spread.
+    std::optional<AcceptanceEstimate> published;
   };
   std::optional<Speculative> speculative;
   struct Lora {

@@ -171,11 +171,7 @@ void Simulation::fill_features(ServingMetrics& m) const {
   for (const Replica& r : replicas_) step_s += r.step_s;
   if (spec_k_ > 0) {
     // (1 - a^(k+1)) / (1 - a): accepted prefix of k draws plus the target's token.
-    double expected = 0, term = 1;
-    for (int i = 0; i <= spec_k_; ++i) {
-      expected += term;
-      term *= spec_.speculative.acceptance_rate;
-    }
+    const double expected = acceptance_length_at(spec_.speculative.acceptance_rate, spec_k_);
     m.speculative = ServingMetrics::Speculative{
         to_string(spec_.speculative.method),
         spec_k_,
@@ -185,7 +181,8 @@ void Simulation::fill_features(ServingMetrics& m) const {
         safe_div(static_cast<double>(rec_.counts().verify_committed), static_cast<double>(rec_.counts().verify_items)),
         expected,
         rec_.counts().spec_rejected,
-        safe_div(draft_s_, step_s)};
+        safe_div(draft_s_, step_s),
+        spec_.speculative.published};
   }
   if (spec_.lora.enabled)
     m.lora = ServingMetrics::Lora{spec_.lora.adapters,          adapter_loads_,

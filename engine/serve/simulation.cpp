@@ -5,6 +5,7 @@
 
 #include "core/error.hpp"
 #include "mem/inference_memory.hpp"
+#include "model/eagle_head.hpp"
 #include "model/mtp.hpp"
 
 namespace sightline::serve {
@@ -60,6 +61,9 @@ Simulation::Simulation(const Scenario& scenario, const WorkloadOverride& overrid
       // The MTP module runs on the target's tensor-parallel group (on the last
       // pipeline stage, next to the LM head it shares).
       draft_cost = add_cost(p, gpu, mtp_draft_arch(s_.model), ParallelLayout{p.layout.tp, 1}, true);
+    else if (spec_.speculative.method == SpecMethod::Eagle3)
+      // The EAGLE-3 head runs on the target's tensor-parallel group, one pass per drafted token.
+      draft_cost = add_cost(p, gpu, eagle3_head_arch(s_.model), ParallelLayout{p.layout.tp, 1}, true);
     if (pi == 0 && spec_.lora.enabled) {
       lora_load_time_s_ = spec_.lora.load_time_ms >= 0
                               ? spec_.lora.load_time_ms * 1e-3

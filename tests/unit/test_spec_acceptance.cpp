@@ -1,0 +1,104 @@
+// Speculative-decoding acceptance from published rows (issue 42, point 4):
+// the tau <-> per-position conversion, the rows as shipped, the
+// leave-one-model-out check and how a scenario picks the rate up.
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include <doctest/doctest.h>
+
+#include "scenario/spec_acceptance.hpp"
+#include "test_helpers.hpp"
+
+using namespace sightline;
+using namespace sightline::serve;
+using json = nlohmann::json;
+
+TEST_CASE("spec acceptance: per-position rate and acceptance length invert each other") {
+  for (int k : {1, 3, 7})
+    for (double a : {0.0, 0.3, 0.7, 0.95}) {
+      const double tau = acceptance_length_at(a, k);
+      CHECK(per_position_rate(tau, k) == doctest::Approx(a).epsilon(1e-9));
+    }
+  CHECK(acceptance_length_at(0.5, 2) == doctest::Approx(1.75));
+  CHECK(per_position_rate(1.0, 4) == doctest::Approx(0.0).epsilon(1e-9));
+}
+
+TEST_CASE("spec acceptance: every shipped row reads and sits between no acceptance and full acceptance") {
+  const auto& rows = acceptance_rows();
+  REQUIRE(rows.size() >= 8);
+  std::set<std::string> methods;
+  for (const AcceptanceRow& r : rows) {
+    INFO(r.source << " " << r.model);
+    CHECK(r.acceptance_length >= 1.0);
+    CHECK(r.acceptance_length <= 1.0 + r.k);
+    methods.insert(r.method);
+  }
+  CHECK(methods.count("eagle3") == 1);
+  CHECK(methods.count("mtp") == 1);
+}
+
+// Leave one model out: each model's published acceptance length predicted
+// from the other rows only (same family and method, else same method), at
+// the row's own draft length. The errors are printed; the bound is loose (the
+// rows differ in drafter training, data and engine) and fails if the
+// conversion or the matching breaks.
+TEST_CASE("spec acceptance: leave one model out, predicted vs published acceptance length") {
+  std::vector<double> rel_errors;
+  std::set<std::string> models;
+  for (const AcceptanceRow& r : acceptance_rows()) models.insert(r.model);
+  for (const std::string& model : models) {
+    for (const AcceptanceRow& r : acceptance_rows()) {
+      if (r.model != model) continue;
+      const auto e = published_acceptance(model, r.method, model);
+      if (!e) {
+        MESSAGE(model << " " << r.method << ": no other row for the method");
+        continue;
+      }
+      for (const std::string& used : e->rows) CHECK(used.find(": " + model + " ") == std::string::npos);
+      const double predicted = acceptance_length_at(e->rate, r.k);
+      const double lo = acceptance_length_at(e->low, r.k), hi = acceptance_length_at(e->high, r.k);
+      const double rel = (predicted - r.acceptance_length) / r.acceptance_length;
+      rel_errors.push_back(std::abs(rel));
+      MESSAGE(r.source << " " << model << " " << r.method << " k=" << r.k << " " << r.dataset << ": published tau "
+                       << r.acceptance_length << ", predicted " << predicted << " [" << lo << ", " << hi << "] from "
+                       << e->rows.size() << " rows by " << e->basis << ", error " << 100 * rel << "%");
+    }
+  }
+  REQUIRE(rel_errors.size() >= 6);
+  std::sort(rel_errors.begin(), rel_errors.end());
+  const double median = rel_errors[rel_errors.size() / 2];
+  MESSAGE("leave-one-model-out: " << rel_errors.size() << " rows, median |error| " << 100 * median << "%, max "
+                                  << 100 * rel_errors.back() << "%");
+  CHECK(median < 0.35);
+}
+
+TEST_CASE("spec acceptance: the closest rows win, and a method without rows has no estimate") {
+  const auto same_model = published_acceptance("qwen3-8b", "eagle3");
+  REQUIRE(same_model);
+  CHECK(same_model->basis == "model");
+  REQUIRE(same_model->rows.size() == 1);
+  CHECK(same_model->rate == doctest::Approx(per_position_rate(2.26, 3)));
+  const auto family = published_acceptance("llama-3-70b", "eagle3");
+  REQUIRE(family);
+  CHECK(family->basis == "family");
+  CHECK(family->rows.size() == 2);
+  CHECK(family->low < family->high);
+  const auto method = published_acceptance("mistral-7b", "eagle3");
+  REQUIRE(method);
+  CHECK(method->basis == "method");
+  CHECK(method->low <= method->rate);
+  CHECK(method->rate <= method->high);
+  CHECK_FALSE(published_acceptance("mistral-7b", "ngram"));
+}
+
+TEST_CASE("spec acceptance: eagle3 on an MoE target is refused where the method is named") {
+  json s = test::preset("scenarios", "I5.1");
+  s["model"] = "qwen3-30b-a3b";
+  s["hardware"]["gpu"] = "h200";
+  s["serving"]["parallelism"]["tp"] = 1;
+  s["serving"]["speculative"] = {{"method", "eagle3"}, {"k", 3}};
+  const json r = test::run(s);
+  CHECK_FALSE(r["ok"].get<bool>());
+  CHECK(r["error"]["path"].get<std::string>() == "/serving/speculative/method");
+}
