@@ -2,6 +2,8 @@
 // forward step, the indexer's work, the serving simulator's collectives).
 #include "model/operators.hpp"
 
+#include <utility>
+
 namespace sightline {
 
 namespace {
@@ -51,11 +53,11 @@ std::string collective_name(CollectiveKind k) {
   return "?";
 }
 
-Operator make_gemm_operator(const std::string& name, double count, int64_t m, int64_t n, int64_t k,
+Operator make_gemm_operator(std::string name, double count, int64_t m, int64_t n, int64_t k,
                             double act_bytes, double weight_bytes, Dtype compute_dtype, bool bias,
                             double dequant_ops_per_weight) {
   Operator op;
-  op.name = name;
+  op.name = std::move(name);
   op.family = OpFamily::Gemm;
   op.count = count;
   op.m = m;
@@ -76,10 +78,10 @@ void mark_block_scaled_fp8_output(Operator& op, double output_elements, double c
   op.serial_bytes = output_elements * kBf16Bytes;
 }
 
-Operator make_memory_operator(const std::string& name, OpFamily family, double count, double bytes, double flops,
+Operator make_memory_operator(std::string name, OpFamily family, double count, double bytes, double flops,
                               Dtype dtype) {
   Operator op;
-  op.name = name;
+  op.name = std::move(name);
   op.family = family;
   op.count = count;
   op.bytes = bytes;
@@ -88,9 +90,9 @@ Operator make_memory_operator(const std::string& name, OpFamily family, double c
   return op;
 }
 
-Operator make_collective_operator(const std::string& name, CollectiveKind kind, double count, double message_bytes,
+Operator make_collective_operator(std::string name, CollectiveKind kind, double count, double message_bytes,
                                   int group, Dtype dtype) {
-  Operator op = make_memory_operator(name, OpFamily::Collective, count, message_bytes, 0, dtype);
+  Operator op = make_memory_operator(std::move(name), OpFamily::Collective, count, message_bytes, 0, dtype);
   op.collective = kind;
   op.group_size = group;
   op.message_bytes = message_bytes;
