@@ -57,6 +57,14 @@ Operator make_gemm_operator(std::string name, double count, int64_t m, int64_t n
                             double act_bytes, double weight_bytes, Dtype compute_dtype, bool bias,
                             double dequant_ops_per_weight) {
   Operator op;
+  set_gemm_operator(op, std::move(name), count, m, n, k, act_bytes, weight_bytes, compute_dtype, bias,
+                    dequant_ops_per_weight);
+  return op;
+}
+
+void set_gemm_operator(Operator& op, std::string name, double count, int64_t m, int64_t n, int64_t k,
+                       double act_bytes, double weight_bytes, Dtype compute_dtype, bool bias,
+                       double dequant_ops_per_weight) {
   op.name = std::move(name);
   op.family = OpFamily::Gemm;
   op.count = count;
@@ -69,7 +77,6 @@ Operator make_gemm_operator(std::string name, double count, int64_t m, int64_t n
              static_cast<double>(m) * n * act_bytes;
   op.dequant_ops = dequant_ops_per_weight * static_cast<double>(k) * static_cast<double>(n);
   op.weight_bytes = static_cast<double>(k) * n * weight_bytes;
-  return op;
 }
 
 void mark_block_scaled_fp8_output(Operator& op, double output_elements, double counted_bytes_per_element) {
@@ -81,13 +88,18 @@ void mark_block_scaled_fp8_output(Operator& op, double output_elements, double c
 Operator make_memory_operator(std::string name, OpFamily family, double count, double bytes, double flops,
                               Dtype dtype) {
   Operator op;
+  set_memory_operator(op, std::move(name), family, count, bytes, flops, dtype);
+  return op;
+}
+
+void set_memory_operator(Operator& op, std::string name, OpFamily family, double count, double bytes, double flops,
+                         Dtype dtype) {
   op.name = std::move(name);
   op.family = family;
   op.count = count;
   op.bytes = bytes;
   op.flops = flops;
   op.compute_dtype = dtype;
-  return op;
 }
 
 Operator make_collective_operator(std::string name, CollectiveKind kind, double count, double message_bytes,

@@ -97,16 +97,17 @@ class StepBuilder {
     if ((in_mixer_ && p_.mixer_weights_unquantized) || (in_dense_ffn_ && p_.dense_ffn_weights_unquantized)) {
       // The checkpoint keeps this mixer's (or dense MLP's) weights in the activation dtype.
       const Dtype d = p_.activations == Dtype::FP8 ? Dtype::BF16 : p_.activations;
-      out_.ops.push_back(make_gemm_operator(std::move(name), count, mm, nn, kk, act_bytes_, dtype_bytes(d), d, bias, 0.0));
-      return out_.ops.back();
+      Operator& op = out_.ops.emplace_back();
+      set_gemm_operator(op, std::move(name), count, mm, nn, kk, act_bytes_, dtype_bytes(d), d, bias, 0.0);
+      return op;
     }
     const bool dequant = (is_integer_weight_only(p_.weights) && gemm_dtype_ != Dtype::INT8) ||
                          (is_fp4(p_.weights) && !is_fp4(gemm_dtype_));
-    out_.ops.push_back(make_gemm_operator(std::move(name), count, mm, nn, kk, act_bytes_, weight_bytes_, gemm_dtype_,
-                                          bias, dequant ? kDequantOpsPerWeight : 0.0));
-    if (block_scaled_fp8())
-      mark_block_scaled_fp8_output(out_.ops.back(), static_cast<double>(mm) * static_cast<double>(nn), act_bytes_);
-    return out_.ops.back();
+    Operator& op = out_.ops.emplace_back();
+    set_gemm_operator(op, std::move(name), count, mm, nn, kk, act_bytes_, weight_bytes_, gemm_dtype_, bias,
+                      dequant ? kDequantOpsPerWeight : 0.0);
+    if (block_scaled_fp8()) mark_block_scaled_fp8_output(op, static_cast<double>(mm) * static_cast<double>(nn), act_bytes_);
+    return op;
   }
 
   // This step's quantized GEMMs are block-scaled FP8 (DeepGEMM-style kernels).
@@ -115,10 +116,10 @@ class StepBuilder {
   // Elementwise-like kernels: `elements_read` and `elements_written` in activation dtype.
   Operator& add_memory_op(std::string name, OpFamily family, double count, double elements_read,
                           double elements_written, double flops_per_element) {
-    out_.ops.push_back(make_memory_operator(std::move(name), family, count, (elements_read + elements_written) * act_bytes_,
-                                            flops_per_element * std::max(elements_read, elements_written),
-                                            p_.activations));
-    return out_.ops.back();
+    Operator& op = out_.ops.emplace_back();
+    set_memory_operator(op, std::move(name), family, count, (elements_read + elements_written) * act_bytes_,
+                        flops_per_element * std::max(elements_read, elements_written), p_.activations);
+    return op;
   }
 
   // RMSNorm runs as one kernel in a stack that fuses the add into it (vLLM's

@@ -184,6 +184,11 @@ struct StepOperators {
 Operator make_gemm_operator(std::string name, double count, int64_t m, int64_t n, int64_t k,
                             double act_bytes, double weight_bytes, Dtype compute_dtype, bool bias = false,
                             double dequant_ops_per_weight = 0);
+// The same written into `op`, a default Operator (one just emplaced in a
+// step's list): a builder fills its list in place, no operator copied into it.
+void set_gemm_operator(Operator& op, std::string name, double count, int64_t m, int64_t n, int64_t k,
+                       double act_bytes, double weight_bytes, Dtype compute_dtype, bool bias = false,
+                       double dequant_ops_per_weight = 0);
 
 // A GEMM with FP8 inputs and block scales as DeepGEMM runs it: the math
 // warpgroups promote the FP8 partial sums on the CUDA cores every 128 K
@@ -199,6 +204,8 @@ void mark_block_scaled_fp8_output(Operator& op, double output_elements, double c
 // A memory-bound kernel moving `bytes` and doing `flops` of scalar work.
 Operator make_memory_operator(std::string name, OpFamily family, double count, double bytes, double flops,
                               Dtype dtype);
+void set_memory_operator(Operator& op, std::string name, OpFamily family, double count, double bytes, double flops,
+                         Dtype dtype);  // in place (set_gemm_operator)
 
 // A collective over `group` ranks on a message of `message_bytes`.
 Operator make_collective_operator(std::string name, CollectiveKind kind, double count, double message_bytes,
