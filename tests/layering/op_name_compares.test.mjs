@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { sources } from './source_files.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -27,16 +28,6 @@ const hotFiles = [
 // `std::string_view v = x.name` (a view taken to compare), on any object.
 const nameCompare =
   /\.name\s*[!=]=|[!=]=\s*[\w\[\]()]+(\.|->)name\b|(\.|->)name\.(rfind|find|compare|substr|starts_with|ends_with)\s*\(|starts_with\s*\([^,]*\bname\b|string_view\s+\w+\s*=\s*\w+(\.|->)name\b/;
-
-function sources(dir) {
-  const out = [];
-  for (const e of fs.readdirSync(path.join(repo, dir), { withFileTypes: true })) {
-    const rel = path.join(dir, e.name);
-    if (e.isDirectory()) out.push(...sources(rel));
-    else if (/\.(cpp|hpp)$/.test(e.name)) out.push(rel);
-  }
-  return out;
-}
 
 function findings(file, text) {
   const out = [];
@@ -62,7 +53,7 @@ test('the scanner finds name compares, not roles or name assignments', () => {
 });
 
 test('no operator name compare on the serving step path', () => {
-  const files = [...sources('engine/serve'), ...hotFiles];
+  const files = [...sources(repo, 'engine/serve'), ...hotFiles];
   const found = [];
   for (const file of files) found.push(...findings(file, fs.readFileSync(path.join(repo, file), 'utf8')));
   assert.deepEqual(found, [], 'branch on Operator::role (model/operators.hpp OpRole), set where the operator is built');
