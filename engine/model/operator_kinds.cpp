@@ -2,6 +2,8 @@
 // forward step, the indexer's work, the serving simulator's collectives).
 #include "model/operators.hpp"
 
+#include <utility>
+
 namespace sightline {
 
 namespace {
@@ -51,11 +53,19 @@ std::string collective_name(CollectiveKind k) {
   return "?";
 }
 
-Operator make_gemm_operator(const std::string& name, double count, int64_t m, int64_t n, int64_t k,
+Operator make_gemm_operator(std::string name, double count, int64_t m, int64_t n, int64_t k,
                             double act_bytes, double weight_bytes, Dtype compute_dtype, bool bias,
                             double dequant_ops_per_weight) {
   Operator op;
-  op.name = name;
+  set_gemm_operator(op, std::move(name), count, m, n, k, act_bytes, weight_bytes, compute_dtype, bias,
+                    dequant_ops_per_weight);
+  return op;
+}
+
+void set_gemm_operator(Operator& op, std::string name, double count, int64_t m, int64_t n, int64_t k,
+                       double act_bytes, double weight_bytes, Dtype compute_dtype, bool bias,
+                       double dequant_ops_per_weight) {
+  op.name = std::move(name);
   op.family = OpFamily::Gemm;
   op.count = count;
   op.m = m;
@@ -67,7 +77,6 @@ Operator make_gemm_operator(const std::string& name, double count, int64_t m, in
              static_cast<double>(m) * n * act_bytes;
   op.dequant_ops = dequant_ops_per_weight * static_cast<double>(k) * static_cast<double>(n);
   op.weight_bytes = static_cast<double>(k) * n * weight_bytes;
-  return op;
 }
 
 void mark_block_scaled_fp8_output(Operator& op, double output_elements, double counted_bytes_per_element) {
@@ -76,21 +85,26 @@ void mark_block_scaled_fp8_output(Operator& op, double output_elements, double c
   op.serial_bytes = output_elements * kBf16Bytes;
 }
 
-Operator make_memory_operator(const std::string& name, OpFamily family, double count, double bytes, double flops,
+Operator make_memory_operator(std::string name, OpFamily family, double count, double bytes, double flops,
                               Dtype dtype) {
   Operator op;
-  op.name = name;
+  set_memory_operator(op, std::move(name), family, count, bytes, flops, dtype);
+  return op;
+}
+
+void set_memory_operator(Operator& op, std::string name, OpFamily family, double count, double bytes, double flops,
+                         Dtype dtype) {
+  op.name = std::move(name);
   op.family = family;
   op.count = count;
   op.bytes = bytes;
   op.flops = flops;
   op.compute_dtype = dtype;
-  return op;
 }
 
-Operator make_collective_operator(const std::string& name, CollectiveKind kind, double count, double message_bytes,
+Operator make_collective_operator(std::string name, CollectiveKind kind, double count, double message_bytes,
                                   int group, Dtype dtype) {
-  Operator op = make_memory_operator(name, OpFamily::Collective, count, message_bytes, 0, dtype);
+  Operator op = make_memory_operator(std::move(name), OpFamily::Collective, count, message_bytes, 0, dtype);
   op.collective = kind;
   op.group_size = group;
   op.message_bytes = message_bytes;

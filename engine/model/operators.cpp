@@ -31,18 +31,26 @@ namespace {
 
 class StepBuilder {
  public:
+  // Builds into `out`, which keeps its storage from step to step when the caller reuses it.
   StepBuilder(const ModelArch& m, const Precision& p, const ParallelLayout& layout, const BatchShape& batch,
-              const StepOptions& options)
-      : m_(m), p_(p), layout_(layout), batch_(batch), attention_(options.attention), training_(options.training),
+              const StepOptions& options, StepOperators& out)
+      : out_(out), m_(m), p_(p), layout_(layout), batch_(batch), attention_(options.attention), training_(options.training),
         routing_(options.moe), mtp_module_(options.mtp_module), fusion_(options.fusion),
+        layer_groups_(options.layer_groups),
         dims_(shard_dims(m, layout.tp)) {
     tokens_ = batch.total_new_tokens();
     act_bytes_ = dtype_bytes(p.activations);
     weight_bytes_ = weight_storage_bytes(p);
     gemm_dtype_ = gemm_compute_dtype(p);
+    // The model's string-valued choices, read once per step, not per layer.
+    layernorm_ = m.norm == "layernorm";
+    learned_positions_ = m.position_embedding == "learned";
+    rope_positions_ = m.position_embedding == "rope";
   }
 
-  StepOperators build() {
+  void build() {
+    out_.ops.clear();
+    out_.sequences = out_.padding_sequences = 0;
     // A step has a few dozen operators: one allocation instead of a
     // reallocation (and copy of every Operator) each time the list doubles.
     out_.ops.reserve(kTypicalStepOperators);
@@ -50,18 +58,25 @@ class StepBuilder {
     add_embedding();
     if (mtp_module_) add_mtp_input();
     // Identical layers are priced together, one group per layer kind.
-    for (const LayerGroup& g : m_.layer_groups()) add_layer(g.count, g.kind);
+    // A caller that builds many steps passes the model's groups computed once.
+    if (layer_groups_) {
+      for (const LayerGroup& g : *layer_groups_) add_layer(g.count, g.kind);
+    } else {
+      for (const LayerGroup& g : m_.layer_groups()) add_layer(g.count, g.kind);
+    }
     add_head();
     if (layout_.pp > 1) {
       // Activations cross each stage boundary once per step.
       add_collective("pp_send_recv", CollectiveKind::SendRecv, layout_.pp - 1,
                      static_cast<double>(tokens_) * m_.hidden_size * act_bytes_, 2);
     }
-    return std::move(out_);
   }
 
  private:
   static constexpr size_t kTypicalStepOperators = 48;
+
+  // FLOPs per element of one norm: LayerNorm's mean and variance, or RMSNorm's.
+  double norm_flops() const { return layernorm_ ? 8 : 5; }
 
   static Dtype gemm_compute_dtype(const Precision& p) {
     // Weight-only integer formats dequantize into the activation dtype;
@@ -75,52 +90,59 @@ class StepBuilder {
     return p.activations == Dtype::FP8 ? Dtype::BF16 : p.activations;
   }
 
-  void add_gemm(const std::string& name, double count, int64_t mm, int64_t nn, int64_t kk, bool bias = false) {
+  // Names are taken by value and moved along: the step is rebuilt every
+  // simulated step, and a name past the small-string size costs an allocation
+  // per copy. Returns the GEMM (its role is the caller's to tag).
+  Operator& add_gemm(std::string name, double count, int64_t mm, int64_t nn, int64_t kk, bool bias = false) {
     const bool mixer_unquantized = in_mixer_ && p_.mixer_weights_unquantized && !(in_mixer_out_ && p_.mixer_out_quantized);
     if (mixer_unquantized || (in_dense_ffn_ && p_.dense_ffn_weights_unquantized)) {
       // The checkpoint keeps this mixer's (or dense MLP's) weights in the activation dtype.
       const Dtype d = p_.activations == Dtype::FP8 ? Dtype::BF16 : p_.activations;
-      out_.ops.push_back(make_gemm_operator(name, count, mm, nn, kk, act_bytes_, dtype_bytes(d), d, bias, 0.0));
-      return;
+      Operator& op = out_.ops.emplace_back();
+      set_gemm_operator(op, std::move(name), count, mm, nn, kk, act_bytes_, dtype_bytes(d), d, bias, 0.0);
+      return op;
     }
     const bool dequant = (is_integer_weight_only(p_.weights) && gemm_dtype_ != Dtype::INT8) ||
                          (is_fp4(p_.weights) && !is_fp4(gemm_dtype_));
-    out_.ops.push_back(make_gemm_operator(name, count, mm, nn, kk, act_bytes_, weight_bytes_, gemm_dtype_, bias,
-                                          dequant ? kDequantOpsPerWeight : 0.0));
-    if (block_scaled_fp8())
-      mark_block_scaled_fp8_output(out_.ops.back(), static_cast<double>(mm) * static_cast<double>(nn), act_bytes_);
+    Operator& op = out_.ops.emplace_back();
+    set_gemm_operator(op, std::move(name), count, mm, nn, kk, act_bytes_, weight_bytes_, gemm_dtype_, bias,
+                      dequant ? kDequantOpsPerWeight : 0.0);
+    if (block_scaled_fp8()) mark_block_scaled_fp8_output(op, static_cast<double>(mm) * static_cast<double>(nn), act_bytes_);
+    return op;
   }
 
   // This step's quantized GEMMs are block-scaled FP8 (DeepGEMM-style kernels).
   bool block_scaled_fp8() const { return p_.fp8_block_scaled && gemm_dtype_ == Dtype::FP8; }
 
   // Elementwise-like kernels: `elements_read` and `elements_written` in activation dtype.
-  Operator& add_memory_op(const std::string& name, OpFamily family, double count, double elements_read,
+  Operator& add_memory_op(std::string name, OpFamily family, double count, double elements_read,
                           double elements_written, double flops_per_element) {
-    out_.ops.push_back(make_memory_operator(name, family, count, (elements_read + elements_written) * act_bytes_,
-                                            flops_per_element * std::max(elements_read, elements_written),
-                                            p_.activations));
-    return out_.ops.back();
+    Operator& op = out_.ops.emplace_back();
+    set_memory_operator(op, std::move(name), family, count, (elements_read + elements_written) * act_bytes_,
+                        flops_per_element * std::max(elements_read, elements_written), p_.activations);
+    return op;
   }
 
   // RMSNorm runs as one kernel in a stack that fuses the add into it (vLLM's
   // rms_norm / fused_add_rms_norm); LayerNorm models keep their kernels.
-  bool fused_rms_norm() const { return fusion_.fused_add_rms_norm && m_.norm != "layernorm"; }
+  bool fused_rms_norm() const { return fusion_.fused_add_rms_norm && !layernorm_; }
 
-  void add_norm(const std::string& name, double count, double norm_flops) {
+  Operator& add_norm(std::string name, double count, double norm_flops) {
     const double t = static_cast<double>(tokens_);
     const double h = static_cast<double>(m_.hidden_size);
-    add_memory_op(name, OpFamily::Norm, count, t * h, t * h, norm_flops).single_pass = fused_rms_norm();
+    Operator& op = add_memory_op(std::move(name), OpFamily::Norm, count, t * h, t * h, norm_flops);
+    op.single_pass = fused_rms_norm();
+    return op;
   }
 
-  void add_activation(const std::string& name, double count, double elements_read, double elements_written,
+  void add_activation(std::string name, double count, double elements_read, double elements_written,
                       double flops_per_element) {
-    add_memory_op(name, OpFamily::Elementwise, count, elements_read, elements_written, flops_per_element).single_pass =
+    add_memory_op(std::move(name), OpFamily::Elementwise, count, elements_read, elements_written, flops_per_element).single_pass =
         fusion_.silu_and_mul;
   }
 
-  void add_collective(const std::string& name, CollectiveKind kind, double count, double message_bytes, int group) {
-    out_.ops.push_back(make_collective_operator(name, kind, count, message_bytes, group, p_.activations));
+  void add_collective(std::string name, CollectiveKind kind, double count, double message_bytes, int group) {
+    out_.ops.push_back(make_collective_operator(std::move(name), kind, count, message_bytes, group, p_.activations));
   }
 
   void add_embedding() {
@@ -132,8 +154,8 @@ class StepBuilder {
     op.count = 1;
     op.compute_dtype = p_.activations;
     op.bytes = 2.0 * t * h * act_bytes_ + t * 4.0;  // gather rows, write hidden states, read token ids
-    out_.ops.push_back(op);
-    if (m_.position_embedding == "learned") add_memory_op("emb_position", OpFamily::Elementwise, 1, 2 * t * h, t * h, 1);
+    out_.ops.push_back(std::move(op));
+    if (learned_positions_) add_memory_op("emb_position", OpFamily::Elementwise, 1, 2 * t * h, t * h, 1);
     if (layout_.tp > 1)  // vocabulary-parallel embedding: partial rows are summed across ranks
       add_collective("emb_all_reduce", CollectiveKind::AllReduce, 1, t * h * act_bytes_, layout_.tp);
   }
@@ -141,7 +163,7 @@ class StepBuilder {
   // An MTP module's input: RMSNorm of the embedding and of the main model's
   // hidden state, then eh_proj [t, 2h] x [2h, h] (not sharded by tensor parallelism).
   void add_mtp_input() {
-    add_norm("mtp_input_norms", 2, m_.norm == "layernorm" ? 8 : 5);
+    add_norm("mtp_input_norms", 2, norm_flops());
     add_gemm("mtp_eh_proj", 1, tokens_, m_.hidden_size, 2 * m_.hidden_size);
   }
 
@@ -260,7 +282,7 @@ class StepBuilder {
         add_gemm("attn_q_a_proj", layers, t, a.q_lora_rank, h);
         add_gemm("attn_q_b_proj", layers, t, dims_.heads * qk, a.q_lora_rank);
       } else {
-        add_gemm("attn_pre_proj", layers, t, dims_.heads * qk, h);
+        add_gemm("attn_pre_proj", layers, t, dims_.heads * qk, h).role = OpRole::AttnProj;
       }
       add_gemm("attn_kv_a_proj", layers, t, a.kv_lora_rank + a.qk_rope_head_dim, h);
       // Prefill expands the latent into per-head K and V for the tokens attended.
@@ -288,8 +310,8 @@ class StepBuilder {
       const int64_t k_out = attn_.kv_heads * attn_.qk;
       const int64_t v_out = attn_.kv_heads * attn_.v;
       // Values taken from the key projection (k_eq_v) add no columns to it.
-      add_gemm("attn_pre_proj", layers, t, q_out + k_out + (attn_.k_eq_v ? 0 : v_out), h, bias);
-      if (m_.position_embedding == "rope" && kind.rope) rope_elements = static_cast<double>(t) * (q_out + k_out);
+      add_gemm("attn_pre_proj", layers, t, q_out + k_out + (attn_.k_eq_v ? 0 : v_out), h, bias).role = OpRole::AttnProj;
+      if (rope_positions_ && kind.rope) rope_elements = static_cast<double>(t) * (q_out + k_out);
       kv_write_elements = static_cast<double>(t) * (k_out + v_out);
     }
     if (rope_elements > 0)
@@ -303,12 +325,12 @@ class StepBuilder {
       op.compute_dtype = p_.kv_cache;
       op.bytes = kv_write_elements * (act_bytes_ + dtype_bytes(p_.kv_cache));
       op.flops = p_.kv_cache == p_.activations ? 0 : kv_write_elements;  // quantize on write
-      out_.ops.push_back(op);
+      out_.ops.push_back(std::move(op));
     }
     if (kind.indexer) add_indexer(layers);
     add_attention_core(layers, kind.kv_token_cap(), kind.indexer ? m_.sparse_index.topk : 0);
     in_mixer_out_ = true;  // the output projection: its own storage format (Precision::mixer_out_quantized)
-    add_gemm("attn_post_proj", layers, t, h, attn_.heads * attn_.v, m_.attention_bias);
+    add_gemm("attn_post_proj", layers, t, h, attn_.heads * attn_.v, m_.attention_bias).role = OpRole::AttnProj;
     in_mixer_out_ = false;
   }
 
@@ -347,7 +369,7 @@ class StepBuilder {
         prefix + "_scan", OpFamily::Elementwise, layers,
         2.0 * (prefill_seqs + decode_seqs) * state_elements * state_b + static_cast<double>(t) * (conv_channels + inner) * act_bytes_,
         static_cast<double>(t) * scan_flops_per_token, p_.activations);
-    out_.ops.push_back(scan);
+    out_.ops.push_back(std::move(scan));
     add_gemm(prefix + "_out_proj", layers, t, h, inner);
   }
 
@@ -387,10 +409,10 @@ class StepBuilder {
     const int64_t h = m_.hidden_size;
     const int64_t up = (m_.gated_mlp ? 2 : 1) * intermediate_per_gpu;
     in_dense_ffn_ = true;
-    add_gemm("mlp_up_proj", layers, t, up, h, m_.mlp_bias);
+    add_gemm("mlp_up_proj", layers, t, up, h, m_.mlp_bias).role = OpRole::MlpProj;
     add_activation("mlp_act", layers, static_cast<double>(t) * up,
                   static_cast<double>(t) * intermediate_per_gpu, m_.gated_mlp ? 6 : 8);
-    add_gemm("mlp_down_proj", layers, t, h, intermediate_per_gpu, m_.mlp_bias);
+    add_gemm("mlp_down_proj", layers, t, h, intermediate_per_gpu, m_.mlp_bias).role = OpRole::MlpProj;
     in_dense_ffn_ = false;
   }
 
@@ -402,21 +424,21 @@ class StepBuilder {
     const int64_t h = m_.hidden_size;
     const int64_t shared_inter = (moe.shared_intermediate() + layout_.tp - 1) / layout_.tp;
     in_dense_ffn_ = true;
-    add_gemm("moe_shared_up_proj", layers, t, (m_.gated_mlp ? 2 : 1) * shared_inter, h);
+    add_gemm("moe_shared_up_proj", layers, t, (m_.gated_mlp ? 2 : 1) * shared_inter, h).role = OpRole::MlpProj;
     add_activation("moe_shared_act", layers,
                   static_cast<double>(t) * (m_.gated_mlp ? 2 : 1) * shared_inter, static_cast<double>(t) * shared_inter,
                   6);
-    add_gemm("moe_shared_down_proj", layers, t, h, shared_inter);
+    add_gemm("moe_shared_down_proj", layers, t, h, shared_inter).role = OpRole::MlpProj;
     in_dense_ffn_ = false;
   }
 
   // One grouped GEMM over the experts hit: `load.experts_hit` problems of
   // tokens_per_expert × nn × kk. Only the hit experts' weights are read; the
   // FLOPs are those of the tokens actually routed.
-  void add_grouped_expert_gemm(const std::string& name, double layers, const MoeLoad& load, int64_t nn, int64_t kk) {
+  void add_grouped_expert_gemm(std::string name, double layers, const MoeLoad& load, int64_t nn, int64_t kk) {
     const int64_t rows = static_cast<int64_t>(std::ceil(load.tokens_per_expert));
-    add_gemm(name, layers, rows, nn, kk, m_.moe.expert_bias);
-    Operator& op = out_.ops.back();
+    Operator& op = add_gemm(std::move(name), layers, rows, nn, kk, m_.moe.expert_bias);
+    op.role = OpRole::ExpertGemm;
     const double weights = static_cast<double>(kk) * static_cast<double>(nn);
     op.groups = load.experts_hit;
     op.flops = 2.0 * load.assignments * weights + (m_.moe.expert_bias ? load.assignments * nn : 0.0);
@@ -449,7 +471,7 @@ class StepBuilder {
       const Dtype d = p_.activations == Dtype::FP8 ? Dtype::BF16 : p_.activations;
       Operator op = make_gemm_operator("moe_router", layers, t, moe.num_experts, h, act_bytes_, dtype_bytes(d), d);
       op.family = OpFamily::MoeRouter;
-      out_.ops.push_back(op);
+      out_.ops.push_back(std::move(op));
     }
     // Softmax (or sigmoid) over the E logits and the top-k selection: ids and weights out.
     add_memory_op("moe_topk", OpFamily::Elementwise, layers, td * E, 2.0 * td * moe.top_k, 8);
@@ -511,10 +533,10 @@ class StepBuilder {
     const int64_t tokens_per_expert = static_cast<int64_t>(std::ceil(assignments / experts_hit));
     const int64_t up = (m_.gated_mlp ? 2 : 1) * e_inter;
     add_latent_proj("moe_latent_down_proj", layers, w, h);
-    add_gemm("moe_expert_up_proj", layers * experts_hit, tokens_per_expert, up, w);
+    add_gemm("moe_expert_up_proj", layers * experts_hit, tokens_per_expert, up, w).role = OpRole::ExpertGemm;
     add_activation("moe_expert_act", layers * experts_hit, static_cast<double>(tokens_per_expert) * up,
                    static_cast<double>(tokens_per_expert) * e_inter, 6);
-    add_gemm("moe_expert_down_proj", layers * experts_hit, tokens_per_expert, w, e_inter);
+    add_gemm("moe_expert_down_proj", layers * experts_hit, tokens_per_expert, w, e_inter).role = OpRole::ExpertGemm;
     add_latent_proj("moe_latent_up_proj", layers, h, w);
     add_shared_experts(layers);
   }
@@ -523,13 +545,13 @@ class StepBuilder {
     const double layers = layer_count;
     const double t = static_cast<double>(tokens_);
     const double h = static_cast<double>(m_.hidden_size);
-    const double norm_flops = m_.norm == "layernorm" ? 8 : 5;
+    const double norm_flops = this->norm_flops();
     const double hidden_bytes = t * h * act_bytes_;
     const bool mixer = kind.mixer != LayerMixer::None;
     const bool ffn = kind.ffn != LayerFfn::None;
     const size_t first_op = out_.ops.size();
     if (mixer) {
-      add_norm("input_layernorm", layers, norm_flops);
+      add_norm("input_layernorm", layers, norm_flops).role = OpRole::ResidualNorm;
       in_mixer_ = true;
       switch (kind.mixer) {
         case LayerMixer::Attention: add_attention_block(layers, kind); break;
@@ -541,11 +563,11 @@ class StepBuilder {
     }
     if (mixer && ffn && !m_.parallel_attn_mlp) {
       if (layout_.tp > 1) add_collective("attn_all_reduce", CollectiveKind::AllReduce, layers, hidden_bytes, layout_.tp);
-      add_norm("post_attention_layernorm", layers, norm_flops);
-    } else if (mixer && ffn && m_.norm == "layernorm") {
-      add_norm("post_attention_layernorm", layers, norm_flops);
+      add_norm("post_attention_layernorm", layers, norm_flops).role = OpRole::ResidualNorm;
+    } else if (mixer && ffn && layernorm_) {
+      add_norm("post_attention_layernorm", layers, norm_flops).role = OpRole::ResidualNorm;
     } else if (!mixer) {
-      add_norm("input_layernorm", layers, norm_flops);
+      add_norm("input_layernorm", layers, norm_flops).role = OpRole::ResidualNorm;
     }
     if (kind.ffn == LayerFfn::Moe) add_moe_mlp(layers);
     else if (kind.ffn == LayerFfn::Dense)
@@ -566,8 +588,7 @@ class StepBuilder {
     double absorbed = 0;
     for (size_t i = first_op; i < out_.ops.size() && absorbed < adds; ++i) {
       Operator& op = out_.ops[i];
-      if (op.family != OpFamily::Norm || (op.name != "input_layernorm" && op.name != "post_attention_layernorm"))
-        continue;
+      if (op.role != OpRole::ResidualNorm) continue;
       op.bytes = 4 * hidden_elements * act_bytes_;
       absorbed += 1;
     }
@@ -576,7 +597,7 @@ class StepBuilder {
 
   void add_head() {
     const double h = static_cast<double>(m_.hidden_size);
-    add_norm("final_layernorm", 1, m_.norm == "layernorm" ? 8 : 5);
+    add_norm("final_layernorm", 1, norm_flops());
     // Inference needs logits only for each sequence's last position in this
     // step; training needs them (and the loss) for every token.
     int64_t rows = 0;
@@ -596,7 +617,7 @@ class StepBuilder {
     op.flops = 2.0 * rows * dims_.vocab * h;
     op.bytes = rows * h * act_bytes_ + static_cast<double>(dims_.vocab) * h * act_bytes_ + rows * dims_.vocab * 4.0;
     op.weight_bytes = static_cast<double>(dims_.vocab) * h * act_bytes_;
-    out_.ops.push_back(op);
+    out_.ops.push_back(std::move(op));
     if (layout_.tp > 1) {
       // Inference gathers the vocabulary shards' logits; training's
       // vocabulary-parallel cross-entropy only all-reduces per-row max and sum.
@@ -611,9 +632,10 @@ class StepBuilder {
     sample.compute_dtype = Dtype::FP32;
     sample.flops = 5.0 * rows * m_.vocab_size;
     sample.bytes = 2.0 * rows * m_.vocab_size * 4.0;  // softmax reads logits, writes probabilities
-    out_.ops.push_back(sample);
+    out_.ops.push_back(std::move(sample));
   }
 
+  StepOperators& out_;
   const ModelArch& m_;
   const Precision& p_;
   const ParallelLayout& layout_;
@@ -623,6 +645,7 @@ class StepBuilder {
   MoeRouting routing_;
   bool mtp_module_ = false;
   KernelFusion fusion_;
+  const std::vector<LayerGroup>* layer_groups_ = nullptr;
   ShardDims dims_;
   // Per GPU: the attention shape of the layer kind being built (set_attention_dims).
   struct AttentionDims {
@@ -635,11 +658,13 @@ class StepBuilder {
   int64_t tokens_ = 0;
   double act_bytes_ = 2;
   double weight_bytes_ = 2;
+  bool layernorm_ = false;          // LayerNorm (else RMSNorm)
+  bool learned_positions_ = false;  // a learned position embedding table
+  bool rope_positions_ = false;     // rotary position embedding
   bool in_mixer_ = false;  // building a layer's attention / recurrent mixer
   bool in_mixer_out_ = false;  // building the attention's output projection
   bool in_dense_ffn_ = false;  // building a dense MLP or the shared experts
   Dtype gemm_dtype_ = Dtype::BF16;
-  StepOperators out_;
 };
 
 }  // namespace
@@ -652,7 +677,14 @@ double weight_bytes_read(const StepOperators& step) {
 
 StepOperators build_forward_step(const ModelArch& m, const Precision& p, const ParallelLayout& layout,
                                  const BatchShape& batch, const StepOptions& options) {
-  return StepBuilder(m, p, layout, batch, options).build();
+  StepOperators out;
+  StepBuilder(m, p, layout, batch, options, out).build();
+  return out;
+}
+
+void build_forward_step_into(const ModelArch& m, const Precision& p, const ParallelLayout& layout,
+                             const BatchShape& batch, const StepOptions& options, StepOperators& out) {
+  StepBuilder(m, p, layout, batch, options, out).build();
 }
 
 }  // namespace sightline

@@ -29,6 +29,19 @@ enum class OpFamily {
 
 std::string op_family_name(OpFamily f);
 
+// What code downstream of the step builder branches on, tagged where the
+// operator is built: the step is rebuilt and priced every simulated step, so
+// no hot path compares operator names (tests/layering/op_name_compares checks).
+// `name` stays for output and the measured-data columns.
+enum class OpRole : uint8_t {
+  Other,
+  AttnProj,      // attn_pre_proj, attn_post_proj: LoRA's attention targets
+  MlpProj,       // mlp_up/down_proj, moe_shared_up/down_proj: LoRA's all-linear targets
+  ExpertGemm,    // moe_expert_up/down_proj: the routed experts' GEMMs
+  LoraGemm,      // lora_shrink, lora_expand
+  ResidualNorm,  // input_layernorm, post_attention_layernorm: absorb a residual add when fused
+};
+
 enum class CollectiveKind { AllReduce, AllGather, ReduceScatter, AllToAll, SendRecv, Broadcast };
 std::string collective_name(CollectiveKind k);
 
@@ -74,6 +87,9 @@ struct StepOptions {
   // to h (eh_proj, replicated on every rank) before its decoder layer.
   bool mtp_module = false;
   KernelFusion fusion;
+  // The model's layer_groups(), computed once by a caller that builds a step
+  // per simulated step (they do not change within a run); null: computed here.
+  const std::vector<LayerGroup>* layer_groups = nullptr;
 };
 
 struct Precision {
@@ -121,6 +137,7 @@ struct ParallelLayout {
 struct Operator {
   std::string name;       // e.g. "attn_pre_proj", matching the measured-data columns
   OpFamily family = OpFamily::Elementwise;
+  OpRole role = OpRole::Other;
   double count = 1;       // invocations per step (layers, experts hit, ...)
   double flops = 0;       // per invocation
   double bytes = 0;       // per invocation, HBM traffic
@@ -167,9 +184,14 @@ struct StepOperators {
 // One GEMM C[m,n] = A[m,k]·B[k,n] with A and C in the activation dtype and B
 // (the weights) stored at `weight_bytes` per element. Weight-only integer
 // formats also dequantize every weight once per call on the CUDA cores.
-Operator make_gemm_operator(const std::string& name, double count, int64_t m, int64_t n, int64_t k,
+Operator make_gemm_operator(std::string name, double count, int64_t m, int64_t n, int64_t k,
                             double act_bytes, double weight_bytes, Dtype compute_dtype, bool bias = false,
                             double dequant_ops_per_weight = 0);
+// The same written into `op`, a default Operator (one just emplaced in a
+// step's list): a builder fills its list in place, no operator copied into it.
+void set_gemm_operator(Operator& op, std::string name, double count, int64_t m, int64_t n, int64_t k,
+                       double act_bytes, double weight_bytes, Dtype compute_dtype, bool bias = false,
+                       double dequant_ops_per_weight = 0);
 
 // A GEMM with FP8 inputs and block scales as DeepGEMM runs it: the math
 // warpgroups promote the FP8 partial sums on the CUDA cores every 128 K
@@ -183,11 +205,13 @@ Operator make_gemm_operator(const std::string& name, double count, int64_t m, in
 void mark_block_scaled_fp8_output(Operator& op, double output_elements, double counted_bytes_per_element);
 
 // A memory-bound kernel moving `bytes` and doing `flops` of scalar work.
-Operator make_memory_operator(const std::string& name, OpFamily family, double count, double bytes, double flops,
+Operator make_memory_operator(std::string name, OpFamily family, double count, double bytes, double flops,
                               Dtype dtype);
+void set_memory_operator(Operator& op, std::string name, OpFamily family, double count, double bytes, double flops,
+                         Dtype dtype);  // in place (set_gemm_operator)
 
 // A collective over `group` ranks on a message of `message_bytes`.
-Operator make_collective_operator(const std::string& name, CollectiveKind kind, double count, double message_bytes,
+Operator make_collective_operator(std::string name, CollectiveKind kind, double count, double message_bytes,
                                   int group, Dtype dtype);
 
 // ALU operations to dequantize one int4/int8 weight: unpack (shift, mask),
@@ -227,6 +251,10 @@ double kv_bytes_per_token_per_gpu(const ModelArch& m, const Precision& p, int tp
 // in sequence) for one GPU's tensor-parallel shard.
 StepOperators build_forward_step(const ModelArch& m, const Precision& p, const ParallelLayout& layout,
                                  const BatchShape& batch, const StepOptions& options);
+// The same into `out` (every field overwritten): a caller that builds a step
+// per simulated step keeps the list's storage instead of allocating it each time.
+void build_forward_step_into(const ModelArch& m, const Precision& p, const ParallelLayout& layout,
+                             const BatchShape& batch, const StepOptions& options, StepOperators& out);
 
 // Weight bytes a step reads from HBM (every operator's weight_bytes × count):
 // for an MoE, only the experts the batch hits.

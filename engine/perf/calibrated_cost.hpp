@@ -59,7 +59,8 @@ class CalibratedCostModel : public KernelCostModel {
   // A model instance belongs to one job (make_cost_setup makes one per
   // setup), so the memo needs no lock. It is direct-mapped (a shape
   // overwrites the slot its hash picks), so it stays small and a lookup is
-  // one probe.
+  // one probe. (16k slots instead of 4k showed no CPU gain on I5.5 or I2.3
+  // beyond the noise, for about 10 MB more peak memory.)
   struct GemmKey {
     int64_t m = 0, n = 0, k = 0;
     double groups = 1;

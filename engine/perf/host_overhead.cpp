@@ -120,14 +120,21 @@ HostTime host_time(const StepOperators& step, const SoftwareStack& stack) {
 StepOperators build_served_step(const ModelArch& m, const Precision& p, const ParallelLayout& layout,
                                 const BatchShape& batch, const StepOptions& options, const SoftwareStack& stack,
                                 BatchShape* ran) {
+  StepOperators ops;
+  build_served_step_into(m, p, layout, batch, options, stack, ran, ops);
+  return ops;
+}
+
+void build_served_step_into(const ModelArch& m, const Precision& p, const ParallelLayout& layout,
+                            const BatchShape& batch, const StepOptions& options, const SoftwareStack& stack,
+                            BatchShape* ran, StepOperators& out) {
   int64_t padding = 0;
   const bool decode_graphs = stack.cuda_graphs != "none";
   BatchShape local;
   BatchShape& padded = ran ? *ran : local;  // the caller's shape keeps its storage from step to step
   graph_pad_into(batch, stack.graph_batch_sizes, decode_graphs, padded, &padding);
-  StepOperators ops = build_forward_step(m, p, layout, padded, options);
-  ops.padding_sequences = padding;
-  return ops;
+  build_forward_step_into(m, p, layout, padded, options, out);
+  out.padding_sequences = padding;
 }
 
 double step_wall_time_s(double gpu_s, const HostTime& host, const SoftwareStack& stack) {

@@ -25,6 +25,7 @@ void price_step_into(const StepOperators& step, const KernelCostModel& model, co
     PricedOperator& p = out.parts[i];
     p.name = op.name;
     p.family = op.family;
+    p.role = op.role;
     p.count = op.count;
     p.time_s = c.time_s * op.count;
     p.time_low_s = c.time_low_s * op.count;

@@ -12,6 +12,7 @@ namespace sightline {
 struct PricedOperator {
   std::string name;
   OpFamily family = OpFamily::Elementwise;
+  OpRole role = OpRole::Other;  // the operator's (model/operators.hpp)
   double count = 0;
   double time_s = 0;   // all invocations in the step
   double time_low_s = 0, time_high_s = 0;  // 80% interval

@@ -15,8 +15,6 @@ namespace {
 
 constexpr int kFamilies = 11;  // OpFamily values
 
-bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
-
 }  // namespace
 
 double Simulation::price(int cost_index, const BatchShape& shape, int adapters, bool accumulate, PeakWork* work) {
@@ -24,6 +22,7 @@ double Simulation::price(int cost_index, const BatchShape& shape, int adapters, 
   StepOptions options;
   options.attention = s_.serving->attention;
   options.fusion = s_.cost_model.software_stack.fusion;
+  options.layer_groups = &c.layer_groups;
   // An MTP draft is part of the target: its MoE layer is routed and placed
   // like the target's (same experts per GPU, same all-to-alls).
   const bool mtp = c.draft && spec_.speculative.method == SpecMethod::Mtp;
@@ -35,7 +34,8 @@ double Simulation::price(int cost_index, const BatchShape& shape, int adapters, 
   // The engine pads a graph decode batch to its captured size: the dummy
   // rows run every kernel, the all-to-alls included.
   BatchShape& ran = ran_scratch_;
-  StepOperators ops = build_served_step(*c.model, s_.precision, c.layout, shape, options, s_.cost_model.software_stack, &ran);
+  StepOperators& ops = ops_scratch_;
+  build_served_step_into(*c.model, s_.precision, c.layout, shape, options, s_.cost_model.software_stack, &ran, ops);
   const double act_b = dtype_bytes(s_.precision.activations == Dtype::FP8 ? Dtype::BF16 : s_.precision.activations);
   if (routed && spec_.moe.expert_parallel > 1)
     append_moe_all_to_all(spec_.moe, *c.model, s_.precision.activations, ran, options.moe, ops);
@@ -49,14 +49,14 @@ double Simulation::price(int cost_index, const BatchShape& shape, int adapters, 
     for (size_t i = 0; i < n; ++i) {
       if (ops.ops[i].family != OpFamily::Gemm) continue;
       const Operator& base = ops.ops[i];
-      const bool attn = base.name == "attn_pre_proj" || base.name == "attn_post_proj";
-      const bool mlp = base.name == "mlp_up_proj" || base.name == "mlp_down_proj" ||
-                       base.name == "moe_shared_up_proj" || base.name == "moe_shared_down_proj";
+      const bool attn = base.role == OpRole::AttnProj;
+      const bool mlp = base.role == OpRole::MlpProj;
       if (!(attn || (all && mlp))) continue;
       const double m = static_cast<double>(base.m);
       Operator shrink;
       shrink.name = "lora_shrink";
       shrink.family = OpFamily::Gemm;
+      shrink.role = OpRole::LoraGemm;
       shrink.count = base.count;
       shrink.m = base.m;
       shrink.n = spec_.lora.rank;
@@ -88,8 +88,8 @@ double Simulation::price(int cost_index, const BatchShape& shape, int adapters, 
     for (const PricedOperator& p : sc.parts) {
       const int f = static_cast<int>(p.family);
       if (f >= 0 && f < kFamilies) family_s_[f] += p.time_s;
-      if (moe && p.family == OpFamily::Gemm && starts_with(p.name, "moe_expert")) expert_s_ += p.time_s;
-      if (lora && p.family == OpFamily::Gemm && starts_with(p.name, "lora_")) lora_gemm_s_ += p.time_s;
+      if (moe && p.family == OpFamily::Gemm && p.role == OpRole::ExpertGemm) expert_s_ += p.time_s;
+      if (lora && p.family == OpFamily::Gemm && p.role == OpRole::LoraGemm) lora_gemm_s_ += p.time_s;
     }
   }
   return sc.time_s;

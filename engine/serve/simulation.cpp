@@ -40,6 +40,7 @@ Simulation::Simulation(const Scenario& scenario, const WorkloadOverride& overrid
     c.scenario->serving->parallelism = layout;
     c.setup = make_cost_setup(c.scenario->cost_model, c.scenario->hardware);
     c.model = &c.scenario->model;
+    c.layer_groups = c.model->layer_groups();
     c.layout = layout;
     c.draft = draft;
     costs_.push_back(std::move(c));

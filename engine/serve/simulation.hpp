@@ -113,6 +113,7 @@ class Simulation : private SchedulerHost, private ReplicaLoads {
     const ModelArch* model = nullptr;
     ParallelLayout layout;
     bool draft = false;
+    std::vector<LayerGroup> layer_groups;  // model->layer_groups(), once: every step's build reads them
   };
 
   // events
@@ -217,6 +218,7 @@ class Simulation : private SchedulerHost, private ReplicaLoads {
   // nothing in the steady state: the shape as run (graph padding) and the priced parts.
   BatchShape ran_scratch_;
   StepCost priced_scratch_;
+  StepOperators ops_scratch_;  // the step being priced: its storage kept from step to step
   std::vector<ReplicaMemoryPlan> pool_memory_;
   std::vector<Req> reqs_;
   std::vector<HandoffRecord> handoffs_;  // indexed by SimRequest::handoff

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { sources } from './source_files.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 // Native-only maintainer fits (calibrate, calibrate-comm, fit): they write
@@ -15,19 +16,9 @@ const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const nativeOnly = new Set(['engine/perf/calibrate.cpp', 'engine/comm/comm_fit.cpp', 'engine/api/calibration_fit.cpp']);
 const libm = /\bstd::(exp|exp2|expm1|log|log2|log10|log1p|pow|cbrt|sin|cos|tan|asin|acos|atan|atan2|sinh|cosh|tanh|erf|erfc|lgamma|tgamma)\s*\(/;
 
-function sources(dir) {
-  const out = [];
-  for (const e of fs.readdirSync(path.join(repo, dir), { withFileTypes: true })) {
-    const rel = path.join(dir, e.name);
-    if (e.isDirectory()) out.push(...sources(rel));
-    else if (/\.(cpp|hpp)$/.test(e.name)) out.push(rel);
-  }
-  return out;
-}
-
 test('no libm transcendental outside core/det_math on the paths that run in wasm', () => {
   const findings = [];
-  for (const file of [...sources('engine'), ...sources('wasm')]) {
+  for (const file of [...sources(repo, 'engine'), ...sources(repo, 'wasm')]) {
     if (file.startsWith('engine/core/det_math') || nativeOnly.has(file)) continue;
     fs.readFileSync(path.join(repo, file), 'utf8').split('\n').forEach((line, i) => {
       const code = line.replace(/\/\/.*$/, '');
