@@ -21,7 +21,7 @@ bool is_network(const InterconnectSpec& link) { return link.kind == "infiniband"
 
 // Fixed starting values (never a previously shipped file), so a calibration
 // regenerates identically from the same measurements.
-CommCalibration default_calibration(const InterconnectSpec& link) {
+CommCalibration default_comm_calibration(const InterconnectSpec& link) {
   CommCalibration base;
   base.ring.provenance = "defaults (the preset's latency_us, 1 MiB chunks)";
   base.ring.eta_bandwidth = 0.8;
@@ -53,7 +53,7 @@ json transfer_error_preset(const std::vector<CollectiveSample>& samples, const s
   for (const InterconnectSpec& from_link : links) {
     if (single_level_rows(samples, from_link.id) < 4) continue;
     const CommCalibration alone =
-        fit_comm_calibration(from_link, samples, default_calibration(from_link), "its own calls alone");
+        fit_comm_calibration(from_link, samples, default_comm_calibration(from_link), "its own calls alone");
     for (const InterconnectSpec& to : links) {
       if (to.id == from_link.id || is_network(to) != is_network(from_link)) continue;
       const std::vector<double> r = transfer_log_residuals(samples, to, alone);
@@ -134,7 +134,7 @@ int cmd_calibrate_comm(const Args& args) {
                 std::to_string(used) + " rows)";
     }
     if (samples.empty()) fail(error_code::kMissingKey, "", "no measurements of " + link_id + " in the inputs");
-    const CommCalibration base = default_calibration(link);
+    const CommCalibration base = default_comm_calibration(link);
     std::optional<CommCalibration> shape;
     if (!shape_path.empty()) {
       std::string text;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/error.hpp"
 #include "presets/preset_store.hpp"
 
 namespace sightline {
