@@ -119,11 +119,23 @@ void IntervalJob::finish_run(size_t i) {
     }
   }
   // The paired short runs are done: an overloaded run (or central run) means
-  // a short run says little about a long one, so both bounds run in full.
+  // a short run says little about a long one, and so does a short run that
+  // could not give a figure the full run gives (a steady window too short to
+  // judge, across many replicas): both bounds run in full.
   if (paired() && i == 3 && !fallback_) {
     const bool overloaded = runs_[0].job->overloaded() || runs_[1].overloaded || runs_[2].overloaded || runs_[3].overloaded;
-    if (overloaded) {
+    // Only the bound runs count: a figure the short central run lacks (the
+    // max-QPS search) takes the bound run's own value (attach_paired_intervals).
+    bool short_runs_lack_a_figure = false;
+    for (const KeyMetric& k : runs_[0].job->interval_figures())
+      for (size_t j = 2; j <= 3; ++j) {
+        bool have = false;
+        for (const KeyMetric& l : runs_[j].figures) have = have || (l.id == k.id && l.numeric());
+        short_runs_lack_a_figure = short_runs_lack_a_figure || (k.numeric() && !have);
+      }
+    if (overloaded || short_runs_lack_a_figure) {
       fallback_ = true;
+      fallback_lacked_figure_ = !overloaded;
       for (CostBound b : {CostBound::Low, CostBound::High}) {
         // The short runs' max-QPS searches already ran at full length: not again.
         Run full;
@@ -219,8 +231,10 @@ json IntervalJob::result() const {
                  {"requests", total},
                  {"short_run_requests", short_requests_}};
     runs["meaning"] =
-        fallback_ ? "the paired short bound runs found the system overloaded (latencies grow with the run's length), "
-                    "so both bounds ran in full"
+        fallback_ ? (fallback_lacked_figure_
+                         ? "the paired short bound runs were too short to give every headline figure, so both bounds ran in full"
+                         : "the paired short bound runs found the system overloaded (latencies grow with the run's length), "
+                           "so both bounds ran in full")
                   : "the bounds ran on the first short_run_requests requests of the same workload, beside a central "
                     "run of the same requests; each bound's value is the full central value times its ratio to the "
                     "short central run (docs/cost-model.md gives the measured agreement with full bound runs)";

@@ -74,6 +74,7 @@ class IntervalJob : public Job {
   IntervalMode mode_;
   int64_t short_requests_ = 0;  // > 0: the paired short runs
   bool fallback_ = false;       // the paired runs were overloaded: full bound runs follow
+  bool fallback_lacked_figure_ = false;  // ... or lacked a figure of the full run
   std::vector<Run> runs_;       // central first, then the bound runs in order
   size_t next_ = 0;
   AccuracySummary accuracy_;

@@ -10,7 +10,8 @@
 const SIZE_OR_COUNT_UNITS = new Set(['GiB', 'MiB', 'KiB', 'GB', 'tokens', 'requests', 'seq', 'M', '']);
 // Ratios and shares of sizes or counts (same reason), by id.
 const SIZE_OR_COUNT_RATIOS = new Set(['compare_activation_ratio', 'compare_memory_ratio', 'compare_kv_capacity_ratio',
-  'compare_kv_peak_ratio', 'quant_weight_reduction', 'kv_reduction_vs_mha', 'kv_peak_utilization', 'prefix_hit_rate']);
+  'compare_kv_peak_ratio', 'quant_weight_reduction', 'kv_reduction_vs_mha', 'kv_peak_utilization', 'prefix_hit_rate',
+  'session_returning_hit_rate']);
 
 function entries(km) {
   if (Array.isArray(km)) return km.map((e) => [e.id, e]);
