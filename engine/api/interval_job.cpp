@@ -128,11 +128,8 @@ void IntervalJob::finish_run(size_t i) {
     // max-QPS search) takes the bound run's own value (attach_paired_intervals).
     bool short_runs_lack_a_figure = false;
     for (const KeyMetric& k : runs_[0].job->interval_figures())
-      for (size_t j = 2; j <= 3; ++j) {
-        bool have = false;
-        for (const KeyMetric& l : runs_[j].figures) have = have || (l.id == k.id && l.numeric());
-        short_runs_lack_a_figure = short_runs_lack_a_figure || (k.numeric() && !have);
-      }
+      for (size_t j = 2; j <= 3; ++j)
+        short_runs_lack_a_figure = short_runs_lack_a_figure || (k.numeric() && !numeric_value(runs_[j].figures, k.id));
     if (overloaded || short_runs_lack_a_figure) {
       fallback_ = true;
       fallback_lacked_figure_ = !overloaded;

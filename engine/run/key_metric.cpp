@@ -50,13 +50,12 @@ void set_interval(KeyMetric& k, const IntervalSpan& s) {
   k.high = s.high;
 }
 
-// The value of metric `id` in `run`, or null when the run lacks a number for it.
+}  // namespace
+
 const double* numeric_value(const KeyMetrics& run, const std::string& id) {
   const KeyMetric* b = find_by_id(run, id);
   return b && b->numeric() ? &b->value : nullptr;
 }
-
-}  // namespace
 
 void attach_intervals(KeyMetrics& central, const KeyMetrics& low_run, const KeyMetrics& high_run) {
   for (KeyMetric& k : central) {

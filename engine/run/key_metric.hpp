@@ -44,6 +44,9 @@ IntervalSpan interval_span(double central, double at_low_bound, double at_high_b
 // The same where a bound run may lack the figure: only the present values count.
 IntervalSpan interval_span(double central, const double* at_low_bound, const double* at_high_bound);
 
+// The value of metric `id` in `run`, or null when the run lacks a number for it.
+const double* numeric_value(const KeyMetrics& run, const std::string& id);
+
 // Sets low/high on every numeric metric of `central` from the same id in the
 // runs at the low and high cost bounds, by interval_span.
 // A metric no bound moves (a size or a count) gets no interval, unless the
