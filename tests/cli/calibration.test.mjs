@@ -1,13 +1,13 @@
-// The shipped calibrations are reproducible from the data they are fitted on,
-// and the accuracy report meets the cost-model issue's bounds. Needs the
-// shared data next to the repository (../shared/data), as CI has it.
+// The shipped calibrations are reproducible from the data they are fitted on
+// (the accuracy report's bounds are in accuracy_report.test.mjs: a file of
+// its own, so that the two longest CLI tests run side by side in CI). Needs
+// the shared data next to the repository (../shared/data), as CI has it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { cliPath, repoRoot } from '../wasm/wasm_module.mjs';
 
 const dataDir = path.resolve(repoRoot, '..', 'shared', 'data');
@@ -45,36 +45,4 @@ test('the collective transfer error regenerates byte for byte from the collectiv
   assert.equal(readFileSync(file, 'utf8'), readFileSync(shipped, 'utf8'));
   const band = JSON.parse(readFileSync(shipped, 'utf8'));
   assert.ok(band.samples >= 50 && band.log_q10 < 0 && band.log_q90 > 0);
-});
-
-test('accuracy report: GEMM leave-one-model-out median <= 8%, collectives >= 1 MiB median <= 10%; the accuracy page shows it', { skip }, async () => {
-  const report = JSON.parse(execFileSync(cliPath, ['report-accuracy', '--data', dataDir, '--format', 'json', '--max-work-units', '60000000']).toString());
-  for (const [gpu, r] of Object.entries(report.leave_one_model_out)) {
-    assert.ok(r.models >= 6, `${gpu}: at least 6 models`);
-    assert.ok(r.by_class.gemm.median_ape <= 0.08, `${gpu} GEMM median ${r.by_class.gemm.median_ape}`);
-  }
-  for (const [link, r] of Object.entries(report.collectives.leave_one_out)) {
-    assert.ok(r.samples >= 4, link);
-    assert.ok(r.median_ape <= 0.10, `${link} median ${r.median_ape}`);
-  }
-  // The cross-generation tier is reported, not hidden: GEMMs transfer well between A100 and A40.
-  assert.ok(report.cross_generation['a100-80g-sxm -> a40'].gemm.median_ape < 0.15);
-  // Target-measured H100 per operator family (leave one shape group out of our sweep), issue 22's bound
-  // of 10%. The elementwise class (device copies, 13.3%) is not held to it yet: see docs/accuracy.md.
-  const h100 = report.leave_one_group_out['h100-sxm'].by_class;
-  for (const cls of ['gemm', 'attention_prefill', 'attention_decode', 'norm', 'residual_add', 'activation', 'rope'])
-    assert.ok(h100[cls].median_ape <= 0.10, `h100-sxm ${cls} median ${h100[cls].median_ape}`);
-  // Leave-one-GPU-out (issue 36): every measured GPU left out in turn, priced
-  // from the nearest other one; GEMMs transfer within 10% at the median.
-  const left = Object.entries(report.leave_one_gpu_out);
-  assert.ok(left.length >= 4, JSON.stringify(Object.keys(report.leave_one_gpu_out)));
-  for (const [gpu, r] of left) {
-    assert.notEqual(r.from, gpu);
-    assert.ok(r.by_class.gemm.median_ape <= 0.10, `${gpu} from ${r.from}: GEMM median ${r.by_class.gemm.median_ape}`);
-  }
-  // The accuracy page shows these figures as the engine computed them (one
-  // run of the report serves both checks: it takes minutes of CPU).
-  const { tables, render } = await import(pathToFileURL(path.join(repoRoot, 'web', 'accuracy-tables.mjs')).href);
-  const html = readFileSync(path.join(repoRoot, 'web', 'src', 'accuracy.html'), 'utf8');
-  assert.equal(render(html, tables(report)), html, 'web/src/accuracy.html is stale: run node web/accuracy-tables.mjs');
 });

@@ -96,7 +96,7 @@ test('report-accuracy: a data folder over the default budget by size is refused 
   sized('data/vidur-profiling/compute/a40/m/mlp.csv', 1000);
   refused(['report-accuracy', '--data', data], kDefault);
   // The shipped data (51M units, about 130 s of CPU) is over the default of about 60 s (d512b15 let it
-  // run at 60M): refused unread. It runs with the flag: tests/cli/calibration.test.mjs.
+  // run at 60M): refused unread. It runs with the flag: tests/cli/accuracy_report.test.mjs.
   const msg = refused(['report-accuracy'], kDefault);
   assert.match(msg, /needs at least 5\.[0-9]+e\+07 work units/);
   refused(['report-accuracy', '--max-work-units', '1000'], 1000);

@@ -55,7 +55,11 @@ TEST_CASE("boundary: a throw inside every API entry is an internal_error envelop
       {"Engine::result", [&] { return engine.result(1); }},
       {"Engine::cancel", [&] { return engine.cancel(1); }},
   };
-  for (const auto& [name, call] : entries) {
+  for (const auto& entry : entries) {
+    // Named copies, not a structured binding: CAPTURE's lambda cannot capture
+    // a binding before C++20, and clang (the sanitizer build) refuses it.
+    const auto& name = entry.first;
+    const auto& call = entry.second;
     for (const char* kind : {"", "int", "alloc"}) {
       CAPTURE(name);
       CAPTURE(kind);

@@ -152,7 +152,10 @@ TEST_CASE("pricing: fused kernels within 15% of single-pass kernels timed on an 
     for (int64_t t : {1024, 4096, 16384}) {
       const StepOperators fused = prefill_step(s.preset, t, fusion_of("vllm-like"), s.tp);
       const StepOperators eager = prefill_step(s.preset, t, fusion_of("pytorch-eager"), s.tp);
-      for (const auto& [kind, op_name] : kernels) {
+      for (const auto& kernel : kernels) {
+        // Not a structured binding: CAPTURE's lambda cannot capture one before C++20.
+        const auto& kind = kernel.first;
+        const auto& op_name = kernel.second;
         CAPTURE(s.model);
         CAPTURE(t);
         CAPTURE(kind);

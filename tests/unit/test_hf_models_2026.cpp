@@ -119,7 +119,11 @@ TEST_CASE("hf import: each refused 2026 config is refused at a key it has, namin
       {"zai-org--GLM-5.2.json", "indexer_types"},
       {"XiaomiMiMo--MiMo-7B-Base.json", "max_window_layers"},
   };
-  for (const auto& [file, key] : cases) {
+  // Not a structured binding: CAPTURE's lambda cannot capture one before C++20
+  // (clang refuses it; the sanitizer and PCH builds use clang).
+  for (const auto& refused : cases) {
+    const std::string& file = refused.first;
+    const std::string& key = refused.second;
     CAPTURE(file);
     const json c = parse_json_text(m26_text("refused/" + file));
     const json e = test::inspect_refused(safe_dump(c));

@@ -181,9 +181,14 @@ TEST_CASE("hw: a custom GPU with any preset's values predicts what the preset's 
       REQUIRE(own.error_code == mine.error_code);
       if (!own.ok) continue;
       REQUIRE(cross.ok);
-      for (const auto& [metric, a, b, c] : {std::make_tuple(std::string("ttft_ms"), own.ttft_ms, cross.ttft_ms, mine.ttft_ms),
-                                            std::make_tuple(std::string("tpot_ms"), own.tpot_ms, cross.tpot_ms, mine.tpot_ms)}) {
-        const auto [low, high] = key_interval(cross.result, metric);
+      for (const auto& figure : {std::make_tuple(std::string("ttft_ms"), own.ttft_ms, cross.ttft_ms, mine.ttft_ms),
+                                 std::make_tuple(std::string("tpot_ms"), own.tpot_ms, cross.tpot_ms, mine.tpot_ms)}) {
+        // Named copies, not a structured binding: INFO's lambda cannot capture
+        // a binding before C++20, and clang refuses it.
+        const std::string& metric = std::get<0>(figure);
+        const double a = std::get<1>(figure), b = std::get<2>(figure), c = std::get<3>(figure);
+        const std::pair<double, double> interval = key_interval(cross.result, metric);
+        const double low = interval.first, high = interval.second;
         INFO(metric << ": preset " << a << ", preset cross-generation " << b << " [" << b * low << ", " << b * high
                     << "], custom " << c);
         // The cross-generation tier's 80% interval claims 80% coverage: at
