@@ -27,6 +27,17 @@ const char* kVidurColumns[] = {"emb", "input_layernorm", "attn_pre_proj", "attn_
 
 }  // namespace
 
+std::vector<std::string> vidur_compute_folders(const std::string& vidur_root) {
+  const fs::path dir = fs::path(vidur_root) / "compute";
+  std::vector<std::string> folders;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (e.is_directory()) folders.push_back(e.path().filename().string());
+  if (folders.empty()) fail("io_error", "", "no Vidur profiling folders under " + dir.string());
+  std::sort(folders.begin(), folders.end());
+  return folders;
+}
+
 std::vector<std::string> vidur_compute_files(const std::string& vidur_root, const std::string& folder) {
   const fs::path dir = fs::path(vidur_root) / "compute" / folder;
   if (!fs::is_directory(dir)) fail("io_error", "", "no Vidur profiling folder " + dir.string());

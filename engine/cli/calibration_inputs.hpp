@@ -13,6 +13,11 @@ namespace sightline::cli {
 // The GPU preset id that a Vidur profiling folder name stands for ("a100" → "a100-80g-sxm").
 std::string vidur_gpu_id(const std::string& folder);
 
+// The GPU folders of a Vidur profiling tree (the names of <vidur_root>/compute/*,
+// sorted: the data names its GPUs, a100 and a40 today); io_error when there
+// is none.
+std::vector<std::string> vidur_compute_folders(const std::string& vidur_root);
+
 // The files the loaders below read, for a command's work estimate before it
 // reads any (cli/command_budget): the mlp.csv files of a Vidur compute folder
 // (sorted; io_error when the folder is missing), a Vidur network folder's two
