@@ -133,13 +133,17 @@ std::vector<KernelSample> load_kernel_csv_file(const std::string& path, const st
   return read_kernel_csv(text, gpu_id, path);
 }
 
-std::vector<std::string> microbench_sweep_files(const std::string& measured_dir) {
+std::vector<std::string> measured_csv_files(const std::string& measured_dir, const std::string& prefix) {
   std::vector<fs::path> files;
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(measured_dir, ec))
-    if (e.path().extension() == ".csv" && e.path().filename().string().rfind("microbench_", 0) == 0) files.push_back(e.path());
+    if (e.path().extension() == ".csv" && e.path().filename().string().rfind(prefix, 0) == 0) files.push_back(e.path());
   std::sort(files.begin(), files.end());
   return std::vector<std::string>(files.begin(), files.end());
+}
+
+std::vector<std::string> microbench_sweep_files(const std::string& measured_dir) {
+  return measured_csv_files(measured_dir, "microbench_");
 }
 
 std::map<std::string, std::vector<KernelSample>> load_microbench_sweeps(const std::string& measured_dir) {

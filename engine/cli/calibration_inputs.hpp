@@ -25,6 +25,8 @@ std::vector<std::string> vidur_compute_folders(const std::string& vidur_root);
 std::vector<std::string> vidur_compute_files(const std::string& vidur_root, const std::string& folder);
 std::vector<std::string> vidur_network_files(const std::string& vidur_root, const std::string& system);
 std::vector<std::string> microbench_sweep_files(const std::string& measured_dir);
+// The CSV files of a directory whose names start with `prefix`, sorted.
+std::vector<std::string> measured_csv_files(const std::string& measured_dir, const std::string& prefix);
 
 // Every mlp.csv under <vidur_root>/compute/<folder>/ as samples, one per operator column and row.
 std::vector<KernelSample> load_vidur_compute(const std::string& vidur_root, const std::string& folder);

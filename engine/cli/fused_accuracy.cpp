@@ -10,6 +10,7 @@
 #include <sstream>
 #include <vector>
 
+#include "cli/calibration_inputs.hpp"
 #include "cli/cli_common.hpp"
 #include "core/csv.hpp"
 #include "core/error.hpp"
@@ -25,12 +26,7 @@ namespace sightline::cli {
 namespace fs = std::filesystem;
 
 std::vector<std::string> fused_sweep_files(const std::string& measured_dir) {
-  std::vector<fs::path> files;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(measured_dir, ec))
-    if (e.path().extension() == ".csv" && e.path().filename().string().rfind("fused_", 0) == 0) files.push_back(e.path());
-  std::sort(files.begin(), files.end());
-  return std::vector<std::string>(files.begin(), files.end());
+  return measured_csv_files(measured_dir, "fused_");
 }
 
 namespace {
@@ -118,7 +114,8 @@ double priced_us(const KernelCostModel& model, const CostContext& ctx, const Fus
       if (op.name == name) return model.cost(op, ctx).time_s * 1e6;
     fail(error_code::kMissingKey, "", "no operator '" + name + "' in a " + row.model + " prefill step");
   };
-  double t = cost_of(fused_kind_ops().at(row.kind));
+  const auto op = fused_kind_ops().find(row.kind);  // read_fused_rows keeps only these kinds
+  double t = cost_of(op->second);
   if (row.kind == "add_norm" && !stack_fuses(fusion, row.kind)) t += cost_of("add");
   return t;
 }
