@@ -27,6 +27,17 @@ const char* kVidurColumns[] = {"emb", "input_layernorm", "attn_pre_proj", "attn_
 
 }  // namespace
 
+std::vector<std::string> vidur_compute_folders(const std::string& vidur_root) {
+  const fs::path dir = fs::path(vidur_root) / "compute";
+  std::vector<std::string> folders;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (e.is_directory()) folders.push_back(e.path().filename().string());
+  if (folders.empty()) fail("io_error", "", "no Vidur profiling folders under " + dir.string());
+  std::sort(folders.begin(), folders.end());
+  return folders;
+}
+
 std::vector<std::string> vidur_compute_files(const std::string& vidur_root, const std::string& folder) {
   const fs::path dir = fs::path(vidur_root) / "compute" / folder;
   if (!fs::is_directory(dir)) fail("io_error", "", "no Vidur profiling folder " + dir.string());
@@ -122,13 +133,17 @@ std::vector<KernelSample> load_kernel_csv_file(const std::string& path, const st
   return read_kernel_csv(text, gpu_id, path);
 }
 
-std::vector<std::string> microbench_sweep_files(const std::string& measured_dir) {
+std::vector<std::string> measured_csv_files(const std::string& measured_dir, const std::string& prefix) {
   std::vector<fs::path> files;
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(measured_dir, ec))
-    if (e.path().extension() == ".csv" && e.path().filename().string().rfind("microbench_", 0) == 0) files.push_back(e.path());
+    if (e.path().extension() == ".csv" && e.path().filename().string().rfind(prefix, 0) == 0) files.push_back(e.path());
   std::sort(files.begin(), files.end());
   return std::vector<std::string>(files.begin(), files.end());
+}
+
+std::vector<std::string> microbench_sweep_files(const std::string& measured_dir) {
+  return measured_csv_files(measured_dir, "microbench_");
 }
 
 std::map<std::string, std::vector<KernelSample>> load_microbench_sweeps(const std::string& measured_dir) {

@@ -13,6 +13,11 @@ namespace sightline::cli {
 // The GPU preset id that a Vidur profiling folder name stands for ("a100" → "a100-80g-sxm").
 std::string vidur_gpu_id(const std::string& folder);
 
+// The GPU folders of a Vidur profiling tree (the names of <vidur_root>/compute/*,
+// sorted: the data names its GPUs, a100 and a40 today); io_error when there
+// is none.
+std::vector<std::string> vidur_compute_folders(const std::string& vidur_root);
+
 // The files the loaders below read, for a command's work estimate before it
 // reads any (cli/command_budget): the mlp.csv files of a Vidur compute folder
 // (sorted; io_error when the folder is missing), a Vidur network folder's two
@@ -20,6 +25,8 @@ std::string vidur_gpu_id(const std::string& folder);
 std::vector<std::string> vidur_compute_files(const std::string& vidur_root, const std::string& folder);
 std::vector<std::string> vidur_network_files(const std::string& vidur_root, const std::string& system);
 std::vector<std::string> microbench_sweep_files(const std::string& measured_dir);
+// The CSV files of a directory whose names start with `prefix`, sorted.
+std::vector<std::string> measured_csv_files(const std::string& measured_dir, const std::string& prefix);
 
 // Every mlp.csv under <vidur_root>/compute/<folder>/ as samples, one per operator column and row.
 std::vector<KernelSample> load_vidur_compute(const std::string& vidur_root, const std::string& folder);

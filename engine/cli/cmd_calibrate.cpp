@@ -11,6 +11,7 @@
 #include "core/error.hpp"
 #include "hw/hardware.hpp"
 #include "perf/calibrate.hpp"
+#include "perf/calibration.hpp"
 
 namespace sightline::cli {
 
@@ -30,7 +31,7 @@ double copy_efficiency(const std::vector<KernelSample>& samples, const GpuSpec& 
 }  // namespace
 
 int cmd_calibrate(const Args& args) {
-  std::string gpu_id, out_path, base_id = "a100-80g-sxm", vidur_dir, vidur_folder, compute_from;
+  std::string gpu_id, out_path, base_id, vidur_dir, vidur_folder, compute_from;
   std::vector<std::string> csv_files;
   std::string problem;
   Flags flags("calibrate");
@@ -39,6 +40,9 @@ int cmd_calibrate(const Args& args) {
       .text("--vidur-gpu", &vidur_folder).texts("--csv", &csv_files).text("--compute-from", &compute_from);
   if (!flags.parse(args, problem)) return usage_error(problem);
   if (gpu_id.empty()) return usage_error("calibrate needs --gpu ID");
+  // Classes without measurements come, by default, from the reference
+  // calibration: the shipped GPU with the largest measured sweep.
+  if (base_id.empty()) base_id = reference_calibration().id;
   if (vidur_dir.empty() != vidur_folder.empty()) return usage_error("--vidur-dir and --vidur-gpu go together");
   try {
     const GpuSpec gpu = read_gpu(json(gpu_id), "/gpu");

@@ -2,7 +2,9 @@
 // measurements it was not fitted on.
 //  1. leave-one-model-out on the Vidur per-operator data of each GPU;
 //  2. cross-generation: fit on one GPU, transfer by the spec-sheet rule, predict the other;
-//  3. the published kernel figures of other GPUs, cross-generation vs target-measured.
+//  3. the published kernel figures of other GPUs, cross-generation vs target-measured;
+//  4. RoPE, SiLU-and-mul and (add +) RMSNorm as each stack launches them, fused or
+//     eager, against kernels timed that way, at both tiers (cli/fused_accuracy).
 #include <algorithm>
 #include <iomanip>
 #include <iostream>
@@ -10,8 +12,10 @@
 #include <memory>
 #include <set>
 
+#include "core/csv.hpp"
 #include "core/json_text.hpp"
 #include "cli/calibration_inputs.hpp"
+#include "cli/fused_accuracy.hpp"
 #include "cli/kernel_accuracy.hpp"
 #include "comm/collectives.hpp"
 #include "comm/comm_fit.hpp"
@@ -150,7 +154,7 @@ constexpr double kMiB = 1024.0 * 1024.0;
 // no cache removes. Its default budget is every command's (about 60 s of
 // CPU), so the shipped data's 51M units are refused at it: the maintainer
 // callers (web/accuracy-tables.mjs, presets/transfer_errors/regenerate.sh,
-// tests/cli/calibration.test.mjs, docs/accuracy.md) pass --max-work-units 60000000.
+// tests/cli/accuracy_report.test.mjs, docs/accuracy.md) pass --max-work-units 60000000.
 constexpr double kReportUnitsPerByte = 4.8;
 
 // Collectives: leave-one-out within each published table (messages >= 1 MiB),
@@ -160,7 +164,11 @@ constexpr double kReportUnitsPerByte = 4.8;
 json collective_accuracy(const std::string& csv_path, const std::string& vidur_root) {
   json out;
   const std::vector<CollectiveSample> all = load_collective_csv_file(csv_path);
-  for (const std::string id : {"nvlink3-nvswitch", "nvlink4-nvswitch", "nvlink5-nvswitch"}) {
+  // Every link the table has single-node rows of (NVLink 3, 4 and 5 NVSwitch today).
+  std::set<std::string> single_node_links;
+  for (const CollectiveSample& s : all)
+    if (s.nodes == 1) single_node_links.insert(s.interconnect);
+  for (const std::string& id : single_node_links) {
     const InterconnectSpec link = read_interconnect(json(id), "/interconnect");
     std::vector<CollectiveSample> rows;
     for (const CollectiveSample& s : all)
@@ -185,15 +193,17 @@ json collective_accuracy(const std::string& csv_path, const std::string& vidur_r
     out["vidur_a100_dgx_vs_nvlink3_calibration"] = quantiles_json(ape);
   }
   json multi = json::array();
+  // A multi-node row names the network between its nodes; inside them the
+  // published runs (H100 DGX) had NVLink 4 NVSwitch.
   const InterconnectSpec nvlink4 = read_interconnect(json("nvlink4-nvswitch"), "/i");
-  const InterconnectSpec ndr = read_interconnect(json("ib-ndr"), "/i");
   for (const CollectiveSample& s : all) {
     if (s.nodes <= 1 || s.nodes == s.gpus) continue;
+    const InterconnectSpec network = read_interconnect(json(s.interconnect), "/i");
     CommGroup g;
     g.size = s.gpus;
     g.gpus_per_node = s.gpus / s.nodes;
     g.intra = &nvlink4;
-    g.inter = &ndr;
+    g.inter = &network;
     const CollectiveCost c = collective_cost(s.kind, s.bytes, g);
     multi.push_back({{"collective", collective_name(s.kind)}, {"gpus", s.gpus}, {"nodes", s.nodes},
                      {"measured_busbw_GBps", s.bytes * bus_bandwidth_factor(s.kind, s.gpus) / s.time_s / 1e9},
@@ -204,11 +214,27 @@ json collective_accuracy(const std::string& csv_path, const std::string& vidur_r
   return out;
 }
 
+// The GPUs the published kernel table has rows of, in the table's order, but
+// the reference calibration's own (the cross-generation source these rows are
+// priced from; its rows are its fit data).
+std::vector<std::string> published_target_gpus(const std::string& csv_path) {
+  std::string text;
+  read_input_file(csv_path, text);
+  const CsvTable t(text, csv_path);
+  std::vector<std::string> ids;
+  for (const CsvTable::Row& r : t.rows()) {
+    const std::string id = t.text(r, "gpu");
+    if (id != reference_calibration().id && std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
+  }
+  return ids;
+}
+
 // Every file the report reads: its Vidur profiles, its sweeps, `also`.
 std::vector<std::string> report_inputs(const std::string& vidur, const std::string& measured_dir,
                                        const std::vector<std::string>& also) {
   std::vector<std::string> inputs = microbench_sweep_files(measured_dir);
-  for (const char* folder : {"a100", "a40"})
+  for (const std::string& f : fused_sweep_files(measured_dir)) inputs.push_back(f);
+  for (const std::string& folder : vidur_compute_folders(vidur))
     for (const std::string& f : vidur_compute_files(vidur, folder)) inputs.push_back(f);
   for (const std::string& f : vidur_network_files(vidur, "a100_dgx")) inputs.push_back(f);
   inputs.insert(inputs.end(), also.begin(), also.end());
@@ -261,7 +287,7 @@ int cmd_report_accuracy(const Args& args) {
     // 1. Leave one model out, per GPU with a per-operator sweep.
     std::map<std::string, std::vector<KernelSample>> vidur_samples;
     std::map<std::string, GpuSpec> gpus;
-    for (const std::string folder : {"a100", "a40"}) {
+    for (const std::string& folder : vidur_compute_folders(vidur)) {
       const std::string id = vidur_gpu_id(folder);
       gpus[id] = read_gpu(json(id), "/gpu");
       vidur_samples[id] = load_vidur_compute(vidur, folder);
@@ -283,7 +309,7 @@ int cmd_report_accuracy(const Args& args) {
     report["same_silicon_gemms"] = same_silicon_gemms(dev);
     // 3. Published kernel figures of other GPUs.
     json rows = json::array();
-    for (const std::string id : {"h100-sxm", "h200", "b200"}) {
+    for (const std::string& id : published_target_gpus(published)) {
       const GpuSpec gpu = read_gpu(json(id), "/gpu");
       const SamplePricer cross(transfer_calibration(reference_calibration(), id, 0), gpu);
       const KernelCalibration* own = find_calibration(id);
@@ -304,6 +330,8 @@ int cmd_report_accuracy(const Args& args) {
     report["published_kernels"] = rows;
     const auto sweeps = load_microbench_sweeps(measured_dir);
     report["microbench_cross_generation"] = microbench_cross_generation(sweeps);
+    // 4. Kernels as each stack launches them (fused or eager), both tiers.
+    report["fused_kernels"] = fused_kernel_accuracy(measured_dir);
     report["collectives"] = collective_accuracy(published_collectives, vidur);
 
     if (format == "json") {
@@ -354,6 +382,7 @@ int cmd_report_accuracy(const Args& args) {
                    ? "predicted cross-generation, no measurement of the target used"
                    : "predicted by the GPU's shipped target-measured calibration (in-sample when fitted on this sweep)"),
           it.value());
+    print_fused_kernel_tables(report["fused_kernels"]);
     const json& col = report["collectives"];
     std::cout << "\nCollectives, messages >= 1 MiB: leave-one-out within each published table (fit on the other rows)\n";
     for (auto it = col["leave_one_out"].begin(); it != col["leave_one_out"].end(); ++it)

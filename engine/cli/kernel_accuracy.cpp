@@ -34,7 +34,7 @@ json residuals_json(const std::vector<double>& pred, const std::vector<double>& 
 DevKernels load_development_kernels(const std::string& vidur_root, const std::string& published_csv,
                                     const std::string& measured_dir) {
   DevKernels dev;
-  for (const std::string folder : {"a100", "a40"}) dev[vidur_gpu_id(folder)] = load_vidur_compute(vidur_root, folder);
+  for (const std::string& folder : vidur_compute_folders(vidur_root)) dev[vidur_gpu_id(folder)] = load_vidur_compute(vidur_root, folder);
   for (auto& [id, rows] : load_microbench_sweeps(measured_dir)) dev[id] = std::move(rows);
   for (auto& [id, rows] : dev) {
     for (KernelSample& s : load_kernel_csv_file(published_csv, id)) rows.push_back(std::move(s));

@@ -36,7 +36,7 @@ struct GpuOption {
   double usd_per_hour = 0;  // per GPU
   std::string intra_node;   // interconnect preset ids
   std::string inter_node;
-  int gpus_per_node = 8;
+  int gpus_per_node = 0;    // always read: the question's, else the GPU's own node_gpus (no node size assumed)
 };
 
 // A prefill:decode pool ratio; {0, 0} is colocated (one pool of mixed replicas).

@@ -40,7 +40,7 @@ struct TrainGpuOption {
   double usd_per_hour = 0;  // per GPU; 0: no cost figures
   json intra_node;          // interconnects as hardware takes them; null: none (then the count must not need one)
   json inter_node;
-  int gpus_per_node = 8;
+  int gpus_per_node = 0;    // always read: the question's or the base's, else the GPU's own node_gpus
   std::vector<int> counts;  // total GPUs of the job
 };
 

@@ -14,7 +14,7 @@ import { cliPath, repoRoot } from '../wasm/wasm_module.mjs';
 const dataDir = path.resolve(repoRoot, '..', 'shared', 'data');
 const skip = existsSync(dataDir) ? false : `shared data not found at ${dataDir}`;
 
-test('accuracy report: GEMM leave-one-model-out median <= 8%, collectives >= 1 MiB median <= 10%; the accuracy page shows it', { skip }, async () => {
+test('accuracy report: GEMM leave-one-model-out median <= 8%, collectives >= 1 MiB median <= 10%, fused kernels within 15%; the accuracy page shows it', { skip }, async () => {
   const report = JSON.parse(execFileSync(cliPath, ['report-accuracy', '--data', dataDir, '--format', 'json', '--max-work-units', '60000000']).toString());
   for (const [gpu, r] of Object.entries(report.leave_one_model_out)) {
     assert.ok(r.models >= 6, `${gpu}: at least 6 models`);
@@ -39,6 +39,34 @@ test('accuracy report: GEMM leave-one-model-out median <= 8%, collectives >= 1 M
     assert.notEqual(r.from, gpu);
     assert.ok(r.by_class.gemm.median_ape <= 0.10, `${gpu} from ${r.from}: GEMM median ${r.by_class.gemm.median_ape}`);
   }
+  // Kernels as the stacks launch them (issue 36): at the H200's target-measured
+  // tier, every stack that fuses RoPE, SiLU-and-mul and add + RMSNorm prices the
+  // fused kernel within 15% of the single-pass kernels timed on the H200 at
+  // prefill sizes (1,024+ tokens) of Llama-2-7B and Llama-3-70B on one GPU (the
+  // range tests/unit/test_fused_kernels.cpp holds too); eager PyTorch (training)
+  // keeps the eager chains. Not held to it, and printed by the report: rows under
+  // 1,024 tokens (launch-bound, up to 44% off) and RoPE at TP 8 (9 heads per
+  // token, 16-22% fast).
+  const fused = Object.values(report.fused_kernels);
+  assert.ok(fused.length >= 1, 'a fused-kernel sweep is reported');
+  let fusing = 0;
+  for (const f of fused) {
+    for (const g of f.groups) {
+      const launched = ['rope', 'activation', 'add_norm'].map((k) => g.by_kernel[k].launched_as);
+      if (g.stacks.includes('pytorch-eager')) assert.deepEqual(launched, ['eager chain', 'eager chain', 'eager chain']);
+      if (!launched.every((l) => l === 'one fused kernel')) continue;
+      fusing += g.stacks.length;
+      for (const k of ['rope', 'activation', 'add_norm']) {
+        const rows = g.by_kernel[k].rows.filter((r) => r.tp === 1 && r.tokens >= 1024);
+        assert.ok(rows.length >= 6, `${f.gpu} ${k}: ${rows.length} rows`);
+        for (const r of rows) {
+          const err = r.target_measured_us / r.measured_us - 1;
+          assert.ok(Math.abs(err) <= 0.15, `${f.gpu} ${g.stacks} ${k} ${r.model} ${r.tokens} tokens: ${(100 * err).toFixed(1)}%`);
+        }
+      }
+    }
+  }
+  assert.ok(fusing >= 4, 'the serving stacks fuse');
   // The accuracy page shows these figures as the engine computed them (one
   // run of the report serves both checks: it takes minutes of CPU).
   const { tables, render } = await import(pathToFileURL(path.join(repoRoot, 'web', 'accuracy-tables.mjs')).href);

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <set>
 #include <string>
 #include <tuple>
 
@@ -100,11 +101,36 @@ TEST_CASE("hw: a custom GPU takes defaults for optional fields and locates its e
 // ---------------------------------------------------------------------------
 // One hardware path: a GPU is its values. A copy of any GPU preset under a new
 // id and name, without the preset's measured calibration, takes the
-// cross-generation path from its spec sheet; it must land within the
-// cross-generation tier's own 80% interval of the preset's cross-generation
-// prediction and within 20% of the preset's own prediction. (Before: a
-// "custom" B200 was 4.87x slower, because the transfer re-read the ceilings by
-// the GPU's id and kept the A100's for an id it did not know.)
+// cross-generation path from its spec sheet. Issue 36's acceptance, asserted
+// for every figure (TTFT and TPOT of a dense, an MoE and a TP-8 scenario):
+//  (a) within the cross-generation tier's measured error (its 80% interval,
+//      built from the measured transfer errors) of the preset's
+//      cross-generation prediction, and
+//  (b) within 20% of the preset's own prediction.
+// (Before: a "custom" B200 was 4.87x slower, because the transfer re-read the
+// ceilings by the GPU's id and kept the A100's for an id it did not know.)
+//
+// The copy transfers from the measured GPU nearest by spec sheet, which for a
+// copy of a measured GPU is that GPU's data (same values, distance 0), so the
+// copy predicts exactly the preset's own figure. (a) then asks that the
+// preset's cross-generation interval hold the preset's own prediction. Two
+// figures do not, by up to 9% beyond the interval's edge; neither is the copy
+// being off (the copy equals the preset, (b) holds with ratio 1.000), and
+// neither is a disagreement with a measurement. Each is listed with its reason
+// and asserted to be outside, so a fix (or a new miss) fails here:
+//  - A100-80G, MoE TPOT: the step's decode attention and MoE gate / top-k /
+//    permute kernels are 40% and 36% cheaper at the A100's own tier than
+//    transferred from the H100. The A100's own figures for those two classes
+//    are not measurements either ("derived" from its GEMM weight streaming and
+//    residual adds: Vidur profiled no decode attention), and there is no A100
+//    decode measurement to measure the transfer's error on, so the pooled
+//    transfer error (Hopper pairs) sets the interval.
+//  - B200, MoE TPOT: the B200's own calibration is one published GEMM plus
+//    every other class transferred from the A100 (presets/calibrations/
+//    regenerate.sh, `calibrate --gpu b200` with its default base), while its
+//    cross-generation tier transfers from the nearest GPU, an H200. Two
+//    transfers of unmeasured classes from different sources disagree by 25%
+//    on a launch- and memory-bound step; no B200 kernel timing says which.
 
 namespace {
 
@@ -160,7 +186,10 @@ std::pair<double, double> key_interval(const json& result, const std::string& id
 }  // namespace
 
 TEST_CASE("hw: a custom GPU with any preset's values predicts what the preset's spec sheet does") {
-  int compared = 0, figures = 0, inside_band = 0;
+  // (gpu, scenario, metric) whose preset's own figure lies outside the
+  // preset's cross-generation interval; the reasons are above.
+  const std::set<std::string> outside_with_reason = {"a100-80g-sxm moe tpot_ms", "b200 moe tpot_ms"};
+  int compared = 0, refused = 0, figures = 0, inside_band = 0;
   for (const json* p : list_presets("gpus")) {
     const GpuSpec g = read_gpu(*p, "/gpu");
     json custom = *p;
@@ -179,7 +208,10 @@ TEST_CASE("hw: a custom GPU with any preset's values predicts what the preset's 
       // A scenario the preset cannot run (too little memory, no link for 8 GPUs), the copy cannot either.
       REQUIRE(own.ok == mine.ok);
       REQUIRE(own.error_code == mine.error_code);
-      if (!own.ok) continue;
+      if (!own.ok) {
+        ++refused;
+        continue;
+      }
       REQUIRE(cross.ok);
       for (const auto& figure : {std::make_tuple(std::string("ttft_ms"), own.ttft_ms, cross.ttft_ms, mine.ttft_ms),
                                  std::make_tuple(std::string("tpot_ms"), own.tpot_ms, cross.tpot_ms, mine.tpot_ms)}) {
@@ -191,13 +223,16 @@ TEST_CASE("hw: a custom GPU with any preset's values predicts what the preset's 
         const double low = interval.first, high = interval.second;
         INFO(metric << ": preset " << a << ", preset cross-generation " << b << " [" << b * low << ", " << b * high
                     << "], custom " << c);
-        // The cross-generation tier's 80% interval claims 80% coverage: at
-        // least that share of the figures lands inside it (each miss is printed).
+        // (a): inside the preset's cross-generation interval, or one of the
+        // listed figures, which must still be outside (each miss is printed).
         const bool inside = c >= b * low * (1 - 1e-9) && c <= b * high * (1 + 1e-9);
+        const bool listed = outside_with_reason.count(g.id + " " + kind + " " + metric) > 0;
         ++figures;
         if (inside) ++inside_band;
         else MESSAGE(g.id << " " << kind << " " << metric << ": custom " << c << " outside the preset's cross-generation "
-                           << b << " [" << b * low << ", " << b * high << "]");
+                           << b << " [" << b * low << ", " << b * high << "]" << std::string(listed ? " (listed, with its reason)" : ""));
+        CHECK(inside != listed);
+        // (b): within 20% of the preset's own prediction.
         CHECK(c == doctest::Approx(a).epsilon(0.20));
         const double ratio = std::max(c / a, a / c);
         if (ratio > worst) {
@@ -209,8 +244,10 @@ TEST_CASE("hw: a custom GPU with any preset's values predicts what the preset's 
     }
     MESSAGE(g.id << ": worst custom/preset ratio " << worst << (worst_at.empty() ? "" : " (" + worst_at + ")"));
   }
-  MESSAGE(inside_band << " of " << figures << " custom figures inside the preset's cross-generation 80% interval");
-  CHECK(inside_band >= 0.8 * figures);
+  MESSAGE(inside_band << " of " << figures << " custom figures inside the preset's cross-generation 80% interval; "
+                      << compared << " GPU x scenario pairs compared, " << refused
+                      << " refused alike for preset and copy (the weights do not fit, or no link joins 8)");
+  CHECK(inside_band == figures - static_cast<int>(outside_with_reason.size()));
   CHECK(compared >= 40);
 }
 

@@ -104,13 +104,17 @@ json slower(const json& base, Rng& rng, std::string& what) {
   json s = base;
   json& hw = s["hardware"];
   const double f = rng.uniform(0.3, 0.95);
-  std::vector<std::string> knobs = {"peak", "peak", "hbm", "power"};
+  std::vector<std::string> knobs = {"peak", "peak", "hbm", "power", "clock"};
   if (hw.contains("intra_node")) knobs.push_back("intra_node");
   if (hw.contains("inter_node")) knobs.push_back("inter_node");
   const std::string knob = rng.pick(knobs);
-  if (knob == "peak" || knob == "hbm" || knob == "power") {
+  if (knob == "peak" || knob == "hbm" || knob == "power" || knob == "clock") {
     json g = inline_gpu(hw);
-    if (knob == "power") {
+    if (knob == "clock") {
+      // A clock limit below the boost clock (issue 36: a lower clock is never faster).
+      g["clock_limit_MHz"] = g["boost_clock_MHz"].get<double>() * f;
+      what = "clock_limit_MHz " + std::to_string(g["clock_limit_MHz"].get<double>());
+    } else if (knob == "power") {
       // A power limit between idle and TDP (issue 36: a lower clock is never faster).
       const double idle = g.value("idle_power_W", 0.1 * g["tdp_W"].get<double>()), tdp = g["tdp_W"].get<double>();
       g["power_limit_W"] = idle + (tdp - idle) * f;
@@ -153,10 +157,10 @@ bool slower_is_never_faster(const json& base, Rng& rng, int trial, const char* w
   REQUIRE_MESSAGE(b["ok"] == true, b.dump());
   const auto ta = predicted_times(a["result"]), tb = predicted_times(b["result"]);
   REQUIRE(!ta.empty());
-  // A power limit moves a measured GPU to the cross-generation tier (its
-  // measurements were taken at full clock), whose wider interval may reach
-  // lower: the central figures are compared there, not the interval ends.
-  const bool tier_changes = what.rfind("power_limit_W", 0) == 0;
+  // A power or clock limit moves a measured GPU to the cross-generation tier
+  // (its measurements were taken at full clock), whose wider interval may
+  // reach lower: the central figures are compared there, not the interval ends.
+  const bool tier_changes = what.rfind("power_limit_W", 0) == 0 || what.rfind("clock_limit_MHz", 0) == 0;
   for (const auto& entry : ta) {
     const auto& name = entry.first;  // not a structured binding: CAPTURE/INFO are lambdas, which may not capture one in C++17
     if (tier_changes && (name.size() > 4 && (name.compare(name.size() - 4, 4, ".low") == 0 ||

@@ -51,6 +51,7 @@ window.sightlinePerf = perf;
 const state = {
   scenarios: new Map(),  // id -> preset scenario record
   gpus: new Map(),       // id -> GPU preset record
+  links: new Map(),      // id -> interconnect preset record
   presetId: null,        // the preset the scenario starts from (null: imported / custom)
   base: null,            // the scenario the form edits
   run: null,             // {id, text} of the run in flight
@@ -65,6 +66,7 @@ const sweep = new Sweep({
   workerUrl,
   getScenario: () => currentScenario(),
   getGpu: (id) => state.gpus.get(id) || null,
+  getLink: (id) => state.links.get(id) || null,
   getCalibration: () => (embed ? null : calibration.applied()),
   onDone: (ms) => { perf.lastSweepMs = ms; },
 });
@@ -798,9 +800,10 @@ async function init() {
     custom.init({ gpus, models });
     dependent.init({ gpus, interconnects, currentMode: () => (state.base ? modeOf(state.base) : 'latency') });
     for (const g of gpus) state.gpus.set(g.id, g);
+    for (const l of interconnects) state.links.set(l.id, l);
     for (const s of scenarios) state.scenarios.set(s.id, s);
     if (client.features.search && !embed) {
-      search.init({ scenarios, models, gpus, isSimulate: (s) => modeOf(s) === 'simulate' && !validation.scenarios.includes(s) });
+      search.init({ scenarios, models, gpus, interconnects, isSimulate: (s) => modeOf(s) === 'simulate' && !validation.scenarios.includes(s) });
       $('mode-search').hidden = false;
       $('tab-search').hidden = false;
     }

@@ -7,7 +7,7 @@
 // in a note next to the fields. Runs before the form's own change handler, so
 // the run that follows sees the updated fields.
 import { $ } from './dom.js';
-import { nodeGpus } from './gpu-links.js';
+import { ownNodeGpus } from './gpu-links.js';
 
 let gpus = new Map();
 let links = [];       // intra-node interconnect presets
@@ -74,7 +74,7 @@ function followParallelism() {
   const note = $('multinode-note');
   // The GPU's own server size (a custom GPU stating none: no proposal, the engine checks the node).
   const gpu = gpus.get($('gpu').value);
-  const nodeSize = nodeGpus(gpu, linkFor(gpu));
+  const nodeSize = ownNodeGpus(gpu, links);
   note.hidden = nodeSize === undefined || tp <= nodeSize;
   if (nodeSize !== undefined && tp > nodeSize) {
     const nodes = Math.ceil(tp / nodeSize);

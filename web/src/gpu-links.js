@@ -23,6 +23,17 @@ export function nodeGpus(gpu, link) {
   return link && Number.isInteger(link.domain_gpus) && link.domain_gpus > 0 ? Math.min(n, link.domain_gpus) : n;
 }
 
+/**
+ * The node size to propose for the GPU on its own intra-node link (its
+ * default_intra_node, looked up in `links`, the interconnect presets): nodeGpus
+ * capped by that link's domain (an H100 NVL's bridge pairs 2, not its server's 8).
+ * The one place the Search tab, the sweep and the form take a node size from.
+ */
+export function ownNodeGpus(gpu, links = []) {
+  const id = defaultIntraNode(gpu);
+  return nodeGpus(gpu, id ? links.find((l) => l.id === id) : undefined);
+}
+
 const VENDOR_LABEL = { nvidia: 'NVIDIA', amd: 'AMD' };
 const ARCH_LABEL = { cdna3: 'CDNA 3', cdna4: 'CDNA 4' };
 

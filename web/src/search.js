@@ -11,7 +11,7 @@ import { EnginePool } from './pool.js';
 import { canonical } from './share.js';
 import { chartView } from './charts/registry.js';
 import { xyConfig } from './charts/xy.js';
-import { defaultIntraNode, groupGpus, nodeGpus } from './gpu-links.js';
+import { defaultIntraNode, groupGpus, ownNodeGpus } from './gpu-links.js';
 import { buildQuestion, formValuesOf, inputForPath, isQuestion, meanLength, QuestionError, MAX_SEARCH_POINTS, POINT_BUDGET_MS } from './search-question.js';
 import { LAUNCH_ENGINES, launchCommand } from './launch.js';
 import { estimateSearch, timeLeft, deploymentName, deploymentSettingsText, bestSoFar, clipAxis, formatDuration } from './search-words.js';
@@ -81,7 +81,8 @@ export class Search {
   }
 
   /** Fills the question form from the engine's presets. */
-  init({ scenarios, models, gpus, isSimulate }) {
+  init({ scenarios, models, gpus, interconnects = [], isSimulate }) {
+    this.links = interconnects;
     const wl = $('q-workload');
     for (const s of scenarios.filter(isSimulate)) {
       this.workloads.set(s.id, s);
@@ -235,7 +236,7 @@ export class Search {
         gpu: id,
         price: $(`q-price-${id}`).value,
         intra_node: defaultIntraNode(this.gpus.get(id)),
-        node_gpus: nodeGpus(this.gpus.get(id)),
+        node_gpus: ownNodeGpus(this.gpus.get(id), this.links),
       })),
     };
   }

@@ -87,11 +87,11 @@ function metricNames(result) {
 
 /**
  * The hardware of a training scenario after a parallelism change: dp×tp×pp×cp
- * GPUs, min(the GPU's node_gpus, that) per node (or the largest divisor of it that keeps
+ * GPUs, min(the GPU's node_gpus capped by its link's domain, that) per node (or the largest divisor of it that keeps
  * whole TP groups in a node when it does not divide it) and nodes accordingly; links added
  * where the new shape needs one and the scenario has none.
  */
-export function trainingHardware(s, getGpu = () => null) {
+export function trainingHardware(s, getGpu = () => null, getLink = () => null) {
   const par = (s.training && s.training.parallelism) || {};
   const deg = (k) => (par[k] === undefined ? 1 : par[k]);
   const [dp, tp, pp, cp] = ['dp', 'tp', 'pp', 'cp'].map(deg);
@@ -99,8 +99,11 @@ export function trainingHardware(s, getGpu = () => null) {
   const n = dp * tp * pp * cp;
   const hw = { ...(s.hardware || {}) };
   const gpu = typeof hw.gpu === 'object' ? hw.gpu : getGpu(hw.gpu);
-  // The GPU's own server size (a custom GPU stating none: all in one node, for the engine to check).
-  const server = nodeGpus(gpu) ?? n;
+  // The GPU's own server size, no more than its intra-node link joins (the
+  // scenario's link, else the GPU's own); a custom GPU stating none: all in
+  // one node, for the engine to check.
+  const link = hw.intra_node && typeof hw.intra_node === 'object' ? hw.intra_node : getLink(hw.intra_node || defaultIntraNode(gpu));
+  const server = nodeGpus(gpu, link || undefined) ?? n;
   let perNode = Math.min(server, n);
   if (n % perNode !== 0) {
     for (let d = server; d >= 1; d--) {
@@ -123,10 +126,10 @@ export function trainingHardware(s, getGpu = () => null) {
  * TP×PP GPUs kept in step on one node. Training: a parallelism degree sets the
  * hardware to dp×tp×pp×cp GPUs (see trainingHardware).
  */
-export function pointScenario(base, field, value, getGpu) {
+export function pointScenario(base, field, value, getGpu, getLink) {
   const s = structuredClone(base);
   writeField(s, field, value);
-  if (field.gpus && getAt(s, '/training')) trainingHardware(s, getGpu);
+  if (field.gpus && getAt(s, '/training')) trainingHardware(s, getGpu, getLink);
   if (field.id === 'tp' || field.id === 'pp') {
     const par = (s.serving && s.serving.parallelism) || {};
     const hw = s.hardware || {};
@@ -142,11 +145,12 @@ export class Sweep {
    * @param {{workerUrl: URL, getScenario: () => object, getCalibration?: () => object | null,
    *   onDone?: (ms: number) => void}} options  getCalibration: the applied cluster calibration every point uses
    */
-  constructor({ workerUrl, getScenario, getGpu = () => null, getCalibration = () => null, onDone = () => {} }) {
+  constructor({ workerUrl, getScenario, getGpu = () => null, getLink = () => null, getCalibration = () => null, onDone = () => {} }) {
     this.getCalibration = getCalibration;
     this.workerUrl = workerUrl;
     this.getScenario = getScenario;
     this.getGpu = getGpu;
+    this.getLink = getLink;
     this.section = 'latency';
     this.onDone = onDone;
     this.pool = null;
@@ -277,7 +281,7 @@ export class Sweep {
     $('sweep-progress').value = 0;
     this.draw();
     let done = 0;
-    const job = this.pool.map(values.map((v) => pointScenario(base, field, v, this.getGpu)), {
+    const job = this.pool.map(values.map((v) => pointScenario(base, field, v, this.getGpu, this.getLink)), {
       onPoint: (i, outcome) => {
         this.points[i].outcome = outcome;
         done += 1;
