@@ -9,6 +9,7 @@
 #include "hw/hardware.hpp"
 #include "presets/preset_store.hpp"
 #include "scenario/scenario.hpp"
+#include "scenario/simulation_spec.hpp"
 #include "search/axis_list.hpp"
 #include "search/deployment_search.hpp"
 #include "search/explorer.hpp"
