@@ -264,6 +264,96 @@ void print_kernel_error_tables(const json& report) {
                            "classes' intervals)", report["cross_generation_pooled"]);
 }
 
+// Published kernel figures of other GPUs (measurements.md): each priced
+// cross-generation from the reference calibration and, where the GPU has
+// one, by its own target-measured calibration.
+json published_kernel_rows(const std::string& published) {
+  json rows = json::array();
+  for (const std::string& id : published_target_gpus(published)) {
+    const GpuSpec gpu = read_gpu(json(id), "/gpu");
+    const SamplePricer cross(transfer_calibration(reference_calibration(), id, 0), gpu);
+    const KernelCalibration* own = find_calibration(id);
+    const std::unique_ptr<SamplePricer> own_price = own ? std::make_unique<SamplePricer>(*own, gpu) : nullptr;
+    for (const KernelSample& s : load_kernel_csv_file(published, id)) {
+      json r = {{"gpu", id}, {"kernel", s.label}, {"source", s.source}, {"measured_us", s.time_s * 1e6}};
+      const double x = cross(s);
+      r["cross_generation_us"] = x * 1e6;
+      r["cross_generation_error"] = (x - s.time_s) / s.time_s;
+      if (own_price) {
+        const double t = (*own_price)(s);
+        r["target_measured_us"] = t * 1e6;
+        r["target_measured_error"] = (t - s.time_s) / s.time_s;
+      }
+      rows.push_back(r);
+    }
+  }
+  return rows;
+}
+
+// The report as text, after the kernel error tables.
+void print_accuracy_report(const json& report) {
+  const json& cov = report["interval_coverage"];
+  std::cout << "80% interval coverage (share of development kernel measurements inside the shipped calibration's "
+               "interval; target 70-90%): mean over GPUs " << fixed(100 * cov["mean_share_over_gpus"].get<double>(), 1)
+            << "%, pooled " << fixed(100 * cov["pooled_share"].get<double>(), 1) << "%\n";
+  for (auto it = cov["by_gpu"].begin(); it != cov["by_gpu"].end(); ++it)
+    std::cout << "  " << std::left << std::setw(14) << it.key() << std::right << std::setw(7)
+              << it.value()["samples"].get<size_t>() << " kernels  " << fixed(100 * it.value()["share"].get<double>(), 1)
+              << "% inside\n";
+  std::cout << "\nGEMM ceiling sweep (every m, n, k in 1..65536 by powers of 2): best priced vs best measured\n";
+  for (const json& r : report["gemm_ceiling_sweep"])
+    std::cout << "  " << std::left << std::setw(14) << r["gpu"].get<std::string>() << std::setw(6)
+              << r["dtype"].get<std::string>() << std::right << " priced " << std::setw(8) << fixed(r["best_priced_tflops"], 1)
+              << " TFLOP/s (" << r["best_priced_shape_mnk"].get<std::string>() << ")  measured best " << std::setw(8)
+              << fixed(r["measured_best_tflops"], 1) << "  " << (r["ok"].get<bool>() ? "ok" : "ABOVE CEILING") << "\n";
+  for (const json& r : report["same_silicon_gemms"]) {
+    std::cout << "\nSame compute silicon, " << r["gpus"][0].get<std::string>() << " vs " << r["gpus"][1].get<std::string>()
+              << " (fitted eta_compute " << fixed(r["eta_compute"][0], 3) << " / " << fixed(r["eta_compute"][1], 3)
+              << ", bf16 ceilings " << fixed(r["ceiling_bf16_tflops"][0], 1) << " / "
+              << fixed(r["ceiling_bf16_tflops"][1], 1) << " TFLOP/s): GEMM time ratio second/first on shapes measured on both\n";
+    for (auto it = r["by_regime"].begin(); it != r["by_regime"].end(); ++it)
+      std::cout << "  " << std::left << std::setw(26) << it.key() << std::right << std::setw(5)
+                << it.value()["shapes"].get<size_t>() << " shapes  measured " << fixed(it.value()["measured_time_ratio"], 3)
+                << "  predicted " << fixed(it.value()["predicted_time_ratio"], 3) << "\n";
+  }
+  std::cout << "\n";
+  std::cout << "Published kernel figures (measurements.md): cross-generation from A100 vs target-measured "
+               "(in-sample: these rows are the GPU's calibration data)\n";
+  for (const json& r : report["published_kernels"]) {
+    std::cout << "  " << std::left << std::setw(10) << r["gpu"].get<std::string>() << std::setw(20)
+              << r["kernel"].get<std::string>() << std::right << " measured " << std::setw(10)
+              << fixed(r["measured_us"], 1) << " us  cross-gen " << std::setw(7)
+              << fixed(100 * r["cross_generation_error"].get<double>(), 1) << "%";
+    if (r.contains("target_measured_error"))
+      std::cout << "  target-measured " << std::setw(7) << fixed(100 * r["target_measured_error"].get<double>(), 1) << "%";
+    std::cout << "\n";
+  }
+  for (auto it = report["microbench_cross_generation"].begin(); it != report["microbench_cross_generation"].end(); ++it)
+    print_signed_class_table(
+        "Our microbenchmark sweep of " + it.key() + " (graph-mode device times): " +
+            (it.key().find(", shipped calibration") == std::string::npos
+                 ? "predicted cross-generation, no measurement of the target used"
+                 : "predicted by the GPU's shipped target-measured calibration (in-sample when fitted on this sweep)"),
+        it.value());
+  print_fused_kernel_tables(report["fused_kernels"]);
+  const json& col = report["collectives"];
+  std::cout << "\nCollectives, messages >= 1 MiB: leave-one-out within each published table (fit on the other rows)\n";
+  for (auto it = col["leave_one_out"].begin(); it != col["leave_one_out"].end(); ++it)
+    std::cout << "  " << std::left << std::setw(20) << it.key() << std::right << std::setw(4)
+              << it.value()["samples"].get<size_t>() << " rows  median " << std::setw(6)
+              << fixed(100 * it.value()["median_ape"].get<double>(), 1) << "%  p90 " << std::setw(6)
+              << fixed(100 * it.value()["p90_ape"].get<double>(), 1) << "%\n";
+  const json& v = col["vidur_a100_dgx_vs_nvlink3_calibration"];
+  std::cout << "  Vidur A100 DGX all-reduce/send-recv (" << v["samples"].get<size_t>()
+            << " calls, binned all-reduces are part of the NVLink3 fit) vs the NVLink3 model: median " << fixed(100 * v["median_ape"].get<double>(), 1)
+            << "%, p90 " << fixed(100 * v["p90_ape"].get<double>(), 1) << "%\n";
+  for (const json& m : col["multi_node"])
+    std::cout << "  multi-node " << m["collective"].get<std::string>() << " " << m["gpus"] << " GPUs / " << m["nodes"]
+              << " nodes: measured busbw " << fixed(m["measured_busbw_GBps"], 1) << " GB/s, predicted "
+              << fixed(m["predicted_busbw_GBps"], 1) << " GB/s (time error " << fixed(100 * m["error"].get<double>(), 1)
+              << "%)\n";
+}
+
 }  // namespace
 
 int cmd_report_accuracy(const Args& args) {
@@ -308,26 +398,7 @@ int cmd_report_accuracy(const Args& args) {
     report["gemm_ceiling_sweep"] = gemm_ceiling_sweep();
     report["same_silicon_gemms"] = same_silicon_gemms(dev);
     // 3. Published kernel figures of other GPUs.
-    json rows = json::array();
-    for (const std::string& id : published_target_gpus(published)) {
-      const GpuSpec gpu = read_gpu(json(id), "/gpu");
-      const SamplePricer cross(transfer_calibration(reference_calibration(), id, 0), gpu);
-      const KernelCalibration* own = find_calibration(id);
-      const std::unique_ptr<SamplePricer> own_price = own ? std::make_unique<SamplePricer>(*own, gpu) : nullptr;
-      for (const KernelSample& s : load_kernel_csv_file(published, id)) {
-        json r = {{"gpu", id}, {"kernel", s.label}, {"source", s.source}, {"measured_us", s.time_s * 1e6}};
-        const double x = cross(s);
-        r["cross_generation_us"] = x * 1e6;
-        r["cross_generation_error"] = (x - s.time_s) / s.time_s;
-        if (own_price) {
-          const double t = (*own_price)(s);
-          r["target_measured_us"] = t * 1e6;
-          r["target_measured_error"] = (t - s.time_s) / s.time_s;
-        }
-        rows.push_back(r);
-      }
-    }
-    report["published_kernels"] = rows;
+    report["published_kernels"] = published_kernel_rows(published);
     const auto sweeps = load_microbench_sweeps(measured_dir);
     report["microbench_cross_generation"] = microbench_cross_generation(sweeps);
     // 4. Kernels as each stack launches them (fused or eager), both tiers.
@@ -339,66 +410,7 @@ int cmd_report_accuracy(const Args& args) {
       return 0;
     }
     print_kernel_error_tables(report);
-    const json& cov = report["interval_coverage"];
-    std::cout << "80% interval coverage (share of development kernel measurements inside the shipped calibration's "
-                 "interval; target 70-90%): mean over GPUs " << fixed(100 * cov["mean_share_over_gpus"].get<double>(), 1)
-              << "%, pooled " << fixed(100 * cov["pooled_share"].get<double>(), 1) << "%\n";
-    for (auto it = cov["by_gpu"].begin(); it != cov["by_gpu"].end(); ++it)
-      std::cout << "  " << std::left << std::setw(14) << it.key() << std::right << std::setw(7)
-                << it.value()["samples"].get<size_t>() << " kernels  " << fixed(100 * it.value()["share"].get<double>(), 1)
-                << "% inside\n";
-    std::cout << "\nGEMM ceiling sweep (every m, n, k in 1..65536 by powers of 2): best priced vs best measured\n";
-    for (const json& r : report["gemm_ceiling_sweep"])
-      std::cout << "  " << std::left << std::setw(14) << r["gpu"].get<std::string>() << std::setw(6)
-                << r["dtype"].get<std::string>() << std::right << " priced " << std::setw(8) << fixed(r["best_priced_tflops"], 1)
-                << " TFLOP/s (" << r["best_priced_shape_mnk"].get<std::string>() << ")  measured best " << std::setw(8)
-                << fixed(r["measured_best_tflops"], 1) << "  " << (r["ok"].get<bool>() ? "ok" : "ABOVE CEILING") << "\n";
-    for (const json& r : report["same_silicon_gemms"]) {
-      std::cout << "\nSame compute silicon, " << r["gpus"][0].get<std::string>() << " vs " << r["gpus"][1].get<std::string>()
-                << " (fitted eta_compute " << fixed(r["eta_compute"][0], 3) << " / " << fixed(r["eta_compute"][1], 3)
-                << ", bf16 ceilings " << fixed(r["ceiling_bf16_tflops"][0], 1) << " / "
-                << fixed(r["ceiling_bf16_tflops"][1], 1) << " TFLOP/s): GEMM time ratio second/first on shapes measured on both\n";
-      for (auto it = r["by_regime"].begin(); it != r["by_regime"].end(); ++it)
-        std::cout << "  " << std::left << std::setw(26) << it.key() << std::right << std::setw(5)
-                  << it.value()["shapes"].get<size_t>() << " shapes  measured " << fixed(it.value()["measured_time_ratio"], 3)
-                  << "  predicted " << fixed(it.value()["predicted_time_ratio"], 3) << "\n";
-    }
-    std::cout << "\n";
-    std::cout << "Published kernel figures (measurements.md): cross-generation from A100 vs target-measured "
-                 "(in-sample: these rows are the GPU's calibration data)\n";
-    for (const json& r : rows) {
-      std::cout << "  " << std::left << std::setw(10) << r["gpu"].get<std::string>() << std::setw(20)
-                << r["kernel"].get<std::string>() << std::right << " measured " << std::setw(10)
-                << fixed(r["measured_us"], 1) << " us  cross-gen " << std::setw(7)
-                << fixed(100 * r["cross_generation_error"].get<double>(), 1) << "%";
-      if (r.contains("target_measured_error"))
-        std::cout << "  target-measured " << std::setw(7) << fixed(100 * r["target_measured_error"].get<double>(), 1) << "%";
-      std::cout << "\n";
-    }
-    for (auto it = report["microbench_cross_generation"].begin(); it != report["microbench_cross_generation"].end(); ++it)
-      print_signed_class_table(
-          "Our microbenchmark sweep of " + it.key() + " (graph-mode device times): " +
-              (it.key().find(", shipped calibration") == std::string::npos
-                   ? "predicted cross-generation, no measurement of the target used"
-                   : "predicted by the GPU's shipped target-measured calibration (in-sample when fitted on this sweep)"),
-          it.value());
-    print_fused_kernel_tables(report["fused_kernels"]);
-    const json& col = report["collectives"];
-    std::cout << "\nCollectives, messages >= 1 MiB: leave-one-out within each published table (fit on the other rows)\n";
-    for (auto it = col["leave_one_out"].begin(); it != col["leave_one_out"].end(); ++it)
-      std::cout << "  " << std::left << std::setw(20) << it.key() << std::right << std::setw(4)
-                << it.value()["samples"].get<size_t>() << " rows  median " << std::setw(6)
-                << fixed(100 * it.value()["median_ape"].get<double>(), 1) << "%  p90 " << std::setw(6)
-                << fixed(100 * it.value()["p90_ape"].get<double>(), 1) << "%\n";
-    const json& v = col["vidur_a100_dgx_vs_nvlink3_calibration"];
-    std::cout << "  Vidur A100 DGX all-reduce/send-recv (" << v["samples"].get<size_t>()
-              << " calls, binned all-reduces are part of the NVLink3 fit) vs the NVLink3 model: median " << fixed(100 * v["median_ape"].get<double>(), 1)
-              << "%, p90 " << fixed(100 * v["p90_ape"].get<double>(), 1) << "%\n";
-    for (const json& m : col["multi_node"])
-      std::cout << "  multi-node " << m["collective"].get<std::string>() << " " << m["gpus"] << " GPUs / " << m["nodes"]
-                << " nodes: measured busbw " << fixed(m["measured_busbw_GBps"], 1) << " GB/s, predicted "
-                << fixed(m["predicted_busbw_GBps"], 1) << " GB/s (time error " << fixed(100 * m["error"].get<double>(), 1)
-                << "%)\n";
+    print_accuracy_report(report);
     return 0;
   } catch (const SightlineError& e) {
     return report_error(e);

@@ -287,6 +287,57 @@ bool select_rows(const json& rows, const std::string& check, const std::string& 
   return true;
 }
 
+// One capacity row (MLPerf Inference Server): the max-QPS search's rate
+// against the measured one, into `capacity_out` and the capacity summary, or
+// into `failed`.
+void e2e_capacity_row(const json& row, int64_t search_cap, Summary& capacity, json& capacity_out, json& failed) {
+  double predicted = 0;
+  json r = {{"id", row["id"]},          {"row", row["row"]},   {"title", row["title"]},
+            {"kind", row["kind"]},      {"check", "capacity"}, {"metric", row["metric"]},
+            {"unit", row["unit"]},      {"measured", row["measured"]}};
+  json error;
+  if (!run_capacity(row, search_cap, predicted, r, error)) {
+    failed.push_back({{"id", row["id"]}, {"error", error}});
+    return;
+  }
+  const double optimism = predicted / row["measured"].get<double>() - 1.0;  // a rate: more is faster
+  r["predicted"] = predicted;
+  r["signed_error_pct"] = 100.0 * optimism;
+  r["group"] = "capacity";
+  capacity.abs.push_back(std::fabs(optimism));
+  capacity.signed_.push_back(optimism);
+  capacity_out.push_back(r);
+}
+
+// The text report: the metric and capacity tables, the failures, the
+// summaries and the grouped tables (`by`).
+void print_e2e_report(const json& out, const json& capacity_out, const json& failed, const json& summary,
+                      int64_t search_cap, const std::string& by) {
+  std::cout << "End-to-end check against ../shared/reference/measurements.md and measurements-r3.md "
+               "(presets/validation; nothing is fitted to these rows)\nsigned error: + means the engine is optimistic "
+               "(faster than measured)\n\n";
+  if (!out.empty()) print_metric_table(out);
+  if (!capacity_out.empty()) print_capacity_table(capacity_out, search_cap);
+  for (const json& f : failed)
+    std::cout << "FAILED " << f["id"].get<std::string>() << ": [" << f["error"].value("code", "") << "] at '"
+              << f["error"].value("path", "") << "': " << f["error"].value("message", "") << "\n";
+  if (!failed.empty()) std::cout << "\n";
+  for (const char* group : {"inference", "training", "all", "capacity"}) {
+    const json& s = summary[group];
+    if (s["rows"].get<int>() == 0) continue;
+    std::cout << std::left << std::setw(10) << group << " rows " << std::setw(4) << s["rows"].get<int>()
+              << " median |error| " << std::right << std::setw(6) << fixed(s["median_abs_error_pct"].get<double>(), 1)
+              << "%   median signed error " << std::setw(6)
+              << fixed(s["median_signed_error_pct"].get<double>(), 1) << "%\n";
+  }
+  for (const char* axis : kGroupAxes)
+    if (by == "all" || by == axis) print_group_table(axis, summary["by_" + std::string(axis)]);
+  if (!out.empty() && by != "none") std::cout << "\n";
+  if (!out.empty())
+    std::cout << "goals (inference, training, all): median |error| <= " << fixed(kGoalMedianAbsPct, 0)
+              << "%, |median signed error| <= " << fixed(kGoalMedianSignedPct, 0) << "%\n";
+}
+
 }  // namespace
 
 int cmd_report_e2e(const Args& args) {
@@ -321,22 +372,7 @@ int cmd_report_e2e(const Args& args) {
   for (const json& row : selected) {
     const bool is_capacity = row.value("check", "metric") == "capacity";
     if (is_capacity) {
-      double predicted = 0;
-      json r = {{"id", row["id"]},          {"row", row["row"]},   {"title", row["title"]},
-                {"kind", row["kind"]},      {"check", "capacity"}, {"metric", row["metric"]},
-                {"unit", row["unit"]},      {"measured", row["measured"]}};
-      json error;
-      if (!run_capacity(row, search_cap, predicted, r, error)) {
-        failed.push_back({{"id", row["id"]}, {"error", error}});
-        continue;
-      }
-      const double optimism = predicted / row["measured"].get<double>() - 1.0;  // a rate: more is faster
-      r["predicted"] = predicted;
-      r["signed_error_pct"] = 100.0 * optimism;
-      r["group"] = "capacity";
-      capacity.abs.push_back(std::fabs(optimism));
-      capacity.signed_.push_back(optimism);
-      capacity_out.push_back(r);
+      e2e_capacity_row(row, search_cap, capacity, capacity_out, failed);
       continue;
     }
     const bool has_baseline = row.contains("baseline") || row.contains("baseline_preset");
@@ -413,29 +449,7 @@ int cmd_report_e2e(const Args& args) {
               << "\n";
     return failed.empty() ? 0 : 1;
   }
-  std::cout << "End-to-end check against ../shared/reference/measurements.md and measurements-r3.md "
-               "(presets/validation; nothing is fitted to these rows)\nsigned error: + means the engine is optimistic "
-               "(faster than measured)\n\n";
-  if (!out.empty()) print_metric_table(out);
-  if (!capacity_out.empty()) print_capacity_table(capacity_out, search_cap);
-  for (const json& f : failed)
-    std::cout << "FAILED " << f["id"].get<std::string>() << ": [" << f["error"].value("code", "") << "] at '"
-              << f["error"].value("path", "") << "': " << f["error"].value("message", "") << "\n";
-  if (!failed.empty()) std::cout << "\n";
-  for (const char* group : {"inference", "training", "all", "capacity"}) {
-    const json& s = summary[group];
-    if (s["rows"].get<int>() == 0) continue;
-    std::cout << std::left << std::setw(10) << group << " rows " << std::setw(4) << s["rows"].get<int>()
-              << " median |error| " << std::right << std::setw(6) << fixed(s["median_abs_error_pct"].get<double>(), 1)
-              << "%   median signed error " << std::setw(6)
-              << fixed(s["median_signed_error_pct"].get<double>(), 1) << "%\n";
-  }
-  for (const char* axis : kGroupAxes)
-    if (by == "all" || by == axis) print_group_table(axis, summary["by_" + std::string(axis)]);
-  if (!out.empty() && by != "none") std::cout << "\n";
-  if (!out.empty())
-    std::cout << "goals (inference, training, all): median |error| <= " << fixed(kGoalMedianAbsPct, 0)
-              << "%, |median signed error| <= " << fixed(kGoalMedianSignedPct, 0) << "%\n";
+  print_e2e_report(out, capacity_out, failed, summary, search_cap, by);
   return failed.empty() ? 0 : 1;
 }
 

@@ -213,17 +213,9 @@ int cmd_search(const Args& args) {
                  "candidate " + std::to_string(k + 1) + " of " + std::to_string(plan.scenarios.size()) + ", " +
                      search::candidate_label(spec, plan.candidates[k]) + ", in " + file);
     if (confirm > 0) budget.add(static_cast<double>(confirm), "the --confirm run of " + std::to_string(confirm) + " requests");
-    std::vector<search::CandidateOutcome> central(plan.candidates.size());
-    parallel_for(central.size(), jobs,
-                 [&](size_t k) { central[k] = search::evaluate_candidate(plan.scenarios[k], CostBound::Central); });
-    const std::vector<size_t> picked = search::interval_candidates(spec, plan, central);
-    std::vector<search::CandidateOutcome> low(picked.size()), high(picked.size());
-    parallel_for(2 * picked.size(), jobs, [&](size_t k) {
-      const size_t i = picked[k / 2];
-      if (k % 2 == 0) low[k / 2] = search::evaluate_candidate(plan.scenarios[i], CostBound::Low);
-      else high[k / 2] = search::evaluate_candidate(plan.scenarios[i], CostBound::High);
-    });
-    json r = search::rank_deployment_search(spec, plan, central, low, high).to_json();
+    const auto runs = search::run_deployment_plan(
+        spec, plan, [&](size_t n, const std::function<void(size_t)>& task) { parallel_for(n, jobs, task); });
+    json r = search::rank_deployment_search(spec, plan, runs.central, runs.low, runs.high).to_json();
     if (confirm > 0) r["confirmation"] = confirm_answer(plan, r, confirm);
     write_output(out, format == "json" ? r.dump(2) + "\n"
                                        : table(spec, r) + (confirm > 0 ? confirmation_text(r["confirmation"]) : ""));

@@ -48,10 +48,8 @@ void metric_rows(const json& r, std::initializer_list<const char*> ids) {
   }
 }
 
-}  // namespace
-
-void print_serving_table(const json& r) {
-  const json& m = r["metrics"];
+// The scenario, model, cluster and serving lines, and the engine's verdict.
+void print_serving_header(const json& r) {
   const json& dep = r["deployment"];
   std::cout << "scenario  " << num(r["scenario"]["id"], 0) << "  " << num(r["scenario"]["title"], 0) << "\n";
   std::cout << "model     " << num(r["model"]["name"], 0) << " (" << fixed(r["model"]["params_B"], 2) << " B params)\n";
@@ -78,15 +76,10 @@ void print_serving_table(const json& r) {
       std::cout << "OVERLOAD  arrivals outrun the service rate; no capacity estimate (no request completed while "
                    "requests were arriving)\n";
   }
+}
 
-  // Key metrics, in the scenario's order (the array's).
-  std::cout << "\nkey metrics\n";
-  for (const json& k : r["key_metrics"]) row(num(k["label"], 0), num(k["value"], 3), num(k["unit"], 0));
-
-  std::cout << "\nrequests\n";
-  metric_rows(r, {"requests_total", "requests_completed", "requests_dropped", "requests_unfinished", "duration_s"});
-
-  // Distributions over requests: names and units from the catalogue.
+// Distributions over requests: names and units from the catalogue.
+void print_serving_distributions(const json& r) {
   std::cout << "\n  " << std::left << std::setw(26) << "" << std::right;
   for (const std::string& k : distribution_stats()) std::cout << std::setw(12) << k;
   std::cout << "\n";
@@ -98,6 +91,48 @@ void print_serving_table(const json& r) {
     for (const std::string& k : distribution_stats()) std::cout << std::setw(12) << num(get(*stats, k.c_str()), unit == "s" ? 3 : 2);
     std::cout << "\n";
   }
+}
+
+// The compare block: every ratio and speedup the result has, labelled by its
+// catalogue entry; "this" and "baseline" where the ratio is of a catalogued
+// metric of the same id.
+void print_serving_compare(const json& r) {
+  const json& cmp = r["compare"];
+  const json& baseline = cmp["baseline"];
+  std::cout << "\ncompared with: " << num(cmp["label"], 0) << "\n";
+  std::cout << "  " << std::left << std::setw(44) << "" << std::right << std::setw(14) << "this" << std::setw(14)
+            << "baseline" << std::setw(10) << "ratio\n";
+  // Every ratio and speedup the result has, labelled by its catalogue entry; "this"
+  // and "baseline" where the ratio is of a catalogued metric of the same id.
+  for (const MetricInfo& info : metric_catalogue()) {
+    const std::string ptr = info.pointer;
+    if (info.kind != MetricKind::kServing || (ptr.rfind("/compare/ratio/", 0) != 0 && ptr.rfind("/compare/speedup/", 0) != 0))
+      continue;
+    const json* present = metric_value(info, r);
+    if (present == nullptr) continue;  // a null ratio (over a zero) still gets its row, as on the page
+    const json& ratio = *present;
+    const MetricInfo* base = find_metric(MetricKind::kServing, ptr.substr(ptr.rfind('/') + 1));
+    const json& a = base == nullptr ? kNull : catalogued_value(*base, r);
+    const json& bb = base == nullptr ? kNull : catalogued_value(*base, baseline);
+    std::cout << "  " << std::left << std::setw(44) << info.label << std::right << std::setw(14) << num(a, 2)
+              << std::setw(14) << num(bb, 2) << std::setw(10) << num(ratio, 3) << "\n";
+  }
+}
+
+}  // namespace
+
+void print_serving_table(const json& r) {
+  const json& m = r["metrics"];
+  print_serving_header(r);
+
+  // Key metrics, in the scenario's order (the array's).
+  std::cout << "\nkey metrics\n";
+  for (const json& k : r["key_metrics"]) row(num(k["label"], 0), num(k["value"], 3), num(k["unit"], 0));
+
+  std::cout << "\nrequests\n";
+  metric_rows(r, {"requests_total", "requests_completed", "requests_dropped", "requests_unfinished", "duration_s"});
+
+  print_serving_distributions(r);
 
   std::cout << "\nthroughput\n";
   metric_rows(r, {"requests_per_s", "input_tokens_per_s", "output_tokens_per_s", "total_tokens_per_s", "output_tokens_per_s_per_gpu",
@@ -144,28 +179,7 @@ void print_serving_table(const json& r) {
                     "quant_prefill_speedup", "quant_weights_GiB", "quant_weights_unquantized_GiB",
                     "quant_unquantized_fits"});
   }
-  if (r.contains("compare")) {
-    const json& cmp = r["compare"];
-    const json& baseline = cmp["baseline"];
-    std::cout << "\ncompared with: " << num(cmp["label"], 0) << "\n";
-    std::cout << "  " << std::left << std::setw(44) << "" << std::right << std::setw(14) << "this" << std::setw(14)
-              << "baseline" << std::setw(10) << "ratio\n";
-    // Every ratio and speedup the result has, labelled by its catalogue entry; "this"
-    // and "baseline" where the ratio is of a catalogued metric of the same id.
-    for (const MetricInfo& info : metric_catalogue()) {
-      const std::string ptr = info.pointer;
-      if (info.kind != MetricKind::kServing || (ptr.rfind("/compare/ratio/", 0) != 0 && ptr.rfind("/compare/speedup/", 0) != 0))
-        continue;
-      const json* present = metric_value(info, r);
-      if (present == nullptr) continue;  // a null ratio (over a zero) still gets its row, as on the page
-      const json& ratio = *present;
-      const MetricInfo* base = find_metric(MetricKind::kServing, ptr.substr(ptr.rfind('/') + 1));
-      const json& a = base == nullptr ? kNull : catalogued_value(*base, r);
-      const json& bb = base == nullptr ? kNull : catalogued_value(*base, baseline);
-      std::cout << "  " << std::left << std::setw(44) << info.label << std::right << std::setw(14) << num(a, 2)
-                << std::setw(14) << num(bb, 2) << std::setw(10) << num(ratio, 3) << "\n";
-    }
-  }
+  if (r.contains("compare")) print_serving_compare(r);
   if (r.contains("max_qps")) {
     const json& q = r["max_qps"];
     const MetricInfo& info = catalogued(MetricKind::kServing, "max_qps");

@@ -135,18 +135,27 @@ bool resolve_attention_parts(const ModelArch& m, const std::map<int64_t, std::se
 // unquantized already. Attention may stay unquantized in all layers, and so may
 // the dense MLPs together with the shared experts (the routed experts
 // quantized); any other split cannot be expressed and is refused at the entry.
-Unconverted read_unconverted_modules(const HfReader& r, const char* key, const ModelArch& m) {
-  Unconverted u;
-  if (!r.has(key) || r.at(key).is_null()) return u;
-  const json& list = r.at(key);
-  const std::string p = r.child(key);
-  if (!list.is_array()) fail(error_code::kType, p, "expected an array of module names");
+// What a list of unconverted modules names, before it is resolved against
+// the model (resolve_unconverted).
+struct ListedModules {
   std::set<int64_t> attention_layers, dense_layers;
   bool attention_all = false, dense_all = false, shared = false;
   std::map<int64_t, std::set<std::string>> parts;  // attention projections listed one by one, per layer (-1: all)
   std::map<int64_t, std::string> part_at;
   std::set<int64_t> shared_layers;  // MoE layers whose dense "mlp" beside the experts is listed (Gemma-4)
   std::string shared_at, dense_at;
+};
+
+Unconverted resolve_unconverted(const ModelArch& m, const std::string& p, ListedModules& listed);
+
+Unconverted read_unconverted_modules(const HfReader& r, const char* key, const ModelArch& m) {
+  if (!r.has(key) || r.at(key).is_null()) return Unconverted{};
+  const json& list = r.at(key);
+  const std::string p = r.child(key);
+  if (!list.is_array()) fail(error_code::kType, p, "expected an array of module names");
+  ListedModules listed;
+  auto& [attention_layers, dense_layers, attention_all, dense_all, shared, parts, part_at, shared_layers, shared_at,
+         dense_at] = listed;
   for (size_t i = 0; i < list.size(); ++i) {
     const std::string ip = pointer_append(p, i);
     if (!list[i].is_string()) fail(error_code::kType, ip, "expected a module name");
@@ -231,6 +240,15 @@ Unconverted read_unconverted_modules(const HfReader& r, const char* key, const M
          "unquantized attention, dense MLPs with shared experts, embeddings, LM head, norms and routers, not this module, "
          "so the weight bytes would be wrong: set precision.weights explicitly");
   }
+  return resolve_unconverted(m, p, listed);
+}
+
+// The listed modules against the model: attention unquantized in all its
+// layers or none, and dense MLPs with the shared experts alike.
+Unconverted resolve_unconverted(const ModelArch& m, const std::string& p, ListedModules& listed) {
+  auto& [attention_layers, dense_layers, attention_all, dense_all, shared, parts, part_at, shared_layers, shared_at,
+         dense_at] = listed;
+  Unconverted u;
   const bool out_quantized = resolve_attention_parts(m, parts, part_at, attention_all, attention_layers);
   const int attention = m.count_layers(LayerMixer::Attention);
   if (!attention_all && !attention_layers.empty() && static_cast<int>(attention_layers.size()) < attention)

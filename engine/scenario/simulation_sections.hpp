@@ -49,6 +49,9 @@ int64_t count_trace_sessions(const std::vector<SessionTraceRow>& rows);
 LengthSpec read_length(const json& v, const std::string& path, int64_t max_len);
 json length_to_json(const LengthSpec& l);
 
+// serving.slo (slo_spec.cpp).
+void read_slo(const ObjectReader& r, SimulationSpec& sp);
+
 KvCacheSpec read_kv(const json* v, const std::string& path, const ModelArch& m);
 SpeculativeSpec read_speculative(const json* v, const std::string& path, const Scenario& s, const ClusterSpec& c,
                                  const SchedulerSpec& sc);

@@ -9,6 +9,7 @@
 #include "scenario/checks.hpp"
 #include "scenario/scenario.hpp"
 #include "scenario/metric_catalogue.hpp"
+#include "scenario/training_checks.hpp"
 
 namespace sightline {
 
@@ -58,7 +59,6 @@ namespace {
 
 const std::vector<std::string> kLoraTargets = {"q", "k", "v", "o", "up", "gate", "down"};
 const std::vector<std::string> kMetaKeys = {"key_metrics", "compare", "scaling"};
-constexpr int64_t kMaxScheduleOps = int64_t{1} << 21;  // forward + backward ops of one pipeline schedule
 
 std::string str(int64_t v) { return std::to_string(v); }
 
@@ -229,69 +229,6 @@ void read_overlap(const json* v, const std::string& path, OverlapSpec& o) {
 }
 
 // Rank stride of each mesh axis under `placement` (innermost first).
-int axis_stride(const TrainParallelism& p, const std::string& axis) {
-  int stride = 1;
-  for (const auto& a : p.placement) {
-    if (a == axis) return stride;
-    stride *= a == "tp" ? p.tp : a == "cp" ? p.cp : a == "dp" ? p.dp : p.pp;
-  }
-  return stride;
-}
-
-// The batch's checks against the model and the parallelism, and its derived
-// size: global_batch_size or gradient_accumulation, from the other
-// (`has_gbs` / `has_ga`: which of the two the scenario gave).
-void check_train_batch(TrainConfig& c, const ModelArch& m, const std::string& par_path, const std::string& batch_path,
-                       bool has_gbs, bool has_ga, int chunks) {
-  TrainBatch& b = c.batch;
-  const TrainParallelism& p = c.parallelism;
-  auto ppath = [&](const char* k) { return pointer_append(par_path, k); };
-  auto bpath = [&](const char* k) { return pointer_append(batch_path, k); };
-  if (b.seq_len > m.max_context)
-    fail(error_code::kConstraint, bpath("seq_len"),
-         "seq_len " + str(b.seq_len) + " exceeds the model's max_context (" + str(m.max_context) +
-             "); for context extension override the model's max_context (e.g. {\"preset\": ..., \"max_context\": " +
-             str(b.seq_len) + "})");
-  if (p.cp > 1 && b.seq_len % (2 * p.cp) != 0)
-    fail(error_code::kConstraint, ppath("cp"),
-         "seq_len (" + str(b.seq_len) + ") must be divisible by 2 × cp = " + str(2 * p.cp) +
-             " (load-balanced causal ring attention splits each sequence into 2·cp chunks)");
-  if (p.sequence_parallel && (b.seq_len / p.cp) % p.tp != 0)
-    fail(error_code::kConstraint, bpath("seq_len"),
-         "with sequence_parallel the tokens of a sequence on one GPU (" + str(b.seq_len / p.cp) +
-             ") must be divisible by tp (" + str(p.tp) + ")");
-  const int64_t per_step = static_cast<int64_t>(p.dp) * b.micro_batch_size;
-  if (has_gbs) {
-    if (b.global_batch_size % per_step != 0)
-      fail(error_code::kConstraint, bpath("global_batch_size"),
-           "global_batch_size (" + str(b.global_batch_size) + ") must be a multiple of dp × micro_batch_size = " +
-               str(per_step));
-    const int64_t ga = b.global_batch_size / per_step;
-    if (has_ga && ga != b.gradient_accumulation)
-      fail(error_code::kConstraint, bpath("gradient_accumulation"),
-           "gradient_accumulation " + str(b.gradient_accumulation) + " contradicts global_batch_size / (dp × " +
-               "micro_batch_size) = " + str(ga));
-    b.gradient_accumulation = ga;
-  } else {
-    b.global_batch_size = per_step * b.gradient_accumulation;
-  }
-  const std::string m_path = has_gbs ? bpath("global_batch_size") : bpath("gradient_accumulation");
-  if (p.pp > 1 && b.gradient_accumulation < p.pp)
-    fail(error_code::kConstraint, m_path,
-         "with pp = " + str(p.pp) + " a step needs at least " + str(p.pp) +
-             " micro-batches per pipeline, got " + str(b.gradient_accumulation) +
-             "; raise the global batch or lower micro_batch_size");
-  if (c.schedule == PipelineSchedule::Interleaved && b.gradient_accumulation % p.pp != 0)
-    fail(error_code::kConstraint, m_path,
-         "interleaved_1f1b needs the micro-batches per pipeline (" + str(b.gradient_accumulation) +
-             ") to be a multiple of pp (" + str(p.pp) + ")");
-  if (2 * b.gradient_accumulation * chunks > kMaxScheduleOps)
-    fail(error_code::kRange, m_path,
-         "the pipeline schedule would have " + str(2 * b.gradient_accumulation * chunks) +
-             " forward/backward passes; the estimator is bounded at " + str(kMaxScheduleOps));
-
-}
-
 // Reads one training configuration (no key_metrics / compare / scaling) and
 // checks every cross-field constraint against the scenario's model and hardware.
 TrainConfig read_train_config(const json& v, const std::string& path, const Scenario& s) {
@@ -318,7 +255,6 @@ TrainConfig read_train_config(const json& v, const std::string& path, const Scen
          "trained weights are bf16, fp16 or fp32; a quantized frozen base goes in training.lora.base_dtype (QLoRA)");
 
   const std::string par_path = r.child_path("parallelism");
-  auto ppath = [&](const char* k) { return pointer_append(par_path, k); };
   read_parallelism(r.find("parallelism"), par_path, c.parallelism);
   bool has_gbs = false, has_ga = false;
   const std::string batch_path = r.child_path("batch");
@@ -354,59 +290,9 @@ TrainConfig read_train_config(const json& v, const std::string& path, const Scen
   c.tokens_to_train = r.number("tokens_to_train", 0, 1e18, 0);
   c.pue = r.number("pue", 1.0, 10.0, 1.0);
 
-  // Parallelism.
-  TrainParallelism& p = c.parallelism;
-  check_tensor_parallel(m, p.tp, ppath("tp"));
-  if (p.world() != hw.total_gpus())
-    fail(error_code::kConstraint, ppath("dp"),
-         "dp × tp × pp × cp = " + str(p.dp) + " × " + str(p.tp) + " × " + str(p.pp) + " × " + str(p.cp) + " = " +
-             str(p.world()) + " GPUs, but the hardware has " + str(hw.total_gpus()) +
-             " (gpus_per_node × nodes); they must match");
-  {
-    const int stride = axis_stride(p, "tp");
-    const int span = stride * p.tp;
-    if (p.tp > 1 && (span > hw.gpus_per_node || hw.gpus_per_node % span != 0))
-      fail(error_code::kConstraint, ppath("tp"),
-           "the tp group (" + str(p.tp) + " GPUs, rank stride " + str(stride) +
-               ") must sit inside one node of " + str(hw.gpus_per_node) +
-               " GPUs; lower tp or put tp first in placement");
-  }
-  const int chunks = p.pp * p.virtual_stages;
-  if (!p.stage_layers.empty()) {
-    if (static_cast<int>(p.stage_layers.size()) != chunks)
-      fail(error_code::kConstraint, ppath("stage_layers"),
-           "stage_layers has " + str(static_cast<int>(p.stage_layers.size())) + " entries; it needs one per model chunk: pp × virtual_stages = " +
-               str(chunks));
-    int sum = 0;
-    for (int n : p.stage_layers) sum += n;
-    if (sum != m.num_layers)
-      fail(error_code::kConstraint, ppath("stage_layers"),
-           "stage_layers sum to " + str(sum) + " but the model has " + str(m.num_layers) + " layers");
-  } else if (m.num_layers % chunks != 0) {
-    fail(error_code::kConstraint, p.virtual_stages > 1 ? ppath("virtual_stages") : ppath("pp"),
-         "pp × virtual_stages = " + str(chunks) + " must divide num_layers (" + str(m.num_layers) +
-             "); give stage_layers for an uneven layout");
-  }
-  if (p.virtual_stages > 1 && c.schedule != PipelineSchedule::Interleaved)
-    fail(error_code::kConstraint, ppath("virtual_stages"),
-         "virtual_stages > 1 needs schedule \"interleaved_1f1b\"");
-  if (c.schedule == PipelineSchedule::Interleaved && (p.virtual_stages < 2 || p.pp < 2))
-    fail(error_code::kConstraint, r.child_path("schedule"),
-         "interleaved_1f1b needs pp ≥ 2 and virtual_stages ≥ 2 (model chunks per pipeline rank)");
-  if (p.sequence_parallel && p.tp < 2)
-    fail(error_code::kConstraint, ppath("sequence_parallel"), "sequence_parallel shards over tp and needs tp ≥ 2");
-  if (p.ep > 1) {
-    if (!m.is_moe())
-      fail(error_code::kConstraint, ppath("ep"), "ep > 1 needs a mixture-of-experts model; '" + m.id + "' is dense");
-    if (m.moe.num_experts % p.ep != 0)
-      fail(error_code::kConstraint, ppath("ep"),
-           "ep (" + str(p.ep) + ") must divide num_experts (" + str(m.moe.num_experts) + ")");
-    if (p.dp % p.ep != 0)
-      fail(error_code::kConstraint, ppath("ep"),
-           "ep (" + str(p.ep) + ") must divide dp (" + str(p.dp) + "): experts are spread over data-parallel ranks");
-  }
-
+  const int chunks = check_train_parallelism(c, m, hw, par_path, r.child_path("schedule"));
   check_train_batch(c, m, par_path, batch_path, has_gbs, has_ga, chunks);
+  const TrainParallelism& p = c.parallelism;
 
   // Techniques.
   if (c.fp8 != Fp8Gemms::None && hw.gpu.peak_tflops.fp8 <= 0)

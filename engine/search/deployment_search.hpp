@@ -28,16 +28,12 @@
 #include "core/json_reader.hpp"
 #include "perf/cost_bounds.hpp"
 #include "scenario/scenario.hpp"
+#include "search/explorer.hpp"
 
 namespace sightline::search {
 
-struct GpuOption {
-  std::string gpu;          // GPU preset id
-  double usd_per_hour = 0;  // per GPU
-  std::string intra_node;   // interconnect preset ids
-  std::string inter_node;
-  int gpus_per_node = 0;    // always read: the question's, else the GPU's own node_gpus (no node size assumed)
-};
+// A GPU option of the question (search/explorer.hpp, shared with the training search).
+using GpuOption = GpuOptionFields;
 
 // A prefill:decode pool ratio; {0, 0} is colocated (one pool of mixed replicas).
 struct PoolRatio {
@@ -213,5 +209,12 @@ DeploymentSearchResult rank_deployment_search(const DeploymentSearchSpec& spec, 
                                               const std::vector<CandidateOutcome>& high);
 
 std::string candidate_label(const DeploymentSearchSpec& spec, const Candidate& c);
+
+// The plan's runs through the search explorer: every candidate at the central
+// bound, then the interval points at the low and high bounds; `for_each`
+// places the runs (search/explorer.hpp). rank_deployment_search(spec, plan,
+// runs.central, runs.low, runs.high) answers.
+ExplorerRuns<CandidateOutcome> run_deployment_plan(const DeploymentSearchSpec& spec, const Plan& plan,
+                                                   const ForEach& for_each);
 
 }  // namespace sightline::search

@@ -10,6 +10,7 @@
 #include "perf/cost_setup.hpp"
 #include "presets/preset_store.hpp"
 #include "search/axis_list.hpp"
+#include "search/explorer.hpp"
 #include "search/pareto.hpp"
 #include "search/search_metric.hpp"
 #include "train/estimator.hpp"
@@ -241,23 +242,9 @@ TrainingSearchSpec read_training_search(const json& doc) {
     for (size_t i = 0; i < gv->size(); ++i) {
       const std::string path = pointer_append("/gpus", i);
       ObjectReader gr((*gv)[i], path, {"gpu", "usd_per_hour", "intra_node", "inter_node", "gpus_per_node", "count"});
-      TrainGpuOption g;
-      g.gpu = gr.string("gpu");
-      require_preset("gpus", g.gpu, gr.child_path("gpu"));
-      g.gpu_value = g.gpu;
-      g.usd_per_hour = gr.number("usd_per_hour", 0.0, 1e6, 0.0);
-      // The links default to the GPU preset's own (its default_intra_node and default_inter_node).
-      const GpuSpec preset = read_gpu(json(g.gpu), gr.child_path("gpu"));
-      g.intra_node = gr.string("intra_node", preset.default_intra_node);
-      g.inter_node = gr.string("inter_node", preset.default_inter_node);
-      if (read_interconnect(g.intra_node, gr.child_path("intra_node")).scope != "intra_node")
-        fail(error_code::kConstraint, gr.child_path("intra_node"), "'" + g.intra_node.get<std::string>() + "' is an inter-node link");
-      if (read_interconnect(g.inter_node, gr.child_path("inter_node")).scope != "inter_node")
-        fail(error_code::kConstraint, gr.child_path("inter_node"), "'" + g.inter_node.get<std::string>() + "' is an intra-node link");
-      // The GPU's own server size (its node_gpus), no more than the link joins
-      // (an NVLink bridge pair, a 4-way bridge).
-      const InterconnectSpec link = read_interconnect(json(g.intra_node), gr.child_path("intra_node"));
-      g.gpus_per_node = static_cast<int>(gr.integer("gpus_per_node", 1, 64, preset.proposed_node_gpus(&link)));
+      const GpuOptionFields fields = read_gpu_option(gr, 0.0);
+      TrainGpuOption g{fields.gpu,        json(fields.gpu),        fields.usd_per_hour,
+                       json(fields.intra_node), json(fields.inter_node), fields.gpus_per_node, {}};
       const json* cv = gr.find("count");
       const std::string cp = gr.child_path("count");
       if (!cv) {
@@ -296,68 +283,75 @@ TrainingSearchSpec read_training_search(const json& doc) {
   return spec;
 }
 
+namespace {
+
+// Prunes one configuration (tp x pp x cp must divide the GPU count, virtual
+// stages need a pipeline, the global batch a whole number of micro-batches per
+// replica, then the training scenario checks) or adds it to the plan.
+void plan_candidate(const TrainingSearchSpec& spec, TrainCandidate c, TrainPlan& plan) {
+  auto prune = [&](const std::string& key, const std::string& reason) { plan.pruned.push_back({c, key, reason}); };
+  const int64_t model_parallel = static_cast<int64_t>(c.tp) * c.pp * c.cp;
+  if (c.gpus % model_parallel != 0) {
+    prune("tp × pp × cp does not divide the GPU count",
+          "tp × pp × cp = " + str(model_parallel) + " does not divide " + str(c.gpus) + " GPUs");
+    return;
+  }
+  c.dp = static_cast<int>(c.gpus / model_parallel);
+  if (c.virtual_stages > 1 && c.pp < 2) {
+    prune("virtual_stages > 1 needs pp ≥ 2", "interleaving model chunks needs a pipeline");
+    return;
+  }
+  if (spec.global_batch_size % (static_cast<int64_t>(c.dp) * c.micro_batch) != 0) {
+    prune("the global batch is not a multiple of dp × micro_batch",
+          "global batch " + str(spec.global_batch_size) + " is not a multiple of dp × micro_batch = " +
+              str(static_cast<int64_t>(c.dp) * c.micro_batch));
+    return;
+  }
+  // Everything else: the training scenario checks, as for any scenario.
+  json d = candidate_document(spec, c);
+  try {
+    Scenario sc = read_scenario(d);
+    c.ga = sc.training->config.batch.gradient_accumulation;
+    plan.candidates.push_back(c);
+    plan.scenarios.push_back(std::move(sc));
+    plan.documents.push_back(std::move(d));
+  } catch (const SightlineError& e) {
+    prune(std::string(e.code()) + " at " + e.path(), e.what());
+  }
+}
+
+}  // namespace
+
 TrainPlan plan_training_search(const TrainingSearchSpec& spec) {
   TrainPlan plan;
-  auto prune = [&](const TrainCandidate& c, const std::string& key, const std::string& reason) {
-    plan.pruned.push_back({c, key, reason});
+  enum Axis : size_t { kGpu, kCount, kTp, kPp, kCp, kEp, kVs, kMb, kRecompute, kZero, kSp, kAxes };
+  const std::vector<size_t> sizes = {spec.gpus.size(),  0, spec.tp.size(), spec.pp.size(),
+                                     spec.cp.size(),    spec.ep.size(),    spec.virtual_stages.size(),
+                                     spec.micro_batch.size(), spec.recompute.size(), spec.zero_stage.size(), 0};
+  // Sequence parallelism shards over tp: with tp = 1 there is one choice, off.
+  const std::vector<bool> sp_off = {false};
+  auto sp_axis = [&](int tp) -> const std::vector<bool>& { return tp < 2 ? sp_off : spec.sequence_parallel; };
+  auto values = [&](size_t axis, const std::vector<size_t>& at) -> size_t {
+    if (axis == kCount) return spec.gpus[at[kGpu]].counts.size();
+    if (axis == kSp) return sp_axis(spec.tp[at[kTp]]).size();
+    return sizes[axis];
   };
-  for (size_t gi = 0; gi < spec.gpus.size(); ++gi)
-    for (int n : spec.gpus[gi].counts)
-      for (int tp : spec.tp)
-        for (int pp : spec.pp)
-          for (int cp : spec.cp)
-            for (int ep : spec.ep)
-              for (int vs : spec.virtual_stages)
-                for (int64_t mb : spec.micro_batch)
-                  for (const std::string& rc : spec.recompute)
-                    for (int zero : spec.zero_stage) {
-                      // Sequence parallelism shards over tp: with tp = 1 there is one choice, off.
-                      std::vector<bool> sps = spec.sequence_parallel;
-                      if (tp < 2) sps = {false};
-                      for (bool sp : sps) {
-                        TrainCandidate c;
-                        c.gpu = gi;
-                        c.gpus = n;
-                        c.tp = tp;
-                        c.pp = pp;
-                        c.cp = cp;
-                        c.ep = ep;
-                        c.virtual_stages = vs;
-                        c.micro_batch = mb;
-                        c.recompute = rc;
-                        c.zero_stage = zero;
-                        c.sequence_parallel = sp;
-                        ++plan.space_size;
-                        const int64_t model_parallel = static_cast<int64_t>(tp) * pp * cp;
-                        if (n % model_parallel != 0) {
-                          prune(c, "tp × pp × cp does not divide the GPU count",
-                                "tp × pp × cp = " + str(model_parallel) + " does not divide " + str(n) + " GPUs");
-                          continue;
-                        }
-                        c.dp = static_cast<int>(n / model_parallel);
-                        if (vs > 1 && pp < 2) {
-                          prune(c, "virtual_stages > 1 needs pp ≥ 2", "interleaving model chunks needs a pipeline");
-                          continue;
-                        }
-                        if (spec.global_batch_size % (static_cast<int64_t>(c.dp) * mb) != 0) {
-                          prune(c, "the global batch is not a multiple of dp × micro_batch",
-                                "global batch " + str(spec.global_batch_size) + " is not a multiple of dp × micro_batch = " +
-                                    str(static_cast<int64_t>(c.dp) * mb));
-                          continue;
-                        }
-                        // Everything else: the training scenario checks, as for any scenario.
-                        json d = candidate_document(spec, c);
-                        try {
-                          Scenario sc = read_scenario(d);
-                          c.ga = sc.training->config.batch.gradient_accumulation;
-                          plan.candidates.push_back(c);
-                          plan.scenarios.push_back(std::move(sc));
-                          plan.documents.push_back(std::move(d));
-                        } catch (const SightlineError& e) {
-                          prune(c, std::string(e.code()) + " at " + e.path(), e.what());
-                        }
-                      }
-                    }
+  for_each_combination(kAxes, values, [&](const std::vector<size_t>& at) {
+    TrainCandidate c;
+    c.gpu = at[kGpu];
+    c.gpus = spec.gpus[c.gpu].counts[at[kCount]];
+    c.tp = spec.tp[at[kTp]];
+    c.pp = spec.pp[at[kPp]];
+    c.cp = spec.cp[at[kCp]];
+    c.ep = spec.ep[at[kEp]];
+    c.virtual_stages = spec.virtual_stages[at[kVs]];
+    c.micro_batch = spec.micro_batch[at[kMb]];
+    c.recompute = spec.recompute[at[kRecompute]];
+    c.zero_stage = spec.zero_stage[at[kZero]];
+    c.sequence_parallel = sp_axis(c.tp)[at[kSp]];
+    ++plan.space_size;
+    plan_candidate(spec, c, plan);
+  });
   return plan;
 }
 
@@ -472,14 +466,12 @@ TrainingSearchResult rank_training_search(const TrainingSearchSpec& spec, const 
     r.usd_per_hour = spec.gpus[r.c.gpu].usd_per_hour * r.c.gpus;
     r.central = central[i];
     r.on_front = std::find(front.begin(), front.end(), i) != front.end();
-    const auto it = std::find(with_interval.begin(), with_interval.end(), i);
-    if (it != with_interval.end()) {
-      const size_t j = static_cast<size_t>(it - with_interval.begin());
-      if (j < low.size() && j < high.size()) {
-        r.has_interval = true;
-        r.low = low[j];
-        r.high = high[j];
-      }
+    const TrainOutcome* lo = nullptr;
+    const TrainOutcome* hi = nullptr;
+    if (interval_runs_of(i, with_interval, low, high, lo, hi)) {
+      r.has_interval = true;
+      r.low = *lo;
+      r.high = *hi;
     }
     if (r.on_front) out.front.push_back(out.ranked.size());
     out.ranked.push_back(r);
@@ -515,16 +507,11 @@ TrainingSearchResult rank_training_search(const TrainingSearchSpec& spec, const 
 
 TrainingSearchResult run_training_search(const TrainingSearchSpec& spec, const ForEach& for_each) {
   const TrainPlan plan = plan_training_search(spec);
-  std::vector<TrainOutcome> central(plan.candidates.size());
-  for_each(central.size(), [&](size_t k) { central[k] = evaluate_training_candidate(spec, plan, k, CostBound::Central); });
-  const std::vector<size_t> picked = training_interval_candidates(spec, plan, central);
-  std::vector<TrainOutcome> low(picked.size()), high(picked.size());
-  for_each(2 * picked.size(), [&](size_t k) {
-    const size_t i = picked[k / 2];
-    if (k % 2 == 0) low[k / 2] = evaluate_training_candidate(spec, plan, i, CostBound::Low);
-    else high[k / 2] = evaluate_training_candidate(spec, plan, i, CostBound::High);
-  });
-  return rank_training_search(spec, plan, central, low, high);
+  const ExplorerRuns<TrainOutcome> runs = run_plan<TrainOutcome>(
+      plan.candidates.size(), for_each,
+      [&](size_t k, CostBound bound) { return evaluate_training_candidate(spec, plan, k, bound); },
+      [&](const std::vector<TrainOutcome>& central) { return training_interval_candidates(spec, plan, central); });
+  return rank_training_search(spec, plan, runs.central, runs.low, runs.high);
 }
 
 json TrainingSearchResult::to_json() const {

@@ -29,6 +29,7 @@
 #include "core/json_reader.hpp"
 #include "perf/cost_bounds.hpp"
 #include "scenario/scenario.hpp"
+#include "search/explorer.hpp"
 
 namespace sightline::search {
 
@@ -157,10 +158,8 @@ TrainingSearchResult rank_training_search(const TrainingSearchSpec& spec, const 
                                           const std::vector<TrainOutcome>& central,
                                           const std::vector<TrainOutcome>& low, const std::vector<TrainOutcome>& high);
 
-// The whole search: plan, central estimates, interval runs, rank. `for_each(n,
-// task)` calls task(k) for every k in [0, n), in any order and on any threads
-// (the CLI's thread pool; sequential in the page's worker).
-using ForEach = std::function<void(size_t n, const std::function<void(size_t)>& task)>;
+// The whole search through the search explorer (search/explorer.hpp): plan,
+// central estimates, interval runs, rank; `for_each` places the estimates.
 TrainingSearchResult run_training_search(const TrainingSearchSpec& spec, const ForEach& for_each);
 
 std::string training_candidate_label(const TrainingSearchSpec& spec, const TrainCandidate& c);

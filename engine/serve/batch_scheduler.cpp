@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <functional>
 #include <unordered_set>
 
 #include "scenario/policy_registry.hpp"
@@ -32,6 +33,13 @@ class IterationScheduler : public BatchScheduler {
   bool admit(ModelEngine& e, SimRequest& q, int64_t budget, int64_t& chunk, StepBatch& b);
   int32_t pick_victim(const ModelEngine& e, int32_t exclude) const;
   void waiting_candidates(const ModelEngine& e, size_t want, std::vector<int32_t>& out, int64_t min_key) const;
+  // form()'s two halves beside admission: a running request's decode (or
+  // verify) step, its KV grown by preempting others or, with no victim left,
+  // itself (false then); and the step's candidates offered to `process` in
+  // the priority's order (it returns true when no later candidate can join).
+  bool grow_for_decode(ModelEngine& e, SimRequest& q, StepBatch& b, int64_t step_tokens);
+  void offer_in_priority_order(ModelEngine& e, int64_t first_key,
+                               const std::function<bool(const std::vector<int32_t>&)>& process);
 
   bool chunked_;
   // Per-step lists, kept between steps so that forming a step allocates
@@ -146,6 +154,56 @@ void IterationScheduler::waiting_candidates(const ModelEngine& e, size_t want, s
   }
 }
 
+bool IterationScheduler::grow_for_decode(ModelEngine& e, SimRequest& q, StepBatch& b, int64_t step_tokens) {
+  while (!kv_.grow(e.kv, q.kv, q.computed + step_tokens)) {
+    const int32_t victim = pick_victim(e, id_of(q));
+    if (victim < 0) {
+      host_.preempt(e, q, b);
+      return false;
+    }
+    host_.preempt(e, req(victim), b);
+  }
+  return true;
+}
+
+void IterationScheduler::offer_in_priority_order(ModelEngine& e, int64_t first_key,
+                                                 const std::function<bool(const std::vector<int32_t>&)>& process) {
+  if (spec_.scheduler.priority == Priority::PrefillFirst && !chunked_) {
+    process(waiting_);
+    if (admitted_.empty()) process(decodes_);
+  } else if (spec_.scheduler.priority == Priority::PrefillFirst) {
+    std::vector<int32_t>& c = order_;
+    c.assign(partials_.begin(), partials_.end());
+    c.insert(c.end(), waiting_.begin(), waiting_.end());
+    c.insert(c.end(), decodes_.begin(), decodes_.end());
+    process(c);
+  } else if (spec_.scheduler.priority == Priority::DecodeFirst) {
+    std::vector<int32_t>& c = order_;
+    c.assign(decodes_.begin(), decodes_.end());
+    c.insert(c.end(), partials_.begin(), partials_.end());
+    // Under LoRA the decodes' preemptions can free adapter slots: the queued
+    // prompts are chosen after them, among those queued when the step began.
+    if (!process(c)) {
+      if (spec_.lora.enabled) {
+        const size_t seats_now = static_cast<size_t>(std::max<int64_t>(0, spec_.scheduler.max_num_seqs - static_cast<int64_t>(e.running.size())));
+        waiting_candidates(e, seats_now + 1, waiting_, first_key);
+      }
+      process(waiting_);
+    }
+  } else {
+    std::vector<int32_t>& c = order_;
+    c.assign(decodes_.begin(), decodes_.end());
+    c.insert(c.end(), partials_.begin(), partials_.end());
+    c.insert(c.end(), waiting_.begin(), waiting_.end());
+    std::stable_sort(c.begin(), c.end(), [&](int32_t x, int32_t y) {
+      const auto& a = req(x).spec;
+      const auto& bb = req(y).spec;
+      return a.arrival != bb.arrival ? a.arrival < bb.arrival : x < y;
+    });
+    process(c);
+  }
+}
+
 bool IterationScheduler::form(Replica& r, ModelEngine& e, StepBatch& b) {
   if (r.role == PoolRole::Decode) host_.admit_transfers(r, e);
   swap_in(e, b);
@@ -200,17 +258,7 @@ bool IterationScheduler::form(Replica& r, ModelEngine& e, StepBatch& b) {
       if (q.state == RequestState::Running) {
         if (q.computed >= q.target) {
           if (step_tokens > budget) return true;
-          bool self_preempted = false;
-          while (!kv_.grow(e.kv, q.kv, q.computed + step_tokens)) {
-            const int32_t victim = pick_victim(e, id);
-            if (victim < 0) {
-              host_.preempt(e, q, b);
-              self_preempted = true;
-              break;
-            }
-            host_.preempt(e, req(victim), b);
-          }
-          if (self_preempted) continue;
+          if (!grow_for_decode(e, q, b, step_tokens)) continue;
           add_item(q, spec_k_ > 0 ? ItemKind::Verify : ItemKind::Decode, step_tokens);
           budget -= step_tokens;
         } else {
@@ -245,40 +293,7 @@ bool IterationScheduler::form(Replica& r, ModelEngine& e, StepBatch& b) {
     return false;
   };
 
-  if (prio == Priority::PrefillFirst && !chunked) {
-    process(waiting);
-    if (admitted_ids.empty()) process(decodes);
-  } else if (prio == Priority::PrefillFirst) {
-    std::vector<int32_t>& c = order_;
-    c.assign(partials.begin(), partials.end());
-    c.insert(c.end(), waiting.begin(), waiting.end());
-    c.insert(c.end(), decodes.begin(), decodes.end());
-    process(c);
-  } else if (prio == Priority::DecodeFirst) {
-    std::vector<int32_t>& c = order_;
-    c.assign(decodes.begin(), decodes.end());
-    c.insert(c.end(), partials.begin(), partials.end());
-    // Under LoRA the decodes' preemptions can free adapter slots: the queued
-    // prompts are chosen after them, among those queued when the step began.
-    if (!process(c)) {
-      if (spec_.lora.enabled) {
-        const size_t seats_now = static_cast<size_t>(std::max<int64_t>(0, max_seqs - static_cast<int64_t>(e.running.size())));
-        waiting_candidates(e, seats_now + 1, waiting, first_key);
-      }
-      process(waiting);
-    }
-  } else {
-    std::vector<int32_t>& c = order_;
-    c.assign(decodes.begin(), decodes.end());
-    c.insert(c.end(), partials.begin(), partials.end());
-    c.insert(c.end(), waiting.begin(), waiting.end());
-    std::stable_sort(c.begin(), c.end(), [&](int32_t x, int32_t y) {
-      const auto& a = req(x).spec;
-      const auto& bb = req(y).spec;
-      return a.arrival != bb.arrival ? a.arrival < bb.arrival : x < y;
-    });
-    process(c);
-  }
+  offer_in_priority_order(e, first_key, process);
   if (!admitted_ids.empty()) {
     // Admitted prompts leave the queue, wherever they were in it.
     for (int32_t id : admitted_ids) e.waiting.erase(req(id).queue_key);

@@ -18,43 +18,6 @@ namespace {
 
 using Figure = std::optional<double>;
 
-Figure figure_of(const Summary& s, double Summary::*field) { return s.empty() ? Figure() : Figure(s.*field); }
-
-// Scalar metrics compared between a run and its baseline, read from the typed
-// metrics (none: the run has no such figure, and the pair is skipped).
-struct ComparedMetric {
-  const char* name;
-  Figure (*get)(const ServingMetrics&);
-};
-
-const std::vector<ComparedMetric>& compared_metrics() {
-  using M = ServingMetrics;
-  static const std::vector<ComparedMetric> m = {
-      {"output_tokens_per_s", [](const M& x) { return Figure(x.throughput.output_tokens_per_s); }},
-      {"requests_per_s", [](const M& x) { return Figure(x.throughput.requests_per_s); }},
-      {"output_tokens_per_s_per_gpu", [](const M& x) { return Figure(x.throughput.output_tokens_per_s_per_gpu); }},
-      {"goodput_requests_per_s", [](const M& x) { return x.goodput ? Figure(x.goodput->requests_per_s) : Figure(); }},
-      {"ttft_mean_ms", [](const M& x) { return figure_of(x.ttft_ms, &Summary::mean); }},
-      {"ttft_p50_ms", [](const M& x) { return figure_of(x.ttft_ms, &Summary::p50); }},
-      {"ttft_p99_ms", [](const M& x) { return figure_of(x.ttft_ms, &Summary::p99); }},
-      {"ttft_stddev_ms", [](const M& x) { return figure_of(x.ttft_ms, &Summary::stddev); }},
-      {"tpot_mean_ms", [](const M& x) { return figure_of(x.tpot_ms, &Summary::mean); }},
-      {"tpot_p50_ms", [](const M& x) { return figure_of(x.tpot_ms, &Summary::p50); }},
-      {"tpot_p99_ms", [](const M& x) { return figure_of(x.tpot_ms, &Summary::p99); }},
-      {"itl_p99_ms", [](const M& x) { return figure_of(x.itl_ms, &Summary::p99); }},
-      {"e2e_mean_s", [](const M& x) { return figure_of(x.e2e_s, &Summary::mean); }},
-      {"e2e_p50_s", [](const M& x) { return figure_of(x.e2e_s, &Summary::p50); }},
-      {"e2e_p99_s", [](const M& x) { return figure_of(x.e2e_s, &Summary::p99); }},
-      {"running_mean", [](const M& x) { return Figure(x.concurrency.running_mean); }},
-      {"running_max", [](const M& x) { return Figure(static_cast<double>(x.concurrency.running_max)); }},
-      {"kv_token_utilization", [](const M& x) { return Figure(x.kv_cache.token_utilization); }},
-      {"kv_peak_blocks_used", [](const M& x) { return Figure(static_cast<double>(x.kv_cache.peak_blocks_used)); }},
-      {"preemptions", [](const M& x) { return Figure(static_cast<double>(x.kv_cache.preemptions)); }},
-      {"energy_per_output_token_J", [](const M& x) { return Figure(x.energy.per_output_token_J); }},
-  };
-  return m;
-}
-
 }  // namespace
 
 ServingJob::ServingJob(Scenario scenario) : s_(std::move(scenario)) {
@@ -273,21 +236,16 @@ json ServingJob::compare_block(size_t ci, CompareFigures& figures, json& warning
     into[name] = den != 0 ? Figure(num / den) : Figure();
     if (den == 0) undefined[group + "/" + name] = why;
   };
-  for (const ComparedMetric& c : compared_metrics()) {
-    const Figure a = c.get(metrics_), b = c.get(base_m);
-    if (a && b) put(figures.ratio, "ratio", c.name, *a, *b, "the baseline's value is 0");
-  }
-  const ServingCapacity &ca = details_.capacity, &cb = base_d.capacity;
-  put(figures.ratio, "ratio", "kv_tokens_per_replica", static_cast<double>(ca.kv_tokens_per_replica),
-      static_cast<double>(cb.kv_tokens_per_replica), "the baseline's value is 0");
-  put(figures.ratio, "ratio", "kv_KiB_per_token", ca.kv_KiB_per_token, cb.kv_KiB_per_token, "the baseline's value is 0");
-  put(figures.ratio, "ratio", "max_concurrent_at_max_len", static_cast<double>(ca.max_concurrent_at_max_len),
-      static_cast<double>(cb.max_concurrent_at_max_len), "the baseline's value is 0");
-  for (const auto& [name, field] : std::vector<std::pair<const char*, const Summary ServingMetrics::*>>{
-           {"tpot_mean", &ServingMetrics::tpot_ms}, {"e2e_mean", &ServingMetrics::e2e_s}, {"ttft_mean", &ServingMetrics::ttft_ms}}) {
-    const Figure a = figure_of(metrics_.*field, &Summary::mean), b = figure_of(base_m.*field, &Summary::mean);
-    if (a && b) put(figures.speedup, "speedup", name, *b, *a, "this scenario's value is 0");
-  }
+  // Every figure compared by name (serve/serving_key_metrics.cpp's rows).
+  ServingFigures run, base;
+  run.metrics = &metrics_;
+  run.details = &details_;
+  base.metrics = &base_m;
+  base.details = &base_d;
+  for_each_compared_figure(run, base, [&](const char* group, const std::string& name, double num, double den,
+                                          const char* why) {
+    put(std::string(group) == "ratio" ? figures.ratio : figures.speedup, group, name, num, den, why);
+  });
   auto figures_json = [](const std::map<std::string, Figure>& m) {
     json o = json::object();
     for (const auto& [name, v] : m) o[name] = v ? json(*v) : json(nullptr);

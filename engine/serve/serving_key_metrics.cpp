@@ -40,6 +40,16 @@ struct ServingFigure {
 };
 using FigureGetter = std::function<ServingFigure(const ServingFigures&)>;
 
+// One serving figure: its catalogue id, how it is read from the typed
+// figures, and the names it goes by in a compare block (compare.ratio: this /
+// baseline; compare.speedup: baseline / this), "" where it is not compared.
+// A figure compared without a catalogue id of its own has an empty id.
+struct FigureRow {
+  std::string id;
+  FigureGetter get;
+  std::string ratio = "", speedup = "";
+};
+
 ServingFigure number(double v) { return {Kind::Number, v, ""}; }
 ServingFigure integer(int64_t v) { return {Kind::Integer, static_cast<double>(v), ""}; }
 ServingFigure figure_or_missing(const std::optional<double>& v) { return v ? number(*v) : ServingFigure{}; }
@@ -86,37 +96,44 @@ ServingFigure tier_hit_rate(const M::KvOffload& b, size_t i) {
   return i < b.tiers.size() ? number(b.tiers[i].hit_token_fraction) : ServingFigure{};
 }
 
-// Every serving id of the catalogue (a unit test holds the two lists equal).
-const std::map<std::string, FigureGetter>& serving_getters() {
+// Latency distributions, throughput, goodput and queues.
+std::vector<FigureRow> latency_getters() {
   using S = Summary;
-  static const std::map<std::string, FigureGetter> g = {
-      {"e2e_p50_s", dist(&M::e2e_s, &S::p50)},
-      {"e2e_p99_s", dist(&M::e2e_s, &S::p99)},
-      {"e2e_mean_s", dist(&M::e2e_s, &S::mean)},
-      {"ttft_p50_ms", dist(&M::ttft_ms, &S::p50)},
-      {"ttft_p99_ms", dist(&M::ttft_ms, &S::p99)},
-      {"ttft_mean_ms", dist(&M::ttft_ms, &S::mean)},
-      {"ttft_stddev_ms", dist(&M::ttft_ms, &S::stddev)},
-      {"tpot_p50_ms", dist(&M::tpot_ms, &S::p50)},
-      {"tpot_p99_ms", dist(&M::tpot_ms, &S::p99)},
-      {"tpot_mean_ms", dist(&M::tpot_ms, &S::mean)},
-      {"itl_p99_ms", dist(&M::itl_ms, &S::p99)},
+  return {
+      {"e2e_p50_s", dist(&M::e2e_s, &S::p50), "e2e_p50_s"},
+      {"e2e_p99_s", dist(&M::e2e_s, &S::p99), "e2e_p99_s"},
+      {"e2e_mean_s", dist(&M::e2e_s, &S::mean), "e2e_mean_s", "e2e_mean"},
+      {"ttft_p50_ms", dist(&M::ttft_ms, &S::p50), "ttft_p50_ms"},
+      {"ttft_p99_ms", dist(&M::ttft_ms, &S::p99), "ttft_p99_ms"},
+      {"ttft_mean_ms", dist(&M::ttft_ms, &S::mean), "ttft_mean_ms", "ttft_mean"},
+      {"ttft_stddev_ms", dist(&M::ttft_ms, &S::stddev), "ttft_stddev_ms"},
+      {"tpot_p50_ms", dist(&M::tpot_ms, &S::p50), "tpot_p50_ms"},
+      {"tpot_p99_ms", dist(&M::tpot_ms, &S::p99), "tpot_p99_ms"},
+      {"tpot_mean_ms", dist(&M::tpot_ms, &S::mean), "tpot_mean_ms", "tpot_mean"},
+      {"itl_p99_ms", dist(&M::itl_ms, &S::p99), "itl_p99_ms"},
       {"itl_max_ms", dist(&M::itl_ms, &S::max)},
       {"decode_tokens_per_s",
        [](const ServingFigures& f) { return figure_or_missing(f.metrics->decode_tokens_per_s_per_request); }},
-      {"output_tokens_per_s", real([](const M& m) { return m.throughput.output_tokens_per_s; })},
+      {"output_tokens_per_s", real([](const M& m) { return m.throughput.output_tokens_per_s; }), "output_tokens_per_s"},
       {"total_tokens_per_s", real([](const M& m) { return m.throughput.total_tokens_per_s; })},
-      {"requests_per_s", real([](const M& m) { return m.throughput.requests_per_s; })},
-      {"output_tokens_per_s_per_gpu", real([](const M& m) { return m.throughput.output_tokens_per_s_per_gpu; })},
-      {"goodput_requests_per_s", in_block<M::Goodput>(&M::goodput, [](const M::Goodput& b) { return number(b.requests_per_s); })},
+      {"requests_per_s", real([](const M& m) { return m.throughput.requests_per_s; }), "requests_per_s"},
+      {"output_tokens_per_s_per_gpu", real([](const M& m) { return m.throughput.output_tokens_per_s_per_gpu; }), "output_tokens_per_s_per_gpu"},
+      {"goodput_requests_per_s", in_block<M::Goodput>(&M::goodput, [](const M::Goodput& b) { return number(b.requests_per_s); }), "goodput_requests_per_s"},
       {"slo_attainment", in_block<M::Goodput>(&M::goodput, [](const M::Goodput& b) { return number(b.slo_attainment); })},
       {"max_qps", [](const ServingFigures& f) { return figure_or_missing(f.max_qps); }},
       {"queue_depth_max", count([](const M& m) { return m.concurrency.waiting_max; })},
       {"queue_depth_mean", real([](const M& m) { return m.concurrency.waiting_mean; })},
       {"queueing_p99_ms", dist(&M::queueing_ms, &S::p99)},
-      {"running_max", count([](const M& m) { return m.concurrency.running_max; })},
-      {"running_mean", real([](const M& m) { return m.concurrency.running_mean; })},
+      {"running_max", count([](const M& m) { return m.concurrency.running_max; }), "running_max"},
+      {"running_mean", real([](const M& m) { return m.concurrency.running_mean; }), "running_mean"},
       {"batch_size_mean", real([](const M& m) { return m.concurrency.batch_size_mean; })},
+  };
+}
+
+// GPU use, the KV cache and its capacity, weights.
+std::vector<FigureRow> gpu_and_kv_getters() {
+  using S = Summary;
+  return {
       {"gpu_utilization", real([](const M& m) { return m.gpu.busy_fraction; })},
       {"mfu_wall", real([](const M& m) { return m.gpu.mfu.over_wall_time; })},
       {"mfu_busy", real([](const M& m) { return m.gpu.mfu.over_busy_time; })},
@@ -128,17 +145,26 @@ const std::map<std::string, FigureGetter>& serving_getters() {
       {"mbu_step_p90", [](const ServingFigures& f) { return statistic(f.metrics->gpu.mbu.per_step, &S::p90); }},
       {"mean_power_per_gpu_W", real([](const M& m) { return m.energy.mean_power_per_gpu_W; })},
       {"kv_peak_utilization", real([](const M& m) { return m.kv_cache.peak_block_utilization; })},
-      {"kv_memory_utilization", real([](const M& m) { return m.kv_cache.token_utilization; })},
+      {"kv_memory_utilization", real([](const M& m) { return m.kv_cache.token_utilization; }), "kv_token_utilization"},
+      // Compared only (compare_kv_peak_ratio reads its ratio): no catalogue id of its own.
+      {"", count([](const M& m) { return m.kv_cache.peak_blocks_used; }), "kv_peak_blocks_used"},
       {"kv_fragmentation", real([](const M& m) { return m.kv_cache.fragmentation; })},
-      {"preemptions", count([](const M& m) { return m.kv_cache.preemptions; })},
-      {"kv_per_token_KiB", capacity([](const ServingCapacity& c) { return number(c.kv_KiB_per_token); })},
+      {"preemptions", count([](const M& m) { return m.kv_cache.preemptions; }), "preemptions"},
+      {"kv_per_token_KiB", capacity([](const ServingCapacity& c) { return number(c.kv_KiB_per_token); }), "kv_KiB_per_token"},
       {"kv_GiB_per_max_len_request", capacity([](const ServingCapacity& c) { return number(c.kv_GiB_per_max_len_request); })},
       {"kv_reduction_vs_mha", capacity([](const ServingCapacity& c) {
          return c.versus_mha ? number(c.versus_mha->kv_reduction_vs_mha) : ServingFigure{};
        })},
-      {"max_concurrent_at_max_len", capacity([](const ServingCapacity& c) { return integer(c.max_concurrent_at_max_len); })},
-      {"kv_capacity_tokens", capacity([](const ServingCapacity& c) { return integer(c.kv_tokens_per_replica); })},
+      {"max_concurrent_at_max_len", capacity([](const ServingCapacity& c) { return integer(c.max_concurrent_at_max_len); }), "max_concurrent_at_max_len"},
+      {"kv_capacity_tokens", capacity([](const ServingCapacity& c) { return integer(c.kv_tokens_per_replica); }), "kv_tokens_per_replica"},
       {"weights_GiB", [](const ServingFigures& f) { return number(f.details->first_pool_weights_GiB); }},
+  };
+}
+
+// Prefix cache, sessions, offload tiers, speculative decoding, LoRA, KV transfers, MoE, energy and cost.
+std::vector<FigureRow> feature_getters() {
+  using S = Summary;
+  return {
       {"prefix_hit_rate",
        in_block<M::PrefixCache>(&M::prefix_cache, [](const M::PrefixCache& b) { return number(b.cached_token_fraction); })},
       {"session_ttft_first_mean_ms", in_block<M::Sessions>(&M::sessions, [](const M::Sessions& b) { return statistic(b.ttft_first_turn_ms, &Summary::mean); })},
@@ -165,9 +191,15 @@ const std::map<std::string, FigureGetter>& serving_getters() {
          return statistic(b.transfer_ms, &S::p99);
        })},
       {"moe_expert_time_fraction", in_block<M::Moe>(&M::moe, [](const M::Moe& b) { return number(b.expert_time_fraction); })},
-      {"energy_per_output_token_J", real([](const M& m) { return m.energy.per_output_token_J; })},
+      {"energy_per_output_token_J", real([](const M& m) { return m.energy.per_output_token_J; }), "energy_per_output_token_J"},
       {"usd_per_million_output_tokens",
        in_block<M::Cost>(&M::cost, [](const M::Cost& b) { return number(b.usd_per_million_output_tokens); })},
+  };
+}
+
+// The quantization comparison and the compare block's ratios and speedups.
+std::vector<FigureRow> quantization_and_compare_getters() {
+  return {
       {"quant_decode_speedup", quantization([](const QuantizationFigures& q) { return number(q.decode_speedup); })},
       {"quant_weight_reduction", quantization([](const QuantizationFigures& q) { return number(q.weight_reduction); })},
       {"quant_unquantized_fits", quantization([](const QuantizationFigures& q) {
@@ -207,6 +239,12 @@ const std::map<std::string, FigureGetter>& serving_getters() {
       {"compare_kv_per_token_ratio", ratio("kv_KiB_per_token")},
       {"compare_max_concurrent_ratio", ratio("max_concurrent_at_max_len")},
       {"compare_ttft_speedup", speedup("ttft_mean")},
+  };
+}
+
+// Token and request counts shown beside the headline metrics.
+std::vector<FigureRow> count_getters() {
+  return {
       {"input_tokens_per_s", real([](const M& m) { return m.throughput.input_tokens_per_s; })},
       {"tokens_per_step_mean", real([](const M& m) { return m.concurrency.tokens_per_step_mean; })},
       {"kv_blocks_total", count([](const M& m) { return m.kv_cache.blocks_total; })},
@@ -218,12 +256,53 @@ const std::map<std::string, FigureGetter>& serving_getters() {
       {"requests_unfinished", count([](const M& m) { return m.requests.unfinished; })},
       {"duration_s", real([](const M& m) { return m.duration_s; })},
   };
-  return g;
+}
+
+// Every serving figure: one row per serving id of the catalogue (a unit
+// test holds the two lists equal), plus the compared figures without an id.
+const std::vector<FigureRow>& serving_figure_rows() {
+  static const std::vector<FigureRow> rows = [] {
+    std::vector<FigureRow> all;
+    for (auto part : {latency_getters, gpu_and_kv_getters, feature_getters, quantization_and_compare_getters, count_getters})
+      for (FigureRow& row : part()) all.push_back(std::move(row));
+    return all;
+  }();
+  return rows;
+}
+
+// The rows by id.
+const std::map<std::string, const FigureRow*>& serving_getters() {
+  static const std::map<std::string, const FigureRow*> by_id = [] {
+    std::map<std::string, const FigureRow*> m;
+    for (const FigureRow& row : serving_figure_rows())
+      if (!row.id.empty()) m.emplace(row.id, &row);
+    return m;
+  }();
+  return by_id;
 }
 
 }  // namespace serving_key_figures
 
+void for_each_compared_figure(const ServingFigures& run, const ServingFigures& baseline,
+                              const std::function<void(const char* group, const std::string& name, double num, double den,
+                                                       const char* why)>& put) {
+  using serving_key_figures::ServingFigure;
+  for (const serving_key_figures::FigureRow& row : serving_key_figures::serving_figure_rows()) {
+    if (row.ratio.empty() && row.speedup.empty()) continue;
+    const ServingFigure a = row.get(run), b = row.get(baseline);
+    if (a.kind == KeyMetric::Kind::Missing || b.kind == KeyMetric::Kind::Missing) continue;
+    if (!row.ratio.empty()) put("ratio", row.ratio, a.value, b.value, "the baseline's value is 0");
+    if (!row.speedup.empty()) put("speedup", row.speedup, b.value, a.value, "this scenario's value is 0");
+  }
+}
+
 bool serving_metric_has_field(const std::string& id) { return serving_key_figures::serving_getters().count(id) > 0; }
+
+std::vector<std::string> serving_figure_ids() {
+  std::vector<std::string> ids;
+  for (const auto& [id, row] : serving_key_figures::serving_getters()) ids.push_back(id);
+  return ids;
+}
 
 KeyMetric serving_key_metric(const std::string& id, const ServingFigures& f) {
   KeyMetric k;
@@ -235,7 +314,7 @@ KeyMetric serving_key_metric(const std::string& id, const ServingFigures& f) {
   const auto& getters = serving_key_figures::serving_getters();
   const auto it = getters.find(id);
   if (it == getters.end()) return k;
-  const serving_key_figures::ServingFigure v = it->second(f);
+  const serving_key_figures::ServingFigure v = it->second->get(f);
   k.kind = v.kind;
   k.value = v.value;
   if (v.kind == KeyMetric::Kind::Missing) k.reason = v.reason;

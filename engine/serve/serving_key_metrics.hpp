@@ -3,6 +3,7 @@
 // metrics, its KV capacity, the quantization comparison, the max-QPS answer,
 // the compare ratios), never out of the JSON the writers made. The catalogue
 // (scenario/metric_catalogue) names each id and where the writers put it.
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -48,5 +49,15 @@ KeyMetric serving_key_metric(const std::string& id, const ServingFigures& f);
 
 // Whether serving metric `id` reads a typed field (every serving id of the catalogue must).
 bool serving_metric_has_field(const std::string& id);
+// The ids of the serving figures (each must be a serving id of the catalogue).
+std::vector<std::string> serving_figure_ids();
+
+// A compare block's figures, from the same rows as the key metrics: for each
+// figure compared by name, both runs having it, put("ratio", name, this,
+// baseline, why) and/or put("speedup", name, baseline, this, why) (`why`:
+// what a zero denominator means). `run` and `baseline` need metrics and details.
+void for_each_compared_figure(const ServingFigures& run, const ServingFigures& baseline,
+                              const std::function<void(const char* group, const std::string& name, double num, double den,
+                                                       const char* why)>& put);
 
 }  // namespace sightline::serve

@@ -10,6 +10,79 @@ json utilization_json(const ServingMetrics::Utilization& u) {
 
 }  // namespace
 
+// The sessions and KV offload blocks, each present when the scenario has it.
+void ServingMetrics::write_sessions_and_offload(json& m) const {
+  if (sessions)
+    m["sessions"] = {{"total", sessions->total},
+                     {"completed", sessions->completed},
+                     {"dropped", sessions->dropped},
+                     {"cut_at_max_model_len", sessions->cut_at_max_model_len},
+                     {"turns", sessions->turns},
+                     {"turns_completed", sessions->turns_completed},
+                     {"turns_per_session", sessions->turns_per_session.to_json()},
+                     {"ttft_first_turn_ms", sessions->ttft_first_turn_ms.to_json()},
+                     {"ttft_returning_turn_ms", sessions->ttft_returning_turn_ms.to_json()},
+                     {"session_duration_s", sessions->session_duration_s.to_json()},
+                     {"returning_cached_token_fraction", sessions->returning_cached_token_fraction}};
+  if (kv_offload) {
+    json tiers = json::array();
+    for (const OffloadTier& t : kv_offload->tiers)
+      tiers.push_back({{"name", t.name},
+                       {"hit_tokens", t.hit_tokens},
+                       {"hit_token_fraction", t.hit_token_fraction},
+                       {"stored_blocks", t.stored_blocks},
+                       {"dropped_blocks", t.dropped_blocks},
+                       {"reloaded_GiB_per_gpu", t.reloaded_GiB_per_gpu}});
+    m["kv_offload"] = {{"hbm_hit_tokens", kv_offload->hbm_hit_tokens},
+                       {"hbm_hit_token_fraction", kv_offload->hbm_hit_token_fraction},
+                       {"tiers", tiers},
+                       {"reload_overlap", kv_offload->reload_overlap},
+                       {"reload_time_s", kv_offload->reload_time_s},
+                       {"exposed_reload_time_s", kv_offload->exposed_reload_time_s}};
+  }
+}
+
+// Speculative decoding, LoRA adapters, KV transfers and MoE, each present
+// when the scenario uses it.
+void ServingMetrics::write_features(json& m) const {
+  if (speculative)
+    m["speculative"] = {{"method", speculative->method},
+                        {"k", speculative->k},
+                        {"acceptance_rate", speculative->acceptance_rate},
+                        {"acceptance_rate_assumed", speculative->acceptance_rate_assumed},
+                        {"verify_steps", speculative->verify_steps},
+                        {"tokens_per_verify_step", speculative->tokens_per_verify_step},
+                        {"expected_tokens_per_verify_step", speculative->expected_tokens_per_verify_step},
+                        {"rejected_tokens", speculative->rejected_tokens},
+                        {"draft_time_fraction", speculative->draft_time_fraction}};
+  if (speculative && speculative->published) {
+    const AcceptanceEstimate& e = *speculative->published;
+    m["speculative"]["acceptance_published"] = {{"basis", e.basis},
+                                                {"rate_low", e.low},
+                                                {"rate_high", e.high},
+                                                {"rows", e.rows}};
+  }
+  if (lora)
+    m["lora"] = {{"adapters", lora->adapters},
+                 {"adapter_loads", lora->adapter_loads},
+                 {"load_time_s", lora->load_time_s},
+                 {"load_time_per_adapter_ms", lora->load_time_per_adapter_ms},
+                 {"load_time_fraction", lora->load_time_fraction},
+                 {"lora_gemm_time_fraction", lora->lora_gemm_time_fraction}};
+  if (kv_transfer)
+    m["kv_transfer"] = {{"link", kv_transfer->link},
+                        {"transfers", kv_transfer->transfers},
+                        {"transfer_ms", kv_transfer->transfer_ms.to_json()},
+                        {"MiB_per_transfer", kv_transfer->MiB_per_transfer}};
+  if (moe) {
+    m["moe"] = {{"load_imbalance", moe->load_imbalance},
+                {"expert_parallel", moe->expert_parallel},
+                {"expert_time_fraction", moe->expert_time_fraction}};
+    if (moe->attention_data_parallel > 1) m["moe"]["attention_data_parallel"] = moe->attention_data_parallel;
+    if (moe->redundant_experts > 0) m["moe"]["redundant_experts"] = moe->redundant_experts;
+  }
+}
+
 json ServingMetrics::to_json() const {
   json m;
   m["requests"] = {{"total", requests.total},
@@ -60,70 +133,8 @@ json ServingMetrics::to_json() const {
                          {"cached_tokens", prefix_cache->cached_tokens},
                          {"cached_token_fraction", prefix_cache->cached_token_fraction},
                          {"evicted_blocks", prefix_cache->evicted_blocks}};
-  if (sessions)
-    m["sessions"] = {{"total", sessions->total},
-                     {"completed", sessions->completed},
-                     {"dropped", sessions->dropped},
-                     {"cut_at_max_model_len", sessions->cut_at_max_model_len},
-                     {"turns", sessions->turns},
-                     {"turns_completed", sessions->turns_completed},
-                     {"turns_per_session", sessions->turns_per_session.to_json()},
-                     {"ttft_first_turn_ms", sessions->ttft_first_turn_ms.to_json()},
-                     {"ttft_returning_turn_ms", sessions->ttft_returning_turn_ms.to_json()},
-                     {"session_duration_s", sessions->session_duration_s.to_json()},
-                     {"returning_cached_token_fraction", sessions->returning_cached_token_fraction}};
-  if (kv_offload) {
-    json tiers = json::array();
-    for (const OffloadTier& t : kv_offload->tiers)
-      tiers.push_back({{"name", t.name},
-                       {"hit_tokens", t.hit_tokens},
-                       {"hit_token_fraction", t.hit_token_fraction},
-                       {"stored_blocks", t.stored_blocks},
-                       {"dropped_blocks", t.dropped_blocks},
-                       {"reloaded_GiB_per_gpu", t.reloaded_GiB_per_gpu}});
-    m["kv_offload"] = {{"hbm_hit_tokens", kv_offload->hbm_hit_tokens},
-                       {"hbm_hit_token_fraction", kv_offload->hbm_hit_token_fraction},
-                       {"tiers", tiers},
-                       {"reload_overlap", kv_offload->reload_overlap},
-                       {"reload_time_s", kv_offload->reload_time_s},
-                       {"exposed_reload_time_s", kv_offload->exposed_reload_time_s}};
-  }
-  if (speculative)
-    m["speculative"] = {{"method", speculative->method},
-                        {"k", speculative->k},
-                        {"acceptance_rate", speculative->acceptance_rate},
-                        {"acceptance_rate_assumed", speculative->acceptance_rate_assumed},
-                        {"verify_steps", speculative->verify_steps},
-                        {"tokens_per_verify_step", speculative->tokens_per_verify_step},
-                        {"expected_tokens_per_verify_step", speculative->expected_tokens_per_verify_step},
-                        {"rejected_tokens", speculative->rejected_tokens},
-                        {"draft_time_fraction", speculative->draft_time_fraction}};
-  if (speculative && speculative->published) {
-    const AcceptanceEstimate& e = *speculative->published;
-    m["speculative"]["acceptance_published"] = {{"basis", e.basis},
-                                                {"rate_low", e.low},
-                                                {"rate_high", e.high},
-                                                {"rows", e.rows}};
-  }
-  if (lora)
-    m["lora"] = {{"adapters", lora->adapters},
-                 {"adapter_loads", lora->adapter_loads},
-                 {"load_time_s", lora->load_time_s},
-                 {"load_time_per_adapter_ms", lora->load_time_per_adapter_ms},
-                 {"load_time_fraction", lora->load_time_fraction},
-                 {"lora_gemm_time_fraction", lora->lora_gemm_time_fraction}};
-  if (kv_transfer)
-    m["kv_transfer"] = {{"link", kv_transfer->link},
-                        {"transfers", kv_transfer->transfers},
-                        {"transfer_ms", kv_transfer->transfer_ms.to_json()},
-                        {"MiB_per_transfer", kv_transfer->MiB_per_transfer}};
-  if (moe) {
-    m["moe"] = {{"load_imbalance", moe->load_imbalance},
-                {"expert_parallel", moe->expert_parallel},
-                {"expert_time_fraction", moe->expert_time_fraction}};
-    if (moe->attention_data_parallel > 1) m["moe"]["attention_data_parallel"] = moe->attention_data_parallel;
-    if (moe->redundant_experts > 0) m["moe"]["redundant_experts"] = moe->redundant_experts;
-  }
+  write_sessions_and_offload(m);
+  write_features(m);
   json fam = json::object();
   for (const auto& [name, s] : gpu.busy_time_s_by_family) fam[name] = s;
   m["gpu"] = {{"busy_fraction", gpu.busy_fraction},

@@ -134,6 +134,11 @@ struct ServingMetrics {
   std::optional<Cost> cost;  // none without a GPU price
 
   json to_json() const;
+
+ private:
+  // to_json()'s optional blocks.
+  void write_sessions_and_offload(json& m) const;
+  void write_features(json& m) const;
 };
 
 }  // namespace sightline::serve

@@ -50,9 +50,9 @@ SimDetails Simulation::details() const {
   d.warnings = run_warnings();
   d.limits = {events_, spec_.limits.max_events, to_s(now_), spec_.limits.max_sim_time_s, limit_hit_};
   if (detailed_) {
-    d.time_series = series_.to_json();
+    d.time_series = trace_.series_json();
     d.requests = request_records();
-    if (spec_.outputs.trace) d.trace = chrome_trace();
+    if (spec_.outputs.trace) d.trace = trace_.chrome_trace(replicas_, spec_.cluster.pools);
   }
   return d;
 }
@@ -173,7 +173,7 @@ std::vector<std::string> Simulation::run_warnings() const {
                             : " (a generic default)") +
                        "; it depends on the model and the data: set /serving/speculative/acceptance_rate");
   }
-  if (trace_truncated_)
+  if (trace_.truncated())
     warnings.push_back("the trace keeps the first " + std::to_string(spec_.outputs.trace_max_steps) +
                        " steps (outputs.trace_max_steps)");
   return warnings;
@@ -194,39 +194,6 @@ json Simulation::request_records() const {
           {"rows", rows},
           {"total", reqs_.size()},
           {"truncated", limit < static_cast<int64_t>(reqs_.size())}};
-}
-
-json Simulation::chrome_trace() const {
-  json ev = json::array();
-  for (const Replica& r : replicas_) {
-    ev.push_back({{"name", "process_name"},
-                  {"ph", "M"},
-                  {"pid", r.index},
-                  {"args",
-                   {{"name", spec_.cluster.pools[static_cast<size_t>(r.pool)].name + " replica " + std::to_string(r.index)}}}});
-  }
-  for (const TraceStep& t : trace_) {
-    const char* name = t.prefill_tokens > 0 && t.decode_tokens > 0 ? "mixed" : t.prefill_tokens > 0 ? "prefill" : "decode";
-    ev.push_back({{"name", name},
-                  {"cat", "step"},
-                  {"ph", "X"},
-                  {"pid", t.replica},
-                  {"tid", t.engine},
-                  {"ts", static_cast<double>(t.start) * 1e-3},
-                  {"dur", static_cast<double>(t.dur) * 1e-3},
-                  {"args", {{"requests", t.requests}, {"prefill_tokens", t.prefill_tokens}, {"decode_tokens", t.decode_tokens}}}});
-  }
-  for (const TraceTransfer& t : trace_transfers_) {
-    ev.push_back({{"name", "kv_transfer"},
-                  {"cat", "transfer"},
-                  {"ph", "X"},
-                  {"pid", t.src},
-                  {"tid", 100},
-                  {"ts", static_cast<double>(t.start) * 1e-3},
-                  {"dur", static_cast<double>(t.dur) * 1e-3},
-                  {"args", {{"request", t.req}, {"to_replica", t.dst}}}});
-  }
-  return {{"traceEvents", ev}, {"displayTimeUnit", "ms"}};
 }
 
 }  // namespace sightline::serve

@@ -93,7 +93,7 @@ ServingMetrics Simulation::serving_metrics() const {
   m.tpot_ms = summarize(tpot, completed_ > 0 ? "TPOT is defined over output tokens after the first: no completed "
                                                "request had more than one output token"
                                              : "no request completed");
-  m.itl_ms = itl_.summary_ms("no request produced a second token (ITL is the gap between tokens)");
+  m.itl_ms = stats_.itl_ms();
   m.e2e_s = summarize(e2e);
   m.queueing_ms = summarize(queueing);
   if (!m.tpot_ms.empty() && m.tpot_ms.mean > 0) m.decode_tokens_per_s_per_request = 1e3 / m.tpot_ms.mean;
@@ -141,9 +141,9 @@ void Simulation::fill_cache(ServingMetrics& m, double span) const {
                    rec_.max_running(),
                    rec_.waiting_integral() / span,
                    rec_.max_waiting(),
-                   safe_div(sum_batch_, static_cast<double>(steps_)),
-                   safe_div(sum_tokens_, static_cast<double>(steps_)),
-                   steps_};
+                   stats_.mean_batch(),
+                   stats_.mean_tokens(),
+                   stats_.steps()};
   m.kv_cache = {to_string(spec_.kv.allocation),
                 blocks_total,
                 peak_sum,
@@ -181,21 +181,22 @@ void Simulation::fill_features(ServingMetrics& m) const {
         safe_div(static_cast<double>(rec_.counts().verify_committed), static_cast<double>(rec_.counts().verify_items)),
         expected,
         rec_.counts().spec_rejected,
-        safe_div(draft_s_, step_s),
+        safe_div(pricer_.totals().draft_s, step_s),
         spec_.speculative.published};
   }
+  const PricedTime& priced = pricer_.totals();
   if (spec_.lora.enabled)
-    m.lora = ServingMetrics::Lora{spec_.lora.adapters,          adapter_loads_,
-                                  lora_load_s_,                 lora_load_time_s_ * 1e3,
-                                  safe_div(lora_load_s_, step_s), safe_div(lora_gemm_s_, step_s)};
-  if (spec_.cluster.disaggregated) {
-    std::vector<double> t = transfer_ms_;
-    m.kv_transfer = ServingMetrics::KvTransfer{spec_.cluster.kv_transfer_link->id, transfers_,
-                                               summarize(t, "no KV transfer completed"),
-                                               safe_div(transfer_bytes_, static_cast<double>(transfers_)) / (1024.0 * 1024.0)};
-  }
+    m.lora = ServingMetrics::Lora{spec_.lora.adapters,
+                                  priced.adapter_loads,
+                                  priced.lora_load_s,
+                                  pricer_.lora_load_time_s() * 1e3,
+                                  safe_div(priced.lora_load_s, step_s),
+                                  safe_div(priced.lora_gemm_s, step_s)};
+  if (spec_.cluster.disaggregated)
+    m.kv_transfer = ServingMetrics::KvTransfer{spec_.cluster.kv_transfer_link->id, stats_.transfers(),
+                                               stats_.transfer_ms(), stats_.mean_transfer_MiB()};
   if (s_.model.is_moe())
-    m.moe = ServingMetrics::Moe{spec_.moe.load_imbalance, spec_.moe.expert_parallel, safe_div(expert_s_, step_s),
+    m.moe = ServingMetrics::Moe{spec_.moe.load_imbalance, spec_.moe.expert_parallel, safe_div(priced.expert_s, step_s),
                                 spec_.moe.attention_data_parallel, spec_.moe.redundant_experts};
 }
 
@@ -216,22 +217,16 @@ void Simulation::fill_gpu_energy_cost(ServingMetrics& m, double duration, int64_
   }
   const double energy = busy_energy + idle_energy;
   std::map<std::string, double>& fam = m.gpu.busy_time_s_by_family;
-  for (int f = 0; f < 11; ++f)
-    if (family_s_[f] > 0) fam[kFamilyNames[f]] = family_s_[f];
-  if (draft_s_ > 0) fam["draft_model"] = draft_s_;
-  if (swap_s_ > 0) fam["kv_swap"] = swap_s_;
-  if (lora_load_s_ > 0) fam["lora_adapter_load"] = lora_load_s_;
-  if (cpu_s_ > 0) fam["scheduler_cpu"] = cpu_s_;
-  // Achieved utilization: GPU-seconds the steps' work would take at peak over
-  // GPU-seconds of wall time (all GPUs, the run's duration) and of busy time
-  // (while a step runs on them), and the distribution of the steps' own values.
-  auto utilization = [&](double peak_gpu_s, const FractionHistogram& per_step) {
-    return ServingMetrics::Utilization{std::min(1.0, safe_div(peak_gpu_s, duration * gpus)),
-                                       std::min(1.0, safe_div(peak_gpu_s, busy_gpu_s_)), per_step.summary("no step ran")};
-  };
+  const PricedTime& priced = pricer_.totals();
+  for (int f = 0; f < PricedTime::kFamilies; ++f)
+    if (priced.family_s[f] > 0) fam[kFamilyNames[f]] = priced.family_s[f];
+  if (priced.draft_s > 0) fam["draft_model"] = priced.draft_s;
+  if (priced.swap_s > 0) fam["kv_swap"] = priced.swap_s;
+  if (priced.lora_load_s > 0) fam["lora_adapter_load"] = priced.lora_load_s;
+  if (priced.cpu_s > 0) fam["scheduler_cpu"] = priced.cpu_s;
   m.gpu.busy_fraction = safe_div(busy_gpu_s, duration * gpus);
-  m.gpu.mfu = utilization(compute_peak_gpu_s_, step_mfu_);
-  m.gpu.mbu = utilization(memory_peak_gpu_s_, step_mbu_);
+  m.gpu.mfu = stats_.mfu(duration, gpus);
+  m.gpu.mbu = stats_.mbu(duration, gpus);
   m.gpu.step_time_s = step_s;
   m.energy = {energy, busy_energy, idle_energy, safe_div(energy, static_cast<double>(out_tokens)),
               safe_div(energy, duration * gpus)};

@@ -1,4 +1,4 @@
-// The simulator's multi-turn sessions, offload-tier reload pricing and the
+// The simulator's multi-turn sessions, the offload tiers' metrics and the
 // cache-aware routers' view of the replicas.
 #include <algorithm>
 
@@ -8,14 +8,6 @@
 namespace sightline::serve {
 
 using namespace sim_event;
-
-std::vector<int32_t> Simulation::first_turns(const std::vector<RequestSpec>& requests) {
-  // Sessions are generated in arrival order, each one's turns consecutive.
-  std::vector<int32_t> out;
-  for (size_t i = 0; i < requests.size(); ++i)
-    if (requests[i].turn == 0) out.push_back(static_cast<int32_t>(i));
-  return out;
-}
 
 void Simulation::session_turn_done(Engine& e, Req& q) {
   // The output's full blocks join the prefix cache too: the next turn re-sends them.
@@ -40,28 +32,6 @@ void Simulation::end_session(const Req& q) {
     ++dropped_;
     --arrivals_pending_;
   }
-}
-
-double Simulation::with_reload(double t, double reload_s) {
-  // SGLang HiCache loads layer N+1's KV while layer N computes (layer-wise
-  // overlap): the step takes the longer of the two, plus the first layer's
-  // share of the load that nothing hides. "serial" adds the whole load.
-  double out = t + reload_s;
-  if (spec_.kv.reload_overlap == ReloadOverlap::Layerwise)
-    out = std::max(t, reload_s) + reload_s / static_cast<double>(std::max(1, s_.model.num_layers));
-  reload_s_ += reload_s;
-  reload_exposed_s_ += out - t;
-  return out;
-}
-
-void Simulation::prepare_routing() {
-  if (spec_.cluster.router != RouterKind::KvAware) return;
-  // One 2048-token prompt chunk with nothing cached, per cost entry.
-  constexpr int64_t kTokens = 2048;
-  BatchShape shape;
-  shape.seqs.push_back(SeqChunk{kTokens, 0});
-  for (size_t c = 0; c < costs_.size(); ++c)
-    prefill_s_per_token_.push_back(costs_[c].draft ? 0.0 : price(static_cast<int>(c), shape, 0, false, nullptr) / kTokens);
 }
 
 int64_t Simulation::cached_prefix_tokens(int replica, const RequestSpec& r) const {
@@ -142,8 +112,8 @@ void Simulation::fill_offload(ServingMetrics& m) const {
     o.tiers.push_back(ot);
   }
   o.reload_overlap = spec_.kv.reload_overlap == ReloadOverlap::Serial ? "serial" : "layerwise";
-  o.reload_time_s = reload_s_;
-  o.exposed_reload_time_s = reload_exposed_s_;
+  o.reload_time_s = pricer_.totals().reload_s;
+  o.exposed_reload_time_s = pricer_.totals().reload_exposed_s;
   m.kv_offload = o;
 }
 

@@ -5,11 +5,15 @@
 // step is priced by the cost model for its exact mixed batch. Sliced: run()
 // processes a bounded number of events per call.
 // Its parts, each behind its own interface: the Router (router.hpp), the
-// BatchScheduler (batch_scheduler.hpp), the KvManager (kv_manager.hpp) and the
-// MetricsRecorder (metrics_recorder.hpp), fed by the hooks where requests
-// join, leave or compute. The Simulation owns the event loop, the requests'
-// lifecycle across replicas (arrival, preemption, handoff, KV transfer,
-// completion) and the pricing of steps.
+// BatchScheduler (batch_scheduler.hpp), the KvManager (kv_manager.hpp), the
+// StepPricer (step_pricer.hpp: a formed step's seconds), and the recorders
+// fed by hooks where requests join, leave or compute and where steps start:
+// the MetricsRecorder (metrics_recorder.hpp: occupancy), StepStats
+// (step_stats.hpp: step counts, utilization, token gaps, transfers) and
+// SimTrace (sim_trace.hpp: time series and trace). The Simulation owns the
+// event loop and the requests' lifecycle across replicas (arrival,
+// preemption, handoff, KV transfer, completion); sim_setup.cpp builds its
+// cluster, sim_results.cpp and sim_details.cpp write its results.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -28,7 +32,10 @@
 #include "serve/serving_metrics.hpp"
 #include "serve/sim_details.hpp"
 #include "serve/sim_state.hpp"
+#include "serve/sim_trace.hpp"
 #include "serve/stats.hpp"
+#include "serve/step_pricer.hpp"
+#include "serve/step_stats.hpp"
 #include "serve/workload.hpp"
 
 namespace sightline::serve {
@@ -98,7 +105,6 @@ class Simulation : private SchedulerHost, private ReplicaLoads {
   json token_accounting() const;
   std::vector<std::string> run_warnings() const;
   json request_records() const;
-  json chrome_trace() const;
 
   using State = RequestState;
   using Req = SimRequest;
@@ -107,14 +113,9 @@ class Simulation : private SchedulerHost, private ReplicaLoads {
   using Batch = StepBatch;
   using Engine = ModelEngine;
 
-  struct CostEntry {
-    std::unique_ptr<Scenario> scenario;  // the copy CostSetup points into
-    CostSetup setup;
-    const ModelArch* model = nullptr;
-    ParallelLayout layout;
-    bool draft = false;
-    std::vector<LayerGroup> layer_groups;  // model->layer_groups(), once: every step's build reads them
-  };
+  // Construction (sim_setup.cpp): one pool's replicas and their engines.
+  void add_pool(size_t pool_index);
+  void load_workload(const WorkloadOverride& override);
 
   // events
   void on_arrival(int32_t id);
@@ -166,38 +167,24 @@ class Simulation : private SchedulerHost, private ReplicaLoads {
   void session_turn_done(Engine& e, Req& q);
   // A turn was dropped: the session's later turns never come.
   void end_session(const Req& q);
-  // The step's time with `reload_s` of prefix reloads from offload tiers.
-  double with_reload(double t, double reload_s);
   void fill_sessions(ServingMetrics& m) const;
   void fill_offload(ServingMetrics& m) const;
-  double reload_exposed_s_ = 0, reload_s_ = 0;
   // kv_aware: each cost entry's prefill time per token (the weight of a
   // reload against recomputing), priced once at the start.
   std::vector<double> prefill_s_per_token_;
-  void prepare_routing();
 
   void leave_running(Engine& e, Req& q);
   void detach_adapter(Engine& e, const Req& q);
   int64_t private_kv_tokens(const Req& q) const { return q.computed - q.kv.prefix_tokens(block_size_); }
 
-  // pricing
-  // What a step's work would take at the GPU's peaks, in GPU-seconds summed
-  // over the tensor-parallel ranks that run it (StepCost::compute_peak_s and
-  // memory_peak_s x the pass's tp, over the target and draft passes: a draft
-  // model may run on fewer ranks than the target).
-  struct PeakWork {
-    double compute_gpu_s = 0, memory_gpu_s = 0;
-  };
+  // Starting a step: priced on its own by the pricer (the draft, swaps,
+  // adapter loads and scheduler CPU included), then the batch started on the
+  // clock for `dur` (its own time, or a lockstep group's longest) and told to
+  // the recorders.
   double start_batch(Replica& r, Engine& e, Batch& b, double extra_s);
-  // start_batch's two halves: the step's priced time on its own (the draft,
-  // swaps, adapter loads and scheduler CPU included), then the batch started
-  // on the clock for `dur` (its own time, or a lockstep group's longest).
   void fill_shape(Batch& b) const;  // the priced shape from the batch's items (schedulers that price items)
   TimeNs step_ns(double t) const;    // a step's priced seconds on the clock
-  double price_batch(Replica& r, Engine& e, Batch& b, double extra_s, PeakWork& work);
   void commit_batch(Replica& r, Batch& b, double t, const PeakWork& work, TimeNs dur);
-  double price(int cost_index, const BatchShape& shape, int adapters, bool accumulate, PeakWork* work);
-  void sample_series(const Batch& b, const Utilization& u);
 
   void drop(Req& q, const char* reason);
 
@@ -206,19 +193,11 @@ class Simulation : private SchedulerHost, private ReplicaLoads {
   bool detailed_ = true;
   int64_t block_size_ = 16;
   int spec_k_ = 0;
-  double lora_load_time_s_ = 0;
 
-  std::vector<CostEntry> costs_;
   std::vector<Replica> replicas_;
   std::vector<int> entry_replicas_;   // where arrivals go
   std::vector<int> decode_replicas_;  // disaggregated decode pool
   std::vector<DpGroup> dp_groups_;    // attention data-parallel groups in lockstep
-  int64_t group_moe_tokens_ = 0;      // while a group step is priced: all its ranks' tokens (0 otherwise)
-  // price()'s working storage, kept between steps so pricing allocates
-  // nothing in the steady state: the shape as run (graph padding) and the priced parts.
-  BatchShape ran_scratch_;
-  StepCost priced_scratch_;
-  StepOperators ops_scratch_;  // the step being priced: its storage kept from step to step
   std::vector<ReplicaMemoryPlan> pool_memory_;
   std::vector<Req> reqs_;
   std::vector<HandoffRecord> handoffs_;  // indexed by SimRequest::handoff
@@ -234,10 +213,12 @@ class Simulation : private SchedulerHost, private ReplicaLoads {
   size_t next_arrival_ = 0;  // position in that order of the next arrival to enqueue
   void enqueue_next_arrival();
   Rng accept_rng_;
-  double lora_load_s_ = 0;
 
   // the parts
+  StepPricer pricer_;
   MetricsRecorder rec_;  // live occupancy counters, their time integrals, token counts
+  StepStats stats_;      // step counts, achieved utilization, token gaps, KV transfers
+  SimTrace trace_;       // detailed runs: time series and trace
   KvManager kv_;
   std::unique_ptr<Router> entry_router_;
   std::unique_ptr<Router> decode_router_;
@@ -253,39 +234,9 @@ class Simulation : private SchedulerHost, private ReplicaLoads {
   int64_t completed_ = 0, dropped_ = 0;
   int64_t kv_total_ = 0;
 
-  // step statistics
-  int64_t steps_ = 0;
-  double sum_batch_ = 0, sum_tokens_ = 0;
-  double family_s_[16] = {};
-  double expert_s_ = 0, draft_s_ = 0, swap_s_ = 0, cpu_s_ = 0, lora_gemm_s_ = 0;
+  // completed requests' token totals
   int64_t tok_prompt_ = 0, tok_output_ = 0;
-  int64_t adapter_loads_ = 0, transfers_ = 0;
-  double transfer_bytes_ = 0;
-  std::vector<double> transfer_ms_;
-  GapHistogram itl_;
-  TimeNs itl_bound_ns_ = 0;  // the SLO's ITL bound (0: none), counted per request
-  // Achieved utilization: per-step MFU and MBU, and the run's GPU-seconds of
-  // work at peak (tp ranks x the step's peak times, summed over steps) and of
-  // busy time (on the clock's whole-ns step times).
-  FractionHistogram step_mfu_, step_mbu_;
-  double compute_peak_gpu_s_ = 0, memory_peak_gpu_s_ = 0, busy_gpu_s_ = 0;
-  TimeSeries series_;
   TimeNs first_arrival_ = 0, last_event_ = 0;
-
-  struct TraceStep {
-    int32_t replica;
-    int32_t engine;
-    TimeNs start, dur;
-    int32_t requests;
-    int64_t prefill_tokens, decode_tokens;
-  };
-  std::vector<TraceStep> trace_;
-  struct TraceTransfer {
-    int32_t req, src, dst;
-    TimeNs start, dur;
-  };
-  std::vector<TraceTransfer> trace_transfers_;
-  bool trace_truncated_ = false;
 };
 
 }  // namespace sightline::serve

@@ -251,6 +251,52 @@ void judge_verdict(SteadyStateReport& rep, const std::vector<Judged>& judged, in
   }
 }
 
+// Requests in the system seen by each arrival (itself excluded): earlier
+// arrivals minus completions so far (`done`: completion times, sorted).
+// Poisson arrivals see time averages.
+std::vector<double> requests_in_system(const std::vector<RequestOutcome>& q, const std::vector<TimeNs>& done) {
+  const int64_t n = static_cast<int64_t>(q.size());
+  std::vector<double> in_system(q.size());
+  size_t c = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const TimeNs t = q[static_cast<size_t>(i)].arrival;
+    while (c < done.size() && done[c] <= t) ++c;
+    in_system[static_cast<size_t>(i)] = static_cast<double>(i) - static_cast<double>(c);
+  }
+  return in_system;
+}
+
+// A window too short to judge the SLO: the verdict is uncertain, unless an
+// overload shows in the second half of the run.
+void judge_short_run(SteadyStateReport& rep, const std::vector<RequestOutcome>& q, const std::vector<TimeNs>& done) {
+  const int64_t n = static_cast<int64_t>(q.size());
+  rep.unstable_reason = "too few requests after the warm-up";
+  rep.verdict = Verdict::Uncertain;
+  if (n < 4) return;
+  pace(q, done, n / 2, n, rep.arrival_rate_qps, rep.completion_rate_qps);
+  // A run whose first completion comes after its last arrival is shorter
+  // than one request's latency: its completions say nothing of the pace.
+  // Its first tokens still do: a queue that outgrows the arrivals shows as
+  // admissions falling behind them.
+  if (done.empty() || done.front() > q.back().arrival) {
+    std::vector<TimeNs> first;
+    for (const auto& r : q)
+      if (r.first_token >= 0) first.push_back(r.first_token);
+    std::sort(first.begin(), first.end());
+    double arrivals_qps = 0, admission_qps = 0;
+    pace(q, first, n / 2, n, arrivals_qps, admission_qps);
+    rep.overloaded = admission_qps < kMinCompletionShare * rep.arrival_rate_qps;
+    rep.unstable_reason = rep.overloaded ? "admissions fall behind arrivals"
+                                         : "no request completed while requests were arriving (the run is shorter "
+                                           "than a request's latency)";
+    rep.verdict = rep.overloaded ? Verdict::Fails : Verdict::Uncertain;
+  } else if (rep.completion_rate_qps < kMinCompletionShare * rep.arrival_rate_qps) {
+    rep.unstable_reason = "completions fall behind arrivals";
+    rep.overloaded = true;
+    rep.verdict = Verdict::Fails;
+  }
+}
+
 }  // namespace
 
 const std::vector<RequestOutcome>& by_arrival(const std::vector<RequestOutcome>& outcomes,
@@ -282,15 +328,7 @@ SteadyStateReport judge_steady_state(const std::vector<RequestOutcome>& outcomes
     else ++rep.unfinished;
   }
   std::sort(done.begin(), done.end());
-  // Requests in the system seen by each arrival (itself excluded): earlier
-  // arrivals minus completions so far. Poisson arrivals see time averages.
-  std::vector<double> in_system(q.size());
-  size_t c = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    const TimeNs t = q[static_cast<size_t>(i)].arrival;
-    while (c < done.size() && done[c] <= t) ++c;
-    in_system[static_cast<size_t>(i)] = static_cast<double>(i) - static_cast<double>(c);
-  }
+  const std::vector<double> in_system = requests_in_system(q, done);
 
   // Warm-up and cool-down from L: first from the caller's guess, then once
   // more from this run's own measurement of L over the window.
@@ -319,33 +357,8 @@ SteadyStateReport judge_steady_state(const std::vector<RequestOutcome>& outcomes
   rep.measured_requests = std::max<int64_t>(0, hi - lo);
   rep.needed_requests = size.total(o.batches);
   if (rep.measured_requests < 2 * o.min_batch_requests) {
-    // Too short to judge the SLO; an overload still shows in the second half.
     rep.in_system_mean = L;
-    rep.unstable_reason = "too few requests after the warm-up";
-    rep.verdict = Verdict::Uncertain;
-    if (n < 4) return rep;
-    pace(q, done, n / 2, n, rep.arrival_rate_qps, rep.completion_rate_qps);
-    // A run whose first completion comes after its last arrival is shorter
-    // than one request's latency: its completions say nothing of the pace.
-    // Its first tokens still do: a queue that outgrows the arrivals shows as
-    // admissions falling behind them.
-    if (done.empty() || done.front() > q.back().arrival) {
-      std::vector<TimeNs> first;
-      for (const auto& r : q)
-        if (r.first_token >= 0) first.push_back(r.first_token);
-      std::sort(first.begin(), first.end());
-      double arrivals_qps = 0, admission_qps = 0;
-      pace(q, first, n / 2, n, arrivals_qps, admission_qps);
-      rep.overloaded = admission_qps < kMinCompletionShare * rep.arrival_rate_qps;
-      rep.unstable_reason = rep.overloaded ? "admissions fall behind arrivals"
-                                           : "no request completed while requests were arriving (the run is shorter "
-                                             "than a request's latency)";
-      rep.verdict = rep.overloaded ? Verdict::Fails : Verdict::Uncertain;
-    } else if (rep.completion_rate_qps < kMinCompletionShare * rep.arrival_rate_qps) {
-      rep.unstable_reason = "completions fall behind arrivals";
-      rep.overloaded = true;
-      rep.verdict = Verdict::Fails;
-    }
+    judge_short_run(rep, q, done);
     return rep;
   }
 

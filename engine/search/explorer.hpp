@@ -1,0 +1,95 @@
+#pragma once
+// The one search explorer that the deployment and the training search are
+// adapters of: product(axes) -> plan -> run(plan, evaluate) -> rank.
+//
+// - product: every combination of the question's axes, in one fixed order
+//   (the first axis slowest), where an axis's values may depend on the values
+//   chosen before it (the token budget's list follows chunked prefill; the
+//   sequence-parallel choice follows tp). The adapter turns each combination
+//   into a candidate and prunes or keeps it (its plan).
+// - run: every planned candidate evaluated at the cost model's central bound,
+//   the adapter picks the interval points from those outcomes, and each is
+//   evaluated again at the kernels' low and high bounds; `for_each` places the
+//   evaluations (the CLI's threads, a worker's loop).
+// - rank: the adapter's, from the central outcomes and the interval runs
+//   (interval_runs_of() finds a candidate's).
+// The GPU options both searches take are read here too (read_gpu_option).
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/json_reader.hpp"
+#include "perf/cost_bounds.hpp"
+
+namespace sightline::search {
+
+// `for_each(n, task)` calls task(k) for every k in [0, n), in any order and on
+// any threads (the CLI's thread pool; sequential in the page's worker).
+using ForEach = std::function<void(size_t n, const std::function<void(size_t)>& task)>;
+
+// The axes' product: `values(axis, at)` is how many values axis `axis` takes
+// given the indices `at[0..axis)` already chosen (at least 1: an absent
+// optional axis is one value, "the base's"); `visit(at)` is called for each
+// combination of `axes` indices, the last axis fastest.
+void for_each_combination(size_t axes, const std::function<size_t(size_t axis, const std::vector<size_t>& at)>& values,
+                          const std::function<void(const std::vector<size_t>& at)>& visit);
+
+// A plan's runs: one central outcome per candidate, the picked interval points
+// (candidate indices) and their low and high bound outcomes, in picked order.
+template <class Outcome>
+struct ExplorerRuns {
+  std::vector<Outcome> central;
+  std::vector<size_t> picked;
+  std::vector<Outcome> low, high;
+};
+
+template <class Outcome>
+ExplorerRuns<Outcome> run_plan(size_t candidates, const ForEach& for_each,
+                               const std::function<Outcome(size_t candidate, CostBound bound)>& evaluate,
+                               const std::function<std::vector<size_t>(const std::vector<Outcome>& central)>& pick) {
+  ExplorerRuns<Outcome> runs;
+  runs.central.resize(candidates);
+  for_each(candidates, [&](size_t k) { runs.central[k] = evaluate(k, CostBound::Central); });
+  runs.picked = pick(runs.central);
+  runs.low.resize(runs.picked.size());
+  runs.high.resize(runs.picked.size());
+  for_each(2 * runs.picked.size(), [&](size_t k) {
+    const size_t i = runs.picked[k / 2];
+    if (k % 2 == 0) runs.low[k / 2] = evaluate(i, CostBound::Low);
+    else runs.high[k / 2] = evaluate(i, CostBound::High);
+  });
+  return runs;
+}
+
+// Candidate `i`'s interval runs, when it is one of `picked` and both its runs
+// were given (a client may send fewer): true and `low`/`high` set.
+template <class Outcome>
+bool interval_runs_of(size_t i, const std::vector<size_t>& picked, const std::vector<Outcome>& low,
+                      const std::vector<Outcome>& high, const Outcome*& low_out, const Outcome*& high_out) {
+  for (size_t k = 0; k < picked.size(); ++k) {
+    if (picked[k] != i) continue;
+    if (k >= low.size() || k >= high.size()) return false;
+    low_out = &low[k];
+    high_out = &high[k];
+    return true;
+  }
+  return false;
+}
+
+// One GPU option of a search question: a GPU preset with its price and links.
+struct GpuOptionFields {
+  std::string gpu;          // GPU preset id
+  double usd_per_hour = 0;  // per GPU
+  std::string intra_node;   // interconnect preset ids
+  std::string inter_node;
+  int gpus_per_node = 0;  // always read: the question's, else the GPU's own node_gpus (no node size assumed)
+};
+// Reads {gpu, usd_per_hour, intra_node, inter_node, gpus_per_node} from `r`
+// (whose allowed keys the caller sets): the links default to the GPU preset's
+// own and must be of their scope, the server size to the GPU's own node size
+// (no more than its link joins). `usd_default`: absent means required.
+GpuOptionFields read_gpu_option(const ObjectReader& r, std::optional<double> usd_default);
+
+}  // namespace sightline::search

@@ -1,0 +1,117 @@
+// Building a serving simulation: its parts, each pool's cost setups (the
+// pricer's), replicas and model engines with their KV spaces, and the
+// workload's requests in arrival order.
+#include <algorithm>
+#include <cmath>
+
+#include "mem/inference_memory.hpp"
+#include "serve/simulation.hpp"
+
+namespace sightline::serve {
+
+namespace {
+
+// The SLO's ITL bound on the clock, 0 for none (counted per request).
+TimeNs itl_bound_ns(const SimulationSpec& spec) {
+  return spec.slo.enabled && spec.slo.itl_ms > 0 ? static_cast<TimeNs>(std::llround(spec.slo.itl_ms * 1e6)) : 0;
+}
+
+}  // namespace
+
+Simulation::Simulation(const Scenario& scenario, const WorkloadOverride& override, bool detailed)
+    : s_(scenario),
+      spec_(*scenario.serving->simulation),
+      detailed_(detailed),
+      pricer_(scenario, reqs_),
+      rec_(spec_.kv.block_size),
+      stats_(itl_bound_ns(spec_)),
+      trace_(spec_.outputs, detailed),
+      kv_(spec_.kv, spec_.speculative.method != SpecMethod::None ? spec_.speculative.k : 0) {
+  block_size_ = spec_.kv.block_size;
+  spec_k_ = spec_.speculative.method != SpecMethod::None ? spec_.speculative.k : 0;
+  const RouterOptions router_options{spec_.cluster.router_load_bound};
+  entry_router_ = make_router(to_string(spec_.cluster.router), "/serving/cluster/router", router_options);
+  decode_router_ = make_router(to_string(spec_.cluster.router), "/serving/cluster/router", router_options);
+  scheduler_ = make_batch_scheduler(to_string(spec_.scheduler.policy), "/serving/scheduler/policy", spec_, reqs_, kv_,
+                                    rec_, *this);
+  accept_rng_ = Rng(stream_seed(override.seed.value_or(s_.seed), "acceptance"));
+  for (size_t pi = 0; pi < spec_.cluster.pools.size(); ++pi) add_pool(pi);
+  load_workload(override);
+  if (spec_.cluster.router == RouterKind::KvAware) prefill_s_per_token_ = pricer_.prefill_s_per_token();
+}
+
+Simulation::~Simulation() = default;
+
+void Simulation::add_pool(size_t pi) {
+  const PoolSpec& p = spec_.cluster.pools[pi];
+  const GpuSpec& gpu = p.gpu ? *p.gpu : s_.hardware.gpu;
+  const ReplicaMemoryPlan plan =
+      plan_replica_memory(s_.model, s_.precision, p.layout, gpu, s_.serving->runtime_overhead_GiB, spec_);
+  pool_memory_.push_back(plan);
+  const PoolCosts costs = pricer_.add_pool(p, gpu, pi == 0);
+  // Wide EP's attention data-parallel ranks step in lockstep, in groups of
+  // attention_data_parallel consecutive replicas (the reader checks that it
+  // divides the pool). Pipelined replicas keep their own stage clocks.
+  const int dp = spec_.moe.attention_data_parallel;
+  const bool lockstep = dp > 1 && s_.model.is_moe() && p.layout.pp == 1;
+  for (int i = 0; i < p.replicas; ++i) {
+    Replica r;
+    r.index = static_cast<int>(replicas_.size());
+    r.pool = static_cast<int>(pi);
+    if (lockstep) {
+      if (i % dp == 0) dp_groups_.emplace_back();
+      r.dp_group = static_cast<int>(dp_groups_.size()) - 1;
+      dp_groups_.back().members.push_back(r.index);
+    }
+    r.role = p.role;
+    r.layout = p.layout;
+    r.gpu = &pricer_.gpu(costs.models[0]);
+    r.draft_cost = costs.draft;
+    r.slots.resize(static_cast<size_t>(p.layout.pp));
+    for (size_t m = 0; m < plan.engines.size(); ++m) {
+      Engine e;
+      e.model = static_cast<int>(m);
+      e.kv = kv_.make_space(plan.engines[m].blocks, plan.engines[m].kv_bytes_per_token, plan.engines[m].windowed,
+                            rec_.block_usage(), static_cast<int>(m), p.layout.tp * p.layout.pp);
+      e.cost = costs.models[m];
+      if (spec_.lora.enabled) {
+        e.adapter_refs.assign(static_cast<size_t>(spec_.lora.adapters), 0);
+        e.last_used.assign(static_cast<size_t>(spec_.lora.adapters), -1);
+        e.in_batch_mark.assign(static_cast<size_t>(spec_.lora.adapters), 0);
+        e.waiting.index_by_class(true);
+      }
+      kv_total_ += e.kv.pool.total();
+      r.engines.push_back(std::move(e));
+    }
+    (r.role == PoolRole::Decode ? decode_replicas_ : entry_replicas_).push_back(r.index);
+    replicas_.push_back(std::move(r));
+  }
+}
+
+void Simulation::load_workload(const WorkloadOverride& override) {
+  workload_info_ = generate_workload(spec_, override.seed.value_or(s_.seed), override);
+  reqs_.resize(workload_info_.requests.size());
+  for (size_t i = 0; i < reqs_.size(); ++i) reqs_[i].spec = workload_info_.requests[i];
+  // Sessions: only first turns arrive on their own (a later turn follows its
+  // previous turn's last token, session_turn_done).
+  arrival_order_ = spec_.workload.sessions.enabled ? first_turns(workload_info_.requests)
+                                                   : arrival_order(workload_info_.requests);
+  workload_info_.requests = {};  // the copies in reqs_ are the ones used: free the memory
+  enqueue_next_arrival();
+  arrivals_pending_ = static_cast<int64_t>(reqs_.size());
+  first_arrival_ = reqs_.empty() ? 0 : reqs_.front().spec.arrival;
+  for (const auto& q : reqs_) first_arrival_ = std::min(first_arrival_, q.spec.arrival);
+  rec_.start(first_arrival_);
+  now_ = first_arrival_;
+  if (reqs_.empty()) finished_ = true;
+}
+
+std::vector<int32_t> Simulation::first_turns(const std::vector<RequestSpec>& requests) {
+  // Sessions are generated in arrival order, each one's turns consecutive.
+  std::vector<int32_t> out;
+  for (size_t i = 0; i < requests.size(); ++i)
+    if (requests[i].turn == 0) out.push_back(static_cast<int32_t>(i));
+  return out;
+}
+
+}  // namespace sightline::serve
