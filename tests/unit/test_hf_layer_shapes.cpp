@@ -106,6 +106,11 @@ TEST_CASE("hf import: MiMo-V2-Flash: sliding layers' own heads (swa_*), values n
   for (const auto& [at, t] : {std::pair<const char*, double>{"4K", 4096}, {"32K", 32768}, {"128K", 131072}})
     CHECK(test::hf_kv(r, at) == doctest::Approx(9 * 4 * 320 * 2.0 + 39 * 8 * 320 * 2.0 * 128 / t).epsilon(1e-12));
   CHECK(r["weights"]["dtype"] == "fp8");
+  // Block FP8 (quantization_config, no modules_to_not_convert): every layer's weights at one byte (the
+  // sinks and the router with their layer, as for DeepSeek-V3); the norms, the embedding and the LM
+  // head in bf16.
+  const double layers = 9 * full + 39 * swa + dense + 47 * (256 * expert + router);
+  CHECK(test::hf_weight_bytes(r) == doctest::Approx(layers + 2 * (48 * 2 * h + h + 2 * V * h)).epsilon(1e-12));
 }
 
 TEST_CASE("per-layer attention shapes: each kind's projections, KV writes and attention in the step") {
