@@ -24,12 +24,7 @@ using json = nlohmann::json;
 
 std::string shapes_text(const std::string& file) { return test::read_source_file("tests/data/hf/published/" + file); }
 
-// The operator `name` of a one-step prefill of `tokens` tokens, for the layer group priced first with that name.
-const Operator* find_op(const StepOperators& s, const std::string& name, double count) {
-  for (const Operator& op : s.ops)
-    if (op.name == name && op.count == count) return &op;
-  return nullptr;
-}
+using test::step_op;
 
 }  // namespace layer_shapes
 
@@ -115,27 +110,22 @@ TEST_CASE("hf import: MiMo-V2-Flash: sliding layers' own heads (swa_*), values n
 
 TEST_CASE("per-layer attention shapes: each kind's projections, KV writes and attention in the step") {
   const ModelArch m = read_model(json{{"hf_config", parse_json_text(shapes_text("google--gemma-4-26B-A4B.json"))}}, "");
-  Precision p;
-  BatchShape b;
-  b.seqs.push_back({/*new_tokens*/ 100, /*cached_tokens*/ 0});
   for (int tp : {1, 2}) {
     CAPTURE(tp);
-    ParallelLayout layout;
-    layout.tp = tp;
-    const StepOperators s = build_forward_step(m, p, layout, b, StepOptions{});
+    const StepOperators s = test::prefill_step(m, 100, tp);
     // The 25 sliding layers: q, k, v of 16 / 8 / 8 heads of 256; the 5 global: q and k (no v) of
     // 16 / 2 heads of 512; per GPU under tp.
-    const Operator* sliding = find_op(s, "attn_pre_proj", 25);
-    const Operator* global = find_op(s, "attn_pre_proj", 5);
+    const Operator* sliding = step_op(s, "attn_pre_proj", 25);
+    const Operator* global = step_op(s, "attn_pre_proj", 5);
     REQUIRE(sliding);
     REQUIRE(global);
     CHECK(sliding->n == (16 + 8 + 8) * 256 / tp);
     CHECK(global->n == (16 / tp + 2 / tp) * 512);
-    CHECK(find_op(s, "attn_post_proj", 5)->k == 16 * 512 / tp);
+    CHECK(step_op(s, "attn_post_proj", 5)->k == 16 * 512 / tp);
     // K and V both written to the cache: 2 heads x (512 + 512) per token, per GPU.
-    CHECK(find_op(s, "kv_cache_write", 5)->bytes == doctest::Approx(100.0 * (2 / tp) * 1024 * (2 + 2)));
+    CHECK(step_op(s, "kv_cache_write", 5)->bytes == doctest::Approx(100.0 * (2 / tp) * 1024 * (2 + 2)));
     // Causal prefill of 100 tokens: 16 heads x 5050 pairs x 2 x (512 + 512) flops per global layer.
-    const Operator* attn = find_op(s, "attn_prefill", 5);
+    const Operator* attn = step_op(s, "attn_prefill", 5);
     REQUIRE(attn);
     CHECK(attn->flops == doctest::Approx(16.0 / tp * 5050 * 2 * 1024));
     CHECK(attn->qk_dim == 512);

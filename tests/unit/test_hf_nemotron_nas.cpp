@@ -25,12 +25,6 @@ double deci_width(double mult, double h) {
   return std::ceil(w / 256) * 256;
 }
 
-const Operator* nas_op(const StepOperators& s, const std::string& name, double count) {
-  for (const Operator& op : s.ops)
-    if (op.name == name && op.count == count) return &op;
-  return nullptr;
-}
-
 }  // namespace nas_test
 
 using namespace nas_test;
@@ -71,18 +65,14 @@ TEST_CASE("hf import: Nemotron-NAS 49B (nemotron-nas): per-block attention and M
 
 TEST_CASE("Nemotron-NAS: each block's MLP width and attention in the step, per GPU; the architecture reads back the same") {
   const ModelArch m = read_model(json{{"hf_config", parse_json_text(nas_text())}}, "");
-  BatchShape b;
-  b.seqs.push_back({/*new_tokens*/ 100, /*cached_tokens*/ 0});
   for (int tp : {1, 8}) {
     CAPTURE(tp);
-    ParallelLayout layout;
-    layout.tp = tp;
-    const StepOperators s = build_forward_step(m, Precision{}, layout, b, StepOptions{});
+    const StepOperators s = test::prefill_step(m, 100, tp);
     // The 8 no_op blocks of ffn_mult 1.0: gate and up of 5632, then down, sharded by tp.
-    const Operator* up = nas_op(s, "mlp_up_proj", 8);
+    const Operator* up = test::step_op(s, "mlp_up_proj", 8);
     REQUIRE(up);
     CHECK(up->n == 2 * 5632 / tp);
-    CHECK(nas_op(s, "mlp_down_proj", 8)->k == 5632 / tp);
+    CHECK(test::step_op(s, "mlp_down_proj", 8)->k == 5632 / tp);
     // Attention in 49 layers only.
     double attention_layers = 0;
     for (const Operator& op : s.ops)
