@@ -70,6 +70,8 @@ TEST_CASE("hf import: Gemma-4 31B (NVFP4 checkpoint): dense, global layers at 4 
   const double layer = 3 * h * 21504 + 4 * h;
   const double total = 50 * sliding + 10 * global + 60 * layer + h + V * h;
   CHECK(test::hf_params(r, "total_B") == doctest::Approx(total).epsilon(1e-9));
+  // Dense, the tied table read as the LM head: every parameter is active.
+  CHECK(test::hf_params(r, "active_B") == doctest::Approx(total).epsilon(1e-9));
   CHECK(total / 1e9 == doctest::Approx(30.7).epsilon(0.03));  // Google's card: 30.7B
   // The ModelOpt block: NVFP4 weights, every self_attn kept unquantized, fp8 KV (1 byte).
   CHECK(r["weights"]["dtype"] == "nvfp4");
@@ -77,6 +79,10 @@ TEST_CASE("hf import: Gemma-4 31B (NVFP4 checkpoint): dense, global layers at 4 
   CHECK(r["kv_cache"]["dtype"] == "fp8");
   for (const auto& [at, t] : {std::pair<const char*, double>{"4K", 4096}, {"32K", 32768}, {"128K", 131072}})
     CHECK(test::hf_kv(r, at) == doctest::Approx(10 * 4 * 1024 * 1.0 + 50 * 16 * 512 * 1.0 * 1024 / t).epsilon(1e-12));
+  // Weight bytes: the MLPs in NVFP4 (4 bits and one fp8 scale per 16: 0.5625 bytes a weight); the
+  // attention (ignored), norms and the tied embedding in bf16.
+  const double mlp = 60 * 3 * h * 21504;
+  CHECK(test::hf_weight_bytes(r) == doctest::Approx(mlp * 0.5625 + 2 * (total - mlp)).epsilon(1e-9));
 }
 
 TEST_CASE("hf import: MiMo-V2-Flash: sliding layers' own heads (swa_*), values narrower than keys") {
