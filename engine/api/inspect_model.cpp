@@ -32,7 +32,11 @@ json layer_json(const ModelArch& m, const ModelLayer& k, int count) {
                    (a.k_eq_v ? ", values from the key projection" : "") + (a.sinks ? ", attention sinks" : "");
     }
   }
-  json j = {{"count", count}, {"mixer", layer_mixer_name(k.mixer)}, {"ffn", layer_ffn_name(k.ffn)}};
+  // A layer kind's own dense MLP width is said with its ffn (Nemotron-NAS blocks).
+  // A model whose layers differ in it says every dense layer's width.
+  const bool widths = k.ffn == LayerFfn::Dense && m.has_layer_ffn_widths();
+  const std::string ffn = layer_ffn_name(k.ffn) + (widths ? " " + std::to_string(m.dense_width(k)) : "");
+  json j = {{"count", count}, {"mixer", layer_mixer_name(k.mixer)}, {"ffn", ffn}};
   if (!attention.empty()) j["attention"] = attention;
   return j;
 }

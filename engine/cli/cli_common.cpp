@@ -173,7 +173,7 @@ std::string fixed(double v, int digits) {
 
 // What the importer understood of a pasted config.json, above the table where it
 // is read, not only in the JSON (issue 35): a wrong reading must be visible.
-void print_model_import(const json& result) {
+void print_model_import(const json& result, const json& understood) {
   if (!result.contains("model") || !result["model"].contains("import")) return;
   const json& m = result["model"];
   const json& im = m["import"];
@@ -181,14 +181,17 @@ void print_model_import(const json& result) {
   std::cout << "imported  config.json read as " << text(im.value("family", json(""))) << ": "
             << fixed(m.value("params_B", 0.0), 2) << " B total, " << fixed(m.value("active_params_B", 0.0), 2)
             << " B active; " << text(im.value("precision_applied", json(""))) << "\n";
+  // Layers by kind, heads, experts, parameters, KV bytes per token and weights (issue 35: the whole
+  // reading where people look, not only in inspect-model or the JSON).
+  if (understood.is_object()) print_understood_model(understood, "  ", false);
   for (const json& x : im.value("ignored_parts", json::array())) std::cout << "  ignored " << text(x) << "\n";
   for (const json& x : im.value("ignored_why", json::array())) std::cout << "  ignored keys " << text(x) << "\n";
   for (const json& x : im.value("warnings", json::array())) std::cout << "warning: " << text(x) << "\n";
 }
 
-void print_result_table(const json& result) {
+void print_result_table(const json& result, const json& understood) {
   const std::string kind = result.value("kind", "");
-  if (kind == "serving_latency" || kind == "serving_simulation" || kind == "training") print_model_import(result);
+  if (kind == "serving_latency" || kind == "serving_simulation" || kind == "training") print_model_import(result, understood);
   if (kind == "serving_latency") return print_latency_table(result);
   if (kind == "serving_simulation") return print_serving_table(result);
   if (kind == "training") return print_training_table(result);

@@ -55,8 +55,13 @@ const json& catalogued_value(const MetricInfo& m, const json& result);
 // The catalogue's label of a part of memory_per_gpu (throws like catalogued()).
 const char* memory_label(MetricKind kind, const std::string& id);
 
-// Human-readable table of a run result, chosen by its "kind".
-void print_result_table(const json& result);
+// Human-readable table of a run result, chosen by its "kind". `understood`:
+// api::inspect_model's result for a model imported from a config.json, printed
+// with the import block (null: none).
+void print_result_table(const json& result, const json& understood = json());
+// What the engine understood of a model (api::inspect_model's result), as
+// `sightline inspect-model` prints it; the ignored keys and warnings only with `notes`.
+void print_understood_model(const json& r, const std::string& indent, bool notes);
 void print_latency_table(const json& result);
 void print_serving_table(const json& result);
 void print_training_table(const json& result);

@@ -46,6 +46,16 @@ void relocate_in_calibration_file(json& envelope, const std::string& calibration
   e["message"] = calibration_file + ": " + e.value("message", std::string());
 }
 
+// For a model imported from a config.json (the result says so): what the
+// engine understood of it, to print with the table; null otherwise.
+json understood_import(const json& result, const std::string& text, const std::string& scenario_name) {
+  if (!result.contains("model") || !result["model"].contains("import")) return json();
+  const json doc = parse_json_document(text, scenario_name);
+  if (!doc.is_object() || !doc.contains("model")) return json();
+  const json e = read_engine_envelope(sightline::api::inspect_model(safe_dump(doc["model"])));
+  return e.value("ok", false) ? e["result"] : json();
+}
+
 }  // namespace
 
 int cmd_run(const std::vector<std::string>& args) {
@@ -98,7 +108,7 @@ int cmd_run(const std::vector<std::string>& args) {
     std::cout << "key,value\n";
     for (const auto& [k, v] : rows) std::cout << csv_field(k) << "," << csv_field(v) << "\n";
   } else {
-    print_result_table(r);
+    print_result_table(r, understood_import(r, text, scenario_name));
   }
   return 0;
 }

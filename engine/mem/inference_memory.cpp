@@ -68,7 +68,9 @@ double activation_peak_bytes(const ModelArch& m, const Precision& p, int tp, int
   const double a = dtype_bytes(p.activations);
   const double t = static_cast<double>(tokens);
   const double h = static_cast<double>(m.hidden_size);
-  const int64_t inter = m.is_moe() ? std::max(d.intermediate, d.expert_intermediate * m.moe.top_k) : d.intermediate;
+  int64_t inter = m.is_moe() ? std::max(d.intermediate, d.expert_intermediate * m.moe.top_k) : d.intermediate;
+  for (const ModelLayer& k : m.layers)  // a layer's own dense MLP width, when wider
+    inter = std::max(inter, (k.ffn_intermediate + tp - 1) / tp);
   const double up = (m.gated_mlp ? 2.0 : 1.0) * static_cast<double>(inter);
   // Residual stream + normed input, the up projection's output and the activation output.
   const double mlp_peak = t * (2.0 * h + up + static_cast<double>(inter)) * a;

@@ -114,7 +114,7 @@ std::vector<ModelLayer> read_layer_runs(const json& v, const std::string& path) 
   std::vector<ModelLayer> out;
   for (size_t i = 0; i < v.size(); ++i) {
     const std::string p = pointer_append(path, i);
-    ObjectReader r(v[i], p, {"count", "mixer", "window", "chunk", "rope", "indexer", "ffn", "attention_shape"});
+    ObjectReader r(v[i], p, {"count", "mixer", "window", "chunk", "rope", "indexer", "ffn", "attention_shape", "ffn_intermediate"});
     const int64_t count = r.integer("count", 1, kMaxLayers, 1);
     ModelLayer k;
     const std::string mixer = r.choice("mixer", {"attention", "linear_attention", "mamba", "none"}, "attention");
@@ -138,6 +138,10 @@ std::vector<ModelLayer> read_layer_runs(const json& v, const std::string& path) 
         fail(error_code::kConstraint, r.child_path("attention_shape"), "an attention shape belongs to attention layers only");
       k.shape = read_attention_shape(*shape, r.child_path("attention_shape"));
     }
+    // This run's own dense MLP width (Nemotron-NAS blocks); absent: the model's.
+    k.ffn_intermediate = r.integer("ffn_intermediate", 1, kMaxModelDim, 0);
+    if (k.ffn_intermediate > 0 && k.ffn != LayerFfn::Dense)
+      fail(error_code::kConstraint, r.child_path("ffn_intermediate"), "a dense MLP width belongs to layers whose ffn is dense");
     if (out.size() + static_cast<size_t>(count) > static_cast<size_t>(kMaxLayers))
       fail(error_code::kRange, r.child_path("count"), "more than " + std::to_string(kMaxLayers) + " layers");
     out.insert(out.end(), static_cast<size_t>(count), k);
@@ -321,8 +325,10 @@ void check_model(const ModelArch& m, const std::string& path) {
                      static_cast<double>(m.ssm.dt_rank), static_cast<double>(m.ssm.state_size),
                      static_cast<double>(m.moe.latent_size), static_cast<double>(m.sparse_index.heads) * m.sparse_index.head_dim})
       d = std::max(d, x);
-    for (const ModelLayer& k : m.layers)  // per-layer head shapes (at most 4096 x 4096 each)
+    for (const ModelLayer& k : m.layers) {  // per-layer head shapes (at most 4096 x 4096 each) and MLP widths
       d = std::max(d, static_cast<double>(k.shape.heads) * static_cast<double>(std::max(k.shape.qk_head_dim, k.shape.v_head_dim)));
+      d = std::max(d, static_cast<double>(k.ffn_intermediate));
+    }
     const double per_layer = 32.0 * (std::max(0, m.moe.num_experts) + std::max(0, m.moe.num_shared_experts) + 1) * d * d;
     const double bound = (m.num_layers + std::max(0, m.mtp_layers) + 1.0) * per_layer +
                          2.0 * (static_cast<double>(m.vocab_size) + static_cast<double>(m.max_context)) * m.hidden_size;
@@ -421,6 +427,7 @@ json ModelArch::to_json() const {
     if (k.shape.given())  // written only when given: presets' output unchanged
       r["attention_shape"] = {{"heads", k.shape.heads}, {"kv_heads", k.shape.kv_heads}, {"qk_head_dim", k.shape.qk_head_dim},
                               {"v_head_dim", k.shape.v_head_dim}, {"k_eq_v", k.shape.k_eq_v}, {"sinks", k.shape.sinks}};
+    if (k.ffn_intermediate > 0) r["ffn_intermediate"] = k.ffn_intermediate;  // written only when given, as the shape
     runs.push_back(r);
   }
   j["layers"] = runs;

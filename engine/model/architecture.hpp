@@ -87,12 +87,15 @@ struct ModelLayer {
   bool indexer = false;
   LayerFfn ffn = LayerFfn::Dense;
   AttentionShape shape;  // this layer's own head shape; not given: the model's
+  // This layer's dense MLP width where the model's layers differ in it
+  // (Nemotron-NAS's per-block ffn_mult); 0: the model's (ModelArch::dense_width).
+  int64_t ffn_intermediate = 0;
 
   // Tokens of context one sequence keeps (and attends to) in this layer; 0: unbounded.
   int64_t kv_token_cap() const { return window > 0 ? window : chunk; }
   bool operator==(const ModelLayer& o) const {
     return mixer == o.mixer && window == o.window && chunk == o.chunk && rope == o.rope && indexer == o.indexer &&
-           ffn == o.ffn && shape == o.shape;
+           ffn == o.ffn && shape == o.shape && ffn_intermediate == o.ffn_intermediate;
   }
   bool operator!=(const ModelLayer& o) const { return !(*this == o); }
 };
@@ -235,6 +238,11 @@ struct ModelArch {
   int count_ffn(LayerFfn ffn) const;
   bool has_layer_kinds() const { return !layers.empty(); }
   int64_t dense_intermediate() const { return dense_intermediate_size > 0 ? dense_intermediate_size : intermediate_size; }
+  // The dense MLP width of a layer of this kind: its own when given, else the
+  // model's (an MoE model's dense layers: dense_intermediate()).
+  int64_t dense_width(const ModelLayer& kind) const {
+    return kind.ffn_intermediate > 0 ? kind.ffn_intermediate : is_moe() ? dense_intermediate() : intermediate_size;
+  }
   // Per-head dimensions of queries/keys and of values (differ under MLA).
   int64_t qk_head_dim() const { return mla.enabled ? mla.qk_nope_head_dim + mla.qk_rope_head_dim : head_dim; }
   int64_t v_head_dim() const { return mla.enabled ? mla.v_head_dim : head_dim; }
@@ -246,6 +254,8 @@ struct ModelArch {
   // Whether any layer has a head shape of its own (consumers that price one
   // shape for every layer refuse such a model rather than misprice it).
   bool has_layer_attention_shapes() const;
+  // Whether any layer has a dense MLP width of its own (ModelLayer::ffn_intermediate).
+  bool has_layer_ffn_widths() const;
 
   json to_json() const;
 };

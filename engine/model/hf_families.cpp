@@ -500,6 +500,7 @@ void read_family_keys(const HfReader& r, const std::string& family, ModelArch& m
   if (type == "gpt2") return read_gpt2(r, m);
   if (type == "falcon" || type == "RefinedWeb" || type == "RefinedWebModel") return read_falcon(r, m);
   if (type == "nemotron_h") return read_nemotron_h(r, m);
+  if (type == "nemotron-nas") return read_nemotron_nas(r, m);
   if (type == "jamba") return read_jamba(r, m);
   // Llama-style families.
   const bool gemma = type == "gemma2" || type == "gemma3" || type == "gemma3_text";

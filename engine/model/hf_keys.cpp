@@ -175,7 +175,8 @@ namespace {
 // model_type, and by the model_types defined by them (a trimmed copy of a
 // DeepSeek-V4 config without its keys is still no DeepSeek-V3). DeepSeek sparse
 // attention (index_topk...) and latent MoE (moe_latent_size) are priced:
-// hf_sparse_attention.cpp, read_nemotron_h.
+// hf_sparse_attention.cpp, read_nemotron_h; per-block configurations
+// (block_configs) too: hf_nemotron_nas.cpp.
 struct UnpricedFeature {
   std::vector<const char*> keys;
   std::vector<const char*> types;
@@ -192,8 +193,7 @@ const std::vector<UnpricedFeature>& unpriced_features() {
        "DeepSeek-V4 compressed sparse attention (per-layer KV compression ratios)"},
       {{"o_lora_rank", "o_groups"}, {}, "a grouped low-rank attention output projection"},
       {{"hc_mult", "hc_sinkhorn_iters", "hc_eps"}, {}, "hyper-connections (hc_mult residual streams per layer)"},
-      {{"num_hash_layers"}, {}, "hash-routed MoE layers"},
-      {{"block_configs"}, {"nemotron-nas"}, "per-block layer configurations (each block's attention and FFN differ)"}};
+      {{"num_hash_layers"}, {}, "hash-routed MoE layers"}};
   return features;
 }
 

@@ -126,6 +126,9 @@ void read_gemma4(const HfReader& r, ModelArch& m);
 // DeepSeek's "mlp.experts"). Read by the unquantized-module lists (hf_quant.cpp).
 bool moe_layer_mlp_is_dense(const std::string& family);
 void read_mimo_v2(const HfReader& r, ModelArch& m);
+// Nemotron-NAS (nemotron-nas): per-block attention and MLP width from block_configs
+// (hf_nemotron_nas.cpp); reads the Llama keys itself.
+void read_nemotron_nas(const HfReader& r, ModelArch& m);
 // MoE layer placement keys (first_k_dense_replace, moe_layer_freq as a number or
 // a per-layer list, decoder_sparse_step, mlp_only_layers) into m.layers (hf_families.cpp).
 void place_moe_layers(const HfReader& r, ModelArch& m);

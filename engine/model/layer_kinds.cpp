@@ -71,4 +71,10 @@ bool ModelArch::has_layer_attention_shapes() const {
   return false;
 }
 
+bool ModelArch::has_layer_ffn_widths() const {
+  for (const ModelLayer& k : layers)
+    if (k.ffn_intermediate > 0) return true;
+  return false;
+}
+
 }  // namespace sightline

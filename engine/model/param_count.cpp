@@ -105,7 +105,7 @@ LayerParams layer_params(const ModelArch& m, const ModelLayer& kind) {
   }
   switch (kind.ffn) {
     case LayerFfn::Dense:
-      p.mlp = mlp_params(h, m.is_moe() ? m.dense_intermediate() : m.intermediate_size, m.gated_mlp, m.mlp_bias);
+      p.mlp = mlp_params(h, m.dense_width(kind), m.gated_mlp, m.mlp_bias);
       p.mlp_active = p.mlp;
       norms += 1;
       break;

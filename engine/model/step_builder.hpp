@@ -454,7 +454,7 @@ class StepBuilder {
     }
     if (kind.ffn == LayerFfn::Moe) add_moe_mlp(layers);
     else if (kind.ffn == LayerFfn::Dense)
-      add_dense_mlp(layers, m_.is_moe() ? (m_.dense_intermediate() + layout_.tp - 1) / layout_.tp : dims_.intermediate);
+      add_dense_mlp(layers, (m_.dense_width(kind) + layout_.tp - 1) / layout_.tp);
     if (layout_.tp > 1) add_collective(ffn ? "mlp_all_reduce" : "attn_all_reduce", CollectiveKind::AllReduce, layers, hidden_bytes, layout_.tp);
     // Residual additions: the mixer output and the MLP output each join the stream.
     double adds = (mixer ? 1 : 0) + (ffn ? 1 : 0);

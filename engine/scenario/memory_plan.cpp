@@ -35,6 +35,13 @@ double lora_adapter_bytes_per_gpu(const ModelArch& m, const Precision& p, const 
                        heads * static_cast<double>(s.v_head_dim);
     shaped_delta += g.count * r * (own - qkv_out - o_in);
   }
+  // Layers with a dense MLP width of their own (Nemotron-NAS) adapt their own up, gate and down.
+  if (all_linear && !m.is_moe())
+    for (const LayerGroup& g : m.layer_groups()) {
+      if (g.kind.ffn_intermediate <= 0) continue;
+      const double own = static_cast<double>((g.kind.ffn_intermediate + layout.tp - 1) / layout.tp);
+      shaped_delta += g.count * r * ((m.gated_mlp ? 2.0 : 1.0) + 1.0) * (own - static_cast<double>(d.intermediate));
+    }
   const double layers = static_cast<double>(m.num_layers) / layout.pp;
   return (per_layer * layers + shaped_delta / layout.pp) * dtype_bytes(p.activations == Dtype::FP8 ? Dtype::BF16 : p.activations);
 }

@@ -244,6 +244,10 @@ TrainConfig read_train_config(const json& v, const std::string& path, const Scen
     fail(error_code::kNotImplemented, "/model",
          "this model's attention layers differ in head shape (per-layer attention_shape); training is priced for "
          "one shape in every layer, so it is not priced for this model (inference and serving are)");
+  if (m.has_layer_ffn_widths())
+    fail(error_code::kNotImplemented, "/model",
+         "this model's layers differ in dense MLP width (per-layer ffn_intermediate); training is priced for one MLP "
+         "width in every layer, so it is not priced for this model (inference and serving are)");
   // Precision: training keeps weights and activations in a float format; FP8
   // GEMMs and quantized frozen bases are training options.
   const std::string prec = "/precision";

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "model/operators.hpp"
 #include "test_helpers.hpp"
 
 namespace sightline::test {
@@ -32,6 +33,22 @@ inline double hf_weight_bytes(const json& r) { return r["weights"]["GiB"].get<do
 inline double qwen3_moe_layer(double h, double heads, double kv_heads, double d, double experts, double moe, double counted) {
   const double attention = h * (heads * d + 2 * kv_heads * d) + heads * d * h + 2 * d;
   return attention + counted * 3 * h * moe + h * experts + 2 * h;
+}
+
+// One sequence's prefill of `tokens` tokens on `tp` GPUs, bf16: the step's operators.
+inline StepOperators prefill_step(const ModelArch& m, int64_t tokens, int tp) {
+  BatchShape b;
+  b.seqs.push_back({/*new_tokens*/ tokens, /*cached_tokens*/ 0});
+  ParallelLayout layout;
+  layout.tp = tp;
+  return build_forward_step(m, Precision{}, layout, b, StepOptions{});
+}
+
+// The operator `name` of a step's list priced `count` times (one layer group's), or null.
+inline const Operator* step_op(const StepOperators& s, const std::string& name, double count) {
+  for (const Operator& op : s.ops)
+    if (op.name == name && op.count == count) return &op;
+  return nullptr;
 }
 
 }  // namespace sightline::test

@@ -252,17 +252,17 @@ TEST_CASE("hf import: a ModelOpt NVFP4 block inside config.json: its fp8 kv_cach
   CHECK(refusal(c)["path"] == "/hf_config/quantization_config/config_groups");
 }
 
-TEST_CASE("hf import: DeepSeek-V3.2 and GLM-5 need their indexer keys, Nemotron-NAS is refused by model_type") {
+TEST_CASE("hf import: DeepSeek-V3.2 and GLM-5 need their indexer keys, Nemotron-NAS its block_configs") {
   // deepseek_v32 / glm_moe_dsa mean DeepSeek sparse attention (an indexer with its own key cache, top-k
   // attention): a trimmed copy without the indexer keys is still no DeepSeek-V3 and is refused, naming
-  // them; nemotron-nas (per-block layers) is not priced.
+  // them; nemotron-nas means per-block layers (tests/unit/test_hf_nemotron_nas.cpp), never a plain Llama.
   json c = json::parse(test::read_source_file("tests/data/hf/published/deepseek-ai--DeepSeek-V3.json"));
   for (const char* type : {"deepseek_v32", "glm_moe_dsa", "nemotron-nas"}) {
     CAPTURE(type);
     c["model_type"] = type;
     const json e = refusal(c);
-    CHECK(e["code"] == (std::string(type) == "nemotron-nas" ? "not_implemented" : "missing_key"));
-    CHECK(e["path"] == "/hf_config/model_type");
+    CHECK(e["code"] == "missing_key");
+    CHECK(e["path"] == (std::string(type) == "nemotron-nas" ? "/hf_config/block_configs" : "/hf_config/model_type"));
   }
   // With the indexer keys DeepSeek-V3.2 publishes (index_n_heads 64, index_head_dim 128, index_topk 2048),
   // the same config is read as DSA: its KV cache adds the indexer's FP8 key and fp32 scale (128 + 4 bytes)

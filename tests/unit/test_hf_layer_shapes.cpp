@@ -24,12 +24,7 @@ using json = nlohmann::json;
 
 std::string shapes_text(const std::string& file) { return test::read_source_file("tests/data/hf/published/" + file); }
 
-// The operator `name` of a one-step prefill of `tokens` tokens, for the layer group priced first with that name.
-const Operator* find_op(const StepOperators& s, const std::string& name, double count) {
-  for (const Operator& op : s.ops)
-    if (op.name == name && op.count == count) return &op;
-  return nullptr;
-}
+using test::step_op;
 
 }  // namespace layer_shapes
 
@@ -75,6 +70,8 @@ TEST_CASE("hf import: Gemma-4 31B (NVFP4 checkpoint): dense, global layers at 4 
   const double layer = 3 * h * 21504 + 4 * h;
   const double total = 50 * sliding + 10 * global + 60 * layer + h + V * h;
   CHECK(test::hf_params(r, "total_B") == doctest::Approx(total).epsilon(1e-9));
+  // Dense, the tied table read as the LM head: every parameter is active.
+  CHECK(test::hf_params(r, "active_B") == doctest::Approx(total).epsilon(1e-9));
   CHECK(total / 1e9 == doctest::Approx(30.7).epsilon(0.03));  // Google's card: 30.7B
   // The ModelOpt block: NVFP4 weights, every self_attn kept unquantized, fp8 KV (1 byte).
   CHECK(r["weights"]["dtype"] == "nvfp4");
@@ -82,6 +79,10 @@ TEST_CASE("hf import: Gemma-4 31B (NVFP4 checkpoint): dense, global layers at 4 
   CHECK(r["kv_cache"]["dtype"] == "fp8");
   for (const auto& [at, t] : {std::pair<const char*, double>{"4K", 4096}, {"32K", 32768}, {"128K", 131072}})
     CHECK(test::hf_kv(r, at) == doctest::Approx(10 * 4 * 1024 * 1.0 + 50 * 16 * 512 * 1.0 * 1024 / t).epsilon(1e-12));
+  // Weight bytes: the MLPs in NVFP4 (4 bits and one fp8 scale per 16: 0.5625 bytes a weight); the
+  // attention (ignored), norms and the tied embedding in bf16.
+  const double mlp = 60 * 3 * h * 21504;
+  CHECK(test::hf_weight_bytes(r) == doctest::Approx(mlp * 0.5625 + 2 * (total - mlp)).epsilon(1e-9));
 }
 
 TEST_CASE("hf import: MiMo-V2-Flash: sliding layers' own heads (swa_*), values narrower than keys") {
@@ -106,31 +107,31 @@ TEST_CASE("hf import: MiMo-V2-Flash: sliding layers' own heads (swa_*), values n
   for (const auto& [at, t] : {std::pair<const char*, double>{"4K", 4096}, {"32K", 32768}, {"128K", 131072}})
     CHECK(test::hf_kv(r, at) == doctest::Approx(9 * 4 * 320 * 2.0 + 39 * 8 * 320 * 2.0 * 128 / t).epsilon(1e-12));
   CHECK(r["weights"]["dtype"] == "fp8");
+  // Block FP8 (quantization_config, no modules_to_not_convert): every layer's weights at one byte (the
+  // sinks and the router with their layer, as for DeepSeek-V3); the norms, the embedding and the LM
+  // head in bf16.
+  const double layers = 9 * full + 39 * swa + dense + 47 * (256 * expert + router);
+  CHECK(test::hf_weight_bytes(r) == doctest::Approx(layers + 2 * (48 * 2 * h + h + 2 * V * h)).epsilon(1e-12));
 }
 
 TEST_CASE("per-layer attention shapes: each kind's projections, KV writes and attention in the step") {
   const ModelArch m = read_model(json{{"hf_config", parse_json_text(shapes_text("google--gemma-4-26B-A4B.json"))}}, "");
-  Precision p;
-  BatchShape b;
-  b.seqs.push_back({/*new_tokens*/ 100, /*cached_tokens*/ 0});
   for (int tp : {1, 2}) {
     CAPTURE(tp);
-    ParallelLayout layout;
-    layout.tp = tp;
-    const StepOperators s = build_forward_step(m, p, layout, b, StepOptions{});
+    const StepOperators s = test::prefill_step(m, 100, tp);
     // The 25 sliding layers: q, k, v of 16 / 8 / 8 heads of 256; the 5 global: q and k (no v) of
     // 16 / 2 heads of 512; per GPU under tp.
-    const Operator* sliding = find_op(s, "attn_pre_proj", 25);
-    const Operator* global = find_op(s, "attn_pre_proj", 5);
+    const Operator* sliding = step_op(s, "attn_pre_proj", 25);
+    const Operator* global = step_op(s, "attn_pre_proj", 5);
     REQUIRE(sliding);
     REQUIRE(global);
     CHECK(sliding->n == (16 + 8 + 8) * 256 / tp);
     CHECK(global->n == (16 / tp + 2 / tp) * 512);
-    CHECK(find_op(s, "attn_post_proj", 5)->k == 16 * 512 / tp);
+    CHECK(step_op(s, "attn_post_proj", 5)->k == 16 * 512 / tp);
     // K and V both written to the cache: 2 heads x (512 + 512) per token, per GPU.
-    CHECK(find_op(s, "kv_cache_write", 5)->bytes == doctest::Approx(100.0 * (2 / tp) * 1024 * (2 + 2)));
+    CHECK(step_op(s, "kv_cache_write", 5)->bytes == doctest::Approx(100.0 * (2 / tp) * 1024 * (2 + 2)));
     // Causal prefill of 100 tokens: 16 heads x 5050 pairs x 2 x (512 + 512) flops per global layer.
-    const Operator* attn = find_op(s, "attn_prefill", 5);
+    const Operator* attn = step_op(s, "attn_prefill", 5);
     REQUIRE(attn);
     CHECK(attn->flops == doctest::Approx(16.0 / tp * 5050 * 2 * 1024));
     CHECK(attn->qk_dim == 512);

@@ -364,3 +364,32 @@ TEST_CASE("hf import: GLM-5.1 NVFP4: whole dense layers, shared experts, attenti
   // the latent now FP8 (kv_cache_quant_algo), one byte each.
   for (const char* at : {"4K", "32K", "128K"}) CHECK(test::hf_kv(r, at) == 78 * (512 + 64 + 128 + 4) * 1.0);
 }
+
+TEST_CASE("hf import: Qwen3.6-27B (qwen3_5, text_config qwen3_5_text): a dense Gated DeltaNet hybrid") {
+  const json r = test::inspect_ok(m26_text("published/nvidia--Qwen3.6-27B-NVFP4.json"));
+  CHECK(r["family"] == "qwen3_5_text");
+  CHECK(r["experts"].is_null());
+  CHECK(r["mtp_layers"] == 1);
+  // hidden 5120, 64 layers (layer_types: 3 linear + 1 full, 16 times): 48 Gated DeltaNet (16 key heads
+  // and 48 value heads of 128, conv 4, a per-value-head decay and step, a head-width gated norm) and
+  // 16 full attention (24 query heads doubled for the output gate, 4 KV heads of 256, QK norm); a
+  // SwiGLU MLP of 17408 in every layer; two RMSNorms a layer; vocabulary 248320, untied.
+  const double h = 5120, V = 248320, kd = 16 * 128, vd = 48 * 128;
+  const double attn = h * (2 * 24 * 256 + 2 * 4 * 256) + 24 * 256 * h + 2 * 256;
+  const double linear = h * (2 * kd + 2 * vd) + h * 2 * 48 + (2 * kd + vd) * 4 + 2 * 48 + 128 + vd * h;
+  const double layer_rest = 3 * h * 17408 + 2 * h;
+  const double total = 16 * attn + 48 * linear + 64 * layer_rest + h + 2 * V * h;
+  CHECK(test::hf_params(r, "total_B") == doctest::Approx(total).epsilon(1e-12));
+  CHECK(test::hf_params(r, "active_B") == doctest::Approx(total - V * h).epsilon(1e-12));
+  CHECK(total / 1e9 == doctest::Approx(27).epsilon(0.005));  // the name: 27B
+  // KV: 16 layers x 2 x 4 heads x 256 in bf16 per token, plus each DeltaNet layer's float32
+  // (mamba_ssm_dtype) 48 x 128 x 128 state and conv window of 3 over q, k, v, per sequence.
+  const double state = 48.0 * (48 * 128 * 128 + 3 * (2 * kd + vd)) * 4;
+  CHECK(r["kv_cache"]["per_sequence_state_bytes"].get<double>() == state);
+  for (const auto& [at, t] : {std::pair<const char*, double>{"4K", 4096}, {"32K", 32768}, {"128K", 131072}})
+    CHECK(test::hf_kv(r, at) == doctest::Approx(16 * 2 * 4 * 256 * 2.0 + state / t).epsilon(1e-12));
+  CHECK(test::hf_kv(r, "4K") == 103840);
+  // This copy leaves out the checkpoint's MIXED_PRECISION quantization_config: read alone, bf16.
+  CHECK(r["weights"]["dtype"] == "bf16");
+  CHECK(test::hf_weight_bytes(r) == doctest::Approx(2 * total).epsilon(1e-12));
+}

@@ -323,7 +323,7 @@ const fmtB = (v) => `${v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFi
  * "What was understood" of the scenario's model (a pasted config, a preset or
  * an architecture): family, layers by kind, heads, experts, parameters (the
  * embedding apart), KV bytes per token at 4K / 32K / 128K, the weight format
- * from the config, and what was ignored; the summary line says the gist while
+ * from the config, and what was ignored and why; the summary line says the gist while
  * the list is folded. `m` is api::inspect_model's result; null hides the panel.
  * A pasted config opens the list. Text only (textContent). `prefix` names
  * another panel of the same shape (the Search tab's: 'q-').
@@ -363,7 +363,8 @@ export function showUnderstood(m, prefix = '') {
   rows.push(line('KV bytes/token', `${kv} (${m.kv_cache.dtype}, one GPU)`));
   rows.push(line('Weights', `${m.weights.dtype}${m.weights.from_config ? ` — ${m.weights.from_config}` : ''}`));
   if (m.ignored_parts.length) rows.push(line('Ignored', m.ignored_parts.join('; ')));
-  if (m.ignored_keys.length) rows.push(line('Keys without effect', m.ignored_keys.join(', ')));
+  // The keys set aside, with why (grouped by reason, as the CLI prints them).
+  if (m.ignored_keys.length) rows.push(line('Keys without effect', (m.ignored_why.length ? m.ignored_why : m.ignored_keys).join('; ')));
   for (const w of m.warnings) rows.push(line('Warning', w));
   box.replaceChildren(...rows);
   box.hidden = false;
