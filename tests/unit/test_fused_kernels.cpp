@@ -126,7 +126,7 @@ TEST_CASE("operators: fused add + RMSNorm absorbs every residual add of a Llama;
   CHECK_FALSE(find_op(gpt, "input_layernorm")->single_pass);
 }
 
-TEST_CASE("pricing: fused kernels within 15% of single-pass kernels timed on an H200; eager chains priced as measured") {
+TEST_CASE("pricing: fused kernels within 15% of single-pass kernels timed on an H200 from 1,024 tokens, TP 1 and 8; eager chains priced as measured") {
   const std::map<std::string, double> measured = measured_fused_us();
   REQUIRE(measured.size() >= 150);
   const GpuSpec gpu = read_gpu(json("h200"), "/gpu");
@@ -144,7 +144,8 @@ TEST_CASE("pricing: fused kernels within 15% of single-pass kernels timed on an 
     const char* preset;
     int tp;
   };
-  const Shape shapes[] = {{"llama-2-7b", "llama-2-7b", 1}, {"llama-3-70b", "llama-3-70b", 1}};
+  const Shape shapes[] = {
+      {"llama-2-7b", "llama-2-7b", 1}, {"llama-3-70b", "llama-3-70b", 1}, {"llama-3-70b-tp8", "llama-3-70b", 8}};
   const std::pair<const char*, const char*> kernels[] = {
       {"rope", "attn_rope"}, {"activation", "mlp_act"}, {"add_norm", "post_attention_layernorm"}};
   double worst = 0;
@@ -175,4 +176,36 @@ TEST_CASE("pricing: fused kernels within 15% of single-pass kernels timed on an 
     }
   }
   MESSAGE("worst |fused price / H200 measurement - 1| = " << worst);
+}
+
+// RoPE at TP 8 moves 4,864 bytes per token: too little per program for HBM
+// to bound it. Its price is the programs' rate (calibrated_cost.cpp,
+// kSmCyclesPerRowProgram), derived from the 16,384-token row: priced there to
+// within 1%, the constant is the one that row gives.
+TEST_CASE("pricing: a fused RoPE with few heads per GPU is bound by its programs' rate, derived from the H200 row") {
+  const std::map<std::string, double> measured = measured_fused_us();
+  const GpuSpec gpu = read_gpu(json("h200"), "/gpu");
+  std::string provenance;
+  const auto model = make_kernel_cost_model("target-measured", gpu, &provenance);
+  GpuSpec no_l2 = gpu;
+  no_l2.l2_cache_MiB = 0;
+  CostContext ctx;
+  ctx.gpu = &no_l2;
+  const StepOperators fused = prefill_step("llama-3-70b", 16384, fusion_of("vllm-like"), 8);
+  const Operator& rope = *find_op(fused, "attn_rope");
+  CHECK(rope.rows == 16384);
+  CHECK(rope.bytes / rope.rows < 5000);  // 9 heads of 128, read and written, bf16
+  const OpCost c = model->cost(rope, ctx);
+  CHECK(c.bound == "launch");
+  CHECK(c.time_s * 1e6 == doctest::Approx(measured.at("llama-3-70b-tp8/rope/triton-fused/16384")).epsilon(0.01));
+  // Rows of 16 KiB and more stay bound by HBM: the rate binds only thin rows.
+  const StepOperators tp1 = prefill_step("llama-3-70b", 16384, fusion_of("vllm-like"), 1);
+  CHECK(model->cost(*find_op(tp1, "attn_rope"), ctx).bound == "memory");
+  CHECK(model->cost(*find_op(tp1, "post_attention_layernorm"), ctx).bound == "memory");
+  // Fewer SMs or a lower clock retire programs more slowly: never faster.
+  GpuSpec slower = no_l2;
+  slower.boost_clock_MHz /= 2;
+  CostContext slow_ctx;
+  slow_ctx.gpu = &slower;
+  CHECK(model->cost(rope, slow_ctx).time_s > c.time_s);
 }
