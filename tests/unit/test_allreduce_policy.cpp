@@ -15,6 +15,7 @@
 #include "comm/allreduce_policy.hpp"
 #include "comm/collectives.hpp"
 #include "comm/comm_calibration.hpp"
+#include "comm/comm_model.hpp"
 #include "core/error.hpp"
 #include "hw/hardware.hpp"
 #include "perf/cost_setup.hpp"
@@ -258,6 +259,17 @@ TEST_CASE("allreduce policy: NCCL runs LL up to its largest measured small call,
   const InterconnectSpec l = link("nvlink4-nvswitch");
   const CommCalibration& cal = *comm_calibration_for(l);
   REQUIRE(cal.ll.has_value());
+  // Its one fitted number, the per-hop latency, is the median over the rows
+  // of (time − the ring's per-call base − LL's bandwidth term) / steps.
+  AlgorithmParams zero_hop = *cal.ll;
+  zero_hop.latency_us = 0;
+  CHECK(zero_hop.base_latency_us == cal.ring.base_latency_us);
+  CHECK(zero_hop.eta_for(8) == doctest::Approx(cal.ring.eta_for(8) / 2));
+  std::vector<double> hops_us;
+  for (const CollectiveSample& r : nccl_small_rows())
+    hops_us.push_back((r.time_s - pipelined_time_s(zero_hop, 14, 14.0 / 8, r.bytes, 8, l.bandwidth_per_gpu_GBps * 1e9, 8)) *
+                      1e6 / 14);
+  CHECK(cal.ll->latency_us == doctest::Approx(median(hops_us)).epsilon(1e-9));
   double largest = 0;
   for (const CollectiveSample& r : nccl_small_rows()) largest = std::max(largest, r.bytes);
   CHECK(cal.ll->up_to_bytes == largest);
