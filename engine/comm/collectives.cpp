@@ -104,6 +104,7 @@ CommCalibration transferred_comm_calibration(const InterconnectSpec& link, const
   c.ring.latency_us = link.latency_us;
   c.p2p.latency_us = link.latency_us;
   c.ring.samples = c.p2p.samples = 0;
+  c.ll.reset();  // LL's per-hop latency was measured on that link only
   if (!link.sharp) c.nvls.reset();
   else if (c.nvls) c.nvls->provenance = provenance;
   return c;
@@ -214,6 +215,16 @@ CollectiveCost flat_collective_cost(CollectiveKind kind, double bytes, int n, co
     case CollectiveKind::AllReduce: {
       c.time_s = ring(2 * (d - 1), 2 * (d - 1) / d);
       c.algorithm = "ring";
+      // NCCL picks the protocol its model says is fastest: LL wins where the
+      // latency of 2(n-1) hops outweighs its halved bandwidth (small messages).
+      if (cal.ll && bytes <= cal.ll->up_to_bytes) {
+        const double ll = pipelined_time_s(*cal.ll, 2 * (d - 1), 2 * (d - 1) / d, bytes, n, bw, n);
+        if (ll < c.time_s) {
+          c.time_s = ll;
+          c.algorithm = "ring (LL)";
+          used = &*cal.ll;
+        }
+      }
       if (link.sharp && cal.nvls) {
         const double nvls = pipelined_time_s(*cal.nvls, 1, 1, bytes, 1, bw, n);
         if (nvls < c.time_s) {

@@ -32,12 +32,13 @@ json AlgorithmParams::to_json() const {
   json by = json::array();
   for (const auto& [n, e] : eta_by_gpus) by.push_back({{"gpus", n}, {"eta_bandwidth", e}});
   j["eta_by_gpus"] = by;
+  if (up_to_bytes > 0) j["up_to_bytes"] = up_to_bytes;  // absent: every size (the files without LL keep their bytes)
   return j;
 }
 
 AlgorithmParams AlgorithmParams::from_json(const json& j, const std::string& path) {
   ObjectReader r(j, path, {"provenance", "eta_bandwidth", "latency_us", "chunk_bytes", "samples", "median_ape",
-                           "log_q10", "log_q90", "base_latency_us", "eta_by_gpus"});
+                           "log_q10", "log_q90", "base_latency_us", "eta_by_gpus", "up_to_bytes"});
   AlgorithmParams a;
   a.provenance = r.string("provenance");
   a.eta_bandwidth = r.number("eta_bandwidth", 1e-3, 5);
@@ -48,6 +49,7 @@ AlgorithmParams AlgorithmParams::from_json(const json& j, const std::string& pat
   a.log_q10 = r.number("log_q10", -20, 0, 0);
   a.log_q90 = r.number("log_q90", 0, 20, 0);
   a.base_latency_us = r.number("base_latency_us", 0, 1e6, 0);
+  a.up_to_bytes = r.number("up_to_bytes", 0, 1e15, 0);
   if (const json* by = r.find("eta_by_gpus")) {
     if (!by->is_array()) fail(error_code::kType, r.child_path("eta_by_gpus"), "eta_by_gpus must be an array");
     for (size_t i = 0; i < by->size(); ++i) {
@@ -62,18 +64,21 @@ AlgorithmParams AlgorithmParams::from_json(const json& j, const std::string& pat
 }
 
 json CommCalibration::to_json() const {
-  return {{"id", id}, {"name", "Collective calibration for " + id}, {"source", source},
-          {"ring", ring.to_json()}, {"nvls", nvls ? nvls->to_json() : json(nullptr)}, {"p2p", p2p.to_json()}};
+  json j = {{"id", id}, {"name", "Collective calibration for " + id}, {"source", source},
+            {"ring", ring.to_json()}, {"nvls", nvls ? nvls->to_json() : json(nullptr)}, {"p2p", p2p.to_json()}};
+  if (ll) j["ll"] = ll->to_json();  // only links whose small calls were measured
+  return j;
 }
 
 CommCalibration CommCalibration::from_json(const json& j, const std::string& path) {
-  ObjectReader r(j, path, {"id", "name", "source", "ring", "nvls", "p2p"});
+  ObjectReader r(j, path, {"id", "name", "source", "ring", "nvls", "p2p", "ll"});
   CommCalibration c;
   c.id = r.string("id");
   c.source = r.string("source");
   c.ring = AlgorithmParams::from_json(r.required("ring"), r.child_path("ring"));
   if (const json* n = r.nullable("nvls")) c.nvls = AlgorithmParams::from_json(*n, r.child_path("nvls"));
   c.p2p = AlgorithmParams::from_json(r.required("p2p"), r.child_path("p2p"));
+  if (const json* l = r.find("ll")) c.ll = AlgorithmParams::from_json(*l, r.child_path("ll"));
   return c;
 }
 

@@ -12,6 +12,9 @@
 //       all-reduce, n−1 otherwise; factor as nccl-tests (2(n−1)/n, (n−1)/n, 1)
 //   nvls (all-reduce reduced inside an NVSwitch with SHARP): steps = 1, factor = 1
 //   p2p (send/recv, all-to-all): steps = 1, factor = 1 (all-to-all (n−1)/n)
+//   ll (NCCL's low-latency protocol, small ring all-reduces; comm_fit.hpp): the
+//       ring's steps, factor and per-call base, its own per-hop latency, no
+//       pipeline fill, half the ring's bandwidth; only up to up_to_bytes
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,6 +38,9 @@ struct AlgorithmParams {
   double base_latency_us = 0;  // per call, whatever the group size
   // Bandwidth efficiency by group size (GPUs, eta), ascending; empty: eta_bandwidth for every size.
   std::vector<std::pair<int, double>> eta_by_gpus;
+  // Largest message this algorithm was measured at, where it prices only that
+  // range (the LL protocol); 0: every size.
+  double up_to_bytes = 0;
   double eta_for(int gpus) const;
   json to_json() const;
   static AlgorithmParams from_json(const json& j, const std::string& path);
@@ -46,6 +52,8 @@ struct CommCalibration {
   AlgorithmParams ring;
   std::optional<AlgorithmParams> nvls;
   AlgorithmParams p2p;
+  // NCCL's LL protocol for small all-reduces, where this link's small calls were measured.
+  std::optional<AlgorithmParams> ll;
   json to_json() const;
   static CommCalibration from_json(const json& j, const std::string& path);
 };

@@ -217,6 +217,51 @@ void fit_scaled_shape(const std::vector<Row>& rows, const AlgorithmParams& shape
   set_errors(rows, p, bw, fit);
 }
 
+// NCCL's LL protocol writes 8 bytes of data and 8 of flag in every 16-byte
+// line, so it moves half the payload the ring's Simple protocol moves (NCCL's
+// tuning.cc halves a ring's bus bandwidth for LL).
+constexpr double kLlPayloadShare = 0.5;
+
+// The LL model with per-hop latency `hop_us` (see comm_calibration.hpp).
+AlgorithmParams ll_params(const AlgorithmParams& ring, double hop_us) {
+  AlgorithmParams p = ring;
+  p.latency_us = hop_us;
+  p.chunk_bytes = 0;  // no per-chunk handshake to fill: each line carries its own flag
+  p.eta_bandwidth *= kLlPayloadShare;
+  for (auto& e : p.eta_by_gpus) e.second *= kLlPayloadShare;
+  return p;
+}
+
+// The per-hop latency that explains `rows` best: the median over the rows of
+// (time − the ring's per-call base − LL's bandwidth term) / steps.
+double ll_hop_us(const std::vector<Row>& rows, const AlgorithmParams& ring, double bw) {
+  const AlgorithmParams zero_hop = ll_params(ring, 0);
+  std::vector<double> hops;
+  for (const Row& r : rows)
+    hops.push_back((r.time_s - pipelined_time_s(zero_hop, r.steps, r.factor, r.bytes, r.ranks, bw, r.group)) * 1e6 /
+                   r.steps);
+  std::sort(hops.begin(), hops.end());
+  const size_t n = hops.size();
+  return n % 2 ? hops[n / 2] : 0.5 * (hops[n / 2 - 1] + hops[n / 2]);
+}
+
+// LL fitted to this link's small all-reduces (labelled "ll": the sizes where
+// NCCL runs it), priced only up to the largest of them; its band from
+// leave-one-out residuals, as the other algorithms'.
+AlgorithmParams fit_ll(const std::vector<Row>& rows, const AlgorithmParams& ring, double bw) {
+  AlgorithmParams p = ll_params(ring, ll_hop_us(rows, ring, bw));
+  for (const Row& r : rows) p.up_to_bytes = std::max(p.up_to_bytes, r.bytes);
+  p.samples = static_cast<int>(rows.size());
+  p.provenance = "measured: per-hop latency, median of " + std::to_string(rows.size()) +
+                 " small all-reduces; per-call base and bandwidth from the ring fit, LL moving half of it";
+  set_errors(rows, p, bw, [&](const std::vector<Row>& kept) {
+    AlgorithmParams q = ll_params(ring, ll_hop_us(kept, ring, bw));
+    q.up_to_bytes = p.up_to_bytes;
+    return q;
+  });
+  return p;
+}
+
 }  // namespace
 
 CommBand residual_band(std::vector<double> log_residuals) {
@@ -260,12 +305,13 @@ CommCalibration fit_comm_calibration(const InterconnectSpec& link, const std::ve
   c.id = link.id;
   c.source = source;
   const double bw = link.bandwidth_per_gpu_GBps * 1e9;
-  std::vector<Row> ring, nvls, p2p;
+  std::vector<Row> ring, nvls, p2p, ll;
   for (const CollectiveSample& s : samples) {
     const bool single_level = s.nodes == 1 || s.nodes == s.gpus;
     if (s.interconnect != link.id || !single_level) continue;
     const std::string alg = sample_algorithm(s, link);
-    (alg == "ring" ? ring : alg == "nvls" ? nvls : p2p).push_back(row_of(s, alg, link));
+    if (alg == "ll") ll.push_back(row_of(s, "ring", link));  // the ring's steps, its own protocol
+    else (alg == "ring" ? ring : alg == "nvls" ? nvls : p2p).push_back(row_of(s, alg, link));
   }
   if (ring_shape && !ring.empty()) fit_scaled_shape(ring, ring_shape->ring, ring_shape->id, c.ring, bw);
   else fit_rows(ring, c.ring, "ring", bw);
@@ -274,6 +320,7 @@ CommCalibration fit_comm_calibration(const InterconnectSpec& link, const std::ve
     fit_rows(nvls, *c.nvls, "NVLS", bw);
   }
   if (!link.sharp) c.nvls.reset();
+  if (!ll.empty()) c.ll = fit_ll(ll, c.ring, bw);
   if (p2p.empty() && !ring.empty()) {
     // No point-to-point measurements: a ring step is one point-to-point transfer.
     c.p2p = c.ring;

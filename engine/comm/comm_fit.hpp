@@ -11,6 +11,7 @@ namespace sightline {
 // Which algorithm a measured call used: forced ones as labelled; "auto"
 // all-reduces on a SHARP switch from 2 MiB up run NVLS (NCCL's switch point,
 // measurements.md 2b), everything else the ring; send/recv and all-to-all p2p.
+// All-reduces labelled "ll" fit NCCL's LL protocol (comm_calibration.hpp).
 std::string sample_algorithm(const CollectiveSample& s, const InterconnectSpec& link);
 
 // With `ring_shape`, the ring's latencies, chunk and efficiency-by-group-size

@@ -158,6 +158,9 @@ struct Operator {
   // One fused kernel that streams its bytes once (KernelFusion): priced at
   // the GPU's streaming (copy-class) efficiency, not its eager chain's.
   bool single_pass = false;
+  // Per invocation: programs a single-pass kernel launches, one per token row
+  // (RoPE and RMSNorm, as vLLM's kernels and the measured ones launch them). 0: not counted.
+  int64_t rows = 0;
   // Attention shape (per GPU).
   int64_t q_tokens = 0, kv_tokens = 0;
   int64_t seqs = 0;  // sequences in the attention call (kv_tokens / seqs = mean context)

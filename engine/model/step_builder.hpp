@@ -119,6 +119,7 @@ class StepBuilder {
     const double h = static_cast<double>(m_.hidden_size);
     Operator& op = add_memory_op(std::move(name), OpFamily::Norm, count, t * h, t * h, norm_flops);
     op.single_pass = fused_rms_norm();
+    op.rows = tokens_;
     return op;
   }
 
@@ -301,9 +302,11 @@ class StepBuilder {
       if (rope_positions_ && kind.rope) rope_elements = static_cast<double>(t) * (q_out + k_out);
       kv_write_elements = static_cast<double>(t) * (k_out + v_out);
     }
-    if (rope_elements > 0)
-      add_memory_op("attn_rope", OpFamily::Rope, layers, rope_elements, rope_elements, 6).single_pass =
-          fusion_.rotary_embedding;
+    if (rope_elements > 0) {
+      Operator& rope = add_memory_op("attn_rope", OpFamily::Rope, layers, rope_elements, rope_elements, 6);
+      rope.single_pass = fusion_.rotary_embedding;
+      rope.rows = t;
+    }
     if (!training_) {
       Operator op;
       op.name = "kv_cache_write";

@@ -106,6 +106,33 @@ void apply_interval(OpCost& c, const IntervalScale& s) {
   c.time_high_s = c.time_s * s.high;
 }
 
+// A single-pass kernel that launches one program per token row (RoPE,
+// RMSNorm) retires its programs at a bounded rate, whatever bytes each moves:
+// each holds an SM slot for its index math, its dependent loads (RoPE: the
+// position, then its cos/sin row, then q and k) and its stores. A row with
+// little work is bound by that rate, not by HBM: the fused RoPE of
+// Llama-3-70B at TP 8 (9 heads of 128 per token on each GPU, 4,864 bytes per
+// token) ran 16,384 tokens in 26.29 µs on an H200 (presets/calibrations/
+// measured/fused_h200_2026-11-28.csv), streaming at 3.0 TB/s where rows of
+// 16 KiB and more stream at 4.1: (26.29 − the elementwise launch, 1.61 µs) /
+// 16,384 programs = 1.51 ns per program across 132 SMs at 1,980 MHz, i.e.
+// 394 SM-cycles. Cycles, so it moves with the clock and the SM count;
+// tests/unit/test_fused_kernels.cpp recomputes it from that row.
+constexpr double kSmCyclesPerRowProgram = 394;
+
+// `c` (a single-pass kernel's price) raised to its program rate where that is slower.
+void bound_by_program_rate(OpCost& c, const Operator& op, const GpuSpec& g, double launch_s) {
+  if (op.rows <= 0 || g.sm_count <= 0 || g.boost_clock_MHz <= 0 || c.time_s <= 0) return;
+  const double programs_s =
+      static_cast<double>(op.rows) * kSmCyclesPerRowProgram / (g.sm_count * g.boost_clock_MHz * 1e6);
+  if (programs_s <= std::max(c.memory_s, c.compute_s)) return;
+  const double scale = (launch_s + programs_s) / c.time_s;
+  c.time_s *= scale;
+  c.time_low_s *= scale;
+  c.time_high_s *= scale;
+  c.bound = "launch";  // the programs' fixed cost, not their bytes
+}
+
 double peak_flops(const GpuSpec& g, Dtype d) {
   double peak = g.peak_tflops_for(d);
   if (peak <= 0) peak = g.peak_tflops.fp16 > 0 ? g.peak_tflops.fp16 : g.peak_tflops.bf16;
@@ -217,8 +244,13 @@ OpCost CalibratedCostModel::cost(const Operator& op, const CostContext& ctx) con
       // elementwise/copy class), not at its eager chain's. Checked against
       // single-pass kernels timed on an H200 (presets/calibrations/measured/
       // fused_h200_2026-11-28.csv, tests/unit/test_fused_kernels.cpp).
-      if (op.single_pass) c = memory_kernel_cost(op, g, KernelClass::Elementwise, memory_params(KernelClass::Elementwise));
-      else c = memory_kernel_cost(op, g, k, memory_params(k));
+      if (op.single_pass) {
+        const MemoryKernelParams& p = memory_params(KernelClass::Elementwise);
+        c = memory_kernel_cost(op, g, KernelClass::Elementwise, p);
+        bound_by_program_rate(c, op, g, p.launch_us * 1e-6);
+      } else {
+        c = memory_kernel_cost(op, g, k, memory_params(k));
+      }
   }
   return with_launch_floor(c);
 }

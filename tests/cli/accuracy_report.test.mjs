@@ -42,11 +42,10 @@ test('accuracy report: GEMM leave-one-model-out median <= 8%, collectives >= 1 M
   // Kernels as the stacks launch them (issue 36): at the H200's target-measured
   // tier, every stack that fuses RoPE, SiLU-and-mul and add + RMSNorm prices the
   // fused kernel within 15% of the single-pass kernels timed on the H200 at
-  // prefill sizes (1,024+ tokens) of Llama-2-7B and Llama-3-70B on one GPU (the
-  // range tests/unit/test_fused_kernels.cpp holds too); eager PyTorch (training)
-  // keeps the eager chains. Not held to it, and printed by the report: rows under
-  // 1,024 tokens (launch-bound, up to 44% off) and RoPE at TP 8 (9 heads per
-  // token, 16-22% fast).
+  // prefill sizes (1,024+ tokens) of Llama-2-7B and Llama-3-70B at TP 1 and
+  // Llama-3-70B at TP 8 (the range tests/unit/test_fused_kernels.cpp holds too);
+  // eager PyTorch (training) keeps the eager chains. Not held to it, and printed
+  // by the report: rows under 1,024 tokens (launch-bound).
   const fused = Object.values(report.fused_kernels);
   assert.ok(fused.length >= 1, 'a fused-kernel sweep is reported');
   let fusing = 0;
@@ -57,8 +56,8 @@ test('accuracy report: GEMM leave-one-model-out median <= 8%, collectives >= 1 M
       if (!launched.every((l) => l === 'one fused kernel')) continue;
       fusing += g.stacks.length;
       for (const k of ['rope', 'activation', 'add_norm']) {
-        const rows = g.by_kernel[k].rows.filter((r) => r.tp === 1 && r.tokens >= 1024);
-        assert.ok(rows.length >= 6, `${f.gpu} ${k}: ${rows.length} rows`);
+        const rows = g.by_kernel[k].rows.filter((r) => r.tokens >= 1024);
+        assert.ok(rows.length >= 9 && rows.some((r) => r.tp === 8), `${f.gpu} ${k}: ${rows.length} rows`);
         for (const r of rows) {
           const err = r.target_measured_us / r.measured_us - 1;
           assert.ok(Math.abs(err) <= 0.15, `${f.gpu} ${g.stacks} ${k} ${r.model} ${r.tokens} tokens: ${(100 * err).toFixed(1)}%`);

@@ -59,6 +59,30 @@ std::map<std::string, double> measured_fused_us() {
   return out;
 }
 
+// The H200's target-measured kernel model, pricing as the harness measured:
+// it rotates its inputs over 256 MiB of copies, so no timing is served from
+// the L2 (the H200's values with no L2 hits, as in a step whose operands the
+// L2 no longer holds).
+struct H200AsMeasured {
+  const GpuSpec gpu = read_gpu(json("h200"), "/gpu");
+  std::string provenance;
+  const std::unique_ptr<KernelCostModel> model = make_kernel_cost_model("target-measured", gpu, &provenance);
+  GpuSpec no_l2 = without_l2(gpu);
+  CostContext ctx = context_on(&no_l2);
+  H200AsMeasured() = default;
+  H200AsMeasured(const H200AsMeasured&) = delete;  // ctx points into this object
+  OpCost cost(const Operator& op) const { return model->cost(op, ctx); }
+  static GpuSpec without_l2(GpuSpec g) {
+    g.l2_cache_MiB = 0;
+    return g;
+  }
+  static CostContext context_on(const GpuSpec* g) {
+    CostContext c;
+    c.gpu = g;
+    return c;
+  }
+};
+
 }  // namespace
 
 TEST_CASE("stacks: the serving stacks fuse RoPE, SiLU-and-mul and add + RMSNorm; eager PyTorch does not") {
@@ -126,25 +150,17 @@ TEST_CASE("operators: fused add + RMSNorm absorbs every residual add of a Llama;
   CHECK_FALSE(find_op(gpt, "input_layernorm")->single_pass);
 }
 
-TEST_CASE("pricing: fused kernels within 15% of single-pass kernels timed on an H200; eager chains priced as measured") {
+TEST_CASE("pricing: fused kernels within 15% of single-pass kernels timed on an H200 from 1,024 tokens, TP 1 and 8; eager chains priced as measured") {
   const std::map<std::string, double> measured = measured_fused_us();
   REQUIRE(measured.size() >= 150);
-  const GpuSpec gpu = read_gpu(json("h200"), "/gpu");
-  std::string provenance;
-  const auto model = make_kernel_cost_model("target-measured", gpu, &provenance);
-  // The harness rotates its inputs over 256 MiB of copies, so no timing is
-  // served from the L2: price under the same condition (the H200's values
-  // with no L2 hits), as in a step whose operands the L2 no longer holds.
-  GpuSpec no_l2 = gpu;
-  no_l2.l2_cache_MiB = 0;
-  CostContext ctx;
-  ctx.gpu = &no_l2;
+  const H200AsMeasured h200;
   struct Shape {
     const char* model;
     const char* preset;
     int tp;
   };
-  const Shape shapes[] = {{"llama-2-7b", "llama-2-7b", 1}, {"llama-3-70b", "llama-3-70b", 1}};
+  const Shape shapes[] = {
+      {"llama-2-7b", "llama-2-7b", 1}, {"llama-3-70b", "llama-3-70b", 1}, {"llama-3-70b-tp8", "llama-3-70b", 8}};
   const std::pair<const char*, const char*> kernels[] = {
       {"rope", "attn_rope"}, {"activation", "mlp_act"}, {"add_norm", "post_attention_layernorm"}};
   double worst = 0;
@@ -159,7 +175,7 @@ TEST_CASE("pricing: fused kernels within 15% of single-pass kernels timed on an 
         CAPTURE(s.model);
         CAPTURE(t);
         CAPTURE(kind);
-        const double fused_us = model->cost(*find_op(fused, op_name), ctx).time_s * 1e6;
+        const double fused_us = h200.cost(*find_op(fused, op_name)).time_s * 1e6;
         const std::string key = std::string(s.model) + "/" + kind + "/triton-fused/" + std::to_string(t);
         REQUIRE(measured.count(key) == 1);
         const double ratio = fused_us / measured.at(key);
@@ -168,11 +184,37 @@ TEST_CASE("pricing: fused kernels within 15% of single-pass kernels timed on an 
         CHECK(ratio == doctest::Approx(1.0).epsilon(0.15));
         // The eager stack keeps the measured eager chains (for add + norm: the
         // norm and the add it would absorb): never cheaper than the fused kernel.
-        double eager_us = model->cost(*find_op(eager, op_name), ctx).time_s * 1e6;
-        if (std::string(kind) == "add_norm") eager_us += model->cost(*find_op(eager, "add"), ctx).time_s * 1e6;
+        double eager_us = h200.cost(*find_op(eager, op_name)).time_s * 1e6;
+        if (std::string(kind) == "add_norm") eager_us += h200.cost(*find_op(eager, "add")).time_s * 1e6;
         CHECK(eager_us >= fused_us * 0.999);
       }
     }
   }
   MESSAGE("worst |fused price / H200 measurement - 1| = " << worst);
+}
+
+// RoPE at TP 8 moves 4,864 bytes per token: too little per program for HBM
+// to bound it. Its price is the programs' rate (calibrated_cost.cpp,
+// kSmCyclesPerRowProgram), derived from the 16,384-token row: priced there to
+// within 1%, the constant is the one that row gives.
+TEST_CASE("pricing: a fused RoPE with few heads per GPU is bound by its programs' rate, derived from the H200 row") {
+  const std::map<std::string, double> measured = measured_fused_us();
+  const H200AsMeasured h200;
+  const StepOperators fused = prefill_step("llama-3-70b", 16384, fusion_of("vllm-like"), 8);
+  const Operator& rope = *find_op(fused, "attn_rope");
+  CHECK(rope.rows == 16384);
+  CHECK(rope.bytes / rope.rows < 5000);  // 9 heads of 128, read and written, bf16
+  const OpCost c = h200.cost(rope);
+  CHECK(c.bound == "launch");
+  CHECK(c.time_s * 1e6 == doctest::Approx(measured.at("llama-3-70b-tp8/rope/triton-fused/16384")).epsilon(0.01));
+  // Rows of 16 KiB and more stay bound by HBM: the rate binds only thin rows.
+  const StepOperators tp1 = prefill_step("llama-3-70b", 16384, fusion_of("vllm-like"), 1);
+  CHECK(h200.cost(*find_op(tp1, "attn_rope")).bound == "memory");
+  CHECK(h200.cost(*find_op(tp1, "post_attention_layernorm")).bound == "memory");
+  // A lower clock retires programs more slowly: never faster.
+  GpuSpec slower = h200.no_l2;
+  slower.boost_clock_MHz /= 2;
+  CostContext slow_ctx;
+  slow_ctx.gpu = &slower;
+  CHECK(h200.model->cost(rope, slow_ctx).time_s > c.time_s);
 }
