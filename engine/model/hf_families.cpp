@@ -304,8 +304,13 @@ void read_llama_like_with_defaults(const HfReader& r, const std::string& type, b
     patched["intermediate_size"] = patched["moe_intermediate_size"];
   }
   // Hunyuan's remote code names the head width attention_head_dim.
-  if (type == "hunyuan" && !patched.contains("head_dim") && patched.contains("attention_head_dim"))
+  // Checked at the user's own key first, as above: a bad value is refused at
+  // attention_head_dim, not at the head_dim this copy adds (found by a
+  // 100,000-case aimed fuzz run, 2026-11-29).
+  if (type == "hunyuan" && !patched.contains("head_dim") && patched.contains("attention_head_dim")) {
+    r.integer({"attention_head_dim"}, 1, 4096);
     patched["head_dim"] = patched["attention_head_dim"];
+  }
   HfReader pr(patched, r.path());
   read_llama_like(pr, m);
   // What the patched reader used counts as used in the original.

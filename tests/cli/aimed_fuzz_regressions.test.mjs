@@ -123,6 +123,30 @@ test('a bad moe_intermediate_size in a Qwen3.5 config is refused at that key, no
   assert.equal(e.path, '/hf_config/text_config/moe_intermediate_size');
 });
 
+test('a bad attention_head_dim in a Hunyuan config is refused at that key, not at a head_dim it lacks', () => {
+  const h = JSON.parse(readFileSync(path.join(repoRoot, 'tests/data/hf/published/tencent--Hunyuan-A13B.json'), 'utf8'));
+  for (const [bad, code] of [[0, 'out_of_range'], [{ a: [1] }, 'type_error']]) {
+    h.attention_head_dim = bad;
+    const e = located(cli(['inspect-model', write('hunyuan.json', JSON.stringify(h))]), code);
+    assert.equal(e.path, '/hf_config/attention_head_dim');
+  }
+});
+
+test('a quantization group that is not an object, or whose scheme is not one, is refused where it is', () => {
+  const k = JSON.parse(readFileSync(path.join(repoRoot, 'tests/data/hf/published/nvidia--Kimi-K2.5-NVFP4.json'), 'utf8'));
+  const groups = k.text_config.quantization_config.config_groups;
+  const scheme = groups.group_0;
+  groups.group_0 = 4;
+  let e = located(cli(['inspect-model', write('kimi-group.json', JSON.stringify(k))]), 'type_error');
+  assert.equal(e.path, '/hf_config/text_config/quantization_config/config_groups/group_0');
+  groups.group_0 = { ...scheme, weights: 'nvfp4' };
+  e = located(cli(['inspect-model', write('kimi-weights.json', JSON.stringify(k))]), 'type_error');
+  assert.equal(e.path, '/hf_config/text_config/quantization_config/config_groups/group_0/weights');
+  delete groups.group_0.weights;
+  e = located(cli(['inspect-model', write('kimi-none.json', JSON.stringify(k))]), 'missing_key');
+  assert.equal(e.path, '/hf_config/text_config/quantization_config/config_groups/group_0/weights');
+});
+
 test('heads that do not divide are refused at the pasted config\'s own key, not at the engine\'s num_kv_heads', () => {
   const l = JSON.parse(readFileSync(path.join(repoRoot, 'tests/data/hf/published/meta-llama--Meta-Llama-3.1-70B.json'), 'utf8'));
   l.num_key_value_heads = 3000;  // 64 query heads
