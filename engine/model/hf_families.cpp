@@ -297,20 +297,18 @@ void read_llama_like_with_defaults(const HfReader& r, const std::string& type, b
     if (!patched.contains("hidden_activation") && !patched.contains("hidden_act"))
       patched["hidden_activation"] = "gelu_pytorch_tanh";
   }
-  if (type == "qwen3_5" && !patched.contains("intermediate_size") && patched.contains("moe_intermediate_size")) {
-    // Checked at the user's own key first: a bad value is refused at
-    // moe_intermediate_size, not at the intermediate_size this copy adds.
-    r.integer({"moe_intermediate_size"}, 1, kMaxModelDim);
-    patched["intermediate_size"] = patched["moe_intermediate_size"];
-  }
+  // A family's own name for a key read_llama_like reads, copied under that
+  // name. Checked at the user's own key first: a bad value is refused there,
+  // not at the key this copy adds, which the user's file does not have
+  // (Hunyuan's case was found by a 100,000-case aimed fuzz run, 2026-11-29).
+  auto copy_checked = [&](const char* own_key, const char* read_as, int64_t max_value) {
+    if (patched.contains(read_as) || !patched.contains(own_key)) return;
+    r.integer({own_key}, 1, max_value);
+    patched[read_as] = patched[own_key];
+  };
+  if (type == "qwen3_5") copy_checked("moe_intermediate_size", "intermediate_size", kMaxModelDim);
   // Hunyuan's remote code names the head width attention_head_dim.
-  // Checked at the user's own key first, as above: a bad value is refused at
-  // attention_head_dim, not at the head_dim this copy adds (found by a
-  // 100,000-case aimed fuzz run, 2026-11-29).
-  if (type == "hunyuan" && !patched.contains("head_dim") && patched.contains("attention_head_dim")) {
-    r.integer({"attention_head_dim"}, 1, 4096);
-    patched["head_dim"] = patched["attention_head_dim"];
-  }
+  if (type == "hunyuan") copy_checked("attention_head_dim", "head_dim", 4096);
   HfReader pr(patched, r.path());
   read_llama_like(pr, m);
   // What the patched reader used counts as used in the original.

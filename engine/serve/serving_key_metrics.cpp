@@ -39,10 +39,6 @@ struct ServingFigure {
   std::string reason;
 };
 using FigureGetter = std::function<ServingFigure(const ServingFigures&)>;
-// The helpers below take the row's reading as a plain function pointer (each
-// row's capture-free lambda converts to one), not a std::function: a
-// std::function per row instantiated its own wrapper functions, and this
-// file's wasm code went from 63.2 KB to 38.3 KB without them (2026-11-29).
 
 // One serving figure: its catalogue id, how it is read from the typed
 // figures, and the names it goes by in a compare block (compare.ratio: this /
@@ -66,6 +62,10 @@ ServingFigure statistic(const Summary& s, double Summary::*field) {
 FigureGetter dist(Summary M::*d, double Summary::*field) {
   return [=](const ServingFigures& f) { return statistic(f.metrics->*d, field); };
 }
+// These helpers take the row's reading as a plain function pointer (each
+// row's capture-free lambda converts to one), not a std::function: a
+// std::function per row instantiated its own wrapper functions, and this
+// file's wasm code went from 63.2 KB to 38.3 KB without them (2026-11-29).
 FigureGetter real(double (*get)(const M&)) {
   return [=](const ServingFigures& f) { return number(get(*f.metrics)); };
 }
