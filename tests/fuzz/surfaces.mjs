@@ -8,7 +8,8 @@
 //   error      an error with a code, located in the user's own document
 //              (a path that exists there, or the byte or line of a parse error)
 //   crash      a native driver that dies, a wasm trap, internal_error, not JSON
-//   hang       a case over HANG_MS of CPU time (never the wall clock)
+//   hang       a case over HANG_MS of CPU time (never the wall clock); a fit case
+//              over the CPU its own work budget promises (hangMsOf)
 //   unlocated  an error without a code or a path in the user's document
 //   lie        a result that breaks an invariant
 //   mismatch   native and wasm replies that differ in any byte
@@ -29,6 +30,15 @@ import { runNative, loadWasmModule } from './fuzz.mjs';
 
 export const SURFACES = ['bench', 'fit', 'calibration', 'hf', 'hardware'];
 const HANG_MS = 5000;
+// A fit case is given a work budget, and the product promises a budget's CPU
+// at `run`'s rate: the 20,000,000-unit default is about 60 s of CPU
+// (engine/cli/command_budget.hpp, docs/limits.md), 3 us per unit. A fit case
+// is a hang only past what its own budget promises; 5 s would flag fits that
+// keep their promise (a 600 KB SGLang file took 5.0 s of CPU on a loaded
+// machine, 2026-11-29, within its 9 s).
+const FIT_WORK_UNITS = 3000000;
+const CPU_MS_PER_WORK_UNIT = 60000 / 20000000;
+const hangMsOf = (surface) => (surface === 'fit' ? FIT_WORK_UNITS * CPU_MS_PER_WORK_UNIT : HANG_MS);
 const CHUNK = 1000;
 const MAX_CASE_BYTES = 8 << 20;
 const enc = new TextEncoder();
@@ -91,7 +101,7 @@ function hardwareCase(seed, r) {
 function fitCase(seed, r) {
   const c = benchCase(seed, r);
   const base = shortServing();
-  const req = { base, file: 'fuzzed-bench-file', text: c.text, max_work_units: 3000000 };
+  const req = { base, file: 'fuzzed-bench-file', text: c.text, max_work_units: FIT_WORK_UNITS };
   if (seed.shape === 'summary') req.prompt_tokens = 512;
   return { op: 'fit', text: JSON.stringify(req), user: c.user };
 }
@@ -146,7 +156,7 @@ export async function fuzzSurface({ surface, seed = 1, cases = 200, native, wasm
   let chunk = [];
   const flush = async () => {
     if (!chunk.length) return;
-    const replies = native ? nativeReplies(native, chunk, counts, note) : chunk.map(() => null);
+    const replies = native ? nativeReplies(native, chunk, counts, note, hangMsOf(surface)) : chunk.map(() => null);
     for (let i = 0; i < chunk.length; i++) {
       const c = chunk[i];
       let wasmReply = null;
@@ -162,7 +172,7 @@ export async function fuzzSurface({ surface, seed = 1, cases = 200, native, wasm
         const used = process.cpuUsage(cpu0);
         const cpuMs = (used.user + used.system) / 1000;
         counts.wasm_cpu_s += cpuMs / 1000;
-        if (cpuMs > HANG_MS) note('hangs', c, `${cpuMs.toFixed(0)} ms of CPU in wasm`);
+        if (cpuMs > hangMsOf(surface)) note('hangs', c, `${cpuMs.toFixed(0)} ms of CPU in wasm`);
       }
       const reply = replies[i] ?? wasmReply;
       counts.cases += 1;
@@ -191,12 +201,12 @@ export async function fuzzSurface({ surface, seed = 1, cases = 200, native, wasm
 
 // One driver process per chunk (a dead driver loses only its chunk's rest:
 // the cases after the one it died on are run again in a fresh process).
-function nativeReplies(driver, chunk, counts, note) {
+function nativeReplies(driver, chunk, counts, note, hangMs) {
   const replies = new Array(chunk.length).fill(undefined);
   let from = 0;
   while (from < chunk.length) {
     const part = chunk.slice(from);
-    const res = runNative(driver, part, 3600000, [String(HANG_MS)], { cpuSeconds: 3600 });
+    const res = runNative(driver, part, 3600000, [String(hangMs)], { cpuSeconds: 3600 });
     counts.native_cpu_s += res.cpuS ?? 0;
     for (const line of res.stderr.split('\n')) {
       const slow = /^slow (\d+) ([\d.]+)/.exec(line);
