@@ -94,11 +94,13 @@ function runWasm(m, c) {
   return m.result(s.result.handle);
 }
 
-export async function loadWasmModule() {
+// `name`: the page's module (sightline) or the Calibrate tab's on-demand one
+// (sightline-calibrate: the benchmark readers and the fit).
+export async function loadWasmModule(name = 'sightline') {
   const wasmDir = path.join(repoRoot, 'build-wasm', 'wasm');
   const require = createRequire(import.meta.url);
-  const create = require(path.join(wasmDir, 'sightline.js'));
-  return create({ wasmBinary: fs.readFileSync(path.join(wasmDir, 'sightline.wasm')) });
+  const create = require(path.join(wasmDir, `${name}.js`));
+  return create({ wasmBinary: fs.readFileSync(path.join(wasmDir, `${name}.wasm`)) });
 }
 
 /**

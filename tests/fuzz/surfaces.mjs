@@ -137,8 +137,10 @@ export async function fuzzSurface({ surface, seed = 1, cases = 200, native, wasm
   const counts = { surface, cases: 0, ok: 0, errors: 0, crashes: 0, hangs: 0, unlocated: 0, lies: 0, mismatches: 0,
     native: Boolean(native), wasm: false, native_cpu_s: 0, wasm_cpu_s: 0, examples: [] };
   let m = null;
+  // The benchmark readers live in the Calibrate tab's module, as in the page.
+  const wasmModule = surface === 'bench' ? 'sightline-calibrate' : 'sightline';
   if (wasm && surface !== 'fit') {
-    m = await loadWasmModule();
+    m = await loadWasmModule(wasmModule);
     counts.wasm = surface !== 'bench' || typeof m.importBenchFile === 'function';
     if (!counts.wasm) m = null;
   }
@@ -167,7 +169,7 @@ export async function fuzzSurface({ surface, seed = 1, cases = 200, native, wasm
         } catch (err) {
           note('crashes', c, `wasm threw: ${err}`);
           wasmReply = undefined;
-          m = await loadWasmModule();  // a trapped instance is unusable
+          m = await loadWasmModule(wasmModule);  // a trapped instance is unusable
         }
         const used = process.cpuUsage(cpu0);
         const cpuMs = (used.user + used.system) / 1000;

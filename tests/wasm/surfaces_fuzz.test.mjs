@@ -15,16 +15,18 @@ import path from 'node:path';
 import { fuzzSurface, problems, summary } from '../fuzz/surfaces.mjs';
 import { repoRoot } from '../fuzz/surface_seeds.mjs';
 
-// Cases per surface: together about 40 s of CPU on one core (native and wasm).
+// Cases per surface: together about 55 s of CPU on one core (native and wasm;
+// the 600 bench cases take about 14 s in the wasm readers, 2 s natively).
 // fit: most mutated files are refused before the fit (as they should be), so
 // 12 cases held a fitted one only by the draw: a real file added to the seeds
 // (tests/data/bench/real) left all 12 refused. 36 hold 6 fitted ones today.
 const CASES = { bench: 600, fit: 36, calibration: 1500, hf: 1500, hardware: 1000 };
-// Surfaces the wasm module has no entry for, with the reason: the benchmark
-// readers and the fit are in the Calibrate tab's on-demand module
-// (sightline-calibrate.wasm, wasm/CMakeLists.txt), not in the page's, which
-// this fuzzer loads; tests/web/calibrate.test.mjs drives them in the page.
-const NATIVE_ONLY = { fit: 'no entry in the page\'s module', bench: 'no entry in the page\'s module: the readers are in sightline-calibrate.wasm' };
+// Surfaces run natively only, with the reason. The benchmark readers are
+// fuzzed in the Calibrate tab's on-demand module (sightline-calibrate.wasm),
+// where the page runs them; the fit there takes the page's request (the form's
+// scenario and the files), not the driver's, and tests/web/calibrate.test.mjs
+// and tests/wasm/calibrate_module.test.mjs compare it with `sightline fit`.
+const NATIVE_ONLY = { fit: 'the wasm fit takes the page\'s request; calibrate_module.test.mjs compares it with native' };
 const scale = Number(process.env.SIGHTLINE_SURFACE_FUZZ_SCALE || 1);
 const driver = path.join(repoRoot, 'build', 'fuzz_driver');
 
