@@ -95,6 +95,17 @@ bool goodput_sampling_interval(const ServingHeadline& h, double& low_qps, double
   return high_qps > low_qps;
 }
 
+bool throughput_sampling_interval(const ServingHeadline& h, double& low_qps, double& high_qps) {
+  if (!h.judged || h.window_completions <= 0 || !(h.window_span_s > 0)) return false;
+  const double n = static_cast<double>(h.window_completions);
+  const double z = 1.2815515655446004;  // two-sided 80%
+  // Score interval of a Poisson mean from one count n: n + z²/2 ± z·sqrt(n + z²/4).
+  const double centre = n + z * z / 2, half = z * std::sqrt(n + z * z / 4);
+  low_qps = std::min((centre - half) / h.window_span_s, h.throughput_qps);
+  high_qps = std::max((centre + half) / h.window_span_s, h.throughput_qps);
+  return high_qps > low_qps;
+}
+
 ServingHeadline serving_headline(const std::vector<RequestOutcome>& outcomes, const SloSpec& slo, double offered_qps) {
   ServingHeadline h;
   h.has_slo = slo.enabled;
@@ -139,6 +150,8 @@ ServingHeadline serving_headline(const std::vector<RequestOutcome>& outcomes, co
       ++done;
       if (slo.enabled && meets_slo(r, slo)) ++good;
     }
+  h.window_completions = done;
+  h.window_span_s = span_s;
   h.throughput_qps = static_cast<double>(done) / span_s;
   h.goodput_qps = static_cast<double>(good) / span_s;
   if (!slo.enabled) {

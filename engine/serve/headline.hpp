@@ -20,6 +20,8 @@ struct ServingHeadline {
   int64_t window_requests = 0;   // requests in the steady window
   double arrival_rate_qps = 0;   // over the window
   double throughput_qps = 0;     // completions inside the window's time span / its length
+  int64_t window_completions = 0;  // those completions (throughput_qps × window_span_s)
+  double window_span_s = 0;        // the window's span of arrival times
   double goodput_qps = 0;        // of them, those within every bound of the SLO
   bool has_slo = false;
   std::string verdict;           // meets | fails | undecided (with an SLO)
@@ -35,6 +37,14 @@ struct ServingHeadline {
 // for a goodput the cost bounds leave where it is (every request within the
 // SLO at every bound, as I5.1 at 1 req/s); false without a judged SLO window.
 bool goodput_sampling_interval(const ServingHeadline& h, double& low_qps, double& high_qps);
+
+// The 80% sampling interval of the throughput: the Poisson score interval of
+// the window's completion count over its span (the completions of a stable
+// queue fed by Poisson arrivals are Poisson: Burke's theorem). The interval for
+// a throughput the cost bounds leave where it is: below capacity every request
+// completes inside the window at either bound, and the throughput is the
+// arrival rate the window happened to draw. false without a judged window.
+bool throughput_sampling_interval(const ServingHeadline& h, double& low_qps, double& high_qps);
 
 // `offered_qps`: the workload's arrival rate (0 when it has none, e.g. a trace).
 ServingHeadline serving_headline(const std::vector<RequestOutcome>& outcomes, const SloSpec& slo, double offered_qps);

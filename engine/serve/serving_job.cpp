@@ -349,7 +349,9 @@ KeyMetrics ServingJob::interval_figures() const {
   if (result_.is_null()) result_ = build_result();
   KeyMetrics f;
   if (headline_ && headline_->judged) {
-    f.push_back(KeyMetric::number("/headline/throughput_qps", "steady-window throughput", "req/s", headline_->throughput_qps));
+    KeyMetric t = KeyMetric::number("/headline/throughput_qps", "steady-window throughput", "req/s", headline_->throughput_qps);
+    t.has_interval = throughput_sampling_interval(*headline_, t.low, t.high);
+    f.push_back(t);
     if (headline_->has_slo) {
       KeyMetric g = KeyMetric::number("/headline/goodput_qps", "steady-window goodput", "req/s", headline_->goodput_qps);
       g.has_interval = goodput_sampling_interval(*headline_, g.low, g.high);

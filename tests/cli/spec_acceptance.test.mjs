@@ -16,17 +16,18 @@ function cli(args) {
   return JSON.parse(r.stdout).result;
 }
 
-// An example file, not a preset: its throughput at QPS 2 is the arrival rate
-// at either cost bound, so it has no headline interval, which every shipped
-// preset must have (tests/wasm/determinism.test.mjs).
-const id = 'examples/eagle3-qwen3-8b-h200.json';
+// A shipped preset: its headline throughput at QPS 2 is the arrival rate at
+// either cost bound, so its interval is the window's sampling interval
+// (throughput_sampling_interval), as every shipped preset's must be
+// (tests/wasm/determinism.test.mjs).
+const id = 'S.eagle3-qwen3-8b-h200';
 const key = (r, k) => r.key_metrics.find((m) => m.id === k).value;
 
 // Tokens per verification step at a constant per-position rate a: 1 + a + ... + a^k.
 const tau = (a, k) => Array.from({ length: k + 1 }, (_, i) => a ** i).reduce((x, y) => x + y, 0);
 
 test(`${id}: acceptance from the published rows for the model, with its source`, () => {
-  const r = cli(['run', id, '--format', 'json']);
+  const r = cli(['run', '--preset', id, '--format', 'json']);
   const s = r.metrics.speculative;
   assert.equal(s.method, 'eagle3');
   assert.equal(s.acceptance_rate_assumed, false);
@@ -43,8 +44,23 @@ test(`${id}: acceptance from the published rows for the model, with its source`,
   assert.ok(r.memory_per_gpu[0].draft_weights_GiB > 0);
 });
 
+test(`${id}: the headline throughput carries its sampling interval, and the SLO verdict is given`, () => {
+  const r = cli(['run', '--preset', id, '--format', 'json']);
+  const h = r.headline;
+  assert.equal(h.verdict, 'meets', h.line);
+  // Below capacity the cost bounds leave the throughput at the arrival rate
+  // the window drew; its interval is the window's Poisson sampling interval.
+  assert.ok(h.throughput_qps_low < h.throughput_qps && h.throughput_qps < h.throughput_qps_high,
+    `${h.throughput_qps_low} ${h.throughput_qps} ${h.throughput_qps_high}`);
+  const n = h.throughput_qps * (h.window_requests / h.arrival_rate_qps);
+  // The interval's relative half-width is about z / sqrt(completions) (z = 1.28).
+  const rel = (h.throughput_qps_high - h.throughput_qps_low) / 2 / h.throughput_qps;
+  assert.ok(Math.abs(rel * Math.sqrt(n) / 1.2816 - 1) < 0.15, `half-width ${rel} for about ${n} completions`);
+  for (const k of r.key_metrics) assert.ok(k.low < k.high, `${k.id}: ${k.low}..${k.high}`);
+});
+
 test(`${id}: a rate the user gives wins over the published rows`, () => {
-  const scenario = JSON.parse(readFileSync(path.join(repoRoot, id), 'utf8'));
+  const scenario = JSON.parse(readFileSync(path.join(repoRoot, 'presets', 'scenarios', `${id}.json`), 'utf8'));
   scenario.serving.speculative.acceptance_rate = 0.4;
   const dir = mkdtempSync(path.join(os.tmpdir(), 'sl-eagle3-'));
   const file = path.join(dir, 'scenario.json');

@@ -125,6 +125,22 @@ TEST_CASE("kv tiers: a tier that holds nothing changes nothing but the offload r
   for (const char* k : {"ttft_ms", "e2e_s", "prefix_cache", "sessions", "throughput"}) CHECK(empty["metrics"][k] == base["metrics"][k]);
 }
 
+TEST_CASE("kv tiers: with no sessions, a tier that holds nothing leaves a shipped shared-prefix preset as it was") {
+  // I5.2 (80% shared prefix, prefix caching on): HBM alone and HBM plus an
+  // empty host tier give the same run, figure for figure, but the offload report.
+  json s = sightline::test::preset("scenarios", "I5.2");
+  s["serving"].erase("compare");
+  const json base = central(s);
+  s["serving"]["kv_cache"]["offload"] = {{"tiers", {{{"preset", "pcie5-host-dram"}, {"capacity_GiB", 0.0}}}}};
+  const json empty = central(s);
+  CHECK_FALSE(base["metrics"].contains("kv_offload"));
+  CHECK(empty["metrics"]["kv_offload"]["tiers"][0]["hit_tokens"] == 0);
+  json a = base["metrics"], b = empty["metrics"];
+  b.erase("kv_offload");
+  CHECK(a == b);
+  CHECK(base["headline"] == empty["headline"]);
+}
+
 TEST_CASE("kv tiers: a block evicted from a small first tier is found in the next one") {
   json s = sessions_scenario();
   s["serving"]["kv_cache"]["offload"] = {{"tiers", {{{"preset", "pcie5-host-dram"}, {"capacity_GiB", 0.5}}, "local-nvme-gen4"}}};

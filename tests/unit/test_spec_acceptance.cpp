@@ -36,6 +36,7 @@ TEST_CASE("spec acceptance: every shipped row reads and sits between no acceptan
   }
   CHECK(methods.count("eagle3") == 1);
   CHECK(methods.count("mtp") == 1);
+  CHECK(methods.count("draft_model") == 1);
 }
 
 // Leave one model out: each model's published acceptance length predicted
@@ -65,7 +66,7 @@ TEST_CASE("spec acceptance: leave one model out, predicted vs published acceptan
                        << e->rows.size() << " rows by " << e->basis << ", error " << 100 * rel << "%");
     }
   }
-  REQUIRE(rel_errors.size() >= 6);
+  REQUIRE(rel_errors.size() >= 12);
   std::sort(rel_errors.begin(), rel_errors.end());
   const double median = rel_errors[rel_errors.size() / 2];
   MESSAGE("leave-one-model-out: " << rel_errors.size() << " rows, median |error| " << 100 * median << "%, max "
@@ -101,4 +102,21 @@ TEST_CASE("spec acceptance: eagle3 on an MoE target is refused where the method 
   const json r = test::run(s);
   CHECK_FALSE(r["ok"].get<bool>());
   CHECK(r["error"]["path"].get<std::string>() == "/serving/speculative/method");
+}
+
+TEST_CASE("spec acceptance: a draft model's rate comes from the published draft_model rows, with their spread") {
+  json s = test::preset("scenarios", "I5.1");
+  s["model"] = "qwen3-32b";
+  s["hardware"]["gpu"] = "h200";
+  s["serving"]["parallelism"]["tp"] = 1;
+  s["serving"]["speculative"] = {{"method", "draft"}, {"draft_model", "qwen3-8b"}, {"k", 3}};
+  const json r = test::run(s);
+  REQUIRE(r["ok"].get<bool>());
+  const json& spec = r["result"]["metrics"]["speculative"];
+  CHECK_FALSE(spec["acceptance_rate_assumed"].get<bool>());
+  const json& p = spec["acceptance_published"];
+  CHECK(p["basis"] == "model");
+  CHECK(p["rows"].size() == 2);  // the Qwen3-1.7B and Qwen3-4B drafters of Qwen3-32B
+  CHECK(p["rate_low"].get<double>() < p["rate_high"].get<double>());
+  CHECK(spec["acceptance_rate"].get<double>() == doctest::Approx(0.5 * (per_position_rate(2.78, 3) + per_position_rate(3.00, 3))));
 }
