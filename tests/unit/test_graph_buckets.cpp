@@ -182,11 +182,11 @@ TEST_CASE("padding and pricing into reused storage equal fresh results to the bi
   // 65 sequences at 2000, then at 2001 cached tokens: the attention
   // operators changed, the GEMMs and the rest came from the memo.
   setup.price_into(build_served_step(m, Precision{}, ParallelLayout{}, gb_decode(65, 2000), o, vllm), memoized, false, &memo);
-  const int64_t reused = memo.reused, priced = memo.priced;
+  const int64_t reused_before = memo.reused, priced_before = memo.priced;
   setup.price_into(build_served_step(m, Precision{}, ParallelLayout{}, gb_decode(65, 2001), o, vllm), memoized, false, &memo);
-  CHECK(memo.reused - reused >= 10);
-  CHECK(memo.priced - priced >= 1);
-  CHECK(memo.priced - priced <= 3);
+  CHECK(memo.reused - reused_before >= 10);
+  CHECK(memo.priced - priced_before >= 1);
+  CHECK(memo.priced - priced_before <= 3);
   CHECK(memoized.time_s == setup.price(build_served_step(m, Precision{}, ParallelLayout{}, gb_decode(65, 2001), o, vllm)).time_s);
 }
 
