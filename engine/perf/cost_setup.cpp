@@ -18,25 +18,25 @@ StepCost CostSetup::price(const StepOperators& step) const {
   return c;
 }
 
-void CostSetup::price_into(const StepOperators& step, StepCost& c) const {
-  if (!stack) return price_step_into(step, *model, ctx, c);
+void CostSetup::price_into(const StepOperators& step, StepCost& c, bool labels, OpCostMemo* memo) const {
+  if (!stack) return price_step_into(step, *model, ctx, c, labels, memo);
   // A serving step's all-reduces run the stack's own kernels where its engine
   // would (training steps, priced by price_kernels, keep NCCL).
   CostContext served = ctx;
   served.all_reduce = &stack->all_reduce;
-  price_step_into(step, *model, served, c);
+  price_step_into(step, *model, served, c, labels, memo);
   const HostTime host = host_time(step, *stack);
   const double wall = step_wall_time_s(c.gpu_time_s, host, *stack);
   const double exposed = wall - c.gpu_time_s + extra_host_s_per_step;
   if (exposed > 0) {
     c.parts.emplace_back();
     PricedOperator& p = c.parts.back();
-    p.name = "host_overhead";
+    if (labels) p.name = "host_overhead";
     p.family = OpFamily::Host;
     p.count = 1;
     p.time_s = p.time_low_s = p.time_high_s = exposed;
     p.flops = p.bytes = 0;
-    p.bound = "host";
+    if (labels) p.bound = "host";
     c.time_s += exposed;
     c.time_low_s += exposed;
     c.time_high_s += exposed;

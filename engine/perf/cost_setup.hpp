@@ -41,8 +41,9 @@ struct CostSetup {
   // Kernels, all-reduces as the stack's engine runs them, plus exposed host
   // time (launches, scheduling) of the stack.
   StepCost price(const StepOperators& step) const;
-  // The same into `out` (its storage reused: see price_step_into).
-  void price_into(const StepOperators& step, StepCost& out) const;
+  // The same into `out` (its storage reused; `labels` and `memo`: see
+  // price_step_into; a memo serves this setup only).
+  void price_into(const StepOperators& step, StepCost& out, bool labels = true, OpCostMemo* memo = nullptr) const;
   // Kernels only (training steps, whose host work overlaps the GPU).
   StepCost price_kernels(const StepOperators& step) const { return price_step(step, *model, ctx); }
 };

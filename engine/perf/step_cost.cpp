@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
+#include <cstring>
 #include <map>
 
 #include "perf/power.hpp"
@@ -15,15 +17,63 @@ StepCost price_step(const StepOperators& step, const KernelCostModel& model, con
   return out;
 }
 
-void price_step_into(const StepOperators& step, const KernelCostModel& model, const CostContext& ctx, StepCost& out) {
+namespace {
+
+bool same_bits(double a, double b) {
+  uint64_t x = 0, y = 0;
+  std::memcpy(&x, &a, sizeof x);
+  std::memcpy(&y, &b, sizeof y);
+  return x == y;
+}
+
+// The operator's cost, from the memo when the operator at position i is the one priced there last time.
+OpCost cost_at(const Operator& op, size_t i, const KernelCostModel& model, const CostContext& ctx, OpCostMemo* memo) {
+  if (!memo) return model.cost(op, ctx);
+  if (i < memo->ops.size() && same_operator(op, memo->ops[i])) {
+    ++memo->reused;
+    return memo->costs[i];
+  }
+  ++memo->priced;
+  const OpCost c = model.cost(op, ctx);
+  if (i >= memo->ops.size()) {
+    memo->ops.resize(i + 1);
+    memo->costs.resize(i + 1);
+  }
+  memo->ops[i] = op;
+  memo->costs[i] = c;
+  return c;
+}
+
+}  // namespace
+
+bool same_operator(const Operator& a, const Operator& b) {
+  // A field added to Operator must be compared here (else a memo could hand
+  // an operator another's cost): the size check below (on 64-bit builds, whose
+  // layout it names) fails until it is.
+#if UINTPTR_MAX == 0xFFFFFFFFFFFFFFFFu
+  static_assert(sizeof(Operator) == sizeof(std::string) + 192, "Operator changed: compare its new fields in same_operator");
+#endif
+  return a.family == b.family && a.role == b.role && same_bits(a.count, b.count) && same_bits(a.flops, b.flops) &&
+         same_bits(a.bytes, b.bytes) && same_bits(a.dequant_ops, b.dequant_ops) && a.compute_dtype == b.compute_dtype &&
+         a.m == b.m && a.n == b.n && a.k == b.k && same_bits(a.groups, b.groups) &&
+         same_bits(a.weight_bytes, b.weight_bytes) && same_bits(a.serial_bytes, b.serial_bytes) &&
+         a.single_pass == b.single_pass && a.rows == b.rows && a.q_tokens == b.q_tokens && a.kv_tokens == b.kv_tokens &&
+         a.seqs == b.seqs && a.heads == b.heads && a.kv_heads == b.kv_heads && a.qk_dim == b.qk_dim &&
+         a.v_dim == b.v_dim && a.causal == b.causal && a.attention_impl == b.attention_impl &&
+         a.backward == b.backward && a.collective == b.collective && a.group_size == b.group_size &&
+         same_bits(a.message_bytes, b.message_bytes) && a.name == b.name;
+}
+
+void price_step_into(const StepOperators& step, const KernelCostModel& model, const CostContext& ctx, StepCost& out,
+                     bool labels, OpCostMemo* memo) {
   out.time_s = out.gpu_time_s = out.time_low_s = out.time_high_s = 0;
   out.flops = out.bytes = out.compute_peak_s = out.memory_peak_s = 0;
   out.parts.resize(step.ops.size());
   for (size_t i = 0; i < step.ops.size(); ++i) {
     const Operator& op = step.ops[i];
-    const OpCost c = model.cost(op, ctx);
+    const OpCost c = cost_at(op, i, model, ctx, memo);
     PricedOperator& p = out.parts[i];
-    p.name = op.name;
+    if (labels) p.name = op.name;
     p.family = op.family;
     p.role = op.role;
     p.count = op.count;
@@ -32,7 +82,7 @@ void price_step_into(const StepOperators& step, const KernelCostModel& model, co
     p.time_high_s = c.time_high_s * op.count;
     p.flops = op.flops * op.count;
     p.bytes = op.bytes * op.count;
-    p.bound = c.bound;
+    if (labels) p.bound = c.bound;
     out.time_s += p.time_s;
     out.time_low_s += p.time_low_s;
     out.time_high_s += p.time_high_s;

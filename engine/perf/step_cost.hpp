@@ -41,8 +41,29 @@ struct StepCost {
 StepCost price_step(const StepOperators& step, const KernelCostModel& model, const CostContext& ctx);
 // The same into `out`, every field overwritten: its parts (and their names'
 // storage) are reused, so a simulator that prices a step per event keeps
-// allocating nothing once the largest step has been priced.
-void price_step_into(const StepOperators& step, const KernelCostModel& model, const CostContext& ctx, StepCost& out);
+// allocating nothing once the largest step has been priced. `labels` false:
+// the parts' name and bound are left as they were (not this step's), for a
+// caller that reads only their figures (the serving simulator prices a step
+// per event; copying ~40 names and bounds per step was a tenth of its CPU).
+// `memo`: see OpCostMemo (nullptr: every operator priced).
+struct OpCostMemo;
+void price_step_into(const StepOperators& step, const KernelCostModel& model, const CostContext& ctx, StepCost& out,
+                     bool labels = true, OpCostMemo* memo = nullptr);
+
+// The previous step's operators and their costs, by position, for a caller
+// that prices similar steps one after another with one model and context (the
+// serving simulator, one memo per cost setup: from one decode step to the next
+// only the attention operators change, the GEMMs, norms and the rest are the
+// same). An operator equal in every field to the one priced at its position
+// last time takes that cost: exact, as KernelCostModel::cost is a pure function
+// of the operator and the context.
+struct OpCostMemo {
+  std::vector<Operator> ops;
+  std::vector<OpCost> costs;
+  int64_t reused = 0, priced = 0;  // operators that took the memo's cost, and those priced
+};
+// Every field of the two operators equal (doubles bit for bit).
+bool same_operator(const Operator& a, const Operator& b);
 
 // Accumulates steps with the same operator names (e.g. all decode steps).
 class BreakdownAccumulator {

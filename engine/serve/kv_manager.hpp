@@ -131,7 +131,12 @@ class KvManager {
   int64_t block_size() const { return block_size_; }
   // Blocks a sequence of `tokens` tokens holds in `s`: its full-attention
   // blocks plus its windowed layers' pages (never more than their cap).
-  int64_t blocks_for(const KvSpace& s, int64_t tokens) const { return kv_blocks_for(s.windowed, block_size_, tokens); }
+  int64_t blocks_for(const KvSpace& s, int64_t tokens) const {
+    // Without windowed layers, kv_blocks_for's full blocks, here where the
+    // scheduler calls it for every sequence of every step (inlined).
+    if (s.windowed.empty()) return (tokens + block_size_ - 1) / block_size_;
+    return kv_blocks_for(s.windowed, block_size_, tokens);
+  }
   bool contiguous() const { return contiguous_; }
 
   // A KvSpace of `blocks` blocks whose pool reports to `usage`; `windowed`

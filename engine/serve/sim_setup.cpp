@@ -96,7 +96,10 @@ void Simulation::load_workload(const WorkloadOverride& override) {
   // previous turn's last token, session_turn_done).
   arrival_order_ = spec_.workload.sessions.enabled ? first_turns(workload_info_.requests)
                                                    : arrival_order(workload_info_.requests);
-  workload_info_.requests = {};  // the copies in reqs_ are the ones used: free the memory
+  // The copies in reqs_ are the ones used: free the memory (`= {}` would pick
+  // the initializer-list assignment, which keeps the capacity: 84 MB held
+  // through a 1M-request run).
+  std::vector<RequestSpec>().swap(workload_info_.requests);
   enqueue_next_arrival();
   arrivals_pending_ = static_cast<int64_t>(reqs_.size());
   first_arrival_ = reqs_.empty() ? 0 : reqs_.front().spec.arrival;

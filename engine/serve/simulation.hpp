@@ -47,8 +47,8 @@ struct RequestOutcome {
   TimeNs first_token = -1;
   TimeNs completion = -1;
   int64_t output_tokens = 0;
-  int64_t gaps = 0;            // gaps between token emissions (ITL samples)
-  int64_t gaps_over_itl = 0;   // of them, longer than the SLO's itl_ms bound
+  int32_t gaps = 0;            // gaps between token emissions (ITL samples; SimRequest's width)
+  int32_t gaps_over_itl = 0;   // of them, longer than the SLO's itl_ms bound
 };
 
 // Whether one request met every bound of the SLO named in `metrics`

@@ -235,7 +235,7 @@ double StepPricer::price(int cost_index, const BatchShape& shape, int adapters, 
     append_moe_all_to_all(spec_.moe, *c.model, s_.precision.activations, ran, options.moe, ops);
   if (!c.draft && spec_.lora.enabled && adapters > 0) append_lora_ops(ops, adapters);
   StepCost& sc = priced_scratch_;
-  c.setup.price_into(ops, sc);
+  c.setup.price_into(ops, sc, /*labels=*/false, &c.memo);  // its figures only: see price_step_into
   if (work) {
     work->compute_gpu_s += sc.compute_peak_s * c.layout.tp;
     work->memory_gpu_s += sc.memory_peak_s * c.layout.tp;

@@ -80,6 +80,7 @@ class StepPricer {
     ParallelLayout layout;
     bool draft = false;
     std::vector<LayerGroup> layer_groups;  // model->layer_groups(), once: every step's build reads them
+    OpCostMemo memo;                       // the last step's operator costs (perf/step_cost.hpp)
   };
   int add_cost(const PoolSpec& pool, const GpuSpec& gpu, const ModelArch& model, ParallelLayout layout, bool draft);
   // Distinct adapters in the batch and adapter loads into the GPU's slots.

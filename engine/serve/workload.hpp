@@ -12,23 +12,25 @@
 
 namespace sightline::serve {
 
+// Fields ordered widest first so that padding costs nothing (one per request
+// of a run, a million in a large one: 72 bytes, not 80).
 struct RequestSpec {
   TimeNs arrival = 0;
   int64_t prompt = 0;
   int64_t output = 0;
-  int32_t prefix_group = -1;
   int64_t prefix_tokens = 0;
-  int32_t adapter = -1;
-  int8_t model = 0;  // 0: the scenario's model, 1: the co-located model
   // Sessions (serving.workload.sessions): the session and turn (-1: a single
   // request), the think/tool time before this turn (after the previous turn's
   // last token; a later turn's arrival is set when that happens), and the
   // system prompt every session shares (the first tokens of its prefix).
+  TimeNs think = 0;
+  int64_t system_tokens = 0;
+  int32_t prefix_group = -1;
+  int32_t adapter = -1;
   int32_t session = -1;
   int32_t turn = 0;
-  TimeNs think = 0;
+  int8_t model = 0;                 // 0: the scenario's model, 1: the co-located model
   bool think_from_arrival = false;  // a replayed trace: `think` counts from the previous turn's arrival
-  int64_t system_tokens = 0;
   // Tokens whose full KV blocks the prefix cache keeps for reuse: the shared
   // prefix; for a session turn its whole context (prompt and output), the
   // next turn's prefix.

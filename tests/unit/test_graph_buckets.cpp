@@ -4,6 +4,7 @@
 // (presets/stacks/*.json, with their sources).
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <vector>
 
 #include "core/error.hpp"
@@ -12,6 +13,7 @@
 #include "perf/cost_setup.hpp"
 #include "perf/graph_buckets.hpp"
 #include "perf/host_overhead.hpp"
+#include "perf/step_cost.hpp"
 
 using namespace sightline;
 
@@ -139,7 +141,8 @@ TEST_CASE("padding and pricing into reused storage equal fresh results to the bi
   BatchShape mixed = gb_decode(30, 900);
   mixed.seqs.push_back(SeqChunk{512, 0});
   BatchShape ran;
-  StepCost reused;
+  StepCost reused, memoized;
+  OpCostMemo memo;
   for (const BatchShape& b : {gb_decode(65, 2000), gb_decode(3, 100), mixed, gb_decode(257, 700), gb_decode(65, 2001)}) {
     CAPTURE(b.seqs.size());
     int64_t pad_fresh = -1, pad_reused = -1;
@@ -169,5 +172,41 @@ TEST_CASE("padding and pricing into reused storage equal fresh results to the bi
       CHECK(reused.parts[i].bound == want.parts[i].bound);
       CHECK(figures(reused.parts[i]) == figures(want.parts[i]));
     }
+    // The serving simulator's way: unlabeled, through a memo of the previous
+    // step's operator costs. The same figures to the bit.
+    setup.price_into(ops, memoized, false, &memo);
+    CHECK(totals(memoized) == totals(want));
+    REQUIRE(memoized.parts.size() == want.parts.size());
+    for (size_t i = 0; i < want.parts.size(); ++i) CHECK(figures(memoized.parts[i]) == figures(want.parts[i]));
   }
+  // 65 sequences at 2000, then at 2001 cached tokens: the attention
+  // operators changed, the GEMMs and the rest came from the memo.
+  setup.price_into(build_served_step(m, Precision{}, ParallelLayout{}, gb_decode(65, 2000), o, vllm), memoized, false, &memo);
+  const int64_t reused_before = memo.reused, priced_before = memo.priced;
+  setup.price_into(build_served_step(m, Precision{}, ParallelLayout{}, gb_decode(65, 2001), o, vllm), memoized, false, &memo);
+  CHECK(memo.reused - reused_before >= 10);
+  CHECK(memo.priced - priced_before >= 1);
+  CHECK(memo.priced - priced_before <= 3);
+  CHECK(memoized.time_s == setup.price(build_served_step(m, Precision{}, ParallelLayout{}, gb_decode(65, 2001), o, vllm)).time_s);
+}
+
+TEST_CASE("an operator is the same as another only when every field is") {
+  const ModelArch m = read_model(json("llama-3-8b"), "/model");
+  const StepOperators ops = build_forward_step(m, Precision{}, ParallelLayout{}, gb_decode(8, 500), StepOptions{});
+  REQUIRE(!ops.ops.empty());
+  for (const Operator& op : ops.ops) {
+    CHECK(same_operator(op, op));
+    Operator other = op;
+    other.bytes = std::nextafter(op.bytes, 1e300);
+    CHECK_FALSE(same_operator(op, other));
+    other = op;
+    other.name += "_x";
+    CHECK_FALSE(same_operator(op, other));
+    other = op;
+    other.kv_tokens += 1;
+    CHECK_FALSE(same_operator(op, other));
+  }
+  Operator zero, negative_zero;
+  negative_zero.flops = -0.0;
+  CHECK_FALSE(same_operator(zero, negative_zero));  // bit for bit: a memo never mixes them
 }

@@ -1,0 +1,100 @@
+// wasm against native on the same scenarios (issue 41, point 3): each
+// scenario run by the native CLI (`sightline run FILE --format json`, its CPU
+// from /usr/bin/time, process start included) and by the wasm module under
+// Node in this process (runScenario, or startCentralOnly/step/result for a
+// central-only run; its CPU from process.cpuUsage around the call, the
+// module's load left out), and the ratio wasm / native CPU. The two results'
+// metrics must be equal (the determinism test holds them byte for byte).
+//   scenarios: the head-to-head example (Llama-2-7B, one A100, Poisson
+//   10 req/s, 512/128) at 1k, 10k and 100k requests, central only and in the
+//   default mode, and tests/bench/bench_scenario.json (Llama-3-8B on one H100).
+// Usage: node tests/bench/bench_wasm_vs_native.mjs [native-binary] [wasm-dir] [largest-request-count]
+//   defaults: build/sightline, $SIGHTLINE_WASM_DIR or build-wasm/wasm, 100000.
+// Prints one line per run; exits 1 when a run fails or the two disagree (no timing can fail it).
+import { createRequire } from 'node:module';
+import { mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const native = path.resolve(process.argv[2] || path.join(repoRoot, 'build', 'sightline'));
+const wasmDir = path.resolve(process.argv[3] || process.env.SIGHTLINE_WASM_DIR || path.join(repoRoot, 'build-wasm', 'wasm'));
+const largest = Number(process.argv[4] || 100000);
+
+const require = createRequire(import.meta.url);
+const createSightline = require(path.join(wasmDir, 'sightline.js'));
+const m = await createSightline({ wasmBinary: readFileSync(path.join(wasmDir, 'sightline.wasm')) });
+
+const headToHead = JSON.parse(readFileSync(path.join(repoRoot, 'examples', 'head-to-head-llama2-7b-a100-10k.json'), 'utf8'));
+const scenarios = [];
+for (const n of [1000, 10000, 100000]) {
+  if (n > largest) break;
+  const s = structuredClone(headToHead);
+  s.serving.workload.num_requests = n;
+  s.serving.limits = { max_requests: n, max_sim_time_s: 1000000 };
+  scenarios.push({ label: `head-to-head, ${n} requests`, scenario: s });
+}
+scenarios.push({
+  label: 'bench_scenario (Llama-3-8B, H100, 10k)',
+  scenario: JSON.parse(readFileSync(path.join(repoRoot, 'tests', 'bench', 'bench_scenario.json'), 'utf8')),
+});
+
+const dir = mkdtempSync(path.join(tmpdir(), 'sightline-wasm-bench-'));
+
+function runNative(file, centralOnly) {
+  const args = ['-f', '%U %S', native, 'run', file, '--format', 'json', ...(centralOnly ? ['--central-only'] : [])];
+  const r = spawnSync('/usr/bin/time', args, { encoding: 'utf8', maxBuffer: 1 << 30 });
+  const lines = r.stderr.trim().split('\n');
+  const [user, sys] = lines.at(-1).split(' ').map(Number);
+  return { cpu_s: user + sys, envelope: JSON.parse(r.stdout) };
+}
+
+function runWasm(text, centralOnly) {
+  const t0 = process.cpuUsage();
+  let out;
+  if (!centralOnly) {
+    out = m.runScenario(text);
+  } else {
+    const started = JSON.parse(m.startCentralOnly(text));
+    if (!started.ok) return { cpu_s: 0, envelope: started };
+    const handle = started.result.handle;
+    for (;;) {
+      const s = JSON.parse(m.step(handle, 1000000));
+      if (!s.ok || s.result.done) break;
+    }
+    out = m.result(handle);
+  }
+  const used = process.cpuUsage(t0);
+  return { cpu_s: (used.user + used.system) * 1e-6, envelope: JSON.parse(out) };
+}
+
+// One untimed run first: V8 compiles the module's hot functions in tiers
+// (Liftoff, then TurboFan), which the first run pays (a page pays it once).
+runWasm(JSON.stringify(scenarios[0].scenario), true);
+
+let failed = false;
+console.log(`wasm (Node ${process.version}) against native (${native}): CPU seconds, wasm / native`);
+for (const { label, scenario } of scenarios) {
+  const file = path.join(dir, 'scenario.json');
+  const text = JSON.stringify(scenario);
+  writeFileSync(file, text);
+  for (const centralOnly of [true, false]) {
+    const n = runNative(file, centralOnly);
+    const w = runWasm(text, centralOnly);
+    const what = `${label}, ${centralOnly ? 'central' : 'default'}`;
+    if (!n.envelope.ok || !w.envelope.ok) {
+      console.log(`  ${what.padEnd(52)} FAILED: native ${JSON.stringify(n.envelope.error)} wasm ${JSON.stringify(w.envelope.error)}`);
+      failed = true;
+      continue;
+    }
+    const same = JSON.stringify(n.envelope.result.metrics) === JSON.stringify(w.envelope.result.metrics);
+    if (!same) failed = true;
+    const events = n.envelope.result.limits?.events ?? 0;
+    console.log(`  ${what.padEnd(52)} native ${n.cpu_s.toFixed(2).padStart(6)} s  wasm ${w.cpu_s.toFixed(2).padStart(6)} s  ` +
+                `${(w.cpu_s / Math.max(1e-3, n.cpu_s)).toFixed(2)}x  ${events} events  metrics ${same ? 'equal' : 'DIFFER'}`);
+  }
+}
+rmSync(dir, { recursive: true, force: true });
+process.exit(failed ? 1 : 0);
