@@ -19,7 +19,10 @@
 #include "cli/flags.hpp"
 #include "core/error.hpp"
 #include "core/json_text.hpp"
+#include "comm/collectives.hpp"
+#include "perf/calibrated_cost.hpp"
 #include "perf/cost_setup.hpp"
+#include "perf/kernel_family.hpp"
 #include "scenario/scenario.hpp"
 #include "serve/moe_step.hpp"
 
@@ -73,26 +76,71 @@ PricedVariant price_variant(const Scenario& s, const ParallelLayout& layout, con
 
 // The kernels line taken apart by what runs: each operator of the step (the
 // batch as requested, experts balanced; the all-to-alls have their own line)
-// falls in one group, so the groups add up to the kernels line. The sources
-// name the kernel-level figures each group was checked against.
+// falls in one group, so the groups add up to the kernels line. Each group's
+// source is what prices it (the calibration class's provenance), then the
+// kernel-level figures it was checked against where those describe this GPU
+// (NVIDIA-measured levels), or, on a GPU a kernel family prices, what the
+// family says it has no figure for (`not_cited`: the generic price used).
 struct KernelGroup {
   const char* name;
-  const char* source;
+  const char* what;
+  const char* nvidia_check;     // checked against (kernel-level, NVIDIA); "" none
+  const char* family_uncited;   // the kernel family's not_cited key; "" none
 };
 constexpr KernelGroup kKernelGroups[] = {
     {"routed-expert grouped GEMMs",
-     "one grouped GEMM per projection over the experts hit, tokens per expert from model/moe_routing.hpp; "
-     "checked against DeepGEMM's H800 grouped and dense FP8 tables (presets/calibrations/data/published_moe_kernels.csv)"},
-    {"shared-expert GEMMs", "dense GEMMs over every token (model/operators.cpp)"},
-    {"decode attention",
-     "attention-decode class: KV bytes at the measured decode efficiency, FLOPs on the tensor cores; MLA checked "
-     "against FlashMLA's H800 ceiling (660 TFLOP/s, 3 TB/s)"},
-    {"prefill attention", "FlashAttention forward efficiency by context (calibration)"},
-    {"other GEMMs (projections, lm_head, dense MLP)", "GEMM class of the calibration"},
-    {"MoE gate, top-k, permute", "router GEMM and memory-bound routing kernels (model/operators.cpp)"},
-    {"memory-bound kernels (norm, rope, activation, KV write, sampling)", "memory classes of the calibration"},
-    {"other collectives (tensor-parallel all-reduce)", "the stack's all-reduce kernels (comm/allreduce_policy.hpp)"},
+     "one grouped GEMM per projection over the experts hit, tokens per expert from model/moe_routing.hpp",
+     "checked against DeepGEMM's H800 grouped and dense FP8 tables (presets/calibrations/data/published_moe_kernels.csv)",
+     "grouped_gemm"},
+    {"shared-expert GEMMs", "dense GEMMs over every token (model/operators.cpp)", "", ""},
+    {"decode attention", "attention-decode class: KV bytes at the decode efficiency, FLOPs on the tensor cores",
+     "MLA checked against FlashMLA's H800 ceiling (660 TFLOP/s, 3 TB/s)", "decode_attention"},
+    {"prefill attention", "FlashAttention forward efficiency by context", "", "prefill_attention"},
+    {"other GEMMs (projections, lm_head, dense MLP)", "GEMM class", "", ""},
+    {"MoE gate, top-k, permute", "router GEMM and memory-bound routing kernels (model/operators.cpp)", "", ""},
+    {"memory-bound kernels (norm, rope, activation, KV write, sampling)", "memory classes of the calibration", "", ""},
+    {"other collectives (tensor-parallel all-reduce)", "the stack's all-reduce kernels (comm/allreduce_policy.hpp)", "",
+     ""},
 };
+
+// What a kernel family says it has no figure for under `key`, and the generic
+// price it uses instead, as a clause to add to a source; "" when it says nothing.
+std::string uncited_clause(const KernelFamily* family, const std::string& key) {
+  if (!family || key.empty() || !family->not_cited.count(key)) return "";
+  return "; " + family->not_cited.at(key) + " (presets/kernel_families/" + family->id + ".json)";
+}
+
+// The calibration class that prices each group (by index in kKernelGroups).
+std::string group_provenance(size_t group, const KernelCalibration& cal) {
+  switch (group) {
+    case 0: case 1: case 4: return cal.gemm.provenance;
+    case 2: return cal.memory.at(KernelClass::AttentionDecode).provenance;
+    case 3: return cal.attention.provenance;
+    default: return "";
+  }
+}
+
+// Each group's source on this deployment (see KernelGroup).
+std::vector<std::string> kernel_group_sources(const CostSetup& setup, const KernelFamily* family) {
+  const auto* calibrated = dynamic_cast<const CalibratedCostModel*>(setup.model.get());
+  std::vector<std::string> out;
+  for (size_t i = 0; i < std::size(kKernelGroups); ++i) {
+    const KernelGroup& g = kKernelGroups[i];
+    std::string text = g.what;
+    const std::string priced_by = calibrated ? group_provenance(i, calibrated->calibration()) : "";
+    if (!priced_by.empty()) text += "; priced by " + priced_by;
+    if (i == 7 && setup.ctx.tp_link)
+      text += "; where NCCL/RCCL runs, link '" + setup.ctx.tp_link->id + "'" +
+              (setup.ctx.tp_link->calibration.empty()
+                   ? std::string()
+                   : " (presets/comm_calibrations/" + setup.ctx.tp_link->calibration + ".json)") +
+              ": " + comm_calibration_for(*setup.ctx.tp_link)->source;
+    if (!family && *g.nvidia_check) text += "; " + std::string(g.nvidia_check);
+    text += uncited_clause(family, g.family_uncited);
+    out.push_back(text);
+  }
+  return out;
+}
 
 size_t kernel_group_of(const PricedOperator& p) {
   const bool moe_gemm = p.family == OpFamily::Gemm && p.name.rfind("moe_", 0) == 0;
@@ -106,7 +154,7 @@ size_t kernel_group_of(const PricedOperator& p) {
   return 6;
 }
 
-json kernel_groups_json(const StepCost& even, double step_s) {
+json kernel_groups_json(const StepCost& even, double step_s, const std::vector<std::string>& sources) {
   double sums[std::size(kKernelGroups)] = {};
   for (const PricedOperator& p : even.parts)
     if (p.name != "host_overhead" && !is_all_to_all(p)) sums[kernel_group_of(p)] += p.time_s;
@@ -114,7 +162,7 @@ json kernel_groups_json(const StepCost& even, double step_s) {
   for (size_t i = 0; i < std::size(kKernelGroups); ++i)
     if (sums[i] > 0)
       groups.push_back({{"name", kKernelGroups[i].name}, {"time_us", sums[i] * 1e6},
-                        {"share", step_s > 0 ? sums[i] / step_s : 0.0}, {"source", kKernelGroups[i].source}});
+                        {"share", step_s > 0 ? sums[i] / step_s : 0.0}, {"source", sources[i]}});
   return groups;
 }
 
@@ -152,6 +200,58 @@ void print_explained_table(const json& out) {
   }
 }
 
+// The step's mechanisms, each the difference it makes (see the file comment).
+struct StepVariants {
+  const PricedVariant& full;      // as the simulator runs it
+  const PricedVariant& unpadded;  // the batch as requested
+  const PricedVariant& even;      // as requested, experts balanced
+};
+
+std::vector<ExplainedPart> explained_parts(const Scenario& s, const StepVariants& v, const CostSetup& setup,
+                                           const MoeRouting& routing, int64_t batch, const KernelFamily* family) {
+  const serve::SimulationSpec* sim = s.serving->simulation.get();
+  const bool moe = s.model.is_moe();
+  const PricedVariant& full = v.full;
+  const PricedVariant& unpadded = v.unpadded;
+  const PricedVariant& even = v.even;
+  const SoftwareStack& stack = s.cost_model.software_stack;
+  std::vector<ExplainedPart> parts;
+  parts.push_back({"kernels (batch as requested, experts balanced)", even.cost.gpu_time_s - even.a2a_s,
+                   "kernel cost model: " + setup.provenance});
+  parts.push_back({"cuda-graph padding to " + std::to_string(full.ran_batch),
+                   full.cost.gpu_time_s - unpadded.cost.gpu_time_s,
+                   "captured sizes of stack '" + stack.id + "' (presets/stacks/" + stack.id + ".json): " +
+                       (stack.cuda_graphs == "none" ? std::string("no graphs") : safe_dump(stack.graph_batch_sizes.to_json()))});
+  if (moe) {
+    const int64_t tokens = batch;
+    parts.push_back({"expert load imbalance (busiest EP rank x" +
+                         fixed(busiest_rank_factor(s.model.moe.num_experts, s.model.moe.top_k, tokens, routing), 3) + ")",
+                     (unpadded.cost.gpu_time_s - unpadded.a2a_s) - (even.cost.gpu_time_s - even.a2a_s),
+                     "expected maximum over EP ranks of binomial (token, expert) counts (model/moe_routing.hpp) "
+                     "times serving.moe.load_imbalance " + fixed(routing.load_imbalance, 2) +
+                         " (hot experts after placement; 1: none given)"});
+    parts.push_back({"expert-parallel all-to-all", unpadded.a2a_s,
+                     "DeepEP low-latency / normal kernels priced on the pool's links, the busiest rank's volume "
+                     "(serve/moe_step.cpp); the padding rows' share is in the padding line" +
+                         (family ? uncited_clause(family, "all_to_all")
+                                 : "; checked against DeepEP's H800 tables (presets/calibrations/data/published_moe_kernels.csv)")});
+  }
+  parts.push_back({"host: launches " + fixed(full.host.launch_s * 1e6, 1) + " us (" +
+                       (full.host.graphs ? "graph replay" : "eager") + "), scheduling " +
+                       fixed(full.host.scheduler_s * 1e6, 1) + " us, exposed",
+                   full.cost.time_s - full.cost.gpu_time_s,
+                   "stack '" + stack.id + "': " + fixed(stack.scheduler_us_per_step, 1) + " us/step + " +
+                       fixed(stack.scheduler_us_per_sequence, 1) + " us/sequence, " +
+                       (stack.overlap_scheduler ? "overlapped with the GPU step" : "between steps") +
+                       " (sources in presets/stacks/" + stack.id + ".json)" + uncited_clause(family, "host")});
+  if (sim && sim->moe.attention_data_parallel > 1)
+    parts.push_back({"attention-DP rank wait", 0.0,
+                     "not in one step of equal ranks: the simulator steps the " +
+                         std::to_string(sim->moe.attention_data_parallel) +
+                         " ranks in lockstep and each step lasts as long as its slowest rank's batch"});
+  return parts;
+}
+
 }  // namespace
 
 int cmd_explain_step(const Args& args) {
@@ -181,6 +281,10 @@ int cmd_explain_step(const Args& args) {
       if (pool.intra_node) hw.intra_node = pool.intra_node;
     }
     const CostSetup setup = make_cost_setup(s.cost_model, hw);
+    // A kernel family prices the GPU at the cross-generation tier (AMD Instinct).
+    const KernelFamily* family = resolve_cost_tier(s.cost_model.tier, hw.gpu) == "cross-generation"
+                                     ? find_kernel_family(hw.gpu.architecture)
+                                     : nullptr;
     BatchShape b;
     b.seqs.assign(static_cast<size_t>(batch), SeqChunk{1, kv_len});
     const bool moe = s.model.is_moe();
@@ -194,46 +298,14 @@ int cmd_explain_step(const Args& args) {
     const PricedVariant full = price_variant(s, layout, setup, b, moe ? &routing : nullptr, true);
     const PricedVariant unpadded = price_variant(s, layout, setup, b, moe ? &routing : nullptr, false);
     const PricedVariant even = price_variant(s, layout, setup, b, moe ? &balanced : nullptr, false);
-    const SoftwareStack& stack = s.cost_model.software_stack;
-    std::vector<ExplainedPart> parts;
-    parts.push_back({"kernels (batch as requested, experts balanced)", even.cost.gpu_time_s - even.a2a_s,
-                     "kernel cost model: " + setup.provenance});
-    parts.push_back({"cuda-graph padding to " + std::to_string(full.ran_batch),
-                     full.cost.gpu_time_s - unpadded.cost.gpu_time_s,
-                     "captured sizes of stack '" + stack.id + "' (presets/stacks/" + stack.id + ".json): " +
-                         (stack.cuda_graphs == "none" ? std::string("no graphs") : safe_dump(stack.graph_batch_sizes.to_json()))});
-    if (moe) {
-      const int64_t tokens = batch;
-      parts.push_back({"expert load imbalance (busiest EP rank x" +
-                           fixed(busiest_rank_factor(s.model.moe.num_experts, s.model.moe.top_k, tokens, routing), 3) + ")",
-                       (unpadded.cost.gpu_time_s - unpadded.a2a_s) - (even.cost.gpu_time_s - even.a2a_s),
-                       "expected maximum over EP ranks of binomial (token, expert) counts (model/moe_routing.hpp) "
-                       "times serving.moe.load_imbalance " + fixed(routing.load_imbalance, 2) +
-                           " (hot experts after placement; 1: none given)"});
-      parts.push_back({"expert-parallel all-to-all", unpadded.a2a_s,
-                       "DeepEP low-latency / normal kernels priced on the pool's links, the busiest rank's volume "
-                       "(serve/moe_step.cpp), checked against DeepEP's H800 tables (presets/calibrations/data/published_moe_kernels.csv); "
-                       "the padding rows' share is in the padding line"});
-    }
-    parts.push_back({"host: launches " + fixed(full.host.launch_s * 1e6, 1) + " us (" +
-                         (full.host.graphs ? "graph replay" : "eager") + "), scheduling " +
-                         fixed(full.host.scheduler_s * 1e6, 1) + " us, exposed",
-                     full.cost.time_s - full.cost.gpu_time_s,
-                     "stack '" + stack.id + "': " + fixed(stack.scheduler_us_per_step, 1) + " us/step + " +
-                         fixed(stack.scheduler_us_per_sequence, 1) + " us/sequence, " +
-                         (stack.overlap_scheduler ? "overlapped with the GPU step" : "between steps") +
-                         " (sources in presets/stacks/" + stack.id + ".json)"});
-    if (sim && sim->moe.attention_data_parallel > 1)
-      parts.push_back({"attention-DP rank wait", 0.0,
-                       "not in one step of equal ranks: the simulator steps the " +
-                           std::to_string(sim->moe.attention_data_parallel) +
-                           " ranks in lockstep and each step lasts as long as its slowest rank's batch"});
+    const std::vector<ExplainedPart> parts =
+        explained_parts(s, StepVariants{full, unpadded, even}, setup, routing, batch, family);
     json mechanisms = json::array();
     for (const ExplainedPart& p : parts)
       mechanisms.push_back({{"name", p.name}, {"time_us", p.time_s * 1e6},
                             {"share", full.cost.time_s > 0 ? p.time_s / full.cost.time_s : 0.0}, {"source", p.source}});
-    mechanisms[0]["parts"] = kernel_groups_json(even.cost, full.cost.time_s);
-    const json out = {{"scenario", s.id}, {"model", s.model.id}, {"gpu", hw.gpu.id}, {"stack", stack.id},
+    mechanisms[0]["parts"] = kernel_groups_json(even.cost, full.cost.time_s, kernel_group_sources(setup, family));
+    const json out = {{"scenario", s.id}, {"model", s.model.id}, {"gpu", hw.gpu.id}, {"stack", s.cost_model.software_stack.id},
                       {"batch", batch}, {"batch_as_run", full.ran_batch}, {"kv_len", kv_len},
                       {"step_time_us", full.cost.time_s * 1e6}, {"gpu_time_us", full.cost.gpu_time_s * 1e6},
                       {"mechanisms", mechanisms}, {"kernels", kernel_operators_json(even.cost, full.cost.time_s)}};

@@ -28,6 +28,7 @@
 
 #include "api/api.hpp"
 #include "api/budgeted_job.hpp"
+#include "api/error_interval.hpp"
 #include "core/json_text.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/command_budget.hpp"
@@ -92,7 +93,30 @@ bool scenario_of(const json& row, const std::string& key, std::string& text, jso
 // What a row's run was, for the summaries by kind, vendor and stack.
 struct RunInfo {
   std::string tier, kind, vendor, stack;
+  // The run's own 80% interval of the row's metric (its key metric's low and
+  // high), where it has one.
+  bool has_interval = false;
+  double low = 0, high = 0;
 };
+
+// The run's own 80% interval of `metric` (the key metric of the same id, the
+// group's last name for a dotted metric; Megatron TFLOP/s from the step
+// time's); false where the run has none.
+bool engine_interval(const std::string& metric, double value, const json& result, double& low, double& high) {
+  const bool tflops = metric == "megatron_tflops_per_gpu";
+  const std::string id = tflops ? "step_time_ms" : metric.substr(metric.rfind('.') + 1);
+  if (!result.contains("key_metrics") || !result["key_metrics"].is_array()) return false;
+  for (const json& k : result["key_metrics"]) {
+    if (k.value("id", "") != id || !k.contains("low") || !k["low"].is_number() || !k["high"].is_number()) continue;
+    const double v = k["value"].get<double>(), lo = k["low"].get<double>(), hi = k["high"].get<double>();
+    if (v <= 0 || lo <= 0) return false;
+    // TFLOP/s = FLOPs / step time: the bounds swap and scale.
+    low = tflops ? value * v / hi : lo;
+    high = tflops ? value * v / lo : hi;
+    return true;
+  }
+  return false;
+}
 
 // The stack a row ran on: the row's own `stack` (training rows name their
 // framework: the engine has no training stack preset), else the serving
@@ -119,6 +143,7 @@ bool run_side(const json& row, const std::string& key, double& value, RunInfo& i
     error = {{"code", "invalid_value"}, {"path", "/metric"}, {"message", why}};
     return false;
   }
+  info.has_interval = engine_interval(row["metric"].get<std::string>(), value, result, info.low, info.high);
   return true;
 }
 
@@ -309,6 +334,98 @@ void e2e_capacity_row(const json& row, int64_t search_cap, Summary& capacity, js
   capacity_out.push_back(r);
 }
 
+// The metric rows' tallies: the summaries, and per kind the errors the
+// leave-one-out intervals are set from and the runs' own interval coverage.
+struct KindIntervals {
+  std::vector<double> errors;
+  int engine_rows = 0, engine_covered = 0;  // rows whose run has its own interval; of them inside it
+};
+struct E2eTallies {
+  Summary all, inference, training;
+  // By the result's kind (serving_latency, serving_simulation, training) and
+  // cost tier: what the page's accuracy badge shows for a result of that kind
+  // and tier (web/src/measured-errors.json, written from this by web/measured-errors.mjs).
+  std::map<std::string, std::map<std::string, Summary>> by_mode;
+  // The metric rows by the run's kind (its result kind), the GPU's vendor and the stack.
+  std::map<std::string, std::map<std::string, Summary>> by_group;
+  std::map<std::string, KindIntervals> intervals;  // by kind
+};
+
+// One metric row: its run (and baseline), its error into the tallies and its
+// line into `out`, or into `failed`.
+void e2e_metric_row(const json& row, E2eTallies& t, json& out, json& failed) {
+  const bool has_baseline = row.contains("baseline") || row.contains("baseline_preset");
+  double a = 0, b = 1;
+  RunInfo info, info_b;
+  json error;
+  if (!run_side(row, "scenario", a, info, error) || (has_baseline && !run_side(row, "baseline", b, info_b, error))) {
+    failed.push_back({{"id", row["id"]}, {"error", error}});
+    return;
+  }
+  const std::string metric = row["metric"].get<std::string>();
+  const double predicted = has_baseline ? a / b : a;
+  const double measured = row["measured"].get<double>();
+  const double optimism = has_baseline || !lower_is_better(metric) ? predicted / measured - 1.0
+                                                                   : measured / predicted - 1.0;
+  const std::string& kind = info.kind;
+  const std::string& tier = info.tier;
+  const bool is_training = kind == "training";
+  for (Summary* s : {&t.all, is_training ? &t.training : &t.inference, &t.by_mode[kind][tier], &t.by_group["kind"][kind],
+                     &t.by_group["vendor"][info.vendor], &t.by_group["stack"][info.stack]}) {
+    s->abs.push_back(std::fabs(optimism));
+    s->signed_.push_back(optimism);
+  }
+  KindIntervals& k = t.intervals[kind];
+  k.errors.push_back(optimism);
+  json line = {{"id", row["id"]},       {"row", row["row"]},       {"title", row["title"]},
+               {"kind", row["kind"]},   {"metric", metric},        {"ratio", has_baseline},
+               {"unit", row["unit"]},   {"measured", measured},    {"predicted", predicted},
+               {"signed_error_pct", 100.0 * optimism},            {"cost_tier", tier},
+               {"group", is_training ? "training" : "inference"}, {"mode", kind},
+               {"vendor", info.vendor}, {"stack", info.stack}};
+  if (!has_baseline && info.has_interval) {  // a ratio's interval is not the two runs' intervals
+    const bool inside = measured >= info.low && measured <= info.high;
+    ++k.engine_rows;
+    k.engine_covered += inside ? 1 : 0;
+    line["interval"] = {{"low", info.low}, {"high", info.high}, {"covers_measured", inside}};
+  }
+  out.push_back(line);
+}
+
+constexpr double kIntervalLevel = 0.8;
+
+// Per kind: the 80% band of signed error its development rows give, the
+// leave-one-out coverage of such bands, and the runs' own intervals' coverage.
+json intervals_json(const std::map<std::string, KindIntervals>& by_kind) {
+  json o = json::object();
+  for (const auto& [kind, k] : by_kind) {
+    const sightline::api::ErrorInterval e = sightline::api::error_interval(k.errors, kIntervalLevel);
+    o[kind] = {{"rows", e.rows},
+               {"level", kIntervalLevel},
+               {"band_signed_error_pct", {100.0 * e.low, 100.0 * e.high}},
+               {"loo_judged", e.judged},
+               {"loo_covered", e.covered},
+               {"loo_coverage", e.judged > 0 ? json(e.coverage()) : json()},
+               {"engine_interval_rows", k.engine_rows},
+               {"engine_interval_covered", k.engine_covered}};
+  }
+  return o;
+}
+
+// The intervals table (see intervals_json).
+void print_interval_table(const json& by_kind) {
+  if (by_kind.empty()) return;
+  std::cout << "\n80% intervals by kind, set from the kind's own errors on these rows (leave-one-out coverage), "
+               "against the runs' own kernel-level intervals\n";
+  for (const auto& [kind, i] : by_kind.items()) {
+    std::cout << "  " << std::left << std::setw(22) << kind << std::right << " rows " << std::setw(3)
+              << i["rows"].get<int>() << "  band [" << fixed(i["band_signed_error_pct"][0].get<double>(), 1) << "%, "
+              << fixed(i["band_signed_error_pct"][1].get<double>(), 1) << "%]  leave-one-out covers "
+              << i["loo_covered"].get<int>() << "/" << i["loo_judged"].get<int>() << "  run's own interval covers "
+              << i["engine_interval_covered"].get<int>() << "/" << i["engine_interval_rows"].get<int>() << "\n";
+  }
+}
+
 // The text report: the metric and capacity tables, the failures, the
 // summaries and the grouped tables (`by`).
 void print_e2e_report(const json& out, const json& capacity_out, const json& failed, const json& summary,
@@ -332,6 +449,7 @@ void print_e2e_report(const json& out, const json& capacity_out, const json& fai
   }
   for (const char* axis : kGroupAxes)
     if (by == "all" || by == axis) print_group_table(axis, summary["by_" + std::string(axis)]);
+  if (by == "all" || by == "kind") print_interval_table(summary["intervals_by_kind"]);
   if (!out.empty() && by != "none") std::cout << "\n";
   if (!out.empty())
     std::cout << "goals (inference, training, all): median |error| <= " << fixed(kGoalMedianAbsPct, 0)
@@ -362,72 +480,28 @@ int cmd_report_e2e(const Args& args) {
     return report_error(e);
   }
   json out = json::array(), capacity_out = json::array(), failed = json::array();
-  Summary all, inference, training, capacity;
-  // By the result's kind (serving_latency, serving_simulation, training) and
-  // cost tier: what the page's accuracy badge shows for a result of that kind
-  // and tier (web/src/measured-errors.json, written from this by web/measured-errors.mjs).
-  std::map<std::string, std::map<std::string, Summary>> by_mode;
-  // The metric rows by the run's kind (its result kind), the GPU's vendor and the stack.
-  std::map<std::string, std::map<std::string, Summary>> by_group;
+  Summary capacity;
+  E2eTallies t;
   for (const json& row : selected) {
-    const bool is_capacity = row.value("check", "metric") == "capacity";
-    if (is_capacity) {
-      e2e_capacity_row(row, search_cap, capacity, capacity_out, failed);
-      continue;
-    }
-    const bool has_baseline = row.contains("baseline") || row.contains("baseline_preset");
-    double a = 0, b = 1;
-    RunInfo info, info_b;
-    json error;
-    if (!run_side(row, "scenario", a, info, error) ||
-        (has_baseline && !run_side(row, "baseline", b, info_b, error))) {
-      failed.push_back({{"id", row["id"]}, {"error", error}});
-      continue;
-    }
-    const std::string metric = row["metric"].get<std::string>();
-    const double predicted = has_baseline ? a / b : a;
-    const double measured = row["measured"].get<double>();
-    const double optimism = has_baseline || !lower_is_better(metric) ? predicted / measured - 1.0
-                                                                     : measured / predicted - 1.0;
-    const std::string& kind = info.kind;
-    const std::string& tier = info.tier;
-    const bool is_training = kind == "training";
-    for (Summary* s : {&all, is_training ? &training : &inference, &by_mode[kind][tier], &by_group["kind"][kind],
-                       &by_group["vendor"][info.vendor], &by_group["stack"][info.stack]}) {
-      s->abs.push_back(std::fabs(optimism));
-      s->signed_.push_back(optimism);
-    }
-    out.push_back({{"id", row["id"]},
-                   {"row", row["row"]},
-                   {"title", row["title"]},
-                   {"kind", row["kind"]},
-                   {"metric", metric},
-                   {"ratio", has_baseline},
-                   {"unit", row["unit"]},
-                   {"measured", measured},
-                   {"predicted", predicted},
-                   {"signed_error_pct", 100.0 * optimism},
-                   {"cost_tier", tier},
-                   {"group", is_training ? "training" : "inference"},
-                   {"mode", kind},
-                   {"vendor", info.vendor},
-                   {"stack", info.stack}});
+    if (row.value("check", "metric") == "capacity") e2e_capacity_row(row, search_cap, capacity, capacity_out, failed);
+    else e2e_metric_row(row, t, out, failed);
   }
   json modes = json::object();
-  for (const auto& [mode, tiers] : by_mode)
+  for (const auto& [mode, tiers] : t.by_mode)
     for (const auto& [tier_name, sm] : tiers) modes[mode][tier_name] = summary_json(sm);
   json groups = json::object();
   for (const char* axis : kGroupAxes) {
     groups["by_" + std::string(axis)] = json::object();
-    for (const auto& [name, sm] : by_group[axis]) groups["by_" + std::string(axis)][name] = summary_json(sm);
+    for (const auto& [name, sm] : t.by_group[axis]) groups["by_" + std::string(axis)][name] = summary_json(sm);
   }
-  const json summary = {{"all", summary_json(all)},
+  const json summary = {{"all", summary_json(t.all)},
                         {"by_mode", modes},
                         {"by_kind", groups["by_kind"]},
                         {"by_vendor", groups["by_vendor"]},
                         {"by_stack", groups["by_stack"]},
-                        {"inference", summary_json(inference)},
-                        {"training", summary_json(training)},
+                        {"inference", summary_json(t.inference)},
+                        {"training", summary_json(t.training)},
+                        {"intervals_by_kind", intervals_json(t.intervals)},
                         {"capacity", summary_json(capacity)},
                         {"goal_median_abs_error_pct", kGoalMedianAbsPct},
                         {"goal_abs_median_signed_error_pct", kGoalMedianSignedPct}};

@@ -21,11 +21,21 @@ HarnessPair read_pair(const ObjectReader& r, const std::string& key) {
 }
 
 KernelFamily read_family(const json& j, const std::string& path) {
-  ObjectReader r(j, path, {"id", "name", "source", "architectures", "shape_from", "reference_gpu", "gpus"});
+  ObjectReader r(j, path,
+                 {"id", "name", "source", "architectures", "shape_from", "reference_gpu", "citations", "not_cited", "gpus"});
   KernelFamily f;
   f.id = r.string("id");
   f.name = r.string("name");
   f.source = r.string("source");
+  {
+    ObjectReader c(r.required("citations"), r.child_path("citations"), {"gemm", "copy", "attention"});
+    f.citations = {c.string("gemm"), c.string("copy"), c.string("attention")};
+  }
+  if (const json* n = r.find("not_cited")) {
+    ObjectReader u(*n, r.child_path("not_cited"), family_uncited_mechanisms());
+    for (const std::string& k : family_uncited_mechanisms())
+      if (u.find(k)) f.not_cited[k] = u.string(k);
+  }
   const json& archs = r.required("architectures");
   if (!archs.is_array()) fail(error_code::kType, r.child_path("architectures"), "architectures must be an array");
   for (const json& a : archs) f.architectures.push_back(a.get<std::string>());
@@ -72,6 +82,12 @@ const std::vector<KernelFamily>& family_index() {
 double bf16_peak(const GpuSpec& g) { return g.peak_tflops.bf16 > 0 ? g.peak_tflops.bf16 : g.peak_tflops.fp16; }
 
 }  // namespace
+
+const std::vector<std::string>& family_uncited_mechanisms() {
+  static const std::vector<std::string> names = {"grouped_gemm", "decode_attention", "prefill_attention", "all_to_all",
+                                                 "host"};
+  return names;
+}
 
 const KernelFamily* find_kernel_family(const std::string& architecture) {
   for (const KernelFamily& f : family_index())
@@ -143,7 +159,7 @@ KernelCalibration family_calibration(const KernelFamily& family, const GpuSpec& 
   c.gemm.ceiling_source = "max-achievable GEMM TFLOP/s of " + from + " (" + family.id +
                           " family), as the same fraction of this GPU's peak";
   c.gemm.provenance = "anchored: " + family.shape_from + " GEMM shape, level from " + from +
-                      "'s max-achievable GEMM TFLOP/s (" + family.id + " family)";
+                      "'s max-achievable GEMM TFLOP/s (" + family.id + " family: " + family.citations.gemm + ")";
 
   // Attention: the curves move by the harness ratio of attention fractions.
   auto ratio = [&](const HarnessPair& p) {
@@ -156,10 +172,10 @@ KernelCalibration family_calibration(const KernelFamily& family, const GpuSpec& 
   for (double& e : c.attention.standard.eta) e *= standard;
   c.attention.provenance = "anchored: " + family.shape_from + " attention curves, level from " +
                            family.reference_gpu + "'s attention throughput in the same harness (" + family.id +
-                           " family)";
+                           " family: " + family.citations.attention + ")";
   const std::string memory = "anchored: " + family.shape_from + " memory efficiencies scaled by " +
                              (own_copy ? mine_id : family.reference_gpu) + "'s copy bandwidth (" + family.id +
-                             " family)";
+                             " family: " + family.citations.copy + ")";
   for (auto& [k, p] : c.memory) p.provenance = memory;
   return c;
 }

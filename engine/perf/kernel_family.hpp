@@ -29,13 +29,28 @@ struct FamilyGpuFacts {
   HarnessPair flash_attention_fwd, standard_attention;       // tflops 0: not known
 };
 
+// Where each kind of fact comes from, in a few words (the family's `source`
+// has the full citation): shown beside the classes it prices, e.g. by
+// explain-step.
+struct FamilyCitations {
+  std::string gemm, copy, attention;
+};
+
 struct KernelFamily {
   std::string id, name, source;
+  FamilyCitations citations;
+  // What the family has no kernel-level figure for, and the generic price it
+  // falls back to, by mechanism ("grouped_gemm", "decode_attention",
+  // "prefill_attention", "all_to_all", "host"); said beside those lines.
+  std::map<std::string, std::string> not_cited;
   std::vector<std::string> architectures;
   std::string shape_from;     // measured calibration whose shapes the family keeps
   std::string reference_gpu;  // whose facts stand for a family GPU without its own
   std::map<std::string, FamilyGpuFacts> gpus;
 };
+
+// The mechanisms `not_cited` may name.
+const std::vector<std::string>& family_uncited_mechanisms();
 
 // The family of a GPU architecture (e.g. "cdna3"), or nullptr.
 const KernelFamily* find_kernel_family(const std::string& architecture);

@@ -44,3 +44,28 @@ test('report-e2e --by picks the table printed', () => {
   assert.match(out, /\nby stack\n {2}torchtitan/);
   assert.doesNotMatch(out, /\nby vendor\n/);
 });
+
+test('report-e2e: intervals by kind count each row of the kind, and a run interval only where it covers or not', () => {
+  // Three training rows: leave-one-out judges each against the other two.
+  const ids = 'E.TT3,E.PTDP-1.7B,E.ZERO3-175B-384,E.L4-isl128';
+  const report = JSON.parse(execFileSync(cliPath, ['report-e2e', '--format', 'json', '--rows', ids]).toString());
+  const intervals = report.summary.intervals_by_kind;
+  const training = report.rows.filter((r) => r.mode === 'training');
+  const t = intervals.training;
+  assert.equal(t.rows, training.length);
+  assert.equal(t.loo_judged, training.length);
+  assert.ok(t.loo_covered >= 0 && t.loo_covered <= t.loo_judged);
+  const [lo, hi] = t.band_signed_error_pct;
+  const errs = training.map((r) => r.signed_error_pct);
+  assert.ok(lo <= hi && lo >= Math.min(...errs) - 1e-9 && hi <= Math.max(...errs) + 1e-9, `${lo} ${hi} ${errs}`);
+  // A run's own interval: covers_measured says whether the measured figure lies in it.
+  const withInterval = report.rows.filter((r) => r.interval);
+  assert.equal(withInterval.filter((r) => r.mode === 'training').length, t.engine_interval_rows);
+  for (const r of withInterval) {
+    assert.ok(r.interval.low <= r.predicted * (1 + 1e-9) && r.predicted <= r.interval.high * (1 + 1e-9), r.id);
+    assert.equal(r.interval.covers_measured, r.measured >= r.interval.low && r.measured <= r.interval.high, r.id);
+  }
+  // One latency row: too few to judge by leave-one-out.
+  assert.equal(intervals.serving_latency.loo_judged, 0);
+  assert.equal(intervals.serving_latency.loo_coverage, null);
+});

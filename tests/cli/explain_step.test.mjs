@@ -62,3 +62,26 @@ test('explain-step: a dense Llama step has no expert or all-to-all lines', () =>
   assert.ok(names.includes('decode attention'));
   assert.ok(!out.mechanisms.some((m) => /all-to-all/.test(m.name)));
 });
+
+test('explain-step: an MI300X step names its AMD kernel-level sources and says where it falls back', () => {
+  const out = explain(['examples/llama-3.1-405b-8x-mi300x-xgmi.json', '--batch', '256', '--kv-len', '2048']);
+  checkSums(out);
+  assert.equal(out.gpu, 'mi300x');
+  const groups = Object.fromEntries(out.mechanisms[0].parts.map((g) => [g.name, g]));
+  const gemms = groups['other GEMMs (projections, lm_head, dense MLP)'];
+  assert.match(gemms.source, /hipBLASLt/);
+  assert.doesNotMatch(gemms.source, /DeepGEMM/);
+  const decode = groups['decode attention'];
+  assert.match(decode.source, /BabelStream/);
+  assert.match(decode.source, /AITER/);  // said missing, with its generic fallback
+  assert.match(decode.source, /generic/);
+  assert.doesNotMatch(decode.source, /FlashMLA/);
+  assert.match(groups['other collectives (tensor-parallel all-reduce)'].source, /xgmi3-mesh8.*rccl/i);
+  const host = out.mechanisms.find((m) => m.name.startsWith('host'));
+  assert.match(host.source, /ROCm/);
+});
+
+test('explain-step: an NVIDIA step cites no kernel family', () => {
+  const out = explain(['--preset', 'I2.2', '--batch', '256', '--kv-len', '2048']);
+  for (const m of [...out.mechanisms, ...out.mechanisms[0].parts]) assert.doesNotMatch(m.source, /kernel_families/);
+});

@@ -42,3 +42,26 @@ TEST_CASE("framework costs: scalar all-reduce over every rank, amax only with FP
   CHECK(single["grad_norm_allreduce"].get<double>() == 0);
   CHECK(single["fp8_amax_allreduce"].get<double>() == 0);
 }
+
+TEST_CASE("optimizer step: a memory-bound update over the parameters this GPU holds, sharded by ZeRO-1") {
+  // Llama-2-7B on 8 H100, TP2 PP2 DP2 (the golden training scenario): the
+  // distributed optimizer (ZeRO-1) updates half of what each GPU's replica
+  // holds, so its step takes about half as long as without sharding.
+  json s = json::parse(read_source_file("tests/golden/llama2-7b-h100-train-tp2-pp2-dp2.json"));
+  s["training"].erase("compare");
+  s["training"].erase("key_metrics");  // one names the compare variant
+  s["training"]["parallelism"]["zero_stage"] = 0;
+  auto optimizer_ms = [](const json& sc) {
+    const json r = run(sc);
+    REQUIRE_MESSAGE(r.value("ok", false), r.dump().substr(0, 400));
+    return r["result"]["step_breakdown_ms"]["optimizer"].get<double>();
+  };
+  const double unsharded = optimizer_ms(s);
+  s["training"]["parallelism"]["zero_stage"] = 1;
+  const double sharded = optimizer_ms(s);
+  CHECK(unsharded / sharded == doctest::Approx(2.0).epsilon(0.05));
+  // At least Adam's fp32 moments read and written (16 bytes a parameter) for
+  // the quarter of 6.7e9 parameters one GPU of TP2 x PP2 holds, at the H100's
+  // 3.35 TB/s.
+  CHECK(unsharded >= 16.0 * 6.7e9 / 4 / 3.35e12 * 1e3);
+}

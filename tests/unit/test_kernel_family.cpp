@@ -71,6 +71,30 @@ TEST_CASE("AMD Instinct GPUs are priced by their own kernel family, never above 
   }
 }
 
+TEST_CASE("A family GPU's classes name the kernel-level figures they come from, and the family what it lacks") {
+  const GpuSpec g = family_gpu("mi300x");
+  const KernelFamily* family = find_kernel_family(g.architecture);
+  REQUIRE(family != nullptr);
+  const KernelCalibration cal = family_calibration(*family, g);
+  // The citations reach each class's provenance (explain-step shows them),
+  // and the classes stay anchored, so their intervals stay widened.
+  CHECK(cal.gemm.provenance.find(family->citations.gemm) != std::string::npos);
+  CHECK(cal.attention.provenance.find(family->citations.attention) != std::string::npos);
+  const std::string& decode = cal.memory.at(KernelClass::AttentionDecode).provenance;
+  CHECK(decode.find(family->citations.copy) != std::string::npos);
+  for (const std::string* p : {&cal.gemm.provenance, &cal.attention.provenance, &decode})
+    CHECK(provenance_kind(*p) == "anchored");
+  // Every mechanism the family has no figure for is said: what is missing,
+  // then (after the colon) the price it falls back to.
+  for (const std::string& k : family_uncited_mechanisms()) {
+    CAPTURE(k);
+    REQUIRE(family->not_cited.count(k) == 1);
+    const std::string& said = family->not_cited.at(k);
+    CHECK(said.rfind("no ", 0) == 0);
+    CHECK(said.find(": ") != std::string::npos);
+  }
+}
+
 TEST_CASE("NVIDIA GPUs keep the transfer rule; no family claims their architecture") {
   for (const std::string id : {"h20", "rtx-4090", "gb200", "l40s"}) {
     CAPTURE(id);

@@ -52,3 +52,27 @@ TEST_CASE("windowed KV: a chunked-attention model reserves no window per sequenc
   REQUIRE(memory.is_array());
   for (const json& pool : memory) CHECK_FALSE(pool.contains("kv_fixed_per_sequence_GiB"));
 }
+
+TEST_CASE("windowed KV: Llama-4-Maverick fp8 on 8 B200 at 1,024 slots and a 1M-token context fits") {
+  // The issue's case: with each chunked layer's window reserved for every
+  // max_num_seqs slot, Maverick "did not fit" a B200 with 96 GiB free. Pages
+  // of chunked layers are freed as they slide out, so the pool is what is
+  // left after weights and activations, none of it reserved per slot.
+  json s = test::preset("scenarios", "I2.2");
+  s["model"] = "llama-4-maverick";
+  s["hardware"] = {{"gpu", "b200"}, {"gpus_per_node", 8}, {"intra_node", "nvlink5-nvswitch"}};
+  s["precision"] = {{"weights", "fp8"}, {"activations", "fp8"}, {"kv_cache", "fp8"}};
+  s["serving"]["parallelism"]["tp"] = 8;
+  s["serving"]["workload"]["num_requests"] = 200;
+  s["serving"]["scheduler"]["max_num_seqs"] = 1024;
+  s["serving"]["kv_cache"]["max_model_len"] = 1048576;
+  const json e = test::envelope(sightline::api::run_scenario_central_only(s.dump()));
+  INFO(e.dump().substr(0, 600));
+  REQUIRE(e.at("ok") == true);
+  const json& pool = e.at("result").at("memory_per_gpu").at(0);
+  CHECK_FALSE(pool.contains("kv_fixed_per_sequence_GiB"));
+  const double free_GiB = pool.at("usable_GiB").get<double>() - pool.at("weights_GiB").get<double>() -
+                          pool.at("activations_GiB").get<double>() - pool.at("runtime_overhead_GiB").get<double>();
+  CHECK(free_GiB > 90.0);
+  CHECK(pool.at("kv_cache_GiB").get<double>() == doctest::Approx(free_GiB).epsilon(0.01));
+}
