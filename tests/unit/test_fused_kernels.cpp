@@ -9,6 +9,7 @@
 #include <map>
 #include <sstream>
 
+#include "core/error.hpp"
 #include "hw/hardware.hpp"
 #include "model/architecture.hpp"
 #include "model/operators.hpp"
