@@ -261,6 +261,18 @@ test('fit: a closed loop is replayed as one (arrival closed_loop at its concurre
   // run's TTFT and both TPOTs, where the two runs, the same configuration, agree.
   const rows = fit.in_sample.runs;
   assert.ok(Math.abs(rows[1].figures.find((x) => x.metric === 'ttft_mean_ms').error_calibrated) < 0.1, JSON.stringify(rows[1]));
+  // A closed-loop scenario outside the concurrencies it was fitted on is told, at its own key.
+  const closedRun = (clients) => {
+    const sc = base();
+    sc.id = `closed-${clients}`;
+    sc.serving.workload = { arrival: { process: 'closed_loop', concurrency: clients }, num_requests: 8, prompt_tokens: 32, output_tokens: 16 };
+    const rr = cli(['run', write(`${sc.id}.json`, sc), '--calibration', out, '--format', 'json', '--central-only']);
+    assert.equal(rr.code, 0, rr.err);
+    return JSON.parse(rr.out).result.warnings.filter((w) => /^calibration_out_of_range at \/serving\/workload\/arrival/.test(w));
+  };
+  assert.deepEqual(closedRun(2), []);
+  const [outside] = closedRun(8);
+  assert.match(outside, /^calibration_out_of_range at \/serving\/workload\/arrival\/concurrency: concurrency \(clients\) 8 is outside the range the calibration was fitted on \[2, 2\]/);
   assert.ok(!fit.warnings.some((w) => /replayed \d+ of the/.test(w)), JSON.stringify(fit.warnings));
 });
 
