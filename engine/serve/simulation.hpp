@@ -163,8 +163,9 @@ class Simulation : private SchedulerHost, private ReplicaLoads {
 
   // Sessions, closed-loop clients and offload tiers (sim_sessions.cpp).
   // A request whose arrival waits on an earlier one's end (a session's next
-  // turn, a closed-loop client's next request) arrives at `at`.
-  void arrive_at(size_t id, TimeNs at, const char* path);
+  // turn, a closed-loop client's next request) arrives at `at` plus its think
+  // time, read from `think_path` for messages (nullptr: exactly at `at`).
+  void arrive_at(size_t id, TimeNs at, const char* think_path);
   // A session turn finished: its whole context joins the prefix cache, and
   // the session's next turn arrives after its think time.
   void session_turn_done(Engine& e, Req& q);
