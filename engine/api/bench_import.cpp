@@ -174,7 +174,10 @@ json BenchRun::to_json() const {
   }
   if (concurrency > 0) load_j["concurrency"] = concurrency;
   json m = json::object();
-  for (const BenchFigure& f : measured) m[f.metric] = {{"value", f.value}, {"source", f.source}};
+  for (const BenchFigure& f : measured) {
+    m[f.metric] = {{"value", f.value}, {"source", f.source}};
+    if (f.rel_se > 0) m[f.metric]["relative_standard_error"] = f.rel_se;
+  }
   auto opt = [](const std::optional<double>& v) { return v ? json(*v) : json(nullptr); };
   json j = {{"format", format},
             {"file", file},

@@ -35,6 +35,9 @@ struct BenchFigure {
   std::string metric;
   double value = 0;
   std::string source;  // pointer (or /line/N) inside the file
+  // Relative standard error of a measured mean, from the spread the file
+  // records (vLLM/SGLang `std_*_ms` / mean / sqrt(completed)); 0: not recorded.
+  double rel_se = 0;
 };
 
 struct BenchRun {
@@ -57,6 +60,9 @@ struct BenchRun {
   double arrival_cv = 1;
   int64_t concurrency = 0;
   int64_t requests = 0;  // completed requests (in the measured phase)
+  // Requests a fit's replay of the run makes (0: every completed request; the
+  // fit sets fewer when its work budget cannot pay for them, api/calibration_fit_replay).
+  int64_t replay_requests = 0;
   // Mean lengths; none when the file does not record them (then the user
   // must state them: `fit --prompt-tokens FILE=N`).
   std::optional<double> prompt_tokens_mean, output_tokens_mean;

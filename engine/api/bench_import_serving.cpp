@@ -2,6 +2,7 @@
 // result objects (SGLang's script began as a copy of vLLM's: the load and
 // total keys are shared, the latency keys differ).
 #include <cmath>
+#include <utility>
 
 #include "api/bench_import_fields.hpp"
 #include "api/bench_import_readers.hpp"
@@ -76,6 +77,21 @@ void read_serving_figures(const Fields& f, const char* e2e_key) {
   f.figure("output_tokens_per_s", "output_throughput");
 }
 
+// The spread both scripts record beside each mean: how well the benchmark
+// pinned that mean down (a cold first request makes a run's mean TTFT
+// uncertain), which the fit weighs its residual by.
+void read_serving_spread(const Fields& f, BenchRun& r) {
+  if (r.requests <= 0) return;
+  for (auto [metric, key] : {std::pair<const char*, const char*>{"ttft_mean_ms", "std_ttft_ms"},
+                             {"tpot_mean_ms", "std_tpot_ms"},
+                             {"itl_mean_ms", "std_itl_ms"}}) {
+    for (BenchFigure& m : r.measured)
+      if (m.metric == metric && m.value > 0)
+        if (const auto sd = f.maybe(key, 0, 1e12))
+          m.rel_se = *sd / m.value / std::sqrt(static_cast<double>(r.requests));
+  }
+}
+
 }  // namespace
 
 BenchRun read_vllm_object(const json& j, const std::string& file, const std::string& where) {
@@ -88,6 +104,7 @@ BenchRun read_vllm_object(const json& j, const std::string& file, const std::str
   if (const auto failed = f.maybe_integer("failed", 0, kMaxBenchRequests); failed && *failed > 0)
     r.notes.push_back(std::to_string(*failed) + " requests failed; the figures are over the completed ones");
   read_serving_figures(f, "mean_e2el_ms");
+  read_serving_spread(f, r);
   // Per-request arrays (--save-detailed): one entry per prompt sent, so a
   // shorter array is a truncated file.
   const auto prompts = f.maybe_integer("num_prompts", 1, kMaxBenchRequests);
@@ -112,6 +129,7 @@ BenchRun read_sglang_object(const json& j, const std::string& file, const std::s
   read_serving_load(f, r, false);
   read_serving_totals(f, r);
   read_serving_figures(f, "mean_e2e_latency_ms");
+  read_serving_spread(f, r);
   if (!f.has("mean_ttft_ms") && f.has("median_ttft_ms"))
     r.notes.push_back("late-2024 bench_serving layout: TTFT and ITL recorded as medians only; compared as medians");
   r.asks.push_back("model (bench_serving lines do not record it)");

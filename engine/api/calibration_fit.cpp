@@ -63,7 +63,9 @@ double predicted(const Replay& p, const FitTarget& t) {
 
 // Each residual is weighted by the precision of its replayed statistic: a
 // loaded run's mean TTFT moves by a percent or more with the luck of the
-// arrival draw, a mean TPOT over thousands of steps barely moves. Weighting by
+// arrival draw, a mean TPOT over thousands of steps barely moves; and, where
+// the file records the spread of its requests, by the measured mean's own
+// precision (a closed loop's replay has no spread of its own). Weighting by
 // 1 / standard error (floored at 0.1%) is weighted least squares.
 constexpr double kMinRelativeError = 1e-3;
 
@@ -294,11 +296,17 @@ namespace {
 
 // The fit's evaluations within the work budget: each evaluation replays every
 // run of its subset, whose estimated work is known before the first replay.
-void cap_evaluations(Problem& pb, const FitOptions& options, bool held_out) {
-  // The uncalibrated and calibrated replays, then at least two iterations of
-  // (factors + 1) replays in each of up to two rounds per fit.
+// The fewest replays of each run a fit needs: the uncalibrated and
+// calibrated replays, then at least two iterations of (factors + 1) replays in
+// each of up to two rounds per fit.
+int64_t replays_needed(bool held_out) {
   const int64_t fits = held_out ? 2 : 1;
-  const int64_t needed = 3 + fits * 2 * static_cast<int64_t>(kParameters + 1) * 2;
+  return 3 + fits * 2 * static_cast<int64_t>(kParameters + 1) * 2;
+}
+
+void cap_evaluations(Problem& pb, const FitOptions& options, bool held_out) {
+  const int64_t fits = held_out ? 2 : 1;
+  const int64_t needed = replays_needed(held_out);
   int64_t per_evaluation = 0;
   size_t estimated = 0;
   for (const BenchRun& r : pb.runs) {
@@ -341,8 +349,10 @@ void replay_uncalibrated(Problem& pb) {
         fail(error_code::kConstraint, t.source,
              run.file + run.where + ": replayed on " + pb.base.name + ", this run gives no " + t.statistic +
                  " to compare with " + t.metric + "; no calibration is written");
+      // The difference's standard error: the replay's and, where the file records its spread, the measurement's.
       auto se = d.before.rel_se.find(t.statistic);
-      d.weights.push_back(1 / std::max(se == d.before.rel_se.end() ? 0.0 : se->second, kMinRelativeError));
+      const double replay_se = se == d.before.rel_se.end() ? 0.0 : se->second;
+      d.weights.push_back(1 / std::max(std::hypot(replay_se, t.measured_rel_se), kMinRelativeError));
     }
     pb.data.push_back(std::move(d));
   }
@@ -453,7 +463,7 @@ json fitted_on(const FitBase& base, const std::vector<BenchRun>& runs) {
     if (r.load == "closed_loop") {
       conc_lo = std::min(conc_lo, r.concurrency);
       conc_hi = std::max(conc_hi, r.concurrency);
-      // Replayed as an open loop at the rate it achieved (api/calibration_fit_replay).
+      // The rate it achieved is a load point too: an open-loop scenario at that rate is within the range.
       if (const BenchFigure* f = r.figure("requests_per_s"); f && f->value > 0) {
         rate_lo = std::min(rate_lo, f->value);
         rate_hi = std::max(rate_hi, f->value);
@@ -495,7 +505,12 @@ json fit_cluster_calibration(const FitBase& base, const std::vector<BenchRun>& r
     all.push_back(i);
     (every >= 2 && runs.size() >= every && i % every == every - 1 ? held_out : fit_set).push_back(i);
   }
-  Problem pb{base, runs, {}, id};
+  // Every run replays as many requests as it completed where the budget pays
+  // for twice the fewest replays a fit needs, else the largest runs are cut.
+  std::vector<BenchRun> sized = runs;
+  const std::vector<std::string> cut =
+      size_replays(base, sized, options.max_work_units / (2 * replays_needed(!held_out.empty())));
+  Problem pb{base, sized, {}, id};
   cap_evaluations(pb, options, !held_out.empty());
   replay_uncalibrated(pb);
   const std::vector<double> start(kParameters, 0.0);
@@ -530,7 +545,13 @@ json fit_cluster_calibration(const FitBase& base, const std::vector<BenchRun>& r
   for (size_t i : all) in_sample.add(error_row(runs[i], pb.data[i], replay_counted(pb, i, out), false));
   const json loo = leave_one_run_out(pb, f, options);
   json files = json::array();
-  for (const BenchRun& r : runs) files.push_back(r.to_json());
+  for (const BenchRun& r : sized) {
+    files.push_back(r.to_json());
+    files.back()["replayed_requests"] = replay_requests(r);
+    files.back()["replayed_arrival"] = scenario_for_bench_run(base.doc, r, nullptr)["serving"]["workload"]["arrival"];
+  }
+  json warnings = plausibility_warnings(out["factors"]);
+  for (const std::string& w : cut) warnings.push_back(w);
   const json fr = factors_report(f);
   out["fit"] = {{"method", "Levenberg-Marquardt on Huber(log pred/meas) of TTFT and TPOT (a closed batch: output "
                            "throughput), weak priors toward no correction; undetermined factors held at no correction"},
@@ -546,7 +567,7 @@ json fit_cluster_calibration(const FitBase& base, const std::vector<BenchRun>& r
                 // The same as factors.request_latency_ms (what `run` applies), kept for readers of the report.
                 {"request_latency_ms", request_latency_ms(f.x)},
                 {"residual_variance", fr["residual_variance"]},
-                {"warnings", plausibility_warnings(out["factors"])},
+                {"warnings", warnings},
                 {"in_sample", {{"runs", in_sample.rows},
                                {"median_abs_error_uncalibrated", median_abs(in_sample.before)},
                                {"median_abs_error_calibrated", median_abs(in_sample.after)}}},

@@ -32,27 +32,19 @@ namespace {
   fail(code.c_str(), path, base.name + ": replaying " + run.file + run.where + " on this base scenario failed: " + msg);
 }
 
-// The open-loop rate that stands for a closed loop (the simulator has no
-// closed-loop clients): the rate the run achieved, or Little's law from its
-// concurrency and mean latency.
-double closed_loop_rate(const BenchRun& run) {
-  if (const BenchFigure* f = run.figure("requests_per_s"); f && f->value > 0) return f->value;
-  if (const BenchFigure* e = run.figure("e2e_mean_ms"); e && e->value > 0)
-    return static_cast<double>(run.concurrency) / (e->value * 1e-3);
-  fail(error_code::kMissingKey, run.load_source,
-       run.file + run.where + ": a closed loop of " + std::to_string(run.concurrency) +
-           " clients is replayed at the rate it achieved, which the file does not record (request throughput or mean "
-           "latency)");
-}
-
 }  // namespace
+
+int64_t replay_requests(const BenchRun& run) {
+  const int64_t n = run.replay_requests > 0 ? run.replay_requests : run.requests;
+  return std::max<int64_t>(1, std::min(n, kMaxReplayRequests));
+}
 
 std::vector<FitTarget> fit_targets(const BenchRun& run) {
   std::vector<FitTarget> t;
   auto take = [&](std::initializer_list<std::pair<const char*, const char*>> choices) {
     for (const auto& [metric, statistic] : choices)
       if (const BenchFigure* f = run.figure(metric)) {
-        t.push_back({metric, f->value, f->source, statistic});
+        t.push_back({metric, f->value, f->source, statistic, f->rel_se});
         return;
       }
   };
@@ -83,12 +75,12 @@ json scenario_for_bench_run(const json& base, const BenchRun& run, const json& c
   if (run.load == "burst" || run.load == "batch") {
     w["arrival"] = {{"process", "all_at_once"}};
   } else if (run.load == "closed_loop") {
-    w["arrival"] = {{"process", "fixed"}, {"rate_qps", closed_loop_rate(run)}};
+    w["arrival"] = {{"process", "closed_loop"}, {"concurrency", run.concurrency}};
   } else {
     w["arrival"] = {{"process", run.arrival}, {"rate_qps", run.rate_qps}};
     if (run.arrival == "gamma") w["arrival"]["cv"] = std::min(100.0, std::max(0.01, run.arrival_cv));
   }
-  w["num_requests"] = std::max<int64_t>(1, std::min(run.requests, kMaxReplayRequests));
+  w["num_requests"] = replay_requests(run);
   w["prompt_tokens"] = {{"dist", "fixed"}, {"value", std::max<int64_t>(1, std::llround(*run.prompt_tokens_mean))}};
   if (run.output_tokens_mean)
     w["output_tokens"] = {{"dist", "fixed"}, {"value", std::max<int64_t>(1, std::llround(*run.output_tokens_mean))}};
@@ -129,6 +121,56 @@ int64_t replay_work_units(const FitBase& base, const BenchRun& run) {
   const json env = parse_json_text(estimate_work(safe_dump(scenario), true));
   if (!env.value("ok", false)) relocate_replay_error(base, run, env["error"]);
   return env["result"]["units"].value("high", int64_t{0});
+}
+
+std::vector<std::string> size_replays(const FitBase& base, std::vector<BenchRun>& runs, int64_t units_per_evaluation) {
+  // Each run's work per replayed request, priced at the smallest count the
+  // fit would replay (the estimate grows about linearly with the count).
+  std::vector<double> per_request(runs.size());
+  std::vector<int64_t> wanted(runs.size());
+  const double budget = static_cast<double>(units_per_evaluation);
+  double at_most = 0, at_least = 0;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    wanted[i] = replay_requests(runs[i]);
+    runs[i].replay_requests = std::min(wanted[i], kMinReplayRequests);
+  }
+  for (size_t i = 0; i < runs.size(); ++i) {
+    per_request[i] = static_cast<double>(std::max<int64_t>(1, replay_work_units(base, runs[i]))) /
+                     static_cast<double>(runs[i].replay_requests);
+    at_most += per_request[i] * static_cast<double>(wanted[i]);
+    at_least += per_request[i] * static_cast<double>(runs[i].replay_requests);
+    // Short even at the smallest counts: the fit's own estimate refuses it
+    // (calibration_fit's cap_evaluations), so pricing the rest is no use.
+    if (at_least > 2 * budget) return {};
+  }
+  auto cost_at = [&](int64_t cap) {
+    double c = 0;
+    for (size_t i = 0; i < runs.size(); ++i)
+      c += per_request[i] * static_cast<double>(std::min(wanted[i], std::max(cap, kMinReplayRequests)));
+    return c;
+  };
+  // The largest common count the budget pays for (bisection on whole requests).
+  int64_t cap = *std::max_element(wanted.begin(), wanted.end());
+  if (at_most > budget) {
+    int64_t lo = kMinReplayRequests, hi = cap;
+    if (at_least >= budget) hi = lo;
+    while (hi - lo > 1) {
+      const int64_t mid = lo + (hi - lo) / 2;
+      (cost_at(mid) <= budget ? lo : hi) = mid;
+    }
+    cap = lo;
+  }
+  std::vector<std::string> cut;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    runs[i].replay_requests = std::min(wanted[i], std::max(cap, kMinReplayRequests));
+    if (runs[i].replay_requests < runs[i].requests)
+      cut.push_back(runs[i].file + runs[i].where + ": replayed " + std::to_string(runs[i].replay_requests) + " of the " +
+                    std::to_string(runs[i].requests) + " requests the run completed (" +
+                    (runs[i].replay_requests < wanted[i] ? "what the work budget pays for: raise --max-work-units for more"
+                                                         : "the most a replay makes") +
+                    "); a run that built a backlog is predicted with less of it");
+  }
+  return cut;
 }
 
 }  // namespace sightline::api

@@ -26,6 +26,7 @@ struct FitTarget {
   double measured = 0;
   std::string source;
   std::string statistic;
+  double measured_rel_se = 0;  // the measured mean's own relative standard error (0: the file records no spread)
 };
 
 // Latency figures of the run (means where recorded, else medians); a closed
@@ -38,13 +39,27 @@ struct Replay {
   int64_t completed = 0;
 };
 
-// A replay completes at most this many requests: it bounds the fit's work
-// and is how many of a large run's requests meet a warming or draining server.
-inline constexpr int64_t kMaxReplayRequests = 300;
+// A replay makes as many requests as the run completed, so an overloaded
+// run's backlog builds as it did, and the same share of requests meets a
+// warming or draining server. When the fit's work budget cannot pay for that
+// (size_replays), the largest runs are cut to a common count, never below
+// this many requests (or the run's own count), and the report says so.
+inline constexpr int64_t kMinReplayRequests = 300;
+// The most requests a replay makes (the serving simulator's default limits.max_requests).
+inline constexpr int64_t kMaxReplayRequests = 60000;
+
+// Requests a replay of `run` makes: the fit's choice, else every completed request (at most kMaxReplayRequests).
+int64_t replay_requests(const BenchRun& run);
 
 json scenario_for_bench_run(const json& base, const BenchRun& run, const json& calibration);
 Replay replay_run(const FitBase& base, const BenchRun& run, const json& calibration);
 // The most work units one replay of `run` may take (api estimate_work, high end).
 int64_t replay_work_units(const FitBase& base, const BenchRun& run);
+
+// Sets each run's replay_requests so that one evaluation (a replay of every
+// run) costs at most `units_per_evaluation`: every completed request where
+// that fits, else the largest runs cut to the largest common count that does
+// (never below kMinReplayRequests). Returns one line per run cut, for the report.
+std::vector<std::string> size_replays(const FitBase& base, std::vector<BenchRun>& runs, int64_t units_per_evaluation);
 
 }  // namespace sightline::api

@@ -79,6 +79,9 @@ std::vector<std::string> calibration_range_warnings(const Scenario& s) {
                            w.arrival.process == serve::ArrivalProcess::Gamma ||
                            w.arrival.process == serve::ArrivalProcess::Fixed;
     if (open_loop) check.range("rate_qps", w.arrival.rate_qps, "/serving/workload/arrival/rate_qps", "request rate (req/s)");
+    if (w.arrival.process == serve::ArrivalProcess::ClosedLoop)
+      check.range("concurrency", static_cast<double>(w.arrival.concurrency), "/serving/workload/arrival/concurrency",
+                  "concurrency (clients)");
     if (auto p = typical_length(w.prompt)) check.range("prompt_tokens", *p, "/serving/workload/prompt_tokens", "prompt length (tokens)");
     if (auto o = typical_length(w.output)) check.range("output_tokens", *o, "/serving/workload/output_tokens", "output length (tokens)");
   } else {

@@ -117,14 +117,12 @@ ProbeRate probe_rate(const Scenario& s, int64_t requests) {
   // requests waiting through more than kProbeNearSaturation of its events (a
   // long run's queue then may grow, and its verdict be "overloaded", where the
   // probe's is not: I2.2 and I2.5 at 10,000 requests).
+  // A closed loop's queue holds at most its clients: it never grows.
   const auto process = s.serving->simulation->workload.arrival.process;
-  if (process != serve::ArrivalProcess::AllAtOnce) {
+  if (process != serve::ArrivalProcess::AllAtOnce && process != serve::ArrivalProcess::ClosedLoop) {
     const serve::SimulationSpec& sp = *s.serving->simulation;
     r.overloaded = static_cast<double>(events_waiting) > kProbeNearSaturation * static_cast<double>(sim.events_processed());
-    if (r.complete && !r.overloaded)
-      r.overloaded = serve::serving_headline(sim.outcomes(), sp.slo,
-                                             process != serve::ArrivalProcess::Trace ? sp.workload.arrival.rate_qps : 0.0)
-                         .overloaded;
+    if (r.complete && !r.overloaded) r.overloaded = serve::serving_headline(sim.outcomes(), sp.slo, sp.workload.arrival).overloaded;
   }
   return r;
 }

@@ -8,6 +8,7 @@ const std::vector<RegistryEntry>& arrival_processes() {
       {"gamma", "gamma inter-arrival times at rate_qps with coefficient of variation cv (burstiness; cv 1 = Poisson)"},
       {"fixed", "one request every 1/rate_qps seconds"},
       {"all_at_once", "every request arrives at time 0 (offline batch)"},
+      {"closed_loop", "concurrency clients, each sending its next request think_time_s (default 0) after its previous one ends (a benchmark's max concurrency)"},
       {"trace", "replay inline CSV rows arrival_s,prompt_tokens,output_tokens[,prefix_group,prefix_tokens]"},
   };
   return r;

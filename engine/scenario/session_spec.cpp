@@ -108,7 +108,7 @@ void read_session_trace_workload(const ObjectReader& r, WorkloadSpec& w, int64_t
 
 void read_session_workload(const ObjectReader& r, WorkloadSpec& w, int64_t max_len, const LimitSpec& limits,
                            bool rate_based, const std::string& process_path) {
-  if (w.arrival.process == ArrivalProcess::Trace)
+  if (w.arrival.process == ArrivalProcess::Trace || w.arrival.process == ArrivalProcess::ClosedLoop)
     fail(error_code::kConstraint, process_path,
          "sessions arrive by poisson, gamma, fixed or all_at_once; replay a multi-turn trace with sessions.csv");
   const bool has_n = r.has("num_sessions");

@@ -24,6 +24,7 @@ const char* to_string(ArrivalProcess v) {
     case ArrivalProcess::Fixed: return "fixed";
     case ArrivalProcess::AllAtOnce: return "all_at_once";
     case ArrivalProcess::Trace: return "trace";
+    case ArrivalProcess::ClosedLoop: return "closed_loop";
   }
   return "?";
 }
@@ -274,8 +275,11 @@ void read_max_qps_search(const ObjectReader& r, SimulationSpec& sp) {
       fail(error_code::kConstraint, qr.child_path("max_qps"), "max_qps must exceed min_qps");
     if (!sp.slo.enabled)
       fail(error_code::kMissingKey, r.child_path("slo"), "max_qps_search needs an slo to search against");
-    if (sp.workload.arrival.process == ArrivalProcess::AllAtOnce)
-      fail(error_code::kConstraint, qpath, "max_qps_search needs arrivals with a rate (not all_at_once)");
+    if (sp.workload.arrival.process == ArrivalProcess::AllAtOnce ||
+        sp.workload.arrival.process == ArrivalProcess::ClosedLoop)
+      fail(error_code::kConstraint, qpath,
+           std::string("max_qps_search needs arrivals with a rate (not ") +
+               to_string(sp.workload.arrival.process) + ")");
   }
 }
 
@@ -292,8 +296,10 @@ void read_steady_state_check(const ObjectReader& r, SimulationSpec& sp) {
       fail(error_code::kInvalidValue, cr.child_path("confidence"), "confidence must be one of 0.8, 0.9, 0.95, 0.99");
     sp.steady_state.confidence = conf;
     if (!sp.slo.enabled) fail(error_code::kMissingKey, r.child_path("slo"), "steady_state needs an slo to judge against");
-    if (sp.workload.arrival.process == ArrivalProcess::AllAtOnce)
-      fail(error_code::kConstraint, cpath, "steady_state needs arrivals with a rate (not all_at_once)");
+    if (sp.workload.arrival.process == ArrivalProcess::AllAtOnce ||
+        sp.workload.arrival.process == ArrivalProcess::ClosedLoop)
+      fail(error_code::kConstraint, cpath,
+           std::string("steady_state needs arrivals with a rate (not ") + to_string(sp.workload.arrival.process) + ")");
   }
 }
 

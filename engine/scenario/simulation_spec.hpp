@@ -23,7 +23,7 @@ struct Scenario;
 
 namespace sightline::serve {
 
-enum class ArrivalProcess { Poisson, Gamma, Fixed, AllAtOnce, Trace };
+enum class ArrivalProcess { Poisson, Gamma, Fixed, AllAtOnce, Trace, ClosedLoop };
 enum class LengthDist { Fixed, Uniform, Normal, Lognormal, Zipf };
 enum class RouterKind { RoundRobin, LeastOutstanding, LeastKvLoad, PrefixAffinity, SessionAffinity, KvAware };
 enum class PoolRole { Mixed, Prefill, Decode };
@@ -49,6 +49,10 @@ struct ArrivalSpec {
   double rate_qps = 1.0;
   double cv = 1.0;  // gamma: coefficient of variation of the inter-arrival time
   std::vector<TraceRow> trace;
+  // closed_loop: `concurrency` clients, each sending its next request
+  // `think_time_s` after its previous one ends (a benchmark's --max-concurrency).
+  int64_t concurrency = 0;
+  double think_time_s = 0;
 };
 
 struct LengthSpec {

@@ -175,6 +175,7 @@ WorkloadSpec read_workload(const json& v, const std::string& path, int64_t max_l
   if (process == "poisson" || process == "fixed") akeys.push_back("rate_qps");
   else if (process == "gamma") akeys.insert(akeys.end(), {"rate_qps", "cv"});
   else if (process == "trace") akeys.push_back("csv");
+  else if (process == "closed_loop") akeys.insert(akeys.end(), {"concurrency", "think_time_s"});
   else if (process != "all_at_once") akeys.insert(akeys.end(), {"rate_qps", "cv", "csv"});
   ObjectReader ar(av, apath, akeys);
   w.arrival.process = pick<ArrivalProcess>(ar.choice("process", registry_names(arrival_processes())),
@@ -182,11 +183,16 @@ WorkloadSpec read_workload(const json& v, const std::string& path, int64_t max_l
                                             {"gamma", ArrivalProcess::Gamma},
                                             {"fixed", ArrivalProcess::Fixed},
                                             {"all_at_once", ArrivalProcess::AllAtOnce},
-                                            {"trace", ArrivalProcess::Trace}});
+                                            {"trace", ArrivalProcess::Trace},
+                                            {"closed_loop", ArrivalProcess::ClosedLoop}});
   const bool rate_based = w.arrival.process == ArrivalProcess::Poisson || w.arrival.process == ArrivalProcess::Gamma ||
                           w.arrival.process == ArrivalProcess::Fixed;
   if (rate_based) w.arrival.rate_qps = ar.number("rate_qps", 1e-6, 1e6);
   if (w.arrival.process == ArrivalProcess::Gamma) w.arrival.cv = ar.number("cv", 0.01, 100.0);
+  if (w.arrival.process == ArrivalProcess::ClosedLoop) {
+    w.arrival.concurrency = ar.integer("concurrency", 1, limits.max_requests);
+    w.arrival.think_time_s = ar.number("think_time_s", 0.0, 1e6, 0.0);
+  }
 
   if (sessions) {
     read_session_workload(r, w, max_len, limits, rate_based, ar.child_path("process"));
@@ -256,6 +262,10 @@ json workload_to_json(const WorkloadSpec& w) {
       w.arrival.process == ArrivalProcess::Gamma)
     a["rate_qps"] = w.arrival.rate_qps;
   if (w.arrival.process == ArrivalProcess::Gamma) a["cv"] = w.arrival.cv;
+  if (w.arrival.process == ArrivalProcess::ClosedLoop) {
+    a["concurrency"] = w.arrival.concurrency;
+    a["think_time_s"] = w.arrival.think_time_s;
+  }
   if (w.sessions.enabled && !w.sessions.trace.empty())
     return {{"sessions", sessions_to_json(w.sessions)}, {"num_sessions", w.sessions.num_sessions}};
   if (w.sessions.enabled) {

@@ -106,7 +106,11 @@ bool throughput_sampling_interval(const ServingHeadline& h, double& low_qps, dou
   return high_qps > low_qps;
 }
 
-ServingHeadline serving_headline(const std::vector<RequestOutcome>& outcomes, const SloSpec& slo, double offered_qps) {
+ServingHeadline serving_headline(const std::vector<RequestOutcome>& outcomes, const SloSpec& slo,
+                                 const ArrivalSpec& arrival) {
+  const bool rate_based = arrival.process == ArrivalProcess::Poisson || arrival.process == ArrivalProcess::Gamma ||
+                          arrival.process == ArrivalProcess::Fixed;
+  const double offered_qps = rate_based ? arrival.rate_qps : 0.0;
   ServingHeadline h;
   h.has_slo = slo.enabled;
   SteadyStateOptions o;
@@ -115,7 +119,7 @@ ServingHeadline serving_headline(const std::vector<RequestOutcome>& outcomes, co
   // Overload: the judge's growth test (arrivals minus completions over the
   // window against its Poisson scale) or completions falling behind. The
   // run's completion rate while it is overloaded is its service rate.
-  if (rep.overloaded) {
+  if (rep.overloaded && arrival.process != ArrivalProcess::ClosedLoop) {
     h.overloaded = true;
     h.capacity_qps = rep.completion_rate_qps;
     h.warning = "overload: arrivals (" + format_3sig(rep.arrival_rate_qps) + " req/s) outrun the service rate (" +

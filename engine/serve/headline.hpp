@@ -46,8 +46,13 @@ bool goodput_sampling_interval(const ServingHeadline& h, double& low_qps, double
 // arrival rate the window happened to draw. false without a judged window.
 bool throughput_sampling_interval(const ServingHeadline& h, double& low_qps, double& high_qps);
 
-// `offered_qps`: the workload's arrival rate (0 when it has none, e.g. a trace).
-ServingHeadline serving_headline(const std::vector<RequestOutcome>& outcomes, const SloSpec& slo, double offered_qps);
+// `arrival`: the workload's arrival process. Its rate is the offered rate
+// the verdict line names (none for a trace, all_at_once or a closed loop: the
+// line names the rate the run's arrivals had). A closed loop's clients send
+// only as fast as they are served: its queue cannot grow without bound, so it
+// gets no overload verdict.
+ServingHeadline serving_headline(const std::vector<RequestOutcome>& outcomes, const SloSpec& slo,
+                                 const ArrivalSpec& arrival);
 
 // "1,000", "126", "22.1", "0.831": three significant digits, thousands separated.
 std::string format_3sig(double v);

@@ -192,8 +192,12 @@ std::string ServingJob::result_tier() const {
 json ServingJob::workload_block() const {
   const auto& w = s_.serving->simulation->workload;
   json wl = {{"arrival", to_string(w.arrival.process)}, {"requests", main_->num_requests()}};
-  if (w.arrival.process != ArrivalProcess::AllAtOnce && w.arrival.process != ArrivalProcess::Trace)
+  if (w.arrival.process == ArrivalProcess::ClosedLoop) {
+    wl["concurrency"] = w.arrival.concurrency;
+    wl["think_time_s"] = w.arrival.think_time_s;
+  } else if (w.arrival.process != ArrivalProcess::AllAtOnce && w.arrival.process != ArrivalProcess::Trace) {
     wl["rate_qps"] = w.arrival.rate_qps;
+  }
   if (w.arrival.process == ArrivalProcess::Gamma) wl["cv"] = w.arrival.cv;
   if (w.arrival.process != ArrivalProcess::Trace) {
     wl["prompt_tokens"] = to_string(w.prompt.dist);
@@ -297,9 +301,7 @@ json ServingJob::build_result() const {
   for (const std::string& w : details_.warnings) warnings.push_back(w);
   if (spec.workload.arrival.process != ArrivalProcess::AllAtOnce) {
     // An offline batch (all at once) has no arrival window to be steady in.
-    const ArrivalProcess a = spec.workload.arrival.process;
-    const ServingHeadline h =
-        serving_headline(main_->outcomes(), spec.slo, a != ArrivalProcess::Trace ? spec.workload.arrival.rate_qps : 0.0);
+    const ServingHeadline h = serving_headline(main_->outcomes(), spec.slo, spec.workload.arrival);
     r["headline"] = h.to_json();
     headline_ = h;
   }

@@ -1,4 +1,5 @@
-// The simulator's multi-turn sessions, the offload tiers' metrics and the
+// The simulator's multi-turn sessions and closed-loop clients (requests that
+// arrive when an earlier one ends), the offload tiers' metrics and the
 // cache-aware routers' view of the replicas.
 #include <algorithm>
 
@@ -14,13 +15,30 @@ void Simulation::session_turn_done(Engine& e, Req& q) {
   kv_.publish_prefix(e.kv, q.kv, q.spec, q.computed);
   const size_t next = static_cast<size_t>(&q - reqs_.data()) + 1;
   if (next >= reqs_.size() || reqs_[next].spec.session != q.spec.session) return;
-  Req& n = reqs_[next];
+  const Req& n = reqs_[next];
   // A replayed trace keeps its recorded gap after the previous turn's
   // arrival, but a turn never comes before the previous one's answer.
-  n.spec.arrival = n.spec.think_from_arrival
-                       ? std::max(now_, clock_add(q.spec.arrival, n.spec.think, "/serving/workload/sessions/csv"))
-                       : clock_add(now_, n.spec.think, "/serving/workload/sessions/think_time_s");
-  queue_.push(n.spec.arrival, kPriority[kArrival], kArrival, static_cast<int64_t>(next));
+  if (n.spec.think_from_arrival)
+    arrive_at(next, std::max(now_, clock_add(q.spec.arrival, n.spec.think, "/serving/workload/sessions/csv")), nullptr);
+  else
+    arrive_at(next, now_, "/serving/workload/sessions/think_time_s");
+}
+
+void Simulation::arrive_at(size_t id, TimeNs at, const char* think_path) {
+  RequestSpec& r = reqs_[id].spec;
+  r.arrival = think_path ? clock_add(at, r.think, think_path) : at;
+  queue_.push(r.arrival, kPriority[kArrival], kArrival, static_cast<int64_t>(id));
+}
+
+void Simulation::client_freed() {
+  if (next_client_request_ == 0 || next_client_request_ >= reqs_.size()) return;
+  arrive_at(next_client_request_++, now_, "/serving/workload/arrival/think_time_s");
+}
+
+std::vector<int32_t> Simulation::first_requests_of_clients(size_t requests, int64_t clients) {
+  std::vector<int32_t> out(std::min(requests, static_cast<size_t>(clients)));
+  for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<int32_t>(i);
+  return out;
 }
 
 void Simulation::end_session(const Req& q) {

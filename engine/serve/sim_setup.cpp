@@ -94,8 +94,14 @@ void Simulation::load_workload(const WorkloadOverride& override) {
   for (size_t i = 0; i < reqs_.size(); ++i) reqs_[i].spec = workload_info_.requests[i];
   // Sessions: only first turns arrive on their own (a later turn follows its
   // previous turn's last token, session_turn_done).
-  arrival_order_ = spec_.workload.sessions.enabled ? first_turns(workload_info_.requests)
-                                                   : arrival_order(workload_info_.requests);
+  // A closed loop: one request per client at the start, each later one when
+  // a client is free (client_freed).
+  const ArrivalSpec& a = spec_.workload.arrival;
+  if (spec_.workload.sessions.enabled) arrival_order_ = first_turns(workload_info_.requests);
+  else if (a.process == ArrivalProcess::ClosedLoop) {
+    arrival_order_ = first_requests_of_clients(workload_info_.requests.size(), a.concurrency);
+    next_client_request_ = arrival_order_.size();
+  } else arrival_order_ = arrival_order(workload_info_.requests);
   // The copies in reqs_ are the ones used: free the memory (`= {}` would pick
   // the initializer-list assignment, which keeps the capacity: 84 MB held
   // through a 1M-request run).

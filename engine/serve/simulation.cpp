@@ -95,6 +95,7 @@ void Simulation::drop(Req& q, const char* reason) {
   q.drop_reason = reason;
   ++dropped_;
   if (q.spec.session >= 0) end_session(q);
+  client_freed();
 }
 
 void Simulation::on_arrival(int32_t id) {
@@ -372,6 +373,7 @@ void Simulation::finish(Replica& r, Engine& e, Req& q) {
   q.state = State::Done;
   q.completion = now_;
   if (q.spec.session >= 0) session_turn_done(e, q);
+  client_freed();
   kv_.release(e.kv, q.kv);
   leave_running(e, q);
   detach_adapter(e, q);

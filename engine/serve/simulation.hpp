@@ -161,10 +161,19 @@ class Simulation : private SchedulerHost, private ReplicaLoads {
   int64_t cached_prefix_tokens(int replica, const RequestSpec& r) const override;
   double kv_route_cost(int replica, const RequestSpec& r) const override;
 
-  // Sessions and offload tiers (sim_sessions.cpp).
+  // Sessions, closed-loop clients and offload tiers (sim_sessions.cpp).
+  // A request whose arrival waits on an earlier one's end (a session's next
+  // turn, a closed-loop client's next request) arrives at `at` plus its think
+  // time, read from `think_path` for messages (nullptr: exactly at `at`).
+  void arrive_at(size_t id, TimeNs at, const char* think_path);
   // A session turn finished: its whole context joins the prefix cache, and
   // the session's next turn arrives after its think time.
   void session_turn_done(Engine& e, Req& q);
+  // A closed-loop client's request ended (done or dropped): the client sends
+  // the next request not yet sent, after its think time.
+  void client_freed();
+  // The requests sent at the start: one per client (arrival_order_).
+  static std::vector<int32_t> first_requests_of_clients(size_t requests, int64_t clients);
   // A turn was dropped: the session's later turns never come.
   void end_session(const Req& q);
   void fill_sessions(ServingMetrics& m) const;
@@ -211,6 +220,8 @@ class Simulation : private SchedulerHost, private ReplicaLoads {
   // costs log(in flight). Empty when the requests already come in that order.
   std::vector<int32_t> arrival_order_;
   size_t next_arrival_ = 0;  // position in that order of the next arrival to enqueue
+  // closed_loop: the next request no client has sent yet (0: not a closed loop).
+  size_t next_client_request_ = 0;
   void enqueue_next_arrival();
   Rng accept_rng_;
 

@@ -47,7 +47,8 @@ double next_arrival_s(const ArrivalSpec& a, double rate, int64_t i, double t, Rn
     }
     case ArrivalProcess::Fixed: return static_cast<double>(i) / rate;
     case ArrivalProcess::AllAtOnce:
-    case ArrivalProcess::Trace: return 0;
+    case ArrivalProcess::Trace:
+    case ArrivalProcess::ClosedLoop: return 0;  // a closed loop's later arrivals: set by the simulator
   }
   return t;
 }
@@ -58,7 +59,8 @@ double natural_rate_qps(const SimulationSpec& spec) {
     case ArrivalProcess::Poisson:
     case ArrivalProcess::Gamma:
     case ArrivalProcess::Fixed: return a.rate_qps;
-    case ArrivalProcess::AllAtOnce: return 0;
+    case ArrivalProcess::AllAtOnce:
+    case ArrivalProcess::ClosedLoop: return 0;
     case ArrivalProcess::Trace: {
       const int64_t n = std::min<int64_t>(spec.workload.num_requests, static_cast<int64_t>(a.trace.size()));
       if (n < 2) return 0;
@@ -122,6 +124,10 @@ GeneratedWorkload generate_workload(const SimulationSpec& spec, uint64_t seed, c
   const bool by_duration = !o.num_requests && w.num_requests == 0;
   const int64_t cap = spec.limits.max_requests;
   const TimeNs end = by_duration ? to_ns(w.duration_s, "/serving/workload/duration_s", "the workload duration") : 0;
+  // A closed-loop client's pause before its next request (the simulator sets that arrival).
+  const TimeNs think = w.arrival.process == ArrivalProcess::ClosedLoop
+                           ? to_ns(w.arrival.think_time_s, "/serving/workload/arrival/think_time_s", "a think time")
+                           : 0;
   double t = 0;
   // Sized once when the count is known: doubling its way to a million
   // requests held 1.5x their bytes at each reallocation, and kept up to 2x.
@@ -135,6 +141,7 @@ GeneratedWorkload generate_workload(const SimulationSpec& spec, uint64_t seed, c
     t = next_arrival_s(w.arrival, rate, i, t, arrivals);
     RequestSpec r;
     r.arrival = to_ns(t, "/serving/workload/arrival/rate_qps", "an arrival time");
+    r.think = think;
     if (by_duration && r.arrival >= end) break;
     r.prompt = prompt.draw();
     r.output = output.draw();

@@ -65,7 +65,9 @@ class LengthSampler {
 };
 
 // The arrival time (s) of the i-th arrival after one at `t` (rate-based
-// processes and all_at_once; a trace gives its own times).
+// processes and all_at_once; a trace gives its own times; a closed loop's
+// requests are generated at 0 and the simulator sets each one's arrival when
+// a client is free).
 double next_arrival_s(const ArrivalSpec& a, double rate, int64_t i, double t, Rng& rng);
 
 // The sessions workload (sessions_workload.cpp): sessions arrive by the
@@ -80,7 +82,7 @@ GeneratedWorkload generate_workload(const SimulationSpec& spec, uint64_t seed, c
 // feeds arrivals to its event queue one at a time in this order.
 std::vector<int32_t> arrival_order(const std::vector<RequestSpec>& requests);
 
-// The workload's natural arrival rate (requests per second); 0 for all_at_once.
+// The workload's natural arrival rate (requests per second); 0 for all_at_once and a closed loop.
 double natural_rate_qps(const SimulationSpec& spec);
 
 }  // namespace sightline::serve

@@ -37,12 +37,25 @@ test('vLLM 0.25.1 bench serve: a closed loop of 2 (request_rate inf, max_concurr
 test('vLLM bench sweep: the run file and the summary array, each run labelled vllm', () => {
   const [run] = importRuns(path.join(real, 'er0080_opt125m_sweep_seqs4_c2_run0.json'));
   assert.deepEqual([run.format, run.load.kind, run.load.concurrency, run.requests.completed], ['vllm', 'closed_loop', 2, 8]);
+  assert.deepEqual([run.lengths.prompt_tokens_mean, run.lengths.output_tokens_mean], [256 / 8, 128 / 8]);
+  near(run.measured.ttft_mean_ms.value, 217.27289337468392, 'ttft');
+  near(run.measured.tpot_mean_ms.value, 8.204553624697533, 'tpot');
   near(run.measured.e2e_mean_ms.value, 340.3411977451469, 'e2e');
   const summary = importRuns(path.join(real, 'er0080_opt125m_sweep_seqs4_c2_summary.json'));
-  assert.ok(summary.length >= 2);
-  assert.equal(summary[0].where, '/0');
-  for (const s of summary) assert.deepEqual([s.format, s.model], ['vllm', 'facebook/opt-125m']);
+  assert.equal(summary.length, 2);
+  assert.deepEqual(summary.map((s) => s.where), ['/0', '/1']);
+  for (const s of summary) {
+    assert.deepEqual([s.format, s.model], ['vllm', 'facebook/opt-125m']);
+    assert.deepEqual([s.load.kind, s.load.concurrency, s.load.source, s.requests.completed], ['closed_loop', 2, `${s.where}/max_concurrency`, 8]);
+    assert.deepEqual([s.lengths.prompt_tokens_mean, s.lengths.output_tokens_mean], [32, 16]);
+  }
   near(summary[0].measured.ttft_mean_ms.value, run.measured.ttft_mean_ms.value, 'same run');
+  near(summary[1].measured.ttft_mean_ms.value, 39.30731637592544, 'second run ttft');
+  // The spread beside each mean (std_*_ms): the measured mean's own precision, which the fit weighs by.
+  near(summary[0].measured.ttft_mean_ms.relative_standard_error, 309.1373405846827 / 217.27289337468392 / Math.sqrt(8), 'ttft se');
+  near(summary[1].measured.tpot_mean_ms.relative_standard_error, 0.6070218873414794 / 8.012444900062594 / Math.sqrt(8), 'tpot se');
+  assert.ok(summary[0].fields_used.includes('/0/std_ttft_ms'), JSON.stringify(summary[0].fields_used));
+  near(summary[1].measured.tpot_mean_ms.value, 8.012444900062594, 'second run tpot');
 });
 
 test('vLLM run where every request failed: refused at completed', () => {
@@ -82,7 +95,9 @@ test('SGLang late-2024, Llama-3.3-70B on 4xH200: seven Poisson runs of one clust
 test('SGLang 2025 (request_rate Infinity, max_concurrency 8): a closed loop of 8', () => {
   const [r] = importRuns(path.join(real, 'tonyli_qwen25-3b_pd_gh200_a100.jsonl'));
   assert.deepEqual([r.format, r.load.kind, r.load.concurrency, r.requests.completed], ['sglang', 'closed_loop', 8, 50]);
+  assert.equal(r.load.source, '/max_concurrency');
   near(r.lengths.prompt_tokens_mean, 3019 / 50, 'prompt');
+  assert.ok(r.lengths.output_tokens_mean > 0);
   near(r.measured.ttft_mean_ms.value, 281.84517465531826, 'ttft');
   near(r.measured.tpot_mean_ms.value, 13.691778573993847, 'tpot');
 });
@@ -125,9 +140,33 @@ test('MLPerf Server: the scheduled rate, completed = samples/s x min_duration; p
 
 test('MLPerf Offline: one closed batch of samples_per_query, compared on throughput', () => {
   const [r] = importRuns(path.join(real, 'nv41_h200x8_llama2-70b-99_offline_summary.txt'));
-  assert.deepEqual([r.load.kind, r.requests.completed], ['batch', 274560]);
+  assert.deepEqual([r.format, r.load.kind, r.requests.completed], ['mlperf', 'batch', 274560]);
+  assert.equal(r.lengths.prompt_tokens_mean, null);
+  assert.ok(r.asks.some((a) => /--prompt-tokens/.test(a)));
   near(r.lengths.output_tokens_mean, 31302.7 / 107.477, 'output');
   near(r.measured.output_tokens_per_s.value, 31302.7, 'tokens/s');
+});
+
+// Issue 37's acceptance: every real file (tests/data/bench/real, and every file of
+// ../shared/data/bench-files, of which real/ holds byte copies) has its own test above.
+test('audit: every real benchmark file, and every one in ../shared/data/bench-files, is read or refused by a test here', () => {
+  const self = readFileSync(new URL(import.meta.url), 'utf8');
+  const tested = (name) => self.includes(`'${name}'`);
+  const names = readdirSync(real).filter((n) => !n.startsWith('.'));
+  assert.ok(names.length >= 11);
+  for (const n of names) assert.ok(tested(n), `no test reads tests/data/bench/real/${n}`);
+  const shared = path.join(repoRoot, '..', 'shared', 'data', 'bench-files');
+  let sharedFiles = [];
+  try {
+    sharedFiles = readdirSync(shared, { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile() && e.name !== 'SOURCES.md')
+      .map((e) => path.join(e.parentPath ?? e.path, e.name));
+  } catch { /* no ../shared beside this checkout: real/ holds the copies */ }
+  for (const f of sharedFiles) {
+    const n = path.basename(f);
+    assert.ok(names.includes(n), `${f} has no copy in tests/data/bench/real`);
+    assert.ok(readFileSync(f).equals(readFileSync(path.join(real, n))), `${n}: the copy in real/ differs from ${f}`);
+  }
 });
 
 // --- Issue 34 point 4 and 6: a file, a command, the located error (code and path in the user's file).
@@ -206,6 +245,36 @@ test('rule: MLPerf without --prompt-tokens asks for the prompt length, located i
 });
 
 // --- The fit's honesty and bounds (issue 37 point 2, issue 34 point 7).
+
+test('fit: a closed loop is replayed as one (arrival closed_loop at its concurrency), with every request it completed', () => {
+  const out = path.join(work, 'closed-loop.json');
+  const r = cli(['fit', path.join(real, 'er0080_opt125m_sweep_seqs4_c2_summary.json'), '--base', write('base-closed.json', base()), '--holdout-every', '0', '--out', out]);
+  assert.equal(r.code, 0, r.err);
+  const fit = JSON.parse(readFileSync(out, 'utf8')).fit;
+  assert.equal(fit.runs.length, 2);
+  for (const run of fit.runs) {
+    assert.deepEqual(run.replayed_arrival, { process: 'closed_loop', concurrency: 2 });
+    assert.equal(run.replayed_requests, 8);
+  }
+  assert.deepEqual(fit.fitted_on.concurrency, [2, 2]);
+  // The cold first run's mean TTFT (std 309 ms over 8 requests) weighs little: the fit follows the second
+  // run's TTFT and both TPOTs, where the two runs, the same configuration, agree.
+  const rows = fit.in_sample.runs;
+  assert.ok(Math.abs(rows[1].figures.find((x) => x.metric === 'ttft_mean_ms').error_calibrated) < 0.1, JSON.stringify(rows[1]));
+  // A closed-loop scenario outside the concurrencies it was fitted on is told, at its own key.
+  const closedRun = (clients) => {
+    const sc = base();
+    sc.id = `closed-${clients}`;
+    sc.serving.workload = { arrival: { process: 'closed_loop', concurrency: clients }, num_requests: 8, prompt_tokens: 32, output_tokens: 16 };
+    const rr = cli(['run', write(`${sc.id}.json`, sc), '--calibration', out, '--format', 'json', '--central-only']);
+    assert.equal(rr.code, 0, rr.err);
+    return JSON.parse(rr.out).result.warnings.filter((w) => /^calibration_out_of_range at \/serving\/workload\/arrival/.test(w));
+  };
+  assert.deepEqual(closedRun(2), []);
+  const [outside] = closedRun(8);
+  assert.match(outside, /^calibration_out_of_range at \/serving\/workload\/arrival\/concurrency: concurrency \(clients\) 8 is outside the range the calibration was fitted on \[2, 2\]/);
+  assert.ok(!fit.warnings.some((w) => /replayed \d+ of the/.test(w)), JSON.stringify(fit.warnings));
+});
 
 test('fit: one run (a TTFT and a TPOT) fits at most one factor; the others are held at no correction, named, and not written', () => {
   const out = path.join(work, 'one-run.json');

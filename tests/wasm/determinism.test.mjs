@@ -6,6 +6,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { loadWasm, repoRoot, cliPath } from './wasm_module.mjs';
 import { checkResultIntervals } from './headline_intervals.mjs';
 
@@ -47,6 +50,28 @@ test('wasm and native produce byte-identical result envelopes; every headline nu
     for (const kind of ['serving_latency', 'serving_simulation', 'training']) assert.ok(kinds.get(kind) > 0, `no ${kind} result`);
     assert.ok(timed > 100, `only ${timed} metrics with intervals`);
   }
+});
+
+test('a closed loop of clients (arrival closed_loop, think time) is byte-identical in wasm and natively', async () => {
+  const m = await loadWasm();
+  const scenario = JSON.parse(m.getPreset('scenarios', 'I2.2')).result;
+  const w = scenario.serving.workload;
+  delete w.duration_s;
+  w.arrival = { process: 'closed_loop', concurrency: 6, think_time_s: 0.05 };
+  w.num_requests = 60;
+  delete scenario.serving.max_qps_search;
+  delete scenario.serving.steady_state;
+  const dir = mkdtempSync(path.join(tmpdir(), 'sightline-closed-'));
+  const file = path.join(dir, 'closed.json');
+  writeFileSync(file, JSON.stringify(scenario));
+  const native = await new Promise((resolve, reject) => {
+    execFile(cliPath, ['run', file, '--format', 'envelope'], { cwd: repoRoot, maxBuffer: 1 << 30 }, (err, stdout) =>
+      err ? reject(err) : resolve(stdout.trimEnd()));
+  });
+  const fromWasm = m.runScenario(JSON.stringify(scenario));
+  assert.equal(JSON.parse(fromWasm).ok, true, fromWasm.slice(0, 400));
+  assert.equal(JSON.parse(fromWasm).result.workload.concurrency, 6);
+  assert.equal(fromWasm, native, 'wasm and native bytes differ');
 });
 
 test('sliced runs (start/step/result) equal one-shot runs', async () => {
