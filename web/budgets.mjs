@@ -76,6 +76,7 @@ const median = (xs) => {
  */
 async function firstResult(browser, url, runs) {
   const times = [];
+  const parts = [];  // where each first result's time went (app.js's sightlinePerf)
   const requested = new Set();
   const failed = [];
   for (let i = 0; i < runs; i++) {
@@ -86,10 +87,12 @@ async function firstResult(browser, url, runs) {
     page.on('response', (r) => { if (r.status() >= 400) failed.push(`${r.url()} (HTTP ${r.status()})`); });
     await page.goto(url);
     await page.waitForFunction(() => window.sightlinePerf && window.sightlinePerf.firstResultMs !== null, null, { timeout: 30000 });
-    times.push(await page.evaluate(() => window.sightlinePerf.firstResultMs));
+    const p = await page.evaluate(() => ({ ...window.sightlinePerf }));
+    times.push(p.firstResultMs);
+    parts.push(p);
     await context.close();
   }
-  return { times, requested: [...requested].sort(), failed };
+  return { times, parts, requested: [...requested].sort(), failed };
 }
 
 /** A 10-point sweep right after opening the Sweep tab (worker start-up included). */
@@ -143,7 +146,7 @@ export async function measure({ runs = 3 } = {}) {
     // Files of the on-demand list the first result asked for: they belong in the budget.
     const onDemandRequested = first.requested.filter((f) => ON_DEMAND.has(f.split('/').join(path.sep)));
     return {
-      size, firstResultMs: first.times, firstResultMedianMs: median(first.times), firstRequests: first.requested,
+      size, firstResultMs: first.times, firstResultMedianMs: median(first.times), firstResultParts: first.parts, firstRequests: first.requested,
       onDemandRequested, failedRequests: first.failed, sweep: sw, servingSweep: serving,
     };
   } finally {
@@ -167,6 +170,9 @@ export function report(m) {
       `on-demand files asked for: ${m.onDemandRequested.length ? m.onDemandRequested.join(', ') : 'none'}`,
     `first result of the default scenario: median ${Math.round(m.firstResultMedianMs)} ms after navigation ` +
       `(runs: ${m.firstResultMs.map((t) => Math.round(t)).join(', ')} ms)  budget ${BUDGETS.firstResultMs} ms  ${ok(m.firstResultMedianMs <= BUDGETS.firstResultMs)}`,
+    `  where it went (ms after navigation, per run): ${m.firstResultParts.map((p) => `app.js started ${Math.round(p.appStartMs)}, engine ready ${Math.round(p.engineReadyMs)} `
+      + `(its worker's module loaded and compiled in ${Math.round(p.engineLoadMs)}), presets ${Math.round(p.presetsMs)}, `
+      + `run started ${Math.round(p.firstRunMs)}, result ${Math.round(p.firstResultMs)}`).join('; ')}`,
     `10-point sweep (batch size 1..10 of the default scenario, ${m.sweep.workers} workers): ${Math.round(m.sweep.ms)} ms, ` +
       `${m.sweep.points} points  budget ${BUDGETS.sweepMs} ms  ${ok(m.sweep.ms <= BUDGETS.sweepMs)}`,
     `10-point serving sweep (I2.2, 1,000 requests each, rate 1..10 req/s, ${m.servingSweep.workers} workers): ` +

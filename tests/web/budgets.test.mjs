@@ -14,7 +14,7 @@ test('budgets: size; first result and 10-point sweeps measured and reported', as
   checkBuilt();
   const { measure, report, BUDGETS, ON_DEMAND } = await import(pathToFileURL(path.join(repoDir, 'web', 'budgets.mjs')).href);
   const m = await measure({ runs: 3 });
-  for (const line of report(m).split('\n').slice(-6)) t.diagnostic(line);
+  for (const line of report(m).split('\n').slice(-7)) t.diagnostic(line);
   // The first result asks for nothing the on-demand list names, and no request fails (no 404).
   assert.deepEqual(m.onDemandRequested, []);
   assert.deepEqual(m.failedRequests, []);
