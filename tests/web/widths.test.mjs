@@ -62,7 +62,7 @@ test('4 widths × every mode: nothing scrolls sideways, no control or label past
     if (mode === 'search') {
       if (await page.isHidden('#mode-search')) continue;  // an engine build without the deployment search
       await page.click('#mode-search');
-      await page.waitForSelector('#panel-search:not([hidden])');
+      await page.waitForSelector('#panel-search[data-loaded="true"]:not([hidden])');  // its form loads on demand
     } else {
       await page.click(`#mode-${mode}`);
       await page.selectOption('#scenario', preset);

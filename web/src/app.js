@@ -639,7 +639,7 @@ function applyEmbedCharts(v) {
 const TABS = ['result', 'sweep', 'compare', 'search', 'calibrate'];
 let shownTab = 'result';
 
-/** Shows the panel of tab `name` alone. */
+/** Shows the panel of tab `name` alone (a tab loaded on demand at once, still empty while it loads). */
 function showPanel(name) {
   for (const t of TABS) $(`panel-${t}`).hidden = t !== name;
 }
@@ -653,17 +653,20 @@ function selectTab(name, focus = false) {
     tab.tabIndex = on ? 0 : -1;
     if (on && focus) tab.focus();
   }
-  // A tab loaded on demand shows once its markup is in, if it is still the one chosen.
+  showPanel(name);
+  // A tab loaded on demand is busy until its markup and code are in; then it draws, if still shown.
   const loaders = { sweep: sweepTab, search: searchTab, calibrate: calibrateTab, compare: compareTab };
   if (loaders[name]) {
+    const panel = $(`panel-${name}`);
+    if (!panel.dataset.loaded) panel.setAttribute('aria-busy', 'true');
     loaders[name]().then((tool) => {
+      panel.removeAttribute('aria-busy');
       if (shownTab !== name) return;
-      showPanel(name);
       if (tool.warm) tool.warm();
       if (tool.draw) tool.draw();
       else if (tool.render) tool.render();  // Compare
     });
-  } else showPanel(name);
+  }
   // The Deployment search mode button is the Search tab's twin; the search has its own form,
   // so the scenario form steps aside while it shows.
   const modeTab = $('mode-search');
@@ -758,10 +761,8 @@ function applyLinkCalibration(hash) {
 function pinCurrent() {
   if (!state.last) return;
   const pinned = { ...state.last, presetId: state.presetId, label: describe(state.last.scenario) };
-  compareTab().then((compare) => {
-    compare.pin(pinned);
-    selectTab('compare');
-  });
+  selectTab('compare');  // loads the tab; A is pinned once it is in
+  compareTab().then((compare) => compare.pin(pinned));
 }
 
 function bindEvents() {

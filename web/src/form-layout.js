@@ -255,9 +255,9 @@ export const FORM_PARTS = {
     ]),
     fieldset('Precision', {  }, [
       row(3, [
-        field('weights', 'Weights', null, 'Data type the model weights are stored in (int8/int4: weight-only quantization)'),
+        field('weights', 'Weights', null, 'Data type the model weights are stored in (int8/int4: weight-only quantization). From the model: the quantization its config states (a pasted one: From the config), else the activations\' dtype'),
         field('activations', 'Activations', null, 'Data type of activations and of the math (tensor-core dtype)'),
-        field('kv_cache', 'KV cache', null, 'Data type of the attention key/value cache', { section: 'serving' }),
+        field('kv_cache', 'KV cache', null, 'Data type of the attention key/value cache. From the model: the KV dtype its config states, else the activations\'', { section: 'serving' }),
       ]),
     ]),
   ],
