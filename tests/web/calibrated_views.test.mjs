@@ -27,6 +27,9 @@ before(async () => {
 
 const freshPage = () => newPage(suite.browser);  // its own context: its own localStorage
 
+/** An embed's finished run of I1.4 (its run bar is not shown: the state is only attached, as in embed.test.mjs). */
+const embedDone = (page) => page.waitForSelector('#results[data-scenario="I1.4"] #run-status[data-state="done"]', { state: 'attached' });
+
 /** A small deployment search: Llama-2-7B on one A100 at 2 req/s, 300 requests of I2.2's shape. */
 function smallQuestion() {
   const q = buildQuestion({
@@ -41,6 +44,7 @@ function smallQuestion() {
 async function searchAnswer(hash) {
   const page = await freshPage();
   await page.goto(`${suite.server.url}#${hash}`);
+  await waitDone(page);  // the page's first result (the default scenario's): init has shown the Search mode, if any
   if (await page.isHidden('#mode-search')) {
     await page.context().close();
     return null;
@@ -76,7 +80,7 @@ test('an embed is priced with the calibration its link carries (the CLI\'s numbe
   const link = share.encodeLink({ preset: 'I1.4', overrides: {} });
   const page = await freshPage();
   await page.goto(`${suite.server.url}?embed=1#${link}&${share.encodeCalibrationLink(CALIBRATION)}`);
-  await waitDone(page, 'I1.4');
+  await embedDone(page);
   await page.waitForSelector('#calibrated-badge:not([hidden])');
   assert.equal(await page.textContent('#calibrated-badge'), 'calibrated with slow-cluster');
   const scenario = scenarioPreset('I1.4');
@@ -91,7 +95,7 @@ test('an embed is priced with the calibration its link carries (the CLI\'s numbe
   await page.evaluate((cal) => localStorage.setItem('sightline.calibration', JSON.stringify(cal)), CALIBRATION);
   const plain = await page.context().newPage();
   await plain.goto(`${suite.server.url}?embed=1#${link}`);
-  await waitDone(plain, 'I1.4');
+  await embedDone(plain);
   assert.equal(await plain.isHidden('#calibrated-badge'), true);
   assert.equal(await plain.getAttribute('#headline [data-headline="ttft_ms"]', 'data-value'), fixed3(cli('I1.4').metrics.ttft_ms));
   assert.deepEqual(page.errors, []);
