@@ -44,7 +44,8 @@ function smallQuestion() {
 async function searchAnswer(hash) {
   const page = await freshPage();
   await page.goto(`${suite.server.url}#${hash}`);
-  await waitDone(page);  // the page's first result (the default scenario's): init has shown the Search mode, if any
+  // The page's first result (the default scenario's, behind the Search tab): init has shown the Search mode, if any.
+  await page.waitForSelector('#run-status[data-state="done"]', { state: 'attached' });
   if (await page.isHidden('#mode-search')) {
     await page.context().close();
     return null;
@@ -78,7 +79,10 @@ test('a search after applying a calibration prices every candidate with it and s
 
 test('an embed is priced with the calibration its link carries (the CLI\'s numbers), never with the reader\'s', async () => {
   const link = share.encodeLink({ preset: 'I1.4', overrides: {} });
-  const page = await freshPage();
+  const context = await suite.browser.newContext();  // two pages sharing one localStorage
+  const page = await context.newPage();
+  page.errors = [];
+  page.on('pageerror', (e) => page.errors.push(e.message));
   await page.goto(`${suite.server.url}?embed=1#${link}&${share.encodeCalibrationLink(CALIBRATION)}`);
   await embedDone(page);
   await page.waitForSelector('#calibrated-badge:not([hidden])');
@@ -93,13 +97,13 @@ test('an embed is priced with the calibration its link carries (the CLI\'s numbe
 
   // The reader's applied calibration does not reach an embed whose link carries none.
   await page.evaluate((cal) => localStorage.setItem('sightline.calibration', JSON.stringify(cal)), CALIBRATION);
-  const plain = await page.context().newPage();
+  const plain = await context.newPage();
   await plain.goto(`${suite.server.url}?embed=1#${link}`);
   await embedDone(plain);
   assert.equal(await plain.isHidden('#calibrated-badge'), true);
   assert.equal(await plain.getAttribute('#headline [data-headline="ttft_ms"]', 'data-value'), fixed3(cli('I1.4').metrics.ttft_ms));
   assert.deepEqual(page.errors, []);
-  await page.context().close();
+  await context.close();
 });
 
 test('"Copy embed code" carries the applied calibration when "with calibration" is ticked', async () => {
