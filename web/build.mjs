@@ -80,6 +80,33 @@ for (const m of WASM_MODULES) {
   if (!envelope.ok) fail(`listRegistries failed: ${JSON.stringify(envelope.error)}`);
   fs.writeFileSync(path.join(outDir, 'registries.json'), JSON.stringify(envelope.result));
 }
+// index.html names every module of the first load (the static imports of its
+// scripts, transitively) as a modulepreload, so the browser fetches them all at
+// once instead of discovering them one import level at a time (app.js's graph
+// is six levels deep); modules loaded on demand (dynamic import()) are not named.
+{
+  const STATIC_IMPORT = /^\s*(?:import|export)\b[^'"]*?\bfrom\s*['"](\.{1,2}\/[^'"]+)['"]|^\s*import\s*['"](\.{1,2}\/[^'"]+)['"]/gm;
+  const indexPath = path.join(outDir, 'index.html');
+  let html = fs.readFileSync(indexPath, 'utf8');
+  const entries = [...html.matchAll(/<script type="module" src="([^"]+)"><\/script>/g)].map((m) => m[1]);
+  const seen = new Set();
+  const visit = (rel) => {
+    if (seen.has(rel)) return;
+    seen.add(rel);
+    const file = path.join(srcDir, rel);
+    if (!fs.existsSync(file)) return;  // vendor/ files: copied below, import nothing of the page's
+    for (const m of fs.readFileSync(file, 'utf8').matchAll(STATIC_IMPORT)) {
+      visit(path.posix.normalize(path.posix.join(path.posix.dirname(rel), m[1] || m[2])));
+    }
+  };
+  for (const e of entries) visit(e);
+  const preloads = [...seen].filter((f) => !entries.includes(f)).sort()
+    .map((f) => `  <link rel="modulepreload" href="${f}">`).join('\n');
+  const anchor = '  <link rel="stylesheet" href="style.css">\n';
+  if (!html.includes(anchor)) fail('index.html has no stylesheet link to put the module preloads after');
+  html = html.replace(anchor, `${anchor}${preloads}\n`);
+  fs.writeFileSync(indexPath, html);
+}
 const vendorDir = path.join(outDir, 'vendor');
 fs.mkdirSync(vendorDir, { recursive: true });
 const notices = [];

@@ -14,7 +14,10 @@ test('budgets: size; first result and 10-point sweeps measured and reported', as
   checkBuilt();
   const { measure, report, BUDGETS, ON_DEMAND } = await import(pathToFileURL(path.join(repoDir, 'web', 'budgets.mjs')).href);
   const m = await measure({ runs: 3 });
-  for (const line of report(m).split('\n').slice(-5)) t.diagnostic(line);
+  for (const line of report(m).split('\n').slice(-7)) t.diagnostic(line);
+  // The first result asks for nothing the on-demand list names, and no request fails (no 404).
+  assert.deepEqual(m.onDemandRequested, []);
+  assert.deepEqual(m.failedRequests, []);
   assert.ok(m.size.totalGzip <= BUDGETS.gzipBytes, `compressed page + wasm ${m.size.totalGzip} B > ${BUDGETS.gzipBytes} B`);
   assert.ok(m.size.rows.some((r) => r.file === 'sightline.wasm') && m.size.rows.some((r) => r.file.startsWith('vendor/')));
   // The on-demand set names files the build writes (a renamed file would slip into neither list).

@@ -291,8 +291,8 @@ test("a quantized checkpoint runs in its own precision: gpt-oss-120b on one H100
   // GPU": the scenario's bf16 overrode the config's quantization. A pasted
   // quantized config now sets Weights to "From the model"; the engine takes the config's.
   const cases = [
-    { file: 'openai--gpt-oss-120b.json', gpu: 'h100-sxm', gpus: 1, link: '', weights: 'mxfp4' },
-    { file: 'deepseek-ai--DeepSeek-V3.json', gpu: 'h200', gpus: 8, link: 'nvlink4-nvswitch', weights: 'fp8' },
+    { file: 'openai--gpt-oss-120b.json', gpu: 'h100-sxm', gpus: 1, link: '', weights: 'mxfp4', method: 'mxfp4' },
+    { file: 'deepseek-ai--DeepSeek-V3.json', gpu: 'h200', gpus: 8, link: 'nvlink4-nvswitch', weights: 'fp8', method: 'fp8' },
   ];
   for (const c of cases) {
     const page = await openI11();
@@ -310,7 +310,8 @@ test("a quantized checkpoint runs in its own precision: gpt-oss-120b on one H100
       await page.fill('#hf_config', text);
       await page.dispatchEvent('#hf_config', 'change');
     });
-    assert.equal(await page.inputValue('#weights'), '', `${c.file}: Weights shows "From the model"`);
+    assert.equal(await page.inputValue('#weights'), '', `${c.file}: Weights shows the config's own`);
+    assert.equal(await page.$eval('#weights', (w) => w.options[w.selectedIndex].text), `From the config (${c.method})`);
     assert.match(await page.textContent('#hf-note'), /Weights follow it/);
     assert.equal(await page.isVisible('#error'), false, `${c.file}: ${await page.textContent('#error')}`);
     const scenario = scenarioPreset('I1.1');

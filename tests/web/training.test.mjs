@@ -234,6 +234,7 @@ test('a sweep over data parallelism resizes the cluster; a micro-batch sweep plo
   await page.selectOption('#scenario', 'T3.1');
   await waitDone(page, 'T3.1');
   await page.click('#tab-sweep');
+  await page.waitForSelector('#panel-sweep[data-loaded="true"]');  // the Sweep tab loads on demand
   const fields = await page.$$eval('#sweep-field option', (os) => os.map((o) => o.value));
   assert.ok(fields.includes('train_dp') && fields.includes('train_mbs') && fields.includes('tokens_to_train'), `${fields}`);
   assert.ok(!fields.includes('batch_size'), 'serving fields are not offered for a training scenario');

@@ -2,20 +2,16 @@
 // hash (share link), localStorage and the current run in sync, and hosts the
 // sweep, compare, embed, export and import features. Strings from links, files
 // and the engine only ever reach the page through textContent / value.
-import { EngineClient } from './engine-client.js';
+import { client, workerUrl, startup } from './engine-start.js';
 import * as form from './form.js';
 import * as catalogue from './catalogue.js';
 import * as view from './render.js';
-import { registerKind, viewFor, allViews } from './kinds.js';
+import { registerKind, registerLazyKind, loadKind, viewFor, allViews } from './kinds.js';
 import { view as latencyView } from './views/latency.js';
-import { view as trainingView } from './views/training.js';
-import { view as servingView } from './views/serving.js';
 import { decodeLink, encodeLink, resolveLink, scenarioLink, canonicalOf, LinkError, encodeSearchLink, decodeSearchLink, encodeCalibrationLink, decodeCalibrationLink } from './share.js';
 import * as calibration from './calibration-store.js';
 import { getChartView } from './charts/registry.js';
-import { Sweep } from './sweep.js';
-import { Compare } from './compare.js';
-import { Search } from './search.js';
+import { loadPanel } from './panels.js';
 import { download, slug, toCsv, readScenarioFile } from './export.js';
 import { $, kpiCardAround, showNumber } from './dom.js';
 import { decorate } from './headline.js';
@@ -26,6 +22,7 @@ import * as dependent from './dependent.js';
 import * as assumptions from './assumptions.js';
 import { addHowToRead, labelDominant } from './howto.js';
 import { buildCards } from './cards.js';
+import { renderForm } from './form-layout.js';
 
 const DEFAULT_SCENARIO = 'I1.1';
 const STORAGE_KEY = 'sightline.scenario';
@@ -33,16 +30,29 @@ const DEFAULT_EMBED_CHARTS = ['families', 'memory'];
 const CSV_TITLE = 'Download one CSV row per operator (prefill and decode step)';
 
 registerKind(latencyView);
-registerKind(trainingView);
-registerKind(servingView);
+// The training and serving-simulation views come with their first result: code, markup, chart cards.
+for (const [kind, name] of [['training', 'training'], ['serving_simulation', 'serving']]) {
+  registerLazyKind(kind, () => loadPanel(name, () => import(`./views/${name}.js`), { file: `views/${name}.html`, hostId: `${name}-view` })
+    .then(({ view: v }) => {
+      const section = $(v.section);
+      buildCards([v]);
+      addHowToRead(section);
+      catalogue.labelStatic(section);
+      return v;
+    }));
+}
 
-const workerUrl = new URL('./worker/worker.js', import.meta.url);
-const client = new EngineClient(workerUrl);
 const params = new URLSearchParams(location.search);
 const embed = params.get('embed') === '1';
 
-// Timings read by web/budgets.mjs and the tests.
-const perf = { firstResultMs: null, runs: 0, started: 0, lastSweepMs: null, lastSearchMs: null };
+// Timings read by web/budgets.mjs and the tests; the first result's, ms after
+// navigation, split where it goes: this module's start (its imports loaded), the
+// engine ready (its worker's module loaded and compiled: engineLoadMs of it
+// inside the worker), the presets read, the first run started.
+const perf = {
+  firstResultMs: null, runs: 0, started: 0, lastSweepMs: null, lastSearchMs: null,
+  appStartMs: performance.now(), engineReadyMs: null, engineLoadMs: null, presetsMs: null, firstRunMs: null,
+};
 // Typing runs the scenario once the user pauses this long (one run per burst of keystrokes).
 const TYPING_PAUSE_MS = 450;
 let typingTimer = 0;
@@ -62,16 +72,55 @@ const state = {
 };
 
 
-const sweep = new Sweep({
+// The Sweep and Search tabs load their markup and code the first time they open
+// (panels.js): sweepTab() and searchTab() resolve with the tab's object.
+const sweepOptions = {
   workerUrl,
   getScenario: () => currentScenario(),
   getGpu: (id) => state.gpus.get(id) || null,
   getLink: (id) => state.links.get(id) || null,
-  getCalibration: () => (embed ? null : calibration.applied()),
+  getCalibration: () => activeCalibration(),
   onDone: (ms) => { perf.lastSweepMs = ms; },
-});
-const compare = new Compare();
-const search = new Search({
+};
+let sweepLoaded = null;
+function sweepTab() {
+  if (!sweepLoaded) {
+    sweepLoaded = loadPanel('sweep', () => import('./sweep.js')).then(({ Sweep }) => {
+      const sweep = new Sweep(sweepOptions);
+      sweep.init();
+      if (state.base) sweep.setSection(form.formSection(state.base));
+      if (state.last) sweep.setMetrics(state.last.result);
+      return sweep;
+    });
+  }
+  return sweepLoaded;
+}
+/** Calls `f(sweep)` once the Sweep tab is loaded; nothing when it never opened (it catches up when it does). */
+function withSweep(f) {
+  if (sweepLoaded) sweepLoaded.then(f);
+}
+let compareLoaded = null;
+/** The Compare tab (loaded the first time it opens or a scenario is pinned), with the current result as B. */
+function compareTab() {
+  if (!compareLoaded) {
+    compareLoaded = loadPanel('compare', () => import('./compare.js')).then(({ Compare }) => {
+      const compare = new Compare();
+      $('compare-pin').addEventListener('click', pinCurrent);
+      $('compare-clear').addEventListener('click', () => compare.clear());
+      $('compare-only-diff').addEventListener('change', () => compare.render());
+      $('compare-swap').addEventListener('click', () => {
+        const a = compare.a;
+        if (!a || !state.last) return;
+        compare.pin({ ...state.last, presetId: state.presetId, label: describe(state.last.scenario) });
+        loadScenario(a.presetId, a.scenario);
+      });
+      if (state.last) compare.update({ ...state.last, label: describe(state.last.scenario) });
+      return compare;
+    });
+  }
+  return compareLoaded;
+}
+const searchOptions = {
   workerUrl,
   onOpen: (scenario) => {
     loadScenario(null, scenario);
@@ -80,7 +129,20 @@ const search = new Search({
   onShare: (link) => `${baseUrl()}#${encodeSearchLink(link)}`,
   onDone: (ms) => { perf.lastSearchMs = ms; },
   onModel: (id) => showSearchUnderstood(id),
-});
+  getCalibration: () => activeCalibration(),
+};
+let searchPresets = null;  // what Search.init needs, kept by init() until the tab opens
+let searchLoaded = null;
+function searchTab() {
+  if (!searchLoaded) {
+    searchLoaded = loadPanel('search', () => import('./search.js')).then(({ Search }) => {
+      const search = new Search(searchOptions);
+      search.init(searchPresets);
+      return search;
+    });
+  }
+  return searchLoaded;
+}
 
 /** What the engine understood of the Search tab's model (a preset id), in its own panel. */
 let searchUnderstood = '';
@@ -93,6 +155,17 @@ function showSearchUnderstood(id) {
   }, () => {
     if (searchUnderstood === id) custom.showUnderstood(null, 'q-');
   });
+}
+
+/**
+ * The calibration every run is priced with (Result, Sweep and Search): the one
+ * applied in this browser; in an embed, only the one its own link carries
+ * (`&c1=`), so an embed shows what its author published, whatever the reader's
+ * browser holds.
+ */
+let embedCalibration = null;
+function activeCalibration() {
+  return embed ? embedCalibration : calibration.applied();
 }
 
 function currentScenario() {
@@ -168,7 +241,7 @@ function cancelCurrent() {
 function runForm({ force = false } = {}) {
   if (!state.base) return;
   const scenario = currentScenario();
-  const cal = embed ? null : calibration.applied();  // priced with it, as `run --calibration`
+  const cal = activeCalibration();  // priced with it, as `run --calibration`
   const text = JSON.stringify([scenario, cal]);
   clearTimeout(typingTimer);
   if (state.run && state.run.text === text) return;  // the same run is already in flight
@@ -198,7 +271,8 @@ function runForm({ force = false } = {}) {
   }, { calibration: cal });
   state.run = { id, text };
   perf.started += 1;
-  promise.then(({ result, warnings }) => {
+  if (perf.firstRunMs === null) perf.firstRunMs = performance.now();
+  promise.then((done) => loadKind(done.result && done.result.kind).then(() => done)).then(({ result, warnings }) => {
     if (!state.run || state.run.id !== id) return;
     state.run = null;
     state.shownText = text;
@@ -255,8 +329,8 @@ function showResult(scenario, result, warnings) {
   $('export-csv').disabled = !v.rows(result).some((r) => r.rows.length);
   $('export-csv').title = v.csvTitle || CSV_TITLE;
   $('export-csv').textContent = v.csvLabel || 'Operators CSV';
-  sweep.setMetrics(result);
-  compare.update({ scenario, result, label: describe(scenario) });
+  withSweep((sweep) => sweep.setMetrics(result));
+  if (compareLoaded) compareLoaded.then((compare) => compare.update({ scenario, result, label: describe(scenario) }));
   if (embed) {
     applyEmbedCharts(v);
     document.title = `Sightline: ${$('summary').textContent || describe(scenario)}`;
@@ -342,7 +416,7 @@ function showPresetInPicker() {
 const lastPresetOfMode = new Map();  // mode -> the preset last shown in it
 
 function showMode(mode) {
-  const shown = $('panel-search').hidden ? mode : 'search';  // the Search tab keeps its mode button lit
+  const shown = shownTab === 'search' ? 'search' : mode;  // the Search tab keeps its mode button lit
   for (const [m] of MODES) {
     const tab = $(`mode-${m}`);
     tab.setAttribute('aria-selected', String(m === shown));
@@ -357,7 +431,7 @@ function selectMode(mode) {
     selectTab('search');
     return;
   }
-  if (!$('panel-search').hidden) selectTab('result');
+  if (shownTab === 'search') selectTab('result');
   if (state.base && modeOf(state.base) === mode) return;
   const first = $('scenario').querySelector(`option[data-mode="${mode}"]`);
   const id = lastPresetOfMode.get(mode) || (first && first.value);
@@ -389,7 +463,7 @@ function loadScenario(presetId, scenario) {
   form.fill(state.base);
   custom.fill(state.base);
   dependent.reset();
-  sweep.setSection(form.formSection(state.base));
+  withSweep((sweep) => sweep.setSection(form.formSection(state.base)));
   runForm();
 }
 
@@ -430,13 +504,15 @@ function loadSearchLink(hash) {
     showLinkNotice('The link holds a deployment-search question, and this engine build has no deployment search.');
     return true;
   }
-  if (!search.fill(link)) {
-    showLinkNotice('The link holds a deployment-search question this version of Sightline cannot read.');
-    return true;
-  }
-  $('link-notice').hidden = true;
   selectTab('search');
-  search.run();
+  searchTab().then((search) => {
+    if (!search.fill(link)) {
+      showLinkNotice('The link holds a deployment-search question this version of Sightline cannot read.');
+      return;
+    }
+    $('link-notice').hidden = true;
+    search.run();
+  });
   return true;
 }
 
@@ -469,9 +545,10 @@ async function share(kind) {
   if (!state.base) return;
   const scenario = currentScenario();
   const link = currentLink(scenario);
-  // The applied calibration travels only when the user ticks it.
-  const cal = kind === 'link' && $('share-calibration').checked ? calibration.applied() : null;
-  const text = kind === 'embed' ? embedCode(link, describe(scenario)) : `${baseUrl()}#${link}${cal ? `&${encodeCalibrationLink(cal)}` : ''}`;
+  // The applied calibration travels, in a link or an embed, only when the user ticks it.
+  const cal = $('share-calibration').checked ? calibration.applied() : null;
+  const withCal = `${link}${cal ? `&${encodeCalibrationLink(cal)}` : ''}`;
+  const text = kind === 'embed' ? embedCode(withCal, describe(scenario)) : `${baseUrl()}#${withCal}`;
   $('share-label').textContent = kind === 'embed' ? 'Embed code (paste it into an HTML page)' : 'Share link';
   const box = $('share-box');
   const area = $('share-text');
@@ -521,7 +598,7 @@ async function exportChart(name, format) {
   const chart = getChartView(name);
   if (!chart || !chart.hasData) return;
   const stem = `${resultFileStem()}-${slug(name)}`;
-  if (format === 'svg') download(`${stem}.svg`, chart.toSvg(), 'image/svg+xml');
+  if (format === 'svg') download(`${stem}.svg`, await chart.toSvg(), 'image/svg+xml');
   else download(`${stem}.png`, await chart.toPng());
 }
 
@@ -560,25 +637,35 @@ function applyEmbedCharts(v) {
 // ---- tabs --------------------------------------------------------------------------
 
 const TABS = ['result', 'sweep', 'compare', 'search', 'calibrate'];
+let shownTab = 'result';
+
+/** Shows the panel of tab `name` alone (a tab loaded on demand at once, still empty while it loads). */
+function showPanel(name) {
+  for (const t of TABS) $(`panel-${t}`).hidden = t !== name;
+}
 
 function selectTab(name, focus = false) {
+  shownTab = name;
   for (const t of TABS) {
     const tab = $(`tab-${t}`);
     const on = t === name;
     tab.setAttribute('aria-selected', String(on));
     tab.tabIndex = on ? 0 : -1;
-    $(`panel-${t}`).hidden = !on;
     if (on && focus) tab.focus();
   }
-  if (name === 'sweep') {
-    sweep.warm();
-    sweep.draw();
-  }
-  if (name === 'compare') compare.render();
-  if (name === 'calibrate') openCalibrate();
-  if (name === 'search') {
-    search.warm();
-    search.draw();
+  showPanel(name);
+  // A tab loaded on demand is busy until its markup and code are in; then it draws, if still shown.
+  const loaders = { sweep: sweepTab, search: searchTab, calibrate: calibrateTab, compare: compareTab };
+  if (loaders[name]) {
+    const panel = $(`panel-${name}`);
+    if (!panel.dataset.loaded) panel.setAttribute('aria-busy', 'true');
+    loaders[name]().then((tool) => {
+      panel.removeAttribute('aria-busy');
+      if (shownTab !== name) return;
+      if (tool.warm) tool.warm();
+      if (tool.draw) tool.draw();
+      else if (tool.render) tool.render();  // Compare
+    });
   }
   // The Deployment search mode button is the Search tab's twin; the search has its own form,
   // so the scenario form steps aside while it shows.
@@ -620,11 +707,11 @@ function bindTabs() {
 
 // ---- cluster calibration --------------------------------------------------------------
 
-/** The Calibrate tab's code, loaded the first time the tab opens. */
+/** The Calibrate tab's markup and code, loaded the first time the tab opens. */
 let calibrateModule = null;
-function openCalibrate() {
+function calibrateTab() {
   if (!calibrateModule) {
-    calibrateModule = import('./calibrate.js').then((m) => {
+    calibrateModule = loadPanel('calibrate', () => import('./calibrate.js')).then((m) => {
       m.initCalibrate({
         getBase: () => (state.base ? { scenario: currentScenario(), label: describe(currentScenario()) } : null),
         onApplied: calibrationChanged,
@@ -632,7 +719,10 @@ function openCalibrate() {
       return m;
     });
   }
-  calibrateModule.then((m) => m.refreshCalibrate());
+  return calibrateModule.then((m) => {
+    m.refreshCalibrate();
+    return m;
+  });
 }
 
 /** After Apply, rename or remove: the share option and the result follow. */
@@ -644,10 +734,18 @@ function calibrationChanged() {
   runForm({ force: true });
 }
 
-/** A link that carries a calibration applies it (and keeps it, named, in this browser); true when it did. */
+/**
+ * A link that carries a calibration applies it (and keeps it, named, in this
+ * browser; an embed keeps it for its own runs only); true when it did.
+ */
 function applyLinkCalibration(hash) {
   try {
     const cal = decodeCalibrationLink(hash);
+    if (embed) {
+      const changed = JSON.stringify(cal) !== JSON.stringify(embedCalibration);
+      embedCalibration = cal;
+      return changed;
+    }
     if (!cal) return false;
     calibration.apply(cal);
     if (calibrateModule) calibrateModule.then((m) => m.showAppliedCalibration());
@@ -662,8 +760,9 @@ function applyLinkCalibration(hash) {
 
 function pinCurrent() {
   if (!state.last) return;
-  compare.pin({ ...state.last, presetId: state.presetId, label: describe(state.last.scenario) });
-  selectTab('compare');
+  const pinned = { ...state.last, presetId: state.presetId, label: describe(state.last.scenario) };
+  selectTab('compare');  // loads the tab; A is pinned once it is in
+  compareTab().then((compare) => compare.pin(pinned));
 }
 
 function bindEvents() {
@@ -701,7 +800,6 @@ function bindEvents() {
   $('phase-prefill').addEventListener('click', () => view.setPhase('prefill'));
   $('family-ms').addEventListener('click', () => latencyView.setFamilyScale('ms'));
   $('family-pct').addEventListener('click', () => latencyView.setFamilyScale('%'));
-  servingView.bind();
   $('copy-link').addEventListener('click', () => share('link'));
   $('copy-embed').addEventListener('click', () => share('embed'));
   $('share-close').addEventListener('click', () => { $('share-box').hidden = true; });
@@ -715,22 +813,13 @@ function bindEvents() {
     importFile(file).finally(() => { e.target.value = ''; });
   });
   $('pin').addEventListener('click', pinCurrent);
-  $('compare-pin').addEventListener('click', pinCurrent);
-  $('compare-clear').addEventListener('click', () => compare.clear());
-  $('compare-only-diff').addEventListener('change', () => compare.render());
-  $('compare-swap').addEventListener('click', () => {
-    const a = compare.a;
-    if (!a || !state.last) return;
-    compare.pin({ ...state.last, presetId: state.presetId, label: describe(state.last.scenario) });
-    loadScenario(a.presetId, a.scenario);
-  });
   document.addEventListener('click', (e) => {
     const btn = e.target.closest('[data-export-chart]');
     if (btn) exportChart(btn.dataset.exportChart, btn.dataset.format);
   });
   window.addEventListener('hashchange', () => {
     if (!state.scenarios.size) return;
-    if (!embed && applyLinkCalibration(location.hash)) calibrationChanged();
+    if (applyLinkCalibration(location.hash)) calibrationChanged();
     if (!loadSearchLink(location.hash)) loadLink(location.hash);
   });
   bindTabs();
@@ -775,24 +864,27 @@ function setupEmbed() {
 }
 
 async function init() {
+  renderForm();  // the form's fields, from form-layout.js, before anything looks for an input
   const missing = buildCards(allViews());  // before anything looks for a chart's host
   if (missing.length) console.error(`No card on the page for the charts ${missing.join(', ')}`);
   addHowToRead();
   setupEmbed();
   bindEvents();
-  sweep.init();
   view.setStatus('loading', 'Loading engine…');
   try {
-    const registriesLoaded = client.registries();  // a static file: no need to wait for the worker
+    // Asked for by engine-start.js before this module was even loaded.
     view.showVersion(await client.ready);
+    perf.engineReadyMs = startup.readyMs;
+    perf.engineLoadMs = client.loadMs;
     // The engine's catalogue gives every label, unit, policy name and range the
     // page shows; without it the page stops here with the engine's error.
     const [scenarios, models, gpus, interconnects, registries] = await Promise.all([
-      ...['scenarios', 'models', 'gpus', 'interconnects'].map((kind) => client.presets(kind)),
-      registriesLoaded]);
+      ...['scenarios', 'models', 'gpus', 'interconnects'].map((kind) => startup.presets[kind]),
+      startup.registries]);
+    perf.presetsMs = performance.now();
     catalogue.setCatalogue(registries);
     catalogue.labelStatic();
-    const validation = validationPresets(await client.presets('validation').catch(() => []));
+    const validation = validationPresets(await startup.presets.validation.catch(() => []));
     scenarios.push(...validation.scenarios);
     state.measured = validation.measured;
     form.populate({ scenarios, models, gpus, interconnects });
@@ -803,11 +895,11 @@ async function init() {
     for (const l of interconnects) state.links.set(l.id, l);
     for (const s of scenarios) state.scenarios.set(s.id, s);
     if (client.features.search && !embed) {
-      search.init({ scenarios, models, gpus, interconnects, isSimulate: (s) => modeOf(s) === 'simulate' && !validation.scenarios.includes(s) });
+      searchPresets = { scenarios, models, gpus, interconnects, isSimulate: (s) => modeOf(s) === 'simulate' && !validation.scenarios.includes(s) };
       $('mode-search').hidden = false;
       $('tab-search').hidden = false;
     }
-    if (!embed) applyLinkCalibration(location.hash);
+    applyLinkCalibration(location.hash);
     calibrationChanged();  // before the first run, so it is priced with the applied calibration
     const searchLink = !embed && loadSearchLink(location.hash);
     const fromHash = !searchLink && location.hash.length > 1 && loadLink(location.hash);

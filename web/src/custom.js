@@ -7,6 +7,7 @@
 // tier. Both live in the scenario, so they travel in share links. Text from
 // the user only reaches the page through value / textContent.
 import { $ } from './dom.js';
+import { FROM_THE_MODEL } from './form.js';
 
 export const HF_OPTION = '__hf_config__';
 export const GPU_OPTION = '__custom_gpu__';
@@ -71,6 +72,23 @@ export function init({ gpus, models = [] }) {
 function showPanels() {
   $('hf-panel').hidden = $('model').value !== HF_OPTION;
   $('gpu-panel').hidden = $('gpu').value !== GPU_OPTION;
+  nameWeightsSource();
+}
+
+/**
+ * The Weights field's empty choice says where the precision comes from: a pasted
+ * config that states its quantization, "From the config (mxfp4)"; else "From the model".
+ */
+function nameWeightsSource() {
+  const empty = $('weights').querySelector('option[value=""]');
+  if (!empty) return;
+  let q = null;
+  if ($('model').value === HF_OPTION) {
+    try {
+      q = checkpointQuant(JSON.parse($('hf_config').value));
+    } catch (_) { /* no config yet */ }
+  }
+  empty.textContent = q ? `From the config${typeof q.quant_method === 'string' ? ` (${q.quant_method})` : ''}` : FROM_THE_MODEL;
 }
 
 /** The custom GPU starts from the preset chosen before it (its numbers are a fair template). */
@@ -288,11 +306,12 @@ function notePrecision({ adopt = false } = {}) {
     if (q) {
       const bits = q.bits ?? q.w_bit ?? (q.load_in_4bit ? 4 : q.load_in_8bit ? 8 : undefined);
       parts.push(`quantization ${[q.quant_method, bits !== undefined ? `${bits}-bit` : '', q.group_size ?? q.q_group_size ? `group ${q.group_size ?? q.q_group_size}` : '']
-        .filter(Boolean).join(', ')}: Weights follow it ("From the model"); choose a dtype to override`);
+        .filter(Boolean).join(', ')}: Weights follow it ("From the config"); choose a dtype to override`);
       if (adopt) adoptCheckpointPrecision(q);
     }
   }
   $('hf-note').textContent = parts.length ? `The config says ${parts.join('; ')}.` : '';
+  nameWeightsSource();
 }
 
 /** The quantization block a config or model preset carries, or null. */

@@ -96,6 +96,7 @@ export class EngineClient extends EventTarget {
         this._crashStreak = 0;
         this.version = payload.version;
         this.features = payload.features || {};
+        this.loadMs = Number.isFinite(payload.loadMs) ? payload.loadMs : null;  // the worker's start to its engine's
         this._resolveReady(payload.version);
         this.dispatchEvent(new CustomEvent('ready', { detail: payload.version }));
       } else if (type === MSG.ERROR) {

@@ -15,8 +15,10 @@ import { groupGpus } from './gpu-links.js';
 
 const CUSTOM_MODEL = '__custom__';
 const NO_LINK = '';
-// The empty choice of a precision select: the model's own dtype (its checkpoint's, else the activations').
-export const FROM_THE_MODEL = "From the model (its config's, else the activations')";
+// The empty choice of a precision select: the model's own dtype (its checkpoint's, else the
+// activations'; the fields' help says so). A pasted config that states its quantization
+// shows it as "From the config (mxfp4)" (custom.js).
+export const FROM_THE_MODEL = 'From the model';
 
 function pointerParts(path) {
   return path.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));

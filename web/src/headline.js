@@ -143,7 +143,7 @@ function renderBadge(badge, result) {
  * (the result's `calibration`, the file `sightline fit` wrote): its factors
  * scaled every kernel, so the figures are not the uncalibrated model's.
  */
-function renderCalibrated(chip, result) {
+export function renderCalibrated(chip, result) {
   const cal = result && result.calibration;
   chip.hidden = !cal;
   if (!cal) return;

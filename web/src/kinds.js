@@ -15,14 +15,29 @@
 //   }
 // A headline entry may carry `text` instead of a number (e.g. a fits verdict).
 // The serving simulator and the training estimator register their own views
-// here; anything unknown falls back to the generic view, which shows every
-// numeric metric.
+// here (loaded with their first result: registerLazyKind); anything unknown
+// falls back to the generic view, which shows every numeric metric.
 import * as generic from './views/generic.js';
 
 const views = new Map();
+const lazy = new Map();  // kind -> () => promise of its view
 
 export function registerKind(view) {
   views.set(view.kind, view);
+}
+
+/** A kind whose view `load()` brings (its code and markup) the first time a result of that kind arrives. */
+export function registerLazyKind(kind, load) {
+  let loading = null;
+  lazy.set(kind, () => (loading = loading || load().then((view) => {
+    registerKind(view);
+    return view;
+  })));
+}
+
+/** Resolves once the view of result kind `kind` is loaded (at once for a loaded or an unknown kind). */
+export function loadKind(kind) {
+  return views.has(kind) || !lazy.has(kind) ? Promise.resolve() : lazy.get(kind)();
 }
 
 export function viewFor(result) {

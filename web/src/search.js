@@ -22,6 +22,7 @@ import { display, percent } from './format.js';
 import { $, cell, metricSpan, setRunStatus, showFormError } from './dom.js';
 import { download, slug } from './export.js';
 import { parameterAt } from './catalogue.js';
+import { renderCalibrated } from './headline.js';
 
 // Prices prefilled for a first question, as in examples/search-llama3-70b.json
 // (the user's price is an input of the question, never a computed number).
@@ -61,10 +62,13 @@ export class Search {
    *          onShare: (link: {question, answer}) => string, onDone?: (ms: number) => void,
    *          onModel?: (id: string) => void}} options
    *   onOpen loads a candidate as the current scenario; onShare returns the link of a question and its answer;
-   *   onModel shows what the engine understood of the model chosen (on every change of it).
+   *   onModel shows what the engine understood of the model chosen (on every change of it);
+   *   getCalibration gives the applied cluster calibration every candidate is priced with (or null).
    */
-  constructor({ workerUrl, onOpen, onShare, onDone = () => {}, onModel = () => {} }) {
+  constructor({ workerUrl, onOpen, onShare, onDone = () => {}, onModel = () => {}, getCalibration = () => null }) {
     this.workerUrl = workerUrl;
+    this.getCalibration = getCalibration;
+    this.calibration = null;  // the calibration of the search in flight or on screen
     this.onModel = onModel;
     this.onOpen = onOpen;
     this.onShare = onShare;
@@ -317,6 +321,8 @@ export class Search {
     const runId = ++this.runId;
     const t0 = performance.now();
     this.question = question;
+    this.calibration = this.getCalibration();  // one for the whole search, as `sightline search` with a calibrated base
+    const calibration = this.calibration;
     this.answer = null;
     this.scenarios = [];
     $('search-share-box').hidden = true;
@@ -352,6 +358,7 @@ export class Search {
       this.setStatus('running', status());
       const job = this.pool.map(scenarios, {
         centralOnly: true,
+        calibration,
         budgetMs: POINT_BUDGET_MS,
         onPoint: (i, outcome) => {
           this.outcomes[i] = outcome;
@@ -375,6 +382,7 @@ export class Search {
       $('search-progress').value = 0;
       const boundJob = this.pool.map(points.map((p) => p.scenario), {
         bounds: points.map((p) => p.bound),
+        calibration,
         budgetMs: POINT_BUDGET_MS,
         onProgress: (p) => { $('search-progress').value = p; },
       });
@@ -414,7 +422,7 @@ export class Search {
       .slice(0, MAX_INTERVAL_POINTS);
     if (!rows.length) return;
     this.setStatus('running', `Intervals of the ${rows.length} Pareto deployments…`);
-    const job = this.pool.map(rows.map((r) => this.scenarios[r.candidate]), { budgetMs: POINT_BUDGET_MS });
+    const job = this.pool.map(rows.map((r) => this.scenarios[r.candidate]), { budgetMs: POINT_BUDGET_MS, calibration: this.calibration });
     this.job = job;
     const outcomes = await job.promise;
     rows.forEach((r, k) => {
@@ -610,6 +618,9 @@ export class Search {
         ? `${linked.deployment} at $${display(linked.usd_per_million_tokens)} per million tokens` : 'no deployment meeting the SLO';
       shared.textContent = `The shared link's answer: ${was}. ${same ? 'This page computed the same answer again.' : 'This page now computes a different answer (another engine version or calibration).'}`;
     }
+    // "calibrated with NAME", from the engine's own result of the answer (every candidate ran with it).
+    const priced = best && this.outcomes && this.outcomes[best.candidate];
+    renderCalibrated($('search-calibrated'), priced && priced.result);
     const acc = a.accuracy || {};
     $('search-answer-note').textContent = `${acc.tier ? `Cost model tier: ${acc.tier}` : ''}${Number.isFinite(acc.expected_error_pct) ? ` (expected error ±${display(acc.expected_error_pct)}%)` : ''}. ${a.criterion || ''}`;
     this.launchFor = best ? best.candidate : null;

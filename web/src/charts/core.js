@@ -3,35 +3,8 @@
 // data into a chart description; mountChart() draws it into a host element and
 // can export it as PNG or SVG. Labels are drawn on a canvas, never parsed as HTML.
 import '../vendor/chart.umd.min.js';
-import { Context as SvgContext } from '../vendor/svgcanvas.js';
 
 const Chart = globalThis.Chart;
-
-// svgcanvas reads the font through a `style` attribute, which the page's CSP
-// (style-src 'self') refuses; the same text drawing, reading it through the
-// CSSOM instead (allowed).
-const TEXT_ANCHOR = { left: 'start', right: 'end', center: 'middle', start: 'start', end: 'end' };
-const BASELINE = { alphabetic: 'alphabetic', hanging: 'hanging', top: 'text-before-edge', bottom: 'text-after-edge', middle: 'central' };
-SvgContext.prototype.__applyText = function applyText(text, x, y, action) {
-  const probe = document.createElement('span');
-  probe.style.font = this.font;
-  const parent = this.__closestGroupOrSvg();
-  const textElement = this.__createElement('text', {
-    'font-family': probe.style.fontFamily,
-    'font-size': probe.style.fontSize,
-    'font-style': probe.style.fontStyle,
-    'font-weight': probe.style.fontWeight,
-    x,
-    y,
-    'text-anchor': TEXT_ANCHOR[this.textAlign] || 'start',
-    'dominant-baseline': BASELINE[this.textBaseline] || 'alphabetic',
-  }, true);
-  textElement.appendChild(this.__document.createTextNode(text));
-  this.__currentElement = textElement;
-  this.__applyTransformation(textElement);
-  this.__applyStyleToCurrentElement(action);
-  parent.appendChild(textElement);
-};
 
 Chart.defaults.font.family = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif';
 Chart.defaults.font.size = 12;
@@ -139,9 +112,10 @@ export class ChartView {
     return new Promise((resolve, reject) => out.toBlob((b) => (b ? resolve(b) : reject(new Error('PNG encoding failed'))), 'image/png'));
   }
 
-  /** The chart drawn again into an SVG drawing context; returns the SVG text. */
-  toSvg() {
+  /** The chart drawn again into an SVG drawing context; resolves with the SVG text. */
+  async toSvg() {
     if (!this.build) throw new Error('nothing to export');
+    const { SvgContext } = await import('./svg-context.js');  // on demand: only an SVG export needs it
     const width = Math.max(1, Math.round(this.wrap.clientWidth || 640));
     const height = Math.max(1, Math.round(this.wrap.clientHeight || this.height));
     const ctx = new SvgContext({ width, height });

@@ -26,8 +26,9 @@
 //                                     file (api::import_bench_file)}
 //                    FIT {request}     PROGRESS* then RESULT {result: the calibration (api::fit_calibration;
 //                                     request {base, base_name, files: [{name, text}], id})}
-//   worker -> page   READY {version, features}   once the wasm module is instantiated (id null);
-//                                     features.search: the module has the deployment search
+//   worker -> page   READY {version, features, loadMs}   once the wasm module is instantiated (id null);
+//                                     features.search: the module has the deployment search;
+//                                     loadMs: ms from the worker's start to then
 //                    PROGRESS {progress}   0..1
 //                    RESULT {result, warnings}
 //                    ERROR {code, path, message}

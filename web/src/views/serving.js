@@ -410,7 +410,6 @@ export const view = {
   },
 
   /** Wires the view's own controls (none yet besides the chart exports, handled by the page). */
-  bind() {},
 
   sweepMetrics(result) {
     return flatMetrics(result);

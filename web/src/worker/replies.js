@@ -33,7 +33,7 @@ export function envelopeToMessage(id, envelope) {
 /**
  * Instantiates a wasm module (`create`, an Emscripten glue's factory) whose
  * .wasm sits one folder above the worker script at `workerUrl`, then posts
- * READY {version, features: features(engine)}; a failure is reported once.
+ * READY {version, features: features(engine), loadMs: ms from the worker's start}; a failure is reported once.
  */
 export function loadEngine(create, workerUrl, features = () => ({})) {
   // Emscripten looks for the .wasm beside the worker's script unless told where it is.
@@ -44,7 +44,7 @@ export function loadEngine(create, workerUrl, features = () => ({})) {
       const env = JSON.parse(engine.version());
       version = env.ok ? env.result : null;
     } catch (_) { /* reported as null */ }
-    post(null, MSG.READY, { version, features: features(engine) });
+    post(null, MSG.READY, { version, features: features(engine), loadMs: performance.now() });
     return engine;
   }, (err) => {
     postError(null, { code: 'engine_load_failed', message: `could not load the WebAssembly engine: ${err && err.message ? err.message : err}` });
