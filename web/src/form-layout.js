@@ -78,13 +78,17 @@ export const FORM_PARTS = {
     ]),
     fieldset('Traffic', { section: 'simulate' }, [
       row(3, [
-        field('sim_arrival', 'Arrivals', null, 'How requests arrive: Poisson, gamma (bursty), fixed interval, all at once (offline batch) or a trace'),
+        field('sim_arrival', 'Arrivals', null, 'How requests arrive: Poisson, gamma (bursty), fixed interval, all at once (offline batch), a trace, or a closed loop of clients'),
         field('sim_rate', 'Rate', 'req/s', 'Mean arrival rate in requests per second (poisson, gamma and fixed arrivals)'),
         field('sim_num_requests', 'Requests', 'count', 'Number of requests simulated'),
       ]),
       row(2, [
         field('sim_duration', 'Duration', 's', 'Simulated arrival window in seconds, instead of a request count (needs a rate); setting it clears the request count', { min: '0', placeholder: 'none' }),
         field('sim_cv', 'Arrival CV', 'ratio', 'Coefficient of variation of the gaps between gamma arrivals: 1 is Poisson, above 1 is bursty', { min: '0' }),
+      ]),
+      row(2, [
+        field('sim_concurrency', 'Clients', 'count', 'Closed loop: clients each sending their next request when the last one ends (a benchmark\'s max concurrency)', { min: '1' }),
+        field('sim_think_time', 'Think time', 's', 'Closed loop: pause between a client\'s request ending and its next one; empty: 0', { min: '0', placeholder: '0' }),
       ]),
       row(2, [
         field('prompt_dist', 'Prompt length distribution', null, 'How prompt lengths are drawn per request: fixed (the token count above), uniform, normal, lognormal or zipf'),

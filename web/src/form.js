@@ -354,6 +354,8 @@ export const FIELDS = [
     write: exclusive('/serving/workload/duration_s', '/serving/workload/num_requests', parseNumber),
   },
   { id: 'sim_cv', path: '/serving/workload/arrival/cv', kind: 'number', section: SIM },
+  { id: 'sim_concurrency', path: '/serving/workload/arrival/concurrency', kind: 'int', section: SIM },
+  { id: 'sim_think_time', path: '/serving/workload/arrival/think_time_s', kind: 'number', section: SIM },
   toggleField('prefix_enabled', '/serving/workload/shared_prefix', 'prefix'),
   { id: 'prefix_tokens', path: '/serving/workload/shared_prefix/tokens', kind: 'int', section: SIM, group: 'prefix', def: 512 },
   { id: 'prefix_fraction', path: '/serving/workload/shared_prefix/request_fraction', kind: 'number', section: SIM, group: 'prefix', showDefault: true },
