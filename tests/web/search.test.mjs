@@ -195,7 +195,7 @@ test('a page worker runs a scenario at the central bound alone, byte-identical t
  */
 async function askCanonicalQuestion(page) {
   await page.click('#mode-search');
-  await page.waitForSelector('#panel-search:not([hidden])');
+  await page.waitForSelector('#panel-search:not([hidden]) #search-status', { state: 'attached' });
   await page.selectOption('#q-question', 'rate');
   await page.selectOption('#q-workload', 'I2.3');
   await page.selectOption('#q-model', 'llama-3-70b');
@@ -351,7 +351,7 @@ test('the canonical question (P90) on the page: estimate first, the CLI\'s answe
   // it is the same question, so the same answer; tests of the link's answer are above).
   const other = await newPage(suite.browser);
   await other.goto(link);
-  await other.waitForSelector('#panel-search:not([hidden])');
+  await other.waitForSelector('#panel-search:not([hidden]) #search-status', { state: 'attached' });
   await other.waitForSelector('#search-status[data-state="running"]');
   await other.click('#search-share');
   assert.deepEqual(decodeSearchLink((await other.inputValue('#search-share-text')).replace(/^[^#]*/, '')).question, question);
@@ -370,7 +370,7 @@ test('the budget question on the page: the best deployment within a GPU budget, 
   if (!page) return;
   // A small question (one A100 running Llama-2-7B, short requests: one candidate, a capacity search of a few seconds).
   await page.click('#mode-search');
-  await page.waitForSelector('#panel-search:not([hidden])');
+  await page.waitForSelector('#panel-search:not([hidden]) #search-status', { state: 'attached' });
   await page.selectOption('#q-workload', 'I2.2');
   await page.selectOption('#q-question', 'budget');
   assert.equal(await page.isDisabled('#q-rate'), true, 'no target rate: each layout\'s highest rate is the answer');
@@ -512,7 +512,7 @@ test('the ranking\'s interval runs are sliced runs on the pool: they show progre
   });
   q.requests = 3000;
   await page.goto(`${suite.server.url}#${share.encodeSearchLink({ question: q })}`);
-  await page.waitForSelector('#panel-search:not([hidden])');
+  await page.waitForSelector('#panel-search:not([hidden]) #search-status', { state: 'attached' });
   await page.waitForFunction(() => /^Ranking: \d+ Pareto deployment/.test(document.getElementById('search-status').textContent),
     null, { timeout: PAGE_GUARD_MS });
   assert.equal(await page.getAttribute('#search-status', 'data-state'), 'running');
