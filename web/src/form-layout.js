@@ -23,6 +23,24 @@ const fieldset = (legend, { section } = {}, items) => ({ type: 'fieldset', legen
 /** Any other element of the form (a note, a hint), with its attributes and its text or children. */
 const el = (tag, attrs, content) => ({ type: 'el', tag, attrs, content });
 
+// The rows of one length distribution (prompt or output): the same fields,
+// labels and help for both, as form.js's distFields gives FIELDS.
+const lengthDistRows = (w, W) => [
+  row(2, [
+    field(`${w}_dist`, `${W} length distribution`, null, `How ${w} lengths are drawn per request: fixed (the token count above), uniform, normal, lognormal or zipf`),
+  ]),
+  row(3, [
+    field(`${w}_min`, `${W} min`, 'tokens', `Shortest ${w} length drawn (uniform and zipf: required; normal and lognormal: default 1)`, { min: '1' }),
+    field(`${w}_max`, `${W} max`, 'tokens', `Longest ${w} length drawn (uniform and zipf: required; normal and lognormal: default the max model length)`, { min: '1' }),
+    field(`${w}_mean`, `${W} mean`, 'tokens', `Mean ${w} length of the normal or lognormal distribution`, { min: '1' }),
+  ]),
+  row(3, [
+    field(`${w}_stddev`, `${W} std. dev.`, 'tokens', `Standard deviation of the normal ${w} length distribution`, { min: '0' }),
+    field(`${w}_cv`, `${W} CV`, 'ratio', `Coefficient of variation (std. dev. / mean) of the lognormal ${w} length distribution`, { min: '0' }),
+    field(`${w}_theta`, `${W} theta`, 'exponent', `Zipf exponent of the ${w} length distribution: higher favours short lengths (default 1)`, { min: '0' }),
+  ]),
+];
+
 export const FORM_PARTS = {
   model: [
     field('model', 'Model', null, 'Model architecture preset (layers, hidden size, heads, MoE…)'),
@@ -90,32 +108,8 @@ export const FORM_PARTS = {
         field('sim_concurrency', 'Clients', 'count', 'Closed loop: clients each sending their next request when the last one ends (a benchmark\'s max concurrency)', { min: '1' }),
         field('sim_think_time', 'Think time', 's', 'Closed loop: pause between a client\'s request ending and its next one; empty: 0', { min: '0', placeholder: '0' }),
       ]),
-      row(2, [
-        field('prompt_dist', 'Prompt length distribution', null, 'How prompt lengths are drawn per request: fixed (the token count above), uniform, normal, lognormal or zipf'),
-      ]),
-      row(3, [
-        field('prompt_min', 'Prompt min', 'tokens', 'Shortest prompt length drawn (uniform and zipf: required; normal and lognormal: default 1)', { min: '1' }),
-        field('prompt_max', 'Prompt max', 'tokens', 'Longest prompt length drawn (uniform and zipf: required; normal and lognormal: default the max model length)', { min: '1' }),
-        field('prompt_mean', 'Prompt mean', 'tokens', 'Mean prompt length of the normal or lognormal distribution', { min: '1' }),
-      ]),
-      row(3, [
-        field('prompt_stddev', 'Prompt std. dev.', 'tokens', 'Standard deviation of the normal prompt length distribution', { min: '0' }),
-        field('prompt_cv', 'Prompt CV', 'ratio', 'Coefficient of variation (std. dev. / mean) of the lognormal prompt length distribution', { min: '0' }),
-        field('prompt_theta', 'Prompt theta', 'exponent', 'Zipf exponent of the prompt length distribution: higher favours short lengths (default 1)', { min: '0' }),
-      ]),
-      row(2, [
-        field('output_dist', 'Output length distribution', null, 'How output lengths are drawn per request: fixed (the token count above), uniform, normal, lognormal or zipf'),
-      ]),
-      row(3, [
-        field('output_min', 'Output min', 'tokens', 'Shortest output length drawn (uniform and zipf: required; normal and lognormal: default 1)', { min: '1' }),
-        field('output_max', 'Output max', 'tokens', 'Longest output length drawn (uniform and zipf: required; normal and lognormal: default the max model length)', { min: '1' }),
-        field('output_mean', 'Output mean', 'tokens', 'Mean output length of the normal or lognormal distribution', { min: '1' }),
-      ]),
-      row(3, [
-        field('output_stddev', 'Output std. dev.', 'tokens', 'Standard deviation of the normal output length distribution', { min: '0' }),
-        field('output_cv', 'Output CV', 'ratio', 'Coefficient of variation (std. dev. / mean) of the lognormal output length distribution', { min: '0' }),
-        field('output_theta', 'Output theta', 'exponent', 'Zipf exponent of the output length distribution: higher favours short lengths (default 1)', { min: '0' }),
-      ]),
+      ...lengthDistRows('prompt', 'Prompt'),
+      ...lengthDistRows('output', 'Output'),
       el('p', { class: 'hint' }, 'A fixed length is the prompt or output token count above; typing a count there makes the length fixed.'),
       field('prefix_enabled', 'Shared prefix (prompts start with a shared system prompt)', null, 'Prompts start with one of a few shared prefixes (system prompts, few-shot examples) that prefix caching can reuse'),
       row(3, [
