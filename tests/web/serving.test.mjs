@@ -180,6 +180,39 @@ test('a compare block and the per-request CSV export', async () => {
   assert.deepEqual(page.errors, []);
 });
 
+// Issue 42: one preset per 2026 serving feature, opened in the page as shipped:
+// multi-turn agentic sessions, a CPU KV-offload tier, prefix-affinity routing
+// over 8 replicas, EAGLE-3 speculation. Each gives the CLI's key metrics and
+// its compare block (the feature against its absence).
+test('the 2026 workload presets (sessions, KV offload, prefix-affinity routing, EAGLE-3) run in the page with the CLI\'s numbers', async () => {
+  for (const id of ['S.agentic-coding', 'S.chat-offload', 'S.prefix-affinity-8', 'S.eagle3-qwen3-8b-h200']) {
+    await page.selectOption('#scenario', id);
+    await waitDone(page, id);
+    const expected = cli(id);
+    assert.equal(expected.kind, 'serving_simulation', id);
+    assert.equal(await page.isVisible('#serving-view'), true, id);
+    assert.equal(await page.isVisible('#modified'), false, `${id}: an untouched form reads back the preset exactly`);
+    const shown = await viewMetrics(page, 'serving-view', 'serve.');
+    assert.ok(expected.key_metrics.length >= 4, id);
+    for (const k of expected.key_metrics) {
+      assert.equal(typeof k.value, 'number', `${id} ${k.id} has a value`);
+      assert.equal(shown[`serve.key.${k.id}`], fixed3(k.value), `${id} ${k.id}`);
+    }
+    assert.equal(await page.isVisible('#serve-compare-card'), true, `${id} compares the feature with its absence`);
+    let compared = 0;
+    for (const group of ['ratio', 'speedup']) {
+      for (const [k, v] of Object.entries(expected.compare[group] || {})) {
+        if (typeof v !== 'number') continue;
+        assert.equal(shown[`serve.compare.${group}.${k}`], fixed3(v), `${id} compare.${group}.${k}`);
+        compared += 1;
+      }
+    }
+    assert.ok(compared > 0, `${id}: the compare card shows the CLI's ratios`);
+    assert.equal(shown['serve.ttft_p50_ms'], fixed3(expected.metrics.ttft_ms.p50), `${id} TTFT p50`);
+  }
+  assert.deepEqual(page.errors, []);
+});
+
 test('a bad rate or block size is located and the field highlighted', async () => {
   await page.selectOption('#scenario', 'I2.1');
   await waitDone(page, 'I2.1');
