@@ -209,6 +209,19 @@ test('the 2026 workload presets (sessions, KV offload, prefix-affinity routing, 
     }
     assert.ok(compared > 0, `${id}: the compare card shows the CLI's ratios`);
     assert.equal(shown['serve.ttft_p50_ms'], fixed3(expected.metrics.ttft_ms.p50), `${id} TTFT p50`);
+    // Per-turn TTFT and per-tier hit rates, where the run has sessions or offload tiers.
+    const sessions = expected.metrics.sessions;
+    const offload = expected.metrics.kv_offload;
+    assert.equal(await page.isVisible('#serve-sessions-card'), Boolean(sessions || offload), `${id}: the sessions and tiers card`);
+    if (sessions) {
+      assert.equal(shown['serve.sessions.ttft_first_turn_ms.mean'], fixed3(sessions.ttft_first_turn_ms.mean), `${id} first-turn TTFT`);
+      assert.equal(shown['serve.sessions.ttft_returning_turn_ms.mean'], fixed3(sessions.ttft_returning_turn_ms.mean), `${id} returning-turn TTFT`);
+    }
+    if (offload) {
+      assert.equal(shown['serve.kv_offload.hbm_hit_token_fraction'], fixed3(offload.hbm_hit_token_fraction), `${id} HBM hits`);
+      assert.equal(shown['serve.kv_offload.tiers.0.hit_token_fraction'], fixed3(offload.tiers[0].hit_token_fraction), `${id} tier 1 hits`);
+      assert.match(await page.textContent('#serve-sessions-table'), new RegExp(offload.tiers[0].name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')), `${id}: the tier is named`);
+    }
   }
   assert.deepEqual(page.errors, []);
 });

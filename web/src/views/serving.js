@@ -282,6 +282,24 @@ function renderFacts(result) {
   $('serve-facts-table').querySelector('tbody').replaceChildren(...rows);
 }
 
+// Multi-turn sessions and KV offload tiers: the catalogue's metrics that need
+// serving.workload.sessions or serving.kv_cache.offload, where the run has them;
+// a tier's metric is labelled with the tier's own name from the result.
+const SESSION_AND_TIER_NEEDS = new Set(['sessions', 'kv_offload']);
+
+function tierLabel(result, m) {
+  const tier = /^(\/metrics\/kv_offload\/tiers\/\d+)\//.exec(m.pointer);
+  const name = tier ? valueAt(result, `${tier[1]}/name`) : undefined;
+  return typeof name === 'string' && name ? `${m.label} (${name})` : m.label;
+}
+
+function renderSessionsAndTiers(result) {
+  const rows = metricList('serving').filter((m) => SESSION_AND_TIER_NEEDS.has(m.needs) && typeof metricValue(result, m) === 'number')
+    .map((m) => row(tierLabel(result, m), `serve.${metricKey(m)}`, metricValue(result, m), unitName(m.unit), m.description || metricKey(m)));
+  $('serve-sessions-card').hidden = rows.length === 0;
+  $('serve-sessions-table').querySelector('tbody').replaceChildren(...rows);
+}
+
 function renderCompare(result) {
   const c = result && result.compare;
   const card = $('serve-compare-card');
@@ -403,6 +421,7 @@ export const view = {
     renderMemory(result);
     renderKeyMetrics(result);
     renderFacts(result);
+    renderSessionsAndTiers(result);
     renderCompare(result);
     renderMaxQps(result);
     const { requests, ...rest } = result || {};
