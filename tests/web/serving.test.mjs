@@ -226,6 +226,42 @@ test('the 2026 workload presets (sessions, KV offload, prefix-affinity routing, 
   assert.deepEqual(page.errors, []);
 });
 
+test('KV offload tiers chosen in the form give the CLI\'s numbers, tier by tier', async () => {
+  const id = 'S.chat-offload';
+  await page.selectOption('#scenario', id);
+  await waitDone(page, id);
+  const tiers = scenarioPreset(id).serving.kv_cache.offload.tiers;
+  assert.equal(await page.inputValue('#sim_kv_tier1'), tiers[0]);
+  assert.equal(await page.inputValue('#sim_kv_tier2'), '');
+  const options = await page.$$eval('#sim_kv_tier2 option', (o) => o.map((x) => x.value));
+  assert.ok(options.includes('local-nvme-gen4') && options[0] === '', 'the kv_tiers presets, after "None"');
+  await page.selectOption('#sim_kv_tier2', 'local-nvme-gen4');
+  // The page's scenario (preset + share-link overrides) holds both tiers once the last run is done.
+  let link;
+  for (let i = 0; i < 300; i++) {
+    link = await page.evaluate(async () => {
+      const { decodeLink } = await import('./share.js');
+      return { state: document.getElementById('run-status').dataset.state, decoded: decodeLink(location.hash) };
+    });
+    const t = link.decoded?.overrides?.serving?.kv_cache?.offload?.tiers;
+    if (link.state === 'done' && Array.isArray(t) && t.length === 2) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.deepEqual(link.decoded.overrides.serving.kv_cache.offload.tiers, [tiers[0], 'local-nvme-gen4']);
+  const scenario = scenarioPreset(id);
+  scenario.serving.kv_cache.offload.tiers = [tiers[0], 'local-nvme-gen4'];
+  const expected = cli(scenario);
+  const shown = await viewMetrics(page, 'serving-view', 'serve.');
+  assert.equal(expected.metrics.kv_offload.tiers.length, 2);
+  for (const [i, t] of expected.metrics.kv_offload.tiers.entries()) {
+    assert.equal(shown[`serve.kv_offload.tiers.${i}.hit_token_fraction`], fixed3(t.hit_token_fraction), `tier ${i + 1} hits`);
+  }
+  assert.equal(shown['serve.ttft_p50_ms'], fixed3(expected.metrics.ttft_ms.p50));
+  await page.click('#reset');
+  await waitDone(page, id);
+  assert.deepEqual(page.errors, []);
+});
+
 test('a bad rate or block size is located and the field highlighted', async () => {
   await page.selectOption('#scenario', 'I2.1');
   await waitDone(page, 'I2.1');

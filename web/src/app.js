@@ -887,7 +887,8 @@ async function init() {
     const validation = validationPresets(await startup.presets.validation.catch(() => []));
     scenarios.push(...validation.scenarios);
     state.measured = validation.measured;
-    form.populate({ scenarios, models, gpus, interconnects });
+    const kvTiers = await startup.presets.kv_tiers.catch(() => []);
+    form.populate({ scenarios, models, gpus, interconnects, kvTiers });
     fillPicker($('scenario'), scenarios, { models: new Map(models.map((m) => [m.id, m])), gpus: new Map(gpus.map((g) => [g.id, g])) });
     custom.init({ gpus, models });
     dependent.init({ gpus, interconnects, currentMode: () => (state.base ? modeOf(state.base) : 'latency') });

@@ -9,7 +9,7 @@ import { EngineClient } from './engine-client.js';
 export const workerUrl = new URL('./worker/worker.js', import.meta.url);
 export const client = new EngineClient(workerUrl);
 
-const PRESET_KINDS = ['scenarios', 'models', 'gpus', 'interconnects', 'validation'];
+const PRESET_KINDS = ['scenarios', 'models', 'gpus', 'interconnects', 'kv_tiers', 'validation'];
 
 /** The engine's catalogue (registries.json) and its preset lists by kind, asked for now. */
 export const startup = {

@@ -144,6 +144,10 @@ export const FORM_PARTS = {
         field('sim_swap_space', 'Swap space', 'GiB', 'Host memory per GPU for swapped-out KV blocks (swap preemption)'),
       ]),
       field('sim_prefix_caching', 'Prefix caching (share full prefix blocks by hash)', null, 'Requests that start with the same tokens share their KV blocks; evicted least recently used'),
+      row(2, [
+        field('sim_kv_tier1', 'Offload tier', null, 'Where KV blocks evicted from HBM go, to be reloaded over its link instead of recomputed (host DRAM over PCIe or C2C, local NVMe); needs prefix caching'),
+        field('sim_kv_tier2', 'Second offload tier', null, 'Where blocks evicted from the first offload tier go (for example local NVMe behind host DRAM)'),
+      ]),
     ]),
     fieldset('Speculative decoding & SLO', { section: 'simulate' }, [
       field('spec_enabled', 'Speculative decoding', null, 'Draft tokens are proposed and verified in one pass over k+1 tokens; acceptance drawn per token'),

@@ -107,6 +107,32 @@ function writeRouter(s, v) {
   if (cluster && typeof cluster === 'object' && !Object.keys(cluster).length) setAt(s, '/serving/cluster', undefined);
 }
 
+const KV_TIERS = '/serving/kv_cache/offload/tiers';
+
+/**
+ * The i-th KV offload tier (serving.kv_cache.offload.tiers[i]) as a kv_tiers
+ * preset id; empty: none (and none after it). A tier written inline as an
+ * object is kept as it is until its own select is changed.
+ */
+function kvTierField(i) {
+  return {
+    id: `sim_kv_tier${i + 1}`, path: `${KV_TIERS}/${i}`, kind: 'select', section: SIM, optional: true,
+    show: (s) => {
+      const t = getAt(s, `${KV_TIERS}/${i}`);
+      return typeof t === 'string' ? t : NO_LINK;
+    },
+    write: (s, v) => {
+      const current = getAt(s, KV_TIERS);
+      const tiers = Array.isArray(current) ? current.slice() : [];
+      if (v === NO_LINK) tiers.splice(i);
+      else tiers[i] = v;
+      if (tiers.some((t) => t === undefined)) return;  // a second tier without a first: left to the first's select
+      if (tiers.length) setAt(s, KV_TIERS, tiers);
+      else setAt(s, '/serving/kv_cache/offload', undefined);
+    },
+  };
+}
+
 const TRAINING_PAR = '/training/parallelism';
 
 // Length distributions of prompt_tokens / output_tokens: an integer ('fixed') or a {"dist": ...} object
@@ -373,6 +399,8 @@ export const FIELDS = [
   { id: 'sim_preemption', path: '/serving/kv_cache/preemption', kind: 'select', section: SIM, showDefault: true },
   { id: 'sim_swap_space', path: '/serving/kv_cache/swap_space_GiB', kind: 'number', section: SIM, showDefault: true },
   { id: 'sim_prefix_caching', path: '/serving/kv_cache/prefix_caching', kind: 'bool', section: SIM, showDefault: true },
+  kvTierField(0),
+  kvTierField(1),
   toggleField('spec_enabled', '/serving/speculative', 'spec'),
   { id: 'spec_method', path: '/serving/speculative/method', kind: 'select', section: SIM, group: 'spec', def: 'ngram' },
   { id: 'spec_k', path: '/serving/speculative/k', kind: 'int', section: SIM, group: 'spec', showDefault: true },
@@ -591,7 +619,7 @@ const SERVING_SELECTS = [
 ];
 
 // Selects filled from preset lists (the rest take the schema's choices, or a policy family).
-const PRESET_SELECTS = new Set(['gpu', 'intra_node', 'inter_node', 'spec_draft']);
+const PRESET_SELECTS = new Set(['gpu', 'intra_node', 'inter_node', 'spec_draft', 'sim_kv_tier1', 'sim_kv_tier2']);
 
 /**
  * Gives an input what the engine's parameter schema says of its path: the range
@@ -622,7 +650,7 @@ function applySchema(f) {
  * Builds every dropdown from the engine's preset lists and its catalogue (policy
  * names, data types; catalogue.js, set before this runs) and wires linked inputs.
  */
-export function populate({ scenarios, models, gpus, interconnects }) {
+export function populate({ scenarios, models, gpus, interconnects, kvTiers = [] }) {
   for (const [id, family, empty] of SERVING_SELECTS) {
     const opts = policyList(family).map((e) => option(String(e.name), String(e.name), e.description ? String(e.description) : undefined));
     fillSelect(el(id), empty ? [option(NO_LINK, empty), ...opts] : opts);
@@ -652,6 +680,9 @@ export function populate({ scenarios, models, gpus, interconnects }) {
     }
   }
   fillSelect(el('spec_draft'), [option(NO_LINK, 'None'), ...models.map((m) => option(m.id, m.name || m.id, m.source))]);
+  for (const id of ['sim_kv_tier1', 'sim_kv_tier2']) {
+    fillSelect(el(id), [option(NO_LINK, 'None (HBM only)'), ...kvTiers.map((t) => option(t.id, t.name || t.id, t.source))]);
+  }
   for (const prefix of ['prompt', 'output']) {
     el(`${prefix}_dist`).addEventListener('change', () => showDistParams(prefix));
     // Typing a length makes it fixed.
