@@ -262,6 +262,73 @@ test('KV offload tiers chosen in the form give the CLI\'s numbers, tier by tier'
   assert.deepEqual(page.errors, []);
 });
 
+/** Polls the page's share link until the last run is done and `ready(overrides)` holds; returns the decoded link. */
+async function linkWhen(ready) {
+  let link;
+  for (let i = 0; i < 300; i++) {
+    link = await page.evaluate(async () => {
+      const { decodeLink } = await import('./share.js');
+      return { state: document.getElementById('run-status').dataset.state, decoded: decodeLink(location.hash) };
+    });
+    if (link.state === 'done' && link.decoded && ready(link.decoded.overrides || {})) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return link;
+}
+
+test('sessions in the form: switched on with the form\'s values, or edited on the sessions preset, the page gives the CLI\'s numbers', async () => {
+  await page.selectOption('#scenario', 'I2.1');
+  await waitDone(page, 'I2.1');
+  assert.equal(await page.isChecked('#sess_enabled'), false);
+  assert.equal(await page.isDisabled('#sess_num'), true, 'the session inputs are off without sessions');
+  await setField(page, 'sim_rate', 0.5);
+  await page.check('#sess_enabled');
+  await page.dispatchEvent('#sess_enabled', 'change');
+  assert.equal(await page.isDisabled('#prompt_tokens'), true, 'the per-request lengths are off with sessions');
+  assert.equal(await page.isDisabled('#sim_num_requests'), true);
+  let link = await linkWhen((o) => o.serving?.workload?.sessions);
+  const w = link.decoded.overrides.serving.workload;
+  const scenario = scenarioPreset('I2.1');
+  for (const k of ['num_requests', 'duration_s', 'prompt_tokens', 'output_tokens', 'shared_prefix']) delete scenario.serving.workload[k];
+  scenario.serving.workload.arrival.rate_qps = 0.5;
+  scenario.serving.workload.num_sessions = 100;
+  scenario.serving.workload.sessions = {
+    turns: { dist: 'uniform', min: 2, max: 8 }, system_prompt_tokens: 0, first_input_tokens: 1000,
+    input_tokens: 500, output_tokens: 200, think_time_s: { dist: 'exponential', mean_s: 10 },
+  };
+  assert.deepEqual(w.sessions, scenario.serving.workload.sessions, 'the form\'s starting session values');
+  let expected = cli(scenario);
+  let shown = await viewMetrics(page, 'serving-view', 'serve.');
+  assert.equal(expected.metrics.sessions.total, 100);
+  assert.equal(shown['serve.sessions.ttft_first_turn_ms.mean'], fixed3(expected.metrics.sessions.ttft_first_turn_ms.mean));
+  assert.equal(shown['serve.sessions.ttft_returning_turn_ms.mean'], fixed3(expected.metrics.sessions.ttft_returning_turn_ms.mean));
+  assert.equal(shown['serve.ttft_p50_ms'], fixed3(expected.metrics.ttft_ms.p50));
+
+  // The sessions preset: its distributions shown, a count and a think time edited.
+  const id = 'S.agentic-coding';
+  await page.selectOption('#scenario', id);
+  await waitDone(page, id);
+  const preset = scenarioPreset(id);
+  assert.equal(await page.isChecked('#sess_enabled'), true);
+  assert.equal(await page.inputValue('#sess_in_dist'), preset.serving.workload.sessions.input_tokens.dist);
+  assert.equal(await page.inputValue('#sess_think_dist'), preset.serving.workload.sessions.think_time_s.dist);
+  assert.equal(await page.inputValue('#sess_system'), String(preset.serving.workload.sessions.system_prompt_tokens));
+  await setField(page, 'sess_num', 12);
+  await setField(page, 'sess_think_mean', 1);
+  link = await linkWhen((o) => o.serving?.workload?.num_sessions === 12 && o.serving?.workload?.sessions?.think_time_s?.mean_s === 1);
+  assert.equal(link.decoded.overrides.serving.workload.num_sessions, 12);
+  preset.serving.workload.num_sessions = 12;
+  preset.serving.workload.sessions.think_time_s.mean_s = 1;
+  expected = cli(preset);
+  shown = await viewMetrics(page, 'serving-view', 'serve.');
+  assert.equal(expected.metrics.sessions.total, 12);
+  assert.equal(shown['serve.sessions.session_duration_s.mean'], fixed3(expected.metrics.sessions.session_duration_s.mean));
+  assert.equal(shown['serve.sessions.ttft_returning_turn_ms.mean'], fixed3(expected.metrics.sessions.ttft_returning_turn_ms.mean));
+  await page.click('#reset');
+  await waitDone(page, id);
+  assert.deepEqual(page.errors, []);
+});
+
 test('a bad rate or block size is located and the field highlighted', async () => {
   await page.selectOption('#scenario', 'I2.1');
   await waitDone(page, 'I2.1');

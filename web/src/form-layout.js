@@ -25,19 +25,19 @@ const el = (tag, attrs, content) => ({ type: 'el', tag, attrs, content });
 
 // The rows of one length distribution (prompt or output): the same fields,
 // labels and help for both, as form.js's distFields gives FIELDS.
-const lengthDistRows = (w, W) => [
+const lengthDistRows = (w, W, noun = w, per = 'request') => [
   row(2, [
-    field(`${w}_dist`, `${W} length distribution`, null, `How ${w} lengths are drawn per request: fixed (the token count above), uniform, normal, lognormal or zipf`),
+    field(`${w}_dist`, `${W} length distribution`, null, `How ${noun} lengths are drawn per ${per}: fixed (the token count above), uniform, normal, lognormal or zipf`),
   ]),
   row(3, [
-    field(`${w}_min`, `${W} min`, 'tokens', `Shortest ${w} length drawn (uniform and zipf: required; normal and lognormal: default 1)`, { min: '1' }),
-    field(`${w}_max`, `${W} max`, 'tokens', `Longest ${w} length drawn (uniform and zipf: required; normal and lognormal: default the max model length)`, { min: '1' }),
-    field(`${w}_mean`, `${W} mean`, 'tokens', `Mean ${w} length of the normal or lognormal distribution`, { min: '1' }),
+    field(`${w}_min`, `${W} min`, 'tokens', `Shortest ${noun} length drawn (uniform and zipf: required; normal and lognormal: default 1)`, { min: '1' }),
+    field(`${w}_max`, `${W} max`, 'tokens', `Longest ${noun} length drawn (uniform and zipf: required; normal and lognormal: default the max model length)`, { min: '1' }),
+    field(`${w}_mean`, `${W} mean`, 'tokens', `Mean ${noun} length of the normal or lognormal distribution`, { min: '1' }),
   ]),
   row(3, [
-    field(`${w}_stddev`, `${W} std. dev.`, 'tokens', `Standard deviation of the normal ${w} length distribution`, { min: '0' }),
-    field(`${w}_cv`, `${W} CV`, 'ratio', `Coefficient of variation (std. dev. / mean) of the lognormal ${w} length distribution`, { min: '0' }),
-    field(`${w}_theta`, `${W} theta`, 'exponent', `Zipf exponent of the ${w} length distribution: higher favours short lengths (default 1)`, { min: '0' }),
+    field(`${w}_stddev`, `${W} std. dev.`, 'tokens', `Standard deviation of the normal ${noun} length distribution`, { min: '0' }),
+    field(`${w}_cv`, `${W} CV`, 'ratio', `Coefficient of variation (std. dev. / mean) of the lognormal ${noun} length distribution`, { min: '0' }),
+    field(`${w}_theta`, `${W} theta`, 'exponent', `Zipf exponent of the ${noun} length distribution: higher favours short lengths (default 1)`, { min: '0' }),
   ]),
 ];
 
@@ -116,6 +116,33 @@ export const FORM_PARTS = {
         field('prefix_tokens', 'Prefix length', 'tokens', 'Tokens of each shared prefix'),
         field('prefix_fraction', 'Requests with prefix', 'fraction', 'Share of requests that start with a shared prefix, 0 to 1'),
         field('prefix_groups', 'Prefix groups', 'count', 'Number of distinct shared prefixes, drawn uniformly'),
+      ]),
+    ]),
+    fieldset('Sessions (multi-turn)', { section: 'simulate' }, [
+      field('sess_enabled', 'Sessions: multi-turn conversations or agent runs', null, 'The workload is sessions of several turns, each turn re-sending the whole context so far; they replace the request count, lengths and shared prefix above'),
+      row(3, [
+        field('sess_num', 'Sessions', 'count', 'Number of sessions simulated; they arrive at the traffic rate above'),
+        field('sess_turns_min', 'Turns, min', 'count', 'Fewest turns in a session (drawn uniformly between min and max)', { min: '1' }),
+        field('sess_turns_max', 'Turns, max', 'count', 'Most turns in a session', { min: '1' }),
+      ]),
+      row(2, [
+        field('sess_system', 'System prompt', 'tokens', 'Tokens every session starts with (instructions, tool schemas), the same for all sessions: prefix caching can share them'),
+        field('sess_first_tokens', 'First turn input', 'tokens', 'New tokens of a session\'s first turn (the task or question), after the system prompt'),
+      ]),
+      row(2, [
+        field('sess_in_tokens', 'Turn input', 'tokens', 'New tokens each later turn adds (a user message or a tool result), in tokens'),
+        field('sess_out_tokens', 'Turn output', 'tokens', 'Tokens each turn generates (an answer or a tool call)'),
+      ]),
+      ...lengthDistRows('sess_in', 'Turn input', 'turn input', 'turn'),
+      ...lengthDistRows('sess_out', 'Turn output', 'turn output', 'turn'),
+      row(3, [
+        field('sess_think_dist', 'Think / tool time', null, 'How the pause between a turn\'s answer and the next turn is drawn: fixed, uniform, exponential or lognormal'),
+        field('sess_think_mean', 'Mean', 's', 'Mean pause (fixed: the pause itself), in seconds', { min: '0' }),
+        field('sess_think_cv', 'CV', 'ratio', 'Coefficient of variation of the lognormal pause', { min: '0' }),
+      ]),
+      row(2, [
+        field('sess_think_min', 'Shortest', 's', 'Shortest pause of the uniform draw, in seconds', { min: '0' }),
+        field('sess_think_max', 'Longest', 's', 'Longest pause of the uniform draw, in seconds', { min: '0' }),
       ]),
     ]),
     fieldset('Cluster & scheduler', { section: 'simulate' }, [

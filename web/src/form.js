@@ -133,6 +133,131 @@ function kvTierField(i) {
   };
 }
 
+const SESSIONS = '/serving/workload/sessions';
+// The per-request workload keys a sessions workload replaces (the engine refuses
+// them beside `sessions`): turned off in the form while sessions are on.
+const REQUEST_WORKLOAD_KEYS = ['num_requests', 'duration_s', 'prompt_tokens', 'output_tokens', 'shared_prefix'];
+const REQUEST_WORKLOAD_FIELDS = ['prompt_tokens', 'output_tokens', 'prompt_dist', 'output_dist', 'sim_num_requests', 'sim_duration',
+  'prefix_enabled', ...['prompt', 'output'].flatMap((w) => ['min', 'max', 'mean', 'stddev', 'cv', 'theta'].map((p) => `${w}_${p}`))];
+
+/**
+ * Multi-turn sessions (serving.workload.sessions): the checkbox adds a sessions
+ * workload (every shown session field written) in place of the per-request
+ * count, lengths and shared prefix, or takes it away, putting back the request
+ * count and lengths the form shows (an empty one is left for the engine to ask for).
+ */
+function sessionsToggle() {
+  return {
+    id: 'sess_enabled', path: SESSIONS, kind: 'toggle', toggles: 'sessions', section: SIM,
+    write: (s, on) => {
+      if (on) {
+        for (const k of REQUEST_WORKLOAD_KEYS) setAt(s, `/serving/workload/${k}`, undefined);
+        return;
+      }
+      setAt(s, SESSIONS, undefined);
+      setAt(s, '/serving/workload/num_sessions', undefined);
+      for (const [id, key] of [['sim_num_requests', 'num_requests'], ['prompt_tokens', 'prompt_tokens'], ['output_tokens', 'output_tokens']]) {
+        const n = parseInteger(el(id).value);
+        if (n !== undefined && getAt(s, `/serving/workload/${key}`) === undefined) setAt(s, `/serving/workload/${key}`, n);
+      }
+    },
+  };
+}
+
+/** Turns per session, min and max of a uniform draw (one number when they are equal). */
+function turnsField(id, bound, def) {
+  const path = `${SESSIONS}/turns`;
+  return {
+    id, path: `${path}/${bound}`, kind: 'int', section: SIM, group: 'sessions',
+    show: (s) => {
+      const t = getAt(s, path);
+      if (typeof t === 'number') return String(t);
+      if (t && typeof t === 'object' && t[bound] !== undefined) return String(t[bound]);
+      return t === undefined ? String(def) : '';
+    },
+    write: (s) => {
+      const lo = parseInteger(el('sess_turns_min').value);
+      const hi = parseInteger(el('sess_turns_max').value);
+      if (lo === undefined || hi === undefined) return;
+      setAt(s, path, lo === hi ? lo : { dist: 'uniform', min: lo, max: hi });
+    },
+  };
+}
+
+/** A session's token count (one number) with the form's starting value when the scenario has none. */
+function sessionTokensField(id, key, def) {
+  const f = tokensField(id, `${SESSIONS}/${key}`);
+  return { ...f, section: SIM, group: 'sessions', show: (s) => (getAt(s, f.path) === undefined ? String(def) : f.show(s)) };
+}
+
+// Think or tool time between a session's turns: seconds, or a distribution
+// (the engine's read_time: fixed value_s, uniform min_s/max_s, exponential
+// mean_s, lognormal mean_s and cv); these are the inputs each one shows.
+const THINK = `${SESSIONS}/think_time_s`;
+const THINK_PARAMS = { fixed: ['mean'], uniform: ['min', 'max'], exponential: ['mean'], lognormal: ['mean', 'cv'] };
+const THINK_KEYS = { mean: 'mean_s', cv: 'cv', min: 'min_s', max: 'max_s' };
+const THINK_DEFAULT = { dist: 'exponential', mean_s: 10 };
+
+function thinkValue(s) {
+  const t = getAt(s, THINK);
+  return t === undefined ? THINK_DEFAULT : t;
+}
+
+function writeThink(s) {
+  const dist = el('sess_think_dist').value;
+  const value = (p) => parseNumber(el(`sess_think_${p}`).value);
+  if (dist === 'fixed') {
+    const v = value('mean');
+    if (v !== undefined) setAt(s, THINK, v);
+    return;
+  }
+  const t = { dist };
+  for (const p of THINK_PARAMS[dist] || []) {
+    const v = value(p);
+    if (v !== undefined) t[THINK_KEYS[p]] = v;
+  }
+  setAt(s, THINK, t);
+}
+
+function thinkFields() {
+  const select = {
+    id: 'sess_think_dist', path: `${THINK}/dist`, kind: 'select', section: SIM, group: 'sessions',
+    show: (s) => {
+      const t = thinkValue(s);
+      return typeof t === 'number' ? 'fixed' : String(t.dist);
+    },
+    write: writeThink,
+  };
+  const params = Object.entries(THINK_KEYS).map(([p, key]) => ({
+    id: `sess_think_${p}`, path: `${THINK}/${key}`, kind: 'number', section: SIM, group: 'sessions',
+    show: (s) => {
+      const t = thinkValue(s);
+      if (typeof t === 'number') return p === 'mean' ? String(t) : '';
+      const v = p === 'mean' && t.dist === 'fixed' ? t.value_s : t[key];
+      return v === undefined || v === null ? '' : String(v);
+    },
+    write: writeThink,
+  }));
+  return [select, ...params];
+}
+
+/** Shows the think-time inputs of the distribution chosen. */
+function showThinkParams() {
+  const chosen = THINK_PARAMS[el('sess_think_dist').value] || Object.keys(THINK_KEYS);
+  for (const p of Object.keys(THINK_KEYS)) el(`sess_think_${p}`).closest('.field').hidden = !chosen.includes(p);
+}
+
+/** The session fields: the per-request workload inputs are off while sessions are on. */
+function showSessionMode() {
+  const on = el('sess_enabled').checked;
+  for (const id of REQUEST_WORKLOAD_FIELDS) {
+    el(id).disabled = on;
+    el(id).closest('.field')?.classList.toggle('disabled', on);
+  }
+  // The shared prefix's own inputs follow its checkbox, and are off with it while sessions are on.
+  setGroupEnabled('prefix', !on && el('prefix_enabled').checked);
+}
+
 const TRAINING_PAR = '/training/parallelism';
 
 // Length distributions of prompt_tokens / output_tokens: an integer ('fixed') or a {"dist": ...} object
@@ -142,6 +267,8 @@ const DIST_PARAMS = {
   lognormal: ['mean', 'cv', 'min', 'max'], zipf: ['min', 'max', 'theta'],
 };
 const PARAMS = ['min', 'max', 'mean', 'stddev', 'cv', 'theta'];
+// The length fields with a distribution: a request's prompt and output, a session turn's input and output.
+const LENGTH_PREFIXES = ['prompt', 'output', 'sess_in', 'sess_out'];
 const INT_PARAMS = new Set(['min', 'max']);
 
 function distOf(v) {
@@ -386,6 +513,18 @@ export const FIELDS = [
   { id: 'prefix_tokens', path: '/serving/workload/shared_prefix/tokens', kind: 'int', section: SIM, group: 'prefix', def: 512 },
   { id: 'prefix_fraction', path: '/serving/workload/shared_prefix/request_fraction', kind: 'number', section: SIM, group: 'prefix', showDefault: true },
   { id: 'prefix_groups', path: '/serving/workload/shared_prefix/groups', kind: 'int', section: SIM, group: 'prefix', showDefault: true },
+  // Multi-turn sessions, after the per-request fields they replace (their toggle removes them).
+  sessionsToggle(),
+  { id: 'sess_num', path: '/serving/workload/num_sessions', kind: 'int', section: SIM, group: 'sessions', def: 100 },
+  turnsField('sess_turns_min', 'min', 2),
+  turnsField('sess_turns_max', 'max', 8),
+  { id: 'sess_system', path: `${SESSIONS}/system_prompt_tokens`, kind: 'int', section: SIM, group: 'sessions', showDefault: true },
+  sessionTokensField('sess_first_tokens', 'first_input_tokens', 1000),
+  sessionTokensField('sess_in_tokens', 'input_tokens', 500),
+  ...distFields('sess_in', `${SESSIONS}/input_tokens`).map((f) => ({ ...f, group: 'sessions' })),
+  sessionTokensField('sess_out_tokens', 'output_tokens', 200),
+  ...distFields('sess_out', `${SESSIONS}/output_tokens`).map((f) => ({ ...f, group: 'sessions' })),
+  ...thinkFields(),
   { id: 'sim_router', path: '/serving/cluster/router', kind: 'select', section: SIM, optional: true, write: writeRouter },
   { id: 'sim_policy', path: '/serving/scheduler/policy', kind: 'select', section: SIM, showDefault: true },
   { id: 'sim_priority', path: '/serving/scheduler/priority', kind: 'select', section: SIM, optional: true },
@@ -616,6 +755,8 @@ const SERVING_SELECTS = [
   ['spec_method', 'speculative_methods'],
   ['prompt_dist', 'length_distributions'],
   ['output_dist', 'length_distributions'],
+  ['sess_in_dist', 'length_distributions'],
+  ['sess_out_dist', 'length_distributions'],
 ];
 
 // Selects filled from preset lists (the rest take the schema's choices, or a policy family).
@@ -683,7 +824,7 @@ export function populate({ scenarios, models, gpus, interconnects, kvTiers = [] 
   for (const id of ['sim_kv_tier1', 'sim_kv_tier2']) {
     fillSelect(el(id), [option(NO_LINK, 'None (HBM only)'), ...kvTiers.map((t) => option(t.id, t.name || t.id, t.source))]);
   }
-  for (const prefix of ['prompt', 'output']) {
+  for (const prefix of LENGTH_PREFIXES) {
     el(`${prefix}_dist`).addEventListener('change', () => showDistParams(prefix));
     // Typing a length makes it fixed.
     el(`${prefix}_tokens`).addEventListener('input', () => {
@@ -692,6 +833,8 @@ export function populate({ scenarios, models, gpus, interconnects, kvTiers = [] 
       showDistParams(prefix);
     });
   }
+  el('sess_think_dist').addEventListener('change', showThinkParams);
+  el('sess_enabled').addEventListener('change', showSessionMode);
   el('spec_method').addEventListener('change', showDependent);
   el('train_recompute').addEventListener('change', showDependent);
   for (const f of FIELDS) {
@@ -791,8 +934,9 @@ export function fill(scenario) {
     filled.set(f.id, inputValue(f));
   }
   for (const t of TOGGLES()) setGroupEnabled(t.toggles, el(t.id).checked);
-  showDistParams('prompt');
-  showDistParams('output');
+  for (const prefix of LENGTH_PREFIXES) showDistParams(prefix);
+  showThinkParams();
+  showSessionMode();
   showDependent();
   showSloAttainment();
 }
