@@ -36,9 +36,16 @@ const HANG_MS = 5000;
 // is a hang only past what its own budget promises; 5 s would flag fits that
 // keep their promise (a 600 KB SGLang file took 5.0 s of CPU on a loaded
 // machine, 2026-11-29, within its 9 s).
+// The promise is judged with a margin of 2: a process's CPU time grows when
+// the machine is busy (the other hardware thread of its core and the caches
+// are shared). Three fit cases of a 3,000-case run (seed 23, 2026-11-29) took
+// 9.1, 9.7 and 10.9 s at load 13-15 and 6.7, 6.1 and 7.3 s measured again at
+// load 10, under their 9 s. Unbounded work passes any fixed multiple.
 const FIT_WORK_UNITS = 3000000;
 const CPU_MS_PER_WORK_UNIT = 60000 / 20000000;
-const hangMsOf = (surface) => (surface === 'fit' ? FIT_WORK_UNITS * CPU_MS_PER_WORK_UNIT : HANG_MS);
+const CPU_TIME_MARGIN_ON_A_BUSY_MACHINE = 2;
+const hangMsOf = (surface) => (surface === 'fit'
+  ? CPU_TIME_MARGIN_ON_A_BUSY_MACHINE * FIT_WORK_UNITS * CPU_MS_PER_WORK_UNIT : HANG_MS);
 const CHUNK = 1000;
 const MAX_CASE_BYTES = 8 << 20;
 const enc = new TextEncoder();
