@@ -10,14 +10,20 @@
 #include <vector>
 
 #include "core/json_reader.hpp"
+#include "perf/single_pass_fit.hpp"
 
 namespace sightline::cli {
 
 // The fused-kernel sweeps of a directory (fused_*.csv, sorted).
 std::vector<std::string> fused_sweep_files(const std::string& measured_dir);
 
+// The single-pass kernels of a fused sweep as the engine builds their
+// operators (class, bytes, row programs) with their measured times; `gpu_id`
+// is set to the sweep's GPU.
+std::vector<SinglePassTiming> single_pass_timings(const std::string& path, std::string& gpu_id);
+
 // {file: {"gpu": id, "cross_generation_source", "groups": [{"stacks": [...], "by_kernel": {kind: {"launched_as",
-// "ranges": {"all rows" | "1024+ tokens, TP n": {"target_measured": {samples, median_ape, p90_ape, max_ape,
+// "ranges": {"all rows" | "under 1024 tokens" | "1024+ tokens, TP n": {"target_measured": {samples, median_ape, p90_ape, max_ape,
 // median_signed}, "cross_generation": {...}}}, "rows": [{model, tp, tokens, measured_us, target_measured_us,
 // cross_generation_us}]}}}]}}: one group per distinct set of fused kernels among the stack presets.
 json fused_kernel_accuracy(const std::string& measured_dir);

@@ -1,5 +1,7 @@
 #include "perf/calibrated_cost.hpp"
 
+#include "perf/single_pass_fit.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -114,18 +116,26 @@ void apply_interval(OpCost& c, const IntervalScale& s) {
 // Llama-3-70B at TP 8 (9 heads of 128 per token on each GPU, 4,864 bytes per
 // token) ran 16,384 tokens in 26.29 µs on an H200 (presets/calibrations/
 // measured/fused_h200_2026-11-28.csv), streaming at 3.0 TB/s where rows of
-// 16 KiB and more stream at 4.1: (26.29 − the elementwise launch, 1.61 µs) /
-// 16,384 programs = 1.51 ns per program across 132 SMs at 1,980 MHz, i.e.
-// 394 SM-cycles. Cycles, so it moves with the clock and the SM count;
-// tests/unit/test_fused_kernels.cpp recomputes it from that row.
-constexpr double kSmCyclesPerRowProgram = 394;
+// 16 KiB and more stream at 4.1: (26.29 − the fused RoPE's fixed time on the
+// H200, 1.98 µs, presets/calibrations/h200.json) / 16,384 programs = 1.484 ns
+// per program across 132 SMs at 1,980 MHz, i.e. 388 SM-cycles. Cycles, so it
+// moves with the clock and the SM count; tests/unit/test_fused_kernels.cpp
+// prices that row with it to within 1%.
+constexpr double kSmCyclesPerRowProgram = 388;
+
+}  // namespace
+
+double row_programs_s(int64_t row_programs, const GpuSpec& g) {
+  if (row_programs <= 0 || g.sm_count <= 0 || g.boost_clock_MHz <= 0) return 0;
+  return static_cast<double>(row_programs) * kSmCyclesPerRowProgram / (g.sm_count * g.boost_clock_MHz * 1e6);
+}
+
+namespace {
 
 // `c` (a single-pass kernel's price) raised to its program rate where that is slower.
 void bound_by_program_rate(OpCost& c, const Operator& op, const GpuSpec& g, double launch_s) {
-  if (op.rows <= 0 || g.sm_count <= 0 || g.boost_clock_MHz <= 0 || c.time_s <= 0) return;
-  const double programs_s =
-      static_cast<double>(op.rows) * kSmCyclesPerRowProgram / (g.sm_count * g.boost_clock_MHz * 1e6);
-  if (programs_s <= std::max(c.memory_s, c.compute_s)) return;
+  const double programs_s = row_programs_s(op.rows, g);
+  if (programs_s <= 0 || c.time_s <= 0 || programs_s <= std::max(c.memory_s, c.compute_s)) return;
   const double scale = (launch_s + programs_s) / c.time_s;
   c.time_s *= scale;
   c.time_low_s *= scale;
@@ -244,8 +254,12 @@ OpCost CalibratedCostModel::cost(const Operator& op, const CostContext& ctx) con
       // elementwise/copy class), not at its eager chain's. Checked against
       // single-pass kernels timed on an H200 (presets/calibrations/measured/
       // fused_h200_2026-11-28.csv, tests/unit/test_fused_kernels.cpp).
+      // Its fixed time is the kernel's own where this GPU's fused kernels
+      // were timed (perf/single_pass_fit.hpp), else the streaming class's launch.
       if (op.single_pass) {
-        const MemoryKernelParams& p = memory_params(KernelClass::Elementwise);
+        MemoryKernelParams p = memory_params(KernelClass::Elementwise);
+        const double fixed_us = memory_params(k).single_pass_fixed_us;
+        if (fixed_us > 0) p.launch_us = fixed_us;
         c = memory_kernel_cost(op, g, KernelClass::Elementwise, p);
         bound_by_program_rate(c, op, g, p.launch_us * 1e-6);
       } else {
@@ -335,7 +349,10 @@ KernelCalibration transfer_calibration(const KernelCalibration& from, const GpuS
     const double clock = from_gpu.boost_clock_MHz / target.boost_clock_MHz;
     t.gemm.launch_us *= clock;
     t.attention.launch_us *= clock;
-    for (auto& [k, p] : t.memory) p.launch_us *= clock;
+    for (auto& [k, p] : t.memory) {
+      p.launch_us *= clock;
+      p.single_pass_fixed_us *= clock;  // a launch and dependent loads: fixed time too
+    }
     t.kernel_floor_us *= clock;
   }
   return t;

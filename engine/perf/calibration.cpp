@@ -116,9 +116,12 @@ json KernelCalibration::to_json() const {
             {"flash_fwd", attention.flash_fwd.to_json()}, {"flash_bwd", attention.flash_bwd.to_json()},
             {"standard", attention.standard.to_json()}, {"residuals", attention.residuals.to_json()}};
   json mem = json::object();
-  for (const auto& [k, p] : memory)
-    mem[kernel_class_name(k)] = {{"provenance", p.provenance}, {"launch_us", p.launch_us},
-                                 {"eta_memory", p.eta_memory}, {"l2_speedup", p.l2_speedup}, {"residuals", p.residuals.to_json()}};
+  for (const auto& [k, p] : memory) {
+    json& j = mem[kernel_class_name(k)];
+    j = {{"provenance", p.provenance}, {"launch_us", p.launch_us},
+         {"eta_memory", p.eta_memory}, {"l2_speedup", p.l2_speedup}, {"residuals", p.residuals.to_json()}};
+    if (p.single_pass_fixed_us > 0) j["single_pass"] = {{"fixed_us", p.single_pass_fixed_us}, {"source", p.single_pass_source}};
+  }
   return {{"id", id},     {"name", "Kernel calibration for " + id}, {"source", source}, {"notes", notes},
           {"copy_bandwidth_eta", copy_bandwidth_eta}, {"kernel_floor_us", kernel_floor_us}, {"gemm", g}, {"attention", a}, {"memory_kernels", mem}};
 }
@@ -189,13 +192,19 @@ KernelCalibration KernelCalibration::from_json(const json& j, const std::string&
   ObjectReader m(r.required("memory_kernels"), r.child_path("memory_kernels"), names);
   for (KernelClass k : memory_bound_classes()) {
     const std::string name = kernel_class_name(k);
-    ObjectReader p(m.required(name), m.child_path(name), {"provenance", "launch_us", "eta_memory", "l2_speedup", "residuals"});
+    ObjectReader p(m.required(name), m.child_path(name),
+                   {"provenance", "launch_us", "eta_memory", "l2_speedup", "residuals", "single_pass"});
     MemoryKernelParams mp;
     mp.provenance = p.string("provenance");
     mp.launch_us = p.number("launch_us", 0, 1e4);
     mp.eta_memory = p.number("eta_memory", 1e-3, 5);
     mp.l2_speedup = p.number("l2_speedup", 1, 100, 1);
     mp.residuals = FitResiduals::from_json(p.required("residuals"), p.child_path("residuals"));
+    if (p.has("single_pass")) {
+      ObjectReader f(p.required("single_pass"), p.child_path("single_pass"), {"fixed_us", "source"});
+      mp.single_pass_fixed_us = f.number("fixed_us", 1e-3, 1e4);
+      mp.single_pass_source = f.string("source");
+    }
     c.memory[k] = mp;
   }
   return c;
@@ -257,7 +266,7 @@ const KernelCalibration& default_calibration() {
     c.attention.flash_fwd = {{9, 14}, {0.4, 0.5}};
     c.attention.flash_bwd = {{9, 14}, {0.3, 0.5}};
     c.attention.standard = {{9, 14}, {0.2, 0.2}};
-    for (KernelClass k : memory_bound_classes()) c.memory[k] = MemoryKernelParams{"default", 3, 0.7, 1, {}};
+    for (KernelClass k : memory_bound_classes()) c.memory[k] = MemoryKernelParams{"default", 3, 0.7, 1, {}, 0, {}};
     return c;
   }();
   return defaults;

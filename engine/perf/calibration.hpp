@@ -81,6 +81,12 @@ struct MemoryKernelParams {
   // previous kernel just wrote, so it is still in L2 when small enough.
   double l2_speedup = 1;
   FitResiduals residuals;
+  // The fixed time (µs) of this class's single-pass (fused) kernel: launch
+  // plus one program's chain of dependent loads, what it takes when far from
+  // bandwidth-bound (perf/single_pass_fit.hpp). 0: none measured, and the
+  // fused kernel starts at the elementwise class's launch.
+  double single_pass_fixed_us = 0;
+  std::string single_pass_source;  // how it was fitted, with its measurement file
 };
 
 // Classes whose operands are activations produced by the kernel just before

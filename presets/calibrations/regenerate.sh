@@ -14,7 +14,8 @@ published=$here/data/published_kernels.csv
   --csv "$published" --out "$out/a100-80g-sxm.json"
 if [ "${SIGHTLINE_REGENERATE_REFERENCE_ONLY:-0}" = 1 ]; then exit 0; fi
 "$bin" calibrate --gpu a40 --vidur-dir "$data/vidur-profiling" --vidur-gpu a40 --out "$out/a40.json"
-# H100 SXM and H200: the published figures plus our own microbenchmark sweeps.
+# H100 SXM and H200: the published figures plus our own microbenchmark sweeps
+# (and, where timed, the fused kernels' sweep).
 # They share compute silicon: H200 keeps the H100 fit's bf16 compute efficiency
 # (report-accuracy's same_silicon_gemms: separately fitted, the two predicted a
 # 9% bf16 compute-bound difference that the sweeps do not show), so the shipped
@@ -22,6 +23,8 @@ if [ "${SIGHTLINE_REGENERATE_REFERENCE_ONLY:-0}" = 1 ]; then exit 0; fi
 for gpu in h100-sxm h200; do
   sweeps=()
   for f in "$here"/measured/microbench_"$gpu"_*.csv; do sweeps+=(--csv "$f"); done
+  # Fused kernels timed on this GPU (fused_bench.py): their fixed times.
+  for f in "$here"/measured/fused_"$gpu"_*.csv; do if [ -e "$f" ]; then sweeps+=(--fused-csv "$f"); fi; done
   same=()
   if [ "$gpu" = h200 ]; then same=(--compute-from h100-sxm); fi
   "$bin" calibrate --gpu "$gpu" --csv "$published" "${sweeps[@]}" "${same[@]}" --out "$out/$gpu.json"

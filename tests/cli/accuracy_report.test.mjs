@@ -13,6 +13,9 @@ import { cliPath, repoRoot } from '../wasm/wasm_module.mjs';
 
 const dataDir = path.resolve(repoRoot, '..', 'shared', 'data');
 const skip = existsSync(dataDir) ? false : `shared data not found at ${dataDir}`;
+// Median |error| bounds per fused kernel under 1,024 tokens (2026-11-29: RoPE
+// 15.6%, SiLU-and-mul 7.5%, add + RMSNorm 4.4%; before the fixed times 19.1%, 9.7%, 21.7%).
+const SMALL_MEDIAN = { rope: 0.17, activation: 0.10, add_norm: 0.08 };
 
 test('accuracy report: GEMM leave-one-model-out median <= 8%, collectives >= 1 MiB median <= 10%, fused kernels within 15%; the accuracy page shows it', { skip }, async () => {
   const report = JSON.parse(execFileSync(cliPath, ['report-accuracy', '--data', dataDir, '--format', 'json', '--max-work-units', '60000000']).toString());
@@ -44,8 +47,11 @@ test('accuracy report: GEMM leave-one-model-out median <= 8%, collectives >= 1 M
   // fused kernel within 15% of the single-pass kernels timed on the H200 at
   // prefill sizes (1,024+ tokens) of Llama-2-7B and Llama-3-70B at TP 1 and
   // Llama-3-70B at TP 8 (the range tests/unit/test_fused_kernels.cpp holds too);
-  // eager PyTorch (training) keeps the eager chains. Not held to it, and printed
-  // by the report: rows under 1,024 tokens (launch-bound).
+  // eager PyTorch (training) keeps the eager chains. Under 1,024 tokens the
+  // kernels are far from bandwidth-bound and priced at their fixed times
+  // (perf/single_pass_fit.hpp): held per family at the median, and add + RMSNorm
+  // row by row; the RoPE and SiLU-and-mul rows that stay outside 15% are listed
+  // in docs/acceptance-36.md with the reason.
   const fused = Object.values(report.fused_kernels);
   assert.ok(fused.length >= 1, 'a fused-kernel sweep is reported');
   let fusing = 0;
@@ -62,6 +68,10 @@ test('accuracy report: GEMM leave-one-model-out median <= 8%, collectives >= 1 M
           const err = r.target_measured_us / r.measured_us - 1;
           assert.ok(Math.abs(err) <= 0.15, `${f.gpu} ${g.stacks} ${k} ${r.model} ${r.tokens} tokens: ${(100 * err).toFixed(1)}%`);
         }
+        const small = g.by_kernel[k].ranges['under 1024 tokens'].target_measured;
+        assert.ok(small.samples >= 12, `${f.gpu} ${k}: ${small.samples} rows under 1,024 tokens`);
+        assert.ok(small.median_ape <= SMALL_MEDIAN[k], `${f.gpu} ${k} under 1,024 tokens: median ${small.median_ape}`);
+        if (k === 'add_norm') assert.ok(small.max_ape <= 0.20, `${f.gpu} add_norm under 1,024 tokens: max ${small.max_ape}`);
       }
     }
   }
