@@ -110,7 +110,12 @@ ServingHeadline serving_headline(const std::vector<RequestOutcome>& outcomes, co
                                  const ArrivalSpec& arrival) {
   const bool rate_based = arrival.process == ArrivalProcess::Poisson || arrival.process == ArrivalProcess::Gamma ||
                           arrival.process == ArrivalProcess::Fixed;
-  const double offered_qps = rate_based ? arrival.rate_qps : 0.0;
+  // A capped client sends only as fast as its slots free: the server sees
+  // the sends, not the drawn rate, and the backlog waits at the client. A
+  // cap at or above the request count never binds: that run is uncapped.
+  const bool client_capped =
+      arrival.max_concurrency > 0 && arrival.max_concurrency < static_cast<int64_t>(outcomes.size());
+  const double offered_qps = rate_based && !client_capped ? arrival.rate_qps : 0.0;
   ServingHeadline h;
   h.has_slo = slo.enabled;
   SteadyStateOptions o;
@@ -119,7 +124,7 @@ ServingHeadline serving_headline(const std::vector<RequestOutcome>& outcomes, co
   // Overload: the judge's growth test (arrivals minus completions over the
   // window against its Poisson scale) or completions falling behind. The
   // run's completion rate while it is overloaded is its service rate.
-  if (rep.overloaded && arrival.process != ArrivalProcess::ClosedLoop) {
+  if (rep.overloaded && arrival.process != ArrivalProcess::ClosedLoop && !client_capped) {
     h.overloaded = true;
     h.capacity_qps = rep.completion_rate_qps;
     h.warning = "overload: arrivals (" + format_3sig(rep.arrival_rate_qps) + " req/s) outrun the service rate (" +

@@ -47,10 +47,11 @@ bool goodput_sampling_interval(const ServingHeadline& h, double& low_qps, double
 bool throughput_sampling_interval(const ServingHeadline& h, double& low_qps, double& high_qps);
 
 // `arrival`: the workload's arrival process. Its rate is the offered rate
-// the verdict line names (none for a trace, all_at_once or a closed loop: the
-// line names the rate the run's arrivals had). A closed loop's clients send
-// only as fast as they are served: its queue cannot grow without bound, so it
-// gets no overload verdict.
+// the verdict line names (none for a trace, all_at_once, a closed loop or a
+// rate under a client's max_concurrency: the line names the rate the run's
+// arrivals had). A closed loop's clients, and a capped rate's client, send
+// only as fast as they are served: the server's queue cannot grow without
+// bound, so the run gets no overload verdict.
 ServingHeadline serving_headline(const std::vector<RequestOutcome>& outcomes, const SloSpec& slo,
                                  const ArrivalSpec& arrival);
 
