@@ -173,6 +173,7 @@ json BenchRun::to_json() const {
     if (arrival == "gamma") load_j["cv"] = arrival_cv;
   }
   if (concurrency > 0) load_j["concurrency"] = concurrency;
+  if (max_concurrency > 0) load_j["max_concurrency"] = max_concurrency;
   json m = json::object();
   for (const BenchFigure& f : measured) {
     m[f.metric] = {{"value", f.value}, {"source", f.source}};

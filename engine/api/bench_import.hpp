@@ -59,6 +59,10 @@ struct BenchRun {
   double rate_qps = 0;
   double arrival_cv = 1;
   int64_t concurrency = 0;
+  // "rate": the client's cap on requests in flight (vLLM / SGLang
+  // --max-concurrency, AIPerf's concurrency in a request_rate phase), replayed
+  // as serving.workload.arrival.max_concurrency; 0: none.
+  int64_t max_concurrency = 0;
   int64_t requests = 0;  // completed requests (in the measured phase)
   // Requests a fit's replay of the run makes (0: every completed request; the
   // fit sets fewer when its work budget cannot pay for them, api/calibration_fit_replay).

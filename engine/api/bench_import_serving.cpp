@@ -17,8 +17,10 @@ constexpr double kMaxBenchTokens = 1e13;
 
 // request_rate and max_concurrency as both scripts apply them: a finite rate
 // draws arrivals (vLLM: gamma of shape `burstiness`, 1 = Poisson; SGLang:
-// Poisson); an infinite rate sends every request at t = 0, and a concurrency
-// cap then makes the run a closed loop of that many clients.
+// Poisson), and a cap holds an arrival that finds that many requests in
+// flight at the client until one ends (serve/client_cap.hpp); an infinite
+// rate sends every request at t = 0, and a cap then makes the run a closed
+// loop of that many clients.
 void read_serving_load(const Fields& f, BenchRun& r, bool has_burstiness) {
   const auto rate = f.rate("request_rate");
   if (!rate) refuse(error_code::kMissingKey, r.file, f.at("request_rate"), "missing 'request_rate' (the load of the run)");
@@ -38,9 +40,10 @@ void read_serving_load(const Fields& f, BenchRun& r, bool has_burstiness) {
   r.load = "rate";
   r.rate_qps = *rate;
   if (cap) {
-    r.concurrency = *cap;
+    r.max_concurrency = *cap;
     r.notes.push_back("a rate with max_concurrency " + std::to_string(*cap) +
-                      ": replayed as the open-loop rate (the cap is not replayed)");
+                      ": an arrival that finds " + std::to_string(*cap) +
+                      " requests in flight waits at the client and is timed from its send");
   }
   if (has_burstiness) {
     const auto b = f.maybe("burstiness", 1e-4, 1e4);

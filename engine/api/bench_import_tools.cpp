@@ -170,7 +170,15 @@ bool read_aiperf_phases(const Fields& ic, BenchRun& r) {
       if (pattern == "constant") r.arrival = "fixed";
       else if (!pattern.empty() && pattern != "poisson")
         refuse(error_code::kNotImplemented, r.file, ph.at("arrival_pattern"), "arrival pattern '" + printable(pattern, 30) + "' is not replayed");
-      if (conc) r.concurrency = *conc;
+      // A rate with a concurrency: AIPerf sleeps to the rate's time, then
+      // waits for a free slot before it issues the request ("sleep-then-gate",
+      // ai-dynamo/aiperf@159f90b9 docs/tutorials/request-rate-concurrency.md):
+      // the client-side cap vLLM's --max-concurrency applies.
+      if (conc) {
+        r.max_concurrency = *conc;
+        r.notes.push_back("a request_rate phase with concurrency " + std::to_string(*conc) +
+                          ": an arrival that finds that many requests in flight waits at the client");
+      }
     } else {
       refuse(error_code::kNotImplemented, r.file, ph.at("type"),
              "phase type '" + printable(type, 40) + "' is not replayed (concurrency, request_rate)");

@@ -79,6 +79,11 @@ json scenario_for_bench_run(const json& base, const BenchRun& run, const json& c
   } else {
     w["arrival"] = {{"process", run.arrival}, {"rate_qps", run.rate_qps}};
     if (run.arrival == "gamma") w["arrival"]["cv"] = std::min(100.0, std::max(0.01, run.arrival_cv));
+    // A cap at or above the replayed count never binds: it is the same run.
+    if (run.max_concurrency > 0) {
+      w["arrival"]["max_concurrency"] = std::min(run.max_concurrency, replay_requests(run));
+      serving.erase("max_qps_search");  // a search of the rate has no meaning behind a client's cap
+    }
   }
   w["num_requests"] = replay_requests(run);
   w["prompt_tokens"] = {{"dist", "fixed"}, {"value", std::max<int64_t>(1, std::llround(*run.prompt_tokens_mean))}};

@@ -280,6 +280,10 @@ void read_max_qps_search(const ObjectReader& r, SimulationSpec& sp) {
       fail(error_code::kConstraint, qpath,
            std::string("max_qps_search needs arrivals with a rate (not ") +
                to_string(sp.workload.arrival.process) + ")");
+    if (sp.workload.arrival.max_concurrency > 0)
+      fail(error_code::kConstraint, qpath,
+           "max_qps_search needs an open-loop rate: arrival.max_concurrency holds requests back at the client, so "
+           "the server never sees the rate searched");
   }
 }
 
@@ -300,6 +304,10 @@ void read_steady_state_check(const ObjectReader& r, SimulationSpec& sp) {
         sp.workload.arrival.process == ArrivalProcess::ClosedLoop)
       fail(error_code::kConstraint, cpath,
            std::string("steady_state needs arrivals with a rate (not ") + to_string(sp.workload.arrival.process) + ")");
+    if (sp.workload.arrival.max_concurrency > 0)
+      fail(error_code::kConstraint, cpath,
+           "steady_state needs an open-loop rate: with arrival.max_concurrency a backlog waits at the client, "
+           "where the judge cannot see it");
   }
 }
 

@@ -53,6 +53,11 @@ struct ArrivalSpec {
   // `think_time_s` after its previous one ends (a benchmark's --max-concurrency).
   int64_t concurrency = 0;
   double think_time_s = 0;
+  // poisson, gamma, fixed: a client-side cap on requests in flight (0: none),
+  // as a benchmark's --request-rate with --max-concurrency applies it: an
+  // arrival that finds `max_concurrency` requests in flight waits (FIFO) until
+  // one ends, and is sent then; its latencies count from the send.
+  int64_t max_concurrency = 0;
 };
 
 struct LengthSpec {

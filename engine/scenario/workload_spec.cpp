@@ -172,8 +172,8 @@ WorkloadSpec read_workload(const json& v, const std::string& path, int64_t max_l
   const json& av = r.required("arrival");
   const std::string process = peek_string(av, "process");
   std::vector<std::string> akeys = {"process"};
-  if (process == "poisson" || process == "fixed") akeys.push_back("rate_qps");
-  else if (process == "gamma") akeys.insert(akeys.end(), {"rate_qps", "cv"});
+  if (process == "poisson" || process == "fixed") akeys.insert(akeys.end(), {"rate_qps", "max_concurrency"});
+  else if (process == "gamma") akeys.insert(akeys.end(), {"rate_qps", "cv", "max_concurrency"});
   else if (process == "trace") akeys.push_back("csv");
   else if (process == "closed_loop") akeys.insert(akeys.end(), {"concurrency", "think_time_s"});
   else if (process != "all_at_once") akeys.insert(akeys.end(), {"rate_qps", "cv", "csv"});
@@ -189,6 +189,12 @@ WorkloadSpec read_workload(const json& v, const std::string& path, int64_t max_l
                           w.arrival.process == ArrivalProcess::Fixed;
   if (rate_based) w.arrival.rate_qps = ar.number("rate_qps", 1e-6, 1e6);
   if (w.arrival.process == ArrivalProcess::Gamma) w.arrival.cv = ar.number("cv", 0.01, 100.0);
+  if (rate_based && ar.has("max_concurrency")) {
+    w.arrival.max_concurrency = ar.integer("max_concurrency", 1, limits.max_requests);
+    if (sessions)
+      fail(error_code::kConstraint, ar.child_path("max_concurrency"),
+           "max_concurrency caps requests, not sessions: a session's turns already wait on each other");
+  }
   if (w.arrival.process == ArrivalProcess::ClosedLoop) {
     w.arrival.concurrency = ar.integer("concurrency", 1, limits.max_requests);
     w.arrival.think_time_s = ar.number("think_time_s", 0.0, 1e6, 0.0);
@@ -262,6 +268,7 @@ json workload_to_json(const WorkloadSpec& w) {
       w.arrival.process == ArrivalProcess::Gamma)
     a["rate_qps"] = w.arrival.rate_qps;
   if (w.arrival.process == ArrivalProcess::Gamma) a["cv"] = w.arrival.cv;
+  if (w.arrival.max_concurrency > 0) a["max_concurrency"] = w.arrival.max_concurrency;
   if (w.arrival.process == ArrivalProcess::ClosedLoop) {
     a["concurrency"] = w.arrival.concurrency;
     a["think_time_s"] = w.arrival.think_time_s;

@@ -71,6 +71,41 @@ std::string format_3sig(double v) {
 
 namespace {
 
+// A closed loop's completions over the window [t0, t1) as batch means: the
+// span cut into kBatches equal parts, each part's completion rate; their mean
+// is the throughput. Their spread estimates its sampling error only when
+// consecutive parts are nearly independent: each part at least twice the
+// window's mean end-to-end time (how long the loop remembers a request). A
+// shorter window keeps the Poisson interval, which is wider for a loop whose
+// completions are regular.
+void closed_loop_batch_means(const std::vector<RequestOutcome>& q, int64_t lo, int64_t hi, TimeNs t0, TimeNs t1,
+                             ServingHeadline& h) {
+  constexpr int kBatches = 10;
+  double e2e_s = 0;
+  int64_t ended = 0;
+  for (int64_t i = lo; i < hi; ++i) {
+    const RequestOutcome& r = q[static_cast<size_t>(i)];
+    if (r.completion < 0) continue;
+    e2e_s += static_cast<double>(r.completion - r.arrival) * 1e-9;
+    ++ended;
+  }
+  const double part_s = h.window_span_s / kBatches;
+  if (ended == 0 || part_s < 2 * e2e_s / static_cast<double>(ended)) return;
+  std::vector<int64_t> count(kBatches, 0);
+  for (const RequestOutcome& r : q)
+    if (r.completion >= t0 && r.completion < t1) {
+      const double at_s = static_cast<double>(r.completion - t0) * 1e-9;
+      ++count[static_cast<size_t>(std::min(kBatches - 1, static_cast<int>(at_s / part_s)))];
+    }
+  double ss = 0;
+  for (int64_t c : count) {
+    const double d = static_cast<double>(c) / part_s - h.throughput_qps;
+    ss += d * d;
+  }
+  h.throughput_batches = kBatches;
+  h.throughput_batch_se_qps = std::sqrt(ss / (kBatches - 1) / kBatches);
+}
+
 // The service rate an overloaded run measured: its completion rate while
 // requests arrived. A run shorter than one request's latency completes none
 // then, and measures no rate (not a rate of 0).
@@ -97,6 +132,12 @@ bool goodput_sampling_interval(const ServingHeadline& h, double& low_qps, double
 
 bool throughput_sampling_interval(const ServingHeadline& h, double& low_qps, double& high_qps) {
   if (!h.judged || h.window_completions <= 0 || !(h.window_span_s > 0)) return false;
+  if (h.throughput_batches > 1) {
+    const double half = student_t_quantile(h.throughput_batches - 1, 0.8) * h.throughput_batch_se_qps;
+    low_qps = std::max(0.0, h.throughput_qps - half);
+    high_qps = h.throughput_qps + half;
+    return high_qps > low_qps;
+  }
   const double n = static_cast<double>(h.window_completions);
   const double z = 1.2815515655446004;  // two-sided 80%
   // Score interval of a Poisson mean from one count n: n + z²/2 ± z·sqrt(n + z²/4).
@@ -110,7 +151,12 @@ ServingHeadline serving_headline(const std::vector<RequestOutcome>& outcomes, co
                                  const ArrivalSpec& arrival) {
   const bool rate_based = arrival.process == ArrivalProcess::Poisson || arrival.process == ArrivalProcess::Gamma ||
                           arrival.process == ArrivalProcess::Fixed;
-  const double offered_qps = rate_based ? arrival.rate_qps : 0.0;
+  // A capped client sends only as fast as its slots free: the server sees
+  // the sends, not the drawn rate, and the backlog waits at the client. A
+  // cap at or above the request count never binds: that run is uncapped.
+  const bool client_capped =
+      arrival.max_concurrency > 0 && arrival.max_concurrency < static_cast<int64_t>(outcomes.size());
+  const double offered_qps = rate_based && !client_capped ? arrival.rate_qps : 0.0;
   ServingHeadline h;
   h.has_slo = slo.enabled;
   SteadyStateOptions o;
@@ -119,7 +165,7 @@ ServingHeadline serving_headline(const std::vector<RequestOutcome>& outcomes, co
   // Overload: the judge's growth test (arrivals minus completions over the
   // window against its Poisson scale) or completions falling behind. The
   // run's completion rate while it is overloaded is its service rate.
-  if (rep.overloaded && arrival.process != ArrivalProcess::ClosedLoop) {
+  if (rep.overloaded && arrival.process != ArrivalProcess::ClosedLoop && !client_capped) {
     h.overloaded = true;
     h.capacity_qps = rep.completion_rate_qps;
     h.warning = "overload: arrivals (" + format_3sig(rep.arrival_rate_qps) + " req/s) outrun the service rate (" +
@@ -158,6 +204,7 @@ ServingHeadline serving_headline(const std::vector<RequestOutcome>& outcomes, co
   h.window_span_s = span_s;
   h.throughput_qps = static_cast<double>(done) / span_s;
   h.goodput_qps = static_cast<double>(good) / span_s;
+  if (arrival.process == ArrivalProcess::ClosedLoop) closed_loop_batch_means(q, lo, hi, t0, t1, h);
   if (!slo.enabled) {
     h.line = h.overloaded ? "overloaded at " + rate + ": arrivals outrun the service rate (" +
                                 service_rate_phrase(h.capacity_qps) + ")"

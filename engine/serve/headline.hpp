@@ -22,6 +22,11 @@ struct ServingHeadline {
   double throughput_qps = 0;     // completions inside the window's time span / its length
   int64_t window_completions = 0;  // those completions (throughput_qps × window_span_s)
   double window_span_s = 0;        // the window's span of arrival times
+  // A closed loop's batch means of the completion rate (the window's span in
+  // equal parts): their count (0: none, the Poisson interval applies) and the
+  // standard error of their mean, the throughput.
+  int throughput_batches = 0;
+  double throughput_batch_se_qps = 0;
   double goodput_qps = 0;        // of them, those within every bound of the SLO
   bool has_slo = false;
   std::string verdict;           // meets | fails | undecided (with an SLO)
@@ -43,14 +48,19 @@ bool goodput_sampling_interval(const ServingHeadline& h, double& low_qps, double
 // queue fed by Poisson arrivals are Poisson: Burke's theorem). The interval for
 // a throughput the cost bounds leave where it is: below capacity every request
 // completes inside the window at either bound, and the throughput is the
-// arrival rate the window happened to draw. false without a judged window.
+// arrival rate the window happened to draw. A closed loop's completions are
+// not Poisson (a client sends when its last request ends): with batch means
+// (throughput_batches > 0) the interval is theirs, a Student-t interval of
+// batches - 1 degrees of freedom. false without a judged window, and for
+// batch means with no spread (a loop that repeats itself exactly).
 bool throughput_sampling_interval(const ServingHeadline& h, double& low_qps, double& high_qps);
 
 // `arrival`: the workload's arrival process. Its rate is the offered rate
-// the verdict line names (none for a trace, all_at_once or a closed loop: the
-// line names the rate the run's arrivals had). A closed loop's clients send
-// only as fast as they are served: its queue cannot grow without bound, so it
-// gets no overload verdict.
+// the verdict line names (none for a trace, all_at_once, a closed loop or a
+// rate under a client's max_concurrency: the line names the rate the run's
+// arrivals had). A closed loop's clients, and a capped rate's client, send
+// only as fast as they are served: the server's queue cannot grow without
+// bound, so the run gets no overload verdict.
 ServingHeadline serving_headline(const std::vector<RequestOutcome>& outcomes, const SloSpec& slo,
                                  const ArrivalSpec& arrival);
 

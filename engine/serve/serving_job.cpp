@@ -197,6 +197,10 @@ json ServingJob::workload_block() const {
     wl["think_time_s"] = w.arrival.think_time_s;
   } else if (w.arrival.process != ArrivalProcess::AllAtOnce && w.arrival.process != ArrivalProcess::Trace) {
     wl["rate_qps"] = w.arrival.rate_qps;
+    if (w.arrival.max_concurrency > 0) {
+      wl["max_concurrency"] = w.arrival.max_concurrency;
+      wl["requests_waited_at_client"] = main_->requests_waited_at_client();
+    }
   }
   if (w.arrival.process == ArrivalProcess::Gamma) wl["cv"] = w.arrival.cv;
   if (w.arrival.process != ArrivalProcess::Trace) {

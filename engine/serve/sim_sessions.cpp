@@ -31,6 +31,17 @@ void Simulation::arrive_at(size_t id, TimeNs at, const char* think_path) {
 }
 
 void Simulation::client_freed() {
+  // vLLM's benchmark_serving.py sends each request inside
+  // `async with semaphore:` (limited_request_func, vllm-project/vllm@0049e29c,
+  // benchmarks/benchmark_serving.py), and its request functions start the
+  // TTFT / E2E clock inside that block (`st = time.perf_counter()` just before
+  // the POST, benchmarks/backend_request_func.py @01184130): a request that
+  // waited for a free slot is timed from its send, so it arrives now.
+  // asyncio.Semaphore wakes its waiters in the order they came (FIFO).
+  // SGLang's bench_serving wraps its request function the same way (its
+  // comment cites vllm-project/vllm#9390).
+  if (const int32_t waited = client_cap_.on_request_end(); waited >= 0)
+    arrive_at(static_cast<size_t>(waited), now_, nullptr);
   if (next_client_request_ == 0 || next_client_request_ >= reqs_.size()) return;
   arrive_at(next_client_request_++, now_, "/serving/workload/arrival/think_time_s");
 }

@@ -102,6 +102,7 @@ void Simulation::load_workload(const WorkloadOverride& override) {
     arrival_order_ = first_requests_of_clients(workload_info_.requests.size(), a.concurrency);
     next_client_request_ = arrival_order_.size();
   } else arrival_order_ = arrival_order(workload_info_.requests);
+  client_cap_ = ClientCap(a.max_concurrency, workload_info_.requests.size());
   // The copies in reqs_ are the ones used: free the memory (`= {}` would pick
   // the initializer-list assignment, which keeps the capacity: 84 MB held
   // through a 1M-request run).

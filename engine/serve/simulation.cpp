@@ -42,8 +42,13 @@ bool Simulation::run(int64_t max_events) {
     // (or, for a handoff, right where it happens): the routers hear of each.
     switch (ev.kind) {
       case kArrival: {
-        enqueue_next_arrival();
-        on_arrival(static_cast<int32_t>(ev.a));
+        const int32_t id = static_cast<int32_t>(ev.a);
+        // A request that waited at a capped client arrives again when it is
+        // sent; its drawn arrival already enqueued the next one.
+        const bool resent = client_cap_.sent_after_waiting(id);
+        if (!resent) enqueue_next_arrival();
+        if (!resent && !client_cap_.on_arrival_time(id)) break;  // waits at the client
+        on_arrival(id);
         const int32_t ri = reqs_[static_cast<size_t>(ev.a)].replica;
         if (ri >= 0) touched(ri);
         break;

@@ -24,6 +24,7 @@
 #include "scenario/scenario.hpp"
 #include "serve/event_queue.hpp"
 #include "serve/batch_scheduler.hpp"
+#include "serve/client_cap.hpp"
 #include "serve/kv_manager.hpp"
 #include "scenario/memory_plan.hpp"
 #include "serve/metrics_recorder.hpp"
@@ -82,6 +83,8 @@ class Simulation : private SchedulerHost, private ReplicaLoads {
   int64_t scheduler_queue_reads() const;  // the batch scheduler's queue_entries_read()
   int64_t num_requests() const { return static_cast<int64_t>(reqs_.size()); }
   int64_t arrived() const { return num_requests() - arrivals_pending_; }  // requests whose arrival was handled
+  // Requests that found the client's max_concurrency reached and waited to be sent.
+  int64_t requests_waited_at_client() const { return client_cap_.requests_that_waited(); }
   int64_t done() const { return completed_ + dropped_; }                    // requests completed or dropped
   int64_t waiting() const { return rec_.waiting(); }                        // requests queued (waiting, swapped, incoming)
 
@@ -170,7 +173,8 @@ class Simulation : private SchedulerHost, private ReplicaLoads {
   // the session's next turn arrives after its think time.
   void session_turn_done(Engine& e, Req& q);
   // A closed-loop client's request ended (done or dropped): the client sends
-  // the next request not yet sent, after its think time.
+  // the next request not yet sent, after its think time. Under a capped
+  // rate's client (client_cap_), the request waiting longest is sent now.
   void client_freed();
   // The requests sent at the start: one per client (arrival_order_).
   static std::vector<int32_t> first_requests_of_clients(size_t requests, int64_t clients);
@@ -222,6 +226,8 @@ class Simulation : private SchedulerHost, private ReplicaLoads {
   size_t next_arrival_ = 0;  // position in that order of the next arrival to enqueue
   // closed_loop: the next request no client has sent yet (0: not a closed loop).
   size_t next_client_request_ = 0;
+  // A rate arrival's client-side max_concurrency (inactive without one).
+  ClientCap client_cap_;
   void enqueue_next_arrival();
   Rng accept_rng_;
 

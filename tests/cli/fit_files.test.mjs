@@ -276,6 +276,30 @@ test('fit: a closed loop is replayed as one (arrival closed_loop at its concurre
   assert.ok(!fit.warnings.some((w) => /replayed \d+ of the/.test(w)), JSON.stringify(fit.warnings));
 });
 
+// A finite request_rate with max_concurrency: no real file of that kind has been found yet (issue 37),
+// so this is the real vLLM 0.25.1 sweep file (er0080, SOURCES.md) with one change, its request_rate
+// set to 4.0: every other key is as vLLM wrote it. vLLM draws the arrivals from the rate and holds
+// one that finds max_concurrency requests in flight at the client (engine/serve/client_cap.hpp).
+test('vLLM: a finite request_rate with max_concurrency is read as the rate with the client\'s cap, and replayed with it', () => {
+  const capped = { ...vllm, request_rate: 4.0 };
+  const [r] = importRuns(write('rate-cap.json', capped));
+  assert.deepEqual([r.format, r.load.kind, r.load.arrival, r.load.rate_qps, r.load.max_concurrency, r.load.source],
+    ['vllm', 'rate', 'poisson', 4, 2, '/request_rate']);
+  assert.equal(r.load.concurrency, undefined);  // not a closed loop
+  assert.equal(r.requests.completed, 8);
+  assert.ok(r.notes.some((n) => /max_concurrency 2: an arrival that finds 2 requests in flight waits at the client/.test(n)), JSON.stringify(r.notes));
+  assert.ok(!r.notes.some((n) => /not replayed/.test(n)), JSON.stringify(r.notes));
+  assert.ok(r.fields_used.includes('/max_concurrency'), JSON.stringify(r.fields_used));
+  // The fit replays it with the cap (run's own count 8: a cap of 2 binds).
+  const out = path.join(work, 'rate-cap-fit.json');
+  const summary = write('rate-cap-summary.json', [capped, { ...capped, request_rate: 2.0 }]);
+  const f = cli(['fit', summary, '--base', write('base-cap.json', base()), '--holdout-every', '0', '--out', out]);
+  assert.equal(f.code, 0, f.err);
+  const runs = JSON.parse(readFileSync(out, 'utf8')).fit.runs;
+  assert.deepEqual(runs.map((x) => x.replayed_arrival),
+    [{ process: 'poisson', rate_qps: 4, max_concurrency: 2 }, { process: 'poisson', rate_qps: 2, max_concurrency: 2 }]);
+});
+
 test('fit: one run (a TTFT and a TPOT) fits at most one factor; the others are held at no correction, named, and not written', () => {
   const out = path.join(work, 'one-run.json');
   const r = cli(['fit', path.join(fixtures, 'vllm_bench_serve.json'), '--base', write('base-one.json', base()), '--out', out]);

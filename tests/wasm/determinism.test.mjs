@@ -74,6 +74,30 @@ test('a closed loop of clients (arrival closed_loop, think time) is byte-identic
   assert.equal(fromWasm, native, 'wasm and native bytes differ');
 });
 
+test('a rate under a client-side cap (arrival max_concurrency) is byte-identical in wasm and natively', async () => {
+  const m = await loadWasm();
+  const scenario = JSON.parse(m.getPreset('scenarios', 'I2.2')).result;
+  const w = scenario.serving.workload;
+  delete w.duration_s;
+  w.arrival = { process: 'poisson', rate_qps: 50, max_concurrency: 4 };
+  w.num_requests = 60;
+  delete scenario.serving.max_qps_search;
+  delete scenario.serving.steady_state;
+  const dir = mkdtempSync(path.join(tmpdir(), 'sightline-capped-'));
+  const file = path.join(dir, 'capped.json');
+  writeFileSync(file, JSON.stringify(scenario));
+  const native = await new Promise((resolve, reject) => {
+    execFile(cliPath, ['run', file, '--format', 'envelope'], { cwd: repoRoot, maxBuffer: 1 << 30 }, (err, stdout) =>
+      err ? reject(err) : resolve(stdout.trimEnd()));
+  });
+  const fromWasm = m.runScenario(JSON.stringify(scenario));
+  assert.equal(JSON.parse(fromWasm).ok, true, fromWasm.slice(0, 400));
+  const result = JSON.parse(fromWasm).result;
+  assert.equal(result.workload.max_concurrency, 4);
+  assert.ok(result.workload.requests_waited_at_client > 0, 'the cap binds at 50 req/s');
+  assert.equal(fromWasm, native, 'wasm and native bytes differ');
+});
+
 test('sliced runs (start/step/result) equal one-shot runs', async () => {
   const m = await loadWasm();
   const scenario = JSON.stringify(JSON.parse(m.getPreset('scenarios', 'I1.3')).result);

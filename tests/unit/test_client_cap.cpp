@@ -1,0 +1,191 @@
+// A rate with a client-side cap (serving.workload.arrival.max_concurrency), as
+// vLLM's benchmark_serving.py applies --request-rate with --max-concurrency.
+// Properties: requests in flight never exceed the cap; arrivals keep the
+// rate's drawn times unless the cap holds them, and a held request is sent
+// the instant a request ends, in arrival order; a cap at or above the request
+// count is the uncapped run exactly; a smaller cap never raises the
+// throughput; a cap of 1 times each request from its send (every TTFT the
+// batch-1 TTFT); bad inputs give located errors.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "scenario/scenario.hpp"
+#include "serve/simulation.hpp"
+#include "test_helpers.hpp"
+
+using namespace sightline;
+using sightline::test::json;
+
+namespace {
+
+// Llama-2-7B on one A100, at most 8 sequences in a batch, Poisson arrivals at
+// 40 req/s: far above what it serves, so a cap binds. Lengths vary so
+// requests end out of order. cap 0: no cap.
+json capped_rate(int64_t cap, int64_t requests = 48) {
+  json s = json::parse(R"({"schema_version":1,"seed":11,"model":"llama-2-7b",
+    "hardware":{"gpu":"a100-80g-sxm","gpus_per_node":1},
+    "precision":{"weights":"bf16","activations":"bf16","kv_cache":"bf16"},
+    "serving":{"mode":"simulate","scheduler":{"max_num_seqs":8},
+      "workload":{"arrival":{"process":"poisson","rate_qps":40},
+      "prompt_tokens":{"dist":"uniform","min":64,"max":512},"output_tokens":{"dist":"uniform","min":8,"max":64}}}})");
+  if (cap > 0) s["serving"]["workload"]["arrival"]["max_concurrency"] = cap;
+  s["serving"]["workload"]["num_requests"] = requests;
+  return s;
+}
+
+std::vector<serve::RequestOutcome> capped_outcomes(const json& scenario) {
+  const Scenario s = read_scenario(scenario);
+  serve::Simulation sim(s, serve::WorkloadOverride{}, false);
+  while (!sim.run(int64_t{1} << 30)) {
+  }
+  REQUIRE(sim.all_completed());
+  return sim.outcomes();
+}
+
+// The most requests in flight at once (sent, not yet ended); an end at the
+// instant of a send counts first, as the client sends when a slot frees.
+int64_t capped_most_in_flight(const std::vector<serve::RequestOutcome>& out) {
+  std::vector<std::pair<serve::TimeNs, int>> events;
+  for (const auto& o : out) {
+    events.push_back({o.arrival, +1});
+    events.push_back({o.completion, -1});
+  }
+  std::sort(events.begin(), events.end());
+  int64_t now = 0, most = 0;
+  for (const auto& [t, d] : events) most = std::max(most, now += d);
+  return most;
+}
+
+// Completed requests per second from the first send to the last end.
+double capped_requests_per_s(const std::vector<serve::RequestOutcome>& out) {
+  serve::TimeNs first = out.front().arrival, last = 0;
+  for (const auto& o : out) {
+    first = std::min(first, o.arrival);
+    last = std::max(last, o.completion);
+  }
+  return static_cast<double>(out.size()) / (static_cast<double>(last - first) * 1e-9);
+}
+
+json capped_result(const json& scenario) {
+  const json e = test::run(scenario);
+  if (!e["ok"].get<bool>()) FAIL_CHECK(e["error"].dump());
+  REQUIRE(e["ok"].get<bool>());
+  return e["result"];
+}
+
+void expect_cap_error(const json& s, const char* code, const char* path) {
+  const json e = test::validate(s);
+  INFO(s["serving"].dump());
+  REQUIRE_FALSE(e["ok"].get<bool>());
+  CHECK(e["error"]["code"] == code);
+  CHECK(e["error"]["path"] == path);
+}
+
+}  // namespace
+
+TEST_CASE("client cap: never more than N in flight; a held request is sent the instant one ends, in arrival order") {
+  const auto drawn = capped_outcomes(capped_rate(0));  // the rate's arrival times, uncapped
+  CHECK(capped_most_in_flight(drawn) > 8);             // without a cap, 40 req/s piles up
+  for (int64_t n : {1, 3, 8}) {
+    CAPTURE(n);
+    const auto out = capped_outcomes(capped_rate(n));
+    REQUIRE(out.size() == drawn.size());
+    CHECK(capped_most_in_flight(out) == n);
+    std::vector<serve::TimeNs> ends;
+    for (const auto& o : out) ends.push_back(o.completion);
+    std::sort(ends.begin(), ends.end());
+    int64_t held = 0;
+    for (size_t i = 0; i < out.size(); ++i) {
+      CAPTURE(i);
+      CHECK(out[i].arrival >= drawn[i].arrival);  // never sent before its time
+      if (i > 0) CHECK(out[i].arrival >= out[i - 1].arrival);  // first come, first sent
+      if (out[i].arrival != drawn[i].arrival) {
+        ++held;
+        CHECK(std::binary_search(ends.begin(), ends.end(), out[i].arrival));
+      }
+    }
+    CHECK(held > 0);
+  }
+}
+
+TEST_CASE("client cap: a cap at or above the request count is the uncapped run, request for request and byte for byte") {
+  const auto free_run = capped_outcomes(capped_rate(0, 40));
+  const json free_result = capped_result(capped_rate(0, 40));
+  for (int64_t cap : {40, 1000}) {
+    CAPTURE(cap);
+    const auto out = capped_outcomes(capped_rate(cap, 40));
+    REQUIRE(out.size() == free_run.size());
+    for (size_t i = 0; i < out.size(); ++i) {
+      CHECK(out[i].arrival == free_run[i].arrival);
+      CHECK(out[i].first_token == free_run[i].first_token);
+      CHECK(out[i].completion == free_run[i].completion);
+    }
+    const json r = capped_result(capped_rate(cap, 40));
+    CHECK(r["metrics"].dump() == free_result["metrics"].dump());
+    CHECK(r["headline"].dump() == free_result["headline"].dump());
+    CHECK(r["workload"]["max_concurrency"] == cap);
+    CHECK(r["workload"]["requests_waited_at_client"] == 0);
+  }
+}
+
+TEST_CASE("client cap: a smaller cap never raises the throughput") {
+  const std::vector<int64_t> caps = {1, 2, 4, 8, 16, 0};  // 0: none
+  std::vector<double> rate;
+  for (int64_t c : caps) rate.push_back(capped_requests_per_s(capped_outcomes(capped_rate(c))));
+  for (size_t i = 1; i < caps.size(); ++i) {
+    CAPTURE(caps[i]);
+    CHECK(rate[i - 1] <= rate[i] * (1 + 1e-12));
+  }
+  CHECK(rate.front() < 0.5 * rate.back());  // one at a time is far slower than a batch of 8
+}
+
+TEST_CASE("client cap: a cap of 1 times each request from its send (every TTFT the batch-1 TTFT)") {
+  json one = capped_rate(1, 12);
+  one["serving"]["workload"]["prompt_tokens"] = {{"dist", "fixed"}, {"value", 300}};
+  one["serving"]["workload"]["output_tokens"] = {{"dist", "fixed"}, {"value", 20}};
+  json alone = one;
+  alone["serving"]["workload"]["arrival"] = {{"process", "all_at_once"}};
+  alone["serving"]["workload"]["num_requests"] = 1;
+  const json capped = capped_result(one), single = capped_result(alone);
+  const double batch1 = single["metrics"]["ttft_ms"]["mean"].get<double>();
+  CHECK(capped["metrics"]["ttft_ms"]["mean"].get<double>() == doctest::Approx(batch1).epsilon(1e-9));
+  CHECK(capped["metrics"]["ttft_ms"]["max"].get<double>() == doctest::Approx(batch1).epsilon(1e-9));
+  CHECK(capped["workload"]["rate_qps"] == 40);
+  CHECK(capped["workload"]["max_concurrency"] == 1);
+  CHECK(capped["workload"]["requests_waited_at_client"].get<int64_t>() > 0);
+  // The backlog waits at the client: the server's queue stays bounded, no overload verdict.
+  CHECK_FALSE(capped["headline"].value("overloaded", false));
+}
+
+TEST_CASE("client cap: located errors") {
+  const char* at = "/serving/workload/arrival/max_concurrency";
+  json s = capped_rate(0);
+  s["serving"]["workload"]["arrival"]["max_concurrency"] = 0;
+  expect_cap_error(s, "out_of_range", at);
+  s["serving"]["workload"]["arrival"]["max_concurrency"] = 2.5;
+  expect_cap_error(s, "type_error", at);
+  for (const char* process : {"closed_loop", "all_at_once"}) {
+    CAPTURE(process);
+    s = capped_rate(4);
+    s["serving"]["workload"]["arrival"]["process"] = process;
+    s["serving"]["workload"]["arrival"].erase("rate_qps");
+    if (std::string(process) == "closed_loop") s["serving"]["workload"]["arrival"]["concurrency"] = 2;
+    expect_cap_error(s, "unknown_key", at);
+  }
+  s = capped_rate(4);
+  s["serving"]["slo"] = {{"ttft_ms", 500}};
+  s["serving"]["steady_state"] = json::object();
+  expect_cap_error(s, "constraint_violation", "/serving/steady_state");
+  s = capped_rate(4);
+  s["serving"]["slo"] = {{"ttft_ms", 500}};
+  s["serving"]["max_qps_search"] = json::object();
+  expect_cap_error(s, "constraint_violation", "/serving/max_qps_search");
+  s = json::parse(R"({"schema_version":1,"model":"llama-2-7b","hardware":{"gpu":"a100-80g-sxm","gpus_per_node":1},
+    "serving":{"mode":"simulate","workload":{"arrival":{"process":"poisson","rate_qps":2,"max_concurrency":2},"num_sessions":4,
+      "sessions":{"turns":2,"first_input_tokens":100,"input_tokens":50,"output_tokens":20,"think_time_s":1}}}})");
+  expect_cap_error(s, "constraint_violation", at);
+}
