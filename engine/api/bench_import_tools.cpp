@@ -163,10 +163,14 @@ bool read_aiperf_phases(const Fields& ic, BenchRun& r) {
       if (!conc) refuse(error_code::kMissingKey, r.file, ph.at("concurrency"), "a concurrency phase without 'concurrency'");
       r.load = "closed_loop";
       r.concurrency = *conc;
-    } else if (type == "request_rate") {
+    } else if (type == "request_rate" || type == "poisson") {
+      // AIPerf 0.10.0 also names a Poisson rate phase by its arrival pattern:
+      // {"type": "poisson", "rate": 1.0} from `--request-rate 1.0
+      // --arrival-pattern 'poisson'` (the run's own cli_command, in
+      // tests/data/bench/real/anud18_..._r1.0_profile_export_aiperf.json).
       r.load = "rate";
       r.rate_qps = ph.has("request_rate") ? ph.number("request_rate", 1e-9, 1e9) : ph.number("rate", 1e-9, 1e9);
-      const std::string pattern = ph.text("arrival_pattern");
+      const std::string pattern = type == "poisson" ? type : ph.text("arrival_pattern");
       if (pattern == "constant") r.arrival = "fixed";
       else if (!pattern.empty() && pattern != "poisson")
         refuse(error_code::kNotImplemented, r.file, ph.at("arrival_pattern"), "arrival pattern '" + printable(pattern, 30) + "' is not replayed");
@@ -181,7 +185,7 @@ bool read_aiperf_phases(const Fields& ic, BenchRun& r) {
       }
     } else {
       refuse(error_code::kNotImplemented, r.file, ph.at("type"),
-             "phase type '" + printable(type, 40) + "' is not replayed (concurrency, request_rate)");
+             "phase type '" + printable(type, 40) + "' is not replayed (concurrency, request_rate, poisson)");
     }
   }
   if (measured == 0) refuse(error_code::kInvalidValue, r.file, ic.at("phases"), "no phase is included in the results");

@@ -127,6 +127,19 @@ test('AIPerf 0.10: the load from input_config.phases[], the warm-up phase left o
   assert.ok(r.notes.some((n) => /warmup/.test(n)));
 });
 
+test('AIPerf 0.10: a Poisson rate phase ({"type": "poisson", "rate"}) is read as that rate', () => {
+  const [r] = importRuns(path.join(real, 'anud18_qwen36-35b-a3b-nvfp4_rtx5090_chatbot_r1.0_profile_export_aiperf.json'));
+  assert.deepEqual([r.format, r.model, r.load.kind, r.load.arrival, r.load.rate_qps], ['aiperf', 'qwen3.6-nvfp4', 'rate', 'poisson', 1]);
+  assert.equal(r.load.source, '/input_config/phases/1/type');
+  assert.equal(r.load.max_concurrency ?? null, null, 'no concurrency in the phase: no cap');
+  assert.equal(r.requests.completed, 96);
+  near(r.lengths.prompt_tokens_mean, 574.5625, 'prompt');
+  near(r.lengths.output_tokens_mean, 215.57291666666666, 'output');
+  near(r.measured.ttft_mean_ms.value, 103.61575194791666, 'ttft');
+  near(r.measured.tpot_mean_ms.value, 5.416936436115383, 'tpot (inter_token_latency)');
+  assert.ok(r.notes.some((n) => /warmup/.test(n)));
+});
+
 test('MLPerf Server: the scheduled rate, completed = samples/s x min_duration; prompt asked', () => {
   const [r] = importRuns(path.join(real, 'nv41_gh200x1_llama2-70b-99.9_server_summary.txt'));
   assert.deepEqual([r.format, r.load.kind, r.load.arrival, r.load.rate_qps], ['mlperf', 'rate', 'poisson', 13.43]);
