@@ -1,0 +1,37 @@
+// The docs quote what the CLI prints (issue 40, "signposts"): the quoted
+// outputs that no other test checks are held here to the engine's output, or
+// to the stored record of a run too long for CI, so that a stale figure fails.
+// (Checked elsewhere: README run blocks, tests/cli/readme_examples.test.mjs;
+// the hardware examples' tables and blocks, hardware_examples.test.mjs;
+// docs/training.md's explain-train-step block, explain_train_step.test.mjs;
+// docs/training.md's report-training table, training_report.test.mjs.)
+// Cost: no run; reading files only.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { repoRoot } from '../wasm/wasm_module.mjs';
+
+const read = (name) => fs.readFileSync(path.join(repoRoot, name), 'utf8');
+
+// The markdown table that starts with `header` in `text`, as its lines.
+function tableAt(text, header) {
+  const lines = text.split('\n');
+  const i = lines.indexOf(header);
+  if (i < 0) return null;
+  let j = i;
+  while (j < lines.length && lines[j].startsWith('|')) ++j;
+  return lines.slice(i, j);
+}
+
+test('README and docs/capacity.md quote the capacity record check-capacity --all wrote (its markdown)', () => {
+  // The brute force takes minutes of CPU: tests/cli/capacity.test.mjs holds
+  // the record to the shipped presets, and the docs hold to the record.
+  const record = JSON.parse(read('tests/cli/capacity-brute-force.json'));
+  const md = record.markdown.trim().split('\n');
+  for (const doc of ['README.md', 'docs/capacity.md']) {
+    const table = tableAt(read(doc), md[0]);
+    assert.ok(table, `${doc} has the capacity table`);
+    assert.deepEqual(table, md, `${doc}'s capacity table is not the record's (copy tests/cli/capacity-brute-force.json's markdown)`);
+  }
+});
