@@ -16,8 +16,8 @@ const bench = path.join(repoRoot, 'tests', 'data', 'bench');
 const { work } = workspace('sightline-fit-sweeps-');
 
 const sweeps = [
-  { name: 'Llama-3.1-405B TP8, 8xH200', file: 'real/datacrunch_llama31-405b_8xh200_online.jsonl', base: 'base_datacrunch_llama31-405b_8xh200.json', units: '16000000' },
-  { name: 'Llama-3.3-70B TP4, 4xH200', file: 'real/datacrunch_llama33-70b_4xh200_online.jsonl', base: 'base_datacrunch_llama33-70b_4xh200.json', units: '40000000' },
+  { name: 'Llama-3.1-405B TP8, 8xH200', doc: '405B, 8xH200', file: 'real/datacrunch_llama31-405b_8xh200_online.jsonl', base: 'base_datacrunch_llama31-405b_8xh200.json', units: '16000000' },
+  { name: 'Llama-3.3-70B TP4, 4xH200', doc: '70B, 4xH200', file: 'real/datacrunch_llama33-70b_4xh200_online.jsonl', base: 'base_datacrunch_llama33-70b_4xh200.json', units: '40000000' },
 ];
 
 for (const s of sweeps) {
@@ -34,6 +34,18 @@ for (const s of sweeps) {
       `leave-one-run-out ${JSON.stringify(fit.leave_one_run_out && [fit.leave_one_run_out.median_abs_error_uncalibrated, fit.leave_one_run_out.median_abs_error])}; ` +
       `replayed ${fit.runs.map((x) => `${x.replayed_requests}/${x.requests.completed}`).join(' ')}; factors ${JSON.stringify(fit.fitted)}`);
     assert.ok(after <= before, `${s.name}: calibrated held-out error ${after} above uncalibrated ${before}`);
+    // docs/calibrate-from-benchmarks.md quotes this fit's figures (its table's row for the sweep; the
+    // CPU column is a measurement, not checked): the same run, no extra CPU.
+    const pct = (x) => `${(100 * x).toFixed(1)}%`;
+    const cal = JSON.parse(readFileSync(out, 'utf8'));
+    const docRow = readFileSync(path.join(repoRoot, 'docs', 'calibrate-from-benchmarks.md'), 'utf8').split('\n')
+      .find((l) => l.startsWith(`| ${s.doc} |`));
+    assert.ok(docRow, `docs/calibrate-from-benchmarks.md has a row for ${s.doc}`);
+    const loo = fit.leave_one_run_out;
+    for (const quoted of [`${pct(before)} → ${pct(after)}`, `${pct(loo.median_abs_error_uncalibrated)} → ${pct(loo.median_abs_error)}`,
+      `| ${pct(fit.in_sample.median_abs_error_calibrated)} |`, `compute ${cal.factors.compute_efficiency_scale.toFixed(2)}`,
+      `memory ${cal.factors.memory_efficiency_scale.toFixed(2)}`])
+      assert.ok(docRow.includes(quoted), `docs/calibrate-from-benchmarks.md is stale for ${s.doc}: the fit gives ${quoted}\n${docRow}`);
     // Every run is replayed with as many requests as it completed, or the report says why not.
     for (const run of fit.runs) {
       if (run.replayed_requests < run.requests.completed)
