@@ -4,7 +4,10 @@
 // (Checked elsewhere: README run blocks, tests/cli/readme_examples.test.mjs;
 // the hardware examples' tables and blocks, hardware_examples.test.mjs;
 // docs/training.md's explain-train-step block, explain_train_step.test.mjs;
-// docs/training.md's report-training table, training_report.test.mjs.)
+// docs/training.md's report-training table, training_report.test.mjs;
+// docs/calibrate-from-benchmarks.md's fit table, fit_real_sweeps.test.mjs;
+// docs/accuracy.md's kernel table, accuracy_report.test.mjs: each beside the
+// run its file already makes.)
 // Cost: no run; reading files only.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
