@@ -112,6 +112,7 @@ async function servingSweep(browser, url) {
   await page.waitForSelector('#run-status[data-state="done"]');
   await page.selectOption('#scenario', 'I2.2');
   await page.waitForSelector('#results[data-scenario="I2.2"] #run-status[data-state="done"]', { timeout: 60000 });
+  await page.uncheck('#sim_steady_state');  // 1,000 requests each, not grown until decided
   await page.fill('#sim_num_requests', '1000');
   await page.dispatchEvent('#sim_num_requests', 'change');
   await page.waitForFunction(() => document.getElementById('run-status').dataset.state === 'done'

@@ -45,7 +45,8 @@ json candidate_document(const DeploymentSearchSpec& spec, const Candidate& c) {
     if (!c.kv_cache.empty()) d["precision"]["kv_cache"] = c.kv_cache;
   }
   json& sv = d["serving"];
-  for (const char* k : {"parallelism", "max_qps_search", "compare", "key_metrics", "outputs"}) sv.erase(k);
+  // The search sets its own judge below (max_qps_search or steady_state): the base's are left out.
+  for (const char* k : {"parallelism", "max_qps_search", "steady_state", "compare", "key_metrics", "outputs"}) sv.erase(k);
   const json* base_cluster = sv.contains("cluster") && sv["cluster"].is_object() ? &sv["cluster"] : nullptr;
   json router = base_cluster && base_cluster->contains("router") ? (*base_cluster)["router"] : json("least_outstanding");
   json cluster = {{"router", router}};

@@ -122,7 +122,14 @@ double ServingJob::progress() const {
   const double variants = static_cast<double>(spec.compares.size());
   const double phases = 1.0 + variants + (spec.search.enabled ? 1.0 : 0.0);
   double done = 0;
-  if (phase_ == 0) done = main_->progress();
+  if (phase_ == 0 && spec.steady_state.enabled) {
+    // A run grown by serving.steady_state starts again from its first request:
+    // run k takes [1 - 2^-k, 1 - 2^-(k+1)) of the main run's share, so the
+    // progress never goes back (and a run decided at once jumps the rest).
+    double left = 1.0;
+    for (size_t k = 0; k < steady_runs_.size(); ++k) left *= 0.5;
+    done = 1.0 - left + 0.5 * left * main_->progress();
+  } else if (phase_ == 0) done = main_->progress();
   else if (phase_ == 1) done = static_cast<double>(compares_.size()) + (compares_.empty() ? 0.0 : compares_.back()->progress());
   else done = 1.0 + variants + (search_ ? search_->progress() : 0.0);
   return std::min(0.999, done / phases);

@@ -202,6 +202,7 @@ test('600k requests with the trace and request records at their maxima are refus
   const s = scenario('I2.1');
   s.serving.workload.num_requests = 600000;
   s.serving.workload.arrival = { process: 'all_at_once' };
+  delete s.serving.steady_state;  // judges arrivals at a rate
   s.serving.limits = { max_requests: 600000 };
   s.serving.outputs = { trace: true, trace_max_steps: 10000000, max_request_records: 1000000 };
   const message = locatedError(run(s), 'limit_exceeded', '/serving/outputs/trace_max_steps');

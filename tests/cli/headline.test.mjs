@@ -21,6 +21,7 @@ function run(scenario, format = 'json') {
 function i23(rate, requests, slo) {
   const s = JSON.parse(fs.readFileSync(path.join(repoRoot, 'presets/scenarios/I2.3.json'), 'utf8'));
   delete s.serving.max_qps_search;
+  delete s.serving.steady_state;  // one run of `requests`, judged as it is
   s.serving.workload.arrival.rate_qps = rate;
   s.serving.workload.num_requests = requests;
   if (slo) s.serving.slo = slo;

@@ -285,6 +285,7 @@ TEST_CASE("each simulation counts its own work units: a speculative run's events
   // speculation. The job's units are the sum of each simulation run alone.
   json s = preset("scenarios", "I5.1");
   s["serving"]["workload"]["num_requests"] = 60;
+  s["serving"].erase("steady_state");  // 60 requests, not grown until decided
   const sightline::Scenario both = sightline::read_scenario(s);
   REQUIRE(both.serving->simulation->compares.size() == 1);
   // (units, events) of one job run to its end.

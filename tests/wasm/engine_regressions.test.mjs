@@ -40,6 +40,7 @@ test("the page's 600k-request scenario is refused at start with the memory estim
   const s = file('presets/scenarios/I2.1.json');
   s.serving.workload.num_requests = 600000;
   s.serving.workload.arrival = { process: 'all_at_once' };
+  delete s.serving.steady_state;  // judges arrivals at a rate
   s.serving.limits = { max_requests: 600000 };
   s.serving.outputs = { trace: true, trace_max_steps: 10000000, max_request_records: 1000000 };
   const started = call(m.start(JSON.stringify(s)));

@@ -46,13 +46,14 @@ test('I2.1 shows the serving view with the CLI\'s numbers and draws its charts',
   assert.equal(await page.inputValue('#sim_arrival'), 'poisson');
   assert.equal(await page.inputValue('#sim_rate'), '2');
   assert.equal(await page.inputValue('#sim_num_requests'), '1000');
+  assert.equal(await page.isChecked('#sim_steady_state'), true, 'the preset runs until its verdict is decided (serving.steady_state)');
   assert.equal(await page.inputValue('#sim_policy'), 'continuous');
   assert.equal(await page.inputValue('#sim_block_size'), '16');
   assert.equal(await page.inputValue('#sim_slo_ttft'), '500');
   assert.equal(await page.inputValue('#prompt_tokens'), '', 'a length distribution shows as empty');
   const policies = await page.$$eval('#sim_policy option', (o) => o.map((x) => x.value));
   assert.deepEqual(policies, ['continuous', 'chunked_prefill', 'static'], 'dropdowns from the engine registries');
-  for (const id of ['sim_arrival', 'sim_rate', 'sim_num_requests', 'sim_router', 'sim_policy', 'sim_priority', 'sim_max_num_seqs',
+  for (const id of ['sim_arrival', 'sim_rate', 'sim_num_requests', 'sim_steady_state', 'sim_router', 'sim_policy', 'sim_priority', 'sim_max_num_seqs',
     'sim_max_batched', 'sim_chunk_size', 'sim_kv_alloc', 'sim_block_size', 'sim_gpu_util', 'sim_prefix_caching',
     'spec_enabled', 'spec_method', 'spec_k', 'spec_accept', 'sim_slo_ttft', 'sim_slo_tpot']) {
     assert.ok(await page.$(`label[for="${id}"]`), `label for ${id}`);
@@ -120,6 +121,61 @@ async function sharedScenario(p) {
 
 const upper = (line) => line.charAt(0).toUpperCase() + line.slice(1);
 
+// Issue 39: "Llama-3-70B on 4×H100 at 10 req/s with a 9× margin says Undecided". The Medium-load
+// API preset (10 req/s, 2,000 requests, TTFT 500 ms and TPOT 50 ms judged jointly at 90%) with the
+// model and GPUs changed: 2,000 requests are too few for the steady-state judge (about 8,200
+// would), so the run grows (serving.steady_state, on in the preset) until it decides.
+test('the 4×H100 Llama-3-70B question at the Medium-load API defaults: "Meets the SLO", verdict and cards agree, the CLI says the same', async () => {
+  await page.selectOption('#scenario', 'I2.2');
+  await waitDone(page, 'I2.2');
+  await page.selectOption('#model', 'llama-3-70b');
+  await page.selectOption('#gpu', 'h100-sxm');
+  await setField(page, 'gpus_per_node', 4);
+  await setField(page, 'tp', 4);
+  await page.waitForFunction(() => {
+    if (document.getElementById('run-status').dataset.state !== 'done') return false;
+    const pool = JSON.parse(document.getElementById('serving-json').textContent || '{}').deployment?.pools?.[0];
+    return pool && pool.gpu === 'h100-sxm' && pool.tp === 4;
+  });
+  const { preset, overrides } = await sharedScenario(page);
+  assert.equal(preset, 'I2.2');
+  assert.deepEqual(overrides.serving.workload || {}, {}, 'the form\'s request count and rate are the preset\'s');
+  assert.equal(overrides.serving.steady_state, undefined, 'the preset\'s own steady_state');
+  const scenario = share.resolveLink({ preset, overrides }, new Map([['I2.2', scenarioPreset('I2.2')]]));
+  assert.equal(scenario.model, 'llama-3-70b');
+
+  // The CLI on the page's scenario: decided after growing, meets.
+  const expected = cli(scenario);
+  const runs = expected.steady_state.runs;
+  assert.equal(runs[0].requests, 2000);
+  assert.equal(runs[0].verdict, 'uncertain', '2,000 requests alone do not decide');
+  assert.ok(runs.length >= 2 && runs[runs.length - 1].verdict === 'meets', JSON.stringify(runs));
+  assert.equal(expected.steady_state.verdict, 'meets');
+  assert.equal(expected.headline.verdict, 'meets', 'the headline judges the same (longest) run');
+  assert.equal(expected.workload.requests, runs[runs.length - 1].requests);
+
+  // The page: the same verdict line and numbers.
+  assert.equal(await page.getAttribute('#serve-verdict', 'data-verdict'), 'meets');
+  const line = await page.textContent('#serve-verdict-line');
+  assert.match(line, /^Meets the SLO at 10 req\/s/);
+  assert.equal(line, upper(expected.headline.line));
+  const grew = (await page.textContent('#serve-steady')).match(/grew from ([\d,]+) to ([\d,]+) requests until the verdict was decided/);
+  assert.ok(grew, 'the line under the verdict says how far the run grew');
+  assert.deepEqual(grew.slice(1).map((n) => Number(n.replace(/,/g, ''))), [2000, runs[runs.length - 1].requests]);
+  const shown = await viewMetrics(page, 'serving-view', 'serve.');
+  const m = expected.metrics;
+  assert.equal(shown['serve.ttft_p99_ms'], fixed3(m.ttft_ms.p99));
+  assert.equal(shown['serve.tpot_p50_ms'], fixed3(m.tpot_ms.p50));
+  assert.equal(shown['serve.goodput_requests_per_s'], fixed3(m.goodput.requests_per_s));
+  assert.equal(shown['serve.slo_attainment'], fixed3(m.goodput.slo_attainment));
+  // The cards agree with the verdict: the run's SLO attainment reaches the required share, and
+  // its P99 TTFT and P50 TPOT are within their bounds.
+  const slo = scenario.serving.slo;
+  assert.ok(m.goodput.slo_attainment >= (slo.attainment ?? 0.9), `attainment ${m.goodput.slo_attainment}`);
+  assert.ok(m.ttft_ms.p99 <= slo.ttft_ms && m.tpot_ms.p50 <= slo.tpot_ms, `P99 TTFT ${m.ttft_ms.p99}, P50 TPOT ${m.tpot_ms.p50}`);
+  assert.deepEqual(page.errors, []);
+});
+
 test('the SLO takes a percentile per metric, the verdict line reads it, and overload warns with the capacity', async () => {
   await page.selectOption('#scenario', 'I2.1');
   await waitDone(page, 'I2.1');
@@ -129,6 +185,8 @@ test('the SLO takes a percentile per metric, the verdict line reads it, and over
     assert.ok(await page.$(`label[for="sim_slo_${m}_pct"]`), `label for the ${m} percentile`);
   }
   assert.equal(await page.isDisabled('#sim_slo_attainment'), false);
+  // 300 requests exactly (a P99 judged on them would grow the run past 12,000 requests).
+  await page.uncheck('#sim_steady_state');
   await setField(page, 'sim_num_requests', 300);
   await page.waitForFunction(() => document.getElementById('run-status').dataset.state === 'done'
     && document.getElementById('summary').textContent.includes('300 requests'));
@@ -138,9 +196,12 @@ test('the SLO takes a percentile per metric, the verdict line reads it, and over
     && /P99 TTFT .* P90 TPOT/.test(document.getElementById('serve-verdict-line').textContent));
   // Every bound names its percentile: the joint share's attainment no longer applies.
   assert.equal(await page.isDisabled('#sim_slo_attainment'), true);
-  assert.deepEqual((await sharedScenario(page)).overrides.serving.slo, { percentiles: { ttft: 'p99', tpot: 'p90' } });
+  const shared = await sharedScenario(page);
+  assert.deepEqual(shared.overrides.serving.slo, { percentiles: { ttft: 'p99', tpot: 'p90' } });
+  assert.equal(shared.overrides.serving.steady_state, null, 'unchecked, the run does not grow');
   // The same SLO object through the CLI gives the same verdict line.
   const scenario = scenarioPreset('I2.1');
+  delete scenario.serving.steady_state;
   scenario.serving.workload.num_requests = 300;
   scenario.serving.slo.percentiles = { ttft: 'p99', tpot: 'p90' };
   const expected = cli(scenario);
@@ -357,6 +418,7 @@ test('a bad rate or block size is located and the field highlighted', async () =
 test('a share link of an edited serving scenario reproduces the same numbers in a fresh browser', async () => {
   await page.selectOption('#scenario', 'I2.1');
   await waitDone(page, 'I2.1');
+  await page.uncheck('#sim_steady_state');
   await setField(page, 'sim_num_requests', 300);
   await page.waitForFunction(() => document.getElementById('run-status').dataset.state === 'done'
     && document.getElementById('summary').textContent.includes('300 requests'));
@@ -378,12 +440,14 @@ test('a share link of an edited serving scenario reproduces the same numbers in 
   const decoded = share.decodeLink(link.slice(link.indexOf('#')));
   assert.equal(decoded.preset, 'I2.1');
   assert.deepEqual(decoded.overrides.serving.workload, { num_requests: 300 });
+  assert.equal(decoded.overrides.serving.steady_state, null);
   assert.equal(decoded.overrides.serving.scheduler.policy, 'chunked_prefill');
   assert.deepEqual(decoded.overrides.serving.speculative, { method: 'ngram', k: 5, acceptance_rate: 0.7 });
   assert.deepEqual(decoded.overrides.serving.slo, { percentiles: { tpot: 'p90' } }, 'the SLO object travels whole');
 
   // The CLI gives the same numbers for the same scenario.
   const scenario = scenarioPreset('I2.1');
+  delete scenario.serving.steady_state;
   scenario.serving.workload.num_requests = 300;
   scenario.serving.scheduler.policy = 'chunked_prefill';
   scenario.serving.speculative = { method: 'ngram', k: 5, acceptance_rate: 0.7 };
@@ -401,6 +465,7 @@ test('a share link of an edited serving scenario reproduces the same numbers in 
   await p.goto(link);
   await waitDone(p, 'I2.1');
   assert.equal(await p.inputValue('#sim_num_requests'), '300');
+  assert.equal(await p.isChecked('#sim_steady_state'), false);
   assert.equal(await p.inputValue('#sim_policy'), 'chunked_prefill');
   assert.equal(await p.isChecked('#spec_enabled'), true);
   assert.equal(await p.inputValue('#sim_slo_tpot_pct'), 'p90');

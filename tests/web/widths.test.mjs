@@ -1,7 +1,8 @@
 // Layout that fits, at 390, 768, 1366 and 1920 px, in every mode (latency,
 // serving simulation, training, deployment search): the page never scrolls
 // sideways, no visible form control or label sits past its panel's edge, no
-// label is cut (ellipsis), and every control can be reached (its centre lies in
+// label is cut (ellipsis), no dropdown's choice is cut (each of its options, as
+// it would show once chosen), and every control can be reached (its centre lies in
 // the window's width). Every <details> of the forms is opened first, so the
 // fields behind them count too. One page, resized between widths. Also: every
 // chart card (generated from the views' chart lists) has its heading, export
@@ -21,7 +22,8 @@ function misfits() {
   const out = [];
   const forms = [...document.querySelectorAll('#scenario-form, #search-form')].filter((f) => f.offsetParent);
   for (const d of document.querySelectorAll('#scenario-form details, #search-form details')) d.open = true;
-  const name = (e) => `${e.tagName.toLowerCase()}#${e.id || (e.htmlFor ? `for-${e.htmlFor}` : '')} "${(e.textContent || e.value || '').trim().slice(0, 30)}"`;
+  const text = (e) => (e.tagName === 'SELECT' ? (e.selectedOptions[0] || {}).textContent : e.textContent) || e.value || '';
+  const name = (e) => `${e.tagName.toLowerCase()}#${e.id || (e.htmlFor ? `for-${e.htmlFor}` : '')} "${text(e).trim().slice(0, 30)}"`;
   for (const form of forms) {
     for (const e of form.querySelectorAll('input, select, textarea, button, label')) {
       if (!e.offsetParent || e.closest('[hidden]')) continue;
@@ -37,12 +39,54 @@ function misfits() {
       const mid = (box.left + box.right) / 2;
       if (mid < 0 || mid > innerWidth) out.push(`${name(e)} out of reach (centre at ${Math.round(mid)} px)`);
       if (e.tagName === 'LABEL' && e.scrollWidth > e.clientWidth + 1) out.push(`${name(e)} cut (${e.scrollWidth} px of text in ${e.clientWidth} px)`);
+      if (e.tagName === 'SELECT') {
+        const cut = cutChoices(e);
+        if (cut.length) out.push(`${name(e)}: ${cut.length} of ${e.options.length} choices cut, e.g. "${cut[0]}"`);
+      }
     }
   }
   return { out, pageWidth: document.documentElement.scrollWidth, viewport: innerWidth };
+
+  /**
+   * The options of `select` whose text would not show whole once chosen: each is put alone in a
+   * hidden copy of the select at its width (same classes, so the same CSS). A closed select shows
+   * its choice on one line, cut at the arrow, unless its CSS lets the text wrap: it is cut when the
+   * copy keeps one line's height and its text is wider than the select (the copy at width auto is
+   * wider), or when the wrapped text is taller than the copy's box.
+   */
+  function cutChoices(select) {
+    const width = select.getBoundingClientRect().width;
+    const copy = (text, w) => {
+      const c = select.cloneNode(false);
+      c.removeAttribute('id');
+      c.tabIndex = -1;
+      c.style.cssText = `position: absolute; visibility: hidden; left: 0; top: 0; max-width: none; width: ${w}`;
+      c.append(new Option(text));
+      select.parentElement.append(c);
+      return c;
+    };
+    const line = copy('x', `${width}px`);
+    const oneLine = line.getBoundingClientRect().height;
+    line.remove();
+    const cut = [];
+    for (const o of select.options) {
+      const atWidth = copy(o.textContent, `${width}px`);
+      const wrapped = atWidth.getBoundingClientRect().height > oneLine + 1;
+      const taller = atWidth.scrollHeight > atWidth.clientHeight + 1;
+      atWidth.remove();
+      let wider = false;
+      if (!wrapped) {
+        const auto = copy(o.textContent, 'auto');
+        wider = auto.getBoundingClientRect().width > width + 0.5;
+        auto.remove();
+      }
+      if (taller || wider) cut.push(o.textContent);
+    }
+    return cut;
+  }
 }
 
-test('4 widths × every mode: nothing scrolls sideways, no control or label past its panel, no cut label', async () => {
+test('4 widths × every mode: nothing scrolls sideways, no control or label past its panel, no cut label or dropdown choice', async () => {
   const page = await newPage(suite.browser);
   await page.goto(suite.server.url);
   await waitDone(page);

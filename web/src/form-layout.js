@@ -205,6 +205,7 @@ export const FORM_PARTS = {
       row(2, [
         field('sim_slo_attainment', 'SLO attainment', 'fraction', 'Share of requests that must meet every joint bound at once (the bounds judged Joint) for the run to pass (default 0.9); a bound judged at a percentile sets its own share'),
       ]),
+      field('sim_steady_state', 'Run until the SLO verdict is decided', null, 'While the steady-state verdict is undecided, rerun longer: to the requests the measured queue asks for, at least doubling, at most 3 times, up to 60,000 requests (serving.steady_state; needs an SLO and a rate). The results are those of the longest run'),
       field('sim_max_qps', 'Search the highest QPS that meets the SLO', null, 'Max-QPS search: doubling then bisection over the arrival rate for the highest rate whose SLO attainment holds (needs an SLO and a rate)'),
     ]),
     fieldset('LoRA, MoE & disaggregation', { section: 'simulate' }, [

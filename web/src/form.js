@@ -97,6 +97,21 @@ function toggleField(id, path, group) {
 }
 
 /**
+ * A checkbox for an engine option that is on when its object is present: checking it adds the
+ * object ({} takes the engine's defaults), unchecking removes it; its own keys are kept while on.
+ */
+function blockField(id, path) {
+  return {
+    id, path, kind: 'bool', section: SIM,
+    show: (s) => { const v = getAt(s, path); return Boolean(v && typeof v === 'object'); },
+    write: (s, on) => {
+      const v = getAt(s, path);
+      setAt(s, path, on ? (v && typeof v === 'object' ? v : {}) : undefined);
+    },
+  };
+}
+
+/**
  * The router lives in serving.cluster; next to serving.parallelism the engine lays
  * the GPUs out as one pool of tp × pp replicas (no pools needed), so the page only
  * sets the router and leaves the layout to the engine.
@@ -556,14 +571,8 @@ export const FIELDS = [
   ...SLO_METRICS.map((m) => ({ id: `sim_slo_${m}`, path: `${SLO}/${m}_ms`, kind: 'number', section: SIM })),
   ...SLO_METRICS.map(sloPercentileField),
   { id: 'sim_slo_attainment', path: `${SLO}/attainment`, kind: 'number', section: SIM, showDefault: true },
-  {
-    id: 'sim_max_qps', path: MAX_QPS, kind: 'bool', section: SIM,
-    show: (s) => { const v = getAt(s, MAX_QPS); return Boolean(v && typeof v === 'object'); },
-    write: (s, on) => {
-      const v = getAt(s, MAX_QPS);
-      setAt(s, MAX_QPS, on ? (v && typeof v === 'object' ? v : {}) : undefined);
-    },
-  },
+  blockField('sim_steady_state', '/serving/steady_state'),
+  blockField('sim_max_qps', MAX_QPS),
   toggleField('srv_lora_enabled', '/serving/lora', 'slora'),
   { id: 'srv_lora_adapters', path: '/serving/lora/adapters', kind: 'int', section: SIM, group: 'slora', def: 8 },
   { id: 'srv_lora_rank', path: '/serving/lora/rank', kind: 'int', section: SIM, group: 'slora', showDefault: true },

@@ -100,9 +100,9 @@ function renderVerdict(result) {
   const steady = [];
   if (Number.isFinite(h.throughput_qps)) steady.push(`throughput ${sig3(h.throughput_qps)} req/s`);
   if (Number.isFinite(h.goodput_qps)) steady.push(`goodput ${sig3(h.goodput_qps)} req/s`);
-  $('serve-steady').textContent = steady.length
+  $('serve-steady').textContent = ((steady.length
     ? `Over the steady arrival window (${display(h.window_requests)} requests, warm-up and drain left out): ${steady.join(', ')}.`
-    : '';
+    : '') + growthText(result.steady_state)).trim();
   $('serve-steady').title = String(h.meaning || '');
   if (h.overloaded === true) {
     const offered = Number.isFinite(h.arrival_rate_qps) ? `${sig3(h.arrival_rate_qps)} req/s` : 'the offered rate';
@@ -113,6 +113,20 @@ function renderVerdict(result) {
       `latencies depend on how long the run lasts. Estimated capacity: ${cap}.`;
     banner.dataset.capacity = String(h.estimated_capacity_qps);
   }
+}
+
+/**
+ * How serving.steady_state grew the run (result.steady_state.runs: each run's requests and
+ * verdict), so that the request count shown is not read as the form's; empty without growth.
+ */
+function growthText(steady) {
+  const runs = steady && Array.isArray(steady.runs) ? steady.runs : [];
+  if (runs.length < 2) return '';
+  const first = runs[0].requests;
+  const last = runs[runs.length - 1];
+  const decided = last.verdict === 'meets' || last.verdict === 'fails';
+  return ` The run grew from ${display(first)} to ${display(last.requests)} requests ` +
+    (decided ? 'until the verdict was decided.' : 'as far as it may grow (three times, up to serving.steady_state.max_requests), and the verdict is still undecided.');
 }
 
 // ---- distributions ----------------------------------------------------------------------
