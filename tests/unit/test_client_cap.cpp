@@ -15,10 +15,13 @@
 
 #include "scenario/scenario.hpp"
 #include "serve/simulation.hpp"
+#include "request_outcomes.hpp"
 #include "test_helpers.hpp"
 
 using namespace sightline;
 using sightline::test::json;
+using sightline::test::most_in_flight;
+using sightline::test::outcomes_run_to_end;
 
 namespace {
 
@@ -35,29 +38,6 @@ json capped_rate(int64_t cap, int64_t requests = 48) {
   if (cap > 0) s["serving"]["workload"]["arrival"]["max_concurrency"] = cap;
   s["serving"]["workload"]["num_requests"] = requests;
   return s;
-}
-
-std::vector<serve::RequestOutcome> capped_outcomes(const json& scenario) {
-  const Scenario s = read_scenario(scenario);
-  serve::Simulation sim(s, serve::WorkloadOverride{}, false);
-  while (!sim.run(int64_t{1} << 30)) {
-  }
-  REQUIRE(sim.all_completed());
-  return sim.outcomes();
-}
-
-// The most requests in flight at once (sent, not yet ended); an end at the
-// instant of a send counts first, as the client sends when a slot frees.
-int64_t capped_most_in_flight(const std::vector<serve::RequestOutcome>& out) {
-  std::vector<std::pair<serve::TimeNs, int>> events;
-  for (const auto& o : out) {
-    events.push_back({o.arrival, +1});
-    events.push_back({o.completion, -1});
-  }
-  std::sort(events.begin(), events.end());
-  int64_t now = 0, most = 0;
-  for (const auto& [t, d] : events) most = std::max(most, now += d);
-  return most;
 }
 
 // Completed requests per second from the first send to the last end.
@@ -88,13 +68,13 @@ void expect_cap_error(const json& s, const char* code, const char* path) {
 }  // namespace
 
 TEST_CASE("client cap: never more than N in flight; a held request is sent the instant one ends, in arrival order") {
-  const auto drawn = capped_outcomes(capped_rate(0));  // the rate's arrival times, uncapped
-  CHECK(capped_most_in_flight(drawn) > 8);             // without a cap, 40 req/s piles up
+  const auto drawn = outcomes_run_to_end(capped_rate(0));  // the rate's arrival times, uncapped
+  CHECK(most_in_flight(drawn) > 8);             // without a cap, 40 req/s piles up
   for (int64_t n : {1, 3, 8}) {
     CAPTURE(n);
-    const auto out = capped_outcomes(capped_rate(n));
+    const auto out = outcomes_run_to_end(capped_rate(n));
     REQUIRE(out.size() == drawn.size());
-    CHECK(capped_most_in_flight(out) == n);
+    CHECK(most_in_flight(out) == n);
     std::vector<serve::TimeNs> ends;
     for (const auto& o : out) ends.push_back(o.completion);
     std::sort(ends.begin(), ends.end());
@@ -113,11 +93,11 @@ TEST_CASE("client cap: never more than N in flight; a held request is sent the i
 }
 
 TEST_CASE("client cap: a cap at or above the request count is the uncapped run, request for request and byte for byte") {
-  const auto free_run = capped_outcomes(capped_rate(0, 40));
+  const auto free_run = outcomes_run_to_end(capped_rate(0, 40));
   const json free_result = capped_result(capped_rate(0, 40));
   for (int64_t cap : {40, 1000}) {
     CAPTURE(cap);
-    const auto out = capped_outcomes(capped_rate(cap, 40));
+    const auto out = outcomes_run_to_end(capped_rate(cap, 40));
     REQUIRE(out.size() == free_run.size());
     for (size_t i = 0; i < out.size(); ++i) {
       CHECK(out[i].arrival == free_run[i].arrival);
@@ -135,7 +115,7 @@ TEST_CASE("client cap: a cap at or above the request count is the uncapped run, 
 TEST_CASE("client cap: a smaller cap never raises the throughput") {
   const std::vector<int64_t> caps = {1, 2, 4, 8, 16, 0};  // 0: none
   std::vector<double> rate;
-  for (int64_t c : caps) rate.push_back(capped_requests_per_s(capped_outcomes(capped_rate(c))));
+  for (int64_t c : caps) rate.push_back(capped_requests_per_s(outcomes_run_to_end(capped_rate(c))));
   for (size_t i = 1; i < caps.size(); ++i) {
     CAPTURE(caps[i]);
     CHECK(rate[i - 1] <= rate[i] * (1 + 1e-12));

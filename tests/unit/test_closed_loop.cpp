@@ -14,10 +14,13 @@
 
 #include "scenario/scenario.hpp"
 #include "serve/simulation.hpp"
+#include "request_outcomes.hpp"
 #include "test_helpers.hpp"
 
 using namespace sightline;
 using sightline::test::json;
+using sightline::test::most_in_flight;
+using sightline::test::outcomes_run_to_end;
 
 namespace {
 
@@ -34,30 +37,6 @@ json closed_loop(int64_t clients, int64_t requests = 48, double think_s = 0) {
   if (think_s > 0) s["serving"]["workload"]["arrival"]["think_time_s"] = think_s;
   s["serving"]["workload"]["num_requests"] = requests;
   return s;
-}
-
-std::vector<serve::RequestOutcome> outcomes_of(const json& scenario) {
-  const Scenario s = read_scenario(scenario);
-  serve::Simulation sim(s, serve::WorkloadOverride{}, false);
-  while (!sim.run(int64_t{1} << 30)) {
-  }
-  REQUIRE(sim.all_completed());
-  return sim.outcomes();
-}
-
-// The most requests in flight at once (arrived, not yet completed): an end
-// at the same instant as an arrival is counted first, as the client sends
-// its next request when the previous one has ended.
-int64_t most_in_flight(const std::vector<serve::RequestOutcome>& out) {
-  std::vector<std::pair<serve::TimeNs, int>> events;
-  for (const auto& o : out) {
-    events.push_back({o.arrival, +1});
-    events.push_back({o.completion, -1});
-  }
-  std::sort(events.begin(), events.end());
-  int64_t now = 0, most = 0;
-  for (const auto& [t, d] : events) most = std::max(most, now += d);
-  return most;
 }
 
 double requests_per_s(const std::vector<serve::RequestOutcome>& out) {
@@ -86,7 +65,7 @@ void expect_error(const json& s, const char* code, const char* path) {
 TEST_CASE("closed loop: never more than N requests in flight, N reached, each later request sent as one ends") {
   for (int64_t n : {1, 3, 8, 20}) {
     CAPTURE(n);
-    const auto out = outcomes_of(closed_loop(n));
+    const auto out = outcomes_run_to_end(closed_loop(n));
     REQUIRE(out.size() == 48);
     CHECK(most_in_flight(out) == n);
     std::vector<serve::TimeNs> ends;
@@ -107,7 +86,7 @@ TEST_CASE("closed loop: never more than N requests in flight, N reached, each la
 
 TEST_CASE("closed loop: a think time separates a request's end from the next request") {
   const double think_s = 0.25;
-  const auto out = outcomes_of(closed_loop(4, 24, think_s));
+  const auto out = outcomes_run_to_end(closed_loop(4, 24, think_s));
   CHECK(most_in_flight(out) <= 4);
   std::vector<serve::TimeNs> ends;
   for (const auto& o : out) ends.push_back(o.completion + static_cast<serve::TimeNs>(think_s * 1e9));
@@ -115,13 +94,13 @@ TEST_CASE("closed loop: a think time separates a request's end from the next req
   for (const auto& o : out)
     if (o.arrival > 0) CHECK(std::binary_search(ends.begin(), ends.end(), o.arrival));
   // The pause slows the clients: fewer requests per second than without it.
-  CHECK(requests_per_s(out) < requests_per_s(outcomes_of(closed_loop(4, 24))));
+  CHECK(requests_per_s(out) < requests_per_s(outcomes_run_to_end(closed_loop(4, 24))));
 }
 
 TEST_CASE("closed loop: throughput rises with the clients until the batch is full, then stays") {
   std::vector<double> rate;
   const std::vector<int64_t> clients = {1, 2, 4, 8, 16, 32};
-  for (int64_t n : clients) rate.push_back(requests_per_s(outcomes_of(closed_loop(n, 96))));
+  for (int64_t n : clients) rate.push_back(requests_per_s(outcomes_run_to_end(closed_loop(n, 96))));
   for (size_t i = 1; i < clients.size(); ++i) {
     CAPTURE(clients[i]);
     if (clients[i] <= 8) CHECK(rate[i] > 1.2 * rate[i - 1]);   // another client fills the batch further
