@@ -52,17 +52,21 @@ test('wasm and native produce byte-identical result envelopes; every headline nu
   }
 });
 
-test('a closed loop of clients (arrival closed_loop, think time) is byte-identical in wasm and natively', async () => {
+/**
+ * I2.2 with `arrival` in place of its own, 60 requests and no growth or
+ * search, run in wasm and by the CLI from a file; returns the wasm envelope's
+ * result after checking the two are byte for byte the same.
+ */
+async function i22WithArrival(arrival) {
   const m = await loadWasm();
   const scenario = JSON.parse(m.getPreset('scenarios', 'I2.2')).result;
   const w = scenario.serving.workload;
   delete w.duration_s;
-  w.arrival = { process: 'closed_loop', concurrency: 6, think_time_s: 0.05 };
+  w.arrival = arrival;
   w.num_requests = 60;
   delete scenario.serving.max_qps_search;
   delete scenario.serving.steady_state;
-  const dir = mkdtempSync(path.join(tmpdir(), 'sightline-closed-'));
-  const file = path.join(dir, 'closed.json');
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'sightline-arrival-')), 'scenario.json');
   writeFileSync(file, JSON.stringify(scenario));
   const native = await new Promise((resolve, reject) => {
     execFile(cliPath, ['run', file, '--format', 'envelope'], { cwd: repoRoot, maxBuffer: 1 << 30 }, (err, stdout) =>
@@ -70,32 +74,19 @@ test('a closed loop of clients (arrival closed_loop, think time) is byte-identic
   });
   const fromWasm = m.runScenario(JSON.stringify(scenario));
   assert.equal(JSON.parse(fromWasm).ok, true, fromWasm.slice(0, 400));
-  assert.equal(JSON.parse(fromWasm).result.workload.concurrency, 6);
   assert.equal(fromWasm, native, 'wasm and native bytes differ');
+  return JSON.parse(fromWasm).result;
+}
+
+test('a closed loop of clients (arrival closed_loop, think time) is byte-identical in wasm and natively', async () => {
+  const result = await i22WithArrival({ process: 'closed_loop', concurrency: 6, think_time_s: 0.05 });
+  assert.equal(result.workload.concurrency, 6);
 });
 
 test('a rate under a client-side cap (arrival max_concurrency) is byte-identical in wasm and natively', async () => {
-  const m = await loadWasm();
-  const scenario = JSON.parse(m.getPreset('scenarios', 'I2.2')).result;
-  const w = scenario.serving.workload;
-  delete w.duration_s;
-  w.arrival = { process: 'poisson', rate_qps: 50, max_concurrency: 4 };
-  w.num_requests = 60;
-  delete scenario.serving.max_qps_search;
-  delete scenario.serving.steady_state;
-  const dir = mkdtempSync(path.join(tmpdir(), 'sightline-capped-'));
-  const file = path.join(dir, 'capped.json');
-  writeFileSync(file, JSON.stringify(scenario));
-  const native = await new Promise((resolve, reject) => {
-    execFile(cliPath, ['run', file, '--format', 'envelope'], { cwd: repoRoot, maxBuffer: 1 << 30 }, (err, stdout) =>
-      err ? reject(err) : resolve(stdout.trimEnd()));
-  });
-  const fromWasm = m.runScenario(JSON.stringify(scenario));
-  assert.equal(JSON.parse(fromWasm).ok, true, fromWasm.slice(0, 400));
-  const result = JSON.parse(fromWasm).result;
+  const result = await i22WithArrival({ process: 'poisson', rate_qps: 50, max_concurrency: 4 });
   assert.equal(result.workload.max_concurrency, 4);
   assert.ok(result.workload.requests_waited_at_client > 0, 'the cap binds at 50 req/s');
-  assert.equal(fromWasm, native, 'wasm and native bytes differ');
 });
 
 test('sliced runs (start/step/result) equal one-shot runs', async () => {
