@@ -347,10 +347,13 @@ test('sessions in the form: switched on with the form\'s values, or edited on th
   await page.dispatchEvent('#sess_enabled', 'change');
   assert.equal(await page.isDisabled('#prompt_tokens'), true, 'the per-request lengths are off with sessions');
   assert.equal(await page.isDisabled('#sim_num_requests'), true);
+  assert.equal(await page.isChecked('#sim_steady_state'), false, 'the engine refuses steady_state beside sessions');
+  assert.equal(await page.isDisabled('#sim_steady_state'), true);
   let link = await linkWhen((o) => o.serving?.workload?.sessions);
   const w = link.decoded.overrides.serving.workload;
   const scenario = scenarioPreset('I2.1');
   for (const k of ['num_requests', 'duration_s', 'prompt_tokens', 'output_tokens', 'shared_prefix']) delete scenario.serving.workload[k];
+  delete scenario.serving.steady_state;
   scenario.serving.workload.arrival.rate_qps = 0.5;
   scenario.serving.workload.num_sessions = 100;
   scenario.serving.workload.sessions = {

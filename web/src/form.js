@@ -271,6 +271,12 @@ function showSessionMode() {
   }
   // The shared prefix's own inputs follow its checkbox, and are off with it while sessions are on.
   setGroupEnabled('prefix', !on && el('prefix_enabled').checked);
+  // The engine judges the steady state on a rate of independent requests and
+  // refuses it beside sessions: the run-until-decided box is off with them.
+  const steady = el('sim_steady_state');
+  if (on) steady.checked = false;
+  steady.disabled = on;
+  steady.closest('.field')?.classList.toggle('disabled', on);
 }
 
 const TRAINING_PAR = '/training/parallelism';
