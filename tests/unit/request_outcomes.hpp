@@ -1,7 +1,8 @@
 #pragma once
-// A serving scenario run to its end, and what its per-request outcomes say
-// about the load it saw: shared by the tests of arrival processes (closed
-// loops, a rate with a client-side cap).
+// A serving scenario run to its end, what its per-request outcomes say about
+// the load it saw, its result, and a located validation error: shared by the
+// tests of arrival processes (closed loops, a rate with a client-side cap) and
+// of sessions and KV tiers.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -37,6 +38,23 @@ inline int64_t most_in_flight(const std::vector<serve::RequestOutcome>& out) {
   int64_t now = 0, most = 0;
   for (const auto& [t, d] : events) most = std::max(most, now += d);
   return most;
+}
+
+// The result of a scenario that must run (the error is printed if it does not).
+inline json result_of_run(const json& scenario) {
+  const json e = run(scenario);
+  if (!e["ok"].get<bool>()) FAIL_CHECK(e["error"].dump());
+  REQUIRE(e["ok"].get<bool>());
+  return e["result"];
+}
+
+// The scenario is refused with `code` at `path`.
+inline void expect_validation_error(const json& s, const char* code, const char* path) {
+  const json e = validate(s);
+  INFO(s["serving"].dump());
+  REQUIRE_FALSE(e["ok"].get<bool>());
+  CHECK(e["error"]["code"] == code);
+  CHECK(e["error"]["path"] == path);
 }
 
 }  // namespace sightline::test

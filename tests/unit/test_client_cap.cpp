@@ -21,6 +21,8 @@
 using namespace sightline;
 using sightline::test::json;
 using sightline::test::most_in_flight;
+using sightline::test::expect_validation_error;
+using sightline::test::result_of_run;
 using sightline::test::outcomes_run_to_end;
 
 namespace {
@@ -48,21 +50,6 @@ double capped_requests_per_s(const std::vector<serve::RequestOutcome>& out) {
     last = std::max(last, o.completion);
   }
   return static_cast<double>(out.size()) / (static_cast<double>(last - first) * 1e-9);
-}
-
-json capped_result(const json& scenario) {
-  const json e = test::run(scenario);
-  if (!e["ok"].get<bool>()) FAIL_CHECK(e["error"].dump());
-  REQUIRE(e["ok"].get<bool>());
-  return e["result"];
-}
-
-void expect_cap_error(const json& s, const char* code, const char* path) {
-  const json e = test::validate(s);
-  INFO(s["serving"].dump());
-  REQUIRE_FALSE(e["ok"].get<bool>());
-  CHECK(e["error"]["code"] == code);
-  CHECK(e["error"]["path"] == path);
 }
 
 }  // namespace
@@ -94,7 +81,7 @@ TEST_CASE("client cap: never more than N in flight; a held request is sent the i
 
 TEST_CASE("client cap: a cap at or above the request count is the uncapped run, request for request and byte for byte") {
   const auto free_run = outcomes_run_to_end(capped_rate(0, 40));
-  const json free_result = capped_result(capped_rate(0, 40));
+  const json free_result = result_of_run(capped_rate(0, 40));
   for (int64_t cap : {40, 1000}) {
     CAPTURE(cap);
     const auto out = outcomes_run_to_end(capped_rate(cap, 40));
@@ -104,7 +91,7 @@ TEST_CASE("client cap: a cap at or above the request count is the uncapped run, 
       CHECK(out[i].first_token == free_run[i].first_token);
       CHECK(out[i].completion == free_run[i].completion);
     }
-    const json r = capped_result(capped_rate(cap, 40));
+    const json r = result_of_run(capped_rate(cap, 40));
     CHECK(r["metrics"].dump() == free_result["metrics"].dump());
     CHECK(r["headline"].dump() == free_result["headline"].dump());
     CHECK(r["workload"]["max_concurrency"] == cap);
@@ -130,7 +117,7 @@ TEST_CASE("client cap: a cap of 1 times each request from its send (every TTFT t
   json alone = one;
   alone["serving"]["workload"]["arrival"] = {{"process", "all_at_once"}};
   alone["serving"]["workload"]["num_requests"] = 1;
-  const json capped = capped_result(one), single = capped_result(alone);
+  const json capped = result_of_run(one), single = result_of_run(alone);
   const double batch1 = single["metrics"]["ttft_ms"]["mean"].get<double>();
   CHECK(capped["metrics"]["ttft_ms"]["mean"].get<double>() == doctest::Approx(batch1).epsilon(1e-9));
   CHECK(capped["metrics"]["ttft_ms"]["max"].get<double>() == doctest::Approx(batch1).epsilon(1e-9));
@@ -145,27 +132,27 @@ TEST_CASE("client cap: located errors") {
   const char* at = "/serving/workload/arrival/max_concurrency";
   json s = capped_rate(0);
   s["serving"]["workload"]["arrival"]["max_concurrency"] = 0;
-  expect_cap_error(s, "out_of_range", at);
+  expect_validation_error(s, "out_of_range", at);
   s["serving"]["workload"]["arrival"]["max_concurrency"] = 2.5;
-  expect_cap_error(s, "type_error", at);
+  expect_validation_error(s, "type_error", at);
   for (const char* process : {"closed_loop", "all_at_once"}) {
     CAPTURE(process);
     s = capped_rate(4);
     s["serving"]["workload"]["arrival"]["process"] = process;
     s["serving"]["workload"]["arrival"].erase("rate_qps");
     if (std::string(process) == "closed_loop") s["serving"]["workload"]["arrival"]["concurrency"] = 2;
-    expect_cap_error(s, "unknown_key", at);
+    expect_validation_error(s, "unknown_key", at);
   }
   s = capped_rate(4);
   s["serving"]["slo"] = {{"ttft_ms", 500}};
   s["serving"]["steady_state"] = json::object();
-  expect_cap_error(s, "constraint_violation", "/serving/steady_state");
+  expect_validation_error(s, "constraint_violation", "/serving/steady_state");
   s = capped_rate(4);
   s["serving"]["slo"] = {{"ttft_ms", 500}};
   s["serving"]["max_qps_search"] = json::object();
-  expect_cap_error(s, "constraint_violation", "/serving/max_qps_search");
+  expect_validation_error(s, "constraint_violation", "/serving/max_qps_search");
   s = json::parse(R"({"schema_version":1,"model":"llama-2-7b","hardware":{"gpu":"a100-80g-sxm","gpus_per_node":1},
     "serving":{"mode":"simulate","workload":{"arrival":{"process":"poisson","rate_qps":2,"max_concurrency":2},"num_sessions":4,
       "sessions":{"turns":2,"first_input_tokens":100,"input_tokens":50,"output_tokens":20,"think_time_s":1}}}})");
-  expect_cap_error(s, "constraint_violation", at);
+  expect_validation_error(s, "constraint_violation", at);
 }

@@ -20,6 +20,8 @@
 using namespace sightline;
 using sightline::test::json;
 using sightline::test::most_in_flight;
+using sightline::test::expect_validation_error;
+using sightline::test::result_of_run;
 using sightline::test::outcomes_run_to_end;
 
 namespace {
@@ -43,21 +45,6 @@ double requests_per_s(const std::vector<serve::RequestOutcome>& out) {
   serve::TimeNs end = 0;
   for (const auto& o : out) end = std::max(end, o.completion);
   return static_cast<double>(out.size()) / (static_cast<double>(end) * 1e-9);
-}
-
-json metrics_of(const json& scenario) {
-  const json e = test::run(scenario);
-  if (!e["ok"].get<bool>()) FAIL_CHECK(e["error"].dump());
-  REQUIRE(e["ok"].get<bool>());
-  return e["result"];
-}
-
-void expect_error(const json& s, const char* code, const char* path) {
-  const json e = test::validate(s);
-  INFO(s["serving"]["workload"].dump());
-  REQUIRE_FALSE(e["ok"].get<bool>());
-  CHECK(e["error"]["code"] == code);
-  CHECK(e["error"]["path"] == path);
 }
 
 }  // namespace
@@ -115,7 +102,7 @@ TEST_CASE("closed loop: one client's TTFT is the batch-1 TTFT, request after req
   json alone = one;
   alone["serving"]["workload"]["arrival"] = {{"process", "all_at_once"}};
   alone["serving"]["workload"]["num_requests"] = 1;
-  const json loop = metrics_of(one), single = metrics_of(alone);
+  const json loop = result_of_run(one), single = result_of_run(alone);
   const double batch1 = single["metrics"]["ttft_ms"]["mean"].get<double>();
   CHECK(loop["metrics"]["ttft_ms"]["mean"].get<double>() == doctest::Approx(batch1).epsilon(1e-9));
   CHECK(loop["metrics"]["ttft_ms"]["max"].get<double>() == doctest::Approx(batch1).epsilon(1e-9));
@@ -125,39 +112,39 @@ TEST_CASE("closed loop: one client's TTFT is the batch-1 TTFT, request after req
 }
 
 TEST_CASE("closed loop: more clients than the batch holds queue, but the run is never called overloaded") {
-  const json r = metrics_of(closed_loop(32, 96));
+  const json r = result_of_run(closed_loop(32, 96));
   CHECK(r["metrics"]["requests"]["completed"] == 96);
   CHECK_FALSE(r["headline"].value("overloaded", false));
   for (const auto& w : r["warnings"]) CHECK(w.get<std::string>().find("overload") == std::string::npos);
 }
 
 TEST_CASE("closed loop: the same scenario gives the same result") {
-  const json a = metrics_of(closed_loop(6)), b = metrics_of(closed_loop(6));
+  const json a = result_of_run(closed_loop(6)), b = result_of_run(closed_loop(6));
   CHECK(a["metrics"].dump() == b["metrics"].dump());
 }
 
 TEST_CASE("closed loop: located errors") {
   json s = closed_loop(4);
   s["serving"]["workload"]["arrival"].erase("concurrency");
-  expect_error(s, "missing_key", "/serving/workload/arrival/concurrency");
+  expect_validation_error(s, "missing_key", "/serving/workload/arrival/concurrency");
   s = closed_loop(0);
-  expect_error(s, "out_of_range", "/serving/workload/arrival/concurrency");
+  expect_validation_error(s, "out_of_range", "/serving/workload/arrival/concurrency");
   s = closed_loop(4);
   s["serving"]["workload"]["arrival"]["rate_qps"] = 2;
-  expect_error(s, "unknown_key", "/serving/workload/arrival/rate_qps");
+  expect_validation_error(s, "unknown_key", "/serving/workload/arrival/rate_qps");
   s = closed_loop(4);
   s["serving"]["workload"]["arrival"]["think_time_s"] = -1;
-  expect_error(s, "out_of_range", "/serving/workload/arrival/think_time_s");
+  expect_validation_error(s, "out_of_range", "/serving/workload/arrival/think_time_s");
   s = closed_loop(4);
   s["serving"]["workload"].erase("num_requests");
   s["serving"]["workload"]["duration_s"] = 60;
-  expect_error(s, "constraint_violation", "/serving/workload/duration_s");
+  expect_validation_error(s, "constraint_violation", "/serving/workload/duration_s");
   s = closed_loop(4);
   s["serving"]["slo"] = {{"ttft_ms", 500}};
   s["serving"]["steady_state"] = json::object();
-  expect_error(s, "constraint_violation", "/serving/steady_state");
+  expect_validation_error(s, "constraint_violation", "/serving/steady_state");
   s = json::parse(R"({"schema_version":1,"model":"llama-2-7b","hardware":{"gpu":"a100-80g-sxm","gpus_per_node":1},
     "serving":{"mode":"simulate","workload":{"arrival":{"process":"closed_loop","concurrency":2},"num_sessions":4,
       "sessions":{"turns":2,"first_input_tokens":100,"input_tokens":50,"output_tokens":20,"think_time_s":1}}}})");
-  expect_error(s, "constraint_violation", "/serving/workload/arrival/process");
+  expect_validation_error(s, "constraint_violation", "/serving/workload/arrival/process");
 }

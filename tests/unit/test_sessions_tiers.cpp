@@ -8,11 +8,13 @@
 #include <vector>
 
 #include "serve/router.hpp"
+#include "request_outcomes.hpp"
 #include "test_helpers.hpp"
 
 using sightline::test::envelope;
 using sightline::test::json;
 using sightline::test::validate;
+using sightline::test::expect_validation_error;
 
 namespace {
 
@@ -64,14 +66,6 @@ json shared_prefix_scenario(const char* router, int groups, uint64_t seed) {
   s["serving"]["cluster"]["router"] = router;
   s["serving"]["workload"]["shared_prefix"]["groups"] = groups;
   return s;
-}
-
-void expect_error(const json& s, const char* code, const char* path) {
-  const json e = validate(s);
-  INFO(s["serving"].dump());
-  REQUIRE_FALSE(e["ok"].get<bool>());
-  CHECK(e["error"]["code"] == code);
-  CHECK(e["error"]["path"] == path);
 }
 
 }  // namespace
@@ -239,56 +233,56 @@ TEST_CASE("routers: prefix affinity takes the longest cached prefix within the l
 TEST_CASE("sessions and tiers: bad inputs fail with located errors") {
   json s = sessions_scenario();
   s["serving"]["workload"]["sessions"]["turn"] = 3;
-  expect_error(s, "unknown_key", "/serving/workload/sessions/turn");
+  expect_validation_error(s, "unknown_key", "/serving/workload/sessions/turn");
   s = sessions_scenario();
   s["serving"]["workload"]["num_requests"] = 10;
-  expect_error(s, "unknown_key", "/serving/workload/num_requests");
+  expect_validation_error(s, "unknown_key", "/serving/workload/num_requests");
   s = sessions_scenario();
   s["serving"]["workload"]["sessions"]["think_time_s"] = {{"dist", "exponential"}};
-  expect_error(s, "missing_key", "/serving/workload/sessions/think_time_s/mean_s");
+  expect_validation_error(s, "missing_key", "/serving/workload/sessions/think_time_s/mean_s");
   s = sessions_scenario();
   s["serving"]["workload"]["sessions"]["think_time_s"] = -1;
-  expect_error(s, "out_of_range", "/serving/workload/sessions/think_time_s");
+  expect_validation_error(s, "out_of_range", "/serving/workload/sessions/think_time_s");
   s = sessions_scenario();
   s["serving"]["workload"].erase("num_sessions");
-  expect_error(s, "missing_key", "/serving/workload/num_sessions");
+  expect_validation_error(s, "missing_key", "/serving/workload/num_sessions");
   s = sessions_scenario();
   s["serving"]["workload"]["sessions"]["system_prompt_tokens"] = 7000;
   s["serving"]["workload"]["sessions"]["first_input_tokens"] = 1000;
   s["serving"]["workload"]["sessions"]["output_tokens"] = 500;
-  expect_error(s, "constraint_violation", "/serving/workload/sessions/first_input_tokens");
+  expect_validation_error(s, "constraint_violation", "/serving/workload/sessions/first_input_tokens");
   s["serving"]["workload"]["sessions"]["first_input_tokens"] = 1200;
-  expect_error(s, "out_of_range", "/serving/workload/sessions/first_input_tokens");
+  expect_validation_error(s, "out_of_range", "/serving/workload/sessions/first_input_tokens");
   s = sessions_scenario();
   s["serving"]["max_qps_search"] = json::object();
-  expect_error(s, "constraint_violation", "/serving/max_qps_search");
+  expect_validation_error(s, "constraint_violation", "/serving/max_qps_search");
   s = with_host_tier(sessions_scenario(), 1);
   s["serving"]["kv_cache"]["prefix_caching"] = false;
-  expect_error(s, "constraint_violation", "/serving/kv_cache/offload");
+  expect_validation_error(s, "constraint_violation", "/serving/kv_cache/offload");
   s = sessions_scenario();
   s["serving"]["kv_cache"]["offload"] = {{"tiers", {"pcie9-host"}}};
-  expect_error(s, "unknown_preset", "/serving/kv_cache/offload/tiers/0");
+  expect_validation_error(s, "unknown_preset", "/serving/kv_cache/offload/tiers/0");
   s = sessions_scenario();
   s["serving"]["kv_cache"]["offload"] = {{"tiers", {{{"capacity_GiB", 8}, {"bandwidth_GBps", 50}}}}};
-  expect_error(s, "missing_key", "/serving/kv_cache/offload/tiers/0/latency_us");
+  expect_validation_error(s, "missing_key", "/serving/kv_cache/offload/tiers/0/latency_us");
   s = sessions_scenario();
   s["serving"]["kv_cache"]["offload"] = {{"tiers", {{{"preset", "local-nvme-gen4"}, {"bandwidth", 5}}}}};
-  expect_error(s, "unknown_key", "/serving/kv_cache/offload/tiers/0/bandwidth");
+  expect_validation_error(s, "unknown_key", "/serving/kv_cache/offload/tiers/0/bandwidth");
   s = sessions_scenario();
   s["serving"]["kv_cache"]["offload"] = {{"tiers", {"local-nvme-gen4", "local-nvme-gen4"}}};
-  expect_error(s, "invalid_value", "/serving/kv_cache/offload/tiers/1");
+  expect_validation_error(s, "invalid_value", "/serving/kv_cache/offload/tiers/1");
   s = sessions_scenario();
   s["serving"]["kv_cache"]["offload"] = {{"tiers", {{{"preset", "local-nvme-gen4"}, {"name", "store"}, {"shared", true}}, "pcie5-host-dram"}}};
-  expect_error(s, "constraint_violation", "/serving/kv_cache/offload/tiers/1");
+  expect_validation_error(s, "constraint_violation", "/serving/kv_cache/offload/tiers/1");
   s = sessions_scenario();
   s["serving"]["kv_cache"]["offload"] = {{"tiers", {"pcie5-host-dram"}}, {"reload_overlap", "partly"}};
-  expect_error(s, "invalid_value", "/serving/kv_cache/offload/reload_overlap");
+  expect_validation_error(s, "invalid_value", "/serving/kv_cache/offload/reload_overlap");
   s = sessions_scenario();
   s["serving"]["cluster"] = {{"router", "round_robin"}, {"router_load_bound", 2}};
-  expect_error(s, "constraint_violation", "/serving/cluster/router_load_bound");
+  expect_validation_error(s, "constraint_violation", "/serving/cluster/router_load_bound");
   s = sessions_scenario();
   s["serving"]["cluster"] = {{"router", "prefix_affinity"}, {"router_load_bound", 0.5}};
-  expect_error(s, "out_of_range", "/serving/cluster/router_load_bound");
+  expect_validation_error(s, "out_of_range", "/serving/cluster/router_load_bound");
 }
 
 TEST_CASE("kv tiers: a shared store serves a session's context to another replica") {
@@ -343,17 +337,17 @@ TEST_CASE("sessions trace: turns replay their recorded gaps, never before the pr
   }
   json s = trace_scenario(2, 2, 1.0);
   s["serving"]["workload"]["sessions"]["csv"][1] = "0,1.0,100";
-  expect_error(s, "invalid_value", "/serving/workload/sessions/csv/1");
+  expect_validation_error(s, "invalid_value", "/serving/workload/sessions/csv/1");
   s = trace_scenario(2, 2, 1.0);
   s["serving"]["workload"]["sessions"]["csv"][0] = "session,arrival_s,input_tokens,output_tokens";
-  expect_error(s, "invalid_value", "/serving/workload/sessions/csv/0");
+  expect_validation_error(s, "invalid_value", "/serving/workload/sessions/csv/0");
   s = trace_scenario(2, 2, 1.0);
   s["serving"]["workload"]["sessions"]["csv"][2] = "0,1.0,0,100";
-  expect_error(s, "out_of_range", "/serving/workload/sessions/csv/2");
+  expect_validation_error(s, "out_of_range", "/serving/workload/sessions/csv/2");
   s = trace_scenario(2, 2, 1.0);
   s["serving"]["workload"]["arrival"] = {{"process", "poisson"}, {"rate_qps", 1}};
-  expect_error(s, "constraint_violation", "/serving/workload/arrival");
+  expect_validation_error(s, "constraint_violation", "/serving/workload/arrival");
   s = trace_scenario(2, 2, 1.0);
   s["serving"]["workload"]["sessions"]["turns"] = 3;
-  expect_error(s, "unknown_key", "/serving/workload/sessions/turns");
+  expect_validation_error(s, "unknown_key", "/serving/workload/sessions/turns");
 }
