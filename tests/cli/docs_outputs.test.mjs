@@ -6,8 +6,9 @@
 // docs/training.md's explain-train-step block, explain_train_step.test.mjs;
 // docs/training.md's report-training table, training_report.test.mjs;
 // docs/calibrate-from-benchmarks.md's fit table, fit_real_sweeps.test.mjs;
-// docs/accuracy.md's kernel table, accuracy_report.test.mjs: each beside the
-// run its file already makes.)
+// docs/accuracy.md's kernel table, accuracy_report.test.mjs; docs/serving.md's
+// speculative acceptance table, tests/unit/test_spec_acceptance.cpp: each
+// beside the run its file already makes.)
 // Cost: no run; reading files only.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
