@@ -7,8 +7,9 @@
 // docs/training.md's report-training table, training_report.test.mjs;
 // docs/calibrate-from-benchmarks.md's fit table, fit_real_sweeps.test.mjs;
 // docs/accuracy.md's kernel table, accuracy_report.test.mjs; docs/serving.md's
-// speculative acceptance table, tests/unit/test_spec_acceptance.cpp: each
-// beside the run its file already makes.)
+// speculative acceptance table, tests/unit/test_spec_acceptance.cpp;
+// docs/accuracy.md's report-e2e summary and interval tables, e2e.test.mjs:
+// each beside the run its file already makes.)
 // Cost: no run; reading files only.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

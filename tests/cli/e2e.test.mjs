@@ -62,9 +62,41 @@ test('report-e2e runs every validation row and summarises its errors', () => {
       assert.ok(Math.abs(f.median_abs_error_pct - s.median_abs_error_pct) <= 0.005 + 1e-9, `${mode} ${tier}: ${stale}`);
     }
   }
+  // docs/accuracy.md quotes the summary by kind, vendor and stack and the
+  // intervals by kind: a stale figure fails here (issue 40, signposts).
+  const doc = readFileSync(path.join(repoRoot, 'docs', 'accuracy.md'), 'utf8');
+  for (const table of [summaryTable(report.summary), intervalsTable(report.summary.intervals_by_kind)]) {
+    assert.ok(doc.includes(table), `docs/accuracy.md should quote what report-e2e --check metric measures now:\n${table}`);
+  }
   // Print the table for the log: the figures are the point of this layer.
   console.log(execFileSync(cliPath, ['report-e2e', '--check', 'metric']).toString());
 });
+
+// A signed percentage as the docs print it: one decimal, sign always, a true minus.
+const signedPct = (x) => `${x < 0 ? '\u2212' : '+'}${Math.abs(x).toFixed(1)}%`;
+const errorCell = (s) => `${s.median_abs_error_pct.toFixed(1)}% / ${signedPct(s.median_signed_error_pct)} (${s.rows})`;
+
+// docs/accuracy.md's "By kind, vendor and stack" table, from report-e2e's JSON summary.
+function summaryTable(summary) {
+  const lines = ['| axis | group | median \\|error\\| / median signed error (rows) |', '|---|---|---|'];
+  for (const [axis, key] of [['kind', 'by_kind'], ['vendor', 'by_vendor'], ['stack', 'by_stack']]) {
+    for (const group of Object.keys(summary[key]).sort()) lines.push(`| ${axis} | ${group} | ${errorCell(summary[key][group])} |`);
+  }
+  for (const group of ['inference', 'training', 'all']) lines.push(`| all | ${group} | ${errorCell(summary[group])} |`);
+  return lines.join('\n');
+}
+
+// docs/accuracy.md's "80% intervals by kind" table, from summary.intervals_by_kind.
+function intervalsTable(byKind) {
+  const share = (k, n) => `${k}/${n} (${Math.round((100 * k) / n)}%)`;
+  const lines = ['| kind | rows | band of signed error | leave-one-out coverage | run\'s own interval covers |', '|---|---|---|---|---|'];
+  for (const kind of Object.keys(byKind).sort()) {
+    const b = byKind[kind];
+    lines.push(`| ${kind} | ${b.rows} | ${signedPct(b.band_signed_error_pct[0])} … ${signedPct(b.band_signed_error_pct[1])} | `
+      + `${share(b.loo_covered, b.loo_judged)} | ${share(b.engine_interval_covered, b.engine_interval_rows)} |`);
+  }
+  return lines.join('\n');
+}
 
 // Each capacity row gets a predicted rate or a located reason. The cap (24,000
 // requests a search run, ~2 s) makes the answer err low, so only its sense is
