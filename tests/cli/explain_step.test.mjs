@@ -39,6 +39,22 @@ function checkSums(out) {
   for (const m of [...out.mechanisms, ...kernels.parts]) assert.ok(m.source.length > 10, `${m.name} has no source`);
 }
 
+// docs/cost-model.md's table of large-batch steps quotes explain-step: the
+// row that starts with `rowStart` must give this step's time (ms, one
+// decimal) and only shares (one decimal) that its mechanisms and kernel
+// groups have now (issue 40, signposts: a stale figure fails).
+function docRowHolds(rowStart, out) {
+  const doc = fs.readFileSync(path.join(repoRoot, 'docs', 'cost-model.md'), 'utf8').split('\n');
+  const row = doc.find((l) => l.startsWith(rowStart));
+  assert.ok(row, `docs/cost-model.md has the row "${rowStart}"`);
+  const step = out.step_time_us;
+  assert.match(row, new RegExp(`: ${(step / 1000).toFixed(1).replace('.', '\\.')} ms \\|`), `step time in: ${row}`);
+  const shares = new Set([...out.mechanisms, ...out.mechanisms[0].parts].map((m) => ((100 * m.time_us) / step).toFixed(1)));
+  const quoted = [...row.matchAll(/(\d+\.\d)%/g)].map((m) => m[1]);
+  assert.ok(quoted.length >= 5, `shares in: ${row}`);
+  for (const q of quoted) assert.ok(shares.has(q), `docs/cost-model.md quotes ${q}%, which explain-step no longer prints (${[...shares].join(', ')}):\n${row}`);
+}
+
 const dsr1 = JSON.parse(fs.readFileSync(path.join(repoRoot, 'presets/validation/E.R3-dsr1-8xh200-maxthr.json'), 'utf8'));
 
 test('explain-step: the DeepSeek-R1 attention-DP + EP8 step adds up, by mechanism and by kernel group', () => {
@@ -49,6 +65,7 @@ test('explain-step: the DeepSeek-R1 attention-DP + EP8 step adds up, by mechanis
   assert.ok(groups['decode attention'].share > 0.1);
   assert.ok(groups['shared-expert GEMMs'].time_us > 0);
   assert.ok(out.mechanisms.some((m) => m.name === 'expert-parallel all-to-all' && m.time_us > 0));
+  docRowHolds('| DeepSeek-R1 fp8, 8× H200', out);
   const up = out.kernels.find((k) => k.name === 'moe_expert_up_proj');
   assert.equal(up.family, 'gemm');
   assert.ok(up.achieved_GBps > 0);
@@ -61,6 +78,15 @@ test('explain-step: a dense Llama step has no expert or all-to-all lines', () =>
   assert.ok(!names.includes('routed-expert grouped GEMMs'));
   assert.ok(names.includes('decode attention'));
   assert.ok(!out.mechanisms.some((m) => /all-to-all/.test(m.name)));
+});
+
+test('explain-step: Llama-3-70B fp8 on one H200 is the dense row docs/cost-model.md quotes', () => {
+  const i22 = JSON.parse(fs.readFileSync(path.join(repoRoot, 'presets/scenarios/I2.2.json'), 'utf8'));
+  const scenario = { ...i22, model: 'llama-3-70b', hardware: { ...i22.hardware, gpu: 'h200' },
+    precision: { weights: 'fp8', activations: 'fp8', kv_cache: 'fp8' }, cost_model: { ...i22.cost_model, software_stack: 'vllm-v1-like' } };
+  const out = explain([scenarioFile(scenario), '--batch', '256', '--kv-len', '2048']);
+  checkSums(out);
+  docRowHolds('| Llama-3-70B fp8 on one H200', out);
 });
 
 test('explain-step: an MI300X step names its AMD kernel-level sources and says where it falls back', () => {
@@ -79,6 +105,7 @@ test('explain-step: an MI300X step names its AMD kernel-level sources and says w
   assert.match(groups['other collectives (tensor-parallel all-reduce)'].source, /xgmi3-mesh8.*rccl/i);
   const host = out.mechanisms.find((m) => m.name.startsWith('host'));
   assert.match(host.source, /ROCm/);
+  docRowHolds('| Llama-3.1-405B fp8, TP8 on 8× MI300X', out);
 });
 
 test('explain-step: an NVIDIA step cites no kernel family', () => {
