@@ -224,12 +224,15 @@ std::vector<ExplainedPart> explained_parts(const Scenario& s, const StepVariants
                        (stack.cuda_graphs == "none" ? std::string("no graphs") : safe_dump(stack.graph_batch_sizes.to_json()))});
   if (moe) {
     const int64_t tokens = batch;
+    const std::string hot_basis =
+        serve::serving_load_imbalance(sim->moe, routing.experts_per_gpu,
+                                      routing.expert_slots > 0 ? routing.expert_slots : s.model.moe.num_experts)
+            .basis;
     parts.push_back({"expert load imbalance (busiest EP rank x" +
                          fixed(busiest_rank_factor(s.model.moe.num_experts, s.model.moe.top_k, tokens, routing), 3) + ")",
                      (unpadded.cost.gpu_time_s - unpadded.a2a_s) - (even.cost.gpu_time_s - even.a2a_s),
                      "expected maximum over EP ranks of binomial (token, expert) counts (model/moe_routing.hpp) "
-                     "times serving.moe.load_imbalance " + fixed(routing.load_imbalance, 2) +
-                         " (hot experts after placement; 1: none given)"});
+                     "times the hot-expert factor " + fixed(routing.load_imbalance, 2) + " (" + hot_basis + ")"});
     parts.push_back({"expert-parallel all-to-all", unpadded.a2a_s,
                      "DeepEP low-latency / normal kernels priced on the pool's links, the busiest rank's volume "
                      "(serve/moe_step.cpp); the padding rows' share is in the padding line" +

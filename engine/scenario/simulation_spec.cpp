@@ -187,7 +187,11 @@ void read_serving_moe(const ObjectReader& r, const Scenario& s, SimulationSpec& 
                     {"load_imbalance", "expert_parallel", "attention_data_parallel", "redundant_experts", "all_to_all"});
     if (!s.model.is_moe())
       fail(error_code::kConstraint, r.child_path("moe"), "serving.moe needs a mixture-of-experts model");
-    sp.moe.load_imbalance = mr.number("load_imbalance", 1.0, 64.0, 1.0);
+    // No schema default: absent, it depends on the placement (serve/moe_step.hpp, serving_load_imbalance).
+    if (mr.has("load_imbalance")) {
+      sp.moe.load_imbalance = mr.number("load_imbalance", 1.0, 64.0);
+      sp.moe.load_imbalance_given = true;
+    }
     sp.moe.expert_parallel = static_cast<int>(mr.integer("expert_parallel", 1, 1024, 1));
     sp.moe.attention_data_parallel = static_cast<int>(mr.integer("attention_data_parallel", 1, 1024, 1));
     sp.moe.redundant_experts = static_cast<int>(mr.integer("redundant_experts", 0, 4096, 0));
@@ -469,8 +473,9 @@ json simulation_to_json(const SimulationSpec& sp) {
                  {"targets", sp.lora.targets == LoraTargets::Attention ? "attention" : "all_linear"}};
     if (sp.lora.load_time_ms >= 0) j["lora"]["load_time_ms"] = sp.lora.load_time_ms;
   }
-  if (sp.moe.load_imbalance != 1.0 || sp.moe.expert_parallel != 1) {
-    j["moe"] = {{"load_imbalance", sp.moe.load_imbalance}, {"expert_parallel", sp.moe.expert_parallel}};
+  if (sp.moe.load_imbalance_given || sp.moe.expert_parallel != 1) {
+    j["moe"] = {{"expert_parallel", sp.moe.expert_parallel}};
+    if (sp.moe.load_imbalance_given) j["moe"]["load_imbalance"] = sp.moe.load_imbalance;
     if (sp.moe.attention_data_parallel != 1) j["moe"]["attention_data_parallel"] = sp.moe.attention_data_parallel;
     if (sp.moe.redundant_experts != 0) j["moe"]["redundant_experts"] = sp.moe.redundant_experts;
     if (sp.moe.all_to_all != AllToAllMode::Auto)

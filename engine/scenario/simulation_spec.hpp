@@ -229,7 +229,11 @@ enum class AllToAllMode {
 };
 
 struct MoeServingSpec {
-  double load_imbalance = 1.0;  // hottest expert's tokens / mean tokens per expert
+  // The busiest expert-parallel rank's routed work over the mean, beyond a
+  // step's sampling excess (hot experts after placement). Not given: under
+  // expert parallelism, the published default of model/moe_hot_experts.hpp.
+  double load_imbalance = 1.0;
+  bool load_imbalance_given = false;
   int expert_parallel = 1;
   // Wide EP: experts spread over attention_data_parallel replicas (ep = dp·tp).
   int attention_data_parallel = 1;

@@ -6,6 +6,15 @@
 
 namespace sightline::serve {
 
+HotExpertDefault serving_load_imbalance(const MoeServingSpec& moe, int experts_per_gpu, int expert_slots) {
+  if (moe.load_imbalance_given) return {moe.load_imbalance, "given (serving.moe.load_imbalance)"};
+  if (moe.expert_parallel <= 1 || experts_per_gpu <= 0)
+    return {moe.load_imbalance, "none: without expert parallelism every GPU holds a share of every expert"};
+  // A rank cannot take more than every token: at most the number of ranks.
+  return default_hot_expert_factor(experts_per_gpu, moe.redundant_experts > 0,
+                                   static_cast<double>(expert_slots) / experts_per_gpu);
+}
+
 MoeRouting serving_moe_routing(const MoeServingSpec& moe, const ModelArch& m, const ParallelLayout& layout,
                                int64_t group_tokens) {
   MoeRouting r;
@@ -19,6 +28,7 @@ MoeRouting serving_moe_routing(const MoeServingSpec& moe, const ModelArch& m, co
     r.expert_tp = std::max(1, layout.tp / moe.expert_parallel);
     r.attention_dp = moe.attention_data_parallel;
     r.group_tokens = group_tokens;
+    r.load_imbalance = serving_load_imbalance(moe, r.experts_per_gpu, slots).factor;
   }
   return r;
 }

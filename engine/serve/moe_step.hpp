@@ -6,6 +6,7 @@
 // step decomposition (explain-step), so both price the same step.
 #include <cstdint>
 
+#include "model/moe_hot_experts.hpp"
 #include "model/moe_routing.hpp"
 #include "model/operators.hpp"
 #include "scenario/simulation_spec.hpp"
@@ -17,8 +18,14 @@ namespace sightline::serve {
 // all-to-all's auto mode.
 inline constexpr int64_t kLowLatencyMaxTokensPerSeq = 16;
 
+// The hot-expert factor of the routing and where it comes from: the
+// scenario's serving.moe.load_imbalance when given; under expert parallelism
+// otherwise the published default (model/moe_hot_experts.hpp) for
+// `experts_per_gpu` of `expert_slots` on each rank; 1 without it.
+HotExpertDefault serving_load_imbalance(const MoeServingSpec& moe, int experts_per_gpu, int expert_slots);
+
 // The routing of one MoE step on `layout`: the busiest GPU's experts are
-// load_imbalance times as likely to be chosen (times the sampling excess of
+// load_imbalance (serving_load_imbalance) times as likely to be chosen (times the sampling excess of
 // the busiest EP rank, model/moe_routing.hpp); expert parallelism keeps
 // slots / ep experts per GPU, each split over tp / ep ranks. `group_tokens`:
 // a lockstep group's tokens this step (0: attention_dp x this rank's).

@@ -76,6 +76,7 @@ void ServingMetrics::write_features(json& m) const {
                         {"MiB_per_transfer", kv_transfer->MiB_per_transfer}};
   if (moe) {
     m["moe"] = {{"load_imbalance", moe->load_imbalance},
+                {"load_imbalance_basis", moe->load_imbalance_basis},
                 {"expert_parallel", moe->expert_parallel},
                 {"expert_time_fraction", moe->expert_time_fraction}};
     if (moe->attention_data_parallel > 1) m["moe"]["attention_data_parallel"] = moe->attention_data_parallel;

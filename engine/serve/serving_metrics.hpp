@@ -113,6 +113,7 @@ struct ServingMetrics {
     double expert_time_fraction = 0;
     int attention_data_parallel = 0;  // written when > 1
     int redundant_experts = 0;        // written when > 0
+    std::string load_imbalance_basis;  // given, the published default, or none
   };
   std::optional<Moe> moe;
   struct Utilization {

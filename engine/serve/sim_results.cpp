@@ -6,6 +6,7 @@
 
 #include "mem/inference_memory.hpp"
 #include "perf/power.hpp"
+#include "serve/moe_step.hpp"
 #include "serve/serving_metrics.hpp"
 #include "serve/simulation.hpp"
 #include "serve/slo_shares.hpp"
@@ -195,9 +196,14 @@ void Simulation::fill_features(ServingMetrics& m) const {
   if (spec_.cluster.disaggregated)
     m.kv_transfer = ServingMetrics::KvTransfer{spec_.cluster.kv_transfer_link->id, stats_.transfers(),
                                                stats_.transfer_ms(), stats_.mean_transfer_MiB()};
-  if (s_.model.is_moe())
-    m.moe = ServingMetrics::Moe{spec_.moe.load_imbalance, spec_.moe.expert_parallel, safe_div(priced.expert_s, step_s),
-                                spec_.moe.attention_data_parallel, spec_.moe.redundant_experts};
+  if (s_.model.is_moe()) {
+    // The hot-expert factor the first pool's steps were priced with, and where it comes from.
+    const MoeRouting routing = serving_moe_routing(spec_.moe, s_.model, replicas_.front().layout, 0);
+    const HotExpertDefault hot = serving_load_imbalance(
+        spec_.moe, routing.experts_per_gpu, routing.expert_slots > 0 ? routing.expert_slots : s_.model.moe.num_experts);
+    m.moe = ServingMetrics::Moe{hot.factor, spec_.moe.expert_parallel, safe_div(priced.expert_s, step_s),
+                                spec_.moe.attention_data_parallel, spec_.moe.redundant_experts, hot.basis};
+  }
 }
 
 // Busy time and achieved utilization, energy (perf/power.hpp: each step's

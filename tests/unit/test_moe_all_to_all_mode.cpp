@@ -36,6 +36,8 @@ StepOperators all_to_all_step(const ModelArch& m, int ep, const BatchShape& shap
   serve::MoeServingSpec spec;
   spec.expert_parallel = ep;
   spec.attention_data_parallel = ep;
+  // Even routing (no hot experts): these checks are about the modes' bytes.
+  spec.load_imbalance_given = true;
   const MoeRouting routing = serve::serving_moe_routing(spec, m, ParallelLayout{}, 0);
   StepOperators ops;
   serve::append_moe_all_to_all(spec, m, activations, shape, routing, ops);

@@ -226,6 +226,8 @@ TEST_CASE("moe kernels: DeepEP dispatch and combine are priced within 15% of Dee
     // Each rank dispatches its own tokens (wide EP: one attention rank per GPU).
     spec.attention_data_parallel = static_cast<int>(r.ep);
     spec.all_to_all = low_latency ? serve::AllToAllMode::LowLatency : serve::AllToAllMode::HighThroughput;
+    // DeepEP's tests route with random scores (uniform over experts): no hot experts.
+    spec.load_imbalance_given = true;
     ParallelLayout layout;
     const MoeRouting routing = serve::serving_moe_routing(spec, m, layout, 0);
     BatchShape shape;

@@ -216,7 +216,7 @@ export const FORM_PARTS = {
         field('srv_lora_max_batch', 'Adapters per batch', 'count', 'Most distinct adapters one step may batch together (max_loras)'),
       ]),
       row(2, [
-        field('srv_moe_imbalance', 'MoE load imbalance', 'ratio', 'MoE models: tokens on the hottest expert / the mean; expert kernels run at the hottest load (1 = balanced)'),
+        field('srv_moe_imbalance', 'MoE load imbalance', 'ratio', 'MoE models under expert parallelism: routed tokens on the busiest GPU / the mean (hot experts); expert kernels and the all-to-all run at the busiest load. Empty: the published default (DeepSeek-R1 routing statistics); 1 = perfectly balanced'),
       ]),
       field('disagg_enabled', 'Disaggregated prefill / decode pools', null, 'Split the cluster into a prefill pool and a decode pool; the prompt KV cache moves from prefill to decode replicas over the KV-transfer link'),
       row(3, [

@@ -583,7 +583,7 @@ export const FIELDS = [
   { id: 'srv_lora_adapters', path: '/serving/lora/adapters', kind: 'int', section: SIM, group: 'slora', def: 8 },
   { id: 'srv_lora_rank', path: '/serving/lora/rank', kind: 'int', section: SIM, group: 'slora', showDefault: true },
   { id: 'srv_lora_max_batch', path: '/serving/lora/max_adapters_per_batch', kind: 'int', section: SIM, group: 'slora', showDefault: true },
-  { id: 'srv_moe_imbalance', path: '/serving/moe/load_imbalance', kind: 'number', section: SIM, showDefault: true },
+  { id: 'srv_moe_imbalance', path: '/serving/moe/load_imbalance', kind: 'number', section: SIM },
   {
     id: 'disagg_enabled', path: POOLS, kind: 'toggle', toggles: 'disagg', section: SIM,
     show: (s) => Boolean(disaggPools(s)), write: writeDisaggToggle,
