@@ -39,7 +39,7 @@ const char* const kUsage =
     "  sightline calibrate-comm --csv FILE... --transfer-errors-out FILE [--max-work-units N]\n"
     "  sightline report-accuracy [--data DIR] [--measured DIR] [--format table|json] [--transfer-errors-out FILE] [--max-work-units N]\n"
     "  sightline report-training [--format table|json] [--max-work-units N]\n"
-    "  sightline report-e2e [--format table|json] [--check all|metric|capacity] [--rows ID,...] [--by all|kind|vendor|stack|none]\n"
+    "  sightline report-e2e [--format table|json] [--check all|metric|capacity] [--rows ID,...] [--by all|kind|vendor|stack|layout|none]\n"
     "                [--search-max-requests N] [--max-work-units N]\n"
     "  sightline sweep BASE --set PATH=v1,v2,... [--set ...] [--zip] [--out FILE] [--max-work-units N]\n"
     "  sightline batch IN.jsonl [--jobs N] [--shard i/N] [--out FILE] [--central-only] [--max-work-units N]\n"

@@ -13,9 +13,12 @@
 // can be selected (--check, --rows) and their runs capped (--search-max-requests).
 //
 // The metric rows are also summarised by kind (the result's kind), by the
-// GPU's vendor and by stack (the row's `stack`, else the serving stack the
-// scenario runs on): `--by kind|vendor|stack|all|none` picks the tables printed;
-// the JSON summary always has all three.
+// GPU's vendor, by stack (the row's `stack`, else the serving stack the
+// scenario runs on) and by layout class (scenario/layout_class.hpp: dense,
+// MoE, expert parallel, wide EP, disaggregated): `--by
+// kind|vendor|stack|layout|all|none` picks the tables printed; the JSON
+// summary always has all four, and by_mode_layout (kind x layout class) for
+// the page's accuracy badge.
 //
 // Signed error is "optimism": predicted/measured − 1 for rates and ratios,
 // measured/predicted − 1 for times, so a positive error always means the engine
@@ -92,7 +95,7 @@ bool scenario_of(const json& row, const std::string& key, std::string& text, jso
 
 // What a row's run was, for the summaries by kind, vendor and stack.
 struct RunInfo {
-  std::string tier, kind, vendor, stack;
+  std::string tier, kind, vendor, stack, layout;
   // The run's own 80% interval of the row's metric (its key metric's low and
   // high), where it has one.
   bool has_interval = false;
@@ -135,6 +138,7 @@ bool run_side(const json& row, const std::string& key, double& value, RunInfo& i
   if (!scenario_of(row, key, text, error) || !run_scenario_text(text, result, resolved, error)) return false;
   info.tier = result.value("cost_tier", "");
   info.kind = result.value("kind", "");
+  info.layout = result.value("layout_class", "");
   const json& gpu = resolved.contains("hardware") ? resolved["hardware"]["gpu"] : json();
   info.vendor = gpu.is_object() ? gpu.value("vendor", "unknown") : "unknown";
   info.stack = row_stack(row, resolved);
@@ -227,7 +231,7 @@ json summary_json(const Summary& s) {
 }
 
 // The axes the metric rows are summarised by (summary.by_<axis>).
-constexpr const char* kGroupAxes[] = {"kind", "vendor", "stack"};
+constexpr const char* kGroupAxes[] = {"kind", "vendor", "stack", "layout"};
 
 // One axis's summary: rows, median |error| and median signed error per group.
 void print_group_table(const std::string& axis, const json& groups) {
@@ -346,7 +350,10 @@ struct E2eTallies {
   // cost tier: what the page's accuracy badge shows for a result of that kind
   // and tier (web/src/measured-errors.json, written from this by web/measured-errors.mjs).
   std::map<std::string, std::map<std::string, Summary>> by_mode;
-  // The metric rows by the run's kind (its result kind), the GPU's vendor and the stack.
+  // By kind and deployment class (scenario/layout_class.hpp), every tier: what the
+  // badge shows for a run that is not a dense one.
+  std::map<std::string, std::map<std::string, Summary>> by_mode_layout;
+  // The metric rows by the run's kind (its result kind), the GPU's vendor, the stack and the layout class.
   std::map<std::string, std::map<std::string, Summary>> by_group;
   std::map<std::string, KindIntervals> intervals;  // by kind
 };
@@ -370,8 +377,9 @@ void e2e_metric_row(const json& row, E2eTallies& t, json& out, json& failed) {
   const std::string& kind = info.kind;
   const std::string& tier = info.tier;
   const bool is_training = kind == "training";
-  for (Summary* s : {&t.all, is_training ? &t.training : &t.inference, &t.by_mode[kind][tier], &t.by_group["kind"][kind],
-                     &t.by_group["vendor"][info.vendor], &t.by_group["stack"][info.stack]}) {
+  for (Summary* s : {&t.all, is_training ? &t.training : &t.inference, &t.by_mode[kind][tier], &t.by_mode_layout[kind][info.layout],
+                     &t.by_group["kind"][kind], &t.by_group["vendor"][info.vendor], &t.by_group["stack"][info.stack],
+                     &t.by_group["layout"][info.layout]}) {
     s->abs.push_back(std::fabs(optimism));
     s->signed_.push_back(optimism);
   }
@@ -382,7 +390,7 @@ void e2e_metric_row(const json& row, E2eTallies& t, json& out, json& failed) {
                {"unit", row["unit"]},   {"measured", measured},    {"predicted", predicted},
                {"signed_error_pct", 100.0 * optimism},            {"cost_tier", tier},
                {"group", is_training ? "training" : "inference"}, {"mode", kind},
-               {"vendor", info.vendor}, {"stack", info.stack}};
+               {"vendor", info.vendor}, {"stack", info.stack}, {"layout", info.layout}};
   if (!has_baseline && info.has_interval) {  // a ratio's interval is not the two runs' intervals
     const bool inside = measured >= info.low && measured <= info.high;
     ++k.engine_rows;
@@ -468,7 +476,7 @@ int cmd_report_e2e(const Args& args) {
   flags.text("--check", &check, {"all", "metric", "capacity"});
   flags.text("--rows", &rows_flag);
   flags.integer("--search-max-requests", &search_cap, 600, 200000);
-  flags.text("--by", &by, {"all", "kind", "vendor", "stack", "none"});
+  flags.text("--by", &by, {"all", "kind", "vendor", "stack", "layout", "none"});
   if (!flags.parse(args, problem)) return usage_error(problem);
   if (format != "table" && format != "json") return usage_error("unknown format '" + format + "'");
   const json rows = read_engine_envelope(sightline::api::list_presets("validation"))["result"];
@@ -489,6 +497,9 @@ int cmd_report_e2e(const Args& args) {
   json modes = json::object();
   for (const auto& [mode, tiers] : t.by_mode)
     for (const auto& [tier_name, sm] : tiers) modes[mode][tier_name] = summary_json(sm);
+  json mode_layouts = json::object();
+  for (const auto& [mode, layouts] : t.by_mode_layout)
+    for (const auto& [layout, sm] : layouts) mode_layouts[mode][layout] = summary_json(sm);
   json groups = json::object();
   for (const char* axis : kGroupAxes) {
     groups["by_" + std::string(axis)] = json::object();
@@ -496,9 +507,11 @@ int cmd_report_e2e(const Args& args) {
   }
   const json summary = {{"all", summary_json(t.all)},
                         {"by_mode", modes},
+                        {"by_mode_layout", mode_layouts},
                         {"by_kind", groups["by_kind"]},
                         {"by_vendor", groups["by_vendor"]},
                         {"by_stack", groups["by_stack"]},
+                        {"by_layout", groups["by_layout"]},
                         {"inference", summary_json(t.inference)},
                         {"training", summary_json(t.training)},
                         {"intervals_by_kind", intervals_json(t.intervals)},

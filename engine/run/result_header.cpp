@@ -2,6 +2,7 @@
 
 #include "core/version.hpp"
 #include "model/param_count.hpp"
+#include "scenario/layout_class.hpp"
 
 namespace sightline {
 
@@ -11,6 +12,7 @@ ResultHeader make_result_header(const Scenario& s, const std::string& kind, cons
   h.seed = s.seed;
   h.kind = kind;
   h.cost_tier = cost_tier;
+  h.layout_class = layout_class(s);
   h.scenario_id = s.id;
   h.scenario_title = s.title;
   h.model_id = s.model.id;
@@ -44,6 +46,7 @@ json to_json(const ResultHeader& h) {
   r["seed"] = h.seed;
   r["kind"] = h.kind;
   r["cost_tier"] = h.cost_tier;
+  r["layout_class"] = h.layout_class;
   r["scenario"] = {{"id", h.scenario_id}, {"title", h.scenario_title}};
   r["model"] = {{"id", h.model_id},
                 {"name", h.model_name},

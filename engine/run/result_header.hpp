@@ -13,6 +13,7 @@ namespace sightline {
 struct ResultHeader {
   uint64_t seed = 0;
   std::string kind, cost_tier;
+  std::string layout_class;  // scenario/layout_class.hpp: what the accuracy figures are grouped by
   std::string scenario_id, scenario_title;
   std::string model_id, model_name;
   double params_B = 0, active_params_B = 0;

@@ -45,24 +45,29 @@ test('report-e2e runs every validation row and summarises its errors', () => {
   assert.ok(report.rows.some((r) => r.group === 'inference') && report.rows.some((r) => r.group === 'training'));
   // The page's accuracy badge shows web/src/measured-errors.json: it must say what the engine measures now
   // (after a model change: node web/measured-errors.mjs).
-  const groups = {};
-  for (const r of report.rows) ((groups[r.mode] ||= {})[r.cost_tier] ||= []).push(r.signed_error_pct);
-  const file = JSON.parse(readFileSync(path.join(repoRoot, 'web', 'src', 'measured-errors.json'), 'utf8')).by_mode;
-  const stale = 'web/src/measured-errors.json is stale: run node web/measured-errors.mjs';
-  assert.deepEqual(Object.keys(file).sort(), Object.keys(groups).sort(), stale);
-  for (const [mode, tiers] of Object.entries(groups)) {
-    assert.deepEqual(Object.keys(file[mode]).sort(), Object.keys(tiers).sort(), `${mode}: ${stale}`);
-    for (const [tier, errs] of Object.entries(tiers)) {
-      const f = file[mode][tier];
-      const s = report.summary.by_mode[mode][tier];
-      assert.equal(f.rows, errs.length, `${mode} ${tier}: ${stale}`);
-      assert.ok(Math.abs(s.median_signed_error_pct - median(errs)) < 1e-9, `${mode} ${tier}`);
-      assert.ok(Math.abs(s.median_abs_error_pct - median(errs.map(Math.abs))) < 1e-9, `${mode} ${tier}`);
-      assert.ok(Math.abs(f.median_signed_error_pct - s.median_signed_error_pct) <= 0.005 + 1e-9, `${mode} ${tier}: ${stale}`);
-      assert.ok(Math.abs(f.median_abs_error_pct - s.median_abs_error_pct) <= 0.005 + 1e-9, `${mode} ${tier}: ${stale}`);
+  // It groups by kind and tier (dense runs) and by kind and deployment class (the others).
+  const measuredFile = JSON.parse(readFileSync(path.join(repoRoot, 'web', 'src', 'measured-errors.json'), 'utf8'));
+  for (const [fileKey, rowKey, summaryKey] of [['by_mode', 'cost_tier', 'by_mode'], ['by_layout', 'layout', 'by_mode_layout']]) {
+    const groups = {};
+    for (const r of report.rows) ((groups[r.mode] ||= {})[r[rowKey]] ||= []).push(r.signed_error_pct);
+    const file = measuredFile[fileKey];
+    const stale = `web/src/measured-errors.json's ${fileKey} is stale: run node web/measured-errors.mjs`;
+    assert.ok(file, stale);
+    assert.deepEqual(Object.keys(file).sort(), Object.keys(groups).sort(), stale);
+    for (const [mode, tiers] of Object.entries(groups)) {
+      assert.deepEqual(Object.keys(file[mode]).sort(), Object.keys(tiers).sort(), `${mode}: ${stale}`);
+      for (const [tier, errs] of Object.entries(tiers)) {
+        const f = file[mode][tier];
+        const s = report.summary[summaryKey][mode][tier];
+        assert.equal(f.rows, errs.length, `${mode} ${tier}: ${stale}`);
+        assert.ok(Math.abs(s.median_signed_error_pct - median(errs)) < 1e-9, `${mode} ${tier}`);
+        assert.ok(Math.abs(s.median_abs_error_pct - median(errs.map(Math.abs))) < 1e-9, `${mode} ${tier}`);
+        assert.ok(Math.abs(f.median_signed_error_pct - s.median_signed_error_pct) <= 0.005 + 1e-9, `${mode} ${tier}: ${stale}`);
+        assert.ok(Math.abs(f.median_abs_error_pct - s.median_abs_error_pct) <= 0.005 + 1e-9, `${mode} ${tier}: ${stale}`);
+      }
     }
   }
-  // docs/accuracy.md quotes the summary by kind, vendor and stack and the
+  // docs/accuracy.md quotes the summary by kind, vendor, stack and layout and the
   // intervals by kind: a stale figure fails here (issue 40, signposts).
   const doc = readFileSync(path.join(repoRoot, 'docs', 'accuracy.md'), 'utf8');
   for (const table of [summaryTable(report.summary), intervalsTable(report.summary.intervals_by_kind)]) {
@@ -79,7 +84,7 @@ const errorCell = (s) => `${s.median_abs_error_pct.toFixed(1)}% / ${signedPct(s.
 // docs/accuracy.md's "By kind, vendor and stack" table, from report-e2e's JSON summary.
 function summaryTable(summary) {
   const lines = ['| axis | group | median \\|error\\| / median signed error (rows) |', '|---|---|---|'];
-  for (const [axis, key] of [['kind', 'by_kind'], ['vendor', 'by_vendor'], ['stack', 'by_stack']]) {
+  for (const [axis, key] of [['kind', 'by_kind'], ['vendor', 'by_vendor'], ['stack', 'by_stack'], ['layout', 'by_layout']]) {
     for (const group of Object.keys(summary[key]).sort()) lines.push(`| ${axis} | ${group} | ${errorCell(summary[key][group])} |`);
   }
   for (const group of ['inference', 'training', 'all']) lines.push(`| all | ${group} | ${errorCell(summary[group])} |`);

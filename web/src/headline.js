@@ -89,11 +89,21 @@ if (typeof fetch === 'function') {
 }
 
 const MODE_WORDS = { serving_latency: 'latency', serving_simulation: 'serving', training: 'training' };
+/** Deployment classes (result.layout_class) whose error is shown apart from the dense runs'. */
+const LAYOUT_WORDS = {
+  moe: 'MoE', moe_expert_parallel: 'MoE, expert parallel', moe_wide_ep: 'wide EP', disaggregated: 'disaggregated',
+};
 
-/** The measured error of results of this kind and tier: {rows, median_abs_error_pct, median_signed_error_pct} or null. */
+/**
+ * The measured error of results like this one: of its kind and deployment
+ * class when it is not a dense run (every tier), else of its kind and tier.
+ * {rows, median_abs_error_pct, median_signed_error_pct} or null.
+ */
 function measuredError(result, tier) {
-  const modes = measured && measured.by_mode && measured.by_mode[result && result.kind];
-  const entry = modes && (modes[result.cost_tier] || modes[tier]);
+  const layout = LAYOUT_WORDS[result && result.layout_class] ? result.layout_class : null;
+  const groups = layout ? measured && measured.by_layout && measured.by_layout[result.kind]
+    : measured && measured.by_mode && measured.by_mode[result && result.kind];
+  const entry = groups && (layout ? groups[layout] : groups[result.cost_tier] || groups[tier]);
   return entry && Number.isFinite(entry.median_abs_error_pct) && entry.rows > 0 ? entry : null;
 }
 
@@ -118,9 +128,12 @@ function renderBadge(badge, result) {
   const tier = String(acc.tier || (result && result.cost_tier) || '');
   badge.hidden = !tier;
   if (!tier) return;
-  const mode = MODE_WORDS[result && result.kind] || String((result && result.kind) || 'result');
+  const kindWords = MODE_WORDS[result && result.kind] || String((result && result.kind) || 'result');
+  const layout = LAYOUT_WORDS[result && result.layout_class];
+  const mode = layout ? `${kindWords}, ${layout}` : kindWords;
   const e = measuredError(result, tier);
-  badge.textContent = e ? `${tier} · ${mode}: ${errorWords(e)}` : `${tier} · ${mode}: no measured runs at this tier`;
+  const none = layout ? 'no measured runs of this deployment kind' : 'no measured runs at this tier';
+  badge.textContent = e ? `${tier} · ${mode}: ${errorWords(e)}` : `${tier} · ${mode}: ${none}`;
   badge.href = `accuracy.html#${encodeURIComponent(tier)}`;
   badge.dataset.tier = tier;
   if (e) {
@@ -130,9 +143,10 @@ function renderBadge(badge, result) {
     delete badge.dataset.errorPct;
     delete badge.dataset.signedErrorPct;
   }
+  const where = layout ? `${kindWords} runs of ${layout} deployments (every tier)` : `${kindWords} runs at this tier`;
   const measuredLine = e
-    ? `Median error over ${e.rows} published ${mode} runs at this tier (sightline report-e2e): ${pct(e.median_abs_error_pct)}% absolute, ${pct(e.median_signed_error_pct)}% signed (+ = optimistic)`
-    : `No published ${mode} run is checked at this tier`;
+    ? `Median error over ${e.rows} published ${where} (sightline report-e2e): ${pct(e.median_abs_error_pct)}% absolute, ${pct(e.median_signed_error_pct)}% signed (+ = optimistic)`
+    : `No published ${where} is checked`;
   const kernel = Number(acc.expected_error_pct);
   const kernelLine = Number.isFinite(kernel) ? `. Kernel-fit residual ±${quantity(kernel, '%').text}%` : '';
   badge.title = `${TIERS[tier] || 'Cost tier'}. ${measuredLine}${kernelLine}${acc.note ? `. ${acc.note}` : ''}. Open the accuracy page for the measured errors.`;
