@@ -10,14 +10,22 @@ import { readFileSync } from 'node:fs';
 import { browserSuite, cli, cliPresets, waitDone, PAGE_GUARD_MS } from './harness.mjs';
 
 // The end-to-end errors the engine measured, as the page ships them (tests/cli/e2e.test.mjs keeps the file current).
-const measuredErrors = JSON.parse(readFileSync(new URL('../../web/src/measured-errors.json', import.meta.url), 'utf8')).by_mode;
+const measuredFile = JSON.parse(readFileSync(new URL('../../web/src/measured-errors.json', import.meta.url), 'utf8'));
+const LAYOUTS = { moe: 'MoE', moe_expert_parallel: 'MoE, expert parallel', moe_wide_ep: 'wide EP', disaggregated: 'disaggregated' };
 
-/** The badge's text for a CLI result: its tier, its kind, and the measured error of that kind at that tier. */
+/**
+ * The badge's text for a CLI result: its tier, its kind, and the measured error
+ * of that kind at that tier, or of that kind and deployment class for a run
+ * that is not a dense one.
+ */
 function expectedBadge(result) {
   const tier = result.accuracy ? result.accuracy.tier : result.cost_tier;
-  const mode = { serving_latency: 'latency', serving_simulation: 'serving', training: 'training' }[result.kind];
-  const e = (measuredErrors[result.kind] || {})[result.cost_tier];
-  if (!e) return `${tier} · ${mode}: no measured runs at this tier`;
+  const layout = LAYOUTS[result.layout_class];
+  const kind = { serving_latency: 'latency', serving_simulation: 'serving', training: 'training' }[result.kind];
+  const mode = layout ? `${kind}, ${layout}` : kind;
+  const e = layout ? (measuredFile.by_layout[result.kind] || {})[result.layout_class]
+    : (measuredFile.by_mode[result.kind] || {})[result.cost_tier];
+  if (!e) return `${tier} · ${mode}: ${layout ? 'no measured runs of this deployment kind' : 'no measured runs at this tier'}`;
   const pct = (x) => (Math.abs(x) >= 10 ? String(Math.round(x)) : x.toFixed(1));
   const s = e.median_signed_error_pct;
   const dir = Math.abs(s) < 0.5 ? 'no bias' : `${pct(Math.abs(s))}% ${s > 0 ? 'optimistic' : 'pessimistic'}`;
@@ -152,6 +160,14 @@ test('headline numbers: three significant digits, scaled units, the 80% interval
   await waitDone(page, 'T2.3');
   await assertBadge(page, cli('T2.3'));
   assert.match(await page.textContent('#accuracy-badge'), /training: typically [\d.]+% off, [\d.]+% (optimistic|pessimistic)/);
+  // The DeepSeek-R1 wide-EP row: its badge gives the wide-EP runs' measured error, not the dense runs'.
+  const wide = 'E.R3-dsr1-8xh200-maxthr';
+  await page.selectOption('#scenario', wide);
+  await waitDone(page, wide);
+  const wideResult = cli(JSON.parse(readFileSync(new URL(`../../presets/validation/${wide}.json`, import.meta.url), 'utf8')).scenario);
+  assert.equal(wideResult.layout_class, 'moe_wide_ep');
+  await assertBadge(page, wideResult);
+  assert.match(await page.textContent('#accuracy-badge'), /serving, wide EP: typically \d+% off, \d+% optimistic/);
   await context.close();
 });
 
