@@ -50,10 +50,14 @@ try {
   // The time left the status line shows first, and once a tenth of the runs have finished.
   const seconds = { s: 1, min: 60, h: 3600 };
   const shown = [];
+  const phases = new Map();  // the status line's first word (Simulating, Ranking, Intervals) -> when first seen
   for (;;) {
     const state = await page.getAttribute('#search-status', 'data-state');
     if (state !== 'running') break;
-    const m = /Simulating (\d+) \/ (\d+) .*about ([\d.,]+) (s|min|h) left/.exec(await page.textContent('#search-status'));
+    const text = await page.textContent('#search-status');
+    const phase = text.split(/[ :]/)[0];
+    if (!phases.has(phase)) phases.set(phase, Date.now());
+    const m = /Simulating (\d+) \/ (\d+) .*about ([\d.,]+) (s|min|h) left/.exec(text);
     if (m) {
       const [done, n] = [Number(m[1]), Number(m[2])];
       const first = !shown.length;
@@ -64,6 +68,7 @@ try {
   }
   await page.waitForSelector('#search-status[data-state="done"], #search-status[data-state="error"]', { timeout: 3600000 });
   const end = Date.now();
+  console.log(`phases: ${[...phases].map(([p, at]) => `${p} from ${((at - t0) / 1000).toFixed(1)} s`).join(', ')}, done at ${((end - t0) / 1000).toFixed(1)} s`);
   for (const x of shown) {
     console.log(`time left shown after ${x.done} / ${x.n} runs: ${(x.leftMs / 1000).toFixed(1)} s; it took ${((end - x.at) / 1000).toFixed(1)} s more (${(x.leftMs / (end - x.at)).toFixed(2)}x)`);
   }
