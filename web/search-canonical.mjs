@@ -5,7 +5,8 @@
 // jointly, i.e. P90; H100 SXM $3.0, H200 $3.8, A100-80G $1.8 per GPU-hour; TP
 // 1/2/4/8; batch limits 64/128/256; chunked prefill on and off; up to 64 GPUs)
 // asked on the real page in headless Chromium, on its worker pool. Prints the
-// time estimate the page showed first, the time it took, and its answer, beside
+// time estimate the page showed first, the time left it showed first and after a
+// tenth of the runs against the time they then took, the time it took, and its answer, beside
 // `sightline search` on the same question (natively, --jobs 2).
 // A measurement people run by hand (minutes of CPU); CI runs a part of the same
 // question (tests/web/search.test.mjs).
@@ -46,7 +47,31 @@ try {
   await page.click('#search-run');
   await page.waitForSelector('#search-estimate:not([hidden]), #search-status[data-state="error"]', { timeout: 600000 });
   console.log(`estimate (shown after ${((Date.now() - t0) / 1000).toFixed(1)} s): ${await page.textContent('#search-estimate')}`);
+  // The time left the status line shows first, and once a tenth of the runs have finished.
+  const seconds = { s: 1, min: 60, h: 3600 };
+  const shown = [];
+  const phases = new Map();  // the status line's first word (Simulating, Ranking, Intervals) -> when first seen
+  for (;;) {
+    const state = await page.getAttribute('#search-status', 'data-state');
+    if (state !== 'running') break;
+    const text = await page.textContent('#search-status');
+    const phase = text.split(/[ :]/)[0];
+    if (!phases.has(phase)) phases.set(phase, Date.now());
+    const m = /Simulating (\d+) \/ (\d+) .*about ([\d.,]+) (s|min|h) left/.exec(text);
+    if (m) {
+      const [done, n] = [Number(m[1]), Number(m[2])];
+      const first = !shown.length;
+      const tenth = done >= Math.ceil(n / 10) && !shown.some((x) => x.tenth);
+      if (first || tenth) shown.push({ done, n, tenth, at: Date.now(), leftMs: Number(m[3].replace(/,/g, '')) * seconds[m[4]] * 1000 });
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
   await page.waitForSelector('#search-status[data-state="done"], #search-status[data-state="error"]', { timeout: 3600000 });
+  const end = Date.now();
+  console.log(`phases: ${[...phases].map(([p, at]) => `${p} from ${((at - t0) / 1000).toFixed(1)} s`).join(', ')}, done at ${((end - t0) / 1000).toFixed(1)} s`);
+  for (const x of shown) {
+    console.log(`time left shown after ${x.done} / ${x.n} runs: ${(x.leftMs / 1000).toFixed(1)} s; it took ${((end - x.at) / 1000).toFixed(1)} s more (${(x.leftMs / (end - x.at)).toFixed(2)}x)`);
+  }
   console.log(`page: ${await page.textContent('#search-status')} (${(await page.evaluate(() => window.sightlinePerf.lastSearchMs) / 1000).toFixed(1)} s, ` +
     `${await page.evaluate(() => navigator.hardwareConcurrency)} cores)`);
   console.log(`page answer: ${await page.textContent('#search-answer-text')}`);

@@ -44,13 +44,16 @@ export class EnginePool {
    * once all finished, or rejects with code 'cancelled'. centralOnly runs each
    * scenario at the central cost bound alone; bounds[i] ("low" | "high"), where
    * given, runs scenario i once at that cost bound instead; a run past budgetMs
-   * is stopped and its outcome is a limit_exceeded error.
+   * is stopped and its outcome is a limit_exceeded error. `order` (a permutation of the indices)
+   * is the order the scenarios are handed out in (default: as given). The returned running() lists
+   * [{index, elapsedMs}] of the scenarios on a worker now.
    */
-  map(scenarios, { onPoint = () => {}, onProgress = () => {}, centralOnly = false, bounds = null, budgetMs = 0, calibration = null } = {}) {
+  map(scenarios, { onPoint = () => {}, onProgress = () => {}, centralOnly = false, bounds = null, budgetMs = 0, calibration = null, order = null } = {}) {
     const n = scenarios.length;
     const progress = new Array(n).fill(0);
     const outcomes = new Array(n);
     const inflight = new Map();  // client -> request id
+    const started = new Map();  // scenario index -> performance.now() when handed out
     let next = 0;
     let finished = 0;
     let cancelled = false;
@@ -64,8 +67,9 @@ export class EnginePool {
         if (finished === n) settle.resolve(outcomes);
         return;
       }
-      const i = next++;
-      const started = performance.now();
+      const i = order ? order[next++] : next++;
+      const t0 = performance.now();
+      started.set(i, t0);
       const { id, promise: run } = client.run(scenarios[i], (p) => {
         progress[i] = p;
         report();
@@ -79,7 +83,8 @@ export class EnginePool {
           clearTimeout(timer);
           if (cancelled) return;
           inflight.delete(client);
-          outcome.ms = performance.now() - started;  // how long this point took on its worker
+          started.delete(i);
+          outcome.ms = performance.now() - t0;  // how long this point took on its worker
           outcomes[i] = outcome;
           progress[i] = 1;
           finished += 1;
@@ -102,7 +107,8 @@ export class EnginePool {
       settle.reject(err);
       return true;
     };
-    return { promise, cancel };
+    const running = () => [...started].map(([index, t0]) => ({ index, elapsedMs: performance.now() - t0 }));
+    return { promise, cancel, running };
   }
 
   terminate() {

@@ -83,25 +83,67 @@ export function estimateSearch(estimates, { workers, budgetMs = Infinity, interv
 }
 
 /**
- * The time left while the candidates run, corrected by the ones finished: their time over their
- * estimate's low end (how much slower this machine or their growth made them) scales the low end
- * of those left; the ranking runs the cheapest deployment meeting the SLO so far (on the Pareto
- * front whatever else is) at two cost bounds, side by side on two workers. `done[i]` is null or {ms}.
+ * The order the page hands the candidates to its workers: a stride through the plan (about n/phi,
+ * coprime with n), so that the first ones to finish sample every part of it (each GPU type, tp,
+ * batch limit and replica count) rather than its first GPU's smallest deployments. The plan lists a
+ * layout's fewest replicas first, and those fail fast where the larger ones meet the SLO and grow
+ * their runs: finished in plan order, they made the first time left several times too short.
+ * The answer does not depend on the order (each outcome keeps its candidate's index).
  */
-export function timeLeft(pointLowMs, done, { workers, bestIndex = null }) {
+export function spreadOrder(n) {
+  if (n < 3) return Array.from({ length: n }, (_, i) => i);
+  const gcd = (a, b) => (b ? gcd(b, a % b) : a);
+  let stride = Math.max(1, Math.round(n / 1.618034));
+  while (gcd(stride, n) !== 1) stride += 1;
+  return Array.from({ length: n }, (_, k) => (k * stride) % n);
+}
+
+/**
+ * The time left while the candidates run, from the runs so far (not from the first one): the
+ * finished ones' time over their estimates' low ends (how much slower this machine, and how much
+ * longer their grown runs, made them) scales the low end of every candidate not finished; a running
+ * one is expected to take that long in all, less the time it has run (none once past it). Then the
+ * ranking: the Pareto deployments (at most `intervalPoints`) run again at the low and high cost
+ * bounds, each run as long as the mean finished run that met the SLO (or, before one has, the mean
+ * finished run). All of it over `workers`. `done[i]` is null or {ms}; `running` is [{index,
+ * elapsedMs}] for the candidates on a worker now. A finished one met the SLO when its `met` says so,
+ * or its run's result does (steady_state.meets_slo; within a GPU budget, a max_qps above 0).
+ * Null until twice as many runs as workers have finished (or all but one): the first one or two
+ * are the fastest of their batch (a deployment that fails fast), and on the canonical search they
+ * made the time left three times too short (tests/web/search_time_left.test.mjs).
+ */
+function metSlo(o) {
+  if (typeof o.met === 'boolean') return o.met;
+  const r = o.result;
+  return Boolean(r && ((r.steady_state && r.steady_state.meets_slo) || (r.max_qps && r.max_qps.qps > 0)));
+}
+
+export function timeLeft(pointLowMs, done, { workers, running = [], intervalPoints = 8 }) {
+  const w = Math.max(1, workers);
   let spent = 0;
   let planned = 0;
+  let met = 0;
+  let metMs = 0;
+  pointLowMs.forEach((ms, i) => {
+    if (!done[i]) return;
+    spent += done[i].ms;
+    planned += ms;
+    if (metSlo(done[i])) {
+      met += 1;
+      metMs += done[i].ms;
+    }
+  });
+  const finished = done.filter(Boolean).length;
+  if (finished < Math.min(pointLowMs.length - 1, 2 * w)) return null;
+  const ratio = planned > 0 ? spent / planned : 1;
+  const elapsed = new Map(running.map((r) => [r.index, r.elapsedMs]));
   let left = 0;
   pointLowMs.forEach((ms, i) => {
-    if (done[i]) {
-      spent += done[i].ms;
-      planned += ms;
-    } else left += ms;
+    if (!done[i]) left += Math.max(0, ratio * ms - (elapsed.get(i) || 0));
   });
-  const ratio = planned > 0 ? spent / planned : 1;
-  const side = Math.min(Math.max(1, workers), 2);
-  const ranking = (bestIndex !== null && done[bestIndex] ? 2 * done[bestIndex].ms : 2 * ratio * Math.min(...pointLowMs)) / side;
-  return (ratio * left) / Math.max(1, workers) + ranking;
+  const perBoundRun = met ? metMs / met : finished ? spent / finished : ratio * Math.min(...pointLowMs);
+  const ranking = (2 * Math.min(intervalPoints, pointLowMs.length) * perBoundRun) / w;
+  return left / w + ranking;
 }
 
 /**

@@ -14,7 +14,7 @@ import { xyConfig } from './charts/xy.js';
 import { defaultIntraNode, groupGpus, ownNodeGpus } from './gpu-links.js';
 import { buildQuestion, formValuesOf, inputForPath, isQuestion, meanLength, QuestionError, MAX_SEARCH_POINTS, POINT_BUDGET_MS } from './search-question.js';
 import { LAUNCH_ENGINES, launchCommand } from './launch.js';
-import { estimateSearch, timeLeft, deploymentName, deploymentSettingsText, bestSoFar, clipAxis, formatDuration } from './search-words.js';
+import { estimateSearch, timeLeft, spreadOrder, deploymentName, deploymentSettingsText, bestSoFar, clipAxis, formatDuration } from './search-words.js';
 
 /** Pareto points given an interval by their ordinary (three-bound) run when the ranking has none. */
 const MAX_INTERVAL_POINTS = 8;
@@ -349,15 +349,17 @@ export class Search {
       await this.estimate(scenarios);
       if (runId !== this.runId) return;
       let done = 0;
+      let job = null;
       const status = () => {
-        // Past the first finished candidates, their time against their estimate corrects the rest.
-        const left = done && done < scenarios.length && this.estimated
-          ? timeLeft(this.estimated.pointLowMs, this.outcomes, { workers: this.pool.size, bestIndex: this.bestIndex }) : 0;
+        // Past the first finished candidates, the runs so far (finished and running) correct the rest.
+        const left = done && done < scenarios.length && this.estimated && job
+          ? timeLeft(this.estimated.pointLowMs, this.outcomes, { workers: this.pool.size, running: job.running(), intervalPoints: MAX_INTERVAL_POINTS }) : null;
         return `Simulating ${done} / ${scenarios.length} deployments on ${this.pool.size} workers…${left ? ` about ${formatDuration(left)} left, ranking included` : ''}`;
       };
       this.setStatus('running', status());
-      const job = this.pool.map(scenarios, {
+      job = this.pool.map(scenarios, {
         centralOnly: true,
+        order: spreadOrder(scenarios.length),  // the first finished sample the whole plan (search-words.js)
         calibration,
         budgetMs: POINT_BUDGET_MS,
         onPoint: (i, outcome) => {

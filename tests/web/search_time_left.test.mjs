@@ -1,0 +1,86 @@
+// The Search tab's time left (web/src/search-words.js timeLeft, with the pool's
+// spreadOrder), judged on the canonical search's own runs: each candidate's
+// up-front estimate and the CPU its run took, measured natively one after
+// another (tests/data/search/llama3-70b-candidates.json, from
+// `./build/bench_search_candidates examples/search-llama3-70b.json OUT`,
+// tests/bench/bench_search_candidates.cpp), replayed on a pool of 2 to 4
+// workers as the page hands them out. After the first 10% of the runs the
+// estimate must be within 2x of the time the replay then still takes (the
+// rest of the candidates, then the Pareto points' two bound runs each).
+// Sources and data only: no build, no browser; milliseconds of CPU.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const words = await import(pathToFileURL(path.join(repo, 'web', 'src', 'search-words.js')).href);
+const measured = JSON.parse(fs.readFileSync(path.join(repo, 'tests', 'data', 'search', 'llama3-70b-candidates.json'), 'utf8'));
+
+// The page's runs on `workers` workers, each taking the next candidate in
+// `order` when it is free; then the bound runs, also over the workers. At the
+// moment the `fraction` of the candidates have finished: the estimate the page
+// would show and the time actually left.
+function replay({ candidates, intervals }, { workers, order, fraction, estimator = words.timeLeft }) {
+  const estimates = candidates.map((c) => ({ units: { low: c.units_low, high: c.units_high }, probe: { units: c.probe_units }, ms: c.estimate_ms }));
+  const { pointLowMs } = words.estimateSearch(estimates, { workers, intervalPoints: 8 });
+  const free = new Array(workers).fill(0);
+  const runs = [];
+  const dispatch = (items) => {
+    for (const [i, ms] of items) {
+      const w = free.indexOf(Math.min(...free));
+      runs.push({ i, start: free[w], end: free[w] + ms });
+      free[w] += ms;
+    }
+  };
+  dispatch(order.map((i) => [i, candidates[i].run_ms]));
+  const central = runs.slice();
+  const centralEnd = Math.max(...free);
+  free.fill(centralEnd);
+  dispatch(intervals.flatMap((p) => [[p.candidate, p.low_ms], [p.candidate, p.high_ms]]));
+  const total = Math.max(...free);
+  const k = Math.max(1, Math.ceil(fraction * candidates.length));
+  const t = central.map((r) => r.end).sort((a, b) => a - b)[k - 1];
+  const done = candidates.map(() => null);
+  const running = [];
+  for (const r of central) {
+    if (r.end <= t) done[r.i] = { ms: candidates[r.i].run_ms, met: candidates[r.i].meets_slo };
+    else if (r.start <= t) running.push({ index: r.i, elapsedMs: t - r.start });
+  }
+  return { estimateMs: estimator(pointLowMs, done, { workers, running, intervalPoints: 8 }), actualMs: total - t, finished: done.filter(Boolean).length };
+}
+
+test('spreadOrder is a permutation whose first tenth reaches every part of the plan', () => {
+  for (const n of [1, 2, 3, 10, 108, 162]) {
+    const order = words.spreadOrder(n);
+    assert.deepEqual([...order].sort((a, b) => a - b), Array.from({ length: n }, (_, i) => i));
+  }
+  const first = words.spreadOrder(162).slice(0, 17);
+  for (let part = 0; part < 6; part += 1) assert.ok(first.some((i) => Math.floor(i / 27) === part), `sixth ${part} of the plan`);
+});
+
+test('the time left: the finished runs scale the rest, a running one counts its time so far, then the bound runs', () => {
+  // Two finished at twice their low ends (one met the SLO, 4 s), one running 1 s of its expected 6 s, one waiting (4 s).
+  const done = [{ ms: 2000, met: false }, { ms: 4000, met: true }, null, null];
+  const running = [{ index: 2, elapsedMs: 1000 }];
+  assert.equal(words.timeLeft([1000, 2000, 3000, 2000], done, { workers: 1, running, intervalPoints: 8 }), 5000 + 4000 + 2 * 4 * 4000);
+  // Too few finished for two workers (four needed): no figure yet.
+  assert.equal(words.timeLeft([1000, 2000, 3000, 2000, 1000], done, { workers: 2, running }), null);
+  // The page's outcomes say whether they met the SLO in their result.
+  const met = { ms: 3000, result: { steady_state: { meets_slo: true } } };
+  assert.equal(words.timeLeft([1000, 1000, 1000], [met, met, null], { workers: 1, intervalPoints: 1 }), 3000 + 2 * 3000);
+});
+
+test('on the canonical search, after 10% of the runs the time left is within 2x of the actual', () => {
+  const n = measured.candidates.length;
+  assert.ok(n >= 100, 'the canonical search plans over a hundred candidates');
+  for (const workers of [2, 3, 4]) {
+    // The first figure it shows (once twice as many runs as workers finished), then later ones.
+    for (const fraction of [(2 * workers) / n, 0.1, 0.25, 0.5]) {
+      const r = replay(measured, { workers, order: words.spreadOrder(n), fraction });
+      const ratio = r.estimateMs / r.actualMs;
+      assert.ok(ratio >= 0.5 && ratio <= 2, `${workers} workers, after ${r.finished} of ${n} runs: estimated ${(r.estimateMs / 1000).toFixed(1)} s, took ${(r.actualMs / 1000).toFixed(1)} s`);
+    }
+  }
+});
