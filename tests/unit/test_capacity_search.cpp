@@ -315,6 +315,42 @@ TEST_CASE("capacity: a round-robin pool is decided on one replica fed every k-th
   CHECK(split_replicas(*pool_of(1).serving->simulation) == 1);
 }
 
+// A split pool's hold prediction: the spread of one replica's share over
+// windows of H / k requests, over k replicas, in place of sigma^2 / H, which
+// bounds it from above and is far above when misses come in clusters longer
+// than a window.
+TEST_CASE("capacity: a split pool's hold margin reads the share's spread over windows of H/k requests") {
+  SteadyStateOptions o;
+  const SloSpec slo = ttft_slo(500, 0.9);
+  // Misses in clusters of 400 requests: every 20th cluster, and some others.
+  auto runs = stream(24000, 0.1, [](int) { return 2.0; }, [](int i) { return (i / 400) % 20 == 0 || (i / 400) % 37 == 5 ? 0.9 : 0.1; });
+  const SteadyStateReport r = judge_steady_state(runs, slo, 0, 0, 0, o);
+  REQUIRE(r.stable);
+  const int64_t from = r.warmup_requests, to = r.requests - r.cooldown_requests, m = 50;
+  const std::vector<double> v = window_share_variance(runs, from, to, m, slo);
+  REQUIRE(v.size() == 1);
+  // By hand: the share of each whole window of m requests, their sample variance.
+  std::vector<double> shares;
+  for (int64_t w = 0; w < (to - from) / m; ++w) {
+    int good = 0;
+    for (int64_t i = from + w * m; i < from + (w + 1) * m; ++i) good += runs[static_cast<size_t>(i)].first_token - runs[static_cast<size_t>(i)].arrival <= 500000000;
+    shares.push_back(static_cast<double>(good) / m);
+  }
+  double mean = 0, var = 0;
+  for (double x : shares) mean += x;
+  mean /= static_cast<double>(shares.size());
+  for (double x : shares) var += (x - mean) * (x - mean);
+  var /= static_cast<double>(shares.size() - 1);
+  CHECK(v[0] == doctest::Approx(var).epsilon(1e-12));
+  // A pool of k = 240 replicas, 50 requests each of a 12,000-request run.
+  const double t = student_t_quantile(r.batches - 1, o.confidence);
+  const auto& e = r.estimates[0];
+  CHECK(pool_hold_margin(r, v, 240, o) == doctest::Approx(e.mean - t * std::sqrt(e.se * e.se + var / 240) - 0.9).epsilon(1e-12));
+  CHECK(pool_hold_margin(r, v, 240, o) > hold_margin(r, 12000, o));
+  // Fewer than 10 windows: no measurement (the general rule applies).
+  CHECK(window_share_variance(runs, from, from + 9 * m, m, slo).empty());
+}
+
 // The answer's hold run is the run a user makes with the answer: the
 // scenario itself at that rate for hold_requests, judged over all its
 // requests. A single fixed-time server (the M/D/1 case of capacity.test.mjs)
