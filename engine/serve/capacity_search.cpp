@@ -49,7 +49,8 @@ CapacityRequestRange capacity_search_requests(const Scenario& scenario) {
   const int64_t rates = kMaxBracketRuns + std::max(0, sr.iterations);
   CapacityRequestRange r;
   r.fewest = probe + sr.num_requests;
-  r.most = probe + rates * (1 + kMaxRunExtensions) * longest + kMaxConfirmations * longest;
+  r.most = probe + rates * (1 + kMaxRunExtensions) * longest + kMaxConfirmations * longest +
+           kMaxHoldRuns * std::min(longest, kHoldRunsOfSearch * std::max<int64_t>(1, sr.num_requests));
   return r;
 }
 

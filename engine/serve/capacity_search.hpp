@@ -52,7 +52,7 @@ struct CapacityRun {
 // simulate, its service-rate probe included, for a time estimate before it
 // runs: at least the probe and one rate's run; at most every bracket and
 // bisection rate run with every extension at max_requests_per_run, and every
-// confirmation at that length.
+// confirmation at that length, and every hold run (20 x num_requests).
 struct CapacityRequestRange {
   int64_t fewest = 0, most = 0;
 };
