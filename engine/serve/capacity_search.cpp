@@ -200,8 +200,7 @@ double CapacitySearch::margin_of(const CapacityRun& run) const {
 // near their end, and I2.6, I4.3 and I5.1 answered rates whose 12,000-request
 // run met 0.895 of 0.90 while other seeds met 0.919-0.946 (2026-11-29). A
 // failed hold run refutes lo_ like a failed replication. False when there is
-// nothing to run: not the central estimate, a hold run of lo_ done, or the
-// runs spent.
+// nothing to run (not the central estimate, lo_'s done, or the runs spent).
 bool CapacitySearch::start_hold_run() {
   if (!have_lo_ || s_.cost_model.bound != CostBound::Central || hold_runs_ >= kMaxHoldRuns) return false;
   for (const auto& run : runs_)
