@@ -45,7 +45,7 @@ const char* const kUsage =
     "  sightline batch IN.jsonl [--jobs N] [--shard i/N] [--out FILE] [--central-only] [--max-work-units N]\n"
     "  sightline merge SHARD.jsonl... [--out FILE]\n"
     "  sightline search FILE [--jobs N] [--format table|json] [--out FILE] [--top N] [--confirm REQUESTS] [--max-work-units N]\n"
-    "  sightline check-capacity FILE|--preset ID|--all [--scale 20] [--jobs N] [--format table|json|markdown]\n"
+    "  sightline check-capacity FILE|--preset ID|--all [--scale 20] [--hold-only] [--jobs N] [--format table|json|markdown]\n"
     "                [--max-work-units N]\n"
     "  sightline registries\n"
     "  sightline version\n"

@@ -43,13 +43,16 @@ struct CapacityRun {
   bool forced = false; // still uncertain at max_requests_per_run or after the last rerun: a miss
   bool confirmation = false;  // an independent replication of the bracket's lower end
   bool refuted = false;       // passed, but its replication did not predict the hold: counted as a miss
+  bool hold_run = false;      // the answer's hold run: the scenario's own run of hold_requests (start_hold_run)
+  json whole_run;             // its SLO conditions over all its requests (metrics.goodput.conditions' form)
+  std::vector<double> window_var;  // a split pool's: each condition's share variance over windows of hold_requests / k
 };
 
 // The fewest and the most requests a capacity search of `scenario` can
 // simulate, its service-rate probe included, for a time estimate before it
 // runs: at least the probe and one rate's run; at most every bracket and
 // bisection rate run with every extension at max_requests_per_run, and every
-// confirmation at that length.
+// confirmation at that length, and every hold run (20 x num_requests).
 struct CapacityRequestRange {
   int64_t fewest = 0, most = 0;
 };
@@ -87,8 +90,13 @@ class CapacitySearch {
   double rho(double rate) const;
   void guesses(double rate, double& in_system, double& correlation) const;
   bool start_confirmation();
+  bool start_hold_run();
+  void on_hold_run_finished(CapacityRun run);
+  void check_answer();
+  void refute_lo();
   int64_t hold_requests() const;  // the run length the answer is predicted to hold in
   bool holds(const CapacityRun& run) const;
+  double margin_of(const CapacityRun& run) const;
   bool shown_to_hold(double rate) const;
   void settle();
   void on_confirmation_finished(CapacityRun run);
@@ -106,10 +114,14 @@ class CapacitySearch {
   bool finished_ = false;
   bool probing_ = false;
   bool confirming_ = false;
+  bool holding_ = false;  // the hold run is running
+  int hold_runs_ = 0;
   int confirmations_ = 0;
   double service_rate_qps_ = 0;  // measured by the probe; 0 if it measured nothing
   int probe_scale_ = 1;           // replicas the probed one stands for
   std::unique_ptr<Scenario> probe_scenario_;  // one replica of the pool, while probing
+  int split_ = 1;  // replicas a round-robin pool's rate is split over: each rate runs one replica (capacity_search.cpp)
+  std::unique_ptr<Scenario> replica_scenario_;  // that replica, fed every split_-th arrival
   int64_t probe_requests_ = 0;
   std::string note_;
   int64_t events_processed_ = 0;

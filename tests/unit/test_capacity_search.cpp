@@ -10,6 +10,7 @@
 
 #include "api/make_job.hpp"
 #include "scenario/scenario.hpp"
+#include "serve/capacity_pool.hpp"
 #include "serve/capacity_search.hpp"
 #include "serve/slo_shares.hpp"
 #include "serve/steady_state.hpp"
@@ -254,6 +255,138 @@ TEST_CASE("capacity: a pool of identical replicas is probed on one replica and s
   CHECK(b.service_rate_qps() == doctest::Approx(72 * a.service_rate_qps()).epsilon(1e-12));
   // At a single replica's cost (the search's first rate starts within the same slice).
   CHECK(units_many < 2 * units_one + 20000);
+}
+
+TEST_CASE("capacity: a round-robin pool is decided on one replica fed every k-th arrival, only where that is exact") {
+  const sightline::Scenario pool = pool_of(72);
+  const SimulationSpec& spec = *pool.serving->simulation;
+  REQUIRE(spec.cluster.router == RouterKind::RoundRobin);
+  CHECK(split_replicas(spec) == 72);
+  // Poisson gaps summed 72 at a time: Erlang-72, a gamma of cv 1/sqrt(72), one replica.
+  const auto one = one_replica_of(spec, 72);
+  CHECK(one->cluster.pools[0].replicas == 1);
+  CHECK(one->workload.arrival.process == ArrivalProcess::Gamma);
+  CHECK(one->workload.arrival.cv == doctest::Approx(1 / std::sqrt(72.0)).epsilon(1e-12));
+  // Gamma gaps of shape a: every k-th is gamma of shape k a. Fixed gaps stay fixed.
+  SimulationSpec gamma = spec;
+  gamma.workload.arrival.process = ArrivalProcess::Gamma;
+  gamma.workload.arrival.cv = 2.0;
+  CHECK(one_replica_of(gamma, 4)->workload.arrival.cv == doctest::Approx(1.0).epsilon(1e-12));
+  SimulationSpec fixed = spec;
+  fixed.workload.arrival.process = ArrivalProcess::Fixed;
+  CHECK(one_replica_of(fixed, 4)->workload.arrival.process == ArrivalProcess::Fixed);
+  // The stream's every 72nd gap against the replica's own, drawn at 1/72 of the rate: same mean, same spread.
+  const double rate = 700;
+  WorkloadOverride whole, share;
+  whole.rate_qps = rate;
+  whole.num_requests = 72 * 400;
+  share.rate_qps = rate / 72;
+  share.num_requests = 400;
+  const auto gaps_cv = [](const GeneratedWorkload& w, size_t every, double& mean_s) {
+    std::vector<double> gaps;
+    for (size_t i = every; i < w.requests.size(); i += every)
+      gaps.push_back(static_cast<double>(w.requests[i].arrival - w.requests[i - every].arrival) * 1e-9);
+    double m = 0, v = 0;
+    for (double g : gaps) m += g;
+    m /= static_cast<double>(gaps.size());
+    for (double g : gaps) v += (g - m) * (g - m);
+    mean_s = m;
+    return std::sqrt(v / static_cast<double>(gaps.size() - 1)) / m;
+  };
+  double mean_whole = 0, mean_share = 0;
+  const double cv_whole = gaps_cv(generate_workload(spec, 7, whole), 72, mean_whole);
+  const double cv_share = gaps_cv(generate_workload(*one, 7, share), 1, mean_share);
+  CHECK(mean_whole == doctest::Approx(72 / rate).epsilon(0.03));
+  CHECK(mean_share == doctest::Approx(72 / rate).epsilon(0.03));
+  CHECK(cv_whole == doctest::Approx(1 / std::sqrt(72.0)).epsilon(0.15));
+  CHECK(cv_share == doctest::Approx(1 / std::sqrt(72.0)).epsilon(0.15));
+  // Where a replica's share depends on the replicas' state, or replicas share something: the whole pool.
+  SimulationSpec least = spec;
+  least.cluster.router = RouterKind::LeastOutstanding;
+  CHECK(split_replicas(least) == 1);
+  SimulationSpec capped = spec;
+  capped.workload.arrival.max_concurrency = 64;
+  CHECK(split_replicas(capped) == 1);
+  SimulationSpec shared_tier = spec;
+  KvTierSpec store;
+  store.shared = true;
+  shared_tier.kv.offload_tiers.push_back(store);
+  CHECK(split_replicas(shared_tier) == 1);
+  CHECK(split_replicas(*pool_of(1).serving->simulation) == 1);
+}
+
+// A split pool's hold prediction: the spread of one replica's share over
+// windows of H / k requests, over k replicas, in place of sigma^2 / H, which
+// bounds it from above and is far above when misses come in clusters longer
+// than a window.
+TEST_CASE("capacity: a split pool's hold margin reads the share's spread over windows of H/k requests") {
+  SteadyStateOptions o;
+  const SloSpec slo = ttft_slo(500, 0.9);
+  // Misses in clusters of 400 requests: every 20th cluster, and some others.
+  auto runs = stream(24000, 0.1, [](int) { return 2.0; }, [](int i) { return (i / 400) % 20 == 0 || (i / 400) % 37 == 5 ? 0.9 : 0.1; });
+  const SteadyStateReport r = judge_steady_state(runs, slo, 0, 0, 0, o);
+  REQUIRE(r.stable);
+  const int64_t from = r.warmup_requests, to = r.requests - r.cooldown_requests, m = 50;
+  const std::vector<double> v = window_share_variance(runs, from, to, m, slo);
+  REQUIRE(v.size() == 1);
+  // By hand: the share of each whole window of m requests, their sample variance.
+  std::vector<double> shares;
+  for (int64_t w = 0; w < (to - from) / m; ++w) {
+    int good = 0;
+    for (int64_t i = from + w * m; i < from + (w + 1) * m; ++i) good += runs[static_cast<size_t>(i)].first_token - runs[static_cast<size_t>(i)].arrival <= 500000000;
+    shares.push_back(static_cast<double>(good) / m);
+  }
+  double mean = 0, var = 0;
+  for (double x : shares) mean += x;
+  mean /= static_cast<double>(shares.size());
+  for (double x : shares) var += (x - mean) * (x - mean);
+  var /= static_cast<double>(shares.size() - 1);
+  CHECK(v[0] == doctest::Approx(var).epsilon(1e-12));
+  // A pool of k = 240 replicas, 50 requests each of a 12,000-request run.
+  const double t = student_t_quantile(r.batches - 1, o.confidence);
+  const auto& e = r.estimates[0];
+  CHECK(pool_hold_margin(r, v, 240, o) == doctest::Approx(e.mean - t * std::sqrt(e.se * e.se + var / 240) - 0.9).epsilon(1e-12));
+  CHECK(pool_hold_margin(r, v, 240, o) > hold_margin(r, 12000, o));
+  // Fewer than 10 windows: no measurement (the general rule applies).
+  CHECK(window_share_variance(runs, from, from + 9 * m, m, slo).empty());
+}
+
+// The answer's hold run is the run a user makes with the answer: the
+// scenario itself at that rate for hold_requests, judged over all its
+// requests. A single fixed-time server (the M/D/1 case of capacity.test.mjs)
+// keeps it cheap.
+TEST_CASE("capacity: the answer's hold run is the scenario's own run of 20x the search's requests, and meets the SLO") {
+  json s = preset("scenarios", "I2.3");
+  s["serving"].erase("compare");
+  s["serving"]["workload"] = {{"arrival", {{"process", "poisson"}, {"rate_qps", 0.5}}}, {"num_requests", 300},
+                              {"prompt_tokens", 1024}, {"output_tokens", 1}};
+  s["serving"]["scheduler"] = {{"policy", "continuous"}, {"max_num_seqs", 1}};
+  s["serving"]["slo"] = {{"ttft_ms", 400}, {"attainment", 0.9}};
+  s["serving"]["max_qps_search"] = {{"num_requests", 100}};
+  const sightline::Scenario scenario = sightline::read_scenario(s);
+  CapacitySearch q(scenario);
+  while (!q.step(1000000)) {
+  }
+  REQUIRE(q.has_answer());
+  const CapacityRun* hold = nullptr;
+  for (const auto& run : q.runs())
+    if (run.hold_run && run.qps == q.qps()) hold = &run;
+  REQUIRE(hold != nullptr);
+  CHECK(hold->requests == 20 * 100);
+  CHECK(hold->meets);
+  // The same run, made the plain way: the same shares.
+  WorkloadOverride o;
+  o.rate_qps = q.qps();
+  o.num_requests = hold->requests;
+  Simulation sim(scenario, o, false);
+  while (!sim.run(1000000)) {
+  }
+  SloShareCounter shares(scenario.serving->simulation->slo);
+  for (const auto& r : sim.outcomes()) shares.add(r);
+  CHECK(shares.to_json() == hold->whole_run);
+  // A failed hold run refutes its rate: no answer at or above one.
+  for (const auto& run : q.runs())
+    if (run.hold_run && !run.meets) CHECK(q.qps() < run.qps);
 }
 
 // The judge reads outcomes in arrival order without copying them when they
