@@ -87,8 +87,8 @@ class RequestSink {
   virtual void add(const RequestSpec& r) = 0;
 };
 // generate_workload's requests handed to `sink` (`out` gets the rest and no
-// requests): a simulator keeps them in its own records, where a list of them
-// beside those records was a quarter of a 1M-request run's peak memory.
+// requests): a simulator keeps them in its own records, and a list of them
+// beside those records was 72 of the 312 bytes per request its setup held.
 void generate_workload_into(const SimulationSpec& spec, uint64_t seed, const WorkloadOverride& o,
                             GeneratedWorkload& out, RequestSink& sink);
 
