@@ -40,14 +40,29 @@ int64_t least_length(const serve::LengthSpec& l) {
   return std::max<int64_t>(1, l.min);
 }
 
-// The probe: a simulation's first kProbeRequests requests (the same seed: the
-// same first requests as the run), simulated on their own to their end or to
-// kProbeEvents events (about 0.1 s). Runs of at most kProbeMinRequests
+// The probe: a simulation's first probe_requests() requests (the same seed:
+// the same first requests as the run), simulated on their own to their end or
+// to kProbeEvents events (about 0.1 s). Runs of at most kProbeMinRequests
 // requests are not probed (the lower bound covers them well enough).
 constexpr int64_t kProbeMinRequests = 400;
 constexpr int64_t kProbeRequests = 1000;
 constexpr int64_t kProbeWarmup = 50;  // requests done before the measured window
 constexpr int64_t kProbeEvents = 100000;
+// A large run is probed on a hundredth of its requests (at most 10,000, and
+// still at most kProbeEvents events: a probe costs no more than before). The
+// probe's first requests are a sample of the run's arrivals, and the events a
+// request makes depend on the load they made: 1,000 Poisson arrivals come at
+// the nominal rate within about 3% (one standard deviation); the head-to-head
+// scenario's first 1,000 came 6.6% slower (9.34 req/s of 10), so they shared
+// fewer steps and the probe's figure was 11.6% over what its 1M-request run
+// made (docs/speed.md). Ten times the requests: a third of that sampling error.
+constexpr int64_t kProbeShareOfRun = 100;
+constexpr int64_t kProbeRequestsMost = 10000;
+
+// The requests probed for a run of `run_requests`.
+int64_t probe_requests(int64_t run_requests) {
+  return std::min(run_requests, std::clamp(run_requests / kProbeShareOfRun, kProbeRequests, kProbeRequestsMost));
+}
 // The probe's figure is an estimate: over the shipped serving presets it is
 // within this share of the work the run then makes (docs/limits.md, measured
 // by ./build/bench_run_estimate). A run is refused when its figure raised by
@@ -77,7 +92,7 @@ struct ProbeRate {
 
 ProbeRate probe_rate(const Scenario& s, int64_t requests) {
   serve::WorkloadOverride o;
-  o.num_requests = std::min(requests, kProbeRequests);
+  o.num_requests = probe_requests(requests);
   serve::Simulation sim(s, o, false);
   const int64_t n = sim.num_requests();
   const int64_t warmup = std::min(kProbeWarmup, n / 8);
@@ -318,7 +333,7 @@ WorkFigure probe_work_figure(const Scenario& s, const RunEstimate& e) {
   }
   char head[160];
   std::snprintf(head, sizeof head, "measured on a probe of the first %lld requests of each simulation: ",
-                static_cast<long long>(std::min(e.requests, kProbeRequests)));
+                static_cast<long long>(probe_requests(e.requests)));
   const bool search = sp.search.enabled || sp.steady_state.enabled;
   f.detail = std::string(head) + parts +
              (search ? "; the max-QPS search's and steady-state reruns' runs come on top" : "");

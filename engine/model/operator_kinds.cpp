@@ -57,15 +57,21 @@ Operator make_gemm_operator(std::string name, double count, int64_t m, int64_t n
                             double act_bytes, double weight_bytes, Dtype compute_dtype, bool bias,
                             double dequant_ops_per_weight) {
   Operator op;
-  set_gemm_operator(op, std::move(name), count, m, n, k, act_bytes, weight_bytes, compute_dtype, bias,
-                    dequant_ops_per_weight);
+  set_gemm_operator(op, name, count, m, n, k, act_bytes, weight_bytes, compute_dtype, bias, dequant_ops_per_weight);
   return op;
 }
 
-void set_gemm_operator(Operator& op, std::string name, double count, int64_t m, int64_t n, int64_t k,
+void set_operator_name(Operator& op, std::string_view name) {
+  // Assigned, not compared first: a builder that reuses its list finds most
+  // slots already holding this name, but the comparison (a memcmp call per
+  // operator) cost more than the copy into the slot's storage (perf, 1M requests).
+  op.name.assign(name.data(), name.size());
+}
+
+void set_gemm_operator(Operator& op, std::string_view name, double count, int64_t m, int64_t n, int64_t k,
                        double act_bytes, double weight_bytes, Dtype compute_dtype, bool bias,
                        double dequant_ops_per_weight) {
-  op.name = std::move(name);
+  set_operator_name(op, name);
   op.family = OpFamily::Gemm;
   op.count = count;
   op.m = m;
@@ -88,13 +94,13 @@ void mark_block_scaled_fp8_output(Operator& op, double output_elements, double c
 Operator make_memory_operator(std::string name, OpFamily family, double count, double bytes, double flops,
                               Dtype dtype) {
   Operator op;
-  set_memory_operator(op, std::move(name), family, count, bytes, flops, dtype);
+  set_memory_operator(op, name, family, count, bytes, flops, dtype);
   return op;
 }
 
-void set_memory_operator(Operator& op, std::string name, OpFamily family, double count, double bytes, double flops,
-                         Dtype dtype) {
-  op.name = std::move(name);
+void set_memory_operator(Operator& op, std::string_view name, OpFamily family, double count, double bytes,
+                         double flops, Dtype dtype) {
+  set_operator_name(op, name);
   op.family = family;
   op.count = count;
   op.bytes = bytes;
@@ -104,11 +110,17 @@ void set_memory_operator(Operator& op, std::string name, OpFamily family, double
 
 Operator make_collective_operator(std::string name, CollectiveKind kind, double count, double message_bytes,
                                   int group, Dtype dtype) {
-  Operator op = make_memory_operator(std::move(name), OpFamily::Collective, count, message_bytes, 0, dtype);
+  Operator op;
+  set_collective_operator(op, name, kind, count, message_bytes, group, dtype);
+  return op;
+}
+
+void set_collective_operator(Operator& op, std::string_view name, CollectiveKind kind, double count,
+                             double message_bytes, int group, Dtype dtype) {
+  set_memory_operator(op, name, OpFamily::Collective, count, message_bytes, 0, dtype);
   op.collective = kind;
   op.group_size = group;
   op.message_bytes = message_bytes;
-  return op;
 }
 
 int64_t BatchShape::total_new_tokens() const {

@@ -4,6 +4,7 @@
 // knows about time.
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/architecture.hpp"
@@ -190,9 +191,12 @@ struct StepOperators {
 Operator make_gemm_operator(std::string name, double count, int64_t m, int64_t n, int64_t k,
                             double act_bytes, double weight_bytes, Dtype compute_dtype, bool bias = false,
                             double dequant_ops_per_weight = 0);
+// `op`'s name set to `name`, in its own storage (no allocation when it fits).
+void set_operator_name(Operator& op, std::string_view name);
 // The same written into `op`, a default Operator (one just emplaced in a
-// step's list): a builder fills its list in place, no operator copied into it.
-void set_gemm_operator(Operator& op, std::string name, double count, int64_t m, int64_t n, int64_t k,
+// step's list, or a reused slot): a builder fills its list in place, no
+// operator copied into it.
+void set_gemm_operator(Operator& op, std::string_view name, double count, int64_t m, int64_t n, int64_t k,
                        double act_bytes, double weight_bytes, Dtype compute_dtype, bool bias = false,
                        double dequant_ops_per_weight = 0);
 
@@ -210,12 +214,14 @@ void mark_block_scaled_fp8_output(Operator& op, double output_elements, double c
 // A memory-bound kernel moving `bytes` and doing `flops` of scalar work.
 Operator make_memory_operator(std::string name, OpFamily family, double count, double bytes, double flops,
                               Dtype dtype);
-void set_memory_operator(Operator& op, std::string name, OpFamily family, double count, double bytes, double flops,
+void set_memory_operator(Operator& op, std::string_view name, OpFamily family, double count, double bytes, double flops,
                          Dtype dtype);  // in place (set_gemm_operator)
 
 // A collective over `group` ranks on a message of `message_bytes`.
 Operator make_collective_operator(std::string name, CollectiveKind kind, double count, double message_bytes,
                                   int group, Dtype dtype);
+void set_collective_operator(Operator& op, std::string_view name, CollectiveKind kind, double count,
+                             double message_bytes, int group, Dtype dtype);  // in place (set_gemm_operator)
 
 // ALU operations to dequantize one int4/int8 weight: unpack (shift, mask),
 // convert to float, multiply-add scale and zero point.

@@ -29,9 +29,9 @@ void StepBuilder::add_shared_experts(double layers) {
 // One grouped GEMM over the experts hit: `load.experts_hit` problems of
 // tokens_per_expert × nn × kk. Only the hit experts' weights are read; the
 // FLOPs are those of the tokens actually routed.
-void StepBuilder::add_grouped_expert_gemm(std::string name, double layers, const MoeLoad& load, int64_t nn, int64_t kk) {
+void StepBuilder::add_grouped_expert_gemm(std::string_view name, double layers, const MoeLoad& load, int64_t nn, int64_t kk) {
   const int64_t rows = static_cast<int64_t>(std::ceil(load.tokens_per_expert));
-  Operator& op = add_gemm(std::move(name), layers, rows, nn, kk, m_.moe.expert_bias);
+  Operator& op = add_gemm(name, layers, rows, nn, kk, m_.moe.expert_bias);
   op.role = OpRole::ExpertGemm;
   const double weights = static_cast<double>(kk) * static_cast<double>(nn);
   op.groups = load.experts_hit;
@@ -65,7 +65,7 @@ void StepBuilder::add_moe_mlp(double layers) {
     const Dtype d = p_.activations == Dtype::FP8 ? Dtype::BF16 : p_.activations;
     Operator op = make_gemm_operator("moe_router", layers, t, moe.num_experts, h, act_bytes_, dtype_bytes(d), d);
     op.family = OpFamily::MoeRouter;
-    out_.ops.push_back(std::move(op));
+    push_op(op);
   }
   // Softmax (or sigmoid) over the E logits and the top-k selection: ids and weights out.
   add_memory_op("moe_topk", OpFamily::Elementwise, layers, td * E, 2.0 * td * moe.top_k, 8);
@@ -114,7 +114,7 @@ void StepBuilder::add_moe_mlp_per_expert(double layers) {
     op.flops = 2.0 * t * moe.num_experts * h + 8.0 * t * moe.num_experts;  // gate GEMM + softmax/top-k
     op.bytes = static_cast<double>(t) * h * act_bytes_ + static_cast<double>(h) * moe.num_experts * act_bytes_ +
                static_cast<double>(t) * moe.num_experts * 4.0;
-    out_.ops.push_back(op);
+    push_op(op);
   }
   // Tokens are gathered per expert and scattered back (top_k copies each), at the experts' width.
   const int64_t w = moe.routed_width(h);

@@ -26,22 +26,41 @@ bool same_bits(double a, double b) {
   return x == y;
 }
 
-// The operator's cost, from the memo when the operator at position i is the one priced there last time.
-OpCost cost_at(const Operator& op, size_t i, const KernelCostModel& model, const CostContext& ctx, OpCostMemo* memo) {
-  if (!memo) return model.cost(op, ctx);
-  if (i < memo->ops.size() && same_operator(op, memo->ops[i])) {
-    ++memo->reused;
-    return memo->costs[i];
+OpStepFigures step_figures(const Operator& op, const OpCost& c, const CostContext& ctx) {
+  OpStepFigures f;
+  f.time_s = c.time_s * op.count;
+  f.time_low_s = c.time_low_s * op.count;
+  f.time_high_s = c.time_high_s * op.count;
+  f.flops = op.flops * op.count;
+  f.bytes = op.bytes * op.count;
+  if (op.family != OpFamily::Collective && ctx.gpu) {
+    const double peak = dense_peak_tflops(*ctx.gpu, op.compute_dtype);
+    f.counts_compute_peak = peak > 0;
+    if (f.counts_compute_peak) f.compute_peak_s = f.flops / (peak * 1e12);
+    f.counts_memory_peak = true;
+    f.memory_peak_s = f.bytes / (ctx.gpu->hbm_bandwidth_GBps * 1e9);
   }
-  ++memo->priced;
-  const OpCost c = model.cost(op, ctx);
-  if (i >= memo->ops.size()) {
-    memo->ops.resize(i + 1);
-    memo->costs.resize(i + 1);
+  return f;
+}
+
+// The operator's cost and figures, from the memo when the operator at position
+// i is the one priced there last time.
+const OpCost& cost_at(const Operator& op, size_t i, const KernelCostModel& model, const CostContext& ctx,
+                      OpCostMemo& memo) {
+  if (i < memo.ops.size() && same_operator(op, memo.ops[i])) {
+    ++memo.reused;
+    return memo.costs[i];
   }
-  memo->ops[i] = op;
-  memo->costs[i] = c;
-  return c;
+  ++memo.priced;
+  if (i >= memo.ops.size()) {
+    memo.ops.resize(i + 1);
+    memo.costs.resize(i + 1);
+    memo.figures.resize(i + 1);
+  }
+  memo.costs[i] = model.cost(op, ctx);
+  memo.ops[i] = op;
+  memo.figures[i] = step_figures(op, memo.costs[i], ctx);
+  return memo.costs[i];
 }
 
 }  // namespace
@@ -69,31 +88,38 @@ void price_step_into(const StepOperators& step, const KernelCostModel& model, co
   out.time_s = out.gpu_time_s = out.time_low_s = out.time_high_s = 0;
   out.flops = out.bytes = out.compute_peak_s = out.memory_peak_s = 0;
   out.parts.resize(step.ops.size());
+  OpCost own;
+  OpStepFigures own_figures;
   for (size_t i = 0; i < step.ops.size(); ++i) {
     const Operator& op = step.ops[i];
-    const OpCost c = cost_at(op, i, model, ctx, memo);
+    const OpCost* c = &own;
+    const OpStepFigures* f = &own_figures;
+    if (memo) {
+      c = &cost_at(op, i, model, ctx, *memo);
+      f = &memo->figures[i];
+    } else {
+      own = model.cost(op, ctx);
+      own_figures = step_figures(op, own, ctx);
+    }
     PricedOperator& p = out.parts[i];
     if (labels) p.name = op.name;
     p.family = op.family;
     p.role = op.role;
     p.count = op.count;
-    p.time_s = c.time_s * op.count;
-    p.time_low_s = c.time_low_s * op.count;
-    p.time_high_s = c.time_high_s * op.count;
-    p.flops = op.flops * op.count;
-    p.bytes = op.bytes * op.count;
-    if (labels) p.bound = c.bound;
+    p.time_s = f->time_s;
+    p.time_low_s = f->time_low_s;
+    p.time_high_s = f->time_high_s;
+    p.flops = f->flops;
+    p.bytes = f->bytes;
+    if (labels) p.bound = c->bound;
     out.time_s += p.time_s;
     out.time_low_s += p.time_low_s;
     out.time_high_s += p.time_high_s;
     if (op.family != OpFamily::Collective) {
       out.flops += p.flops;
       out.bytes += p.bytes;
-      if (ctx.gpu) {
-        const double peak = dense_peak_tflops(*ctx.gpu, op.compute_dtype);
-        if (peak > 0) out.compute_peak_s += p.flops / (peak * 1e12);
-        out.memory_peak_s += p.bytes / (ctx.gpu->hbm_bandwidth_GBps * 1e9);
-      }
+      if (f->counts_compute_peak) out.compute_peak_s += f->compute_peak_s;
+      if (f->counts_memory_peak) out.memory_peak_s += f->memory_peak_s;
     }
   }
   out.gpu_time_s = out.time_s;

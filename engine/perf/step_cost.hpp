@@ -57,9 +57,18 @@ void price_step_into(const StepOperators& step, const KernelCostModel& model, co
 // same). An operator equal in every field to the one priced at its position
 // last time takes that cost: exact, as KernelCostModel::cost is a pure function
 // of the operator and the context.
+// What an operator adds to its step, derived from it and its cost alone (so a
+// memo hit takes these too, without redoing the products and divisions).
+struct OpStepFigures {
+  double time_s = 0, time_low_s = 0, time_high_s = 0;  // all invocations
+  double flops = 0, bytes = 0;                         // all invocations
+  double compute_peak_s = 0, memory_peak_s = 0;        // its share of StepCost's (when counted)
+  bool counts_compute_peak = false, counts_memory_peak = false;
+};
 struct OpCostMemo {
   std::vector<Operator> ops;
   std::vector<OpCost> costs;
+  std::vector<OpStepFigures> figures;
   int64_t reused = 0, priced = 0;  // operators that took the memo's cost, and those priced
 };
 // Every field of the two operators equal (doubles bit for bit).

@@ -88,25 +88,51 @@ void Simulation::add_pool(size_t pi) {
   }
 }
 
+namespace {
+// The generated requests straight into the simulator's records when their
+// count comes first (reserved exactly); otherwise (a duration-driven run)
+// listed, then copied into records sized once at the end, as a vector grown
+// by doubling would hold up to twice the records.
+class RecordSink : public RequestSink {
+ public:
+  explicit RecordSink(std::vector<SimRequest>& reqs) : reqs_(reqs) {}
+  void reserve(size_t n) override {
+    reqs_.reserve(n);
+    sized_ = true;
+  }
+  void add(const RequestSpec& r) override {
+    if (sized_) reqs_.emplace_back().spec = r;
+    else listed_.push_back(r);
+  }
+  void finish() {
+    if (sized_) return;
+    reqs_.resize(listed_.size());
+    for (size_t i = 0; i < reqs_.size(); ++i) reqs_[i].spec = listed_[i];
+    std::vector<RequestSpec>().swap(listed_);
+  }
+
+ private:
+  std::vector<SimRequest>& reqs_;
+  std::vector<RequestSpec> listed_;
+  bool sized_ = false;
+};
+}  // namespace
+
 void Simulation::load_workload(const WorkloadOverride& override) {
-  workload_info_ = generate_workload(spec_, override.seed.value_or(s_.seed), override);
-  reqs_.resize(workload_info_.requests.size());
-  for (size_t i = 0; i < reqs_.size(); ++i) reqs_[i].spec = workload_info_.requests[i];
+  RecordSink sink(reqs_);
+  generate_workload_into(spec_, override.seed.value_or(s_.seed), override, workload_info_, sink);
+  sink.finish();
   // Sessions: only first turns arrive on their own (a later turn follows its
   // previous turn's last token, session_turn_done).
   // A closed loop: one request per client at the start, each later one when
   // a client is free (client_freed).
   const ArrivalSpec& a = spec_.workload.arrival;
-  if (spec_.workload.sessions.enabled) arrival_order_ = first_turns(workload_info_.requests);
+  if (spec_.workload.sessions.enabled) arrival_order_ = first_turns(reqs_);
   else if (a.process == ArrivalProcess::ClosedLoop) {
-    arrival_order_ = first_requests_of_clients(workload_info_.requests.size(), a.concurrency);
+    arrival_order_ = first_requests_of_clients(reqs_.size(), a.concurrency);
     next_client_request_ = arrival_order_.size();
-  } else arrival_order_ = arrival_order(workload_info_.requests);
-  client_cap_ = ClientCap(a.max_concurrency, workload_info_.requests.size());
-  // The copies in reqs_ are the ones used: free the memory (`= {}` would pick
-  // the initializer-list assignment, which keeps the capacity: 84 MB held
-  // through a 1M-request run).
-  std::vector<RequestSpec>().swap(workload_info_.requests);
+  } else arrival_order_ = arrival_order_of(reqs_.size(), [&](size_t i) { return reqs_[i].spec.arrival; });
+  client_cap_ = ClientCap(a.max_concurrency, reqs_.size());
   enqueue_next_arrival();
   arrivals_pending_ = static_cast<int64_t>(reqs_.size());
   first_arrival_ = reqs_.empty() ? 0 : reqs_.front().spec.arrival;
@@ -116,11 +142,11 @@ void Simulation::load_workload(const WorkloadOverride& override) {
   if (reqs_.empty()) finished_ = true;
 }
 
-std::vector<int32_t> Simulation::first_turns(const std::vector<RequestSpec>& requests) {
+std::vector<int32_t> Simulation::first_turns(const std::vector<SimRequest>& requests) {
   // Sessions are generated in arrival order, each one's turns consecutive.
   std::vector<int32_t> out;
   for (size_t i = 0; i < requests.size(); ++i)
-    if (requests[i].turn == 0) out.push_back(static_cast<int32_t>(i));
+    if (requests[i].spec.turn == 0) out.push_back(static_cast<int32_t>(i));
   return out;
 }
 

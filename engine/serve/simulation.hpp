@@ -100,7 +100,7 @@ class Simulation : private SchedulerHost, private ReplicaLoads {
   void fill_rates(ServingMetrics& m, double duration, int64_t in_tokens, int64_t out_tokens, int64_t good) const;
   void fill_cache(ServingMetrics& m, double span) const;
   void fill_features(ServingMetrics& m) const;
-  static std::vector<int32_t> first_turns(const std::vector<RequestSpec>& requests);
+  static std::vector<int32_t> first_turns(const std::vector<SimRequest>& requests);
   void fill_gpu_energy_cost(ServingMetrics& m, double duration, int64_t out_tokens, int64_t in_tokens) const;
   // details()'s steps (sim_details.cpp).
   json deployment_json() const;
@@ -215,7 +215,7 @@ class Simulation : private SchedulerHost, private ReplicaLoads {
   std::vector<Req> reqs_;
   std::vector<HandoffRecord> handoffs_;  // indexed by SimRequest::handoff
   std::vector<int32_t> free_handoffs_;   // records no request holds, for reuse
-  GeneratedWorkload workload_info_;  // its requests moved into reqs_
+  GeneratedWorkload workload_info_;  // its requests are in reqs_ (generate_workload_into)
   EventQueue queue_;
   // Arrivals enter the queue one at a time, in (arrival, index) order: the
   // order the queue pops them in when all are pushed up front (same time and

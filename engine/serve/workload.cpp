@@ -71,9 +71,36 @@ double natural_rate_qps(const SimulationSpec& spec) {
   return 0;
 }
 
+namespace {
+// generate_workload's sink: its requests' list.
+class ListSink : public RequestSink {
+ public:
+  explicit ListSink(std::vector<RequestSpec>& list) : list_(list) {}
+  void reserve(size_t n) override { list_.reserve(n); }
+  void add(const RequestSpec& r) override { list_.push_back(r); }
+
+ private:
+  std::vector<RequestSpec>& list_;
+};
+}  // namespace
+
 GeneratedWorkload generate_workload(const SimulationSpec& spec, uint64_t seed, const WorkloadOverride& o) {
   if (spec.workload.sessions.enabled) return generate_sessions(spec, seed, o);
   GeneratedWorkload out;
+  ListSink list(out.requests);
+  generate_workload_into(spec, seed, o, out, list);
+  return out;
+}
+
+void generate_workload_into(const SimulationSpec& spec, uint64_t seed, const WorkloadOverride& o,
+                            GeneratedWorkload& out, RequestSink& sink) {
+  if (spec.workload.sessions.enabled) {
+    out = generate_sessions(spec, seed, o);
+    sink.reserve(out.requests.size());
+    for (const RequestSpec& r : out.requests) sink.add(r);
+    std::vector<RequestSpec>().swap(out.requests);
+    return;
+  }
   const WorkloadSpec& w = spec.workload;
   const int64_t max_len = spec.kv.max_model_len;
   Rng arrivals(stream_seed(seed, "arrivals"));
@@ -93,7 +120,7 @@ GeneratedWorkload generate_workload(const SimulationSpec& spec, uint64_t seed, c
       r.output = std::max<int64_t>(1, max_len - r.prompt);
       ++out.truncated_outputs;
     }
-    out.requests.push_back(r);
+    sink.add(r);
   };
 
   if (w.arrival.process == ArrivalProcess::Trace) {
@@ -102,6 +129,7 @@ GeneratedWorkload generate_workload(const SimulationSpec& spec, uint64_t seed, c
     const double natural = natural_rate_qps(spec);
     if (o.rate_qps && natural > 0) scale = natural / *o.rate_qps;
     const double t0 = w.arrival.trace.front().arrival_s;
+    sink.reserve(static_cast<size_t>(std::max<int64_t>(0, n)));
     for (int64_t i = 0; i < n; ++i) {
       const TraceRow& row = w.arrival.trace[static_cast<size_t>(i)];
       RequestSpec r;
@@ -114,7 +142,7 @@ GeneratedWorkload generate_workload(const SimulationSpec& spec, uint64_t seed, c
       }
       finish(r);
     }
-    return out;
+    return;
   }
 
   LengthSampler prompt(w.prompt, Rng(stream_seed(seed, "prompt_tokens")));
@@ -131,7 +159,7 @@ GeneratedWorkload generate_workload(const SimulationSpec& spec, uint64_t seed, c
   double t = 0;
   // Sized once when the count is known: doubling its way to a million
   // requests held 1.5x their bytes at each reallocation, and kept up to 2x.
-  if (!by_duration && count > 0) out.requests.reserve(static_cast<size_t>(count));
+  if (!by_duration && count > 0) sink.reserve(static_cast<size_t>(count));
   for (int64_t i = 0;; ++i) {
     if (!by_duration && i >= count) break;
     if (by_duration && i >= cap) {
@@ -152,23 +180,10 @@ GeneratedWorkload generate_workload(const SimulationSpec& spec, uint64_t seed, c
     }
     finish(r);
   }
-  return out;
 }
 
 std::vector<int32_t> arrival_order(const std::vector<RequestSpec>& requests) {
-  std::vector<int32_t> order;
-  auto in_order = [](const RequestSpec& a, const RequestSpec& b) { return a.arrival <= b.arrival; };
-  if (std::adjacent_find(requests.begin(), requests.end(), [&](const RequestSpec& a, const RequestSpec& b) {
-        return !in_order(a, b);
-      }) == requests.end())
-    return order;
-  order.resize(requests.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int32_t>(i);
-  std::sort(order.begin(), order.end(), [&](int32_t x, int32_t y) {
-    const TimeNs ax = requests[static_cast<size_t>(x)].arrival, ay = requests[static_cast<size_t>(y)].arrival;
-    return ax != ay ? ax < ay : x < y;
-  });
-  return order;
+  return arrival_order_of(requests.size(), [&](size_t i) { return requests[i].arrival; });
 }
 
 }  // namespace sightline::serve

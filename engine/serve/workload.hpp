@@ -2,6 +2,7 @@
 // Request generation: arrivals and lengths drawn from named seeded streams
 // ("arrivals", "prompt_tokens", "output_tokens", "prefix", "lora",
 // "model_mix"), so changing one aspect leaves the others' draws unchanged.
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -77,9 +78,38 @@ GeneratedWorkload generate_sessions(const SimulationSpec& spec, uint64_t seed, c
 
 GeneratedWorkload generate_workload(const SimulationSpec& spec, uint64_t seed, const WorkloadOverride& o = {});
 
-// The order the requests arrive in, ties by index: empty when that is their
-// order already (every generator's), else the permutation. The simulator
-// feeds arrivals to its event queue one at a time in this order.
+// Where generate_workload_into puts the requests, one at a time in order;
+// reserve(n) first when their count is known before the first is made.
+class RequestSink {
+ public:
+  virtual ~RequestSink() = default;
+  virtual void reserve(size_t n) = 0;
+  virtual void add(const RequestSpec& r) = 0;
+};
+// generate_workload's requests handed to `sink` (`out` gets the rest and no
+// requests): a simulator keeps them in its own records, and a list of them
+// beside those records was 72 of the 312 bytes per request its setup held.
+void generate_workload_into(const SimulationSpec& spec, uint64_t seed, const WorkloadOverride& o,
+                            GeneratedWorkload& out, RequestSink& sink);
+
+// The order `n` requests arrive in (arrival_of(i): the i-th one's time), ties
+// by index: empty when that is their order already (every generator's), else
+// the permutation. The simulator feeds arrivals to its event queue one at a
+// time in this order.
+template <class ArrivalOf>
+std::vector<int32_t> arrival_order_of(size_t n, ArrivalOf arrival_of) {
+  std::vector<int32_t> order;
+  bool sorted = true;
+  for (size_t i = 1; i < n && sorted; ++i) sorted = arrival_of(i - 1) <= arrival_of(i);
+  if (sorted) return order;
+  order.resize(n);
+  for (size_t i = 0; i < n; ++i) order[i] = static_cast<int32_t>(i);
+  std::sort(order.begin(), order.end(), [&](int32_t x, int32_t y) {
+    const TimeNs ax = arrival_of(static_cast<size_t>(x)), ay = arrival_of(static_cast<size_t>(y));
+    return ax != ay ? ax < ay : x < y;
+  });
+  return order;
+}
 std::vector<int32_t> arrival_order(const std::vector<RequestSpec>& requests);
 
 // The workload's natural arrival rate (requests per second); 0 for all_at_once and a closed loop.

@@ -254,9 +254,10 @@ TEST_CASE("a 1M-request run at low load is refused up front on a probe's figure,
 }
 
 TEST_CASE("a run whose estimate, with its error, is over the budget is refused up front with the estimate; under it, it runs") {
-  // 1M requests of the head-to-head scenario make about 10.1M units, just over
-  // the default 10M budget: the probe's figure (10.0M) sat inside the old
-  // 1.25x margin, and the run stopped at the budget after 98.9% (14 s of CPU).
+  // 1M requests of the head-to-head scenario make 10,632,656 units (central
+  // only, measured 2026-11-29), just over the default 10M budget: the probe's
+  // figure (10.0M) once sat inside the old 1.25x margin, and the run stopped
+  // at the budget after 98.9% (14 s of CPU).
   json s = json::parse(read_source_file("examples/head-to-head-llama2-7b-a100-10k.json"));
   s["serving"]["workload"]["num_requests"] = 1000000;
   s["serving"]["limits"] = {{"max_requests", 1000000}, {"max_sim_time_s", 1000000}};
@@ -268,9 +269,11 @@ TEST_CASE("a run whose estimate, with its error, is over the budget is refused u
   const size_t about = m.find("needs about ");
   REQUIRE(about != std::string::npos);
   const double figure = std::stod(m.substr(about + 12));
-  // Within the estimate's error (25%) of the 10,110,392 units the run makes (docs/limits.md).
-  CHECK(figure > 10110392 / 1.25);
-  CHECK(figure < 10110392 * 1.25);
+  // Within 5% of the units the run makes: a run this large is probed on 10,000
+  // requests, not 1,000, whose arrivals came 6.6% under the nominal rate and
+  // figured 11.6% high (docs/limits.md, docs/speed.md).
+  CHECK(figure > 10632656 * 0.95);
+  CHECK(figure < 10632656 * 1.05);
   // With the budget above the figure and its error (25%), the estimate lets it through.
   const sightline::Scenario big = sightline::read_scenario(s);
   const sightline::RunEstimate est = sightline::estimate_run(big, sightline::IntervalMode::CentralOnly);
