@@ -224,10 +224,7 @@ std::vector<ExplainedPart> explained_parts(const Scenario& s, const StepVariants
                        (stack.cuda_graphs == "none" ? std::string("no graphs") : safe_dump(stack.graph_batch_sizes.to_json()))});
   if (moe) {
     const int64_t tokens = batch;
-    const std::string hot_basis =
-        serve::serving_load_imbalance(sim->moe, routing.experts_per_gpu,
-                                      routing.expert_slots > 0 ? routing.expert_slots : s.model.moe.num_experts)
-            .basis;
+    const std::string hot_basis = serve::serving_load_imbalance_basis(sim->moe, routing.experts_per_gpu);
     parts.push_back({"expert load imbalance (busiest EP rank x" +
                          fixed(busiest_rank_factor(s.model.moe.num_experts, s.model.moe.top_k, tokens, routing), 3) + ")",
                      (unpadded.cost.gpu_time_s - unpadded.a2a_s) - (even.cost.gpu_time_s - even.a2a_s),

@@ -30,20 +30,25 @@ double hot_expert_excess(const PublishedRankImbalance& p) {
 
 }  // namespace
 
-HotExpertDefault default_hot_expert_factor(double experts_per_rank, bool redundant, double max_factor) {
-  const PublishedRankImbalance& p = redundant ? kWithEplb : kWithoutEplb;
-  HotExpertDefault d;
+double default_hot_expert_factor(double experts_per_rank, bool redundant, double max_factor) {
+  // Computed once per kind: the published figures are constants.
+  static const double excess_without = hot_expert_excess(kWithoutEplb);
+  static const double excess_with = hot_expert_excess(kWithEplb);
   const double g = std::max(1.0, experts_per_rank);
-  d.factor = std::max(1.0, std::min(max_factor, 1.0 + hot_expert_excess(p) / g));
+  return std::max(1.0, std::min(max_factor, 1.0 + (redundant ? excess_with : excess_without) / g));
+}
+
+std::string default_hot_expert_basis(double experts_per_rank, bool redundant) {
+  const PublishedRankImbalance& p = redundant ? kWithEplb : kWithoutEplb;
   char text[400];
   std::snprintf(text, sizeof text,
                 "default: one hot expert per layer at the skew of DeepSeek-R1's published per-rank routed-token counts "
                 "(TensorRT-LLM examples/wide_ep/ep_load_balancer: EP %d, 8 experts per rank, %s, busiest rank "
                 "+%.1f%% over the mean), at %.3g experts per rank; set serving.moe.load_imbalance to override "
                 "(1: even routing)",
-                p.ranks, redundant ? "EPLB with 32 redundant experts" : "no EPLB", 100 * p.imbalance_ratio, g);
-  d.basis = text;
-  return d;
+                p.ranks, redundant ? "EPLB with 32 redundant experts" : "no EPLB", 100 * p.imbalance_ratio,
+                std::max(1.0, experts_per_rank));
+  return text;
 }
 
 }  // namespace sightline

@@ -28,15 +28,14 @@
 
 namespace sightline {
 
-struct HotExpertDefault {
-  double factor = 1.0;  // busiest rank's routed work over the mean, sampling excess excluded
-  std::string basis;    // where the figure comes from, for the result
-};
-
-// The default hot-expert factor for `experts_per_rank` expert slots on each
+// The default hot-expert factor (the busiest rank's routed work over the
+// mean, sampling excess excluded) for `experts_per_rank` expert slots on each
 // expert-parallel rank, with (`redundant`) or without EPLB's redundant experts;
 // at most `max_factor` (a rank cannot take more than every token: the caller's
-// bound, e.g. the number of ranks).
-HotExpertDefault default_hot_expert_factor(double experts_per_rank, bool redundant, double max_factor);
+// bound, e.g. the number of ranks). Arithmetic only: priced every step.
+double default_hot_expert_factor(double experts_per_rank, bool redundant, double max_factor);
+
+// Where that factor comes from, in words, for the result.
+std::string default_hot_expert_basis(double experts_per_rank, bool redundant);
 
 }  // namespace sightline

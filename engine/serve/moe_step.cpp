@@ -6,13 +6,26 @@
 
 namespace sightline::serve {
 
-HotExpertDefault serving_load_imbalance(const MoeServingSpec& moe, int experts_per_gpu, int expert_slots) {
-  if (moe.load_imbalance_given) return {moe.load_imbalance, "given (serving.moe.load_imbalance)"};
-  if (moe.expert_parallel <= 1 || experts_per_gpu <= 0)
-    return {moe.load_imbalance, "none: without expert parallelism every GPU holds a share of every expert"};
+namespace {
+
+bool uses_hot_expert_default(const MoeServingSpec& moe, int experts_per_gpu) {
+  return !moe.load_imbalance_given && moe.expert_parallel > 1 && experts_per_gpu > 0;
+}
+
+}  // namespace
+
+double serving_load_imbalance(const MoeServingSpec& moe, int experts_per_gpu, int expert_slots) {
+  if (!uses_hot_expert_default(moe, experts_per_gpu)) return moe.load_imbalance;
   // A rank cannot take more than every token: at most the number of ranks.
   return default_hot_expert_factor(experts_per_gpu, moe.redundant_experts > 0,
                                    static_cast<double>(expert_slots) / experts_per_gpu);
+}
+
+std::string serving_load_imbalance_basis(const MoeServingSpec& moe, int experts_per_gpu) {
+  if (moe.load_imbalance_given) return "given (serving.moe.load_imbalance)";
+  if (!uses_hot_expert_default(moe, experts_per_gpu))
+    return "none: without expert parallelism every GPU holds a share of every expert";
+  return default_hot_expert_basis(experts_per_gpu, moe.redundant_experts > 0);
 }
 
 MoeRouting serving_moe_routing(const MoeServingSpec& moe, const ModelArch& m, const ParallelLayout& layout,
@@ -28,7 +41,7 @@ MoeRouting serving_moe_routing(const MoeServingSpec& moe, const ModelArch& m, co
     r.expert_tp = std::max(1, layout.tp / moe.expert_parallel);
     r.attention_dp = moe.attention_data_parallel;
     r.group_tokens = group_tokens;
-    r.load_imbalance = serving_load_imbalance(moe, r.experts_per_gpu, slots).factor;
+    r.load_imbalance = serving_load_imbalance(moe, r.experts_per_gpu, slots);
   }
   return r;
 }

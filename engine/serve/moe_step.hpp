@@ -18,11 +18,13 @@ namespace sightline::serve {
 // all-to-all's auto mode.
 inline constexpr int64_t kLowLatencyMaxTokensPerSeq = 16;
 
-// The hot-expert factor of the routing and where it comes from: the
+// The hot-expert factor of the routing: the
 // scenario's serving.moe.load_imbalance when given; under expert parallelism
 // otherwise the published default (model/moe_hot_experts.hpp) for
-// `experts_per_gpu` of `expert_slots` on each rank; 1 without it.
-HotExpertDefault serving_load_imbalance(const MoeServingSpec& moe, int experts_per_gpu, int expert_slots);
+// `experts_per_gpu` of `expert_slots` on each rank; 1 without it. Priced
+// every step: arithmetic only. The basis says which, in words.
+double serving_load_imbalance(const MoeServingSpec& moe, int experts_per_gpu, int expert_slots);
+std::string serving_load_imbalance_basis(const MoeServingSpec& moe, int experts_per_gpu);
 
 // The routing of one MoE step on `layout`: the busiest GPU's experts are
 // load_imbalance (serving_load_imbalance) times as likely to be chosen (times the sampling excess of

@@ -199,10 +199,9 @@ void Simulation::fill_features(ServingMetrics& m) const {
   if (s_.model.is_moe()) {
     // The hot-expert factor the first pool's steps were priced with, and where it comes from.
     const MoeRouting routing = serving_moe_routing(spec_.moe, s_.model, replicas_.front().layout, 0);
-    const HotExpertDefault hot = serving_load_imbalance(
-        spec_.moe, routing.experts_per_gpu, routing.expert_slots > 0 ? routing.expert_slots : s_.model.moe.num_experts);
-    m.moe = ServingMetrics::Moe{hot.factor, spec_.moe.expert_parallel, safe_div(priced.expert_s, step_s),
-                                spec_.moe.attention_data_parallel, spec_.moe.redundant_experts, hot.basis};
+    m.moe = ServingMetrics::Moe{routing.load_imbalance, spec_.moe.expert_parallel, safe_div(priced.expert_s, step_s),
+                                spec_.moe.attention_data_parallel, spec_.moe.redundant_experts,
+                                serving_load_imbalance_basis(spec_.moe, routing.experts_per_gpu)};
   }
 }
 
