@@ -22,6 +22,7 @@ using namespace sightline;
 using sightline::test::json;
 using sightline::test::most_in_flight;
 using sightline::test::expect_validation_error;
+using sightline::test::result_at_batch1_ttft;
 using sightline::test::result_of_run;
 using sightline::test::outcomes_run_to_end;
 
@@ -111,16 +112,7 @@ TEST_CASE("client cap: a smaller cap never raises the throughput") {
 }
 
 TEST_CASE("client cap: a cap of 1 times each request from its send (every TTFT the batch-1 TTFT)") {
-  json one = capped_rate(1, 12);
-  one["serving"]["workload"]["prompt_tokens"] = {{"dist", "fixed"}, {"value", 300}};
-  one["serving"]["workload"]["output_tokens"] = {{"dist", "fixed"}, {"value", 20}};
-  json alone = one;
-  alone["serving"]["workload"]["arrival"] = {{"process", "all_at_once"}};
-  alone["serving"]["workload"]["num_requests"] = 1;
-  const json capped = result_of_run(one), single = result_of_run(alone);
-  const double batch1 = single["metrics"]["ttft_ms"]["mean"].get<double>();
-  CHECK(capped["metrics"]["ttft_ms"]["mean"].get<double>() == doctest::Approx(batch1).epsilon(1e-9));
-  CHECK(capped["metrics"]["ttft_ms"]["max"].get<double>() == doctest::Approx(batch1).epsilon(1e-9));
+  const json capped = result_at_batch1_ttft(capped_rate(1, 12));
   CHECK(capped["workload"]["rate_qps"] == 40);
   CHECK(capped["workload"]["max_concurrency"] == 1);
   CHECK(capped["workload"]["requests_waited_at_client"].get<int64_t>() > 0);

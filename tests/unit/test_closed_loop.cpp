@@ -21,6 +21,7 @@ using namespace sightline;
 using sightline::test::json;
 using sightline::test::most_in_flight;
 using sightline::test::expect_validation_error;
+using sightline::test::result_at_batch1_ttft;
 using sightline::test::result_of_run;
 using sightline::test::outcomes_run_to_end;
 
@@ -96,16 +97,7 @@ TEST_CASE("closed loop: throughput rises with the clients until the batch is ful
 }
 
 TEST_CASE("closed loop: one client's TTFT is the batch-1 TTFT, request after request") {
-  json one = closed_loop(1, 12);
-  one["serving"]["workload"]["prompt_tokens"] = {{"dist", "fixed"}, {"value", 300}};
-  one["serving"]["workload"]["output_tokens"] = {{"dist", "fixed"}, {"value", 20}};
-  json alone = one;
-  alone["serving"]["workload"]["arrival"] = {{"process", "all_at_once"}};
-  alone["serving"]["workload"]["num_requests"] = 1;
-  const json loop = result_of_run(one), single = result_of_run(alone);
-  const double batch1 = single["metrics"]["ttft_ms"]["mean"].get<double>();
-  CHECK(loop["metrics"]["ttft_ms"]["mean"].get<double>() == doctest::Approx(batch1).epsilon(1e-9));
-  CHECK(loop["metrics"]["ttft_ms"]["max"].get<double>() == doctest::Approx(batch1).epsilon(1e-9));
+  const json loop = result_at_batch1_ttft(closed_loop(1, 12));
   CHECK(loop["workload"]["arrival"] == "closed_loop");
   CHECK(loop["workload"]["concurrency"] == 1);
   CHECK_FALSE(loop["workload"].contains("rate_qps"));
