@@ -35,9 +35,7 @@ OpStepFigures step_figures(const Operator& op, const OpCost& c, const CostContex
   f.bytes = op.bytes * op.count;
   if (op.family != OpFamily::Collective && ctx.gpu) {
     const double peak = dense_peak_tflops(*ctx.gpu, op.compute_dtype);
-    f.counts_compute_peak = peak > 0;
-    if (f.counts_compute_peak) f.compute_peak_s = f.flops / (peak * 1e12);
-    f.counts_memory_peak = true;
+    if (peak > 0) f.compute_peak_s = f.flops / (peak * 1e12);
     f.memory_peak_s = f.bytes / (ctx.gpu->hbm_bandwidth_GBps * 1e9);
   }
   return f;
@@ -118,8 +116,8 @@ void price_step_into(const StepOperators& step, const KernelCostModel& model, co
     if (op.family != OpFamily::Collective) {
       out.flops += p.flops;
       out.bytes += p.bytes;
-      if (f->counts_compute_peak) out.compute_peak_s += f->compute_peak_s;
-      if (f->counts_memory_peak) out.memory_peak_s += f->memory_peak_s;
+      out.compute_peak_s += f->compute_peak_s;
+      out.memory_peak_s += f->memory_peak_s;
     }
   }
   out.gpu_time_s = out.time_s;

@@ -62,8 +62,9 @@ void price_step_into(const StepOperators& step, const KernelCostModel& model, co
 struct OpStepFigures {
   double time_s = 0, time_low_s = 0, time_high_s = 0;  // all invocations
   double flops = 0, bytes = 0;                         // all invocations
-  double compute_peak_s = 0, memory_peak_s = 0;        // its share of StepCost's (when counted)
-  bool counts_compute_peak = false, counts_memory_peak = false;
+  // Its share of StepCost's; 0 where it counts none (collectives, no GPU,
+  // no dense peak for its dtype), so a step adds every operator's.
+  double compute_peak_s = 0, memory_peak_s = 0;
 };
 struct OpCostMemo {
   std::vector<Operator> ops;
