@@ -227,13 +227,11 @@ void CapacitySearch::on_hold_run_finished(CapacityRun run) {
   run.report.requests = run.report.measured_requests = run.requests;
   run.report.stable = completed;
   run.report.verdict = run.meets ? Verdict::Meets : Verdict::Fails;
-  double least = 1e300;
-  for (const auto& c : run.whole_run)
-    if (c["share_within"].get<double>() - c["required_share"].get<double>() < least) {
-      least = c["share_within"].get<double>() - c["required_share"].get<double>();
-      run.report.attainment = run.report.attainment_low = run.report.attainment_high = c["share_within"].get<double>();
-      run.report.attainment_target = c["required_share"].get<double>();
-    }
+  double within = 0, required = 0;
+  if (shares.binding(within, required)) {
+    run.report.attainment = run.report.attainment_low = run.report.attainment_high = within;
+    run.report.attainment_target = required;
+  }
   runs_.push_back(run);
   if (!run.meets) {
     refute_lo();

@@ -41,6 +41,19 @@ bool SloShareCounter::meets() const {
   return true;
 }
 
+bool SloShareCounter::binding(double& share_within, double& required_share) const {
+  double least = 1e300;
+  for (size_t k = 0; k < conditions_.size(); ++k) {
+    const double share = share_of(within_[k], count_[k]);
+    if (share - conditions_[k].share < least) {
+      least = share - conditions_[k].share;
+      share_within = share;
+      required_share = conditions_[k].share;
+    }
+  }
+  return !conditions_.empty();
+}
+
 json SloShareCounter::to_json() const {
   static const char* kKeys[] = {"ttft", "tpot", "itl", "e2e"};
   static const SloMetric kMetrics[] = {kSloTtft, kSloTpot, kSloItl, kSloE2e};

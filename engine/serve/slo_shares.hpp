@@ -25,6 +25,10 @@ class SloShareCounter {
   void add(const RequestOutcome& r);
   // Every condition's share reaches what it asks for (and there is one).
   bool meets() const;
+  // The binding condition: the one whose share falls furthest below (or
+  // stays nearest above) what it asks for, the first such; false when there
+  // is no condition.
+  bool binding(double& share_within, double& required_share) const;
   // [{metrics: ["ttft", ...], statistic: "joint" | "p99" ..., counts: "requests" | "gaps",
   //   required_share, share_within, meets}]
   json to_json() const;
