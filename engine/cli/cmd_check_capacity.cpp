@@ -214,13 +214,25 @@ double long_runs_units(const Searched& c, bool hold_only, double scale) {
 }
 
 // One scenario's long runs; `out` gets the report. Throws SightlineError.
+// What every check's output starts with: the preset, the search's answer and
+// what it cost, and the long runs' length.
+json check_header(const Searched& c, int64_t long_run_requests) {
+  return {{"id", c.scenario.value("id", std::string())},
+          {"answer_qps", c.answer},
+          {"answer_upper_qps", c.q["upper_qps"]},
+          {"service_rate_qps", c.service},
+          {"slo", c.q["slo"]},
+          {"search_added_with_defaults", c.added_search},
+          {"search_requests_simulated", c.q["requests_simulated"]},
+          {"search_requests_floor", c.floor_requests},
+          {"long_run_requests", long_run_requests}};
+}
+
 bool check_long_runs(const Searched& c, int64_t jobs, LongRunCache& cache, json& out, std::vector<LongRun>& done) {
   std::mutex cache_mutex;
   const json& scenario = c.scenario;
-  const json& q = c.q;
-  const double answer = c.answer, service = c.service;
-  const int64_t n = c.n, floor_requests = c.floor_requests;
-  const bool added_search = c.added_search;
+  const double answer = c.answer;
+  const int64_t n = c.n;
 
   // The grid, run in parallel; widened while all of it meets or all fails.
   auto run_rates = [&](const std::vector<double>& rates) {
@@ -271,16 +283,8 @@ bool check_long_runs(const Searched& c, int64_t jobs, LongRunCache& cache, json&
   const bool holds = at && at->meets, fails_above = above && !above->meets, within = brute_ok && std::fabs(error) <= kTolerance;
   json grid = json::array();
   for (const auto& r : done) grid.push_back(run_json(r));
-  out = {{"id", scenario.value("id", std::string())},
-         {"answer_qps", answer},
-         {"answer_upper_qps", q["upper_qps"]},
-         {"service_rate_qps", service},
-         {"slo", q["slo"]},
-         {"search_added_with_defaults", added_search},
-         {"search_requests_simulated", q["requests_simulated"]},
-         {"search_requests_floor", floor_requests},
-         {"long_run_requests", n},
-         {"long_run_rule", "a plain run of long_run_requests at the rate meets the SLO when every request completes and "
+  out = check_header(c, n);
+  out.update(json{{"long_run_rule", "a plain run of long_run_requests at the rate meets the SLO when every request completes and "
                            "every condition of the SLO over all its requests reaches its share (metrics.goodput.conditions: "
                            "the joint share within the bounds that name no percentile reaches slo.attainment; each bound "
                            "with a percentile holds for that share of requests, of gaps for ITL)"},
@@ -291,7 +295,7 @@ bool check_long_runs(const Searched& c, int64_t jobs, LongRunCache& cache, json&
          {"answer_error_vs_brute_force", brute_ok ? json(error) : json(nullptr)},
          {"runs", grid},
          {"checks", {{"holds_at_answer", holds}, {"fails_10pct_above", fails_above}, {"within_5pct_of_brute_force", within}}},
-         {"passed", holds && fails_above && within}};
+         {"passed", holds && fails_above && within}});
   return holds && fails_above && within;
 }
 
@@ -312,20 +316,12 @@ bool check_hold(const Searched& c, int64_t jobs, double scale, LongRunCache& cac
     done.push_back(r);
   }
   const bool holds = got[0].meets, fails_above = !got[1].meets;
-  out = {{"id", c.scenario.value("id", std::string())},
-         {"answer_qps", c.answer},
-         {"answer_upper_qps", c.q["upper_qps"]},
-         {"service_rate_qps", c.service},
-         {"slo", c.q["slo"]},
-         {"search_added_with_defaults", c.added_search},
-         {"search_requests_simulated", c.q["requests_simulated"]},
-         {"search_requests_floor", c.floor_requests},
-         {"long_run_requests", n},
-         {"at_answer", run_json(got[0])},
-         {"above_10pct", run_json(got[1])},
-         {"brute_force_qps", nullptr},
-         {"checks", {{"holds_at_answer", holds}, {"fails_10pct_above", fails_above}}},
-         {"passed", holds && fails_above}};
+  out = check_header(c, n);
+  out.update(json{{"at_answer", run_json(got[0])},
+                  {"above_10pct", run_json(got[1])},
+                  {"brute_force_qps", nullptr},
+                  {"checks", {{"holds_at_answer", holds}, {"fails_10pct_above", fails_above}}},
+                  {"passed", holds && fails_above}});
   return holds && fails_above;
 }
 
