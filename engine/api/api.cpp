@@ -10,6 +10,7 @@
 #include "api/inspect_model.hpp"
 #include "api/make_job.hpp"
 #include "api/run_estimate.hpp"
+#include "api/run_job.hpp"
 #include "core/error.hpp"
 #include "core/error_boundary.hpp"
 #include "core/json_text.hpp"
@@ -66,21 +67,11 @@ std::string guarded(const char* entry, const std::function<json()>& body) noexce
   }
 }
 
-constexpr int64_t kRunAllUnits = int64_t{1} << 62;
-
 std::string run_to_end(const std::string& scenario_json, IntervalMode mode,
                        int64_t default_units = RunLimits::kDefaultMaxWorkUnits,
                        int64_t ceiling = RunLimits::kApiCeiling) {
-  return guarded("run_scenario", [&] {
-    json doc = parse_json_text(scenario_json);
-    const RunLimits limits = take_run_limits(doc, default_units, ceiling);
-    Scenario s = read_scenario(doc);
-    check_run_estimate(s, estimate_run(s, mode), limits);  // refused in milliseconds, before any allocation
-    auto job = std::make_unique<BudgetedJob>(make_job(s, mode), limits.max_work_units);
-    while (!job->step(kRunAllUnits)) {
-    }
-    return job->result();
-  });
+  return guarded("run_scenario",
+                 [&] { return run_job_to_end(parse_json_text(scenario_json), mode, default_units, ceiling)->result(); });
 }
 
 }  // namespace

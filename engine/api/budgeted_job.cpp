@@ -44,6 +44,11 @@ KeyMetrics BudgetedJob::key_metrics() const {
   return inner_->key_metrics();
 }
 
+KeyMetric BudgetedJob::figure(const std::string& id) const {
+  if (stopped_) fail_over_budget();
+  return inner_->figure(id);
+}
+
 std::vector<KeyMetrics> BudgetedJob::variant_key_metrics() const {
   if (stopped_) fail_over_budget();
   return inner_->variant_key_metrics();

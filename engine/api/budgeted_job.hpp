@@ -30,6 +30,7 @@ class BudgetedJob : public Job {
   int64_t units_done() const override { return inner_->units_done(); }
   KeyMetrics key_metrics() const override;  // throws limit_exceeded, like result()
   std::vector<KeyMetrics> variant_key_metrics() const override;
+  KeyMetric figure(const std::string& id) const override;  // throws limit_exceeded, like result()
 
  private:
   [[noreturn]] void fail_over_budget() const;  // the located limit_exceeded error

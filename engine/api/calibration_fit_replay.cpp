@@ -2,10 +2,16 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <optional>
 
-#include "api/api.hpp"
+#include "api/budgeted_job.hpp"
 #include "api/calibration_apply.hpp"
+#include "api/run_estimate.hpp"
+#include "api/run_job.hpp"
 #include "core/error.hpp"
+#include "core/error_boundary.hpp"
+#include "scenario/scenario.hpp"
 
 namespace sightline::api {
 
@@ -14,10 +20,10 @@ namespace {
 // Where in the user's documents a replay error belongs: a workload path of
 // the replayed scenario came from the benchmark file (its key), anything else
 // from the base scenario the user wrote.
-[[noreturn]] void relocate_replay_error(const FitBase& base, const BenchRun& run, const json& e) {
-  const std::string path = e.value("path", "");
-  const std::string msg = e.value("message", "");
-  const std::string code = e.value("code", error_code::kInternal);
+[[noreturn]] void relocate_replay_error(const FitBase& base, const BenchRun& run, const CaughtError& e) {
+  const std::string& path = e.path;
+  const std::string& msg = e.message;
+  const std::string& code = e.code;
   auto under = [&](const char* prefix) { return path.rfind(prefix, 0) == 0; };
   std::string source;
   if (under("/serving/workload/prompt_tokens")) source = run.prompt_source;
@@ -30,6 +36,13 @@ namespace {
          run.file + run.where + ": replaying this run on " + base.name + " failed at the value read from " + source + ": " +
              msg);
   fail(code.c_str(), path, base.name + ": replaying " + run.file + run.where + " on this base scenario failed: " + msg);
+}
+
+// Runs `body` (a replay of `run` on the base scenario); what it throws is
+// relocated into the user's documents.
+void relocated(const FitBase& base, const BenchRun& run, const std::function<void()>& body) {
+  if (const std::optional<CaughtError> e = catch_all(body, "api::run_scenario"))
+    relocate_replay_error(base, run, *e);
 }
 
 }  // namespace
@@ -93,39 +106,48 @@ json scenario_for_bench_run(const json& base, const BenchRun& run, const json& c
 }
 
 Replay replay_run(const FitBase& base, const BenchRun& run, const json& calibration) {
-  const json scenario = scenario_for_bench_run(base.doc, run, calibration);
-  const json env = parse_json_text(run_scenario_central_only(safe_dump(scenario)));
-  if (!env.value("ok", false)) relocate_replay_error(base, run, env["error"]);
-  const json& m = env["result"]["metrics"];
+  std::unique_ptr<Job> job;
+  relocated(base, run, [&] {
+    job = run_job_to_end(scenario_for_bench_run(base.doc, run, calibration), IntervalMode::CentralOnly);
+    (void)job->figure("requests_completed");  // over its budget: the located limit_exceeded, relocated
+  });
+  // The run's typed figures by catalogue id (Missing: the run has none).
+  auto figure = [&](const char* id) -> std::optional<double> {
+    const KeyMetric k = job->figure(id);
+    return k.numeric() ? std::optional<double>(k.value) : std::nullopt;
+  };
   Replay p;
-  p.completed = m["requests"].value("completed", int64_t{0});
-  auto read = [&](const json& metric, const char* mean_key, const char* p50_key) {
-    const double n = metric.value("count", 0.0);
-    if (metric["mean"].is_number()) {
-      const double mean = metric["mean"].get<double>();
-      p.value[mean_key] = mean;
-      if (mean > 0 && n > 0) p.rel_se[mean_key] = metric.value("stddev", 0.0) / mean / std::sqrt(n);
-    }
+  p.completed = static_cast<int64_t>(figure("requests_completed").value_or(0));
+  // A distribution's mean (and median) with its relative standard error.
+  auto read = [&](const char* dist, const char* mean_key, const char* p50_key) {
+    const std::string d = dist;
+    const double n = figure((d + "_count").c_str()).value_or(0);
+    const double stddev = figure((d + "_stddev_ms").c_str()).value_or(0);
+    const std::optional<double> mean = figure((d + "_mean_ms").c_str());
+    if (!mean) return;
+    p.value[mean_key] = *mean;
+    if (*mean > 0 && n > 0) p.rel_se[mean_key] = stddev / *mean / std::sqrt(n);
     // A median's standard error is about 1.25 times the mean's.
-    if (p50_key && metric["p50"].is_number()) {
-      const double mean = metric["mean"].get<double>();
-      p.value[p50_key] = metric["p50"].get<double>();
-      if (mean > 0 && n > 0) p.rel_se[p50_key] = 1.25 * metric.value("stddev", 0.0) / mean / std::sqrt(n);
+    if (const std::optional<double> p50 = p50_key ? figure((d + "_p50_ms").c_str()) : std::nullopt) {
+      p.value[p50_key] = *p50;
+      if (*mean > 0 && n > 0) p.rel_se[p50_key] = 1.25 * stddev / *mean / std::sqrt(n);
     }
   };
-  read(m["ttft_ms"], "ttft_mean", "ttft_p50");
-  read(m["tpot_ms"], "tpot_mean", nullptr);
-  read(m["itl_ms"], "itl_mean", "itl_p50");
-  if (m["throughput"]["output_tokens_per_s"].is_number())
-    p.value["output_tokens_per_s"] = m["throughput"]["output_tokens_per_s"].get<double>();
+  read("ttft", "ttft_mean", "ttft_p50");
+  read("tpot", "tpot_mean", nullptr);
+  read("itl", "itl_mean", "itl_p50");
+  if (const std::optional<double> tput = figure("output_tokens_per_s")) p.value["output_tokens_per_s"] = *tput;
   return p;
 }
 
 int64_t replay_work_units(const FitBase& base, const BenchRun& run) {
-  const json scenario = scenario_for_bench_run(base.doc, run, nullptr);
-  const json env = parse_json_text(estimate_work(safe_dump(scenario), true));
-  if (!env.value("ok", false)) relocate_replay_error(base, run, env["error"]);
-  return env["result"]["units"].value("high", int64_t{0});
+  int64_t units = 0;
+  relocated(base, run, [&] {
+    json doc = scenario_for_bench_run(base.doc, run, nullptr);
+    const RunLimits limits = take_run_limits(doc);
+    units = static_cast<int64_t>(estimate_work(read_scenario(doc), IntervalMode::CentralOnly, limits).units_high);
+  });
+  return units;
 }
 
 std::vector<std::string> size_replays(const FitBase& base, std::vector<BenchRun>& runs, int64_t units_per_evaluation) {

@@ -45,14 +45,17 @@ class RequestLatencyJob : public Job {
     if (!warnings_.empty()) append_warnings(r, warnings_);
     return r;
   }
-  KeyMetrics key_metrics() const override {
-    KeyMetrics km = inner_->key_metrics();
+  KeyMetrics key_metrics() const override { return shifted(inner_->key_metrics()); }
+  KeyMetrics headline_figures() const override { return shifted(inner_->headline_figures()); }
+  KeyMetric figure(const std::string& id) const override { return shifted(KeyMetrics{inner_->figure(id)}).front(); }
+
+ private:
+  // Figures by catalogue id, the TTFT and E2E statistics among them shifted by the client latency.
+  KeyMetrics shifted(KeyMetrics km) const {
     for (KeyMetric& k : km)
       if (k.numeric() && ms_ > 0) k.value += key_metric_shift(k.id, ms_);
     return km;
   }
-
- private:
   std::unique_ptr<Job> inner_;
   double ms_;
   std::vector<std::string> warnings_;

@@ -100,6 +100,7 @@ void IntervalJob::finish_run(size_t i) {
   r.units = r.job->units_done();
   r.key_metrics = r.job->key_metrics();
   r.figures = r.job->interval_figures();
+  r.headline = r.job->headline_figures();
   r.variants = r.job->variant_key_metrics();
   r.overloaded = r.job->overloaded();
   r.job.reset();
@@ -195,6 +196,12 @@ KeyMetrics IntervalJob::interval_figures() const {
   return f;
 }
 
+KeyMetrics IntervalJob::headline_figures() const {
+  KeyMetrics f = runs_[0].job->headline_figures();
+  attach(f, &Run::headline);
+  return f;
+}
+
 // Only the central run writes JSON; the bound runs give their typed figures.
 json IntervalJob::result() const {
   json r = runs_[0].job->result();
@@ -210,6 +217,9 @@ json IntervalJob::result() const {
     attach_intervals(variants[i], low().variants[i], high().variants[i]);
     r["compare"][i]["key_metrics"] = key_metrics_to_json(variants[i]);
   }
+  // The other headline cards: their intervals by catalogue id.
+  for (const KeyMetric& k : headline_figures())
+    if (k.has_interval) r["intervals_80"][k.id] = json::array({k.low, k.high});
   // The headline's and the max-QPS answer's figures: low/high beside each, and
   // the tier their interval comes from.
   for (const KeyMetric& k : interval_figures()) {

@@ -46,6 +46,8 @@ class IntervalJob : public Job {
   int64_t units_done() const override;
   KeyMetrics key_metrics() const override;  // the central run's, with low/high from the bound runs
   KeyMetrics interval_figures() const override;
+  KeyMetrics headline_figures() const override;
+  KeyMetric figure(const std::string& id) const override { return runs_.front().job->figure(id); }  // central
   bool overloaded() const override { return runs_.front().job->overloaded(); }
 
  private:
@@ -58,7 +60,7 @@ class IntervalJob : public Job {
     int64_t units = 0;
     double weight = 1;  // its share of the work, for progress()
     bool overloaded = false;
-    KeyMetrics key_metrics, figures;
+    KeyMetrics key_metrics, figures, headline;
     std::vector<KeyMetrics> variants;
   };
   void finish_run(size_t i);

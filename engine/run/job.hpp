@@ -29,6 +29,19 @@ class Job {
   // JSON pointer of the figure in result(); the interval runs write
   // `<name>_low` / `<name>_high` beside it.
   virtual KeyMetrics interval_figures() const { return {}; }
+  // The result's headline cards that are neither key metrics nor interval
+  // figures, by catalogue id: the interval runs give each its interval in
+  // the result's `intervals_80` ({id: [low, high]}), so that every card the
+  // page shows can carry one.
+  virtual KeyMetrics headline_figures() const { return {}; }
+  // One figure of the finished result by its catalogue id, from the typed
+  // result (never read back out of result()'s JSON): Missing where the run
+  // has no such figure or its kind gives none by id (a serving simulation does).
+  virtual KeyMetric figure(const std::string& id) const {
+    KeyMetric k;
+    k.id = id;
+    return k;
+  }
   // True when the run's arrivals outrun its service rate (its latencies grow
   // with its length), so a shorter run says little about a longer one.
   virtual bool overloaded() const { return false; }

@@ -16,15 +16,11 @@ KeyMetric KeyMetric::number(std::string id, std::string label, std::string unit,
   return k;
 }
 
-namespace {
-
 const KeyMetric* find_by_id(const KeyMetrics& list, const std::string& id) {
   for (const KeyMetric& k : list)
     if (k.id == id) return &k;
   return nullptr;
 }
-
-}  // namespace
 
 IntervalSpan interval_span(double central, const double* at_low_bound, const double* at_high_bound) {
   IntervalSpan s{central, central, false};
@@ -48,6 +44,11 @@ void set_interval(KeyMetric& k, const IntervalSpan& s) {
   k.has_interval = s.has_interval;
   k.low = s.low;
   k.high = s.high;
+  // A share cannot leave [0, 1], whatever the paired runs' ratio scaling says.
+  if (k.unit == "fraction") {
+    k.low = std::clamp(k.low, 0.0, 1.0);
+    k.high = std::clamp(k.high, 0.0, 1.0);
+  }
 }
 
 }  // namespace

@@ -46,6 +46,8 @@ IntervalSpan interval_span(double central, const double* at_low_bound, const dou
 
 // The value of metric `id` in `run`, or null when the run lacks a number for it.
 const double* numeric_value(const KeyMetrics& run, const std::string& id);
+// The metric `id` of `list`, or null.
+const KeyMetric* find_by_id(const KeyMetrics& list, const std::string& id);
 
 // Sets low/high on every numeric metric of `central` from the same id in the
 // runs at the low and high cost bounds, by interval_span.

@@ -60,14 +60,33 @@ const std::vector<MetricInfo>& metric_catalogue() {
       {kServing, "tpot_p99_ms", "P99 TPOT", "ms", "/metrics/tpot_ms/p99", "", ""},
       {kServing, "tpot_mean_ms", "mean TPOT", "ms", "/metrics/tpot_ms/mean", "", ""},
       {kServing, "itl_p99_ms", "P99 inter-token latency", "ms", "/metrics/itl_ms/p99", "", ""},
+      {kServing, "itl_mean_ms", "mean inter-token latency", "ms", "/metrics/itl_ms/mean", "", ""},
+      {kServing, "itl_p50_ms", "P50 inter-token latency", "ms", "/metrics/itl_ms/p50", "", ""},
+      {kServing, "itl_stddev_ms", "inter-token latency standard deviation", "ms", "/metrics/itl_ms/stddev", "", ""},
+      {kServing, "tpot_stddev_ms", "TPOT standard deviation", "ms", "/metrics/tpot_ms/stddev", "", ""},
+      // The distributions' sample counts: what a statistic's standard error divides by.
+      {kServing, "ttft_count", "requests with a first token", "count", "/metrics/ttft_ms/count", "", ""},
+      {kServing, "tpot_count", "requests with a TPOT (two or more output tokens)", "count", "/metrics/tpot_ms/count", "", ""},
+      {kServing, "itl_count", "inter-token gaps", "count", "/metrics/itl_ms/count", "", ""},
       {kServing, "itl_max_ms", "max inter-token latency", "ms", "/metrics/itl_ms/max", "", ""},
       {kServing, "decode_tokens_per_s", "decode speed per request (1/mean TPOT)", "tokens/s", "/metrics/decode_tokens_per_s_per_request", "", ""},
       {kServing, "output_tokens_per_s", "throughput (output tokens)", "tokens/s", "/metrics/throughput/output_tokens_per_s", "", ""},
       {kServing, "total_tokens_per_s", "throughput (prompt + output tokens)", "tokens/s", "/metrics/throughput/total_tokens_per_s", "", ""},
       {kServing, "requests_per_s", "throughput", "req/s", "/metrics/throughput/requests_per_s", "", ""},
       {kServing, "output_tokens_per_s_per_gpu", "throughput per GPU (output tokens)", "tokens/s", "/metrics/throughput/output_tokens_per_s_per_gpu", "", ""},
-      {kServing, "goodput_requests_per_s", "goodput under the SLO", "req/s", "/metrics/goodput/requests_per_s", "", ""},
-      {kServing, "slo_attainment", "share of requests within the SLO", "fraction", "/metrics/goodput/slo_attainment", "", ""},
+      {kServing, "goodput_requests_per_s", "goodput under the SLO (whole run)", "req/s", "/metrics/goodput/requests_per_s", "",
+       "completions within every SLO bound per second of the whole run, warm-up and drain included"},
+      {kServing, "slo_attainment", "share of requests within the SLO (whole run)", "fraction", "/metrics/goodput/slo_attainment", "",
+       "over the whole run, warm-up and drain included"},
+      // The steady window's figures: what the verdict judges. They stand in for
+      // the whole run's goodput and attainment among the headline cards when
+      // the run's verdict was judged (headline_metrics), so the cards and the
+      // verdict line read the same numbers.
+      {kServing, "steady_goodput_requests_per_s", "goodput under the SLO (steady window)", "req/s", "/headline/goodput_qps", "",
+       "completions within every SLO bound per second over the steady arrival window (warm-up and drain left out), the window the verdict judges"},
+      {kServing, "steady_slo_attainment", "share of requests within the SLO (steady window)", "fraction",
+       "/headline/slo_attainment", "",
+       "share of the steady arrival window's requests within every SLO bound (warm-up and drain left out), the window the verdict judges"},
       {kServing, "max_qps", "max sustainable QPS under the SLO", "req/s", "/max_qps/qps", "", ""},
       {kServing, "queue_depth_max", "max queue depth (waiting requests)", "requests", "/metrics/concurrency/waiting_max", "", ""},
       {kServing, "queue_depth_mean", "mean queue depth (waiting requests)", "requests", "/metrics/concurrency/waiting_mean", "", ""},
@@ -285,6 +304,9 @@ std::vector<std::string> headline_metrics(MetricKind kind, const std::function<b
   struct Card {
     const char* id;
     bool optional;  // shown only where the run has the figure (has_optional)
+    // The steady window's counterpart, shown instead where the run has it
+    // (has_optional): the figure the verdict judges.
+    const char* steady_id = nullptr;
   };
   static const std::vector<Card> latency = {
       {"ttft_ms", false}, {"tpot_ms", false}, {"e2e_ms", false}, {"output_tokens_per_s", false}};
@@ -292,7 +314,8 @@ std::vector<std::string> headline_metrics(MetricKind kind, const std::function<b
       {"ttft_p50_ms", false},         {"ttft_p99_ms", false},
       {"tpot_p50_ms", false},         {"e2e_p99_s", false},
       {"output_tokens_per_s", false}, {"output_tokens_per_s_per_gpu", false},
-      {"goodput_requests_per_s", false}, {"slo_attainment", false},
+      {"goodput_requests_per_s", false, "steady_goodput_requests_per_s"},
+      {"slo_attainment", false, "steady_slo_attainment"},
       {"max_qps", true}};
   static const std::vector<Card> training = {{"step_time_ms", false},
                                              {"tokens_per_s_per_gpu", false},
@@ -310,7 +333,8 @@ std::vector<std::string> headline_metrics(MetricKind kind, const std::function<b
   }
   std::vector<std::string> ids;
   for (const Card& c : *cards)
-    if (!c.optional || has_optional(c.id)) ids.emplace_back(c.id);
+    if (c.steady_id && has_optional(c.steady_id)) ids.emplace_back(c.steady_id);
+    else if (!c.optional || has_optional(c.id)) ids.emplace_back(c.id);
   return ids;
 }
 

@@ -116,18 +116,34 @@ std::string service_rate_phrase(double capacity_qps) {
 
 }  // namespace
 
-bool goodput_sampling_interval(const ServingHeadline& h, double& low_qps, double& high_qps) {
-  if (!h.judged || !h.has_slo || h.window_requests <= 0 || !(h.throughput_qps > 0)) return false;
-  const double n = static_cast<double>(h.window_requests);
-  const double p = std::clamp(h.goodput_qps / h.throughput_qps, 0.0, 1.0);
+namespace {
+
+// The two-sided 80% Wilson score interval of a share p observed on n requests.
+void wilson_80(double p, double n, double& low, double& high) {
   const double z = 1.2815515655446004;  // two-sided 80%
   const double centre = (p + z * z / (2 * n)) / (1 + z * z / n);
   const double half = z / (1 + z * z / n) * std::sqrt(p * (1 - p) / n + z * z / (4 * n * n));
-  low_qps = h.throughput_qps * std::max(0.0, centre - half);
-  high_qps = h.throughput_qps * std::min(1.0, centre + half);
-  low_qps = std::min(low_qps, h.goodput_qps);
-  high_qps = std::max(high_qps, h.goodput_qps);
+  low = std::max(0.0, centre - half);
+  high = std::min(1.0, centre + half);
+}
+
+}  // namespace
+
+bool goodput_sampling_interval(const ServingHeadline& h, double& low_qps, double& high_qps) {
+  if (!h.judged || !h.has_slo || h.window_requests <= 0 || !(h.throughput_qps > 0)) return false;
+  const double p = std::clamp(h.goodput_qps / h.throughput_qps, 0.0, 1.0);
+  wilson_80(p, static_cast<double>(h.window_requests), low_qps, high_qps);
+  low_qps = std::min(h.throughput_qps * low_qps, h.goodput_qps);
+  high_qps = std::max(h.throughput_qps * high_qps, h.goodput_qps);
   return high_qps > low_qps;
+}
+
+bool attainment_sampling_interval(const ServingHeadline& h, double& low, double& high) {
+  if (!h.judged || !h.has_slo || h.window_requests <= 0) return false;
+  wilson_80(h.slo_attainment, static_cast<double>(h.window_requests), low, high);
+  low = std::min(low, h.slo_attainment);
+  high = std::max(high, h.slo_attainment);
+  return high > low;
 }
 
 bool throughput_sampling_interval(const ServingHeadline& h, double& low_qps, double& high_qps) {
@@ -200,6 +216,11 @@ ServingHeadline serving_headline(const std::vector<RequestOutcome>& outcomes, co
       ++done;
       if (slo.enabled && meets_slo(r, slo)) ++good;
     }
+  if (slo.enabled) {
+    int64_t within = 0;
+    for (int64_t i = lo; i < hi; ++i) within += meets_slo(q[static_cast<size_t>(i)], slo) ? 1 : 0;
+    h.slo_attainment = static_cast<double>(within) / static_cast<double>(hi - lo);
+  }
   h.window_completions = done;
   h.window_span_s = span_s;
   h.throughput_qps = static_cast<double>(done) / span_s;
@@ -265,13 +286,15 @@ json ServingHeadline::to_json() const {
   j["arrival_rate_qps"] = arrival_rate_qps;
   j["throughput_qps"] = judged ? json(throughput_qps) : json(nullptr);
   j["goodput_qps"] = judged && has_slo ? json(goodput_qps) : json(nullptr);
+  j["slo_attainment"] = judged && has_slo ? json(slo_attainment) : json(nullptr);
   j["verdict"] = has_slo ? json(verdict) : json(nullptr);
   j["line"] = line;
   j["overloaded"] = overloaded;
   j["estimated_capacity_qps"] = overloaded && capacity_qps > 0 ? json(capacity_qps) : json(nullptr);
   j["meaning"] = "over the steady arrival window (after the warm-up, before the drain where arrivals have stopped): "
                  "throughput and goodput are completions (within every SLO bound, for goodput) inside the window's "
-                 "span of arrival times per second of it";
+                 "span of arrival times per second of it; slo_attainment is the share of the window's requests within "
+                 "every SLO bound";
   return j;
 }
 

@@ -28,6 +28,10 @@ struct ServingHeadline {
   int throughput_batches = 0;
   double throughput_batch_se_qps = 0;
   double goodput_qps = 0;        // of them, those within every bound of the SLO
+  // Of the window's requests, the share within every bound of the SLO: the
+  // attainment the verdict judges (the whole run's, in metrics.goodput, also
+  // counts the warm-up and the drain).
+  double slo_attainment = 0;
   bool has_slo = false;
   std::string verdict;           // meets | fails | undecided (with an SLO)
   std::string line;              // the verdict line
@@ -42,6 +46,11 @@ struct ServingHeadline {
 // for a goodput the cost bounds leave where it is (every request within the
 // SLO at every bound, as I5.1 at 1 req/s); false without a judged SLO window.
 bool goodput_sampling_interval(const ServingHeadline& h, double& low_qps, double& high_qps);
+
+// The 80% sampling interval of the window's SLO attainment: the Wilson
+// interval of its share over the window's requests (as the goodput's);
+// false without a judged SLO window.
+bool attainment_sampling_interval(const ServingHeadline& h, double& low, double& high);
 
 // The 80% sampling interval of the throughput: the Poisson score interval of
 // the window's completion count over its span (the completions of a stable

@@ -291,6 +291,7 @@ ServingFigures ServingJob::figures() const {
   f.quantization = quantization_ ? &*quantization_ : nullptr;
   if (s_.serving->simulation->search.enabled && search_) f.max_qps = search_->qps();
   f.compare = compare_ ? &*compare_ : nullptr;
+  f.headline = headline_ ? &*headline_ : nullptr;
   return f;
 }
 
@@ -343,8 +344,12 @@ json ServingJob::build_result() const {
   r["key_metrics"] = key_metrics_to_json(key_metrics_);
   // The headline cards; max_qps among them where the capacity search ran.
   const bool searched = spec.search.enabled && search_;
-  r["headline_metrics"] =
-      headline_metrics_json(MetricKind::kServing, [&](const std::string& id) { return id == "max_qps" && searched; });
+  headline_ids_ = headline_metrics(MetricKind::kServing, [&](const std::string& id) {
+    if (id == "max_qps") return searched;
+    return find_metric(MetricKind::kServing, id) &&
+           serving_key_metric(id, figures()).kind != KeyMetric::Kind::Missing;  // a steady-window figure
+  });
+  r["headline_metrics"] = headline_ids_;
   if (!details_.time_series.is_null()) r["time_series"] = details_.time_series;
   if (!details_.requests.is_null()) r["requests"] = details_.requests;
   if (!details_.trace.is_null()) r["trace"] = details_.trace;
@@ -369,11 +374,27 @@ KeyMetrics ServingJob::interval_figures() const {
       KeyMetric g = KeyMetric::number("/headline/goodput_qps", "steady-window goodput", "req/s", headline_->goodput_qps);
       g.has_interval = goodput_sampling_interval(*headline_, g.low, g.high);
       f.push_back(g);
+      KeyMetric a = KeyMetric::number("/headline/slo_attainment", "steady-window SLO attainment", "fraction",
+                                      headline_->slo_attainment);
+      a.has_interval = attainment_sampling_interval(*headline_, a.low, a.high);
+      f.push_back(a);
     }
   }
   if (search_ && search_->qps() > 0)
     f.push_back(KeyMetric::number("/max_qps/qps", "max sustainable QPS under the SLO", "req/s", search_->qps()));
   return f;
+}
+
+KeyMetrics ServingJob::headline_figures() const {
+  if (result_.is_null()) result_ = build_result();
+  const KeyMetrics with_interval = interval_figures();  // by JSON pointer
+  KeyMetrics out;
+  for (const std::string& id : headline_ids_) {
+    const MetricInfo* info = find_metric(MetricKind::kServing, id);
+    if (!info || find_by_id(key_metrics_, id) || find_by_id(with_interval, info->pointer)) continue;
+    out.push_back(serving_key_metric(id, figures()));
+  }
+  return out;
 }
 
 bool ServingJob::overloaded() const {

@@ -38,6 +38,8 @@ class ServingJob : public Job {
   // serving.max_qps_search; null without it.
   const CapacitySearch* capacity_search() const { return search_.get(); }
   KeyMetrics interval_figures() const override;
+  KeyMetrics headline_figures() const override;
+  KeyMetric figure(const std::string& id) const override { return key_metric(id); }
   bool overloaded() const override;
 
  private:
@@ -67,6 +69,7 @@ class ServingJob : public Job {
   // The result is written once, when first asked for (the run is finished by then).
   mutable json result_;
   mutable KeyMetrics key_metrics_;
+  mutable std::vector<std::string> headline_ids_;  // the result's headline cards
   // The typed figures the result is written from (and the key metrics read).
   mutable SimDetails details_;
   mutable ServingMetrics metrics_;

@@ -3,6 +3,7 @@
 #include <functional>
 
 #include "scenario/metric_catalogue.hpp"
+#include "serve/headline.hpp"
 
 namespace sightline::serve {
 
@@ -83,6 +84,12 @@ FigureGetter capacity(ServingFigure (*get)(const ServingCapacity&)) {
 FigureGetter quantization(ServingFigure (*get)(const QuantizationFigures&)) {
   return [=](const ServingFigures& f) { return f.quantization ? get(*f.quantization) : ServingFigure{}; };
 }
+// A figure of the steady window the verdict judges: missing without a judged window under an SLO.
+FigureGetter steady(double (*get)(const ServingHeadline&)) {
+  return [=](const ServingFigures& f) {
+    return f.headline && f.headline->judged && f.headline->has_slo ? number(get(*f.headline)) : ServingFigure{};
+  };
+}
 // compare.ratio / compare.speedup by name: missing without one baseline, without the pair, or over a zero.
 FigureGetter compared(std::map<std::string, std::optional<double>> CompareFigures::*which, std::string name) {
   return [=](const ServingFigures& f) {
@@ -116,6 +123,13 @@ std::vector<FigureRow> latency_getters() {
       {"tpot_mean_ms", dist(&M::tpot_ms, &S::mean), "tpot_mean_ms", "tpot_mean"},
       {"itl_p99_ms", dist(&M::itl_ms, &S::p99), "itl_p99_ms"},
       {"itl_max_ms", dist(&M::itl_ms, &S::max)},
+      {"itl_mean_ms", dist(&M::itl_ms, &S::mean)},
+      {"itl_p50_ms", dist(&M::itl_ms, &S::p50)},
+      {"itl_stddev_ms", dist(&M::itl_ms, &S::stddev)},
+      {"tpot_stddev_ms", dist(&M::tpot_ms, &S::stddev)},
+      {"ttft_count", count([](const M& m) { return m.ttft_ms.count; })},
+      {"tpot_count", count([](const M& m) { return m.tpot_ms.count; })},
+      {"itl_count", count([](const M& m) { return m.itl_ms.count; })},
       {"decode_tokens_per_s",
        [](const ServingFigures& f) { return figure_or_missing(f.metrics->decode_tokens_per_s_per_request); }},
       {"output_tokens_per_s", real([](const M& m) { return m.throughput.output_tokens_per_s; }), "output_tokens_per_s"},
@@ -124,6 +138,8 @@ std::vector<FigureRow> latency_getters() {
       {"output_tokens_per_s_per_gpu", real([](const M& m) { return m.throughput.output_tokens_per_s_per_gpu; }), "output_tokens_per_s_per_gpu"},
       {"goodput_requests_per_s", in_block<M::Goodput>(&M::goodput, [](const M::Goodput& b) { return number(b.requests_per_s); }), "goodput_requests_per_s"},
       {"slo_attainment", in_block<M::Goodput>(&M::goodput, [](const M::Goodput& b) { return number(b.slo_attainment); })},
+      {"steady_goodput_requests_per_s", steady([](const ServingHeadline& h) { return h.goodput_qps; })},
+      {"steady_slo_attainment", steady([](const ServingHeadline& h) { return h.slo_attainment; })},
       {"max_qps", [](const ServingFigures& f) { return figure_or_missing(f.max_qps); }},
       {"queue_depth_max", count([](const M& m) { return m.concurrency.waiting_max; })},
       {"queue_depth_mean", real([](const M& m) { return m.concurrency.waiting_mean; })},

@@ -33,6 +33,8 @@ struct CompareFigures {
   std::map<std::string, std::optional<double>> ratio, speedup;
 };
 
+struct ServingHeadline;  // serve/headline.hpp
+
 // What a serving result's key metrics are read from; null / none where the
 // result has no such part.
 struct ServingFigures {
@@ -41,6 +43,7 @@ struct ServingFigures {
   const QuantizationFigures* quantization = nullptr;  // quantized weights only
   std::optional<double> max_qps;                     // serving.max_qps_search only
   const CompareFigures* compare = nullptr;           // one baseline only (not an array of them)
+  const ServingHeadline* headline = nullptr;         // a run with arrivals over time (not an offline batch)
 };
 
 // Serving metric `id` of the catalogue, with its label and unit; Missing (with

@@ -134,6 +134,14 @@ json TrainingJob::result() const { return to_json(typed_result()); }
 // The key metrics alone, for the interval's bound runs: no JSON is written.
 KeyMetrics TrainingJob::key_metrics() const { return typed_result().key_metrics; }
 
+KeyMetrics TrainingJob::headline_figures() const {
+  const TrainingResult r = typed_result();
+  std::vector<std::string> ids;
+  for (const std::string& id : training_headline_ids(r))
+    if (!find_by_id(r.key_metrics, id)) ids.push_back(id);
+  return training_key_metrics(ids, r.base, &r);
+}
+
 std::vector<KeyMetrics> TrainingJob::variant_key_metrics() const {
   const TrainingResult r = typed_result();
   std::vector<KeyMetrics> out;

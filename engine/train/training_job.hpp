@@ -18,6 +18,7 @@ class TrainingJob : public Job {
   int64_t units_done() const override { return done_units_; }
   KeyMetrics key_metrics() const override;
   std::vector<KeyMetrics> variant_key_metrics() const override;
+  KeyMetrics headline_figures() const override;
 
  private:
   TrainingResult typed_result() const;  // valid once step() returned true

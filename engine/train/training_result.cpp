@@ -448,11 +448,14 @@ json to_json(const TrainingResult& t) {
   }
   append_warnings(r, t.warnings);
   r["key_metrics"] = key_metrics_to_json(t.key_metrics);
-  // The headline cards; the time to train among them where the scenario gives tokens to train.
-  const bool has_run = t.base.training_run.has_value();
-  r["headline_metrics"] = headline_metrics_json(
-      MetricKind::kTraining, [&](const std::string& id) { return id == "time_to_train_days" && has_run; });
+  r["headline_metrics"] = training_headline_ids(t);
   return r;
+}
+
+std::vector<std::string> training_headline_ids(const TrainingResult& t) {
+  const bool has_run = t.base.training_run.has_value();
+  return headline_metrics(MetricKind::kTraining,
+                          [&](const std::string& id) { return id == "time_to_train_days" && has_run; });
 }
 
 }  // namespace sightline

@@ -173,6 +173,10 @@ KeyMetrics training_key_metrics(const std::vector<std::string>& ids, const Train
 // compare/scaling, which a variant lacks, left out).
 KeyMetrics variant_key_metrics(const TrainingResult& whole, const TrainCompareVariant& variant);
 
+// The result's headline cards (catalogue ids, in order): the time to train
+// among them where the scenario gives tokens to train.
+std::vector<std::string> training_headline_ids(const TrainingResult& t);
+
 // Whether training metric `id` reads a field of the typed result (every training id of the catalogue must).
 bool training_metric_has_field(const std::string& id);
 

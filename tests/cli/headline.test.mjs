@@ -73,4 +73,70 @@ test('an offline batch (all at once) has no steady window and no headline', () =
   s.serving.workload.arrival = { process: 'all_at_once' };
   const r = run(s);
   assert.equal(r.headline, undefined);
+  // Its headline cards are the whole run's: it has no verdict to agree with.
+  assert.ok(r.headline_metrics.includes('goodput_requests_per_s') && r.headline_metrics.includes('slo_attainment'));
+  assert.ok(!r.headline_metrics.some((id) => id.startsWith('steady_')));
+});
+
+// Issue 39: the verdict line and the cards read the same numbers. I2.2 as
+// shipped (10 req/s, just past this deployment's service rate) fails over its
+// steady window while its whole run, which counts the quiet warm-up, reads
+// within the SLO: the goodput and attainment cards must be the window's.
+test('the headline cards read the verdict\'s steady window: I2.2 as shipped', () => {
+  const r = run(JSON.parse(fs.readFileSync(path.join(repoRoot, 'presets/scenarios/I2.2.json'), 'utf8')));
+  const h = r.headline;
+  assert.equal(h.verdict, 'fails');
+  const cards = r.headline_metrics;
+  assert.ok(cards.includes('steady_goodput_requests_per_s') && cards.includes('steady_slo_attainment'), JSON.stringify(cards));
+  assert.ok(!cards.includes('goodput_requests_per_s') && !cards.includes('slo_attainment'), JSON.stringify(cards));
+  // The share the verdict line quotes is the attainment card's.
+  const quoted = Number(h.line.match(/: ([\d.]+)% of requests within/)[1]);
+  assert.equal(quoted, Number((h.slo_attainment * 100).toFixed(1)), h.line);
+  // The two bases do differ here: the whole run's share meets 90%, the window's verdict does not.
+  assert.ok(r.metrics.goodput.slo_attainment > h.slo_attainment, `${r.metrics.goodput.slo_attainment} vs ${h.slo_attainment}`);
+  assert.notEqual(r.metrics.goodput.requests_per_s, h.goodput_qps);
+  // The key-metric getters read the same figures (the CLI table and searches use them).
+  const table = run(JSON.parse(fs.readFileSync(path.join(repoRoot, 'presets/scenarios/I2.2.json'), 'utf8')), 'table');
+  assert.match(table, /goodput under the SLO \(whole run\)\s+[\d.]+ +req\/s/);
+});
+
+test('a run too short to judge keeps the whole run\'s cards', () => {
+  const r = run(i23(5, 60));
+  assert.equal(r.headline.verdict, 'undecided');
+  assert.equal(r.headline.slo_attainment, null);
+  assert.ok(r.headline_metrics.includes('goodput_requests_per_s') && !r.headline_metrics.includes('steady_goodput_requests_per_s'));
+});
+
+// Issue 39: "intervals on every headline card of every mode". A card's 80% interval
+// sits in the key metrics (low/high), in intervals_80 ({id: [low, high]}), or
+// beside its figure (NAME_low / NAME_high next to NAME, as the steady window's
+// goodput). Memory per GPU is the one card the cost bounds leave fixed.
+function cardIntervals(r) {
+  const catalogue = JSON.parse(spawnSync(cliPath, ['registries'], { cwd: repoRoot, encoding: 'utf8', maxBuffer: 64 << 20 }).stdout);
+  const kind = { serving_latency: 'latency', serving_simulation: 'serving', training: 'training' }[r.kind];
+  const at = (obj, parts) => parts.reduce((o, k) => (o && typeof o === 'object' ? o[k] : undefined), obj);
+  return r.headline_metrics.map((id) => {
+    const key = (r.key_metrics || []).find((k) => k.id === id);
+    if (key && Number.isFinite(key.low)) return [id, [key.low, key.high]];
+    if (r.intervals_80 && r.intervals_80[id]) return [id, r.intervals_80[id]];
+    const parts = catalogue.metrics.find((m) => m.kind === kind && m.id === id).pointer.split('/').slice(1);
+    const parent = at(r, parts.slice(0, -1));
+    const name = parts[parts.length - 1];
+    return [id, parent && Number.isFinite(parent[`${name}_low`]) ? [parent[`${name}_low`], parent[`${name}_high`]] : null];
+  });
+}
+
+test('every headline card carries an 80% interval: serving and training presets as shipped', () => {
+  for (const preset of ['I2.2', 'T3.4']) {
+    const out = spawnSync(cliPath, ['run', '--preset', preset, '--format', 'json'], { cwd: repoRoot, encoding: 'utf8', maxBuffer: 64 << 20 });
+    assert.equal(out.status, 0, out.stderr);
+    const r = JSON.parse(out.stdout).result;
+    for (const [id, interval] of cardIntervals(r)) {
+      if (id === 'memory_per_gpu_GiB') continue;
+      assert.ok(interval && interval[0] <= interval[1], `${preset}: card ${id} has no interval`);
+    }
+    // A share's interval stays within [0, 1].
+    const share = cardIntervals(r).find(([id]) => id === 'steady_slo_attainment');
+    if (share) assert.ok(share[1][0] >= 0 && share[1][1] <= 1, JSON.stringify(share));
+  }
 });

@@ -94,3 +94,24 @@ test('engine/ uses a JSON pointer only in its input readers and writers', () => 
   assert.deepEqual(unexpected, [], 'a JSON-pointer read of the engine\'s own result: read the typed field instead');
   assert.ok(found.has('engine/search/deployment_search.cpp'), 'the scan finds the known input reader');
 });
+
+// Issue 40: "fit calls jobs and reads fields, never JSON text". The string API
+// (api/api.hpp: a scenario's text in, an envelope's text out) is for the front
+// ends (the CLI, the wasm bindings); an engine module that calls it reads the
+// engine's own output back as text. Typed runs go through api/run_job.hpp and
+// Job::figure instead.
+test('no engine module below the CLI calls the string API', () => {
+  const callers = [];
+  const walk = (dir) => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (/\.(cpp|hpp)$/.test(e.name) && /#include "api\/api\.hpp"/.test(fs.readFileSync(p, 'utf8')))
+        callers.push(path.relative(repo, p).split(path.sep).join('/'));
+    }
+  };
+  walk(path.join(repo, 'engine'));
+  const below = callers.filter((f) => !f.startsWith('engine/cli/') && f !== 'engine/api/api.cpp').sort();
+  assert.deepEqual(below, [], 'read a typed job (api/run_job.hpp, Job::figure) instead of the string API\'s JSON');
+  assert.ok(callers.includes('engine/cli/cmd_run.cpp'), 'the scan finds a front end\'s use');
+});

@@ -91,7 +91,8 @@ function engineHeadlineIds() {
   const start = text.indexOf('std::vector<std::string> headline_metrics(');
   const end = text.indexOf('json headline_metrics_json(', start);
   assert.ok(start >= 0 && end > start, 'found headline_metrics in engine/scenario/metric_catalogue.cpp');
-  return new Set([...text.slice(start, end).matchAll(/\{"([a-z0-9_]+)",/g)].map((m) => m[1]));
+  // Every card id, and each card's steady-window counterpart (the third field).
+  return new Set([...text.slice(start, end).matchAll(/"([a-z0-9_]+)"/g)].map((m) => m[1]));
 }
 
 /** Array literals of `text` (innermost) naming two or more distinct `ids`, as [ids named]. */

@@ -254,8 +254,8 @@ test("people's words: GPU names (the custom GPU's own), shares in %, durations i
   await waitDone(page, 'I2.2');
   const serve = cli('I2.2');
   assert.match(await page.textContent('#summary'), new RegExp(` on 1 × ${gpuNames.get('a100-80g-sxm')}: `));
-  const att = await page.$eval('#serving-kpis [data-metric="serve.slo_attainment"]', (e) => ({ text: e.textContent, unit: e.closest('.kpi').querySelector('.unit').textContent }));
-  assert.deepEqual(att, { text: (serve.metrics.goodput.slo_attainment / 0.01).toPrecision(3), unit: '%' });
+  const att = await page.$eval('#serving-kpis [data-metric="serve.steady_slo_attainment"]', (e) => ({ text: e.textContent, unit: e.closest('.kpi').querySelector('.unit').textContent }));
+  assert.deepEqual(att, { text: (serve.headline.slo_attainment / 0.01).toPrecision(3), unit: '%' });
   const busy = await page.$eval('[data-metric="serve.gpu.busy_fraction"]', (e) => ({ text: e.textContent, unit: e.closest('tr').querySelector('.unitcell').textContent }));
   assert.deepEqual(busy, { text: (serve.metrics.gpu.busy_fraction / 0.01).toPrecision(3), unit: '%' });
 

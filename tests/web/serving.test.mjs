@@ -68,7 +68,10 @@ test('I2.1 shows the serving view with the CLI\'s numbers and draws its charts',
   assert.equal(shown['serve.e2e_p99_s'], fixed3(m.e2e_s.p99));
   assert.equal(shown['serve.output_tokens_per_s'], fixed3(m.throughput.output_tokens_per_s));
   assert.equal(shown['serve.output_tokens_per_s_per_gpu'], fixed3(m.throughput.output_tokens_per_s_per_gpu));
-  assert.equal(shown['serve.goodput_requests_per_s'], fixed3(m.goodput.requests_per_s));
+  const [goodputKey, goodput] = goodputCard(expected);
+  assert.equal(goodputKey, 'serve.steady_goodput_requests_per_s', 'I2.1 judges its steady window');
+  assert.equal(shown[goodputKey], fixed3(goodput));
+  assert.equal(shown['serve.goodput_requests_per_s'], undefined, 'no card of the whole run\'s goodput beside the window\'s');
   for (const k of ['ttft_ms', 'tpot_ms', 'itl_ms', 'e2e_s', 'queueing_ms']) {
     for (const s of ['mean', 'p50', 'p90', 'p99', 'max']) assert.equal(shown[`serve.${k}.${s}`], fixed3(m[k][s]), `${k}.${s}`);
   }
@@ -121,6 +124,13 @@ async function sharedScenario(p) {
 
 const upper = (line) => line.charAt(0).toUpperCase() + line.slice(1);
 
+/** The goodput card the engine chose for result `r` (the steady window's where its verdict judged one), and its value. */
+function goodputCard(r) {
+  return r.headline_metrics.includes('steady_goodput_requests_per_s')
+    ? ['serve.steady_goodput_requests_per_s', r.headline.goodput_qps]
+    : ['serve.goodput_requests_per_s', r.metrics.goodput.requests_per_s];
+}
+
 // Issue 39: "Llama-3-70B on 4×H100 at 10 req/s with a 9× margin says Undecided". The Medium-load
 // API preset (10 req/s, 2,000 requests, TTFT 500 ms and TPOT 50 ms judged jointly at 90%) with the
 // model and GPUs changed: 2,000 requests are too few for the steady-state judge (about 8,200
@@ -166,12 +176,20 @@ test('the 4×H100 Llama-3-70B question at the Medium-load API defaults: "Meets t
   const m = expected.metrics;
   assert.equal(shown['serve.ttft_p99_ms'], fixed3(m.ttft_ms.p99));
   assert.equal(shown['serve.tpot_p50_ms'], fixed3(m.tpot_ms.p50));
-  assert.equal(shown['serve.goodput_requests_per_s'], fixed3(m.goodput.requests_per_s));
-  assert.equal(shown['serve.slo_attainment'], fixed3(m.goodput.slo_attainment));
-  // The cards agree with the verdict: the run's SLO attainment reaches the required share, and
-  // its P99 TTFT and P50 TPOT are within their bounds.
+  // The goodput and attainment cards are the steady window's, the figures the verdict judges:
+  // the attainment card is the share the verdict line quotes, and it reaches the required share.
+  const h = expected.headline;
+  assert.equal(shown['serve.steady_goodput_requests_per_s'], fixed3(h.goodput_qps));
+  assert.equal(shown['serve.steady_slo_attainment'], fixed3(h.slo_attainment));
+  assert.match(line, new RegExp(`: ${(h.slo_attainment * 100).toFixed(1).replace('.', '\\.')}% of requests within`));
+  // The window's goodput carries its 80% interval (result.headline.goodput_qps_low/high) on its card.
+  assert.ok(Number.isFinite(h.goodput_qps_low) && Number.isFinite(h.goodput_qps_high), JSON.stringify(h));
+  const interval = await page.$eval('[data-metric="serve.steady_goodput_requests_per_s"]',
+    (e) => { const l = e.closest('.kpi').querySelector('.kpi-interval'); return l && !l.hidden ? [Number(l.dataset.low), Number(l.dataset.high)] : null; });
+  assert.deepEqual(interval, [h.goodput_qps_low, h.goodput_qps_high]);
   const slo = scenario.serving.slo;
-  assert.ok(m.goodput.slo_attainment >= (slo.attainment ?? 0.9), `attainment ${m.goodput.slo_attainment}`);
+  assert.ok(h.slo_attainment >= (slo.attainment ?? 0.9), `attainment ${h.slo_attainment}`);
+  // Its P99 TTFT and P50 TPOT are within their bounds.
   assert.ok(m.ttft_ms.p99 <= slo.ttft_ms && m.tpot_ms.p50 <= slo.tpot_ms, `P99 TTFT ${m.ttft_ms.p99}, P50 TPOT ${m.tpot_ms.p50}`);
   assert.deepEqual(page.errors, []);
 });
@@ -552,7 +570,8 @@ test('a lognormal prompt distribution set in the form gives the CLI\'s numbers',
     for (const s of ['mean', 'p50', 'p99']) assert.equal(shown[`serve.${k}.${s}`], fixed3(m[k][s]), `${k}.${s}`);
   }
   assert.equal(shown['serve.output_tokens_per_s'], fixed3(m.throughput.output_tokens_per_s));
-  assert.equal(shown['serve.goodput_requests_per_s'], fixed3(m.goodput.requests_per_s));
+  const [goodputKey, goodput] = goodputCard(expected);
+  assert.equal(shown[goodputKey], fixed3(goodput));
 
   // A bad parameter is located at its input.
   await setField(page, 'prompt_cv', -1);

@@ -6,6 +6,7 @@
 // app.js runs decorate() after every render.
 import { quantity, intervalText, unitName } from './format.js';
 import { cell } from './dom.js';
+import { catalogueKind, metricInfo, valueAt } from './catalogue.js';
 
 /**
  * The result's key metrics: every kind has one ordered array of
@@ -23,7 +24,27 @@ export function keyMetrics(result) {
       if (found.low === undefined) [found.low, found.high] = pair;
     } else list.push({ id, value: result.metrics ? result.metrics[id] : undefined, low: pair[0], high: pair[1] });
   }
+  addSiblingIntervals(result, list);
   return list;
+}
+
+/**
+ * The headline cards outside the key metrics whose figure the result carries
+ * with its 80% interval beside it (`NAME_low` and `NAME_high` next to `NAME`, as
+ * the steady window's goodput in result.headline): their intervals join the list.
+ */
+function addSiblingIntervals(result, list) {
+  const kind = catalogueKind(result && result.kind);
+  const ids = kind && Array.isArray(result.headline_metrics) ? result.headline_metrics : [];
+  for (const id of ids) {
+    if (list.some((k) => k.id === id)) continue;
+    const { pointer } = metricInfo(kind, id);
+    const cut = pointer.lastIndexOf('/');
+    const parent = valueAt(result, pointer.slice(0, cut));
+    const name = pointer.slice(cut + 1);
+    if (parent && typeof parent === 'object' && Number.isFinite(parent[`${name}_low`]) && Number.isFinite(parent[`${name}_high`]))
+      list.push({ id, value: parent[name], low: parent[`${name}_low`], high: parent[`${name}_high`] });
+  }
 }
 
 /** The interval of metric `id` (a view's key without its 'serve.' / 'train.' prefix), or null. */
