@@ -79,17 +79,22 @@ const JSON_POINTER_USERS = {
   'engine/search/deployment_search.cpp': "input: read_candidate_outcome, search_rank's input results",
 };
 
-test('engine/ uses a JSON pointer only in its input readers and writers', () => {
-  const found = new Set();
+/** Every C++ source of engine/ as [path from the repository root, text]. */
+function engineSources() {
+  const out = [];
   const walk = (dir) => {
     for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
       const p = path.join(dir, e.name);
       if (e.isDirectory()) walk(p);
-      else if (/\.(cpp|hpp)$/.test(e.name) && fs.readFileSync(p, 'utf8').includes('json_pointer'))
-        found.add(path.relative(repo, p).split(path.sep).join('/'));
+      else if (/\.(cpp|hpp)$/.test(e.name)) out.push([path.relative(repo, p).split(path.sep).join('/'), fs.readFileSync(p, 'utf8')]);
     }
   };
   walk(path.join(repo, 'engine'));
+  return out;
+}
+
+test('engine/ uses a JSON pointer only in its input readers and writers', () => {
+  const found = new Set(engineSources().filter(([, text]) => text.includes('json_pointer')).map(([f]) => f));
   const unexpected = [...found].filter((f) => !(f in JSON_POINTER_USERS)).sort();
   assert.deepEqual(unexpected, [], 'a JSON-pointer read of the engine\'s own result: read the typed field instead');
   assert.ok(found.has('engine/search/deployment_search.cpp'), 'the scan finds the known input reader');
@@ -101,16 +106,7 @@ test('engine/ uses a JSON pointer only in its input readers and writers', () => 
 // engine's own output back as text. Typed runs go through api/run_job.hpp and
 // Job::figure instead.
 test('no engine module below the CLI calls the string API', () => {
-  const callers = [];
-  const walk = (dir) => {
-    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-      const p = path.join(dir, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (/\.(cpp|hpp)$/.test(e.name) && /#include "api\/api\.hpp"/.test(fs.readFileSync(p, 'utf8')))
-        callers.push(path.relative(repo, p).split(path.sep).join('/'));
-    }
-  };
-  walk(path.join(repo, 'engine'));
+  const callers = engineSources().filter(([, text]) => /#include "api\/api\.hpp"/.test(text)).map(([f]) => f);
   const below = callers.filter((f) => !f.startsWith('engine/cli/') && f !== 'engine/api/api.cpp').sort();
   assert.deepEqual(below, [], 'read a typed job (api/run_job.hpp, Job::figure) instead of the string API\'s JSON');
   assert.ok(callers.includes('engine/cli/cmd_run.cpp'), 'the scan finds a front end\'s use');
