@@ -5,7 +5,7 @@
  * wraps it); it and sightline.wasm sit at the site's root, one folder up.
  */
 import createSightline from '../sightline.mjs';
-import { MSG } from '../shared/protocol.js';
+import { MSG, MODULE_FROM_PAGE } from '../shared/protocol.js';
 import { post, postError, crash, envelopeToMessage, loadEngine, simple as replySimple } from './replies.js';
 
 const SLICE_TARGET_MS = 12;   // aim for slices this long, so a CANCEL waits at most ~1 slice
@@ -23,9 +23,14 @@ function yieldToEventLoop() {
   return new Promise((resolve) => { yieldQueue.push(resolve); yieldChannel.port2.postMessage(null); });
 }
 
-const enginePromise = loadEngine(createSightline, import.meta.url, (engine) => ({
+// Started by a page that fetches the wasm module itself (MODULE_FROM_PAGE), the
+// worker waits for those bytes (MODULE) instead of fetching its own.
+let receiveBytes = null;
+const fromPage = self.name === MODULE_FROM_PAGE
+  ? new Promise((resolve) => { receiveBytes = resolve; }) : Promise.resolve(null);
+const enginePromise = fromPage.then((bytes) => loadEngine(createSightline, import.meta.url, (engine) => ({
   search: ['searchPlan', 'searchIntervals', 'searchRank', 'startAtBound'].every((f) => typeof engine[f] === 'function'),
-}));
+}), bytes));
 const simple = (id, call) => replySimple(enginePromise, id, call);
 
 function scenarioText(scenario) {
@@ -99,6 +104,10 @@ self.onmessage = (event) => {
   const { id, type } = msg;
   const payload = msg.payload || {};
   switch (type) {
+    case MSG.MODULE:
+      if (receiveBytes) receiveBytes(payload.bytes instanceof ArrayBuffer ? payload.bytes : null);
+      receiveBytes = null;
+      break;
     case MSG.RUN:
       run(id, payload.scenario, Boolean(payload.centralOnly), payload.bound, payload.calibration || null);
       break;
