@@ -155,6 +155,16 @@ export class EngineClient extends EventTarget {
     return this._request(MSG.RUN, payload, onProgress);
   }
 
+  /**
+   * run() of the scenario preset `presetId`'s record as presets('scenarios')
+   * lists it, asked for before that list is here. Returns {id, promise}.
+   */
+  runPreset(presetId, onProgress, { calibration = null } = {}) {
+    const payload = { preset: presetId };
+    if (calibration) payload.calibration = calibration;
+    return this._request(MSG.RUN_PRESET, payload, onProgress);
+  }
+
   /** Cancels the run with request id `id`; its promise rejects at once. */
   cancel(id) {
     const pending = this._pending.get(id);

@@ -34,14 +34,14 @@ client.addEventListener('ready', () => { if (startup.readyMs === null) startup.r
 // app.js awaits each one and reports a failure; until then a rejection is not unhandled.
 for (const p of [startup.registries, ...Object.values(startup.presets)]) p.catch(() => {});
 
-// The default scenario's run, asked for as soon as the scenario presets arrive
-// when nothing will open another scenario first (a link, ?preset=, an embed, a
-// stored scenario): the engine runs it while app.js builds the form. It is the
-// request app.js would make (the preset record as the form reads it back, with
-// the applied calibration); app.js takes it only when its own request is the
-// same text, byte for byte (takeFirstRun), so what it shows is what its own run
-// would have given.
-let firstRun = null;  // {text, id, promise, progress, onProgress}
+// The default scenario's run, asked for with the presets when nothing will open
+// another scenario first (a link, ?preset=, an embed, a stored scenario): the
+// engine runs it as soon as it has answered them, while app.js builds the form.
+// It is the request app.js would make (the preset's record as the form reads it
+// back, with the applied calibration); app.js takes it only when its own
+// request is the same text, byte for byte (takeFirstRun), so what it shows is
+// what its own run would have given.
+let firstRun = null;  // {text: null until the preset list is here, id, promise, progress, onProgress}
 
 function opensDefault() {
   const params = new URLSearchParams(location.search);
@@ -54,17 +54,18 @@ function opensDefault() {
 }
 
 if (opensDefault()) {
+  const cal = calibration.applied();
+  const run = { text: null, progress: 0, onProgress: null };
+  const { id, promise } = client.runPreset(DEFAULT_SCENARIO, (p) => {
+    run.progress = p;
+    if (run.onProgress) run.onProgress(p);
+  }, { calibration: cal });
+  promise.catch(() => {});  // observed by app.js once taken; a cancelled one by nobody
+  firstRun = Object.assign(run, { id, promise });
+  // What the worker runs: the record of the list the page gets (RUN_PRESET).
   startup.presets.scenarios.then((scenarios) => {
     const preset = scenarios.find((s) => s.id === DEFAULT_SCENARIO);
-    if (!preset) return;
-    const cal = calibration.applied();
-    const run = { text: JSON.stringify([preset, cal]), progress: 0, onProgress: null };
-    const { id, promise } = client.run(preset, (p) => {
-      run.progress = p;
-      if (run.onProgress) run.onProgress(p);
-    }, { calibration: cal });
-    promise.catch(() => {});  // observed by app.js once taken; a cancelled one by nobody
-    firstRun = Object.assign(run, { id, promise });
+    if (preset) run.text = JSON.stringify([preset, cal]);
   }, () => {});
 }
 
@@ -78,7 +79,7 @@ export function takeFirstRun(text, onProgress) {
   const run = firstRun;
   firstRun = null;
   if (!run) return null;
-  if (run.text !== text) {
+  if (run.text === null || run.text !== text) {
     client.cancel(run.id);
     return null;
   }

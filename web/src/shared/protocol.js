@@ -7,6 +7,9 @@
 //                                     scenario's cost model first, api::apply_calibration)
 //                                     (centralOnly: the central cost bound alone, no intervals;
 //                                     bound "low" | "high": one run at that cost bound, no intervals)
+//                    RUN_PRESET {preset, calibration?}   RUN of the scenario preset `preset` as PRESETS
+//                                     lists it (its record's JSON text): the page can ask for it
+//                                     before it has the list, so the run starts with the engine
 //                    CANCEL {id}       cancel the run whose request id is `id`
 //                    PRESETS {kind}    RESULT {result: [preset records]}
 //                    VALIDATE {scenario}  RESULT {result: resolved scenario}
@@ -39,6 +42,7 @@
 
 export const MSG = Object.freeze({
   RUN: 'RUN',
+  RUN_PRESET: 'RUN_PRESET',
   CANCEL: 'CANCEL',
   PRESETS: 'PRESETS',
   VALIDATE: 'VALIDATE',

@@ -37,6 +37,19 @@ function scenarioText(scenario) {
   return typeof scenario === 'string' ? scenario : JSON.stringify(scenario);
 }
 
+/**
+ * RUN_PRESET's scenario: the preset's record as PRESETS gives it to the page
+ * (JSON text, parsed, the same text again), so it is the text the page's own
+ * RUN of that record sends; an error ({code, message}) when there is no such preset.
+ */
+function presetScenario(presetId) {
+  return (engine) => {
+    const listed = JSON.parse(engine.listPresets('scenarios'));
+    const preset = listed.ok ? listed.result.find((s) => s.id === presetId) : undefined;
+    return preset ? JSON.stringify(preset) : { code: 'unknown_preset', message: `no scenario preset '${presetId}'` };
+  };
+}
+
 async function run(id, scenario, centralOnly, bound, calibration) {
   runs.add(id);
   let engine;
@@ -52,7 +65,11 @@ async function run(id, scenario, centralOnly, bound, calibration) {
       postError(id, { code: 'cancelled', message: 'run cancelled' });
       return;
     }
-    let text = scenarioText(scenario);
+    let text = typeof scenario === 'function' ? scenario(engine) : scenarioText(scenario);
+    if (typeof text !== 'string') {
+      postError(id, text);
+      return;
+    }
     if (calibration) {  // the engine's own way in (api::apply_calibration), as `run --calibration`
       const applied = JSON.parse(engine.applyCalibration(text, JSON.stringify(calibration)));
       if (!applied.ok) {
@@ -110,6 +127,9 @@ self.onmessage = (event) => {
       break;
     case MSG.RUN:
       run(id, payload.scenario, Boolean(payload.centralOnly), payload.bound, payload.calibration || null);
+      break;
+    case MSG.RUN_PRESET:
+      run(id, presetScenario(String(payload.preset)), false, null, payload.calibration || null);
       break;
     case MSG.CANCEL:
       // A RUN always arrives before its CANCEL; ids of finished runs are ignored.
