@@ -84,27 +84,33 @@ for (const m of WASM_MODULES) {
 // scripts, transitively) as a modulepreload, so the browser fetches them all at
 // once instead of discovering them one import level at a time (app.js's graph
 // is six levels deep); modules loaded on demand (dynamic import()) are not named.
+// Each script's modules are named right after it, in the scripts' order, so the
+// first script (engine-start.js, which starts the engine) and its few imports
+// are asked for before app.js's thirty.
 {
   const STATIC_IMPORT = /^\s*(?:import|export)\b[^'"]*?\bfrom\s*['"](\.{1,2}\/[^'"]+)['"]|^\s*import\s*['"](\.{1,2}\/[^'"]+)['"]/gm;
   const indexPath = path.join(outDir, 'index.html');
   let html = fs.readFileSync(indexPath, 'utf8');
-  const entries = [...html.matchAll(/<script type="module" src="([^"]+)"><\/script>/g)].map((m) => m[1]);
-  const seen = new Set();
-  const visit = (rel) => {
-    if (seen.has(rel)) return;
-    seen.add(rel);
+  const scriptTag = /<script type="module" src="([^"]+)"(?: async)?><\/script>\n/g;
+  const entries = [...html.matchAll(scriptTag)].map((m) => m[1]);
+  if (!entries.length) fail('index.html has no module script to put the module preloads after');
+  const seen = new Set(entries);
+  const visit = (rel, found) => {
     const file = path.join(srcDir, rel);
     if (!fs.existsSync(file)) return;  // vendor/ files: copied below, import nothing of the page's
     for (const m of fs.readFileSync(file, 'utf8').matchAll(STATIC_IMPORT)) {
-      visit(path.posix.normalize(path.posix.join(path.posix.dirname(rel), m[1] || m[2])));
+      const dep = path.posix.normalize(path.posix.join(path.posix.dirname(rel), m[1] || m[2]));
+      if (seen.has(dep)) continue;
+      seen.add(dep);
+      found.push(dep);
+      visit(dep, found);
     }
   };
-  for (const e of entries) visit(e);
-  const preloads = [...seen].filter((f) => !entries.includes(f)).sort()
-    .map((f) => `  <link rel="modulepreload" href="${f}">`).join('\n');
-  const anchor = '  <link rel="stylesheet" href="style.css">\n';
-  if (!html.includes(anchor)) fail('index.html has no stylesheet link to put the module preloads after');
-  html = html.replace(anchor, `${anchor}${preloads}\n`);
+  html = html.replace(scriptTag, (tag, entry) => {
+    const found = [];
+    visit(entry, found);
+    return tag + found.sort().map((f) => `  <link rel="modulepreload" href="${f}">\n`).join('');
+  });
   fs.writeFileSync(indexPath, html);
 }
 const vendorDir = path.join(outDir, 'vendor');

@@ -8,6 +8,7 @@
 // the user only reaches the page through value / textContent.
 import { $ } from './dom.js';
 import { FROM_THE_MODEL } from './form.js';
+import { groupThousands } from './format.js';
 
 export const HF_OPTION = '__hf_config__';
 export const GPU_OPTION = '__custom_gpu__';
@@ -378,7 +379,7 @@ export function showUnderstood(m, prefix = '') {
   if (m.mtp_layers > 0) rows.push(line('MTP layers', String(m.mtp_layers)));
   const params = `${fmtB(m.params.total_B)} total, ${fmtB(m.params.active_B)} active, embedding ${fmtB(m.params.embedding_B)} (not in active)`;
   rows.push(line('Parameters', params));
-  const kv = ['4K', '32K', '128K'].map((k) => `${k}: ${Math.round(m.kv_cache.at[k].bytes_per_token).toLocaleString('en-US')}`).join(', ');
+  const kv = ['4K', '32K', '128K'].map((k) => `${k}: ${groupThousands(m.kv_cache.at[k].bytes_per_token)}`).join(', ');
   rows.push(line('KV bytes/token', `${kv} (${m.kv_cache.dtype}, one GPU)`));
   rows.push(line('Weights', `${m.weights.dtype}${m.weights.from_config ? ` — ${m.weights.from_config}` : ''}`));
   if (m.ignored_parts.length) rows.push(line('Ignored', m.ignored_parts.join('; ')));

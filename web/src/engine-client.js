@@ -1,7 +1,7 @@
 // The page's side of the worker protocol: request ids, promises, progress
 // callbacks, cancel, and restarting a crashed worker. The main thread never
 // runs the engine itself. The messages are shared/protocol.js's.
-import { MSG, message, WORKER_OPTIONS } from './shared/protocol.js';
+import { MSG, message, WORKER_OPTIONS, MODULE_FROM_PAGE } from './shared/protocol.js';
 
 export class EngineError extends Error {
   constructor(code, path, message) {
@@ -15,12 +15,16 @@ export class EngineError extends Error {
 export class EngineClient extends EventTarget {
   /**
    * @param {string|URL} workerUrl  URL of the classic worker script
-   * @param {{maxRestarts?: number}} [options]  consecutive crashes (without a READY
-   *   in between) after which the client gives up instead of restarting
+   * @param {{maxRestarts?: number, wasmBytes?: Promise<ArrayBuffer|null>}} [options]
+   *   maxRestarts: consecutive crashes (without a READY in between) after which the
+   *   client gives up instead of restarting; wasmBytes: the engine's module fetched
+   *   by the page, handed to the first worker this client starts (null: that worker
+   *   fetches its own, as a restarted one does)
    */
-  constructor(workerUrl, { maxRestarts = 3 } = {}) {
+  constructor(workerUrl, { maxRestarts = 3, wasmBytes = null } = {}) {
     super();
     this.workerUrl = workerUrl;
+    this._wasmBytes = wasmBytes;
     // registries.json sits beside the wasm module, at the site's root: one
     // folder up from the worker script (worker/worker.js imports ../sightline.mjs).
     // A worker made from a blob: or data: URL has no folder: its client asks the engine.
@@ -52,7 +56,13 @@ export class EngineClient extends EventTarget {
       this._rejectReady = reject;
     });
     this._ready.catch(() => {});  // observed through callers
-    const worker = new Worker(this.workerUrl, WORKER_OPTIONS);
+    const bytes = this._wasmBytes;
+    this._wasmBytes = null;  // handed over (transferred) once
+    const worker = new Worker(this.workerUrl, bytes ? { ...WORKER_OPTIONS, name: MODULE_FROM_PAGE } : WORKER_OPTIONS);
+    if (bytes) {
+      bytes.then((b) => (b instanceof ArrayBuffer ? b : null), () => null)
+        .then((b) => worker.postMessage(message(null, MSG.MODULE, { bytes: b }), b ? [b] : []));
+    }
     worker.onmessage = (event) => this._onMessage(event.data);
     worker.onerror = (event) => {
       event.preventDefault();
@@ -143,6 +153,16 @@ export class EngineClient extends EventTarget {
     const payload = bound ? { scenario, bound } : { scenario, centralOnly };
     if (calibration) payload.calibration = calibration;
     return this._request(MSG.RUN, payload, onProgress);
+  }
+
+  /**
+   * run() of the scenario preset `presetId`'s record as presets('scenarios')
+   * lists it, asked for before that list is here. Returns {id, promise}.
+   */
+  runPreset(presetId, onProgress, { calibration = null } = {}) {
+    const payload = { preset: presetId };
+    if (calibration) payload.calibration = calibration;
+    return this._request(MSG.RUN_PRESET, payload, onProgress);
   }
 
   /** Cancels the run with request id `id`; its promise rejects at once. */

@@ -1,13 +1,26 @@
-// The page's engine, started by index.html's first script: its worker fetches
-// and compiles the wasm module while the page's own modules (app.js and the
-// thirty it imports) are still loading, and the catalogue and the preset lists
-// are asked for at once, to be answered as soon as the engine is ready
-// (web/budgets.mjs reports where the first result's time goes). app.js imports
-// this module too: the same instance, one worker.
+// The page's engine, started by index.html's first script: the page fetches the
+// wasm module (index.html preloads it) while its own modules (app.js and the
+// thirty it imports) and the worker's are still loading, and hands it to the
+// worker, which compiles it; the catalogue and the preset lists are asked for at
+// once, to be answered as soon as the engine is ready, and the default
+// scenario's run right after them (firstRun below). web/budgets.mjs reports
+// where the first result's time goes. app.js imports this module too: the same
+// instance, one worker.
 import { EngineClient } from './engine-client.js';
+import * as calibration from './calibration-store.js';
+
+/** The scenario a visitor with no link and nothing stored sees first. */
+export const DEFAULT_SCENARIO = 'I1.1';
+/** localStorage key of the last scenario shown (a share link's text), reopened on the next visit. */
+export const STORAGE_KEY = 'sightline.scenario';
 
 export const workerUrl = new URL('./worker/worker.js', import.meta.url);
-export const client = new EngineClient(workerUrl);
+// The module's bytes, preloaded by index.html; the worker compiles them. null
+// (the worker then fetches its own) when they cannot be had here.
+const wasmBytes = fetch(new URL('./sightline.wasm', import.meta.url))
+  .then((r) => (r.ok ? r.arrayBuffer() : null))
+  .catch(() => null);
+export const client = new EngineClient(workerUrl, { wasmBytes });
 
 const PRESET_KINDS = ['scenarios', 'models', 'gpus', 'interconnects', 'kv_tiers', 'validation'];
 
@@ -20,3 +33,57 @@ export const startup = {
 client.addEventListener('ready', () => { if (startup.readyMs === null) startup.readyMs = performance.now(); });
 // app.js awaits each one and reports a failure; until then a rejection is not unhandled.
 for (const p of [startup.registries, ...Object.values(startup.presets)]) p.catch(() => {});
+
+// The default scenario's run, asked for with the presets when nothing will open
+// another scenario first (a link, ?preset=, an embed, a stored scenario): the
+// engine runs it as soon as it has answered them, while app.js builds the form.
+// It is the request app.js would make (the preset's record as the form reads it
+// back, with the applied calibration); app.js takes it only when its own
+// request is the same text, byte for byte (takeFirstRun), so what it shows is
+// what its own run would have given.
+let firstRun = null;  // {text: null until the preset list is here, id, promise, progress, onProgress}
+
+function opensDefault() {
+  const params = new URLSearchParams(location.search);
+  if (location.hash.length > 1 || params.has('preset') || params.get('embed') === '1') return false;
+  try {
+    return localStorage.getItem(STORAGE_KEY) === null;
+  } catch (_) {
+    return true;  // storage disabled: nothing stored
+  }
+}
+
+if (opensDefault()) {
+  const cal = calibration.applied();
+  const run = { text: null, progress: 0, onProgress: null };
+  const { id, promise } = client.runPreset(DEFAULT_SCENARIO, (p) => {
+    run.progress = p;
+    if (run.onProgress) run.onProgress(p);
+  }, { calibration: cal });
+  promise.catch(() => {});  // observed by app.js once taken; a cancelled one by nobody
+  firstRun = Object.assign(run, { id, promise });
+  // What the worker runs: the record of the list the page gets (RUN_PRESET).
+  startup.presets.scenarios.then((scenarios) => {
+    const preset = scenarios.find((s) => s.id === DEFAULT_SCENARIO);
+    if (preset) run.text = JSON.stringify([preset, cal]);
+  }, () => {});
+}
+
+/**
+ * The run started ahead, as {id, promise} of client.run(), when `text` (the JSON
+ * of [scenario, calibration] app.js is about to run) is its request; null
+ * otherwise, and the run ahead is cancelled. Asked once: the first run of the
+ * page takes it or lets it go. `onProgress` gets its progress from now on.
+ */
+export function takeFirstRun(text, onProgress) {
+  const run = firstRun;
+  firstRun = null;
+  if (!run) return null;
+  if (run.text === null || run.text !== text) {
+    client.cancel(run.id);
+    return null;
+  }
+  run.onProgress = onProgress;
+  queueMicrotask(() => onProgress(run.progress));  // once the caller holds the run: where it has got to
+  return { id: run.id, promise: run.promise };
+}

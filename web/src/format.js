@@ -67,7 +67,16 @@ export function display(value, { count = Number.isInteger(value) } = {}) {
 }
 
 function group(n) {
-  return Math.abs(n) < 10000 ? String(n) : n.toLocaleString('en-US', { maximumFractionDigits: 0 });
+  return Math.abs(n) < 10000 ? String(n) : groupThousands(n);
+}
+
+/**
+ * A whole number with its thousands grouped by commas (1234567 → "1,234,567"),
+ * as toLocaleString('en-US') writes it, without its first call's cost (loading
+ * the locale data: ~0.1 s of the page's thread before its first result).
+ */
+export function groupThousands(n) {
+  return String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
 
 function groupText(text) {

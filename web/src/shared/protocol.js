@@ -7,6 +7,9 @@
 //                                     scenario's cost model first, api::apply_calibration)
 //                                     (centralOnly: the central cost bound alone, no intervals;
 //                                     bound "low" | "high": one run at that cost bound, no intervals)
+//                    RUN_PRESET {preset, calibration?}   RUN of the scenario preset `preset` as PRESETS
+//                                     lists it (its record's JSON text): the page can ask for it
+//                                     before it has the list, so the run starts with the engine
 //                    CANCEL {id}       cancel the run whose request id is `id`
 //                    PRESETS {kind}    RESULT {result: [preset records]}
 //                    VALIDATE {scenario}  RESULT {result: resolved scenario}
@@ -18,6 +21,10 @@
 //                    SEARCH_INTERVALS {question, results}   RESULT {result: the runs at the cost
 //                                     bounds that the ranking's intervals need (api::search_intervals)}
 //                    SEARCH_RANK {question, results, boundResults}   RESULT {result: the ranked answer}
+//                    MODULE {bytes}    the engine's wasm module (an ArrayBuffer) fetched by the page,
+//                                     or null when the page could not fetch it; sent first, and only
+//                                     to a worker started with the name MODULE_FROM_PAGE, which waits
+//                                     for it instead of fetching its own
 //                    TEST_HOOK_ABORT {}   test hook: aborts the wasm module for real (the
 //                                     worker then dies and the page restarts it); only the
 //                                     worker test sends it
@@ -35,6 +42,7 @@
 
 export const MSG = Object.freeze({
   RUN: 'RUN',
+  RUN_PRESET: 'RUN_PRESET',
   CANCEL: 'CANCEL',
   PRESETS: 'PRESETS',
   VALIDATE: 'VALIDATE',
@@ -46,6 +54,7 @@ export const MSG = Object.freeze({
   SEARCH_PLAN: 'SEARCH_PLAN',
   SEARCH_INTERVALS: 'SEARCH_INTERVALS',
   SEARCH_RANK: 'SEARCH_RANK',
+  MODULE: 'MODULE',
   TEST_HOOK_ABORT: 'TEST_HOOK_ABORT',
   READY: 'READY',
   PROGRESS: 'PROGRESS',
@@ -60,3 +69,11 @@ export function message(id, type, payload) {
 
 /** The worker's script, started as a module worker (it imports this module). */
 export const WORKER_OPTIONS = Object.freeze({ type: 'module' });
+
+/**
+ * The name (Worker options' `name`) of an engine worker whose wasm module the
+ * page fetches and posts to it (MODULE): the page asks for it as it parses its
+ * HTML (a preload), so the download does not wait for the page's scripts and the
+ * worker's own to load; the worker compiles it, off the page's thread.
+ */
+export const MODULE_FROM_PAGE = 'sightline-engine:module-from-page';

@@ -32,13 +32,14 @@ export function envelopeToMessage(id, envelope) {
 
 /**
  * Instantiates a wasm module (`create`, an Emscripten glue's factory) whose
- * .wasm sits one folder above the worker script at `workerUrl`, then posts
+ * .wasm sits one folder above the worker script at `workerUrl` (or is `bytes`,
+ * that file's contents already fetched), then posts
  * READY {version, features: features(engine), loadMs: ms from the worker's start}; a failure is reported once.
  */
-export function loadEngine(create, workerUrl, features = () => ({})) {
+export function loadEngine(create, workerUrl, features = () => ({}), bytes = null) {
   // Emscripten looks for the .wasm beside the worker's script unless told where it is.
   const locateFile = (file) => new URL(`../${file}`, workerUrl).href;
-  return create({ locateFile }).then((engine) => {
+  return create(bytes ? { locateFile, wasmBinary: bytes } : { locateFile }).then((engine) => {
     let version = null;
     try {
       const env = JSON.parse(engine.version());

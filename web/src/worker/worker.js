@@ -5,7 +5,7 @@
  * wraps it); it and sightline.wasm sit at the site's root, one folder up.
  */
 import createSightline from '../sightline.mjs';
-import { MSG } from '../shared/protocol.js';
+import { MSG, MODULE_FROM_PAGE } from '../shared/protocol.js';
 import { post, postError, crash, envelopeToMessage, loadEngine, simple as replySimple } from './replies.js';
 
 const SLICE_TARGET_MS = 12;   // aim for slices this long, so a CANCEL waits at most ~1 slice
@@ -23,13 +23,31 @@ function yieldToEventLoop() {
   return new Promise((resolve) => { yieldQueue.push(resolve); yieldChannel.port2.postMessage(null); });
 }
 
-const enginePromise = loadEngine(createSightline, import.meta.url, (engine) => ({
+// Started by a page that fetches the wasm module itself (MODULE_FROM_PAGE), the
+// worker waits for those bytes (MODULE) instead of fetching its own.
+let receiveBytes = null;
+const fromPage = self.name === MODULE_FROM_PAGE
+  ? new Promise((resolve) => { receiveBytes = resolve; }) : Promise.resolve(null);
+const enginePromise = fromPage.then((bytes) => loadEngine(createSightline, import.meta.url, (engine) => ({
   search: ['searchPlan', 'searchIntervals', 'searchRank', 'startAtBound'].every((f) => typeof engine[f] === 'function'),
-}));
+}), bytes));
 const simple = (id, call) => replySimple(enginePromise, id, call);
 
 function scenarioText(scenario) {
   return typeof scenario === 'string' ? scenario : JSON.stringify(scenario);
+}
+
+/**
+ * RUN_PRESET's scenario: the preset's record as PRESETS gives it to the page
+ * (JSON text, parsed, the same text again), so it is the text the page's own
+ * RUN of that record sends; an error ({code, message}) when there is no such preset.
+ */
+function presetScenario(presetId) {
+  return (engine) => {
+    const listed = JSON.parse(engine.listPresets('scenarios'));
+    const preset = listed.ok ? listed.result.find((s) => s.id === presetId) : undefined;
+    return preset ? JSON.stringify(preset) : { code: 'unknown_preset', message: `no scenario preset '${presetId}'` };
+  };
 }
 
 async function run(id, scenario, centralOnly, bound, calibration) {
@@ -47,7 +65,11 @@ async function run(id, scenario, centralOnly, bound, calibration) {
       postError(id, { code: 'cancelled', message: 'run cancelled' });
       return;
     }
-    let text = scenarioText(scenario);
+    let text = typeof scenario === 'function' ? scenario(engine) : scenarioText(scenario);
+    if (typeof text !== 'string') {
+      postError(id, text);
+      return;
+    }
     if (calibration) {  // the engine's own way in (api::apply_calibration), as `run --calibration`
       const applied = JSON.parse(engine.applyCalibration(text, JSON.stringify(calibration)));
       if (!applied.ok) {
@@ -99,8 +121,15 @@ self.onmessage = (event) => {
   const { id, type } = msg;
   const payload = msg.payload || {};
   switch (type) {
+    case MSG.MODULE:
+      if (receiveBytes) receiveBytes(payload.bytes instanceof ArrayBuffer ? payload.bytes : null);
+      receiveBytes = null;
+      break;
     case MSG.RUN:
       run(id, payload.scenario, Boolean(payload.centralOnly), payload.bound, payload.calibration || null);
+      break;
+    case MSG.RUN_PRESET:
+      run(id, presetScenario(String(payload.preset)), false, null, payload.calibration || null);
       break;
     case MSG.CANCEL:
       // A RUN always arrives before its CANCEL; ids of finished runs are ignored.
