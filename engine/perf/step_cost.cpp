@@ -26,26 +26,6 @@ bool same_bits(double a, double b) {
   return x == y;
 }
 
-// Names compared eight bytes at a time: string's == compares them a byte at a
-// time in wasm (libc++'s short-string loop, musl's memcmp), 3% of a wasm
-// serving run's samples, where the memo compares every operator's name per step.
-bool same_text(const std::string& a, const std::string& b) {
-  const size_t n = a.size();
-  if (n != b.size()) return false;
-  const char* x = a.data();
-  const char* y = b.data();
-  size_t i = 0;
-  for (; i + sizeof(uint64_t) <= n; i += sizeof(uint64_t)) {
-    uint64_t u = 0, v = 0;
-    std::memcpy(&u, x + i, sizeof u);
-    std::memcpy(&v, y + i, sizeof v);
-    if (u != v) return false;
-  }
-  for (; i < n; ++i)
-    if (x[i] != y[i]) return false;
-  return true;
-}
-
 OpStepFigures step_figures(const Operator& op, const OpCost& c, const CostContext& ctx) {
   OpStepFigures f;
   f.time_s = c.time_s * op.count;
@@ -98,7 +78,7 @@ bool same_operator(const Operator& a, const Operator& b) {
          a.seqs == b.seqs && a.heads == b.heads && a.kv_heads == b.kv_heads && a.qk_dim == b.qk_dim &&
          a.v_dim == b.v_dim && a.causal == b.causal && a.attention_impl == b.attention_impl &&
          a.backward == b.backward && a.collective == b.collective && a.group_size == b.group_size &&
-         same_bits(a.message_bytes, b.message_bytes) && same_text(a.name, b.name);
+         same_bits(a.message_bytes, b.message_bytes) && same_operator_name(a.name, b.name);
 }
 
 void price_step_into(const StepOperators& step, const KernelCostModel& model, const CostContext& ctx, StepCost& out,
