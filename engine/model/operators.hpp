@@ -3,6 +3,7 @@
 // with its FLOPs, bytes moved and shape. Cost models price these; nothing here
 // knows about time.
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -191,6 +192,24 @@ struct StepOperators {
 Operator make_gemm_operator(std::string name, double count, int64_t m, int64_t n, int64_t k,
                             double act_bytes, double weight_bytes, Dtype compute_dtype, bool bias = false,
                             double dequant_ops_per_weight = 0);
+// Whether two operator names are equal, compared inline eight bytes at a time:
+// string's == and assign call out of line into a byte-wise memcmp or memmove
+// in wasm (musl's), a few percent of a wasm serving run where every step's
+// ~16 names are compared (the pricing memo) and rewritten (the step builder).
+inline bool same_operator_name(std::string_view a, std::string_view b) {
+  const size_t n = a.size();
+  if (n != b.size()) return false;
+  size_t i = 0;
+  for (; i + sizeof(uint64_t) <= n; i += sizeof(uint64_t)) {
+    uint64_t u = 0, v = 0;
+    std::memcpy(&u, a.data() + i, sizeof u);
+    std::memcpy(&v, b.data() + i, sizeof v);
+    if (u != v) return false;
+  }
+  for (; i < n; ++i)
+    if (a[i] != b[i]) return false;
+  return true;
+}
 // `op`'s name set to `name`, in its own storage (no allocation when it fits).
 void set_operator_name(Operator& op, std::string_view name);
 // The same written into `op`, a default Operator (one just emplaced in a

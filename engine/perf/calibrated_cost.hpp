@@ -31,7 +31,9 @@ class CalibratedCostModel : public KernelCostModel {
  private:
   OpCost gemm_cost(const Operator& op, const GpuSpec& g) const;
   OpCost attention_prefill_cost(const Operator& op, const GpuSpec& g) const;
-  OpCost memory_kernel_cost(const Operator& op, const GpuSpec& g, KernelClass k, const MemoryKernelParams& p) const;
+  // `launch_us`: the kernel's fixed time, p's own or a fused kernel's (cost()).
+  OpCost memory_kernel_cost(const Operator& op, const GpuSpec& g, KernelClass k, const MemoryKernelParams& p,
+                            double launch_us) const;
   OpCost with_launch_floor(OpCost c) const;
 
   KernelCalibration cal_;

@@ -78,7 +78,7 @@ bool same_operator(const Operator& a, const Operator& b) {
          a.seqs == b.seqs && a.heads == b.heads && a.kv_heads == b.kv_heads && a.qk_dim == b.qk_dim &&
          a.v_dim == b.v_dim && a.causal == b.causal && a.attention_impl == b.attention_impl &&
          a.backward == b.backward && a.collective == b.collective && a.group_size == b.group_size &&
-         same_bits(a.message_bytes, b.message_bytes) && a.name == b.name;
+         same_bits(a.message_bytes, b.message_bytes) && same_operator_name(a.name, b.name);
 }
 
 void price_step_into(const StepOperators& step, const KernelCostModel& model, const CostContext& ctx, StepCost& out,
