@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <stdexcept>
 
 #include "run/result_header.hpp"
 #include "serve/headline.hpp"
@@ -61,6 +62,7 @@ bool ServingJob::step(int64_t max_units) {
       phase_ = spec.search.enabled ? 2 : 3;
     }
   }
+  if (phase_ >= 3 && !outcome_) finish();
   return phase_ >= 3;
 }
 
@@ -220,9 +222,9 @@ json ServingJob::workload_block() const {
 
 // The simulation stopped at one of serving.limits: the result stays (it
 // describes what was simulated) and says so at a path the user can raise.
-json ServingJob::limit_exceeded_block() const {
-  const ServingLimits& l = details_.limits;
-  const ServingMetrics::Requests& req = metrics_.requests;
+json ServingJob::limit_exceeded_block(const ServingOutcome& o) const {
+  const ServingLimits& l = o.details.limits;
+  const ServingMetrics::Requests& req = o.metrics.requests;
   char what[240];
   std::snprintf(what, sizeof what, "after %lld events and %.3f s of simulated time, with %lld of %lld requests completed",
                 static_cast<long long>(l.events), l.simulated_s, static_cast<long long>(req.completed),
@@ -236,147 +238,164 @@ json ServingJob::limit_exceeded_block() const {
            {{"events", l.events}, {"simulated_s", l.simulated_s}, {"requests_completed", req.completed}, {"requests_total", req.total}}}};
 }
 
-// serving.compare variant `ci` against this run: its own figures, and the
-// ratios (this / baseline) and speedups (baseline / this) in `figures`. A
-// ratio over a zero is null, and `undefined` says why, so a null is never
-// left unexplained.
-json ServingJob::compare_block(size_t ci, CompareFigures& figures, json& warnings) const {
-  const SimulationSpec& spec = *s_.serving->simulation;
+// serving.compare variant `ci` against this run (`metrics`, `details`): its
+// own figures, and the ratios (this / baseline) and speedups (baseline / this)
+// of every figure compared by name. A ratio over a zero is null, and
+// `undefined` says why, so a null is never left unexplained.
+ComparedVariant ServingJob::compare_variant(size_t ci, const ServingMetrics& metrics, const SimDetails& details) const {
   const Simulation& baseline = *compares_[ci];
-  const ServingMetrics base_m = baseline.serving_metrics();
-  const SimDetails base_d = baseline.details();
-  json undefined = json::object();
-  auto put = [&](std::map<std::string, Figure>& into, const std::string& group, const std::string& name, double num,
-                 double den, const char* why) {
-    into[name] = den != 0 ? Figure(num / den) : Figure();
-    if (den == 0) undefined[group + "/" + name] = why;
-  };
+  ComparedVariant v;
+  v.metrics = baseline.serving_metrics();
+  v.details = baseline.details();
   // Every figure compared by name (serve/serving_key_metrics.cpp's rows).
   ServingFigures run, base;
-  run.metrics = &metrics_;
-  run.details = &details_;
-  base.metrics = &base_m;
-  base.details = &base_d;
+  run.metrics = &metrics;
+  run.details = &details;
+  base.metrics = &v.metrics;
+  base.details = &v.details;
   for_each_compared_figure(run, base, [&](const char* group, const std::string& name, double num, double den,
                                           const char* why) {
-    put(std::string(group) == "ratio" ? figures.ratio : figures.speedup, group, name, num, den, why);
+    auto& into = std::string(group) == "ratio" ? v.figures.ratio : v.figures.speedup;
+    into[name] = den != 0 ? Figure(num / den) : Figure();
+    if (den == 0) v.undefined[std::string(group) + "/" + name] = why;
   });
+  return v;
+}
+
+// The compare block of variant `ci` in the result.
+json ServingJob::compare_block(size_t ci, const ComparedVariant& v) const {
   auto figures_json = [](const std::map<std::string, Figure>& m) {
     json o = json::object();
-    for (const auto& [name, v] : m) o[name] = v ? json(*v) : json(nullptr);
+    for (const auto& [name, f] : m) o[name] = f ? json(*f) : json(nullptr);
     return o;
   };
-  const std::string prefix = spec.compare_is_array ? "baseline " + std::to_string(ci) + ": " : "baseline: ";
-  for (const std::string& wmsg : base_d.warnings) warnings.push_back(prefix + wmsg);
+  json undefined = json::object();
+  for (const auto& [name, why] : v.undefined) undefined[name] = why;
   // The patch itself is not echoed: the result must not depend on how the
   // caller spelled its numbers (1 vs 1.0), so native and wasm stay byte-identical.
-  return {{"label", spec.compares[ci].label},
+  return {{"label", s_.serving->simulation->compares[ci].label},
           {"baseline",
-           {{"metrics", base_m.to_json()},
-            {"deployment", base_d.deployment},
-            {"memory_per_gpu", base_d.memory_per_gpu},
-            {"capacity", base_d.capacity.to_json()},
-            {"tokens", base_d.tokens}}},
-          {"ratio", figures_json(figures.ratio)},
-          {"speedup", figures_json(figures.speedup)},
+           {{"metrics", v.metrics.to_json()},
+            {"deployment", v.details.deployment},
+            {"memory_per_gpu", v.details.memory_per_gpu},
+            {"capacity", v.details.capacity.to_json()},
+            {"tokens", v.details.tokens}}},
+          {"ratio", figures_json(v.figures.ratio)},
+          {"speedup", figures_json(v.figures.speedup)},
           {"undefined", undefined},
           {"ratio_meaning", "this scenario / baseline; speedup = baseline / this; a ratio over 0 is "
                             "null and `undefined` gives the reason"}};
 }
 
-ServingFigures ServingJob::figures() const {
+ServingFigures ServingJob::figures(const ServingOutcome& o) const {
+  const SimulationSpec& spec = *s_.serving->simulation;
   ServingFigures f;
-  f.metrics = &metrics_;
-  f.details = &details_;
-  f.quantization = quantization_ ? &*quantization_ : nullptr;
-  if (s_.serving->simulation->search.enabled && search_) f.max_qps = search_->qps();
-  f.compare = compare_ ? &*compare_ : nullptr;
-  f.headline = headline_ ? &*headline_ : nullptr;
+  f.metrics = &o.metrics;
+  f.details = &o.details;
+  f.quantization = o.quantization ? &*o.quantization : nullptr;
+  if (spec.search.enabled && search_) f.max_qps = search_->qps();
+  // A compare ratio is a key metric only against one baseline (not an array of them).
+  f.compare = !o.compared.empty() && !spec.compare_is_array ? &o.compared.front().figures : nullptr;
+  f.headline = o.headline ? &*o.headline : nullptr;
   return f;
 }
 
-KeyMetric ServingJob::key_metric(const std::string& id) const {
-  if (result_.is_null()) result_ = build_result();
-  return serving_key_metric(id, figures());
+const ServingOutcome& ServingJob::outcome() const {
+  if (!outcome_) throw std::logic_error("a serving run's figures were asked for before the run finished");
+  return *outcome_;
 }
 
-json ServingJob::build_result() const {
+void ServingJob::finish() {
+  outcome_ = compute_outcome();
+  result_ = write_result(*outcome_);
+}
+
+KeyMetric ServingJob::key_metric(const std::string& id) const { return serving_key_metric(id, figures(outcome())); }
+
+ServingOutcome ServingJob::compute_outcome() const {
   const SimulationSpec& spec = *s_.serving->simulation;
-  details_ = main_->details();
-  metrics_ = main_->serving_metrics();
-  quantization_ = quantization();
+  ServingOutcome o;
+  o.details = main_->details();
+  o.metrics = main_->serving_metrics();
+  o.quantization = quantization();
+  // An offline batch (all at once) has no arrival window to be steady in.
+  if (spec.workload.arrival.process != ArrivalProcess::AllAtOnce)
+    o.headline = serving_headline(main_->outcomes(), spec.slo, spec.workload.arrival);
+  const size_t variants = std::min(compares_.size(), spec.compares.size());
+  for (size_t ci = 0; ci < variants; ++ci) o.compared.push_back(compare_variant(ci, o.metrics, o.details));
+  // Key metrics: the scenario's choice, or the catalogue's default set, in that order.
+  const ServingFigures f = figures(o);
+  const std::vector<std::string>& ids =
+      spec.key_metrics.empty() ? default_key_metrics(MetricKind::kServing) : spec.key_metrics;
+  for (const std::string& id : ids)
+    if (find_metric(MetricKind::kServing, id)) o.key_metrics.push_back(serving_key_metric(id, f));
+  // The headline cards; max_qps among them where the capacity search ran.
+  const bool searched = spec.search.enabled && search_;
+  o.headline_ids = headline_metrics(MetricKind::kServing, [&](const std::string& id) {
+    if (id == "max_qps") return searched;
+    return find_metric(MetricKind::kServing, id) &&
+           serving_key_metric(id, f).kind != KeyMetric::Kind::Missing;  // a steady-window figure
+  });
+  return o;
+}
+
+json ServingJob::write_result(const ServingOutcome& o) const {
+  const SimulationSpec& spec = *s_.serving->simulation;
   json r = result_header(s_, "serving_simulation", result_tier());
-  r["deployment"] = details_.deployment;
+  r["deployment"] = o.details.deployment;
   r["workload"] = workload_block();
-  r["metrics"] = metrics_.to_json();
+  r["metrics"] = o.metrics.to_json();
   json warnings = json::array();
-  for (const std::string& w : details_.warnings) warnings.push_back(w);
-  if (spec.workload.arrival.process != ArrivalProcess::AllAtOnce) {
-    // An offline batch (all at once) has no arrival window to be steady in.
-    const ServingHeadline h = serving_headline(main_->outcomes(), spec.slo, spec.workload.arrival);
-    r["headline"] = h.to_json();
-    headline_ = h;
-  }
-  r["memory_per_gpu"] = details_.memory_per_gpu;
-  r["capacity"] = details_.capacity.to_json();
-  r["tokens"] = details_.tokens;
-  if (quantization_) r["quantization"] = quantization_->to_json();
-  if (headline_ && headline_->overloaded) warnings.push_back(headline_->warning);
-  if (!details_.limits.limit_hit.empty()) {
-    r["limit_exceeded"] = limit_exceeded_block();
-    warnings.push_back("limit_exceeded at /serving/limits/" + details_.limits.limit_hit + ": " +
+  for (const std::string& w : o.details.warnings) warnings.push_back(w);
+  if (o.headline) r["headline"] = o.headline->to_json();
+  r["memory_per_gpu"] = o.details.memory_per_gpu;
+  r["capacity"] = o.details.capacity.to_json();
+  r["tokens"] = o.details.tokens;
+  if (o.quantization) r["quantization"] = o.quantization->to_json();
+  if (o.headline && o.headline->overloaded) warnings.push_back(o.headline->warning);
+  if (!o.details.limits.limit_hit.empty()) {
+    r["limit_exceeded"] = limit_exceeded_block(o);
+    warnings.push_back("limit_exceeded at /serving/limits/" + o.details.limits.limit_hit + ": " +
                        r["limit_exceeded"]["message"].get<std::string>());
   }
   json compare_blocks = json::array();
-  std::vector<CompareFigures> compared(std::min(compares_.size(), spec.compares.size()));
-  for (size_t ci = 0; ci < compared.size(); ++ci) compare_blocks.push_back(compare_block(ci, compared[ci], warnings));
+  for (size_t ci = 0; ci < o.compared.size(); ++ci) {
+    const std::string prefix = spec.compare_is_array ? "baseline " + std::to_string(ci) + ": " : "baseline: ";
+    for (const std::string& w : o.compared[ci].details.warnings) warnings.push_back(prefix + w);
+    compare_blocks.push_back(compare_block(ci, o.compared[ci]));
+  }
   if (!compare_blocks.empty()) r["compare"] = spec.compare_is_array ? compare_blocks : compare_blocks.front();
-  compare_ = !compared.empty() && !spec.compare_is_array ? std::optional<CompareFigures>(compared.front()) : std::nullopt;
   if (spec.search.enabled && search_) r["max_qps"] = search_->to_json();
   if (spec.steady_state.enabled && !steady_runs_.empty()) r["steady_state"] = steady_state_block();
-
-  // Key metrics: the scenario's choice, or the catalogue's default set, in that order.
-  const std::vector<std::string>& ids =
-      spec.key_metrics.empty() ? default_key_metrics(MetricKind::kServing) : spec.key_metrics;
-  key_metrics_.clear();
-  for (const std::string& id : ids)
-    if (find_metric(MetricKind::kServing, id)) key_metrics_.push_back(serving_key_metric(id, figures()));
-  r["key_metrics"] = key_metrics_to_json(key_metrics_);
-  // The headline cards; max_qps among them where the capacity search ran.
-  const bool searched = spec.search.enabled && search_;
-  headline_ids_ = headline_metrics(MetricKind::kServing, [&](const std::string& id) {
-    if (id == "max_qps") return searched;
-    return find_metric(MetricKind::kServing, id) &&
-           serving_key_metric(id, figures()).kind != KeyMetric::Kind::Missing;  // a steady-window figure
-  });
-  r["headline_metrics"] = headline_ids_;
-  if (!details_.time_series.is_null()) r["time_series"] = details_.time_series;
-  if (!details_.requests.is_null()) r["requests"] = details_.requests;
-  if (!details_.trace.is_null()) r["trace"] = details_.trace;
-  r["limits"] = details_.limits.to_json();
+  r["key_metrics"] = key_metrics_to_json(o.key_metrics);
+  r["headline_metrics"] = o.headline_ids;
+  if (!o.details.time_series.is_null()) r["time_series"] = o.details.time_series;
+  if (!o.details.requests.is_null()) r["requests"] = o.details.requests;
+  if (!o.details.trace.is_null()) r["trace"] = o.details.trace;
+  r["limits"] = o.details.limits.to_json();
   append_warnings(r, warnings);
   return r;
 }
 
 json ServingJob::result() const {
-  if (result_.is_null()) result_ = build_result();
+  outcome();  // finished
   return result_;
 }
 
 KeyMetrics ServingJob::interval_figures() const {
-  if (result_.is_null()) result_ = build_result();
+  const std::optional<ServingHeadline>& h = outcome().headline;
   KeyMetrics f;
-  if (headline_ && headline_->judged) {
-    KeyMetric t = KeyMetric::number("/headline/throughput_qps", "steady-window throughput", "req/s", headline_->throughput_qps);
-    t.has_interval = throughput_sampling_interval(*headline_, t.low, t.high);
+  if (h && h->judged) {
+    KeyMetric t = KeyMetric::number("/headline/throughput_qps", "steady-window throughput", "req/s", h->throughput_qps);
+    t.has_interval = throughput_sampling_interval(*h, t.low, t.high);
     f.push_back(t);
-    if (headline_->has_slo) {
-      KeyMetric g = KeyMetric::number("/headline/goodput_qps", "steady-window goodput", "req/s", headline_->goodput_qps);
-      g.has_interval = goodput_sampling_interval(*headline_, g.low, g.high);
+    if (h->has_slo) {
+      KeyMetric g = KeyMetric::number("/headline/goodput_qps", "steady-window goodput", "req/s", h->goodput_qps);
+      g.has_interval = goodput_sampling_interval(*h, g.low, g.high);
       f.push_back(g);
       KeyMetric a = KeyMetric::number("/headline/slo_attainment", "steady-window SLO attainment", "fraction",
-                                      headline_->slo_attainment);
-      a.has_interval = attainment_sampling_interval(*headline_, a.low, a.high);
+                                      h->slo_attainment);
+      a.has_interval = attainment_sampling_interval(*h, a.low, a.high);
       f.push_back(a);
     }
   }
@@ -386,25 +405,22 @@ KeyMetrics ServingJob::interval_figures() const {
 }
 
 KeyMetrics ServingJob::headline_figures() const {
-  if (result_.is_null()) result_ = build_result();
+  const ServingOutcome& o = outcome();
   const KeyMetrics with_interval = interval_figures();  // by JSON pointer
   KeyMetrics out;
-  for (const std::string& id : headline_ids_) {
+  for (const std::string& id : o.headline_ids) {
     const MetricInfo* info = find_metric(MetricKind::kServing, id);
-    if (!info || find_by_id(key_metrics_, id) || find_by_id(with_interval, info->pointer)) continue;
-    out.push_back(serving_key_metric(id, figures()));
+    if (!info || find_by_id(o.key_metrics, id) || find_by_id(with_interval, info->pointer)) continue;
+    out.push_back(serving_key_metric(id, figures(o)));
   }
   return out;
 }
 
 bool ServingJob::overloaded() const {
-  if (result_.is_null()) result_ = build_result();
-  return headline_ && headline_->overloaded;
+  const std::optional<ServingHeadline>& h = outcome().headline;
+  return h && h->overloaded;
 }
 
-KeyMetrics ServingJob::key_metrics() const {
-  if (result_.is_null()) result_ = build_result();
-  return key_metrics_;
-}
+KeyMetrics ServingJob::key_metrics() const { return outcome().key_metrics; }
 
 }  // namespace sightline::serve

@@ -2,8 +2,10 @@
 // A serving-simulation run as a sliced Job: the scenario's simulation, then
 // the comparison variants (serving.compare), then the max-QPS search runs
 // (serving.max_qps_search), each advanced a bounded number of events per slice.
+#include <map>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "run/job.hpp"
@@ -14,6 +16,30 @@
 #include "serve/steady_state.hpp"
 
 namespace sightline::serve {
+
+// One serving.compare variant against this run, typed: the variant's own
+// figures and the ratios (this / variant) and speedups (variant / this) of
+// every figure compared by name.
+struct ComparedVariant {
+  ServingMetrics metrics;
+  SimDetails details;
+  CompareFigures figures;
+  std::map<std::string, std::string> undefined;  // "ratio/NAME" or "speedup/NAME": why it is null
+};
+
+// The finished run's figures, typed, computed once when the job finishes
+// (ServingJob::finish). The key metrics, the compare ratios, the searches'
+// outcomes and the written result are all read from here, never from the
+// result's JSON.
+struct ServingOutcome {
+  SimDetails details;
+  ServingMetrics metrics;
+  std::optional<QuantizationFigures> quantization;  // quantized weights only
+  std::optional<ServingHeadline> headline;          // none for an offline batch
+  std::vector<ComparedVariant> compared;            // serving.compare, in order
+  KeyMetrics key_metrics;                           // the scenario's choice, or the catalogue's default set
+  std::vector<std::string> headline_ids;            // the result's headline cards
+};
 
 class ServingJob : public Job {
  public:
@@ -31,7 +57,7 @@ class ServingJob : public Job {
   // Serving metric `id` of the catalogue, read from the finished run's typed figures.
   KeyMetric key_metric(const std::string& id) const;
   // The finished run's figures, typed, for the searches (never read back from result()).
-  ServingMetrics metrics() const { return main_->serving_metrics(); }
+  const ServingMetrics& metrics() const { return outcome().metrics; }
   // serving.steady_state: the last (longest) run's verdict and its requests; null without it.
   const SteadyStateReport* steady_state() const { return steady_runs_.empty() ? nullptr : &steady_runs_.back().report; }
   int64_t steady_state_requests() const { return steady_runs_.empty() ? 0 : steady_runs_.back().requests; }
@@ -43,13 +69,19 @@ class ServingJob : public Job {
   bool overloaded() const override;
 
  private:
-  // build_result()'s steps.
+  // The finished run's figures; an internal error before the run is finished.
+  const ServingOutcome& outcome() const;
+  // finish()'s steps: the typed figures, then the result written from them.
+  void finish();
+  ServingOutcome compute_outcome() const;
   std::optional<QuantizationFigures> quantization() const;
+  ComparedVariant compare_variant(size_t ci, const ServingMetrics& metrics, const SimDetails& details) const;
+  ServingFigures figures(const ServingOutcome& o) const;  // what the key metrics read
+  json write_result(const ServingOutcome& o) const;
   std::string result_tier() const;
   json workload_block() const;
-  json limit_exceeded_block() const;
-  json compare_block(size_t ci, CompareFigures& figures, json& warnings) const;
-  ServingFigures figures() const;  // the key metrics' sources, filled by build_result
+  json limit_exceeded_block(const ServingOutcome& o) const;
+  json compare_block(size_t ci, const ComparedVariant& v) const;
   bool extend_steady_state_run();  // judges the finished main run; true when it starts a longer one
   json steady_state_block() const;
 
@@ -57,8 +89,6 @@ class ServingJob : public Job {
     int64_t requests = 0;
     SteadyStateReport report;
   };
-  json build_result() const;
-
   Scenario s_;
   std::unique_ptr<Simulation> main_;
   std::vector<std::unique_ptr<Simulation>> compares_;  // serving.compare variants, run in turn
@@ -66,16 +96,10 @@ class ServingJob : public Job {
   std::vector<SteadyStateRun> steady_runs_;  // serving.steady_state: the main run and its longer reruns
   int64_t units_ = 0;  // main, steady-state reruns and compare variants (the search counts its own)
   int phase_ = 0;  // 0 main, 1 compare, 2 search, 3 done
-  // The result is written once, when first asked for (the run is finished by then).
-  mutable json result_;
-  mutable KeyMetrics key_metrics_;
-  mutable std::vector<std::string> headline_ids_;  // the result's headline cards
-  // The typed figures the result is written from (and the key metrics read).
-  mutable SimDetails details_;
-  mutable ServingMetrics metrics_;
-  mutable std::optional<QuantizationFigures> quantization_;
-  mutable std::optional<CompareFigures> compare_;  // one baseline only
-  mutable std::optional<ServingHeadline> headline_;  // none for an offline batch
+  // Set once, when the last simulation finishes (finish()): the typed figures
+  // first, then the result written from them.
+  std::optional<ServingOutcome> outcome_;
+  json result_;
 };
 
 }  // namespace sightline::serve
