@@ -14,6 +14,20 @@ const std::vector<RegistryEntry>& arrival_processes() {
   return r;
 }
 
+const ArrivalProcessRules* arrival_process_rules(const std::string& name) {
+  static const std::vector<ArrivalProcessRules> rules = {
+      {"poisson", {"rate_qps", "max_concurrency"}, true},
+      {"gamma", {"rate_qps", "cv", "max_concurrency"}, true},
+      {"fixed", {"rate_qps", "max_concurrency"}, true},
+      {"all_at_once", {}, false},
+      {"closed_loop", {"concurrency", "think_time_s"}, false},
+      {"trace", {"csv"}, true},
+  };
+  for (const ArrivalProcessRules& r : rules)
+    if (name == r.name) return &r;
+  return nullptr;
+}
+
 const std::vector<RegistryEntry>& length_distributions() {
   static const std::vector<RegistryEntry> r = {
       {"fixed", "always value"},
@@ -127,7 +141,13 @@ json policy_tables_json() {
     for (const auto& e : r) a.push_back({{"name", e.name}, {"description", e.description}});
     return a;
   };
-  return {{"arrival_processes", list(arrival_processes())},
+  json arrivals = list(arrival_processes());
+  for (json& e : arrivals) {
+    const ArrivalProcessRules* rules = arrival_process_rules(e["name"].get<std::string>());
+    e["keys"] = rules->keys;
+    e["steady_state_judged"] = rules->steady_state_judged;
+  }
+  return {{"arrival_processes", arrivals},
           {"length_distributions", list(length_distributions())},
           {"routers", list(routers())},
           {"pool_roles", list(pool_roles())},

@@ -16,6 +16,18 @@ struct RegistryEntry {
 };
 
 const std::vector<RegistryEntry>& arrival_processes();
+// What an arrival process takes (serving.workload.arrival): the keys beside
+// `process` its reader accepts, and whether the steady-state verdict can judge
+// it (arrivals spread over time that do not wait on the service: not an
+// offline batch, not a closed loop of clients). The reader, the steady_state
+// check and the page's form (through policy_tables_json) all read this table.
+struct ArrivalProcessRules {
+  const char* name;
+  std::vector<std::string> keys;
+  bool steady_state_judged;
+};
+// nullptr for a name that is not an arrival process.
+const ArrivalProcessRules* arrival_process_rules(const std::string& name);
 const std::vector<RegistryEntry>& length_distributions();
 const std::vector<RegistryEntry>& routers();
 const std::vector<RegistryEntry>& pool_roles();
@@ -44,7 +56,8 @@ const Entry& find_by_name(const std::vector<Entry>& table, const std::string& na
 }
 
 // Every policy family's table as {family: [{name, description}]}, exported by
-// api::list_registries so the page and the CLI build their dropdowns from it.
+// api::list_registries so the page and the CLI build their dropdowns from it;
+// an arrival process's entry adds its `keys` and `steady_state_judged`.
 json policy_tables_json();
 
 }  // namespace sightline::serve

@@ -279,8 +279,7 @@ void read_max_qps_search(const ObjectReader& r, SimulationSpec& sp) {
       fail(error_code::kConstraint, qr.child_path("max_qps"), "max_qps must exceed min_qps");
     if (!sp.slo.enabled)
       fail(error_code::kMissingKey, r.child_path("slo"), "max_qps_search needs an slo to search against");
-    if (sp.workload.arrival.process == ArrivalProcess::AllAtOnce ||
-        sp.workload.arrival.process == ArrivalProcess::ClosedLoop)
+    if (!arrival_process_rules(to_string(sp.workload.arrival.process))->steady_state_judged)
       fail(error_code::kConstraint, qpath,
            std::string("max_qps_search needs arrivals with a rate (not ") +
                to_string(sp.workload.arrival.process) + ")");
@@ -304,8 +303,7 @@ void read_steady_state_check(const ObjectReader& r, SimulationSpec& sp) {
       fail(error_code::kInvalidValue, cr.child_path("confidence"), "confidence must be one of 0.8, 0.9, 0.95, 0.99");
     sp.steady_state.confidence = conf;
     if (!sp.slo.enabled) fail(error_code::kMissingKey, r.child_path("slo"), "steady_state needs an slo to judge against");
-    if (sp.workload.arrival.process == ArrivalProcess::AllAtOnce ||
-        sp.workload.arrival.process == ArrivalProcess::ClosedLoop)
+    if (!arrival_process_rules(to_string(sp.workload.arrival.process))->steady_state_judged)
       fail(error_code::kConstraint, cpath,
            std::string("steady_state needs arrivals with a rate (not ") + to_string(sp.workload.arrival.process) + ")");
     if (sp.workload.arrival.max_concurrency > 0)

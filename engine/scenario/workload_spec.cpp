@@ -172,11 +172,9 @@ WorkloadSpec read_workload(const json& v, const std::string& path, int64_t max_l
   const json& av = r.required("arrival");
   const std::string process = peek_string(av, "process");
   std::vector<std::string> akeys = {"process"};
-  if (process == "poisson" || process == "fixed") akeys.insert(akeys.end(), {"rate_qps", "max_concurrency"});
-  else if (process == "gamma") akeys.insert(akeys.end(), {"rate_qps", "cv", "max_concurrency"});
-  else if (process == "trace") akeys.push_back("csv");
-  else if (process == "closed_loop") akeys.insert(akeys.end(), {"concurrency", "think_time_s"});
-  else if (process != "all_at_once") akeys.insert(akeys.end(), {"rate_qps", "cv", "csv"});
+  if (const ArrivalProcessRules* rules = arrival_process_rules(process)) akeys.insert(akeys.end(), rules->keys.begin(), rules->keys.end());
+  // An unknown process: its name is the error (below), not the keys beside it.
+  else akeys.insert(akeys.end(), {"rate_qps", "cv", "csv", "max_concurrency", "concurrency", "think_time_s"});
   ObjectReader ar(av, apath, akeys);
   w.arrival.process = pick<ArrivalProcess>(ar.choice("process", registry_names(arrival_processes())),
                                            {{"poisson", ArrivalProcess::Poisson},

@@ -436,6 +436,63 @@ test('a bad rate or block size is located and the field highlighted', async () =
   assert.deepEqual(page.errors, []);
 });
 
+test('the arrival process shows and writes only its own parameters; the run-until-decided box is off, saying why, where the engine would refuse it', async () => {
+  await page.selectOption('#scenario', 'I2.1');
+  await waitDone(page, 'I2.1');
+  assert.equal(await page.isChecked('#sim_steady_state'), true, 'I2.1 ships serving.steady_state');
+  const shown = () => page.$$eval(['sim_rate', 'sim_cv', 'sim_concurrency', 'sim_think_time'].map((id) => `#${id}`).join(','),
+    (els) => els.filter((e) => !e.closest('.field').hidden).map((e) => e.id));
+  assert.deepEqual(await shown(), ['sim_rate'], 'Poisson takes a rate only');
+  await setField(page, 'sim_num_requests', 300);
+  const runs = () => page.evaluate(() => window.sightlinePerf.runs);
+  // A result, not a located error (a rate beside an offline batch, a steady_state it cannot judge).
+  const ranAfter = async (k) => {
+    await page.waitForFunction((n) => ['done', 'error'].includes(document.getElementById('run-status').dataset.state)
+      && (window.sightlinePerf.runs > n || document.getElementById('run-status').dataset.state === 'error'), k, { timeout: PAGE_GUARD_MS });
+    assert.equal(await page.isHidden('#error'), true, await page.textContent('#error'));
+  };
+  const steadyOff = async (why) => {
+    assert.equal(await page.isChecked('#sim_steady_state'), false);
+    assert.equal(await page.isDisabled('#sim_steady_state'), true);
+    assert.match(await page.getAttribute('#sim_steady_state', 'title'), why);
+  };
+  const steadyBack = async () => {
+    assert.equal(await page.isDisabled('#sim_steady_state'), false);
+    assert.equal(await page.isChecked('#sim_steady_state'), true, 'the choice made before comes back');
+    assert.match(await page.getAttribute('#sim_steady_state', 'title'), /^While the steady-state verdict is undecided/);
+  };
+  let k = await runs();
+  await page.selectOption('#sim_arrival', 'all_at_once');
+  assert.deepEqual(await shown(), [], 'an offline batch takes no parameter');
+  await steadyOff(/needs arrivals with a rate \(not all_at_once\)/);
+  await ranAfter(k);
+  await page.selectOption('#sim_arrival', 'poisson');
+  await steadyBack();
+  // A closed loop of clients: its own two inputs; the rate is not sent beside it.
+  await page.selectOption('#sim_arrival', 'closed_loop');
+  assert.deepEqual(await shown(), ['sim_concurrency', 'sim_think_time']);
+  await steadyOff(/needs arrivals with a rate \(not closed_loop\)/);
+  k = await runs();
+  await setField(page, 'sim_concurrency', 4);
+  await ranAfter(k);
+  assert.match(await page.textContent('#summary'), /300 requests/);
+  await page.selectOption('#sim_arrival', 'gamma');
+  assert.deepEqual(await shown(), ['sim_rate', 'sim_cv']);
+  await steadyBack();
+  await page.selectOption('#sim_arrival', 'poisson');
+  // Without an SLO there is nothing to judge against.
+  k = await runs();
+  await setField(page, 'sim_slo_ttft', '');
+  await setField(page, 'sim_slo_tpot', '');
+  await steadyOff(/needs an SLO/);
+  await ranAfter(k);
+  await setField(page, 'sim_slo_ttft', 500);
+  await steadyBack();
+  await page.click('#reset');
+  await waitDone(page, 'I2.1');
+  assert.deepEqual(page.errors, []);
+});
+
 test('a share link of an edited serving scenario reproduces the same numbers in a fresh browser', async () => {
   await page.selectOption('#scenario', 'I2.1');
   await waitDone(page, 'I2.1');

@@ -262,6 +262,55 @@ function showThinkParams() {
   for (const p of Object.keys(THINK_KEYS)) el(`sess_think_${p}`).closest('.field').hidden = !chosen.includes(p);
 }
 
+const ARRIVAL = '/serving/workload/arrival';
+
+/**
+ * The engine's rules of an arrival process (its registry, policy_registry.cpp):
+ * the keys beside `process` it takes, and whether the steady-state verdict judges it.
+ */
+function arrivalRules(process) {
+  const e = policyList('arrival_processes').find((x) => x.name === process);
+  return { keys: (e && e.keys) || [], judged: Boolean(e && e.steady_state_judged) };
+}
+
+/** An input of the arrival process's own parameters: shown, and written, only while the process takes its key. */
+function arrivalField(id, key, kind) {
+  const path = `${ARRIVAL}/${key}`;
+  return {
+    id, path, kind, section: SIM, arrivalKey: key,
+    write: (s, v) => {
+      if (!arrivalRules(getAt(s, `${ARRIVAL}/process`)).keys.includes(key)) return;
+      const parse = kind === 'int' ? parseInteger : parseNumber;
+      setAt(s, path, typeof v === 'number' ? v : parse(v));
+    },
+  };
+}
+
+/**
+ * A new arrival process keeps the scenario's values of the keys it takes, takes
+ * the form's for the others it takes, and drops the keys it does not take (an
+ * offline batch has no rate), so switching never leaves a key the engine refuses.
+ */
+function writeArrivalProcess(s, process) {
+  const old = getAt(s, ARRIVAL) || {};
+  const next = { process };
+  for (const key of arrivalRules(process).keys) {
+    if (old[key] !== undefined) next[key] = old[key];
+    else {
+      const f = FIELDS.find((x) => x.arrivalKey === key);
+      if (f && inputValue(f) !== '') f.write({ serving: { workload: { arrival: next } } }, inputValue(f));
+    }
+  }
+  setAt(s, ARRIVAL, next);
+}
+
+/** Shows the inputs of the chosen arrival process's own parameters, and no other's. */
+function showArrivalFields() {
+  const keys = arrivalRules(el('sim_arrival').value).keys;
+  for (const f of FIELDS) if (f.arrivalKey) el(f.id).closest('.field').hidden = !keys.includes(f.arrivalKey);
+  showSteadyState();
+}
+
 /** The session fields: the per-request workload inputs are off while sessions are on. */
 function showSessionMode() {
   const on = el('sess_enabled').checked;
@@ -271,12 +320,36 @@ function showSessionMode() {
   }
   // The shared prefix's own inputs follow its checkbox, and are off with it while sessions are on.
   setGroupEnabled('prefix', !on && el('prefix_enabled').checked);
-  // The engine judges the steady state on a rate of independent requests and
-  // refuses it beside sessions: the run-until-decided box is off with them.
+  showSteadyState();
+}
+
+/** Why the engine would refuse serving.steady_state here ('' when it would not). */
+function steadyStateRefusal() {
+  // The engine's own rules (engine/scenario/simulation_spec.cpp, read_steady_state_check,
+  // and its refusal beside sessions): it judges arrivals over time under an SLO.
+  if (el('sess_enabled').checked) return 'The run-until-decided check does not apply to sessions';
+  const arrival = el('sim_arrival').value;
+  if (!arrivalRules(arrival).judged) return `The run-until-decided check needs arrivals with a rate (not ${arrival})`;
+  if (!SLO_METRICS.some((m) => String(el(`sim_slo_${m}`).value).trim() !== '')) return 'The run-until-decided check needs an SLO to judge against';
+  return '';
+}
+
+/**
+ * The run-until-decided box is off, with the reason as its title, wherever the
+ * engine would refuse it, rather than a located error until it is unticked;
+ * the user's choice comes back with the conditions it needs.
+ */
+function showSteadyState() {
   const steady = el('sim_steady_state');
-  if (on) steady.checked = false;
-  steady.disabled = on;
-  steady.closest('.field')?.classList.toggle('disabled', on);
+  const why = steadyStateRefusal();
+  if (why && !steady.disabled) steady.dataset.wanted = steady.checked ? 'yes' : '';
+  if (!why && steady.disabled) steady.checked = steady.dataset.wanted === 'yes';
+  if (why) steady.checked = false;
+  steady.disabled = Boolean(why);
+  // Its help stays in its tooltip, after the reason when there is one.
+  if (steady.dataset.help === undefined) steady.dataset.help = steady.title;
+  steady.title = why ? `${why}. ${steady.dataset.help}` : steady.dataset.help;
+  steady.closest('.field')?.classList.toggle('disabled', Boolean(why));
 }
 
 const TRAINING_PAR = '/training/parallelism';
@@ -459,6 +532,7 @@ function showSloAttainment() {
   const joint = SLO_METRICS.some((m) => String(el(`sim_slo_${m}`).value).trim() !== '' && el(`sim_slo_${m}_pct`).value === SLO_JOINT);
   el('sim_slo_attainment').disabled = !joint;
   el('sim_slo_attainment').closest('.field').classList.toggle('disabled', !joint);
+  showSteadyState();  // it needs an SLO
 }
 
 const RECOMPUTE = '/training/recompute';
@@ -517,8 +591,8 @@ export const FIELDS = [
   { id: 'batch_size', path: '/serving/workload/batch_size', kind: 'int', section: 'latency' },
 
   // serving simulation (serving.mode "simulate")
-  { id: 'sim_arrival', path: '/serving/workload/arrival/process', kind: 'select', section: SIM, def: 'poisson' },
-  { id: 'sim_rate', path: '/serving/workload/arrival/rate_qps', kind: 'number', section: SIM },
+  { id: 'sim_arrival', path: `${ARRIVAL}/process`, kind: 'select', section: SIM, def: 'poisson', write: writeArrivalProcess },
+  arrivalField('sim_rate', 'rate_qps', 'number'),
   {
     id: 'sim_num_requests', path: '/serving/workload/num_requests', kind: 'int', section: SIM, clears: 'sim_duration',
     write: exclusive('/serving/workload/num_requests', '/serving/workload/duration_s', parseInteger),
@@ -527,9 +601,9 @@ export const FIELDS = [
     id: 'sim_duration', path: '/serving/workload/duration_s', kind: 'number', section: SIM, clears: 'sim_num_requests',
     write: exclusive('/serving/workload/duration_s', '/serving/workload/num_requests', parseNumber),
   },
-  { id: 'sim_cv', path: '/serving/workload/arrival/cv', kind: 'number', section: SIM },
-  { id: 'sim_concurrency', path: '/serving/workload/arrival/concurrency', kind: 'int', section: SIM },
-  { id: 'sim_think_time', path: '/serving/workload/arrival/think_time_s', kind: 'number', section: SIM },
+  arrivalField('sim_cv', 'cv', 'number'),
+  arrivalField('sim_concurrency', 'concurrency', 'int'),
+  arrivalField('sim_think_time', 'think_time_s', 'number'),
   toggleField('prefix_enabled', '/serving/workload/shared_prefix', 'prefix'),
   { id: 'prefix_tokens', path: '/serving/workload/shared_prefix/tokens', kind: 'int', section: SIM, group: 'prefix', def: 512 },
   { id: 'prefix_fraction', path: '/serving/workload/shared_prefix/request_fraction', kind: 'number', section: SIM, group: 'prefix', showDefault: true },
@@ -850,6 +924,7 @@ export function populate({ scenarios, models, gpus, interconnects, kvTiers = [] 
   }
   el('sess_think_dist').addEventListener('change', showThinkParams);
   el('sess_enabled').addEventListener('change', showSessionMode);
+  el('sim_arrival').addEventListener('change', showArrivalFields);
   el('spec_method').addEventListener('change', showDependent);
   el('train_recompute').addEventListener('change', showDependent);
   for (const f of FIELDS) {
@@ -951,7 +1026,10 @@ export function fill(scenario) {
   for (const t of TOGGLES()) setGroupEnabled(t.toggles, el(t.id).checked);
   for (const prefix of LENGTH_PREFIXES) showDistParams(prefix);
   showThinkParams();
+  // The scenario just filled in sets the run-until-decided box afresh: no earlier choice to bring back.
+  el('sim_steady_state').disabled = false;
   showSessionMode();
+  showArrivalFields();
   showDependent();
   showSloAttainment();
 }
@@ -1007,6 +1085,9 @@ export function read(base) {
     if (!forced && filled.has(f.id) && same(value, filled.get(f.id))) continue;
     writeField(scenario, f, value);
   }
+  // An SLO whose every bound was cleared is no SLO (the engine refuses an empty one).
+  const slo = getAt(scenario, SLO);
+  if (slo && typeof slo === 'object' && !SLO_METRICS.some((m) => slo[`${m}_ms`] !== undefined)) setAt(scenario, SLO, undefined);
   return scenario;
 }
 
