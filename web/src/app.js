@@ -877,10 +877,9 @@ async function init() {
   bindEvents();
   view.setStatus('loading', 'Loading engine…');
   try {
-    // Asked for by engine-start.js before this module was even loaded.
-    view.showVersion(await client.ready);
-    perf.engineReadyMs = startup.readyMs;
-    perf.engineLoadMs = client.loadMs;
+    // Asked for by engine-start.js before this module was even loaded. The
+    // catalogue and the presets are files (the engine's when they cannot be read):
+    // the form is built from them while the engine loads.
     // The engine's catalogue gives every label, unit, policy name and range the
     // page shows; without it the page stops here with the engine's error.
     const [scenarios, models, gpus, interconnects, registries] = await Promise.all([
@@ -900,6 +899,9 @@ async function init() {
     for (const g of gpus) state.gpus.set(g.id, g);
     for (const l of interconnects) state.links.set(l.id, l);
     for (const s of scenarios) state.scenarios.set(s.id, s);
+    view.showVersion(await client.ready);  // what the engine offers (features) decides the tabs below
+    perf.engineReadyMs = startup.readyMs;
+    perf.engineLoadMs = client.loadMs;
     if (client.features.search && !embed) {
       searchPresets = { scenarios, models, gpus, interconnects, isSimulate: (s) => modeOf(s) === 'simulate' && !validation.scenarios.includes(s) };
       $('mode-search').hidden = false;
