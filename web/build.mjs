@@ -99,7 +99,9 @@ for (const m of WASM_MODULES) {
 // is six levels deep); modules loaded on demand (dynamic import()) are not named.
 // Each script's modules are named right after it, in the scripts' order, so the
 // first script (engine-start.js, which starts the engine) and its few imports
-// are asked for before app.js's thirty.
+// are asked for before app.js's thirty; those come at low priority
+// (fetchpriority), so that over HTTP/1.1's six connections they do not hold up
+// the engine's own requests (the worker's scripts, presets.json) queued after them.
 {
   const STATIC_IMPORT = /^\s*(?:import|export)\b[^'"]*?\bfrom\s*['"](\.{1,2}\/[^'"]+)['"]|^\s*import\s*['"](\.{1,2}\/[^'"]+)['"]/gm;
   const indexPath = path.join(outDir, 'index.html');
@@ -119,10 +121,13 @@ for (const m of WASM_MODULES) {
       visit(dep, found);
     }
   };
+  let later = '';  // the first script's modules at the browser's priority, the others' low
   html = html.replace(scriptTag, (tag, entry) => {
     const found = [];
     visit(entry, found);
-    return tag + found.sort().map((f) => `  <link rel="modulepreload" href="${f}">\n`).join('');
+    const links = found.sort().map((f) => `  <link rel="modulepreload" href="${f}"${later}>\n`).join('');
+    later = ' fetchpriority="low"';
+    return tag + links;
   });
   fs.writeFileSync(indexPath, html);
 }
