@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Measures the page's budgets and prints them:
 //   - compressed (gzip -9) size of everything the page loads (page + vendor + wasm) ≤ 1 MB
-//   - first result of the default scenario ≤ 1 s median after navigation (headless Chromium, cold cache)
+//   - first result of the default scenario ≤ 1 s median after navigation (headless Chromium, cold cache):
+//     its numbers on the page (its charts, drawn after the next paint, are reported, not judged)
 //   - a 10-point sweep (batch size 1..10 of the default scenario) on the worker pool
 //   - a 10-point sweep of 1,000-request serving simulations (I2.2 with num_requests 1000,
 //     rate_qps 1..10), the issue's bound: ≤ 5 s
@@ -86,7 +87,8 @@ async function firstResult(browser, url, runs) {
     page.on('requestfailed', (r) => failed.push(`${r.url()} (${r.failure() ? r.failure().errorText : 'failed'})`));
     page.on('response', (r) => { if (r.status() >= 400) failed.push(`${r.url()} (HTTP ${r.status()})`); });
     await page.goto(url);
-    await page.waitForFunction(() => window.sightlinePerf && window.sightlinePerf.firstResultMs !== null, null, { timeout: 30000 });
+    // The first result's numbers count (firstResultMs); its charts, drawn after the next paint, are reported too.
+    await page.waitForFunction(() => window.sightlinePerf && window.sightlinePerf.firstChartsMs !== null, null, { timeout: 30000 });
     const p = await page.evaluate(() => ({ ...window.sightlinePerf }));
     times.push(p.firstResultMs);
     parts.push(p);
@@ -173,7 +175,7 @@ export function report(m) {
       `(runs: ${m.firstResultMs.map((t) => Math.round(t)).join(', ')} ms)  budget ${BUDGETS.firstResultMs} ms  ${ok(m.firstResultMedianMs <= BUDGETS.firstResultMs)}`,
     `  where it went (ms after navigation, per run): ${m.firstResultParts.map((p) => `app.js started ${Math.round(p.appStartMs)}, engine ready ${Math.round(p.engineReadyMs)} `
       + `(its worker's module loaded and compiled in ${Math.round(p.engineLoadMs)}), presets ${Math.round(p.presetsMs)}, `
-      + `run started ${Math.round(p.firstRunMs)}, result ${Math.round(p.firstResultMs)}`).join('; ')}`,
+      + `run started ${Math.round(p.firstRunMs)}, result ${Math.round(p.firstResultMs)}, its charts drawn ${Math.round(p.firstChartsMs)}`).join('; ')}`,
     `10-point sweep (batch size 1..10 of the default scenario, ${m.sweep.workers} workers): ${Math.round(m.sweep.ms)} ms, ` +
       `${m.sweep.points} points  budget ${BUDGETS.sweepMs} ms  ${ok(m.sweep.ms <= BUDGETS.sweepMs)}`,
     `10-point serving sweep (I2.2, 1,000 requests each, rate 1..10 req/s, ${m.servingSweep.workers} workers): ` +

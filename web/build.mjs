@@ -18,6 +18,8 @@ const wasmDir = path.join(repoDir, 'build-wasm', 'wasm');
 const WASM_MODULES = ['sightline', 'sightline-calibrate'];
 const wasmFiles = WASM_MODULES.flatMap((m) => [`${m}.js`, `${m}.wasm`]);
 const modulesDir = path.join(webDir, 'node_modules');
+// The preset kinds the page lists (presets.json below; engine-start.js reads them).
+const { PRESET_KINDS } = await import('./src/shared/protocol.js');
 // [package, file in the package, name under vendor/, licence file in the package,
 //  names to export when the file is a UMD bundle served as an ES module]
 // fflate's minified UMD build is 12.6 KB gzip against 22.1 KB for its
@@ -79,6 +81,17 @@ for (const m of WASM_MODULES) {
   const envelope = JSON.parse(engine.listRegistries());
   if (!envelope.ok) fail(`listRegistries failed: ${JSON.stringify(envelope.error)}`);
   fs.writeFileSync(path.join(outDir, 'registries.json'), JSON.stringify(envelope.result));
+  // The preset lists likewise (presets.json, {kind: [records]}): listing them is
+  // ~0.4 s of wasm, which kept the page's form, and its first run, waiting for
+  // the engine; read from this file the form is built while the engine compiles.
+  // tests/wasm/catalogue_file.test.mjs checks it too.
+  const presets = {};
+  for (const kind of PRESET_KINDS) {
+    const listed = JSON.parse(engine.listPresets(kind));
+    if (!listed.ok) fail(`listPresets(${kind}) failed: ${JSON.stringify(listed.error)}`);
+    presets[kind] = listed.result;
+  }
+  fs.writeFileSync(path.join(outDir, 'presets.json'), JSON.stringify(presets));
 }
 // index.html names every module of the first load (the static imports of its
 // scripts, transitively) as a modulepreload, so the browser fetches them all at
@@ -86,7 +99,9 @@ for (const m of WASM_MODULES) {
 // is six levels deep); modules loaded on demand (dynamic import()) are not named.
 // Each script's modules are named right after it, in the scripts' order, so the
 // first script (engine-start.js, which starts the engine) and its few imports
-// are asked for before app.js's thirty.
+// are asked for before app.js's thirty; those come at low priority
+// (fetchpriority), so that over HTTP/1.1's six connections they do not hold up
+// the engine's own requests (the worker's scripts, presets.json) queued after them.
 {
   const STATIC_IMPORT = /^\s*(?:import|export)\b[^'"]*?\bfrom\s*['"](\.{1,2}\/[^'"]+)['"]|^\s*import\s*['"](\.{1,2}\/[^'"]+)['"]/gm;
   const indexPath = path.join(outDir, 'index.html');
@@ -106,10 +121,13 @@ for (const m of WASM_MODULES) {
       visit(dep, found);
     }
   };
+  let later = '';  // the first script's modules at the browser's priority, the others' low
   html = html.replace(scriptTag, (tag, entry) => {
     const found = [];
     visit(entry, found);
-    return tag + found.sort().map((f) => `  <link rel="modulepreload" href="${f}">\n`).join('');
+    const links = found.sort().map((f) => `  <link rel="modulepreload" href="${f}"${later}>\n`).join('');
+    later = ' fetchpriority="low"';
+    return tag + links;
   });
   fs.writeFileSync(indexPath, html);
 }

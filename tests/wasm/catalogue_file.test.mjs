@@ -22,3 +22,20 @@ test('registries.json equals the wasm module and the CLI catalogue', async () =>
   assert.deepEqual(fromFile, JSON.parse(cli.stdout));
   assert.ok(fromFile.metrics.length > 100 && fromFile.parameters.length > 100);
 });
+
+// presets.json, written the same way, gives the page its preset lists before its
+// engine has loaded: it must be the engine's own lists, kind by kind.
+test('presets.json equals the wasm module\'s preset lists', async () => {
+  const file = path.join(repoRoot, 'build', 'web', 'presets.json');
+  assert.ok(fs.existsSync(file), `${file} is missing: run bash .ci/build`);
+  const fromFile = JSON.parse(fs.readFileSync(file, 'utf8'));
+  const { PRESET_KINDS } = await import(path.join(repoRoot, 'web', 'src', 'shared', 'protocol.js'));
+  assert.deepEqual(Object.keys(fromFile), [...PRESET_KINDS]);
+  const engine = await loadWasm();
+  for (const kind of PRESET_KINDS) {
+    const envelope = JSON.parse(engine.listPresets(kind));
+    assert.equal(envelope.ok, true, kind);
+    assert.deepEqual(fromFile[kind], envelope.result, kind);
+    assert.ok(fromFile[kind].length > 0, kind);
+  }
+});

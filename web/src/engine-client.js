@@ -1,7 +1,7 @@
 // The page's side of the worker protocol: request ids, promises, progress
 // callbacks, cancel, and restarting a crashed worker. The main thread never
 // runs the engine itself. The messages are shared/protocol.js's.
-import { MSG, message, WORKER_OPTIONS, MODULE_FROM_PAGE } from './shared/protocol.js';
+import { MSG, message, WORKER_OPTIONS, MODULE_FROM_PAGE, PRESET_KINDS } from './shared/protocol.js';
 
 export class EngineError extends Error {
   constructor(code, path, message) {
@@ -15,25 +15,26 @@ export class EngineError extends Error {
 export class EngineClient extends EventTarget {
   /**
    * @param {string|URL} workerUrl  URL of the classic worker script
-   * @param {{maxRestarts?: number, wasmBytes?: Promise<ArrayBuffer|null>}} [options]
+   * @param {{maxRestarts?: number, wasmModule?: Promise<WebAssembly.Module|null>}} [options]
    *   maxRestarts: consecutive crashes (without a READY in between) after which the
-   *   client gives up instead of restarting; wasmBytes: the engine's module fetched
-   *   by the page, handed to the first worker this client starts (null: that worker
-   *   fetches its own, as a restarted one does)
+   *   client gives up instead of restarting; wasmModule: the engine's module fetched
+   *   and compiled by the page, handed to the first worker this client starts (null:
+   *   that worker fetches its own, as a restarted one does)
    */
-  constructor(workerUrl, { maxRestarts = 3, wasmBytes = null } = {}) {
+  constructor(workerUrl, { maxRestarts = 3, wasmModule = null } = {}) {
     super();
     this.workerUrl = workerUrl;
-    this._wasmBytes = wasmBytes;
-    // registries.json sits beside the wasm module, at the site's root: one
+    this._wasmModule = wasmModule;
+    // registries.json and presets.json sit beside the wasm module, at the site's root: one
     // folder up from the worker script (worker/worker.js imports ../sightline.mjs).
     // A worker made from a blob: or data: URL has no folder: its client asks the engine.
     try {
-      this._registriesBase = new URL('../', new URL(String(workerUrl), typeof location !== 'undefined' ? location.href : 'http://localhost/'));
+      this._siteBase = new URL('../', new URL(String(workerUrl), typeof location !== 'undefined' ? location.href : 'http://localhost/'));
     } catch {
-      this._registriesBase = null;
+      this._siteBase = null;
     }
     this._registries = null;
+    this._presetsFile = null;  // presets.json's {kind: [records]}, or null where it cannot be read
     this.maxRestarts = maxRestarts;
     this.restarts = 0;          // total restarts, for diagnostics and tests
     this.version = null;
@@ -56,12 +57,12 @@ export class EngineClient extends EventTarget {
       this._rejectReady = reject;
     });
     this._ready.catch(() => {});  // observed through callers
-    const bytes = this._wasmBytes;
-    this._wasmBytes = null;  // handed over (transferred) once
-    const worker = new Worker(this.workerUrl, bytes ? { ...WORKER_OPTIONS, name: MODULE_FROM_PAGE } : WORKER_OPTIONS);
-    if (bytes) {
-      bytes.then((b) => (b instanceof ArrayBuffer ? b : null), () => null)
-        .then((b) => worker.postMessage(message(null, MSG.MODULE, { bytes: b }), b ? [b] : []));
+    const compiled = this._wasmModule;
+    this._wasmModule = null;  // handed over once: a restarted worker fetches its own
+    const worker = new Worker(this.workerUrl, compiled ? { ...WORKER_OPTIONS, name: MODULE_FROM_PAGE } : WORKER_OPTIONS);
+    if (compiled) {
+      compiled.then((m) => (m instanceof WebAssembly.Module ? m : null), () => null)
+        .then((m) => worker.postMessage(message(null, MSG.MODULE, { module: m })));
     }
     worker.onmessage = (event) => this._onMessage(event.data);
     worker.onerror = (event) => {
@@ -155,16 +156,6 @@ export class EngineClient extends EventTarget {
     return this._request(MSG.RUN, payload, onProgress);
   }
 
-  /**
-   * run() of the scenario preset `presetId`'s record as presets('scenarios')
-   * lists it, asked for before that list is here. Returns {id, promise}.
-   */
-  runPreset(presetId, onProgress, { calibration = null } = {}) {
-    const payload = { preset: presetId };
-    if (calibration) payload.calibration = calibration;
-    return this._request(MSG.RUN_PRESET, payload, onProgress);
-  }
-
   /** Cancels the run with request id `id`; its promise rejects at once. */
   cancel(id) {
     const pending = this._pending.get(id);
@@ -175,9 +166,31 @@ export class EngineClient extends EventTarget {
     return true;
   }
 
-  /** Preset records of one kind: "models" | "gpus" | "interconnects" | "scenarios". */
+  /**
+   * Preset records of one kind (PRESET_KINDS), a fresh copy each time. The build
+   * writes them next to the wasm module (presets.json, from that module), so the
+   * page has them without waiting for its engine to load; where the file cannot be
+   * read, the worker's engine answers instead.
+   */
   presets(kind) {
-    return this._request(MSG.PRESETS, { kind }).promise.then((r) => r.result);
+    const fromEngine = () => this._request(MSG.PRESETS, { kind }).promise.then((r) => r.result);
+    if (!this._presetsFile) {
+      this._presetsFile = this._siteFile('presets.json', (all) => PRESET_KINDS.every((k) => Array.isArray(all[k])));
+    }
+    return this._presetsFile.then((all) => (all ? structuredClone(all[kind]) : fromEngine()));
+  }
+
+  /**
+   * The JSON file `name` beside the wasm module, parsed, when `valid` says it is
+   * whole; null when it cannot be had (no folder to read it from, an HTTP error,
+   * not JSON, not whole).
+   */
+  _siteFile(name, valid) {
+    if (!this._siteBase) return Promise.resolve(null);
+    return fetch(new URL(name, this._siteBase))
+      .then((r) => (r.ok ? r.json() : null))
+      .then((json) => (json && typeof json === 'object' && valid(json) ? json : null))
+      .catch(() => null);
   }
 
   /**
@@ -190,12 +203,8 @@ export class EngineClient extends EventTarget {
   registries() {
     if (!this._registries) {
       const fromEngine = () => this._request(MSG.REGISTRIES, {}).promise.then((r) => r.result);
-      if (!this._registriesBase) return (this._registries = fromEngine());
-      const url = new URL('registries.json', this._registriesBase);
-      this._registries = fetch(url)
-        .then((r) => (r.ok ? r.json() : Promise.reject(new Error(`registries.json: HTTP ${r.status}`))))
-        .then((reg) => (reg && typeof reg === 'object' && Array.isArray(reg.metrics) ? reg : fromEngine()))
-        .catch(fromEngine);
+      this._registries = this._siteFile('registries.json', (reg) => Array.isArray(reg.metrics))
+        .then((reg) => reg || fromEngine());
     }
     return this._registries;
   }

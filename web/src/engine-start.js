@@ -1,12 +1,14 @@
 // The page's engine, started by index.html's first script: the page fetches the
-// wasm module (index.html preloads it) while its own modules (app.js and the
-// thirty it imports) and the worker's are still loading, and hands it to the
-// worker, which compiles it; the catalogue and the preset lists are asked for at
-// once, to be answered as soon as the engine is ready, and the default
-// scenario's run right after them (firstRun below). web/budgets.mjs reports
-// where the first result's time goes. app.js imports this module too: the same
-// instance, one worker.
+// wasm module (index.html preloads it) and compiles it as it downloads while its
+// own modules (app.js and the thirty it imports) and the worker's are still
+// loading, and hands the compiled module to the worker, which instantiates it.
+// The catalogue and the preset lists are static files the build writes from that
+// module (registries.json, presets.json), asked for at once, so the page builds its
+// form while the engine loads; the default scenario's run is asked for as soon as
+// its preset's record is here (firstRun below). web/budgets.mjs reports where the
+// first result's time goes. app.js imports this module too: the same instance, one worker.
 import { EngineClient } from './engine-client.js';
+import { PRESET_KINDS } from './shared/protocol.js';
 import * as calibration from './calibration-store.js';
 
 /** The scenario a visitor with no link and nothing stored sees first. */
@@ -15,14 +17,13 @@ export const DEFAULT_SCENARIO = 'I1.1';
 export const STORAGE_KEY = 'sightline.scenario';
 
 export const workerUrl = new URL('./worker/worker.js', import.meta.url);
-// The module's bytes, preloaded by index.html; the worker compiles them. null
-// (the worker then fetches its own) when they cannot be had here.
-const wasmBytes = fetch(new URL('./sightline.wasm', import.meta.url))
-  .then((r) => (r.ok ? r.arrayBuffer() : null))
+// The module, preloaded by index.html and compiled here as its bytes arrive (off
+// the page's thread); the worker instantiates it. null (the worker then fetches its
+// own) when it cannot be had here (an HTTP error, a host that does not serve
+// .wasm as application/wasm).
+const wasmModule = WebAssembly.compileStreaming(fetch(new URL('./sightline.wasm', import.meta.url)))
   .catch(() => null);
-export const client = new EngineClient(workerUrl, { wasmBytes });
-
-const PRESET_KINDS = ['scenarios', 'models', 'gpus', 'interconnects', 'kv_tiers', 'validation'];
+export const client = new EngineClient(workerUrl, { wasmModule });
 
 /** The engine's catalogue (registries.json) and its preset lists by kind, asked for now. */
 export const startup = {
@@ -34,14 +35,14 @@ client.addEventListener('ready', () => { if (startup.readyMs === null) startup.r
 // app.js awaits each one and reports a failure; until then a rejection is not unhandled.
 for (const p of [startup.registries, ...Object.values(startup.presets)]) p.catch(() => {});
 
-// The default scenario's run, asked for with the presets when nothing will open
-// another scenario first (a link, ?preset=, an embed, a stored scenario): the
-// engine runs it as soon as it has answered them, while app.js builds the form.
-// It is the request app.js would make (the preset's record as the form reads it
-// back, with the applied calibration); app.js takes it only when its own
-// request is the same text, byte for byte (takeFirstRun), so what it shows is
-// what its own run would have given.
-let firstRun = null;  // {text: null until the preset list is here, id, promise, progress, onProgress}
+// The default scenario's run, asked for as soon as the scenario presets are here
+// when nothing will open another scenario first (a link, ?preset=, an embed, a
+// stored scenario): the engine runs it as soon as it is loaded, while app.js
+// builds the form. It is the request app.js would make (the preset's record as
+// the form reads it back, with the applied calibration); app.js takes it only
+// when its own request is the same text, byte for byte (takeFirstRun), so what it
+// shows is what its own run would have given.
+let firstRun = null;  // {text, id, promise, progress, onProgress}
 
 function opensDefault() {
   const params = new URLSearchParams(location.search);
@@ -55,17 +56,16 @@ function opensDefault() {
 
 if (opensDefault()) {
   const cal = calibration.applied();
-  const run = { text: null, progress: 0, onProgress: null };
-  const { id, promise } = client.runPreset(DEFAULT_SCENARIO, (p) => {
-    run.progress = p;
-    if (run.onProgress) run.onProgress(p);
-  }, { calibration: cal });
-  promise.catch(() => {});  // observed by app.js once taken; a cancelled one by nobody
-  firstRun = Object.assign(run, { id, promise });
-  // What the worker runs: the record of the list the page gets (RUN_PRESET).
   startup.presets.scenarios.then((scenarios) => {
     const preset = scenarios.find((s) => s.id === DEFAULT_SCENARIO);
-    if (preset) run.text = JSON.stringify([preset, cal]);
+    if (!preset) return;
+    const run = { text: JSON.stringify([preset, cal]), progress: 0, onProgress: null };
+    const { id, promise } = client.run(preset, (p) => {
+      run.progress = p;
+      if (run.onProgress) run.onProgress(p);
+    }, { calibration: cal });
+    promise.catch(() => {});  // observed by app.js once taken; a cancelled one by nobody
+    firstRun = Object.assign(run, { id, promise });
   }, () => {});
 }
 
@@ -79,7 +79,7 @@ export function takeFirstRun(text, onProgress) {
   const run = firstRun;
   firstRun = null;
   if (!run) return null;
-  if (run.text === null || run.text !== text) {
+  if (run.text !== text) {
     client.cancel(run.id);
     return null;
   }

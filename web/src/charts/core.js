@@ -1,19 +1,31 @@
 // The one place that knows about the chart library (Chart.js, bundled under
 // vendor/ by web/build.mjs; no CDN). Chart modules next to this file turn generic
-// data into a chart description; mountChart() draws it into a host element and
+// data into a chart description; a ChartView draws it into a host element and
 // can export it as PNG or SVG. Labels are drawn on a canvas, never parsed as HTML.
-import '../vendor/chart.umd.min.js';
 
-const Chart = globalThis.Chart;
+// Chart.js, loaded with the first chart to draw rather than with the page: its
+// ~200 KB take ~0.1-0.2 s to fetch and evaluate on a slow machine, which the
+// page's first result does not wait for (its charts are drawn after its numbers).
+let Chart = null;
+let chartLoading = null;
 
-Chart.defaults.font.family = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif';
-Chart.defaults.font.size = 12;
-Chart.defaults.color = '#5f6b7d';
-Chart.defaults.borderColor = '#e6eaf0';
-Chart.defaults.animation = false;          // deterministic screenshots and exports
-Chart.defaults.maintainAspectRatio = false;
-Chart.defaults.plugins.legend.labels.boxWidth = 12;
-Chart.defaults.plugins.legend.labels.boxHeight = 12;
+/** Resolves once Chart.js is loaded and set up. */
+export function loadChartLibrary() {
+  if (!chartLoading) {
+    chartLoading = import('../vendor/chart.umd.min.js').then(() => {
+      Chart = globalThis.Chart;
+      Chart.defaults.font.family = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif';
+      Chart.defaults.font.size = 12;
+      Chart.defaults.color = '#5f6b7d';
+      Chart.defaults.borderColor = '#e6eaf0';
+      Chart.defaults.animation = false;          // deterministic screenshots and exports
+      Chart.defaults.maintainAspectRatio = false;
+      Chart.defaults.plugins.legend.labels.boxWidth = 12;
+      Chart.defaults.plugins.legend.labels.boxHeight = 12;
+    });
+  }
+  return chartLoading;
+}
 
 export const PALETTE = ['#2f6fdb', '#17a589', '#e0a526', '#8e6fd8', '#d9534f', '#3fb6d3', '#7f8c2d', '#e67e22', '#c2579a', '#5d6d7e'];
 
@@ -54,6 +66,27 @@ export function logTick(value, index, ticks) {
   return keep.some((k) => Math.abs(m - k) < 1e-6) ? compact(value) : '';
 }
 
+// While set (deferDraws), the ChartViews whose drawing waits: the page's first
+// result shows its numbers, then draws its charts (~0.4 s of Chart.js on a slow
+// machine) after the next paint (app.js).
+let deferred = null;
+
+/**
+ * Defers every chart's drawing from now on until the function returned is
+ * called; it loads Chart.js if need be and resolves once what is waiting (each
+ * chart's latest description) is drawn.
+ */
+export function deferDraws() {
+  const waiting = deferred || new Set();
+  deferred = waiting;
+  return () => {
+    if (deferred === waiting) deferred = null;
+    return loadChartLibrary().then(() => {
+      for (const view of waiting) view.drawPending();
+    });
+  };
+}
+
 /**
  * Draws charts into `host` (a block element). `describe` gives the canvas's
  * accessible name (role=img). render(build) takes a function returning a
@@ -66,6 +99,7 @@ export class ChartView {
     this.height = height;
     this.chart = null;
     this.build = null;
+    this.pending = false;  // described, its drawing deferred (deferDraws)
     this.canvas = document.createElement('canvas');
     this.canvas.setAttribute('role', 'img');
     this.wrap = document.createElement('div');
@@ -80,11 +114,27 @@ export class ChartView {
     this.build = build;
     this.canvas.setAttribute('aria-label', description || this.name);
     this.host.dataset.empty = 'false';
+    if (deferred || !Chart) {
+      this.pending = true;
+      if (deferred) deferred.add(this);
+      else loadChartLibrary().then(() => this.drawPending());
+      return;
+    }
+    this.pending = false;
     if (this.chart) this.chart.destroy();
     this.chart = new Chart(this.canvas, build());
   }
 
+  /** Draws the description whose drawing was deferred, unless it was cleared or drawn since. */
+  drawPending() {
+    if (!this.pending || !this.build || !Chart) return;
+    this.pending = false;
+    if (this.chart) this.chart.destroy();
+    this.chart = new Chart(this.canvas, this.build());
+  }
+
   clear(message) {
+    this.pending = false;
     if (this.chart) this.chart.destroy();
     this.chart = null;
     this.build = null;
@@ -115,7 +165,7 @@ export class ChartView {
   /** The chart drawn again into an SVG drawing context; resolves with the SVG text. */
   async toSvg() {
     if (!this.build) throw new Error('nothing to export');
-    const { SvgContext } = await import('./svg-context.js');  // on demand: only an SVG export needs it
+    const [{ SvgContext }] = await Promise.all([import('./svg-context.js'), loadChartLibrary()]);  // on demand: only an SVG export needs it
     const width = Math.max(1, Math.round(this.wrap.clientWidth || 640));
     const height = Math.max(1, Math.round(this.wrap.clientHeight || this.height));
     const ctx = new SvgContext({ width, height });
@@ -143,4 +193,3 @@ export class ChartView {
   }
 }
 
-export { Chart };

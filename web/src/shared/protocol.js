@@ -7,11 +7,8 @@
 //                                     scenario's cost model first, api::apply_calibration)
 //                                     (centralOnly: the central cost bound alone, no intervals;
 //                                     bound "low" | "high": one run at that cost bound, no intervals)
-//                    RUN_PRESET {preset, calibration?}   RUN of the scenario preset `preset` as PRESETS
-//                                     lists it (its record's JSON text): the page can ask for it
-//                                     before it has the list, so the run starts with the engine
 //                    CANCEL {id}       cancel the run whose request id is `id`
-//                    PRESETS {kind}    RESULT {result: [preset records]}
+//                    PRESETS {kind}    RESULT {result: [preset records]} (kind: one of PRESET_KINDS)
 //                    VALIDATE {scenario}  RESULT {result: resolved scenario}
 //                    ESTIMATE {scenario, centralOnly?}  RESULT {result: the run's work estimate
 //                                     (api::estimate_work) and ms: how long this worker took to make it}
@@ -21,8 +18,9 @@
 //                    SEARCH_INTERVALS {question, results}   RESULT {result: the runs at the cost
 //                                     bounds that the ranking's intervals need (api::search_intervals)}
 //                    SEARCH_RANK {question, results, boundResults}   RESULT {result: the ranked answer}
-//                    MODULE {bytes}    the engine's wasm module (an ArrayBuffer) fetched by the page,
-//                                     or null when the page could not fetch it; sent first, and only
+//                    MODULE {module}   the engine's wasm module (a WebAssembly.Module) fetched and
+//                                     compiled by the page as it downloads (compileStreaming),
+//                                     or null when the page could not; sent first, and only
 //                                     to a worker started with the name MODULE_FROM_PAGE, which waits
 //                                     for it instead of fetching its own
 //                    TEST_HOOK_ABORT {}   test hook: aborts the wasm module for real (the
@@ -42,7 +40,6 @@
 
 export const MSG = Object.freeze({
   RUN: 'RUN',
-  RUN_PRESET: 'RUN_PRESET',
   CANCEL: 'CANCEL',
   PRESETS: 'PRESETS',
   VALIDATE: 'VALIDATE',
@@ -62,6 +59,9 @@ export const MSG = Object.freeze({
   ERROR: 'ERROR',
 });
 
+/** The kinds of preset records PRESETS lists (and web/build.mjs writes to presets.json). */
+export const PRESET_KINDS = Object.freeze(['scenarios', 'models', 'gpus', 'interconnects', 'kv_tiers', 'validation']);
+
 /** A message of the protocol. */
 export function message(id, type, payload) {
   return { id, type, payload };
@@ -72,8 +72,9 @@ export const WORKER_OPTIONS = Object.freeze({ type: 'module' });
 
 /**
  * The name (Worker options' `name`) of an engine worker whose wasm module the
- * page fetches and posts to it (MODULE): the page asks for it as it parses its
- * HTML (a preload), so the download does not wait for the page's scripts and the
- * worker's own to load; the worker compiles it, off the page's thread.
+ * page fetches, compiles and posts to it (MODULE): the page asks for it as it
+ * parses its HTML (a preload) and compiles it as it downloads (off the page's
+ * thread), so neither waits for the page's scripts and the worker's own to load;
+ * the worker only instantiates it.
  */
 export const MODULE_FROM_PAGE = 'sightline-engine:module-from-page';

@@ -32,14 +32,23 @@ export function envelopeToMessage(id, envelope) {
 
 /**
  * Instantiates a wasm module (`create`, an Emscripten glue's factory) whose
- * .wasm sits one folder above the worker script at `workerUrl` (or is `bytes`,
- * that file's contents already fetched), then posts
+ * .wasm sits one folder above the worker script at `workerUrl` (or is `compiled`,
+ * that file already compiled: a WebAssembly.Module), then posts
  * READY {version, features: features(engine), loadMs: ms from the worker's start}; a failure is reported once.
  */
-export function loadEngine(create, workerUrl, features = () => ({}), bytes = null) {
+export function loadEngine(create, workerUrl, features = () => ({}), compiled = null) {
   // Emscripten looks for the .wasm beside the worker's script unless told where it is.
   const locateFile = (file) => new URL(`../${file}`, workerUrl).href;
-  return create(bytes ? { locateFile, wasmBinary: bytes } : { locateFile }).then((engine) => {
+  // Emscripten's hook for a module compiled elsewhere: instantiate it with the glue's
+  // imports. The glue does not hear of the hook's failure: it is raced against it.
+  let instantiateFailed = null;
+  const failed = new Promise((_, reject) => { instantiateFailed = reject; });
+  const instantiateWasm = (imports, receive) => {
+    WebAssembly.instantiate(compiled, imports).then((instance) => receive(instance, compiled), instantiateFailed);
+    return {};
+  };
+  const created = compiled ? Promise.race([create({ locateFile, instantiateWasm }), failed]) : create({ locateFile });
+  return created.then((engine) => {
     let version = null;
     try {
       const env = JSON.parse(engine.version());

@@ -23,31 +23,18 @@ function yieldToEventLoop() {
   return new Promise((resolve) => { yieldQueue.push(resolve); yieldChannel.port2.postMessage(null); });
 }
 
-// Started by a page that fetches the wasm module itself (MODULE_FROM_PAGE), the
-// worker waits for those bytes (MODULE) instead of fetching its own.
-let receiveBytes = null;
+// Started by a page that fetches and compiles the wasm module itself (MODULE_FROM_PAGE),
+// the worker waits for that module (MODULE) instead of fetching its own.
+let receiveModule = null;
 const fromPage = self.name === MODULE_FROM_PAGE
-  ? new Promise((resolve) => { receiveBytes = resolve; }) : Promise.resolve(null);
-const enginePromise = fromPage.then((bytes) => loadEngine(createSightline, import.meta.url, (engine) => ({
+  ? new Promise((resolve) => { receiveModule = resolve; }) : Promise.resolve(null);
+const enginePromise = fromPage.then((module) => loadEngine(createSightline, import.meta.url, (engine) => ({
   search: ['searchPlan', 'searchIntervals', 'searchRank', 'startAtBound'].every((f) => typeof engine[f] === 'function'),
-}), bytes));
+}), module));
 const simple = (id, call) => replySimple(enginePromise, id, call);
 
 function scenarioText(scenario) {
   return typeof scenario === 'string' ? scenario : JSON.stringify(scenario);
-}
-
-/**
- * RUN_PRESET's scenario: the preset's record as PRESETS gives it to the page
- * (JSON text, parsed, the same text again), so it is the text the page's own
- * RUN of that record sends; an error ({code, message}) when there is no such preset.
- */
-function presetScenario(presetId) {
-  return (engine) => {
-    const listed = JSON.parse(engine.listPresets('scenarios'));
-    const preset = listed.ok ? listed.result.find((s) => s.id === presetId) : undefined;
-    return preset ? JSON.stringify(preset) : { code: 'unknown_preset', message: `no scenario preset '${presetId}'` };
-  };
 }
 
 async function run(id, scenario, centralOnly, bound, calibration) {
@@ -65,11 +52,7 @@ async function run(id, scenario, centralOnly, bound, calibration) {
       postError(id, { code: 'cancelled', message: 'run cancelled' });
       return;
     }
-    let text = typeof scenario === 'function' ? scenario(engine) : scenarioText(scenario);
-    if (typeof text !== 'string') {
-      postError(id, text);
-      return;
-    }
+    let text = scenarioText(scenario);
     if (calibration) {  // the engine's own way in (api::apply_calibration), as `run --calibration`
       const applied = JSON.parse(engine.applyCalibration(text, JSON.stringify(calibration)));
       if (!applied.ok) {
@@ -122,14 +105,11 @@ self.onmessage = (event) => {
   const payload = msg.payload || {};
   switch (type) {
     case MSG.MODULE:
-      if (receiveBytes) receiveBytes(payload.bytes instanceof ArrayBuffer ? payload.bytes : null);
-      receiveBytes = null;
+      if (receiveModule) receiveModule(payload.module instanceof WebAssembly.Module ? payload.module : null);
+      receiveModule = null;
       break;
     case MSG.RUN:
       run(id, payload.scenario, Boolean(payload.centralOnly), payload.bound, payload.calibration || null);
-      break;
-    case MSG.RUN_PRESET:
-      run(id, presetScenario(String(payload.preset)), false, null, payload.calibration || null);
       break;
     case MSG.CANCEL:
       // A RUN always arrives before its CANCEL; ids of finished runs are ignored.
