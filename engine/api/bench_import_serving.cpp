@@ -95,11 +95,42 @@ void read_serving_spread(const Fields& f, BenchRun& r) {
   }
 }
 
+// Keys that change what a run's figures mean, which the replay does not
+// model: refused at the key, never read past. Speculative decoding (vLLM
+// `spec_decode_*`, SGLang `accept_length`) emits several tokens a step, so
+// TPOT and ITL are not one decode step's; a multi-turn run (`mode`,
+// `num_conversations`, `turns_per_conversation`) sends prompts that carry the
+// conversation so far. A null value says the feature was off.
+struct UnreplayedKey {
+  const char* key;
+  bool prefix;
+  const char* what;
+};
+constexpr UnreplayedKey kUnreplayedKeys[] = {
+    {"spec_decode_", true, "speculative decoding: a step may emit several tokens, so TPOT and ITL are not per decode step"},
+    {"accept_length", false, "speculative decoding: a step may emit several tokens, so TPOT and ITL are not per decode step"},
+    {"mode", false, "a benchmark mode this reader does not know (multi-turn?)"},
+    {"num_conversations", false, "multi-turn conversations: each turn's prompt carries the conversation so far"},
+    {"turns_per_conversation", false, "multi-turn conversations: each turn's prompt carries the conversation so far"},
+};
+
+void refuse_unreplayed_keys(const json& j, const Fields& f, const BenchRun& r) {
+  if (!j.is_object()) return;
+  for (const auto& [key, value] : j.items()) {
+    if (value.is_null()) continue;
+    for (const UnreplayedKey& u : kUnreplayedKeys)
+      if (u.prefix ? key.rfind(u.key, 0) == 0 : key == u.key)
+        refuse(error_code::kNotImplemented, r.file, f.at(key),
+               "'" + printable(key, 40) + "' is set: " + u.what + "; such a run is not replayed");
+  }
+}
+
 }  // namespace
 
 BenchRun read_vllm_object(const json& j, const std::string& file, const std::string& where) {
   BenchRun r = new_bench_run("vllm", file, where);
   const Fields f(j, file, where, &r);
+  refuse_unreplayed_keys(j, f, r);
   r.model = f.text("model_id");
   if (r.model.empty()) r.asks.push_back("model (the file has no model_id)");
   read_serving_load(f, r, true);
@@ -129,6 +160,7 @@ BenchRun read_vllm_object(const json& j, const std::string& file, const std::str
 BenchRun read_sglang_object(const json& j, const std::string& file, const std::string& where) {
   BenchRun r = new_bench_run("sglang", file, where);
   const Fields f(j, file, where, &r);
+  refuse_unreplayed_keys(j, f, r);
   read_serving_load(f, r, false);
   read_serving_totals(f, r);
   read_serving_figures(f, "mean_e2e_latency_ms");

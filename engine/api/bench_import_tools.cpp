@@ -192,6 +192,29 @@ bool read_aiperf_phases(const Fields& ic, BenchRun& r) {
   return true;
 }
 
+// Where a genai-perf / AIPerf export without phases keeps its load: flat in
+// input_config (genai-perf's command-line layout), under "loadgen" (AIPerf
+// 0.9), or under "perf_analyzer": {"stimulus": {...}} (genai-perf's
+// config-file layout, whose stimulus is one of concurrency, request_rate,
+// session_concurrency, session_request_rate: triton-inference-server/perf_analyzer
+// genai-perf/genai_perf/config/input/config_perf_analyzer.py). Session
+// stimuli drive multi-turn conversations, which are not replayed.
+Fields export_load_object(const Fields& ic, const json& icj, BenchRun& r) {
+  if (const json* lg = ic.object("loadgen")) return Fields(*lg, r.file, ic.at("loadgen"), &r);
+  if (const json* pa = ic.object("perf_analyzer")) {
+    const Fields paf(*pa, r.file, ic.at("perf_analyzer"), &r);
+    if (const json* st = paf.object("stimulus")) {
+      const Fields stim(*st, r.file, paf.at("stimulus"), &r);
+      for (const char* k : {"session_concurrency", "session_request_rate"})
+        if (stim.has(k))
+          refuse(error_code::kNotImplemented, r.file, stim.at(k),
+                 std::string("stimulus '") + k + "' drives multi-turn sessions: not replayed");
+      return stim;
+    }
+  }
+  return Fields(icj, r.file, ic.path(), &r);
+}
+
 }  // namespace
 
 std::vector<BenchRun> read_guidellm_report(const json& root, const std::string& file) {
@@ -233,9 +256,7 @@ BenchRun read_profile_export(const json& root, const std::string& file, const st
   if (!icj) refuse(error_code::kMissingKey, file, "/input_config", "missing 'input_config' (the load of the run)");
   const Fields ic(*icj, file, "/input_config", &r);
   if (!read_aiperf_phases(ic, r)) {
-    // genai-perf writes the load flat in input_config; AIPerf 0.9 under "loadgen".
-    const json* lg = ic.object("loadgen");
-    const Fields load(lg ? *lg : *icj, file, lg ? ic.at("loadgen") : ic.path(), &r);
+    const Fields load = export_load_object(ic, *icj, r);
     const auto rate = load.rate("request_rate");
     const auto conc = load.maybe_integer("concurrency", 1, 1'000'000);
     if (rate && !std::isinf(*rate)) {
@@ -252,10 +273,12 @@ BenchRun read_profile_export(const json& root, const std::string& file, const st
              "the export does not record the load: no 'concurrency', 'request_rate' or 'phases'");
     }
   }
-  // The model: genai-perf input_config.model (a list), AIPerf input_config.models.items[].name.
-  if (ic.has("model") && icj->at("model").is_string()) {
-    r.model = ic.text("model");
-  } else if (const json* m = ic.array("model"); m && !m->empty() && (*m)[0].is_string()) {
+  // The model: genai-perf input_config.model (a list) or, with its config-file
+  // layout, input_config.model_names; AIPerf input_config.models.items[].name.
+  const char* model_key = ic.has("model") ? "model" : "model_names";
+  if (ic.has(model_key) && icj->at(model_key).is_string()) {
+    r.model = ic.text(model_key);
+  } else if (const json* m = ic.array(model_key); m && !m->empty() && (*m)[0].is_string()) {
     r.model = (*m)[0].get<std::string>();
   } else if (const json* ms = ic.object("models")) {
     const Fields mf(*ms, file, ic.at("models"), &r);

@@ -160,6 +160,43 @@ test('MLPerf Offline: one closed batch of samples_per_query, compared on through
   near(r.measured.output_tokens_per_s.value, 31302.7, 'tokens/s');
 });
 
+// --- Files the readers had never seen (docs/calibrate-from-benchmarks.md, "Checked on files it had
+// never seen"): each defect they showed, on the real file that showed it.
+function refusal(name) {
+  const r = cli(['fit', path.join(real, name), '--import-only']);
+  assert.equal(r.code, 1, `${name} was read: ${r.out.slice(0, 200)}`);
+  return r.err;
+}
+
+test('MLPerf v6.0 Interactive: "Mean Time per Output Token" (the v6.0 spelling) is the TPOT', () => {
+  const [r] = importRuns(path.join(real, 'amd60_mi355x8_llama2-70b-99.9_interactive_summary.txt'));
+  assert.deepEqual([r.load.kind, r.load.rate_qps, r.requests.completed], ['rate', 263.64, Math.round(260.10 * 600)]);
+  near(r.measured.ttft_mean_ms.value, 241.97528, 'ttft');
+  near(r.measured.tpot_mean_ms.value, 34.999429, 'tpot');
+  assert.equal(r.measured.tpot_mean_ms.source, '/line/46');
+  near(r.lengths.output_tokens_mean, 73608.25 / 260.10, 'output');
+});
+
+test('MLPerf Offline with sample_concatenate_permutation: samples_per_query is not the batch, refused at the warning', () => {
+  assert.match(refusal('asus60_rtxpro6000x8_llama2-70b-99_offline_summary.txt'),
+    /error \[invalid_value\] at '\/line\/52': .*asus60.*:52: sample_concatenate_permutation was set: samples_per_query \(\/line\/31\) is the setting/);
+});
+
+test('MLPerf Offline whose "Mean latency" lies below its own "Min latency": refused at the mean', () => {
+  assert.match(refusal('amd50_mi325x8_llama2-70b-99.9_offline_summary.txt'),
+    /error \[invalid_value\] at '\/line\/19': .*amd50.*:19: 'Mean latency \(ns\)' = 5559042821964 lies outside its own Min\/Max lines/);
+});
+
+test('MLPerf run whose summary reports an ERROR (a v6.0 TEST07 compliance run): refused at that line', () => {
+  assert.match(refusal('amd60_mi355x8_gpt-oss-120b_server_test07_summary.txt'),
+    /error \[invalid_value\] at '\/line\/81': .*:81: LoadGen reports '1 ERROR encountered\. See detailed log\.'/);
+});
+
+test('vLLM 0.25.1 run with speculative decoding (spec_decode_*): refused at the key, not read as plain decoding', () => {
+  assert.match(refusal('er0080_qwen38-27b-fp8_speculative_v0.25.1.json'),
+    /error \[not_implemented\] at '\/spec_decode_acceptance_length': .*speculative decoding/);
+});
+
 // Issue 37's acceptance: every real file (tests/data/bench/real, and every file of
 // ../shared/data/bench-files, of which real/ holds byte copies) has its own test above.
 test('audit: every real benchmark file, and every one in ../shared/data/bench-files, is read or refused by a test here', () => {
@@ -206,6 +243,10 @@ const rules = [
   ['zero-completed.jsonl', [JSON.stringify({ ...vllm }), JSON.stringify({ ...vllm, completed: 0 })].join('\n') + '\n', [], 'invalid_value', '/1/completed', /zero-completed\.jsonl/],
   ['nan.json', JSON.stringify(vllm).replace('"mean_tpot_ms": 8.204553624697533', '"mean_tpot_ms": NaN').replace(/"mean_tpot_ms":8\.204553624697533/, '"mean_tpot_ms":NaN'), [], 'type_error', '/mean_tpot_ms', /must be a number, got string 'NaN'/],
   ['deep.json', '['.repeat(100000) + ']'.repeat(100000), [], 'parse_error', null, /deep\.json/],
+  // A genai-perf session stimulus (multi-turn; see the perf_analyzer.stimulus test below) is refused.
+  ['genai-perf-session.json', (() => { const g = JSON.parse(readFileSync(path.join(fixtures, 'genai_perf_profile_export_genai_perf.json'), 'utf8')); const { concurrency, request_rate, ...rest } = g.input_config; g.input_config = { ...rest, perf_analyzer: { stimulus: { session_concurrency: 4 } } }; return g; })(), [], 'not_implemented', '/input_config/perf_analyzer/stimulus/session_concurrency', /multi-turn sessions/],
+  ['sglang-accept-length.jsonl', readFileSync(path.join(real, 'tonyli_qwen25-3b_pd_gh200_a100.jsonl'), 'utf8').replace('"accept_length": null', '"accept_length": 3.2'), [], 'not_implemented', '/accept_length', /speculative decoding/],
+  ['vllm-multi-turn.json', { ...vllm, mode: 'multi_turn', num_conversations: 2 }, [], 'not_implemented', '/mode', /multi-turn/],
   ['aiperf-no-load.json', (() => { const a = JSON.parse(readFileSync(path.join(real, 'anud18_qwen36-35b-a3b-nvfp4_rtx5090_chatbot_c8_profile_export_aiperf.json'), 'utf8')); delete a.input_config.phases; return a; })(), [], 'missing_key', '/input_config/concurrency', /does not record the load/],
 ];
 
@@ -226,6 +267,24 @@ for (const [name, content, extra, code, where, message] of rules) {
     assert.match(m[3], message);
   });
 }
+
+// genai-perf's config-file layout keeps the load in input_config.perf_analyzer.stimulus (one of
+// concurrency, request_rate, session_concurrency, session_request_rate: triton-inference-server/
+// perf_analyzer genai-perf/genai_perf/config/input/config_perf_analyzer.py) and the model in
+// input_config.model_names, as in wellflat/k8s-dev@e17e8f5b:bench/etl/profile_export_genai_perf.json
+// (41.5 KB, mostly GPU telemetry: not copied here). The example export with its load and model moved there:
+test('genai-perf config-file layout: the load from perf_analyzer.stimulus, the model from model_names', () => {
+  const g = JSON.parse(readFileSync(path.join(fixtures, 'genai_perf_profile_export_genai_perf.json'), 'utf8'));
+  const { concurrency, request_rate, model, ...rest } = g.input_config;
+  for (const stimulus of [{ request_rate }, { concurrency: 4 }]) {
+    g.input_config = { ...rest, model_names: model, perf_analyzer: { stimulus, warmup_request_count: 10 } };
+    const [r] = importRuns(write('genai-perf-stimulus.json', g));
+    assert.equal(r.format, 'genai-perf');
+    assert.equal(r.model, model[0]);
+    if (stimulus.concurrency) assert.deepEqual([r.load.kind, r.load.concurrency, r.load.source], ['closed_loop', 4, '/input_config/perf_analyzer/stimulus/concurrency']);
+    else assert.deepEqual([r.load.kind, r.load.rate_qps, r.load.source], ['rate', request_rate, '/input_config/perf_analyzer/stimulus/request_rate']);
+  }
+});
 
 test('rule: a benchmark file past the size cap is refused before it is read', () => {
   const big = write('big.json', ' '.repeat(65 << 20));
