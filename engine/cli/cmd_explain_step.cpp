@@ -104,9 +104,10 @@ constexpr KernelGroup kKernelGroups[] = {
 };
 
 // What a kernel family says it has no figure for under `key`, and the generic
-// price it uses instead, as a clause to add to a source; "" when it says nothing.
-std::string uncited_clause(const KernelFamily* family, const std::string& key) {
-  if (!family || key.empty() || !family->not_cited.count(key)) return "";
+// price it uses instead, as a clause to add to a source; "" when it says
+// nothing, or when `gpu` has a figure of its own for that mechanism.
+std::string uncited_clause(const KernelFamily* family, const std::string& key, const GpuSpec& gpu) {
+  if (!family || key.empty() || !family->not_cited.count(key) || family_cites_for(*family, gpu, key)) return "";
   return "; " + family->not_cited.at(key) + " (presets/kernel_families/" + family->id + ".json)";
 }
 
@@ -136,7 +137,7 @@ std::vector<std::string> kernel_group_sources(const CostSetup& setup, const Kern
                    : " (presets/comm_calibrations/" + setup.ctx.tp_link->calibration + ".json)") +
               ": " + comm_calibration_for(*setup.ctx.tp_link)->source;
     if (!family && *g.nvidia_check) text += "; " + std::string(g.nvidia_check);
-    text += uncited_clause(family, g.family_uncited);
+    text += uncited_clause(family, g.family_uncited, *setup.ctx.gpu);
     out.push_back(text);
   }
   return out;
@@ -233,7 +234,7 @@ std::vector<ExplainedPart> explained_parts(const Scenario& s, const StepVariants
     parts.push_back({"expert-parallel all-to-all", unpadded.a2a_s,
                      "DeepEP low-latency / normal kernels priced on the pool's links, the busiest rank's volume "
                      "(serve/moe_step.cpp); the padding rows' share is in the padding line" +
-                         (family ? uncited_clause(family, "all_to_all")
+                         (family ? uncited_clause(family, "all_to_all", *setup.ctx.gpu)
                                  : "; checked against DeepEP's H800 tables (presets/calibrations/data/published_moe_kernels.csv)")});
   }
   parts.push_back({"host: launches " + fixed(full.host.launch_s * 1e6, 1) + " us (" +
@@ -243,7 +244,7 @@ std::vector<ExplainedPart> explained_parts(const Scenario& s, const StepVariants
                    "stack '" + stack.id + "': " + fixed(stack.scheduler_us_per_step, 1) + " us/step + " +
                        fixed(stack.scheduler_us_per_sequence, 1) + " us/sequence, " +
                        (stack.overlap_scheduler ? "overlapped with the GPU step" : "between steps") +
-                       " (sources in presets/stacks/" + stack.id + ".json)" + uncited_clause(family, "host")});
+                       " (sources in presets/stacks/" + stack.id + ".json)" + uncited_clause(family, "host", *setup.ctx.gpu)});
   if (sim && sim->moe.attention_data_parallel > 1)
     parts.push_back({"attention-DP rank wait", 0.0,
                      "not in one step of equal ranks: the simulator steps the " +

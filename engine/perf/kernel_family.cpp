@@ -28,8 +28,9 @@ KernelFamily read_family(const json& j, const std::string& path) {
   f.name = r.string("name");
   f.source = r.string("source");
   {
-    ObjectReader c(r.required("citations"), r.child_path("citations"), {"gemm", "copy", "attention"});
-    f.citations = {c.string("gemm"), c.string("copy"), c.string("attention")};
+    ObjectReader c(r.required("citations"), r.child_path("citations"), {"gemm", "copy", "attention", "decode_attention"});
+    f.citations = {c.string("gemm"), c.string("copy"), c.string("attention"),
+                   c.find("decode_attention") ? c.string("decode_attention") : std::string()};
   }
   if (const json* n = r.find("not_cited")) {
     ObjectReader u(*n, r.child_path("not_cited"), family_uncited_mechanisms());
@@ -46,7 +47,8 @@ KernelFamily read_family(const json& j, const std::string& path) {
   for (auto it = gpus.begin(); it != gpus.end(); ++it) {
     const std::string gp = pointer_append(r.child_path("gpus"), it.key());
     ObjectReader g(it.value(), gp,
-                   {"gemm_max_achievable_tflops", "copy_bandwidth_GBps", "flash_attention_fwd", "standard_attention"});
+                   {"gemm_max_achievable_tflops", "copy_bandwidth_GBps", "flash_attention_fwd", "standard_attention",
+                    "decode_attention_bandwidth_GBps"});
     FamilyGpuFacts facts;
     if (const json* m = g.find("gemm_max_achievable_tflops")) {
       require_object(*m, g.child_path("gemm_max_achievable_tflops"));
@@ -62,6 +64,10 @@ KernelFamily read_family(const json& j, const std::string& path) {
     facts.copy_bandwidth_GBps = g.number("copy_bandwidth_GBps", 0, 1e6, 0);
     facts.flash_attention_fwd = read_pair(g, "flash_attention_fwd");
     facts.standard_attention = read_pair(g, "standard_attention");
+    facts.decode_attention_bandwidth_GBps = g.number("decode_attention_bandwidth_GBps", 0, 1e6, 0);
+    if (facts.decode_attention_bandwidth_GBps > 0 && f.citations.decode_attention.empty())
+      fail(error_code::kConstraint, g.child_path("decode_attention_bandwidth_GBps"),
+           "a decode-attention figure needs its citation under citations/decode_attention");
     f.gpus[it.key()] = facts;
   }
   if (!f.gpus.count(f.reference_gpu))
@@ -81,12 +87,47 @@ const std::vector<KernelFamily>& family_index() {
 
 double bf16_peak(const GpuSpec& g) { return g.peak_tflops.bf16 > 0 ? g.peak_tflops.bf16 : g.peak_tflops.fp16; }
 
+// This GPU's own facts are those of the family GPU with its very values (the
+// facts were measured on that spec sheet), whatever the GPU is called; nullptr
+// when none matches. `id` receives the family GPU's id.
+const FamilyGpuFacts* own_facts(const KernelFamily& family, const GpuSpec& gpu, std::string* id) {
+  for (const auto& [gpu_id, facts] : family.gpus)
+    if (find_preset("gpus", gpu_id) &&
+        spec_distance(read_gpu(json(gpu_id), "/kernel_families/" + family.id + "/gpus"), gpu) == 0) {
+      if (id) *id = gpu_id;
+      return &facts;
+    }
+  return nullptr;
+}
+
+// Decode attention from this GPU's own cited figure: the paged decode kernel's
+// achieved HBM bandwidth, as a fraction of this GPU's HBM peak, replaces the
+// shape GPU's decode efficiency scaled by copy bandwidth. Streaming the KV
+// cache is what the kernel does at long contexts, so the figure is its level;
+// the launch cost stays the shape GPU's.
+void apply_decode_attention_figure(const KernelFamily& family, const FamilyGpuFacts& mine, const std::string& mine_id,
+                                   const GpuSpec& gpu, KernelCalibration& c) {
+  const std::string path = "/kernel_families/" + family.id + "/gpus/" + mine_id + "/decode_attention_bandwidth_GBps";
+  if (mine.decode_attention_bandwidth_GBps > gpu.hbm_bandwidth_GBps)
+    fail(error_code::kConstraint, path, "the decode-attention bandwidth exceeds the GPU's HBM bandwidth");
+  MemoryKernelParams& d = c.memory.at(KernelClass::AttentionDecode);
+  d.eta_memory = mine.decode_attention_bandwidth_GBps / gpu.hbm_bandwidth_GBps;
+  d.provenance = "anchored: " + family.shape_from + " decode-attention launch cost, level from " + mine_id +
+                 "'s achieved paged decode-attention bandwidth (" + family.id +
+                 " family: " + family.citations.decode_attention + ")";
+}
+
 }  // namespace
 
 const std::vector<std::string>& family_uncited_mechanisms() {
   static const std::vector<std::string> names = {"grouped_gemm", "decode_attention", "prefill_attention", "all_to_all",
                                                  "host"};
   return names;
+}
+
+bool family_cites_for(const KernelFamily& family, const GpuSpec& gpu, const std::string& mechanism) {
+  const FamilyGpuFacts* mine = own_facts(family, gpu, nullptr);
+  return mechanism == "decode_attention" && mine && mine->decode_attention_bandwidth_GBps > 0;
 }
 
 const KernelFamily* find_kernel_family(const std::string& architecture) {
@@ -104,16 +145,8 @@ KernelCalibration family_calibration(const KernelFamily& family, const GpuSpec& 
   // GPU; either way taken as a fraction of that GPU's own spec sheet.
   const FamilyGpuFacts& ref = family.gpus.at(family.reference_gpu);
   const GpuSpec ref_gpu = read_gpu(json(family.reference_gpu), "/kernel_families/" + family.id + "/reference_gpu");
-  // This GPU's own facts are those of the family GPU with its very values
-  // (the facts were measured on that spec sheet), whatever the GPU is called.
-  const FamilyGpuFacts* mine = nullptr;
   std::string mine_id;
-  for (const auto& [id, facts] : family.gpus)
-    if (find_preset("gpus", id) && spec_distance(read_gpu(json(id), "/kernel_families/" + family.id + "/gpus"), gpu) == 0) {
-      mine = &facts;
-      mine_id = id;
-      break;
-    }
+  const FamilyGpuFacts* mine = own_facts(family, gpu, &mine_id);
   const bool own_gemm = mine && !mine->gemm_max_achievable_tflops.empty();
   const FamilyGpuFacts& gemm_facts = own_gemm ? *mine : ref;
   const GpuSpec& gemm_gpu = own_gemm ? gpu : ref_gpu;
@@ -177,6 +210,7 @@ KernelCalibration family_calibration(const KernelFamily& family, const GpuSpec& 
                              (own_copy ? mine_id : family.reference_gpu) + "'s copy bandwidth (" + family.id +
                              " family: " + family.citations.copy + ")";
   for (auto& [k, p] : c.memory) p.provenance = memory;
+  if (mine && mine->decode_attention_bandwidth_GBps > 0) apply_decode_attention_figure(family, *mine, mine_id, gpu, c);
   return c;
 }
 

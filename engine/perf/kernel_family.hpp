@@ -27,6 +27,10 @@ struct FamilyGpuFacts {
   std::map<std::string, double> gemm_max_achievable_tflops;  // per dtype name
   double copy_bandwidth_GBps = 0;                            // 0: not known for this GPU
   HarnessPair flash_attention_fwd, standard_attention;       // tflops 0: not known
+  // Achieved HBM bandwidth of the stack's paged decode-attention kernel where
+  // it streams the KV cache at its plateau (long contexts, many sequences).
+  // 0: no figure for this GPU; its decode attention keeps the generic price.
+  double decode_attention_bandwidth_GBps = 0;
 };
 
 // Where each kind of fact comes from, in a few words (the family's `source`
@@ -34,6 +38,7 @@ struct FamilyGpuFacts {
 // explain-step.
 struct FamilyCitations {
   std::string gemm, copy, attention;
+  std::string decode_attention;  // "" when no GPU of the family has a decode-attention figure
 };
 
 struct KernelFamily {
@@ -51,6 +56,11 @@ struct KernelFamily {
 
 // The mechanisms `not_cited` may name.
 const std::vector<std::string>& family_uncited_mechanisms();
+
+// Whether `gpu` has a kernel-level figure of its own for `mechanism` (one of
+// family_uncited_mechanisms()): then the family's `not_cited` line for it does
+// not describe this GPU. Only decode attention has per-GPU figures so far.
+bool family_cites_for(const KernelFamily& family, const GpuSpec& gpu, const std::string& mechanism);
 
 // The family of a GPU architecture (e.g. "cdna3"), or nullptr.
 const KernelFamily* find_kernel_family(const std::string& architecture);

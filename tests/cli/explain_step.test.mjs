@@ -108,6 +108,16 @@ test('explain-step: an MI300X step names its AMD kernel-level sources and says w
   docRowHolds('| Llama-3.1-405B fp8, TP8 on 8× MI300X', out);
 });
 
+test('explain-step: an MI355X step prices decode attention from its cited AITER paged-decode figure', () => {
+  const base = JSON.parse(fs.readFileSync(path.join(repoRoot, 'examples/llama-3.1-405b-8x-mi300x-xgmi.json'), 'utf8'));
+  const scenario = { ...base, id: 'llama-3.1-405b-8x-mi355x', hardware: { ...base.hardware, gpu: 'mi355x', intra_node: 'xgmi4-mesh8' } };
+  const out = explain([scenarioFile(scenario), '--batch', '64', '--kv-len', '8192']);
+  checkSums(out);
+  const decode = out.mechanisms[0].parts.find((g) => g.name === 'decode attention');
+  assert.match(decode.source, /paged decode-attention bandwidth.*facebookexperimental\/triton pull request #2778/);
+  assert.doesNotMatch(decode.source, /generic/);  // the family's "no figure" line is about CDNA 3 only
+});
+
 test('explain-step: an NVIDIA step cites no kernel family', () => {
   const out = explain(['--preset', 'I2.2', '--batch', '256', '--kv-len', '2048']);
   for (const m of [...out.mechanisms, ...out.mechanisms[0].parts]) assert.doesNotMatch(m.source, /kernel_families/);

@@ -12,6 +12,7 @@
 #include "perf/calibrated_cost.hpp"
 #include "perf/cost_setup.hpp"
 #include "perf/kernel_family.hpp"
+#include "perf/kernel_samples.hpp"
 
 using namespace sightline;
 
@@ -92,6 +93,45 @@ TEST_CASE("A family GPU's classes name the kernel-level figures they come from, 
     const std::string& said = family->not_cited.at(k);
     CHECK(said.rfind("no ", 0) == 0);
     CHECK(said.find(": ") != std::string::npos);
+  }
+}
+
+TEST_CASE("MI355X decode attention runs at AITER's cited paged-decode bandwidth; CDNA 3 keeps the generic price") {
+  // presets/kernel_families/amd-instinct.json: AITER's paged decode on an
+  // MI350X plateaus at 3938 GB/s (median of 3.915, 3.964, 3.938 TB/s,
+  // facebookexperimental/triton PR #2778), 49% of the 8 TB/s HBM3E.
+  const GpuSpec g = family_gpu("mi355x");
+  const KernelFamily* family = find_kernel_family(g.architecture);
+  REQUIRE(family != nullptr);
+  CHECK(family_cites_for(*family, g, "decode_attention"));
+  const KernelCalibration cal = family_calibration(*family, g);
+  const MemoryKernelParams& decode = cal.memory.at(KernelClass::AttentionDecode);
+  CHECK(decode.eta_memory == doctest::Approx(3938.0 / 8000.0).epsilon(1e-12));
+  CHECK(provenance_kind(decode.provenance) == "anchored");
+  CHECK(decode.provenance.find(family->citations.decode_attention) != std::string::npos);
+  // A long-KV GQA decode (32 sequences x 32K, 64/8 heads, head dim 128, bf16:
+  // 4.3 GB of KV) streams at the cited bandwidth, the shape GPU's launch on
+  // top (under 1% of it).
+  std::string provenance;
+  auto model = make_kernel_cost_model("auto", g, &provenance);
+  REQUIRE(model);
+  const Operator op = decode_attention_op(32, 32768, 64, 8, 128, Dtype::BF16);
+  CostContext ctx;
+  ctx.gpu = &g;
+  const double achieved_GBps = op.bytes / model->cost(op, ctx).time_s / 1e9;
+  CHECK(achieved_GBps <= 3938.0 * (1 + 1e-9));
+  CHECK(achieved_GBps >= 3938.0 * 0.99);
+  // MI300X and MI325X have no decode figure of their own: the family says so
+  // and prices them at the copy-scaled shape curve, as before.
+  for (const std::string id : {"mi300x", "mi325x"}) {
+    CAPTURE(id);
+    const GpuSpec cdna3 = family_gpu(id);
+    CHECK_FALSE(family_cites_for(*family, cdna3, "decode_attention"));
+    const KernelCalibration c3 = family_calibration(*family, cdna3);
+    const double shape_eta = find_calibration("h100-sxm")->memory.at(KernelClass::AttentionDecode).eta_memory;
+    const double copy_ratio = (4110.0 / 5300.0) / find_calibration("h100-sxm")->copy_bandwidth_eta;
+    CHECK(c3.memory.at(KernelClass::AttentionDecode).eta_memory == doctest::Approx(shape_eta * copy_ratio));
+    CHECK(c3.memory.at(KernelClass::AttentionDecode).provenance.find(family->citations.copy) != std::string::npos);
   }
 }
 
