@@ -50,7 +50,7 @@ test('every field is defined once: FIELDS, the layout and the schema agree with 
       id: control && control.id, tag: control && control.tagName.toLowerCase(), type: control && control.type,
       step: control && control.getAttribute('step'), min: control && control.getAttribute('min'), max: control && control.getAttribute('max'),
       label: label && label.firstChild.textContent.trim(), unit: unit ? unit.textContent : null,
-      labelTitle: label && label.title, controlTitle: control && control.title,
+      labelTitle: label && label.title, controlTitle: control && (control.dataset.help ?? control.title), controlTitleShown: control && control.title,
       options: control && control.classList.contains('checks') ? [...control.querySelectorAll('input')].map((i) => i.value) : null,
     };
   }));
@@ -64,6 +64,8 @@ test('every field is defined once: FIELDS, the layout and the schema agree with 
     assert.equal(s.unit, f.unit, `${f.id}: unit`);
     assert.equal(s.labelTitle, f.help, `${f.id}: the label's help`);
     assert.equal(s.controlTitle, f.help, `${f.id}: the control's help`);
+    // A control that is off says why before its help (the run-until-decided box).
+    assert.ok(s.controlTitleShown.endsWith(f.help), `${f.id}: its tooltip ends with its help`);
     const field = kinds.get(f.id);
     const kind = field ? field.kind : f.kind;
     const expected = {
