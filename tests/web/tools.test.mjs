@@ -4,7 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import {
-  checkBuilt, startServer, launchBrowser, newPage, cli, scenarioPreset, fixed3, waitDone, metric, setField,
+  checkBuilt, startServer, launchBrowser, newPage, cli, scenarioPreset, fixed3, waitDone, metric, setField, PAGE_GUARD_MS,
 } from './harness.mjs';
 
 let server;
@@ -241,4 +241,18 @@ test('a result kind without a view of its own is shown by the generic view', asy
   assert.deepEqual(r.headline, ['Throughput per GPU|tok/s/GPU']);  // the page's spelling of the engine's unit
   assert.deepEqual(r.rows, ['TTFT p99412.500ms', 'Tokens1234.500/s/GPU']);
   assert.deepEqual(r.compare, [['metrics', 'ttft_p99_ms', 412.5], ['metrics', 'tokens_per_s_per_gpu', 1234.5]]);
+});
+
+test('a sweep of another arrival process\'s parameter is refused at the field, not run as ten equal points', async () => {
+  await page.selectOption('#scenario', 'I2.1');
+  await waitDone(page, 'I2.1');
+  await page.click('#tab-sweep');
+  await page.selectOption('#sweep-field', 'sim_cv');
+  await page.selectOption('#sweep-mode', 'list');
+  await page.fill('#sweep-list', '0.5, 1, 2');
+  await page.click('#sweep-run');
+  await page.waitForFunction(() => /not a parameter of poisson arrivals/.test(document.getElementById('sweep-error')?.textContent || ''),
+    null, { timeout: PAGE_GUARD_MS });
+  assert.equal(await page.getAttribute('#sweep-field', 'aria-invalid'), 'true');
+  assert.equal(await page.$$eval('#sweep-table tbody tr', (rows) => rows.length), 0);
 });

@@ -279,7 +279,7 @@ function arrivalField(id, key, kind) {
   return {
     id, path, kind, section: SIM, arrivalKey: key,
     write: (s, v) => {
-      if (!arrivalRules(getAt(s, `${ARRIVAL}/process`)).keys.includes(key)) return;
+      if (!arrivalRules(getAt(s, `${ARRIVAL}/process`)).keys.includes(key)) return;  // fieldApplies
       const parse = kind === 'int' ? parseInteger : parseNumber;
       setAt(s, path, typeof v === 'number' ? v : parse(v));
     },
@@ -302,6 +302,14 @@ function writeArrivalProcess(s, process) {
     }
   }
   setAt(s, ARRIVAL, next);
+}
+
+/**
+ * Whether field `f` is written into `scenario`: a parameter of an arrival
+ * process other than the scenario's is not (a sweep of it would repeat one point).
+ */
+export function fieldApplies(scenario, f) {
+  return !f.arrivalKey || arrivalRules(getAt(scenario, `${ARRIVAL}/process`)).keys.includes(f.arrivalKey);
 }
 
 /** Shows the inputs of the chosen arrival process's own parameters, and no other's. */

@@ -2,7 +2,7 @@
 // engine run on a small pool of workers; the chosen metric against the swept
 // value, and a throughput-vs-latency view with the Pareto front.
 import { EnginePool } from './pool.js';
-import { fieldsOf, fieldLabel, writeField, getAt } from './form.js';
+import { fieldsOf, fieldLabel, fieldApplies, writeField, getAt } from './form.js';
 import { chartView } from './charts/registry.js';
 import { xyConfig, paretoFront } from './charts/xy.js';
 import { viewFor } from './kinds.js';
@@ -272,6 +272,11 @@ export class Sweep {
     this.showError(null);
     const base = this.getScenario();
     if (!base) return;
+    if (!fieldApplies(base, field)) {
+      const process = getAt(base, '/serving/workload/arrival/process');
+      this.showError(`${this.fieldLabel(field)} is not a parameter of ${process} arrivals: every point would be the same.`, 'sweep-field');
+      return;
+    }
     this.field = field;
     this.spec = spec;
     this.points = values.map((value) => ({ value, outcome: null }));
