@@ -250,9 +250,13 @@ test('a sweep of another arrival process\'s parameter is refused at the field, n
   await page.selectOption('#sweep-field', 'sim_cv');
   await page.selectOption('#sweep-mode', 'list');
   await page.fill('#sweep-list', '0.5, 1, 2');
+  // What an earlier sweep left in the table (the cancelled one above) stays: no sweep starts.
+  const rowsBefore = await page.$$eval('#sweep-table tbody tr', (rows) => rows.map((r) => r.dataset.value).join());
   await page.click('#sweep-run');
   await page.waitForFunction(() => /not a parameter of poisson arrivals/.test(document.getElementById('sweep-error')?.textContent || ''),
     null, { timeout: PAGE_GUARD_MS });
   assert.equal(await page.getAttribute('#sweep-field', 'aria-invalid'), 'true');
-  assert.equal(await page.$$eval('#sweep-table tbody tr', (rows) => rows.length), 0);
+  assert.notEqual(await page.getAttribute('#sweep-status', 'data-state'), 'running');
+  assert.equal(await page.$$eval('#sweep-table tbody tr', (rows) => rows.map((r) => r.dataset.value).join()), rowsBefore);
+  assert.equal(await page.$$eval('#sweep-table tbody tr[data-value="0.5"]', (rows) => rows.length), 0, 'no point of the refused sweep');
 });
