@@ -850,9 +850,23 @@ function bindEvents() {
   });
 }
 
-/** Resolves once the browser has painted what is on the page now. */
+// The longest the charts wait for a paint: a browser does not run animation
+// frames for a page it does not show (a background tab, an embed's iframe
+// scrolled out of view or not yet sized), and the result must still finish.
+const PAINT_WAIT_MS = 100;
+
+/** Resolves once the browser has painted what is on the page now, or PAINT_WAIT_MS later if it paints nothing. */
 function afterNextPaint() {
-  return new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+  return new Promise((resolve) => {
+    let settled = false;
+    const go = () => {
+      if (settled) return;
+      settled = true;
+      setTimeout(resolve, 0);
+    };
+    requestAnimationFrame(go);
+    setTimeout(go, PAINT_WAIT_MS);
+  });
 }
 
 /** After the first result (so it never delays it): the service worker that keeps the app for offline use. */
