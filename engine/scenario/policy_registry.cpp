@@ -1,31 +1,52 @@
 #include "scenario/policy_registry.hpp"
 
+#include <algorithm>
+
 namespace sightline::serve {
 
-const std::vector<RegistryEntry>& arrival_processes() {
-  static const std::vector<RegistryEntry> r = {
-      {"poisson", "exponential inter-arrival times at rate_qps"},
-      {"gamma", "gamma inter-arrival times at rate_qps with coefficient of variation cv (burstiness; cv 1 = Poisson)"},
-      {"fixed", "one request every 1/rate_qps seconds"},
-      {"all_at_once", "every request arrives at time 0 (offline batch)"},
-      {"closed_loop", "concurrency clients, each sending its next request think_time_s (default 0) after its previous one ends (a benchmark's max concurrency)"},
-      {"trace", "replay inline CSV rows arrival_s,prompt_tokens,output_tokens[,prefix_group,prefix_tokens]"},
+namespace {
+// Every arrival process once: its name, description, the keys it takes and
+// whether the steady-state verdict can judge it (policy_registry.hpp).
+const std::vector<ArrivalProcessRules>& arrival_table() {
+  static const std::vector<ArrivalProcessRules> t = {
+      {"poisson", "exponential inter-arrival times at rate_qps", {"rate_qps", "max_concurrency"}, true},
+      {"gamma", "gamma inter-arrival times at rate_qps with coefficient of variation cv (burstiness; cv 1 = Poisson)",
+       {"rate_qps", "cv", "max_concurrency"}, true},
+      {"fixed", "one request every 1/rate_qps seconds", {"rate_qps", "max_concurrency"}, true},
+      {"all_at_once", "every request arrives at time 0 (offline batch)", {}, false},
+      {"closed_loop",
+       "concurrency clients, each sending its next request think_time_s (default 0) after its previous one ends (a benchmark's max concurrency)",
+       {"concurrency", "think_time_s"}, false},
+      {"trace", "replay inline CSV rows arrival_s,prompt_tokens,output_tokens[,prefix_group,prefix_tokens]", {"csv"}, true},
   };
+  return t;
+}
+}  // namespace
+
+const std::vector<RegistryEntry>& arrival_processes() {
+  static const std::vector<RegistryEntry> r = [] {
+    std::vector<RegistryEntry> out;
+    for (const ArrivalProcessRules& a : arrival_table()) out.push_back({a.name, a.description});
+    return out;
+  }();
   return r;
 }
 
 const ArrivalProcessRules* arrival_process_rules(const std::string& name) {
-  static const std::vector<ArrivalProcessRules> rules = {
-      {"poisson", {"rate_qps", "max_concurrency"}, true},
-      {"gamma", {"rate_qps", "cv", "max_concurrency"}, true},
-      {"fixed", {"rate_qps", "max_concurrency"}, true},
-      {"all_at_once", {}, false},
-      {"closed_loop", {"concurrency", "think_time_s"}, false},
-      {"trace", {"csv"}, true},
-  };
-  for (const ArrivalProcessRules& r : rules)
+  for (const ArrivalProcessRules& r : arrival_table())
     if (name == r.name) return &r;
   return nullptr;
+}
+
+const std::vector<std::string>& arrival_keys_of_any_process() {
+  static const std::vector<std::string> keys = [] {
+    std::vector<std::string> out;
+    for (const ArrivalProcessRules& a : arrival_table())
+      for (const std::string& k : a.keys)
+        if (std::find(out.begin(), out.end(), k) == out.end()) out.push_back(k);
+    return out;
+  }();
+  return keys;
 }
 
 const std::vector<RegistryEntry>& length_distributions() {

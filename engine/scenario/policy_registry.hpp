@@ -23,11 +23,15 @@ const std::vector<RegistryEntry>& arrival_processes();
 // check and the page's form (through policy_tables_json) all read this table.
 struct ArrivalProcessRules {
   const char* name;
+  const char* description;  // arrival_processes()' entry
   std::vector<std::string> keys;
   bool steady_state_judged;
 };
 // nullptr for a name that is not an arrival process.
 const ArrivalProcessRules* arrival_process_rules(const std::string& name);
+// Every key some arrival process takes: what a reader allows beside an unknown
+// process, so that the process's name is the error rather than a key beside it.
+const std::vector<std::string>& arrival_keys_of_any_process();
 const std::vector<RegistryEntry>& length_distributions();
 const std::vector<RegistryEntry>& routers();
 const std::vector<RegistryEntry>& pool_roles();

@@ -172,9 +172,9 @@ WorkloadSpec read_workload(const json& v, const std::string& path, int64_t max_l
   const json& av = r.required("arrival");
   const std::string process = peek_string(av, "process");
   std::vector<std::string> akeys = {"process"};
-  if (const ArrivalProcessRules* rules = arrival_process_rules(process)) akeys.insert(akeys.end(), rules->keys.begin(), rules->keys.end());
-  // An unknown process: its name is the error (below), not the keys beside it.
-  else akeys.insert(akeys.end(), {"rate_qps", "cv", "csv", "max_concurrency", "concurrency", "think_time_s"});
+  const ArrivalProcessRules* rules = arrival_process_rules(process);
+  const std::vector<std::string>& taken = rules ? rules->keys : arrival_keys_of_any_process();
+  akeys.insert(akeys.end(), taken.begin(), taken.end());
   ObjectReader ar(av, apath, akeys);
   w.arrival.process = pick<ArrivalProcess>(ar.choice("process", registry_names(arrival_processes())),
                                            {{"poisson", ArrivalProcess::Poisson},

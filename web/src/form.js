@@ -276,14 +276,12 @@ function arrivalRules(process) {
 /** An input of the arrival process's own parameters: shown, and written, only while the process takes its key. */
 function arrivalField(id, key, kind) {
   const path = `${ARRIVAL}/${key}`;
-  return {
+  const f = {
     id, path, kind, section: SIM, arrivalKey: key,
-    write: (s, v) => {
-      if (!arrivalRules(getAt(s, `${ARRIVAL}/process`)).keys.includes(key)) return;  // fieldApplies
-      const parse = kind === 'int' ? parseInteger : parseNumber;
-      setAt(s, path, typeof v === 'number' ? v : parse(v));
-    },
+    parse: (v) => (typeof v === 'number' ? v : (kind === 'int' ? parseInteger : parseNumber)(v)),
+    write: (s, v) => { if (fieldApplies(s, f)) setAt(s, path, f.parse(v)); },
   };
+  return f;
 }
 
 /**
@@ -295,11 +293,9 @@ function writeArrivalProcess(s, process) {
   const old = getAt(s, ARRIVAL) || {};
   const next = { process };
   for (const key of arrivalRules(process).keys) {
+    const f = FIELDS.find((x) => x.arrivalKey === key);
     if (old[key] !== undefined) next[key] = old[key];
-    else {
-      const f = FIELDS.find((x) => x.arrivalKey === key);
-      if (f && inputValue(f) !== '') f.write({ serving: { workload: { arrival: next } } }, inputValue(f));
-    }
+    else if (f && inputValue(f) !== '') next[key] = f.parse(inputValue(f));
   }
   setAt(s, ARRIVAL, next);
 }
