@@ -476,6 +476,9 @@ std::string reader_for(const std::string& type) {
   // is read by its keys for every family (read_sparse_attention).
   if (type == "deepseek_v32" || type == "glm_moe_dsa") return "deepseek_v3";
   if (type == "gemma4_text") return "gemma4";
+  // Another family's layers under their own keys (hf_borrowed_families.cpp reads those).
+  if (type == "glm4_moe_lite") return "deepseek_v3";
+  if (type == "mimo") return "qwen2";
   return type;
 }
 
@@ -483,6 +486,7 @@ void read_family_keys(const HfReader& r, const std::string& family, ModelArch& m
 
 void read_family(const HfReader& r, const std::string& family, ModelArch& m) {
   read_family_keys(r, family, m);
+  read_borrowed_family_keys(r, family, m);
   read_sparse_attention(r, family, m);
 }
 

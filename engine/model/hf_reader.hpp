@@ -136,6 +136,10 @@ void place_moe_layers(const HfReader& r, ModelArch& m);
 // index_head_dim), whatever the family; a DSA model_type without them is
 // refused (hf_sparse_attention.cpp). After the family's reader.
 void read_sparse_attention(const HfReader& r, const std::string& type, ModelArch& m);
+// The keys of families read by another family's reader (glm4_moe_lite as
+// deepseek_v3, mimo as qwen2, bailing_moe as a Llama-style family) that the
+// borrowed reader does not know (hf_borrowed_families.cpp). After read_family_keys.
+void read_borrowed_family_keys(const HfReader& r, const std::string& family, ModelArch& m);
 // An unknown model_type: the standard decoder keys and windows only, so that
 // account_for_keys refuses whatever else the config says.
 void read_by_structure(const HfReader& r, ModelArch& m);

@@ -117,7 +117,6 @@ TEST_CASE("hf import: each refused 2026 config is refused at a key it has, namin
       {"sgl-project--DeepSeek-V4-Flash-FP8.json", "compress_ratios"},  // model_type deepseek_ref: refused by its keys
       {"stepfun-ai--Step-3.7-Flash.json", "share_expert_dim"},
       {"zai-org--GLM-5.2.json", "indexer_types"},
-      {"XiaomiMiMo--MiMo-7B-Base.json", "max_window_layers"},
   };
   // Not a structured binding: CAPTURE's lambda cannot capture one before C++20
   // (clang refuses it; the sanitizer and PCH builds use clang).
