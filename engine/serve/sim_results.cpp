@@ -43,21 +43,9 @@ bool meets_slo(const RequestOutcome& q, const SloSpec& slo, unsigned metrics) {
 
 bool Simulation::all_completed() const { return completed_ == static_cast<int64_t>(reqs_.size()); }
 
-RequestOutcome Simulation::outcome(const Req& q) {
-  RequestOutcome o;
-  o.arrival = q.spec.arrival;
-  o.output_tokens = q.spec.output;
-  if (q.state != State::Done) return o;
-  o.first_token = q.first_token;
-  o.completion = q.completion;
-  o.gaps = q.gaps;
-  o.gaps_over_itl = q.gaps_over_itl;
-  return o;
-}
-
 std::vector<RequestOutcome> Simulation::outcomes() const {
   std::vector<RequestOutcome> out(reqs_.size());
-  for (size_t i = 0; i < reqs_.size(); ++i) out[i] = outcome(reqs_[i]);
+  for (size_t i = 0; i < reqs_.size(); ++i) out[i] = outcome_of(reqs_[i]);
   return out;
 }
 
@@ -81,7 +69,7 @@ ServingMetrics Simulation::serving_metrics() const {
     queueing.push_back(static_cast<double>(q.first_scheduled - q.spec.arrival) * 1e-6);
     in_tokens += q.spec.prompt;
     out_tokens += q.spec.output;
-    if (spec_.slo.enabled && meets_slo(outcome(q), spec_.slo)) ++good;
+    if (spec_.slo.enabled && meets_slo(outcome_of(q), spec_.slo)) ++good;
   }
   const TimeNs end = std::max(last_event_, now_);
   const double duration = std::max(1e-9, static_cast<double>(std::max<TimeNs>(1, (completed_ > 0 ? last_event_ : end) - first_arrival_)) * 1e-9);
@@ -121,7 +109,7 @@ void Simulation::fill_rates(ServingMetrics& m, double duration, int64_t in_token
     // Each condition of the SLO over the whole run (no warm-up skipped),
     // counted as the steady-state verdict counts it; a long run's verdict.
     SloShareCounter shares(spec_.slo);
-    for (const Req& q : reqs_) shares.add(outcome(q));
+    for (const Req& q : reqs_) shares.add(outcome_of(q));
     m.goodput = ServingMetrics::Goodput{static_cast<double>(good) / duration,
                                         safe_div(static_cast<double>(good), static_cast<double>(m.requests.total)),
                                         shares.to_json(), shares.meets()};
