@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <utility>
 
 #include "serve/steady_state.hpp"
 
@@ -252,7 +253,7 @@ ServingHeadline serving_headline(const OutcomeView& outcomes, const SloSpec& slo
         std::vector<double> v;
         v.reserve(static_cast<size_t>(hi - lo));
         for (int64_t i = lo; i < hi; ++i) v.push_back(metric_ms(q[static_cast<size_t>(i)], m));
-        value = pct_label(c.share) + " " + slo_metric_name(m) + " " + format_3sig(nearest_rank(v, c.share)) + " ms of " +
+        value = pct_label(c.share) + " " + slo_metric_name(m) + " " + format_3sig(nearest_rank(std::move(v), c.share)) + " ms of " +
                 format_3sig(slo.bound_ms(m));
       }
       parts.push_back(value);
