@@ -191,7 +191,7 @@ class Simulation : private SchedulerHost, private ReplicaLoads {
   TimeNs step_ns(double t) const;    // a step's priced seconds on the clock
   void commit_batch(Replica& r, Batch& b, double t, const PeakWork& work, TimeNs dur);
 
-  void drop(Req& q, const char* reason);
+  void drop(Req& q, DropReason reason);
 
   const Scenario& s_;
   const SimulationSpec& spec_;
