@@ -137,7 +137,7 @@ ProbeRate probe_rate(const Scenario& s, int64_t requests) {
   if (process != serve::ArrivalProcess::AllAtOnce && process != serve::ArrivalProcess::ClosedLoop) {
     const serve::SimulationSpec& sp = *s.serving->simulation;
     r.overloaded = static_cast<double>(events_waiting) > kProbeNearSaturation * static_cast<double>(sim.events_processed());
-    if (r.complete && !r.overloaded) r.overloaded = serve::serving_headline(sim.outcomes(), sp.slo, sp.workload.arrival).overloaded;
+    if (r.complete && !r.overloaded) r.overloaded = serve::serving_headline(sim.outcome_view(), sp.slo, sp.workload.arrival).overloaded;
   }
   return r;
 }

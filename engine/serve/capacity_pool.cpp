@@ -83,7 +83,7 @@ std::shared_ptr<SimulationSpec> one_replica_of(const SimulationSpec& spec, int k
 // sigma^2 / H refuted rates whose replications met 0.963 (2026-11-29). The
 // replicas are not wholly independent (a burst of the common arrival stream
 // reaches all of them), but each sees 1/k of its fluctuation.
-std::vector<double> window_share_variance(const std::vector<RequestOutcome>& q, int64_t from, int64_t to, int64_t m,
+std::vector<double> window_share_variance(const OutcomeView& q, int64_t from, int64_t to, int64_t m,
                                           const SloSpec& slo) {
   constexpr int64_t kMinWindows = 10;
   const int64_t windows = m > 0 ? (to - from) / m : 0;

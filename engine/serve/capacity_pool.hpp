@@ -25,7 +25,7 @@ std::shared_ptr<SimulationSpec> one_replica_of(const SimulationSpec& spec, int k
 // Each SLO condition's variance of its share over windows of `m` consecutive
 // requests of [from, to) of `q` (in arrival order); empty when fewer than 10
 // windows fit.
-std::vector<double> window_share_variance(const std::vector<RequestOutcome>& q, int64_t from, int64_t to, int64_t m,
+std::vector<double> window_share_variance(const OutcomeView& q, int64_t from, int64_t to, int64_t m,
                                           const SloSpec& slo);
 // hold_margin (steady_state.hpp) for a pool's run that gives each of its k
 // replicas a window of the split replica's run: the binding condition's

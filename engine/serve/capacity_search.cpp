@@ -216,7 +216,7 @@ void CapacitySearch::on_hold_run_finished(CapacityRun run) {
   run.hold_run = true;
   SloShareCounter shares(spec_.slo);
   bool completed = true;
-  for (const auto& r : sim_->outcomes()) {
+  for (const auto& r : sim_->outcome_view()) {
     shares.add(r);
     completed = completed && r.completion >= 0;
   }
@@ -395,7 +395,7 @@ void CapacitySearch::on_run_finished() {
   if (probing_) {
     probing_ = false;
     probe_requests_ = requests_;
-    service_rate_qps_ = probe_scale_ * saturated_service_rate(sim_->outcomes());
+    service_rate_qps_ = probe_scale_ * saturated_service_rate(sim_->outcome_view());
     sim_.reset();
     probe_scenario_.reset();
     const double cap = sr.max_qps > 0 ? sr.max_qps : 1e300;
@@ -422,10 +422,10 @@ void CapacitySearch::on_run_finished() {
     on_hold_run_finished(run);
     return;
   }
-  run.report = judge_steady_state(sim_->outcomes(), spec_.slo, in_system, correlation, rho(rate_), options_);
+  run.report = judge_steady_state(sim_->outcome_view(), spec_.slo, in_system, correlation, rho(rate_), options_);
   if (split_ > 1) {  // the pool's run gives each replica a window of hold_requests() / k
     std::vector<RequestOutcome> storage;
-    const auto& q = by_arrival(sim_->outcomes(), storage);
+    const OutcomeView q = by_arrival(sim_->outcome_view(), storage);
     run.window_var = window_share_variance(q, run.report.warmup_requests, run.report.requests - run.report.cooldown_requests,
                                            std::max<int64_t>(1, hold_requests() / split_), spec_.slo);
   }

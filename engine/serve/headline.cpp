@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <utility>
 
 #include "serve/steady_state.hpp"
 
@@ -78,7 +79,7 @@ namespace {
 // window's mean end-to-end time (how long the loop remembers a request). A
 // shorter window keeps the Poisson interval, which is wider for a loop whose
 // completions are regular.
-void closed_loop_batch_means(const std::vector<RequestOutcome>& q, int64_t lo, int64_t hi, TimeNs t0, TimeNs t1,
+void closed_loop_batch_means(const OutcomeView& q, int64_t lo, int64_t hi, TimeNs t0, TimeNs t1,
                              ServingHeadline& h) {
   constexpr int kBatches = 10;
   double e2e_s = 0;
@@ -163,7 +164,7 @@ bool throughput_sampling_interval(const ServingHeadline& h, double& low_qps, dou
   return high_qps > low_qps;
 }
 
-ServingHeadline serving_headline(const std::vector<RequestOutcome>& outcomes, const SloSpec& slo,
+ServingHeadline serving_headline(const OutcomeView& outcomes, const SloSpec& slo,
                                  const ArrivalSpec& arrival) {
   const bool rate_based = arrival.process == ArrivalProcess::Poisson || arrival.process == ArrivalProcess::Gamma ||
                           arrival.process == ArrivalProcess::Fixed;
@@ -190,7 +191,7 @@ ServingHeadline serving_headline(const std::vector<RequestOutcome>& outcomes, co
                 "capacity";
   }
   std::vector<RequestOutcome> sorted;
-  const std::vector<RequestOutcome>& q = by_arrival(outcomes, sorted);
+  const OutcomeView q = by_arrival(outcomes, sorted);
   const int64_t n = static_cast<int64_t>(q.size());
   const int64_t lo = rep.warmup_requests, hi = n - rep.cooldown_requests;
   const std::string rate = format_3sig(offered_qps > 0 ? offered_qps : rep.arrival_rate_qps) + " req/s";
@@ -250,8 +251,9 @@ ServingHeadline serving_headline(const std::vector<RequestOutcome>& outcomes, co
                 format_3sig(slo.itl_ms) + " ms (" + pct_label(c.share) + " ITL asks " + percent(c.share) + ")";
       } else {
         std::vector<double> v;
+        v.reserve(static_cast<size_t>(hi - lo));
         for (int64_t i = lo; i < hi; ++i) v.push_back(metric_ms(q[static_cast<size_t>(i)], m));
-        value = pct_label(c.share) + " " + slo_metric_name(m) + " " + format_3sig(nearest_rank(v, c.share)) + " ms of " +
+        value = pct_label(c.share) + " " + slo_metric_name(m) + " " + format_3sig(nearest_rank(std::move(v), c.share)) + " ms of " +
                 format_3sig(slo.bound_ms(m));
       }
       parts.push_back(value);

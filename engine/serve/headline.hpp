@@ -70,7 +70,7 @@ bool throughput_sampling_interval(const ServingHeadline& h, double& low_qps, dou
 // arrivals had). A closed loop's clients, and a capped rate's client, send
 // only as fast as they are served: the server's queue cannot grow without
 // bound, so the run gets no overload verdict.
-ServingHeadline serving_headline(const std::vector<RequestOutcome>& outcomes, const SloSpec& slo,
+ServingHeadline serving_headline(const OutcomeView& outcomes, const SloSpec& slo,
                                  const ArrivalSpec& arrival);
 
 // "1,000", "126", "22.1", "0.831": three significant digits, thousands separated.

@@ -172,11 +172,7 @@ uint64_t KvManager::prefix_key(const RequestSpec& r, int64_t block) const {
   return (model << 62) | (adapter << 44) | (group << 24) | blk;
 }
 
-bool KvManager::grow(KvSpace& s, KvHold& h, int64_t tokens_after) {
-  if (contiguous_) return true;  // reserved on admission
-  // The blocks held already cover the tokens (most decode steps): the same
-  // answer as blocks_for's, without its division per sequence per step.
-  if (s.windowed.empty() && tokens_after <= h.blocks() * block_size_) return true;
+bool KvManager::grow_blocks(KvSpace& s, KvHold& h, int64_t tokens_after) {
   const int64_t need = blocks_for(s, tokens_after) - h.blocks();
   if (need <= 0) return true;
   if (!s.pool.take(need)) return false;

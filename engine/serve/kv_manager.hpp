@@ -164,7 +164,14 @@ class KvManager {
   // (disaggregation); false when that would eat into the watermark.
   bool reserve_for_transfer(KvSpace& s, KvHold& h, int64_t tokens);
   // Grows a running sequence's blocks to hold `tokens_after` tokens; false when the pool cannot.
-  bool grow(KvSpace& s, KvHold& h, int64_t tokens_after);
+  // Inline for its usual answer (the blocks held already cover the tokens:
+  // most decode steps), which the scheduler asks for every sequence of every step.
+  bool grow(KvSpace& s, KvHold& h, int64_t tokens_after) {
+    if (contiguous_) return true;  // reserved on admission
+    // The same answer as blocks_for's, without its division.
+    if (s.windowed.empty() && tokens_after <= h.blocks() * block_size_) return true;
+    return grow_blocks(s, h, tokens_after);
+  }
   void release(KvSpace& s, KvHold& h);
   // Turns the sequence's full private blocks of its shared prefix into cached
   // entries, up to the `computed` tokens.
@@ -180,6 +187,7 @@ class KvManager {
   int64_t admissions_with_hits() const { return admissions_with_hits_; }
 
  private:
+  bool grow_blocks(KvSpace& s, KvHold& h, int64_t tokens_after);  // grow()'s taking of new blocks
   uint64_t prefix_key(const RequestSpec& r, int64_t block) const;
   // The first chunk of a prompt with `remaining` tokens to compute: all of
   // them within `budget`, or (chunked) at most `budget`; false when none fits.

@@ -79,7 +79,7 @@ bool ServingJob::extend_steady_state_run() {
   }
   SteadyStateRun run;
   run.requests = main_->num_requests();
-  run.report = judge_steady_state(main_->outcomes(), spec.slo, in_system, correlation, 0.0, o);
+  run.report = judge_steady_state(main_->outcome_view(), spec.slo, in_system, correlation, 0.0, o);
   steady_runs_.push_back(run);
   if (run.report.verdict != Verdict::Uncertain || run.requests >= spec.steady_state.max_requests ||
       steady_runs_.size() > static_cast<size_t>(kMaxRunExtensions))
@@ -320,7 +320,7 @@ ServingOutcome ServingJob::compute_outcome() const {
   o.quantization = quantization();
   // An offline batch (all at once) has no arrival window to be steady in.
   if (spec.workload.arrival.process != ArrivalProcess::AllAtOnce)
-    o.headline = serving_headline(main_->outcomes(), spec.slo, spec.workload.arrival);
+    o.headline = serving_headline(main_->outcome_view(), spec.slo, spec.workload.arrival);
   const size_t variants = std::min(compares_.size(), spec.compares.size());
   for (size_t ci = 0; ci < variants; ++ci) o.compared.push_back(compare_variant(ci, o.metrics, o.details));
   // Key metrics: the scenario's choice, or the catalogue's default set, in that order.

@@ -157,8 +157,9 @@ std::vector<std::string> Simulation::run_warnings() const {
     std::vector<std::pair<std::string, int64_t>> reasons;
     for (const Req& q : reqs_) {
       if (q.state != State::Dropped) continue;
-      auto it = std::find_if(reasons.begin(), reasons.end(), [&](const auto& p) { return p.first == q.drop_reason; });
-      if (it == reasons.end()) reasons.emplace_back(q.drop_reason, 1);
+      const char* reason = drop_reason_text(q.drop_reason);
+      auto it = std::find_if(reasons.begin(), reasons.end(), [&](const auto& p) { return p.first == reason; });
+      if (it == reasons.end()) reasons.emplace_back(reason, 1);
       else ++it->second;
     }
     for (const auto& [reason, count] : reasons) warnings.push_back(std::to_string(count) + " requests dropped: " + reason);

@@ -43,45 +43,20 @@ bool meets_slo(const RequestOutcome& q, const SloSpec& slo, unsigned metrics) {
 
 bool Simulation::all_completed() const { return completed_ == static_cast<int64_t>(reqs_.size()); }
 
-RequestOutcome Simulation::outcome(const Req& q) {
-  RequestOutcome o;
-  o.arrival = q.spec.arrival;
-  o.output_tokens = q.spec.output;
-  if (q.state != State::Done) return o;
-  o.first_token = q.first_token;
-  o.completion = q.completion;
-  o.gaps = q.gaps;
-  o.gaps_over_itl = q.gaps_over_itl;
-  return o;
-}
-
 std::vector<RequestOutcome> Simulation::outcomes() const {
   std::vector<RequestOutcome> out(reqs_.size());
-  for (size_t i = 0; i < reqs_.size(); ++i) out[i] = outcome(reqs_[i]);
+  for (size_t i = 0; i < reqs_.size(); ++i) out[i] = outcome_of(reqs_[i]);
   return out;
 }
 
 ServingMetrics Simulation::serving_metrics() const {
-  std::vector<double> ttft, tpot, e2e, queueing;
-  // One value per completed request: sized once (a million-request run's
-  // vectors would otherwise double their way there, twice the memory at the peak).
-  for (std::vector<double>* v : {&ttft, &tpot, &e2e, &queueing}) v->reserve(static_cast<size_t>(completed_));
   int64_t good = 0;
   int64_t in_tokens = 0, out_tokens = 0;
   for (const Req& q : reqs_) {
     if (q.state != State::Done) continue;
-    const double t = static_cast<double>(q.first_token - q.spec.arrival) * 1e-6;
-    const double e = static_cast<double>(q.completion - q.spec.arrival) * 1e-9;
-    const double tp = q.spec.output > 1 ? static_cast<double>(q.completion - q.first_token) * 1e-6 /
-                                              static_cast<double>(q.spec.output - 1)
-                                        : 0.0;
-    ttft.push_back(t);
-    e2e.push_back(e);
-    if (q.spec.output > 1) tpot.push_back(tp);
-    queueing.push_back(static_cast<double>(q.first_scheduled - q.spec.arrival) * 1e-6);
     in_tokens += q.spec.prompt;
     out_tokens += q.spec.output;
-    if (spec_.slo.enabled && meets_slo(outcome(q), spec_.slo)) ++good;
+    if (spec_.slo.enabled && meets_slo(outcome_of(q), spec_.slo)) ++good;
   }
   const TimeNs end = std::max(last_event_, now_);
   const double duration = std::max(1e-9, static_cast<double>(std::max<TimeNs>(1, (completed_ > 0 ? last_event_ : end) - first_arrival_)) * 1e-9);
@@ -90,13 +65,28 @@ ServingMetrics Simulation::serving_metrics() const {
   const int64_t n = static_cast<int64_t>(reqs_.size());
   m.requests = {n, completed_, dropped_, n - completed_ - dropped_};
   m.duration_s = duration;
-  m.ttft_ms = summarize(ttft);
-  m.tpot_ms = summarize(tpot, completed_ > 0 ? "TPOT is defined over output tokens after the first: no completed "
-                                               "request had more than one output token"
-                                             : "no request completed");
+  // One value per completed request, one metric at a time in one list sized
+  // once: four lists at once were 32 bytes a request at a large run's peak.
+  std::vector<double> v;
+  v.reserve(static_cast<size_t>(completed_));
+  const auto completed_values = [&](auto value_of) -> std::vector<double>& {
+    v.clear();
+    for (const Req& q : reqs_)
+      if (q.state == State::Done) value_of(q);
+    return v;
+  };
+  m.ttft_ms = summarize(completed_values([&](const Req& q) { v.push_back(static_cast<double>(q.first_token - q.spec.arrival) * 1e-6); }));
+  m.tpot_ms = summarize(completed_values([&](const Req& q) {
+                          if (q.spec.output > 1)
+                            v.push_back(static_cast<double>(q.completion - q.first_token) * 1e-6 /
+                                        static_cast<double>(q.spec.output - 1));
+                        }),
+                        completed_ > 0 ? "TPOT is defined over output tokens after the first: no completed "
+                                         "request had more than one output token"
+                                       : "no request completed");
   m.itl_ms = stats_.itl_ms();
-  m.e2e_s = summarize(e2e);
-  m.queueing_ms = summarize(queueing);
+  m.e2e_s = summarize(completed_values([&](const Req& q) { v.push_back(static_cast<double>(q.completion - q.spec.arrival) * 1e-9); }));
+  m.queueing_ms = summarize(completed_values([&](const Req& q) { v.push_back(static_cast<double>(q.first_scheduled - q.spec.arrival) * 1e-6); }));
   if (!m.tpot_ms.empty() && m.tpot_ms.mean > 0) m.decode_tokens_per_s_per_request = 1e3 / m.tpot_ms.mean;
   fill_rates(m, duration, in_tokens, out_tokens, good);
   fill_cache(m, span);
@@ -121,7 +111,7 @@ void Simulation::fill_rates(ServingMetrics& m, double duration, int64_t in_token
     // Each condition of the SLO over the whole run (no warm-up skipped),
     // counted as the steady-state verdict counts it; a long run's verdict.
     SloShareCounter shares(spec_.slo);
-    for (const Req& q : reqs_) shares.add(outcome(q));
+    for (const Req& q : reqs_) shares.add(outcome_of(q));
     m.goodput = ServingMetrics::Goodput{static_cast<double>(good) / duration,
                                         safe_div(static_cast<double>(good), static_cast<double>(m.requests.total)),
                                         shares.to_json(), shares.meets()};

@@ -57,7 +57,7 @@ void Simulation::end_session(const Req& q) {
     Req& n = reqs_[i];
     if (n.spec.session != q.spec.session) break;
     n.state = State::Dropped;
-    n.drop_reason = "an earlier turn of its session was dropped";
+    n.drop_reason = DropReason::SessionDropped;
     ++dropped_;
     --arrivals_pending_;
   }

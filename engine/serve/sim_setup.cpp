@@ -3,6 +3,10 @@
 // workload's requests in arrival order.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#if defined(__linux__) && !defined(__EMSCRIPTEN__)
+#include <sys/mman.h>
+#endif
 
 #include "mem/inference_memory.hpp"
 #include "serve/simulation.hpp"
@@ -89,6 +93,23 @@ void Simulation::add_pool(size_t pi) {
 }
 
 namespace {
+// Asks the kernel to back the records' storage with transparent huge pages
+// (Linux, where madvise leaves it to the process): a million records are 220
+// MiB, first touched in 4 KiB pages one fault each (a tenth of a 1M-request
+// run's CPU was those faults and the first writes). A hint only: nothing the
+// simulation computes depends on it.
+void advise_huge_pages(const void* data, size_t bytes) {
+#if defined(__linux__) && !defined(__EMSCRIPTEN__) && defined(MADV_HUGEPAGE)
+  constexpr uintptr_t kHuge = uintptr_t{2} << 20;
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(data) + kHuge - 1) & ~(kHuge - 1);
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(data) + bytes) & ~(kHuge - 1);
+  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+#else
+  (void)data;
+  (void)bytes;
+#endif
+}
+
 // The generated requests straight into the simulator's records when their
 // count comes first (reserved exactly); otherwise (a duration-driven run)
 // listed, then copied into records sized once at the end, as a vector grown
@@ -98,6 +119,7 @@ class RecordSink : public RequestSink {
   explicit RecordSink(std::vector<SimRequest>& reqs) : reqs_(reqs) {}
   void reserve(size_t n) override {
     reqs_.reserve(n);
+    advise_huge_pages(reqs_.data(), reqs_.capacity() * sizeof(SimRequest));
     sized_ = true;
   }
   void add(const RequestSpec& r) override {

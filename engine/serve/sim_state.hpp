@@ -29,6 +29,20 @@ constexpr int kPriority[] = {0, 1, 2, 3};
 enum class RequestState : int8_t { Pending, Queued, Running, Swapped, Handoff, Transferring, Done, Dropped };
 enum class ItemKind : int8_t { Prefill, Decode, Verify };
 
+// Why a request was dropped: a byte in its record (a pointer to the text was
+// eight, in a million records), its words in drop_reason_text.
+enum class DropReason : int8_t { None, ReplicaKv, DecodeReplicaKv, PromptOverTokenBudget, SessionDropped };
+inline const char* drop_reason_text(DropReason r) {
+  switch (r) {
+    case DropReason::ReplicaKv: return "needs more KV blocks than a replica has";
+    case DropReason::DecodeReplicaKv: return "needs more KV blocks than a decode replica has";
+    case DropReason::PromptOverTokenBudget: return "prompt longer than max_num_batched_tokens (use chunked_prefill)";
+    case DropReason::SessionDropped: return "an earlier turn of its session was dropped";
+    case DropReason::None: break;
+  }
+  return "";
+}
+
 // One request's record, kept for the whole run (a million of them in a large
 // run: fields ordered so that padding costs nothing; what only a KV handoff
 // needs lives in the simulator's handoff records, see HandoffRecord).
@@ -45,13 +59,13 @@ struct SimRequest {
   int64_t kv_counted = 0;     // private KV tokens the recorder counts for it while it runs
   TimeNs first_scheduled = -1, first_token = -1, last_token = -1, completion = -1;
   int64_t queue_key = 0;  // its entry in the engine's waiting queue, while queued
-  const char* drop_reason = nullptr;
   int32_t replica = -1;
   int32_t gaps = 0, gaps_over_itl = 0;  // token gaps, and those past the SLO's ITL bound
   int32_t preemptions = 0;
   int32_t handoff = -1;  // disaggregation: its HandoffRecord while its KV moves to a decode replica
   RequestState state = RequestState::Pending;
   bool in_flight = false;
+  DropReason drop_reason = DropReason::None;
 };
 
 // Disaggregation: the prefill replica's blocks of a request handed off to a

@@ -95,7 +95,7 @@ void Simulation::request_schedule(Replica& r, TimeNs t) {
   queue_.push(t, kPriority[kSchedule], kSchedule, r.index);
 }
 
-void Simulation::drop(Req& q, const char* reason) {
+void Simulation::drop(Req& q, DropReason reason) {
   q.state = State::Dropped;
   q.drop_reason = reason;
   ++dropped_;
@@ -118,12 +118,12 @@ void Simulation::on_arrival(int32_t id) {
     const int64_t need = kv_.blocks_for(eng.kv, q.spec.prompt + q.spec.output + spec_k_);
     return need + (is_static ? 0 : eng.kv.watermark_blocks) <= eng.kv.pool.total();
   };
-  if (!fits(e)) return drop(q, "needs more KV blocks than a replica has");
+  if (!fits(e)) return drop(q, DropReason::ReplicaKv);
   if (!decode_replicas_.empty() &&
       !fits(replicas_[static_cast<size_t>(decode_replicas_.front())].engines[static_cast<size_t>(q.spec.model)]))
-    return drop(q, "needs more KV blocks than a decode replica has");
+    return drop(q, DropReason::DecodeReplicaKv);
   if (spec_.scheduler.policy == SchedulerPolicy::Continuous && q.spec.prompt > spec_.scheduler.max_num_batched_tokens)
-    return drop(q, "prompt longer than max_num_batched_tokens (use chunked_prefill)");
+    return drop(q, DropReason::PromptOverTokenBudget);
   q.replica = ri;
   q.queue_key = e.waiting.push_back(id, q.spec.adapter);
   rec_.queued();

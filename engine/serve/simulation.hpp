@@ -28,6 +28,7 @@
 #include "serve/kv_manager.hpp"
 #include "scenario/memory_plan.hpp"
 #include "serve/metrics_recorder.hpp"
+#include "serve/request_outcome.hpp"
 #include "serve/rng.hpp"
 #include "serve/router.hpp"
 #include "serve/serving_metrics.hpp"
@@ -40,17 +41,6 @@
 #include "serve/workload.hpp"
 
 namespace sightline::serve {
-
-// What happened to one request, in arrival order; times in ns, -1 when not
-// reached (a dropped or unfinished request has no completion).
-struct RequestOutcome {
-  TimeNs arrival = 0;
-  TimeNs first_token = -1;
-  TimeNs completion = -1;
-  int64_t output_tokens = 0;
-  int32_t gaps = 0;            // gaps between token emissions (ITL samples; SimRequest's width)
-  int32_t gaps_over_itl = 0;   // of them, longer than the SLO's itl_ms bound
-};
 
 // Whether one request met every bound of the SLO named in `metrics`
 // (SloMetric bits; an unfinished one did not). For ITL a request meets it when
@@ -94,6 +84,9 @@ class Simulation : private SchedulerHost, private ReplicaLoads {
   bool all_completed() const;
   // Every request's outcome in arrival order (steady-state analysis of capacity searches).
   std::vector<RequestOutcome> outcomes() const;
+  // The same, read from the records where they are (no copy); valid while
+  // the simulation lives and runs no further.
+  OutcomeView outcome_view() const { return OutcomeView(reqs_.data(), reqs_.size()); }
 
  private:
   // serving_metrics()'s steps.
@@ -111,7 +104,6 @@ class Simulation : private SchedulerHost, private ReplicaLoads {
 
   using State = RequestState;
   using Req = SimRequest;
-  static RequestOutcome outcome(const Req& q);
   using Item = StepItem;
   using Batch = StepBatch;
   using Engine = ModelEngine;
@@ -199,7 +191,7 @@ class Simulation : private SchedulerHost, private ReplicaLoads {
   TimeNs step_ns(double t) const;    // a step's priced seconds on the clock
   void commit_batch(Replica& r, Batch& b, double t, const PeakWork& work, TimeNs dur);
 
-  void drop(Req& q, const char* reason);
+  void drop(Req& q, DropReason reason);
 
   const Scenario& s_;
   const SimulationSpec& spec_;

@@ -136,7 +136,7 @@ int64_t extended_run_requests(const SteadyStateReport& r, int64_t requests, int6
   return std::min(max_requests, std::max(with_margin, 2 * requests));
 }
 
-double saturated_service_rate(const std::vector<RequestOutcome>& outcomes) {
+double saturated_service_rate(const OutcomeView& outcomes) {
   std::vector<TimeNs> done;
   for (const auto& r : outcomes)
     if (r.completion >= 0) done.push_back(r.completion);
@@ -151,7 +151,7 @@ namespace {
 
 // Completions against arrivals over a span of arrival times (q sorted by
 // arrival, done the sorted completion times).
-void pace(const std::vector<RequestOutcome>& q, const std::vector<TimeNs>& done, int64_t from, int64_t to,
+void pace(const OutcomeView& q, const std::vector<TimeNs>& done, int64_t from, int64_t to,
           double& arrivals_qps, double& completions_qps) {
   const TimeNs t0 = q[static_cast<size_t>(from)].arrival, t1 = q[static_cast<size_t>(to - 1)].arrival;
   const double span_s = static_cast<double>(std::max<TimeNs>(1, t1 - t0)) * 1e-9;
@@ -198,7 +198,7 @@ std::vector<Judged> judge_conditions(const std::vector<std::vector<double>>& att
 // continuous-batching server's occupancy, which a regression on batch means
 // took for growth), and an overload of a share e of the arrival rate still
 // shows once the window holds about 2 z^2 / e^2 requests (600 at 10%).
-void judge_stability(SteadyStateReport& rep, const std::vector<RequestOutcome>& q, const std::vector<TimeNs>& done,
+void judge_stability(SteadyStateReport& rep, const OutcomeView& q, const std::vector<TimeNs>& done,
                      int64_t lo, int64_t hi, const SteadyStateOptions& o) {
   pace(q, done, lo, hi, rep.arrival_rate_qps, rep.completion_rate_qps);
   {
@@ -261,23 +261,27 @@ void judge_verdict(SteadyStateReport& rep, const std::vector<Judged>& judged, in
 }
 
 // Requests in the system seen by each arrival (itself excluded): earlier
-// arrivals minus completions so far (`done`: completion times, sorted).
-// Poisson arrivals see time averages.
-std::vector<double> requests_in_system(const std::vector<RequestOutcome>& q, const std::vector<TimeNs>& done) {
-  const int64_t n = static_cast<int64_t>(q.size());
-  std::vector<double> in_system(q.size());
-  size_t c = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    const TimeNs t = q[static_cast<size_t>(i)].arrival;
-    while (c < done.size() && done[c] <= t) ++c;
-    in_system[static_cast<size_t>(i)] = static_cast<double>(i) - static_cast<double>(c);
+// arrivals minus completions so far (`done`: completion times, sorted), read
+// at indices that never decrease. Poisson arrivals see time averages. Derived
+// as read, not kept: a list of them was 8 bytes a request at a large run's peak.
+class InSystem {
+ public:
+  InSystem(const OutcomeView& q, const std::vector<TimeNs>& done) : q_(q), done_(done) {}
+  double at(size_t i) {
+    const TimeNs t = q_[i].arrival;
+    while (c_ < done_.size() && done_[c_] <= t) ++c_;
+    return static_cast<double>(static_cast<int64_t>(i)) - static_cast<double>(c_);
   }
-  return in_system;
-}
+
+ private:
+  const OutcomeView& q_;
+  const std::vector<TimeNs>& done_;
+  size_t c_ = 0;  // completions at or before the last arrival read
+};
 
 // A window too short to judge the SLO: the verdict is uncertain, unless an
 // overload shows in the second half of the run.
-void judge_short_run(SteadyStateReport& rep, const std::vector<RequestOutcome>& q, const std::vector<TimeNs>& done) {
+void judge_short_run(SteadyStateReport& rep, const OutcomeView& q, const std::vector<TimeNs>& done) {
   const int64_t n = static_cast<int64_t>(q.size());
   rep.unstable_reason = "too few requests after the warm-up";
   rep.verdict = Verdict::Uncertain;
@@ -317,12 +321,22 @@ const std::vector<RequestOutcome>& by_arrival(const std::vector<RequestOutcome>&
   return storage;
 }
 
-SteadyStateReport judge_steady_state(const std::vector<RequestOutcome>& outcomes_in, const SloSpec& slo,
+OutcomeView by_arrival(const OutcomeView& outcomes, std::vector<RequestOutcome>& storage) {
+  bool sorted = true;
+  for (size_t i = 1; i < outcomes.size() && sorted; ++i) sorted = !(outcomes[i].arrival < outcomes[i - 1].arrival);
+  if (sorted) return outcomes;
+  storage.assign(outcomes.begin(), outcomes.end());
+  std::stable_sort(storage.begin(), storage.end(),
+                   [](const RequestOutcome& a, const RequestOutcome& b) { return a.arrival < b.arrival; });
+  return storage;
+}
+
+SteadyStateReport judge_steady_state(const OutcomeView& outcomes_in, const SloSpec& slo,
                                      double in_system_guess, double correlation_guess, double rho,
                                      const SteadyStateOptions& o) {
   SteadyStateReport rep;
   std::vector<RequestOutcome> sorted;
-  const std::vector<RequestOutcome>& q = by_arrival(outcomes_in, sorted);
+  const OutcomeView q = by_arrival(outcomes_in, sorted);
   const int64_t n = static_cast<int64_t>(q.size());
   rep.requests = n;
   if (n == 0) {
@@ -337,7 +351,6 @@ SteadyStateReport judge_steady_state(const std::vector<RequestOutcome>& outcomes
     else ++rep.unfinished;
   }
   std::sort(done.begin(), done.end());
-  const std::vector<double> in_system = requests_in_system(q, done);
 
   // Warm-up and cool-down from L: first from the caller's guess, then once
   // more from this run's own measurement of L over the window.
@@ -348,13 +361,13 @@ SteadyStateReport judge_steady_state(const std::vector<RequestOutcome>& outcomes
     const int64_t lo = std::min(size.warmup, n), hi = n - std::min(size.cooldown, n - lo);
     if (hi - lo >= 8) {
       const size_t w = static_cast<size_t>(hi - lo);
-      const double* window = in_system.data() + lo;
+      InSystem in_system(q, done), in_window_system(q, done);
       double sum = 0;
-      for (size_t i = 0; i < w; ++i) sum += window[i];
+      for (size_t i = 0; i < w; ++i) sum += in_system.at(static_cast<size_t>(lo) + i);
       L = std::max(L, sum / static_cast<double>(hi - lo));
       // Misses come in clusters (a burst of long prompts, an adapter wait):
       // the SLO indicator's own autocorrelation counts as well.
-      const auto in_window = [&](size_t i) { return window[i]; };
+      const auto in_window = [&](size_t i) { return in_window_system.at(static_cast<size_t>(lo) + i); };
       const auto hit = [&](size_t i) { return meets_slo(q[static_cast<size_t>(lo) + i], slo) ? 1.0 : 0.0; };
       tau = std::max({tau, autocorrelation_time_of(w, in_window), autocorrelation_time_of(w, hit)});
     }
@@ -384,6 +397,7 @@ SteadyStateReport judge_steady_state(const std::vector<RequestOutcome>& outcomes
   double e2e_sum = 0;
   int64_t e2e_n = 0;
   double occ_sum = 0;
+  InSystem in_system(q, done);
   for (int b = 0; b < batches; ++b) {
     const int64_t s = lo + window * b / batches, e = lo + window * (b + 1) / batches;
     std::vector<double> good(nc, 0.0), count(nc, 0.0);
@@ -391,7 +405,7 @@ SteadyStateReport judge_steady_state(const std::vector<RequestOutcome>& outcomes
     for (int64_t i = s; i < e; ++i) {
       const RequestOutcome& r = q[static_cast<size_t>(i)];
       for (size_t k = 0; k < nc; ++k) count_slo_condition(r, slo, conditions[k], good[k], count[k]);
-      occupancy += in_system[static_cast<size_t>(i)];
+      occupancy += in_system.at(static_cast<size_t>(i));
       if (r.completion >= 0) {
         e2e_sum += static_cast<double>(r.completion - r.arrival) * 1e-9;
         ++e2e_n;

@@ -102,17 +102,18 @@ double autocorrelation_time(const std::vector<double>& x);
 // are (the usual case: no copy of a million records), else a sorted copy in `storage`.
 const std::vector<RequestOutcome>& by_arrival(const std::vector<RequestOutcome>& outcomes,
                                               std::vector<RequestOutcome>& storage);
+OutcomeView by_arrival(const OutcomeView& outcomes, std::vector<RequestOutcome>& storage);
 
 // Judges a run. `in_system_guess`, `correlation_guess` and `rho` size the
 // warm-up (the run's own measurements can only lengthen it).
-SteadyStateReport judge_steady_state(const std::vector<RequestOutcome>& outcomes, const SloSpec& slo,
+SteadyStateReport judge_steady_state(const OutcomeView& outcomes, const SloSpec& slo,
                                      double in_system_guess, double correlation_guess, double rho,
                                      const SteadyStateOptions& o);
 
 // The most requests per second the system completes when it is never idle:
 // completions between the first and the third quartile of completion times of
 // a run whose requests all arrive at once (0 if it has too few).
-double saturated_service_rate(const std::vector<RequestOutcome>& outcomes);
+double saturated_service_rate(const OutcomeView& outcomes);
 
 // An undecided verdict reruns the same rate longer, at most this many times,
 // before it counts as a miss; each rerun is what the measured occupancy asks

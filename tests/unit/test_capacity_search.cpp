@@ -12,6 +12,7 @@
 #include "scenario/scenario.hpp"
 #include "serve/capacity_pool.hpp"
 #include "serve/capacity_search.hpp"
+#include "serve/headline.hpp"
 #include "serve/slo_shares.hpp"
 #include "serve/steady_state.hpp"
 #include "serve/workload.hpp"
@@ -415,6 +416,56 @@ TEST_CASE("steady state: outcomes in arrival order are judged in place, others o
   CHECK(a.warmup_requests == b.warmup_requests);
   CHECK(a.in_system_mean == b.in_system_mean);
   CHECK(a.arrival_rate_qps == b.arrival_rate_qps);
+}
+
+// The headline and the judge read a run's outcomes from its records (a copy
+// of a million of them was most of a large run's end): the same outcomes as
+// the list Simulation::outcomes() copies out, so the same report and line;
+// the judge's occupancy (each arrival's requests in system, now derived as it
+// reads) is the window's mean of arrivals before it minus completions by then.
+TEST_CASE("steady state: a run judged from its records is judged as from the list of its outcomes") {
+  json s = preset("scenarios", "I2.3");
+  s["serving"].erase("compare");
+  s["serving"]["workload"] = {{"arrival", {{"process", "poisson"}, {"rate_qps", 4.0}}}, {"num_requests", 2000},
+                              {"prompt_tokens", 256}, {"output_tokens", 16}};
+  s["serving"]["slo"] = {{"ttft_ms", 200}, {"tpot_ms", 30}};
+  const sightline::Scenario scenario = sightline::read_scenario(s);
+  Simulation sim(scenario, WorkloadOverride{}, false);
+  while (!sim.run(1000000)) {
+  }
+  const std::vector<RequestOutcome> list = sim.outcomes();
+  const OutcomeView view = sim.outcome_view();
+  REQUIRE(view.size() == list.size());
+  for (size_t i = 0; i < list.size(); ++i) {
+    const RequestOutcome r = view[i];
+    CHECK(r.arrival == list[i].arrival);
+    CHECK(r.first_token == list[i].first_token);
+    CHECK(r.completion == list[i].completion);
+    CHECK(r.output_tokens == list[i].output_tokens);
+    CHECK(r.gaps == list[i].gaps);
+    CHECK(r.gaps_over_itl == list[i].gaps_over_itl);
+  }
+  const SimulationSpec& spec = *scenario.serving->simulation;
+  SteadyStateOptions o;
+  const SteadyStateReport a = judge_steady_state(list, spec.slo, 0, 0, 0, o);
+  const SteadyStateReport b = judge_steady_state(view, spec.slo, 0, 0, 0, o);
+  REQUIRE(b.measured_requests >= 2 * o.min_batch_requests);  // judged in batches: the occupancy is the window's
+  CHECK(a.verdict == b.verdict);
+  CHECK(a.in_system_mean == b.in_system_mean);
+  CHECK(a.correlation_requests == b.correlation_requests);
+  CHECK(a.attainment == b.attainment);
+  std::vector<TimeNs> done;
+  for (const RequestOutcome& r : list)
+    if (r.completion >= 0) done.push_back(r.completion);
+  double occupancy = 0;
+  for (int64_t i = b.warmup_requests; i < b.requests - b.cooldown_requests; ++i) {
+    int64_t completed = 0;
+    for (TimeNs t : done) completed += t <= list[static_cast<size_t>(i)].arrival ? 1 : 0;
+    occupancy += static_cast<double>(i - completed);
+  }
+  CHECK(b.in_system_mean == doctest::Approx(occupancy / static_cast<double>(b.measured_requests)).epsilon(1e-12));
+  CHECK(serving_headline(list, spec.slo, spec.workload.arrival).line ==
+        serving_headline(view, spec.slo, spec.workload.arrival).line);
 }
 
 // The simulator enqueues arrivals one at a time in this order, which must be
