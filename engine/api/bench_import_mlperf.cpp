@@ -220,9 +220,9 @@ void read_server(const LoadgenSummary& s, BenchRun& r) {
 // samples_per_query setting or, where LoadGen padded the query to a whole
 // multiple of performance_sample_count (sample_concatenate_permutation: v5.0+
 // print a warning, v4.1 pads without one), that padding: v6.0 ASUS
-// llama2-70b-99, 101.456/s x 4,117.95 s = 417,789 = 17 x 24,576 (setting
-// 396,000); v4.1 NVIDIA 8xH200, 107.477/s x 2,743.95 s = 294,915 = 12 x 24,576
-// (setting 274,560, no warning). Neither: refused.
+// llama2-70b-99, 101.456/s x 4,117.95 s = 417,791, i.e. 17 x 24,576 = 417,792
+// (setting 396,000); v4.1 NVIDIA 8xH200, 107.477/s x 2,743.95 s = 294,911, i.e.
+// 12 x 24,576 = 294,912 (setting 274,560, no warning). Neither: refused.
 void offline_sample_count(const LoadgenSummary& s, BenchRun& r) {
   const double setting = s.number("samples_per_query", 1, 1e12);
   const double issued = s.number("Samples per second", 1e-9, 1e9) * s.number("Max latency (ns)", 1, 1e18) * 1e-9;

@@ -154,7 +154,7 @@ test('MLPerf Server: the scheduled rate, completed = scheduled samples/s x min_d
 
 test('MLPerf Offline: one closed batch of the samples LoadGen issued, compared on throughput', () => {
   // v4.1 pads samples_per_query (274,560) to a multiple of performance_sample_count without a
-  // warning line: 107.477 samples/s x 2,743.948 s max latency = 294,915 = 12 x 24,576.
+  // warning line: 107.477 samples/s x 2,743.948 s max latency = 294,911: 12 x 24,576 = 294,912.
   const [r] = importRuns(path.join(real, 'nv41_h200x8_llama2-70b-99_offline_summary.txt'));
   assert.deepEqual([r.format, r.load.kind, r.requests.completed], ['mlperf', 'batch', 12 * 24576]);
   assert.equal(r.requests.source, '/line/7');
@@ -183,7 +183,7 @@ test('MLPerf v6.0 Interactive: "Mean Time per Output Token" (the v6.0 spelling) 
 });
 
 test('MLPerf Offline with sample_concatenate_permutation: the batch is samples_per_query padded to a multiple of performance_sample_count', () => {
-  // 101.456 samples/s x 4,117.952 s max latency = 417,789 issued: 396,000 padded to 17 x 24,576.
+  // 101.456 samples/s x 4,117.952 s max latency = 417,791 issued: 396,000 padded to 17 x 24,576.
   const [r] = importRuns(path.join(real, 'asus60_rtxpro6000x8_llama2-70b-99_offline_summary.txt'));
   assert.deepEqual([r.load.kind, r.requests.completed, r.requests.source], ['batch', 17 * 24576, '/line/7']);
   assert.ok(r.notes.some((n) => /padded to a multiple of performance_sample_count: 417792/.test(n)), r.notes.join('|'));
@@ -298,6 +298,11 @@ const rules = [
   ['genai-perf-session.json', (() => { const g = JSON.parse(readFileSync(path.join(fixtures, 'genai_perf_profile_export_genai_perf.json'), 'utf8')); const { concurrency, request_rate, ...rest } = g.input_config; g.input_config = { ...rest, perf_analyzer: { stimulus: { session_concurrency: 4 } } }; return g; })(), [], 'not_implemented', '/input_config/perf_analyzer/stimulus/session_concurrency', /multi-turn sessions/],
   ['sglang-accept-length.jsonl', readFileSync(path.join(real, 'tonyli_qwen25-3b_pd_gh200_a100.jsonl'), 'utf8').replace('"accept_length": null', '"accept_length": 3.2'), [], 'not_implemented', '/accept_length', /speculative decoding/],
   ['vllm-multi-turn.json', { ...vllm, mode: 'multi_turn', num_conversations: 2 }, [], 'not_implemented', '/mode', /multi-turn/],
+  // LoadGen's count: an Offline batch that Samples per second x Max latency does not confirm, and a
+  // padded Server count too near a multiple of performance_sample_count to tell which (real files,
+  // one setting changed).
+  ['mlperf-offline-count.txt', readFileSync(path.join(real, 'asus60_rtxpro6000x8_llama2-70b-99_offline_summary.txt'), 'utf8').replace('samples_per_query : 396000', 'samples_per_query : 300000'), [], 'invalid_value', '/line/7', /= 417791 samples issued is neither samples_per_query \(300000\) nor its padding/],
+  ['mlperf-server-ambiguous.txt', readFileSync(path.join(real, 'nv51_gb200x4_llama2-70b-99_server_summary.txt'), 'utf8').replace('min_duration (ms): 600000', 'min_duration (ms): 674577'), [], 'invalid_value', '/line/22', /\(122800\) lies too near 122880 to tell which multiple/],
   ['aiperf-no-load.json', (() => { const a = JSON.parse(readFileSync(path.join(real, 'anud18_qwen36-35b-a3b-nvfp4_rtx5090_chatbot_c8_profile_export_aiperf.json'), 'utf8')); delete a.input_config.phases; return a; })(), [], 'missing_key', '/input_config/concurrency', /does not record the load/],
 ];
 
