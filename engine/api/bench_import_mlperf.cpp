@@ -3,6 +3,7 @@
 // time-per-output-token latencies. Server runs are Poisson arrivals at the
 // scheduled rate for at least min_duration; Offline runs are one query of
 // samples_per_query samples, all issued at t = 0.
+#include <cctype>
 #include <cmath>
 #include <initializer_list>
 #include <map>
@@ -11,6 +12,7 @@
 #include "api/bench_import_fields.hpp"
 #include "api/bench_import_readers.hpp"
 #include "core/csv.hpp"
+#include "core/det_math.hpp"
 #include "core/error.hpp"
 
 namespace sightline::api::bench {
@@ -30,6 +32,8 @@ struct SummaryValue {
 struct SummaryNotices {
   int errors_line = 0;
   std::string errors_text;
+  int warnings_line = 0;
+  std::string warnings_text;
   int concatenate_line = 0;
 };
 
@@ -45,6 +49,12 @@ std::map<std::string, SummaryValue> summary_lines(const std::string& text, const
     if (t.find(" ERROR encountered") != std::string::npos || t.find(" ERRORS encountered") != std::string::npos) {
       notices->errors_line = n;
       notices->errors_text = t;
+    }
+    // "1 warning encountered. See detailed log." (not "No warnings encountered during test.").
+    const bool counted = !t.empty() && std::isdigit(static_cast<unsigned char>(t[0]));
+    if (counted && (t.find(" warning encountered") != std::string::npos || t.find(" warnings encountered") != std::string::npos)) {
+      notices->warnings_line = n;
+      notices->warnings_text = t;
     }
     if (t.rfind("WARNING: sample_concatenate_permutation was set to true", 0) == 0) notices->concatenate_line = n;
     const size_t colon = line.find(':');
@@ -89,6 +99,23 @@ class LoadgenSummary {
     const SummaryValue& v = kv_.at(key);
     return text_number(t, file_, key, v.line, v.column, min_value, max_value);
   }
+  // Half a unit in the last digit the summary prints the value with (LoadGen
+  // writes doubles with 6 significant digits: "101.456", "1.0399e+06").
+  double half_ulp(const std::string& key) const {
+    const std::string& t = kv_.at(key).text;
+    const size_t e = t.find_first_of("eE");
+    const std::string mantissa = t.substr(0, e);
+    const size_t dot = mantissa.find('.');
+    const int64_t decimals = dot == std::string::npos ? 0 : static_cast<int64_t>(mantissa.size() - dot - 1);
+    int64_t exponent = 0;
+    if (e != std::string::npos) {
+      std::string digits = t.substr(e + 1);
+      if (!digits.empty() && digits[0] == '+') digits.erase(0, 1);
+      if (!parse_integer_token(digits, exponent)) exponent = 0;  // number() read the whole token already
+    }
+    return 0.5 * det_pow(10.0, static_cast<double>(exponent - decimals));
+  }
+  int line(const std::string& key) const { return kv_.at(key).line; }
   std::optional<double> maybe(const std::string& key, double min_value, double max_value) const {
     if (!has(key)) return std::nullopt;
     return number(key, min_value, max_value);
@@ -117,6 +144,51 @@ class LoadgenSummary {
   BenchRun* run_;
 };
 
+// How many queries a Server run issued (LoadGen loadgen.cc GenerateQueries:
+// it schedules Poisson arrivals at target_qps until the schedule reaches
+// min_duration and min_query_count is met, and issues them all; results.cc
+// prints "Scheduled samples per second" = (count - 1) / the last query's
+// scheduled time, so count = Scheduled x min_duration to a query or two). With
+// sample_concatenate_permutation ("equal issue", which v5.0+ summaries
+// announce) the count is padded to the first whole multiple of the loaded
+// sample set (performance_sample_count) whose schedule reaches min_duration:
+// v5.1 GB200 llama2-70b-99 Server, Scheduled 182.04/s over 600 s = 109,224
+// -> 5 x 24,576 = 122,880, what its mlperf_log_detail.txt records as
+// generated_query_count and result_query_count.
+void server_query_count(const LoadgenSummary& s, const std::string& rate_key, BenchRun& r) {
+  const double scheduled_per_s = s.number(rate_key, 1e-9, 1e9);
+  const double min_duration_s = s.number("min_duration (ms)", 0, 1e12) * 1e-3;
+  const double min_queries = s.maybe("min_query_count", 0, 1e12).value_or(0);
+  const double scheduled = scheduled_per_s * min_duration_s;
+  double count = std::max(min_queries, scheduled);
+  if (count < 1)
+    refuse(error_code::kInvalidValue, r.file, s.where("min_duration (ms)"),
+           "neither min_duration nor min_query_count says how many queries LoadGen issued");
+  r.requests_source = s.where(rate_key);
+  std::string how = "the larger of min_query_count and '" + rate_key + "' x min_duration (" +
+                    std::to_string(min_duration_s) + " s)";
+  if (const int line = s.notices().concatenate_line) {
+    const double set = s.number("performance_sample_count", 1, 1e12);
+    const double padded = std::ceil(count / set) * set;
+    // The schedule of the last multiple below must not have reached min_duration:
+    // refused when the count lies within the Poisson spread of a multiple.
+    if (count > min_queries && padded - scheduled < 3 * std::sqrt(padded) + s.half_ulp(rate_key) * min_duration_s)
+      refuse(error_code::kInvalidValue, r.file, s.where(rate_key),
+             r.file + ":" + std::to_string(line) + ": sample_concatenate_permutation pads the queries to a multiple of " +
+                 "performance_sample_count, and " + rate_key + " x min_duration (" + std::to_string(std::llround(scheduled)) +
+                 ") lies too near " + std::to_string(std::llround(padded)) +
+                 " to tell which multiple LoadGen issued (mlperf_log_detail.txt: generated_query_count)");
+    count = padded;
+    how += ", padded to a multiple of performance_sample_count (sample_concatenate_permutation, line " +
+           std::to_string(line) + "; assuming LoadGen loaded that many samples)";
+  } else {
+    r.notes.push_back("LoadGen up to v4.1 may pad the queries to a multiple of performance_sample_count without "
+                      "saying so in the summary; mlperf_log_detail.txt (result_query_count) has the count issued");
+  }
+  r.requests = std::llround(count);
+  r.notes.push_back("completed requests = " + how + ", what LoadGen schedules");
+}
+
 void read_server(const LoadgenSummary& s, BenchRun& r) {
   const double completed_per_s = s.number("Completed samples per second", 1e-9, 1e9);
   if (s.number("samples_per_query", 1, 1e9) != 1)
@@ -127,18 +199,7 @@ void read_server(const LoadgenSummary& s, BenchRun& r) {
   r.arrival = "poisson";
   r.rate_qps = s.number(rate_key, 1e-9, 1e9);
   r.load_source = s.where(rate_key);
-  // LoadGen schedules rate × min_duration queries and runs them all: the
-  // completed count is the completed rate over that duration.
-  // A compliance run may set no duration and a fixed query count instead.
-  const double min_duration_s = s.number("min_duration (ms)", 0, 1e12) * 1e-3;
-  const double min_queries = s.maybe("min_query_count", 0, 1e12).value_or(0);
-  r.requests = std::llround(std::max(min_queries, completed_per_s * min_duration_s));
-  if (r.requests < 1)
-    refuse(error_code::kInvalidValue, r.file, s.where("min_duration (ms)"),
-           "neither min_duration nor min_query_count says how many queries LoadGen issued");
-  r.requests_source = s.where("Completed samples per second");
-  r.notes.push_back("completed requests = the larger of min_query_count and 'Completed samples per second' x min_duration (" +
-                    std::to_string(min_duration_s) + " s), what LoadGen schedules");
+  server_query_count(s, rate_key, r);
   if (!s.has("Mean First Token latency (ns)"))
     refuse(error_code::kMissingKey, r.file, "",
            "no 'Mean First Token latency (ns)' line: not an LLM Server run with streamed tokens");
@@ -153,13 +214,45 @@ void read_server(const LoadgenSummary& s, BenchRun& r) {
   s.figure("output_tokens_per_s", "Completed tokens per second", 1);
 }
 
+// How many samples an Offline run issued: LoadGen's "Samples per second" is
+// sample_count / max latency (results.cc), so the count is Samples per second
+// x Max latency, to the precision printed (~1e-5). It must be the
+// samples_per_query setting or, where LoadGen padded the query to a whole
+// multiple of performance_sample_count (sample_concatenate_permutation: v5.0+
+// print a warning, v4.1 pads without one), that padding: v6.0 ASUS
+// llama2-70b-99, 101.456/s x 4,117.95 s = 417,791, i.e. 17 x 24,576 = 417,792
+// (setting 396,000); v4.1 NVIDIA 8xH200, 107.477/s x 2,743.95 s = 294,911, i.e.
+// 12 x 24,576 = 294,912 (setting 274,560, no warning). Neither: refused.
+void offline_sample_count(const LoadgenSummary& s, BenchRun& r) {
+  const double setting = s.number("samples_per_query", 1, 1e12);
+  const double issued = s.number("Samples per second", 1e-9, 1e9) * s.number("Max latency (ns)", 1, 1e18) * 1e-9;
+  const double tolerance = 1 + 1e-4 * issued;
+  const auto set = s.maybe("performance_sample_count", 1, 1e12);
+  const double padded = set ? std::ceil(setting / *set) * *set : setting;
+  r.load_source = s.where("samples_per_query");
+  r.requests_source = s.where("Samples per second");
+  const std::string derived = "'Samples per second' x 'Max latency (ns)' = " + std::to_string(std::llround(issued));
+  if (std::abs(issued - setting) <= tolerance) {
+    r.requests = std::llround(setting);
+    r.notes.push_back("batch = samples_per_query (" + derived + ")");
+  } else if (set && std::abs(issued - padded) <= tolerance) {
+    r.requests = std::llround(padded);
+    r.notes.push_back("batch = samples_per_query " + std::to_string(std::llround(setting)) +
+                      " padded to a multiple of performance_sample_count: " + std::to_string(r.requests) + " (" + derived +
+                      "; sample_concatenate_permutation)");
+  } else {
+    refuse(error_code::kInvalidValue, r.file, s.where("Samples per second"),
+           r.file + ":" + std::to_string(s.line("Samples per second")) + ": " + derived +
+               " samples issued is neither samples_per_query (" + std::to_string(std::llround(setting)) +
+               ") nor its padding to performance_sample_count: the count LoadGen issued is not known "
+               "(mlperf_log_detail.txt: generated_samples_per_query)");
+  }
+}
+
 void read_offline(const LoadgenSummary& s, BenchRun& r) {
   const double samples_per_s = s.number("Samples per second", 1e-9, 1e9);
-  // One query of samples_per_query samples, all issued at once: a closed batch.
+  // One query of samples, all issued at once: a closed batch.
   r.load = "batch";
-  r.requests = std::llround(s.number("samples_per_query", 1, 1e12));
-  r.requests_source = s.where("samples_per_query");
-  r.load_source = r.requests_source;
   s.figure("requests_per_s", "Samples per second", 1);
   s.figure("e2e_mean_ms", "Mean latency (ns)", 1e-6);
   if (!s.has("Tokens per second"))
@@ -168,15 +261,7 @@ void read_offline(const LoadgenSummary& s, BenchRun& r) {
   r.output_tokens_mean = tokens_per_s / samples_per_s;
   r.output_source = s.where("Tokens per second");
   s.figure("output_tokens_per_s", "Tokens per second", 1);
-  // With sample_concatenate_permutation LoadGen issues another count than the
-  // samples_per_query setting it prints, and writes the count it issued only
-  // to mlperf_log_detail.txt (generated_samples_per_query): the batch is not known.
-  if (const int line = s.notices().concatenate_line)
-    refuse(error_code::kInvalidValue, r.file, "/line/" + std::to_string(line),
-           r.file + ":" + std::to_string(line) +
-               ": sample_concatenate_permutation was set: samples_per_query (" + s.where("samples_per_query") +
-               ") is the setting, not the count LoadGen issued (only mlperf_log_detail.txt records "
-               "generated_samples_per_query)");
+  offline_sample_count(s, r);
 }
 
 }  // namespace
@@ -195,6 +280,9 @@ BenchRun read_mlperf_summary(const std::string& text, const std::string& file) {
   else
     refuse(error_code::kNotImplemented, file, s.where("Scenario"),
            "the " + printable(scenario, 30) + " scenario is not replayed (Server: Poisson arrivals; Offline: one batch)");
+  if (const int line = s.notices().warnings_line)
+    r.notes.push_back("LoadGen reports '" + printable(s.notices().warnings_text, 60) + "' (line " + std::to_string(line) +
+                      "): what it warned of is only in mlperf_log_detail.txt");
   if (s.has("Result is") && s.text("Result is") != "VALID")
     r.notes.push_back("LoadGen marked the run '" + printable(s.text("Result is"), 30) + "'");
   r.asks.push_back("prompt length (LoadGen does not record it): --prompt-tokens FILE=N");

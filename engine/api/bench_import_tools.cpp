@@ -192,6 +192,38 @@ bool read_aiperf_phases(const Fields& ic, BenchRun& r) {
   return true;
 }
 
+// AIPerf's dataset formats (input_config.datasets[].format, aiperf
+// CustomDatasetType): single_turn sends independent requests, which is what
+// the replay models. multi_turn sends each session's turns in order, each
+// prompt carrying the conversation so far (a prefix the server may have
+// cached), random_pool draws the turns of conversations from a pool, and
+// mooncake_trace / trace replay a trace's own timestamps: refused at the key.
+struct UnreplayedDataset {
+  const char* format;
+  const char* what;
+};
+constexpr UnreplayedDataset kUnreplayedDatasets[] = {
+    {"multi_turn", "multi-turn sessions: each turn waits for the last and its prompt carries the conversation so far"},
+    {"random_pool", "conversations drawn from a pool (possibly several turns each; the export does not say how many)"},
+    {"mooncake_trace", "a trace replayed at its own timestamps"},
+    {"trace", "a trace replayed at its own timestamps"},
+};
+
+void refuse_unreplayed_datasets(const Fields& ic, BenchRun& r) {
+  const json* datasets = ic.array("datasets");
+  if (!datasets) return;
+  for (size_t i = 0; i < datasets->size(); ++i) {
+    const Fields d((*datasets)[i], r.file, pointer_append(ic.at("datasets"), i), &r);
+    const std::string format = d.text("format");
+    if (format.empty() || format == "single_turn") continue;
+    std::string what = "a dataset format this reader does not know";
+    for (const UnreplayedDataset& u : kUnreplayedDatasets)
+      if (format == u.format) what = u.what;
+    refuse(error_code::kNotImplemented, r.file, d.at("format"),
+           "dataset format '" + printable(format, 30) + "': " + what + "; such a run is not replayed");
+  }
+}
+
 // Where a genai-perf / AIPerf export without phases keeps its load: flat in
 // input_config (genai-perf's command-line layout), under "loadgen" (AIPerf
 // 0.9), or under "perf_analyzer": {"stimulus": {...}} (genai-perf's
@@ -255,6 +287,7 @@ BenchRun read_profile_export(const json& root, const std::string& file, const st
   const json* icj = f.object("input_config");
   if (!icj) refuse(error_code::kMissingKey, file, "/input_config", "missing 'input_config' (the load of the run)");
   const Fields ic(*icj, file, "/input_config", &r);
+  refuse_unreplayed_datasets(ic, r);
   if (!read_aiperf_phases(ic, r)) {
     const Fields load = export_load_object(ic, *icj, r);
     const auto rate = load.rate("request_rate");

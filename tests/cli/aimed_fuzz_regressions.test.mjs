@@ -74,7 +74,6 @@ test('an unknown wrapper model_type around a known text_config is read with a wa
 });
 
 // Found by the long runs (docs/testing.md): each also fails on main's build.
-const fixture = (f) => JSON.parse(readFileSync(path.join(repoRoot, 'tests/data/bench', f), 'utf8'));
 
 test('nesting past 64 levels is refused at its byte as well as its pointer', () => {
   const f = vllm();
@@ -85,11 +84,11 @@ test('nesting past 64 levels is refused at its byte as well as its pointer', () 
 });
 
 test('a strategy or unit the file lacks is a missing key, not an unknown value \'\'', () => {
-  const g = fixture('guidellm_report.json');
-  delete g.benchmarks[0].args.strategy.type_;
+  const g = JSON.parse(real('korat_gpt-oss-20b_tp4_xpu.json'));
+  delete g.benchmarks[0].config.strategy.type_;
   const e = located(cli(['fit', write('no-strategy.json', JSON.stringify(g)), '--import-only']), 'missing_key');
-  assert.equal(e.path, '/benchmarks/0/args/strategy/type_');
-  const p = fixture('genai_perf_profile_export_genai_perf.json');
+  assert.equal(e.path, '/benchmarks/0/config/strategy/type_');
+  const p = JSON.parse(real('anud18_qwen36-35b-a3b-nvfp4_rtx5090_chatbot_c8_profile_export_aiperf.json'));
   delete p.time_to_first_token.unit;
   const u = located(cli(['fit', write('no-unit.json', JSON.stringify(p)), '--import-only']), 'missing_key');
   assert.equal(u.path, '/time_to_first_token/unit');

@@ -12,6 +12,7 @@ import { repoRoot } from '../wasm/wasm_module.mjs';
 import { cli, workspace } from './fit_helpers.mjs';
 
 const fixtures = path.join(repoRoot, 'tests', 'data', 'bench');
+const real = path.join(fixtures, 'real');
 const { work, write } = workspace('sightline-fit-');
 
 const fixed = (v) => ({ dist: 'fixed', value: v });
@@ -62,35 +63,45 @@ const writers = {
     return { benchmarks: [{ type_: 'generative_benchmark', args: { strategy: { type_: x.process === 'fixed' ? 'constant' : 'poisson', rate: x.rate } }, run_stats: { requests_made: { successful: x.n, errored: 0, incomplete: 0, total: x.n } }, metrics: { requests_per_second: s(x.rps), request_latency: s(x.e2e_ms / 1e3), prompt_token_count: s(x.prompt), output_token_count: s(x.output), time_to_first_token_ms: s(x.ttft), time_per_output_token_ms: s(x.e2e_ms / x.output), inter_token_latency_ms: s(x.tpot), output_tokens_per_second: s(x.otps) } }] };
   },
   'genai-perf': (x) => ({ request_throughput: { unit: 'requests/sec', avg: x.rps }, request_latency: { unit: 'ms', avg: x.e2e_ms }, request_count: { unit: 'count', avg: x.n }, time_to_first_token: { unit: 'ms', avg: x.ttft }, inter_token_latency: { unit: 'ms', avg: x.tpot }, output_token_throughput: { unit: 'tokens/sec', avg: x.otps }, output_sequence_length: { unit: 'tokens', avg: x.output }, input_sequence_length: { unit: 'tokens', avg: x.prompt }, input_config: { model: ['meta-llama/Llama-2-7b-hf'], request_rate: x.rate, concurrency: null, streaming: true } }),
-  mlperf: (x) => ['================================================', 'MLPerf Results Summary', '================================================', 'SUT name : PySUT', 'Scenario : Server', 'Mode     : PerformanceOnly', `Completed samples per second    : ${x.rps}`, `Completed tokens per second: ${x.otps}`, 'Result is : VALID', '', 'Additional Stats', `Mean latency (ns)               : ${Math.round(x.e2e_ms * 1e6)}`, `Mean First Token latency (ns)   : ${Math.round(x.ttft * 1e6)}`, `Mean Time to Output Token (ns)  : ${Math.round(x.tpot * 1e6)}`, '', 'Test Parameters Used', 'samples_per_query : 1', `target_qps : ${x.rate}`, `min_duration (ms): ${(x.n / x.rps) * 1000}`, `min_query_count : ${x.n}`, ''].join('\n'),
+  mlperf: (x) => ['================================================', 'MLPerf Results Summary', '================================================', 'SUT name : PySUT', 'Scenario : Server', 'Mode     : PerformanceOnly', `Completed samples per second    : ${x.rps}`, `Completed tokens per second: ${x.otps}`, 'Result is : VALID', '', 'Additional Stats', `Mean latency (ns)               : ${Math.round(x.e2e_ms * 1e6)}`, `Mean First Token latency (ns)   : ${Math.round(x.ttft * 1e6)}`, `Mean Time to Output Token (ns)  : ${Math.round(x.tpot * 1e6)}`, '', 'Test Parameters Used', 'samples_per_query : 1', `target_qps : ${x.rate}`, `min_duration (ms): ${(x.n / x.rate) * 1000}`, `min_query_count : ${x.n}`, ''].join('\n'),
 };
 
-test('every fixture reads as its format, with the load as run', () => {
-  const cases = [['vllm_bench_serve.json', 'vllm', 1, 2], ['sglang_bench_serving.jsonl', 'sglang', 2, 2], ['guidellm_report.json', 'guidellm', 1, 2], ['genai_perf_profile_export_genai_perf.json', 'genai-perf', 1, 2], ['mlperf_log_summary.txt', 'mlperf', 1, 2.01]];
-  for (const [file, format, runs, rate] of cases) {
-    const r = cli(['fit', path.join(fixtures, file), '--import-only']);
+// Each format's reader on a real file (tests/data/bench/real, SOURCES.md there), with the load as
+// the tool applied it. genai-perf has no real export in real/ yet (the one checked,
+// wellflat/k8s-dev@e17e8f5b, is 41.5 KB of mostly GPU telemetry): its case is the format example.
+test('every format reads as itself, with the load as run', () => {
+  const cases = [
+    // file, format, runs, load kind, rate or concurrency, mean prompt tokens of run 0
+    [path.join(real, 'er0080_opt125m_bench_serve_v0.25.1.json'), 'vllm', 1, 'closed_loop', 2, 32],
+    [path.join(real, 'datacrunch_llama31-405b_8xh200_online.jsonl'), 'sglang', 6, 'rate', 1, 152612 / 300],
+    [path.join(real, 'korat_gpt-oss-20b_tp4_xpu.json'), 'guidellm', 1, 'closed_loop', 1, 92.72],
+    [path.join(real, 'anud18_qwen36-35b-a3b-nvfp4_rtx5090_chatbot_r1.0_profile_export_aiperf.json'), 'aiperf', 1, 'rate', 1, 574.5625],
+    [path.join(real, 'nv41_gh200x1_llama2-70b-99.9_server_summary.txt'), 'mlperf', 1, 'rate', 13.43, null],
+    [path.join(fixtures, 'genai_perf_profile_export_genai_perf.json'), 'genai-perf', 1, 'rate', 2, 512],
+  ];
+  for (const [file, format, runs, kind, load, prompt] of cases) {
+    const r = cli(['fit', file, '--import-only']);
     assert.equal(r.code, 0, `${file}: ${r.err}`);
     const a = JSON.parse(r.out);
     assert.equal(a.length, runs, file);
     assert.equal(a[0].format, format, file);
-    assert.equal(a[0].load.kind, 'rate', file);
-    assert.equal(a[0].load.rate_qps, rate, file);
-    assert.ok(a[0].measured.ttft_mean_ms.value > 30 && a[0].measured.ttft_mean_ms.value < 60, file);
-    assert.ok(a[0].measured.tpot_mean_ms.value > 11 && a[0].measured.tpot_mean_ms.value < 15, file);
-    if (format !== 'mlperf') assert.equal(a[0].lengths.prompt_tokens_mean, 512, file);
-    else assert.equal(a[0].lengths.prompt_tokens_mean, null, file);
+    assert.equal(a[0].load.kind, kind, file);
+    assert.equal(kind === 'rate' ? a[0].load.rate_qps : a[0].load.concurrency, load, file);
+    if (prompt === null) assert.equal(a[0].lengths.prompt_tokens_mean, null, file);
+    else assert.ok(Math.abs(a[0].lengths.prompt_tokens_mean / prompt - 1) < 1e-9, `${file}: ${a[0].lengths.prompt_tokens_mean}`);
+    assert.ok(a[0].measured.ttft_mean_ms?.value > 0 || a[0].measured.ttft_median_ms?.value > 0, file);
     assert.ok(a[0].fields_used.length > 3, file);
   }
 });
 
 test('malformed and partial benchmark files get located errors', () => {
-  const vllm = JSON.parse(readFileSync(path.join(fixtures, 'vllm_bench_serve.json'), 'utf8'));
+  const vllm = JSON.parse(readFileSync(path.join(real, 'er0080_opt125m_sweep_seqs4_c2_run0.json'), 'utf8'));
   const cases = [
     ['bad.json', '{"mean_ttft_ms": 1,', 'parse_error', '/mean_ttft_ms'],
     ['partial-vllm.json', { ...vllm, completed: undefined }, 'missing_key', '/completed'],
     ['type-vllm.json', { ...vllm, completed: 'four' }, 'type_error', '/completed'],
     ['short-arrays.json', { ...vllm, input_lens: [512, 512] }, 'invalid_value', '/input_lens'],
-    ['sglang.jsonl', readFileSync(path.join(fixtures, 'sglang_bench_serving.jsonl'), 'utf8').replace('"mean_ttft_ms": 55.8', '"mean_ttft_ms": -1'), 'out_of_range', '/1/mean_ttft_ms'],
+    ['sglang.jsonl', readFileSync(path.join(real, 'datacrunch_llama31-405b_8xh200_online.jsonl'), 'utf8').split('\n').map((l, i) => (i === 1 ? l.replace(/"median_ttft_ms": [0-9.]+/, '"median_ttft_ms": -1') : l)).join('\n'), 'out_of_range', '/1/median_ttft_ms'],
     ['guidellm.json', { benchmarks: [{ args: { strategy: { type_: 'warp' } }, metrics: {} }] }, 'invalid_value', '/benchmarks/0/args/strategy/type_'],
     ['genai.json', { time_to_first_token: { unit: 'parsecs', avg: 0.04 }, input_sequence_length: { unit: 'tokens', avg: 5 }, output_sequence_length: { unit: 'tokens', avg: 5 }, request_count: { avg: 3 }, input_config: {} }, 'invalid_value', '/time_to_first_token/unit'],
     ['mlperf.txt', '================\nMLPerf Results Summary\n================\nScenario : SingleStream\n', 'not_implemented', '/line/4'],
@@ -117,7 +128,7 @@ test('a run names the calibration it used; a bad calibration file is a located e
   // Located in the file the user gave (issue 34): its own pointer, and its name.
   assert.match(r.err, /error \[out_of_range\] at '\/factors\/memory_efficiency_scale': .*bad-cal\.json/);
   // --model-of must name one of the benchmark files given.
-  const v = path.join(fixtures, 'vllm_bench_serve.json');
+  const v = path.join(real, 'er0080_opt125m_bench_serve_v0.25.1.json');
   const u = cli(['fit', v, '--base', write('s2.json', s), '--model-of', 'other.json=gpt2']);
   assert.equal(u.code, 2);
   assert.match(u.err, /--model-of names 'other\.json', which is not one of the BENCH_FILEs/);

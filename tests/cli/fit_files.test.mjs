@@ -140,10 +140,11 @@ test('AIPerf 0.10: a Poisson rate phase ({"type": "poisson", "rate"}) is read as
   assert.ok(r.notes.some((n) => /warmup/.test(n)));
 });
 
-test('MLPerf Server: the scheduled rate, completed = samples/s x min_duration; prompt asked', () => {
+test('MLPerf Server: the scheduled rate, completed = scheduled samples/s x min_duration; prompt asked', () => {
   const [r] = importRuns(path.join(real, 'nv41_gh200x1_llama2-70b-99.9_server_summary.txt'));
   assert.deepEqual([r.format, r.load.kind, r.load.arrival, r.load.rate_qps], ['mlperf', 'rate', 'poisson', 13.43]);
-  assert.equal(r.requests.completed, Math.round(13.33 * 2400));
+  assert.equal(r.requests.completed, Math.round(13.43 * 2400));
+  assert.equal(r.requests.source, '/line/22');
   near(r.lengths.output_tokens_mean, 3883.67 / 13.33, 'output');
   assert.equal(r.lengths.prompt_tokens_mean, null);
   assert.ok(r.asks.some((a) => /--prompt-tokens/.test(a)));
@@ -151,9 +152,12 @@ test('MLPerf Server: the scheduled rate, completed = samples/s x min_duration; p
   near(r.measured.tpot_mean_ms.value, 161.348225, 'tpot');
 });
 
-test('MLPerf Offline: one closed batch of samples_per_query, compared on throughput', () => {
+test('MLPerf Offline: one closed batch of the samples LoadGen issued, compared on throughput', () => {
+  // v4.1 pads samples_per_query (274,560) to a multiple of performance_sample_count without a
+  // warning line: 107.477 samples/s x 2,743.948 s max latency = 294,911: 12 x 24,576 = 294,912.
   const [r] = importRuns(path.join(real, 'nv41_h200x8_llama2-70b-99_offline_summary.txt'));
-  assert.deepEqual([r.format, r.load.kind, r.requests.completed], ['mlperf', 'batch', 274560]);
+  assert.deepEqual([r.format, r.load.kind, r.requests.completed], ['mlperf', 'batch', 12 * 24576]);
+  assert.equal(r.requests.source, '/line/7');
   assert.equal(r.lengths.prompt_tokens_mean, null);
   assert.ok(r.asks.some((a) => /--prompt-tokens/.test(a)));
   near(r.lengths.output_tokens_mean, 31302.7 / 107.477, 'output');
@@ -170,16 +174,19 @@ function refusal(name) {
 
 test('MLPerf v6.0 Interactive: "Mean Time per Output Token" (the v6.0 spelling) is the TPOT', () => {
   const [r] = importRuns(path.join(real, 'amd60_mi355x8_llama2-70b-99.9_interactive_summary.txt'));
-  assert.deepEqual([r.load.kind, r.load.rate_qps, r.requests.completed], ['rate', 263.64, Math.round(260.10 * 600)]);
+  // sample_concatenate_permutation: 263.64/s x 600 s = 158,184 queries, padded to 7 x 24,576.
+  assert.deepEqual([r.load.kind, r.load.rate_qps, r.requests.completed], ['rate', 263.64, 7 * 24576]);
   near(r.measured.ttft_mean_ms.value, 241.97528, 'ttft');
   near(r.measured.tpot_mean_ms.value, 34.999429, 'tpot');
   assert.equal(r.measured.tpot_mean_ms.source, '/line/46');
   near(r.lengths.output_tokens_mean, 73608.25 / 260.10, 'output');
 });
 
-test('MLPerf Offline with sample_concatenate_permutation: samples_per_query is not the batch, refused at the warning', () => {
-  assert.match(refusal('asus60_rtxpro6000x8_llama2-70b-99_offline_summary.txt'),
-    /error \[invalid_value\] at '\/line\/52': .*asus60.*:52: sample_concatenate_permutation was set: samples_per_query \(\/line\/31\) is the setting/);
+test('MLPerf Offline with sample_concatenate_permutation: the batch is samples_per_query padded to a multiple of performance_sample_count', () => {
+  // 101.456 samples/s x 4,117.952 s max latency = 417,791 issued: 396,000 padded to 17 x 24,576.
+  const [r] = importRuns(path.join(real, 'asus60_rtxpro6000x8_llama2-70b-99_offline_summary.txt'));
+  assert.deepEqual([r.load.kind, r.requests.completed, r.requests.source], ['batch', 17 * 24576, '/line/7']);
+  assert.ok(r.notes.some((n) => /padded to a multiple of performance_sample_count: 417792/.test(n)), r.notes.join('|'));
 });
 
 test('MLPerf Offline whose "Mean latency" lies below its own "Min latency": refused at the mean', () => {
@@ -195,6 +202,50 @@ test('MLPerf run whose summary reports an ERROR (a v6.0 TEST07 compliance run): 
 test('vLLM 0.25.1 run with speculative decoding (spec_decode_*): refused at the key, not read as plain decoding', () => {
   assert.match(refusal('er0080_qwen38-27b-fp8_speculative_v0.25.1.json'),
     /error \[not_implemented\] at '\/spec_decode_acceptance_length': .*speculative decoding/);
+});
+
+// --- The second round of unseen files (docs/calibrate-from-benchmarks.md, "Checked on files it had
+// never seen (2026-11-30, second round)"): the request counts LoadGen issued, and AIPerf multi-turn.
+
+test('MLPerf Server with sample_concatenate_permutation: the queries padded to a multiple of performance_sample_count', () => {
+  // [file, scheduled rate, padded count, mean TTFT ms, mean TPOT ms, completed samples/s, tokens/s]
+  const cases = [
+    // Its mlperf_log_detail.txt (same directory) records generated_query_count 122880.
+    ['nv51_gb200x4_llama2-70b-99_server_summary.txt', 182.04, 5 * 24576, 217.699203, 115.852553, 178.48, 49359.61],
+    ['nv51_gb200x4_llama2-70b-99.9_interactive_summary.txt', 109.89, 6 * 24576, 57.914256, 30.583382, 109.31, 29745.55],
+    ['nv51_gb200x72_llama3.1-405b_interactive_summary.txt', 15.21, 2 * 8313, 1365.09945, 66.169012, 15.18, 9921.02],
+    ['amd61_mi355x8_gpt-oss-120b_server_summary.txt', 84.26, 24 * 6396, 1151.715995, 68.629658, 82.96, 113240.66],
+    ['amd61_mi355x8_llama2-70b-99.9_interactive_summary.txt', 260.49, 7 * 24576, 222.231478, 32.731002, 258.22, 73191.51],
+  ];
+  for (const [name, rate, count, ttft, tpot, completed, tokens] of cases) {
+    const [r] = importRuns(path.join(real, name));
+    assert.deepEqual([r.load.kind, r.load.arrival, r.load.rate_qps, r.requests.completed], ['rate', 'poisson', rate, count], name);
+    near(r.measured.ttft_mean_ms.value, ttft, `${name} ttft`);
+    near(r.measured.tpot_mean_ms.value, tpot, `${name} tpot`);
+    near(r.lengths.output_tokens_mean, tokens / completed, `${name} output`);
+    assert.ok(r.notes.some((n) => /padded to a multiple of performance_sample_count/.test(n)), name);
+  }
+});
+
+test('MLPerf Offline: the batch is what Samples per second x Max latency says LoadGen issued', () => {
+  // [file, batch, why]
+  const cases = [
+    ['nv51_gb200x72_deepseek-r1_offline_summary.txt', 210624, 'the setting, a multiple of 4,388 already (77.995/s x 2,700.479 s)'],
+    ['amd61_9x8mi355x_gpt-oss-120b_offline_summary.txt', 77 * 6396, '487,080 padded (762.084/s x 646.243 s = 492,492)'],
+    ['asus51_amd_llama2-70b-99_offline_pergpu1_summary.txt', 3000, 'the setting, not padded (15.9912/s x 187.604 s = 3,000)'],
+  ];
+  for (const [name, batch, why] of cases) {
+    const [r] = importRuns(path.join(real, name));
+    assert.deepEqual([r.load.kind, r.requests.completed], ['batch', batch], `${name}: ${why}`);
+  }
+  const [pergpu] = importRuns(path.join(real, 'asus51_amd_llama2-70b-99_offline_pergpu1_summary.txt'));
+  near(pergpu.lengths.output_tokens_mean, 4163.89 / 15.9912, 'output');
+  assert.ok(pergpu.notes.some((n) => /LoadGen reports '1 warning encountered\. See detailed log\.' \(line 56\)/.test(n)), pergpu.notes.join('|'));
+});
+
+test('AIPerf 0.10 multi-turn dataset (input_config.datasets[].format multi_turn): refused at the key, not read as independent requests', () => {
+  assert.match(refusal('anud18_qwen36-35b-a3b-nvfp4_rtx5090_agent_c4_profile_export_aiperf.json'),
+    /error \[not_implemented\] at '\/input_config\/datasets\/0\/format': .*dataset format 'multi_turn': multi-turn sessions/);
 });
 
 // Issue 37's acceptance: every real file (tests/data/bench/real, and every file of
@@ -247,6 +298,11 @@ const rules = [
   ['genai-perf-session.json', (() => { const g = JSON.parse(readFileSync(path.join(fixtures, 'genai_perf_profile_export_genai_perf.json'), 'utf8')); const { concurrency, request_rate, ...rest } = g.input_config; g.input_config = { ...rest, perf_analyzer: { stimulus: { session_concurrency: 4 } } }; return g; })(), [], 'not_implemented', '/input_config/perf_analyzer/stimulus/session_concurrency', /multi-turn sessions/],
   ['sglang-accept-length.jsonl', readFileSync(path.join(real, 'tonyli_qwen25-3b_pd_gh200_a100.jsonl'), 'utf8').replace('"accept_length": null', '"accept_length": 3.2'), [], 'not_implemented', '/accept_length', /speculative decoding/],
   ['vllm-multi-turn.json', { ...vllm, mode: 'multi_turn', num_conversations: 2 }, [], 'not_implemented', '/mode', /multi-turn/],
+  // LoadGen's count: an Offline batch that Samples per second x Max latency does not confirm, and a
+  // padded Server count too near a multiple of performance_sample_count to tell which (real files,
+  // one setting changed).
+  ['mlperf-offline-count.txt', readFileSync(path.join(real, 'asus60_rtxpro6000x8_llama2-70b-99_offline_summary.txt'), 'utf8').replace('samples_per_query : 396000', 'samples_per_query : 300000'), [], 'invalid_value', '/line/7', /= 417791 samples issued is neither samples_per_query \(300000\) nor its padding/],
+  ['mlperf-server-ambiguous.txt', readFileSync(path.join(real, 'nv51_gb200x4_llama2-70b-99_server_summary.txt'), 'utf8').replace('min_duration (ms): 600000', 'min_duration (ms): 674577'), [], 'invalid_value', '/line/22', /\(122800\) lies too near 122880 to tell which multiple/],
   ['aiperf-no-load.json', (() => { const a = JSON.parse(readFileSync(path.join(real, 'anud18_qwen36-35b-a3b-nvfp4_rtx5090_chatbot_c8_profile_export_aiperf.json'), 'utf8')); delete a.input_config.phases; return a; })(), [], 'missing_key', '/input_config/concurrency', /does not record the load/],
 ];
 
@@ -374,7 +430,7 @@ test('vLLM: a finite request_rate with max_concurrency is read as the rate with 
 
 test('fit: one run (a TTFT and a TPOT) fits at most one factor; the others are held at no correction, named, and not written', () => {
   const out = path.join(work, 'one-run.json');
-  const r = cli(['fit', path.join(fixtures, 'vllm_bench_serve.json'), '--base', write('base-one.json', base()), '--out', out]);
+  const r = cli(['fit', path.join(real, 'er0080_opt125m_bench_serve_v0.25.1.json'), '--base', write('base-one.json', base()), '--out', out]);
   assert.equal(r.code, 0, r.err);
   const cal = JSON.parse(readFileSync(out, 'utf8'));
   // Two figures (TTFT, TPOT) leave one to spare for the misfit at one factor.
@@ -390,7 +446,7 @@ test('fit: one run (a TTFT and a TPOT) fits at most one factor; the others are h
 });
 
 test('fit --holdout-every: N >= 2 holds every N-th run out and reports it; 0 holds none out; 1 is a usage error', () => {
-  const sg = path.join(fixtures, 'sglang_bench_serving.jsonl');
+  const sg = path.join(real, 'er0080_opt125m_sweep_seqs4_c2_summary.json');  // two runs
   const b = write('base-holdout.json', base());
   const two = cli(['fit', sg, '--base', b, '--holdout-every', '2', '--format', 'json']);
   assert.equal(two.code, 0, two.err);
@@ -413,8 +469,8 @@ test('fit --holdout-every: N >= 2 holds every N-th run out and reports it; 0 hol
 });
 
 test('fit: 300 runs are refused by the work estimate before any replay, naming the flag that raises it', () => {
-  const line = readFileSync(path.join(fixtures, 'sglang_bench_serving.jsonl'), 'utf8').split('\n')[0];
-  const many = write('many.jsonl', Array.from({ length: 300 }, (_, i) => line.replace('"request_rate": 2.0', `"request_rate": ${1 + i / 100}`)).join('\n') + '\n');
+  const line = readFileSync(path.join(real, 'datacrunch_llama31-405b_8xh200_online.jsonl'), 'utf8').split('\n')[0];
+  const many = write('many.jsonl', Array.from({ length: 300 }, (_, i) => line.replace('"request_rate": 1.0', `"request_rate": ${1 + i / 100}`)).join('\n') + '\n');
   const r = cli(['fit', many, '--base', write('base-many.json', base())]);
   assert.equal(r.code, 1);
   // The estimate stops as soon as the budget is known to be short: it names
@@ -425,7 +481,7 @@ test('fit: 300 runs are refused by the work estimate before any replay, naming t
 });
 
 test('rule: a deeply nested --base is a located parse error at the base file, not a crash', () => {
-  const r = cli(['fit', path.join(fixtures, 'vllm_bench_serve.json'), '--base', write('deep-base.json', '{"a":'.repeat(50000) + '1' + '}'.repeat(50000))]);
+  const r = cli(['fit', path.join(real, 'er0080_opt125m_bench_serve_v0.25.1.json'), '--base', write('deep-base.json', '{"a":'.repeat(50000) + '1' + '}'.repeat(50000))]);
   assert.equal(r.code, 1, r.err);
   assert.match(r.err, /^error \[parse_error\] at '[^']*': .*deep-base\.json: /m);
 });

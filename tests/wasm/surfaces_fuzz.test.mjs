@@ -19,7 +19,8 @@ import { repoRoot } from '../fuzz/surface_seeds.mjs';
 // the 600 bench cases take about 14 s in the wasm readers, 2 s natively).
 // fit: most mutated files are refused before the fit (as they should be), so
 // 12 cases held a fitted one only by the draw: a real file added to the seeds
-// (tests/data/bench/real) left all 12 refused. 36 hold 6 fitted ones today.
+// (tests/data/bench/real) left all 12 refused. 36 hold 2 fitted ones today (6 before nine
+// more real files joined the seeds on 2026-11-30, second round).
 const CASES = { bench: 600, fit: 36, calibration: 1500, hf: 1500, hardware: 1000 };
 // Surfaces run natively only, with the reason. The benchmark readers are
 // fuzzed in the Calibrate tab's on-demand module (sightline-calibrate.wasm),
