@@ -196,6 +196,7 @@ json BenchRun::to_json() const {
             {"asks", asks},
             {"notes", notes}};
   if (!replay_model.empty()) j["replay_model"] = replay_model;
+  if (server_max_num_seqs > 0) j["server"] = {{"max_num_seqs", server_max_num_seqs}};
   return j;
 }
 

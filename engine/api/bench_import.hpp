@@ -63,6 +63,9 @@ struct BenchRun {
   // --max-concurrency, AIPerf's concurrency in a request_rate phase), replayed
   // as serving.workload.arrival.max_concurrency; 0: none.
   int64_t max_concurrency = 0;
+  // The server's max_num_seqs when the file records it (a vLLM sweep's
+  // summary), replayed as serving.scheduler.max_num_seqs; 0: the base's.
+  int64_t server_max_num_seqs = 0;
   int64_t requests = 0;  // completed requests (in the measured phase)
   // Requests a fit's replay of the run makes (0: every completed request; the
   // fit sets fewer when its work budget cannot pay for them, api/calibration_fit_replay).

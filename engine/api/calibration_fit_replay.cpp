@@ -80,6 +80,10 @@ json scenario_for_bench_run(const json& base, const BenchRun& run, const json& c
   if (!run.replay_model.empty()) s["model"] = run.replay_model;  // same cluster and stack, another model
   json& serving = s["serving"];
   serving["mode"] = "simulate";
+  if (run.server_max_num_seqs > 0) {
+    if (!serving.contains("scheduler") || !serving["scheduler"].is_object()) serving["scheduler"] = json::object();
+    serving["scheduler"]["max_num_seqs"] = run.server_max_num_seqs;
+  }
   serving.erase("steady_state");
   json& w = serving["workload"];
   if (!w.is_object()) w = json::object();

@@ -44,6 +44,8 @@ test('vLLM bench sweep: the run file and the summary array, each run labelled vl
   const summary = importRuns(path.join(real, 'er0080_opt125m_sweep_seqs4_c2_summary.json'));
   assert.equal(summary.length, 2);
   assert.deepEqual(summary.map((s) => s.where), ['/0', '/1']);
+  // Each run records the server's --max-num-seqs, which its replay runs with (test_bench_replay_settings.cpp).
+  assert.deepEqual(summary.map((s) => s.server), [{ max_num_seqs: 4 }, { max_num_seqs: 4 }]);
   for (const s of summary) {
     assert.deepEqual([s.format, s.model], ['vllm', 'facebook/opt-125m']);
     assert.deepEqual([s.load.kind, s.load.concurrency, s.load.source, s.requests.completed], ['closed_loop', 2, `${s.where}/max_concurrency`, 8]);
@@ -298,6 +300,11 @@ const rules = [
   ['genai-perf-session.json', (() => { const g = JSON.parse(readFileSync(path.join(fixtures, 'genai_perf_profile_export_genai_perf.json'), 'utf8')); const { concurrency, request_rate, ...rest } = g.input_config; g.input_config = { ...rest, perf_analyzer: { stimulus: { session_concurrency: 4 } } }; return g; })(), [], 'not_implemented', '/input_config/perf_analyzer/stimulus/session_concurrency', /multi-turn sessions/],
   ['sglang-accept-length.jsonl', readFileSync(path.join(real, 'tonyli_qwen25-3b_pd_gh200_a100.jsonl'), 'utf8').replace('"accept_length": null', '"accept_length": 3.2'), [], 'not_implemented', '/accept_length', /speculative decoding/],
   ['vllm-multi-turn.json', { ...vllm, mode: 'multi_turn', num_conversations: 2 }, [], 'not_implemented', '/mode', /multi-turn/],
+  // A key the reader neither reads nor lists as not changing the figures is refused at the key
+  // (vLLM's ramp-up changes the rate during the run), as are images in SGLang prompts.
+  ['vllm-unknown-key.json', { ...vllm, ramp_up_strategy: 'linear' }, [], 'not_implemented', '/ramp_up_strategy', /does not know: 'ramp_up_strategy'/],
+  ['sglang-unknown-key.jsonl', readFileSync(path.join(real, 'tonyli_qwen25-3b_pd_gh200_a100.jsonl'), 'utf8').replace('"tag": "pd_inter_node"', '"tag": "pd_inter_node", "lora_name": "a"'), [], 'not_implemented', '/lora_name', /does not know: 'lora_name'/],
+  ['sglang-vision.jsonl', readFileSync(path.join(real, 'tonyli_qwen25-3b_pd_gh200_a100.jsonl'), 'utf8').replace('"total_input_vision_tokens": 0', '"total_input_vision_tokens": 12'), [], 'not_implemented', '/total_input_vision_tokens', /images/],
   // LoadGen's count: an Offline batch that Samples per second x Max latency does not confirm, and a
   // padded Server count too near a multiple of performance_sample_count to tell which (real files,
   // one setting changed).

@@ -1,0 +1,40 @@
+// A benchmark run's server settings that the file records are replayed as the
+// server ran them, not as the base scenario says (api/calibration_fit_replay).
+#include <doctest/doctest.h>
+
+#include "api/calibration_fit_replay.hpp"
+
+using namespace sightline;
+
+namespace {
+
+api::BenchRun closed_loop_run() {
+  api::BenchRun r;
+  r.format = "vllm";
+  r.file = "summary.json";
+  r.load = "closed_loop";
+  r.concurrency = 2;
+  r.requests = 8;
+  r.prompt_tokens_mean = 32;
+  r.output_tokens_mean = 16;
+  return r;
+}
+
+json serving_base() {
+  return {{"model", "llama-2-7b"},
+          {"serving", {{"scheduler", {{"max_num_seqs", 256}}}, {"workload", json::object()}}}};
+}
+
+}  // namespace
+
+TEST_CASE("fit replay: a server's max_num_seqs recorded in the file replaces the base's") {
+  api::BenchRun r = closed_loop_run();
+  r.server_max_num_seqs = 4;
+  const json s = api::scenario_for_bench_run(serving_base(), r, nullptr);
+  CHECK(s["serving"]["scheduler"]["max_num_seqs"] == 4);
+}
+
+TEST_CASE("fit replay: without a recorded max_num_seqs the base's stays") {
+  const json s = api::scenario_for_bench_run(serving_base(), closed_loop_run(), nullptr);
+  CHECK(s["serving"]["scheduler"]["max_num_seqs"] == 256);
+}
