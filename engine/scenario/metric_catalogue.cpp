@@ -31,7 +31,7 @@ const char* metric_kind_name(MetricKind kind) {
 
 const std::vector<MetricInfo>& metric_catalogue() {
   static const std::vector<MetricInfo> list = {
-      // Each kind's words, from its one table (the getter column is its run's layer's).
+      // Each kind's words, from its one table (the getter column is compiled by the layer that computes the figure).
 #define LATENCY_METRIC(id, label, unit, pointer, needs, description, getter) \
   {kLatency, id, label, unit, pointer, needs, description},
 #include "scenario/latency_metric_table.hpp"
@@ -42,25 +42,11 @@ const std::vector<MetricInfo>& metric_catalogue() {
 #define TRAINING_METRIC(id, label, unit, pointer, needs, description, getter) \
   {kTraining, id, label, unit, pointer, needs, description},
 #include "scenario/training_metric_table.hpp"
-      // The searches headline their answer (cheapest_meeting_slo, best); each
-      // ranked row carries the same metrics of its own configuration.
-      {kDeploymentSearch, "usd_per_million_tokens", "Cost per million tokens", "USD", "/cheapest_meeting_slo/usd_per_million_tokens", "",
-       "the deployment's price per hour over the input and output tokens per hour it carries"},
-      {kDeploymentSearch, "ttft_p99_ms", "P99 TTFT at the target rate", "ms", "/cheapest_meeting_slo/ttft_p99_ms", "", ""},
-      {kDeploymentSearch, "tpot_p99_ms", "P99 TPOT at the target rate", "ms", "/cheapest_meeting_slo/tpot_p99_ms", "", ""},
-      {kDeploymentSearch, "max_qps", "max sustainable QPS under the SLO", "req/s", "/cheapest_meeting_slo/max_qps", "",
-       "the budget question: the highest rate the deployment sustains within the SLO (steady-state capacity search)"},
-      {kDeploymentSearch, "gpus", "GPUs", "GPUs", "/cheapest_meeting_slo/gpus", "", "GPUs of the cheapest deployment meeting the SLO"},
-      {kDeploymentSearch, "deployments_simulated", "Deployments simulated", "deployments", "/space/simulated", "", "candidates run after pruning"},
-      {kTrainingSearch, "tokens_per_usd", "Tokens per dollar", "tokens/USD", "/best/tokens_per_usd", "", "tokens trained per dollar of GPU time"},
-      {kTrainingSearch, "time_to_train_days", "Time to train", "days", "/best/time_to_train_days", "", "the base's tokens_to_train at this throughput"},
-      {kTrainingSearch, "step_time_ms", "Step time", "ms", "/best/step_time_ms", "", "one optimizer step, all micro-batches"},
-      {kTrainingSearch, "tokens_per_s", "Throughput", "tokens/s", "/best/tokens_per_s", "", "tokens trained per second, all GPUs"},
-      {kTrainingSearch, "mfu_pct", "MFU", "%", "/best/mfu_pct", "", "model FLOPs / (time × GPUs × bf16 peak)"},
-      {kTrainingSearch, "cost_usd", "Cost to train", "USD", "/best/cost_usd", "", "the base's tokens_to_train at the GPUs' price per hour"},
-      {kTrainingSearch, "memory_per_gpu_GiB", "Memory per GPU", "GiB", "/best/memory_per_gpu_GiB", "", "peak, most loaded GPU"},
-      {kTrainingSearch, "gpus", "GPUs", "GPUs", "/best/gpus", "", "GPUs of the best configuration"},
-      {kTrainingSearch, "configurations_estimated", "Configurations estimated", "configurations", "/space/estimated", "", "configurations run after pruning"},
+#define DEPLOYMENT_SEARCH_METRIC(id, label, unit, pointer, needs, description, getter) \
+  {kDeploymentSearch, id, label, unit, pointer, needs, description},
+#define TRAINING_SEARCH_METRIC(id, label, unit, pointer, needs, description, getter) \
+  {kTrainingSearch, id, label, unit, pointer, needs, description},
+#include "scenario/search_metric_table.hpp"
   };
   return list;
 }
