@@ -1,6 +1,5 @@
 #include "infer/latency_result.hpp"
 
-#include <functional>
 #include <map>
 #include <optional>
 
@@ -12,21 +11,23 @@ namespace sightline {
 // file's in a unity build.
 namespace latency_key_figures {
 
-// How a latency figure is read from the typed result: its value, or none
-// where the result has no such figure (a cost without a GPU price).
-using Getter = std::function<std::optional<double>(const LatencyResult&)>;
+// How a latency figure is read from the typed result: a field of its
+// metrics, one of its floors, or the cost (none without a GPU price). Plain
+// data, not a function per row: this is in the page's wasm, whose first load
+// is within a few KB of its budget.
+struct Getter {
+  double LatencyResult::Metrics::*metric = nullptr;
+  double LatencyResult::*floor = nullptr;  // else the cost
+};
+Getter metric(double LatencyResult::Metrics::*field) { return {field, nullptr}; }
+Getter floor_ms(double LatencyResult::*field) { return {nullptr, field}; }
+Getter cost_figure() { return {}; }
 
-Getter metric(double LatencyResult::Metrics::*field) {
-  return [=](const LatencyResult& r) -> std::optional<double> { return r.metrics.*field; };
-}
-Getter floor_ms(double LatencyResult::*field) {
-  return [=](const LatencyResult& r) -> std::optional<double> { return r.*field; };
-}
-Getter cost_figure() {
-  return [](const LatencyResult& r) -> std::optional<double> {
-    if (!r.metrics.has_cost) return std::nullopt;
-    return r.metrics.usd_per_million_output_tokens;
-  };
+std::optional<double> value(const Getter& g, const LatencyResult& r) {
+  if (g.metric) return r.metrics.*g.metric;
+  if (g.floor) return r.*g.floor;
+  if (!r.metrics.has_cost) return std::nullopt;
+  return r.metrics.usd_per_million_output_tokens;
 }
 
 // Every latency metric's getter, by id: the getter column of the one latency
@@ -51,7 +52,7 @@ KeyMetric latency_metric(const std::string& id, const LatencyResult& r) {
   }
   const auto it = getters().find(id);
   if (it == getters().end()) return k;
-  if (const std::optional<double> v = it->second(r)) {
+  if (const std::optional<double> v = value(it->second, r)) {
     k.kind = KeyMetric::Kind::Number;
     k.value = *v;
   }

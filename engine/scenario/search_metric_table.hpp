@@ -8,8 +8,7 @@
 //
 // getter: an expression of search/search_key_metrics.cpp's helpers (bounded
 // over a field of the outcome, with its interval from the cost-bound runs;
-// size_of, no interval; deployment_gpus, configuration_gpus; search_total, the
-// whole search's count).
+// size_of, no interval; candidate_gpus; search_total, the whole search's count).
 //
 // An X-macro table, with no include guard: the includer defines both macros
 // and the table undefines them. scenario/metric_catalogue.cpp expands each row
@@ -33,7 +32,7 @@ DEPLOYMENT_SEARCH_METRIC("tpot_p99_ms", "P99 TPOT at the target rate", "ms", "/c
 DEPLOYMENT_SEARCH_METRIC("max_qps", "max sustainable QPS under the SLO", "req/s", "/cheapest_meeting_slo/max_qps", "", "the budget question: the highest rate the deployment sustains within the SLO (steady-state capacity search)",
                          bounded(&CandidateOutcome::max_qps))
 DEPLOYMENT_SEARCH_METRIC("gpus", "GPUs", "GPUs", "/cheapest_meeting_slo/gpus", "", "GPUs of the cheapest deployment meeting the SLO",
-                         deployment_gpus())
+                         candidate_gpus())
 DEPLOYMENT_SEARCH_METRIC("deployments_simulated", "Deployments simulated", "deployments", "/space/simulated", "", "candidates run after pruning",
                          search_total())
 TRAINING_SEARCH_METRIC("tokens_per_usd", "Tokens per dollar", "tokens/USD", "/best/tokens_per_usd", "", "tokens trained per dollar of GPU time",
@@ -51,7 +50,7 @@ TRAINING_SEARCH_METRIC("cost_usd", "Cost to train", "USD", "/best/cost_usd", "",
 TRAINING_SEARCH_METRIC("memory_per_gpu_GiB", "Memory per GPU", "GiB", "/best/memory_per_gpu_GiB", "", "peak, most loaded GPU",
                        size_of(&TrainOutcome::memory_GiB))
 TRAINING_SEARCH_METRIC("gpus", "GPUs", "GPUs", "/best/gpus", "", "GPUs of the best configuration",
-                       configuration_gpus())
+                       candidate_gpus())
 TRAINING_SEARCH_METRIC("configurations_estimated", "Configurations estimated", "configurations", "/space/estimated", "", "configurations run after pruning",
                        search_total())
 
