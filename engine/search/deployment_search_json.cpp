@@ -2,7 +2,7 @@
 // (DeploymentSearchResult, search/deployment_search.hpp) written once, with
 // each ranked deployment's outcome and key metrics.
 #include "search/deployment_search.hpp"
-#include "search/search_metric.hpp"
+#include "search/search_key_metrics.hpp"
 
 namespace sightline::search {
 
@@ -28,12 +28,6 @@ json outcome_json(const CandidateOutcome& o) {
           {"tpot_p99_ms", o.tpot_p99_ms},
           {"output_tokens_per_s", o.output_tokens_per_s},
           {"usd_per_million_tokens", o.usd_per_million_tokens}};
-}
-
-// A metric with its 80% interval (the low/high cost-bound runs) when it has one.
-json metric(const RankedCandidate& r, const char* id, double CandidateOutcome::*field) {
-  const bool bounded = r.has_interval && r.low.ok && r.high.ok;
-  return search_metric(MetricKind::kDeploymentSearch, id, r.central.*field, bounded, r.low.*field, r.high.*field);
 }
 
 json ranked_json(const DeploymentSearchResult& res, const RankedCandidate& r) {
@@ -69,11 +63,11 @@ json ranked_json(const DeploymentSearchResult& res, const RankedCandidate& r) {
   j.update(outcome_json(r.central));
   if (r.has_interval) {
     j["interval_80pct"] = {{"low_cost_bound", outcome_json(r.low)}, {"high_cost_bound", outcome_json(r.high)}};
-    j["key_metrics"] = res.budget ? json::array({metric(r, "usd_per_million_tokens", &CandidateOutcome::usd_per_million_tokens),
-                                                 metric(r, "max_qps", &CandidateOutcome::max_qps)})
-                                  : json::array({metric(r, "usd_per_million_tokens", &CandidateOutcome::usd_per_million_tokens),
-                                                 metric(r, "ttft_p99_ms", &CandidateOutcome::ttft_p99_ms),
-                                                 metric(r, "tpot_p99_ms", &CandidateOutcome::tpot_p99_ms)});
+    j["key_metrics"] = res.budget ? json::array({deployment_search_key_metric("usd_per_million_tokens", &r),
+                                                 deployment_search_key_metric("max_qps", &r)})
+                                  : json::array({deployment_search_key_metric("usd_per_million_tokens", &r),
+                                                 deployment_search_key_metric("ttft_p99_ms", &r),
+                                                 deployment_search_key_metric("tpot_p99_ms", &r)});
   }
   return j;
 }
@@ -92,16 +86,16 @@ json DeploymentSearchResult::to_json() const {
   json key_metrics = json::array();
   if (cheapest >= 0) {
     const RankedCandidate& b = ranked[static_cast<size_t>(cheapest)];
-    key_metrics.push_back(metric(b, "usd_per_million_tokens", &CandidateOutcome::usd_per_million_tokens));
+    key_metrics.push_back(deployment_search_key_metric("usd_per_million_tokens", &b));
     if (budget) {
-      key_metrics.push_back(metric(b, "max_qps", &CandidateOutcome::max_qps));
+      key_metrics.push_back(deployment_search_key_metric("max_qps", &b));
     } else {
-      key_metrics.push_back(metric(b, "ttft_p99_ms", &CandidateOutcome::ttft_p99_ms));
-      key_metrics.push_back(metric(b, "tpot_p99_ms", &CandidateOutcome::tpot_p99_ms));
+      key_metrics.push_back(deployment_search_key_metric("ttft_p99_ms", &b));
+      key_metrics.push_back(deployment_search_key_metric("tpot_p99_ms", &b));
     }
-    key_metrics.push_back(search_count(MetricKind::kDeploymentSearch, "gpus", b.c.gpus()));
+    key_metrics.push_back(deployment_search_key_metric("gpus", &b));
   }
-  key_metrics.push_back(search_count(MetricKind::kDeploymentSearch, "deployments_simulated", simulated));
+  key_metrics.push_back(deployment_search_key_metric("deployments_simulated", nullptr, simulated));
   // The parts both questions share; json objects keep their keys sorted, so
   // the order they are set in does not change the output.
   json out = {{"kind", "deployment_search"},

@@ -12,7 +12,7 @@
 #include "search/axis_list.hpp"
 #include "search/explorer.hpp"
 #include "search/pareto.hpp"
-#include "search/search_metric.hpp"
+#include "search/search_key_metrics.hpp"
 #include "train/estimator.hpp"
 
 namespace sightline::search {
@@ -101,12 +101,6 @@ json outcome_json(const TrainOutcome& o) {
   return j;
 }
 
-// A metric with its 80% interval (the low/high cost-bound runs) when it has one.
-json metric(const RankedTrainCandidate& r, const char* id, double TrainOutcome::*field) {
-  const bool bounded = r.has_interval && r.low.ok && r.high.ok;
-  return search_metric(MetricKind::kTrainingSearch, id, r.central.*field, bounded, r.low.*field, r.high.*field);
-}
-
 json candidate_json(const TrainCandidate& c) {
   return {{"gpus", c.gpus},  {"dp", c.dp}, {"tp", c.tp}, {"pp", c.pp}, {"cp", c.cp}, {"ep", c.ep},
           {"virtual_stages", c.virtual_stages}, {"micro_batch_size", c.micro_batch}, {"gradient_accumulation", c.ga},
@@ -121,13 +115,13 @@ json ranked_json(const RankedTrainCandidate& r, size_t rank) {
   if (r.has_interval) {
     j["interval_80pct"] = {{"low_cost_bound", outcome_json(r.low)}, {"high_cost_bound", outcome_json(r.high)}};
     json km = json::array();
-    if (r.central.time_to_train_days > 0) km.push_back(metric(r, "time_to_train_days", &TrainOutcome::time_to_train_days));
-    km.push_back(metric(r, "step_time_ms", &TrainOutcome::step_time_ms));
-    km.push_back(metric(r, "tokens_per_s", &TrainOutcome::tokens_per_s));
-    km.push_back(metric(r, "mfu_pct", &TrainOutcome::mfu_pct));
-    if (r.central.tokens_per_usd > 0) km.push_back(metric(r, "tokens_per_usd", &TrainOutcome::tokens_per_usd));
-    if (r.central.cost_usd > 0) km.push_back(metric(r, "cost_usd", &TrainOutcome::cost_usd));
-    km.push_back(search_size(MetricKind::kTrainingSearch, "memory_per_gpu_GiB", r.central.memory_GiB));
+    if (r.central.time_to_train_days > 0) km.push_back(training_search_key_metric("time_to_train_days", &r));
+    km.push_back(training_search_key_metric("step_time_ms", &r));
+    km.push_back(training_search_key_metric("tokens_per_s", &r));
+    km.push_back(training_search_key_metric("mfu_pct", &r));
+    if (r.central.tokens_per_usd > 0) km.push_back(training_search_key_metric("tokens_per_usd", &r));
+    if (r.central.cost_usd > 0) km.push_back(training_search_key_metric("cost_usd", &r));
+    km.push_back(training_search_key_metric("memory_per_gpu_GiB", &r));
     j["key_metrics"] = km;
   }
   return j;
@@ -529,17 +523,17 @@ json TrainingSearchResult::to_json() const {
   if (!ranked.empty()) {
     const RankedTrainCandidate& b = ranked.front();
     best = ranked_json(b, 0);
-    if (tpu) key_metrics.push_back(metric(b, "tokens_per_usd", &TrainOutcome::tokens_per_usd));
-    if (b.central.time_to_train_days > 0) key_metrics.push_back(metric(b, "time_to_train_days", &TrainOutcome::time_to_train_days));
-    key_metrics.push_back(metric(b, "step_time_ms", &TrainOutcome::step_time_ms));
-    key_metrics.push_back(metric(b, "tokens_per_s", &TrainOutcome::tokens_per_s));
-    key_metrics.push_back(metric(b, "mfu_pct", &TrainOutcome::mfu_pct));
-    if (!tpu && b.central.tokens_per_usd > 0) key_metrics.push_back(metric(b, "tokens_per_usd", &TrainOutcome::tokens_per_usd));
-    if (b.central.cost_usd > 0) key_metrics.push_back(metric(b, "cost_usd", &TrainOutcome::cost_usd));
-    key_metrics.push_back(search_size(MetricKind::kTrainingSearch, "memory_per_gpu_GiB", b.central.memory_GiB));
-    key_metrics.push_back(search_count(MetricKind::kTrainingSearch, "gpus", b.c.gpus));
+    if (tpu) key_metrics.push_back(training_search_key_metric("tokens_per_usd", &b));
+    if (b.central.time_to_train_days > 0) key_metrics.push_back(training_search_key_metric("time_to_train_days", &b));
+    key_metrics.push_back(training_search_key_metric("step_time_ms", &b));
+    key_metrics.push_back(training_search_key_metric("tokens_per_s", &b));
+    key_metrics.push_back(training_search_key_metric("mfu_pct", &b));
+    if (!tpu && b.central.tokens_per_usd > 0) key_metrics.push_back(training_search_key_metric("tokens_per_usd", &b));
+    if (b.central.cost_usd > 0) key_metrics.push_back(training_search_key_metric("cost_usd", &b));
+    key_metrics.push_back(training_search_key_metric("memory_per_gpu_GiB", &b));
+    key_metrics.push_back(training_search_key_metric("gpus", &b));
   }
-  key_metrics.push_back(search_count(MetricKind::kTrainingSearch, "configurations_estimated", estimated));
+  key_metrics.push_back(training_search_key_metric("configurations_estimated", nullptr, estimated));
   const bool holds = !ranked.empty() && ranked.front().has_interval && best_at_low_bound == ranked.front().label &&
                      best_at_high_bound == ranked.front().label;
   return {{"kind", "training_search"},

@@ -1,8 +1,9 @@
 #pragma once
 // A serving result's key metrics, read from its typed figures (the run's
 // metrics, its KV capacity, the quantization comparison, the max-QPS answer,
-// the compare ratios), never out of the JSON the writers made. The catalogue
-// (scenario/metric_catalogue) names each id and where the writers put it.
+// the compare ratios), never out of the JSON the writers made. Each is read by
+// the getter column of its row in scenario/serving_metric_table.hpp, the same
+// row that gives the catalogue its id, words and where the writers put it.
 #include <functional>
 #include <map>
 #include <optional>
@@ -49,11 +50,6 @@ struct ServingFigures {
 // Serving metric `id` of the catalogue, with its label and unit; Missing (with
 // the statistic's reason where it has one) when the result has no such figure.
 KeyMetric serving_key_metric(const std::string& id, const ServingFigures& f);
-
-// Whether serving metric `id` reads a typed field (every serving id of the catalogue must).
-bool serving_metric_has_field(const std::string& id);
-// The ids of the serving figures (each must be a serving id of the catalogue).
-std::vector<std::string> serving_figure_ids();
 
 // A compare block's figures, from the same rows as the key metrics: for each
 // figure compared by name, both runs having it, put("ratio", name, this,

@@ -243,88 +243,25 @@ Getter first_variant(double TrainCompareVariant::*f) {
           }};
 }
 
-// Every training id of the metric catalogue with the field it reads (a test checks that
-// the two lists name the same metrics).
+// A figure that is not a plain field of one part: its kind and how it is read.
+using FigureFn = std::function<std::optional<double>(const TrainRunResult&, const TrainingResult*)>;
+Getter real(FigureFn get) { return {KeyMetric::Kind::Number, std::move(get)}; }
+Getter whole(FigureFn get) { return {KeyMetric::Kind::Integer, std::move(get)}; }
+Getter yes_no(FigureFn get) { return {KeyMetric::Kind::Bool, std::move(get)}; }
+
+// Every training metric's getter, by id: the getter column of the one training
+// metric table (scenario/training_metric_table.hpp), whose other columns are
+// the catalogue's words.
 const std::map<std::string, Getter>& getters() {
   using R = TrainRunResult;
   static const std::map<std::string, Getter> g = {
-      {"step_time_ms", num(&R::Metrics::step_time_ms)},
-      {"tokens_per_s", num(&R::Metrics::tokens_per_s)},
-      {"tokens_per_s_per_gpu", num(&R::Metrics::tokens_per_s_per_gpu)},
-      {"samples_per_s", num(&R::Metrics::samples_per_s)},
-      {"mfu_pct", num(&R::Metrics::mfu_pct)},
-      {"hfu_pct", num(&R::Metrics::hfu_pct)},
-      {"model_tflops_per_gpu", num(&R::Metrics::model_tflops_per_gpu)},
-      {"hardware_tflops_per_gpu", num(&R::Metrics::hardware_tflops_per_gpu)},
-      {"tp_comm_exposed_ms", comm(&R::Communication::tp_exposed_ms)},
-      {"cp_ring_exposed_ms", comm(&R::Communication::cp_exposed_ms)},
-      {"pp_bubble_formula_pct", pipeline(&R::Pipeline::bubble_formula_pct)},
-      {"pp_mean_idle_pct", pipeline(&R::Pipeline::mean_idle_pct)},
-      {"pp_makespan_ms", pipeline(&R::Pipeline::makespan_ms)},
-      {"pp_p2p_transfer_us", pipeline(&R::Pipeline::p2p_transfer_us)},
-      {"attention_fwd_bwd_ms", per_layer(&R::PerLayer::attention_core_fwd_bwd_ms)},
-      {"attention_block_fwd_bwd_ms", per_layer(&R::PerLayer::attention_block_fwd_bwd_ms)},
-      {"mlp_fwd_bwd_ms", per_layer(&R::PerLayer::mlp_block_fwd_bwd_ms)},
-      {"mlp_achieved_tflops", per_layer(&R::PerLayer::mlp_achieved_tflops)},
-      {"layer_fwd_bwd_ms", per_layer(&R::PerLayer::layer_fwd_bwd_ms)},
-      {"layer_iteration_ms", per_layer(&R::PerLayer::layer_iteration_ms)},
-      {"attention_compute_pct", per_layer(&R::PerLayer::attention_share_of_compute_pct)},
-      {"dp_allreduce_one_shot_ms", comm(&R::Communication::dp_allreduce_one_shot_ms)},
-      {"dp_allreduce_intra_node_ms", comm(&R::Communication::dp_allreduce_one_shot_intra_node_ms)},
-      {"dp_inter_over_intra", comm(&R::Communication::dp_inter_over_intra)},
-      {"dp_grad_sync_ms", comm(&R::Communication::dp_sync_ms)},
-      {"dp_grad_sync_exposed_ms", comm(&R::Communication::dp_exposed_ms)},
-      {"dp_comm_overlap_pct", comm(&R::Communication::dp_overlap_pct)},
-      {"dp_comm_to_compute_ratio", comm(&R::Communication::dp_comm_to_compute_ratio)},
-      {"tp_all_gather_ms", comm(&R::Communication::tp_all_gather_ms)},
-      {"tp_all_gather_call_us", comm(&R::Communication::tp_all_gather_call_us)},
-      {"tp_comm_ms", comm(&R::Communication::tp_total_ms)},
-      {"tp_comm_exposed_pct", comm(&R::Communication::tp_exposed_pct)},
-      {"ep_all_to_all_ms", comm(&R::Communication::ep_all_to_all_ms)},
-      {"ep_all_to_all_call_us", comm(&R::Communication::ep_all_to_all_call_us)},
-      {"cp_ring_ms", comm(&R::Communication::cp_total_ms)},
-      {"pp_bubble_pct",
-       {KeyMetric::Kind::Number, [](const R& r, const TrainingResult*) { return r.pipeline.bubble_pct; }}},
-      {"max_micro_batch", {KeyMetric::Kind::Integer,
-                           [](const R& r, const TrainingResult*) {
-                             return static_cast<double>(r.memory_per_gpu.max_micro_batch);
-                           }}},
-      {"memory_per_gpu_GiB", memory(&R::Memory::total_GiB)},
-      {"memory_overflow_GiB", memory(&R::Memory::overflow_GiB)},
-      {"activations_GiB", memory(&R::Memory::activations_GiB)},
-      {"fits", {KeyMetric::Kind::Bool,
-                [](const R& r, const TrainingResult*) { return r.memory_per_gpu.fits ? 1.0 : 0.0; }}},
-      {"trainable_params_M", {KeyMetric::Kind::Number, [](const R& r, const TrainingResult*) { return r.trainable_params_M; }}},
-      {"global_batch_size", {KeyMetric::Kind::Integer,
-                             [](const R& r, const TrainingResult*) {
-                               return static_cast<double>(r.batch.global_batch_size);
-                             }}},
-      {"global_batch_tokens",
-       {KeyMetric::Kind::Number, [](const R& r, const TrainingResult*) { return r.batch.global_batch_tokens; }}},
-      {"time_to_train_hours", run_figure(&R::Run::time_hours)},
-      {"time_to_train_days", run_figure(&R::Run::time_days)},
-      {"gpu_hours", run_figure(&R::Run::gpu_hours)},
-      {"energy_MWh", run_figure(&R::Run::energy_MWh)},
-      {"cost_usd", {KeyMetric::Kind::Number,
-                    [](const R& r, const TrainingResult*) -> std::optional<double> {
-                      if (!r.training_run) return std::nullopt;
-                      return r.training_run->cost_usd;
-                    }}},
-      {"scaling_efficiency_pct", {KeyMetric::Kind::Number,
-                                  [](const R&, const TrainingResult* w) -> std::optional<double> {
-                                    if (!w || !w->scaling) return std::nullopt;
-                                    return w->scaling->final_efficiency_pct;
-                                  }}},
-      {"compare_throughput_ratio", first_variant(&TrainCompareVariant::base_over_variant_throughput)},
-      {"compare_memory_ratio", first_variant(&TrainCompareVariant::variant_over_base_memory)},
-      {"compare_activation_ratio", first_variant(&TrainCompareVariant::variant_over_base_activations)},
+#define TRAINING_METRIC(id, label, unit, pointer, needs, description, getter) {id, getter},
+#include "scenario/training_metric_table.hpp"
   };
   return g;
 }
 
 }  // namespace
-
-bool training_metric_has_field(const std::string& id) { return getters().count(id) > 0; }
 
 KeyMetric training_key_metric(const std::string& id, const TrainRunResult& run, const TrainingResult* whole) {
   KeyMetric k;

@@ -177,9 +177,6 @@ KeyMetrics variant_key_metrics(const TrainingResult& whole, const TrainCompareVa
 // among them where the scenario gives tokens to train.
 std::vector<std::string> training_headline_ids(const TrainingResult& t);
 
-// Whether training metric `id` reads a field of the typed result (every training id of the catalogue must).
-bool training_metric_has_field(const std::string& id);
-
 json to_json(const TrainRunResult& r);
 json to_json(const TrainingResult& r);
 
