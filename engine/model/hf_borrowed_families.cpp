@@ -8,6 +8,12 @@
 //   - bailing_moe (Ling-lite / Ling-plus): Llama-shaped GQA attention with one
 //     fused QKV projection, routed experts and num_shared_experts shared experts
 //     as one MLP, read as a Llama-style family (vLLM bailing_moe.py).
+//   - olmo2, olmo3 (OLMo 2 and 3): Llama layers (OLMo-3's sliding layers from
+//     layer_types) whose q and k are RMS-normed over the whole projection
+//     (transformers Olmo2Attention: q_norm over num_attention_heads x head_dim,
+//     k_norm over num_key_value_heads x head_dim; vLLM olmo2.py), with the two
+//     norms after attention and MLP instead of before: the same count. Read by
+//     structure alone they would lose the q/k norms.
 // Each reads only the keys whose meaning those implementations give; a value
 // they would read otherwise is refused at its key.
 #include <string>
@@ -81,12 +87,18 @@ void read_bailing_moe(const HfReader& r, ModelArch& m) {
   for (const char* k : {"embedding_dropout", "output_dropout"}) r.neutral(k, "dropout (training only)");
 }
 
+void read_olmo(ModelArch& m) {
+  m.qk_norm = true;
+  m.qk_norm_per_layer = true;
+}
+
 }  // namespace
 
 void read_borrowed_family_keys(const HfReader& r, const std::string& family, ModelArch& m) {
   if (family == "glm4_moe_lite") read_glm4_moe_lite(r, m);
   else if (family == "mimo") read_mimo(r, m);
   else if (family == "bailing_moe") read_bailing_moe(r, m);
+  else if (family == "olmo2" || family == "olmo3") read_olmo(m);
 }
 
 }  // namespace sightline::hf

@@ -34,7 +34,7 @@ const std::vector<std::string>& known_types() {
       "llama4_text", "mistral3", "phi3", "nemotron_h", "jamba", "falcon", "gpt2", "qwen3_vl", "qwen3_vl_text",
       "qwen3_vl_moe", "qwen3_vl_moe_text", "qwen3_5", "qwen3_5_text", "qwen3_5_moe", "qwen3_5_moe_text", "hunyuan",
       "hunyuan_v1_moe", "minimax_m2", "deepseek_v32", "glm_moe_dsa", "gemma4", "gemma4_text", "mimo_v2_flash",
-      "nemotron-nas", "glm4_moe_lite", "mimo", "bailing_moe"};
+      "nemotron-nas", "glm4_moe_lite", "mimo", "bailing_moe", "olmo2", "olmo3"};
   return types;
 }
 
@@ -67,7 +67,8 @@ std::string type_from_architectures(const HfReader& r) {
       {"DeepseekV32ForCausalLM", "deepseek_v32"}, {"GlmMoeDsaForCausalLM", "glm_moe_dsa"},
       {"Gemma4ForCausalLM", "gemma4_text"}, {"Gemma4ForConditionalGeneration", "gemma4"},
       {"MiMoV2FlashForCausalLM", "mimo_v2_flash"}, {"DeciLMForCausalLM", "nemotron-nas"},
-      {"Glm4MoeLiteForCausalLM", "glm4_moe_lite"}, {"MiMoForCausalLM", "mimo"}, {"BailingMoeForCausalLM", "bailing_moe"}};
+      {"Glm4MoeLiteForCausalLM", "glm4_moe_lite"}, {"MiMoForCausalLM", "mimo"}, {"BailingMoeForCausalLM", "bailing_moe"},
+      {"Olmo2ForCausalLM", "olmo2"}, {"Olmo3ForCausalLM", "olmo3"}};
   for (const auto& [name, type] : table)
     if (arch == name) return type;
   return "";

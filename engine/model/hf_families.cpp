@@ -479,6 +479,7 @@ std::string reader_for(const std::string& type) {
   // Another family's layers under their own keys (hf_borrowed_families.cpp reads those).
   if (type == "glm4_moe_lite") return "deepseek_v3";
   if (type == "mimo") return "qwen2";
+  if (type == "olmo2" || type == "olmo3") return "llama";
   return type;
 }
 

@@ -154,3 +154,21 @@ TEST_CASE("hf import: bailing_moe switches the engine does not price are refused
   CHECK(hf_params(test::inspect_ok(c.dump()), "total_B") - hf_params(test::inspect_ok(base.dump()), "total_B") ==
         doctest::Approx(28 * (16 * 128 + 2 * 4 * 128)).epsilon(1e-6));
 }
+
+TEST_CASE("hf import: OLMo-2 and OLMo-3 read as Llama layers with q/k norms over the whole projections") {
+  // A real Llama config (Meta-Llama-3.1-70B) relabelled: the same layers plus OLMo's q_norm
+  // (64 heads x 128) and k_norm (8 KV heads x 128) in each of its 80 layers.
+  const json llama = published_json("meta-llama--Meta-Llama-3.1-70B.json");
+  const json base = test::inspect_ok(llama.dump());
+  for (const char* type : {"olmo2", "olmo3"}) {
+    json c = llama;
+    c["model_type"] = type;
+    c["architectures"] = json::array({std::string(type) == "olmo2" ? "Olmo2ForCausalLM" : "Olmo3ForCausalLM"});
+    const json r = test::inspect_ok(c.dump());
+    CAPTURE(type);
+    CHECK(r["family"] == type);
+    const double qk_norms = 80.0 * (64 * 128 + 8 * 128);
+    CHECK(hf_params(r, "total_B") == doctest::Approx(hf_params(base, "total_B") + qk_norms).epsilon(1e-12));
+    for (const char* at : {"4K", "32K", "128K"}) CHECK(hf_kv(r, at) == hf_kv(base, at));
+  }
+}
