@@ -19,7 +19,11 @@ namespace {
 // Bytes one simulated request holds (its state, KV block list, timings)
 // and one replica (its engines, KV pool, step slots): measured on the
 // serving simulator (1M replicas took 7.95 GB, about 8 KB each), rounded up.
-constexpr int64_t kBytesPerRequest = 768;  // 2,000,000 requests at once peaked at 1.41 GB
+// Per request, an upper bound: 2,000,000 head-to-head requests peaked at
+// 466 MiB central only (244 B each) and 919 MiB with the 80% interval (470 B:
+// the central run's outcomes are held while a full bound runs), 2026-11-30,
+// main e2c1f22 (docs/limits.md).
+constexpr int64_t kBytesPerRequest = 768;
 constexpr int64_t kBytesPerReplica = 8192;
 // Multi-LoRA: each replica's engine keeps a reference count and an LRU stamp
 // per adapter (serve/simulation), 100,000 adapters x 8,192 replicas held 3 GB.
