@@ -159,7 +159,7 @@ void read_guidellm_requests(const Fields& bf, const Fields& mf, BenchRun& r) {
            std::to_string(cut) + " requests were in flight when the benchmark stopped and were cancelled (incomplete): "
            "they loaded the server, but the figures are over the " + std::to_string(measured.successful) +
            " that finished, which leaves out the latest arrivals, the slowest when a backlog builds; a replay completes "
-           "every request it sends, so this " + r.load + " run is not replayed (a run stopped by max_requests, or a "
+           "every request it sends, so this " + r.load + " run is not replayed (a run whose requests all finished, or a "
            "closed loop, is)");
   }
   if (const json* state = bf.object("scheduler_state")) {
