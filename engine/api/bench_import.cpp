@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "api/bench_import_fields.hpp"
+#include "api/bench_import_keys.hpp"
 #include "api/bench_import_readers.hpp"
 #include "core/error.hpp"
 
@@ -108,11 +109,16 @@ std::vector<BenchRun> read_object(const json& j, const std::string& file, const 
       refuse(error_code::kInvalidValue, file, where, "a " + format + " result is one JSON object per file");
   }
   if (!j.is_object()) refuse(error_code::kType, file, where, "expected an object, got " + json_type_name(j));
-  if (format == "vllm") return {bench::read_vllm_object(j, file, where)};
-  if (format == "sglang") return {bench::read_sglang_object(j, file, where)};
-  if (format == "guidellm") return bench::read_guidellm_report(j, file);
-  if (format == "genai-perf" || format == "aiperf") return {bench::read_profile_export(j, file, format)};
-  refuse(error_code::kInvalidValue, file, where, "--bench-format " + format + " is not a JSON format");
+  std::vector<BenchRun> runs;
+  if (format == "vllm") runs = {bench::read_vllm_object(j, file, where)};
+  else if (format == "sglang") runs = {bench::read_sglang_object(j, file, where)};
+  else if (format == "guidellm") runs = bench::read_guidellm_report(j, file);
+  else if (format == "genai-perf" || format == "aiperf") runs = {bench::read_profile_export(j, file, format)};
+  else refuse(error_code::kInvalidValue, file, where, "--bench-format " + format + " is not a JSON format");
+  // Every key of the object is read, on the format's list of keys that do not
+  // change the figures, or refused here (api/bench_import_keys.hpp).
+  bench::refuse_unread_keys(j, where, runs, format, file);
+  return runs;
 }
 
 std::vector<BenchRun> read_runs(const std::string& name, const std::string& text, const std::string& forced) {

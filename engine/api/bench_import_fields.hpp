@@ -54,13 +54,14 @@ class Fields {
   const json* array(const std::string& key) const;
   // Records a measured figure when the key is present (ms figures: > 0).
   void figure(const std::string& metric, const std::string& key, double scale = 1) const;
+  // Records the member as read whole (an array a reader takes by index).
+  void use(const std::string& key) const;
 
  private:
   const json& object_;
   std::string file_;
   std::string path_;
   BenchRun* run_;
-  void use(const std::string& key) const;
 };
 
 }  // namespace sightline::api::bench

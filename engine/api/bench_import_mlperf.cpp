@@ -7,9 +7,11 @@
 #include <cmath>
 #include <initializer_list>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "api/bench_import_fields.hpp"
+#include "api/bench_import_keys.hpp"
 #include "api/bench_import_readers.hpp"
 #include "core/csv.hpp"
 #include "core/det_math.hpp"
@@ -22,6 +24,7 @@ namespace {
 struct SummaryValue {
   std::string text;
   int line = 0, column = 0;
+  std::vector<int> lines;  // every line that writes the key (the first is `line`)
 };
 
 // Every "key : value" line; a key written twice must say the same thing
@@ -38,7 +41,7 @@ struct SummaryNotices {
 };
 
 std::map<std::string, SummaryValue> summary_lines(const std::string& text, const std::string& file,
-                                                  SummaryNotices* notices) {
+                                                  SummaryNotices* notices, std::vector<SummaryLine>* all) {
   std::map<std::string, SummaryValue> kv;
   std::istringstream in(text);
   std::string line;
@@ -58,13 +61,14 @@ std::map<std::string, SummaryValue> summary_lines(const std::string& text, const
     }
     if (t.rfind("WARNING: sample_concatenate_permutation was set to true", 0) == 0) notices->concatenate_line = n;
     const size_t colon = line.find(':');
-    if (colon == std::string::npos) continue;
-    const std::string key = csv_trim(line.substr(0, colon));
-    const std::string value = csv_trim(line.substr(colon + 1));
+    const std::string key = colon == std::string::npos ? "" : csv_trim(line.substr(0, colon));
+    const std::string value = colon == std::string::npos ? "" : csv_trim(line.substr(colon + 1));
+    all->push_back({n, key.empty() ? t : key});
     if (key.empty() || value.empty()) continue;
     const size_t vpos = line.find_first_not_of(" \t", colon + 1);
-    SummaryValue v{value, n, static_cast<int>(vpos == std::string::npos ? colon + 2 : vpos + 1)};
+    SummaryValue v{value, n, static_cast<int>(vpos == std::string::npos ? colon + 2 : vpos + 1), {}};
     auto [it, added] = kv.emplace(key, v);
+    it->second.lines.push_back(n);
     if (!added && it->second.text != value)
       refuse(error_code::kDuplicateKey, file, "/line/" + std::to_string(n),
              file + ":" + std::to_string(n) + ": '" + printable(key, 60) + "' is written again with another value ('" +
@@ -77,8 +81,14 @@ std::map<std::string, SummaryValue> summary_lines(const std::string& text, const
 class LoadgenSummary {
  public:
   LoadgenSummary(const std::string& text, const std::string& file, BenchRun* run)
-      : kv_(summary_lines(text, file, &notices_)), file_(file), run_(run) {}
+      : kv_(summary_lines(text, file, &notices_, &lines_)), file_(file), run_(run) {}
   const SummaryNotices& notices() const { return notices_; }
+  // Every line, and the ones the reader took (for the shared rule, api/bench_import_keys.hpp).
+  const std::vector<SummaryLine>& lines() const { return lines_; }
+  const std::set<int>& used_lines() const { return used_lines_; }
+  void use_line(int line) const {
+    if (line > 0) used_lines_.insert(line);
+  }
   bool has(const std::string& key) const { return kv_.count(key) > 0; }
   // The first of the spellings LoadGen versions give one line (v6.0 prints
   // "Mean Time per Output Token (ns)" where v4.1 and v5.0 print "Time to").
@@ -92,6 +102,7 @@ class LoadgenSummary {
     auto it = kv_.find(key);
     if (it == kv_.end()) refuse(error_code::kMissingKey, file_, "", "missing line '" + key + " : ...'");
     run_->used.push_back(where(key) + " (" + key + ")");
+    used_lines_.insert(it->second.lines.begin(), it->second.lines.end());
     return it->second.text;
   }
   double number(const std::string& key, double min_value, double max_value) const {
@@ -139,6 +150,8 @@ class LoadgenSummary {
 
  private:
   SummaryNotices notices_;
+  std::vector<SummaryLine> lines_;
+  mutable std::set<int> used_lines_;
   std::map<std::string, SummaryValue> kv_;
   std::string file_;
   BenchRun* run_;
@@ -264,6 +277,30 @@ void read_offline(const LoadgenSummary& s, BenchRun& r) {
   offline_sample_count(s, r);
 }
 
+// LoadGen settings that change what was measured, read so that a run they
+// changed is refused at its line, never read as a plain one: Mode (an
+// accuracy run's timing is not a performance measurement), max_async_queries
+// (a cap on queries in flight: not the Poisson load), max_duration and
+// max_query_count (caps that may cut a Server count derived from min_duration),
+// performance_issue_* (compliance runs that issue the same or only unique
+// samples).
+void read_run_settings(const LoadgenSummary& s, BenchRun& r) {
+  if (s.has("Mode") && s.text("Mode") != "PerformanceOnly")
+    refuse(error_code::kNotImplemented, r.file, s.where("Mode"),
+           "Mode '" + printable(s.text("Mode"), 30) + "': only a PerformanceOnly run measures performance");
+  for (const char* key : {"max_async_queries", "max_duration (ms)", "max_query_count", "performance_issue_unique",
+                          "performance_issue_same", "performance_issue_same_index"}) {
+    if (!s.has(key) || s.number(key, 0, 1e19) == 0) continue;
+    // An Offline run's count is checked against 'Samples per second' x 'Max
+    // latency' (offline_sample_count), whatever capped it.
+    const bool cap = std::string(key).rfind("performance_issue", 0) != 0;
+    if (cap && s.has("Scenario") && s.text("Scenario") == "Offline") continue;
+    refuse(error_code::kNotImplemented, r.file, s.where(key),
+           r.file + ":" + std::to_string(s.line(key)) + ": '" + key + "' = " + s.text(key) +
+               " changes the queries LoadGen issued from what this reader derives (0: off); not replayed");
+  }
+}
+
 }  // namespace
 
 BenchRun read_mlperf_summary(const std::string& text, const std::string& file) {
@@ -274,6 +311,7 @@ BenchRun read_mlperf_summary(const std::string& text, const std::string& file) {
     refuse(error_code::kInvalidValue, file, "/line/" + std::to_string(line),
            file + ":" + std::to_string(line) + ": LoadGen reports '" + printable(s.notices().errors_text, 60) +
                "': the run is not a clean measurement");
+  read_run_settings(s, r);
   const std::string scenario = s.text("Scenario");
   if (scenario == "Server") read_server(s, r);
   else if (scenario == "Offline") read_offline(s, r);
@@ -288,6 +326,10 @@ BenchRun read_mlperf_summary(const std::string& text, const std::string& file) {
   r.asks.push_back("prompt length (LoadGen does not record it): --prompt-tokens FILE=N");
   r.asks.push_back("model, GPU, parallelism and engine settings (the base scenario; SUT name: " +
                    printable(s.has("SUT name") ? s.text("SUT name") : std::string("none"), 60) + ")");
+  // The lines LoadGen prints about what was read: its warning and notices.
+  s.use_line(s.notices().warnings_line);
+  s.use_line(s.notices().concatenate_line);
+  refuse_unread_lines(s.lines(), s.used_lines(), "mlperf", file);
   return r;
 }
 

@@ -1,7 +1,6 @@
 // vLLM benchmark_serving.py / `vllm bench serve` and SGLang bench_serving
 // result objects (SGLang's script began as a copy of vLLM's: the load and
 // total keys are shared, the latency keys differ).
-#include <algorithm>
 #include <cmath>
 #include <utility>
 #include <vector>
@@ -127,90 +126,11 @@ void refuse_unreplayed_keys(const json& j, const Fields& f, const BenchRun& r) {
   }
 }
 
-// Keys both scripts write that do not change what the figures read mean, each
-// with why it is not read. Every other key a reader did not take is refused at
-// the key (refuse_unread_keys): a wrong answer that looks right is worse than a
-// refusal. Listed in docs/calibrate-from-benchmarks.md ("Keys not read").
-struct IgnoredKey {
-  const char* key;
-  const char* why;
-};
-constexpr IgnoredKey kIgnoredServingKeys[] = {
-    {"date", "when the run was made"},
-    {"label", "the user's label"},
-    {"tag", "the user's tag"},
-    {"backend", "the client's request API"},
-    {"endpoint_type", "the client's request API"},
-    {"tokenizer_id", "the tokenizer the client counted with"},
-    {"dataset_name", "the prompt generator; the lengths are read from the totals"},
-    {"random_input_len", "the generator's setting; the lengths are read from the totals"},
-    {"random_output_len", "the generator's setting; the lengths are read from the totals"},
-    {"random_range_ratio", "the generator's setting; the lengths are read from the totals"},
-    {"sharegpt_output_len", "the generator's setting; the lengths are read from the totals"},
-    {"total_output_tokens_retokenized", "the output re-counted by the client's tokenizer; total_output_tokens is read"},
-    {"total_input_text_tokens", "the text part of total_input_tokens, which is read"},
-    {"run_number", "the repetition's index in a sweep"},
-    {"duration", "the run's span; its rates are read"},
-    {"total_token_throughput", "derived from the figures read"},
-    {"total_throughput", "derived from the figures read"},
-    {"input_throughput", "derived from the figures read"},
-    {"max_output_tokens_per_s", "the peak of a per-second series; the mean rate is read"},
-    {"max_concurrent_requests", "the peak requests in flight the client saw; the cap (max_concurrency) is read"},
-    {"concurrency", "the mean requests in flight the client saw; the cap (max_concurrency) is read"},
-    {"request_goodput", "goodput under the client's own --goodput bounds; the latencies themselves are read"},
-    {"rtfx", "an audio real-time factor (speech models)"},
-    {"burstiness", "the gamma shape of a finite request_rate, read there; without one it does not apply"},
-    {"input_lens", "per-request prompt lengths (--save-detailed), checked against num_prompts; the total is read"},
-    {"output_lens", "per-request output lengths (--save-detailed), checked against num_prompts; the total is read"},
-    {"ttfts", "per-request TTFTs (--save-detailed), checked against num_prompts; their mean is read"},
-    {"itls", "per-request inter-token latencies (--save-detailed); their mean is read"},
-    {"generated_texts", "the outputs' text"},
-    {"errors", "the failed requests' messages; their count (failed) is read"},
-    {"server_info",
-     "the server's settings as SGLang reports them: the replay runs the base scenario's deployment, which this "
-     "reader does not compare with them (a note says so)"},
-};
-
-// Other statistics of the latency distributions whose mean and median are read:
-// mean_, median_, std_ and pNN_ of ttft, tpot, itl, e2el / e2e_latency, in ms.
-bool is_latency_statistic(const std::string& key) {
-  static const char* kStats[] = {"mean_", "median_", "std_", "p"};
-  static const char* kMetrics[] = {"ttft_ms", "tpot_ms", "itl_ms", "e2el_ms", "e2e_latency_ms"};
-  for (const char* stat : kStats) {
-    const std::string s = stat;
-    if (key.rfind(s, 0) != 0) continue;
-    size_t at = s.size();
-    if (s == "p") {  // pNN_ or pNN.N_
-      const size_t digits = key.find_first_not_of("0123456789.", at);
-      if (digits == at || digits == std::string::npos || key[digits] != '_') continue;
-      at = digits + 1;
-    }
-    for (const char* m : kMetrics)
-      if (key.compare(at, std::string::npos, m) == 0) return true;
-  }
-  return false;
-}
-
-// Every key of the run's object that the reader neither took nor lists as not
-// changing what it read: refused, all named, at the first.
-void refuse_unread_keys(const json& j, const Fields& f, BenchRun& r) {
-  std::vector<std::string> unread;
-  for (const auto& [key, value] : j.items()) {
-    if (value.is_null() || is_latency_statistic(key)) continue;
-    if (std::find(r.used.begin(), r.used.end(), f.at(key)) != r.used.end()) continue;
-    bool ignored = false;
-    for (const IgnoredKey& k : kIgnoredServingKeys) ignored = ignored || key == k.key;
-    if (!ignored) unread.push_back(key);
-  }
-  if (j.contains("server_info") && !j["server_info"].is_null())
+// A note for SGLang's server_info, which the shared rule lists as not read
+// (api/bench_import_ignored.cpp): the user should know it was not compared.
+void note_server_info(const Fields& f, BenchRun& r) {
+  if (f.has("server_info"))
     r.notes.push_back("server_info is not read: the replay runs the base scenario's deployment; check that it is the server's");
-  if (unread.empty()) return;
-  std::string names;
-  for (const std::string& k : unread) names += (names.empty() ? "'" : ", '") + printable(k, 40) + "'";
-  refuse(error_code::kNotImplemented, r.file, f.at(unread.front()),
-         "keys this " + r.format + " reader does not know: " + names +
-             "; a key that may change what the figures mean is refused, not passed over (the keys it reads and "
-             "the ones it lists as not changing them: docs/calibrate-from-benchmarks.md)");
 }
 
 }  // namespace
@@ -246,7 +166,6 @@ BenchRun read_vllm_object(const json& j, const std::string& file, const std::str
     r.server_max_num_seqs = *seqs;
     r.notes.push_back("the server ran with max_num_seqs " + std::to_string(*seqs) + "; the replay does too");
   }
-  refuse_unread_keys(j, f, r);
   r.asks.push_back("GPU, parallelism and engine settings (the base scenario)");
   return r;
 }
@@ -265,7 +184,7 @@ BenchRun read_sglang_object(const json& j, const std::string& file, const std::s
   if (f.maybe("total_input_vision_tokens", 0, kMaxBenchTokens).value_or(0) > 0)
     refuse(error_code::kNotImplemented, r.file, f.at("total_input_vision_tokens"),
            "the prompts carried images (total_input_vision_tokens > 0); a multimodal run is not replayed");
-  refuse_unread_keys(j, f, r);
+  note_server_info(f, r);
   r.asks.push_back("model (bench_serving lines do not record it)");
   r.asks.push_back("GPU, parallelism and engine settings (the base scenario)");
   return r;

@@ -1,5 +1,7 @@
 // GuideLLM reports (0.2 and 0.5 layouts) and genai-perf / AIPerf profile exports.
 #include <cmath>
+#include <optional>
+#include <utility>
 
 #include "api/bench_import_fields.hpp"
 #include "api/bench_import_readers.hpp"
@@ -31,10 +33,14 @@ void guidellm_figure(const Fields& metrics, const std::string& key, const char* 
 // The strategy as GuideLLM applied it (scheduler/strategies.py): synchronous
 // (one request after another), concurrent (`streams` closed-loop streams),
 // throughput (all at once, optionally capped at max_concurrency), constant
-// and poisson (`rate` requests/s).
+// and poisson (`rate` requests/s, capped at the client's max_concurrency
+// requests in flight when it records one). 0.2's `initial_burst` (its
+// default) sends floor(rate) requests at t = 0 first (guidellm
+// scheduler/strategy.py, AsyncConstantStrategy): refused above one request.
 void read_guidellm_strategy(const Fields& st, BenchRun& r) {
   const std::string type = st.required_text("type_");
   r.load_source = st.at("type_");
+  const auto cap = st.maybe_integer("max_concurrency", 1, 1'000'000);
   if (type == "synchronous") {
     r.load = "closed_loop";
     r.concurrency = 1;
@@ -42,22 +48,136 @@ void read_guidellm_strategy(const Fields& st, BenchRun& r) {
     r.load = "closed_loop";
     r.concurrency = st.integer("streams", 1, 1'000'000);
   } else if (type == "throughput") {
-    const auto cap = st.maybe_integer("max_concurrency", 1, 1'000'000);
     r.load = cap ? "closed_loop" : "burst";
     r.concurrency = cap.value_or(0);
+    return;
   } else if (type == "constant" || type == "poisson") {
     r.load = "rate";
     r.rate_qps = st.number("rate", 1e-9, 1e9);
     r.arrival = type == "constant" ? "fixed" : "poisson";
+    // A burst of one request is the schedule's own first arrival.
+    if (st.flag("initial_burst") && std::floor(r.rate_qps) > 1)
+      refuse(error_code::kNotImplemented, r.file, st.at("initial_burst"),
+             "initial_burst: GuideLLM sent floor(rate) = " + std::to_string(static_cast<int64_t>(std::floor(r.rate_qps))) +
+                 " requests at t = 0 before the rate (its 0.2 default); such a run is not replayed");
+    if (cap) {
+      r.max_concurrency = *cap;
+      r.notes.push_back("a rate with the client's max_concurrency " + std::to_string(*cap) +
+                        ": an arrival that finds that many requests in flight waits at the client");
+    }
+    return;
   } else {
     refuse(error_code::kInvalidValue, r.file, st.at("type_"),
            "unknown strategy '" + printable(type, 40) + "' (synchronous, concurrent, throughput, constant, poisson)");
+  }
+  // A closed loop's cap is its concurrency (GuideLLM writes it so).
+  if (cap && *cap != r.concurrency)
+    refuse(error_code::kInvalidValue, r.file, st.at("max_concurrency"),
+           "max_concurrency " + std::to_string(*cap) + " is not the " + type + " strategy's " +
+               std::to_string(r.concurrency) + " requests in flight");
+}
+
+// Images, video or audio in the prompts: a prefill the replay's text-only
+// model does not price. metrics.image / video / audio hold zeros otherwise;
+// every number under them is read, the first non-zero refused.
+void refuse_guidellm_multimodal(const json& node, const std::string& at, BenchRun& r) {
+  if (node.is_object()) {
+    for (const auto& [k, v] : node.items()) refuse_guidellm_multimodal(v, pointer_append(at, k), r);
+  } else if (node.is_array()) {
+    for (size_t i = 0; i < node.size(); ++i) refuse_guidellm_multimodal(node[i], pointer_append(at, i), r);
+  } else if (!node.is_null()) {
+    if (!node.is_number()) refuse(error_code::kType, r.file, at, "must be a number, got " + json_type_name(node));
+    if (node.get<double>() != 0)
+      refuse(error_code::kNotImplemented, r.file, at,
+             "the prompts carried images, video or audio (a non-zero multimodal metric): a multimodal run is not replayed");
+    r.used.push_back(at);
+  }
+}
+
+// One {successful, errored, incomplete, total} count object; total must be their sum.
+struct RequestCounts {
+  int64_t successful = 0, errored = 0, incomplete = 0;
+  std::string incomplete_at;
+};
+RequestCounts guidellm_counts(const Fields& f, const std::string& file) {
+  RequestCounts c;
+  c.successful = f.integer("successful", 0, 1'000'000'000);
+  c.errored = f.maybe_integer("errored", 0, 1'000'000'000).value_or(0);
+  c.incomplete = f.maybe_integer("incomplete", 0, 1'000'000'000).value_or(0);
+  c.incomplete_at = f.at("incomplete");
+  if (const auto total = f.maybe_integer("total", 0, 3'000'000'000); total && *total != c.successful + c.errored + c.incomplete)
+    refuse(error_code::kInvalidValue, file, f.at("total"),
+           "'total' is not successful + errored + incomplete: the counts do not describe one set of requests");
+  return c;
+}
+
+// The requests of a GuideLLM benchmark by status. The figures are over the
+// successful requests of the measured window (metrics.request_totals in 0.5,
+// warm-up and cool-down left out; run_stats.requests_made in 0.2). Errored
+// requests are left out of them (a note). Incomplete ones were in flight when
+// the benchmark stopped (max_seconds, max_requests) and were cancelled: they
+// loaded the server, but the figures leave them out, and the ones a stop cuts
+// are the latest arrivals, the slowest when a backlog builds, while a replay
+// completes every request it sends. A closed loop has at most one per client in
+// flight at any time and its steady state is what its figures measure: read,
+// with a note. An open-loop run (a rate, a burst) with requests cut in flight
+// is refused at the count. Requests GuideLLM created and cancelled before they
+// were sent (scheduler_state.cancelled_requests beyond those in flight, 0.5)
+// never reached the server: a note. nirjhar17/guidellm-pd-disaggregation@a7096e55:
+// reports-v2/poisson5-benchmarks.json: 618 created, 337 successful, 281
+// cancelled = 53 in flight (scheduler_metrics.requests_made.incomplete) + 228 never sent.
+void read_guidellm_requests(const Fields& bf, const Fields& mf, BenchRun& r) {
+  const json* totals = mf.object("request_totals");
+  const json* stats = bf.object("scheduler_metrics");
+  const char* stats_key = stats ? "scheduler_metrics" : "run_stats";
+  if (!stats) stats = bf.object("run_stats");
+  const Fields* window = nullptr;
+  std::optional<Fields> tf, made_f;
+  if (stats) {
+    const Fields sf(*stats, r.file, bf.at(stats_key), &r);
+    if (const json* made = sf.object("requests_made")) made_f.emplace(*made, r.file, sf.at("requests_made"), &r);
+  }
+  if (totals) tf.emplace(*totals, r.file, mf.at("request_totals"), &r);
+  window = tf ? &*tf : made_f ? &*made_f : nullptr;
+  if (!window)
+    refuse(error_code::kMissingKey, r.file, mf.at("request_totals"),
+           "missing the count of successful requests (metrics.request_totals or run_stats.requests_made)");
+  const RequestCounts measured = guidellm_counts(*window, r.file);
+  const RequestCounts whole = made_f ? guidellm_counts(*made_f, r.file) : measured;
+  r.requests = measured.successful;
+  r.requests_source = window->at("successful");
+  if (measured.errored > 0)
+    r.notes.push_back(std::to_string(measured.errored) + " requests errored; the figures are over the successful ones");
+  const bool cut_counted_whole = whole.incomplete >= measured.incomplete;
+  const int64_t cut = cut_counted_whole ? whole.incomplete : measured.incomplete;
+  const std::string cut_at = cut_counted_whole ? whole.incomplete_at : measured.incomplete_at;
+  if (cut > 0 && r.load == "closed_loop" && cut <= r.concurrency) {
+    r.notes.push_back(std::to_string(cut) + " requests in flight when the benchmark stopped were cancelled (at most one per " +
+                      "client); the figures are over the " + std::to_string(r.requests) + " successful ones");
+  } else if (cut > 0) {
+    refuse(error_code::kNotImplemented, r.file, cut_at,
+           std::to_string(cut) + " requests were in flight when the benchmark stopped and were cancelled (incomplete): "
+           "they loaded the server, but the figures are over the " + std::to_string(measured.successful) +
+           " that finished, which leaves out the latest arrivals, the slowest when a backlog builds; a replay completes "
+           "every request it sends, so this " + r.load + " run is not replayed (a run whose requests all finished, or a "
+           "closed loop, is)");
+  }
+  if (const json* state = bf.object("scheduler_state")) {
+    const Fields st(*state, r.file, bf.at("scheduler_state"), &r);
+    const int64_t cancelled = st.maybe_integer("cancelled_requests", 0, 3'000'000'000).value_or(0);
+    if (cancelled > cut)
+      r.notes.push_back(std::to_string(cancelled - cut) + " requests were created and cancelled before they were sent " +
+                        "(scheduler_state.cancelled_requests " + std::to_string(cancelled) + " less " + std::to_string(cut) +
+                        " in flight): they never reached the server");
   }
 }
 
 BenchRun read_guidellm_benchmark(const json& b, const std::string& file, const std::string& p) {
   BenchRun r = new_bench_run("guidellm", file, p);
   const Fields bf(b, file, p, &r);
+  if (bf.has("type_") && bf.text("type_") != "generative_benchmark")
+    refuse(error_code::kNotImplemented, file, bf.at("type_"),
+           "benchmark type '" + printable(bf.text("type_"), 40) + "' is not a generative (LLM) benchmark");
   // 0.5 keeps the run's settings under "config", 0.2 under "args".
   const json* config = bf.object("config");
   const json* args = bf.object("args");
@@ -76,23 +196,12 @@ BenchRun read_guidellm_benchmark(const json& b, const std::string& file, const s
   const json* m = bf.object("metrics");
   if (!m) refuse(error_code::kMissingKey, file, bf.at("metrics"), "missing 'metrics'");
   const Fields mf(*m, file, bf.at("metrics"), &r);
-  // The measured requests: 0.5 counts them (warm-up and cool-down left out)
-  // in metrics.request_totals; 0.2 in run_stats.requests_made.
-  if (const json* totals = mf.object("request_totals")) {
-    const Fields tf(*totals, file, mf.at("request_totals"), &r);
-    r.requests = tf.integer("successful", 0, 1'000'000'000);
-    r.requests_source = tf.at("successful");
-  } else if (const json* rs = bf.object("run_stats")) {
-    const Fields rf(*rs, file, bf.at("run_stats"), &r);
-    const json* made = rf.object("requests_made");
-    if (!made) refuse(error_code::kMissingKey, file, rf.at("requests_made"), "missing the count of successful requests");
-    const Fields made_f(*made, file, rf.at("requests_made"), &r);
-    r.requests = made_f.integer("successful", 0, 1'000'000'000);
-    r.requests_source = made_f.at("successful");
-  } else {
-    refuse(error_code::kMissingKey, file, mf.at("request_totals"),
-           "missing the count of successful requests (metrics.request_totals or run_stats.requests_made)");
-  }
+  read_guidellm_requests(bf, mf, r);
+  for (const char* k : {"image", "video", "audio"})
+    if (mf.has(k)) {
+      refuse_guidellm_multimodal(*mf.object(k), mf.at(k), r);
+      mf.use(k);  // every number 0 or null: text-only prompts
+    }
   r.prompt_tokens_mean = guidellm_mean(mf, "prompt_token_count", r, true);
   r.prompt_source = pointer_append(pointer_append(mf.at("prompt_token_count"), "successful"), "mean");
   r.output_tokens_mean = guidellm_mean(mf, "output_token_count", r, true);
@@ -139,6 +248,25 @@ void export_figure(const Fields& root, const std::string& key, const char* metri
   if (const auto v = export_avg(root, key, kind, r, &source)) r.measured.push_back({metric, *v, source});
 }
 
+// How an AIPerf run ended: was_cancelled (the user or a limit stopped it
+// before every request was sent and answered: its figures are of a part of
+// the run) is refused; failed requests (error_summary entries, the
+// error_request_count metric) are named in a note, the figures being over the
+// completed ones.
+void read_export_outcome(const Fields& f, BenchRun& r) {
+  if (f.flag("was_cancelled"))
+    refuse(error_code::kNotImplemented, r.file, f.at("was_cancelled"),
+           "the run was cancelled before it finished: its figures are of a part of the run; not replayed");
+  if (const json* errors = f.array("error_summary")) {
+    f.use("error_summary");
+    if (!errors->empty())
+      r.notes.push_back(std::to_string(errors->size()) + " kinds of request error (error_summary); the figures are over the completed requests");
+  }
+  std::string src;
+  if (const auto failed = export_avg(f, "error_request_count", "", r, &src); failed && *failed > 0)
+    r.notes.push_back(std::to_string(std::llround(*failed)) + " requests failed (error_request_count); the figures are over the completed ones");
+}
+
 // AIPerf 0.10+: input_config.phases[], each {name, type, requests,
 // concurrency | request_rate, exclude_from_results}; warm-up phases are
 // excluded from the results and from the replay.
@@ -151,6 +279,7 @@ bool read_aiperf_phases(const Fields& ic, BenchRun& r) {
     const Fields ph((*phases)[i], r.file, pp, &r);
     const bool excluded = ph.flag("exclude_from_results");
     if (excluded) {
+      r.used.push_back(pp);  // left out of the results and of the replay: its settings change nothing read
       r.notes.push_back("phase '" + ph.text("name") + "' excluded from the results (warm-up): not replayed");
       continue;
     }
@@ -215,6 +344,7 @@ void refuse_unreplayed_datasets(const Fields& ic, BenchRun& r) {
   for (size_t i = 0; i < datasets->size(); ++i) {
     const Fields d((*datasets)[i], r.file, pointer_append(ic.at("datasets"), i), &r);
     const std::string format = d.text("format");
+    d.use("format");  // absent: AIPerf's default, single_turn
     if (format.empty() || format == "single_turn") continue;
     std::string what = "a dataset format this reader does not know";
     for (const UnreplayedDataset& u : kUnreplayedDatasets)
@@ -222,6 +352,41 @@ void refuse_unreplayed_datasets(const Fields& ic, BenchRun& r) {
     refuse(error_code::kNotImplemented, r.file, d.at("format"),
            "dataset format '" + printable(format, 30) + "': " + what + "; such a run is not replayed");
   }
+}
+
+// genai-perf's config-file layout records what it generated under
+// input_config.input (wellflat/k8s-dev@e17e8f5b:bench/etl/profile_export_genai_perf.json).
+// Settings that make a request other than one independent text prompt are
+// read, and refused when on: several prompts per request (batch_size), a
+// shared prefix (prefix_prompt.num, which a server may cache), multi-turn
+// sessions (sessions.num), images or audio (their mean size), and a payload
+// file (a trace replayed at its own timestamps).
+void refuse_genai_perf_inputs(const Fields& ic, BenchRun& r) {
+  const json* in = ic.object("input");
+  if (!in) return;
+  const Fields f(*in, r.file, ic.at("input"), &r);
+  if (const auto batch = f.maybe_integer("batch_size", 1, 1'000'000); batch && *batch != 1)
+    refuse(error_code::kNotImplemented, r.file, f.at("batch_size"), "batch_size " + std::to_string(*batch) + ": several prompts per request are not replayed");
+  const std::pair<const char*, const char*> counts[] = {{"prefix_prompt", "num"}, {"sessions", "num"}, {"image", "width"},
+                                                        {"image", "height"}, {"audio", "length"}};
+  for (const auto& [object, key] : counts) {
+    const json* o = f.object(object);
+    if (!o) continue;
+    const Fields of(*o, r.file, f.at(object), &r);
+    const bool sized = std::string(key) != "num";  // {"mean", "stddev"}
+    const json* size = sized ? of.object(key) : nullptr;
+    const double v = !sized ? of.maybe(key, 0, 1e12).value_or(0)
+                            : size ? Fields(*size, r.file, of.at(key), &r).maybe("mean", 0, 1e12).value_or(0) : 0;
+    if (v > 0)
+      refuse(error_code::kNotImplemented, r.file, sized ? pointer_append(of.at(key), "mean") : of.at(key),
+             std::string("input.") + object + "." + key + " is set: " +
+                 (std::string(object) == "prefix_prompt" ? "a prompt prefix shared by requests (a server may cache it)"
+                  : std::string(object) == "sessions"    ? "multi-turn sessions"
+                                                         : "images or audio in the prompts") +
+                 " is not replayed");
+  }
+  if (!f.text("payload_file").empty())
+    refuse(error_code::kNotImplemented, r.file, f.at("payload_file"), "a payload file: a trace replayed at its own timestamps is not replayed");
 }
 
 // Where a genai-perf / AIPerf export without phases keeps its load: flat in
@@ -284,10 +449,12 @@ BenchRun read_profile_export(const json& root, const std::string& file, const st
   export_figure(f, "request_throughput", "requests_per_s", "requests", r);
   export_figure(f, "output_token_throughput", "output_tokens_per_s", "tokens", r);
 
+  read_export_outcome(f, r);
   const json* icj = f.object("input_config");
   if (!icj) refuse(error_code::kMissingKey, file, "/input_config", "missing 'input_config' (the load of the run)");
   const Fields ic(*icj, file, "/input_config", &r);
   refuse_unreplayed_datasets(ic, r);
+  refuse_genai_perf_inputs(ic, r);
   if (!read_aiperf_phases(ic, r)) {
     const Fields load = export_load_object(ic, *icj, r);
     const auto rate = load.rate("request_rate");
@@ -311,8 +478,9 @@ BenchRun read_profile_export(const json& root, const std::string& file, const st
   const char* model_key = ic.has("model") ? "model" : "model_names";
   if (ic.has(model_key) && icj->at(model_key).is_string()) {
     r.model = ic.text(model_key);
-  } else if (const json* m = ic.array(model_key); m && !m->empty() && (*m)[0].is_string()) {
+  } else if (const json* m = ic.array(model_key); m && m->size() == 1 && (*m)[0].is_string()) {
     r.model = (*m)[0].get<std::string>();
+    ic.use(model_key);
   } else if (const json* ms = ic.object("models")) {
     const Fields mf(*ms, file, ic.at("models"), &r);
     if (const json* items = mf.array("items"); items && !items->empty())

@@ -336,16 +336,41 @@ for (const [name, content, extra, code, where, message] of rules) {
 // perf_analyzer genai-perf/genai_perf/config/input/config_perf_analyzer.py) and the model in
 // input_config.model_names, as in wellflat/k8s-dev@e17e8f5b:bench/etl/profile_export_genai_perf.json
 // (41.5 KB, mostly GPU telemetry: not copied here). The example export with its load and model moved there:
+// The rest of that file's input_config, as it writes it (its endpoint, tokenizer and sweep range left out).
+const wellflatInputConfig = {
+  subcommand: 'profile', verbose: true, template_filename: 'genai_perf_config.yaml',
+  perf_analyzer: { path: 'perf_analyzer', verbose: false, stability_percentage: 999, measurement: { mode: 'request_count', num: 100 }, warmup_request_count: 10 },
+  input: {
+    batch_size: 1, extra: '', goodput: '', header: '', file: '', num_dataset_entries: 200, random_seed: 42,
+    audio: { batch_size: 1, length: { mean: 0, stddev: 0 }, format: 'wav', depths: [16], sample_rates: [16], num_channels: 1 },
+    image: { width: { mean: 0, stddev: 0 }, height: { mean: 0, stddev: 0 }, batch_size: 1, format: 'png' },
+    output_tokens: { mean: 300, deterministic: false, stddev: 30 }, synthetic_tokens: { mean: 150, stddev: 30 },
+    prefix_prompt: { num: 0, length: 100 }, sessions: { num: 0, turns: { mean: 1, stddev: 0 }, turn_delay: { mean: 0, ratio: 1.0, stddev: 0 } },
+    prompt_source: 'synthetic', synthetic_files: [], payload_file: '',
+  },
+  output: { artifact_directory: 'benchmark_results', checkpoint_directory: 'checkpoint', profile_export_file: 'profile_export.json', generate_plots: false, enable_checkpointing: false },
+  process: { input_path: 'aggregated' },
+};
 test('genai-perf config-file layout: the load from perf_analyzer.stimulus, the model from model_names', () => {
   const g = JSON.parse(readFileSync(path.join(fixtures, 'genai_perf_profile_export_genai_perf.json'), 'utf8'));
   const { concurrency, request_rate, model, ...rest } = g.input_config;
   for (const stimulus of [{ request_rate }, { concurrency: 4 }]) {
-    g.input_config = { ...rest, model_names: model, perf_analyzer: { stimulus, warmup_request_count: 10 } };
+    g.input_config = { ...rest, model_names: model, ...wellflatInputConfig, perf_analyzer: { ...wellflatInputConfig.perf_analyzer, stimulus } };
     const [r] = importRuns(write('genai-perf-stimulus.json', g));
     assert.equal(r.format, 'genai-perf');
     assert.equal(r.model, model[0]);
     if (stimulus.concurrency) assert.deepEqual([r.load.kind, r.load.concurrency, r.load.source], ['closed_loop', 4, '/input_config/perf_analyzer/stimulus/concurrency']);
     else assert.deepEqual([r.load.kind, r.load.rate_qps, r.load.source], ['rate', request_rate, '/input_config/perf_analyzer/stimulus/request_rate']);
+  }
+});
+
+test('genai-perf config-file layout: a shared prompt prefix or sessions are refused at the setting', () => {
+  const g = JSON.parse(readFileSync(path.join(fixtures, 'genai_perf_profile_export_genai_perf.json'), 'utf8'));
+  for (const [key, at] of [['prefix_prompt', '/input_config/input/prefix_prompt/num'], ['sessions', '/input_config/input/sessions/num']]) {
+    g.input_config = { ...g.input_config, ...wellflatInputConfig, input: { ...wellflatInputConfig.input, [key]: { ...wellflatInputConfig.input[key], num: 4 } } };
+    const r = cli(['fit', write('genai-perf-input.json', g), '--import-only']);
+    assert.equal(r.code, 1, r.out);
+    assert.match(r.err, new RegExp(`error \\[not_implemented\\] at '${at}'`));
   }
 });
 
