@@ -182,11 +182,20 @@ int64_t IntervalJob::units_done() const {
 void IntervalJob::attach(KeyMetrics& central, const KeyMetrics Run::*list,
                          std::vector<api::WidenedFigure>* widened) const {
   if (mode_ == IntervalMode::CentralOnly) return;
-  if (paired() && !fallback_)
+  const bool pair = paired() && !fallback_;
+  // The figures the bounds moved: against the central run they pair with.
+  const KeyMetrics& reference = pair ? runs_[1].*list : central;
+  std::vector<std::string> moved;
+  for (const KeyMetric& k : central) {
+    const double* c = numeric_value(reference, k.id);
+    if (c && api::moved_by_bounds(*c, numeric_value(low().*list, k.id), numeric_value(high().*list, k.id)))
+      moved.push_back(k.id);
+  }
+  if (pair)
     attach_paired_intervals(central, runs_[1].*list, low().*list, high().*list);
   else
     attach_intervals(central, low().*list, high().*list);
-  api::widen_to_kind_band(central, result_kind(scenario_), widened);
+  api::widen_to_kind_band(central, result_kind(scenario_), moved, widened);
 }
 
 KeyMetrics IntervalJob::key_metrics() const {
@@ -223,8 +232,14 @@ json IntervalJob::result() const {
   // Training compare variants carry key metrics of their own (their bounds run in full).
   std::vector<KeyMetrics> variants = runs_[0].job->variant_key_metrics();
   for (size_t i = 0; i < variants.size() && i < low().variants.size() && i < high().variants.size(); ++i) {
+    std::vector<std::string> moved;  // compare variants' bounds run in full
+    for (const KeyMetric& k : variants[i]) {
+      if (k.numeric() && api::moved_by_bounds(k.value, numeric_value(low().variants[i], k.id),
+                                              numeric_value(high().variants[i], k.id)))
+        moved.push_back(k.id);
+    }
     attach_intervals(variants[i], low().variants[i], high().variants[i]);
-    api::widen_to_kind_band(variants[i], result_kind(scenario_), nullptr);
+    api::widen_to_kind_band(variants[i], result_kind(scenario_), moved, nullptr);
     r["compare"][i]["key_metrics"] = key_metrics_to_json(variants[i]);
   }
   // The other headline cards: their intervals by catalogue id.

@@ -110,6 +110,11 @@ std::vector<std::string> band_figures(const std::string& kind) {
   return ids;
 }
 
+bool moved_by_bounds(double central, const double* at_low, const double* at_high) {
+  const double limit = kMovedByBoundsFraction * std::fabs(central);
+  return (at_low && std::fabs(*at_low - central) > limit) || (at_high && std::fabs(*at_high - central) > limit);
+}
+
 IntervalSpan combined_interval(double central, double kernel_low, double kernel_high, double log_low, double log_high,
                                bool time_like) {
   // Signed error e is optimism: a time's true value is central × (1 + e), a rate's central / (1 + e).
@@ -122,12 +127,14 @@ IntervalSpan combined_interval(double central, double kernel_low, double kernel_
   return s;
 }
 
-void widen_to_kind_band(KeyMetrics& metrics, const std::string& kind, std::vector<WidenedFigure>* widened) {
+void widen_to_kind_band(KeyMetrics& metrics, const std::string& kind, const std::vector<std::string>& moved_by_bounds,
+                        std::vector<WidenedFigure>* widened) {
   const KindErrorBand* band = kind_error_band(kind);
   if (!band) return;
   for (KeyMetric& k : metrics) {
     bool time_like = false;
     if (!k.has_interval || !k.numeric() || k.value <= 0 || !band_describes(kind, k.id, time_like)) continue;
+    if (std::find(moved_by_bounds.begin(), moved_by_bounds.end(), k.id) == moved_by_bounds.end()) continue;
     const WidenedFigure before{k.id, k.low, k.high};
     const IntervalSpan s = combined_interval(k.value, k.low, k.high, band->log_low, band->log_high, time_like);
     k.low = s.low;

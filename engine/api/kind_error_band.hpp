@@ -55,16 +55,29 @@ std::vector<std::string> band_figures(const std::string& kind);
 IntervalSpan combined_interval(double central, double kernel_low, double kernel_high, double log_low, double log_high,
                                bool time_like);
 
+// Whether the cost bounds moved a figure of central value `central` (its
+// values at the low and high bounds; null where a bound run lacks it) by more
+// than kMovedByBoundsFraction of its value. Every kernel's interval is at
+// least ±2% (docs/cost-model.md), so a figure the run's speed sets moves by a
+// few percent; one that moves by less (a throughput the arrival rate sets,
+// where only the last requests' drain changes) is not the run's speed.
+constexpr double kMovedByBoundsFraction = 0.005;
+bool moved_by_bounds(double central, const double* at_low, const double* at_high);
+
 // A figure the band widened, with the kernels' own interval.
 struct WidenedFigure {
   std::string id;
   double kernel_low = 0, kernel_high = 0;
 };
 
-// Widens, by combined_interval, every figure of `metrics` that has the
-// kernels' interval and that `kind`'s band describes; appends what it widened
-// to `widened` (once per id).
-void widen_to_kind_band(KeyMetrics& metrics, const std::string& kind, std::vector<WidenedFigure>* widened);
+// Widens, by combined_interval, every figure of `metrics` that has an
+// interval, that `kind`'s band describes and that the cost bounds moved
+// (`moved_by_bounds`: ids); appends what it widened to `widened` (once per
+// id). A figure the bounds leave where it is (a throughput the arrival rate
+// sets) does not depend on the run's speed, so the speed's error does not
+// reach it: it keeps its own (sampling) interval.
+void widen_to_kind_band(KeyMetrics& metrics, const std::string& kind, const std::vector<std::string>& moved_by_bounds,
+                        std::vector<WidenedFigure>* widened);
 
 // The result's "interval_band" block: the kind, its rows, the band, the rule,
 // the source, and the kernels' own interval of each widened figure.

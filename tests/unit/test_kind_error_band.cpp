@@ -83,9 +83,17 @@ TEST_CASE("kind band: the shipped bands are found by kind, and widening moves no
   mfu.has_interval = true;
   mfu.low = 39.9;
   mfu.high = 40.1;
-  KeyMetrics km = {step, memory, mfu};
+  // A throughput the bounds left where it is (set by the arrivals, with a
+  // sampling interval of its own) is not the run's speed: it keeps its interval.
+  KeyMetric fixed = KeyMetric::number("tokens_per_s", "Throughput", "tokens/s", 500);
+  fixed.has_interval = true;
+  fixed.low = 490;
+  fixed.high = 510;
+  KeyMetrics km = {step, memory, mfu, fixed};
   std::vector<api::WidenedFigure> widened;
-  api::widen_to_kind_band(km, "training", &widened);
+  api::widen_to_kind_band(km, "training", {"step_time_ms", "mfu_pct"}, &widened);
+  CHECK(km[3].low == 490);
+  CHECK(km[3].high == 510);
   CHECK(km[0].value == 1000);
   CHECK(km[0].low == doctest::Approx(std::min(999.0, 1000 * std::exp(training->log_low))));
   CHECK(km[0].high == doctest::Approx(std::max(1001.0, 1000 * std::exp(training->log_high))));
@@ -101,4 +109,12 @@ TEST_CASE("kind band: the shipped bands are found by kind, and widening moves no
   CHECK(block["rows"] == training->rows);
   CHECK(block["kernel_intervals"]["step_time_ms"][0] == 999.0);
   CHECK(api::interval_band_json("deployment_search", {})["applied"] == false);
+}
+
+TEST_CASE("kind band: a figure the bounds move by under 0.5% is not the run's speed") {
+  const double c = 1000, lo = 999, hi = 1002, far = 1030;
+  CHECK_FALSE(api::moved_by_bounds(c, &lo, &hi));
+  CHECK(api::moved_by_bounds(c, &lo, &far));
+  CHECK(api::moved_by_bounds(c, nullptr, &far));
+  CHECK_FALSE(api::moved_by_bounds(c, nullptr, nullptr));
 }
