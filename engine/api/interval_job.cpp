@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "api/kind_error_band.hpp"
 #include "perf/cost_setup.hpp"
 #include "scenario/simulation_spec.hpp"
 
@@ -176,29 +177,42 @@ int64_t IntervalJob::units_done() const {
   return n;
 }
 
-void IntervalJob::attach(KeyMetrics& central, const KeyMetrics Run::*list) const {
+// The kernels' interval from the bound runs, widened to the kind's measured
+// end-to-end band (api/kind_error_band.hpp) where the band describes the figure.
+void IntervalJob::attach(KeyMetrics& central, const KeyMetrics Run::*list,
+                         std::vector<api::WidenedFigure>* widened) const {
   if (mode_ == IntervalMode::CentralOnly) return;
-  if (paired() && !fallback_)
+  const bool pair = paired() && !fallback_;
+  // The figures the bounds moved: against the central run they pair with.
+  const KeyMetrics& reference = pair ? runs_[1].*list : central;
+  std::vector<std::string> moved;
+  for (const KeyMetric& k : central) {
+    const double* c = numeric_value(reference, k.id);
+    if (c && api::moved_by_bounds(*c, numeric_value(low().*list, k.id), numeric_value(high().*list, k.id)))
+      moved.push_back(k.id);
+  }
+  if (pair)
     attach_paired_intervals(central, runs_[1].*list, low().*list, high().*list);
   else
     attach_intervals(central, low().*list, high().*list);
+  api::widen_to_kind_band(central, result_kind(scenario_), moved, widened);
 }
 
 KeyMetrics IntervalJob::key_metrics() const {
   KeyMetrics km = runs_[0].job->key_metrics();
-  attach(km, &Run::key_metrics);
+  attach(km, &Run::key_metrics, nullptr);
   return km;
 }
 
 KeyMetrics IntervalJob::interval_figures() const {
   KeyMetrics f = runs_[0].job->interval_figures();
-  attach(f, &Run::figures);
+  attach(f, &Run::figures, nullptr);
   return f;
 }
 
 KeyMetrics IntervalJob::headline_figures() const {
   KeyMetrics f = runs_[0].job->headline_figures();
-  attach(f, &Run::headline);
+  attach(f, &Run::headline, nullptr);
   return f;
 }
 
@@ -210,19 +224,35 @@ json IntervalJob::result() const {
     r["accuracy"] = accuracy_.to_json();
     return r;
   }
-  r["key_metrics"] = key_metrics_to_json(key_metrics());
+  // Every widened figure's kernels' interval, for "interval_band".
+  std::vector<api::WidenedFigure> widened;
+  KeyMetrics km = runs_[0].job->key_metrics();
+  attach(km, &Run::key_metrics, &widened);
+  r["key_metrics"] = key_metrics_to_json(km);
   // Training compare variants carry key metrics of their own (their bounds run in full).
   std::vector<KeyMetrics> variants = runs_[0].job->variant_key_metrics();
   for (size_t i = 0; i < variants.size() && i < low().variants.size() && i < high().variants.size(); ++i) {
+    std::vector<std::string> moved;  // compare variants' bounds run in full
+    for (const KeyMetric& k : variants[i]) {
+      if (k.numeric() && api::moved_by_bounds(k.value, numeric_value(low().variants[i], k.id),
+                                              numeric_value(high().variants[i], k.id)))
+        moved.push_back(k.id);
+    }
     attach_intervals(variants[i], low().variants[i], high().variants[i]);
+    api::widen_to_kind_band(variants[i], result_kind(scenario_), moved, nullptr);
     r["compare"][i]["key_metrics"] = key_metrics_to_json(variants[i]);
   }
   // The other headline cards: their intervals by catalogue id.
-  for (const KeyMetric& k : headline_figures())
+  KeyMetrics headline = runs_[0].job->headline_figures();
+  attach(headline, &Run::headline, &widened);
+  for (const KeyMetric& k : headline)
     if (k.has_interval) r["intervals_80"][k.id] = json::array({k.low, k.high});
   // The headline's and the max-QPS answer's figures: low/high beside each, and
   // the tier their interval comes from.
-  for (const KeyMetric& k : interval_figures()) {
+  KeyMetrics figures = runs_[0].job->interval_figures();
+  attach(figures, &Run::figures, &widened);
+  r["interval_band"] = api::interval_band_json(result_kind(scenario_), widened);
+  for (const KeyMetric& k : figures) {
     const json::json_pointer ptr(k.id);
     const json::json_pointer parent = ptr.parent_pointer();
     if (!r.contains(parent) || !r.at(parent).is_object()) continue;

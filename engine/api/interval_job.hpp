@@ -29,6 +29,7 @@
 #include <memory>
 #include <vector>
 
+#include "api/kind_error_band.hpp"
 #include "api/make_job.hpp"
 
 namespace sightline {
@@ -70,7 +71,7 @@ class IntervalJob : public Job {
   const Run& low() const { return runs_[fallback_ ? 4 : paired() ? 2 : 1]; }
   const Run& high() const { return runs_[fallback_ ? 5 : paired() ? 3 : 2]; }
   bool paired() const { return short_requests_ > 0; }
-  void attach(KeyMetrics& central, const KeyMetrics Run::*list) const;
+  void attach(KeyMetrics& central, const KeyMetrics Run::*list, std::vector<api::WidenedFigure>* widened) const;
 
   Scenario scenario_;
   IntervalMode mode_;

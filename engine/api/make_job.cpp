@@ -23,6 +23,12 @@ std::unique_ptr<Job> make_simulator_job(const Scenario& scenario) {
 
 }  // namespace
 
+const char* result_kind(const Scenario& scenario) {
+  if (scenario.training) return "training";
+  if (scenario.serving && scenario.serving->mode == "simulate") return "serving_simulation";
+  return "serving_latency";
+}
+
 // A cluster calibration's per-request latency and range warnings
 // (api/client_request_latency) on every run, the fit's replays included.
 std::unique_ptr<Job> make_single_job(const Scenario& scenario) {

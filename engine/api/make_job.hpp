@@ -22,4 +22,8 @@ std::unique_ptr<Job> make_job(const Scenario& scenario, IntervalMode mode = Inte
 // One run of the scenario at its cost bound, without intervals.
 std::unique_ptr<Job> make_single_job(const Scenario& scenario);
 
+// The kind of result the scenario's job writes (its "kind"): training,
+// serving_simulation or serving_latency, as the job chosen above.
+const char* result_kind(const Scenario& scenario);
+
 }  // namespace sightline

@@ -192,9 +192,10 @@ void print_model_import(const json& result, const json& understood) {
 void print_result_table(const json& result, const json& understood) {
   const std::string kind = result.value("kind", "");
   if (kind == "serving_latency" || kind == "serving_simulation" || kind == "training") print_model_import(result, understood);
-  if (kind == "serving_latency") return print_latency_table(result);
-  if (kind == "serving_simulation") return print_serving_table(result);
-  if (kind == "training") return print_training_table(result);
+  if (kind == "serving_latency") print_latency_table(result);
+  if (kind == "serving_simulation") print_serving_table(result);
+  if (kind == "training") print_training_table(result);
+  if (kind == "serving_latency" || kind == "serving_simulation" || kind == "training") return print_interval_section(result);
   std::cout << safe_dump(result, 2) << "\n";  // kinds without a table of their own
 }
 

@@ -55,6 +55,10 @@ const json& catalogued_value(const MetricInfo& m, const json& result);
 // The catalogue's label of a part of memory_per_gpu (throws like catalogued()).
 const char* memory_label(MetricKind kind, const std::string& id);
 
+// The tables' last section: each figure's 80% interval, and where it comes
+// from (the tier; the kind's measured band where it widened the figure).
+void print_interval_section(const json& result);
+
 // Human-readable table of a run result, chosen by its "kind". `understood`:
 // api::inspect_model's result for a model imported from a config.json, printed
 // with the import block (null: none).

@@ -31,10 +31,10 @@
 
 #include "api/api.hpp"
 #include "api/budgeted_job.hpp"
-#include "api/error_interval.hpp"
 #include "core/json_text.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/command_budget.hpp"
+#include "cli/e2e_intervals.hpp"
 #include "cli/flags.hpp"
 #include "cli/validation_runs.hpp"
 
@@ -96,30 +96,9 @@ bool scenario_of(const json& row, const std::string& key, std::string& text, jso
 // What a row's run was, for the summaries by kind, vendor and stack.
 struct RunInfo {
   std::string tier, kind, vendor, stack, layout;
-  // The run's own 80% interval of the row's metric (its key metric's low and
-  // high), where it has one.
-  bool has_interval = false;
-  double low = 0, high = 0;
+  // The run's 80% interval of the row's metric, where it has one.
+  RowInterval interval;
 };
-
-// The run's own 80% interval of `metric` (the key metric of the same id, the
-// group's last name for a dotted metric; Megatron TFLOP/s from the step
-// time's); false where the run has none.
-bool engine_interval(const std::string& metric, double value, const json& result, double& low, double& high) {
-  const bool tflops = metric == "megatron_tflops_per_gpu";
-  const std::string id = tflops ? "step_time_ms" : metric.substr(metric.rfind('.') + 1);
-  if (!result.contains("key_metrics") || !result["key_metrics"].is_array()) return false;
-  for (const json& k : result["key_metrics"]) {
-    if (k.value("id", "") != id || !k.contains("low") || !k["low"].is_number() || !k["high"].is_number()) continue;
-    const double v = k["value"].get<double>(), lo = k["low"].get<double>(), hi = k["high"].get<double>();
-    if (v <= 0 || lo <= 0) return false;
-    // TFLOP/s = FLOPs / step time: the bounds swap and scale.
-    low = tflops ? value * v / hi : lo;
-    high = tflops ? value * v / lo : hi;
-    return true;
-  }
-  return false;
-}
 
 // The stack a row ran on: the row's own `stack` (training rows name their
 // framework: the engine has no training stack preset), else the serving
@@ -147,7 +126,8 @@ bool run_side(const json& row, const std::string& key, double& value, RunInfo& i
     error = {{"code", "invalid_value"}, {"path", "/metric"}, {"message", why}};
     return false;
   }
-  info.has_interval = engine_interval(row["metric"].get<std::string>(), value, result, info.low, info.high);
+  const std::string& metric = row["metric"].get_ref<const std::string&>();
+  info.interval = run_interval(metric, value, lower_is_better(metric), result);
   return true;
 }
 
@@ -338,12 +318,8 @@ void e2e_capacity_row(const json& row, int64_t search_cap, Summary& capacity, js
   capacity_out.push_back(r);
 }
 
-// The metric rows' tallies: the summaries, and per kind the errors the
-// leave-one-out intervals are set from and the runs' own interval coverage.
-struct KindIntervals {
-  std::vector<double> errors;
-  int engine_rows = 0, engine_covered = 0;  // rows whose run has its own interval; of them inside it
-};
+// The metric rows' tallies: the summaries, and per kind the errors and run
+// intervals of the intervals by kind (cli/e2e_intervals.hpp).
 struct E2eTallies {
   Summary all, inference, training;
   // By the result's kind (serving_latency, serving_simulation, training) and
@@ -383,55 +359,15 @@ void e2e_metric_row(const json& row, E2eTallies& t, json& out, json& failed) {
     s->abs.push_back(std::fabs(optimism));
     s->signed_.push_back(optimism);
   }
-  KindIntervals& k = t.intervals[kind];
-  k.errors.push_back(optimism);
   json line = {{"id", row["id"]},       {"row", row["row"]},       {"title", row["title"]},
                {"kind", row["kind"]},   {"metric", metric},        {"ratio", has_baseline},
                {"unit", row["unit"]},   {"measured", measured},    {"predicted", predicted},
                {"signed_error_pct", 100.0 * optimism},            {"cost_tier", tier},
                {"group", is_training ? "training" : "inference"}, {"mode", kind},
                {"vendor", info.vendor}, {"stack", info.stack}, {"layout", info.layout}};
-  if (!has_baseline && info.has_interval) {  // a ratio's interval is not the two runs' intervals
-    const bool inside = measured >= info.low && measured <= info.high;
-    ++k.engine_rows;
-    k.engine_covered += inside ? 1 : 0;
-    line["interval"] = {{"low", info.low}, {"high", info.high}, {"covers_measured", inside}};
-  }
+  // A ratio's interval is not the two runs' intervals.
+  add_interval_row(t.intervals[kind], optimism, measured, has_baseline ? RowInterval{} : info.interval, line);
   out.push_back(line);
-}
-
-constexpr double kIntervalLevel = 0.8;
-
-// Per kind: the 80% band of signed error its development rows give, the
-// leave-one-out coverage of such bands, and the runs' own intervals' coverage.
-json intervals_json(const std::map<std::string, KindIntervals>& by_kind) {
-  json o = json::object();
-  for (const auto& [kind, k] : by_kind) {
-    const sightline::api::ErrorInterval e = sightline::api::error_interval(k.errors, kIntervalLevel);
-    o[kind] = {{"rows", e.rows},
-               {"level", kIntervalLevel},
-               {"band_signed_error_pct", {100.0 * e.low, 100.0 * e.high}},
-               {"loo_judged", e.judged},
-               {"loo_covered", e.covered},
-               {"loo_coverage", e.judged > 0 ? json(e.coverage()) : json()},
-               {"engine_interval_rows", k.engine_rows},
-               {"engine_interval_covered", k.engine_covered}};
-  }
-  return o;
-}
-
-// The intervals table (see intervals_json).
-void print_interval_table(const json& by_kind) {
-  if (by_kind.empty()) return;
-  std::cout << "\n80% intervals by kind, set from the kind's own errors on these rows (leave-one-out coverage), "
-               "against the runs' own kernel-level intervals\n";
-  for (const auto& [kind, i] : by_kind.items()) {
-    std::cout << "  " << std::left << std::setw(22) << kind << std::right << " rows " << std::setw(3)
-              << i["rows"].get<int>() << "  band [" << fixed(i["band_signed_error_pct"][0].get<double>(), 1) << "%, "
-              << fixed(i["band_signed_error_pct"][1].get<double>(), 1) << "%]  leave-one-out covers "
-              << i["loo_covered"].get<int>() << "/" << i["loo_judged"].get<int>() << "  run's own interval covers "
-              << i["engine_interval_covered"].get<int>() << "/" << i["engine_interval_rows"].get<int>() << "\n";
-  }
 }
 
 // The text report: the metric and capacity tables, the failures, the

@@ -67,6 +67,19 @@ test('report-e2e runs every validation row and summarises its errors', () => {
       }
     }
   }
+  // The runs' 80% intervals are widened to presets/transfer_errors/end_to_end.json
+  // (engine/api/kind_error_band.hpp): each kind's band must be the one report-e2e
+  // computes on the current engine, to the last bit (after a model change:
+  // node web/measured-errors.mjs, then rebuild).
+  const bandFile = JSON.parse(readFileSync(path.join(repoRoot, 'presets', 'transfer_errors', 'end_to_end.json'), 'utf8'));
+  const staleBand = 'presets/transfer_errors/end_to_end.json is stale: run node web/measured-errors.mjs and rebuild';
+  const byKind = report.summary.intervals_by_kind;
+  assert.deepEqual(Object.keys(bandFile.kinds).sort(), Object.keys(byKind).sort(), staleBand);
+  for (const [kind, k] of Object.entries(byKind)) {
+    const { loo_covered: _judgedHere, ...band } = k.finite_sample;
+    assert.deepEqual(bandFile.kinds[kind], { rows: k.rows, ...band }, `${kind}: ${staleBand}`);
+    assert.equal(bandFile.level, k.level, staleBand);
+  }
   // docs/accuracy.md quotes the summary by kind, vendor, stack and layout and the
   // intervals by kind: a stale figure fails here (issue 40, signposts).
   const doc = readFileSync(path.join(repoRoot, 'docs', 'accuracy.md'), 'utf8');
@@ -94,11 +107,19 @@ function summaryTable(summary) {
 // docs/accuracy.md's "80% intervals by kind" table, from summary.intervals_by_kind.
 function intervalsTable(byKind) {
   const share = (k, n) => `${k}/${n} (${Math.round((100 * k) / n)}%)`;
-  const lines = ['| kind | rows | band of signed error | leave-one-out coverage | run\'s own interval covers |', '|---|---|---|---|---|'];
+  const band = (lo, hi) => `${signedPct(lo)} … ${signedPct(hi)}`;
+  const lines = [
+    '| kind | rows | percentile band | its leave-one-out coverage | finite-sample band | its leave-one-out coverage '
+      + '| kernels\' interval covers | run\'s interval covers, leave-one-out | run\'s interval covers, shipped band (in sample) |',
+    '|---|---|---|---|---|---|---|---|---|',
+  ];
   for (const kind of Object.keys(byKind).sort()) {
     const b = byKind[kind];
-    lines.push(`| ${kind} | ${b.rows} | ${signedPct(b.band_signed_error_pct[0])} … ${signedPct(b.band_signed_error_pct[1])} | `
-      + `${share(b.loo_covered, b.loo_judged)} | ${share(b.engine_interval_covered, b.engine_interval_rows)} |`);
+    const f = b.finite_sample;
+    lines.push(`| ${kind} | ${b.rows} | ${band(...b.band_signed_error_pct)} | ${share(b.loo_covered, b.loo_judged)} | `
+      + `${band(f.low_signed_error_pct, f.high_signed_error_pct)}${f.reaches_level ? '' : ' (extremes: too few rows)'} | `
+      + `${share(f.loo_covered, b.loo_judged)} | ${share(b.kernel_interval_covered, b.engine_interval_rows)} | `
+      + `${share(b.run_interval_loo_covered, b.run_interval_loo_judged)} | ${share(b.engine_interval_covered, b.engine_interval_rows)} |`);
   }
   return lines.join('\n');
 }

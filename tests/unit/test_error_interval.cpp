@@ -52,3 +52,49 @@ TEST_CASE("error interval: equal errors give a band of width zero that covers ev
   const ErrorInterval none = error_interval({}, 0.8);
   CHECK(none.rows == 0);
 }
+
+using sightline::api::order_statistic_band;
+using sightline::api::OrderStatisticBand;
+
+TEST_CASE("finite-sample band: order statistics reach the level on exchangeable rows, the interpolated band does not") {
+  // 11 evenly spread rows: j = floor(12 x 0.1) = 1, the lowest and highest:
+  // a new row falls inside with probability 10/12 (>= 80%).
+  std::vector<double> logs;
+  for (int i = 0; i <= 10; ++i) logs.push_back(0.01 * i);
+  const OrderStatisticBand b = order_statistic_band(logs, 0.8);
+  CHECK(b.order == 1);
+  CHECK(b.log_low == doctest::Approx(0.0));
+  CHECK(b.log_high == doctest::Approx(0.10));
+  CHECK(b.reaches_level);
+  CHECK(b.expected_coverage == doctest::Approx(10.0 / 12.0));
+  // Leave-one-out on the same rows: 10 others give j = floor(1.1) = 1, their
+  // extremes; only the two end rows fall outside: 9 of 11 (the interpolated band: 7).
+  std::vector<double> errors;
+  for (double l : logs) errors.push_back(std::expm1(l));
+  const ErrorInterval e = error_interval(errors, 0.8);
+  CHECK(e.finite_sample.order == 1);
+  CHECK(e.finite_sample_covered == 9);
+  CHECK(e.covered == 7);
+}
+
+TEST_CASE("finite-sample band: n = 9 at 80% is exactly j = 1; 23 rows j = 2; 41 rows j = 4; 6 rows fall short") {
+  auto band_of = [](int n) {
+    std::vector<double> logs;
+    for (int i = 0; i < n; ++i) logs.push_back(0.01 * i);
+    return order_statistic_band(logs, 0.8);
+  };
+  CHECK(band_of(9).order == 1);  // (9 + 1) x 0.1 is 1 exactly, not 0.999...
+  CHECK(band_of(9).reaches_level);
+  CHECK(band_of(23).order == 2);
+  CHECK(band_of(23).log_low == doctest::Approx(0.01));
+  CHECK(band_of(23).log_high == doctest::Approx(0.21));
+  CHECK(band_of(23).expected_coverage == doctest::Approx(20.0 / 24.0));
+  CHECK(band_of(41).order == 4);
+  CHECK(band_of(41).expected_coverage == doctest::Approx(34.0 / 42.0));
+  const OrderStatisticBand six = band_of(6);
+  CHECK_FALSE(six.reaches_level);  // floor(0.7) = 0: no order statistic reaches 80%
+  CHECK(six.order == 1);           // the extremes
+  CHECK(six.log_high == doctest::Approx(0.05));
+  CHECK(six.expected_coverage == doctest::Approx(5.0 / 7.0));
+  CHECK(order_statistic_band({}, 0.8).rows == 0);
+}

@@ -54,8 +54,28 @@ function intervalOf(list, key) {
   return k && Number.isFinite(k.low) && Number.isFinite(k.high) ? k : null;
 }
 
+/**
+ * Where a figure's interval comes from, for its line's tooltip: the kernels'
+ * interval at the result's tier, widened (engine/api/kind_error_band.hpp) to the
+ * end-to-end error measured on published runs of its kind where the result's
+ * `interval_band` lists the figure.
+ */
+function intervalSource(result, id) {
+  const band = result && result.interval_band;
+  const tier = String((result && result.cost_tier) || '');
+  const widened = band && band.applied && band.kernel_intervals && band.kernel_intervals[id];
+  if (!widened) return { source: 'kernels', title: `80% interval from the kernels' measured residuals (${tier} tier)` };
+  const [lo, hi] = band.band_signed_error_pct;
+  const kind = MODE_WORDS[band.kind] || band.kind;
+  return {
+    source: 'kind_band',
+    title: `80% interval: the kernels' (${tier} tier), widened to the end-to-end error measured on ${band.rows} published `
+      + `${kind} runs (${lo >= 0 ? '+' : '−'}${pct(Math.abs(lo))}% … ${hi >= 0 ? '+' : '−'}${pct(Math.abs(hi))}% optimistic; sightline report-e2e)`,
+  };
+}
+
 /** Scales one headline card and writes its interval line. */
-function decorateCard(valueEl, list) {
+function decorateCard(valueEl, list, result) {
   const num = valueEl.querySelector('[data-metric], [data-headline]');
   const unitEl = valueEl.querySelector('.unit');
   if (!num || !unitEl) return;
@@ -81,6 +101,9 @@ function decorateCard(valueEl, list) {
     line.textContent = `80% interval ${intervalText(k.low, k.high, q.factor)} ${q.unit}`;
     line.dataset.low = String(k.low);
     line.dataset.high = String(k.high);
+    const from = intervalSource(result, k.id);
+    line.dataset.source = from.source;
+    line.title = from.title;
   }
 }
 
@@ -195,7 +218,7 @@ export function decorate(result, roots, badge, calibratedChip) {
   const list = keyMetrics(result);
   for (const root of roots) {
     if (!root) continue;
-    for (const valueEl of root.querySelectorAll('.kpi-value')) decorateCard(valueEl, list);
+    for (const valueEl of root.querySelectorAll('.kpi-value')) decorateCard(valueEl, list, result);
   }
   if (badge) renderBadge(badge, result);
 }
