@@ -21,9 +21,32 @@ const { chromium } = requireFromWeb('playwright-core');
 // once, here (issue 34).
 export const PAGE_GUARD_MS = 600000;
 
+// Chromium 151 and later pre-render the address bar's popup (a WebUI page, in a renderer
+// of its own) for every window, headless too, and every browser context the tests
+// open is a new window: 0.7-1.0 s of CPU per context, measured from /proc beside
+// the page's own ~2.2 s, on the same two cores (gotenberg/gotenberg#1656; Puppeteer
+// turns both features off by default, puppeteer/puppeteer#15278). A visitor's browser
+// pays it once per window, not once per page, so the tests turn it off.
+const CHROMIUM_OWN_UI_FEATURES = ['WebUIOmniboxPopup', 'WebUIOmniboxAimPopup'];
+
+/**
+ * Playwright's own --disable-features list (chromiumSwitches.ts in playwright-core's
+ * bundle). Chromium keeps only the last --disable-features it is given, so ours
+ * must repeat Playwright's; read from the installed package, so an upgrade's list is
+ * kept, and an error when the bundle no longer holds it where it did.
+ */
+function playwrightDisabledFeatures() {
+  const bundle = fs.readFileSync(requireFromWeb.resolve('playwright-core/lib/coreBundle'), 'utf8');
+  const list = bundle.match(/\bdisabledFeatures = \[([^\]]*)\]/);
+  const names = list ? [...list[1].matchAll(/^\s*"([A-Za-z0-9]+)",?\s*$/gm)].map((m) => m[1]) : [];
+  if (names.length < 5) throw new Error('tests/web/harness.mjs: Playwright\'s --disable-features list was not found in playwright-core/lib/coreBundle.js');
+  return names;
+}
+
 export const CHROMIUM_ARGS = [
   '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync',
+  `--disable-features=${[...playwrightDisabledFeatures(), ...CHROMIUM_OWN_UI_FEATURES].join(',')}`,
 ];
 
 export function checkBuilt() {
