@@ -2,6 +2,7 @@
 // each with why (api/bench_import_keys.hpp says how a path is matched). Every
 // key of a file is read, on its format's list, or refused at its place in the
 // file. Kept in docs/calibrate-from-benchmarks.md ("Keys not read").
+#include <iterator>
 #include <map>
 
 #include "api/bench_import_fields.hpp"
@@ -16,7 +17,7 @@ constexpr const char* kOtherStatistic = "another statistic of a distribution who
 constexpr const char* kGeneratorSetting = "the prompt generator's setting; the lengths are read from what was sent";
 
 // vLLM benchmark_serving / `vllm bench serve` and SGLang bench_serving: the keys of one run's object.
-const std::vector<IgnoredKey> kServingKeys = {
+constexpr IgnoredKey kServingKeys[] = {
     {"date", "when the run was made"},
     {"label", "the user's label"},
     {"tag", "the user's tag"},
@@ -64,7 +65,7 @@ const std::vector<IgnoredKey> kServingKeys = {
 constexpr const char* kNotMeasured = "the figure over errored, incomplete or all requests; the one over the successful requests is read";
 constexpr const char* kScheduler = "the scheduler's clock and bookkeeping, not the requests' figures";
 constexpr const char* kClientSide = "the client's own settings or bookkeeping, not the load it applied (read from the strategy)";
-const std::vector<IgnoredKey> kGuidellmKeys = {
+constexpr IgnoredKey kGuidellmKeys[] = {
     {"metadata", "the report's tool version and platform"},
     {"args", "the command line of 0.5; what each benchmark applied is in its config, read there"},
     {"benchmarks/#/id_", "the benchmark's id"},
@@ -145,7 +146,7 @@ const std::vector<IgnoredKey> kGuidellmKeys = {
 };
 
 // genai-perf and AIPerf profile exports: the metric objects and input_config.
-const std::vector<IgnoredKey> kProfileExportKeys = {
+constexpr IgnoredKey kProfileExportKeys[] = {
     {"*/p#", kOtherStatistic},
     {"*/min", kOtherStatistic},
     {"*/max", kOtherStatistic},
@@ -241,7 +242,7 @@ const std::vector<IgnoredKey> kProfileExportKeys = {
 
 // MLPerf LoadGen mlperf_log_summary.txt: the keys of its "key : value" lines and its other lines.
 constexpr const char* kConstraintCheck = "one of LoadGen's checks, summed up by 'Result is' (read)";
-const std::vector<IgnoredKey> kMlperfLines = {
+constexpr IgnoredKey kMlperfLines[] = {
     {"========*", "a section rule"},
     {"MLPerf Results Summary", "the banner"},
     {"Additional Stats", "a section title"},
@@ -286,14 +287,18 @@ const std::vector<IgnoredKey> kMlperfLines = {
     {"accuracy_sample_count", "the accuracy data set's size"},
 };
 
-const std::vector<IgnoredKey> kNone = {};
+
+constexpr IgnoredKeyList kServingKeysList{kServingKeys, std::size(kServingKeys)};
+constexpr IgnoredKeyList kGuidellmKeysList{kGuidellmKeys, std::size(kGuidellmKeys)};
+constexpr IgnoredKeyList kProfileExportKeysList{kProfileExportKeys, std::size(kProfileExportKeys)};
+constexpr IgnoredKeyList kMlperfLinesList{kMlperfLines, std::size(kMlperfLines)};
 
 }  // namespace
 
-const std::vector<IgnoredKey>& ignored_keys(const std::string& format) {
-  static const std::map<std::string, const std::vector<IgnoredKey>*> kLists = {
-      {"vllm", &kServingKeys},        {"sglang", &kServingKeys},        {"guidellm", &kGuidellmKeys},
-      {"genai-perf", &kProfileExportKeys}, {"aiperf", &kProfileExportKeys}, {"mlperf", &kMlperfLines},
+const IgnoredKeyList& ignored_keys(const std::string& format) {
+  static const std::map<std::string, const IgnoredKeyList*> kLists = {
+      {"vllm", &kServingKeysList},        {"sglang", &kServingKeysList},        {"guidellm", &kGuidellmKeysList},
+      {"genai-perf", &kProfileExportKeysList}, {"aiperf", &kProfileExportKeysList}, {"mlperf", &kMlperfLinesList},
   };
   const auto it = kLists.find(format);
   if (it == kLists.end()) fail(error_code::kInternal, "", "no list of keys not read for the format '" + format + "'");

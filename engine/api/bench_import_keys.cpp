@@ -65,7 +65,7 @@ std::string join(const std::vector<std::string>& segments) {
 
 struct KeyWalk {
   const std::set<std::string>& used;
-  const std::vector<IgnoredKey>& list;
+  const IgnoredKeyList& list;
   std::vector<std::string> unread_names;
   std::string first_at;
 
@@ -101,7 +101,7 @@ struct KeyWalk {
 
 }  // namespace
 
-bool is_ignored(const std::vector<IgnoredKey>& list, const std::string& path) {
+bool is_ignored(const IgnoredKeyList& list, const std::string& path) {
   const std::vector<std::string> segments = split_path(path);
   for (const IgnoredKey& k : list)
     if (path_matches(k.path, segments)) return true;
@@ -120,7 +120,7 @@ void refuse_unread_keys(const json& document, const std::string& root, const std
 
 void refuse_unread_lines(const std::vector<SummaryLine>& lines, const std::set<int>& used_lines,
                          const std::string& format, const std::string& file) {
-  const std::vector<IgnoredKey>& list = ignored_keys(format);
+  const IgnoredKeyList& list = ignored_keys(format);
   std::vector<std::string> names;
   std::string first_at;
   for (const SummaryLine& l : lines) {

@@ -6,6 +6,7 @@
 // right is worse than a refusal, so a key a newer tool version adds is never
 // passed over. The lists, each entry with its reason, are in
 // bench_import_ignored.cpp and docs/calibrate-from-benchmarks.md ("Keys not read").
+#include <cstddef>
 #include <set>
 #include <string>
 #include <vector>
@@ -24,12 +25,23 @@ struct IgnoredKey {
   const char* why;
 };
 
+// A format's list: constant arrays, not vectors, so that they need no static
+// constructor: one would link them (and their reasons) into every binary that
+// links the API, the page's wasm module included, which never reads a
+// benchmark file (the readers are sightline-calibrate's, wasm/CMakeLists.txt).
+struct IgnoredKeyList {
+  const IgnoredKey* keys = nullptr;
+  size_t count = 0;
+  const IgnoredKey* begin() const { return keys; }
+  const IgnoredKey* end() const { return keys + count; }
+};
+
 // The list of `format` (vllm, sglang, guidellm, genai-perf, aiperf, mlperf):
 // every format has one (an empty one ignores nothing).
-const std::vector<IgnoredKey>& ignored_keys(const std::string& format);
+const IgnoredKeyList& ignored_keys(const std::string& format);
 
 // Whether `path` (relative, segments joined by '/') is on the list.
-bool is_ignored(const std::vector<IgnoredKey>& list, const std::string& path);
+bool is_ignored(const IgnoredKeyList& list, const std::string& path);
 
 // A JSON document (or one object of a JSON-lines file at `root`): every member
 // the readers did not take (`runs[].used`), that is not null (a feature that
