@@ -26,9 +26,40 @@ export function resolvePointer(doc, pointer) {
   return 0;
 }
 
-// Python's bare Infinity and NaN (in published configs) are values the engine reads; kept as markers.
+/**
+ * `text` with each bare Infinity, -Infinity and NaN outside strings written as
+ * a string, as the engine's reader takes them (engine/core/json_text.cpp,
+ * quote_nonstandard_literals: Python's json module writes these literals, and
+ * published configs and benchmark files carry them). Only outside strings: a
+ * value such as "http://localhost:-Infinity" is text, and quoting inside it
+ * broke the document, so a file the engine read was judged "not JSON" (aimed
+ * fuzz, fit surface, seed 44, case 7422).
+ */
+export function quoteNonstandardLiterals(text) {
+  const word = /[A-Za-z0-9_]/;
+  let out = '';
+  let from = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (inString) {
+      if (ch === '\\') i++;
+      else if (ch === '"') inString = false;
+      continue;
+    }
+    if (ch === '"') { inString = true; continue; }
+    if (i > 0 && word.test(text[i - 1])) continue;
+    const lit = ['-Infinity', 'Infinity', 'NaN'].find((l) => text.startsWith(l, i) && !word.test(text[i + l.length] ?? ' '));
+    if (!lit) continue;
+    out += `${text.slice(from, i)}"${lit}"`;
+    i += lit.length - 1;
+    from = i + 1;
+  }
+  return out + text.slice(from);
+}
+
 const parses = (text) => {
-  try { return { ok: true, doc: JSON.parse(text.replace(/(?<=[\[,:]\s*)(-?)(Infinity|NaN)\b/g, '"$1@$2@"')) }; } catch { return { ok: false }; }
+  try { return { ok: true, doc: JSON.parse(quoteNonstandardLiterals(text)) }; } catch { return { ok: false }; }
 };
 const POSITION = /byte \d+|line \d+|column \d+/;
 
