@@ -151,7 +151,9 @@ export async function bundleScript(siteDir, entry, kept) {
 export async function bundleWorker(siteDir, entry) {
   const esbuild = require('esbuild');
   const built = await esbuild.build({
-    entryPoints: [path.join(siteDir, entry)], bundle: true, format: 'esm', minify: true,
+    // Whitespace and syntax minified, names kept: the worker's code reads as written
+    // (tests/web/catalogue.test.mjs patches its `engine.listRegistries()`).
+    entryPoints: [path.join(siteDir, entry)], bundle: true, format: 'esm', minifyWhitespace: true, minifySyntax: true,
     outfile: path.join(siteDir, entry), allowOverwrite: true, write: false, metafile: true, logLevel: 'warning',
     // The Emscripten glue's Node branch (never taken in a worker) requires Node's
     // modules and tests for CommonJS's module and exports: left as they are.
