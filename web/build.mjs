@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { bundleScript, bundleWorker, staticGraph } from './bundle.mjs';
 
 const webDir = path.dirname(fileURLToPath(import.meta.url));
 const repoDir = path.dirname(webDir);
@@ -35,6 +36,7 @@ function fail(message) {
   process.exit(1);
 }
 
+const posix = (p) => p.split(path.sep).join('/');
 const outArg = process.argv[2];
 if (!outArg) fail('usage: node web/build.mjs <output-dir>');
 const outDir = path.resolve(outArg);
@@ -52,7 +54,8 @@ for (const f of wasmFiles) {
   }
 }
 
-for (const [pkg, file] of vendorFiles) {
+// esbuild (a devDependency) bundles the page's main script and the engine's worker (web/bundle.mjs).
+for (const [pkg, file] of [...vendorFiles, ['esbuild', 'package.json']]) {
   if (!fs.existsSync(path.join(modulesDir, pkg, file))) {
     fail(`missing ${path.join(modulesDir, pkg, file)}; install the page's packages first (cd web && npm ci)`);
   }
@@ -93,44 +96,6 @@ for (const m of WASM_MODULES) {
   }
   fs.writeFileSync(path.join(outDir, 'presets.json'), JSON.stringify(presets));
 }
-// index.html names every module of the first load (the static imports of its
-// scripts, transitively) as a modulepreload, so the browser fetches them all at
-// once instead of discovering them one import level at a time (app.js's graph
-// is six levels deep); modules loaded on demand (dynamic import()) are not named.
-// Each script's modules are named right after it, in the scripts' order, so the
-// first script (engine-start.js, which starts the engine) and its few imports
-// are asked for before app.js's thirty; those come at low priority
-// (fetchpriority), so that over HTTP/1.1's six connections they do not hold up
-// the engine's own requests (the worker's scripts, presets.json) queued after them.
-{
-  const STATIC_IMPORT = /^\s*(?:import|export)\b[^'"]*?\bfrom\s*['"](\.{1,2}\/[^'"]+)['"]|^\s*import\s*['"](\.{1,2}\/[^'"]+)['"]/gm;
-  const indexPath = path.join(outDir, 'index.html');
-  let html = fs.readFileSync(indexPath, 'utf8');
-  const scriptTag = /<script type="module" src="([^"]+)"(?: async)?><\/script>\n/g;
-  const entries = [...html.matchAll(scriptTag)].map((m) => m[1]);
-  if (!entries.length) fail('index.html has no module script to put the module preloads after');
-  const seen = new Set(entries);
-  const visit = (rel, found) => {
-    const file = path.join(srcDir, rel);
-    if (!fs.existsSync(file)) return;  // vendor/ files: copied below, import nothing of the page's
-    for (const m of fs.readFileSync(file, 'utf8').matchAll(STATIC_IMPORT)) {
-      const dep = path.posix.normalize(path.posix.join(path.posix.dirname(rel), m[1] || m[2]));
-      if (seen.has(dep)) continue;
-      seen.add(dep);
-      found.push(dep);
-      visit(dep, found);
-    }
-  };
-  let later = '';  // the first script's modules at the browser's priority, the others' low
-  html = html.replace(scriptTag, (tag, entry) => {
-    const found = [];
-    visit(entry, found);
-    const links = found.sort().map((f) => `  <link rel="modulepreload" href="${f}"${later}>\n`).join('');
-    later = ' fetchpriority="low"';
-    return tag + links;
-  });
-  fs.writeFileSync(indexPath, html);
-}
 const vendorDir = path.join(outDir, 'vendor');
 fs.mkdirSync(vendorDir, { recursive: true });
 const notices = [];
@@ -149,6 +114,77 @@ for (const [pkg, file, name, licence, umdExports] of vendorFiles) {
   notices.push(`${name}: ${meta.name} ${meta.version} (${meta.license})\n\n${licenceText}\n`);
 }
 fs.writeFileSync(path.join(vendorDir, 'LICENSES.txt'), notices.join('\n----------------------------------------\n\n'));
+// app.js and the modules it imports come as one bundle (web/bundle.mjs): thirty
+// modules six levels deep arrived one after another over HTTP/1.1's six connections.
+// The earlier scripts' modules (engine-start.js and its three imports, which start
+// the engine) stay files of their own, imported by the bundle.
+// index.html then names every module of the first load (the static imports of its
+// scripts, transitively) as a modulepreload, so the browser fetches them all at
+// once instead of discovering them one import level at a time; modules loaded on
+// demand (dynamic import()) are not named. Each script's modules are named right
+// after it, in the scripts' order, so the first script (engine-start.js, which
+// starts the engine) and its few imports are asked for before app.js's bundle;
+// that comes at low priority (fetchpriority), so that it does not hold up the
+// engine's own requests (the worker's scripts, presets.json) queued after it.
+{
+  const indexPath = path.join(outDir, 'index.html');
+  let html = fs.readFileSync(indexPath, 'utf8');
+  const scriptTag = /<script type="module" src="([^"]+)"(?: async)?><\/script>\n/g;
+  const entries = [...html.matchAll(scriptTag)].map((m) => m[1]);
+  if (!entries.length) fail('index.html has no module script to put the module preloads after');
+  const kept = new Set(entries.slice(0, -1).flatMap((e) => [...staticGraph(outDir, e)]));
+  const bundle = await bundleScript(outDir, entries[entries.length - 1], kept).catch((e) => fail(`bundling ${entries[entries.length - 1]}: ${e.message}`));
+  // The bundle's files are minified: their imports come from esbuild's own record.
+  const importsOf = (rel) => bundle.imports[rel] || [...staticGraph(outDir, rel)].filter((f) => f !== rel);
+  const seen = new Set(entries);
+  const visit = (rel, found) => {
+    for (const dep of importsOf(rel)) {
+      if (seen.has(dep)) continue;
+      seen.add(dep);
+      found.push(dep);
+      visit(dep, found);
+    }
+  };
+  let later = '';  // the first script's modules at the browser's priority, the others' low
+  html = html.replace(scriptTag, (tag, entry) => {
+    const found = [];
+    visit(entry, found);
+    const links = found.sort().map((f) => `  <link rel="modulepreload" href="${f}"${later}>\n`).join('');
+    later = ' fetchpriority="low"';
+    return tag + links;
+  });
+  fs.writeFileSync(indexPath, html);
+}
+// The engine's worker comes as one file likewise (web/bundle.mjs): its glue, the
+// protocol and its replies inlined, so it starts after one request, not two rounds.
+// The glue is then no file of its own: only that worker imported it.
+const ENGINE_WORKER = 'worker/worker.js';  // engine-start.js's workerUrl, from the site's root
+{
+  const inlined = await bundleWorker(outDir, ENGINE_WORKER).catch((e) => fail(`bundling ${ENGINE_WORKER}: ${e.message}`));
+  if (!inlined.includes('sightline.mjs')) fail(`${ENGINE_WORKER} no longer imports sightline.mjs; see web/bundle.mjs`);
+  fs.rmSync(path.join(outDir, 'sightline.mjs'));
+}
+// The boot script: a few bytes inline in index.html that start the engine's worker
+// and the wasm module's compile while the HTML is parsed, before engine-start.js (a
+// module with three imports) has arrived and run, which was after the page's first
+// layout (0.4-0.9 s at load); engine-start.js takes both (self.sightlineBoot) and
+// hands the worker its compiled module. Allowed by its hash in the page's CSP, which stays without
+// 'unsafe-inline'. Where it cannot start one, engine-start.js does as before.
+{
+  const indexPath = path.join(outDir, 'index.html');
+  let html = fs.readFileSync(indexPath, 'utf8');
+  const { WORKER_OPTIONS, MODULE_FROM_PAGE } = await import('./src/shared/protocol.js');
+  const options = JSON.stringify({ ...WORKER_OPTIONS, name: MODULE_FROM_PAGE });
+  const boot = `try{self.sightlineBoot={startedMs:performance.now(),url:new URL('${ENGINE_WORKER}',document.baseURI).href,` +
+    `module:WebAssembly.compileStreaming(fetch('sightline.wasm')).catch(function(){return null})};` +
+    `self.sightlineBoot.worker=new Worker('${ENGINE_WORKER}',${options})}catch(e){self.sightlineBoot=null}`;
+  const sha = crypto.createHash('sha256').update(boot).digest('base64');
+  const first = html.indexOf('<script type="module" src="engine-start.js"');
+  const csp = /(<meta http-equiv="Content-Security-Policy"\s+content="[^"]*script-src 'self')/;
+  if (first < 0 || !csp.test(html)) fail('index.html has no engine-start.js script or no script-src \'self\' to put the boot script beside');
+  html = `${html.slice(0, first)}<script>${boot}</script>\n  ${html.slice(first)}`.replace(csp, `$1 'sha256-${sha}'`);
+  fs.writeFileSync(indexPath, html);
+}
 
 // The service worker's file list and version: every file written (the site's own
 // address './' stands for index.html), versioned by a hash of their bytes.

@@ -19,12 +19,15 @@ export class EngineClient extends EventTarget {
    *   maxRestarts: consecutive crashes (without a READY in between) after which the
    *   client gives up instead of restarting; wasmModule: the engine's module fetched
    *   and compiled by the page, handed to the first worker this client starts (null:
-   *   that worker fetches its own, as a restarted one does)
+   *   that worker fetches its own, as a restarted one does); worker: that first worker,
+   *   already started from workerUrl (index.html's boot script starts it while the HTML
+   *   is parsed), named MODULE_FROM_PAGE when wasmModule is given
    */
-  constructor(workerUrl, { maxRestarts = 3, wasmModule = null } = {}) {
+  constructor(workerUrl, { maxRestarts = 3, wasmModule = null, worker = null } = {}) {
     super();
     this.workerUrl = workerUrl;
     this._wasmModule = wasmModule;
+    this._startedWorker = worker;
     // registries.json and presets.json sit beside the wasm module, at the site's root: one
     // folder up from the worker script (worker/worker.js imports ../sightline.mjs).
     // A worker made from a blob: or data: URL has no folder: its client asks the engine.
@@ -58,10 +61,12 @@ export class EngineClient extends EventTarget {
     });
     this._ready.catch(() => {});  // observed through callers
     const compiled = this._wasmModule;
+    const started = this._startedWorker;
     this._wasmModule = null;  // handed over once: a restarted worker fetches its own
-    const worker = new Worker(this.workerUrl, compiled ? { ...WORKER_OPTIONS, name: MODULE_FROM_PAGE } : WORKER_OPTIONS);
-    if (compiled) {
-      compiled.then((m) => (m instanceof WebAssembly.Module ? m : null), () => null)
+    this._startedWorker = null;
+    const worker = started || new Worker(this.workerUrl, compiled ? { ...WORKER_OPTIONS, name: MODULE_FROM_PAGE } : WORKER_OPTIONS);
+    if (compiled || started) {  // a started worker waits for its module: null when there is none
+      Promise.resolve(compiled).then((m) => (m instanceof WebAssembly.Module ? m : null), () => null)
         .then((m) => worker.postMessage(message(null, MSG.MODULE, { module: m })));
     }
     worker.onmessage = (event) => this._onMessage(event.data);

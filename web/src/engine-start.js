@@ -17,20 +17,26 @@ export const DEFAULT_SCENARIO = 'I1.1';
 export const STORAGE_KEY = 'sightline.scenario';
 
 export const workerUrl = new URL('./worker/worker.js', import.meta.url);
-// When this module ran, and so when the worker was created, ms after navigation: the
-// engine's start waits for it (web/budgets.mjs reports it in the first result's breakdown).
-const startedMs = performance.now();
-// The module, preloaded by index.html and compiled here as its bytes arrive (off
-// the page's thread); the worker instantiates it. null (the worker then fetches its
+// The worker index.html's boot script started while the HTML was parsed (web/build.mjs
+// writes that script, allowed by its hash in the page's CSP), and the wasm module it
+// compiles: {worker, module (a promise, of null when it could not), url, startedMs},
+// taken when it is this module's worker; otherwise (no boot script, or it could not
+// start one) this module starts it.
+const boot = self.sightlineBoot && self.sightlineBoot.worker && self.sightlineBoot.url === workerUrl.href ? self.sightlineBoot : null;
+// When the worker was created, ms after navigation: the engine's start waits for it
+// (web/budgets.mjs reports it in the first result's breakdown).
+const startedMs = boot ? boot.startedMs : performance.now();
+// The module, preloaded by index.html and compiled as its bytes arrive (off the
+// page's thread), by the boot script or else here; the worker instantiates it. null (the worker then fetches its
 // own) when it cannot be had here (an HTTP error, a host that does not serve
 // .wasm as application/wasm).
-const wasmModule = WebAssembly.compileStreaming(fetch(new URL('./sightline.wasm', import.meta.url)))
+const wasmModule = boot ? boot.module : WebAssembly.compileStreaming(fetch(new URL('./sightline.wasm', import.meta.url)))
   .catch(() => null);
-export const client = new EngineClient(workerUrl, { wasmModule });
+export const client = new EngineClient(workerUrl, { wasmModule, worker: boot && boot.worker });
 
 /** The engine's catalogue (registries.json) and its preset lists by kind, asked for now. */
 export const startup = {
-  startedMs,      // when this module ran and created the worker, ms after navigation
+  startedMs,      // when the worker was created, ms after navigation
   readyMs: null,  // when the engine said READY, ms after navigation
   registries: client.registries(),
   presets: Object.fromEntries(PRESET_KINDS.map((kind) => [kind, client.presets(kind)])),
