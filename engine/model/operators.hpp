@@ -92,6 +92,15 @@ struct StepOptions {
   // The model's layer_groups(), computed once by a caller that builds a step
   // per simulated step (they do not change within a run); null: computed here.
   const std::vector<LayerGroup>* layer_groups = nullptr;
+  // The caller builds into the same StepOperators with the same model,
+  // precision, layout and options every time, only the batch changing (the
+  // serving simulator, one list per cost setup), and changes none of the
+  // operators a build wrote (appending after them is allowed): a batch with the
+  // same BatchSummary as the last one rebuilds only the attention cores. Not for
+  // models whose other operators read more of the batch (MLA's latent path,
+  // DSA's indexer, MoE routing, an MTP module) nor for training: those are
+  // always built whole.
+  bool reuse_unchanged = false;
 };
 
 struct Precision {
@@ -177,8 +186,52 @@ struct Operator {
   double message_bytes = 0;
 };
 
+// What a step's builder reads of its batch besides each sequence's cached
+// length in the attention cores (model/step_builder.hpp): the new tokens, the
+// sequences with new tokens (the head's rows), those decoding (one new token
+// after a cached past) and those prefilling (the recurrent mixers' phases).
+struct BatchSummary {
+  int64_t tokens = 0, sequences = 0, decodes = 0, prefills = 0;
+  bool operator==(const BatchSummary& o) const {
+    return tokens == o.tokens && sequences == o.sequences && decodes == o.decodes && prefills == o.prefills;
+  }
+};
+BatchSummary summarize_batch(const BatchShape& batch);
+
+// One attention core of the last build (its first operator's position and
+// what it was built with), so that it can be rebuilt on its own.
+struct AttentionCoreCall {
+  size_t first_op = 0;
+  double layers = 0;
+  int64_t cap_tokens = 0, topk = 0;
+  int heads = 0, kv_heads = 0;
+  int64_t qk = 0, v = 0;
+  bool k_eq_v = false;
+};
+
+// The last build into a StepOperators, for StepOptions::reuse_unchanged: when
+// the next batch has the same summary, only the attention cores (the operators
+// that read the cached lengths) are rebuilt, in place; every other operator
+// would be built again exactly as it is.
+struct StepReuse {
+  bool valid = false;
+  const ModelArch* model = nullptr;
+  BatchSummary batch;
+  size_t ops = 0;  // operators the build wrote (a caller may append more after them)
+  std::vector<AttentionCoreCall> cores;
+  // Every build, into any list, has its own number (`build`); `cores_only`:
+  // the last build into this list rebuilt only the cores over build `over`,
+  // and `rebuilt` marks (1) the operators it wrote: the others are those of
+  // build `over`, bit for bit (a pricing memo that priced build `over` takes
+  // their costs without comparing them).
+  uint64_t build = 0, over = 0;
+  bool cores_only = false;
+  std::vector<uint8_t> rebuilt;
+};
+
 struct StepOperators {
   std::vector<Operator> ops;
+  StepReuse reuse{};  // kept by builds with StepOptions::reuse_unchanged
   // Sequences the step computes (build_forward_step counts the batch's), of
   // which `padding_sequences` are dummies a CUDA graph's captured batch size
   // adds (perf/graph_buckets.hpp): they cost GPU time, no host work.

@@ -37,15 +37,18 @@ class StepBuilder {
     layernorm_ = std::string_view(m.norm) == "layernorm";
     learned_positions_ = std::string_view(m.position_embedding) == "learned";
     rope_positions_ = std::string_view(m.position_embedding) == "rope";
+    reuse_ = options.reuse_unchanged && reusable(m, options);
   }
 
   void build() {
-    used_ = 0;
-    out_.sequences = out_.padding_sequences = 0;
+    const BatchSummary summary = summarize_batch(batch_);
+    if (reuse_ && rebuild_cores_only(summary)) return;
+    start_whole_build();
+    out_.sequences = summary.sequences;
+    out_.padding_sequences = 0;
     // A step has a few dozen operators: one allocation instead of a
     // reallocation (and copy of every Operator) each time the list doubles.
     out_.ops.reserve(kTypicalStepOperators);
-    for (const SeqChunk& q : batch_.seqs) out_.sequences += q.new_tokens > 0 ? 1 : 0;
     add_embedding();
     if (mtp_module_) add_mtp_input();
     // Identical layers are priced together, one group per layer kind.
@@ -62,10 +65,18 @@ class StepBuilder {
                      static_cast<double>(tokens_) * m_.hidden_size * act_bytes_, 2);
     }
     out_.ops.erase(out_.ops.begin() + static_cast<std::ptrdiff_t>(used_), out_.ops.end());
+    if (reuse_) keep_for_reuse(summary);
   }
 
  private:
   static constexpr size_t kTypicalStepOperators = 48;
+
+  // StepOptions::reuse_unchanged (operators.cpp): whether the model allows it,
+  // and the rebuild of the cores alone when the last build's summary was this one.
+  static bool reusable(const ModelArch& m, const StepOptions& options);
+  bool rebuild_cores_only(const BatchSummary& summary);
+  void start_whole_build();
+  void keep_for_reuse(const BatchSummary& summary);
 
   // The step's next operator, default but for its name's storage: the caller's
   // list keeps its operators from the last step built into it, and each is
@@ -202,6 +213,7 @@ class StepBuilder {
 
   // `topk` > 0: a DSA layer, whose queries attend only to the indexer's top-k keys.
   void add_attention_core(double layers, int64_t cap_tokens = 0, int64_t topk = 0) {
+    if (reuse_) out_.reuse.cores.push_back({used_, layers, cap_tokens, topk, attn_.heads, attn_.kv_heads, attn_.qk, attn_.v, attn_.k_eq_v});
     // Split the batch into sequences still in prefill and pure decodes.
     double prefill_flops = 0, prefill_bytes = 0, decode_flops = 0, decode_bytes = 0;
     int64_t prefill_q = 0, prefill_kv = 0, decode_q = 0, decode_kv = 0, prefill_seqs = 0, decode_seqs = 0;
@@ -566,10 +578,8 @@ class StepBuilder {
   ShardDims dims_;
   // Per GPU: the attention shape of the layer kind being built (set_attention_dims).
   struct AttentionDims {
-    int heads = 0;
-    int kv_heads = 0;
-    int64_t qk = 0;
-    int64_t v = 0;
+    int heads = 0, kv_heads = 0;
+    int64_t qk = 0, v = 0;
     bool k_eq_v = false;
   } attn_;
   int64_t tokens_ = 0;
@@ -579,6 +589,7 @@ class StepBuilder {
   bool layernorm_ = false;          // LayerNorm (else RMSNorm)
   bool learned_positions_ = false;  // a learned position embedding table
   bool rope_positions_ = false;     // rotary position embedding
+  bool reuse_ = false;     // StepOptions::reuse_unchanged, for a model that allows it
   bool in_mixer_ = false;  // building a layer's attention / recurrent mixer
   bool in_mixer_out_ = false;  // building the attention's output projection
   bool in_dense_ffn_ = false;  // building a dense MLP or the shared experts

@@ -88,12 +88,20 @@ void price_step_into(const StepOperators& step, const KernelCostModel& model, co
   out.parts.resize(step.ops.size());
   OpCost own;
   OpStepFigures own_figures;
+  const StepReuse& reuse = step.reuse;
+  const bool left_as_priced = memo && reuse.cores_only && reuse.over != 0 && reuse.over == memo->build;
+  const size_t known = left_as_priced ? std::min(reuse.rebuilt.size(), memo->ops.size()) : 0;
   for (size_t i = 0; i < step.ops.size(); ++i) {
     const Operator& op = step.ops[i];
     const OpCost* c = &own;
     const OpStepFigures* f = &own_figures;
     if (memo) {
-      c = &cost_at(op, i, model, ctx, *memo);
+      if (i < known && !reuse.rebuilt[i]) {
+        ++memo->reused;
+        c = &memo->costs[i];
+      } else {
+        c = &cost_at(op, i, model, ctx, *memo);
+      }
       f = &memo->figures[i];
     } else {
       own = model.cost(op, ctx);
@@ -121,6 +129,7 @@ void price_step_into(const StepOperators& step, const KernelCostModel& model, co
     }
   }
   out.gpu_time_s = out.time_s;
+  if (memo) memo->build = reuse.build;
 }
 
 void BreakdownAccumulator::add(const StepCost& step) {

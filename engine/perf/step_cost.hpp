@@ -71,6 +71,11 @@ struct OpCostMemo {
   std::vector<OpCost> costs;
   std::vector<OpStepFigures> figures;
   int64_t reused = 0, priced = 0;  // operators that took the memo's cost, and those priced
+  // The build last priced (StepReuse::build): when the list now priced is
+  // that build with only its attention cores rebuilt (StepOptions::reuse_unchanged),
+  // the operators the rebuild left are the memo's own and take their costs
+  // without a comparison.
+  uint64_t build = 0;
 };
 // Every field of the two operators equal (doubles bit for bit).
 bool same_operator(const Operator& a, const Operator& b);

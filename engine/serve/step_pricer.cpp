@@ -218,6 +218,7 @@ double StepPricer::price(int cost_index, const BatchShape& shape, int adapters, 
   options.attention = s_.serving->attention;
   options.fusion = s_.cost_model.software_stack.fusion;
   options.layer_groups = &c.layer_groups;
+  options.reuse_unchanged = true;  // this entry's list, its model, precision, layout and options
   // An MTP draft is part of the target: its MoE layer is routed and placed
   // like the target's (same experts per GPU, same all-to-alls).
   const bool mtp = c.draft && spec_.speculative.method == SpecMethod::Mtp;
@@ -229,7 +230,7 @@ double StepPricer::price(int cost_index, const BatchShape& shape, int adapters, 
   // The engine pads a graph decode batch to its captured size: the dummy
   // rows run every kernel, the all-to-alls included.
   BatchShape& ran = ran_scratch_;
-  StepOperators& ops = ops_scratch_;
+  StepOperators& ops = c.ops;
   build_served_step_into(*c.model, s_.precision, c.layout, shape, options, s_.cost_model.software_stack, &ran, ops);
   if (routed && spec_.moe.expert_parallel > 1)
     append_moe_all_to_all(spec_.moe, *c.model, s_.precision.activations, ran, options.moe, ops);

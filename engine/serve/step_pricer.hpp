@@ -81,6 +81,10 @@ class StepPricer {
     bool draft = false;
     std::vector<LayerGroup> layer_groups;  // model->layer_groups(), once: every step's build reads them
     OpCostMemo memo;                       // the last step's operator costs (perf/step_cost.hpp)
+    // The step being priced, built in place over the last one (its storage
+    // kept; with StepOptions::reuse_unchanged, only its attention cores
+    // rebuilt when the batch's summary is the last one's).
+    StepOperators ops;
   };
   int add_cost(const PoolSpec& pool, const GpuSpec& gpu, const ModelArch& model, ParallelLayout layout, bool draft);
   // Distinct adapters in the batch and adapter loads into the GPU's slots.
@@ -101,7 +105,6 @@ class StepPricer {
   // nothing in the steady state: the shape as run (graph padding) and the priced parts.
   BatchShape ran_scratch_;
   StepCost priced_scratch_;
-  StepOperators ops_scratch_;  // the step being priced: its storage kept from step to step
   PricedTime totals_;
 };
 

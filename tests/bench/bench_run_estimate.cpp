@@ -8,7 +8,9 @@
 // overestimates. The refusal rule's margin (kProbeError in run_estimate.cpp,
 // 25%) must cover the underestimates (a run let through must normally finish):
 // exit 2 when one is past it.
-// Usage: bench_run_estimate [N ...]   (e.g. 20000 1000000)
+// Usage: bench_run_estimate [--central-only] [--only ID,ID...] [N ...]   (e.g. 20000 1000000)
+//   --central-only: leave out the runs with intervals; --only: these scenarios
+//   (preset ids, "head-to-head" for the example) and no others.
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -72,11 +74,16 @@ bool measure(json doc, int64_t n, sightline::IntervalMode mode, Measured& m) {
 
 int main(int argc, char** argv) {
   const std::string root = SIGHTLINE_SOURCE_DIR;
-  std::vector<int64_t> sizes = {0, 20000};  // 0: as shipped
-  if (argc > 1) {
-    sizes.clear();
-    for (int i = 1; i < argc; ++i) sizes.push_back(std::atoll(argv[i]));
+  std::vector<int64_t> sizes;  // 0: as shipped
+  bool central_only = false;
+  std::string only;  // ",ID,ID," or empty for every scenario
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--central-only") central_only = true;
+    else if (a == "--only" && i + 1 < argc) only = "," + std::string(argv[++i]) + ",";
+    else sizes.push_back(std::atoll(argv[i]));
   }
+  if (sizes.empty()) sizes = {0, 20000};
   std::vector<std::pair<std::string, std::string>> files;
   for (const auto& f : std::filesystem::directory_iterator(root + "/presets/scenarios"))
     files.emplace_back(f.path().stem().string(), f.path().string());
@@ -90,8 +97,10 @@ int main(int argc, char** argv) {
   for (const auto& [id, path] : files) {
     const json doc = read_json(path);
     if (!doc.contains("serving") || doc["serving"].value("mode", "") != "simulate") continue;
+    if (!only.empty() && only.find("," + id + ",") == std::string::npos) continue;
     for (int64_t n : sizes) {
       for (auto mode : {sightline::IntervalMode::CentralOnly, sightline::IntervalMode::Bounds}) {
+        if (central_only && mode != sightline::IntervalMode::CentralOnly) continue;
         Measured m;
         if (!measure(doc, n, mode, m)) continue;
         const double err = m.figure / static_cast<double>(m.actual) - 1.0;
