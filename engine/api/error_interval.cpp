@@ -19,8 +19,8 @@ void log_band(const std::vector<double>& logs, double level, double& lo, double&
 
 }  // namespace
 
-double OrderStatisticBand::low() const { return det_exp(log_low) - 1.0; }
-double OrderStatisticBand::high() const { return det_exp(log_high) - 1.0; }
+double signed_error_of_log(double log_one_plus_error) { return det_exp(log_one_plus_error) - 1.0; }
+double signed_error_pct_of_log(double log_one_plus_error) { return 100.0 * signed_error_of_log(log_one_plus_error); }
 
 OrderStatisticBand order_statistic_band(const std::vector<double>& sorted_logs, double level) {
   OrderStatisticBand b;
@@ -49,8 +49,8 @@ ErrorInterval error_interval(const std::vector<double>& errors, double level) {
   std::sort(sorted.begin(), sorted.end());
   double lo = 0, hi = 0;
   if (!sorted.empty()) log_band(sorted, level, lo, hi);
-  out.low = det_exp(lo) - 1.0;
-  out.high = det_exp(hi) - 1.0;
+  out.low = signed_error_of_log(lo);
+  out.high = signed_error_of_log(hi);
   out.finite_sample = order_statistic_band(sorted, level);
   if (logs.size() < 3) return out;  // leave-one-out needs two others
   std::vector<double> others;

@@ -8,6 +8,11 @@
 
 namespace sightline::api {
 
+// The signed error a bound of log(1 + error) stands for: exp(log) - 1.
+double signed_error_of_log(double log_one_plus_error);
+// The same in percent: 100 x (exp(log) - 1).
+double signed_error_pct_of_log(double log_one_plus_error);
+
 // A band of signed error that a new row of the kind should fall inside with
 // probability `level`, set from n rows by order statistics (split conformal):
 // the j-th lowest and j-th highest log(1 + error), j = floor((n + 1)(1 - level) / 2).
@@ -23,8 +28,6 @@ struct OrderStatisticBand {
   double log_low = 0, log_high = 0;  // of 1 + error
   bool reaches_level = false;
   double expected_coverage = 0;      // (n + 1 - 2j) / (n + 1)
-  double low() const;                // signed errors
-  double high() const;
 };
 
 // `logs`: log(1 + error) of the rows, sorted ascending; `level` in (0, 1).

@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 
+#include "api/error_interval.hpp"
 #include "core/det_math.hpp"
 #include "core/error.hpp"
 #include "presets/preset_store.hpp"
+#include "scenario/metric_catalogue.hpp"
 
 namespace sightline::api {
 
@@ -41,7 +44,7 @@ const Shipped& shipped() {
       b.log_high = kr.number("log_high", b.log_low, 10);
       // The percentages are for readers; they must say what the logs say.
       for (const auto& [key, log] : {std::pair<const char*, double>{"low_signed_error_pct", b.log_low}, {"high_signed_error_pct", b.log_high}})
-        if (std::fabs(kr.number(key, -100, 1e6) - 100.0 * (det_exp(log) - 1.0)) > 1e-6)
+        if (std::fabs(kr.number(key, -100, 1e6) - signed_error_pct_of_log(log)) > 1e-6)
           throw SightlineError("invalid_value", kr.child_path(key), "does not match the band's log bound");
       b.reaches_level = kr.boolean("reaches_level");
       b.expected_coverage = kr.number("expected_coverage", 0, 1);
@@ -52,31 +55,11 @@ const Shipped& shipped() {
   return s;
 }
 
-struct Figure {
-  const char* id;
-  bool time_like;
-};
-
-// Per kind: the figures that measure the run's speed end to end (the
-// development rows measure TTFT, E2E latency and output throughput; training
-// throughput and step time), and those proportional to them.
-const std::map<std::string, std::vector<Figure>>& described_figures() {
-  static const std::map<std::string, std::vector<Figure>> figures = {
-      {"serving_latency",
-       {{"ttft_ms", true}, {"tpot_ms", true}, {"e2e_ms", true}, {"output_tokens_per_s", false},
-        {"output_tokens_per_s_per_gpu", false}, {"decode_tokens_per_s", false}, {"prefill_tokens_per_s", false}}},
-      {"serving_simulation",
-       {{"e2e_p50_s", true}, {"e2e_p99_s", true}, {"e2e_mean_s", true}, {"ttft_p50_ms", true}, {"ttft_p99_ms", true},
-        {"ttft_mean_ms", true}, {"tpot_p50_ms", true}, {"tpot_p99_ms", true}, {"tpot_mean_ms", true},
-        {"itl_p50_ms", true}, {"itl_p99_ms", true}, {"itl_mean_ms", true}, {"output_tokens_per_s", false},
-        {"total_tokens_per_s", false}, {"input_tokens_per_s", false}, {"requests_per_s", false},
-        {"output_tokens_per_s_per_gpu", false}, {"decode_tokens_per_s", false}, {"/headline/throughput_qps", false}}},
-      {"training",
-       {{"step_time_ms", true}, {"time_to_train_hours", true}, {"time_to_train_days", true}, {"gpu_hours", true},
-        {"tokens_per_s", false}, {"tokens_per_s_per_gpu", false}, {"samples_per_s", false}, {"mfu_pct", false},
-        {"hfu_pct", false}, {"model_tflops_per_gpu", false}, {"hardware_tflops_per_gpu", false}}},
-  };
-  return figures;
+// A signed percentage as the tables print it: one decimal, its sign always.
+std::string signed_pct(double x) {
+  char digits[32];
+  std::snprintf(digits, sizeof digits, "%.1f", std::fabs(x));
+  return (x < 0 ? "-" : "+") + std::string(digits) + "%";
 }
 
 }  // namespace
@@ -90,24 +73,13 @@ const KindErrorBand* kind_error_band(const std::string& kind) {
 const std::string& kind_error_band_source() { return shipped().source; }
 
 bool band_describes(const std::string& kind, const std::string& id, bool& time_like) {
-  const auto& all = described_figures();
-  auto it = all.find(kind);
-  if (it == all.end()) return false;
-  for (const Figure& f : it->second)
-    if (id == f.id) {
-      time_like = f.time_like;
-      return true;
-    }
-  return false;
-}
-
-std::vector<std::string> band_figures(const std::string& kind) {
-  std::vector<std::string> ids;
-  const auto& all = described_figures();
-  auto it = all.find(kind);
-  if (it != all.end())
-    for (const Figure& f : it->second) ids.push_back(f.id);
-  return ids;
+  const MetricKind* metric_kind = metric_kind_of_result(kind);
+  if (!metric_kind) return false;
+  // A catalogue id, or the JSON pointer of an interval figure (serve/serving_job.cpp's).
+  const MetricInfo* m = id.rfind('/', 0) == 0 ? find_metric_at(*metric_kind, id) : find_metric(*metric_kind, id);
+  if (!m || m->speed == EndToEndSpeed::kNone) return false;
+  time_like = m->speed == EndToEndSpeed::kTime;
+  return true;
 }
 
 bool moved_by_bounds(double central, const double* at_low, const double* at_high) {
@@ -150,11 +122,18 @@ json interval_band_json(const std::string& kind, const std::vector<WidenedFigure
   if (!band) return {{"kind", kind}, {"applied", false}, {"meaning", "no measured end-to-end band for this kind: the intervals are the kernels' alone"}};
   json kernels = json::object();
   for (const WidenedFigure& w : widened) kernels[w.id] = json::array({w.kernel_low, w.kernel_high});
+  const double low_pct = signed_error_pct_of_log(band->log_low), high_pct = signed_error_pct_of_log(band->log_high);
+  const MetricKind* metric_kind = metric_kind_of_result(kind);
+  // The one sentence the CLI's table and the page's tooltips show after the kernels' interval.
+  const std::string note = "widened to the end-to-end error measured on " + std::to_string(band->rows) + " published " +
+                           (metric_kind ? metric_kind_name(*metric_kind) : kind.c_str()) + " runs, " +
+                           signed_pct(low_pct) + " .. " + signed_pct(high_pct) + " optimistic: sightline report-e2e";
   return {{"kind", kind},
           {"applied", true},
           {"rows", band->rows},
           {"level", band->level},
-          {"band_signed_error_pct", json::array({100.0 * (det_exp(band->log_low) - 1.0), 100.0 * (det_exp(band->log_high) - 1.0)})},
+          {"band_signed_error_pct", json::array({low_pct, high_pct})},
+          {"note", note},
           {"reaches_level", band->reaches_level},
           {"expected_coverage", band->expected_coverage},
           {"rule", shipped().rule},

@@ -38,15 +38,11 @@ const KindErrorBand* kind_error_band(const std::string& kind);
 // Where the shipped bands come from (the preset's `source`).
 const std::string& kind_error_band_source();
 
-// Whether `kind`'s band describes figure `id` (a catalogue id, or a headline
-// JSON pointer): the run's end-to-end speed, the quantity the development rows
-// measure, and figures proportional to it. Not: a share, a size, a count, a
-// part of a step, or a figure an SLO decides (goodput, max QPS: the bound runs
-// carry the kernels' error through the SLO; a scaled band would not).
-// `time_like`: the figure grows when the run is slower.
+// Whether `kind`'s band describes figure `id` (a catalogue id, or the JSON
+// pointer of a catalogue figure): one whose catalogue row says the run's
+// end-to-end speed reaches it (MetricInfo::speed, scenario/metric_catalogue.hpp).
+// `time_like`: the figure grows when the run is slower (EndToEndSpeed::kTime).
 bool band_describes(const std::string& kind, const std::string& id, bool& time_like);
-// Every figure `kind`'s band describes (for the test that each is a catalogue figure).
-std::vector<std::string> band_figures(const std::string& kind);
 
 // The interval of a figure of central value `central` (> 0) whose kernels'
 // interval is [kernel_low, kernel_high], with the band [log_low, log_high] of
@@ -80,7 +76,9 @@ void widen_to_kind_band(KeyMetrics& metrics, const std::string& kind, const std:
                         std::vector<WidenedFigure>* widened);
 
 // The result's "interval_band" block: the kind, its rows, the band, the rule,
-// the source, and the kernels' own interval of each widened figure.
+// the source, the kernels' own interval of each widened figure, and `note`:
+// the one sentence that says so (the CLI's interval table and the page's
+// tooltips show it, composing none of their own).
 json interval_band_json(const std::string& kind, const std::vector<WidenedFigure>& widened);
 
 }  // namespace sightline::api

@@ -36,7 +36,7 @@ std::optional<double> value(const Getter& g, const LatencyResult& r) {
 const std::map<std::string, Getter>& getters() {
   using R = LatencyResult;
   static const std::map<std::string, Getter> g = {
-#define LATENCY_METRIC(id, label, unit, pointer, needs, description, getter) {id, getter},
+#define LATENCY_METRIC(id, label, unit, pointer, needs, description, speed, getter) {id, getter},
 #include "scenario/latency_metric_table.hpp"
   };
   return g;

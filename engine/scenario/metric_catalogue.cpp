@@ -16,6 +16,10 @@ constexpr MetricKind kServing = MetricKind::kServing;
 constexpr MetricKind kTraining = MetricKind::kTraining;
 constexpr MetricKind kDeploymentSearch = MetricKind::kDeploymentSearch;
 constexpr MetricKind kTrainingSearch = MetricKind::kTrainingSearch;
+// The tables' speed column (MetricInfo::speed); a search has no measured band: not_speed.
+constexpr EndToEndSpeed speed_time = EndToEndSpeed::kTime;
+constexpr EndToEndSpeed speed_rate = EndToEndSpeed::kRate;
+constexpr EndToEndSpeed not_speed = EndToEndSpeed::kNone;
 }  // namespace
 
 const char* metric_kind_name(MetricKind kind) {
@@ -32,20 +36,20 @@ const char* metric_kind_name(MetricKind kind) {
 const std::vector<MetricInfo>& metric_catalogue() {
   static const std::vector<MetricInfo> list = {
       // Each kind's words, from its one table (the getter column is compiled by the layer that computes the figure).
-#define LATENCY_METRIC(id, label, unit, pointer, needs, description, getter) \
-  {kLatency, id, label, unit, pointer, needs, description},
+#define LATENCY_METRIC(id, label, unit, pointer, needs, description, speed, getter) \
+  {kLatency, id, label, unit, pointer, needs, description, speed},
 #include "scenario/latency_metric_table.hpp"
-#define SERVING_METRIC(id, label, unit, pointer, needs, description, comparison, getter) \
-  {kServing, id, label, unit, pointer, needs, description},
+#define SERVING_METRIC(id, label, unit, pointer, needs, description, speed, comparison, getter) \
+  {kServing, id, label, unit, pointer, needs, description, speed},
 #define SERVING_COMPARED_FIGURE(comparison, getter)
 #include "scenario/serving_metric_table.hpp"
-#define TRAINING_METRIC(id, label, unit, pointer, needs, description, getter) \
-  {kTraining, id, label, unit, pointer, needs, description},
+#define TRAINING_METRIC(id, label, unit, pointer, needs, description, speed, getter) \
+  {kTraining, id, label, unit, pointer, needs, description, speed},
 #include "scenario/training_metric_table.hpp"
 #define DEPLOYMENT_SEARCH_METRIC(id, label, unit, pointer, needs, description, getter) \
-  {kDeploymentSearch, id, label, unit, pointer, needs, description},
+  {kDeploymentSearch, id, label, unit, pointer, needs, description, not_speed},
 #define TRAINING_SEARCH_METRIC(id, label, unit, pointer, needs, description, getter) \
-  {kTrainingSearch, id, label, unit, pointer, needs, description},
+  {kTrainingSearch, id, label, unit, pointer, needs, description, not_speed},
 #include "scenario/search_metric_table.hpp"
   };
   return list;
@@ -53,6 +57,21 @@ const std::vector<MetricInfo>& metric_catalogue() {
 
 const MetricInfo* find_metric(MetricKind kind, const std::string& id) {
   return find_in(metric_catalogue(), [&](const MetricInfo& m) { return m.kind == kind && id == m.id; });
+}
+
+const MetricInfo* find_metric_at(MetricKind kind, const std::string& pointer) {
+  return find_in(metric_catalogue(), [&](const MetricInfo& m) { return m.kind == kind && pointer == m.pointer; });
+}
+
+const MetricKind* metric_kind_of_result(const std::string& result_kind) {
+  static const std::pair<const char*, MetricKind> kinds[] = {{"serving_latency", kLatency},
+                                                             {"serving_simulation", kServing},
+                                                             {"training", kTraining},
+                                                             {"deployment_search", kDeploymentSearch},
+                                                             {"training_search", kTrainingSearch}};
+  for (const auto& k : kinds)
+    if (result_kind == k.first) return &k.second;
+  return nullptr;
 }
 
 std::vector<std::string> metric_ids(MetricKind kind) {

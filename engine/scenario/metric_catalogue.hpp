@@ -14,6 +14,17 @@ namespace sightline {
 
 enum class MetricKind { kLatency, kServing, kTraining, kDeploymentSearch, kTrainingSearch };
 
+// How the run's end-to-end speed reaches a metric: the quantity the
+// development rows measure (TTFT, E2E latency, output throughput; training
+// throughput and step time) and the figures proportional to it. kTime: the
+// figure grows when the run is slower (a latency, a step time); kRate: it
+// falls (a throughput, MFU). kNone: a share, a size, a count, a part of a
+// step, a floor, a spread, or a figure an SLO decides (goodput, max QPS: the
+// bound runs carry the kernels' error through the SLO; a scaled band would
+// not). The kind's measured end-to-end error band (api/kind_error_band.hpp)
+// widens the interval of exactly the kTime and kRate figures.
+enum class EndToEndSpeed { kNone, kTime, kRate };
+
 struct MetricInfo {
   MetricKind kind;
   const char* id;
@@ -23,6 +34,7 @@ struct MetricInfo {
   const char* needs;    // "" or the input the metric needs: "compare", "scaling", "tokens_to_train", "gpu_hour_usd",
                         // "sessions" (serving.workload.sessions), "kv_offload" (serving.kv_cache.offload)
   const char* description;
+  EndToEndSpeed speed;  // the tables' speed column
 };
 
 // "latency", "serving", "training", "deployment_search", "training_search"
@@ -32,6 +44,11 @@ const char* metric_kind_name(MetricKind kind);
 const std::vector<MetricInfo>& metric_catalogue();
 // nullptr when `kind` has no metric `id`.
 const MetricInfo* find_metric(MetricKind kind, const std::string& id);
+// The metric of `kind` the result writes at JSON pointer `pointer`; nullptr when none.
+const MetricInfo* find_metric_at(MetricKind kind, const std::string& pointer);
+// The catalogue kind of a result's "kind" ("serving_latency", "serving_simulation",
+// "training", "deployment_search", "training_search"); nullptr for any other.
+const MetricKind* metric_kind_of_result(const std::string& result_kind);
 // The ids of one kind, in catalogue order (for "valid: ..." error messages).
 std::vector<std::string> metric_ids(MetricKind kind);
 // The key metrics a result of `kind` headlines when the scenario names none.

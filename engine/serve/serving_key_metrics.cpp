@@ -93,10 +93,12 @@ FigureGetter capacity(ServingFigure (*get)(const ServingCapacity&)) {
 FigureGetter quantization(ServingFigure (*get)(const QuantizationFigures&)) {
   return [=](const ServingFigures& f) { return f.quantization ? get(*f.quantization) : ServingFigure{}; };
 }
-// A figure of the steady window the verdict judges: missing without a judged window under an SLO.
-FigureGetter steady(double (*get)(const ServingHeadline&)) {
+// A figure of the steady window the verdict judges: missing without a judged
+// window, or (`needs_slo`: goodput, attainment) without an SLO.
+FigureGetter steady(double (*get)(const ServingHeadline&), bool needs_slo = true) {
   return [=](const ServingFigures& f) {
-    return f.headline && f.headline->judged && f.headline->has_slo ? number(get(*f.headline)) : ServingFigure{};
+    const bool judged = f.headline && f.headline->judged && (f.headline->has_slo || !needs_slo);
+    return judged ? number(get(*f.headline)) : ServingFigure{};
   };
 }
 // compare.ratio / compare.speedup by name: missing without one baseline, without the pair, or over a zero.
@@ -120,7 +122,7 @@ ServingFigure tier_hit_rate(const M::KvOffload& b, size_t i) {
 const std::vector<FigureRow>& serving_figure_rows() {
   using S = Summary;
   static const std::vector<FigureRow> rows = {
-#define SERVING_METRIC(id, label, unit, pointer, needs, description, comparison, getter) {id, comparison, getter},
+#define SERVING_METRIC(id, label, unit, pointer, needs, description, speed, comparison, getter) {id, comparison, getter},
 #define SERVING_COMPARED_FIGURE(comparison, getter) {"", comparison, getter},
 #include "scenario/serving_metric_table.hpp"
   };

@@ -255,7 +255,7 @@ Getter yes_no(FigureFn get) { return {KeyMetric::Kind::Bool, std::move(get)}; }
 const std::map<std::string, Getter>& getters() {
   using R = TrainRunResult;
   static const std::map<std::string, Getter> g = {
-#define TRAINING_METRIC(id, label, unit, pointer, needs, description, getter) {id, getter},
+#define TRAINING_METRIC(id, label, unit, pointer, needs, description, speed, getter) {id, getter},
 #include "scenario/training_metric_table.hpp"
   };
   return g;

@@ -140,3 +140,16 @@ test('every headline card carries an 80% interval: serving and training presets 
     if (share) assert.ok(share[1][0] >= 0 && share[1][1] <= 1, JSON.stringify(share));
   }
 });
+
+// Issue 40: the band's sentence is composed once, by the engine (the result's
+// interval_band.note): the text table's interval heading prints it as it is.
+test('the text table\'s 80% intervals say what the result\'s interval_band.note says', () => {
+  const runPreset = (format) => spawnSync(cliPath, ['run', '--preset', 'I1.1', '--format', format], { cwd: repoRoot, encoding: 'utf8' });
+  const json = runPreset('json');
+  assert.equal(json.status, 0, json.stderr);
+  const r = JSON.parse(json.stdout).result;
+  assert.ok(r.interval_band.applied && r.interval_band.note.length > 0, JSON.stringify(r.interval_band));
+  const table = runPreset('table');
+  assert.equal(table.status, 0, table.stderr);
+  assert.ok(table.stdout.includes(`\n80% intervals (the kernels' at the ${r.cost_tier} tier; speed figures ${r.interval_band.note})\n`), table.stdout);
+});

@@ -98,3 +98,9 @@ TEST_CASE("finite-sample band: n = 9 at 80% is exactly j = 1; 23 rows j = 2; 41 
   CHECK(six.expected_coverage == doctest::Approx(5.0 / 7.0));
   CHECK(order_statistic_band({}, 0.8).rows == 0);
 }
+
+TEST_CASE("signed error of a log bound: exp(log) - 1, and 100 times that in percent") {
+  CHECK(sightline::api::signed_error_of_log(0.0) == 0.0);
+  CHECK(sightline::api::signed_error_of_log(std::log(1.25)) == doctest::Approx(0.25));
+  CHECK(sightline::api::signed_error_pct_of_log(std::log(0.8)) == doctest::Approx(-20.0));
+}

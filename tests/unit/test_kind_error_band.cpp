@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <map>
 #include <set>
 #include <string>
 
@@ -32,35 +33,74 @@ TEST_CASE("kind band: a time's true value is predicted x (1 + error), a rate's p
   CHECK(one_sided.has_interval);
 }
 
-TEST_CASE("kind band: each figure it describes is a catalogue figure of that kind, times by their unit") {
-  const std::set<std::string> time_units = {"ms", "s", "hours", "days", "GPU·h"};
-  const std::pair<const char*, MetricKind> kinds[] = {
-      {"serving_latency", MetricKind::kLatency}, {"serving_simulation", MetricKind::kServing}, {"training", MetricKind::kTraining}};
-  for (const auto& entry : kinds) {
-    const std::string kind = entry.first;  // a plain copy: the doctest macros capture it
-    const MetricKind metric_kind = entry.second;
-    const std::vector<std::string> ids = api::band_figures(kind);
-    CHECK(ids.size() >= 4);
-    for (const std::string& id : ids) {
-      bool time_like = false;
-      REQUIRE(api::band_describes(kind, id, time_like));
-      if (id[0] == '/') {  // a headline figure by JSON pointer (serve/serving_job.cpp's interval figures)
-        CHECK(id.rfind("/headline/", 0) == 0);
-        continue;
-      }
-      const MetricInfo* m = find_metric(metric_kind, id);
-      REQUIRE_MESSAGE(m != nullptr, kind << " " << id);
-      CHECK_MESSAGE(time_like == (time_units.count(m->unit) > 0), kind << " " << id << " " << m->unit);
+// The speed column of the metric tables (MetricInfo::speed) decides which
+// figures the band widens. A time or a rate the column leaves out must be
+// named here with the reason the run's end-to-end speed does not set it, so a
+// new speed figure without its flag fails (and a new time must be judged).
+TEST_CASE("speed column: every time and rate of a banded kind is flagged, or named here as not the run's speed") {
+  // Units as the catalogue spells them: a new unit of time or rate belongs here too.
+  const std::set<std::string> time_units = {"ms", "us", "s", "hours", "days", "GPU·h"};
+  const std::set<std::string> rate_units = {"tokens/s", "tokens/s/GPU", "req/s", "seq/s", "TFLOP/s"};
+  const std::set<std::string> not_speed = {
+      // Floors, spreads and worst cases: not proportional to the run's speed.
+      "latency/prefill_compute_ms", "latency/decode_weight_read_ms", "serving/ttft_stddev_ms",
+      "serving/itl_stddev_ms", "serving/tpot_stddev_ms", "serving/itl_max_ms",
+      // Waits and spans the arrivals, sessions, transfers or a side run set.
+      "serving/queueing_p99_ms", "serving/session_ttft_first_mean_ms", "serving/session_ttft_returning_mean_ms",
+      "serving/session_ttft_returning_p99_ms", "serving/session_duration_mean_s", "serving/offload_exposed_reload_s",
+      "serving/kv_transfer_mean_ms", "serving/kv_transfer_p99_ms", "serving/duration_s",
+      "serving/quant_decode_step_ms", "serving/quant_decode_step_unquantized_ms",
+      // Figures an SLO decides (the bound runs carry the kernels' error through the SLO).
+      "serving/goodput_requests_per_s", "serving/steady_goodput_requests_per_s", "serving/max_qps",
+      // Parts of a training step, and one kernel family's speed.
+      "training/attention_fwd_bwd_ms", "training/attention_block_fwd_bwd_ms", "training/mlp_fwd_bwd_ms",
+      "training/layer_fwd_bwd_ms", "training/layer_iteration_ms", "training/dp_allreduce_one_shot_ms",
+      "training/dp_allreduce_intra_node_ms", "training/dp_grad_sync_ms", "training/dp_grad_sync_exposed_ms",
+      "training/tp_all_gather_ms", "training/tp_all_gather_call_us", "training/tp_comm_ms",
+      "training/ep_all_to_all_ms", "training/ep_all_to_all_call_us", "training/cp_ring_ms",
+      "training/tp_comm_exposed_ms", "training/cp_ring_exposed_ms", "training/pp_makespan_ms",
+      "training/pp_p2p_transfer_us", "training/mlp_achieved_tflops"};
+  std::map<std::string, int> flagged;
+  for (const MetricInfo& m : metric_catalogue()) {
+    const std::string key = std::string(metric_kind_name(m.kind)) + "/" + m.id, unit = m.unit;
+    const bool time = time_units.count(unit) > 0, rate = rate_units.count(unit) > 0;
+    const bool searched = m.kind == MetricKind::kDeploymentSearch || m.kind == MetricKind::kTrainingSearch;
+    if (m.speed == EndToEndSpeed::kNone) {
+      CHECK_MESSAGE((searched || !(time || rate) || not_speed.count(key) > 0),
+                    key << " (" << unit << ") has no speed flag: speed_time or speed_rate in its table, or name it here");
+      continue;
     }
+    ++flagged[metric_kind_name(m.kind)];
+    CHECK_MESSAGE(not_speed.count(key) == 0, key);
+    CHECK_MESSAGE((m.speed == EndToEndSpeed::kTime) == time, key << " " << unit);  // a time grows when the run is slower
   }
+  // The searches have no measured band (their rankings keep the kernels'
+  // intervals); each banded kind flags its speed figures.
+  CHECK(flagged.count("deployment_search") == 0);
+  CHECK(flagged.count("training_search") == 0);
+  CHECK(flagged["latency"] >= 4);
+  CHECK(flagged["serving"] >= 4);
+  CHECK(flagged["training"] >= 4);
+}
+
+TEST_CASE("kind band: a figure is described by its catalogue row, by id or by the pointer the result writes it at") {
   bool time_like = false;
+  CHECK(api::band_describes("serving_latency", "ttft_ms", time_like));
+  CHECK(time_like);
+  CHECK(api::band_describes("training", "tokens_per_s_per_gpu", time_like));
+  CHECK_FALSE(time_like);
+  // The steady window's throughput, an interval figure by its JSON pointer (serve/serving_job.cpp).
+  CHECK(api::band_describes("serving_simulation", "/headline/throughput_qps", time_like));
+  CHECK_FALSE(time_like);
   // Not the run's speed: a share, a size, figures an SLO decides.
   CHECK_FALSE(api::band_describes("serving_simulation", "slo_attainment", time_like));
   CHECK_FALSE(api::band_describes("serving_simulation", "goodput_requests_per_s", time_like));
+  CHECK_FALSE(api::band_describes("serving_simulation", "/headline/goodput_qps", time_like));
   CHECK_FALSE(api::band_describes("serving_simulation", "/max_qps/qps", time_like));
   CHECK_FALSE(api::band_describes("training", "memory_per_gpu_GiB", time_like));
   CHECK_FALSE(api::band_describes("training", "pp_bubble_pct", time_like));
   CHECK_FALSE(api::band_describes("deployment_search", "max_qps", time_like));
+  CHECK_FALSE(api::band_describes("serving_simulation", "no_such_figure", time_like));
 }
 
 TEST_CASE("kind band: the shipped bands are found by kind, and widening moves no central value") {
@@ -108,6 +148,10 @@ TEST_CASE("kind band: the shipped bands are found by kind, and widening moves no
   const json block = api::interval_band_json("training", widened);
   CHECK(block["rows"] == training->rows);
   CHECK(block["kernel_intervals"]["step_time_ms"][0] == 999.0);
+  // Its note is the one sentence the CLI's table and the page's tooltips show.
+  const std::string note = block["note"];
+  CHECK(note.find("on " + std::to_string(training->rows) + " published training runs, ") != std::string::npos);
+  CHECK(note.find(" optimistic: sightline report-e2e") != std::string::npos);
   CHECK(api::interval_band_json("deployment_search", {})["applied"] == false);
 }
 

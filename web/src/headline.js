@@ -56,22 +56,15 @@ function intervalOf(list, key) {
 
 /**
  * Where a figure's interval comes from, for its line's tooltip: the kernels'
- * interval at the result's tier, widened (engine/api/kind_error_band.hpp) to the
- * end-to-end error measured on published runs of its kind where the result's
- * `interval_band` lists the figure.
+ * interval at the result's tier, widened where the result's `interval_band`
+ * lists the figure; the band's sentence is the engine's (its `note`).
  */
 function intervalSource(result, id) {
   const band = result && result.interval_band;
-  const tier = String((result && result.cost_tier) || '');
-  const widened = band && band.applied && band.kernel_intervals && band.kernel_intervals[id];
-  if (!widened) return { source: 'kernels', title: `80% interval from the kernels' measured residuals (${tier} tier)` };
-  const [lo, hi] = band.band_signed_error_pct;
-  const kind = MODE_WORDS[band.kind] || band.kind;
-  return {
-    source: 'kind_band',
-    title: `80% interval: the kernels' (${tier} tier), widened to the end-to-end error measured on ${band.rows} published `
-      + `${kind} runs (${lo >= 0 ? '+' : '−'}${pct(Math.abs(lo))}% … ${hi >= 0 ? '+' : '−'}${pct(Math.abs(hi))}% optimistic; sightline report-e2e)`,
-  };
+  const tier = `(${(result && result.cost_tier) || ''} tier)`;
+  return band && band.applied && band.kernel_intervals && band.kernel_intervals[id]
+    ? { source: 'kind_band', title: `80% interval: the kernels' ${tier}, ${band.note}` }
+    : { source: 'kernels', title: `80% interval from the kernels' measured residuals ${tier}` };
 }
 
 /** Scales one headline card and writes its interval line. */
