@@ -16,6 +16,7 @@
 #include "core/json_text.hpp"
 #include "cli/calibration_inputs.hpp"
 #include "cli/fused_accuracy.hpp"
+#include "cli/grouped_gemm_accuracy.hpp"
 #include "cli/kernel_accuracy.hpp"
 #include "comm/collectives.hpp"
 #include "comm/comm_fit.hpp"
@@ -234,6 +235,7 @@ std::vector<std::string> report_inputs(const std::string& vidur, const std::stri
                                        const std::vector<std::string>& also) {
   std::vector<std::string> inputs = microbench_sweep_files(measured_dir);
   for (const std::string& f : fused_sweep_files(measured_dir)) inputs.push_back(f);
+  for (const std::string& f : moe_sweep_files(measured_dir)) inputs.push_back(f);
   for (const std::string& folder : vidur_compute_folders(vidur))
     for (const std::string& f : vidur_compute_files(vidur, folder)) inputs.push_back(f);
   for (const std::string& f : vidur_network_files(vidur, "a100_dgx")) inputs.push_back(f);
@@ -336,6 +338,7 @@ void print_accuracy_report(const json& report) {
                  : "predicted by the GPU's shipped target-measured calibration (in-sample when fitted on this sweep)"),
         it.value());
   print_fused_kernel_tables(report["fused_kernels"]);
+  print_grouped_gemm_tables(report["grouped_gemms"]);
   const json& col = report["collectives"];
   std::cout << "\nCollectives, messages >= 1 MiB: leave-one-out within each published table (fit on the other rows)\n";
   for (auto it = col["leave_one_out"].begin(); it != col["leave_one_out"].end(); ++it)
@@ -403,6 +406,8 @@ int cmd_report_accuracy(const Args& args) {
     report["microbench_cross_generation"] = microbench_cross_generation(sweeps);
     // 4. Kernels as each stack launches them (fused or eager), both tiers.
     report["fused_kernels"] = fused_kernel_accuracy(measured_dir);
+    // 5. MoE grouped GEMMs (balanced and skewed routing) and decode weight streaming.
+    report["grouped_gemms"] = grouped_gemm_accuracy(measured_dir);
     report["collectives"] = collective_accuracy(published_collectives, vidur);
 
     if (format == "json") {

@@ -81,22 +81,6 @@ std::vector<FusedRow> read_fused_rows(const std::string& path, std::string& gpu_
   return rows;
 }
 
-// Median, p90 and max of |error|, and the median signed error.
-json fused_error_summary(const std::vector<double>& signed_errors) {
-  std::vector<double> ape, s = signed_errors;
-  for (double e : signed_errors) ape.push_back(std::fabs(e));
-  std::sort(ape.begin(), ape.end());
-  std::sort(s.begin(), s.end());
-  auto at = [](const std::vector<double>& v, double p) {
-    if (v.empty()) return 0.0;
-    const double pos = p * static_cast<double>(v.size() - 1);
-    const size_t i = static_cast<size_t>(pos);
-    const size_t j = std::min(i + 1, v.size() - 1);
-    return v[i] + (pos - static_cast<double>(i)) * (v[j] - v[i]);
-  };
-  return {{"samples", ape.size()}, {"median_ape", at(ape, 0.5)}, {"p90_ape", at(ape, 0.9)},
-          {"max_ape", ape.empty() ? 0.0 : ape.back()}, {"median_signed", at(s, 0.5)}};
-}
 
 // The operator `name` of a prefill of `row.tokens` on `row.model` as `fusion` launches it.
 Operator row_operator(const FusedRow& row, const KernelFusion& fusion, const std::string& name) {
@@ -123,6 +107,23 @@ double priced_us(const KernelCostModel& model, const CostContext& ctx, const Fus
 }
 
 }  // namespace
+
+// Median, p90 and max of |error|, and the median signed error.
+json signed_error_summary(const std::vector<double>& signed_errors) {
+  std::vector<double> ape, s = signed_errors;
+  for (double e : signed_errors) ape.push_back(std::fabs(e));
+  std::sort(ape.begin(), ape.end());
+  std::sort(s.begin(), s.end());
+  auto at = [](const std::vector<double>& v, double p) {
+    if (v.empty()) return 0.0;
+    const double pos = p * static_cast<double>(v.size() - 1);
+    const size_t i = static_cast<size_t>(pos);
+    const size_t j = std::min(i + 1, v.size() - 1);
+    return v[i] + (pos - static_cast<double>(i)) * (v[j] - v[i]);
+  };
+  return {{"samples", ape.size()}, {"median_ape", at(ape, 0.5)}, {"p90_ape", at(ape, 0.9)},
+          {"max_ape", ape.empty() ? 0.0 : ape.back()}, {"median_signed", at(s, 0.5)}};
+}
 
 std::vector<SinglePassTiming> single_pass_timings(const std::string& path, std::string& gpu_id) {
   KernelFusion all;  // every kernel fused, as the serving stacks launch them
@@ -191,8 +192,8 @@ json fused_kernel_accuracy(const std::string& measured_dir) {
         }
         json k = {{"launched_as", fused ? "one fused kernel" : "eager chain"}, {"ranges", json::object()}, {"rows", priced_rows}};
         for (const auto& [range, e] : errors) {
-          k["ranges"][range]["cross_generation"] = fused_error_summary(e.second);
-          if (own) k["ranges"][range]["target_measured"] = fused_error_summary(e.first);
+          k["ranges"][range]["cross_generation"] = signed_error_summary(e.second);
+          if (own) k["ranges"][range]["target_measured"] = signed_error_summary(e.first);
         }
         by_kernel[kind] = k;
       }

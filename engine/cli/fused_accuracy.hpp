@@ -17,6 +17,10 @@ namespace sightline::cli {
 // The fused-kernel sweeps of a directory (fused_*.csv, sorted).
 std::vector<std::string> fused_sweep_files(const std::string& measured_dir);
 
+// {samples, median_ape, p90_ape, max_ape, median_signed} of signed relative
+// errors (predicted / measured - 1): the summary of every kernel accuracy table.
+json signed_error_summary(const std::vector<double>& signed_errors);
+
 // The single-pass kernels of a fused sweep as the engine builds their
 // operators (class, bytes, row programs) with their measured times; `gpu_id`
 // is set to the sweep's GPU.

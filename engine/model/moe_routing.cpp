@@ -81,7 +81,44 @@ MoeLoad expected_moe_load(int num_experts, int top_k, int64_t tokens, const MoeR
   // Each resident expert receives tokens·p assignments in expectation.
   l.assignments = static_cast<double>(tokens) * p * resident;
   l.tokens_per_expert = l.experts_hit > 0 ? l.assignments / l.experts_hit : 0.0;
+  l.routed_tokens = tokens;
+  l.expert_p = p;
   return l;
+}
+
+namespace {
+
+// P(Z > z) for a standard normal Z: Abramowitz & Stegun 7.1.26 for erfc
+// (absolute error under 1.5e-7), with det_exp so that native and wasm agree.
+double normal_upper_tail(double z) {
+  const double x = std::fabs(z) / std::sqrt(2.0);
+  const double t = 1.0 / (1.0 + 0.3275911 * x);
+  const double poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))));
+  const double upper = 0.5 * poly * det_exp(-x * x);
+  return z >= 0 ? upper : 1.0 - upper;
+}
+
+}  // namespace
+
+double expected_row_tiles_per_hit_expert(int64_t trials, double p, double tile_rows) {
+  if (trials <= 0 || !(p > 0) || !(tile_rows >= 1)) return 0;
+  const double n = static_cast<double>(trials);
+  const double hit = p >= 1 ? 1.0 : 1.0 - ipow(1.0 - p, trials);
+  if (!(hit > 0)) return 0;
+  const double mean = n * p;
+  const double sd = std::sqrt(n * p * (1.0 - p));
+  if (!(sd > 1e-9)) return std::ceil(mean / tile_rows);  // every expert gets every token
+  // E[ceil(X / t)] = sum over j >= 0 of P(X > j·t); j = 0 is the hit probability.
+  // Edges more than 8 sd below the mean are passed for certain (each adds 1,
+  // to within 1e-15); the loop starts at the first edge that is not.
+  const double certain = std::max(1.0, std::ceil((mean - 8.0 * sd - 0.5) / tile_rows)) - 1.0;
+  double tiles = hit + certain;
+  for (double edge = (certain + 1.0) * tile_rows; edge < n; edge += tile_rows) {
+    const double z = (edge + 0.5 - mean) / sd;
+    if (z > 8.0) break;  // the rest add under 1e-15 each
+    tiles += normal_upper_tail(z);
+  }
+  return tiles / hit;
 }
 
 }  // namespace sightline

@@ -42,6 +42,10 @@ struct MoeLoad {
   double experts_hit = 0;        // expected distinct resident experts with at least one token
   double assignments = 0;        // expected (token, expert) pairs computed on this GPU
   double tokens_per_expert = 0;  // assignments / experts_hit (>= 1 when any token is routed)
+  // The count behind these expectations: each resident expert gets
+  // Binomial(routed_tokens, expert_p) tokens.
+  int64_t routed_tokens = 0;
+  double expert_p = 0;
 };
 
 // Expected load of one MoE layer on one GPU for `tokens` tokens (per
@@ -65,6 +69,14 @@ double busiest_rank_sampling_factor(double assignments, int ranks);
 // attention_dp applied as in expected_moe_load): load_imbalance times the
 // sampling excess of the busiest of the E_slots / experts_per_gpu ranks.
 double busiest_rank_factor(int num_experts, int top_k, int64_t tokens, const MoeRouting& routing);
+
+// E[ceil(X / tile_rows) | X >= 1] for X ~ Binomial(trials, p): the row
+// tiles a grouped GEMM runs for one hit expert when each expert's rows pad to
+// their own tiles and the counts vary as routing draws them. P(X >= 1) is
+// exact; P(X > j·tile_rows) for j >= 1 is the normal approximation with a
+// continuity correction (those terms matter only where the mean is near or
+// past a tile, where the approximation holds). At least ceil(1 / tile_rows) = 1.
+double expected_row_tiles_per_hit_expert(int64_t trials, double p, double tile_rows);
 
 // x^n by repeated squaring: exact-order multiplications only, so native and
 // wasm agree bit for bit (libm pow need not).

@@ -87,6 +87,19 @@ void set_gemm_operator(Operator& op, std::string_view name, double count, int64_
   op.weight_bytes = static_cast<double>(k) * n * weight_bytes;
 }
 
+void make_grouped_expert_gemm(Operator& op, double experts_hit, double assignments, double act_bytes,
+                              double weight_bytes_per_element, bool bias, int64_t row_trials, double row_p) {
+  const double weights = static_cast<double>(op.k) * static_cast<double>(op.n);
+  const double dequant_per_expert = op.dequant_ops;
+  op.groups = experts_hit;
+  op.flops = 2.0 * assignments * weights + (bias ? assignments * static_cast<double>(op.n) : 0.0);
+  op.weight_bytes = experts_hit * weights * weight_bytes_per_element;
+  op.bytes = op.weight_bytes + assignments * static_cast<double>(op.k + op.n) * act_bytes;
+  op.dequant_ops = dequant_per_expert * experts_hit;
+  op.group_row_trials = row_trials;
+  op.group_row_p = row_trials > 0 ? row_p : 0;
+}
+
 void mark_block_scaled_fp8_output(Operator& op, double output_elements, double counted_bytes_per_element) {
   constexpr double kBf16Bytes = 2.0;
   op.bytes += output_elements * (kBf16Bytes - counted_bytes_per_element);

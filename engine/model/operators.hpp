@@ -161,6 +161,13 @@ struct Operator {
   // and its tiles share the waves. 1: a plain GEMM. May be fractional (an
   // expected number of experts).
   double groups = 1;
+  // The rows each group gets, when they vary around m as routing draws them:
+  // Binomial(group_row_trials, group_row_p) given at least one row (the
+  // routing model's count per resident expert, model/moe_routing.hpp). The
+  // tile choice then pads each group's draw, not the mean, to its tiles.
+  // 0 trials: every group has m rows.
+  int64_t group_row_trials = 0;
+  double group_row_p = 0;
   double weight_bytes = 0;  // per invocation: the weight bytes it reads from HBM
   // Per invocation: of `bytes`, those the kernel writes after its main loop,
   // not overlapped with it (a block-scaled FP8 GEMM's BF16 output tiles,
@@ -271,6 +278,17 @@ void set_operator_name(Operator& op, std::string_view name);
 void set_gemm_operator(Operator& op, std::string_view name, double count, int64_t m, int64_t n, int64_t k,
                        double act_bytes, double weight_bytes, Dtype compute_dtype, bool bias = false,
                        double dequant_ops_per_weight = 0);
+
+// `op`, a GEMM of one expert's rows (m = the tokens per expert, rounded up),
+// made the grouped GEMM that serving stacks launch over the MoE experts hit:
+// `experts_hit` problems, `assignments` (token, expert) rows in all. Only the
+// hit experts' weights are read and only the routed rows do FLOPs; the tile
+// choice pads each problem's rows to its own tiles: Binomial(row_trials,
+// row_p) rows per hit expert (Operator::group_row_trials), or m each when
+// row_trials is 0. One definition for the step builder and for pricing
+// measured grouped GEMMs (report-accuracy).
+void make_grouped_expert_gemm(Operator& op, double experts_hit, double assignments, double act_bytes,
+                              double weight_bytes_per_element, bool bias, int64_t row_trials = 0, double row_p = 0);
 
 // A GEMM with FP8 inputs and block scales as DeepGEMM runs it: the math
 // warpgroups promote the FP8 partial sums on the CUDA cores every 128 K

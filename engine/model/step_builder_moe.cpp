@@ -33,12 +33,8 @@ void StepBuilder::add_grouped_expert_gemm(std::string_view name, double layers, 
   const int64_t rows = static_cast<int64_t>(std::ceil(load.tokens_per_expert));
   Operator& op = add_gemm(name, layers, rows, nn, kk, m_.moe.expert_bias);
   op.role = OpRole::ExpertGemm;
-  const double weights = static_cast<double>(kk) * static_cast<double>(nn);
-  op.groups = load.experts_hit;
-  op.flops = 2.0 * load.assignments * weights + (m_.moe.expert_bias ? load.assignments * nn : 0.0);
-  op.weight_bytes = load.experts_hit * weights * weight_bytes_;
-  op.bytes = op.weight_bytes + load.assignments * static_cast<double>(kk + nn) * act_bytes_;
-  op.dequant_ops *= load.experts_hit;
+  make_grouped_expert_gemm(op, load.experts_hit, load.assignments, act_bytes_, weight_bytes_, m_.moe.expert_bias,
+                           load.routed_tokens, load.expert_p);
   if (op.serial_bytes > 0) mark_block_scaled_fp8_output(op, load.assignments * static_cast<double>(nn), act_bytes_);
 }
 

@@ -235,9 +235,9 @@ OpCost CalibratedCostModel::cost(const Operator& op, const CostContext& ctx) con
         return with_launch_floor(gemm_cost(op, g));
       }
       // Everything gemm_cost and the launch floor below read of the operator.
-      const GemmKey key{op.m,           op.n,  op.k, op.groups, op.flops, op.bytes, op.serial_bytes, op.dequant_ops,
-                        op.compute_dtype, peak_flops(g, op.compute_dtype), g.peak_tflops.fp32, g.hbm_bandwidth_GBps,
-                        g.sm_count};
+      const GemmKey key{op.m,           op.n,  op.k, op.groups, op.group_row_trials, op.group_row_p, op.flops, op.bytes,
+                        op.serial_bytes, op.dequant_ops, op.compute_dtype, peak_flops(g, op.compute_dtype),
+                        g.peak_tflops.fp32, g.hbm_bandwidth_GBps, g.sm_count};
       if (gemm_memo_.empty()) gemm_memo_.resize(kGemmMemoSlots);
       GemmMemoSlot& slot = gemm_memo_[GemmKeyHash{}(key) & (kGemmMemoSlots - 1)];
       if (slot.used && slot.key == key) return slot.cost;
@@ -302,6 +302,8 @@ size_t CalibratedCostModel::GemmKeyHash::operator()(const GemmKey& key) const {
   mix(static_cast<uint64_t>(key.n));
   mix(static_cast<uint64_t>(key.k));
   mix(bits(key.groups));
+  mix(static_cast<uint64_t>(key.group_row_trials));
+  mix(bits(key.group_row_p));
   mix(bits(key.flops));
   mix(bits(key.bytes));
   mix(bits(key.serial_bytes));

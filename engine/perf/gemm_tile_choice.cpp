@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "core/det_math.hpp"
+#include "model/moe_routing.hpp"
 #include "perf/calibrated_cost.hpp"
 
 namespace sightline {
@@ -78,9 +79,13 @@ class TileScan {
         sms_(std::max(sm_count, 1)), floor_s_(compute_floor_s) {}
 
   double output_tiles(const GemmTile& tile) const {
-    // A grouped GEMM's problems pad to tiles separately and share the waves.
-    return op_.groups * std::ceil(static_cast<double>(op_.m) / tile.m) *
-           std::ceil(static_cast<double>(op_.n) / tile.n);
+    // A grouped GEMM's problems pad to tiles separately and share the waves;
+    // where routing draws each problem's rows, each draw pads on its own
+    // (more tiles than the mean padded once, when the mean is near a tile).
+    const double row_tiles = op_.group_row_trials > 0
+                                 ? expected_row_tiles_per_hit_expert(op_.group_row_trials, op_.group_row_p, tile.m)
+                                 : std::ceil(static_cast<double>(op_.m) / tile.m);
+    return op_.groups * row_tiles * std::ceil(static_cast<double>(op_.n) / tile.n);
   }
   // Eligibility only falls as the split grows.
   bool eligible(double tiles, int split) const {
@@ -139,8 +144,38 @@ class TileScan {
 
 }  // namespace
 
+namespace {
+
+GemmChoice best_tile_for_fixed_rows(const Operator& op, const GemmParams& p, double flops_per_s, double bytes_per_s,
+                                    int sm_count, double compute_floor_s);
+
+}  // namespace
+
 GemmChoice best_gemm_tile(const Operator& op, const GemmParams& p, double flops_per_s, double bytes_per_s,
                           int sm_count, double compute_floor_s) {
+  if (op.group_row_trials <= 0) return best_tile_for_fixed_rows(op, p, flops_per_s, bytes_per_s, sm_count, compute_floor_s);
+  // Rows drawn by routing: the kernel's tile and split are chosen for the
+  // batch's size, every expert at the mean (the stacks pick a MoE kernel
+  // config from the token count, before the draw is known), and that choice
+  // then runs each expert's draw padded to its tiles.
+  Operator mean_rows = op;
+  mean_rows.group_row_trials = 0;
+  const GemmChoice chosen = best_tile_for_fixed_rows(mean_rows, p, flops_per_s, bytes_per_s, sm_count, compute_floor_s);
+  for (const GemmTile& tile : p.tiles) {
+    if (tile.m != chosen.tile_m || tile.n != chosen.tile_n) continue;
+    TileScan scan(op, p, flops_per_s, bytes_per_s, sm_count, compute_floor_s);
+    const TileTimes c = scan.times(tile, scan.output_tiles(tile), chosen.split_k);
+    int depth = 0;
+    while ((1 << depth) < chosen.split_k) ++depth;
+    return {chosen.tile_m, chosen.tile_n, chosen.split_k, c.compute_s, c.memory_s, scan.blend(depth, c)};
+  }
+  return chosen;  // unreachable: the choice is one of p.tiles
+}
+
+namespace {
+
+GemmChoice best_tile_for_fixed_rows(const Operator& op, const GemmParams& p, double flops_per_s, double bytes_per_s,
+                                    int sm_count, double compute_floor_s) {
   // The choice minimizes the very time the GEMM is priced at. Choosing by
   // max(compute, memory) and pricing the blend made slower GPUs faster: at
   // batch 1 every tile ties on memory, the widest tile won the tie until its
@@ -222,5 +257,7 @@ GemmChoice best_gemm_tile(const Operator& op, const GemmParams& p, double flops_
   remembered = {op.m, op.n, op.k, op.groups, best_tile, best_depth};
   return best;
 }
+
+}  // namespace
 
 }  // namespace sightline

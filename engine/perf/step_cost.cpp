@@ -68,11 +68,12 @@ bool same_operator(const Operator& a, const Operator& b) {
   // an operator another's cost): the size check below (on 64-bit builds, whose
   // layout it names) fails until it is.
 #if UINTPTR_MAX == 0xFFFFFFFFFFFFFFFFu
-  static_assert(sizeof(Operator) == sizeof(std::string) + 192, "Operator changed: compare its new fields in same_operator");
+  static_assert(sizeof(Operator) == sizeof(std::string) + 208, "Operator changed: compare its new fields in same_operator");
 #endif
   return a.family == b.family && a.role == b.role && same_bits(a.count, b.count) && same_bits(a.flops, b.flops) &&
          same_bits(a.bytes, b.bytes) && same_bits(a.dequant_ops, b.dequant_ops) && a.compute_dtype == b.compute_dtype &&
          a.m == b.m && a.n == b.n && a.k == b.k && same_bits(a.groups, b.groups) &&
+         a.group_row_trials == b.group_row_trials && same_bits(a.group_row_p, b.group_row_p) &&
          same_bits(a.weight_bytes, b.weight_bytes) && same_bits(a.serial_bytes, b.serial_bytes) &&
          a.single_pass == b.single_pass && a.rows == b.rows && a.q_tokens == b.q_tokens && a.kv_tokens == b.kv_tokens &&
          a.seqs == b.seqs && a.heads == b.heads && a.kv_heads == b.kv_heads && a.qk_dim == b.qk_dim &&

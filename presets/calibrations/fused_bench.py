@@ -9,8 +9,9 @@ fused_add_rms_norm). This script times single-pass Triton kernels doing the
 same work as those fused kernels, beside the eager chains, under one harness
 (CUDA graph replay, inputs rotated over enough copies to defeat the L2), so the
 cost model's price of a fused kernel (its bytes at the GPU's measured memory
-efficiency) can be checked against a measurement. It also times MoE grouped
-GEMMs by tokens per expert (torch._grouped_mm), where the PyTorch build has it.
+efficiency) can be checked against a measurement. (Its first version also timed
+MoE grouped GEMMs, the 18 grouped_gemm rows of fused_h200_2026-11-28.csv;
+moe_bench.py times them now, by tokens per expert, kernel, dtype and routing.)
 
     python3 presets/calibrations/fused_bench.py --gpu h200 --out fused_h200.csv
 
@@ -19,18 +20,13 @@ Columns are microbench.py's (FIELDS); `impl` says which implementation ran:
 `bytes` is the fused kernel's minimum traffic (every input read once, every
 output written once), the same for both implementations of one row's shape.
 """
-import argparse
-import csv
-import datetime
-import sys
-import traceback
 
 import torch
 import torch.nn.functional as F
 import triton
 import triton.language as tl
 
-from microbench import FIELDS, copies_for, time_graph_us
+from microbench import bench_main, copies_for, time_graph_us
 
 
 @triton.jit
@@ -161,64 +157,8 @@ def fused_rows(args, source):
             torch.cuda.empty_cache()
 
 
-# (label, experts on this GPU, K, N): MoE expert projections.
-GROUPED = [("mixtral-8x7b-w13", 8, 4096, 28672), ("deepseek-v3-ep8-w13", 32, 7168, 4096),
-           ("deepseek-v3-ep8-w2", 32, 2048, 7168)]
-PER_EXPERT = [1, 4, 16, 64, 256, 1024]
-
-
-def grouped_rows(args, source):
-    if not hasattr(torch, "_grouped_mm"):
-        print("skip grouped: torch._grouped_mm missing", file=sys.stderr)
-        return
-    for label, experts, k, n in GROUPED:
-        b = torch.randn(experts, n, k, device="cuda", dtype=torch.bfloat16).transpose(-2, -1)  # [E, K, N]
-        for m in PER_EXPERT:
-            # _grouped_mm wants each group's row count aligned to 16 for bf16 on Hopper; pad the
-            # offsets as the engines pad their per-expert buckets, and count only the real tokens.
-            rows = max(16, -(-m // 16) * 16)
-            a = torch.randn(experts * rows, k, device="cuda", dtype=torch.bfloat16)
-            offs = torch.arange(rows, experts * rows + 1, rows, device="cuda", dtype=torch.int32)
-            try:
-                t = time_graph_us([lambda: torch._grouped_mm(a, b, offs=offs)], args.warmup, args.iters)
-            except RuntimeError as e:
-                print(f"skip grouped {label} m={m}: {e}", file=sys.stderr)
-                continue
-            flops = 2.0 * experts * m * k * n
-            weight_bytes = experts * k * n * 2
-            yield {"kind": "grouped_gemm", "dtype": "bf16", "m": m, "n": n, "k": k, "batch": experts,
-                   "impl": "torch._grouped_mm", "mode": "graph", "bytes": weight_bytes, "time_us": t,
-                   "tflops": flops / t * 1e-6, "gbps": weight_bytes / t * 1e-3, "model": label, "source": source}
-            del a
-        del b
-        torch.cuda.empty_cache()
-
-
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--gpu", required=True, help="Sightline GPU preset id the rows are recorded under")
-    parser.add_argument("--out", required=True)
-    parser.add_argument("--warmup", type=int, default=5)
-    parser.add_argument("--iters", type=int, default=20)
-    parser.add_argument("--only", default="fused,grouped")
-    args = parser.parse_args()
-    props = torch.cuda.get_device_properties(0)
-    source = (f"fused_bench.py on {props.name} ({props.multi_processor_count} SMs), "
-              f"{datetime.date.today().isoformat()}, torch {torch.__version__}, triton {triton.__version__}")
-    parts = {"fused": fused_rows, "grouped": grouped_rows}
-    with open(args.out, "w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=FIELDS)
-        writer.writeheader()
-        for name in args.only.split(","):
-            try:
-                for row in parts[name](args, source):
-                    row["gpu"] = args.gpu
-                    writer.writerow(row)
-                    f.flush()
-                    print(name, row.get("model"), row["kind"], row.get("impl"), row["m"], f"{row['time_us']:.2f} us",
-                          flush=True)
-            except Exception:  # keep the other parts' rows: device time is scarce
-                traceback.print_exc()
+    bench_main(__doc__, "fused_bench.py", {"fused": fused_rows}, f", triton {triton.__version__}")
 
 
 if __name__ == "__main__":

@@ -34,6 +34,7 @@ import random
 import statistics
 import sys
 import time
+import traceback
 
 import torch
 import torch.nn.functional as F
@@ -97,6 +98,35 @@ def time_sync_us(fn, warmup, iters):
         torch.cuda.synchronize()
         times.append((time.perf_counter() - t0) * 1e6)
     return statistics.median(times)
+
+
+def bench_main(doc, script, parts, source_suffix=""):
+    """The command line the sweep scripts beside this one share: --gpu, --out, --warmup, --iters and
+    --only (a comma list of `parts`' names, all by default). Each part's rows are written as they
+    come; a part that fails prints its traceback and the others still run (device time is scarce)."""
+    parser = argparse.ArgumentParser(description=doc.split("\n")[0])
+    parser.add_argument("--gpu", required=True, help="Sightline GPU preset id the rows are recorded under")
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--warmup", type=int, default=5)
+    parser.add_argument("--iters", type=int, default=20)
+    parser.add_argument("--only", default=",".join(parts))
+    args = parser.parse_args()
+    props = torch.cuda.get_device_properties(0)
+    source = (f"{script} on {props.name} ({props.multi_processor_count} SMs), "
+              f"{datetime.date.today().isoformat()}, torch {torch.__version__}{source_suffix}")
+    with open(args.out, "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=FIELDS)
+        writer.writeheader()
+        for name in args.only.split(","):
+            try:
+                for row in parts[name](args, source):
+                    row["gpu"] = args.gpu
+                    writer.writerow(row)
+                    f.flush()
+                    print(name, row.get("model"), row["kind"], row.get("impl"), row.get("dtype"), row.get("m"),
+                          row.get("batch"), f"{row['time_us']:.2f} us", flush=True)
+            except Exception:
+                traceback.print_exc()
 
 
 def copies_for(bytes_each, reps_min=4, cap=64):
