@@ -8,7 +8,7 @@ import * as catalogue from './catalogue.js';
 import * as view from './render.js';
 import { registerKind, registerLazyKind, loadKind, viewFor, allViews } from './kinds.js';
 import { view as latencyView } from './views/latency.js';
-import { decodeLink, encodeLink, resolveLink, scenarioLink, canonicalOf, LinkError, encodeSearchLink, decodeSearchLink, encodeCalibrationLink, decodeCalibrationLink } from './share.js';
+import { decodeLink, encodeLink, resolveLink, scenarioLink, canonicalOf, LinkError, encodeSearchLink, decodeSearchLink, holdsSearchLink, encodeCalibrationLink, decodeCalibrationLink } from './share.js';
 import * as calibration from './calibration-store.js';
 import { getChartView } from './charts/registry.js';
 import { deferDraws } from './charts/core.js';
@@ -924,15 +924,6 @@ function setupEmbed() {
   };
   update();
   window.addEventListener('hashchange', update);
-}
-
-/** Whether the hash holds a search question (#s1=…), readable or not: loadSearchLink takes it. */
-function holdsSearchLink(hash) {
-  try {
-    return decodeSearchLink(hash) !== null;
-  } catch (_) {
-    return true;  // loadSearchLink says why it cannot be read
-  }
 }
 
 /** The page's first scenario: the link's, else the one stored, else ?preset= or the default (none of these beside a search link). */
