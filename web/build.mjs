@@ -20,7 +20,7 @@ const WASM_MODULES = ['sightline', 'sightline-calibrate'];
 const wasmFiles = WASM_MODULES.flatMap((m) => [`${m}.js`, `${m}.wasm`]);
 const modulesDir = path.join(webDir, 'node_modules');
 // The preset kinds the page lists (presets.json below; engine-start.js reads them).
-const { PRESET_KINDS } = await import('./src/shared/protocol.js');
+const { PRESET_KINDS, CATALOGUE_FILES } = await import('./src/shared/protocol.js');
 // [package, file in the package, name under vendor/, licence file in the package,
 //  names to export when the file is a UMD bundle served as an ES module]
 // fflate's minified UMD build is 12.6 KB gzip against 22.1 KB for its
@@ -83,7 +83,7 @@ for (const m of WASM_MODULES) {
   const engine = await createSightline({ wasmBinary: fs.readFileSync(path.join(wasmDir, 'sightline.wasm')) });
   const envelope = JSON.parse(engine.listRegistries());
   if (!envelope.ok) fail(`listRegistries failed: ${JSON.stringify(envelope.error)}`);
-  fs.writeFileSync(path.join(outDir, 'registries.json'), JSON.stringify(envelope.result));
+  fs.writeFileSync(path.join(outDir, CATALOGUE_FILES.registries), JSON.stringify(envelope.result));
   // The preset lists likewise (presets.json, {kind: [records]}): listing them is
   // ~0.4 s of wasm, which kept the page's form, and its first run, waiting for
   // the engine; read from this file the form is built while the engine compiles.
@@ -94,7 +94,7 @@ for (const m of WASM_MODULES) {
     if (!listed.ok) fail(`listPresets(${kind}) failed: ${JSON.stringify(listed.error)}`);
     presets[kind] = listed.result;
   }
-  fs.writeFileSync(path.join(outDir, 'presets.json'), JSON.stringify(presets));
+  fs.writeFileSync(path.join(outDir, CATALOGUE_FILES.presets), JSON.stringify(presets));
 }
 const vendorDir = path.join(outDir, 'vendor');
 fs.mkdirSync(vendorDir, { recursive: true });
@@ -168,16 +168,22 @@ const ENGINE_WORKER = 'worker/worker.js';  // engine-start.js's workerUrl, from 
 // and the wasm module's compile while the HTML is parsed, before engine-start.js (a
 // module with three imports) has arrived and run, which was after the page's first
 // layout (0.4-0.9 s at load); engine-start.js takes both (self.sightlineBoot) and
-// hands the worker its compiled module. Allowed by its hash in the page's CSP, which stays without
+// hands the worker its compiled module. It also reads the catalogue files
+// (registries.json, presets.json, preloaded): parsed as they arrive, while the page's
+// thread waits for its modules, rather than in the tasks after app.js's evaluation,
+// so engine-start.js asks for the default run as soon as it runs itself.
+// Allowed by its hash in the page's CSP, which stays without
 // 'unsafe-inline'. Where it cannot start one, engine-start.js does as before.
 {
   const indexPath = path.join(outDir, 'index.html');
   let html = fs.readFileSync(indexPath, 'utf8');
   const { WORKER_OPTIONS, MODULE_FROM_PAGE } = await import('./src/shared/protocol.js');
   const options = JSON.stringify({ ...WORKER_OPTIONS, name: MODULE_FROM_PAGE });
-  const boot = `try{self.sightlineBoot={startedMs:performance.now(),url:new URL('${ENGINE_WORKER}',document.baseURI).href,` +
-    `module:WebAssembly.compileStreaming(fetch('sightline.wasm')).catch(function(){return null})};` +
-    `self.sightlineBoot.worker=new Worker('${ENGINE_WORKER}',${options})}catch(e){self.sightlineBoot=null}`;
+  const json = Object.values(CATALOGUE_FILES).map((f) => `${JSON.stringify(f)}:j(${JSON.stringify(f)})`).join(',');
+  const boot = 'try{(function(){var j=function(u){return fetch(u).then(function(r){return r.ok?r.json():null}).catch(function(){return null})};' +
+    `self.sightlineBoot={startedMs:performance.now(),url:new URL('${ENGINE_WORKER}',document.baseURI).href,` +
+    `module:WebAssembly.compileStreaming(fetch('sightline.wasm')).catch(function(){return null}),json:{${json}}};` +
+    `self.sightlineBoot.worker=new Worker('${ENGINE_WORKER}',${options})})()}catch(e){self.sightlineBoot=null}`;
   const sha = crypto.createHash('sha256').update(boot).digest('base64');
   const first = html.indexOf('<script type="module" src="engine-start.js"');
   const csp = /(<meta http-equiv="Content-Security-Policy"\s+content="[^"]*script-src 'self')/;

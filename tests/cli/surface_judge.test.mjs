@@ -7,7 +7,9 @@
 // well under a second: no engine, no build.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { judgeReply, quoteNonstandardLiterals } from '../fuzz/surface_judge.mjs';
+import { judgeReply } from '../fuzz/surface_judge.mjs';
+// The judge's and the page's one reader of the literals (web/src/custom.js reads a pasted config.json with it).
+import { quoteNonstandardLiterals } from '../../web/src/json-literals.js';
 
 const refusal = (pointer) => JSON.stringify({
   ok: false,
@@ -19,6 +21,10 @@ test('bare Infinity and NaN are quoted outside strings only, as the engine reads
   assert.equal(quoteNonstandardLiterals('{"a": [NaN, -Infinity, Infinity], "u": "x:-Infinity, NaN", "NaNa": 1}'),
     '{"a": ["NaN", "-Infinity", "Infinity"], "u": "x:-Infinity, NaN", "NaNa": 1}');
   assert.equal(quoteNonstandardLiterals('{"s": "a\\"NaN", "v": NaN}'), '{"s": "a\\"NaN", "v": "NaN"}');
+  // The page tells "nothing to quote" (then JSON's own error stands) by getting its text back.
+  const plain = '{"x": "NaN", "xNaN": [1, 2]}';
+  assert.equal(quoteNonstandardLiterals(plain), plain);
+  assert.equal(quoteNonstandardLiterals('[NaN]'), '["NaN"]');
 });
 
 test('a refusal at a pointer of a file with "-Infinity" inside a string is located', () => {

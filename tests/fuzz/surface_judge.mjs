@@ -6,6 +6,9 @@
 // invariants below are physics and the user's own numbers, not the engine's
 // code.
 
+// A user's document is read as the engine reads it: Python's bare Infinity and NaN taken as strings.
+import { quoteNonstandardLiterals } from '../../web/src/json-literals.js';
+
 /**
  * Resolves a JSON pointer in `doc`: how many of its last tokens are missing
  * (0: it exists), or null when it leaves the document through a value that
@@ -24,38 +27,6 @@ export function resolvePointer(doc, pointer) {
     v = v[t];
   }
   return 0;
-}
-
-/**
- * `text` with each bare Infinity, -Infinity and NaN outside strings written as
- * a string, as the engine's reader takes them (engine/core/json_text.cpp,
- * quote_nonstandard_literals: Python's json module writes these literals, and
- * published configs and benchmark files carry them). Only outside strings: a
- * value such as "http://localhost:-Infinity" is text, and quoting inside it
- * broke the document, so a file the engine read was judged "not JSON" (aimed
- * fuzz, fit surface, seed 44, case 7422).
- */
-export function quoteNonstandardLiterals(text) {
-  const word = /[A-Za-z0-9_]/;
-  let out = '';
-  let from = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i];
-    if (inString) {
-      if (ch === '\\') i++;
-      else if (ch === '"') inString = false;
-      continue;
-    }
-    if (ch === '"') { inString = true; continue; }
-    if (i > 0 && word.test(text[i - 1])) continue;
-    const lit = ['-Infinity', 'Infinity', 'NaN'].find((l) => text.startsWith(l, i) && !word.test(text[i + l.length] ?? ' '));
-    if (!lit) continue;
-    out += `${text.slice(from, i)}"${lit}"`;
-    i += lit.length - 1;
-    from = i + 1;
-  }
-  return out + text.slice(from);
 }
 
 const parses = (text) => {

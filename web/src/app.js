@@ -8,7 +8,7 @@ import * as catalogue from './catalogue.js';
 import * as view from './render.js';
 import { registerKind, registerLazyKind, loadKind, viewFor, allViews } from './kinds.js';
 import { view as latencyView } from './views/latency.js';
-import { decodeLink, encodeLink, resolveLink, scenarioLink, canonicalOf, LinkError, encodeSearchLink, decodeSearchLink, encodeCalibrationLink, decodeCalibrationLink } from './share.js';
+import { decodeLink, encodeLink, resolveLink, scenarioLink, canonicalOf, LinkError, encodeSearchLink, decodeSearchLink, holdsSearchLink, encodeCalibrationLink, decodeCalibrationLink } from './share.js';
 import * as calibration from './calibration-store.js';
 import { getChartView } from './charts/registry.js';
 import { deferDraws } from './charts/core.js';
@@ -269,8 +269,10 @@ function runForm({ force = false } = {}) {
     } else showEngineError(problem);
     return;
   }
-  persist(scenario);
-  showUnderstood(scenario.model);
+  afterFirstResult(() => {
+    persist(scenario);
+    showUnderstood(scenario.model);
+  });
   view.setStatus('running', 'Running… 0%');
   view.setProgress(0);
   const t0 = performance.now();
@@ -300,6 +302,7 @@ function runForm({ force = false } = {}) {
     };
     if (!drawCharts) return done();
     perf.firstResultMs = performance.now();
+    firstResultShown();
     afterNextPaint().then(drawCharts).then(() => {
       perf.firstChartsMs = performance.now();
       done();
@@ -310,7 +313,26 @@ function runForm({ force = false } = {}) {
     state.run = null;
     state.shownText = text;
     showEngineError(err);
+    firstResultShown();
   });
+}
+
+// What a run does beside the engine's work that the first result's numbers need
+// not wait for: the share link in the address bar and localStorage (~10 ms of
+// compression), and the "understood" panel, whose request to the worker would
+// otherwise be taken between the first run's slices there. Done, in order, once
+// the page's first result or error is on screen; at once after that.
+let beforeFirst = [];
+
+function afterFirstResult(f) {
+  if (beforeFirst) beforeFirst.push(f);
+  else f();
+}
+
+function firstResultShown() {
+  const waiting = beforeFirst || [];
+  beforeFirst = null;
+  for (const f of waiting) f();
 }
 
 /**
@@ -904,6 +926,19 @@ function setupEmbed() {
   window.addEventListener('hashchange', update);
 }
 
+/** The page's first scenario: the link's, else the one stored, else ?preset= or the default (none of these beside a search link). */
+function openFirstScenario(searchLink) {
+  const fromHash = !searchLink && location.hash.length > 1 && loadLink(location.hash);
+  const fromStorage = !fromHash && !searchLink && !embed && !params.get('preset') && location.hash.length <= 1 && storedLink() && loadLink(storedLink(), { quiet: true });
+  if (fromHash || fromStorage) return;
+  // ?preset=ID (what <sightline-embed scenario="ID"> asks for): only ever a known preset id.
+  const asked = params.get('preset');
+  const first = asked && state.scenarios.has(asked) ? asked
+    : state.scenarios.has(DEFAULT_SCENARIO) ? DEFAULT_SCENARIO : state.scenarios.keys().next().value;
+  if (first) selectScenario(first);
+  else view.setStatus('error', 'No scenario presets');
+}
+
 async function init() {
   renderForm();  // the form's fields, from form-layout.js, before anything looks for an input
   const missing = buildCards(allViews());  // before anything looks for a chart's host
@@ -935,6 +970,15 @@ async function init() {
     for (const g of gpus) state.gpus.set(g.id, g);
     for (const l of interconnects) state.links.set(l.id, l);
     for (const s of scenarios) state.scenarios.set(s.id, s);
+    applyLinkCalibration(location.hash);
+    calibrationChanged();  // before the first run, so it is priced with the applied calibration
+    // The first scenario opens now, while the engine may still be loading: its run
+    // waits in the worker's queue (the default one is there already, engine-start.js),
+    // and filling the form is not queued behind the engine's READY, whose message
+    // waited for this thread's work. A search link waits for READY, which says
+    // whether this engine build has the deployment search.
+    const searchLink = !embed && holdsSearchLink(location.hash);
+    if (!searchLink) openFirstScenario(false);
     view.showVersion(await client.ready);  // what the engine offers (features) decides the tabs below
     perf.engineReadyMs = startup.readyMs;
     perf.engineLoadMs = client.loadMs;
@@ -943,18 +987,9 @@ async function init() {
       $('mode-search').hidden = false;
       $('tab-search').hidden = false;
     }
-    applyLinkCalibration(location.hash);
-    calibrationChanged();  // before the first run, so it is priced with the applied calibration
-    const searchLink = !embed && loadSearchLink(location.hash);
-    const fromHash = !searchLink && location.hash.length > 1 && loadLink(location.hash);
-    const fromStorage = !fromHash && !searchLink && !embed && !params.get('preset') && location.hash.length <= 1 && storedLink() && loadLink(storedLink(), { quiet: true });
-    if (!fromHash && !fromStorage) {
-      // ?preset=ID (what <sightline-embed scenario="ID"> asks for): only ever a known preset id.
-      const asked = params.get('preset');
-      const first = asked && state.scenarios.has(asked) ? asked
-        : state.scenarios.has(DEFAULT_SCENARIO) ? DEFAULT_SCENARIO : scenarios[0] && scenarios[0].id;
-      if (first) selectScenario(first);
-      else view.setStatus('error', 'No scenario presets');
+    if (searchLink) {
+      loadSearchLink(location.hash);
+      openFirstScenario(true);
     }
   } catch (err) {
     view.showError(err);

@@ -9,6 +9,7 @@
 import { $ } from './dom.js';
 import { FROM_THE_MODEL } from './form.js';
 import { groupThousands } from './format.js';
+import { quoteNonstandardLiterals } from './json-literals.js';
 
 export const HF_OPTION = '__hf_config__';
 export const GPU_OPTION = '__custom_gpu__';
@@ -157,34 +158,6 @@ function customGpu() {
   return spec;
 }
 
-/** `text` with bare Infinity, -Infinity and NaN outside strings quoted; null when it has none. */
-function quoteNonstandardLiterals(text) {
-  let out = '';
-  let inString = false;
-  let found = false;
-  const word = /[A-Za-z0-9_]/;
-  for (let i = 0; i < text.length; i += 1) {
-    const c = text[i];
-    if (inString) {
-      out += c;
-      if (c === '\\' && i + 1 < text.length) out += text[++i];
-      else if (c === '"') inString = false;
-      continue;
-    }
-    if (c === '"') { inString = true; out += c; continue; }
-    const lit = (i === 0 || !word.test(text[i - 1])) &&
-      ['-Infinity', 'Infinity', 'NaN'].find((l) => text.startsWith(l, i) && !word.test(text[i + l.length] || ' '));
-    if (lit) {
-      out += `"${lit}"`;
-      i += lit.length - 1;
-      found = true;
-    } else {
-      out += c;
-    }
-  }
-  return found ? out : null;
-}
-
 /** A Hugging Face model id: org/model. */
 const HUB_ID = /^([\w.-]+)\/([\w.-]+)$/;
 
@@ -207,7 +180,7 @@ function parseConfig() {
     // warns about them.
     const quoted = quoteNonstandardLiterals(text);
     try {
-      if (quoted === null) throw err;
+      if (quoted === text) throw err;
       config = JSON.parse(quoted);
     } catch (_) {
       return at(`config.json is not valid JSON: ${err.message}`, 'invalid_json');

@@ -1,7 +1,7 @@
 // The page's side of the worker protocol: request ids, promises, progress
 // callbacks, cancel, and restarting a crashed worker. The main thread never
 // runs the engine itself. The messages are shared/protocol.js's.
-import { MSG, message, WORKER_OPTIONS, MODULE_FROM_PAGE, PRESET_KINDS } from './shared/protocol.js';
+import { MSG, message, WORKER_OPTIONS, MODULE_FROM_PAGE, PRESET_KINDS, CATALOGUE_FILES } from './shared/protocol.js';
 
 export class EngineError extends Error {
   constructor(code, path, message) {
@@ -21,13 +21,16 @@ export class EngineClient extends EventTarget {
    *   and compiled by the page, handed to the first worker this client starts (null:
    *   that worker fetches its own, as a restarted one does); worker: that first worker,
    *   already started from workerUrl (index.html's boot script starts it while the HTML
-   *   is parsed), named MODULE_FROM_PAGE when wasmModule is given
+   *   is parsed), named MODULE_FROM_PAGE when wasmModule is given; fetched: {file name: a
+   *   promise of its parsed JSON, or of null} of the CATALOGUE_FILES already asked for
+   *   (by the boot script), read instead of fetching them again
    */
-  constructor(workerUrl, { maxRestarts = 3, wasmModule = null, worker = null } = {}) {
+  constructor(workerUrl, { maxRestarts = 3, wasmModule = null, worker = null, fetched = {} } = {}) {
     super();
     this.workerUrl = workerUrl;
     this._wasmModule = wasmModule;
     this._startedWorker = worker;
+    this._fetched = fetched;
     // registries.json and presets.json sit beside the wasm module, at the site's root: one
     // folder up from the worker script (worker/worker.js imports ../sightline.mjs).
     // A worker made from a blob: or data: URL has no folder: its client asks the engine.
@@ -180,7 +183,7 @@ export class EngineClient extends EventTarget {
   presets(kind) {
     const fromEngine = () => this._request(MSG.PRESETS, { kind }).promise.then((r) => r.result);
     if (!this._presetsFile) {
-      this._presetsFile = this._siteFile('presets.json', (all) => PRESET_KINDS.every((k) => Array.isArray(all[k])));
+      this._presetsFile = this._siteFile(CATALOGUE_FILES.presets, (all) => PRESET_KINDS.every((k) => Array.isArray(all[k])));
     }
     return this._presetsFile.then((all) => (all ? structuredClone(all[kind]) : fromEngine()));
   }
@@ -191,9 +194,10 @@ export class EngineClient extends EventTarget {
    * not JSON, not whole).
    */
   _siteFile(name, valid) {
-    if (!this._siteBase) return Promise.resolve(null);
-    return fetch(new URL(name, this._siteBase))
-      .then((r) => (r.ok ? r.json() : null))
+    const fetched = this._fetched[name];
+    delete this._fetched[name];  // taken once
+    if (!fetched && !this._siteBase) return Promise.resolve(null);
+    return (fetched || fetch(new URL(name, this._siteBase)).then((r) => (r.ok ? r.json() : null)))
       .then((json) => (json && typeof json === 'object' && valid(json) ? json : null))
       .catch(() => null);
   }
@@ -208,7 +212,7 @@ export class EngineClient extends EventTarget {
   registries() {
     if (!this._registries) {
       const fromEngine = () => this._request(MSG.REGISTRIES, {}).promise.then((r) => r.result);
-      this._registries = this._siteFile('registries.json', (reg) => Array.isArray(reg.metrics))
+      this._registries = this._siteFile(CATALOGUE_FILES.registries, (reg) => Array.isArray(reg.metrics))
         .then((reg) => reg || fromEngine());
     }
     return this._registries;

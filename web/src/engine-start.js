@@ -19,7 +19,8 @@ export const STORAGE_KEY = 'sightline.scenario';
 export const workerUrl = new URL('./worker/worker.js', import.meta.url);
 // The worker index.html's boot script started while the HTML was parsed (web/build.mjs
 // writes that script, allowed by its hash in the page's CSP), and the wasm module it
-// compiles: {worker, module (a promise, of null when it could not), url, startedMs},
+// compiles: {worker, module (a promise, of null when it could not), url, startedMs,
+// json: {file name: a promise of its parsed JSON or null} of the catalogue files},
 // taken when it is this module's worker; otherwise (no boot script, or it could not
 // start one) this module starts it.
 const boot = self.sightlineBoot && self.sightlineBoot.worker && self.sightlineBoot.url === workerUrl.href ? self.sightlineBoot : null;
@@ -32,7 +33,9 @@ const startedMs = boot ? boot.startedMs : performance.now();
 // .wasm as application/wasm).
 const wasmModule = boot ? boot.module : WebAssembly.compileStreaming(fetch(new URL('./sightline.wasm', import.meta.url)))
   .catch(() => null);
-export const client = new EngineClient(workerUrl, { wasmModule, worker: boot && boot.worker });
+// The catalogue files the boot script asked for (and parsed as they came), when it did.
+const fetched = boot && boot.json && typeof boot.json === 'object' ? boot.json : {};
+export const client = new EngineClient(workerUrl, { wasmModule, worker: boot && boot.worker, fetched });
 
 /** The engine's catalogue (registries.json) and its preset lists by kind, asked for now. */
 export const startup = {

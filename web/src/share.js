@@ -267,6 +267,15 @@ export function decodeSearchLink(hash) {
   return { question: payload.q, answer: payload.a };
 }
 
+/** Whether `hash` holds a search question (#s1=…), readable or not (decodeSearchLink then says why not). */
+export function holdsSearchLink(hash) {
+  try {
+    return decodeSearchLink(hash) !== null;
+  } catch (_) {
+    return true;
+  }
+}
+
 // ---- cluster calibrations ------------------------------------------------------
 
 export const CALIBRATION_LINK_VERSION = 1;

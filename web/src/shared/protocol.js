@@ -62,6 +62,13 @@ export const MSG = Object.freeze({
 /** The kinds of preset records PRESETS lists (and web/build.mjs writes to presets.json). */
 export const PRESET_KINDS = Object.freeze(['scenarios', 'models', 'gpus', 'interconnects', 'kv_tiers', 'validation']);
 
+/**
+ * The files web/build.mjs writes beside the wasm module with what REGISTRIES and
+ * PRESETS answer (every kind's list), so the page reads them without waiting for
+ * its engine (engine-client.js; index.html's boot script asks for both).
+ */
+export const CATALOGUE_FILES = Object.freeze({ registries: 'registries.json', presets: 'presets.json' });
+
 /** A message of the protocol. */
 export function message(id, type, payload) {
   return { id, type, payload };
