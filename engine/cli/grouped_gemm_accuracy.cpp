@@ -167,8 +167,8 @@ void print_grouped_gemm_tables(const json& grouped) {
   for (auto it = grouped.begin(); it != grouped.end(); ++it) {
     std::cout << "\nMoE grouped GEMMs and decode weight streaming, against " << it.key() << " ("
               << it.value()["gpu"].get<std::string>()
-              << "; priced as the step builder prices them, m = the mean tokens per expert): median |error| (median "
-                 "signed)\n";
+              << "; priced as the step builder prices them: every expert at the mean, routed splits with the "
+                 "routing model's draw per expert): median |error| (median signed)\n";
     std::cout << "    rows                                                         n   target-measured   cross-generation\n";
     for (auto r = it.value()["ranges"].begin(); r != it.value()["ranges"].end(); ++r)
       std::cout << "    " << std::left << std::setw(58) << r.key() << std::right << std::setw(4)

@@ -3,10 +3,11 @@
 // timed on a GPU (presets/calibrations/measured/moe_<gpu>_<date>.csv, written
 // by presets/calibrations/moe_bench.py; issue 38, point 1). Each grouped_gemm
 // row is priced as the step builder prices a routed expert projection (one
-// grouped GEMM over the experts, m = the mean tokens per expert), at the GPU's
-// target-measured and cross-generation tiers; a skewed row (the same tokens,
-// a few hot experts) is priced the same way, so its error is what routing
-// skew within one GPU costs beyond the mean. Each gemm_stream row (the GEMMs
+// grouped GEMM over the experts), at the GPU's target-measured and
+// cross-generation tiers: a balanced row with every expert at the mean, a
+// routed row (tokens routed uniformly at random) with the routing model's
+// Binomial draw per expert, and a skewed row (the same tokens, a few hot
+// experts) at the mean, so its error is what skew within one GPU costs. Each gemm_stream row (the GEMMs
 // of L distinct Llama-3-8B layers in one graph, 0.4-56 GB of weights) is
 // priced as the builder's decode step's GEMMs times L. Part of
 // `sightline report-accuracy`.

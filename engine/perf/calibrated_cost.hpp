@@ -118,6 +118,8 @@ constexpr int64_t kMinSplitKDepth = 256;  // shallower K slices cannot keep a ti
 // loop; the caller adds them, the same for every tile).
 // `compute_floor_s` is compute time that runs beside the tensor cores
 // (weight dequantization): the tile's compute counts only above it.
+// A grouped GEMM whose rows routing draws (Operator::group_row_trials) keeps
+// the tile and split chosen for every group at the mean, priced with the draw.
 GemmChoice best_gemm_tile(const Operator& op, const GemmParams& p, double flops_per_s, double bytes_per_s,
                           int sm_count, double compute_floor_s = 0);
 

@@ -1,6 +1,8 @@
 // The tile configuration a GEMM is priced with (calibrated_cost.hpp:
 // best_gemm_tile, blend_times): the fastest of the calibration's tiles, each
-// alone or split along K, by the very time the GEMM is priced at.
+// alone or split along K, by the very time the GEMM is priced at (for a
+// grouped GEMM whose rows routing draws, the fastest at the mean, then
+// priced with the draw).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
