@@ -57,6 +57,12 @@ WorkRange estimate_work(const Scenario& s, IntervalMode mode, const RunLimits& l
 // 40 s of work.
 void check_run_estimate(const Scenario& s, const RunEstimate& e, const RunLimits& limits);
 
+// The probe's figure's error for a run of `run_requests` (a share: 0.04 is
+// 4%), which check_run_estimate adds to the figure: it covers the figure's
+// measured underestimates (docs/limits.md), and depends on the probe's share
+// of the run (a hundredth of a run over 100,000 requests, else its first 1,000).
+double probe_error(int64_t run_requests);
+
 // The probe's figure for a serving simulation run: the work units of every
 // simulation it makes (the scenario's and each compare variant's, in full and
 // as paired short bound runs), each measured on a probe of its own first

@@ -62,13 +62,28 @@ bool StepBuilder::reusable(const ModelArch& m, const StepOptions& options) {
   return true;
 }
 
+StepBuildInputs StepBuilder::build_inputs() const {
+  StepBuildInputs in;
+  in.model = &m_;
+  in.precision = &p_;
+  in.layer_groups = layer_groups_;
+  in.attention = attention_;
+  in.fusion = fusion_;
+  in.tp = layout_.tp;
+  in.pp = layout_.pp;
+  in.ep = layout_.ep;
+  in.expert_slots = layout_.expert_slots;
+  return in;
+}
+
 // The cores are rebuilt where they are, with the attention shape each was
 // built with; the operators between them are those the last build wrote
-// (equal batch summaries: they would be built again bit for bit), and what a
-// caller appended after the build is dropped, as a whole build drops it.
+// (equal batch summaries and build inputs: they would be built again bit for
+// bit), and what a caller appended after the build is dropped, as a whole
+// build drops it.
 bool StepBuilder::rebuild_cores_only(const BatchSummary& summary) {
   const StepReuse& r = out_.reuse;
-  if (!r.valid || r.model != &m_ || !(r.batch == summary) || out_.ops.size() < r.ops) return false;
+  if (!r.valid || !(r.inputs == build_inputs()) || !(r.batch == summary) || out_.ops.size() < r.ops) return false;
   out_.ops.erase(out_.ops.begin() + static_cast<std::ptrdiff_t>(r.ops), out_.ops.end());
   StepReuse& w = out_.reuse;
   w.rebuilt.assign(r.ops, 0);
@@ -100,7 +115,7 @@ void StepBuilder::start_whole_build() {
 void StepBuilder::keep_for_reuse(const BatchSummary& summary) {
   StepReuse& w = out_.reuse;
   w.valid = true;
-  w.model = &m_;
+  w.inputs = build_inputs();
   w.batch = summary;
   w.ops = used_;
 }

@@ -92,11 +92,12 @@ struct StepOptions {
   // The model's layer_groups(), computed once by a caller that builds a step
   // per simulated step (they do not change within a run); null: computed here.
   const std::vector<LayerGroup>* layer_groups = nullptr;
-  // The caller builds into the same StepOperators with the same model,
-  // precision, layout and options every time, only the batch changing (the
-  // serving simulator, one list per cost setup), and changes none of the
-  // operators a build wrote (appending after them is allowed): a batch with the
-  // same BatchSummary as the last one rebuilds only the attention cores. Not for
+  // The caller builds into the same StepOperators, usually with the same
+  // model, precision, layout and options, only the batch changing (the serving
+  // simulator, one list per cost setup), and changes none of the operators a
+  // build wrote (appending after them is allowed): a batch with the same
+  // BatchSummary and StepBuildInputs as the last one rebuilds only the
+  // attention cores (other inputs: a whole build). Not for
   // models whose other operators read more of the batch (MLA's latent path,
   // DSA's indexer, MoE routing, an MTP module) nor for training: those are
   // always built whole.
@@ -216,13 +217,33 @@ struct AttentionCoreCall {
   bool k_eq_v = false;
 };
 
+// What a build was made from besides its batch: a rebuild of the cores alone
+// is the whole build only when every one of them is as it was. The model and
+// precision are the caller's (by address: a run keeps them); the options and
+// the layout by value (a caller may make them anew for each step). An option
+// or layout that changes any operator (the attention kernel, a fusion, the
+// layer groups, tp/pp/ep) then forces a whole build, even with the same
+// batch summary.
+struct StepBuildInputs {
+  const ModelArch* model = nullptr;
+  const Precision* precision = nullptr;
+  const std::vector<LayerGroup>* layer_groups = nullptr;
+  AttentionImpl attention = AttentionImpl::Flash;
+  KernelFusion fusion;
+  int tp = 1, pp = 1, ep = 1, expert_slots = 0;
+  bool operator==(const StepBuildInputs& o) const {
+    return model == o.model && precision == o.precision && layer_groups == o.layer_groups && attention == o.attention &&
+           fusion == o.fusion && tp == o.tp && pp == o.pp && ep == o.ep && expert_slots == o.expert_slots;
+  }
+};
+
 // The last build into a StepOperators, for StepOptions::reuse_unchanged: when
-// the next batch has the same summary, only the attention cores (the operators
+// the next batch has the same summary and inputs, only the attention cores (the operators
 // that read the cached lengths) are rebuilt, in place; every other operator
 // would be built again exactly as it is.
 struct StepReuse {
   bool valid = false;
-  const ModelArch* model = nullptr;
+  StepBuildInputs inputs;
   BatchSummary batch;
   size_t ops = 0;  // operators the build wrote (a caller may append more after them)
   std::vector<AttentionCoreCall> cores;

@@ -74,6 +74,7 @@ class StepBuilder {
   // StepOptions::reuse_unchanged (operators.cpp): whether the model allows it,
   // and the rebuild of the cores alone when the last build's summary was this one.
   static bool reusable(const ModelArch& m, const StepOptions& options);
+  StepBuildInputs build_inputs() const;  // this build's, besides its batch
   bool rebuild_cores_only(const BatchSummary& summary);
   void start_whole_build();
   void keep_for_reuse(const BatchSummary& summary);

@@ -82,7 +82,19 @@ class ListSink : public RequestSink {
  private:
   std::vector<RequestSpec>& list_;
 };
+// The arrival gaps' stream: generate_workload's and nth_arrival_s's draws are the same.
+Rng arrival_stream(uint64_t seed) { return Rng(stream_seed(seed, "arrivals")); }
+
 }  // namespace
+
+double nth_arrival_s(const SimulationSpec& spec, uint64_t seed, int64_t n) {
+  const ArrivalSpec& a = spec.workload.arrival;
+  if (spec.workload.sessions.enabled || (a.process != ArrivalProcess::Poisson && a.process != ArrivalProcess::Gamma)) return 0;
+  Rng arrivals = arrival_stream(seed);
+  double t = 0;
+  for (int64_t i = 0; i < n; ++i) t = next_arrival_s(a, a.rate_qps, i, t, arrivals);
+  return t;
+}
 
 GeneratedWorkload generate_workload(const SimulationSpec& spec, uint64_t seed, const WorkloadOverride& o) {
   if (spec.workload.sessions.enabled) return generate_sessions(spec, seed, o);
@@ -103,7 +115,7 @@ void generate_workload_into(const SimulationSpec& spec, uint64_t seed, const Wor
   }
   const WorkloadSpec& w = spec.workload;
   const int64_t max_len = spec.kv.max_model_len;
-  Rng arrivals(stream_seed(seed, "arrivals"));
+  Rng arrivals = arrival_stream(seed);
   Rng prefix_rng(stream_seed(seed, "prefix"));
   Rng lora_rng(stream_seed(seed, "lora"));
   Rng model_rng(stream_seed(seed, "model_mix"));

@@ -78,6 +78,12 @@ GeneratedWorkload generate_sessions(const SimulationSpec& spec, uint64_t seed, c
 
 GeneratedWorkload generate_workload(const SimulationSpec& spec, uint64_t seed, const WorkloadOverride& o = {});
 
+// When the n-th request arrives (seconds) in a Poisson or gamma workload: the
+// draws generate_workload makes (its arrivals stream), without the requests,
+// so that a probe of a run's first requests can read the run's average rate
+// (api/run_estimate). 0 for any other arrival process and for sessions.
+double nth_arrival_s(const SimulationSpec& spec, uint64_t seed, int64_t n);
+
 // Where generate_workload_into puts the requests, one at a time in order;
 // reserve(n) first when their count is known before the first is made.
 class RequestSink {

@@ -104,3 +104,66 @@ TEST_CASE("a step rebuilt over the last one is the step built whole") {
     }
   }
 }
+
+namespace {
+
+// Two decode steps in a row: the same summary (four decodes), longer caches.
+BatchShape sr_decode_step(int64_t cached) {
+  BatchShape b;
+  for (int64_t i = 0; i < 4; ++i) b.seqs.push_back(SeqChunk{1, cached + 100 * i});
+  return b;
+}
+
+}  // namespace
+
+TEST_CASE("a step whose options, layout or precision changed is built whole, not over the last one") {
+  // A caller that changes what a build is made from between two batches of the
+  // same summary gets the whole build of the new inputs: reusing the last
+  // build's operators would keep the old ones (the fused norm, the other tp's
+  // shapes, the other weight dtype; a changed attention kernel only its cores
+  // would see, and the rebuild is whole there too). Reuse that ignored the
+  // inputs fails every case (measured by disabling the check: ten failures).
+  const ModelArch m = read_model(json("llama-2-7b"), "/model");
+  const std::vector<LayerGroup> groups = m.layer_groups();
+  Precision p;
+  Precision fp8 = p;
+  fp8.weights = fp8.activations = Dtype::FP8;
+  ParallelLayout one, two;
+  two.tp = 2;
+  StepOptions base;
+  base.layer_groups = &groups;
+  base.fusion.fused_add_rms_norm = true;
+  base.reuse_unchanged = true;
+  struct Change {
+    const char* what;
+    StepOptions options;
+    const ParallelLayout* layout;
+    const Precision* precision;
+  };
+  StepOptions unfused = base, standard = base;
+  unfused.fusion.fused_add_rms_norm = false;
+  standard.attention = AttentionImpl::Standard;
+  const Change changes[] = {{"fusion", unfused, &one, &p},
+                            {"attention kernel", standard, &one, &p},
+                            {"tp", base, &two, &p},
+                            {"precision", base, &one, &fp8}};
+  for (const Change& c : changes) {
+    const std::string what = c.what;
+    CAPTURE(what);
+    StepOperators kept;
+    build_forward_step_into(m, p, one, sr_decode_step(500), base, kept);
+    REQUIRE(kept.reuse.valid);
+    REQUIRE(kept.reuse.batch == summarize_batch(sr_decode_step(501)));
+    StepOptions whole = c.options;
+    whole.reuse_unchanged = false;
+    for (int64_t cached : {501, 502}) {  // the change, then the next step with the same inputs
+      build_forward_step_into(m, *c.precision, *c.layout, sr_decode_step(cached), c.options, kept);
+      const StepOperators fresh = build_forward_step(m, *c.precision, *c.layout, sr_decode_step(cached), whole);
+      bool same = kept.ops.size() == fresh.ops.size();
+      for (size_t i = 0; same && i < fresh.ops.size(); ++i) same = same_operator(kept.ops[i], fresh.ops[i]);
+      CHECK(same);
+      // The changed inputs' first build is whole; the next, with its inputs unchanged, reuses it.
+      CHECK(kept.reuse.cores_only == (cached == 502));
+    }
+  }
+}
