@@ -75,16 +75,18 @@ struct TileTimes {
 // with memory^p and the memory-only blend computed once per split depth.
 class TileScan {
  public:
+  // rows_at_mean: every group at m rows, whatever draw the operator carries.
   TileScan(const Operator& op, const GemmParams& p, double flops_per_s, double bytes_per_s, int sm_count,
-           double compute_floor_s)
-      : op_(op), p_(p), k_(blend_constants(p.blend_p)), flops_per_s_(flops_per_s), bytes_per_s_(bytes_per_s),
+           double compute_floor_s, bool rows_at_mean = false)
+      : op_(op), p_(p), k_(blend_constants(p.blend_p)), rows_at_mean_(rows_at_mean), flops_per_s_(flops_per_s),
+        bytes_per_s_(bytes_per_s),
         sms_(std::max(sm_count, 1)), floor_s_(compute_floor_s) {}
 
   double output_tiles(const GemmTile& tile) const {
     // A grouped GEMM's problems pad to tiles separately and share the waves;
     // where routing draws each problem's rows, each draw pads on its own
     // (more tiles than the mean padded once, when the mean is near a tile).
-    const double row_tiles = op_.group_row_trials > 0
+    const double row_tiles = op_.group_row_trials > 0 && !rows_at_mean_
                                  ? expected_row_tiles_per_hit_expert(op_.group_row_trials, op_.group_row_p, tile.m)
                                  : std::ceil(static_cast<double>(op_.m) / tile.m);
     return op_.groups * row_tiles * std::ceil(static_cast<double>(op_.n) / tile.n);
@@ -139,45 +141,21 @@ class TileScan {
   const Operator& op_;
   const GemmParams& p_;
   const BlendConstants& k_;
+  bool rows_at_mean_;
   double flops_per_s_, bytes_per_s_, sms_, floor_s_;
   double memory_power_[kSplitDepths] = {}, memory_only_s_[kSplitDepths] = {};
   bool memory_power_set_[kSplitDepths] = {}, memory_only_set_[kSplitDepths] = {};
 };
 
-}  // namespace
+// The scan's winner, with where it sits: its index in p.tiles (-1 when no
+// tile) and its split-K depth.
+struct ScanWinner {
+  GemmChoice choice;
+  int tile = -1, depth = 0;
+};
 
-namespace {
-
-GemmChoice best_tile_for_fixed_rows(const Operator& op, const GemmParams& p, double flops_per_s, double bytes_per_s,
-                                    int sm_count, double compute_floor_s);
-
-}  // namespace
-
-GemmChoice best_gemm_tile(const Operator& op, const GemmParams& p, double flops_per_s, double bytes_per_s,
-                          int sm_count, double compute_floor_s) {
-  if (op.group_row_trials <= 0) return best_tile_for_fixed_rows(op, p, flops_per_s, bytes_per_s, sm_count, compute_floor_s);
-  // Rows drawn by routing: the kernel's tile and split are chosen for the
-  // batch's size, every expert at the mean (the stacks pick a MoE kernel
-  // config from the token count, before the draw is known), and that choice
-  // then runs each expert's draw padded to its tiles.
-  Operator mean_rows = op;
-  mean_rows.group_row_trials = 0;
-  const GemmChoice chosen = best_tile_for_fixed_rows(mean_rows, p, flops_per_s, bytes_per_s, sm_count, compute_floor_s);
-  for (const GemmTile& tile : p.tiles) {
-    if (tile.m != chosen.tile_m || tile.n != chosen.tile_n) continue;
-    TileScan scan(op, p, flops_per_s, bytes_per_s, sm_count, compute_floor_s);
-    const TileTimes c = scan.times(tile, scan.output_tiles(tile), chosen.split_k);
-    int depth = 0;
-    while ((1 << depth) < chosen.split_k) ++depth;
-    return {chosen.tile_m, chosen.tile_n, chosen.split_k, c.compute_s, c.memory_s, scan.blend(depth, c)};
-  }
-  return chosen;  // unreachable: the choice is one of p.tiles
-}
-
-namespace {
-
-GemmChoice best_tile_for_fixed_rows(const Operator& op, const GemmParams& p, double flops_per_s, double bytes_per_s,
-                                    int sm_count, double compute_floor_s) {
+ScanWinner scan_best_tile(const Operator& op, const GemmParams& p, double flops_per_s, double bytes_per_s,
+                          int sm_count, double compute_floor_s, bool rows_at_mean) {
   // The choice minimizes the very time the GEMM is priced at. Choosing by
   // max(compute, memory) and pricing the blend made slower GPUs faster: at
   // batch 1 every tile ties on memory, the widest tile won the tie until its
@@ -201,7 +179,7 @@ GemmChoice best_tile_for_fixed_rows(const Operator& op, const GemmParams& p, dou
     int tile = 0;   // index in p.tiles
   };
   DepthBest depth_best[kSplitDepths];
-  TileScan scan(op, p, flops_per_s, bytes_per_s, sm_count, compute_floor_s);
+  TileScan scan(op, p, flops_per_s, bytes_per_s, sm_count, compute_floor_s, rows_at_mean);
 
   double best_so_far_s = std::numeric_limits<double>::infinity();
   // The shape's last winner, priced first, bounds the scan from the start:
@@ -257,9 +235,24 @@ GemmChoice best_tile_for_fixed_rows(const Operator& op, const GemmParams& p, dou
     }
   }
   remembered = {op.m, op.n, op.k, op.groups, best_tile, best_depth};
-  return best;
+  return {best, best_tile, best_depth};
 }
 
 }  // namespace
+
+GemmChoice best_gemm_tile(const Operator& op, const GemmParams& p, double flops_per_s, double bytes_per_s,
+                          int sm_count, double compute_floor_s) {
+  const bool drawn = op.group_row_trials > 0;
+  const ScanWinner w = scan_best_tile(op, p, flops_per_s, bytes_per_s, sm_count, compute_floor_s, drawn);
+  if (!drawn || w.tile < 0) return w.choice;
+  // Rows drawn by routing: the kernel's tile and split are chosen for the
+  // batch's size, every expert at the mean (the stacks pick a MoE kernel
+  // config from the token count, before the draw is known), and that choice
+  // then runs each expert's draw padded to its tiles.
+  TileScan draw(op, p, flops_per_s, bytes_per_s, sm_count, compute_floor_s);
+  const GemmTile& tile = p.tiles[static_cast<size_t>(w.tile)];
+  const TileTimes c = draw.times(tile, draw.output_tiles(tile), w.choice.split_k);
+  return {w.choice.tile_m, w.choice.tile_n, w.choice.split_k, c.compute_s, c.memory_s, draw.blend(w.depth, c)};
+}
 
 }  // namespace sightline
