@@ -92,7 +92,10 @@ std::vector<GroupedGemmPrice> price_moe_sweep(const std::string& path, std::stri
     GroupedGemmPrice p;
     p.kind = t.text(r, "kind");
     if (p.kind != "grouped_gemm" && p.kind != "gemm_stream") continue;  // copy_stream: the docs' reading only
-    if (!own && !cross) {
+    if (cross && t.text(r, "gpu") != gpu_id)  // one sweep, one GPU: its rows are priced on it
+      fail(error_code::kConstraint, t.position(r, "gpu").describe(),
+           "a MoE sweep times one GPU: this row's is '" + t.text(r, "gpu") + "', the first row's '" + gpu_id + "'");
+    if (!cross) {
       gpu_id = t.text(r, "gpu");
       // Every row reads more weights than the L2 holds (100 MB to 56 GB), so price with no L2 hits.
       const GpuSpec gpu = read_gpu(json(gpu_id), "/gpu");
