@@ -129,9 +129,24 @@ std::optional<double> probe_rate_qps(const Scenario& s, int64_t probed, int64_t 
   return sp.workload.arrival.rate_qps * probe_last / wanted;
 }
 
+// What the probe's override asks for: probe_requests(requests) requests; a
+// multi-turn workload's override counts sessions, so its probe is the first
+// probe_requests(k) of its sessions, k the sessions that make `requests` turns
+// at the run's own turns per session (at most the run's: a probe of more
+// sessions than the run has runs at another concurrency, S.chat-offload's 100
+// sessions at a sixth of the events per turn its run makes).
+int64_t probe_override_count(const Scenario& s, int64_t requests) {
+  const serve::SimulationSpec& sp = *s.serving->simulation;
+  if (!sp.workload.sessions.enabled) return probe_requests(requests);
+  const serve::SessionCount run = serve::count_sessions(sp, s.seed);
+  if (run.turns <= 0 || run.sessions <= 0) return 1;
+  const double sessions = std::round(static_cast<double>(requests) * static_cast<double>(run.sessions) / static_cast<double>(run.turns));
+  return probe_requests(std::clamp<int64_t>(static_cast<int64_t>(sessions), 1, run.sessions));
+}
+
 ProbeRate probe_rate(const Scenario& s, int64_t requests) {
   serve::WorkloadOverride o;
-  o.num_requests = probe_requests(requests);
+  o.num_requests = probe_override_count(s, requests);
   o.rate_qps = probe_rate_qps(s, *o.num_requests, requests);
   serve::Simulation sim(s, o, false);
   const int64_t n = sim.num_requests();
@@ -204,11 +219,19 @@ Scenario at_high_bound(const Scenario& s) {
   return high;
 }
 
-// Requests one simulation of this spec makes: its count, its trace's length,
-// or about rate x duration for a duration-driven run (at most max_requests).
-int64_t requests_of(const serve::SimulationSpec& sp) {
+// The requests (turns) a multi-turn workload makes: its sessions' turns as the
+// run draws them. Counted at the most turns a session may take, the figure was
+// 89% to 104% over what S.chat-offload and S.agentic-coding made (docs/limits.md).
+int64_t session_turns(const Scenario& s) {
+  return std::max<int64_t>(1, serve::count_sessions(*s.serving->simulation, s.seed).turns);
+}
+
+// Requests one simulation of this scenario makes: its count, its trace's length,
+// its sessions' turns, or about rate x duration for a duration-driven run (at most max_requests).
+int64_t requests_of(const Scenario& s) {
+  const serve::SimulationSpec& sp = *s.serving->simulation;
   const serve::WorkloadSpec& w = sp.workload;
-  if (w.sessions.enabled) return serve::session_turns_most(w, sp.limits.max_requests);
+  if (w.sessions.enabled) return session_turns(s);
   if (w.arrival.process == serve::ArrivalProcess::Trace) {
     const int64_t n = static_cast<int64_t>(w.arrival.trace.size());
     return w.num_requests > 0 ? std::min<int64_t>(w.num_requests, n) : n;
@@ -259,7 +282,7 @@ RunEstimate estimate_run(const Scenario& s, IntervalMode mode) {
   if (w.num_requests == 0 && w.arrival.process != serve::ArrivalProcess::Trace && w.duration_s > 0)
     expected_requests = static_cast<int64_t>(
         std::min(static_cast<double>(requests), std::ceil(std::max(0.0, w.arrival.rate_qps) * w.duration_s)));
-  if (w.sessions.enabled) requests = expected_requests = serve::session_turns_most(w, sp.limits.max_requests);
+  if (w.sessions.enabled) requests = expected_requests = session_turns(s);
   int64_t replicas = 0;
   for (const auto& p : sp.cluster.pools) replicas = sat_add(replicas, p.replicas);
   const int64_t variants = 1 + static_cast<int64_t>(sp.compares.size());
@@ -373,7 +396,7 @@ WorkFigure probe_work_figure(const Scenario& s, const RunEstimate& e) {
   std::string parts;
   for (size_t i = 0; i < variants.size(); ++i) {
     const Scenario& v = *variants[i];
-    const int64_t n = i == 0 ? e.requests : requests_of(*v.serving->simulation);
+    const int64_t n = i == 0 ? e.requests : requests_of(v);
     const ProbeRate r = probe_rate(v, n);
     // The paired short runs fall back to full bound runs when the central run
     // or a short run is overloaded (api/interval_job.hpp): counted when the

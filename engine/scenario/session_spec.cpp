@@ -125,15 +125,6 @@ void read_session_workload(const ObjectReader& r, WorkloadSpec& w, int64_t max_l
   w.output = w.sessions.output;
 }
 
-int64_t session_turns_most(const WorkloadSpec& w, int64_t max_requests) {
-  if (!w.sessions.trace.empty()) return std::min(max_requests, static_cast<int64_t>(w.sessions.trace.size()));
-  const double sessions = w.sessions.num_sessions > 0
-                              ? static_cast<double>(w.sessions.num_sessions)
-                              : std::ceil(std::max(0.0, w.arrival.rate_qps) * w.duration_s);
-  const double turns = sessions * static_cast<double>(w.sessions.turns.max_possible());
-  return static_cast<int64_t>(std::min(static_cast<double>(max_requests), std::max(1.0, turns)));
-}
-
 json sessions_to_json(const SessionSpec& s) {
   if (!s.trace.empty()) return session_trace_to_json(s);
   return {{"turns", length_to_json(s.turns)},

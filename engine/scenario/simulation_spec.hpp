@@ -115,12 +115,6 @@ struct SessionSpec {
   int64_t system_prompt_tokens = 0;  // one prompt every session starts with (shared in the prefix cache)
 };
 
-struct WorkloadSpec;
-// The most requests (turns) a sessions workload makes: sessions x the most
-// turns a session can have (a duration-driven one: about rate x duration
-// sessions), at most max_requests.
-int64_t session_turns_most(const WorkloadSpec& w, int64_t max_requests);
-
 struct WorkloadSpec {
   ArrivalSpec arrival;
   int64_t num_requests = 0;  // 0 when driven by duration_s or a trace

@@ -44,16 +44,29 @@ class ThinkSampler {
   double mu_ = 0, sigma_ = 0;
 };
 
+// Where the generators put their turns: the workload's request list, or only
+// their count (count_sessions: the work estimate's, without holding a run's
+// requests before the run is let through).
+struct TurnSink {
+  GeneratedWorkload& out;
+  bool keep = true;
+  int64_t turns = 0;
+  void add(const RequestSpec& r) {
+    if (keep) out.requests.push_back(r);
+    ++turns;
+  }
+};
+
 // Appends turn `turn` of r's session: its prompt is the context so far plus
 // `fresh` new tokens, the context its prefix. Returns the next turn's context.
-int64_t add_turn(GeneratedWorkload& out, RequestSpec& r, int32_t turn, TimeNs think, int64_t context, int64_t fresh,
+int64_t add_turn(TurnSink& sink, RequestSpec& r, int32_t turn, TimeNs think, int64_t context, int64_t fresh,
                  int64_t output) {
   r.turn = turn;
   r.think = think;
   r.prompt = context + fresh;
   r.output = output;
   r.prefix_tokens = std::min(context, r.prompt - 1);
-  out.requests.push_back(r);
+  sink.add(r);
   return r.prompt + r.output;
 }
 
@@ -80,8 +93,8 @@ class SessionTags {
 
 // A replayed multi-turn trace: every session's turns as recorded; a later
 // turn's gap counts from the previous turn's arrival (session_trace_spec.cpp).
-GeneratedWorkload replay_sessions(const SimulationSpec& spec, uint64_t seed, const WorkloadOverride& o) {
-  GeneratedWorkload out;
+void replay_sessions(const SimulationSpec& spec, uint64_t seed, const WorkloadOverride& o, TurnSink& sink) {
+  GeneratedWorkload& out = sink.out;
   const SessionSpec& ss = spec.workload.sessions;
   const int64_t max_len = spec.kv.max_model_len;
   const int64_t sessions = o.num_requests.value_or(ss.num_sessions);
@@ -101,27 +114,24 @@ GeneratedWorkload replay_sessions(const SimulationSpec& spec, uint64_t seed, con
     for (int32_t k = 0; i < ss.trace.size() && ss.trace[i].session_id == id; ++i, ++k) {
       const SessionTraceRow& row = ss.trace[i];
       if (cut) continue;
-      if (context + row.input_tokens + row.output_tokens > max_len ||
-          static_cast<int64_t>(out.requests.size()) >= spec.limits.max_requests) {
+      if (context + row.input_tokens + row.output_tokens > max_len || sink.turns >= spec.limits.max_requests) {
         cut = true;
         ++out.sessions_cut;
         continue;
       }
       r.arrival = start;
       const TimeNs gap = k == 0 ? 0 : to_ns(row.arrival_s - ss.trace[i - 1].arrival_s, where, "a gap between turns");
-      context = add_turn(out, r, k, gap, context, row.input_tokens, row.output_tokens);
+      context = add_turn(sink, r, k, gap, context, row.input_tokens, row.output_tokens);
       ++made;
     }
     if (made > 0) ++out.sessions;
   }
-  return out;
 }
 
-}  // namespace
-
-GeneratedWorkload generate_sessions(const SimulationSpec& spec, uint64_t seed, const WorkloadOverride& o) {
-  if (!spec.workload.sessions.trace.empty()) return replay_sessions(spec, seed, o);
-  GeneratedWorkload out;
+// Every session's turns, drawn into `sink` (the same draws whether kept or counted).
+void draw_sessions(const SimulationSpec& spec, uint64_t seed, const WorkloadOverride& o, TurnSink& sink) {
+  if (!spec.workload.sessions.trace.empty()) return replay_sessions(spec, seed, o, sink);
+  GeneratedWorkload& out = sink.out;
   const WorkloadSpec& w = spec.workload;
   const SessionSpec& ss = w.sessions;
   const int64_t max_len = spec.kv.max_model_len;
@@ -143,7 +153,7 @@ GeneratedWorkload generate_sessions(const SimulationSpec& spec, uint64_t seed, c
     t = next_arrival_s(w.arrival, rate, i, t, arrivals);
     const TimeNs start = to_ns(t, "/serving/workload/arrival/rate_qps", "a session arrival time");
     if (by_duration && start >= end) break;
-    if (i >= kMaxSessions || static_cast<int64_t>(out.requests.size()) >= cap) {
+    if (i >= kMaxSessions || sink.turns >= cap) {
       out.capped = true;
       break;
     }
@@ -161,17 +171,32 @@ GeneratedWorkload generate_sessions(const SimulationSpec& spec, uint64_t seed, c
       const int64_t fresh = k == 0 ? first_input.draw() : input.draw();
       const int64_t out_tokens = output.draw();
       const TimeNs gap = k == 0 ? 0 : to_ns(think.draw_s(), "/serving/workload/sessions/think_time_s", "a think time");
-      if (context + fresh + out_tokens > max_len || static_cast<int64_t>(out.requests.size()) >= cap) {
+      if (context + fresh + out_tokens > max_len || sink.turns >= cap) {
         ++out.sessions_cut;
-        out.capped = out.capped || static_cast<int64_t>(out.requests.size()) >= cap;
+        out.capped = out.capped || sink.turns >= cap;
         break;
       }
-      context = add_turn(out, r, static_cast<int32_t>(k), gap, context, fresh, out_tokens);
+      context = add_turn(sink, r, static_cast<int32_t>(k), gap, context, fresh, out_tokens);
       ++made;
     }
     if (made > 0) ++out.sessions;
   }
+}
+
+}  // namespace
+
+GeneratedWorkload generate_sessions(const SimulationSpec& spec, uint64_t seed, const WorkloadOverride& o) {
+  GeneratedWorkload out;
+  TurnSink sink{out};
+  draw_sessions(spec, seed, o, sink);
   return out;
+}
+
+SessionCount count_sessions(const SimulationSpec& spec, uint64_t seed, const WorkloadOverride& o) {
+  GeneratedWorkload out;
+  TurnSink sink{out, false};
+  draw_sessions(spec, seed, o, sink);
+  return {sink.turns, out.sessions};
 }
 
 }  // namespace sightline::serve

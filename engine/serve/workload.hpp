@@ -76,6 +76,13 @@ double next_arrival_s(const ArrivalSpec& a, double rate, int64_t i, double t, Rn
 // arrival left at its session's start until the simulator sets it.
 GeneratedWorkload generate_sessions(const SimulationSpec& spec, uint64_t seed, const WorkloadOverride& o);
 
+// The turns (requests) and sessions a sessions workload makes: generate_sessions'
+// own draws, counted without holding the requests (the work estimate's count).
+struct SessionCount {
+  int64_t turns = 0, sessions = 0;
+};
+SessionCount count_sessions(const SimulationSpec& spec, uint64_t seed, const WorkloadOverride& o = {});
+
 GeneratedWorkload generate_workload(const SimulationSpec& spec, uint64_t seed, const WorkloadOverride& o = {});
 
 // When the n-th request arrives (seconds) in a Poisson or gamma workload: the

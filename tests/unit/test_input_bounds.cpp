@@ -384,3 +384,39 @@ TEST_CASE("a scenario's limits section is read by every path that reads a scenar
     }
   }
 }
+
+TEST_CASE("a multi-turn run is figured at the turns its sessions draw, not at the most a session may take") {
+  // S.chat-offload: 3 to 12 turns a session. Counted at 12 a session, the
+  // figure was 89% over the work its runs made (docs/limits.md); the run's
+  // own turns are counted by count_sessions, generate_sessions' draws.
+  json s = preset("scenarios", "S.chat-offload");
+  s["serving"]["workload"]["num_sessions"] = 30;  // a probe of 100,000 events sees the whole run
+  const sightline::Scenario sc = sightline::read_scenario(s);
+  const auto& sp = *sc.serving->simulation;
+  const auto made_turns = sightline::serve::generate_sessions(sp, sc.seed, {});
+  const auto counted = sightline::serve::count_sessions(sp, sc.seed);
+  CHECK(counted.turns == static_cast<int64_t>(made_turns.requests.size()));
+  CHECK(counted.sessions == made_turns.sessions);
+  CHECK(counted.turns < 12 * sp.workload.sessions.num_sessions);
+  const sightline::RunEstimate est = sightline::estimate_run(sc, sightline::IntervalMode::CentralOnly);
+  CHECK(est.requests == counted.turns);
+  // The probe of its first sessions is the whole run here: the figure is the
+  // work made (counted at 12 turns a session it was over by the ratio of 12 to
+  // the mean turns drawn).
+  auto job = sightline::make_single_job(sc);
+  while (!job->step(100000)) {
+  }
+  CHECK(sightline::probe_work_figure(sc, est).units == doctest::Approx(static_cast<double>(job->units_done())).epsilon(0.05));
+  // The count follows the generator where it cuts: a turn cap, and a run driven by duration.
+  s["serving"]["limits"] = {{"max_requests", 100}};
+  const sightline::Scenario capped = sightline::read_scenario(s);
+  CHECK(sightline::serve::count_sessions(*capped.serving->simulation, capped.seed).turns == 100);
+  s["serving"].erase("limits");
+  s["serving"]["workload"].erase("num_sessions");
+  s["serving"]["workload"]["duration_s"] = 120;
+  const sightline::Scenario timed = sightline::read_scenario(s);
+  const auto by_time = sightline::serve::generate_sessions(*timed.serving->simulation, timed.seed, {});
+  const auto by_time_counted = sightline::serve::count_sessions(*timed.serving->simulation, timed.seed);
+  CHECK(by_time_counted.turns == static_cast<int64_t>(by_time.requests.size()));
+  CHECK(by_time_counted.sessions == by_time.sessions);
+}
