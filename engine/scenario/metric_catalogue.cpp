@@ -42,6 +42,8 @@ const std::vector<MetricInfo>& metric_catalogue() {
 #define SERVING_METRIC(id, label, unit, pointer, needs, description, speed, comparison, getter) \
   {kServing, id, label, unit, pointer, needs, description, speed},
 #define SERVING_COMPARED_FIGURE(comparison, getter)
+#define SERVING_COMPARE_RESULT(id, label, group, name) \
+  {kServing, id, label, "x", "/compare/" #group "/" name, "", "", not_speed},
 #include "scenario/serving_metric_table.hpp"
 #define TRAINING_METRIC(id, label, unit, pointer, needs, description, speed, getter) \
   {kTraining, id, label, unit, pointer, needs, description, speed},

@@ -6,6 +6,9 @@
 //
 //   SERVING_METRIC(id, label, unit, pointer, needs, description, speed, comparison, getter)
 //   SERVING_COMPARED_FIGURE(comparison, getter)  -- compared in a compare block, no catalogue row
+//   SERVING_COMPARE_RESULT(id, label, group, name)  -- a compare block's figure: compare.<group>.<name>
+//     (group: ratio or speedup; name: a comparison name of a row above or below), unit "x",
+//     its pointer /compare/<group>/<name>; serve/serving_key_metrics.cpp refuses a name no row compares
 //
 // speed: speed_time, speed_rate or not_speed (MetricInfo::speed: which
 // figures the kind's measured end-to-end error band widens). comparison: not_compared, compared("ratio_name") (compare.ratio, this /
@@ -13,7 +16,7 @@
 // baseline / this). getter: an expression of serve/serving_key_metrics.cpp's
 // helpers over its ServingFigures (M = ServingMetrics, S = Summary).
 //
-// An X-macro table, with no include guard: the includer defines both macros
+// An X-macro table, with no include guard: the includer defines the three macros
 // and the table undefines them. scenario/metric_catalogue.cpp expands each row
 // into its MetricInfo and drops the last two columns (the scenario layer sees
 // no serve type: the getter is never compiled there); serve/serving_key_metrics.cpp
@@ -21,8 +24,8 @@
 // metric cannot have words without a getter or a getter without words: the
 // two are one row. Rows stay in this order: it is the catalogue's order
 // (registries, CLI tables, "valid: ..." lists).
-#if !defined(SERVING_METRIC) || !defined(SERVING_COMPARED_FIGURE)
-#error "define SERVING_METRIC and SERVING_COMPARED_FIGURE before including scenario/serving_metric_table.hpp"
+#if !defined(SERVING_METRIC) || !defined(SERVING_COMPARED_FIGURE) || !defined(SERVING_COMPARE_RESULT)
+#error "define SERVING_METRIC, SERVING_COMPARED_FIGURE and SERVING_COMPARE_RESULT before including scenario/serving_metric_table.hpp"
 #endif
 
 SERVING_METRIC("e2e_p50_s", "P50 E2E latency", "s", "/metrics/e2e_s/p50", "", "",
@@ -188,61 +191,34 @@ SERVING_METRIC("quant_weight_reduction", "weight memory reduction vs unquantized
                not_speed, not_compared, quantization([](const QuantizationFigures& q) { return number(q.weight_reduction); }))
 SERVING_METRIC("quant_unquantized_fits", "unquantized weights fit these GPUs", "bool", "/quantization/unquantized_fits", "", "",
                not_speed, not_compared, quantization([](const QuantizationFigures& q) { return ServingFigure{Kind::Bool, q.unquantized_fits ? 1.0 : 0.0, ""}; }))
-SERVING_METRIC("compare_throughput_ratio", "output throughput vs baseline", "x", "/compare/ratio/output_tokens_per_s", "", "",
-               not_speed, not_compared, ratio_of("output_tokens_per_s"))
-SERVING_METRIC("compare_goodput_ratio", "goodput vs baseline", "x", "/compare/ratio/goodput_requests_per_s", "", "",
-               not_speed, not_compared, ratio_of("goodput_requests_per_s"))
-SERVING_METRIC("compare_ttft_mean_ratio", "mean TTFT vs baseline", "x", "/compare/ratio/ttft_mean_ms", "", "",
-               not_speed, not_compared, ratio_of("ttft_mean_ms"))
-SERVING_METRIC("compare_ttft_p99_ratio", "P99 TTFT vs baseline", "x", "/compare/ratio/ttft_p99_ms", "", "",
-               not_speed, not_compared, ratio_of("ttft_p99_ms"))
-SERVING_METRIC("compare_ttft_stddev_ratio", "TTFT standard deviation vs baseline", "x", "/compare/ratio/ttft_stddev_ms", "", "",
-               not_speed, not_compared, ratio_of("ttft_stddev_ms"))
-SERVING_METRIC("compare_tpot_mean_ratio", "mean TPOT vs baseline", "x", "/compare/ratio/tpot_mean_ms", "", "",
-               not_speed, not_compared, ratio_of("tpot_mean_ms"))
-SERVING_METRIC("compare_tpot_p99_ratio", "P99 TPOT vs baseline", "x", "/compare/ratio/tpot_p99_ms", "", "",
-               not_speed, not_compared, ratio_of("tpot_p99_ms"))
-SERVING_METRIC("compare_e2e_p50_ratio", "P50 E2E vs baseline", "x", "/compare/ratio/e2e_p50_s", "", "",
-               not_speed, not_compared, ratio_of("e2e_p50_s"))
-SERVING_METRIC("compare_running_mean_ratio", "mean concurrent requests vs baseline", "x", "/compare/ratio/running_mean", "", "",
-               not_speed, not_compared, ratio_of("running_mean"))
-SERVING_METRIC("compare_running_max_ratio", "max concurrent requests vs baseline", "x", "/compare/ratio/running_max", "", "",
-               not_speed, not_compared, ratio_of("running_max"))
-SERVING_METRIC("compare_kv_capacity_ratio", "KV capacity (tokens per replica) vs baseline", "x", "/compare/ratio/kv_tokens_per_replica", "", "",
-               not_speed, not_compared, ratio_of("kv_tokens_per_replica"))
-SERVING_METRIC("compare_kv_peak_ratio", "peak KV blocks in use vs baseline", "x", "/compare/ratio/kv_peak_blocks_used", "", "",
-               not_speed, not_compared, ratio_of("kv_peak_blocks_used"))
-SERVING_METRIC("compare_throughput_per_gpu_ratio", "output throughput per GPU vs baseline", "x", "/compare/ratio/output_tokens_per_s_per_gpu", "", "",
-               not_speed, not_compared, ratio_of("output_tokens_per_s_per_gpu"))
-SERVING_METRIC("compare_decode_speedup", "decode speedup vs baseline (baseline TPOT / TPOT)", "x", "/compare/speedup/tpot_mean", "", "",
-               not_speed, not_compared, speedup_of("tpot_mean"))
-SERVING_METRIC("compare_e2e_speedup", "E2E speedup vs baseline (baseline E2E / E2E)", "x", "/compare/speedup/e2e_mean", "", "",
-               not_speed, not_compared, speedup_of("e2e_mean"))
+SERVING_COMPARE_RESULT("compare_throughput_ratio", "output throughput vs baseline", ratio, "output_tokens_per_s")
+SERVING_COMPARE_RESULT("compare_goodput_ratio", "goodput vs baseline", ratio, "goodput_requests_per_s")
+SERVING_COMPARE_RESULT("compare_ttft_mean_ratio", "mean TTFT vs baseline", ratio, "ttft_mean_ms")
+SERVING_COMPARE_RESULT("compare_ttft_p99_ratio", "P99 TTFT vs baseline", ratio, "ttft_p99_ms")
+SERVING_COMPARE_RESULT("compare_ttft_stddev_ratio", "TTFT standard deviation vs baseline", ratio, "ttft_stddev_ms")
+SERVING_COMPARE_RESULT("compare_tpot_mean_ratio", "mean TPOT vs baseline", ratio, "tpot_mean_ms")
+SERVING_COMPARE_RESULT("compare_tpot_p99_ratio", "P99 TPOT vs baseline", ratio, "tpot_p99_ms")
+SERVING_COMPARE_RESULT("compare_e2e_p50_ratio", "P50 E2E vs baseline", ratio, "e2e_p50_s")
+SERVING_COMPARE_RESULT("compare_running_mean_ratio", "mean concurrent requests vs baseline", ratio, "running_mean")
+SERVING_COMPARE_RESULT("compare_running_max_ratio", "max concurrent requests vs baseline", ratio, "running_max")
+SERVING_COMPARE_RESULT("compare_kv_capacity_ratio", "KV capacity (tokens per replica) vs baseline", ratio, "kv_tokens_per_replica")
+SERVING_COMPARE_RESULT("compare_kv_peak_ratio", "peak KV blocks in use vs baseline", ratio, "kv_peak_blocks_used")
+SERVING_COMPARE_RESULT("compare_throughput_per_gpu_ratio", "output throughput per GPU vs baseline", ratio, "output_tokens_per_s_per_gpu")
+SERVING_COMPARE_RESULT("compare_decode_speedup", "decode speedup vs baseline (baseline TPOT / TPOT)", speedup, "tpot_mean")
+SERVING_COMPARE_RESULT("compare_e2e_speedup", "E2E speedup vs baseline (baseline E2E / E2E)", speedup, "e2e_mean")
 // The rest of the ratios and speedups a compare block holds (serve/serving_job.cpp), so that every one has words.
-SERVING_METRIC("compare_requests_ratio", "request throughput vs baseline", "x", "/compare/ratio/requests_per_s", "", "",
-               not_speed, not_compared, ratio_of("requests_per_s"))
-SERVING_METRIC("compare_ttft_p50_ratio", "P50 TTFT vs baseline", "x", "/compare/ratio/ttft_p50_ms", "", "",
-               not_speed, not_compared, ratio_of("ttft_p50_ms"))
-SERVING_METRIC("compare_tpot_p50_ratio", "P50 TPOT vs baseline", "x", "/compare/ratio/tpot_p50_ms", "", "",
-               not_speed, not_compared, ratio_of("tpot_p50_ms"))
-SERVING_METRIC("compare_itl_p99_ratio", "P99 inter-token latency vs baseline", "x", "/compare/ratio/itl_p99_ms", "", "",
-               not_speed, not_compared, ratio_of("itl_p99_ms"))
-SERVING_METRIC("compare_e2e_mean_ratio", "mean E2E vs baseline", "x", "/compare/ratio/e2e_mean_s", "", "",
-               not_speed, not_compared, ratio_of("e2e_mean_s"))
-SERVING_METRIC("compare_e2e_p99_ratio", "P99 E2E vs baseline", "x", "/compare/ratio/e2e_p99_s", "", "",
-               not_speed, not_compared, ratio_of("e2e_p99_s"))
-SERVING_METRIC("compare_kv_token_utilization_ratio", "KV memory holding tokens vs baseline", "x", "/compare/ratio/kv_token_utilization", "", "",
-               not_speed, not_compared, ratio_of("kv_token_utilization"))
-SERVING_METRIC("compare_preemptions_ratio", "preemptions vs baseline", "x", "/compare/ratio/preemptions", "", "",
-               not_speed, not_compared, ratio_of("preemptions"))
-SERVING_METRIC("compare_energy_ratio", "energy per output token vs baseline", "x", "/compare/ratio/energy_per_output_token_J", "", "",
-               not_speed, not_compared, ratio_of("energy_per_output_token_J"))
-SERVING_METRIC("compare_kv_per_token_ratio", "KV cache per token vs baseline", "x", "/compare/ratio/kv_KiB_per_token", "", "",
-               not_speed, not_compared, ratio_of("kv_KiB_per_token"))
-SERVING_METRIC("compare_max_concurrent_ratio", "max concurrent max_model_len requests vs baseline", "x", "/compare/ratio/max_concurrent_at_max_len", "", "",
-               not_speed, not_compared, ratio_of("max_concurrent_at_max_len"))
-SERVING_METRIC("compare_ttft_speedup", "TTFT speedup vs baseline (baseline mean TTFT / mean TTFT)", "x", "/compare/speedup/ttft_mean", "", "",
-               not_speed, not_compared, speedup_of("ttft_mean"))
+SERVING_COMPARE_RESULT("compare_requests_ratio", "request throughput vs baseline", ratio, "requests_per_s")
+SERVING_COMPARE_RESULT("compare_ttft_p50_ratio", "P50 TTFT vs baseline", ratio, "ttft_p50_ms")
+SERVING_COMPARE_RESULT("compare_tpot_p50_ratio", "P50 TPOT vs baseline", ratio, "tpot_p50_ms")
+SERVING_COMPARE_RESULT("compare_itl_p99_ratio", "P99 inter-token latency vs baseline", ratio, "itl_p99_ms")
+SERVING_COMPARE_RESULT("compare_e2e_mean_ratio", "mean E2E vs baseline", ratio, "e2e_mean_s")
+SERVING_COMPARE_RESULT("compare_e2e_p99_ratio", "P99 E2E vs baseline", ratio, "e2e_p99_s")
+SERVING_COMPARE_RESULT("compare_kv_token_utilization_ratio", "KV memory holding tokens vs baseline", ratio, "kv_token_utilization")
+SERVING_COMPARE_RESULT("compare_preemptions_ratio", "preemptions vs baseline", ratio, "preemptions")
+SERVING_COMPARE_RESULT("compare_energy_ratio", "energy per output token vs baseline", ratio, "energy_per_output_token_J")
+SERVING_COMPARE_RESULT("compare_kv_per_token_ratio", "KV cache per token vs baseline", ratio, "kv_KiB_per_token")
+SERVING_COMPARE_RESULT("compare_max_concurrent_ratio", "max concurrent max_model_len requests vs baseline", ratio, "max_concurrent_at_max_len")
+SERVING_COMPARE_RESULT("compare_ttft_speedup", "TTFT speedup vs baseline (baseline mean TTFT / mean TTFT)", speedup, "ttft_mean")
 // Shown by the CLI table and the page's serving view beside the headline metrics.
 SERVING_METRIC("input_tokens_per_s", "throughput (prompt tokens)", "tokens/s", "/metrics/throughput/input_tokens_per_s", "", "",
                speed_rate, not_compared, real([](const M& m) { return m.throughput.input_tokens_per_s; }))
@@ -281,3 +257,4 @@ SERVING_METRIC("quant_weights_unquantized_GiB", "unquantized weights per GPU", "
 
 #undef SERVING_METRIC
 #undef SERVING_COMPARED_FIGURE
+#undef SERVING_COMPARE_RESULT

@@ -1,7 +1,9 @@
 #include "serve/serving_key_metrics.hpp"
 
+#include <algorithm>
 #include <functional>
 
+#include "core/error.hpp"
 #include "scenario/metric_catalogue.hpp"
 #include "serve/headline.hpp"
 
@@ -53,11 +55,14 @@ constexpr Comparison compared(const char* ratio, const char* speedup = "") { ret
 
 // One row of scenario/serving_metric_table.hpp as this layer reads it: the
 // catalogue id ("" for a figure that is only compared), the compare names and
-// how the figure is read from the typed figures.
+// how the figure is read from the typed figures; a compare block's figure
+// (SERVING_COMPARE_RESULT) also says which of its groups and names it reads.
 struct FigureRow {
   std::string id;
   Comparison comparison;
   FigureGetter get;
+  const char* reads_group = "";  // "ratio" or "speedup"; "" for any other figure
+  const char* reads_name = "";
 };
 
 ServingFigure number(double v) { return {Kind::Number, v, ""}; }
@@ -110,22 +115,42 @@ FigureGetter compare_figure(std::map<std::string, std::optional<double>> Compare
     return it == m.end() ? ServingFigure{} : figure_or_missing(it->second);
   };
 }
-FigureGetter ratio_of(std::string name) { return compare_figure(&CompareFigures::ratio, std::move(name)); }
-FigureGetter speedup_of(std::string name) { return compare_figure(&CompareFigures::speedup, std::move(name)); }
 
 // The hit rate of the offload tier `i`; missing with fewer tiers.
 ServingFigure tier_hit_rate(const M::KvOffload& b, size_t i) {
   return i < b.tiers.size() ? number(b.tiers[i].hit_token_fraction) : ServingFigure{};
 }
 
+// A compare block's figure must read a name some row compares: one that no
+// row writes would be missing from every result, silently.
+void check_compare_reads(const std::vector<FigureRow>& rows) {
+  for (const FigureRow& reader : rows) {
+    if (!*reader.reads_name) continue;
+    const bool ratio = std::string(reader.reads_group) == "ratio";
+    const bool written = std::any_of(rows.begin(), rows.end(), [&](const FigureRow& row) {
+      return std::string(ratio ? row.comparison.ratio : row.comparison.speedup) == reader.reads_name;
+    });
+    if (!written)
+      fail(error_code::kInternal, "/compare",
+           "serving metric " + reader.id + " reads compare." + reader.reads_group + "." + reader.reads_name +
+               ", which no row of scenario/serving_metric_table.hpp compares");
+  }
+}
+
 // Every serving figure: the rows of the one serving metric table, in its order.
 const std::vector<FigureRow>& serving_figure_rows() {
   using S = Summary;
-  static const std::vector<FigureRow> rows = {
+  static const std::vector<FigureRow> rows = [] {
+    std::vector<FigureRow> table = {
 #define SERVING_METRIC(id, label, unit, pointer, needs, description, speed, comparison, getter) {id, comparison, getter},
 #define SERVING_COMPARED_FIGURE(comparison, getter) {"", comparison, getter},
+#define SERVING_COMPARE_RESULT(id, label, group, name) \
+  {id, not_compared, compare_figure(&CompareFigures::group, name), #group, name},
 #include "scenario/serving_metric_table.hpp"
-  };
+    };
+    check_compare_reads(table);
+    return table;
+  }();
   return rows;
 }
 
