@@ -21,13 +21,18 @@ export class SearchProgress {
   /**
    * The status line while candidates run: how many finished and, past the first finished
    * ones, the time left from the runs so far (finished and running; search-words.js timeLeft).
-   * `job` is the pool's job of the candidates (null before it starts).
+   * `job` is the pool's job of the candidates (null before it starts). The estimate's box
+   * keeps both figures (data-points-done, data-left-ms: none yet) for the tests.
    */
-  runningText(done, job) {
+  showRunning(done, job) {
     const n = this.search.scenarios.length;
     const left = done && done < n && this.estimated && job
       ? timeLeft(this.estimated.pointLowMs, this.search.outcomes, { workers: this.search.pool.size, running: job.running(), intervalPoints: MAX_INTERVAL_POINTS }) : null;
-    return `Simulating ${done} / ${n} deployments on ${this.search.pool.size} workers…${left ? ` about ${formatDuration(left)} left, ranking included` : ''}`;
+    const box = $('search-estimate');
+    box.dataset.pointsDone = String(done);
+    if (left === null) delete box.dataset.leftMs;
+    else box.dataset.leftMs = String(Math.round(left));
+    this.search.setStatus('running', `Simulating ${done} / ${n} deployments on ${this.search.pool.size} workers…${left ? ` about ${formatDuration(left)} left, ranking included` : ''}`);
   }
 
   /**

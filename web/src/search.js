@@ -148,8 +148,7 @@ export class Search {
       let done = 0;
       let job = null;
       // Past the first finished candidates, the runs so far (finished and running) correct the rest.
-      const status = () => this.progress.runningText(done, job);
-      this.setStatus('running', status());
+      this.progress.showRunning(done, job);
       job = this.pool.map(scenarios, {
         centralOnly: true,
         order: spreadOrder(scenarios.length),  // the first finished sample the whole plan (search-words.js)
@@ -159,7 +158,7 @@ export class Search {
           this.outcomes[i] = outcome;
           done += 1;
           this.progress.showBest();
-          this.setStatus('running', status());
+          this.progress.showRunning(done, job);
           this.progress.drawPending();
         },
         onProgress: (p) => { $('search-progress').value = p; },
