@@ -195,26 +195,28 @@ test('a page worker runs a scenario at the central bound alone, byte-identical t
  * is `node web/search-canonical.mjs`).
  */
 async function askCanonicalQuestion(page) {
+  await askQuestion(page, {
+    choose: { 'q-question': 'rate', 'q-workload': 'I2.3', 'q-model': 'llama-3-70b', 'q-ttft-pct': 'joint', 'q-tpot-pct': 'joint', 'q-chunked': 'on' },
+    type: { 'q-rate': '20', 'q-max-gpus': '8', 'q-prompt': '512', 'q-output': '256', 'q-ttft': '1000', 'q-tpot': '50', 'q-attainment': '0.9', 'q-tp': '4', 'q-seqs': '256' },
+    gpus: [['h200', '3.8']],
+  });
+}
+
+/**
+ * Opens the Search tab and sets its form: the selects of `choose` (id: value) first, the workload's
+ * among them before the rest (it fills the form from its preset), then the inputs of `type` (id:
+ * text), then only the GPU types of `gpus` ([id, $ per GPU-hour]) ticked, at those prices.
+ */
+async function askQuestion(page, { choose = {}, type = {}, gpus = [] }) {
   await page.click('#mode-search');
   await page.waitForSelector('#panel-search:not([hidden]) #search-status', { state: 'attached' });
-  await page.selectOption('#q-question', 'rate');
-  await page.selectOption('#q-workload', 'I2.3');
-  await page.selectOption('#q-model', 'llama-3-70b');
-  await page.fill('#q-rate', '20');
-  await page.fill('#q-max-gpus', '8');
-  await page.fill('#q-prompt', '512');
-  await page.fill('#q-output', '256');
-  await page.fill('#q-ttft', '1000');
-  await page.fill('#q-tpot', '50');
-  await page.selectOption('#q-ttft-pct', 'joint');
-  await page.selectOption('#q-tpot-pct', 'joint');
-  await page.fill('#q-attainment', '0.9');
-  await page.fill('#q-tp', '4');
-  await page.fill('#q-seqs', '256');
-  await page.selectOption('#q-chunked', 'on');
+  for (const [id, value] of Object.entries(choose)) await page.selectOption(`#${id}`, value);
+  for (const [id, text] of Object.entries(type)) await page.fill(`#${id}`, text);
   for (const box of await page.$$('#q-gpu-list input[type="checkbox"]')) await box.setChecked(false);
-  await page.check('#q-use-h200');
-  await page.fill('#q-price-h200', '3.8');
+  for (const [gpu, price] of gpus) {
+    await page.check(`#q-use-${gpu}`);
+    await page.fill(`#q-price-${gpu}`, price);
+  }
 }
 
 /**
@@ -538,23 +540,11 @@ test('the ranking\'s interval runs are sliced runs on the pool: they show progre
  * `sightline search --jobs 1` on it: 9 s of CPU.
  */
 async function askNinetySixDeployments(page) {
-  await page.click('#mode-search');
-  await page.waitForSelector('#panel-search:not([hidden]) #search-status', { state: 'attached' });
-  await page.selectOption('#q-question', 'rate');
-  await page.selectOption('#q-workload', 'I2.2');
-  await page.selectOption('#q-model', 'llama-2-7b');
-  await page.fill('#q-rate', '80');
-  await page.fill('#q-max-gpus', '8');
-  await page.fill('#q-prompt', '128');
-  await page.fill('#q-output', '64');
-  await page.fill('#q-tp', '1, 2, 4');
-  await page.fill('#q-seqs', '64, 256');
-  await page.selectOption('#q-chunked', 'both');
-  for (const box of await page.$$('#q-gpu-list input[type="checkbox"]')) await box.setChecked(false);
-  for (const [gpu, price] of [['a100-80g-sxm', '1.8'], ['h100-sxm', '3'], ['h200', '3.8']]) {
-    await page.check(`#q-use-${gpu}`);
-    await page.fill(`#q-price-${gpu}`, price);
-  }
+  await askQuestion(page, {
+    choose: { 'q-question': 'rate', 'q-workload': 'I2.2', 'q-model': 'llama-2-7b', 'q-chunked': 'both' },
+    type: { 'q-rate': '80', 'q-max-gpus': '8', 'q-prompt': '128', 'q-output': '64', 'q-tp': '1, 2, 4', 'q-seqs': '64, 256' },
+    gpus: [['a100-80g-sxm', '1.8'], ['h100-sxm', '3'], ['h200', '3.8']],
+  });
 }
 
 /**

@@ -21,7 +21,6 @@ import { SearchForm } from './search-form.js';
 import { SearchProgress, MAX_INTERVAL_POINTS } from './search-progress.js';
 import { SearchAnswer, answerSummary, metricOf } from './search-answer.js';
 
-
 /** The runnable candidate scenarios of a plan, in plan order. */
 export function planScenarios(plan) {
   if (plan && Array.isArray(plan.scenarios)) return plan.scenarios;
