@@ -38,7 +38,8 @@ const NOT_LOADED = new Set(['docs.html', 'help.html', 'accuracy.html', 'embed.js
 export const ON_DEMAND = new Set([
   'calibrate.js', path.join('worker', 'calibrate-worker.js'), 'sightline-calibrate.mjs', 'sightline-calibrate.wasm',
   ...['sweep', 'search', 'calibrate', 'compare'].map((tab) => path.join('panels', `${tab}.html`)),
-  'sweep.js', 'compare.js', 'search.js', 'search-question.js', 'search-words.js', 'launch.js', 'pool.js',
+  'sweep.js', 'compare.js', 'search.js', 'search-form.js', 'search-progress.js', 'search-answer.js', 'search-question.js',
+  'search-words.js', 'launch.js', 'pool.js',
   path.join('charts', 'svg-context.js'), path.join('vendor', 'svgcanvas.js'),
   ...['training', 'serving'].flatMap((v) => [path.join('views', `${v}.js`), path.join('views', `${v}.html`)]),
   path.join('charts', 'timeline.js'),

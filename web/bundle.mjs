@@ -17,7 +17,10 @@
 //   - app-modules.js: every bundled module's exports, each under a name of its
 //     own (form.fill and custom.fill are two things), for those re-exporting files;
 //   - app-chunk.js: the modules themselves (esbuild's shared chunk).
-// The code is minified (identifiers included; exported names are kept). Modules of
+// The entry's own parts (app-state.js, app-results.js, ...: named after it, beside
+// it) are its code split by job: bundled into app.js itself, their files removed,
+// and no other module may import them. The code is minified (identifiers
+// included; exported names are kept). Modules of
 // the scripts that run before it (engine-start.js and its imports)
 // stay files of their own, imported by the bundle as before, and so do the
 // modules loaded on demand (dynamic import()).
@@ -89,6 +92,30 @@ function keepFiles(siteDir, kept) {
   };
 }
 
+/**
+ * Whether module `rel` is one of the entry's own parts: named after it, beside it
+ * (app.js's app-state.js, app-results.js, ...). They hold the page's state and
+ * wiring (location, window, the engine's start-up) and run only as the entry's
+ * code, so they are bundled into the entry's file, not the shared chunk that the
+ * lazily loaded modules and the tests (in Node too) import by file.
+ */
+function isPartOf(rel, entry) {
+  const stem = path.posix.basename(entry, '.js');
+  return path.posix.dirname(rel) === path.posix.dirname(entry) && path.posix.basename(rel).startsWith(`${stem}-`)
+    && rel !== path.posix.join(path.posix.dirname(entry), MODULES_FILE);
+}
+
+/** Refuses a bundled module that imports one of the entry's parts: those are the entry's own. */
+function checkParts(siteDir, parts, modules) {
+  for (const rel of modules) {
+    const text = fs.readFileSync(path.join(siteDir, rel), 'utf8');
+    for (const m of text.matchAll(STATIC_IMPORT)) {
+      const dep = path.posix.normalize(path.posix.join(path.posix.dirname(rel), m[1] || m[2]));
+      if (parts.includes(dep)) throw new Error(`${rel} imports ${dep}, a part of the page's main script; only the script and its parts may`);
+    }
+  }
+}
+
 /** Refuses a bundled module outside the site's root that reads import.meta (its URL would change). */
 function checkImportMeta(siteDir, modules) {
   for (const rel of modules) {
@@ -106,8 +133,11 @@ function checkImportMeta(siteDir, modules) {
  */
 export async function bundleScript(siteDir, entry, kept) {
   const esbuild = require('esbuild');
-  const modules = [...staticGraph(siteDir, entry)].filter((rel) => rel !== entry && !kept.has(rel)).sort();
-  checkImportMeta(siteDir, [entry, ...modules]);
+  const graph = [...staticGraph(siteDir, entry)].filter((rel) => rel !== entry && !kept.has(rel));
+  const parts = graph.filter((rel) => isPartOf(rel, entry)).sort();
+  const modules = graph.filter((rel) => !parts.includes(rel)).sort();
+  checkParts(siteDir, parts, modules);
+  checkImportMeta(siteDir, [entry, ...parts, ...modules]);
   const names = await exportsOf(esbuild, siteDir, modules);
   const lines = modules.map((rel) => `export { ${names.get(rel).map((n) => `${n} as ${aliasOf(rel, n)}`).join(', ')} } from './${rel}';`);
   const built = await esbuild.build({
@@ -125,6 +155,7 @@ export async function bundleScript(siteDir, entry, kept) {
   const outputs = Object.keys(built.metafile.outputs).map((o) => posix(path.relative(siteDir, path.resolve(o))));
   if (outputs.length !== 3) throw new Error(`the bundle of ${entry} came out as ${outputs.length} files (${outputs.join(', ')}), not 3`);
   for (const f of built.outputFiles) fs.writeFileSync(f.path, f.text);
+  for (const rel of parts) fs.rmSync(path.join(siteDir, rel));  // inside the entry's file now
   for (const rel of modules) {
     const from = path.posix.relative(path.posix.dirname(rel), MODULES_FILE);
     const list = names.get(rel).map((n) => `${aliasOf(rel, n)} as ${n}`).join(', ');

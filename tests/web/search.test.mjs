@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
-import { browserSuite, newPage, waitDone, siteDir, cliPath, cliPresets, scenarioPreset, PAGE_GUARD_MS } from './harness.mjs';
+import { browserSuite, newPage, waitDone, siteDir, repoDir, cliPath, cliPresets, scenarioPreset, PAGE_GUARD_MS } from './harness.mjs';
 
 const suite = browserSuite();
 const load = (file) => import(pathToFileURL(path.join(siteDir, file)).href);
@@ -195,26 +195,28 @@ test('a page worker runs a scenario at the central bound alone, byte-identical t
  * is `node web/search-canonical.mjs`).
  */
 async function askCanonicalQuestion(page) {
+  await askQuestion(page, {
+    choose: { 'q-question': 'rate', 'q-workload': 'I2.3', 'q-model': 'llama-3-70b', 'q-ttft-pct': 'joint', 'q-tpot-pct': 'joint', 'q-chunked': 'on' },
+    type: { 'q-rate': '20', 'q-max-gpus': '8', 'q-prompt': '512', 'q-output': '256', 'q-ttft': '1000', 'q-tpot': '50', 'q-attainment': '0.9', 'q-tp': '4', 'q-seqs': '256' },
+    gpus: [['h200', '3.8']],
+  });
+}
+
+/**
+ * Opens the Search tab and sets its form: the selects of `choose` (id: value) first, the workload's
+ * among them before the rest (it fills the form from its preset), then the inputs of `type` (id:
+ * text), then only the GPU types of `gpus` ([id, $ per GPU-hour]) ticked, at those prices.
+ */
+async function askQuestion(page, { choose = {}, type = {}, gpus = [] }) {
   await page.click('#mode-search');
   await page.waitForSelector('#panel-search:not([hidden]) #search-status', { state: 'attached' });
-  await page.selectOption('#q-question', 'rate');
-  await page.selectOption('#q-workload', 'I2.3');
-  await page.selectOption('#q-model', 'llama-3-70b');
-  await page.fill('#q-rate', '20');
-  await page.fill('#q-max-gpus', '8');
-  await page.fill('#q-prompt', '512');
-  await page.fill('#q-output', '256');
-  await page.fill('#q-ttft', '1000');
-  await page.fill('#q-tpot', '50');
-  await page.selectOption('#q-ttft-pct', 'joint');
-  await page.selectOption('#q-tpot-pct', 'joint');
-  await page.fill('#q-attainment', '0.9');
-  await page.fill('#q-tp', '4');
-  await page.fill('#q-seqs', '256');
-  await page.selectOption('#q-chunked', 'on');
+  for (const [id, value] of Object.entries(choose)) await page.selectOption(`#${id}`, value);
+  for (const [id, text] of Object.entries(type)) await page.fill(`#${id}`, text);
   for (const box of await page.$$('#q-gpu-list input[type="checkbox"]')) await box.setChecked(false);
-  await page.check('#q-use-h200');
-  await page.fill('#q-price-h200', '3.8');
+  for (const [gpu, price] of gpus) {
+    await page.check(`#q-use-${gpu}`);
+    await page.fill(`#q-price-${gpu}`, price);
+  }
 }
 
 /**
@@ -528,4 +530,112 @@ test('the ranking\'s interval runs are sliced runs on the pool: they show progre
   await page.waitForSelector('#search-status[data-state="cancelled"]');
   assert.deepEqual(page.errors, []);
   await page.close();
+});
+
+/**
+ * Sets the Search form to a question of 96 deployments that run in seconds each: Llama-2-7B (I2.2's
+ * workload, 128-token prompts, 64-token outputs) at 80 req/s on A100, H100 or H200 at TP 1, 2 or 4, up
+ * to 8 GPUs, batch limits 64 and 256, chunked prefill or not. In the page's central runs 82 meet the
+ * SLO, each growing its run well past its first 1,000 requests (a median 12 times its estimate's low
+ * end) until the verdict is decided; of the 14 that miss it, 8 stop after their first run.
+ * `sightline search --jobs 1` on it: 9 s of CPU.
+ */
+async function askNinetySixDeployments(page) {
+  await askQuestion(page, {
+    choose: { 'q-question': 'rate', 'q-workload': 'I2.2', 'q-model': 'llama-2-7b', 'q-chunked': 'both' },
+    type: { 'q-rate': '80', 'q-max-gpus': '8', 'q-prompt': '128', 'q-output': '64', 'q-tp': '1, 2, 4', 'q-seqs': '64, 256' },
+    gpus: [['a100-80g-sxm', '1.8'], ['h100-sxm', '3'], ['h200', '3.8']],
+  });
+}
+
+/**
+ * Notes, in the page, what its pool was given and gave back (pool.js is the page's own module
+ * instance): each candidate's work estimate (EnginePool.each), and each job's runs with the work
+ * they did (result.limits.events: the engine's units, the same in any browser) and whether they met
+ * the SLO; and every time left shown (data-left-ms) with the runs finished then, on the page's clock.
+ */
+async function recordSearchWork(page) {
+  await page.evaluate(async () => {
+    const { EnginePool } = await import('./pool.js');
+    const rec = { estimates: null, jobs: [], shown: [], endedAt: null };
+    window.searchWork = rec;
+    const each = EnginePool.prototype.each;
+    EnginePool.prototype.each = function (items, f) {
+      const p = each.call(this, items, f);
+      p.then((e) => { rec.estimates = e; }, () => {});
+      return p;
+    };
+    const map = EnginePool.prototype.map;
+    EnginePool.prototype.map = function (scenarios, options) {
+      const job = map.call(this, scenarios, options);
+      job.promise.then((outs) => rec.jobs.push({
+        bounds: Boolean(options.bounds),
+        runs: outs.map((o) => ({
+          events: o.result && o.result.limits ? o.result.limits.events : null,
+          met: Boolean(o.result && o.result.steady_state && o.result.steady_state.meets_slo),
+        })),
+      }), () => {});
+      return job;
+    };
+    const box = document.getElementById('search-estimate');
+    new MutationObserver(() => {
+      if (box.dataset.leftMs !== undefined) rec.shown.push({ done: Number(box.dataset.pointsDone), leftMs: Number(box.dataset.leftMs), at: performance.now() });
+    }).observe(box, { attributes: true, attributeFilter: ['data-left-ms', 'data-points-done'] });
+    const status = document.getElementById('search-status');
+    new MutationObserver(() => {
+      if (status.dataset.state !== 'running' && rec.endedAt === null) rec.endedAt = performance.now();
+    }).observe(status, { attributes: true, attributeFilter: ['data-state'] });
+  });
+}
+
+// Issue 41's acceptance: the page's time left, once the first 10% of the runs have finished, within
+// 2x of the time the search then still takes. Judged on work, not on this machine's clock: the
+// page's own plan, work estimates (units per candidate, from the engine's probe) and runs (the events
+// each did, its verdict, the ranking's bound runs and the answer's interval runs) are replayed
+// (search_replay.mjs) on 2 to 4 workers at one unit of work per ms, and timeLeft's figure at each
+// point is held against the work then left. The page's own figures (the time left it showed, the
+// time it then took on a shared machine) are printed beside, not judged.
+test('the time left after the first 10% of the runs is within 2x of the work the search then still did', async (t) => {
+  const page = await searchPage(t);
+  if (!page) return;
+  await askNinetySixDeployments(page);
+  await recordSearchWork(page);
+  await page.click('#search-run');
+  await page.waitForSelector('#search-status[data-state="done"], #search-status[data-state="error"]', { timeout: PAGE_GUARD_MS });
+  assert.equal(await page.getAttribute('#search-status', 'data-state'), 'done', await page.textContent('#search-error'));
+  const rec = await page.evaluate(() => window.searchWork);
+  const [central, ...later] = rec.jobs;
+  const n = central.runs.length;
+  assert.equal(n, 96, 'the question plans 96 deployments');
+  assert.equal(rec.estimates.length, n);
+  assert.ok(central.runs.every((r) => r.events > 0) && later.every((j) => j.runs.every((r) => r.events > 0)), 'every run reports its work');
+  assert.ok(central.runs.some((r) => r.met) && central.runs.some((r) => !r.met), 'some deployments meet the SLO, some miss it');
+
+  // The page showed a time left once the first tenth had finished (on its clock: printed only).
+  const tenth = Math.ceil(0.1 * n);
+  const first = rec.shown.find((s) => s.done >= tenth);
+  assert.ok(first, `a time left was shown once ${tenth} of ${n} runs had finished`);
+  t.diagnostic(`on the page's clock: after ${first.done} of ${n} runs it showed ${first.leftMs} ms left, and took ${Math.round(rec.endedAt - first.at)} ms more`);
+
+  // The same search in units of work: each candidate's estimate at one ms per unit, each run as long as its events.
+  const words = await load('search-words.js');
+  const bounds = later.find((j) => j.bounds) || { runs: [] };
+  const work = {
+    candidates: rec.estimates.map((e, i) => ({
+      units_low: e.units.low, units_high: e.units.high, probe_units: e.probe.units, estimate_ms: e.probe.units,
+      run_ms: central.runs[i].events, meets_slo: central.runs[i].met,
+    })),
+    intervals: Array.from({ length: bounds.runs.length / 2 }, (_, k) => ({ low_ms: bounds.runs[2 * k].events, high_ms: bounds.runs[2 * k + 1].events })),
+    after_ms: later.filter((j) => !j.bounds).flatMap((j) => j.runs.map((r) => r.events)),
+  };
+  const { replay } = await import(pathToFileURL(path.join(repoDir, 'tests', 'web', 'search_replay.mjs')).href);
+  for (const workers of [2, 3, 4]) {
+    for (const fraction of [0.1, 0.25, 0.5]) {
+      const r = replay(words, work, { workers, order: words.spreadOrder(n), fraction });
+      const ratio = r.estimateMs / r.actualMs;
+      t.diagnostic(`${workers} workers, after ${r.finished} of ${n} runs: ${Math.round(r.estimateMs)} units left estimated, ${Math.round(r.actualMs)} left (ratio ${ratio.toFixed(2)})`);
+      assert.ok(ratio >= 0.5 && ratio <= 2, `${workers} workers, after ${r.finished} of ${n} runs: estimated ${Math.round(r.estimateMs)} units left, ${Math.round(r.actualMs)} were`);
+    }
+  }
+  assert.deepEqual(page.errors, []);
 });

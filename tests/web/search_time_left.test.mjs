@@ -16,40 +16,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const words = await import(pathToFileURL(path.join(repo, 'web', 'src', 'search-words.js')).href);
+const { replay } = await import(pathToFileURL(path.join(repo, 'tests', 'web', 'search_replay.mjs')).href);
 const measured = JSON.parse(fs.readFileSync(path.join(repo, 'tests', 'data', 'search', 'llama3-70b-candidates.json'), 'utf8'));
-
-// The page's runs on `workers` workers, each taking the next candidate in
-// `order` when it is free; then the bound runs, also over the workers. At the
-// moment the `fraction` of the candidates have finished: the estimate the page
-// would show and the time actually left.
-function replay({ candidates, intervals }, { workers, order, fraction, estimator = words.timeLeft }) {
-  const estimates = candidates.map((c) => ({ units: { low: c.units_low, high: c.units_high }, probe: { units: c.probe_units }, ms: c.estimate_ms }));
-  const { pointLowMs } = words.estimateSearch(estimates, { workers, intervalPoints: 8 });
-  const free = new Array(workers).fill(0);
-  const runs = [];
-  const dispatch = (items) => {
-    for (const [i, ms] of items) {
-      const w = free.indexOf(Math.min(...free));
-      runs.push({ i, start: free[w], end: free[w] + ms });
-      free[w] += ms;
-    }
-  };
-  dispatch(order.map((i) => [i, candidates[i].run_ms]));
-  const central = runs.slice();
-  const centralEnd = Math.max(...free);
-  free.fill(centralEnd);
-  dispatch(intervals.flatMap((p) => [[p.candidate, p.low_ms], [p.candidate, p.high_ms]]));
-  const total = Math.max(...free);
-  const k = Math.max(1, Math.ceil(fraction * candidates.length));
-  const t = central.map((r) => r.end).sort((a, b) => a - b)[k - 1];
-  const done = candidates.map(() => null);
-  const running = [];
-  for (const r of central) {
-    if (r.end <= t) done[r.i] = { ms: candidates[r.i].run_ms, met: candidates[r.i].meets_slo };
-    else if (r.start <= t) running.push({ index: r.i, elapsedMs: t - r.start });
-  }
-  return { estimateMs: estimator(pointLowMs, done, { workers, running, intervalPoints: 8 }), actualMs: total - t, finished: done.filter(Boolean).length };
-}
 
 test('spreadOrder is a permutation whose first tenth reaches every part of the plan', () => {
   for (const n of [1, 2, 3, 10, 108, 162]) {
@@ -78,7 +46,7 @@ test('on the canonical search, after 10% of the runs the time left is within 2x 
   for (const workers of [2, 3, 4]) {
     // The first figure it shows (once twice as many runs as workers finished), then later ones.
     for (const fraction of [(2 * workers) / n, 0.1, 0.25, 0.5]) {
-      const r = replay(measured, { workers, order: words.spreadOrder(n), fraction });
+      const r = replay(words, measured, { workers, order: words.spreadOrder(n), fraction });
       const ratio = r.estimateMs / r.actualMs;
       assert.ok(ratio >= 0.5 && ratio <= 2, `${workers} workers, after ${r.finished} of ${n} runs: estimated ${(r.estimateMs / 1000).toFixed(1)} s, took ${(r.actualMs / 1000).toFixed(1)} s`);
     }

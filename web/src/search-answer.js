@@ -1,0 +1,296 @@
+// The Search tab's answer view: the ranked answer read as people say it (the
+// cheapest deployment meeting the SLO, or the best one within the GPU budget,
+// at the question's percentile, with its 80% intervals), its launch command,
+// the Pareto chart and the ranked table. A clicked point or row opens that
+// deployment as a serving simulation (search.js open).
+import { canonical } from './share.js';
+import { chartView } from './charts/registry.js';
+import { xyConfig } from './charts/xy.js';
+import { LAUNCH_ENGINES, launchCommand } from './launch.js';
+import { deploymentName, deploymentSettingsText, clipAxis } from './search-words.js';
+import { display, percent } from './format.js';
+import { $, cell, metricSpan } from './dom.js';
+import { download, slug } from './export.js';
+import { renderCalibrated } from './headline.js';
+
+/** {value, low, high} of a ranked row's metric (low/high only where the engine computed the interval). */
+export function metricOf(row, id) {
+  const km = Array.isArray(row.key_metrics) ? row.key_metrics.find((k) => k.id === id) : null;
+  if (km) return { value: km.value, low: km.low, high: km.high };
+  return { value: row[id] };
+}
+
+/** What a share link keeps of an answer: the cheapest deployment meeting the SLO and its numbers. */
+export function answerSummary(a) {
+  if (!a) return null;
+  const b = a.cheapest_meeting_slo;
+  if (!b) return { deployment: null };
+  return { deployment: b.deployment, gpus: b.gpus, usd_per_million_tokens: b.usd_per_million_tokens, ttft_p99_ms: b.ttft_p99_ms, tpot_p99_ms: b.tpot_p99_ms };
+}
+
+export class SearchAnswer {
+  /** @param {import('./search.js').Search} search the tab, whose question, plan, outcomes and answer this view draws */
+  constructor(search) {
+    this.search = search;
+    this.launchFor = null;  // the candidate whose launch command shows
+  }
+
+  /** Wires the launch command's engine picker and download, and a click on a table row. */
+  init() {
+    $('search-launch-engine').replaceChildren(...LAUNCH_ENGINES.map(([id, name]) => {
+      const o = document.createElement('option');
+      o.value = id;
+      o.textContent = name;
+      return o;
+    }));
+    $('search-launch-engine').addEventListener('change', () => this.showLaunch());
+    $('search-launch-download').addEventListener('click', () => {
+      const text = $('search-launch-text').value;
+      if (text) download(`sightline-launch-${slug($('search-launch-engine').value)}.sh`, `#!/bin/sh\n${text}`, 'text/x-sh');
+    });
+    $('search-table').addEventListener('click', (e) => {
+      const tr = e.target.closest('tr[data-candidate]');
+      if (tr) this.search.open(Number(tr.dataset.candidate));
+    });
+  }
+
+  /** The ranked answer of the search on screen (none while one runs): the answer, the Pareto chart and the table. */
+  draw() {
+    const a = this.search.answer;
+    const ranked = (a && Array.isArray(a.ranked)) ? a.ranked : [];
+    $('search-table-title').textContent = a ? `Ranked deployments (${ranked.length} simulated, ${a.space ? a.space.pruned : 0} layouts pruned)` : 'Ranked deployments';
+    this.drawAnswer(a);
+    this.drawChart(ranked);
+    this.drawTable(ranked);
+  }
+
+  /**
+   * The percentile the question judges TTFT and TPOT at: a bound's own percentile, or the
+   * joint attainment's share (0.9: P90), when the run reports it; else P99 (the ranking's).
+   */
+  sloPercentile(metric) {
+    const slo = (this.search.question && this.search.question.base.serving.slo) || {};
+    const own = slo.percentiles && slo.percentiles[metric];
+    if (own) return own;
+    const share = Number.isFinite(slo.attainment) ? Math.round(slo.attainment * 100) : 99;
+    return [50, 90, 99].includes(share) ? `p${share}` : 'p99';
+  }
+
+  /** A latency of candidate `index`'s central run at percentile `pct` (ms), if it reported one. */
+  latencyAt(index, metric, pct) {
+    const o = this.search.outcomes && this.search.outcomes[index];
+    const m = o && o.result && o.result.metrics && o.result.metrics[`${metric}_ms`];
+    return m && Number.isFinite(m[pct]) ? m[pct] : null;
+  }
+
+  drawAnswer(a) {
+    const box = $('search-answer');
+    box.hidden = !a;
+    if (!a) return;
+    const best = a.cheapest_meeting_slo;
+    const budget = !Number.isFinite(a.target_qps);
+    const text = $('search-answer-text');
+    box.dataset.candidate = best ? String(best.candidate) : '';
+    if (!best) {
+      text.textContent = budget ? `No layout sustains any rate within the SLO on ${a.max_gpus} GPUs.`
+        : `No simulated deployment meets the SLO at ${display(a.target_qps)} req/s within ${a.max_gpus} GPUs.`;
+    } else {
+      const usd = metricOf(best, 'usd_per_million_tokens');
+      // Cost per token at a rate the deployment keeps up with is set by that rate, not by kernel
+      // speed, so its bounds can coincide: say so rather than print a zero-width range.
+      const range = (m) => {
+        if (!Number.isFinite(m.low) || !Number.isFinite(m.high)) return '';
+        if (display(m.low) === display(m.high)) return ' (the same at both interval bounds: set by the target rate)';
+        return ` (80%: ${display(m.low)}–${display(m.high)})`;
+      };
+      const gpu = best.gpu || this.search.scenarios[best.candidate].hardware.gpu;
+      const name = cell('strong', deploymentName(best, this.search.form.gpuName(gpu), this.search.form.gpuName(best.decode_gpu || gpu)));
+      name.id = 'search-answer-name';
+      const parts = [name, document.createTextNode(` (${best.gpus} GPU${best.gpus === 1 ? '' : 's'}; ${deploymentSettingsText(best)}): $`),
+        metricSpan('search_usd_per_million_tokens', usd.value), document.createTextNode(` per million tokens${range(usd)}`)];
+      if (budget) {
+        const qps = metricOf(best, 'max_qps');
+        parts.push(document.createTextNode(` at ${display(qps.value)} req/s${range(qps)}, its highest rate within the SLO.`));
+      } else {
+        // The latencies at the percentile the question asked (the ranking's P99 beside them).
+        const words = [];
+        for (const m of ['ttft', 'tpot']) {
+          const pct = this.sloPercentile(m);
+          const v = this.latencyAt(best.candidate, m, pct);
+          if (v !== null && pct !== 'p99') words.push(`${pct.toUpperCase()} ${m.toUpperCase()} ${display(v)} ms`);
+        }
+        const ttft = metricOf(best, 'ttft_p99_ms');
+        parts.push(document.createTextNode(`${words.length ? `, ${words.join(', ')}` : ''}; P99 TTFT `), metricSpan('search_ttft_p99_ms', ttft.value),
+          document.createTextNode(` ms${range(ttft)}, P99 TPOT ${display(best.tpot_p99_ms)} ms at ${display(a.target_qps)} req/s. `));
+      }
+      const open = document.createElement('button');
+      open.type = 'button';
+      open.className = 'mini';
+      open.id = 'search-open-best';
+      open.textContent = 'Open as serving simulation';
+      open.addEventListener('click', () => this.search.open(best.candidate));
+      text.replaceChildren(...parts, open);
+    }
+    const shared = $('search-shared');
+    const linked = this.search.shared && this.search.shared.answer;
+    shared.hidden = !linked;
+    if (linked) {
+      const same = JSON.stringify(canonical(linked)) === JSON.stringify(canonical(answerSummary(a)));
+      shared.dataset.same = String(same);
+      const was = linked.deployment
+        ? `${linked.deployment} at $${display(linked.usd_per_million_tokens)} per million tokens` : 'no deployment meeting the SLO';
+      shared.textContent = `The shared link's answer: ${was}. ${same ? 'This page computed the same answer again.' : 'This page now computes a different answer (another engine version or calibration).'}`;
+    }
+    // "calibrated with NAME", from the engine's own result of the answer (every candidate ran with it).
+    const priced = best && this.search.outcomes && this.search.outcomes[best.candidate];
+    renderCalibrated($('search-calibrated'), priced && priced.result);
+    const acc = a.accuracy || {};
+    $('search-answer-note').textContent = `${acc.tier ? `Cost model tier: ${acc.tier}` : ''}${Number.isFinite(acc.expected_error_pct) ? ` (expected error ±${display(acc.expected_error_pct)}%)` : ''}. ${a.criterion || ''}`;
+    this.launchFor = best ? best.candidate : null;
+    $('search-launch').hidden = !best;
+    this.showLaunch();
+  }
+
+  /** The chosen deployment's launch command, from the engine's resolved scenario. */
+  async showLaunch() {
+    const index = this.launchFor;
+    const area = $('search-launch-text');
+    if (!Number.isInteger(index) || !this.search.scenarios[index] || !this.search.pool) {
+      area.value = '';
+      return;
+    }
+    const scenario = this.search.scenarios[index];
+    const engine = $('search-launch-engine').value;
+    const row = this.search.answer && (this.search.answer.ranked || []).find((r) => r.candidate === index);
+    let resolved;
+    try {
+      resolved = await this.search.pool.clients[0].validate(JSON.stringify(scenario));
+    } catch (err) {
+      area.value = `# The engine could not resolve this deployment: ${err.message}`;
+      return;
+    }
+    if (this.launchFor !== index || $('search-launch-engine').value !== engine) return;  // changed meanwhile
+    const model = this.search.form.models && this.search.form.models.get(scenario.model);
+    // A mixed deployment's decode pool runs on its own GPU: name both.
+    const other = scenario.serving.cluster.pools.find((p) => p.gpu && p.gpu !== scenario.hardware.gpu);
+    const gpuName = other ? `${this.search.form.gpuName(scenario.hardware.gpu)} (prefill) and ${this.search.form.gpuName(other.gpu)} (${other.role || 'decode'})`
+      : this.search.form.gpuName(scenario.hardware.gpu);
+    area.value = launchCommand(engine, {
+      resolved, label: row ? row.deployment : `candidate ${index}`, model, gpuName,
+      router: resolved.serving && resolved.serving.cluster && resolved.serving.cluster.router,
+    });
+    area.dataset.candidate = String(index);
+    area.dataset.engine = engine;
+  }
+
+  drawChart(ranked) {
+    const budget = this.search.answer ? !Number.isFinite(this.search.answer.target_qps) : this.search.question && !Number.isFinite(this.search.question.target_qps);
+    // The budget question's front: $/Mtok against the highest rate within the SLO.
+    const xKey = budget ? 'max_qps' : 'ttft_p99_ms';
+    const xLabel = budget ? 'Highest rate within the SLO (req/s)' : 'P99 TTFT (ms)';
+    $('search-pareto-title').textContent = budget ? '$ per million tokens vs highest rate within the SLO' : '$ per million tokens vs P99 TTFT';
+    const chart = chartView('search-pareto', $('chart-search-pareto'), { height: 300 });
+    const okRows = ranked.filter((r) => Number.isFinite(r[xKey]) && Number.isFinite(r.usd_per_million_tokens) && (!budget || r[xKey] > 0));
+    if (!okRows.length) {
+      chart.clear(`$ per million tokens vs ${budget ? 'highest rate' : 'P99 TTFT'}: no deployments yet`);
+      return;
+    }
+    // A miss far out (80 s beside answers under 1 s) would squash every other point against the
+    // axis: the axis ends past the deployments that meet the SLO and the far misses sit at its edge.
+    const slo = this.search.question && this.search.question.base.serving.slo;
+    const clip = budget ? { max: null, clipped: 0 }
+      : clipAxis(okRows.filter((r) => r.meets_slo).map((r) => r.ttft_p99_ms), okRows.map((r) => r.ttft_p99_ms), slo && slo.ttft_ms);
+    const point = (r) => {
+      const far = clip.max !== null && r[xKey] > clip.max;
+      return { x: far ? clip.max : r[xKey], y: r.usd_per_million_tokens, label: far ? `${r.deployment} (P99 TTFT ${display(r[xKey])} ms, past the axis)` : r.deployment, candidate: r.candidate };
+    };
+    const front = okRows.filter((r) => r.pareto).map(point).sort((p, q) => p.x - q.x);
+    const meets = okRows.filter((r) => !r.pareto && r.meets_slo).map(point);
+    const misses = okRows.filter((r) => !r.meets_slo && !(clip.max !== null && r[xKey] > clip.max)).map(point);
+    const far = okRows.filter((r) => !r.meets_slo && clip.max !== null && r[xKey] > clip.max).map(point);
+    const intervals = [];
+    for (const r of okRows.filter((row) => row.pareto)) {
+      const usd = metricOf(r, 'usd_per_million_tokens');
+      const x = metricOf(r, xKey);
+      const cap = (v) => (clip.max !== null ? Math.min(v, clip.max) : v);
+      if (Number.isFinite(x.low) && Number.isFinite(x.high)) intervals.push([{ x: cap(x.low), y: usd.value }, { x: cap(x.high), y: usd.value }]);
+      if (Number.isFinite(usd.low) && Number.isFinite(usd.high)) intervals.push([{ x: cap(x.value), y: usd.low }, { x: cap(x.value), y: usd.high }]);
+    }
+    const series = [
+      { label: 'Pareto front (meets the SLO)', points: front, line: true, color: '#d9534f', pointRadius: 6, order: 0 },
+      { label: 'Meets the SLO', points: meets, color: '#2f6fdb', order: 1 },
+      { label: 'Misses the SLO', points: misses, color: '#9aa6b8', order: 2 },
+      { label: 'Misses, far past the axis (drawn at its edge)', points: far, color: '#9aa6b8', pointStyle: 'triangle', pointRadius: 6, order: 2 },
+      ...intervals.map((pts) => ({ label: '80% interval', points: pts, line: true, color: '#d9534f', pointRadius: 0, pointStyle: 'line', order: 3 })),
+    ];
+    const chartEl = $('chart-search-pareto');
+    chartEl.dataset.clippedPoints = String(clip.clipped);
+    chartEl.dataset.axisMax = clip.max === null ? '' : String(clip.max);
+    $('search-pareto-note').textContent = `Red: the Pareto front among deployments meeting the SLO, with 80% intervals where computed. Blue: other deployments meeting it. Grey: deployments that miss it${clip.clipped ? `; the ${clip.clipped} triangle${clip.clipped === 1 ? '' : 's'} at the right edge ${clip.clipped === 1 ? 'is a miss' : 'are misses'} with a P99 TTFT past ${display(clip.max)} ms` : ''}. Click a point (or a table row) to open it as a serving simulation.`;
+    const build = () => {
+      const cfg = xyConfig({ series, xLabel, yLabel: '$ per million tokens', range: clip.max !== null ? { x: [0, clip.max] } : {} });
+      // One legend entry for all the interval bars (and none for an empty series); a click on a point opens it.
+      const first = series.findIndex((s) => s.label === '80% interval');
+      cfg.options.plugins.legend.labels.filter = (item, data) => data.datasets[item.datasetIndex].data.length > 0
+        && (first < 0 || item.datasetIndex <= first);
+      // Each entry drawn with its own marker (circle, the far misses' triangle, the interval's bar), not a box.
+      cfg.options.plugins.legend.labels.usePointStyle = true;
+      // Every element under the pointer, not only the nearest: an interval bar's end can sit
+      // exactly on its point (a zero-width bound), and the click must still reach the point.
+      cfg.options.onClick = (evt, _nearest, chartInstance) => {
+        const under = chartInstance.getElementsAtEventForMode(evt, 'point', { intersect: true }, false);
+        const raw = under.map((e) => chartInstance.data.datasets[e.datasetIndex].data[e.index]);
+        const hit = raw.find((p) => p && Number.isInteger(p.candidate));
+        if (hit) this.search.open(hit.candidate);
+      };
+      return cfg;
+    };
+    chart.render(build, `$ per million tokens against ${budget ? 'the highest rate within the SLO' : 'P99 TTFT'} for ${okRows.length} deployments; Pareto front: ${front.map((p) => p.label).join(', ') || 'none'}`);
+  }
+
+  drawTable(ranked) {
+    const budget = this.search.answer && !Number.isFinite(this.search.answer.target_qps);
+    const head = $('search-table').querySelector('thead');
+    const hr = document.createElement('tr');
+    const cols = budget
+      ? [['#', 'num'], ['Deployment', ''], ['GPUs', 'num'], ['$ / h', 'num'], ['$ / M tokens', 'num'], ['Highest rate req/s', 'num'], ['Verdict', ''], ['Pareto', '']]
+      : [['#', 'num'], ['Deployment', ''], ['GPUs', 'num'], ['$ / h', 'num'], ['$ / M tokens', 'num'],
+        ['P99 TTFT ms', 'num'], ['P99 TPOT ms', 'num'], ['SLO attainment', 'num'], ['Verdict', ''], ['Pareto', '']];
+    for (const [text, cls] of cols) {
+      const th = cell('th', text, cls);
+      th.scope = 'col';
+      hr.append(th);
+    }
+    head.replaceChildren(hr);
+    const rows = ranked.map((r, k) => {
+      const tr = document.createElement('tr');
+      tr.dataset.candidate = String(r.candidate);
+      tr.title = 'Open this deployment as a serving simulation';
+      tr.classList.toggle('on-front', Boolean(r.pareto));
+      tr.classList.toggle('misses', !r.meets_slo);
+      const gpu = this.search.scenarios[r.candidate] ? this.search.scenarios[r.candidate].hardware.gpu : '';
+      const th = cell('th', gpu ? deploymentName(r, this.search.form.gpuName(gpu), this.search.form.gpuName(r.decode_gpu || gpu)) : r.deployment || `candidate ${r.candidate}`);
+      th.title = `${r.deployment}: ${deploymentSettingsText(r)}`;
+      th.scope = 'row';
+      if (r.error !== undefined) {
+        tr.append(cell('td', String(k + 1), 'num'), th, cell('td', String(r.gpus ?? ''), 'num'), cell('td', '', 'num'));
+        const err = cell('td', typeof r.error === 'string' ? r.error : JSON.stringify(r.error), 'status-error');
+        err.colSpan = cols.length - 4;
+        tr.append(err);
+        return tr;
+      }
+      const usd = metricOf(r, 'usd_per_million_tokens');
+      const usdCell = cell('td', '', 'num');
+      usdCell.append(metricSpan(`search_row_usd_${r.candidate}`, usd.value));
+      if (Number.isFinite(usd.low) && Number.isFinite(usd.high)) usdCell.append(cell('span', ` (${display(usd.low)}–${display(usd.high)})`, 'muted'));
+      tr.append(cell('td', String(k + 1), 'num'), th, cell('td', String(r.gpus), 'num'), cell('td', display(r.usd_per_hour), 'num'), usdCell);
+      if (budget) tr.append(cell('td', display(r.max_qps), 'num'));
+      else {
+        tr.append(cell('td', display(r.ttft_p99_ms), 'num'), cell('td', display(r.tpot_p99_ms), 'num'), cell('td', percent(r.slo_attainment), 'num'));
+      }
+      tr.append(cell('td', `${r.meets_slo ? 'meets' : 'misses'} (${r.verdict || '—'})`), cell('td', r.pareto ? 'yes' : '', 'front'));
+      return tr;
+    });
+    $('search-table').querySelector('tbody').replaceChildren(...rows);
+  }
+}
