@@ -88,7 +88,17 @@ Block read_block(const json& b, const std::string& path, int heads, int64_t hidd
   if (out.ffn) {
     const bool mult = f.contains("ffn_mult") && !f.at("ffn_mult").is_null();
     // vLLM takes ffn_mult when the block has it, else the block's intermediate_size.
-    if (mult) out.width = ffn_width(read_number(f.at("ffn_mult"), pointer_append(fp, "ffn_mult"), 1e-6, 1e6), hidden);
+    if (mult) {
+      // A width from a multiplier is bounded like one given outright (intermediate_size below):
+      // past it the model's size check could only point at the whole config.
+      const std::string mp = pointer_append(fp, "ffn_mult");
+      const double m = read_number(f.at("ffn_mult"), mp, 1e-6, 1e6);
+      out.width = ffn_width(m, hidden);
+      if (out.width > kMaxModelDim)
+        fail(error_code::kRange, mp,
+             "ffn_mult " + std::to_string(m) + " makes an MLP width of " + std::to_string(out.width) + " (2/3 x ffn_mult x hidden_size " +
+                 std::to_string(hidden) + "), over the largest a model dimension may be (" + std::to_string(kMaxModelDim) + ")");
+    }
     else if (f.contains("intermediate_size") && !f.at("intermediate_size").is_null())
       out.width = read_integer(f.at("intermediate_size"), pointer_append(fp, "intermediate_size"), 1, kMaxModelDim);
     else

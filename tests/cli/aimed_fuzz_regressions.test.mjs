@@ -165,3 +165,15 @@ test('an empty wrapper model_type is said too; first_k_dense_replace past the la
   const e = located(cli(['inspect-model', write('dense.json', JSON.stringify(d))]), 'constraint_violation');
   assert.equal(e.path, '/hf_config/first_k_dense_replace');
 });
+
+test('an ffn_mult whose width passes a model dimension is refused at that key, not at the whole config', () => {
+  // The hf surface's seed 61 (2026-11-30): a Nemotron-NAS block's ffn_mult of about 2e5
+  // made a 2.7e9-wide MLP, refused by the model's size check at /hf_config.
+  const n = JSON.parse(readFileSync(path.join(repoRoot, 'tests/data/hf/published/nvidia--Llama-3_3-Nemotron-Super-49B-v1.json'), 'utf8'));
+  const i = n.block_configs.findIndex((b) => b.ffn && b.ffn.ffn_mult != null);
+  assert.ok(i >= 0);
+  n.block_configs[i].ffn.ffn_mult = 2e5;
+  const e = located(cli(['inspect-model', write('nas.json', JSON.stringify(n))]), 'out_of_range');
+  assert.equal(e.path, `/hf_config/block_configs/${i}/ffn/ffn_mult`);
+  assert.match(e.message, /over the largest a model dimension may be/);
+});
