@@ -129,24 +129,30 @@ std::optional<double> probe_rate_qps(const Scenario& s, int64_t probed, int64_t 
   return sp.workload.arrival.rate_qps * probe_last / wanted;
 }
 
+// A simulation's size as its probe reads it: its requests (a multi-turn
+// workload's turns) and, for a multi-turn workload, its sessions (0 otherwise).
+struct RunSize {
+  int64_t requests = 0, sessions = 0;
+};
+
 // What the probe's override asks for: probe_requests(requests) requests; a
 // multi-turn workload's override counts sessions, so its probe is the first
 // probe_requests(k) of its sessions, k the sessions that make `requests` turns
 // at the run's own turns per session (at most the run's: a probe of more
 // sessions than the run has runs at another concurrency, S.chat-offload's 100
 // sessions at a sixth of the events per turn its run makes).
-int64_t probe_override_count(const Scenario& s, int64_t requests) {
-  const serve::SimulationSpec& sp = *s.serving->simulation;
-  if (!sp.workload.sessions.enabled) return probe_requests(requests);
-  const serve::SessionCount run = serve::count_sessions(sp, s.seed);
-  if (run.turns <= 0 || run.sessions <= 0) return 1;
-  const double sessions = std::round(static_cast<double>(requests) * static_cast<double>(run.sessions) / static_cast<double>(run.turns));
+int64_t probe_override_count(int64_t requests, const RunSize& run) {
+  if (run.sessions <= 0) return probe_requests(requests);
+  const double sessions =
+      std::round(static_cast<double>(requests) * static_cast<double>(run.sessions) / static_cast<double>(std::max<int64_t>(1, run.requests)));
   return probe_requests(std::clamp<int64_t>(static_cast<int64_t>(sessions), 1, run.sessions));
 }
 
-ProbeRate probe_rate(const Scenario& s, int64_t requests) {
+// The probe of the first requests of a run of size `run` (`requests` of them, or
+// as many sessions as make about that many turns).
+ProbeRate probe_rate(const Scenario& s, int64_t requests, const RunSize& run) {
   serve::WorkloadOverride o;
-  o.num_requests = probe_override_count(s, requests);
+  o.num_requests = probe_override_count(requests, run);
   o.rate_qps = probe_rate_qps(s, *o.num_requests, requests);
   serve::Simulation sim(s, o, false);
   const int64_t n = sim.num_requests();
@@ -219,19 +225,18 @@ Scenario at_high_bound(const Scenario& s) {
   return high;
 }
 
-// The requests (turns) a multi-turn workload makes: its sessions' turns as the
-// run draws them. Counted at the most turns a session may take, the figure was
-// 89% to 104% over what S.chat-offload and S.agentic-coding made (docs/limits.md).
-int64_t session_turns(const Scenario& s) {
-  return std::max<int64_t>(1, serve::count_sessions(*s.serving->simulation, s.seed).turns);
+// The turns (requests) and sessions a multi-turn workload makes, as the run
+// draws them. Counted at the most turns a session may take, the figure was 89%
+// to 104% over what S.chat-offload and S.agentic-coding made (docs/limits.md).
+RunSize sessions_of(const Scenario& s) {
+  const serve::SessionCount c = serve::count_sessions(*s.serving->simulation, s.seed);
+  return {std::max<int64_t>(1, c.turns), c.sessions};
 }
 
-// Requests one simulation of this scenario makes: its count, its trace's length,
-// its sessions' turns, or about rate x duration for a duration-driven run (at most max_requests).
-int64_t requests_of(const Scenario& s) {
-  const serve::SimulationSpec& sp = *s.serving->simulation;
+// Requests one simulation of a workload without sessions makes: its count, its
+// trace's length, or about rate x duration for a duration-driven run (at most max_requests).
+int64_t requests_without_sessions(const serve::SimulationSpec& sp) {
   const serve::WorkloadSpec& w = sp.workload;
-  if (w.sessions.enabled) return session_turns(s);
   if (w.arrival.process == serve::ArrivalProcess::Trace) {
     const int64_t n = static_cast<int64_t>(w.arrival.trace.size());
     return w.num_requests > 0 ? std::min<int64_t>(w.num_requests, n) : n;
@@ -241,6 +246,12 @@ int64_t requests_of(const Scenario& s) {
     return static_cast<int64_t>(std::min(static_cast<double>(sp.limits.max_requests),
                                          std::ceil(std::max(0.0, w.arrival.rate_qps) * w.duration_s)));
   return sp.limits.max_requests;
+}
+
+// The size of one simulation of this scenario (a compare variant's own).
+RunSize run_size_of(const Scenario& s) {
+  const serve::SimulationSpec& sp = *s.serving->simulation;
+  return sp.workload.sessions.enabled ? sessions_of(s) : RunSize{requests_without_sessions(sp), 0};
 }
 
 std::string gib(int64_t bytes) {
@@ -282,7 +293,11 @@ RunEstimate estimate_run(const Scenario& s, IntervalMode mode) {
   if (w.num_requests == 0 && w.arrival.process != serve::ArrivalProcess::Trace && w.duration_s > 0)
     expected_requests = static_cast<int64_t>(
         std::min(static_cast<double>(requests), std::ceil(std::max(0.0, w.arrival.rate_qps) * w.duration_s)));
-  if (w.sessions.enabled) requests = expected_requests = session_turns(s);
+  if (w.sessions.enabled) {
+    const RunSize turns = sessions_of(s);
+    requests = expected_requests = turns.requests;
+    e.sessions = turns.sessions;
+  }
   int64_t replicas = 0;
   for (const auto& p : sp.cluster.pools) replicas = sat_add(replicas, p.replicas);
   const int64_t variants = 1 + static_cast<int64_t>(sp.compares.size());
@@ -396,15 +411,16 @@ WorkFigure probe_work_figure(const Scenario& s, const RunEstimate& e) {
   std::string parts;
   for (size_t i = 0; i < variants.size(); ++i) {
     const Scenario& v = *variants[i];
-    const int64_t n = i == 0 ? e.requests : requests_of(v);
-    const ProbeRate r = probe_rate(v, n);
+    const RunSize size = i == 0 ? RunSize{e.requests, e.sessions} : run_size_of(v);
+    const int64_t n = size.requests;
+    const ProbeRate r = probe_rate(v, n, size);
     // The paired short runs fall back to full bound runs when the central run
     // or a short run is overloaded (api/interval_job.hpp): counted when the
     // probe is, or a probe at the high cost bound (slower steps, the short run
     // nearest its service rate) is. The probe's requests waiting through 10%
     // of its events said "may be" before: I2.2, I2.6 and the head-to-head at
     // the default budget's size were then figured at 3 full runs, and ran 1.
-    const bool fallback = e.short_requests > 0 && (r.overloaded || probe_rate(at_high_bound(v), n).overloaded);
+    const bool fallback = e.short_requests > 0 && (r.overloaded || probe_rate(at_high_bound(v), n, size).overloaded);
     const int64_t full_runs = fallback ? 3 : e.full_runs;
     // A simulation stops at its own serving.limits.max_events (keeping its result).
     const double most = static_cast<double>(v.serving->simulation->limits.max_events);
@@ -445,7 +461,7 @@ WorkRange estimate_work(const Scenario& s, IntervalMode mode, const RunLimits& l
   }
   const serve::SimulationSpec& sp = *s.serving->simulation;
   // A shorter probe than the budget check's: a search estimates every candidate before running any.
-  const ProbeRate p = probe_rate(s, std::min<int64_t>(std::max<int64_t>(1, e.requests), kProbeMinRequests));
+  const ProbeRate p = probe_rate(s, std::min<int64_t>(std::max<int64_t>(1, e.requests), kProbeMinRequests), RunSize{e.requests, e.sessions});
   const double per_event = static_cast<double>(p.units_per_event);
   w.units_per_request = p.events_per_request * per_event;
   w.probe_requests = p.probed;
