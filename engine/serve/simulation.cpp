@@ -179,7 +179,6 @@ void Simulation::start_group_step(DpGroup& g) {
     Batch& b = r.slots[0];
     Engine* e = form_next_batch(r, b);
     if (!e) continue;
-    fill_shape(b);
     tokens += b.shape.total_new_tokens();
     formed.push_back(Formed{&r, e, 0.0, PeakWork{}});
   }
@@ -312,12 +311,6 @@ void Simulation::admit_transfers(Replica& r, Engine& e) {
   }
 }
 
-void Simulation::fill_shape(Batch& b) const {
-  if (!scheduler_->prices_items()) return;
-  b.shape.seqs.clear();
-  for (const Item& it : b.items) b.shape.seqs.push_back(SeqChunk{it.new_tokens, it.cached});
-}
-
 TimeNs Simulation::step_ns(double t) const {
   // A step the clock cannot hold comes from the hardware's rates (a GPU with a
   // tiny peak or bandwidth): refused there, never wrapped into a tiny time.
@@ -327,7 +320,6 @@ TimeNs Simulation::step_ns(double t) const {
 }
 
 double Simulation::start_batch(Replica& r, Engine& e, Batch& b, double extra_s) {
-  fill_shape(b);
   PeakWork work;
   const double t = pricer_.price_batch(r, e, b, extra_s, work);
   commit_batch(r, b, t, work, step_ns(t));
@@ -372,6 +364,11 @@ void Simulation::emit_tokens(Req& q, int64_t n) {
   }
   q.last_token = now_;
   q.generated += n;
+}
+
+void Simulation::decoded(Req& q, int64_t n) {
+  computed(q);
+  emit_tokens(q, n);
 }
 
 void Simulation::finish(Replica& r, Engine& e, Req& q) {

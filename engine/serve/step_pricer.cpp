@@ -229,9 +229,9 @@ double StepPricer::price(int cost_index, const BatchShape& shape, int adapters, 
   if (routed) options.moe = serving_moe_routing(spec_.moe, *c.model, c.layout, c.draft ? 0 : group_moe_tokens_);
   // The engine pads a graph decode batch to its captured size: the dummy
   // rows run every kernel, the all-to-alls included.
-  BatchShape& ran = ran_scratch_;
   StepOperators& ops = c.ops;
-  build_served_step_into(*c.model, s_.precision, c.layout, shape, options, s_.cost_model.software_stack, &ran, ops);
+  const BatchShape& ran =
+      build_served_step_into(*c.model, s_.precision, c.layout, shape, options, s_.cost_model.software_stack, ran_scratch_, ops);
   if (routed && spec_.moe.expert_parallel > 1)
     append_moe_all_to_all(spec_.moe, *c.model, s_.precision.activations, ran, options.moe, ops);
   if (!c.draft && spec_.lora.enabled && adapters > 0) append_lora_ops(ops, adapters);

@@ -102,7 +102,8 @@ class StepPricer {
   std::vector<CostEntry> costs_;
   int64_t group_moe_tokens_ = 0;
   // price()'s working storage, kept between steps so pricing allocates
-  // nothing in the steady state: the shape as run (graph padding) and the priced parts.
+  // nothing in the steady state: the shape as run when graph padding adds
+  // dummies, and the priced parts.
   BatchShape ran_scratch_;
   StepCost priced_scratch_;
   PricedTime totals_;
