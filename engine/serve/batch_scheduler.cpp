@@ -236,9 +236,9 @@ bool IterationScheduler::form(Replica& r, ModelEngine& e, StepBatch& b) {
   std::vector<int32_t>& admitted_ids = admitted_;  // prompts admitted in this step (a victim preempted in it may be one)
   admitted_ids.clear();
 
-  auto add_item = [&](SimRequest& q, ItemKind kind, int64_t new_tokens) {
+  auto add_item = [&](int32_t id, SimRequest& q, ItemKind kind, int64_t new_tokens) __attribute__((always_inline)) {
     StepItem it;
-    it.req = id_of(q);
+    it.req = id;
     it.kind = kind;
     it.new_tokens = new_tokens;
     it.cached = q.computed;
@@ -260,13 +260,14 @@ bool IterationScheduler::form(Replica& r, ModelEngine& e, StepBatch& b) {
       if (q.state == RequestState::Running) {
         if (q.computed >= q.target) {
           if (step_tokens > budget) return true;
-          if (!grow_for_decode(e, q, b, step_tokens)) continue;
-          add_item(q, spec_k_ > 0 ? ItemKind::Verify : ItemKind::Decode, step_tokens);
+          // The common case, room in its blocks, without the call.
+          if (!kv_.grow(e.kv, q.kv, q.computed + step_tokens) && !grow_for_decode(e, q, b, step_tokens)) continue;
+          add_item(id, q, spec_k_ > 0 ? ItemKind::Verify : ItemKind::Decode, step_tokens);
           budget -= step_tokens;
         } else {
           const int64_t chunk = std::min({q.target - q.computed, budget, spec_.scheduler.max_prefill_chunk});
           if (!kv_.grow(e.kv, q.kv, q.computed + chunk)) continue;
-          add_item(q, ItemKind::Prefill, chunk);
+          add_item(id, q, ItemKind::Prefill, chunk);
           budget -= chunk;
         }
       } else if (q.state == RequestState::Queued) {
@@ -287,7 +288,7 @@ bool IterationScheduler::form(Replica& r, ModelEngine& e, StepBatch& b) {
         q.state = RequestState::Running;
         host_.join_running(e, q);
         host_.attach_adapter(e, q);
-        add_item(q, ItemKind::Prefill, chunk);
+        add_item(id, q, ItemKind::Prefill, chunk);
         budget -= chunk;
         admitted_ids.push_back(id);
       }

@@ -230,12 +230,6 @@ void Simulation::leave_running(Engine& e, Req& q) {
   q.kv_counted = 0;
 }
 
-void Simulation::computed(Req& q) {
-  const int64_t now = private_kv_tokens(q);
-  rec_.computes(now - q.kv_counted);
-  q.kv_counted = now;
-}
-
 void Simulation::preempt(Engine& e, Req& q, Batch& b) {
   const int32_t id = static_cast<int32_t>(&q - reqs_.data());
   TokenCounts& counts = rec_.counts();
@@ -355,21 +349,6 @@ void Simulation::commit_batch(Replica& r, Batch& b, double t, const PeakWork& wo
 
 // ---------------------------------------------------------------------------
 // Step completion
-
-void Simulation::emit_tokens(Req& q, int64_t n) {
-  if (q.generated == 0) q.first_token = now_;
-  else {
-    ++q.gaps;
-    if (stats_.on_token_gap(now_ - q.last_token)) ++q.gaps_over_itl;
-  }
-  q.last_token = now_;
-  q.generated += n;
-}
-
-void Simulation::decoded(Req& q, int64_t n) {
-  computed(q);
-  emit_tokens(q, n);
-}
 
 void Simulation::finish(Replica& r, Engine& e, Req& q) {
   q.state = State::Done;

@@ -138,9 +138,26 @@ class Simulation final : private SchedulerHost, private ReplicaLoads {
   void wake_at(Replica& r, TimeNs t) override { request_schedule(r, t); }
   void join_running(Engine& e, Req& q) override;
   void preempt(Engine& e, Req& q, Batch& b) override;
-  void computed(Req& q) override;
-  void emit_tokens(Req& q, int64_t n) override;
-  void decoded(Req& q, int64_t n) override;
+  // computed, emit_tokens and decoded run per token: defined here, so that
+  // decoded's two calls inline.
+  void computed(Req& q) override {
+    const int64_t now = private_kv_tokens(q);
+    rec_.computes(now - q.kv_counted);
+    q.kv_counted = now;
+  }
+  void emit_tokens(Req& q, int64_t n) override {
+    if (q.generated == 0) q.first_token = now_;
+    else {
+      ++q.gaps;
+      if (stats_.on_token_gap(now_ - q.last_token)) ++q.gaps_over_itl;
+    }
+    q.last_token = now_;
+    q.generated += n;
+  }
+  void decoded(Req& q, int64_t n) override {
+    computed(q);
+    emit_tokens(q, n);
+  }
   void finish(Replica& r, Engine& e, Req& q) override;
   void handoff(Replica& r, Engine& e, Req& q) override;
   void admit_transfers(Replica& r, Engine& e) override;
