@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
+#include <limits>
 
 namespace sightline::serve {
 
@@ -30,54 +30,39 @@ Summary empty_summary(const char* reason) {
 }
 
 void sort_values(std::vector<double>& values) {
-  constexpr size_t kRadixFrom = 4096;  // below, std::sort is as fast
-  if (values.size() < kRadixFrom) return std::sort(values.begin(), values.end());
-  // Keys whose unsigned order is the doubles' order: a positive value's bits
-  // with the sign bit set, a negative value's bits inverted. LSD over 16-bit
-  // digits; a digit every key shares is skipped. The keys live in `values`'
-  // own storage and one buffer of its size (a million requests' lists are
-  // summarized while their records are held: memory is the run's peak).
-  constexpr int kDigits = 4, kBits = 16;
-  constexpr size_t kBuckets = size_t{1} << kBits;
+  constexpr size_t kBucketFrom = 4096;  // below, std::sort is as fast
   const size_t n = values.size();
-  std::vector<uint64_t> keys(n);
-  std::vector<uint32_t> counts(kDigits * kBuckets, 0);  // n < 2^32: the validator's request bound is far lower
-  for (size_t i = 0; i < n; ++i) {
-    uint64_t u = 0;
-    std::memcpy(&u, &values[i], sizeof u);
-    u = (u >> 63) ? ~u : (u | (uint64_t{1} << 63));
-    keys[i] = u;
-    for (int d = 0; d < kDigits; ++d) ++counts[d * kBuckets + ((u >> (d * kBits)) & (kBuckets - 1))];
+  if (n < kBucketFrom) return std::sort(values.begin(), values.end());
+  // In place (a million requests' lists are summarized while their records
+  // are held: memory is the run's peak): the values are spread over buckets
+  // by a monotone map of their place between the least and the greatest,
+  // moved into their buckets (American flag sort) and each bucket sorted.
+  double lo = values[0], hi = values[0];
+  for (double x : values) {
+    if (!(x >= -std::numeric_limits<double>::max() && x <= std::numeric_limits<double>::max()))
+      return std::sort(values.begin(), values.end());  // an infinity or a NaN: no map to buckets
+    lo = std::min(lo, x);
+    hi = std::max(hi, x);
   }
-  // The passes go back and forth between `keys` and `values` (holding keys' bits).
-  bool in_values = false;
-  auto key_at = [&](size_t i) {
-    uint64_t u = keys[i];
-    if (in_values) std::memcpy(&u, &values[i], sizeof u);
-    return u;
-  };
-  for (int d = 0; d < kDigits; ++d) {
-    uint32_t* c = &counts[d * kBuckets];
-    if (c[(keys[0] >> (d * kBits)) & (kBuckets - 1)] == n) continue;  // every key has this digit
-    uint32_t sum = 0;
-    for (size_t b = 0; b < kBuckets; ++b) {
-      const uint32_t k = c[b];
-      c[b] = sum;
-      sum += k;
+  constexpr size_t kBuckets = size_t{1} << 16;
+  const double scale = static_cast<double>(kBuckets - 1) / (hi - lo);
+  if (!(scale > 0 && scale <= std::numeric_limits<double>::max())) return std::sort(values.begin(), values.end());
+  // Subtracting lo and multiplying by a positive scale never reverse two
+  // values' order, nor does the floor: bucket(x) grows with x.
+  auto bucket = [&](double x) { return std::min(kBuckets - 1, static_cast<size_t>((x - lo) * scale)); };
+  std::vector<uint32_t> start(kBuckets + 1, 0), next(kBuckets);  // n < 2^32: the request bound is far lower
+  for (double x : values) ++start[bucket(x) + 1];
+  for (size_t b = 0; b < kBuckets; ++b) start[b + 1] += start[b];
+  std::copy(start.begin(), start.end() - 1, next.begin());
+  for (size_t b = 0; b < kBuckets; ++b) {
+    while (next[b] < start[b + 1]) {
+      double x = values[next[b]];
+      for (size_t d = bucket(x); d != b; d = bucket(x)) std::swap(x, values[next[d]++]);
+      values[next[b]++] = x;
     }
-    for (size_t i = 0; i < n; ++i) {
-      const uint64_t u = key_at(i);
-      const uint32_t to = c[(u >> (d * kBits)) & (kBuckets - 1)]++;
-      if (in_values) keys[to] = u;
-      else std::memcpy(&values[to], &u, sizeof u);
-    }
-    in_values = !in_values;
   }
-  for (size_t i = 0; i < n; ++i) {
-    uint64_t u = key_at(i);
-    u = (u >> 63) ? (u & ~(uint64_t{1} << 63)) : ~u;
-    std::memcpy(&values[i], &u, sizeof u);
-  }
+  for (size_t b = 0; b < kBuckets; ++b)
+    if (start[b + 1] - start[b] > 1) std::sort(values.begin() + start[b], values.begin() + start[b + 1]);
 }
 
 Summary summarize(std::vector<double>& v, const char* empty_reason) {

@@ -187,7 +187,7 @@ TEST_CASE("serving core: gap histogram percentiles are within 1% of exact") {
 }
 
 TEST_CASE("serving core: sort_values orders large lists as std::sort does") {
-  // Above the radix sort's threshold: latencies (one exponent range), values
+  // Above the bucket sort's threshold: latencies (one exponent range), values
   // of both signs over many exponents, and repeats; every bit as std::sort.
   Rng r(11);
   std::vector<std::vector<double>> lists(3);
