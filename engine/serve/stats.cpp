@@ -44,7 +44,7 @@ void sort_values(std::vector<double>& values) {
     lo = std::min(lo, x);
     hi = std::max(hi, x);
   }
-  constexpr size_t kBuckets = size_t{1} << 16;
+  constexpr size_t kBuckets = size_t{1} << 14;  // 128 KB of counts; about 60 values a bucket at 1M
   const double scale = static_cast<double>(kBuckets - 1) / (hi - lo);
   if (!(scale > 0 && scale <= std::numeric_limits<double>::max())) return std::sort(values.begin(), values.end());
   // Subtracting lo and multiplying by a positive scale never reverse two
