@@ -36,9 +36,9 @@ class IterationScheduler : public BatchScheduler {
   // verify) step, its KV grown by preempting others or, with no victim left,
   // itself (false then); and the step's candidates offered to `process` in
   // the priority's order (it returns true when no later candidate can join).
+  bool grow_for_decode(ModelEngine& e, SimRequest& q, StepBatch& b, int64_t step_tokens);
   // `process` is a template parameter, not a std::function: it runs once per
   // candidate of every step (an indirect call there was 9% of a run's samples).
-  bool grow_for_decode(ModelEngine& e, SimRequest& q, StepBatch& b, int64_t step_tokens);
   template <class Process>
   void offer_in_priority_order(ModelEngine& e, int64_t first_key, const Process& process);
 

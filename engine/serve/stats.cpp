@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
 namespace sightline::serve {
@@ -32,7 +33,7 @@ Summary empty_summary(const char* reason) {
 void sort_values(std::vector<double>& values) {
   constexpr size_t kBucketFrom = 4096;  // below, std::sort is as fast
   const size_t n = values.size();
-  if (n < kBucketFrom) return std::sort(values.begin(), values.end());
+  if (n < kBucketFrom || n > UINT32_MAX) return std::sort(values.begin(), values.end());  // counts are 32-bit
   // In place (a million requests' lists are summarized while their records
   // are held: memory is the run's peak): the values are spread over buckets
   // by a monotone map of their place between the least and the greatest,
@@ -50,7 +51,7 @@ void sort_values(std::vector<double>& values) {
   // Subtracting lo and multiplying by a positive scale never reverse two
   // values' order, nor does the floor: bucket(x) grows with x.
   auto bucket = [&](double x) { return std::min(kBuckets - 1, static_cast<size_t>((x - lo) * scale)); };
-  std::vector<uint32_t> start(kBuckets + 1, 0), next(kBuckets);  // n < 2^32: the request bound is far lower
+  std::vector<uint32_t> start(kBuckets + 1, 0), next(kBuckets);
   for (double x : values) ++start[bucket(x) + 1];
   for (size_t b = 0; b < kBuckets; ++b) start[b + 1] += start[b];
   std::copy(start.begin(), start.end() - 1, next.begin());
