@@ -278,7 +278,7 @@ class StepBuilder {
   }
 
   // Adds the step's attention operator.
-  Operator& attention_op(const char* name, OpFamily family, double layers, double flops, double bytes,
+  Operator& attention_op(std::string_view name, OpFamily family, double layers, double flops, double bytes,
                          int64_t q_tokens, int64_t kv_tokens, int64_t seqs, int kv_heads, int64_t qk_dim,
                          int64_t v_dim) {
     Operator& op = next_op();

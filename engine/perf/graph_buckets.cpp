@@ -62,16 +62,22 @@ BatchShape graph_padded_batch(const BatchShape& batch, const GraphBuckets& bucke
   return padded;
 }
 
-void graph_pad_into(const BatchShape& batch, const GraphBuckets& buckets, bool decode_graphs, BatchShape& out,
-                    int64_t* padding) {
-  *padding = 0;
-  out.seqs.assign(batch.seqs.begin(), batch.seqs.end());
-  if (!decode_graphs || buckets.every_size || !is_graph_decode_batch(batch)) return;
+int64_t graph_padding(const BatchShape& batch, const GraphBuckets& buckets, bool decode_graphs) {
+  if (!decode_graphs || buckets.every_size || !is_graph_decode_batch(batch)) return 0;
   const int64_t n = static_cast<int64_t>(batch.seqs.size());
   const int64_t bucket = graph_bucket(buckets, n);
-  if (bucket <= n) return;  // captured exactly, or eager above the largest size
-  out.seqs.resize(static_cast<size_t>(bucket), SeqChunk{batch.seqs.front().new_tokens, 1});
-  *padding = bucket - n;
+  return bucket > n ? bucket - n : 0;  // 0: captured exactly, or eager above the largest size
+}
+
+void graph_pad_into(const BatchShape& batch, const GraphBuckets& buckets, bool decode_graphs, BatchShape& out,
+                    int64_t* padding) {
+  *padding = graph_padding(batch, buckets, decode_graphs);
+  pad_with_dummies(batch, *padding, out);
+}
+
+void pad_with_dummies(const BatchShape& batch, int64_t padding, BatchShape& out) {
+  out.seqs.assign(batch.seqs.begin(), batch.seqs.end());
+  if (padding > 0) out.seqs.resize(batch.seqs.size() + static_cast<size_t>(padding), SeqChunk{batch.seqs.front().new_tokens, 1});
 }
 
 }  // namespace sightline

@@ -40,8 +40,12 @@ bool is_graph_decode_batch(const BatchShape& batch);
 // receives the number of dummies (0 when nothing is padded).
 BatchShape graph_padded_batch(const BatchShape& batch, const GraphBuckets& buckets, bool decode_graphs,
                               int64_t* padding);
+// The dummies alone (graph_padded_batch's `padding`), nothing copied.
+int64_t graph_padding(const BatchShape& batch, const GraphBuckets& buckets, bool decode_graphs);
 // The same into `out` (reusing its storage: a simulator pads every step).
 void graph_pad_into(const BatchShape& batch, const GraphBuckets& buckets, bool decode_graphs, BatchShape& out,
                     int64_t* padding);
+// `batch` and `padding` dummies into `out` (graph_padding's count).
+void pad_with_dummies(const BatchShape& batch, int64_t padding, BatchShape& out);
 
 }  // namespace sightline

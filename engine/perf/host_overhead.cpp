@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string_view>
 
 #include "core/error.hpp"
 #include "presets/preset_store.hpp"
@@ -108,7 +109,9 @@ HostTime host_time(const StepOperators& step, const SoftwareStack& stack) {
   // windowed and full layers — lists once per kind.)
   h.sequences = std::max<int64_t>(0, step.sequences - step.padding_sequences);
   h.kernels = static_cast<int64_t>(std::llround(kernels));
-  const bool graph_step = stack.cuda_graphs == "all" || (stack.cuda_graphs == "decode" && !has_prefill);
+  // Compared as views (lengths first, inline): a simulator asks per step.
+  const std::string_view graphs = stack.cuda_graphs;
+  const bool graph_step = graphs == "all" || (graphs == "decode" && !has_prefill);
   // Above the largest captured size the engine runs the step eagerly.
   h.graphs = graph_step && graph_bucket(stack.graph_batch_sizes, h.sequences) > 0;
   h.admits_prompts = has_prefill;
@@ -122,20 +125,24 @@ StepOperators build_served_step(const ModelArch& m, const Precision& p, const Pa
                                 const BatchShape& batch, const StepOptions& options, const SoftwareStack& stack,
                                 BatchShape* ran) {
   StepOperators ops;
-  build_served_step_into(m, p, layout, batch, options, stack, ran, ops);
+  BatchShape scratch;
+  const BatchShape& as_run = build_served_step_into(m, p, layout, batch, options, stack, scratch, ops);
+  if (ran) *ran = as_run;
   return ops;
 }
 
-void build_served_step_into(const ModelArch& m, const Precision& p, const ParallelLayout& layout,
-                            const BatchShape& batch, const StepOptions& options, const SoftwareStack& stack,
-                            BatchShape* ran, StepOperators& out) {
-  int64_t padding = 0;
-  const bool decode_graphs = stack.cuda_graphs != "none";
-  BatchShape local;
-  BatchShape& padded = ran ? *ran : local;  // the caller's shape keeps its storage from step to step
-  graph_pad_into(batch, stack.graph_batch_sizes, decode_graphs, padded, &padding);
-  build_forward_step_into(m, p, layout, padded, options, out);
+const BatchShape& build_served_step_into(const ModelArch& m, const Precision& p, const ParallelLayout& layout,
+                                         const BatchShape& batch, const StepOptions& options,
+                                         const SoftwareStack& stack, BatchShape& scratch, StepOperators& out) {
+  const int64_t padding = graph_padding(batch, stack.graph_batch_sizes, std::string_view(stack.cuda_graphs) != "none");
+  const BatchShape* as_run = &batch;
+  if (padding > 0) {
+    pad_with_dummies(batch, padding, scratch);
+    as_run = &scratch;
+  }
+  build_forward_step_into(m, p, layout, *as_run, options, out);
   out.padding_sequences = padding;
+  return *as_run;
 }
 
 double step_wall_time_s(double gpu_s, const HostTime& host, const SoftwareStack& stack) {

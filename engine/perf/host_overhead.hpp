@@ -48,10 +48,13 @@ HostTime host_time(const StepOperators& step, const SoftwareStack& stack);
 StepOperators build_served_step(const ModelArch& m, const Precision& p, const ParallelLayout& layout,
                                  const BatchShape& batch, const StepOptions& options, const SoftwareStack& stack,
                                  BatchShape* ran = nullptr);
-// The same into `out` (every field overwritten; model/operators.hpp build_forward_step_into).
-void build_served_step_into(const ModelArch& m, const Precision& p, const ParallelLayout& layout,
-                            const BatchShape& batch, const StepOptions& options, const SoftwareStack& stack,
-                            BatchShape* ran, StepOperators& out);
+// The same into `out` (every field overwritten; model/operators.hpp
+// build_forward_step_into); returns the batch as run: `batch` itself when the
+// engine pads nothing (no copy: a simulator builds a step per event), else
+// the padded batch, written into `scratch` (its storage kept between steps).
+const BatchShape& build_served_step_into(const ModelArch& m, const Precision& p, const ParallelLayout& layout,
+                                         const BatchShape& batch, const StepOptions& options,
+                                         const SoftwareStack& stack, BatchShape& scratch, StepOperators& out);
 
 // Wall time of a step whose kernels take `gpu_s`: launches overlap kernel
 // execution (the slower of the two wins); scheduling adds, unless the stack

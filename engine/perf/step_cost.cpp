@@ -61,6 +61,20 @@ const OpCost& cost_at(const Operator& op, size_t i, const KernelCostModel& model
   return memo.costs[i];
 }
 
+// An operator's figures into its step's sums (in operator order: the sums
+// are the same bit for bit whichever parts were rewritten).
+void add_figures(StepCost& out, const Operator& op, const OpStepFigures& f) {
+  out.time_s += f.time_s;
+  out.time_low_s += f.time_low_s;
+  out.time_high_s += f.time_high_s;
+  if (op.family != OpFamily::Collective) {
+    out.flops += f.flops;
+    out.bytes += f.bytes;
+    out.compute_peak_s += f.compute_peak_s;
+    out.memory_peak_s += f.memory_peak_s;
+  }
+}
+
 }  // namespace
 
 bool same_operator(const Operator& a, const Operator& b) {
@@ -86,12 +100,16 @@ void price_step_into(const StepOperators& step, const KernelCostModel& model, co
                      bool labels, OpCostMemo* memo) {
   out.time_s = out.gpu_time_s = out.time_low_s = out.time_high_s = 0;
   out.flops = out.bytes = out.compute_peak_s = out.memory_peak_s = 0;
-  out.parts.resize(step.ops.size());
   OpCost own;
   OpStepFigures own_figures;
   const StepReuse& reuse = step.reuse;
   const bool left_as_priced = memo && reuse.cores_only && reuse.over != 0 && reuse.over == memo->build;
   const size_t known = left_as_priced ? std::min(reuse.rebuilt.size(), memo->ops.size()) : 0;
+  // The parts of the operators the rebuild left already hold their figures
+  // when `out` was written, without labels, for the build rebuilt over.
+  const bool parts_kept = left_as_priced && !labels && out.parts_build == reuse.over &&
+                          out.parts.size() >= step.ops.size();
+  out.parts.resize(step.ops.size());
   for (size_t i = 0; i < step.ops.size(); ++i) {
     const Operator& op = step.ops[i];
     const OpCost* c = &own;
@@ -100,6 +118,10 @@ void price_step_into(const StepOperators& step, const KernelCostModel& model, co
       if (i < known && !reuse.rebuilt[i]) {
         ++memo->reused;
         c = &memo->costs[i];
+        if (parts_kept) {
+          add_figures(out, op, memo->figures[i]);
+          continue;
+        }
       } else {
         c = &cost_at(op, i, model, ctx, *memo);
       }
@@ -119,18 +141,11 @@ void price_step_into(const StepOperators& step, const KernelCostModel& model, co
     p.flops = f->flops;
     p.bytes = f->bytes;
     if (labels) p.bound = c->bound;
-    out.time_s += p.time_s;
-    out.time_low_s += p.time_low_s;
-    out.time_high_s += p.time_high_s;
-    if (op.family != OpFamily::Collective) {
-      out.flops += p.flops;
-      out.bytes += p.bytes;
-      out.compute_peak_s += f->compute_peak_s;
-      out.memory_peak_s += f->memory_peak_s;
-    }
+    add_figures(out, op, *f);
   }
   out.gpu_time_s = out.time_s;
   if (memo) memo->build = reuse.build;
+  out.parts_build = memo && !labels ? reuse.build : 0;
 }
 
 void BreakdownAccumulator::add(const StepCost& step) {

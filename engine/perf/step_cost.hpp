@@ -36,6 +36,10 @@ struct StepCost {
   double compute_peak_s = 0;
   double memory_peak_s = 0;
   std::vector<PricedOperator> parts;  // in operator order (+ "host_overhead" when exposed)
+  // The build (StepReuse::build) whose figures the parts hold, when
+  // price_step_into wrote them without labels from an OpCostMemo (0: none):
+  // a core-only rebuild over that build rewrites only the rebuilt parts.
+  uint64_t parts_build = 0;
 };
 
 StepCost price_step(const StepOperators& step, const KernelCostModel& model, const CostContext& ctx);

@@ -33,6 +33,8 @@ class SchedulerHost {
   virtual void preempt(ModelEngine& e, SimRequest& q, StepBatch& b) = 0;
   virtual void computed(SimRequest& q) = 0;  // its KV tokens changed
   virtual void emit_tokens(SimRequest& q, int64_t n) = 0;
+  // computed(q) then emit_tokens(q, n): a decode's two hooks in one call (per token).
+  virtual void decoded(SimRequest& q, int64_t n) = 0;
   virtual void finish(Replica& r, ModelEngine& e, SimRequest& q) = 0;
   virtual void handoff(Replica& r, ModelEngine& e, SimRequest& q) = 0;  // disaggregation: to a decode replica
   virtual void admit_transfers(Replica& r, ModelEngine& e) = 0;        // disaggregation: start waiting KV transfers
@@ -51,12 +53,11 @@ class BatchScheduler {
   BatchScheduler(const BatchScheduler&) = delete;
   BatchScheduler& operator=(const BatchScheduler&) = delete;
 
-  // Forms the engine's next step into the empty batch `b`; false when nothing can run.
+  // Forms the engine's next step into the empty batch `b`, its items and the
+  // shape it is priced as (the items' own, or padded); false when nothing can run.
   virtual bool form(Replica& r, ModelEngine& e, StepBatch& b) = 0;
   // Applies the finished step `b`.
   virtual void complete(Replica& r, ModelEngine& e, StepBatch& b) = 0;
-  // Whether a step is priced as its items ask (false: the scheduler sets the padded shape).
-  virtual bool prices_items() const { return true; }
   // Waiting-queue entries the scheduler has looked at, in all: O(max_num_seqs)
   // per step whatever the queue's length (a complexity property the tests hold).
   int64_t queue_entries_read() const { return queue_reads_; }

@@ -32,7 +32,7 @@ double metric_ms(const RequestOutcome& q, SloMetric m) {
 // values at or below it).
 double nearest_rank(std::vector<double> v, double share) {
   if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
+  sort_values(v);
   const double rank = std::ceil(share * static_cast<double>(v.size()) - 1e-9);
   const size_t i = static_cast<size_t>(std::max(1.0, rank)) - 1;
   return v[std::min(i, v.size() - 1)];

@@ -86,7 +86,7 @@ struct StepBatch {
   bool active = false;
   int engine = 0;
   std::vector<StepItem> items;
-  BatchShape shape;  // what is priced (static batches are padded)
+  BatchShape shape;  // what is priced, written by the scheduler with the items (static batches are padded)
   TimeNs start = 0, end = 0;
   int64_t prefill_tokens = 0, decode_tokens = 0;
   bool static_decode = false;

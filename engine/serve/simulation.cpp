@@ -179,7 +179,6 @@ void Simulation::start_group_step(DpGroup& g) {
     Batch& b = r.slots[0];
     Engine* e = form_next_batch(r, b);
     if (!e) continue;
-    fill_shape(b);
     tokens += b.shape.total_new_tokens();
     formed.push_back(Formed{&r, e, 0.0, PeakWork{}});
   }
@@ -229,12 +228,6 @@ void Simulation::leave_running(Engine& e, Req& q) {
   e.running.erase(it);
   rec_.leaves_running(q.kv_counted);
   q.kv_counted = 0;
-}
-
-void Simulation::computed(Req& q) {
-  const int64_t now = private_kv_tokens(q);
-  rec_.computes(now - q.kv_counted);
-  q.kv_counted = now;
 }
 
 void Simulation::preempt(Engine& e, Req& q, Batch& b) {
@@ -312,12 +305,6 @@ void Simulation::admit_transfers(Replica& r, Engine& e) {
   }
 }
 
-void Simulation::fill_shape(Batch& b) const {
-  if (!scheduler_->prices_items()) return;
-  b.shape.seqs.clear();
-  for (const Item& it : b.items) b.shape.seqs.push_back(SeqChunk{it.new_tokens, it.cached});
-}
-
 TimeNs Simulation::step_ns(double t) const {
   // A step the clock cannot hold comes from the hardware's rates (a GPU with a
   // tiny peak or bandwidth): refused there, never wrapped into a tiny time.
@@ -327,7 +314,6 @@ TimeNs Simulation::step_ns(double t) const {
 }
 
 double Simulation::start_batch(Replica& r, Engine& e, Batch& b, double extra_s) {
-  fill_shape(b);
   PeakWork work;
   const double t = pricer_.price_batch(r, e, b, extra_s, work);
   commit_batch(r, b, t, work, step_ns(t));
@@ -363,16 +349,6 @@ void Simulation::commit_batch(Replica& r, Batch& b, double t, const PeakWork& wo
 
 // ---------------------------------------------------------------------------
 // Step completion
-
-void Simulation::emit_tokens(Req& q, int64_t n) {
-  if (q.generated == 0) q.first_token = now_;
-  else {
-    ++q.gaps;
-    if (stats_.on_token_gap(now_ - q.last_token)) ++q.gaps_over_itl;
-  }
-  q.last_token = now_;
-  q.generated += n;
-}
 
 void Simulation::finish(Replica& r, Engine& e, Req& q) {
   q.state = State::Done;

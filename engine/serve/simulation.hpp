@@ -49,7 +49,7 @@ namespace sightline::serve {
 bool meets_slo(const RequestOutcome& q, const SloSpec& slo, unsigned metrics);
 bool meets_slo(const RequestOutcome& q, const SloSpec& slo);
 
-class Simulation : private SchedulerHost, private ReplicaLoads {
+class Simulation final : private SchedulerHost, private ReplicaLoads {
  public:
   // `detailed`: keep per-request records, the time series and the trace
   // (search runs turn it off).
@@ -138,8 +138,26 @@ class Simulation : private SchedulerHost, private ReplicaLoads {
   void wake_at(Replica& r, TimeNs t) override { request_schedule(r, t); }
   void join_running(Engine& e, Req& q) override;
   void preempt(Engine& e, Req& q, Batch& b) override;
-  void computed(Req& q) override;
-  void emit_tokens(Req& q, int64_t n) override;
+  // computed, emit_tokens and decoded run per token: defined here, so that
+  // decoded's two calls inline.
+  void computed(Req& q) override {
+    const int64_t now = private_kv_tokens(q);
+    rec_.computes(now - q.kv_counted);
+    q.kv_counted = now;
+  }
+  void emit_tokens(Req& q, int64_t n) override {
+    if (q.generated == 0) q.first_token = now_;
+    else {
+      ++q.gaps;
+      if (stats_.on_token_gap(now_ - q.last_token)) ++q.gaps_over_itl;
+    }
+    q.last_token = now_;
+    q.generated += n;
+  }
+  void decoded(Req& q, int64_t n) override {
+    computed(q);
+    emit_tokens(q, n);
+  }
   void finish(Replica& r, Engine& e, Req& q) override;
   void handoff(Replica& r, Engine& e, Req& q) override;
   void admit_transfers(Replica& r, Engine& e) override;
@@ -187,7 +205,6 @@ class Simulation : private SchedulerHost, private ReplicaLoads {
   // clock for `dur` (its own time, or a lockstep group's longest) and told to
   // the recorders.
   double start_batch(Replica& r, Engine& e, Batch& b, double extra_s);
-  void fill_shape(Batch& b) const;  // the priced shape from the batch's items (schedulers that price items)
   TimeNs step_ns(double t) const;    // a step's priced seconds on the clock
   void commit_batch(Replica& r, Batch& b, double t, const PeakWork& work, TimeNs dur);
 

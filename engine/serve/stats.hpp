@@ -25,6 +25,12 @@ struct Summary {
   json to_json() const;
 };
 
+// Sorts `values` ascending: the order std::sort gives by `<` (a value's
+// place among equal ones aside, which only -0.0 beside +0.0 could show), by
+// a bucket sort for large lists (a million requests' latencies: four such
+// lists were 3% of a 100k run's CPU in std::sort).
+void sort_values(std::vector<double>& values);
+
 // The summary of `values` (sorted in place).
 Summary summarize(std::vector<double>& values, const char* empty_reason = "no request completed");
 Summary empty_summary(const char* reason);

@@ -212,6 +212,21 @@ void StepPricer::append_lora_ops(StepOperators& ops, int adapters) const {
   }
 }
 
+StepPricer::BuiltStep& StepPricer::built_step(CostEntry& c, const BatchSummary& key) {
+  if (c.steps.empty()) c.steps.resize(kBuiltSteps);
+  BuiltStep* pick = &c.steps.front();
+  for (BuiltStep& s : c.steps) {
+    if (s.last_use != 0 && s.key == key) {
+      pick = &s;
+      break;
+    }
+    if (s.last_use < pick->last_use) pick = &s;
+  }
+  pick->key = key;
+  pick->last_use = ++use_clock_;
+  return *pick;
+}
+
 double StepPricer::price(int cost_index, const BatchShape& shape, int adapters, bool accumulate, PeakWork* work) {
   CostEntry& c = costs_[static_cast<size_t>(cost_index)];
   StepOptions options;
@@ -229,14 +244,15 @@ double StepPricer::price(int cost_index, const BatchShape& shape, int adapters, 
   if (routed) options.moe = serving_moe_routing(spec_.moe, *c.model, c.layout, c.draft ? 0 : group_moe_tokens_);
   // The engine pads a graph decode batch to its captured size: the dummy
   // rows run every kernel, the all-to-alls included.
-  BatchShape& ran = ran_scratch_;
-  StepOperators& ops = c.ops;
-  build_served_step_into(*c.model, s_.precision, c.layout, shape, options, s_.cost_model.software_stack, &ran, ops);
+  BuiltStep& built = built_step(c, summarize_batch(shape));
+  StepOperators& ops = built.ops;
+  const BatchShape& ran =
+      build_served_step_into(*c.model, s_.precision, c.layout, shape, options, s_.cost_model.software_stack, ran_scratch_, ops);
   if (routed && spec_.moe.expert_parallel > 1)
     append_moe_all_to_all(spec_.moe, *c.model, s_.precision.activations, ran, options.moe, ops);
   if (!c.draft && spec_.lora.enabled && adapters > 0) append_lora_ops(ops, adapters);
-  StepCost& sc = priced_scratch_;
-  c.setup.price_into(ops, sc, /*labels=*/false, &c.memo);  // its figures only: see price_step_into
+  StepCost& sc = built.priced;
+  c.setup.price_into(ops, sc, /*labels=*/false, &built.memo);  // its figures only: see price_step_into
   if (work) {
     work->compute_gpu_s += sc.compute_peak_s * c.layout.tp;
     work->memory_gpu_s += sc.memory_peak_s * c.layout.tp;
