@@ -81,7 +81,8 @@ LatencyResult LatencyJob::typed_result() const {
                          .bytes_for_tokens(w.prompt_tokens + w.output_tokens) *
                      batch / kBytesPerGiB;
   mem.activations_GiB = activation_peak_bytes(s_.model, s_.precision, sv.parallelism.tp,
-                                              w.batch_size * w.prompt_tokens, w.batch_size) / kBytesPerGiB;
+                                              w.batch_size * w.prompt_tokens, w.batch_size,
+                                              s_.cost_model.software_stack.sampler_bytes_per_logit) / kBytesPerGiB;
   mem.runtime_overhead_GiB = sv.runtime_overhead_GiB;
   mem.free_GiB = mem.capacity_GiB - mem.weights_GiB - mem.kv_cache_GiB - mem.activations_GiB - mem.runtime_overhead_GiB;
 

@@ -63,7 +63,8 @@ double mtp_weight_bytes_per_gpu(const ModelArch& m, const Precision& p, int tp, 
   return modules * (layer + 2.0 * h * h * w_b + 3.0 * norm * act_b);
 }
 
-double activation_peak_bytes(const ModelArch& m, const Precision& p, int tp, int64_t tokens, int64_t logit_rows) {
+double activation_peak_bytes(const ModelArch& m, const Precision& p, int tp, int64_t tokens, int64_t logit_rows,
+                             double bytes_per_logit) {
   const ShardDims d = shard_dims(m, tp);
   const double a = dtype_bytes(p.activations);
   const double t = static_cast<double>(tokens);
@@ -85,9 +86,10 @@ double activation_peak_bytes(const ModelArch& m, const Precision& p, int tp, int
     const double q_kv = heads * static_cast<double>(s.qk_head_dim) + kv_heads * static_cast<double>(s.qk_head_dim + s.v_head_dim);
     attn_peak = std::max(attn_peak, t * (2.0 * h + q_kv + heads * static_cast<double>(s.v_head_dim)) * a);
   }
-  // fp32 logits and probabilities for the rows that are sampled.
-  const double logits = static_cast<double>(logit_rows) * static_cast<double>(m.vocab_size) * 4.0 * 2.0;
-  return std::max(mlp_peak, attn_peak) + logits;
+  // The sampler runs after the forward has freed its intermediates; the
+  // step's output hidden states stay live beside the sampler's tensors.
+  const double sampler = static_cast<double>(logit_rows) * static_cast<double>(m.vocab_size) * bytes_per_logit;
+  return std::max({mlp_peak, attn_peak, t * h * a + sampler});
 }
 
 json InferenceMemory::to_json() const {

@@ -22,9 +22,15 @@ double weight_bytes_per_gpu(const ModelArch& m, const Precision& p, const Parall
 // three norms; the embedding and LM head are the main model's.
 double mtp_weight_bytes_per_gpu(const ModelArch& m, const Precision& p, int tp, int modules);
 
-// Peak transient activation bytes of one forward step of `tokens` new tokens
-// producing logits for `logit_rows` rows: the live tensors at the MLP peak.
-double activation_peak_bytes(const ModelArch& m, const Precision& p, int tp, int64_t tokens, int64_t logit_rows);
+// Peak transient activation bytes of one step of `tokens` new tokens sampling
+// `logit_rows` rows, as an engine profiles it at start-up (vLLM V1's
+// profile_run: a forward of the full token budget, then the sampler on its
+// output): the larger of the forward's peak (the live tensors at the MLP or
+// attention peak) and the sampler's, `bytes_per_logit` per row x vocabulary
+// entry (the stack's sampler_bytes_per_logit) while the step's output hidden
+// states are still live.
+double activation_peak_bytes(const ModelArch& m, const Precision& p, int tp, int64_t tokens, int64_t logit_rows,
+                             double bytes_per_logit);
 
 struct InferenceMemory {
   double capacity_GiB = 0;

@@ -58,7 +58,8 @@ json SoftwareStack::to_json() const {
           {"scheduler_us_per_sequence", scheduler_us_per_sequence},
           {"overlap_scheduler", overlap_scheduler},
           {"fused_kernels", fusion_to_json(fusion)},
-          {"all_reduce", all_reduce.to_json()}};
+          {"all_reduce", all_reduce.to_json()},
+          {"sampler_bytes_per_logit", sampler_bytes_per_logit}};
   if (cuda_graphs != "none") j["cuda_graph_batch_sizes"] = graph_batch_sizes.to_json();
   return j;
 }
@@ -68,7 +69,7 @@ SoftwareStack read_software_stack(const json& value, const std::string& path) {
   ObjectReader r(v, path,
                  {"id", "name", "source", "cuda_graphs", "cuda_graph_batch_sizes", "kernel_launch_us", "graph_launch_us",
                   "scheduler_us_per_step", "scheduler_us_per_sequence", "overlap_scheduler", "fused_kernels",
-                  "all_reduce"});
+                  "all_reduce", "sampler_bytes_per_logit"});
   SoftwareStack s;
   s.id = r.string("id", "custom-stack");
   s.name = r.string("name", s.id);
@@ -92,6 +93,8 @@ SoftwareStack read_software_stack(const json& value, const std::string& path) {
   s.overlap_scheduler = r.boolean("overlap_scheduler");
   s.fusion = read_fusion(r.required("fused_kernels"), r.child_path("fused_kernels"));
   s.all_reduce = read_all_reduce_policy(r.required("all_reduce"), r.child_path("all_reduce"));
+  // Optional: a stack without its own sampler figure keeps the generic fp32 logits + probabilities.
+  s.sampler_bytes_per_logit = r.number("sampler_bytes_per_logit", 1, 1024, kFp32LogitsAndProbsBytes);
   return s;
 }
 

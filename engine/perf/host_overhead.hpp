@@ -11,6 +11,10 @@
 
 namespace sightline {
 
+// Bytes per sampled row x vocabulary entry a sampler keeps live at its peak
+// when a stack names no figure of its own: fp32 logits and fp32 probabilities.
+inline constexpr double kFp32LogitsAndProbsBytes = 8.0;
+
 struct SoftwareStack {
   std::string id, name, source;
   std::string cuda_graphs = "decode";  // none | decode | all
@@ -22,6 +26,9 @@ struct SoftwareStack {
   bool overlap_scheduler = false;      // scheduling of step i+1 hides behind GPU step i
   AllReducePolicy all_reduce;          // which all-reduce the engine runs, by message size
   KernelFusion fusion;                 // memory-bound chains launched as one fused kernel
+  // Peak live bytes of the sampler per sampled row x vocabulary entry; the
+  // start-up memory profile reserves it once, for max_num_seqs rows (mem/inference_memory.hpp).
+  double sampler_bytes_per_logit = kFp32LogitsAndProbsBytes;
   json to_json() const;
 };
 

@@ -54,7 +54,8 @@ int64_t max_step_tokens(const SimulationSpec& spec) {
 }
 
 ReplicaMemoryPlan plan_replica_memory(const ModelArch& primary, const Precision& p, const ParallelLayout& layout,
-                                      const GpuSpec& gpu, double runtime_overhead_GiB, const SimulationSpec& spec) {
+                                      const GpuSpec& gpu, double runtime_overhead_GiB, double sampler_bytes_per_logit,
+                                      const SimulationSpec& spec) {
   ReplicaMemoryPlan plan;
   plan.capacity_GiB = gpu.memory_GiB;
   plan.usable_GiB = gpu.memory_GiB * spec.kv.gpu_memory_utilization;
@@ -67,7 +68,8 @@ ReplicaMemoryPlan plan_replica_memory(const ModelArch& primary, const Precision&
   for (const ModelArch* m : models) {
     plan.weights_GiB += weight_bytes_per_gpu(*m, p, layout) / kBytesPerGiB;
     // The models run one step at a time: the largest activation peak is reserved once.
-    plan.activations_GiB = std::max(plan.activations_GiB, activation_peak_bytes(*m, p, layout.tp, tokens, rows) / kBytesPerGiB);
+    plan.activations_GiB = std::max(
+        plan.activations_GiB, activation_peak_bytes(*m, p, layout.tp, tokens, rows, sampler_bytes_per_logit) / kBytesPerGiB);
   }
   double draft_kv_per_token = 0;
   if (spec.speculative.method == SpecMethod::Draft && spec.speculative.draft_model) {

@@ -69,6 +69,7 @@ double lora_adapter_bytes_per_gpu(const ModelArch& m, const Precision& p, const 
 int64_t max_step_tokens(const SimulationSpec& spec);
 
 ReplicaMemoryPlan plan_replica_memory(const ModelArch& primary, const Precision& p, const ParallelLayout& layout,
-                                      const GpuSpec& gpu, double runtime_overhead_GiB, const SimulationSpec& spec);
+                                      const GpuSpec& gpu, double runtime_overhead_GiB, double sampler_bytes_per_logit,
+                                      const SimulationSpec& spec);
 
 }  // namespace sightline::serve

@@ -78,7 +78,8 @@ ServingSpec read_serving(const json& v, const std::string& path, const Scenario&
                     static_cast<double>(sv.workload.batch_size) / kBytesPerGiB;
   const double act = activation_peak_bytes(s.model, s.precision, sv.parallelism.tp,
                                            sv.workload.batch_size * sv.workload.prompt_tokens,
-                                           sv.workload.batch_size) / kBytesPerGiB;
+                                           sv.workload.batch_size, s.cost_model.software_stack.sampler_bytes_per_logit) /
+                     kBytesPerGiB;
   if (weights + sv.runtime_overhead_GiB > cap)
     fail(error_code::kDoesNotFit, tp_path,
          "weights need " + std::to_string(weights) + " GiB per GPU (+" + std::to_string(sv.runtime_overhead_GiB) +

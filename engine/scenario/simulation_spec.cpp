@@ -349,7 +349,8 @@ void check_pools_fit(const ObjectReader& r, const Scenario& s, const SimulationS
   for (size_t i = 0; i < sp.cluster.pools.size(); ++i) {
     const PoolSpec& p = sp.cluster.pools[i];
     const GpuSpec& gpu = p.gpu ? *p.gpu : s.hardware.gpu;
-    const ReplicaMemoryPlan plan = plan_replica_memory(s.model, s.precision, p.layout, gpu, runtime, sp);
+    const ReplicaMemoryPlan plan = plan_replica_memory(s.model, s.precision, p.layout, gpu, runtime,
+                                                       s.cost_model.software_stack.sampler_bytes_per_logit, sp);
     const json* cluster = r.find("cluster");
     const std::string where = cluster && cluster->contains("pools") ? pointer_append(pointer_append(r.child_path("cluster"), "pools"), i)
                                                : pointer_append(r.child_path("parallelism"), "tp");

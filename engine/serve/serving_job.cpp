@@ -167,7 +167,8 @@ std::optional<QuantizationFigures> ServingJob::quantization() const {
   const double wq = weight_bytes_per_gpu(s_.model, q.precision, pool.layout) / kBytesPerGiB;
   const double wu = weight_bytes_per_gpu(s_.model, u.precision, pool.layout) / kBytesPerGiB;
   const ReplicaMemoryPlan plan_u =
-      plan_replica_memory(s_.model, u.precision, pool.layout, gpu, s_.serving->runtime_overhead_GiB, spec);
+      plan_replica_memory(s_.model, u.precision, pool.layout, gpu, s_.serving->runtime_overhead_GiB,
+                          s_.cost_model.software_stack.sampler_bytes_per_logit, spec);
   QuantizationFigures f;
   f.weights = dtype_name(p.weights);
   f.unquantized_weights = dtype_name(full);

@@ -50,7 +50,8 @@ void Simulation::add_pool(size_t pi) {
   const PoolSpec& p = spec_.cluster.pools[pi];
   const GpuSpec& gpu = p.gpu ? *p.gpu : s_.hardware.gpu;
   const ReplicaMemoryPlan plan =
-      plan_replica_memory(s_.model, s_.precision, p.layout, gpu, s_.serving->runtime_overhead_GiB, spec_);
+      plan_replica_memory(s_.model, s_.precision, p.layout, gpu, s_.serving->runtime_overhead_GiB,
+                          s_.cost_model.software_stack.sampler_bytes_per_logit, spec_);
   pool_memory_.push_back(plan);
   const PoolCosts costs = pricer_.add_pool(p, gpu, pi == 0);
   // Wide EP's attention data-parallel ranks step in lockstep, in groups of

@@ -46,3 +46,24 @@ TEST_CASE("a KV reserve lowers the running batch: 8 GiB less pool, 4 fewer 4k-to
   // A smaller running batch serves the same requests more slowly.
   CHECK(kv_at(r1, "/metrics/concurrency/running_mean") < kv_at(r0, "/metrics/concurrency/running_mean"));
 }
+
+TEST_CASE("a larger sampler reserve lowers the KV blocks by rows x vocabulary x its bytes, in whole blocks") {
+  // I3.1 (Llama-2-7B, one A100-80G) with max_num_seqs 1024: the start-up
+  // profile samples 1,024 rows of the 32,000-entry vocabulary. A stack whose
+  // sampler keeps 38 B an entry live (vLLM's sort, presets/stacks/vllm-v1-like.json)
+  // reserves 22 B an entry more than one keeping 16 B (both above the
+  // forward's own peak, so the sampler sets the reserve in both).
+  json base = preset("scenarios", "I3.1");
+  base["serving"]["scheduler"]["max_num_seqs"] = 1024;
+  base["cost_model"]["software_stack"] = preset("stacks", "vllm-v1-like");
+  json lean = base;
+  base["cost_model"]["software_stack"]["sampler_bytes_per_logit"] = 38.0;
+  lean["cost_model"]["software_stack"]["sampler_bytes_per_logit"] = 16.0;
+  const json r38 = kv_reserve_run(base), r16 = kv_reserve_run(lean);
+  const double extra_GiB = 1024.0 * 32000 * 22 / (1024.0 * 1024 * 1024);
+  CHECK(kv_at(r38, "/memory_per_gpu/0/activations_GiB") - kv_at(r16, "/memory_per_gpu/0/activations_GiB") ==
+        doctest::Approx(extra_GiB));
+  const double bytes_per_token = 2.0 * 32 * 4096 * 2;
+  const double fewer = kv_at(r16, "/capacity/kv_tokens_per_replica") - kv_at(r38, "/capacity/kv_tokens_per_replica");
+  CHECK(fewer == doctest::Approx(extra_GiB * 1024 * 1024 * 1024 / bytes_per_token).epsilon(16.0 / fewer));
+}

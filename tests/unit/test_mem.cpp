@@ -66,15 +66,30 @@ TEST_CASE("mem: KV cache per token is 2 (K and V) x layers x KV heads x head dim
   CHECK(kv_bytes_per_token_per_gpu(gqa, Precision{}, 1, 32) == 2.0 * 32 * 8 * 128 * 2);
 }
 
-TEST_CASE("mem: the transient peak is the MLP's live tensors plus fp32 logits and probabilities") {
+TEST_CASE("mem: the transient peak is the forward's MLP peak or, after it, the sampler beside the step's output") {
   const ModelArch m = llama2_7b();
   // 1000 tokens: residual + normed input (2·4096), gate and up (2·11008), activation output (11008), bf16.
   const double mlp = 1000.0 * (2 * 4096 + 2 * 11008 + 11008) * 2;
   // The attention peak (residual, normed input, q, k, v, output) is smaller: 1000·(8192 + 3·4096 + 4096)·2.
   const double attention = 1000.0 * (8192 + 3 * 4096 + 4096) * 2;
   CHECK(attention < mlp);
-  const double logits = 1.0 * 32000 * 4 * 2;  // one sampled row: fp32 logits and probabilities
-  CHECK(activation_peak_bytes(m, Precision{}, 1, 1000, 1) == mlp + logits);
+  // One sampled row of fp32 logits and probabilities (8 B an entry) is below the forward's peak.
+  CHECK(activation_peak_bytes(m, Precision{}, 1, 1000, 1, 8.0) == mlp);
+  // 256 rows at 38 B an entry (vLLM's profiled sort, presets/stacks/vllm-v1-like.json) exceed it:
+  // the sampler's tensors plus the step's output hidden states (1000·4096 bf16).
+  const double sampler = 256.0 * 32000 * 38;
+  CHECK(sampler > mlp);
+  CHECK(activation_peak_bytes(m, Precision{}, 1, 1000, 256, 38.0) == 1000.0 * 4096 * 2 + sampler);
+}
+
+TEST_CASE("mem: the sampler reserve grows with rows x vocabulary x bytes per entry, not with the tensor-parallel split") {
+  const ModelArch m = llama2_7b();
+  const auto peak = [&](int tp, int64_t rows, double bytes) { return activation_peak_bytes(m, Precision{}, tp, 64, rows, bytes); };
+  // 64 tokens: the forward's peak is small, so the sampler decides the peak.
+  CHECK(peak(1, 512, 38.0) - peak(1, 256, 38.0) == doctest::Approx(256.0 * 32000 * 38));
+  CHECK(peak(1, 256, 38.0) - peak(1, 256, 8.0) == doctest::Approx(256.0 * 32000 * 30));
+  // Every tensor-parallel rank samples the full (gathered) vocabulary.
+  CHECK(peak(2, 256, 38.0) == peak(1, 256, 38.0));
 }
 
 TEST_CASE("mem: FlashAttention saves bytes linear in the sequence, standard attention quadratic") {

@@ -29,6 +29,8 @@ double at(const json& r, const char* pointer) { return r.at(json::json_pointer(p
 
 // Agentic sessions on one H100 with a KV budget small enough that the prefix
 // cache evicts: returning turns then hit only what stayed (in HBM or a tier).
+// A KV pool under pressure: about 7.6 GiB of the H100 (0.31 of it, less
+// Llama-3-8B's weights, the vllm-like sampler reserve and the runtime).
 json sessions_scenario(double think_s = 20, int sessions = 60) {
   return json::parse(R"({
     "schema_version": 1, "seed": 3, "model": "llama-3-8b",
@@ -40,7 +42,7 @@ json sessions_scenario(double think_s = 20, int sessions = 60) {
           "first_input_tokens": 1500, "input_tokens": {"dist": "uniform", "min": 100, "max": 600},
           "output_tokens": {"dist": "uniform", "min": 50, "max": 250}, "think_time_s": 20}},
       "scheduler": {"policy": "chunked_prefill", "chunk_size": 2048},
-      "kv_cache": {"prefix_caching": true, "gpu_memory_utilization": 0.3}}})")
+      "kv_cache": {"prefix_caching": true, "gpu_memory_utilization": 0.31}}})")
       .patch(json::parse(R"([{"op": "replace", "path": "/serving/workload/sessions/think_time_s", "value": )" +
                          std::to_string(think_s) + R"(}, {"op": "replace", "path": "/serving/workload/num_sessions", "value": )" +
                          std::to_string(sessions) + "}]"));
