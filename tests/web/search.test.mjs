@@ -242,6 +242,22 @@ async function legendShowsMarkers(page) {
   }
 }
 
+/**
+ * Watches the time estimate's box from before the search starts and keeps how many candidates had
+ * finished at the moment it first showed (window.pointsDoneWhenEstimateShown). Read after the
+ * fact, the count races the workers: a fast candidate can finish between the box showing and the
+ * test reading it.
+ */
+async function notePointsDoneWhenEstimateShows(page) {
+  await page.evaluate(() => {
+    const box = document.getElementById('search-estimate');
+    window.pointsDoneWhenEstimateShown = undefined;
+    new MutationObserver(() => {
+      if (!box.hidden && window.pointsDoneWhenEstimateShown === undefined) window.pointsDoneWhenEstimateShown = box.dataset.pointsDone;
+    }).observe(box, { attributes: true, attributeFilter: ['hidden'] });
+  });
+}
+
 async function searchOutcome(page) {
   return page.evaluate(() => ({
     rows: [...document.querySelectorAll('#search-table tbody tr')].map((tr) => tr.textContent),
@@ -274,10 +290,11 @@ test('the canonical question (P90) on the page: estimate first, the CLI\'s answe
     new MutationObserver(() => { if (!box.hidden) window.bestSeen = box.textContent; })
       .observe(box, { attributes: true, childList: true, characterData: true, subtree: true });
   });
+  await notePointsDoneWhenEstimateShows(page);
   await page.click('#search-run');
   // The time estimate comes first: shown before any candidate finished.
   await page.waitForSelector('#search-estimate:not([hidden])', { timeout: PAGE_GUARD_MS });
-  assert.equal(await page.getAttribute('#search-estimate', 'data-points-done'), '0');
+  assert.equal(await page.evaluate(() => window.pointsDoneWhenEstimateShown), '0');
   const estimate = await page.textContent('#search-estimate');
   assert.match(estimate, /^Estimated time: (about|from) .*\. \d+ deployments? to simulate on \d+ workers, .* at the speed its short probe ran at in this browser/);
   const [lowMs, highMs] = [Number(await page.getAttribute('#search-estimate', 'data-low-ms')), Number(await page.getAttribute('#search-estimate', 'data-high-ms'))];
@@ -398,9 +415,10 @@ test('the budget question on the page: the best deployment within a GPU budget, 
   const { decodeSearchLink } = await load('share.js');
   const { question } = decodeSearchLink(link.slice(link.indexOf('#')));
   assert.equal('target_qps' in question, false, 'the budget question has no target rate');
+  await notePointsDoneWhenEstimateShows(page);
   await page.click('#search-run');
   await page.waitForSelector('#search-estimate:not([hidden])', { timeout: PAGE_GUARD_MS });
-  assert.equal(await page.getAttribute('#search-estimate', 'data-points-done'), '0');
+  assert.equal(await page.evaluate(() => window.pointsDoneWhenEstimateShown), '0');
   await page.waitForSelector('#search-status[data-state="done"], #search-status[data-state="error"]', { timeout: PAGE_GUARD_MS });
   assert.equal(await page.getAttribute('#search-status', 'data-state'), 'done', await page.textContent('#search-error'));
   const outcome = await searchOutcome(page);
