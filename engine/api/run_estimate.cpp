@@ -289,10 +289,7 @@ RunEstimate estimate_run(const Scenario& s, IntervalMode mode) {
   else if (requests == 0)
     requests = sp.limits.max_requests;  // driven by duration: at most this many
   // For the probe's figure: a duration-driven run makes about rate x duration.
-  int64_t expected_requests = requests;
-  if (w.num_requests == 0 && w.arrival.process != serve::ArrivalProcess::Trace && w.duration_s > 0)
-    expected_requests = static_cast<int64_t>(
-        std::min(static_cast<double>(requests), std::ceil(std::max(0.0, w.arrival.rate_qps) * w.duration_s)));
+  int64_t expected_requests = requests_without_sessions(sp);
   if (w.sessions.enabled) {
     const RunSize turns = sessions_of(s);
     requests = expected_requests = turns.requests;
