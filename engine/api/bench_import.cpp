@@ -203,6 +203,14 @@ json BenchRun::to_json() const {
             {"notes", notes}};
   if (!replay_model.empty()) j["replay_model"] = replay_model;
   if (server_max_num_seqs > 0) j["server"] = {{"max_num_seqs", server_max_num_seqs}};
+  if (!servers.empty()) {
+    json list = json::array();
+    auto dtype = [](const std::optional<Dtype>& d) { return d ? json(dtype_name(*d)) : json(nullptr); };
+    for (const BenchServer& v : servers)
+      list.push_back({{"at", v.at}, {"role", v.role}, {"tp", v.tp}, {"pp", v.pp}, {"dp", v.dp}, {"ep", v.ep},
+                      {"dp_attention", v.dp_attention}, {"weights", dtype(v.weights)}, {"kv_cache", dtype(v.kv_cache)}});
+    j["server"]["deployment"] = list;
+  }
   return j;
 }
 

@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "core/dtype.hpp"
 #include "core/json_reader.hpp"
 
 namespace sightline::api {
@@ -38,6 +39,16 @@ struct BenchFigure {
   // Relative standard error of a measured mean, from the spread the file
   // records (vLLM/SGLang `std_*_ms` / mean / sqrt(completed)); 0: not recorded.
   double rel_se = 0;
+};
+
+// One server of the deployment a result file reports (SGLang's server_info):
+// what the replay's deployment must agree with (api/bench_server_settings.hpp).
+struct BenchServer {
+  std::string at;              // the server's object in the file (a JSON pointer)
+  std::string role = "mixed";  // mixed | prefill | decode
+  int64_t tp = 1, pp = 1, dp = 1, ep = 1;
+  bool dp_attention = false;   // attention data parallel: its layout is not compared
+  std::optional<Dtype> weights, kv_cache;  // as the server was told (none: chosen from the checkpoint)
 };
 
 struct BenchRun {
@@ -66,6 +77,8 @@ struct BenchRun {
   // The server's max_num_seqs when the file records it (a vLLM sweep's
   // summary), replayed as serving.scheduler.max_num_seqs; 0: the base's.
   int64_t server_max_num_seqs = 0;
+  // The servers the file reports (SGLang's server_info; none for other tools).
+  std::vector<BenchServer> servers;
   int64_t requests = 0;  // completed requests (in the measured phase)
   // Requests a fit's replay of the run makes (0: every completed request; the
   // fit sets fewer when its work budget cannot pay for them, api/calibration_fit_replay).

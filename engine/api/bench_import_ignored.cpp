@@ -57,8 +57,8 @@ constexpr IgnoredKey kServingKeys[] = {
     {"generated_texts", "the outputs' text"},
     {"errors", "the failed requests' messages; their count is read"},
     {"server_info",
-     "the server's settings as SGLang reports them: the replay runs the base scenario's deployment, which this "
-     "reader does not compare with them (a note says so)"},
+     "the server's settings as SGLang reports them, but for its deployment, read apart and compared with the base "
+     "scenario's (api/bench_server_settings.cpp); the others are not compared (a note says so)"},
 };
 
 // GuideLLM reports, 0.2 and 0.5: the paths below the document.

@@ -7,6 +7,7 @@
 
 #include "api/bench_import_fields.hpp"
 #include "api/bench_import_readers.hpp"
+#include "api/bench_server_settings.hpp"
 #include "core/error.hpp"
 
 namespace sightline::api::bench {
@@ -126,13 +127,6 @@ void refuse_unreplayed_keys(const json& j, const Fields& f, const BenchRun& r) {
   }
 }
 
-// A note for SGLang's server_info, which the shared rule lists as not read
-// (api/bench_import_ignored.cpp): the user should know it was not compared.
-void note_server_info(const Fields& f, BenchRun& r) {
-  if (f.has("server_info"))
-    r.notes.push_back("server_info is not read: the replay runs the base scenario's deployment; check that it is the server's");
-}
-
 }  // namespace
 
 BenchRun read_vllm_object(const json& j, const std::string& file, const std::string& where) {
@@ -184,7 +178,7 @@ BenchRun read_sglang_object(const json& j, const std::string& file, const std::s
   if (f.maybe("total_input_vision_tokens", 0, kMaxBenchTokens).value_or(0) > 0)
     refuse(error_code::kNotImplemented, r.file, f.at("total_input_vision_tokens"),
            "the prompts carried images (total_input_vision_tokens > 0); a multimodal run is not replayed");
-  note_server_info(f, r);
+  read_sglang_server_info(f, r);
   r.asks.push_back("model (bench_serving lines do not record it)");
   r.asks.push_back("GPU, parallelism and engine settings (the base scenario)");
   return r;

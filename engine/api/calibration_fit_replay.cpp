@@ -5,6 +5,7 @@
 #include <functional>
 #include <optional>
 
+#include "api/bench_server_settings.hpp"
 #include "api/budgeted_job.hpp"
 #include "api/calibration_apply.hpp"
 #include "api/run_estimate.hpp"
@@ -146,11 +147,16 @@ Replay replay_run(const FitBase& base, const BenchRun& run, const json& calibrat
 
 int64_t replay_work_units(const FitBase& base, const BenchRun& run) {
   int64_t units = 0;
+  std::optional<Scenario> replay;
   relocated(base, run, [&] {
     json doc = scenario_for_bench_run(base.doc, run, nullptr);
     const RunLimits limits = take_run_limits(doc);
-    units = static_cast<int64_t>(estimate_work(read_scenario(doc), IntervalMode::CentralOnly, limits).units_high);
+    replay.emplace(read_scenario(doc));
+    units = static_cast<int64_t>(estimate_work(*replay, IntervalMode::CentralOnly, limits).units_high);
   });
+  // Before any replay (every fit sizes its replays first): the deployment the
+  // file reports, against the replay's; a contradiction is the file's to locate.
+  bench::check_server_deployment(*replay, run);
   return units;
 }
 

@@ -545,3 +545,65 @@ test('rule: one place adds a calibration\'s per-request latency to TTFT and E2E 
   assert.deepEqual(offenders.map((f) => path.relative(repoRoot, f)), []);
   assert.ok(adds('  return it->second + (t.statistic.rfind("ttft", 0) == 0 ? request_ms : 0);'), 'the pattern catches the old fit-side addition');
 });
+
+// --- SGLang's server_info: the deployment the server reports, against the base scenario's.
+
+// A base for the tonyli PD run (one prefill and one decode server, tp 1 each, bf16): `pools` as given.
+function pdBase(pools, precision = undefined) {
+  const gpus = pools.reduce((n, p) => n + p.replicas * p.tp, 0);
+  return {
+    schema_version: 1, id: 'fit-pd-base', seed: 7, model: 'llama-2-7b',
+    hardware: { gpu: 'h100-sxm', gpus_per_node: gpus, ...(gpus > 1 ? { intra_node: 'nvlink4-nvswitch' } : {}) },
+    ...(precision ? { precision } : {}),
+    serving: { mode: 'simulate', cluster: { pools },
+      workload: { arrival: { process: 'poisson', rate_qps: 1 }, num_requests: 10, prompt_tokens: { dist: 'fixed', value: 128 }, output_tokens: { dist: 'fixed', value: 16 } } },
+  };
+}
+const pd = (tpPrefill, decodeReplicas) => [
+  { name: 'p', replicas: 1, tp: tpPrefill, role: 'prefill' }, { name: 'd', replicas: decodeReplicas, tp: 1, role: 'decode' }];
+
+test('rule: SGLang server_info is read for its deployment; a base scenario that contradicts it is refused at the file\'s key', () => {
+  const file = path.join(real, 'tonyli_qwen25-3b_pd_gh200_a100.jsonl');
+  const [r] = importRuns(file);
+  assert.deepEqual(r.server.deployment.map((s) => [s.at, s.role, s.tp, s.pp, s.dp]),
+    [['/server_info/prefill/0', 'prefill', 1, 1, 1], ['/server_info/decode/0', 'decode', 1, 1, 1]]);
+  assert.ok(r.notes.some((n) => /server_info: the deployment .* is compared/.test(n)), r.notes.join('\n'));
+  // The server's own deployment passes the comparison (the single run then pins no factor: a later, other refusal).
+  const same = cli(['fit', file, '--base', write('pd-same.json', pdBase(pd(1, 1)))]);
+  assert.match(same.err, /determine none of the calibration's factors/, same.err);
+  const cases = [
+    ['pd-tp2.json', pdBase(pd(2, 1)), '/server_info/prefill/0/tp_size', /prefill server ran tp_size 1, but the base scenario runs tp 2/],
+    ['pd-two-decoders.json', pdBase(pd(1, 2)), '/server_info/decode/0/dp_size', /decode server ran 1 replica .*has 2 decode replicas/],
+    ['pd-mixed.json', base(), '/server_info/prefill/0', /reports a prefill server, but the base scenario has no prefill pool/],
+    ['pd-fp8-kv.json', pdBase(pd(1, 1), { kv_cache: 'fp8' }), null, null],
+  ];
+  for (const [name, doc, at, message] of cases) {
+    const f = cli(['fit', file, '--base', write(name, doc)]);
+    if (!at) {  // passes the comparison: refused later, only because one run pins no factor
+      assert.match(f.err, /determine none of the calibration's factors/, `${name}: kv_cache_dtype "auto" is not compared: ${f.err}`);
+      continue;
+    }
+    assert.equal(f.code, 1, name);
+    assert.match(f.err, new RegExp(`^error \\[constraint_violation\\] at '${at}': .*tonyli_qwen25-3b_pd_gh200_a100\\.jsonl: `, 'm'), `${name}: ${f.err}`);
+    assert.match(f.err, message, name);
+  }
+});
+
+test('rule: SGLang server_info: a stated KV format or quantization must match the base; speculation is refused; max_running_requests is replayed', () => {
+  const text = readFileSync(path.join(real, 'tonyli_qwen25-3b_pd_gh200_a100.jsonl'), 'utf8');
+  const kv = write('sglang-kv-fp8.jsonl', text.replaceAll('"kv_cache_dtype": "auto"', '"kv_cache_dtype": "fp8_e4m3"'));
+  const bf16 = cli(['fit', kv, '--base', write('pd-bf16.json', pdBase(pd(1, 1)))]);
+  assert.match(bf16.err, /^error \[constraint_violation\] at '\/server_info\/prefill\/0\/kv_cache_dtype': .*KV cache in fp8, but the base scenario keeps it in bf16/m);
+  const fp8 = cli(['fit', kv, '--base', write('pd-kv8.json', pdBase(pd(1, 1), { kv_cache: 'fp8' }))]);
+  assert.match(fp8.err, /determine none of the calibration's factors/, fp8.err);
+  const quant = write('sglang-fp8.jsonl', text.replaceAll('"quantization": null', '"quantization": "fp8"'));
+  assert.match(cli(['fit', quant, '--base', write('pd-bf16w.json', pdBase(pd(1, 1)))]).err,
+    /at '\/server_info\/prefill\/0\/quantization': .*with fp8 weights, but the base scenario has bf16 weights/);
+  const spec = write('sglang-eagle.jsonl', text.replaceAll('"speculative_algorithm": null', '"speculative_algorithm": "EAGLE"'));
+  const s = cli(['fit', spec, '--import-only']);
+  assert.equal(s.code, 1);
+  assert.match(s.err, /^error \[not_implemented\] at '\/server_info\/prefill\/0\/speculative_algorithm': .*decoded speculatively/m);
+  const limited = write('sglang-mrr.jsonl', text.replaceAll('"max_running_requests": null', '"max_running_requests": 48'));
+  const [m] = importRuns(limited);
+  assert.equal(m.server.max_num_seqs, 48);
+});
