@@ -28,7 +28,7 @@ const char* const kUsage =
     "  sightline presets [models|gpus|interconnects|scenarios|calibrations|comm_calibrations|stacks] [--format json]\n"
     "  sightline ops --model ID --gpu ID --phase prefill|decode --tokens N [--batch B] [--kv-len L]\n"
     "                [--tp N] [--tier auto|target-measured|cross-generation|roofline] [--training] [--dtype D] [--weights D] [--format json|table]\n"
-    "  sightline explain-step FILE|--preset ID --batch N [--kv-len L] [--format table|json]\n"
+    "  sightline explain-step FILE|--preset ID --batch N [--kv-len L] [--prompt-tokens P] [--format table|json]\n"
     "  sightline explain-train-step FILE|--preset ID [--format table|json] [--max-work-units N]\n"
     "                (one decode step of a serving scenario, by mechanism: kernels, CUDA-graph padding, expert imbalance,\n"
     "                all-to-all, host)\n"

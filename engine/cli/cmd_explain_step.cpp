@@ -1,5 +1,7 @@
 // sightline explain-step: one decode step of a serving scenario, taken apart
-// by mechanism. The step is built and priced as the serving simulator prices
+// by mechanism; with --prompt-tokens, the mixed step in which the scheduler
+// also admits one prompt (chunked prefill / in-flight batching), which runs
+// without CUDA graphs. The step is built and priced as the serving simulator prices
 // it (the pool's layout, the stack's CUDA-graph padding and host model, the
 // MoE placement with its busiest-rank load and all-to-alls), then each
 // mechanism's share is the difference it makes:
@@ -49,7 +51,7 @@ struct PricedVariant {
   StepCost cost;
   HostTime host;
   double a2a_s = 0;
-  int64_t ran_batch = 0;
+  int64_t ran_batch = 0;  // decode sequences as run (graph dummies included, a prompt not)
 };
 
 PricedVariant price_variant(const Scenario& s, const ParallelLayout& layout, const CostSetup& setup,
@@ -68,7 +70,8 @@ PricedVariant price_variant(const Scenario& s, const ParallelLayout& layout, con
   PricedVariant v;
   v.cost = setup.price(ops);
   v.host = host_time(ops, s.cost_model.software_stack);
-  v.ran_batch = static_cast<int64_t>(ran.seqs.size());
+  // A prompt chunk has nothing cached; decodes and graph dummies have.
+  for (const SeqChunk& q : ran.seqs) v.ran_batch += q.cached_tokens > 0 ? 1 : 0;
   for (const PricedOperator& p : v.cost.parts)
     if (is_all_to_all(p)) v.a2a_s += p.time_s;
   return v;
@@ -181,8 +184,11 @@ json kernel_operators_json(const StepCost& even, double step_s) {
 }
 
 void print_explained_table(const json& out) {
-  std::cout << "decode step: " << out["batch"] << " sequences (" << out["batch_as_run"] << " as run) x "
-            << out["kv_len"] << " cached tokens, stack " << out["stack"].get<std::string>() << "\n";
+  const int64_t prompt = out["prompt_tokens"].get<int64_t>();
+  std::cout << (prompt > 0 ? "mixed step: " : "decode step: ") << out["batch"] << " sequences ("
+            << out["batch_as_run"] << " as run) x " << out["kv_len"] << " cached tokens";
+  if (prompt > 0) std::cout << " + one " << prompt << "-token prompt";
+  std::cout << ", stack " << out["stack"].get<std::string>() << "\n";
   for (const json& p : out["mechanisms"]) {
     std::cout << "  " << p["name"].get<std::string>() << "\t" << fixed(p["time_us"], 1) << " us\t"
               << fixed(p["share"].get<double>() * 100, 1) << "%\n";
@@ -209,7 +215,7 @@ struct StepVariants {
 };
 
 std::vector<ExplainedPart> explained_parts(const Scenario& s, const StepVariants& v, const CostSetup& setup,
-                                           const MoeRouting& routing, int64_t batch, const KernelFamily* family) {
+                                           const MoeRouting& routing, int64_t tokens, const KernelFamily* family) {
   const serve::SimulationSpec* sim = s.serving->simulation.get();
   const bool moe = s.model.is_moe();
   const PricedVariant& full = v.full;
@@ -224,7 +230,6 @@ std::vector<ExplainedPart> explained_parts(const Scenario& s, const StepVariants
                    "captured sizes of stack '" + stack.id + "' (presets/stacks/" + stack.id + ".json): " +
                        (stack.cuda_graphs == "none" ? std::string("no graphs") : safe_dump(stack.graph_batch_sizes.to_json()))});
   if (moe) {
-    const int64_t tokens = batch;
     const std::string hot_basis = serve::serving_load_imbalance_basis(sim->moe, routing.experts_per_gpu);
     parts.push_back({"expert load imbalance (busiest EP rank x" +
                          fixed(busiest_rank_factor(s.model.moe.num_experts, s.model.moe.top_k, tokens, routing), 3) + ")",
@@ -258,12 +263,12 @@ std::vector<ExplainedPart> explained_parts(const Scenario& s, const StepVariants
 int cmd_explain_step(const Args& args) {
   std::string preset, format = "table";
   std::vector<std::string> files;
-  int64_t batch = 0, kv_len = 1024;
+  int64_t batch = 0, kv_len = 1024, prompt = 0;
   std::string problem;
   Flags flags("explain-step");
   flags.text("--preset", &preset).text("--format", &format, {"table", "json"})
       .integer("--batch", &batch, 1, kMaxExplainBatch).integer("--kv-len", &kv_len, 1, kMaxExplainKv)
-      .positional(&files, 1);
+      .integer("--prompt-tokens", &prompt, 0, kMaxExplainKv).positional(&files, 1);
   if (!flags.parse(args, problem)) return usage_error(problem);
   if (files.empty() == preset.empty()) return usage_error("explain-step takes exactly one of FILE or --preset ID");
   if (batch <= 0) return usage_error("explain-step needs --batch N (sequences in the decode step)");
@@ -288,6 +293,7 @@ int cmd_explain_step(const Args& args) {
                                      : nullptr;
     BatchShape b;
     b.seqs.assign(static_cast<size_t>(batch), SeqChunk{1, kv_len});
+    if (prompt > 0) b.seqs.push_back(SeqChunk{prompt, 0});  // admitted this step, nothing cached yet
     const bool moe = s.model.is_moe();
     MoeRouting routing, balanced;
     if (moe && sim) {
@@ -300,7 +306,7 @@ int cmd_explain_step(const Args& args) {
     const PricedVariant unpadded = price_variant(s, layout, setup, b, moe ? &routing : nullptr, false);
     const PricedVariant even = price_variant(s, layout, setup, b, moe ? &balanced : nullptr, false);
     const std::vector<ExplainedPart> parts =
-        explained_parts(s, StepVariants{full, unpadded, even}, setup, routing, batch, family);
+        explained_parts(s, StepVariants{full, unpadded, even}, setup, routing, b.total_new_tokens(), family);
     json mechanisms = json::array();
     for (const ExplainedPart& p : parts)
       mechanisms.push_back({{"name", p.name}, {"time_us", p.time_s * 1e6},
@@ -308,6 +314,7 @@ int cmd_explain_step(const Args& args) {
     mechanisms[0]["parts"] = kernel_groups_json(even.cost, full.cost.time_s, kernel_group_sources(setup, family));
     const json out = {{"scenario", s.id}, {"model", s.model.id}, {"gpu", hw.gpu.id}, {"stack", s.cost_model.software_stack.id},
                       {"batch", batch}, {"batch_as_run", full.ran_batch}, {"kv_len", kv_len},
+                      {"prompt_tokens", prompt},
                       {"step_time_us", full.cost.time_s * 1e6}, {"gpu_time_us", full.cost.gpu_time_s * 1e6},
                       {"mechanisms", mechanisms}, {"kernels", kernel_operators_json(even.cost, full.cost.time_s)}};
     if (format == "json") std::cout << safe_dump(out, 2) << "\n";

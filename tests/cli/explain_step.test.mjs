@@ -71,6 +71,27 @@ test('explain-step: the DeepSeek-R1 attention-DP + EP8 step adds up, by mechanis
   assert.ok(up.achieved_GBps > 0);
 });
 
+// --prompt-tokens: the mixed step of an in-flight-batching scheduler (the
+// DeepSeek-R1 row admits one 1,024-token prompt beside 127 decodes). It is
+// never cheaper than the decodes alone, runs without CUDA graphs (no padding,
+// eager launches), prices prompt attention, and adds up like a decode step.
+test('explain-step: a mixed step with one prompt costs at least its decodes, eagerly', () => {
+  const file = scenarioFile(dsr1.scenario);
+  const decode = explain([file, '--batch', '127', '--kv-len', '2048']);
+  const mixed = explain([file, '--batch', '127', '--kv-len', '2048', '--prompt-tokens', '1024']);
+  checkSums(mixed);
+  assert.equal(decode.prompt_tokens, 0);
+  assert.equal(mixed.prompt_tokens, 1024);
+  assert.equal(mixed.batch_as_run, 127, 'a mixed step is not padded to a graph size');
+  assert.ok(mixed.step_time_us > decode.step_time_us, `${mixed.step_time_us} vs ${decode.step_time_us}`);
+  assert.ok(mixed.gpu_time_us > decode.gpu_time_us);
+  const host = (out) => out.mechanisms.find((m) => m.name.startsWith('host:')).name;
+  assert.match(host(decode), /graph replay/);
+  assert.match(host(mixed), /eager/);
+  assert.ok(mixed.mechanisms[0].parts.some((g) => g.name === 'prefill attention' && g.time_us > 0));
+  assert.ok(!decode.mechanisms[0].parts.some((g) => g.name === 'prefill attention'));
+});
+
 test('explain-step: a dense Llama step has no expert or all-to-all lines', () => {
   const out = explain(['--preset', 'I2.2', '--batch', '256', '--kv-len', '2048']);
   checkSums(out);
