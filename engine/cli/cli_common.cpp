@@ -44,7 +44,7 @@ const char* const kUsage =
     "  sightline sweep BASE --set PATH=v1,v2,... [--set ...] [--zip] [--out FILE] [--max-work-units N]\n"
     "  sightline batch IN.jsonl [--jobs N] [--shard i/N] [--out FILE] [--central-only] [--max-work-units N]\n"
     "  sightline merge SHARD.jsonl... [--out FILE]\n"
-    "  sightline search FILE [--jobs N] [--format table|json] [--out FILE] [--top N] [--confirm REQUESTS] [--max-work-units N]\n"
+    "  sightline search FILE [--jobs N] [--format table|json] [--out FILE] [--top N] [--confirm REQUESTS] [--no-reuse] [--max-work-units N]\n"
     "  sightline check-capacity FILE|--preset ID|--all [--scale 20] [--hold-only] [--jobs N] [--format table|json|markdown]\n"
     "                [--max-work-units N]\n"
     "  sightline registries\n"

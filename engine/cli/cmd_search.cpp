@@ -1,5 +1,6 @@
 // sightline search: the serving deployment search (search/deployment_search.hpp),
 // with the candidates, then the Pareto points' interval runs, on --jobs threads.
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <functional>
@@ -69,12 +70,16 @@ std::string budget_table(const search::DeploymentSearchSpec& spec, const json& r
   return s.str();
 }
 
-std::string table(const search::DeploymentSearchSpec& spec, const json& r) {
+// `reused`: deployments that took a sibling's run (search/candidate_reuse.hpp).
+std::string table(const search::DeploymentSearchSpec& spec, const json& r, int64_t reused) {
   if (spec.budget()) return budget_table(spec, r);
   std::ostringstream s;
   s << "target " << spec.target_qps << " req/s within " << spec.max_gpus << " GPUs, SLO " << r["slo"].dump() << "\n";
   s << "space: " << r["space"]["layouts"] << " layouts, " << r["space"]["pruned"] << " pruned, " << r["space"]["simulated"]
     << " deployments simulated (" << r["space"]["requests_simulated"] << " requests)\n";
+  if (reused > 0)
+    s << "reused: " << reused << " of them took the run of a deployment differing only in max_num_seqs, proven the same run"
+      << " (--no-reuse runs them)\n";
   s << "accuracy: tier " << r["accuracy"].value("tier", "") << ", 80% intervals from the kernels' low/high cost bounds\n\n";
   s << "  meets  $/Mtok    P99 TTFT ms  P99 TPOT ms  verdict    deployment\n";
   for (const json& c : r["ranked"]) {
@@ -181,13 +186,14 @@ int cmd_search(const Args& args) {
   std::string file, out, format = "table";
   int64_t top = 20;  // rows of a training search's table
   int64_t confirm = 0;  // requests of the answer's confirmation run (0: none)
+  bool no_reuse = false;  // every candidate runs, none takes a proven sibling's run
   int64_t jobs = std::max<int64_t>(1, static_cast<int64_t>(std::thread::hardware_concurrency()));
   std::vector<std::string> files;
   std::string problem;
   Flags flags("search");
   CommandBudget budget("search");
   budget.flag(flags).integer("--jobs", &jobs, 1, 1024).integer("--top", &top, 1, 1000000)
-      .integer("--confirm", &confirm, 1, 10000000)
+      .integer("--confirm", &confirm, 1, 10000000).boolean("--no-reuse", &no_reuse)
       .text("--format", &format, {"table", "json"}).text("--out", &out).positional(&files, 1);
   if (!flags.parse(args, problem)) return usage_error(problem);
   if (!files.empty()) file = files[0];
@@ -213,12 +219,17 @@ int cmd_search(const Args& args) {
                  "candidate " + std::to_string(k + 1) + " of " + std::to_string(plan.scenarios.size()) + ", " +
                      search::candidate_label(spec, plan.candidates[k]) + ", in " + file);
     if (confirm > 0) budget.add(static_cast<double>(confirm), "the --confirm run of " + std::to_string(confirm) + " requests");
+    std::vector<int> reused_from;
+    search::RunOptions options;
+    options.reuse_runs = !no_reuse;
+    options.reused_from = &reused_from;
     const auto runs = search::run_deployment_plan(
-        spec, plan, [&](size_t n, const std::function<void(size_t)>& task) { parallel_for(n, jobs, task); });
+        spec, plan, [&](size_t n, const std::function<void(size_t)>& task) { parallel_for(n, jobs, task); }, options);
+    const int64_t reused = std::count_if(reused_from.begin(), reused_from.end(), [](int i) { return i >= 0; });
     json r = search::rank_deployment_search(spec, plan, runs.central, runs.low, runs.high).to_json();
     if (confirm > 0) r["confirmation"] = confirm_answer(plan, r, confirm);
     write_output(out, format == "json" ? r.dump(2) + "\n"
-                                       : table(spec, r) + (confirm > 0 ? confirmation_text(r["confirmation"]) : ""));
+                                       : table(spec, r, reused) + (confirm > 0 ? confirmation_text(r["confirmation"]) : ""));
   } catch (const SightlineError& e) {
     return report_error(e);
   }

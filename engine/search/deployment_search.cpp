@@ -7,6 +7,7 @@
 #include "hw/hardware.hpp"
 #include "presets/preset_store.hpp"
 #include "scenario/scenario.hpp"
+#include "search/candidate_reuse.hpp"
 #include "search/explorer.hpp"
 #include "search/pareto.hpp"
 #include "serve/serving_job.hpp"
@@ -408,27 +409,40 @@ CandidateOutcome outcome_of(const serve::ServingJob& job) {
 
 }  // namespace
 
-CandidateOutcome evaluate_candidate(const json& scenario, CostBound bound) {
+CandidateRun run_candidate(const json& scenario, CostBound bound) {
+  CandidateRun r;
   try {
     Scenario s = read_scenario(scenario);
     s.cost_model.bound = bound;
+    r.limits = serve::run_limits(s);
     serve::ServingJob job(s);
     while (!job.step(kRunAllEvents)) {
     }
-    return outcome_of(job);
+    r.outcome = outcome_of(job);
+    r.facts = job.limit_facts();
   } catch (const SightlineError& e) {
-    CandidateOutcome o;
-    o.error = std::string(e.code()) + " at '" + e.path() + "': " + e.what();
-    return o;
+    r.outcome.error = std::string(e.code()) + " at '" + e.path() + "': " + e.what();
+    r.facts.opaque = true;
   }
+  return r;
 }
 
+CandidateOutcome evaluate_candidate(const json& scenario, CostBound bound) { return run_candidate(scenario, bound).outcome; }
+
 ExplorerRuns<CandidateOutcome> run_deployment_plan(const DeploymentSearchSpec& spec, const Plan& plan,
-                                                   const ForEach& for_each) {
-  return run_plan<CandidateOutcome>(
-      plan.candidates.size(), for_each,
-      [&](size_t k, CostBound bound) { return evaluate_candidate(plan.scenarios[k], bound); },
-      [&](const std::vector<CandidateOutcome>& central) { return interval_candidates(spec, plan, central); });
+                                                   const ForEach& for_each, const RunOptions& options) {
+  const std::function<CandidateOutcome(size_t, CostBound)> evaluate = [&](size_t k, CostBound bound) {
+    return evaluate_candidate(plan.scenarios[k], bound);
+  };
+  const std::function<std::vector<size_t>(const std::vector<CandidateOutcome>&)> pick =
+      [&](const std::vector<CandidateOutcome>& central) { return interval_candidates(spec, plan, central); };
+  // The budget question's capacity searches run other scenarios than their
+  // own (serve::LimitFacts marks them opaque): nothing to reuse.
+  if (!options.reuse_runs || spec.budget()) return run_plan<CandidateOutcome>(plan.candidates.size(), for_each, evaluate, pick);
+  ExplorerRuns<CandidateOutcome> runs;
+  runs.central = run_central_reusing(plan, for_each, options.reused_from);
+  run_intervals(runs, for_each, evaluate, pick);
+  return runs;
 }
 
 std::vector<size_t> interval_candidates(const DeploymentSearchSpec& spec, const Plan& plan,

@@ -210,11 +210,19 @@ DeploymentSearchResult rank_deployment_search(const DeploymentSearchSpec& spec, 
 
 std::string candidate_label(const DeploymentSearchSpec& spec, const Candidate& c);
 
+struct RunOptions {
+  // A candidate differing from another only in max_num_seqs takes that one's
+  // central outcome when its run proves them the same (search/candidate_reuse.hpp);
+  // off: every candidate runs (the test that reuse changes no outcome).
+  bool reuse_runs = true;
+  std::vector<int>* reused_from = nullptr;  // per candidate: whose run it took, -1 when it ran
+};
+
 // The plan's runs through the search explorer: every candidate at the central
-// bound, then the interval points at the low and high bounds; `for_each`
-// places the runs (search/explorer.hpp). rank_deployment_search(spec, plan,
-// runs.central, runs.low, runs.high) answers.
+// bound (or its proven sibling's outcome), then the interval points at the
+// low and high bounds; `for_each` places the runs (search/explorer.hpp).
+// rank_deployment_search(spec, plan, runs.central, runs.low, runs.high) answers.
 ExplorerRuns<CandidateOutcome> run_deployment_plan(const DeploymentSearchSpec& spec, const Plan& plan,
-                                                   const ForEach& for_each);
+                                                   const ForEach& for_each, const RunOptions& options = {});
 
 }  // namespace sightline::search

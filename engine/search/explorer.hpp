@@ -45,13 +45,12 @@ struct ExplorerRuns {
   std::vector<Outcome> low, high;
 };
 
+// The interval half of run_plan: given the central outcomes, the picked
+// points' runs at the low and high bounds.
 template <class Outcome>
-ExplorerRuns<Outcome> run_plan(size_t candidates, const ForEach& for_each,
-                               const std::function<Outcome(size_t candidate, CostBound bound)>& evaluate,
-                               const std::function<std::vector<size_t>(const std::vector<Outcome>& central)>& pick) {
-  ExplorerRuns<Outcome> runs;
-  runs.central.resize(candidates);
-  for_each(candidates, [&](size_t k) { runs.central[k] = evaluate(k, CostBound::Central); });
+void run_intervals(ExplorerRuns<Outcome>& runs, const ForEach& for_each,
+                   const std::function<Outcome(size_t candidate, CostBound bound)>& evaluate,
+                   const std::function<std::vector<size_t>(const std::vector<Outcome>& central)>& pick) {
   runs.picked = pick(runs.central);
   runs.low.resize(runs.picked.size());
   runs.high.resize(runs.picked.size());
@@ -60,6 +59,16 @@ ExplorerRuns<Outcome> run_plan(size_t candidates, const ForEach& for_each,
     if (k % 2 == 0) runs.low[k / 2] = evaluate(i, CostBound::Low);
     else runs.high[k / 2] = evaluate(i, CostBound::High);
   });
+}
+
+template <class Outcome>
+ExplorerRuns<Outcome> run_plan(size_t candidates, const ForEach& for_each,
+                               const std::function<Outcome(size_t candidate, CostBound bound)>& evaluate,
+                               const std::function<std::vector<size_t>(const std::vector<Outcome>& central)>& pick) {
+  ExplorerRuns<Outcome> runs;
+  runs.central.resize(candidates);
+  for_each(candidates, [&](size_t k) { runs.central[k] = evaluate(k, CostBound::Central); });
+  run_intervals(runs, for_each, evaluate, pick);
   return runs;
 }
 

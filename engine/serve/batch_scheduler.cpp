@@ -52,7 +52,7 @@ void IterationScheduler::swap_in(ModelEngine& e, StepBatch& b) {
   while (!e.swapped.empty()) {
     const int32_t id = e.swapped.front();
     SimRequest& q = req(id);
-    if (static_cast<int64_t>(e.running.size()) >= spec_.scheduler.max_num_seqs) break;
+    if (seq_limit_.reached(static_cast<int64_t>(e.running.size()), spec_.scheduler.max_num_seqs)) break;
     double bytes = 0;
     if (!kv_.swap_in(e.kv, q.kv, q.swapped_blocks, bytes)) break;
     b.swap_bytes += bytes;
@@ -275,7 +275,7 @@ bool IterationScheduler::form(Replica& r, ModelEngine& e, StepBatch& b) {
           if (waiting_last) return true;  // only waiting prompts follow
           continue;
         }
-        if (static_cast<int64_t>(e.running.size()) >= max_seqs) {
+        if (seq_limit_.reached(static_cast<int64_t>(e.running.size()), max_seqs)) {
           admissions_blocked = true;
           continue;
         }

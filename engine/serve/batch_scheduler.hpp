@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "serve/kv_manager.hpp"
+#include "serve/limit_facts.hpp"
 #include "serve/metrics_recorder.hpp"
 #include "scenario/simulation_spec.hpp"
 #include "serve/sim_state.hpp"
@@ -61,6 +62,10 @@ class BatchScheduler {
   // Waiting-queue entries the scheduler has looked at, in all: O(max_num_seqs)
   // per step whatever the queue's length (a complexity property the tests hold).
   int64_t queue_entries_read() const { return queue_reads_; }
+  // Every max_num_seqs comparison of the run goes through this record
+  // (serve/limit_facts.hpp), the host's KV transfers' too.
+  SeqLimitChecks& seq_limit() { return seq_limit_; }
+  const SeqLimitChecks& seq_limit() const { return seq_limit_; }
 
  protected:
   SimRequest& req(int32_t id) { return reqs_[static_cast<size_t>(id)]; }
@@ -73,6 +78,7 @@ class BatchScheduler {
   SchedulerHost& host_;
   int spec_k_ = 0;
   mutable int64_t queue_reads_ = 0;
+  SeqLimitChecks seq_limit_;
 };
 
 struct BatchSchedulerFactory {

@@ -41,11 +41,31 @@ void BlockPool::note_peak() {
 
 bool BlockPool::take(int64_t n) {
   if (n <= 0) return true;
+  // A pool of used() + n blocks would take them without evicting.
+  checks_.need(used() + n, false, allocatable() >= n);
   if (allocatable() < n) return false;
   while (free() < n) evict_one();
   count(n, 0);
   note_peak();
   return true;
+}
+
+bool BlockPool::fits(int64_t n, int64_t headroom, bool keeps_watermark) {
+  const bool ok = allocatable() - n >= headroom;
+  checks_.need(used() - evictable_ + n, keeps_watermark, ok);
+  return ok;
+}
+
+bool BlockPool::could_fit(int64_t n, int64_t headroom, bool keeps_watermark) const {
+  const bool ok = n + headroom <= total_;
+  checks_.need(n, keeps_watermark, ok);
+  return ok;
+}
+
+KvChecks BlockPool::checks() const {
+  KvChecks c = checks_;
+  c.refused = c.refused || evictions_ > 0;
+  return c;
 }
 
 void BlockPool::give(int64_t n) {
@@ -150,7 +170,7 @@ KvSpace KvManager::make_space(int64_t blocks, double kv_bytes_per_token, const s
   KvSpace s;
   s.pool = BlockPool(blocks);
   s.pool.report_to(usage);
-  s.watermark_blocks = static_cast<int64_t>(std::floor(watermark_ * static_cast<double>(blocks)));
+  s.watermark_blocks = kv_watermark_blocks(watermark_, blocks);
   s.kv_bytes_per_token = kv_bytes_per_token;
   s.windowed = windowed_pages(kv_bytes_per_token, windowed);
   s.reserve_blocks = blocks_for(s, reserve_tokens_);
@@ -228,7 +248,7 @@ bool KvManager::admit(KvSpace& s, KvHold& h, const RequestSpec& r, int64_t targe
   int64_t unreferenced = 0;
   for (int32_t id : hits) unreferenced += s.pool.is_unreferenced(id) ? 1 : 0;
   const int64_t headroom = contiguous_ ? 0 : s.watermark_blocks;
-  if (s.pool.allocatable() - unreferenced - need < headroom) return false;
+  if (!s.pool.fits(unreferenced + need, headroom, !contiguous_)) return false;
   for (int32_t id : hits) s.pool.acquire(id);
   if (!s.pool.take(need)) invariant("admission allocation failed");
   ++admissions_;
@@ -240,7 +260,7 @@ bool KvManager::admit(KvSpace& s, KvHold& h, const RequestSpec& r, int64_t targe
 
 bool KvManager::reserve_for_transfer(KvSpace& s, KvHold& h, int64_t tokens) {
   const int64_t need = contiguous_ ? s.reserve_blocks : blocks_for(s, tokens);
-  if (s.pool.allocatable() - need < (contiguous_ ? 0 : s.watermark_blocks)) return false;
+  if (!s.pool.fits(need, contiguous_ ? 0 : s.watermark_blocks, !contiguous_)) return false;
   s.pool.take(need);
   h.private_blocks = need;
   return true;
@@ -258,7 +278,7 @@ bool KvManager::swap_out(KvSpace& s, KvHold& h, int64_t& swapped_blocks, double&
 
 bool KvManager::swap_in(KvSpace& s, KvHold& h, int64_t& swapped_blocks, double& bytes) {
   const int64_t need = swapped_blocks;
-  if (s.pool.allocatable() - need < s.watermark_blocks) return false;
+  if (!s.pool.fits(need, s.watermark_blocks, true)) return false;
   s.pool.take(need);
   h.private_blocks = need;
   s.host_blocks_free += swapped_blocks;

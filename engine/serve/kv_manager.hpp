@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "serve/kv_tiers.hpp"
+#include "serve/limit_facts.hpp"
 
 #include "scenario/memory_plan.hpp"
 #include "scenario/simulation_spec.hpp"
@@ -53,6 +54,15 @@ class BlockPool {
 
   // Private blocks: false (and nothing taken) when fewer than n can be made free.
   bool take(int64_t n);
+  // Whether `n` more blocks can be made free with `headroom` left over (the
+  // watermark when `keeps_watermark`); recorded in checks().
+  bool fits(int64_t n, int64_t headroom, bool keeps_watermark);
+  // Whether a sequence of `n` blocks could ever fit the empty pool with
+  // `headroom` left over; recorded in checks() (a record, hence const).
+  bool could_fit(int64_t n, int64_t headroom, bool keeps_watermark) const;
+  // Every capacity check and take so far, and whether an eviction happened
+  // (serve/limit_facts.hpp: what a run with another pool size would answer).
+  KvChecks checks() const;
   void give(int64_t n);
 
   // Prefix cache.
@@ -81,6 +91,7 @@ class BlockPool {
   int64_t evictable_ = 0;
   int64_t peak_used_ = 0;
   int64_t evictions_ = 0;
+  mutable KvChecks checks_;
   std::vector<Entry> entries_;
   std::vector<int32_t> free_ids_;
   std::unordered_map<uint64_t, int32_t> index_;  // lookups only; never iterated

@@ -27,6 +27,14 @@ ServingJob::ServingJob(Scenario scenario) : s_(std::move(scenario)) {
 
 ServingJob::~ServingJob() = default;
 
+LimitFacts ServingJob::limit_facts() const {
+  LimitFacts f = earlier_facts_;
+  f.merge(main_->limit_facts());
+  // The compare variants and the max-QPS search run other scenarios.
+  f.opaque = f.opaque || !compares_.empty() || search_ != nullptr;
+  return f;
+}
+
 bool ServingJob::step(int64_t max_units) {
   const SimulationSpec& spec = *s_.serving->simulation;
   // Each simulation counts its events in its own units (a speculative event is
@@ -86,6 +94,7 @@ bool ServingJob::extend_steady_state_run() {
     return false;
   WorkloadOverride longer;
   longer.num_requests = extended_run_requests(run.report, run.requests, spec.steady_state.max_requests);
+  earlier_facts_.merge(main_->limit_facts());
   main_ = std::make_unique<Simulation>(s_, longer, true);
   return true;
 }

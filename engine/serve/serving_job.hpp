@@ -61,6 +61,9 @@ class ServingJob : public Job {
   // serving.steady_state: the last (longest) run's verdict and its requests; null without it.
   const SteadyStateReport* steady_state() const { return steady_runs_.empty() ? nullptr : &steady_runs_.back().report; }
   int64_t steady_state_requests() const { return steady_runs_.empty() ? 0 : steady_runs_.back().requests; }
+  // What the batch limit and the KV pools decided in every main run so far
+  // (the steady-state reruns included): serve/limit_facts.hpp.
+  LimitFacts limit_facts() const;
   // serving.max_qps_search; null without it.
   const CapacitySearch* capacity_search() const { return search_.get(); }
   KeyMetrics interval_figures() const override;
@@ -94,6 +97,7 @@ class ServingJob : public Job {
   std::vector<std::unique_ptr<Simulation>> compares_;  // serving.compare variants, run in turn
   std::unique_ptr<CapacitySearch> search_;
   std::vector<SteadyStateRun> steady_runs_;  // serving.steady_state: the main run and its longer reruns
+  LimitFacts earlier_facts_;                 // the steady-state runs before the current main_
   int64_t units_ = 0;  // main, steady-state reruns and compare variants (the search counts its own)
   int phase_ = 0;  // 0 main, 1 compare, 2 search, 3 done
   // Set once, when the last simulation finishes (finish()): the typed figures

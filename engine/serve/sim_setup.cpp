@@ -22,6 +22,35 @@ TimeNs itl_bound_ns(const SimulationSpec& spec) {
 
 }  // namespace
 
+ReplicaMemoryPlan pool_memory_plan(const Scenario& s, size_t pool) {
+  const PoolSpec& p = s.serving->simulation->cluster.pools[pool];
+  const GpuSpec& gpu = p.gpu ? *p.gpu : s.hardware.gpu;
+  return plan_replica_memory(s.model, s.precision, p.layout, gpu, s.serving->runtime_overhead_GiB,
+                             s.cost_model.software_stack.sampler_bytes_per_logit, *s.serving->simulation);
+}
+
+RunLimits run_limits(const Scenario& s) {
+  const SimulationSpec& spec = *s.serving->simulation;
+  RunLimits l;
+  l.max_num_seqs = spec.scheduler.max_num_seqs;
+  l.watermark = spec.kv.watermark;
+  for (size_t pi = 0; pi < spec.cluster.pools.size(); ++pi)
+    for (const EngineMemory& e : pool_memory_plan(s, pi).engines) l.kv_blocks.push_back(e.blocks);
+  return l;
+}
+
+LimitFacts Simulation::limit_facts() const {
+  LimitFacts f;
+  f.seqs = scheduler_->seq_limit();
+  for (const Replica& r : replicas_)
+    for (const Engine& e : r.engines) f.kv.merge(e.kv.pool.checks());
+  f.capacity_read = capacity_read_;
+  // Their decisions read the limits in ways not recorded: LoRA's adapter
+  // slots and its waiting list, static batches, offload tiers' admission.
+  f.opaque = spec_.lora.enabled || spec_.scheduler.policy == SchedulerPolicy::Static || kv_.has_tiers();
+  return f;
+}
+
 Simulation::Simulation(const Scenario& scenario, const WorkloadOverride& override, bool detailed)
     : s_(scenario),
       spec_(*scenario.serving->simulation),
@@ -49,9 +78,7 @@ Simulation::~Simulation() = default;
 void Simulation::add_pool(size_t pi) {
   const PoolSpec& p = spec_.cluster.pools[pi];
   const GpuSpec& gpu = p.gpu ? *p.gpu : s_.hardware.gpu;
-  const ReplicaMemoryPlan plan =
-      plan_replica_memory(s_.model, s_.precision, p.layout, gpu, s_.serving->runtime_overhead_GiB,
-                          s_.cost_model.software_stack.sampler_bytes_per_logit, spec_);
+  const ReplicaMemoryPlan plan = pool_memory_plan(s_, pi);
   pool_memory_.push_back(plan);
   const PoolCosts costs = pricer_.add_pool(p, gpu, pi == 0);
   // Wide EP's attention data-parallel ranks step in lockstep, in groups of

@@ -114,9 +114,9 @@ void Simulation::on_arrival(int32_t id) {
   const bool contiguous = spec_.kv.allocation == KvAllocation::Contiguous;
   const bool is_static = spec_.scheduler.policy == SchedulerPolicy::Static;
   auto fits = [&](const Engine& eng) {
-    if (contiguous) return eng.kv.reserve_blocks <= eng.kv.pool.total();
+    if (contiguous) return eng.kv.pool.could_fit(eng.kv.reserve_blocks, 0, false);
     const int64_t need = kv_.blocks_for(eng.kv, q.spec.prompt + q.spec.output + spec_k_);
-    return need + (is_static ? 0 : eng.kv.watermark_blocks) <= eng.kv.pool.total();
+    return eng.kv.pool.could_fit(need, is_static ? 0 : eng.kv.watermark_blocks, !is_static);
   };
   if (!fits(e)) return drop(q, DropReason::ReplicaKv);
   if (!decode_replicas_.empty() &&
@@ -207,6 +207,7 @@ void Simulation::touched(int replica) {
 
 double Simulation::kv_load(int replica, int model) const {
   ++router_load_reads_;
+  capacity_read_ = true;
   const Engine& e = replicas_[static_cast<size_t>(replica)].engines[static_cast<size_t>(model)];
   return static_cast<double>(e.kv.pool.used() + kv_.blocks_for(e.kv, e.queued_tokens)) /
          static_cast<double>(std::max<int64_t>(1, e.kv.pool.total()));
@@ -286,7 +287,7 @@ void Simulation::admit_transfers(Replica& r, Engine& e) {
     Req& q = reqs_[static_cast<size_t>(id)];
     // A request whose KV is in transit already holds one of the max_num_seqs
     // seats (it joins `running` when the transfer lands).
-    if (static_cast<int64_t>(e.running.size()) + e.transferring >= spec_.scheduler.max_num_seqs) break;
+    if (scheduler_->seq_limit().reached(static_cast<int64_t>(e.running.size()) + e.transferring, spec_.scheduler.max_num_seqs)) break;
     if (!kv_.reserve_for_transfer(e.kv, q.kv, q.computed + 1 + spec_k_)) break;
     const int32_t src_index = handoffs_[static_cast<size_t>(q.handoff)].src_replica;
     Replica& src = replicas_[static_cast<size_t>(src_index)];

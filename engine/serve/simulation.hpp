@@ -26,6 +26,7 @@
 #include "serve/batch_scheduler.hpp"
 #include "serve/client_cap.hpp"
 #include "serve/kv_manager.hpp"
+#include "serve/limit_facts.hpp"
 #include "scenario/memory_plan.hpp"
 #include "serve/metrics_recorder.hpp"
 #include "serve/request_outcome.hpp"
@@ -48,6 +49,12 @@ namespace sightline::serve {
 // run's goodput (all bounds) and the steady-state verdict (per condition).
 bool meets_slo(const RequestOutcome& q, const SloSpec& slo, unsigned metrics);
 bool meets_slo(const RequestOutcome& q, const SloSpec& slo);
+
+// The memory plan of the scenario's pool `pool` (its KV blocks per engine).
+ReplicaMemoryPlan pool_memory_plan(const Scenario& s, size_t pool);
+// The limits a simulation of `s` runs under, without building it: max_num_seqs
+// and every pool's engines' KV blocks, in the order the simulation builds them.
+RunLimits run_limits(const Scenario& s);
 
 class Simulation final : private SchedulerHost, private ReplicaLoads {
  public:
@@ -87,6 +94,8 @@ class Simulation final : private SchedulerHost, private ReplicaLoads {
   // The same, read from the records where they are (no copy); valid while
   // the simulation lives and runs no further.
   OutcomeView outcome_view() const { return OutcomeView(reqs_.data(), reqs_.size()); }
+  // What the run's batch limit and KV pools decided (serve/limit_facts.hpp).
+  LimitFacts limit_facts() const;
 
  private:
   // serving_metrics()'s steps.
@@ -249,6 +258,7 @@ class Simulation final : private SchedulerHost, private ReplicaLoads {
   std::unique_ptr<Router> entry_router_;
   std::unique_ptr<Router> decode_router_;
   mutable int64_t router_load_reads_ = 0;
+  mutable bool capacity_read_ = false;  // a router read the KV pools' size (limit_facts())
   void touched(int replica);  // its loads may have changed: tell the routers
   std::unique_ptr<BatchScheduler> scheduler_;
 

@@ -1,0 +1,97 @@
+#include "search/candidate_reuse.hpp"
+
+#include <algorithm>
+#include <map>
+#include <string>
+
+#include "core/error.hpp"
+#include "scenario/scenario.hpp"
+#include "serve/simulation.hpp"
+
+namespace sightline::search {
+
+namespace {
+
+const json::json_pointer kMaxNumSeqs("/serving/scheduler/max_num_seqs");
+
+int64_t max_num_seqs_of(const json& scenario) {
+  return scenario.contains(kMaxNumSeqs) ? scenario.at(kMaxNumSeqs).get<int64_t>() : 0;
+}
+
+// Candidate k's outcome from one of its family's runs that proves it the same, or -1.
+int proving_run(const std::vector<size_t>& family, const std::vector<CandidateRun>& runs, const std::vector<bool>& ran,
+                const serve::RunLimits& limits) {
+  for (size_t i : family)
+    if (ran[i] && runs[i].outcome.ok && serve::runs_alike(runs[i].facts, runs[i].limits, limits)) return static_cast<int>(i);
+  return -1;
+}
+
+// The limits candidate k would run under (its memory plan), without running it.
+serve::RunLimits limits_of(const json& scenario) {
+  try {
+    return serve::run_limits(read_scenario(scenario));
+  } catch (const SightlineError&) {
+    return {};  // it will run, and fail, on its own
+  }
+}
+
+}  // namespace
+
+std::vector<std::vector<size_t>> seqs_families(const Plan& plan) {
+  std::map<std::string, size_t> family_of;
+  std::vector<std::vector<size_t>> families;
+  for (size_t k = 0; k < plan.scenarios.size(); ++k) {
+    json rest = plan.scenarios[k];
+    if (rest.contains(kMaxNumSeqs)) rest.at(kMaxNumSeqs.parent_pointer()).erase(kMaxNumSeqs.back());
+    const auto [it, added] = family_of.emplace(rest.dump(), families.size());
+    if (added) families.emplace_back();
+    families[it->second].push_back(k);
+  }
+  for (auto& f : families)
+    std::stable_sort(f.begin(), f.end(), [&](size_t a, size_t b) {
+      return max_num_seqs_of(plan.scenarios[a]) > max_num_seqs_of(plan.scenarios[b]);
+    });
+  return families;
+}
+
+std::vector<CandidateOutcome> run_central_reusing(const Plan& plan, const ForEach& for_each, std::vector<int>* reused_from) {
+  const size_t n = plan.scenarios.size();
+  const std::vector<std::vector<size_t>> families = seqs_families(plan);
+  std::vector<CandidateRun> runs(n);
+  std::vector<bool> ran(n, false), done(n, false);
+  std::vector<int> from(n, -1);
+  std::vector<CandidateOutcome> central(n);
+  std::map<size_t, serve::RunLimits> sibling_limits;  // read once, when first asked
+  auto limits = [&](size_t k) -> const serve::RunLimits& {
+    auto it = sibling_limits.find(k);
+    if (it == sibling_limits.end()) it = sibling_limits.emplace(k, limits_of(plan.scenarios[k])).first;
+    return it->second;
+  };
+  for (;;) {
+    // This round: each family's largest unresolved max_num_seqs.
+    std::vector<size_t> leaders;
+    for (const auto& f : families) {
+      const auto it = std::find_if(f.begin(), f.end(), [&](size_t k) { return !done[k]; });
+      if (it != f.end()) leaders.push_back(*it);
+    }
+    if (leaders.empty()) break;
+    for_each(leaders.size(), [&](size_t i) { runs[leaders[i]] = run_candidate(plan.scenarios[leaders[i]], CostBound::Central); });
+    for (size_t k : leaders) {
+      ran[k] = done[k] = true;
+      central[k] = runs[k].outcome;
+    }
+    for (const auto& f : families)
+      for (size_t k : f) {
+        if (done[k]) continue;
+        const int i = proving_run(f, runs, ran, limits(k));
+        if (i < 0) continue;
+        central[k] = runs[static_cast<size_t>(i)].outcome;
+        from[k] = i;
+        done[k] = true;
+      }
+  }
+  if (reused_from) *reused_from = from;
+  return central;
+}
+
+}  // namespace sightline::search
