@@ -12,12 +12,6 @@ namespace sightline::search {
 
 namespace {
 
-const json::json_pointer kMaxNumSeqs("/serving/scheduler/max_num_seqs");
-
-int64_t max_num_seqs_of(const json& scenario) {
-  return scenario.contains(kMaxNumSeqs) ? scenario.at(kMaxNumSeqs).get<int64_t>() : 0;
-}
-
 // Candidate k's outcome from one of its family's runs that proves it the same, or -1.
 int proving_run(const std::vector<size_t>& family, const std::vector<CandidateRun>& runs, const std::vector<bool>& ran,
                 const serve::RunLimits& limits) {
@@ -41,15 +35,16 @@ std::vector<std::vector<size_t>> seqs_families(const Plan& plan) {
   std::map<std::string, size_t> family_of;
   std::vector<std::vector<size_t>> families;
   for (size_t k = 0; k < plan.scenarios.size(); ++k) {
+    // The candidate's document less the key its max_num_seqs sets (candidate_document).
     json rest = plan.scenarios[k];
-    if (rest.contains(kMaxNumSeqs)) rest.at(kMaxNumSeqs.parent_pointer()).erase(kMaxNumSeqs.back());
+    rest["serving"]["scheduler"].erase("max_num_seqs");
     const auto [it, added] = family_of.emplace(rest.dump(), families.size());
     if (added) families.emplace_back();
     families[it->second].push_back(k);
   }
   for (auto& f : families)
     std::stable_sort(f.begin(), f.end(), [&](size_t a, size_t b) {
-      return max_num_seqs_of(plan.scenarios[a]) > max_num_seqs_of(plan.scenarios[b]);
+      return plan.candidates[a].max_num_seqs > plan.candidates[b].max_num_seqs;
     });
   return families;
 }

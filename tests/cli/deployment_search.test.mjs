@@ -51,6 +51,19 @@ test('deployment search: the answer, the same on 1 and 2 threads, confirmed by a
   assert.match(table.out, /confirmation run \(\d+ requests, no steady-state sizing\): .*meets the SLO/);
 });
 
+test('deployment search: a run reused for its max_num_seqs siblings changes no byte, and the table says so', () => {
+  // 2 req/s on one tp8 H100 never holds 64 sequences: 64 and 128 take 256's run.
+  const q = smallQuestion({ max_num_seqs: [64, 128, 256] });
+  const reuse = cli(['search', q, '--format', 'json', '--jobs', '2']);
+  assert.equal(reuse.code, 0, reuse.err);
+  const none = cli(['search', q, '--format', 'json', '--jobs', '2', '--no-reuse']);
+  assert.equal(none.code, 0, none.err);
+  assert.equal(reuse.out, none.out, 'reuse changes nothing in the output');
+  assert.equal(JSON.parse(reuse.out).ranked.length, 3);
+  assert.match(cli(['search', q]).out, /^reused: 2 of them took the run of a deployment differing only in max_num_seqs/m);
+  assert.doesNotMatch(cli(['search', q, '--no-reuse']).out, /^reused:/m);
+});
+
 test('deployment search: a bad --confirm is a usage error', () => {
   const r = cli(['search', 'examples/search-llama3-70b.json', '--confirm', 'lots']);
   assert.notEqual(r.code, 0);
