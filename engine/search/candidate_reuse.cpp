@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "core/error.hpp"
@@ -20,12 +21,13 @@ int proving_run(const std::vector<size_t>& family, const std::vector<CandidateRu
   return -1;
 }
 
-// The limits candidate k would run under (its memory plan), without running it.
-serve::RunLimits limits_of(const json& scenario) {
+// The limits candidate k would run under (its memory plan), without running
+// it; none when its scenario does not read (it runs, and fails, on its own).
+std::optional<serve::RunLimits> limits_of(const json& scenario) {
   try {
     return serve::run_limits(read_scenario(scenario));
   } catch (const SightlineError&) {
-    return {};  // it will run, and fail, on its own
+    return std::nullopt;
   }
 }
 
@@ -56,8 +58,8 @@ std::vector<CandidateOutcome> run_central_reusing(const Plan& plan, const ForEac
   std::vector<bool> ran(n, false), done(n, false);
   std::vector<int> from(n, -1);
   std::vector<CandidateOutcome> central(n);
-  std::map<size_t, serve::RunLimits> sibling_limits;  // read once, when first asked
-  auto limits = [&](size_t k) -> const serve::RunLimits& {
+  std::map<size_t, std::optional<serve::RunLimits>> sibling_limits;  // read once, when first asked
+  auto limits = [&](size_t k) -> const std::optional<serve::RunLimits>& {
     auto it = sibling_limits.find(k);
     if (it == sibling_limits.end()) it = sibling_limits.emplace(k, limits_of(plan.scenarios[k])).first;
     return it->second;
@@ -77,8 +79,8 @@ std::vector<CandidateOutcome> run_central_reusing(const Plan& plan, const ForEac
     }
     for (const auto& f : families)
       for (size_t k : f) {
-        if (done[k]) continue;
-        const int i = proving_run(f, runs, ran, limits(k));
+        if (done[k] || !limits(k)) continue;
+        const int i = proving_run(f, runs, ran, *limits(k));
         if (i < 0) continue;
         central[k] = runs[static_cast<size_t>(i)].outcome;
         from[k] = i;
