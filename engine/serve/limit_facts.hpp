@@ -11,8 +11,9 @@
 //
 // What the facts rest on: (1) the scheduler's waiting list for a step is the
 // queue's first (seats + 1) prompts, which is output-neutral for any limit
-// (batch_scheduler.cpp: a prompt past them can never be admitted in that
-// step), so the limit acts only through its comparisons, recorded here;
+// (batch_scheduler.cpp: without LoRA the queue is in arrival order, and a walk
+// that reaches the list's last prompt has reached the limit, a comparison
+// recorded here), so the limit acts only through its comparisons;
 // (2) the KV pool acts on the run only through its checks (recorded), its
 // evictions (none allowed) and the least_kv_load router's capacity read
 // (recorded). Features these facts do not cover mark the run `opaque`.

@@ -154,7 +154,7 @@ TEST_CASE("capacity: candidate reuse: every outcome and the answer are the same 
     c.max_num_seqs = plan.candidates[k].max_num_seqs;
     CHECK(candidate_label(spec, c) == candidate_label(spec, plan.candidates[k]));
   }
-  CHECK(reused > 0);  // the question has siblings that run alike (2026-11-30: MEASURED)
+  CHECK(reused > 0);  // the question has siblings that run alike: the comparison is not empty
   CHECK(reused < with.central.size());
   const json a = rank_deployment_search(spec, plan, with.central, with.low, with.high).to_json();
   const json b = rank_deployment_search(spec, plan, without.central, without.low, without.high).to_json();
