@@ -6,21 +6,48 @@ namespace sightline {
 
 namespace {
 
-// The words of one length distribution (a request's prompt or output, a session
-// turn's input or output): the same parameters under each, told apart by noun.
-void add_length_words(std::vector<ParameterWords>& out, const std::string& base, const std::string& title,
-                      const std::string& noun, const std::string& per) {
-  out.push_back({base + "/dist", title + " length distribution", "",
-                 "How " + noun + " lengths are drawn per " + per +
-                     ": fixed (the token count above), uniform, normal, lognormal or zipf"});
-  out.push_back({base + "/min", title + " min", "tokens",
-                 "Shortest " + noun + " length drawn (uniform and zipf: required; normal and lognormal: default 1)"});
-  out.push_back({base + "/max", title + " max", "tokens",
-                 "Longest " + noun +
-                     " length drawn (uniform and zipf: required; normal and lognormal: default the max model length)"});
-  out.push_back({base + "/mean", title + " mean", "tokens", "Mean " + noun + " length of the normal or lognormal distribution"});
-  out.push_back({base + "/cv", title + " CV", "ratio",
-                 "Coefficient of variation (std. dev. / mean) of the lognormal " + noun + " length distribution"});
+// The words of a length distribution's parameters, the same under each length
+// (a request's prompt or output, a session turn's input or output): in the
+// text, '@' stands for the length's title, '#' for its noun, '^' for what it
+// is drawn per. Filled by one loop, which costs the wasm module less than
+// spelling each out or concatenating strings.
+struct LengthWordsRow {
+  const char* key;
+  const char* label;
+  const char* unit;
+  const char* help;
+};
+constexpr LengthWordsRow kLengthWordRows[] = {
+    {"dist", "@ length distribution", "", "How # lengths are drawn per ^: fixed (the token count above), uniform, normal, lognormal or zipf"},
+    {"min", "@ min", "tokens", "Shortest # length drawn (uniform and zipf: required; normal and lognormal: default 1)"},
+    {"max", "@ max", "tokens",
+     "Longest # length drawn (uniform and zipf: required; normal and lognormal: default the max model length)"},
+    {"mean", "@ mean", "tokens", "Mean # length of the normal or lognormal distribution"},
+    {"cv", "@ CV", "ratio", "Coefficient of variation (std. dev. / mean) of the lognormal # length distribution"},
+};
+
+struct LengthOf {
+  const char* pointer;
+  const char* title;
+  const char* noun;
+  const char* per;
+};
+constexpr LengthOf kLengths[] = {
+    {"/serving/workload/prompt_tokens", "Prompt", "prompt", "request"},
+    {"/serving/workload/output_tokens", "Output", "output", "request"},
+    {"/serving/workload/sessions/input_tokens", "Turn input", "turn input", "turn"},
+    {"/serving/workload/sessions/output_tokens", "Turn output", "turn output", "turn"},
+};
+
+std::string fill_length_words(const char* text, const LengthOf& length) {
+  std::string out;
+  for (const char* c = text; *c; ++c) {
+    if (*c == '@') out += length.title;
+    else if (*c == '#') out += length.noun;
+    else if (*c == '^') out += length.per;
+    else out += *c;
+  }
+  return out;
 }
 
 // The parameters with words of their own: pointer, label, unit ("" for none), help.
@@ -195,10 +222,10 @@ constexpr ParameterWordsRow kParameterWordRows[] = {
 std::vector<ParameterWords> make_words() {
   std::vector<ParameterWords> out;
   for (const ParameterWordsRow& r : kParameterWordRows) out.push_back({r.pointer, r.label, r.unit, r.help});
-  add_length_words(out, "/serving/workload/prompt_tokens", "Prompt", "prompt", "request");
-  add_length_words(out, "/serving/workload/output_tokens", "Output", "output", "request");
-  add_length_words(out, "/serving/workload/sessions/input_tokens", "Turn input", "turn input", "turn");
-  add_length_words(out, "/serving/workload/sessions/output_tokens", "Turn output", "turn output", "turn");
+  for (const LengthOf& length : kLengths)
+    for (const LengthWordsRow& r : kLengthWordRows)
+      out.push_back({std::string(length.pointer) + "/" + r.key, fill_length_words(r.label, length), r.unit,
+                     fill_length_words(r.help, length)});
   return out;
 }
 
