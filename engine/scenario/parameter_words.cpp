@@ -6,18 +6,21 @@ namespace sightline {
 
 namespace {
 
-// The words of a length distribution's parameters, the same under each length
-// (a request's prompt or output, a session turn's input or output): in the
-// text, '@' stands for the length's title, '#' for its noun, '^' for what it
-// is drawn per. Filled by one loop, which costs the wasm module less than
-// spelling each out or concatenating strings.
-struct LengthWordsRow {
-  const char* key;
+// A row of words as the source spells it: pointer, label, unit ("" for none), help.
+struct WordsRow {
+  const char* pointer;
   const char* label;
   const char* unit;
   const char* help;
 };
-constexpr LengthWordsRow kLengthWordRows[] = {
+
+// The words of a length distribution's parameters, the same under each length
+// (a request's prompt or output, a session turn's input or output): in the
+// text, '@' stands for the length's title, '#' for its noun, '^' for what it
+// is drawn per. Filled by one loop, which costs the wasm module less than
+// spelling each out or concatenating strings. A row's pointer is its key under
+// the length's pointer.
+constexpr WordsRow kLengthWordRows[] = {
     {"dist", "@ length distribution", "", "How # lengths are drawn per ^: fixed (the token count above), uniform, normal, lognormal or zipf"},
     {"min", "@ min", "tokens", "Shortest # length drawn (uniform and zipf: required; normal and lognormal: default 1)"},
     {"max", "@ max", "tokens",
@@ -50,15 +53,8 @@ std::string fill_length_words(const char* text, const LengthOf& length) {
   return out;
 }
 
-// The parameters with words of their own: pointer, label, unit ("" for none), help.
-struct ParameterWordsRow {
-  const char* pointer;
-  const char* label;
-  const char* unit;
-  const char* help;
-};
-
-constexpr ParameterWordsRow kParameterWordRows[] = {
+// The parameters with words of their own.
+constexpr WordsRow kParameterWordRows[] = {
     {"/hardware/gpus_per_node", "GPUs per node", "count",
      "GPUs in each node; GPUs per node × nodes must equal TP × PP (serving) or DP × TP × PP × CP (training)"},
     {"/hardware/nodes", "Nodes", "count",
@@ -221,10 +217,10 @@ constexpr ParameterWordsRow kParameterWordRows[] = {
 
 std::vector<ParameterWords> make_words() {
   std::vector<ParameterWords> out;
-  for (const ParameterWordsRow& r : kParameterWordRows) out.push_back({r.pointer, r.label, r.unit, r.help});
+  for (const WordsRow& r : kParameterWordRows) out.push_back({r.pointer, r.label, r.unit, r.help});
   for (const LengthOf& length : kLengths)
-    for (const LengthWordsRow& r : kLengthWordRows)
-      out.push_back({std::string(length.pointer) + "/" + r.key, fill_length_words(r.label, length), r.unit,
+    for (const WordsRow& r : kLengthWordRows)
+      out.push_back({std::string(length.pointer) + "/" + r.pointer, fill_length_words(r.label, length), r.unit,
                      fill_length_words(r.help, length)});
   return out;
 }
