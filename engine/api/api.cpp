@@ -20,6 +20,7 @@
 #include "presets/preset_store.hpp"
 #include "scenario/scenario.hpp"
 #include "scenario/metric_catalogue.hpp"
+#include "scenario/parameter_words.hpp"
 #include "scenario/policy_registry.hpp"
 #include "scenario/run_limits.hpp"
 #include "search/deployment_search.hpp"
@@ -306,11 +307,21 @@ std::string version() {
 
 namespace {
 // Every parameter the scenario readers check, as they check it: recorded
-// while reading every scenario preset (which together use every section).
+// while reading every scenario preset (which together use every section),
+// each with its words (label, unit, help; scenario/parameter_words.cpp) where
+// it has some, so the page and the CLI read one entry per parameter.
 json parameter_schema_json() {
   ParameterSchemaRecorder recorder;
   for (const json* p : sightline::list_presets("scenarios")) read_scenario(*p);
-  return recorder.to_json();
+  json entries = recorder.to_json();
+  for (json& e : entries) {
+    const ParameterWords* w = parameter_words_at(e.at("pointer").get<std::string>());
+    if (!w) continue;
+    e["label"] = w->label;
+    if (!w->unit.empty()) e["unit"] = w->unit;
+    e["help"] = w->help;
+  }
+  return entries;
 }
 }  // namespace
 

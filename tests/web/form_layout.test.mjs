@@ -1,8 +1,11 @@
-// The scenario form is built from data (issue 40): each field is defined once,
-// its JSON pointer and kind in FIELDS (form.js), its place, label, unit and help
-// in FORM_PARTS (form-layout.js), its range, default and choices in the
-// engine's parameter schema. This compares the rendered form in Chromium with
-// those three tables, and checks index.html holds no field of its own.
+// The scenario form is built from data (issues 39 and 40): each field is defined
+// once, its JSON pointer and kind in FIELDS (form.js), its place in FORM_PARTS
+// (form-layout.js), its range, default, choices and words (label, unit, help) in
+// the engine's parameter schema, by pointer (engine/scenario/parameter_words.cpp);
+// only the fields whose pointer the schema does not record keep words in the
+// page, in FORM_WORDS. This compares the rendered form in Chromium with those
+// tables, checks no page source repeats a parameter's words, and checks
+// index.html holds no field of its own.
 // Needs `bash .ci/build` first.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -19,9 +22,44 @@ function layoutFields(items) {
   return items.flatMap((i) => (i.type === 'field' ? [i] : i.items ? layoutFields(i.items) : []));
 }
 
+/** The page's sources (modules, markup) under web/src, as [file, text]. */
+function pageSources() {
+  const dir = path.join(repoDir, 'web', 'src');
+  return fs.readdirSync(dir, { recursive: true }).filter((f) => /\.(js|html)$/.test(f))
+    .map((f) => [f, fs.readFileSync(path.join(dir, f), 'utf8')]);
+}
+
+test('each field has its words once: the schema\'s by pointer, else FORM_WORDS; no page source repeats them', async () => {
+  const { FIELDS } = await load('form.js');
+  const { FORM_PARTS, FORM_WORDS } = await load('form-layout.js');
+  const registries = JSON.parse(fs.readFileSync(path.join(siteDir, 'registries.json'), 'utf8'));
+  const schema = new Map(registries.parameters.map((p) => [p.pointer, p]));
+  const generic = (pointer) => pointer.split('/').map((s) => (/^\d+$/.test(s) ? '*' : s)).join('/');
+  const customGpu = FORM_PARTS['custom-gpu'].flatMap((r) => r.items.map((f) => f.id));
+  const unrecorded = [];
+  for (const f of FIELDS) {
+    const p = schema.get(generic(f.schema || f.path));
+    if (!p) { unrecorded.push(f.id); continue; }
+    // A pointer the schema records has its words there, and only there.
+    assert.ok(p.label && p.help, `${f.id}: the schema's entry for ${p.pointer} has no words (engine/scenario/parameter_words.cpp)`);
+    assert.ok(!(f.id in FORM_WORDS), `${f.id}: words in FORM_WORDS and in the schema (${p.pointer})`);
+  }
+  assert.deepEqual(Object.keys(FORM_WORDS).sort(), [...unrecorded, ...customGpu].sort(),
+    'FORM_WORDS holds exactly the fields whose pointer the schema does not record, and the custom GPU\'s');
+  // No module or markup of the page carries a parameter's help or a label of its own for a field of the layout.
+  const helps = registries.parameters.filter((p) => p.help).map((p) => p.help);
+  assert.ok(helps.length > 50);
+  for (const [file, text] of pageSources()) {
+    for (const help of helps) assert.ok(!text.includes(help), `web/src/${file} repeats the schema's help "${help}"`);
+  }
+  const layoutSource = fs.readFileSync(path.join(repoDir, 'web', 'src', 'form-layout.js'), 'utf8');
+  assert.deepEqual([...layoutSource.matchAll(/field\(\s*['`][^'`]+['`]\s*,\s*['"`]/g)].map((m) => m[0]), [],
+    'a layout field() names its words: they belong in the schema or FORM_WORDS');
+});
+
 test('every field is defined once: FIELDS, the layout and the schema agree with the rendered form', async () => {
   const { FIELDS } = await load('form.js');
-  const { FORM_PARTS, layoutFieldIds } = await load('form-layout.js');
+  const { FORM_PARTS, FORM_WORDS, layoutFieldIds } = await load('form-layout.js');
   const registries = JSON.parse(fs.readFileSync(path.join(siteDir, 'registries.json'), 'utf8'));
   const schema = new Map(registries.parameters.map((p) => [p.pointer, p]));
   const schemaAt = (pointer) => schema.get(pointer.split('/').map((s) => (/^\d+$/.test(s) ? '*' : s)).join('/')) || null;
@@ -56,16 +94,27 @@ test('every field is defined once: FIELDS, the layout and the schema agree with 
   }));
   const byId = new Map(shown.map((s) => [s.id, s]));
   const kinds = new Map(FIELDS.map((f) => [f.id, f]));
+  /** The words a field must show: the schema's for its pointer (`of` naming the array element first), else FORM_WORDS's. */
+  const wordsOf = (f) => {
+    if (FORM_WORDS[f.id]) return { label: FORM_WORDS[f.id][0], unit: FORM_WORDS[f.id][1], help: FORM_WORDS[f.id][2] };
+    const field = kinds.get(f.id);
+    const p = schemaAt(field.schema || field.path);
+    assert.ok(p && p.label, `${f.id}: no words in the schema for ${field.schema || field.path}`);
+    return { label: f.of ? `${f.of} ${p.label[0].toLowerCase()}${p.label.slice(1)}` : p.label, unit: p.unit ?? null, help: p.help };
+  };
+  let fromSchema = 0;
   for (const f of layoutFields(Object.values(FORM_PARTS).flat())) {
     const s = byId.get(f.id);
     assert.ok(s, `${f.id} is not on the page`);
     assert.equal(shown.filter((x) => x.id === f.id).length, 1, `${f.id} shown twice`);
-    assert.equal(s.label, f.label, `${f.id}: label`);
-    assert.equal(s.unit, f.unit, `${f.id}: unit`);
-    assert.equal(s.labelTitle, f.help, `${f.id}: the label's help`);
-    assert.equal(s.controlTitle, f.help, `${f.id}: the control's help`);
+    const w = wordsOf(f);
+    if (!FORM_WORDS[f.id]) fromSchema += 1;
+    assert.equal(s.label, w.label, `${f.id}: label`);
+    assert.equal(s.unit, w.unit, `${f.id}: unit`);
+    assert.equal(s.labelTitle, w.help, `${f.id}: the label's help`);
+    assert.equal(s.controlTitle, w.help, `${f.id}: the control's help`);
     // A control that is off says why before its help (the run-until-decided box).
-    assert.ok(s.controlTitleShown.endsWith(f.help), `${f.id}: its tooltip ends with its help`);
+    assert.ok(s.controlTitleShown.endsWith(w.help), `${f.id}: its tooltip ends with its help`);
     const field = kinds.get(f.id);
     const kind = field ? field.kind : f.kind;
     const expected = {
@@ -81,6 +130,39 @@ test('every field is defined once: FIELDS, the layout and the schema agree with 
       if (p && typeof p[bound] === 'number') assert.equal(Number(s[bound]), p[bound], `${f.id}: ${bound} from the schema`);
       else if (bound === 'min' && f.min !== undefined) assert.equal(s.min, f.min, `${f.id}: min`);
     }
+  }
+  assert.ok(fromSchema >= 90, `${fromSchema} fields take their words from the schema`);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('the Search question\'s SLO fields, which edit the base scenario\'s serving.slo, show the schema\'s words', async (t) => {
+  const registries = JSON.parse(fs.readFileSync(path.join(siteDir, 'registries.json'), 'utf8'));
+  const schema = new Map(registries.parameters.map((p) => [p.pointer, p]));
+  const page = await newPage(suite.browser);
+  await page.goto(suite.server.url);
+  await waitDone(page);
+  if (await page.isHidden('#mode-search')) {
+    t.skip('this wasm module has no deployment search');
+    await page.close();
+    return;
+  }
+  await page.click('#mode-search');
+  await page.waitForFunction(() => {
+    const label = document.querySelector('label[for="q-ttft"]');
+    return Boolean(label && label.textContent);
+  });
+  const shown = await page.$$eval('label[data-parameter]', (labels) => labels.map((l) => {
+    const control = document.getElementById(l.htmlFor);
+    const unit = l.querySelector('.unit');
+    return { pointer: l.dataset.parameter, label: l.firstChild.textContent.trim(), unit: unit ? unit.textContent : null,
+      labelTitle: l.title, controlTitle: control.title };
+  }));
+  assert.deepEqual(shown.map((s) => s.pointer).sort(), ['/serving/slo/attainment', '/serving/slo/percentiles/tpot',
+    '/serving/slo/percentiles/ttft', '/serving/slo/tpot_ms', '/serving/slo/ttft_ms']);
+  for (const s of shown) {
+    const p = schema.get(s.pointer);
+    assert.deepEqual(s, { pointer: s.pointer, label: p.label, unit: p.unit ?? null, labelTitle: p.help, controlTitle: p.help }, s.pointer);
   }
   assert.deepEqual(page.errors, []);
   await page.close();

@@ -24,7 +24,7 @@ import * as custom from './custom.js';
 import * as dependent from './dependent.js';
 import { addHowToRead } from './howto.js';
 import { buildCards } from './cards.js';
-import { renderForm } from './form-layout.js';
+import { renderForm, labelForm } from './form-layout.js';
 import { state, perf, embed } from './app-state.js';
 import { runForm, runAfterTyping, cancelCurrent, updateModified } from './app-results.js';
 import { CUSTOM_OPTION, loadScenario, selectScenario, loadLink, openFirstScenario, importFile } from './app-scenarios.js';
@@ -141,6 +141,7 @@ async function init() {
     perf.presetsMs = performance.now();
     catalogue.setCatalogue(registries);
     catalogue.labelStatic();
+    labelForm();  // the fields' words: the schema's, by pointer
     const validation = validationPresets(await startup.presets.validation.catch(() => []));
     scenarios.push(...validation.scenarios);
     state.measured = validation.measured;

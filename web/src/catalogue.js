@@ -161,6 +161,36 @@ export function parameterAt(path) {
   return parameters.get(key) || null;
 }
 
+/**
+ * Writes a field's words {label, unit (null: none), help}: the label's text, then
+ * its unit, and the help as the label's and the control's tooltip.
+ */
+export function writeFieldWords(label, control, w) {
+  const unit = document.createElement('span');
+  unit.className = 'unit';
+  unit.textContent = w.unit;
+  label.replaceChildren(...(w.unit ? [`${w.label} `, unit] : [w.label]));
+  label.title = w.help;
+  if (control) control.title = w.help;
+}
+
+/**
+ * The words of the scenario parameter at `path` ({label, unit, help}, from its
+ * schema entry: engine/scenario/parameter_words.cpp); throws when it has none.
+ */
+export function parameterWords(path) {
+  const p = parameterAt(path);
+  if (!p || !p.label) throw new Error(`The engine's parameter schema has no words for ${path}`);
+  return { label: p.label, unit: p.unit ?? null, help: p.help };
+}
+
+/** Labels in markup that edit a scenario parameter (<label for=ID data-parameter=POINTER>) take its words. */
+export function labelParameters(root = document) {
+  for (const label of root.querySelectorAll('label[data-parameter]')) {
+    writeFieldWords(label, root.querySelector(`#${label.htmlFor}`), parameterWords(label.dataset.parameter));
+  }
+}
+
 /** Shows catalogue words in static markup: [data-catalogue="kind/id"] gets its label, unit and title. */
 export function labelStatic(root = document) {
   for (const node of root.querySelectorAll('[data-catalogue]')) {

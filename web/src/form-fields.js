@@ -2,8 +2,8 @@
 // kind and, where the plain mapping is not enough, how it shows and writes the
 // scenario (toggled groups, the router, KV offload tiers, disaggregated pools,
 // the SLO and its percentiles, training's recompute). The serving workload's
-// fields come from form-workload.js; where each field sits, its label and help
-// from form-layout.js; ranges, defaults and choices from the engine's schema.
+// fields come from form-workload.js; where each field sits from form-layout.js;
+// ranges, defaults, choices and words (label, unit, help) from the engine's schema.
 import { $ } from './dom.js';
 import { getAt, setAt, sectionMatches, parseInteger, parseNumber, SIM } from './form-paths.js';
 import { NO_LINK } from './form-controls.js';

@@ -201,7 +201,7 @@ function distOf(v) {
 export function distFields(prefix, path) {
   const parse = (p, t) => (INT_PARAMS.has(p) ? parseInteger(t) : parseNumber(t));
   const select = {
-    id: `${prefix}_dist`, path, kind: 'select', section: SIM,
+    id: `${prefix}_dist`, path, schema: `${path}/dist`, kind: 'select', section: SIM,
     show: (s) => distOf(getAt(s, path)),
     write: (s, v) => {
       const cur = getAt(s, path);

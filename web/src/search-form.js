@@ -6,7 +6,7 @@
 import { $ } from './dom.js';
 import { defaultIntraNode, groupGpus, ownNodeGpus } from './gpu-links.js';
 import { buildQuestion, formValuesOf, meanLength } from './search-question.js';
-import { parameterAt } from './catalogue.js';
+import { parameterAt, labelParameters } from './catalogue.js';
 
 // Prices prefilled for a first question, as in examples/search-llama3-70b.json
 // (the user's price is an input of the question, never a computed number).
@@ -51,6 +51,8 @@ export class SearchForm {
     wl.addEventListener('change', () => this.followWorkload());
     model.addEventListener('change', () => this.onModel(model.value));
     $('q-question').addEventListener('change', () => this.showQuestion());
+    // The SLO's fields edit the base scenario's serving.slo: their words are the schema's, as in the serving form.
+    labelParameters();
     // How each SLO bound is judged: the engine's choices (its parameter schema), as in the serving form.
     for (const m of ['ttft', 'tpot']) {
       const p = parameterAt(`/serving/slo/percentiles/${m}`);

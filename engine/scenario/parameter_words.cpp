@@ -1,0 +1,245 @@
+#include "scenario/parameter_words.hpp"
+
+#include <map>
+
+namespace sightline {
+
+namespace {
+
+// A row of words as the source spells it: pointer, label, unit ("" for none), help.
+struct WordsRow {
+  const char* pointer;
+  const char* label;
+  const char* unit;
+  const char* help;
+};
+
+// The words of a length distribution's parameters, the same under each length
+// (a request's prompt or output, a session turn's input or output): in the
+// text, '@' stands for the length's title, '#' for its noun, '^' for what it
+// is drawn per. Filled by one loop, which costs the wasm module less than
+// spelling each out or concatenating strings. A row's pointer is its key under
+// the length's pointer.
+constexpr WordsRow kLengthWordRows[] = {
+    {"dist", "@ length distribution", "", "How # lengths are drawn per ^: fixed (the token count above), uniform, normal, lognormal or zipf"},
+    {"min", "@ min", "tokens", "Shortest # length drawn (uniform and zipf: required; normal and lognormal: default 1)"},
+    {"max", "@ max", "tokens",
+     "Longest # length drawn (uniform and zipf: required; normal and lognormal: default the max model length)"},
+    {"mean", "@ mean", "tokens", "Mean # length of the normal or lognormal distribution"},
+    {"cv", "@ CV", "ratio", "Coefficient of variation (std. dev. / mean) of the lognormal # length distribution"},
+};
+
+struct LengthOf {
+  const char* pointer;
+  const char* title;
+  const char* noun;
+  const char* per;
+};
+constexpr LengthOf kLengths[] = {
+    {"/serving/workload/prompt_tokens", "Prompt", "prompt", "request"},
+    {"/serving/workload/output_tokens", "Output", "output", "request"},
+    {"/serving/workload/sessions/input_tokens", "Turn input", "turn input", "turn"},
+    {"/serving/workload/sessions/output_tokens", "Turn output", "turn output", "turn"},
+};
+
+std::string fill_length_words(const char* text, const LengthOf& length) {
+  std::string out;
+  for (const char* c = text; *c; ++c) {
+    if (*c == '@') out += length.title;
+    else if (*c == '#') out += length.noun;
+    else if (*c == '^') out += length.per;
+    else out += *c;
+  }
+  return out;
+}
+
+// The parameters with words of their own.
+constexpr WordsRow kParameterWordRows[] = {
+    {"/hardware/gpus_per_node", "GPUs per node", "count",
+     "GPUs in each node; GPUs per node × nodes must equal TP × PP (serving) or DP × TP × PP × CP (training)"},
+    {"/hardware/nodes", "Nodes", "count",
+     "Number of nodes (servers); empty means 1"},
+    {"/serving/parallelism/tp", "Tensor parallel", "GPUs",
+     "Tensor parallelism: GPUs each layer is split across; must divide the number of attention heads"},
+    {"/serving/parallelism/pp", "Pipeline parallel", "stages",
+     "Pipeline parallelism: stages the layers are split into; must divide the number of layers"},
+    {"/serving/workload/prompt_tokens", "Prompt", "tokens",
+     "Input length of each request, in tokens (prefill)"},
+    {"/serving/workload/output_tokens", "Output", "tokens",
+     "Tokens generated per request (decode steps)"},
+    {"/serving/workload/batch_size", "Batch size", "req",
+     "Requests processed together in one batch"},
+    {"/serving/workload/arrival/process", "Arrivals", "",
+     "How requests arrive: Poisson, gamma (bursty), fixed interval, all at once (offline batch), a trace, or a closed loop of clients"},
+    {"/serving/workload/arrival/rate_qps", "Rate", "req/s",
+     "Mean arrival rate in requests per second (poisson, gamma and fixed arrivals)"},
+    {"/serving/workload/num_requests", "Requests", "count",
+     "Number of requests simulated"},
+    {"/serving/workload/shared_prefix/tokens", "Prefix length", "tokens",
+     "Tokens of each shared prefix"},
+    {"/serving/workload/shared_prefix/request_fraction", "Requests with prefix", "fraction",
+     "Share of requests that start with a shared prefix, 0 to 1"},
+    {"/serving/workload/shared_prefix/groups", "Prefix groups", "count",
+     "Number of distinct shared prefixes, drawn uniformly"},
+    {"/serving/workload/num_sessions", "Sessions", "count",
+     "Number of sessions simulated; they arrive at the traffic rate above"},
+    {"/serving/workload/sessions/turns/min", "Turns, min", "count",
+     "Fewest turns in a session (drawn uniformly between min and max)"},
+    {"/serving/workload/sessions/turns/max", "Turns, max", "count",
+     "Most turns in a session"},
+    {"/serving/workload/sessions/system_prompt_tokens", "System prompt", "tokens",
+     "Tokens every session starts with (instructions, tool schemas), the same for all sessions: prefix caching can share them"},
+    {"/serving/workload/sessions/think_time_s/dist", "Think / tool time", "",
+     "How the pause between a turn's answer and the next turn is drawn: fixed, uniform, exponential or lognormal"},
+    {"/serving/workload/sessions/think_time_s/mean_s", "Mean", "s",
+     "Mean pause (fixed: the pause itself), in seconds"},
+    {"/serving/workload/sessions/think_time_s/cv", "CV", "ratio",
+     "Coefficient of variation of the lognormal pause"},
+    {"/serving/cluster/router", "Router", "",
+     "How the cluster sends each request to a replica (choosing one turns TP/PP into a pool of replicas)"},
+    {"/serving/scheduler/policy", "Scheduler", "",
+     "Batching policy of each replica: continuous (vLLM), chunked prefill (Sarathi) or static batches"},
+    {"/serving/scheduler/priority", "Priority", "",
+     "Which work a step serves first: prefill first, decode first (stall-free) or first come first served"},
+    {"/serving/scheduler/max_num_seqs", "Max sequences", "seq",
+     "Most requests running at once in a replica (vLLM max_num_seqs)"},
+    {"/serving/scheduler/max_num_batched_tokens", "Max batched tokens", "tokens",
+     "Most tokens one step may process (vLLM max_num_batched_tokens); empty: max(max model length, 2048)"},
+    {"/serving/scheduler/chunk_size", "Chunk size", "tokens",
+     "Chunked prefill: token budget of each step"},
+    {"/serving/kv_cache/allocation", "Allocation", "",
+     "Paged: KV blocks on demand; contiguous: the max model length reserved per request"},
+    {"/serving/kv_cache/block_size", "Block size", "tokens",
+     "Tokens per KV-cache block"},
+    {"/serving/kv_cache/gpu_memory_utilization", "GPU memory use", "fraction",
+     "Share of GPU memory the server may use (weights, activations and KV cache), 0 to 1"},
+    {"/serving/kv_cache/watermark", "Watermark", "fraction",
+     "Share of KV blocks kept free when admitting new requests (vLLM watermark), 0 to 0.5"},
+    {"/serving/kv_cache/preemption", "Preemption", "",
+     "What happens to a request evicted when KV blocks run out: recompute its KV later, or swap it to host memory over PCIe"},
+    {"/serving/kv_cache/swap_space_GiB", "Swap space", "GiB",
+     "Host memory per GPU for swapped-out KV blocks (swap preemption)"},
+    {"/serving/kv_cache/prefix_caching", "Prefix caching (share full prefix blocks by hash)", "",
+     "Requests that start with the same tokens share their KV blocks; evicted least recently used"},
+    {"/serving/speculative/method", "Method", "",
+     "Draft model (needs a draft model in the scenario) or n-gram lookup"},
+    {"/serving/speculative/k", "Draft tokens", "k",
+     "Tokens proposed per step"},
+    {"/serving/speculative/acceptance_rate", "Acceptance", "fraction",
+     "Probability that each drafted token is accepted, 0 to 1"},
+    {"/serving/slo/ttft_ms", "TTFT SLO", "ms",
+     "Time-to-first-token bound of the SLO; empty: none"},
+    {"/serving/slo/tpot_ms", "TPOT SLO", "ms",
+     "Time-per-output-token bound of the SLO (per request, after the first token); empty: none"},
+    {"/serving/slo/itl_ms", "ITL SLO", "ms",
+     "Inter-token latency bound of the SLO (each gap between two output tokens); empty: none"},
+    {"/serving/slo/e2e_ms", "E2E SLO", "ms",
+     "End-to-end latency bound of the SLO (arrival to last token); empty: none"},
+    {"/serving/slo/percentiles/ttft", "TTFT judged at", "",
+     "How the TTFT bound is judged: P50/P90/P95/P99 alone (that share of requests within it, as MLPerf and vllm bench serve state it), or Joint (counted in the share of requests within every joint bound at once, which must reach the attainment)"},
+    {"/serving/slo/percentiles/tpot", "TPOT judged at", "",
+     "How the TPOT bound is judged: P50/P90/P95/P99 alone (that share of requests within it), or Joint (counted in the share of requests within every joint bound at once, which must reach the attainment)"},
+    {"/serving/slo/percentiles/itl", "ITL judged at", "",
+     "How the ITL bound is judged: P50/P90/P95/P99 alone (that share of the gaps between tokens within it), or Joint (a request meets it when every gap does, counted in the attainment share)"},
+    {"/serving/slo/percentiles/e2e", "E2E judged at", "",
+     "How the E2E bound is judged: P50/P90/P95/P99 alone (that share of requests within it), or Joint (counted in the share of requests within every joint bound at once, which must reach the attainment)"},
+    {"/serving/slo/attainment", "SLO attainment", "fraction",
+     "Share of requests that must meet every joint bound at once (the bounds judged Joint) for the run to pass (default 0.9); a bound judged at a percentile sets its own share"},
+    {"/serving/lora/adapters", "Adapters", "count",
+     "Number of distinct LoRA adapters requests are spread over"},
+    {"/serving/lora/rank", "Adapter rank", "r",
+     "Rank of each LoRA adapter (its inner dimension)"},
+    {"/serving/lora/max_adapters_per_batch", "Adapters per batch", "count",
+     "Most distinct adapters one step may batch together (max_loras)"},
+    {"/serving/moe/load_imbalance", "MoE load imbalance", "ratio",
+     "MoE models under expert parallelism: routed tokens on the busiest GPU / the mean (hot experts); expert kernels and the all-to-all run at the busiest load. Empty: the published default (DeepSeek-R1 routing statistics); 1 = perfectly balanced"},
+    {"/precision/weights", "Weights", "",
+     "Data type the model weights are stored in (int8/int4: weight-only quantization). From the model: the quantization its config states (a pasted one: From the config), else the activations' dtype"},
+    {"/precision/activations", "Activations", "",
+     "Data type of activations and of the math (tensor-core dtype)"},
+    {"/precision/kv_cache", "KV cache", "",
+     "Data type of the attention key/value cache. From the model: the KV dtype its config states, else the activations'"},
+    {"/training/parallelism/dp", "DP", "GPUs",
+     "Data parallel: model replicas, each on its share of the batch; DP × TP × PP × CP = GPUs"},
+    {"/training/parallelism/tp", "TP", "GPUs",
+     "Tensor parallel: GPUs each layer is split across; divides the attention heads and fits inside a node"},
+    {"/training/parallelism/pp", "PP", "stages",
+     "Pipeline parallel: stages the layers are split into; PP × virtual stages divides the layers"},
+    {"/training/parallelism/cp", "CP", "GPUs",
+     "Context parallel (ring attention): GPUs each sequence is split across"},
+    {"/training/parallelism/ep", "EP", "GPUs",
+     "Expert parallel (MoE models only): a subgroup of the DP ranks the experts are spread over; divides DP and the expert count"},
+    {"/training/parallelism/virtual_stages", "Virtual stages", "",
+     "Model chunks per pipeline rank (interleaved 1F1B only): more chunks, smaller bubble, more transfers"},
+    {"/training/parallelism/zero_stage", "ZeRO stage", "",
+     "ZeRO / FSDP sharding over the data-parallel ranks: 1 optimizer states, 2 also gradients, 3 also parameters (FSDP)"},
+    {"/training/parallelism/sequence_parallel", "Sequence parallel (needs TP ≥ 2)", "",
+     "Megatron sequence parallelism: norms, residuals and stored layer inputs sharded over TP; all-gather + reduce-scatter instead of all-reduce"},
+    {"/training/batch/seq_len", "Sequence length", "tokens",
+     "Tokens per training sequence (at most the model's max context)"},
+    {"/training/batch/micro_batch_size", "Micro-batch", "seq",
+     "Sequences per micro-batch on each model replica"},
+    {"/training/batch/global_batch_size", "Global batch", "seq",
+     "Sequences per optimizer step, all replicas; a multiple of DP × micro-batch (editing it clears gradient accumulation)"},
+    {"/training/batch/gradient_accumulation", "Grad. accumulation", "",
+     "Micro-batches per replica per optimizer step (editing it clears the global batch); at least PP"},
+    {"/training/schedule", "Pipeline schedule", "",
+     "Order of forward and backward passes on the pipeline ranks, simulated pass by pass"},
+    {"/training/recompute/mode", "Recomputation", "",
+     "Activation recomputation: what the backward pass recomputes instead of storing"},
+    {"/training/recompute/every_n_layers", "Recompute every", "layers",
+     "Full recomputation: checkpoint every n-th layer (1 = every layer)"},
+    {"/training/attention", "Attention", "",
+     "Attention kernel: FlashAttention (fused, no score matrix) or standard (materialized scores)"},
+    {"/training/fp8", "FP8 GEMMs", "",
+     "Which GEMMs run in FP8 (needs FP8 tensor cores); master weights and optimizer states keep higher precision"},
+    {"/training/moe/load_imbalance", "MoE load imbalance", "ratio",
+     "MoE models: tokens on the busiest expert rank / the mean; scales the expert GEMMs and the all-to-all (1 = balanced)"},
+    {"/training/runtime_overhead_GiB", "Runtime overhead", "GiB",
+     "Memory per GPU for the CUDA context, workspaces and NCCL buffers (default 2)"},
+    {"/training/optimizer/type", "Optimizer", "",
+     "Optimizer and the states it keeps per parameter"},
+    {"/training/optimizer/cpu_offload", "Optimizer states in CPU memory", "",
+     "CPU offload: optimizer states and master weights live in host memory; the update is priced over PCIe"},
+    {"/training/lora/rank", "Rank", "r",
+     "Rank of each adapter (its inner dimension)"},
+    {"/training/lora/base_dtype", "Base weights", "",
+     "Data type of the frozen base weights; int4 / int8 is QLoRA (with dequantization kernels)"},
+    {"/training/tokens_to_train", "Tokens to train", "tokens",
+     "Training tokens of the whole run (e.g. 1e12); enables time, GPU-hours and energy to train. Empty: no run totals"},
+    {"/cost_model/gpu_hour_usd", "GPU price", "USD/GPU·h",
+     "Price of one GPU-hour; with tokens to train, gives the cost of the run"},
+    {"/serving/cluster/pools/*/replicas", "Replicas", "count",
+     "Replicas of the pool (role prefill: they only run prefill; role decode: they only decode)"},
+    {"/serving/cluster/pools/*/tp", "Pool TP", "GPUs",
+     "Tensor parallelism of each replica of the pool; the pools' replicas × TP × PP = GPUs"},
+};
+
+std::vector<ParameterWords> make_words() {
+  std::vector<ParameterWords> out;
+  for (const WordsRow& r : kParameterWordRows) out.push_back({r.pointer, r.label, r.unit, r.help});
+  for (const LengthOf& length : kLengths)
+    for (const WordsRow& r : kLengthWordRows)
+      out.push_back({std::string(length.pointer) + "/" + r.pointer, fill_length_words(r.label, length), r.unit,
+                     fill_length_words(r.help, length)});
+  return out;
+}
+
+}  // namespace
+
+const std::vector<ParameterWords>& parameter_words() {
+  static const std::vector<ParameterWords> words = make_words();
+  return words;
+}
+
+const ParameterWords* parameter_words_at(const std::string& pointer) {
+  static const std::map<std::string, const ParameterWords*> index = [] {
+    std::map<std::string, const ParameterWords*> m;
+    for (const ParameterWords& w : parameter_words()) m.emplace(w.pointer, &w);
+    return m;
+  }();
+  const auto it = index.find(pointer);
+  return it == index.end() ? nullptr : it->second;
+}
+
+}  // namespace sightline
