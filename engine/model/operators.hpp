@@ -206,13 +206,22 @@ struct Operator {
 // after a cached past) and those prefilling (the recurrent mixers' phases).
 struct BatchSummary {
   int64_t tokens = 0, sequences = 0, decodes = 0, prefills = 0;
+  // The decodes' cached-plus-new tokens, summed: what the attention cores
+  // read of a batch of decodes only (they make no pass over it then). Not
+  // compared by ==: a core-only rebuild is for summaries whose other
+  // operators are the same, whatever the cores read.
+  int64_t decode_keys = 0;
   // Counts one more sequence (summarize_batch is these over the batch).
   void add(const SeqChunk& s) {
     tokens += s.new_tokens;
     if (s.new_tokens <= 0) return;
     ++sequences;
-    if (s.new_tokens == 1 && s.cached_tokens > 0) ++decodes;
-    else ++prefills;
+    if (s.new_tokens == 1 && s.cached_tokens > 0) {
+      ++decodes;
+      decode_keys += s.cached_tokens + 1;
+    } else {
+      ++prefills;
+    }
   }
   bool operator==(const BatchSummary& o) const {
     return tokens == o.tokens && sequences == o.sequences && decodes == o.decodes && prefills == o.prefills;

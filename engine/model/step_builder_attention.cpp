@@ -79,7 +79,16 @@ void StepBuilder::add_attention_core(double layers, int64_t cap_tokens, int64_t 
   // serving run's samples, its floating-point sums most of it.
   const bool plain = cap_tokens <= 0 && topk <= 0 && !mla;
   int64_t plain_keys = 0, plain_seqs = 0;
-  for (const auto& s : batch_.seqs) {
+  // A batch of such decodes only (besides sequences with no new token,
+  // which no operator counts) is read from its summary, without a pass.
+  const bool from_summary = plain && summary_.prefills == 0;
+  if (from_summary) {
+    plain_keys = summary_.decode_keys;
+    plain_seqs = summary_.decodes;
+  }
+  const size_t passed = from_summary ? 0 : batch_.seqs.size();
+  for (size_t i = 0; i < passed; ++i) {
+    const SeqChunk& s = batch_.seqs[i];
     if (plain && s.new_tokens == 1 && s.cached_tokens > 0) {
       plain_keys += s.cached_tokens + 1;
       ++plain_seqs;

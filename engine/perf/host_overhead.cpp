@@ -155,6 +155,7 @@ const BatchShape& build_served_step_into(const ModelArch& m, const Precision& p,
     padded.tokens += padding * q;
     padded.sequences += padding;
     (q == 1 ? padded.decodes : padded.prefills) += padding;
+    if (q == 1) padded.decode_keys += 2 * padding;  // each: one cached token and its new one
     StepOptions with_dummies = options;
     with_dummies.summary = &padded;
     build_forward_step_into(m, p, layout, scratch, with_dummies, out);
