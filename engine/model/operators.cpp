@@ -39,13 +39,7 @@ uint64_t next_build_number() { return build_numbers.fetch_add(1, std::memory_ord
 
 BatchSummary summarize_batch(const BatchShape& batch) {
   BatchSummary b;
-  for (const SeqChunk& s : batch.seqs) {
-    b.tokens += s.new_tokens;
-    if (s.new_tokens <= 0) continue;
-    ++b.sequences;
-    if (s.new_tokens == 1 && s.cached_tokens > 0) ++b.decodes;
-    else ++b.prefills;
-  }
+  for (const SeqChunk& s : batch.seqs) b.add(s);
   return b;
 }
 

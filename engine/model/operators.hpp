@@ -78,6 +78,8 @@ struct KernelFusion {
   }
 };
 
+struct BatchSummary;
+
 struct StepOptions {
   AttentionImpl attention = AttentionImpl::Flash;
   // Training steps compute logits and loss for every token and keep no KV cache.
@@ -102,6 +104,10 @@ struct StepOptions {
   // DSA's indexer, MoE routing, an MTP module) nor for training: those are
   // always built whole.
   bool reuse_unchanged = false;
+  // The batch's summary (summarize_batch) when the caller has made it: the
+  // builder then makes no pass of its own over the sequences for it (a
+  // simulator's step made three, each over every sequence). Null: made here.
+  const BatchSummary* summary = nullptr;
 };
 
 struct Precision {
@@ -200,6 +206,23 @@ struct Operator {
 // after a cached past) and those prefilling (the recurrent mixers' phases).
 struct BatchSummary {
   int64_t tokens = 0, sequences = 0, decodes = 0, prefills = 0;
+  // The decodes' cached-plus-new tokens, summed: what the attention cores
+  // read of a batch of decodes only (they make no pass over it then). Not
+  // compared by ==: a core-only rebuild is for summaries whose other
+  // operators are the same, whatever the cores read.
+  int64_t decode_keys = 0;
+  // Counts one more sequence (summarize_batch is these over the batch).
+  void add(const SeqChunk& s) {
+    tokens += s.new_tokens;
+    if (s.new_tokens <= 0) return;
+    ++sequences;
+    if (s.new_tokens == 1 && s.cached_tokens > 0) {
+      ++decodes;
+      decode_keys += s.cached_tokens + 1;
+    } else {
+      ++prefills;
+    }
+  }
   bool operator==(const BatchSummary& o) const {
     return tokens == o.tokens && sequences == o.sequences && decodes == o.decodes && prefills == o.prefills;
   }

@@ -27,7 +27,8 @@ class StepBuilder {
         routing_(options.moe), mtp_module_(options.mtp_module), fusion_(options.fusion),
         layer_groups_(options.layer_groups),
         dims_(shard_dims(m, layout.tp)) {
-    tokens_ = batch.total_new_tokens();
+    summary_ = options.summary ? *options.summary : summarize_batch(batch);
+    tokens_ = summary_.tokens;  // total_new_tokens()
     act_bytes_ = dtype_bytes(p.activations);
     weight_bytes_ = weight_storage_bytes(p);
     gemm_dtype_ = gemm_compute_dtype(p);
@@ -41,7 +42,7 @@ class StepBuilder {
   }
 
   void build() {
-    const BatchSummary summary = summarize_batch(batch_);
+    const BatchSummary& summary = summary_;
     if (reuse_ && rebuild_cores_only(summary)) return;
     start_whole_build();
     out_.sequences = summary.sequences;
@@ -203,79 +204,13 @@ class StepBuilder {
     add_gemm("mtp_eh_proj", 1, tokens_, m_.hidden_size, 2 * m_.hidden_size);
   }
 
-  // Query-key pairs of `q` new tokens after `past` cached ones, when each
-  // token sees at most `cap` keys (0: no cap), itself included.
-  static double capped_causal_pairs(double q, double past, double cap) {
-    if (cap <= 0 || past + q <= cap) return q * past + q * (q + 1) / 2;
-    if (past >= cap) return q * cap;
-    const double j = cap - past;  // tokens that still see the whole past
-    return j * past + j * (j + 1) / 2 + (q - j) * cap;
-  }
-
-  // `topk` > 0: a DSA layer, whose queries attend only to the indexer's top-k keys.
-  void add_attention_core(double layers, int64_t cap_tokens = 0, int64_t topk = 0) {
-    if (reuse_) out_.reuse.cores.push_back({used_, layers, cap_tokens, topk, attn_.heads, attn_.kv_heads, attn_.qk, attn_.v, attn_.k_eq_v});
-    // Split the batch into sequences still in prefill and pure decodes.
-    double prefill_flops = 0, prefill_bytes = 0, decode_flops = 0, decode_bytes = 0;
-    int64_t prefill_q = 0, prefill_kv = 0, decode_q = 0, decode_kv = 0, prefill_seqs = 0, decode_seqs = 0;
-    const bool mla = m_.mla.enabled;
-    const double heads = attn_.heads;
-    const double kv_b = dtype_bytes(p_.kv_cache);
-    const double cap = static_cast<double>(cap_tokens);
-    for (const auto& s : batch_.seqs) {
-      const double q = static_cast<double>(s.new_tokens);
-      // A sliding window or a chunk keeps at most `cap` tokens in the cache.
-      const double past = cap > 0 ? std::min(static_cast<double>(s.cached_tokens), cap) : static_cast<double>(s.cached_tokens);
-      const double kv_len = cap > 0 && s.new_tokens == 1 ? std::min(past + q, cap) : past + q;
-      if ((s.new_tokens == 1 && s.cached_tokens > 0) || (mla && mla_latent_path(s.new_tokens, s.cached_tokens))) {
-        // Decode: one query row per head reads the whole KV cache of the sequence.
-        // MLA decode runs in the latent space (weights absorbed): one shared
-        // latent "head" of width kv_lora + rope.
-        const double qk = mla ? m_.mla.kv_lora_rank + m_.mla.qk_rope_head_dim : attn_.qk;
-        const double v = mla ? m_.mla.kv_lora_rank : attn_.v;
-        const double kv_heads = mla ? 1 : attn_.kv_heads;
-        // Each of the q new tokens (1, or a verify's k + 1) is a query row per
-        // head over the sequence's cache, which is read once; under DSA over
-        // the top-k entries the indexer picked, gathered (FlashMLA's sparse decode).
-        const double keys = dsa_attended_keys(kv_len, topk);
-        decode_flops += q * heads * keys * 2.0 * (qk + v);
-        decode_bytes += keys * kv_heads * (mla ? qk : qk + v) * kv_b + 2.0 * q * heads * qk * act_bytes_;
-        decode_q += s.new_tokens;
-        decode_seqs += 1;
-        decode_kv += static_cast<int64_t>(keys);
-      } else {
-        const double qk = static_cast<double>(attn_.qk);
-        const double v = static_cast<double>(attn_.v);
-        const double kv_heads = mla ? heads : attn_.kv_heads;
-        // Causal pairs: each new token attends to the past and to the new tokens before it.
-        const double causal_pairs = capped_causal_pairs(q, past, cap > 0 ? cap : static_cast<double>(topk));
-        const double full_pairs = q * kv_len;
-        const double pairs = attention_ == AttentionImpl::Flash ? causal_pairs : full_pairs;
-        prefill_flops += heads * pairs * 2.0 * (qk + v);
-        double bytes = q * heads * (qk + v) * act_bytes_ + kv_len * kv_heads * (qk + v) * kv_b;
-        if (attention_ == AttentionImpl::Standard) {
-          // Scores are materialized: S written, read by softmax, P written, read by P·V.
-          bytes += 4.0 * heads * full_pairs * act_bytes_;
-        }
-        prefill_bytes += bytes;
-        prefill_q += s.new_tokens;
-        prefill_kv += static_cast<int64_t>(past) + s.new_tokens;
-        prefill_seqs += 1;
-      }
-    }
-    if (prefill_q > 0) {
-      Operator& op = attention_op("attn_prefill", OpFamily::AttentionPrefill, layers, prefill_flops, prefill_bytes,
-                                  prefill_q, prefill_kv, prefill_seqs, mla ? attn_.heads : attn_.kv_heads,
-                                  attn_.qk, attn_.v);
-      op.attention_impl = attention_;
-    }
-    if (decode_q > 0) {
-      // MLA decode attends in the latent space: one shared "head" of width kv_lora + rope.
-      attention_op("attn_decode", OpFamily::AttentionDecode, layers, decode_flops, decode_bytes, decode_q, decode_kv,
-                   decode_seqs, mla ? 1 : attn_.kv_heads, mla ? m_.mla.kv_lora_rank + m_.mla.qk_rope_head_dim : attn_.qk,
-                   mla ? m_.mla.kv_lora_rank : attn_.v);
-    }
-  }
+  // The attention cores (step_builder_attention.cpp): a decode's flops and
+  // bytes, the plain decodes' sums made from two counts, and the core over
+  // the batch's sequences. `topk` > 0: a DSA layer, whose queries attend only
+  // to the indexer's top-k keys.
+  double add_decode_core_term(double q, double kv_len, int64_t topk, double& flops, double& bytes) const;
+  bool plain_decode_core_sums(int64_t keys, int64_t n, double& flops, double& bytes) const;
+  void add_attention_core(double layers, int64_t cap_tokens = 0, int64_t topk = 0);
 
   // Adds the step's attention operator.
   Operator& attention_op(std::string_view name, OpFamily family, double layers, double flops, double bytes,
@@ -583,6 +518,7 @@ class StepBuilder {
     int64_t qk = 0, v = 0;
     bool k_eq_v = false;
   } attn_;
+  BatchSummary summary_;
   int64_t tokens_ = 0;
   size_t used_ = 0;  // operators of out_ this build has written (next_op)
   double act_bytes_ = 2;

@@ -46,8 +46,9 @@ int64_t graph_bucket(const GraphBuckets& buckets, int64_t batch) {
   return it == buckets.sizes.end() ? 0 : *it;
 }
 
-bool is_graph_decode_batch(const BatchShape& batch) {
+bool is_graph_decode_batch(const BatchShape& batch, const BatchSummary* summary) {
   if (batch.seqs.empty()) return false;
+  if (summary && summary->decodes == static_cast<int64_t>(batch.seqs.size())) return true;  // all of 1 new token
   const int64_t q = batch.seqs.front().new_tokens;
   if (q < 1 || q > kGraphDecodeMaxTokensPerSeq) return false;
   for (const SeqChunk& s : batch.seqs)
@@ -62,8 +63,9 @@ BatchShape graph_padded_batch(const BatchShape& batch, const GraphBuckets& bucke
   return padded;
 }
 
-int64_t graph_padding(const BatchShape& batch, const GraphBuckets& buckets, bool decode_graphs) {
-  if (!decode_graphs || buckets.every_size || !is_graph_decode_batch(batch)) return 0;
+int64_t graph_padding(const BatchShape& batch, const GraphBuckets& buckets, bool decode_graphs,
+                      const BatchSummary* summary) {
+  if (!decode_graphs || buckets.every_size || !is_graph_decode_batch(batch, summary)) return 0;
   const int64_t n = static_cast<int64_t>(batch.seqs.size());
   const int64_t bucket = graph_bucket(buckets, n);
   return bucket > n ? bucket - n : 0;  // 0: captured exactly, or eager above the largest size

@@ -32,7 +32,9 @@ int64_t graph_bucket(const GraphBuckets& buckets, int64_t batch);
 // A uniform decode batch (every sequence has a KV cache and the same 1..16
 // new tokens: decode or a speculative verify) is what engines replay as a
 // graph; mixed and prefill batches are not padded here.
-bool is_graph_decode_batch(const BatchShape& batch);
+// `summary`: the batch's (summarize_batch), when the caller has it: a batch
+// of one-token decodes only is known from it without a pass.
+bool is_graph_decode_batch(const BatchShape& batch, const BatchSummary* summary = nullptr);
 
 // The batch a stack's engine computes: a graph decode batch padded with
 // dummy sequences (the same new tokens each over a one-token cache, as the
@@ -41,7 +43,8 @@ bool is_graph_decode_batch(const BatchShape& batch);
 BatchShape graph_padded_batch(const BatchShape& batch, const GraphBuckets& buckets, bool decode_graphs,
                               int64_t* padding);
 // The dummies alone (graph_padded_batch's `padding`), nothing copied.
-int64_t graph_padding(const BatchShape& batch, const GraphBuckets& buckets, bool decode_graphs);
+int64_t graph_padding(const BatchShape& batch, const GraphBuckets& buckets, bool decode_graphs,
+                      const BatchSummary* summary = nullptr);
 // The same into `out` (reusing its storage: a simulator pads every step).
 void graph_pad_into(const BatchShape& batch, const GraphBuckets& buckets, bool decode_graphs, BatchShape& out,
                     int64_t* padding);

@@ -137,15 +137,31 @@ StepOperators build_served_step(const ModelArch& m, const Precision& p, const Pa
 const BatchShape& build_served_step_into(const ModelArch& m, const Precision& p, const ParallelLayout& layout,
                                          const BatchShape& batch, const StepOptions& options,
                                          const SoftwareStack& stack, BatchShape& scratch, StepOperators& out) {
-  const int64_t padding = graph_padding(batch, stack.graph_batch_sizes, std::string_view(stack.cuda_graphs) != "none");
-  const BatchShape* as_run = &batch;
-  if (padding > 0) {
-    pad_with_dummies(batch, padding, scratch);
-    as_run = &scratch;
+  const int64_t padding =
+      graph_padding(batch, stack.graph_batch_sizes, std::string_view(stack.cuda_graphs) != "none", options.summary);
+  if (padding == 0) {
+    build_forward_step_into(m, p, layout, batch, options, out);
+    out.padding_sequences = 0;
+    return batch;
   }
-  build_forward_step_into(m, p, layout, *as_run, options, out);
+  pad_with_dummies(batch, padding, scratch);
+  if (!options.summary) {
+    build_forward_step_into(m, p, layout, scratch, options, out);
+  } else {
+    // The dummies added to the caller's summary (summarize_batch's counts:
+    // each has the batch's new tokens, 1 to 16, over a one-token cache).
+    BatchSummary padded = *options.summary;
+    const int64_t q = batch.seqs.front().new_tokens;
+    padded.tokens += padding * q;
+    padded.sequences += padding;
+    (q == 1 ? padded.decodes : padded.prefills) += padding;
+    if (q == 1) padded.decode_keys += 2 * padding;  // each: one cached token and its new one
+    StepOptions with_dummies = options;
+    with_dummies.summary = &padded;
+    build_forward_step_into(m, p, layout, scratch, with_dummies, out);
+  }
   out.padding_sequences = padding;
-  return *as_run;
+  return scratch;
 }
 
 double step_wall_time_s(double gpu_s, const HostTime& host, const SoftwareStack& stack) {

@@ -39,8 +39,15 @@ class IterationScheduler : public BatchScheduler {
   bool grow_for_decode(ModelEngine& e, SimRequest& q, StepBatch& b, int64_t step_tokens);
   // `process` is a template parameter, not a std::function: it runs once per
   // candidate of every step (an indirect call there was 9% of a run's samples).
-  template <class Process>
-  void offer_in_priority_order(ModelEngine& e, int64_t first_key, const Process& process);
+  // `offer_running` offers the running set's decodes where the priority
+  // offers them after the queue's prompts and nothing else (prefill first,
+  // not chunked).
+  template <class Process, class OfferRunning>
+  void offer_in_priority_order(ModelEngine& e, int64_t first_key, const Process& process,
+                               const OfferRunning& offer_running);
+  // The running requests from position `from` on that are in no step yet,
+  // into decodes_ (prompt computed) and partials_ (not yet), in their order.
+  void split_running(const ModelEngine& e, size_t from);
 
   bool chunked_;
   // Per-step lists, kept between steps so that forming a step allocates
@@ -167,11 +174,23 @@ bool IterationScheduler::grow_for_decode(ModelEngine& e, SimRequest& q, StepBatc
   return true;
 }
 
-template <class Process>
-void IterationScheduler::offer_in_priority_order(ModelEngine& e, int64_t first_key, const Process& process) {
+void IterationScheduler::split_running(const ModelEngine& e, size_t from) {
+  decodes_.clear();
+  partials_.clear();
+  for (size_t i = from; i < e.running.size(); ++i) {
+    const SimRequest& q = reqs_[static_cast<size_t>(e.running[i])];
+    if (q.in_flight) continue;
+    (q.computed >= q.target ? decodes_ : partials_).push_back(e.running[i]);
+  }
+}
+
+template <class Process, class OfferRunning>
+void IterationScheduler::offer_in_priority_order(ModelEngine& e, int64_t first_key, const Process& process,
+                                                 const OfferRunning& offer_running) {
   if (spec_.scheduler.priority == Priority::PrefillFirst && !chunked_) {
     process(waiting_);
-    if (admitted_.empty()) process(decodes_);
+    // No prompt admitted: the running set is as it was when the step began.
+    if (admitted_.empty()) offer_running();
   } else if (spec_.scheduler.priority == Priority::PrefillFirst) {
     std::vector<int32_t>& c = order_;
     c.assign(partials_.begin(), partials_.end());
@@ -216,16 +235,11 @@ bool IterationScheduler::form(Replica& r, ModelEngine& e, StepBatch& b) {
   int64_t budget = spec_.scheduler.max_num_batched_tokens;
   bool admissions_blocked = !e.swapped.empty();
 
-  std::vector<int32_t>& decodes = decodes_;
-  std::vector<int32_t>& partials = partials_;
   std::vector<int32_t>& waiting = waiting_;
-  decodes.clear();
-  partials.clear();
-  for (int32_t id : e.running) {
-    const SimRequest& q = req(id);
-    if (q.in_flight) continue;
-    (q.computed >= q.target ? decodes : partials).push_back(id);
-  }
+  // Prefill first, not chunked: the running set is offered after the queue,
+  // and walked where it is (offer_running), not split first.
+  const bool waiting_last = prio == Priority::DecodeFirst || (prio == Priority::PrefillFirst && !chunked);
+  if (!(prio == Priority::PrefillFirst && !chunked)) split_running(e, 0);
   // Admission stops at the first prompt that cannot start, so at most seats + 1
   // queued prompts matter: the queue's head, or under LoRA the first ones whose
   // adapter can join (waiting_candidates).
@@ -243,13 +257,12 @@ bool IterationScheduler::form(Replica& r, ModelEngine& e, StepBatch& b) {
     it.new_tokens = new_tokens;
     it.cached = q.computed;
     b.items.push_back(it);
-    b.shape.seqs.push_back(SeqChunk{new_tokens, it.cached});  // priced as it asks
+    b.add_seq(SeqChunk{new_tokens, it.cached});  // priced as it asks
     q.in_flight = true;
     if (kind == ItemKind::Prefill) b.prefill_tokens += new_tokens;
     else b.decode_tokens += new_tokens;
   };
 
-  const bool waiting_last = prio == Priority::DecodeFirst || (prio == Priority::PrefillFirst && !chunked);
   // Walks candidates in order; true when it stopped before their end (no later
   // candidate could join either).
   auto process = [&](const std::vector<int32_t>& cand) -> bool {
@@ -296,7 +309,30 @@ bool IterationScheduler::form(Replica& r, ModelEngine& e, StepBatch& b) {
     return false;
   };
 
-  offer_in_priority_order(e, first_key, process);
+  // process(decodes_) after split_running(e, 0), in one pass over the
+  // running set and without its lists, as long as nothing can change the
+  // set: up to the first decode whose blocks must grow (growing may preempt)
+  // or that is not running; from there on, the split's list of the rest is offered.
+  auto offer_running = [&]() -> bool {
+    const std::vector<int32_t>& running = e.running;
+    for (size_t i = 0; i < running.size(); ++i) {
+      const int32_t id = running[i];
+      SimRequest& q = req(id);
+      if (q.in_flight || q.computed < q.target) continue;  // not in the split's decodes
+      // process's checks, in its order.
+      if (budget <= 0) return true;
+      const bool running_now = q.state == RequestState::Running;
+      if (running_now && step_tokens > budget) return true;
+      if (!running_now || !kv_.grow(e.kv, q.kv, q.computed + step_tokens)) {  // no change made: a failed grow takes nothing
+        split_running(e, i);
+        return process(decodes_);
+      }
+      add_item(id, q, spec_k_ > 0 ? ItemKind::Verify : ItemKind::Decode, step_tokens);
+      budget -= step_tokens;
+    }
+    return false;
+  };
+  offer_in_priority_order(e, first_key, process, offer_running);
   if (!admitted_ids.empty()) {
     // Admitted prompts leave the queue, wherever they were in it.
     for (int32_t id : admitted_ids) e.waiting.erase(req(id).queue_key);
@@ -373,7 +409,7 @@ bool StaticScheduler::form(Replica& r, ModelEngine& e, StepBatch& b) {
       it.new_tokens = 1;
       it.cached = past;
       b.items.push_back(it);
-      b.shape.seqs.push_back(SeqChunk{1, past});
+      b.add_seq(SeqChunk{1, past});
       q.in_flight = true;
       ++b.decode_tokens;
     }
@@ -423,7 +459,7 @@ bool StaticScheduler::form(Replica& r, ModelEngine& e, StepBatch& b) {
     it.new_tokens = q.spec.prompt;
     it.cached = 0;
     b.items.push_back(it);
-    b.shape.seqs.push_back(SeqChunk{maxp, 0});  // padded to the longest prompt
+    b.add_seq(SeqChunk{maxp, 0});  // padded to the longest prompt
     q.in_flight = true;
     b.prefill_tokens += maxp;
   }

@@ -87,6 +87,7 @@ struct StepBatch {
   int engine = 0;
   std::vector<StepItem> items;
   BatchShape shape;  // what is priced, written by the scheduler with the items (static batches are padded)
+  BatchSummary summary;  // summarize_batch(shape), counted as add_seq writes it
   TimeNs start = 0, end = 0;
   int64_t prefill_tokens = 0, decode_tokens = 0;
   bool static_decode = false;
@@ -98,10 +99,19 @@ struct StepBatch {
     engine = engine_index;
     items.clear();
     shape.seqs.clear();
+    summary = BatchSummary{};
     static_decode = false;
     swap_bytes = 0;
     reload_s = 0;
     prefill_tokens = decode_tokens = 0;
+  }
+  // A sequence priced in the step: the shape's and the summary's (the
+  // pricer then makes no pass over the shape for it). By value and inline:
+  // the scheduler's walk calls it per sequence (out of line, its chunk was
+  // stored in two halves and read back whole, a stall per sequence).
+  __attribute__((always_inline)) void add_seq(SeqChunk s) {
+    shape.seqs.push_back(s);
+    summary.add(s);
   }
 };
 

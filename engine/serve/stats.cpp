@@ -95,18 +95,38 @@ double GapHistogram::bucket_mid(int b) {
   return lo + 0.5 * (width - 1.0);
 }
 
-void GapHistogram::add(int64_t ns) {
-  if (ns < 0) ns = 0;
-  ++counts_[static_cast<size_t>(bucket(ns))];
+void GapHistogram::end_run() {
+  if (run_length_ == 0) return;
+  const int64_t ns = std::max<int64_t>(0, run_value_);
+  counts_[static_cast<size_t>(bucket(ns))] += run_length_;
   if (count_ == 0 || ns < min_) min_ = ns;
   if (count_ == 0 || ns > max_) max_ = ns;
-  ++count_;
-  const double d = static_cast<double>(ns);
-  sum_ += d;
-  sum_sq_ += d * d;
+  count_ += run_length_;
+  // One addition per sample, in order, as they came (a product by the run's
+  // length would round differently); in registers, not through memory.
+  const double d = static_cast<double>(ns), d_sq = d * d;
+  double sum = sum_, sum_sq = sum_sq_;
+  for (int64_t i = 0; i < run_length_; ++i) {
+    sum += d;
+    sum_sq += d_sq;
+  }
+  sum_ = sum;
+  sum_sq_ = sum_sq;
+  run_length_ = 0;
+}
+
+void GapHistogram::start_run(int64_t ns) {
+  end_run();
+  run_value_ = ns;
+  run_length_ = 1;
 }
 
 Summary GapHistogram::summary_ms(const char* empty_reason) const {
+  if (run_length_ > 0) {  // counted on a copy: once per run's metrics
+    GapHistogram all = *this;
+    all.end_run();
+    return all.summary_ms(empty_reason);
+  }
   if (count_ == 0) return empty_summary(empty_reason);
   auto at_rank = [&](double p) {
     const double rank = p / 100.0 * static_cast<double>(count_ - 1);

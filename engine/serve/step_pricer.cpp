@@ -125,9 +125,10 @@ double StepPricer::price_batch(const Replica& r, ModelEngine& e, const StepBatch
   int adapters = 0;
   int loads = 0;
   if (spec_.lora.enabled) place_adapters(e, b, adapters, loads);
-  double t = price(e.cost, b.shape, adapters, true, &work);
-  bool has_decode = false;
-  for (const StepItem& it : b.items) has_decode = has_decode || it.kind == ItemKind::Verify;
+  double t = price(e.cost, b.shape, adapters, true, &work, &b.summary);
+  bool has_decode = false;  // a verify item (only speculation makes them)
+  if (spec_k_ > 0)
+    for (const StepItem& it : b.items) has_decode = has_decode || it.kind == ItemKind::Verify;
   if (spec_k_ > 0 && r.draft_cost >= 0) {
     t += price_draft(r, b, work);
   } else if (spec_k_ > 0 && has_decode) {
@@ -227,7 +228,8 @@ StepPricer::BuiltStep& StepPricer::built_step(CostEntry& c, const BatchSummary& 
   return *pick;
 }
 
-double StepPricer::price(int cost_index, const BatchShape& shape, int adapters, bool accumulate, PeakWork* work) {
+double StepPricer::price(int cost_index, const BatchShape& shape, int adapters, bool accumulate, PeakWork* work,
+                         const BatchSummary* known) {
   CostEntry& c = costs_[static_cast<size_t>(cost_index)];
   StepOptions options;
   options.attention = s_.serving->attention;
@@ -244,7 +246,9 @@ double StepPricer::price(int cost_index, const BatchShape& shape, int adapters, 
   if (routed) options.moe = serving_moe_routing(spec_.moe, *c.model, c.layout, c.draft ? 0 : group_moe_tokens_);
   // The engine pads a graph decode batch to its captured size: the dummy
   // rows run every kernel, the all-to-alls included.
-  BuiltStep& built = built_step(c, summarize_batch(shape));
+  const BatchSummary summary = known ? *known : summarize_batch(shape);
+  options.summary = &summary;
+  BuiltStep& built = built_step(c, summary);
   StepOperators& ops = built.ops;
   const BatchShape& ran =
       build_served_step_into(*c.model, s_.precision, c.layout, shape, options, s_.cost_model.software_stack, ran_scratch_, ops);

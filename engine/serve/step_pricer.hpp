@@ -59,8 +59,10 @@ class StepPricer {
   // `extra_s`. Adds the peaks' work to `work` and the time to totals().
   double price_batch(const Replica& r, ModelEngine& e, const StepBatch& b, double extra_s, PeakWork& work);
   // One pass of cost entry `cost_index` over `shape` with `adapters` distinct
-  // LoRA adapters; `accumulate`: count its time in totals().
-  double price(int cost_index, const BatchShape& shape, int adapters, bool accumulate, PeakWork* work);
+  // LoRA adapters; `accumulate`: count its time in totals(). `summary`:
+  // the shape's (summarize_batch) when the caller has counted it.
+  double price(int cost_index, const BatchShape& shape, int adapters, bool accumulate, PeakWork* work,
+               const BatchSummary* summary = nullptr);
 
   // While a wide-EP lockstep group's step is priced: all its ranks' tokens,
   // which the target's MoE layers serve together (0 otherwise).

@@ -26,11 +26,6 @@ Utilization StepStats::on_step(const StepBatch& b, const PeakWork& work, double 
   return u;
 }
 
-bool StepStats::on_token_gap(TimeNs gap) {
-  itl_.add(gap);
-  return itl_bound_ns_ > 0 && gap > itl_bound_ns_;
-}
-
 void StepStats::on_transfer(double bytes, double ms) {
   ++transfers_;
   transfer_bytes_ += bytes;

@@ -25,8 +25,11 @@ class StepStats {
   // achieved utilization, counted in the histograms and totals.
   Utilization on_step(const StepBatch& b, const PeakWork& work, double tp, double step_s);
   // A request produced a token `gap` after its previous one: true when the
-  // gap is past the SLO's ITL bound.
-  bool on_token_gap(TimeNs gap);
+  // gap is past the SLO's ITL bound. Per token: inline.
+  bool on_token_gap(TimeNs gap) {
+    itl_.add(gap);
+    return itl_bound_ns_ > 0 && gap > itl_bound_ns_;
+  }
   // A KV transfer of `bytes` (all GPUs of the source) taking `ms` from the handoff.
   void on_transfer(double bytes, double ms);
 

@@ -210,3 +210,33 @@ TEST_CASE("an operator is the same as another only when every field is") {
   negative_zero.flops = -0.0;
   CHECK_FALSE(same_operator(zero, negative_zero));  // bit for bit: a memo never mixes them
 }
+
+TEST_CASE("a served step built from the caller's batch summary is the step built without it") {
+  // The simulator passes the summary it made (StepOptions::summary): the graph
+  // check and the padded batch's summary come from it, not from passes over
+  // the sequences. Decodes (padded), verifies (padded, checked by a pass),
+  // mixed batches (not padded) and a batch above the largest captured size.
+  const ModelArch m = read_model(json("llama-2-7b"), "/model");
+  const SoftwareStack vllm = gb_stack("vllm-like");
+  BatchShape mixed = gb_decode(27, 700);
+  mixed.seqs.push_back(SeqChunk{512, 0});
+  BatchShape verify;
+  verify.seqs.assign(27, SeqChunk{4, 700});
+  const BatchShape batches[] = {gb_decode(27, 700), gb_decode(1, 3), verify, mixed, gb_decode(600, 90)};
+  for (const BatchShape& b : batches) {
+    CAPTURE(b.seqs.size());
+    const BatchSummary summary = summarize_batch(b);
+    StepOptions with;
+    with.summary = &summary;
+    BatchShape s1, s2;
+    StepOperators o1, o2;
+    const BatchShape& r1 = build_served_step_into(m, Precision{}, ParallelLayout{}, b, StepOptions{}, vllm, s1, o1);
+    const BatchShape& r2 = build_served_step_into(m, Precision{}, ParallelLayout{}, b, with, vllm, s2, o2);
+    CHECK(r1.seqs.size() == r2.seqs.size());
+    CHECK(o1.padding_sequences == o2.padding_sequences);
+    CHECK(o1.sequences == o2.sequences);
+    REQUIRE(o1.ops.size() == o2.ops.size());
+    for (size_t i = 0; i < o1.ops.size(); ++i) CHECK(same_operator(o1.ops[i], o2.ops[i]));
+    CHECK(is_graph_decode_batch(b, &summary) == is_graph_decode_batch(b));
+  }
+}

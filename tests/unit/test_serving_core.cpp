@@ -186,6 +186,39 @@ TEST_CASE("serving core: gap histogram percentiles are within 1% of exact") {
   CHECK(s.max == doctest::Approx(exact.back()));
 }
 
+TEST_CASE("serving core: a gap histogram fed runs of equal gaps sums them as one by one") {
+  // A decode step's tokens share their gap: the histogram counts a run once
+  // and adds its values to the sums when it ends. The mean and the spread
+  // must be those of sums made sample by sample, in order, to the last bit.
+  GapHistogram h;
+  Rng r(9);
+  double sum = 0, sum_sq = 0;
+  int64_t n = 0, lo = 0, hi = 0;
+  for (int run = 0; run < 3000; ++run) {
+    const int64_t ns = static_cast<int64_t>(r.lognormal(std::log(2.5e7), 0.3));
+    const int64_t times = 1 + static_cast<int64_t>(r.uniform01() * 40);
+    for (int64_t i = 0; i < times; ++i) {
+      h.add(ns);
+      const double d = static_cast<double>(ns);
+      sum += d;
+      sum_sq += d * d;
+      lo = n == 0 ? ns : std::min(lo, ns);
+      hi = n == 0 ? ns : std::max(hi, ns);
+      ++n;
+    }
+    CHECK(h.count() == n);  // the run in progress included
+  }
+  const Summary s = h.summary_ms();
+  const double mean = sum / static_cast<double>(n);
+  CHECK(s.count == n);
+  CHECK(s.mean == mean * 1e-6);
+  CHECK(s.stddev == std::sqrt(std::max(0.0, sum_sq / static_cast<double>(n) - mean * mean)) * 1e-6);
+  CHECK(s.min == static_cast<double>(lo) * 1e-6);
+  CHECK(s.max == static_cast<double>(hi) * 1e-6);
+  h.add(hi + 1);  // a summary of a copy: the histogram goes on
+  CHECK(h.summary_ms().count == n + 1);
+}
+
 TEST_CASE("serving core: sort_values orders large lists as std::sort does") {
   // Above the bucket sort's threshold: latencies (one exponent range), values
   // of both signs over many exponents, and repeats; every bit as std::sort.

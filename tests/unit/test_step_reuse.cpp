@@ -167,3 +167,58 @@ TEST_CASE("a step whose options, layout or precision changed is built whole, not
     }
   }
 }
+
+namespace {
+
+// The attention decode core's flops and bytes added one sequence after
+// another, in batch order, as a step builder did before it summed plain
+// decodes from their counts (the formula of add_decode_core_term, one-token
+// decodes without a window, top-k or MLA).
+void sr_decode_sums_in_order(const ModelArch& m, const Precision& p, int tp, const BatchShape& b, double& flops,
+                             double& bytes) {
+  const ShardDims d = shard_dims(m, tp);
+  const double heads = d.heads, kv_heads = d.kv_heads, qk = static_cast<double>(m.head_dim), v = qk;
+  flops = bytes = 0;
+  for (const SeqChunk& s : b.seqs) {
+    if (!(s.new_tokens == 1 && s.cached_tokens > 0)) continue;
+    const double keys = static_cast<double>(s.cached_tokens) + 1.0;
+    flops += 1.0 * heads * keys * 2.0 * (qk + v);
+    bytes += keys * kv_heads * (qk + v) * dtype_bytes(p.kv_cache) + 2.0 * 1.0 * heads * qk * dtype_bytes(p.activations);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("plain decodes' attention sums made from their counts are the in-order sums, bit for bit") {
+  // Exact whole numbers (and sixteenths of a byte) under 2^36 add in any
+  // order to the same double; past that bound (caches of 2^37 tokens) the
+  // builder adds them one by one. KV in bf16, fp8, int4 (0.5 bytes) and
+  // nvfp4 (0.5625); serving-like walks of mixed batches.
+  const ModelArch m = read_model(json("llama-2-7b"), "/model");
+  Dtype kv_types[] = {Dtype::BF16, Dtype::FP8, Dtype::INT4, Dtype::NVFP4};
+  int64_t checked = 0;
+  for (Dtype kv : kv_types) {
+    for (int tp : {1, 2}) {
+      Precision p;
+      p.kv_cache = kv;
+      ParallelLayout layout;
+      layout.tp = tp;
+      std::vector<BatchShape> batches = sr_batches(11 + static_cast<uint64_t>(tp), 200);
+      BatchShape huge;
+      for (int64_t i = 0; i < 5; ++i) huge.seqs.push_back(SeqChunk{1, (int64_t{1} << 37) + 977 * i});
+      batches.push_back(huge);
+      for (const BatchShape& b : batches) {
+        double flops = 0, bytes = 0;
+        sr_decode_sums_in_order(m, p, tp, b, flops, bytes);
+        const StepOperators ops = build_forward_step(m, p, layout, b, StepOptions{});
+        for (const Operator& op : ops.ops) {
+          if (op.family != OpFamily::AttentionDecode) continue;
+          CHECK(sr_same_bits(op.flops, flops));
+          CHECK(sr_same_bits(op.bytes, bytes));
+          ++checked;
+        }
+      }
+    }
+  }
+  CHECK(checked > 1000);
+}
