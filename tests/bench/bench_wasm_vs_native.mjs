@@ -1,6 +1,6 @@
 // wasm against native on the same scenarios (issue 41, point 3): each
 // scenario run by the native CLI (`sightline run FILE --format json`, its CPU
-// from /usr/bin/time, process start included) and by the wasm module under
+// from bash's `time`, process start included) and by the wasm module under
 // Node in this process (runScenario, or startCentralOnly/step/result for a
 // central-only run; its CPU from process.cpuUsage around the call, the
 // module's load left out), and the ratio wasm / native CPU. The two results'
@@ -43,9 +43,13 @@ scenarios.push({
 
 const dir = mkdtempSync(path.join(tmpdir(), 'sightline-wasm-bench-'));
 
+// bash's `time` prints the child's user and system CPU to the millisecond; GNU
+// time's %U %S print hundredths, which made a 1k run's native CPU 0.01 or 0.02 s
+// and its ratio a coin toss (docs/speed.md "wasm, second pass").
 function runNative(file, centralOnly) {
-  const args = ['-f', '%U %S', native, 'run', file, '--format', 'json', ...(centralOnly ? ['--central-only'] : [])];
-  const r = spawnSync('/usr/bin/time', args, { encoding: 'utf8', maxBuffer: 1 << 30 });
+  const args = ['-c', 'TIMEFORMAT="%3U %3S"; time "$0" "$@"', native, 'run', file, '--format', 'json',
+                ...(centralOnly ? ['--central-only'] : [])];
+  const r = spawnSync('bash', args, { encoding: 'utf8', maxBuffer: 1 << 30 });
   const lines = r.stderr.trim().split('\n');
   const [user, sys] = lines.at(-1).split(' ').map(Number);
   return { cpu_s: user + sys, envelope: JSON.parse(r.stdout) };
