@@ -51,12 +51,7 @@ json question(double qps, std::vector<int> tp, std::vector<int64_t> seqs) {
   q["target_qps"] = qps;
   q["tp"] = tp;
   q["max_num_seqs"] = seqs;
-  q["base"] = test::preset("scenarios", "I2.3");
-  q["base"]["model"] = "llama-3-70b";
-  q["base"]["hardware"] = {{"gpu", "h100-sxm"}, {"gpus_per_node", 8}, {"intra_node", "nvlink4-nvswitch"}};
-  q["base"]["serving"]["parallelism"] = {{"tp", 8}, {"pp", 1}};
-  q["base"]["serving"].erase("cluster");
-  q["base"]["serving"]["slo"] = {{"ttft_ms", 1000}, {"tpot_ms", 50}, {"attainment", 0.9}};
+  q["base"] = test::llama3_70b_h100_search_base();
   return q;
 }
 

@@ -24,12 +24,7 @@ json small_question() {
     "gpus": [{"gpu": "h100-sxm", "usd_per_hour": 3.0, "intra_node": "nvlink4-nvswitch", "inter_node": "ib-ndr"}],
     "tp": [4, 8], "max_num_seqs": [128], "chunked_prefill": [false, true], "replica_options": 2
   })");
-  q["base"] = test::preset("scenarios", "I2.3");
-  q["base"]["model"] = "llama-3-70b";
-  q["base"]["hardware"] = {{"gpu", "h100-sxm"}, {"gpus_per_node", 8}, {"intra_node", "nvlink4-nvswitch"}};
-  q["base"]["serving"]["parallelism"] = {{"tp", 8}, {"pp", 1}};
-  q["base"]["serving"].erase("cluster");
-  q["base"]["serving"]["slo"] = {{"ttft_ms", 1000}, {"tpot_ms", 50}, {"attainment", 0.9}};
+  q["base"] = test::llama3_70b_h100_search_base();
   return q;
 }
 

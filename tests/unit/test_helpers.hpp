@@ -19,6 +19,19 @@ inline json preset(const std::string& kind, const std::string& id) {
   return envelope(api::get_preset(kind, id)).at("result");
 }
 
+// The base scenario of the search tests: I2.3's Llama-3-70B chat workload on
+// one HGX H100 node at tp 8, with the canonical search's SLO (TTFT 1 s, TPOT
+// 50 ms, 90% jointly).
+inline json llama3_70b_h100_search_base() {
+  json base = preset("scenarios", "I2.3");
+  base["model"] = "llama-3-70b";
+  base["hardware"] = {{"gpu", "h100-sxm"}, {"gpus_per_node", 8}, {"intra_node", "nvlink4-nvswitch"}};
+  base["serving"]["parallelism"] = {{"tp", 8}, {"pp", 1}};
+  base["serving"].erase("cluster");
+  base["serving"]["slo"] = {{"ttft_ms", 1000}, {"tpot_ms", 50}, {"attainment", 0.9}};
+  return base;
+}
+
 inline json run(const json& scenario) { return envelope(api::run_scenario(scenario.dump())); }
 inline json validate(const json& scenario) { return envelope(api::validate_scenario(scenario.dump())); }
 
