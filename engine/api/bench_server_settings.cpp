@@ -92,10 +92,6 @@ std::string role_of_mode(const json& server) {
   return "mixed";
 }
 
-const char* role_name(serve::PoolRole r) {
-  return r == serve::PoolRole::Prefill ? "prefill" : r == serve::PoolRole::Decode ? "decode" : "mixed";
-}
-
 constexpr const char* kMakeItTheServers =
     "; the replay would price another deployment than the one measured: make the base scenario the server's";
 
@@ -123,8 +119,8 @@ void check_role(const Scenario& replay, const BenchRun& run, serve::PoolRole rol
     if (p.role == role) mine.push_back(&p);
   if (mine.empty())
     refuse(error_code::kConstraint, run.file, first.at,
-           std::string("the file reports a ") + role_name(role) + " server, but the base scenario has no " +
-               (role == serve::PoolRole::Mixed ? "pool that serves whole requests" : std::string(role_name(role)) + " pool") +
+           std::string("the file reports a ") + serve::to_string(role) + " server, but the base scenario has no " +
+               (role == serve::PoolRole::Mixed ? "pool that serves whole requests" : std::string(serve::to_string(role)) + " pool") +
                " (/serving/cluster/pools)" + kMakeItTheServers);
   if (std::any_of(servers.begin(), servers.end(), [](const BenchServer* s) { return s->dp_attention; })) return;
   int64_t replicas = 0, server_replicas = 0;
@@ -132,20 +128,20 @@ void check_role(const Scenario& replay, const BenchRun& run, serve::PoolRole rol
     replicas += p->replicas;
     if (p->layout.tp != first.tp)
       contradicts(run, first, "tp_size", "tp_size " + std::to_string(first.tp),
-                  "runs tp " + std::to_string(p->layout.tp) + " in its " + role_name(role) + " pool");
+                  "runs tp " + std::to_string(p->layout.tp) + " in its " + serve::to_string(role) + " pool");
     if (p->layout.pp != first.pp)
       contradicts(run, first, "pp_size", "pp_size " + std::to_string(first.pp),
-                  "runs pp " + std::to_string(p->layout.pp) + " in its " + role_name(role) + " pool");
+                  "runs pp " + std::to_string(p->layout.pp) + " in its " + serve::to_string(role) + " pool");
     if (replay.model.is_moe() && p->layout.ep != first.ep)
       contradicts(run, first, "ep_size", "ep_size " + std::to_string(first.ep),
-                  "runs ep " + std::to_string(p->layout.ep) + " in its " + role_name(role) + " pool");
+                  "runs ep " + std::to_string(p->layout.ep) + " in its " + serve::to_string(role) + " pool");
   }
   for (const BenchServer* s : servers) server_replicas += s->dp;
   if (replicas != server_replicas)
     contradicts(run, first, "dp_size",
                 std::to_string(server_replicas) + " replica" + (server_replicas == 1 ? "" : "s") + " (dp_size over " +
                     std::to_string(servers.size()) + " server" + (servers.size() == 1 ? "" : "s") + ")",
-                "has " + std::to_string(replicas) + " " + role_name(role) + " replica" + (replicas == 1 ? "" : "s"));
+                "has " + std::to_string(replicas) + " " + serve::to_string(role) + " replica" + (replicas == 1 ? "" : "s"));
 }
 
 }  // namespace
@@ -203,7 +199,7 @@ void check_server_deployment(const Scenario& replay, const BenchRun& run) {
   for (const auto& p : replay.serving->simulation->cluster.pools)
     if (!by_role.count(p.role))
       refuse(error_code::kConstraint, run.file, run.servers.front().at,
-             std::string("the base scenario has a ") + role_name(p.role) + " pool ('" + p.name +
+             std::string("the base scenario has a ") + serve::to_string(p.role) + " pool ('" + p.name +
                  "'), but the file reports no server of that role" + kMakeItTheServers);
 }
 

@@ -148,14 +148,10 @@ const BatchShape& build_served_step_into(const ModelArch& m, const Precision& p,
   if (!options.summary) {
     build_forward_step_into(m, p, layout, scratch, options, out);
   } else {
-    // The dummies added to the caller's summary (summarize_batch's counts:
-    // each has the batch's new tokens, 1 to 16, over a one-token cache).
+    // The caller's summary, and the dummies pad_with_dummies appended,
+    // counted by the summary's own rule (BatchSummary::add).
     BatchSummary padded = *options.summary;
-    const int64_t q = batch.seqs.front().new_tokens;
-    padded.tokens += padding * q;
-    padded.sequences += padding;
-    (q == 1 ? padded.decodes : padded.prefills) += padding;
-    if (q == 1) padded.decode_keys += 2 * padding;  // each: one cached token and its new one
+    for (size_t i = batch.seqs.size(); i < scratch.seqs.size(); ++i) padded.add(scratch.seqs[i]);
     StepOptions with_dummies = options;
     with_dummies.summary = &padded;
     build_forward_step_into(m, p, layout, scratch, with_dummies, out);

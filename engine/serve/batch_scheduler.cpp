@@ -238,8 +238,9 @@ bool IterationScheduler::form(Replica& r, ModelEngine& e, StepBatch& b) {
   std::vector<int32_t>& waiting = waiting_;
   // Prefill first, not chunked: the running set is offered after the queue,
   // and walked where it is (offer_running), not split first.
-  const bool waiting_last = prio == Priority::DecodeFirst || (prio == Priority::PrefillFirst && !chunked);
-  if (!(prio == Priority::PrefillFirst && !chunked)) split_running(e, 0);
+  const bool running_walked_in_place = prio == Priority::PrefillFirst && !chunked;
+  const bool waiting_last = prio == Priority::DecodeFirst || running_walked_in_place;
+  if (!running_walked_in_place) split_running(e, 0);
   // Admission stops at the first prompt that cannot start, so at most seats + 1
   // queued prompts matter: the queue's head, or under LoRA the first ones whose
   // adapter can join (waiting_candidates).
