@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { browserSuite, newPage, waitDone, siteDir, repoDir } from './harness.mjs';
+import { browserSuite, newPage, waitDone, searchPage, siteDir, repoDir } from './harness.mjs';
 
 const suite = browserSuite();
 const load = (file) => import(pathToFileURL(path.join(siteDir, file)).href);
@@ -139,14 +139,8 @@ test('every field is defined once: FIELDS, the layout and the schema agree with 
 test('the Search question\'s SLO fields, which edit the base scenario\'s serving.slo, show the schema\'s words', async (t) => {
   const registries = JSON.parse(fs.readFileSync(path.join(siteDir, 'registries.json'), 'utf8'));
   const schema = new Map(registries.parameters.map((p) => [p.pointer, p]));
-  const page = await newPage(suite.browser);
-  await page.goto(suite.server.url);
-  await waitDone(page);
-  if (await page.isHidden('#mode-search')) {
-    t.skip('this wasm module has no deployment search');
-    await page.close();
-    return;
-  }
+  const page = await searchPage(t, suite);
+  if (!page) return;
   await page.click('#mode-search');
   await page.waitForFunction(() => {
     const label = document.querySelector('label[for="q-ttft"]');

@@ -194,6 +194,22 @@ export async function viewMetrics(page, viewId, prefix) {
 }
 
 /**
+ * A page of `suite` on the default scenario, ready for the Search tab, or null (the
+ * test skipped) when this wasm module has no deployment search.
+ */
+export async function searchPage(t, suite) {
+  const page = await newPage(suite.browser);
+  await page.goto(suite.server.url);
+  await waitDone(page);
+  if (await page.isHidden('#mode-search')) {
+    t.skip('this wasm module has no deployment search (api::search_plan / search_rank are not in wasm/bindings.cpp)');
+    await page.close();
+    return null;
+  }
+  return page;
+}
+
+/**
  * The usual set-up of a page test file: checks the build, starts the server and
  * the browser before the tests and stops them after. Returns an object whose
  * `server` and `browser` are set once the tests run.

@@ -10,24 +10,11 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
-import { browserSuite, newPage, waitDone, siteDir, repoDir, cliPath, cliPresets, scenarioPreset, PAGE_GUARD_MS } from './harness.mjs';
+import { browserSuite, newPage, waitDone, searchPage, siteDir, repoDir, cliPath, cliPresets, scenarioPreset, PAGE_GUARD_MS } from './harness.mjs';
 
 const suite = browserSuite();
 const load = (file) => import(pathToFileURL(path.join(siteDir, file)).href);
 
-// A page on the default scenario with the Search tab, or null (the test skipped) when
-// this wasm module has no deployment search.
-async function searchPage(t) {
-  const page = await newPage(suite.browser);
-  await page.goto(suite.server.url);
-  await waitDone(page);
-  if (await page.isHidden('#mode-search')) {
-    t.skip('this wasm module has no deployment search (api::search_plan / search_rank are not in wasm/bindings.cpp)');
-    await page.close();
-    return null;
-  }
-  return page;
-}
 
 test('a search question survives its share link; damaged links say why; scenario links ignore it', async () => {
   const share = await load('share.js');
@@ -267,7 +254,7 @@ async function searchOutcome(page) {
 }
 
 test('the canonical question (P90) on the page: estimate first, the CLI\'s answer in words, Pareto chart, a clicked point opens, launch commands, the link', async (t) => {
-  const page = await searchPage(t);
+  const page = await searchPage(t, suite);
   if (!page) return;
   await askCanonicalQuestion(page);
   // The scenario form steps aside: the search has its own.
@@ -386,7 +373,7 @@ test('the canonical question (P90) on the page: estimate first, the CLI\'s answe
 });
 
 test('the budget question on the page: the best deployment within a GPU budget, its highest rate within the SLO, as the CLI answers it', async (t) => {
-  const page = await searchPage(t);
+  const page = await searchPage(t, suite);
   if (!page) return;
   // A small question (one A100 running Llama-2-7B, short requests: one candidate, a capacity search of a few seconds).
   await page.click('#mode-search');
@@ -521,7 +508,7 @@ test('the budget question on the page: the best deployment within a GPU budget, 
 });
 
 test('the ranking\'s interval runs are sliced runs on the pool: they show progress and a cancel stops them', async (t) => {
-  const page = await searchPage(t);
+  const page = await searchPage(t, suite);
   if (!page) return;
   // Two A100 candidates of Llama-2-7B, each run long enough (3,000 requests) that the interval runs
   // at the low and high cost bounds take seconds in a browser.
@@ -614,7 +601,7 @@ async function recordSearchWork(page) {
 // point is held against the work then left. The page's own figures (the time left it showed, the
 // time it then took on a shared machine) are printed beside, not judged.
 test('the time left after the first 10% of the runs is within 2x of the work the search then still did', async (t) => {
-  const page = await searchPage(t);
+  const page = await searchPage(t, suite);
   if (!page) return;
   await askNinetySixDeployments(page);
   await recordSearchWork(page);
