@@ -110,6 +110,54 @@ for (const [what, runFile, base, at, message] of contradictions) {
   });
 }
 
+// Settings that act only with several GPUs or replicas: the one-server file changed to tp 2 or dp 2.
+function changedTwice(name, edits) {
+  let t = text;
+  for (const [from, to] of edits) { assert.ok(t.includes(from), from); t = t.replace(from, to); }
+  return write(name, t);
+}
+const twoGpus = (serving) => ({ ...aggBase('sglang-overlap-like', serving), hardware: { gpu: 'h100-sxm', gpus_per_node: 2, intra_node: 'nvlink4-nvswitch' } });
+const tp2 = { parallelism: { tp: 2, pp: 1 } };
+const dp2 = { parallelism: undefined, cluster: { pools: [{ name: 'm', replicas: 2, tp: 1 }] } };
+const several = [
+  ['tp 2, custom all-reduce off', changedTwice('tp2-nccl.jsonl', [['"tp_size": 1,', '"tp_size": 2,'], ['"disable_custom_all_reduce": false', '"disable_custom_all_reduce": true']]), twoGpus(tp2),
+    '/server_info/disable_custom_all_reduce', /ran without its custom all-reduce, but the base scenario's software stack 'sglang-overlap-like' .* runs with one/],
+  ['dp 2, shortest_queue', changedTwice('dp2-shortest.jsonl', [['"dp_size": 1,', '"dp_size": 2,'], ['"load_balance_method": "round_robin"', '"load_balance_method": "shortest_queue"']]), twoGpus(dp2),
+    '/server_info/load_balance_method', /ran its 2 replicas with load_balance_method 'shortest_queue', but the base scenario routes with 'round_robin'/],
+  ['dp 2, minimum_tokens', changedTwice('dp2-tokens.jsonl', [['"dp_size": 1,', '"dp_size": 2,'], ['"load_balance_method": "round_robin"', '"load_balance_method": "minimum_tokens"']]), twoGpus({ ...dp2, cluster: { ...dp2.cluster, router: 'least_kv_load' } }),
+    '/server_info/load_balance_method', /'minimum_tokens', but the base scenario routes with 'least_kv_load'/],
+];
+for (const [what, runFile, base, at, message] of several) {
+  test(`rule: SGLang server_info against the base: ${what} -> refused at '${at}'`, () => {
+    const r = cli(['fit', runFile, '--base', write(`base-${path.basename(runFile, '.jsonl')}.json`, base), '--holdout-every', '0']);
+    refusedAt(r, 'constraint_violation', at, message);
+  });
+}
+
+test('rule: SGLang server_info: tp 2 with its custom all-reduce, and dp 2 round robin, pass against a base that runs them', () => {
+  const tp = cli(['fit', changedTwice('tp2.jsonl', [['"tp_size": 1,', '"tp_size": 2,']]), '--base', write('base-tp2.json', twoGpus(tp2)), '--holdout-every', '0']);
+  assert.equal(tp.code, 0, tp.err);
+  const dp = cli(['fit', changedTwice('dp2.jsonl', [['"dp_size": 1,', '"dp_size": 2,']]), '--base', write('base-dp2.json', twoGpus(dp2)), '--holdout-every', '0']);
+  assert.equal(dp.code, 0, dp.err);
+});
+
+test('rule: SGLang server_info: enable_mixed_chunk true is replayed as decode_first', () => {
+  const r = cli(['fit', changed('mixed-chunk.jsonl', '"enable_mixed_chunk": false', '"enable_mixed_chunk": true'), '--import-only']);
+  assert.equal(r.code, 0, r.err);
+  const priority = JSON.parse(r.out)[0].server.replayed.find((x) => x.scenario === '/serving/scheduler/priority');
+  assert.deepEqual(priority, { scenario: '/serving/scheduler/priority', value: 'decode_first', source: '/server_info/enable_mixed_chunk' });
+});
+
+test('rule: SGLang server_info: two servers that ran a replayed setting differently are refused at the second', () => {
+  // The real PD file (tonyli, SOURCES.md), its decode server's page size changed.
+  const pdFile = path.join(path.dirname(file), 'tonyli_qwen25-3b_pd_gh200_a100.jsonl');
+  const pdText = readFileSync(pdFile, 'utf8');
+  const decodeAt = pdText.indexOf('"decode": [');
+  const edited = pdText.slice(0, decodeAt) + pdText.slice(decodeAt).replace('"page_size": 1,', '"page_size": 16,');
+  refusedAt(cli(['fit', write('pd-pages.jsonl', edited), '--import-only']), 'not_implemented', '/server_info/decode/0/page_size',
+    /the servers differ: 16 here, 1 at \/server_info\/prefill\/0\/page_size; the replay has one serving\.kv_cache\.block_size/);
+});
+
 test('rule: SGLang server_info: runs whose servers ran other kernels are not fitted together', () => {
   const other = changed('flashinfer.jsonl', '"attention_backend": "fa3"', '"attention_backend": "flashinfer"');
   const r = cli(['fit', file, other, '--base', write('agg-held.json', aggBase()), '--holdout-every', '0']);
