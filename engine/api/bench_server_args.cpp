@@ -4,9 +4,6 @@
 // few /get_server_info adds); the real files: tests/data/bench/SOURCES.md.
 #include "api/bench_server_args.hpp"
 
-#include <cstring>
-#include <iterator>
-
 namespace sightline::api::bench {
 
 namespace {
