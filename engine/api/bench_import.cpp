@@ -211,6 +211,12 @@ json BenchRun::to_json() const {
                       {"dp_attention", v.dp_attention}, {"weights", dtype(v.weights)}, {"kv_cache", dtype(v.kv_cache)}});
     j["server"]["deployment"] = list;
   }
+  if (!server_settings.empty()) {
+    json list = json::array();
+    for (const BenchSetting& b : server_settings)
+      list.push_back({{"scenario", "/serving/" + b.section + "/" + b.key}, {"value", b.value}, {"source", b.from}});
+    j["server"]["replayed"] = list;
+  }
   return j;
 }
 

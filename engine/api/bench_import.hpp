@@ -49,6 +49,28 @@ struct BenchServer {
   int64_t tp = 1, pp = 1, dp = 1, ep = 1;
   bool dp_attention = false;   // attention data parallel: its layout is not compared
   std::optional<Dtype> weights, kv_cache;  // as the server was told (none: chosen from the checkpoint)
+  std::optional<Dtype> activations;        // `dtype` (none: "auto", the checkpoint's)
+  std::string load_balance;                // load_balance_method, across dp_size replicas
+  // What the server says of the engine's host side, compared with the base
+  // scenario's software stack (none: not stated).
+  std::optional<bool> cuda_graphs, overlap, custom_all_reduce;
+  std::vector<int64_t> graph_batch_sizes;  // cuda_graph_bs (empty: not stated)
+  int64_t graph_max_bs = 0;                // cuda_graph_max_bs (0: not stated)
+};
+
+// A server setting the replay writes into the base scenario,
+// serving.<section>.<key> = value, read at `from` in the file.
+struct BenchSetting {
+  std::string section, key;
+  json value;
+  std::string from;
+};
+
+// A kernel, compile or host-code choice a server states at `at` (its value as
+// JSON writes it): the calibration's factors measure it, so the runs of one
+// fit must state one value per server role.
+struct HeldSetting {
+  std::string role, key, value, at;
 };
 
 struct BenchRun {
@@ -77,8 +99,11 @@ struct BenchRun {
   // The server's max_num_seqs when the file records it (a vLLM sweep's
   // summary), replayed as serving.scheduler.max_num_seqs; 0: the base's.
   int64_t server_max_num_seqs = 0;
-  // The servers the file reports (SGLang's server_info; none for other tools).
+  // The servers the file reports (SGLang's server_info; none for other tools),
+  // the settings of theirs the replay writes and those a fit holds equal.
   std::vector<BenchServer> servers;
+  std::vector<BenchSetting> server_settings;
+  std::vector<HeldSetting> held_settings;
   int64_t requests = 0;  // completed requests (in the measured phase)
   // Requests a fit's replay of the run makes (0: every completed request; the
   // fit sets fewer when its work budget cannot pay for them, api/calibration_fit_replay).

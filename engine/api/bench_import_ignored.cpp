@@ -1,7 +1,8 @@
 // Each format's list of keys that do not change what its reader's figures mean,
 // each with why (api/bench_import_keys.hpp says how a path is matched). Every
 // key of a file is read, on its format's list, or refused at its place in the
-// file. Kept in docs/calibrate-from-benchmarks.md ("Keys not read").
+// file. Kept in docs/calibrate-from-benchmarks.md ("Keys not read"). SGLang's
+// server_info is read argument by argument (api/bench_server_args.hpp).
 #include <iterator>
 #include <map>
 
@@ -56,9 +57,6 @@ constexpr IgnoredKey kServingKeys[] = {
     {"itls", "per-request inter-token latencies (--save-detailed); their mean is read"},
     {"generated_texts", "the outputs' text"},
     {"errors", "the failed requests' messages; their count is read"},
-    {"server_info",
-     "the server's settings as SGLang reports them, but for its deployment, read apart and compared with the base "
-     "scenario's (api/bench_server_settings.cpp); the others are not compared (a note says so)"},
 };
 
 // GuideLLM reports, 0.2 and 0.5: the paths below the document.

@@ -121,7 +121,8 @@ RequestCounts guidellm_counts(const Fields& f, const std::string& file) {
 // completes every request it sends. A closed loop has at most one per client in
 // flight at any time and its steady state is what its figures measure: read,
 // with a note. An open-loop run (a rate, a burst) with requests cut in flight
-// is refused at the count. Requests GuideLLM created and cancelled before they
+// is refused at the count (why it is not replayed instead: docs/calibrate-from-
+// benchmarks.md, "GuideLLM requests by status"). Requests GuideLLM created and cancelled before they
 // were sent (scheduler_state.cancelled_requests beyond those in flight, 0.5)
 // never reached the server: a note. nirjhar17/guidellm-pd-disaggregation@a7096e55:
 // reports-v2/poisson5-benchmarks.json: 618 created, 337 successful, 281

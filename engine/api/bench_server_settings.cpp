@@ -6,7 +6,10 @@
 #include <map>
 
 #include "api/bench_import_fields.hpp"
+#include "api/bench_server_args.hpp"
+#include "comm/allreduce_policy.hpp"
 #include "core/error.hpp"
+#include "perf/graph_buckets.hpp"
 #include "scenario/scenario.hpp"
 #include "scenario/simulation_spec.hpp"
 
@@ -38,6 +41,15 @@ const std::map<std::string, Dtype>& kv_formats() {
   return m;
 }
 
+// SGLang's --dtype values that fix the activations' format ("auto": the checkpoint's).
+const std::map<std::string, Dtype>& compute_formats() {
+  static const std::map<std::string, Dtype> m = {
+      {"bfloat16", Dtype::BF16}, {"bf16", Dtype::BF16}, {"float16", Dtype::FP16}, {"half", Dtype::FP16},
+      {"fp16", Dtype::FP16},     {"float32", Dtype::FP32}, {"float", Dtype::FP32},
+  };
+  return m;
+}
+
 std::optional<Dtype> format_of(const std::map<std::string, Dtype>& formats, const std::string& value,
                                const std::string& what, const std::string& at, BenchRun& run) {
   if (value.empty() || value == "auto") return std::nullopt;
@@ -48,10 +60,105 @@ std::optional<Dtype> format_of(const std::map<std::string, Dtype>& formats, cons
   return std::nullopt;
 }
 
+// Whether `value` (as JSON writes it) is one of `accepted` ("false|0", ...).
+bool accepted_value(const char* accepted, const json& value) {
+  const std::string v = value.dump();
+  const char* start = accepted;
+  for (const char* c = accepted;; ++c) {
+    if (*c != '|' && *c != '\0') continue;
+    if (v.size() == static_cast<size_t>(c - start) && v.compare(0, v.size(), start, v.size()) == 0) return true;
+    if (*c == '\0') return false;
+    start = c + 1;
+  }
+}
+
+// Every argument of one server against the table (api/bench_server_args.hpp):
+// each it knows is marked read, a changed AtDefault one refused at its key, a
+// Held one recorded; one it does not know stays unread, so the file's key
+// check refuses it at its place.
+void walk_server_args(const json& object, const std::string& at, const std::string& role, bool held, BenchRun& run) {
+  for (const auto& [key, value] : object.items()) {
+    const ServerArg* a = server_arg(key);
+    if (!a) continue;
+    const std::string here = pointer_append(at, key);
+    if (a->use == ServerArgUse::AtDefault && !value.is_null() && !accepted_value(a->accepted, value))
+      refuse(error_code::kNotImplemented, run.file, here,
+             "the " + role + " server ran with " + key + " " + printable(value.dump(), 60) + ": " + a->why + " (" +
+                 a->accepted + "); such a run is not replayed");
+    if (held && a->use == ServerArgUse::Held) run.held_settings.push_back({role, key, value.dump(), here});
+    run.used.push_back(here);
+  }
+}
+
+// serving.<section>.<key> = value for the replay; two servers that disagree
+// on a setting the replay has once are refused at the second.
+void replay_setting(BenchRun& run, const char* section, const char* key, json value, const std::string& from) {
+  for (const BenchSetting& b : run.server_settings)
+    if (b.section == section && b.key == key) {
+      if (b.value != value)
+        refuse(error_code::kNotImplemented, run.file, from,
+               "the servers differ: " + printable(value.dump(), 40) + " here, " + printable(b.value.dump(), 40) + " at " +
+                   b.from + "; the replay has one serving." + section + "." + key);
+      return;
+    }
+  run.server_settings.push_back({section, key, std::move(value), from});
+}
+
+// The settings of one server the replay writes (api/bench_server_args.cpp
+// names each one's scenario key). A prefill server's scheduler and radix
+// cache are what prompts meet; a decode server runs no prompt, so only the
+// KV layout and memory are read from it. SGLang's prefill batch takes at most
+// max_prefill_tokens new tokens and, with chunking on (chunked_prefill_size >
+// 0), at most chunked_prefill_size (scheduler PrefillAdder): the replay's
+// token budget per step. Without enable_mixed_chunk a prefill batch runs
+// alone and the decodes wait (prefill_first); with it the decodes run in the
+// prefill's step (decode_first).
+void read_replayed(const Fields& f, const std::string& role, BenchRun& run) {
+  const bool prompts = role != "decode";
+  if (prompts && f.has("disable_radix_cache"))
+    replay_setting(run, "kv_cache", "prefix_caching", !f.flag("disable_radix_cache"), f.at("disable_radix_cache"));
+  const auto chunk = f.maybe_integer("chunked_prefill_size", -1, 1 << 24);
+  const auto prefill = f.maybe_integer("max_prefill_tokens", 1, 1 << 24);
+  const bool chunking = chunk && *chunk > 0;
+  if (prompts && (chunking || prefill)) {
+    const bool by_chunk = chunking && (!prefill || *chunk <= *prefill);
+    replay_setting(run, "scheduler", "max_num_batched_tokens", by_chunk ? *chunk : *prefill,
+                   f.at(by_chunk ? "chunked_prefill_size" : "max_prefill_tokens"));
+  }
+  if (role == "mixed" && f.has("enable_mixed_chunk"))
+    replay_setting(run, "scheduler", "priority", f.flag("enable_mixed_chunk") ? "decode_first" : "prefill_first",
+                   f.at("enable_mixed_chunk"));
+  if (const auto page = f.maybe_integer("page_size", 1, 4096)) replay_setting(run, "kv_cache", "block_size", *page, f.at("page_size"));
+  if (const auto len = f.maybe_integer("context_length", 2, 1 << 30)) replay_setting(run, "kv_cache", "max_model_len", *len, f.at("context_length"));
+  if (const auto mem = f.maybe("mem_fraction_static", 0.05, 1.0))
+    replay_setting(run, "kv_cache", "gpu_memory_utilization", *mem, f.at("mem_fraction_static"));
+}
+
+// What the server says of CUDA graphs, its overlap scheduler and its custom all-reduce.
+void read_stack_flags(const Fields& f, BenchServer& s, BenchRun& run) {
+  auto negated = [&](const char* key) { return f.has(key) ? std::optional<bool>(!f.flag(key)) : std::nullopt; };
+  s.cuda_graphs = negated("disable_cuda_graph");
+  s.overlap = negated("disable_overlap_schedule");
+  s.custom_all_reduce = negated("disable_custom_all_reduce");
+  s.graph_max_bs = f.maybe_integer("cuda_graph_max_bs", 1, 1 << 20).value_or(0);
+  if (const json* sizes = f.array("cuda_graph_bs"))
+    for (size_t i = 0; i < sizes->size(); ++i) {
+      const json& v = (*sizes)[i];
+      if (!v.is_number_integer() || v.get<int64_t>() < 1 || v.get<int64_t>() > (1 << 20))
+        refuse(error_code::kType, run.file, pointer_append(f.at("cuda_graph_bs"), i),
+               "a captured batch size must be a whole number in [1, 1048576], got " + printable(v.dump(), 40));
+      s.graph_batch_sizes.push_back(v.get<int64_t>());
+    }
+}
+
 // One server's arguments (an object holding tp_size and the rest of ServerArgs).
-BenchServer read_server(const json& object, const std::string& at, const std::string& role, BenchRun& run,
+// `own`: a server of the deployment (not a router's copy of one), whose
+// settings the replay writes and a fit holds.
+BenchServer read_server(const json& object, const std::string& at, const std::string& role, bool own, BenchRun& run,
                         std::vector<std::optional<int64_t>>& batch_limits) {
   const Fields f(object, run.file, at, nullptr);
+  walk_server_args(object, at, role, own, run);
+  if (own) read_replayed(f, role, run);
   if (const std::string spec = f.text("speculative_algorithm"); !spec.empty())
     refuse(error_code::kNotImplemented, run.file, f.at("speculative_algorithm"),
            "the server decoded speculatively ('" + printable(spec, 40) +
@@ -66,6 +173,9 @@ BenchServer read_server(const json& object, const std::string& at, const std::st
   s.dp_attention = f.flag("enable_dp_attention");
   s.weights = format_of(weight_formats(), f.text("quantization"), "quantization", at, run);
   s.kv_cache = format_of(kv_formats(), f.text("kv_cache_dtype"), "kv_cache_dtype", at, run);
+  s.activations = format_of(compute_formats(), f.text("dtype"), "dtype", at, run);
+  s.load_balance = f.text("load_balance_method");
+  read_stack_flags(f, s, run);
   batch_limits.push_back(f.maybe_integer("max_running_requests", 1, 1 << 24));
   if (s.dp_attention)
     run.notes.push_back("server_info " + at + ": attention data parallel (dp_size " + std::to_string(s.dp) +
@@ -95,19 +205,23 @@ std::string role_of_mode(const json& server) {
 constexpr const char* kMakeItTheServers =
     "; the replay would price another deployment than the one measured: make the base scenario the server's";
 
+// `base` follows "the base scenario" ("'s software stack ..." or " runs tp 2 ...").
 [[noreturn]] void contradicts(const BenchRun& run, const BenchServer& s, const std::string& key, const std::string& said,
                               const std::string& base) {
   refuse(error_code::kConstraint, run.file, pointer_append(s.at, key),
-         "the " + s.role + " server ran " + said + ", but the base scenario " + base + kMakeItTheServers);
+         "the " + s.role + " server ran " + said + ", but the base scenario" + base + kMakeItTheServers);
 }
 
 void check_precision(const Scenario& replay, const BenchRun& run, const BenchServer& s) {
+  if (s.activations && *s.activations != replay.precision.activations)
+    contradicts(run, s, "dtype", "in " + dtype_name(*s.activations),
+                " computes in " + dtype_name(replay.precision.activations) + " (/precision/activations)");
   if (s.weights && *s.weights != replay.precision.weights)
     contradicts(run, s, "quantization", "with " + dtype_name(*s.weights) + " weights",
-                "has " + dtype_name(replay.precision.weights) + " weights (/precision/weights)");
+                " has " + dtype_name(replay.precision.weights) + " weights (/precision/weights)");
   if (s.kv_cache && *s.kv_cache != replay.precision.kv_cache)
     contradicts(run, s, "kv_cache_dtype", "with its KV cache in " + dtype_name(*s.kv_cache),
-                "keeps it in " + dtype_name(replay.precision.kv_cache) + " (/precision/kv_cache)");
+                " keeps it in " + dtype_name(replay.precision.kv_cache) + " (/precision/kv_cache)");
 }
 
 // The servers of one role against the base's pools of that role.
@@ -128,20 +242,114 @@ void check_role(const Scenario& replay, const BenchRun& run, serve::PoolRole rol
     replicas += p->replicas;
     if (p->layout.tp != first.tp)
       contradicts(run, first, "tp_size", "tp_size " + std::to_string(first.tp),
-                  "runs tp " + std::to_string(p->layout.tp) + " in its " + serve::to_string(role) + " pool");
+                  " runs tp " + std::to_string(p->layout.tp) + " in its " + serve::to_string(role) + " pool");
     if (p->layout.pp != first.pp)
       contradicts(run, first, "pp_size", "pp_size " + std::to_string(first.pp),
-                  "runs pp " + std::to_string(p->layout.pp) + " in its " + serve::to_string(role) + " pool");
+                  " runs pp " + std::to_string(p->layout.pp) + " in its " + serve::to_string(role) + " pool");
     if (replay.model.is_moe() && p->layout.ep != first.ep)
       contradicts(run, first, "ep_size", "ep_size " + std::to_string(first.ep),
-                  "runs ep " + std::to_string(p->layout.ep) + " in its " + serve::to_string(role) + " pool");
+                  " runs ep " + std::to_string(p->layout.ep) + " in its " + serve::to_string(role) + " pool");
   }
   for (const BenchServer* s : servers) server_replicas += s->dp;
   if (replicas != server_replicas)
     contradicts(run, first, "dp_size",
                 std::to_string(server_replicas) + " replica" + (server_replicas == 1 ? "" : "s") + " (dp_size over " +
                     std::to_string(servers.size()) + " server" + (servers.size() == 1 ? "" : "s") + ")",
-                "has " + std::to_string(replicas) + " " + serve::to_string(role) + " replica" + (replicas == 1 ? "" : "s"));
+                " has " + std::to_string(replicas) + " " + serve::to_string(role) + " replica" + (replicas == 1 ? "" : "s"));
+}
+
+// The most requests the run can have had in flight at once: its clients'
+// cap, else every request it sent.
+int64_t in_flight_bound(const BenchRun& run) {
+  if (run.load == "closed_loop" && run.concurrency > 0) return run.concurrency;
+  if (run.max_concurrency > 0) return run.max_concurrency;
+  return std::max<int64_t>(1, run.requests);
+}
+
+// max_running_requests null: SGLang sizes its batch limit from its KV pool,
+// min(max(pool tokens / context length x 512, 2048), 4096) requests
+// (ModelRunner.init_memory_pool). A run with at most 2048 requests in flight
+// met no such limit, nor does its replay at max_num_seqs = that count (the
+// least a limit that never binds reserves); a larger run may have met either.
+constexpr int64_t kSglangLeastBatchLimit = 2048;
+void replay_unstated_limit(BenchRun& run, const std::string& at) {
+  const int64_t most = in_flight_bound(run);
+  if (most > kSglangLeastBatchLimit)
+    refuse(error_code::kNotImplemented, run.file, at,
+           "max_running_requests is null: SGLang sized its batch limit from its KV pool (2048 to 4096 requests), and "
+           "this run could have " + std::to_string(most) + " requests in flight, so which limit bound it is not known; "
+           "such a run is not replayed (one from a server started with --max-running-requests is)");
+  run.server_max_num_seqs = most;
+  run.notes.push_back("max_running_requests null: SGLang's own limit (at least 2048 requests) never bound a run with at most " +
+                      std::to_string(most) + " requests in flight; the replay runs with max_num_seqs " + std::to_string(most));
+}
+
+// The base's stack against what a server says of its host side.
+void check_graphs(const Scenario& replay, const BenchRun& run, const BenchServer& s);
+
+void check_stack(const Scenario& replay, const BenchRun& run, const BenchServer& s) {
+  const SoftwareStack& stack = replay.cost_model.software_stack;
+  const std::string named = "'s software stack '" + stack.id + "' (/cost_model/software_stack)";
+  auto on_off = [](bool on) { return on ? std::string("with") : std::string("without"); };
+  if (s.overlap && *s.overlap != stack.overlap_scheduler)
+    contradicts(run, s, "disable_overlap_schedule", on_off(*s.overlap) + " the overlap scheduler", named + " runs " + on_off(stack.overlap_scheduler) + " it");
+  if (s.custom_all_reduce && s.tp > 1) {
+    const auto& impls = stack.all_reduce.implementations;
+    const bool custom = std::any_of(impls.begin(), impls.end(), [](const auto& i) { return i.algorithm != AllReduceAlgorithm::Nccl; });
+    if (custom != *s.custom_all_reduce)
+      contradicts(run, s, "disable_custom_all_reduce", on_off(*s.custom_all_reduce) + " its custom all-reduce", named + " runs " + on_off(custom) + " one");
+  }
+  // SGLang captures graphs for decode batches: a prefill server runs none.
+  if (s.role == "prefill" || !s.cuda_graphs) return;
+  if (*s.cuda_graphs != (stack.cuda_graphs != "none"))
+    contradicts(run, s, "disable_cuda_graph", on_off(*s.cuda_graphs) + " CUDA graphs", named + " runs " + on_off(!*s.cuda_graphs) + " them");
+  if (*s.cuda_graphs) check_graphs(replay, run, s);
+}
+
+// Every decode batch the replay can run (up to its max_num_seqs and the run's
+// requests in flight) must replay the same captured size, or run eagerly, on
+// the server's list (cuda_graph_bs; without it, every size up to
+// cuda_graph_max_bs) as on the stack's.
+void check_graphs(const Scenario& replay, const BenchRun& run, const BenchServer& s) {
+  if (s.graph_batch_sizes.empty() && s.graph_max_bs == 0) return;
+  const GraphBuckets& stack = replay.cost_model.software_stack.graph_batch_sizes;
+  const int64_t most = std::min({replay.serving->simulation->scheduler.max_num_seqs, in_flight_bound(run), int64_t{1} << 20});
+  for (int64_t b = 1; b <= most; ++b) {
+    int64_t server = 0;
+    if (s.graph_batch_sizes.empty()) server = b <= s.graph_max_bs ? b : 0;
+    else
+      for (int64_t size : s.graph_batch_sizes)
+        if (size >= b && (server == 0 || size < server)) server = size;
+    const int64_t base = graph_bucket(stack, b);
+    const bool differs = s.graph_batch_sizes.empty() ? (server == 0) != (base == 0) : server != base;
+    if (!differs) continue;
+    auto as = [](int64_t g) { return g == 0 ? std::string("eagerly") : "as its graph of " + std::to_string(g); };
+    contradicts(run, s, s.graph_batch_sizes.empty() ? "cuda_graph_max_bs" : "cuda_graph_bs",
+                "a decode batch of " + std::to_string(b) + " " + as(server),
+                "'s software stack '" + replay.cost_model.software_stack.id + "' runs it " + as(base) +
+                    " (/cost_model/software_stack)");
+  }
+}
+
+// SGLang's DP controller spreads requests over dp_size replicas: round_robin,
+// or shortest_queue (the fewest requests in flight); the base's router must be that one.
+void check_router(const Scenario& replay, const BenchRun& run, const BenchServer& s) {
+  if (s.dp <= 1 || s.dp_attention || s.load_balance.empty()) return;
+  const serve::RouterKind router = replay.serving->simulation->cluster.router;
+  const bool same = (s.load_balance == "round_robin" && router == serve::RouterKind::RoundRobin) ||
+                    (s.load_balance == "shortest_queue" && router == serve::RouterKind::LeastOutstanding);
+  if (!same)
+    contradicts(run, s, "load_balance_method", "its " + std::to_string(s.dp) + " replicas with load_balance_method '" +
+                printable(s.load_balance, 30) + "'", " routes with '" + std::string(serve::to_string(router)) +
+                "' (/serving/cluster/router; round_robin and shortest_queue have the engine's round_robin and least_outstanding)");
+}
+
+// The base's scheduler must batch as SGLang does: continuously (a static batch is not SGLang's).
+void check_scheduler(const Scenario& replay, const BenchRun& run, const BenchServer& s) {
+  if (replay.serving->simulation->scheduler.policy == serve::SchedulerPolicy::Static)
+    refuse(error_code::kConstraint, run.file, s.at,
+           "the " + s.role + " server batches continuously, but the base scenario's scheduler is static (/serving/scheduler/policy)" +
+               kMakeItTheServers);
 }
 
 }  // namespace
@@ -159,22 +367,24 @@ void read_sglang_server_info(const Fields& run_fields, BenchRun& run) {
     const std::string at = pointer_append(info_at, role);
     if (!list->is_array()) refuse(error_code::kType, run.file, at, std::string("'") + role + "' must be a list of servers");
     for (size_t i = 0; i < list->size(); ++i)
-      run.servers.push_back(read_server((*list)[i], pointer_append(at, i), role, run, batch_limits));
+      run.servers.push_back(read_server((*list)[i], pointer_append(at, i), role, true, run, batch_limits));
     listed = true;
   }
   std::string at = info_at;
   if (const json* args = server_arguments(*info, at)) {
     // A router's own state when it lists servers (checked for speculation only), else the one server.
     std::vector<std::optional<int64_t>> unused;
-    const BenchServer s = read_server(*args, at, role_of_mode(*args), run, listed ? unused : batch_limits);
+    const BenchServer s = read_server(*args, at, role_of_mode(*args), !listed, run, listed ? unused : batch_limits);
     if (!listed) run.servers.push_back(s);
   }
   if (run.servers.empty()) {
     run.notes.push_back("server_info names no server arguments (tp_size): the deployment is not compared");
     return;
   }
-  run.notes.push_back("server_info: the deployment (parallelism, weight and KV formats) is compared with the base "
-                      "scenario's; the server's other settings (kernels, CUDA graphs, cache and scheduling policy) are not");
+  run.notes.push_back("server_info: the deployment (parallelism, formats, roles, router) and the software stack (CUDA "
+                      "graphs, overlap scheduler, custom all-reduce) are compared with the base scenario's; " +
+                      std::to_string(run.server_settings.size()) + " scheduler and KV settings are replayed; kernel "
+                      "choices are held equal over a fit's runs (docs/calibrate-from-benchmarks.md)");
   // The server's batch limit, replayed as max_num_seqs when every server states the same one.
   const bool stated = std::all_of(batch_limits.begin(), batch_limits.end(), [&](const auto& b) { return b && *b == *batch_limits[0]; });
   if (!batch_limits.empty() && stated) {
@@ -183,6 +393,8 @@ void read_sglang_server_info(const Fields& run_fields, BenchRun& run) {
                         "; the replay runs with it as max_num_seqs");
   } else if (std::any_of(batch_limits.begin(), batch_limits.end(), [](const auto& b) { return b.has_value(); })) {
     run.notes.push_back("the servers' max_running_requests differ: the base scenario's max_num_seqs is replayed");
+  } else {
+    replay_unstated_limit(run, pointer_append(run.servers.front().at, "max_running_requests"));
   }
 }
 
@@ -201,6 +413,30 @@ void check_server_deployment(const Scenario& replay, const BenchRun& run) {
       refuse(error_code::kConstraint, run.file, run.servers.front().at,
              std::string("the base scenario has a ") + serve::to_string(p.role) + " pool ('" + p.name +
                  "'), but the file reports no server of that role" + kMakeItTheServers);
+  // Then how each server ran: its host side, DP routing and batching.
+  for (const BenchServer& s : run.servers) {
+    check_stack(replay, run, s);
+    check_router(replay, run, s);
+    check_scheduler(replay, run, s);
+  }
+}
+
+}  // namespace sightline::api::bench
+
+namespace sightline::api::bench {
+
+void check_held_settings(const std::vector<BenchRun>& runs) {
+  std::map<std::pair<std::string, std::string>, std::pair<const BenchRun*, const HeldSetting*>> first;
+  for (const BenchRun& r : runs)
+    for (const HeldSetting& h : r.held_settings) {
+      const auto [it, fresh] = first.emplace(std::make_pair(h.role, h.key), std::make_pair(&r, &h));
+      if (fresh || it->second.second->value == h.value) continue;
+      const BenchRun& other = *it->second.first;
+      refuse(error_code::kConstraint, r.file, h.at,
+             "the " + h.role + " server ran " + h.key + " " + printable(h.value, 60) + ", but " + other.file + other.where +
+                 " ran it " + printable(it->second.second->value, 60) + " (at " + it->second.second->at +
+                 "): a kernel or compile choice, which the calibration's factors measure; fit the runs of each setting apart");
+    }
 }
 
 }  // namespace sightline::api::bench

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "api/bench_server_settings.hpp"
 #include "core/error.hpp"
 #include "core/least_squares.hpp"
 #include "perf/cluster_calibration.hpp"
@@ -498,6 +499,7 @@ json fitted_on(const FitBase& base, const std::vector<BenchRun>& runs) {
 json fit_cluster_calibration(const FitBase& base, const std::vector<BenchRun>& runs, const std::string& id,
                              const std::string& source, const FitOptions& options) {
   if (runs.empty()) fail(error_code::kMissingKey, "", "a fit needs at least one benchmark run");
+  bench::check_held_settings(runs);  // one kernel set per fit: its factors measure one
   // Every `holdout_every`-th run is held out of a first fit whose error on them is reported.
   std::vector<size_t> all, fit_set, held_out;
   const size_t every = static_cast<size_t>(std::max(0, options.holdout_every));

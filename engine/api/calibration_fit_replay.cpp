@@ -18,6 +18,13 @@ namespace sightline::api {
 
 namespace {
 
+// The scenario key a server setting is written at: the prefill token budget
+// is chunk_size under the chunked_prefill policy, max_num_batched_tokens otherwise.
+std::string replayed_key(const BenchSetting& b, const json& section) {
+  const bool chunked = section.contains("policy") && section["policy"] == "chunked_prefill";
+  return b.key == "max_num_batched_tokens" && chunked ? "chunk_size" : b.key;
+}
+
 // Where in the user's documents a replay error belongs: a workload path of
 // the replayed scenario came from the benchmark file (its key), anything else
 // from the base scenario the user wrote.
@@ -32,6 +39,12 @@ namespace {
   else if (under("/serving/workload/arrival")) source = run.load_source;
   else if (under("/serving/workload/num_requests")) source = run.requests_source;
   else if (under("/model") && !run.replay_model.empty()) source = "--model-of";
+  for (const BenchSetting& b : run.server_settings) {
+    const std::string at = "/serving/" + b.section + "/";
+    if (source.empty() && (under((at + b.key).c_str()) ||
+                           (b.key == "max_num_batched_tokens" && under((at + "chunk_size").c_str()))))
+      source = b.from;
+  }
   if (!source.empty())
     fail(code.c_str(), source,
          run.file + run.where + ": replaying this run on " + base.name + " failed at the value read from " + source + ": " +
@@ -84,6 +97,12 @@ json scenario_for_bench_run(const json& base, const BenchRun& run, const json& c
   if (run.server_max_num_seqs > 0) {
     if (!serving.contains("scheduler") || !serving["scheduler"].is_object()) serving["scheduler"] = json::object();
     serving["scheduler"]["max_num_seqs"] = run.server_max_num_seqs;
+  }
+  // The server's scheduler and KV settings (SGLang's server_info), as it ran them.
+  for (const BenchSetting& b : run.server_settings) {
+    json& section = serving[b.section];
+    if (!section.is_object()) section = json::object();
+    section[replayed_key(b, section)] = b.value;
   }
   serving.erase("steady_state");
   json& w = serving["workload"];

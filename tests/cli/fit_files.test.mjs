@@ -104,6 +104,16 @@ test('SGLang 2025 (request_rate Infinity, max_concurrency 8): a closed loop of 8
   near(r.measured.tpot_mean_ms.value, 13.691778573993847, 'tpot');
 });
 
+test('SGLang 2025, one server (its arguments at the top of server_info): a closed loop of 8', () => {
+  const [r] = importRuns(path.join(real, 'tonyli_qwen25-3b_agg_c8.jsonl'));
+  assert.deepEqual([r.format, r.load.kind, r.load.concurrency, r.requests.completed], ['sglang', 'closed_loop', 8, 50]);
+  near(r.lengths.prompt_tokens_mean, 3019 / 50, 'prompt');
+  near(r.lengths.output_tokens_mean, 1401 / 50, 'output');
+  near(r.measured.ttft_mean_ms.value, 115.28786353766918, 'ttft');
+  near(r.measured.tpot_mean_ms.value, 6.627540826841212, 'tpot');
+  // What the replay does with each server argument: tests/cli/fit_server_info.test.mjs.
+});
+
 test('GuideLLM 0.5: the strategy from benchmarks[i].config.strategy, the measured requests without warm-up', () => {
   const [r] = importRuns(path.join(real, 'korat_gpt-oss-20b_tp4_xpu.json'));
   assert.equal(r.format, 'guidellm');
@@ -555,6 +565,7 @@ function pdBase(pools, precision = undefined) {
     schema_version: 1, id: 'fit-pd-base', seed: 7, model: 'llama-2-7b',
     hardware: { gpu: 'h100-sxm', gpus_per_node: gpus, ...(gpus > 1 ? { intra_node: 'nvlink4-nvswitch' } : {}) },
     ...(precision ? { precision } : {}),
+    cost_model: { software_stack: 'sglang-overlap-like' },  // the servers' overlap scheduler and CUDA graphs
     serving: { mode: 'simulate', cluster: { pools },
       workload: { arrival: { process: 'poisson', rate_qps: 1 }, num_requests: 10, prompt_tokens: { dist: 'fixed', value: 128 }, output_tokens: { dist: 'fixed', value: 16 } } },
   };
@@ -567,7 +578,13 @@ test('rule: SGLang server_info is read for its deployment; a base scenario that 
   const [r] = importRuns(file);
   assert.deepEqual(r.server.deployment.map((s) => [s.at, s.role, s.tp, s.pp, s.dp]),
     [['/server_info/prefill/0', 'prefill', 1, 1, 1], ['/server_info/decode/0', 'decode', 1, 1, 1]]);
-  assert.ok(r.notes.some((n) => /server_info: the deployment .* is compared/.test(n)), r.notes.join('\n'));
+  assert.ok(r.notes.some((n) => /server_info: the deployment .* are compared with the base scenario's; 4 scheduler and KV settings are replayed/.test(n)), r.notes.join('\n'));
+  // The prefill server's radix cache and token budget (the decode server runs no prompt); both servers' page size and memory.
+  assert.deepEqual(r.server.replayed.map((s) => [s.scenario, s.source]), [
+    ['/serving/kv_cache/prefix_caching', '/server_info/prefill/0/disable_radix_cache'],
+    ['/serving/scheduler/max_num_batched_tokens', '/server_info/prefill/0/chunked_prefill_size'],
+    ['/serving/kv_cache/block_size', '/server_info/prefill/0/page_size'],
+    ['/serving/kv_cache/gpu_memory_utilization', '/server_info/prefill/0/mem_fraction_static']]);
   // The server's own deployment passes the comparison (the single run then pins no factor: a later, other refusal).
   const same = cli(['fit', file, '--base', write('pd-same.json', pdBase(pd(1, 1)))]);
   assert.match(same.err, /determine none of the calibration's factors/, same.err);

@@ -38,3 +38,19 @@ TEST_CASE("fit replay: without a recorded max_num_seqs the base's stays") {
   const json s = api::scenario_for_bench_run(serving_base(), closed_loop_run(), nullptr);
   CHECK(s["serving"]["scheduler"]["max_num_seqs"] == 256);
 }
+
+TEST_CASE("fit replay: a server's scheduler and KV settings are written at their scenario keys") {
+  api::BenchRun r = closed_loop_run();
+  r.server_settings = {{"kv_cache", "block_size", 1, "/server_info/page_size"},
+                       {"scheduler", "max_num_batched_tokens", 8192, "/server_info/chunked_prefill_size"}};
+  const json s = api::scenario_for_bench_run(serving_base(), r, nullptr);
+  CHECK(s["serving"]["kv_cache"]["block_size"] == 1);
+  CHECK(s["serving"]["scheduler"]["max_num_batched_tokens"] == 8192);
+  CHECK(s["serving"]["scheduler"]["max_num_seqs"] == 256);  // the base's where the file says nothing
+  // Under the chunked_prefill policy the prefill token budget is its chunk_size.
+  json chunked = serving_base();
+  chunked["serving"]["scheduler"]["policy"] = "chunked_prefill";
+  const json c = api::scenario_for_bench_run(chunked, r, nullptr);
+  CHECK(c["serving"]["scheduler"]["chunk_size"] == 8192);
+  CHECK_FALSE(c["serving"]["scheduler"].contains("max_num_batched_tokens"));
+}
