@@ -62,6 +62,21 @@ class IterationScheduler : public BatchScheduler {
   template <class Process, class OfferRunning>
   void offer_in_priority_order(ModelEngine& e, int64_t first_key, const Process& process,
                                const OfferRunning& offer_running);
+  // `q` joins step `b` as an item of `kind` with `new_tokens`, priced as it
+  // asks. Inline: it runs per sequence of every step.
+  __attribute__((always_inline)) static void add_item(StepBatch& b, int32_t id, SimRequest& q, ItemKind kind,
+                                                      int64_t new_tokens) {
+    StepItem it;
+    it.req = id;
+    it.kind = kind;
+    it.new_tokens = new_tokens;
+    it.cached = q.computed;
+    b.items.push_back(it);
+    b.add_seq(SeqChunk{new_tokens, it.cached});
+    q.in_flight = true;
+    if (kind == ItemKind::Prefill) b.prefill_tokens += new_tokens;
+    else b.decode_tokens += new_tokens;
+  }
   // The running requests from position `from` on that are in no step yet,
   // into decodes_ (prompt computed) and partials_ (not yet), in their order.
   void split_running(const ModelEngine& e, size_t from);
@@ -270,22 +285,9 @@ bool IterationScheduler::form(Replica& r, ModelEngine& e, StepBatch& b) {
 
   // The records never move while a run steps: one base for both walks.
   SimRequest* const reqs = reqs_.data();
-  auto add_item = [&](int32_t id, SimRequest& q, ItemKind kind, int64_t new_tokens) __attribute__((always_inline)) {
-    StepItem it;
-    it.req = id;
-    it.kind = kind;
-    it.new_tokens = new_tokens;
-    it.cached = q.computed;
-    b.items.push_back(it);
-    b.add_seq(SeqChunk{new_tokens, it.cached});  // priced as it asks
-    q.in_flight = true;
-    if (kind == ItemKind::Prefill) b.prefill_tokens += new_tokens;
-    else b.decode_tokens += new_tokens;
-  };
-
   const ItemKind decode_kind = spec_k_ > 0 ? ItemKind::Verify : ItemKind::Decode;
   auto take_decode = [&](int32_t id, SimRequest& q) __attribute__((always_inline)) {
-    add_item(id, q, decode_kind, step_tokens);
+    add_item(b, id, q, decode_kind, step_tokens);
     budget -= step_tokens;
   };
 
@@ -306,7 +308,7 @@ bool IterationScheduler::form(Replica& r, ModelEngine& e, StepBatch& b) {
         } else {
           const int64_t chunk = std::min({q.target - q.computed, budget, spec_.scheduler.max_prefill_chunk});
           if (!kv_.grow(e.kv, q.kv, q.computed + chunk)) continue;
-          add_item(id, q, ItemKind::Prefill, chunk);
+          add_item(b, id, q, ItemKind::Prefill, chunk);
           budget -= chunk;
         }
       } else if (q.state == RequestState::Queued) {
@@ -327,7 +329,7 @@ bool IterationScheduler::form(Replica& r, ModelEngine& e, StepBatch& b) {
         q.state = RequestState::Running;
         host_.join_running(e, q);
         host_.attach_adapter(e, q);
-        add_item(id, q, ItemKind::Prefill, chunk);
+        add_item(b, id, q, ItemKind::Prefill, chunk);
         budget -= chunk;
         admitted_ids.push_back(id);
       }
