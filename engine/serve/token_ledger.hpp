@@ -3,7 +3,7 @@
 // recorder's count of private KV tokens in the running set, the request's
 // token times and gaps, and the inter-token gap statistics. The Simulation
 // owns it (SchedulerHost::tokens); the batch scheduler applies it per token,
-// inline: through a virtual call per token these hooks were 7.5% of a 1M run's
+// inline: through a virtual call per token these hooks were 7% of a 1M run's
 // samples, and the call kept the scheduler's loop from holding its pointers.
 #include <cstdint>
 
