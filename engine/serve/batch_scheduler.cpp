@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "scenario/policy_registry.hpp"
+#include "serve/token_ledger.hpp"
 
 namespace sightline::serve {
 
@@ -37,6 +38,22 @@ class IterationScheduler : public BatchScheduler {
   // itself (false then); and the step's candidates offered to `process` in
   // the priority's order (it returns true when no later candidate can join).
   bool grow_for_decode(ModelEngine& e, SimRequest& q, StepBatch& b, int64_t step_tokens);
+  // The one check of a decode (or verify) candidate, a request whose prompt
+  // is computed and that is in no step, for `process` and the in-place walk
+  // (offer_running) alike, in process's order: StepFull, the budget has no
+  // room for the step's tokens (the walk stops); NotRunning, not a running
+  // request; Fits, its blocks hold the step's tokens (grown when the pool had
+  // the blocks); MustGrow, the pool is short (a failed grow takes nothing):
+  // growing means preempting (grow_for_decode). Inline: it runs per
+  // sequence of every step.
+  enum class DecodeFit : int8_t { StepFull, NotRunning, Fits, MustGrow };
+  __attribute__((always_inline)) DecodeFit fit_decode(ModelEngine& e, SimRequest& q, int64_t budget,
+                                                      int64_t step_tokens) {
+    if (budget <= 0) return DecodeFit::StepFull;
+    if (q.state != RequestState::Running) return DecodeFit::NotRunning;
+    if (step_tokens > budget) return DecodeFit::StepFull;
+    return kv_.grow(e.kv, q.kv, q.computed + step_tokens) ? DecodeFit::Fits : DecodeFit::MustGrow;
+  }
   // `process` is a template parameter, not a std::function: it runs once per
   // candidate of every step (an indirect call there was 9% of a run's samples).
   // `offer_running` offers the running set's decodes where the priority
@@ -45,6 +62,21 @@ class IterationScheduler : public BatchScheduler {
   template <class Process, class OfferRunning>
   void offer_in_priority_order(ModelEngine& e, int64_t first_key, const Process& process,
                                const OfferRunning& offer_running);
+  // `q` joins step `b` as an item of `kind` with `new_tokens`, priced as it
+  // asks. Inline: it runs per sequence of every step.
+  __attribute__((always_inline)) static void add_item(StepBatch& b, int32_t id, SimRequest& q, ItemKind kind,
+                                                      int64_t new_tokens) {
+    StepItem it;
+    it.req = id;
+    it.kind = kind;
+    it.new_tokens = new_tokens;
+    it.cached = q.computed;
+    b.items.push_back(it);
+    b.add_seq(SeqChunk{new_tokens, it.cached});
+    q.in_flight = true;
+    if (kind == ItemKind::Prefill) b.prefill_tokens += new_tokens;
+    else b.decode_tokens += new_tokens;
+  }
   // The running requests from position `from` on that are in no step yet,
   // into decodes_ (prompt computed) and partials_ (not yet), in their order.
   void split_running(const ModelEngine& e, size_t from);
@@ -251,17 +283,12 @@ bool IterationScheduler::form(Replica& r, ModelEngine& e, StepBatch& b) {
   std::vector<int32_t>& admitted_ids = admitted_;  // prompts admitted in this step (a victim preempted in it may be one)
   admitted_ids.clear();
 
-  auto add_item = [&](int32_t id, SimRequest& q, ItemKind kind, int64_t new_tokens) __attribute__((always_inline)) {
-    StepItem it;
-    it.req = id;
-    it.kind = kind;
-    it.new_tokens = new_tokens;
-    it.cached = q.computed;
-    b.items.push_back(it);
-    b.add_seq(SeqChunk{new_tokens, it.cached});  // priced as it asks
-    q.in_flight = true;
-    if (kind == ItemKind::Prefill) b.prefill_tokens += new_tokens;
-    else b.decode_tokens += new_tokens;
+  // The records never move while a run steps: one base for both walks.
+  SimRequest* const reqs = reqs_.data();
+  const ItemKind decode_kind = spec_k_ > 0 ? ItemKind::Verify : ItemKind::Decode;
+  auto take_decode = [&](int32_t id, SimRequest& q) __attribute__((always_inline)) {
+    add_item(b, id, q, decode_kind, step_tokens);
+    budget -= step_tokens;
   };
 
   // Walks candidates in order; true when it stopped before their end (no later
@@ -269,19 +296,19 @@ bool IterationScheduler::form(Replica& r, ModelEngine& e, StepBatch& b) {
   auto process = [&](const std::vector<int32_t>& cand) -> bool {
     for (int32_t id : cand) {
       if (budget <= 0) return true;
-      SimRequest& q = req(id);
+      SimRequest& q = reqs[id];
       if (q.in_flight) continue;
       if (q.state == RequestState::Running) {
         if (q.computed >= q.target) {
-          if (step_tokens > budget) return true;
-          // The common case, room in its blocks, without the call.
-          if (!kv_.grow(e.kv, q.kv, q.computed + step_tokens) && !grow_for_decode(e, q, b, step_tokens)) continue;
-          add_item(id, q, spec_k_ > 0 ? ItemKind::Verify : ItemKind::Decode, step_tokens);
-          budget -= step_tokens;
+          const DecodeFit fit = fit_decode(e, q, budget, step_tokens);
+          if (fit == DecodeFit::StepFull) return true;
+          // Preempting for its blocks only when the pool is short.
+          if (fit == DecodeFit::MustGrow && !grow_for_decode(e, q, b, step_tokens)) continue;
+          take_decode(id, q);
         } else {
           const int64_t chunk = std::min({q.target - q.computed, budget, spec_.scheduler.max_prefill_chunk});
           if (!kv_.grow(e.kv, q.kv, q.computed + chunk)) continue;
-          add_item(id, q, ItemKind::Prefill, chunk);
+          add_item(b, id, q, ItemKind::Prefill, chunk);
           budget -= chunk;
         }
       } else if (q.state == RequestState::Queued) {
@@ -302,7 +329,7 @@ bool IterationScheduler::form(Replica& r, ModelEngine& e, StepBatch& b) {
         q.state = RequestState::Running;
         host_.join_running(e, q);
         host_.attach_adapter(e, q);
-        add_item(id, q, ItemKind::Prefill, chunk);
+        add_item(b, id, q, ItemKind::Prefill, chunk);
         budget -= chunk;
         admitted_ids.push_back(id);
       }
@@ -315,21 +342,20 @@ bool IterationScheduler::form(Replica& r, ModelEngine& e, StepBatch& b) {
   // set: up to the first decode whose blocks must grow (growing may preempt)
   // or that is not running; from there on, the split's list of the rest is offered.
   auto offer_running = [&]() -> bool {
-    const std::vector<int32_t>& running = e.running;
-    for (size_t i = 0; i < running.size(); ++i) {
+    // Nothing in this walk changes the running set (it ends where a change could begin).
+    const int32_t* const running = e.running.data();
+    const size_t n = e.running.size();
+    for (size_t i = 0; i < n; ++i) {
       const int32_t id = running[i];
-      SimRequest& q = req(id);
+      SimRequest& q = reqs[id];
       if (q.in_flight || q.computed < q.target) continue;  // not in the split's decodes
-      // process's checks, in its order.
-      if (budget <= 0) return true;
-      const bool running_now = q.state == RequestState::Running;
-      if (running_now && step_tokens > budget) return true;
-      if (!running_now || !kv_.grow(e.kv, q.kv, q.computed + step_tokens)) {  // no change made: a failed grow takes nothing
+      const DecodeFit fit = fit_decode(e, q, budget, step_tokens);
+      if (fit == DecodeFit::StepFull) return true;
+      if (fit != DecodeFit::Fits) {  // no change made: from here on, process decides
         split_running(e, i);
         return process(decodes_);
       }
-      add_item(id, q, spec_k_ > 0 ? ItemKind::Verify : ItemKind::Decode, step_tokens);
-      budget -= step_tokens;
+      take_decode(id, q);
     }
     return false;
   };
@@ -344,8 +370,10 @@ bool IterationScheduler::form(Replica& r, ModelEngine& e, StepBatch& b) {
 
 void IterationScheduler::complete(Replica& r, ModelEngine& e, StepBatch& b) {
   TokenCounts& counts = rec_.counts();
+  TokenLedger& tokens = host_.tokens();
+  SimRequest* const reqs = reqs_.data();  // the records never move while a run steps
   for (const StepItem& it : b.items) {
-    SimRequest& q = req(it.req);
+    SimRequest& q = reqs[it.req];
     q.in_flight = false;
     if (q.state != RequestState::Running) continue;
     switch (it.kind) {
@@ -354,9 +382,9 @@ void IterationScheduler::complete(Replica& r, ModelEngine& e, StepBatch& b) {
         q.processed += it.new_tokens;
         counts.processed += it.new_tokens;
         kv_.publish_prefix(e.kv, q.kv, q.spec, q.computed);
-        host_.computed(q);
+        tokens.computed(q);
         if (q.computed >= q.target) {
-          host_.emit_tokens(q, 1);
+          tokens.emit_tokens(q, 1);
           if (q.generated >= q.spec.output) host_.finish(r, e, q);
           else if (r.role == PoolRole::Prefill) host_.handoff(r, e, q);
         }
@@ -366,7 +394,7 @@ void IterationScheduler::complete(Replica& r, ModelEngine& e, StepBatch& b) {
         q.computed += 1;
         q.processed += 1;
         counts.processed += 1;
-        host_.decoded(q, 1);
+        tokens.decoded(q, 1);
         if (q.generated >= q.spec.output) host_.finish(r, e, q);
         break;
       }
@@ -382,7 +410,7 @@ void IterationScheduler::complete(Replica& r, ModelEngine& e, StepBatch& b) {
         q.computed += committed;
         q.processed += committed;
         counts.processed += committed;
-        host_.decoded(q, committed);
+        tokens.decoded(q, committed);
         if (q.generated >= q.spec.output) host_.finish(r, e, q);
         break;
       }
@@ -469,6 +497,7 @@ bool StaticScheduler::form(Replica& r, ModelEngine& e, StepBatch& b) {
 
 void StaticScheduler::complete(Replica& r, ModelEngine& e, StepBatch& b) {
   TokenCounts& counts = rec_.counts();
+  TokenLedger& tokens = host_.tokens();
   if (b.static_decode) ++e.static_step;
   bool all_done = true;
   for (const StepItem& it : b.items) {
@@ -479,16 +508,16 @@ void StaticScheduler::complete(Replica& r, ModelEngine& e, StepBatch& b) {
       q.processed += q.spec.prompt;
       counts.processed += q.spec.prompt;
       counts.padding += e.static_max_prompt - q.spec.prompt;
-      host_.emit_tokens(q, 1);
+      tokens.emit_tokens(q, 1);
     } else if (q.generated < q.spec.output) {
       ++q.computed;
       ++q.processed;
       ++counts.processed;
-      host_.emit_tokens(q, 1);
+      tokens.emit_tokens(q, 1);
     } else {
       ++counts.padding;
     }
-    host_.computed(q);
+    tokens.computed(q);
     all_done = all_done && q.generated >= q.spec.output;
   }
   if (all_done) {

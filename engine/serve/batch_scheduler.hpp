@@ -21,6 +21,8 @@
 
 namespace sightline::serve {
 
+class TokenLedger;
+
 class SchedulerHost {
  public:
   virtual ~SchedulerHost() = default;
@@ -32,10 +34,9 @@ class SchedulerHost {
   // Preempts a running request: swapped out, or back to the head of the
   // waiting queue to recompute (counted in the recorder's recomputes).
   virtual void preempt(ModelEngine& e, SimRequest& q, StepBatch& b) = 0;
-  virtual void computed(SimRequest& q) = 0;  // its KV tokens changed
-  virtual void emit_tokens(SimRequest& q, int64_t n) = 0;
-  // computed(q) then emit_tokens(q, n): a decode's two hooks in one call (per token).
-  virtual void decoded(SimRequest& q, int64_t n) = 0;
+  // What a request's computed and emitted tokens change (serve/token_ledger.hpp):
+  // the per-token hooks, applied inline by the scheduler.
+  virtual TokenLedger& tokens() = 0;
   virtual void finish(Replica& r, ModelEngine& e, SimRequest& q) = 0;
   virtual void handoff(Replica& r, ModelEngine& e, SimRequest& q) = 0;  // disaggregation: to a decode replica
   virtual void admit_transfers(Replica& r, ModelEngine& e) = 0;        // disaggregation: start waiting KV transfers

@@ -58,6 +58,7 @@ Simulation::Simulation(const Scenario& scenario, const WorkloadOverride& overrid
       pricer_(scenario, reqs_),
       rec_(spec_.kv.block_size),
       stats_(itl_bound_ns(spec_)),
+      tokens_(rec_, stats_, now_, spec_.kv.block_size),
       trace_(spec_.outputs, detailed),
       kv_(spec_.kv, spec_.speculative.method != SpecMethod::None ? spec_.speculative.k : 0) {
   block_size_ = spec_.kv.block_size;

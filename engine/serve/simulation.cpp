@@ -342,7 +342,11 @@ void Simulation::commit_batch(Replica& r, Batch& b, double t, const PeakWork& wo
   r.busy_energy_J += tp * pp * busy_energy_J(*r.gpu, compute_s / pp, memory_s / pp, step_s / pp);
   trace_.on_step(r, b, dur, u, rec_, kv_total_, now_ - first_arrival_);
   ++r.steps;
+  // A request's first step is a prompt's (a decode or verify follows one, on
+  // this replica or, handed off, on its prefill replica), so only prefill
+  // items are looked up: the decodes' records stay untouched here.
   for (const Item& it : b.items) {
+    if (it.kind != ItemKind::Prefill) continue;
     Req& q = reqs_[static_cast<size_t>(it.req)];
     if (q.first_scheduled < 0) q.first_scheduled = now_;
   }

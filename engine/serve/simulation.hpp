@@ -39,6 +39,7 @@
 #include "serve/stats.hpp"
 #include "serve/step_pricer.hpp"
 #include "serve/step_stats.hpp"
+#include "serve/token_ledger.hpp"
 #include "serve/workload.hpp"
 
 namespace sightline::serve {
@@ -147,26 +148,7 @@ class Simulation final : private SchedulerHost, private ReplicaLoads {
   void wake_at(Replica& r, TimeNs t) override { request_schedule(r, t); }
   void join_running(Engine& e, Req& q) override;
   void preempt(Engine& e, Req& q, Batch& b) override;
-  // computed, emit_tokens and decoded run per token: defined here, so that
-  // decoded's two calls inline.
-  void computed(Req& q) override {
-    const int64_t now = private_kv_tokens(q);
-    rec_.computes(now - q.kv_counted);
-    q.kv_counted = now;
-  }
-  void emit_tokens(Req& q, int64_t n) override {
-    if (q.generated == 0) q.first_token = now_;
-    else {
-      ++q.gaps;
-      if (stats_.on_token_gap(now_ - q.last_token)) ++q.gaps_over_itl;
-    }
-    q.last_token = now_;
-    q.generated += n;
-  }
-  void decoded(Req& q, int64_t n) override {
-    computed(q);
-    emit_tokens(q, n);
-  }
+  TokenLedger& tokens() override { return tokens_; }
   void finish(Replica& r, Engine& e, Req& q) override;
   void handoff(Replica& r, Engine& e, Req& q) override;
   void admit_transfers(Replica& r, Engine& e) override;
@@ -207,7 +189,7 @@ class Simulation final : private SchedulerHost, private ReplicaLoads {
 
   void leave_running(Engine& e, Req& q);
   void detach_adapter(Engine& e, const Req& q);
-  int64_t private_kv_tokens(const Req& q) const { return q.computed - q.kv.prefix_tokens(block_size_); }
+  int64_t private_kv_tokens(const Req& q) const { return tokens_.private_kv_tokens(q); }
 
   // Starting a step: priced on its own by the pricer (the draft, swaps,
   // adapter loads and scheduler CPU included), then the batch started on the
@@ -253,6 +235,7 @@ class Simulation final : private SchedulerHost, private ReplicaLoads {
   StepPricer pricer_;
   MetricsRecorder rec_;  // live occupancy counters, their time integrals, token counts
   StepStats stats_;      // step counts, achieved utilization, token gaps, KV transfers
+  TokenLedger tokens_;   // per token: the recorder's KV tokens, the request's token times, stats_'s gaps
   SimTrace trace_;       // detailed runs: time series and trace
   KvManager kv_;
   std::unique_ptr<Router> entry_router_;

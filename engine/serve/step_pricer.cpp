@@ -215,6 +215,13 @@ void StepPricer::append_lora_ops(StepOperators& ops, int adapters) const {
 
 StepPricer::BuiltStep& StepPricer::built_step(CostEntry& c, const BatchSummary& key) {
   if (c.steps.empty()) c.steps.resize(kBuiltSteps);
+  // The last one picked first: consecutive steps mostly share a summary, and
+  // no two entries in use hold the same key, so it is the one the walk finds.
+  BuiltStep& last = c.steps[c.last_pick];
+  if (last.last_use != 0 && last.key == key) {
+    last.last_use = ++use_clock_;
+    return last;
+  }
   BuiltStep* pick = &c.steps.front();
   for (BuiltStep& s : c.steps) {
     if (s.last_use != 0 && s.key == key) {
@@ -225,6 +232,7 @@ StepPricer::BuiltStep& StepPricer::built_step(CostEntry& c, const BatchSummary& 
   }
   pick->key = key;
   pick->last_use = ++use_clock_;
+  c.last_pick = static_cast<size_t>(pick - c.steps.data());
   return *pick;
 }
 

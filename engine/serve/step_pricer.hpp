@@ -102,6 +102,7 @@ class StepPricer {
     // The steps last built, one per batch summary, least recently used first
     // out (built_step).
     std::vector<BuiltStep> steps;
+    size_t last_pick = 0;  // the entry built_step returned last
   };
   static constexpr size_t kBuiltSteps = 16;
   // The entry's built step for batches summarized as `key` (the least
