@@ -57,6 +57,7 @@ json parameter_catalogue_json() {
   for (const json* p : list_presets("scenarios")) read_scenario(*p);
   for (const json& doc : schema_probe_documents()) read_scenario(doc);
   json entries = recorder.to_json();
+  if (!kParameterWordsBuiltIn) return entries;
   for (json& e : entries) {
     const ParameterWords* w = parameter_words_at(e.at("pointer").get<std::string>());
     if (!w) continue;
