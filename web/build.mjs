@@ -1,20 +1,26 @@
 #!/usr/bin/env node
 // Assembles the static page: web/src/*, the wasm module
-// (build-wasm/wasm/sightline.{js,wasm}) and the npm libraries the page uses
-// (copied from web/node_modules into vendor/, with their licences; no CDN, so
-// the page works offline) into the output directory argv[2].
+// (build-wasm/wasm/sightline.{js,wasm}), the engine's catalogue files (from
+// that module, with the parameters' words from the native CLI, build/sightline)
+// and the npm libraries the page uses (copied from web/node_modules into
+// vendor/, with their licences; no CDN, so the page works offline) into the
+// output directory argv[2].
 // Usage: node web/build.mjs build/web
+import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { bundleScript, bundleWorker, staticGraph } from './bundle.mjs';
+import { withParameterWords } from './catalogue-words.mjs';
 
 const webDir = path.dirname(fileURLToPath(import.meta.url));
 const repoDir = path.dirname(webDir);
 const srcDir = path.join(webDir, 'src');
 const wasmDir = path.join(repoDir, 'build-wasm', 'wasm');
+// The native CLI, whose `registries` carries the parameters' words (the wasm module leaves them out).
+const cliPath = process.env.SIGHTLINE_CLI || path.join(repoDir, 'build', 'sightline');
 // The page's module, and the Calibrate tab's (loaded on demand: wasm/CMakeLists.txt).
 const WASM_MODULES = ['sightline', 'sightline-calibrate'];
 const wasmFiles = WASM_MODULES.flatMap((m) => [`${m}.js`, `${m}.wasm`]);
@@ -53,6 +59,7 @@ for (const f of wasmFiles) {
     fail(`missing ${path.join(wasmDir, f)}; build the wasm module first (bash .ci/build)`);
   }
 }
+if (!fs.existsSync(cliPath)) fail(`missing ${cliPath}; build the native CLI first (bash .ci/build)`);
 
 // esbuild (a devDependency) bundles the page's main script and the engine's worker (web/bundle.mjs).
 for (const [pkg, file] of [...vendorFiles, ['esbuild', 'package.json']]) {
@@ -73,17 +80,29 @@ for (const m of WASM_MODULES) {
 }
 
 // The engine's catalogue (listRegistries: metrics, policies, parameter schema),
-// written once here by the very wasm module the page ships, so the page reads
-// a static file instead of asking its worker (which re-reads every scenario
-// preset to record the schema, ~0.1-0.2 s of wasm) before its first result.
-// tests/wasm/catalogue_file.test.mjs checks the file equals the engine's answer.
+// written once here, so the page reads a static file instead of asking its
+// worker (which re-reads every scenario preset to record the schema, ~0.1-0.2 s
+// of wasm) before its first result. It is the very wasm module's catalogue
+// plus the parameters' words (label, unit, help: the form's), which the page
+// reads only here: the module leaves them out so that they ship once
+// (scenario/parameter_catalogue.hpp), and the native CLI, built from the same
+// sources, gives them. The two must agree on everything else.
+// tests/wasm/catalogue_file.test.mjs checks the file against both.
 {
   const require = createRequire(import.meta.url);
   const createSightline = require(path.join(wasmDir, 'sightline.js'));
   const engine = await createSightline({ wasmBinary: fs.readFileSync(path.join(wasmDir, 'sightline.wasm')) });
   const envelope = JSON.parse(engine.listRegistries());
   if (!envelope.ok) fail(`listRegistries failed: ${JSON.stringify(envelope.error)}`);
-  fs.writeFileSync(path.join(outDir, CATALOGUE_FILES.registries), JSON.stringify(envelope.result));
+  const cli = spawnSync(cliPath, ['registries'], { encoding: 'utf8', maxBuffer: 64 << 20 });
+  if (cli.status !== 0) fail(`${cliPath} registries failed: ${cli.stderr}`);
+  let registries;
+  try {
+    registries = withParameterWords(envelope.result, JSON.parse(cli.stdout));
+  } catch (e) {
+    fail(`the wasm module and ${cliPath} disagree: ${e.message}; rebuild both (bash .ci/build)`);
+  }
+  fs.writeFileSync(path.join(outDir, CATALOGUE_FILES.registries), JSON.stringify(registries));
   // The preset lists likewise (presets.json, {kind: [records]}): listing them is
   // ~0.4 s of wasm, which kept the page's form, and its first run, waiting for
   // the engine; read from this file the form is built while the engine compiles.

@@ -14,13 +14,12 @@
 #include "core/error.hpp"
 #include "core/error_boundary.hpp"
 #include "core/json_text.hpp"
-#include "core/parameter_schema.hpp"
 #include "core/version.hpp"
 #include "perf/cost_bounds.hpp"
 #include "presets/preset_store.hpp"
 #include "scenario/scenario.hpp"
 #include "scenario/metric_catalogue.hpp"
-#include "scenario/parameter_words.hpp"
+#include "scenario/parameter_catalogue.hpp"
 #include "scenario/policy_registry.hpp"
 #include "scenario/run_limits.hpp"
 #include "search/deployment_search.hpp"
@@ -305,26 +304,6 @@ std::string version() {
   });
 }
 
-namespace {
-// Every parameter the scenario readers check, as they check it: recorded
-// while reading every scenario preset (which together use every section),
-// each with its words (label, unit, help; scenario/parameter_words.cpp) where
-// it has some, so the page and the CLI read one entry per parameter.
-json parameter_schema_json() {
-  ParameterSchemaRecorder recorder;
-  for (const json* p : sightline::list_presets("scenarios")) read_scenario(*p);
-  json entries = recorder.to_json();
-  for (json& e : entries) {
-    const ParameterWords* w = parameter_words_at(e.at("pointer").get<std::string>());
-    if (!w) continue;
-    e["label"] = w->label;
-    if (!w->unit.empty()) e["unit"] = w->unit;
-    e["help"] = w->help;
-  }
-  return entries;
-}
-}  // namespace
-
 std::string list_registries() {
   return guarded("list_registries", [] {
     json stacks = json::array();
@@ -333,7 +312,7 @@ std::string list_registries() {
                 {"distributions", distribution_catalogue_json()},
                 {"memory_parts", memory_parts_json()},
                 {"step_parts", step_parts_json()},
-                {"parameters", parameter_schema_json()},
+                {"parameters", parameter_catalogue_json()},
                 {"policies", serve::policy_tables_json()},
                 {"cost_tiers",
                  json::array({{{"name", "auto"}, {"description", "target-measured where a calibration ships, else cross-generation"}},

@@ -61,6 +61,11 @@ void ParameterSchemaRecorder::record(const std::string& path, const std::string&
   if (has != e.has_default || (has && *default_value != e.default_value)) e.default_varies = true;
 }
 
+void record_parameter(const std::string& path, const std::string& type, std::vector<std::string> choices) {
+  if (ParameterSchemaRecorder* rec = ParameterSchemaRecorder::active())
+    rec->record(path, type, nullptr, nullptr, std::nullopt, std::move(choices));
+}
+
 json ParameterSchemaRecorder::to_json() const {
   json out = json::array();
   for (const auto& [pointer, e] : entries_) {

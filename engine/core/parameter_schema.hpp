@@ -47,6 +47,15 @@ class ParameterSchemaRecorder {
   ParameterSchemaRecorder* outer_ = nullptr;
 };
 
+// Records, while a recorder is active on this thread, a parameter that is no
+// single typed read: a section whose presence switches a part of the run on
+// ("object"), a list of such sections ("array"), a preset reference, an id or
+// an inline object ("preset"), or a list of names ("list", with the names
+// allowed). The readers call it where they look the key up, whether or not the
+// document has it, so the schema lists the parameter even when no shipped
+// preset sets it (the page's form has a switch or a picker for each).
+void record_parameter(const std::string& path, const std::string& type, std::vector<std::string> choices = {});
+
 // `path` with every all-digit segment (an array index) replaced by '*'.
 std::string generic_pointer(const std::string& path);
 

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/error.hpp"
+#include "core/parameter_schema.hpp"
 #include "scenario/checks.hpp"
 #include "scenario/policy_registry.hpp"
 #include "scenario/scenario.hpp"
@@ -72,6 +73,7 @@ ClusterSpec read_cluster(const json* v, const std::string& path, const Scenario&
     c.router_load_bound = r.number("router_load_bound", 1.0, 100.0);
     c.router_load_bound_given = true;
   }
+  record_parameter(r.child_path("pools"), "array");
   if (!r.has("pools")) {
     // A router (or nothing) without pools: serving.parallelism's single pool.
     c.pools.push_back(parallelism_pool(s, default_layout, parallelism_path));
@@ -260,6 +262,7 @@ SpeculativeSpec read_speculative(const json* v, const std::string& path, const S
   int min_tp = 1 << 30;
   for (const auto& p : c.pools) min_tp = std::min(min_tp, p.layout.tp);
   if (sp.method == SpecMethod::Draft) {
+    record_parameter(r.child_path("draft_model"), "preset");
     sp.draft_model = read_model(r.required("draft_model"), r.child_path("draft_model"));
     if (sp.draft_model->vocab_size != s.model.vocab_size)
       fail(error_code::kConstraint, r.child_path("draft_model"),

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/parameter_schema.hpp"
 #include "presets/preset_store.hpp"
 #include "scenario/checks.hpp"
 #include "scenario/simulation_sections.hpp"
@@ -66,6 +67,7 @@ void read_kv_offload(const json& v, const std::string& path, KvCacheSpec& kv) {
          "expected an array of 1 to 4 tiers (a kv_tiers preset id or {capacity_GiB, bandwidth_GBps, latency_us})");
   for (size_t i = 0; i < tiers.size(); ++i) {
     const std::string ip = pointer_append(tpath, i);
+    record_parameter(ip, "preset");
     KvTierSpec t = read_tier(tiers[i], ip);
     for (const KvTierSpec& before : kv.offload_tiers)
       if (before.name == t.name)

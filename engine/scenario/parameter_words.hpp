@@ -3,10 +3,11 @@
 // and anyone reading `sightline registries`): for each generic pointer of the
 // parameter schema (array indices as '*'), its label, unit and one-line help.
 // The schema (core/parameter_schema.hpp) says what the readers accept; this
-// table says what a parameter means; the API merges the two into one entry
-// per pointer (listRegistries' `parameters`), so the page keeps no words of
-// its own for a scenario parameter. tests/unit/test_parameter_words.cpp checks
-// that every entry names a pointer the schema records.
+// table says what a parameter means; scenario/parameter_catalogue.cpp merges
+// the two into one entry per pointer (`sightline registries`' `parameters`;
+// the page's registries.json), so the page keeps no words of its own for a
+// scenario parameter. tests/unit/test_parameter_words.cpp checks that every
+// entry names a pointer the schema records.
 #include <string>
 #include <vector>
 

@@ -5,6 +5,7 @@
 
 #include "core/error.hpp"
 #include "core/json_text.hpp"
+#include "core/parameter_schema.hpp"
 #include "perf/calibration.hpp"
 #include "presets/preset_store.hpp"
 #include "scenario/run_limits.hpp"
@@ -18,6 +19,7 @@ namespace {
 HardwareSpec read_hardware(const json& v, const std::string& path) {
   ObjectReader r(v, path, {"gpu", "gpus_per_node", "nodes", "intra_node", "inter_node"});
   HardwareSpec h;
+  for (const char* key : {"gpu", "intra_node", "inter_node"}) record_parameter(r.child_path(key), "preset");
   h.gpu = read_gpu(r.required("gpu"), r.child_path("gpu"));
   h.gpus_per_node = static_cast<int>(r.integer("gpus_per_node", 1, 1024, 1));
   h.nodes = static_cast<int>(r.integer("nodes", 1, 100000, 1));
@@ -143,6 +145,7 @@ Scenario read_scenario(const json& doc) {
   s.title = r.string("title", "");
   s.source = r.string("source", "");
   s.seed = static_cast<uint64_t>(r.integer("seed", 0, (int64_t{1} << 53), 0));
+  record_parameter(r.child_path("model"), "preset");
   s.model = read_model(r.required("model"), r.child_path("model"));
   s.hardware = read_hardware(r.required("hardware"), r.child_path("hardware"));
   s.precision = read_precision(r.find("precision"), r.child_path("precision"), s.hardware.gpu, s.model);

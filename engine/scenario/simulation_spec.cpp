@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/parameter_schema.hpp"
 #include "mem/inference_memory.hpp"
 #include "scenario/checks.hpp"
 #include "scenario/scenario.hpp"
@@ -163,6 +164,7 @@ namespace {
 
 // serving.lora: multi-LoRA serving (not with speculative decoding).
 void read_serving_lora(const ObjectReader& r, SimulationSpec& sp) {
+  record_parameter(r.child_path("lora"), "object");
   if (const json* lv = r.find("lora")) {
     ObjectReader lr(*lv, r.child_path("lora"),
                     {"adapters", "rank", "max_adapters_per_batch", "load_time_ms", "popularity_zipf", "targets"});
@@ -259,6 +261,7 @@ void read_colocated(const ObjectReader& r, SimulationSpec& sp) {
 
 // serving.max_qps_search (needs an slo and arrivals with a rate).
 void read_max_qps_search(const ObjectReader& r, SimulationSpec& sp) {
+  record_parameter(r.child_path("max_qps_search"), "object");
   if (const json* qv = r.find("max_qps_search")) {
     const std::string qpath = r.child_path("max_qps_search");
     ObjectReader qr(*qv, qpath,
@@ -292,6 +295,7 @@ void read_max_qps_search(const ObjectReader& r, SimulationSpec& sp) {
 
 // serving.steady_state (needs an slo and arrivals with a rate).
 void read_steady_state_check(const ObjectReader& r, SimulationSpec& sp) {
+  record_parameter(r.child_path("steady_state"), "object");
   if (const json* cv = r.find("steady_state")) {
     const std::string cpath = r.child_path("steady_state");
     ObjectReader cr(*cv, cpath, {"max_requests", "confidence"});
@@ -413,6 +417,7 @@ std::shared_ptr<const SimulationSpec> read_simulation(const json& v, const std::
                             r.child_path("parallelism"));
   if (r.has("cluster")) default_layout = sp.cluster.pools.front().layout;
   sp.scheduler = read_scheduler(r.find("scheduler"), r.child_path("scheduler"), sp.kv.max_model_len);
+  record_parameter(r.child_path("speculative"), "object");
   sp.speculative = read_speculative(r.find("speculative"), r.child_path("speculative"), s, sp.cluster, sp.scheduler);
 
   read_serving_lora(r, sp);

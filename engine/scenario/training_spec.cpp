@@ -5,6 +5,7 @@
 
 #include "core/error.hpp"
 #include "core/json_text.hpp"
+#include "core/parameter_schema.hpp"
 #include "perf/calibration.hpp"
 #include "scenario/checks.hpp"
 #include "scenario/scenario.hpp"
@@ -58,6 +59,7 @@ bool LoraSpec::has_target(const std::string& t) const {
 namespace {
 
 const std::vector<std::string> kLoraTargets = {"q", "k", "v", "o", "up", "gate", "down"};
+const std::vector<std::string> kRecomputeModules = {"core_attn", "layernorm", "mlp_act"};
 const std::vector<std::string> kMetaKeys = {"key_metrics", "compare", "scaling"};
 
 std::string str(int64_t v) { return std::to_string(v); }
@@ -155,10 +157,11 @@ void read_recompute(const json* v, const std::string& path, RecomputeSpec& rc) {
   }
   ObjectReader r(*v, path, {"mode", "modules", "every_n_layers"});
   rc.mode = parse_mode(r.choice("mode", modes));
+  record_parameter(r.child_path("modules"), "list", kRecomputeModules);
   if (const json* mods = r.find("modules")) {
     if (rc.mode != RecomputeMode::Selective)
       fail(error_code::kConstraint, r.child_path("modules"), "modules apply to mode \"selective\" only");
-    const auto list = read_string_list(*mods, r.child_path("modules"), {"core_attn", "layernorm", "mlp_act"}, true);
+    const auto list = read_string_list(*mods, r.child_path("modules"), kRecomputeModules, true);
     rc.core_attn = std::find(list.begin(), list.end(), "core_attn") != list.end();
     rc.layernorm = std::find(list.begin(), list.end(), "layernorm") != list.end();
     rc.mlp_act = std::find(list.begin(), list.end(), "mlp_act") != list.end();
@@ -187,6 +190,8 @@ void read_optimizer(const json* v, const std::string& path, OptimizerSpec& o, Dt
 }
 
 void read_lora(const json* v, const std::string& path, LoraSpec& l, const ModelArch& m) {
+  record_parameter(path, "object");
+  record_parameter(pointer_append(path, "targets"), "list", kLoraTargets);
   if (!v || v->is_null()) return;
   ObjectReader r(*v, path, {"rank", "alpha", "targets", "base_dtype", "quant_group_size"});
   l.enabled = true;

@@ -6,6 +6,7 @@
 
 #include "core/csv.hpp"
 #include "core/error.hpp"
+#include "core/parameter_schema.hpp"
 #include "scenario/checks.hpp"
 #include "scenario/policy_registry.hpp"
 #include "scenario/simulation_sections.hpp"
@@ -15,6 +16,10 @@ namespace sightline::serve {
 // ---- lengths --------------------------------------------------------------
 
 LengthSpec read_length(const json& v, const std::string& path, int64_t max_len) {
+  // A length is a token count or a distribution object: the schema lists the
+  // count (an object's keys record themselves as they are read); its upper
+  // bound is the model's context, so the schema gives none.
+  if (ParameterSchemaRecorder* rec = ParameterSchemaRecorder::active()) rec->record(path, "integer", 1, nullptr, std::nullopt);
   LengthSpec l;
   l.max = max_len;
   if (v.is_number_integer() || v.is_number_unsigned()) {
@@ -164,6 +169,7 @@ WorkloadSpec read_workload(const json& v, const std::string& path, int64_t max_l
                           : std::vector<std::string>{"arrival", "num_requests", "duration_s", "prompt_tokens",
                                                      "output_tokens", "shared_prefix"});
   WorkloadSpec w;
+  record_parameter(r.child_path("sessions"), "object");
   if (sessions && r.required("sessions").is_object() && r.required("sessions").contains("csv")) {
     read_session_trace_workload(r, w, max_len, limits);
     return w;
@@ -246,6 +252,7 @@ WorkloadSpec read_workload(const json& v, const std::string& path, int64_t max_l
     fail(error_code::kConstraint, r.child_path("output_tokens"),
          "prompt_tokens + output_tokens = " + std::to_string(static_cast<int64_t>(w.prompt.value + w.output.value)) +
              " exceeds max_model_len (" + std::to_string(max_len) + ")");
+  record_parameter(r.child_path("shared_prefix"), "object");
   if (const json* sp = r.find("shared_prefix")) {
     ObjectReader pr(*sp, r.child_path("shared_prefix"), {"tokens", "request_fraction", "groups"});
     w.prefix.enabled = true;

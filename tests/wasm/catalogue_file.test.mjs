@@ -1,22 +1,26 @@
 // The page reads the engine's catalogue from build/web/registries.json, which
-// web/build.mjs writes from the wasm module it ships. The file must be the
-// engine's own answer: equal to the wasm module's listRegistries() and to the
-// native CLI's `sightline registries`.
+// web/build.mjs writes from the wasm module it ships and the native CLI. The
+// file must be the engine's own answer: the native CLI's `sightline registries`,
+// and the wasm module's listRegistries() but for the parameters' words, which
+// ship in this file only (the module leaves them out).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { cliPath, loadWasm, repoRoot } from './wasm_module.mjs';
+import { withoutParameterWords, WORD_KEYS } from '../../web/catalogue-words.mjs';
 
-test('registries.json equals the wasm module and the CLI catalogue', async () => {
+test('registries.json equals the CLI catalogue, and the wasm module\'s but for the words, which the module leaves out', async () => {
   const file = path.join(repoRoot, 'build', 'web', 'registries.json');
   assert.ok(fs.existsSync(file), `${file} is missing: run bash .ci/build`);
   const fromFile = JSON.parse(fs.readFileSync(file, 'utf8'));
   const engine = await loadWasm();
   const envelope = JSON.parse(engine.listRegistries());
   assert.equal(envelope.ok, true);
-  assert.deepEqual(fromFile, envelope.result);
+  assert.deepEqual(withoutParameterWords(fromFile), envelope.result);
+  assert.deepEqual(envelope.result.parameters.filter((p) => WORD_KEYS.some((k) => k in p)), [], 'the wasm module carries words');
+  assert.ok(fromFile.parameters.filter((p) => p.label && p.help).length > 100, 'the file carries the words');
   const cli = spawnSync(cliPath, ['registries'], { cwd: repoRoot, encoding: 'utf8' });
   assert.equal(cli.status, 0, cli.stderr);
   assert.deepEqual(fromFile, JSON.parse(cli.stdout));

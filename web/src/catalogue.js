@@ -177,10 +177,12 @@ export function writeFieldWords(label, control, w) {
 /**
  * The words of the scenario parameter at `path` ({label, unit, help}, from its
  * schema entry: engine/scenario/parameter_words.cpp); throws when it has none.
+ * They come in registries.json only: a catalogue from the worker's engine has
+ * none (the wasm module leaves them out; web/catalogue-words.mjs).
  */
 export function parameterWords(path) {
   const p = parameterAt(path);
-  if (!p || !p.label) throw new Error(`The engine's parameter schema has no words for ${path}`);
+  if (!p || !p.label) throw new Error(`The engine's parameter schema has no words for ${path} (they ship in registries.json)`);
   return { label: p.label, unit: p.unit ?? null, help: p.help };
 }
 

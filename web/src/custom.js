@@ -16,12 +16,18 @@ export const GPU_OPTION = '__custom_gpu__';
 const CUSTOM_GPU_ID = 'custom-gpu';
 const MAX_CONFIG_CHARS = 256 * 1024;
 
-// [input id, key path in the GPU spec]
+// [input id, key path in the GPU spec]; each field's words are the engine's for that key.
 const GPU_FIELDS = [
   ['cg_bf16', ['peak_tflops', 'bf16']], ['cg_fp16', ['peak_tflops', 'fp16']], ['cg_fp8', ['peak_tflops', 'fp8']],
   ['cg_int8', ['peak_tflops', 'int8']], ['cg_memory', ['memory_GiB']], ['cg_bandwidth', ['hbm_bandwidth_GBps']],
   ['cg_sms', ['sm_count']], ['cg_link', ['nvlink_bandwidth_GBps']], ['cg_tdp', ['tdp_W']],
 ];
+
+/** The scenario pointer the custom GPU's field `id` writes (its words' key in the schema), or null. */
+export function customGpuPointer(id) {
+  const found = GPU_FIELDS.find(([fieldId]) => fieldId === id);
+  return found ? `/hardware/gpu/${found[1].join('/')}` : null;
+}
 
 let gpuPresets = new Map();
 let modelPresets = new Map();

@@ -205,9 +205,10 @@ export class EngineClient extends EventTarget {
   /**
    * The engine's registries (dtypes, cost tiers, serving policies, metrics,
    * parameter schema), as `sightline registries` prints them. The build writes
-   * them next to the wasm module (registries.json, from that module); where the
-   * file cannot be read (a host that serves only some files), the worker's
-   * engine answers instead.
+   * them next to the wasm module (registries.json, from that module, with the
+   * form's words, which ship there only); where the file cannot be read (a host
+   * that serves only some files), the worker's engine answers instead, without
+   * the words.
    */
   registries() {
     if (!this._registries) {

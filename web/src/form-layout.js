@@ -5,12 +5,19 @@
 // of checkboxes). The engine's parameter schema (catalogue.js) gives, by that
 // pointer, its range, default and choices and its words: label, unit and help
 // (engine/scenario/parameter_words.cpp), which labelForm() writes once the
-// catalogue is loaded. index.html holds only a placeholder per part (<div
-// data-form-part="NAME">), which renderForm() replaces.
-// tests/web/form_layout.test.mjs compares the rendered form with FIELDS, this
-// layout and the schema's words.
+// catalogue is loaded; the custom GPU's fields, which are not FIELDS, take the
+// words of the GPU document's keys they write (custom.js's customGpuPointer).
+// The page keeps no words of a form field: every field edits a scenario key.
+// The Search tab's question keeps the words of its own fields (target rate, GPU
+// budget, the axes: a search question's, not a scenario's) in
+// panels/search.html; its SLO fields edit the base scenario's serving.slo and
+// take the schema's words (catalogue.js labelParameters).
+// index.html holds only a placeholder per part (<div data-form-part="NAME">),
+// which renderForm() replaces. tests/web/form_layout.test.mjs compares the
+// rendered form with FIELDS, this layout and the schema's words.
 import { FIELDS } from './form.js';
 import { parameterWords, writeFieldWords } from './catalogue.js';
+import { customGpuPointer } from './custom.js';
 
 /**
  * A field: its id in FIELDS; options: section (when it differs from its
@@ -26,63 +33,6 @@ const row = (columns, items) => ({ type: 'row', columns, items });
 const fieldset = (legend, { section } = {}, items) => ({ type: 'fieldset', legend, section, items });
 /** Any other element of the form (a note, a hint), with its attributes and its text or children. */
 const el = (tag, attrs, content) => ({ type: 'el', tag, attrs, content });
-
-// The page's only words of form fields, [label, unit (null: none), help] by
-// field id, for the fields whose pointer the engine's parameter schema does not
-// record, so it cannot give their words: the custom GPU's spec-sheet numbers (a
-// GPU preset's keys, not a scenario's), the preset pickers (model, GPU, links,
-// offload tiers, draft model: preset references, not typed reads), the on/off
-// boxes of a whole object (a section is not a parameter) and the lists of
-// checkboxes, and the parameters no shipped scenario preset uses (the schema is
-// recorded while the presets are read: a distribution's stddev and theta, the
-// closed-loop and gamma arrival keys, a session's fixed token counts). A field
-// gets its words from the schema as soon as its pointer is recorded there. The
-// Search tab's question keeps the words of its own fields (target rate, GPU
-// budget, the axes: a search question's, not a scenario's) in
-// panels/search.html; its SLO fields edit the base scenario's serving.slo and
-// take the schema's words (catalogue.js labelParameters).
-export const FORM_WORDS = {
-  model: ['Model', null, 'Model architecture preset (layers, hidden size, heads, MoE…)'],
-  gpu: ['GPU', null, 'GPU preset: peak TFLOPS per dtype, HBM capacity and bandwidth, SM count'],
-  intra_node: ['Intra-node link', null, 'Link between GPUs in a node (required when GPUs per node > 1)'],
-  inter_node: ['Inter-node network', null, 'Network between nodes (required when nodes > 1)'],
-  cg_bf16: ['BF16 peak', 'TFLOP/s', 'Dense (no sparsity) BF16 tensor-core peak'],
-  cg_fp16: ['FP16 peak', 'TFLOP/s', 'Dense FP16 tensor-core peak'],
-  cg_fp8: ['FP8 peak', 'TFLOP/s', 'Dense FP8 tensor-core peak; 0 when the GPU has no FP8'],
-  cg_int8: ['INT8 peak', 'TOP/s', 'Dense INT8 tensor-core peak'],
-  cg_memory: ['Memory', 'GiB', 'Memory capacity per GPU'],
-  cg_bandwidth: ['Bandwidth', 'GB/s', 'Peak memory (HBM/GDDR) bandwidth'],
-  cg_sms: ['SMs', 'count', 'Streaming multiprocessors (wave quantization of kernels)'],
-  cg_link: ['Link', 'GB/s', 'GPU-to-GPU link bandwidth, total bidirectional per GPU (NVLink); 0 for none'],
-  cg_tdp: ['TDP', 'W', 'Board power, for the energy figures'],
-  sim_duration: ['Duration', 's', 'Simulated arrival window in seconds, instead of a request count (needs a rate); setting it clears the request count'],
-  sim_cv: ['Arrival CV', 'ratio', 'Coefficient of variation of the gaps between gamma arrivals: 1 is Poisson, above 1 is bursty'],
-  sim_concurrency: ['Clients', 'count', 'Closed loop: clients each sending their next request when the last one ends (a benchmark\'s max concurrency)'],
-  sim_think_time: ['Think time', 's', 'Closed loop: pause between a client\'s request ending and its next one; empty: 0'],
-  prefix_enabled: ['Shared prefix (prompts start with a shared system prompt)', null, 'Prompts start with one of a few shared prefixes (system prompts, few-shot examples) that prefix caching can reuse'],
-  sess_enabled: ['Sessions: multi-turn conversations or agent runs', null, 'The workload is sessions of several turns, each turn re-sending the whole context so far; they replace the request count, lengths and shared prefix above'],
-  sess_first_tokens: ['First turn input', 'tokens', 'New tokens of a session\'s first turn (the task or question), after the system prompt'],
-  sess_in_tokens: ['Turn input', 'tokens', 'New tokens each later turn adds (a user message or a tool result), in tokens'],
-  sess_out_tokens: ['Turn output', 'tokens', 'Tokens each turn generates (an answer or a tool call)'],
-  sess_think_min: ['Shortest', 's', 'Shortest pause of the uniform draw, in seconds'],
-  sess_think_max: ['Longest', 's', 'Longest pause of the uniform draw, in seconds'],
-  sim_kv_tier1: ['Offload tier', null, 'Where KV blocks evicted from HBM go, to be reloaded over its link instead of recomputed (host DRAM over PCIe or C2C, local NVMe); needs prefix caching'],
-  sim_kv_tier2: ['Second offload tier', null, 'Where blocks evicted from the first offload tier go (for example local NVMe behind host DRAM)'],
-  spec_enabled: ['Speculative decoding', null, 'Draft tokens are proposed and verified in one pass over k+1 tokens; acceptance drawn per token'],
-  spec_draft: ['Draft model', null, 'Model preset that proposes the draft tokens (draft method only); it shares the GPUs with the target model'],
-  sim_steady_state: ['Run until the SLO verdict is decided', null, 'While the steady-state verdict is undecided, rerun longer: to the requests the measured queue asks for, at least doubling, at most 3 times, up to 60,000 requests (serving.steady_state; needs an SLO and a rate). The results are those of the longest run'],
-  sim_max_qps: ['Search the highest QPS that meets the SLO', null, 'Max-QPS search: doubling then bisection over the arrival rate for the highest rate whose SLO attainment holds (needs an SLO and a rate)'],
-  srv_lora_enabled: ['Serve LoRA adapters (multi-LoRA)', null, 'Requests use one of several LoRA adapters: their GEMMs are added to each step, and adapters load over PCIe'],
-  disagg_enabled: ['Disaggregated prefill / decode pools', null, 'Split the cluster into a prefill pool and a decode pool; the prompt KV cache moves from prefill to decode replicas over the KV-transfer link'],
-  train_rc_modules: ['Recomputed modules', null, 'Selective recomputation: the parts of each layer recomputed in the backward pass (default core attention)'],
-  lora_enabled: ['Train LoRA adapters (frozen base)', null, 'LoRA: the base model is frozen and only low-rank adapters are trained; int4/int8 base is QLoRA'],
-  lora_targets: ['Adapter targets', null, 'Projections that get an adapter: attention q, k, v, o and MLP up, gate, down'],
-  ...Object.fromEntries([['prompt', 'Prompt'], ['output', 'Output'], ['sess_in', 'Turn input', 'turn input'],
-    ['sess_out', 'Turn output', 'turn output']].flatMap(([w, W, noun = w]) => [
-    [`${w}_stddev`, [`${W} std. dev.`, 'tokens', `Standard deviation of the normal ${noun} length distribution`]],
-    [`${w}_theta`, [`${W} theta`, 'exponent', `Zipf exponent of the ${noun} length distribution: higher favours short lengths (default 1)`]],
-  ])),
-};
 
 // The rows of one length distribution (prompt or output, a turn's input or output),
 // as form-workload.js's distFields gives FIELDS.
@@ -152,7 +102,7 @@ export const FORM_PARTS = {
       row(3, [field('sim_kv_alloc'), field('sim_block_size'), field('sim_gpu_util')]),
       row(3, [field('sim_watermark'), field('sim_preemption'), field('sim_swap_space')]),
       field('sim_prefix_caching'),
-      row(2, [field('sim_kv_tier1'), field('sim_kv_tier2')]),
+      row(2, [field('sim_kv_tier1', { of: 'First' }), field('sim_kv_tier2', { of: 'Second' })]),
     ]),
     fieldset('Speculative decoding & SLO', { section: 'simulate' }, [
       field('spec_enabled'),
@@ -281,17 +231,23 @@ export function renderForm(root = document) {
 const fieldsById = () => new Map(FIELDS.map((f) => [f.id, f]));
 
 /**
- * The words {label, unit (null: none), help} of layout field `f`: FORM_WORDS's
- * for the fields it lists, else the engine's schema entry of the field's
- * pointer (`schema` or `path`; array indices as '*'), with `of` before the label.
- * A field with neither is a bug: it throws.
+ * The scenario key layout field `f` edits, as a schema pointer: its FIELDS
+ * entry's (`schema` or `path`), or the custom GPU's key; null for none.
+ */
+export function fieldPointer(f, fields = fieldsById()) {
+  const field = fields.get(f.id);
+  return field ? (field.schema || field.path) : customGpuPointer(f.id);
+}
+
+/**
+ * The words {label, unit (null: none), help} of layout field `f`: the engine's
+ * schema entry of the key it edits (array indices as '*'), with `of` before the
+ * label. A field with no key, or a key without words, is a bug: it throws.
  */
 export function fieldWords(f, fields = fieldsById()) {
-  const own = FORM_WORDS[f.id];
-  if (own) return { label: own[0], unit: own[1], help: own[2] };
-  const field = fields.get(f.id);
-  if (!field) throw new Error(`form-layout.js: no field '${f.id}' in FIELDS and no words in FORM_WORDS`);
-  const w = parameterWords(field.schema || field.path);
+  const pointer = fieldPointer(f, fields);
+  if (!pointer) throw new Error(`form-layout.js: field '${f.id}' edits no scenario key, so it has no words`);
+  const w = parameterWords(pointer);
   return f.of ? { ...w, label: `${f.of} ${w.label[0].toLowerCase()}${w.label.slice(1)}` } : w;
 }
 
