@@ -16,7 +16,6 @@
 // settle_round(): the CLI runs its rounds on threads (run_central_reusing),
 // the page on its workers, asking the engine each time (api::search_reuse).
 #include <cstddef>
-#include <functional>
 #include <map>
 #include <optional>
 #include <vector>

@@ -203,22 +203,23 @@ export class Search {
   async runCentral(question, scenarios, { reuse, calibration, runId }) {
     const planner = this.pool.clients[0];
     const n = scenarios.length;
+    const { outcomes } = this;  // this search's, even when a cancel and a new search replace them
     // What the engine is told of each candidate: null unless it ran (a failed run proves nothing).
-    const runs = () => this.outcomes.map((o) => (o && o.reusedFrom === undefined ? o.limitFacts || { opaque: true } : null));
+    const runs = () => outcomes.map((o) => (o && o.reusedFrom === undefined ? o.limitFacts || { opaque: true } : null));
     const settle = async () => {
-      if (!reuse) return { next: this.outcomes.every(Boolean) ? [] : scenarios.map((_, i) => i) };
+      if (!reuse) return { next: outcomes.every(Boolean) ? [] : scenarios.map((_, i) => i) };
       const round = await planner.searchReuse(question, runs(), calibration);
       round.reused_from.forEach((from, i) => {
-        if (from < 0 || this.outcomes[i]) return;
-        const o = this.outcomes[from];
-        this.outcomes[i] = { result: o.result, warnings: o.warnings, ms: 0, reusedFrom: from, waited: true };
+        if (from < 0 || outcomes[i]) return;
+        const o = outcomes[from];
+        outcomes[i] = { result: o.result, warnings: o.warnings, ms: 0, reusedFrom: from, waited: true };
       });
       return round;
     };
     let first = true;
     for (let round = await settle(); round.next.length && runId === this.runId; round = await settle()) {
       const next = round.next;
-      const settled = this.outcomes.filter(Boolean).length;
+      const settled = outcomes.filter(Boolean).length;
       const waited = !first;  // these waited on an earlier round's runs: they might have taken one
       first = false;
       let job = null;
@@ -231,7 +232,7 @@ export class Search {
         calibration,
         budgetMs: POINT_BUDGET_MS,
         onPoint: (k, outcome) => {
-          this.outcomes[next[k]] = waited ? { ...outcome, waited } : outcome;
+          outcomes[next[k]] = waited ? { ...outcome, waited } : outcome;
           this.progress.showBest();
           this.progress.showRunning(running, next);
           this.progress.drawPending();
@@ -241,7 +242,7 @@ export class Search {
       this.job = job;
       await job.promise;
     }
-    return this.outcomes;
+    return outcomes;
   }
 
   /**
