@@ -18,6 +18,8 @@ std::string start_central_only(const std::string& scenario) { return engine().st
 std::string start_at_bound(const std::string& scenario, const std::string& bound) {
   return engine().start_at_bound(scenario, bound);
 }
+std::string start_search_candidate(const std::string& scenario) { return engine().start_search_candidate(scenario); }
+std::string limit_facts(int handle) { return engine().limit_facts(handle); }
 std::string step(int handle, int max_units) { return engine().step(handle, max_units); }
 std::string result(int handle) { return engine().result(handle); }
 std::string cancel(int handle) { return engine().cancel(handle); }
@@ -43,12 +45,15 @@ EMSCRIPTEN_BINDINGS(sightline) {
   emscripten::function("applyCalibration", &sightline::api::apply_calibration);
   emscripten::function("listRegistries", &sightline::api::list_registries);
   emscripten::function("searchPlan", &sightline::api::search_plan);
+  emscripten::function("searchReuse", &sightline::api::search_reuse);
   emscripten::function("searchIntervals", &sightline::api::search_intervals);
   emscripten::function("searchRank", &sightline::api::search_rank);
   emscripten::function("trainingSearch", &sightline::api::training_search);
   emscripten::function("start", &start);
   emscripten::function("startCentralOnly", &start_central_only);
   emscripten::function("startAtBound", &start_at_bound);
+  emscripten::function("startSearchCandidate", &start_search_candidate);
+  emscripten::function("limitFacts", &limit_facts);
   emscripten::function("step", &step);
   emscripten::function("result", &result);
   emscripten::function("cancel", &cancel);

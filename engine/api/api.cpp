@@ -22,6 +22,9 @@
 #include "scenario/parameter_catalogue.hpp"
 #include "scenario/policy_registry.hpp"
 #include "scenario/run_limits.hpp"
+#include "serve/limit_facts.hpp"
+#include "serve/serving_job.hpp"
+#include "search/candidate_reuse.hpp"
 #include "search/deployment_search.hpp"
 #include "search/training_search.hpp"
 
@@ -100,6 +103,55 @@ std::string search_plan(const std::string& question_json) {
     return json{{"candidates", candidates},
                 {"pruned", pruned},
                 {"space", {{"layouts", plan.space_size}, {"pruned", plan.pruned.size()}, {"candidates", plan.candidates.size()}}}};
+  });
+}
+
+namespace {
+
+// The runs so far of search_reuse, one entry per candidate (null: not run), with the limits each ran
+// under; `limits` reads them from the candidates as the runs did.
+std::vector<std::optional<search::CandidateRun>> read_reuse_runs(const json& runs, size_t expected,
+                                                                  search::CandidateLimits& limits) {
+  if (!runs.is_array()) fail(error_code::kType, "/runs", "expected an array of limit facts or nulls");
+  if (runs.size() != expected)
+    fail(error_code::kConstraint, "/runs",
+         "expected " + std::to_string(expected) + " entries, one per candidate of the plan, got " + std::to_string(runs.size()));
+  std::vector<std::optional<search::CandidateRun>> out(expected);
+  for (size_t k = 0; k < expected; ++k) {
+    if (runs[k].is_null()) continue;
+    search::CandidateRun& r = out[k].emplace();
+    r.facts = serve::read_limit_facts(runs[k], "/runs/" + std::to_string(k));
+    r.outcome.ok = !r.facts.opaque;  // a failed run's facts are opaque: it proves nothing
+    if (limits(k)) r.limits = *limits(k);
+    else r.facts.opaque = true;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string search_reuse(const std::string& question_json, const std::string& runs_json,
+                         const std::string& calibration_json) {
+  return guarded("search_reuse", [&] {
+    const search::DeploymentSearchSpec spec = search::read_deployment_search(parse_json_text(question_json));
+    const search::Plan plan = search::plan_deployment_search(spec);
+    const json calibration = parse_json_document(calibration_json, "the calibration");
+    std::vector<json> scenarios = plan.scenarios;  // as each run reads it: with the calibration
+    if (!calibration.is_null())
+      for (json& s : scenarios) s = with_calibration(std::move(s), calibration, "candidate");
+    search::CandidateLimits limits(scenarios);
+    const std::vector<std::optional<search::CandidateRun>> runs =
+        read_reuse_runs(parse_json_text(runs_json), scenarios.size(), limits);
+    std::vector<const search::CandidateRun*> ran;
+    for (const auto& r : runs) ran.push_back(r ? &*r : nullptr);
+    search::ReuseRound round;
+    if (search::reuses_runs(spec)) round = search::settle_round(search::seqs_families(plan), ran, limits);
+    else {  // every candidate runs, in one round
+      round.reused_from.assign(ran.size(), -1);
+      for (size_t k = 0; k < ran.size(); ++k)
+        if (!ran[k]) round.next.push_back(k);
+    }
+    return json{{"reused_from", round.reused_from}, {"next", round.next}};
   });
 }
 
@@ -334,21 +386,33 @@ std::string Engine::start(const std::string& scenario_json) { return start_job(s
 std::string Engine::start_central_only(const std::string& scenario_json) { return start_job(scenario_json, true); }
 
 std::string Engine::start_at_bound(const std::string& scenario_json, const std::string& bound) {
-  return guarded("Engine::start_at_bound", [&] {
-    const CostBound* named = nullptr;
-    for (const CostBound& c : kAllBounds)
-      if (bound == cost_bound_name(c)) named = &c;
-    if (!named) fail(error_code::kInvalidValue, "/bound", "bound must be central, low or high; got '" + bound + "'");
-    const CostBound b = *named;
-    json doc = parse_json_text(scenario_json);
-    const RunLimits limits = take_run_limits(doc);
-    Scenario s = read_scenario(doc);
-    s.cost_model.bound = b;
-    check_run_estimate(s, estimate_run(s, IntervalMode::CentralOnly), limits);
-    const int handle = next_handle_++;
-    jobs_[handle] = std::make_unique<BudgetedJob>(make_single_job(s), limits.max_work_units);
-    return json{{"handle", handle}};
+  return guarded("Engine::start_at_bound", [&] { return json{{"handle", start_single(scenario_json, bound, false)}}; });
+}
+
+std::string Engine::start_search_candidate(const std::string& scenario_json) {
+  return guarded("Engine::start_search_candidate", [&] {
+    return json{{"handle", start_single(scenario_json, cost_bound_name(CostBound::Central), true)}};
   });
+}
+
+// One run at a named cost bound, no intervals; a search `candidate` keeps its simulation for limit_facts().
+int Engine::start_single(const std::string& scenario_json, const std::string& bound, bool candidate) {
+  const CostBound* named = nullptr;
+  for (const CostBound& c : kAllBounds)
+    if (bound == cost_bound_name(c)) named = &c;
+  if (!named) fail(error_code::kInvalidValue, "/bound", "bound must be central, low or high; got '" + bound + "'");
+  json doc = parse_json_text(scenario_json);
+  const RunLimits limits = take_run_limits(doc);
+  Scenario s = read_scenario(doc);
+  s.cost_model.bound = *named;
+  check_run_estimate(s, estimate_run(s, IntervalMode::CentralOnly), limits);
+  const serve::ServingJob* serving = nullptr;
+  std::unique_ptr<Job> job = make_single_job(s, &serving);
+  if (candidate && !serving) fail(error_code::kInvalidValue, "/serving/mode", "a search candidate is a serving simulation");
+  const int handle = next_handle_++;
+  jobs_[handle] = std::make_unique<BudgetedJob>(std::move(job), limits.max_work_units);
+  if (candidate) candidates_[handle] = serving;
+  return handle;
 }
 
 std::string Engine::start_job(const std::string& scenario_json, bool central_only) {
@@ -386,12 +450,26 @@ std::string Engine::result(int handle) {
     if (job.progress() < 1.0) fail(error_code::kConstraint, "", "run " + std::to_string(handle) + " is not finished");
     json r = job.result();
     jobs_.erase(handle);
+    candidates_.erase(handle);
     return r;
   });
 }
 
+std::string Engine::limit_facts(int handle) {
+  return guarded("Engine::limit_facts", [&] {
+    const Job& job = find_job(jobs_, handle);
+    const auto it = candidates_.find(handle);
+    if (it == candidates_.end()) fail(error_code::kConstraint, "", "run " + std::to_string(handle) + " is not a search candidate");
+    if (job.progress() < 1.0) fail(error_code::kConstraint, "", "run " + std::to_string(handle) + " is not finished");
+    return serve::limit_facts_to_json(it->second->limit_facts());
+  });
+}
+
 std::string Engine::cancel(int handle) {
-  return guarded("Engine::cancel", [&] { return json{{"cancelled", jobs_.erase(handle) > 0}}; });
+  return guarded("Engine::cancel", [&] {
+    candidates_.erase(handle);
+    return json{{"cancelled", jobs_.erase(handle) > 0}};
+  });
 }
 
 }  // namespace sightline::api

@@ -13,6 +13,9 @@
 namespace sightline {
 
 class Job;
+namespace serve {
+class ServingJob;
+}
 
 namespace api {
 
@@ -73,8 +76,18 @@ std::string list_registries();
 // search_rank(question, results, bound_results): pure, it runs nothing: the ranked table, the Pareto front
 //   and the cheapest deployment meeting the SLO from the central results and the bound runs' results (in
 //   search_intervals' point order).
+// search_reuse(question, runs, calibration): the central runs go in rounds, as the CLI's do
+//   (search/candidate_reuse.hpp): a candidate differing from a sibling only in max_num_seqs takes that
+//   sibling's run when its limit facts prove the two runs the same. runs: one entry per candidate in plan
+//   order, null while it has not run, else its run's limit facts (Engine::limit_facts; {"opaque": true} for a
+//   run that failed); calibration: the cluster calibration every run is priced with, or null. result:
+//   {"reused_from": [the candidate whose run it takes, or -1 ...], "next": [the next round's candidates]}; an
+//   empty next: every candidate ran or takes a run (whose result stands for its own in search_intervals and
+//   search_rank). A budget question reuses nothing: its first round is every candidate.
 // The CLI's `sightline search` takes the same steps (search/deployment_search.hpp).
 std::string search_plan(const std::string& question_json);
+std::string search_reuse(const std::string& question_json, const std::string& runs_json,
+                         const std::string& calibration_json);
 std::string search_intervals(const std::string& question_json, const std::string& results_json);
 std::string search_rank(const std::string& question_json, const std::string& results_json,
                         const std::string& bound_results_json);
@@ -98,13 +111,21 @@ class Engine {
   // 80% interval's central, low-cost or high-cost end), no intervals: a
   // deployment search's interval points (search_intervals).
   std::string start_at_bound(const std::string& scenario_json, const std::string& bound);
+  // A deployment search's candidate, run as `sightline search` runs one
+  // (search::run_candidate): once at the central cost bound, no intervals;
+  // limit_facts(handle) gives what its limits decided once it is finished,
+  // before result() frees the handle (api::search_reuse reads them).
+  std::string start_search_candidate(const std::string& scenario_json);
+  std::string limit_facts(int handle);  // result: serve::limit_facts_to_json's object
   std::string step(int handle, int max_units);             // result: {"done": b, "progress": x}
   std::string result(int handle);                          // result: the run's result; frees the handle
   std::string cancel(int handle);                          // result: {"cancelled": b}
 
  private:
   std::string start_job(const std::string& scenario_json, bool central_only);
+  int start_single(const std::string& scenario_json, const std::string& bound, bool candidate);
   std::map<int, std::unique_ptr<Job>> jobs_;
+  std::map<int, const serve::ServingJob*> candidates_;  // the search candidates' simulations, owned by jobs_
   int next_handle_ = 1;
 };
 

@@ -1,5 +1,7 @@
 #include "api/make_job.hpp"
 
+#include <utility>
+
 #include "api/client_request_latency.hpp"
 #include "api/interval_job.hpp"
 #include "infer/latency_job.hpp"
@@ -31,8 +33,10 @@ const char* result_kind(const Scenario& scenario) {
 
 // A cluster calibration's per-request latency and range warnings
 // (api/client_request_latency) on every run, the fit's replays included.
-std::unique_ptr<Job> make_single_job(const Scenario& scenario) {
-  return with_cluster_calibration(make_simulator_job(scenario), scenario);
+std::unique_ptr<Job> make_single_job(const Scenario& scenario, const serve::ServingJob** serving) {
+  std::unique_ptr<Job> job = make_simulator_job(scenario);
+  if (serving) *serving = dynamic_cast<const serve::ServingJob*>(job.get());
+  return with_cluster_calibration(std::move(job), scenario);
 }
 
 }  // namespace sightline

@@ -19,8 +19,15 @@ enum class IntervalMode { Bounds, CentralOnly };
 // The job of a scenario, wrapped in its interval runs (an IntervalJob).
 std::unique_ptr<Job> make_job(const Scenario& scenario, IntervalMode mode = IntervalMode::Bounds);
 
-// One run of the scenario at its cost bound, without intervals.
-std::unique_ptr<Job> make_single_job(const Scenario& scenario);
+namespace serve {
+class ServingJob;
+}
+
+// One run of the scenario at its cost bound, without intervals. `serving`
+// (may be null) is set to the run's serving simulation when it is one (null
+// otherwise), for what its typed figures say beyond the result (a search
+// candidate's limit facts); it lives as long as the job.
+std::unique_ptr<Job> make_single_job(const Scenario& scenario, const serve::ServingJob** serving = nullptr);
 
 // The kind of result the scenario's job writes (its "kind"): training,
 // serving_simulation or serving_latency, as the job chosen above.

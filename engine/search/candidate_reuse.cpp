@@ -14,24 +14,44 @@ namespace sightline::search {
 namespace {
 
 // Candidate k's outcome from one of its family's runs that proves it the same, or -1.
-int proving_run(const std::vector<size_t>& family, const std::vector<CandidateRun>& runs, const std::vector<bool>& ran,
+int proving_run(const std::vector<size_t>& family, const std::vector<const CandidateRun*>& ran,
                 const serve::RunLimits& limits) {
   for (size_t i : family)
-    if (ran[i] && runs[i].outcome.ok && serve::runs_alike(runs[i].facts, runs[i].limits, limits)) return static_cast<int>(i);
+    if (ran[i] && ran[i]->outcome.ok && serve::runs_alike(ran[i]->facts, ran[i]->limits, limits)) return static_cast<int>(i);
   return -1;
 }
 
-// The limits candidate k would run under (its memory plan), without running
-// it; none when its scenario does not read (it runs, and fails, on its own).
-std::optional<serve::RunLimits> limits_of(const json& scenario) {
+}  // namespace
+
+bool reuses_runs(const DeploymentSearchSpec& spec) { return !spec.budget(); }
+
+const std::optional<serve::RunLimits>& CandidateLimits::operator()(size_t k) {
+  auto it = read_.find(k);
+  if (it != read_.end()) return it->second;
+  std::optional<serve::RunLimits> l;
   try {
-    return serve::run_limits(read_scenario(scenario));
+    l = serve::run_limits(read_scenario(scenarios_.at(k)));
   } catch (const SightlineError&) {
-    return std::nullopt;
   }
+  return read_.emplace(k, std::move(l)).first->second;
 }
 
-}  // namespace
+ReuseRound settle_round(const std::vector<std::vector<size_t>>& families, const std::vector<const CandidateRun*>& ran,
+                        CandidateLimits& limits) {
+  ReuseRound round;
+  round.reused_from.assign(ran.size(), -1);
+  for (const auto& f : families) {
+    bool leader = false;
+    for (size_t k : f) {
+      if (ran[k]) continue;
+      if (limits(k)) round.reused_from[k] = proving_run(f, ran, *limits(k));
+      if (round.reused_from[k] >= 0 || leader) continue;
+      round.next.push_back(k);  // the family's largest max_num_seqs neither run nor settled
+      leader = true;
+    }
+  }
+  return round;
+}
 
 std::vector<std::vector<size_t>> seqs_families(const Plan& plan) {
   std::map<std::string, size_t> family_of;
@@ -55,39 +75,18 @@ std::vector<CandidateOutcome> run_central_reusing(const Plan& plan, const ForEac
   const size_t n = plan.scenarios.size();
   const std::vector<std::vector<size_t>> families = seqs_families(plan);
   std::vector<CandidateRun> runs(n);
-  std::vector<bool> ran(n, false), done(n, false);
-  std::vector<int> from(n, -1);
-  std::vector<CandidateOutcome> central(n);
-  std::map<size_t, std::optional<serve::RunLimits>> sibling_limits;  // read once, when first asked
-  auto limits = [&](size_t k) -> const std::optional<serve::RunLimits>& {
-    auto it = sibling_limits.find(k);
-    if (it == sibling_limits.end()) it = sibling_limits.emplace(k, limits_of(plan.scenarios[k])).first;
-    return it->second;
-  };
-  for (;;) {
-    // This round: each family's largest unresolved max_num_seqs.
-    std::vector<size_t> leaders;
-    for (const auto& f : families) {
-      const auto it = std::find_if(f.begin(), f.end(), [&](size_t k) { return !done[k]; });
-      if (it != f.end()) leaders.push_back(*it);
-    }
-    if (leaders.empty()) break;
-    for_each(leaders.size(), [&](size_t i) { runs[leaders[i]] = run_candidate(plan.scenarios[leaders[i]], CostBound::Central); });
-    for (size_t k : leaders) {
-      ran[k] = done[k] = true;
-      central[k] = runs[k].outcome;
-    }
-    for (const auto& f : families)
-      for (size_t k : f) {
-        if (done[k] || !limits(k)) continue;
-        const int i = proving_run(f, runs, ran, *limits(k));
-        if (i < 0) continue;
-        central[k] = runs[static_cast<size_t>(i)].outcome;
-        from[k] = i;
-        done[k] = true;
-      }
+  std::vector<const CandidateRun*> ran(n, nullptr);
+  CandidateLimits limits(plan.scenarios);
+  ReuseRound round = settle_round(families, ran, limits);
+  while (!round.next.empty()) {
+    const std::vector<size_t> next = round.next;
+    for_each(next.size(), [&](size_t i) { runs[next[i]] = run_candidate(plan.scenarios[next[i]], CostBound::Central); });
+    for (size_t k : next) ran[k] = &runs[k];
+    round = settle_round(families, ran, limits);
   }
-  if (reused_from) *reused_from = from;
+  std::vector<CandidateOutcome> central(n);
+  for (size_t k = 0; k < n; ++k) central[k] = runs[ran[k] ? k : static_cast<size_t>(round.reused_from[k])].outcome;
+  if (reused_from) *reused_from = round.reused_from;
   return central;
 }
 

@@ -436,9 +436,7 @@ ExplorerRuns<CandidateOutcome> run_deployment_plan(const DeploymentSearchSpec& s
   };
   const std::function<std::vector<size_t>(const std::vector<CandidateOutcome>&)> pick =
       [&](const std::vector<CandidateOutcome>& central) { return interval_candidates(spec, plan, central); };
-  // The budget question's capacity searches run other scenarios than their
-  // own (serve::LimitFacts marks them opaque): nothing to reuse.
-  if (!options.reuse_runs || spec.budget()) return run_plan<CandidateOutcome>(plan.candidates.size(), for_each, evaluate, pick);
+  if (!options.reuse_runs || !reuses_runs(spec)) return run_plan<CandidateOutcome>(plan.candidates.size(), for_each, evaluate, pick);
   ExplorerRuns<CandidateOutcome> runs;
   runs.central = run_central_reusing(plan, for_each, options.reused_from);
   run_intervals(runs, for_each, evaluate, pick);

@@ -21,7 +21,10 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <vector>
+
+#include "core/json_reader.hpp"
 
 namespace sightline::serve {
 
@@ -79,6 +82,14 @@ struct LimitFacts {
     opaque = opaque || o.opaque;
   }
 };
+
+// The facts as JSON and back, for a caller whose runs happen elsewhere (the
+// page's workers run the candidates, api::search_reuse decides): "seqs"
+// {"below", "at_or_above": null while no count reached the limit}, "kv"
+// {"demand", "watermarked", "refused"}, "capacity_read", "opaque". A run that
+// failed is {"opaque": true} alone: it proves nothing.
+json limit_facts_to_json(const LimitFacts& f);
+LimitFacts read_limit_facts(const json& value, const std::string& path);
 
 // The blocks a pool of `blocks` keeps free for running sequences to grow into.
 inline int64_t kv_watermark_blocks(double watermark, int64_t blocks) {

@@ -5,11 +5,17 @@
 // search::evaluate_candidate).
 #include <doctest/doctest.h>
 
+#include <functional>
+#include <limits>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "error_checks.hpp"
+#include "search/candidate_reuse.hpp"
 #include "search/deployment_search.hpp"
+#include "serve/limit_facts.hpp"
 #include "test_helpers.hpp"
 
 using namespace sightline;
@@ -38,7 +44,108 @@ json run_sliced(api::Engine& engine, const std::string& started) {
   return envelope(engine.result(handle));
 }
 
+// The small question at batch limits 4, 64 and 256: 4 binds (that sibling runs and fails), 64 and 256
+// never do (one takes the other's run).
+json sibling_question() {
+  json q = small_question();
+  q["max_num_seqs"] = json::array({4, 64, 256});
+  return q;
+}
+
+// A search candidate run through the Engine, as the page's worker runs one: its result and its limit facts.
+std::pair<json, json> run_candidate_sliced(api::Engine& engine, const json& scenario) {
+  const json s = envelope(engine.start_search_candidate(scenario.dump()));
+  REQUIRE(s["ok"] == true);
+  const int handle = s["result"]["handle"].get<int>();
+  while (!envelope(engine.step(handle, 1 << 14))["result"]["done"].get<bool>()) {
+  }
+  const json facts = envelope(engine.limit_facts(handle));
+  REQUIRE(facts["ok"] == true);
+  const json result = envelope(engine.result(handle));
+  REQUIRE(result["ok"] == true);
+  return {result["result"], facts["result"]};
+}
+
 }  // namespace
+
+TEST_CASE("limit facts survive their JSON; a failed run's are opaque") {
+  serve::LimitFacts f;
+  f.seqs.below = 40;
+  f.kv.demand = 900;
+  f.kv.watermarked = 880;
+  f.capacity_read = true;
+  for (int64_t at : {int64_t{64}, std::numeric_limits<int64_t>::max()}) {  // reached, and never reached (null)
+    f.seqs.at_or_above = at;
+    const json j = json::parse(serve::limit_facts_to_json(f).dump());
+    const serve::LimitFacts back = serve::read_limit_facts(j, "/runs/0");
+    CHECK(back.seqs.below == f.seqs.below);
+    CHECK(back.seqs.at_or_above == at);
+    CHECK(back.kv.demand == 900);
+    CHECK(back.kv.watermarked == 880);
+    CHECK(back.kv.refused == false);
+    CHECK(back.capacity_read == true);
+    CHECK(back.opaque == false);
+  }
+  CHECK(serve::read_limit_facts(json{{"opaque", true}}, "/runs/3").opaque);
+}
+
+TEST_CASE("search_reuse: the page's rounds through the API reuse the runs the CLI reuses, with the same outcomes") {
+  const json q = sibling_question();
+  const search::DeploymentSearchSpec spec = search::read_deployment_search(q);
+  const search::Plan plan = search::plan_deployment_search(spec);
+  const size_t n = plan.scenarios.size();
+  std::vector<int> cli_from;
+  const std::vector<search::CandidateOutcome> cli = search::run_central_reusing(
+      plan, [](size_t m, const std::function<void(size_t)>& task) { for (size_t k = 0; k < m; ++k) task(k); }, &cli_from);
+
+  api::Engine engine;
+  json runs = json::array();
+  for (size_t k = 0; k < n; ++k) runs.push_back(nullptr);
+  std::vector<json> results(n);
+  json round = envelope(api::search_reuse(q.dump(), runs.dump(), "null"));
+  int rounds = 0;
+  while (round["ok"] == true && !round["result"]["next"].empty()) {
+    for (const json& k : round["result"]["next"]) {
+      const size_t i = k.get<size_t>();
+      REQUIRE(runs[i].is_null());  // a candidate runs once
+      std::tie(results[i], runs[i]) = run_candidate_sliced(engine, plan.scenarios[i]);
+    }
+    round = envelope(api::search_reuse(q.dump(), runs.dump(), "null"));
+    ++rounds;
+  }
+  REQUIRE(round["ok"] == true);
+  CHECK(rounds >= 2);  // the largest limits first, then the siblings they do not settle
+  CHECK(round["result"]["reused_from"] == json(cli_from));
+  int reused = 0;
+  for (size_t k = 0; k < n; ++k) {
+    CAPTURE(search::candidate_label(spec, plan.candidates[k]));
+    const int from = cli_from[k];
+    CHECK(runs[k].is_null() == (from >= 0));  // ran, or took a run: never both
+    reused += from >= 0 ? 1 : 0;
+    const search::CandidateOutcome page = search::read_candidate_outcome(results[from >= 0 ? static_cast<size_t>(from) : k]);
+    CHECK(page.ok == cli[k].ok);
+    CHECK(page.meets_slo == cli[k].meets_slo);
+    CHECK(page.requests == cli[k].requests);
+    CHECK(page.ttft_p99_ms == cli[k].ttft_p99_ms);
+    CHECK(page.usd_per_million_tokens == cli[k].usd_per_million_tokens);
+  }
+  CHECK(reused > 0);
+  CHECK(reused < static_cast<int>(n) - 1);  // and a binding limit's sibling ran
+  // The budget question reuses nothing: its first round is every candidate (a rate question's, one per family).
+  json budget = q;
+  budget.erase("target_qps");
+  const json budget_plan = envelope(api::search_plan(budget.dump()));
+  REQUIRE(budget_plan["ok"] == true);
+  const json none(json::array_t(budget_plan["result"]["candidates"].size(), nullptr));
+  const json all = envelope(api::search_reuse(budget.dump(), none.dump(), "null"));
+  REQUIRE(all["ok"] == true);
+  CHECK(all["result"]["next"].size() == none.size());
+  // The runs must be one per candidate, each null or whole facts.
+  check_error(envelope(api::search_reuse(q.dump(), "[null]", "null")), "constraint_violation", "/runs");
+  json torn = runs;
+  torn[0] = {{"opaque", false}};
+  check_error(envelope(api::search_reuse(q.dump(), torn.dump(), "null")), "missing_key", "/runs/0/seqs");
+}
 
 TEST_CASE("deployment search through the API: sliced interval runs and a pure ranking give the CLI's answer") {
   const json q = small_question();
@@ -98,4 +205,9 @@ TEST_CASE("search_rank refuses bound results that do not match search_intervals'
   api::Engine engine;
   const std::string scenario = plan["result"]["candidates"][0]["scenario"].dump();
   check_error(envelope(engine.start_at_bound(scenario, "middle")), "invalid_value", "/bound");
+  // Limit facts are a search candidate's, once it is finished.
+  const int bound = envelope(engine.start_at_bound(scenario, "low"))["result"]["handle"].get<int>();
+  check_error(envelope(engine.limit_facts(bound)), "constraint_violation", "");
+  const int candidate = envelope(engine.start_search_candidate(scenario))["result"]["handle"].get<int>();
+  check_error(envelope(engine.limit_facts(candidate)), "constraint_violation", "");
 }

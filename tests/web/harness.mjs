@@ -210,6 +210,23 @@ export async function searchPage(t, suite) {
 }
 
 /**
+ * Opens the Search tab and sets its form: the selects of `choose` (id: value) first, the workload's
+ * among them before the rest (it fills the form from its preset), then the inputs of `type` (id:
+ * text), then only the GPU types of `gpus` ([id, $ per GPU-hour]) ticked, at those prices.
+ */
+export async function askQuestion(page, { choose = {}, type = {}, gpus = [] }) {
+  await page.click('#mode-search');
+  await page.waitForSelector('#panel-search:not([hidden]) #search-status', { state: 'attached' });
+  for (const [id, value] of Object.entries(choose)) await page.selectOption(`#${id}`, value);
+  for (const [id, text] of Object.entries(type)) await page.fill(`#${id}`, text);
+  for (const box of await page.$$('#q-gpu-list input[type="checkbox"]')) await box.setChecked(false);
+  for (const [gpu, price] of gpus) {
+    await page.check(`#q-use-${gpu}`);
+    await page.fill(`#q-price-${gpu}`, price);
+  }
+}
+
+/**
  * The usual set-up of a page test file: checks the build, starts the server and
  * the browser before the tests and stops them after. Returns an object whose
  * `server` and `browser` are set once the tests run.

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
-import { browserSuite, newPage, waitDone, searchPage, siteDir, repoDir, cliPath, cliPresets, scenarioPreset, PAGE_GUARD_MS } from './harness.mjs';
+import { browserSuite, newPage, waitDone, searchPage, askQuestion, siteDir, repoDir, cliPath, cliPresets, scenarioPreset, PAGE_GUARD_MS } from './harness.mjs';
 
 const suite = browserSuite();
 const load = (file) => import(pathToFileURL(path.join(siteDir, file)).href);
@@ -187,23 +187,6 @@ async function askCanonicalQuestion(page) {
     type: { 'q-rate': '20', 'q-max-gpus': '8', 'q-prompt': '512', 'q-output': '256', 'q-ttft': '1000', 'q-tpot': '50', 'q-attainment': '0.9', 'q-tp': '4', 'q-seqs': '256' },
     gpus: [['h200', '3.8']],
   });
-}
-
-/**
- * Opens the Search tab and sets its form: the selects of `choose` (id: value) first, the workload's
- * among them before the rest (it fills the form from its preset), then the inputs of `type` (id:
- * text), then only the GPU types of `gpus` ([id, $ per GPU-hour]) ticked, at those prices.
- */
-async function askQuestion(page, { choose = {}, type = {}, gpus = [] }) {
-  await page.click('#mode-search');
-  await page.waitForSelector('#panel-search:not([hidden]) #search-status', { state: 'attached' });
-  for (const [id, value] of Object.entries(choose)) await page.selectOption(`#${id}`, value);
-  for (const [id, text] of Object.entries(type)) await page.fill(`#${id}`, text);
-  for (const box of await page.$$('#q-gpu-list input[type="checkbox"]')) await box.setChecked(false);
-  for (const [gpu, price] of gpus) {
-    await page.check(`#q-use-${gpu}`);
-    await page.fill(`#q-price-${gpu}`, price);
-  }
 }
 
 /**
@@ -604,6 +587,9 @@ test('the time left after the first 10% of the runs is within 2x of the work the
   const page = await searchPage(t, suite);
   if (!page) return;
   await askNinetySixDeployments(page);
+  // Every candidate runs, in one round: the replay below is of that one job (reuse's rounds and
+  // their time left: tests/web/search_reuse.test.mjs, search_time_left.test.mjs).
+  await page.setChecked('#q-reuse', false);
   await recordSearchWork(page);
   await page.click('#search-run');
   await page.waitForSelector('#search-status[data-state="done"], #search-status[data-state="error"]', { timeout: PAGE_GUARD_MS });

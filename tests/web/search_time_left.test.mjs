@@ -40,6 +40,23 @@ test('the time left: the finished runs scale the rest, a running one counts its 
   assert.equal(words.timeLeft([1000, 1000, 1000], [met, met, null], { workers: 1, intervalPoints: 1 }), 3000 + 2 * 3000);
 });
 
+test('the time left with reuse: a candidate that took a run costs nothing; one waiting counts the share that ran', () => {
+  // Four finished at their low ends, one of them by a sibling's run (no time of its own: it does not make
+  // this machine look faster); two left, one in the round now running (counted whole), one waiting on it.
+  const took = { ms: 0, reusedFrom: 0, waited: true, met: false };
+  const ran = { ms: 1000, met: false };
+  const done = [ran, ran, ran, took, null, null];
+  const low = [1000, 1000, 1000, 1000, 2000, 2000];
+  // Of the finished ones that waited, none ran: the waiting one is expected to take a run too.
+  assert.equal(words.timeLeft(low, done, { workers: 1, intervalPoints: 1, waiting: [5] }), 2000 + 2 * 1000);
+  // Not waiting (or no reuse): it counts whole; a waited one that ran makes the share a half.
+  assert.equal(words.timeLeft(low, done, { workers: 1, intervalPoints: 1 }), 4000 + 2 * 1000);
+  const half = [ran, ran, { ...ran, waited: true }, took, null, null];
+  assert.equal(words.timeLeft(low, half, { workers: 1, intervalPoints: 1, waiting: [5] }), 2000 + 1000 + 2 * 1000);
+  // Runs finished count toward the first figure, runs taken do not: with two workers four runs are needed.
+  assert.equal(words.timeLeft(low, done, { workers: 2, intervalPoints: 1, waiting: [5] }), null);
+});
+
 test('on the canonical search, after 10% of the runs the time left is within 2x of the actual', () => {
   const n = measured.candidates.length;
   assert.ok(n >= 100, 'the canonical search plans over a hundred candidates');

@@ -155,11 +155,12 @@ export class EngineClient extends EventTarget {
 
   /**
    * Starts a sliced run. Returns {id, promise}; the promise resolves with
-   * {result, warnings} or rejects with an EngineError (code 'cancelled' when cancelled).
-   * `calibration`: a cluster calibration the run is priced with (as `run --calibration`).
+   * {result, warnings} (and, for a search `candidate`, limitFacts) or rejects with an EngineError
+   * (code 'cancelled' when cancelled). `calibration`: a cluster calibration the run is priced with
+   * (as `run --calibration`); `candidate`: a deployment search's candidate (protocol.js RUN).
    */
-  run(scenario, onProgress, { centralOnly = false, bound = null, calibration = null } = {}) {
-    const payload = bound ? { scenario, bound } : { scenario, centralOnly };
+  run(scenario, onProgress, { centralOnly = false, bound = null, candidate = false, calibration = null } = {}) {
+    const payload = candidate ? { scenario, candidate } : bound ? { scenario, bound } : { scenario, centralOnly };
     if (calibration) payload.calibration = calibration;
     return this._request(MSG.RUN, payload, onProgress);
   }
@@ -251,6 +252,14 @@ export class EngineClient extends EventTarget {
   /** The deployment search's candidates for a question (api::search_plan). */
   searchPlan(question) {
     return this._request(MSG.SEARCH_PLAN, { question }).promise.then((r) => r.result);
+  }
+
+  /**
+   * Which candidates take a sibling's run proven the same, and the next round's runs, from the runs so far
+   * (api::search_reuse): `runs[i]` is null while candidate i has not run, else its run's limitFacts.
+   */
+  searchReuse(question, runs, calibration = null) {
+    return this._request(MSG.SEARCH_REUSE, { question, runs, calibration }).promise.then((r) => r.result);
   }
 
   /** The runs at the cost bounds the ranking's intervals need, from the central results (api::search_intervals). */

@@ -38,17 +38,18 @@ export class EnginePool {
   }
 
   /**
-   * Runs every scenario. onPoint(index, {result, warnings, ms} | {error, ms}) is called
+   * Runs every scenario. onPoint(index, {result, warnings, limitFacts?, ms} | {error, ms}) is called
    * as each finishes; onProgress(fraction) as runs advance. Returns
    * {promise, cancel()}: the promise resolves with the outcomes in input order
    * once all finished, or rejects with code 'cancelled'. centralOnly runs each
    * scenario at the central cost bound alone; bounds[i] ("low" | "high"), where
-   * given, runs scenario i once at that cost bound instead; a run past budgetMs
+   * given, runs scenario i once at that cost bound instead; `candidate` runs each as a deployment search's
+   * candidate (its outcome has the run's limitFacts); a run past budgetMs
    * is stopped and its outcome is a limit_exceeded error. `order` (a permutation of the indices)
    * is the order the scenarios are handed out in (default: as given). The returned running() lists
    * [{index, elapsedMs}] of the scenarios on a worker now.
    */
-  map(scenarios, { onPoint = () => {}, onProgress = () => {}, centralOnly = false, bounds = null, budgetMs = 0, calibration = null, order = null } = {}) {
+  map(scenarios, { onPoint = () => {}, onProgress = () => {}, centralOnly = false, bounds = null, candidate = false, budgetMs = 0, calibration = null, order = null } = {}) {
     const n = scenarios.length;
     const progress = new Array(n).fill(0);
     const outcomes = new Array(n);
@@ -73,11 +74,12 @@ export class EnginePool {
       const { id, promise: run } = client.run(scenarios[i], (p) => {
         progress[i] = p;
         report();
-      }, { centralOnly, bound: bounds ? bounds[i] : null, calibration });
+      }, { centralOnly, bound: bounds ? bounds[i] : null, candidate, calibration });
       inflight.set(client, id);
       const timer = budgetMs > 0 ? setTimeout(() => client.cancel(id), budgetMs) : 0;
       const overBudget = { code: 'limit_exceeded', path: '', message: `the run took longer than the page's ${budgetMs / 1000} s per point` };
-      run.then((value) => ({ result: value.result, warnings: value.warnings }),
+      run.then((value) => (value.limitFacts ? { result: value.result, warnings: value.warnings, limitFacts: value.limitFacts }
+        : { result: value.result, warnings: value.warnings }),
         (error) => ({ error: error.code === 'cancelled' && !cancelled ? overBudget : error }))
         .then((outcome) => {
           clearTimeout(timer);

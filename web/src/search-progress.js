@@ -19,20 +19,29 @@ export class SearchProgress {
   }
 
   /**
-   * The status line while candidates run: how many finished and, past the first finished
-   * ones, the time left from the runs so far (finished and running; search-words.js timeLeft).
-   * `job` is the pool's job of the candidates (null before it starts). The estimate's box
-   * keeps both figures (data-points-done, data-left-ms: none yet) for the tests.
+   * The status line while candidates run: how many finished (those that took a sibling's run
+   * among them) and, past the first finished ones, the time left from the runs so far (finished
+   * and running; search-words.js timeLeft). `running()` lists the plan's candidates on a worker
+   * now, `next` the round's candidates (the others not finished wait on its runs: some may take
+   * one). The estimate's box keeps the figures (data-points-done, data-reused, data-left-ms:
+   * none yet) for the tests.
    */
-  showRunning(done, job) {
+  showRunning(running, next) {
+    const outcomes = this.search.outcomes;
     const n = this.search.scenarios.length;
-    const left = done && done < n && this.estimated && job
-      ? timeLeft(this.estimated.pointLowMs, this.search.outcomes, { workers: this.search.pool.size, running: job.running(), intervalPoints: MAX_INTERVAL_POINTS }) : null;
+    const done = outcomes.filter(Boolean).length;
+    const reused = outcomes.filter((o) => o && o.reusedFrom !== undefined).length;
+    const round = new Set(next);
+    const waiting = outcomes.flatMap((o, i) => (o || round.has(i) ? [] : [i]));
+    const left = done && done < n && this.estimated
+      ? timeLeft(this.estimated.pointLowMs, outcomes, { workers: this.search.pool.size, running: running(), intervalPoints: MAX_INTERVAL_POINTS, waiting }) : null;
     const box = $('search-estimate');
     box.dataset.pointsDone = String(done);
+    box.dataset.reused = String(reused);
     if (left === null) delete box.dataset.leftMs;
     else box.dataset.leftMs = String(Math.round(left));
-    this.search.setStatus('running', `Simulating ${done} / ${n} deployments on ${this.search.pool.size} workers…${left ? ` about ${formatDuration(left)} left, ranking included` : ''}`);
+    const took = reused ? ` (${reused} by the run of a sibling proven the same)` : '';
+    this.search.setStatus('running', `Simulating ${done} / ${n} deployments${took} on ${this.search.pool.size} workers…${left ? ` about ${formatDuration(left)} left, ranking included` : ''}`);
   }
 
   /**

@@ -111,6 +111,12 @@ export function spreadOrder(n) {
  * Null until twice as many runs as workers have finished (or all but one): the first one or two
  * are the fastest of their batch (a deployment that fails fast), and on the canonical search they
  * made the time left three times too short (tests/web/search_time_left.test.mjs).
+ *
+ * Reuse (search.js runCentral): a candidate that took a sibling's run (`reusedFrom` set) is done
+ * and took no time of its own, so it neither scales the rest nor counts as a finished run. Those
+ * not finished and `waiting` (not in the round now running, so a sibling's run may yet settle them)
+ * each count the share of the candidates that waited (`waited`) and then ran rather than took a
+ * run: all of them until one such is known.
  */
 function metSlo(o) {
   if (typeof o.met === 'boolean') return o.met;
@@ -118,14 +124,22 @@ function metSlo(o) {
   return Boolean(r && ((r.steady_state && r.steady_state.meets_slo) || (r.max_qps && r.max_qps.qps > 0)));
 }
 
-export function timeLeft(pointLowMs, done, { workers, running = [], intervalPoints = 8 }) {
+const tookRun = (o) => o.reusedFrom !== undefined;
+
+/** Of the finished candidates that waited on a round (`waited`), the share that ran; 1 before one is known. */
+function waitedRunShare(done) {
+  const waited = done.filter((o) => o && o.waited);
+  return waited.length ? waited.filter((o) => !tookRun(o)).length / waited.length : 1;
+}
+
+export function timeLeft(pointLowMs, done, { workers, running = [], intervalPoints = 8, waiting = [] }) {
   const w = Math.max(1, workers);
   let spent = 0;
   let planned = 0;
   let met = 0;
   let metMs = 0;
   pointLowMs.forEach((ms, i) => {
-    if (!done[i]) return;
+    if (!done[i] || tookRun(done[i])) return;
     spent += done[i].ms;
     planned += ms;
     if (metSlo(done[i])) {
@@ -133,13 +147,16 @@ export function timeLeft(pointLowMs, done, { workers, running = [], intervalPoin
       metMs += done[i].ms;
     }
   });
-  const finished = done.filter(Boolean).length;
-  if (finished < Math.min(pointLowMs.length - 1, 2 * w)) return null;
+  const finished = done.filter((o) => o && !tookRun(o)).length;
+  const took = done.filter((o) => o && tookRun(o)).length;
+  if (finished < Math.min(pointLowMs.length - took - 1, 2 * w)) return null;
   const ratio = planned > 0 ? spent / planned : 1;
   const elapsed = new Map(running.map((r) => [r.index, r.elapsedMs]));
+  const waits = new Set(waiting);
+  const share = waitedRunShare(done);
   let left = 0;
   pointLowMs.forEach((ms, i) => {
-    if (!done[i]) left += Math.max(0, ratio * ms - (elapsed.get(i) || 0));
+    if (!done[i]) left += Math.max(0, ratio * ms - (elapsed.get(i) || 0)) * (waits.has(i) ? share : 1);
   });
   const perBoundRun = met ? metMs / met : finished ? spent / finished : ratio * Math.min(...pointLowMs);
   const ranking = (2 * Math.min(intervalPoints, pointLowMs.length) * perBoundRun) / w;

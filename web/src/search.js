@@ -1,7 +1,10 @@
 // The Search tab: the deployment search run on the page's worker pool. The
 // engine plans the candidates (api::search_plan: the space, pruned by memory and
 // analytic bounds), the pool runs each one at the central cost bound (bounded
-// number of points, a time budget per point, cancellable), the engine names the
+// number of points, a time budget per point, cancellable) in rounds, as
+// `sightline search` does: after each round the engine says which candidates take
+// the run of a sibling differing only in batch limit, proven the same run
+// (api::search_reuse, from each run's limit facts), and which run next; the engine names the
 // runs its intervals need (api::search_intervals: the Pareto points at the low
 // and high cost bounds), the pool runs those too, and the engine ranks them all
 // (api::search_rank, which runs nothing: ranked table, Pareto front with
@@ -144,26 +147,8 @@ export class Search {
       // The time estimate comes first, before any candidate runs.
       await this.progress.estimate(scenarios);
       if (runId !== this.runId) return;
-      let done = 0;
-      let job = null;
-      // Past the first finished candidates, the runs so far (finished and running) correct the rest.
-      this.progress.showRunning(done, job);
-      job = this.pool.map(scenarios, {
-        centralOnly: true,
-        order: spreadOrder(scenarios.length),  // the first finished sample the whole plan (search-words.js)
-        calibration,
-        budgetMs: POINT_BUDGET_MS,
-        onPoint: (i, outcome) => {
-          this.outcomes[i] = outcome;
-          done += 1;
-          this.progress.showBest();
-          this.progress.showRunning(done, job);
-          this.progress.drawPending();
-        },
-        onProgress: (p) => { $('search-progress').value = p; },
-      });
-      this.job = job;
-      const outcomes = await job.promise;
+      const outcomes = await this.runCentral(engineQuestion, scenarios, { reuse: $('q-reuse').checked, calibration, runId });
+      if (runId !== this.runId) return;
       const best = this.progress.bestIndex !== null && this.outcomes[this.progress.bestIndex];
       const results = outcomes.map((o) => (o.result ? o.result : { error: o.error }));
       // The engine names the runs its intervals need (the Pareto points at the
@@ -191,7 +176,9 @@ export class Search {
       $('search-best').hidden = true;
       const ms = performance.now() - t0;
       $('search-progress').value = 1;
-      this.setStatus('done', `${scenarios.length} deployments simulated in ${(ms / 1000).toFixed(1)} s`);
+      const reused = outcomes.filter((o) => o.reusedFrom !== undefined).length;
+      $('search-status').dataset.reused = String(reused);
+      this.setStatus('done', `${scenarios.length} deployments simulated in ${(ms / 1000).toFixed(1)} s${reused ? `, ${reused} of them by the run of a sibling differing only in batch limit, proven the same run` : ''}`);
       this.onDone(ms);
     } catch (err) {
       if (runId !== this.runId) return;
@@ -204,6 +191,58 @@ export class Search {
       if (runId === this.runId) this.job = null;
       this.draw();
     }
+  }
+
+  /**
+   * Every candidate's central outcome, in plan order, run in rounds on the pool: the engine names each
+   * round's runs and, from the runs so far (their limit facts), the candidates that take the run of a
+   * sibling differing only in batch limit, proven the same run (api::search_reuse, the rounds of
+   * `sightline search`); such an outcome is its sibling's, with reusedFrom and no time of its own.
+   * Without `reuse`, one round of every candidate (`sightline search --no-reuse`).
+   */
+  async runCentral(question, scenarios, { reuse, calibration, runId }) {
+    const planner = this.pool.clients[0];
+    const n = scenarios.length;
+    const { outcomes } = this;  // this search's, even when a cancel and a new search replace them
+    // What the engine is told of each candidate: null unless it ran (a failed run proves nothing).
+    const runs = () => outcomes.map((o) => (o && o.reusedFrom === undefined ? o.limitFacts || { opaque: true } : null));
+    const settle = async () => {
+      if (!reuse) return { next: outcomes.every(Boolean) ? [] : scenarios.map((_, i) => i) };
+      const round = await planner.searchReuse(question, runs(), calibration);
+      round.reused_from.forEach((from, i) => {
+        if (from < 0 || outcomes[i]) return;
+        const o = outcomes[from];
+        outcomes[i] = { result: o.result, warnings: o.warnings, ms: 0, reusedFrom: from, waited: true };
+      });
+      return round;
+    };
+    let first = true;
+    for (let round = await settle(); round.next.length && runId === this.runId; round = await settle()) {
+      const next = round.next;
+      const settled = outcomes.filter(Boolean).length;
+      const waited = !first;  // these waited on an earlier round's runs: they might have taken one
+      first = false;
+      let job = null;
+      const running = () => (job ? job.running().map((r) => ({ index: next[r.index], elapsedMs: r.elapsedMs })) : []);
+      // Past the first finished candidates, the runs so far (finished and running) correct the rest.
+      this.progress.showRunning(running, next);
+      job = this.pool.map(next.map((i) => scenarios[i]), {
+        candidate: true,
+        order: spreadOrder(next.length),  // the first finished sample the whole round (search-words.js)
+        calibration,
+        budgetMs: POINT_BUDGET_MS,
+        onPoint: (k, outcome) => {
+          outcomes[next[k]] = waited ? { ...outcome, waited } : outcome;
+          this.progress.showBest();
+          this.progress.showRunning(running, next);
+          this.progress.drawPending();
+        },
+        onProgress: (p) => { $('search-progress').value = (settled + p * next.length) / n; },
+      });
+      this.job = job;
+      await job.promise;
+    }
+    return outcomes;
   }
 
   /**

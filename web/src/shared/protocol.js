@@ -2,11 +2,13 @@
 // (imported by both web/src/worker.js and web/src/engine-client.js, so neither
 // spells a message type of its own). Every message is {id, type, payload}:
 //
-//   page -> worker   RUN {scenario, centralOnly?, bound?, calibration?}   sliced run: PROGRESS* then RESULT | ERROR
+//   page -> worker   RUN {scenario, centralOnly?, bound?, candidate?, calibration?}   sliced run: PROGRESS* then RESULT | ERROR
 //                                     (calibration: a cluster calibration the engine puts into the
 //                                     scenario's cost model first, api::apply_calibration)
 //                                     (centralOnly: the central cost bound alone, no intervals;
-//                                     bound "low" | "high": one run at that cost bound, no intervals)
+//                                     bound "low" | "high": one run at that cost bound, no intervals;
+//                                     candidate: a deployment search's candidate, run as the CLI runs
+//                                     one (Engine::start_search_candidate); its RESULT adds limitFacts)
 //                    CANCEL {id}       cancel the run whose request id is `id`
 //                    PRESETS {kind}    RESULT {result: [preset records]} (kind: one of PRESET_KINDS)
 //                    VALIDATE {scenario}  RESULT {result: resolved scenario}
@@ -15,6 +17,8 @@
 //                    INSPECT {model}   RESULT {result: what the engine understood of a model}
 //                    REGISTRIES {}     RESULT {result: the engine's policy registries}
 //                    SEARCH_PLAN {question}   RESULT {result: the deployment search's candidates}
+//                    SEARCH_REUSE {question, runs, calibration}   RESULT {result: which candidates take a
+//                                     sibling's run, and the next round's runs (api::search_reuse)}
 //                    SEARCH_INTERVALS {question, results}   RESULT {result: the runs at the cost
 //                                     bounds that the ranking's intervals need (api::search_intervals)}
 //                    SEARCH_RANK {question, results, boundResults}   RESULT {result: the ranked answer}
@@ -35,7 +39,8 @@
 //                                     features.search: the module has the deployment search;
 //                                     loadMs: ms from the worker's start to then
 //                    PROGRESS {progress}   0..1
-//                    RESULT {result, warnings}
+//                    RESULT {result, warnings, limitFacts?}   (limitFacts: a candidate run's,
+//                                     Engine::limit_facts; {opaque: true} when the run failed)
 //                    ERROR {code, path, message}
 
 export const MSG = Object.freeze({
@@ -49,6 +54,7 @@ export const MSG = Object.freeze({
   IMPORT_BENCH: 'IMPORT_BENCH',
   FIT: 'FIT',
   SEARCH_PLAN: 'SEARCH_PLAN',
+  SEARCH_REUSE: 'SEARCH_REUSE',
   SEARCH_INTERVALS: 'SEARCH_INTERVALS',
   SEARCH_RANK: 'SEARCH_RANK',
   MODULE: 'MODULE',

@@ -25,8 +25,9 @@ export function crash(id, err) {
   setTimeout(() => { throw err instanceof Error ? err : new Error(String(err)); });
 }
 
-export function envelopeToMessage(id, envelope) {
-  if (envelope.ok) post(id, MSG.RESULT, { result: envelope.result, warnings: envelope.warnings || [] });
+/** `extra`: more of the RESULT's payload beside the result and its warnings (a candidate's limitFacts). */
+export function envelopeToMessage(id, envelope, extra = {}) {
+  if (envelope.ok) post(id, MSG.RESULT, { result: envelope.result, warnings: envelope.warnings || [], ...extra });
   else postError(id, envelope.error);
 }
 

@@ -29,7 +29,8 @@ let receiveModule = null;
 const fromPage = self.name === MODULE_FROM_PAGE
   ? new Promise((resolve) => { receiveModule = resolve; }) : Promise.resolve(null);
 const enginePromise = fromPage.then((module) => loadEngine(createSightline, import.meta.url, (engine) => ({
-  search: ['searchPlan', 'searchIntervals', 'searchRank', 'startAtBound'].every((f) => typeof engine[f] === 'function'),
+  search: ['searchPlan', 'searchReuse', 'searchIntervals', 'searchRank', 'startAtBound', 'startSearchCandidate', 'limitFacts']
+    .every((f) => typeof engine[f] === 'function'),
 }), module));
 const simple = (id, call) => replySimple(enginePromise, id, call);
 
@@ -37,7 +38,14 @@ function scenarioText(scenario) {
   return typeof scenario === 'string' ? scenario : JSON.stringify(scenario);
 }
 
-async function run(id, scenario, centralOnly, bound, calibration) {
+/** Starts run `text` as RUN asked (see shared/protocol.js); the engine's envelope. */
+function startRun(engine, text, { centralOnly, bound, candidate }) {
+  if (candidate) return engine.startSearchCandidate(text);
+  if (bound) return engine.startAtBound(text, String(bound));
+  return centralOnly ? engine.startCentralOnly(text) : engine.start(text);
+}
+
+async function run(id, scenario, how, calibration) {
   runs.add(id);
   let engine;
   try {
@@ -61,8 +69,7 @@ async function run(id, scenario, centralOnly, bound, calibration) {
       }
       text = JSON.stringify(applied.result);
     }
-    const started = JSON.parse(bound ? engine.startAtBound(text, String(bound))
-      : centralOnly ? engine.startCentralOnly(text) : engine.start(text));
+    const started = JSON.parse(startRun(engine, text, how));
     if (!started.ok) {
       postError(id, started.error);
       return;
@@ -90,7 +97,9 @@ async function run(id, scenario, centralOnly, bound, calibration) {
       else if (dt > SLICE_TARGET_MS * 2 && units > 1) units = Math.max(1, units >> 1);
       await yieldToEventLoop();
     }
-    envelopeToMessage(id, JSON.parse(engine.result(handle)));  // result() frees the handle
+    // A candidate's limit facts are read before result(), which frees the handle.
+    const facts = how.candidate ? JSON.parse(engine.limitFacts(handle)) : null;
+    envelopeToMessage(id, JSON.parse(engine.result(handle)), facts ? { limitFacts: facts.ok ? facts.result : { opaque: true } } : {});
   } catch (err) {
     crash(id, err);
   } finally {
@@ -109,7 +118,8 @@ self.onmessage = (event) => {
       receiveModule = null;
       break;
     case MSG.RUN:
-      run(id, payload.scenario, Boolean(payload.centralOnly), payload.bound, payload.calibration || null);
+      run(id, payload.scenario, { centralOnly: Boolean(payload.centralOnly), bound: payload.bound, candidate: Boolean(payload.candidate) },
+        payload.calibration || null);
       break;
     case MSG.CANCEL:
       // A RUN always arrives before its CANCEL; ids of finished runs are ignored.
@@ -138,6 +148,10 @@ self.onmessage = (event) => {
       break;
     case MSG.SEARCH_PLAN:
       simple(id, (engine) => engine.searchPlan(JSON.stringify(payload.question)));
+      break;
+    case MSG.SEARCH_REUSE:
+      simple(id, (engine) => engine.searchReuse(JSON.stringify(payload.question), JSON.stringify(payload.runs),
+        JSON.stringify(payload.calibration === undefined ? null : payload.calibration)));
       break;
     case MSG.SEARCH_INTERVALS:
       simple(id, (engine) => engine.searchIntervals(JSON.stringify(payload.question), JSON.stringify(payload.results)));
