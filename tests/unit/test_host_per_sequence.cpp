@@ -25,7 +25,7 @@ StepOperators hps_decode(const ModelArch& m, int64_t seqs, int64_t kv) {
   return build_forward_step(m, Precision{}, ParallelLayout{}, b, StepOptions{});
 }
 
-// I2.1 (Llama-3-8B at 2 QPS on one H100) with `n` requests, no steady-state
+// I2.1 (Llama-2-7B at 2 QPS on one A100) with `n` requests, no steady-state
 // growth, on the vllm-v1-like stack with `tokenize_us` per prompt token.
 json tok_scenario(int n, double tokenize_us) {
   json s = test::preset("scenarios", "I2.1");
