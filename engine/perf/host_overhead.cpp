@@ -59,7 +59,8 @@ json SoftwareStack::to_json() const {
           {"overlap_scheduler", overlap_scheduler},
           {"fused_kernels", fusion_to_json(fusion)},
           {"all_reduce", all_reduce.to_json()},
-          {"sampler_bytes_per_logit", sampler_bytes_per_logit}};
+          {"sampler_bytes_per_logit", sampler_bytes_per_logit},
+          {"tokenize_us_per_token", tokenize_us_per_token}};
   if (cuda_graphs != "none") j["cuda_graph_batch_sizes"] = graph_batch_sizes.to_json();
   return j;
 }
@@ -69,7 +70,7 @@ SoftwareStack read_software_stack(const json& value, const std::string& path) {
   ObjectReader r(v, path,
                  {"id", "name", "source", "cuda_graphs", "cuda_graph_batch_sizes", "kernel_launch_us", "graph_launch_us",
                   "scheduler_us_per_step", "scheduler_us_per_sequence", "overlap_scheduler", "fused_kernels",
-                  "all_reduce", "sampler_bytes_per_logit"});
+                  "all_reduce", "sampler_bytes_per_logit", "tokenize_us_per_token"});
   SoftwareStack s;
   s.id = r.string("id", "custom-stack");
   s.name = r.string("name", s.id);
@@ -95,6 +96,8 @@ SoftwareStack read_software_stack(const json& value, const std::string& path) {
   s.all_reduce = read_all_reduce_policy(r.required("all_reduce"), r.child_path("all_reduce"));
   // Optional: a stack without its own sampler figure keeps the generic fp32 logits + probabilities.
   s.sampler_bytes_per_logit = r.number("sampler_bytes_per_logit", 1, 1024, kFp32LogitsAndProbsBytes);
+  // Optional: a stack whose engine is handed token ids tokenizes nothing on the arrival path.
+  s.tokenize_us_per_token = r.number("tokenize_us_per_token", 0, 1e4, 0.0);
   return s;
 }
 

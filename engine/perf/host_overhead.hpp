@@ -29,6 +29,11 @@ struct SoftwareStack {
   // Peak live bytes of the sampler per sampled row x vocabulary entry; the
   // start-up memory profile reserves it once, for max_num_seqs rows (mem/inference_memory.hpp).
   double sampler_bytes_per_logit = kFp32LogitsAndProbsBytes;
+  // Front-end CPU time to tokenize one prompt token of a request that arrives
+  // as text (an OpenAI-style server): spent between the request's arrival and
+  // its entry into the scheduler's queue, so it adds to TTFT. 0: the engine is
+  // handed token ids (trtllm-bench, MLPerf LoadGen, vLLM benchmark_latency).
+  double tokenize_us_per_token = 0;
   json to_json() const;
 };
 

@@ -43,11 +43,21 @@ bool Simulation::run(int64_t max_events) {
     switch (ev.kind) {
       case kArrival: {
         const int32_t id = static_cast<int32_t>(ev.a);
-        // A request that waited at a capped client arrives again when it is
-        // sent; its drawn arrival already enqueued the next one.
-        const bool resent = client_cap_.sent_after_waiting(id);
-        if (!resent) enqueue_next_arrival();
-        if (!resent && !client_cap_.on_arrival_time(id)) break;  // waits at the client
+        if (ev.b != kTokenized) {
+          // A request that waited at a capped client arrives again when it is
+          // sent; its drawn arrival already enqueued the next one.
+          const bool resent = client_cap_.sent_after_waiting(id);
+          if (!resent) enqueue_next_arrival();
+          if (!resent && !client_cap_.on_arrival_time(id)) break;  // waits at the client
+          // The server's front end tokenizes the prompt before the scheduler
+          // sees the request; it reaches the queue once that is done.
+          const TimeNs tokenize = tokenize_ns(reqs_[static_cast<size_t>(id)].spec.prompt);
+          if (tokenize > 0) {
+            queue_.push(clock_add(now_, tokenize, "cost_model.software_stack.tokenize_us_per_token"),
+                        kPriority[kArrival], kArrival, id, kTokenized);
+            break;
+          }
+        }
         on_arrival(id);
         const int32_t ri = reqs_[static_cast<size_t>(ev.a)].replica;
         if (ri >= 0) touched(ri);
@@ -80,6 +90,17 @@ bool Simulation::run(int64_t max_events) {
     rec_.advance(now_);
   }
   return finished_;
+}
+
+TimeNs Simulation::tokenize_ns(int64_t prompt_tokens) const {
+  // An offline batch is one call into the engine, not requests to a server:
+  // MLPerf's LoadGen hands it token ids, and an offline generate call
+  // tokenizes its prompts before the engine's first step.
+  if (spec_.workload.arrival.process == ArrivalProcess::AllAtOnce) return 0;
+  const double us = s_.cost_model.software_stack.tokenize_us_per_token;
+  return us > 0 ? to_ns(us * 1e-6 * static_cast<double>(prompt_tokens), "cost_model.software_stack.tokenize_us_per_token",
+                        "a prompt's tokenization")
+                : 0;
 }
 
 double Simulation::progress() const {
