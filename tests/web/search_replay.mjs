@@ -14,8 +14,9 @@
 //
 // With `reuse` ({families, reusedFrom}, see centralRuns), the candidates run as
 // search.js runCentral hands them out: each family's runs one after another,
-// the others taking a run when the run they take finishes; `fraction` is then of
-// the runs.
+// the others taking a run when the run they take finishes (and done then). The
+// figure is the first shown (timeLeft gives none until enough runs finished)
+// once the `fraction` of the candidates are done.
 export function replay(words, { candidates, intervals, after_ms: afterMs = [] }, { workers, order, fraction, estimator = words.timeLeft, reuse = null }) {
   const estimates = candidates.map((c) => ({ units: { low: c.units_low, high: c.units_high }, probe: { units: c.probe_units }, ms: c.estimate_ms }));
   const { pointLowMs } = words.estimateSearch(estimates, { workers, intervalPoints: 8 });
@@ -37,8 +38,20 @@ export function replay(words, { candidates, intervals, after_ms: afterMs = [] },
   barrier();
   dispatch(afterMs.map((ms) => [-1, ms]));
   const total = Math.max(...free);
-  const k = Math.max(1, Math.ceil(fraction * central.length));
-  const t = central.map((r) => r.end).sort((a, b) => a - b)[k - 1];
+  const reusedFrom = reuse ? reuse.reusedFrom : [];
+  const ends = new Map(central.map((r) => [r.i, r.end]));
+  const doneAt = candidates.map((_, i) => ends.get(i) ?? ends.get(reusedFrom[i])).sort((a, b) => a - b);
+  // The first figure shown once `fraction` of the candidates are done (a run taken counts as done).
+  for (let k = Math.max(1, Math.ceil(fraction * candidates.length)); ; k += 1) {
+    const t = doneAt[k - 1];
+    const { done, options } = stateAt(central, t, { candidates, runMs, reusedFrom, workers, reuse });
+    const estimateMs = estimator(pointLowMs, done, options);
+    if (estimateMs !== null || k === candidates.length) return { estimateMs, actualMs: total - t, finished: done.filter(Boolean).length };
+  }
+}
+
+/** What the page knows at time t of the central runs: the candidates done and timeLeft's options. */
+function stateAt(central, t, { candidates, runMs, reusedFrom, workers, reuse }) {
   const done = candidates.map(() => null);
   const running = [];
   const named = new Set();
@@ -50,7 +63,6 @@ export function replay(words, { candidates, intervals, after_ms: afterMs = [] },
     if (r.end <= t) done[r.i] = { ms: runMs[r.i], met: candidates[r.i].meets_slo, ...(r.waited ? { waited: true } : {}) };
     else if (r.start <= t) running.push({ index: r.i, elapsedMs: t - r.start });
   }
-  const reusedFrom = reuse ? reuse.reusedFrom : [];
   reusedFrom.forEach((from, i) => {
     if (from >= 0 && done[from]) done[i] = { ms: 0, reusedFrom: from, waited: true, met: candidates[from].meets_slo };
   });
@@ -59,7 +71,7 @@ export function replay(words, { candidates, intervals, after_ms: afterMs = [] },
     options.waiting = candidates.flatMap((_, i) => (done[i] || named.has(i) ? [] : [i]));
     options.waitedNamed = [...waitedNamed].filter((i) => !done[i]).length;
   }
-  return { estimateMs: estimator(pointLowMs, done, options), actualMs: total - t, finished: done.filter(Boolean).length };
+  return { done, options };
 }
 
 /**

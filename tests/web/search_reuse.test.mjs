@@ -129,6 +129,8 @@ test('the 96-deployment question with reuse: runs handed out per family, fewer w
   const firsts = reuse.families.length;
   assert.equal(central.finishedAtAdd.slice(0, firsts).filter((f) => f === 0).length, firsts, 'each family\'s first run first');
   assert.ok(central.finishedAtAdd.slice(firsts).some((f) => f < firsts), 'a family\'s next run before every family\'s first finished');
+  t.diagnostic(`the engine asked ${rec.asks.length} times which runs are settled and which run next (the rounds: once a round), `
+    + `${Math.round(rec.asks.reduce((a, b) => a + b, 0))} ms in all on the page's clock, beside the runs`);
   const words = await import(pathToFileURL(path.join(siteDir, 'search-words.js')).href);
   const order = words.spreadOrder(reuse.families.length);
   const runMs = work.candidates.map((c) => c.run_ms);

@@ -27,7 +27,8 @@ export async function askNinetySixDeployments(page) {
  * by index with the work they did (result.limits.events: the engine's units, the same in any
  * browser) and whether they met the SLO, and the order they were handed out in with how many of
  * the job's runs had finished then; the plan's candidates
- * (searchPlan) and the engine's last reuse answer (searchReuse); and every time left shown
+ * (searchPlan), the engine's last reuse answer and how long each ask took, on the page's clock
+ * (searchReuse); and every time left shown
  * (data-left-ms) with the runs finished then, on the page's clock. Read back with
  * `page.evaluate(() => window.searchWork)`; a new search starts a new record.
  */
@@ -35,19 +36,21 @@ export async function recordSearchWork(page) {
   await page.evaluate(async () => {
     const { EnginePool } = await import('./pool.js');
     const { EngineClient } = await import('./engine-client.js');
-    const rec = { estimates: null, jobs: [], shown: [], endedAt: null, plan: null, reuse: null };
-    window.searchWork = rec;
     const hook = (proto, name, after) => {
       const f = proto[name];
       proto[name] = function (...args) {
+        const t0 = performance.now();
         const out = f.apply(this, args);
-        Promise.resolve(out && out.promise ? out.promise : out).then((v) => after(v, out, args), () => {});
+        Promise.resolve(out && out.promise ? out.promise : out).then((v) => after(v, performance.now() - t0), () => {});
         return out;
       };
     };
     hook(EnginePool.prototype, 'each', (e) => { window.searchWork.estimates = e; });
     hook(EngineClient.prototype, 'searchPlan', (plan) => { window.searchWork.plan = plan; });
-    hook(EngineClient.prototype, 'searchReuse', (round) => { window.searchWork.reuse = round; });
+    hook(EngineClient.prototype, 'searchReuse', (round, ms) => {
+      window.searchWork.reuse = round;
+      window.searchWork.asks.push(ms);
+    });
     const stream = EnginePool.prototype.stream;
     EnginePool.prototype.stream = function (options) {
       const entry = { bounds: false, candidate: Boolean(options.candidate), order: [], finishedAtAdd: [] };
@@ -79,6 +82,7 @@ export async function recordSearchWork(page) {
       if (status.dataset.state !== 'running' && window.searchWork.endedAt === null) window.searchWork.endedAt = performance.now();
     }).observe(status, { attributes: true, attributeFilter: ['data-state'] });
   });
+  await newRecord(page);
 }
 
 /** Runs the question in the form to its answer (recordSearchWork first); the record of it. */
@@ -93,7 +97,7 @@ export async function recordedSearch(page) {
 /** Starts a new record for the next search (recordSearchWork's hooks stay). */
 export function newRecord(page) {
   return page.evaluate(() => {
-    window.searchWork = { estimates: null, jobs: [], shown: [], endedAt: null, plan: null, reuse: null };
+    window.searchWork = { estimates: null, jobs: [], shown: [], endedAt: null, plan: null, reuse: null, asks: [] };
   });
 }
 
