@@ -16,13 +16,15 @@
 // search.js runCentral hands them out: each family's runs one after another,
 // the others taking a run when the run they take finishes (and done then). The
 // figure is the first shown (timeLeft gives none until enough runs finished)
-// once the `fraction` of the candidates are done.
-export function replay(words, { candidates, intervals, after_ms: afterMs = [] }, { workers, order, fraction, estimator = words.timeLeft, reuse = null }) {
+// once the `fraction` of the candidates are done. `perFamily: false` replays the
+// rounds the page took before (a family's next run named once every family's
+// run of the round finished).
+export function replay(words, { candidates, intervals, after_ms: afterMs = [] }, { workers, order, fraction, estimator = words.timeLeft, reuse = null, perFamily = true }) {
   const estimates = candidates.map((c) => ({ units: { low: c.units_low, high: c.units_high }, probe: { units: c.probe_units }, ms: c.estimate_ms }));
   const { pointLowMs } = words.estimateSearch(estimates, { workers, intervalPoints: 8 });
   const runMs = candidates.map((c) => c.run_ms);
   const { runs: central, free } = reuse
-    ? centralRuns({ ...reuse, runMs }, { workers, order, perFamily: true })
+    ? centralRuns({ ...reuse, runMs }, { workers, order, perFamily })
     : centralRuns({ families: order.map((i) => [i]), reusedFrom: runMs.map(() => -1), runMs }, { workers, order: order.map((_, k) => k), perFamily: true });
   const runs = [];
   const dispatch = (items) => {
@@ -39,19 +41,19 @@ export function replay(words, { candidates, intervals, after_ms: afterMs = [] },
   dispatch(afterMs.map((ms) => [-1, ms]));
   const total = Math.max(...free);
   const reusedFrom = reuse ? reuse.reusedFrom : [];
-  const ends = new Map(central.map((r) => [r.i, r.end]));
-  const doneAt = candidates.map((_, i) => ends.get(i) ?? ends.get(reusedFrom[i])).sort((a, b) => a - b);
+  const known = new Map(central.map((r) => [r.i, r.known]));
+  const doneAt = candidates.map((_, i) => (reusedFrom[i] >= 0 ? known.get(reusedFrom[i]) : central.find((r) => r.i === i).end)).sort((a, b) => a - b);
   // The first figure shown once `fraction` of the candidates are done (a run taken counts as done).
   for (let k = Math.max(1, Math.ceil(fraction * candidates.length)); ; k += 1) {
     const t = doneAt[k - 1];
-    const { done, options } = stateAt(central, t, { candidates, runMs, reusedFrom, workers, reuse });
+    const { done, options } = stateAt(central, t, { candidates, runMs, reusedFrom, known, workers, reuse });
     const estimateMs = estimator(pointLowMs, done, options);
     if (estimateMs !== null || k === candidates.length) return { estimateMs, actualMs: total - t, finished: done.filter(Boolean).length };
   }
 }
 
 /** What the page knows at time t of the central runs: the candidates done and timeLeft's options. */
-function stateAt(central, t, { candidates, runMs, reusedFrom, workers, reuse }) {
+function stateAt(central, t, { candidates, runMs, reusedFrom, known, workers, reuse }) {
   const done = candidates.map(() => null);
   const running = [];
   const named = new Set();
@@ -64,7 +66,7 @@ function stateAt(central, t, { candidates, runMs, reusedFrom, workers, reuse }) 
     else if (r.start <= t) running.push({ index: r.i, elapsedMs: t - r.start });
   }
   reusedFrom.forEach((from, i) => {
-    if (from >= 0 && done[from]) done[i] = { ms: 0, reusedFrom: from, waited: true, met: candidates[from].meets_slo };
+    if (from >= 0 && known.get(from) <= t) done[i] = { ms: 0, reusedFrom: from, waited: true, met: candidates[from].meets_slo };
   });
   const options = { workers, running, intervalPoints: 8 };
   if (reuse) {
@@ -81,7 +83,8 @@ function stateAt(central, t, { candidates, runMs, reusedFrom, workers, reuse }) 
  * handed out in `order` (indices into `families`); a family's next run is named when its previous
  * one finishes and, `perFamily` (search.js runCentral), handed to the next free worker then, or
  * else (the rounds before it) only once every run of its round has finished. Returns the runs
- * ({i, named, start, end, waited: not a family's first}), the workers' free times at the end,
+ * ({i, named, start, end, known: when the engine learns of it, waited: not a family's first}), the
+ * workers' free times at the end,
  * the worker time idle before the last run ends, and the waits: how many times a worker that
  * finished a run found nothing to take while some run was still to be named.
  */
@@ -96,6 +99,7 @@ export function centralRuns({ families, reusedFrom, runMs }, { workers, order, p
     const w = free.indexOf(Math.min(...free));
     const begin = Math.max(at, free[w], item.named);
     const run = { i: item.i, named: item.named, start: begin, end: begin + runMs[item.i], waited: item.step > 0 };
+    run.known = run.end;  // when the engine is told of it (in rounds: once its round ends, below)
     runs.push(run);
     free[w] = run.end;
     const next = item.chain[item.step + 1];
@@ -104,17 +108,19 @@ export function centralRuns({ families, reusedFrom, runMs }, { workers, order, p
   };
   let roundStart = 0;
   while (queue.length) {
+    const roundFirst = runs.length;
     while (queue.length) {
       const soonest = Math.min(...free);
-      // A worker free before the next run is named waits on another's run.
-      if (queue[0].named > soonest && free.some((f) => f <= soonest)) waits += 1;
+      // A worker free before the next run is named waits on another's run (in rounds: at the round's end, below).
+      if (perFamily && queue[0].named > soonest) waits += 1;
       start(queue.shift(), roundStart);
     }
+    const end = Math.max(...free);
+    if (!perFamily) for (const r of runs.slice(roundFirst)) r.known = end;
     if (later.length) {
-      const end = Math.max(...free);
       waits += free.filter((f) => f < end).length;
       roundStart = end;
-      queue = later;
+      queue = later.map((item) => ({ ...item, named: end }));  // the engine is asked once the round ends
       later = [];
     }
   }
