@@ -532,8 +532,8 @@ test('the time left after the first 10% of the runs is within 2x of the work the
   const page = await searchPage(t, suite);
   if (!page) return;
   await askNinetySixDeployments(page);
-  // Every candidate runs, in one round: the replay below is of that one job (reuse's rounds and
-  // their time left: tests/web/search_reuse.test.mjs, search_time_left.test.mjs).
+  // Every candidate runs, in one job: the replay below is of that job (with reuse, a family's runs
+  // one after another, and their time left: tests/web/search_reuse.test.mjs, search_time_left.test.mjs).
   await page.setChecked('#q-reuse', false);
   await recordSearchWork(page);
   const rec = await recordedSearch(page);

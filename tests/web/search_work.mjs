@@ -123,7 +123,8 @@ export function searchWork(rec) {
   return { work, central, later, reuse: rec.reuse ? { families: familiesOf(rec.plan), reusedFrom: rec.reuse.reused_from } : null };
 }
 
-function familiesOf(plan) {
+/** The plan's families (search::seqs_families): candidates equal but for max_num_seqs, from the largest. */
+export function familiesOf(plan) {
   const scenarios = plan.scenarios || plan.candidates.map((c) => c.scenario);
   const seqs = (s) => s.serving.scheduler.max_num_seqs;
   const byKey = new Map();
