@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
-import { browserSuite, searchPage, askQuestion, siteDir, cliPath } from './harness.mjs';
+import { browserSuite, searchPage, askQuestion, siteDir, cliPath, PAGE_GUARD_MS } from './harness.mjs';
 import { askNinetySixDeployments, recordSearchWork, recordedSearch, searchWork, familiesOf } from './search_work.mjs';
 import { replay, centralRuns } from './search_replay.mjs';
 
@@ -153,6 +153,25 @@ test('the 96-deployment question with reuse: runs handed out per family, fewer w
       assert.ok(ratio >= 0.5 && ratio <= 2, `${workers} workers, after ${r.finished} of ${n}: estimated ${Math.round(r.estimateMs)} units left, ${Math.round(r.actualMs)} were`);
     }
   }
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('with reuse, a cancel while the candidates run stops the search; an ask out at the cancel changes nothing', async (t) => {
+  const page = await searchPage(t, suite);
+  if (!page) return;
+  await askNinetySixDeployments(page);
+  await recordSearchWork(page);
+  await page.click('#search-run');
+  // Past the first runs, so that the engine has been asked again and siblings may be on the pool.
+  await page.waitForFunction(() => Number(document.getElementById('search-estimate').dataset.pointsDone) >= 6, null, { timeout: PAGE_GUARD_MS });
+  await page.click('#search-cancel');
+  await page.waitForSelector('#search-status[data-state="cancelled"]');
+  const done = await page.evaluate(() => document.getElementById('search-estimate').dataset.pointsDone);
+  // An ask out at the cancel returns within this (asks took 60-90 ms here): it settles, starts and shows nothing.
+  await page.waitForTimeout(1000);
+  assert.equal(await page.getAttribute('#search-status', 'data-state'), 'cancelled');
+  assert.equal(await page.evaluate(() => document.getElementById('search-estimate').dataset.pointsDone), done);
   assert.deepEqual(page.errors, []);
   await page.close();
 });

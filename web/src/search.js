@@ -216,9 +216,7 @@ export class Search {
       budgetMs: POINT_BUDGET_MS,
       onPoint: (i, outcome) => {
         outcomes[i] = waited.has(i) ? { ...outcome, waited: true } : outcome;
-        this.progress.showBest();
-        this.progress.showRunning(job.running, named, waited);
-        this.progress.drawPending();
+        show();
         if (reuse) asks.ask();
       },
       // p: the share of the named runs done; those that took a run are done too.
@@ -227,6 +225,11 @@ export class Search {
         $('search-progress').value = (took + p * named.size) / n;
       },
     });
+    const show = () => {
+      this.progress.showBest();
+      this.progress.showRunning(job.running, named, waited);
+      this.progress.drawPending();
+    };
     // A run in flight is not yet among the runs the engine is told of, so it names it again (its
     // family's next, as no run of that family finished since): it is on the pool already.
     const hand = (next, afterFirst) => {
@@ -237,7 +240,7 @@ export class Search {
         job.add(i, scenarios[i]);
       }
     };
-    const asks = this.reuseAsks(question, outcomes, { calibration, runId, job, hand });
+    const asks = this.reuseAsks(question, outcomes, { calibration, runId, job, hand, show });
     job.promise.catch(() => {});  // awaited below, once the first runs are named; a cancel before is no page error
     this.job = job;
     // The first runs go out in spreadOrder, so the first finished sample the whole plan (search-words.js).
@@ -254,9 +257,10 @@ export class Search {
    * The engine asked which candidates take a run and which run next (api::search_reuse), one ask at a
    * time: a run finished while one is out asks again when it returns, with every run so far. `first()`
    * is the first ask's runs; later asks settle the candidates that take a run, hand the named runs to
-   * the job, and close it once nothing is left to run. `failed` rejects when an ask fails.
+   * the job, `show` the progress, and close the job once nothing is left to run. `failed` rejects
+   * when an ask fails.
    */
-  reuseAsks(question, outcomes, { calibration, runId, job, hand }) {
+  reuseAsks(question, outcomes, { calibration, runId, job, hand, show }) {
     const planner = this.pool.clients[0];
     // What the engine is told of each candidate: null unless it ran (a failed run proves nothing).
     const runs = () => outcomes.map((o) => (o && o.reusedFrom === undefined ? o.limitFacts || { opaque: true } : null));
@@ -271,6 +275,7 @@ export class Search {
         outcomes[i] = { result: o.result, warnings: o.warnings, ms: 0, reusedFrom: from, waited: true };
       });
       hand(round.next, true);
+      show();  // the candidates that took a run are done now
       if (!round.next.length) job.close();
     };
     const ask = async () => {
@@ -280,7 +285,7 @@ export class Search {
         do {
           again = false;
           const round = await planner.searchReuse(question, runs(), calibration);
-          if (runId !== this.runId) return;
+          if (runId !== this.runId || this.job !== job) return;  // cancelled (or over) while it was out
           settle(round);
         } while (again);
       } catch (err) {
