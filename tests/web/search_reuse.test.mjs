@@ -7,7 +7,7 @@
 // the CLI reuses on the same question. On the 96-deployment question, the work
 // its runs did replayed: the workers' idle time and waits against the rounds'
 // (a family's next run after every family's first), and the time left within
-// 2x. Needs `bash .ci/build` first.
+// 2x; and a cancel while its candidates run. Needs `bash .ci/build` first.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
