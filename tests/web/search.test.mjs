@@ -11,7 +11,7 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import { browserSuite, newPage, waitDone, searchPage, askQuestion, siteDir, repoDir, cliPath, cliPresets, scenarioPreset, PAGE_GUARD_MS } from './harness.mjs';
-import { askNinetySixDeployments, recordSearchWork, recordedSearch, searchWork } from './search_work.mjs';
+import { ninetySixPage, recordedSearch, searchWork } from './search_work.mjs';
 
 const suite = browserSuite();
 const load = (file) => import(pathToFileURL(path.join(siteDir, file)).href);
@@ -529,13 +529,11 @@ test('the ranking\'s interval runs are sliced runs on the pool: they show progre
 // point is held against the work then left. The page's own figures (the time left it showed, the
 // time it then took on a shared machine) are printed beside, not judged.
 test('the time left after the first 10% of the runs is within 2x of the work the search then still did', async (t) => {
-  const page = await searchPage(t, suite);
+  const page = await ninetySixPage(t, suite);
   if (!page) return;
-  await askNinetySixDeployments(page);
   // Every candidate runs, in one job: the replay below is of that job (with reuse, a family's runs
   // one after another, and their time left: tests/web/search_reuse.test.mjs, search_time_left.test.mjs).
   await page.setChecked('#q-reuse', false);
-  await recordSearchWork(page);
   const rec = await recordedSearch(page);
   const { work, central, later } = searchWork(rec);
   const n = central.runs.length;

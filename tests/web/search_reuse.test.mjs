@@ -14,7 +14,7 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import { browserSuite, searchPage, askQuestion, siteDir, cliPath, PAGE_GUARD_MS } from './harness.mjs';
-import { askNinetySixDeployments, recordSearchWork, recordedSearch, searchWork, familiesOf } from './search_work.mjs';
+import { ninetySixPage, recordSearchWork, recordedSearch, searchWork, familiesOf } from './search_work.mjs';
 import { replay, centralRuns } from './search_replay.mjs';
 
 const suite = browserSuite();
@@ -113,10 +113,8 @@ test('a batch limit that binds: that sibling runs, the others take one run, the 
 // its own previous one finished) and as the rounds did (once every family's had): worker time
 // idle and the waits (a worker finding nothing to take while runs were still to be named).
 test('the 96-deployment question with reuse: runs handed out per family, fewer waits than rounds, the time left within 2x', async (t) => {
-  const page = await searchPage(t, suite);
+  const page = await ninetySixPage(t, suite);
   if (!page) return;
-  await askNinetySixDeployments(page);
-  await recordSearchWork(page);
   assert.equal(await page.isChecked('#q-reuse'), true);
   const rec = await recordedSearch(page);
   const { work, central, reuse } = searchWork(rec);
@@ -158,10 +156,8 @@ test('the 96-deployment question with reuse: runs handed out per family, fewer w
 });
 
 test('with reuse, a cancel while the candidates run stops the search; an ask out at the cancel changes nothing', async (t) => {
-  const page = await searchPage(t, suite);
+  const page = await ninetySixPage(t, suite);
   if (!page) return;
-  await askNinetySixDeployments(page);
-  await recordSearchWork(page);
   await page.click('#search-run');
   // Past the first runs, so that the engine has been asked again and siblings may be on the pool.
   await page.waitForFunction(() => Number(document.getElementById('search-estimate').dataset.pointsDone) >= 6, null, { timeout: PAGE_GUARD_MS });

@@ -3,7 +3,7 @@
 // a recorder of the page's pool jobs, plan and reuse answers, and the replay's
 // input made from them.
 import assert from 'node:assert/strict';
-import { askQuestion, PAGE_GUARD_MS } from './harness.mjs';
+import { askQuestion, searchPage, PAGE_GUARD_MS } from './harness.mjs';
 
 /**
  * Sets the Search form to a question of 96 deployments that run in seconds each: Llama-2-7B (I2.2's
@@ -19,6 +19,15 @@ export async function askNinetySixDeployments(page) {
     type: { 'q-rate': '80', 'q-max-gpus': '8', 'q-prompt': '128', 'q-output': '64', 'q-tp': '1, 2, 4', 'q-seqs': '64, 256' },
     gpus: [['a100-80g-sxm', '1.8'], ['h100-sxm', '3'], ['h200', '3.8']],
   });
+}
+
+/** A Search tab (harness searchPage: null when the suite skips) with the 96 deployments asked and recorded. */
+export async function ninetySixPage(t, suite) {
+  const page = await searchPage(t, suite);
+  if (!page) return null;
+  await askNinetySixDeployments(page);
+  await recordSearchWork(page);
+  return page;
 }
 
 /**
