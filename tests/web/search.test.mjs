@@ -11,6 +11,7 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import { browserSuite, newPage, waitDone, searchPage, askQuestion, siteDir, repoDir, cliPath, cliPresets, scenarioPreset, PAGE_GUARD_MS } from './harness.mjs';
+import { ninetySixPage, recordedSearch, searchWork } from './search_work.mjs';
 
 const suite = browserSuite();
 const load = (file) => import(pathToFileURL(path.join(siteDir, file)).href);
@@ -520,62 +521,6 @@ test('the ranking\'s interval runs are sliced runs on the pool: they show progre
   await page.close();
 });
 
-/**
- * Sets the Search form to a question of 96 deployments that run in seconds each: Llama-2-7B (I2.2's
- * workload, 128-token prompts, 64-token outputs) at 80 req/s on A100, H100 or H200 at TP 1, 2 or 4, up
- * to 8 GPUs, batch limits 64 and 256, chunked prefill or not. In the page's central runs 82 meet the
- * SLO, each growing its run well past its first 1,000 requests (a median 12 times its estimate's low
- * end) until the verdict is decided; of the 14 that miss it, 8 stop after their first run.
- * `sightline search --jobs 1` on it: 9 s of CPU.
- */
-async function askNinetySixDeployments(page) {
-  await askQuestion(page, {
-    choose: { 'q-question': 'rate', 'q-workload': 'I2.2', 'q-model': 'llama-2-7b', 'q-chunked': 'both' },
-    type: { 'q-rate': '80', 'q-max-gpus': '8', 'q-prompt': '128', 'q-output': '64', 'q-tp': '1, 2, 4', 'q-seqs': '64, 256' },
-    gpus: [['a100-80g-sxm', '1.8'], ['h100-sxm', '3'], ['h200', '3.8']],
-  });
-}
-
-/**
- * Notes, in the page, what its pool was given and gave back (pool.js is the page's own module
- * instance): each candidate's work estimate (EnginePool.each), and each job's runs with the work
- * they did (result.limits.events: the engine's units, the same in any browser) and whether they met
- * the SLO; and every time left shown (data-left-ms) with the runs finished then, on the page's clock.
- */
-async function recordSearchWork(page) {
-  await page.evaluate(async () => {
-    const { EnginePool } = await import('./pool.js');
-    const rec = { estimates: null, jobs: [], shown: [], endedAt: null };
-    window.searchWork = rec;
-    const each = EnginePool.prototype.each;
-    EnginePool.prototype.each = function (items, f) {
-      const p = each.call(this, items, f);
-      p.then((e) => { rec.estimates = e; }, () => {});
-      return p;
-    };
-    const map = EnginePool.prototype.map;
-    EnginePool.prototype.map = function (scenarios, options) {
-      const job = map.call(this, scenarios, options);
-      job.promise.then((outs) => rec.jobs.push({
-        bounds: Boolean(options.bounds),
-        runs: outs.map((o) => ({
-          events: o.result && o.result.limits ? o.result.limits.events : null,
-          met: Boolean(o.result && o.result.steady_state && o.result.steady_state.meets_slo),
-        })),
-      }), () => {});
-      return job;
-    };
-    const box = document.getElementById('search-estimate');
-    new MutationObserver(() => {
-      if (box.dataset.leftMs !== undefined) rec.shown.push({ done: Number(box.dataset.pointsDone), leftMs: Number(box.dataset.leftMs), at: performance.now() });
-    }).observe(box, { attributes: true, attributeFilter: ['data-left-ms', 'data-points-done'] });
-    const status = document.getElementById('search-status');
-    new MutationObserver(() => {
-      if (status.dataset.state !== 'running' && rec.endedAt === null) rec.endedAt = performance.now();
-    }).observe(status, { attributes: true, attributeFilter: ['data-state'] });
-  });
-}
-
 // Issue 41's acceptance: the page's time left, once the first 10% of the runs have finished, within
 // 2x of the time the search then still takes. Judged on work, not on this machine's clock: the
 // page's own plan, work estimates (units per candidate, from the engine's probe) and runs (the events
@@ -584,18 +529,13 @@ async function recordSearchWork(page) {
 // point is held against the work then left. The page's own figures (the time left it showed, the
 // time it then took on a shared machine) are printed beside, not judged.
 test('the time left after the first 10% of the runs is within 2x of the work the search then still did', async (t) => {
-  const page = await searchPage(t, suite);
+  const page = await ninetySixPage(t, suite);
   if (!page) return;
-  await askNinetySixDeployments(page);
-  // Every candidate runs, in one round: the replay below is of that one job (reuse's rounds and
-  // their time left: tests/web/search_reuse.test.mjs, search_time_left.test.mjs).
+  // Every candidate runs, in one job: the replay below is of that job (with reuse, a family's runs
+  // one after another, and their time left: tests/web/search_reuse.test.mjs, search_time_left.test.mjs).
   await page.setChecked('#q-reuse', false);
-  await recordSearchWork(page);
-  await page.click('#search-run');
-  await page.waitForSelector('#search-status[data-state="done"], #search-status[data-state="error"]', { timeout: PAGE_GUARD_MS });
-  assert.equal(await page.getAttribute('#search-status', 'data-state'), 'done', await page.textContent('#search-error'));
-  const rec = await page.evaluate(() => window.searchWork);
-  const [central, ...later] = rec.jobs;
+  const rec = await recordedSearch(page);
+  const { work, central, later } = searchWork(rec);
   const n = central.runs.length;
   assert.equal(n, 96, 'the question plans 96 deployments');
   assert.equal(rec.estimates.length, n);
@@ -610,15 +550,6 @@ test('the time left after the first 10% of the runs is within 2x of the work the
 
   // The same search in units of work: each candidate's estimate at one ms per unit, each run as long as its events.
   const words = await load('search-words.js');
-  const bounds = later.find((j) => j.bounds) || { runs: [] };
-  const work = {
-    candidates: rec.estimates.map((e, i) => ({
-      units_low: e.units.low, units_high: e.units.high, probe_units: e.probe.units, estimate_ms: e.probe.units,
-      run_ms: central.runs[i].events, meets_slo: central.runs[i].met,
-    })),
-    intervals: Array.from({ length: bounds.runs.length / 2 }, (_, k) => ({ low_ms: bounds.runs[2 * k].events, high_ms: bounds.runs[2 * k + 1].events })),
-    after_ms: later.filter((j) => !j.bounds).flatMap((j) => j.runs.map((r) => r.events)),
-  };
   const { replay } = await import(pathToFileURL(path.join(repoDir, 'tests', 'web', 'search_replay.mjs')).href);
   for (const workers of [2, 3, 4]) {
     for (const fraction of [0.1, 0.25, 0.5]) {

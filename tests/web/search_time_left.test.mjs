@@ -16,7 +16,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const words = await import(pathToFileURL(path.join(repo, 'web', 'src', 'search-words.js')).href);
-const { replay } = await import(pathToFileURL(path.join(repo, 'tests', 'web', 'search_replay.mjs')).href);
+const { replay, centralRuns } = await import(pathToFileURL(path.join(repo, 'tests', 'web', 'search_replay.mjs')).href);
 const measured = JSON.parse(fs.readFileSync(path.join(repo, 'tests', 'data', 'search', 'llama3-70b-candidates.json'), 'utf8'));
 
 test('spreadOrder is a permutation whose first tenth reaches every part of the plan', () => {
@@ -53,8 +53,25 @@ test('the time left with reuse: a candidate that took a run costs nothing; one w
   assert.equal(words.timeLeft(low, done, { workers: 1, intervalPoints: 1 }), 4000 + 2 * 1000);
   const half = [ran, ran, { ...ran, waited: true }, took, null, null];
   assert.equal(words.timeLeft(low, half, { workers: 1, intervalPoints: 1, waiting: [5] }), 2000 + 1000 + 2 * 1000);
+  // A waited one named to run but not finished counts as one that runs: of two decided, one runs.
+  assert.equal(words.timeLeft(low, done, { workers: 1, intervalPoints: 1, waiting: [5], waitedNamed: 1 }), 2000 + 1000 + 2 * 1000);
   // Runs finished count toward the first figure, runs taken do not: with two workers four runs are needed.
   assert.equal(words.timeLeft(low, done, { workers: 2, intervalPoints: 1, waiting: [5] }), null);
+});
+
+test('a family\'s next run starts when its own first finishes, not when every family\'s has (search.js runCentral)', () => {
+  // Family 0 runs twice (candidates 0 then 1), families 1 and 2 once; on two workers. In rounds, candidate 1
+  // waits for candidate 3, which only one worker can run: one worker waits, and the runs end at 5.
+  const reuse = { families: [[0, 1], [2], [3]], reusedFrom: [-1, -1, -1, -1], runMs: [1, 1, 3, 3] };
+  const rounds = centralRuns(reuse, { workers: 2, order: [0, 1, 2], perFamily: false });
+  assert.deepEqual([rounds.end, rounds.idle, rounds.waits], [5, 2, 1]);
+  // Per family, candidate 1 is named at 1, after candidate 3 (named at 0), and takes the worker free at 3.
+  const perFamily = centralRuns(reuse, { workers: 2, order: [0, 1, 2], perFamily: true });
+  assert.deepEqual([perFamily.end, perFamily.idle, perFamily.waits], [4, 0, 0]);
+  assert.deepEqual(perFamily.runs.map((r) => [r.i, r.start, r.end, r.waited]), [[0, 0, 1, false], [2, 0, 3, false], [3, 1, 4, false], [1, 3, 4, true]]);
+  // A run taken is not run; a family whose first run settles the rest runs once.
+  const settled = centralRuns({ ...reuse, reusedFrom: [-1, 0, -1, -1] }, { workers: 2, order: [0, 1, 2], perFamily: true });
+  assert.deepEqual(settled.runs.map((r) => r.i), [0, 2, 3]);
 });
 
 test('on the canonical search, after 10% of the runs the time left is within 2x of the actual', () => {

@@ -49,32 +49,54 @@ export class EnginePool {
    * is the order the scenarios are handed out in (default: as given). The returned running() lists
    * [{index, elapsedMs}] of the scenarios on a worker now.
    */
-  map(scenarios, { onPoint = () => {}, onProgress = () => {}, centralOnly = false, bounds = null, candidate = false, budgetMs = 0, calibration = null, order = null } = {}) {
-    const n = scenarios.length;
-    const progress = new Array(n).fill(0);
-    const outcomes = new Array(n);
+  map(scenarios, { bounds = null, order = null, ...options } = {}) {
+    const job = this.stream(options);
+    for (let k = 0; k < scenarios.length; k += 1) {
+      const i = order ? order[k] : k;
+      job.add(i, scenarios[i], bounds ? bounds[i] : null);
+    }
+    job.close();
+    return job;
+  }
+
+  /**
+   * A job whose runs are named while it runs (the search's reuse: a family's next run is known
+   * once its previous one finished): add(index, scenario, bound?) queues a run, handed to the next
+   * free worker in the order added; close() says none will follow. The promise resolves with the
+   * outcomes by index once it is closed and every run added finished. The options and the rest of
+   * the job are map's; onProgress's fraction is of the runs added so far.
+   */
+  stream({ onPoint = () => {}, onProgress = () => {}, centralOnly = false, candidate = false, budgetMs = 0, calibration = null } = {}) {
+    const queue = [];  // [index, scenario, bound] not yet handed out
+    const progress = new Map();  // index -> fraction done
+    const outcomes = [];
     const inflight = new Map();  // client -> request id
     const started = new Map();  // scenario index -> performance.now() when handed out
-    let next = 0;
+    const idle = new Set(this.clients);
+    let added = 0;
     let finished = 0;
+    let closed = false;
     let cancelled = false;
     let settle;
     const promise = new Promise((resolve, reject) => { settle = { resolve, reject }; });
-    const report = () => onProgress(n ? progress.reduce((a, b) => a + b, 0) / n : 1);
+    const report = () => onProgress(added ? [...progress.values()].reduce((a, b) => a + b, 0) / added : 1);
+    const resolveIfDone = () => { if (closed && finished === added) settle.resolve(outcomes); };
 
     const pump = (client) => {
       if (cancelled) return;
-      if (next >= n) {
-        if (finished === n) settle.resolve(outcomes);
+      if (!queue.length) {
+        idle.add(client);
+        resolveIfDone();
         return;
       }
-      const i = order ? order[next++] : next++;
+      idle.delete(client);
+      const [i, scenario, bound] = queue.shift();
       const t0 = performance.now();
       started.set(i, t0);
-      const { id, promise: run } = client.run(scenarios[i], (p) => {
-        progress[i] = p;
+      const { id, promise: run } = client.run(scenario, (p) => {
+        progress.set(i, p);
         report();
-      }, { centralOnly, bound: bounds ? bounds[i] : null, candidate, calibration });
+      }, { centralOnly, bound, candidate, calibration });
       inflight.set(client, id);
       const timer = budgetMs > 0 ? setTimeout(() => client.cancel(id), budgetMs) : 0;
       const overBudget = { code: 'limit_exceeded', path: '', message: `the run took longer than the page's ${budgetMs / 1000} s per point` };
@@ -88,18 +110,27 @@ export class EnginePool {
           started.delete(i);
           outcome.ms = performance.now() - t0;  // how long this point took on its worker
           outcomes[i] = outcome;
-          progress[i] = 1;
+          progress.set(i, 1);
           finished += 1;
           onPoint(i, outcome);
           report();
           pump(client);
         });
     };
-    if (n === 0) settle.resolve(outcomes);
-    for (const c of this.clients) pump(c);
-
+    const add = (index, scenario, bound = null) => {
+      if (cancelled || closed) return;
+      queue.push([index, scenario, bound]);
+      progress.set(index, 0);
+      added += 1;
+      const [free] = idle;
+      if (free) pump(free);
+    };
+    const close = () => {
+      closed = true;
+      resolveIfDone();
+    };
     const cancel = () => {
-      if (cancelled || finished === n) return false;
+      if (cancelled || (closed && finished === added)) return false;
       cancelled = true;
       for (const [client, id] of inflight) client.cancel(id);
       inflight.clear();
@@ -110,7 +141,7 @@ export class EnginePool {
       return true;
     };
     const running = () => [...started].map(([index, t0]) => ({ index, elapsedMs: performance.now() - t0 }));
-    return { promise, cancel, running };
+    return { promise, cancel, running, add, close };
   }
 
   terminate() {

@@ -22,19 +22,20 @@ export class SearchProgress {
    * The status line while candidates run: how many finished (those that took a sibling's run
    * among them) and, past the first finished ones, the time left from the runs so far (finished
    * and running; search-words.js timeLeft). `running()` lists the plan's candidates on a worker
-   * now, `next` the round's candidates (the others not finished wait on its runs: some may take
-   * one). The estimate's box keeps the figures (data-points-done, data-reused, data-left-ms:
-   * none yet) for the tests.
+   * now, `named` those handed to the pool (run, running or queued: each will run), `waited` those
+   * of them named after their family's runs (search.js runCentral); the others not finished wait
+   * on their family's runs, and some may take one. The estimate's box keeps the figures
+   * (data-points-done, data-reused, data-left-ms: none yet) for the tests.
    */
-  showRunning(running, next) {
+  showRunning(running, named, waited) {
     const outcomes = this.search.outcomes;
     const n = this.search.scenarios.length;
     const done = outcomes.filter(Boolean).length;
     const reused = outcomes.filter((o) => o && o.reusedFrom !== undefined).length;
-    const round = new Set(next);
-    const waiting = outcomes.flatMap((o, i) => (o || round.has(i) ? [] : [i]));
+    const waiting = outcomes.flatMap((o, i) => (o || named.has(i) ? [] : [i]));
+    const waitedNamed = [...waited].filter((i) => !outcomes[i]).length;
     const left = done && done < n && this.estimated
-      ? timeLeft(this.estimated.pointLowMs, outcomes, { workers: this.search.pool.size, running: running(), intervalPoints: MAX_INTERVAL_POINTS, waiting }) : null;
+      ? timeLeft(this.estimated.pointLowMs, outcomes, { workers: this.search.pool.size, running: running(), intervalPoints: MAX_INTERVAL_POINTS, waiting, waitedNamed }) : null;
     const box = $('search-estimate');
     box.dataset.pointsDone = String(done);
     box.dataset.reused = String(reused);

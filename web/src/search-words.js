@@ -114,9 +114,11 @@ export function spreadOrder(n) {
  *
  * Reuse (search.js runCentral): a candidate that took a sibling's run (`reusedFrom` set) is done
  * and took no time of its own, so it neither scales the rest nor counts as a finished run. Those
- * not finished and `waiting` (not in the round now running, so a sibling's run may yet settle them)
- * each count the share of the candidates that waited (`waited`) and then ran rather than took a
- * run: all of them until one such is known.
+ * not finished and `waiting` (not yet named to run, so a sibling's run may yet settle them) each
+ * count the share of the candidates the engine decided after they waited that run rather than
+ * take a run: the finished ones that `waited`, and `waitedNamed` more named to run after waiting
+ * but not finished (each family's first run settles some of its siblings and names the next at
+ * once, so the share is known early); all of them until one such is known.
  */
 function metSlo(o) {
   if (typeof o.met === 'boolean') return o.met;
@@ -126,13 +128,17 @@ function metSlo(o) {
 
 const tookRun = (o) => o.reusedFrom !== undefined;
 
-/** Of the finished candidates that waited on a round (`waited`), the share that ran; 1 before one is known. */
-function waitedRunShare(done) {
+/**
+ * Of the candidates decided after waiting on their family's runs (the finished ones that `waited`,
+ * and `named` more to run), the share that run; 1 before one is known.
+ */
+function waitedRunShare(done, named) {
   const waited = done.filter((o) => o && o.waited);
-  return waited.length ? waited.filter((o) => !tookRun(o)).length / waited.length : 1;
+  const decided = waited.length + named;
+  return decided ? (waited.filter((o) => !tookRun(o)).length + named) / decided : 1;
 }
 
-export function timeLeft(pointLowMs, done, { workers, running = [], intervalPoints = 8, waiting = [] }) {
+export function timeLeft(pointLowMs, done, { workers, running = [], intervalPoints = 8, waiting = [], waitedNamed = 0 }) {
   const w = Math.max(1, workers);
   let spent = 0;
   let planned = 0;
@@ -153,7 +159,7 @@ export function timeLeft(pointLowMs, done, { workers, running = [], intervalPoin
   const ratio = planned > 0 ? spent / planned : 1;
   const elapsed = new Map(running.map((r) => [r.index, r.elapsedMs]));
   const waits = new Set(waiting);
-  const share = waitedRunShare(done);
+  const share = waitedRunShare(done, waitedNamed);
   let left = 0;
   pointLowMs.forEach((ms, i) => {
     if (!done[i]) left += Math.max(0, ratio * ms - (elapsed.get(i) || 0)) * (waits.has(i) ? share : 1);

@@ -1,10 +1,11 @@
 // The Search tab: the deployment search run on the page's worker pool. The
 // engine plans the candidates (api::search_plan: the space, pruned by memory and
 // analytic bounds), the pool runs each one at the central cost bound (bounded
-// number of points, a time budget per point, cancellable) in rounds, as
-// `sightline search` does: after each round the engine says which candidates take
-// the run of a sibling differing only in batch limit, proven the same run
-// (api::search_reuse, from each run's limit facts), and which run next; the engine names the
+// number of points, a time budget per point, cancellable), reusing runs as
+// `sightline search` does: as each run finishes the engine says which candidates
+// take the run of a sibling differing only in batch limit, proven the same run
+// (api::search_reuse, from each run's limit facts), and which run next, and those
+// start at once (runCentral); the engine names the
 // runs its intervals need (api::search_intervals: the Pareto points at the low
 // and high cost bounds), the pool runs those too, and the engine ranks them all
 // (api::search_rank, which runs nothing: ranked table, Pareto front with
@@ -194,55 +195,108 @@ export class Search {
   }
 
   /**
-   * Every candidate's central outcome, in plan order, run in rounds on the pool: the engine names each
-   * round's runs and, from the runs so far (their limit facts), the candidates that take the run of a
-   * sibling differing only in batch limit, proven the same run (api::search_reuse, the rounds of
-   * `sightline search`); such an outcome is its sibling's, with reusedFrom and no time of its own.
-   * Without `reuse`, one round of every candidate (`sightline search --no-reuse`).
+   * Every candidate's central outcome, in plan order, run on the pool as the engine names the runs:
+   * from the runs finished so far (their limit facts) it names the candidates that take the run of a
+   * sibling differing only in batch limit, proven the same run, and each family's next run
+   * (api::search_reuse, one round of `sightline search`). It is asked again as each run finishes, and
+   * the runs it names that are not on the pool yet join the job at once: a family's next run starts
+   * when its own previous run finished, not when every family's did (each family's settling reads only
+   * its own runs, so the answer is the rounds'). A run named after the first ask `waited` on its
+   * family's; an outcome that took a run is its sibling's, with reusedFrom and no time of its own.
+   * Without `reuse`, one job of every candidate (`sightline search --no-reuse`).
    */
   async runCentral(question, scenarios, { reuse, calibration, runId }) {
-    const planner = this.pool.clients[0];
     const n = scenarios.length;
     const { outcomes } = this;  // this search's, even when a cancel and a new search replace them
+    const named = new Set();  // the candidates handed to the pool
+    const waited = new Set();  // those named after the first ask: they waited on their family's runs
+    const job = this.pool.stream({
+      candidate: true,
+      calibration,
+      budgetMs: POINT_BUDGET_MS,
+      onPoint: (i, outcome) => {
+        outcomes[i] = waited.has(i) ? { ...outcome, waited: true } : outcome;
+        show();
+        if (reuse) asks.ask();
+      },
+      // p: the share of the named runs done; those that took a run are done too.
+      onProgress: (p) => {
+        const took = outcomes.filter((o) => o && o.reusedFrom !== undefined).length;
+        $('search-progress').value = (took + p * named.size) / n;
+      },
+    });
+    const show = () => {
+      this.progress.showBest();
+      this.progress.showRunning(job.running, named, waited);
+      this.progress.drawPending();
+    };
+    // A run in flight is not yet among the runs the engine is told of, so it names it again (its
+    // family's next, as no run of that family finished since): it is on the pool already.
+    const hand = (next, afterFirst) => {
+      for (const i of next) {
+        if (named.has(i)) continue;
+        named.add(i);
+        if (afterFirst) waited.add(i);
+        job.add(i, scenarios[i]);
+      }
+    };
+    const asks = this.reuseAsks(question, outcomes, { calibration, runId, job, hand, show });
+    job.promise.catch(() => {});  // awaited below, once the first runs are named; a cancel before is no page error
+    this.job = job;
+    // The first runs go out in spreadOrder, so the first finished sample the whole plan (search-words.js).
+    const first = reuse ? await asks.first() : scenarios.map((_, i) => i);
+    if (runId !== this.runId) return outcomes;
+    hand(spreadOrder(first.length).map((k) => first[k]), false);
+    this.progress.showRunning(job.running, named, waited);
+    if (!reuse || !first.length) job.close();
+    await Promise.race([job.promise, asks.failed]);
+    return outcomes;
+  }
+
+  /**
+   * The engine asked which candidates take a run and which run next (api::search_reuse), one ask at a
+   * time: a run finished while one is out asks again when it returns, with every run so far. `first()`
+   * is the first ask's runs; later asks settle the candidates that take a run, hand the named runs to
+   * the job, `show` the progress, and close the job once nothing is left to run. `failed` rejects
+   * when an ask fails.
+   */
+  reuseAsks(question, outcomes, { calibration, runId, job, hand, show }) {
+    const planner = this.pool.clients[0];
     // What the engine is told of each candidate: null unless it ran (a failed run proves nothing).
     const runs = () => outcomes.map((o) => (o && o.reusedFrom === undefined ? o.limitFacts || { opaque: true } : null));
-    const settle = async () => {
-      if (!reuse) return { next: outcomes.every(Boolean) ? [] : scenarios.map((_, i) => i) };
-      const round = await planner.searchReuse(question, runs(), calibration);
+    let out = false;
+    let again = false;
+    let fail;
+    const failed = new Promise((_, reject) => { fail = reject; });
+    const settle = (round) => {
       round.reused_from.forEach((from, i) => {
         if (from < 0 || outcomes[i]) return;
         const o = outcomes[from];
         outcomes[i] = { result: o.result, warnings: o.warnings, ms: 0, reusedFrom: from, waited: true };
       });
-      return round;
+      hand(round.next, true);
+      show();  // the candidates that took a run are done now
+      if (!round.next.length) job.close();
     };
-    let first = true;
-    for (let round = await settle(); round.next.length && runId === this.runId; round = await settle()) {
-      const next = round.next;
-      const settled = outcomes.filter(Boolean).length;
-      const waited = !first;  // these waited on an earlier round's runs: they might have taken one
-      first = false;
-      let job = null;
-      const running = () => (job ? job.running().map((r) => ({ index: next[r.index], elapsedMs: r.elapsedMs })) : []);
-      // Past the first finished candidates, the runs so far (finished and running) correct the rest.
-      this.progress.showRunning(running, next);
-      job = this.pool.map(next.map((i) => scenarios[i]), {
-        candidate: true,
-        order: spreadOrder(next.length),  // the first finished sample the whole round (search-words.js)
-        calibration,
-        budgetMs: POINT_BUDGET_MS,
-        onPoint: (k, outcome) => {
-          outcomes[next[k]] = waited ? { ...outcome, waited } : outcome;
-          this.progress.showBest();
-          this.progress.showRunning(running, next);
-          this.progress.drawPending();
-        },
-        onProgress: (p) => { $('search-progress').value = (settled + p * next.length) / n; },
-      });
-      this.job = job;
-      await job.promise;
-    }
-    return outcomes;
+    const ask = async () => {
+      if (out) { again = true; return; }
+      out = true;
+      try {
+        do {
+          again = false;
+          const round = await planner.searchReuse(question, runs(), calibration);
+          if (runId !== this.runId || this.job !== job) return;  // cancelled (or over) while it was out
+          settle(round);
+        } while (again);
+      } catch (err) {
+        fail(err);  // first, so the search says why rather than "cancelled"
+        job.cancel();
+      } finally {
+        out = false;
+      }
+    };
+    const first = async () => (await planner.searchReuse(question, runs(), calibration)).next;
+    return { ask, first, failed };
   }
 
   /**
