@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "api/interval_job.hpp"
+#include "api/session_projection.hpp"
 #include "core/error.hpp"
 #include "scenario/simulation_spec.hpp"
 #include "serve/capacity_search.hpp"
@@ -100,9 +101,19 @@ struct ProbeRate {
   bool complete = false;          // the probe ran to its end
   int64_t units_per_event = 1;
   bool overloaded = false;        // arrivals past the service rate (the interval's paired runs fall back)
+  // A multi-turn probe of the whole run that stopped at its event cap: the
+  // run's events, those handled and the projection of its unfinished turns
+  // (api/session_projection; 0: none). The run is figured at the larger of
+  // the two: the figure per turn misses the steps of a tail whose turns are
+  // served alone (S.chat-offload's 107 sessions, 30% under), the projection
+  // the heavier prefills of a tail served without a prefix cache
+  // (S.agentic-coding's compare variant at 796 sessions: 20% under, the
+  // figure per turn 11%; docs/limits.md).
+  double whole_run_events = 0;
   // Events of a run of n requests of which the probe is the start.
   double events(int64_t n) const {
-    return std::max(static_cast<double>(n), events_per_request * static_cast<double>(n) + transient_events);
+    const double per_request = std::max(static_cast<double>(n), events_per_request * static_cast<double>(n) + transient_events);
+    return n == probed ? std::max(whole_run_events, per_request) : per_request;
   }
 };
 
@@ -207,6 +218,9 @@ ProbeRate probe_rate(const Scenario& s, int64_t requests, const RunSize& run) {
   } else {
     r.events_per_request = static_cast<double>(sim.events_processed()) / static_cast<double>(std::max<int64_t>(1, sim.arrived()));
   }
+  // A multi-turn probe that is the whole run (up to 1,000 sessions) and
+  // stopped at its cap: its rest projected on the sessions' drawn think times.
+  if (run.sessions > 0 && *o.num_requests == run.sessions && !r.complete) r.whole_run_events = project_session_events(sim, kProbeWarmup);
   // Arrivals past the service rate: the probe's own verdict, by the judge the
   // run's paired short runs take theirs from (serve/headline). A closed
   // loop's queue holds at most its clients: it never grows.
@@ -427,15 +441,18 @@ WorkFigure probe_work_figure(const Scenario& s, const RunEstimate& e) {
     const double units = events * static_cast<double>(r.units_per_event);
     f.units += units;
     if (i == 0) f.central_units_per_request = units / static_cast<double>(std::max<int64_t>(1, n * full_runs));
-    char part[360];
-    std::snprintf(part, sizeof part, "%s%.0f units for %lld requests x %lld full run%s%s (%.2f events per request%s)",
+    char part[480];
+    // A whole multi-turn run projected: its events per turn are the projection's.
+    const bool projected = r.whole_run_events > 0 && r.whole_run_events >= r.events(n) && n > 0;
+    std::snprintf(part, sizeof part, "%s%.0f units for %lld requests x %lld full run%s%s (%.2f events per request%s%s)",
                   i == 0 ? "" : (i == 1 ? "; compare variants: " : ", "), units, static_cast<long long>(n),
                   static_cast<long long>(full_runs), full_runs > 1 ? "s" : "",
                   e.short_requests > 0 ? (fallback ? " (arrivals near the service rate: the full bounds the paired runs fall back to)"
                                                                " and 3 paired short runs"
                                                              : " and 3 paired short runs")
                                        : "",
-                  r.events_per_request,
+                  projected ? r.whole_run_events / static_cast<double>(n) : r.events_per_request,
+                  projected ? ", the turns after the probe's cap projected" : "",
                   r.units_per_event > 1 ? ", speculative: k + 1 units per event" : "");
     parts += part;
   }

@@ -70,6 +70,9 @@ class Simulation final : private SchedulerHost, private ReplicaLoads {
   bool finished() const { return finished_; }
   double progress() const;
   int64_t events_processed() const { return events_; }
+  TimeNs sim_time() const { return now_; }  // the simulated clock (the work estimate's probe reads it)
+  // A request's record, in arrival order (a multi-turn probe reads its sessions' turns).
+  const SimRequest& record(size_t i) const { return reqs_[i]; }
   // Work units per event (the run budget's measure, api/budgeted_job): a
   // speculative step also prices the draft's k passes, so each of this
   // simulation's events counts k + 1; without speculation, 1.
