@@ -25,7 +25,7 @@ void CostSetup::price_into(const StepOperators& step, StepCost& c, bool labels, 
   CostContext served = ctx;
   served.all_reduce = &stack->all_reduce;
   price_step_into(step, *model, served, c, labels, memo);
-  const HostTime host = host_time(step, *stack);
+  const HostTime host = host_time(c.kernels, c.has_prefill, step, *stack);  // counted as it priced
   const double wall = step_wall_time_s(c.gpu_time_s, host, *stack);
   const double exposed = wall - c.gpu_time_s + extra_host_s_per_step;
   if (exposed > 0) {

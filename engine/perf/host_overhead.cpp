@@ -102,13 +102,17 @@ SoftwareStack read_software_stack(const json& value, const std::string& path) {
 }
 
 HostTime host_time(const StepOperators& step, const SoftwareStack& stack) {
-  HostTime h;
   bool has_prefill = false;
   double kernels = 0;
   for (const Operator& op : step.ops) {
     kernels += op.count;
     if (op.family == OpFamily::AttentionPrefill) has_prefill = true;
   }
+  return host_time(kernels, has_prefill, step, stack);
+}
+
+HostTime host_time(double kernels, bool has_prefill, const StepOperators& step, const SoftwareStack& stack) {
+  HostTime h;
   // Scheduling, sampling and bookkeeping run once per real sequence: a
   // graph's dummy rows are GPU work only. (Counted from the batch, not from
   // the attention operators, which a model with several attention kinds —

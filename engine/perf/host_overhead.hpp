@@ -52,6 +52,10 @@ struct HostTime {
 // step whose real batch is within the captured sizes, else every kernel) and
 // scheduling (per step + per real sequence).
 HostTime host_time(const StepOperators& step, const SoftwareStack& stack);
+// The same from the step's counts: `kernels`, its operators' counts summed in
+// order, and `has_prefill`, whether any is a prompt's attention (a pricer
+// that walked the operators already has them: perf/step_cost.hpp StepCost).
+HostTime host_time(double kernels, bool has_prefill, const StepOperators& step, const SoftwareStack& stack);
 
 // The batch the stack's engine runs for `batch` (graph_padded_batch with this
 // stack's buckets) and the operators of that batch, the padding recorded on

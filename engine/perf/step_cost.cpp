@@ -63,16 +63,37 @@ const OpCost& cost_at(const Operator& op, size_t i, const KernelCostModel& model
 
 // An operator's figures into its step's sums (in operator order: the sums
 // are the same bit for bit whichever parts were rewritten).
-void add_figures(StepCost& out, const Operator& op, const OpStepFigures& f) {
-  out.time_s += f.time_s;
-  out.time_low_s += f.time_low_s;
-  out.time_high_s += f.time_high_s;
+void add_figures(StepSums& s, const Operator& op, const OpStepFigures& f) {
+  s.time_s += f.time_s;
+  s.time_low_s += f.time_low_s;
+  s.time_high_s += f.time_high_s;
   if (op.family != OpFamily::Collective) {
-    out.flops += f.flops;
-    out.bytes += f.bytes;
-    out.compute_peak_s += f.compute_peak_s;
-    out.memory_peak_s += f.memory_peak_s;
+    s.flops += f.flops;
+    s.bytes += f.bytes;
+    s.compute_peak_s += f.compute_peak_s;
+    s.memory_peak_s += f.memory_peak_s;
   }
+  s.kernels += op.count;
+  s.has_prefill = s.has_prefill || op.family == OpFamily::AttentionPrefill;
+}
+
+void write_sums(const StepSums& s, StepCost& out) {
+  out.time_s = out.gpu_time_s = s.time_s;
+  out.time_low_s = s.time_low_s;
+  out.time_high_s = s.time_high_s;
+  out.flops = s.flops;
+  out.bytes = s.bytes;
+  out.compute_peak_s = s.compute_peak_s;
+  out.memory_peak_s = s.memory_peak_s;
+  out.kernels = s.kernels;
+  out.has_prefill = s.has_prefill;
+}
+
+// The first operator a core-only rebuild rewrote (its count of operators
+// when none).
+size_t first_rebuilt(const StepReuse& reuse) {
+  const auto it = std::find(reuse.rebuilt.begin(), reuse.rebuilt.end(), uint8_t{1});
+  return static_cast<size_t>(it - reuse.rebuilt.begin());
 }
 
 }  // namespace
@@ -96,12 +117,46 @@ bool same_operator(const Operator& a, const Operator& b) {
          same_bits(a.message_bytes, b.message_bytes) && same_operator_name(a.name, b.name);
 }
 
-void price_step_into(const StepOperators& step, const KernelCostModel& model, const CostContext& ctx, StepCost& out,
-                     bool labels, OpCostMemo* memo) {
-  out.time_s = out.gpu_time_s = out.time_low_s = out.time_high_s = 0;
-  out.flops = out.bytes = out.compute_peak_s = out.memory_peak_s = 0;
+namespace {
+
+// One operator's part and its figures into the step's sums, priced or taken
+// from the memo.
+void price_operator(const Operator& op, size_t i, bool from_memo, const KernelCostModel& model,
+                    const CostContext& ctx, bool labels, OpCostMemo* memo, PricedOperator& p, StepSums& sums) {
   OpCost own;
   OpStepFigures own_figures;
+  const OpCost* c = &own;
+  const OpStepFigures* f = &own_figures;
+  if (memo) {
+    if (from_memo) {
+      ++memo->reused;
+      c = &memo->costs[i];
+    } else {
+      c = &cost_at(op, i, model, ctx, *memo);
+    }
+    f = &memo->figures[i];
+  } else {
+    own = model.cost(op, ctx);
+    own_figures = step_figures(op, own, ctx);
+  }
+  if (labels) p.name = op.name;
+  p.family = op.family;
+  p.role = op.role;
+  p.count = op.count;
+  p.time_s = f->time_s;
+  p.time_low_s = f->time_low_s;
+  p.time_high_s = f->time_high_s;
+  p.flops = f->flops;
+  p.bytes = f->bytes;
+  if (labels) p.bound = c->bound;
+  add_figures(sums, op, *f);
+}
+
+}  // namespace
+
+void price_step_into(const StepOperators& step, const KernelCostModel& model, const CostContext& ctx, StepCost& out,
+                     bool labels, OpCostMemo* memo) {
+  StepSums sums;
   const StepReuse& reuse = step.reuse;
   const bool left_as_priced = memo && reuse.cores_only && reuse.over != 0 && reuse.over == memo->build;
   const size_t known = left_as_priced ? std::min(reuse.rebuilt.size(), memo->ops.size()) : 0;
@@ -109,42 +164,42 @@ void price_step_into(const StepOperators& step, const KernelCostModel& model, co
   // when `out` was written, without labels, for the build rebuilt over.
   const bool parts_kept = left_as_priced && !labels && out.parts_build == reuse.over &&
                           out.parts.size() >= step.ops.size();
-  out.parts.resize(step.ops.size());
-  for (size_t i = 0; i < step.ops.size(); ++i) {
-    const Operator& op = step.ops[i];
-    const OpCost* c = &own;
-    const OpStepFigures* f = &own_figures;
-    if (memo) {
-      if (i < known && !reuse.rebuilt[i]) {
-        ++memo->reused;
-        c = &memo->costs[i];
-        if (parts_kept) {
-          add_figures(out, op, memo->figures[i]);
-          continue;
-        }
-      } else {
-        c = &cost_at(op, i, model, ctx, *memo);
-      }
-      f = &memo->figures[i];
-    } else {
-      own = model.cost(op, ctx);
-      own_figures = step_figures(op, own, ctx);
-    }
-    PricedOperator& p = out.parts[i];
-    if (labels) p.name = op.name;
-    p.family = op.family;
-    p.role = op.role;
-    p.count = op.count;
-    p.time_s = f->time_s;
-    p.time_low_s = f->time_low_s;
-    p.time_high_s = f->time_high_s;
-    p.flops = f->flops;
-    p.bytes = f->bytes;
-    if (labels) p.bound = c->bound;
-    add_figures(out, op, *f);
+  const size_t n = step.ops.size();
+  // The first operator this rebuild rewrote (SIZE_MAX: not a rebuild over the
+  // memo's build); the memo's sums before it are this list's when it kept
+  // them at the same place (OpCostMemo::resume_at).
+  const size_t resume = left_as_priced ? first_rebuilt(reuse) : SIZE_MAX;
+  size_t from = 0;
+  if (parts_kept && resume != 0 && resume == memo->resume_at && resume <= known && resume <= n) {
+    sums = memo->resume_sums;
+    from = resume;
   }
-  out.gpu_time_s = out.time_s;
-  if (memo) memo->build = reuse.build;
+  out.parts.resize(n);
+  int64_t kept = static_cast<int64_t>(from);  // operators before `from` were left as priced
+  auto walk = [&](size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) {
+      const Operator& op = step.ops[i];
+      const bool left = i < known && !reuse.rebuilt[i];
+      if (left && parts_kept) {
+        add_figures(sums, op, memo->figures[i]);
+        ++kept;
+        continue;
+      }
+      price_operator(op, i, left, model, ctx, labels, memo, out.parts[i], sums);
+    }
+  };
+  walk(from, std::min(resume, n));
+  if (resume < n) {
+    memo->resume_at = resume;
+    memo->resume_sums = sums;
+    walk(std::max(from, resume), n);
+  }
+  if (memo) {
+    memo->reused += kept;
+    if (resume == SIZE_MAX) memo->resume_at = 0;  // a whole build: where its cores are is not known here
+    memo->build = reuse.build;
+  }
+  write_sums(sums, out);
   out.parts_build = memo && !labels ? reuse.build : 0;
 }
 

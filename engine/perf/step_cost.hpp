@@ -36,6 +36,11 @@ struct StepCost {
   double compute_peak_s = 0;
   double memory_peak_s = 0;
   std::vector<PricedOperator> parts;  // in operator order (+ "host_overhead" when exposed)
+  // The operators' counts summed in order (kernel launches, perf/host_overhead.hpp
+  // host_time) and whether any is a prompt's attention, counted in the same
+  // pass as the figures so a serving step walks its operators once.
+  double kernels = 0;
+  bool has_prefill = false;
   // The build (StepReuse::build) whose figures the parts hold, when
   // price_step_into wrote them without labels from an OpCostMemo (0: none):
   // a core-only rebuild over that build rewrites only the rebuilt parts.
@@ -70,6 +75,14 @@ struct OpStepFigures {
   // no dense peak for its dtype), so a step adds every operator's.
   double compute_peak_s = 0, memory_peak_s = 0;
 };
+// A step's sums in operator order up to some operator (StepCost's figures
+// and its kernel count): a step whose operators before that one are the same
+// starts from them and adds the rest, the same sums bit for bit.
+struct StepSums {
+  double time_s = 0, time_low_s = 0, time_high_s = 0, flops = 0, bytes = 0;
+  double compute_peak_s = 0, memory_peak_s = 0, kernels = 0;
+  bool has_prefill = false;
+};
 struct OpCostMemo {
   std::vector<Operator> ops;
   std::vector<OpCost> costs;
@@ -80,6 +93,12 @@ struct OpCostMemo {
   // the operators the rebuild left are the memo's own and take their costs
   // without a comparison.
   uint64_t build = 0;
+  // The sums before operator `resume_at`, the first a core-only rebuild
+  // rewrote (0: none kept): the operators before it are the same in every
+  // rebuild over the build priced last, so the next one starts there (with
+  // the parts kept, StepCost::parts_build), not at the first operator.
+  size_t resume_at = 0;
+  StepSums resume_sums;
 };
 // Every field of the two operators equal (doubles bit for bit).
 bool same_operator(const Operator& a, const Operator& b);

@@ -74,7 +74,7 @@ TEST_CASE("a step rebuilt over the last one is the step built whole") {
       StepOperators kept;
       OpCostMemo memo;
       StepCost priced;
-      int64_t rebuilt = 0;
+      int64_t rebuilt = 0, resumable = 0;  // steps priced from the memo's sums before the cores
       for (const BatchShape& b : sr_batches(7 + static_cast<uint64_t>(tp), 300)) {
         const bool same_summary = kept.reuse.valid && kept.reuse.batch == summarize_batch(b);
         build_forward_step_into(m, p, layout, b, reuse, kept);
@@ -95,12 +95,26 @@ TEST_CASE("a step rebuilt over the last one is the step built whole") {
         CHECK(sr_same_bits(priced.bytes, alone.bytes));
         CHECK(sr_same_bits(priced.compute_peak_s, alone.compute_peak_s));
         CHECK(sr_same_bits(priced.memory_peak_s, alone.memory_peak_s));
+        // The kernel count host_time takes from the pricing: its own walk's.
+        double kernels = 0;
+        bool prefill = false;
+        for (const Operator& op : fresh.ops) {
+          kernels += op.count;
+          prefill = prefill || op.family == OpFamily::AttentionPrefill;
+        }
+        CHECK(sr_same_bits(priced.kernels, kernels));
+        CHECK(priced.has_prefill == prefill);
         rebuilt += same_summary ? 1 : 0;
+        resumable += memo.resume_at != 0 ? 1 : 0;
       }
       CHECK(memo.reused > memo.priced);
       // The walk exercised the rebuild (most steps), except for the MoE model.
       if (m.is_moe()) CHECK(rebuilt == 0);
       else CHECK(rebuilt > 150);
+      // The sums before the first core were kept for the next rebuild (and
+      // the checks above held for the steps that started from them).
+      if (m.is_moe()) CHECK(resumable == 0);
+      else CHECK(resumable > 100);
     }
   }
 }
