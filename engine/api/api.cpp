@@ -130,10 +130,6 @@ std::vector<std::optional<search::CandidateRun>> read_reuse_runs(const json& run
   return out;
 }
 
-}  // namespace
-
-namespace {
-
 // The planned question search_reuse answers: its spec, its candidates as each
 // run reads them (with the calibration) and their limits, read once. The page
 // asks again as each run finishes, with the same question and calibration;
@@ -143,7 +139,6 @@ namespace {
 struct PlannedReuse {
   std::string question_json, calibration_json;
   search::DeploymentSearchSpec spec;
-  search::Plan plan;
   std::vector<json> scenarios;
   std::vector<std::vector<size_t>> families;
   std::unique_ptr<search::CandidateLimits> limits;  // reads `scenarios`, which stays put
@@ -152,12 +147,12 @@ struct PlannedReuse {
 std::unique_ptr<PlannedReuse> plan_reuse(const std::string& question_json, const std::string& calibration_json) {
   auto p = std::make_unique<PlannedReuse>();
   p->spec = search::read_deployment_search(parse_json_text(question_json));
-  p->plan = search::plan_deployment_search(p->spec);
+  search::Plan plan = search::plan_deployment_search(p->spec);
   const json calibration = parse_json_document(calibration_json, "the calibration");
-  p->scenarios = p->plan.scenarios;  // as each run reads it: with the calibration
+  p->families = search::seqs_families(plan);
+  p->scenarios = std::move(plan.scenarios);  // as each run reads it: with the calibration
   if (!calibration.is_null())
     for (json& s : p->scenarios) s = with_calibration(std::move(s), calibration, "candidate");
-  p->families = search::seqs_families(p->plan);
   p->limits = std::make_unique<search::CandidateLimits>(p->scenarios);
   p->question_json = question_json;
   p->calibration_json = calibration_json;
