@@ -47,7 +47,7 @@ struct BenchServer {
   std::string at;              // the server's object in the file (a JSON pointer)
   std::string role = "mixed";  // mixed | prefill | decode
   int64_t tp = 1, pp = 1, dp = 1, ep = 1;
-  bool dp_attention = false;   // attention data parallel: its layout is not compared
+  bool dp_attention = false;   // enable_dp_attention: attention data parallel over the dp_size ranks
   std::optional<Dtype> weights, kv_cache;  // as the server was told (none: chosen from the checkpoint)
   std::optional<Dtype> activations;        // `dtype` (none: "auto", the checkpoint's)
   std::string load_balance;                // load_balance_method, across dp_size replicas

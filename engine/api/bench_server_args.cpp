@@ -333,7 +333,7 @@ constexpr ServerArg kServerArgs[] = {
     {"status", U::Ignored, nullptr, "whether the server was ready when asked"},
     {"max_total_num_tokens", U::Ignored, nullptr, "the KV pool the server sized from mem_fraction_static (replayed); the replay sizes its own"},
     {"max_req_input_len", U::Ignored, nullptr, "the longest prompt, derived from context_length (replayed)"},
-    {"internal_states", U::Ignored, nullptr, "the scheduler's copy of the arguments above, its defaults resolved, and what it measured when asked (memory_usage, last_gen_throughput); a router's reply is read from its first entry"},
+    {"internal_states", U::SchedulerCopy, nullptr, "the scheduler's copy of the arguments above, one per data-parallel rank, its defaults resolved, and what it measured when asked (memory_usage, last_gen_throughput): each key read against the arguments (api/bench_server_settings.cpp); a router's reply is read from its first entry"},
     {"use_mla_backend", U::Ignored, nullptr, "derived from the model's attention (the base scenario's)"},
     {"last_gen_throughput", U::Ignored, nullptr, "a throughput the server measured when asked; the run's own figures are read"},
     {"memory_usage", U::Ignored, nullptr, "the memory the server allocated (weights, KV pool, graphs), from mem_fraction_static (replayed)"},

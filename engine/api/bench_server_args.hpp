@@ -16,6 +16,7 @@ enum class ServerArgUse {
   Held,        // a kernel or compile choice the calibration's factors measure: one value per role over a fit's runs
   AtDefault,   // a change the engine cannot express: accepted only at `accepted` (or null), refused otherwise
   Ignored,     // changes no performance figure (the reason in `why`)
+  SchedulerCopy,  // internal_states: each key of the scheduler's copy read against the arguments
 };
 
 struct ServerArg {

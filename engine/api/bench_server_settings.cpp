@@ -72,21 +72,79 @@ bool accepted_value(const char* accepted, const json& value) {
   }
 }
 
+// An AtDefault argument (api/bench_server_args.hpp) at another value than
+// those accepted is refused at `here`; `who` ran it ("the mixed server").
+void check_at_default(const ServerArg& a, const json& value, const std::string& here, const std::string& who, const BenchRun& run) {
+  if (a.use == ServerArgUse::AtDefault && !value.is_null() && !accepted_value(a.accepted, value))
+    refuse(error_code::kNotImplemented, run.file, here,
+           who + " ran with " + a.key + " " + printable(value.dump(), 60) + ": " + a.why + " (" + a.accepted +
+               "); such a run is not replayed");
+}
+
 // Every argument of one server against the table (api/bench_server_args.hpp):
 // each it knows is marked read, a changed AtDefault one refused at its key, a
 // Held one recorded; one it does not know stays unread, so the file's key
-// check refuses it at its place.
+// check refuses it at its place. The scheduler's copy (internal_states) is
+// read key by key after the server's settings (read_scheduler_copy).
 void walk_server_args(const json& object, const std::string& at, const std::string& role, bool held, BenchRun& run) {
   for (const auto& [key, value] : object.items()) {
     const ServerArg* a = server_arg(key);
-    if (!a) continue;
+    if (!a || a->use == ServerArgUse::SchedulerCopy) continue;
     const std::string here = pointer_append(at, key);
-    if (a->use == ServerArgUse::AtDefault && !value.is_null() && !accepted_value(a->accepted, value))
-      refuse(error_code::kNotImplemented, run.file, here,
-             "the " + role + " server ran with " + key + " " + printable(value.dump(), 60) + ": " + a->why + " (" +
-                 a->accepted + "); such a run is not replayed");
+    check_at_default(*a, value, here, "the " + role + " server", run);
     if (held && a->use == ServerArgUse::Held) run.held_settings.push_back({role, key, value.dump(), here});
     run.used.push_back(here);
+  }
+}
+
+// One key of a scheduler's copy at `here`, against the server's own argument
+// (`server` at `server_at`). SGLang's scheduler resolves what the arguments
+// leave to it (an attention backend, pp_max_micro_batch_size, the chunked
+// prefix cache): a kernel choice is held over the fit's runs as it ran; a
+// deployment, replayed or stack setting must be the argument the replay was
+// compared with or written from, or the file contradicts itself; a setting the
+// engine cannot express is accepted at its default only; the rest (what the
+// scheduler measured when asked) change no figure, each with its table reason.
+void read_resolved(const ServerArg& a, const json& value, const std::string& here, const json& server,
+                   const std::string& server_at, const std::string& role, bool held, BenchRun& run) {
+  const auto given = server.find(a.key);
+  const bool same = given != server.end() && *given == value;
+  const std::string who = "the " + role + " server's scheduler";
+  if (!same && (a.use == ServerArgUse::Deployment || a.use == ServerArgUse::Replayed || a.use == ServerArgUse::Stack))
+    refuse(error_code::kConstraint, run.file, here,
+           who + " ran " + a.key + " " + printable(value.dump(), 60) + ", but the server's arguments say " +
+               (given == server.end() ? std::string("nothing of it")
+                                      : printable(given->dump(), 60) + " (at " + pointer_append(server_at, a.key) + ")") +
+               ", which the replay " + (a.use == ServerArgUse::Replayed ? "writes" : "compares with the base scenario") +
+               ": the file contradicts itself, so which one ran is not known; such a run is not replayed");
+  check_at_default(a, value, here, who, run);
+  if (held && a.use == ServerArgUse::Held) run.held_settings.push_back({role, std::string("internal_states/") + a.key, value.dump(), here});
+  run.used.push_back(here);
+}
+
+// SGLang's scheduler's copy of a server's arguments (internal_states, one
+// entry per data-parallel rank), each key read against them (read_resolved);
+// a key the table does not know stays unread, so the file's key check
+// refuses it at its place, as at the top.
+void read_scheduler_copy(const json& server, const std::string& at, const std::string& role, bool held, BenchRun& run) {
+  const auto states = server.find("internal_states");
+  if (states == server.end() || states->is_null()) return;
+  const std::string list_at = pointer_append(at, "internal_states");
+  if (!states->is_array())
+    refuse(error_code::kType, run.file, list_at,
+           "internal_states must be a list (one scheduler per data-parallel rank), got " + printable(states->dump(), 40));
+  if (states->empty()) run.used.push_back(list_at);
+  for (size_t i = 0; i < states->size(); ++i) {
+    const json& state = (*states)[i];
+    const std::string state_at = pointer_append(list_at, i);
+    if (!state.is_object())
+      refuse(error_code::kType, run.file, state_at, "a scheduler's state must be an object, got " + printable(state.dump(), 40));
+    if (state.empty()) run.used.push_back(state_at);
+    for (const auto& [key, value] : state.items()) {
+      const ServerArg* a = server_arg(key);
+      if (a && a->use != ServerArgUse::SchedulerCopy)
+        read_resolved(*a, value, pointer_append(state_at, key), server, at, role, held, run);
+    }
   }
 }
 
@@ -177,9 +235,7 @@ BenchServer read_server(const json& object, const std::string& at, const std::st
   s.load_balance = f.text("load_balance_method");
   read_stack_flags(f, s, run);
   batch_limits.push_back(f.maybe_integer("max_running_requests", 1, 1 << 24));
-  if (s.dp_attention)
-    run.notes.push_back("server_info " + at + ": attention data parallel (dp_size " + std::to_string(s.dp) +
-                        "); its layout is not compared with the base scenario's");
+  read_scheduler_copy(object, at, role, own, run);
   return s;
 }
 
@@ -224,6 +280,48 @@ void check_precision(const Scenario& replay, const BenchRun& run, const BenchSer
                 " keeps it in " + dtype_name(replay.precision.kv_cache) + " (/precision/kv_cache)");
 }
 
+// SGLang's attention data parallelism (enable_dp_attention) splits a server's
+// tp_size GPUs into dp_size ranks, each running attention on tp_size / dp_size
+// of them, and runs the MoE layers over all tp_size GPUs, ep_size of them
+// expert-parallel (SGLang's server_args.py, dp_attention.py). The engine says
+// the same as a pool of tp tp_size / dp_size with dp_size replicas per server,
+// serving.moe.attention_data_parallel dp_size and expert_parallel ep_size
+// (scenario/simulation_spec.cpp, read_serving_moe): that layout, or a refusal
+// at the key that differs with both layouts named. A server without it is
+// attention_data_parallel 1.
+struct EngineLayout {
+  int64_t tp = 1, attention_dp = 1, ep = 1;
+};
+
+EngineLayout engine_layout(const BenchRun& run, const BenchServer& s) {
+  if (!s.dp_attention) return {s.tp, 1, s.ep};
+  if (s.tp % s.dp != 0)
+    refuse(error_code::kConstraint, run.file, pointer_append(s.at, "dp_size"),
+           "with enable_dp_attention each of the dp_size " + std::to_string(s.dp) +
+               " ranks runs attention on tp_size / dp_size GPUs, but tp_size " + std::to_string(s.tp) + " is not a multiple of it");
+  return {s.tp / s.dp, s.dp, s.ep};
+}
+
+std::string layout_words(const EngineLayout& l) {
+  return "tp " + std::to_string(l.tp) + ", attention_data_parallel " + std::to_string(l.attention_dp) + ", expert_parallel " +
+         std::to_string(l.ep);
+}
+
+void check_attention_layout(const Scenario& replay, const BenchRun& run, const BenchServer& s, const serve::PoolSpec& p) {
+  const EngineLayout server = engine_layout(run, s);
+  const EngineLayout base{p.layout.tp, replay.serving->simulation->moe.attention_data_parallel, p.layout.ep};
+  const char* key = server.attention_dp != base.attention_dp ? (s.dp_attention ? "dp_size" : "enable_dp_attention")
+                    : server.tp != base.tp                    ? "tp_size"
+                    : replay.model.is_moe() && server.ep != base.ep ? "ep_size"
+                                                                    : nullptr;
+  if (!key) return;
+  contradicts(run, s, key,
+              "tp_size " + std::to_string(s.tp) + ", dp_size " + std::to_string(s.dp) + " and ep_size " + std::to_string(s.ep) +
+                  (s.dp_attention ? " with" : " without") + " enable_dp_attention (the engine's " + layout_words(server) + ")",
+              " runs " + layout_words(base) + " in its " + serve::to_string(p.role) +
+                  " pool (/serving/cluster/pools, /serving/moe)");
+}
+
 // The servers of one role against the base's pools of that role.
 void check_role(const Scenario& replay, const BenchRun& run, serve::PoolRole role, const std::vector<const BenchServer*>& servers) {
   const auto& pools = replay.serving->simulation->cluster.pools;
@@ -236,17 +334,20 @@ void check_role(const Scenario& replay, const BenchRun& run, serve::PoolRole rol
            std::string("the file reports a ") + serve::to_string(role) + " server, but the base scenario has no " +
                (role == serve::PoolRole::Mixed ? "pool that serves whole requests" : std::string(serve::to_string(role)) + " pool") +
                " (/serving/cluster/pools)" + kMakeItTheServers);
-  if (std::any_of(servers.begin(), servers.end(), [](const BenchServer* s) { return s->dp_attention; })) return;
+  const bool attention_dp = replay.serving->simulation->moe.attention_data_parallel > 1 ||
+                            std::any_of(servers.begin(), servers.end(), [](const BenchServer* s) { return s->dp_attention; });
   int64_t replicas = 0, server_replicas = 0;
   for (const serve::PoolSpec* p : mine) {
     replicas += p->replicas;
-    if (p->layout.tp != first.tp)
+    if (attention_dp)
+      for (const BenchServer* s : servers) check_attention_layout(replay, run, *s, *p);
+    else if (p->layout.tp != first.tp)
       contradicts(run, first, "tp_size", "tp_size " + std::to_string(first.tp),
                   " runs tp " + std::to_string(p->layout.tp) + " in its " + serve::to_string(role) + " pool");
     if (p->layout.pp != first.pp)
       contradicts(run, first, "pp_size", "pp_size " + std::to_string(first.pp),
                   " runs pp " + std::to_string(p->layout.pp) + " in its " + serve::to_string(role) + " pool");
-    if (replay.model.is_moe() && p->layout.ep != first.ep)
+    if (!attention_dp && replay.model.is_moe() && p->layout.ep != first.ep)
       contradicts(run, first, "ep_size", "ep_size " + std::to_string(first.ep),
                   " runs ep " + std::to_string(p->layout.ep) + " in its " + serve::to_string(role) + " pool");
   }

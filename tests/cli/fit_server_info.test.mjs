@@ -14,11 +14,12 @@ const file = path.join(repoRoot, 'tests', 'data', 'bench', 'real', 'tonyli_qwen2
 const text = readFileSync(file, 'utf8');
 const { write } = workspace('sightline-fit-server-info-');
 
-// One change to the file's top-level server arguments (the first occurrence:
-// internal_states, the scheduler's copy, comes after them).
+// One change to the server's arguments, in both its copies (the top of
+// server_info and internal_states, the scheduler's, which must agree), as a
+// server started with that value writes them.
 function changed(name, from, to) {
   assert.ok(text.includes(from), `${from} is in the file`);
-  return write(name, text.replace(from, to));
+  return write(name, text.replaceAll(from, to));
 }
 
 // A base on the server's deployment: one server, tp 1, bf16, SGLang's stack.
@@ -54,9 +55,12 @@ test('SGLang one server: every argument accounted for, the scheduler and KV sett
   // max_running_requests null: SGLang's own limit (2048 or more) never bound 8 clients.
   assert.equal(run.server.max_num_seqs, 8);
   assert.ok(run.notes.some((n) => /max_running_requests null: .* at most 8 requests in flight/.test(n)), run.notes.join('\n'));
-  // Every key under server_info was taken by the table (none left to the key check).
+  // Every key under server_info was taken by the table (none left to the key check), the
+  // scheduler's copy key by key, what it measured when asked included.
   assert.ok(run.fields_used.includes('/server_info/attention_backend'));
-  assert.ok(run.fields_used.includes('/server_info/internal_states'));
+  assert.ok(!run.fields_used.includes('/server_info/internal_states'));
+  for (const key of ['tp_size', 'decode_attention_backend', 'pp_max_micro_batch_size', 'last_gen_throughput', 'memory_usage'])
+    assert.ok(run.fields_used.includes(`/server_info/internal_states/0/${key}`), key);
 });
 
 test('SGLang one server: the server\'s own settings pass the comparison with a base on its deployment and stack', () => {
@@ -76,11 +80,15 @@ const rules = [
   ['max-total-tokens.jsonl', ['"max_total_tokens": null', '"max_total_tokens": 100000'], 'not_implemented', '/server_info/max_total_tokens', /cannot express/],
   ['many-clients.jsonl', ['"max_concurrency": 8', '"max_concurrency": 4096'], 'not_implemented', '/server_info/max_running_requests', /could have 4096 requests in flight/],
 ];
-for (const [name, [from, to], code, at, message] of rules) {
-  test(`rule: SGLang server_info ${name} -> ${code} at '${at}'`, () => {
-    refusedAt(cli(['fit', changed(name, from, to), '--import-only']), code, at, message);
-  });
+// Each rule's file, written by `edit`, is refused at its key before any replay.
+function importRules(what, list, edit) {
+  for (const [name, [from, to], code, at, message] of list) {
+    test(`rule: SGLang ${what} ${name} -> ${code} at '${at}'`, () => {
+      refusedAt(cli(['fit', edit(name, from, to), '--import-only']), code, at, message);
+    });
+  }
 }
+importRules('server_info', rules, changed);
 
 test('rule: SGLang server_info: a stated max_running_requests is replayed as written', () => {
   const r = cli(['fit', changed('mrr.jsonl', '"max_running_requests": null', '"max_running_requests": 48'), '--import-only']);
@@ -113,7 +121,7 @@ for (const [what, runFile, base, at, message] of contradictions) {
 // Settings that act only with several GPUs or replicas: the one-server file changed to tp 2 or dp 2.
 function changedTwice(name, edits) {
   let t = text;
-  for (const [from, to] of edits) { assert.ok(t.includes(from), from); t = t.replace(from, to); }
+  for (const [from, to] of edits) { assert.ok(t.includes(from), from); t = t.replaceAll(from, to); }
   return write(name, t);
 }
 const twoGpus = (serving) => ({ ...aggBase('sglang-overlap-like', serving), hardware: { gpu: 'h100-sxm', gpus_per_node: 2, intra_node: 'nvlink4-nvswitch' } });
@@ -164,3 +172,94 @@ test('rule: SGLang server_info: runs whose servers ran other kernels are not fit
   refusedAt(r, 'constraint_violation', '/server_info/attention_backend',
     /flashinfer\.jsonl: the mixed server ran attention_backend "flashinfer", but .*tonyli_qwen25-3b_agg_c8\.jsonl ran it "fa3"/);
 });
+
+// --- internal_states: the scheduler's copy of the arguments (one entry per data-parallel
+// rank), each key read against the server's own (engine/api/bench_server_settings.cpp,
+// read_scheduler_copy). The real file's scheduler resolved pp_max_micro_batch_size
+// (null -> 4096), its prefill / decode attention backends (null -> "fa3") and
+// disable_chunked_prefix_cache (false -> true): it passes (the first test above).
+
+// One change to the scheduler's copy only (internal_states follows the arguments).
+function inScheduler(name, from, to) {
+  const at = text.indexOf('"internal_states": [');
+  assert.ok(at > 0 && text.indexOf(from, at) > 0, `${from} is in internal_states`);
+  return write(name, text.slice(0, at) + text.slice(at).replace(from, to));
+}
+
+const schedulerRules = [
+  // name, [from, to], code, at, message: refused before any replay (--import-only).
+  ['state-unknown.jsonl', ['"use_mla_backend": false, "last_gen_throughput"', '"use_mla_backend": false, "avg_spec_accept_length": 3.5, "last_gen_throughput"'],
+    'not_implemented', '/server_info/internal_states/0/avg_spec_accept_length', /does not know: 'server_info\/internal_states\/0\/avg_spec_accept_length'/],
+  ['state-tp.jsonl', ['"tp_size": 1,', '"tp_size": 2,'], 'constraint_violation', '/server_info/internal_states/0/tp_size',
+    /the mixed server's scheduler ran tp_size 2, but the server's arguments say 1 \(at \/server_info\/tp_size\), which the replay compares with the base scenario: the file contradicts itself/],
+  ['state-chunk.jsonl', ['"chunked_prefill_size": 8192', '"chunked_prefill_size": 4096'], 'constraint_violation', '/server_info/internal_states/0/chunked_prefill_size',
+    /scheduler ran chunked_prefill_size 4096, but the server's arguments say 8192 \(at \/server_info\/chunked_prefill_size\), which the replay writes/],
+  ['state-graphs.jsonl', ['"disable_cuda_graph": false', '"disable_cuda_graph": true'], 'constraint_violation', '/server_info/internal_states/0/disable_cuda_graph',
+    /scheduler ran disable_cuda_graph true, but the server's arguments say false/],
+  ['state-tbo.jsonl', ['"enable_two_batch_overlap": false', '"enable_two_batch_overlap": true'], 'not_implemented', '/server_info/internal_states/0/enable_two_batch_overlap',
+    /the mixed server's scheduler ran with enable_two_batch_overlap true: a setting the replay's engine cannot express/],
+  ['state-micro-batch.jsonl', ['"pp_max_micro_batch_size": 4096', '"pp_max_micro_batch_size": 64'], 'not_implemented', '/server_info/internal_states/0/pp_max_micro_batch_size',
+    /scheduler ran with pp_max_micro_batch_size 64: null, or the 4096 SGLang's scheduler resolves it to/],
+];
+importRules('internal_states', schedulerRules, inScheduler);
+
+test('rule: SGLang internal_states: what the scheduler measured when asked changes no figure', () => {
+  const r = cli(['fit', inScheduler('state-measured.jsonl', '"last_gen_throughput": ', '"last_gen_throughput": 1'), '--import-only']);
+  assert.equal(r.code, 0, r.err);
+});
+
+test('rule: SGLang internal_states: runs whose schedulers resolved other kernels are not fitted together', () => {
+  // Both runs' arguments leave decode_attention_backend null; their schedulers ran fa3 and flashinfer.
+  const other = inScheduler('state-flashinfer.jsonl', '"decode_attention_backend": "fa3"', '"decode_attention_backend": "flashinfer"');
+  const r = cli(['fit', file, other, '--base', write('agg-held-state.json', aggBase()), '--holdout-every', '0']);
+  refusedAt(r, 'constraint_violation', '/server_info/internal_states/0/decode_attention_backend',
+    /state-flashinfer\.jsonl: the mixed server ran internal_states\/decode_attention_backend "flashinfer", but .*tonyli_qwen25-3b_agg_c8\.jsonl ran it "fa3"/);
+});
+
+// --- enable_dp_attention: SGLang's attention data parallelism (tp_size GPUs in dp_size
+// ranks, attention on tp_size / dp_size of them, the experts over all tp_size, ep_size
+// expert-parallel) is the engine's pool of tp tp_size / dp_size, dp_size replicas,
+// serving.moe.attention_data_parallel dp_size and expert_parallel ep_size. No real
+// bench_serving file with enable_dp_attention true was found (tests/data/bench/SOURCES.md):
+// the real one-server file with its layout changed, in both copies.
+const dpAttention = (tp, dp, ep) => changedTwice(`dp-attention-${tp}-${dp}-${ep}.jsonl`, [
+  ['"tp_size": 1,', `"tp_size": ${tp},`], ['"dp_size": 1,', `"dp_size": ${dp},`], ['"ep_size": 1,', `"ep_size": ${ep},`],
+  ['"enable_dp_attention": false', '"enable_dp_attention": true']]);
+// An MoE base on `gpus` H100s: `pools` and serving.moe as given.
+const moeBase = (gpus, pools, moe, model = 'qwen3-30b-a3b') => ({
+  ...aggBase('sglang-overlap-like', { parallelism: undefined, cluster: { pools }, ...(moe ? { moe } : {}) }),
+  model, hardware: { gpu: 'h100-sxm', gpus_per_node: gpus, ...(gpus > 1 ? { intra_node: 'nvlink4-nvswitch' } : {}) },
+});
+const wide8 = moeBase(8, [{ name: 'm', replicas: 8, tp: 1 }], { expert_parallel: 8, attention_data_parallel: 8 });
+
+test('rule: SGLang enable_dp_attention: the layout is compared, and a base that runs it passes without a note', () => {
+  const run = dpAttention(8, 8, 8);
+  const imported = cli(['fit', run, '--import-only']);
+  assert.equal(imported.code, 0, imported.err);
+  const [r] = JSON.parse(imported.out);
+  assert.deepEqual(r.server.deployment.map((s) => [s.tp, s.dp, s.ep, s.dp_attention]), [[8, 8, 8, true]]);
+  assert.ok(!r.notes.some((n) => /attention data parallel/.test(n)), r.notes.join('\n'));
+  const fit = cli(['fit', run, '--base', write('base-wide8.json', wide8), '--holdout-every', '0']);
+  assert.equal(fit.code, 0, fit.err);
+});
+
+const layouts = [
+  // what, run file, base, at, message (both layouts named)
+  ['tp 8 without attention data parallel', dpAttention(8, 8, 8), moeBase(8, [{ name: 'm', replicas: 1, tp: 8 }]), '/server_info/dp_size',
+    /ran tp_size 8, dp_size 8 and ep_size 8 with enable_dp_attention \(the engine's tp 1, attention_data_parallel 8, expert_parallel 8\), but the base scenario runs tp 8, attention_data_parallel 1, expert_parallel 1 in its mixed pool/],
+  ['experts tensor-parallel (ep_size 1)', dpAttention(8, 8, 1), wide8, '/server_info/ep_size',
+    /ran tp_size 8, dp_size 8 and ep_size 1 with enable_dp_attention \(the engine's tp 1, attention_data_parallel 8, expert_parallel 1\), but the base scenario runs tp 1, attention_data_parallel 8, expert_parallel 8/],
+  ['attention on 2 GPUs per rank', dpAttention(8, 4, 8), moeBase(4, [{ name: 'm', replicas: 4, tp: 1 }], { expert_parallel: 4, attention_data_parallel: 4 }), '/server_info/tp_size',
+    /\(the engine's tp 2, attention_data_parallel 4, expert_parallel 8\), but the base scenario runs tp 1, attention_data_parallel 4, expert_parallel 4/],
+  ['tp_size not a multiple of dp_size', dpAttention(8, 3, 8), wide8, '/server_info/dp_size', /each of the dp_size 3 ranks runs attention on tp_size \/ dp_size GPUs, but tp_size 8 is not a multiple of it/],
+  ['a dense model', dpAttention(2, 2, 1), twoGpus({ parallelism: undefined, cluster: { pools: [{ name: 'm', replicas: 2, tp: 1 }] } }), '/server_info/dp_size',
+    /\(the engine's tp 1, attention_data_parallel 2, expert_parallel 1\), but the base scenario runs tp 1, attention_data_parallel 1, expert_parallel 1/],
+  ['a server without it on a base with it', file, moeBase(2, [{ name: 'm', replicas: 2, tp: 1 }], { expert_parallel: 2, attention_data_parallel: 2 }), '/server_info/enable_dp_attention',
+    /ran tp_size 1, dp_size 1 and ep_size 1 without enable_dp_attention \(the engine's tp 1, attention_data_parallel 1, expert_parallel 1\), but the base scenario runs tp 1, attention_data_parallel 2, expert_parallel 2/],
+];
+for (const [what, runFile, base, at, message] of layouts) {
+  test(`rule: SGLang enable_dp_attention against the base: ${what} -> refused at '${at}'`, () => {
+    const r = cli(['fit', runFile, '--base', write(`base-layout-${what.replaceAll(/[^a-z0-9]+/g, '-')}.json`, base), '--holdout-every', '0']);
+    refusedAt(r, 'constraint_violation', at, message);
+  });
+}
