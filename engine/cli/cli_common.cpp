@@ -33,7 +33,7 @@ const char* const kUsage =
     "                (one decode step of a serving scenario, by mechanism: kernels, CUDA-graph padding, expert imbalance,\n"
     "                all-to-all, host)\n"
     "  sightline comm --collective NAME --gpus N [--nodes M] --interconnect ID [--intra-node ID] --bytes N [--format json|table]\n"
-    "  sightline calibrate --gpu ID [--vidur-dir DIR --vidur-gpu FOLDER] [--csv FILE]... [--fused-csv FILE]... [--base ID|none] [--compute-from ID] [--out FILE]\n"
+    "  sightline calibrate --gpu ID [--vidur-dir DIR --vidur-gpu FOLDER] [--csv FILE]... [--fused-csv FILE]... [--base ID|nearest|none] [--compute-from ID] [--out FILE]\n"
     "                [--max-work-units N]\n"
     "  sightline calibrate-comm --interconnect ID [--vidur-dir DIR --vidur-system NAME] [--csv FILE]... [--shape-from FILE] [--out FILE] [--max-work-units N]\n"
     "  sightline calibrate-comm --csv FILE... --transfer-errors-out FILE [--max-work-units N]\n"

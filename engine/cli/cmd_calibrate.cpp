@@ -68,6 +68,15 @@ int cmd_calibrate(const Args& args) {
       for (KernelSample& s : rows) samples.push_back(std::move(s));
     }
     if (samples.empty()) fail(error_code::kMissingKey, "", "no measurements of " + gpu_id + " in the inputs");
+    // "nearest": the measured GPU the product's cross-generation tier transfers
+    // this GPU from (nearest by spec sheet, its own data left out), so that the
+    // GPU's own tier and its cross-generation tier fill unmeasured classes from
+    // the same source (issue 36: transfer from the nearest measured architecture).
+    if (base_id == "nearest") {
+      const MeasuredGpu* from = nearest_measured_gpu(gpu);
+      if (!from) fail(error_code::kUnknownPreset, "", "no measured GPU to transfer " + gpu_id + " from");
+      base_id = from->calibration->id;
+    }
     const KernelCalibration* base = base_id == "none" ? &default_calibration() : find_calibration(base_id);
     if (!base) fail(error_code::kUnknownPreset, "", "no calibration for base GPU '" + base_id + "'");
     CalibrationFitOptions options;

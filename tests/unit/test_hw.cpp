@@ -113,11 +113,11 @@ TEST_CASE("hw: a custom GPU takes defaults for optional fields and locates its e
 // The copy transfers from the measured GPU nearest by spec sheet, which for a
 // copy of a measured GPU is that GPU's data (same values, distance 0), so the
 // copy predicts exactly the preset's own figure. (a) then asks that the
-// preset's cross-generation interval hold the preset's own prediction. Two
-// figures do not, by up to 9% beyond the interval's edge; neither is the copy
-// being off (the copy equals the preset, (b) holds with ratio 1.000), and
-// neither is a disagreement with a measurement. Each is listed with its reason
-// and asserted to be outside, so a fix (or a new miss) fails here:
+// preset's cross-generation interval hold the preset's own prediction. One
+// figure does not, by up to 9% beyond the interval's edge; it is not the copy
+// being off (the copy equals the preset, (b) holds with ratio 1.000), nor a
+// disagreement with a measurement. It is listed with its reason and asserted
+// to be outside, so a fix (or a new miss) fails here:
 //  - A100-80G, MoE TPOT: the step's decode attention and MoE gate / top-k /
 //    permute kernels are 40% and 36% cheaper at the A100's own tier than
 //    transferred from the H100. The A100's own figures for those two classes
@@ -125,12 +125,10 @@ TEST_CASE("hw: a custom GPU takes defaults for optional fields and locates its e
 //    residual adds: Vidur profiled no decode attention), and there is no A100
 //    decode measurement to measure the transfer's error on, so the pooled
 //    transfer error (Hopper pairs) sets the interval.
-//  - B200, MoE TPOT: the B200's own calibration is one published GEMM plus
-//    every other class transferred from the A100 (presets/calibrations/
-//    regenerate.sh, `calibrate --gpu b200` with its default base), while its
-//    cross-generation tier transfers from the nearest GPU, an H200. Two
-//    transfers of unmeasured classes from different sources disagree by 25%
-//    on a launch- and memory-bound step; no B200 kernel timing says which.
+// (The B200's MoE TPOT was a second one while its calibration took its
+// unmeasured classes from the A100 and its cross-generation tier from the
+// H200; both now transfer from the nearest measured GPU, `calibrate --base
+// nearest` in presets/calibrations/regenerate.sh.)
 
 namespace {
 
@@ -188,7 +186,7 @@ std::pair<double, double> key_interval(const json& result, const std::string& id
 TEST_CASE("hw: a custom GPU with any preset's values predicts what the preset's spec sheet does") {
   // (gpu, scenario, metric) whose preset's own figure lies outside the
   // preset's cross-generation interval; the reasons are above.
-  const std::set<std::string> outside_with_reason = {"a100-80g-sxm moe tpot_ms", "b200 moe tpot_ms"};
+  const std::set<std::string> outside_with_reason = {"a100-80g-sxm moe tpot_ms"};
   int compared = 0, refused = 0, figures = 0, inside_band = 0;
   for (const json* p : list_presets("gpus")) {
     const GpuSpec g = read_gpu(*p, "/gpu");
