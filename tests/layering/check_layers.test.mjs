@@ -75,7 +75,7 @@ const JSON_POINTER_USERS = {
   'engine/cli/cmd_sweep.cpp': 'input: sets a sweep value in the input scenario',
   'engine/cli/table_serving.cpp': 'writer: the CLI table formats a finished result',
   'engine/scenario/metric_catalogue.cpp': 'writer: metric_value, used only by the CLI table writer',
-  'engine/scenario/simulation_spec.cpp': 'input: reads a compare patch',
+  'engine/scenario/read_simulation.cpp': 'input: reads a compare patch',
   'engine/search/deployment_search.cpp': "input: read_candidate_outcome, search_rank's input results",
 };
 
