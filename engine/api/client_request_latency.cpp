@@ -4,18 +4,17 @@
 
 #include "api/calibration_range.hpp"
 #include "run/result_header.hpp"
+#include "serve/serving_job.hpp"
 
 namespace sightline {
 
 namespace {
 
-// The statistics a constant shifts (a spread does not move).
-const char* const kShifted[] = {"mean", "min", "p50", "p90", "p99", "max"};
-
-void shift_summary(json& summary, double by) {
-  if (!summary.is_object()) return;
-  for (const char* k : kShifted)
-    if (summary.contains(k) && summary[k].is_number()) summary[k] = summary[k].get<double>() + by;
+// The statistics a constant shifts (a spread does not move); a summary with
+// no values has none.
+void shift_summary(serve::Summary& s, double by) {
+  if (s.empty()) return;
+  for (double* v : {&s.mean, &s.min, &s.p50, &s.p90, &s.p99, &s.max}) *v += by;
 }
 
 // Key metrics of a serving run that are TTFT or E2E statistics (not the stddev
@@ -28,8 +27,10 @@ double key_metric_shift(const std::string& id, double latency_ms) {
 
 class RequestLatencyJob : public Job {
  public:
-  RequestLatencyJob(std::unique_ptr<Job> inner, double latency_ms, std::vector<std::string> warnings)
-      : inner_(std::move(inner)), ms_(latency_ms), warnings_(std::move(warnings)) {}
+  // `serving`: the inner job when it is a serving simulation (the only kind the latency is added to).
+  RequestLatencyJob(std::unique_ptr<Job> inner, const serve::ServingJob* serving, double latency_ms,
+                    std::vector<std::string> warnings)
+      : inner_(std::move(inner)), serving_(serving), ms_(latency_ms), warnings_(std::move(warnings)) {}
   bool step(int64_t max_units) override { return inner_->step(max_units); }
   double progress() const override { return inner_->progress(); }
   int64_t units_done() const override { return inner_->units_done(); }
@@ -37,10 +38,14 @@ class RequestLatencyJob : public Job {
   KeyMetrics interval_figures() const override { return inner_->interval_figures(); }
   json result() const override {
     json r = inner_->result();
-    if (ms_ > 0) {
-      add_request_latency(r, ms_);
-      // The inner job wrote its unshifted key metrics (a central-only run keeps them as written).
-      if (r.contains("key_metrics")) r["key_metrics"] = key_metrics_to_json(key_metrics());
+    if (ms_ > 0 && serving_) {
+      // The inner job wrote its unshifted figures: the metrics and key metrics
+      // are written again from the typed ones, shifted (never read back).
+      serve::ServingMetrics m = serving_->metrics();
+      add_request_latency(m, ms_);
+      r["metrics"] = m.to_json();
+      r["calibration_request_latency"] = request_latency_note(ms_);
+      r["key_metrics"] = key_metrics_to_json(key_metrics());
     }
     if (!warnings_.empty()) append_warnings(r, warnings_);
     return r;
@@ -57,6 +62,7 @@ class RequestLatencyJob : public Job {
     return km;
   }
   std::unique_ptr<Job> inner_;
+  const serve::ServingJob* serving_;
   double ms_;
   std::vector<std::string> warnings_;
 };
@@ -68,17 +74,17 @@ double calibration_request_latency_ms(const Scenario& scenario) {
   return c ? c->request_latency_ms : 0.0;
 }
 
-void add_request_latency(json& result, double latency_ms) {
-  if (!result.is_object() || !result.contains("metrics")) return;
-  json& m = result["metrics"];
-  if (m.contains("ttft_ms")) shift_summary(m["ttft_ms"], latency_ms);
-  if (m.contains("e2e_s")) shift_summary(m["e2e_s"], latency_ms * 1e-3);
-  result["calibration_request_latency"] = {
-      {"request_latency_ms", latency_ms},
-      {"added_to", json::array({"/metrics/ttft_ms", "/metrics/e2e_s"})},
-      {"note", "the calibration's per-request client latency (network, HTTP, tokenizer) is added to every request's "
-               "TTFT and E2E as the fit modelled it; TPOT, ITL, throughput, goodput and SLO attainment are the "
-               "server's"}};
+void add_request_latency(serve::ServingMetrics& metrics, double latency_ms) {
+  shift_summary(metrics.ttft_ms, latency_ms);
+  shift_summary(metrics.e2e_s, latency_ms * 1e-3);
+}
+
+json request_latency_note(double latency_ms) {
+  return {{"request_latency_ms", latency_ms},
+          {"added_to", json::array({"/metrics/ttft_ms", "/metrics/e2e_s"})},
+          {"note", "the calibration's per-request client latency (network, HTTP, tokenizer) is added to every request's "
+                   "TTFT and E2E as the fit modelled it; TPOT, ITL, throughput, goodput and SLO attainment are the "
+                   "server's"}};
 }
 
 std::unique_ptr<Job> with_cluster_calibration(std::unique_ptr<Job> inner, const Scenario& scenario) {
@@ -91,7 +97,8 @@ std::unique_ptr<Job> with_cluster_calibration(std::unique_ptr<Job> inner, const 
                        "latency (" + std::to_string(ms) + " ms) is added to a serving simulation's TTFT and E2E only; "
                        "this run does not include it");
   if (!(simulated && ms > 0) && warnings.empty()) return inner;
-  return std::make_unique<RequestLatencyJob>(std::move(inner), simulated ? ms : 0.0, std::move(warnings));
+  const auto* serving = dynamic_cast<const serve::ServingJob*>(inner.get());
+  return std::make_unique<RequestLatencyJob>(std::move(inner), serving, simulated ? ms : 0.0, std::move(warnings));
 }
 
 }  // namespace sightline

@@ -11,16 +11,19 @@
 
 #include "run/job.hpp"
 #include "scenario/scenario.hpp"
+#include "serve/serving_metrics.hpp"
 
 namespace sightline {
 
 // The calibration's per-request latency in ms (0 without a calibration).
 double calibration_request_latency_ms(const Scenario& scenario);
 
-// Adds `latency_ms` to every TTFT and E2E statistic of a serving result
-// (metrics.ttft_ms, metrics.e2e_s: mean, min, percentiles, max; not the
-// spread) and says so in result.calibration_request_latency.
-void add_request_latency(json& result, double latency_ms);
+// Adds `latency_ms` to every TTFT and E2E statistic of a serving run's typed
+// metrics (ttft_ms, e2e_s: mean, min, percentiles, max; not the spread).
+void add_request_latency(serve::ServingMetrics& metrics, double latency_ms);
+
+// What a result says of the latency added (result.calibration_request_latency).
+json request_latency_note(double latency_ms);
 
 // `inner` (one run of `scenario`) with its cluster calibration applied where
 // the cost model cannot: the per-request latency added to a serving

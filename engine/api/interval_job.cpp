@@ -198,23 +198,15 @@ void IntervalJob::attach(KeyMetrics& central, const KeyMetrics Run::*list,
   api::widen_to_kind_band(central, result_kind(scenario_), moved, widened);
 }
 
-KeyMetrics IntervalJob::key_metrics() const {
-  KeyMetrics km = runs_[0].job->key_metrics();
-  attach(km, &Run::key_metrics, nullptr);
-  return km;
-}
-
-KeyMetrics IntervalJob::interval_figures() const {
-  KeyMetrics f = runs_[0].job->interval_figures();
-  attach(f, &Run::figures, nullptr);
+KeyMetrics IntervalJob::with_intervals(KeyMetrics (Job::*central)() const, const KeyMetrics Run::*list) const {
+  KeyMetrics f = (*runs_[0].job.*central)();
+  attach(f, list, nullptr);
   return f;
 }
 
-KeyMetrics IntervalJob::headline_figures() const {
-  KeyMetrics f = runs_[0].job->headline_figures();
-  attach(f, &Run::headline, nullptr);
-  return f;
-}
+KeyMetrics IntervalJob::key_metrics() const { return with_intervals(&Job::key_metrics, &Run::key_metrics); }
+KeyMetrics IntervalJob::interval_figures() const { return with_intervals(&Job::interval_figures, &Run::figures); }
+KeyMetrics IntervalJob::headline_figures() const { return with_intervals(&Job::headline_figures, &Run::headline); }
 
 // Only the central run writes JSON; the bound runs give their typed figures.
 json IntervalJob::result() const {

@@ -72,6 +72,8 @@ class IntervalJob : public Job {
   const Run& high() const { return runs_[fallback_ ? 5 : paired() ? 3 : 2]; }
   bool paired() const { return short_requests_ > 0; }
   void attach(KeyMetrics& central, const KeyMetrics Run::*list, std::vector<api::WidenedFigure>* widened) const;
+  // The central run's figures of one kind (`central`), with their intervals from the runs' `list`.
+  KeyMetrics with_intervals(KeyMetrics (Job::*central)() const, const KeyMetrics Run::*list) const;
 
   Scenario scenario_;
   IntervalMode mode_;

@@ -1,5 +1,7 @@
 #include "scenario/layout_class.hpp"
 
+#include "scenario/simulation_spec.hpp"
+
 namespace sightline {
 
 std::string layout_class(const Scenario& s) {

@@ -1,5 +1,6 @@
 #pragma once
-// The "serving" section of a scenario.
+// The "serving" section of a scenario, typed; read and written by
+// read_serving.cpp.
 #include <cstdint>
 #include <memory>
 #include <string>

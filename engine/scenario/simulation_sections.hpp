@@ -1,7 +1,7 @@
 #pragma once
 // The section readers and writers of serving mode "simulate", shared by
-// simulation_spec.cpp (the whole section), workload_spec.cpp and
-// cluster_spec.cpp. Internal to the scenario module.
+// read_simulation.cpp (the whole section), read_workload.cpp and
+// read_cluster.cpp. Internal to the scenario module.
 #include <string>
 #include <utility>
 #include <vector>
@@ -28,10 +28,10 @@ ClusterSpec read_cluster(const json* v, const std::string& path, const Scenario&
                          bool has_parallelism, const std::string& parallelism_path);
 SchedulerSpec read_scheduler(const json* v, const std::string& path, int64_t max_len);
 json scheduler_to_json(const SchedulerSpec& sc);
-// serving.kv_cache.offload (kv_offload_spec.cpp): the tiers below HBM.
+// serving.kv_cache.offload (read_kv_offload.cpp): the tiers below HBM.
 void read_kv_offload(const json& v, const std::string& path, KvCacheSpec& kv);
 json kv_offload_to_json(const KvCacheSpec& kv);
-// serving.workload.sessions (session_spec.cpp), with the workload's own keys
+// serving.workload.sessions (read_sessions.cpp), with the workload's own keys
 // num_sessions and duration_s read by read_workload.
 SessionSpec read_sessions(const json& v, const std::string& path, int64_t max_len);
 json sessions_to_json(const SessionSpec& s);
@@ -40,7 +40,7 @@ json sessions_to_json(const SessionSpec& s);
 void read_session_trace_workload(const ObjectReader& r, WorkloadSpec& w, int64_t max_len, const LimitSpec& limits);
 void read_session_workload(const ObjectReader& r, WorkloadSpec& w, int64_t max_len, const LimitSpec& limits,
                            bool rate_based, const std::string& process_path);
-// serving.workload.sessions.csv (session_trace_spec.cpp): the trace's rows
+// serving.workload.sessions.csv (read_session_trace.cpp): the trace's rows
 // into `s`, with its lengths' bounds as s's length specs.
 void read_session_trace(const json& v, const std::string& path, int64_t max_len, SessionSpec& s);
 json session_trace_to_json(const SessionSpec& s);
@@ -49,7 +49,7 @@ int64_t count_trace_sessions(const std::vector<SessionTraceRow>& rows);
 LengthSpec read_length(const json& v, const std::string& path, int64_t max_len);
 json length_to_json(const LengthSpec& l);
 
-// serving.slo (slo_spec.cpp).
+// serving.slo (read_slo.cpp).
 void read_slo(const ObjectReader& r, SimulationSpec& sp);
 
 KvCacheSpec read_kv(const json* v, const std::string& path, const ModelArch& m);

@@ -1,9 +1,9 @@
 #pragma once
 // The validated configuration of a serving simulation (serving mode
 // "simulate"): workload, cluster, scheduler, KV cache, techniques, SLO,
-// outputs and work limits. Read by scenario/simulation_spec.cpp (workload in
-// workload_spec.cpp, cluster, scheduler, KV cache and speculative decoding in
-// cluster_spec.cpp); every default is
+// outputs and work limits. Read by scenario/read_simulation.cpp (workload in
+// read_workload.cpp, cluster, scheduler, KV cache and speculative decoding in
+// read_cluster.cpp); every default is
 // explicit here and in docs/serving.md's table.
 #include <cstdint>
 #include <memory>

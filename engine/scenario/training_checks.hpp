@@ -1,6 +1,6 @@
 #pragma once
 // The training configuration's cross-field checks (read_train_config's, in
-// training_spec.cpp): the parallelism against the model and the hardware,
+// read_training.cpp): the parallelism against the model and the hardware,
 // then the batch against both. Internal to the scenario module.
 #include <string>
 

@@ -2,7 +2,8 @@
 // The "training" section of a scenario: the parallelism plan, the batch, the
 // pipeline schedule, the memory-saving techniques (recomputation, ZeRO/FSDP,
 // CPU offload, LoRA/QLoRA, FP8) and what to report (key metrics, variants to
-// compare, a scaling curve). Every key is validated with a located error.
+// compare, a scaling curve), typed. Read and written by read_training.cpp; every
+// key is validated with a located error.
 #include <cstdint>
 #include <memory>
 #include <string>

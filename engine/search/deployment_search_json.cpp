@@ -60,9 +60,8 @@ json ranked_json(const DeploymentSearchResult& res, const RankedCandidate& r) {
     j["decode_gpu"] = res.gpu_ids[r.c.decode_gpu()];
     j["decode_tp"] = r.c.decode_tp();
   }
-  j.update(outcome_json(r.central));
+  write_ranked_outcomes(j, r, [](const auto& o) { return outcome_json(o); });
   if (r.has_interval) {
-    j["interval_80pct"] = {{"low_cost_bound", outcome_json(r.low)}, {"high_cost_bound", outcome_json(r.high)}};
     j["key_metrics"] = res.budget ? json::array({deployment_search_key_metric("usd_per_million_tokens", &r),
                                                  deployment_search_key_metric("max_qps", &r)})
                                   : json::array({deployment_search_key_metric("usd_per_million_tokens", &r),

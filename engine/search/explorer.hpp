@@ -87,6 +87,16 @@ bool interval_runs_of(size_t i, const std::vector<size_t>& picked, const std::ve
   return false;
 }
 
+// A ranked candidate's outcomes as both searches write them into its row `j`:
+// the central run's fields, and with interval runs the low and high bound
+// runs' under interval_80pct. `outcome_json` writes one outcome.
+template <class Ranked, class WriteOutcome>
+void write_ranked_outcomes(json& j, const Ranked& r, WriteOutcome outcome_json) {
+  j.update(outcome_json(r.central));
+  if (r.has_interval)
+    j["interval_80pct"] = {{"low_cost_bound", outcome_json(r.low)}, {"high_cost_bound", outcome_json(r.high)}};
+}
+
 // One GPU option of a search question: a GPU preset with its price and links.
 struct GpuOptionFields {
   std::string gpu;          // GPU preset id

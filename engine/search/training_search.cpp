@@ -111,9 +111,8 @@ json ranked_json(const RankedTrainCandidate& r, size_t rank) {
   json j = {{"rank", rank + 1}, {"configuration", r.label}, {"candidate", r.index}, {"gpu", r.gpu},
             {"usd_per_hour", r.usd_per_hour}, {"pareto", r.on_front}};
   j.update(candidate_json(r.c));
-  j.update(outcome_json(r.central));
+  write_ranked_outcomes(j, r, [](const auto& o) { return outcome_json(o); });
   if (r.has_interval) {
-    j["interval_80pct"] = {{"low_cost_bound", outcome_json(r.low)}, {"high_cost_bound", outcome_json(r.high)}};
     json km = json::array();
     if (r.central.time_to_train_days > 0) km.push_back(training_search_key_metric("time_to_train_days", &r));
     km.push_back(training_search_key_metric("step_time_ms", &r));

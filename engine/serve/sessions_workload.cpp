@@ -92,7 +92,7 @@ class SessionTags {
 };
 
 // A replayed multi-turn trace: every session's turns as recorded; a later
-// turn's gap counts from the previous turn's arrival (session_trace_spec.cpp).
+// turn's gap counts from the previous turn's arrival (read_session_trace.cpp).
 void replay_sessions(const SimulationSpec& spec, uint64_t seed, const WorkloadOverride& o, TurnSink& sink) {
   GeneratedWorkload& out = sink.out;
   const SessionSpec& ss = spec.workload.sessions;

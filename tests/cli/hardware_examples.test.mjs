@@ -65,6 +65,26 @@ function headline(env) {
 const sig3 = (x) => x.toFixed(Math.max(0, 2 - Math.floor(Math.log10(Math.abs(x)))));
 const squeeze = (line) => line.trim().replace(/\s+/g, ' ');
 
+// docs/presets.md's paragraph on the NVL72 example repeats more of its run
+// than the table rows: each figure, as the paragraph rounds it.
+test('docs/presets.md\'s NVL72 paragraph quotes what the engine computes for it', () => {
+  const name = 'deepseek-v3-decode-gb200-nvl72.json';
+  const r = run(example(name)).result;
+  const km = Object.fromEntries(r.key_metrics.map((k) => [k.id, k.value]));
+  const busy = r.metrics.gpu.busy_time_s_by_family;
+  const total = Object.values(busy).reduce((a, b) => a + b, 0);
+  const text = squeeze(fs.readFileSync(path.join(repoRoot, 'docs', 'presets.md'), 'utf8'));
+  const expected = [
+    `prints ${headline(run(example(name)))} (${Math.round(km.output_tokens_per_s / r.deployment.gpus)} per GPU)`,
+    `weights ${r.quantization.weights_GiB.toFixed(1)} GiB per GPU (${r.quantization.weights_GiB_unquantized.toFixed(1)} GiB unquantized)`,
+    `a batch-1 decode step of ${r.quantization.decode_step_ms.toFixed(2)} ms`,
+    `are ${busy.collective.toFixed(1)} s of the ${total.toFixed(0)} s of GPU-busy time by kernel family (${(100 * busy.collective / total).toFixed(1)}%)`,
+    `(P99 inter-token latency ${r.metrics.itl_ms.p99.toFixed(0)} ms)`,
+  ];
+  const stale = expected.filter((e) => !text.includes(e));
+  assert.deepEqual(stale, [], `docs/presets.md's paragraph on ${name} quotes stale figures; the engine gives these`);
+});
+
 test('the README, docs/presets.md and docs/hardware.md quote what the engine prints for the hardware examples', () => {
   const doc = (name) => fs.readFileSync(path.join(repoRoot, name), 'utf8').split('\n');
   const readme = doc('README.md'), presets = doc('docs/presets.md');

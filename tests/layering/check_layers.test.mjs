@@ -75,7 +75,7 @@ const JSON_POINTER_USERS = {
   'engine/cli/cmd_sweep.cpp': 'input: sets a sweep value in the input scenario',
   'engine/cli/table_serving.cpp': 'writer: the CLI table formats a finished result',
   'engine/scenario/metric_catalogue.cpp': 'writer: metric_value, used only by the CLI table writer',
-  'engine/scenario/simulation_spec.cpp': 'input: reads a compare patch',
+  'engine/scenario/read_simulation.cpp': 'input: reads a compare patch',
   'engine/search/deployment_search.cpp': "input: read_candidate_outcome, search_rank's input results",
 };
 
@@ -98,6 +98,59 @@ test('engine/ uses a JSON pointer only in its input readers and writers', () => 
   const unexpected = [...found].filter((f) => !(f in JSON_POINTER_USERS)).sort();
   assert.deepEqual(unexpected, [], 'a JSON-pointer read of the engine\'s own result: read the typed field instead');
   assert.ok(found.has('engine/search/deployment_search.cpp'), 'the scan finds the known input reader');
+});
+
+// The same rule without the word json_pointer: a read of a result's figure
+// sections by key (r.contains("metrics"), r["metrics"] bound or read,
+// .at/.value/.find/.count("metrics")), or the engine's envelope parsed back
+// (read_engine_envelope), is a read of the engine's own output. The sections
+// are those holding computed figures; a subscript followed by `=` writes. The
+// files listed read a document of their own that has a key of that name (the
+// scenario, a benchmark tool's report, the candidates' results a caller sends
+// back), each with why; any other file fails.
+const RESULT_SECTIONS = ['metrics', 'key_metrics', 'headline_metrics', 'intervals_80', 'interval_band', 'headline',
+  'steady_state', 'max_qps', 'capacity', 'memory_per_gpu', 'breakdown', 'time_series', 'interval_runs', 'training_run'];
+const SECTION_READERS = {
+  'engine/api/bench_import_tools.cpp': "input: a GuideLLM report's own \"metrics\"",
+  'engine/scenario/read_simulation.cpp': 'input: the scenario\'s serving.key_metrics and serving.steady_state',
+  'engine/scenario/read_training.cpp': 'input: the scenario\'s training.key_metrics',
+  'engine/search/deployment_search.cpp': "input: read_candidate_outcome, search_rank's input results",
+};
+
+/** `file:line: text` of each read of a result section in a C++ source (comments blanked). */
+export function sectionReads(rel, text) {
+  const code = text.replace(/\/\/[^\n]*/g, '');
+  const out = [];
+  const lineOf = (i) => code.slice(0, i).split('\n').length;
+  for (const k of RESULT_SECTIONS) {
+    const call = new RegExp(`\\.(?:contains|at|value|find|count)\\("${k}"`, 'g');
+    const subscript = new RegExp(`\\["${k}"\\](?!\\s*(?:\\[[^\\]]*\\]\\s*)*=(?!=))`, 'g');
+    for (const re of [call, subscript]) for (const m of code.matchAll(re)) out.push(`${rel}:${lineOf(m.index)}: ${m[0]}`);
+  }
+  for (const m of code.matchAll(/\bread_engine_envelope\s*\(/g)) out.push(`${rel}:${lineOf(m.index)}: ${m[0]}`);
+  return out;
+}
+
+test('no engine module below the CLI reads a result\'s figures back by key', () => {
+  const reads = engineSources()
+    .filter(([f]) => !f.startsWith('engine/cli/') && !f.startsWith('engine/core/json_text.'))
+    .flatMap(([f, text]) => sectionReads(f, text));
+  const unexpected = reads.filter((r) => !(r.split(':')[0] in SECTION_READERS));
+  assert.deepEqual(unexpected, [], 'a read of the engine\'s own result: read the typed field (Job::figure, the typed result) instead');
+  assert.ok(reads.some((r) => r.startsWith('engine/search/deployment_search.cpp:')), 'the scan finds the known input reader');
+});
+
+test('the section scan finds a read-back and passes a write', () => {
+  const reads = sectionReads('engine/api/x.cpp', [
+    'json r = job.result();',
+    'if (r.contains("metrics")) use(r["metrics"]["ttft_ms"]["p50"].get<double>());',
+    'const json& m = r["steady_state"];',
+    'r["metrics"] = o.metrics.to_json();  // a write',
+    'r["compare"][i]["key_metrics"] = km;',
+    'json e = read_engine_envelope(text);',
+  ].join('\n'));
+  assert.deepEqual(reads, ['engine/api/x.cpp:2: .contains("metrics"', 'engine/api/x.cpp:2: ["metrics"]',
+    'engine/api/x.cpp:3: ["steady_state"]', 'engine/api/x.cpp:6: read_engine_envelope(']);
 });
 
 // Issue 40: "fit calls jobs and reads fields, never JSON text". The string API

@@ -35,7 +35,7 @@ export function showSessionMode() {
 
 /** Why the engine would refuse serving.steady_state here ('' when it would not). */
 function steadyStateRefusal() {
-  // The engine's own rules (engine/scenario/simulation_spec.cpp, read_steady_state_check,
+  // The engine's own rules (engine/scenario/read_simulation.cpp, read_steady_state_check,
   // and its refusal beside sessions): it judges arrivals over time under an SLO.
   if ($('sess_enabled').checked) return 'The run-until-decided check does not apply to sessions';
   const arrival = $('sim_arrival').value;
