@@ -274,6 +274,13 @@ test('the canonical question (P90) on the page: estimate first, the CLI\'s answe
   assert.equal(await page.getAttribute('#search-status', 'data-state'), 'done', await page.textContent('#search-error'));
   const first = await searchOutcome(page);
   assert.ok(first.rows.length >= 1, 'the ranked table has rows');
+  // A P90 question's table shows P90 (beside the ranking's P99), and its note says where the front's P99 comes from.
+  const heads = await page.$$eval('#search-table thead th', (ths) => ths.map((th) => th.textContent));
+  assert.deepEqual(heads.filter((h) => /^P\d+ (TTFT|TPOT) ms$/.test(h)), ['P90 TTFT ms', 'P90 TPOT ms', 'P99 TTFT ms', 'P99 TPOT ms']);
+  assert.match(await page.textContent('#search-pareto-note'), /the question's P90 TTFT and P90 TPOT are in the table/);
+  // No two rows read the same: rows of one layout say the settings they differ in.
+  const rowNames = await page.$$eval('#search-table tbody th', (ths) => ths.map((th) => th.textContent));
+  assert.equal(new Set(rowNames).size, rowNames.length, rowNames.join(' | '));
   assert.equal(await page.getAttribute('#chart-search-pareto', 'data-empty'), 'false');
   await legendShowsMarkers(page);
   const tookMs = await page.evaluate(() => window.sightlinePerf.lastSearchMs);
