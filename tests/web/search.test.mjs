@@ -343,6 +343,9 @@ test('the canonical question (P90) on the page: estimate first, the CLI\'s answe
   assert.equal(await page.inputValue('#gpu'), 'h200');
   assert.equal(await page.inputValue('#model'), 'llama-3-70b');
   assert.equal(Number(await page.inputValue('#sim_rate')), 20);
+  // Its one pool of replicas shows as TP and PP (not blank), and the requests its verdict was judged at.
+  assert.deepEqual([await page.inputValue('#tp'), await page.inputValue('#pp')], ['4', '1']);
+  assert.ok(Number(await page.inputValue('#sim_num_requests')) >= 1000);
   await page.click('#cancel');
 
   // The question's link, opened in a fresh context, holds the same question and runs it (cancelled here:
