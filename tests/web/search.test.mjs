@@ -278,6 +278,11 @@ test('the canonical question (P90) on the page: estimate first, the CLI\'s answe
   const heads = await page.$$eval('#search-table thead th', (ths) => ths.map((th) => th.textContent));
   assert.deepEqual(heads.filter((h) => /^P\d+ (TTFT|TPOT) ms$/.test(h)), ['P90 TTFT ms', 'P90 TPOT ms', 'P99 TTFT ms', 'P99 TPOT ms']);
   assert.match(await page.textContent('#search-pareto-note'), /the question's P90 TTFT and P90 TPOT are in the table/);
+  // The note says how the answer was decided in words; the engine's criterion (its keys) is the tooltip.
+  const note = await page.$eval('#search-answer-note', (e) => ({ text: e.textContent, title: e.title }));
+  assert.match(note.text, /How it was decided: each deployment was simulated at the target rate/);
+  assert.doesNotMatch(note.text, /serving\.|steady_state|target_qps|batch-means/);
+  assert.match(note.title, /serving\.steady_state/);
   // No two rows read the same: rows of one layout say the settings they differ in.
   const rowNames = await page.$$eval('#search-table tbody th', (ths) => ths.map((th) => th.textContent));
   assert.equal(new Set(rowNames).size, rowNames.length, rowNames.join(' | '));

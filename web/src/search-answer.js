@@ -145,7 +145,16 @@ export class SearchAnswer {
     const priced = best && this.search.outcomes && this.search.outcomes[best.candidate];
     renderCalibrated($('search-calibrated'), priced && priced.result);
     const acc = a.accuracy || {};
-    $('search-answer-note').textContent = `${acc.tier ? `Cost model tier: ${acc.tier}` : ''}${Number.isFinite(acc.expected_error_pct) ? ` (expected error ±${display(acc.expected_error_pct)}%)` : ''}. ${a.criterion || ''}`;
+    // How the answer was decided, in a person's words; the engine's own criterion in the tooltip.
+    const how = budget
+      ? 'How it was decided: each layout uses the whole GPU budget, and its highest rate within the SLO was found by simulating rising rates '
+        + '(a rate whose verdict stays undecided counts as a miss, so the rate errs low); layouts are ranked by cost per million tokens at that rate.'
+      : 'How it was decided: each deployment was simulated at the target rate, with as many requests as it took to decide whether it meets '
+        + 'the SLO (one left undecided counts as a miss); deployments are ranked by cost per million tokens (input and output), and those on '
+        + 'the Pareto front were simulated again at the cost model\'s low and high bounds for their 80% ranges.';
+    const note = $('search-answer-note');
+    note.textContent = `${acc.tier ? `Cost model tier: ${acc.tier}` : ''}${Number.isFinite(acc.expected_error_pct) ? ` (expected error ±${display(acc.expected_error_pct)}%)` : ''}. ${how}`;
+    note.title = a.criterion || '';
     this.launchFor = best ? best.candidate : null;
     $('search-launch').hidden = !best;
     this.showLaunch();
