@@ -107,7 +107,6 @@ export function runForm({ force = false } = {}) {
     // The page's first result: its numbers first, its charts after the next paint.
     const drawCharts = perf.firstResultMs === null ? deferDraws() : null;
     showResult(scenario, result, warnings);
-    state.restored = false;
     afterFirstResult(() => keep(scenario));  // a scenario with a result is the one the next visit reopens
     const done = () => {
       if (state.run || state.shownText !== text) return;  // another run has started since
@@ -127,7 +126,7 @@ export function runForm({ force = false } = {}) {
     state.run = null;
     state.shownText = text;
     showEngineError(err);
-    if (state.restored) forgetRefused();
+    if (state.restoredText === text) forgetRefused();
     firstResultShown();
   });
 }
@@ -238,7 +237,7 @@ function renderHeadline(v, result) {
 
 /** The scenario kept from the last visit is refused now: it is forgotten, and the notice says so. */
 function forgetRefused() {
-  state.restored = false;
+  state.restoredText = null;
   forgetStored();
   showLinkNotice('The engine refuses it now; its reason is shown below.', {
     title: 'The scenario from your last visit could not be run',

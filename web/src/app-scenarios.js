@@ -104,7 +104,8 @@ export function loadLink(hash, { quiet = false } = {}) {
 export function openFirstScenario(searchLink) {
   const fromHash = !searchLink && location.hash.length > 1 && loadLink(location.hash);
   const fromStorage = !fromHash && !searchLink && !embed && !params.get('preset') && location.hash.length <= 1 && storedLink() && loadLink(storedLink(), { quiet: true });
-  state.restored = Boolean(fromStorage);  // its run's refusal is said, and it is forgotten (app-results.js)
+  // Its run's refusal is said, and it is forgotten (app-results.js).
+  state.restoredText = fromStorage && state.run ? state.run.text : null;
   if (fromHash || fromStorage) return;
   // ?preset=ID (what <sightline-embed scenario="ID"> asks for): only ever a known preset id.
   const asked = params.get('preset');

@@ -40,7 +40,7 @@ export const state = {
   last: null,            // {scenario, result, warnings} of the last finished run
   understood: '',        // the model (JSON text) the "understood" panel describes
   tab: 'result',         // the tab shown (app-tabs.js selectTab)
-  restored: false,       // the scenario shown was kept from the last visit and has not run yet
+  restoredText: null,    // the run text of the scenario kept from the last visit, opened on this one
   embedCalibration: null,  // an embed's own calibration, from its link (app-tabs.js applyLinkCalibration)
 };
 
