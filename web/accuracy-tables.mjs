@@ -25,7 +25,7 @@ function classTable(columns, cell) {
   const head = `<thead><tr><th>class</th>${columns.map((c) => `<th>${esc(c.title)}</th>`).join('')}</tr></thead>`;
   const body = classes.map((cls) => `        <tr><th>${esc(cls.replace(/_/g, ' '))}</th>${
     columns.map((c) => `<td>${c.byClass[cls] ? cell(c.byClass[cls]) : '–'}</td>`).join('')}</tr>`).join('\n');
-  return `<div class="tablewrap"><table class="numtable">\n      ${head}\n      <tbody>\n${body}\n      </tbody>\n    </table></div>`;
+  return `<div class="tablewrap" tabindex="0"><table class="numtable">\n      ${head}\n      <tbody>\n${body}\n      </tbody>\n    </table></div>`;
 }
 
 export function tables(report) {
@@ -45,7 +45,7 @@ export function tables(report) {
   return {
     'kernels-target-measured': classTable(own, (q) => `${pct(q.median_ape)} / ${pct(q.p90_ape)}`),
     'kernels-leave-one-gpu-out': classTable(cross, (q) => `${pct(q.median_ape)} (${signedPct(q.median_signed)})`),
-    collectives: `<div class="tablewrap"><table class="numtable">
+    collectives: `<div class="tablewrap" tabindex="0"><table class="numtable">
       <thead><tr><th>link</th><th>measurements</th><th>median</th><th>p90</th></tr></thead>
       <tbody>
 ${collRows}

@@ -243,6 +243,15 @@ test('a typed hub id is explained (the page cannot fetch it) and bad JSON is a l
   await page.waitForFunction(() => document.getElementById('error-path').textContent === '/model/hf_config/num_widget_experts');
   assert.equal(await page.textContent('#error-code'), 'not_implemented');
   assert.match(await page.textContent('#error-message'), /num_widget_experts/);
+  // Past the stated limit (256 KiB: a config.json is a few KiB): refused with a message saying so,
+  // pasted or uploaded, never ignored.
+  const huge = JSON.stringify({ ...HF_CONFIG, padding: 'x'.repeat(300 * 1024) });
+  await page.fill('#hf_config', huge);
+  await page.dispatchEvent('#hf_config', 'change');
+  await page.waitForFunction(() => /longer than 256 KiB/.test(document.getElementById('error-message').textContent));
+  assert.equal(await page.textContent('#error-path'), '/model/hf_config');
+  await page.setInputFiles('#hf-file', { name: 'huge-config.json', mimeType: 'application/json', buffer: Buffer.from(huge) });
+  await page.waitForFunction(() => /huge-config\.json is larger than a config\.json can be \(256 KiB\)/.test(document.getElementById('hf-note').textContent));
   // A config the engine cannot read: its own located error.
   await page.fill('#hf_config', '{"hidden_size": 4096}');
   await page.dispatchEvent('#hf_config', 'change');

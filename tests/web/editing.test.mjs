@@ -118,3 +118,43 @@ test('dependent fields follow their owners: TP sizes the node and picks the GPU\
   assert.ok(assumed.some((t) => /^Prompt lengths: fixed \d+ tokens/.test(t)), assumed.join(' | '));
   assert.deepEqual(page.errors, []);
 });
+
+test('the GPU count sets the parallelism: TP in latency and serving simulation, DP in training', async () => {
+  const type = async (id, value) => {
+    await page.fill(`#${id}`, String(value));
+    await page.dispatchEvent(`#${id}`, 'input');
+    await page.dispatchEvent(`#${id}`, 'change');
+  };
+  const values = (ids) => Promise.all(ids.map((id) => page.inputValue(`#${id}`)));
+  // Latency: one replica on every GPU, TP × PP = GPUs.
+  await page.selectOption('#scenario', 'I1.1');
+  await waitDone(page, 'I1.1');
+  await type('gpus_per_node', 4);
+  assert.deepEqual(await values(['tp', 'pp']), ['4', '1']);
+  await waitDone(page);
+  assert.equal(await page.isVisible('#error'), false, await page.textContent('#error'));
+  // Serving simulation (I2.2, one A100): on 8 GPUs with TP 8 chosen, a node of 4 takes TP down
+  // to 4; typed one digit at a time (1, then 16), TP comes back to the 8 chosen once the node holds it.
+  await page.selectOption('#scenario', 'I2.2');
+  await waitDone(page, 'I2.2');
+  await type('gpus_per_node', 8);
+  await type('tp', 8);
+  await type('gpus_per_node', 4);
+  assert.equal(await page.inputValue('#tp'), '4');
+  assert.match(await page.textContent('#follow-note'), /TP set to 4, within a node of 4 GPUs/);
+  await waitDone(page);
+  assert.equal(await page.isVisible('#error'), false, await page.textContent('#error'));
+  await type('gpus_per_node', 1);
+  assert.equal(await page.inputValue('#tp'), '1');
+  await type('gpus_per_node', 16);
+  assert.equal(await page.inputValue('#tp'), '8');
+  // Training (T2.3): DP takes the GPUs TP × PP × CP leave.
+  await page.selectOption('#scenario', 'T2.3');
+  await waitDone(page, 'T2.3');
+  const [gpn, nodes, ttp, tpp, tcp] = (await values(['gpus_per_node', 'nodes', 'train_tp', 'train_pp', 'train_cp'])).map((v) => Number(v) || 1);
+  await type('nodes', 2 * nodes);
+  assert.equal(Number(await page.inputValue('#train_dp')), (gpn * 2 * nodes) / (ttp * tpp * tcp));
+  await waitDone(page);
+  assert.equal(await page.isVisible('#error'), false, await page.textContent('#error'));
+  assert.deepEqual(page.errors, []);
+});

@@ -280,3 +280,25 @@ test("people's words: GPU names (the custom GPU's own), shares in %, durations i
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test('every headline card of every mode carries its 80% interval (memory, an accounting, excepted)', async () => {
+  const context = await suite.browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  await page.goto(suite.server.url);
+  await waitDone(page);
+  const missing = [];
+  for (const id of [...SCENARIOS, 'I4.2', 'E.R3-dsr1-8xh200-maxthr']) {
+    await page.selectOption('#scenario', id);
+    await waitDone(page, id);
+    const cards = await page.$$eval('.kpi', (ks) => ks.filter((k) => k.offsetParent).map((k) => {
+      const v = k.querySelector('[data-metric], [data-headline]');
+      const line = k.querySelector(':scope > .kpi-interval');
+      return { key: v ? v.dataset.metric || v.dataset.headline : '?', raw: v ? v.dataset.raw : '', interval: Boolean(line && !line.hidden) };
+    }));
+    assert.ok(cards.length >= 4, `${id}: ${cards.length} cards`);
+    // A card with a figure has its interval; memory per GPU is counted, not timed, so it has none.
+    for (const c of cards) if (c.raw !== '' && Number.isFinite(Number(c.raw)) && !/GiB$/.test(c.key) && !c.interval) missing.push(`${id}: ${c.key}`);
+  }
+  assert.deepEqual(missing, []);
+  await context.close();
+});

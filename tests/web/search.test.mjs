@@ -274,6 +274,18 @@ test('the canonical question (P90) on the page: estimate first, the CLI\'s answe
   assert.equal(await page.getAttribute('#search-status', 'data-state'), 'done', await page.textContent('#search-error'));
   const first = await searchOutcome(page);
   assert.ok(first.rows.length >= 1, 'the ranked table has rows');
+  // A P90 question's table shows P90 (beside the ranking's P99), and its note says where the front's P99 comes from.
+  const heads = await page.$$eval('#search-table thead th', (ths) => ths.map((th) => th.textContent));
+  assert.deepEqual(heads.filter((h) => /^P\d+ (TTFT|TPOT) ms$/.test(h)), ['P90 TTFT ms', 'P90 TPOT ms', 'P99 TTFT ms', 'P99 TPOT ms']);
+  assert.match(await page.textContent('#search-pareto-note'), /the question's P90 TTFT and P90 TPOT are in the table/);
+  // The note says how the answer was decided in words; the engine's criterion (its keys) is the tooltip.
+  const note = await page.$eval('#search-answer-note', (e) => ({ text: e.textContent, title: e.title }));
+  assert.match(note.text, /How it was decided: each deployment was simulated at the target rate/);
+  assert.doesNotMatch(note.text, /serving\.|steady_state|target_qps|batch-means/);
+  assert.match(note.title, /serving\.steady_state/);
+  // No two rows read the same: rows of one layout say the settings they differ in.
+  const rowNames = await page.$$eval('#search-table tbody th', (ths) => ths.map((th) => th.textContent));
+  assert.equal(new Set(rowNames).size, rowNames.length, rowNames.join(' | '));
   assert.equal(await page.getAttribute('#chart-search-pareto', 'data-empty'), 'false');
   await legendShowsMarkers(page);
   const tookMs = await page.evaluate(() => window.sightlinePerf.lastSearchMs);
@@ -336,6 +348,9 @@ test('the canonical question (P90) on the page: estimate first, the CLI\'s answe
   assert.equal(await page.inputValue('#gpu'), 'h200');
   assert.equal(await page.inputValue('#model'), 'llama-3-70b');
   assert.equal(Number(await page.inputValue('#sim_rate')), 20);
+  // Its one pool of replicas shows as TP and PP (not blank), and the requests its verdict was judged at.
+  assert.deepEqual([await page.inputValue('#tp'), await page.inputValue('#pp')], ['4', '1']);
+  assert.ok(Number(await page.inputValue('#sim_num_requests')) >= 1000);
   await page.click('#cancel');
 
   // The question's link, opened in a fresh context, holds the same question and runs it (cancelled here:

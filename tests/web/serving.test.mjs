@@ -640,3 +640,51 @@ test('a lognormal prompt distribution set in the form gives the CLI\'s numbers',
   assert.equal(await page.inputValue('#prompt_dist'), scenarioPreset('I2.1').serving.workload.prompt_tokens.dist || 'fixed');
   assert.deepEqual(page.errors, []);
 });
+
+test('wide EP and expert placement in the form: the wide-EP preset shows its layout; an edit gives the CLI\'s numbers', async () => {
+  const fields = ['srv_moe_ep', 'srv_moe_attn_dp', 'srv_moe_redundant', 'srv_moe_imbalance', 'srv_moe_a2a'];
+  const shown = () => Promise.all(fields.map((id) => page.inputValue(`#${id}`)));
+  // TRT-LLM's DeepSeek-R1 row: attention DP 8 over 8 GPUs of TP 1, experts spread over all 8.
+  const wide = 'E.R3-dsr1-8xh200-maxthr';
+  await page.selectOption('#scenario', wide);
+  await waitDone(page, wide);
+  assert.deepEqual(await shown(), ['8', '8', '0', '', 'auto']);
+  // I4.2 (Mixtral, EP 2 over TP 2): the all-to-all kernels set in the form give the CLI's numbers.
+  await page.selectOption('#scenario', 'I4.2');
+  await waitDone(page, 'I4.2');
+  assert.deepEqual(await shown(), ['2', '1', '0', '1.3', 'auto']);
+  await page.selectOption('#srv_moe_a2a', 'high_throughput');
+  await page.dispatchEvent('#srv_moe_a2a', 'change');
+  const scenario = scenarioPreset('I4.2');
+  scenario.serving.moe.all_to_all = 'high_throughput';
+  const expected = cli(scenario);
+  await page.waitForFunction((v) => {
+    const e = document.querySelector('#serving-view [data-metric="serve.key.tpot_mean_ms"]');
+    return document.getElementById('run-status').dataset.state === 'done' && e && e.dataset.value === v;
+  }, fixed3(expected.key_metrics.find((k) => k.id === 'tpot_mean_ms').value));
+  // Emptying the only key left in serving.moe drops the block (a dense model refuses even an empty one).
+  const { FIELDS } = await import(pathToFileURL(path.join(siteDir, 'form-fields.js')).href);
+  const ep = FIELDS.find((f) => f.id === 'srv_moe_ep');
+  const s = { serving: { moe: { expert_parallel: 2 } } };
+  ep.write(s, '');
+  assert.deepEqual(s, { serving: {} });
+  assert.deepEqual(page.errors, []);
+});
+
+test('a length drawn from a distribution says so in its token field (not a blank Prompt or Output)', async () => {
+  await page.selectOption('#scenario', 'I2.2');
+  await waitDone(page, 'I2.2');
+  const scenario = scenarioPreset('I2.2');
+  const w = scenario.serving.workload;
+  for (const [id, d] of [['prompt_tokens', w.prompt_tokens], ['output_tokens', w.output_tokens]]) {
+    assert.equal(await page.inputValue(`#${id}`), '');
+    assert.equal(await page.getAttribute(`#${id}`, 'placeholder'), `${d.dist}, mean ${d.mean}`);
+  }
+  // Typing a mean updates it; a fixed length has none.
+  await page.fill('#prompt_mean', '300');
+  await page.dispatchEvent('#prompt_mean', 'input');
+  assert.equal(await page.getAttribute('#prompt_tokens', 'placeholder'), `${w.prompt_tokens.dist}, mean 300`);
+  await page.selectOption('#prompt_dist', 'fixed');
+  assert.equal(await page.getAttribute('#prompt_tokens', 'placeholder'), '');
+  assert.deepEqual(page.errors, []);
+});

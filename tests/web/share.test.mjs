@@ -194,3 +194,34 @@ test('a result priced through a cluster calibration says "calibrated with NAME";
   assert.equal(await page.isHidden('#calibrated-badge'), true);
   await page.context().close();
 });
+
+test('a link the engine refuses is shown but not kept; one kept from an earlier visit and refused now is forgotten, with a notice', async () => {
+  // tp 3 does not divide I1.4's heads: the link decodes, the engine refuses the run.
+  const refused = structuredClone(scenarioPreset('I1.4'));
+  refused.serving.parallelism.tp = 3;
+  const hash = `#${share.encodeLink(share.canonicalOf('I1.4', scenarioPreset('I1.4'), refused))}`;
+  const page = await freshPage();
+  await page.goto(`${server.url}${hash}`);
+  await page.waitForSelector('#run-status[data-state="error"]');
+  assert.equal(await page.evaluate(() => localStorage.getItem('sightline.scenario')), null, 'nothing kept');
+  // The next visit without a link opens the default scenario, not the refused one.
+  await page.goto('about:blank');
+  await page.goto(server.url);
+  await waitDone(page, 'I1.1');
+  assert.equal(await page.isVisible('#error'), false);
+  // A kept scenario the engine refuses now (kept by an earlier version): said, and forgotten.
+  await page.evaluate((h) => localStorage.setItem('sightline.scenario', h.slice(1)), hash);
+  await page.goto('about:blank');
+  await page.goto(server.url);
+  await page.waitForSelector('#run-status[data-state="error"]');
+  assert.equal(await page.isVisible('#link-notice'), true);
+  assert.equal(await page.textContent('#link-notice-title'), 'The scenario from your last visit could not be run');
+  assert.match(await page.textContent('#link-notice-next'), /no longer kept/);
+  assert.equal(await page.evaluate(() => localStorage.getItem('sightline.scenario')), null, 'forgotten');
+  await page.goto('about:blank');
+  await page.goto(server.url);
+  await waitDone(page, 'I1.1');
+  assert.equal(await page.isVisible('#link-notice'), false);
+  assert.deepEqual(page.errors, []);
+  await page.context().close();
+});

@@ -179,6 +179,7 @@ test('import: a bad scenario file shows the engine\'s located error; broken JSON
   assert.equal(await page.textContent('#error-path'), '/serving/workload/batch_size');
   assert.equal(await page.getAttribute('#run-status', 'data-state'), 'error');
   assert.equal(await page.inputValue('#batch_size'), '1', 'the form keeps the previous scenario');
+  assert.doesNotMatch(await page.textContent('#error-message'), /not a scenario/, 'a scenario with a bad value is a scenario');
 
   await page.setInputFiles('#import-file', { name: 'broken.json', mimeType: 'application/json', buffer: Buffer.from('{\n  "schema_version": 1,\n  "model": ,\n}') });
   await page.waitForFunction(() => document.getElementById('error-title').textContent.includes('broken.json'));
@@ -188,6 +189,12 @@ test('import: a bad scenario file shows the engine\'s located error; broken JSON
   await page.setInputFiles('#import-file', { name: 'evil.json', mimeType: 'application/json', buffer: Buffer.from('{"<img src=x id=injected>": 1}') });
   await page.waitForFunction(() => document.getElementById('error-title').textContent.includes('evil.json'));
   assert.equal(await page.$('#injected'), null);
+
+  // A benchmark tool's result imported as a scenario: the engine's refusal, and where such a file goes.
+  const bench = new URL('../data/bench/real/er0080_opt125m_bench_serve_v0.25.1.json', import.meta.url);
+  await page.setInputFiles('#import-file', { name: 'vllm-result.json', mimeType: 'application/json', buffer: fs.readFileSync(bench) });
+  await page.waitForFunction(() => document.getElementById('error-title').textContent.includes('vllm-result.json'));
+  assert.match(await page.textContent('#error-message'), /unknown key 'backend'.* This file is not a scenario .* goes in the Calibrate tab/);
 
   const good = scenarioPreset('I1.2');
   good.id = 'my-import';

@@ -1,12 +1,13 @@
 // Layout that fits, at 390, 768, 1366 and 1920 px, in every mode (latency,
-// serving simulation, training, deployment search): the page never scrolls
-// sideways, no visible form control or label sits past its panel's edge, no
-// label is cut (ellipsis), no dropdown's choice is cut (each of its options, as
-// it would show once chosen), and every control can be reached (its centre lies in
-// the window's width). Every <details> of the forms is opened first, so the
-// fields behind them count too. One page, resized between widths. Also: every
-// chart card (generated from the views' chart lists) has its heading, export
-// buttons and chart host.
+// serving simulation, training, deployment search) and every tab (Result,
+// Sweep, Compare, Calibrate): the page never scrolls sideways, no visible form
+// control or label sits past its panel's edge, no label is cut (ellipsis), no
+// dropdown's choice is cut (each option of every visible select on the page, the
+// scenario form's, the tab panels' and the results', as it would show once
+// chosen), and every control can be reached (its centre lies in the window's
+// width). Every <details> of the forms is opened first, so the fields behind them
+// count too. One page, resized between widths. Also: every chart card (generated
+// from the views' chart lists) has its heading, export buttons and chart host.
 // Needs `bash .ci/build`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -14,14 +15,21 @@ import { browserSuite, newPage, waitDone } from './harness.mjs';
 
 const WIDTHS = [390, 768, 1366, 1920];
 const MODES = [['latency', 'I1.4'], ['simulate', 'I2.2'], ['training', 'T2.3'], ['search', null]];
+// The tabs beside the Result of a scenario mode (the Search tab is the search mode's).
+const TABS = ['result', 'sweep', 'compare', 'calibrate'];
 
 const suite = browserSuite();
 
-/** Every visible control and label of the page's forms that does not fit; and the page's width. */
+/**
+ * Every visible control and label of the page's forms (the scenario's and the tab panel
+ * shown) that does not fit, every cut choice of a visible select anywhere on the page;
+ * and the page's width.
+ */
 function misfits() {
   const out = [];
-  const forms = [...document.querySelectorAll('#scenario-form, #search-form')].filter((f) => f.offsetParent);
-  for (const d of document.querySelectorAll('#scenario-form details, #search-form details')) d.open = true;
+  const forms = [...document.querySelectorAll('#scenario-form, [role="tabpanel"]:not([hidden]) form, [role="tabpanel"]:not([hidden]) .panel')]
+    .filter((f) => f.offsetParent && !f.parentElement.closest('form, .panel'));
+  for (const d of document.querySelectorAll('#scenario-form details, [role="tabpanel"] form details')) d.open = true;
   const text = (e) => (e.tagName === 'SELECT' ? (e.selectedOptions[0] || {}).textContent : e.textContent) || e.value || '';
   const name = (e) => `${e.tagName.toLowerCase()}#${e.id || (e.htmlFor ? `for-${e.htmlFor}` : '')} "${text(e).trim().slice(0, 30)}"`;
   for (const form of forms) {
@@ -39,13 +47,14 @@ function misfits() {
       const mid = (box.left + box.right) / 2;
       if (mid < 0 || mid > innerWidth) out.push(`${name(e)} out of reach (centre at ${Math.round(mid)} px)`);
       if (e.tagName === 'LABEL' && e.scrollWidth > e.clientWidth + 1) out.push(`${name(e)} cut (${e.scrollWidth} px of text in ${e.clientWidth} px)`);
-      if (e.tagName === 'SELECT') {
-        const cut = cutChoices(e);
-        if (cut.length) out.push(`${name(e)}: ${cut.length} of ${e.options.length} choices cut, e.g. "${cut[0]}"`);
-      }
     }
   }
-  return { out, pageWidth: document.documentElement.scrollWidth, viewport: innerWidth };
+  for (const e of document.querySelectorAll('select')) {
+    if (!e.offsetParent || e.closest('[hidden]')) continue;
+    const cut = cutChoices(e);
+    if (cut.length) out.push(`${name(e)}: ${cut.length} of ${e.options.length} choices cut, e.g. "${cut[0]}"`);
+  }
+  return { out, pageWidth: document.documentElement.scrollWidth, viewport: innerWidth, selects: document.querySelectorAll('select').length };
 
   /**
    * The options of `select` whose text would not show whole once chosen: each is put alone in a
@@ -86,29 +95,46 @@ function misfits() {
   }
 }
 
-test('4 widths × every mode: nothing scrolls sideways, no control or label past its panel, no cut label or dropdown choice', async () => {
-  const page = await newPage(suite.browser);
-  await page.goto(suite.server.url);
-  await waitDone(page);
-  const problems = [];
-  for (const [mode, preset] of MODES) {
-    if (mode === 'search') {
-      if (await page.isHidden('#mode-search')) continue;  // an engine build without the deployment search
+/** The views of one mode: [name, open()] for its tabs (the search mode: its own panel). */
+function viewsOf(page, mode, preset) {
+  if (mode === 'search') {
+    return [['search', async () => {
       await page.click('#mode-search');
       await page.waitForSelector('#panel-search[data-loaded="true"]:not([hidden])');  // its form loads on demand
-    } else {
+    }]];
+  }
+  return TABS.map((tab) => [`${mode}, ${tab}`, async () => {
+    if (tab === 'result') {
       await page.click(`#mode-${mode}`);
       await page.selectOption('#scenario', preset);
       await waitDone(page, preset);
     }
-    for (const width of WIDTHS) {
-      await page.setViewportSize({ width, height: 900 });
-      const m = await page.evaluate(misfits);
-      if (m.pageWidth > m.viewport) problems.push(`${mode} at ${width} px: the page is ${m.pageWidth} px wide`);
-      for (const p of m.out) problems.push(`${mode} at ${width} px: ${p}`);
+    await page.click(`#tab-${tab}`);
+    await page.waitForSelector(`#panel-${tab}:not([hidden]):not([aria-busy])`);  // a tab loaded on demand
+  }]);
+}
+
+test('4 widths × every mode and tab: nothing scrolls sideways, no control or label past its panel, no cut label or dropdown choice', async () => {
+  const page = await newPage(suite.browser);
+  await page.goto(suite.server.url);
+  await waitDone(page);
+  const problems = [];
+  let checked = 0;
+  for (const [mode, preset] of MODES) {
+    if (mode === 'search' && await page.isHidden('#mode-search')) continue;  // an engine build without the deployment search
+    for (const [view, open] of viewsOf(page, mode, preset)) {
+      await open();
+      for (const width of WIDTHS) {
+        await page.setViewportSize({ width, height: 900 });
+        const m = await page.evaluate(misfits);
+        checked += 1;
+        if (m.pageWidth > m.viewport) problems.push(`${view} at ${width} px: the page is ${m.pageWidth} px wide`);
+        for (const p of m.out) problems.push(`${view} at ${width} px: ${p}`);
+      }
     }
   }
   assert.deepEqual(problems, []);
+  assert.ok(checked >= 3 * TABS.length * WIDTHS.length, `${checked} views × widths checked`);
   // The chart cards are generated from the views' chart lists (a view's with its first result, so
   // after every mode ran): each has its heading, export buttons and host.
   const cards = await page.$$eval('section[data-chart]', (els) => els.map((e) => ({

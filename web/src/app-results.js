@@ -15,7 +15,9 @@ import { $, kpiCardAround, showNumber } from './dom.js';
 import { decorate } from './headline.js';
 import { display, unitName } from './format.js';
 import { labelDominant } from './howto.js';
-import { state, perf, embed, params, activeCalibration, currentScenario, presetRecord, describe, persist } from './app-state.js';
+import {
+  state, perf, embed, params, activeCalibration, currentScenario, presetRecord, describe, persist, keep, forgetStored, showLinkNotice,
+} from './app-state.js';
 
 const DEFAULT_EMBED_CHARTS = ['families', 'memory'];
 const CSV_TITLE = 'Download one CSV row per operator (prefill and decode step)';
@@ -105,6 +107,7 @@ export function runForm({ force = false } = {}) {
     // The page's first result: its numbers first, its charts after the next paint.
     const drawCharts = perf.firstResultMs === null ? deferDraws() : null;
     showResult(scenario, result, warnings);
+    afterFirstResult(() => keep(scenario));  // a scenario with a result is the one the next visit reopens
     const done = () => {
       if (state.run || state.shownText !== text) return;  // another run has started since
       view.setStatus('done', `Done in ${Math.max(1, Math.round(performance.now() - t0))} ms`);
@@ -123,6 +126,7 @@ export function runForm({ force = false } = {}) {
     state.run = null;
     state.shownText = text;
     showEngineError(err);
+    if (state.restoredText === text) forgetRefused();
     firstResultShown();
   });
 }
@@ -229,6 +233,16 @@ function renderHeadline(v, result) {
     return kpiCardAround({ ...h, title: h.title || h.key }, num);
   });
   $('headline').replaceChildren(...cards);
+}
+
+/** The scenario kept from the last visit is refused now: it is forgotten, and the notice says so. */
+function forgetRefused() {
+  state.restoredText = null;
+  forgetStored();
+  showLinkNotice('The engine refuses it now; its reason is shown below.', {
+    title: 'The scenario from your last visit could not be run',
+    next: 'It is no longer kept: the next visit opens the default scenario. Pick a preset above, or fix the field.',
+  });
 }
 
 function showEngineError(err) {

@@ -104,6 +104,8 @@ export function loadLink(hash, { quiet = false } = {}) {
 export function openFirstScenario(searchLink) {
   const fromHash = !searchLink && location.hash.length > 1 && loadLink(location.hash);
   const fromStorage = !fromHash && !searchLink && !embed && !params.get('preset') && location.hash.length <= 1 && storedLink() && loadLink(storedLink(), { quiet: true });
+  // Its run's refusal is said, and it is forgotten (app-results.js).
+  state.restoredText = fromStorage && state.run ? state.run.text : null;
   if (fromHash || fromStorage) return;
   // ?preset=ID (what <sightline-embed scenario="ID"> asks for): only ever a known preset id.
   const asked = params.get('preset');
@@ -113,11 +115,28 @@ export function openFirstScenario(searchLink) {
   else view.setStatus('error', 'No scenario presets');
 }
 
-function showImportError(fileName, err) {
+/**
+ * Why a refused file is not a scenario at all, when it is JSON with no model and no
+ * serving or training section (a benchmark tool's result, most often): where it goes instead.
+ */
+function notAScenario(text) {
+  let doc;
+  try {
+    doc = JSON.parse(text);
+  } catch (_) {
+    return '';
+  }
+  const scenarioLike = doc && typeof doc === 'object' && !Array.isArray(doc) && 'model' in doc && ('serving' in doc || 'training' in doc);
+  return scenarioLike ? '' : ' This file is not a scenario (it has no model and no serving or training section). '
+    + 'A benchmark result (vLLM, SGLang, GuideLLM, genai-perf, AIPerf, MLPerf) goes in the Calibrate tab, which reads it and fits your cluster\'s numbers.';
+}
+
+function showImportError(fileName, err, text = '') {
   cancelCurrent();
   $('error-title').textContent = `The scenario file “${fileName}” could not be imported`;
   form.clearInvalid();
-  view.showError({ code: err.code || 'import_error', path: err.path || '', message: err.message || String(err) });
+  const message = `${err.message || String(err)}${text ? notAScenario(text) : ''}`;
+  view.showError({ code: err.code || 'import_error', path: err.path || '', message });
   view.setStatus('error', 'Import failed');
 }
 
@@ -128,7 +147,7 @@ export async function importFile(file) {
     text = await readScenarioFile(file);
     await client.validate(text);  // located errors come from the engine itself
   } catch (err) {
-    showImportError(file.name, err);
+    showImportError(file.name, err, text);
     return;
   }
   const scenario = JSON.parse(text);

@@ -40,6 +40,7 @@ export const state = {
   last: null,            // {scenario, result, warnings} of the last finished run
   understood: '',        // the model (JSON text) the "understood" panel describes
   tab: 'result',         // the tab shown (app-tabs.js selectTab)
+  restoredText: null,    // the run text of the scenario kept from the last visit, opened on this one
   embedCalibration: null,  // an embed's own calibration, from its link (app-tabs.js applyLinkCalibration)
 };
 
@@ -81,6 +82,12 @@ export function describe(scenario) {
   return parts.length ? `${head} with ${parts.slice(0, 3).join(', ')}${parts.length > 3 ? ', …' : ''}` : head;
 }
 
+// The link of the scenario last put in the address bar (persist), kept in
+// localStorage only once its run gave a result (keep): a link the engine refuses
+// is never replayed on the next visit.
+let persisted = { scenario: null, link: null };
+
+/** Puts the scenario's share link in the address bar (a reload shows it again, result or error). */
 export function persist(scenario) {
   if (embed) return;
   let link;
@@ -89,14 +96,38 @@ export function persist(scenario) {
   } catch (_) {
     return;
   }
+  persisted = { scenario, link };
   const url = `${location.pathname}${location.search}#${link}`;
   if (location.hash !== `#${link}`) history.replaceState(null, '', url);
+}
+
+/** Keeps the scenario, whose run gave a result, for the next visit without a link. */
+export function keep(scenario) {
+  if (embed) return;
+  let link = persisted.scenario === scenario ? persisted.link : null;
   try {
+    link = link || currentLink(scenario);
     localStorage.setItem(STORAGE_KEY, link);
   } catch (_) { /* storage full or disabled: the hash still holds it */ }
 }
 
-export function showLinkNotice(message) {
+/** Forgets the kept scenario (one the engine now refuses). */
+export function forgetStored() {
+  try {
+    localStorage.removeItem(STORAGE_KEY);
+  } catch (_) { /* storage disabled: nothing kept */ }
+}
+
+/**
+ * The notice above the form: why a link could not be opened (its title and
+ * closing line as the markup has them), or, given, another title and closing line.
+ */
+export function showLinkNotice(message, { title, next } = {}) {
+  for (const [id, text] of [['link-notice-title', title], ['link-notice-next', next]]) {
+    const e = $(id);
+    if (e.dataset.text === undefined) e.dataset.text = e.textContent;
+    e.textContent = text || e.dataset.text;
+  }
   $('link-notice-message').textContent = message;
   $('link-notice').hidden = false;
 }

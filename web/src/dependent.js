@@ -2,8 +2,10 @@
 // inconsistent: the GPU picks its own link generation for the GPUs of a node;
 // more than one GPU per node picks that link when none is set, and more than one
 // node the GPU's own network (both from the GPU preset); in latency mode
-// TP × PP resizes the node to match; and TP larger than a node proposes a
-// multi-node layout (TP inside the node, PP across nodes). Each change is said
+// TP × PP resizes the node to match, and the GPU count sets TP × PP back (a
+// serving simulation's TP stays within a node, training's DP takes the GPUs
+// TP × PP × CP leave); and TP larger than a node proposes a multi-node layout
+// (TP inside the node, PP across nodes). Each change is said
 // in a note next to the fields. Runs before the form's own change handler, so
 // the run that follows sees the updated fields.
 import { $ } from './dom.js';
@@ -95,6 +97,41 @@ function followParallelism() {
   followGpu();
 }
 
+// The TP the user last chose (typed, or the scenario's): the serving simulation's TP
+// follows a smaller node down to the node's size and comes back up with it.
+let wantedTp = 1;
+
+/**
+ * The GPU count (GPUs per node × nodes) sizes the parallelism: in latency mode TP × PP
+ * is every GPU (TP within a node, else TP the node and PP the nodes); a serving
+ * simulation's TP stays within a node (the replicas take the rest); training's DP is
+ * the GPUs over TP × PP × CP. A count the others do not divide is left to the engine.
+ */
+function followGpuCount() {
+  const gpn = intOf('gpus_per_node', 1);
+  const total = gpn * intOf('nodes', 1);
+  if (mode() === 'training') {
+    const inner = ['train_tp', 'train_pp', 'train_cp'].map((id) => intOf(id, 1));
+    const per = inner.reduce((a, b) => a * b, 1);
+    const dp = total / per;
+    if (!Number.isInteger(dp) || dp === intOf('train_dp', 1)) return;
+    $('train_dp').value = String(dp);
+    say(`DP set to ${dp}: ${total} GPUs over TP ${inner[0]} × PP ${inner[1]} × CP ${inner[2]}.`);
+    return;
+  }
+  let tp = Math.min(wantedTp, gpn);
+  let pp = intOf('pp', 1);
+  if (mode() === 'latency') {
+    if (total % pp === 0 && total / pp <= gpn) tp = total / pp;
+    else [tp, pp] = [gpn, total / gpn];
+  }
+  if (tp === intOf('tp', 1) && pp === intOf('pp', 1)) return;
+  $('tp').value = String(tp);
+  $('pp').value = String(pp);
+  $('multinode-note').hidden = true;
+  say(mode() === 'latency' ? `TP ${tp} × PP ${pp}: the ${total} GPUs of one replica.` : `TP set to ${tp}, within a node of ${gpn} GPUs.`);
+}
+
 function applyMultiNode() {
   const note = $('multinode-note');
   const pp = Number(note.dataset.pp);
@@ -120,8 +157,9 @@ export function init({ gpus: gpuList, interconnects, currentMode }) {
   $('gpu').addEventListener('change', followGpu);
   // On 'input' too: a typed value runs after the pause, and the followers come first.
   for (const type of ['input', 'change']) {
-    $('gpus_per_node').addEventListener(type, () => { followNodeSize(); followGpu(); });
-    $('nodes').addEventListener(type, followNodes);
+    $('gpus_per_node').addEventListener(type, () => { followNodeSize(); followGpu(); followGpuCount(); });
+    $('nodes').addEventListener(type, () => { followNodes(); followGpuCount(); });
+    $('tp').addEventListener(type, () => { wantedTp = intOf('tp', 1); });
     for (const id of ['tp', 'pp']) $(id).addEventListener(type, followParallelism);
   }
   $('multinode-apply').addEventListener('click', applyMultiNode);
@@ -129,6 +167,7 @@ export function init({ gpus: gpuList, interconnects, currentMode }) {
 
 /** A freshly loaded scenario starts without notes. */
 export function reset() {
+  wantedTp = intOf('tp', 1);
   say('');
   $('multinode-note').hidden = true;
 }

@@ -74,6 +74,25 @@ function kvTierField(i) {
   };
 }
 
+const MOE = '/serving/moe';
+
+/**
+ * A serving.moe key: written as a plain field would, and the block removed once
+ * no key is left in it (the engine refuses serving.moe, even empty, on a dense model).
+ */
+function moeField(id, key, kind, options = {}) {
+  const path = `${MOE}/${key}`;
+  const parse = { int: parseInteger, number: parseNumber, select: (v) => v }[kind];
+  return {
+    id, path, kind, section: SIM, ...options,
+    write: (s, v) => {
+      setAt(s, path, typeof v === 'number' ? v : parse(v));
+      const moe = getAt(s, MOE);
+      if (moe && typeof moe === 'object' && !Object.keys(moe).length) setAt(s, MOE, undefined);
+    },
+  };
+}
+
 const TRAINING_PAR = '/training/parallelism';
 
 const MAX_QPS = '/serving/max_qps_search';
@@ -280,7 +299,13 @@ export const FIELDS = [
   { id: 'srv_lora_adapters', path: '/serving/lora/adapters', kind: 'int', section: SIM, group: 'slora', def: 8 },
   { id: 'srv_lora_rank', path: '/serving/lora/rank', kind: 'int', section: SIM, group: 'slora', showDefault: true },
   { id: 'srv_lora_max_batch', path: '/serving/lora/max_adapters_per_batch', kind: 'int', section: SIM, group: 'slora', showDefault: true },
-  { id: 'srv_moe_imbalance', path: '/serving/moe/load_imbalance', kind: 'number', section: SIM },
+  // Wide EP and expert placement (serving.moe): EP, attention DP and redundant experts show the
+  // engine's defaults; the pickers and counts write their key and drop an emptied block.
+  moeField('srv_moe_ep', 'expert_parallel', 'int', { showDefault: true }),
+  moeField('srv_moe_attn_dp', 'attention_data_parallel', 'int', { showDefault: true }),
+  moeField('srv_moe_redundant', 'redundant_experts', 'int', { showDefault: true }),
+  moeField('srv_moe_imbalance', 'load_imbalance', 'number'),
+  moeField('srv_moe_a2a', 'all_to_all', 'select', { showDefault: true }),
   {
     id: 'disagg_enabled', path: POOLS, kind: 'toggle', toggles: 'disagg', section: SIM,
     show: (s) => Boolean(disaggPools(s)), write: writeDisaggToggle,

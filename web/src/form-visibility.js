@@ -62,10 +62,18 @@ function showSteadyState() {
   steady.closest('.field')?.classList.toggle('disabled', Boolean(why));
 }
 
-/** Shows the parameter inputs of the distribution chosen for `prefix`. */
+/**
+ * Shows the parameter inputs of the distribution chosen for `prefix`; its token
+ * count, empty under a distribution, says which one ("lognormal, mean 256").
+ */
 export function showDistParams(prefix) {
-  const chosen = DIST_PARAMS[$(`${prefix}_dist`).value] || PARAMS;
+  const dist = $(`${prefix}_dist`).value;
+  const chosen = DIST_PARAMS[dist] || PARAMS;
   for (const p of PARAMS) $(`${prefix}_${p}`).closest('.field').hidden = !chosen.includes(p);
+  const value = (p) => (chosen.includes(p) ? String($(`${prefix}_${p}`).value).trim() : '');
+  const [mean, min, max] = ['mean', 'min', 'max'].map(value);
+  const shape = mean ? `, mean ${mean}` : min && max ? `, ${min}–${max}` : '';
+  $(`${prefix}_tokens`).placeholder = dist && dist !== 'fixed' ? `${dist}${shape}` : '';
 }
 
 /** The attainment input applies only while some bound shown is judged jointly. */

@@ -156,6 +156,7 @@ export function populate({ scenarios, models, gpus, interconnects, kvTiers = [] 
   }
   for (const prefix of LENGTH_PREFIXES) {
     $(`${prefix}_dist`).addEventListener('change', () => showDistParams(prefix));
+    for (const p of ['mean', 'min', 'max']) $(`${prefix}_${p}`).addEventListener('input', () => showDistParams(prefix));
     // Typing a length makes it fixed.
     $(`${prefix}_tokens`).addEventListener('input', () => {
       if (current !== SIM) return;

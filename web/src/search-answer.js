@@ -145,7 +145,16 @@ export class SearchAnswer {
     const priced = best && this.search.outcomes && this.search.outcomes[best.candidate];
     renderCalibrated($('search-calibrated'), priced && priced.result);
     const acc = a.accuracy || {};
-    $('search-answer-note').textContent = `${acc.tier ? `Cost model tier: ${acc.tier}` : ''}${Number.isFinite(acc.expected_error_pct) ? ` (expected error ±${display(acc.expected_error_pct)}%)` : ''}. ${a.criterion || ''}`;
+    // How the answer was decided, in a person's words; the engine's own criterion in the tooltip.
+    const how = budget
+      ? 'How it was decided: each layout uses the whole GPU budget, and its highest rate within the SLO was found by simulating rising rates '
+        + '(a rate whose verdict stays undecided counts as a miss, so the rate errs low); layouts are ranked by cost per million tokens at that rate.'
+      : 'How it was decided: each deployment was simulated at the target rate, with as many requests as it took to decide whether it meets '
+        + 'the SLO (one left undecided counts as a miss); deployments are ranked by cost per million tokens (input and output), and those on '
+        + 'the Pareto front were simulated again at the cost model\'s low and high bounds for their 80% ranges.';
+    const note = $('search-answer-note');
+    note.textContent = `${acc.tier ? `Cost model tier: ${acc.tier}` : ''}${Number.isFinite(acc.expected_error_pct) ? ` (expected error ±${display(acc.expected_error_pct)}%)` : ''}. ${how}`;
+    note.title = a.criterion || '';
     this.launchFor = best ? best.candidate : null;
     $('search-launch').hidden = !best;
     this.showLaunch();
@@ -226,7 +235,7 @@ export class SearchAnswer {
     const chartEl = $('chart-search-pareto');
     chartEl.dataset.clippedPoints = String(clip.clipped);
     chartEl.dataset.axisMax = clip.max === null ? '' : String(clip.max);
-    $('search-pareto-note').textContent = `Red: the Pareto front among deployments meeting the SLO, with 80% intervals where computed. Blue: other deployments meeting it. Grey: deployments that miss it${clip.clipped ? `; the ${clip.clipped} triangle${clip.clipped === 1 ? '' : 's'} at the right edge ${clip.clipped === 1 ? 'is a miss' : 'are misses'} with a P99 TTFT past ${display(clip.max)} ms` : ''}. Click a point (or a table row) to open it as a serving simulation.`;
+    $('search-pareto-note').textContent = `Red: the Pareto front among deployments meeting the SLO, with 80% intervals where computed. Blue: other deployments meeting it. Grey: deployments that miss it${clip.clipped ? `; the ${clip.clipped} triangle${clip.clipped === 1 ? '' : 's'} at the right edge ${clip.clipped === 1 ? 'is a miss' : 'are misses'} with a P99 TTFT past ${display(clip.max)} ms` : ''}. Click a point (or a table row) to open it as a serving simulation.${budget ? '' : this.askedNote()}`;
     const build = () => {
       const cfg = xyConfig({ series, xLabel, yLabel: '$ per million tokens', range: clip.max !== null ? { x: [0, clip.max] } : {} });
       // One legend entry for all the interval bars (and none for an empty series); a click on a point opens it.
@@ -248,13 +257,26 @@ export class SearchAnswer {
     chart.render(build, `$ per million tokens against ${budget ? 'the highest rate within the SLO' : 'P99 TTFT'} for ${okRows.length} deployments; Pareto front: ${front.map((p) => p.label).join(', ') || 'none'}`);
   }
 
+  /** The latencies the question judges at another percentile than the ranking's P99: [metric, pct] pairs. */
+  askedLatencies() {
+    return ['ttft', 'tpot'].map((m) => [m, this.sloPercentile(m)]).filter(([, pct]) => pct !== 'p99');
+  }
+
+  /** Beside a chart at the ranking's P99: where the question's own percentile is shown. */
+  askedNote() {
+    const asked = this.askedLatencies().map(([m, pct]) => `${pct.toUpperCase()} ${m.toUpperCase()}`);
+    return asked.length ? ` The front is ranked on P99 TTFT; the question's ${asked.join(' and ')} are in the table and the answer.` : '';
+  }
+
   drawTable(ranked) {
     const budget = this.search.answer && !Number.isFinite(this.search.answer.target_qps);
+    const asked = budget ? [] : this.askedLatencies();
     const head = $('search-table').querySelector('thead');
     const hr = document.createElement('tr');
     const cols = budget
       ? [['#', 'num'], ['Deployment', ''], ['GPUs', 'num'], ['$ / h', 'num'], ['$ / M tokens', 'num'], ['Highest rate req/s', 'num'], ['Verdict', ''], ['Pareto', '']]
       : [['#', 'num'], ['Deployment', ''], ['GPUs', 'num'], ['$ / h', 'num'], ['$ / M tokens', 'num'],
+        ...asked.map(([m, pct]) => [`${pct.toUpperCase()} ${m.toUpperCase()} ms`, 'num']),
         ['P99 TTFT ms', 'num'], ['P99 TPOT ms', 'num'], ['SLO attainment', 'num'], ['Verdict', ''], ['Pareto', '']];
     for (const [text, cls] of cols) {
       const th = cell('th', text, cls);
@@ -262,15 +284,21 @@ export class SearchAnswer {
       hr.append(th);
     }
     head.replaceChildren(hr);
+    const nameOf = (r) => {
+      const gpu = this.search.scenarios[r.candidate] ? this.search.scenarios[r.candidate].hardware.gpu : '';
+      return gpu ? deploymentName(r, this.search.form.gpuName(gpu), this.search.form.gpuName(r.decode_gpu || gpu)) : r.deployment || `candidate ${r.candidate}`;
+    };
+    const names = ranked.map(nameOf);
     const rows = ranked.map((r, k) => {
       const tr = document.createElement('tr');
       tr.dataset.candidate = String(r.candidate);
       tr.title = 'Open this deployment as a serving simulation';
       tr.classList.toggle('on-front', Boolean(r.pareto));
       tr.classList.toggle('misses', !r.meets_slo);
-      const gpu = this.search.scenarios[r.candidate] ? this.search.scenarios[r.candidate].hardware.gpu : '';
-      const th = cell('th', gpu ? deploymentName(r, this.search.form.gpuName(gpu), this.search.form.gpuName(r.decode_gpu || gpu)) : r.deployment || `candidate ${r.candidate}`);
+      const th = cell('th', names[k]);
       th.title = `${r.deployment}: ${deploymentSettingsText(r)}`;
+      // Rows of one layout that differ only in their settings (batch limit, chunking) say them.
+      if (names.indexOf(names[k]) !== names.lastIndexOf(names[k])) th.append(cell('span', ` · ${deploymentSettingsText(r)}`, 'muted'));
       th.scope = 'row';
       if (r.error !== undefined) {
         tr.append(cell('td', String(k + 1), 'num'), th, cell('td', String(r.gpus ?? ''), 'num'), cell('td', '', 'num'));
@@ -286,6 +314,7 @@ export class SearchAnswer {
       tr.append(cell('td', String(k + 1), 'num'), th, cell('td', String(r.gpus), 'num'), cell('td', display(r.usd_per_hour), 'num'), usdCell);
       if (budget) tr.append(cell('td', display(r.max_qps), 'num'));
       else {
+        for (const [m, pct] of asked) tr.append(cell('td', display(this.latencyAt(r.candidate, m, pct)), 'num'));
         tr.append(cell('td', display(r.ttft_p99_ms), 'num'), cell('td', display(r.tpot_p99_ms), 'num'), cell('td', percent(r.slo_attainment), 'num'));
       }
       tr.append(cell('td', `${r.meets_slo ? 'meets' : 'misses'} (${r.verdict || '—'})`), cell('td', r.pareto ? 'yes' : '', 'front'));

@@ -32,6 +32,31 @@ export function planScenarios(plan) {
   return [];
 }
 
+/**
+ * A candidate as the serving form shows it: its one pool of identical replicas as
+ * serving.parallelism (the engine lays the GPUs out the same way, and TP and PP show
+ * in their fields), and the request count its run was judged at (a run grown until
+ * its verdict was decided starts there, so the form reads the figures the search did).
+ */
+export function asFormScenario(candidate, result) {
+  const s = structuredClone(candidate);
+  const cluster = s.serving && s.serving.cluster;
+  const pools = cluster && Array.isArray(cluster.pools) ? cluster.pools : [];
+  const hw = s.hardware || {};
+  const plain = pools.length === 1 && Object.keys(pools[0]).every((k) => ['name', 'replicas', 'tp', 'pp'].includes(k))
+    && pools[0].replicas * (pools[0].tp ?? 1) * (pools[0].pp ?? 1) === (hw.gpus_per_node ?? 1) * (hw.nodes ?? 1);  // every GPU in it
+  if (plain && !s.serving.parallelism) {
+    s.serving.parallelism = { tp: pools[0].tp ?? 1, pp: pools[0].pp ?? 1 };
+    delete cluster.pools;
+  }
+  const grown = result && result.workload && result.workload.requests;
+  const wl = s.serving && s.serving.workload;
+  if (s.serving && s.serving.steady_state && wl && Number.isInteger(wl.num_requests) && Number.isInteger(grown) && grown > wl.num_requests) {
+    wl.num_requests = grown;
+  }
+  return s;
+}
+
 export class Search {
   /**
    * @param {{workerUrl: URL, onOpen: (scenario: object, label: string) => void,
@@ -344,7 +369,8 @@ export class Search {
     const scenario = this.scenarios[index];
     if (!scenario) return;
     const row = this.answer && (this.answer.ranked || []).find((r) => r.candidate === index);
-    this.onOpen(structuredClone(scenario), row ? row.deployment : `candidate ${index}`);
+    const outcome = this.outcomes && this.outcomes[index];
+    this.onOpen(asFormScenario(scenario, outcome && outcome.result), row ? row.deployment : `candidate ${index}`);
   }
 
   /** The answer on screen (none while a search runs). */
