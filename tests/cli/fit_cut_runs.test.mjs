@@ -53,6 +53,9 @@ test('fit: the real Poisson 5 req/s run is replayed stopped at 60 s and complete
   // Within 3 sqrt(340) + 3 of the run's 337, and short of the 340 sent: the stop left requests out.
   assert.ok(Math.abs(done.uncalibrated - 337) <= 3 * Math.sqrt(340) + 3 && done.uncalibrated < 340, JSON.stringify(done));
   assert.ok(Math.abs(done.calibrated - 337) <= 3 * Math.sqrt(340) + 3 && done.calibrated < 340, JSON.stringify(done));
+  // docs/calibrate-from-benchmarks.md ("What the stop is and is not") quotes this replay's count.
+  const doc = readFileSync(path.join(repoRoot, 'docs', 'calibrate-from-benchmarks.md'), 'utf8').replace(/\s+/g, ' ');
+  assert.ok(doc.includes(`the uncalibrated replay completes ${done.uncalibrated} of the 340 sent (the run: 337)`), 'the doc is stale');
 });
 
 test('GuideLLM: a rate run cut in flight is read with its window, the requests it sent and those it cut', () => {
