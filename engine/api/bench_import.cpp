@@ -202,6 +202,8 @@ json BenchRun::to_json() const {
             {"asks", asks},
             {"notes", notes}};
   if (!replay_model.empty()) j["replay_model"] = replay_model;
+  if (stop_s > 0)
+    j["requests"]["stopped"] = {{"after_s", stop_s}, {"sent", sent}, {"in_flight", cut}, {"source", stop_source}};
   if (server_max_num_seqs > 0) j["server"] = {{"max_num_seqs", server_max_num_seqs}};
   if (!servers.empty()) {
     json list = json::array();

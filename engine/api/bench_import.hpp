@@ -105,6 +105,13 @@ struct BenchRun {
   std::vector<BenchSetting> server_settings;
   std::vector<HeldSetting> held_settings;
   int64_t requests = 0;  // completed requests (in the measured phase)
+  // An open-loop run its tool stopped with requests in flight (GuideLLM at
+  // max_seconds): the measured window's length (s), the requests sent in it
+  // and those still in flight at its end, which no figure covers. The replay
+  // sends `sent` at rate_qps and stops at stop_s (0: a run that drained).
+  double stop_s = 0;
+  int64_t sent = 0, cut = 0;
+  std::string stop_source;
   // Requests a fit's replay of the run makes (0: every completed request; the
   // fit sets fewer when its work budget cannot pay for them, api/calibration_fit_replay).
   int64_t replay_requests = 0;

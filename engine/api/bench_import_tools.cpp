@@ -1,5 +1,6 @@
 // GuideLLM reports (0.2 and 0.5 layouts) and genai-perf / AIPerf profile exports.
 #include <cmath>
+#include <cstdio>
 #include <optional>
 #include <utility>
 
@@ -111,32 +112,83 @@ RequestCounts guidellm_counts(const Fields& f, const std::string& file) {
   return c;
 }
 
+std::string short_number(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.4g", v);
+  return b;
+}
+
+// An open-loop run cut in flight, replayed as it ran (docs/calibrate-from-
+// benchmarks.md, "GuideLLM requests by status"): the measured window's
+// requests (metrics.request_totals: successful, errored and incomplete) sent
+// at the rate they came in over the window, the replay stopped at the
+// window's end (benchmarks[i].duration, 0.5) with its figures over the
+// requests it completed by then, as GuideLLM's are over the successful ones.
+// The rate is the window's own (sent / duration): the load the server saw, a
+// Poisson draw's included. A warm-up or cool-down loaded the server outside
+// the window, which a replay of the window alone would not see: refused.
+// False when the report does not record the window's duration (0.2).
+bool read_guidellm_cut_window(const Fields& bf, const Fields* stats, const RequestCounts& window, BenchRun& r) {
+  if (!bf.has("duration")) return false;
+  const double duration = bf.number("duration", 1e-3, 1e9);
+  for (const char* k : {"warmup_duration", "cooldown_duration"})
+    if (bf.maybe(k, 0, 1e9).value_or(0) > 0)
+      refuse(error_code::kNotImplemented, r.file, bf.at(k),
+             std::to_string(window.incomplete) + " requests were cut in flight in a measured window with a " +
+                 (k[0] == 'w' ? "warm-up before" : "cool-down after") +
+                 " it: a replay of the window alone would not see that load; not replayed");
+  // The scheduler's clock of the same window, where recorded, must agree.
+  if (stats && stats->has("measure_start_time") && stats->has("measure_end_time")) {
+    const double span = stats->number("measure_end_time", 0, 1e12) - stats->number("measure_start_time", 0, 1e12);
+    if (std::fabs(span - duration) > 1e-3)
+      refuse(error_code::kInvalidValue, r.file, bf.at("duration"),
+             "the benchmark's duration " + short_number(duration) + " s is not its measured window's span (" +
+                 "scheduler_metrics.measure_end_time - measure_start_time = " + short_number(span) + " s)");
+  }
+  r.stop_s = duration;
+  r.sent = window.successful + window.errored + window.incomplete;
+  r.cut = window.incomplete;
+  r.stop_source = bf.at("duration");
+  const double configured = r.rate_qps;
+  if (r.load == "rate") r.rate_qps = static_cast<double>(r.sent) / r.stop_s;
+  const std::string at_rate =
+      r.load == "rate" ? " at " + short_number(r.rate_qps) + "/s (the strategy's rate: " + short_number(configured) + "/s)" : "";
+  r.notes.push_back(std::to_string(window.incomplete) + " requests were in flight when the benchmark stopped after " +
+                    short_number(r.stop_s) + " s and are in no figure: the replay sends the window's " +
+                    std::to_string(r.sent) + " requests" + at_rate +
+                    ", stops there and compares the requests it completed with the " +
+                    std::to_string(window.successful) + " successful ones");
+  return true;
+}
+
 // The requests of a GuideLLM benchmark by status. The figures are over the
 // successful requests of the measured window (metrics.request_totals in 0.5,
 // warm-up and cool-down left out; run_stats.requests_made in 0.2). Errored
 // requests are left out of them (a note). Incomplete ones were in flight when
 // the benchmark stopped (max_seconds, max_requests) and were cancelled: they
-// loaded the server, but the figures leave them out, and the ones a stop cuts
-// are the latest arrivals, the slowest when a backlog builds, while a replay
-// completes every request it sends. A closed loop has at most one per client in
-// flight at any time and its steady state is what its figures measure: read,
-// with a note. An open-loop run (a rate, a burst) with requests cut in flight
-// is refused at the count (why it is not replayed instead: docs/calibrate-from-
-// benchmarks.md, "GuideLLM requests by status"). Requests GuideLLM created and cancelled before they
-// were sent (scheduler_state.cancelled_requests beyond those in flight, 0.5)
-// never reached the server: a note. nirjhar17/guidellm-pd-disaggregation@a7096e55:
-// reports-v2/poisson5-benchmarks.json: 618 created, 337 successful, 281
-// cancelled = 53 in flight (scheduler_metrics.requests_made.incomplete) + 228 never sent.
+// loaded the server, but the figures leave them out. A closed loop has at most
+// one per client in flight at any time and its steady state is what its
+// figures measure: read, with a note. An open-loop run (a rate, a burst) with
+// requests cut in flight in its window is replayed stopped at the window's end
+// (read_guidellm_cut_window); without the window's clock, or with requests cut
+// only outside the window, it is refused at the count. Requests GuideLLM
+// created and cancelled before they were sent (scheduler_state.
+// cancelled_requests beyond those in flight, 0.5) never reached the server: a
+// note. nirjhar17/guidellm-pd-disaggregation@a7096e55: reports-v2/poisson5-
+// benchmarks.json: 618 created, 337 successful, 281 cancelled = 3 in flight in
+// the window (metrics.request_totals.incomplete; each has a TTFT) + 278 never
+// sent (scheduler_metrics.requests_made counts 50 of them incomplete, with no
+// entry in any of the window's metrics, not even a start).
 void read_guidellm_requests(const Fields& bf, const Fields& mf, BenchRun& r) {
   const json* totals = mf.object("request_totals");
   const json* stats = bf.object("scheduler_metrics");
   const char* stats_key = stats ? "scheduler_metrics" : "run_stats";
   if (!stats) stats = bf.object("run_stats");
   const Fields* window = nullptr;
-  std::optional<Fields> tf, made_f;
+  std::optional<Fields> tf, made_f, sf;
   if (stats) {
-    const Fields sf(*stats, r.file, bf.at(stats_key), &r);
-    if (const json* made = sf.object("requests_made")) made_f.emplace(*made, r.file, sf.at("requests_made"), &r);
+    sf.emplace(*stats, r.file, bf.at(stats_key), &r);
+    if (const json* made = sf->object("requests_made")) made_f.emplace(*made, r.file, sf->at("requests_made"), &r);
   }
   if (totals) tf.emplace(*totals, r.file, mf.at("request_totals"), &r);
   window = tf ? &*tf : made_f ? &*made_f : nullptr;
@@ -150,18 +202,22 @@ void read_guidellm_requests(const Fields& bf, const Fields& mf, BenchRun& r) {
   if (measured.errored > 0)
     r.notes.push_back(std::to_string(measured.errored) + " requests errored; the figures are over the successful ones");
   const bool cut_counted_whole = whole.incomplete >= measured.incomplete;
-  const int64_t cut = cut_counted_whole ? whole.incomplete : measured.incomplete;
+  int64_t cut = cut_counted_whole ? whole.incomplete : measured.incomplete;
   const std::string cut_at = cut_counted_whole ? whole.incomplete_at : measured.incomplete_at;
+  const bool open_loop = r.load != "closed_loop";
   if (cut > 0 && r.load == "closed_loop" && cut <= r.concurrency) {
     r.notes.push_back(std::to_string(cut) + " requests in flight when the benchmark stopped were cancelled (at most one per " +
                       "client); the figures are over the " + std::to_string(r.requests) + " successful ones");
+  } else if (cut > 0 && open_loop && measured.incomplete > 0 && tf &&
+             read_guidellm_cut_window(bf, sf ? &*sf : nullptr, measured, r)) {
+    cut = measured.incomplete;
   } else if (cut > 0) {
     refuse(error_code::kNotImplemented, r.file, cut_at,
            std::to_string(cut) + " requests were in flight when the benchmark stopped and were cancelled (incomplete): "
            "they loaded the server, but the figures are over the " + std::to_string(measured.successful) +
            " that finished, which leaves out the latest arrivals, the slowest when a backlog builds; a replay completes "
-           "every request it sends, so this " + r.load + " run is not replayed (a run whose requests all finished, or a "
-           "closed loop, is)");
+           "every request it sends, so this " + r.load + " run is not replayed (a run whose requests all finished, a "
+           "closed loop, or a rate or burst cut in its measured window with the window's clock recorded, is)");
   }
   if (const json* state = bf.object("scheduler_state")) {
     const Fields st(*state, r.file, bf.at("scheduler_state"), &r);

@@ -280,7 +280,13 @@ json error_row(const BenchRun& run, const RunData& d, const Replay& after, bool 
                        {"calibrated", predicted(after, t)},
                        {"error_uncalibrated", signed_error(predicted(d.before, t), t.measured)},
                        {"error_calibrated", signed_error(predicted(after, t), t.measured)}});
-  return {{"file", run.file}, {"where", run.where}, {"format", run.format}, {"held_out", held_out}, {"figures", figures}};
+  json row = {
+      {"file", run.file}, {"where", run.where}, {"format", run.format}, {"held_out", held_out}, {"figures", figures}};
+  // A replay stopped at its benchmark's end: the requests it completed by then against the run's.
+  if (run.stop_s > 0)
+    row["requests_completed"] = {
+        {"measured", run.sent - run.cut}, {"uncalibrated", d.before.completed}, {"calibrated", after.completed}};
+  return row;
 }
 
 double median_abs(std::vector<double> v) {
@@ -345,6 +351,7 @@ void replay_uncalibrated(Problem& pb) {
            run.file + run.where + ": replayed on " + pb.base.name +
                " without calibration, this run completes no request (the base cannot serve this load); no "
                "calibration is written");
+    check_stopped_count(pb.base.name, run, d.before.completed);
     for (const FitTarget& t : d.targets) {
       if (!(predicted(d.before, t) > 0))
         fail(error_code::kConstraint, t.source,

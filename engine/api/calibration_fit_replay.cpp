@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <functional>
 #include <optional>
 
@@ -62,8 +63,15 @@ void relocated(const FitBase& base, const BenchRun& run, const std::function<voi
 }  // namespace
 
 int64_t replay_requests(const BenchRun& run) {
-  const int64_t n = run.replay_requests > 0 ? run.replay_requests : run.requests;
+  const int64_t n = run.replay_requests > 0 ? run.replay_requests : run.stop_s > 0 ? run.sent : run.requests;
   return std::max<int64_t>(1, std::min(n, kMaxReplayRequests));
+}
+
+double replay_stop_s(const BenchRun& run) {
+  if (!(run.stop_s > 0)) return 0;
+  // A replay cut to fewer requests (the work budget) keeps the rate: the
+  // window shrinks with the count.
+  return run.stop_s * static_cast<double>(replay_requests(run)) / static_cast<double>(std::max<int64_t>(1, run.sent));
 }
 
 std::vector<FitTarget> fit_targets(const BenchRun& run) {
@@ -82,6 +90,24 @@ std::vector<FitTarget> fit_targets(const BenchRun& run) {
   take({{"ttft_mean_ms", "ttft_mean"}, {"ttft_median_ms", "ttft_p50"}});
   take({{"tpot_mean_ms", "tpot_mean"}, {"itl_mean_ms", "itl_mean"}, {"itl_median_ms", "itl_p50"}});
   return t;
+}
+
+void check_stopped_count(const std::string& base_name, const BenchRun& run, int64_t completed) {
+  if (!(run.stop_s > 0)) return;
+  const double replayed = static_cast<double>(replay_requests(run));
+  const double scale = replayed / static_cast<double>(std::max<int64_t>(1, run.sent));
+  const double expected = static_cast<double>(run.sent - run.cut) * scale;
+  const double tolerance = 3 * std::sqrt(replayed) + static_cast<double>(run.cut) * scale;
+  if (std::fabs(static_cast<double>(completed) - expected) <= tolerance) return;
+  char what[256];
+  std::snprintf(what, sizeof what,
+                "stopped at the benchmark's end (%.4g s), this run completes %lld requests where the run completed "
+                "%.0f, more than %.0f apart (3 sqrt(sent) + the requests the run had in flight)",
+                replay_stop_s(run), static_cast<long long>(completed), expected, tolerance);
+  fail(error_code::kConstraint, run.requests_source,
+       run.file + run.where + ": replayed on " + base_name + " without calibration and " + what +
+           ": a replay that finishes far more or far fewer requests than the run describes another run; no "
+           "calibration is written");
 }
 
 json scenario_for_bench_run(const json& base, const BenchRun& run, const json& calibration) {
@@ -132,7 +158,8 @@ json scenario_for_bench_run(const json& base, const BenchRun& run, const json& c
 Replay replay_run(const FitBase& base, const BenchRun& run, const json& calibration) {
   std::unique_ptr<Job> job;
   relocated(base, run, [&] {
-    job = run_job_to_end(scenario_for_bench_run(base.doc, run, calibration), IntervalMode::CentralOnly);
+    job = run_job_to_end(scenario_for_bench_run(base.doc, run, calibration), IntervalMode::CentralOnly,
+                         RunLimits::kDefaultMaxWorkUnits, RunLimits::kApiCeiling, replay_stop_s(run));
     (void)job->figure("requests_completed");  // over its budget: the located limit_exceeded, relocated
   });
   // The run's typed figures by catalogue id (Missing: the run has none).

@@ -48,8 +48,21 @@ inline constexpr int64_t kMinReplayRequests = 300;
 // The most requests a replay makes (the serving simulator's default limits.max_requests).
 inline constexpr int64_t kMaxReplayRequests = 60000;
 
-// Requests a replay of `run` makes: the fit's choice, else every completed request (at most kMaxReplayRequests).
+// Requests a replay of `run` makes: the fit's choice, else every completed
+// request, or every request sent for a run cut in flight (at most kMaxReplayRequests).
 int64_t replay_requests(const BenchRun& run);
+// Where a replay of a run cut in flight stops (simulated s; 0: it drains).
+double replay_stop_s(const BenchRun& run);
+// A replay stopped at its benchmark's end must finish about as many requests
+// as the run did (its successful and errored ones): located refusal at the
+// run's count otherwise. The two differ by the arrival draw, a Poisson count
+// over the window with a standard deviation of sqrt(sent): 3 of them; and by
+// the requests in flight at the stop, rate x latency by Little's law: the
+// file's `cut` against the replay's own, so a replay whose latency is anywhere
+// from none to twice the run's passes (what a calibration corrects). Beyond
+// that it describes another run, and its figures would be compared over
+// another set of requests. No-op for a run that drained.
+void check_stopped_count(const std::string& base_name, const BenchRun& run, int64_t completed);
 
 json scenario_for_bench_run(const json& base, const BenchRun& run, const json& calibration);
 Replay replay_run(const FitBase& base, const BenchRun& run, const json& calibration);

@@ -14,8 +14,10 @@ namespace sightline {
 
 // The finished job (a BudgetedJob: its result() and figure() throw the located
 // limit_exceeded error when the budget ran out). Throws the located error of
-// an invalid document.
+// an invalid document. `stop_at_s` > 0 stops a serving simulation there
+// without draining (SimulationSpec::stop_at_s: a fit's replay of a benchmark
+// cut in flight; no scenario key sets it).
 std::unique_ptr<Job> run_job_to_end(json doc, IntervalMode mode, int64_t default_units = RunLimits::kDefaultMaxWorkUnits,
-                                    int64_t ceiling = RunLimits::kApiCeiling);
+                                    int64_t ceiling = RunLimits::kApiCeiling, double stop_at_s = 0);
 
 }  // namespace sightline

@@ -151,6 +151,9 @@ std::vector<std::string> Simulation::run_warnings() const {
   if (!limit_hit_.empty())
     warnings.push_back("the run stopped at limits." + limit_hit_ + "; " + std::to_string(total - completed_ - dropped_) +
                        " requests are unfinished");
+  else if (stopped_)
+    warnings.push_back("the run stopped at the benchmark's end; " + std::to_string(total - completed_ - dropped_) +
+                       " requests in flight or not yet arrived are in no figure");
   else if (completed_ + dropped_ < total)
     warnings.push_back(std::to_string(total - completed_ - dropped_) + " requests could never be scheduled (unfinished)");
   if (dropped_ > 0) {

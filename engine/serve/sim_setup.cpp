@@ -190,6 +190,7 @@ void Simulation::load_workload(const WorkloadOverride& override) {
   for (const auto& q : reqs_) first_arrival_ = std::min(first_arrival_, q.spec.arrival);
   rec_.start(first_arrival_);
   now_ = first_arrival_;
+  if (spec_.stop_at_s > 0) stop_ns_ = to_ns(spec_.stop_at_s, "/serving/workload", "the benchmark's end");
   if (reqs_.empty()) finished_ = true;
 }
 

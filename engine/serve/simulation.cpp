@@ -26,6 +26,10 @@ bool Simulation::run(int64_t max_events) {
   if (finished_) return true;
   int64_t n = 0;
   while (n < max_events && !queue_.empty()) {
+    if (stop_ns_ > 0 && queue_.top().time > stop_ns_) {
+      stopped_ = true;
+      break;
+    }
     if (events_ >= spec_.limits.max_events) {
       limit_hit_ = "max_events";
       break;
@@ -85,7 +89,7 @@ bool Simulation::run(int64_t max_events) {
     ++events_;
     ++n;
   }
-  if (queue_.empty() || !limit_hit_.empty()) {
+  if (queue_.empty() || !limit_hit_.empty() || stopped_) {
     finished_ = true;
     rec_.advance(now_);
   }

@@ -257,6 +257,7 @@ class Simulation final : private SchedulerHost, private ReplicaLoads {
   TimeNs now_ = 0;
   int64_t events_ = 0;
   bool finished_ = false;
+  bool stopped_ = false;  // at spec_.stop_at_s, with requests left in flight
   std::string limit_hit_;
   int64_t arrivals_pending_ = 0;
   int64_t completed_ = 0, dropped_ = 0;
@@ -265,6 +266,7 @@ class Simulation final : private SchedulerHost, private ReplicaLoads {
   // completed requests' token totals
   int64_t tok_prompt_ = 0, tok_output_ = 0;
   TimeNs first_arrival_ = 0, last_event_ = 0;
+  TimeNs stop_ns_ = 0;  // spec_.stop_at_s on the clock; 0: none
 };
 
 }  // namespace sightline::serve

@@ -127,6 +127,21 @@ test('GuideLLM 0.5: the strategy from benchmarks[i].config.strategy, the measure
   near(r.measured.e2e_mean_ms.value, 30644.14818763733, 'e2e (request_latency s)');
 });
 
+// Its replay, stopped at the window's end: tests/cli/fit_cut_runs.test.mjs.
+test('GuideLLM 0.5: a Poisson 5 req/s run cut at 60 s (reduced form) is read with its window, refused before 2026-12-01', () => {
+  const [run] = importRuns(path.join(real, 'nirjhar17_qwen3-0.6b_poisson5_reduced.json'));
+  assert.deepEqual([run.format, run.model, run.load.kind, run.load.arrival], ['guidellm', 'Qwen/Qwen3-0.6B', 'rate', 'poisson']);
+  assert.equal(run.requests.completed, 337);
+  // The window's 340 requests (337 successful + 3 in flight at the stop) in its 60 s.
+  assert.deepEqual(run.requests.stopped, { after_s: 60, sent: 340, in_flight: 3, source: '/benchmarks/0/duration' });
+  assert.equal(run.load.rate_qps, 340 / 60);
+  assert.ok(run.notes.some((n) => /^3 requests were in flight when the benchmark stopped after 60 s and are in no figure: the replay sends the window's 340 requests at 5\.667\/s \(the strategy's rate: 5\/s\)/.test(n)), run.notes.join('\n'));
+  // 281 cancelled = the 3 in flight + 278 never sent (requests_made's 53 incomplete have no entry in any window metric).
+  assert.ok(run.notes.some((n) => /^278 requests were created and cancelled before they were sent/.test(n)), run.notes.join('\n'));
+  assert.equal(run.measured.ttft_mean_ms.value, 146.09641774118126);
+  assert.equal(run.measured.tpot_mean_ms.value, 29.25066138074795);
+});
+
 test('AIPerf 0.10: the load from input_config.phases[], the warm-up phase left out', () => {
   const [r] = importRuns(path.join(real, 'anud18_qwen36-35b-a3b-nvfp4_rtx5090_chatbot_c8_profile_export_aiperf.json'));
   assert.deepEqual([r.format, r.model, r.load.kind, r.load.concurrency], ['aiperf', 'qwen3.6-nvfp4', 'closed_loop', 8]);

@@ -31,6 +31,25 @@ test('every real benchmark file: importBenchFile in wasm equals fit --import-onl
   }
 });
 
+// A GuideLLM rate run cut in flight replays stopped at its end (SimulationSpec::stop_at_s): the same
+// requests complete by the stop in wasm as natively, so the calibration is the same, byte for byte.
+test('a fit of a run cut in flight, replayed stopped at its end, is the same in wasm as natively', async () => {
+  const cal = await loadWasm('sightline-calibrate');
+  const file = `${realDir}/nirjhar17_qwen3-0.6b_poisson5_reduced.json`;
+  const base = 'presets/scenarios/I2.2.json';
+  const env = JSON.parse(cal.fitCalibration(JSON.stringify({
+    base: JSON.parse(fs.readFileSync(path.join(repoRoot, base), 'utf8')),
+    base_name: base,
+    files: [{ name: file, text: fs.readFileSync(path.join(repoRoot, file), 'utf8') }],
+    id: 'lab',
+  }), () => {}));
+  assert.equal(env.ok, true, JSON.stringify(env.error));
+  const r = sightline(['fit', file, '--base', base, '--id', 'lab', '--format', 'json']);
+  assert.equal(r.status, 0, r.stderr);
+  assert.deepEqual(env.result, JSON.parse(r.stdout));
+  assert.ok(env.result.fit.in_sample.runs[0].requests_completed.uncalibrated < 340);  // the stop left requests out
+});
+
 test('a fit in wasm is sightline fit natively, byte for byte, with progress; applied like run --calibration', async () => {
   const cal = await loadWasm('sightline-calibrate');
   const file = `${realDir}/er0080_opt125m_sweep_seqs4_c2_summary.json`;
