@@ -86,18 +86,27 @@ IntervalJob::IntervalJob(const Scenario& scenario, IntervalMode mode)
       }
     }
   }
-  // The bound runs are made when their turn comes, and freed when done: a
+  // Each run is made when its turn comes, and a bound run freed when done: a
   // run's memory (a serving simulation holds every request) is then never
-  // needed twice at once.
-  runs_[0].job = make_single_job(*runs_[0].scenario);
+  // needed twice at once. The first to run is made here, so that a scenario
+  // its job cannot run fails at once, as the central run's did.
+  for (size_t i = 1; i < runs_.size(); ++i) order_.push_back(i);
+  order_.push_back(0);
+  Run& first = runs_[order_.front()];
+  first.job = make_single_job(*first.scenario);
   std::string provenance;
   accuracy_ = make_kernel_cost_model(scenario.cost_model.tier, scenario.hardware.gpu, &provenance)->accuracy();
 }
 
 void IntervalJob::finish_run(size_t i) {
+  runs_[i].done = true;
+  if (i != 0) keep_bound_figures(i);  // the central run writes the result
+  if (paired() && !fallback_ && runs_.size() == 4 && runs_[0].done && runs_[1].done && runs_[2].done && runs_[3].done)
+    judge_paired_runs();
+}
+
+void IntervalJob::keep_bound_figures(size_t i) {
   Run& r = runs_[i];
-  r.done = true;
-  if (i == 0) return;  // the central run writes the result
   r.units = r.job->units_done();
   r.key_metrics = r.job->key_metrics();
   r.figures = r.job->interval_figures();
@@ -120,44 +129,45 @@ void IntervalJob::finish_run(size_t i) {
       if (!have) r.figures.push_back(l);
     }
   }
-  // The paired short runs are done: an overloaded run (or central run) means
-  // a short run says little about a long one, and so does a short run that
-  // could not give a figure the full run gives (a steady window too short to
-  // judge, across many replicas): both bounds run in full.
-  if (paired() && i == 3 && !fallback_) {
-    const bool overloaded = runs_[0].job->overloaded() || runs_[1].overloaded || runs_[2].overloaded || runs_[3].overloaded;
-    // Only the bound runs count: a figure the short central run lacks (the
-    // max-QPS search) takes the bound run's own value (attach_paired_intervals).
-    bool short_runs_lack_a_figure = false;
-    for (const KeyMetric& k : runs_[0].job->interval_figures())
-      for (size_t j = 2; j <= 3; ++j)
-        short_runs_lack_a_figure = short_runs_lack_a_figure || (k.numeric() && !numeric_value(runs_[j].figures, k.id));
-    if (overloaded || short_runs_lack_a_figure) {
-      fallback_ = true;
-      fallback_lacked_figure_ = !overloaded;
-      for (CostBound b : {CostBound::Low, CostBound::High}) {
-        // The short runs' max-QPS searches already ran at full length: not again.
-        Run full;
-        full.scenario = at_bound(scenario_, b);
-        auto sp = std::make_shared<serve::SimulationSpec>(*full.scenario->serving->simulation);
-        sp->search.enabled = false;
-        full.scenario->serving->simulation = sp;
-        runs_.push_back(std::move(full));
-      }
-    }
+}
+
+// The paired short runs and the central run are done: an overloaded run (or
+// central run) means a short run says little about a long one, and so does a
+// short run that could not give a figure the full run gives (a steady window
+// too short to judge, across many replicas): both bounds run in full.
+void IntervalJob::judge_paired_runs() {
+  const bool overloaded = runs_[0].job->overloaded() || runs_[1].overloaded || runs_[2].overloaded || runs_[3].overloaded;
+  // Only the bound runs count: a figure the short central run lacks (the
+  // max-QPS search) takes the bound run's own value (attach_paired_intervals).
+  bool short_runs_lack_a_figure = false;
+  for (const KeyMetric& k : runs_[0].job->interval_figures())
+    for (size_t j = 2; j <= 3; ++j)
+      short_runs_lack_a_figure = short_runs_lack_a_figure || (k.numeric() && !numeric_value(runs_[j].figures, k.id));
+  if (!overloaded && !short_runs_lack_a_figure) return;
+  fallback_ = true;
+  fallback_lacked_figure_ = !overloaded;
+  for (CostBound b : {CostBound::Low, CostBound::High}) {
+    // The short runs' max-QPS searches already ran at full length: not again.
+    Run full;
+    full.scenario = at_bound(scenario_, b);
+    auto sp = std::make_shared<serve::SimulationSpec>(*full.scenario->serving->simulation);
+    sp->search.enabled = false;
+    full.scenario->serving->simulation = sp;
+    order_.push_back(runs_.size());
+    runs_.push_back(std::move(full));
   }
 }
 
 bool IntervalJob::step(int64_t max_units) {
-  while (next_ < runs_.size()) {
-    Run& r = runs_[next_];
+  while (next_ < order_.size()) {
+    Run& r = runs_[order_[next_]];
     if (!r.job) r.job = make_single_job(*r.scenario);
     const bool done = r.job->step(max_units);
     if (!done) return false;
-    finish_run(next_);
+    finish_run(order_[next_]);
     ++next_;
     // Done as soon as the last run is: a run that needs exactly its budget fits it.
-    return next_ >= runs_.size();
+    return next_ >= order_.size();
   }
   return true;
 }
@@ -168,7 +178,7 @@ double IntervalJob::progress() const {
     total += r.weight;
     p += r.weight * (r.done ? 1.0 : r.job ? r.job->progress() : 0.0);
   }
-  return total > 0 ? std::min(next_ >= runs_.size() ? 1.0 : 0.999, p / total) : 1.0;
+  return total > 0 ? std::min(next_ >= order_.size() ? 1.0 : 0.999, p / total) : 1.0;
 }
 
 int64_t IntervalJob::units_done() const {

@@ -65,6 +65,8 @@ class IntervalJob : public Job {
     std::vector<KeyMetrics> variants;
   };
   void finish_run(size_t i);
+  void keep_bound_figures(size_t i);  // a finished bound run: its figures kept, its simulation freed
+  void judge_paired_runs();           // the paired runs and the central one are done: full bounds needed?
   // The bound runs whose figures make the interval: (low, high), and for the
   // paired method the short central run too.
   const Run* central_short() const { return paired() ? &runs_[1] : nullptr; }
@@ -81,7 +83,13 @@ class IntervalJob : public Job {
   bool fallback_ = false;       // the paired runs were overloaded: full bound runs follow
   bool fallback_lacked_figure_ = false;  // ... or lacked a figure of the full run
   std::vector<Run> runs_;       // central first, then the bound runs in order
-  size_t next_ = 0;
+  // The order the runs run in: the bound runs first, the central run last
+  // (then the full bound runs of a fallback). A finished central run is kept
+  // whole to the end (its result is written from it), so a bound run after it
+  // would add its own simulation to the central run's memory at its peak;
+  // before it, a bound run's memory is freed before the central run needs any.
+  std::vector<size_t> order_;
+  size_t next_ = 0;             // into order_
   AccuracySummary accuracy_;
 };
 

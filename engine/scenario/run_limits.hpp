@@ -16,11 +16,22 @@
 namespace sightline {
 
 // Bounds on the work of one run, whatever its kind. A unit is one simulated
-// serving event, one priced latency step, or one slice of a training schedule.
-// The default keeps a run within about 30 s natively; the API's ceiling, twice
-// that, within the 60 s of CPU promised for any command at its defaults (about
-// 3 us per unit, docs/limits.md, "Limits"). A scenario asks for more than the
-// default in its own limits.max_work_units: a capacity search with a compare
+// serving event, one priced latency sequence-step, or one slice of a training
+// schedule. What a unit costs is no single figure: a serving event steps every
+// sequence of its batch. Measured 2026-12-01 on this project's shared 2-core
+// x86-64 VM (load average 5-11, CPU of the run; docs/speed.md, "Ninth pass"):
+// 0.23-2.6 us an event over the shipped scenario presets sized to this default
+// (bench_run_estimate --units 10000000), 7.1-7.4 us for S.chat-offload, 0.47 us
+// for the 1M-request head-to-head, 3.2-5.0 us for the MLPerf rows of
+// presets/validation; an output token 39-55 ns wherever counted. So 1e7 units
+// are 2-26 s of CPU on most shipped presets and up to 74 s at the dearest unit
+// measured, past the 60 s promised for any command at its defaults
+// (docs/limits.md). No budget in events both lets the 900k-request head-to-head
+// run with its interval (1.1e7 events, 6 s) and refuses every run over 60 s:
+// that needs units that count the work per sequence (not done). The API's
+// ceiling, twice the default, is what the page lets a scenario ask for. A
+// scenario asks for more than the default in its own
+// limits.max_work_units: a capacity search with a compare
 // variant, whose answer is replicated over a run 20x the search's (I5.5: about
 // 1.65e7 units). The budget is a default, not a ceiling for everyone: the page,
 // the fuzzer and the API keep kApiCeiling; the native CLI may raise a run's

@@ -8,7 +8,9 @@
 // overestimates. The refusal rule's margin (probe_error in run_estimate: 4%
 // for a run probed on a hundredth of itself, 10% on its first 1,000 requests)
 // must cover the underestimates (a run let through must normally finish):
-// exit 2 when one is past the margin its run gets.
+// exit 2 when one is past the margin its run gets. The probe's and the run's
+// CPU seconds (std::clock: this process, one thread) and the run's CPU per
+// unit made are printed beside: what a work unit costs on this engine (RunLimits, run_limits.hpp).
 // Usage: bench_run_estimate [--central-only] [--only ID,ID...] [--units U] [--figures-only] [N ...]
 //   (e.g. 20000 1000000)
 //   --central-only: leave out the runs with intervals; --only: these scenarios
@@ -19,8 +21,8 @@
 //   figures without the runs (to compare a changed estimate with the units a
 //   run made before: a run's units do not depend on the estimate).
 #include <algorithm>
-#include <chrono>
 #include <cmath>
+#include <ctime>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -50,7 +52,7 @@ struct Measured {
   double figure = 0;
   int64_t actual = 0;
   int64_t requests = 0;  // the run's, as the estimate counts them (the margin depends on them)
-  double seconds_probe = 0, seconds_run = 0;
+  double cpu_seconds_probe = 0, cpu_seconds_run = 0;
 };
 
 // A multi-turn workload is sized in sessions (its turns are its requests),
@@ -95,13 +97,12 @@ bool measure(const json& doc, int64_t n, sightline::IntervalMode mode, bool run,
   const sightline::RunEstimate e = sightline::estimate_run(s, mode);
   if (e.requests <= 400) return false;  // the probe does not apply: the run is its own size
   m.requests = e.requests;
-  const auto t0 = std::chrono::steady_clock::now();
+  const std::clock_t c0 = std::clock();
   m.figure = sightline::probe_work_figure(s, e).units;
-  const auto t1 = std::chrono::steady_clock::now();
+  const std::clock_t c1 = std::clock();
   m.actual = run ? units_of_run(s, mode) : 0;
-  const auto t2 = std::chrono::steady_clock::now();
-  m.seconds_probe = std::chrono::duration<double>(t1 - t0).count();
-  m.seconds_run = std::chrono::duration<double>(t2 - t1).count();
+  m.cpu_seconds_run = static_cast<double>(std::clock() - c1) / CLOCKS_PER_SEC;
+  m.cpu_seconds_probe = static_cast<double>(c1 - c0) / CLOCKS_PER_SEC;
   return true;
 }
 
@@ -131,8 +132,10 @@ int main(int argc, char** argv) {
   int count = 0;
   std::string under_what, over_what;
   bool past_margin = false;
-  std::printf("%-14s %9s %-13s %14s %14s %8s %9s %9s\n", "scenario", "requests", "runs", "estimate", "actual", "error",
-              "probe s", "run s");
+  std::printf("%-14s %9s %-13s %14s %14s %8s %9s %9s %8s\n", "scenario", "requests", "runs", "estimate", "actual", "error",
+              "probe CPU", "run CPU s", "us/unit");
+  double most_us_per_unit = 0;
+  std::string most_what;
   for (const auto& [id, path] : files) {
     const json doc = read_json(path);
     if (!doc.contains("serving") || doc["serving"].value("mode", "") != "simulate") continue;
@@ -146,8 +149,10 @@ int main(int argc, char** argv) {
         const double err = figures_only ? 0.0 : m.figure / static_cast<double>(m.actual) - 1.0;
         const char* runs = mode == sightline::IntervalMode::CentralOnly ? "central only" : "intervals";
         const int64_t shown = n > 0 ? n : doc["serving"]["workload"].value("num_requests", int64_t{0});
-        std::printf("%-14s %9lld %-13s %14.0f %14lld %+7.2f%% %9.3f %9.2f\n", id.c_str(), static_cast<long long>(shown),
-                    runs, m.figure, static_cast<long long>(m.actual), 100.0 * err, m.seconds_probe, m.seconds_run);
+        const double us_per_unit = m.actual > 0 ? 1e6 * m.cpu_seconds_run / static_cast<double>(m.actual) : 0.0;
+        std::printf("%-14s %9lld %-13s %14.0f %14lld %+7.2f%% %9.3f %9.2f %8.3f\n", id.c_str(), static_cast<long long>(shown),
+                    runs, m.figure, static_cast<long long>(m.actual), 100.0 * err, m.cpu_seconds_probe, m.cpu_seconds_run,
+                    us_per_unit);
         std::fflush(stdout);
         ++count;
         sum_abs += std::fabs(err);
@@ -155,10 +160,12 @@ int main(int argc, char** argv) {
         if (err < under) under = err, under_what = what;
         past_margin = past_margin || err < -sightline::probe_error(m.requests);
         if (err > over) over = err, over_what = what;
+        if (us_per_unit > most_us_per_unit) most_us_per_unit = us_per_unit, most_what = what;
       }
     }
   }
   std::printf("%d runs: mean |error| %.2f%%, largest underestimate %+.2f%% (%s), largest overestimate %+.2f%% (%s)\n", count,
               count ? 100.0 * sum_abs / count : 0.0, 100.0 * under, under_what.c_str(), 100.0 * over, over_what.c_str());
+  if (!figures_only) std::printf("most CPU per unit: %.3f us (%s)\n", most_us_per_unit, most_what.c_str());
   return past_margin ? 2 : 0;
 }
