@@ -141,6 +141,14 @@ void CapacitySearch::start(double rate, int64_t requests) {
   // A confirmation draws its own arrivals and lengths (every other run
   // shares the scenario's, common random numbers across rates).
   if (confirming_) o.seed = stream_seed(s_.seed, "capacity-confirmation-" + std::to_string(confirmations_));
+  // The probe measures the engine's service rate. The front end tokenizes
+  // beside the engine, without contention, so it does not bound that rate;
+  // and in a burst its delay, proportional to the prompt, would hand the
+  // scheduler the requests sorted short-first, so the middle half of the
+  // completions the rate is read from would be no sample of the mix (a
+  // qwen2.5-7b draw of tests/cli/capacity.test.mjs, 2.1 us per token: 28.96
+  // req/s against 33.1 without, and an answer 9.6% under brute force).
+  if (probing_) o.tokenize = false;
   if (probing_ || holding_) {  // the hold run is the user's run: the whole cluster, the scenario's seed
     sim_ = std::make_unique<Simulation>(probing_ && probe_scenario_ ? *probe_scenario_ : s_, o, false);
     return;
@@ -318,16 +326,18 @@ void CapacitySearch::on_confirmation_finished(CapacityRun run) {
 // own noise (the 1/W) besides the other run's, and a longer run of the same
 // stream would clear the share at the mean and variance it measured
 // (hold_margin_limit >= 0). Refuting such a rate threw away a lower end that
-// a longer run confirms: I5.3 with 2.1 us of tokenization per prompt token
-// (2026-12-01) had 1.7792 req/s meet its hold run and replicate at 0.9066
-// [0.9005, 0.9127] of 0.90 over 12,000 requests (margin -0.002), then 1.7514
-// and 1.7236 likewise, until the replications were spent and the answer fell
-// back to 1.5568 with the upper end at 1.7236, 11% apart, while a 12,000-request
-// run at 1.1 x 1.5568 met the SLO. It is rerun like the search's undecided
-// runs (extended_run_requests, at most kMaxRunExtensions times, never past
-// max_requests_per_run), on its own stream, so its reruns are one longer
-// replication. A split pool's margin reads windows (capacity_pool.cpp), not
-// this limit: its replication decides on its first run as before.
+// a longer run confirms: I5.3 with 2.1 us of tokenization per prompt token and
+// max_qps 1.8 (2026-12-01) had 1.772, 1.744 and 1.716 req/s pass, then
+// replicate at 0.908-0.919 of 0.90 over 12,000 requests (margins -0.0008 to
+// -0.0012), until the replications were spent and the answer fell back to
+// 1.575 with the upper end at 1.716, 9% apart against a 3% precision (the
+// uncapped search of the day: 1.557 and 1.724, and a 12,000-request run at
+// 1.1 x 1.557 met the SLO); rerun, 1.744 held over 24,000. Such a replication
+// is rerun like the search's undecided runs (extended_run_requests, at most
+// kMaxRunExtensions times, never past max_requests_per_run), on its own
+// stream, so its reruns are one longer replication. A split pool's margin
+// reads windows (capacity_pool.cpp), not this limit: its replication decides
+// on its first run as before.
 bool CapacitySearch::replication_undecided(const CapacityRun& run) const {
   if (!run.report.stable || run.requests >= spec_.search.max_requests_per_run) return false;
   if (split_ > 1 && !run.window_var.empty()) return false;
@@ -340,6 +350,7 @@ bool CapacitySearch::replication_undecided(const CapacityRun& run) const {
 // the bisection goes on from the highest rate below it that passed.
 void CapacitySearch::refute_lo() {
   const SearchSpec& sr = spec_.search;
+  note_.clear();  // any note so far spoke of lo_ (met at max_qps, at every rate tried)
   hi_ = lo_;
   have_lo_ = false;
   // The rate's earlier passes are refuted: the bisection counts it as a miss.
