@@ -143,11 +143,11 @@ void CapacitySearch::start(double rate, int64_t requests) {
   if (confirming_) o.seed = stream_seed(s_.seed, "capacity-confirmation-" + std::to_string(confirmations_));
   // The probe measures the engine's service rate. The front end tokenizes
   // beside the engine, without contention, so it does not bound that rate;
-  // and in a burst its delay, proportional to the prompt, would hand the
-  // scheduler the requests sorted short-first, so the middle half of the
-  // completions the rate is read from would be no sample of the mix (a
-  // qwen2.5-7b draw of tests/cli/capacity.test.mjs, 2.1 us per token: 28.96
-  // req/s against 33.1 without, and an answer 9.6% under brute force).
+  // and in a burst its delay, proportional to the prompt, hands the
+  // scheduler the requests sorted short-first, and the rate read from the
+  // middle half of the completions came out low (a qwen2.5-7b draw of
+  // tests/cli/capacity.test.mjs, 2.1 us per token: 28.96 req/s against 33.14
+  // without, and an answer 9.6% under brute force).
   if (probing_) o.tokenize = false;
   if (probing_ || holding_) {  // the hold run is the user's run: the whole cluster, the scenario's seed
     sim_ = std::make_unique<Simulation>(probing_ && probe_scenario_ ? *probe_scenario_ : s_, o, false);
@@ -331,7 +331,7 @@ void CapacitySearch::on_confirmation_finished(CapacityRun run) {
 // replicate at 0.908-0.919 of 0.90 over 12,000 requests (margins -0.0008 to
 // -0.0012), until the replications were spent and the answer fell back to
 // 1.575 with the upper end at 1.716, 9% apart against a 3% precision (the
-// uncapped search of the day: 1.557 and 1.724, and a 12,000-request run at
+// uncapped search, its probe then tokenized: 1.557 and 1.724, and a 12,000-request run at
 // 1.1 x 1.557 met the SLO); rerun, 1.744 held over 24,000. Such a replication
 // is rerun like the search's undecided runs (extended_run_requests, at most
 // kMaxRunExtensions times, never past max_requests_per_run), on its own
