@@ -108,9 +108,9 @@ class StepPricer {
     size_t last_pick = 0;  // the entry built_step returned last
     // The entry last picked for each hash of a summary (summary_slot): a
     // summary met before is found with one compare instead of a walk over
-    // the 32 (the summary changes at most steps: a prompt joins, then its
-    // decode, then one leaves). A hint only: checked against the entry's key,
-    // and a miss walks as before, so the entries picked are the same.
+    // the 32 (the summary changes when a prompt joins, at its first decode
+    // and when a request leaves). A hint only: checked against the entry's
+    // key, and a miss walks as before, so the entries picked are the same.
     uint8_t by_hash[64] = {};
   };
   static constexpr size_t kBuiltSteps = 32;
