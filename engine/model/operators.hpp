@@ -223,6 +223,21 @@ struct BatchSummary {
       ++prefills;
     }
   }
+  // add() of `n` chunks of `new_tokens` (> 0) new tokens each, `n_cached` of
+  // them with cached tokens and `keys` those ones' cached tokens plus one,
+  // summed: the same counts at once (a scheduler's walk counts its alike
+  // decodes in registers and adds them here after it).
+  void add_alike(int64_t new_tokens, int64_t n, int64_t n_cached, int64_t keys) {
+    tokens += new_tokens * n;
+    sequences += n;
+    if (new_tokens == 1) {
+      decodes += n_cached;
+      decode_keys += keys;
+      prefills += n - n_cached;
+    } else {
+      prefills += n;
+    }
+  }
   bool operator==(const BatchSummary& o) const {
     return tokens == o.tokens && sequences == o.sequences && decodes == o.decodes && prefills == o.prefills;
   }

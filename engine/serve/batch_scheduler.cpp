@@ -80,6 +80,15 @@ class IterationScheduler : public BatchScheduler {
   // The running requests from position `from` on that are in no step yet,
   // into decodes_ (prompt computed) and partials_ (not yet), in their order.
   void split_running(const ModelEngine& e, size_t from);
+  // The in-place walk's loop (form's offer_running): the running set's
+  // decodes, from its start, taken into `b` as `kind` items of `step_tokens`
+  // while each fits, as add_item and form's take_decode would; returns the
+  // position it stopped at (the set's size when it ended), `full` when the
+  // step filled there. Its counters are locals, written back once: through
+  // the lambdas' captured references they were reloaded from the stack per
+  // sequence (about 100 instructions a decode).
+  size_t take_running_decodes(ModelEngine& e, StepBatch& b, int64_t& budget, int64_t step_tokens, ItemKind kind,
+                              bool& full);
 
   bool chunked_;
   // Per-step lists, kept between steps so that forming a step allocates
@@ -216,6 +225,47 @@ void IterationScheduler::split_running(const ModelEngine& e, size_t from) {
   }
 }
 
+size_t IterationScheduler::take_running_decodes(ModelEngine& e, StepBatch& b, int64_t& budget_io, int64_t step_tokens,
+                                                ItemKind kind, bool& full) {
+  SimRequest* const reqs = reqs_.data();
+  // Nothing in this walk changes the running set (it ends where a change could begin).
+  const int32_t* const running = e.running.data();
+  const size_t n = e.running.size();
+  b.items.reserve(b.items.size() + n);  // room for every sequence: no growth in the loop
+  b.shape.seqs.reserve(b.shape.seqs.size() + n);
+  int64_t budget = budget_io, taken = 0, with_cache = 0, keys = 0;  // BatchSummary::add_alike's counts
+  full = false;
+  size_t i = 0;
+  for (; i < n; ++i) {
+    const int32_t id = running[i];
+    SimRequest& q = reqs[id];
+    if (q.in_flight || q.computed < q.target) continue;  // not in the split's decodes
+    const DecodeFit fit = fit_decode(e, q, budget, step_tokens);
+    if (fit == DecodeFit::StepFull) {
+      full = true;
+      break;
+    }
+    if (fit != DecodeFit::Fits) break;  // no change made: the caller's process decides from here
+    StepItem it;  // add_item's
+    it.req = id;
+    it.kind = kind;
+    it.new_tokens = step_tokens;
+    it.cached = q.computed;
+    b.items.push_back(it);
+    b.shape.seqs.push_back(SeqChunk{step_tokens, it.cached});
+    const bool cached = it.cached > 0;
+    with_cache += cached ? 1 : 0;
+    keys += cached ? it.cached + 1 : 0;
+    q.in_flight = true;
+    ++taken;
+    budget -= step_tokens;
+  }
+  b.summary.add_alike(step_tokens, taken, with_cache, keys);  // the summary add_seq would have counted
+  b.decode_tokens += step_tokens * taken;                     // decode (or verify) tokens
+  budget_io = budget;
+  return i;
+}
+
 template <class Process, class OfferRunning>
 void IterationScheduler::offer_in_priority_order(ModelEngine& e, int64_t first_key, const Process& process,
                                                  const OfferRunning& offer_running) {
@@ -342,22 +392,12 @@ bool IterationScheduler::form(Replica& r, ModelEngine& e, StepBatch& b) {
   // set: up to the first decode whose blocks must grow (growing may preempt)
   // or that is not running; from there on, the split's list of the rest is offered.
   auto offer_running = [&]() -> bool {
-    // Nothing in this walk changes the running set (it ends where a change could begin).
-    const int32_t* const running = e.running.data();
-    const size_t n = e.running.size();
-    for (size_t i = 0; i < n; ++i) {
-      const int32_t id = running[i];
-      SimRequest& q = reqs[id];
-      if (q.in_flight || q.computed < q.target) continue;  // not in the split's decodes
-      const DecodeFit fit = fit_decode(e, q, budget, step_tokens);
-      if (fit == DecodeFit::StepFull) return true;
-      if (fit != DecodeFit::Fits) {  // no change made: from here on, process decides
-        split_running(e, i);
-        return process(decodes_);
-      }
-      take_decode(id, q);
-    }
-    return false;
+    bool full = false;
+    const size_t i = take_running_decodes(e, b, budget, step_tokens, decode_kind, full);
+    if (full) return true;
+    if (i == e.running.size()) return false;
+    split_running(e, i);
+    return process(decodes_);
   };
   offer_in_priority_order(e, first_key, process, offer_running);
   if (!admitted_ids.empty()) {

@@ -2,6 +2,7 @@
 // A generic discrete-event queue with no LLM knowledge. Time is an int64
 // nanosecond count; events are ordered by (time, priority, insertion sequence)
 // in one comparator, `event_before`, so ties have exactly one rule.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -53,16 +54,37 @@ inline bool event_before(const Event& x, const Event& y) {
   return x.seq < y.seq;
 }
 
+// push and pop are inline: a serving run makes two of each per step (the
+// step's end, then its replica's scheduling), about 10 million of each at a
+// million requests, on a heap of a few events; out of line they were 3% of
+// such a run's samples.
 class EventQueue {
  public:
-  void push(TimeNs time, int priority, int kind, int64_t a = 0, int64_t b = 0);
+  __attribute__((always_inline)) void push(TimeNs time, int priority, int kind, int64_t a = 0, int64_t b = 0) {
+    Event e;
+    e.time = time;
+    e.priority = priority;
+    e.seq = next_seq_++;
+    e.kind = kind;
+    e.a = a;
+    e.b = b;
+    heap_.push_back(e);
+    std::push_heap(heap_.begin(), heap_.end(), later);
+  }
   bool empty() const { return heap_.empty(); }
   std::size_t size() const { return heap_.size(); }
   const Event& top() const { return heap_.front(); }
-  Event pop();
+  __attribute__((always_inline)) Event pop() {
+    std::pop_heap(heap_.begin(), heap_.end(), later);
+    const Event e = heap_.back();
+    heap_.pop_back();
+    return e;
+  }
   uint64_t pushed() const { return next_seq_; }
 
  private:
+  // Heap order: the earliest event at the front.
+  static bool later(const Event& x, const Event& y) { return event_before(y, x); }
   std::vector<Event> heap_;
   uint64_t next_seq_ = 0;
 };

@@ -177,13 +177,14 @@ void Simulation::try_start(Replica& r) {
 }
 
 Simulation::Engine* Simulation::form_next_batch(Replica& r, Batch& b) {
+  // Round robin without a division per step (next_engine < n): the wrap is a compare.
   const int n = static_cast<int>(r.engines.size());
-  for (int k = 0; k < n; ++k) {
-    const int ei = (r.next_engine + k) % n;
+  int ei = r.next_engine;
+  for (int k = 0; k < n; ++k, ei = ei + 1 == n ? 0 : ei + 1) {
     Engine& e = r.engines[static_cast<size_t>(ei)];
     b.reset(ei);
     if (!scheduler_->form(r, e, b)) continue;
-    r.next_engine = (ei + 1) % n;
+    r.next_engine = ei + 1 == n ? 0 : ei + 1;
     return &e;
   }
   return nullptr;

@@ -213,6 +213,14 @@ void StepPricer::append_lora_ops(StepOperators& ops, int adapters) const {
   }
 }
 
+size_t StepPricer::summary_slot(const BatchSummary& key) {
+  // The fields == compares, mixed (multiply-xorshift), to 6 bits.
+  uint64_t h = static_cast<uint64_t>(key.tokens) * 0x9E3779B97F4A7C15ull;
+  h = (h ^ static_cast<uint64_t>(key.sequences) ^ (static_cast<uint64_t>(key.decodes) << 20) ^
+       (static_cast<uint64_t>(key.prefills) << 40)) * 0xBF58476D1CE4E5B9ull;
+  return static_cast<size_t>(h >> 58);
+}
+
 StepPricer::BuiltStep& StepPricer::built_step(CostEntry& c, const BatchSummary& key) {
   if (c.steps.empty()) c.steps.resize(kBuiltSteps);
   // The last one picked first: consecutive steps mostly share a summary, and
@@ -221,6 +229,14 @@ StepPricer::BuiltStep& StepPricer::built_step(CostEntry& c, const BatchSummary& 
   if (last.last_use != 0 && last.key == key) {
     last.last_use = ++use_clock_;
     return last;
+  }
+  // Then the entry this summary's hash last led to (the one the walk would find).
+  uint8_t& hinted = c.by_hash[summary_slot(key)];
+  BuiltStep& hint = c.steps[hinted];
+  if (hint.last_use != 0 && hint.key == key) {
+    hint.last_use = ++use_clock_;
+    c.last_pick = hinted;
+    return hint;
   }
   BuiltStep* pick = &c.steps.front();
   for (BuiltStep& s : c.steps) {
@@ -233,6 +249,7 @@ StepPricer::BuiltStep& StepPricer::built_step(CostEntry& c, const BatchSummary& 
   pick->key = key;
   pick->last_use = ++use_clock_;
   c.last_pick = static_cast<size_t>(pick - c.steps.data());
+  hinted = static_cast<uint8_t>(c.last_pick);
   return *pick;
 }
 

@@ -106,8 +106,16 @@ class StepPricer {
     // out (built_step).
     std::vector<BuiltStep> steps;
     size_t last_pick = 0;  // the entry built_step returned last
+    // The entry last picked for each hash of a summary (summary_slot): a
+    // summary met before is found with one compare instead of a walk over
+    // the 32 (the summary changes when a prompt joins, at its first decode
+    // and when a request leaves). A hint only: checked against the entry's
+    // key, and a miss walks as before, so the entries picked are the same.
+    uint8_t by_hash[64] = {};
   };
   static constexpr size_t kBuiltSteps = 32;
+  static_assert(kBuiltSteps <= 256, "CostEntry::by_hash holds entry indices in a byte");
+  static size_t summary_slot(const BatchSummary& key);
   // The entry's built step for batches summarized as `key` (the least
   // recently used one, taken over, when none is).
   BuiltStep& built_step(CostEntry& c, const BatchSummary& key);

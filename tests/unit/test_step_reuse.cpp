@@ -236,3 +236,34 @@ TEST_CASE("plain decodes' attention sums made from their counts are the in-order
   }
   CHECK(checked > 1000);
 }
+
+TEST_CASE("a summary's add_alike counts what add makes chunk by chunk") {
+  // The scheduler's walk counts its alike decodes (or verifies) and adds them
+  // at once: the same summary as one add per chunk, decodes with and without
+  // cached tokens (a prompt of none), one new token or several.
+  serve::Rng rng(7);
+  int64_t checked = 0;
+  for (int64_t new_tokens : {1, 2, 5}) {
+    for (int round = 0; round < 50; ++round) {
+      BatchSummary start;
+      start.add(SeqChunk{300, 0});  // the walk adds to what the step already holds
+      BatchSummary one_by_one = start, at_once = start;
+      int64_t n = 0, with_cache = 0, keys = 0;
+      const int chunks = static_cast<int>(rng.uniform01() * 40);
+      for (int i = 0; i < chunks; ++i) {
+        const int64_t cached = rng.uniform01() < 0.1 ? 0 : 1 + static_cast<int64_t>(rng.uniform01() * 5000);
+        one_by_one.add(SeqChunk{new_tokens, cached});
+        ++n;
+        if (cached > 0) {
+          ++with_cache;
+          keys += cached + 1;
+        }
+      }
+      at_once.add_alike(new_tokens, n, with_cache, keys);
+      CHECK(at_once == one_by_one);
+      CHECK(at_once.decode_keys == one_by_one.decode_keys);  // which == leaves out
+      ++checked;
+    }
+  }
+  CHECK(checked == 150);
+}
