@@ -4,7 +4,6 @@
 
 #include "api/kind_error_band.hpp"
 #include "perf/cost_setup.hpp"
-#include "scenario/metric_catalogue.hpp"
 #include "scenario/simulation_spec.hpp"
 
 namespace sightline {
@@ -259,17 +258,11 @@ json IntervalJob::result() const {
   }
   // The other headline cards: their intervals by catalogue id.
   KeyMetrics headline = runs_[0].job->headline_figures();
-  // Only a figure the result writes (a number at its catalogue pointer) is given a reason.
-  const MetricKind* kind = metric_kind_of_result(result_kind(scenario_));
-  const auto written = [&](const json& out, const std::string& id) {
-    const MetricInfo* info = kind ? find_metric(*kind, id) : nullptr;
-    const json::json_pointer at(info ? info->pointer : "");
-    return info && out.contains(at) && out.at(at).is_number();
-  };
   attach(headline, &Run::headline, &widened);
   for (const KeyMetric& k : headline) {
     if (k.has_interval) r["intervals_80"][k.id] = json::array({k.low, k.high});
-    else if (k.numeric() && written(r, k.id)) r["no_interval"][k.id] = no_interval_reason(k, low().headline, high().headline);
+    // A figure the run does not have (goodput without an SLO) is no number: it needs no reason.
+    else if (k.numeric()) r["no_interval"][k.id] = no_interval_reason(k, low().headline, high().headline);
   }
   // The headline's and the max-QPS answer's figures: low/high beside each, and
   // the tier their interval comes from.

@@ -111,9 +111,10 @@ function decorateCard(valueEl, list, result) {
   if (unitEl.dataset.base === undefined) unitEl.dataset.base = unitEl.textContent;
   const raw = num.dataset.raw === '' || num.dataset.raw === undefined ? NaN : Number(num.dataset.raw);
   const key = num.dataset.metric || num.dataset.headline;
-  if (!Number.isFinite(raw)) {
+  if (!Number.isFinite(raw)) {  // no figure ("—"): nothing to bound, nothing to explain here
     unitEl.textContent = unitName(unitEl.dataset.base);
-    showReason(intervalLine(card, valueEl), noIntervalReason(result, key));
+    const line = card.querySelector(':scope > .kpi-interval');
+    if (line) line.hidden = true;
     return;
   }
   const q = quantity(raw, unitEl.dataset.base);
