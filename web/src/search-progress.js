@@ -44,7 +44,8 @@ export class SearchProgress {
     else box.dataset.leftMs = String(Math.round(left));
     // Once runs are done, the estimate is theirs: one figure of the time left, the first range beside it.
     if (left !== null && this.shown) {
-      box.textContent = `Estimated time left: about ${formatDuration(left)}, from the ${done - reused} runs done so far (before any ran: ${this.shown.span}). ${this.shown.detail}`;
+      const ran = done - reused;
+      box.textContent = `Estimated time left: about ${formatDuration(left)}, from the ${ran} run${ran === 1 ? '' : 's'} done so far (before any ran: ${this.shown.span}). ${this.shown.detail}`;
     }
     const took = reused ? ` (${reused} by the run of a sibling proven the same)` : '';
     this.search.setStatus('running', `Simulating ${done} / ${n} deployments${took} on ${this.search.pool.size} workers…${left ? ` about ${formatDuration(left)} left, ranking included` : ''}`);
