@@ -52,6 +52,18 @@ std::unique_ptr<Scenario> shortened(std::unique_ptr<Scenario> s, int64_t n, bool
   return s;
 }
 
+// Why a headline figure has no 80% interval, in words (the page shows it on
+// the figure's card): the runs at the low and high cost bounds gave the same
+// figure (memory, which no kernel's time moves; an overloaded run's goodput,
+// 0 at every bound), or one of them gave none.
+std::string no_interval_reason(const KeyMetric& k, const KeyMetrics& low_run, const KeyMetrics& high_run) {
+  const double* lo = numeric_value(low_run, k.id);
+  const double* hi = numeric_value(high_run, k.id);
+  if (lo && hi && *lo == *hi)
+    return "no interval: the runs at the cost model's low and high bounds give the same figure";
+  return "no interval: the runs at the cost model's low and high bounds did not give this figure";
+}
+
 }  // namespace
 
 int64_t short_bound_requests(const Scenario& s, IntervalMode mode) {
@@ -247,8 +259,11 @@ json IntervalJob::result() const {
   // The other headline cards: their intervals by catalogue id.
   KeyMetrics headline = runs_[0].job->headline_figures();
   attach(headline, &Run::headline, &widened);
-  for (const KeyMetric& k : headline)
+  for (const KeyMetric& k : headline) {
     if (k.has_interval) r["intervals_80"][k.id] = json::array({k.low, k.high});
+    // A figure the run does not have (goodput without an SLO) is no number: it needs no reason.
+    else if (k.numeric()) r["no_interval"][k.id] = no_interval_reason(k, low().headline, high().headline);
+  }
   // The headline's and the max-QPS answer's figures: low/high beside each, and
   // the tier their interval comes from.
   KeyMetrics figures = runs_[0].job->interval_figures();

@@ -118,6 +118,12 @@ json DeploymentSearchResult::to_json() const {
       "max_qps errs low); ranked by $/Mtok at that rate (the deployment's price per hour over the input and "
       "output tokens per hour it carries there), the same order as requests per dollar; the Pareto front of "
       "$/Mtok against max_qps re-runs the search at the kernels' low and high cost bounds for the 80% interval";
+    // The same rule in plain words, for people (the page's "How it was decided"): written beside
+    // the criterion so that a change of the rule changes both.
+    out["criterion_words"] =
+        "each layout uses the whole GPU budget, and its highest rate within the SLO was found by simulating rising "
+        "rates (a rate whose verdict stays undecided counts as a miss, so the rate errs low); layouts are ranked by "
+        "cost per million tokens at that rate.";
   } else {
     out["target_qps"] = target_qps;
     out["pareto_axes"] = {"usd_per_million_tokens", "ttft_p99_ms"};
@@ -126,6 +132,11 @@ json DeploymentSearchResult::to_json() const {
       "and its verdict (stable, and the batch-means interval of the post-warm-up SLO attainment at or above the "
       "target; undecided counts as a miss); ranked at the cost model's central bound; the Pareto points re-run "
       "at the kernels' low and high cost bounds give the 80% interval; $/Mtok counts input and output tokens";
+    out["criterion_words"] =
+        "each deployment was simulated at the target rate, with as many requests as it took to decide whether it "
+        "meets the SLO (one left undecided counts as a miss); deployments are ranked by cost per million tokens "
+        "(input and output), and those on the Pareto front were simulated again at the cost model's low and high "
+        "bounds for their 80% ranges.";
   }
   return out;
 }

@@ -215,16 +215,19 @@ async function legendShowsMarkers(page) {
 
 /**
  * Watches the time estimate's box from before the search starts and keeps how many candidates had
- * finished at the moment it first showed (window.pointsDoneWhenEstimateShown). Read after the
- * fact, the count races the workers: a fast candidate can finish between the box showing and the
- * test reading it.
+ * finished at the moment it first showed (window.pointsDoneWhenEstimateShown) and its text then
+ * (window.estimateShownText). Read after the fact, both race the workers: a fast candidate can
+ * finish between the box showing and the test reading it, and the box then reads the time left.
  */
 async function notePointsDoneWhenEstimateShows(page) {
   await page.evaluate(() => {
     const box = document.getElementById('search-estimate');
     window.pointsDoneWhenEstimateShown = undefined;
     new MutationObserver(() => {
-      if (!box.hidden && window.pointsDoneWhenEstimateShown === undefined) window.pointsDoneWhenEstimateShown = box.dataset.pointsDone;
+      if (!box.hidden && window.pointsDoneWhenEstimateShown === undefined) {
+        window.pointsDoneWhenEstimateShown = box.dataset.pointsDone;
+        window.estimateShownText = box.textContent;
+      }
     }).observe(box, { attributes: true, attributeFilter: ['hidden'] });
   });
 }
@@ -235,6 +238,35 @@ async function searchOutcome(page) {
     answer: document.getElementById('search-answer-text').textContent,
     best: document.getElementById('search-answer').dataset.candidate,
   }));
+}
+
+/**
+ * The Pareto chart of a P90 question: its axis and title name P90 TTFT, and each plotted deployment
+ * (those not drawn at the axis's edge) sits at the P90 TTFT its table row shows (`heads`: the table's
+ * column heads), to the table's three significant digits.
+ */
+async function p90Chart(page, heads) {
+  assert.equal(await page.getAttribute('#chart-search-pareto', 'data-axis'), 'ttft_p90_ms');
+  assert.equal(await page.textContent('#search-pareto-title'), '$ per million tokens vs P90 TTFT');
+  assert.match(await page.textContent('#search-pareto-note'), /Drawn at the question's P90 TTFT/);
+  // The front's P90 TTFT carries its 80% interval, from the ranking's runs at the cost bounds.
+  assert.ok(Number(await page.getAttribute('#chart-search-pareto', 'data-x-intervals')) >= 1, 'an interval bar on P90 TTFT');
+  await page.waitForFunction(() => globalThis.Chart && globalThis.Chart.getChart(document.querySelector('#chart-search-pareto canvas')));
+  const drawn = await page.evaluate(() => {
+    const chart = globalThis.Chart.getChart(document.querySelector('#chart-search-pareto canvas'));
+    return {
+      title: chart.options.scales.x.title.text,
+      points: chart.data.datasets.flatMap((d) => d.data.filter((p) => Number.isInteger(p.candidate) && !/past the axis/.test(p.label)).map((p) => [p.candidate, p.x])),
+    };
+  });
+  assert.equal(drawn.title, 'P90 TTFT (ms)');
+  assert.ok(drawn.points.length >= 1, 'the chart plots deployments');
+  const col = heads.indexOf('P90 TTFT ms');
+  for (const [candidate, x] of drawn.points) {
+    const text = await page.$eval(`#search-table tbody tr[data-candidate="${candidate}"]`, (tr, c) => tr.children[c].textContent, col);
+    const shown = Number(text.replace(/,/g, ''));
+    assert.ok(Math.abs(shown - x) <= 0.005 * x, `candidate ${candidate}: drawn at ${x} ms, its row's P90 TTFT reads ${text}`);
+  }
 }
 
 test('the canonical question (P90) on the page: estimate first, the CLI\'s answer in words, Pareto chart, a clicked point opens, launch commands, the link', async (t) => {
@@ -266,7 +298,7 @@ test('the canonical question (P90) on the page: estimate first, the CLI\'s answe
   // The time estimate comes first: shown before any candidate finished.
   await page.waitForSelector('#search-estimate:not([hidden])', { timeout: PAGE_GUARD_MS });
   assert.equal(await page.evaluate(() => window.pointsDoneWhenEstimateShown), '0');
-  const estimate = await page.textContent('#search-estimate');
+  const estimate = await page.evaluate(() => window.estimateShownText);
   assert.match(estimate, /^Estimated time: (about|from) .*\. \d+ deployments? to simulate on \d+ workers, .* at the speed its short probe ran at in this browser/);
   const [lowMs, highMs] = [Number(await page.getAttribute('#search-estimate', 'data-low-ms')), Number(await page.getAttribute('#search-estimate', 'data-high-ms'))];
   assert.ok(lowMs > 0 && highMs >= lowMs, `${lowMs}..${highMs}`);
@@ -278,11 +310,14 @@ test('the canonical question (P90) on the page: estimate first, the CLI\'s answe
   const heads = await page.$$eval('#search-table thead th', (ths) => ths.map((th) => th.textContent));
   assert.deepEqual(heads.filter((h) => /^P\d+ (TTFT|TPOT) ms$/.test(h)), ['P90 TTFT ms', 'P90 TPOT ms', 'P99 TTFT ms', 'P99 TPOT ms']);
   assert.match(await page.textContent('#search-pareto-note'), /the question's P90 TTFT and P90 TPOT are in the table/);
-  // The note says how the answer was decided in words; the engine's criterion (its keys) is the tooltip.
+  // The note says how the answer was decided in the engine's own words (criterion_words, beside its
+  // rule); the engine's criterion (its keys) is the tooltip.
   const note = await page.$eval('#search-answer-note', (e) => ({ text: e.textContent, title: e.title }));
   assert.match(note.text, /How it was decided: each deployment was simulated at the target rate/);
   assert.doesNotMatch(note.text, /serving\.|steady_state|target_qps|batch-means/);
   assert.match(note.title, /serving\.steady_state/);
+  // A P90 question's chart is drawn on P90 TTFT: every plotted deployment at its table row's P90 TTFT.
+  await p90Chart(page, heads);
   // No two rows read the same: rows of one layout say the settings they differ in.
   const rowNames = await page.$$eval('#search-table tbody th', (ths) => ths.map((th) => th.textContent));
   assert.equal(new Set(rowNames).size, rowNames.length, rowNames.join(' | '));
@@ -300,6 +335,9 @@ test('the canonical question (P90) on the page: estimate first, the CLI\'s answe
   assert.equal(r.status, 0, r.stderr);
   const native = JSON.parse(r.stdout);
   const nativeAnswer = (native.ok === true ? native.result : native).cheapest_meeting_slo;
+  // The page's "How it was decided" is the engine's sentence, not one of its own.
+  assert.ok((native.ok === true ? native.result : native).criterion_words, 'the engine writes its rule in words');
+  assert.ok(note.text.endsWith(`How it was decided: ${(native.ok === true ? native.result : native).criterion_words}`), note.text);
   assert.ok(nativeAnswer, 'the CLI finds a deployment meeting the SLO');
   assert.equal(first.best, String(nativeAnswer.candidate));
   // In people's words: "2 × NVIDIA H200 141GB SXM, TP4 each (8 GPUs; …): $… per million tokens, P90 TTFT … ms, P90 TPOT … ms".
@@ -408,7 +446,7 @@ test('the budget question on the page: the best deployment within a GPU budget, 
   await page.waitForSelector('#search-status[data-state="done"], #search-status[data-state="error"]', { timeout: PAGE_GUARD_MS });
   assert.equal(await page.getAttribute('#search-status', 'data-state'), 'done', await page.textContent('#search-error'));
   const outcome = await searchOutcome(page);
-  t.diagnostic(`${await page.textContent('#search-estimate')} Took ${Math.round(await page.evaluate(() => window.sightlinePerf.lastSearchMs))} ms; answer: ${outcome.answer}`);
+  t.diagnostic(`${await page.evaluate(() => window.estimateShownText)} Took ${Math.round(await page.evaluate(() => window.sightlinePerf.lastSearchMs))} ms; answer: ${outcome.answer}`);
 
   const q = structuredClone(question);
   delete q.workload_from;
@@ -562,6 +600,9 @@ test('the time left after the first 10% of the runs is within 2x of the work the
   const first = rec.shown.find((s) => s.done >= tenth);
   assert.ok(first, `a time left was shown once ${tenth} of ${n} runs had finished`);
   t.diagnostic(`on the page's clock: after ${first.done} of ${n} runs it showed ${first.leftMs} ms left, and took ${Math.round(rec.endedAt - first.at)} ms more`);
+  // The estimate itself follows the runs done: one figure of the time left, no longer the first range.
+  const { formatDuration } = await load('search-words.js');
+  assert.ok(first.text.startsWith(`Estimated time left: about ${formatDuration(first.leftMs)}, from the ${first.done} runs done so far (before any ran: `), first.text);
 
   // The same search in units of work: each candidate's estimate at one ms per unit, each run as long as its events.
   const words = await load('search-words.js');

@@ -48,7 +48,7 @@ export function replay(words, { candidates, intervals, after_ms: afterMs = [] },
     const t = doneAt[k - 1];
     const { done, options } = stateAt(central, t, { candidates, runMs, reusedFrom, known, workers, reuse });
     const estimateMs = estimator(pointLowMs, done, options);
-    if (estimateMs !== null || k === candidates.length) return { estimateMs, actualMs: total - t, finished: done.filter(Boolean).length };
+    if (estimateMs !== null || k === candidates.length) return { estimateMs, actualMs: total - t, elapsedMs: t, totalMs: total, finished: done.filter(Boolean).length };
   }
 }
 

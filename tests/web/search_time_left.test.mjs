@@ -83,6 +83,9 @@ test('on the canonical search, after 10% of the runs the time left is within 2x 
       const r = replay(words, measured, { workers, order: words.spreadOrder(n), fraction });
       const ratio = r.estimateMs / r.actualMs;
       assert.ok(ratio >= 0.5 && ratio <= 2, `${workers} workers, after ${r.finished} of ${n} runs: estimated ${(r.estimateMs / 1000).toFixed(1)} s, took ${(r.actualMs / 1000).toFixed(1)} s`);
+      // The whole search's time, as the page then knows it (the time so far and the estimate left), against the final.
+      const whole = (r.elapsedMs + r.estimateMs) / r.totalMs;
+      assert.ok(whole >= 0.5 && whole <= 2, `${workers} workers, after ${r.finished} of ${n} runs: the whole search estimated ${((r.elapsedMs + r.estimateMs) / 1000).toFixed(1)} s, took ${(r.totalMs / 1000).toFixed(1)} s`);
     }
   }
 });

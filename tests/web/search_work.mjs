@@ -84,7 +84,7 @@ export async function recordSearchWork(page) {
     };
     const box = document.getElementById('search-estimate');
     new MutationObserver(() => {
-      if (box.dataset.leftMs !== undefined) window.searchWork.shown.push({ done: Number(box.dataset.pointsDone), leftMs: Number(box.dataset.leftMs), at: performance.now() });
+      if (box.dataset.leftMs !== undefined) window.searchWork.shown.push({ done: Number(box.dataset.pointsDone), leftMs: Number(box.dataset.leftMs), text: box.textContent, at: performance.now() });
     }).observe(box, { attributes: true, attributeFilter: ['data-left-ms', 'data-points-done'] });
     const status = document.getElementById('search-status');
     new MutationObserver(() => {

@@ -67,30 +67,64 @@ function intervalSource(result, id) {
     : { source: 'kernels', title: `80% interval from the kernels' measured residuals ${tier}` };
 }
 
-/** Scales one headline card and writes its interval line. */
+/**
+ * Why headline card `key` has no interval, in the engine's words (the result's `no_interval`: the
+ * runs at the low and high cost bounds gave the same figure, or did not give it); '' when it gives none.
+ */
+function noIntervalReason(result, key) {
+  const id = String(key).replace(/^(serve|train)\./, '');
+  const reason = result && result.no_interval && result.no_interval[id];
+  return typeof reason === 'string' ? reason : '';
+}
+
+/** The card's line under its figure (made once): its interval, or why it has none. */
+function intervalLine(card, valueEl) {
+  let line = card.querySelector(':scope > .kpi-interval');
+  if (!line) {
+    line = cell('div', '', 'kpi-interval');
+    valueEl.after(line);
+  }
+  return line;
+}
+
+/** The line says why the card has no interval (hidden when the engine gives no reason). */
+function showReason(line, reason) {
+  line.hidden = !reason;
+  line.textContent = reason ? `${reason.charAt(0).toUpperCase()}${reason.slice(1)}` : '';
+  line.dataset.source = 'none';
+  line.title = reason ? 'Why this figure has no 80% interval (the engine\'s reason)' : '';
+  delete line.dataset.low;
+  delete line.dataset.high;
+}
+
+/** Scales one headline card and writes its interval line (or why it has none). */
 function decorateCard(valueEl, list, result) {
   const num = valueEl.querySelector('[data-metric], [data-headline]');
   const unitEl = valueEl.querySelector('.unit');
-  if (!num || !unitEl) return;
+  const card = valueEl.closest('.kpi') || valueEl.parentElement;
+  if (!num || !unitEl) {
+    // A card whose figure is a verdict (training's memory: fits or not) names its metric on the card.
+    const id = card.dataset.catalogue ? card.dataset.catalogue.split('/').pop() : '';
+    if (id) showReason(intervalLine(card, valueEl), noIntervalReason(result, id));
+    return;
+  }
   if (unitEl.dataset.base === undefined) unitEl.dataset.base = unitEl.textContent;
   const raw = num.dataset.raw === '' || num.dataset.raw === undefined ? NaN : Number(num.dataset.raw);
-  const card = valueEl.closest('.kpi') || valueEl.parentElement;
-  let line = card.querySelector(':scope > .kpi-interval');
-  if (!Number.isFinite(raw)) {
+  const key = num.dataset.metric || num.dataset.headline;
+  if (!Number.isFinite(raw)) {  // no figure ("—"): nothing to bound, nothing to explain here
     unitEl.textContent = unitName(unitEl.dataset.base);
+    const line = card.querySelector(':scope > .kpi-interval');
     if (line) line.hidden = true;
     return;
   }
   const q = quantity(raw, unitEl.dataset.base);
   num.textContent = q.text;
   unitEl.textContent = q.unit;
-  const k = intervalOf(list, num.dataset.metric || num.dataset.headline);
-  if (!line) {
-    line = cell('div', '', 'kpi-interval');
-    valueEl.after(line);
-  }
-  line.hidden = !k;
-  if (k) {
+  const k = intervalOf(list, key);
+  const line = intervalLine(card, valueEl);
+  if (!k) showReason(line, noIntervalReason(result, key));
+  else {
+    line.hidden = false;
     line.textContent = `80% interval ${intervalText(k.low, k.high, q.factor)} ${q.unit}`;
     line.dataset.low = String(k.low);
     line.dataset.high = String(k.high);

@@ -79,7 +79,12 @@ export class SearchAnswer {
   /** A latency of candidate `index`'s central run at percentile `pct` (ms), if it reported one. */
   latencyAt(index, metric, pct) {
     const o = this.search.outcomes && this.search.outcomes[index];
-    const m = o && o.result && o.result.metrics && o.result.metrics[`${metric}_ms`];
+    return this.latencyIn(o && o.result, metric, pct);
+  }
+
+  /** A latency of a run's result at percentile `pct` (ms), or null. */
+  latencyIn(result, metric, pct) {
+    const m = result && result.metrics && result.metrics[`${metric}_ms`];
     return m && Number.isFinite(m[pct]) ? m[pct] : null;
   }
 
@@ -145,15 +150,11 @@ export class SearchAnswer {
     const priced = best && this.search.outcomes && this.search.outcomes[best.candidate];
     renderCalibrated($('search-calibrated'), priced && priced.result);
     const acc = a.accuracy || {};
-    // How the answer was decided, in a person's words; the engine's own criterion in the tooltip.
-    const how = budget
-      ? 'How it was decided: each layout uses the whole GPU budget, and its highest rate within the SLO was found by simulating rising rates '
-        + '(a rate whose verdict stays undecided counts as a miss, so the rate errs low); layouts are ranked by cost per million tokens at that rate.'
-      : 'How it was decided: each deployment was simulated at the target rate, with as many requests as it took to decide whether it meets '
-        + 'the SLO (one left undecided counts as a miss); deployments are ranked by cost per million tokens (input and output), and those on '
-        + 'the Pareto front were simulated again at the cost model\'s low and high bounds for their 80% ranges.';
+    // How the answer was decided: the engine's own words for its rule (criterion_words), its
+    // criterion in its keys as the tooltip, so a change of the rule changes the text here too.
+    const how = a.criterion_words ? `How it was decided: ${a.criterion_words}` : '';
     const note = $('search-answer-note');
-    note.textContent = `${acc.tier ? `Cost model tier: ${acc.tier}` : ''}${Number.isFinite(acc.expected_error_pct) ? ` (expected error ±${display(acc.expected_error_pct)}%)` : ''}. ${how}`;
+    note.textContent = `${acc.tier ? `Cost model tier: ${acc.tier}` : ''}${Number.isFinite(acc.expected_error_pct) ? ` (expected error ±${display(acc.expected_error_pct)}%)` : ''}.${how ? ` ${how}` : ''}`;
     note.title = a.criterion || '';
     this.launchFor = best ? best.candidate : null;
     $('search-launch').hidden = !best;
@@ -192,39 +193,57 @@ export class SearchAnswer {
     area.dataset.engine = engine;
   }
 
+  /**
+   * The Pareto chart's x axis: the highest rate within the SLO (the budget question), else TTFT at
+   * the question's own percentile (a P90 question is drawn on P90; the ranking's P99 when it asks
+   * for none other). {key, name, of(row), interval(row)}: the 80% interval of a row's figure, from
+   * the engine's key metrics at P99, from the Pareto deployments' bound runs at another percentile.
+   */
+  chartAxis(budget) {
+    if (budget) return { key: 'max_qps', name: 'highest rate', label: 'Highest rate within the SLO (req/s)', of: (r) => r.max_qps, interval: (r) => metricOf(r, 'max_qps') };
+    const pct = this.sloPercentile('ttft');
+    const name = `${pct.toUpperCase()} TTFT`;
+    if (pct === 'p99') return { key: 'ttft_p99_ms', name, label: `${name} (ms)`, of: (r) => r.ttft_p99_ms, interval: (r) => metricOf(r, 'ttft_p99_ms') };
+    const of = (r) => this.latencyAt(r.candidate, 'ttft', pct);
+    return { key: `ttft_${pct}_ms`, name, label: `${name} (ms)`, of, interval: (r) => this.search.boundInterval(r.candidate, of(r), (res) => this.latencyIn(res, 'ttft', pct)) };
+  }
+
   drawChart(ranked) {
     const budget = this.search.answer ? !Number.isFinite(this.search.answer.target_qps) : this.search.question && !Number.isFinite(this.search.question.target_qps);
-    // The budget question's front: $/Mtok against the highest rate within the SLO.
-    const xKey = budget ? 'max_qps' : 'ttft_p99_ms';
-    const xLabel = budget ? 'Highest rate within the SLO (req/s)' : 'P99 TTFT (ms)';
-    $('search-pareto-title').textContent = budget ? '$ per million tokens vs highest rate within the SLO' : '$ per million tokens vs P99 TTFT';
+    const axis = this.chartAxis(budget);
+    const title = budget ? '$ per million tokens vs highest rate within the SLO' : `$ per million tokens vs ${axis.name}`;
+    $('search-pareto-title').textContent = title;
     const chart = chartView('search-pareto', $('chart-search-pareto'), { height: 300 });
-    const okRows = ranked.filter((r) => Number.isFinite(r[xKey]) && Number.isFinite(r.usd_per_million_tokens) && (!budget || r[xKey] > 0));
+    const chartEl = $('chart-search-pareto');
+    chartEl.dataset.axis = axis.key;
+    const okRows = ranked.filter((r) => Number.isFinite(axis.of(r)) && Number.isFinite(r.usd_per_million_tokens) && (!budget || axis.of(r) > 0));
     if (!okRows.length) {
-      chart.clear(`$ per million tokens vs ${budget ? 'highest rate' : 'P99 TTFT'}: no deployments yet`);
+      chart.clear(`$ per million tokens vs ${budget ? 'highest rate' : axis.name}: no deployments yet`);
       return;
     }
     // A miss far out (80 s beside answers under 1 s) would squash every other point against the
     // axis: the axis ends past the deployments that meet the SLO and the far misses sit at its edge.
     const slo = this.search.question && this.search.question.base.serving.slo;
     const clip = budget ? { max: null, clipped: 0 }
-      : clipAxis(okRows.filter((r) => r.meets_slo).map((r) => r.ttft_p99_ms), okRows.map((r) => r.ttft_p99_ms), slo && slo.ttft_ms);
+      : clipAxis(okRows.filter((r) => r.meets_slo).map(axis.of), okRows.map(axis.of), slo && slo.ttft_ms);
+    const isFar = (r) => clip.max !== null && axis.of(r) > clip.max;
     const point = (r) => {
-      const far = clip.max !== null && r[xKey] > clip.max;
-      return { x: far ? clip.max : r[xKey], y: r.usd_per_million_tokens, label: far ? `${r.deployment} (P99 TTFT ${display(r[xKey])} ms, past the axis)` : r.deployment, candidate: r.candidate };
+      const far = isFar(r);
+      return { x: far ? clip.max : axis.of(r), y: r.usd_per_million_tokens, label: far ? `${r.deployment} (${axis.name} ${display(axis.of(r))} ms, past the axis)` : r.deployment, candidate: r.candidate };
     };
     const front = okRows.filter((r) => r.pareto).map(point).sort((p, q) => p.x - q.x);
     const meets = okRows.filter((r) => !r.pareto && r.meets_slo).map(point);
-    const misses = okRows.filter((r) => !r.meets_slo && !(clip.max !== null && r[xKey] > clip.max)).map(point);
-    const far = okRows.filter((r) => !r.meets_slo && clip.max !== null && r[xKey] > clip.max).map(point);
+    const misses = okRows.filter((r) => !r.meets_slo && !isFar(r)).map(point);
+    const far = okRows.filter((r) => !r.meets_slo && isFar(r)).map(point);
     const intervals = [];
     for (const r of okRows.filter((row) => row.pareto)) {
       const usd = metricOf(r, 'usd_per_million_tokens');
-      const x = metricOf(r, xKey);
+      const x = axis.interval(r);
       const cap = (v) => (clip.max !== null ? Math.min(v, clip.max) : v);
       if (Number.isFinite(x.low) && Number.isFinite(x.high)) intervals.push([{ x: cap(x.low), y: usd.value }, { x: cap(x.high), y: usd.value }]);
-      if (Number.isFinite(usd.low) && Number.isFinite(usd.high)) intervals.push([{ x: cap(x.value), y: usd.low }, { x: cap(x.value), y: usd.high }]);
+      if (Number.isFinite(usd.low) && Number.isFinite(usd.high)) intervals.push([{ x: cap(axis.of(r)), y: usd.low }, { x: cap(axis.of(r)), y: usd.high }]);
     }
+    chartEl.dataset.xIntervals = String(intervals.filter((pts) => pts[0].y === pts[1].y).length);
     const series = [
       { label: 'Pareto front (meets the SLO)', points: front, line: true, color: '#d9534f', pointRadius: 6, order: 0 },
       { label: 'Meets the SLO', points: meets, color: '#2f6fdb', order: 1 },
@@ -232,12 +251,11 @@ export class SearchAnswer {
       { label: 'Misses, far past the axis (drawn at its edge)', points: far, color: '#9aa6b8', pointStyle: 'triangle', pointRadius: 6, order: 2 },
       ...intervals.map((pts) => ({ label: '80% interval', points: pts, line: true, color: '#d9534f', pointRadius: 0, pointStyle: 'line', order: 3 })),
     ];
-    const chartEl = $('chart-search-pareto');
     chartEl.dataset.clippedPoints = String(clip.clipped);
     chartEl.dataset.axisMax = clip.max === null ? '' : String(clip.max);
-    $('search-pareto-note').textContent = `Red: the Pareto front among deployments meeting the SLO, with 80% intervals where computed. Blue: other deployments meeting it. Grey: deployments that miss it${clip.clipped ? `; the ${clip.clipped} triangle${clip.clipped === 1 ? '' : 's'} at the right edge ${clip.clipped === 1 ? 'is a miss' : 'are misses'} with a P99 TTFT past ${display(clip.max)} ms` : ''}. Click a point (or a table row) to open it as a serving simulation.${budget ? '' : this.askedNote()}`;
+    $('search-pareto-note').textContent = `Red: the Pareto front among deployments meeting the SLO, with 80% intervals where computed. Blue: other deployments meeting it. Grey: deployments that miss it${clip.clipped ? `; the ${clip.clipped} triangle${clip.clipped === 1 ? '' : 's'} at the right edge ${clip.clipped === 1 ? 'is a miss' : 'are misses'} with a ${axis.name} past ${display(clip.max)} ms` : ''}. Click a point (or a table row) to open it as a serving simulation.${budget ? '' : this.askedNote()}`;
     const build = () => {
-      const cfg = xyConfig({ series, xLabel, yLabel: '$ per million tokens', range: clip.max !== null ? { x: [0, clip.max] } : {} });
+      const cfg = xyConfig({ series, xLabel: axis.label, yLabel: '$ per million tokens', range: clip.max !== null ? { x: [0, clip.max] } : {} });
       // One legend entry for all the interval bars (and none for an empty series); a click on a point opens it.
       const first = series.findIndex((s) => s.label === '80% interval');
       cfg.options.plugins.legend.labels.filter = (item, data) => data.datasets[item.datasetIndex].data.length > 0
@@ -254,7 +272,7 @@ export class SearchAnswer {
       };
       return cfg;
     };
-    chart.render(build, `$ per million tokens against ${budget ? 'the highest rate within the SLO' : 'P99 TTFT'} for ${okRows.length} deployments; Pareto front: ${front.map((p) => p.label).join(', ') || 'none'}`);
+    chart.render(build, `$ per million tokens against ${budget ? 'the highest rate within the SLO' : axis.name} for ${okRows.length} deployments; Pareto front: ${front.map((p) => p.label).join(', ') || 'none'}`);
   }
 
   /** The latencies the question judges at another percentile than the ranking's P99: [metric, pct] pairs. */
@@ -262,10 +280,16 @@ export class SearchAnswer {
     return ['ttft', 'tpot'].map((m) => [m, this.sloPercentile(m)]).filter(([, pct]) => pct !== 'p99');
   }
 
-  /** Beside a chart at the ranking's P99: where the question's own percentile is shown. */
+  /**
+   * Beside the chart: it is drawn at the question's TTFT percentile, while the engine ranks its
+   * front on P99 TTFT; the question's other percentiles are in the table and the answer.
+   */
   askedNote() {
     const asked = this.askedLatencies().map(([m, pct]) => `${pct.toUpperCase()} ${m.toUpperCase()}`);
-    return asked.length ? ` The front is ranked on P99 TTFT; the question's ${asked.join(' and ')} are in the table and the answer.` : '';
+    if (!asked.length) return '';
+    const ttft = this.sloPercentile('ttft');
+    const drawn = ttft === 'p99' ? '' : ` Drawn at the question's ${ttft.toUpperCase()} TTFT (its 80% interval from the Pareto deployments' runs at the low and high cost bounds).`;
+    return `${drawn} The engine ranks its front on P99 TTFT; the question's ${asked.join(' and ')} are in the table and the answer.`;
   }
 
   drawTable(ranked) {

@@ -15,6 +15,7 @@ export class SearchProgress {
   constructor(search) {
     this.search = search;
     this.estimated = null;  // estimateSearch's figures of the search in flight
+    this.shown = null;  // {span, detail}: the estimate's first range and its explanation, as shown
     this.bestIndex = null;  // the best candidate so far (showBest)
   }
 
@@ -41,6 +42,11 @@ export class SearchProgress {
     box.dataset.reused = String(reused);
     if (left === null) delete box.dataset.leftMs;
     else box.dataset.leftMs = String(Math.round(left));
+    // Once runs are done, the estimate is theirs: one figure of the time left, the first range beside it.
+    if (left !== null && this.shown) {
+      const ran = done - reused;
+      box.textContent = `Estimated time left: about ${formatDuration(left)}, from the ${ran} run${ran === 1 ? '' : 's'} done so far (before any ran: ${this.shown.span}). ${this.shown.detail}`;
+    }
     const took = reused ? ` (${reused} by the run of a sibling proven the same)` : '';
     this.search.setStatus('running', `Simulating ${done} / ${n} deployments${took} on ${this.search.pool.size} workers…${left ? ` about ${formatDuration(left)} left, ranking included` : ''}`);
   }
@@ -52,6 +58,7 @@ export class SearchProgress {
    */
   async estimate(scenarios) {
     this.estimated = null;
+    this.shown = null;
     this.bestIndex = null;
     const box = $('search-estimate');
     box.hidden = true;
@@ -72,13 +79,21 @@ export class SearchProgress {
     box.dataset.highMs = String(Math.round(e.highMs));
     const span = formatDuration(e.lowMs) === formatDuration(e.highMs) ? `about ${formatDuration(e.lowMs)}`
       : `from ${formatDuration(e.lowMs)} to ${formatDuration(e.highMs)}`;
-    box.textContent = `Estimated time: ${span}. ${n} deployment${n === 1 ? '' : 's'} to simulate on ${this.search.pool.size} workers, `
+    const detail = `${n} deployment${n === 1 ? '' : 's'} to simulate on ${this.search.pool.size} workers, `
       + `${formatDuration(e.candidates.lowMs)} at the fewest requests each can simulate (${requests('low')} on average: every verdict decided by its first run), `
       + `${formatDuration(e.candidates.highMs)} at the most (${requests('high')}: every undecided run grown to its cap); then the Pareto deployments run `
       + `again at the low and high cost bounds on one worker, ${formatDuration(e.ranking.lowMs)} for one to ${formatDuration(e.ranking.highMs)} `
       + `for ${Math.min(MAX_INTERVAL_POINTS, n)}. From the engine's work estimate of each deployment, at the speed its short probe ran at in this browser; `
-      + 'the time left below follows the finished ones.';
+      + 'once runs finish, the time left is theirs.';
+    this.shown = { span, detail };
+    box.textContent = `Estimated time: ${span}. ${detail}`;
     box.hidden = false;
+  }
+
+  /** Once the search is answered: the time it took beside the range first estimated (no time left to show). */
+  finish(ms) {
+    if (!this.shown) return;
+    $('search-estimate').textContent = `Took ${formatDuration(ms)} (estimated before any ran: ${this.shown.span}). ${this.shown.detail}`;
   }
 
   /** While candidates run: the best one so far, by the engine's own order. */
