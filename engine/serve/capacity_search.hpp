@@ -17,7 +17,8 @@
 // rate's only run predicts that by itself, the prediction stands on an
 // independent replication (another seed for arrivals and lengths) twice as
 // long as the longest run that passed it and at least as long as the run it
-// predicts, which took no part in choosing the rate. A pass that does not replicate (a lucky stream of arrivals, a
+// predicts, which took no part in choosing the rate; one that falls short
+// only for its own noise is rerun longer on its stream. A pass that does not replicate (a lucky stream of arrivals, a
 // batch-means interval that the slow wander of a queue near saturation made
 // too narrow, or an attainment too close to the share for a finite run to
 // keep it) turns into a miss and the bisection goes on below it, so the
@@ -42,6 +43,7 @@ struct CapacityRun {
   bool meets = false;  // the verdict the bisection used
   bool forced = false; // still uncertain at max_requests_per_run or after the last rerun: a miss
   bool confirmation = false;  // an independent replication of the bracket's lower end
+  bool extended = false;      // a replication undecided for its own noise, rerun longer (its rerun decides)
   bool refuted = false;       // passed, but its replication did not predict the hold: counted as a miss
   bool hold_run = false;      // the answer's hold run: the scenario's own run of hold_requests (start_hold_run)
   json whole_run;             // its SLO conditions over all its requests (metrics.goodput.conditions' form)
@@ -98,6 +100,7 @@ class CapacitySearch {
   bool holds(const CapacityRun& run) const;
   double margin_of(const CapacityRun& run) const;
   bool shown_to_hold(double rate) const;
+  bool replication_undecided(const CapacityRun& run) const;
   void settle();
   void on_confirmation_finished(CapacityRun run);
 
