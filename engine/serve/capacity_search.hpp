@@ -73,6 +73,9 @@ class CapacitySearch {
   double progress() const;
   int64_t events_processed() const { return events_processed_; }  // over every candidate run so far
   int64_t units_done() const { return units_done_; }               // their work units (Simulation::units_done)
+  // The most units the search may do (Job::limit_work: what the run's budget
+  // left it); a replication's longer rerun is made only within it.
+  void limit_work(int64_t units) { work_limit_ = units; }
 
   bool has_answer() const { return have_lo_; }
   double qps() const { return have_lo_ ? lo_ : 0.0; }
@@ -101,6 +104,7 @@ class CapacitySearch {
   double margin_of(const CapacityRun& run) const;
   bool shown_to_hold(double rate) const;
   bool replication_undecided(const CapacityRun& run) const;
+  bool rerun_fits(int64_t requests) const;
   void settle();
   void on_confirmation_finished(CapacityRun run);
 
@@ -129,6 +133,9 @@ class CapacitySearch {
   std::string note_;
   int64_t events_processed_ = 0;
   int64_t units_done_ = 0;
+  int64_t run_start_units_ = 0;     // units_done_ when the current run started
+  int64_t work_limit_ = INT64_MAX;  // limit_work()
+  bool rerun_declined_ = false;     // a replication's rerun did not fit work_limit_: it refuted its rate
 };
 
 }  // namespace sightline::serve

@@ -40,6 +40,11 @@ json CapacitySearch::to_json() const {
                     {"undecided_counted_as_miss", run.forced}});
   }
   const json slo = slo_to_json(spec_.slo);
+  std::string note = note_;
+  if (rerun_declined_)
+    note += std::string(note.empty() ? "" : "; ") +
+            "a replication that fell short of the hold only by its own noise counted as a miss: its longer rerun did not "
+            "fit the run's work budget (limits.max_work_units), and a larger budget may answer a higher rate";
   const double pct = spec_.search.confidence * 100;
   json confidence = {{"level", spec_.search.confidence},
                      {"lower_qps", have_lo_ ? json(lo_) : json(nullptr)},
@@ -71,7 +76,7 @@ json CapacitySearch::to_json() const {
            "the SLO attainment of the requests after a warm-up of 3 turnovers of the system (Little's L) and before "
            "a cool-down of 1, in 10 batch means, reaches slo.attainment with its interval"},
           {"runs", runs},
-          {"note", note_.empty() ? json(nullptr) : json(note_)}};
+          {"note", note.empty() ? json(nullptr) : json(note)}};
 }
 
 }  // namespace sightline::serve

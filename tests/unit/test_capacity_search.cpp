@@ -238,14 +238,20 @@ TEST_CASE("capacity: the hold prediction widens the interval for another run's o
 // 1.744 and 1.716 req/s at 0.908-0.919 of 0.90 (margins -0.0008 to -0.0012),
 // and the answer fell back to 1.575 req/s with its upper end at 1.716: 9% apart,
 // against the 3% the search bisects to. Judged on the search's own runs.
-TEST_CASE("capacity: a replication short of the hold only for its own noise is rerun, and the bracket closes") {
+namespace {
+sightline::Scenario tokenized_i53() {
   json s = preset("scenarios", "I5.3");
   s["serving"].erase("compare");
   json stack = preset("stacks", "vllm-like");
   stack["tokenize_us_per_token"] = 2.1;
   s["cost_model"]["software_stack"] = stack;
   s["serving"]["max_qps_search"] = {{"max_qps", 1.8}};
-  const sightline::Scenario scenario = sightline::read_scenario(s);
+  return sightline::read_scenario(s);
+}
+}  // namespace
+
+TEST_CASE("capacity: a replication short of the hold only for its own noise is rerun, and the bracket closes") {
+  const sightline::Scenario scenario = tokenized_i53();
   CapacitySearch q(scenario);
   while (!q.step(100000000)) {
   }
@@ -256,6 +262,27 @@ TEST_CASE("capacity: a replication short of the hold only for its own noise is r
   for (const auto& run : q.runs()) reruns += run.extended;
   CHECK(reruns > 0);
   CHECK(q.to_json().at("note").is_null());
+}
+
+// The same search when what the run's work budget left it (Job::limit_work)
+// holds no rerun: none is made, the replication refutes its rate as before
+// such reruns, and the note names the budget.
+TEST_CASE("capacity: a replication's rerun is made only within the work the run's budget left the search") {
+  const sightline::Scenario scenario = tokenized_i53();
+  CapacitySearch q(scenario);
+  q.limit_work(0);
+  while (!q.step(100000000)) {
+  }
+  REQUIRE(q.has_answer());
+  bool refuted = false;
+  for (const auto& run : q.runs()) {
+    CHECK_FALSE(run.extended);
+    refuted = refuted || run.refuted;
+  }
+  CHECK(refuted);
+  const json note = q.to_json().at("note");
+  REQUIRE(note.is_string());
+  CHECK(note.get<std::string>().find("limits.max_work_units") != std::string::npos);
 }
 
 namespace {
