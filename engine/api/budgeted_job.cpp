@@ -19,7 +19,9 @@ RunLimits take_run_limits(json& doc, int64_t default_units, int64_t ceiling) {
 }
 
 BudgetedJob::BudgetedJob(std::unique_ptr<Job> inner, int64_t max_work_units)
-    : inner_(std::move(inner)), max_work_units_(max_work_units) {}
+    : inner_(std::move(inner)), max_work_units_(max_work_units) {
+  inner_->limit_work(max_work_units_);
+}
 
 bool BudgetedJob::step(int64_t max_units) {
   if (finished_ || stopped_) return true;

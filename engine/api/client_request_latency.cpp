@@ -34,6 +34,7 @@ class RequestLatencyJob : public Job {
   bool step(int64_t max_units) override { return inner_->step(max_units); }
   double progress() const override { return inner_->progress(); }
   int64_t units_done() const override { return inner_->units_done(); }
+  void limit_work(int64_t units) override { inner_->limit_work(units); }
   bool overloaded() const override { return inner_->overloaded(); }
   KeyMetrics interval_figures() const override { return inner_->interval_figures(); }
   json result() const override {

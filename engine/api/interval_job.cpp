@@ -170,10 +170,21 @@ void IntervalJob::judge_paired_runs() {
   }
 }
 
+// The runs run one after another, so each may do what the earlier ones left
+// of the budget (the central run, whose search replicates, comes last but for
+// a fallback's full bound runs, which leave the search out).
+void IntervalJob::limit_work(int64_t units) {
+  work_limit_ = units;
+  if (next_ < order_.size() && runs_[order_[next_]].job) runs_[order_[next_]].job->limit_work(work_limit_ - units_done());
+}
+
 bool IntervalJob::step(int64_t max_units) {
   while (next_ < order_.size()) {
     Run& r = runs_[order_[next_]];
-    if (!r.job) r.job = make_single_job(*r.scenario);
+    if (!r.job) {
+      r.job = make_single_job(*r.scenario);
+      r.job->limit_work(work_limit_ - units_done());
+    }
     const bool done = r.job->step(max_units);
     if (!done) return false;
     finish_run(order_[next_]);

@@ -26,6 +26,7 @@
 //   the full run's length (3n <= N, N >= 1,200), "reduced" whenever n < N.
 // The paired estimate is checked against the full runs on the shipped serving
 // presets (tests/unit/test_interval_runs.cpp; tolerance in docs/cost-model.md).
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -45,6 +46,7 @@ class IntervalJob : public Job {
   double progress() const override;
   json result() const override;
   int64_t units_done() const override;
+  void limit_work(int64_t units) override;  // each run gets what the runs before it left
   KeyMetrics key_metrics() const override;  // the central run's, with low/high from the bound runs
   KeyMetrics interval_figures() const override;
   KeyMetrics headline_figures() const override;
@@ -90,6 +92,7 @@ class IntervalJob : public Job {
   // before it, a bound run's memory is freed before the central run needs any.
   std::vector<size_t> order_;
   size_t next_ = 0;             // into order_
+  int64_t work_limit_ = INT64_MAX;  // limit_work(): the whole run's
   AccuracySummary accuracy_;
 };
 

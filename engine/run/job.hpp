@@ -19,6 +19,12 @@ class Job {
   // Units of work done so far (monotone). The run's work budget
   // (limits.max_work_units) counts these, so every kind must report them.
   virtual int64_t units_done() const = 0;
+  // The most units this job may do in all: its run's budget
+  // (limits.max_work_units) less what ran before it. Work a job may skip
+  // (the max-QPS search's longer reruns of a replication) runs only within
+  // it; without a call, no limit. BudgetedJob sets it, and a job made of
+  // other jobs passes each its share.
+  virtual void limit_work(int64_t units) { (void)units; }
   // The result's headline numbers in order, taken from the typed result (not
   // read back out of its JSON); valid once step() returned true.
   virtual KeyMetrics key_metrics() const = 0;

@@ -49,7 +49,7 @@ CapacityRequestRange capacity_search_requests(const Scenario& scenario) {
   const int64_t rates = kMaxBracketRuns + std::max(0, sr.iterations);
   CapacityRequestRange r;
   r.fewest = probe + sr.num_requests;
-  r.most = probe + rates * (1 + kMaxRunExtensions) * longest + kMaxConfirmations * longest +
+  r.most = probe + (rates + kMaxConfirmations) * (1 + kMaxRunExtensions) * longest +
            kMaxHoldRuns * std::min(longest, kHoldRunsOfSearch * std::max<int64_t>(1, sr.num_requests));
   return r;
 }
@@ -135,12 +135,21 @@ void CapacitySearch::try_rate(double rate) {
 void CapacitySearch::start(double rate, int64_t requests) {
   rate_ = rate;
   requests_ = requests;
+  run_start_units_ = units_done_;
   WorkloadOverride o;
   o.rate_qps = rate;
   o.num_requests = requests;
   // A confirmation draws its own arrivals and lengths (every other run
   // shares the scenario's, common random numbers across rates).
   if (confirming_) o.seed = stream_seed(s_.seed, "capacity-confirmation-" + std::to_string(confirmations_));
+  // The probe measures the engine's service rate. The front end tokenizes
+  // beside the engine, without contention, so it does not bound that rate;
+  // and in a burst its delay, proportional to the prompt, hands the
+  // scheduler the requests sorted short-first, and the rate read from the
+  // middle half of the completions came out low (a qwen2.5-7b draw of
+  // tests/cli/capacity.test.mjs, 2.1 us per token: 28.96 req/s against 33.14
+  // without, and an answer 9.6% under brute force).
+  if (probing_) o.tokenize = false;
   if (probing_ || holding_) {  // the hold run is the user's run: the whole cluster, the scenario's seed
     sim_ = std::make_unique<Simulation>(probing_ && probe_scenario_ ? *probe_scenario_ : s_, o, false);
     return;
@@ -291,13 +300,24 @@ bool CapacitySearch::start_confirmation() {
   return true;
 }
 
-// The replication stands when it predicts the hold (above). Otherwise lo_
+// The replication stands when it predicts the hold (above). One that does not
+// only for its own noise is rerun longer (replication_undecided); otherwise lo_
 // becomes the upper end and the bisection goes on from the highest rate below
 // it that passed.
 void CapacitySearch::on_confirmation_finished(CapacityRun run) {
-  confirming_ = false;
   run.confirmation = true;
   run.meets = holds(run);
+  if (!run.meets && replication_undecided(run)) {
+    const int64_t longer = extended_run_requests(run.report, requests_, spec_.search.max_requests_per_run);
+    if (rerun_fits(longer)) {
+      run.extended = true;
+      runs_.push_back(run);
+      start(lo_, longer);
+      return;
+    }
+    rerun_declined_ = true;  // refuted, as before such reruns (the note says so)
+  }
+  confirming_ = false;
   runs_.push_back(run);
   if (run.meets) {
     if (!start_hold_run()) finished_ = true;  // a split pool's hold run follows its replication
@@ -306,10 +326,53 @@ void CapacitySearch::on_confirmation_finished(CapacityRun run) {
   refute_lo();
 }
 
+// Whether a replication that did not predict the hold is undecided rather
+// than a refutation: its prediction's width sigma sqrt(1/W + 1/H) holds its
+// own noise (the 1/W) besides the other run's, and a longer run of the same
+// stream would clear the share at the mean and variance it measured
+// (hold_margin_limit >= 0). Refuting such a rate threw away a lower end that
+// a longer run confirms: I5.3 with 2.1 us of tokenization per prompt token and
+// max_qps 1.8 (2026-12-01) had 1.772, 1.744 and 1.716 req/s pass, then
+// replicate at 0.908-0.919 of 0.90 over 12,000 requests (margins -0.0008 to
+// -0.0012), until the replications were spent and the answer fell back to
+// 1.575 with the upper end at 1.716, 9% apart against a 3% precision (the
+// uncapped search, its probe then tokenized: 1.557 and 1.724, and a 12,000-request run at
+// 1.1 x 1.557 met the SLO); rerun, 1.744 held over 24,000. Such a replication
+// is rerun like the search's undecided runs (extended_run_requests, at most
+// kMaxRunExtensions times, never past max_requests_per_run), on its own
+// stream, so its reruns are one longer replication. A split pool's margin
+// reads windows (capacity_pool.cpp), not this limit: its replication decides
+// on its first run as before.
+bool CapacitySearch::replication_undecided(const CapacityRun& run) const {
+  if (!run.report.stable || run.requests >= spec_.search.max_requests_per_run) return false;
+  if (split_ > 1 && !run.window_var.empty()) return false;
+  int reruns = 0;
+  for (const auto& x : runs_) reruns += x.extended && x.qps == run.qps;
+  return reruns < kMaxRunExtensions && hold_margin_limit(run.report, hold_requests(), options_) >= 0;
+}
+
+// A replication's longer rerun is work the run can do without: it is made
+// only when it fits what the run's work budget left the search (limit_work),
+// at the units per request of the replication it reruns (the same rate and
+// stream, the replication's requests its first ones). Otherwise the
+// replication refutes its rate as it did before such reruns: the bracket
+// closes lower, as narrow as the search's precision, where a larger budget
+// could have kept the rate. A rerun that holds ends the search (its hold run
+// came first); one that refutes goes on as a refuted replication always did.
+// In the default mode the bound runs spend first: the shipped I5.5 had 1.63e7
+// of its 2e7 units spent when its replication's rerun of 24,000 requests
+// would have needed 4.3e6 more (2026-12-01); made, it ran past the budget.
+bool CapacitySearch::rerun_fits(int64_t requests) const {
+  const double per_request =
+      static_cast<double>(units_done_ - run_start_units_) / static_cast<double>(std::max<int64_t>(1, requests_));
+  return static_cast<double>(units_done_) + per_request * static_cast<double>(requests) <= static_cast<double>(work_limit_);
+}
+
 // lo_ failed its hold run or its replication: it becomes the upper end and
 // the bisection goes on from the highest rate below it that passed.
 void CapacitySearch::refute_lo() {
   const SearchSpec& sr = spec_.search;
+  note_.clear();  // any note so far spoke of lo_ (met at max_qps, at every rate tried)
   hi_ = lo_;
   have_lo_ = false;
   // The rate's earlier passes are refuted: the bisection counts it as a miss.
@@ -347,7 +410,7 @@ bool CapacitySearch::shown_to_hold(double rate) const {
   for (const auto& run : runs_) {
     if (run.qps != rate) continue;
     if (run.hold_run && !run.meets) return false;
-    if (run.hold_run) continue;
+    if (run.hold_run || run.extended) continue;  // an undecided replication: its rerun decides
     if (run.confirmation) return run.meets;
     ++looks;
     held = run.meets && holds(run);
@@ -526,73 +589,6 @@ int64_t CapacitySearch::requests_simulated() const {
   int64_t simulated = probe_requests_;
   for (const auto& run : runs_) simulated += run.requests;
   return simulated;
-}
-
-json CapacitySearch::to_json() const {
-  json runs = json::array();
-  const int64_t simulated = requests_simulated();
-  for (const auto& run : runs_) {
-    const SteadyStateReport& r = run.report;
-    runs.push_back({{"qps", run.qps},
-                    {"requests", run.requests},
-                    {"warmup_requests", r.warmup_requests},
-                    {"measured_requests", r.measured_requests},
-                    {"needed_requests", r.needed_requests},
-                    {"in_system_mean", r.in_system_mean},
-                    {"in_system_growth", r.in_system_growth},
-                    {"in_system_growth_se", r.in_system_growth_se},
-                    {"correlation_requests", r.correlation_requests},
-                    {"arrival_rate_qps", r.arrival_rate_qps},
-                    {"completion_rate_qps", r.completion_rate_qps},
-                    {"stable", r.stable},
-                    {"unstable_reason", r.unstable_reason ? json(r.unstable_reason) : json(nullptr)},
-                    {"slo_attainment", r.attainment},
-                    {"slo_attainment_low", r.attainment_low},
-                    {"slo_attainment_high", r.attainment_high},
-                    {"hold_margin", r.estimates.empty() ? json(nullptr) : json(margin_of(run))},
-                    {"completed_all", r.unfinished == 0},
-                    {"verdict", to_string(r.verdict)},
-                    {"meets_slo", run.meets},
-                    {"decided", run.meets || r.verdict == Verdict::Fails || run.forced || run.confirmation},
-                    {"confirmation", run.confirmation},
-                    {"hold_run", run.hold_run},
-                    {"whole_run_conditions", run.hold_run ? run.whole_run : json(nullptr)},
-                    {"refuted_by_replication", run.refuted},
-                    {"undecided_counted_as_miss", run.forced}});
-  }
-  const json slo = slo_to_json(spec_.slo);
-  const double pct = spec_.search.confidence * 100;
-  json confidence = {{"level", spec_.search.confidence},
-                     {"lower_qps", have_lo_ ? json(lo_) : json(nullptr)},
-                     {"upper_qps", have_hi_ ? json(hi_) : json(nullptr)},
-                     {"relative_width", have_lo_ && have_hi_ && lo_ > 0 ? json(hi_ / lo_ - 1) : json(nullptr)},
-                     {"hold_requests", hold_requests()},
-                     {"meaning", "the sustainable rate lies between lower_qps (stable, and the " +
-                                     std::to_string(static_cast<int>(pct)) +
-                                     "% batch-means interval of the post-warm-up SLO attainment at or above the target; and the "
-                                     "attainment predicted for an independent run of hold_requests at that rate, from an "
-                                     "independent replication or the rate's only run, at or above every condition's share at "
-                                     "the interval's one-sided level: each run's hold_margin) "
-                                     "and upper_qps (unstable, or that interval below the target, or undecided at "
-                                     "max_requests_per_run or after 3 longer reruns, or a replication that did not predict the "
-                                     "hold); the statistical bracket only: the cost model's own error "
-                                     "(see accuracy) moves both"}};
-  return {{"qps", have_lo_ ? lo_ : 0.0},
-          {"upper_qps", have_hi_ ? json(hi_) : json(nullptr)},
-          {"slo", slo},
-          {"confidence", confidence},
-          {"service_rate_qps", service_rate_qps_},
-          {"service_rate_probe_requests", probe_requests_},
-          {"replicas_split", split_},
-          {"requests_per_run", spec_.search.num_requests},
-          {"max_requests_per_run", spec_.search.max_requests_per_run},
-          {"requests_simulated", simulated},
-          {"criterion",
-           "steady state: the requests in the system do not keep growing and completions keep pace with arrivals; "
-           "the SLO attainment of the requests after a warm-up of 3 turnovers of the system (Little's L) and before "
-           "a cool-down of 1, in 10 batch means, reaches slo.attainment with its interval"},
-          {"runs", runs},
-          {"note", note_.empty() ? json(nullptr) : json(note_)}};
 }
 
 }  // namespace sightline::serve

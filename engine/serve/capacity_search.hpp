@@ -17,7 +17,8 @@
 // rate's only run predicts that by itself, the prediction stands on an
 // independent replication (another seed for arrivals and lengths) twice as
 // long as the longest run that passed it and at least as long as the run it
-// predicts, which took no part in choosing the rate. A pass that does not replicate (a lucky stream of arrivals, a
+// predicts, which took no part in choosing the rate; one that falls short
+// only for its own noise is rerun longer on its stream. A pass that does not replicate (a lucky stream of arrivals, a
 // batch-means interval that the slow wander of a queue near saturation made
 // too narrow, or an attainment too close to the share for a finite run to
 // keep it) turns into a miss and the bisection goes on below it, so the
@@ -42,6 +43,7 @@ struct CapacityRun {
   bool meets = false;  // the verdict the bisection used
   bool forced = false; // still uncertain at max_requests_per_run or after the last rerun: a miss
   bool confirmation = false;  // an independent replication of the bracket's lower end
+  bool extended = false;      // a replication undecided for its own noise, rerun longer (its rerun decides)
   bool refuted = false;       // passed, but its replication did not predict the hold: counted as a miss
   bool hold_run = false;      // the answer's hold run: the scenario's own run of hold_requests (start_hold_run)
   json whole_run;             // its SLO conditions over all its requests (metrics.goodput.conditions' form)
@@ -71,6 +73,9 @@ class CapacitySearch {
   double progress() const;
   int64_t events_processed() const { return events_processed_; }  // over every candidate run so far
   int64_t units_done() const { return units_done_; }               // their work units (Simulation::units_done)
+  // The most units the search may do (Job::limit_work: what the run's budget
+  // left it); a replication's longer rerun is made only within it.
+  void limit_work(int64_t units) { work_limit_ = units; }
 
   bool has_answer() const { return have_lo_; }
   double qps() const { return have_lo_ ? lo_ : 0.0; }
@@ -98,6 +103,8 @@ class CapacitySearch {
   bool holds(const CapacityRun& run) const;
   double margin_of(const CapacityRun& run) const;
   bool shown_to_hold(double rate) const;
+  bool replication_undecided(const CapacityRun& run) const;
+  bool rerun_fits(int64_t requests) const;
   void settle();
   void on_confirmation_finished(CapacityRun run);
 
@@ -126,6 +133,9 @@ class CapacitySearch {
   std::string note_;
   int64_t events_processed_ = 0;
   int64_t units_done_ = 0;
+  int64_t run_start_units_ = 0;     // units_done_ when the current run started
+  int64_t work_limit_ = INT64_MAX;  // limit_work()
+  bool rerun_declined_ = false;     // a replication's rerun did not fit work_limit_: it refuted its rate
 };
 
 }  // namespace sightline::serve

@@ -43,7 +43,10 @@ bool ServingJob::step(int64_t max_units) {
   int64_t left = std::max<int64_t>(1, max_units);
   while (left > 0 && phase_ < 3) {
     if (phase_ == 2) {
-      if (!search_) search_ = std::make_unique<CapacitySearch>(s_);
+      if (!search_) {
+        search_ = std::make_unique<CapacitySearch>(s_);
+        search_->limit_work(work_limit_ - units_);
+      }
       const bool done = search_->step(left);
       left = 0;
       if (done) phase_ = 3;

@@ -53,6 +53,7 @@ class ServingJob : public Job {
   // speculative simulation's event is k + 1 units (it prices the draft's k
   // passes beside the target's), a compare baseline without speculation 1.
   int64_t units_done() const override { return units_ + (search_ ? search_->units_done() : 0); }
+  void limit_work(int64_t units) override { work_limit_ = units; }  // the search gets what the runs before it left
   KeyMetrics key_metrics() const override;
   // Serving metric `id` of the catalogue, read from the finished run's typed figures.
   KeyMetric key_metric(const std::string& id) const;
@@ -100,6 +101,7 @@ class ServingJob : public Job {
   LimitFacts earlier_facts_;                 // the steady-state runs before the current main_
   int64_t units_ = 0;  // main, steady-state reruns and compare variants (the search counts its own)
   int phase_ = 0;  // 0 main, 1 compare, 2 search, 3 done
+  int64_t work_limit_ = INT64_MAX;  // limit_work()
   // Set once, when the last simulation finishes (finish()): the typed figures
   // first, then the result written from them.
   std::optional<ServingOutcome> outcome_;

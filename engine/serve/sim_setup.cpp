@@ -69,6 +69,7 @@ Simulation::Simulation(const Scenario& scenario, const WorkloadOverride& overrid
   scheduler_ = make_batch_scheduler(to_string(spec_.scheduler.policy), "/serving/scheduler/policy", spec_, reqs_, kv_,
                                     rec_, *this);
   accept_rng_ = Rng(stream_seed(override.seed.value_or(s_.seed), "acceptance"));
+  tokenize_ = override.tokenize;
   for (size_t pi = 0; pi < spec_.cluster.pools.size(); ++pi) add_pool(pi);
   load_workload(override);
   if (spec_.cluster.router == RouterKind::KvAware) prefill_s_per_token_ = pricer_.prefill_s_per_token();

@@ -100,7 +100,7 @@ TimeNs Simulation::tokenize_ns(int64_t prompt_tokens) const {
   // An offline batch is one call into the engine, not requests to a server:
   // MLPerf's LoadGen hands it token ids, and an offline generate call
   // tokenizes its prompts before the engine's first step.
-  if (spec_.workload.arrival.process == ArrivalProcess::AllAtOnce) return 0;
+  if (!tokenize_ || spec_.workload.arrival.process == ArrivalProcess::AllAtOnce) return 0;
   const double us = s_.cost_model.software_stack.tokenize_us_per_token;
   return us > 0 ? to_ns(us * 1e-6 * static_cast<double>(prompt_tokens), "cost_model.software_stack.tokenize_us_per_token",
                         "a prompt's tokenization")

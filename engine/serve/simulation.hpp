@@ -234,10 +234,12 @@ class Simulation final : private SchedulerHost, private ReplicaLoads {
   void enqueue_next_arrival();
   // The front end's time to tokenize a prompt of `prompt_tokens` (the stack's
   // tokenize_us_per_token; 0 when the engine is handed token ids, and for an
-  // offline batch, all_at_once). An arrival event whose payload b is
-  // kTokenized is the request reaching the scheduler once tokenized.
+  // offline batch, all_at_once, or a run whose override says not to). An
+  // arrival event whose payload b is kTokenized is the request reaching the
+  // scheduler once tokenized.
   static constexpr int64_t kTokenized = 1;
   TimeNs tokenize_ns(int64_t prompt_tokens) const;
+  bool tokenize_ = true;  // WorkloadOverride::tokenize
   Rng accept_rng_;
 
   // the parts

@@ -443,13 +443,26 @@ SteadyStateReport judge_steady_state(const OutcomeView& outcomes_in, const SloSp
   return rep;
 }
 
-double hold_margin(const SteadyStateReport& r, int64_t horizon, const SteadyStateOptions& o) {
+namespace {
+// The least over the conditions of mean - t se sqrt(own + W / H) - share:
+// own 1 counts this run's own noise in the prediction (W = its window), own 0
+// is the limit of an ever longer run with the same mean and variance.
+double prediction_margin(const SteadyStateReport& r, int64_t horizon, const SteadyStateOptions& o, double own) {
   if (r.estimates.empty() || r.batches < 2 || horizon <= 0) return -1;
   const double t = student_t_quantile(r.batches - 1, o.confidence);
-  const double spread = std::sqrt(1.0 + static_cast<double>(r.measured_requests) / static_cast<double>(horizon));
+  const double spread = std::sqrt(own + static_cast<double>(r.measured_requests) / static_cast<double>(horizon));
   double margin = 1e300;
   for (const auto& e : r.estimates) margin = std::min(margin, e.mean - t * e.se * spread - e.share);
   return margin;
+}
+}  // namespace
+
+double hold_margin(const SteadyStateReport& r, int64_t horizon, const SteadyStateOptions& o) {
+  return prediction_margin(r, horizon, o, 1.0);
+}
+
+double hold_margin_limit(const SteadyStateReport& r, int64_t horizon, const SteadyStateOptions& o) {
+  return prediction_margin(r, horizon, o, 0.0);
 }
 
 }  // namespace sightline::serve

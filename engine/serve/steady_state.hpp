@@ -77,6 +77,12 @@ struct SteadyStateReport {
 //   of freedom. As H grows it tends to the interval's lower end (the
 //   steady-state attainment itself); a finite run adds its own noise.
 double hold_margin(const SteadyStateReport& r, int64_t horizon, const SteadyStateOptions& o);
+// The hold margin a longer run at the same rate would reach as its length
+// grows without bound, its estimates' means and per-request variance staying
+// as measured: mean - t se sqrt(W / H) - share, the part of the prediction's
+// width that is the other run's own noise (capacity_search.cpp: a replication
+// below 0 here is refuted; one below 0 only in hold_margin is rerun longer).
+double hold_margin_limit(const SteadyStateReport& r, int64_t horizon, const SteadyStateOptions& o);
 
 // How long a run must be. The warm-up and every batch span at least
 // `correlation` requests (the integrated autocorrelation time of the number

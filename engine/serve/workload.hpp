@@ -50,6 +50,7 @@ struct WorkloadOverride {
   std::optional<double> rate_qps;        // replaces the rate (a trace is time-scaled to it)
   std::optional<int64_t> num_requests;   // replaces the count (duration-driven workloads too)
   std::optional<uint64_t> seed;          // replaces the scenario's seed: an independent replication
+  bool tokenize = true;  // false: prompts reach the scheduler at arrival (the capacity search's service-rate probe)
 };
 
 // Draws token counts from a length distribution with its own stream.

@@ -135,10 +135,15 @@ function md1WaitCdf(lam, S, x) {
 }
 
 test('capacity: a single fixed-time server with a TTFT-only SLO matches the M/D/1 formula', () => {
+  // The default stack without its front end's tokenization: M/D/1's TTFT is
+  // the queue's wait plus the service, with no delay before the queue.
+  const stack = JSON.parse(fs.readFileSync(path.join(repoRoot, 'presets', 'stacks', 'vllm-like.json'), 'utf8'));
+  delete stack.tokenize_us_per_token;
   const s = {
     schema_version: 1, id: 'md1', title: 'M/D/1', seed: 1, model: 'llama-2-7b',
     hardware: { gpu: 'a100-80g-sxm', gpus_per_node: 1 },
     precision: { weights: 'bf16', activations: 'bf16', kv_cache: 'bf16' },
+    cost_model: { software_stack: stack },
     serving: {
       mode: 'simulate',
       workload: { arrival: { process: 'poisson', rate_qps: 0.5 }, num_requests: 300, prompt_tokens: 1024, output_tokens: 1 },

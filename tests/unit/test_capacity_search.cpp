@@ -226,6 +226,63 @@ TEST_CASE("capacity: the hold prediction widens the interval for another run's o
   // No estimate (too short to judge): no prediction.
   auto short_run = stream(60, 0.1, [](int) { return 2.0; }, [](int) { return 0.1; });
   CHECK(hold_margin(judge_steady_state(short_run, slo, 0, 0, 0, o), 1000, o) == -1);
+  // The limit of an ever longer run at this mean and variance: only the other run's noise is left.
+  CHECK(hold_margin_limit(r, r.measured_requests, o) ==
+        doctest::Approx(r.estimates[0].mean - t * r.estimates[0].se - 0.9).epsilon(1e-12));
+  CHECK(hold_margin_limit(r, r.measured_requests, o) > hold_margin(r, r.measured_requests, o));
+}
+
+// I5.3 with tokenization on its arrival path (2.1 us per prompt token) and a
+// user's cap of 1.8 req/s: before replications undecided for their own noise
+// were rerun longer, three replications of 12,000 requests refuted 1.772,
+// 1.744 and 1.716 req/s at 0.908-0.919 of 0.90 (margins -0.0008 to -0.0012),
+// and the answer fell back to 1.575 req/s with its upper end at 1.716: 9% apart,
+// against the 3% the search bisects to. Judged on the search's own runs.
+namespace {
+sightline::Scenario tokenized_i53() {
+  json s = preset("scenarios", "I5.3");
+  s["serving"].erase("compare");
+  json stack = preset("stacks", "vllm-like");
+  stack["tokenize_us_per_token"] = 2.1;
+  s["cost_model"]["software_stack"] = stack;
+  s["serving"]["max_qps_search"] = {{"max_qps", 1.8}};
+  return sightline::read_scenario(s);
+}
+}  // namespace
+
+TEST_CASE("capacity: a replication short of the hold only for its own noise is rerun, and the bracket closes") {
+  const sightline::Scenario scenario = tokenized_i53();
+  CapacitySearch q(scenario);
+  while (!q.step(100000000)) {
+  }
+  REQUIRE(q.has_answer());
+  REQUIRE(q.upper_qps().has_value());
+  CHECK(*q.upper_qps() <= q.qps() * (1 + scenario.serving->simulation->search.precision));
+  int reruns = 0;
+  for (const auto& run : q.runs()) reruns += run.extended;
+  CHECK(reruns > 0);
+  CHECK(q.to_json().at("note").is_null());
+}
+
+// The same search when what the run's work budget left it (Job::limit_work)
+// holds no rerun: none is made, the replication refutes its rate as before
+// such reruns, and the note names the budget.
+TEST_CASE("capacity: a replication's rerun is made only within the work the run's budget left the search") {
+  const sightline::Scenario scenario = tokenized_i53();
+  CapacitySearch q(scenario);
+  q.limit_work(0);
+  while (!q.step(100000000)) {
+  }
+  REQUIRE(q.has_answer());
+  bool refuted = false;
+  for (const auto& run : q.runs()) {
+    CHECK_FALSE(run.extended);
+    refuted = refuted || run.refuted;
+  }
+  CHECK(refuted);
+  const json note = q.to_json().at("note");
+  REQUIRE(note.is_string());
+  CHECK(note.get<std::string>().find("limits.max_work_units") != std::string::npos);
 }
 
 namespace {
