@@ -32,13 +32,14 @@ json calibration_of(const std::vector<double>& x, const std::string& id, const s
   ClusterCalibration c;
   c.id = id;
   c.source = source;
-  auto scale = [](double log_scale) { return std::min(20.0, std::max(0.05, std::exp(log_scale))); };
+  // Clamped to what the reader accepts (perf/cluster_calibration.hpp).
+  auto scale = [](double log_scale) { return kEfficiencyScaleRange.clamp(std::exp(log_scale)); };
   c.compute_efficiency_scale = scale(x[0]);
   c.memory_efficiency_scale = scale(x[1]);
   c.comm_efficiency_scale = scale(x[2]);
-  c.host_us_per_step = std::min(1e6, std::max(0.0, x[kHost] * 1e3));
+  c.host_us_per_step = kHostUsPerStepRange.clamp(x[kHost] * 1e3);
   // Applied by the replay itself (api/client_request_latency), as `run` applies it.
-  c.request_latency_ms = std::min(60000.0, request_latency_ms(x));
+  c.request_latency_ms = kRequestLatencyMsRange.clamp(request_latency_ms(x));
   return c.to_json();
 }
 

@@ -88,7 +88,8 @@ json request_latency_note(double latency_ms) {
                    "server's"}};
 }
 
-std::unique_ptr<Job> with_cluster_calibration(std::unique_ptr<Job> inner, const Scenario& scenario) {
+std::unique_ptr<Job> with_cluster_calibration(std::unique_ptr<Job> inner, const serve::ServingJob* serving,
+                                              const Scenario& scenario) {
   if (!scenario.cost_model.cluster_calibration) return inner;
   std::vector<std::string> warnings = calibration_range_warnings(scenario);
   const double ms = calibration_request_latency_ms(scenario);
@@ -98,7 +99,6 @@ std::unique_ptr<Job> with_cluster_calibration(std::unique_ptr<Job> inner, const 
                        "latency (" + std::to_string(ms) + " ms) is added to a serving simulation's TTFT and E2E only; "
                        "this run does not include it");
   if (!(simulated && ms > 0) && warnings.empty()) return inner;
-  const auto* serving = dynamic_cast<const serve::ServingJob*>(inner.get());
   return std::make_unique<RequestLatencyJob>(std::move(inner), serving, simulated ? ms : 0.0, std::move(warnings));
 }
 

@@ -15,6 +15,10 @@
 
 namespace sightline {
 
+namespace serve {
+class ServingJob;
+}
+
 // The calibration's per-request latency in ms (0 without a calibration).
 double calibration_request_latency_ms(const Scenario& scenario);
 
@@ -29,7 +33,9 @@ json request_latency_note(double latency_ms);
 // the cost model cannot: the per-request latency added to a serving
 // simulation's result and key metrics, and a warning for each way the scenario
 // lies outside what the calibration was fitted on (api/calibration_range).
-// Without a calibration, `inner` itself.
-std::unique_ptr<Job> with_cluster_calibration(std::unique_ptr<Job> inner, const Scenario& scenario);
+// `serving` is `inner` when it is a serving simulation, else null (make_single_job,
+// which made it, knows). Without a calibration, `inner` itself.
+std::unique_ptr<Job> with_cluster_calibration(std::unique_ptr<Job> inner, const serve::ServingJob* serving,
+                                              const Scenario& scenario);
 
 }  // namespace sightline

@@ -16,10 +16,17 @@ std::unique_ptr<Job> make_job(const Scenario& scenario, IntervalMode mode) {
 
 namespace {
 
-std::unique_ptr<Job> make_simulator_job(const Scenario& scenario) {
+// The job of one run; `serving` is set to it when it is a serving simulation
+// (known here, where it is made, so nothing downstream casts to find out).
+std::unique_ptr<Job> make_simulator_job(const Scenario& scenario, const serve::ServingJob*& serving) {
+  serving = nullptr;
   if (scenario.training) return std::make_unique<TrainingJob>(scenario);
   // Otherwise validation guarantees a serving section.
-  if (scenario.serving && scenario.serving->mode == "simulate") return std::make_unique<serve::ServingJob>(scenario);
+  if (scenario.serving && scenario.serving->mode == "simulate") {
+    auto job = std::make_unique<serve::ServingJob>(scenario);
+    serving = job.get();
+    return job;
+  }
   return std::make_unique<LatencyJob>(scenario);
 }
 
@@ -34,9 +41,10 @@ const char* result_kind(const Scenario& scenario) {
 // A cluster calibration's per-request latency and range warnings
 // (api/client_request_latency) on every run, the fit's replays included.
 std::unique_ptr<Job> make_single_job(const Scenario& scenario, const serve::ServingJob** serving) {
-  std::unique_ptr<Job> job = make_simulator_job(scenario);
-  if (serving) *serving = dynamic_cast<const serve::ServingJob*>(job.get());
-  return with_cluster_calibration(std::move(job), scenario);
+  const serve::ServingJob* simulation = nullptr;
+  std::unique_ptr<Job> job = make_simulator_job(scenario, simulation);
+  if (serving) *serving = simulation;
+  return with_cluster_calibration(std::move(job), simulation, scenario);
 }
 
 }  // namespace sightline

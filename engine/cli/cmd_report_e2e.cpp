@@ -37,6 +37,7 @@
 #include "cli/e2e_intervals.hpp"
 #include "cli/flags.hpp"
 #include "cli/validation_runs.hpp"
+#include "scenario/simulation_spec.hpp"
 
 namespace sightline::cli {
 
@@ -146,7 +147,8 @@ bool capacity_scenario(const json& row, int64_t cap, json& scenario, json& error
     return false;
   }
   json& search = scenario["serving"]["max_qps_search"];
-  if (cap > 0 && search.value("max_requests_per_run", int64_t{60000}) > cap) search["max_requests_per_run"] = cap;
+  const int64_t engine_default = serve::SearchSpec{}.max_requests_per_run;  // what the engine reads when the row sets none
+  if (cap > 0 && search.value("max_requests_per_run", engine_default) > cap) search["max_requests_per_run"] = cap;
   return true;
 }
 

@@ -26,11 +26,12 @@ ClusterCalibration ClusterCalibration::from_json(const json& j, const std::strin
                   "request_latency_ms"});
   // Bounds: a factor outside them is not a calibration of the same stack but a
   // different machine or a broken benchmark.
-  c.compute_efficiency_scale = f.number("compute_efficiency_scale", 0.05, 20, 1);
-  c.memory_efficiency_scale = f.number("memory_efficiency_scale", 0.05, 20, 1);
-  c.comm_efficiency_scale = f.number("comm_efficiency_scale", 0.05, 20, 1);
-  c.host_us_per_step = f.number("host_us_per_step", 0, 1e6, 0);
-  c.request_latency_ms = f.number("request_latency_ms", 0, 60000, 0);
+  const FactorRange& e = kEfficiencyScaleRange;
+  c.compute_efficiency_scale = f.number("compute_efficiency_scale", e.lo, e.hi, 1);
+  c.memory_efficiency_scale = f.number("memory_efficiency_scale", e.lo, e.hi, 1);
+  c.comm_efficiency_scale = f.number("comm_efficiency_scale", e.lo, e.hi, 1);
+  c.host_us_per_step = f.number("host_us_per_step", kHostUsPerStepRange.lo, kHostUsPerStepRange.hi, 0);
+  c.request_latency_ms = f.number("request_latency_ms", kRequestLatencyMsRange.lo, kRequestLatencyMsRange.hi, 0);
   if (const json* fit = r.find("fit")) {
     require_object(*fit, r.child_path("fit"));
     c.fit = *fit;

@@ -9,6 +9,7 @@
 //   request_latency_ms        constant per-request client latency (network, HTTP, tokenizer) added to
 //                             a serving simulation's TTFT and E2E (api/client_request_latency), no step
 // A scale of 1 and 0 µs leave every prediction unchanged.
+#include <algorithm>
 #include <memory>
 #include <string>
 
@@ -16,6 +17,18 @@
 #include "perf/kernel_cost.hpp"
 
 namespace sightline {
+
+// What a calibration may hold: a factor outside its range is not a calibration
+// of the same stack but a different machine or a broken benchmark. The reader
+// refuses it and the fit (api/calibration_fit) clamps to it, so what the fit
+// writes the reader reads; the ranges are written here once for both.
+struct FactorRange {
+  double lo, hi;
+  double clamp(double v) const { return std::min(hi, std::max(lo, v)); }
+};
+inline constexpr FactorRange kEfficiencyScaleRange{0.05, 20};  // each *_efficiency_scale
+inline constexpr FactorRange kHostUsPerStepRange{0, 1e6};
+inline constexpr FactorRange kRequestLatencyMsRange{0, 60000};
 
 struct ClusterCalibration {
   std::string id;

@@ -266,15 +266,18 @@ void read_max_qps_search(const ObjectReader& r, SimulationSpec& sp) {
     const std::string qpath = r.child_path("max_qps_search");
     ObjectReader qr(*qv, qpath,
                     {"min_qps", "max_qps", "iterations", "num_requests", "precision", "max_requests_per_run", "confidence"});
+    const SearchSpec d;  // the defaults, written once in the spec (simulation_spec.hpp)
     sp.search.enabled = true;
-    sp.search.min_qps = qr.number("min_qps", 1e-6, 1e6, 0.1);
-    sp.search.max_qps = qr.number("max_qps", 0.0, 1e6, 0.0);
-    sp.search.iterations = static_cast<int>(qr.integer("iterations", 1, 30, 12));
-    sp.search.precision = qr.number("precision", 0.001, 1.0, 0.03);
-    sp.search.num_requests = qr.integer("num_requests", std::min<int64_t>(100, sp.limits.max_requests), sp.limits.max_requests, std::min<int64_t>(600, sp.limits.max_requests));
-    sp.search.max_requests_per_run = qr.integer("max_requests_per_run", sp.search.num_requests, sp.limits.max_requests,
-                                                std::max(sp.search.num_requests, std::min<int64_t>(60000, sp.limits.max_requests)));
-    const double conf = qr.number("confidence", 0.8, 0.99, 0.9);
+    sp.search.min_qps = qr.number("min_qps", 1e-6, 1e6, d.min_qps);
+    sp.search.max_qps = qr.number("max_qps", 0.0, 1e6, d.max_qps);
+    sp.search.iterations = static_cast<int>(qr.integer("iterations", 1, 30, d.iterations));
+    sp.search.precision = qr.number("precision", 0.001, 1.0, d.precision);
+    sp.search.num_requests = qr.integer("num_requests", std::min<int64_t>(100, sp.limits.max_requests), sp.limits.max_requests,
+                                        std::min<int64_t>(d.num_requests, sp.limits.max_requests));
+    sp.search.max_requests_per_run =
+        qr.integer("max_requests_per_run", sp.search.num_requests, sp.limits.max_requests,
+                   std::max(sp.search.num_requests, std::min<int64_t>(d.max_requests_per_run, sp.limits.max_requests)));
+    const double conf = qr.number("confidence", 0.8, 0.99, d.confidence);
     if (conf != 0.8 && conf != 0.9 && conf != 0.95 && conf != 0.99)
       fail(error_code::kInvalidValue, qr.child_path("confidence"), "confidence must be one of 0.8, 0.9, 0.95, 0.99");
     sp.search.confidence = conf;
@@ -299,10 +302,12 @@ void read_steady_state_check(const ObjectReader& r, SimulationSpec& sp) {
   if (const json* cv = r.find("steady_state")) {
     const std::string cpath = r.child_path("steady_state");
     ObjectReader cr(*cv, cpath, {"max_requests", "confidence"});
+    const SteadyStateCheckSpec d;  // the defaults, written once in the spec (simulation_spec.hpp)
     sp.steady_state.enabled = true;
-    sp.steady_state.max_requests = cr.integer("max_requests", sp.workload.num_requests, sp.limits.max_requests,
-                                              std::max(sp.workload.num_requests, std::min<int64_t>(60000, sp.limits.max_requests)));
-    const double conf = cr.number("confidence", 0.8, 0.99, 0.9);
+    sp.steady_state.max_requests =
+        cr.integer("max_requests", sp.workload.num_requests, sp.limits.max_requests,
+                   std::max(sp.workload.num_requests, std::min<int64_t>(d.max_requests, sp.limits.max_requests)));
+    const double conf = cr.number("confidence", 0.8, 0.99, d.confidence);
     if (conf != 0.8 && conf != 0.9 && conf != 0.95 && conf != 0.99)
       fail(error_code::kInvalidValue, cr.child_path("confidence"), "confidence must be one of 0.8, 0.9, 0.95, 0.99");
     sp.steady_state.confidence = conf;

@@ -300,8 +300,10 @@ struct SearchSpec {
 // candidate is one such run.
 struct SteadyStateCheckSpec {
   bool enabled = false;
-  int64_t max_requests = 60000;
-  double confidence = 0.9;
+  // One such run is a run of the capacity search at one rate: its cap and
+  // interval level by default.
+  int64_t max_requests = SearchSpec{}.max_requests_per_run;
+  double confidence = SearchSpec{}.confidence;
 };
 
 struct OutputSpec {

@@ -138,13 +138,14 @@ DeploymentSearchSpec read_deployment_search(const json& doc) {
            "mixed pools need two GPU options or two tp values to mix; give more gpus or tp values, or drop mixed_pools");
   }
   spec.attention_dp = read_int_axis_as<int>(r, "attention_data_parallel", {}, 1, 1024, kMaxAxisValues);
-  spec.requests = r.integer("requests", 100, 200000, 1000);
+  // Each default is the spec's own (deployment_search.hpp), written once there.
+  spec.requests = r.integer("requests", 100, 200000, spec.requests);
   // The budget question's capacity searches size their runs from the whole
   // deployment's occupancy: the capacity search's own default cap.
-  spec.max_requests = r.integer("max_requests", spec.requests, 2000000,
-                                std::max<int64_t>(spec.requests, spec.budget() ? 60000 : 20000));
-  spec.replica_options = static_cast<int>(r.integer("replica_options", 1, 64, 3));
-  spec.max_interval_points = static_cast<int>(r.integer("max_interval_points", 0, 64, 8));
+  const int64_t default_cap = spec.budget() ? serve::SearchSpec{}.max_requests_per_run : spec.max_requests;
+  spec.max_requests = r.integer("max_requests", spec.requests, 2000000, std::max<int64_t>(spec.requests, default_cap));
+  spec.replica_options = static_cast<int>(r.integer("replica_options", 1, 64, spec.replica_options));
+  spec.max_interval_points = static_cast<int>(r.integer("max_interval_points", 0, 64, spec.max_interval_points));
   // The base must be a valid serving simulation with an SLO.
   bool base_is_moe = false;
   try {

@@ -268,8 +268,8 @@ TrainingSearchSpec read_training_search(const json& doc) {
   spec.zero_stage = read_int_axis_as<int>(r, "zero_stage", spec.zero_stage, 0, 3);
   spec.recompute = read_name_axis(r, "recompute", spec.recompute, kRecomputeModes, "recompute mode");
   spec.sequence_parallel = read_bool_axis(r, "sequence_parallel", spec.sequence_parallel);
-  spec.top = static_cast<int>(r.integer("top", 1, 64, 5));
-  spec.max_interval_points = static_cast<int>(r.integer("max_interval_points", 0, 256, 16));
+  spec.top = static_cast<int>(r.integer("top", 1, 64, spec.top));  // defaults: the spec's (training_search.hpp)
+  spec.max_interval_points = static_cast<int>(r.integer("max_interval_points", 0, 256, spec.max_interval_points));
   const int64_t space = training_search_space(spec);
   if (space > 200000)
     fail(error_code::kRange, "", "the space has " + str(space) + " configurations; at most 200000 (narrow the axes)");

@@ -138,6 +138,11 @@ test('deployment search: a GPU budget without a target rate, answered at its hig
   assert.deepEqual(r.pareto_axes, ['usd_per_million_tokens', 'max_qps']);
   const best = r.cheapest_meeting_slo;
   assert.ok(best && best.max_qps > 0, 'a layout sustains some rate within the SLO');
+  // docs/search.md quotes this answer as what a small cap makes of max_qps.
+  const quoted = /the CLI test's 3,000-request cap\s+\(`tests\/cli\/deployment_search\.test\.mjs`\) answers ([0-9.]+) req\/s/
+    .exec(fs.readFileSync(path.join(repoRoot, 'docs/search.md'), 'utf8'));
+  assert.ok(quoted, 'docs/search.md quotes this question\'s max_qps');
+  assert.equal(best.max_qps.toFixed(3), quoted[1], 'docs/search.md quotes another max_qps for this question');
   assert.equal(best.gpus, 8, 'the layout fills the budget');
   assert.ok(best.max_qps_upper > best.max_qps);
   const c = r.confirmation;

@@ -8,7 +8,8 @@
 // docs/calibrate-from-benchmarks.md's fit table, fit_real_sweeps.test.mjs;
 // docs/accuracy.md's kernel table, accuracy_report.test.mjs; docs/serving.md's
 // speculative acceptance table, tests/unit/test_spec_acceptance.cpp;
-// docs/accuracy.md's report-e2e summary and interval tables, e2e.test.mjs:
+// docs/accuracy.md's report-e2e summary and interval tables, e2e.test.mjs;
+// docs/search.md's blocks and figures, search_docs.test.mjs:
 // each beside the run its file already makes.)
 // Cost: reading files, and `sightline --help` (no run).
 import { test } from 'node:test';

@@ -4,9 +4,13 @@
 // a scenario's limits are, and located errors in the request.
 #include <doctest/doctest.h>
 
+#include <string>
+
 #include "api/api.hpp"
 #include "api/calibration_fit.hpp"
+#include "core/error.hpp"
 #include "core/json_text.hpp"
+#include "perf/cluster_calibration.hpp"
 #include "test_helpers.hpp"
 
 using namespace sightline;
@@ -78,4 +82,42 @@ TEST_CASE("calibration api: a scenario whose cost_model is not an object is a lo
   const json env = parse_json_text(api::apply_calibration(R"({"cost_model": 3})", R"({"id": "x", "source": "", "factors": {}})"));
   REQUIRE_FALSE(env["ok"].get<bool>());
   CHECK(env["error"]["path"] == "/cost_model");
+}
+
+// The fit clamps each factor to the range the reader accepts, both read from
+// perf/cluster_calibration.hpp: a calibration at either end of each range
+// reads back as written, and one past an end is refused at that factor. A
+// reader that stops using the shared range (a literal of its own) fails here.
+TEST_CASE("calibration api: a cluster calibration reads at both ends of each factor's shared range, not past them") {
+  struct Factor {
+    const char* key;
+    FactorRange range;
+  };
+  const Factor factors[] = {{"compute_efficiency_scale", kEfficiencyScaleRange},
+                            {"memory_efficiency_scale", kEfficiencyScaleRange},
+                            {"comm_efficiency_scale", kEfficiencyScaleRange},
+                            {"host_us_per_step", kHostUsPerStepRange},
+                            {"request_latency_ms", kRequestLatencyMsRange}};
+  for (const Factor& f : factors) {
+    const std::string key = f.key;
+    CAPTURE(key);
+    ClusterCalibration base;
+    base.id = "edges";
+    base.source = "this test";
+    json doc = base.to_json();
+    for (double v : {f.range.lo, f.range.hi}) {
+      doc["factors"][f.key] = v;
+      CHECK(ClusterCalibration::from_json(doc, "").to_json()["factors"].value(f.key, 0.0) == v);
+    }
+    for (double v : {f.range.lo - 0.01, f.range.hi * 1.01}) {
+      doc["factors"][f.key] = v;
+      bool refused = false;
+      try {
+        ClusterCalibration::from_json(doc, "");
+      } catch (const SightlineError& e) {
+        refused = e.path() == std::string("/factors/") + f.key;
+      }
+      CHECK(refused);
+    }
+  }
 }

@@ -5,6 +5,8 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <iomanip>
+#include <sstream>
 
 #include "api/make_job.hpp"
 #include "core/error.hpp"
@@ -26,6 +28,19 @@ json small_question() {
   })");
   q["base"] = test::llama3_70b_h100_search_base();
   return q;
+}
+
+// docs/search.md quotes what the cases below measure (issue 40: a stale
+// figure fails here, where it is computed, at no extra cost).
+void check_search_doc_quotes(const std::string& quoted) {
+  CHECK_MESSAGE(test::doc_quotes("docs/search.md", quoted), "docs/search.md does not quote \"" << quoted << "\" (update it)");
+}
+
+// A figure written as the doc quotes it.
+std::string decimals_of(double v, int decimals) {
+  std::ostringstream o;
+  o << std::fixed << std::setprecision(decimals) << v;
+  return o.str();
 }
 
 }  // namespace
@@ -369,6 +384,8 @@ TEST_CASE("deployment search: the throughput bounds hold against a saturated run
     MESSAGE(candidate_label(spec, c) << ": saturated " << measured << " req/s, bound " << bound << " req/s");
     CHECK(measured > 0);
     CHECK(measured <= bound);
+    check_search_doc_quotes(candidate_label(spec, c) + ": " + decimals_of(measured, 1) + " against " + decimals_of(bound, 1) +
+                            " req/s");
   }
 }
 
@@ -405,6 +422,8 @@ TEST_CASE("deployment search: the wide-EP bounds hold against a saturated run an
     MESSAGE(label << ": saturated " << measured << " req/s, bound " << bound << " req/s");
     CHECK(measured > 0);
     CHECK(measured <= bound);
+    const std::string short_label = "adp" + std::to_string(c.attention_dp) + " tp" + std::to_string(c.tp);
+    check_search_doc_quotes(short_label + ": " + decimals_of(measured, 1) + " against " + decimals_of(bound, 1) + " req/s");
     // A lone request of the mean lengths (fixed, so the bounds price exactly its prompt).
     json lone_doc = plan.scenarios[i];
     lone_doc["serving"]["workload"]["prompt_tokens"] = 512;
@@ -426,6 +445,9 @@ TEST_CASE("deployment search: the wide-EP bounds hold against a saturated run an
                   << " ms (floor " << floors.decode1_s * 1e3 << ")");
     CHECK(ttft_s >= floors.prefill_s);
     CHECK(tpot_s >= floors.decode1_s);
+    check_search_doc_quotes(short_label + ": TTFT " + decimals_of(ttft_s * 1e3, 1) + " ms against " +
+                            decimals_of(floors.prefill_s * 1e3, 1) + ", TPOT " + decimals_of(tpot_s * 1e3, 2) +
+                            " ms against " + decimals_of(floors.decode1_s * 1e3, 2));
   }
 }
 
@@ -542,7 +564,7 @@ TEST_CASE("deployment search: the budget answer is priced at each layout's highe
 
 TEST_CASE("capacity: deployment search: a disaggregated answer meets the SLO in a long confirmation run") {
   // Near the decode pool's limit (a 1P+1D tp8 unit at max_num_seqs 64
-  // saturates near 11.7 req/s), so the verdict has something to decide.
+  // saturates near 14.4 req/s, docs/search.md), so the verdict has something to decide.
   json q = small_question();
   q["target_qps"] = 10;
   q["tp"] = json::array({8});
@@ -574,4 +596,9 @@ TEST_CASE("capacity: deployment search: a disaggregated answer meets the SLO in 
                            << " requests: " << m["goodput"]["slo_attainment"] << ", TPOT p99 " << m["tpot_ms"]["p99"] << " ms");
   CHECK(m["requests"]["completed"] == n);
   CHECK(m["goodput"]["slo_attainment"].get<double>() >= 0.9);
+  check_search_doc_quotes("at 10 req/s the search picks " + best.label + " (attainment " +
+                          decimals_of(best.central.attainment, 4) + " over " + std::to_string(best.central.requests) +
+                          " requests), and a " + std::to_string(n) + "-request run there meets the SLO (" +
+                          decimals_of(m["goodput"]["slo_attainment"].get<double>(), 4) + ", P99 TPOT " +
+                          decimals_of(m["tpot_ms"]["p99"].get<double>(), 0) + " ms)");
 }

@@ -42,4 +42,17 @@ inline std::string read_source_file(const std::string& relative) {
   return s.str();
 }
 
+// Whether the doc `relative` (e.g. "docs/search.md") quotes `quoted`, its line
+// breaks and indents read as one space: a test that computes a figure or a
+// default holds the doc's quote of it (issue 40: a stale figure fails where it
+// is computed). Call as CHECK_MESSAGE(test::doc_quotes(doc, s), s).
+inline bool doc_quotes(const std::string& relative, const std::string& quoted) {
+  std::string flat;
+  for (char ch : read_source_file(relative)) {
+    const bool space = ch == ' ' || ch == '\n';
+    if (!space || flat.empty() || flat.back() != ' ') flat += space ? ' ' : ch;
+  }
+  return flat.find(quoted) != std::string::npos;
+}
+
 }  // namespace sightline::test

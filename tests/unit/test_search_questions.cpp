@@ -9,6 +9,7 @@
 
 #include "core/error.hpp"
 #include "scenario/metric_catalogue.hpp"
+#include "scenario/simulation_spec.hpp"
 #include "search/deployment_search.hpp"
 #include "search/training_search.hpp"
 #include "test_helpers.hpp"
@@ -185,4 +186,42 @@ TEST_CASE("search questions: the training search's key metrics are catalogued wi
   REQUIRE(out["best"].is_object());
   check_catalogued(MetricKind::kTrainingSearch, out);
   CHECK(std::string(metric_kind_name(MetricKind::kTrainingSearch)) == out["kind"]);
+}
+
+// The questions' defaults are the specs' own (deployment_search.hpp,
+// training_search.hpp; the budget question's cap is the capacity search's,
+// serve::SearchSpec), and docs/search.md quotes them: a default changed in
+// one place, or written again in a reader, fails here.
+TEST_CASE("search questions: the readers' defaults are the specs', as docs/search.md quotes them") {
+  const auto quoted = [](const std::string& s) { CHECK_MESSAGE(test::doc_quotes("docs/search.md", s), "docs/search.md does not quote: " << s); };
+  json q = deployment_question();
+  for (const char* key : {"requests", "max_requests", "replica_options", "max_interval_points"}) q.erase(key);
+  const DeploymentSearchSpec d = read_deployment_search(q);
+  const DeploymentSearchSpec spec_default;
+  CHECK(d.requests == spec_default.requests);
+  CHECK(d.max_requests == spec_default.max_requests);
+  CHECK(d.replica_options == spec_default.replica_options);
+  CHECK(d.max_interval_points == spec_default.max_interval_points);
+  q.erase("target_qps");
+  const DeploymentSearchSpec budget = read_deployment_search(q);
+  CHECK(budget.max_requests == serve::SearchSpec{}.max_requests_per_run);
+  quoted("`requests` (first run per candidate, " + std::to_string(d.requests) + "), `max_requests` (" +
+         std::to_string(d.max_requests) + "; " + std::to_string(budget.max_requests) + " for the budget question), `replica_options` (" +
+         std::to_string(d.replica_options) + "), `max_interval_points` (" + std::to_string(d.max_interval_points) + ")");
+
+  const TrainingSearchSpec t = read_training_search(json{{"kind", "training_search"}, {"base", "T3.5"}});
+  const TrainingSearchSpec t_default;
+  CHECK(t.top == t_default.top);
+  CHECK(t.max_interval_points == t_default.max_interval_points);
+  const auto row = [&](const std::string& keys, const json& value) { quoted("| " + keys + " | `" + value.dump() + "` |"); };
+  row("`tp`, `pp`", t.tp);
+  CHECK(t.pp == t.tp);
+  row("`cp`, `ep`", t.cp);
+  CHECK(t.ep == t.cp);
+  row("`micro_batch`", t.micro_batch);
+  row("`virtual_stages`", t.virtual_stages);
+  row("`recompute`", t.recompute);
+  row("`zero_stage`", t.zero_stage);
+  row("`sequence_parallel`", json(t.sequence_parallel));
+  quoted("| `top`, `max_interval_points` | " + std::to_string(t.top) + ", " + std::to_string(t.max_interval_points) + " |");
 }
