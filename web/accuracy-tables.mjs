@@ -68,7 +68,7 @@ export function render(html, generated) {
 }
 
 export function engineReport(cli = path.join(repoDir, 'build', 'sightline')) {
-  return JSON.parse(execFileSync(cli, ['report-accuracy', '--format', 'json', '--max-work-units', '60000000'], { maxBuffer: 256 << 20 }).toString());
+  return JSON.parse(execFileSync(cli, ['report-accuracy', '--format', 'json', '--max-work-units', '240000000'], { maxBuffer: 256 << 20 }).toString());
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {

@@ -80,7 +80,7 @@ try {
   const question = decodeSearchLink(link.slice(link.indexOf('#'))).question;
   delete question.workload_from;
   const t1 = Date.now();
-  const r = spawnSync(harness.cliPath, ['search', '-', '--jobs', '2', '--format', 'json', '--max-work-units', '60000000'], { input: JSON.stringify(question), encoding: 'utf8', maxBuffer: 1 << 28 });
+  const r = spawnSync(harness.cliPath, ['search', '-', '--jobs', '2', '--format', 'json', '--max-work-units', '240000000'], { input: JSON.stringify(question), encoding: 'utf8', maxBuffer: 1 << 28 });
   const out = JSON.parse(r.stdout);
   const best = (out.ok === true ? out.result : out).cheapest_meeting_slo;
   console.log(`CLI (sightline search --jobs 2, ${((Date.now() - t1) / 1000).toFixed(1)} s): ${best ? `${best.deployment}, $${best.usd_per_million_tokens.toPrecision(3)} per million tokens` : 'no deployment meets the SLO'}; ` +

@@ -24,9 +24,11 @@
 namespace sightline::api {
 
 struct FitOptions {
-  // Simulation work units the whole fit may spend (each replay's estimate,
-  // high end, times the replays it makes). The default keeps a fit within
-  // about 60 s of CPU natively (docs/calibrate-from-benchmarks.md).
+  // Simulation work the whole fit may spend, in serving events (each
+  // replay's estimate, high end, in events: replay_work_units, times the
+  // replays it makes), not run's units: its replays' events cost alike, and
+  // the default keeps a fit within about 60 s of CPU natively
+  // (docs/calibrate-from-benchmarks.md).
   static constexpr int64_t kDefaultWorkUnits = 12'000'000;
   static constexpr int64_t kMaxWorkUnits = 10'000'000'000;
   // The most a fit through the JSON API (the page's worker) may ask for, as

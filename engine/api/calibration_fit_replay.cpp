@@ -198,7 +198,10 @@ int64_t replay_work_units(const FitBase& base, const BenchRun& run) {
     json doc = scenario_for_bench_run(base.doc, run, nullptr);
     const RunLimits limits = take_run_limits(doc);
     replay.emplace(read_scenario(doc));
-    units = static_cast<int64_t>(estimate_work(*replay, IntervalMode::CentralOnly, limits).units_high);
+    // Counted in events, the measure FitOptions' budget was sized in (a
+    // replay is one deployment at fixed lengths: its events cost alike).
+    const WorkRange w = estimate_work(*replay, IntervalMode::CentralOnly, limits);
+    units = static_cast<int64_t>(std::min(w.events_high, static_cast<double>(limits.max_work_units) / w.units_per_event));
   });
   // Before any replay (every fit sizes its replays first): the deployment the
   // file reports, against the replay's; a contradiction is the file's to locate.

@@ -66,7 +66,8 @@ void check_stopped_count(const std::string& base_name, const BenchRun& run, int6
 
 json scenario_for_bench_run(const json& base, const BenchRun& run, const json& calibration);
 Replay replay_run(const FitBase& base, const BenchRun& run, const json& calibration);
-// The most work units one replay of `run` may take (api estimate_work, high end).
+// The most events one replay of `run` may make (api estimate_work, high end,
+// over its units per event): the measure of FitOptions' budget.
 int64_t replay_work_units(const FitBase& base, const BenchRun& run);
 
 // Sets each run's replay_requests so that one evaluation (a replay of every

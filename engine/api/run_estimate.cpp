@@ -86,34 +86,41 @@ int64_t probe_requests(int64_t run_requests) {
 constexpr double kProbeErrorOfHundredth = 0.04;
 constexpr double kProbeErrorOfFirstRequests = 0.10;
 
-// What the probe measured of one simulation: its events per request in the
-// steady part (its arrival, and the other events from its kProbeWarmup-th
-// request done to the moment the last one has arrived and none waits, after
-// which only the drain is left: a Poisson run's arrivals, an offline batch's
-// full batches), the events its start and drain add beyond that (the run has
-// them once), and its units per event (a speculative simulation's event is
-// k + 1 units).
-struct ProbeRate {
-  int64_t probed = 0;             // requests in the probe
-  int64_t events_simulated = 0;   // every event the probe handled (a caller may time it)
-  double events_per_request = 0;  // steady part
-  double transient_events = 0;    // start and drain beyond the steady rate (0 unless seen to the end)
-  bool complete = false;          // the probe ran to its end
-  int64_t units_per_event = 1;
-  bool overloaded = false;        // arrivals past the service rate (the interval's paired runs fall back)
+// What the probe measured of one simulation, in events and in work units
+// alike (a Rate each): per request in the steady part (its arrival, and the
+// rest from its kProbeWarmup-th request done to the moment the last one has
+// arrived and none waits, after which only the drain is left: a Poisson
+// run's arrivals, an offline batch's full batches), and what its start and
+// drain add beyond that (the run has them once). Units are measured, not
+// figured from events: a step's units follow its batch, and a probe's
+// drain, of smaller batches, is a larger share of it than of its run (the
+// MLPerf offline rows at the default budget: 22-38% under, figured from
+// events at the probe's units per event; docs/limits.md).
+struct Rate {
+  double per_request = 0;  // steady part
+  double transient = 0;    // start and drain beyond the steady rate (0 unless seen to the end)
   // A multi-turn probe of the whole run that stopped at its event cap: the
-  // run's events, those handled and the projection of its unfinished turns
+  // run's work, that handled and the projection of its unfinished turns
   // (api/session_projection; 0: none). The run is figured at the larger of
   // the two: the figure per turn misses the steps of a tail whose turns are
   // served alone (S.chat-offload's 107 sessions, 30% under), the projection
   // the heavier prefills of a tail served without a prefix cache
   // (S.agentic-coding's compare variant at 796 sessions: 20% under, the
   // figure per turn 11%; docs/limits.md).
-  double whole_run_events = 0;
-  // Events of a run of n requests of which the probe is the start.
-  double events(int64_t n) const {
-    const double per_request = std::max(static_cast<double>(n), events_per_request * static_cast<double>(n) + transient_events);
-    return n == probed ? std::max(whole_run_events, per_request) : per_request;
+  double whole_run = 0;
+};
+struct ProbeRate {
+  int64_t probed = 0;            // requests in the probe
+  int64_t events_simulated = 0;  // every event the probe handled (a caller may time it)
+  int64_t units_simulated = 0;   // their work units
+  Rate events, units;
+  bool complete = false;         // the probe ran to its end
+  bool overloaded = false;       // arrivals past the service rate (the interval's paired runs fall back)
+  double units_per_event() const { return static_cast<double>(units_simulated) / static_cast<double>(std::max<int64_t>(1, events_simulated)); }
+  // The events or units (`rate`) of a run of n requests of which the probe is the start.
+  double of_run(const Rate& rate, int64_t n) const {
+    const double per_request = std::max(static_cast<double>(n), rate.per_request * static_cast<double>(n) + rate.transient);
+    return n == probed ? std::max(rate.whole_run, per_request) : per_request;
   }
 };
 
@@ -168,59 +175,85 @@ ProbeRate probe_rate(const Scenario& s, int64_t requests, const RunSize& run) {
   serve::Simulation sim(s, o, false);
   const int64_t n = sim.num_requests();
   const int64_t warmup = std::min(kProbeWarmup, n / 8);
-  // Every request's arrival is one event, in the run as in the probe, wherever
-  // it falls: an offline batch's all come first, before the window opens, so a
-  // rate of the window's events left the run's arrivals beyond the probe's
-  // uncounted (I2.4 at the default budget: figured 5.4% low). The arrivals are
-  // counted apart, one a request; the window measures the others (steps,
-  // schedules, transfers) per request done.
-  auto others = [&sim] { return sim.events_processed() - sim.arrived(); };
-  int64_t start_events = -1, start_done = 0, end_events = -1, end_done = 0;
-  int64_t done_events = 0, done = 0;  // the others when the last request so far was done, and the requests done
+  // Every request's arrival is one event (and its prompt's units), in the run
+  // as in the probe, wherever it falls: an offline batch's all come first,
+  // before the window opens, so a rate of the window's events left the run's
+  // arrivals beyond the probe's uncounted (I2.4 at the default budget:
+  // figured 5.4% low). The arrivals are counted apart, per request; the
+  // window measures the others (steps, schedules, transfers) per request done.
+  struct Tally {
+    int64_t events = -1, units = 0;
+  };
+  auto others = [&sim] {
+    return Tally{sim.events_processed() - sim.arrived(), sim.units_done() - sim.arrival_units()};
+  };
+  Tally start, end, at_done;  // the others when the window opened, closed, and the last request so far was done
+  int64_t start_done = 0, end_done = 0, done = 0;
   while (!sim.finished() && sim.events_processed() < kProbeEvents) {
     sim.run(1);
     if (sim.done() > done) {
       done = sim.done();
-      done_events = others();
+      at_done = others();
     }
-    if (start_events < 0 && sim.done() >= warmup) {
-      start_events = others();
+    if (start.events < 0 && sim.done() >= warmup) {
+      start = others();
       start_done = sim.done();
     }
-    if (end_events < 0 && sim.arrived() >= n && sim.waiting() == 0) {
-      end_events = others();
+    if (end.events < 0 && sim.arrived() >= n && sim.waiting() == 0) {
+      end = others();
       end_done = sim.done();
     }
   }
   ProbeRate r;
   r.probed = n;
   r.events_simulated = sim.events_processed();
-  r.units_per_event = sim.units_per_event();
+  r.units_simulated = sim.units_done();
   r.complete = sim.finished();
-  if (end_events < 0 || end_events < start_events) {  // the window did not close (or closed before it opened)
-    end_events = others();
+  if (end.events < 0 || end.events < start.events) {  // the window did not close (or closed before it opened)
+    end = others();
     end_done = sim.done();
   }
-  const int64_t window_done = start_events >= 0 ? end_done - start_done : 0;
-  if (window_done >= kProbeWarmup) {
-    const double others_per_request = static_cast<double>(end_events - start_events) / static_cast<double>(window_done);
-    r.events_per_request = 1.0 + others_per_request;
-    if (r.complete) r.transient_events = static_cast<double>(others()) - others_per_request * static_cast<double>(n);
-  } else if (r.complete) {
-    r.events_per_request = static_cast<double>(sim.events_processed()) / static_cast<double>(n);
-  } else if (done > 0) {
-    // Too few requests done for a window (long requests, kProbeEvents
-    // reached): the others per request done, up to the last one done. Per
-    // request arrived, the requests still in progress or queued counted as if
-    // done (I3.3, one request at a time: 4,000 events a request against the
-    // 4,098 its run made).
-    r.events_per_request = 1.0 + static_cast<double>(done_events) / static_cast<double>(done);
-  } else {
-    r.events_per_request = static_cast<double>(sim.events_processed()) / static_cast<double>(std::max<int64_t>(1, sim.arrived()));
-  }
+  const int64_t window_done = start.events >= 0 ? end_done - start_done : 0;
+  const int64_t arrived = std::max<int64_t>(1, sim.arrived());
+  const Tally all = others();
+  // One counter's rate: `arrival` per request arrived, `pick` reads a Tally's count.
+  auto rate_of = [&](double arrival, auto pick, int64_t total) {
+    Rate rt;
+    if (window_done >= kProbeWarmup) {
+      const double others_per_request = static_cast<double>(pick(end) - pick(start)) / static_cast<double>(window_done);
+      rt.per_request = arrival + others_per_request;
+      if (r.complete) rt.transient = static_cast<double>(pick(all)) - others_per_request * static_cast<double>(n);
+    } else if (r.complete) {
+      rt.per_request = static_cast<double>(total) / static_cast<double>(n);
+    } else if (done > 0) {
+      // Too few requests done for a window (long requests, kProbeEvents
+      // reached): the others per request done, up to the last one done. Per
+      // request arrived, the requests still in progress or queued counted as if
+      // done (I3.3, one request at a time: 4,000 events a request against the
+      // 4,098 its run made).
+      rt.per_request = arrival + static_cast<double>(pick(at_done)) / static_cast<double>(done);
+    } else {
+      rt.per_request = static_cast<double>(total) / static_cast<double>(arrived);
+    }
+    return rt;
+  };
+  r.events = rate_of(1.0, [](const Tally& t) { return t.events; }, r.events_simulated);
+  r.units = rate_of(static_cast<double>(sim.arrival_units()) / static_cast<double>(arrived), [](const Tally& t) { return t.units; },
+                    r.units_simulated);
   // A multi-turn probe that is the whole run (up to 1,000 sessions) and
-  // stopped at its cap: its rest projected on the sessions' drawn think times.
-  if (run.sessions > 0 && *o.num_requests == run.sessions && !r.complete) r.whole_run_events = project_session_events(sim, kProbeWarmup);
+  // stopped at its cap: its rest projected on the sessions' drawn think times,
+  // in events. Its units: the turns still to arrive at the probe's units per
+  // arrival (their prompts), the other events at its others' units per event
+  // (at the probe's units per event, S.chat-offload's 107 and 359 sessions
+  // were figured 19% and 30% over: a late turn's long prompt is one arrival).
+  if (run.sessions > 0 && *o.num_requests == run.sessions && !r.complete) {
+    r.events.whole_run = project_session_events(sim, kProbeWarmup);
+    const double turns_left = static_cast<double>(std::max<int64_t>(0, n - sim.arrived()));
+    const double others_left = std::max(0.0, r.events.whole_run - static_cast<double>(r.events_simulated) - turns_left);
+    const double others_per_event = static_cast<double>(all.units) / static_cast<double>(std::max<int64_t>(1, all.events));
+    r.units.whole_run = static_cast<double>(r.units_simulated) + turns_left * static_cast<double>(sim.arrival_units()) / static_cast<double>(arrived) +
+                        others_left * others_per_event;
+  }
   // Arrivals past the service rate: the probe's own verdict, by the judge the
   // run's paired short runs take theirs from (serve/headline). A closed
   // loop's queue holds at most its clients: it never grows.
@@ -313,31 +346,43 @@ RunEstimate estimate_run(const Scenario& s, IntervalMode mode) {
   for (const auto& p : sp.cluster.pools) replicas = sat_add(replicas, p.replicas);
   const int64_t variants = 1 + static_cast<int64_t>(sp.compares.size());
   const int64_t runs = sat_mul(bound_runs, variants);
-  // Every arrival is an event; every step ends with one, and a step decodes at
-  // most max_num_seqs tokens on one replica.
-  const int64_t decode_tokens = sat_mul(requests, least_length(w.output) - 1);
-  const int64_t steps = decode_tokens / std::max<int64_t>(1, sp.scheduler.max_num_seqs * std::max<int64_t>(1, replicas));
-  e.work_units_at_least = sat_mul(runs, sat_add(requests, steps));
-  if (short_n > 0) {
-    const int64_t short_steps = sat_mul(short_n, least_length(w.output) - 1) /
-                                std::max<int64_t>(1, sp.scheduler.max_num_seqs * std::max<int64_t>(1, replicas));
-    e.work_units_at_least = sat_add(e.work_units_at_least, sat_mul(sat_mul(3, variants), sat_add(short_n, short_steps)));
-  }
+  // Every arrival is an event and brings its prompt's units; every step ends
+  // with one, a step decodes at most max_num_seqs tokens on one replica, and
+  // each decoded token is a sequence stepped (k + 1 of them at most for a
+  // speculative sequence, whose units count k + 1 times: at least one).
+  const int64_t prompt_units = least_length(w.prompt) / serve::Simulation::kPromptTokensPerUnit;
+  auto least_units = [&](int64_t n) {
+    const int64_t decode_tokens = sat_mul(n, least_length(w.output) - 1);
+    const int64_t steps = decode_tokens / std::max<int64_t>(1, sp.scheduler.max_num_seqs * std::max<int64_t>(1, replicas));
+    return sat_add(sat_add(sat_mul(n, 1 + prompt_units), steps), decode_tokens / serve::Simulation::kSequencesPerUnit);
+  };
+  e.work_units_at_least = sat_mul(runs, least_units(requests));
+  if (short_n > 0) e.work_units_at_least = sat_add(e.work_units_at_least, sat_mul(sat_mul(3, variants), least_units(short_n)));
   e.requests = expected_requests;
   e.runs = runs;
   e.full_runs = bound_runs;
   e.short_requests = short_n;
-  // The most a request can take: its arrival, and a schedule and a step-end
-  // event for each of its tokens (one token per step at the lowest load).
-  // A speculative simulation's event is k + 1 units (serve/simulation.hpp).
+  // The most a request can take: its arrival and its prompt's units, and a
+  // schedule and a step-end event for each of its tokens (one token per step
+  // at the lowest load), each token a sequence stepped. A speculative
+  // simulation's units count k + 1 times (serve/simulation.hpp).
   int64_t units_per_event_most = sp.speculative.method != serve::SpecMethod::None ? 1 + std::max(0, sp.speculative.k) : 1;
   for (const auto& v : sp.compares)
     if (v.scenario && v.scenario->serving && v.scenario->serving->simulation) {
       const auto& vs = v.scenario->serving->simulation->speculative;
       if (vs.method != serve::SpecMethod::None) units_per_event_most = std::max<int64_t>(units_per_event_most, 1 + std::max(0, vs.k));
     }
-  const int64_t per_request_most =
-      sat_mul(units_per_event_most, sat_add(3, sat_mul(2, std::max<int64_t>(1, w.output.max_possible()))));
+  const int64_t tokens_most = std::max<int64_t>(1, w.output.max_possible());
+  // A multi-turn turn's prompt is its session's whole context so far.
+  const auto& ss = w.sessions;
+  const int64_t prompt_most =
+      ss.enabled ? sat_add(sat_add(ss.system_prompt_tokens, ss.first_input.max_possible()),
+                           sat_mul(ss.turns.max_possible(), sat_add(ss.input.max_possible(), ss.output.max_possible())))
+                 : w.prompt.max_possible();
+  const int64_t per_request_most = sat_mul(
+      units_per_event_most,
+      sat_add(sat_add(3, sat_mul(2, tokens_most)), sat_add(1 + tokens_most / serve::Simulation::kSequencesPerUnit,
+                                                           1 + prompt_most / serve::Simulation::kPromptTokensPerUnit)));
   e.work_units_at_most = sat_mul(runs, sat_mul(expected_requests, per_request_most));
   if (short_n > 0) e.work_units_at_most = sat_add(e.work_units_at_most, sat_mul(sat_mul(3, variants), sat_mul(short_n, per_request_most)));
   // Peak memory: the interval runs are made one after another (api/interval_job),
@@ -433,27 +478,27 @@ WorkFigure probe_work_figure(const Scenario& s, const RunEstimate& e) {
     // the default budget's size were then figured at 3 full runs, and ran 1.
     const bool fallback = e.short_requests > 0 && (r.overloaded || probe_rate(at_high_bound(v), n, size).overloaded);
     const int64_t full_runs = fallback ? 3 : e.full_runs;
-    // A simulation stops at its own serving.limits.max_events (keeping its result).
-    const double most = static_cast<double>(v.serving->simulation->limits.max_events);
-    auto capped = [&](int64_t requests) { return std::min(most > 0 ? most : 1e300, r.events(requests)); };
-    double events = static_cast<double>(full_runs) * capped(n);
-    if (e.short_requests > 0) events += 3.0 * capped(std::min(n, e.short_requests));
-    const double units = events * static_cast<double>(r.units_per_event);
+    // A simulation stops at its own serving.limits.max_events (keeping its
+    // result): that many events' units at most.
+    const double most = static_cast<double>(v.serving->simulation->limits.max_events) * r.units_per_event();
+    auto capped = [&](int64_t requests) { return std::min(most > 0 ? most : 1e300, r.of_run(r.units, requests)); };
+    double units = static_cast<double>(full_runs) * capped(n);
+    if (e.short_requests > 0) units += 3.0 * capped(std::min(n, e.short_requests));
     f.units += units;
     if (i == 0) f.central_units_per_request = units / static_cast<double>(std::max<int64_t>(1, n * full_runs));
     char part[480];
     // A whole multi-turn run projected: its events per turn are the projection's.
-    const bool projected = r.whole_run_events > 0 && r.whole_run_events >= r.events(n) && n > 0;
-    std::snprintf(part, sizeof part, "%s%.0f units for %lld requests x %lld full run%s%s (%.2f events per request%s%s)",
+    const bool projected = r.units.whole_run > 0 && r.units.whole_run >= r.of_run(r.units, n) && n > 0;
+    std::snprintf(part, sizeof part, "%s%.0f units for %lld requests x %lld full run%s%s (%.2f units per request%s%s)",
                   i == 0 ? "" : (i == 1 ? "; compare variants: " : ", "), units, static_cast<long long>(n),
                   static_cast<long long>(full_runs), full_runs > 1 ? "s" : "",
                   e.short_requests > 0 ? (fallback ? " (arrivals near the service rate: the full bounds the paired runs fall back to)"
                                                                " and 3 paired short runs"
                                                              : " and 3 paired short runs")
                                        : "",
-                  projected ? r.whole_run_events / static_cast<double>(n) : r.events_per_request,
+                  projected ? r.units.whole_run / static_cast<double>(n) : r.units.per_request,
                   projected ? ", the turns after the probe's cap projected" : "",
-                  r.units_per_event > 1 ? ", speculative: k + 1 units per event" : "");
+                  v.serving->simulation->speculative.method != serve::SpecMethod::None ? ", speculative: k + 1 times" : "");
     parts += part;
   }
   char head[160];
@@ -476,10 +521,10 @@ WorkRange estimate_work(const Scenario& s, IntervalMode mode, const RunLimits& l
   const serve::SimulationSpec& sp = *s.serving->simulation;
   // A shorter probe than the budget check's: a search estimates every candidate before running any.
   const ProbeRate p = probe_rate(s, std::min<int64_t>(std::max<int64_t>(1, e.requests), kProbeMinRequests), RunSize{e.requests, e.sessions});
-  const double per_event = static_cast<double>(p.units_per_event);
-  w.units_per_request = p.events_per_request * per_event;
+  w.units_per_request = p.units.per_request;
+  w.units_per_event = p.units_per_event();
   w.probe_requests = p.probed;
-  w.probe_units = p.events_simulated * p.units_per_event;
+  w.probe_units = p.units_simulated;
   // The central run and, outside central-only, the bound runs (short paired ones or full ones).
   const int64_t variants = 1 + static_cast<int64_t>(sp.compares.size());
   int64_t low = sat_add(sat_mul(e.requests, e.runs), sat_mul(sat_mul(3, variants), e.short_requests));
@@ -493,8 +538,9 @@ WorkRange estimate_work(const Scenario& s, IntervalMode mode, const RunLimits& l
   }
   w.requests_low = low;
   w.requests_high = high;
-  w.units_low = std::min(budget, std::max(static_cast<double>(e.work_units_at_least), per_event * p.events(low)));
-  w.units_high = std::min(budget, std::max(w.units_low, per_event * p.events(high)));
+  w.units_low = std::min(budget, std::max(static_cast<double>(e.work_units_at_least), p.of_run(p.units, low)));
+  w.units_high = std::min(budget, std::max(w.units_low, p.of_run(p.units, high)));
+  w.events_high = p.of_run(p.events, high);
   return w;
 }
 

@@ -3,10 +3,12 @@
 // is allocated or simulated, so that a run over its budget is refused in
 // milliseconds with the estimate in the message (not after minutes of work, or
 // an out-of-memory abort).
-//   work: a lower bound on the work units (one serving event, one latency-mode
+//   work: a lower bound on the work units (scenario/run_limits.hpp: a serving
+//     event, 16 sequences stepped or 32 prompt tokens arrived; a latency-mode
 //     sequence-step) every simulation of the run makes together: a serving
-//     simulation handles at least one event per arrival and one step per
-//     max_num_seqs decode tokens; the interval runs triple it.
+//     simulation handles at least one event and its prompt per arrival, one
+//     step per max_num_seqs decode tokens and a sequence stepped per decoded
+//     token; the interval runs triple it.
 //   memory: an estimate of the bytes the run holds at its peak: per request and
 //     per replica of one simulation (they run one after another), plus the
 //     per-request records and the trace the central run writes.
@@ -44,6 +46,8 @@ RunEstimate estimate_run(const Scenario& s, IntervalMode mode);
 struct WorkRange {
   double units_low = 0, units_high = 0;
   double units_per_request = 0;
+  double units_per_event = 1;  // the probe's (serving; latency and training: 1)
+  double events_high = 0;      // serving: the events of the high end, uncapped (fit's measure)
   int64_t requests_low = 0, requests_high = 0;  // every simulation of the run together
   int64_t probe_requests = 0, probe_units = 0;
 };

@@ -50,8 +50,8 @@ const char* const kUsage =
     "  sightline registries\n"
     "  sightline version\n"
     "FILE may be '-' for standard input. --max-work-units (1 to 10000000000) raises a run's work budget\n"
-    "(default 10000000; a scenario's own limits.max_work_units may also go up to 10000000000 here), fit's\n"
-    "(default 12000000) and every other command's (default 20000000, about 60 s of CPU; docs/cli.md).\n";
+    "(default 40000000; a scenario's own limits.max_work_units may also go up to 10000000000 here), fit's\n"
+    "(default 12000000 replay events) and every other command's (default 80000000, about 60 s of CPU; docs/cli.md).\n";
 
 int usage_error(const std::string& message) {
   std::cerr << "sightline: " << message << "\n" << kUsage;

@@ -177,8 +177,12 @@ std::string confirmation_text(const json& c) {
 // (2026-11-29, docs/limits.md): its 162 candidates' estimates sum to 9.9e6
 // units, and the search took 138.9 s of CPU (--jobs 1), 14 us per estimated
 // unit: 4.7 units at run's 3 us each, rounded up so that the default budget
-// (20M units) admits at most about 56 s of CPU.
-constexpr double kSearchWorkPerRunEstimate = 5.0;
+// (20M units) admitted at most about 56 s of CPU. Since a unit counts the
+// sequences stepped and the prompts arrived (2026-12-01), the candidates'
+// estimates are 2.16x what they were (2.14e7 in all against 9.9e6), and the
+// default 4x (80M): 9 units per estimated unit keep its share of the search,
+// 80M admitting about 58 s of those 138.9 s.
+constexpr double kSearchWorkPerRunEstimate = 9.0;
 
 }  // namespace
 

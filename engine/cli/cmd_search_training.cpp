@@ -18,9 +18,10 @@ namespace sightline::cli {
 namespace {
 
 // A configuration planned, checked and estimated, the interval re-runs
-// shared out: 150 units (examples/search-training-llama3-8b-usd.json, 7,776
-// configurations, took 3.33 s of CPU, 2026-11-28: 0.43 ms each, at 3 us per unit).
-constexpr double kUnitsPerConfiguration = 150;
+// shared out: 600 units (examples/search-training-llama3-8b-usd.json, 7,776
+// configurations, took 3.33 s of CPU, 2026-11-28: 0.43 ms each, at 0.75 us
+// per unit, rounded up).
+constexpr double kUnitsPerConfiguration = 600;
 
 double value_of(const json& row, const char* key) { return row.contains(key) ? row[key].get<double>() : 0.0; }
 

@@ -17,10 +17,10 @@ namespace {
 // Lines one sweep writes at most (each a whole scenario, ~2 KB): a grid past
 // this is refused before the first line.
 constexpr uint64_t kMaxSweepPoints = 10000000;
-// A work unit per 100 bytes of the lines a sweep writes: the default budget
-// (2e7) writes at most 2 GB. Far cheaper than a unit of simulation: 20,000
+// A work unit per 25 bytes of the lines a sweep writes: the default budget
+// (8e7) writes at most 2 GB. Far cheaper than a unit of simulation: 20,000
 // points of I2.1 (20.8 MB) took 0.20 s of CPU (2026-11-28).
-constexpr double kSweepBytesPerUnit = 100;
+constexpr double kSweepBytesPerUnit = 25;
 
 struct Axis {
   std::string pointer;  // JSON pointer into the scenario

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/flags.hpp"
+#include "scenario/run_limits.hpp"
 
 namespace sightline::cli {
 
@@ -22,10 +23,14 @@ using json = nlohmann::json;
 
 class CommandBudget {
  public:
-  // A unit is run's (api/budgeted_job.hpp): one simulated serving event, one
-  // priced latency sequence-step. 20M units keep a command within about 60 s
-  // of CPU natively (docs/cli.md, "Work budgets"), as `fit`'s 12M replay units do.
-  static constexpr int64_t kDefaultWorkUnits = 20'000'000;
+  // A unit is run's (scenario/run_limits.hpp: a serving event, 16 sequences
+  // stepped or 32 prompt tokens arrived; a priced latency sequence-step).
+  // Twice run's default, as before units counted per sequence (when it was
+  // 20M events): 80M units keep a command within about 60 s of CPU natively
+  // (docs/cli.md, "Work budgets"), 0.75 us a unit, as `fit`'s 12M replay
+  // events do. The commands' units for work that is not a simulation (fits,
+  // reports, plans) are figured at that 0.75 us.
+  static constexpr int64_t kDefaultWorkUnits = 2 * RunLimits::kDefaultMaxWorkUnits;
 
   // `command` names the command in the message. A command whose shipped
   // maintainer run needs more than kDefaultWorkUnits has its own default, and
@@ -76,13 +81,14 @@ double run_work_units(const json& scenario, bool central_only);
 // within 25% of the units the runs made for the shipped presets), at least
 // run_work_units. Other scenarios: run_work_units.
 double run_work_figure(const json& scenario, bool central_only);
-// A training run (its compare variants and scaling points included): 2,000
+// A training run (its compare variants and scaling points included): 8,000
 // units, about 6 ms of CPU (`report-training`'s 13 runs took 0.08 s of CPU,
-// 2026-11-28, at 3 us per unit: run's 1e7 units in about 30 s, docs/limits.md).
-inline constexpr double kUnitsPerTrainingRun = 2000;
-// Fitting kernel measurements: 2.5 units per byte of CSV (`calibrate` on
-// Vidur's A100 profiles, 6.02 MB, took 43.3 s of CPU, 2026-11-28).
-inline constexpr double kFitUnitsPerByte = 2.5;
+// 2026-11-28, at 0.75 us per unit).
+inline constexpr double kUnitsPerTrainingRun = 8000;
+// Fitting kernel measurements: 10 units per byte of CSV (`calibrate` on
+// Vidur's A100 profiles, 6.02 MB, took 43.3 s of CPU, 2026-11-28: 7.2 us a
+// byte, at 0.75 us per unit rounded up).
+inline constexpr double kFitUnitsPerByte = 10;
 
 // Bytes of the regular files at `paths` (a directory: every regular file
 // under it), read with the file system's sizes before any file is opened.

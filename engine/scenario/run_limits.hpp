@@ -15,32 +15,33 @@
 
 namespace sightline {
 
-// Bounds on the work of one run, whatever its kind. A unit is one simulated
-// serving event, one priced latency sequence-step, or one slice of a training
-// schedule. What a unit costs is no single figure: a serving event steps every
-// sequence of its batch. Measured 2026-12-01 on this project's shared 2-core
-// x86-64 VM (load average 5-11, CPU of the run; docs/speed.md, "Ninth pass"):
-// 0.23-2.6 us an event over the shipped scenario presets sized to this default
-// (bench_run_estimate --units 10000000), 7.1-7.4 us for S.chat-offload, 0.47 us
-// for the 1M-request head-to-head, 3.2-5.0 us for the MLPerf rows of
-// presets/validation; an output token 39-55 ns wherever counted. So 1e7 units
-// are 2-26 s of CPU on most shipped presets and up to 74 s at the dearest unit
-// measured, past the 60 s promised for any command at its defaults
-// (docs/limits.md). No budget in events both lets the 900k-request head-to-head
-// run with its interval (1.1e7 events, 6 s) and refuses every run over 60 s:
-// that needs units that count the work per sequence (not done). The API's
-// ceiling, twice the default, is what the page lets a scenario ask for. A
-// scenario asks for more than the default in its own
-// limits.max_work_units: a capacity search with a compare
-// variant, whose answer is replicated over a run 20x the search's (I5.5: about
-// 1.65e7 units). The budget is a default, not a ceiling for everyone: the page,
-// the fuzzer and the API keep kApiCeiling; the native CLI may raise a run's
-// budget (its --max-work-units flag, or the scenario's own limit) up to
-// kNativeCeiling. Memory is bounded for every caller by an estimate made
-// before the run starts (api/run_estimate.hpp).
+// Bounds on the work of one run, whatever its kind. A unit is, for a serving
+// simulation, one event, 16 sequences stepped or 32 prompt tokens arrived
+// (serve/simulation.hpp, units_done: an event's CPU grows with the sequences
+// its step walks and prices, an arrival's with its context's KV blocks); one
+// priced latency sequence-step; one slice of a training schedule. Counted in
+// events, a unit's CPU spread 58x between shipped presets (0.23 us for I3.3,
+// 13 us for S.chat-offload at 1,000 sessions), so no budget in events both let
+// the 900k-request head-to-head run with its interval and held 60 s at the
+// dearest. Counted so, measured 2026-12-01 (docs/limits.md, "What a unit
+// costs"): at most 0.65 us a unit on the dearest shipped presets sized to
+// this default (S.chat-offload, I5.5, the MLPerf rows: 0.26-0.65 us), so the
+// default of 4e7 units is at most about 26 s of CPU natively and the API's
+// ceiling, twice the default, about 52 s; the 900k-request head-to-head's
+// default run (figured 3.6e7, 3.7e7 with its estimate's error) runs. The
+// ceiling is what the page lets a scenario ask for.
+// A scenario may ask for more than the default in its own
+// limits.max_work_units: I5.5 asks for the ceiling, as its capacity search
+// with a compare variant, each answer replicated over a run 20x the
+// search's, takes about half the default (2e7-2.4e7 units). The budget is a
+// default, not a ceiling for everyone: the page, the fuzzer and the API keep
+// kApiCeiling; the native CLI may raise a run's budget (its --max-work-units
+// flag, or the scenario's own limit) up to kNativeCeiling. Memory is bounded
+// for every caller by an estimate made before the run starts
+// (api/run_estimate.hpp).
 struct RunLimits {
-  static constexpr int64_t kDefaultMaxWorkUnits = 10000000;
-  static constexpr int64_t kApiCeiling = 20000000;
+  static constexpr int64_t kDefaultMaxWorkUnits = 40000000;
+  static constexpr int64_t kApiCeiling = 2 * kDefaultMaxWorkUnits;
   static constexpr int64_t kNativeCeiling = 10000000000;
   static constexpr int64_t kMaxMaxWorkUnits = kApiCeiling;
   static constexpr int64_t kMaxMemoryBytes = int64_t{3} << 29;  // 1.5 GiB: the 2 GB promise with a margin

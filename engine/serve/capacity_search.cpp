@@ -441,13 +441,12 @@ void CapacitySearch::settle() {
 
 bool CapacitySearch::step(int64_t max_units) {
   while (max_units > 0 && !finished_) {
-    const int64_t per_event = sim_->units_per_event();
-    const int64_t before = sim_->events_processed();
-    const bool done = sim_->run(std::max<int64_t>(1, (max_units + per_event - 1) / per_event));
-    const int64_t events = sim_->events_processed() - before;
-    events_processed_ += events;
-    units_done_ += events * per_event;
-    max_units -= std::max<int64_t>(1, events * per_event);
+    const int64_t before = sim_->events_processed(), units_before = sim_->units_done();
+    const bool done = sim_->run_units(max_units);
+    const int64_t units = sim_->units_done() - units_before;
+    events_processed_ += sim_->events_processed() - before;
+    units_done_ += units;
+    max_units -= std::max<int64_t>(1, units);
     if (done) on_run_finished();
   }
   return finished_;

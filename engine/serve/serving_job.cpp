@@ -37,9 +37,10 @@ LimitFacts ServingJob::limit_facts() const {
 
 bool ServingJob::step(int64_t max_units) {
   const SimulationSpec& spec = *s_.serving->simulation;
-  // Each simulation counts its events in its own units (a speculative event is
-  // k + 1 units), so a step of max_units runs that many units' worth of events
-  // of whichever simulation is current, not max_units events.
+  // Each simulation counts its work in its own units (Simulation::units_done:
+  // an event's grow with its step's sequences), so a step of max_units runs
+  // events of whichever simulation is current until that many units are done
+  // (run_units), not max_units events.
   int64_t left = std::max<int64_t>(1, max_units);
   while (left > 0 && phase_ < 3) {
     if (phase_ == 2) {
@@ -57,10 +58,9 @@ bool ServingJob::step(int64_t max_units) {
       phase_ = spec.search.enabled ? 2 : 3;
       continue;
     }
-    const int64_t per_event = sim->units_per_event();
-    const int64_t before = sim->events_processed();
-    const bool finished = sim->run(std::max<int64_t>(1, (left + per_event - 1) / per_event));
-    const int64_t units = (sim->events_processed() - before) * per_event;
+    const int64_t before = sim->units_done();
+    const bool finished = sim->run_units(left);
+    const int64_t units = sim->units_done() - before;
     units_ += units;
     left -= std::max<int64_t>(1, units);
     if (!finished) continue;

@@ -107,6 +107,14 @@ TimeNs Simulation::tokenize_ns(int64_t prompt_tokens) const {
                 : 0;
 }
 
+bool Simulation::run_units(int64_t max_units) {
+  const int64_t start = units_done();
+  do {
+    if (run(1)) return true;
+  } while (units_done() - start < max_units);
+  return finished_;
+}
+
 double Simulation::progress() const {
   if (finished_ || reqs_.empty()) return 1.0;
   const double p = static_cast<double>(completed_ + dropped_) / static_cast<double>(reqs_.size());
@@ -131,6 +139,7 @@ void Simulation::drop(Req& q, DropReason reason) {
 void Simulation::on_arrival(int32_t id) {
   Req& q = reqs_[static_cast<size_t>(id)];
   --arrivals_pending_;
+  prompt_tokens_arrived_ += q.spec.prompt;
   q.state = State::Queued;
   q.target = q.spec.prompt;
   const int ri = entry_router_->pick_request(entry_replicas_, q.spec, *this);
@@ -351,6 +360,7 @@ void Simulation::commit_batch(Replica& r, Batch& b, double t, const PeakWork& wo
   b.start = now_;
   b.end = clock_add(now_, dur, "/hardware/gpu");
   b.active = true;
+  sequence_steps_ += static_cast<int64_t>(b.items.size());
   ++r.inflight;
   r.stage_free = now_ + std::max<TimeNs>(1, dur / r.layout.pp);
   r.busy_s += t / r.layout.pp;

@@ -73,11 +73,32 @@ class Simulation final : private SchedulerHost, private ReplicaLoads {
   TimeNs sim_time() const { return now_; }  // the simulated clock (the work estimate's probe reads it)
   // A request's record, in arrival order (a multi-turn probe reads its sessions' turns).
   const SimRequest& record(size_t i) const { return reqs_[i]; }
-  // Work units per event (the run budget's measure, api/budgeted_job): a
-  // speculative step also prices the draft's k passes, so each of this
-  // simulation's events counts k + 1; without speculation, 1.
-  int64_t units_per_event() const { return 1 + static_cast<int64_t>(spec_k_); }
-  int64_t units_done() const { return events_ * units_per_event(); }
+  // Work units (the run budget's measure, api/budgeted_job; docs/limits.md
+  // "What a unit costs"): an event's CPU grows with the sequences its step
+  // walks and prices, and a prompt's arrival with the KV blocks its context
+  // is looked up, published and offloaded in. So a unit is one event, or
+  // kSequencesPerUnit sequences stepped, or kPromptTokensPerUnit prompt
+  // tokens arrived (a multi-turn turn's whole context). Chosen on the CPU of
+  // 16 central runs of shipped presets, which spread 58x per event and 8x per
+  // unit; at the default budget's size the dearest unit measured cost 0.65 us.
+  // A speculative step also prices the draft's k passes: its simulation's
+  // units count k + 1 times.
+  static constexpr int64_t kSequencesPerUnit = 16;
+  static constexpr int64_t kPromptTokensPerUnit = 32;
+  int64_t units_done() const {
+    return (events_ + sequence_steps_ / kSequencesPerUnit + prompt_tokens_arrived_ / kPromptTokensPerUnit) *
+           (1 + static_cast<int64_t>(spec_k_));
+  }
+  // The arrivals' share of units_done: an event and its prompt's units each
+  // (the work estimate's probe counts them apart, per request).
+  int64_t arrival_units() const {
+    return (arrived() + prompt_tokens_arrived_ / kPromptTokensPerUnit) * (1 + static_cast<int64_t>(spec_k_));
+  }
+  // Runs events until `max_units` more units are done (at least one event)
+  // or the run ends; true once finished. It stops at the first event that
+  // reaches them, so a run sliced by units stops where a run in one slice
+  // does (the budget's stop is the same on the page and the CLI).
+  bool run_units(int64_t max_units);
   // Replica loads the routers read, in all: O(events), not O(events x replicas)
   // (a complexity property the tests hold).
   int64_t router_load_reads() const { return router_load_reads_; }
@@ -258,6 +279,8 @@ class Simulation final : private SchedulerHost, private ReplicaLoads {
 
   TimeNs now_ = 0;
   int64_t events_ = 0;
+  int64_t sequence_steps_ = 0;         // the sequences of every step started (units_done)
+  int64_t prompt_tokens_arrived_ = 0;  // the prompts of every arrival (units_done)
   bool finished_ = false;
   bool stopped_ = false;  // at spec_.stop_at_s, with requests left in flight
   std::string limit_hit_;

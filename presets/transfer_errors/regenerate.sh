@@ -11,7 +11,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 bin=${1:-$here/../../build/sightline}
 data=${2:-$here/../../../shared/data}
 out=${3:-$here}
-"$bin" report-accuracy --data "$data" --max-work-units 60000000 --format json --transfer-errors-out "$out/kernels.json" > /dev/null
+"$bin" report-accuracy --data "$data" --max-work-units 240000000 --format json --transfer-errors-out "$out/kernels.json" > /dev/null
 cdata=$here/../calibrations/data
 "$bin" calibrate-comm --csv "$cdata/published_collectives.csv" --csv "$cdata/vidur_a100_dgx_all_reduce.csv" \
   --transfer-errors-out "$out/collectives.json"

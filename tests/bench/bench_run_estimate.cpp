@@ -11,7 +11,7 @@
 // exit 2 when one is past the margin its run gets. The probe's and the run's
 // CPU seconds (std::clock: this process, one thread) and the run's CPU per
 // unit made are printed beside: what a work unit costs on this engine (RunLimits, run_limits.hpp).
-// Usage: bench_run_estimate [--central-only] [--only ID,ID...] [--units U] [--figures-only] [N ...]
+// Usage: bench_run_estimate [--central-only] [--only ID,ID...] [--units U] [--figures-only] [--file PATH ...] [N ...]
 //   (e.g. 20000 1000000)
 //   --central-only: leave out the runs with intervals; --only: these scenarios
 //   (preset ids, "head-to-head" for the example) and no others; --units U:
@@ -19,7 +19,8 @@
 //   (from its run of 2,000 requests; U = the default budget, 10000000: the
 //   runs whose figure the refusal margin decides); --figures-only: the
 //   figures without the runs (to compare a changed estimate with the units a
-//   run made before: a run's units do not depend on the estimate).
+//   run made before: a run's units do not depend on the estimate); --file:
+//   this scenario too (a presets/validation row's "scenario"), named by its stem.
 #include <algorithm>
 #include <cmath>
 #include <ctime>
@@ -114,12 +115,14 @@ int main(int argc, char** argv) {
   bool central_only = false, figures_only = false;
   int64_t units = 0;  // --units: the run's size from the units it makes
   std::string only;  // ",ID,ID," or empty for every scenario
+  std::vector<std::string> extra;  // --file paths
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--central-only") central_only = true;
     else if (a == "--only" && i + 1 < argc) only = "," + std::string(argv[++i]) + ",";
     else if (a == "--units" && i + 1 < argc) units = std::atoll(argv[++i]);
     else if (a == "--figures-only") figures_only = true;
+    else if (a == "--file" && i + 1 < argc) extra.push_back(argv[++i]);
     else sizes.push_back(std::atoll(argv[i]));
   }
   if (sizes.empty()) sizes = units > 0 ? std::vector<int64_t>{-1} : std::vector<int64_t>{0, 20000};  // -1: sized by --units
@@ -127,6 +130,7 @@ int main(int argc, char** argv) {
   for (const auto& f : std::filesystem::directory_iterator(root + "/presets/scenarios"))
     files.emplace_back(f.path().stem().string(), f.path().string());
   files.emplace_back("head-to-head", root + "/examples/head-to-head-llama2-7b-a100-10k.json");
+  for (const std::string& f : extra) files.emplace_back(std::filesystem::path(f).stem().string(), f);
   std::sort(files.begin(), files.end());
   double under = 0, over = 0, sum_abs = 0;
   int count = 0;
@@ -137,7 +141,8 @@ int main(int argc, char** argv) {
   double most_us_per_unit = 0;
   std::string most_what;
   for (const auto& [id, path] : files) {
-    const json doc = read_json(path);
+    json doc = read_json(path);
+    if (doc.contains("scenario") && !doc.contains("serving")) doc = json(doc["scenario"]);
     if (!doc.contains("serving") || doc["serving"].value("mode", "") != "simulate") continue;
     if (!only.empty() && only.find("," + id + ",") == std::string::npos) continue;
     for (int64_t size : sizes) {

@@ -9,7 +9,7 @@
 //     rate whose long run meets the SLO: a grid at 0.8..1.2 x the answer,
 //     refined by bisection to 1%). The brute force on all of them takes
 //     minutes of CPU, so it is recorded by the command
-//        ./build/sightline check-capacity --all --jobs 2 --format json --max-work-units 300000000 > tests/cli/capacity-brute-force.json
+//        ./build/sightline check-capacity --all --jobs 2 --format json --max-work-units 1200000000 > tests/cli/capacity-brute-force.json
 //     (never edited by hand), and CI checks the record and re-runs the
 //     cheapest searches live against it.
 //   - A case whose capacity is known in closed form: one server, one request
@@ -44,7 +44,7 @@ const withSlo = fs
   .map((f) => JSON.parse(fs.readFileSync(path.join(scenarioDir, f), 'utf8')))
   .filter((s) => s.serving && s.serving.slo);
 const record = JSON.parse(fs.readFileSync(path.join(repoRoot, 'tests/cli/capacity-brute-force.json'), 'utf8'));
-const regenerate = 'regenerate with: ./build/sightline check-capacity --all --jobs 2 --format json --max-work-units 300000000 > tests/cli/capacity-brute-force.json';
+const regenerate = 'regenerate with: ./build/sightline check-capacity --all --jobs 2 --format json --max-work-units 1200000000 > tests/cli/capacity-brute-force.json';
 
 // Known failures, each with its reason and issue: the record must still show
 // it failing (a fixed one leaves this list), and every other preset passes.

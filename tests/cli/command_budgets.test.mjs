@@ -61,7 +61,7 @@ function accepted(args, input = '') {
   return r;
 }
 
-const kDefault = 20000000;
+const kDefault = 80000000;
 
 test('sweep: a grid over the default budget is refused before a line; a small one runs, and is refused below its estimate', () => {
   const base = repo('presets/scenarios/I2.1.json');
@@ -95,10 +95,11 @@ test('report-accuracy: a data folder over the default budget by size is refused 
   sized('data/vidur-profiling/compute/a100/m/mlp.csv', 64 << 20);
   sized('data/vidur-profiling/compute/a40/m/mlp.csv', 1000);
   refused(['report-accuracy', '--data', data], kDefault);
-  // The shipped data (51M units, about 130 s of CPU) is over the default of about 60 s (d512b15 let it
-  // run at 60M): refused unread. It runs with the flag: tests/cli/accuracy_report.test.mjs.
+  // The shipped data (203M units, about 130 s of CPU) is over the default of about 60 s (d512b15 let it
+  // run at 60M of the units of then, a quarter of today's): refused unread. It runs with the flag:
+  // tests/cli/accuracy_report.test.mjs.
   const msg = refused(['report-accuracy'], kDefault);
-  assert.match(msg, /needs at least 5\.[0-9]+e\+07 work units/);
+  assert.match(msg, /needs at least 2\.0[0-9]*e\+08 work units/);
   refused(['report-accuracy', '--max-work-units', '1000'], 1000);
 });
 
@@ -112,11 +113,13 @@ function latencyLine(id) {
 }
 
 test('batch: one budget over all its lines, refused before any line runs (d512b15 gave each line its own)', () => {
-  // 60 lines of 393,216 units: each within run's default, 23.6M together, over the batch's default.
-  const big = write('big-batch.jsonl', Array.from({ length: 60 }, (_, i) => latencyLine(`l${i}`)).join('\n') + '\n');
+  // 210 lines of 393,216 units: each within run's default, 82.6M together, over the batch's default
+  // (80M: twice run's 40M since a serving unit counts sequences and prompts; a latency unit, a
+  // sequence-step, is as it was).
+  const big = write('big-batch.jsonl', Array.from({ length: 210 }, (_, i) => latencyLine(`l${i}`)).join('\n') + '\n');
   const msg = refused(['batch', big], kDefault);
-  assert.match(msg, /^batch: the work needs at least 2\.0[0-9]*e\+07 work units/);
-  assert.match(msg, /line 51 of /);
+  assert.match(msg, /^batch: the work needs at least 8\.0[0-9]*e\+07 work units/);
+  assert.match(msg, /line 204 of /);
   // Three tiny lines (384 units each): each within 1,000, not all three.
   const tiny = fs.readFileSync(repo('presets/scenarios/I1.1.json'), 'utf8').replace(/\n\s*/g, ' ');
   const three = write('three.jsonl', `${tiny}\n\n${tiny}\n${tiny}\n`);
@@ -151,7 +154,7 @@ test('search: a deployment search over the default budget is refused before any 
 });
 
 test('search (training): a space over the default budget is refused before planning; a small one runs', () => {
-  // 138,240 configurations (the most a question may have is 200,000) at 150 units each.
+  // 138,240 configurations (the most a question may have is 200,000) at 600 units each.
   const big = { kind: 'training_search', base: 'T3.4', gpus: [{ gpu: 'h100-sxm', count: [64, 128, 256, 512, 1024] }],
     tp: [1, 2, 4, 8], pp: [1, 2, 4, 8], micro_batch: [1, 2, 4, 8, 16, 32], virtual_stages: [1, 2, 3, 4],
     zero_stage: [0, 1, 2, 3], recompute: ['none', 'selective', 'full'], cp: [1, 2, 4], ep: [1, 2] };
@@ -167,21 +170,23 @@ test('check-capacity: refused below its estimate (the search and the long runs) 
   assert.match(msg, /I2\.1/);
   // Long runs 1000 times the search's: over its default.
   refused(['check-capacity', '--preset', 'I2.1', '--scale', '1000'], kDefault);
-  // --all (many minutes of CPU) is over the default of about 60 s (d512b15 let it run at 50M).
-  assert.match(refused(['check-capacity', '--all'], kDefault), /preset or file I/);
+  // --all (many minutes of CPU) is over the default of about 60 s (d512b15 let it run at 50M): at
+  // its 13th preset (S.eagle3-...; the 9th, I5.1, when a unit was an event).
+  assert.match(refused(['check-capacity', '--all'], kDefault), /preset or file [IS]/);
   // It runs at the default: tests/cli/capacity.test.mjs (check-capacity on its own scenarios).
 });
 
 test('check-capacity: long runs figured at the answer are refused after the search, before any of them runs', () => {
-  // I2.3 at --scale 400: 4.1M units before starting (its own rate), then its search answers
-  // about 9.7 req/s, and 9 long runs of 240,000 requests there figure over 20M. d512b15 ran them.
-  const r = cli(['check-capacity', '--preset', 'I2.3', '--scale', '400']);
+  // I2.3 at --scale 500: 4.3e7 units before starting (its own rate), then its search answers
+  // about 9.7 req/s, and 9 long runs of 300,000 requests there figure over 80M (at --scale 400,
+  // 7.76e7: under it since a unit counts sequences; over 20M events before). d512b15 ran them.
+  const r = cli(['check-capacity', '--preset', 'I2.3', '--scale', '500']);
   assert.equal(r.signal, null, `killed by ${r.signal}`);
   assert.equal(r.code, 1, r.err.slice(0, 600));
   const m = r.err.match(/^error \[limit_exceeded\] at '': (.+)$/m);
   assert.ok(m, r.err.slice(0, 400));
   assert.match(m[1], /needs at least [0-9.e+]+ work units \(estimated after the capacity searches, before any long run, /);
-  assert.match(m[1], /the long runs of I2\.3 \(9 of 240000 requests at the least\)/);
+  assert.match(m[1], /the long runs of I2\.3 \(9 of 300000 requests at the least\)/);
   assert.ok(m[1].includes(`budget of ${kDefault}`) && m[1].includes('--max-work-units'), m[1]);
   assert.equal(r.out, '');
   // The search alone (about 6 s of CPU), not its long runs (over a minute).

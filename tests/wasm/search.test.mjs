@@ -25,7 +25,7 @@ test('searchPlan returns candidate scenarios with serving.steady_state; searchIn
   assert.ok(w.probe.units > 0 && w.probe.requests > 0 && w.units_per_request > 0, JSON.stringify(w));
   assert.equal(w.requests.low, first.scenario.serving.workload.num_requests);
   assert.equal(w.requests.high, w.requests.low + 3 * first.scenario.serving.steady_state.max_requests);
-  assert.ok(w.units.low > 0 && w.units.low <= w.units.high && w.units.high <= 1e7, JSON.stringify(w.units));
+  assert.ok(w.units.low > 0 && w.units.low <= w.units.high && w.units.high <= 4e7, JSON.stringify(w.units));  // the default budget (RunLimits)
   assert.equal(JSON.parse(m.estimateWork('{"model": 3}', true)).ok, false);
   const v = JSON.parse(m.validateScenario(JSON.stringify(first.scenario)));
   assert.equal(v.ok, true, JSON.stringify(v.error));
