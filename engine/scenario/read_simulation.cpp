@@ -259,6 +259,15 @@ void read_colocated(const ObjectReader& r, SimulationSpec& sp) {
   }
 }
 
+// An interval level of the steady-state judge (max_qps_search, steady_state):
+// one of the levels its Student-t quantiles are tabled at.
+double read_confidence_level(const ObjectReader& r, double default_level) {
+  const double conf = r.number("confidence", 0.8, 0.99, default_level);
+  if (conf != 0.8 && conf != 0.9 && conf != 0.95 && conf != 0.99)
+    fail(error_code::kInvalidValue, r.child_path("confidence"), "confidence must be one of 0.8, 0.9, 0.95, 0.99");
+  return conf;
+}
+
 // serving.max_qps_search (needs an slo and arrivals with a rate).
 void read_max_qps_search(const ObjectReader& r, SimulationSpec& sp) {
   record_parameter(r.child_path("max_qps_search"), "object");
@@ -277,10 +286,7 @@ void read_max_qps_search(const ObjectReader& r, SimulationSpec& sp) {
     sp.search.max_requests_per_run =
         qr.integer("max_requests_per_run", sp.search.num_requests, sp.limits.max_requests,
                    std::max(sp.search.num_requests, std::min<int64_t>(d.max_requests_per_run, sp.limits.max_requests)));
-    const double conf = qr.number("confidence", 0.8, 0.99, d.confidence);
-    if (conf != 0.8 && conf != 0.9 && conf != 0.95 && conf != 0.99)
-      fail(error_code::kInvalidValue, qr.child_path("confidence"), "confidence must be one of 0.8, 0.9, 0.95, 0.99");
-    sp.search.confidence = conf;
+    sp.search.confidence = read_confidence_level(qr, d.confidence);
     if (sp.search.max_qps > 0 && sp.search.max_qps <= sp.search.min_qps)
       fail(error_code::kConstraint, qr.child_path("max_qps"), "max_qps must exceed min_qps");
     if (!sp.slo.enabled)
@@ -307,10 +313,7 @@ void read_steady_state_check(const ObjectReader& r, SimulationSpec& sp) {
     sp.steady_state.max_requests =
         cr.integer("max_requests", sp.workload.num_requests, sp.limits.max_requests,
                    std::max(sp.workload.num_requests, std::min<int64_t>(d.max_requests, sp.limits.max_requests)));
-    const double conf = cr.number("confidence", 0.8, 0.99, d.confidence);
-    if (conf != 0.8 && conf != 0.9 && conf != 0.95 && conf != 0.99)
-      fail(error_code::kInvalidValue, cr.child_path("confidence"), "confidence must be one of 0.8, 0.9, 0.95, 0.99");
-    sp.steady_state.confidence = conf;
+    sp.steady_state.confidence = read_confidence_level(cr, d.confidence);
     if (!sp.slo.enabled) fail(error_code::kMissingKey, r.child_path("slo"), "steady_state needs an slo to judge against");
     if (!arrival_process_rules(to_string(sp.workload.arrival.process))->steady_state_judged)
       fail(error_code::kConstraint, cpath,
