@@ -359,9 +359,10 @@ bool CapacitySearch::replication_undecided(const CapacityRun& run) const {
 // closes lower, as narrow as the search's precision, where a larger budget
 // could have kept the rate. A rerun that holds ends the search (its hold run
 // came first); one that refutes goes on as a refuted replication always did.
-// In the default mode the bound runs spend first: the shipped I5.5 had 1.63e7
-// of its 2e7 units spent when its replication's rerun of 24,000 requests
-// would have needed 4.3e6 more (2026-12-01); made, it ran past the budget.
+// In the default mode the bound runs spend first: when a unit was an event,
+// the shipped I5.5 had 1.63e7 of its 2e7 units spent when its replication's
+// rerun of 24,000 requests would have needed 4.3e6 more (2026-12-01); made,
+// it ran past the budget. It now asks for the ceiling and reruns within it.
 bool CapacitySearch::rerun_fits(int64_t requests) const {
   const double per_request =
       static_cast<double>(units_done_ - run_start_units_) / static_cast<double>(std::max<int64_t>(1, requests_));
