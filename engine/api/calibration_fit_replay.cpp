@@ -13,6 +13,7 @@
 #include "api/run_job.hpp"
 #include "core/error.hpp"
 #include "core/error_boundary.hpp"
+#include "perf/host_overhead.hpp"
 #include "scenario/scenario.hpp"
 
 namespace sightline::api {
@@ -58,6 +59,19 @@ std::string replayed_key(const BenchSetting& b, const json& section) {
 void relocated(const FitBase& base, const BenchRun& run, const std::function<void()>& body) {
   if (const std::optional<CaughtError> e = catch_all(body, "api::run_scenario"))
     relocate_replay_error(base, run, *e);
+}
+
+// MLPerf's LoadGen hands the system under test token ids (its data sets ship
+// tokenized), so the replay's front end tokenizes no prompt: the base's stack,
+// written out in full, with tokenize_us_per_token 0 (docs/serving.md, "From
+// arrival to first token").
+void hand_token_ids(json& s) {
+  json& cost_model = cost_model_section(s, "the base scenario");
+  const json named = cost_model.contains("software_stack") ? cost_model["software_stack"] : json(kDefaultSoftwareStack);
+  SoftwareStack stack = read_software_stack(named, "/cost_model/software_stack");
+  if (stack.tokenize_us_per_token == 0) return;
+  stack.tokenize_us_per_token = 0;
+  cost_model["software_stack"] = stack.to_json();
 }
 
 }  // namespace
@@ -152,6 +166,7 @@ json scenario_for_bench_run(const json& base, const BenchRun& run, const json& c
   w["prompt_tokens"] = {{"dist", "fixed"}, {"value", std::max<int64_t>(1, std::llround(*run.prompt_tokens_mean))}};
   if (run.output_tokens_mean)
     w["output_tokens"] = {{"dist", "fixed"}, {"value", std::max<int64_t>(1, std::llround(*run.output_tokens_mean))}};
+  if (run.format == "mlperf") hand_token_ids(s);
   return with_calibration(std::move(s), calibration, "the base scenario");
 }
 

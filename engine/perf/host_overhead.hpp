@@ -38,6 +38,7 @@ struct SoftwareStack {
 };
 
 SoftwareStack read_software_stack(const json& value, const std::string& path);  // preset id or object
+inline constexpr const char* kDefaultSoftwareStack = "vllm-like";  // the stack of a scenario that names none
 
 struct HostTime {
   double launch_s = 0;     // CPU time to launch the step's kernels

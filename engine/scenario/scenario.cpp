@@ -106,7 +106,7 @@ CostModelSpec read_cost_model(const json* v, const std::string& path, const GpuS
          "GPU '" + gpu.id + "' names no kernel calibration (its \"calibration\" value), so it has no target-measured tier; calibrations: " +
              ids + ". Use \"cross-generation\" or calibrate it with `sightline calibrate`");
   }
-  c.software_stack = read_software_stack(r.find("software_stack") ? *r.find("software_stack") : json("vllm-like"),
+  c.software_stack = read_software_stack(r.find("software_stack") ? *r.find("software_stack") : json(kDefaultSoftwareStack),
                                          r.child_path("software_stack"));
   c.gpu_hour_usd = r.number("gpu_hour_usd", 0, 1e6, 0);
   c.intervals = r.choice("intervals", {"auto", "full", "reduced"}, "auto");

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "api/calibration_fit_replay.hpp"
+#include "scenario/scenario.hpp"
 
 using namespace sightline;
 
@@ -53,4 +54,24 @@ TEST_CASE("fit replay: a server's scheduler and KV settings are written at their
   const json c = api::scenario_for_bench_run(chunked, r, nullptr);
   CHECK(c["serving"]["scheduler"]["chunk_size"] == 8192);
   CHECK_FALSE(c["serving"]["scheduler"].contains("max_num_batched_tokens"));
+}
+
+TEST_CASE("fit replay: an MLPerf run hands the engine token ids, a serving benchmark's text is tokenized") {
+  // LoadGen's data sets ship tokenized; vLLM's and SGLang's serving benchmarks
+  // send text that the server's front end tokenizes (docs/serving.md, "From
+  // arrival to first token"). The base names no stack: the default's figure.
+  api::BenchRun r = closed_loop_run();
+  r.load = "rate";
+  r.rate_qps = 2;
+  json base = serving_base();
+  base["hardware"] = {{"gpu", "a100-80g-sxm"}, {"gpus_per_node", 1}};
+  const Scenario text = read_scenario(api::scenario_for_bench_run(base, r, nullptr));
+  CHECK(text.cost_model.software_stack.tokenize_us_per_token > 0);
+  r.format = "mlperf";
+  const Scenario ids = read_scenario(api::scenario_for_bench_run(base, r, nullptr));
+  CHECK(ids.cost_model.software_stack.tokenize_us_per_token == 0);
+  // Nothing else of the stack changes.
+  json other = ids.cost_model.software_stack.to_json();
+  other["tokenize_us_per_token"] = text.cost_model.software_stack.tokenize_us_per_token;
+  CHECK(other == text.cost_model.software_stack.to_json());
 }

@@ -135,12 +135,14 @@ std::string error_path(const json& q) {
 }
 
 // The service rate of a scenario with every request arriving at once, as the
-// capacity search's probe measures it (the middle half of the completions).
+// capacity search's probe measures it (the middle half of the completions,
+// the prompts untokenized: engine/serve/capacity_search.cpp, start).
 double saturated_rate_qps(const json& scenario, int64_t requests) {
   const Scenario s = read_scenario(scenario);
   serve::WorkloadOverride o;
   o.rate_qps = 1e9;
   o.num_requests = requests;
+  o.tokenize = false;
   serve::Simulation sim(s, o, false);
   while (!sim.run(int64_t{1} << 30)) {
   }
