@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <deque>
 #include <set>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -161,6 +162,23 @@ struct Replica {
   double busy_clock_s = 0;   // per GPU, as busy_s on the clock's whole-ns step times (energy, utilization)
   double step_s = 0;  // whole steps
   int64_t steps = 0;
+};
+
+// Where a run stands: its clock, its counts and where it stopped (the
+// simulator's; its report, SimReport, reads them).
+struct RunProgress {
+  TimeNs now = 0;
+  TimeNs first_arrival = 0, last_event = 0;  // last_event: the last completion
+  TimeNs stop_ns = 0;                        // spec.stop_at_s on the clock; 0: none
+  int64_t events = 0;
+  int64_t sequence_steps = 0;         // the sequences of every step started (units_done)
+  int64_t prompt_tokens_arrived = 0;  // the prompts of every arrival (units_done)
+  int64_t arrivals_pending = 0;
+  int64_t completed = 0, dropped = 0;
+  int64_t tok_prompt = 0;  // completed requests' prompt tokens
+  bool finished = false;
+  bool stopped = false;  // at spec.stop_at_s, with requests left in flight
+  std::string limit_hit;
 };
 
 }  // namespace sightline::serve
