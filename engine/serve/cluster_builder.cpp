@@ -134,9 +134,9 @@ FirstArrivals ClusterBuilder::load_workload(const WorkloadOverride& override, st
   generate_workload_into(spec_, override.seed.value_or(s_.seed), override, info, sink);
   sink.finish();
   // Sessions: only first turns arrive on their own (a later turn follows its
-  // previous turn's last token, Simulation::session_turn_done).
+  // previous turn's last token, ArrivalFeed::next_turn).
   // A closed loop: one request per client at the start, each later one when
-  // a client is free (Simulation::client_freed).
+  // a client is free (ArrivalFeed::client_freed).
   FirstArrivals f;
   const ArrivalSpec& a = spec_.workload.arrival;
   if (spec_.workload.sessions.enabled) f.order = first_turns(reqs);
@@ -156,7 +156,6 @@ std::vector<int32_t> ClusterBuilder::first_turns(const std::vector<SimRequest>& 
     if (requests[i].spec.turn == 0) out.push_back(static_cast<int32_t>(i));
   return out;
 }
-
 
 std::vector<int32_t> ClusterBuilder::first_requests_of_clients(size_t requests, int64_t clients) {
   std::vector<int32_t> out(std::min(requests, static_cast<size_t>(clients)));

@@ -5,6 +5,7 @@
 // the count of reads (a complexity property the tests hold) and whether a
 // read looked at the KV pools' size (limit_facts).
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "serve/kv_manager.hpp"

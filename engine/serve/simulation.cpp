@@ -25,33 +25,28 @@ Simulation::Simulation(const Scenario& scenario, const WorkloadOverride& overrid
     : s_(scenario),
       spec_(*scenario.serving->simulation),
       detailed_(detailed),
+      spec_k_(spec_.speculative.method != SpecMethod::None ? spec_.speculative.k : 0),
+      arrivals_(scenario, reqs_, queue_),
       pricer_(scenario, reqs_),
       rec_(spec_.kv.block_size),
       stats_(itl_bound_ns(spec_)),
       tokens_(rec_, stats_, run_.now, spec_.kv.block_size),
       trace_(spec_.outputs, detailed),
-      kv_(spec_.kv, spec_.speculative.method != SpecMethod::None ? spec_.speculative.k : 0),
+      kv_(spec_.kv, spec_k_),
       loads_(cluster_.replicas, kv_, spec_.kv.block_size) {
-  block_size_ = spec_.kv.block_size;
-  spec_k_ = spec_.speculative.method != SpecMethod::None ? spec_.speculative.k : 0;
   const RouterOptions router_options{spec_.cluster.router_load_bound};
   entry_router_ = make_router(to_string(spec_.cluster.router), "/serving/cluster/router", router_options);
   decode_router_ = make_router(to_string(spec_.cluster.router), "/serving/cluster/router", router_options);
   scheduler_ = make_batch_scheduler(to_string(spec_.scheduler.policy), "/serving/scheduler/policy", spec_, reqs_, kv_,
                                     rec_, *this);
   accept_rng_ = Rng(stream_seed(override.seed.value_or(s_.seed), "acceptance"));
-  tokenize_ = override.tokenize;
   ClusterBuilder builder(s_, pricer_, kv_, rec_);
   cluster_ = builder.build();
   FirstArrivals first = builder.load_workload(override, reqs_, workload_info_);
-  arrival_order_ = std::move(first.order);
-  next_client_request_ = first.next_client_request;
-  client_cap_ = ClientCap(spec_.workload.arrival.max_concurrency, reqs_.size());
-  enqueue_next_arrival();
-  run_.arrivals_pending = static_cast<int64_t>(reqs_.size());
-  run_.first_arrival = first.first_arrival;
+  run_.first_arrival = run_.now = first.first_arrival;
   rec_.start(run_.first_arrival);
-  run_.now = run_.first_arrival;
+  run_.arrivals_pending = static_cast<int64_t>(reqs_.size());
+  arrivals_.start(std::move(first), override.tokenize);
   if (spec_.stop_at_s > 0) run_.stop_ns = to_ns(spec_.stop_at_s, "/serving/workload", "the benchmark's end");
   if (reqs_.empty()) run_.finished = true;
   if (spec_.cluster.router == RouterKind::KvAware) loads_.set_prefill_s_per_token(pricer_.prefill_s_per_token());
@@ -62,13 +57,6 @@ Simulation::~Simulation() = default;
 SimReport Simulation::report() const {
   return SimReport(SimParts{s_, reqs_, cluster_, workload_info_, run_, rec_, stats_, trace_, pricer_, kv_,
                             scheduler_->seq_limit(), loads_.capacity_read(), detailed_, spec_k_});
-}
-
-void Simulation::enqueue_next_arrival() {
-  if (next_arrival_ >= (arrival_order_.empty() ? reqs_.size() : arrival_order_.size())) return;
-  const size_t id = arrival_order_.empty() ? next_arrival_ : static_cast<size_t>(arrival_order_[next_arrival_]);
-  ++next_arrival_;
-  queue_.push(reqs_[id].spec.arrival, kPriority[kArrival], kArrival, static_cast<int64_t>(id));
 }
 
 // ---------------------------------------------------------------------------
@@ -98,23 +86,8 @@ bool Simulation::run(int64_t max_events) {
     // (or, for a handoff, right where it happens): the routers hear of each.
     switch (ev.kind) {
       case kArrival: {
-        const int32_t id = static_cast<int32_t>(ev.a);
-        if (ev.b != kTokenized) {
-          // A request that waited at a capped client arrives again when it is
-          // sent; its drawn arrival already enqueued the next one.
-          const bool resent = client_cap_.sent_after_waiting(id);
-          if (!resent) enqueue_next_arrival();
-          if (!resent && !client_cap_.on_arrival_time(id)) break;  // waits at the client
-          // The server's front end tokenizes the prompt before the scheduler
-          // sees the request; it reaches the queue once that is done.
-          const TimeNs tokenize = tokenize_ns(reqs_[static_cast<size_t>(id)].spec.prompt);
-          if (tokenize > 0) {
-            queue_.push(clock_add(run_.now, tokenize, "cost_model.software_stack.tokenize_us_per_token"),
-                        kPriority[kArrival], kArrival, id, kTokenized);
-            break;
-          }
-        }
-        on_arrival(id);
+        if (!arrivals_.reaches_scheduler(ev, run_.now)) break;
+        on_arrival(static_cast<int32_t>(ev.a));
         const int32_t ri = reqs_[static_cast<size_t>(ev.a)].replica;
         if (ri >= 0) touched(ri);
         break;
@@ -148,17 +121,6 @@ bool Simulation::run(int64_t max_events) {
   return run_.finished;
 }
 
-TimeNs Simulation::tokenize_ns(int64_t prompt_tokens) const {
-  // An offline batch is one call into the engine, not requests to a server:
-  // MLPerf's LoadGen hands it token ids, and an offline generate call
-  // tokenizes its prompts before the engine's first step.
-  if (!tokenize_ || spec_.workload.arrival.process == ArrivalProcess::AllAtOnce) return 0;
-  const double us = s_.cost_model.software_stack.tokenize_us_per_token;
-  return us > 0 ? to_ns(us * 1e-6 * static_cast<double>(prompt_tokens), "cost_model.software_stack.tokenize_us_per_token",
-                        "a prompt's tokenization")
-                : 0;
-}
-
 bool Simulation::run_units(int64_t max_units) {
   const int64_t start = units_done();
   do {
@@ -180,12 +142,23 @@ void Simulation::request_schedule(Replica& r, TimeNs t) {
   queue_.push(t, kPriority[kSchedule], kSchedule, r.index);
 }
 
+void Simulation::end_session(const Req& q) {
+  for (size_t i = static_cast<size_t>(&q - reqs_.data()) + 1; i < reqs_.size(); ++i) {
+    Req& n = reqs_[i];
+    if (n.spec.session != q.spec.session) break;
+    n.state = State::Dropped;
+    n.drop_reason = DropReason::SessionDropped;
+    ++run_.dropped;
+    --run_.arrivals_pending;
+  }
+}
+
 void Simulation::drop(Req& q, DropReason reason) {
   q.state = State::Dropped;
   q.drop_reason = reason;
   ++run_.dropped;
   if (q.spec.session >= 0) end_session(q);
-  client_freed();
+  arrivals_.client_freed(run_.now);
 }
 
 void Simulation::on_arrival(int32_t id) {
@@ -277,15 +250,13 @@ void Simulation::start_group_step(DpGroup& g) {
     longest = std::max(longest, f.t);
   }
   pricer_.set_group_moe_tokens(0);
-  const TimeNs dur = step_ns(longest);
+  const TimeNs dur = step_clock_ns(longest);
   for (Formed& f : formed) {
     commit_batch(*f.r, f.r->slots[0], f.t, f.work, dur);
     queue_.push(f.r->slots[0].end, kPriority[kStepEnd], kStepEnd, f.r->index, 0);
   }
   g.inflight = static_cast<int>(formed.size());
 }
-
-int64_t Simulation::scheduler_queue_reads() const { return scheduler_->queue_entries_read(); }
 
 void Simulation::touched(int replica) {
   entry_router_->changed(replica);
@@ -297,7 +268,7 @@ void Simulation::touched(int replica) {
 
 void Simulation::join_running(Engine& e, Req& q) {
   e.running.push_back(static_cast<int32_t>(&q - reqs_.data()));
-  q.kv_counted = private_kv_tokens(q);
+  q.kv_counted = tokens_.private_kv_tokens(q);
   rec_.joins_running(q.kv_counted);
 }
 
@@ -316,7 +287,7 @@ void Simulation::preempt(Engine& e, Req& q, Batch& b) {
   ++counts.preemptions;
   ++q.preemptions;
   leave_running(e, q);
-  detach_adapter(e, q);
+  e.detach_adapter(spec_.lora, q.spec.adapter);
   double bytes = 0;
   if (spec_.kv.preemption == PreemptionMode::Swap && q.computed > 0 && kv_.swap_out(e.kv, q.kv, q.swapped_blocks, bytes)) {
     ++counts.swaps_out;
@@ -339,24 +310,6 @@ void Simulation::preempt(Engine& e, Req& q, Batch& b) {
 }
 
 // ---------------------------------------------------------------------------
-// LoRA adapters
-
-bool Simulation::adapter_fits(const Engine& e, const Req& q) const {
-  if (!spec_.lora.enabled || q.spec.adapter < 0) return true;
-  return e.adapter_refs[static_cast<size_t>(q.spec.adapter)] > 0 || e.distinct_adapters < spec_.lora.max_adapters_per_batch;
-}
-
-void Simulation::attach_adapter(Engine& e, const Req& q) {
-  if (!spec_.lora.enabled || q.spec.adapter < 0) return;
-  if (e.adapter_refs[static_cast<size_t>(q.spec.adapter)]++ == 0) ++e.distinct_adapters;
-}
-
-void Simulation::detach_adapter(Engine& e, const Req& q) {
-  if (!spec_.lora.enabled || q.spec.adapter < 0) return;
-  if (--e.adapter_refs[static_cast<size_t>(q.spec.adapter)] == 0) --e.distinct_adapters;
-}
-
-// ---------------------------------------------------------------------------
 // Disaggregation: KV transfers
 
 void Simulation::admit_transfers(Replica& r, Engine& e) {
@@ -368,35 +321,23 @@ void Simulation::admit_transfers(Replica& r, Engine& e) {
     // seats (it joins `running` when the transfer lands).
     if (scheduler_->seq_limit().reached(static_cast<int64_t>(e.running.size()) + e.transferring, spec_.scheduler.max_num_seqs)) break;
     if (!kv_.reserve_for_transfer(e.kv, q.kv, q.computed + 1 + spec_k_)) break;
-    const int32_t src_index = handoffs_[static_cast<size_t>(q.handoff)].src_replica;
+    const int32_t src_index = handoffs_[q.handoff].src_replica;
     Replica& src = cluster_.replicas[static_cast<size_t>(src_index)];
-    const double bytes = static_cast<double>(q.computed) * src.engines[static_cast<size_t>(q.spec.model)].kv.kv_bytes_per_token;
-    const double secs = link.latency_us * 1e-6 + bytes / (link.bandwidth_per_gpu_GBps * 1e9);
-    const TimeNs start = std::max(run_.now, src.link_free);
-    const TimeNs end = clock_add(start, std::max<TimeNs>(1, to_ns(secs, "/hardware", "a KV transfer")), "/hardware");
-    src.link_free = end;
+    const KvTransfer x = KvHandoffs::transfer(src, q.spec.model, q.computed, link, run_.now);
     q.state = State::Transferring;
-    stats_.on_transfer(bytes * src.layout.tp * src.layout.pp, static_cast<double>(end - run_.now) * 1e-6);
-    trace_.on_transfer(id, src_index, r.index, start, end - start);
-    queue_.push(end, kPriority[kTransferDone], kTransferDone, id);
+    stats_.on_transfer(x.bytes * src.layout.tp * src.layout.pp, static_cast<double>(x.end - run_.now) * 1e-6);
+    trace_.on_transfer(id, src_index, r.index, x.start, x.end - x.start);
+    queue_.push(x.end, kPriority[kTransferDone], kTransferDone, id);
     e.incoming.pop_front();
     ++e.transferring;
     rec_.dequeued();
   }
 }
 
-TimeNs Simulation::step_ns(double t) const {
-  // A step the clock cannot hold comes from the hardware's rates (a GPU with a
-  // tiny peak or bandwidth): refused there, never wrapped into a tiny time.
-  return std::max<TimeNs>(1, to_ns(t, "/hardware/gpu",
-                                   "one step of the model on this GPU (check its peak_tflops and "
-                                   "hbm_bandwidth_GBps)"));
-}
-
 double Simulation::start_batch(Replica& r, Engine& e, Batch& b, double extra_s) {
   PeakWork work;
   const double t = pricer_.price_batch(r, e, b, extra_s, work);
-  commit_batch(r, b, t, work, step_ns(t));
+  commit_batch(r, b, t, work, step_clock_ns(t));
   return t;
 }
 
@@ -405,27 +346,13 @@ void Simulation::commit_batch(Replica& r, Batch& b, double t, const PeakWork& wo
   b.end = clock_add(run_.now, dur, "/hardware/gpu");
   b.active = true;
   run_.sequence_steps += static_cast<int64_t>(b.items.size());
-  ++r.inflight;
-  r.stage_free = run_.now + std::max<TimeNs>(1, dur / r.layout.pp);
-  r.busy_s += t / r.layout.pp;
-  r.step_s += t;
-  // The energy of each GPU of the replica: its tp rank's share of the work,
-  // of which its pipeline stage runs 1/pp in 1/pp of the step. The time a GPU
-  // waits between steps is charged idle power in metrics(). The step's time is
-  // the clock's (whole ns): the priced seconds can differ in the last bit
-  // between native and wasm libm, the rounded clock does not.
-  const double tp = static_cast<double>(r.layout.tp), pp = static_cast<double>(r.layout.pp);
-  const double step_s = to_s(dur);
-  const Utilization u = stats_.on_step(b, work, tp, step_s);
-  const double compute_s = work.compute_gpu_s / tp, memory_s = work.memory_gpu_s / tp;
-  r.busy_clock_s += step_s / pp;
-  r.busy_energy_J += tp * pp * busy_energy_J(*r.gpu, compute_s / pp, memory_s / pp, step_s / pp);
+  r.start_step(run_.now, t, dur, work.compute_gpu_s, work.memory_gpu_s);
+  const Utilization u = stats_.on_step(b, work, static_cast<double>(r.layout.tp), to_s(dur));
   trace_.on_step(r, b, dur, u, rec_, cluster_.kv_total, run_.now - run_.first_arrival);
-  ++r.steps;
   // A request's first step is a prompt's (a decode or verify follows one, on
   // this replica or, handed off, on its prefill replica), so only prefill
   // items are looked up: the decodes' records stay untouched here.
-  for (const Item& it : b.items) {
+  for (const StepItem& it : b.items) {
     if (it.kind != ItemKind::Prefill) continue;
     Req& q = reqs_[static_cast<size_t>(it.req)];
     if (q.first_scheduled < 0) q.first_scheduled = run_.now;
@@ -438,11 +365,16 @@ void Simulation::commit_batch(Replica& r, Batch& b, double t, const PeakWork& wo
 void Simulation::finish(Replica& r, Engine& e, Req& q) {
   q.state = State::Done;
   q.completion = run_.now;
-  if (q.spec.session >= 0) session_turn_done(e, q);
-  client_freed();
+  if (q.spec.session >= 0) {
+    // The whole context joins the prefix cache (the output's full blocks
+    // too: the next turn re-sends them), and the next turn comes.
+    kv_.publish_prefix(e.kv, q.kv, q.spec, q.computed);
+    arrivals_.next_turn(q, run_.now);
+  }
+  arrivals_.client_freed(run_.now);
   kv_.release(e.kv, q.kv);
   leave_running(e, q);
-  detach_adapter(e, q);
+  e.detach_adapter(spec_.lora, q.spec.adapter);
   --r.outstanding;
   ++run_.completed;
   run_.last_event = std::max(run_.last_event, run_.now);
@@ -452,17 +384,8 @@ void Simulation::finish(Replica& r, Engine& e, Req& q) {
 void Simulation::handoff(Replica& r, Engine& e, Req& q) {
   const int32_t id = static_cast<int32_t>(&q - reqs_.data());
   leave_running(e, q);
-  detach_adapter(e, q);
-  if (free_handoffs_.empty()) {
-    q.handoff = static_cast<int32_t>(handoffs_.size());
-    handoffs_.emplace_back();
-  } else {
-    q.handoff = free_handoffs_.back();
-    free_handoffs_.pop_back();
-  }
-  HandoffRecord& h = handoffs_[static_cast<size_t>(q.handoff)];
-  h.src_replica = r.index;
-  h.src_kv = std::move(q.kv);
+  e.detach_adapter(spec_.lora, q.spec.adapter);
+  q.handoff = handoffs_.hold(r.index, std::move(q.kv));
   q.kv = KvHold{};
   q.state = State::Handoff;
   --r.outstanding;
@@ -479,12 +402,12 @@ void Simulation::handoff(Replica& r, Engine& e, Req& q) {
 
 int Simulation::on_transfer_done(int32_t id) {
   Req& q = reqs_[static_cast<size_t>(id)];
-  HandoffRecord& h = handoffs_[static_cast<size_t>(q.handoff)];
+  HandoffRecord& h = handoffs_[q.handoff];
   const int src_index = h.src_replica;
   Replica& src = cluster_.replicas[static_cast<size_t>(src_index)];
   Engine& se = src.engines[static_cast<size_t>(q.spec.model)];
   kv_.release(se.kv, h.src_kv);
-  free_handoffs_.push_back(q.handoff);
+  handoffs_.release(q.handoff);
   q.handoff = -1;
   q.state = State::Running;
   Replica& d = cluster_.replicas[static_cast<size_t>(q.replica)];

@@ -13,8 +13,9 @@
 // SimTrace (sim_trace.hpp: time series and trace). The Simulation owns the
 // event loop and the requests' lifecycle across replicas (arrival,
 // preemption, handoff, KV transfer, completion); the ClusterBuilder
-// (cluster_builder.hpp) builds its cluster, RouterLoads (router_loads.hpp) is
-// what its routers read, and SimReport (sim_report.hpp) writes its results.
+// (cluster_builder.hpp) builds its cluster, the ArrivalFeed (arrival_feed.hpp)
+// says when its requests arrive, RouterLoads (router_loads.hpp) is what its
+// routers read, and SimReport (sim_report.hpp) writes its results.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -25,8 +26,9 @@
 #include "scenario/scenario.hpp"
 #include "serve/event_queue.hpp"
 #include "serve/batch_scheduler.hpp"
-#include "serve/client_cap.hpp"
+#include "serve/arrival_feed.hpp"
 #include "serve/cluster_builder.hpp"
+#include "serve/kv_handoffs.hpp"
 #include "serve/kv_manager.hpp"
 #include "serve/limit_facts.hpp"
 #include "scenario/memory_plan.hpp"
@@ -64,27 +66,9 @@ class Simulation final : private SchedulerHost {
   TimeNs sim_time() const { return run_.now; }  // the simulated clock (the work estimate's probe reads it)
   // A request's record, in arrival order (a multi-turn probe reads its sessions' turns).
   const SimRequest& record(size_t i) const { return reqs_[i]; }
-  // Work units (the run budget's measure, api/budgeted_job; docs/limits.md
-  // "What a unit costs"): an event's CPU grows with the sequences its step
-  // walks and prices, and a prompt's arrival with the KV blocks its context
-  // is looked up, published and offloaded in. So a unit is one event, or
-  // kSequencesPerUnit sequences stepped, or kPromptTokensPerUnit prompt
-  // tokens arrived (a multi-turn turn's whole context). Chosen on the CPU of
-  // 16 central runs of shipped presets, which spread 58x per event and 8x per
-  // unit; at the default budget's size the dearest unit measured cost 0.65 us.
-  // A speculative step also prices the draft's k passes: its simulation's
-  // units count k + 1 times.
-  static constexpr int64_t kSequencesPerUnit = 16;
-  static constexpr int64_t kPromptTokensPerUnit = 32;
-  int64_t units_done() const {
-    return (run_.events + run_.sequence_steps / kSequencesPerUnit + run_.prompt_tokens_arrived / kPromptTokensPerUnit) *
-           (1 + static_cast<int64_t>(spec_k_));
-  }
-  // The arrivals' share of units_done: an event and its prompt's units each
-  // (the work estimate's probe counts them apart, per request).
-  int64_t arrival_units() const {
-    return (arrived() + run_.prompt_tokens_arrived / kPromptTokensPerUnit) * (1 + static_cast<int64_t>(spec_k_));
-  }
+  // Work units (RunProgress::units_done: the run budget's measure), and the arrivals' share of them.
+  int64_t units_done() const { return run_.units_done(spec_k_); }
+  int64_t arrival_units() const { return run_.arrival_units(arrived(), spec_k_); }
   // Runs events until `max_units` more units are done (at least one event)
   // or the run ends; true once finished. It stops at the first event that
   // reaches them, so a run sliced by units stops where a run in one slice
@@ -93,15 +77,16 @@ class Simulation final : private SchedulerHost {
   // Replica loads the routers read, in all: O(events), not O(events x replicas)
   // (a complexity property the tests hold).
   int64_t router_load_reads() const { return loads_.reads(); }
-  int64_t scheduler_queue_reads() const;  // the batch scheduler's queue_entries_read()
+  int64_t scheduler_queue_reads() const { return scheduler_->queue_entries_read(); }
   int64_t num_requests() const { return static_cast<int64_t>(reqs_.size()); }
   int64_t arrived() const { return num_requests() - run_.arrivals_pending; }  // requests whose arrival was handled
   // Requests that found the client's max_concurrency reached and waited to be sent.
-  int64_t requests_waited_at_client() const { return client_cap_.requests_that_waited(); }
+  int64_t requests_waited_at_client() const { return arrivals_.requests_waited_at_client(); }
   int64_t done() const { return run_.completed + run_.dropped; }                    // requests completed or dropped
   int64_t waiting() const { return rec_.waiting(); }                        // requests queued (waiting, swapped, incoming)
 
-  // What the run says as it stands (serve/sim_report.hpp); the rest forward to it.
+  // What the run says as it stands (serve/sim_report.hpp), read from the
+  // simulation's parts while it lives; the accessors below forward to it.
   SimReport report() const;
   ServingMetrics serving_metrics() const { return report().serving_metrics(); }
   json metrics() const { return report().metrics(); }
@@ -116,7 +101,6 @@ class Simulation final : private SchedulerHost {
  private:
   using State = RequestState;
   using Req = SimRequest;
-  using Item = StepItem;
   using Batch = StepBatch;
   using Engine = ModelEngine;
 
@@ -141,35 +125,19 @@ class Simulation final : private SchedulerHost {
   void finish(Replica& r, Engine& e, Req& q) override;
   void handoff(Replica& r, Engine& e, Req& q) override;
   void admit_transfers(Replica& r, Engine& e) override;
-  bool adapter_fits(const Engine& e, const Req& q) const override;
-  void attach_adapter(Engine& e, const Req& q) override;
+  bool adapter_fits(const Engine& e, const Req& q) const override { return e.adapter_fits(spec_.lora, q.spec.adapter); }
+  void attach_adapter(Engine& e, const Req& q) override { e.attach_adapter(spec_.lora, q.spec.adapter); }
   double acceptance_draw() override { return accept_rng_.uniform01(); }
 
-  // Sessions and closed-loop clients (sim_sessions.cpp).
-  // A request whose arrival waits on an earlier one's end (a session's next
-  // turn, a closed-loop client's next request) arrives at `at` plus its think
-  // time, read from `think_path` for messages (nullptr: exactly at `at`).
-  void arrive_at(size_t id, TimeNs at, const char* think_path);
-  // A session turn finished: its whole context joins the prefix cache, and
-  // the session's next turn arrives after its think time.
-  void session_turn_done(Engine& e, Req& q);
-  // A closed-loop client's request ended (done or dropped): the client sends
-  // the next request not yet sent, after its think time. Under a capped
-  // rate's client (client_cap_), the request waiting longest is sent now.
-  void client_freed();
   // A turn was dropped: the session's later turns never come.
   void end_session(const Req& q);
-
   void leave_running(Engine& e, Req& q);
-  void detach_adapter(Engine& e, const Req& q);
-  int64_t private_kv_tokens(const Req& q) const { return tokens_.private_kv_tokens(q); }
 
   // Starting a step: priced on its own by the pricer (the draft, swaps,
   // adapter loads and scheduler CPU included), then the batch started on the
   // clock for `dur` (its own time, or a lockstep group's longest) and told to
   // the recorders.
   double start_batch(Replica& r, Engine& e, Batch& b, double extra_s);
-  TimeNs step_ns(double t) const;    // a step's priced seconds on the clock
   void commit_batch(Replica& r, Batch& b, double t, const PeakWork& work, TimeNs dur);
 
   void drop(Req& q, DropReason reason);
@@ -177,35 +145,14 @@ class Simulation final : private SchedulerHost {
   const Scenario& s_;
   const SimulationSpec& spec_;
   bool detailed_ = true;
-  int64_t block_size_ = 16;
-  int spec_k_ = 0;
+  int spec_k_ = 0;  // speculative tokens drafted per step (0: none)
 
   Cluster cluster_;  // the replicas (ClusterBuilder's)
   std::vector<Req> reqs_;
-  std::vector<HandoffRecord> handoffs_;  // indexed by SimRequest::handoff
-  std::vector<int32_t> free_handoffs_;   // records no request holds, for reuse
+  KvHandoffs handoffs_;  // disaggregation: the handed-off requests' prefill blocks
   GeneratedWorkload workload_info_;  // its requests are in reqs_ (generate_workload_into)
   EventQueue queue_;
-  // Arrivals enter the queue one at a time, in (arrival, index) order: the
-  // order the queue pops them in when all are pushed up front (same time and
-  // priority: insertion order, i.e. index). The heap then holds the events in
-  // flight, not a million future arrivals: smaller, and each push and pop
-  // costs log(in flight). Empty when the requests already come in that order.
-  std::vector<int32_t> arrival_order_;
-  size_t next_arrival_ = 0;  // position in that order of the next arrival to enqueue
-  // closed_loop: the next request no client has sent yet (0: not a closed loop).
-  size_t next_client_request_ = 0;
-  // A rate arrival's client-side max_concurrency (inactive without one).
-  ClientCap client_cap_;
-  void enqueue_next_arrival();
-  // The front end's time to tokenize a prompt of `prompt_tokens` (the stack's
-  // tokenize_us_per_token; 0 when the engine is handed token ids, and for an
-  // offline batch, all_at_once, or a run whose override says not to). An
-  // arrival event whose payload b is kTokenized is the request reaching the
-  // scheduler once tokenized.
-  static constexpr int64_t kTokenized = 1;
-  TimeNs tokenize_ns(int64_t prompt_tokens) const;
-  bool tokenize_ = true;  // WorkloadOverride::tokenize
+  ArrivalFeed arrivals_;
   Rng accept_rng_;
 
   // the parts
