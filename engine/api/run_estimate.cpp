@@ -29,7 +29,7 @@ namespace {
 constexpr int64_t kBytesPerRequest = 768;
 constexpr int64_t kBytesPerReplica = 8192;
 // Multi-LoRA: each replica's engine keeps a reference count and an LRU stamp
-// per adapter (serve/simulation), 100,000 adapters x 8,192 replicas held 3 GB.
+// per adapter (serve/sim_state.hpp, ModelEngine), 100,000 adapters x 8,192 replicas held 3 GB.
 constexpr int64_t kBytesPerAdapterPerReplica = 24;
 // Written outputs, as JSON in memory: one per-request record, one trace step.
 constexpr int64_t kBytesPerRequestRecord = 600;
@@ -350,11 +350,11 @@ RunEstimate estimate_run(const Scenario& s, IntervalMode mode) {
   // with one, a step decodes at most max_num_seqs tokens on one replica, and
   // each decoded token is a sequence stepped (k + 1 of them at most for a
   // speculative sequence, whose units count k + 1 times: at least one).
-  const int64_t prompt_units = least_length(w.prompt) / serve::Simulation::kPromptTokensPerUnit;
+  const int64_t prompt_units = least_length(w.prompt) / serve::RunProgress::kPromptTokensPerUnit;
   auto least_units = [&](int64_t n) {
     const int64_t decode_tokens = sat_mul(n, least_length(w.output) - 1);
     const int64_t steps = decode_tokens / std::max<int64_t>(1, sp.scheduler.max_num_seqs * std::max<int64_t>(1, replicas));
-    return sat_add(sat_add(sat_mul(n, 1 + prompt_units), steps), decode_tokens / serve::Simulation::kSequencesPerUnit);
+    return sat_add(sat_add(sat_mul(n, 1 + prompt_units), steps), decode_tokens / serve::RunProgress::kSequencesPerUnit);
   };
   e.work_units_at_least = sat_mul(runs, least_units(requests));
   if (short_n > 0) e.work_units_at_least = sat_add(e.work_units_at_least, sat_mul(sat_mul(3, variants), least_units(short_n)));
@@ -365,7 +365,7 @@ RunEstimate estimate_run(const Scenario& s, IntervalMode mode) {
   // The most a request can take: its arrival and its prompt's units, and a
   // schedule and a step-end event for each of its tokens (one token per step
   // at the lowest load), each token a sequence stepped. A speculative
-  // simulation's units count k + 1 times (serve/simulation.hpp).
+  // simulation's units count k + 1 times (serve/sim_state.hpp, RunProgress).
   int64_t units_per_event_most = sp.speculative.method != serve::SpecMethod::None ? 1 + std::max(0, sp.speculative.k) : 1;
   for (const auto& v : sp.compares)
     if (v.scenario && v.scenario->serving && v.scenario->serving->simulation) {
@@ -381,8 +381,8 @@ RunEstimate estimate_run(const Scenario& s, IntervalMode mode) {
                  : w.prompt.max_possible();
   const int64_t per_request_most = sat_mul(
       units_per_event_most,
-      sat_add(sat_add(3, sat_mul(2, tokens_most)), sat_add(1 + tokens_most / serve::Simulation::kSequencesPerUnit,
-                                                           1 + prompt_most / serve::Simulation::kPromptTokensPerUnit)));
+      sat_add(sat_add(3, sat_mul(2, tokens_most)), sat_add(1 + tokens_most / serve::RunProgress::kSequencesPerUnit,
+                                                           1 + prompt_most / serve::RunProgress::kPromptTokensPerUnit)));
   e.work_units_at_most = sat_mul(runs, sat_mul(expected_requests, per_request_most));
   if (short_n > 0) e.work_units_at_most = sat_add(e.work_units_at_most, sat_mul(sat_mul(3, variants), sat_mul(short_n, per_request_most)));
   // Peak memory: the interval runs are made one after another (api/interval_job),

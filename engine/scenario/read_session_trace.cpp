@@ -2,7 +2,7 @@
 // session_id,arrival_s,input_tokens,output_tokens. A session's first turn
 // arrives at its time; a later turn keeps its recorded gap after the previous
 // turn's arrival, but never before that turn's last token (the simulator's
-// session_turn_done): a replay on a slower deployment delays the rest of the
+// ArrivalFeed::next_turn): a replay on a slower deployment delays the rest of the
 // session instead of sending a turn before its answer.
 #include <algorithm>
 #include <map>

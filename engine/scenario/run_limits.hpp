@@ -17,7 +17,7 @@ namespace sightline {
 
 // Bounds on the work of one run, whatever its kind. A unit is, for a serving
 // simulation, one event, 16 sequences stepped or 32 prompt tokens arrived
-// (serve/simulation.hpp, units_done: an event's CPU grows with the sequences
+// (serve/sim_state.hpp, RunProgress::units_done: an event's CPU grows with the sequences
 // its step walks and prices, an arrival's with its context's KV blocks); one
 // priced latency sequence-step; one slice of a training schedule. Counted in
 // events, a unit's CPU spread 58x between shipped presets (0.23 us for I3.3,

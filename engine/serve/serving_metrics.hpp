@@ -1,6 +1,6 @@
 #pragma once
 // A serving run's metrics, typed: filled once by the simulation
-// (Simulation::serving_metrics) and written once by to_json (the result's
+// (SimReport::serving_metrics) and written once by to_json (the result's
 // "metrics" block). The serving job's comparisons and the deployment search
 // read these fields, never the JSON the writer made.
 #include <cstdint>

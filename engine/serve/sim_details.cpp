@@ -1,4 +1,4 @@
-// Simulation::details: a serving run's deployment, memory, KV capacity, token
+// SimReport::details: a serving run's deployment, memory, KV capacity, token
 // accounting, warnings, limits and (detailed runs) records, one step each.
 #include "serve/sim_details.hpp"
 
@@ -6,7 +6,7 @@
 #include <cstdio>
 
 #include "mem/inference_memory.hpp"
-#include "serve/simulation.hpp"
+#include "serve/sim_report.hpp"
 
 namespace sightline::serve {
 
@@ -35,33 +35,33 @@ json ServingLimits::to_json() const {
           {"limit_hit", limit_hit.empty() ? json(nullptr) : json(limit_hit)}};
 }
 
-SimDetails Simulation::details() const {
+SimDetails SimReport::details() const {
   SimDetails d;
   d.deployment = deployment_json();
   d.memory_per_gpu = json::array();
   for (size_t i = 0; i < spec_.cluster.pools.size(); ++i) {
-    json mem = pool_memory_[i].to_json();
+    json mem = sim_.cluster.pool_memory[i].to_json();
     mem["pool"] = spec_.cluster.pools[i].name;
     d.memory_per_gpu.push_back(mem);
   }
-  d.first_pool_weights_GiB = pool_memory_.front().weights_GiB;
+  d.first_pool_weights_GiB = sim_.cluster.pool_memory.front().weights_GiB;
   d.capacity = replica_capacity();
   d.tokens = token_accounting();
   d.warnings = run_warnings();
-  d.limits = {events_, spec_.limits.max_events, to_s(now_), spec_.limits.max_sim_time_s, limit_hit_};
-  if (detailed_) {
-    d.time_series = trace_.series_json();
+  d.limits = {run_.events, spec_.limits.max_events, to_s(run_.now), spec_.limits.max_sim_time_s, run_.limit_hit};
+  if (sim_.detailed) {
+    d.time_series = sim_.trace.series_json();
     d.requests = request_records();
-    if (spec_.outputs.trace) d.trace = trace_.chrome_trace(replicas_, spec_.cluster.pools);
+    if (spec_.outputs.trace) d.trace = sim_.trace.chrome_trace(sim_.cluster.replicas, spec_.cluster.pools);
   }
   return d;
 }
 
-json Simulation::deployment_json() const {
+json SimReport::deployment_json() const {
   json pools = json::array();
   int gpus = 0;
   for (const PoolSpec& p : spec_.cluster.pools) {
-    const GpuSpec& gpu = p.gpu ? *p.gpu : s_.hardware.gpu;
+    const GpuSpec& gpu = p.gpu ? *p.gpu : sim_.s.hardware.gpu;
     gpus += p.replicas * p.layout.tp * p.layout.pp;
     pools.push_back({{"name", p.name},
                      {"role", to_string(p.role)},
@@ -77,8 +77,8 @@ json Simulation::deployment_json() const {
             {"priority", to_string(spec_.scheduler.priority)},
             {"kv_allocation", to_string(spec_.kv.allocation)},
             {"block_size", block_size_},
-            {"weights", dtype_name(s_.precision.weights)},
-            {"kv_cache", dtype_name(s_.precision.kv_cache)},
+            {"weights", dtype_name(sim_.s.precision.weights)},
+            {"kv_cache", dtype_name(sim_.s.precision.kv_cache)},
             {"speculative", to_string(spec_.speculative.method)},
             {"prefix_caching", spec_.kv.prefix_caching},
             {"disaggregated", spec_.cluster.disaggregated}};
@@ -87,11 +87,11 @@ json Simulation::deployment_json() const {
 }
 
 // Capacity of one replica of the first pool.
-ServingCapacity Simulation::replica_capacity() const {
+ServingCapacity SimReport::replica_capacity() const {
   const PoolSpec& p = spec_.cluster.pools.front();
-  const EngineMemory& em = pool_memory_.front().engines.front();
+  const EngineMemory& em = sim_.cluster.pool_memory.front().engines.front();
   const double per_token_replica =
-      kv_bytes_per_token_per_gpu(s_.model, s_.precision, p.layout.tp, s_.model.num_layers) * p.layout.tp;
+      kv_bytes_per_token_per_gpu(sim_.s.model, sim_.s.precision, p.layout.tp, sim_.s.model.num_layers) * p.layout.tp;
   ServingCapacity c;
   c.kv_bytes_per_token_per_gpu = em.kv_bytes_per_token;
   c.kv_KiB_per_token = per_token_replica / 1024.0;
@@ -101,13 +101,13 @@ ServingCapacity Simulation::replica_capacity() const {
   c.max_model_len = spec_.kv.max_model_len;
   c.max_concurrent_at_max_len =
       em.blocks / kv_blocks_for(windowed_pages(em.kv_bytes_per_token, em.windowed), block_size_, spec_.kv.max_model_len);
-  if (!s_.model.mla.enabled) {
-    const double mha = 2.0 * s_.model.num_layers * s_.model.num_heads * static_cast<double>(s_.model.head_dim) *
-                       dtype_bytes(s_.precision.kv_cache);
-    const double actual = 2.0 * s_.model.num_layers * s_.model.num_kv_heads * static_cast<double>(s_.model.head_dim) *
-                          dtype_bytes(s_.precision.kv_cache);
-    c.versus_mha = ServingCapacity::VersusMha{mha / 1024.0, actual > 0 ? mha / actual : 0.0, s_.model.num_heads,
-                                              s_.model.num_kv_heads};
+  if (!sim_.s.model.mla.enabled) {
+    const double mha = 2.0 * sim_.s.model.num_layers * sim_.s.model.num_heads * static_cast<double>(sim_.s.model.head_dim) *
+                       dtype_bytes(sim_.s.precision.kv_cache);
+    const double actual = 2.0 * sim_.s.model.num_layers * sim_.s.model.num_kv_heads * static_cast<double>(sim_.s.model.head_dim) *
+                          dtype_bytes(sim_.s.precision.kv_cache);
+    c.versus_mha = ServingCapacity::VersusMha{mha / 1024.0, actual > 0 ? mha / actual : 0.0, sim_.s.model.num_heads,
+                                              sim_.s.model.num_kv_heads};
   }
   return c;
 }
@@ -115,9 +115,9 @@ ServingCapacity Simulation::replica_capacity() const {
 // Token accounting over completed requests: each put prompt + output - 1
 // tokens into its KV cache, minus prefix-cache hits, plus what recompute
 // preemptions threw away.
-json Simulation::token_accounting() const {
+json SimReport::token_accounting() const {
   int64_t prompt = 0, output = 0, processed = 0, cached = 0, discarded = 0, violations = 0, completed = 0;
-  for (const Req& q : reqs_) {
+  for (const Req& q : sim_.reqs) {
     if (q.state != State::Done) continue;
     ++completed;
     prompt += q.spec.prompt;
@@ -132,33 +132,33 @@ json Simulation::token_accounting() const {
           {"processed", processed},
           {"cached_prefix", cached},
           {"discarded_by_preemption", discarded},
-          {"padding", rec_.counts().padding},
-          {"speculative_rejected", rec_.counts().spec_rejected},
+          {"padding", sim_.rec.counts().padding},
+          {"speculative_rejected", sim_.rec.counts().spec_rejected},
           {"expected_processed", prompt + output - completed - cached + discarded},
           {"conservation_violations", violations}};
 }
 
-std::vector<std::string> Simulation::run_warnings() const {
+std::vector<std::string> SimReport::run_warnings() const {
   std::vector<std::string> warnings;
-  const int64_t total = static_cast<int64_t>(reqs_.size());
-  if (reqs_.empty()) warnings.push_back("the workload produced no requests (duration_s shorter than the first arrival)");
-  if (workload_info_.truncated_outputs > 0)
-    warnings.push_back(std::to_string(workload_info_.truncated_outputs) +
+  const int64_t total = static_cast<int64_t>(sim_.reqs.size());
+  if (sim_.reqs.empty()) warnings.push_back("the workload produced no requests (duration_s shorter than the first arrival)");
+  if (sim_.workload.truncated_outputs > 0)
+    warnings.push_back(std::to_string(sim_.workload.truncated_outputs) +
                        " requests had their output shortened to fit max_model_len");
-  if (workload_info_.capped)
+  if (sim_.workload.capped)
     warnings.push_back("the workload's duration asked for more than limits.max_requests (" +
                        std::to_string(spec_.limits.max_requests) + ") requests; generation stopped there");
-  if (!limit_hit_.empty())
-    warnings.push_back("the run stopped at limits." + limit_hit_ + "; " + std::to_string(total - completed_ - dropped_) +
+  if (!run_.limit_hit.empty())
+    warnings.push_back("the run stopped at limits." + run_.limit_hit + "; " + std::to_string(total - run_.completed - run_.dropped) +
                        " requests are unfinished");
-  else if (stopped_)
-    warnings.push_back("the run stopped at the benchmark's end; " + std::to_string(total - completed_ - dropped_) +
+  else if (run_.stopped)
+    warnings.push_back("the run stopped at the benchmark's end; " + std::to_string(total - run_.completed - run_.dropped) +
                        " requests in flight or not yet arrived are in no figure");
-  else if (completed_ + dropped_ < total)
-    warnings.push_back(std::to_string(total - completed_ - dropped_) + " requests could never be scheduled (unfinished)");
-  if (dropped_ > 0) {
+  else if (run_.completed + run_.dropped < total)
+    warnings.push_back(std::to_string(total - run_.completed - run_.dropped) + " requests could never be scheduled (unfinished)");
+  if (run_.dropped > 0) {
     std::vector<std::pair<std::string, int64_t>> reasons;
-    for (const Req& q : reqs_) {
+    for (const Req& q : sim_.reqs) {
       if (q.state != State::Dropped) continue;
       const char* reason = drop_reason_text(q.drop_reason);
       auto it = std::find_if(reasons.begin(), reasons.end(), [&](const auto& p) { return p.first == reason; });
@@ -167,7 +167,7 @@ std::vector<std::string> Simulation::run_warnings() const {
     }
     for (const auto& [reason, count] : reasons) warnings.push_back(std::to_string(count) + " requests dropped: " + reason);
   }
-  if (spec_k_ > 0 && spec_.speculative.acceptance_assumed) {
+  if (sim_.spec_k > 0 && spec_.speculative.acceptance_assumed) {
     char what[200];
     std::snprintf(what, sizeof what, "%.2f", spec_.speculative.acceptance_rate);
     warnings.push_back(std::string("speculative decoding: acceptance per drafted position assumed ") + what +
@@ -177,18 +177,18 @@ std::vector<std::string> Simulation::run_warnings() const {
                             : " (a generic default)") +
                        "; it depends on the model and the data: set /serving/speculative/acceptance_rate");
   }
-  if (trace_.truncated())
+  if (sim_.trace.truncated())
     warnings.push_back("the trace keeps the first " + std::to_string(spec_.outputs.trace_max_steps) +
                        " steps (outputs.trace_max_steps)");
   return warnings;
 }
 
-json Simulation::request_records() const {
+json SimReport::request_records() const {
   json rows = json::array();
-  const int64_t limit = std::min<int64_t>(spec_.outputs.max_request_records, static_cast<int64_t>(reqs_.size()));
+  const int64_t limit = std::min<int64_t>(spec_.outputs.max_request_records, static_cast<int64_t>(sim_.reqs.size()));
   auto t_s = [](TimeNs t) { return t < 0 ? json(nullptr) : json(to_s(t)); };
   for (int64_t i = 0; i < limit; ++i) {
-    const Req& q = reqs_[static_cast<size_t>(i)];
+    const Req& q = sim_.reqs[static_cast<size_t>(i)];
     const char* state = q.state == State::Done ? "completed" : q.state == State::Dropped ? "dropped" : "unfinished";
     rows.push_back(json::array({i, t_s(q.spec.arrival), q.spec.prompt, q.spec.output, t_s(q.first_scheduled),
                                 t_s(q.first_token), t_s(q.completion), q.preemptions, q.cached_tokens, q.replica, state}));
@@ -196,8 +196,8 @@ json Simulation::request_records() const {
   return {{"columns", json::array({"id", "arrival_s", "prompt_tokens", "output_tokens", "first_scheduled_s",
                                    "first_token_s", "completion_s", "preemptions", "cached_tokens", "replica", "state"})},
           {"rows", rows},
-          {"total", reqs_.size()},
-          {"truncated", limit < static_cast<int64_t>(reqs_.size())}};
+          {"total", sim_.reqs.size()},
+          {"truncated", limit < static_cast<int64_t>(sim_.reqs.size())}};
 }
 
 }  // namespace sightline::serve

@@ -1,9 +1,9 @@
 #pragma once
-// A serving run's details beside its metrics (Simulation::details). The parts
+// A serving run's details beside its metrics (SimReport::details). The parts
 // the engine uses again (the first replica's KV capacity, the first pool's
 // weights, the limits, the warnings) are typed; the parts that are only
 // written out (deployment, memory per pool, token accounting, the detailed
-// records) are built as JSON once by their one writer in sim_results.cpp and
+// records) are built as JSON once by their one writer in sim_details.cpp and
 // copied into the result as they are, never read back.
 #include <cstdint>
 #include <optional>

@@ -1,15 +1,19 @@
 #pragma once
 // The serving simulator's state, shared by its parts (the router, the batch
 // scheduler, the KV manager and the metrics recorder): requests, the model
-// engines of a replica with their queues, replicas, and the steps in flight.
+// engines of a replica with their queues, replicas, the steps in flight and
+// the run's progress.
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <set>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "model/operators.hpp"
 #include "hw/hardware.hpp"
+#include "perf/power.hpp"
 #include "serve/event_queue.hpp"
 #include "serve/kv_manager.hpp"
 #include "serve/waiting_queue.hpp"
@@ -115,6 +119,15 @@ struct StepBatch {
   }
 };
 
+// A step's priced seconds on the clock (at least 1 ns). A step the clock
+// cannot hold comes from the hardware's rates (a GPU with a tiny peak or
+// bandwidth): refused there, never wrapped into a tiny time.
+inline TimeNs step_clock_ns(double t) {
+  return std::max<TimeNs>(1, to_ns(t, "/hardware/gpu",
+                                   "one step of the model on this GPU (check its peak_tflops and "
+                                   "hbm_bandwidth_GBps)"));
+}
+
 // One model served by a replica: its KV space and its queues.
 struct ModelEngine {
   int model = 0;
@@ -133,6 +146,20 @@ struct ModelEngine {
   std::vector<int64_t> last_used;       // per adapter: its key in `resident`, -1 when not resident
   std::vector<int64_t> in_batch_mark;   // per adapter: the stamp of the last step that used it
   int64_t lora_clock = 0;               // stamps, one per step and one per use
+  // Whether a request of adapter `a` (-1: none) fits a step with the
+  // adapters already in it, and the counts while it runs.
+  bool adapter_fits(const LoraSpec& lora, int a) const {
+    if (!lora.enabled || a < 0) return true;
+    return adapter_refs[static_cast<size_t>(a)] > 0 || distinct_adapters < lora.max_adapters_per_batch;
+  }
+  void attach_adapter(const LoraSpec& lora, int a) {
+    if (!lora.enabled || a < 0) return;
+    if (adapter_refs[static_cast<size_t>(a)]++ == 0) ++distinct_adapters;
+  }
+  void detach_adapter(const LoraSpec& lora, int a) {
+    if (!lora.enabled || a < 0) return;
+    if (--adapter_refs[static_cast<size_t>(a)] == 0) --distinct_adapters;
+  }
   // static batching
   bool static_active = false;
   int64_t static_max_prompt = 0, static_max_output = 0, static_step = 0;
@@ -161,6 +188,67 @@ struct Replica {
   double busy_clock_s = 0;   // per GPU, as busy_s on the clock's whole-ns step times (energy, utilization)
   double step_s = 0;  // whole steps
   int64_t steps = 0;
+
+  // A step starts at `now`: `t` priced seconds, `dur` on the clock, with
+  // `compute_gpu_s` and `memory_gpu_s` of work at peak (PeakWork). Its stage
+  // frees after 1/pp of it; the accounting takes it in.
+  void start_step(TimeNs now, double t, TimeNs dur, double compute_gpu_s, double memory_gpu_s) {
+    ++inflight;
+    stage_free = now + std::max<TimeNs>(1, dur / layout.pp);
+    busy_s += t / layout.pp;
+    step_s += t;
+    // The energy of each GPU of the replica: its tp rank's share of the work,
+    // of which its pipeline stage runs 1/pp in 1/pp of the step. The time a GPU
+    // waits between steps is charged idle power in the metrics. The step's time
+    // is the clock's (whole ns): the priced seconds can differ in the last bit
+    // between native and wasm libm, the rounded clock does not.
+    const double tp = static_cast<double>(layout.tp), pp = static_cast<double>(layout.pp);
+    const double clock_s = to_s(dur);
+    const double compute_s = compute_gpu_s / tp, memory_s = memory_gpu_s / tp;
+    busy_clock_s += clock_s / pp;
+    busy_energy_J += tp * pp * sightline::busy_energy_J(*gpu, compute_s / pp, memory_s / pp, clock_s / pp);
+    ++steps;
+  }
+};
+
+// Where a run stands: its clock, its counts and where it stopped (the
+// simulator's; its report, SimReport, reads them).
+struct RunProgress {
+  TimeNs now = 0;
+  TimeNs first_arrival = 0, last_event = 0;  // last_event: the last completion
+  TimeNs stop_ns = 0;                        // spec.stop_at_s on the clock; 0: none
+  int64_t events = 0;
+  int64_t sequence_steps = 0;         // the sequences of every step started (units_done)
+  int64_t prompt_tokens_arrived = 0;  // the prompts of every arrival (units_done)
+  int64_t arrivals_pending = 0;
+  int64_t completed = 0, dropped = 0;
+  int64_t tok_prompt = 0;  // completed requests' prompt tokens
+  bool finished = false;
+  bool stopped = false;  // at spec.stop_at_s, with requests left in flight
+  std::string limit_hit;
+
+  // Work units (the run budget's measure, api/budgeted_job; docs/limits.md
+  // "What a unit costs"): an event's CPU grows with the sequences its step
+  // walks and prices, and a prompt's arrival with the KV blocks its context
+  // is looked up, published and offloaded in. So a unit is one event, or
+  // kSequencesPerUnit sequences stepped, or kPromptTokensPerUnit prompt
+  // tokens arrived (a multi-turn turn's whole context). Chosen on the CPU of
+  // 16 central runs of shipped presets, which spread 58x per event and 8x per
+  // unit; at the default budget's size the dearest unit measured cost 0.65 us.
+  // A speculative step also prices the draft's k passes (`spec_k` drafted
+  // tokens): its simulation's units count k + 1 times.
+  static constexpr int64_t kSequencesPerUnit = 16;
+  static constexpr int64_t kPromptTokensPerUnit = 32;
+  int64_t units_done(int spec_k) const {
+    return (events + sequence_steps / kSequencesPerUnit + prompt_tokens_arrived / kPromptTokensPerUnit) *
+           (1 + static_cast<int64_t>(spec_k));
+  }
+  // The arrivals' share of units_done, `arrived` requests' arrival handled:
+  // an event and its prompt's units each (the work estimate's probe counts
+  // them apart, per request).
+  int64_t arrival_units(int64_t arrived, int spec_k) const {
+    return (arrived + prompt_tokens_arrived / kPromptTokensPerUnit) * (1 + static_cast<int64_t>(spec_k));
+  }
 };
 
 }  // namespace sightline::serve

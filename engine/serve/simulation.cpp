@@ -12,57 +12,82 @@ namespace sightline::serve {
 
 using namespace sim_event;
 
-void Simulation::enqueue_next_arrival() {
-  if (next_arrival_ >= (arrival_order_.empty() ? reqs_.size() : arrival_order_.size())) return;
-  const size_t id = arrival_order_.empty() ? next_arrival_ : static_cast<size_t>(arrival_order_[next_arrival_]);
-  ++next_arrival_;
-  queue_.push(reqs_[id].spec.arrival, kPriority[kArrival], kArrival, static_cast<int64_t>(id));
+namespace {
+
+// The SLO's ITL bound on the clock, 0 for none (counted per request).
+TimeNs itl_bound_ns(const SimulationSpec& spec) {
+  return spec.slo.enabled && spec.slo.itl_ms > 0 ? static_cast<TimeNs>(std::llround(spec.slo.itl_ms * 1e6)) : 0;
+}
+
+}  // namespace
+
+Simulation::Simulation(const Scenario& scenario, const WorkloadOverride& override, bool detailed)
+    : s_(scenario),
+      spec_(*scenario.serving->simulation),
+      detailed_(detailed),
+      spec_k_(spec_.speculative.method != SpecMethod::None ? spec_.speculative.k : 0),
+      arrivals_(scenario, reqs_, queue_),
+      pricer_(scenario, reqs_),
+      rec_(spec_.kv.block_size),
+      stats_(itl_bound_ns(spec_)),
+      tokens_(rec_, stats_, run_.now, spec_.kv.block_size),
+      trace_(spec_.outputs, detailed),
+      kv_(spec_.kv, spec_k_),
+      loads_(cluster_.replicas, kv_, spec_.kv.block_size) {
+  const RouterOptions router_options{spec_.cluster.router_load_bound};
+  entry_router_ = make_router(to_string(spec_.cluster.router), "/serving/cluster/router", router_options);
+  decode_router_ = make_router(to_string(spec_.cluster.router), "/serving/cluster/router", router_options);
+  scheduler_ = make_batch_scheduler(to_string(spec_.scheduler.policy), "/serving/scheduler/policy", spec_, reqs_, kv_,
+                                    rec_, *this);
+  accept_rng_ = Rng(stream_seed(override.seed.value_or(s_.seed), "acceptance"));
+  ClusterBuilder builder(s_, pricer_, kv_, rec_);
+  cluster_ = builder.build();
+  FirstArrivals first = builder.load_workload(override, reqs_, workload_info_);
+  run_.first_arrival = run_.now = first.first_arrival;
+  rec_.start(run_.first_arrival);
+  run_.arrivals_pending = static_cast<int64_t>(reqs_.size());
+  arrivals_.start(std::move(first), override.tokenize);
+  if (spec_.stop_at_s > 0) run_.stop_ns = to_ns(spec_.stop_at_s, "/serving/workload", "the benchmark's end");
+  if (reqs_.empty()) run_.finished = true;
+  if (spec_.cluster.router == RouterKind::KvAware) loads_.set_prefill_s_per_token(pricer_.prefill_s_per_token());
+}
+
+Simulation::~Simulation() = default;
+
+SimReport Simulation::report() const {
+  return SimReport(SimParts{s_, reqs_, cluster_, workload_info_, run_, rec_, stats_, trace_, pricer_, kv_,
+                            scheduler_->seq_limit(), loads_.capacity_read(), detailed_, spec_k_});
 }
 
 // ---------------------------------------------------------------------------
 // Event loop
 
 bool Simulation::run(int64_t max_events) {
-  if (finished_) return true;
+  if (run_.finished) return true;
   int64_t n = 0;
   while (n < max_events && !queue_.empty()) {
-    if (stop_ns_ > 0 && queue_.top().time > stop_ns_) {
-      stopped_ = true;
+    if (run_.stop_ns > 0 && queue_.top().time > run_.stop_ns) {
+      run_.stopped = true;
       break;
     }
-    if (events_ >= spec_.limits.max_events) {
-      limit_hit_ = "max_events";
+    if (run_.events >= spec_.limits.max_events) {
+      run_.limit_hit = "max_events";
       break;
     }
     if (to_s(queue_.top().time) > spec_.limits.max_sim_time_s) {
-      limit_hit_ = "max_sim_time_s";
+      run_.limit_hit = "max_sim_time_s";
       break;
     }
     const Event ev = queue_.pop();
-    if (ev.time < now_) fail(error_code::kInternal, "", "serving simulator: the clock went backwards");
+    if (ev.time < run_.now) fail(error_code::kInternal, "", "serving simulator: the clock went backwards");
     rec_.advance(ev.time);
-    now_ = ev.time;
+    run_.now = ev.time;
     // Every change to a replica's loads happens in an event of that replica
     // (or, for a handoff, right where it happens): the routers hear of each.
     switch (ev.kind) {
       case kArrival: {
-        const int32_t id = static_cast<int32_t>(ev.a);
-        if (ev.b != kTokenized) {
-          // A request that waited at a capped client arrives again when it is
-          // sent; its drawn arrival already enqueued the next one.
-          const bool resent = client_cap_.sent_after_waiting(id);
-          if (!resent) enqueue_next_arrival();
-          if (!resent && !client_cap_.on_arrival_time(id)) break;  // waits at the client
-          // The server's front end tokenizes the prompt before the scheduler
-          // sees the request; it reaches the queue once that is done.
-          const TimeNs tokenize = tokenize_ns(reqs_[static_cast<size_t>(id)].spec.prompt);
-          if (tokenize > 0) {
-            queue_.push(clock_add(now_, tokenize, "cost_model.software_stack.tokenize_us_per_token"),
-                        kPriority[kArrival], kArrival, id, kTokenized);
-            break;
-          }
-        }
-        on_arrival(id);
+        if (!arrivals_.reaches_scheduler(ev, run_.now)) break;
+        on_arrival(static_cast<int32_t>(ev.a));
         const int32_t ri = reqs_[static_cast<size_t>(ev.a)].replica;
         if (ri >= 0) touched(ri);
         break;
@@ -78,7 +103,7 @@ bool Simulation::run(int64_t max_events) {
         break;
       }
       case kSchedule: {
-        Replica& r = replicas_[static_cast<size_t>(ev.a)];
+        Replica& r = cluster_.replicas[static_cast<size_t>(ev.a)];
         if (r.sched_pending && r.sched_at == ev.time) r.sched_pending = false;
         try_start(r);
         touched(r.index);
@@ -86,25 +111,14 @@ bool Simulation::run(int64_t max_events) {
       }
       default: break;
     }
-    ++events_;
+    ++run_.events;
     ++n;
   }
-  if (queue_.empty() || !limit_hit_.empty() || stopped_) {
-    finished_ = true;
-    rec_.advance(now_);
+  if (queue_.empty() || !run_.limit_hit.empty() || run_.stopped) {
+    run_.finished = true;
+    rec_.advance(run_.now);
   }
-  return finished_;
-}
-
-TimeNs Simulation::tokenize_ns(int64_t prompt_tokens) const {
-  // An offline batch is one call into the engine, not requests to a server:
-  // MLPerf's LoadGen hands it token ids, and an offline generate call
-  // tokenizes its prompts before the engine's first step.
-  if (!tokenize_ || spec_.workload.arrival.process == ArrivalProcess::AllAtOnce) return 0;
-  const double us = s_.cost_model.software_stack.tokenize_us_per_token;
-  return us > 0 ? to_ns(us * 1e-6 * static_cast<double>(prompt_tokens), "cost_model.software_stack.tokenize_us_per_token",
-                        "a prompt's tokenization")
-                : 0;
+  return run_.finished;
 }
 
 bool Simulation::run_units(int64_t max_units) {
@@ -112,12 +126,12 @@ bool Simulation::run_units(int64_t max_units) {
   do {
     if (run(1)) return true;
   } while (units_done() - start < max_units);
-  return finished_;
+  return run_.finished;
 }
 
 double Simulation::progress() const {
-  if (finished_ || reqs_.empty()) return 1.0;
-  const double p = static_cast<double>(completed_ + dropped_) / static_cast<double>(reqs_.size());
+  if (run_.finished || reqs_.empty()) return 1.0;
+  const double p = static_cast<double>(run_.completed + run_.dropped) / static_cast<double>(reqs_.size());
   return std::min(p, 0.999);
 }
 
@@ -128,22 +142,33 @@ void Simulation::request_schedule(Replica& r, TimeNs t) {
   queue_.push(t, kPriority[kSchedule], kSchedule, r.index);
 }
 
+void Simulation::end_session(const Req& q) {
+  for (size_t i = static_cast<size_t>(&q - reqs_.data()) + 1; i < reqs_.size(); ++i) {
+    Req& n = reqs_[i];
+    if (n.spec.session != q.spec.session) break;
+    n.state = State::Dropped;
+    n.drop_reason = DropReason::SessionDropped;
+    ++run_.dropped;
+    --run_.arrivals_pending;
+  }
+}
+
 void Simulation::drop(Req& q, DropReason reason) {
   q.state = State::Dropped;
   q.drop_reason = reason;
-  ++dropped_;
+  ++run_.dropped;
   if (q.spec.session >= 0) end_session(q);
-  client_freed();
+  arrivals_.client_freed(run_.now);
 }
 
 void Simulation::on_arrival(int32_t id) {
   Req& q = reqs_[static_cast<size_t>(id)];
-  --arrivals_pending_;
-  prompt_tokens_arrived_ += q.spec.prompt;
+  --run_.arrivals_pending;
+  run_.prompt_tokens_arrived += q.spec.prompt;
   q.state = State::Queued;
   q.target = q.spec.prompt;
-  const int ri = entry_router_->pick_request(entry_replicas_, q.spec, *this);
-  Replica& r = replicas_[static_cast<size_t>(ri)];
+  const int ri = entry_router_->pick_request(cluster_.entry_replicas, q.spec, loads_);
+  Replica& r = cluster_.replicas[static_cast<size_t>(ri)];
   Engine& e = r.engines[static_cast<size_t>(q.spec.model)];
   const bool contiguous = spec_.kv.allocation == KvAllocation::Contiguous;
   const bool is_static = spec_.scheduler.policy == SchedulerPolicy::Static;
@@ -153,8 +178,8 @@ void Simulation::on_arrival(int32_t id) {
     return eng.kv.pool.could_fit(need, is_static ? 0 : eng.kv.watermark_blocks, !is_static);
   };
   if (!fits(e)) return drop(q, DropReason::ReplicaKv);
-  if (!decode_replicas_.empty() &&
-      !fits(replicas_[static_cast<size_t>(decode_replicas_.front())].engines[static_cast<size_t>(q.spec.model)]))
+  if (!cluster_.decode_replicas.empty() &&
+      !fits(cluster_.replicas[static_cast<size_t>(cluster_.decode_replicas.front())].engines[static_cast<size_t>(q.spec.model)]))
     return drop(q, DropReason::DecodeReplicaKv);
   if (spec_.scheduler.policy == SchedulerPolicy::Continuous && q.spec.prompt > spec_.scheduler.max_num_batched_tokens)
     return drop(q, DropReason::PromptOverTokenBudget);
@@ -163,13 +188,13 @@ void Simulation::on_arrival(int32_t id) {
   rec_.queued();
   e.queued_tokens += q.target;
   ++r.outstanding;
-  request_schedule(r, now_);
+  request_schedule(r, run_.now);
 }
 
 void Simulation::try_start(Replica& r) {
-  if (r.dp_group >= 0) return start_group_step(dp_groups_[static_cast<size_t>(r.dp_group)]);
+  if (r.dp_group >= 0) return start_group_step(cluster_.dp_groups[static_cast<size_t>(r.dp_group)]);
   while (r.inflight < r.layout.pp) {
-    if (now_ < r.stage_free) {
+    if (run_.now < r.stage_free) {
       request_schedule(r, r.stage_free);
       return;
     }
@@ -210,7 +235,7 @@ void Simulation::start_group_step(DpGroup& g) {
   std::vector<Formed> formed;
   int64_t tokens = 0;
   for (int ri : g.members) {
-    Replica& r = replicas_[static_cast<size_t>(ri)];
+    Replica& r = cluster_.replicas[static_cast<size_t>(ri)];
     Batch& b = r.slots[0];
     Engine* e = form_next_batch(r, b);
     if (!e) continue;
@@ -225,7 +250,7 @@ void Simulation::start_group_step(DpGroup& g) {
     longest = std::max(longest, f.t);
   }
   pricer_.set_group_moe_tokens(0);
-  const TimeNs dur = step_ns(longest);
+  const TimeNs dur = step_clock_ns(longest);
   for (Formed& f : formed) {
     commit_batch(*f.r, f.r->slots[0], f.t, f.work, dur);
     queue_.push(f.r->slots[0].end, kPriority[kStepEnd], kStepEnd, f.r->index, 0);
@@ -233,19 +258,9 @@ void Simulation::start_group_step(DpGroup& g) {
   g.inflight = static_cast<int>(formed.size());
 }
 
-int64_t Simulation::scheduler_queue_reads() const { return scheduler_->queue_entries_read(); }
-
 void Simulation::touched(int replica) {
   entry_router_->changed(replica);
   decode_router_->changed(replica);
-}
-
-double Simulation::kv_load(int replica, int model) const {
-  ++router_load_reads_;
-  capacity_read_ = true;
-  const Engine& e = replicas_[static_cast<size_t>(replica)].engines[static_cast<size_t>(model)];
-  return static_cast<double>(e.kv.pool.used() + kv_.blocks_for(e.kv, e.queued_tokens)) /
-         static_cast<double>(std::max<int64_t>(1, e.kv.pool.total()));
 }
 
 // ---------------------------------------------------------------------------
@@ -253,7 +268,7 @@ double Simulation::kv_load(int replica, int model) const {
 
 void Simulation::join_running(Engine& e, Req& q) {
   e.running.push_back(static_cast<int32_t>(&q - reqs_.data()));
-  q.kv_counted = private_kv_tokens(q);
+  q.kv_counted = tokens_.private_kv_tokens(q);
   rec_.joins_running(q.kv_counted);
 }
 
@@ -272,7 +287,7 @@ void Simulation::preempt(Engine& e, Req& q, Batch& b) {
   ++counts.preemptions;
   ++q.preemptions;
   leave_running(e, q);
-  detach_adapter(e, q);
+  e.detach_adapter(spec_.lora, q.spec.adapter);
   double bytes = 0;
   if (spec_.kv.preemption == PreemptionMode::Swap && q.computed > 0 && kv_.swap_out(e.kv, q.kv, q.swapped_blocks, bytes)) {
     ++counts.swaps_out;
@@ -295,24 +310,6 @@ void Simulation::preempt(Engine& e, Req& q, Batch& b) {
 }
 
 // ---------------------------------------------------------------------------
-// LoRA adapters
-
-bool Simulation::adapter_fits(const Engine& e, const Req& q) const {
-  if (!spec_.lora.enabled || q.spec.adapter < 0) return true;
-  return e.adapter_refs[static_cast<size_t>(q.spec.adapter)] > 0 || e.distinct_adapters < spec_.lora.max_adapters_per_batch;
-}
-
-void Simulation::attach_adapter(Engine& e, const Req& q) {
-  if (!spec_.lora.enabled || q.spec.adapter < 0) return;
-  if (e.adapter_refs[static_cast<size_t>(q.spec.adapter)]++ == 0) ++e.distinct_adapters;
-}
-
-void Simulation::detach_adapter(Engine& e, const Req& q) {
-  if (!spec_.lora.enabled || q.spec.adapter < 0) return;
-  if (--e.adapter_refs[static_cast<size_t>(q.spec.adapter)] == 0) --e.distinct_adapters;
-}
-
-// ---------------------------------------------------------------------------
 // Disaggregation: KV transfers
 
 void Simulation::admit_transfers(Replica& r, Engine& e) {
@@ -324,67 +321,41 @@ void Simulation::admit_transfers(Replica& r, Engine& e) {
     // seats (it joins `running` when the transfer lands).
     if (scheduler_->seq_limit().reached(static_cast<int64_t>(e.running.size()) + e.transferring, spec_.scheduler.max_num_seqs)) break;
     if (!kv_.reserve_for_transfer(e.kv, q.kv, q.computed + 1 + spec_k_)) break;
-    const int32_t src_index = handoffs_[static_cast<size_t>(q.handoff)].src_replica;
-    Replica& src = replicas_[static_cast<size_t>(src_index)];
-    const double bytes = static_cast<double>(q.computed) * src.engines[static_cast<size_t>(q.spec.model)].kv.kv_bytes_per_token;
-    const double secs = link.latency_us * 1e-6 + bytes / (link.bandwidth_per_gpu_GBps * 1e9);
-    const TimeNs start = std::max(now_, src.link_free);
-    const TimeNs end = clock_add(start, std::max<TimeNs>(1, to_ns(secs, "/hardware", "a KV transfer")), "/hardware");
-    src.link_free = end;
+    const int32_t src_index = handoffs_[q.handoff].src_replica;
+    Replica& src = cluster_.replicas[static_cast<size_t>(src_index)];
+    const KvTransfer x = KvHandoffs::transfer(src, q.spec.model, q.computed, link, run_.now);
     q.state = State::Transferring;
-    stats_.on_transfer(bytes * src.layout.tp * src.layout.pp, static_cast<double>(end - now_) * 1e-6);
-    trace_.on_transfer(id, src_index, r.index, start, end - start);
-    queue_.push(end, kPriority[kTransferDone], kTransferDone, id);
+    stats_.on_transfer(x.bytes * src.layout.tp * src.layout.pp, static_cast<double>(x.end - run_.now) * 1e-6);
+    trace_.on_transfer(id, src_index, r.index, x.start, x.end - x.start);
+    queue_.push(x.end, kPriority[kTransferDone], kTransferDone, id);
     e.incoming.pop_front();
     ++e.transferring;
     rec_.dequeued();
   }
 }
 
-TimeNs Simulation::step_ns(double t) const {
-  // A step the clock cannot hold comes from the hardware's rates (a GPU with a
-  // tiny peak or bandwidth): refused there, never wrapped into a tiny time.
-  return std::max<TimeNs>(1, to_ns(t, "/hardware/gpu",
-                                   "one step of the model on this GPU (check its peak_tflops and "
-                                   "hbm_bandwidth_GBps)"));
-}
-
 double Simulation::start_batch(Replica& r, Engine& e, Batch& b, double extra_s) {
   PeakWork work;
   const double t = pricer_.price_batch(r, e, b, extra_s, work);
-  commit_batch(r, b, t, work, step_ns(t));
+  commit_batch(r, b, t, work, step_clock_ns(t));
   return t;
 }
 
 void Simulation::commit_batch(Replica& r, Batch& b, double t, const PeakWork& work, TimeNs dur) {
-  b.start = now_;
-  b.end = clock_add(now_, dur, "/hardware/gpu");
+  b.start = run_.now;
+  b.end = clock_add(run_.now, dur, "/hardware/gpu");
   b.active = true;
-  sequence_steps_ += static_cast<int64_t>(b.items.size());
-  ++r.inflight;
-  r.stage_free = now_ + std::max<TimeNs>(1, dur / r.layout.pp);
-  r.busy_s += t / r.layout.pp;
-  r.step_s += t;
-  // The energy of each GPU of the replica: its tp rank's share of the work,
-  // of which its pipeline stage runs 1/pp in 1/pp of the step. The time a GPU
-  // waits between steps is charged idle power in metrics(). The step's time is
-  // the clock's (whole ns): the priced seconds can differ in the last bit
-  // between native and wasm libm, the rounded clock does not.
-  const double tp = static_cast<double>(r.layout.tp), pp = static_cast<double>(r.layout.pp);
-  const double step_s = to_s(dur);
-  const Utilization u = stats_.on_step(b, work, tp, step_s);
-  const double compute_s = work.compute_gpu_s / tp, memory_s = work.memory_gpu_s / tp;
-  r.busy_clock_s += step_s / pp;
-  r.busy_energy_J += tp * pp * busy_energy_J(*r.gpu, compute_s / pp, memory_s / pp, step_s / pp);
-  trace_.on_step(r, b, dur, u, rec_, kv_total_, now_ - first_arrival_);
-  ++r.steps;
+  run_.sequence_steps += static_cast<int64_t>(b.items.size());
+  r.start_step(run_.now, t, dur, work.compute_gpu_s, work.memory_gpu_s);
+  const Utilization u = stats_.on_step(b, work, static_cast<double>(r.layout.tp), to_s(dur));
+  trace_.on_step(r, b, dur, u, rec_, cluster_.kv_total, run_.now - run_.first_arrival);
   // A request's first step is a prompt's (a decode or verify follows one, on
   // this replica or, handed off, on its prefill replica), so only prefill
   // items are looked up: the decodes' records stay untouched here.
-  for (const Item& it : b.items) {
+  for (const StepItem& it : b.items) {
     if (it.kind != ItemKind::Prefill) continue;
     Req& q = reqs_[static_cast<size_t>(it.req)];
-    if (q.first_scheduled < 0) q.first_scheduled = now_;
+    if (q.first_scheduled < 0) q.first_scheduled = run_.now;
   }
 }
 
@@ -393,80 +364,75 @@ void Simulation::commit_batch(Replica& r, Batch& b, double t, const PeakWork& wo
 
 void Simulation::finish(Replica& r, Engine& e, Req& q) {
   q.state = State::Done;
-  q.completion = now_;
-  if (q.spec.session >= 0) session_turn_done(e, q);
-  client_freed();
+  q.completion = run_.now;
+  if (q.spec.session >= 0) {
+    // The whole context joins the prefix cache (the output's full blocks
+    // too: the next turn re-sends them), and the next turn comes.
+    kv_.publish_prefix(e.kv, q.kv, q.spec, q.computed);
+    arrivals_.next_turn(q, run_.now);
+  }
+  arrivals_.client_freed(run_.now);
   kv_.release(e.kv, q.kv);
   leave_running(e, q);
-  detach_adapter(e, q);
+  e.detach_adapter(spec_.lora, q.spec.adapter);
   --r.outstanding;
-  ++completed_;
-  last_event_ = std::max(last_event_, now_);
-  tok_prompt_ += q.spec.prompt;
-  tok_output_ += q.spec.output;
+  ++run_.completed;
+  run_.last_event = std::max(run_.last_event, run_.now);
+  run_.tok_prompt += q.spec.prompt;
 }
 
 void Simulation::handoff(Replica& r, Engine& e, Req& q) {
   const int32_t id = static_cast<int32_t>(&q - reqs_.data());
   leave_running(e, q);
-  detach_adapter(e, q);
-  if (free_handoffs_.empty()) {
-    q.handoff = static_cast<int32_t>(handoffs_.size());
-    handoffs_.emplace_back();
-  } else {
-    q.handoff = free_handoffs_.back();
-    free_handoffs_.pop_back();
-  }
-  HandoffRecord& h = handoffs_[static_cast<size_t>(q.handoff)];
-  h.src_replica = r.index;
-  h.src_kv = std::move(q.kv);
+  e.detach_adapter(spec_.lora, q.spec.adapter);
+  q.handoff = handoffs_.hold(r.index, std::move(q.kv));
   q.kv = KvHold{};
   q.state = State::Handoff;
   --r.outstanding;
   touched(r.index);
-  const int di = decode_router_->pick_request(decode_replicas_, q.spec, *this);
-  Replica& d = replicas_[static_cast<size_t>(di)];
+  const int di = decode_router_->pick_request(cluster_.decode_replicas, q.spec, loads_);
+  Replica& d = cluster_.replicas[static_cast<size_t>(di)];
   ++d.outstanding;
   touched(di);
   q.replica = di;
   d.engines[static_cast<size_t>(q.spec.model)].incoming.push_back(id);
   rec_.queued();
-  request_schedule(d, now_);
+  request_schedule(d, run_.now);
 }
 
 int Simulation::on_transfer_done(int32_t id) {
   Req& q = reqs_[static_cast<size_t>(id)];
-  HandoffRecord& h = handoffs_[static_cast<size_t>(q.handoff)];
+  HandoffRecord& h = handoffs_[q.handoff];
   const int src_index = h.src_replica;
-  Replica& src = replicas_[static_cast<size_t>(src_index)];
+  Replica& src = cluster_.replicas[static_cast<size_t>(src_index)];
   Engine& se = src.engines[static_cast<size_t>(q.spec.model)];
   kv_.release(se.kv, h.src_kv);
-  free_handoffs_.push_back(q.handoff);
+  handoffs_.release(q.handoff);
   q.handoff = -1;
   q.state = State::Running;
-  Replica& d = replicas_[static_cast<size_t>(q.replica)];
+  Replica& d = cluster_.replicas[static_cast<size_t>(q.replica)];
   Engine& de = d.engines[static_cast<size_t>(q.spec.model)];
   --de.transferring;
   join_running(de, q);
   attach_adapter(de, q);
-  request_schedule(d, now_);
-  request_schedule(src, now_);
+  request_schedule(d, run_.now);
+  request_schedule(src, run_.now);
   return src_index;
 }
 
 void Simulation::on_step_end(int ri, int slot) {
-  Replica& r = replicas_[static_cast<size_t>(ri)];
+  Replica& r = cluster_.replicas[static_cast<size_t>(ri)];
   Batch& b = r.slots[static_cast<size_t>(slot)];
   Engine& e = r.engines[static_cast<size_t>(b.engine)];
   b.active = false;
   --r.inflight;
   scheduler_->complete(r, e, b);
-  if (r.dp_group < 0) return request_schedule(r, now_);
+  if (r.dp_group < 0) return request_schedule(r, run_.now);
   // A lockstep group starts its next step once every member's batch has
   // ended, members without a batch in this one included.
-  DpGroup& g = dp_groups_[static_cast<size_t>(r.dp_group)];
+  DpGroup& g = cluster_.dp_groups[static_cast<size_t>(r.dp_group)];
   if (--g.inflight > 0) return;
-  for (int m : g.members) request_schedule(replicas_[static_cast<size_t>(m)], now_);
+  for (int m : g.members) request_schedule(cluster_.replicas[static_cast<size_t>(m)], run_.now);
 }
 
 }  // namespace sightline::serve

@@ -361,7 +361,7 @@ TEST_CASE("each simulation counts its own work units: a speculative run's k + 1 
   const auto base = units_of(*both.serving->simulation->compares.front().scenario);
   CHECK(with_compare == spec.first + base.first);
   // A unit is an event, 16 sequences stepped or 32 prompt tokens arrived
-  // (serve/simulation.hpp): more than one per event at batches and prompts
+  // (serve/sim_state.hpp, RunProgress): more than one per event at batches and prompts
   // of hundreds; k = 5: six times that.
   CHECK(spec.first % 6 == 0);
   CHECK(spec.first > 6 * spec.second);

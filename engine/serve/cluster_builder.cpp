@@ -1,6 +1,5 @@
-// Building a serving simulation: its parts, each pool's cost setups (the
-// pricer's), replicas and model engines with their KV spaces, and the
-// workload's requests in arrival order.
+// Building a serving simulation's cluster (ClusterBuilder) and its workload's
+// requests in arrival order.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -9,18 +8,9 @@
 #endif
 
 #include "mem/inference_memory.hpp"
-#include "serve/simulation.hpp"
+#include "serve/cluster_builder.hpp"
 
 namespace sightline::serve {
-
-namespace {
-
-// The SLO's ITL bound on the clock, 0 for none (counted per request).
-TimeNs itl_bound_ns(const SimulationSpec& spec) {
-  return spec.slo.enabled && spec.slo.itl_ms > 0 ? static_cast<TimeNs>(std::llround(spec.slo.itl_ms * 1e6)) : 0;
-}
-
-}  // namespace
 
 ReplicaMemoryPlan pool_memory_plan(const Scenario& s, size_t pool) {
   const PoolSpec& p = s.serving->simulation->cluster.pools[pool];
@@ -39,49 +29,17 @@ RunLimits run_limits(const Scenario& s) {
   return l;
 }
 
-LimitFacts Simulation::limit_facts() const {
-  LimitFacts f;
-  f.seqs = scheduler_->seq_limit();
-  for (const Replica& r : replicas_)
-    for (const Engine& e : r.engines) f.kv.merge(e.kv.pool.checks());
-  f.capacity_read = capacity_read_;
-  // Their decisions read the limits in ways not recorded: LoRA's adapter
-  // slots and its waiting list, static batches, offload tiers' admission.
-  f.opaque = spec_.lora.enabled || spec_.scheduler.policy == SchedulerPolicy::Static || kv_.has_tiers();
-  return f;
+Cluster ClusterBuilder::build() {
+  Cluster c;
+  for (size_t pi = 0; pi < spec_.cluster.pools.size(); ++pi) add_pool(pi, c);
+  return c;
 }
 
-Simulation::Simulation(const Scenario& scenario, const WorkloadOverride& override, bool detailed)
-    : s_(scenario),
-      spec_(*scenario.serving->simulation),
-      detailed_(detailed),
-      pricer_(scenario, reqs_),
-      rec_(spec_.kv.block_size),
-      stats_(itl_bound_ns(spec_)),
-      tokens_(rec_, stats_, now_, spec_.kv.block_size),
-      trace_(spec_.outputs, detailed),
-      kv_(spec_.kv, spec_.speculative.method != SpecMethod::None ? spec_.speculative.k : 0) {
-  block_size_ = spec_.kv.block_size;
-  spec_k_ = spec_.speculative.method != SpecMethod::None ? spec_.speculative.k : 0;
-  const RouterOptions router_options{spec_.cluster.router_load_bound};
-  entry_router_ = make_router(to_string(spec_.cluster.router), "/serving/cluster/router", router_options);
-  decode_router_ = make_router(to_string(spec_.cluster.router), "/serving/cluster/router", router_options);
-  scheduler_ = make_batch_scheduler(to_string(spec_.scheduler.policy), "/serving/scheduler/policy", spec_, reqs_, kv_,
-                                    rec_, *this);
-  accept_rng_ = Rng(stream_seed(override.seed.value_or(s_.seed), "acceptance"));
-  tokenize_ = override.tokenize;
-  for (size_t pi = 0; pi < spec_.cluster.pools.size(); ++pi) add_pool(pi);
-  load_workload(override);
-  if (spec_.cluster.router == RouterKind::KvAware) prefill_s_per_token_ = pricer_.prefill_s_per_token();
-}
-
-Simulation::~Simulation() = default;
-
-void Simulation::add_pool(size_t pi) {
+void ClusterBuilder::add_pool(size_t pi, Cluster& c) {
   const PoolSpec& p = spec_.cluster.pools[pi];
   const GpuSpec& gpu = p.gpu ? *p.gpu : s_.hardware.gpu;
   const ReplicaMemoryPlan plan = pool_memory_plan(s_, pi);
-  pool_memory_.push_back(plan);
+  c.pool_memory.push_back(plan);
   const PoolCosts costs = pricer_.add_pool(p, gpu, pi == 0);
   // Wide EP's attention data-parallel ranks step in lockstep, in groups of
   // attention_data_parallel consecutive replicas (the reader checks that it
@@ -90,12 +48,12 @@ void Simulation::add_pool(size_t pi) {
   const bool lockstep = dp > 1 && s_.model.is_moe() && p.layout.pp == 1;
   for (int i = 0; i < p.replicas; ++i) {
     Replica r;
-    r.index = static_cast<int>(replicas_.size());
+    r.index = static_cast<int>(c.replicas.size());
     r.pool = static_cast<int>(pi);
     if (lockstep) {
-      if (i % dp == 0) dp_groups_.emplace_back();
-      r.dp_group = static_cast<int>(dp_groups_.size()) - 1;
-      dp_groups_.back().members.push_back(r.index);
+      if (i % dp == 0) c.dp_groups.emplace_back();
+      r.dp_group = static_cast<int>(c.dp_groups.size()) - 1;
+      c.dp_groups.back().members.push_back(r.index);
     }
     r.role = p.role;
     r.layout = p.layout;
@@ -103,7 +61,7 @@ void Simulation::add_pool(size_t pi) {
     r.draft_cost = costs.draft;
     r.slots.resize(static_cast<size_t>(p.layout.pp));
     for (size_t m = 0; m < plan.engines.size(); ++m) {
-      Engine e;
+      ModelEngine e;
       e.model = static_cast<int>(m);
       e.kv = kv_.make_space(plan.engines[m].blocks, plan.engines[m].kv_bytes_per_token, plan.engines[m].windowed,
                             rec_.block_usage(), static_cast<int>(m), p.layout.tp * p.layout.pp);
@@ -114,11 +72,11 @@ void Simulation::add_pool(size_t pi) {
         e.in_batch_mark.assign(static_cast<size_t>(spec_.lora.adapters), 0);
         e.waiting.index_by_class(true);
       }
-      kv_total_ += e.kv.pool.total();
+      c.kv_total += e.kv.pool.total();
       r.engines.push_back(std::move(e));
     }
-    (r.role == PoolRole::Decode ? decode_replicas_ : entry_replicas_).push_back(r.index);
-    replicas_.push_back(std::move(r));
+    (r.role == PoolRole::Decode ? c.decode_replicas : c.entry_replicas).push_back(r.index);
+    c.replicas.push_back(std::move(r));
   }
 }
 
@@ -170,36 +128,38 @@ class RecordSink : public RequestSink {
 };
 }  // namespace
 
-void Simulation::load_workload(const WorkloadOverride& override) {
-  RecordSink sink(reqs_);
-  generate_workload_into(spec_, override.seed.value_or(s_.seed), override, workload_info_, sink);
+FirstArrivals ClusterBuilder::load_workload(const WorkloadOverride& override, std::vector<SimRequest>& reqs,
+                                            GeneratedWorkload& info) const {
+  RecordSink sink(reqs);
+  generate_workload_into(spec_, override.seed.value_or(s_.seed), override, info, sink);
   sink.finish();
   // Sessions: only first turns arrive on their own (a later turn follows its
-  // previous turn's last token, session_turn_done).
+  // previous turn's last token, ArrivalFeed::next_turn).
   // A closed loop: one request per client at the start, each later one when
-  // a client is free (client_freed).
+  // a client is free (ArrivalFeed::client_freed).
+  FirstArrivals f;
   const ArrivalSpec& a = spec_.workload.arrival;
-  if (spec_.workload.sessions.enabled) arrival_order_ = first_turns(reqs_);
+  if (spec_.workload.sessions.enabled) f.order = first_turns(reqs);
   else if (a.process == ArrivalProcess::ClosedLoop) {
-    arrival_order_ = first_requests_of_clients(reqs_.size(), a.concurrency);
-    next_client_request_ = arrival_order_.size();
-  } else arrival_order_ = arrival_order_of(reqs_.size(), [&](size_t i) { return reqs_[i].spec.arrival; });
-  client_cap_ = ClientCap(a.max_concurrency, reqs_.size());
-  enqueue_next_arrival();
-  arrivals_pending_ = static_cast<int64_t>(reqs_.size());
-  first_arrival_ = reqs_.empty() ? 0 : reqs_.front().spec.arrival;
-  for (const auto& q : reqs_) first_arrival_ = std::min(first_arrival_, q.spec.arrival);
-  rec_.start(first_arrival_);
-  now_ = first_arrival_;
-  if (spec_.stop_at_s > 0) stop_ns_ = to_ns(spec_.stop_at_s, "/serving/workload", "the benchmark's end");
-  if (reqs_.empty()) finished_ = true;
+    f.order = first_requests_of_clients(reqs.size(), a.concurrency);
+    f.next_client_request = f.order.size();
+  } else f.order = arrival_order_of(reqs.size(), [&](size_t i) { return reqs[i].spec.arrival; });
+  f.first_arrival = reqs.empty() ? 0 : reqs.front().spec.arrival;
+  for (const auto& q : reqs) f.first_arrival = std::min(f.first_arrival, q.spec.arrival);
+  return f;
 }
 
-std::vector<int32_t> Simulation::first_turns(const std::vector<SimRequest>& requests) {
+std::vector<int32_t> ClusterBuilder::first_turns(const std::vector<SimRequest>& requests) {
   // Sessions are generated in arrival order, each one's turns consecutive.
   std::vector<int32_t> out;
   for (size_t i = 0; i < requests.size(); ++i)
     if (requests[i].spec.turn == 0) out.push_back(static_cast<int32_t>(i));
+  return out;
+}
+
+std::vector<int32_t> ClusterBuilder::first_requests_of_clients(size_t requests, int64_t clients) {
+  std::vector<int32_t> out(std::min(requests, static_cast<size_t>(clients)));
+  for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<int32_t>(i);
   return out;
 }
 

@@ -1,5 +1,5 @@
-// The simulator's result objects: metrics, deployment and memory, capacity,
-// token accounting, time series, per-request records and the Chrome trace.
+// SimReport: a serving run's metrics, its requests' outcomes and its limit
+// facts (its details are sim_details.cpp's).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -8,7 +8,7 @@
 #include "perf/power.hpp"
 #include "serve/moe_step.hpp"
 #include "serve/serving_metrics.hpp"
-#include "serve/simulation.hpp"
+#include "serve/sim_report.hpp"
 #include "serve/slo_shares.hpp"
 
 namespace sightline::serve {
@@ -41,37 +41,37 @@ bool meets_slo(const RequestOutcome& q, const SloSpec& slo, unsigned metrics) {
   return true;
 }
 
-bool Simulation::all_completed() const { return completed_ == static_cast<int64_t>(reqs_.size()); }
+bool SimReport::all_completed() const { return run_.completed == static_cast<int64_t>(sim_.reqs.size()); }
 
-std::vector<RequestOutcome> Simulation::outcomes() const {
-  std::vector<RequestOutcome> out(reqs_.size());
-  for (size_t i = 0; i < reqs_.size(); ++i) out[i] = outcome_of(reqs_[i]);
+std::vector<RequestOutcome> SimReport::outcomes() const {
+  std::vector<RequestOutcome> out(sim_.reqs.size());
+  for (size_t i = 0; i < sim_.reqs.size(); ++i) out[i] = outcome_of(sim_.reqs[i]);
   return out;
 }
 
-ServingMetrics Simulation::serving_metrics() const {
+ServingMetrics SimReport::serving_metrics() const {
   int64_t good = 0;
   int64_t in_tokens = 0, out_tokens = 0;
-  for (const Req& q : reqs_) {
+  for (const Req& q : sim_.reqs) {
     if (q.state != State::Done) continue;
     in_tokens += q.spec.prompt;
     out_tokens += q.spec.output;
     if (spec_.slo.enabled && meets_slo(outcome_of(q), spec_.slo)) ++good;
   }
-  const TimeNs end = std::max(last_event_, now_);
-  const double duration = std::max(1e-9, static_cast<double>(std::max<TimeNs>(1, (completed_ > 0 ? last_event_ : end) - first_arrival_)) * 1e-9);
-  const double span = std::max(1.0, static_cast<double>(now_ - first_arrival_));
+  const TimeNs end = std::max(run_.last_event, run_.now);
+  const double duration = std::max(1e-9, static_cast<double>(std::max<TimeNs>(1, (run_.completed > 0 ? run_.last_event : end) - run_.first_arrival)) * 1e-9);
+  const double span = std::max(1.0, static_cast<double>(run_.now - run_.first_arrival));
   ServingMetrics m;
-  const int64_t n = static_cast<int64_t>(reqs_.size());
-  m.requests = {n, completed_, dropped_, n - completed_ - dropped_};
+  const int64_t n = static_cast<int64_t>(sim_.reqs.size());
+  m.requests = {n, run_.completed, run_.dropped, n - run_.completed - run_.dropped};
   m.duration_s = duration;
   // One value per completed request, one metric at a time in one list sized
   // once: four lists at once were 32 bytes a request at a large run's peak.
   std::vector<double> v;
-  v.reserve(static_cast<size_t>(completed_));
+  v.reserve(static_cast<size_t>(run_.completed));
   const auto completed_values = [&](auto value_of) -> std::vector<double>& {
     v.clear();
-    for (const Req& q : reqs_)
+    for (const Req& q : sim_.reqs)
       if (q.state == State::Done) value_of(q);
     return v;
   };
@@ -81,10 +81,10 @@ ServingMetrics Simulation::serving_metrics() const {
                             v.push_back(static_cast<double>(q.completion - q.first_token) * 1e-6 /
                                         static_cast<double>(q.spec.output - 1));
                         }),
-                        completed_ > 0 ? "TPOT is defined over output tokens after the first: no completed "
+                        run_.completed > 0 ? "TPOT is defined over output tokens after the first: no completed "
                                          "request had more than one output token"
                                        : "no request completed");
-  m.itl_ms = stats_.itl_ms();
+  m.itl_ms = sim_.stats.itl_ms();
   m.e2e_s = summarize(completed_values([&](const Req& q) { v.push_back(static_cast<double>(q.completion - q.spec.arrival) * 1e-9); }));
   m.queueing_ms = summarize(completed_values([&](const Req& q) { v.push_back(static_cast<double>(q.first_scheduled - q.spec.arrival) * 1e-6); }));
   if (!m.tpot_ms.empty() && m.tpot_ms.mean > 0) m.decode_tokens_per_s_per_request = 1e3 / m.tpot_ms.mean;
@@ -98,10 +98,10 @@ ServingMetrics Simulation::serving_metrics() const {
 }
 
 // Throughput, and goodput under the SLO.
-void Simulation::fill_rates(ServingMetrics& m, double duration, int64_t in_tokens, int64_t out_tokens, int64_t good) const {
+void SimReport::fill_rates(ServingMetrics& m, double duration, int64_t in_tokens, int64_t out_tokens, int64_t good) const {
   int gpus = 0;
-  for (const Replica& r : replicas_) gpus += r.layout.tp * r.layout.pp;
-  m.throughput = {static_cast<double>(completed_) / duration,
+  for (const Replica& r : sim_.cluster.replicas) gpus += r.layout.tp * r.layout.pp;
+  m.throughput = {static_cast<double>(run_.completed) / duration,
                   static_cast<double>(in_tokens) / duration,
                   static_cast<double>(out_tokens) / duration,
                   static_cast<double>(in_tokens + out_tokens) / duration,
@@ -111,7 +111,7 @@ void Simulation::fill_rates(ServingMetrics& m, double duration, int64_t in_token
     // Each condition of the SLO over the whole run (no warm-up skipped),
     // counted as the steady-state verdict counts it; a long run's verdict.
     SloShareCounter shares(spec_.slo);
-    for (const Req& q : reqs_) shares.add(outcome_of(q));
+    for (const Req& q : sim_.reqs) shares.add(outcome_of(q));
     m.goodput = ServingMetrics::Goodput{static_cast<double>(good) / duration,
                                         safe_div(static_cast<double>(good), static_cast<double>(m.requests.total)),
                                         shares.to_json(), shares.meets()};
@@ -119,76 +119,76 @@ void Simulation::fill_rates(ServingMetrics& m, double duration, int64_t in_token
 }
 
 // Concurrency, the KV cache and the prefix cache.
-void Simulation::fill_cache(ServingMetrics& m, double span) const {
+void SimReport::fill_cache(ServingMetrics& m, double span) const {
   int64_t blocks_total = 0, peak_sum = 0;
   double peak_util = 0;
-  for (const Replica& r : replicas_)
+  for (const Replica& r : sim_.cluster.replicas)
     for (const Engine& e : r.engines) {
       blocks_total += e.kv.pool.total();
       peak_sum += e.kv.pool.peak_used();
       peak_util = std::max(peak_util, safe_div(static_cast<double>(e.kv.pool.peak_used()), static_cast<double>(e.kv.pool.total())));
     }
-  m.concurrency = {rec_.running_integral() / span,
-                   rec_.max_running(),
-                   rec_.waiting_integral() / span,
-                   rec_.max_waiting(),
-                   stats_.mean_batch(),
-                   stats_.mean_tokens(),
-                   stats_.steps()};
+  m.concurrency = {sim_.rec.running_integral() / span,
+                   sim_.rec.max_running(),
+                   sim_.rec.waiting_integral() / span,
+                   sim_.rec.max_waiting(),
+                   sim_.stats.mean_batch(),
+                   sim_.stats.mean_tokens(),
+                   sim_.stats.steps()};
   m.kv_cache = {to_string(spec_.kv.allocation),
                 blocks_total,
                 peak_sum,
                 peak_util,
-                safe_div(rec_.kv_used_integral(), span * static_cast<double>(blocks_total)),
-                safe_div(rec_.kv_tokens_integral(), rec_.kv_allocated_tokens_integral()),
-                rec_.kv_allocated_tokens_integral() > 0 ? 1.0 - rec_.kv_tokens_integral() / rec_.kv_allocated_tokens_integral() : 0.0,
-                rec_.counts().preemptions,
-                rec_.counts().recomputes,
-                rec_.counts().swaps_out};
+                safe_div(sim_.rec.kv_used_integral(), span * static_cast<double>(blocks_total)),
+                safe_div(sim_.rec.kv_tokens_integral(), sim_.rec.kv_allocated_tokens_integral()),
+                sim_.rec.kv_allocated_tokens_integral() > 0 ? 1.0 - sim_.rec.kv_tokens_integral() / sim_.rec.kv_allocated_tokens_integral() : 0.0,
+                sim_.rec.counts().preemptions,
+                sim_.rec.counts().recomputes,
+                sim_.rec.counts().swaps_out};
   if (spec_.kv.prefix_caching) {
     int64_t evictions = 0;
-    for (const Replica& r : replicas_)
+    for (const Replica& r : sim_.cluster.replicas)
       for (const Engine& e : r.engines) evictions += e.kv.pool.evictions();
     m.prefix_cache = ServingMetrics::PrefixCache{
-        kv_.admissions(), kv_.admissions_with_hits(), rec_.counts().cached,
-        safe_div(static_cast<double>(rec_.counts().cached), static_cast<double>(tok_prompt_)), evictions};
+        sim_.kv.admissions(), sim_.kv.admissions_with_hits(), sim_.rec.counts().cached,
+        safe_div(static_cast<double>(sim_.rec.counts().cached), static_cast<double>(run_.tok_prompt)), evictions};
   }
 }
 
 // Speculative decoding, LoRA adapters, KV transfers between pools and MoE:
 // each present when the scenario uses it.
-void Simulation::fill_features(ServingMetrics& m) const {
+void SimReport::fill_features(ServingMetrics& m) const {
   double step_s = 0;
-  for (const Replica& r : replicas_) step_s += r.step_s;
-  if (spec_k_ > 0) {
+  for (const Replica& r : sim_.cluster.replicas) step_s += r.step_s;
+  if (sim_.spec_k > 0) {
     // (1 - a^(k+1)) / (1 - a): accepted prefix of k draws plus the target's token.
-    const double expected = acceptance_length_at(spec_.speculative.acceptance_rate, spec_k_);
+    const double expected = acceptance_length_at(spec_.speculative.acceptance_rate, sim_.spec_k);
     m.speculative = ServingMetrics::Speculative{
         to_string(spec_.speculative.method),
-        spec_k_,
+        sim_.spec_k,
         spec_.speculative.acceptance_rate,
         spec_.speculative.acceptance_assumed,
-        rec_.counts().verify_items,
-        safe_div(static_cast<double>(rec_.counts().verify_committed), static_cast<double>(rec_.counts().verify_items)),
+        sim_.rec.counts().verify_items,
+        safe_div(static_cast<double>(sim_.rec.counts().verify_committed), static_cast<double>(sim_.rec.counts().verify_items)),
         expected,
-        rec_.counts().spec_rejected,
-        safe_div(pricer_.totals().draft_s, step_s),
+        sim_.rec.counts().spec_rejected,
+        safe_div(sim_.pricer.totals().draft_s, step_s),
         spec_.speculative.published};
   }
-  const PricedTime& priced = pricer_.totals();
+  const PricedTime& priced = sim_.pricer.totals();
   if (spec_.lora.enabled)
     m.lora = ServingMetrics::Lora{spec_.lora.adapters,
                                   priced.adapter_loads,
                                   priced.lora_load_s,
-                                  pricer_.lora_load_time_s() * 1e3,
+                                  sim_.pricer.lora_load_time_s() * 1e3,
                                   safe_div(priced.lora_load_s, step_s),
                                   safe_div(priced.lora_gemm_s, step_s)};
   if (spec_.cluster.disaggregated)
-    m.kv_transfer = ServingMetrics::KvTransfer{spec_.cluster.kv_transfer_link->id, stats_.transfers(),
-                                               stats_.transfer_ms(), stats_.mean_transfer_MiB()};
-  if (s_.model.is_moe()) {
+    m.kv_transfer = ServingMetrics::KvTransfer{spec_.cluster.kv_transfer_link->id, sim_.stats.transfers(),
+                                               sim_.stats.transfer_ms(), sim_.stats.mean_transfer_MiB()};
+  if (sim_.s.model.is_moe()) {
     // The hot-expert factor the first pool's steps were priced with, and where it comes from.
-    const MoeRouting routing = serving_moe_routing(spec_.moe, s_.model, replicas_.front().layout, 0);
+    const MoeRouting routing = serving_moe_routing(spec_.moe, sim_.s.model, sim_.cluster.replicas.front().layout, 0);
     m.moe = ServingMetrics::Moe{routing.load_imbalance, spec_.moe.expert_parallel, safe_div(priced.expert_s, step_s),
                                 spec_.moe.attention_data_parallel, spec_.moe.redundant_experts,
                                 serving_load_imbalance_basis(spec_.moe, routing.experts_per_gpu)};
@@ -198,10 +198,10 @@ void Simulation::fill_features(ServingMetrics& m) const {
 // Busy time and achieved utilization, energy (perf/power.hpp: each step's
 // GPUs at the power of the step's achieved utilization while they run it,
 // idle power for the rest of the run) and cost.
-void Simulation::fill_gpu_energy_cost(ServingMetrics& m, double duration, int64_t out_tokens, int64_t in_tokens) const {
+void SimReport::fill_gpu_energy_cost(ServingMetrics& m, double duration, int64_t out_tokens, int64_t in_tokens) const {
   int gpus = 0;
   double busy_energy = 0, idle_energy = 0, busy_gpu_s = 0, step_s = 0;
-  for (const Replica& r : replicas_) {
+  for (const Replica& r : sim_.cluster.replicas) {
     const int g = r.layout.tp * r.layout.pp;
     gpus += g;
     const double busy = std::min(r.busy_s, duration);
@@ -212,7 +212,7 @@ void Simulation::fill_gpu_energy_cost(ServingMetrics& m, double duration, int64_
   }
   const double energy = busy_energy + idle_energy;
   std::map<std::string, double>& fam = m.gpu.busy_time_s_by_family;
-  const PricedTime& priced = pricer_.totals();
+  const PricedTime& priced = sim_.pricer.totals();
   for (int f = 0; f < PricedTime::kFamilies; ++f)
     if (priced.family_s[f] > 0) fam[kFamilyNames[f]] = priced.family_s[f];
   if (priced.draft_s > 0) fam["draft_model"] = priced.draft_s;
@@ -220,8 +220,8 @@ void Simulation::fill_gpu_energy_cost(ServingMetrics& m, double duration, int64_
   if (priced.lora_load_s > 0) fam["lora_adapter_load"] = priced.lora_load_s;
   if (priced.cpu_s > 0) fam["scheduler_cpu"] = priced.cpu_s;
   m.gpu.busy_fraction = safe_div(busy_gpu_s, duration * gpus);
-  m.gpu.mfu = stats_.mfu(duration, gpus);
-  m.gpu.mbu = stats_.mbu(duration, gpus);
+  m.gpu.mfu = sim_.stats.mfu(duration, gpus);
+  m.gpu.mbu = sim_.stats.mbu(duration, gpus);
   m.gpu.step_time_s = step_s;
   m.energy = {energy, busy_energy, idle_energy, safe_div(energy, static_cast<double>(out_tokens)),
               safe_div(energy, duration * gpus)};
@@ -232,6 +232,84 @@ void Simulation::fill_gpu_energy_cost(ServingMetrics& m, double duration, int64_
   }
 }
 
-json Simulation::metrics() const { return serving_metrics().to_json(); }
+json SimReport::metrics() const { return serving_metrics().to_json(); }
+
+void SimReport::fill_sessions(ServingMetrics& m) const {
+  if (!spec_.workload.sessions.enabled) return;
+  ServingMetrics::Sessions s;
+  s.total = sim_.workload.sessions;
+  s.cut_at_max_model_len = sim_.workload.sessions_cut;
+  std::vector<double> first, returning, duration, turns;
+  int64_t returning_prompt = 0, returning_cached = 0;
+  for (size_t i = 0; i < sim_.reqs.size();) {
+    size_t j = i;
+    bool all_done = true, dropped = false;
+    for (; j < sim_.reqs.size() && sim_.reqs[j].spec.session == sim_.reqs[i].spec.session; ++j) {
+      const Req& q = sim_.reqs[j];
+      ++s.turns;
+      dropped = dropped || q.state == State::Dropped;
+      if (q.state != State::Done) {
+        all_done = false;
+        continue;
+      }
+      ++s.turns_completed;
+      const double ttft_ms = static_cast<double>(q.first_token - q.spec.arrival) * 1e-6;
+      (q.spec.turn == 0 ? first : returning).push_back(ttft_ms);
+      if (q.spec.turn > 0) {
+        returning_prompt += q.spec.prompt;
+        returning_cached += q.cached_tokens;
+      }
+    }
+    turns.push_back(static_cast<double>(j - i));
+    if (all_done) {
+      ++s.completed;
+      duration.push_back(static_cast<double>(sim_.reqs[j - 1].completion - sim_.reqs[i].spec.arrival) * 1e-9);
+    }
+    if (dropped) ++s.dropped;
+    i = j;
+  }
+  s.turns_per_session = summarize(turns, "no session");
+  s.ttft_first_turn_ms = summarize(first, "no first turn completed");
+  s.ttft_returning_turn_ms = summarize(returning, "no returning turn completed (sessions of one turn?)");
+  s.session_duration_s = summarize(duration, "no session completed all its turns");
+  s.returning_cached_token_fraction =
+      returning_prompt > 0 ? static_cast<double>(returning_cached) / static_cast<double>(returning_prompt) : 0.0;
+  m.sessions = s;
+}
+
+void SimReport::fill_offload(ServingMetrics& m) const {
+  if (!sim_.kv.has_tiers()) return;
+  ServingMetrics::KvOffload o;
+  const double prompt = static_cast<double>(std::max<int64_t>(1, run_.tok_prompt));
+  o.hbm_hit_tokens = sim_.kv.tiered_hbm_hit_blocks() * block_size_;
+  o.hbm_hit_token_fraction = static_cast<double>(o.hbm_hit_tokens) / prompt;
+  for (size_t t = 0; t < sim_.kv.tier_specs().size(); ++t) {
+    const TierCounters& c = sim_.kv.tier_counters()[t];
+    ServingMetrics::OffloadTier ot;
+    ot.name = sim_.kv.tier_specs()[t].name;
+    ot.hit_tokens = c.hit_blocks * block_size_;
+    ot.hit_token_fraction = static_cast<double>(ot.hit_tokens) / prompt;
+    ot.stored_blocks = c.stored_blocks;
+    ot.dropped_blocks = c.dropped_blocks;
+    ot.reloaded_GiB_per_gpu = c.reload_bytes / kBytesPerGiB;
+    o.tiers.push_back(ot);
+  }
+  o.reload_overlap = spec_.kv.reload_overlap == ReloadOverlap::Serial ? "serial" : "layerwise";
+  o.reload_time_s = sim_.pricer.totals().reload_s;
+  o.exposed_reload_time_s = sim_.pricer.totals().reload_exposed_s;
+  m.kv_offload = o;
+}
+
+LimitFacts SimReport::limit_facts() const {
+  LimitFacts f;
+  f.seqs = sim_.seqs;
+  for (const Replica& r : sim_.cluster.replicas)
+    for (const Engine& e : r.engines) f.kv.merge(e.kv.pool.checks());
+  f.capacity_read = sim_.capacity_read;
+  // Their decisions read the limits in ways not recorded: LoRA's adapter
+  // slots and its waiting list, static batches, offload tiers' admission.
+  f.opaque = spec_.lora.enabled || spec_.scheduler.policy == SchedulerPolicy::Static || sim_.kv.has_tiers();
+  return f;
+}
 
 }  // namespace sightline::serve
