@@ -14,7 +14,7 @@ import { browserSuite, newPage, waitDone, searchPage, askQuestion, siteDir, repo
 import { ninetySixPage, recordedSearch, searchWork } from './search_work.mjs';
 
 const suite = browserSuite();
-const load = (file) => import(pathToFileURL(path.join(siteDir, file)).href);
+const load = (file) => import(pathToFileURL(path.join(siteDir, 'client', file)).href);
 
 
 test('a search question survives its share link; damaged links say why; scenario links ignore it', async () => {

@@ -1,7 +1,7 @@
 // The Search tab's Pareto chart draws the engine's front at the question's percentile (issue 39:
 // "a P90 search shows P90"). The answer is the CLI's to a P90 question whose P90 front is not its
 // P99 front (examples/search-llama3-70b-mixed-pools.json, 2.7 s of CPU natively); the page's
-// answer view (web/src/search-answer.js) draws it in headless Chromium, and the red front must be
+// answer view (web/src/client/search-answer.js) draws it in headless Chromium, and the red front must be
 // the deployments that no other one meeting the SLO beats on $/Mtok and P90 TTFT.
 // Needs `bash .ci/build` first.
 import { test } from 'node:test';
@@ -40,7 +40,7 @@ test('a P90 question\'s chart draws the engine\'s P90 front, not the P99 one', a
   await page.waitForSelector('#panel-search:not([hidden]) #chart-search-pareto', { state: 'attached' });
   const { base } = JSON.parse(fs.readFileSync(question, 'utf8'));
   const drawn = await page.evaluate(async ({ answer, base }) => {
-    const { SearchAnswer } = await import('./search-answer.js');
+    const { SearchAnswer } = await import('./client/search-answer.js');
     // The tab's state the chart reads: the question (its SLO bounds the axis) and the engine's answer.
     const view = new SearchAnswer({ answer, question: { base }, outcomes: null, scenarios: [] });
     view.drawChart(answer.ranked);
