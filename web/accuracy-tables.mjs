@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Writes the kernel and collective tables of web/src/accuracy.html from the
+// Writes the kernel and collective tables of web/src/host/accuracy.html from the
 // engine's own check (`sightline report-accuracy --format json`), so the
 // accuracy page shows figures the engine computed, never typed ones (a typed
 // table went stale as the kernel model moved). Each table lives between
@@ -13,7 +13,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const repoDir = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
-const pagePath = path.join(repoDir, 'web', 'src', 'accuracy.html');
+const pagePath = path.join(repoDir, 'web', 'src', 'host', 'accuracy.html');
 
 const pct = (x) => `${(100 * x).toFixed(1)}%`;
 const signedPct = (x) => `${x >= 0 ? '+' : '−'}${Math.abs(100 * x).toFixed(1)}%`;
@@ -61,7 +61,7 @@ export function render(html, generated) {
     const close = `<!-- end generated: ${name} -->`;
     const a = out.indexOf(open);
     const b = out.indexOf(close);
-    if (a < 0 || b < a) throw new Error(`web/src/accuracy.html has no "${open}" ... "${close}" block`);
+    if (a < 0 || b < a) throw new Error(`web/src/host/accuracy.html has no "${open}" ... "${close}" block`);
     out = `${out.slice(0, a + open.length)}\n    ${text}\n    ${out.slice(b)}`;
   }
   return out;
@@ -79,7 +79,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.a
   const next = render(html, tables(engineReport(cli)));
   if (check) {
     if (next !== html) {
-      console.error('web/src/accuracy.html differs from `sightline report-accuracy`: run node web/accuracy-tables.mjs');
+      console.error('web/src/host/accuracy.html differs from `sightline report-accuracy`: run node web/accuracy-tables.mjs');
       process.exit(1);
     }
   } else {

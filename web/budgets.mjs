@@ -28,21 +28,22 @@ export const BUDGETS = {
 
 // Shipped with the page but not loaded by it.
 const NOT_LOADED = new Set(['docs.html', 'help.html', 'accuracy.html', 'embed.js', path.join('vendor', 'LICENSES.txt')]);
-// Loaded only when the user asks for them (web/src/panels.js): the Sweep,
+// Loaded only when the user asks for them (web/src/client/panels.js): the Sweep,
 // Compare, Search and Calibrate tabs' markup and code when the tab opens, the training and
 // serving-simulation views' with their first result, the Calibrate tab's
 // module with the benchmark readers and the fit with the first file given to
 // it, and the SVG drawing context with the first SVG export. Measured and
 // reported apart, not in the page's budget; measure() checks the first result
 // asks for none of them.
+const client = (...p) => path.join('client', ...p);  // web/src/client, built as client/
 export const ON_DEMAND = new Set([
-  'calibrate.js', path.join('worker', 'calibrate-worker.js'), 'sightline-calibrate.mjs', 'sightline-calibrate.wasm',
-  ...['sweep', 'search', 'calibrate', 'compare'].map((tab) => path.join('panels', `${tab}.html`)),
-  'sweep.js', 'compare.js', 'search.js', 'search-form.js', 'search-progress.js', 'search-answer.js', 'search-question.js',
-  'search-words.js', 'launch.js', 'pool.js',
-  path.join('charts', 'svg-context.js'), path.join('vendor', 'svgcanvas.js'),
-  ...['training', 'serving'].flatMap((v) => [path.join('views', `${v}.js`), path.join('views', `${v}.html`)]),
-  path.join('charts', 'timeline.js'),
+  client('calibrate.js'), path.join('worker', 'calibrate-worker.js'), 'sightline-calibrate.mjs', 'sightline-calibrate.wasm',
+  ...['sweep', 'search', 'calibrate', 'compare'].map((tab) => client('panels', `${tab}.html`)),
+  ...['sweep.js', 'compare.js', 'search.js', 'search-form.js', 'search-progress.js', 'search-answer.js', 'search-question.js',
+    'search-words.js', 'launch.js', 'pool.js'].map((f) => client(f)),
+  client('charts', 'svg-context.js'), path.join('vendor', 'svgcanvas.js'),
+  ...['training', 'serving'].flatMap((v) => [client('views', `${v}.js`), client('views', `${v}.html`)]),
+  client('charts', 'timeline.js'),
 ]);
 
 const gzipRow = (siteDir, f) => {

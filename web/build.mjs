@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Assembles the static page: web/src/*, the wasm module
+// Assembles the static page: web/src (host/ at the site's root, client/, worker/
+// and shared/ as folders of their own: web/src/README.md), the wasm module
 // (build-wasm/wasm/sightline.{js,wasm}), the engine's catalogue files (from
 // that module, with the parameters' words from the native CLI, build/sightline)
 // and the npm libraries the page uses (copied from web/node_modules into
@@ -25,6 +26,7 @@ const cliPath = process.env.SIGHTLINE_CLI || path.join(repoDir, 'build', 'sightl
 const WASM_MODULES = ['sightline', 'sightline-calibrate'];
 const wasmFiles = WASM_MODULES.flatMap((m) => [`${m}.js`, `${m}.wasm`]);
 const modulesDir = path.join(webDir, 'node_modules');
+const HOST_DIR = 'host';  // web/src/host: the site's root
 // The preset kinds the page lists (presets.json below; engine-start.js reads them).
 const { PRESET_KINDS, CATALOGUE_FILES } = await import('./src/shared/protocol.js');
 // [package, file in the package, name under vendor/, licence file in the package,
@@ -70,7 +72,14 @@ for (const [pkg, file] of [...vendorFiles, ['esbuild', 'package.json']]) {
 
 fs.rmSync(outDir, { recursive: true, force: true });
 fs.mkdirSync(outDir, { recursive: true });
-fs.cpSync(srcDir, outDir, { recursive: true });
+// host/ is what the site serves at its root (the HTML pages, the stylesheet, the service
+// worker, whose scope is its folder, and embed.js, whose address is public); the other
+// folders keep their names, so a module's relative imports name the same file built.
+for (const entry of fs.readdirSync(srcDir, { withFileTypes: true })) {
+  if (!entry.isDirectory()) continue;  // README.md: the folder rule, not a file of the site
+  const from = path.join(srcDir, entry.name);
+  fs.cpSync(from, entry.name === HOST_DIR ? outDir : path.join(outDir, entry.name), { recursive: true });
+}
 // The engine worker is a module worker: the Emscripten glue (a classic script that
 // defines createSightline) is served as an ES module exporting it.
 for (const m of WASM_MODULES) {
@@ -204,7 +213,7 @@ const ENGINE_WORKER = 'worker/worker.js';  // engine-start.js's workerUrl, from 
     `module:WebAssembly.compileStreaming(fetch('sightline.wasm')).catch(function(){return null}),json:{${json}}};` +
     `self.sightlineBoot.worker=new Worker('${ENGINE_WORKER}',${options})})()}catch(e){self.sightlineBoot=null}`;
   const sha = crypto.createHash('sha256').update(boot).digest('base64');
-  const first = html.indexOf('<script type="module" src="engine-start.js"');
+  const first = html.indexOf('<script type="module" src="client/engine-start.js"');
   const csp = /(<meta http-equiv="Content-Security-Policy"\s+content="[^"]*script-src 'self')/;
   if (first < 0 || !csp.test(html)) fail('index.html has no engine-start.js script or no script-src \'self\' to put the boot script beside');
   html = `${html.slice(0, first)}<script>${boot}</script>\n  ${html.slice(first)}`.replace(csp, `$1 'sha256-${sha}'`);

@@ -76,16 +76,17 @@ async function exportsOf(esbuild, siteDir, modules) {
 /**
  * An esbuild plugin: imports of the kept modules and every dynamic import stay
  * imports of the site's files, their paths rewritten from the importing module's
- * folder to the site's root, where the bundle is written.
+ * folder to the entry's folder `base` (site-relative), where the bundle is written.
  */
-function keepFiles(siteDir, kept) {
+function keepFiles(siteDir, kept, base) {
   return {
     name: 'sightline-keep-files',
     setup(build) {
       build.onResolve({ filter: /^\.{1,2}\// }, (args) => {
         if (args.kind === 'entry-point') return undefined;
         const rel = posix(path.relative(siteDir, path.resolve(args.resolveDir, args.path)));
-        if (args.kind === 'dynamic-import' || kept.has(rel)) return { path: `./${rel}`, external: true };
+        const fromBase = path.posix.relative(base, rel);
+        if (args.kind === 'dynamic-import' || kept.has(rel)) return { path: fromBase.startsWith('.') ? fromBase : `./${fromBase}`, external: true };
         return undefined;
       });
     },
@@ -116,11 +117,11 @@ function checkParts(siteDir, parts, modules) {
   }
 }
 
-/** Refuses a bundled module outside the site's root that reads import.meta (its URL would change). */
-function checkImportMeta(siteDir, modules) {
+/** Refuses a bundled module outside the entry's folder `base` that reads import.meta (its URL would change). */
+function checkImportMeta(siteDir, modules, base) {
   for (const rel of modules) {
-    if (rel.includes('/') && /\bimport\.meta\b/.test(fs.readFileSync(path.join(siteDir, rel), 'utf8'))) {
-      throw new Error(`${rel} reads import.meta, which the bundle at the site's root would change`);
+    if (path.posix.dirname(rel) !== base && /\bimport\.meta\b/.test(fs.readFileSync(path.join(siteDir, rel), 'utf8'))) {
+      throw new Error(`${rel} reads import.meta, which the bundle in ${base}/ would change`);
     }
   }
 }
@@ -133,18 +134,22 @@ function checkImportMeta(siteDir, modules) {
  */
 export async function bundleScript(siteDir, entry, kept) {
   const esbuild = require('esbuild');
+  // The bundle is written in the entry's folder (client/), beside the modules it holds.
+  const base = path.posix.dirname(entry);
+  const modulesFile = path.posix.join(base, MODULES_FILE);
+  const alias = (rel, n) => aliasOf(path.posix.relative(base, rel), n);  // named from the bundle's folder
   const graph = [...staticGraph(siteDir, entry)].filter((rel) => rel !== entry && !kept.has(rel));
   const parts = graph.filter((rel) => isPartOf(rel, entry)).sort();
   const modules = graph.filter((rel) => !parts.includes(rel)).sort();
   checkParts(siteDir, parts, modules);
-  checkImportMeta(siteDir, [entry, ...parts, ...modules]);
+  checkImportMeta(siteDir, [entry, ...parts, ...modules], base);
   const names = await exportsOf(esbuild, siteDir, modules);
-  const lines = modules.map((rel) => `export { ${names.get(rel).map((n) => `${n} as ${aliasOf(rel, n)}`).join(', ')} } from './${rel}';`);
+  const lines = modules.map((rel) => `export { ${names.get(rel).map((n) => `${n} as ${alias(rel, n)}`).join(', ')} } from './${rel}';`);
   const built = await esbuild.build({
-    entryPoints: [{ in: path.join(siteDir, entry), out: entry.replace(/\.js$/, '') }, { in: 'sightline:modules', out: MODULES_FILE.replace(/\.js$/, '') }],
+    entryPoints: [{ in: path.join(siteDir, entry), out: path.posix.basename(entry, '.js') }, { in: 'sightline:modules', out: MODULES_FILE.replace(/\.js$/, '') }],
     bundle: true, splitting: true, format: 'esm', minify: true, chunkNames: CHUNK_NAME,
-    outdir: siteDir, write: false, metafile: true, logLevel: 'warning',
-    plugins: [keepFiles(siteDir, kept), {
+    outdir: path.join(siteDir, base), write: false, metafile: true, logLevel: 'warning',
+    plugins: [keepFiles(siteDir, kept, base), {
       name: 'sightline-modules-entry',
       setup(build) {
         build.onResolve({ filter: /^sightline:modules$/ }, () => ({ path: 'modules', namespace: 'sightline' }));
@@ -157,15 +162,15 @@ export async function bundleScript(siteDir, entry, kept) {
   for (const f of built.outputFiles) fs.writeFileSync(f.path, f.text);
   for (const rel of parts) fs.rmSync(path.join(siteDir, rel));  // inside the entry's file now
   for (const rel of modules) {
-    const from = path.posix.relative(path.posix.dirname(rel), MODULES_FILE);
-    const list = names.get(rel).map((n) => `${aliasOf(rel, n)} as ${n}`).join(', ');
+    const from = path.posix.relative(path.posix.dirname(rel), modulesFile);
+    const list = names.get(rel).map((n) => `${alias(rel, n)} as ${n}`).join(', ');
     fs.writeFileSync(path.join(siteDir, rel),
       `// Bundled into ${entry} (web/bundle.mjs): its names, the bundle's one instance.\nexport { ${list} } from '${from.startsWith('.') ? from : `./${from}`}';\n`);
   }
   const imports = {};
   for (const [o, meta] of Object.entries(built.metafile.outputs)) {
     imports[posix(path.relative(siteDir, path.resolve(o)))] = meta.imports.filter((i) => i.kind === 'import-statement')
-      .map((i) => posix(path.relative(siteDir, i.external ? path.resolve(siteDir, i.path) : path.resolve(i.path))));
+      .map((i) => posix(path.relative(siteDir, i.external ? path.resolve(siteDir, base, i.path) : path.resolve(i.path))));
   }
   return { files: outputs, modules, imports };
 }

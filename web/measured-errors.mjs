@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Writes web/src/measured-errors.json: the end-to-end errors the engine's own
+// Writes web/src/client/measured-errors.json: the end-to-end errors the engine's own
 // check measures (`sightline report-e2e --check metric`, the presets/validation
 // rows against published runs), by result kind and cost tier, and by kind and
 // deployment class. The page's accuracy badge shows the entry of the result's
@@ -55,7 +55,7 @@ const out = {
   // disaggregated; every tier): the badge of a run that is not a dense one.
   by_layout: rounded(report.summary.by_mode_layout),
 };
-fs.writeFileSync(path.join(repoDir, 'web', 'src', 'measured-errors.json'), `${JSON.stringify(out, null, 1)}\n`);
+fs.writeFileSync(path.join(repoDir, 'web', 'src', 'client', 'measured-errors.json'), `${JSON.stringify(out, null, 1)}\n`);
 
 // The commit whose engine measured the bands (a working tree with changes says so).
 const git = (args) => execFileSync('git', args, { cwd: repoDir }).toString().trim();

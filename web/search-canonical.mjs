@@ -17,7 +17,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const webDir = path.dirname(fileURLToPath(import.meta.url));
 const harness = await import(pathToFileURL(path.join(webDir, '..', 'tests', 'web', 'harness.mjs')).href);
-const { decodeSearchLink } = await import(pathToFileURL(path.join(harness.siteDir, 'share.js')).href);
+const { decodeSearchLink } = await import(pathToFileURL(path.join(harness.siteDir, 'client', 'share.js')).href);
 
 const server = await harness.startServer();
 const browser = await harness.launchBrowser();

@@ -326,7 +326,7 @@ struct E2eTallies {
   Summary all, inference, training;
   // By the result's kind (serving_latency, serving_simulation, training) and
   // cost tier: what the page's accuracy badge shows for a result of that kind
-  // and tier (web/src/measured-errors.json, written from this by web/measured-errors.mjs).
+  // and tier (web/src/client/measured-errors.json, written from this by web/measured-errors.mjs).
   std::map<std::string, std::map<std::string, Summary>> by_mode;
   // By kind and deployment class (scenario/layout_class.hpp), every tier: what the
   // badge shows for a run that is not a dense one.

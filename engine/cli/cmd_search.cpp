@@ -1,6 +1,7 @@
 // sightline search: the serving deployment search (search/deployment_search.hpp),
 // with the candidates, then the Pareto points' interval runs, on --jobs threads.
 #include <algorithm>
+#include <cctype>
 #include <atomic>
 #include <cstdio>
 #include <functional>
@@ -94,14 +95,19 @@ std::string table(const search::DeploymentSearchSpec& spec, const json& r, int64
                   c["pareto"].get<bool>() ? "  (Pareto)" : "");
     s << line;
   }
-  s << "\nPareto front among deployments meeting the SLO ($/Mtok vs P99 TTFT, 80% intervals):\n";
+  // The front's axis is the engine's: TTFT at the question's percentile (pareto_axes, question_percentiles).
+  const std::string axis = r["pareto_axes"][1].get<std::string>();
+  std::string axis_name = r["question_percentiles"]["ttft"].get<std::string>() + " TTFT";
+  std::transform(axis_name.begin(), axis_name.end(), axis_name.begin(), [](char ch) { return static_cast<char>(std::toupper(ch)); });
+  s << "\nPareto front among deployments meeting the SLO ($/Mtok vs " << axis_name << ", 80% intervals):\n";
   for (const json& c : r["pareto_front"]) {
     if (!c.contains("key_metrics")) {
-      s << "  " << fixed(c["usd_per_million_tokens"].get<double>(), 3) << " $/Mtok, " << fixed(c["ttft_p99_ms"].get<double>(), 1)
+      s << "  " << fixed(c["usd_per_million_tokens"].get<double>(), 3) << " $/Mtok, " << fixed(c[axis].get<double>(), 1)
         << " ms  " << c["deployment"].get<std::string>() << " (no interval run)\n";
       continue;
     }
-    s << "  " << value_with_interval(c["key_metrics"][0], 3) << " $/Mtok, P99 TTFT " << value_with_interval(c["key_metrics"][1], 1)
+    const auto on_axis = std::find_if(c["key_metrics"].begin(), c["key_metrics"].end(), [&](const json& m) { return m["id"] == axis; });
+    s << "  " << value_with_interval(c["key_metrics"][0], 3) << " $/Mtok, " << axis_name << " " << value_with_interval(*on_axis, 1)
       << " ms  " << c["deployment"].get<std::string>() << "\n";
   }
   const json& best = r["cheapest_meeting_slo"];

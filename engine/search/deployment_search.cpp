@@ -223,12 +223,11 @@ void plan_layout(const DeploymentSearchSpec& spec, const Candidate& c, Plan& pla
 }
 
 // Candidates (indices) meeting the SLO that no other meeting one beats on
-// both $/Mtok and P99 TTFT, cheapest first.
-// The second axis: P99 TTFT at the target rate, or (the budget question) the
+// both $/Mtok and the second axis, cheapest first. The second axis: TTFT at
+// the question's percentile at the target rate, or (the budget question) the
 // highest rate within the SLO, negated so lower is better on both.
-double second_axis(const CandidateOutcome& o) { return o.capacity ? -o.max_qps : o.ttft_p99_ms; }
-
-std::vector<size_t> pareto_front(const std::vector<CandidateOutcome>& o) {
+std::vector<size_t> pareto_front(const DeploymentSearchSpec& spec, const std::vector<CandidateOutcome>& o) {
+  const auto second_axis = [&](const CandidateOutcome& c) { return c.capacity ? -c.max_qps : c.ttft_ms(spec.ttft_percentile); };
   std::vector<ParetoPoint> points;
   for (size_t i = 0; i < o.size(); ++i)
     if (o[i].ok && o[i].meets_slo) points.push_back({i, o[i].usd_per_million_tokens, second_axis(o[i])});
@@ -239,6 +238,32 @@ std::vector<size_t> pareto_front(const std::vector<CandidateOutcome>& o) {
 }
 
 }  // namespace
+
+const char* percentile_name(LatencyPercentile p) {
+  switch (p) {
+    case LatencyPercentile::P50: return "p50";
+    case LatencyPercentile::P90: return "p90";
+    case LatencyPercentile::P99: return "p99";
+  }
+  return "p99";
+}
+
+LatencyPercentile question_percentile(const serve::SloSpec& slo, serve::SloMetric m) {
+  if (slo.bound_ms(m) <= 0) return LatencyPercentile::P99;
+  const double share = slo.percentile(m) > 0 ? slo.percentile(m) : slo.attainment;
+  if (share <= 0.5) return LatencyPercentile::P50;
+  if (share <= 0.9) return LatencyPercentile::P90;
+  return LatencyPercentile::P99;
+}
+
+double CandidateOutcome::ttft_ms(LatencyPercentile p) const {
+  switch (p) {
+    case LatencyPercentile::P50: return ttft_p50_ms;
+    case LatencyPercentile::P90: return ttft_p90_ms;
+    case LatencyPercentile::P99: return ttft_p99_ms;
+  }
+  return ttft_p99_ms;
+}
 
 std::string ratio_name(const PoolRatio& r) {
   return r.disaggregated() ? std::to_string(r.prefill) + ":" + std::to_string(r.decode) : "colocated";
@@ -363,6 +388,8 @@ CandidateOutcome read_candidate_outcome(const json& result) {
   o.attainment_low = ss.value("slo_attainment_low", 0.0);
   o.attainment_high = ss.value("slo_attainment_high", 0.0);
   o.requests = ss.value("requests", int64_t{0});
+  o.ttft_p50_ms = number_at(m, "/ttft_ms/p50");
+  o.ttft_p90_ms = number_at(m, "/ttft_ms/p90");
   o.ttft_p99_ms = number_at(m, "/ttft_ms/p99");
   o.tpot_p99_ms = number_at(m, "/tpot_ms/p99");
   o.output_tokens_per_s = number_at(m, "/throughput/output_tokens_per_s");
@@ -400,6 +427,8 @@ CandidateOutcome outcome_of(const serve::ServingJob& job) {
   o.attainment_low = ss->attainment_low;
   o.attainment_high = ss->attainment_high;
   o.requests = job.steady_state_requests();
+  o.ttft_p50_ms = m.ttft_ms.empty() ? 0.0 : m.ttft_ms.p50;
+  o.ttft_p90_ms = m.ttft_ms.empty() ? 0.0 : m.ttft_ms.p90;
   o.ttft_p99_ms = m.ttft_ms.empty() ? 0.0 : m.ttft_ms.p99;
   o.tpot_p99_ms = m.tpot_ms.empty() ? 0.0 : m.tpot_ms.p99;
   o.output_tokens_per_s = m.throughput.output_tokens_per_s;
@@ -445,7 +474,7 @@ ExplorerRuns<CandidateOutcome> run_deployment_plan(const DeploymentSearchSpec& s
 
 std::vector<size_t> interval_candidates(const DeploymentSearchSpec& spec, const Plan& plan,
                                         const std::vector<CandidateOutcome>& central) {
-  std::vector<size_t> front = pareto_front(spec.budget() ? priced_all(spec, plan, central) : central);
+  std::vector<size_t> front = pareto_front(spec, spec.budget() ? priced_all(spec, plan, central) : central);
   if (front.size() > static_cast<size_t>(spec.max_interval_points)) front.resize(static_cast<size_t>(spec.max_interval_points));
   return front;
 }
@@ -465,6 +494,8 @@ DeploymentSearchResult rank_deployment_search(const DeploymentSearchSpec& spec, 
   out.show_mixed = spec.mixed_pools;
   out.show_dp = !spec.attention_dp.empty();
   for (const GpuOption& g : spec.gpus) out.gpu_ids.push_back(g.gpu);
+  out.ttft_percentile = spec.ttft_percentile;
+  out.tpot_percentile = spec.tpot_percentile;
   out.target_qps = spec.target_qps;
   out.max_gpus = spec.max_gpus;
   out.space_size = plan.space_size;
@@ -474,7 +505,7 @@ DeploymentSearchResult rank_deployment_search(const DeploymentSearchSpec& spec, 
   for (const auto& p : plan.pruned) out.pruned_labels.push_back(candidate_label(spec, p.layout));
   const std::vector<size_t> with_interval = interval_candidates(spec, plan, central);
   out.budget = spec.budget();
-  const std::vector<size_t> front = pareto_front(spec.budget() ? priced_all(spec, plan, central) : central);
+  const std::vector<size_t> front = pareto_front(spec, spec.budget() ? priced_all(spec, plan, central) : central);
   for (size_t i = 0; i < central.size(); ++i) {
     RankedCandidate r;
     r.index = i;

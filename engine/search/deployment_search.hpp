@@ -18,8 +18,8 @@
 //    grown like the capacity search's runs, and judged by the same verdict.
 // 2. Run the candidates at the cost model's central bound (independent: threads
 //    natively, the page's worker pool in the browser).
-// 3. Rank; the Pareto front of $/Mtok against P99 TTFT among the deployments
-//    that meet the SLO; each front point re-run at the kernels' low and high
+// 3. Rank; the Pareto front of $/Mtok against TTFT at the question's
+//    percentile (front_percentile below) among the deployments that meet the SLO; each front point re-run at the kernels' low and high
 //    cost bounds for its 80% interval; the cheapest deployment meeting the SLO.
 #include <cstdint>
 #include <string>
@@ -28,12 +28,23 @@
 #include "core/json_reader.hpp"
 #include "perf/cost_bounds.hpp"
 #include "scenario/scenario.hpp"
+#include "scenario/simulation_spec.hpp"
 #include "search/explorer.hpp"
 
 namespace sightline::search {
 
 // A GPU option of the question (search/explorer.hpp, shared with the training search).
 using GpuOption = GpuOptionFields;
+
+// The percentiles a run reports its latencies at (serve::Summary).
+enum class LatencyPercentile { P50, P90, P99 };
+const char* percentile_name(LatencyPercentile p);  // "p50", "p90", "p99"
+// The percentile the question judges a latency at, as the runs report it: the
+// bound's own percentile, else (a bound in the joint share) the attainment
+// share; the smallest reported percentile at or above that share (P95 is
+// judged on P99). A metric without a bound: P99. The one rule of the front's
+// axis, written in the answer (`question_percentiles`) for the page to read.
+LatencyPercentile question_percentile(const serve::SloSpec& slo, serve::SloMetric m);
 
 // A prefill:decode pool ratio; {0, 0} is colocated (one pool of mixed replicas).
 struct PoolRatio {
@@ -76,6 +87,9 @@ struct DeploymentSearchSpec {
   int64_t max_requests = 20000;   // a candidate's run never grows past this
   int replica_options = 3;        // replica counts tried per layout, from the analytic minimum up
   int max_interval_points = 8;    // Pareto points re-run at the low and high cost bounds
+  // The base SLO's percentiles (question_percentile): the front is $/Mtok
+  // against TTFT at ttft_percentile.
+  LatencyPercentile ttft_percentile = LatencyPercentile::P99, tpot_percentile = LatencyPercentile::P99;
 };
 
 // Reads a search question; errors are located (code, JSON pointer, message).
@@ -150,6 +164,8 @@ struct CandidateOutcome {
   double attainment = 0, attainment_low = 0, attainment_high = 0;
   int64_t requests = 0;
   double ttft_p99_ms = 0, tpot_p99_ms = 0, output_tokens_per_s = 0;
+  double ttft_p50_ms = 0, ttft_p90_ms = 0;  // the front's axis when the question judges TTFT there
+  double ttft_ms(LatencyPercentile p) const;
   double usd_per_million_tokens = 0;
   // A capacity-search run (the budget question): the highest rate meeting the
   // SLO and the lowest that did not; $/Mtok is priced at max_qps by the ranking.
@@ -183,6 +199,7 @@ struct DeploymentSearchResult {
   bool show_tokens = false, show_weights = false, show_kv = false, show_ratio = false, show_mixed = false, show_dp = false;
   bool budget = false;  // the budget question: rows carry max_qps instead of latencies at a target rate
   std::vector<std::string> gpu_ids;  // the question's GPU options, by index (mixed pools name the decode pool's)
+  LatencyPercentile ttft_percentile = LatencyPercentile::P99, tpot_percentile = LatencyPercentile::P99;
   double target_qps = 0;
   int max_gpus = 0;
   json slo;

@@ -8,7 +8,10 @@ namespace sightline::search {
 
 namespace {
 
-json outcome_json(const CandidateOutcome& o) {
+// The TTFT the front is drawn on, by its name: "ttft_p90_ms".
+std::string front_ttft_id(LatencyPercentile p) { return std::string("ttft_") + percentile_name(p) + "_ms"; }
+
+json outcome_json(const CandidateOutcome& o, LatencyPercentile front) {
   if (!o.ok) return {{"error", o.error}};
   if (o.capacity)
     return {{"meets_slo", o.meets_slo},
@@ -18,16 +21,19 @@ json outcome_json(const CandidateOutcome& o) {
             {"service_rate_qps", o.service_rate_qps},
             {"requests", o.requests},
             {"usd_per_million_tokens", o.usd_per_million_tokens}};
-  return {{"meets_slo", o.meets_slo},
-          {"verdict", o.verdict},
-          {"slo_attainment", o.attainment},
-          {"slo_attainment_low", o.attainment_low},
-          {"slo_attainment_high", o.attainment_high},
-          {"requests", o.requests},
-          {"ttft_p99_ms", o.ttft_p99_ms},
-          {"tpot_p99_ms", o.tpot_p99_ms},
-          {"output_tokens_per_s", o.output_tokens_per_s},
-          {"usd_per_million_tokens", o.usd_per_million_tokens}};
+  json j = {{"meets_slo", o.meets_slo},
+            {"verdict", o.verdict},
+            {"slo_attainment", o.attainment},
+            {"slo_attainment_low", o.attainment_low},
+            {"slo_attainment_high", o.attainment_high},
+            {"requests", o.requests},
+            {"ttft_p99_ms", o.ttft_p99_ms},
+            {"tpot_p99_ms", o.tpot_p99_ms},
+            {"output_tokens_per_s", o.output_tokens_per_s},
+            {"usd_per_million_tokens", o.usd_per_million_tokens}};
+  // The front's TTFT beside the P99 columns when the question judges another percentile.
+  if (front != LatencyPercentile::P99) j[front_ttft_id(front)] = o.ttft_ms(front);
+  return j;
 }
 
 json ranked_json(const DeploymentSearchResult& res, const RankedCandidate& r) {
@@ -60,13 +66,17 @@ json ranked_json(const DeploymentSearchResult& res, const RankedCandidate& r) {
     j["decode_gpu"] = res.gpu_ids[r.c.decode_gpu()];
     j["decode_tp"] = r.c.decode_tp();
   }
-  write_ranked_outcomes(j, r, [](const auto& o) { return outcome_json(o); });
+  write_ranked_outcomes(j, r, [&](const auto& o) { return outcome_json(o, res.ttft_percentile); });
   if (r.has_interval) {
-    j["key_metrics"] = res.budget ? json::array({deployment_search_key_metric("usd_per_million_tokens", &r),
+    json key_metrics = res.budget ? json::array({deployment_search_key_metric("usd_per_million_tokens", &r),
                                                  deployment_search_key_metric("max_qps", &r)})
                                   : json::array({deployment_search_key_metric("usd_per_million_tokens", &r),
                                                  deployment_search_key_metric("ttft_p99_ms", &r),
                                                  deployment_search_key_metric("tpot_p99_ms", &r)});
+    // The front's axis with its interval, after the P99 figures (their places unchanged).
+    if (!res.budget && res.ttft_percentile != LatencyPercentile::P99)
+      key_metrics.push_back(deployment_search_key_metric(front_ttft_id(res.ttft_percentile).c_str(), &r));
+    j["key_metrics"] = key_metrics;
   }
   return j;
 }
@@ -126,16 +136,22 @@ json DeploymentSearchResult::to_json() const {
         "cost per million tokens at that rate.";
   } else {
     out["target_qps"] = target_qps;
-    out["pareto_axes"] = {"usd_per_million_tokens", "ttft_p99_ms"};
+    // The percentile the question judges each latency at (question_percentile);
+    // the front is $/Mtok against TTFT at its own.
+    out["question_percentiles"] = {{"ttft", percentile_name(ttft_percentile)}, {"tpot", percentile_name(tpot_percentile)}};
+    out["pareto_axes"] = {"usd_per_million_tokens", front_ttft_id(ttft_percentile)};
     out["criterion"] =
       "each candidate runs at target_qps with serving.steady_state: the capacity search's run sizing and growth, "
       "and its verdict (stable, and the batch-means interval of the post-warm-up SLO attainment at or above the "
-      "target; undecided counts as a miss); ranked at the cost model's central bound; the Pareto points re-run "
-      "at the kernels' low and high cost bounds give the 80% interval; $/Mtok counts input and output tokens";
+      "target; undecided counts as a miss); ranked at the cost model's central bound; the Pareto front of $/Mtok "
+      "against TTFT at question_percentiles.ttft (the SLO's percentile for TTFT, else its attainment share, as the "
+      "smallest reported percentile at or above it) among those meeting the SLO; its points re-run at the kernels' "
+      "low and high cost bounds give the 80% interval; $/Mtok counts input and output tokens";
     out["criterion_words"] =
         "each deployment was simulated at the target rate, with as many requests as it took to decide whether it "
         "meets the SLO (one left undecided counts as a miss); deployments are ranked by cost per million tokens "
-        "(input and output), and those on the Pareto front were simulated again at the cost model's low and high "
+        "(input and output); the Pareto front weighs that cost against TTFT at the question's percentile, and "
+        "its deployments were simulated again at the cost model's low and high "
         "bounds for their 80% ranges.";
   }
   return out;

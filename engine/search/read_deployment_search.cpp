@@ -153,6 +153,8 @@ DeploymentSearchSpec read_deployment_search(const json& doc) {
     if (!s.serving || !s.serving->simulation) fail(error_code::kConstraint, "/serving/mode", "the base must be a serving \"simulate\" scenario");
     if (!s.serving->simulation->slo.enabled) fail(error_code::kMissingKey, "/serving/slo", "the search needs an slo");
     base_is_moe = s.model.is_moe();
+    spec.ttft_percentile = question_percentile(s.serving->simulation->slo, serve::kSloTtft);
+    spec.tpot_percentile = question_percentile(s.serving->simulation->slo, serve::kSloTpot);
   } catch (const SightlineError& e) {
     fail(e.code().c_str(), std::string("/base") + e.path(), e.what());
   }

@@ -1,7 +1,7 @@
 // Each candidate of a deployment search, one after another on one thread: the
 // page's up-front estimate of it (api estimate_work, timed as the page times
 // it: the call's own CPU, its probe included) and the CPU its central run then
-// took. The page's time-left estimator (web/src/search-time-left.js) is judged
+// took. The page's time-left estimator (web/src/client/search-words.js timeLeft) is judged
 // on these figures by tests/bench/search_time_left.mjs, which replays them on
 // a pool of workers. Then the Pareto points' runs at the low and high cost
 // bounds, which the ranking adds. Writes one JSON document: {candidates:

@@ -111,6 +111,6 @@ test('accuracy report: GEMM leave-one-model-out median <= 8%, collectives >= 1 M
   // The accuracy page shows these figures as the engine computed them (one
   // run of the report serves both checks: it takes minutes of CPU).
   const { tables, render } = await import(pathToFileURL(path.join(repoRoot, 'web', 'accuracy-tables.mjs')).href);
-  const html = readFileSync(path.join(repoRoot, 'web', 'src', 'accuracy.html'), 'utf8');
-  assert.equal(render(html, tables(report)), html, 'web/src/accuracy.html is stale: run node web/accuracy-tables.mjs');
+  const html = readFileSync(path.join(repoRoot, 'web', 'src', 'host', 'accuracy.html'), 'utf8');
+  assert.equal(render(html, tables(report)), html, 'web/src/host/accuracy.html is stale: run node web/accuracy-tables.mjs');
 });

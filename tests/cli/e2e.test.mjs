@@ -43,15 +43,15 @@ test('report-e2e runs every validation row and summarises its errors', () => {
   assert.ok(Math.abs(report.summary.all.median_signed_error_pct - median(signed)) < 1e-9);
   assert.ok(Math.abs(report.summary.all.median_abs_error_pct - median(signed.map(Math.abs))) < 1e-9);
   assert.ok(report.rows.some((r) => r.group === 'inference') && report.rows.some((r) => r.group === 'training'));
-  // The page's accuracy badge shows web/src/measured-errors.json: it must say what the engine measures now
+  // The page's accuracy badge shows web/src/client/measured-errors.json: it must say what the engine measures now
   // (after a model change: node web/measured-errors.mjs).
   // It groups by kind and tier (dense runs) and by kind and deployment class (the others).
-  const measuredFile = JSON.parse(readFileSync(path.join(repoRoot, 'web', 'src', 'measured-errors.json'), 'utf8'));
+  const measuredFile = JSON.parse(readFileSync(path.join(repoRoot, 'web', 'src', 'client', 'measured-errors.json'), 'utf8'));
   for (const [fileKey, rowKey, summaryKey] of [['by_mode', 'cost_tier', 'by_mode'], ['by_layout', 'layout', 'by_mode_layout']]) {
     const groups = {};
     for (const r of report.rows) ((groups[r.mode] ||= {})[r[rowKey]] ||= []).push(r.signed_error_pct);
     const file = measuredFile[fileKey];
-    const stale = `web/src/measured-errors.json's ${fileKey} is stale: run node web/measured-errors.mjs`;
+    const stale = `web/src/client/measured-errors.json's ${fileKey} is stale: run node web/measured-errors.mjs`;
     assert.ok(file, stale);
     assert.deepEqual(Object.keys(file).sort(), Object.keys(groups).sort(), stale);
     for (const [mode, tiers] of Object.entries(groups)) {

@@ -8,8 +8,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { judgeReply } from '../fuzz/surface_judge.mjs';
-// The judge's and the page's one reader of the literals (web/src/custom.js reads a pasted config.json with it).
-import { quoteNonstandardLiterals } from '../../web/src/json-literals.js';
+// The judge's and the page's one reader of the literals (web/src/client/custom.js reads a pasted config.json with it).
+import { quoteNonstandardLiterals } from '../../web/src/client/json-literals.js';
 
 const refusal = (pointer) => JSON.stringify({
   ok: false,

@@ -7,7 +7,7 @@
 // code.
 
 // A user's document is read as the engine reads it: Python's bare Infinity and NaN taken as strings.
-import { quoteNonstandardLiterals } from '../../web/src/json-literals.js';
+import { quoteNonstandardLiterals } from '../../web/src/client/json-literals.js';
 
 /**
  * Resolves a JSON pointer in `doc`: how many of its last tokens are missing

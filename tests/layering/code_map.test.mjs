@@ -73,20 +73,25 @@ test('every engine module\'s files are named in its row of the code map, and eve
 });
 
 test('every page source is named in the code map\'s page paragraph, and every named one exists', () => {
-  const start = doc.indexOf('The page (`web/src`)');
+  const start = doc.indexOf('The page (`web/src`');
   assert.ok(start >= 0, 'docs/architecture.md has the page paragraph');
   const para = doc.slice(start, doc.indexOf('\n\n', start));
   const names = ticked(para);
   const dir = path.join(repo, 'web', 'src');
   const files = fs.readdirSync(dir, { recursive: true }).map((f) => f.split(path.sep).join('/')).filter((f) => /\.(js|html)$/.test(f));
   const folders = names.filter((n) => n.endsWith('/'));
+  // A file is named by its path, by its folder, or by its name alone where no other file has it
+  // (the paragraph says which folder it describes: web/src/README.md's folder rule).
+  const byName = new Map();
+  for (const f of files) byName.set(path.basename(f), [...(byName.get(path.basename(f)) || []), f]);
+  const unique = (n) => (byName.get(n) || []).length === 1;
   const problems = [];
   for (const f of files) {
-    const named = names.includes(f) || folders.some((d) => f.startsWith(d)) || (!f.includes('/') && names.includes(path.basename(f)));
+    const named = names.includes(f) || folders.some((d) => f.startsWith(d)) || (unique(path.basename(f)) && names.includes(path.basename(f)));
     if (!named) problems.push(`web/src/${f}: not named in the page paragraph`);
   }
   for (const n of names.filter((x) => /^[\w./-]+\.(js|html)$/.test(x)))
-    if (!files.includes(n)) problems.push(`the page paragraph names \`${n}\`, which is not a file of web/src`);
+    if (!files.includes(n) && !(!n.includes('/') && unique(n))) problems.push(`the page paragraph names \`${n}\`, which is not a file of web/src`);
   for (const d of folders)
     if (!fs.existsSync(path.join(dir, d))) problems.push(`the page paragraph names \`${d}\`, which is not a folder of web/src`);
   assert.deepEqual(problems, [], 'docs/architecture.md\'s page paragraph differs from web/src');

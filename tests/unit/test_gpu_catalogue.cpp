@@ -220,7 +220,7 @@ TEST_CASE("links: a GPU's default_inter_node must be a network between nodes, lo
 //   network between nodes, had NVLink 4 NVSwitch inside them (report-accuracy). They choose
 //   which data set is which, never how a GPU is priced; every other data set
 //   names its GPU or link in its own rows or file name;
-// - web/src/search-form.js: the prices prefilled for the first search question
+// - web/src/client/search-form.js: the prices prefilled for the first search question
 //   (a user's input, as in examples/search-llama3-70b.json), keyed by the GPU
 //   they are the price of;
 // - web/search-canonical.mjs: a hand-run measurement that asks the canonical
@@ -237,7 +237,7 @@ TEST_CASE("gpu catalogue: no GPU or interconnect preset id is written in engine 
       {"engine/cli/calibration_inputs.cpp", {"a100-80g-sxm"}},
       {"engine/cli/calibration_inputs.hpp", {"a100-80g-sxm"}},
       {"engine/cli/cmd_report_accuracy.cpp", {"nvlink3-nvswitch", "nvlink4-nvswitch"}},
-      {"web/src/search-form.js", {"h100-sxm", "h200", "a100-80g-sxm"}},
+      {"web/src/client/search-form.js", {"h100-sxm", "h200", "a100-80g-sxm"}},
       {"web/search-canonical.mjs", {"h100-sxm", "h200", "a100-80g-sxm"}},
   };
   std::set<std::pair<std::string, std::string>> found;  // (file, id) of the listed exceptions

@@ -29,7 +29,7 @@ const suite = browserSuite();  // the server and Chromium, started and closed ar
 let share;  // build/web/share.js, the page's own link codec
 
 before(async () => {
-  share = await import(pathToFileURL(path.join(siteDir, 'share.js')).href);
+  share = await import(pathToFileURL(path.join(siteDir, 'client', 'share.js')).href);
 });
 
 const freshPage = () => newPage(suite.browser);  // its own context: its own localStorage

@@ -21,8 +21,8 @@ let share;
 let buildQuestion;
 
 before(async () => {
-  share = await import(pathToFileURL(path.join(siteDir, 'share.js')).href);
-  ({ buildQuestion } = await import(pathToFileURL(path.join(siteDir, 'search-question.js')).href));
+  share = await import(pathToFileURL(path.join(siteDir, 'client', 'share.js')).href);
+  ({ buildQuestion } = await import(pathToFileURL(path.join(siteDir, 'client', 'search-question.js')).href));
 });
 
 const freshPage = () => newPage(suite.browser);  // its own context: its own localStorage

@@ -16,7 +16,7 @@ import { pathToFileURL } from 'node:url';
 import { browserSuite, newPage, waitDone, searchPage, siteDir, repoDir } from './harness.mjs';
 
 const suite = browserSuite();
-const load = (file) => import(pathToFileURL(path.join(siteDir, file)).href);
+const load = (file) => import(pathToFileURL(path.join(siteDir, 'client', file)).href);
 
 /** Every field entry of the layout (walking fieldsets and rows), in order. */
 function layoutFields(items) {
@@ -58,7 +58,7 @@ test('each field has its words once, in the schema by the key it edits; no page 
   for (const [file, text] of pageSources()) {
     for (const help of helps) assert.ok(!text.includes(help), `web/src/${file} repeats the schema's help "${help}"`);
   }
-  const layoutSource = fs.readFileSync(path.join(repoDir, 'web', 'src', 'form-layout.js'), 'utf8');
+  const layoutSource = fs.readFileSync(path.join(repoDir, 'web', 'src', 'client', 'form-layout.js'), 'utf8');
   assert.deepEqual([...layoutSource.matchAll(/field\(\s*['`][^'`]+['`]\s*,\s*['"`]/g)].map((m) => m[0]), [],
     'a layout field() names its words: they belong in the schema');
 });
@@ -79,7 +79,7 @@ test('every field is defined once: FIELDS, the layout and the schema agree with 
   assert.deepEqual(fieldIds.filter((id) => !ids.includes(id)), [], 'a field of FIELDS has no place in the layout');
 
   // index.html has a placeholder per part and no control of a field.
-  const html = fs.readFileSync(path.join(repoDir, 'web', 'src', 'index.html'), 'utf8');
+  const html = fs.readFileSync(path.join(repoDir, 'web', 'src', 'host', 'index.html'), 'utf8');
   for (const id of ids) assert.ok(!html.includes(`id="${id}"`), `index.html defines the field ${id} itself`);
   assert.deepEqual([...html.matchAll(/data-form-part="([\w-]+)"/g)].map((m) => m[1]).sort(), Object.keys(FORM_PARTS).sort());
 

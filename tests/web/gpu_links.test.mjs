@@ -1,5 +1,5 @@
 // The node size the page proposes for a GPU comes from one piece
-// (web/src/gpu-links.js): the GPU's node_gpus, no more than its link joins. An
+// (web/src/client/gpu-links.js): the GPU's node_gpus, no more than its link joins. An
 // H100 NVL server holds 8 GPUs in bridged pairs, so a node of one NVLink domain
 // is 2 (the engine refuses 8 on nvlink4-bridge-2); the Search tab and the
 // sweep once took 8. Reads the sources and presets only: no build, no browser.
@@ -15,7 +15,7 @@ const presets = (kind) => fs.readdirSync(path.join(repo, 'presets', kind)).filte
   .map((f) => JSON.parse(fs.readFileSync(path.join(repo, 'presets', kind, f), 'utf8')));
 
 test('the proposed node size of every GPU preset fits its own link domain', async () => {
-  const { ownNodeGpus } = await import(pathToFileURL(path.join(srcDir, 'gpu-links.js')).href);
+  const { ownNodeGpus } = await import(pathToFileURL(path.join(srcDir, 'client', 'gpu-links.js')).href);
   const links = presets('interconnects');
   let capped = 0;
   for (const gpu of presets('gpus')) {
@@ -30,7 +30,7 @@ test('the proposed node size of every GPU preset fits its own link domain', asyn
 
 test('page code takes a node size from the GPU with its link, never from the GPU alone', () => {
   const bare = [];
-  for (const file of fs.readdirSync(srcDir, { recursive: true }).filter((f) => f.endsWith('.js') && f !== 'gpu-links.js')) {
+  for (const file of fs.readdirSync(srcDir, { recursive: true }).filter((f) => f.endsWith('.js') && f !== path.join('client', 'gpu-links.js'))) {
     const text = fs.readFileSync(path.join(srcDir, file), 'utf8');
     // nodeGpus(gpu) without a link (one argument) is the GPU's server, not its link domain.
     for (const m of text.matchAll(/\bnodeGpus\(/g)) {

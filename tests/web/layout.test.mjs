@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { browserSuite, cli, cliPresets, waitDone, PAGE_GUARD_MS } from './harness.mjs';
 
 // The end-to-end errors the engine measured, as the page ships them (tests/cli/e2e.test.mjs keeps the file current).
-const measuredFile = JSON.parse(readFileSync(new URL('../../web/src/measured-errors.json', import.meta.url), 'utf8'));
+const measuredFile = JSON.parse(readFileSync(new URL('../../web/src/client/measured-errors.json', import.meta.url), 'utf8'));
 const LAYOUTS = { moe: 'MoE', moe_expert_parallel: 'MoE, expert parallel', moe_wide_ep: 'wide EP', disaggregated: 'disaggregated' };
 
 /**

@@ -40,10 +40,11 @@ test('web/src: no name exported by two modules for two things; no Search module 
     .map(([n, files]) => `${n}: ${files.join(', ')}`);
   assert.deepEqual(twice, []);
   // The Search tab is search.js and its views (search-*.js): none reaches into the sweep.
-  const searchModules = [...imports.keys()].filter((f) => /^search(-[\w-]+)?\.js$/.test(f));
-  assert.ok(searchModules.includes('search.js') && searchModules.length > 1, searchModules.join(', '));
-  for (const f of searchModules) assert.ok(!imports.get(f).includes('sweep.js'), `${f} imports sweep.js`);
+  const client = (f) => path.join('client', f);
+  const searchModules = [...imports.keys()].filter((f) => /^search(-[\w-]+)?\.js$/.test(path.basename(f)));
+  assert.ok(searchModules.includes(client('search.js')) && searchModules.length > 1, searchModules.join(', '));
+  for (const f of searchModules) assert.ok(!imports.get(f).includes(client('sweep.js')), `${f} imports sweep.js`);
   // One protocol: the worker and its client both take the message types from shared/protocol.js.
   const protocol = path.join('shared', 'protocol.js');
-  for (const f of [path.join('worker', 'worker.js'), 'engine-client.js']) assert.ok(imports.get(f).includes(protocol), `${f} imports ${protocol}`);
+  for (const f of [path.join('worker', 'worker.js'), client('engine-client.js')]) assert.ok(imports.get(f).includes(protocol), `${f} imports ${protocol}`);
 });

@@ -14,7 +14,7 @@ import { browserSuite, newPage, waitDone, searchPage, askQuestion, siteDir, repo
 import { ninetySixPage, recordedSearch, searchWork } from './search_work.mjs';
 
 const suite = browserSuite();
-const load = (file) => import(pathToFileURL(path.join(siteDir, file)).href);
+const load = (file) => import(pathToFileURL(path.join(siteDir, 'client', file)).href);
 
 
 test('a search question survives its share link; damaged links say why; scenario links ignore it', async () => {
@@ -248,7 +248,7 @@ async function searchOutcome(page) {
 async function p90Chart(page, heads) {
   assert.equal(await page.getAttribute('#chart-search-pareto', 'data-axis'), 'ttft_p90_ms');
   assert.equal(await page.textContent('#search-pareto-title'), '$ per million tokens vs P90 TTFT');
-  assert.match(await page.textContent('#search-pareto-note'), /Drawn at the question's P90 TTFT/);
+  assert.match(await page.textContent('#search-pareto-note'), /The engine ranks its front on the question's P90 TTFT, and the chart draws it there/);
   // The front's P90 TTFT carries its 80% interval, from the ranking's runs at the cost bounds.
   assert.ok(Number(await page.getAttribute('#chart-search-pareto', 'data-x-intervals')) >= 1, 'an interval bar on P90 TTFT');
   await page.waitForFunction(() => globalThis.Chart && globalThis.Chart.getChart(document.querySelector('#chart-search-pareto canvas')));
@@ -306,10 +306,10 @@ test('the canonical question (P90) on the page: estimate first, the CLI\'s answe
   assert.equal(await page.getAttribute('#search-status', 'data-state'), 'done', await page.textContent('#search-error'));
   const first = await searchOutcome(page);
   assert.ok(first.rows.length >= 1, 'the ranked table has rows');
-  // A P90 question's table shows P90 (beside the ranking's P99), and its note says where the front's P99 comes from.
+  // A P90 question's table shows P90 (beside the P99 columns), and the chart's note names the question's percentiles.
   const heads = await page.$$eval('#search-table thead th', (ths) => ths.map((th) => th.textContent));
   assert.deepEqual(heads.filter((h) => /^P\d+ (TTFT|TPOT) ms$/.test(h)), ['P90 TTFT ms', 'P90 TPOT ms', 'P99 TTFT ms', 'P99 TPOT ms']);
-  assert.match(await page.textContent('#search-pareto-note'), /the question's P90 TTFT and P90 TPOT are in the table/);
+  assert.match(await page.textContent('#search-pareto-note'), /The question's P90 TTFT and P90 TPOT are in the table/);
   // The note says how the answer was decided in the engine's own words (criterion_words, beside its
   // rule); the engine's criterion (its keys) is the tooltip.
   const note = await page.$eval('#search-answer-note', (e) => ({ text: e.textContent, title: e.title }));

@@ -1,4 +1,4 @@
-// A search candidate opened as a serving simulation (web/src/search.js asFormScenario:
+// A search candidate opened as a serving simulation (web/src/client/search.js asFormScenario:
 // a one-pool candidate written as serving.parallelism, so TP and PP show in the form)
 // runs to the same figures as the candidate itself, for every candidate of the
 // canonical search (examples/search-llama3-70b.json, planned by the wasm module's
@@ -14,7 +14,7 @@ import { spawnSync } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import { repoDir, siteDir, cliPath } from './harness.mjs';
 
-const needs = [path.join(siteDir, 'search.js'), path.join(repoDir, 'build-wasm', 'wasm', 'sightline.js'), cliPath];
+const needs = [path.join(siteDir, 'client', 'search.js'), path.join(repoDir, 'build-wasm', 'wasm', 'sightline.js'), cliPath];
 const missing = needs.filter((f) => !fs.existsSync(f));
 
 /** The same short run of a candidate or its form scenario: 200 requests, no steady-state growth. */
@@ -41,7 +41,7 @@ function figures(line) {
 }
 
 test('every candidate of the canonical search runs to the same figures as its form scenario', { skip: missing.length ? `needs ${missing.join(', ')}` : false }, async () => {
-  const { asFormScenario, planScenarios } = await import(pathToFileURL(path.join(siteDir, 'search.js')).href);
+  const { asFormScenario, planScenarios } = await import(pathToFileURL(path.join(siteDir, 'client', 'search.js')).href);
   const { loadWasm } = await import(pathToFileURL(path.join(repoDir, 'tests', 'wasm', 'wasm_module.mjs')).href);
   const m = await loadWasm();
   const question = JSON.parse(fs.readFileSync(path.join(repoDir, 'examples', 'search-llama3-70b.json'), 'utf8'));

@@ -1,5 +1,5 @@
 // The Search tab's runs replayed on a pool of workers, to judge its time left
-// (web/src/search-words.js timeLeft) against the time the runs then took, on
+// (web/src/client/search-words.js timeLeft) against the time the runs then took, on
 // durations given rather than measured now: tests/web/search_time_left.test.mjs
 // replays the canonical search's native CPU times, tests/web/search.test.mjs a
 // page search's work (its runs' event counts, the same in any browser).

@@ -39,7 +39,7 @@ async function search(page) {
 async function cliAnswer(page) {
   await page.click('#search-share');
   const link = await page.inputValue('#search-share-text');
-  const { decodeSearchLink } = await import(pathToFileURL(path.join(siteDir, 'share.js')).href);
+  const { decodeSearchLink } = await import(pathToFileURL(path.join(siteDir, 'client', 'share.js')).href);
   const question = decodeSearchLink(link.slice(link.indexOf('#'))).question;
   delete question.workload_from;
   const cli = (format) => spawnSync(cliPath, ['search', '-', '--format', format], { input: JSON.stringify(question), encoding: 'utf8' });
@@ -130,7 +130,7 @@ test('the 96-deployment question with reuse: runs handed out per family, fewer w
   assert.ok(central.finishedAtAdd.slice(firsts).some((f) => f < firsts), 'a family\'s next run before every family\'s first finished');
   t.diagnostic(`the engine asked ${rec.asks.length} times which runs are settled and which run next (the rounds: once a round), `
     + `${Math.round(rec.asks.reduce((a, b) => a + b, 0))} ms in all on the page's clock, beside the runs`);
-  const words = await import(pathToFileURL(path.join(siteDir, 'search-words.js')).href);
+  const words = await import(pathToFileURL(path.join(siteDir, 'client', 'search-words.js')).href);
   const order = words.spreadOrder(reuse.families.length);
   const runMs = work.candidates.map((c) => c.run_ms);
   for (const workers of [2, 3, 4]) {

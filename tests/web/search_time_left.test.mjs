@@ -1,4 +1,4 @@
-// The Search tab's time left (web/src/search-words.js timeLeft, with the pool's
+// The Search tab's time left (web/src/client/search-words.js timeLeft, with the pool's
 // spreadOrder), judged on the canonical search's own runs: each candidate's
 // up-front estimate and the CPU its run took, measured natively one after
 // another (tests/data/search/llama3-70b-candidates.json, from
@@ -15,7 +15,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const words = await import(pathToFileURL(path.join(repo, 'web', 'src', 'search-words.js')).href);
+const words = await import(pathToFileURL(path.join(repo, 'web', 'src', 'client', 'search-words.js')).href);
 const { replay, centralRuns } = await import(pathToFileURL(path.join(repo, 'tests', 'web', 'search_replay.mjs')).href);
 const measured = JSON.parse(fs.readFileSync(path.join(repo, 'tests', 'data', 'search', 'llama3-70b-candidates.json'), 'utf8'));
 

@@ -43,8 +43,8 @@ export async function ninetySixPage(t, suite) {
  */
 export async function recordSearchWork(page) {
   await page.evaluate(async () => {
-    const { EnginePool } = await import('./pool.js');
-    const { EngineClient } = await import('./engine-client.js');
+    const { EnginePool } = await import('./client/pool.js');
+    const { EngineClient } = await import('./client/engine-client.js');
     const hook = (proto, name, after) => {
       const f = proto[name];
       proto[name] = function (...args) {

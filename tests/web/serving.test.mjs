@@ -19,7 +19,7 @@ let share;
 
 before(async () => {
   checkBuilt();
-  share = await import(pathToFileURL(path.join(siteDir, 'share.js')).href);
+  share = await import(pathToFileURL(path.join(siteDir, 'client', 'share.js')).href);
   server = await startServer();
   browser = await launchBrowser();
   page = await newPage(browser);
@@ -103,7 +103,7 @@ test('I2.1 shows the serving view with the CLI\'s numbers and draws its charts',
     new RegExp(`^TTFT CDF over 1000 requests: p50 ${String(+m.ttft_ms.p50.toPrecision(3)).replace('.', '\\.')} ms`));
   // The CDF's own median agrees with the engine's p50 (the records are the same requests).
   const cdf = await page.evaluate(async () => {
-    const { getChartView } = await import('./charts/registry.js');
+    const { getChartView } = await import('./client/charts/registry.js');
     const ds = getChartView('cdf-ttft').chart.data.datasets[0].data;
     return { n: ds.length, median: ds.find((p) => p.y >= 0.5).x, last: ds[ds.length - 1] };
   });
@@ -117,7 +117,7 @@ test('I2.1 shows the serving view with the CLI\'s numbers and draws its charts',
 async function sharedScenario(p) {
   await p.waitForFunction(() => document.getElementById('run-status').dataset.state === 'done');
   return p.evaluate(async () => {
-    const { decodeLink } = await import('./share.js');
+    const { decodeLink } = await import('./client/share.js');
     return decodeLink(location.hash);
   });
 }
@@ -319,7 +319,7 @@ test('KV offload tiers chosen in the form give the CLI\'s numbers, tier by tier'
   let link;
   for (let i = 0; i < 300; i++) {
     link = await page.evaluate(async () => {
-      const { decodeLink } = await import('./share.js');
+      const { decodeLink } = await import('./client/share.js');
       return { state: document.getElementById('run-status').dataset.state, decoded: decodeLink(location.hash) };
     });
     const t = link.decoded?.overrides?.serving?.kv_cache?.offload?.tiers;
@@ -346,7 +346,7 @@ async function linkWhen(ready) {
   let link;
   for (let i = 0; i < 300; i++) {
     link = await page.evaluate(async () => {
-      const { decodeLink } = await import('./share.js');
+      const { decodeLink } = await import('./client/share.js');
       return { state: document.getElementById('run-status').dataset.state, decoded: decodeLink(location.hash) };
     });
     if (link.state === 'done' && link.decoded && ready(link.decoded.overrides || {})) break;
@@ -606,7 +606,7 @@ test('a lognormal prompt distribution set in the form gives the CLI\'s numbers',
   let link;
   for (let i = 0; i < 150; i++) {
     link = await page.evaluate(async () => {
-      const { decodeLink } = await import('./share.js');
+      const { decodeLink } = await import('./client/share.js');
       return { state: document.getElementById('run-status').dataset.state, decoded: decodeLink(location.hash) };
     });
     const w = link.decoded && link.decoded.overrides.serving && link.decoded.overrides.serving.workload;
@@ -663,7 +663,7 @@ test('wide EP and expert placement in the form: the wide-EP preset shows its lay
     return document.getElementById('run-status').dataset.state === 'done' && e && e.dataset.value === v;
   }, fixed3(expected.key_metrics.find((k) => k.id === 'tpot_mean_ms').value));
   // Emptying the only key left in serving.moe drops the block (a dense model refuses even an empty one).
-  const { FIELDS } = await import(pathToFileURL(path.join(siteDir, 'form-fields.js')).href);
+  const { FIELDS } = await import(pathToFileURL(path.join(siteDir, 'client', 'form-fields.js')).href);
   const ep = FIELDS.find((f) => f.id === 'srv_moe_ep');
   const s = { serving: { moe: { expert_parallel: 2 } } };
   ep.write(s, '');

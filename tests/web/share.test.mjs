@@ -16,7 +16,7 @@ let share;  // build/web/share.js, the page's own link codec
 
 before(async () => {
   checkBuilt();
-  share = await import(pathToFileURL(path.join(siteDir, 'share.js')).href);
+  share = await import(pathToFileURL(path.join(siteDir, 'client', 'share.js')).href);
   server = await startServer();
   browser = await launchBrowser();
 });

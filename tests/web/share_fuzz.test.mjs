@@ -42,7 +42,7 @@ test(`${LINKS} fuzzed share links decode or fail with a LinkError; sampled links
   const plan = [];
   for (let i = 0; i < LINKS; i++) plan.push([r.int(1 << 30), r.int(12)]);
   const counts = await page.evaluate(async ({ plan }) => {
-    const share = await import('./share.js');
+    const share = await import('./client/share.js');
     let seed = 1;
     const rand = () => { seed = (seed * 1103515245 + 12345) & 0x7fffffff; return seed / 0x80000000; };
     const pick = (a) => a[Math.floor(rand() * a.length)];
@@ -92,7 +92,7 @@ test(`${LINKS} fuzzed share links decode or fail with a LinkError; sampled links
   // A sample opened as the page's own hash.
   for (let i = 0; i < NAVIGATIONS; i++) {
     const hash = await page.evaluate(async ({ i }) => {
-      const s = await import('./share.js');
+      const s = await import('./client/share.js');
       const evil = '<img src=x id=injected onerror="window.pwned=1">';
       const variants = [
         s.encodeLink({ preset: 'I1.1', overrides: { title: evil, serving: { workload: { batch_size: i } } } }),

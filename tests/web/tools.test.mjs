@@ -229,7 +229,7 @@ test('the view tabs work from the keyboard', async () => {
 
 test('a result kind without a view of its own is shown by the generic view', async () => {
   const r = await page.evaluate(async () => {
-    const { viewFor } = await import('./kinds.js');
+    const { viewFor } = await import('./client/kinds.js');
     const result = { kind: 'some_future_kind', metrics: { ttft_p99_ms: 412.5, tokens_per_s_per_gpu: 1234.5, label: 'x' },
       key_metrics: [{ id: 'tokens_per_s_per_gpu', label: 'Throughput per GPU', unit: 'tokens/s/GPU', value: 1234.5 }] };
     const v = viewFor(result);

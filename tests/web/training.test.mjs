@@ -20,7 +20,7 @@ let share;
 
 before(async () => {
   checkBuilt();
-  share = await import(pathToFileURL(path.join(siteDir, 'share.js')).href);
+  share = await import(pathToFileURL(path.join(siteDir, 'client', 'share.js')).href);
   server = await startServer();
   browser = await launchBrowser();
   page = await newPage(browser);
@@ -130,7 +130,7 @@ test('T2.3 draws the pipeline timeline with the CLI\'s bubble numbers', async ()
   assert.equal(await metric(page, 'train.key.pp_bubble_pct'), fixed3(p.bubble_pct));
   // The chart exports as SVG with its rank labels.
   const svg = await page.evaluate(async () => {
-    const { getChartView } = await import('./charts/registry.js');
+    const { getChartView } = await import('./client/charts/registry.js');
     return getChartView('timeline').toSvg();
   });
   assert.match(svg, /^<svg/);
@@ -303,7 +303,7 @@ test('every scenario preset reads back from the form unchanged; serving scenario
   const presets = JSON.parse(r.stdout);
   assert.ok(presets.filter((s) => s.training).length >= 20, 'the T presets are training scenarios');
   const changed = await page.evaluate(async (list) => {
-    const form = await import('./form.js');
+    const form = await import('./client/form.js');
     const out = [];
     for (const s of list) {
       form.fill(s);

@@ -1,5 +1,5 @@
 // The worker protocol, spoken directly to web/src/worker/worker.js and through
-// web/src/engine-client.js inside the real page: {id, type, payload} messages,
+// web/src/client/engine-client.js inside the real page: {id, type, payload} messages,
 // sliced runs with PROGRESS, CANCEL mid-run, PRESETS, VALIDATE, and restarting a
 // crashed worker. Needs `bash .ci/build` first.
 import { test, before, after } from 'node:test';
@@ -116,7 +116,7 @@ test('PRESETS lists records; VALIDATE returns located errors; bad scenarios end 
 
 test('EngineClient: a crashed worker rejects the pending run clearly and is restarted', async () => {
   const r = await page.evaluate(async () => {
-    const { EngineClient } = await import('./engine-client.js');
+    const { EngineClient } = await import('./client/engine-client.js');
     // A stand-in worker that speaks READY and dies on RUN.
     const src = `postMessage({ id: null, type: 'READY', payload: { version: { engine_version: 'stub' } } });
       onmessage = (e) => { if (e.data.type === 'RUN') throw new Error('boom'); };`;
@@ -144,7 +144,7 @@ test('EngineClient: the real worker killed by a real wasm abort rejects the pend
   const scenario = scenarioPreset('I1.3');  // 2048 decode steps: still running when the abort lands
   const small = scenarioPreset('I1.1');
   const r = await page.evaluate(async ({ sc, sm }) => {
-    const { EngineClient } = await import('./engine-client.js');
+    const { EngineClient } = await import('./client/engine-client.js');
     const client = new EngineClient(new URL('worker/worker.js', location.href));
     const events = [];
     client.addEventListener('restart', () => events.push('restart'));
@@ -175,7 +175,7 @@ test('EngineClient: the real worker killed by a real wasm abort rejects the pend
 test('EngineClient: progress callbacks, cancel rejects at once, late messages are ignored', async () => {
   const scenario = scenarioPreset('I1.3');
   const r = await page.evaluate(async (sc) => {
-    const { EngineClient } = await import('./engine-client.js');
+    const { EngineClient } = await import('./client/engine-client.js');
     const client = new EngineClient(new URL('worker/worker.js', location.href));
     await client.ready;
     const seen = [];

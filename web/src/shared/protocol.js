@@ -1,5 +1,5 @@
 // The one definition of the messages between the page and its engine worker
-// (imported by both web/src/worker.js and web/src/engine-client.js, so neither
+// (imported by both web/src/worker/worker.js and web/src/client/engine-client.js, so neither
 // spells a message type of its own). Every message is {id, type, payload}:
 //
 //   page -> worker   RUN {scenario, centralOnly?, bound?, candidate?, calibration?}   sliced run: PROGRESS* then RESULT | ERROR

@@ -7,7 +7,7 @@
 // that is not the exact v1 shape, refuses keys that could reach Object.prototype,
 // and throws a LinkError whose message is safe to show as text. Nothing here
 // touches the DOM, so Node can import it (the docs and the tests do).
-import { deflateSync, Inflate, strToU8, strFromU8 } from './vendor/fflate.js';
+import { deflateSync, Inflate, strToU8, strFromU8 } from '../vendor/fflate.js';
 
 export const LINK_VERSION = 1;
 export const MAX_LINK_CHARS = 32 * 1024;      // compressed, base64url

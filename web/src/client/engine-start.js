@@ -8,7 +8,7 @@
 // its preset's record is here (firstRun below). web/budgets.mjs reports where the
 // first result's time goes. app.js imports this module too: the same instance, one worker.
 import { EngineClient } from './engine-client.js';
-import { PRESET_KINDS } from './shared/protocol.js';
+import { PRESET_KINDS } from '../shared/protocol.js';
 import * as calibration from './calibration-store.js';
 
 /** The scenario a visitor with no link and nothing stored sees first. */
@@ -16,7 +16,7 @@ export const DEFAULT_SCENARIO = 'I1.1';
 /** localStorage key of the last scenario shown (a share link's text), reopened on the next visit. */
 export const STORAGE_KEY = 'sightline.scenario';
 
-export const workerUrl = new URL('./worker/worker.js', import.meta.url);
+export const workerUrl = new URL('../worker/worker.js', import.meta.url);
 // The worker index.html's boot script started while the HTML was parsed (web/build.mjs
 // writes that script, allowed by its hash in the page's CSP), and the wasm module it
 // compiles: {worker, module (a promise, of null when it could not), url, startedMs,
@@ -31,7 +31,7 @@ const startedMs = boot ? boot.startedMs : performance.now();
 // page's thread), by the boot script or else here; the worker instantiates it. null (the worker then fetches its
 // own) when it cannot be had here (an HTTP error, a host that does not serve
 // .wasm as application/wasm).
-const wasmModule = boot ? boot.module : WebAssembly.compileStreaming(fetch(new URL('./sightline.wasm', import.meta.url)))
+const wasmModule = boot ? boot.module : WebAssembly.compileStreaming(fetch(new URL('../sightline.wasm', import.meta.url)))
   .catch(() => null);
 // The catalogue files the boot script asked for (and parsed as they came), when it did.
 const fetched = boot && boot.json && typeof boot.json === 'object' ? boot.json : {};

@@ -79,7 +79,6 @@ export class Search {
     this.scenarios = [];   // the plan's candidates, in plan order
     this.outcomes = null;  // their central runs, by plan index, as they finish
     this.answer = null;
-    this.boundRuns = new Map();  // the ranking's runs at the low and high cost bounds, by candidate
     this.shared = null;  // {question, answer} of the shared link the form came from
     this.runId = 0;
     this.form = new SearchForm({ onModel });
@@ -150,7 +149,6 @@ export class Search {
     this.calibration = this.getCalibration();  // one for the whole search, as `sightline search` with a calibrated base
     const calibration = this.calibration;
     this.answer = null;
-    this.boundRuns = new Map();
     this.scenarios = [];
     $('search-share-box').hidden = true;
     $('search-estimate').hidden = true;
@@ -196,11 +194,6 @@ export class Search {
       const boundOutcomes = await boundJob.promise;
       if (runId !== this.runId) return;
       const boundResults = boundOutcomes.map((o) => (o.result ? o.result : { error: o.error }));
-      this.boundRuns = new Map();  // candidate -> {low, high}: its runs at the cost bounds
-      points.forEach((p, k) => {
-        if (!this.boundRuns.has(p.candidate)) this.boundRuns.set(p.candidate, {});
-        this.boundRuns.get(p.candidate)[p.bound] = boundOutcomes[k].result;
-      });
       const answer = await planner.searchRank(engineQuestion, results, boundResults);
       if (runId !== this.runId) return;
       await this.addFrontIntervals(answer);
@@ -350,21 +343,6 @@ export class Search {
       r.key_metrics = (r.key_metrics || []).filter((m) => m.id !== 'ttft_p99_ms');
       r.key_metrics.push({ id: 'ttft_p99_ms', value: r.ttft_p99_ms, low: km.low, high: km.high });
     });
-  }
-
-  /**
-   * The 80% interval of a figure of candidate `index` that the engine's key metrics do not carry
-   * (TTFT at a question's own percentile): the figure `read` from its runs at the low and high cost
-   * bounds, spanning the central value `central` as the engine's intervals do (run/key_metric.cpp
-   * interval_span). {low, high}, or {} where the ranking ran no bounds for it.
-   */
-  boundInterval(index, central, read) {
-    const runs = this.boundRuns.get(index);
-    const at = runs ? [read(runs.low), read(runs.high)].filter(Number.isFinite) : [];
-    if (!Number.isFinite(central) || at.length < 2) return {};
-    const low = Math.min(central, ...at);
-    const high = Math.max(central, ...at);
-    return low === central && high === central ? {} : { low, high };
   }
 
   cancel() {

@@ -1,7 +1,7 @@
 // The page's side of the worker protocol: request ids, promises, progress
 // callbacks, cancel, and restarting a crashed worker. The main thread never
 // runs the engine itself. The messages are shared/protocol.js's.
-import { MSG, message, WORKER_OPTIONS, MODULE_FROM_PAGE, PRESET_KINDS, CATALOGUE_FILES } from './shared/protocol.js';
+import { MSG, message, WORKER_OPTIONS, MODULE_FROM_PAGE, PRESET_KINDS, CATALOGUE_FILES } from '../shared/protocol.js';
 
 export class EngineError extends Error {
   constructor(code, path, message) {

@@ -65,15 +65,13 @@ export class SearchAnswer {
   }
 
   /**
-   * The percentile the question judges TTFT and TPOT at: a bound's own percentile, or the
-   * joint attainment's share (0.9: P90), when the run reports it; else P99 (the ranking's).
+   * The percentile the question judges TTFT or TPOT at ('p90'), as the engine decided it and wrote
+   * it in its answer (question_percentiles, engine/search/deployment_search.hpp
+   * question_percentile); P99 (the table's columns) before an answer.
    */
   sloPercentile(metric) {
-    const slo = (this.search.question && this.search.question.base.serving.slo) || {};
-    const own = slo.percentiles && slo.percentiles[metric];
-    if (own) return own;
-    const share = Number.isFinite(slo.attainment) ? Math.round(slo.attainment * 100) : 99;
-    return [50, 90, 99].includes(share) ? `p${share}` : 'p99';
+    const asked = this.search.answer && this.search.answer.question_percentiles;
+    return (asked && asked[metric]) || 'p99';
   }
 
   /** A latency of candidate `index`'s central run at percentile `pct` (ms), if it reported one. */
@@ -194,18 +192,17 @@ export class SearchAnswer {
   }
 
   /**
-   * The Pareto chart's x axis: the highest rate within the SLO (the budget question), else TTFT at
-   * the question's own percentile (a P90 question is drawn on P90; the ranking's P99 when it asks
-   * for none other). {key, name, of(row), interval(row)}: the 80% interval of a row's figure, from
-   * the engine's key metrics at P99, from the Pareto deployments' bound runs at another percentile.
+   * The Pareto chart's x axis: the engine's front axis (pareto_axes[1]): the highest rate within the
+   * SLO (the budget question), else TTFT at the question's percentile (a P90 question's front is
+   * ranked and drawn on P90). {key, name, label, of(row), interval(row)}: each row's figure and its
+   * 80% interval, both from the engine's answer.
    */
   chartAxis(budget) {
     if (budget) return { key: 'max_qps', name: 'highest rate', label: 'Highest rate within the SLO (req/s)', of: (r) => r.max_qps, interval: (r) => metricOf(r, 'max_qps') };
-    const pct = this.sloPercentile('ttft');
-    const name = `${pct.toUpperCase()} TTFT`;
-    if (pct === 'p99') return { key: 'ttft_p99_ms', name, label: `${name} (ms)`, of: (r) => r.ttft_p99_ms, interval: (r) => metricOf(r, 'ttft_p99_ms') };
-    const of = (r) => this.latencyAt(r.candidate, 'ttft', pct);
-    return { key: `ttft_${pct}_ms`, name, label: `${name} (ms)`, of, interval: (r) => this.search.boundInterval(r.candidate, of(r), (res) => this.latencyIn(res, 'ttft', pct)) };
+    const axes = this.search.answer && this.search.answer.pareto_axes;
+    const key = (axes && axes[1]) || 'ttft_p99_ms';
+    const name = `${this.sloPercentile('ttft').toUpperCase()} TTFT`;
+    return { key, name, label: `${name} (ms)`, of: (r) => r[key], interval: (r) => metricOf(r, key) };
   }
 
   drawChart(ranked) {
@@ -280,16 +277,13 @@ export class SearchAnswer {
     return ['ttft', 'tpot'].map((m) => [m, this.sloPercentile(m)]).filter(([, pct]) => pct !== 'p99');
   }
 
-  /**
-   * Beside the chart: it is drawn at the question's TTFT percentile, while the engine ranks its
-   * front on P99 TTFT; the question's other percentiles are in the table and the answer.
-   */
+  /** Beside the chart: the question's percentiles other than P99, which the front is ranked and drawn on. */
   askedNote() {
     const asked = this.askedLatencies().map(([m, pct]) => `${pct.toUpperCase()} ${m.toUpperCase()}`);
     if (!asked.length) return '';
     const ttft = this.sloPercentile('ttft');
-    const drawn = ttft === 'p99' ? '' : ` Drawn at the question's ${ttft.toUpperCase()} TTFT (its 80% interval from the Pareto deployments' runs at the low and high cost bounds).`;
-    return `${drawn} The engine ranks its front on P99 TTFT; the question's ${asked.join(' and ')} are in the table and the answer.`;
+    const drawn = ttft === 'p99' ? '' : ` The engine ranks its front on the question's ${ttft.toUpperCase()} TTFT, and the chart draws it there (its 80% interval from the Pareto deployments' runs at the low and high cost bounds).`;
+    return `${drawn} The question's ${asked.join(' and ')} are in the table and the answer.`;
   }
 
   drawTable(ranked) {

@@ -12,7 +12,7 @@ let chartLoading = null;
 /** Resolves once Chart.js is loaded and set up. */
 export function loadChartLibrary() {
   if (!chartLoading) {
-    chartLoading = import('../vendor/chart.umd.min.js').then(() => {
+    chartLoading = import('../../vendor/chart.umd.min.js').then(() => {
       Chart = globalThis.Chart;
       Chart.defaults.font.family = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif';
       Chart.defaults.font.size = 12;

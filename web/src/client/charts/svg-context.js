@@ -1,7 +1,7 @@
 // The SVG drawing context of a chart's SVG export (svgcanvas, bundled under
 // vendor/ by web/build.mjs), loaded by ChartView.toSvg() the first time a chart
 // is exported as SVG: 14.7 KB gzip that no first result needs (web/budgets.mjs).
-import { Context as SvgContext } from '../vendor/svgcanvas.js';
+import { Context as SvgContext } from '../../vendor/svgcanvas.js';
 
 // svgcanvas reads the font through a `style` attribute, which the page's CSP
 // (style-src 'self') refuses; the same text drawing, reading it through the

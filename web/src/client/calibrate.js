@@ -79,7 +79,7 @@ const readable = () => files.filter((f) => f.runs);
 
 /** The readers and the fit run in their own worker and wasm module, loaded with the first file. */
 function calibrationClient() {
-  if (!client) client = new EngineClient(new URL('./worker/calibrate-worker.js', import.meta.url));
+  if (!client) client = new EngineClient(new URL('../worker/calibrate-worker.js', import.meta.url));
   return client;
 }
 
