@@ -1,7 +1,6 @@
 // sightline search: the serving deployment search (search/deployment_search.hpp),
 // with the candidates, then the Pareto points' interval runs, on --jobs threads.
 #include <algorithm>
-#include <cctype>
 #include <atomic>
 #include <cstdio>
 #include <functional>
@@ -82,7 +81,12 @@ std::string table(const search::DeploymentSearchSpec& spec, const json& r, int64
     s << "reused: " << reused << " of them took the run of a deployment differing only in max_num_seqs, proven the same run"
       << " (--no-reuse runs them)\n";
   s << "accuracy: tier " << r["accuracy"].value("tier", "") << ", 80% intervals from the kernels' low/high cost bounds\n\n";
-  s << "  meets  $/Mtok    P99 TTFT ms  P99 TPOT ms  verdict    deployment\n";
+  // Every latency quoted at the question's percentile (question_percentile):
+  // the table's columns, the front's axis (pareto_axes) and the answer.
+  const std::string ttft = search::latency_id("ttft", spec.ttft_percentile), tpot = search::latency_id("tpot", spec.tpot_percentile);
+  const std::string ttft_words = search::latency_words("ttft", spec.ttft_percentile);
+  const std::string tpot_words = search::latency_words("tpot", spec.tpot_percentile);
+  s << "  meets  $/Mtok    " << ttft_words << " ms  " << tpot_words << " ms  verdict    deployment\n";
   for (const json& c : r["ranked"]) {
     if (c.contains("error")) {
       s << "  error  " << c["deployment"].get<std::string>() << ": " << c["error"].get<std::string>() << "\n";
@@ -90,24 +94,26 @@ std::string table(const search::DeploymentSearchSpec& spec, const json& r, int64
     }
     char line[320];
     std::snprintf(line, sizeof line, "  %-5s  %-8.3f  %-11.1f  %-11.1f  %-9s  %s%s\n", c["meets_slo"].get<bool>() ? "yes" : "no",
-                  c["usd_per_million_tokens"].get<double>(), c["ttft_p99_ms"].get<double>(), c["tpot_p99_ms"].get<double>(),
+                  c["usd_per_million_tokens"].get<double>(), c[ttft].get<double>(), c[tpot].get<double>(),
                   c["verdict"].get<std::string>().c_str(), c["deployment"].get<std::string>().c_str(),
                   c["pareto"].get<bool>() ? "  (Pareto)" : "");
     s << line;
   }
-  // The front's axis is the engine's: TTFT at the question's percentile (pareto_axes, question_percentiles).
-  const std::string axis = r["pareto_axes"][1].get<std::string>();
-  std::string axis_name = r["question_percentiles"]["ttft"].get<std::string>() + " TTFT";
-  std::transform(axis_name.begin(), axis_name.end(), axis_name.begin(), [](char ch) { return static_cast<char>(std::toupper(ch)); });
-  s << "\nPareto front among deployments meeting the SLO ($/Mtok vs " << axis_name << ", 80% intervals):\n";
+  // A key metric of a row by its id (the row's own figure when it had no interval run).
+  const auto quoted = [](const json& c, const std::string& id, int digits) {
+    if (c.contains("key_metrics"))
+      for (const json& m : c["key_metrics"])
+        if (m["id"] == id) return value_with_interval(m, digits);
+    return fixed(c[id].get<double>(), digits);
+  };
+  s << "\nPareto front among deployments meeting the SLO ($/Mtok vs " << ttft_words << ", 80% intervals):\n";
   for (const json& c : r["pareto_front"]) {
     if (!c.contains("key_metrics")) {
-      s << "  " << fixed(c["usd_per_million_tokens"].get<double>(), 3) << " $/Mtok, " << fixed(c[axis].get<double>(), 1)
+      s << "  " << fixed(c["usd_per_million_tokens"].get<double>(), 3) << " $/Mtok, " << fixed(c[ttft].get<double>(), 1)
         << " ms  " << c["deployment"].get<std::string>() << " (no interval run)\n";
       continue;
     }
-    const auto on_axis = std::find_if(c["key_metrics"].begin(), c["key_metrics"].end(), [&](const json& m) { return m["id"] == axis; });
-    s << "  " << value_with_interval(c["key_metrics"][0], 3) << " $/Mtok, " << axis_name << " " << value_with_interval(*on_axis, 1)
+    s << "  " << quoted(c, "usd_per_million_tokens", 3) << " $/Mtok, " << ttft_words << " " << quoted(c, ttft, 1)
       << " ms  " << c["deployment"].get<std::string>() << "\n";
   }
   const json& best = r["cheapest_meeting_slo"];
@@ -116,8 +122,8 @@ std::string table(const search::DeploymentSearchSpec& spec, const json& r, int64
   } else {
     s << "\ncheapest meeting the SLO: " << best["deployment"].get<std::string>() << " (" << best["gpus"] << " GPUs), ";
     if (best.contains("key_metrics"))
-      s << value_with_interval(best["key_metrics"][0], 3) << " $/Mtok, P99 TTFT " << value_with_interval(best["key_metrics"][1], 1)
-        << " ms, P99 TPOT " << value_with_interval(best["key_metrics"][2], 1) << " ms";
+      s << quoted(best, "usd_per_million_tokens", 3) << " $/Mtok, " << ttft_words << " " << quoted(best, ttft, 1) << " ms, "
+        << tpot_words << " " << quoted(best, tpot, 1) << " ms";
     else
       s << fixed(best["usd_per_million_tokens"].get<double>(), 3) << " $/Mtok";
     s << "; SLO attainment " << fixed(best["slo_attainment"].get<double>(), 4) << " (" << fixed(best["slo_attainment_low"].get<double>(), 4)
@@ -131,7 +137,7 @@ std::string table(const search::DeploymentSearchSpec& spec, const json& r, int64
 // target rate (at least twice its deciding run), without the steady-state
 // sizing, judged on its whole goodput. For the budget question the rate is
 // the answer's max_qps, and N is at least twice the search's longest run.
-json confirm_answer(const search::Plan& plan, const json& ranked, int64_t requests) {
+json confirm_answer(const search::DeploymentSearchSpec& spec, const search::Plan& plan, const json& ranked, int64_t requests) {
   const json& best = ranked["cheapest_meeting_slo"];
   if (best.is_null()) return nullptr;
   json s = plan.scenarios.at(best["candidate"].get<size_t>());
@@ -159,19 +165,22 @@ json confirm_answer(const search::Plan& plan, const json& ranked, int64_t reques
           {"slo_attainment", attainment},
           {"required_attainment", slo.value("attainment", 0.0)},
           {"meets_slo", attainment >= slo.value("attainment", 0.0)},
-          {"ttft_p99_ms", m["ttft_ms"]["p99"]},
-          {"tpot_p99_ms", m["tpot_ms"]["p99"]}};
+          // its latencies at the question's percentiles, as the search quotes them
+          {search::latency_id("ttft", spec.ttft_percentile), m["ttft_ms"][search::percentile_name(spec.ttft_percentile)]},
+          {search::latency_id("tpot", spec.tpot_percentile), m["tpot_ms"][search::percentile_name(spec.tpot_percentile)]}};
   if (best.contains("max_qps")) c["rate_qps"] = best["max_qps"];
   return c;
 }
 
-std::string confirmation_text(const json& c) {
+std::string confirmation_text(const search::DeploymentSearchSpec& spec, const json& c) {
   if (c.is_null()) return "\nconfirmation: no answer to confirm\n";
   std::ostringstream s;
   s << "\nconfirmation run (" << c["requests"] << " requests, no steady-state sizing): " << c["deployment"].get<std::string>()
     << ": SLO attainment " << fixed(c["slo_attainment"].get<double>(), 4) << " (needs "
-    << fixed(c["required_attainment"].get<double>(), 2) << "), P99 TTFT " << fixed(c["ttft_p99_ms"].get<double>(), 1)
-    << " ms, P99 TPOT " << fixed(c["tpot_p99_ms"].get<double>(), 1) << " ms: "
+    << fixed(c["required_attainment"].get<double>(), 2) << "), " << search::latency_words("ttft", spec.ttft_percentile) << " "
+    << fixed(c[search::latency_id("ttft", spec.ttft_percentile)].get<double>(), 1) << " ms, "
+    << search::latency_words("tpot", spec.tpot_percentile) << " "
+    << fixed(c[search::latency_id("tpot", spec.tpot_percentile)].get<double>(), 1) << " ms: "
     << (c["meets_slo"].get<bool>() ? "meets the SLO" : "MISSES the SLO") << "\n";
   return s.str();
 }
@@ -237,9 +246,9 @@ int cmd_search(const Args& args) {
         spec, plan, [&](size_t n, const std::function<void(size_t)>& task) { parallel_for(n, jobs, task); }, options);
     const int64_t reused = std::count_if(reused_from.begin(), reused_from.end(), [](int i) { return i >= 0; });
     json r = search::rank_deployment_search(spec, plan, runs.central, runs.low, runs.high).to_json();
-    if (confirm > 0) r["confirmation"] = confirm_answer(plan, r, confirm);
+    if (confirm > 0) r["confirmation"] = confirm_answer(spec, plan, r, confirm);
     write_output(out, format == "json" ? r.dump(2) + "\n"
-                                       : table(spec, r, reused) + (confirm > 0 ? confirmation_text(r["confirmation"]) : ""));
+                                       : table(spec, r, reused) + (confirm > 0 ? confirmation_text(spec, r["confirmation"]) : ""));
   } catch (const SightlineError& e) {
     return report_error(e);
   }

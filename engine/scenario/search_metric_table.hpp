@@ -29,10 +29,14 @@ DEPLOYMENT_SEARCH_METRIC("ttft_p99_ms", "P99 TTFT at the target rate", "ms", "/c
                          bounded(&CandidateOutcome::ttft_p99_ms))
 DEPLOYMENT_SEARCH_METRIC("tpot_p99_ms", "P99 TPOT at the target rate", "ms", "/cheapest_meeting_slo/tpot_p99_ms", "", "",
                          bounded(&CandidateOutcome::tpot_p99_ms))
-DEPLOYMENT_SEARCH_METRIC("ttft_p90_ms", "P90 TTFT at the target rate", "ms", "/cheapest_meeting_slo/ttft_p90_ms", "", "the Pareto front's axis when the question judges TTFT at P90 (question_percentiles)",
+DEPLOYMENT_SEARCH_METRIC("ttft_p90_ms", "P90 TTFT at the target rate", "ms", "/cheapest_meeting_slo/ttft_p90_ms", "", "the answer's TTFT and the Pareto front's axis when the question judges TTFT at P90 (question_percentiles)",
                          bounded(&CandidateOutcome::ttft_p90_ms))
-DEPLOYMENT_SEARCH_METRIC("ttft_p50_ms", "P50 TTFT at the target rate", "ms", "/cheapest_meeting_slo/ttft_p50_ms", "", "the Pareto front's axis when the question judges TTFT at P50 (question_percentiles)",
+DEPLOYMENT_SEARCH_METRIC("ttft_p50_ms", "P50 TTFT at the target rate", "ms", "/cheapest_meeting_slo/ttft_p50_ms", "", "the answer's TTFT and the Pareto front's axis when the question judges TTFT at P50 (question_percentiles)",
                          bounded(&CandidateOutcome::ttft_p50_ms))
+DEPLOYMENT_SEARCH_METRIC("tpot_p90_ms", "P90 TPOT at the target rate", "ms", "/cheapest_meeting_slo/tpot_p90_ms", "", "the answer's TPOT when the question judges TPOT at P90 (question_percentiles)",
+                         bounded(&CandidateOutcome::tpot_p90_ms))
+DEPLOYMENT_SEARCH_METRIC("tpot_p50_ms", "P50 TPOT at the target rate", "ms", "/cheapest_meeting_slo/tpot_p50_ms", "", "the answer's TPOT when the question judges TPOT at P50 (question_percentiles)",
+                         bounded(&CandidateOutcome::tpot_p50_ms))
 DEPLOYMENT_SEARCH_METRIC("max_qps", "max sustainable QPS under the SLO", "req/s", "/cheapest_meeting_slo/max_qps", "", "the budget question: the highest rate the deployment sustains within the SLO (steady-state capacity search)",
                          bounded(&CandidateOutcome::max_qps))
 DEPLOYMENT_SEARCH_METRIC("gpus", "GPUs", "GPUs", "/cheapest_meeting_slo/gpus", "", "GPUs of the cheapest deployment meeting the SLO",

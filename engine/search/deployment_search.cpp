@@ -1,6 +1,7 @@
 #include "search/deployment_search.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 
 #include "core/error.hpp"
@@ -256,13 +257,36 @@ LatencyPercentile question_percentile(const serve::SloSpec& slo, serve::SloMetri
   return LatencyPercentile::P99;
 }
 
-double CandidateOutcome::ttft_ms(LatencyPercentile p) const {
+namespace {
+
+// A latency's figure at a reported percentile, from its three figures.
+double at_reported_percentile(LatencyPercentile p, double p50, double p90, double p99) {
   switch (p) {
-    case LatencyPercentile::P50: return ttft_p50_ms;
-    case LatencyPercentile::P90: return ttft_p90_ms;
-    case LatencyPercentile::P99: return ttft_p99_ms;
+    case LatencyPercentile::P50: return p50;
+    case LatencyPercentile::P90: return p90;
+    case LatencyPercentile::P99: return p99;
   }
-  return ttft_p99_ms;
+  return p99;
+}
+
+}  // namespace
+
+double CandidateOutcome::ttft_ms(LatencyPercentile p) const {
+  return at_reported_percentile(p, ttft_p50_ms, ttft_p90_ms, ttft_p99_ms);
+}
+
+double CandidateOutcome::tpot_ms(LatencyPercentile p) const {
+  return at_reported_percentile(p, tpot_p50_ms, tpot_p90_ms, tpot_p99_ms);
+}
+
+std::string latency_id(const char* metric, LatencyPercentile p) {
+  return std::string(metric) + "_" + percentile_name(p) + "_ms";
+}
+
+std::string latency_words(const char* metric, LatencyPercentile p) {
+  std::string s = std::string(percentile_name(p)) + " " + metric;
+  for (char& ch : s) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  return s;
 }
 
 std::string ratio_name(const PoolRatio& r) {
@@ -391,6 +415,8 @@ CandidateOutcome read_candidate_outcome(const json& result) {
   o.ttft_p50_ms = number_at(m, "/ttft_ms/p50");
   o.ttft_p90_ms = number_at(m, "/ttft_ms/p90");
   o.ttft_p99_ms = number_at(m, "/ttft_ms/p99");
+  o.tpot_p50_ms = number_at(m, "/tpot_ms/p50");
+  o.tpot_p90_ms = number_at(m, "/tpot_ms/p90");
   o.tpot_p99_ms = number_at(m, "/tpot_ms/p99");
   o.output_tokens_per_s = number_at(m, "/throughput/output_tokens_per_s");
   o.usd_per_million_tokens = number_at(m, "/cost/usd_per_million_tokens");
@@ -430,6 +456,8 @@ CandidateOutcome outcome_of(const serve::ServingJob& job) {
   o.ttft_p50_ms = m.ttft_ms.empty() ? 0.0 : m.ttft_ms.p50;
   o.ttft_p90_ms = m.ttft_ms.empty() ? 0.0 : m.ttft_ms.p90;
   o.ttft_p99_ms = m.ttft_ms.empty() ? 0.0 : m.ttft_ms.p99;
+  o.tpot_p50_ms = m.tpot_ms.empty() ? 0.0 : m.tpot_ms.p50;
+  o.tpot_p90_ms = m.tpot_ms.empty() ? 0.0 : m.tpot_ms.p90;
   o.tpot_p99_ms = m.tpot_ms.empty() ? 0.0 : m.tpot_ms.p99;
   o.output_tokens_per_s = m.throughput.output_tokens_per_s;
   o.usd_per_million_tokens = m.cost ? m.cost->usd_per_million_tokens : 0.0;

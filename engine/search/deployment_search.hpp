@@ -45,6 +45,11 @@ const char* percentile_name(LatencyPercentile p);  // "p50", "p90", "p99"
 // judged on P99). A metric without a bound: P99. The one rule of the front's
 // axis, written in the answer (`question_percentiles`) for the page to read.
 LatencyPercentile question_percentile(const serve::SloSpec& slo, serve::SloMetric m);
+// The answer's id of a latency at a percentile, the one spelling every
+// reader of the answer (CLI, page) quotes it by: ("tpot", P90) -> "tpot_p90_ms".
+std::string latency_id(const char* metric, LatencyPercentile p);
+// The same latency in words: ("tpot", P90) -> "P90 TPOT".
+std::string latency_words(const char* metric, LatencyPercentile p);
 
 // A prefill:decode pool ratio; {0, 0} is colocated (one pool of mixed replicas).
 struct PoolRatio {
@@ -164,8 +169,10 @@ struct CandidateOutcome {
   double attainment = 0, attainment_low = 0, attainment_high = 0;
   int64_t requests = 0;
   double ttft_p99_ms = 0, tpot_p99_ms = 0, output_tokens_per_s = 0;
-  double ttft_p50_ms = 0, ttft_p90_ms = 0;  // the front's axis when the question judges TTFT there
+  // The latencies at the question's percentile when it judges them below P99.
+  double ttft_p50_ms = 0, ttft_p90_ms = 0, tpot_p50_ms = 0, tpot_p90_ms = 0;
   double ttft_ms(LatencyPercentile p) const;
+  double tpot_ms(LatencyPercentile p) const;
   double usd_per_million_tokens = 0;
   // A capacity-search run (the budget question): the highest rate meeting the
   // SLO and the lowest that did not; $/Mtok is priced at max_qps by the ranking.

@@ -8,10 +8,8 @@ namespace sightline::search {
 
 namespace {
 
-// The TTFT the front is drawn on, by its name: "ttft_p90_ms".
-std::string front_ttft_id(LatencyPercentile p) { return std::string("ttft_") + percentile_name(p) + "_ms"; }
-
-json outcome_json(const CandidateOutcome& o, LatencyPercentile front) {
+// A run's outcome, with its latencies at the question's percentiles (`res`'s).
+json outcome_json(const CandidateOutcome& o, const DeploymentSearchResult& res) {
   if (!o.ok) return {{"error", o.error}};
   if (o.capacity)
     return {{"meets_slo", o.meets_slo},
@@ -31,9 +29,21 @@ json outcome_json(const CandidateOutcome& o, LatencyPercentile front) {
             {"tpot_p99_ms", o.tpot_p99_ms},
             {"output_tokens_per_s", o.output_tokens_per_s},
             {"usd_per_million_tokens", o.usd_per_million_tokens}};
-  // The front's TTFT beside the P99 columns when the question judges another percentile.
-  if (front != LatencyPercentile::P99) j[front_ttft_id(front)] = o.ttft_ms(front);
+  // The question's latencies beside the P99 figures when it judges another percentile.
+  const LatencyPercentile ttft = res.ttft_percentile, tpot = res.tpot_percentile;
+  if (ttft != LatencyPercentile::P99) j[latency_id("ttft", ttft)] = o.ttft_ms(ttft);
+  if (tpot != LatencyPercentile::P99) j[latency_id("tpot", tpot)] = o.tpot_ms(tpot);
   return j;
+}
+
+// A deployment's key metrics: $/Mtok, then the budget question's rate or the
+// latencies at the question's percentiles (each with its 80% interval).
+json deployment_key_metrics(const DeploymentSearchResult& res, const RankedCandidate& r) {
+  if (res.budget)
+    return json::array({deployment_search_key_metric("usd_per_million_tokens", &r), deployment_search_key_metric("max_qps", &r)});
+  return json::array({deployment_search_key_metric("usd_per_million_tokens", &r),
+                      deployment_search_key_metric(latency_id("ttft", res.ttft_percentile).c_str(), &r),
+                      deployment_search_key_metric(latency_id("tpot", res.tpot_percentile).c_str(), &r)});
 }
 
 json ranked_json(const DeploymentSearchResult& res, const RankedCandidate& r) {
@@ -66,18 +76,8 @@ json ranked_json(const DeploymentSearchResult& res, const RankedCandidate& r) {
     j["decode_gpu"] = res.gpu_ids[r.c.decode_gpu()];
     j["decode_tp"] = r.c.decode_tp();
   }
-  write_ranked_outcomes(j, r, [&](const auto& o) { return outcome_json(o, res.ttft_percentile); });
-  if (r.has_interval) {
-    json key_metrics = res.budget ? json::array({deployment_search_key_metric("usd_per_million_tokens", &r),
-                                                 deployment_search_key_metric("max_qps", &r)})
-                                  : json::array({deployment_search_key_metric("usd_per_million_tokens", &r),
-                                                 deployment_search_key_metric("ttft_p99_ms", &r),
-                                                 deployment_search_key_metric("tpot_p99_ms", &r)});
-    // The front's axis with its interval, after the P99 figures (their places unchanged).
-    if (!res.budget && res.ttft_percentile != LatencyPercentile::P99)
-      key_metrics.push_back(deployment_search_key_metric(front_ttft_id(res.ttft_percentile).c_str(), &r));
-    j["key_metrics"] = key_metrics;
-  }
+  write_ranked_outcomes(j, r, [&](const auto& o) { return outcome_json(o, res); });
+  if (r.has_interval) j["key_metrics"] = deployment_key_metrics(res, r);
   return j;
 }
 
@@ -95,13 +95,7 @@ json DeploymentSearchResult::to_json() const {
   json key_metrics = json::array();
   if (cheapest >= 0) {
     const RankedCandidate& b = ranked[static_cast<size_t>(cheapest)];
-    key_metrics.push_back(deployment_search_key_metric("usd_per_million_tokens", &b));
-    if (budget) {
-      key_metrics.push_back(deployment_search_key_metric("max_qps", &b));
-    } else {
-      key_metrics.push_back(deployment_search_key_metric("ttft_p99_ms", &b));
-      key_metrics.push_back(deployment_search_key_metric("tpot_p99_ms", &b));
-    }
+    key_metrics = deployment_key_metrics(*this, b);
     key_metrics.push_back(deployment_search_key_metric("gpus", &b));
   }
   key_metrics.push_back(deployment_search_key_metric("deployments_simulated", nullptr, simulated));
@@ -139,7 +133,7 @@ json DeploymentSearchResult::to_json() const {
     // The percentile the question judges each latency at (question_percentile);
     // the front is $/Mtok against TTFT at its own.
     out["question_percentiles"] = {{"ttft", percentile_name(ttft_percentile)}, {"tpot", percentile_name(tpot_percentile)}};
-    out["pareto_axes"] = {"usd_per_million_tokens", front_ttft_id(ttft_percentile)};
+    out["pareto_axes"] = {"usd_per_million_tokens", latency_id("ttft", ttft_percentile)};
     out["criterion"] =
       "each candidate runs at target_qps with serving.steady_state: the capacity search's run sizing and growth, "
       "and its verdict (stable, and the batch-means interval of the post-warm-up SLO attainment at or above the "

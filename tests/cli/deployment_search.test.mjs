@@ -49,6 +49,18 @@ test('deployment search: the answer, the same on 1 and 2 threads, confirmed by a
   assert.equal(c.meets_slo, true, JSON.stringify(c));
   const table = cli(['search', q, '--confirm', '2000']);
   assert.match(table.out, /confirmation run \(\d+ requests, no steady-state sizing\): .*meets the SLO/);
+  // A P90 question (the joint attainment 0.9) is quoted at P90 everywhere (issue 39 point 6): the
+  // table's columns, the front, the answer line (the engine's key metrics, with their intervals) and
+  // the confirmation run; no P99 figure is quoted.
+  assert.deepEqual(r.question_percentiles, { ttft: 'p90', tpot: 'p90' });
+  assert.doesNotMatch(table.out, /P99/);
+  assert.match(table.out, /^ {2}meets {2}\$\/Mtok {4}P90 TTFT ms {2}P90 TPOT ms {2}verdict/m);
+  const quoted = (id) => {
+    const k = best.key_metrics.find((m) => m.id === id);
+    return `${k.value.toFixed(1)} [${k.low.toFixed(1)}, ${k.high.toFixed(1)}]`;
+  };
+  assert.ok(table.out.includes(`$/Mtok, P90 TTFT ${quoted('ttft_p90_ms')} ms, P90 TPOT ${quoted('tpot_p90_ms')} ms; SLO attainment`), table.out);
+  assert.ok(table.out.includes(`P90 TTFT ${c.ttft_p90_ms.toFixed(1)} ms, P90 TPOT ${c.tpot_p90_ms.toFixed(1)} ms: meets the SLO`), table.out);
 });
 
 test('deployment search: a run reused for its max_num_seqs siblings changes no byte, and the table says so', () => {

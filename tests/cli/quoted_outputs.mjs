@@ -25,18 +25,54 @@ export function quotedExamples(text) {
   return out;
 }
 
-// The label of a printed line: its text before the first number, plus its unit
-// (the last word, after the numbers): "Time to train" in hours and in days differ.
-const label = (line) => {
-  const name = line.replace(/\s+[-+]?[0-9][^]*$/, '').trimEnd();
-  const unit = /[0-9.]\s+([^\s0-9.]+)\s*$/.exec(line);
-  return name === '' ? '' : `${name}|${unit ? unit[1] : ''}`;
-};
+// The shapes of a printed line, finest first: its words with each figure
+// standing alone as "#" ("2x(tp4)" and "h200" kept, so a table's rows keep
+// their deployments), then with every number as "#" ("P99" now "P90" in a
+// header); runs of spaces as one. A line and its regenerated self share a
+// shape; quoted lines follow the printed order, so among printed lines of the
+// same shape the first after the previous quoted line is the one meant.
+const NUMBER = String.raw`[-+]?[0-9][0-9,]*(?:\.[0-9]+)?(?:e[-+]?[0-9]+)?`;
+const SHAPES = [
+  (line) => line.replace(new RegExp(String.raw`(^|[\s\[(])${NUMBER}(?=$|[\s,;)\]%])`, 'g'), '$1#').replace(/\s+/g, ' ').trim(),
+  (line) => line.replace(new RegExp(NUMBER, 'g'), '#').replace(/\s+/g, ' ').trim(),
+];
+
+/** The index in `printed` of quoted `line`: itself, else its finest shape, at or after `from` first; -1 if none. */
+function printedIndex(printed, line, from) {
+  const find = (same) => {
+    const after = printed.findIndex((p, i) => i >= from && same(p));
+    return after >= 0 ? after : printed.findIndex(same);
+  };
+  for (const same of [(p) => p === line, ...SHAPES.map((shape) => (p) => shape(p) === shape(line))]) {
+    const k = find(same);
+    if (k >= 0) return k;
+  }
+  return -1;
+}
+
+/**
+ * A quoted output `block` held to the lines the CLI `printed`: `lines`, the
+ * block with each stale line replaced by the printed line it stands for (the
+ * regenerated block), and `misses`, a sentence for each stale line.
+ */
+export function requoted(block, printed) {
+  const misses = [];
+  let from = 0;
+  const lines = block.split('\n').map((line) => {
+    if (line.trim() === '...' || line.trim().endsWith('...')) return line;
+    const k = printedIndex(printed, line, from);
+    if (k >= 0) from = k + 1;
+    if (k >= 0 && printed[k] === line) return line;
+    misses.push(`"${line}" — the CLI prints ${k >= 0 ? `"${printed[k]}"` : 'no line of that shape'}`);
+    return k >= 0 ? printed[k] : line;
+  });
+  return { lines, misses };
+}
 
 /**
  * Runs every quoted example of the file `rel` (relative to the repository) and
  * returns the quoted lines the CLI no longer prints, each with the printed line
- * of the same label. With SIGHTLINE_REGENERATE=1 it rewrites those lines in the
+ * of the same shape. With SIGHTLINE_REGENERATE=1 it rewrites those lines in the
  * file instead (and returns none). `examples` is what `quotedExamples` found.
  */
 export function staleQuotes(rel, examples) {
@@ -46,12 +82,8 @@ export function staleQuotes(rel, examples) {
   const stale = [];
   for (const ex of [...examples].reverse()) {  // from the end, so offsets stay valid while rewriting
     const printed = execFileSync(cliPath, ex.args, { cwd: repoDir, encoding: 'utf8' }).split('\n');
-    const lines = ex.block.split('\n').map((line) => {
-      if (line.trim() === '...' || line.trim().endsWith('...') || printed.includes(line)) return line;
-      const same = printed.filter((p) => label(p) === label(line) && label(line) !== '');
-      stale.push(`${ex.args.join(' ')}: "${line}" — the CLI prints ${same.length ? `"${same[0]}"` : 'no line with that label'}`);
-      return same.length ? same[0] : line;  // the first section that prints it (the key metrics)
-    });
+    const { lines, misses } = requoted(ex.block, printed);
+    stale.push(...misses.map((m) => `${ex.args.join(' ')}: ${m}`));
     if (regenerate) text = text.slice(0, ex.start) + lines.join('\n') + text.slice(ex.start + ex.block.length);
   }
   if (!regenerate) return stale;

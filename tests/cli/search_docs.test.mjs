@@ -18,7 +18,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { cliPath, quotedExamples, repoDir, staleQuotes } from './quoted_outputs.mjs';
+import { cliPath, quotedExamples, repoDir, requoted, staleQuotes } from './quoted_outputs.mjs';
 
 const docName = 'docs/search.md';
 const doc = () => fs.readFileSync(path.join(repoDir, docName), 'utf8');
@@ -32,6 +32,30 @@ test('docs/search.md: every quoted line of a `search` example is a line the CLI 
                    'examples/search-training-llama3-8b-usd.json'])
     assert.ok(files.includes(f), `docs/search.md quotes ${f} (found ${files.join(', ')})`);
   assert.deepEqual(staleQuotes(docName, examples), [], `${docName} quotes stale output (SIGHTLINE_REGENERATE=1 rewrites it)`);
+});
+
+// The regeneration (SIGHTLINE_REGENERATE=1) rewrites each stale line with the
+// printed line it stands for: each table row its own (they once all became the
+// first row, whose label they shared), the Pareto lines (which start with a
+// figure, so had no label) and a header whose percentile changed.
+test('a regenerated quote takes each stale line\'s own printed line, in order', () => {
+  const printed = ['  meets  $/Mtok    P90 TTFT ms  P90 TPOT ms  verdict    deployment',
+    '  yes    0.500     100.0        20.0         meets      h200 1x(tp2) seqs 64  (Pareto)',
+    '  yes    0.600     90.0         21.0         meets      h200 2x(tp2) seqs 64',
+    '  no     0.700     80.0         22.0         misses     h100 2x(tp4) seqs 128', '',
+    'Pareto front among deployments meeting the SLO ($/Mtok vs P90 TTFT, 80% intervals):',
+    '  0.500 [0.450, 0.550] $/Mtok, P90 TTFT 100.0 [90.0, 110.0] ms  h200 1x(tp2) seqs 64',
+    '  0.600 [0.550, 0.650] $/Mtok, P90 TTFT 90.0 [80.0, 100.0] ms  h200 2x(tp2) seqs 64'];
+  const block = ['  meets  $/Mtok    P99 TTFT ms  P99 TPOT ms  verdict    deployment',
+    '  yes    0.400     120.0        25.0         meets      h200 1x(tp2) seqs 64  (Pareto)',
+    '  yes    0.610     91.0         21.0         meets      h200 2x(tp2) seqs 64',
+    '  no     0.710     81.0         22.0         misses     h100 2x(tp4) seqs 128', '...',
+    '  0.400 [0.350, 0.450] $/Mtok, P90 TTFT 120.0 [90.0, 130.0] ms  h200 1x(tp2) seqs 64',
+    '  0.610 [0.550, 0.650] $/Mtok, P90 TTFT 91.0 [80.0, 100.0] ms  h200 2x(tp2) seqs 64'].join('\n');
+  const { lines, misses } = requoted(block, printed);
+  assert.deepEqual(lines, [...printed.slice(0, 4), '...', ...printed.slice(6)]);
+  assert.equal(misses.length, 6);
+  assert.deepEqual(requoted(printed.join('\n'), printed), { lines: printed, misses: [] });
 });
 
 // "T3.4's own layout (`CONFIG`, ...) is the front's #N, at the tokens/s

@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <string>
 #include <vector>
 
 #include "core/json_text.hpp"
@@ -57,11 +58,12 @@ const MixedPoolsRun kMixedPoolsRuns[] = {
     {7.051865272212563, 161.85075989999999, 360.4790825100005}, {8.223368964480512, 161.85075989999999, 360.4790825100005}};
 
 // A candidate's run result as the run call writes it (what the page's workers send back).
-json mixed_pools_result(const MixedPoolsRun& r) {
+// `tpot_p90`: its P90 TPOT (the runs' TPOT is not quoted above: any figure).
+json mixed_pools_result(const MixedPoolsRun& r, double tpot_p90 = 25.0) {
   return {{"steady_state", {{"verdict", "meets"}, {"meets_slo", true}, {"slo_attainment", 1.0}, {"requests", 2000}}},
           {"metrics",
            {{"ttft_ms", {{"p50", r.p90 / 2}, {"p90", r.p90}, {"p99", r.p99}}},
-            {"tpot_ms", {{"p99", 30.0}}},
+            {"tpot_ms", {{"p50", tpot_p90 / 2}, {"p90", tpot_p90}, {"p99", 30.0}}},
             {"throughput", {{"output_tokens_per_s", 1000.0}}},
             {"cost", {{"usd_per_million_tokens", r.usd}}}}}};
 }
@@ -95,4 +97,46 @@ TEST_CASE("deployment search: a P90 question's front is ranked on P90 TTFT, not 
   spec.ttft_percentile = LatencyPercentile::P99;
   CHECK(front_of_runs(spec, plan, central) == std::vector<size_t>{2, 5, 12});
   CHECK(!rank_deployment_search(spec, plan, central, {}, {}).to_json()["ranked"][0].contains("ttft_p90_ms"));
+}
+
+// Issue 39 point 6: every latency of a P90 question's answer is at P90. Each
+// row carries TPOT at the question's percentile beside TTFT, and the answer's
+// and the front's key metrics are those two, with their 80% intervals from
+// the runs at the cost bounds, in place of the P99 figures.
+TEST_CASE("deployment search: a P90 question's rows and answer quote TTFT and TPOT at P90, with their intervals") {
+  const DeploymentSearchSpec spec =
+      read_deployment_search(parse_json_text(test::read_source_file("examples/search-llama3-70b-mixed-pools.json")));
+  REQUIRE(spec.tpot_percentile == LatencyPercentile::P90);
+  const Plan plan = plan_deployment_search(spec);
+  std::vector<CandidateOutcome> central, low, high;
+  for (const MixedPoolsRun& r : kMixedPoolsRuns) central.push_back(read_candidate_outcome(mixed_pools_result(r)));
+  for (size_t i : interval_candidates(spec, plan, central)) {
+    low.push_back(read_candidate_outcome(mixed_pools_result(kMixedPoolsRuns[i], 20.0)));
+    high.push_back(read_candidate_outcome(mixed_pools_result(kMixedPoolsRuns[i], 31.0)));
+  }
+  const json out = rank_deployment_search(spec, plan, central, low, high).to_json();
+  for (const json& row : out["ranked"]) CHECK(row["tpot_p90_ms"] == 25.0);
+  const auto ids = [](const json& key_metrics) {
+    std::vector<std::string> v;
+    for (const json& k : key_metrics) v.push_back(k["id"].get<std::string>());
+    return v;
+  };
+  const json& best = out["cheapest_meeting_slo"];
+  CHECK(ids(best["key_metrics"]) == std::vector<std::string>{"usd_per_million_tokens", "ttft_p90_ms", "tpot_p90_ms"});
+  CHECK(ids(out["key_metrics"]) ==
+        std::vector<std::string>{"usd_per_million_tokens", "ttft_p90_ms", "tpot_p90_ms", "gpus", "deployments_simulated"});
+  const json& tpot = best["key_metrics"][2];
+  CHECK(tpot["value"] == 25.0);
+  CHECK(tpot["low"] == 20.0);
+  CHECK(tpot["high"] == 31.0);
+  CHECK(tpot["label"] == "P90 TPOT at the target rate");
+  // A P99 question quotes P99, as before, and no P90 figure.
+  DeploymentSearchSpec p99 = spec;
+  p99.ttft_percentile = p99.tpot_percentile = LatencyPercentile::P99;
+  const json out99 = rank_deployment_search(p99, plan, central, low, high).to_json();
+  CHECK(ids(out99["cheapest_meeting_slo"]["key_metrics"]) ==
+        std::vector<std::string>{"usd_per_million_tokens", "ttft_p99_ms", "tpot_p99_ms"});
+  CHECK(!out99["ranked"][0].contains("tpot_p90_ms"));
+  CHECK(latency_id("tpot", LatencyPercentile::P90) == "tpot_p90_ms");
+  CHECK(latency_words("tpot", LatencyPercentile::P90) == "P90 TPOT");
 }

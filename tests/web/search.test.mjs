@@ -306,10 +306,10 @@ test('the canonical question (P90) on the page: estimate first, the CLI\'s answe
   assert.equal(await page.getAttribute('#search-status', 'data-state'), 'done', await page.textContent('#search-error'));
   const first = await searchOutcome(page);
   assert.ok(first.rows.length >= 1, 'the ranked table has rows');
-  // A P90 question's table shows P90 (beside the P99 columns), and the chart's note names the question's percentiles.
+  // A P90 question's table quotes P90 only (no P99 column), and the chart's note names the question's percentiles.
   const heads = await page.$$eval('#search-table thead th', (ths) => ths.map((th) => th.textContent));
-  assert.deepEqual(heads.filter((h) => /^P\d+ (TTFT|TPOT) ms$/.test(h)), ['P90 TTFT ms', 'P90 TPOT ms', 'P99 TTFT ms', 'P99 TPOT ms']);
-  assert.match(await page.textContent('#search-pareto-note'), /The question's P90 TTFT and P90 TPOT are in the table/);
+  assert.deepEqual(heads.filter((h) => /^P\d+ (TTFT|TPOT) ms$/.test(h)), ['P90 TTFT ms', 'P90 TPOT ms']);
+  assert.match(await page.textContent('#search-pareto-note'), /The table and the answer quote the question's P90 TTFT and P90 TPOT/);
   // The note says how the answer was decided in the engine's own words (criterion_words, beside its
   // rule); the engine's criterion (its keys) is the tooltip.
   const note = await page.$eval('#search-answer-note', (e) => ({ text: e.textContent, title: e.title }));
@@ -340,11 +340,25 @@ test('the canonical question (P90) on the page: estimate first, the CLI\'s answe
   assert.ok(note.text.endsWith(`How it was decided: ${(native.ok === true ? native.result : native).criterion_words}`), note.text);
   assert.ok(nativeAnswer, 'the CLI finds a deployment meeting the SLO');
   assert.equal(first.best, String(nativeAnswer.candidate));
-  // In people's words: "2 × NVIDIA H200 141GB SXM, TP4 each (8 GPUs; …): $… per million tokens, P90 TTFT … ms, P90 TPOT … ms".
+  // In people's words: "2 × NVIDIA H200 141GB SXM, TP4 each (8 GPUs; …): $… per million tokens; P90 TTFT … ms, P90 TPOT … ms at 20 req/s".
   const h200 = (await load('search-words.js')).deploymentName(nativeAnswer, cliPresets('gpus').find((g) => g.id === 'h200').name);
   assert.equal(await page.textContent('#search-answer-name'), h200);
-  assert.match(first.answer, new RegExp(`^${h200.replace(/[()×]/g, '.')} \\(${nativeAnswer.gpus} GPUs; batch limit 256, chunked prefill\\): \\$[\\d.]+ per million tokens.*, P90 TTFT [\\d.,]+ ms, P90 TPOT [\\d.,]+ ms; P99 TTFT`));
+  assert.match(first.answer, new RegExp(`^${h200.replace(/[()×]/g, '.')} \\(${nativeAnswer.gpus} GPUs; batch limit 256, chunked prefill\\): \\$[\\d.]+ per million tokens[^;]*; P90 TTFT [\\d.,]+ ms[^,]*, P90 TPOT [\\d.,]+ ms.* at 20 req/s\\. Open as serving simulation$`));
+  assert.doesNotMatch(first.answer, /P99/, 'a P90 question\'s answer quotes no P99');
   assert.equal(Number(await page.getAttribute('[data-metric="search_usd_per_million_tokens"]', 'data-raw')), nativeAnswer.usd_per_million_tokens);
+  // Its P90 TTFT and TPOT are the engine's figures (the answer's key metrics, with their 80% intervals),
+  // in the answer and in its table row: the page computes no percentile of its own.
+  const { display } = await load('format.js');
+  for (const id of ['ttft_p90_ms', 'tpot_p90_ms']) {
+    const km = nativeAnswer.key_metrics.find((k) => k.id === id);
+    assert.ok(km && Number.isFinite(km.low) && Number.isFinite(km.high), `the engine writes ${id} with its 80% interval`);
+    assert.equal(km.value, nativeAnswer[id]);
+    assert.equal(Number(await page.getAttribute(`#search-answer-text [data-metric="search_${id}"]`, 'data-raw')), km.value, id);
+    assert.ok(first.answer.includes(`${display(km.value)} ms (80%: ${display(km.low)}–${display(km.high)})`), `${id} and its interval in ${first.answer}`);
+    const col = heads.indexOf(`${id.slice(5, 8).toUpperCase()} ${id.slice(0, 4).toUpperCase()} ms`);
+    const cellText = await page.$eval(`#search-table tbody tr[data-candidate="${nativeAnswer.candidate}"]`, (tr, c) => tr.children[c].textContent, col);
+    assert.equal(cellText, display(nativeAnswer[id]), `the answer's row: ${id}`);
+  }
 
   assert.match(await page.evaluate(() => window.bestSeen), new RegExp(`^Best so far: ${h200.replace(/[()×]/g, '.')}, \\$[\\d.]+ per hour, meets the SLO`));
   assert.equal(await page.isHidden('#search-best'), true, 'the ranked answer replaces it');

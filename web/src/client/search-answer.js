@@ -67,23 +67,21 @@ export class SearchAnswer {
   /**
    * The percentile the question judges TTFT or TPOT at ('p90'), as the engine decided it and wrote
    * it in its answer (question_percentiles, engine/search/deployment_search.hpp
-   * question_percentile); P99 (the table's columns) before an answer.
+   * question_percentile); P99 before an answer.
    */
   sloPercentile(metric) {
     const asked = this.search.answer && this.search.answer.question_percentiles;
     return (asked && asked[metric]) || 'p99';
   }
 
-  /** A latency of candidate `index`'s central run at percentile `pct` (ms), if it reported one. */
-  latencyAt(index, metric, pct) {
-    const o = this.search.outcomes && this.search.outcomes[index];
-    return this.latencyIn(o && o.result, metric, pct);
-  }
-
-  /** A latency of a run's result at percentile `pct` (ms), or null. */
-  latencyIn(result, metric, pct) {
-    const m = result && result.metrics && result.metrics[`${metric}_ms`];
-    return m && Number.isFinite(m[pct]) ? m[pct] : null;
+  /**
+   * TTFT or TPOT at the question's percentile: the engine's id of it in each row ('tpot_p90_ms',
+   * engine/search/deployment_search.hpp latency_id) and its words ('P90 TPOT'). Every latency the
+   * answer, the chart and the table quote is the engine's figure of this id: the page computes none.
+   */
+  questionLatency(metric) {
+    const pct = this.sloPercentile(metric);
+    return { id: `${metric}_${pct}_ms`, words: `${pct.toUpperCase()} ${metric.toUpperCase()}` };
   }
 
   drawAnswer(a) {
@@ -115,16 +113,14 @@ export class SearchAnswer {
         const qps = metricOf(best, 'max_qps');
         parts.push(document.createTextNode(` at ${display(qps.value)} req/s${range(qps)}, its highest rate within the SLO.`));
       } else {
-        // The latencies at the percentile the question asked (the ranking's P99 beside them).
-        const words = [];
-        for (const m of ['ttft', 'tpot']) {
-          const pct = this.sloPercentile(m);
-          const v = this.latencyAt(best.candidate, m, pct);
-          if (v !== null && pct !== 'p99') words.push(`${pct.toUpperCase()} ${m.toUpperCase()} ${display(v)} ms`);
-        }
-        const ttft = metricOf(best, 'ttft_p99_ms');
-        parts.push(document.createTextNode(`${words.length ? `, ${words.join(', ')}` : ''}; P99 TTFT `), metricSpan('search_ttft_p99_ms', ttft.value),
-          document.createTextNode(` ms${range(ttft)}, P99 TPOT ${display(best.tpot_p99_ms)} ms at ${display(a.target_qps)} req/s. `));
+        // The latencies at the question's percentiles, with their 80% intervals, all the engine's.
+        parts.push(document.createTextNode('; '));
+        ['ttft', 'tpot'].forEach((m, k) => {
+          const { id, words } = this.questionLatency(m);
+          const v = metricOf(best, id);
+          parts.push(document.createTextNode(`${k ? ', ' : ''}${words} `), metricSpan(`search_${id}`, v.value), document.createTextNode(` ms${range(v)}`));
+        });
+        parts.push(document.createTextNode(` at ${display(a.target_qps)} req/s. `));
       }
       const open = document.createElement('button');
       open.type = 'button';
@@ -201,7 +197,7 @@ export class SearchAnswer {
     if (budget) return { key: 'max_qps', name: 'highest rate', label: 'Highest rate within the SLO (req/s)', of: (r) => r.max_qps, interval: (r) => metricOf(r, 'max_qps') };
     const axes = this.search.answer && this.search.answer.pareto_axes;
     const key = (axes && axes[1]) || 'ttft_p99_ms';
-    const name = `${this.sloPercentile('ttft').toUpperCase()} TTFT`;
+    const name = this.questionLatency('ttft').words;
     return { key, name, label: `${name} (ms)`, of: (r) => r[key], interval: (r) => metricOf(r, key) };
   }
 
@@ -272,30 +268,24 @@ export class SearchAnswer {
     chart.render(build, `$ per million tokens against ${budget ? 'the highest rate within the SLO' : axis.name} for ${okRows.length} deployments; Pareto front: ${front.map((p) => p.label).join(', ') || 'none'}`);
   }
 
-  /** The latencies the question judges at another percentile than the ranking's P99: [metric, pct] pairs. */
-  askedLatencies() {
-    return ['ttft', 'tpot'].map((m) => [m, this.sloPercentile(m)]).filter(([, pct]) => pct !== 'p99');
-  }
-
   /** Beside the chart: the question's percentiles other than P99, which the front is ranked and drawn on. */
   askedNote() {
-    const asked = this.askedLatencies().map(([m, pct]) => `${pct.toUpperCase()} ${m.toUpperCase()}`);
+    const asked = ['ttft', 'tpot'].filter((m) => this.sloPercentile(m) !== 'p99').map((m) => this.questionLatency(m).words);
     if (!asked.length) return '';
     const ttft = this.sloPercentile('ttft');
     const drawn = ttft === 'p99' ? '' : ` The engine ranks its front on the question's ${ttft.toUpperCase()} TTFT, and the chart draws it there (its 80% interval from the Pareto deployments' runs at the low and high cost bounds).`;
-    return `${drawn} The question's ${asked.join(' and ')} are in the table and the answer.`;
+    return `${drawn} The table and the answer quote the question's ${asked.join(' and ')}.`;
   }
 
   drawTable(ranked) {
     const budget = this.search.answer && !Number.isFinite(this.search.answer.target_qps);
-    const asked = budget ? [] : this.askedLatencies();
+    const latencies = budget ? [] : ['ttft', 'tpot'].map((m) => this.questionLatency(m));
     const head = $('search-table').querySelector('thead');
     const hr = document.createElement('tr');
     const cols = budget
       ? [['#', 'num'], ['Deployment', ''], ['GPUs', 'num'], ['$ / h', 'num'], ['$ / M tokens', 'num'], ['Highest rate req/s', 'num'], ['Verdict', ''], ['Pareto', '']]
       : [['#', 'num'], ['Deployment', ''], ['GPUs', 'num'], ['$ / h', 'num'], ['$ / M tokens', 'num'],
-        ...asked.map(([m, pct]) => [`${pct.toUpperCase()} ${m.toUpperCase()} ms`, 'num']),
-        ['P99 TTFT ms', 'num'], ['P99 TPOT ms', 'num'], ['SLO attainment', 'num'], ['Verdict', ''], ['Pareto', '']];
+        ...latencies.map((l) => [`${l.words} ms`, 'num']), ['SLO attainment', 'num'], ['Verdict', ''], ['Pareto', '']];
     for (const [text, cls] of cols) {
       const th = cell('th', text, cls);
       th.scope = 'col';
@@ -332,8 +322,8 @@ export class SearchAnswer {
       tr.append(cell('td', String(k + 1), 'num'), th, cell('td', String(r.gpus), 'num'), cell('td', display(r.usd_per_hour), 'num'), usdCell);
       if (budget) tr.append(cell('td', display(r.max_qps), 'num'));
       else {
-        for (const [m, pct] of asked) tr.append(cell('td', display(this.latencyAt(r.candidate, m, pct)), 'num'));
-        tr.append(cell('td', display(r.ttft_p99_ms), 'num'), cell('td', display(r.tpot_p99_ms), 'num'), cell('td', percent(r.slo_attainment), 'num'));
+        for (const l of latencies) tr.append(cell('td', display(r[l.id]), 'num'));
+        tr.append(cell('td', percent(r.slo_attainment), 'num'));
       }
       tr.append(cell('td', `${r.meets_slo ? 'meets' : 'misses'} (${r.verdict || '—'})`), cell('td', r.pareto ? 'yes' : '', 'front'));
       return tr;

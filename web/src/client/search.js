@@ -326,11 +326,18 @@ export class Search {
   }
 
   /**
-   * Where the ranking gave a Pareto point no interval, its P99 TTFT interval from
-   * the ordinary run (central, low and high cost bounds) of that deployment.
+   * Where the ranking gave a Pareto point no interval, its interval on the front's axis
+   * (pareto_axes: TTFT at the question's percentile) from the ordinary run (central, low and high
+   * cost bounds) of that deployment, where its central run reports that figure among its key
+   * metrics (a run reports P50 and P99 TTFT, not P90: no run is made for nothing).
    */
   async addFrontIntervals(answer) {
-    const rows = (answer.ranked || []).filter((r) => r.pareto && !Number.isFinite(metricOf(r, 'ttft_p99_ms').low))
+    const axis = (answer.pareto_axes && answer.pareto_axes[1]) || 'ttft_p99_ms';
+    const reports = (r) => {
+      const o = this.outcomes && this.outcomes[r.candidate];
+      return Boolean(o && o.result && (o.result.key_metrics || []).some((m) => m.id === axis));
+    };
+    const rows = (answer.ranked || []).filter((r) => r.pareto && !Number.isFinite(metricOf(r, axis).low) && reports(r))
       .slice(0, MAX_INTERVAL_POINTS);
     if (!rows.length) return;
     this.setStatus('running', `Intervals of the ${rows.length} Pareto deployments…`);
@@ -338,10 +345,10 @@ export class Search {
     this.job = job;
     const outcomes = await job.promise;
     rows.forEach((r, k) => {
-      const km = outcomes[k].result && (outcomes[k].result.key_metrics || []).find((m) => m.id === 'ttft_p99_ms');
+      const km = outcomes[k].result && (outcomes[k].result.key_metrics || []).find((m) => m.id === axis);
       if (!km || !Number.isFinite(km.low) || !Number.isFinite(km.high)) return;
-      r.key_metrics = (r.key_metrics || []).filter((m) => m.id !== 'ttft_p99_ms');
-      r.key_metrics.push({ id: 'ttft_p99_ms', value: r.ttft_p99_ms, low: km.low, high: km.high });
+      r.key_metrics = (r.key_metrics || []).filter((m) => m.id !== axis);
+      r.key_metrics.push({ id: axis, value: r[axis], low: km.low, high: km.high });
     });
   }
 
