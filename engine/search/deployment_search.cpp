@@ -511,10 +511,8 @@ DeploymentSearchResult rank_deployment_search(const DeploymentSearchSpec& spec, 
                                               const std::vector<CandidateOutcome>& central,
                                               const std::vector<CandidateOutcome>& low,
                                               const std::vector<CandidateOutcome>& high) {
-  if (central.size() != plan.candidates.size())
-    fail(error_code::kConstraint, "/results",
-         "expected " + std::to_string(plan.candidates.size()) + " candidate results, got " + std::to_string(central.size()));
   DeploymentSearchResult out;
+  out.space = space_counts(plan.space_size, plan.pruned.size(), plan.candidates.size(), central.size());
   out.show_tokens = !spec.max_num_batched_tokens.empty() || !spec.chunk_size.empty();
   out.show_weights = !spec.weights.empty();
   out.show_kv = !spec.kv_cache.empty();
@@ -526,9 +524,6 @@ DeploymentSearchResult rank_deployment_search(const DeploymentSearchSpec& spec, 
   out.tpot_percentile = spec.tpot_percentile;
   out.target_qps = spec.target_qps;
   out.max_gpus = spec.max_gpus;
-  out.space_size = plan.space_size;
-  out.pruned = static_cast<int64_t>(plan.pruned.size());
-  out.simulated = static_cast<int64_t>(central.size());
   out.pruned_layouts = plan.pruned;
   for (const auto& p : plan.pruned) out.pruned_labels.push_back(candidate_label(spec, p.layout));
   const std::vector<size_t> with_interval = interval_candidates(spec, plan, central);

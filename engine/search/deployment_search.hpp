@@ -211,7 +211,8 @@ struct DeploymentSearchResult {
   int max_gpus = 0;
   json slo;
   json accuracy;  // tier of the cost model behind the cheapest deployment (or the first GPU)
-  int64_t space_size = 0, pruned = 0, simulated = 0, requests_simulated = 0;
+  SpaceCounts space;  // layouts planned (replica counts not counted), pruned, simulated
+  int64_t requests_simulated = 0;
   std::vector<RankedCandidate> ranked;  // best first
   std::vector<size_t> front;            // indices into ranked, by $/Mtok
   int cheapest = -1;                    // index into ranked, -1 when none meets the SLO

@@ -98,7 +98,7 @@ json DeploymentSearchResult::to_json() const {
     key_metrics = deployment_key_metrics(*this, b);
     key_metrics.push_back(deployment_search_key_metric("gpus", &b));
   }
-  key_metrics.push_back(deployment_search_key_metric("deployments_simulated", nullptr, simulated));
+  key_metrics.push_back(deployment_search_key_metric("deployments_simulated", nullptr, space.run));
   // The parts both questions share; json objects keep their keys sorted, so
   // the order they are set in does not change the output.
   json out = {{"kind", "deployment_search"},
@@ -106,7 +106,7 @@ json DeploymentSearchResult::to_json() const {
               {"slo", slo},
               {"accuracy", accuracy},
               {"key_metrics", key_metrics},
-              {"space", {{"layouts", space_size}, {"pruned", pruned}, {"simulated", simulated}, {"requests_simulated", requests_simulated}}},
+              {"space", {{"layouts", space.planned}, {"pruned", space.pruned}, {"simulated", space.run}, {"requests_simulated", requests_simulated}}},
               {"cheapest_meeting_slo", best},
               {"pareto_front", front_j},
               {"ranked", table},

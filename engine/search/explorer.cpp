@@ -44,4 +44,11 @@ GpuOptionFields read_gpu_option(const ObjectReader& r, std::optional<double> usd
   return g;
 }
 
+SpaceCounts space_counts(int64_t planned, size_t pruned, size_t candidates, size_t outcomes) {
+  if (outcomes != candidates)
+    fail(error_code::kConstraint, "/results",
+         "expected " + std::to_string(candidates) + " candidate results, got " + std::to_string(outcomes));
+  return {planned, static_cast<int64_t>(pruned), static_cast<int64_t>(outcomes)};
+}
+
 }  // namespace sightline::search

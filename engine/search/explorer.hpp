@@ -15,6 +15,7 @@
 //   (interval_runs_of() finds a candidate's).
 // The GPU options both searches take are read here too (read_gpu_option).
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -35,6 +36,16 @@ using ForEach = std::function<void(size_t n, const std::function<void(size_t)>& 
 // combination of `axes` indices, the last axis fastest.
 void for_each_combination(size_t axes, const std::function<size_t(size_t axis, const std::vector<size_t>& at)>& values,
                           const std::function<void(const std::vector<size_t>& at)>& visit);
+
+// What a search covered, in both searches' answers: the combinations of its
+// axes, those pruned before any run, and those run (one central outcome each).
+struct SpaceCounts {
+  int64_t planned = 0, pruned = 0, run = 0;
+};
+// A plan's counts, after checking that the rank step got one central outcome
+// per planned candidate (a located error at /results otherwise: the page
+// hands the outcomes back through the API).
+SpaceCounts space_counts(int64_t planned, size_t pruned, size_t candidates, size_t outcomes);
 
 // A plan's runs: one central outcome per candidate, the picked interval points
 // (candidate indices) and their low and high bound outcomes, in picked order.

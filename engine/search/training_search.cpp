@@ -400,19 +400,13 @@ std::vector<size_t> training_interval_candidates(const TrainingSearchSpec& spec,
 TrainingSearchResult rank_training_search(const TrainingSearchSpec& spec, const TrainPlan& plan,
                                           const std::vector<TrainOutcome>& central,
                                           const std::vector<TrainOutcome>& low, const std::vector<TrainOutcome>& high) {
-  if (central.size() != plan.candidates.size())
-    fail(error_code::kConstraint, "/results",
-         "expected " + str(static_cast<int64_t>(plan.candidates.size())) + " candidate results, got " +
-             str(static_cast<int64_t>(central.size())));
   TrainingSearchResult out;
+  out.space = space_counts(plan.space_size, plan.pruned.size(), plan.candidates.size(), central.size());
   out.objective = spec.objective;
   out.base_id = spec.base_id;
   out.global_batch_size = spec.global_batch_size;
   out.seq_len = spec.seq_len;
   out.tokens_to_train = spec.tokens_to_train;
-  out.space_size = plan.space_size;
-  out.pruned_invalid = static_cast<int64_t>(plan.pruned.size());
-  out.estimated = static_cast<int64_t>(central.size());
   std::map<std::string, size_t> reason_index;
   auto count_reason = [&](const std::string& key, const std::string& example) {
     auto it = reason_index.find(key);
@@ -532,7 +526,7 @@ json TrainingSearchResult::to_json() const {
     key_metrics.push_back(training_search_key_metric("memory_per_gpu_GiB", &b));
     key_metrics.push_back(training_search_key_metric("gpus", &b));
   }
-  key_metrics.push_back(training_search_key_metric("configurations_estimated", nullptr, estimated));
+  key_metrics.push_back(training_search_key_metric("configurations_estimated", nullptr, space.run));
   const bool holds = !ranked.empty() && ranked.front().has_interval && best_at_low_bound == ranked.front().label &&
                      best_at_high_bound == ranked.front().label;
   return {{"kind", "training_search"},
@@ -545,9 +539,9 @@ json TrainingSearchResult::to_json() const {
           {"accuracy", accuracy},
           {"key_metrics", key_metrics},
           {"space",
-           {{"configurations", space_size},
-            {"pruned_by_checks", pruned_invalid},
-            {"estimated", estimated},
+           {{"configurations", space.planned},
+            {"pruned_by_checks", space.pruned},
+            {"estimated", space.run},
             {"do_not_fit", pruned_memory},
             {"failed", failed},
             {"ranked", static_cast<int64_t>(ranked.size())}}},

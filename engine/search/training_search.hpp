@@ -133,7 +133,8 @@ struct TrainingSearchResult {
   int64_t global_batch_size = 0, seq_len = 0;
   double tokens_to_train = 0;
   json accuracy;
-  int64_t space_size = 0, pruned_invalid = 0, pruned_memory = 0, estimated = 0, failed = 0;
+  SpaceCounts space;  // configurations planned, pruned by the checks, estimated
+  int64_t pruned_memory = 0, failed = 0;
   std::vector<RankedTrainCandidate> ranked;  // fitting configurations, best first
   std::vector<size_t> front;                 // indices into ranked: Pareto front of objective vs memory
   std::string best_at_low_bound, best_at_high_bound;  // among the interval runs

@@ -98,8 +98,8 @@ TEST_CASE("training search: the answer is the fastest fitting configuration of a
                 best = s["training"];
               }
             }
-  CHECK(r.space_size == space);
-  CHECK(r.pruned_invalid == rejected);
+  CHECK(r.space.planned == space);
+  CHECK(r.space.pruned == rejected);
   CHECK(r.pruned_memory == not_fitting);
   CHECK(static_cast<int64_t>(r.ranked.size()) == fitting);
   REQUIRE(fitting > 0);
@@ -145,13 +145,13 @@ TEST_CASE("training search: the answer is the fastest fitting configuration of a
     keys.insert(reason.key);
     counted += reason.count;
   }
-  CHECK(counted == r.pruned_invalid + r.pruned_memory);
+  CHECK(counted == r.space.pruned + r.pruned_memory);
   CHECK(keys.count("virtual_stages > 1 needs pp ≥ 2") == 1);
   CHECK(keys.count("tp × pp × cp does not divide the GPU count") == 1);
   CHECK(keys.count("the global batch is not a multiple of dp × micro_batch") == 1);
   CHECK(keys.count("constraint_violation at /training/batch/global_batch_size") == 1);
   CHECK(keys.count("does not fit in GPU memory (the estimator's memory block)") == 1);
-  CHECK(static_cast<int64_t>(r.pruned.size()) == r.pruned_invalid + r.pruned_memory);
+  CHECK(static_cast<int64_t>(r.pruned.size()) == r.space.pruned + r.pruned_memory);
 
   // Deterministic: the evaluation order (threads finish in any order) changes nothing.
   CHECK(run_search(spec, plan, true).to_json().dump() == out.dump());
