@@ -268,7 +268,7 @@ void Simulation::touched(int replica) {
 
 void Simulation::join_running(Engine& e, Req& q) {
   e.running.push_back(static_cast<int32_t>(&q - reqs_.data()));
-  q.kv_counted = tokens_.private_kv_tokens(q);
+  q.kv_counted = static_cast<ReqTokens>(tokens_.private_kv_tokens(q));  // at most its context
   rec_.joins_running(q.kv_counted);
 }
 
