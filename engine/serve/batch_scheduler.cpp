@@ -115,7 +115,7 @@ void IterationScheduler::swap_in(ModelEngine& e, StepBatch& b) {
 bool IterationScheduler::admit(ModelEngine& e, SimRequest& q, int64_t budget, int64_t& chunk, StepBatch& b) {
   int64_t hit_tokens = 0;
   if (!kv_.admit(e.kv, q.kv, q.spec, q.target, budget, chunked_, chunk, hit_tokens, &b.reload_s)) return false;
-  q.computed = hit_tokens;
+  q.computed = static_cast<ReqTokens>(hit_tokens);  // at most its prompt
   q.cached_tokens += hit_tokens;
   rec_.counts().cached += hit_tokens;
   e.queued_tokens -= q.target;
@@ -356,7 +356,7 @@ bool IterationScheduler::form(Replica& r, ModelEngine& e, StepBatch& b) {
           if (fit == DecodeFit::MustGrow && !grow_for_decode(e, q, b, step_tokens)) continue;
           take_decode(id, q);
         } else {
-          const int64_t chunk = std::min({q.target - q.computed, budget, spec_.scheduler.max_prefill_chunk});
+          const int64_t chunk = std::min<int64_t>({q.target - q.computed, budget, spec_.scheduler.max_prefill_chunk});
           if (!kv_.grow(e.kv, q.kv, q.computed + chunk)) continue;
           add_item(b, id, q, ItemKind::Prefill, chunk);
           budget -= chunk;
@@ -501,8 +501,8 @@ bool StaticScheduler::form(Replica& r, ModelEngine& e, StepBatch& b) {
     auto it = e.waiting.entries().begin();
     for (int64_t i = 0; i < n; ++i, ++it) {
       const SimRequest& q = req(it->second);
-      maxp = std::max(maxp, q.spec.prompt);
-      maxo = std::max(maxo, q.spec.output);
+      maxp = std::max<int64_t>(maxp, q.spec.prompt);
+      maxo = std::max<int64_t>(maxo, q.spec.output);
     }
     per_seq = kv_.blocks_for(e.kv, maxp + maxo);
     if (n * per_seq <= e.kv.pool.allocatable()) break;

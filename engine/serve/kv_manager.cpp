@@ -234,7 +234,7 @@ bool KvManager::admit(KvSpace& s, KvHold& h, const RequestSpec& r, int64_t targe
   if (s.tiers) return admit_tiered(s, h, r, target, budget, chunked, chunk, hit_tokens, reload_s);
   std::vector<int32_t> hits;
   if (prefix_caching_ && r.prefix_group >= 0) {
-    const int64_t nb = std::min(r.prefix_tokens, target - 1) / block_size_;
+    const int64_t nb = std::min<int64_t>(r.prefix_tokens, target - 1) / block_size_;
     for (int64_t j = 0; j < nb; ++j) {
       const int32_t id = s.pool.lookup(prefix_key(r, j));
       if (id < 0) break;
@@ -266,17 +266,17 @@ bool KvManager::reserve_for_transfer(KvSpace& s, KvHold& h, int64_t tokens) {
   return true;
 }
 
-bool KvManager::swap_out(KvSpace& s, KvHold& h, int64_t& swapped_blocks, double& bytes) {
+bool KvManager::swap_out(KvSpace& s, KvHold& h, ReqTokens& swapped_blocks, double& bytes) {
   const int64_t held = h.blocks();
   if (s.host_blocks_free < held) return false;
   bytes = static_cast<double>(held * block_size_) * s.kv_bytes_per_token;
-  swapped_blocks = held;
+  swapped_blocks = static_cast<ReqTokens>(held);  // its context's blocks (ReqTokens)
   s.host_blocks_free -= held;
   release(s, h);
   return true;
 }
 
-bool KvManager::swap_in(KvSpace& s, KvHold& h, int64_t& swapped_blocks, double& bytes) {
+bool KvManager::swap_in(KvSpace& s, KvHold& h, ReqTokens& swapped_blocks, double& bytes) {
   const int64_t need = swapped_blocks;
   if (!s.pool.fits(need, s.watermark_blocks, true)) return false;
   s.pool.take(need);

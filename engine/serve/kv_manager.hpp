@@ -190,9 +190,9 @@ class KvManager {
 
   // Swap out: when the host space has room, releases the blocks and returns
   // true with the number of blocks and the bytes moved (per GPU).
-  bool swap_out(KvSpace& s, KvHold& h, int64_t& swapped_blocks, double& bytes);
+  bool swap_out(KvSpace& s, KvHold& h, ReqTokens& swapped_blocks, double& bytes);
   // Swap in: when the pool has room above the watermark, takes the blocks back.
-  bool swap_in(KvSpace& s, KvHold& h, int64_t& swapped_blocks, double& bytes);
+  bool swap_in(KvSpace& s, KvHold& h, ReqTokens& swapped_blocks, double& bytes);
 
   int64_t admissions() const { return admissions_; }
   int64_t admissions_with_hits() const { return admissions_with_hits_; }

@@ -38,7 +38,7 @@ PrefixProbe KvManager::probe(const KvSpace& s, const RequestSpec& r, int64_t tar
   PrefixProbe p;
   p.tier_blocks.assign(s.tiers ? s.tiers->levels() : 0, 0);
   if (!prefix_caching_ || r.prefix_group < 0) return p;
-  const int64_t nb = std::min(r.prefix_tokens, target - 1) / block_size_;
+  const int64_t nb = std::min<int64_t>(r.prefix_tokens, target - 1) / block_size_;
   for (int64_t j = 0; j < nb; ++j) {
     const uint64_t key = prefix_key(r, j);
     if (s.pool.lookup(key) >= 0) {
@@ -66,7 +66,7 @@ bool KvManager::admit_tiered(KvSpace& s, KvHold& h, const RequestSpec& r, int64_
   std::vector<int32_t> found;  // per prefix block: an HBM entry, or -1 - tier for a reload
   std::vector<uint64_t> keys;
   if (prefix_caching_ && r.prefix_group >= 0) {
-    const int64_t nb = std::min(r.prefix_tokens, target - 1) / block_size_;
+    const int64_t nb = std::min<int64_t>(r.prefix_tokens, target - 1) / block_size_;
     for (int64_t j = 0; j < nb; ++j) {
       const uint64_t key = prefix_key(r, j);
       int32_t id = s.pool.lookup(key);

@@ -63,9 +63,9 @@ int64_t add_turn(TurnSink& sink, RequestSpec& r, int32_t turn, TimeNs think, int
                  int64_t output) {
   r.turn = turn;
   r.think = think;
-  r.prompt = context + fresh;
-  r.output = output;
-  r.prefix_tokens = std::min(context, r.prompt - 1);
+  r.prompt = req_tokens(context + fresh);
+  r.output = req_tokens(output);
+  r.prefix_tokens = req_tokens(std::min<int64_t>(context, r.prompt - 1));
   sink.add(r);
   return r.prompt + r.output;
 }
@@ -105,7 +105,7 @@ void replay_sessions(const SimulationSpec& spec, uint64_t seed, const WorkloadOv
     RequestSpec r;
     r.session = static_cast<int32_t>(out.sessions);
     r.prefix_group = r.session;
-    r.system_tokens = ss.system_prompt_tokens;
+    r.system_tokens = req_tokens(ss.system_prompt_tokens);
     r.think_from_arrival = true;
     tags.tag(r);
     const TimeNs start = to_ns(ss.trace[i].arrival_s, where, "a session's arrival");
@@ -163,7 +163,7 @@ void draw_sessions(const SimulationSpec& spec, uint64_t seed, const WorkloadOver
     r.arrival = start;
     r.session = static_cast<int32_t>(out.sessions);
     r.prefix_group = r.session;
-    r.system_tokens = ss.system_prompt_tokens;
+    r.system_tokens = req_tokens(ss.system_prompt_tokens);
     tags.tag(r);
     int64_t context = ss.system_prompt_tokens;
     int64_t made = 0;

@@ -48,21 +48,25 @@ inline const char* drop_reason_text(DropReason r) {
 }
 
 // One request's record, kept for the whole run (a million of them in a large
-// run: fields ordered so that padding costs nothing; what only a KV handoff
-// needs lives in the simulator's handoff records, see HandoffRecord).
+// run: 200 bytes; fields ordered widest first so that padding costs nothing,
+// token counts bounded by max_model_len in ReqTokens (serve/workload.hpp);
+// what only a KV handoff needs lives in the simulator's handoff records, see
+// HandoffRecord).
 struct SimRequest {
   RequestSpec spec;
-  int64_t computed = 0;   // tokens whose KV is in the cache
-  int64_t generated = 0;  // output tokens delivered
-  int64_t target = 0;     // tokens to have in cache before the next token comes out of a prefill
   KvHold kv;
-  int64_t swapped_blocks = 0;
+  // Sums over the request's admissions: a preempted request adds to them
+  // again, so no input bounds them (64 bits).
   int64_t cached_tokens = 0;  // prefix-cache hits over all admissions
   int64_t discarded = 0;      // KV tokens thrown away by recompute preemptions
   int64_t processed = 0;      // tokens this request put into the KV cache
-  int64_t kv_counted = 0;     // private KV tokens the recorder counts for it while it runs
+  int64_t queue_key = 0;      // its entry in the engine's waiting queue, while queued (a run-wide counter)
   TimeNs first_scheduled = -1, first_token = -1, last_token = -1, completion = -1;
-  int64_t queue_key = 0;  // its entry in the engine's waiting queue, while queued
+  ReqTokens computed = 0;        // tokens whose KV is in the cache
+  ReqTokens generated = 0;       // output tokens delivered
+  ReqTokens target = 0;          // tokens to have in cache before the next token comes out of a prefill
+  ReqTokens swapped_blocks = 0;  // blocks swapped out to host memory (at most its context's)
+  ReqTokens kv_counted = 0;      // private KV tokens the recorder counts for it while it runs
   int32_t replica = -1;
   int32_t gaps = 0, gaps_over_itl = 0;  // token gaps, and those past the SLO's ITL bound
   int32_t preemptions = 0;

@@ -12,6 +12,11 @@ namespace sightline::serve {
 
 using namespace sim_event;
 
+// One record per request, kept for the whole run: a million of them is the
+// 1M-request run's peak (docs/speed.md, "Request records in 200 B"). Held
+// here where the records are made (64-bit builds; wasm32's vector is smaller).
+static_assert(sizeof(void*) != 8 || sizeof(SimRequest) <= 200, "a request record grew past 200 bytes");
+
 namespace {
 
 // The SLO's ITL bound on the clock, 0 for none (counted per request).
@@ -268,7 +273,7 @@ void Simulation::touched(int replica) {
 
 void Simulation::join_running(Engine& e, Req& q) {
   e.running.push_back(static_cast<int32_t>(&q - reqs_.data()));
-  q.kv_counted = tokens_.private_kv_tokens(q);
+  q.kv_counted = static_cast<ReqTokens>(tokens_.private_kv_tokens(q));  // at most its context
   rec_.joins_running(q.kv_counted);
 }
 

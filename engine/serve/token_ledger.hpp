@@ -25,7 +25,7 @@ class TokenLedger {
   void computed(SimRequest& q) {
     const int64_t now = private_kv_tokens(q);
     rec_.computes(now - q.kv_counted);
-    q.kv_counted = now;
+    q.kv_counted = static_cast<ReqTokens>(now);  // at most its context (ReqTokens)
   }
   // `n` output tokens came out now.
   void emit_tokens(SimRequest& q, int64_t n) {

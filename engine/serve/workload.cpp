@@ -129,7 +129,7 @@ void generate_workload_into(const SimulationSpec& spec, uint64_t seed, const Wor
                                                          : lora_zipf.sample(lora_rng));
     if (spec.colocated.enabled) r.model = model_rng.bernoulli(spec.colocated.traffic_fraction) ? 1 : 0;
     if (r.prompt + r.output > max_len) {
-      r.output = std::max<int64_t>(1, max_len - r.prompt);
+      r.output = req_tokens(std::max<int64_t>(1, max_len - r.prompt));
       ++out.truncated_outputs;
     }
     sink.add(r);
@@ -146,11 +146,11 @@ void generate_workload_into(const SimulationSpec& spec, uint64_t seed, const Wor
       const TraceRow& row = w.arrival.trace[static_cast<size_t>(i)];
       RequestSpec r;
       r.arrival = to_ns(t0 + (row.arrival_s - t0) * scale, "/serving/workload/arrival/trace", "a trace arrival time");
-      r.prompt = row.prompt_tokens;
-      r.output = row.output_tokens;
+      r.prompt = req_tokens(row.prompt_tokens);
+      r.output = req_tokens(row.output_tokens);
       if (row.prefix_group >= 0 && row.prefix_tokens > 0) {
         r.prefix_group = static_cast<int32_t>(row.prefix_group);
-        r.prefix_tokens = std::min<int64_t>(row.prefix_tokens, r.prompt - 1);
+        r.prefix_tokens = req_tokens(std::min<int64_t>(row.prefix_tokens, r.prompt - 1));
       }
       finish(r);
     }
@@ -183,11 +183,11 @@ void generate_workload_into(const SimulationSpec& spec, uint64_t seed, const Wor
     r.arrival = to_ns(t, "/serving/workload/arrival/rate_qps", "an arrival time");
     r.think = think;
     if (by_duration && r.arrival >= end) break;
-    r.prompt = prompt.draw();
-    r.output = output.draw();
+    r.prompt = req_tokens(prompt.draw());
+    r.output = req_tokens(output.draw());
     if (w.prefix.enabled && prefix_rng.bernoulli(w.prefix.request_fraction)) {
       r.prefix_group = static_cast<int32_t>(prefix_rng.uniform_int(0, w.prefix.groups - 1));
-      r.prefix_tokens = std::min<int64_t>(w.prefix.tokens, r.prompt - 1);
+      r.prefix_tokens = req_tokens(std::min<int64_t>(w.prefix.tokens, r.prompt - 1));
       if (r.prefix_tokens <= 0) r.prefix_group = -1;
     }
     finish(r);

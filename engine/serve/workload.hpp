@@ -4,31 +4,51 @@
 // "model_mix"), so changing one aspect leaves the others' draws unchanged.
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <optional>
+#include <string>
 #include <vector>
 
+#include "core/error.hpp"
 #include "serve/event_queue.hpp"
 #include "serve/rng.hpp"
 #include "scenario/simulation_spec.hpp"
 
 namespace sightline::serve {
 
+// A request's token counts, and the counts the simulator keeps per request
+// (serve/sim_state.hpp), are 32 bits: every one is bounded by max_model_len,
+// which the readers hold at or under the model's max_context, itself at most
+// kMaxModelContext (16M tokens); sums of a few of them (prompt + output +
+// speculative tokens) stay far below the type's limit. A million requests
+// in a large run: 4 bytes a count, not 8.
+using ReqTokens = int32_t;
+static_assert(kMaxModelContext <= std::numeric_limits<ReqTokens>::max() / 64,
+              "a request's token counts must fit ReqTokens with room for sums");
+// A count from the generator, in ReqTokens: one past the type's range is a
+// bug upstream of the readers' bounds, refused here, never wrapped.
+inline ReqTokens req_tokens(int64_t n) {
+  if (n < std::numeric_limits<ReqTokens>::min() || n > std::numeric_limits<ReqTokens>::max())
+    fail(error_code::kInternal, "/serving/workload", "a request's token count " + std::to_string(n) + " is out of range");
+  return static_cast<ReqTokens>(n);
+}
+
 // Fields ordered widest first so that padding costs nothing (one per request
-// of a run, a million in a large one: 72 bytes, not 80).
+// of a run, a million in a large one: 56 bytes).
 struct RequestSpec {
   TimeNs arrival = 0;
-  int64_t prompt = 0;
-  int64_t output = 0;
-  int64_t prefix_tokens = 0;
-  // Sessions (serving.workload.sessions): the session and turn (-1: a single
-  // request), the think/tool time before this turn (after the previous turn's
-  // last token; a later turn's arrival is set when that happens), and the
-  // system prompt every session shares (the first tokens of its prefix).
+  // Sessions (serving.workload.sessions): the think/tool time before this
+  // turn (after the previous turn's last token; a later turn's arrival is set
+  // when that happens).
   TimeNs think = 0;
-  int64_t system_tokens = 0;
+  ReqTokens prompt = 0;
+  ReqTokens output = 0;
+  ReqTokens prefix_tokens = 0;
+  // Sessions: the system prompt every session shares (the first tokens of its prefix).
+  ReqTokens system_tokens = 0;
   int32_t prefix_group = -1;
   int32_t adapter = -1;
-  int32_t session = -1;
+  int32_t session = -1;  // the session and turn (-1: a single request)
   int32_t turn = 0;
   int8_t model = 0;                 // 0: the scenario's model, 1: the co-located model
   bool think_from_arrival = false;  // a replayed trace: `think` counts from the previous turn's arrival

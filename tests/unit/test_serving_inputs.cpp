@@ -5,6 +5,7 @@
 #include <functional>
 #include <vector>
 
+#include "serve/workload.hpp"
 #include "test_helpers.hpp"
 
 using namespace sightline::test;
@@ -235,4 +236,12 @@ TEST_CASE("serving simulator: a router without pools keeps the parallelism's lay
   CHECK(pools[0]["pp"] == 1);
   CHECK(routed["result"]["deployment"]["router"] == "least_outstanding");
   CHECK(plain["result"]["deployment"]["pools"] == pools);
+}
+
+TEST_CASE("serving simulator: a request's token count past 32 bits is refused, never wrapped") {
+  using sightline::serve::req_tokens;
+  CHECK(req_tokens(int64_t{16} << 20) == (16 << 20));
+  CHECK(req_tokens(0) == 0);
+  CHECK_THROWS(req_tokens(int64_t{1} << 31));
+  CHECK_THROWS(req_tokens(-(int64_t{1} << 31) - 1));
 }
