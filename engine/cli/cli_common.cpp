@@ -171,6 +171,20 @@ std::string fixed(double v, int digits) {
   return s.str();
 }
 
+std::string value_with_interval(const json& metric, int digits) {
+  std::string s = fixed(metric["value"].get<double>(), digits);
+  if (metric.contains("low"))
+    s += " [" + fixed(metric["low"].get<double>(), digits) + ", " + fixed(metric["high"].get<double>(), digits) + "]";
+  return s;
+}
+
+const json* find_key_metric(const json& key_metrics, const std::string& id) {
+  if (!key_metrics.is_array()) return nullptr;
+  for (const json& m : key_metrics)
+    if (m["id"] == id) return &m;
+  return nullptr;
+}
+
 // What the importer understood of a pasted config.json, above the table where it
 // is read, not only in the JSON (issue 35): a wrong reading must be visible.
 void print_model_import(const json& result, const json& understood) {

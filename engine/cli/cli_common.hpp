@@ -42,6 +42,10 @@ void write_output(const std::string& path, const std::string& text);  // "" writ
 std::ostream* open_output_stream(const std::string& path, std::ofstream& file);
 std::string file_name(const std::string& path);                     // the part after the last '/' 
 std::string fixed(double v, int digits);
+// A key metric's value with its 80% interval where it has one: "0.419 [0.419, 0.496]".
+std::string value_with_interval(const json& metric, int digits);
+// The entry of `key_metrics` (an answer's or a row's list) with id `id`; nullptr when none.
+const json* find_key_metric(const json& key_metrics, const std::string& id);
 // Runs task(k) for k in [0, n) on up to `jobs` threads (search candidates; each task writes its own slot).
 void parallel_for(size_t n, int64_t jobs, const std::function<void(size_t)>& task);
 

@@ -19,12 +19,6 @@ namespace sightline::cli {
 
 namespace {
 
-std::string value_with_interval(const json& m, int digits) {
-  std::string s = fixed(m["value"].get<double>(), digits);
-  if (m.contains("low")) s += " [" + fixed(m["low"].get<double>(), digits) + ", " + fixed(m["high"].get<double>(), digits) + "]";
-  return s;
-}
-
 // The budget question's table: each layout at the highest rate it sustains.
 std::string budget_table(const search::DeploymentSearchSpec& spec, const json& r) {
   std::ostringstream s;
@@ -101,10 +95,8 @@ std::string table(const search::DeploymentSearchSpec& spec, const json& r, int64
   }
   // A key metric of a row by its id (the row's own figure when it had no interval run).
   const auto quoted = [](const json& c, const std::string& id, int digits) {
-    if (c.contains("key_metrics"))
-      for (const json& m : c["key_metrics"])
-        if (m["id"] == id) return value_with_interval(m, digits);
-    return fixed(c[id].get<double>(), digits);
+    const json* m = c.contains("key_metrics") ? find_key_metric(c["key_metrics"], id) : nullptr;
+    return m ? value_with_interval(*m, digits) : fixed(c[id].get<double>(), digits);
   };
   s << "\nPareto front among deployments meeting the SLO ($/Mtok vs " << ttft_words << ", 80% intervals):\n";
   for (const json& c : r["pareto_front"]) {

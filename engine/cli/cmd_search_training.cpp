@@ -26,13 +26,8 @@ constexpr double kUnitsPerConfiguration = 600;
 double value_of(const json& row, const char* key) { return row.contains(key) ? row[key].get<double>() : 0.0; }
 
 std::string with_interval(const json& key_metrics, const std::string& id, int digits) {
-  for (const json& m : key_metrics)
-    if (m["id"] == id) {
-      std::string s = fixed(m["value"].get<double>(), digits);
-      if (m.contains("low")) s += " [" + fixed(m["low"].get<double>(), digits) + ", " + fixed(m["high"].get<double>(), digits) + "]";
-      return s;
-    }
-  return "";
+  const json* m = find_key_metric(key_metrics, id);
+  return m ? value_with_interval(*m, digits) : "";
 }
 
 std::string table(const json& r, size_t rows) {
