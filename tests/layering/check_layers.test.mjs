@@ -71,7 +71,7 @@ test('a library linked to a higher one is reported', () => {
 // files that may use a JSON pointer, each an input reader or a writer; a new
 // one fails here until it is a typed read or is listed with its reason.
 const JSON_POINTER_USERS = {
-  'engine/api/interval_job.cpp': 'writer: places _low/_high beside the figure a key metric names',
+  'engine/jobs/interval_job.cpp': 'writer: places _low/_high beside the figure a key metric names',
   'engine/cli/cmd_sweep.cpp': 'input: sets a sweep value in the input scenario',
   'engine/cli/table_serving.cpp': 'writer: the CLI table formats a finished result',
   'engine/scenario/metric_catalogue.cpp': 'writer: metric_value, used only by the CLI table writer',
@@ -111,7 +111,7 @@ test('engine/ uses a JSON pointer only in its input readers and writers', () => 
 const RESULT_SECTIONS = ['metrics', 'key_metrics', 'headline_metrics', 'intervals_80', 'interval_band', 'headline',
   'steady_state', 'max_qps', 'capacity', 'memory_per_gpu', 'breakdown', 'time_series', 'interval_runs', 'training_run'];
 const SECTION_READERS = {
-  'engine/api/bench_import_tools.cpp': "input: a GuideLLM report's own \"metrics\"",
+  'engine/fit/bench_import_tools.cpp': "input: a GuideLLM report's own \"metrics\"",
   'engine/scenario/read_simulation.cpp': 'input: the scenario\'s serving.key_metrics and serving.steady_state',
   'engine/scenario/read_training.cpp': 'input: the scenario\'s training.key_metrics',
   'engine/search/deployment_search.cpp': "input: read_candidate_outcome, search_rank's input results",
@@ -156,11 +156,11 @@ test('the section scan finds a read-back and passes a write', () => {
 // Issue 40: "fit calls jobs and reads fields, never JSON text". The string API
 // (api/api.hpp: a scenario's text in, an envelope's text out) is for the front
 // ends (the CLI, the wasm bindings); an engine module that calls it reads the
-// engine's own output back as text. Typed runs go through api/run_job.hpp and
+// engine's own output back as text. Typed runs go through jobs/run_job.hpp and
 // Job::figure instead.
 test('no engine module below the CLI calls the string API', () => {
   const callers = engineSources().filter(([, text]) => /#include "api\/api\.hpp"/.test(text)).map(([f]) => f);
   const below = callers.filter((f) => !f.startsWith('engine/cli/') && f !== 'engine/api/api.cpp').sort();
-  assert.deepEqual(below, [], 'read a typed job (api/run_job.hpp, Job::figure) instead of the string API\'s JSON');
+  assert.deepEqual(below, [], 'read a typed job (jobs/run_job.hpp, Job::figure) instead of the string API\'s JSON');
   assert.ok(callers.includes('engine/cli/cmd_run.cpp'), 'the scan finds a front end\'s use');
 });
