@@ -66,6 +66,48 @@ test('a library linked to a higher one is reported', () => {
   assert.deepEqual(errors, ['engine/CMakeLists.txt: sightline_comm links sightline_perf, which is not below it']);
 });
 
+// Issue 40, "a thin API": the jobs sit in jobs/ (above the simulators, below
+// the searches), the benchmark importers and the fit in fit/ (above jobs), and
+// api/ holds only the envelopes. The upward-include rule keeps the direction:
+// a job or fit file that includes api/ (or a job that includes fit/ or search/)
+// fails, on this repository's own LAYERS.
+test('jobs/ and fit/ do not include api/, and jobs/ does not include the layers that call it', () => {
+  const root = tree({
+    'engine/CMakeLists.txt': cmake,
+    'engine/jobs/make_job.cpp': '#include "api/api.hpp"\n#include "fit/calibration_fit.hpp"\n#include "search/explorer.hpp"\n',
+    'engine/fit/calibration_fit.cpp': '#include "api/api.hpp"\n#include "search/explorer.hpp"\n',
+    'engine/api/api.hpp': '',
+    'engine/fit/calibration_fit.hpp': '',
+    'engine/search/explorer.hpp': '',
+  });
+  const { errors } = check(root);
+  assert.deepEqual(errors.sort(), [
+    'engine/jobs/make_job.cpp:1: upward include: jobs includes "api/api.hpp" of api, a higher layer',
+    'engine/jobs/make_job.cpp:2: upward include: jobs includes "fit/calibration_fit.hpp" of fit, a higher layer',
+    'engine/jobs/make_job.cpp:3: upward include: jobs includes "search/explorer.hpp" of search, a higher layer',
+    'engine/fit/calibration_fit.cpp:1: upward include: fit includes "api/api.hpp" of api, a higher layer',
+    'engine/fit/calibration_fit.cpp:2: sideways include: fit includes "search/explorer.hpp" of its peer search',
+  ].sort());
+});
+
+// What api/ may hold: the string API's envelopes and the handles they answer
+// with. A job, an importer or a fit put back here fails, even one that only
+// api.cpp calls (which the include rule cannot see): a job belongs in jobs/,
+// a benchmark reader or the fit in fit/ (docs/architecture.md, "Layers").
+const API_FILES = {
+  'api.hpp': "the string API: a document's text in, an envelope's text out",
+  'api.cpp': 'its envelopes: each call guarded, dispatched to jobs/, search/ or fit/, its answer written',
+  'inspect_model.hpp': "the inspect call's answer: a model summarised as the engine reads it",
+  'inspect_model.cpp': "the inspect call's answer: a model summarised as the engine reads it",
+};
+
+test('api/ holds only the envelopes and their handles', () => {
+  const files = fs.readdirSync(path.join(repo, 'engine', 'api')).sort();
+  const extra = files.filter((f) => !(f in API_FILES));
+  assert.deepEqual(extra, [], 'a job goes in engine/jobs/, a benchmark reader or the fit in engine/fit/');
+  assert.deepEqual(Object.keys(API_FILES).filter((f) => !files.includes(f)), [], 'API_FILES names a file api/ no longer has');
+});
+
 // Results are typed until they are written (docs/architecture.md, "Layers"):
 // the engine does not read its own output back by JSON pointer. These are the
 // files that may use a JSON pointer, each an input reader or a writer; a new
