@@ -6,7 +6,7 @@
 #include <emscripten/val.h>
 
 #include "api/api.hpp"
-#include "api/calibration_fit.hpp"
+#include "fit/calibration_fit.hpp"
 
 namespace {
 
@@ -15,7 +15,7 @@ namespace {
 std::string fit_calibration(const std::string& request, emscripten::val on_progress) {
   const bool report = on_progress.typeOf().as<std::string>() == "function";
   return sightline::api::fit_calibration(
-      request, [&](double p) { if (report) on_progress(p); }, sightline::api::FitOptions::kApiCeiling);
+      request, [&](double p) { if (report) on_progress(p); }, sightline::fit::FitOptions::kApiCeiling);
 }
 
 }  // namespace

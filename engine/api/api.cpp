@@ -5,14 +5,14 @@
 #include <memory>
 #include <mutex>
 
-#include "api/bench_import.hpp"
-#include "api/budgeted_job.hpp"
-#include "api/calibration_apply.hpp"
-#include "api/calibration_fit.hpp"
 #include "api/inspect_model.hpp"
-#include "api/make_job.hpp"
-#include "api/run_estimate.hpp"
-#include "api/run_job.hpp"
+#include "fit/bench_import.hpp"
+#include "fit/calibration_apply.hpp"
+#include "fit/calibration_fit.hpp"
+#include "jobs/budgeted_job.hpp"
+#include "jobs/make_job.hpp"
+#include "jobs/run_estimate.hpp"
+#include "jobs/run_job.hpp"
 #include "core/error.hpp"
 #include "core/error_boundary.hpp"
 #include "core/json_text.hpp"
@@ -152,7 +152,7 @@ std::unique_ptr<PlannedReuse> plan_reuse(const std::string& question_json, const
   p->families = search::seqs_families(plan);
   p->scenarios = std::move(plan.scenarios);  // as each run reads it: with the calibration
   if (!calibration.is_null())
-    for (json& s : p->scenarios) s = with_calibration(std::move(s), calibration, "candidate");
+    for (json& s : p->scenarios) s = fit::with_calibration(std::move(s), calibration, "candidate");
   p->limits = std::make_unique<search::CandidateLimits>(p->scenarios);
   p->question_json = question_json;
   p->calibration_json = calibration_json;
@@ -313,14 +313,14 @@ std::string inspect_model(const std::string& model_json) {
 std::string import_bench_file(const std::string& name, const std::string& text, const std::string& format) {
   return guarded("import_bench_file", [&] {
     json runs = json::array();
-    for (const BenchRun& r : read_bench_file(name, text, format)) runs.push_back(r.to_json());
+    for (const fit::BenchRun& r : fit::read_bench_file(name, text, format)) runs.push_back(r.to_json());
     return runs;
   });
 }
 
 std::string apply_calibration(const std::string& scenario_json, const std::string& calibration_json) {
   return guarded("apply_calibration", [&] {
-    return with_calibration(parse_json_text(scenario_json), parse_json_document(calibration_json, "the calibration"),
+    return fit::with_calibration(parse_json_text(scenario_json), parse_json_document(calibration_json, "the calibration"),
                             "the scenario");
   });
 }
@@ -344,7 +344,7 @@ json fit_from_request(const json& doc, const std::function<void(double)>& on_pro
   const json& files = doc["files"];
   if (!files.is_array() || files.empty())
     fail(error_code::kType, "/files", "files: expected a non-empty array of {name, text}");
-  std::vector<BenchRun> runs;
+  std::vector<fit::BenchRun> runs;
   std::string source;
   for (size_t i = 0; i < files.size(); ++i) {
     const std::string at = "/files/" + std::to_string(i);
@@ -352,18 +352,18 @@ json fit_from_request(const json& doc, const std::function<void(double)>& on_pro
       fail(error_code::kType, at, "each file is {name, text}");
     const std::string name = request_text(files[i], "name", at + "/name");
     const std::string text = request_text(files[i], "text", at + "/text");
-    for (BenchRun& r : read_bench_file(name, text, "")) runs.push_back(std::move(r));
+    for (fit::BenchRun& r : fit::read_bench_file(name, text, "")) runs.push_back(std::move(r));
     source += (source.empty() ? "" : ", ") + name;
   }
-  FitBase base{doc["base"], request_text(doc, "base_name", "/base_name")};
+  fit::FitBase base{doc["base"], request_text(doc, "base_name", "/base_name")};
   const std::string id = request_text(doc, "id", "/id");
-  FitOptions options;
+  fit::FitOptions options;
   // The same reader and bounds as a scenario's limits section, with the fit's default.
   options.max_work_units = doc.contains("limits")
-                               ? read_max_work_units(doc["limits"], "/limits", FitOptions::kDefaultWorkUnits, ceiling)
-                               : FitOptions::kDefaultWorkUnits;
+                               ? read_max_work_units(doc["limits"], "/limits", fit::FitOptions::kDefaultWorkUnits, ceiling)
+                               : fit::FitOptions::kDefaultWorkUnits;
   options.on_progress = on_progress;
-  return fit_cluster_calibration(base, runs, id, "sightline fit of " + source + " on " + base.name, options);
+  return fit::fit_cluster_calibration(base, runs, id, "sightline fit of " + source + " on " + base.name, options);
 }
 
 }  // namespace
@@ -372,7 +372,7 @@ std::string fit_calibration(const std::string& request_json, const std::function
                             int64_t ceiling) {
   return guarded("fit_calibration", [&] {
     return fit_from_request(parse_json_text(request_json), on_progress,
-                            std::max<int64_t>(1, std::min(ceiling, FitOptions::kMaxWorkUnits)));
+                            std::max<int64_t>(1, std::min(ceiling, fit::FitOptions::kMaxWorkUnits)));
   });
 }
 

@@ -31,7 +31,7 @@ std::string run_scenario_central_only(const std::string& scenario_json);
 std::string run_scenario_with_budget(const std::string& scenario_json, bool central_only, int64_t default_units,
                                      int64_t ceiling);
 std::string validate_scenario(const std::string& scenario_json);  // result: the resolved scenario
-// What a run will cost before it starts, for a time estimate (api/run_estimate.hpp,
+// What a run will cost before it starts, for a time estimate (jobs/run_estimate.hpp,
 // estimate_work): {"units": {"low", "high"}, "units_per_request", "requests": {"low", "high"},
 // "probe": {"requests", "units"}} (a caller times the call for its machine's units per second).
 std::string estimate_work(const std::string& scenario_json, bool central_only);
@@ -43,21 +43,21 @@ std::string version();
 // architecture object (api/inspect_model.hpp lists the fields).
 std::string inspect_model(const std::string& model_json);
 // The runs of one benchmark result file, as `sightline fit --import-only`
-// reads them (api/bench_import.hpp): `name` is the file's name for messages,
+// reads them (fit/bench_import.hpp): `name` is the file's name for messages,
 // `format` "" detects the format from the structure. result: [run...]; an
 // error is located in the file (its JSON pointer, or /line/N of a summary).
 std::string import_bench_file(const std::string& name, const std::string& text, const std::string& format);
 // The scenario with a cluster calibration (`sightline fit`'s file) in its cost
-// model, as `sightline run --calibration FILE` runs it (api/calibration_apply.hpp).
+// model, as `sightline run --calibration FILE` runs it (fit/calibration_apply.hpp).
 // result: the scenario to run.
 std::string apply_calibration(const std::string& scenario_json, const std::string& calibration_json);
 // `sightline fit` through JSON, for the page's worker: request
 //   {"base": SCENARIO, "base_name": "...", "files": [{"name", "text"}...], "id": "...",
 //    "limits": {"max_work_units": N}?}
 // reads every file as import_bench_file does and fits on the base scenario
-// (api/calibration_fit.hpp); result: the calibration file. The work budget is
+// (fit/calibration_fit.hpp); result: the calibration file. The work budget is
 // the fit's default unless limits asks for more, up to `ceiling`
-// (FitOptions::kApiCeiling here; the CLI's --max-work-units goes to
+// (fit::FitOptions::kApiCeiling here; the CLI's --max-work-units goes to
 // kMaxWorkUnits). `on_progress` (may be empty) gets 0..1 after each replay.
 std::string fit_calibration(const std::string& request_json, const std::function<void(double)>& on_progress,
                             int64_t ceiling);

@@ -24,13 +24,13 @@
 #include <sstream>
 #include <thread>
 
-#include "api/api.hpp"
-#include "api/budgeted_job.hpp"
-#include "core/error_boundary.hpp"
-#include "core/json_text.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/command_budget.hpp"
 #include "cli/flags.hpp"
+#include "api/api.hpp"
+#include "jobs/budgeted_job.hpp"
+#include "core/error_boundary.hpp"
+#include "core/json_text.hpp"
 
 namespace sightline::cli {
 

@@ -30,11 +30,11 @@
 #include <set>
 #include <sstream>
 
-#include "api/api.hpp"
-#include "api/budgeted_job.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/command_budget.hpp"
 #include "cli/flags.hpp"
+#include "api/api.hpp"
+#include "jobs/budgeted_job.hpp"
 #include "core/json_text.hpp"
 
 namespace sightline::cli {
@@ -204,7 +204,7 @@ Searched search_answer(json scenario, double scale) {
 constexpr double kLongRunsAtLeast = 9;
 
 // The long runs' work once the answer is known, before any of them runs: the
-// figure `run` refuses on (api/run_estimate: a probe of the run's first
+// figure `run` refuses on (jobs/run_estimate: a probe of the run's first
 // requests at the answer's rate, about 0.1 s) times kLongRunsAtLeast.
 double long_runs_units(const Searched& c, bool hold_only, double scale) {
   if (hold_only)  // two runs of scale x the floor (check_hold)

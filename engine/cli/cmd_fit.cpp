@@ -5,9 +5,9 @@
 #include <iostream>
 #include <map>
 
-#include "api/calibration_fit.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/flags.hpp"
+#include "fit/calibration_fit.hpp"
 #include "core/csv.hpp"
 #include "core/error.hpp"
 #include "core/json_text.hpp"
@@ -98,10 +98,10 @@ std::map<std::string, std::string> per_file(const std::vector<std::string>& give
 std::string read_input(const std::string& f) {
   std::error_code ec;
   const auto size = std::filesystem::file_size(f, ec);
-  if (!ec && size > api::kMaxBenchFileBytes)
+  if (!ec && size > fit::kMaxBenchFileBytes)
     fail(error_code::kLimitExceeded, "",
          f + ": the file is " + std::to_string(size >> 20) + " MiB; fit reads files up to " +
-             std::to_string(api::kMaxBenchFileBytes >> 20) + " MiB");
+             std::to_string(fit::kMaxBenchFileBytes >> 20) + " MiB");
   std::string text;
   if (!read_file(f, text)) fail("io_error", "", "cannot read " + f);
   return text;
@@ -113,14 +113,14 @@ int cmd_fit(const Args& args) {
   std::vector<std::string> files, model_of, prompt_of;
   std::string base_file, out, id = "my-cluster", format_in, output = "table", problem;
   bool import_only = false;
-  int64_t max_work_units = api::FitOptions::kDefaultWorkUnits;
-  int64_t holdout_every = api::FitOptions{}.holdout_every;
+  int64_t max_work_units = fit::FitOptions::kDefaultWorkUnits;
+  int64_t holdout_every = fit::FitOptions{}.holdout_every;
   Flags flags("fit");
   flags.text("--base", &base_file).text("--out", &out).text("--id", &id)
-      .text("--bench-format", &format_in, api::bench_formats())
+      .text("--bench-format", &format_in, fit::bench_formats())
       .text("--format", &output, {"table", "json"}).boolean("--import-only", &import_only)
       .texts("--model-of", &model_of).texts("--prompt-tokens", &prompt_of)
-      .integer("--max-work-units", &max_work_units, 1, api::FitOptions::kMaxWorkUnits)
+      .integer("--max-work-units", &max_work_units, 1, fit::FitOptions::kMaxWorkUnits)
       .integer("--holdout-every", &holdout_every, 0, 1000).positional(&files, 1000);
   if (!flags.parse(args, problem)) return usage_error(problem);
   if (files.empty()) return usage_error("fit takes at least one BENCH_FILE");
@@ -134,10 +134,10 @@ int cmd_fit(const Args& args) {
   std::map<std::string, std::string> prompt = per_file(prompt_of, "--prompt-tokens", files, problem);
   if (!problem.empty()) return usage_error(problem);
   try {
-    std::vector<api::BenchRun> runs;
+    std::vector<fit::BenchRun> runs;
     std::string source;
     for (const std::string& f : files) {
-      for (api::BenchRun& r : api::read_bench_file(f, read_input(f), format_in)) {
+      for (fit::BenchRun& r : fit::read_bench_file(f, read_input(f), format_in)) {
         if (replay_model.count(f)) r.replay_model = replay_model[f];
         if (prompt.count(f)) {
           double n = 0;
@@ -155,22 +155,22 @@ int cmd_fit(const Args& args) {
     }
     if (import_only) {
       json a = json::array();
-      for (const api::BenchRun& r : runs) a.push_back(r.to_json());
+      for (const fit::BenchRun& r : runs) a.push_back(r.to_json());
       std::cout << safe_dump(a, 2) << "\n";
       return 0;
     }
-    api::FitBase base;
+    fit::FitBase base;
     base.name = base_file;
     try {
       base.doc = parse_json_text(read_input(base_file));
     } catch (const SightlineError& e) {
       fail(e.code().c_str(), e.path(), base_file + ": " + e.what());
     }
-    api::FitOptions options;
+    fit::FitOptions options;
     options.max_work_units = max_work_units;
     if (holdout_every == 1) return usage_error("--holdout-every N takes 0 (hold none out) or N >= 2 (every N-th run)");
     options.holdout_every = static_cast<int>(holdout_every);
-    const json cal = api::fit_cluster_calibration(base, runs, id, "sightline fit of " + source + " on " + base_file, options);
+    const json cal = fit::fit_cluster_calibration(base, runs, id, "sightline fit of " + source + " on " + base_file, options);
     if (!out.empty()) write_output(out, safe_dump(cal, 2) + "\n");
     if (output == "json") std::cout << safe_dump(cal, 2) << "\n";
     else print_fit_table(cal);

@@ -29,14 +29,14 @@
 #include <iostream>
 #include <map>
 
-#include "api/api.hpp"
-#include "api/budgeted_job.hpp"
-#include "core/json_text.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/command_budget.hpp"
 #include "cli/e2e_intervals.hpp"
 #include "cli/flags.hpp"
 #include "cli/validation_runs.hpp"
+#include "api/api.hpp"
+#include "jobs/budgeted_job.hpp"
+#include "core/json_text.hpp"
 #include "scenario/simulation_spec.hpp"
 
 namespace sightline::cli {

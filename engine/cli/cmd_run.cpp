@@ -1,14 +1,14 @@
 // sightline run: runs a scenario file or preset.
 #include <iostream>
 
+#include "cli/cli_common.hpp"
+#include "cli/flags.hpp"
 #include "core/error.hpp"
 #include "core/json_reader.hpp"
 #include "core/json_text.hpp"
 #include "api/api.hpp"
-#include "api/budgeted_job.hpp"
-#include "api/calibration_apply.hpp"
-#include "cli/cli_common.hpp"
-#include "cli/flags.hpp"
+#include "jobs/budgeted_job.hpp"
+#include "fit/calibration_apply.hpp"
 
 namespace sightline::cli {
 
@@ -80,14 +80,14 @@ int cmd_run(const std::vector<std::string>& args) {
     // Both side paths edit the scenario, so it is read here, by the one reader
     // (duplicate keys, depth, UTF-8), and an error is located in the file.
     json doc = parse_json_document(text, scenario_name);
-    api::cost_model_section(doc, scenario_name);
+    fit::cost_model_section(doc, scenario_name);
     if (!calibration_file.empty()) {  // a cluster calibration from `sightline fit`, put into the cost model
       std::string cal_text;
       read_input_file(calibration_file, cal_text);
-      doc = api::with_calibration(std::move(doc), parse_json_document(cal_text, calibration_file), scenario_name);
+      doc = fit::with_calibration(std::move(doc), parse_json_document(cal_text, calibration_file), scenario_name);
     }
     // The reference interval: full runs at both cost bounds (cost_model.intervals "full").
-    if (full_intervals) api::cost_model_section(doc, scenario_name)["intervals"] = "full";
+    if (full_intervals) fit::cost_model_section(doc, scenario_name)["intervals"] = "full";
     text = safe_dump(doc);
   }
   const std::string raw = sightline::api::run_scenario_with_budget(

@@ -12,7 +12,7 @@
 #include "cli/command_budget.hpp"
 #include "cli/flags.hpp"
 #include "core/json_text.hpp"
-#include "api/make_job.hpp"
+#include "jobs/make_job.hpp"
 #include "search/deployment_search.hpp"
 
 namespace sightline::cli {

@@ -5,9 +5,9 @@
 #include <filesystem>
 #include <system_error>
 
-#include "api/budgeted_job.hpp"
-#include "api/run_estimate.hpp"
 #include "cli/cli_common.hpp"
+#include "jobs/budgeted_job.hpp"
+#include "jobs/run_estimate.hpp"
 #include "core/error.hpp"
 
 namespace sightline::cli {

@@ -1,7 +1,7 @@
 #pragma once
 // One work budget for every CLI command that simulates, searches, sweeps or
 // fits (issue 34, "bounds on every command"). A command estimates its work
-// before doing any: from the per-run estimate `run` uses (api/run_estimate:
+// before doing any: from the per-run estimate `run` uses (jobs/run_estimate:
 // estimate_work, its low end) summed over the runs, rows or candidates it
 // will make, or from the size of the files it will fit. Past its budget it is
 // refused with a located limit_exceeded error that gives the estimate, the
@@ -72,11 +72,11 @@ class CommandBudget {
 // The per-run estimate `run` uses for a scenario document: the least work
 // units its run makes (every simulation: the central run and, unless
 // central_only, both bounds; a max-QPS search's fewest runs), at least 1. A
-// training run counts kUnitsPerTrainingRun (api/run_estimate has no figure
+// training run counts kUnitsPerTrainingRun (jobs/run_estimate has no figure
 // for it). A scenario that does not read counts 1: its run fails on its own
 // located error at once.
 double run_work_units(const json& scenario, bool central_only);
-// The figure `run` refuses on for a serving simulation (api/run_estimate's
+// The figure `run` refuses on for a serving simulation (jobs/run_estimate's
 // probe_work_figure: its first requests simulated on their own, about 0.1 s;
 // within 25% of the units the runs made for the shipped presets), at least
 // run_work_units. Other scenarios: run_work_units.

@@ -4,9 +4,9 @@
 #include <iomanip>
 #include <iostream>
 
-#include "api/error_interval.hpp"
-#include "api/kind_error_band.hpp"
 #include "cli/cli_common.hpp"
+#include "jobs/error_interval.hpp"
+#include "jobs/kind_error_band.hpp"
 #include "core/det_math.hpp"
 
 namespace sightline::cli {
@@ -25,9 +25,9 @@ void loo_interval(const KindIntervals& k, const KindIntervals::Judged& j, double
   for (size_t i = 0; i < k.errors.size(); ++i)
     if (i != j.error_index) others.push_back(det_log(1.0 + k.errors[i]));
   std::sort(others.begin(), others.end());
-  const api::OrderStatisticBand b = api::order_statistic_band(others, kIntervalLevel);
+  const jobs::OrderStatisticBand b = jobs::order_statistic_band(others, kIntervalLevel);
   const RowInterval& r = j.interval;
-  const IntervalSpan s = api::combined_interval(r.central, r.kernel_low, r.kernel_high, b.log_low, b.log_high, r.time_like);
+  const IntervalSpan s = jobs::combined_interval(r.central, r.kernel_low, r.kernel_high, b.log_low, b.log_high, r.time_like);
   low = s.low;
   high = s.high;
 }
@@ -72,8 +72,8 @@ void add_interval_row(KindIntervals& k, double optimism, double measured, const 
 json intervals_json(const std::map<std::string, KindIntervals>& by_kind) {
   json o = json::object();
   for (const auto& [kind, k] : by_kind) {
-    const api::ErrorInterval e = api::error_interval(k.errors, kIntervalLevel);
-    const api::OrderStatisticBand& f = e.finite_sample;
+    const jobs::ErrorInterval e = jobs::error_interval(k.errors, kIntervalLevel);
+    const jobs::OrderStatisticBand& f = e.finite_sample;
     int shown = 0, kernels = 0, loo = 0;
     for (const KindIntervals::Judged& j : k.with_interval) {
       shown += covers(j.measured, j.interval.low, j.interval.high) ? 1 : 0;
@@ -95,8 +95,8 @@ json intervals_json(const std::map<std::string, KindIntervals>& by_kind) {
                 {{"order", f.order},
                  {"log_low", f.log_low},
                  {"log_high", f.log_high},
-                 {"low_signed_error_pct", api::signed_error_pct_of_log(f.log_low)},
-                 {"high_signed_error_pct", api::signed_error_pct_of_log(f.log_high)},
+                 {"low_signed_error_pct", jobs::signed_error_pct_of_log(f.log_low)},
+                 {"high_signed_error_pct", jobs::signed_error_pct_of_log(f.log_high)},
                  {"reaches_level", f.reaches_level},
                  {"expected_coverage", f.expected_coverage},
                  {"loo_covered", e.finite_sample_covered}}},

@@ -1,10 +1,10 @@
 #pragma once
 // report-e2e's intervals by kind (issue 38, point 7): per kind of run, the 80%
-// band its development rows' errors give (api/error_interval.hpp), how often
+// band its development rows' errors give (jobs/error_interval.hpp), how often
 // such a band set without a row covers that row (leave-one-out), and how
 // often the runs' own intervals cover the measured figures: the kernels'
 // interval alone, the interval the run shows (widened to the shipped band,
-// api/kind_error_band.hpp: in sample, the row is one of the band's rows), and
+// jobs/kind_error_band.hpp: in sample, the row is one of the band's rows), and
 // the same widened to the band of the kind's other rows (leave-one-out: the
 // honest figure).
 #include <map>

@@ -1,7 +1,7 @@
 // The text tables' last section: each figure's 80% interval and where it
 // comes from (the kernels' interval at the result's tier, widened to the
 // end-to-end error measured for its kind: the result's "interval_band",
-// api/kind_error_band.hpp, whose "note" it prints). The JSON carries the same
+// jobs/kind_error_band.hpp, whose "note" it prints). The JSON carries the same
 // beside each figure.
 #include <algorithm>
 #include <iomanip>
@@ -40,7 +40,7 @@ void print_interval_section(const json& r) {
   if (rows.str().empty()) return;
   const json& band = r.value("interval_band", json::object());
   std::cout << "\n80% intervals (the kernels' at the " << r.value("cost_tier", "") << " tier";
-  // The band's sentence is the engine's (api/kind_error_band.hpp), as on the page.
+  // The band's sentence is the engine's (jobs/kind_error_band.hpp), as on the page.
   if (band.value("applied", false)) std::cout << "; speed figures " << band.value("note", "");
   std::cout << ")\n" << rows.str();
 }

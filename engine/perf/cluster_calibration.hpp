@@ -7,7 +7,7 @@
 //   comm_efficiency_scale     multiplies the achieved bandwidth of collectives
 //   host_us_per_step          CPU time per engine step the stack model does not know of
 //   request_latency_ms        constant per-request client latency (network, HTTP, tokenizer) added to
-//                             a serving simulation's TTFT and E2E (api/client_request_latency), no step
+//                             a serving simulation's TTFT and E2E (jobs/client_request_latency), no step
 // A scale of 1 and 0 µs leave every prediction unchanged.
 #include <algorithm>
 #include <memory>
@@ -20,7 +20,7 @@ namespace sightline {
 
 // What a calibration may hold: a factor outside its range is not a calibration
 // of the same stack but a different machine or a broken benchmark. The reader
-// refuses it and the fit (api/calibration_fit) clamps to it, so what the fit
+// refuses it and the fit (fit/calibration_fit) clamps to it, so what the fit
 // writes the reader reads; the ranges are written here once for both.
 struct FactorRange {
   double lo, hi;

@@ -21,7 +21,7 @@ struct CostModelSpec {
   double gpu_hour_usd = 0;    // 0: no cost figures
   // Corrections fitted to the user's own benchmarks (`sightline fit`); none by default.
   std::optional<ClusterCalibration> cluster_calibration;
-  // How a serving simulation's 80% interval is computed (api/interval_job.hpp):
+  // How a serving simulation's 80% interval is computed (jobs/interval_job.hpp):
   // "auto" (paired short bound runs where they save work, else full ones),
   // "full" (the central run plus full runs at both bounds: the reference) or
   // "reduced" (always the paired short runs).

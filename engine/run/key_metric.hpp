@@ -3,7 +3,7 @@
 // training, search) carries them as one ordered array of
 // {id, label, unit, value, low, high} (plus a description where the metric has
 // one). Jobs compute them from their typed results; the interval runs
-// (api/interval_job) combine the central run's with the bound runs' by id, and
+// (jobs/interval_job) combine the central run's with the bound runs' by id, and
 // key_metrics_to_json is the one writer.
 #include <string>
 #include <vector>
@@ -56,7 +56,7 @@ const KeyMetric* find_by_id(const KeyMetrics& list, const std::string& id);
 // set: the headline's goodput), which it then keeps.
 void attach_intervals(KeyMetrics& central, const KeyMetrics& low_run, const KeyMetrics& high_run);
 
-// The same from short bound runs (api/interval_job.hpp): `low_short` and
+// The same from short bound runs (jobs/interval_job.hpp): `low_short` and
 // `high_short` ran the first requests of the workload at the bounds, and
 // `central_short` the same requests at the central cost. Each bound's value at
 // full length is the central value times the bound's ratio to the central

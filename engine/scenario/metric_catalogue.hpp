@@ -21,7 +21,7 @@ enum class MetricKind { kLatency, kServing, kTraining, kDeploymentSearch, kTrain
 // falls (a throughput, MFU). kNone: a share, a size, a count, a part of a
 // step, a floor, a spread, or a figure an SLO decides (goodput, max QPS: the
 // bound runs carry the kernels' error through the SLO; a scaled band would
-// not). The kind's measured end-to-end error band (api/kind_error_band.hpp)
+// not). The kind's measured end-to-end error band (jobs/kind_error_band.hpp)
 // widens the interval of exactly the kTime and kRate figures.
 enum class EndToEndSpeed { kNone, kTime, kRate };
 

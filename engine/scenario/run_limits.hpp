@@ -1,7 +1,7 @@
 #pragma once
 // A scenario's top-level "limits" section: the work budget a run may use.
 // One reader for every path that reads a scenario document: the run API takes
-// the section (api/budgeted_job.hpp, take_run_limits, with the caller's
+// the section (jobs/budgeted_job.hpp, take_run_limits, with the caller's
 // ceiling) and removes it before read_scenario; any other path that reads a
 // whole scenario (a preset listed for the page's parameter schema,
 // explain-step's one step, a search's base) checks it here with the widest
@@ -38,7 +38,7 @@ namespace sightline {
 // kApiCeiling; the native CLI may raise a run's budget (its --max-work-units
 // flag, or the scenario's own limit) up to kNativeCeiling. Memory is bounded
 // for every caller by an estimate made before the run starts
-// (api/run_estimate.hpp).
+// (jobs/run_estimate.hpp).
 struct RunLimits {
   static constexpr int64_t kDefaultMaxWorkUnits = 40000000;
   static constexpr int64_t kApiCeiling = 2 * kDefaultMaxWorkUnits;

@@ -231,7 +231,7 @@ struct RunProgress {
   bool stopped = false;  // at spec.stop_at_s, with requests left in flight
   std::string limit_hit;
 
-  // Work units (the run budget's measure, api/budgeted_job; docs/limits.md
+  // Work units (the run budget's measure, jobs/budgeted_job; docs/limits.md
   // "What a unit costs"): an event's CPU grows with the sequences its step
   // walks and prices, and a prompt's arrival with the KV blocks its context
   // is looked up, published and offloaded in. So a unit is one event, or

@@ -109,7 +109,7 @@ GeneratedWorkload generate_workload(const SimulationSpec& spec, uint64_t seed, c
 // When the n-th request arrives (seconds) in a Poisson or gamma workload: the
 // draws generate_workload makes (its arrivals stream), without the requests,
 // so that a probe of a run's first requests can read the run's average rate
-// (api/run_estimate). 0 for any other arrival process and for sessions.
+// (jobs/run_estimate). 0 for any other arrival process and for sessions.
 double nth_arrival_s(const SimulationSpec& spec, uint64_t seed, int64_t n);
 
 // Where generate_workload_into puts the requests, one at a time in order;

@@ -1,5 +1,5 @@
 // Cost of the 80% interval on a serving run: the default run (central plus
-// paired short bound runs, api/interval_job.hpp) against a central-only run
+// paired short bound runs, jobs/interval_job.hpp) against a central-only run
 // and against the full three-run reference, on the 10,000-request head-to-head
 // scenario (examples/head-to-head-llama2-7b-a100-10k.json: Llama-2-7B on one
 // A100, Poisson 10 req/s, 512 in / 128 out), through the public JSON API.

@@ -1,4 +1,4 @@
-// How close the up-front work estimate (api/run_estimate: the probe's figure)
+// How close the up-front work estimate (jobs/run_estimate: the probe's figure)
 // comes to the work units a run then makes, on every shipped serving
 // simulation preset: each at its shipped request count (where the probe
 // applies, over 400 requests) and at N requests (default 20,000), central only
@@ -34,8 +34,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "api/make_job.hpp"
-#include "api/run_estimate.hpp"
+#include "jobs/make_job.hpp"
+#include "jobs/run_estimate.hpp"
 #include "scenario/scenario.hpp"
 
 namespace {

@@ -1,6 +1,6 @@
 // Issue 34, "never guess", on every benchmark reader: each key of a file is
 // read, on its format's documented list of keys not read
-// (engine/api/bench_import_ignored.cpp, docs/calibrate-from-benchmarks.md
+// (engine/fit/bench_import_ignored.cpp, docs/calibrate-from-benchmarks.md
 // "Keys not read"), or refused at its own place in the file. Real files
 // (tests/data/bench/real, SOURCES.md there), each with one invented key added
 // at the top and inside a nested object (an MLPerf summary: one invented line).

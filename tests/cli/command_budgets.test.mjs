@@ -198,7 +198,7 @@ test('check-capacity: long runs figured at the answer are refused after the sear
 // Commands that do no work a budget bounds, or that bound it another way, each with the reason.
 const notBudgeted = {
   'cmd_run.cpp': 'one run, budgeted by the API (run_scenario_with_budget, --max-work-units)',
-  'cmd_fit.cpp': 'its replays are capped by api::FitOptions (--max-work-units)',
+  'cmd_fit.cpp': 'its replays are capped by fit::FitOptions (--max-work-units)',
   'cmd_validate.cpp': 'validate and inspect-model read a document and run nothing',
   'cmd_presets.cpp': 'lists presets',
   'cmd_ops.cpp': 'prices one operator',

@@ -68,7 +68,7 @@ test('report-e2e runs every validation row and summarises its errors', () => {
     }
   }
   // The runs' 80% intervals are widened to presets/transfer_errors/end_to_end.json
-  // (engine/api/kind_error_band.hpp): each kind's band must be the one report-e2e
+  // (engine/jobs/kind_error_band.hpp): each kind's band must be the one report-e2e
   // computes on the current engine, to the last bit (after a model change:
   // node web/measured-errors.mjs, then rebuild).
   const bandFile = JSON.parse(readFileSync(path.join(repoRoot, 'presets', 'transfer_errors', 'end_to_end.json'), 'utf8'));

@@ -550,7 +550,7 @@ test('vLLM --append-result JSON lines are read as vllm runs with their model id'
     [['vllm', 'facebook/opt-125m', '/0', 2], ['vllm', 'facebook/opt-125m', '/1', 4]]);
 });
 
-test('rule: one place adds a calibration\'s per-request latency to TTFT and E2E (api/client_request_latency)', () => {
+test('rule: one place adds a calibration\'s per-request latency to TTFT and E2E (jobs/client_request_latency)', () => {
   // The fit's replays and `run` go through the same job; a second place that
   // adds the latency (as the fit once did in its predictions) would let the fit
   // model something `run` does not apply.

@@ -1,4 +1,4 @@
-// SGLang's server_info, argument by argument (engine/api/bench_server_args.cpp):
+// SGLang's server_info, argument by argument (engine/fit/bench_server_args.cpp):
 // on the real one-server file tests/data/bench/real/tonyli_qwen25-3b_agg_c8.jsonl
 // (SOURCES.md there), each rule with one value of the file changed where the
 // rule is about a value the server did not run. Judged by exit codes and
@@ -174,7 +174,7 @@ test('rule: SGLang server_info: runs whose servers ran other kernels are not fit
 });
 
 // --- internal_states: the scheduler's copy of the arguments (one entry per data-parallel
-// rank), each key read against the server's own (engine/api/bench_server_settings.cpp,
+// rank), each key read against the server's own (engine/fit/bench_server_settings.cpp,
 // read_scheduler_copy). The real file's scheduler resolved pp_max_micro_batch_size
 // (null -> 4096), its prefill / decode attention backends (null -> "fa3") and
 // disable_chunked_prefix_cache (false -> true): it passes (the first test above).

@@ -22,7 +22,7 @@
 #include <string>
 
 #include "api/api.hpp"
-#include "api/calibration_fit.hpp"
+#include "fit/calibration_fit.hpp"
 #include "core/error_boundary.hpp"
 #include "core/json_text.hpp"
 
@@ -41,20 +41,20 @@ std::string fit_case(const std::string& input) {
       [&] {
         const json req = read_engine_envelope(input);  // the fuzzer's own request, always valid JSON
         const std::string name = req.at("file").get<std::string>();
-        std::vector<api::BenchRun> runs = api::read_bench_file(name, req.at("text").get<std::string>(), "");
+        std::vector<fit::BenchRun> runs = fit::read_bench_file(name, req.at("text").get<std::string>(), "");
         if (req.contains("prompt_tokens")) {
-          for (api::BenchRun& r : runs)
+          for (fit::BenchRun& r : runs)
             if (!r.prompt_tokens_mean) {
               r.prompt_tokens_mean = req["prompt_tokens"].get<double>();
               r.prompt_source = "--prompt-tokens";
             }
         }
-        api::FitBase base;
+        fit::FitBase base;
         base.name = "base.json";
         base.doc = req.at("base");
-        api::FitOptions options;
+        fit::FitOptions options;
         options.max_work_units = req.at("max_work_units").get<int64_t>();
-        const json cal = api::fit_cluster_calibration(base, runs, "fuzz", "fuzz", options);
+        const json cal = fit::fit_cluster_calibration(base, runs, "fuzz", "fuzz", options);
         out = safe_dump(json{{"ok", true}, {"result", cal}, {"warnings", json::array()}});
       },
       "fit");

@@ -1,12 +1,12 @@
-// The benchmark-file readers' key rule (engine/api/bench_import_keys.hpp): every
+// The benchmark-file readers' key rule (engine/fit/bench_import_keys.hpp): every
 // reader's result passes through the one shared check of unread keys, and every
 // format has its own list of keys not read. A reader added beside the others
 // that skips the check, or brings its own list, is named here.
 import fs from 'node:fs';
 import path from 'node:path';
 
-const api = (root) => path.join(root, 'engine', 'api');
-const read = (root, f) => fs.readFileSync(path.join(api(root), f), 'utf8');
+const fitDir = (root) => path.join(root, 'engine', 'fit');
+const read = (root, f) => fs.readFileSync(path.join(fitDir(root), f), 'utf8');
 
 // The body of the function `name` in `text` (from its first '{' to the matching '}').
 function body(text, name) {
@@ -22,7 +22,7 @@ function body(text, name) {
 
 export function check(root) {
   const problems = [];
-  const files = fs.readdirSync(api(root)).filter((f) => /^bench_import.*\.cpp$/.test(f));
+  const files = fs.readdirSync(fitDir(root)).filter((f) => /^bench_import.*\.cpp$/.test(f));
   const readers = [...read(root, 'bench_import_readers.hpp').matchAll(/^(?:BenchRun|std::vector<BenchRun>) (read_\w+)\(/gm)].map((m) => m[1]);
   if (readers.length === 0) problems.push('bench_import_readers.hpp: no reader found');
   const dispatch = read(root, 'bench_import.cpp');

@@ -16,14 +16,14 @@ test('every benchmark reader passes through the shared unread-key check; one lis
 
 test('a new reader that skips the check, or keeps its own list, is named', () => {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-key-rule-'));
-  const api = path.join(root, 'engine', 'api');
-  fs.mkdirSync(api, { recursive: true });
-  for (const f of fs.readdirSync(path.join(repo, 'engine', 'api')).filter((n) => n.startsWith('bench_import')))
-    fs.copyFileSync(path.join(repo, 'engine', 'api', f), path.join(api, f));
-  fs.appendFileSync(path.join(api, 'bench_import_readers.hpp'), '\nBenchRun read_newtool_file(const std::string& text, const std::string& file);\n');
-  fs.writeFileSync(path.join(api, 'bench_import_newtool.cpp'),
+  const fit = path.join(root, 'engine', 'fit');
+  fs.mkdirSync(fit, { recursive: true });
+  for (const f of fs.readdirSync(path.join(repo, 'engine', 'fit')).filter((n) => n.startsWith('bench_import')))
+    fs.copyFileSync(path.join(repo, 'engine', 'fit', f), path.join(fit, f));
+  fs.appendFileSync(path.join(fit, 'bench_import_readers.hpp'), '\nBenchRun read_newtool_file(const std::string& text, const std::string& file);\n');
+  fs.writeFileSync(path.join(fit, 'bench_import_newtool.cpp'),
     'struct IgnoredKey { const char* k; };\nBenchRun read_newtool_file(const std::string& text, const std::string& file) {\n  return BenchRun{};\n}\n');
-  fs.writeFileSync(path.join(api, 'bench_import_bypass.cpp'),
+  fs.writeFileSync(path.join(fit, 'bench_import_bypass.cpp'),
     'std::vector<BenchRun> read_again(const json& j) { return {read_vllm_object(j, "f", "")}; }\n');
   const found = check(root);
   assert.ok(found.some((p) => p.startsWith('read_vllm_object: called outside read_object')), found.join('\n'));

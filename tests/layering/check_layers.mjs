@@ -22,7 +22,8 @@ export const LAYERS = [
   ['scenario'],
   ['run'],
   ['infer', 'serve', 'train'],
-  ['search'],
+  ['jobs'],
+  ['search', 'fit'],
   ['api'],
   ['cli', 'wasm'],
 ];

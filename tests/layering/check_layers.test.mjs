@@ -66,12 +66,54 @@ test('a library linked to a higher one is reported', () => {
   assert.deepEqual(errors, ['engine/CMakeLists.txt: sightline_comm links sightline_perf, which is not below it']);
 });
 
+// Issue 40, "a thin API": the jobs sit in jobs/ (above the simulators, below
+// the searches), the benchmark importers and the fit in fit/ (above jobs), and
+// api/ holds only the envelopes. The upward-include rule keeps the direction:
+// a job or fit file that includes api/ (or a job that includes fit/ or search/)
+// fails, on this repository's own LAYERS.
+test('jobs/ and fit/ do not include api/, and jobs/ does not include the layers that call it', () => {
+  const root = tree({
+    'engine/CMakeLists.txt': cmake,
+    'engine/jobs/make_job.cpp': '#include "api/api.hpp"\n#include "fit/calibration_fit.hpp"\n#include "search/explorer.hpp"\n',
+    'engine/fit/calibration_fit.cpp': '#include "api/api.hpp"\n#include "search/explorer.hpp"\n',
+    'engine/api/api.hpp': '',
+    'engine/fit/calibration_fit.hpp': '',
+    'engine/search/explorer.hpp': '',
+  });
+  const { errors } = check(root);
+  assert.deepEqual(errors.sort(), [
+    'engine/jobs/make_job.cpp:1: upward include: jobs includes "api/api.hpp" of api, a higher layer',
+    'engine/jobs/make_job.cpp:2: upward include: jobs includes "fit/calibration_fit.hpp" of fit, a higher layer',
+    'engine/jobs/make_job.cpp:3: upward include: jobs includes "search/explorer.hpp" of search, a higher layer',
+    'engine/fit/calibration_fit.cpp:1: upward include: fit includes "api/api.hpp" of api, a higher layer',
+    'engine/fit/calibration_fit.cpp:2: sideways include: fit includes "search/explorer.hpp" of its peer search',
+  ].sort());
+});
+
+// What api/ may hold: the string API's envelopes and the handles they answer
+// with. A job, an importer or a fit put back here fails, even one that only
+// api.cpp calls (which the include rule cannot see): a job belongs in jobs/,
+// a benchmark reader or the fit in fit/ (docs/architecture.md, "Layers").
+const API_FILES = {
+  'api.hpp': "the string API: a document's text in, an envelope's text out",
+  'api.cpp': 'its envelopes: each call guarded, dispatched to jobs/, search/ or fit/, its answer written',
+  'inspect_model.hpp': "the inspect call's answer: a model summarised as the engine reads it",
+  'inspect_model.cpp': "the inspect call's answer: a model summarised as the engine reads it",
+};
+
+test('api/ holds only the envelopes and their handles', () => {
+  const files = fs.readdirSync(path.join(repo, 'engine', 'api')).sort();
+  const extra = files.filter((f) => !(f in API_FILES));
+  assert.deepEqual(extra, [], 'a job goes in engine/jobs/, a benchmark reader or the fit in engine/fit/');
+  assert.deepEqual(Object.keys(API_FILES).filter((f) => !files.includes(f)), [], 'API_FILES names a file api/ no longer has');
+});
+
 // Results are typed until they are written (docs/architecture.md, "Layers"):
 // the engine does not read its own output back by JSON pointer. These are the
 // files that may use a JSON pointer, each an input reader or a writer; a new
 // one fails here until it is a typed read or is listed with its reason.
 const JSON_POINTER_USERS = {
-  'engine/api/interval_job.cpp': 'writer: places _low/_high beside the figure a key metric names',
+  'engine/jobs/interval_job.cpp': 'writer: places _low/_high beside the figure a key metric names',
   'engine/cli/cmd_sweep.cpp': 'input: sets a sweep value in the input scenario',
   'engine/cli/table_serving.cpp': 'writer: the CLI table formats a finished result',
   'engine/scenario/metric_catalogue.cpp': 'writer: metric_value, used only by the CLI table writer',
@@ -111,7 +153,7 @@ test('engine/ uses a JSON pointer only in its input readers and writers', () => 
 const RESULT_SECTIONS = ['metrics', 'key_metrics', 'headline_metrics', 'intervals_80', 'interval_band', 'headline',
   'steady_state', 'max_qps', 'capacity', 'memory_per_gpu', 'breakdown', 'time_series', 'interval_runs', 'training_run'];
 const SECTION_READERS = {
-  'engine/api/bench_import_tools.cpp': "input: a GuideLLM report's own \"metrics\"",
+  'engine/fit/bench_import_tools.cpp': "input: a GuideLLM report's own \"metrics\"",
   'engine/scenario/read_simulation.cpp': 'input: the scenario\'s serving.key_metrics and serving.steady_state',
   'engine/scenario/read_training.cpp': 'input: the scenario\'s training.key_metrics',
   'engine/search/deployment_search.cpp': "input: read_candidate_outcome, search_rank's input results",
@@ -156,11 +198,11 @@ test('the section scan finds a read-back and passes a write', () => {
 // Issue 40: "fit calls jobs and reads fields, never JSON text". The string API
 // (api/api.hpp: a scenario's text in, an envelope's text out) is for the front
 // ends (the CLI, the wasm bindings); an engine module that calls it reads the
-// engine's own output back as text. Typed runs go through api/run_job.hpp and
+// engine's own output back as text. Typed runs go through jobs/run_job.hpp and
 // Job::figure instead.
 test('no engine module below the CLI calls the string API', () => {
   const callers = engineSources().filter(([, text]) => /#include "api\/api\.hpp"/.test(text)).map(([f]) => f);
   const below = callers.filter((f) => !f.startsWith('engine/cli/') && f !== 'engine/api/api.cpp').sort();
-  assert.deepEqual(below, [], 'read a typed job (api/run_job.hpp, Job::figure) instead of the string API\'s JSON');
+  assert.deepEqual(below, [], 'read a typed job (jobs/run_job.hpp, Job::figure) instead of the string API\'s JSON');
   assert.ok(callers.includes('engine/cli/cmd_run.cpp'), 'the scan finds a front end\'s use');
 });

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "api/api.hpp"
-#include "api/calibration_fit.hpp"
+#include "fit/calibration_fit.hpp"
 #include "core/error.hpp"
 #include "core/json_text.hpp"
 #include "perf/cluster_calibration.hpp"
@@ -35,7 +35,7 @@ TEST_CASE("calibration api: a fit through JSON is sightline fit's, with progress
   std::vector<double> seen;
   const json env = parse_json_text(
       api::fit_calibration(safe_dump(calibration_api::fit_request()), [&](double p) { seen.push_back(p); },
-                           api::FitOptions::kApiCeiling));
+                           fit::FitOptions::kApiCeiling));
   REQUIRE_MESSAGE(env["ok"].get<bool>(), safe_dump(env));
   const json& cal = env["result"];
   CHECK(cal["id"] == "lab");
@@ -58,22 +58,22 @@ TEST_CASE("calibration api: a fit through JSON is sightline fit's, with progress
 }
 
 TEST_CASE("calibration api: the fit's budget is read like a scenario's limits, within the API's ceiling") {
-  const auto fit = [](const json& request) { return parse_json_text(api::fit_calibration(safe_dump(request), {}, api::FitOptions::kApiCeiling)); };
+  const auto fit_text = [](const json& request) { return parse_json_text(api::fit_calibration(safe_dump(request), {}, fit::FitOptions::kApiCeiling)); };
   // Too small a budget for the runs: refused before the first replay.
-  const json small = fit(calibration_api::fit_request({{"max_work_units", 10}}));
+  const json small = fit_text(calibration_api::fit_request({{"max_work_units", 10}}));
   REQUIRE_FALSE(small["ok"].get<bool>());
   CHECK(small["error"]["code"] == "limit_exceeded");
   // Past the API's ceiling (the CLI's --max-work-units goes higher): located at the limit.
-  const json big = fit(calibration_api::fit_request({{"max_work_units", api::FitOptions::kApiCeiling + 1}}));
+  const json big = fit_text(calibration_api::fit_request({{"max_work_units", fit::FitOptions::kApiCeiling + 1}}));
   REQUIRE_FALSE(big["ok"].get<bool>());
   CHECK(big["error"]["path"] == "/limits/max_work_units");
   // An unknown key of the request, and a file the readers refuse, are located.
   json extra = calibration_api::fit_request();
   extra["model"] = "x";
-  CHECK(fit(extra)["error"]["path"] == "/model");
+  CHECK(fit_text(extra)["error"]["path"] == "/model");
   json bad = calibration_api::fit_request();
   bad["files"][0]["text"] = "{}";
-  const json refused = fit(bad);
+  const json refused = fit_text(bad);
   REQUIRE_FALSE(refused["ok"].get<bool>());
   CHECK(refused["error"]["message"].get<std::string>().find("summary.json") != std::string::npos);
 }

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "api/make_job.hpp"
+#include "jobs/make_job.hpp"
 #include "scenario/scenario.hpp"
 #include "serve/capacity_pool.hpp"
 #include "serve/capacity_search.hpp"

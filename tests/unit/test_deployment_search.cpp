@@ -8,7 +8,7 @@
 #include <iomanip>
 #include <sstream>
 
-#include "api/make_job.hpp"
+#include "jobs/make_job.hpp"
 #include "core/error.hpp"
 #include "search/deployment_search.hpp"
 #include "serve/simulation.hpp"

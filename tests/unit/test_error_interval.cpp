@@ -5,10 +5,10 @@
 #include <cmath>
 #include <vector>
 
-#include "api/error_interval.hpp"
+#include "jobs/error_interval.hpp"
 
-using sightline::api::error_interval;
-using sightline::api::ErrorInterval;
+using sightline::jobs::error_interval;
+using sightline::jobs::ErrorInterval;
 
 TEST_CASE("error interval: the band holds the middle 80% of the rows' errors, in log speed") {
   // Errors whose log(1 + e) are 0, 0.01, ..., 0.10: the 10th and 90th
@@ -53,8 +53,8 @@ TEST_CASE("error interval: equal errors give a band of width zero that covers ev
   CHECK(none.rows == 0);
 }
 
-using sightline::api::order_statistic_band;
-using sightline::api::OrderStatisticBand;
+using sightline::jobs::order_statistic_band;
+using sightline::jobs::OrderStatisticBand;
 
 TEST_CASE("finite-sample band: order statistics reach the level on exchangeable rows, the interpolated band does not") {
   // 11 evenly spread rows: j = floor(12 x 0.1) = 1, the lowest and highest:
@@ -100,7 +100,7 @@ TEST_CASE("finite-sample band: n = 9 at 80% is exactly j = 1; 23 rows j = 2; 41 
 }
 
 TEST_CASE("signed error of a log bound: exp(log) - 1, and 100 times that in percent") {
-  CHECK(sightline::api::signed_error_of_log(0.0) == 0.0);
-  CHECK(sightline::api::signed_error_of_log(std::log(1.25)) == doctest::Approx(0.25));
-  CHECK(sightline::api::signed_error_pct_of_log(std::log(0.8)) == doctest::Approx(-20.0));
+  CHECK(sightline::jobs::signed_error_of_log(0.0) == 0.0);
+  CHECK(sightline::jobs::signed_error_of_log(std::log(1.25)) == doctest::Approx(0.25));
+  CHECK(sightline::jobs::signed_error_pct_of_log(std::log(0.8)) == doctest::Approx(-20.0));
 }

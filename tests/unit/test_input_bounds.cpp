@@ -11,9 +11,9 @@
 #include <vector>
 #include <utility>
 
-#include "api/make_job.hpp"
+#include "jobs/make_job.hpp"
+#include "jobs/run_estimate.hpp"
 #include "core/error.hpp"
-#include "api/run_estimate.hpp"
 #include "presets/preset_store.hpp"
 #include "scenario/scenario.hpp"
 #include "scenario/simulation_spec.hpp"
@@ -310,7 +310,7 @@ TEST_CASE("900,000 head-to-head requests, with their interval, are figured withi
 }
 
 TEST_CASE("the n-th arrival the estimate reads is the workload's own, and a rate override scales it") {
-  // api/run_estimate scales a probe's arrivals to its run's average rate from
+  // jobs/run_estimate scales a probe's arrivals to its run's average rate from
   // nth_arrival_s: it must draw what generate_workload draws.
   json s = preset("scenarios", "I2.1");  // Poisson, 2 req/s
   s["serving"].erase("steady_state");    // (it needs a rate: not for all_at_once)
@@ -441,7 +441,7 @@ TEST_CASE("a multi-turn run stopped at the probe's cap is figured within 5% of i
   // not its turns). The probe of the whole run stops at 100,000 events; a
   // figure per turn from those was 30% and 37% under (docs/limits.md). The
   // rest is projected on the sessions' drawn think times and the probe's
-  // step times (api/session_projection).
+  // step times (jobs/session_projection).
   for (const int64_t sessions : {int64_t{107}, int64_t{359}}) {
     CAPTURE(sessions);
     json s = preset("scenarios", "S.chat-offload");

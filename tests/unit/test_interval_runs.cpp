@@ -1,5 +1,5 @@
 // The serving simulator's 80% interval from paired short bound runs
-// (api/interval_job.hpp) against the reference, full runs at both cost
+// (jobs/interval_job.hpp) against the reference, full runs at both cost
 // bounds, on shipped serving presets: the paired interval covers the full one
 // within the tolerance docs/cost-model.md states, is never zero-width, and the
 // headline and max-QPS figures carry one too.

@@ -1,5 +1,5 @@
 // A run's 80% interval widened to the end-to-end error its kind shows on the
-// development rows (api/kind_error_band.hpp; issue 38, point 7): the envelope
+// development rows (jobs/kind_error_band.hpp; issue 38, point 7): the envelope
 // of the kernels' interval and the kind's band, central values untouched.
 #include <doctest/doctest.h>
 
@@ -8,11 +8,11 @@
 #include <set>
 #include <string>
 
-#include "api/kind_error_band.hpp"
+#include "jobs/kind_error_band.hpp"
 #include "scenario/metric_catalogue.hpp"
 
 using namespace sightline;
-using api::combined_interval;
+using jobs::combined_interval;
 
 TEST_CASE("kind band: a time's true value is predicted x (1 + error), a rate's predicted / (1 + error); the wider side wins") {
   // Band of log(1 + error) [-0.1, 0.4]: up to 49% optimistic, 10% pessimistic.
@@ -85,34 +85,34 @@ TEST_CASE("speed column: every time and rate of a banded kind is flagged, or nam
 
 TEST_CASE("kind band: a figure is described by its catalogue row, by id or by the pointer the result writes it at") {
   bool time_like = false;
-  CHECK(api::band_describes("serving_latency", "ttft_ms", time_like));
+  CHECK(jobs::band_describes("serving_latency", "ttft_ms", time_like));
   CHECK(time_like);
-  CHECK(api::band_describes("training", "tokens_per_s_per_gpu", time_like));
+  CHECK(jobs::band_describes("training", "tokens_per_s_per_gpu", time_like));
   CHECK_FALSE(time_like);
   // The steady window's throughput, an interval figure by its JSON pointer (serve/serving_job.cpp).
-  CHECK(api::band_describes("serving_simulation", "/headline/throughput_qps", time_like));
+  CHECK(jobs::band_describes("serving_simulation", "/headline/throughput_qps", time_like));
   CHECK_FALSE(time_like);
   // Not the run's speed: a share, a size, figures an SLO decides.
-  CHECK_FALSE(api::band_describes("serving_simulation", "slo_attainment", time_like));
-  CHECK_FALSE(api::band_describes("serving_simulation", "goodput_requests_per_s", time_like));
-  CHECK_FALSE(api::band_describes("serving_simulation", "/headline/goodput_qps", time_like));
-  CHECK_FALSE(api::band_describes("serving_simulation", "/max_qps/qps", time_like));
-  CHECK_FALSE(api::band_describes("training", "memory_per_gpu_GiB", time_like));
-  CHECK_FALSE(api::band_describes("training", "pp_bubble_pct", time_like));
-  CHECK_FALSE(api::band_describes("deployment_search", "max_qps", time_like));
-  CHECK_FALSE(api::band_describes("serving_simulation", "no_such_figure", time_like));
+  CHECK_FALSE(jobs::band_describes("serving_simulation", "slo_attainment", time_like));
+  CHECK_FALSE(jobs::band_describes("serving_simulation", "goodput_requests_per_s", time_like));
+  CHECK_FALSE(jobs::band_describes("serving_simulation", "/headline/goodput_qps", time_like));
+  CHECK_FALSE(jobs::band_describes("serving_simulation", "/max_qps/qps", time_like));
+  CHECK_FALSE(jobs::band_describes("training", "memory_per_gpu_GiB", time_like));
+  CHECK_FALSE(jobs::band_describes("training", "pp_bubble_pct", time_like));
+  CHECK_FALSE(jobs::band_describes("deployment_search", "max_qps", time_like));
+  CHECK_FALSE(jobs::band_describes("serving_simulation", "no_such_figure", time_like));
 }
 
 TEST_CASE("kind band: the shipped bands are found by kind, and widening moves no central value") {
-  const api::KindErrorBand* training = api::kind_error_band("training");
+  const jobs::KindErrorBand* training = jobs::kind_error_band("training");
   REQUIRE(training != nullptr);
   CHECK(training->rows >= 3);
   CHECK(training->log_low <= training->log_high);
   CHECK(training->level == doctest::Approx(0.8));
-  CHECK(api::kind_error_band("serving_latency") != nullptr);
-  CHECK(api::kind_error_band("serving_simulation") != nullptr);
-  CHECK(api::kind_error_band("deployment_search") == nullptr);
-  CHECK(api::kind_error_band_source().find("report-e2e") != std::string::npos);
+  CHECK(jobs::kind_error_band("serving_latency") != nullptr);
+  CHECK(jobs::kind_error_band("serving_simulation") != nullptr);
+  CHECK(jobs::kind_error_band("deployment_search") == nullptr);
+  CHECK(jobs::kind_error_band_source().find("report-e2e") != std::string::npos);
 
   KeyMetric step = KeyMetric::number("step_time_ms", "Step time", "ms", 1000);
   step.has_interval = true;
@@ -130,8 +130,8 @@ TEST_CASE("kind band: the shipped bands are found by kind, and widening moves no
   fixed.low = 490;
   fixed.high = 510;
   KeyMetrics km = {step, memory, mfu, fixed};
-  std::vector<api::WidenedFigure> widened;
-  api::widen_to_kind_band(km, "training", {"step_time_ms", "mfu_pct"}, &widened);
+  std::vector<jobs::WidenedFigure> widened;
+  jobs::widen_to_kind_band(km, "training", {"step_time_ms", "mfu_pct"}, &widened);
   CHECK(km[3].low == 490);
   CHECK(km[3].high == 510);
   CHECK(km[0].value == 1000);
@@ -145,20 +145,20 @@ TEST_CASE("kind band: the shipped bands are found by kind, and widening moves no
   CHECK(widened[0].kernel_low == 999);
   CHECK(widened[0].kernel_high == 1001);
   // The result's block names the kind, its rows and where the band comes from.
-  const json block = api::interval_band_json("training", widened);
+  const json block = jobs::interval_band_json("training", widened);
   CHECK(block["rows"] == training->rows);
   CHECK(block["kernel_intervals"]["step_time_ms"][0] == 999.0);
   // Its note is the one sentence the CLI's table and the page's tooltips show.
   const std::string note = block["note"];
   CHECK(note.find("on " + std::to_string(training->rows) + " published training runs, ") != std::string::npos);
   CHECK(note.find(" optimistic: sightline report-e2e") != std::string::npos);
-  CHECK(api::interval_band_json("deployment_search", {})["applied"] == false);
+  CHECK(jobs::interval_band_json("deployment_search", {})["applied"] == false);
 }
 
 TEST_CASE("kind band: a figure the bounds move by under 0.5% is not the run's speed") {
   const double c = 1000, lo = 999, hi = 1002, far = 1030;
-  CHECK_FALSE(api::moved_by_bounds(c, &lo, &hi));
-  CHECK(api::moved_by_bounds(c, &lo, &far));
-  CHECK(api::moved_by_bounds(c, nullptr, &far));
-  CHECK_FALSE(api::moved_by_bounds(c, nullptr, nullptr));
+  CHECK_FALSE(jobs::moved_by_bounds(c, &lo, &hi));
+  CHECK(jobs::moved_by_bounds(c, &lo, &far));
+  CHECK(jobs::moved_by_bounds(c, nullptr, &far));
+  CHECK_FALSE(jobs::moved_by_bounds(c, nullptr, nullptr));
 }

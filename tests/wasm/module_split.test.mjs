@@ -5,7 +5,7 @@
 // namespace scope built at start-up (a std::vector of the readers' keys) links
 // the whole table into every module. That put the page over its 1 MB budget
 // once (2026-11-30). Here: none of the readers' lists of keys not read
-// (engine/api/bench_import_ignored.cpp, each entry's reason) is in the page's
+// (engine/fit/bench_import_ignored.cpp, each entry's reason) is in the page's
 // module, and they are in the calibrate module (so this test can fail).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -16,7 +16,7 @@ import { repoRoot } from './wasm_module.mjs';
 // The reasons of the lists: the second string of each {"path", "why"} entry,
 // and the named reasons (constexpr const char* kName = "...").
 function listReasons() {
-  const text = fs.readFileSync(path.join(repoRoot, 'engine', 'api', 'bench_import_ignored.cpp'), 'utf8');
+  const text = fs.readFileSync(path.join(repoRoot, 'engine', 'fit', 'bench_import_ignored.cpp'), 'utf8');
   const entries = [...text.matchAll(/\{"[^"]*",\s*"((?:[^"\\]|\\.){24,})"\}/g)].map((m) => m[1]);
   const named = [...text.matchAll(/constexpr const char\* k\w+ = "((?:[^"\\]|\\.){24,})";/g)].map((m) => m[1]);
   return [...new Set([...entries, ...named])].filter((s) => !s.includes('\\'));

@@ -56,7 +56,7 @@ test('(a) the default scenario I1.1 runs on load and matches the CLI', async () 
   assert.equal(await page.textContent('[data-field="cost_tier"]'), cli('I1.1').cost_tier);
   assert.equal(await page.getAttribute('#progress', 'value'), '1');
   // A card the kind's measured band widened says so in the engine's words: its
-  // tooltip ends with the result's interval_band.note (engine/api/kind_error_band.hpp).
+  // tooltip ends with the result's interval_band.note (engine/jobs/kind_error_band.hpp).
   const { interval_band: band, cost_tier: tier } = cli('I1.1');
   const titles = await page.$$eval('.kpi-interval[data-source="kind_band"]', (ls) => ls.filter((l) => !l.hidden).map((l) => l.title));
   assert.ok(band.applied && band.note && titles.length > 0, JSON.stringify(band));
