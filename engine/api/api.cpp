@@ -102,8 +102,11 @@ std::string search_plan(const std::string& question_json) {
       candidates.push_back({{"index", i}, {"deployment", search::candidate_label(spec, plan.candidates[i])}, {"scenario", plan.scenarios[i]}});
     json pruned = json::array();
     for (const auto& p : plan.pruned) pruned.push_back({{"layout", search::candidate_label(spec, p.layout)}, {"reason", p.reason}});
+    // The question's latencies (search/deployment_search.hpp), known before any
+    // run: the page heads its table and chart with them while the runs go on.
     return json{{"candidates", candidates},
                 {"pruned", pruned},
+                {"question_latencies", search::question_latencies_json(spec.ttft_percentile, spec.tpot_percentile)},
                 {"space", {{"layouts", plan.space_size}, {"pruned", plan.pruned.size()}, {"candidates", plan.candidates.size()}}}};
   });
 }

@@ -50,6 +50,10 @@ LatencyPercentile question_percentile(const serve::SloSpec& slo, serve::SloMetri
 std::string latency_id(const char* metric, LatencyPercentile p);
 // The same latency in words: ("tpot", P90) -> "P90 TPOT".
 std::string latency_words(const char* metric, LatencyPercentile p);
+// The question's two latencies as the plan and the answer write them
+// (`question_latencies`): {"ttft": {"id", "words"}, "tpot": {...}}, so that a
+// reader (the page) quotes the engine's ids and words and spells neither.
+json question_latencies_json(LatencyPercentile ttft, LatencyPercentile tpot);
 
 // A prefill:decode pool ratio; {0, 0} is colocated (one pool of mixed replicas).
 struct PoolRatio {

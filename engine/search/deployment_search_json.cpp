@@ -83,6 +83,11 @@ json ranked_json(const DeploymentSearchResult& res, const RankedCandidate& r) {
 
 }  // namespace
 
+json question_latencies_json(LatencyPercentile ttft, LatencyPercentile tpot) {
+  return {{"ttft", {{"id", latency_id("ttft", ttft)}, {"words", latency_words("ttft", ttft)}}},
+          {"tpot", {{"id", latency_id("tpot", tpot)}, {"words", latency_words("tpot", tpot)}}}};
+}
+
 json DeploymentSearchResult::to_json() const {
   json table = json::array();
   for (const auto& r : ranked) table.push_back(ranked_json(*this, r));
@@ -133,6 +138,7 @@ json DeploymentSearchResult::to_json() const {
     // The percentile the question judges each latency at (question_percentile);
     // the front is $/Mtok against TTFT at its own.
     out["question_percentiles"] = {{"ttft", percentile_name(ttft_percentile)}, {"tpot", percentile_name(tpot_percentile)}};
+    out["question_latencies"] = question_latencies_json(ttft_percentile, tpot_percentile);
     out["pareto_axes"] = {"usd_per_million_tokens", latency_id("ttft", ttft_percentile)};
     out["criterion"] =
       "each candidate runs at target_qps with serving.steady_state: the capacity search's run sizing and growth, "

@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sources } from './source_files.mjs';
+import { lineFindings } from './line_scan.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -31,14 +32,7 @@ const hotFiles = [
 const nameCompare =
   /\.name\s*[!=]=|[!=]=\s*[\w\[\]()]+(\.|->)name\b|(\.|->)name\.(rfind|find|compare|substr|starts_with|ends_with)\s*\(|starts_with\s*\([^,]*\bname\b|string_view\s+\w+\s*=\s*\w+(\.|->)name\b/;
 
-function findings(file, text) {
-  const out = [];
-  text.split('\n').forEach((line, i) => {
-    const code = line.replace(/\/\/.*$/, '');
-    if (nameCompare.test(code)) out.push(`${file}:${i + 1}: ${line.trim()}`);
-  });
-  return out;
-}
+const findings = (file, text) => lineFindings(file, text, nameCompare);
 
 test('the scanner finds name compares, not roles or name assignments', () => {
   const text = [

@@ -14,6 +14,10 @@ test('searchPlan returns candidate scenarios with serving.steady_state; searchIn
   assert.equal(plan.ok, true, JSON.stringify(plan.error));
   assert.ok(plan.result.candidates.length > 0);
   assert.equal(plan.result.space.layouts, 72);
+  // The question's latencies as the engine names them, before any run (its attainment 0.9 judges P90):
+  // the page heads its table and chart with these and spells no id of its own.
+  assert.deepEqual(plan.result.question_latencies,
+    { ttft: { id: 'ttft_p90_ms', words: 'P90 TTFT' }, tpot: { id: 'tpot_p90_ms', words: 'P90 TPOT' } });
   const first = plan.result.candidates[0];
   assert.ok(first.scenario.serving.steady_state);
   assert.equal(first.scenario.serving.workload.arrival.rate_qps, 20);

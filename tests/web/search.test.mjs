@@ -359,6 +359,11 @@ test('the canonical question (P90) on the page: estimate first, the CLI\'s answe
     const cellText = await page.$eval(`#search-table tbody tr[data-candidate="${nativeAnswer.candidate}"]`, (tr, c) => tr.children[c].textContent, col);
     assert.equal(cellText, display(nativeAnswer[id]), `the answer's row: ${id}`);
   }
+  // Its link keeps the answer at the question's percentile (the engine's question_latencies ids), no P99.
+  await page.click('#search-share');
+  const answered = decodeSearchLink((await page.inputValue('#search-share-text')).replace(/^[^#]*/, '')).answer;
+  assert.deepEqual(Object.keys(answered).filter((k) => /_ms$/.test(k)).sort(), ['tpot_p90_ms', 'ttft_p90_ms']);
+  assert.deepEqual([answered.ttft_p90_ms, answered.tpot_p90_ms], [nativeAnswer.ttft_p90_ms, nativeAnswer.tpot_p90_ms]);
 
   assert.match(await page.evaluate(() => window.bestSeen), new RegExp(`^Best so far: ${h200.replace(/[()×]/g, '.')}, \\$[\\d.]+ per hour, meets the SLO`));
   assert.equal(await page.isHidden('#search-best'), true, 'the ranked answer replaces it');

@@ -20,12 +20,17 @@ export function metricOf(row, id) {
   return { value: row[id] };
 }
 
-/** What a share link keeps of an answer: the cheapest deployment meeting the SLO and its numbers. */
+/**
+ * What a share link keeps of an answer: the cheapest deployment meeting the SLO and its numbers,
+ * its latencies at the question's percentiles (the engine's ids, question_latencies).
+ */
 export function answerSummary(a) {
   if (!a) return null;
   const b = a.cheapest_meeting_slo;
   if (!b) return { deployment: null };
-  return { deployment: b.deployment, gpus: b.gpus, usd_per_million_tokens: b.usd_per_million_tokens, ttft_p99_ms: b.ttft_p99_ms, tpot_p99_ms: b.tpot_p99_ms };
+  const summary = { deployment: b.deployment, gpus: b.gpus, usd_per_million_tokens: b.usd_per_million_tokens };
+  for (const { id } of Object.values(a.question_latencies || {})) summary[id] = b[id];
+  return summary;
 }
 
 export class SearchAnswer {
@@ -75,13 +80,16 @@ export class SearchAnswer {
   }
 
   /**
-   * TTFT or TPOT at the question's percentile: the engine's id of it in each row ('tpot_p90_ms',
-   * engine/search/deployment_search.hpp latency_id) and its words ('P90 TPOT'). Every latency the
-   * answer, the chart and the table quote is the engine's figure of this id: the page computes none.
+   * TTFT or TPOT at the question's percentile as the engine names it: its id in each row
+   * ('tpot_p90_ms') and its words ('P90 TPOT'), from the answer, else the plan
+   * (question_latencies, engine/search/deployment_search.hpp): the page spells neither. Every
+   * latency the answer, the chart and the table quote is the engine's figure of this id: the page
+   * computes none. Before a plan: no id, and the bare metric's name.
    */
   questionLatency(metric) {
-    const pct = this.sloPercentile(metric);
-    return { id: `${metric}_${pct}_ms`, words: `${pct.toUpperCase()} ${metric.toUpperCase()}` };
+    const named = (this.search.answer && this.search.answer.question_latencies)
+      || (this.search.plan && this.search.plan.question_latencies);
+    return (named && named[metric]) || { id: null, words: metric.toUpperCase() };
   }
 
   drawAnswer(a) {
@@ -196,7 +204,7 @@ export class SearchAnswer {
   chartAxis(budget) {
     if (budget) return { key: 'max_qps', name: 'highest rate', label: 'Highest rate within the SLO (req/s)', of: (r) => r.max_qps, interval: (r) => metricOf(r, 'max_qps') };
     const axes = this.search.answer && this.search.answer.pareto_axes;
-    const key = (axes && axes[1]) || 'ttft_p99_ms';
+    const key = (axes && axes[1]) || this.questionLatency('ttft').id;
     const name = this.questionLatency('ttft').words;
     return { key, name, label: `${name} (ms)`, of: (r) => r[key], interval: (r) => metricOf(r, key) };
   }

@@ -79,6 +79,7 @@ export class Search {
     this.scenarios = [];   // the plan's candidates, in plan order
     this.outcomes = null;  // their central runs, by plan index, as they finish
     this.answer = null;
+    this.plan = null;     // the engine's plan of the question on screen (searchPlan)
     this.shared = null;  // {question, answer} of the shared link the form came from
     this.runId = 0;
     this.form = new SearchForm({ onModel });
@@ -149,6 +150,7 @@ export class Search {
     this.calibration = this.getCalibration();  // one for the whole search, as `sightline search` with a calibrated base
     const calibration = this.calibration;
     this.answer = null;
+    this.plan = null;
     this.scenarios = [];
     $('search-share-box').hidden = true;
     $('search-estimate').hidden = true;
@@ -164,6 +166,7 @@ export class Search {
       delete engineQuestion.workload_from;  // the page's own note of the form's workload
       const plan = await planner.searchPlan(engineQuestion);
       if (runId !== this.runId) return;
+      this.plan = plan;  // its question_latencies head the table and the chart while the runs go on
       const scenarios = planScenarios(plan);
       if (scenarios.length > MAX_SEARCH_POINTS) {
         throw Object.assign(new Error(`${scenarios.length} deployments survive pruning; the page simulates at most ${MAX_SEARCH_POINTS}: lower the GPU budget, or try fewer GPU types or batch limits (\`sightline search\` has no such bound)`), { code: 'limit_exceeded', path: '/max_gpus' });
@@ -332,7 +335,7 @@ export class Search {
    * metrics (a run reports P50 and P99 TTFT, not P90: no run is made for nothing).
    */
   async addFrontIntervals(answer) {
-    const axis = (answer.pareto_axes && answer.pareto_axes[1]) || 'ttft_p99_ms';
+    const axis = (answer.pareto_axes || [])[1];
     const reports = (r) => {
       const o = this.outcomes && this.outcomes[r.candidate];
       return Boolean(o && o.result && (o.result.key_metrics || []).some((m) => m.id === axis));
