@@ -407,7 +407,10 @@ bool IterationScheduler::form(Replica& r, ModelEngine& e, StepBatch& b) {
 
 void IterationScheduler::complete(Replica& r, ModelEngine& e, StepBatch& b) {
   TokenCounts& counts = rec_.counts();
-  TokenLedger& tokens = host_.tokens();
+  // A copy of the ledger (its references and block size): the loop's stores
+  // into the records do not make the compiler reload a local's references
+  // per item, as they did the host's ledger's.
+  TokenLedger tokens = host_.tokens();
   SimRequest* const reqs = reqs_.data();  // the records never move while a run steps
   for (const StepItem& it : b.items) {
     SimRequest& q = reqs[it.req];
