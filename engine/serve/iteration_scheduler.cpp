@@ -39,14 +39,15 @@ class IterationScheduler : public BatchScheduler {
   // request; Fits, its blocks hold the step's tokens (grown when the pool had
   // the blocks); MustGrow, the pool is short (a failed grow takes nothing):
   // growing means preempting (grow_for_decode). Inline: it runs per
-  // sequence of every step.
+  // sequence of every step. `check` is kv_.grow_check(e.kv), read once per step.
   enum class DecodeFit : int8_t { StepFull, NotRunning, Fits, MustGrow };
   __attribute__((always_inline)) DecodeFit fit_decode(ModelEngine& e, SimRequest& q, int64_t budget,
-                                                      int64_t step_tokens) {
+                                                      int64_t step_tokens, const KvManager::GrowCheck& check) {
     if (budget <= 0) return DecodeFit::StepFull;
     if (q.state != RequestState::Running) return DecodeFit::NotRunning;
     if (step_tokens > budget) return DecodeFit::StepFull;
-    return kv_.grow(e.kv, q.kv, q.computed + step_tokens) ? DecodeFit::Fits : DecodeFit::MustGrow;
+    const int64_t after = q.computed + step_tokens;
+    return check.covered(q.kv, after) || kv_.grow(e.kv, q.kv, after) ? DecodeFit::Fits : DecodeFit::MustGrow;
   }
   // `process` is a template parameter, not a std::function: it runs once per
   // candidate of every step (an indirect call there was 9% of a run's samples).
@@ -228,13 +229,14 @@ size_t IterationScheduler::take_running_decodes(ModelEngine& e, StepBatch& b, in
   b.items.reserve(b.items.size() + n);  // room for every sequence: no growth in the loop
   b.shape.seqs.reserve(b.shape.seqs.size() + n);
   int64_t budget = budget_io, taken = 0, with_cache = 0, keys = 0;  // BatchSummary::add_alike's counts
+  const KvManager::GrowCheck check = kv_.grow_check(e.kv);
   full = false;
   size_t i = 0;
   for (; i < n; ++i) {
     const int32_t id = running[i];
     SimRequest& q = reqs[id];
     if (q.in_flight || q.computed < q.target) continue;  // not in the split's decodes
-    const DecodeFit fit = fit_decode(e, q, budget, step_tokens);
+    const DecodeFit fit = fit_decode(e, q, budget, step_tokens, check);
     if (fit == DecodeFit::StepFull) {
       full = true;
       break;
@@ -329,6 +331,7 @@ bool IterationScheduler::form(Replica& r, ModelEngine& e, StepBatch& b) {
 
   // The records never move while a run steps: one base for both walks.
   SimRequest* const reqs = reqs_.data();
+  const KvManager::GrowCheck grow_check = kv_.grow_check(e.kv);
   const ItemKind decode_kind = spec_k_ > 0 ? ItemKind::Verify : ItemKind::Decode;
   auto take_decode = [&](int32_t id, SimRequest& q) __attribute__((always_inline)) {
     add_item(b, id, q, decode_kind, step_tokens);
@@ -344,7 +347,7 @@ bool IterationScheduler::form(Replica& r, ModelEngine& e, StepBatch& b) {
       if (q.in_flight) continue;
       if (q.state == RequestState::Running) {
         if (q.computed >= q.target) {
-          const DecodeFit fit = fit_decode(e, q, budget, step_tokens);
+          const DecodeFit fit = fit_decode(e, q, budget, step_tokens, grow_check);
           if (fit == DecodeFit::StepFull) return true;
           // Preempting for its blocks only when the pool is short.
           if (fit == DecodeFit::MustGrow && !grow_for_decode(e, q, b, step_tokens)) continue;
@@ -404,7 +407,10 @@ bool IterationScheduler::form(Replica& r, ModelEngine& e, StepBatch& b) {
 
 void IterationScheduler::complete(Replica& r, ModelEngine& e, StepBatch& b) {
   TokenCounts& counts = rec_.counts();
-  TokenLedger& tokens = host_.tokens();
+  // A copy of the ledger (its references and block size): the loop's stores
+  // into the records do not make the compiler reload a local's references
+  // per item, as they did the host's ledger's.
+  TokenLedger tokens = host_.tokens();
   SimRequest* const reqs = reqs_.data();  // the records never move while a run steps
   for (const StepItem& it : b.items) {
     SimRequest& q = reqs[it.req];

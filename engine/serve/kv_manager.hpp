@@ -178,11 +178,23 @@ class KvManager {
   // Inline for its usual answer (the blocks held already cover the tokens:
   // most decode steps), which the scheduler asks for every sequence of every step.
   bool grow(KvSpace& s, KvHold& h, int64_t tokens_after) {
-    if (contiguous_) return true;  // reserved on admission
-    // The same answer as blocks_for's, without its division.
-    if (s.windowed.empty() && tokens_after <= h.blocks() * block_size_) return true;
+    if (grow_check(s).covered(h, tokens_after)) return true;
     return grow_blocks(s, h, tokens_after);
   }
+  // grow()'s answer without taking blocks, for one space: read once by a
+  // walk over a step's sequences, which otherwise reloads these per sequence
+  // (its stores into the records could alias them).
+  struct GrowCheck {
+    bool always = false;     // contiguous allocation: reserved on admission
+    bool by_blocks = false;  // no windowed layers: the blocks held answer
+    int64_t block_size = 0;
+    // True when the blocks `h` holds already cover `tokens_after` tokens
+    // (blocks_for's answer, without its division).
+    bool covered(const KvHold& h, int64_t tokens_after) const {
+      return always || (by_blocks && tokens_after <= h.blocks() * block_size);
+    }
+  };
+  GrowCheck grow_check(const KvSpace& s) const { return GrowCheck{contiguous_, s.windowed.empty(), block_size_}; }
   void release(KvSpace& s, KvHold& h);
   // Turns the sequence's full private blocks of its shared prefix into cached
   // entries, up to the `computed` tokens.

@@ -356,7 +356,9 @@ void Simulation::commit_batch(Replica& r, Batch& b, double t, const PeakWork& wo
   trace_.on_step(r, b, dur, u, rec_, cluster_.kv_total, run_.now - run_.first_arrival);
   // A request's first step is a prompt's (a decode or verify follows one, on
   // this replica or, handed off, on its prefill replica), so only prefill
-  // items are looked up: the decodes' records stay untouched here.
+  // items are looked up: the decodes' records stay untouched here. A step
+  // with no prompt tokens has none (every prompt chunk is at least a token).
+  if (b.prefill_tokens == 0) return;
   for (const StepItem& it : b.items) {
     if (it.kind != ItemKind::Prefill) continue;
     Req& q = reqs_[static_cast<size_t>(it.req)];

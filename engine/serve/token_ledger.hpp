@@ -29,22 +29,33 @@ class TokenLedger {
   }
   // `n` output tokens came out now.
   void emit_tokens(SimRequest& q, int64_t n) {
-    if (q.generated == 0) q.first_token = now_;
-    else {
-      ++q.gaps;
-      if (stats_.on_token_gap(now_ - q.last_token)) ++q.gaps_over_itl;
-    }
-    q.last_token = now_;
+    if (q.generated != 0) return later_tokens(q, n);
+    q.first_token = q.last_token = now_;
     q.generated += n;
   }
-  // A decode's (or verify's) two hooks, computed then emit_tokens (forced
-  // inline: the compiler's own choice left it a call per token).
+  // A decode's (or verify's) `n` tokens, into the cache and out: computed()
+  // and emit_tokens() as they would answer (forced inline: the compiler's own
+  // choice left it a call per token). While a request runs its shared prefix
+  // changes only where a prompt's chunk publishes, and computed() follows
+  // (admission, swap-in and a landed transfer set kv_counted in
+  // join_running), so its private count grows by exactly n: the prefix is
+  // not read per token. A decode follows a token already out (its prompt's):
+  // no first token here.
   __attribute__((always_inline)) void decoded(SimRequest& q, int64_t n) {
-    computed(q);
-    emit_tokens(q, n);
+    rec_.computes(n);
+    q.kv_counted += static_cast<ReqTokens>(n);  // at most its context (ReqTokens)
+    later_tokens(q, n);
   }
 
  private:
+  // `n` tokens out after the request's earlier ones: a gap since the last.
+  __attribute__((always_inline)) void later_tokens(SimRequest& q, int64_t n) {
+    ++q.gaps;
+    if (stats_.on_token_gap(now_ - q.last_token)) ++q.gaps_over_itl;
+    q.last_token = now_;
+    q.generated += n;
+  }
+
   MetricsRecorder& rec_;
   StepStats& stats_;
   const TimeNs& now_;
