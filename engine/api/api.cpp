@@ -436,17 +436,10 @@ int Engine::start_single(const std::string& scenario_json, const std::string& bo
   for (const CostBound& c : kAllBounds)
     if (bound == cost_bound_name(c)) named = &c;
   if (!named) fail(error_code::kInvalidValue, "/bound", "bound must be central, low or high; got '" + bound + "'");
-  json doc = parse_json_text(scenario_json);
-  const RunLimits limits = take_run_limits(doc);
-  Scenario s = read_scenario(doc);
-  s.cost_model.bound = *named;
-  check_run_estimate(s, estimate_run(s, IntervalMode::CentralOnly), limits);
-  const serve::ServingJob* serving = nullptr;
-  std::unique_ptr<Job> job = make_single_job(s, &serving);
-  if (candidate && !serving) fail(error_code::kInvalidValue, "/serving/mode", "a search candidate is a serving simulation");
+  SingleRun run = start_single_run(parse_json_text(scenario_json), *named, candidate);
   const int handle = next_handle_++;
-  jobs_[handle] = std::make_unique<BudgetedJob>(std::move(job), limits.max_work_units);
-  if (candidate) candidates_[handle] = serving;
+  jobs_[handle] = std::move(run.job);
+  if (candidate) candidates_[handle] = run.serving;
   return handle;
 }
 

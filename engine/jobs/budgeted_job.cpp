@@ -56,6 +56,10 @@ std::vector<KeyMetrics> BudgetedJob::variant_key_metrics() const {
   return inner_->variant_key_metrics();
 }
 
+void BudgetedJob::check_within_budget() const {
+  if (stopped_) fail_over_budget();
+}
+
 void BudgetedJob::fail_over_budget() const {
   char what[256];
   std::snprintf(what, sizeof what, "%lld work units done, %.1f%% of the run (every simulation it makes: the central estimate and, unless central-only, both interval bounds)",

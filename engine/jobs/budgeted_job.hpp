@@ -31,6 +31,9 @@ class BudgetedJob : public Job {
   KeyMetrics key_metrics() const override;  // throws limit_exceeded, like result()
   std::vector<KeyMetrics> variant_key_metrics() const override;
   KeyMetric figure(const std::string& id) const override;  // throws limit_exceeded, like result()
+  // Throws the located limit_exceeded error when the budget ran out, for a
+  // caller that reads the finished run's typed figures rather than result().
+  void check_within_budget() const;
 
  private:
   [[noreturn]] void fail_over_budget() const;  // the located limit_exceeded error

@@ -2,6 +2,7 @@
 
 #include <memory>
 
+#include "core/error.hpp"
 #include "jobs/budgeted_job.hpp"
 #include "jobs/run_estimate.hpp"
 #include "scenario/scenario.hpp"
@@ -27,6 +28,18 @@ std::unique_ptr<Job> run_job_to_end(json doc, IntervalMode mode, int64_t default
   while (!job->step(kRunAllUnits)) {
   }
   return job;
+}
+
+SingleRun start_single_run(json doc, CostBound bound, bool candidate) {
+  const RunLimits limits = take_run_limits(doc);
+  SingleRun run;
+  run.scenario = read_scenario(doc);
+  run.scenario.cost_model.bound = bound;
+  check_run_estimate(run.scenario, estimate_run(run.scenario, IntervalMode::CentralOnly), limits);
+  std::unique_ptr<Job> job = make_single_job(run.scenario, &run.serving);
+  if (candidate && !run.serving) fail(error_code::kInvalidValue, "/serving/mode", "a search candidate is a serving simulation");
+  run.job = std::make_unique<BudgetedJob>(std::move(job), limits.max_work_units);
+  return run;
 }
 
 }  // namespace sightline

@@ -6,6 +6,7 @@
 // (Job::figure), never its JSON.
 #include <memory>
 
+#include "jobs/budgeted_job.hpp"
 #include "jobs/make_job.hpp"
 #include "core/json_reader.hpp"
 #include "scenario/run_limits.hpp"
@@ -19,5 +20,20 @@ namespace sightline {
 // cut in flight; no scenario key sets it).
 std::unique_ptr<Job> run_job_to_end(json doc, IntervalMode mode, int64_t default_units = RunLimits::kDefaultMaxWorkUnits,
                                     int64_t ceiling = RunLimits::kApiCeiling, double stop_at_s = 0);
+
+// One run of a scenario document at a cost bound, without intervals, as a
+// search runs a candidate or an interval point: its "limits" section taken,
+// refused before it starts when its estimate is over the budget, a cluster
+// calibration applied (make_single_job), inside its work budget. The page's
+// sliced runs (api Engine::start_single) and the native search's candidates
+// (search run_candidate) both start here, so a candidate is run and budgeted
+// the same way in both. `candidate`: the scenario must be a serving
+// simulation (a located error otherwise).
+struct SingleRun {
+  Scenario scenario;                           // as read, at the bound
+  std::unique_ptr<BudgetedJob> job;
+  const serve::ServingJob* serving = nullptr;  // the job's serving simulation (null: another kind)
+};
+SingleRun start_single_run(json doc, CostBound bound, bool candidate);
 
 }  // namespace sightline

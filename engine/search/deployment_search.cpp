@@ -6,6 +6,8 @@
 
 #include "core/error.hpp"
 #include "hw/hardware.hpp"
+#include "jobs/client_request_latency.hpp"
+#include "jobs/run_job.hpp"
 #include "presets/preset_store.hpp"
 #include "scenario/scenario.hpp"
 #include "search/candidate_reuse.hpp"
@@ -427,7 +429,7 @@ namespace {
 
 // A finished candidate run's outcome, from the job's typed figures (the same
 // figures read_candidate_outcome reads from its written result).
-CandidateOutcome outcome_of(const serve::ServingJob& job) {
+CandidateOutcome outcome_of(const serve::ServingJob& job, double request_latency_ms) {
   CandidateOutcome o;
   if (const serve::CapacitySearch* q = job.capacity_search()) {
     o.ok = true;
@@ -445,7 +447,11 @@ CandidateOutcome outcome_of(const serve::ServingJob& job) {
     o.error = "not a candidate's run result";
     return o;
   }
-  const serve::ServingMetrics m = job.metrics();
+  // The latencies as the run's result writes them: with a cluster
+  // calibration's per-request client latency (jobs/client_request_latency),
+  // which the page's candidates read from that result.
+  serve::ServingMetrics m = job.metrics();
+  add_request_latency(m, request_latency_ms);
   o.ok = true;
   o.verdict = serve::to_string(ss->verdict);
   o.meets_slo = ss->verdict == serve::Verdict::Meets;
@@ -469,14 +475,15 @@ CandidateOutcome outcome_of(const serve::ServingJob& job) {
 CandidateRun run_candidate(const json& scenario, CostBound bound) {
   CandidateRun r;
   try {
-    Scenario s = read_scenario(scenario);
-    s.cost_model.bound = bound;
-    r.limits = serve::run_limits(s);
-    serve::ServingJob job(s);
-    while (!job.step(kRunAllEvents)) {
+    // As the page runs it (jobs/run_job start_single_run): within its work
+    // budget, with a cluster calibration applied.
+    const SingleRun run = start_single_run(scenario, bound, true);
+    r.limits = serve::run_limits(run.scenario);
+    while (!run.job->step(kRunAllEvents)) {
     }
-    r.outcome = outcome_of(job);
-    r.facts = job.limit_facts();
+    run.job->check_within_budget();
+    r.outcome = outcome_of(*run.serving, calibration_request_latency_ms(run.scenario));
+    r.facts = run.serving->limit_facts();
   } catch (const SightlineError& e) {
     r.outcome.error = std::string(e.code()) + " at '" + e.path() + "': " + e.what();
     r.facts.opaque = true;

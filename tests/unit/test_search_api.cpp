@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "error_checks.hpp"
+#include "fit/calibration_apply.hpp"
 #include "search/candidate_reuse.hpp"
 #include "search/deployment_search.hpp"
 #include "serve/limit_facts.hpp"
@@ -210,4 +211,42 @@ TEST_CASE("search_rank refuses bound results that do not match search_intervals'
   check_error(envelope(engine.limit_facts(bound)), "constraint_violation", "");
   const int candidate = envelope(engine.start_search_candidate(scenario))["result"]["handle"].get<int>();
   check_error(envelope(engine.limit_facts(candidate)), "constraint_violation", "");
+}
+
+// A search candidate runs the same way natively (search::evaluate_candidate,
+// `sightline search`) as on the page (the API's sliced run, read back by
+// read_candidate_outcome): a cluster calibration's per-request client latency
+// is in both runs' TTFT, and both stop at the scenario's work budget.
+TEST_CASE("a search candidate runs natively as on the page: its calibration's request latency, its work budget") {
+  json q = small_question();
+  q["gpus"] = json::array({json::parse(read_source_file("tests/golden/search-deployment-llama2-7b-h100-a100.search.json"))["gpus"][1]});
+  REQUIRE(q["gpus"][0]["gpu"] == "a100-80g-sxm");
+  const search::DeploymentSearchSpec spec = search::read_deployment_search(q);
+  const search::Plan p = search::plan_deployment_search(spec);
+  REQUIRE(!p.scenarios.empty());
+  json calibration = json::parse(read_source_file("tests/data/calibration/fit_fixtures_on_a100.json"));
+  calibration["factors"]["request_latency_ms"] = 150.0;
+  json scenario = fit::with_calibration(p.scenarios[0], calibration, "candidate");
+  api::Engine engine;
+  const search::CandidateOutcome page = search::read_candidate_outcome(run_sliced(engine, engine.start_central_only(scenario.dump()))["result"]);
+  const search::CandidateOutcome native = search::evaluate_candidate(scenario, CostBound::Central);
+  REQUIRE(page.ok);
+  REQUIRE(native.ok);
+  const search::CandidateOutcome raw = search::evaluate_candidate(p.scenarios[0], CostBound::Central);
+  CHECK(page.ttft_p50_ms > raw.ttft_p50_ms + 100.0);  // the 150 ms is in the page's TTFT
+  CHECK(native.ttft_p50_ms == page.ttft_p50_ms);
+  CHECK(native.ttft_p90_ms == page.ttft_p90_ms);
+  CHECK(native.ttft_p99_ms == page.ttft_p99_ms);
+  CHECK(native.tpot_p99_ms == page.tpot_p99_ms);
+  CHECK(native.attainment == page.attainment);
+  CHECK(native.verdict == page.verdict);
+  CHECK(native.requests == page.requests);
+
+  // A budget the run cannot finish in: the page's run and the native candidate both stop, located.
+  scenario["limits"] = {{"max_work_units", 2000}};
+  const json stopped = run_sliced(engine, engine.start_central_only(scenario.dump()));
+  CHECK(stopped["ok"] == false);
+  const search::CandidateOutcome over = search::evaluate_candidate(scenario, CostBound::Central);
+  CHECK(!over.ok);
+  CHECK(over.error.rfind("limit_exceeded at '/limits/max_work_units'", 0) == 0);
 }
