@@ -337,8 +337,8 @@ struct SimulationSpec {
   // A benchmark's end (simulated seconds from t = 0; 0: none, the run drains):
   // the run stops there and the requests still in flight are in no figure, as
   // a benchmark tool leaves out the requests it cancels at its max_seconds.
-  // Set only by a fit's replay of a run cut in flight (api/calibration_fit_
-  // replay.cpp), never read from a scenario: figures that leave out the
+  // Set only by a fit's replay of a run cut in flight
+  // (fit/calibration_fit_replay.cpp), never read from a scenario: figures that leave out the
   // slowest, latest requests by construction answer no serving question.
   double stop_at_s = 0;
   std::vector<std::string> key_metrics;
