@@ -445,13 +445,10 @@ int Engine::start_single(const std::string& scenario_json, const std::string& bo
 
 std::string Engine::start_job(const std::string& scenario_json, bool central_only) {
   return guarded("Engine::start", [&] {
-    json doc = parse_json_text(scenario_json);
-    const RunLimits limits = take_run_limits(doc);
-    Scenario s = read_scenario(doc);
-    check_run_estimate(s, estimate_run(s, central_only ? IntervalMode::CentralOnly : IntervalMode::Bounds), limits);
+    std::unique_ptr<BudgetedJob> job =
+        start_budgeted_job(parse_json_text(scenario_json), central_only ? IntervalMode::CentralOnly : IntervalMode::Bounds);
     const int handle = next_handle_++;
-    jobs_[handle] = std::make_unique<BudgetedJob>(
-        make_job(s, central_only ? IntervalMode::CentralOnly : IntervalMode::Bounds), limits.max_work_units);
+    jobs_[handle] = std::move(job);
     return json{{"handle", handle}};
   });
 }

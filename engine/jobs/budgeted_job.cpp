@@ -37,22 +37,22 @@ bool BudgetedJob::step(int64_t max_units) {
 double BudgetedJob::progress() const { return stopped_ ? 1.0 : inner_->progress(); }
 
 json BudgetedJob::result() const {
-  if (stopped_) fail_over_budget();
+  check_within_budget();
   return inner_->result();
 }
 
 KeyMetrics BudgetedJob::key_metrics() const {
-  if (stopped_) fail_over_budget();
+  check_within_budget();
   return inner_->key_metrics();
 }
 
 KeyMetric BudgetedJob::figure(const std::string& id) const {
-  if (stopped_) fail_over_budget();
+  check_within_budget();
   return inner_->figure(id);
 }
 
 std::vector<KeyMetrics> BudgetedJob::variant_key_metrics() const {
-  if (stopped_) fail_over_budget();
+  check_within_budget();
   return inner_->variant_key_metrics();
 }
 

@@ -14,8 +14,8 @@ namespace {
 constexpr int64_t kRunAllUnits = int64_t{1} << 62;
 }  // namespace
 
-std::unique_ptr<Job> run_job_to_end(json doc, IntervalMode mode, int64_t default_units, int64_t ceiling,
-                                    double stop_at_s) {
+std::unique_ptr<BudgetedJob> start_budgeted_job(json doc, IntervalMode mode, int64_t default_units, int64_t ceiling,
+                                                double stop_at_s) {
   const RunLimits limits = take_run_limits(doc, default_units, ceiling);
   Scenario s = read_scenario(doc);
   if (stop_at_s > 0 && s.serving && s.serving->simulation) {
@@ -24,7 +24,12 @@ std::unique_ptr<Job> run_job_to_end(json doc, IntervalMode mode, int64_t default
     s.serving->simulation = std::move(sim);
   }
   check_run_estimate(s, estimate_run(s, mode), limits);  // refused in milliseconds, before any allocation
-  auto job = std::make_unique<BudgetedJob>(make_job(s, mode), limits.max_work_units);
+  return std::make_unique<BudgetedJob>(make_job(s, mode), limits.max_work_units);
+}
+
+std::unique_ptr<Job> run_job_to_end(json doc, IntervalMode mode, int64_t default_units, int64_t ceiling,
+                                    double stop_at_s) {
+  std::unique_ptr<BudgetedJob> job = start_budgeted_job(std::move(doc), mode, default_units, ceiling, stop_at_s);
   while (!job->step(kRunAllUnits)) {
   }
   return job;

@@ -13,11 +13,19 @@
 
 namespace sightline {
 
-// The finished job (a BudgetedJob: its result() and figure() throw the located
-// limit_exceeded error when the budget ran out). Throws the located error of
-// an invalid document. `stop_at_s` > 0 stops a serving simulation there
+// The job of a scenario document, not yet stepped, inside its work budget
+// (a BudgetedJob: its result() and figure() throw the located limit_exceeded
+// error when the budget ran out): its limits taken, its estimate checked
+// (refused in milliseconds, before any allocation). Throws the located error
+// of an invalid document. `stop_at_s` > 0 stops a serving simulation there
 // without draining (SimulationSpec::stop_at_s: a fit's replay of a benchmark
-// cut in flight; no scenario key sets it).
+// cut in flight; no scenario key sets it). The page's sliced runs start here
+// (api Engine::start_job).
+std::unique_ptr<BudgetedJob> start_budgeted_job(json doc, IntervalMode mode,
+                                                int64_t default_units = RunLimits::kDefaultMaxWorkUnits,
+                                                int64_t ceiling = RunLimits::kApiCeiling, double stop_at_s = 0);
+
+// The same job stepped to its end.
 std::unique_ptr<Job> run_job_to_end(json doc, IntervalMode mode, int64_t default_units = RunLimits::kDefaultMaxWorkUnits,
                                     int64_t ceiling = RunLimits::kApiCeiling, double stop_at_s = 0);
 
