@@ -166,11 +166,50 @@ int64_t probe_override_count(int64_t requests, const RunSize& run) {
   return probe_requests(std::clamp<int64_t>(static_cast<int64_t>(sessions), 1, run.sessions));
 }
 
+// An offline batch (every request at once) keeps every replica's batch at
+// max_num_seqs until its queue empties, and a request's share of a step's
+// events follows the batch it runs in: a probe of fewer requests than the
+// cluster runs at once runs them in smaller batches than its run does (the
+// MLPerf llama2-70b offline row, 8 replicas of 806: a probe of its first
+// 1,000 requests figured 32% over a 100,000-request run). So an offline
+// batch's probe takes at least this many times the requests the cluster
+// runs at once (at most the run's), so that its window sees full batches.
+constexpr int64_t kOfflineProbeBatches = 4;
+
+// The requests an offline batch's probe takes at least: kOfflineProbeBatches
+// times what its replicas run at once (0 for any other arrival process).
+int64_t offline_probe_floor(const serve::SimulationSpec& sp) {
+  if (sp.workload.arrival.process != serve::ArrivalProcess::AllAtOnce || sp.workload.sessions.enabled) return 0;
+  int64_t replicas = 0;
+  for (const auto& p : sp.cluster.pools) replicas = sat_add(replicas, p.replicas);
+  return sat_mul(kOfflineProbeBatches, sat_mul(std::max<int64_t>(1, replicas), std::max<int64_t>(1, sp.scheduler.max_num_seqs)));
+}
+
+// How far the probe's requests have come, in requests: a request done (or
+// dropped) counts one, one in progress the share of its output delivered.
+// Counted in requests done, a window that ends with a full batch part-way
+// through leaves out the work already put into them: an offline batch's
+// window (from its first requests done to its last admitted) closes with
+// max_num_seqs of them running on every replica, and the MLPerf offline rows
+// were figured 5-12% over what their runs made. Its output, because a
+// request's work in a step is a decoded token (a prompt's chunk is one
+// sequence stepped, its tokens counted at its arrival).
+double requests_progressed(const serve::Simulation& sim) {
+  double progressed = 0;
+  for (int64_t i = 0; i < sim.num_requests(); ++i) {
+    const serve::SimRequest& q = sim.record(static_cast<size_t>(i));
+    if (q.state == serve::RequestState::Done || q.state == serve::RequestState::Dropped) progressed += 1.0;
+    else progressed += static_cast<double>(q.generated) / static_cast<double>(std::max<serve::ReqTokens>(1, q.spec.output));
+  }
+  return progressed;
+}
+
 // The probe of the first requests of a run of size `run` (`requests` of them, or
 // as many sessions as make about that many turns).
 ProbeRate probe_rate(const Scenario& s, int64_t requests, const RunSize& run) {
   serve::WorkloadOverride o;
-  o.num_requests = probe_override_count(requests, run);
+  o.num_requests = std::max(probe_override_count(requests, run),
+                            std::min(requests, offline_probe_floor(*s.serving->simulation)));
   o.rate_qps = probe_rate_qps(s, *o.num_requests, requests);
   serve::Simulation sim(s, o, false);
   const int64_t n = sim.num_requests();
@@ -188,7 +227,8 @@ ProbeRate probe_rate(const Scenario& s, int64_t requests, const RunSize& run) {
     return Tally{sim.events_processed() - sim.arrived(), sim.units_done() - sim.arrival_units()};
   };
   Tally start, end, at_done;  // the others when the window opened, closed, and the last request so far was done
-  int64_t start_done = 0, end_done = 0, done = 0;
+  int64_t done = 0;
+  double start_progressed = 0, end_progressed = 0;  // requests_progressed when the window opened and closed
   while (!sim.finished() && sim.events_processed() < kProbeEvents) {
     sim.run(1);
     if (sim.done() > done) {
@@ -197,11 +237,11 @@ ProbeRate probe_rate(const Scenario& s, int64_t requests, const RunSize& run) {
     }
     if (start.events < 0 && sim.done() >= warmup) {
       start = others();
-      start_done = sim.done();
+      start_progressed = requests_progressed(sim);
     }
     if (end.events < 0 && sim.arrived() >= n && sim.waiting() == 0) {
       end = others();
-      end_done = sim.done();
+      end_progressed = requests_progressed(sim);
     }
   }
   ProbeRate r;
@@ -211,16 +251,16 @@ ProbeRate probe_rate(const Scenario& s, int64_t requests, const RunSize& run) {
   r.complete = sim.finished();
   if (end.events < 0 || end.events < start.events) {  // the window did not close (or closed before it opened)
     end = others();
-    end_done = sim.done();
+    end_progressed = requests_progressed(sim);
   }
-  const int64_t window_done = start.events >= 0 ? end_done - start_done : 0;
+  const double window_progressed = start.events >= 0 ? end_progressed - start_progressed : 0.0;
   const int64_t arrived = std::max<int64_t>(1, sim.arrived());
   const Tally all = others();
   // One counter's rate: `arrival` per request arrived, `pick` reads a Tally's count.
   auto rate_of = [&](double arrival, auto pick, int64_t total) {
     Rate rt;
-    if (window_done >= kProbeWarmup) {
-      const double others_per_request = static_cast<double>(pick(end) - pick(start)) / static_cast<double>(window_done);
+    if (window_progressed >= static_cast<double>(kProbeWarmup)) {
+      const double others_per_request = static_cast<double>(pick(end) - pick(start)) / window_progressed;
       rt.per_request = arrival + others_per_request;
       if (r.complete) rt.transient = static_cast<double>(pick(all)) - others_per_request * static_cast<double>(n);
     } else if (r.complete) {
