@@ -38,6 +38,16 @@ json hf_serving(const json& hf) {
   return s;
 }
 
+// Checks that a central-only run's up-front work figure is within 5% of the
+// work units the run makes when run to its end.
+void check_central_figure_within_5_percent(const sightline::Scenario& sc) {
+  const sightline::RunEstimate est = sightline::estimate_run(sc, sightline::IntervalMode::CentralOnly);
+  auto job = sightline::make_single_job(sc);
+  while (!job->step(100000)) {
+  }
+  CHECK(sightline::probe_work_figure(sc, est).units == doctest::Approx(static_cast<double>(job->units_done())).epsilon(0.05));
+}
+
 }  // namespace
 
 TEST_CASE("a pasted HF config with num_experts_per_tok above the expert count is refused where it says so") {
@@ -321,12 +331,7 @@ TEST_CASE("an offline batch on a cluster that runs more at once than its probe's
   json s = json::parse(read_source_file("presets/validation/E.R3-llama2-70b-8xh200-offline.json"))["scenario"];
   s["serving"]["workload"]["num_requests"] = 60000;
   s["serving"]["limits"] = {{"max_requests", 60000}, {"max_sim_time_s", 1e7}};  // as bench_run_estimate sizes it
-  const sightline::Scenario sc = sightline::read_scenario(s);
-  const sightline::RunEstimate est = sightline::estimate_run(sc, sightline::IntervalMode::CentralOnly);
-  auto job = sightline::make_single_job(sc);
-  while (!job->step(100000)) {
-  }
-  CHECK(sightline::probe_work_figure(sc, est).units == doctest::Approx(static_cast<double>(job->units_done())).epsilon(0.05));
+  check_central_figure_within_5_percent(sightline::read_scenario(s));
 }
 
 TEST_CASE("the n-th arrival the estimate reads is the workload's own, and a rate override scales it") {
@@ -437,10 +442,7 @@ TEST_CASE("a multi-turn run is figured at the turns its sessions draw, not at th
   // The probe of its first sessions is the whole run here: the figure is the
   // work made (counted at 12 turns a session it was over by the ratio of 12 to
   // the mean turns drawn).
-  auto job = sightline::make_single_job(sc);
-  while (!job->step(100000)) {
-  }
-  CHECK(sightline::probe_work_figure(sc, est).units == doctest::Approx(static_cast<double>(job->units_done())).epsilon(0.05));
+  check_central_figure_within_5_percent(sc);
   // The count follows the generator where it cuts: a turn cap, and a run driven by duration.
   s["serving"]["limits"] = {{"max_requests", 100}};
   const sightline::Scenario capped = sightline::read_scenario(s);
@@ -467,11 +469,6 @@ TEST_CASE("a multi-turn run stopped at the probe's cap is figured within 5% of i
     json s = preset("scenarios", "S.chat-offload");
     s["serving"]["workload"]["num_sessions"] = sessions;
     s["serving"]["limits"] = {{"max_requests", 2000000}, {"max_sim_time_s", 1e7}};  // as bench_run_estimate sizes it
-    const sightline::Scenario sc = sightline::read_scenario(s);
-    const sightline::RunEstimate est = sightline::estimate_run(sc, sightline::IntervalMode::CentralOnly);
-    auto job = sightline::make_single_job(sc);
-    while (!job->step(100000)) {
-    }
-    CHECK(sightline::probe_work_figure(sc, est).units == doctest::Approx(static_cast<double>(job->units_done())).epsilon(0.05));
+    check_central_figure_within_5_percent(sightline::read_scenario(s));
   }
 }
