@@ -38,16 +38,6 @@ json hf_serving(const json& hf) {
   return s;
 }
 
-// Checks that a central-only run's up-front work figure is within 5% of the
-// work units the run makes when run to its end.
-void check_central_figure_within_5_percent(const sightline::Scenario& sc) {
-  const sightline::RunEstimate est = sightline::estimate_run(sc, sightline::IntervalMode::CentralOnly);
-  auto job = sightline::make_single_job(sc);
-  while (!job->step(100000)) {
-  }
-  CHECK(sightline::probe_work_figure(sc, est).units == doctest::Approx(static_cast<double>(job->units_done())).epsilon(0.05));
-}
-
 }  // namespace
 
 TEST_CASE("a pasted HF config with num_experts_per_tok above the expert count is refused where it says so") {
@@ -300,40 +290,6 @@ TEST_CASE("a run whose estimate, with its error, is over the budget is refused u
   CHECK_NOTHROW(sightline::check_run_estimate(big, est, roomy));
 }
 
-TEST_CASE("900,000 head-to-head requests, with their interval, are figured within 2% of their work and let through at the default budget") {
-  // They make 36,814,324 units in the default mode (the central run and the
-  // interval's paired short runs; measured 2026-12-01, bench_run_estimate;
-  // 35,779,324 before each prompt's tokenization was an event of its own),
-  // under the default 4e7 budget: a figure within its measured error
-  // (docs/limits.md) lets them start. When a unit was an event they made
-  // 10.94M against a 10M budget and were refused (issue 41); central only,
-  // 9,558,342 events, where the figure once was 9.49M and the 25% margin
-  // refused it.
-  json s = json::parse(read_source_file("examples/head-to-head-llama2-7b-a100-10k.json"));
-  s["serving"]["workload"]["num_requests"] = 900000;
-  s["serving"]["limits"] = {{"max_requests", 900000}, {"max_sim_time_s", 1000000}};
-  const sightline::Scenario sc = sightline::read_scenario(s);
-  const sightline::RunEstimate est = sightline::estimate_run(sc, sightline::IntervalMode::Bounds);
-  const double figure = sightline::probe_work_figure(sc, est).units;
-  CHECK(figure == doctest::Approx(36814324.0).epsilon(0.02));
-  CHECK_NOTHROW(sightline::check_run_estimate(sc, est, sightline::RunLimits{}));
-}
-
-TEST_CASE("an offline batch on a cluster that runs more at once than its probe's share is figured within 5% of its work") {
-  // The MLPerf llama2-70b offline row: every request at once on 8 replicas of
-  // max_num_seqs 806, 6,448 running at once. Probed on its first 1,000
-  // requests, those ran in batches of 125 a replica, many more steps a
-  // request than its run's full batches make: 60,000 requests were figured
-  // 31.6% over (1.6% under with the floor of 4 x 6,448 requests), 100,000 32%
-  // over; and counted in requests done, a window closing with full batches
-  // part-way through figured the 1,094,181 requests of its default budget 12%
-  // over (bench_run_estimate, 2026-12-01; docs/limits.md).
-  json s = json::parse(read_source_file("presets/validation/E.R3-llama2-70b-8xh200-offline.json"))["scenario"];
-  s["serving"]["workload"]["num_requests"] = 60000;
-  s["serving"]["limits"] = {{"max_requests", 60000}, {"max_sim_time_s", 1e7}};  // as bench_run_estimate sizes it
-  check_central_figure_within_5_percent(sightline::read_scenario(s));
-}
-
 TEST_CASE("the n-th arrival the estimate reads is the workload's own, and a rate override scales it") {
   // jobs/run_estimate scales a probe's arrivals to its run's average rate from
   // nth_arrival_s: it must draw what generate_workload draws.
@@ -424,51 +380,3 @@ TEST_CASE("a scenario's limits section is read by every path that reads a scenar
   }
 }
 
-TEST_CASE("a multi-turn run is figured at the turns its sessions draw, not at the most a session may take") {
-  // S.chat-offload: 3 to 12 turns a session. Counted at 12 a session, the
-  // figure was 89% over the work its runs made (docs/limits.md); the run's
-  // own turns are counted by count_sessions, generate_sessions' draws.
-  json s = preset("scenarios", "S.chat-offload");
-  s["serving"]["workload"]["num_sessions"] = 30;  // a probe of 100,000 events sees the whole run
-  const sightline::Scenario sc = sightline::read_scenario(s);
-  const auto& sp = *sc.serving->simulation;
-  const auto made_turns = sightline::serve::generate_sessions(sp, sc.seed, {});
-  const auto counted = sightline::serve::count_sessions(sp, sc.seed);
-  CHECK(counted.turns == static_cast<int64_t>(made_turns.requests.size()));
-  CHECK(counted.sessions == made_turns.sessions);
-  CHECK(counted.turns < 12 * sp.workload.sessions.num_sessions);
-  const sightline::RunEstimate est = sightline::estimate_run(sc, sightline::IntervalMode::CentralOnly);
-  CHECK(est.requests == counted.turns);
-  // The probe of its first sessions is the whole run here: the figure is the
-  // work made (counted at 12 turns a session it was over by the ratio of 12 to
-  // the mean turns drawn).
-  check_central_figure_within_5_percent(sc);
-  // The count follows the generator where it cuts: a turn cap, and a run driven by duration.
-  s["serving"]["limits"] = {{"max_requests", 100}};
-  const sightline::Scenario capped = sightline::read_scenario(s);
-  CHECK(sightline::serve::count_sessions(*capped.serving->simulation, capped.seed).turns == 100);
-  s["serving"].erase("limits");
-  s["serving"]["workload"].erase("num_sessions");
-  s["serving"]["workload"]["duration_s"] = 120;
-  const sightline::Scenario timed = sightline::read_scenario(s);
-  const auto by_time = sightline::serve::generate_sessions(*timed.serving->simulation, timed.seed, {});
-  const auto by_time_counted = sightline::serve::count_sessions(*timed.serving->simulation, timed.seed);
-  CHECK(by_time_counted.turns == static_cast<int64_t>(by_time.requests.size()));
-  CHECK(by_time_counted.sessions == by_time.sessions);
-}
-
-TEST_CASE("a multi-turn run stopped at the probe's cap is figured within 5% of its work at two sizes") {
-  // S.chat-offload: 107 sessions make 188 events a turn, 359 sessions 60 (a
-  // turn comes back 45 s after the last; the steps follow the run's length,
-  // not its turns). The probe of the whole run stops at 100,000 events; a
-  // figure per turn from those was 30% and 37% under (docs/limits.md). The
-  // rest is projected on the sessions' drawn think times and the probe's
-  // step times (jobs/session_projection).
-  for (const int64_t sessions : {int64_t{107}, int64_t{359}}) {
-    CAPTURE(sessions);
-    json s = preset("scenarios", "S.chat-offload");
-    s["serving"]["workload"]["num_sessions"] = sessions;
-    s["serving"]["limits"] = {{"max_requests", 2000000}, {"max_sim_time_s", 1e7}};  // as bench_run_estimate sizes it
-    check_central_figure_within_5_percent(sightline::read_scenario(s));
-  }
-}
