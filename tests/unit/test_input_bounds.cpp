@@ -449,9 +449,19 @@ TEST_CASE("a multi-turn run stopped at the probe's cap is figured within 5% of i
     s["serving"]["limits"] = {{"max_requests", 2000000}, {"max_sim_time_s", 1e7}};  // as bench_run_estimate sizes it
     const sightline::Scenario sc = sightline::read_scenario(s);
     const sightline::RunEstimate est = sightline::estimate_run(sc, sightline::IntervalMode::CentralOnly);
+#ifndef SIGHTLINE_SANITIZE_TESTS
     auto job = sightline::make_single_job(sc);
     while (!job->step(100000)) {
     }
     CHECK(sightline::probe_work_figure(sc, est).units == doctest::Approx(static_cast<double>(job->units_done())).epsilon(0.05));
+#else
+    // Under the sanitizers (.ci/sanitize) the figure's own code runs, the
+    // probe and the projection, but not the whole run it is held to: that is
+    // the simulator's event loop on the same preset (run whole under them by
+    // the 30-session case above), and this case took 52.7 s of CPU with it,
+    // 23.9 s without, at -O0 with ASan (2026-12-01). ctest holds the figure
+    // to 5%.
+    CHECK(sightline::probe_work_figure(sc, est).units > 0);
+#endif
   }
 }
