@@ -108,10 +108,10 @@ test('a run too short to judge keeps the whole run\'s cards', () => {
 });
 
 // Issue 39, "intervals on every headline card of every mode" (an interval, or
-// the engine's reason why not), on the presets as shipped: checked on every
-// preset, and the cards without one on I2.2, I2.3 and T3.4, by
-// tests/wasm/determinism.test.mjs (headline_intervals.mjs's
-// checkCardIntervals), on the runs it makes of every preset anyway.
+// the engine's reason why not), on I2.2, I2.3 and T3.4 as shipped, with the
+// cards each has without one: tests/wasm/determinism.test.mjs
+// (headline_intervals.mjs's checkCardIntervals), on the runs it makes of
+// every preset anyway.
 
 // Issue 40: the band's sentence is composed once, by the engine (the result's
 // interval_band.note): the text table's interval heading prints it as it is.
