@@ -11,7 +11,9 @@
 //     minutes of CPU, so it is recorded by the command
 //        ./build/sightline check-capacity --all --jobs 2 --format json --max-work-units 1200000000 > tests/cli/capacity-brute-force.json
 //     (never edited by hand), and CI checks the record and re-runs the
-//     cheapest searches live against it.
+//     cheapest search (I5.3) live against it; the presets that ship a search
+//     (I2.3, I5.5) are checked against it on tests/wasm/determinism.test.mjs's
+//     runs of them as shipped (capacity_record.mjs).
 //   - A case whose capacity is known in closed form: one server, one request
 //     at a time, a fixed prompt and a single output token (a fixed service
 //     time), Poisson arrivals, a TTFT-only SLO: an M/D/1 queue.
@@ -25,6 +27,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { cliPath, repoRoot } from '../wasm/wasm_module.mjs';
+import { checkLiveCapacity, record, regenerate } from './capacity_record.mjs';
 
 function cli(args) {
   const r = spawnSync(cliPath, args, { cwd: repoRoot, encoding: 'utf8', maxBuffer: 64 << 20 });
@@ -43,8 +46,6 @@ const withSlo = fs
   .filter((f) => f.endsWith('.json'))
   .map((f) => JSON.parse(fs.readFileSync(path.join(scenarioDir, f), 'utf8')))
   .filter((s) => s.serving && s.serving.slo);
-const record = JSON.parse(fs.readFileSync(path.join(repoRoot, 'tests/cli/capacity-brute-force.json'), 'utf8'));
-const regenerate = 'regenerate with: ./build/sightline check-capacity --all --jobs 2 --format json --max-work-units 1200000000 > tests/cli/capacity-brute-force.json';
 
 // Known failures, each with its reason and issue: the record must still show
 // it failing (a fixed one leaves this list), and every other preset passes.
@@ -82,26 +83,21 @@ test('capacity record: every shipped preset with a serving SLO, as shipped, pass
   }
 });
 
-// The answers users see, computed now, against the recorded brute force:
-// the presets that ship a search (I2.3, I5.5) and the disaggregated one (the
-// cheapest search, and the former unit test's case, now unmodified).
-const live = withSlo.filter((s) => s.serving.max_qps_search || s.id === 'I5.3');
-for (const s of live) {
-  test(`capacity ${s.id} as shipped: today's answer within 5% of the recorded brute-force capacity`, () => {
-    const scenario = structuredClone(s);
-    scenario.serving.max_qps_search ??= {};
-    delete scenario.serving.compare;
-    const r = cli(['run', tmpFile(scenario), '--central-only', '--format', 'json']);
-    assert.equal(r.code, 0, r.err);
-    const q = JSON.parse(r.out).result.max_qps;
-    const rec = record.presets.find((p) => p.id === s.id);
-    const msg = `${s.id}: answer ${q.qps} req/s (recorded ${rec.answer_qps}), recorded brute force ${rec.brute_force_qps}; ` +
-      `if the model changed on purpose, ${regenerate}`;
-    console.log(msg);
-    assert.ok(Math.abs(q.qps / rec.brute_force_qps - 1) <= 0.05, msg);
-    assert.ok(q.upper_qps <= q.qps * 1.031, msg);
-  });
-}
+// The answers users see, computed now, against the recorded brute force: the
+// disaggregated preset (the cheapest search, and the former unit test's case,
+// now unmodified) with the search's defaults added. The presets that ship a
+// search (I2.3, I5.5) are checked the same way (checkLiveCapacity) on the
+// determinism test's full runs of every preset as shipped, whose max_qps is
+// the answer a central-only run gives, to the bit.
+test('capacity I5.3 as shipped: today\'s answer within 5% of the recorded brute-force capacity', () => {
+  const scenario = structuredClone(withSlo.find((s) => s.id === 'I5.3'));
+  assert.equal(scenario.serving.max_qps_search, undefined, 'I5.3 ships no search: it is added here with its defaults');
+  scenario.serving.max_qps_search = {};
+  delete scenario.serving.compare;
+  const r = cli(['run', tmpFile(scenario), '--central-only', '--format', 'json']);
+  assert.equal(r.code, 0, r.err);
+  checkLiveCapacity('I5.3', JSON.parse(r.out).result.max_qps);
+});
 
 // The answer's promise on a preset, in CI: a run 20x the search's runs
 // (exactly, on the scenario's own seed) meets the SLO at the answer and

@@ -22,6 +22,11 @@ json validate_text(const std::string& text) { return envelope(api::validate_scen
 json small_sim() {
   json s = preset("scenarios", "I2.1");
   s["serving"]["workload"]["num_requests"] = 20;
+  // 20 requests as asked: I2.1's steady_state grew a run of them to thousands
+  // until its verdict was decided, which no case here reads (5 s of CPU a run
+  // under the sanitizers' -O0 build, 2026-12-01). The steady-state judgement
+  // still runs under them: I2.1 as shipped, stopped by serving.limits, below.
+  s["serving"].erase("steady_state");
   return s;
 }
 

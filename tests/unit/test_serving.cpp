@@ -98,9 +98,10 @@ TEST_CASE("serving: every I2-I5 preset runs and reports its key metrics") {
   // (tests/wasm/determinism.test.mjs: every preset, native and wasm); running
   // them here too cost about 25 s of CI CPU for no check of its own.
   // The presets that ship a max-QPS search (I2.3, I5.5: a minute of CPU
-  // between them) are run as shipped, central, by tests/cli/capacity.test.mjs,
-  // which checks their answer against the recorded brute-force capacity; the
-  // invariants below are the simulator's, checked on every other preset.
+  // between them) are run as shipped by the determinism test too, which
+  // checks their answer against the recorded brute-force capacity
+  // (tests/cli/capacity_record.mjs); the invariants below are the
+  // simulator's, checked on every other preset.
   std::vector<std::string> ids;
   for (const json* p : sightline::list_presets("scenarios")) {
     const std::string id = p->at("id").get<std::string>();

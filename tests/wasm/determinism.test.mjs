@@ -1,8 +1,14 @@
 // The wasm module under Node returns byte-identical results to the native
 // engine (the real CLI) for the same scenarios; and, on the same runs, every
-// headline number of every shipped scenario carries a real interval
-// (headline_intervals.mjs): latency, serving and training results and each
-// compare variant. One pass serves both checks, since each runs every preset.
+// headline number of every shipped scenario carries a real interval, and the
+// headline cards of I2.2, I2.3 and T3.4 an interval or the engine's reason
+// (headline_intervals.mjs):
+// latency, serving and training results and each compare variant; and the
+// max-QPS answer of each preset that ships a search is within 5% of its
+// recorded brute-force capacity (tests/cli/capacity_record.mjs). One pass
+// serves every check, since each runs presets as shipped: I2.3 and I5.5, the
+// two that ship a search, take about 18 s of CPU natively, and running them
+// again in the CLI tests cost about 16 s more for no check of their own.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -10,12 +16,21 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadWasm, repoRoot, cliPath } from './wasm_module.mjs';
-import { checkResultIntervals } from './headline_intervals.mjs';
+import { checkCardIntervals, checkResultIntervals } from './headline_intervals.mjs';
+import { checkLiveCapacity } from '../cli/capacity_record.mjs';
 
 const scenarios = ['I1.1', 'I1.2', 'I1.3', 'I1.4', 'I1.5'];
 // The fast lane (.ci/test --fast) names a few presets, one per mode; the full
 // lane compares every scenario preset.
 const only = process.env.SIGHTLINE_DETERMINISM_PRESETS ? process.env.SIGHTLINE_DETERMINISM_PRESETS.split(',') : null;
+// Issue 39's headline cards, on three presets as shipped, one per case: each
+// card carries an interval or the engine's reason, and these are the cards
+// with a reason: none on I2.2; I2.3 is overloaded, so its goodput and
+// attainment cards are the whole run's, 0 at every cost bound; T3.4's memory
+// per GPU is not priced. (Other presets are not held to the card rule yet:
+// 2026-12-01, the goodput and attainment cards of I2.4, I3.x and others, and
+// the memory card of most training presets, had neither.)
+const CARDS_WITHOUT_INTERVAL = { 'I2.2': [], 'I2.3': ['goodput_requests_per_s', 'slo_attainment'], 'T3.4': ['memory_per_gpu_GiB'] };
 
 function runNative(id) {
   return new Promise((resolve, reject) => {
@@ -24,12 +39,14 @@ function runNative(id) {
   });
 }
 
-test('wasm and native produce byte-identical result envelopes; every headline number has a real interval', async () => {
+test('wasm and native produce byte-identical result envelopes; every headline number has a real interval; shipped searches answer within 5% of brute force', async () => {
   const m = await loadWasm();
   const ids = JSON.parse(m.listPresets('scenarios')).result.map((s) => s.id);
   for (const id of scenarios) assert.ok(ids.includes(id), `preset ${id} exists`);
   const problems = [];
   const kinds = new Map();
+  const metrics = JSON.parse(m.listRegistries()).result.metrics;
+  const withoutInterval = {}, capacityChecked = [];
   let timed = 0;
   for (const id of only || ids) {
     assert.ok(ids.includes(id), `preset ${id} exists`);
@@ -43,9 +60,18 @@ test('wasm and native produce byte-identical result envelopes; every headline nu
     assert.equal(fromWasm, fromNative, `${id}: wasm and native bytes differ`);
     kinds.set(envelope.result.kind, (kinds.get(envelope.result.kind) || 0) + 1);
     timed += checkResultIntervals(id, envelope.result, problems);
+    if (CARDS_WITHOUT_INTERVAL[id]) withoutInterval[id] = checkCardIntervals(id, envelope.result, metrics, problems);
+    if (scenario.serving?.max_qps_search) {
+      checkLiveCapacity(id, envelope.result.max_qps);
+      capacityChecked.push(id);
+    }
   }
   assert.deepEqual(problems, []);
+  const expectedWithout = Object.fromEntries(Object.entries(CARDS_WITHOUT_INTERVAL).filter(([id]) => !only || only.includes(id)));
+  assert.deepEqual(withoutInterval, expectedWithout, 'the headline cards without an interval');
   if (!only) {
+    // The presets that ship a max-QPS search (capacity.test.mjs re-runs none of them).
+    assert.ok(capacityChecked.includes('I2.3') && capacityChecked.includes('I5.5'), JSON.stringify(capacityChecked));
     assert.ok(ids.length >= 40, `only ${ids.length} scenarios`);
     for (const kind of ['serving_latency', 'serving_simulation', 'training']) assert.ok(kinds.get(kind) > 0, `no ${kind} result`);
     assert.ok(timed > 100, `only ${timed} metrics with intervals`);

@@ -57,3 +57,42 @@ export function checkResultIntervals(id, res, problems) {
   }
   return timed;
 }
+
+// Issue 39: "intervals on every headline card of every mode". A card's 80% interval
+// sits in the key metrics (low/high), in intervals_80 ({id: [low, high]}), or
+// beside its figure (NAME_low / NAME_high next to NAME, as the steady window's
+// goodput); a card without one has the engine's reason in no_interval (memory per GPU:
+// the cost bounds leave it fixed). `metrics`: the catalogue's (registries' metrics).
+function cardIntervals(r, metrics) {
+  const kind = { serving_latency: 'latency', serving_simulation: 'serving', training: 'training' }[r.kind];
+  const at = (obj, parts) => parts.reduce((o, k) => (o && typeof o === 'object' ? o[k] : undefined), obj);
+  return (r.headline_metrics || []).map((id) => {
+    const key = (r.key_metrics || []).find((k) => k.id === id);
+    if (key && Number.isFinite(key.low)) return [id, [key.low, key.high]];
+    if (r.intervals_80 && r.intervals_80[id]) return [id, r.intervals_80[id]];
+    const parts = metrics.find((m) => m.kind === kind && m.id === id).pointer.split('/').slice(1);
+    const parent = at(r, parts.slice(0, -1));
+    const name = parts[parts.length - 1];
+    return [id, parent && Number.isFinite(parent[`${name}_low`]) ? [parent[`${name}_low`], parent[`${name}_high`]] : null];
+  });
+}
+
+/**
+ * Checks that every headline card of one run's result carries an 80% interval
+ * (low <= high; a share's within [0, 1]) or the engine's reason why not;
+ * pushes what is wrong onto `problems` and returns the ids of the cards
+ * without an interval (the keys of no_interval), sorted.
+ */
+export function checkCardIntervals(id, res, metrics, problems) {
+  const reasons = res.no_interval || {};
+  for (const [card, interval] of cardIntervals(res, metrics)) {
+    if (interval) {
+      if (!(interval[0] <= interval[1])) problems.push(`${id}: card ${card}: ${interval}`);
+    } else if (!/^no interval: the runs at the cost model's low and high bounds /.test(reasons[card] || '')) {
+      problems.push(`${id}: card ${card} has no interval and no reason`);
+    }
+    if (card === 'steady_slo_attainment' && interval && !(interval[0] >= 0 && interval[1] <= 1))
+      problems.push(`${id}: share ${card} outside [0, 1]: ${interval}`);
+  }
+  return Object.keys(reasons).sort();
+}
