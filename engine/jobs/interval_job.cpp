@@ -254,6 +254,10 @@ json IntervalJob::result() const {
   KeyMetrics km = runs_[0].job->key_metrics();
   attach(km, &Run::key_metrics, &widened);
   r["key_metrics"] = key_metrics_to_json(km);
+  // A key metric is a headline card too (training's memory per GPU): one
+  // without an interval says why, as the other cards do below.
+  for (const KeyMetric& k : km)
+    if (!k.has_interval && k.numeric()) r["no_interval"][k.id] = no_interval_reason(k, low().key_metrics, high().key_metrics);
   // Training compare variants carry key metrics of their own (their bounds run in full).
   std::vector<KeyMetrics> variants = runs_[0].job->variant_key_metrics();
   for (size_t i = 0; i < variants.size() && i < low().variants.size() && i < high().variants.size(); ++i) {

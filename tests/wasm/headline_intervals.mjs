@@ -63,18 +63,23 @@ export function checkResultIntervals(id, res, problems) {
 // beside its figure (NAME_low / NAME_high next to NAME, as the steady window's
 // goodput); a card without one has the engine's reason in no_interval (memory per GPU:
 // the cost bounds leave it fixed). `metrics`: the catalogue's (registries' metrics).
+// A card whose figure the run does not have (goodput and attainment without
+// an SLO: null) shows no number, so it needs neither: it is left out.
 function cardIntervals(r, metrics) {
   const kind = { serving_latency: 'latency', serving_simulation: 'serving', training: 'training' }[r.kind];
   const at = (obj, parts) => parts.reduce((o, k) => (o && typeof o === 'object' ? o[k] : undefined), obj);
-  return (r.headline_metrics || []).map((id) => {
+  const cards = [];
+  for (const id of r.headline_metrics || []) {
     const key = (r.key_metrics || []).find((k) => k.id === id);
-    if (key && Number.isFinite(key.low)) return [id, [key.low, key.high]];
-    if (r.intervals_80 && r.intervals_80[id]) return [id, r.intervals_80[id]];
     const parts = metrics.find((m) => m.kind === kind && m.id === id).pointer.split('/').slice(1);
     const parent = at(r, parts.slice(0, -1));
     const name = parts[parts.length - 1];
-    return [id, parent && Number.isFinite(parent[`${name}_low`]) ? [parent[`${name}_low`], parent[`${name}_high`]] : null];
-  });
+    if (!Number.isFinite(key ? key.value : parent && parent[name])) continue;
+    if (key && Number.isFinite(key.low)) cards.push([id, [key.low, key.high]]);
+    else if (r.intervals_80 && r.intervals_80[id]) cards.push([id, r.intervals_80[id]]);
+    else cards.push([id, parent && Number.isFinite(parent[`${name}_low`]) ? [parent[`${name}_low`], parent[`${name}_high`]] : null]);
+  }
+  return cards;
 }
 
 /**
