@@ -254,8 +254,9 @@ json IntervalJob::result() const {
   KeyMetrics km = runs_[0].job->key_metrics();
   attach(km, &Run::key_metrics, &widened);
   r["key_metrics"] = key_metrics_to_json(km);
-  // A key metric is a headline card too (training's memory per GPU): one
-  // without an interval says why, as the other cards do below.
+  // Key metrics are shown too (on a card, as training's memory per GPU, or
+  // in the key-metrics table): one without an interval says why, as the
+  // other headline cards do below.
   for (const KeyMetric& k : km)
     if (!k.has_interval && k.numeric()) r["no_interval"][k.id] = no_interval_reason(k, low().key_metrics, high().key_metrics);
   // Training compare variants carry key metrics of their own (their bounds run in full).

@@ -31,7 +31,6 @@ void check_central_figure_within_5_percent(const sightline::Scenario& sc) {
   CHECK(sightline::probe_work_figure(sc, est).units == doctest::Approx(static_cast<double>(job->units_done())).epsilon(0.05));
 }
 
-
 }  // namespace
 
 TEST_CASE("900,000 head-to-head requests, with their interval, are figured within 2% of their work and let through at the default budget") {
