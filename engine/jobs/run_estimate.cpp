@@ -41,6 +41,13 @@ int64_t sat_mul(int64_t a, int64_t b) {
   return a > INT64_MAX / b ? INT64_MAX : a * b;
 }
 
+// The replicas a simulation runs, every pool's.
+int64_t cluster_replicas(const serve::SimulationSpec& sp) {
+  int64_t replicas = 0;
+  for (const auto& p : sp.cluster.pools) replicas = sat_add(replicas, p.replicas);
+  return replicas;
+}
+
 // The smallest value a length draw can take: a lower bound per request.
 int64_t least_length(const serve::LengthSpec& l) {
   if (l.dist == serve::LengthDist::Fixed) return std::max<int64_t>(1, static_cast<int64_t>(l.value));
@@ -180,9 +187,8 @@ constexpr int64_t kOfflineProbeBatches = 4;
 // times what its replicas run at once (0 for any other arrival process).
 int64_t offline_probe_floor(const serve::SimulationSpec& sp) {
   if (sp.workload.arrival.process != serve::ArrivalProcess::AllAtOnce || sp.workload.sessions.enabled) return 0;
-  int64_t replicas = 0;
-  for (const auto& p : sp.cluster.pools) replicas = sat_add(replicas, p.replicas);
-  return sat_mul(kOfflineProbeBatches, sat_mul(std::max<int64_t>(1, replicas), std::max<int64_t>(1, sp.scheduler.max_num_seqs)));
+  return sat_mul(kOfflineProbeBatches,
+                 sat_mul(std::max<int64_t>(1, cluster_replicas(sp)), std::max<int64_t>(1, sp.scheduler.max_num_seqs)));
 }
 
 // How far an offline batch's probe has come, in requests: a request done (or
@@ -210,8 +216,8 @@ double requests_progressed(const serve::Simulation& sim) {
 // as many sessions as make about that many turns).
 ProbeRate probe_rate(const Scenario& s, int64_t requests, const RunSize& run) {
   serve::WorkloadOverride o;
-  o.num_requests = std::max(probe_override_count(requests, run),
-                            std::min(requests, offline_probe_floor(*s.serving->simulation)));
+  const int64_t offline_floor = offline_probe_floor(*s.serving->simulation);  // 0 unless an offline batch
+  o.num_requests = std::max(probe_override_count(requests, run), std::min(requests, offline_floor));
   o.rate_qps = probe_rate_qps(s, *o.num_requests, requests);
   serve::Simulation sim(s, o, false);
   const int64_t n = sim.num_requests();
@@ -231,7 +237,7 @@ ProbeRate probe_rate(const Scenario& s, int64_t requests, const RunSize& run) {
   Tally start, end, at_done;  // the others when the window opened, closed, and the last request so far was done
   int64_t done = 0;
   // Where the window opened and closed, in requests done (requests_progressed for an offline batch).
-  const bool offline = offline_probe_floor(*s.serving->simulation) > 0;
+  const bool offline = offline_floor > 0;
   auto position = [&sim, offline] { return offline ? requests_progressed(sim) : static_cast<double>(sim.done()); };
   double start_position = 0, end_position = 0;
   while (!sim.finished() && sim.events_processed() < kProbeEvents) {
@@ -387,8 +393,7 @@ RunEstimate estimate_run(const Scenario& s, IntervalMode mode) {
     requests = expected_requests = turns.requests;
     e.sessions = turns.sessions;
   }
-  int64_t replicas = 0;
-  for (const auto& p : sp.cluster.pools) replicas = sat_add(replicas, p.replicas);
+  const int64_t replicas = cluster_replicas(sp);
   const int64_t variants = 1 + static_cast<int64_t>(sp.compares.size());
   const int64_t runs = sat_mul(bound_runs, variants);
   // Every arrival is an event and brings its prompt's units; every step ends
@@ -461,8 +466,7 @@ void check_run_estimate(const Scenario& s, const RunEstimate& e, const RunLimits
     std::string where = "/serving/workload/num_requests";
     if (s.serving && s.serving->simulation) {
       const auto& sp = *s.serving->simulation;
-      int64_t replicas = 0;
-      for (const auto& p : sp.cluster.pools) replicas += p.replicas;
+      const int64_t replicas = cluster_replicas(sp);
       const int64_t adapters = sp.lora.enabled ? sp.lora.adapters : 0;
       if (sat_mul(2, sat_mul(replicas, sat_mul(adapters, kBytesPerAdapterPerReplica))) > e.memory_bytes) where = "/serving/lora/adapters";
       else if (sat_mul(3, sat_mul(replicas, kBytesPerReplica + adapters * kBytesPerAdapterPerReplica)) > e.memory_bytes) where = "/hardware";
