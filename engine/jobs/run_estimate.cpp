@@ -106,6 +106,10 @@ constexpr double kProbeErrorOfFirstRequests = 0.10;
 struct Rate {
   double per_request = 0;  // steady part
   double arrival = 0;      // its arrival's share (an event and its prompt's units)
+  // A multi-turn run's arrival share, from the prompts its turns draw (-1:
+  // the probe's): a turn's prompt is its session's context so far, and a
+  // probe stopped at its cap saw mostly early turns, of shorter contexts.
+  double arrival_of_run = -1;
   double transient = 0;    // start and drain beyond the steady rate (0 unless seen to the end)
   // A multi-turn probe of the whole run that stopped at its event cap: the
   // run's work, that handled and the projection of its unfinished turns
@@ -133,7 +137,8 @@ struct ProbeRate {
   // The events or units (`rate`) of a run of n requests of which the probe is the start.
   double of_run(const Rate& rate, int64_t n) const {
     const double scale = n == probed ? 1.0 : length_scale;
-    const double steady = rate.arrival + (rate.per_request - rate.arrival) * scale;
+    const double steady =
+        n == probed ? rate.per_request : (rate.arrival_of_run >= 0 ? rate.arrival_of_run : rate.arrival) + (rate.per_request - rate.arrival) * scale;
     const double per_request = std::max(static_cast<double>(n), steady * static_cast<double>(n) + rate.transient);
     return n == probed ? std::max(rate.whole_run, per_request) : per_request;
   }
@@ -166,6 +171,7 @@ std::optional<double> probe_rate_qps(const Scenario& s, int64_t probed, int64_t 
 // workload's turns) and, for a multi-turn workload, its sessions (0 otherwise).
 struct RunSize {
   int64_t requests = 0, sessions = 0;
+  int64_t prompt_tokens = 0;  // a multi-turn workload's, summed over its turns (0: not counted)
 };
 
 // What the probe's override asks for: probe_requests(requests) requests; a
@@ -363,10 +369,21 @@ ProbeRate probe_rate(const Scenario& s, int64_t requests, const RunSize& run) {
   r.units = rate_of(static_cast<double>(sim.arrival_units()) / static_cast<double>(arrived), [](const Tally& t) { return t.units; },
                     r.units_simulated);
   if (offline) r.length_scale = offline_length_scale(s, n, requests);
+  // A multi-turn run's arrivals, counted from its drawn turns: their units
+  // are an event and a unit per kPromptTokensPerUnit prompt tokens, times
+  // the probe's factor for speculative steps (arrival_units over that).
+  double run_arrival_units = -1;  // the whole run's, when its prompts were counted
+  if (run.sessions > 0 && run.prompt_tokens > 0 && sim.arrived() > 0) {
+    const int64_t per_unit = serve::RunProgress::kPromptTokensPerUnit;
+    const double factor = static_cast<double>(sim.arrival_units()) /
+                          static_cast<double>(sim.arrived() + sim.prompt_tokens_arrived() / per_unit);
+    run_arrival_units = factor * static_cast<double>(run.requests + run.prompt_tokens / per_unit);
+    r.units.arrival_of_run = run_arrival_units / static_cast<double>(std::max<int64_t>(1, run.requests));
+  }
   // A multi-turn probe that is the whole run (up to 1,000 sessions) and
   // stopped at its cap: its rest projected on the sessions' drawn think times,
-  // in events. Its units: the turns still to arrive at the probe's units per
-  // arrival (their prompts), the other events at its others' units per event
+  // in events. Its units: the turns still to arrive (their prompts, as the
+  // run draws them), the other events at its others' units per event
   // (at the probe's units per event, S.chat-offload's 107 and 359 sessions
   // were figured 19% and 30% over: a late turn's long prompt is one arrival).
   if (run.sessions > 0 && *o.num_requests == run.sessions && !r.complete) {
@@ -374,8 +391,11 @@ ProbeRate probe_rate(const Scenario& s, int64_t requests, const RunSize& run) {
     const double turns_left = static_cast<double>(std::max<int64_t>(0, n - sim.arrived()));
     const double others_left = std::max(0.0, r.events.whole_run - static_cast<double>(r.events_simulated) - turns_left);
     const double others_per_event = static_cast<double>(all.units) / static_cast<double>(std::max<int64_t>(1, all.events));
-    r.units.whole_run = static_cast<double>(r.units_simulated) + turns_left * static_cast<double>(sim.arrival_units()) / static_cast<double>(arrived) +
-                        others_left * others_per_event;
+    // The turns still to arrive: their own prompts where counted, else at the probe's units per arrival.
+    const double arrivals_left = run_arrival_units >= 0
+                                     ? std::max(0.0, run_arrival_units - static_cast<double>(sim.arrival_units()))
+                                     : turns_left * static_cast<double>(sim.arrival_units()) / static_cast<double>(arrived);
+    r.units.whole_run = static_cast<double>(r.units_simulated) + arrivals_left + others_left * others_per_event;
   }
   // Arrivals past the service rate: the probe's own verdict, by the judge the
   // run's paired short runs take theirs from (serve/headline). A closed
@@ -400,7 +420,7 @@ Scenario at_high_bound(const Scenario& s) {
 // to 104% over what S.chat-offload and S.agentic-coding made (docs/limits.md).
 RunSize sessions_of(const Scenario& s) {
   const serve::SessionCount c = serve::count_sessions(*s.serving->simulation, s.seed);
-  return {std::max<int64_t>(1, c.turns), c.sessions};
+  return {std::max<int64_t>(1, c.turns), c.sessions, c.prompt_tokens};
 }
 
 // Requests one simulation of a workload without sessions makes: its count, its
@@ -588,7 +608,7 @@ WorkFigure probe_work_figure(const Scenario& s, const RunEstimate& e) {
   std::string parts;
   for (size_t i = 0; i < variants.size(); ++i) {
     const Scenario& v = *variants[i];
-    const RunSize size = i == 0 ? RunSize{e.requests, e.sessions} : run_size_of(v);
+    const RunSize size = i == 0 && e.sessions == 0 ? RunSize{e.requests, 0} : run_size_of(v);
     const int64_t n = size.requests;
     const ProbeRate r = probe_rate(v, n, size);
     // The paired short runs fall back to full bound runs when the central run

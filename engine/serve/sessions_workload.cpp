@@ -50,10 +50,11 @@ class ThinkSampler {
 struct TurnSink {
   GeneratedWorkload& out;
   bool keep = true;
-  int64_t turns = 0;
+  int64_t turns = 0, prompt_tokens = 0;
   void add(const RequestSpec& r) {
     if (keep) out.requests.push_back(r);
     ++turns;
+    prompt_tokens += r.prompt;
   }
 };
 
@@ -196,7 +197,7 @@ SessionCount count_sessions(const SimulationSpec& spec, uint64_t seed, const Wor
   GeneratedWorkload out;
   TurnSink sink{out, false};
   draw_sessions(spec, seed, o, sink);
-  return {sink.turns, out.sessions};
+  return {sink.turns, out.sessions, sink.prompt_tokens};
 }
 
 }  // namespace sightline::serve

@@ -101,6 +101,7 @@ GeneratedWorkload generate_sessions(const SimulationSpec& spec, uint64_t seed, c
 // own draws, counted without holding the requests (the work estimate's count).
 struct SessionCount {
   int64_t turns = 0, sessions = 0;
+  int64_t prompt_tokens = 0;  // summed over the turns (a turn's prompt is its session's context so far)
 };
 SessionCount count_sessions(const SimulationSpec& spec, uint64_t seed, const WorkloadOverride& o = {});
 
