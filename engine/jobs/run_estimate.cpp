@@ -137,9 +137,9 @@ struct ProbeRate {
   double units_per_event() const { return static_cast<double>(units_simulated) / static_cast<double>(std::max<int64_t>(1, events_simulated)); }
   // The events or units (`rate`) of a run of n requests of which the probe is the start.
   double of_run(const Rate& rate, int64_t n) const {
-    const double scale = n == probed ? 1.0 : length_scale;
-    const double steady =
-        n == probed ? rate.per_request : (rate.arrival_of_run >= 0 ? rate.arrival_of_run : rate.arrival) + (rate.per_request - rate.arrival) * scale;
+    // Beyond the probe: the run's own arrivals, and the rest scaled by its lengths.
+    const double arrival = rate.arrival_of_run >= 0 ? rate.arrival_of_run : rate.arrival;
+    const double steady = n == probed ? rate.per_request : arrival + (rate.per_request - rate.arrival) * length_scale;
     const double per_request = std::max(static_cast<double>(n), steady * static_cast<double>(n) + rate.transient);
     return n == probed ? std::max(rate.whole_run, per_request) : per_request;
   }
