@@ -118,4 +118,15 @@ double requests_progressed(const serve::Simulation& sim) {
   return progressed;
 }
 
+int64_t prompt_tokens_arrived(const serve::Simulation& sim) {
+  int64_t tokens = 0;
+  for (int64_t i = 0; i < sim.num_requests(); ++i) {
+    const serve::SimRequest& q = sim.record(static_cast<size_t>(i));
+    const bool unsent = q.state == serve::RequestState::Pending ||
+                        (q.state == serve::RequestState::Dropped && q.drop_reason == serve::DropReason::SessionDropped);
+    if (!unsent) tokens += q.spec.prompt;
+  }
+  return tokens;
+}
+
 }  // namespace sightline

@@ -8,7 +8,9 @@
 //   - offline_length_scale: an offline batch's first requests are a sample of
 //     its lengths; the probe's rate is scaled by the run's drawn lengths;
 //   - requests_progressed: an offline batch's window counts a request in
-//     progress by the share of its output delivered.
+//     progress by the share of its output delivered;
+//   - prompt_tokens_arrived: a multi-turn probe's arrived turns' prompts,
+//     beside the run's drawn ones.
 #include <cstdint>
 #include <optional>
 
@@ -32,5 +34,10 @@ double offline_length_scale(const Scenario& s, int64_t probed, int64_t requests)
 // How far a simulation has come, in requests: a request done (or dropped)
 // counts one, one in progress the share of its output delivered.
 double requests_progressed(const serve::Simulation& sim);
+
+// The prompt tokens of the requests (turns) a simulation has seen arrive:
+// those that left Pending, but for a session's turns dropped unsent after an
+// earlier turn was (RunProgress counts the same at each arrival).
+int64_t prompt_tokens_arrived(const serve::Simulation& sim);
 
 }  // namespace sightline

@@ -271,7 +271,7 @@ ProbeRate probe_rate(const Scenario& s, int64_t requests, const RunSize& run) {
   if (run.sessions > 0 && run.prompt_tokens > 0 && sim.arrived() > 0) {
     const int64_t per_unit = serve::RunProgress::kPromptTokensPerUnit;
     const double factor = static_cast<double>(sim.arrival_units()) /
-                          static_cast<double>(sim.arrived() + sim.prompt_tokens_arrived() / per_unit);
+                          static_cast<double>(sim.arrived() + prompt_tokens_arrived(sim) / per_unit);
     run_arrival_units = factor * static_cast<double>(run.requests + run.prompt_tokens / per_unit);
     r.units.arrival_of_run = run_arrival_units / static_cast<double>(std::max<int64_t>(1, run.requests));
   }

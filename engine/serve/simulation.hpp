@@ -69,7 +69,6 @@ class Simulation final : private SchedulerHost {
   // Work units (RunProgress::units_done: the run budget's measure), and the arrivals' share of them.
   int64_t units_done() const { return run_.units_done(spec_k_); }
   int64_t arrival_units() const { return run_.arrival_units(arrived(), spec_k_); }
-  int64_t prompt_tokens_arrived() const { return run_.prompt_tokens_arrived; }
   // Runs events until `max_units` more units are done (at least one event)
   // or the run ends; true once finished. It stops at the first event that
   // reaches them, so a run sliced by units stops where a run in one slice
