@@ -183,6 +183,14 @@ int64_t offline_probe_floor(const serve::SimulationSpec& sp) {
                  sat_mul(std::max<int64_t>(1, cluster_replicas(sp)), std::max<int64_t>(1, sp.scheduler.max_num_seqs)));
 }
 
+// Whether a probe's arrivals can outrun its service rate (ProbeRate::overloaded):
+// an offline batch's all came at once, and a closed loop's queue holds at
+// most its clients (it never grows).
+bool judged_for_overload(const serve::SimulationSpec& sp) {
+  const auto process = sp.workload.arrival.process;
+  return process != serve::ArrivalProcess::AllAtOnce && process != serve::ArrivalProcess::ClosedLoop;
+}
+
 // The probe of the first requests of a run of size `run` (`requests` of them, or
 // as many sessions as make about that many turns).
 ProbeRate probe_rate(const Scenario& s, int64_t requests, const RunSize& run) {
@@ -293,13 +301,10 @@ ProbeRate probe_rate(const Scenario& s, int64_t requests, const RunSize& run) {
     r.units.whole_run = static_cast<double>(r.units_simulated) + arrivals_left + others_left * others_per_event;
   }
   // Arrivals past the service rate: the probe's own verdict, by the judge the
-  // run's paired short runs take theirs from (serve/headline). A closed
-  // loop's queue holds at most its clients: it never grows.
-  const auto process = s.serving->simulation->workload.arrival.process;
-  if (r.complete && process != serve::ArrivalProcess::AllAtOnce && process != serve::ArrivalProcess::ClosedLoop) {
-    const serve::SimulationSpec& sp = *s.serving->simulation;
+  // run's paired short runs take theirs from (serve/headline).
+  const serve::SimulationSpec& sp = *s.serving->simulation;
+  if (r.complete && judged_for_overload(sp))
     r.overloaded = serve::serving_headline(sim.outcome_view(), sp.slo, sp.workload.arrival).overloaded;
-  }
   return r;
 }
 
@@ -379,6 +384,7 @@ RunEstimate estimate_run(const Scenario& s, IntervalMode mode) {
     const RunSize turns = sessions_of(s);
     requests = expected_requests = turns.requests;
     e.sessions = turns.sessions;
+    e.session_prompt_tokens = turns.prompt_tokens;
   }
   const int64_t replicas = cluster_replicas(sp);
   const int64_t variants = 1 + static_cast<int64_t>(sp.compares.size());
@@ -503,7 +509,7 @@ WorkFigure probe_work_figure(const Scenario& s, const RunEstimate& e) {
   std::string parts;
   for (size_t i = 0; i < variants.size(); ++i) {
     const Scenario& v = *variants[i];
-    const RunSize size = i == 0 && e.sessions == 0 ? RunSize{e.requests, 0} : run_size_of(v);
+    const RunSize size = i == 0 ? RunSize{e.requests, e.sessions, e.session_prompt_tokens} : run_size_of(v);
     const int64_t n = size.requests;
     const ProbeRate r = probe_rate(v, n, size);
     // The paired short runs fall back to full bound runs when the central run
@@ -512,7 +518,9 @@ WorkFigure probe_work_figure(const Scenario& s, const RunEstimate& e) {
     // nearest its service rate) is. The probe's requests waiting through 10%
     // of its events said "may be" before: I2.2, I2.6 and the head-to-head at
     // the default budget's size were then figured at 3 full runs, and ran 1.
-    const bool fallback = e.short_requests > 0 && (r.overloaded || probe_rate(at_high_bound(v), n, size).overloaded);
+    // (No second probe where no probe is judged for overload: it would say no.)
+    const bool fallback = e.short_requests > 0 && (r.overloaded || (judged_for_overload(*v.serving->simulation) &&
+                                                                    probe_rate(at_high_bound(v), n, size).overloaded));
     const int64_t full_runs = fallback ? 3 : e.full_runs;
     // A simulation stops at its own serving.limits.max_events (keeping its
     // result): that many events' units at most.
@@ -556,6 +564,8 @@ WorkRange estimate_work(const Scenario& s, IntervalMode mode, const RunLimits& l
   }
   const serve::SimulationSpec& sp = *s.serving->simulation;
   // A shorter probe than the budget check's: a search estimates every candidate before running any.
+  // Without the turns' prompts (RunSize::prompt_tokens 0): the candidates' runs are
+  // figured at the probe's units per arrival, as before the runs' own figure counted them.
   const ProbeRate p = probe_rate(s, std::min<int64_t>(std::max<int64_t>(1, e.requests), kProbeMinRequests), RunSize{e.requests, e.sessions});
   w.units_per_request = p.units.per_request;
   w.units_per_event = p.units_per_event();

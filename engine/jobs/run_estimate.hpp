@@ -26,6 +26,7 @@ struct RunEstimate {
   int64_t work_units_at_most = 0;  // serving: every token its own step (whether a probe is worth making)
   int64_t requests = 0, runs = 0;  // serving: requests per simulation (a multi-turn workload's turns), simulations
   int64_t sessions = 0;            // serving, multi-turn workloads: sessions per simulation (0 otherwise)
+  int64_t session_prompt_tokens = 0;  // ... and their turns' prompts, summed (0 otherwise)
   int64_t full_runs = 1;           // serving: runs of every request (central, and the bounds when in full)
   int64_t short_requests = 0;      // serving: the paired short bound runs' requests (three runs), or 0
   int64_t memory_bytes = 0;
