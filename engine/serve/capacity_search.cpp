@@ -488,7 +488,7 @@ void CapacitySearch::on_run_finished() {
   run.report = judge_steady_state(sim_->outcome_view(), spec_.slo, in_system, correlation, rho(rate_), options_);
   if (split_ > 1) {  // the pool's run gives each replica a window of hold_requests() / k
     std::vector<RequestOutcome> storage;
-    const OutcomeView q = by_arrival(sim_->outcome_view(), storage);
+    const OutcomeView q = arrived_by_arrival(sim_->outcome_view(), storage);
     run.window_var = window_share_variance(q, run.report.warmup_requests, run.report.requests - run.report.cooldown_requests,
                                            std::max<int64_t>(1, hold_requests() / split_), spec_.slo);
   }

@@ -191,7 +191,7 @@ ServingHeadline serving_headline(const OutcomeView& outcomes, const SloSpec& slo
                 "capacity";
   }
   std::vector<RequestOutcome> sorted;
-  const OutcomeView q = by_arrival(outcomes, sorted);
+  const OutcomeView q = arrived_by_arrival(outcomes, sorted);
   const int64_t n = static_cast<int64_t>(q.size());
   const int64_t lo = rep.warmup_requests, hi = n - rep.cooldown_requests;
   const std::string rate = format_3sig(offered_qps > 0 ? offered_qps : rep.arrival_rate_qps) + " req/s";

@@ -4,6 +4,7 @@
 // each from the simulator's record where it is: a copy of every outcome
 // beside the records was 40 bytes a request (38 MiB of a 1M-request run's
 // peak, where the headline judged its window).
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
@@ -22,6 +23,9 @@ struct RequestOutcome {
   int64_t output_tokens = 0;
   int32_t gaps = 0;            // gaps between token emissions (ITL samples; SimRequest's width)
   int32_t gaps_over_itl = 0;   // of them, longer than the SLO's itl_ms bound
+  // False for a request drawn but not yet arrived: a run stopped at one of
+  // serving.limits holds the records of the requests due after the stop.
+  bool arrived = true;
 };
 
 // A record's outcome: only a completed request has its token times.
@@ -29,6 +33,7 @@ inline RequestOutcome outcome_of(const SimRequest& q) {
   RequestOutcome o;
   o.arrival = q.spec.arrival;
   o.output_tokens = q.spec.output;
+  o.arrived = q.state != RequestState::Pending;
   if (q.state != RequestState::Done) return o;
   o.first_token = q.first_token;
   o.completion = q.completion;
@@ -49,6 +54,12 @@ class OutcomeView {
   RequestOutcome operator[](size_t i) const { return records_ ? outcome_of(records_[i]) : list_[i]; }
   RequestOutcome front() const { return (*this)[0]; }
   RequestOutcome back() const { return (*this)[n_ - 1]; }
+  // The first n outcomes (all of them when there are fewer).
+  OutcomeView first(size_t n) const {
+    OutcomeView v = *this;
+    v.n_ = std::min(n, n_);
+    return v;
+  }
 
   class iterator {
    public:

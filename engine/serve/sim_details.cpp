@@ -148,9 +148,16 @@ std::vector<std::string> SimReport::run_warnings() const {
   if (sim_.workload.capped)
     warnings.push_back("the workload's duration asked for more than limits.max_requests (" +
                        std::to_string(spec_.limits.max_requests) + ") requests; generation stopped there");
-  if (!run_.limit_hit.empty())
-    warnings.push_back("the run stopped at limits." + run_.limit_hit + "; " + std::to_string(total - run_.completed - run_.dropped) +
-                       " requests are unfinished");
+  if (!run_.limit_hit.empty()) {
+    // The requests due after the stop never arrived: no judge reads them
+    // (serve/steady_state.hpp arrived_by_arrival), and the warning says so.
+    int64_t due_after = 0;
+    for (const SimRequest& q : sim_.reqs) due_after += q.state == RequestState::Pending ? 1 : 0;
+    warnings.push_back("the run stopped at limits." + run_.limit_hit + "; " +
+                       std::to_string(total - run_.completed - run_.dropped - due_after) +
+                       " requests that arrived are unfinished, and " + std::to_string(due_after) +
+                       " were due after the stop (no figure reads them)");
+  }
   else if (run_.stopped)
     warnings.push_back("the run stopped at the benchmark's end; " + std::to_string(total - run_.completed - run_.dropped) +
                        " requests in flight or not yet arrived are in no figure");

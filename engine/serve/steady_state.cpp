@@ -321,11 +321,22 @@ const std::vector<RequestOutcome>& by_arrival(const std::vector<RequestOutcome>&
   return storage;
 }
 
-OutcomeView by_arrival(const OutcomeView& outcomes, std::vector<RequestOutcome>& storage) {
-  bool sorted = true;
-  for (size_t i = 1; i < outcomes.size() && sorted; ++i) sorted = !(outcomes[i].arrival < outcomes[i - 1].arrival);
-  if (sorted) return outcomes;
-  storage.assign(outcomes.begin(), outcomes.end());
+OutcomeView arrived_by_arrival(const OutcomeView& outcomes, std::vector<RequestOutcome>& storage) {
+  // In arrival order with every arrived request before the first one not
+  // arrived (the usual case): a view of the arrived ones.
+  size_t arrived = 0;
+  bool in_order = true;
+  TimeNs previous = 0;
+  for (size_t i = 0; i < outcomes.size() && in_order; ++i) {
+    const RequestOutcome o = outcomes[i];
+    in_order = (i == 0 || !(o.arrival < previous)) && (!o.arrived || arrived == i);
+    previous = o.arrival;
+    if (o.arrived) ++arrived;
+  }
+  if (in_order) return outcomes.first(arrived);
+  storage.clear();
+  for (const RequestOutcome& o : outcomes)
+    if (o.arrived) storage.push_back(o);
   std::stable_sort(storage.begin(), storage.end(),
                    [](const RequestOutcome& a, const RequestOutcome& b) { return a.arrival < b.arrival; });
   return storage;
@@ -336,7 +347,7 @@ SteadyStateReport judge_steady_state(const OutcomeView& outcomes_in, const SloSp
                                      const SteadyStateOptions& o) {
   SteadyStateReport rep;
   std::vector<RequestOutcome> sorted;
-  const OutcomeView q = by_arrival(outcomes_in, sorted);
+  const OutcomeView q = arrived_by_arrival(outcomes_in, sorted);
   const int64_t n = static_cast<int64_t>(q.size());
   rep.requests = n;
   if (n == 0) {

@@ -10,7 +10,9 @@
 
 #include "scenario/scenario.hpp"
 #include "scenario/simulation_spec.hpp"
+#include "serve/headline.hpp"
 #include "serve/serving_metrics.hpp"
+#include "serve/steady_state.hpp"
 #include "serve/simulation.hpp"
 #include "test_helpers.hpp"
 
@@ -96,4 +98,32 @@ TEST_CASE("serving stop: with nothing in flight at T, the stopped run's figures 
     const Ran stopped = run_to_end(static_cast<double>(last) * 1e-9 + after_s);
     CHECK(stopped.written.dump() == drained.written.dump());
   }
+}
+
+// A run stopped at a limit (serving.limits.max_sim_time_s) before its last
+// arrivals holds the records of requests due after the stop. Judged as
+// arrivals they made a queue that seemed to outgrow its server: I3.3 at 3,000
+// requests, one a minute and each done in 19 s, stopped at one simulated day,
+// said "overloaded". The judges read only the requests that arrived.
+TEST_CASE("serving stop: a run stopped before its last arrivals is judged on the requests that arrived") {
+  json s = json::parse(R"({"schema_version":1,"model":"llama-2-7b","seed":3,
+    "hardware":{"gpu":"a100-80g-sxm","gpus_per_node":1},
+    "precision":{"weights":"bf16","activations":"bf16","kv_cache":"bf16"},
+    "serving":{"mode":"simulate","workload":{"arrival":{"process":"fixed","rate_qps":0.5},"num_requests":600,
+      "prompt_tokens":128,"output_tokens":32},"limits":{"max_sim_time_s":400}}})");
+  const Scenario sc = read_scenario(s);
+  serve::Simulation sim(sc, serve::WorkloadOverride{}, false);
+  while (!sim.run(int64_t{1} << 30)) {
+  }
+  const int64_t arrived = sim.arrived();
+  REQUIRE(arrived > 150);
+  REQUIRE(arrived < 600);  // the stop came before the last arrivals, the case under test
+  const serve::SimulationSpec& sp = *sc.serving->simulation;
+  const serve::ServingHeadline h = serve::serving_headline(sim.outcome_view(), sp.slo, sp.workload.arrival);
+  CHECK_FALSE(h.overloaded);
+  CHECK(h.throughput_qps == doctest::Approx(0.5).epsilon(0.02));
+  const serve::SteadyStateReport rep =
+      serve::judge_steady_state(sim.outcome_view(), sp.slo, 0, 0, 0, serve::SteadyStateOptions{});
+  CHECK(rep.requests == arrived);
+  CHECK_FALSE(rep.overloaded);
 }
