@@ -66,6 +66,10 @@ std::string no_interval_reason(const KeyMetric& k, const KeyMetrics& low_run, co
 
 }  // namespace
 
+std::unique_ptr<Scenario> short_bound_scenario(const Scenario& scenario, CostBound bound, int64_t n) {
+  return shortened(at_bound(scenario, bound), n, bound != CostBound::Central);
+}
+
 int64_t short_bound_requests(const Scenario& s, IntervalMode mode) {
   if (mode != IntervalMode::Bounds || s.cost_model.intervals == "full") return 0;
   if (!s.serving || s.serving->mode != "simulate" || !s.serving->simulation) return 0;
@@ -86,7 +90,7 @@ IntervalJob::IntervalJob(const Scenario& scenario, IntervalMode mode)
       const CostBound bounds[3] = {CostBound::Central, CostBound::Low, CostBound::High};
       for (CostBound b : bounds) {
         Run r;
-        r.scenario = shortened(at_bound(scenario, b), short_requests_, b != CostBound::Central);
+        r.scenario = short_bound_scenario(scenario, b, short_requests_);
         r.weight = w;
         runs_.push_back(std::move(r));
       }

@@ -39,6 +39,12 @@ namespace sightline {
 // the bounds run in full (or not at all).
 int64_t short_bound_requests(const Scenario& scenario, IntervalMode mode);
 
+// A paired short run's scenario: the first n requests of the workload (and of
+// each compare variant's) at cost bound `bound`. The low and high bound runs
+// keep the max-QPS search; the central one, which only pairs with them, leaves
+// it out.
+std::unique_ptr<Scenario> short_bound_scenario(const Scenario& scenario, CostBound bound, int64_t n);
+
 class IntervalJob : public Job {
  public:
   IntervalJob(const Scenario& scenario, IntervalMode mode);

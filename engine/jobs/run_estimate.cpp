@@ -8,6 +8,7 @@
 #include "jobs/interval_job.hpp"
 #include "jobs/probe_sample.hpp"
 #include "jobs/session_projection.hpp"
+#include "jobs/short_run_verdict.hpp"
 #include "core/error.hpp"
 #include "scenario/simulation_spec.hpp"
 #include "serve/capacity_search.hpp"
@@ -507,20 +508,26 @@ WorkFigure probe_work_figure(const Scenario& s, const RunEstimate& e) {
   for (const auto& v : sp.compares)
     if (v.scenario && v.scenario->serving && v.scenario->serving->simulation) variants.push_back(v.scenario.get());
   std::string parts;
+  bool fallback = false;  // the paired short runs fall back to full bound runs: decided on the scenario's own run
   for (size_t i = 0; i < variants.size(); ++i) {
     const Scenario& v = *variants[i];
     const RunSize size = i == 0 ? RunSize{e.requests, e.sessions, e.session_prompt_tokens} : run_size_of(v);
     const int64_t n = size.requests;
     const ProbeRate r = probe_rate(v, n, size);
     // The paired short runs fall back to full bound runs when the central run
-    // or a short run is overloaded (jobs/interval_job.hpp): counted when the
-    // probe is, or a probe at the high cost bound (slower steps, the short run
-    // nearest its service rate) is. The probe's requests waiting through 10%
-    // of its events said "may be" before: I2.2, I2.6 and the head-to-head at
-    // the default budget's size were then figured at 3 full runs, and ran 1.
-    // (No second probe where no probe is judged for overload: it would say no.)
-    const bool fallback = e.short_requests > 0 && (r.overloaded || (judged_for_overload(*v.serving->simulation) &&
-                                                                    probe_rate(at_high_bound(v), n, size).overloaded));
+    // or a short run is overloaded, or a bound's short run too short to judge
+    // (jobs/interval_job.hpp), for the scenario and its variants alike; the
+    // job judges the scenario's own runs. The central run: its probe's
+    // verdict. The short runs: their own (jobs/short_run_verdict), or where
+    // one does not finish within a probe's events a probe at the high cost
+    // bound (slower steps, the short run nearest its service rate). (None
+    // where no probe is judged for overload: it would say no.)
+    if (i == 0 && e.short_requests > 0 && judged_for_overload(*v.serving->simulation)) {
+      const ShortRunsVerdict verdict = r.overloaded ? ShortRunsVerdict::FallBack
+                                                    : judge_short_runs(v, std::min(n, e.short_requests), kProbeEvents);
+      fallback = verdict == ShortRunsVerdict::FallBack ||
+                 (verdict == ShortRunsVerdict::Unknown && probe_rate(at_high_bound(v), n, size).overloaded);
+    }
     const int64_t full_runs = fallback ? 3 : e.full_runs;
     // A simulation stops at its own serving.limits.max_events (keeping its
     // result): that many events' units at most.
