@@ -275,6 +275,9 @@ ServingHeadline serving_headline(const OutcomeView& outcomes, const SloSpec& slo
   h.line += rate + ": ";
   for (size_t i = 0; i < parts.size(); ++i) h.line += (i ? ", " : "") + parts[i];
   if (h.overloaded) h.line += "; overloaded (service rate " + service_rate_phrase(h.capacity_qps) + ")";
+  // Failed on stability, not on the shares above (which may all be met): why.
+  else if (!rep.stable && rep.verdict == Verdict::Fails && rep.unstable_reason)
+    h.line += std::string("; unstable: ") + rep.unstable_reason;
   else if (rep.verdict == Verdict::Uncertain)
     h.line += rep.needed_requests > n ? "; " + std::to_string(n) + " requests are too few to decide (about " +
                                             std::to_string(rep.needed_requests) + " would)"

@@ -26,14 +26,20 @@ struct RequestOutcome {
   // False for a request drawn but not yet arrived: a run stopped at one of
   // serving.limits holds the records of the requests due after the stop.
   bool arrived = true;
+  // Arrived and neither done nor dropped when its run was cut short (at a
+  // limit or a benchmark's end): in flight at the cut, not a request its
+  // server failed to finish.
+  bool cut = false;
 };
 
 // A record's outcome: only a completed request has its token times.
-inline RequestOutcome outcome_of(const SimRequest& q) {
+// `run_cut`: its run stopped before every request was done or dropped.
+inline RequestOutcome outcome_of(const SimRequest& q, bool run_cut = false) {
   RequestOutcome o;
   o.arrival = q.spec.arrival;
   o.output_tokens = q.spec.output;
   o.arrived = q.state != RequestState::Pending;
+  o.cut = run_cut && o.arrived && q.state != RequestState::Done && q.state != RequestState::Dropped;
   if (q.state != RequestState::Done) return o;
   o.first_token = q.first_token;
   o.completion = q.completion;
@@ -47,11 +53,11 @@ inline RequestOutcome outcome_of(const SimRequest& q) {
 class OutcomeView {
  public:
   OutcomeView(const std::vector<RequestOutcome>& list) : list_(list.data()), n_(list.size()) {}  // NOLINT: a list is a view
-  OutcomeView(const SimRequest* records, size_t n) : records_(records), n_(n) {}
+  OutcomeView(const SimRequest* records, size_t n, bool run_cut) : records_(records), n_(n), run_cut_(run_cut) {}
 
   size_t size() const { return n_; }
   bool empty() const { return n_ == 0; }
-  RequestOutcome operator[](size_t i) const { return records_ ? outcome_of(records_[i]) : list_[i]; }
+  RequestOutcome operator[](size_t i) const { return records_ ? outcome_of(records_[i], run_cut_) : list_[i]; }
   RequestOutcome front() const { return (*this)[0]; }
   RequestOutcome back() const { return (*this)[n_ - 1]; }
   // The first n outcomes (all of them when there are fewer).
@@ -88,6 +94,7 @@ class OutcomeView {
   const RequestOutcome* list_ = nullptr;
   const SimRequest* records_ = nullptr;
   size_t n_ = 0;
+  bool run_cut_ = false;  // the records' run stopped at a limit or a benchmark's end
 };
 
 }  // namespace sightline::serve

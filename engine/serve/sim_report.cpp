@@ -45,7 +45,8 @@ bool SimReport::all_completed() const { return run_.completed == static_cast<int
 
 std::vector<RequestOutcome> SimReport::outcomes() const {
   std::vector<RequestOutcome> out(sim_.reqs.size());
-  for (size_t i = 0; i < sim_.reqs.size(); ++i) out[i] = outcome_of(sim_.reqs[i]);
+  const bool cut = run_.stopped || !run_.limit_hit.empty();
+  for (size_t i = 0; i < sim_.reqs.size(); ++i) out[i] = outcome_of(sim_.reqs[i], cut);
   return out;
 }
 

@@ -359,7 +359,7 @@ SteadyStateReport judge_steady_state(const OutcomeView& outcomes_in, const SloSp
   done.reserve(q.size());
   for (const auto& r : q) {
     if (r.completion >= 0) done.push_back(r.completion);
-    else ++rep.unfinished;
+    else if (!r.cut) ++rep.unfinished;  // in flight at a cut: the run's end, not the server's failure
   }
   std::sort(done.begin(), done.end());
 
