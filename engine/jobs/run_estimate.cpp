@@ -305,7 +305,7 @@ ProbeRate probe_rate(const Scenario& s, int64_t requests, const RunSize& run) {
   // run's paired short runs take theirs from (serve/headline).
   const serve::SimulationSpec& sp = *s.serving->simulation;
   if (r.complete && judged_for_overload(sp))
-    r.overloaded = serve::serving_headline(sim.outcome_view(), sp.slo, sp.workload.arrival).overloaded;
+    r.overloaded = serve::serving_headline(sim.outcome_view(), sp.slo, sp.workload).overloaded;
   return r;
 }
 

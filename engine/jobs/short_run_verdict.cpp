@@ -22,7 +22,7 @@ ShortRunsVerdict judge_short_runs(const Scenario& scenario, int64_t short_reques
     // has (IntervalJob::judge_paired_runs; the full run, at least three short
     // runs long, is taken to have them); the central one's figures are not read.
     const serve::SimulationSpec& sp = *run->serving->simulation;
-    const serve::ServingHeadline h = serve::serving_headline(sim.outcome_view(), sp.slo, sp.workload.arrival);
+    const serve::ServingHeadline h = serve::serving_headline(sim.outcome_view(), sp.slo, sp.workload);
     if (h.overloaded || (bound != CostBound::Central && !h.judged)) return ShortRunsVerdict::FallBack;
   }
   return ShortRunsVerdict::Paired;

@@ -101,7 +101,7 @@ constexpr WordsRow kParameterWordRows[] = {
     {"/serving/workload/arrival/process", "Arrivals", "",
      "How requests arrive: Poisson, gamma (bursty), fixed interval, all at once (offline batch), a trace, or a closed loop of clients"},
     {"/serving/workload/arrival/rate_qps", "Rate", "req/s",
-     "Mean arrival rate in requests per second (poisson, gamma and fixed arrivals)"},
+     "Mean arrival rate in requests per second (poisson, gamma and fixed arrivals); with multi-turn sessions, new sessions per second"},
     {"/serving/workload/num_requests", "Requests", "count",
      "Number of requests simulated"},
     {"/serving/workload/duration_s", "Duration", "s",

@@ -64,14 +64,15 @@ bool attainment_sampling_interval(const ServingHeadline& h, double& low, double&
 // batch means with no spread (a loop that repeats itself exactly).
 bool throughput_sampling_interval(const ServingHeadline& h, double& low_qps, double& high_qps);
 
-// `arrival`: the workload's arrival process. Its rate is the offered rate
-// the verdict line names (none for a trace, all_at_once, a closed loop or a
-// rate under a client's max_concurrency: the line names the rate the run's
-// arrivals had). A closed loop's clients, and a capped rate's client, send
+// `workload`: its arrival process's rate is the offered rate the verdict
+// line names (none for a trace, all_at_once, a closed loop or a rate under a
+// client's max_concurrency: the line names the rate the run's arrivals had;
+// a multi-turn workload's rate is of sessions, named beside its turns'
+// measured rate). A closed loop's clients, and a capped rate's client, send
 // only as fast as they are served: the server's queue cannot grow without
 // bound, so the run gets no overload verdict.
 ServingHeadline serving_headline(const OutcomeView& outcomes, const SloSpec& slo,
-                                 const ArrivalSpec& arrival);
+                                 const WorkloadSpec& workload);
 
 // "1,000", "126", "22.1", "0.831": three significant digits, thousands separated.
 std::string format_3sig(double v);

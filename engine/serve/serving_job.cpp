@@ -333,7 +333,7 @@ ServingOutcome ServingJob::compute_outcome() const {
   o.quantization = quantization();
   // An offline batch (all at once) has no arrival window to be steady in.
   if (spec.workload.arrival.process != ArrivalProcess::AllAtOnce)
-    o.headline = serving_headline(main_->outcome_view(), spec.slo, spec.workload.arrival);
+    o.headline = serving_headline(main_->outcome_view(), spec.slo, spec.workload);
   const size_t variants = std::min(compares_.size(), spec.compares.size());
   for (size_t ci = 0; ci < variants; ++ci) o.compared.push_back(compare_variant(ci, o.metrics, o.details));
   // Key metrics: the scenario's choice, or the catalogue's default set, in that order.

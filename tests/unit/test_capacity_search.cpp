@@ -521,8 +521,8 @@ TEST_CASE("steady state: a run judged from its records is judged as from the lis
     occupancy += static_cast<double>(i - completed);
   }
   CHECK(b.in_system_mean == doctest::Approx(occupancy / static_cast<double>(b.measured_requests)).epsilon(1e-12));
-  CHECK(serving_headline(list, spec.slo, spec.workload.arrival).line ==
-        serving_headline(view, spec.slo, spec.workload.arrival).line);
+  CHECK(serving_headline(list, spec.slo, spec.workload).line ==
+        serving_headline(view, spec.slo, spec.workload).line);
 }
 
 // The simulator enqueues arrivals one at a time in this order, which must be

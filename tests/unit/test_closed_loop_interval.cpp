@@ -42,7 +42,7 @@ serve::ServingHeadline loop_headline(int64_t seed, int64_t requests) {
   }
   REQUIRE(sim.all_completed());
   const auto& spec = *s.serving->simulation;
-  return serve::serving_headline(sim.outcomes(), spec.slo, spec.workload.arrival);
+  return serve::serving_headline(sim.outcomes(), spec.slo, spec.workload);
 }
 
 }  // namespace

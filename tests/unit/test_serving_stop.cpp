@@ -119,7 +119,7 @@ TEST_CASE("serving stop: a run stopped before its last arrivals is judged on the
   REQUIRE(arrived > 150);
   REQUIRE(arrived < 600);  // the stop came before the last arrivals, the case under test
   const serve::SimulationSpec& sp = *sc.serving->simulation;
-  const serve::ServingHeadline h = serve::serving_headline(sim.outcome_view(), sp.slo, sp.workload.arrival);
+  const serve::ServingHeadline h = serve::serving_headline(sim.outcome_view(), sp.slo, sp.workload);
   CHECK_FALSE(h.overloaded);
   CHECK(h.throughput_qps == doctest::Approx(0.5).epsilon(0.02));
   const serve::SteadyStateReport rep =
@@ -151,7 +151,7 @@ TEST_CASE("serving stop: requests in flight at a limit's cut do not make a stabl
       serve::judge_steady_state(sim.outcome_view(), sp.slo, 0, 0, 0, serve::SteadyStateOptions{});
   CHECK(rep.unfinished == 0);
   CHECK(rep.stable);
-  const serve::ServingHeadline h = serve::serving_headline(sim.outcome_view(), sp.slo, sp.workload.arrival);
+  const serve::ServingHeadline h = serve::serving_headline(sim.outcome_view(), sp.slo, sp.workload);
   CHECK_FALSE(h.overloaded);
   CHECK(h.verdict == "meets");
 }

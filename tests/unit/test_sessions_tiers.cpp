@@ -90,6 +90,19 @@ TEST_CASE("sessions: every turn runs, returning turns hit the cache, later turns
   CHECK(central(s)["metrics"] == r["metrics"]);
 }
 
+// A multi-turn workload's rate_qps is sessions per second. The headline named
+// it as requests ("stable at 0.5 req/s: 0.736 req/s completed", S.chat-offload):
+// it now names the turns' measured rate in req/s and the sessions' beside it.
+TEST_CASE("sessions: the headline names the turns' rate in req/s and the sessions' rate as sessions") {
+  const json r = central(sessions_scenario(10, 60));
+  const std::string line = r["headline"]["line"].get<std::string>();
+  CAPTURE(line);
+  CHECK(line.find("(2 sessions/s)") != std::string::npos);
+  CHECK(line.find(" at 2 req/s") == std::string::npos);
+  // The turns arrive faster than the sessions start: each session sends several.
+  CHECK(r["headline"]["arrival_rate_qps"].get<double>() > 2.0);
+}
+
 TEST_CASE("sessions: without prefix caching every turn recomputes its whole context") {
   json s = sessions_scenario(5, 20);
   s["serving"]["kv_cache"]["prefix_caching"] = false;

@@ -309,6 +309,9 @@ test('KV offload tiers chosen in the form give the CLI\'s numbers, tier by tier'
   const id = 'S.chat-offload';
   await page.selectOption('#scenario', id);
   await waitDone(page, id);
+  // Its rate is of new sessions, not of requests (its turns).
+  const assumed = await page.$$eval('#assumption-list li', (lis) => lis.map((li) => li.textContent));
+  assert.ok(assumed.some((t) => /^Arrivals: poisson at 0\.5 new sessions\/s;/.test(t)), assumed.join(' | '));
   const tiers = scenarioPreset(id).serving.kv_cache.offload.tiers;
   assert.equal(await page.inputValue('#sim_kv_tier1'), tiers[0]);
   assert.equal(await page.inputValue('#sim_kv_tier2'), '');

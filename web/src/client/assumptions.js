@@ -40,7 +40,9 @@ function items(scenario, result) {
     out.push(`Prompt lengths: ${lengthText(w.prompt_tokens)}; output lengths: ${lengthText(w.output_tokens)}.`);
     if (scenario.serving.mode === 'simulate') {
       const a = w.arrival || {};
-      out.push(`Arrivals: ${a.process || 'poisson'}${a.process ? '' : ' (default)'}${a.rate_qps !== undefined ? ` at ${rateText(a.rate_qps)}` : ''}; scheduler ${get(scenario, 'serving.scheduler.policy') || 'continuous'}${dflt(scenario, 'serving.scheduler.policy')}.`);
+      // A multi-turn workload's rate is of new sessions, each sending several turns.
+      const rate = w.sessions ? `${display(a.rate_qps)} new sessions/s` : rateText(a.rate_qps);
+      out.push(`Arrivals: ${a.process || 'poisson'}${a.process ? '' : ' (default)'}${a.rate_qps !== undefined ? ` at ${rate}` : ''}; scheduler ${get(scenario, 'serving.scheduler.policy') || 'continuous'}${dflt(scenario, 'serving.scheduler.policy')}.`);
     }
     out.push(`Runtime reserve: ${get(scenario, 'serving.runtime_overhead_GiB') ?? 1} GiB per GPU${dflt(scenario, 'serving.runtime_overhead_GiB')} for the CUDA context and workspaces.`);
   }
