@@ -309,9 +309,10 @@ test('KV offload tiers chosen in the form give the CLI\'s numbers, tier by tier'
   const id = 'S.chat-offload';
   await page.selectOption('#scenario', id);
   await waitDone(page, id);
-  // Its rate is of new sessions, not of requests (its turns).
+  // Its rate is of new sessions, not of requests (its turns), and its lengths are its sessions'.
   const assumed = await page.$$eval('#assumption-list li', (lis) => lis.map((li) => li.textContent));
-  assert.ok(assumed.some((t) => /^Arrivals: poisson at 0\.5 new sessions\/s;/.test(t)), assumed.join(' | '));
+  assert.ok(assumed.some((t) => /^Arrivals: poisson at 0\.50* new sessions\/s;/.test(t)), assumed.join(' | '));
+  assert.ok(assumed.some((t) => /^Prompt lengths: each turn re-sends its session's context, then its new input \(the first fixed 6000 tokens, later ones uniform \(min 100, max 600\)\); output lengths: uniform \(min 200, max 700\)\.$/.test(t)), assumed.join(' | '));
   const tiers = scenarioPreset(id).serving.kv_cache.offload.tiers;
   assert.equal(await page.inputValue('#sim_kv_tier1'), tiers[0]);
   assert.equal(await page.inputValue('#sim_kv_tier2'), '');

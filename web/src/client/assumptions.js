@@ -37,7 +37,11 @@ function items(scenario, result) {
   }
   if (scenario.serving) {
     const w = scenario.serving.workload || {};
-    out.push(`Prompt lengths: ${lengthText(w.prompt_tokens)}; output lengths: ${lengthText(w.output_tokens)}.`);
+    const ss = w.sessions;
+    // A multi-turn workload's lengths are its sessions' (a turn's prompt is its whole context).
+    if (ss && ss.csv) out.push('Prompt and output lengths: the session trace\'s turns, each turn re-sending its session\'s context.');
+    else if (ss) out.push(`Prompt lengths: each turn re-sends its session's context, then its new input (the first ${lengthText(ss.first_input_tokens)}, later ones ${lengthText(ss.input_tokens)}); output lengths: ${lengthText(ss.output_tokens)}.`);
+    else out.push(`Prompt lengths: ${lengthText(w.prompt_tokens)}; output lengths: ${lengthText(w.output_tokens)}.`);
     if (scenario.serving.mode === 'simulate') {
       const a = w.arrival || {};
       // A multi-turn workload's rate is of new sessions, each sending several turns.
