@@ -475,6 +475,37 @@ TEST_CASE("steady state: outcomes in arrival order are judged in place, others o
   CHECK(a.arrival_rate_qps == b.arrival_rate_qps);
 }
 
+// A run cut at a limit holds records of requests due after the cut: the
+// judges read only those that arrived, in arrival order, whether the list is
+// in order (a view of its first part) or not (a sorted copy without them).
+TEST_CASE("steady state: only the requests that arrived are judged, in or out of order") {
+  std::vector<RequestOutcome> list = stream(3000, 0.1, [](int i) { return 1.0 + (i % 7) * 0.1; },
+                                            [](int i) { return 0.05 + (i % 5) * 0.1; });
+  std::vector<RequestOutcome> cut = list;
+  for (size_t i = 2000; i < cut.size(); ++i) {
+    cut[i].arrived = false;
+    cut[i].first_token = cut[i].completion = -1;
+  }
+  std::vector<RequestOutcome> storage;
+  const OutcomeView in_order = arrived_by_arrival(cut, storage);
+  CHECK(in_order.size() == 2000);
+  CHECK(storage.empty());  // no copy
+  std::vector<RequestOutcome> shuffled = cut;
+  std::reverse(shuffled.begin(), shuffled.end());
+  const OutcomeView sorted = arrived_by_arrival(shuffled, storage);
+  REQUIRE(sorted.size() == 2000);
+  for (size_t i = 0; i < sorted.size(); ++i) CHECK(sorted[i].arrival == list[i].arrival);
+  // Judged as the first 2,000 alone: the requests due after the cut change nothing.
+  const std::vector<RequestOutcome> first(list.begin(), list.begin() + 2000);
+  const SloSpec slo = ttft_slo(500, 0.9);
+  SteadyStateOptions o;
+  const SteadyStateReport a = judge_steady_state(first, slo, 0, 0, 0, o), b = judge_steady_state(shuffled, slo, 0, 0, 0, o);
+  CHECK(b.requests == 2000);
+  CHECK(a.verdict == b.verdict);
+  CHECK(a.overloaded == b.overloaded);
+  CHECK(a.in_system_mean == b.in_system_mean);
+}
+
 // The headline and the judge read a run's outcomes from its records (a copy
 // of a million of them was most of a large run's end): the same outcomes as
 // the list Simulation::outcomes() copies out, so the same report and line;
