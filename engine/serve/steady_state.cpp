@@ -312,15 +312,6 @@ void judge_short_run(SteadyStateReport& rep, const OutcomeView& q, const std::ve
 
 }  // namespace
 
-const std::vector<RequestOutcome>& by_arrival(const std::vector<RequestOutcome>& outcomes,
-                                              std::vector<RequestOutcome>& storage) {
-  auto earlier = [](const RequestOutcome& a, const RequestOutcome& b) { return a.arrival < b.arrival; };
-  if (std::is_sorted(outcomes.begin(), outcomes.end(), earlier)) return outcomes;
-  storage = outcomes;
-  std::stable_sort(storage.begin(), storage.end(), earlier);
-  return storage;
-}
-
 OutcomeView arrived_by_arrival(const OutcomeView& outcomes, std::vector<RequestOutcome>& storage) {
   // In arrival order with every arrived request before the first one not
   // arrived (the usual case): a view of the arrived ones.

@@ -104,10 +104,6 @@ double relaxation_requests(double rho);
 // positive sequence on a series thinned to at most 2000 points).
 double autocorrelation_time(const std::vector<double>& x);
 
-// The outcomes in arrival order (stable): `outcomes` itself when they already
-// are (the usual case: no copy of a million records), else a sorted copy in `storage`.
-const std::vector<RequestOutcome>& by_arrival(const std::vector<RequestOutcome>& outcomes,
-                                              std::vector<RequestOutcome>& storage);
 // The requests that arrived, in arrival order: what a run's judges read. A
 // run stopped at one of serving.limits holds the records of requests due
 // after the stop; read as arrivals they made a queue that seemed to outgrow

@@ -454,13 +454,13 @@ TEST_CASE("steady state: outcomes in arrival order are judged in place, others o
   const std::vector<RequestOutcome> in_order = stream(3000, 0.1, [](int i) { return 1.0 + (i % 7) * 0.1; },
                                                        [](int i) { return 0.05 + (i % 5) * 0.1; });
   std::vector<RequestOutcome> storage;
-  CHECK(&by_arrival(in_order, storage) == &in_order);
-  CHECK(storage.empty());
+  CHECK(arrived_by_arrival(in_order, storage).size() == in_order.size());
+  CHECK(storage.empty());  // read in place: no copy
   std::vector<RequestOutcome> shuffled = in_order;
   std::reverse(shuffled.begin(), shuffled.end());
   std::swap(shuffled[10], shuffled[11]);
-  const std::vector<RequestOutcome>& sorted = by_arrival(shuffled, storage);
-  REQUIRE(&sorted == &storage);
+  const OutcomeView sorted = arrived_by_arrival(shuffled, storage);
+  REQUIRE(storage.size() == in_order.size());  // a sorted copy
   REQUIRE(sorted.size() == in_order.size());
   for (size_t i = 0; i < sorted.size(); ++i) {
     CHECK(sorted[i].arrival == in_order[i].arrival);
