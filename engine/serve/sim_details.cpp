@@ -149,10 +149,9 @@ std::vector<std::string> SimReport::run_warnings() const {
     warnings.push_back("the workload's duration asked for more than limits.max_requests (" +
                        std::to_string(spec_.limits.max_requests) + ") requests; generation stopped there");
   if (!run_.limit_hit.empty()) {
-    // The requests due after the stop never arrived: no judge reads them
-    // (serve/steady_state.hpp arrived_by_arrival), and the warning says so.
-    int64_t due_after = 0;
-    for (const SimRequest& q : sim_.reqs) due_after += q.state == RequestState::Pending ? 1 : 0;
+    // The requests due after the stop never arrived (still Pending): no judge
+    // reads them (serve/steady_state.hpp arrived_by_arrival), and the warning says so.
+    const int64_t due_after = run_.arrivals_pending;
     warnings.push_back("the run stopped at limits." + run_.limit_hit + "; " +
                        std::to_string(total - run_.completed - run_.dropped - due_after) +
                        " requests that arrived are unfinished, and " + std::to_string(due_after) +

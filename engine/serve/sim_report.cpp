@@ -45,8 +45,7 @@ bool SimReport::all_completed() const { return run_.completed == static_cast<int
 
 std::vector<RequestOutcome> SimReport::outcomes() const {
   std::vector<RequestOutcome> out(sim_.reqs.size());
-  const bool cut = run_.stopped || !run_.limit_hit.empty();
-  for (size_t i = 0; i < sim_.reqs.size(); ++i) out[i] = outcome_of(sim_.reqs[i], cut);
+  for (size_t i = 0; i < sim_.reqs.size(); ++i) out[i] = outcome_of(sim_.reqs[i], run_.cut_short());
   return out;
 }
 

@@ -230,6 +230,9 @@ struct RunProgress {
   bool finished = false;
   bool stopped = false;  // at spec.stop_at_s, with requests left in flight
   std::string limit_hit;
+  // Stopped before every request was done or dropped (at a benchmark's end or
+  // a limit): its requests in flight are the cut's (RequestOutcome::cut).
+  bool cut_short() const { return stopped || !limit_hit.empty(); }
 
   // Work units (the run budget's measure, jobs/budgeted_job; docs/limits.md
   // "What a unit costs"): an event's CPU grows with the sequences its step

@@ -95,7 +95,7 @@ class Simulation final : private SchedulerHost {
   std::vector<RequestOutcome> outcomes() const { return report().outcomes(); }
   // The outcomes read from the records where they are (no copy); valid while
   // the simulation lives and runs no further.
-  OutcomeView outcome_view() const { return OutcomeView(reqs_.data(), reqs_.size(), run_.stopped || !run_.limit_hit.empty()); }
+  OutcomeView outcome_view() const { return OutcomeView(reqs_.data(), reqs_.size(), run_.cut_short()); }
   LimitFacts limit_facts() const { return report().limit_facts(); }
 
  private:
