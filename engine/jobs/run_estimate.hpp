@@ -37,13 +37,16 @@ RunEstimate estimate_run(const Scenario& s, IntervalMode mode);
 
 // What a run's simulations will cost, as a range of work units, for a time
 // estimate before it starts (the page's deployment search shows one before
-// any candidate runs): the probe's events per request (the budget check's
-// probe) times the requests the run can simulate, from the fewest (every
-// verdict decided by its first run) to the most (every undecided run grown to
-// its cap as often as the growth rule allows; a capacity search through every
-// rate it may try). Neither end passes the run's work budget, where the run
-// stops. Latency and training runs: the closed-form units. The probe's own
-// size (requests, units) lets a caller time it for a throughput on its machine.
+// any candidate runs): each simulation figured as probe_work_figure figures
+// it, on a shorter probe of its own (at most 400 requests or sessions, an
+// offline batch's full batches kept), from the fewest units (every verdict
+// decided by its first run, paired short bound runs standing) to the most
+// (the short runs fallen back to full bounds, every undecided run grown to
+// its cap as often as the growth rule allows, a capacity search through every
+// rate it may try; these extra runs at the scenario's own probe's rate).
+// Neither end passes the run's work budget, where the run stops. Latency and
+// training runs: the closed-form units. The scenario's probe's own size
+// (requests, units) lets a caller time it for a throughput on its machine.
 struct WorkRange {
   double units_low = 0, units_high = 0;
   double units_per_request = 0;

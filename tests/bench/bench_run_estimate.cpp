@@ -11,7 +11,7 @@
 // exit 2 when one is past the margin its run gets. The probe's and the run's
 // CPU seconds (std::clock: this process, one thread) and the run's CPU per
 // unit made are printed beside: what a work unit costs on this engine (RunLimits, run_limits.hpp).
-// Usage: bench_run_estimate [--central-only] [--only ID,ID...] [--units U] [--figures-only] [--file PATH ...] [N ...]
+// Usage: bench_run_estimate [--central-only] [--only ID,ID...] [--units U] [--figures-only] [--quick] [--file PATH ...] [N ...]
 //   (e.g. 20000 1000000)
 //   --central-only: leave out the runs with intervals; --only: these scenarios
 //   (preset ids, "head-to-head" for the example) and no others; --units U:
@@ -20,7 +20,10 @@
 //   runs whose figure the refusal margin decides); --figures-only: the
 //   figures without the runs (to compare a changed estimate with the units a
 //   run made before: a run's units do not depend on the estimate); --file:
-//   this scenario too (a presets/validation row's "scenario"), named by its stem.
+//   this scenario too (a presets/validation row's "scenario"), named by its stem;
+//   --quick: the quick estimate's least figure instead (estimate_work's
+//   units_low: what a search figures each candidate at before it runs, on
+//   the CLI and in the page), on its shorter probe.
 #include <algorithm>
 #include <cmath>
 #include <ctime>
@@ -93,13 +96,15 @@ int64_t requests_for_units(const json& doc, int64_t units) {
   return std::clamp<int64_t>(static_cast<int64_t>(n), kSample, kMost);
 }
 
-bool measure(const json& doc, int64_t n, sightline::IntervalMode mode, bool run, Measured& m) {
+bool measure(const json& doc, int64_t n, sightline::IntervalMode mode, bool run, bool quick, Measured& m) {
   const sightline::Scenario s = sightline::read_scenario(sized(doc, n));
   const sightline::RunEstimate e = sightline::estimate_run(s, mode);
   if (e.requests <= 400) return false;  // the probe does not apply: the run is its own size
   m.requests = e.requests;
   const std::clock_t c0 = std::clock();
-  m.figure = sightline::probe_work_figure(s, e).units;
+  sightline::RunLimits unbounded;
+  unbounded.max_work_units = unbounded.ceiling = sightline::RunLimits::kNativeCeiling;
+  m.figure = quick ? sightline::estimate_work(s, mode, unbounded).units_low : sightline::probe_work_figure(s, e).units;
   const std::clock_t c1 = std::clock();
   m.actual = run ? units_of_run(s, mode) : 0;
   m.cpu_seconds_run = static_cast<double>(std::clock() - c1) / CLOCKS_PER_SEC;
@@ -112,7 +117,7 @@ bool measure(const json& doc, int64_t n, sightline::IntervalMode mode, bool run,
 int main(int argc, char** argv) {
   const std::string root = SIGHTLINE_SOURCE_DIR;
   std::vector<int64_t> sizes;  // 0: as shipped
-  bool central_only = false, figures_only = false;
+  bool central_only = false, figures_only = false, quick = false;
   int64_t units = 0;  // --units: the run's size from the units it makes
   std::string only;  // ",ID,ID," or empty for every scenario
   std::vector<std::string> extra;  // --file paths
@@ -122,6 +127,7 @@ int main(int argc, char** argv) {
     else if (a == "--only" && i + 1 < argc) only = "," + std::string(argv[++i]) + ",";
     else if (a == "--units" && i + 1 < argc) units = std::atoll(argv[++i]);
     else if (a == "--figures-only") figures_only = true;
+    else if (a == "--quick") quick = true;
     else if (a == "--file" && i + 1 < argc) extra.push_back(argv[++i]);
     else sizes.push_back(std::atoll(argv[i]));
   }
@@ -150,7 +156,7 @@ int main(int argc, char** argv) {
       for (auto mode : {sightline::IntervalMode::CentralOnly, sightline::IntervalMode::Bounds}) {
         if (central_only && mode != sightline::IntervalMode::CentralOnly) continue;
         Measured m;
-        if (!measure(doc, n, mode, !figures_only, m)) continue;
+        if (!measure(doc, n, mode, !figures_only, quick, m)) continue;
         const double err = figures_only ? 0.0 : m.figure / static_cast<double>(m.actual) - 1.0;
         const char* runs = mode == sightline::IntervalMode::CentralOnly ? "central only" : "intervals";
         const int64_t shown = n > 0 ? n : doc["serving"]["workload"].value("num_requests", int64_t{0});
@@ -163,7 +169,7 @@ int main(int argc, char** argv) {
         sum_abs += std::fabs(err);
         const std::string what = id + " at " + std::to_string(shown) + " requests, " + runs;
         if (err < under) under = err, under_what = what;
-        past_margin = past_margin || err < -sightline::probe_error(m.requests);
+        past_margin = past_margin || (!quick && err < -sightline::probe_error(m.requests));  // the refusal margin is the run figure's
         if (err > over) over = err, over_what = what;
         if (us_per_unit > most_us_per_unit) most_us_per_unit = us_per_unit, most_what = what;
       }
