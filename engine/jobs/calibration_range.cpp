@@ -17,17 +17,6 @@ std::string num(double v) {
   return o.str();
 }
 
-// A typical value of a length distribution (nullopt: Zipf, no single value to compare).
-std::optional<double> typical_length(const serve::LengthSpec& l) {
-  switch (l.dist) {
-    case serve::LengthDist::Fixed: return l.value;
-    case serve::LengthDist::Normal:
-    case serve::LengthDist::Lognormal: return l.mean;
-    case serve::LengthDist::Uniform: return 0.5 * static_cast<double>(l.min + l.max);
-    default: return std::nullopt;
-  }
-}
-
 struct RangeCheck {
   const json& on;
   std::vector<std::string>& out;
@@ -82,8 +71,8 @@ std::vector<std::string> calibration_range_warnings(const Scenario& s) {
     if (w.arrival.process == serve::ArrivalProcess::ClosedLoop)
       check.range("concurrency", static_cast<double>(w.arrival.concurrency), "/serving/workload/arrival/concurrency",
                   "concurrency (clients)");
-    if (auto p = typical_length(w.prompt)) check.range("prompt_tokens", *p, "/serving/workload/prompt_tokens", "prompt length (tokens)");
-    if (auto o = typical_length(w.output)) check.range("output_tokens", *o, "/serving/workload/output_tokens", "output length (tokens)");
+    if (auto p = w.prompt.typical()) check.range("prompt_tokens", *p, "/serving/workload/prompt_tokens", "prompt length (tokens)");
+    if (auto o = w.output.typical()) check.range("output_tokens", *o, "/serving/workload/output_tokens", "output length (tokens)");
   } else {
     check.range("prompt_tokens", static_cast<double>(s.serving->workload.prompt_tokens), "/serving/workload/prompt_tokens",
                 "prompt length (tokens)");

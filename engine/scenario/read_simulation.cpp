@@ -94,6 +94,24 @@ int64_t LengthSpec::max_possible() const {
   }
 }
 
+std::optional<double> LengthSpec::typical() const {
+  switch (dist) {
+    case LengthDist::Fixed: return value;
+    case LengthDist::Normal:
+    case LengthDist::Lognormal: return mean;
+    case LengthDist::Uniform: return 0.5 * static_cast<double>(min + max);
+    default: return std::nullopt;
+  }
+}
+
+double TimeSpec::typical_s() const {
+  switch (dist) {
+    case TimeDist::Fixed: return value_s;
+    case TimeDist::Uniform: return 0.5 * (min_s + max_s);
+    default: return mean_s;
+  }
+}
+
 std::string peek_string(const json& v, const char* key) {
   if (v.is_object()) {
     auto it = v.find(key);

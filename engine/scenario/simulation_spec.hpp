@@ -70,6 +70,9 @@ struct LengthSpec {
   int64_t min = 1;           // clamp (uniform / zipf: the range)
   int64_t max = 0;           // clamp (0: the model's max_model_len)
   int64_t max_possible() const;  // the largest value a draw can take
+  // A typical value: the fixed value, the uniform range's middle, the normal
+  // or lognormal mean (before the clamp); nullopt for Zipf (no single value).
+  std::optional<double> typical() const;
 };
 
 struct SharedPrefixSpec {
@@ -87,6 +90,7 @@ struct TimeSpec {
   double min_s = 0, max_s = 0;    // uniform
   double mean_s = 0;              // exponential, lognormal
   double cv = 0;                  // lognormal: stddev / mean
+  double typical_s() const;       // the fixed value, the uniform range's middle, the mean
 };
 
 // serving.workload.sessions: multi-turn sessions (chat, agents). Sessions

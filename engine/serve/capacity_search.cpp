@@ -57,6 +57,7 @@ CapacityRequestRange capacity_search_requests(const Scenario& scenario) {
 CapacitySearch::CapacitySearch(const Scenario& scenario)
     : s_(scenario), spec_(*scenario.serving->simulation) {
   options_.confidence = spec_.search.confidence;
+  judge_as_workload(options_, spec_.workload);
   // First the service rate: every request arrives at once, so the system is
   // never idle; enough requests to fill every replica's batch four times.
   probing_ = true;

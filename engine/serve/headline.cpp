@@ -224,6 +224,7 @@ ServingHeadline serving_headline(const OutcomeView& outcomes, const SloSpec& slo
   ServingHeadline h;
   h.has_slo = slo.enabled;
   SteadyStateOptions o;
+  judge_as_workload(o, workload);
   const SteadyStateReport rep = judge_steady_state(outcomes, slo, 0, 0, 0, o);
   h.arrival_rate_qps = rep.arrival_rate_qps;
   // Overload: the judge's growth test (arrivals minus completions over the

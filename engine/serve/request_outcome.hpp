@@ -30,6 +30,9 @@ struct RequestOutcome {
   // limit or a benchmark's end): in flight at the cut, not a request its
   // server failed to finish.
   bool cut = false;
+  // The first turn of a session of a multi-turn workload: the session's
+  // arrival (the judge's offered load ends with the last one).
+  bool session_start = false;
 };
 
 // A record's outcome: only a completed request has its token times.
@@ -40,6 +43,7 @@ inline RequestOutcome outcome_of(const SimRequest& q, bool run_cut = false) {
   o.output_tokens = q.spec.output;
   o.arrived = q.state != RequestState::Pending;
   o.cut = run_cut && o.arrived && q.state != RequestState::Done && q.state != RequestState::Dropped;
+  o.session_start = q.spec.session >= 0 && q.spec.turn == 0;
   if (q.state != RequestState::Done) return o;
   o.first_token = q.first_token;
   o.completion = q.completion;

@@ -83,6 +83,7 @@ bool ServingJob::extend_steady_state_run() {
   const SimulationSpec& spec = *s_.serving->simulation;
   SteadyStateOptions o;
   o.confidence = spec.steady_state.confidence;
+  judge_as_workload(o, spec.workload);
   double in_system = 0, correlation = 0;
   if (!steady_runs_.empty()) {
     in_system = steady_runs_.back().report.in_system_mean;

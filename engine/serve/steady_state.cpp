@@ -160,6 +160,88 @@ void pace(const OutcomeView& q, const std::vector<TimeNs>& done, int64_t from, i
   completions_qps = static_cast<double>(done_by(t1) - done_by(t0)) / span_s;
 }
 
+// The mean of `until` - arrival over q's requests [from, to) that reached
+// `until` (their completion or first token; -1: not reached), or 0 when none did.
+template <class Until>
+TimeNs mean_wait_ns(const OutcomeView& q, int64_t from, int64_t to, Until until) {
+  double sum = 0;
+  int64_t count = 0;
+  for (int64_t i = from; i < to; ++i) {
+    const RequestOutcome r = q[static_cast<size_t>(i)];
+    const TimeNs t = until(r);
+    if (t < 0) continue;
+    sum += static_cast<double>(t - r.arrival);
+    ++count;
+  }
+  return count > 0 ? static_cast<TimeNs>(sum / static_cast<double>(count)) : 0;
+}
+
+// The requests of q (sorted by arrival) that arrived while sessions still
+// did: up to the last session's first turn, and any turn at the same instant.
+// After it a multi-turn run drains (no new session comes, each ends after its
+// turns): judged with them, an overloaded run whose queue grew while sessions
+// arrived and shrank in its drain read as stable (S.chat-offload at 0.5
+// sessions/s, 1,000 sessions: 12 turns in the system at 250 s, 440 at 2,000 s
+// when the last session came, a turn's wait 1 s to 198 s; "stable at 1.69 req/s").
+int64_t arrived_while_sessions_arrive(const OutcomeView& q) {
+  const int64_t n = static_cast<int64_t>(q.size());
+  int64_t last = -1;
+  for (int64_t i = n - 1; i >= 0 && last < 0; --i)
+    if (q[static_cast<size_t>(i)].session_start) last = i;
+  if (last < 0) return n;
+  const TimeNs at = q[static_cast<size_t>(last)].arrival;
+  int64_t end = last + 1;
+  while (end < n && q[static_cast<size_t>(end)].arrival <= at) ++end;
+  return end;
+}
+
+// The first of q's requests (sorted by arrival) to arrive at or after t.
+int64_t first_arrival_at(const OutcomeView& q, TimeNs t) {
+  size_t lo = 0, hi = q.size();
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    if (q[mid].arrival < t) lo = mid + 1;
+    else hi = mid;
+  }
+  return static_cast<int64_t>(lo);
+}
+
+// The end of the offered load's requests in q (sorted by arrival): a
+// multi-turn run's until its last session arrived
+// (arrived_while_sessions_arrive), every one otherwise.
+int64_t offered_end(const OutcomeView& q, const SteadyStateOptions& o) {
+  return o.lag_arrivals ? arrived_while_sessions_arrive(q) : static_cast<int64_t>(q.size());
+}
+
+// The end of a multi-turn run's ramp-up in q (SteadyStateOptions::ramp_s;
+// warm-up whatever L says), 0 without one.
+int64_t ramp_end(const OutcomeView& q, const SteadyStateOptions& o) {
+  const double ramp_ns = o.ramp_s * 1e9;
+  if (!(ramp_ns > 0) || q.size() == 0) return 0;
+  if (!(ramp_ns < 4e18)) return static_cast<int64_t>(q.size());  // past the clock's range: all of it
+  return first_arrival_at(q, q[0].arrival + static_cast<TimeNs>(ramp_ns));
+}
+
+// Arrivals in [a, b) (q sorted by arrival).
+int64_t arrivals_between(const OutcomeView& q, TimeNs a, TimeNs b) { return first_arrival_at(q, b) - first_arrival_at(q, a); }
+
+// What a stable system completes over the span of arrival times of q's
+// requests [from, to), per second of it: the arrivals over that span, or with
+// `lag_ns` > 0 (SteadyStateOptions::lag_arrivals) the arrivals one lag earlier.
+// A multi-turn run's turns arrive faster as its sessions accumulate (for about
+// a session's lifetime), and a stable system then holds more requests as they
+// do (L = lambda W): its completions trail the arrivals by the time a request
+// stays. Counted without the lag, a run cut within that ramp-up read as
+// overloaded (S.chat-offload stopped at 60 s: 1.15 turns/s arriving, 0.879
+// completed, no queue growing); an overloaded one still falls behind its
+// lagged arrivals, its completions held to its service rate.
+double expected_completions_qps(const OutcomeView& q, int64_t from, int64_t to, TimeNs lag_ns, double arrivals_qps) {
+  if (lag_ns <= 0) return arrivals_qps;
+  const TimeNs t0 = q[static_cast<size_t>(from)].arrival, t1 = q[static_cast<size_t>(to - 1)].arrival;
+  const double span_s = static_cast<double>(std::max<TimeNs>(1, t1 - t0)) * 1e-9;
+  return static_cast<double>(arrivals_between(q, t0 - lag_ns, t1 - lag_ns)) / span_s;
+}
+
 // One SLO condition's batch means judged: their mean and confidence
 // half-width, the point estimate over all its requests, and its share.
 struct Judged {
@@ -201,10 +283,12 @@ std::vector<Judged> judge_conditions(const std::vector<std::vector<double>>& att
 void judge_stability(SteadyStateReport& rep, const OutcomeView& q, const std::vector<TimeNs>& done,
                      int64_t lo, int64_t hi, const SteadyStateOptions& o) {
   pace(q, done, lo, hi, rep.arrival_rate_qps, rep.completion_rate_qps);
+  const TimeNs lag = o.lag_arrivals ? mean_wait_ns(q, lo, hi, [](const RequestOutcome& r) { return r.completion; }) : 0;
   {
     const TimeNs t0 = q[static_cast<size_t>(lo)].arrival, t1 = q[static_cast<size_t>(hi - 1)].arrival;
     const auto done_by = [&](TimeNs t) { return std::upper_bound(done.begin(), done.end(), t) - done.begin(); };
-    const double arrivals = static_cast<double>(hi - 1 - lo);
+    // The arrivals a stable system would have completed over the window (expected_completions_qps).
+    const double arrivals = lag > 0 ? static_cast<double>(arrivals_between(q, t0 - lag, t1 - lag)) : static_cast<double>(hi - 1 - lo);
     const double completions = static_cast<double>(done_by(t1) - done_by(t0));
     rep.in_system_growth = arrivals - completions;
     rep.in_system_growth_se = std::sqrt(arrivals + completions);
@@ -219,7 +303,7 @@ void judge_stability(SteadyStateReport& rep, const OutcomeView& q, const std::ve
     rep.stable = false;
     rep.unstable_reason = "the number of requests in the system keeps growing";
     rep.overloaded = true;
-  } else if (rep.completion_rate_qps < kMinCompletionShare * rep.arrival_rate_qps) {
+  } else if (rep.completion_rate_qps < kMinCompletionShare * expected_completions_qps(q, lo, hi, lag, rep.arrival_rate_qps)) {
     rep.stable = false;
     rep.unstable_reason = "completions fall behind arrivals";
     rep.overloaded = true;
@@ -281,12 +365,14 @@ class InSystem {
 
 // A window too short to judge the SLO: the verdict is uncertain, unless an
 // overload shows in the second half of the run.
-void judge_short_run(SteadyStateReport& rep, const OutcomeView& q, const std::vector<TimeNs>& done) {
+void judge_short_run(SteadyStateReport& rep, const OutcomeView& q, const std::vector<TimeNs>& done, bool lag_arrivals) {
   const int64_t n = static_cast<int64_t>(q.size());
   rep.unstable_reason = "too few requests after the warm-up";
   rep.verdict = Verdict::Uncertain;
   if (n < 4) return;
   pace(q, done, n / 2, n, rep.arrival_rate_qps, rep.completion_rate_qps);
+  const auto completion = [](const RequestOutcome& r) { return r.completion; };
+  const auto first_token = [](const RequestOutcome& r) { return r.first_token; };
   // A run whose first completion comes after its last arrival is shorter
   // than one request's latency: its completions say nothing of the pace.
   // Its first tokens still do: a queue that outgrows the arrivals shows as
@@ -298,12 +384,15 @@ void judge_short_run(SteadyStateReport& rep, const OutcomeView& q, const std::ve
     std::sort(first.begin(), first.end());
     double arrivals_qps = 0, admission_qps = 0;
     pace(q, first, n / 2, n, arrivals_qps, admission_qps);
-    rep.overloaded = admission_qps < kMinCompletionShare * rep.arrival_rate_qps;
+    const TimeNs lag = lag_arrivals ? mean_wait_ns(q, n / 2, n, first_token) : 0;
+    rep.overloaded = admission_qps < kMinCompletionShare * expected_completions_qps(q, n / 2, n, lag, rep.arrival_rate_qps);
     rep.unstable_reason = rep.overloaded ? "admissions fall behind arrivals"
                                          : "no request completed while requests were arriving (the run is shorter "
                                            "than a request's latency)";
     rep.verdict = rep.overloaded ? Verdict::Fails : Verdict::Uncertain;
-  } else if (rep.completion_rate_qps < kMinCompletionShare * rep.arrival_rate_qps) {
+  } else if (rep.completion_rate_qps <
+             kMinCompletionShare * expected_completions_qps(q, n / 2, n, lag_arrivals ? mean_wait_ns(q, n / 2, n, completion) : 0,
+                                                            rep.arrival_rate_qps)) {
     rep.unstable_reason = "completions fall behind arrivals";
     rep.overloaded = true;
     rep.verdict = Verdict::Fails;
@@ -333,6 +422,14 @@ OutcomeView arrived_by_arrival(const OutcomeView& outcomes, std::vector<RequestO
   return storage;
 }
 
+void judge_as_workload(SteadyStateOptions& o, const WorkloadSpec& w) {
+  o.lag_arrivals = w.sessions.enabled;
+  o.ramp_s = 0;
+  if (!w.sessions.enabled || !w.sessions.trace.empty()) return;
+  if (const std::optional<double> turns = w.sessions.turns.typical())
+    o.ramp_s = std::max(0.0, *turns - 1.0) * std::max(0.0, w.sessions.think_time.typical_s());
+}
+
 SteadyStateReport judge_steady_state(const OutcomeView& outcomes_in, const SloSpec& slo,
                                      double in_system_guess, double correlation_guess, double rho,
                                      const SteadyStateOptions& o) {
@@ -356,11 +453,12 @@ SteadyStateReport judge_steady_state(const OutcomeView& outcomes_in, const SloSp
 
   // Warm-up and cool-down from L: first from the caller's guess, then once
   // more from this run's own measurement of L over the window.
+  const int64_t offered = offered_end(q, o), ramp = ramp_end(q, o);
   double L = std::max(0.0, in_system_guess), tau = std::max(0.0, correlation_guess);
   RunSize size;
   for (int pass = 0; pass < 2; ++pass) {
     size = run_size(L, tau, rho, slo_strictest_share(slo), o);
-    const int64_t lo = std::min(size.warmup, n), hi = n - std::min(size.cooldown, n - lo);
+    const int64_t lo = std::min(std::max(size.warmup, ramp), offered), hi = offered - std::min(size.cooldown, offered - lo);
     if (hi - lo >= 8) {
       const size_t w = static_cast<size_t>(hi - lo);
       InSystem in_system(q, done), in_window_system(q, done);
@@ -375,7 +473,8 @@ SteadyStateReport judge_steady_state(const OutcomeView& outcomes_in, const SloSp
     }
   }
   rep.correlation_requests = tau;
-  const int64_t warm = std::min(size.warmup, n), cool = std::min(size.cooldown, n - warm);
+  // The cool-down: the drain after the offered load (n - offered), then by L.
+  const int64_t warm = std::min(std::max(size.warmup, ramp), offered), cool = n - offered + std::min(size.cooldown, offered - warm);
   rep.warmup_requests = warm;
   rep.cooldown_requests = cool;
   const int64_t lo = warm, hi = n - cool;
@@ -383,7 +482,10 @@ SteadyStateReport judge_steady_state(const OutcomeView& outcomes_in, const SloSp
   rep.needed_requests = size.total(o.batches);
   if (rep.measured_requests < 2 * o.min_batch_requests) {
     rep.in_system_mean = L;
-    judge_short_run(rep, q, done);
+    judge_short_run(rep, q.first(static_cast<size_t>(offered)), done, o.lag_arrivals);
+    if (!rep.overloaded && ramp >= offered)
+      rep.unstable_reason = "its sessions stopped arriving before their turns' rate ramped up (a session's "
+                            "lifetime): more sessions would decide";
     return rep;
   }
 
@@ -439,7 +541,7 @@ SteadyStateReport judge_steady_state(const OutcomeView& outcomes_in, const SloSp
 
   judge_stability(rep, q, done, lo, hi, o);
 
-  judge_verdict(rep, judged, n, t);
+  judge_verdict(rep, judged, offered, t);
   rep.batches = batches;
   for (const Judged& j : judged) rep.estimates.push_back({j.mean, t > 0 ? j.half / t : 0.0, j.share});
   return rep;

@@ -21,7 +21,23 @@ struct SteadyStateOptions {
   double confidence = 0.9;        // two-sided level of the batch-means interval
   int batches = 10;               // batch means over the measured window
   int64_t min_batch_requests = 50;
+  // A multi-turn workload's turns (lag_arrivals_for): the overload tests hold
+  // completions to the arrivals one mean time in system earlier, as its turns'
+  // rate ramps up while its sessions accumulate (steady_state.cpp,
+  // expected_completions_qps). Other arrival processes are stationary by
+  // construction (a trace replay is as the user's file has it: not lagged).
+  bool lag_arrivals = false;
+  // A multi-turn workload's ramp-up (seconds from its first arrival): its
+  // turns' rate grows for about a session's lifetime, so the turns arriving
+  // within it are warm-up whatever L says (0: none).
+  double ramp_s = 0;
 };
+
+// Sets what `w` changes in how its runs are judged: a multi-turn workload's
+// lagged arrivals and ramp-up (its sessions' least lifetime: a typical
+// session's turns after the first, each a typical think time later, latencies
+// not counted; none derived for a replayed session trace).
+void judge_as_workload(SteadyStateOptions& o, const WorkloadSpec& w);
 
 struct SteadyStateReport {
   int64_t requests = 0;            // in the run
