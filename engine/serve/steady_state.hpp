@@ -21,11 +21,11 @@ struct SteadyStateOptions {
   double confidence = 0.9;        // two-sided level of the batch-means interval
   int batches = 10;               // batch means over the measured window
   int64_t min_batch_requests = 50;
-  // A multi-turn workload's turns (lag_arrivals_for): the overload tests hold
-  // completions to the arrivals one mean time in system earlier, as its turns'
-  // rate ramps up while its sessions accumulate (steady_state.cpp,
-  // expected_completions_qps). Other arrival processes are stationary by
-  // construction (a trace replay is as the user's file has it: not lagged).
+  // A workload whose arrival rate may ramp (judge_as_workload: a multi-turn
+  // workload's turns, a replayed trace): the overload tests hold completions
+  // to the arrivals one mean service time (first token to completion)
+  // earlier (steady_state.cpp, expected_served). The other arrival
+  // processes are stationary by construction.
   bool lag_arrivals = false;
   // A multi-turn workload's ramp-up (seconds from its first arrival): its
   // turns' rate grows for about a session's lifetime, so the turns arriving
@@ -33,10 +33,11 @@ struct SteadyStateOptions {
   double ramp_s = 0;
 };
 
-// Sets what `w` changes in how its runs are judged: a multi-turn workload's
-// lagged arrivals and ramp-up (its sessions' least lifetime: a typical
-// session's turns after the first, each a typical think time later, latencies
-// not counted; none derived for a replayed session trace).
+// Sets what `w` changes in how its runs are judged: lagged arrivals for a
+// multi-turn workload or a replayed trace; a multi-turn workload's ramp-up
+// (its sessions' least lifetime: a typical session's turns after the first,
+// each a typical think time later, latencies not counted; none derived for a
+// replayed session trace).
 void judge_as_workload(SteadyStateOptions& o, const WorkloadSpec& w);
 
 struct SteadyStateReport {
