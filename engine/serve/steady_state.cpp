@@ -279,6 +279,22 @@ std::vector<Judged> judge_conditions(const std::vector<std::vector<double>>& att
   return judged;
 }
 
+// Whether the requests served over the span of arrival times of q's
+// requests [from, to) (`served`: their completions or first tokens, sorted)
+// fall behind what a stable system serves there: the arrivals one `lag_ns`
+// earlier (expected_served), by more than the allowed share and by
+// more than the two counts' Poisson noise (z: one-sided). Without the noise
+// test, 60 Poisson arrivals at 1 req/s served with no queue (P99 TTFT 77 ms)
+// read "overloaded at 1 req/s ... (about 1.02 req/s)": the second half's 30
+// arrivals came at 1.2 req/s by chance.
+bool falls_behind(const OutcomeView& q, const std::vector<TimeNs>& served, int64_t from, int64_t to, TimeNs lag_ns, double z) {
+  const TimeNs t0 = q[static_cast<size_t>(from)].arrival, t1 = q[static_cast<size_t>(to - 1)].arrival;
+  const auto by = [&](TimeNs t) { return std::lower_bound(served.begin(), served.end(), t) - served.begin(); };
+  const double done = static_cast<double>(by(t1) - by(t0));
+  const double expected = expected_served(q, from, to, lag_ns);
+  return done < kMinCompletionShare * expected && expected - done > z * std::sqrt(expected + done);
+}
+
 // Growth of the in-system count across the window: arrivals minus
 // completions between the window's first and last arrival, which is the
 // change in the number of requests in the system over that span. In a
@@ -313,8 +329,7 @@ void judge_stability(SteadyStateReport& rep, const OutcomeView& q, const std::ve
     rep.stable = false;
     rep.unstable_reason = "the number of requests in the system keeps growing";
     rep.overloaded = true;
-  } else if (rep.completion_rate_qps < kMinCompletionShare * (lag > 0 ? expected_served(q, lo, hi, lag) / window_s(q, lo, hi)
-                                                                        : rep.arrival_rate_qps)) {
+  } else if (falls_behind(q, done, lo, hi, lag, z)) {
     rep.stable = false;
     rep.unstable_reason = "completions fall behind arrivals";
     rep.overloaded = true;
@@ -374,21 +389,6 @@ class InSystem {
   size_t c_ = 0;  // completions at or before the last arrival read
 };
 
-// Whether the requests served over the span of arrival times of q's
-// requests [from, to) (`served`: their completions or first tokens, sorted)
-// fall behind what a stable system serves there: the arrivals one `lag_ns`
-// earlier (expected_served), by more than the allowed share and by
-// more than the two counts' Poisson noise (z: one-sided). Without the noise
-// test, 60 Poisson arrivals at 1 req/s served with no queue (P99 TTFT 77 ms)
-// read "overloaded at 1 req/s ... (about 1.02 req/s)": the second half's 30
-// arrivals came at 1.2 req/s by chance.
-bool falls_behind(const OutcomeView& q, const std::vector<TimeNs>& served, int64_t from, int64_t to, TimeNs lag_ns, double z) {
-  const TimeNs t0 = q[static_cast<size_t>(from)].arrival, t1 = q[static_cast<size_t>(to - 1)].arrival;
-  const auto by = [&](TimeNs t) { return std::lower_bound(served.begin(), served.end(), t) - served.begin(); };
-  const double done = static_cast<double>(by(t1) - by(t0));
-  const double expected = expected_served(q, from, to, lag_ns);
-  return done < kMinCompletionShare * expected && expected - done > z * std::sqrt(expected + done);
-}
 
 // A window too short to judge the SLO: the verdict is uncertain, unless an
 // overload shows in the second half of the run, beyond the counts' noise
