@@ -4,6 +4,7 @@
 // run, in events and in work units. Internal to the jobs module: the budget
 // check's figure (probe_work_figure) and the quick range (estimate_work) both
 // read their simulations' units from it.
+#include <algorithm>
 #include <cstdint>
 
 #include "scenario/scenario.hpp"
