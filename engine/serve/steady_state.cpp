@@ -448,9 +448,28 @@ OutcomeView arrived_by_arrival(const OutcomeView& outcomes, std::vector<RequestO
 void judge_as_workload(SteadyStateOptions& o, const WorkloadSpec& w) {
   o.lag_arrivals = w.sessions.enabled || w.arrival.process == ArrivalProcess::Trace;
   o.ramp_s = 0;
-  if (!w.sessions.enabled || !w.sessions.trace.empty()) return;
-  if (const std::optional<double> turns = w.sessions.turns.typical())
-    o.ramp_s = std::max(0.0, *turns - 1.0) * std::max(0.0, w.sessions.think_time.typical_s());
+  if (!w.sessions.enabled) return;
+  const std::vector<SessionTraceRow>& trace = w.sessions.trace;
+  if (trace.empty()) {
+    if (const std::optional<double> turns = w.sessions.turns.typical())
+      o.ramp_s = std::max(0.0, *turns - 1.0) * std::max(0.0, w.sessions.think_time.typical_s());
+    return;
+  }
+  // A replayed trace: its recorded sessions' mean span from their first
+  // turn's arrival to their last's (its rows are grouped by session).
+  double span_sum = 0;
+  int64_t sessions = 0;
+  for (size_t i = 0; i < trace.size();) {
+    const int64_t id = trace[i].session_id;
+    double first = trace[i].arrival_s, last = first;
+    for (; i < trace.size() && trace[i].session_id == id; ++i) {
+      first = std::min(first, trace[i].arrival_s);
+      last = std::max(last, trace[i].arrival_s);
+    }
+    span_sum += last - first;
+    ++sessions;
+  }
+  o.ramp_s = span_sum / static_cast<double>(sessions);
 }
 
 SteadyStateReport judge_steady_state(const OutcomeView& outcomes_in, const SloSpec& slo,

@@ -36,8 +36,8 @@ struct SteadyStateOptions {
 // Sets what `w` changes in how its runs are judged: lagged arrivals for a
 // multi-turn workload or a replayed trace; a multi-turn workload's ramp-up
 // (its sessions' least lifetime: a typical session's turns after the first,
-// each a typical think time later, latencies not counted; none derived for a
-// replayed session trace).
+// each a typical think time later, latencies not counted; for a replayed
+// session trace, its sessions' mean recorded span from first turn to last).
 void judge_as_workload(SteadyStateOptions& o, const WorkloadSpec& w);
 
 struct SteadyStateReport {

@@ -144,3 +144,28 @@ TEST_CASE("completions fall behind arrivals only beyond their counts' noise") {
   const json flood = {{"arrival", {{"process", "poisson"}, {"rate_qps", 60.0}}}, {"num_requests", 90}};
   CHECK(head_to_head_verdict(flood, 128).overloaded);
 }
+
+TEST_CASE("a replayed session trace ramps up for its sessions' recorded span") {
+  // 100 sessions a second apart, 10 turns each 60 s after the one before:
+  // a session spans 540 s, so every session arrived within the turns'
+  // ramp-up. No ramp-up was derived for a replayed session trace (400 such
+  // sessions read "stable at 4.25 req/s" while the turns' rate still grew).
+  json s = preset("scenarios", "S.chat-offload");
+  json rows = json::array({"session_id,arrival_s,input_tokens,output_tokens"});
+  for (int i = 0; i < 100; ++i)
+    for (int k = 0; k < 10; ++k)
+      rows.push_back(std::to_string(i) + "," + std::to_string(i + 60.0 * k) + "," + (k == 0 ? "1500" : "300") + ",100");
+  s["serving"]["workload"] = {{"sessions", {{"csv", rows}, {"system_prompt_tokens", 500}}}};
+  const Scenario sc = read_scenario(s);
+  serve::SteadyStateOptions o;
+  serve::judge_as_workload(o, sc.serving->simulation->workload);
+  CHECK(o.lag_arrivals);
+  CHECK(o.ramp_s == doctest::Approx(540.0));
+  serve::Simulation sim(sc, serve::WorkloadOverride{}, false);
+  while (!sim.run(int64_t{1} << 30)) {
+  }
+  const serve::SimulationSpec& sp = *sc.serving->simulation;
+  const serve::ServingHeadline h = serve::serving_headline(sim.outcome_view(), sp.slo, sp.workload);
+  CHECK_FALSE(h.overloaded);
+  CHECK(h.line.find("ramped up") != std::string::npos);
+}
