@@ -24,7 +24,7 @@ struct SteadyStateOptions {
   // A workload whose arrival rate may ramp (judge_as_workload: a multi-turn
   // workload's turns, a replayed trace): the overload tests hold completions
   // to the arrivals one mean service time (first token to completion)
-  // earlier (steady_state.cpp, expected_served). The other arrival
+  // earlier (offered_load.hpp, expected_served). The other arrival
   // processes are stationary by construction.
   bool lag_arrivals = false;
   // A multi-turn workload's ramp-up (seconds from its first arrival): its
