@@ -133,18 +133,14 @@ void judge_as_workload(SteadyStateOptions& o, const WorkloadSpec& w) {
     return;
   }
   // A replayed trace: its recorded sessions' mean span from their first
-  // turn's arrival to their last's (its rows are grouped by session).
+  // turn's arrival to their last's (its rows are grouped by session, each
+  // session's turns in time order: SessionSpec::trace).
   double span_sum = 0;
   int64_t sessions = 0;
-  for (size_t i = 0; i < trace.size();) {
-    const int64_t id = trace[i].session_id;
-    double first = trace[i].arrival_s, last = first;
-    for (; i < trace.size() && trace[i].session_id == id; ++i) {
-      first = std::min(first, trace[i].arrival_s);
-      last = std::max(last, trace[i].arrival_s);
-    }
-    span_sum += last - first;
-    ++sessions;
+  for (size_t i = 0; i < trace.size(); ++sessions) {
+    const size_t first = i;
+    while (i < trace.size() && trace[i].session_id == trace[first].session_id) ++i;
+    span_sum += trace[i - 1].arrival_s - trace[first].arrival_s;
   }
   o.ramp_s = span_sum / static_cast<double>(sessions);
 }

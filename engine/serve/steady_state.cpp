@@ -158,7 +158,6 @@ void pace(const OutcomeView& q, const std::vector<TimeNs>& done, int64_t from, i
   completions_qps = static_cast<double>(done_by(t1) - done_by(t0)) / span_s;
 }
 
-
 // One SLO condition's batch means judged: their mean and confidence
 // half-width, the point estimate over all its requests, and its share.
 struct Judged {
@@ -278,7 +277,6 @@ class InSystem {
   const std::vector<TimeNs>& done_;
   size_t c_ = 0;  // completions at or before the last arrival read
 };
-
 
 // A window too short to judge the SLO: the verdict is uncertain, unless an
 // overload shows in the second half of the run, beyond the counts' noise
