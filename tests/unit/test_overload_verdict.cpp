@@ -25,6 +25,15 @@ using namespace sightline::test;
 
 namespace {
 
+// The headline of `sc`'s central run, simulated to its end.
+serve::ServingHeadline verdict_of(const Scenario& sc) {
+  serve::Simulation sim(sc, serve::WorkloadOverride{}, false);
+  while (!sim.run(int64_t{1} << 30)) {
+  }
+  const serve::SimulationSpec& sp = *sc.serving->simulation;
+  return serve::serving_headline(sim.outcome_view(), sp.slo, sp.workload);
+}
+
 // S.chat-offload (Qwen3-8B on one H100, 3 to 12 turns, 45 s to think,
 // a 6,000-token first prompt) at `sessions_per_s`, `sessions` of them, stopped
 // at `stop_s` of simulated time (0: not stopped).
@@ -33,12 +42,7 @@ serve::ServingHeadline chat_verdict(double sessions_per_s, int64_t sessions, dou
   s["serving"]["workload"]["arrival"]["rate_qps"] = sessions_per_s;
   s["serving"]["workload"]["num_sessions"] = sessions;
   if (stop_s > 0) s["serving"]["limits"] = {{"max_sim_time_s", stop_s}};
-  const Scenario sc = read_scenario(s);
-  serve::Simulation sim(sc, serve::WorkloadOverride{}, false);
-  while (!sim.run(int64_t{1} << 30)) {
-  }
-  const serve::SimulationSpec& sp = *sc.serving->simulation;
-  return serve::serving_headline(sim.outcome_view(), sp.slo, sp.workload);
+  return verdict_of(read_scenario(s));
 }
 
 // Llama-2-7B on one A100 (the head-to-head example), 512 tokens in and
@@ -52,12 +56,7 @@ serve::ServingHeadline head_to_head_verdict(const json& workload, int64_t output
     s["serving"]["workload"]["output_tokens"] = output;
   }
   s["serving"].erase("slo");
-  const Scenario sc = read_scenario(s);
-  serve::Simulation sim(sc, serve::WorkloadOverride{}, false);
-  while (!sim.run(int64_t{1} << 30)) {
-  }
-  const serve::SimulationSpec& sp = *sc.serving->simulation;
-  return serve::serving_headline(sim.outcome_view(), sp.slo, sp.workload);
+  return verdict_of(read_scenario(s));
 }
 
 // A trace whose rate ramps from 5% of `peak_qps` to it over `span_s`, an
@@ -105,12 +104,13 @@ TEST_CASE("a multi-turn run whose sessions stop arriving within a session's life
   // ramping up while sessions arrive. It read "stable at 0.728 req/s (0.5
   // sessions/s)", where 1,000 sessions at that rate grow a queue of 440
   // turns by the last arrival (a turn's wait 1 s at 250 s, 198 s at 2,000 s).
-  const serve::ServingHeadline h = chat_verdict(0.5, 100, 0);
+  const Scenario shipped = read_scenario(preset("scenarios", "S.chat-offload"));
+  const serve::ServingHeadline h = verdict_of(shipped);
   CHECK_FALSE(h.overloaded);
   CHECK(h.line.find("undecided") == 0);
   CHECK(h.line.find("ramped up") != std::string::npos);
   serve::SteadyStateOptions o;
-  serve::judge_as_workload(o, read_scenario(preset("scenarios", "S.chat-offload")).serving->simulation->workload);
+  serve::judge_as_workload(o, shipped.serving->simulation->workload);
   CHECK(o.lag_arrivals);
   CHECK(o.ramp_s == doctest::Approx(6.5 * 45.0));
 }
@@ -161,11 +161,7 @@ TEST_CASE("a replayed session trace ramps up for its sessions' recorded span") {
   serve::judge_as_workload(o, sc.serving->simulation->workload);
   CHECK(o.lag_arrivals);
   CHECK(o.ramp_s == doctest::Approx(540.0));
-  serve::Simulation sim(sc, serve::WorkloadOverride{}, false);
-  while (!sim.run(int64_t{1} << 30)) {
-  }
-  const serve::SimulationSpec& sp = *sc.serving->simulation;
-  const serve::ServingHeadline h = serve::serving_headline(sim.outcome_view(), sp.slo, sp.workload);
+  const serve::ServingHeadline h = verdict_of(sc);
   CHECK_FALSE(h.overloaded);
   CHECK(h.line.find("ramped up") != std::string::npos);
 }
