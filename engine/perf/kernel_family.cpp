@@ -1,6 +1,7 @@
 #include "perf/kernel_family.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "core/error.hpp"
 #include "perf/calibrated_cost.hpp"
@@ -100,20 +101,47 @@ const FamilyGpuFacts* own_facts(const KernelFamily& family, const GpuSpec& gpu, 
   return nullptr;
 }
 
-// Decode attention from this GPU's own cited figure: the paged decode kernel's
-// achieved HBM bandwidth, as a fraction of this GPU's HBM peak, replaces the
+// The decode-attention figures that price `gpu`: its own when the family
+// has one, else those of the family GPUs of its architecture (the same die
+// runs the same kernels: their level carries as a fraction of HBM peak),
+// by family GPU id; empty when none.
+using DecodeFigures = std::vector<std::pair<std::string, const FamilyGpuFacts*>>;
+DecodeFigures decode_figures_for(const KernelFamily& family, const GpuSpec& gpu) {
+  std::string mine_id;
+  const FamilyGpuFacts* mine = own_facts(family, gpu, &mine_id);
+  if (mine && mine->decode_attention_bandwidth_GBps > 0) return {{mine_id, mine}};
+  DecodeFigures same_die;
+  for (const auto& [gpu_id, facts] : family.gpus)
+    if (facts.decode_attention_bandwidth_GBps > 0 &&
+        read_gpu(json(gpu_id), "/kernel_families/" + family.id + "/gpus/" + gpu_id).architecture == gpu.architecture)
+      same_die.emplace_back(gpu_id, &facts);
+  return same_die;
+}
+
+// Decode attention from a cited figure: the paged decode kernel's achieved
+// HBM bandwidth as a fraction of the measured GPU's HBM peak (the median of
+// the figures of its architecture when it has none of its own) replaces the
 // shape GPU's decode efficiency scaled by copy bandwidth. Streaming the KV
 // cache is what the kernel does at long contexts, so the figure is its level;
 // the launch cost stays the shape GPU's.
-void apply_decode_attention_figure(const KernelFamily& family, const FamilyGpuFacts& mine, const std::string& mine_id,
-                                   const GpuSpec& gpu, KernelCalibration& c) {
-  const std::string path = "/kernel_families/" + family.id + "/gpus/" + mine_id + "/decode_attention_bandwidth_GBps";
-  if (mine.decode_attention_bandwidth_GBps > gpu.hbm_bandwidth_GBps)
-    fail(error_code::kConstraint, path, "the decode-attention bandwidth exceeds the GPU's HBM bandwidth");
+void apply_decode_attention_figure(const KernelFamily& family, const DecodeFigures& figures, KernelCalibration& c) {
+  std::vector<double> fractions;
+  std::string ids;
+  for (const auto& [gpu_id, facts] : figures) {
+    const std::string path = "/kernel_families/" + family.id + "/gpus/" + gpu_id;
+    const GpuSpec measured = read_gpu(json(gpu_id), path);
+    if (facts->decode_attention_bandwidth_GBps > measured.hbm_bandwidth_GBps)
+      fail(error_code::kConstraint, path + "/decode_attention_bandwidth_GBps",
+           "the decode-attention bandwidth exceeds the GPU's HBM bandwidth");
+    fractions.push_back(facts->decode_attention_bandwidth_GBps / measured.hbm_bandwidth_GBps);
+    ids += (ids.empty() ? "" : ", ") + gpu_id;
+  }
+  std::sort(fractions.begin(), fractions.end());
+  const size_t n = fractions.size();
   MemoryKernelParams& d = c.memory.at(KernelClass::AttentionDecode);
-  d.eta_memory = mine.decode_attention_bandwidth_GBps / gpu.hbm_bandwidth_GBps;
-  d.provenance = "anchored: " + family.shape_from + " decode-attention launch cost, level from " + mine_id +
-                 "'s achieved paged decode-attention bandwidth (" + family.id +
+  d.eta_memory = n % 2 ? fractions[n / 2] : (fractions[n / 2 - 1] + fractions[n / 2]) / 2;
+  d.provenance = "anchored: " + family.shape_from + " decode-attention launch cost, level from " + ids +
+                 "'s achieved paged decode-attention bandwidth as a fraction of HBM peak (" + family.id +
                  " family: " + family.citations.decode_attention + ")";
 }
 
@@ -126,8 +154,7 @@ const std::vector<std::string>& family_uncited_mechanisms() {
 }
 
 bool family_cites_for(const KernelFamily& family, const GpuSpec& gpu, const std::string& mechanism) {
-  const FamilyGpuFacts* mine = own_facts(family, gpu, nullptr);
-  return mechanism == "decode_attention" && mine && mine->decode_attention_bandwidth_GBps > 0;
+  return mechanism == "decode_attention" && !decode_figures_for(family, gpu).empty();
 }
 
 const KernelFamily* find_kernel_family(const std::string& architecture) {
@@ -210,7 +237,8 @@ KernelCalibration family_calibration(const KernelFamily& family, const GpuSpec& 
                              (own_copy ? mine_id : family.reference_gpu) + "'s copy bandwidth (" + family.id +
                              " family: " + family.citations.copy + ")";
   for (auto& [k, p] : c.memory) p.provenance = memory;
-  if (mine && mine->decode_attention_bandwidth_GBps > 0) apply_decode_attention_figure(family, *mine, mine_id, gpu, c);
+  const auto decode_figures = decode_figures_for(family, gpu);
+  if (!decode_figures.empty()) apply_decode_attention_figure(family, decode_figures, c);
   return c;
 }
 

@@ -119,9 +119,9 @@ test('explain-step: an MI300X step names its AMD kernel-level sources and says w
   assert.match(gemms.source, /hipBLASLt/);
   assert.doesNotMatch(gemms.source, /DeepGEMM/);
   const decode = groups['decode attention'];
-  assert.match(decode.source, /BabelStream/);
-  assert.match(decode.source, /AITER/);  // said missing, with its generic fallback
-  assert.match(decode.source, /generic/);
+  // The MI325X's cited unified-attention level, the same gfx942 die's fraction of HBM peak.
+  assert.match(decode.source, /level from mi325x.*ROCm\/aiter pull request #5415/);
+  assert.doesNotMatch(decode.source, /generic/);
   assert.doesNotMatch(decode.source, /FlashMLA/);
   assert.match(groups['other collectives (tensor-parallel all-reduce)'].source, /xgmi3-mesh8.*rccl/i);
   const host = out.mechanisms.find((m) => m.name.startsWith('host'));
@@ -136,7 +136,8 @@ test('explain-step: an MI355X step prices decode attention from its cited AITER 
   checkSums(out);
   const decode = out.mechanisms[0].parts.find((g) => g.name === 'decode attention');
   assert.match(decode.source, /paged decode-attention bandwidth.*facebookexperimental\/triton pull request #2778/);
-  assert.doesNotMatch(decode.source, /generic/);  // the family's "no figure" line is about CDNA 3 only
+  assert.match(decode.source, /level from mi355x/);  // its own figure, not CDNA 3's
+  assert.doesNotMatch(decode.source, /generic/);
 });
 
 test('explain-step: an NVIDIA step cites no kernel family', () => {
