@@ -62,6 +62,17 @@ FitResiduals residuals_of(const std::vector<const KernelSample*>& samples, const
   return summarize_errors(pred, meas);
 }
 
+// Every sample one plain GEMM the calibration prices memory-bound.
+bool all_weight_streaming(const std::vector<const KernelSample*>& samples, const KernelCalibration& cal,
+                          const GpuSpec& gpu) {
+  const CalibratedCostModel model(cal, "fit");
+  CostContext ctx;
+  ctx.gpu = &gpu;
+  for (const KernelSample* s : samples)
+    if (s->ops.size() != 1 || s->ops[0].groups != 1 || model.cost(s->ops[0], ctx).bound != "memory") return false;
+  return !samples.empty();
+}
+
 // Level-only fit: the scale factor on `param` that minimizes mean |log error|.
 double fit_scale(const std::function<void(KernelCalibration&, double)>& apply, KernelCalibration cal,
                  const std::vector<const KernelSample*>& samples, const GpuSpec& gpu) {
@@ -86,13 +97,22 @@ std::vector<const KernelSample*> strided(const std::vector<const KernelSample*>&
 }
 
 // Best achieved TFLOP/s per dtype over the GEMM samples: the GPU's ceiling.
-void set_gemm_ceilings(KernelCalibration& cal, const std::vector<const KernelSample*>& all) {
+// Only samples that could be compute-bound count (FLOPs per byte at or past
+// the dtype's ridge point, peak over HBM bandwidth): a weight-streaming GEMV's
+// TFLOP/s says how fast it streams, not how fast the tensor cores multiply.
+void set_gemm_ceilings(KernelCalibration& cal, const std::vector<const KernelSample*>& all, const GpuSpec& gpu) {
   std::map<std::string, double> best;
   std::map<std::string, std::string> where;
   for (const KernelSample* s : all) {
-    const std::string d = dtype_name(s->ops[0].compute_dtype);
-    double flops = 0;
-    for (const Operator& op : s->ops) flops += op.flops * op.count;
+    const Dtype dtype = s->ops[0].compute_dtype;
+    const std::string d = dtype_name(dtype);
+    double flops = 0, bytes = 0;
+    for (const Operator& op : s->ops) {
+      flops += op.flops * op.count;
+      bytes += op.bytes * op.count;
+    }
+    const double ridge = gpu.peak_tflops_for(dtype) * 1e12 / (gpu.hbm_bandwidth_GBps * 1e9);
+    if (bytes > 0 && ridge > 0 && flops / bytes < ridge) continue;
     const double tflops = flops / s->time_s / 1e12;
     if (tflops > best[d]) {
       best[d] = tflops;
@@ -106,15 +126,18 @@ void set_gemm_ceilings(KernelCalibration& cal, const std::vector<const KernelSam
   cal.gemm.ceiling_source = text;
 }
 
-void fit_gemm(KernelCalibration& cal, const std::vector<const KernelSample*>& all, const GpuSpec& gpu,
+// Returns whether this GPU's own 16-bit GEMMs fitted its launch and
+// weight-streaming efficiency (the full fit), which other classes may borrow.
+bool fit_gemm(KernelCalibration& cal, const std::vector<const KernelSample*>& all, const GpuSpec& gpu,
               const CalibrationFitOptions& opt) {
   std::vector<const KernelSample*> half, other;
   for (const KernelSample* s : all) {
     const Dtype d = s->ops[0].compute_dtype;
     (d == Dtype::BF16 || d == Dtype::FP16 ? half : other).push_back(s);
   }
-  set_gemm_ceilings(cal, all);
-  if (half.size() >= static_cast<size_t>(opt.min_samples_for_full_fit)) {
+  set_gemm_ceilings(cal, all, gpu);
+  const bool full_fit = half.size() >= static_cast<size_t>(opt.min_samples_for_full_fit);
+  if (full_fit) {
     const std::vector<const KernelSample*> fit_set = strided(half, kMaxGemmFitSamples);
     // Parameters: log launch_us, eta_compute, eta_memory, log(blend_p - 1), then
     // the relative efficiency of every tile but the largest. The skinny
@@ -168,17 +191,28 @@ void fit_gemm(KernelCalibration& cal, const std::vector<const KernelSample*>& al
     cal.gemm.provenance = "anchored: eta_compute fitted to " + std::to_string(half.size()) +
                           " measured GEMM(s) of this GPU; launch, eta_memory and shape from " + cal.gemm.provenance;
   }
-  // Other dtypes (fp8, int8): a compute-efficiency multiplier each, from that dtype's own measurements.
+  // Other dtypes (fp8, int8, fp4): a compute-efficiency multiplier each, from
+  // that dtype's own measurements; a dtype whose plain GEMMs all stream their
+  // weights (priced memory-bound: few-token GEMVs) cannot identify one, and
+  // its multiplier is on eta_memory instead.
   std::map<Dtype, std::vector<const KernelSample*>> by_dtype;
   for (const KernelSample* s : other) by_dtype[s->ops[0].compute_dtype].push_back(s);
   for (auto& [d, samples] : by_dtype) {
     const std::string name = dtype_name(d);
+    const std::vector<const KernelSample*> fit_set = strided(samples, kMaxGemmFitSamples);
+    if (all_weight_streaming(fit_set, cal, gpu)) {
+      const double s = fit_scale([&](KernelCalibration& c, double f) { c.gemm.dtype_memory_scale[name] = f; }, cal,
+                                 fit_set, gpu);
+      cal.gemm.dtype_memory_scale[name] = s;
+      continue;
+    }
     cal.gemm.dtype_scale[name] = 1.0;
     const double s = fit_scale([&](KernelCalibration& c, double f) { c.gemm.dtype_scale[name] = f; }, cal,
-                               strided(samples, kMaxGemmFitSamples), gpu);
+                               fit_set, gpu);
     cal.gemm.dtype_scale[name] = s;
   }
   cal.gemm.residuals = residuals_of(all, cal, gpu);
+  return full_fit;
 }
 
 // A memory kernel's fitted line: t = a + b_hbm·(bytes streamed from HBM) +
@@ -455,11 +489,11 @@ KernelCalibration fit_kernel_calibration(const GpuSpec& gpu, const std::vector<K
   for (const KernelSample& s : samples)
     if (is_kernel_timing(s) && s.time_s > 0) by_class[sample_class(s)].push_back(&s);
 
-  fit_gemm(cal, by_class[KernelClass::Gemm], gpu, options);
+  const bool gemm_fitted = fit_gemm(cal, by_class[KernelClass::Gemm], gpu, options);
   for (KernelClass k : memory_bound_classes()) fit_memory_class(cal, k, by_class[k], gpu);
   // Classes without their own measurements borrow from a measured class of
   // this GPU rather than from another GPU where that is the closer kernel.
-  if (by_class[KernelClass::AttentionDecode].empty() && by_class[KernelClass::Gemm].size() >= 3) {
+  if (by_class[KernelClass::AttentionDecode].empty() && gemm_fitted) {
     auto& d = cal.memory[KernelClass::AttentionDecode];
     d.launch_us = cal.gemm.launch_us;
     d.eta_memory = cal.gemm.eta_memory;
@@ -470,7 +504,7 @@ KernelCalibration fit_kernel_calibration(const GpuSpec& gpu, const std::vector<K
     cal.memory[KernelClass::Elementwise] = cal.memory[KernelClass::ResidualAdd];
     cal.memory[KernelClass::Elementwise].provenance = "derived from this GPU's residual-add kernels";
   }
-  if (by_class[KernelClass::Gemm].size() >= 3) cal.attention.launch_us = cal.gemm.launch_us;
+  if (gemm_fitted) cal.attention.launch_us = cal.gemm.launch_us;
   fit_attention(cal, by_class[KernelClass::AttentionPrefill], gpu);
   // Launch floor: device time per node of the longest graph of empty kernels.
   int64_t most_nodes = 0;

@@ -160,11 +160,17 @@ OpCost CalibratedCostModel::gemm_cost(const Operator& op, const GpuSpec& g) cons
   // Weight-only dequantization runs on the CUDA cores while the tensor cores
   // multiply (Marlin-style kernels overlap the two), so the slower one counts.
   const double dequant_s = op.dequant_ops / (std::max(g.peak_tflops.fp32, 1.0) * 1e12);
-  const GemmChoice best = best_gemm_tile(op, p, peak_flops(g, op.compute_dtype) * p.eta_compute * scale,
-                                         g.hbm_bandwidth_GBps * 1e9 * p.eta_memory, g.sm_count, dequant_s);
+  double eta_memory = p.eta_memory;
+  if (op.groups == 1) {
+    auto m = p.dtype_memory_scale.find(dtype);
+    if (m != p.dtype_memory_scale.end()) eta_memory *= m->second;
+  }
+  const double stream_Bps = g.hbm_bandwidth_GBps * 1e9 * eta_memory;
+  const GemmChoice best = best_gemm_tile(op, p, peak_flops(g, op.compute_dtype) * p.eta_compute * scale, stream_Bps,
+                                         g.sm_count, dequant_s);
   // Bytes written after the main loop (a block-scaled FP8 GEMM's output
   // tiles) stream on their own, after the blend of math and loads.
-  const double serial_s = op.serial_bytes / (g.hbm_bandwidth_GBps * 1e9 * p.eta_memory);
+  const double serial_s = op.serial_bytes / stream_Bps;
   OpCost c;
   c.compute_s = std::max(best.compute_s, dequant_s);
   c.memory_s = best.memory_s + serial_s;

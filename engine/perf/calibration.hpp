@@ -64,6 +64,11 @@ struct GemmParams {
   // libraries pick for a few tokens: no 64-row padding, lower per-FLOP rate.
   std::vector<GemmTile> tiles = {{128, 256, 1.0}, {128, 128, 0.9}, {64, 128, 0.8}, {64, 64, 0.6}, {16, 128, 0.4}};
   std::map<std::string, double> dtype_scale;  // eta_compute multiplier per dtype (fp8 ...)
+  // eta_memory multiplier per math dtype, for a dtype whose measured GEMMs
+  // all stream their weights (Blackwell's block-scaled FP4 GEMVs): those
+  // rows identify how fast it streams, not a compute multiplier. Plain GEMMs
+  // only; a grouped (MoE) GEMM of the dtype keeps eta_memory (no figure).
+  std::map<std::string, double> dtype_memory_scale;
   // The best achieved TFLOP/s measured on this GPU per dtype, over all shapes
   // (mamf-finder figures and our sweeps' maxima): no shape is priced faster.
   std::map<std::string, double> ceiling_tflops;

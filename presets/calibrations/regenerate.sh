@@ -29,7 +29,10 @@ for gpu in h100-sxm h200; do
   if [ "$gpu" = h200 ]; then same=(--compute-from h100-sxm); fi
   "$bin" calibrate --gpu "$gpu" --csv "$published" "${sweeps[@]}" "${same[@]}" --out "$out/$gpu.json"
 done
-# B200: one published GEMM; every other class from the measured GPU nearest by
-# spec sheet (an H200 today), the GPU its cross-generation tier transfers from,
-# so the two tiers fill its unmeasured classes alike (issue 36 point 2).
-"$bin" calibrate --gpu b200 --csv "$published" --base nearest --out "$out/b200.json"
+# B200: one published GEMM and published NVFP4 decode GEMMs (vLLM's CUTLASS
+# kernel at M=1, which set its NVFP4 weight-streaming level); every other
+# class from the measured GPU nearest by spec sheet (an H200 today), the GPU
+# its cross-generation tier transfers from, so the two tiers fill its
+# unmeasured classes alike (issue 36 point 2).
+"$bin" calibrate --gpu b200 --csv "$published" --csv "$here/data/published_fp4_gemv.csv" --base nearest \
+  --out "$out/b200.json"
