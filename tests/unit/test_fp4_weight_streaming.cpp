@@ -1,6 +1,6 @@
 // Blackwell's block-scaled FP4 GEMMs stream their weights far below the
 // 16-bit level: vLLM's CUTLASS NVFP4 GEMM at M=1 on a B200 (pytorch/helion
-// PR #3046, cold L2) moves 9-132 MB of weights at 1.0-2.7 TB/s, where the
+// PR #3046, L2 cleared per its harness) moves 9-132 MB of weights at 1.0-2.7 TB/s, where the
 // B200's 16-bit GEMMs are priced at 88% of its 8 TB/s.
 // presets/calibrations/data/published_fp4_gemv.csv sets B200's NVFP4
 // weight-streaming level (gemm.dtype_memory_scale): these tests hold the
