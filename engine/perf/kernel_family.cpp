@@ -112,7 +112,7 @@ DecodeFigures decode_figures_for(const KernelFamily& family, const GpuSpec& gpu)
   if (mine && mine->decode_attention_bandwidth_GBps > 0) return {{mine_id, mine}};
   DecodeFigures same_die;
   for (const auto& [gpu_id, facts] : family.gpus)
-    if (facts.decode_attention_bandwidth_GBps > 0 &&
+    if (facts.decode_attention_bandwidth_GBps > 0 && find_preset("gpus", gpu_id) &&
         read_gpu(json(gpu_id), "/kernel_families/" + family.id + "/gpus/" + gpu_id).architecture == gpu.architecture)
       same_die.emplace_back(gpu_id, &facts);
   return same_die;
