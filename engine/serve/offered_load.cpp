@@ -106,20 +106,20 @@ double expected_served(const OutcomeView& q, int64_t from, int64_t to, TimeNs la
   return static_cast<double>(arrivals_between(q, t0 - lag_ns, t1 - lag_ns));
 }
 
-// Whether the requests served over the span of arrival times of q's
-// requests [from, to) (`served`: their completions or first tokens, sorted)
-// fall behind what a stable system serves there: the arrivals one `lag_ns`
-// earlier (expected_served), by more than the allowed share and by
-// more than the two counts' Poisson noise (z: one-sided). Without the noise
-// test, 60 Poisson arrivals at 1 req/s served with no queue (P99 TTFT 77 ms)
-// read "overloaded at 1 req/s ... (about 1.02 req/s)": the second half's 30
-// arrivals came at 1.2 req/s by chance.
-bool falls_behind(const OutcomeView& q, const std::vector<TimeNs>& served, int64_t from, int64_t to, TimeNs lag_ns, double z) {
+double served_over(const OutcomeView& q, const std::vector<TimeNs>& served, int64_t from, int64_t to) {
   const TimeNs t0 = q[static_cast<size_t>(from)].arrival, t1 = q[static_cast<size_t>(to - 1)].arrival;
   const auto by = [&](TimeNs t) { return std::lower_bound(served.begin(), served.end(), t) - served.begin(); };
-  const double done = static_cast<double>(by(t1) - by(t0));
-  const double expected = expected_served(q, from, to, lag_ns);
-  return done < kMinCompletionShare * expected && expected - done > z * std::sqrt(expected + done);
+  return static_cast<double>(by(t1) - by(t0));
+}
+
+// Whether `served` falls behind what a stable system serves (`expected`,
+// expected_served) by more than the allowed share and by more than the two
+// counts' Poisson noise (z: one-sided). Without the noise test, 60 Poisson
+// arrivals at 1 req/s served with no queue (P99 TTFT 77 ms) read "overloaded
+// at 1 req/s ... (about 1.02 req/s)": the second half's 30 arrivals came at
+// 1.2 req/s by chance.
+bool falls_behind(double served, double expected, double z) {
+  return served < kMinCompletionShare * expected && expected - served > z * std::sqrt(expected + served);
 }
 
 void judge_as_workload(SteadyStateOptions& o, const WorkloadSpec& w) {

@@ -31,9 +31,13 @@ int64_t ramp_end(const OutcomeView& q, const SteadyStateOptions& o);
 // requests [from, to): their arrivals, or those one `lag_ns` earlier.
 double expected_served(const OutcomeView& q, int64_t from, int64_t to, TimeNs lag_ns);
 
-// Whether `served` (sorted completions or first tokens) over that span fall
-// behind expected_served by more than the allowed share and by more than the
-// counts' Poisson noise (z: one-sided).
-bool falls_behind(const OutcomeView& q, const std::vector<TimeNs>& served, int64_t from, int64_t to, TimeNs lag_ns, double z);
+// The requests served (`served`: sorted completion or first-token times)
+// within the span of arrival times of q's requests [from, to).
+double served_over(const OutcomeView& q, const std::vector<TimeNs>& served, int64_t from, int64_t to);
+
+// Whether `served` falls behind what a stable system serves there
+// (`expected`, expected_served) by more than the allowed share and by more
+// than the two counts' Poisson noise (z: one-sided).
+bool falls_behind(double served, double expected, double z);
 
 }  // namespace sightline::serve

@@ -151,11 +151,9 @@ namespace {
 // arrival, done the sorted completion times).
 void pace(const OutcomeView& q, const std::vector<TimeNs>& done, int64_t from, int64_t to,
           double& arrivals_qps, double& completions_qps) {
-  const TimeNs t0 = q[static_cast<size_t>(from)].arrival, t1 = q[static_cast<size_t>(to - 1)].arrival;
   const double span_s = window_s(q, from, to);
-  const auto done_by = [&](TimeNs t) { return std::lower_bound(done.begin(), done.end(), t) - done.begin(); };
   arrivals_qps = static_cast<double>(to - 1 - from) / span_s;
-  completions_qps = static_cast<double>(done_by(t1) - done_by(t0)) / span_s;
+  completions_qps = served_over(q, done, from, to) / span_s;
 }
 
 // One SLO condition's batch means judged: their mean and confidence
@@ -199,14 +197,13 @@ std::vector<Judged> judge_conditions(const std::vector<std::vector<double>>& att
 void judge_stability(SteadyStateReport& rep, const OutcomeView& q, const std::vector<TimeNs>& done,
                      int64_t lo, int64_t hi, const SteadyStateOptions& o) {
   pace(q, done, lo, hi, rep.arrival_rate_qps, rep.completion_rate_qps);
-  const TimeNs lag = o.lag_arrivals ? mean_service_ns(q, lo, hi) : 0;
+  const double expected = expected_served(q, lo, hi, o.lag_arrivals ? mean_service_ns(q, lo, hi) : 0);
   {
     const TimeNs t0 = q[static_cast<size_t>(lo)].arrival, t1 = q[static_cast<size_t>(hi - 1)].arrival;
     const auto done_by = [&](TimeNs t) { return std::upper_bound(done.begin(), done.end(), t) - done.begin(); };
-    const double arrivals = expected_served(q, lo, hi, lag);
     const double completions = static_cast<double>(done_by(t1) - done_by(t0));
-    rep.in_system_growth = arrivals - completions;
-    rep.in_system_growth_se = std::sqrt(arrivals + completions);
+    rep.in_system_growth = expected - completions;
+    rep.in_system_growth_se = std::sqrt(expected + completions);
   }
 
   // One-sided at the level whose two-sided interval is `confidence`.
@@ -218,7 +215,7 @@ void judge_stability(SteadyStateReport& rep, const OutcomeView& q, const std::ve
     rep.stable = false;
     rep.unstable_reason = "the number of requests in the system keeps growing";
     rep.overloaded = true;
-  } else if (falls_behind(q, done, lo, hi, lag, z)) {
+  } else if (falls_behind(served_over(q, done, lo, hi), expected, z)) {
     rep.stable = false;
     rep.unstable_reason = "completions fall behind arrivals";
     rep.overloaded = true;
@@ -289,6 +286,9 @@ void judge_short_run(SteadyStateReport& rep, const OutcomeView& q, const std::ve
   if (n < 4) return;
   pace(q, done, n / 2, n, rep.arrival_rate_qps, rep.completion_rate_qps);
   const double z = student_t_quantile(1000000, o.confidence);
+  auto behind = [&](const std::vector<TimeNs>& served, TimeNs lag) {
+    return falls_behind(served_over(q, served, n / 2, n), expected_served(q, n / 2, n, lag), z);
+  };
   // A run whose first completion comes after its last arrival is shorter
   // than one request's latency: its completions say nothing of the pace.
   // Its first tokens still do: a queue that outgrows the arrivals shows as
@@ -298,12 +298,12 @@ void judge_short_run(SteadyStateReport& rep, const OutcomeView& q, const std::ve
     for (const auto& r : q)
       if (r.first_token >= 0) first.push_back(r.first_token);
     std::sort(first.begin(), first.end());
-    rep.overloaded = falls_behind(q, first, n / 2, n, 0, z);  // admissions: no service time to lag by
+    rep.overloaded = behind(first, 0);  // admissions: no service time to lag by
     rep.unstable_reason = rep.overloaded ? "admissions fall behind arrivals"
                                          : "no request completed while requests were arriving (the run is shorter "
                                            "than a request's latency)";
     rep.verdict = rep.overloaded ? Verdict::Fails : Verdict::Uncertain;
-  } else if (falls_behind(q, done, n / 2, n, o.lag_arrivals ? mean_service_ns(q, n / 2, n) : 0, z)) {
+  } else if (behind(done, o.lag_arrivals ? mean_service_ns(q, n / 2, n) : 0)) {
     rep.unstable_reason = "completions fall behind arrivals";
     rep.overloaded = true;
     rep.verdict = Verdict::Fails;
