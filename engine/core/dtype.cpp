@@ -9,6 +9,12 @@ const std::vector<std::string>& dtype_names() {
   return names;
 }
 
+bool is_dtype_name(const std::string& name) {
+  for (const std::string& n : dtype_names())
+    if (n == name) return true;
+  return false;
+}
+
 Dtype parse_dtype(const std::string& name) {
   if (name == "fp32") return Dtype::FP32;
   if (name == "bf16") return Dtype::BF16;

@@ -10,6 +10,7 @@ namespace sightline {
 enum class Dtype { FP32, BF16, FP16, FP8, INT8, INT4, NVFP4, MXFP4 };
 
 const std::vector<std::string>& dtype_names();
+bool is_dtype_name(const std::string& name);  // one of dtype_names()
 Dtype parse_dtype(const std::string& name);  // name must be one of dtype_names()
 std::string dtype_name(Dtype d);
 

@@ -177,8 +177,7 @@ KernelCalibration KernelCalibration::from_json(const json& j, const std::string&
     read_map("dtype_scale", 1e-3, 10, c.gemm.dtype_scale);
     read_map("dtype_memory_scale", 1e-3, 10, c.gemm.dtype_memory_scale);
     for (const auto& [name, scale] : c.gemm.dtype_memory_scale) {
-      const auto& names = dtype_names();
-      if (std::find(names.begin(), names.end(), name) == names.end())
+      if (!is_dtype_name(name))
         fail(error_code::kConstraint, pointer_append(g.child_path("dtype_memory_scale"), name),
              "unknown dtype '" + name + "'");
     }

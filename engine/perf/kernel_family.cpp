@@ -54,8 +54,7 @@ KernelFamily read_family(const json& j, const std::string& path) {
     if (const json* m = g.find("gemm_max_achievable_tflops")) {
       require_object(*m, g.child_path("gemm_max_achievable_tflops"));
       for (auto d = m->begin(); d != m->end(); ++d) {
-        const auto& names = dtype_names();
-        if (std::find(names.begin(), names.end(), d.key()) == names.end())
+        if (!is_dtype_name(d.key()))
           fail(error_code::kConstraint, pointer_append(g.child_path("gemm_max_achievable_tflops"), d.key()),
                "unknown dtype '" + d.key() + "'");
         facts.gemm_max_achievable_tflops[d.key()] =

@@ -137,9 +137,7 @@ std::vector<KernelSample> read_kernel_csv(const std::string& csv_text, const std
     if (!gpu_id.empty() && text("gpu") != gpu_id) continue;
     const std::string kind = text("kind");
     std::string dtype_text = text("dtype").empty() ? "bf16" : text("dtype");
-    bool known_dtype = false;
-    for (const auto& n : dtype_names()) known_dtype = known_dtype || n == dtype_text;
-    if (!known_dtype) fail(error_code::kInvalidValue, at("dtype"), "unknown dtype '" + dtype_text + "'");
+    if (!is_dtype_name(dtype_text)) fail(error_code::kInvalidValue, at("dtype"), "unknown dtype '" + dtype_text + "'");
     const Dtype dtype = parse_dtype(dtype_text);
     KernelSample s;
     s.model = text("model");
