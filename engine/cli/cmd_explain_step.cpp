@@ -24,6 +24,7 @@
 #include "comm/collectives.hpp"
 #include "perf/calibrated_cost.hpp"
 #include "perf/cost_setup.hpp"
+#include "perf/decode_kernel.hpp"
 #include "perf/kernel_family.hpp"
 #include "scenario/scenario.hpp"
 #include "serve/moe_step.hpp"
@@ -140,6 +141,10 @@ std::vector<std::string> kernel_group_sources(const CostSetup& setup, const Kern
                    : " (presets/comm_calibrations/" + setup.ctx.tp_link->calibration + ".json)") +
               ": " + comm_calibration_for(*setup.ctx.tp_link)->source;
     if (!family && *g.nvidia_check) text += "; " + std::string(g.nvidia_check);
+    if (i == 2 && setup.ctx.decode_kernel)
+      text += "; GQA decode runs the stack's " + setup.ctx.decode_kernel->name +
+              " at its published time over the fastest kernel's, by batch and context (presets/decode_kernels/" +
+              setup.ctx.decode_kernel->id + ".json)";
     text += uncited_clause(family, g.family_uncited, *setup.ctx.gpu);
     out.push_back(text);
   }

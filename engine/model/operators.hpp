@@ -42,6 +42,7 @@ enum class OpRole : uint8_t {
   ExpertGemm,    // moe_expert_up/down_proj: the routed experts' GEMMs
   LoraGemm,      // lora_shrink, lora_expand
   ResidualNorm,  // input_layernorm, post_attention_layernorm: absorb a residual add when fused
+  HeadDecode,    // attn_decode over per-head K and V (MHA, GQA, MQA): not MLA's latent decode
 };
 
 enum class CollectiveKind { AllReduce, AllGather, ReduceScatter, AllToAll, SendRecv, Broadcast };

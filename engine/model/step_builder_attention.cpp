@@ -148,9 +148,11 @@ void StepBuilder::add_attention_core(double layers, int64_t cap_tokens, int64_t 
   }
   if (decode_q > 0) {
     // MLA decode attends in the latent space: one shared "head" of width kv_lora + rope.
-    attention_op("attn_decode", OpFamily::AttentionDecode, layers, decode_flops, decode_bytes, decode_q, decode_kv,
-                 decode_seqs, mla ? 1 : attn_.kv_heads, mla ? m_.mla.kv_lora_rank + m_.mla.qk_rope_head_dim : attn_.qk,
-                 mla ? m_.mla.kv_lora_rank : attn_.v);
+    Operator& op = attention_op("attn_decode", OpFamily::AttentionDecode, layers, decode_flops, decode_bytes, decode_q,
+                                decode_kv, decode_seqs, mla ? 1 : attn_.kv_heads,
+                                mla ? m_.mla.kv_lora_rank + m_.mla.qk_rope_head_dim : attn_.qk,
+                                mla ? m_.mla.kv_lora_rank : attn_.v);
+    if (!mla) op.role = OpRole::HeadDecode;
   }
 }
 

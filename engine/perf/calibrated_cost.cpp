@@ -9,6 +9,7 @@
 
 #include "core/det_math.hpp"
 #include "comm/collectives.hpp"
+#include "perf/decode_kernel.hpp"
 #include "presets/preset_store.hpp"
 
 namespace sightline {
@@ -274,6 +275,16 @@ OpCost CalibratedCostModel::cost(const Operator& op, const CostContext& ctx) con
       } else {
         const MemoryKernelParams& p = memory_params(k);
         c = memory_kernel_cost(op, g, k, p, p.launch_us);
+        if (ctx.decode_kernel && op.role == OpRole::HeadDecode && op.seqs > 0) {
+          // The stack's engine runs a slower decode kernel than this GPU's
+          // fastest (perf/decode_kernel.hpp): its published time ratio at
+          // this batch and mean context, on the whole kernel as published.
+          const double ratio = ctx.decode_kernel->time_ratio_at(
+              static_cast<double>(op.seqs), static_cast<double>(op.kv_tokens) / static_cast<double>(op.seqs));
+          c.time_s *= ratio;
+          c.time_low_s *= ratio;
+          c.time_high_s *= ratio;
+        }
       }
   }
   return with_launch_floor(c);

@@ -91,6 +91,8 @@ CostSetup make_cost_setup(const CostModelSpec& spec, const HardwareSpec& hardwar
   if (hardware.intra_node) setup.ctx.tp_link = &*hardware.intra_node;
   setup.ctx.pp_link = hardware.nodes > 1 && hardware.inter_node ? &*hardware.inter_node : setup.ctx.tp_link;
   setup.stack = &spec.software_stack;
+  const auto& kernel = spec.software_stack.decode_attention_kernel;
+  if (kernel && kernel->runs_on(hardware.gpu.architecture)) setup.ctx.decode_kernel = &*kernel;
   return setup;
 }
 

@@ -62,6 +62,7 @@ json SoftwareStack::to_json() const {
           {"sampler_bytes_per_logit", sampler_bytes_per_logit},
           {"tokenize_us_per_token", tokenize_us_per_token}};
   if (cuda_graphs != "none") j["cuda_graph_batch_sizes"] = graph_batch_sizes.to_json();
+  if (decode_attention_kernel) j["decode_attention_kernel"] = decode_attention_kernel->to_json();
   return j;
 }
 
@@ -70,7 +71,7 @@ SoftwareStack read_software_stack(const json& value, const std::string& path) {
   ObjectReader r(v, path,
                  {"id", "name", "source", "cuda_graphs", "cuda_graph_batch_sizes", "kernel_launch_us", "graph_launch_us",
                   "scheduler_us_per_step", "scheduler_us_per_sequence", "overlap_scheduler", "fused_kernels",
-                  "all_reduce", "sampler_bytes_per_logit", "tokenize_us_per_token"});
+                  "all_reduce", "sampler_bytes_per_logit", "tokenize_us_per_token", "decode_attention_kernel"});
   SoftwareStack s;
   s.id = r.string("id", "custom-stack");
   s.name = r.string("name", s.id);
@@ -98,6 +99,9 @@ SoftwareStack read_software_stack(const json& value, const std::string& path) {
   s.sampler_bytes_per_logit = r.number("sampler_bytes_per_logit", 1, 1024, kFp32LogitsAndProbsBytes);
   // Optional: a stack whose engine is handed token ids tokenizes nothing on the arrival path.
   s.tokenize_us_per_token = r.number("tokenize_us_per_token", 0, 1e4, 0.0);
+  // Optional: a stack whose engine runs the GPU's fastest decode kernel names none.
+  if (const json* k = r.find("decode_attention_kernel"))
+    s.decode_attention_kernel = read_decode_kernel(*k, r.child_path("decode_attention_kernel"));
   return s;
 }
 

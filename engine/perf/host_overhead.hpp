@@ -2,11 +2,13 @@
 // Host-side cost of running a step: kernel launches (eager or CUDA-graph
 // replay) and the serving engine's per-iteration scheduling, grouped into
 // software-stack profiles (presets/stacks/).
+#include <optional>
 #include <string>
 
 #include "comm/allreduce_policy.hpp"
 #include "core/json_reader.hpp"
 #include "model/operators.hpp"
+#include "perf/decode_kernel.hpp"
 #include "perf/graph_buckets.hpp"
 
 namespace sightline {
@@ -34,6 +36,10 @@ struct SoftwareStack {
   // its entry into the scheduler's queue, so it adds to TTFT. 0: the engine is
   // handed token ids (trtllm-bench, MLPerf LoadGen, vLLM benchmark_latency).
   double tokenize_us_per_token = 0;
+  // The decode-attention kernel its engine runs where that is not the GPU's
+  // fastest (presets/decode_kernels): GQA decode takes that kernel's time on
+  // the architectures it names. None: the GPU's own decode-attention level.
+  std::optional<DecodeKernel> decode_attention_kernel;
   json to_json() const;
 };
 

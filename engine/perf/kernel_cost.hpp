@@ -13,6 +13,8 @@
 
 namespace sightline {
 
+struct DecodeKernel;  // perf/decode_kernel.hpp
+
 struct OpCost {
   double time_s = 0;      // per invocation
   double time_low_s = 0;  // 80% interval of the prediction (equal to time_s when uncalibrated)
@@ -33,6 +35,9 @@ struct CostContext {
   const InterconnectSpec* inter_link = nullptr;
   int gpus_per_node = 0;
   const AllReducePolicy* all_reduce = nullptr;  // the stack's all-reduce kernels; nullptr: NCCL
+  // The stack's decode-attention kernel where it runs on this GPU's
+  // architecture (perf/decode_kernel.hpp); nullptr: the GPU's own level.
+  const DecodeKernel* decode_kernel = nullptr;
 };
 
 // Collective operators are priced by the calibrated communication model in

@@ -47,7 +47,7 @@ const PresetIndex& preset_index() {
 }  // namespace
 
 const std::vector<std::string>& preset_kinds() {
-  static const std::vector<std::string> kinds = {"models", "gpus", "interconnects", "scenarios", "calibrations", "comm_calibrations", "stacks", "validation", "transfer_errors", "kernel_families", "kv_tiers", "spec_acceptance"};
+  static const std::vector<std::string> kinds = {"models", "gpus", "interconnects", "scenarios", "calibrations", "comm_calibrations", "stacks", "validation", "transfer_errors", "kernel_families", "kv_tiers", "spec_acceptance", "decode_kernels"};
   return kinds;
 }
 

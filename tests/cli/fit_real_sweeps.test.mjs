@@ -17,7 +17,7 @@ const { work } = workspace('sightline-fit-sweeps-');
 
 const sweeps = [
   { name: 'Llama-3.1-405B TP8, 8xH200', doc: '405B, 8xH200', file: 'real/datacrunch_llama31-405b_8xh200_online.jsonl', base: 'base_datacrunch_llama31-405b_8xh200.json', units: '17500000' },
-  { name: 'Llama-3.3-70B TP4, 4xH200', doc: '70B, 4xH200', file: 'real/datacrunch_llama33-70b_4xh200_online.jsonl', base: 'base_datacrunch_llama33-70b_4xh200.json', units: '45000000' },
+  { name: 'Llama-3.3-70B TP4, 4xH200', doc: '70B, 4xH200', file: 'real/datacrunch_llama33-70b_4xh200_online.jsonl', base: 'base_datacrunch_llama33-70b_4xh200.json', units: '50000000' },
 ];
 
 for (const s of sweeps) {
