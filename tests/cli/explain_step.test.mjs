@@ -108,6 +108,16 @@ test('explain-step: Llama-3-70B fp8 on one H200 is the dense row docs/cost-model
   const out = explain([scenarioFile(scenario), '--batch', '256', '--kv-len', '2048']);
   checkSums(out);
   docRowHolds('| Llama-3-70B fp8 on one H200', out);
+  // vLLM V1 runs FlashAttention-3's paged decode on Hopper: the line names the kernel it is priced as.
+  const decode = out.mechanisms[0].parts.find((g) => g.name === 'decode attention');
+  assert.match(decode.source, /presets\/decode_kernels\/fa3-paged-hopper\.json/);
+  const trtllm = explain([scenarioFile({ ...scenario, cost_model: { ...scenario.cost_model, software_stack: 'trtllm-like' } }),
+    '--batch', '256', '--kv-len', '2048']);
+  const trtDecode = trtllm.mechanisms[0].parts.find((g) => g.name === 'decode attention');
+  assert.doesNotMatch(trtDecode.source, /decode_kernels/);
+  // 256 sequences of 2,049 keys (2,048 cached and the new token): the grid's 1.54 at 2k, a hair toward 4k's 1.45.
+  const ratio = decode.time_us / trtDecode.time_us;
+  assert.ok(ratio > 1.535 && ratio <= 1.54, `FA3 over the fastest kernel at 256 x 2k: ${ratio}`);
 });
 
 test('explain-step: an MI300X step names its AMD kernel-level sources and says where it falls back', () => {
