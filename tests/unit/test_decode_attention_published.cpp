@@ -1,10 +1,10 @@
 // GQA decode attention held to published paged-KV kernel timings at shapes
 // the engine prices exactly (64 query / 8 KV heads of 128, one query token),
 // docs/acceptance-38.md "Decode attention against published paged-KV kernels":
-// - B200, TensorRT-LLM's trtllm-gen kernel (FlashInfer), page 16, vllm-project/vllm
-//   PR #19825 (bf16, 256 sequences of random 1-2048 tokens: 174 us) and PR #23647
-//   (fp8 query and KV, same lengths: 111 us); both time each call with CUDA
-//   events, no graph, so they include launch and timer overhead.
+// - B200, TensorRT-LLM's trtllm-gen kernel (FlashInfer), vllm-project/vllm PR #19825
+//   (bf16, page 16, 256 sequences of random 1-2048 tokens: 174 us; its script times
+//   each call with CUDA events, no graph, so launch and timer overhead are in it) and
+//   PR #23647 (fp8 query and KV, same lengths: 111 us; its timing code not read).
 // - H200, Tencent/hpc-ops `attention_decode_fp8`, block 64, 128 x 2,048, fp8
 //   (issue #4, 2026-01-24): 147 us.
 // These are the fastest kernels published for their GPUs: a decode step priced
