@@ -80,10 +80,11 @@ test('wasm and native produce byte-identical result envelopes; every headline nu
 
 /**
  * I2.2 with `arrival` in place of its own, 60 requests and no growth or
- * search, run in wasm and by the CLI from a file; returns the wasm envelope's
- * result after checking the two are byte for byte the same.
+ * search (and `edit`, when given, applied to it), run in wasm and by the CLI
+ * from a file; returns the wasm envelope's result after checking the two are
+ * byte for byte the same.
  */
-async function i22WithArrival(arrival) {
+async function i22WithArrival(arrival, edit = () => {}) {
   const m = await loadWasm();
   const scenario = JSON.parse(m.getPreset('scenarios', 'I2.2')).result;
   const w = scenario.serving.workload;
@@ -92,6 +93,7 @@ async function i22WithArrival(arrival) {
   w.num_requests = 60;
   delete scenario.serving.max_qps_search;
   delete scenario.serving.steady_state;
+  edit(scenario);
   const file = path.join(mkdtempSync(path.join(tmpdir(), 'sightline-arrival-')), 'scenario.json');
   writeFileSync(file, JSON.stringify(scenario));
   const native = await new Promise((resolve, reject) => {
@@ -113,6 +115,21 @@ test('a rate under a client-side cap (arrival max_concurrency) is byte-identical
   const result = await i22WithArrival({ process: 'poisson', rate_qps: 50, max_concurrency: 4 });
   assert.equal(result.workload.max_concurrency, 4);
   assert.ok(result.workload.requests_waited_at_client > 0, 'the cap binds at 50 req/s');
+});
+
+test('a stack whose decode kernel applies (FlashAttention-3 on Hopper) is byte-identical in wasm and natively', async () => {
+  // No shipped preset runs vllm-v1-like or sglang-overlap-like on Hopper: their
+  // decode-attention grid (presets/decode_kernels) is checked here.
+  const m = await loadWasm();
+  const sglang = JSON.parse(m.getPreset('stacks', 'sglang-overlap-like')).result;
+  const { decode_attention_kernel: kernel, ...without } = sglang;
+  assert.equal(kernel, 'fa3-paged-hopper');
+  const tpot = async (stack) => (await i22WithArrival({ process: 'poisson', rate_qps: 10 }, (s) => {
+    s.hardware.gpu = 'h100-sxm';
+    s.cost_model = { ...s.cost_model, software_stack: stack };
+  })).metrics.tpot_ms.mean;
+  // The same stack without its kernel decodes faster: the grid applies in both builds.
+  assert.ok(await tpot('sglang-overlap-like') > await tpot({ ...without, id: 'sglang-without-fa3' }));
 });
 
 test('sliced runs (start/step/result) equal one-shot runs', async () => {
