@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "core/det_math.hpp"
 #include "core/error.hpp"
@@ -226,6 +228,27 @@ json InterconnectSpec::to_json() const {
   if (domain_gpus > 0) l["domain_gpus"] = domain_gpus;
   if (!calibration.empty()) l["calibration"] = calibration;
   return l;
+}
+
+std::vector<std::string> read_architecture_names(const json& value, const std::string& path) {
+  if (!value.is_array() || value.empty())
+    fail(error_code::kType, path, "expected a non-empty array of GPU architectures");
+  std::set<std::string> known;
+  for (const json* g : list_presets("gpus"))
+    if (g->contains("architecture") && g->at("architecture").is_string()) known.insert(g->at("architecture").get<std::string>());
+  std::vector<std::string> out;
+  for (size_t i = 0; i < value.size(); ++i) {
+    const std::string at = pointer_append(path, i);
+    if (!value[i].is_string()) fail(error_code::kType, at, "expected an architecture name");
+    const std::string a = value[i].get<std::string>();
+    if (!known.count(a)) {
+      std::string names;
+      for (const std::string& n : known) names += (names.empty() ? "" : ", ") + n;
+      fail(error_code::kInvalidValue, at, "no GPU preset has architecture '" + a + "'; known: " + names);
+    }
+    out.push_back(a);
+  }
+  return out;
 }
 
 }  // namespace sightline

@@ -129,6 +129,9 @@ double limited_clock_ratio(const GpuSpec& g, const GpuOperatingLimits& limits, c
 GpuSpec apply_operating_limits(const GpuSpec& g, const GpuOperatingLimits& limits, const std::string& path);
 
 GpuSpec read_gpu(const json& value, const std::string& path);               // preset id or custom object
+// A non-empty array of GPU architecture names (GpuSpec::architecture), each
+// one a GPU preset names: a misspelt name would never match a GPU.
+std::vector<std::string> read_architecture_names(const json& value, const std::string& path);
 InterconnectSpec read_interconnect(const json& value, const std::string& path);
 
 }  // namespace sightline

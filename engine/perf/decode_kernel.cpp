@@ -1,10 +1,10 @@
 #include "perf/decode_kernel.hpp"
 
 #include <algorithm>
-#include <set>
 
 #include "core/det_math.hpp"
 #include "core/error.hpp"
+#include "hw/hardware.hpp"
 #include "presets/preset_store.hpp"
 
 namespace sightline {
@@ -23,14 +23,6 @@ std::vector<double> read_axis(const json& value, const std::string& path, const 
     last = v;
     out.push_back(v);
   }
-  return out;
-}
-
-// The architectures GPU presets name: a kernel's list is checked against them.
-std::set<std::string> known_architectures() {
-  std::set<std::string> out;
-  for (const json* g : list_presets("gpus"))
-    if (g->contains("architecture") && g->at("architecture").is_string()) out.insert(g->at("architecture").get<std::string>());
   return out;
 }
 
@@ -71,21 +63,7 @@ DecodeKernel read_decode_kernel(const json& value, const std::string& path) {
   k.id = r.string("id", "custom-decode-kernel");
   k.name = r.string("name", k.id);
   k.source = r.string("source", "user-supplied");
-  const json& archs = r.required("architectures");
-  if (!archs.is_array() || archs.empty())
-    fail(error_code::kType, r.child_path("architectures"), "expected a non-empty array of GPU architectures");
-  const std::set<std::string> known = known_architectures();
-  for (size_t i = 0; i < archs.size(); ++i) {
-    const std::string at = pointer_append(r.child_path("architectures"), i);
-    if (!archs[i].is_string()) fail(error_code::kType, at, "expected an architecture name");
-    const std::string a = archs[i].get<std::string>();
-    if (!known.count(a)) {
-      std::string names;
-      for (const std::string& n : known) names += (names.empty() ? "" : ", ") + n;
-      fail(error_code::kInvalidValue, at, "no GPU preset has architecture '" + a + "'; known: " + names);
-    }
-    k.architectures.push_back(a);
-  }
+  k.architectures = read_architecture_names(r.required("architectures"), r.child_path("architectures"));
   k.batch = read_axis(r.required("batch"), r.child_path("batch"), "batch sizes");
   k.context_tokens = read_axis(r.required("context_tokens"), r.child_path("context_tokens"), "context lengths");
   for (double b : k.batch) k.log2_batch.push_back(det_log2(b));
