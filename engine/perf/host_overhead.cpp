@@ -63,6 +63,7 @@ json SoftwareStack::to_json() const {
           {"tokenize_us_per_token", tokenize_us_per_token}};
   if (cuda_graphs != "none") j["cuda_graph_batch_sizes"] = graph_batch_sizes.to_json();
   if (decode_attention_kernel) j["decode_attention_kernel"] = decode_attention_kernel->to_json();
+  if (default_max_num_seqs) j["default_max_num_seqs"] = default_max_num_seqs->to_json();
   return j;
 }
 
@@ -71,7 +72,8 @@ SoftwareStack read_software_stack(const json& value, const std::string& path) {
   ObjectReader r(v, path,
                  {"id", "name", "source", "cuda_graphs", "cuda_graph_batch_sizes", "kernel_launch_us", "graph_launch_us",
                   "scheduler_us_per_step", "scheduler_us_per_sequence", "overlap_scheduler", "fused_kernels",
-                  "all_reduce", "sampler_bytes_per_logit", "tokenize_us_per_token", "decode_attention_kernel"});
+                  "all_reduce", "sampler_bytes_per_logit", "tokenize_us_per_token", "decode_attention_kernel",
+                  "default_max_num_seqs"});
   SoftwareStack s;
   s.id = r.string("id", "custom-stack");
   s.name = r.string("name", s.id);
@@ -102,6 +104,9 @@ SoftwareStack read_software_stack(const json& value, const std::string& path) {
   // Optional: a stack whose engine runs the GPU's fastest decode kernel names none.
   if (const json* k = r.find("decode_attention_kernel"))
     s.decode_attention_kernel = read_decode_kernel(*k, r.child_path("decode_attention_kernel"));
+  // Optional: a stack without its own rule runs the generic 256 when the scenario sets no max_num_seqs.
+  if (const json* m = r.find("default_max_num_seqs"))
+    s.default_max_num_seqs = read_running_limit_rule(*m, r.child_path("default_max_num_seqs"));
   return s;
 }
 

@@ -10,6 +10,7 @@
 #include "model/operators.hpp"
 #include "perf/decode_kernel.hpp"
 #include "perf/graph_buckets.hpp"
+#include "perf/running_limit.hpp"
 
 namespace sightline {
 
@@ -40,6 +41,9 @@ struct SoftwareStack {
   // fastest (presets/decode_kernels): GQA decode takes that kernel's time on
   // the architectures it names. None: the GPU's own decode-attention level.
   std::optional<DecodeKernel> decode_attention_kernel;
+  // How its engine sizes the running batch when the scenario sets no
+  // serving.scheduler.max_num_seqs. None: the generic 256 (vLLM V0's).
+  std::optional<RunningLimitRule> default_max_num_seqs;
   json to_json() const;
 };
 

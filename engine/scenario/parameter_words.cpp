@@ -153,7 +153,7 @@ constexpr WordsRow kParameterWordRows[] = {
     {"/serving/scheduler/priority", "Priority", "",
      "Which work a step serves first: prefill first, decode first (stall-free) or first come first served"},
     {"/serving/scheduler/max_num_seqs", "Max sequences", "seq",
-     "Most requests running at once in a replica (vLLM max_num_seqs)"},
+     "Most requests running at once in a replica (vLLM max_num_seqs); when not given, the software stack's own limit (256 on vllm-like)"},
     {"/serving/scheduler/max_num_batched_tokens", "Max batched tokens", "tokens",
      "Most tokens one step may process (vLLM max_num_batched_tokens); empty: max(max model length, 2048)"},
     {"/serving/scheduler/chunk_size", "Chunk size", "tokens",

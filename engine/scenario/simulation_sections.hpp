@@ -27,6 +27,10 @@ json workload_to_json(const WorkloadSpec& w);
 ClusterSpec read_cluster(const json* v, const std::string& path, const Scenario& s, const ParallelLayout& default_layout,
                          bool has_parallelism, const std::string& parallelism_path);
 SchedulerSpec read_scheduler(const json* v, const std::string& path, int64_t max_len);
+// A scheduler without its own max_num_seqs takes the software stack's default
+// (stack_running_limit.cpp), the same for every pool or refused at `path`.
+void apply_stack_running_limit(const json* scheduler, const std::string& path, const Scenario& s,
+                               double runtime_overhead_GiB, SimulationSpec& sp);
 json scheduler_to_json(const SchedulerSpec& sc);
 // serving.kv_cache.offload (read_kv_offload.cpp): the tiers below HBM.
 void read_kv_offload(const json& v, const std::string& path, KvCacheSpec& kv);

@@ -157,6 +157,10 @@ struct SchedulerSpec {
   SchedulerPolicy policy = SchedulerPolicy::Continuous;
   Priority priority = Priority::PrefillFirst;
   int64_t max_num_seqs = 256;
+  // Where max_num_seqs came from when the scenario does not give it: the
+  // software stack's rule (perf/running_limit.hpp), said in the result; empty:
+  // the scenario's value or the generic 256.
+  std::string max_num_seqs_source;
   int64_t max_num_batched_tokens = 0;  // token budget per step (chunked: the chunk size)
   int64_t max_prefill_chunk = 0;       // chunked: most prompt tokens one request gets per step (0: the budget)
   int64_t batch_size = 8;              // static

@@ -265,7 +265,7 @@ export const FIELDS = [
   { id: 'sim_router', path: '/serving/cluster/router', kind: 'select', section: SIM, optional: true, write: writeRouter },
   { id: 'sim_policy', path: '/serving/scheduler/policy', kind: 'select', section: SIM, showDefault: true },
   { id: 'sim_priority', path: '/serving/scheduler/priority', kind: 'select', section: SIM, optional: true },
-  { id: 'sim_max_num_seqs', path: '/serving/scheduler/max_num_seqs', kind: 'int', section: SIM, showDefault: true },
+  { id: 'sim_max_num_seqs', path: '/serving/scheduler/max_num_seqs', kind: 'int', section: SIM },
   { id: 'sim_max_batched', path: '/serving/scheduler/max_num_batched_tokens', kind: 'int', section: SIM },
   { id: 'sim_chunk_size', path: '/serving/scheduler/chunk_size', kind: 'int', section: SIM, showDefault: true },
   { id: 'sim_kv_alloc', path: '/serving/kv_cache/allocation', kind: 'select', section: SIM, showDefault: true },

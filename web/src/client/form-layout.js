@@ -95,7 +95,7 @@ export const FORM_PARTS = {
     ]),
     fieldset('Cluster & scheduler', { section: 'simulate' }, [
       row(2, [field('sim_router'), field('sim_policy')]),
-      row(2, [field('sim_priority'), field('sim_max_num_seqs')]),
+      row(2, [field('sim_priority'), field('sim_max_num_seqs', { placeholder: "the stack's" })]),
       row(2, [field('sim_max_batched', { placeholder: 'auto' }), field('sim_chunk_size')]),
     ]),
     fieldset('KV cache', { section: 'simulate' }, [
