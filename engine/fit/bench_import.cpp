@@ -201,6 +201,13 @@ json BenchRun::to_json() const {
             {"fields_used", used},
             {"asks", asks},
             {"notes", notes}};
+  auto range = [](const std::optional<LengthRange>& g) {
+    return g ? json{{"dist", "uniform"}, {"min", g->min}, {"max", g->max}, {"source", g->source}} : json(nullptr);
+  };
+  if (prompt_range || output_range) {
+    j["lengths"]["prompt_tokens_dist"] = range(prompt_range);
+    j["lengths"]["output_tokens_dist"] = range(output_range);
+  }
   if (!replay_model.empty()) j["replay_model"] = replay_model;
   if (stop_s > 0)
     j["requests"]["stopped"] = {{"after_s", stop_s}, {"sent", sent}, {"in_flight", cut}, {"source", stop_source}};

@@ -119,6 +119,14 @@ struct BenchRun {
   // must state them: `fit --prompt-tokens FILE=N`).
   std::optional<double> prompt_tokens_mean, output_tokens_mean;
   std::string prompt_source, output_source, requests_source, load_source;
+  // The lengths' distribution where the file names the generator that drew
+  // them and the recorded means agree with it (SGLang's random dataset:
+  // uniform integers in [min, max]); none: the replay sends the means.
+  struct LengthRange {
+    int64_t min = 0, max = 0;
+    std::string source;  // the generator's length key (random_input_len or random_output_len)
+  };
+  std::optional<LengthRange> prompt_range, output_range;
   std::vector<BenchFigure> measured;
   std::vector<std::string> used;   // keys (pointers) the reader took values from
   std::vector<std::string> asks;   // what the file does not say and the user must

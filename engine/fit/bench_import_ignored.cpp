@@ -25,6 +25,8 @@ constexpr IgnoredKey kServingKeys[] = {
     {"backend", "the client's request API"},
     {"endpoint_type", "the client's request API"},
     {"tokenizer_id", "the tokenizer the client counted with"},
+    // Read where they fix the lengths' distribution (SGLang's random dataset,
+    // fit/bench_import_serving.cpp); on any other run they do not apply.
     {"dataset_name", kGeneratorSetting},
     {"random_input_len", kGeneratorSetting},
     {"random_output_len", kGeneratorSetting},

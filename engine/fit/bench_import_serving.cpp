@@ -1,7 +1,9 @@
 // vLLM benchmark_serving.py / `vllm bench serve` and SGLang bench_serving
 // result objects (SGLang's script began as a copy of vLLM's: the load and
 // total keys are shared, the latency keys differ).
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <utility>
 #include <vector>
 
@@ -68,6 +70,53 @@ void read_serving_totals(const Fields& f, BenchRun& r) {
   }
   r.prompt_source = f.at("total_input_tokens");
   r.output_source = f.at("total_output_tokens");
+}
+
+// SGLang bench_serving's random dataset draws each prompt's length uniformly
+// in [max(int(random_input_len x random_range_ratio), 1), random_input_len]
+// and each output's in [int(random_output_len x random_range_ratio),
+// random_output_len] (sample_random_requests, sgl-project/sglang
+// python/sglang/bench_serving.py, the same in the late-2024 copies and at
+// 0033168f0f; outputs run to their length: ignore_eos unless
+// --disable-ignore-eos). The replay draws from the same ranges, not a fixed
+// mean: a run's batch and KV use depend on the spread, not only on the mean.
+// A range is taken only where the run's recorded mean agrees with it (within
+// four standard errors of the mean of `completed` draws, and half a token):
+// outputs cut at EOS or at the context do not follow it, and are replayed at
+// their recorded mean, with a note; a ratio of 1 draws one length, which the
+// mean replays. An output range from 0 starts at 1 (a request the engine
+// serves emits a token).
+void read_sglang_random_lengths(const Fields& f, BenchRun& r) {
+  if (f.text("dataset_name") != "random" || r.requests <= 0) return;
+  const auto in_len = f.maybe_integer("random_input_len", 1, 1 << 30);
+  const auto out_len = f.maybe_integer("random_output_len", 1, 1 << 30);
+  const auto ratio = f.maybe("random_range_ratio", 0, 1);
+  if (!in_len || !out_len || !ratio) return;
+  auto take = [&](std::optional<BenchRun::LengthRange>& range, const char* what, int64_t lo, int64_t hi,
+                  const std::optional<double>& mean, const char* key) {
+    if (lo >= hi) return;  // one length: the recorded mean is it
+    const double width = static_cast<double>(hi - lo + 1);
+    const double draws_sd = std::sqrt((width * width - 1) / 12);  // a uniform integer's standard deviation
+    const double expected = (static_cast<double>(lo) + static_cast<double>(hi)) / 2;
+    const double tolerance = 4 * draws_sd / std::sqrt(static_cast<double>(r.requests)) + 0.5;
+    char line[320];
+    if (!mean || std::fabs(*mean - expected) > tolerance) {
+      std::snprintf(line, sizeof line,
+                    "random dataset: the recorded mean %s (%.1f tokens) is not the generator's (%.1f +- %.1f over "
+                    "[%lld, %lld]); replayed at the recorded mean",
+                    what, mean.value_or(0), expected, tolerance, static_cast<long long>(lo), static_cast<long long>(hi));
+      r.notes.push_back(line);
+      return;
+    }
+    range = BenchRun::LengthRange{std::max<int64_t>(lo, 1), hi, f.at(key)};
+    std::snprintf(line, sizeof line, "random dataset: %s lengths replayed as drawn, uniform in [%lld, %lld]", what,
+                  static_cast<long long>(range->min), static_cast<long long>(hi));
+    r.notes.push_back(line);
+  };
+  take(r.prompt_range, "prompt", std::max<int64_t>(static_cast<int64_t>(*in_len * *ratio), 1), *in_len,
+       r.prompt_tokens_mean, "random_input_len");
+  take(r.output_range, "output", static_cast<int64_t>(*out_len * *ratio), *out_len, r.output_tokens_mean,
+       "random_output_len");
 }
 
 // The latency and throughput keys both scripts write; only the end-to-end key differs.
@@ -170,6 +219,7 @@ BenchRun read_sglang_object(const json& j, const std::string& file, const std::s
   refuse_unreplayed_keys(j, f, r);
   read_serving_load(f, r, false);
   read_serving_totals(f, r);
+  read_sglang_random_lengths(f, r);
   read_serving_figures(f, "mean_e2e_latency_ms");
   read_serving_spread(f, r);
   if (!f.has("mean_ttft_ms") && f.has("median_ttft_ms"))

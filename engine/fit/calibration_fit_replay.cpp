@@ -36,8 +36,8 @@ std::string replayed_key(const BenchSetting& b, const json& section) {
   const std::string& code = e.code;
   auto under = [&](const char* prefix) { return path.rfind(prefix, 0) == 0; };
   std::string source;
-  if (under("/serving/workload/prompt_tokens")) source = run.prompt_source;
-  else if (under("/serving/workload/output_tokens")) source = run.output_source;
+  if (under("/serving/workload/prompt_tokens")) source = run.prompt_range ? run.prompt_range->source : run.prompt_source;
+  else if (under("/serving/workload/output_tokens")) source = run.output_range ? run.output_range->source : run.output_source;
   else if (under("/serving/workload/arrival")) source = run.load_source;
   else if (under("/serving/workload/num_requests")) source = run.requests_source;
   else if (under("/model") && !run.replay_model.empty()) source = "--model-of";
@@ -163,9 +163,13 @@ json scenario_for_bench_run(const json& base, const BenchRun& run, const json& c
     }
   }
   w["num_requests"] = replay_requests(run);
-  w["prompt_tokens"] = {{"dist", "fixed"}, {"value", std::max<int64_t>(1, std::llround(*run.prompt_tokens_mean))}};
-  if (run.output_tokens_mean)
-    w["output_tokens"] = {{"dist", "fixed"}, {"value", std::max<int64_t>(1, std::llround(*run.output_tokens_mean))}};
+  // The generator's range where the file names it (BenchRun::prompt_range), else the recorded mean.
+  auto lengths = [](const std::optional<BenchRun::LengthRange>& range, double mean) {
+    if (range) return json{{"dist", "uniform"}, {"min", range->min}, {"max", range->max}};
+    return json{{"dist", "fixed"}, {"value", std::max<int64_t>(1, std::llround(mean))}};
+  };
+  w["prompt_tokens"] = lengths(run.prompt_range, *run.prompt_tokens_mean);
+  if (run.output_tokens_mean) w["output_tokens"] = lengths(run.output_range, *run.output_tokens_mean);
   if (run.format == "mlperf") hand_token_ids(s);
   return with_calibration(std::move(s), calibration, "the base scenario");
 }

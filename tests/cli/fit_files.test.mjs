@@ -4,7 +4,8 @@
 // codes and output only (no timing).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { repoRoot } from '../wasm/wasm_module.mjs';
 import { cli, workspace } from './fit_helpers.mjs';
@@ -81,6 +82,26 @@ test('SGLang late-2024 (medians only): six Poisson runs, read in full and compar
   near(runs[0].lengths.output_tokens_mean, 160347 / 300, 'output');
   near(runs[0].measured.ttft_median_ms.value, 218.80842198152095, 'median ttft');
   near(runs[0].measured.e2e_mean_ms.value, 24370.785914754182, 'e2e');
+  // The random dataset's runs (random_range_ratio 0): lengths drawn uniformly in [1, 1024] (outputs from
+  // int(1024 x 0) = 0, served from 1), their recorded means within the draws' error; ShareGPT runs keep the means.
+  for (const r of runs.slice(0, 4)) {
+    assert.deepEqual(r.lengths.prompt_tokens_dist, { dist: 'uniform', min: 1, max: 1024, source: `${r.where}/random_input_len` });
+    assert.deepEqual(r.lengths.output_tokens_dist, { dist: 'uniform', min: 1, max: 1024, source: `${r.where}/random_output_len` });
+    assert.ok(r.fields_used.includes(`${r.where}/random_range_ratio`), JSON.stringify(r.fields_used));
+  }
+  for (const r of runs.slice(4)) assert.equal(r.lengths.prompt_tokens_dist, undefined);
+});
+
+test('SGLang random dataset: a recorded mean the generator cannot give is replayed as the mean, with a note', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'sightline-random-'));
+  const line = JSON.parse(readFileSync(path.join(real, 'datacrunch_llama31-405b_8xh200_online.jsonl'), 'utf8').split('\n')[0]);
+  line.total_output_tokens = 300 * 200;  // outputs cut short (EOS not ignored): a mean of 200, not about 512
+  const file = path.join(dir, 'eos.jsonl');
+  writeFileSync(file, JSON.stringify(line) + '\n');
+  const [r] = importRuns(file);
+  assert.deepEqual(r.lengths.prompt_tokens_dist, { dist: 'uniform', min: 1, max: 1024, source: '/random_input_len' });
+  assert.equal(r.lengths.output_tokens_dist, null);
+  assert.ok(r.notes.some((n) => /recorded mean output \(200\.0 tokens\) is not the generator's/.test(n)), JSON.stringify(r.notes));
 });
 
 test('SGLang late-2024, Llama-3.3-70B on 4xH200: seven Poisson runs of one cluster (a second sweep)', () => {

@@ -239,8 +239,12 @@ test('rule: SGLang enable_dp_attention: the layout is compared, and a base that 
   const [r] = JSON.parse(imported.out);
   assert.deepEqual(r.server.deployment.map((s) => [s.tp, s.dp, s.ep, s.dp_attention]), [[8, 8, 8, true]]);
   assert.ok(!r.notes.some((n) => /attention data parallel/.test(n)), r.notes.join('\n'));
+  // The base's layout passes the comparison: the fit replays the run. One closed-loop run of two figures
+  // may determine no factor (its lengths drawn as the random dataset drew them); that is the fit's own
+  // verdict, reached only after the deployment was accepted.
   const fit = cli(['fit', run, '--base', write('base-wide8.json', wide8), '--holdout-every', '0']);
-  assert.equal(fit.code, 0, fit.err);
+  assert.ok(fit.code === 0 || /these runs determine none of the calibration's factors/.test(fit.err), fit.err);
+  assert.doesNotMatch(fit.err, /base scenario runs|server_info\/(dp_size|ep_size|tp_size|enable_dp_attention)/);
 });
 
 const layouts = [
