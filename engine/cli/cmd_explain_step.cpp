@@ -16,6 +16,7 @@
 // Each line names where its numbers come from.
 #include <iostream>
 #include <iterator>
+#include <map>
 
 #include "cli/cli_common.hpp"
 #include "cli/flags.hpp"
@@ -126,7 +127,8 @@ std::string group_provenance(size_t group, const KernelCalibration& cal) {
 }
 
 // Each group's source on this deployment (see KernelGroup).
-std::vector<std::string> kernel_group_sources(const CostSetup& setup, const KernelFamily* family) {
+std::vector<std::string> kernel_group_sources(const CostSetup& setup, const KernelFamily* family,
+                                              const Precision& precision) {
   const auto* calibrated = dynamic_cast<const CalibratedCostModel*>(setup.model.get());
   std::vector<std::string> out;
   for (size_t i = 0; i < std::size(kKernelGroups); ++i) {
@@ -141,6 +143,15 @@ std::vector<std::string> kernel_group_sources(const CostSetup& setup, const Kern
                    : " (presets/comm_calibrations/" + setup.ctx.tp_link->calibration + ".json)") +
               ": " + comm_calibration_for(*setup.ctx.tp_link)->source;
     if (!family && *g.nvidia_check) text += "; " + std::string(g.nvidia_check);
+    // The experts' weights a weight-only kernel dequantizes (FP4 without FP4
+    // tensor cores) stream at their own level where the calibration has one.
+    const auto& weight_only = calibrated ? calibrated->calibration().gemm.grouped_weight_only_memory_scale
+                                         : std::map<std::string, double>{};
+    const auto level = weight_only.find(dtype_name(precision.weights));
+    if (i == 0 && is_fp4(precision.weights) && !precision.fp4_tensor_cores && level != weight_only.end())
+      text += "; " + level->first + " weights dequantized in the main loop stream at " + fixed(level->second, 3) +
+              " x the 16-bit level (gemm.grouped_weight_only_memory_scale: triton_kernels' matmul_ogs, "
+              "presets/calibrations/data/published_mxfp4_grouped.csv)";
     if (i == 2 && setup.ctx.decode_kernel)
       text += "; GQA decode runs the stack's " + setup.ctx.decode_kernel->name +
               " at its published time over the fastest kernel's, by batch and context (presets/decode_kernels/" +
@@ -316,7 +327,7 @@ int cmd_explain_step(const Args& args) {
     for (const ExplainedPart& p : parts)
       mechanisms.push_back({{"name", p.name}, {"time_us", p.time_s * 1e6},
                             {"share", full.cost.time_s > 0 ? p.time_s / full.cost.time_s : 0.0}, {"source", p.source}});
-    mechanisms[0]["parts"] = kernel_groups_json(even.cost, full.cost.time_s, kernel_group_sources(setup, family));
+    mechanisms[0]["parts"] = kernel_groups_json(even.cost, full.cost.time_s, kernel_group_sources(setup, family, s.precision));
     const json out = {{"scenario", s.id}, {"model", s.model.id}, {"gpu", hw.gpu.id}, {"stack", s.cost_model.software_stack.id},
                       {"batch", batch}, {"batch_as_run", full.ran_batch}, {"kv_len", kv_len},
                       {"prompt_tokens", prompt},

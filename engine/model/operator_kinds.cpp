@@ -80,6 +80,7 @@ void set_gemm_operator(Operator& op, std::string_view name, double count, int64_
   op.n = n;
   op.k = k;
   op.compute_dtype = compute_dtype;
+  op.weight_dtype = compute_dtype;  // a weight-only format is set by its builder
   op.flops = 2.0 * m * n * k + (bias ? static_cast<double>(m) * n : 0.0);
   op.bytes = static_cast<double>(m) * k * act_bytes + static_cast<double>(k) * n * weight_bytes +
              static_cast<double>(m) * n * act_bytes;

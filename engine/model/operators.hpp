@@ -162,6 +162,10 @@ struct Operator {
   double bytes = 0;       // per invocation, HBM traffic
   double dequant_ops = 0; // per invocation: scalar ALU work of weight-only dequantization
   Dtype compute_dtype = Dtype::BF16;
+  // A GEMM's stored weight format: compute_dtype, or the format a weight-only
+  // kernel dequantizes in its main loop (MXFP4 experts on a GPU without FP4
+  // tensor cores), whose grouped kernels stream at their own level.
+  Dtype weight_dtype = Dtype::BF16;
   // GEMM shape (C[m,n] = A[m,k] B[k,n]).
   int64_t m = 0, n = 0, k = 0;
   // A grouped GEMM (one launch over the MoE experts hit) runs `groups`

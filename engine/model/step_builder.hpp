@@ -149,6 +149,7 @@ class StepBuilder {
     Operator& op = next_op();
     set_gemm_operator(op, name, count, mm, nn, kk, act_bytes_, weight_bytes_, gemm_dtype_, bias,
                       dequant ? kDequantOpsPerWeight : 0.0);
+    if (dequant) op.weight_dtype = p_.weights;
     if (block_scaled_fp8()) mark_block_scaled_fp8_output(op, static_cast<double>(mm) * static_cast<double>(nn), act_bytes_);
     return op;
   }

@@ -126,16 +126,46 @@ void set_gemm_ceilings(KernelCalibration& cal, const std::vector<const KernelSam
   cal.gemm.ceiling_source = text;
 }
 
+// A grouped GEMM whose weights a weight-only kernel dequantizes in its main loop.
+bool is_weight_only_grouped(const KernelSample& s) {
+  const Operator& op = s.ops[0];
+  return op.groups > 1 && op.weight_dtype != op.compute_dtype;
+}
+
+// Grouped GEMMs whose weights a weight-only kernel dequantizes in its main
+// loop (bf16 x MXFP4 on Hopper): their timings all stream the weights, so
+// each weight format gets an eta_memory multiplier of its own, after the
+// 16-bit fit (gemm.grouped_weight_only_memory_scale). A GPU without such
+// rows holds the multipliers of the GPU it shares its compute silicon with:
+// the kernel's dequantizing main loop is the same on the same SMs.
+void fit_weight_only_grouped(KernelCalibration& cal, const std::vector<const KernelSample*>& samples,
+                             const GpuSpec& gpu, const CalibrationFitOptions& opt) {
+  std::map<Dtype, std::vector<const KernelSample*>> by_format;
+  for (const KernelSample* s : samples) by_format[s->ops[0].weight_dtype].push_back(s);
+  for (auto& [format, rows] : by_format) {
+    const std::string name = dtype_name(format);
+    cal.gemm.grouped_weight_only_memory_scale[name] = 1.0;
+    cal.gemm.grouped_weight_only_memory_scale[name] = fit_scale(
+        [&](KernelCalibration& c, double f) { c.gemm.grouped_weight_only_memory_scale[name] = f; }, cal, rows, gpu);
+  }
+  if (opt.shared_compute)
+    for (const auto& [name, scale] : opt.shared_compute->grouped_weight_only_memory_scale)
+      cal.gemm.grouped_weight_only_memory_scale.emplace(name, scale);
+}
+
 // Returns whether this GPU's own 16-bit GEMMs fitted its launch and
 // weight-streaming efficiency (the full fit), which other classes may borrow.
 bool fit_gemm(KernelCalibration& cal, const std::vector<const KernelSample*>& all, const GpuSpec& gpu,
               const CalibrationFitOptions& opt) {
-  std::vector<const KernelSample*> half, other;
+  std::vector<const KernelSample*> half, other, weight_only_grouped;
   for (const KernelSample* s : all) {
     const Dtype d = s->ops[0].compute_dtype;
-    (d == Dtype::BF16 || d == Dtype::FP16 ? half : other).push_back(s);
+    if (is_weight_only_grouped(*s)) weight_only_grouped.push_back(s);
+    else (d == Dtype::BF16 || d == Dtype::FP16 ? half : other).push_back(s);
   }
-  set_gemm_ceilings(cal, all, gpu);
+  std::vector<const KernelSample*> plain = half;
+  plain.insert(plain.end(), other.begin(), other.end());
+  set_gemm_ceilings(cal, plain, gpu);
   const bool full_fit = half.size() >= static_cast<size_t>(opt.min_samples_for_full_fit);
   if (full_fit) {
     const std::vector<const KernelSample*> fit_set = strided(half, kMaxGemmFitSamples);
@@ -211,7 +241,10 @@ bool fit_gemm(KernelCalibration& cal, const std::vector<const KernelSample*>& al
                                fit_set, gpu);
     cal.gemm.dtype_scale[name] = s;
   }
-  cal.gemm.residuals = residuals_of(all, cal, gpu);
+  fit_weight_only_grouped(cal, weight_only_grouped, gpu, opt);
+  // The class's residuals are its plain GEMMs': a weight-only grouped level
+  // fitted on its own few rows says nothing of the error elsewhere.
+  cal.gemm.residuals = residuals_of(plain, cal, gpu);
   return full_fit;
 }
 
@@ -461,7 +494,7 @@ void set_held_out_residuals(KernelCalibration& cal, const GpuSpec& gpu, const st
   options.held_out_residuals = false;
   std::map<std::string, std::vector<KernelSample>> by_group;
   for (const KernelSample& s : samples)
-    if (is_kernel_timing(s) && s.time_s > 0) by_group[s.model].push_back(s);
+    if (is_kernel_timing(s) && s.time_s > 0 && !is_weight_only_grouped(s)) by_group[s.model].push_back(s);
   if (by_group.size() < 2) return;
   std::map<KernelClass, std::pair<std::vector<double>, std::vector<double>>> held;  // predicted, measured
   for (const auto& [group, rows] : by_group) {

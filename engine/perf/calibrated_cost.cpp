@@ -165,6 +165,12 @@ OpCost CalibratedCostModel::gemm_cost(const Operator& op, const GpuSpec& g) cons
   if (op.groups == 1) {
     auto m = p.dtype_memory_scale.find(dtype);
     if (m != p.dtype_memory_scale.end()) eta_memory *= m->second;
+  } else if (op.weight_dtype != op.compute_dtype) {
+    // A grouped GEMM whose weights a weight-only kernel dequantizes in its
+    // main loop (MXFP4 experts on Hopper: triton_kernels' matmul_ogs) streams
+    // them at that kernel's own level (gemm.grouped_weight_only_memory_scale).
+    auto m = p.grouped_weight_only_memory_scale.find(dtype_name(op.weight_dtype));
+    if (m != p.grouped_weight_only_memory_scale.end()) eta_memory *= m->second;
   }
   const double stream_Bps = g.hbm_bandwidth_GBps * 1e9 * eta_memory;
   const GemmChoice best = best_gemm_tile(op, p, peak_flops(g, op.compute_dtype) * p.eta_compute * scale, stream_Bps,
@@ -243,8 +249,8 @@ OpCost CalibratedCostModel::cost(const Operator& op, const CostContext& ctx) con
       }
       // Everything gemm_cost and the launch floor below read of the operator.
       const GemmKey key{op.m,           op.n,  op.k, op.groups, op.group_row_trials, op.group_row_p, op.flops, op.bytes,
-                        op.serial_bytes, op.dequant_ops, op.compute_dtype, peak_flops(g, op.compute_dtype),
-                        g.peak_tflops.fp32, g.hbm_bandwidth_GBps, g.sm_count};
+                        op.serial_bytes, op.dequant_ops, op.compute_dtype, op.weight_dtype,
+                        peak_flops(g, op.compute_dtype), g.peak_tflops.fp32, g.hbm_bandwidth_GBps, g.sm_count};
       if (gemm_memo_.empty()) gemm_memo_.resize(kGemmMemoSlots);
       GemmMemoSlot& slot = gemm_memo_[GemmKeyHash{}(key) & (kGemmMemoSlots - 1)];
       if (slot.used && slot.key == key) return slot.cost;
@@ -325,7 +331,8 @@ size_t CalibratedCostModel::GemmKeyHash::operator()(const GemmKey& key) const {
   mix(bits(key.bytes));
   mix(bits(key.serial_bytes));
   mix(bits(key.dequant_ops));
-  mix(static_cast<uint64_t>(key.dtype) ^ (static_cast<uint64_t>(key.sm_count) << 8));
+  mix(static_cast<uint64_t>(key.dtype) ^ (static_cast<uint64_t>(key.weight_dtype) << 4) ^
+      (static_cast<uint64_t>(key.sm_count) << 8));
   mix(bits(key.peak_flops));
   mix(bits(key.fp32_tflops));
   mix(bits(key.hbm_GBps));
@@ -366,6 +373,10 @@ KernelCalibration transfer_calibration(const KernelCalibration& from, const GpuS
     tflops = pa > 0 && pb > 0 ? tflops * pb / pa : tflops;
   }
   t.gemm.ceiling_source = "transferred from " + from.id + " as the same fraction of peak (" + from.gemm.ceiling_source + ")";
+  // A weight-only kernel's streaming level was timed on one architecture's
+  // SMs (bf16 x MXFP4 on Hopper): another architecture runs another kernel
+  // (or FP4 tensor cores) and keeps the 16-bit level, for want of a figure.
+  if (from_gpu.architecture != target.architecture) t.gemm.grouped_weight_only_memory_scale.clear();
   // A kernel's fixed time is cycles of the front end and the prologue: it
   // runs at the clock.
   if (from_gpu.boost_clock_MHz > 0 && target.boost_clock_MHz > 0) {

@@ -69,7 +69,7 @@ class CalibratedCostModel : public KernelCostModel {
     int64_t group_row_trials = 0;
     double group_row_p = 0;
     double flops = 0, bytes = 0, serial_bytes = 0, dequant_ops = 0;
-    Dtype dtype = Dtype::BF16;
+    Dtype dtype = Dtype::BF16, weight_dtype = Dtype::BF16;
     // What gemm_cost reads of the GPU (by value: callers may pass different GPUs).
     double peak_flops = 0, fp32_tflops = 0, hbm_GBps = 0;
     int sm_count = 0;
@@ -77,7 +77,8 @@ class CalibratedCostModel : public KernelCostModel {
       return m == o.m && n == o.n && k == o.k && groups == o.groups && group_row_trials == o.group_row_trials &&
              group_row_p == o.group_row_p && flops == o.flops && bytes == o.bytes &&
              serial_bytes == o.serial_bytes &&
-             dequant_ops == o.dequant_ops && dtype == o.dtype && peak_flops == o.peak_flops &&
+             dequant_ops == o.dequant_ops && dtype == o.dtype && weight_dtype == o.weight_dtype &&
+             peak_flops == o.peak_flops &&
              fp32_tflops == o.fp32_tflops && hbm_GBps == o.hbm_GBps && sm_count == o.sm_count;
     }
   };

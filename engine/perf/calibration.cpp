@@ -114,6 +114,8 @@ json KernelCalibration::to_json() const {
             {"ceiling_source", gemm.ceiling_source}, {"residuals", gemm.residuals.to_json()}};
   // Only where fitted: the other shipped calibrations' files stay as they were.
   if (!gemm.dtype_memory_scale.empty()) g["dtype_memory_scale"] = gemm.dtype_memory_scale;
+  if (!gemm.grouped_weight_only_memory_scale.empty())
+    g["grouped_weight_only_memory_scale"] = gemm.grouped_weight_only_memory_scale;
   json a = {{"provenance", attention.provenance},   {"launch_us", attention.launch_us},
             {"flash_fwd", attention.flash_fwd.to_json()}, {"flash_bwd", attention.flash_bwd.to_json()},
             {"standard", attention.standard.to_json()}, {"residuals", attention.residuals.to_json()}};
@@ -153,7 +155,8 @@ KernelCalibration KernelCalibration::from_json(const json& j, const std::string&
   {
     ObjectReader g(r.required("gemm"), r.child_path("gemm"),
                    {"provenance", "launch_us", "eta_compute", "eta_memory", "blend_p", "tiles", "dtype_scale",
-                    "dtype_memory_scale", "ceiling_tflops", "ceiling_source", "residuals"});
+                    "dtype_memory_scale", "grouped_weight_only_memory_scale", "ceiling_tflops", "ceiling_source",
+                    "residuals"});
     c.gemm.provenance = g.string("provenance");
     c.gemm.launch_us = g.number("launch_us", 0, 1e4);
     c.gemm.eta_compute = g.number("eta_compute", 1e-3, 2);
@@ -176,10 +179,13 @@ KernelCalibration KernelCalibration::from_json(const json& j, const std::string&
     };
     read_map("dtype_scale", 1e-3, 10, c.gemm.dtype_scale);
     read_map("dtype_memory_scale", 1e-3, 10, c.gemm.dtype_memory_scale);
-    for (const auto& [name, scale] : c.gemm.dtype_memory_scale) {
-      if (!is_dtype_name(name))
-        fail(error_code::kConstraint, pointer_append(g.child_path("dtype_memory_scale"), name),
-             "unknown dtype '" + name + "'");
+    read_map("grouped_weight_only_memory_scale", 1e-3, 10, c.gemm.grouped_weight_only_memory_scale);
+    for (const char* key : {"dtype_memory_scale", "grouped_weight_only_memory_scale"}) {
+      const auto& scales = std::string(key) == "dtype_memory_scale" ? c.gemm.dtype_memory_scale
+                                                                     : c.gemm.grouped_weight_only_memory_scale;
+      for (const auto& [name, scale] : scales)
+        if (!is_dtype_name(name))
+          fail(error_code::kConstraint, pointer_append(g.child_path(key), name), "unknown dtype '" + name + "'");
     }
     read_map("ceiling_tflops", 1, 1e6, c.gemm.ceiling_tflops);
     c.gemm.ceiling_source = g.string("ceiling_source", "");

@@ -69,6 +69,11 @@ struct GemmParams {
   // rows identify how fast it streams, not a compute multiplier. Plain GEMMs
   // only; a grouped (MoE) GEMM of the dtype keeps eta_memory (no figure).
   std::map<std::string, double> dtype_memory_scale;
+  // eta_memory multiplier of grouped (MoE) GEMMs whose weights, stored in
+  // the named format, a weight-only kernel dequantizes in its main loop
+  // (MXFP4 experts on Hopper, triton_kernels' matmul_ogs): fitted from that
+  // kernel's published timings, which stream the weights.
+  std::map<std::string, double> grouped_weight_only_memory_scale;
   // The best achieved TFLOP/s measured on this GPU per dtype, over all shapes
   // (mamf-finder figures and our sweeps' maxima): no shape is priced faster.
   std::map<std::string, double> ceiling_tflops;

@@ -1,10 +1,12 @@
 #include "perf/kernel_samples.hpp"
 
+#include <cmath>
 #include <map>
 #include <sstream>
 
 #include "core/csv.hpp"
 #include "core/error.hpp"
+#include "model/moe_routing.hpp"
 
 namespace sightline {
 
@@ -150,6 +152,24 @@ std::vector<KernelSample> read_kernel_csv(const std::string& csv_text, const std
       const double b = dtype_bytes(dtype);
       s.ops.push_back(make_gemm_operator("gemm", 1, m, n, k, b, b, dtype));
       convention_flops = s.ops[0].flops;
+    } else if (kind == "weight_only_grouped_gemm") {
+      // A grouped GEMM of `batch` experts whose weights, stored in `dtype`, a
+      // weight-only kernel dequantizes into bf16 activations (triton_kernels'
+      // matmul_ogs, bf16 x mxfp4 on Hopper): `m` rows in all, each routed to
+      // an expert drawn uniformly, as the step builder prices routed experts.
+      const int64_t rows = static_cast<int64_t>(num("m")), n = static_cast<int64_t>(num("n")), k = static_cast<int64_t>(num("k"));
+      const int experts = static_cast<int>(num("batch"));
+      if (rows <= 0 || n <= 0 || k <= 0 || experts <= 0)
+        fail(error_code::kRange, where, "weight_only_grouped_gemm rows need positive m (rows in all), n, k and batch (experts)");
+      const MoeLoad load = expected_moe_load(experts, 1, rows, MoeRouting{});
+      const double w = dtype_bytes(dtype);
+      Operator op = make_gemm_operator("moe_expert_up_proj", 1, static_cast<int64_t>(std::ceil(load.tokens_per_expert)),
+                                       n, k, 2.0, w, Dtype::BF16, false, kDequantOpsPerWeight);
+      op.role = OpRole::ExpertGemm;
+      op.weight_dtype = dtype;
+      make_grouped_expert_gemm(op, load.experts_hit, load.assignments, 2.0, w, false, load.routed_tokens, load.expert_p);
+      s.ops.push_back(op);
+      convention_flops = op.flops;
     } else if (kind == "attention") {
       const std::string pass = text("pass").empty() ? "fwd" : text("pass");
       if (pass != "fwd" && pass != "bwd" && pass != "fwd_bwd")
@@ -190,7 +210,8 @@ std::vector<KernelSample> read_kernel_csv(const std::string& csv_text, const std
       s.ops.push_back(op);
     } else {
       fail(error_code::kInvalidValue, at("kind"),
-           "kind must be gemm, attention, decode_attention, copy, norm, activation, residual_add, rope or launch; got '" +
+           "kind must be gemm, weight_only_grouped_gemm, attention, decode_attention, copy, norm, activation, "
+           "residual_add, rope or launch; got '" +
                kind + "'");
     }
     s.mode = text("mode");

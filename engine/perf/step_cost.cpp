@@ -107,6 +107,7 @@ bool same_operator(const Operator& a, const Operator& b) {
 #endif
   return a.family == b.family && a.role == b.role && same_bits(a.count, b.count) && same_bits(a.flops, b.flops) &&
          same_bits(a.bytes, b.bytes) && same_bits(a.dequant_ops, b.dequant_ops) && a.compute_dtype == b.compute_dtype &&
+         a.weight_dtype == b.weight_dtype &&
          a.m == b.m && a.n == b.n && a.k == b.k && same_bits(a.groups, b.groups) &&
          a.group_row_trials == b.group_row_trials && same_bits(a.group_row_p, b.group_row_p) &&
          same_bits(a.weight_bytes, b.weight_bytes) && same_bits(a.serial_bytes, b.serial_bytes) &&
