@@ -16,7 +16,6 @@
 // Each line names where its numbers come from.
 #include <iostream>
 #include <iterator>
-#include <map>
 
 #include "cli/cli_common.hpp"
 #include "cli/flags.hpp"
@@ -126,6 +125,19 @@ std::string group_provenance(size_t group, const KernelCalibration& cal) {
   }
 }
 
+// The routed experts' weights a weight-only kernel dequantizes (FP4 without
+// FP4 tensor cores) stream at their own level where the calibration has one:
+// that level, as a clause of the experts' source; "" otherwise.
+std::string weight_only_clause(const CalibratedCostModel* calibrated, const Precision& precision) {
+  if (!calibrated || !is_fp4(precision.weights) || precision.fp4_tensor_cores) return "";
+  const auto& levels = calibrated->calibration().gemm.grouped_weight_only_memory_scale;
+  const auto level = levels.find(dtype_name(precision.weights));
+  if (level == levels.end()) return "";
+  return "; " + level->first + " weights dequantized in the main loop stream at " + fixed(level->second, 3) +
+         " x the 16-bit level (gemm.grouped_weight_only_memory_scale: triton_kernels' matmul_ogs, "
+         "presets/calibrations/data/published_mxfp4_grouped.csv)";
+}
+
 // Each group's source on this deployment (see KernelGroup).
 std::vector<std::string> kernel_group_sources(const CostSetup& setup, const KernelFamily* family,
                                               const Precision& precision) {
@@ -143,15 +155,7 @@ std::vector<std::string> kernel_group_sources(const CostSetup& setup, const Kern
                    : " (presets/comm_calibrations/" + setup.ctx.tp_link->calibration + ".json)") +
               ": " + comm_calibration_for(*setup.ctx.tp_link)->source;
     if (!family && *g.nvidia_check) text += "; " + std::string(g.nvidia_check);
-    // The experts' weights a weight-only kernel dequantizes (FP4 without FP4
-    // tensor cores) stream at their own level where the calibration has one.
-    const auto& weight_only = calibrated ? calibrated->calibration().gemm.grouped_weight_only_memory_scale
-                                         : std::map<std::string, double>{};
-    const auto level = weight_only.find(dtype_name(precision.weights));
-    if (i == 0 && is_fp4(precision.weights) && !precision.fp4_tensor_cores && level != weight_only.end())
-      text += "; " + level->first + " weights dequantized in the main loop stream at " + fixed(level->second, 3) +
-              " x the 16-bit level (gemm.grouped_weight_only_memory_scale: triton_kernels' matmul_ogs, "
-              "presets/calibrations/data/published_mxfp4_grouped.csv)";
+    if (i == 0) text += weight_only_clause(calibrated, precision);
     if (i == 2 && setup.ctx.decode_kernel)
       text += "; GQA decode runs the stack's " + setup.ctx.decode_kernel->name +
               " at its published time over the fastest kernel's, by batch and context (presets/decode_kernels/" +

@@ -43,11 +43,7 @@ Operator grouped_operator(int64_t tokens_per_expert, int64_t n, int64_t k, int e
   load.assignments = static_cast<double>(experts) * static_cast<double>(tokens_per_expert);
   load.tokens_per_expert = static_cast<double>(tokens_per_expert);
   if (routed) load = expected_moe_load(experts, 1, experts * tokens_per_expert, MoeRouting{});
-  const auto rows = static_cast<int64_t>(std::ceil(load.tokens_per_expert));
-  Operator op = make_gemm_operator("moe_expert_up_proj", 1, rows, n, k, b, b, dtype);
-  op.role = OpRole::ExpertGemm;
-  make_grouped_expert_gemm(op, load.experts_hit, load.assignments, b, b, false, load.routed_tokens, load.expert_p);
-  return op;
+  return make_routed_expert_gemm("moe_expert_up_proj", load, n, k, b, dtype, dtype);
 }
 
 // The GEMMs of one decode step of `preset` over `rows` sequences (the LM head

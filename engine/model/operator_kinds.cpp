@@ -2,6 +2,7 @@
 // forward step, the indexer's work, the serving simulator's collectives).
 #include "model/operators.hpp"
 
+#include <cmath>
 #include <utility>
 
 namespace sightline {
@@ -86,6 +87,19 @@ void set_gemm_operator(Operator& op, std::string_view name, double count, int64_
              static_cast<double>(m) * n * act_bytes;
   op.dequant_ops = dequant_ops_per_weight * static_cast<double>(k) * static_cast<double>(n);
   op.weight_bytes = static_cast<double>(k) * n * weight_bytes;
+}
+
+Operator make_routed_expert_gemm(std::string_view name, const MoeLoad& load, int64_t n, int64_t k, double act_bytes,
+                                 Dtype compute_dtype, Dtype weight_dtype) {
+  const double w = dtype_bytes(weight_dtype);
+  const auto rows = static_cast<int64_t>(std::ceil(load.tokens_per_expert));
+  Operator op;
+  set_gemm_operator(op, name, 1, rows, n, k, act_bytes, w, compute_dtype, false,
+                    weight_dtype != compute_dtype ? kDequantOpsPerWeight : 0.0);
+  op.role = OpRole::ExpertGemm;
+  op.weight_dtype = weight_dtype;
+  make_grouped_expert_gemm(op, load.experts_hit, load.assignments, act_bytes, w, false, load.routed_tokens, load.expert_p);
+  return op;
 }
 
 void make_grouped_expert_gemm(Operator& op, double experts_hit, double assignments, double act_bytes,

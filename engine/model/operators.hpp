@@ -353,6 +353,14 @@ void set_gemm_operator(Operator& op, std::string_view name, double count, int64_
 // measured grouped GEMMs (report-accuracy).
 void make_grouped_expert_gemm(Operator& op, double experts_hit, double assignments, double act_bytes,
                               double weight_bytes_per_element, bool bias, int64_t row_trials = 0, double row_p = 0);
+// The routed-expert grouped GEMM of one projection (n x k per expert) over
+// the experts `load` hits, each problem of ceil(tokens_per_expert) rows drawn
+// as `load` draws them: weights stored in `weight_dtype` (a weight-only format
+// the kernel dequantizes into `compute_dtype` in its main loop where the two
+// differ). What pricing a measured grouped GEMM builds; the step builder makes
+// the same through its reused slots (StepBuilder::add_grouped_expert_gemm).
+Operator make_routed_expert_gemm(std::string_view name, const MoeLoad& load, int64_t n, int64_t k, double act_bytes,
+                                 Dtype compute_dtype, Dtype weight_dtype);
 
 // A GEMM with FP8 inputs and block scales as DeepGEMM runs it: the math
 // warpgroups promote the FP8 partial sums on the CUDA cores every 128 K

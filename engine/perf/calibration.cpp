@@ -177,16 +177,16 @@ KernelCalibration KernelCalibration::from_json(const json& j, const std::string&
           out[it.key()] = read_number(it.value(), pointer_append(g.child_path(key), it.key()), lo, hi);
       }
     };
-    read_map("dtype_scale", 1e-3, 10, c.gemm.dtype_scale);
-    read_map("dtype_memory_scale", 1e-3, 10, c.gemm.dtype_memory_scale);
-    read_map("grouped_weight_only_memory_scale", 1e-3, 10, c.gemm.grouped_weight_only_memory_scale);
-    for (const char* key : {"dtype_memory_scale", "grouped_weight_only_memory_scale"}) {
-      const auto& scales = std::string(key) == "dtype_memory_scale" ? c.gemm.dtype_memory_scale
-                                                                     : c.gemm.grouped_weight_only_memory_scale;
-      for (const auto& [name, scale] : scales)
+    // A multiplier map keyed by dtype name: every key must name one.
+    auto read_dtype_map = [&](const char* key, std::map<std::string, double>& out) {
+      read_map(key, 1e-3, 10, out);
+      for (const auto& [name, scale] : out)
         if (!is_dtype_name(name))
           fail(error_code::kConstraint, pointer_append(g.child_path(key), name), "unknown dtype '" + name + "'");
-    }
+    };
+    read_map("dtype_scale", 1e-3, 10, c.gemm.dtype_scale);
+    read_dtype_map("dtype_memory_scale", c.gemm.dtype_memory_scale);
+    read_dtype_map("grouped_weight_only_memory_scale", c.gemm.grouped_weight_only_memory_scale);
     read_map("ceiling_tflops", 1, 1e6, c.gemm.ceiling_tflops);
     c.gemm.ceiling_source = g.string("ceiling_source", "");
     c.gemm.residuals = FitResiduals::from_json(g.required("residuals"), g.child_path("residuals"));

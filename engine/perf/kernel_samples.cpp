@@ -1,6 +1,5 @@
 #include "perf/kernel_samples.hpp"
 
-#include <cmath>
 #include <map>
 #include <sstream>
 
@@ -162,14 +161,8 @@ std::vector<KernelSample> read_kernel_csv(const std::string& csv_text, const std
       if (rows <= 0 || n <= 0 || k <= 0 || experts <= 0)
         fail(error_code::kRange, where, "weight_only_grouped_gemm rows need positive m (rows in all), n, k and batch (experts)");
       const MoeLoad load = expected_moe_load(experts, 1, rows, MoeRouting{});
-      const double w = dtype_bytes(dtype);
-      Operator op = make_gemm_operator("moe_expert_up_proj", 1, static_cast<int64_t>(std::ceil(load.tokens_per_expert)),
-                                       n, k, 2.0, w, Dtype::BF16, false, kDequantOpsPerWeight);
-      op.role = OpRole::ExpertGemm;
-      op.weight_dtype = dtype;
-      make_grouped_expert_gemm(op, load.experts_hit, load.assignments, 2.0, w, false, load.routed_tokens, load.expert_p);
-      s.ops.push_back(op);
-      convention_flops = op.flops;
+      s.ops.push_back(make_routed_expert_gemm("moe_expert_up_proj", load, n, k, 2.0, Dtype::BF16, dtype));
+      convention_flops = s.ops[0].flops;
     } else if (kind == "attention") {
       const std::string pass = text("pass").empty() ? "fwd" : text("pass");
       if (pass != "fwd" && pass != "bwd" && pass != "fwd_bwd")

@@ -377,8 +377,7 @@ void read_outputs(const ObjectReader& r, SimulationSpec& sp) {
 double runtime_overhead_GiB(const ObjectReader& r) { return r.number("runtime_overhead_GiB", 0, 1e4, 1.0); }
 
 // Memory: every pool's replicas must hold the weights and leave room for KV blocks.
-void check_pools_fit(const ObjectReader& r, const Scenario& s, const SimulationSpec& sp) {
-  const double runtime = runtime_overhead_GiB(r);
+void check_pools_fit(const ObjectReader& r, const Scenario& s, const SimulationSpec& sp, double runtime) {
   for (size_t i = 0; i < sp.cluster.pools.size(); ++i) {
     const PoolSpec& p = sp.cluster.pools[i];
     const GpuSpec& gpu = p.gpu ? *p.gpu : s.hardware.gpu;
@@ -464,8 +463,9 @@ std::shared_ptr<const SimulationSpec> read_simulation(const json& v, const std::
   read_steady_state_check(r, sp);
   read_serving_key_metrics(r, sp);
   read_outputs(r, sp);
-  apply_stack_running_limit(r.find("scheduler"), r.child_path("scheduler"), s, runtime_overhead_GiB(r), sp);
-  check_pools_fit(r, s, sp);
+  const double runtime = runtime_overhead_GiB(r);
+  apply_stack_running_limit(r.find("scheduler"), r.child_path("scheduler"), s, runtime, sp);
+  check_pools_fit(r, s, sp, runtime);
 
   read_compares(r, v, s, sp);
   return spec;

@@ -28,7 +28,7 @@ ClusterSpec read_cluster(const json* v, const std::string& path, const Scenario&
                          bool has_parallelism, const std::string& parallelism_path);
 SchedulerSpec read_scheduler(const json* v, const std::string& path, int64_t max_len);
 // A scheduler without its own max_num_seqs takes the software stack's default
-// (stack_running_limit.cpp), the same for every pool or refused at `path`.
+// (stack_running_limit.cpp): the smallest of its pools' where they differ.
 void apply_stack_running_limit(const json* scheduler, const std::string& path, const Scenario& s,
                                double runtime_overhead_GiB, SimulationSpec& sp);
 json scheduler_to_json(const SchedulerSpec& sc);
