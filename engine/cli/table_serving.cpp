@@ -62,6 +62,7 @@ void print_serving_header(const json& r) {
             << num(dep["kv_allocation"], 0) << " (block " << num(dep["block_size"], 0) << "), router "
             << num(dep["router"], 0) << ", weights " << num(dep["weights"], 0)
             << ", cost tier: " << num(r["cost_tier"], 0) << "\n";
+  if (dep.contains("scheduler_source")) std::cout << "scheduler " << num(dep["scheduler_source"], 0) << "\n";
   if (dep.contains("max_num_seqs_source"))
     std::cout << "batch     at most " << num(dep["max_num_seqs"], 0) << " running per replica: "
               << num(dep["max_num_seqs_source"], 0) << "\n";

@@ -48,9 +48,9 @@ constexpr ServerArg kServerArgs[] = {
     {"load_balance_method", U::Deployment, nullptr, "compared with the base scenario's router when the server runs dp_size > 1"},
     // Written into the replay's scenario.
     {"max_running_requests", U::Replayed, nullptr, "serving.scheduler.max_num_seqs"},
-    {"chunked_prefill_size", U::Replayed, nullptr, "serving.scheduler.max_num_batched_tokens (chunk_size under chunked_prefill)"},
+    {"chunked_prefill_size", U::Replayed, nullptr, "serving.scheduler.max_num_batched_tokens (chunk_size under chunked_prefill); -1 or 0: policy continuous"},
     {"max_prefill_tokens", U::Replayed, nullptr, "serving.scheduler.max_num_batched_tokens (chunk_size under chunked_prefill)"},
-    {"enable_mixed_chunk", U::Replayed, nullptr, "serving.scheduler.priority (false: prefill_first, true: decode_first)"},
+    {"enable_mixed_chunk", U::Replayed, nullptr, "serving.scheduler.priority (false: prefill_alone, true: decode_first)"},
     {"disable_radix_cache", U::Replayed, nullptr, "serving.kv_cache.prefix_caching"},
     {"page_size", U::Replayed, nullptr, "serving.kv_cache.block_size"},
     {"context_length", U::Replayed, nullptr, "serving.kv_cache.max_model_len"},

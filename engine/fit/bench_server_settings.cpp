@@ -169,7 +169,7 @@ void replay_setting(BenchRun& run, const char* section, const char* key, json va
 // max_prefill_tokens new tokens and, with chunking on (chunked_prefill_size >
 // 0), at most chunked_prefill_size (scheduler PrefillAdder): the replay's
 // token budget per step. Without enable_mixed_chunk a prefill batch runs
-// alone and the decodes wait (prefill_first); with it the decodes run in the
+// alone and the decodes wait (prefill_alone); with it the decodes run in the
 // prefill's step (decode_first).
 void read_replayed(const Fields& f, const std::string& role, BenchRun& run) {
   const bool prompts = role != "decode";
@@ -183,8 +183,10 @@ void read_replayed(const Fields& f, const std::string& role, BenchRun& run) {
     replay_setting(run, "scheduler", "max_num_batched_tokens", by_chunk ? *chunk : *prefill,
                    f.at(by_chunk ? "chunked_prefill_size" : "max_prefill_tokens"));
   }
+  // Chunking off: every prompt is prefilled whole (whatever the stack's default policy).
+  if (prompts && chunk && !chunking) replay_setting(run, "scheduler", "policy", "continuous", f.at("chunked_prefill_size"));
   if (role == "mixed" && f.has("enable_mixed_chunk"))
-    replay_setting(run, "scheduler", "priority", f.flag("enable_mixed_chunk") ? "decode_first" : "prefill_first",
+    replay_setting(run, "scheduler", "priority", f.flag("enable_mixed_chunk") ? "decode_first" : "prefill_alone",
                    f.at("enable_mixed_chunk"));
   if (const auto page = f.maybe_integer("page_size", 1, 4096)) replay_setting(run, "kv_cache", "block_size", *page, f.at("page_size"));
   if (const auto len = f.maybe_integer("context_length", 2, 1 << 30)) replay_setting(run, "kv_cache", "max_model_len", *len, f.at("context_length"));

@@ -20,11 +20,23 @@ namespace sightline::fit {
 
 namespace {
 
+// The scheduler policy the scenario `s` runs: its own, else its stack's default.
+std::string scheduler_policy_of(const json& s) {
+  const json* scheduler = s.contains("serving") && s["serving"].contains("scheduler") ? &s["serving"]["scheduler"] : nullptr;
+  if (scheduler && scheduler->is_object() && scheduler->contains("policy") && (*scheduler)["policy"].is_string())
+    return (*scheduler)["policy"].get<std::string>();
+  const json* cost_model = s.contains("cost_model") ? &s["cost_model"] : nullptr;
+  const json named = cost_model && cost_model->is_object() && cost_model->contains("software_stack")
+                         ? (*cost_model)["software_stack"]
+                         : json(kDefaultSoftwareStack);
+  const SoftwareStack stack = read_software_stack(named, "/cost_model/software_stack");
+  return stack.default_scheduler ? stack.default_scheduler->policy : "continuous";
+}
+
 // The scenario key a server setting is written at: the prefill token budget
 // is chunk_size under the chunked_prefill policy, max_num_batched_tokens otherwise.
-std::string replayed_key(const BenchSetting& b, const json& section) {
-  const bool chunked = section.contains("policy") && section["policy"] == "chunked_prefill";
-  return b.key == "max_num_batched_tokens" && chunked ? "chunk_size" : b.key;
+std::string replayed_key(const BenchSetting& b, const std::string& policy) {
+  return b.key == "max_num_batched_tokens" && policy == "chunked_prefill" ? "chunk_size" : b.key;
 }
 
 // Where in the user's documents a replay error belongs: a workload path of
@@ -139,10 +151,13 @@ json scenario_for_bench_run(const json& base, const BenchRun& run, const json& c
     serving["scheduler"]["max_num_seqs"] = run.server_max_num_seqs;
   }
   // The server's scheduler and KV settings (SGLang's server_info), as it ran them.
+  std::string policy = run.server_settings.empty() ? "" : scheduler_policy_of(s);
+  for (const BenchSetting& b : run.server_settings)
+    if (b.section == "scheduler" && b.key == "policy") policy = b.value.get<std::string>();
   for (const BenchSetting& b : run.server_settings) {
     json& section = serving[b.section];
     if (!section.is_object()) section = json::object();
-    section[replayed_key(b, section)] = b.value;
+    section[replayed_key(b, policy)] = b.value;
   }
   serving.erase("steady_state");
   json& w = serving["workload"];

@@ -64,6 +64,7 @@ json SoftwareStack::to_json() const {
   if (cuda_graphs != "none") j["cuda_graph_batch_sizes"] = graph_batch_sizes.to_json();
   if (decode_attention_kernel) j["decode_attention_kernel"] = decode_attention_kernel->to_json();
   if (default_max_num_seqs) j["default_max_num_seqs"] = default_max_num_seqs->to_json();
+  if (default_scheduler) j["default_scheduler"] = default_scheduler->to_json();
   return j;
 }
 
@@ -73,7 +74,7 @@ SoftwareStack read_software_stack(const json& value, const std::string& path) {
                  {"id", "name", "source", "cuda_graphs", "cuda_graph_batch_sizes", "kernel_launch_us", "graph_launch_us",
                   "scheduler_us_per_step", "scheduler_us_per_sequence", "overlap_scheduler", "fused_kernels",
                   "all_reduce", "sampler_bytes_per_logit", "tokenize_us_per_token", "decode_attention_kernel",
-                  "default_max_num_seqs"});
+                  "default_max_num_seqs", "default_scheduler"});
   SoftwareStack s;
   s.id = r.string("id", "custom-stack");
   s.name = r.string("name", s.id);
@@ -107,6 +108,9 @@ SoftwareStack read_software_stack(const json& value, const std::string& path) {
   // Optional: a stack without its own rule runs the generic 256 when the scenario sets no max_num_seqs.
   if (const json* m = r.find("default_max_num_seqs"))
     s.default_max_num_seqs = read_running_limit_rule(*m, r.child_path("default_max_num_seqs"));
+  // Optional: a stack without its own runs the generic continuous policy when the scenario names none.
+  if (const json* d = r.find("default_scheduler"))
+    s.default_scheduler = read_stack_scheduler(*d, r.child_path("default_scheduler"));
   return s;
 }
 

@@ -9,6 +9,7 @@
 #include "core/json_reader.hpp"
 #include "model/operators.hpp"
 #include "perf/decode_kernel.hpp"
+#include "perf/default_scheduler.hpp"
 #include "perf/graph_buckets.hpp"
 #include "perf/running_limit.hpp"
 
@@ -44,6 +45,9 @@ struct SoftwareStack {
   // How its engine sizes the running batch when the scenario sets no
   // serving.scheduler.max_num_seqs. None: the generic 256 (vLLM V0's).
   std::optional<RunningLimitRule> default_max_num_seqs;
+  // How its engine schedules when the scenario names no scheduler policy.
+  // None: the generic continuous policy, prefill first (vLLM V0's).
+  std::optional<StackScheduler> default_scheduler;
   json to_json() const;
 };
 

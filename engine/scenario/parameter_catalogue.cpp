@@ -19,12 +19,13 @@ struct SchemaProbe {
 // document's choices lead them: the gamma arrivals' cv, a closed loop's
 // clients, a duration instead of a request count, a normal length's stddev, a
 // zipf length's theta, a uniform think time's bounds, a stack's own running
-// limit where the scenario gives none (max_num_seqs' default varies). No shipped preset takes
+// limit and scheduler where the scenario gives none (the defaults of
+// max_num_seqs, policy, priority and chunk_size vary). No shipped preset takes
 // those branches, so these documents do, and the readers record those keys as
 // they check them (tests/unit/test_parameter_words.cpp reads each: a probe the
 // readers refuse is a bug).
 constexpr SchemaProbe kSchemaProbes[] = {
-    {"I2.1", R"({"cost_model": {"software_stack": "sglang-overlap-like"}})"},
+    {"I2.1", R"({"cost_model": {"software_stack": "sglang-overlap-like"}, "serving": {"scheduler": {"policy": null}}})"},
     {"S.eagle3-qwen3-8b-h200", R"({"serving": {"workload": {
        "arrival": {"process": "gamma", "rate_qps": 4, "cv": 2}, "num_requests": null, "duration_s": 60,
        "prompt_tokens": {"dist": "normal", "mean": 256, "stddev": 64, "cv": null},

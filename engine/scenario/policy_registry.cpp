@@ -100,6 +100,9 @@ const std::vector<RegistryEntry>& scheduler_priorities() {
   static const std::vector<RegistryEntry> r = {
       {"prefill_first", "admitted prompts run in their own step and stall decodes (vLLM v0 default)"},
       {"decode_first", "running decodes are always scheduled; prompts fill the remaining token budget (stall-free)"},
+      {"prefill_alone",
+       "a step that takes prompt tokens takes nothing else: decodes wait for a step without prompts (SGLang without "
+       "--enable-mixed-chunk; under continuous the same as prefill_first)"},
       {"fcfs", "the token budget goes to requests in arrival order, running or waiting"},
   };
   return r;

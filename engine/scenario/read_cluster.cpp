@@ -153,31 +153,55 @@ ClusterSpec read_cluster(const json* v, const std::string& path, const Scenario&
   return c;
 }
 
-SchedulerSpec read_scheduler(const json* v, const std::string& path, int64_t max_len) {
+namespace {
+
+const std::vector<std::pair<const char*, SchedulerPolicy>>& policy_table() {
+  static const std::vector<std::pair<const char*, SchedulerPolicy>> t = {
+      {"continuous", SchedulerPolicy::Continuous},
+      {"chunked_prefill", SchedulerPolicy::ChunkedPrefill},
+      {"static", SchedulerPolicy::Static}};
+  return t;
+}
+
+const std::vector<std::pair<const char*, Priority>>& priority_table() {
+  static const std::vector<std::pair<const char*, Priority>> t = {{"prefill_first", Priority::PrefillFirst},
+                                                                   {"decode_first", Priority::DecodeFirst},
+                                                                   {"prefill_alone", Priority::PrefillAlone},
+                                                                   {"fcfs", Priority::Fcfs}};
+  return t;
+}
+
+}  // namespace
+
+SchedulerPolicy scheduler_policy_named(const std::string& name) { return pick<SchedulerPolicy>(name, policy_table()); }
+Priority scheduler_priority_named(const std::string& name) { return pick<Priority>(name, priority_table()); }
+
+SchedulerSpec read_scheduler(const json* v, const std::string& path, int64_t max_len,
+                             const std::optional<StackSchedulerDefault>& stack) {
   SchedulerSpec sc;
   const json empty = json::object();
-  const std::string policy = v ? peek_string(*v, "policy") : "";
+  // The scenario's policy, else its stack's: the keys follow the policy run.
+  const std::string given_policy = v ? peek_string(*v, "policy") : "";
+  const std::string policy = !given_policy.empty() || !stack ? given_policy : to_string(stack->policy);
   std::vector<std::string> keys = {"policy", "priority", "max_num_seqs", "cpu_overhead_us"};
   if (policy == "static") keys.insert(keys.end(), {"batch_size", "max_wait_ms", "max_num_batched_tokens"});
   else if (policy == "chunked_prefill") keys.insert(keys.end(), {"chunk_size", "max_prefill_chunk"});
   else if (policy == "continuous" || policy.empty()) keys.insert(keys.end(), {"max_num_batched_tokens"});
   else keys.insert(keys.end(), {"batch_size", "max_wait_ms", "max_num_batched_tokens", "chunk_size", "max_prefill_chunk"});
   ObjectReader r(v ? *v : empty, path, keys);
-  sc.policy = pick<SchedulerPolicy>(r.choice("policy", registry_names(scheduler_policies()), "continuous"),
-                                    {{"continuous", SchedulerPolicy::Continuous},
-                                     {"chunked_prefill", SchedulerPolicy::ChunkedPrefill},
-                                     {"static", SchedulerPolicy::Static}});
-  const char* default_priority = sc.policy == SchedulerPolicy::Continuous ? "prefill_first"
+  sc.policy = scheduler_policy_named(
+      r.choice("policy", registry_names(scheduler_policies()), stack ? to_string(stack->policy) : "continuous"));
+  // The stack's priority goes with the stack's policy; another policy runs its own.
+  const bool stack_policy = stack && sc.policy == stack->policy;
+  const char* default_priority = stack_policy                                   ? to_string(stack->priority)
+                                 : sc.policy == SchedulerPolicy::Continuous     ? "prefill_first"
                                  : sc.policy == SchedulerPolicy::ChunkedPrefill ? "decode_first"
                                                                                 : "fcfs";
-  sc.priority = pick<Priority>(r.choice("priority", registry_names(scheduler_priorities()), default_priority),
-                               {{"prefill_first", Priority::PrefillFirst},
-                                {"decode_first", Priority::DecodeFirst},
-                                {"fcfs", Priority::Fcfs}});
+  sc.priority = scheduler_priority_named(r.choice("priority", registry_names(scheduler_priorities()), default_priority));
   sc.max_num_seqs = r.integer("max_num_seqs", 1, 65536, 256);
   sc.cpu_overhead_us = r.number("cpu_overhead_us", 0.0, 1e6, 0.0);
   if (sc.policy == SchedulerPolicy::ChunkedPrefill) {
-    sc.max_num_batched_tokens = r.integer("chunk_size", 1, 1 << 20, 512);
+    sc.max_num_batched_tokens = r.integer("chunk_size", 1, 1 << 20, stack_policy ? stack->chunk_size : 512);
     sc.max_prefill_chunk = r.integer("max_prefill_chunk", 1, sc.max_num_batched_tokens, sc.max_num_batched_tokens);
   } else {
     sc.max_num_batched_tokens = r.integer("max_num_batched_tokens", 1, 1 << 24, std::max<int64_t>(max_len, 2048));
@@ -187,6 +211,7 @@ SchedulerSpec read_scheduler(const json* v, const std::string& path, int64_t max
     sc.max_wait_ms = r.number("max_wait_ms", 0.0, 1e7, 0.0);
     if (sc.batch_size > sc.max_num_seqs) sc.max_num_seqs = sc.batch_size;
   }
+  if (stack && given_policy.empty()) sc.policy_source = stack->source;
   return sc;
 }
 

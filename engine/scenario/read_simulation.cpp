@@ -70,6 +70,7 @@ const char* to_string(Priority v) {
   switch (v) {
     case Priority::PrefillFirst: return "prefill_first";
     case Priority::DecodeFirst: return "decode_first";
+    case Priority::PrefillAlone: return "prefill_alone";
     case Priority::Fcfs: return "fcfs";
   }
   return "?";
@@ -444,7 +445,8 @@ std::shared_ptr<const SimulationSpec> read_simulation(const json& v, const std::
   sp.cluster = read_cluster(r.find("cluster"), r.child_path("cluster"), s, default_layout, r.has("parallelism"),
                             r.child_path("parallelism"));
   if (r.has("cluster")) default_layout = sp.cluster.pools.front().layout;
-  sp.scheduler = read_scheduler(r.find("scheduler"), r.child_path("scheduler"), sp.kv.max_model_len);
+  sp.scheduler = read_scheduler(r.find("scheduler"), r.child_path("scheduler"), sp.kv.max_model_len,
+                                stack_scheduler_default(s, sp.cluster));
   record_parameter(r.child_path("speculative"), "object");
   sp.speculative = read_speculative(r.find("speculative"), r.child_path("speculative"), s, sp.cluster, sp.scheduler);
 

@@ -2,6 +2,7 @@
 // The section readers and writers of serving mode "simulate", shared by
 // read_simulation.cpp (the whole section), read_workload.cpp and
 // read_cluster.cpp. Internal to the scenario module.
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -26,7 +27,25 @@ json workload_to_json(const WorkloadSpec& w);
 
 ClusterSpec read_cluster(const json* v, const std::string& path, const Scenario& s, const ParallelLayout& default_layout,
                          bool has_parallelism, const std::string& parallelism_path);
-SchedulerSpec read_scheduler(const json* v, const std::string& path, int64_t max_len);
+// The software stack's scheduler (perf/default_scheduler.hpp) for a scenario
+// that names no policy, its token budget on the cluster's GPUs
+// (stack_scheduler.cpp): the smallest of the pools' where they differ. None
+// for a stack without one.
+struct StackSchedulerDefault {
+  SchedulerPolicy policy = SchedulerPolicy::Continuous;
+  Priority priority = Priority::PrefillFirst;
+  int64_t chunk_size = 0;
+  std::string source;  // said in the result where the scenario took it
+};
+// A policy's and a priority's value by name (names the registries checked).
+SchedulerPolicy scheduler_policy_named(const std::string& name);
+Priority scheduler_priority_named(const std::string& name);
+std::optional<StackSchedulerDefault> stack_scheduler_default(const Scenario& s, const ClusterSpec& cluster);
+// `stack`: what a key the scenario leaves out takes (read_cluster.cpp): the
+// policy, its priority where the policy is the stack's, the chunk size under
+// chunked_prefill.
+SchedulerSpec read_scheduler(const json* v, const std::string& path, int64_t max_len,
+                             const std::optional<StackSchedulerDefault>& stack);
 // A scheduler without its own max_num_seqs takes the software stack's default
 // (stack_running_limit.cpp): the smallest of its pools' where they differ.
 void apply_stack_running_limit(const json* scheduler, const std::string& path, const Scenario& s,

@@ -28,7 +28,7 @@ enum class LengthDist { Fixed, Uniform, Normal, Lognormal, Zipf };
 enum class RouterKind { RoundRobin, LeastOutstanding, LeastKvLoad, PrefixAffinity, SessionAffinity, KvAware };
 enum class PoolRole { Mixed, Prefill, Decode };
 enum class SchedulerPolicy { Continuous, ChunkedPrefill, Static };
-enum class Priority { PrefillFirst, DecodeFirst, Fcfs };
+enum class Priority { PrefillFirst, DecodeFirst, PrefillAlone, Fcfs };
 enum class KvAllocation { Paged, Contiguous };
 enum class PreemptionMode { Recompute, Swap };
 enum class SpecMethod { None, Draft, Ngram, Mtp, Eagle3 };
@@ -161,6 +161,10 @@ struct SchedulerSpec {
   // software stack's rule (perf/running_limit.hpp), said in the result; empty:
   // the scenario's value or the generic 256.
   std::string max_num_seqs_source;
+  // Where the policy, its priority and budget came from when the scenario
+  // names no policy: the software stack's default_scheduler, said in the
+  // result; empty: the scenario's policy or the generic continuous one.
+  std::string policy_source;
   int64_t max_num_batched_tokens = 0;  // token budget per step (chunked: the chunk size)
   int64_t max_prefill_chunk = 0;       // chunked: most prompt tokens one request gets per step (0: the budget)
   int64_t batch_size = 8;              // static

@@ -55,7 +55,7 @@ class IterationScheduler : public BatchScheduler {
   // offers them after the queue's prompts and nothing else (prefill first,
   // not chunked).
   template <class Process, class OfferRunning>
-  void offer_in_priority_order(ModelEngine& e, int64_t first_key, const Process& process,
+  void offer_in_priority_order(ModelEngine& e, int64_t first_key, const StepBatch& b, const Process& process,
                                const OfferRunning& offer_running);
   // `q` joins step `b` as an item of `kind` with `new_tokens`, priced as it
   // asks. Inline: it runs per sequence of every step.
@@ -263,19 +263,32 @@ size_t IterationScheduler::take_running_decodes(ModelEngine& e, StepBatch& b, in
 }
 
 template <class Process, class OfferRunning>
-void IterationScheduler::offer_in_priority_order(ModelEngine& e, int64_t first_key, const Process& process,
+void IterationScheduler::offer_in_priority_order(ModelEngine& e, int64_t first_key, const StepBatch& b,
+                                                 const Process& process,
                                                  const OfferRunning& offer_running) {
-  if (spec_.scheduler.priority == Priority::PrefillFirst && !chunked_) {
+  const Priority prio = spec_.scheduler.priority;
+  // Unchunked, a step that admits prompts runs them alone under either.
+  if ((prio == Priority::PrefillFirst || prio == Priority::PrefillAlone) && !chunked_) {
     process(waiting_);
     // No prompt admitted: the running set is as it was when the step began.
     if (admitted_.empty()) offer_running();
-  } else if (spec_.scheduler.priority == Priority::PrefillFirst) {
+  } else if (prio == Priority::PrefillAlone) {
+    // SGLang without mixed chunks: a step that takes prompt tokens (a
+    // prompt's next chunk or a new prompt) takes no decodes; they run in the
+    // next step that has no prompt to take.
+    std::vector<int32_t>& c = order_;
+    c.assign(partials_.begin(), partials_.end());
+    c.insert(c.end(), waiting_.begin(), waiting_.end());
+    const size_t before = b.items.size();
+    process(c);
+    if (b.items.size() == before) process(decodes_);
+  } else if (prio == Priority::PrefillFirst) {
     std::vector<int32_t>& c = order_;
     c.assign(partials_.begin(), partials_.end());
     c.insert(c.end(), waiting_.begin(), waiting_.end());
     c.insert(c.end(), decodes_.begin(), decodes_.end());
     process(c);
-  } else if (spec_.scheduler.priority == Priority::DecodeFirst) {
+  } else if (prio == Priority::DecodeFirst) {
     std::vector<int32_t>& c = order_;
     c.assign(decodes_.begin(), decodes_.end());
     c.insert(c.end(), partials_.begin(), partials_.end());
@@ -316,8 +329,8 @@ bool IterationScheduler::form(Replica& r, ModelEngine& e, StepBatch& b) {
   std::vector<int32_t>& waiting = waiting_;
   // Prefill first, not chunked: the running set is offered after the queue,
   // and walked where it is (offer_running), not split first.
-  const bool running_walked_in_place = prio == Priority::PrefillFirst && !chunked;
-  const bool waiting_last = prio == Priority::DecodeFirst || running_walked_in_place;
+  const bool running_walked_in_place = (prio == Priority::PrefillFirst || prio == Priority::PrefillAlone) && !chunked;
+  const bool waiting_last = prio == Priority::DecodeFirst || prio == Priority::PrefillAlone || running_walked_in_place;
   if (!running_walked_in_place) split_running(e, 0);
   // Admission stops at the first prompt that cannot start, so at most seats + 1
   // queued prompts matter: the queue's head, or under LoRA the first ones whose
@@ -396,7 +409,7 @@ bool IterationScheduler::form(Replica& r, ModelEngine& e, StepBatch& b) {
     split_running(e, i);
     return process(decodes_);
   };
-  offer_in_priority_order(e, first_key, process, offer_running);
+  offer_in_priority_order(e, first_key, b, process, offer_running);
   if (!admitted_ids.empty()) {
     // Admitted prompts leave the queue, wherever they were in it.
     for (int32_t id : admitted_ids) e.waiting.erase(req(id).queue_key);

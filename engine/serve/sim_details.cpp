@@ -83,6 +83,8 @@ json SimReport::deployment_json() const {
             {"prefix_caching", spec_.kv.prefix_caching},
             {"disaggregated", spec_.cluster.disaggregated}};
   if (spec_.colocated.enabled) d["colocated_model"] = spec_.colocated.model->name;
+  // Said where the scenario left its scheduler to its stack.
+  if (!spec_.scheduler.policy_source.empty()) d["scheduler_source"] = spec_.scheduler.policy_source;
   // Said where the scenario left the running-batch limit to its stack.
   if (!spec_.scheduler.max_num_seqs_source.empty()) {
     d["max_num_seqs"] = spec_.scheduler.max_num_seqs;

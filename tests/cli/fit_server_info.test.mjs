@@ -48,7 +48,7 @@ test('SGLang one server: every argument accounted for, the scheduler and KV sett
   assert.deepEqual(run.server.replayed.map((s) => [s.scenario, s.value, s.source]), [
     ['/serving/kv_cache/prefix_caching', true, '/server_info/disable_radix_cache'],
     ['/serving/scheduler/max_num_batched_tokens', 8192, '/server_info/chunked_prefill_size'],
-    ['/serving/scheduler/priority', 'prefill_first', '/server_info/enable_mixed_chunk'],
+    ['/serving/scheduler/priority', 'prefill_alone', '/server_info/enable_mixed_chunk'],
     ['/serving/kv_cache/block_size', 1, '/server_info/page_size'],
     ['/serving/kv_cache/gpu_memory_utilization', 0.9, '/server_info/mem_fraction_static'],
   ]);

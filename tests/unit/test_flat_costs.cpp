@@ -79,7 +79,7 @@ TEST_CASE("serving: under multi-LoRA a step reads O(max_num_seqs) queued prompts
   s["serving"]["scheduler"] = {{"max_num_seqs", 8}};
   s["serving"]["lora"] = {{"adapters", 200}, {"rank", 8}, {"max_adapters_per_batch", 2}};
   for (const char* policy : {"continuous", "chunked_prefill"}) {
-    for (const char* priority : {"prefill_first", "decode_first", "fcfs"}) {
+    for (const char* priority : {"prefill_first", "decode_first", "prefill_alone", "fcfs"}) {
       s["serving"]["scheduler"]["policy"] = policy;
       s["serving"]["scheduler"]["priority"] = priority;
       const Counts c = simulate(s);

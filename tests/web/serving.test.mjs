@@ -52,7 +52,7 @@ test('I2.1 shows the serving view with the CLI\'s numbers and draws its charts',
   assert.equal(await page.inputValue('#sim_slo_ttft'), '500');
   assert.equal(await page.inputValue('#prompt_tokens'), '', 'a length distribution shows as empty');
   const policies = await page.$$eval('#sim_policy option', (o) => o.map((x) => x.value));
-  assert.deepEqual(policies, ['continuous', 'chunked_prefill', 'static'], 'dropdowns from the engine registries');
+  assert.deepEqual(policies, ['', 'continuous', 'chunked_prefill', 'static'], "dropdowns from the engine registries, first the stack's own");
   for (const id of ['sim_arrival', 'sim_rate', 'sim_num_requests', 'sim_steady_state', 'sim_router', 'sim_policy', 'sim_priority', 'sim_max_num_seqs',
     'sim_max_batched', 'sim_chunk_size', 'sim_kv_alloc', 'sim_block_size', 'sim_gpu_util', 'sim_prefix_caching',
     'spec_enabled', 'spec_method', 'spec_k', 'spec_accept', 'sim_slo_ttft', 'sim_slo_tpot']) {

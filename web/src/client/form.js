@@ -78,7 +78,7 @@ const SERVING_SELECTS = [
   // [select id, the engine's policy family, extra first option for "engine default"]
   ['sim_arrival', 'arrival_processes'],
   ['sim_router', 'routers', 'Default (round robin)'],
-  ['sim_policy', 'scheduler_policies'],
+  ['sim_policy', 'scheduler_policies', "The stack's"],
   ['sim_priority', 'scheduler_priorities', "Policy's own"],
   ['sim_kv_alloc', 'kv_allocations'],
   ['sim_preemption', 'preemption_modes'],

@@ -1,0 +1,66 @@
+// serving.scheduler's policy when the scenario names none: the software
+// stack's default_scheduler (perf/default_scheduler.hpp), its token budget
+// sized on the cluster's GPUs. Without one the scenario reader's generic
+// continuous policy runs.
+#include <algorithm>
+
+#include "core/error.hpp"
+#include "scenario/policy_registry.hpp"
+#include "scenario/scenario.hpp"
+#include "scenario/simulation_sections.hpp"
+
+namespace sightline::serve {
+
+namespace {
+
+// `name` when the registry has it; a located error at the stack's key otherwise.
+const std::string& registered(const std::string& name, const std::vector<RegistryEntry>& registry,
+                              const std::string& path, const char* what) {
+  const std::vector<std::string> names = registry_names(registry);
+  if (std::find(names.begin(), names.end(), name) == names.end()) {
+    std::string valid;
+    for (const std::string& n : names) valid += (valid.empty() ? "" : ", ") + n;
+    fail(error_code::kInvalidValue, path, "unknown scheduler " + std::string(what) + " '" + name + "'; valid: " + valid);
+  }
+  return name;
+}
+
+}  // namespace
+
+std::optional<StackSchedulerDefault> stack_scheduler_default(const Scenario& s, const ClusterSpec& cluster) {
+  const SoftwareStack& stack = s.cost_model.software_stack;
+  if (!stack.default_scheduler) return std::nullopt;
+  const StackScheduler& d = *stack.default_scheduler;
+  StackSchedulerDefault out;
+  out.policy = scheduler_policy_named(registered(d.policy, scheduler_policies(), d.policy_path, "policy"));
+  if (out.policy == SchedulerPolicy::Static)
+    fail(error_code::kConstraint, d.policy_path,
+         "a stack's default policy is an engine's iteration-level scheduler: continuous or chunked_prefill");
+  const bool chunked = out.policy == SchedulerPolicy::ChunkedPrefill;
+  if (chunked && !d.chunk_size)
+    fail(error_code::kMissingKey, pointer_append(d.path, "chunk_size"),
+         "a stack whose default policy is chunked_prefill gives its token budget per step (chunk_size)");
+  if (!chunked && d.chunk_size)
+    fail(error_code::kConstraint, pointer_append(d.path, "chunk_size"),
+         "chunk_size is chunked_prefill's budget; a continuous policy takes the scenario's max_num_batched_tokens");
+  out.priority = scheduler_priority_named(registered(d.priority, scheduler_priorities(), d.priority_path, "priority"));
+  // One scheduler serves every pool: pools whose GPUs give different budgets
+  // run at the smallest, and the result says so.
+  bool pools_differ = false;
+  for (size_t i = 0; i < cluster.pools.size(); ++i) {
+    const PoolSpec& p = cluster.pools[i];
+    if (!chunked) break;
+    const int64_t budget = d.chunk_size->on(p.gpu ? *p.gpu : s.hardware.gpu);
+    pools_differ = pools_differ || (i > 0 && budget != out.chunk_size);
+    out.chunk_size = i == 0 ? budget : std::min(out.chunk_size, budget);
+  }
+  const std::string policy = std::string(to_string(out.policy)) + "/" + to_string(out.priority);
+  const std::string budget = chunked
+                                 ? ", " + std::to_string(out.chunk_size) + " tokens a step" +
+                                       (pools_differ ? " (the smallest of the pools' GPUs': one scheduler serves every pool)" : "")
+                                 : "";
+  out.source = policy + budget + ": the default of software stack '" + stack.id + "' (its default_scheduler)";
+  return out;
+}
+
+}  // namespace sightline::serve
