@@ -97,5 +97,12 @@ export function hardwareSeeds() {
   const s6 = readJson('presets/scenarios/T2.5.json');         // training with wide EP
   s6.limits = { max_work_units: 20000 };
   out.push({ name: 'training-wide-ep', doc: s6 });
+  for (const stack of ['vllm-v1-like', 'sglang-overlap-like']) {  // a custom stack: its running limit and scheduler rules
+    const s = shortServing();
+    s.hardware = { gpu: customGpu('h200'), gpus_per_node: 1 };
+    s.cost_model = { software_stack: { ...readJson(`presets/stacks/${stack}.json`), id: `custom-${stack}` } };
+    delete s.serving.scheduler;
+    out.push({ name: `custom-stack-${stack}`, doc: s });
+  }
   return out;
 }
