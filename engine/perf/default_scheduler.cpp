@@ -60,9 +60,7 @@ StackScheduler read_stack_scheduler(const json& v, const std::string& path) {
   ObjectReader r(v, path, {"policy", "priority", "chunk_size", "source"});
   StackScheduler s;
   s.policy = r.string("policy");
-  s.policy_path = r.child_path("policy");
   s.priority = r.string("priority");
-  s.priority_path = r.child_path("priority");
   if (const json* c = r.find("chunk_size")) s.chunk_size = read_tiered_tokens(*c, r.child_path("chunk_size"));
   s.path = path;
   s.source = r.string("source", "user-supplied");

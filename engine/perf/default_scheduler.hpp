@@ -35,10 +35,10 @@ struct MemoryTieredTokens {
 
 // The policy and priority are names of the scenario layer's registries
 // (scenario/policy_registry), which this layer cannot see: the scenario
-// reader checks them where it applies them, at the paths kept here.
+// reader checks them where it applies them, at their keys under `path`.
 struct StackScheduler {
-  std::string policy, policy_path;      // a scheduler policy's name
-  std::string priority, priority_path;  // a scheduler priority's name
+  std::string policy;    // a scheduler policy's name
+  std::string priority;  // a scheduler priority's name
   // chunked_prefill's token budget per step: required there, refused under
   // continuous (whose budget is the scenario reader's own), by the scenario layer.
   std::optional<MemoryTieredTokens> chunk_size;

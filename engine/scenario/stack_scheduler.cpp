@@ -32,9 +32,9 @@ std::optional<StackSchedulerDefault> stack_scheduler_default(const Scenario& s, 
   if (!stack.default_scheduler) return std::nullopt;
   const StackScheduler& d = *stack.default_scheduler;
   StackSchedulerDefault out;
-  out.policy = scheduler_policy_named(registered(d.policy, scheduler_policies(), d.policy_path, "policy"));
+  out.policy = scheduler_policy_named(registered(d.policy, scheduler_policies(), pointer_append(d.path, "policy"), "policy"));
   if (out.policy == SchedulerPolicy::Static)
-    fail(error_code::kConstraint, d.policy_path,
+    fail(error_code::kConstraint, pointer_append(d.path, "policy"),
          "a stack's default policy is an engine's iteration-level scheduler: continuous or chunked_prefill");
   const bool chunked = out.policy == SchedulerPolicy::ChunkedPrefill;
   if (chunked && !d.chunk_size)
@@ -43,7 +43,7 @@ std::optional<StackSchedulerDefault> stack_scheduler_default(const Scenario& s, 
   if (!chunked && d.chunk_size)
     fail(error_code::kConstraint, pointer_append(d.path, "chunk_size"),
          "chunk_size is chunked_prefill's budget; a continuous policy takes the scenario's max_num_batched_tokens");
-  out.priority = scheduler_priority_named(registered(d.priority, scheduler_priorities(), d.priority_path, "priority"));
+  out.priority = scheduler_priority_named(registered(d.priority, scheduler_priorities(), pointer_append(d.path, "priority"), "priority"));
   // One scheduler serves every pool: pools whose GPUs give different budgets
   // run at the smallest, and the result says so.
   bool pools_differ = false;
