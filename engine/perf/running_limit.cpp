@@ -8,6 +8,7 @@
 namespace sightline {
 
 json RunningLimitRule::to_json() const {
+  if (kind == Kind::Fixed) return {{"rule", "fixed"}, {"requests", requests}, {"source", source}};
   if (kind == Kind::GpuMemory)
     return {{"rule", "gpu_memory"},
             {"min_memory_GiB", min_memory_GiB},
@@ -29,12 +30,17 @@ RunningLimitRule read_running_limit_rule(const json& v, const std::string& path)
   std::vector<std::string> keys = {"rule", "source"};
   if (kind == "gpu_memory") keys.insert(keys.end(), {"min_memory_GiB", "except_architectures", "large", "small"});
   else if (kind == "kv_pool") keys.insert(keys.end(), {"requests_per_context", "min_requests", "max_requests", "tokens_per_request"});
+  else if (kind == "fixed") keys.insert(keys.end(), {"requests"});
   ObjectReader r(v, path, keys);
   RunningLimitRule rule;
-  rule.kind = r.choice("rule", {"gpu_memory", "kv_pool"}) == "gpu_memory" ? RunningLimitRule::Kind::GpuMemory
-                                                                            : RunningLimitRule::Kind::KvPool;
+  const std::string named = r.choice("rule", {"gpu_memory", "kv_pool", "fixed"});
+  rule.kind = named == "gpu_memory" ? RunningLimitRule::Kind::GpuMemory
+              : named == "kv_pool"  ? RunningLimitRule::Kind::KvPool
+                                    : RunningLimitRule::Kind::Fixed;
   rule.source = r.string("source", "user-supplied");
-  if (rule.kind == RunningLimitRule::Kind::GpuMemory) {
+  if (rule.kind == RunningLimitRule::Kind::Fixed) {
+    rule.requests = r.integer("requests", 1, 65536);
+  } else if (rule.kind == RunningLimitRule::Kind::GpuMemory) {
     rule.min_memory_GiB = r.number("min_memory_GiB", 0, 1e6);
     if (const json* a = r.find("except_architectures"); a && !a->empty())
       rule.except_architectures = read_architecture_names(*a, r.child_path("except_architectures"));
@@ -50,6 +56,7 @@ RunningLimitRule read_running_limit_rule(const json& v, const std::string& path)
 }
 
 int64_t running_limit(const RunningLimitRule& rule, const GpuSpec& gpu, int64_t kv_tokens, int64_t max_model_len) {
+  if (rule.kind == RunningLimitRule::Kind::Fixed) return rule.requests;
   if (rule.kind == RunningLimitRule::Kind::GpuMemory) {
     const bool excepted = std::find(rule.except_architectures.begin(), rule.except_architectures.end(),
                                     gpu.architecture) != rule.except_architectures.end();

@@ -3,7 +3,8 @@
 // (a software stack's `default_max_num_seqs`): the requests one replica runs
 // at once, vLLM's max_num_seqs, SGLang's max_running_requests. Engines do not
 // share vLLM V0's 256: vLLM V1 takes 1024 on large-memory GPUs, SGLang sizes
-// it from its KV pool, so a batch that 256 would cap runs wider there.
+// it from its KV pool, TensorRT-LLM's LLM API takes 2048, so a batch that 256
+// would cap runs wider there.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -23,6 +24,8 @@ struct RunningLimitRule {
     // x requests_per_context), min_requests, max_requests)): the request
     // pool SGLang sizes from its KV pool and context length.
     KvPool,
+    // `requests` on every GPU (TensorRT-LLM's max_batch_size).
+    Fixed,
   };
   Kind kind = Kind::GpuMemory;
   double min_memory_GiB = 0;
@@ -30,6 +33,7 @@ struct RunningLimitRule {
   int64_t large = 0, small = 0;
   double requests_per_context = 0;
   int64_t min_requests = 0, max_requests = 0, tokens_per_request = 0;
+  int64_t requests = 0;  // Fixed
   std::string source;
 
   bool needs_kv_pool() const { return kind == Kind::KvPool; }

@@ -2,7 +2,8 @@
 // gives no serving.scheduler.max_num_seqs (perf/running_limit.hpp): vLLM V1
 // takes 1024 on GPUs of 70 GiB or more except the A100, else 256; SGLang
 // sizes it from its KV pool (min(tokens / 2, clamp(tokens / context x 512,
-// 2048, 4096))); a stack without a rule (vllm-like, V0) keeps 256.
+// 2048, 4096))); TensorRT-LLM's LLM API takes 2048 on every GPU; a stack
+// without a rule (vllm-like, V0) keeps 256.
 #include <doctest/doctest.h>
 
 #include <string>
@@ -80,6 +81,17 @@ TEST_CASE("running limit: SGLang's request pool from its KV pool and context len
   }
 }
 
+TEST_CASE("running limit: TensorRT-LLM runs its LLM API's max_batch_size, 2048, on every GPU") {
+  const RunningLimitRule trt = stack_rule("trtllm-like");
+  for (const char* gpu : {"h100-sxm", "a100-80g-sxm", "l4", "b200", "mi300x"}) {
+    CAPTURE(gpu);
+    CHECK(running_limit(trt, read_gpu(json(gpu), "/g"), 1000, 8192) == 2048);
+  }
+  const json d = deployment(serving("llama-3-8b", "h100-sxm", 1, "trtllm-like"));
+  CHECK(d["max_num_seqs"] == 2048);
+  CHECK(d["max_num_seqs_source"].get<std::string>().find("rule fixed") != std::string::npos);
+}
+
 TEST_CASE("running limit: a scenario without max_num_seqs takes its stack's, and says so") {
   const json v1 = deployment(serving("llama-3-8b", "h100-sxm", 1, "vllm-v1-like"));
   CHECK(v1["max_num_seqs"] == 1024);
@@ -124,4 +136,15 @@ TEST_CASE("running limit: a custom stack's rule is read strictly") {
   }());
   REQUIRE(r["ok"] == false);
   CHECK(r["error"]["path"] == "/cost_model/software_stack/default_max_num_seqs/except_architectures/1");
+  // A fixed rule takes its requests and nothing else.
+  for (const json& bad : {json{{"rule", "fixed"}}, json{{"rule", "fixed"}, {"requests", 0}},
+                          json{{"rule", "fixed"}, {"requests", 64}, {"large", 128}}}) {
+    json st = test::preset("stacks", "trtllm-like");
+    st["default_max_num_seqs"] = bad;
+    json s = serving("llama-3-8b", "h100-sxm", 1, "trtllm-like");
+    s["cost_model"]["software_stack"] = st;
+    const json e = test::validate(s);
+    REQUIRE(e["ok"] == false);
+    CHECK(e["error"]["path"].get<std::string>().rfind("/cost_model/software_stack/default_max_num_seqs", 0) == 0);
+  }
 }
