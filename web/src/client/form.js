@@ -79,7 +79,7 @@ const SERVING_SELECTS = [
   ['sim_arrival', 'arrival_processes'],
   ['sim_router', 'routers', 'Default (round robin)'],
   ['sim_policy', 'scheduler_policies', "The stack's"],
-  ['sim_priority', 'scheduler_priorities', "Policy's own"],
+  ['sim_priority', 'scheduler_priorities', "The stack's, else the policy's"],
   ['sim_kv_alloc', 'kv_allocations'],
   ['sim_preemption', 'preemption_modes'],
   ['spec_method', 'speculative_methods'],
