@@ -181,16 +181,16 @@ SchedulerSpec read_scheduler(const json* v, const std::string& path, int64_t max
   SchedulerSpec sc;
   const json empty = json::object();
   // The scenario's policy, else its stack's: the keys follow the policy run.
+  const char* default_policy = stack ? to_string(stack->policy) : "continuous";
   const std::string given_policy = v ? peek_string(*v, "policy") : "";
-  const std::string policy = !given_policy.empty() || !stack ? given_policy : to_string(stack->policy);
+  const std::string policy = given_policy.empty() ? default_policy : given_policy;
   std::vector<std::string> keys = {"policy", "priority", "max_num_seqs", "cpu_overhead_us"};
   if (policy == "static") keys.insert(keys.end(), {"batch_size", "max_wait_ms", "max_num_batched_tokens"});
   else if (policy == "chunked_prefill") keys.insert(keys.end(), {"chunk_size", "max_prefill_chunk"});
-  else if (policy == "continuous" || policy.empty()) keys.insert(keys.end(), {"max_num_batched_tokens"});
+  else if (policy == "continuous") keys.insert(keys.end(), {"max_num_batched_tokens"});
   else keys.insert(keys.end(), {"batch_size", "max_wait_ms", "max_num_batched_tokens", "chunk_size", "max_prefill_chunk"});
   ObjectReader r(v ? *v : empty, path, keys);
-  sc.policy = scheduler_policy_named(
-      r.choice("policy", registry_names(scheduler_policies()), stack ? to_string(stack->policy) : "continuous"));
+  sc.policy = scheduler_policy_named(r.choice("policy", registry_names(scheduler_policies()), default_policy));
   // The stack's priority goes with the stack's policy; another policy runs its own.
   const bool stack_policy = stack && sc.policy == stack->policy;
   const char* default_priority = stack_policy                                   ? to_string(stack->priority)

@@ -5,34 +5,23 @@
 #include <algorithm>
 
 #include "core/error.hpp"
+#include "core/json_reader.hpp"
 #include "scenario/policy_registry.hpp"
 #include "scenario/scenario.hpp"
 #include "scenario/simulation_sections.hpp"
 
 namespace sightline::serve {
 
-namespace {
-
-// `name` when the registry has it; a located error at the stack's key otherwise.
-const std::string& registered(const std::string& name, const std::vector<RegistryEntry>& registry,
-                              const std::string& path, const char* what) {
-  const std::vector<std::string> names = registry_names(registry);
-  if (std::find(names.begin(), names.end(), name) == names.end()) {
-    std::string valid;
-    for (const std::string& n : names) valid += (valid.empty() ? "" : ", ") + n;
-    fail(error_code::kInvalidValue, path, "unknown scheduler " + std::string(what) + " '" + name + "'; valid: " + valid);
-  }
-  return name;
-}
-
-}  // namespace
-
 std::optional<StackSchedulerDefault> stack_scheduler_default(const Scenario& s, const ClusterSpec& cluster) {
   const SoftwareStack& stack = s.cost_model.software_stack;
   if (!stack.default_scheduler) return std::nullopt;
   const StackScheduler& d = *stack.default_scheduler;
   StackSchedulerDefault out;
-  out.policy = scheduler_policy_named(registered(d.policy, scheduler_policies(), pointer_append(d.path, "policy"), "policy"));
+  // The stack's names are checked against the registries as a scenario's own
+  // are, at the stack's keys (its reader, a layer down, cannot see them).
+  const json names = {{"policy", d.policy}, {"priority", d.priority}};
+  ObjectReader r(names, d.path, {"policy", "priority"});
+  out.policy = scheduler_policy_named(r.choice("policy", registry_names(scheduler_policies())));
   if (out.policy == SchedulerPolicy::Static)
     fail(error_code::kConstraint, pointer_append(d.path, "policy"),
          "a stack's default policy is an engine's iteration-level scheduler: continuous or chunked_prefill");
@@ -43,13 +32,12 @@ std::optional<StackSchedulerDefault> stack_scheduler_default(const Scenario& s, 
   if (!chunked && d.chunk_size)
     fail(error_code::kConstraint, pointer_append(d.path, "chunk_size"),
          "chunk_size is chunked_prefill's budget; a continuous policy takes the scenario's max_num_batched_tokens");
-  out.priority = scheduler_priority_named(registered(d.priority, scheduler_priorities(), pointer_append(d.path, "priority"), "priority"));
+  out.priority = scheduler_priority_named(r.choice("priority", registry_names(scheduler_priorities())));
   // One scheduler serves every pool: pools whose GPUs give different budgets
   // run at the smallest, and the result says so.
   bool pools_differ = false;
-  for (size_t i = 0; i < cluster.pools.size(); ++i) {
+  for (size_t i = 0; chunked && i < cluster.pools.size(); ++i) {
     const PoolSpec& p = cluster.pools[i];
-    if (!chunked) break;
     const int64_t budget = d.chunk_size->on(p.gpu ? *p.gpu : s.hardware.gpu);
     pools_differ = pools_differ || (i > 0 && budget != out.chunk_size);
     out.chunk_size = i == 0 ? budget : std::min(out.chunk_size, budget);
