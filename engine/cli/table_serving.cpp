@@ -63,6 +63,8 @@ void print_serving_header(const json& r) {
             << num(dep["router"], 0) << ", weights " << num(dep["weights"], 0)
             << ", cost tier: " << num(r["cost_tier"], 0) << "\n";
   if (dep.contains("scheduler_source")) std::cout << "scheduler " << num(dep["scheduler_source"], 0) << "\n";
+  if (dep.contains("kv_admission_source")) std::cout << "KV admit  " << num(dep["kv_admission_source"], 0) << "\n";
+  else if (dep.contains("kv_admission")) std::cout << "KV admit  " << num(dep["kv_admission"], 0) << "\n";
   if (dep.contains("max_num_seqs_source"))
     std::cout << "batch     at most " << num(dep["max_num_seqs"], 0) << " running per replica: "
               << num(dep["max_num_seqs_source"], 0) << "\n";

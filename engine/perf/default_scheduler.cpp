@@ -67,4 +67,15 @@ StackScheduler read_stack_scheduler(const json& v, const std::string& path) {
   return s;
 }
 
+json StackKvAdmission::to_json() const { return {{"admission", admission}, {"source", source}}; }
+
+StackKvAdmission read_stack_kv_admission(const json& v, const std::string& path) {
+  ObjectReader r(v, path, {"admission", "source"});
+  StackKvAdmission a;
+  a.admission = r.string("admission");
+  a.path = path;
+  a.source = r.string("source", "user-supplied");
+  return a;
+}
+
 }  // namespace sightline

@@ -49,4 +49,19 @@ struct StackScheduler {
 
 StackScheduler read_stack_scheduler(const json& v, const std::string& path);
 
+// How a stack's engine admits a prompt into its KV cache when the scenario
+// says nothing (`default_kv_admission`): TensorRT-LLM's default capacity
+// scheduler (GUARANTEED_NO_EVICT) admits a request only when the blocks its
+// whole prompt and output will need are free; vLLM and SGLang take blocks as
+// the sequence grows and preempt when they run out. `admission` is a name of
+// the scenario layer's registry (kv_admissions), checked where it is applied.
+struct StackKvAdmission {
+  std::string admission;
+  std::string path;  // of the default_kv_admission object
+  std::string source;
+  json to_json() const;
+};
+
+StackKvAdmission read_stack_kv_admission(const json& v, const std::string& path);
+
 }  // namespace sightline

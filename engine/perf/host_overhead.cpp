@@ -65,6 +65,7 @@ json SoftwareStack::to_json() const {
   if (decode_attention_kernel) j["decode_attention_kernel"] = decode_attention_kernel->to_json();
   if (default_max_num_seqs) j["default_max_num_seqs"] = default_max_num_seqs->to_json();
   if (default_scheduler) j["default_scheduler"] = default_scheduler->to_json();
+  if (default_kv_admission) j["default_kv_admission"] = default_kv_admission->to_json();
   return j;
 }
 
@@ -74,7 +75,7 @@ SoftwareStack read_software_stack(const json& value, const std::string& path) {
                  {"id", "name", "source", "cuda_graphs", "cuda_graph_batch_sizes", "kernel_launch_us", "graph_launch_us",
                   "scheduler_us_per_step", "scheduler_us_per_sequence", "overlap_scheduler", "fused_kernels",
                   "all_reduce", "sampler_bytes_per_logit", "tokenize_us_per_token", "decode_attention_kernel",
-                  "default_max_num_seqs", "default_scheduler"});
+                  "default_max_num_seqs", "default_scheduler", "default_kv_admission"});
   SoftwareStack s;
   s.id = r.string("id", "custom-stack");
   s.name = r.string("name", s.id);
@@ -111,6 +112,9 @@ SoftwareStack read_software_stack(const json& value, const std::string& path) {
   // Optional: a stack without its own runs the generic continuous policy when the scenario names none.
   if (const json* d = r.find("default_scheduler"))
     s.default_scheduler = read_stack_scheduler(*d, r.child_path("default_scheduler"));
+  // Optional: a stack without its own takes KV blocks on demand when the scenario names no admission.
+  if (const json* a = r.find("default_kv_admission"))
+    s.default_kv_admission = read_stack_kv_admission(*a, r.child_path("default_kv_admission"));
   return s;
 }
 

@@ -48,6 +48,9 @@ struct SoftwareStack {
   // How its engine schedules when the scenario names no scheduler policy.
   // None: the generic continuous policy, prefill first (vLLM V0's).
   std::optional<StackScheduler> default_scheduler;
+  // How its engine admits a prompt into the KV cache when the scenario's
+  // serving.kv_cache names no admission. None: blocks on demand (vLLM's).
+  std::optional<StackKvAdmission> default_kv_admission;
   json to_json() const;
 };
 

@@ -168,6 +168,8 @@ constexpr WordsRow kParameterWordRows[] = {
      "Share of KV blocks kept free when admitting new requests (vLLM watermark), 0 to 0.5"},
     {"/serving/kv_cache/preemption", "Preemption", "",
      "What happens to a request evicted when KV blocks run out: recompute its KV later, or swap it to host memory over PCIe"},
+    {"/serving/kv_cache/admission", "Admission", "",
+     "On demand: a prompt starts with its first chunk's KV blocks and may be preempted (vLLM, SGLang); to completion: only with its whole prompt and output's blocks free, never preempted (TensorRT-LLM); when not given, the software stack's own"},
     {"/serving/kv_cache/swap_space_GiB", "Swap space", "GiB",
      "Host memory per GPU for swapped-out KV blocks (swap preemption)"},
     {"/serving/kv_cache/prefix_caching", "Prefix caching (share full prefix blocks by hash)", "",

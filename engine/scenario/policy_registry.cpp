@@ -116,6 +116,18 @@ const std::vector<RegistryEntry>& kv_allocations() {
   return r;
 }
 
+const std::vector<RegistryEntry>& kv_admissions() {
+  static const std::vector<RegistryEntry> r = {
+      {"on_demand",
+       "a prompt is admitted when the blocks of its first chunk are free; a running sequence takes blocks as it grows "
+       "and is preempted when none are left (vLLM, SGLang, TensorRT-LLM's MAX_UTILIZATION)"},
+      {"to_completion",
+       "a prompt is admitted only when the blocks of its whole prompt and output are free, and holds them until it "
+       "ends: nothing is ever preempted (TensorRT-LLM's default GUARANTEED_NO_EVICT)"},
+  };
+  return r;
+}
+
 const std::vector<RegistryEntry>& preemption_modes() {
   static const std::vector<RegistryEntry> r = {
       {"recompute", "free the victim's blocks; its prompt and output so far are prefilled again"},
@@ -178,6 +190,7 @@ json policy_tables_json() {
           {"scheduler_policies", list(scheduler_policies())},
           {"scheduler_priorities", list(scheduler_priorities())},
           {"kv_allocations", list(kv_allocations())},
+          {"kv_admissions", list(kv_admissions())},
           {"preemption_modes", list(preemption_modes())},
           {"speculative_methods", list(speculative_methods())},
           {"lora_targets", list(lora_targets())},

@@ -38,6 +38,7 @@ const std::vector<RegistryEntry>& pool_roles();
 const std::vector<RegistryEntry>& scheduler_policies();
 const std::vector<RegistryEntry>& scheduler_priorities();
 const std::vector<RegistryEntry>& kv_allocations();
+const std::vector<RegistryEntry>& kv_admissions();
 const std::vector<RegistryEntry>& preemption_modes();
 const std::vector<RegistryEntry>& speculative_methods();
 const std::vector<RegistryEntry>& lora_targets();

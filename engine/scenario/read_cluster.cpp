@@ -232,14 +232,49 @@ json scheduler_to_json(const SchedulerSpec& sc) {
   return j;
 }
 
-KvCacheSpec read_kv(const json* v, const std::string& path, const ModelArch& m) {
+namespace {
+
+const std::vector<std::pair<const char*, KvAdmission>>& admission_table() {
+  static const std::vector<std::pair<const char*, KvAdmission>> t = {
+      {"on_demand", KvAdmission::OnDemand}, {"to_completion", KvAdmission::ToCompletion}};
+  return t;
+}
+
+// The stack's default admission, its name checked against the registry as a
+// scenario's own is, at the stack's key (its reader, a layer down, cannot see it).
+std::optional<KvAdmission> stack_kv_admission(const SoftwareStack& stack) {
+  if (!stack.default_kv_admission) return std::nullopt;
+  const StackKvAdmission& d = *stack.default_kv_admission;
+  const json names = {{"admission", d.admission}};
+  ObjectReader r(names, d.path, {"admission"});
+  return pick<KvAdmission>(r.choice("admission", registry_names(kv_admissions())), admission_table());
+}
+
+}  // namespace
+
+KvCacheSpec read_kv(const json* v, const std::string& path, const ModelArch& m, const SoftwareStack& stack) {
   KvCacheSpec kv;
   kv.max_model_len = m.max_context;
-  if (!v) return kv;
-  ObjectReader r(*v, path, {"allocation", "block_size", "gpu_memory_utilization", "watermark", "preemption",
-                            "swap_space_GiB", "prefix_caching", "max_model_len", "offload"});
+  const std::optional<KvAdmission> stack_admission = stack_kv_admission(stack);
+  const json empty = json::object();
+  ObjectReader r(v ? *v : empty, path,
+                 {"allocation", "block_size", "gpu_memory_utilization", "watermark", "preemption", "admission",
+                  "swap_space_GiB", "prefix_caching", "max_model_len", "offload"});
   kv.allocation = pick<KvAllocation>(r.choice("allocation", registry_names(kv_allocations()), "paged"),
                                      {{"paged", KvAllocation::Paged}, {"contiguous", KvAllocation::Contiguous}});
+  // The scenario's admission, else its stack's; contiguous allocation
+  // reserves max_model_len a request, more than any admission would.
+  const bool contiguous = kv.allocation == KvAllocation::Contiguous;
+  if (contiguous && r.has("admission"))
+    fail(error_code::kConstraint, r.child_path("admission"),
+         "contiguous allocation reserves max_model_len tokens a request on admission; admission chooses between "
+         "paged policies");
+  const char* default_admission = stack_admission && !contiguous ? to_string(*stack_admission) : "on_demand";
+  kv.admission = pick<KvAdmission>(r.choice("admission", registry_names(kv_admissions()), default_admission),
+                                   admission_table());
+  if (stack_admission && !contiguous && !r.has("admission"))
+    kv.admission_source = std::string(to_string(kv.admission)) + ": the default of software stack '" + stack.id +
+                          "' (its default_kv_admission)";
   kv.block_size = r.integer("block_size", 1, 4096, 16);
   kv.gpu_memory_utilization = r.number("gpu_memory_utilization", 0.05, 1.0, 0.9);
   kv.watermark = r.number("watermark", 0.0, 0.5, 0.01);

@@ -77,6 +77,7 @@ const char* to_string(Priority v) {
 }
 const char* to_string(KvAllocation v) { return v == KvAllocation::Paged ? "paged" : "contiguous"; }
 const char* to_string(PreemptionMode v) { return v == PreemptionMode::Recompute ? "recompute" : "swap"; }
+const char* to_string(KvAdmission v) { return v == KvAdmission::OnDemand ? "on_demand" : "to_completion"; }
 const char* to_string(SpecMethod v) {
   switch (v) {
     case SpecMethod::None: return "none";
@@ -440,7 +441,7 @@ std::shared_ptr<const SimulationSpec> read_simulation(const json& v, const std::
     default_layout.pp = static_cast<int>(pr.integer("pp", 1, 1024, 1));
   }
   sp.limits = read_limits(r.find("limits"), r.child_path("limits"));
-  sp.kv = read_kv(r.find("kv_cache"), r.child_path("kv_cache"), s.model);
+  sp.kv = read_kv(r.find("kv_cache"), r.child_path("kv_cache"), s.model, s.cost_model.software_stack);
   sp.workload = read_workload(r.required("workload"), r.child_path("workload"), sp.kv.max_model_len, sp.limits);
   sp.cluster = read_cluster(r.find("cluster"), r.child_path("cluster"), s, default_layout, r.has("parallelism"),
                             r.child_path("parallelism"));
@@ -499,6 +500,7 @@ json simulation_to_json(const SimulationSpec& sp) {
                    {"swap_space_GiB", sp.kv.swap_space_GiB},
                    {"prefix_caching", sp.kv.prefix_caching},
                    {"max_model_len", sp.kv.max_model_len}};
+  if (sp.kv.admission != KvAdmission::OnDemand) j["kv_cache"]["admission"] = to_string(sp.kv.admission);
   if (!sp.kv.offload_tiers.empty()) j["kv_cache"]["offload"] = kv_offload_to_json(sp.kv);
   if (sp.speculative.method != SpecMethod::None) j["speculative"] = speculative_to_json(sp.speculative);
   if (sp.lora.enabled) {

@@ -9,6 +9,10 @@
 
 #include "scenario/simulation_spec.hpp"
 
+namespace sightline {
+struct SoftwareStack;
+}
+
 namespace sightline::serve {
 
 // The value of `name` in `table` (a name the registry already checked), or the first entry's.
@@ -75,7 +79,8 @@ json length_to_json(const LengthSpec& l);
 // serving.slo (read_slo.cpp).
 void read_slo(const ObjectReader& r, SimulationSpec& sp);
 
-KvCacheSpec read_kv(const json* v, const std::string& path, const ModelArch& m);
+// `stack`: its default_kv_admission is the admission where the scenario names none.
+KvCacheSpec read_kv(const json* v, const std::string& path, const ModelArch& m, const SoftwareStack& stack);
 SpeculativeSpec read_speculative(const json* v, const std::string& path, const Scenario& s, const ClusterSpec& c,
                                  const SchedulerSpec& sc);
 json speculative_to_json(const SpeculativeSpec& sp);

@@ -31,6 +31,7 @@ enum class SchedulerPolicy { Continuous, ChunkedPrefill, Static };
 enum class Priority { PrefillFirst, DecodeFirst, PrefillAlone, Fcfs };
 enum class KvAllocation { Paged, Contiguous };
 enum class PreemptionMode { Recompute, Swap };
+enum class KvAdmission { OnDemand, ToCompletion };
 enum class SpecMethod { None, Draft, Ngram, Mtp, Eagle3 };
 enum class LoraTargets { Attention, AllLinear };
 
@@ -191,6 +192,12 @@ struct KvCacheSpec {
   double gpu_memory_utilization = 0.9;
   double watermark = 0.01;
   PreemptionMode preemption = PreemptionMode::Recompute;
+  // When a prompt may enter the KV cache: with its first chunk's blocks free
+  // (on demand, growing after), or with its whole prompt and output's.
+  KvAdmission admission = KvAdmission::OnDemand;
+  // Where the admission came from when the scenario names none: the software
+  // stack's default_kv_admission, said in the result; empty otherwise.
+  std::string admission_source;
   double swap_space_GiB = 4.0;
   bool prefix_caching = false;
   int64_t max_model_len = 0;  // 0 resolved to the model's max_context
@@ -374,6 +381,7 @@ const char* to_string(SchedulerPolicy v);
 const char* to_string(Priority v);
 const char* to_string(KvAllocation v);
 const char* to_string(PreemptionMode v);
+const char* to_string(KvAdmission v);
 const char* to_string(SpecMethod v);
 
 // Reads serving mode "simulate". `serving` is the whole serving object, `s`

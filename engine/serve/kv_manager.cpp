@@ -157,12 +157,22 @@ namespace sightline::serve {
 KvManager::KvManager(const KvCacheSpec& kv, int speculative_k)
     : block_size_(kv.block_size),
       contiguous_(kv.allocation == KvAllocation::Contiguous),
+      to_completion_(kv.allocation == KvAllocation::Paged && kv.admission == KvAdmission::ToCompletion),
       prefix_caching_(kv.prefix_caching),
       watermark_(kv.watermark),
       swap_space_GiB_(kv.swap_space_GiB),
       tiers_(kv.offload_tiers),
       tier_counters_(kv.offload_tiers.size()) {
   reserve_tokens_ = kv.max_model_len + speculative_k;
+  speculative_k_ = speculative_k;
+}
+
+int64_t KvManager::admission_blocks(const KvSpace& s, const RequestSpec& r, int64_t tokens_now) const {
+  if (contiguous_) return s.reserve_blocks;
+  // To completion: every token it will hold, its speculative drafts' included
+  // (TensorRT-LLM's getRemainingBlocksToCompletion), never fewer than now.
+  if (to_completion_) return blocks_for(s, std::max<int64_t>(tokens_now, r.prompt + r.output + speculative_k_));
+  return blocks_for(s, tokens_now);
 }
 
 KvSpace KvManager::make_space(int64_t blocks, double kv_bytes_per_token, const std::vector<CappedKv>& windowed,
@@ -243,12 +253,11 @@ bool KvManager::admit(KvSpace& s, KvHold& h, const RequestSpec& r, int64_t targe
   }
   hit_tokens = static_cast<int64_t>(hits.size()) * block_size_;
   if (!first_chunk(target - hit_tokens, budget, chunked, chunk)) return false;
-  const int64_t need =
-      contiguous_ ? s.reserve_blocks : blocks_for(s, hit_tokens + chunk) - static_cast<int64_t>(hits.size());
+  // (No hits under contiguous allocation, which refuses prefix caching.)
+  const int64_t need = admission_blocks(s, r, hit_tokens + chunk) - static_cast<int64_t>(hits.size());
   int64_t unreferenced = 0;
   for (int32_t id : hits) unreferenced += s.pool.is_unreferenced(id) ? 1 : 0;
-  const int64_t headroom = contiguous_ ? 0 : s.watermark_blocks;
-  if (!s.pool.fits(unreferenced + need, headroom, !contiguous_)) return false;
+  if (!s.pool.fits(unreferenced + need, admission_headroom(s), keeps_watermark())) return false;
   for (int32_t id : hits) s.pool.acquire(id);
   if (!s.pool.take(need)) invariant("admission allocation failed");
   ++admissions_;
@@ -258,9 +267,9 @@ bool KvManager::admit(KvSpace& s, KvHold& h, const RequestSpec& r, int64_t targe
   return true;
 }
 
-bool KvManager::reserve_for_transfer(KvSpace& s, KvHold& h, int64_t tokens) {
-  const int64_t need = contiguous_ ? s.reserve_blocks : blocks_for(s, tokens);
-  if (!s.pool.fits(need, contiguous_ ? 0 : s.watermark_blocks, !contiguous_)) return false;
+bool KvManager::reserve_for_transfer(KvSpace& s, KvHold& h, const RequestSpec& r, int64_t tokens) {
+  const int64_t need = admission_blocks(s, r, tokens);
+  if (!s.pool.fits(need, admission_headroom(s), keeps_watermark())) return false;
   s.pool.take(need);
   h.private_blocks = need;
   return true;

@@ -149,6 +149,14 @@ class KvManager {
     return kv_blocks_for(s.windowed, block_size_, tokens);
   }
   bool contiguous() const { return contiguous_; }
+  // The blocks a request is given on admission while it holds `tokens_now`
+  // tokens: max_model_len's (contiguous), its whole prompt and output's (to
+  // completion), else its present tokens'.
+  int64_t admission_blocks(const KvSpace& s, const RequestSpec& r, int64_t tokens_now) const;
+  // The free blocks an admission must leave: the watermark that running
+  // sequences grow into, unless they never grow (contiguous, to completion).
+  int64_t admission_headroom(const KvSpace& s) const { return keeps_watermark() ? s.watermark_blocks : 0; }
+  bool keeps_watermark() const { return !contiguous_ && !to_completion_; }
 
   // A KvSpace of `blocks` blocks whose pool reports to `usage`; `windowed`
   // gives the windowed layers' KV bytes per token by cap. With offload
@@ -171,9 +179,10 @@ class KvManager {
   const std::vector<KvTierSpec>& tier_specs() const { return tiers_; }
   const std::vector<TierCounters>& tier_counters() const { return tier_counters_; }
   int64_t tiered_hbm_hit_blocks() const { return hbm_hit_blocks_; }
-  // Reserves the blocks for a KV cache of `tokens` tokens arriving by transfer
-  // (disaggregation); false when that would eat into the watermark.
-  bool reserve_for_transfer(KvSpace& s, KvHold& h, int64_t tokens);
+  // Reserves the blocks for a KV cache of `tokens` tokens of request `r`
+  // arriving by transfer (disaggregation; admission_blocks'); false when that
+  // would eat into the watermark.
+  bool reserve_for_transfer(KvSpace& s, KvHold& h, const RequestSpec& r, int64_t tokens);
   // Grows a running sequence's blocks to hold `tokens_after` tokens; false when the pool cannot.
   // Inline for its usual answer (the blocks held already cover the tokens:
   // most decode steps), which the scheduler asks for every sequence of every step.
@@ -221,10 +230,12 @@ class KvManager {
 
   int64_t block_size_ = 16;
   bool contiguous_ = false;
+  bool to_completion_ = false;  // paged blocks reserved to completion on admission (KvAdmission::ToCompletion)
   bool prefix_caching_ = false;
   double watermark_ = 0;
   double swap_space_GiB_ = 0;
   int64_t reserve_tokens_ = 0;  // contiguous allocation reserves max_model_len (+ speculative k) per request
+  int64_t speculative_k_ = 0;   // drafted tokens a verify step holds beyond the output
   int64_t admissions_ = 0, admissions_with_hits_ = 0;
   // Offload tiers: their specs, one set of counters per tier for every
   // engine, and the shared tiers' stores by (model, tier).

@@ -176,11 +176,11 @@ void Simulation::on_arrival(int32_t id) {
   Replica& r = cluster_.replicas[static_cast<size_t>(ri)];
   Engine& e = r.engines[static_cast<size_t>(q.spec.model)];
   const bool contiguous = spec_.kv.allocation == KvAllocation::Contiguous;
-  const bool is_static = spec_.scheduler.policy == SchedulerPolicy::Static;
+  const bool watermark = spec_.scheduler.policy != SchedulerPolicy::Static && kv_.keeps_watermark();  // growth room
   auto fits = [&](const Engine& eng) {
     if (contiguous) return eng.kv.pool.could_fit(eng.kv.reserve_blocks, 0, false);
     const int64_t need = kv_.blocks_for(eng.kv, q.spec.prompt + q.spec.output + spec_k_);
-    return eng.kv.pool.could_fit(need, is_static ? 0 : eng.kv.watermark_blocks, !is_static);
+    return eng.kv.pool.could_fit(need, watermark ? eng.kv.watermark_blocks : 0, watermark);
   };
   if (!fits(e)) return drop(q, DropReason::ReplicaKv);
   if (!cluster_.decode_replicas.empty() &&
@@ -325,7 +325,7 @@ void Simulation::admit_transfers(Replica& r, Engine& e) {
     // A request whose KV is in transit already holds one of the max_num_seqs
     // seats (it joins `running` when the transfer lands).
     if (scheduler_->seq_limit().reached(static_cast<int64_t>(e.running.size()) + e.transferring, spec_.scheduler.max_num_seqs)) break;
-    if (!kv_.reserve_for_transfer(e.kv, q.kv, q.computed + 1 + spec_k_)) break;
+    if (!kv_.reserve_for_transfer(e.kv, q.kv, q.spec, q.computed + 1 + spec_k_)) break;
     const int32_t src_index = handoffs_[q.handoff].src_replica;
     Replica& src = cluster_.replicas[static_cast<size_t>(src_index)];
     const KvTransfer x = KvHandoffs::transfer(src, q.spec.model, q.computed, link, run_.now);

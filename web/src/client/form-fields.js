@@ -273,6 +273,7 @@ export const FIELDS = [
   { id: 'sim_gpu_util', path: '/serving/kv_cache/gpu_memory_utilization', kind: 'number', section: SIM, showDefault: true },
   { id: 'sim_watermark', path: '/serving/kv_cache/watermark', kind: 'number', section: SIM, showDefault: true },
   { id: 'sim_preemption', path: '/serving/kv_cache/preemption', kind: 'select', section: SIM, showDefault: true },
+  { id: 'sim_kv_admission', path: '/serving/kv_cache/admission', kind: 'select', section: SIM, optional: true },
   { id: 'sim_swap_space', path: '/serving/kv_cache/swap_space_GiB', kind: 'number', section: SIM, showDefault: true },
   { id: 'sim_prefix_caching', path: '/serving/kv_cache/prefix_caching', kind: 'bool', section: SIM, showDefault: true },
   kvTierField(0),

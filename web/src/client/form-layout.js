@@ -101,6 +101,7 @@ export const FORM_PARTS = {
     fieldset('KV cache', { section: 'simulate' }, [
       row(3, [field('sim_kv_alloc'), field('sim_block_size'), field('sim_gpu_util')]),
       row(3, [field('sim_watermark'), field('sim_preemption'), field('sim_swap_space')]),
+      row(2, [field('sim_kv_admission')]),
       field('sim_prefix_caching'),
       row(2, [field('sim_kv_tier1', { of: 'First' }), field('sim_kv_tier2', { of: 'Second' })]),
     ]),

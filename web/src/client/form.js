@@ -82,6 +82,7 @@ const SERVING_SELECTS = [
   ['sim_priority', 'scheduler_priorities', "The stack's, else the policy's"],
   ['sim_kv_alloc', 'kv_allocations'],
   ['sim_preemption', 'preemption_modes'],
+  ['sim_kv_admission', 'kv_admissions', "The stack's"],
   ['spec_method', 'speculative_methods'],
   ['prompt_dist', 'length_distributions'],
   ['output_dist', 'length_distributions'],
