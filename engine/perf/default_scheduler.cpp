@@ -26,6 +26,7 @@ json MemoryTieredTokens::to_json() const {
 json StackScheduler::to_json() const {
   json j = {{"policy", policy}, {"priority", priority}, {"source", source}};
   if (chunk_size) j["chunk_size"] = chunk_size->to_json();
+  if (max_num_batched_tokens) j["max_num_batched_tokens"] = max_num_batched_tokens->to_json();
   return j;
 }
 
@@ -57,11 +58,13 @@ MemoryTieredTokens read_tiered_tokens(const json& v, const std::string& path) {
 }  // namespace
 
 StackScheduler read_stack_scheduler(const json& v, const std::string& path) {
-  ObjectReader r(v, path, {"policy", "priority", "chunk_size", "source"});
+  ObjectReader r(v, path, {"policy", "priority", "chunk_size", "max_num_batched_tokens", "source"});
   StackScheduler s;
   s.policy = r.string("policy");
   s.priority = r.string("priority");
   if (const json* c = r.find("chunk_size")) s.chunk_size = read_tiered_tokens(*c, r.child_path("chunk_size"));
+  if (const json* b = r.find("max_num_batched_tokens"))
+    s.max_num_batched_tokens = read_tiered_tokens(*b, r.child_path("max_num_batched_tokens"));
   s.path = path;
   s.source = r.string("source", "user-supplied");
   return s;

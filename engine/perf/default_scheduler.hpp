@@ -40,8 +40,11 @@ struct StackScheduler {
   std::string policy;    // a scheduler policy's name
   std::string priority;  // a scheduler priority's name
   // chunked_prefill's token budget per step: required there, refused under
-  // continuous (whose budget is the scenario reader's own), by the scenario layer.
+  // continuous, by the scenario layer.
   std::optional<MemoryTieredTokens> chunk_size;
+  // continuous's token budget per step: optional there (without it the
+  // scenario reader's own), refused under chunked_prefill.
+  std::optional<MemoryTieredTokens> max_num_batched_tokens;
   std::string path;  // of the default_scheduler object
   std::string source;
   json to_json() const;

@@ -155,7 +155,7 @@ constexpr WordsRow kParameterWordRows[] = {
     {"/serving/scheduler/max_num_seqs", "Max sequences", "seq",
      "Most requests running at once in a replica (vLLM max_num_seqs); when not given, the software stack's own limit (256 on vllm-like)"},
     {"/serving/scheduler/max_num_batched_tokens", "Max batched tokens", "tokens",
-     "Most tokens one step may process (vLLM max_num_batched_tokens); empty: max(max model length, 2048)"},
+     "Most tokens one step may process (vLLM max_num_batched_tokens); empty: the software stack's with its policy, else max(max model length, 2048)"},
     {"/serving/scheduler/chunk_size", "Chunk size", "tokens",
      "Chunked prefill: token budget of each step; when not given, the software stack's own (by GPU memory), else 512"},
     {"/serving/kv_cache/allocation", "Allocation", "",

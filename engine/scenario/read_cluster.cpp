@@ -201,10 +201,12 @@ SchedulerSpec read_scheduler(const json* v, const std::string& path, int64_t max
   sc.max_num_seqs = r.integer("max_num_seqs", 1, 65536, 256);
   sc.cpu_overhead_us = r.number("cpu_overhead_us", 0.0, 1e6, 0.0);
   if (sc.policy == SchedulerPolicy::ChunkedPrefill) {
-    sc.max_num_batched_tokens = r.integer("chunk_size", 1, 1 << 20, stack_policy ? stack->chunk_size : 512);
+    sc.max_num_batched_tokens = r.integer("chunk_size", 1, 1 << 20, stack_policy ? stack->token_budget : 512);
     sc.max_prefill_chunk = r.integer("max_prefill_chunk", 1, sc.max_num_batched_tokens, sc.max_num_batched_tokens);
   } else {
-    sc.max_num_batched_tokens = r.integer("max_num_batched_tokens", 1, 1 << 24, std::max<int64_t>(max_len, 2048));
+    const bool stack_budget = stack_policy && stack->token_budget > 0;
+    sc.max_num_batched_tokens = r.integer("max_num_batched_tokens", 1, 1 << 24,
+                                          stack_budget ? stack->token_budget : std::max<int64_t>(max_len, 2048));
   }
   if (sc.policy == SchedulerPolicy::Static) {
     sc.batch_size = r.integer("batch_size", 1, 65536, 8);

@@ -38,7 +38,7 @@ ClusterSpec read_cluster(const json* v, const std::string& path, const Scenario&
 struct StackSchedulerDefault {
   SchedulerPolicy policy = SchedulerPolicy::Continuous;
   Priority priority = Priority::PrefillFirst;
-  int64_t chunk_size = 0;
+  int64_t token_budget = 0;  // per step: chunk_size, or continuous's max_num_batched_tokens (0: the reader's own)
   std::string source;  // said in the result where the scenario took it
 };
 // A policy's and a priority's value by name (names the registries checked).

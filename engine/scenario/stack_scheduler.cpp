@@ -31,20 +31,24 @@ std::optional<StackSchedulerDefault> stack_scheduler_default(const Scenario& s, 
          "a stack whose default policy is chunked_prefill gives its token budget per step (chunk_size)");
   if (!chunked && d.chunk_size)
     fail(error_code::kConstraint, pointer_append(d.path, "chunk_size"),
-         "chunk_size is chunked_prefill's budget; a continuous policy takes the scenario's max_num_batched_tokens");
+         "chunk_size is chunked_prefill's budget; a continuous policy's is max_num_batched_tokens");
+  if (chunked && d.max_num_batched_tokens)
+    fail(error_code::kConstraint, pointer_append(d.path, "max_num_batched_tokens"),
+         "max_num_batched_tokens is the continuous policy's budget; chunked_prefill's is chunk_size");
   out.priority = scheduler_priority_named(r.choice("priority", registry_names(scheduler_priorities())));
   // One scheduler serves every pool: pools whose GPUs give different budgets
   // run at the smallest, and the result says so.
+  const std::optional<MemoryTieredTokens>& tokens = chunked ? d.chunk_size : d.max_num_batched_tokens;
   bool pools_differ = false;
-  for (size_t i = 0; chunked && i < cluster.pools.size(); ++i) {
+  for (size_t i = 0; tokens && i < cluster.pools.size(); ++i) {
     const PoolSpec& p = cluster.pools[i];
-    const int64_t budget = d.chunk_size->on(p.gpu ? *p.gpu : s.hardware.gpu);
-    pools_differ = pools_differ || (i > 0 && budget != out.chunk_size);
-    out.chunk_size = i == 0 ? budget : std::min(out.chunk_size, budget);
+    const int64_t budget = tokens->on(p.gpu ? *p.gpu : s.hardware.gpu);
+    pools_differ = pools_differ || (i > 0 && budget != out.token_budget);
+    out.token_budget = i == 0 ? budget : std::min(out.token_budget, budget);
   }
   const std::string policy = std::string(to_string(out.policy)) + "/" + to_string(out.priority);
-  const std::string budget = chunked
-                                 ? ", " + std::to_string(out.chunk_size) + " tokens a step" +
+  const std::string budget = tokens
+                                 ? ", " + std::to_string(out.token_budget) + " tokens a step" +
                                        (pools_differ ? " (the smallest of the pools' GPUs': one scheduler serves every pool)" : "")
                                  : "";
   out.source = policy + budget + ": the default of software stack '" + stack.id + "' (its default_scheduler)";

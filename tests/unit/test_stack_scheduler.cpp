@@ -130,6 +130,35 @@ TEST_CASE("stack scheduler: a scenario without a policy runs its stack's, and sa
   CHECK_FALSE(v0["deployment"].contains("scheduler_source"));
 }
 
+TEST_CASE("stack scheduler: TensorRT-LLM runs decodes first and whole prompts in what they leave, 8192 tokens a step") {
+  const StackScheduler trt = stack_scheduler("trtllm-like");
+  CHECK(trt.policy == "continuous");
+  CHECK(trt.priority == "decode_first");
+  CHECK_FALSE(trt.chunk_size);
+  for (const char* gpu : {"h100-sxm", "a100-40g-sxm", "l4", "b200", "mi300x"}) {
+    CAPTURE(gpu);
+    CHECK(trt.max_num_batched_tokens->on(read_gpu(json(gpu), "/g")) == 8192);
+  }
+  const json r = result_of(serving("h100-sxm", "trtllm-like", nullptr));
+  CHECK(r["deployment"]["scheduler"] == "continuous");
+  CHECK(r["deployment"]["priority"] == "decode_first");
+  CHECK(r["deployment"]["scheduler_source"].get<std::string>().find("8192 tokens a step") != std::string::npos);
+  // In-flight batching: steps with decodes and whole prompts, never a prompt split.
+  const StepKinds k = step_kinds(r);
+  CHECK(k.mixed > 0);
+  CHECK(r["metrics"]["requests"]["completed"] == 120);
+  // A prompt longer than the budget is refused, as TensorRT-LLM's LLM API refuses it.
+  json long_prompts = serving("h100-sxm", "trtllm-like", nullptr);
+  long_prompts["model"] = "qwen2.5-7b";  // 32k context
+  long_prompts["serving"]["workload"]["prompt_tokens"] = 9000;
+  CHECK(result_of(long_prompts)["metrics"]["requests"]["dropped"] == 120);
+  // The scenario's budget wins; without the stack's policy, the generic one runs.
+  const json own = result_of(serving("h100-sxm", "trtllm-like", {{"max_num_batched_tokens", 4096}}));
+  CHECK(own["deployment"]["priority"] == "decode_first");
+  const json v0 = result_of(serving("h100-sxm", "vllm-like", nullptr));
+  CHECK(v0["deployment"]["priority"] == "prefill_first");
+}
+
 TEST_CASE("stack scheduler: prefill_alone takes no decodes in a step with prompt tokens") {
   // The same arrivals under the three priorities of chunked prefill: only
   // prefill_alone never mixes, and its decodes wait for steps without prompts.
@@ -192,6 +221,9 @@ TEST_CASE("stack scheduler: a custom stack's default_scheduler is read strictly,
   d = good;
   d["chunk_size"]["small_architectures"] = json::array({"amperes"});
   CHECK(error_of(d)["path"].get<std::string>().rfind("/cost_model/software_stack/default_scheduler/chunk_size/small_architectures", 0) == 0);
+  d = good;
+  d["max_num_batched_tokens"] = {{"tiers", json::array()}, {"otherwise", 8192}};
+  CHECK(error_of(d)["path"] == "/cost_model/software_stack/default_scheduler/max_num_batched_tokens");
   d = good;
   d["mixed"] = true;
   CHECK(error_of(d)["path"] == "/cost_model/software_stack/default_scheduler/mixed");

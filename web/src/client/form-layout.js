@@ -96,7 +96,7 @@ export const FORM_PARTS = {
     fieldset('Cluster & scheduler', { section: 'simulate' }, [
       row(2, [field('sim_router'), field('sim_policy')]),
       row(2, [field('sim_priority'), field('sim_max_num_seqs', { placeholder: "the stack's" })]),
-      row(2, [field('sim_max_batched', { placeholder: 'auto' }), field('sim_chunk_size', { placeholder: "the stack's, else 512" })]),
+      row(2, [field('sim_max_batched', { placeholder: "the stack's, else auto" }), field('sim_chunk_size', { placeholder: "the stack's, else 512" })]),
     ]),
     fieldset('KV cache', { section: 'simulate' }, [
       row(3, [field('sim_kv_alloc'), field('sim_block_size'), field('sim_gpu_util')]),
