@@ -122,7 +122,7 @@ TEST_CASE("moe kernels: the published rows are transcribed whole and agree with 
     }
   }
   CHECK(gemms == 28);
-  CHECK(a2a == 14);
+  CHECK(a2a == 23);  // DeepEP's 14, MORI's 9 on MI300X
 }
 
 TEST_CASE("moe kernels: FP8 block-scaled GEMMs at decode shapes are never priced >15% faster than DeepGEMM") {
@@ -206,11 +206,11 @@ TEST_CASE("moe kernels: a block-scaled FP8 step prices its GEMMs' BF16 output as
   CHECK(marked >= 8);  // q_a, q_b, kv_a, o, dense MLP, shared and routed experts
 }
 
-TEST_CASE("moe kernels: DeepEP dispatch and combine are priced within 15% of DeepEP's H800 tables") {
+TEST_CASE("moe kernels: DeepEP dispatch and combine are priced within 15% of DeepEP's H800 tables, MORI's on MI300X from 512 tokens") {
   const ModelArch m = read_model(json("deepseek-v3"), "/model");
   const InterconnectSpec ib = read_interconnect(json("ib-ndr"), "/hardware/inter_node");
   std::ostringstream table;
-  table << "DeepEP on H800 (V1) and B200 (V2), published, against the engine\n"
+  table << "DeepEP on H800 (V1) and B200 (V2), MORI on MI300X, published, against the engine\n"
         << "mode                    gpu  ep  tokens/rank  published_us  engine_us  engine/published\n";
   for (const MoeKernelRow& r : moe_kernel_rows()) {
     if (r.kind != "all_to_all") continue;
@@ -255,7 +255,18 @@ TEST_CASE("moe kernels: DeepEP dispatch and combine are priced within 15% of Dee
     CAPTURE(r.layout);
     CAPTURE(r.gpu);
     CAPTURE(r.ep);
-    CHECK(engine_s / published_s == doctest::Approx(1.0).epsilon(0.15));
+    CAPTURE(r.tokens);
+    // MORI on the MI300X's mesh below 512 tokens a rank: the engine's
+    // all-to-all starts at the link's RCCL latency (its p2p parameters come
+    // from RCCL's all-reduce fit), which MORI's kernels undercut by about
+    // 15 us; never faster than MORI there, within 1.6x (the gap is said in
+    // docs/acceptance-38.md, "RCCL collectives on xGMI").
+    if (r.gpu == "mi300x" && r.tokens < 512) {
+      CHECK(engine_s / published_s >= 1.0);
+      CHECK(engine_s / published_s <= 1.6);
+    } else {
+      CHECK(engine_s / published_s == doctest::Approx(1.0).epsilon(0.15));
+    }
   }
   MESSAGE(table.str());
 }
