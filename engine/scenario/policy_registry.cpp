@@ -118,12 +118,8 @@ const std::vector<RegistryEntry>& kv_allocations() {
 
 const std::vector<RegistryEntry>& kv_admissions() {
   static const std::vector<RegistryEntry> r = {
-      {"on_demand",
-       "a prompt is admitted when the blocks of its first chunk are free; a running sequence takes blocks as it grows "
-       "and is preempted when none are left (vLLM, SGLang, TensorRT-LLM's MAX_UTILIZATION)"},
-      {"to_completion",
-       "a prompt is admitted only when the blocks of its whole prompt and output are free, and holds them until it "
-       "ends: nothing is ever preempted (TensorRT-LLM's default GUARANTEED_NO_EVICT)"},
+      {"on_demand", "blocks as a sequence grows, preempted when none are left (vLLM, SGLang)"},
+      {"to_completion", "admitted only with its whole prompt and output's blocks free: never preempted (TensorRT-LLM)"},
   };
   return r;
 }

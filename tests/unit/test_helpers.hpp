@@ -5,6 +5,7 @@
 #include <sstream>
 #include <string>
 
+#include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
 #include "api/api.hpp"
@@ -33,6 +34,12 @@ inline json llama3_70b_h100_search_base() {
 }
 
 inline json run(const json& scenario) { return envelope(api::run_scenario(scenario.dump())); }
+// A central-only run's result, the test stopped (with the error) when it fails.
+inline json central_result(const json& scenario) {
+  const json e = envelope(api::run_scenario_central_only(scenario.dump()));
+  REQUIRE_MESSAGE(e["ok"] == true, e.dump().substr(0, 400));
+  return e["result"];
+}
 inline json validate(const json& scenario) { return envelope(api::validate_scenario(scenario.dump())); }
 
 inline std::string read_source_file(const std::string& relative) {

@@ -33,12 +33,6 @@ json kv_bound(const std::string& stack, const json& kv_cache) {
   return s;
 }
 
-json run_ok(const json& scenario) {
-  const json e = test::envelope(api::run_scenario_central_only(scenario.dump()));
-  REQUIRE_MESSAGE(e["ok"] == true, e.dump().substr(0, 400));
-  return e["result"];
-}
-
 json error_of(const json& scenario) {
   const json e = test::envelope(api::run_scenario_central_only(scenario.dump()));
   REQUIRE(e["ok"] == false);
@@ -48,8 +42,8 @@ json error_of(const json& scenario) {
 }  // namespace
 
 TEST_CASE("kv admission: to completion runs only what its blocks can finish, and never preempts") {
-  const json reserved = run_ok(kv_bound("vllm-like", {{"admission", "to_completion"}}));
-  const json on_demand = run_ok(kv_bound("vllm-like", {{"admission", "on_demand"}}));
+  const json reserved = test::central_result(kv_bound("vllm-like", {{"admission", "to_completion"}}));
+  const json on_demand = test::central_result(kv_bound("vllm-like", {{"admission", "on_demand"}}));
   const json& kv = reserved["metrics"]["kv_cache"];
   // Each request holds ceil((512 + 512) / 16) = 64 blocks from its admission.
   const int64_t finishable = kv["blocks_total"].get<int64_t>() / 64;
@@ -76,7 +70,7 @@ TEST_CASE("kv admission: to completion never preempts, whatever the lengths, pol
       s["serving"]["workload"]["output_tokens"] = {{"dist", "uniform"}, {"min", 1}, {"max", 3000}};
       s["serving"]["scheduler"] = {{"policy", policy}};
       if (seed % 2 == 0) s["serving"]["speculative"] = {{"method", "ngram"}, {"k", 4}, {"acceptance_rate", 0.6}};
-      const json r = run_ok(s);
+      const json r = test::central_result(s);
       CHECK(r["metrics"]["kv_cache"]["preemptions"] == 0);
       CHECK(r["metrics"]["requests"]["completed"] == 40);
     }
@@ -90,26 +84,26 @@ TEST_CASE("kv admission: a disaggregated decode pool reserves to completion too"
   s["serving"]["cluster"] = {{"pools",
                               {{{"name", "p"}, {"replicas", 1}, {"tp", 1}, {"role", "prefill"}},
                                {{"name", "d"}, {"replicas", 1}, {"tp", 1}, {"role", "decode"}}}}};
-  const json r = run_ok(s);
+  const json r = test::central_result(s);
   CHECK(r["deployment"]["kv_admission"] == "to_completion");
   CHECK(r["metrics"]["kv_cache"]["preemptions"] == 0);
   CHECK(r["metrics"]["requests"]["completed"] == 60);
 }
 
 TEST_CASE("kv admission: a scenario naming none takes its stack's, and says so; its own wins") {
-  const json trt = run_ok(kv_bound("trtllm-like", nullptr));
+  const json trt = test::central_result(kv_bound("trtllm-like", nullptr));
   CHECK(trt["deployment"]["kv_admission"] == "to_completion");
   CHECK(trt["deployment"]["kv_admission_source"].get<std::string>().find("'trtllm-like'") != std::string::npos);
   CHECK(trt["metrics"]["kv_cache"]["preemptions"] == 0);
-  const json own = run_ok(kv_bound("trtllm-like", {{"admission", "on_demand"}}));
+  const json own = test::central_result(kv_bound("trtllm-like", {{"admission", "on_demand"}}));
   CHECK_FALSE(own["deployment"].contains("kv_admission"));
   CHECK_FALSE(own["deployment"].contains("kv_admission_source"));
   CHECK(own["metrics"]["kv_cache"]["preemptions"].get<int64_t>() > 0);
   // Contiguous allocation reserves max_model_len already: the stack's admission does not apply.
-  const json contiguous = run_ok(kv_bound("trtllm-like", {{"allocation", "contiguous"}}));
+  const json contiguous = test::central_result(kv_bound("trtllm-like", {{"allocation", "contiguous"}}));
   CHECK_FALSE(contiguous["deployment"].contains("kv_admission"));
   // A stack without one takes blocks on demand.
-  const json vllm = run_ok(kv_bound("vllm-like", nullptr));
+  const json vllm = test::central_result(kv_bound("vllm-like", nullptr));
   CHECK_FALSE(vllm["deployment"].contains("kv_admission"));
   CHECK(vllm["metrics"]["kv_cache"]["preemptions"].get<int64_t>() > 0);
 }
@@ -139,9 +133,9 @@ TEST_CASE("kv admission: wrong admissions are located errors, in the scenario an
   CHECK(stack_error(d)["path"] == "/cost_model/software_stack/default_kv_admission/policy");
   // The preset typed out under another id runs as the preset.
   json s = kv_bound("trtllm-like", nullptr);
-  const json preset_run = run_ok(s);
+  const json preset_run = test::central_result(s);
   s["cost_model"]["software_stack"] = stack;
-  const json typed = run_ok(s);
+  const json typed = test::central_result(s);
   CHECK(typed["metrics"]["throughput"] == preset_run["metrics"]["throughput"]);
   CHECK(typed["deployment"]["kv_admission"] == "to_completion");
 }

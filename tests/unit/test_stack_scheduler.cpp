@@ -43,12 +43,6 @@ json serving(const std::string& gpu, const std::string& stack, const json& sched
   return s;
 }
 
-json result_of(const json& scenario) {
-  const json e = test::envelope(api::run_scenario_central_only(scenario.dump()));
-  REQUIRE_MESSAGE(e["ok"] == true, e.dump().substr(0, 400));
-  return e["result"];
-}
-
 // Steps that took both prompt tokens and decodes, over every step.
 struct StepKinds {
   int mixed = 0, prefill = 0, decode = 0;
@@ -107,25 +101,25 @@ TEST_CASE("stack scheduler: SGLang's chunk by GPU memory, never smaller on a lar
 }
 
 TEST_CASE("stack scheduler: a scenario without a policy runs its stack's, and says so") {
-  const json v1 = result_of(serving("h100-sxm", "vllm-v1-like", nullptr));
+  const json v1 = test::central_result(serving("h100-sxm", "vllm-v1-like", nullptr));
   CHECK(v1["deployment"]["scheduler"] == "chunked_prefill");
   CHECK(v1["deployment"]["priority"] == "decode_first");
   CHECK(v1["deployment"]["scheduler_source"].get<std::string>().find("8192 tokens a step") != std::string::npos);
   // On an A100 the budget is the small one.
-  const json a100 = result_of(serving("a100-80g-sxm", "vllm-v1-like", nullptr));
+  const json a100 = test::central_result(serving("a100-80g-sxm", "vllm-v1-like", nullptr));
   CHECK(a100["deployment"]["scheduler_source"].get<std::string>().find("2048 tokens a step") != std::string::npos);
   // The scenario's own policy wins, and runs its own priority; nothing is said of the stack.
-  const json own = result_of(serving("h100-sxm", "vllm-v1-like", {{"policy", "continuous"}}));
+  const json own = test::central_result(serving("h100-sxm", "vllm-v1-like", {{"policy", "continuous"}}));
   CHECK(own["deployment"]["scheduler"] == "continuous");
   CHECK(own["deployment"]["priority"] == "prefill_first");
   CHECK_FALSE(own["deployment"].contains("scheduler_source"));
   // The stack's policy named by the scenario keeps the stack's priority and budget unless given.
-  const json named = result_of(serving("h100-sxm", "sglang-overlap-like", {{"policy", "chunked_prefill"}}));
+  const json named = test::central_result(serving("h100-sxm", "sglang-overlap-like", {{"policy", "chunked_prefill"}}));
   CHECK(named["deployment"]["priority"] == "prefill_alone");
-  const json chunk = result_of(serving("h100-sxm", "sglang-overlap-like", {{"chunk_size", 512}}));
+  const json chunk = test::central_result(serving("h100-sxm", "sglang-overlap-like", {{"chunk_size", 512}}));
   CHECK(chunk["deployment"]["scheduler"] == "chunked_prefill");
   // A stack without a default scheduler keeps the generic continuous policy.
-  const json v0 = result_of(serving("h100-sxm", "vllm-like", nullptr));
+  const json v0 = test::central_result(serving("h100-sxm", "vllm-like", nullptr));
   CHECK(v0["deployment"]["scheduler"] == "continuous");
   CHECK_FALSE(v0["deployment"].contains("scheduler_source"));
 }
@@ -139,7 +133,7 @@ TEST_CASE("stack scheduler: TensorRT-LLM runs decodes first and whole prompts in
     CAPTURE(gpu);
     CHECK(trt.max_num_batched_tokens->on(read_gpu(json(gpu), "/g")) == 8192);
   }
-  const json r = result_of(serving("h100-sxm", "trtllm-like", nullptr));
+  const json r = test::central_result(serving("h100-sxm", "trtllm-like", nullptr));
   CHECK(r["deployment"]["scheduler"] == "continuous");
   CHECK(r["deployment"]["priority"] == "decode_first");
   CHECK(r["deployment"]["scheduler_source"].get<std::string>().find("8192 tokens a step") != std::string::npos);
@@ -151,11 +145,11 @@ TEST_CASE("stack scheduler: TensorRT-LLM runs decodes first and whole prompts in
   json long_prompts = serving("h100-sxm", "trtllm-like", nullptr);
   long_prompts["model"] = "qwen2.5-7b";  // 32k context
   long_prompts["serving"]["workload"]["prompt_tokens"] = 9000;
-  CHECK(result_of(long_prompts)["metrics"]["requests"]["dropped"] == 120);
+  CHECK(test::central_result(long_prompts)["metrics"]["requests"]["dropped"] == 120);
   // The scenario's budget wins; without the stack's policy, the generic one runs.
-  const json own = result_of(serving("h100-sxm", "trtllm-like", {{"max_num_batched_tokens", 4096}}));
+  const json own = test::central_result(serving("h100-sxm", "trtllm-like", {{"max_num_batched_tokens", 4096}}));
   CHECK(own["deployment"]["priority"] == "decode_first");
-  const json v0 = result_of(serving("h100-sxm", "vllm-like", nullptr));
+  const json v0 = test::central_result(serving("h100-sxm", "vllm-like", nullptr));
   CHECK(v0["deployment"]["priority"] == "prefill_first");
 }
 
@@ -167,7 +161,7 @@ TEST_CASE("stack scheduler: prefill_alone takes no decodes in a step with prompt
   const char* priorities[3] = {"prefill_alone", "prefill_first", "decode_first"};
   for (int i = 0; i < 3; ++i) {
     sched["priority"] = priorities[i];
-    const json r = result_of(serving("h100-sxm", "vllm-like", sched));
+    const json r = test::central_result(serving("h100-sxm", "vllm-like", sched));
     CHECK(r["metrics"]["requests"]["completed"] == 120);
     kinds[i] = step_kinds(r);
   }
@@ -178,9 +172,9 @@ TEST_CASE("stack scheduler: prefill_alone takes no decodes in a step with prompt
   CHECK(kinds[2].mixed > 0);
   // Unchunked, prefill_alone is prefill_first: the same run.
   json cont = {{"policy", "continuous"}, {"priority", "prefill_alone"}};
-  const json alone = result_of(serving("h100-sxm", "vllm-like", cont));
+  const json alone = test::central_result(serving("h100-sxm", "vllm-like", cont));
   cont["priority"] = "prefill_first";
-  const json first = result_of(serving("h100-sxm", "vllm-like", cont));
+  const json first = test::central_result(serving("h100-sxm", "vllm-like", cont));
   CHECK(alone["metrics"] == first["metrics"]);
 }
 

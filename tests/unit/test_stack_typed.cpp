@@ -30,11 +30,7 @@ json stack_scenario(const std::string& gpu, const std::string& link, const json&
               {"output_tokens", {{"dist", "uniform"}, {"min", 10}, {"max", 300}}}}}}}};
 }
 
-json stack_metrics(const json& scenario) {
-  const json e = test::envelope(api::run_scenario_central_only(scenario.dump()));
-  REQUIRE_MESSAGE(e["ok"] == true, e.dump().substr(0, 400));
-  return e["result"]["metrics"];
-}
+json stack_metrics(const json& scenario) { return test::central_result(scenario)["metrics"]; }
 
 }  // namespace
 
