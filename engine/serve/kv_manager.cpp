@@ -157,7 +157,7 @@ namespace sightline::serve {
 KvManager::KvManager(const KvCacheSpec& kv, int speculative_k)
     : block_size_(kv.block_size),
       contiguous_(kv.allocation == KvAllocation::Contiguous),
-      to_completion_(kv.allocation == KvAllocation::Paged && kv.admission == KvAdmission::ToCompletion),
+      to_completion_(kv.admission == KvAdmission::ToCompletion),  // paged only (read_kv refuses it beside contiguous)
       prefix_caching_(kv.prefix_caching),
       watermark_(kv.watermark),
       swap_space_GiB_(kv.swap_space_GiB),

@@ -86,8 +86,7 @@ json SimReport::deployment_json() const {
   // Said where the scenario left its scheduler to its stack.
   if (!spec_.scheduler.policy_source.empty()) d["scheduler_source"] = spec_.scheduler.policy_source;
   // Said where a request's KV is reserved to completion, and why where its stack chose it.
-  if (spec_.kv.admission != KvAdmission::OnDemand && spec_.kv.allocation == KvAllocation::Paged)
-    d["kv_admission"] = to_string(spec_.kv.admission);
+  if (spec_.kv.admission != KvAdmission::OnDemand) d["kv_admission"] = to_string(spec_.kv.admission);
   if (!spec_.kv.admission_source.empty()) d["kv_admission_source"] = spec_.kv.admission_source;
   // Said where the scenario left the running-batch limit to its stack.
   if (!spec_.scheduler.max_num_seqs_source.empty()) {

@@ -175,11 +175,9 @@ void Simulation::on_arrival(int32_t id) {
   const int ri = entry_router_->pick_request(cluster_.entry_replicas, q.spec, loads_);
   Replica& r = cluster_.replicas[static_cast<size_t>(ri)];
   Engine& e = r.engines[static_cast<size_t>(q.spec.model)];
-  const bool contiguous = spec_.kv.allocation == KvAllocation::Contiguous;
   const bool watermark = spec_.scheduler.policy != SchedulerPolicy::Static && kv_.keeps_watermark();  // growth room
   auto fits = [&](const Engine& eng) {
-    if (contiguous) return eng.kv.pool.could_fit(eng.kv.reserve_blocks, 0, false);
-    const int64_t need = kv_.blocks_for(eng.kv, q.spec.prompt + q.spec.output + spec_k_);
+    const int64_t need = kv_.admission_blocks(eng.kv, q.spec, q.spec.prompt + q.spec.output + spec_k_);
     return eng.kv.pool.could_fit(need, watermark ? eng.kv.watermark_blocks : 0, watermark);
   };
   if (!fits(e)) return drop(q, DropReason::ReplicaKv);
