@@ -15,22 +15,32 @@
 #include "core/error_boundary.hpp"
 #include "perf/host_overhead.hpp"
 #include "scenario/scenario.hpp"
+#include "scenario/simulation_sections.hpp"
 
 namespace sightline::fit {
 
 namespace {
 
-// The scheduler policy the scenario `s` runs: its own, else its stack's default.
-std::string scheduler_policy_of(const json& s) {
-  const json* scheduler = s.contains("serving") && s["serving"].contains("scheduler") ? &s["serving"]["scheduler"] : nullptr;
-  if (scheduler && scheduler->is_object() && scheduler->contains("policy") && (*scheduler)["policy"].is_string())
-    return (*scheduler)["policy"].get<std::string>();
+// The default policy of the software stack the scenario `s` names ("" for
+// a stack without one).
+std::string stack_default_policy(const json& s) {
   const json* cost_model = s.contains("cost_model") ? &s["cost_model"] : nullptr;
   const json named = cost_model && cost_model->is_object() && cost_model->contains("software_stack")
                          ? (*cost_model)["software_stack"]
                          : json(kDefaultSoftwareStack);
   const SoftwareStack stack = read_software_stack(named, "/cost_model/software_stack");
-  return stack.default_scheduler ? stack.default_scheduler->policy : "continuous";
+  return stack.default_scheduler ? stack.default_scheduler->policy : "";
+}
+
+// The scheduler policy the scenario `s` runs, by the scenario reader's rule
+// (its stack read only when the scenario names no policy).
+std::string scheduler_policy_of(const json& s) {
+  const json* scheduler = s.contains("serving") && s["serving"].contains("scheduler") ? &s["serving"]["scheduler"] : nullptr;
+  const std::string given = scheduler && scheduler->is_object() && scheduler->contains("policy") &&
+                                    (*scheduler)["policy"].is_string()
+                                ? (*scheduler)["policy"].get<std::string>()
+                                : "";
+  return serve::scheduler_policy_run(given, given.empty() ? stack_default_policy(s) : "");
 }
 
 // The scenario key a server setting is written at: the prefill token budget

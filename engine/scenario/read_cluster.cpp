@@ -176,14 +176,18 @@ const std::vector<std::pair<const char*, Priority>>& priority_table() {
 SchedulerPolicy scheduler_policy_named(const std::string& name) { return pick<SchedulerPolicy>(name, policy_table()); }
 Priority scheduler_priority_named(const std::string& name) { return pick<Priority>(name, priority_table()); }
 
+std::string scheduler_policy_run(const std::string& given, const std::string& stack_default) {
+  return !given.empty() ? given : !stack_default.empty() ? stack_default : "continuous";
+}
+
 SchedulerSpec read_scheduler(const json* v, const std::string& path, int64_t max_len,
                              const std::optional<StackSchedulerDefault>& stack) {
   SchedulerSpec sc;
   const json empty = json::object();
   // The scenario's policy, else its stack's: the keys follow the policy run.
-  const char* default_policy = stack ? to_string(stack->policy) : "continuous";
   const std::string given_policy = v ? peek_string(*v, "policy") : "";
-  const std::string policy = given_policy.empty() ? default_policy : given_policy;
+  const std::string default_policy = scheduler_policy_run("", stack ? to_string(stack->policy) : "");
+  const std::string policy = scheduler_policy_run(given_policy, default_policy);
   std::vector<std::string> keys = {"policy", "priority", "max_num_seqs", "cpu_overhead_us"};
   if (policy == "static") keys.insert(keys.end(), {"batch_size", "max_wait_ms", "max_num_batched_tokens"});
   else if (policy == "chunked_prefill") keys.insert(keys.end(), {"chunk_size", "max_prefill_chunk"});

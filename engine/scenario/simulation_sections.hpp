@@ -2,6 +2,8 @@
 // The section readers and writers of serving mode "simulate", shared by
 // read_simulation.cpp (the whole section), read_workload.cpp and
 // read_cluster.cpp. Internal to the scenario module.
+#include <algorithm>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
@@ -44,6 +46,28 @@ struct StackSchedulerDefault {
 // A policy's and a priority's value by name (names the registries checked).
 SchedulerPolicy scheduler_policy_named(const std::string& name);
 Priority scheduler_priority_named(const std::string& name);
+// The policy a scheduler runs, by name: the scenario's own (`given`, empty
+// when it names none), else its stack's default (`stack_default`, empty when
+// the stack has none), else the generic continuous policy. The one rule for
+// the scenario reader and for what reads a scenario before it (fit's replays).
+std::string scheduler_policy_run(const std::string& given, const std::string& stack_default);
+// The smallest of `per_pool(pool)` over the cluster's pools, and whether the
+// pools gave different figures: one scheduler serves every pool, so a
+// stack's per-GPU default runs at the smallest and the result says so.
+struct SmallestOverPools {
+  int64_t value = 0;
+  bool pools_differ = false;
+};
+template <class PerPool>
+SmallestOverPools smallest_over_pools(const ClusterSpec& cluster, const PerPool& per_pool) {
+  SmallestOverPools out;
+  for (size_t i = 0; i < cluster.pools.size(); ++i) {
+    const int64_t v = per_pool(cluster.pools[i]);
+    out.pools_differ = out.pools_differ || (i > 0 && v != out.value);
+    out.value = i == 0 ? v : std::min(out.value, v);
+  }
+  return out;
+}
 std::optional<StackSchedulerDefault> stack_scheduler_default(const Scenario& s, const ClusterSpec& cluster);
 // `stack`: what a key the scenario leaves out takes (read_cluster.cpp): the
 // policy, its priority where the policy is the stack's, the chunk size under

@@ -1,7 +1,5 @@
 // serving.scheduler.max_num_seqs when the scenario does not give it: the
 // software stack's own rule (perf/running_limit.hpp), else the generic 256.
-#include <algorithm>
-
 #include "core/json_reader.hpp"
 #include "core/parameter_schema.hpp"
 #include "scenario/memory_plan.hpp"
@@ -18,10 +16,9 @@ void apply_stack_running_limit(const json* scheduler, const std::string& path, c
   if (sp.scheduler.policy == SchedulerPolicy::Static) return;
   const RunningLimitRule& rule = *stack.default_max_num_seqs;
   const std::string stack_default = "the default of software stack '" + stack.id + "'";
-  int64_t limit = 0;
-  bool pools_differ = false;
-  for (size_t i = 0; i < sp.cluster.pools.size(); ++i) {
-    const PoolSpec& p = sp.cluster.pools[i];
+  bool recurrent_state = false;
+  const SmallestOverPools limit = smallest_over_pools(sp.cluster, [&](const PoolSpec& p) -> int64_t {
+    if (recurrent_state) return 0;  // the generic limit stays: no later pool is sized for it
     const GpuSpec& gpu = p.gpu ? *p.gpu : s.hardware.gpu;
     // The pool as sized before the limit is known, as SGLang sizes its KV
     // pool from memory first and its request pool from that.
@@ -31,27 +28,23 @@ void apply_stack_running_limit(const json* scheduler, const std::string& path, c
     // limit: the memory plan reserves that state per max_num_seqs slot, where
     // vLLM V1 and SGLang draw it per running request from a pool of their own;
     // the stack's larger limit would reserve state for requests never run.
-    for (const EngineMemory& e : plan.engines)
-      if (e.fixed_GiB > 0) {
-        sp.scheduler.max_num_seqs_source = std::to_string(sp.scheduler.max_num_seqs) + ", not " + stack_default +
-                                           ": the model's recurrent state is reserved per max_num_seqs slot";
-        return;
-      }
+    for (const EngineMemory& e : plan.engines) recurrent_state = recurrent_state || e.fixed_GiB > 0;
     const int64_t kv_tokens = plan.engines.empty() ? 0 : plan.engines.front().blocks * sp.kv.block_size;
-    const int64_t pool_limit = running_limit(rule, gpu, kv_tokens, sp.kv.max_model_len);
-    // One scheduler limit serves every pool: pools whose GPUs or KV pools
-    // give different limits run at the smallest, and the result says so.
-    pools_differ = pools_differ || (i > 0 && pool_limit != limit);
-    limit = i == 0 ? pool_limit : std::min(limit, pool_limit);
+    return running_limit(rule, gpu, kv_tokens, sp.kv.max_model_len);
+  });
+  if (recurrent_state) {
+    sp.scheduler.max_num_seqs_source = std::to_string(sp.scheduler.max_num_seqs) + ", not " + stack_default +
+                                       ": the model's recurrent state is reserved per max_num_seqs slot";
+    return;
   }
-  if (limit <= 0) return;
-  sp.scheduler.max_num_seqs = limit;
+  if (limit.value <= 0) return;
+  sp.scheduler.max_num_seqs = limit.value;
   // The parameter schema says the default varies with the stack (the page then shows none of its own).
   if (ParameterSchemaRecorder* rec = ParameterSchemaRecorder::active())
-    rec->record(pointer_append(path, "max_num_seqs"), "integer", 1, 65536, json(limit));
+    rec->record(pointer_append(path, "max_num_seqs"), "integer", 1, 65536, json(limit.value));
   const std::string rule_name = rule.to_json().at("rule").get<std::string>();
   sp.scheduler.max_num_seqs_source =
-      pools_differ ? "the smallest of the pools' limits by " + stack_default + " (rule " + rule_name +
+      limit.pools_differ ? "the smallest of the pools' limits by " + stack_default + " (rule " + rule_name +
                          "): one scheduler limit serves every pool"
                    : stack_default + " (its default_max_num_seqs, rule " + rule_name + ")";
 }

@@ -2,8 +2,6 @@
 // stack's default_scheduler (perf/default_scheduler.hpp), its token budget
 // sized on the cluster's GPUs. Without one the scenario reader's generic
 // continuous policy runs.
-#include <algorithm>
-
 #include "core/error.hpp"
 #include "core/json_reader.hpp"
 #include "scenario/policy_registry.hpp"
@@ -36,15 +34,13 @@ std::optional<StackSchedulerDefault> stack_scheduler_default(const Scenario& s, 
     fail(error_code::kConstraint, pointer_append(d.path, "max_num_batched_tokens"),
          "max_num_batched_tokens is the continuous policy's budget; chunked_prefill's is chunk_size");
   out.priority = scheduler_priority_named(r.choice("priority", registry_names(scheduler_priorities())));
-  // One scheduler serves every pool: pools whose GPUs give different budgets
-  // run at the smallest, and the result says so.
   const std::optional<MemoryTieredTokens>& tokens = chunked ? d.chunk_size : d.max_num_batched_tokens;
   bool pools_differ = false;
-  for (size_t i = 0; tokens && i < cluster.pools.size(); ++i) {
-    const PoolSpec& p = cluster.pools[i];
-    const int64_t budget = tokens->on(p.gpu ? *p.gpu : s.hardware.gpu);
-    pools_differ = pools_differ || (i > 0 && budget != out.token_budget);
-    out.token_budget = i == 0 ? budget : std::min(out.token_budget, budget);
+  if (tokens) {
+    const SmallestOverPools budget = smallest_over_pools(
+        cluster, [&](const PoolSpec& p) { return tokens->on(p.gpu ? *p.gpu : s.hardware.gpu); });
+    out.token_budget = budget.value;
+    pools_differ = budget.pools_differ;
   }
   const std::string policy = std::string(to_string(out.policy)) + "/" + to_string(out.priority);
   const std::string budget = tokens

@@ -11,6 +11,7 @@
 
 #include "hw/hardware.hpp"
 #include "perf/host_overhead.hpp"
+#include "scenario/simulation_sections.hpp"
 #include "test_helpers.hpp"
 
 using namespace sightline;
@@ -221,4 +222,21 @@ TEST_CASE("stack scheduler: a custom stack's default_scheduler is read strictly,
   d = good;
   d["mixed"] = true;
   CHECK(error_of(d)["path"] == "/cost_model/software_stack/default_scheduler/mixed");
+}
+
+TEST_CASE("stack scheduler: the policy run is the scenario's, else the stack's, else continuous; pools run the smallest") {
+  CHECK(serve::scheduler_policy_run("static", "chunked_prefill") == "static");
+  CHECK(serve::scheduler_policy_run("", "chunked_prefill") == "chunked_prefill");
+  CHECK(serve::scheduler_policy_run("", "") == "continuous");
+  serve::ClusterSpec cluster;
+  cluster.pools.resize(3);
+  const std::vector<int64_t> figures = {8192, 2048, 8192};
+  size_t next = 0;
+  const serve::SmallestOverPools mixed =
+      serve::smallest_over_pools(cluster, [&](const serve::PoolSpec&) { return figures[next++]; });
+  CHECK(mixed.value == 2048);
+  CHECK(mixed.pools_differ);
+  const serve::SmallestOverPools alike = serve::smallest_over_pools(cluster, [](const serve::PoolSpec&) { return int64_t{512}; });
+  CHECK(alike.value == 512);
+  CHECK_FALSE(alike.pools_differ);
 }
