@@ -33,12 +33,17 @@ std::unique_ptr<Scenario> at_bound(const Scenario& scenario, CostBound bound) {
 }
 
 // The first `n` requests of a serving scenario's workload (and of each
-// compare variant's). `search`: keep the max-QPS search (the bound runs do;
+// compare variant's), never grown by the steady-state check: the paired runs
+// are the same n requests at every bound (grown, each to what its own judge
+// asked, they paired runs of different lengths, and on a pool of 72 replicas
+// the short central run grew from 400 requests to 3,270 and 12,332, more than
+// the full run did). `search`: keep the max-QPS search (the bound runs do;
 // it does not depend on the workload's length, so the short central run,
 // which only pairs with them, leaves it out).
 std::unique_ptr<Scenario> shortened(std::unique_ptr<Scenario> s, int64_t n, bool search) {
   auto sp = std::make_shared<serve::SimulationSpec>(*s->serving->simulation);
   sp->workload.num_requests = std::min(sp->workload.num_requests, n);
+  sp->steady_state.max_requests = std::min(sp->steady_state.max_requests, sp->workload.num_requests);
   if (!search) sp->search.enabled = false;
   for (auto& v : sp->compares) {
     if (!v.scenario || !v.scenario->serving || !v.scenario->serving->simulation) continue;
@@ -162,12 +167,23 @@ void IntervalJob::judge_paired_runs() {
   if (!overloaded && !short_runs_lack_a_figure) return;
   fallback_ = true;
   fallback_lacked_figure_ = !overloaded;
+  // The full bound runs take the central run's length as it last ran: the
+  // steady-state check grew it to what its verdict needed, and grown again at
+  // each bound they repeated its growth from the workload's count and paired
+  // runs of other lengths (on a pool of 72 replicas, 2,000 requests, then
+  // 9,443, at each bound).
+  const int64_t central_requests = runs_[0].job->requests_run();
+  fallback_requests_ = std::max(central_requests, scenario_.serving->simulation->workload.num_requests);
   for (CostBound b : {CostBound::Low, CostBound::High}) {
     // The short runs' max-QPS searches already ran at full length: not again.
     Run full;
     full.scenario = at_bound(scenario_, b);
     auto sp = std::make_shared<serve::SimulationSpec>(*full.scenario->serving->simulation);
     sp->search.enabled = false;
+    if (fallback_requests_ > sp->workload.num_requests) {
+      sp->workload.num_requests = fallback_requests_;
+      sp->steady_state.max_requests = std::min(sp->steady_state.max_requests, fallback_requests_);
+    }
     full.scenario->serving->simulation = sp;
     order_.push_back(runs_.size());
     runs_.push_back(std::move(full));
@@ -304,11 +320,13 @@ json IntervalJob::result() const {
     json runs = {{"method", fallback_ ? "full" : "paired_short_runs"},
                  {"requests", total},
                  {"short_run_requests", short_requests_}};
+    if (fallback_) runs["bound_run_requests"] = fallback_requests_;
     runs["meaning"] =
         fallback_ ? (fallback_lacked_figure_
-                         ? "the paired short bound runs were too short to give every headline figure, so both bounds ran in full"
+                         ? "the paired short bound runs were too short to give every headline figure, so both bounds ran in "
+                           "full, each on bound_run_requests requests (the central run's as it last ran)"
                          : "the paired short bound runs found the system overloaded (latencies grow with the run's length), "
-                           "so both bounds ran in full")
+                           "so both bounds ran in full, each on bound_run_requests requests (the central run's as it last ran)")
                   : "the bounds ran on the first short_run_requests requests of the same workload, beside a central "
                     "run of the same requests; each bound's value is the full central value times its ratio to the "
                     "short central run (docs/cost-model.md gives the measured agreement with full bound runs)";

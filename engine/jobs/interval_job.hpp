@@ -90,6 +90,7 @@ class IntervalJob : public Job {
   int64_t short_requests_ = 0;  // > 0: the paired short runs
   bool fallback_ = false;       // the paired runs were overloaded: full bound runs follow
   bool fallback_lacked_figure_ = false;  // ... or lacked a figure of the full run
+  int64_t fallback_requests_ = 0;        // the full bound runs' requests: the central run's as it last ran
   std::vector<Run> runs_;       // central first, then the bound runs in order
   // The order the runs run in: the bound runs first, the central run last
   // (then the full bound runs of a fallback). A finished central run is kept

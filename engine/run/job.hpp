@@ -51,6 +51,10 @@ class Job {
   // True when the run's arrivals outrun its service rate (its latencies grow
   // with its length), so a shorter run says little about a longer one.
   virtual bool overloaded() const { return false; }
+  // The requests of the finished run's main simulation as it last ran (the
+  // steady-state check may have grown it past the workload's count); 0 for a
+  // run that is not a serving simulation.
+  virtual int64_t requests_run() const { return 0; }
 };
 
 }  // namespace sightline

@@ -430,6 +430,8 @@ KeyMetrics ServingJob::headline_figures() const {
   return out;
 }
 
+int64_t ServingJob::requests_run() const { return main_ ? main_->num_requests() : 0; }
+
 bool ServingJob::overloaded() const {
   const std::optional<ServingHeadline>& h = outcome().headline;
   return h && h->overloaded;

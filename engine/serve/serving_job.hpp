@@ -71,6 +71,7 @@ class ServingJob : public Job {
   KeyMetrics headline_figures() const override;
   KeyMetric figure(const std::string& id) const override { return key_metric(id); }
   bool overloaded() const override;
+  int64_t requests_run() const override;
 
  private:
   // The finished run's figures; an internal error before the run is finished.

@@ -277,8 +277,14 @@ class InSystem {
 
 // A window too short to judge the SLO: the verdict is uncertain, unless an
 // overload shows in the second half of the run, beyond the counts' noise
-// (falls_behind; its arrivals lagged for a workload whose rate may ramp,
-// SteadyStateOptions::lag_arrivals).
+// (falls_behind). Its completions are held to the arrivals one mean service
+// time earlier whatever the workload (expected_served): a run with no window
+// after its warm-up is one whose fill has not ended, where completions trail
+// arrivals by the time a request is served however stable the system (a pool
+// of 72 A100s at 600 req/s, 2,000 requests over 3.3 s, each served in about
+// 3.4 s with P99 TTFT 75 ms, read as "arrivals outrun the service rate (about
+// 210 req/s)"). An overloaded run's completions are held to its service rate
+// and still fall behind the lagged arrivals.
 void judge_short_run(SteadyStateReport& rep, const OutcomeView& q, const std::vector<TimeNs>& done, const SteadyStateOptions& o) {
   const int64_t n = static_cast<int64_t>(q.size());
   rep.unstable_reason = "too few requests after the warm-up";
@@ -303,7 +309,7 @@ void judge_short_run(SteadyStateReport& rep, const OutcomeView& q, const std::ve
                                          : "no request completed while requests were arriving (the run is shorter "
                                            "than a request's latency)";
     rep.verdict = rep.overloaded ? Verdict::Fails : Verdict::Uncertain;
-  } else if (behind(done, o.lag_arrivals ? mean_service_ns(q, n / 2, n) : 0)) {
+  } else if (behind(done, mean_service_ns(q, n / 2, n))) {
     rep.unstable_reason = "completions fall behind arrivals";
     rep.overloaded = true;
     rep.verdict = Verdict::Fails;

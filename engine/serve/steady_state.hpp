@@ -22,10 +22,11 @@ struct SteadyStateOptions {
   int batches = 10;               // batch means over the measured window
   int64_t min_batch_requests = 50;
   // A workload whose arrival rate may ramp (judge_as_workload: a multi-turn
-  // workload's turns, a replayed trace): the overload tests hold completions
-  // to the arrivals one mean service time (first token to completion)
-  // earlier (offered_load.hpp, expected_served). The other arrival
-  // processes are stationary by construction.
+  // workload's turns, a replayed trace): the window's overload tests hold
+  // completions to the arrivals one mean service time (first token to
+  // completion) earlier (offered_load.hpp, expected_served). The other
+  // arrival processes are stationary by construction. (A run too short for a
+  // window is judged with the lag whatever its workload: its fill has not ended.)
   bool lag_arrivals = false;
   // A multi-turn workload's ramp-up (seconds from its first arrival): its
   // turns' rate grows for about a session's lifetime, so the turns arriving

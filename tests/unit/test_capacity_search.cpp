@@ -112,6 +112,26 @@ TEST_CASE("capacity: a run shorter than one request's latency is undecided, unle
   CHECK((r.unstable_reason == nullptr || std::string(r.unstable_reason) != "completions fall behind arrivals"));
 }
 
+TEST_CASE("capacity: a short run still filling is no overload: its completions trail arrivals by a service time") {
+  SteadyStateOptions o;  // a stationary arrival process: the workload asks for no lag
+  const SloSpec slo = ttft_slo(500, 0.9);
+  // 400 requests at 100 req/s (4 s of arrivals), each done 3 s after it
+  // arrives, first token after 30 ms: a stable pool still filling, too short
+  // for a window after its warm-up. Compared with the arrivals of the same
+  // span, its completions fell behind, and a pool of 72 A100s at 600 req/s
+  // (P99 TTFT 75 ms) read "arrivals outrun the service rate (about 210 req/s)".
+  auto filling = stream(400, 0.01, [](int) { return 3.0; }, [](int) { return 0.03; });
+  SteadyStateReport r = judge_steady_state(filling, slo, 0, 0, 0, o);
+  CHECK_FALSE(r.overloaded);
+  CHECK(r.verdict == Verdict::Uncertain);
+  // The same requests admitted at half the arrival rate (a queue before
+  // admission grows): completions fall behind even the lagged arrivals.
+  auto queueing = stream(400, 0.01, [](int i) { return 3.03 + 0.01 * i; }, [](int i) { return 0.03 + 0.01 * i; });
+  r = judge_steady_state(queueing, slo, 0, 0, 0, o);
+  CHECK(r.overloaded);
+  CHECK(r.verdict == Verdict::Fails);
+}
+
 // Every shipped preset with a serving SLO (I5.3 included, as shipped) is
 // checked against brute force by `sightline check-capacity --all`, recorded
 // in tests/cli/capacity-brute-force.json and checked by
@@ -313,6 +333,33 @@ TEST_CASE("capacity: a pool of identical replicas is probed on one replica and s
   CHECK(b.service_rate_qps() == doctest::Approx(72 * a.service_rate_qps()).epsilon(1e-12));
   // At a single replica's cost (the search's first rate starts within the same slice).
   CHECK(units_many < 2 * units_one + 20000);
+}
+
+TEST_CASE("capacity: a pool of 72 replicas is answered, with its interval, within the default work budget") {
+  // docs/capacity.md's case: I2.3 on 72 A100s, `sightline run FILE` with
+  // both cost bounds. Its paired short runs grew with the steady-state check
+  // (400 requests to 12,332), its full bound runs grew again from 2,000, and
+  // its budget ran out at 59.6% of the run (45.5e6 units needed; 3.4-3.7e7 now).
+  json s = preset("scenarios", "I2.3");
+  s["serving"].erase("compare");
+  s["serving"].erase("parallelism");
+  s["hardware"] = {{"gpu", "a100-80g-sxm"}, {"gpus_per_node", 8}, {"nodes", 9}, {"intra_node", "nvlink3-nvswitch"},
+                   {"inter_node", "ib-hdr"}};
+  s["serving"]["cluster"] = {{"pools", json::array({{{"name", "pool"}, {"replicas", 72}, {"tp", 1}, {"pp", 1}}})}};
+  const json e = run(s);
+  REQUIRE(e["ok"].get<bool>());
+  const json& answer = e["result"]["max_qps"]["confidence"];
+  CHECK(answer["lower_qps"].get<double>() == doctest::Approx(728.42).epsilon(1e-4));
+  // The run at the scenario's 50 req/s on 72 replicas is no overload.
+  CHECK_FALSE(e["result"]["headline"]["overloaded"].get<bool>());
+  // Its short bound runs could not judge a steady window across 72 replicas:
+  // both bounds ran in full, at the central run's length as it last ran (the
+  // steady-state check grew it), not grown again from the workload's count.
+  const json& runs = e["result"]["interval_runs"];
+  CHECK(runs["method"] == "full");
+  CHECK(runs["short_run_requests"] == 400);
+  CHECK(runs["bound_run_requests"] == e["result"]["steady_state"]["requests"]);
+  CHECK(runs["bound_run_requests"].get<int64_t>() > 2000);
 }
 
 TEST_CASE("capacity: a round-robin pool is decided on one replica fed every k-th arrival, only where that is exact") {

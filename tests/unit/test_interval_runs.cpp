@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "jobs/interval_job.hpp"
+#include "scenario/scenario.hpp"
 #include "serve/headline.hpp"
 #include "test_helpers.hpp"
 
@@ -133,4 +135,19 @@ TEST_CASE("a goodput the cost bounds leave where it is keeps its sampling interv
   CHECK(lo100 > 1.9);
   s.judged = false;
   CHECK_FALSE(sightline::serve::goodput_sampling_interval(s, lo100, hi100));
+}
+
+TEST_CASE("a paired short run is its workload's first n requests at every bound, never grown by the steady-state check") {
+  json s = preset("scenarios", "I2.3");
+  s["serving"]["steady_state"] = json::object();  // the check that grows an undecided run
+  const sightline::Scenario scenario = sightline::read_scenario(s);
+  const int64_t n = sightline::short_bound_requests(scenario, sightline::IntervalMode::Bounds);
+  REQUIRE(n > 0);
+  for (sightline::CostBound b : {sightline::CostBound::Central, sightline::CostBound::Low, sightline::CostBound::High}) {
+    const auto shortened = sightline::short_bound_scenario(scenario, b, n);
+    const auto& sp = *shortened->serving->simulation;
+    CHECK(sp.workload.num_requests == n);
+    CHECK(sp.steady_state.enabled);
+    CHECK(sp.steady_state.max_requests == n);  // ServingJob::extend_steady_state_run stops at it
+  }
 }
