@@ -124,6 +124,13 @@ TEST_CASE("capacity: a short run still filling is no overload: its completions t
   SteadyStateReport r = judge_steady_state(filling, slo, 0, 0, 0, o);
   CHECK_FALSE(r.overloaded);
   CHECK(r.verdict == Verdict::Uncertain);
+  // Each served longer than the one before (a continuous-batching step slows
+  // as its batch fills), first tokens keeping pace: its completions fall
+  // behind even the lagged arrivals, but no queue waits for admission.
+  auto slowing = stream(800, 0.01, [](int i) { return 1.0 + 0.004 * i; }, [](int) { return 0.03; });
+  r = judge_steady_state(slowing, slo, 0, 0, 0, o);
+  CHECK_FALSE(r.overloaded);
+  CHECK(r.verdict == Verdict::Uncertain);
   // The same requests admitted at half the arrival rate (a queue before
   // admission grows): completions fall behind even the lagged arrivals.
   auto queueing = stream(400, 0.01, [](int i) { return 3.03 + 0.01 * i; }, [](int i) { return 0.03 + 0.01 * i; });
