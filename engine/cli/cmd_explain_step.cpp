@@ -13,9 +13,12 @@
 //   expert imbalance   the busiest EP rank's excess (sampling + hot experts)
 //   all-to-all         DeepEP dispatch / combine
 //   host               launches and scheduling the stack leaves exposed
+//   two-batch overlap  (when the scenario runs it) the step as two
+//                      micro-batches against the batch as one
 // Each line names where its numbers come from.
 #include <iostream>
 #include <iterator>
+#include <optional>
 
 #include "cli/cli_common.hpp"
 #include "cli/flags.hpp"
@@ -49,6 +52,7 @@ bool is_all_to_all(const PricedOperator& p) {
 
 // The step's operators as the simulator builds them, without the host part.
 struct PricedVariant {
+  StepOperators ops;
   StepCost cost;
   HostTime host;
   double a2a_s = 0;
@@ -64,11 +68,12 @@ PricedVariant price_variant(const Scenario& s, const ParallelLayout& layout, con
   SoftwareStack stack = s.cost_model.software_stack;
   if (!pad) stack.graph_batch_sizes.every_size = true;  // the batch as requested
   BatchShape ran;
-  StepOperators ops = build_served_step(s.model, s.precision, layout, batch, o, stack, &ran);
+  PricedVariant v;
+  StepOperators& ops = v.ops;
+  ops = build_served_step(s.model, s.precision, layout, batch, o, stack, &ran);
   const serve::SimulationSpec* sim = s.serving->simulation.get();
   if (routing && sim && sim->moe.expert_parallel > 1)
     serve::append_moe_all_to_all(sim->moe, s.model, s.precision.activations, ran, *routing, ops);
-  PricedVariant v;
   v.cost = setup.price(ops);
   v.host = host_time(ops, s.cost_model.software_stack);
   // A prompt chunk has nothing cached; decodes and graph dummies have.
@@ -227,6 +232,53 @@ void print_explained_table(const json& out) {
   }
 }
 
+// The step as two-batch overlap runs it (serve/moe_step.hpp), against the
+// full batch priced as one: the line's time is the difference, its source
+// says what the overlap hid and what the halves cost again.
+struct OverlapLine {
+  double step_s = 0, gpu_s = 0;  // the step's wall and GPU time under the overlap
+  ExplainedPart part;
+};
+
+std::optional<OverlapLine> two_batch_overlap_line(const Scenario& s, const ParallelLayout& layout,
+                                                  const CostSetup& setup, const BatchShape& batch,
+                                                  const MoeRouting& routing, const PricedVariant& full) {
+  const serve::SimulationSpec* sim = s.serving->simulation.get();
+  BatchShape a, b;
+  if (!sim || !sim->moe.two_batch_overlap || sim->moe.expert_parallel <= 1 || !serve::split_two_batches(batch, a, b))
+    return std::nullopt;
+  const PricedVariant va = price_variant(s, layout, setup, a, &routing, true);
+  const PricedVariant vb = price_variant(s, layout, setup, b, &routing, true);
+  const serve::TwoBatchOverlapTime t = serve::two_batch_overlap_time(
+      va.ops, va.cost, vb.ops, vb.cost, serve::is_decode_step(batch), s.model, *setup.ctx.gpu);
+  StepOperators whole;  // the step's sequences, for its host time
+  whole.sequences = va.ops.sequences + vb.ops.sequences;
+  whole.padding_sequences = va.ops.padding_sequences + vb.ops.padding_sequences;
+  const double host_s =
+      setup.stack ? std::max(0.0, setup.exposed_host_s(t.gpu_s, host_time(va.cost.kernels + vb.cost.kernels,
+                                                                           va.cost.has_prefill || vb.cost.has_prefill,
+                                                                           whole, *setup.stack)))
+                  : 0.0;
+  OverlapLine line;
+  line.step_s = t.gpu_s + host_s;
+  line.gpu_s = t.gpu_s;
+  const double halves_kernels_s = va.cost.gpu_time_s + vb.cost.gpu_time_s - t.all_to_all_s;
+  const double one_batch_kernels_s = full.cost.gpu_time_s - full.a2a_s;
+  line.part = {"two-batch overlap (micro-batches of " + std::to_string(a.seqs.size()) + " and " +
+                   std::to_string(b.seqs.size()) + " sequences)",
+               line.step_s - full.cost.time_s,
+               "the halves' all-to-all " + fixed(t.all_to_all_s * 1e6, 1) + " us, " +
+                   fixed((t.all_to_all_s - t.exposed_s) * 1e6, 1) +
+                   " us of it hidden behind the other micro-batch's stages; their kernels " +
+                   fixed(halves_kernels_s * 1e6, 1) + " us against " + fixed(one_batch_kernels_s * 1e6, 1) +
+                   " us as one batch (each half reads the weights again)" +
+                   (t.sm_share_s > 0 ? "; FP8 GEMMs on the SMs DeepEP's normal kernels leave, +" +
+                                           fixed(t.sm_share_s * 1e6, 1) + " us"
+                                     : std::string()) +
+                   " (SGLang's stage plans, operations_strategy.py at 0e02cef9; serve/moe_step.cpp)"};
+  return line;
+}
+
 // The step's mechanisms, each the difference it makes (see the file comment).
 struct StepVariants {
   const PricedVariant& full;      // as the simulator runs it
@@ -325,18 +377,25 @@ int cmd_explain_step(const Args& args) {
     const PricedVariant full = price_variant(s, layout, setup, b, moe ? &routing : nullptr, true);
     const PricedVariant unpadded = price_variant(s, layout, setup, b, moe ? &routing : nullptr, false);
     const PricedVariant even = price_variant(s, layout, setup, b, moe ? &balanced : nullptr, false);
-    const std::vector<ExplainedPart> parts =
+    std::vector<ExplainedPart> parts =
         explained_parts(s, StepVariants{full, unpadded, even}, setup, routing, b.total_new_tokens(), family);
+    double step_s = full.cost.time_s, gpu_s = full.cost.gpu_time_s;
+    if (moe)
+      if (const std::optional<OverlapLine> overlap = two_batch_overlap_line(s, layout, setup, b, routing, full)) {
+        parts.push_back(overlap->part);
+        step_s = overlap->step_s;
+        gpu_s = overlap->gpu_s;
+      }
     json mechanisms = json::array();
     for (const ExplainedPart& p : parts)
       mechanisms.push_back({{"name", p.name}, {"time_us", p.time_s * 1e6},
-                            {"share", full.cost.time_s > 0 ? p.time_s / full.cost.time_s : 0.0}, {"source", p.source}});
-    mechanisms[0]["parts"] = kernel_groups_json(even.cost, full.cost.time_s, kernel_group_sources(setup, family, s.precision));
+                            {"share", step_s > 0 ? p.time_s / step_s : 0.0}, {"source", p.source}});
+    mechanisms[0]["parts"] = kernel_groups_json(even.cost, step_s, kernel_group_sources(setup, family, s.precision));
     const json out = {{"scenario", s.id}, {"model", s.model.id}, {"gpu", hw.gpu.id}, {"stack", s.cost_model.software_stack.id},
                       {"batch", batch}, {"batch_as_run", full.ran_batch}, {"kv_len", kv_len},
                       {"prompt_tokens", prompt},
-                      {"step_time_us", full.cost.time_s * 1e6}, {"gpu_time_us", full.cost.gpu_time_s * 1e6},
-                      {"mechanisms", mechanisms}, {"kernels", kernel_operators_json(even.cost, full.cost.time_s)}};
+                      {"step_time_us", step_s * 1e6}, {"gpu_time_us", gpu_s * 1e6},
+                      {"mechanisms", mechanisms}, {"kernels", kernel_operators_json(even.cost, step_s)}};
     if (format == "json") std::cout << safe_dump(out, 2) << "\n";
     else print_explained_table(out);
     return 0;

@@ -155,7 +155,8 @@ void print_serving_table(const json& r) {
   metric_rows(r, {"kv_blocks_total", "kv_peak_utilization", "kv_memory_utilization", "kv_fragmentation", "preemptions",
                   "kv_recomputes", "kv_swaps_out", "kv_per_token_KiB", "kv_capacity_tokens", "max_concurrent_at_max_len",
                   "prefix_hit_rate", "spec_tokens_per_step", "spec_expected_tokens_per_step", "lora_adapter_loads",
-                  "lora_load_fraction", "kv_transfer_mean_ms", "kv_transfer_p99_ms", "moe_expert_time_fraction"});
+                  "lora_load_fraction", "kv_transfer_mean_ms", "kv_transfer_p99_ms", "moe_expert_time_fraction",
+                  "moe_all_to_all_exposed_fraction"});
   if (m.contains("sessions")) {
     std::cout << "\nsessions (" << num(m["sessions"]["completed"], 0) << " of " << num(m["sessions"]["total"], 0)
               << " completed, " << num(m["sessions"]["turns"], 0) << " turns)\n";

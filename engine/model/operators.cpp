@@ -85,7 +85,9 @@ bool StepBuilder::rebuild_cores_only(const BatchSummary& summary) {
   for (const AttentionCoreCall& c : r.cores) {
     used_ = c.first_op;
     attn_ = AttentionDims{c.heads, c.kv_heads, c.qk, c.v, c.k_eq_v};
+    stage_ = OpStage::AttentionCore;
     add_attention_core(c.layers, c.cap_tokens, c.topk);
+    stage_ = OpStage::Other;
     for (size_t i = c.first_op; i < used_ && i < w.rebuilt.size(); ++i) w.rebuilt[i] = 1;
   }
   reuse_ = true;

@@ -45,6 +45,25 @@ enum class OpRole : uint8_t {
   HeadDecode,    // attn_decode over per-head K and V (MHA, GQA, MQA): not MLA's latent decode
 };
 
+// Where in a layer an operator runs, for a schedule that interleaves two
+// micro-batches' stages (two-batch overlap, serve/moe_step.hpp): the
+// attention's preparation (input norm, projections, RoPE, KV write) and core
+// (the attention kernel through the output projection, the norm and
+// all-reduce after it; a recurrent mixer is all core), the MoE layer's gate
+// (router, top-k, permute), routed and shared experts, and its EP dispatch
+// and combine. Set where the operator is built; Other: once per step
+// (embedding, head, sampling), a dense MLP, the residual adds.
+enum class OpStage : uint8_t {
+  Other,
+  AttentionPrep,
+  AttentionCore,
+  MoeGate,
+  RoutedExperts,
+  SharedExperts,
+  MoeDispatch,
+  MoeCombine,
+};
+
 enum class CollectiveKind { AllReduce, AllGather, ReduceScatter, AllToAll, SendRecv, Broadcast };
 std::string collective_name(CollectiveKind k);
 
@@ -157,6 +176,7 @@ struct Operator {
   std::string name;       // e.g. "attn_pre_proj", matching the measured-data columns
   OpFamily family = OpFamily::Elementwise;
   OpRole role = OpRole::Other;
+  OpStage stage = OpStage::Other;
   double count = 1;       // invocations per step (layers, experts hit, ...)
   double flops = 0;       // per invocation
   double bytes = 0;       // per invocation, HBM traffic

@@ -94,7 +94,9 @@ class StepBuilder {
   Operator& next_op() {
     if (used_ == out_.ops.size()) {
       ++used_;
-      return out_.ops.emplace_back();
+      Operator& op = out_.ops.emplace_back();
+      op.stage = stage_;
+      return op;
     }
     // Rebuilt in place, with the name's storage moved across (an assignment
     // from a default operator copied its ~200 bytes through memmove: 7% of a
@@ -104,16 +106,14 @@ class StepBuilder {
     op.~Operator();
     new (&op) Operator();
     op.name = std::move(name);  // its content is the caller's to set
+    op.stage = stage_;
     return op;
   }
   // `op` as the step's next operator.
   void push_op(const Operator& op) {
-    if (used_ == out_.ops.size()) {
-      ++used_;
-      out_.ops.push_back(op);
-      return;
-    }
-    out_.ops[used_++] = op;
+    if (used_ == out_.ops.size()) out_.ops.push_back(op);
+    else out_.ops[used_] = op;
+    out_.ops[used_++].stage = stage_;
   }
 
   // FLOPs per element of one norm: LayerNorm's mean and variance, or RMSNorm's.
@@ -306,6 +306,7 @@ class StepBuilder {
       op.flops = p_.kv_cache == p_.activations ? 0 : kv_write_elements;  // quantize on write
     }
     if (kind.indexer) add_indexer(layers);
+    stage_ = OpStage::AttentionCore;
     add_attention_core(layers, kind.kv_token_cap(), kind.indexer ? m_.sparse_index.topk : 0);
     in_mixer_out_ = true;  // the output projection: its own storage format (Precision::mixer_out_quantized)
     add_gemm("attn_post_proj", layers, t, h, attn_.heads * attn_.v, m_.attention_bias).role = OpRole::AttnProj;
@@ -424,8 +425,11 @@ class StepBuilder {
     const bool ffn = kind.ffn != LayerFfn::None;
     const size_t first_op = used_;
     if (mixer) {
+      stage_ = OpStage::AttentionPrep;
       add_norm("input_layernorm", layers, norm_flops).role = OpRole::ResidualNorm;
       in_mixer_ = true;
+      // An attention block turns to its core at the attention kernel; a recurrent mixer is all core.
+      if (kind.mixer != LayerMixer::Attention) stage_ = OpStage::AttentionCore;
       switch (kind.mixer) {
         case LayerMixer::Attention: add_attention_block(layers, kind); break;
         case LayerMixer::LinearAttention: add_linear_attention(layers); break;
@@ -442,6 +446,7 @@ class StepBuilder {
     } else if (!mixer) {
       add_norm("input_layernorm", layers, norm_flops).role = OpRole::ResidualNorm;
     }
+    stage_ = OpStage::Other;
     if (kind.ffn == LayerFfn::Moe) add_moe_mlp(layers);
     else if (kind.ffn == LayerFfn::Dense)
       add_dense_mlp(layers, (m_.dense_width(kind) + layout_.tp - 1) / layout_.tp);
@@ -533,6 +538,7 @@ class StepBuilder {
   bool learned_positions_ = false;  // a learned position embedding table
   bool rope_positions_ = false;     // rotary position embedding
   bool reuse_ = false;     // StepOptions::reuse_unchanged, for a model that allows it
+  OpStage stage_ = OpStage::Other;  // the part of the layer being built: each new operator's
   bool in_mixer_ = false;  // building a layer's attention / recurrent mixer
   bool in_mixer_out_ = false;  // building the attention's output projection
   bool in_dense_ffn_ = false;  // building a dense MLP or the shared experts

@@ -56,6 +56,7 @@ void StepBuilder::add_moe_mlp(double layers) {
   const double E = moe.num_experts;
   const int expert_tp = routing_.expert_tp > 0 ? routing_.expert_tp : layout_.tp;
   const int64_t e_inter = (moe.expert_intermediate_size + expert_tp - 1) / expert_tp;
+  stage_ = OpStage::MoeGate;
   {
     // The gate stays in the activation dtype in quantized checkpoints.
     const Dtype d = p_.activations == Dtype::FP8 ? Dtype::BF16 : p_.activations;
@@ -72,14 +73,19 @@ void StepBuilder::add_moe_mlp(double layers) {
     const int64_t up = (m_.gated_mlp ? 2 : 1) * e_inter;
     // Rows gathered into expert order (one copy per routed pair on this GPU).
     add_memory_op("moe_permute", OpFamily::Elementwise, layers, td * w, load.assignments * w, 0);
+    stage_ = OpStage::RoutedExperts;
     add_grouped_expert_gemm("moe_expert_up_proj", layers, load, up, w);
     add_activation("moe_expert_act", layers, load.assignments * up, load.assignments * e_inter, 6);
     add_grouped_expert_gemm("moe_expert_down_proj", layers, load, w, e_inter);
     // Each token's expert outputs, weighted by the router, summed back in token order.
     add_memory_op("moe_unpermute", OpFamily::Elementwise, layers, load.assignments * w, td * w, 2);
   }
+  stage_ = OpStage::RoutedExperts;  // the projection back from the experts' width, after the combine in
+                                     // the engine, priced with the experts it serves
   add_latent_proj("moe_latent_up_proj", layers, h, w);
+  stage_ = OpStage::SharedExperts;
   add_shared_experts(layers);
+  stage_ = OpStage::Other;
 }
 
 // Latent MoE's projection to (or from) the experts' width, on every token and
@@ -127,8 +133,12 @@ void StepBuilder::add_moe_mlp_per_expert(double layers) {
   add_activation("moe_expert_act", layers * experts_hit, static_cast<double>(tokens_per_expert) * up,
                  static_cast<double>(tokens_per_expert) * e_inter, 6);
   add_gemm("moe_expert_down_proj", layers * experts_hit, tokens_per_expert, w, e_inter).role = OpRole::ExpertGemm;
+  stage_ = OpStage::RoutedExperts;  // the projection back from the experts' width, after the combine in
+                                     // the engine, priced with the experts it serves
   add_latent_proj("moe_latent_up_proj", layers, h, w);
+  stage_ = OpStage::SharedExperts;
   add_shared_experts(layers);
+  stage_ = OpStage::Other;
 }
 
 }  // namespace sightline::step_building

@@ -18,16 +18,24 @@ StepCost CostSetup::price(const StepOperators& step) const {
   return c;
 }
 
-void CostSetup::price_into(const StepOperators& step, StepCost& c, bool labels, OpCostMemo* memo) const {
+void CostSetup::price_served_kernels_into(const StepOperators& step, StepCost& c, bool labels, OpCostMemo* memo) const {
   if (!stack) return price_step_into(step, *model, ctx, c, labels, memo);
   // A serving step's all-reduces run the stack's own kernels where its engine
   // would (training steps, priced by price_kernels, keep NCCL).
   CostContext served = ctx;
   served.all_reduce = &stack->all_reduce;
   price_step_into(step, *model, served, c, labels, memo);
-  const HostTime host = host_time(c.kernels, c.has_prefill, step, *stack);  // counted as it priced
-  const double wall = step_wall_time_s(c.gpu_time_s, host, *stack);
-  const double exposed = wall - c.gpu_time_s + extra_host_s_per_step;
+}
+
+double CostSetup::exposed_host_s(double gpu_s, const HostTime& host) const {
+  if (!stack) return 0;
+  return step_wall_time_s(gpu_s, host, *stack) - gpu_s + extra_host_s_per_step;
+}
+
+void CostSetup::price_into(const StepOperators& step, StepCost& c, bool labels, OpCostMemo* memo) const {
+  price_served_kernels_into(step, c, labels, memo);
+  if (!stack) return;
+  const double exposed = exposed_host_s(c.gpu_time_s, host_time(c.kernels, c.has_prefill, step, *stack));  // counted as it priced
   if (exposed > 0) {
     c.parts.emplace_back();
     PricedOperator& p = c.parts.back();

@@ -44,6 +44,13 @@ struct CostSetup {
   // The same into `out` (its storage reused; `labels` and `memo`: see
   // price_step_into; a memo serves this setup only).
   void price_into(const StepOperators& step, StepCost& out, bool labels = true, OpCostMemo* memo = nullptr) const;
+  // Its two halves: the kernels as price_into prices them (the stack's
+  // all-reduces), and the host time it then adds over `gpu_s` of kernels for a
+  // step of `host` (0 without a stack) — for a step priced from parts, as
+  // two-batch overlap's micro-batches are.
+  void price_served_kernels_into(const StepOperators& step, StepCost& out, bool labels = true,
+                                 OpCostMemo* memo = nullptr) const;
+  double exposed_host_s(double gpu_s, const HostTime& host) const;
   // Kernels only (training steps, whose host work overlaps the GPU).
   StepCost price_kernels(const StepOperators& step) const { return price_step(step, *model, ctx); }
 };

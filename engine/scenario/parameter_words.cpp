@@ -226,6 +226,8 @@ constexpr WordsRow kParameterWordRows[] = {
      "Expert placement (EPLB): extra copies of hot experts spread over the expert-parallel GPUs, which balance the load and take memory; needs EP > 1, and EP must divide experts + copies"},
     {"/serving/moe/all_to_all", "All-to-all kernels", "",
      "Expert-parallel dispatch and combine: auto (low latency for decode-only steps, high throughput with prefill tokens), low_latency (DeepEP low-latency, fp8 dispatch) or high_throughput (DeepEP normal)"},
+    {"/serving/moe/two_batch_overlap", "Two-batch overlap", "",
+     "Each step runs as two micro-batches, one's dispatch and combine travelling while the other computes (SGLang --enable-two-batch-overlap): the all-to-all hides behind compute, and each half reads the weights again; needs EP > 1"},
     {"/precision/weights", "Weights", "",
      "Data type the model weights are stored in (int8/int4: weight-only quantization). From the model: the quantization its config states (a pasted one: From the config), else the activations' dtype"},
     {"/precision/activations", "Activations", "",

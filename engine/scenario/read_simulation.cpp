@@ -206,7 +206,8 @@ void read_serving_lora(const ObjectReader& r, SimulationSpec& sp) {
 void read_serving_moe(const ObjectReader& r, const Scenario& s, SimulationSpec& sp, ParallelLayout& default_layout) {
   if (const json* mv = r.find("moe")) {
     ObjectReader mr(*mv, r.child_path("moe"),
-                    {"load_imbalance", "expert_parallel", "attention_data_parallel", "redundant_experts", "all_to_all"});
+                    {"load_imbalance", "expert_parallel", "attention_data_parallel", "redundant_experts", "all_to_all",
+                     "two_batch_overlap"});
     if (!s.model.is_moe())
       fail(error_code::kConstraint, r.child_path("moe"), "serving.moe needs a mixture-of-experts model");
     // No schema default: absent, it depends on the placement (serve/moe_step.hpp, serving_load_imbalance).
@@ -221,6 +222,7 @@ void read_serving_moe(const ObjectReader& r, const Scenario& s, SimulationSpec& 
                                            {{"auto", AllToAllMode::Auto},
                                             {"low_latency", AllToAllMode::LowLatency},
                                             {"high_throughput", AllToAllMode::HighThroughput}});
+    sp.moe.two_batch_overlap = mr.boolean("two_batch_overlap", false);
     const int ep = sp.moe.expert_parallel, dp = sp.moe.attention_data_parallel;
     const int slots = s.model.moe.num_experts + sp.moe.redundant_experts;
     if (slots % ep != 0)
@@ -230,6 +232,9 @@ void read_serving_moe(const ObjectReader& r, const Scenario& s, SimulationSpec& 
     if (sp.moe.redundant_experts > 0 && ep == 1)
       fail(error_code::kConstraint, mr.child_path("redundant_experts"),
            "redundant experts balance an expert-parallel group; set expert_parallel > 1");
+    if (sp.moe.two_batch_overlap && ep == 1)
+      fail(error_code::kConstraint, mr.child_path("two_batch_overlap"),
+           "two-batch overlap hides the expert-parallel all-to-all; set expert_parallel > 1");
     for (const auto& p : sp.cluster.pools) {
       if (dp == 1 && p.layout.tp % ep != 0)
         fail(error_code::kConstraint, mr.child_path("expert_parallel"),
@@ -518,6 +523,7 @@ json simulation_to_json(const SimulationSpec& sp) {
     if (sp.moe.redundant_experts != 0) j["moe"]["redundant_experts"] = sp.moe.redundant_experts;
     if (sp.moe.all_to_all != AllToAllMode::Auto)
       j["moe"]["all_to_all"] = sp.moe.all_to_all == AllToAllMode::LowLatency ? "low_latency" : "high_throughput";
+    if (sp.moe.two_batch_overlap) j["moe"]["two_batch_overlap"] = true;
   }
   if (sp.colocated.enabled)
     j["colocated_model"] = {{"model", sp.colocated.model->to_json()},

@@ -181,6 +181,8 @@ SERVING_METRIC("kv_transfer_mean_ms", "mean KV transfer time", "ms", "/metrics/k
                not_speed, not_compared, in_block<M::KvTransfer>(&M::kv_transfer, [](const M::KvTransfer& b) { return statistic(b.transfer_ms, &S::mean); }))
 SERVING_METRIC("moe_expert_time_fraction", "expert GEMM share of busy time", "fraction", "/metrics/moe/expert_time_fraction", "", "",
                not_speed, not_compared, in_block<M::Moe>(&M::moe, [](const M::Moe& b) { return number(b.expert_time_fraction); }))
+SERVING_METRIC("moe_all_to_all_exposed_fraction", "all-to-all exposed, two-batch overlap", "fraction", "/metrics/moe/two_batch_overlap/all_to_all_exposed_fraction", "", "of its steps' dispatch and combine time, the share no stage of the other micro-batch hid",
+               not_speed, not_compared, in_block<M::Moe>(&M::moe, [](const M::Moe& b) { return b.two_batch_overlap ? number(b.all_to_all_exposed_fraction) : ServingFigure{}; }))
 SERVING_METRIC("energy_per_output_token_J", "energy per output token", "J", "/metrics/energy/per_output_token_J", "", "all GPUs over the run (power from each step's MFU and MBU, idle power between steps) / output tokens",
                not_speed, compared("energy_per_output_token_J"), real([](const M& m) { return m.energy.per_output_token_J; }))
 SERVING_METRIC("usd_per_million_output_tokens", "cost per million output tokens", "USD", "/metrics/cost/usd_per_million_output_tokens", "", "",

@@ -252,6 +252,9 @@ struct MoeServingSpec {
   int attention_data_parallel = 1;
   int redundant_experts = 0;    // EPLB's extra expert copies over the EP group
   AllToAllMode all_to_all = AllToAllMode::Auto;
+  // Two micro-batches a step, one's all-to-all hidden behind the other's
+  // compute (SGLang --enable-two-batch-overlap; serve/moe_step.hpp).
+  bool two_batch_overlap = false;
 };
 
 struct ColocatedSpec {

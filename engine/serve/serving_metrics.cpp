@@ -81,6 +81,8 @@ void ServingMetrics::write_features(json& m) const {
                 {"expert_time_fraction", moe->expert_time_fraction}};
     if (moe->attention_data_parallel > 1) m["moe"]["attention_data_parallel"] = moe->attention_data_parallel;
     if (moe->redundant_experts > 0) m["moe"]["redundant_experts"] = moe->redundant_experts;
+    if (moe->two_batch_overlap)
+      m["moe"]["two_batch_overlap"] = {{"all_to_all_exposed_fraction", moe->all_to_all_exposed_fraction}};
   }
 }
 

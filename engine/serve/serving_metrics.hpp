@@ -114,6 +114,10 @@ struct ServingMetrics {
     int attention_data_parallel = 0;  // written when > 1
     int redundant_experts = 0;        // written when > 0
     std::string load_imbalance_basis;  // given, the published default, or none
+    // Two-batch overlap (written when on): of its steps' EP all-to-all time, the share no
+    // stage of the other micro-batch hid.
+    bool two_batch_overlap = false;
+    double all_to_all_exposed_fraction = 0;
   };
   std::optional<Moe> moe;
   struct Utilization {

@@ -192,6 +192,8 @@ void SimReport::fill_features(ServingMetrics& m) const {
     m.moe = ServingMetrics::Moe{routing.load_imbalance, spec_.moe.expert_parallel, safe_div(priced.expert_s, step_s),
                                 spec_.moe.attention_data_parallel, spec_.moe.redundant_experts,
                                 serving_load_imbalance_basis(spec_.moe, routing.experts_per_gpu)};
+    m.moe->two_batch_overlap = spec_.moe.two_batch_overlap;
+    m.moe->all_to_all_exposed_fraction = safe_div(priced.overlap_exposed_s, priced.overlap_all_to_all_s);
   }
 }
 

@@ -32,6 +32,9 @@ struct PricedTime {
   int64_t adapter_loads = 0;
   double lora_load_s = 0;
   double reload_s = 0, reload_exposed_s = 0;  // offload-tier reloads, and the part no compute hid
+  // Two-batch overlap's steps: their EP all-to-alls as priced, and the part
+  // no stage of the other micro-batch hid (serve/moe_step.hpp).
+  double overlap_all_to_all_s = 0, overlap_exposed_s = 0;
 };
 
 // A pool's cost entries: one per model it serves (the target, then the
@@ -125,6 +128,10 @@ class StepPricer {
   void place_adapters(ModelEngine& e, const StepBatch& b, int& adapters, int& loads);
   double price_draft(const Replica& r, const StepBatch& b, PeakWork& work);
   void append_lora_ops(StepOperators& ops, int adapters) const;
+  // The target's pass over `shape` as two-batch overlap runs it (two
+  // micro-batches, serve/moe_step.hpp): its seconds with the stack's host time.
+  double price_two_batches(CostEntry& c, const BatchShape& shape, StepOptions options, int adapters, bool accumulate,
+                           PeakWork* work);
   // The step's time with `reload_s` of prefix reloads from offload tiers.
   double with_reload(double t, double reload_s);
 
@@ -138,6 +145,7 @@ class StepPricer {
   // price()'s working storage, kept between steps so pricing allocates
   // nothing in the steady state: the shape as run when graph padding adds dummies.
   BatchShape ran_scratch_;
+  BatchShape overlap_a_, overlap_b_;  // two-batch overlap's micro-batches
   PricedTime totals_;
 };
 

@@ -154,3 +154,24 @@ test('explain-step: an NVIDIA step cites no kernel family', () => {
   const out = explain(['--preset', 'I2.2', '--batch', '256', '--kv-len', '2048']);
   for (const m of [...out.mechanisms, ...out.mechanisms[0].parts]) assert.doesNotMatch(m.source, /kernel_families/);
 });
+
+// Two-batch overlap (docs/serving.md): the step as two micro-batches is a
+// line of its own, the lines still add up to the step, and its source gives
+// the all-to-all hidden. On the DeepSeek-R1 row's layout at 128 sequences a
+// rank the decode is memory-bound: the halves re-read the weights, and the
+// step is slower than as one batch though its all-to-all is all but hidden.
+test('explain-step: two-batch overlap is a line of its own and the lines add up', () => {
+  const scenario = structuredClone(dsr1.scenario);
+  const plain = explain([scenarioFile(scenario), '--batch', '128', '--kv-len', '2048']);
+  scenario.serving.moe.two_batch_overlap = true;
+  const out = explain([scenarioFile(scenario), '--batch', '128', '--kv-len', '2048']);
+  checkSums(out);
+  const line = out.mechanisms.find((m) => m.name.startsWith('two-batch overlap'));
+  assert.ok(line, 'a two-batch overlap line');
+  assert.match(line.name, /micro-batches of 64 and 64 sequences/);
+  assert.match(line.source, /hidden behind the other micro-batch's stages/);
+  assert.ok(line.time_us > 0);
+  close(out.step_time_us, plain.step_time_us + line.time_us, 'overlapped step vs one batch + the line');
+  // Every other line is the batch as one, as without the overlap.
+  for (const m of plain.mechanisms) close(out.mechanisms.find((o) => o.name === m.name).time_us, m.time_us, m.name);
+});

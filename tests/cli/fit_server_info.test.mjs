@@ -74,7 +74,7 @@ test('SGLang one server: the server\'s own settings pass the comparison with a b
 const rules = [
   // name, content, code, at, message: refused before any replay (--import-only).
   ['unknown-arg.jsonl', ['"forward_hooks": null, "status"', '"forward_hooks": null, "enable_new_thing": true, "status"'], 'not_implemented', '/server_info/enable_new_thing', /does not know: 'server_info\/enable_new_thing'/],
-  ['two-batch-overlap.jsonl', ['"enable_two_batch_overlap": false', '"enable_two_batch_overlap": true'], 'not_implemented', '/server_info/enable_two_batch_overlap', /enable_two_batch_overlap true: a setting the replay's engine cannot express/],
+  ['two-batch-overlap.jsonl', ['"enable_two_batch_overlap": false', '"enable_two_batch_overlap": true'], 'not_implemented', '/server_info/enable_two_batch_overlap', /enable_two_batch_overlap true: the base scenario's serving.moe.two_batch_overlap prices it, but a replay does not take it/],
   ['schedule-lof.jsonl', ['"schedule_policy": "fcfs"', '"schedule_policy": "lof"'], 'not_implemented', '/server_info/schedule_policy', /other policies are refused/],
   ['stream-interval.jsonl', ['"stream_interval": 1,', '"stream_interval": 8,'], 'not_implemented', '/server_info/stream_interval', /ITL and TPOT are per token/],
   ['max-total-tokens.jsonl', ['"max_total_tokens": null', '"max_total_tokens": 100000'], 'not_implemented', '/server_info/max_total_tokens', /cannot express/],
@@ -197,7 +197,7 @@ const schedulerRules = [
   ['state-graphs.jsonl', ['"disable_cuda_graph": false', '"disable_cuda_graph": true'], 'constraint_violation', '/server_info/internal_states/0/disable_cuda_graph',
     /scheduler ran disable_cuda_graph true, but the server's arguments say false/],
   ['state-tbo.jsonl', ['"enable_two_batch_overlap": false', '"enable_two_batch_overlap": true'], 'not_implemented', '/server_info/internal_states/0/enable_two_batch_overlap',
-    /the mixed server's scheduler ran with enable_two_batch_overlap true: a setting the replay's engine cannot express/],
+    /the mixed server's scheduler ran with enable_two_batch_overlap true: the base scenario's serving.moe.two_batch_overlap prices it/],
   ['state-micro-batch.jsonl', ['"pp_max_micro_batch_size": 4096', '"pp_max_micro_batch_size": 64'], 'not_implemented', '/server_info/internal_states/0/pp_max_micro_batch_size',
     /scheduler ran with pp_max_micro_batch_size 64: null, or the 4096 SGLang's scheduler resolves it to/],
 ];

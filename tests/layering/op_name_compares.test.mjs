@@ -55,13 +55,25 @@ test('no operator name compare on the serving step path', () => {
   assert.deepEqual(found, [], 'branch on Operator::role (model/operators.hpp OpRole), set where the operator is built');
 });
 
-test('every operator role is set where operators are built', () => {
+// The values of `enumName` (model/operators.hpp), but Other, each as the
+// builders or the simulator write it (`written(value)`: a pattern's source).
+function checkEveryValueSet(enumName, least, written) {
   const header = fs.readFileSync(path.join(repo, 'engine/model/operators.hpp'), 'utf8');
-  const roles = [...header.match(/enum class OpRole[^{]*\{([^}]*)\}/)[1].matchAll(/^\s*(\w+)\s*,/gm)].map((m) => m[1]);
-  assert.ok(roles.length >= 5, `roles read from the header: ${roles}`);
+  const values = [...header.match(new RegExp(`enum class ${enumName}[^{]*\\{([^}]*)\\}`))[1].matchAll(/^\s*(\w+)\s*,/gm)].map((m) => m[1]);
+  assert.ok(values.length >= least, `${enumName} values read from the header: ${values}`);
   const builders = [...builderFiles, ...sources(repo, 'engine/serve')]
     .map((f) => fs.readFileSync(path.join(repo, f), 'utf8'))
     .join('\n');
-  for (const r of roles.filter((r) => r !== 'Other'))
-    assert.match(builders, new RegExp(`role = OpRole::${r}\\b`), `OpRole::${r} is never set`);
+  for (const v of values.filter((v) => v !== 'Other'))
+    assert.match(builders, new RegExp(written(v)), `${enumName}::${v} is never set`);
+}
+
+test('every operator role is set where operators are built', () => {
+  checkEveryValueSet('OpRole', 5, (r) => `role = OpRole::${r}\\b`);
+});
+
+// Two-batch overlap reads each operator's part of a layer (OpStage), set by
+// the builder as it adds the operators: every part must be set somewhere.
+test('every part of a layer an operator runs in is set where operators are built', () => {
+  checkEveryValueSet('OpStage', 7, (st) => `OpStage::${st}\\b`);
 });

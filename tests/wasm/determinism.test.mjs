@@ -12,7 +12,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadWasm, repoRoot, cliPath } from './wasm_module.mjs';
@@ -94,7 +94,13 @@ async function i22WithArrival(arrival, edit = () => {}) {
   delete scenario.serving.max_qps_search;
   delete scenario.serving.steady_state;
   edit(scenario);
-  const file = path.join(mkdtempSync(path.join(tmpdir(), 'sightline-arrival-')), 'scenario.json');
+  return sameNativeAndWasm(m, scenario);
+}
+
+// `scenario` run by the CLI (from a file) and by the wasm module: the
+// envelopes byte for byte the same; the result.
+async function sameNativeAndWasm(m, scenario) {
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'sightline-scenario-')), 'scenario.json');
   writeFileSync(file, JSON.stringify(scenario));
   const native = await new Promise((resolve, reject) => {
     execFile(cliPath, ['run', file, '--format', 'envelope'], { cwd: repoRoot, maxBuffer: 1 << 30 }, (err, stdout) =>
@@ -130,6 +136,19 @@ test('a stack whose decode kernel applies (FlashAttention-3 on Hopper) is byte-i
   })).metrics.tpot_ms.mean;
   // The same stack without its kernel decodes faster: the grid applies in both builds.
   assert.ok(await tpot('sglang-overlap-like') > await tpot({ ...without, id: 'sglang-without-fa3' }));
+});
+
+test('two-batch overlap (two micro-batches a step, serving.moe.two_batch_overlap) is byte-identical in wasm and natively', async () => {
+  // No shipped preset runs it: the DeepSeek-R1 attention-DP + EP8 row's layout, shortened, with prompts
+  // arriving while others decode (decode and prefill stage plans both priced).
+  const m = await loadWasm();
+  const row = JSON.parse(readFileSync(path.join(repoRoot, 'presets/validation/E.R3-dsr1-8xh200-maxthr.json'), 'utf8'));
+  const scenario = row.scenario;
+  scenario.serving.moe.two_batch_overlap = true;
+  scenario.serving.workload = { arrival: { process: 'poisson', rate_qps: 40 }, num_requests: 200, prompt_tokens: 512, output_tokens: 32 };
+  const result = await sameNativeAndWasm(m, scenario);
+  const exposed = result.metrics.moe.two_batch_overlap.all_to_all_exposed_fraction;
+  assert.ok(exposed >= 0 && exposed < 1, `exposed fraction ${exposed}`);
 });
 
 test('sliced runs (start/step/result) equal one-shot runs', async () => {

@@ -671,12 +671,28 @@ test('wide EP and expert placement in the form: the wide-EP preset shows its lay
     const e = document.querySelector('#serving-view [data-metric="serve.key.tpot_mean_ms"]');
     return document.getElementById('run-status').dataset.state === 'done' && e && e.dataset.value === v;
   }, fixed3(expected.key_metrics.find((k) => k.id === 'tpot_mean_ms').value));
+  // Two-batch overlap ticked: the CLI's numbers for the same scenario (the box writes its key only when ticked).
+  assert.equal(await page.isChecked('#srv_moe_tbo'), false);
+  await page.check('#srv_moe_tbo');
+  await page.dispatchEvent('#srv_moe_tbo', 'change');
+  scenario.serving.moe.two_batch_overlap = true;
+  const overlapped = cli(scenario);
+  await page.waitForFunction((v) => {
+    const e = document.querySelector('#serving-view [data-metric="serve.key.tpot_mean_ms"]');
+    return document.getElementById('run-status').dataset.state === 'done' && e && e.dataset.value === v;
+  }, fixed3(overlapped.key_metrics.find((k) => k.id === 'tpot_mean_ms').value));
+  assert.notEqual(fixed3(overlapped.key_metrics.find((k) => k.id === 'tpot_mean_ms').value),
+    fixed3(expected.key_metrics.find((k) => k.id === 'tpot_mean_ms').value));
   // Emptying the only key left in serving.moe drops the block (a dense model refuses even an empty one).
   const { FIELDS } = await import(pathToFileURL(path.join(siteDir, 'client', 'form-fields.js')).href);
   const ep = FIELDS.find((f) => f.id === 'srv_moe_ep');
   const s = { serving: { moe: { expert_parallel: 2 } } };
   ep.write(s, '');
   assert.deepEqual(s, { serving: {} });
+  const tbo = FIELDS.find((f) => f.id === 'srv_moe_tbo');
+  const t = { serving: { moe: { two_batch_overlap: true } } };
+  tbo.write(t, false);
+  assert.deepEqual(t, { serving: {} });
   assert.deepEqual(page.errors, []);
 });
 

@@ -82,7 +82,8 @@ const MOE = '/serving/moe';
  */
 function moeField(id, key, kind, options = {}) {
   const path = `${MOE}/${key}`;
-  const parse = { int: parseInteger, number: parseNumber, select: (v) => v }[kind];
+  // A box writes its key only when ticked: unticked is the engine's default.
+  const parse = { int: parseInteger, number: parseNumber, select: (v) => v, bool: (v) => (v ? true : undefined) }[kind];
   return {
     id, path, kind, section: SIM, ...options,
     write: (s, v) => {
@@ -307,6 +308,7 @@ export const FIELDS = [
   moeField('srv_moe_redundant', 'redundant_experts', 'int', { showDefault: true }),
   moeField('srv_moe_imbalance', 'load_imbalance', 'number'),
   moeField('srv_moe_a2a', 'all_to_all', 'select', { showDefault: true }),
+  moeField('srv_moe_tbo', 'two_batch_overlap', 'bool'),
   {
     id: 'disagg_enabled', path: POOLS, kind: 'toggle', toggles: 'disagg', section: SIM,
     show: (s) => Boolean(disaggPools(s)), write: writeDisaggToggle,

@@ -122,6 +122,7 @@ export const FORM_PARTS = {
       row(3, [field('srv_lora_adapters'), field('srv_lora_rank'), field('srv_lora_max_batch')]),
       row(3, [field('srv_moe_ep'), field('srv_moe_attn_dp'), field('srv_moe_redundant')]),
       row(2, [field('srv_moe_imbalance'), field('srv_moe_a2a')]),
+      field('srv_moe_tbo'),
       field('disagg_enabled'),
       row(3, [field('disagg_prefill', { of: 'Prefill' }), field('disagg_decode', { of: 'Decode' }), field('disagg_tp')]),
     ]),
