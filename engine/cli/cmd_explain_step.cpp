@@ -31,6 +31,7 @@
 #include "perf/kernel_family.hpp"
 #include "scenario/scenario.hpp"
 #include "serve/moe_step.hpp"
+#include "serve/two_batch_overlap.hpp"
 
 namespace sightline::cli {
 
@@ -232,7 +233,7 @@ void print_explained_table(const json& out) {
   }
 }
 
-// The step as two-batch overlap runs it (serve/moe_step.hpp), against the
+// The step as two-batch overlap runs it (serve/two_batch_overlap.hpp), against the
 // full batch priced as one: the line's time is the difference, its source
 // says what the overlap hid and what the halves cost again.
 struct OverlapLine {
@@ -275,7 +276,7 @@ std::optional<OverlapLine> two_batch_overlap_line(const Scenario& s, const Paral
                    (t.sm_share_s > 0 ? "; FP8 GEMMs on the SMs DeepEP's normal kernels leave, +" +
                                            fixed(t.sm_share_s * 1e6, 1) + " us"
                                      : std::string()) +
-                   " (SGLang's stage plans, operations_strategy.py at 0e02cef9; serve/moe_step.cpp)"};
+                   " (SGLang's stage plans, operations_strategy.py at 0e02cef9; serve/two_batch_overlap.cpp)"};
   return line;
 }
 

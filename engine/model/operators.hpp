@@ -46,7 +46,7 @@ enum class OpRole : uint8_t {
 };
 
 // Where in a layer an operator runs, for a schedule that interleaves two
-// micro-batches' stages (two-batch overlap, serve/moe_step.hpp): the
+// micro-batches' stages (two-batch overlap, serve/two_batch_overlap.hpp): the
 // attention's preparation (input norm, projections, RoPE, KV write) and core
 // (the attention kernel through the output projection, the norm and
 // all-reduce after it; a recurrent mixer is all core), the MoE layer's gate

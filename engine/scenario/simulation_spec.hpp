@@ -253,7 +253,7 @@ struct MoeServingSpec {
   int redundant_experts = 0;    // EPLB's extra expert copies over the EP group
   AllToAllMode all_to_all = AllToAllMode::Auto;
   // Two micro-batches a step, one's all-to-all hidden behind the other's
-  // compute (SGLang --enable-two-batch-overlap; serve/moe_step.hpp).
+  // compute (SGLang --enable-two-batch-overlap; serve/two_batch_overlap.hpp).
   bool two_batch_overlap = false;
 };
 

@@ -11,6 +11,7 @@
 #include "model/eagle_head.hpp"
 #include "model/mtp.hpp"
 #include "serve/moe_step.hpp"
+#include "serve/two_batch_overlap.hpp"
 
 namespace sightline::serve {
 

@@ -33,7 +33,7 @@ struct PricedTime {
   double lora_load_s = 0;
   double reload_s = 0, reload_exposed_s = 0;  // offload-tier reloads, and the part no compute hid
   // Two-batch overlap's steps: their EP all-to-alls as priced, and the part
-  // no stage of the other micro-batch hid (serve/moe_step.hpp).
+  // no stage of the other micro-batch hid (serve/two_batch_overlap.hpp).
   double overlap_all_to_all_s = 0, overlap_exposed_s = 0;
 };
 
@@ -129,7 +129,7 @@ class StepPricer {
   double price_draft(const Replica& r, const StepBatch& b, PeakWork& work);
   void append_lora_ops(StepOperators& ops, int adapters) const;
   // The target's pass over `shape` as two-batch overlap runs it (two
-  // micro-batches, serve/moe_step.hpp): its seconds with the stack's host time.
+  // micro-batches, serve/two_batch_overlap.hpp): its seconds with the stack's host time.
   double price_two_batches(CostEntry& c, const BatchShape& shape, StepOptions options, int adapters, bool accumulate,
                            PeakWork* work);
   // The step's time with `reload_s` of prefix reloads from offload tiers.

@@ -16,6 +16,7 @@
 #include "model/operators.hpp"
 #include "perf/step_cost.hpp"
 #include "serve/moe_step.hpp"
+#include "serve/two_batch_overlap.hpp"
 #include "test_helpers.hpp"
 
 using namespace sightline;
