@@ -251,7 +251,8 @@ std::optional<OverlapLine> two_batch_overlap_line(const Scenario& s, const Paral
   const PricedVariant va = price_variant(s, layout, setup, a, &routing, true);
   const PricedVariant vb = price_variant(s, layout, setup, b, &routing, true);
   const serve::TwoBatchOverlapTime t = serve::two_batch_overlap_time(
-      va.ops, va.cost, vb.ops, vb.cost, serve::is_decode_step(batch), s.model, *setup.ctx.gpu);
+      serve::micro_batch_parts(va.ops, va.cost, s.model), serve::micro_batch_parts(vb.ops, vb.cost, s.model),
+      serve::is_decode_step(batch), s.model.num_moe_layers(), *setup.ctx.gpu);
   StepOperators whole;  // the step's sequences, for its host time
   whole.sequences = va.ops.sequences + vb.ops.sequences;
   whole.padding_sequences = va.ops.padding_sequences + vb.ops.padding_sequences;

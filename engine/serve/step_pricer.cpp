@@ -309,25 +309,28 @@ double StepPricer::price(int cost_index, const BatchShape& shape, int adapters, 
 double StepPricer::price_two_batches(CostEntry& c, const BatchShape& shape, StepOptions options, int adapters,
                                      bool accumulate, PeakWork* work) {
   const int64_t tokens = shape.total_new_tokens();
-  BuiltStep* halves[2] = {nullptr, nullptr};
-  const BatchShape* parts[2] = {&overlap_a_, &overlap_b_};
+  const BatchShape* halves[2] = {&overlap_a_, &overlap_b_};
+  MicroBatchParts parts[2];
   StepOperators whole;  // the step's sequences, for its host time (no operators)
   double kernels = 0;
   bool has_prefill = false;
   for (int h = 0; h < 2; ++h) {
-    const BatchShape& half = *parts[h];
+    const BatchShape& half = *halves[h];
     // Every rank of a lockstep group splits its batch too: the group's
     // tokens in this micro-batch, in proportion.
     const int64_t group = tokens > 0 ? group_moe_tokens_ * half.total_new_tokens() / tokens : 0;
     options.moe = serving_moe_routing(spec_.moe, *c.model, c.layout, group);
     const BatchSummary summary = summarize_batch(half);
     options.summary = &summary;
+    // The halves may share a summary, and so a built step: each is read
+    // before the next is built over it.
     BuiltStep& built = built_step(c, summary);
     const BatchShape& ran = build_served_step_into(*c.model, s_.precision, c.layout, half, options,
                                                    s_.cost_model.software_stack, ran_scratch_, built.ops);
     append_moe_all_to_all(spec_.moe, *c.model, s_.precision.activations, ran, options.moe, built.ops);
     if (spec_.lora.enabled && adapters > 0) append_lora_ops(built.ops, adapters);
     c.setup.price_served_kernels_into(built.ops, built.priced, /*labels=*/false, &built.memo);
+    parts[h] = micro_batch_parts(built.ops, built.priced, *c.model);
     whole.sequences += built.ops.sequences;
     whole.padding_sequences += built.ops.padding_sequences;
     kernels += built.priced.kernels;
@@ -336,22 +339,20 @@ double StepPricer::price_two_batches(CostEntry& c, const BatchShape& shape, Step
       work->compute_gpu_s += built.priced.compute_peak_s * c.layout.tp;
       work->memory_gpu_s += built.priced.memory_peak_s * c.layout.tp;
     }
-    halves[h] = &built;
-  }
-  const TwoBatchOverlapTime t = two_batch_overlap_time(halves[0]->ops, halves[0]->priced, halves[1]->ops,
-                                                       halves[1]->priced, is_decode_step(shape), *c.model,
-                                                       c.scenario->hardware.gpu);
-  const double host_s = c.setup.stack ? std::max(0.0, c.setup.exposed_host_s(
-                                                          t.gpu_s, host_time(kernels, has_prefill, whole, *c.setup.stack)))
-                                      : 0.0;
-  if (accumulate) {
-    for (const BuiltStep* built : halves)
-      for (const PricedOperator& p : built->priced.parts) {
+    if (accumulate)
+      for (const PricedOperator& p : built.priced.parts) {
         const int f = static_cast<int>(p.family);
         if (f >= 0 && f < PricedTime::kFamilies) totals_.family_s[f] += p.time_s;
         if (p.family == OpFamily::Gemm && p.role == OpRole::ExpertGemm) totals_.expert_s += p.time_s;
         if (spec_.lora.enabled && p.family == OpFamily::Gemm && p.role == OpRole::LoraGemm) totals_.lora_gemm_s += p.time_s;
       }
+  }
+  const TwoBatchOverlapTime t = two_batch_overlap_time(parts[0], parts[1], is_decode_step(shape),
+                                                       c.model->num_moe_layers(), c.scenario->hardware.gpu);
+  const double host_s = c.setup.stack ? std::max(0.0, c.setup.exposed_host_s(
+                                                          t.gpu_s, host_time(kernels, has_prefill, whole, *c.setup.stack)))
+                                      : 0.0;
+  if (accumulate) {
     // Busy time counts the all-to-all no compute hid, and the GEMMs' SM share.
     totals_.family_s[static_cast<int>(OpFamily::Collective)] -= t.all_to_all_s - t.exposed_s;
     totals_.family_s[static_cast<int>(OpFamily::Gemm)] += t.sm_share_s;

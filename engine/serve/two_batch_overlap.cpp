@@ -13,16 +13,7 @@ namespace {
 // the rest (operations_strategy.py: deep_gemm_num_sms = SMs - DeepEPConfig's num_sms).
 constexpr int kDeepEpNormalSms = 20;
 
-// What one micro-batch spends, per layer, in the parts of a layer the
-// overlap's stage plan places (Operator::stage, model/operators.hpp
-// OpStage): dispatch and combine, gate, routed and shared experts per MoE
-// layer, the attention's preparation and core averaged over every layer. What
-// runs once per step, a dense layer's MLP and the residual adds hide nothing
-// and are in `total_s` only.
-struct MicroBatchParts {
-  double dispatch = 0, combine = 0, prep = 0, core = 0, gate = 0, routed = 0, shared = 0;
-  double total_s = 0, all_to_all_s = 0, fp8_gemm_s = 0;
-};
+}  // namespace
 
 MicroBatchParts micro_batch_parts(const StepOperators& ops, const StepCost& cost, const ModelArch& m) {
   MicroBatchParts p;
@@ -54,8 +45,6 @@ MicroBatchParts micro_batch_parts(const StepOperators& ops, const StepCost& cost
   p.core /= layers;
   return p;
 }
-
-}  // namespace
 
 bool split_two_batches(const BatchShape& shape, BatchShape& a, BatchShape& b) {
   a.seqs.clear();
@@ -102,9 +91,8 @@ bool split_two_batches(const BatchShape& shape, BatchShape& a, BatchShape& b) {
 //   compute-bound as prefill GEMMs are.
 // The last layer's b combine has no next layer to hide behind; one layer of
 // many, it is priced like the others.
-TwoBatchOverlapTime two_batch_overlap_time(const StepOperators& ops_a, const StepCost& a, const StepOperators& ops_b,
-                                           const StepCost& b, bool decode, const ModelArch& m, const GpuSpec& gpu) {
-  const MicroBatchParts pa = micro_batch_parts(ops_a, a, m), pb = micro_batch_parts(ops_b, b, m);
+TwoBatchOverlapTime two_batch_overlap_time(const MicroBatchParts& pa, const MicroBatchParts& pb, bool decode,
+                                           int moe_layers, const GpuSpec& gpu) {
   auto exposed = [](double comm, double window) { return std::max(0.0, comm - window); };
   const double per_layer =
       decode ? exposed(pa.dispatch, pa.shared + pb.prep) + exposed(pa.combine, pb.core + pb.gate) +
@@ -113,7 +101,7 @@ TwoBatchOverlapTime two_batch_overlap_time(const StepOperators& ops_a, const Ste
                    exposed(pb.dispatch, pa.routed) + exposed(pb.combine, pa.shared + pb.shared);
   TwoBatchOverlapTime t;
   t.all_to_all_s = pa.all_to_all_s + pb.all_to_all_s;
-  t.exposed_s = per_layer * m.num_moe_layers();
+  t.exposed_s = per_layer * moe_layers;
   if (!decode && gpu.vendor == "nvidia" && gpu.sm_count > kDeepEpNormalSms)
     t.sm_share_s = (pa.fp8_gemm_s + pb.fp8_gemm_s) * kDeepEpNormalSms / (gpu.sm_count - kDeepEpNormalSms);
   t.gpu_s = pa.total_s + pb.total_s - t.all_to_all_s + t.exposed_s + t.sm_share_s;

@@ -19,9 +19,22 @@ namespace sightline::serve {
 // with fewer than two sequences: one sequence runs as one batch.
 bool split_two_batches(const BatchShape& shape, BatchShape& a, BatchShape& b);
 
-// One step's GPU time under two-batch overlap, from the two micro-batches'
-// operators (their EP all-to-alls included) and their priced parts, in
-// operator order (a host part after them is left out), and what it was made of.
+// What one micro-batch spends in the parts of a layer the overlap's stage
+// plan places (Operator::stage, model/operators.hpp OpStage), per layer:
+// dispatch and combine, gate, routed and shared experts per MoE layer, the
+// attention's preparation and core averaged over every layer. What runs once
+// per step, a dense layer's MLP and the residual adds hide nothing and are in
+// `total_s` only. Read from the micro-batch's operators (their EP all-to-alls
+// included) and their priced parts, in operator order (a host part after them
+// is left out).
+struct MicroBatchParts {
+  double dispatch = 0, combine = 0, prep = 0, core = 0, gate = 0, routed = 0, shared = 0;
+  double total_s = 0, all_to_all_s = 0, fp8_gemm_s = 0;
+};
+MicroBatchParts micro_batch_parts(const StepOperators& ops, const StepCost& cost, const ModelArch& m);
+
+// One step's GPU time under two-batch overlap, from its two micro-batches'
+// parts, and what it was made of.
 struct TwoBatchOverlapTime {
   double gpu_s = 0;          // both micro-batches' kernels + the exposed all-to-all + the SM share
   double all_to_all_s = 0;   // both micro-batches' dispatch and combine, as priced
@@ -30,8 +43,8 @@ struct TwoBatchOverlapTime {
 };
 // `decode`: the step's stage plan (is_decode_step of the whole step); `gpu`:
 // its SM count and vendor (the SM share is NVIDIA's: SGLang leaves it unset on
-// ROCm).
-TwoBatchOverlapTime two_batch_overlap_time(const StepOperators& ops_a, const StepCost& a, const StepOperators& ops_b,
-                                           const StepCost& b, bool decode, const ModelArch& m, const GpuSpec& gpu);
+// ROCm); `moe_layers`: the model's.
+TwoBatchOverlapTime two_batch_overlap_time(const MicroBatchParts& a, const MicroBatchParts& b, bool decode,
+                                           int moe_layers, const GpuSpec& gpu);
 
 }  // namespace sightline::serve

@@ -16,6 +16,7 @@
 #include "model/operators.hpp"
 #include "perf/step_cost.hpp"
 #include "serve/moe_step.hpp"
+#include "serve/step_pricer.hpp"
 #include "serve/two_batch_overlap.hpp"
 #include "test_helpers.hpp"
 
@@ -74,6 +75,12 @@ std::vector<Part> layer_parts(Dtype gemm_dtype) {
           {P::MoeCombine, OpFamily::Collective, 20},
           {P::SharedExperts, OpFamily::Gemm, 3, gemm_dtype},
           {P::Other, OpFamily::Gemm, 50.0 / 61, Dtype::BF16}};
+}
+
+serve::TwoBatchOverlapTime overlap(const StepOperators& ops_a, const StepCost& a, const StepOperators& ops_b,
+                                   const StepCost& b, bool decode, const ModelArch& m, const GpuSpec& gpu) {
+  return serve::two_batch_overlap_time(serve::micro_batch_parts(ops_a, a, m), serve::micro_batch_parts(ops_b, b, m),
+                                       decode, m.num_moe_layers(), gpu);
 }
 
 json wide_ep(int requests, int prompt, int output, bool overlap) {
@@ -144,7 +151,7 @@ TEST_CASE("two-batch overlap: each all-to-all hides behind the other micro-batch
   // Decode: a's dispatch behind its shared experts and b's prep (10 - 8),
   // a's combine behind b's core and gate (20 - 16), b's dispatch behind its
   // own shared experts only (10 - 3), b's combine behind a's next prep (20 - 5).
-  const serve::TwoBatchOverlapTime d = serve::two_batch_overlap_time(ops_a, a, ops_b, b, true, m, gpu);
+  const serve::TwoBatchOverlapTime d = overlap(ops_a, a, ops_b, b, true, m, gpu);
   CHECK(d.all_to_all_s == doctest::Approx(all_to_all_s));
   CHECK(d.exposed_s == doctest::Approx((2 + 4 + 7 + 15) * 1e-6 * moe_layers));
   CHECK(d.sm_share_s == 0);  // decode's low-latency kernels hold no SMs while they wait
@@ -154,7 +161,7 @@ TEST_CASE("two-batch overlap: each all-to-all hides behind the other micro-batch
   // combine behind b's routed and its own shared experts (33 > 20), b's
   // dispatch behind a's routed experts (30 > 10), b's combine behind both
   // shared experts (20 - 6); DeepGEMM on 112 of 132 SMs.
-  const serve::TwoBatchOverlapTime p = serve::two_batch_overlap_time(ops_a, a, ops_b, b, false, m, gpu);
+  const serve::TwoBatchOverlapTime p = overlap(ops_a, a, ops_b, b, false, m, gpu);
   CHECK(p.exposed_s == doctest::Approx(14e-6 * moe_layers));
   const double fp8_gemm_s = 2 * ((3 + 3) * m.num_layers + (30 + 3) * moe_layers) * 1e-6;
   CHECK(p.sm_share_s == doctest::Approx(fp8_gemm_s * 20 / 112));
@@ -163,10 +170,10 @@ TEST_CASE("two-batch overlap: each all-to-all hides behind the other micro-batch
   StepCost cbf_a, cbf_b;
   micro_batch(m, layer_parts(Dtype::BF16), bf_a, cbf_a);
   micro_batch(m, layer_parts(Dtype::BF16), bf_b, cbf_b);
-  CHECK(serve::two_batch_overlap_time(bf_a, cbf_a, bf_b, cbf_b, false, m, gpu).sm_share_s == 0);
+  CHECK(overlap(bf_a, cbf_a, bf_b, cbf_b, false, m, gpu).sm_share_s == 0);
   GpuSpec amd = gpu;
   amd.vendor = "amd";
-  CHECK(serve::two_batch_overlap_time(ops_a, a, ops_b, b, false, m, amd).sm_share_s == 0);
+  CHECK(overlap(ops_a, a, ops_b, b, false, m, amd).sm_share_s == 0);
 
   // Property: the overlap never exposes more than the all-to-all, nor hides
   // any compute, whatever the comm's size.
@@ -179,7 +186,7 @@ TEST_CASE("two-batch overlap: each all-to-all hides behind the other micro-batch
         if (q.family == OpFamily::Collective) q.per_layer_us *= scale;
       micro_batch(m, parts, oa, ca);
       micro_batch(m, parts, ob, cb);
-      const serve::TwoBatchOverlapTime t = serve::two_batch_overlap_time(oa, ca, ob, cb, decode, m, gpu);
+      const serve::TwoBatchOverlapTime t = overlap(oa, ca, ob, cb, decode, m, gpu);
       CAPTURE(scale);
       CHECK(t.exposed_s <= t.all_to_all_s + 1e-15);
       CHECK(t.gpu_s >= ca.gpu_time_s + cb.gpu_time_s - t.all_to_all_s - 1e-12);
@@ -272,5 +279,33 @@ TEST_CASE("two-batch overlap: the builder marks each operator's part of the laye
     if (op.role == OpRole::AttnProj) CHECK((op.stage == OpStage::AttentionPrep || op.stage == OpStage::AttentionCore));
     if (op.name == "attn_pre_proj") CHECK(op.stage == OpStage::AttentionPrep);
     if (op.name == "lm_head" || op.name == "mlp_up_proj") CHECK(op.stage == OpStage::Other);
+  }
+}
+
+TEST_CASE("two-batch overlap: halves that share a batch summary are each priced as themselves") {
+  // Two halves of 32 decodes have equal batch summaries (the built step's
+  // key) whatever their contexts: the first must be read before the second
+  // is built over it. A step of long and short contexts costs between the
+  // all-short and the all-long one, in either order.
+  const Scenario s = read_scenario(wide_ep(8, 128, 4, true));
+  const std::vector<serve::SimRequest> reqs;
+  serve::StepPricer pricer(s, reqs);
+  const serve::PoolCosts costs = pricer.add_pool(s.serving->simulation->cluster.pools.front(), s.hardware.gpu, true);
+  const auto step_s = [&](int64_t first_kv, int64_t second_kv) {
+    BatchShape b;
+    b.seqs.assign(32, SeqChunk{1, first_kv});
+    b.seqs.insert(b.seqs.end(), 32, SeqChunk{1, second_kv});
+    return pricer.price(costs.models[0], b, 0, false, nullptr);
+  };
+  const double short_s = step_s(512, 512), long_s = step_s(32768, 32768);
+  CAPTURE(short_s);
+  CAPTURE(long_s);
+  REQUIRE(long_s > 1.1 * short_s);
+  for (const int64_t first : {int64_t{32768}, int64_t{512}}) {
+    const double mixed_s = step_s(first, first == 512 ? 32768 : 512);
+    CAPTURE(first);
+    CAPTURE(mixed_s);
+    CHECK(mixed_s > short_s * 1.02);
+    CHECK(mixed_s < long_s / 1.02);
   }
 }
